@@ -18,10 +18,14 @@ child.stdout.on('data', (chunk) => {
   tail = (tail + chunk.toString()).slice(-4000);
 });
 child.on('close', (code) => {
-  const m = /#\s*\{\s*total:\s*(\d+)(?:,\s*pass:\s*(\d+))?(?:,\s*fail:\s*(\d+))?[^}]*\}/.exec(tail);
-  const total = m ? Number(m[1]) : 0;
-  const pass = m ? Number(m[2] ?? 0) : 0;
-  const fail = m ? Number(m[3] ?? total - pass) : code === 0 ? 0 : 1;
-  console.log(`${pass} passed, ${fail} failed`);
+  // tap's last summary line: `# { total: 10, pass: 8, fail: 1, skip: 1 }`
+  const m = /#\s*\{([^}]*)\}\s*(?:#[^\n]*\s*)*$/.exec(tail.trimEnd() + '\n') ?? /#\s*\{\s*total:[^}]*\}/.exec(tail);
+  const counts = {};
+  for (const [, k, v] of (m?.[0] ?? '').matchAll(/(\w+):\s*(\d+)/g)) counts[k] = Number(v);
+  const pass = counts.pass ?? 0;
+  let fail = counts.fail ?? 0;
+  if (code !== 0 && fail === 0) fail = 1;
+  const skip = counts.skip ?? 0;
+  console.log(`${pass} passed, ${fail} failed${skip ? `, ${skip} skipped` : ''}`);
   process.exit(code ?? 1);
 });

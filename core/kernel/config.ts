@@ -28,7 +28,7 @@ export interface AppConfig {
     deleteQueuesOnStop: boolean;
   };
   security: { secretKeys: string | null; passwordHashCost: number };
-  log: { level: string; pretty: boolean };
+  log: { level: string };
   sentry: { dsn: string | null; environment: string; tracesSampleRate: number };
   adapters: {
     channel: string | null;
@@ -86,7 +86,6 @@ export const configSchema = Joi.object<AppConfig>({
   }).required(),
   log: Joi.object({
     level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
-    pretty: Joi.boolean().required(),
   }).required(),
   sentry: Joi.object({
     dsn: Joi.string().uri().allow(null).required(),

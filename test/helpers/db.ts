@@ -3,6 +3,7 @@ import knexFactory from 'knex';
 import { loadConfig, type AppConfig } from '../../core/kernel/config.js';
 import { createDatabase, type Db } from '../../core/data/db.js';
 import { migrateLatest } from '../../core/data/migrate.js';
+import { pgliteTemplate } from './pglite-template.js';
 
 /**
  * Configuration for one test file: PGlite in memory, or (DATABASE_URL set) a schema of its own on
@@ -46,7 +47,7 @@ export async function dropTestSchema(config: AppConfig): Promise<void> {
 /** A migrated database for tests that need only the data layer. */
 export async function createTestDb(overrides: Record<string, unknown> = {}): Promise<{ db: Db; config: AppConfig; close(): Promise<void> }> {
   const config = testConfig(overrides);
-  const { db } = createDatabase(config);
+  const { db } = createDatabase(config, { pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
   await migrateLatest(db);
   return {
     db,

@@ -1,0 +1,34 @@
+// `npm run bench [-- scenario…]`: starts a bare hapi server and Patchwell, runs the scenarios and
+// prints requests/s, p50, p99 and the ratio to bare hapi. Set DATABASE_URL / AMQP_URL to measure
+// against the real services; BENCH_DURATION_S sets the length of each measurement (default 10).
+import { readdirSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { measure, printTable, startBareHapi, startPatchwell, type Measurement, type Running } from './harness.js';
+
+type Scenario = (service: Running) => Promise<Measurement[]>;
+
+const dir = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
+const wanted = process.argv.slice(2);
+const names = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).filter((n) => wanted.length === 0 || wanted.includes(n));
+if (names.length === 0) {
+  console.error(`no scenario matches ${wanted.join(', ')}`);
+  process.exit(2);
+}
+
+const bare = await startBareHapi();
+const ceiling = await measure('bare hapi GET /', { url: bare.url });
+await bare.stop();
+
+const service = await startPatchwell();
+const rows: Measurement[] = [];
+try {
+  for (const name of names) {
+    const scenario = (await import(pathToFileURL(join(dir, `${name}.ts`)).href)).default as Scenario;
+    rows.push(...(await scenario(service)));
+  }
+} finally {
+  await service.stop();
+}
+console.log(`\nPatchwell benchmarks (${process.env.DATABASE_URL ? 'Postgres' : 'PGlite'}, ${process.env.AMQP_URL ? 'RabbitMQ' : 'in-process bus'}), ${Number(process.env.BENCH_DURATION_S ?? 10)} s each, 50 connections\n`);
+printTable([ceiling, ...rows], ceiling);

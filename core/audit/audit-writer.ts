@@ -1,0 +1,89 @@
+import type { Knex } from 'knex';
+import { newId } from '../data/ids.js';
+
+export interface AuditActor {
+  type: 'user' | 'token' | 'staff' | 'system' | 'job';
+  id?: string | null;
+  email?: string | null;
+}
+
+export interface AuditEntryInput {
+  orgId: string;
+  actor: AuditActor;
+  /** `<resource>.<verb>`, e.g. `workspace.updated`, `member.role_changed`. */
+  action: string;
+  target?: { type: string; id: string | null };
+  workspaceId?: string | null;
+  /** Field-level before/after; only the fields that changed. */
+  changes?: Record<string, { before: unknown; after: unknown }>;
+  metadata?: Record<string, unknown>;
+  ip?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+}
+
+export interface AuditEntry {
+  id: string;
+  org_id: string;
+  actor_type: string;
+  actor_id: string | null;
+  actor_email: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  workspace_id: string | null;
+  changes: Record<string, { before: unknown; after: unknown }> | null;
+  metadata: Record<string, unknown> | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  created_at: Date;
+}
+
+/** Fields that never enter the audit log in clear. */
+const REDACT = /(password|secret|token|key|hash|credential)/i;
+
+/**
+ * Append-only audit entries of administrative changes. Write in the same transaction as the
+ * change (`record(trx, …)`) so the log never claims a change that rolled back, nor misses one.
+ */
+export class AuditWriter {
+  constructor(private readonly db: Knex) {}
+
+  async record(trx: Knex | Knex.Transaction | null, entry: AuditEntryInput): Promise<string> {
+    const id = newId('aud');
+    await (trx ?? this.db)('audit_entries').insert({
+      id,
+      org_id: entry.orgId,
+      actor_type: entry.actor.type,
+      actor_id: entry.actor.id ?? null,
+      actor_email: entry.actor.email ?? null,
+      action: entry.action,
+      target_type: entry.target?.type ?? null,
+      target_id: entry.target?.id ?? null,
+      workspace_id: entry.workspaceId ?? null,
+      changes: entry.changes ? JSON.stringify(redact(entry.changes)) : null,
+      metadata: entry.metadata ? JSON.stringify(entry.metadata) : null,
+      ip: entry.ip ?? null,
+      user_agent: entry.userAgent?.slice(0, 512) ?? null,
+      request_id: entry.requestId ?? null,
+      created_at: new Date(),
+    });
+    return id;
+  }
+}
+
+/** The fields whose values differ between two objects, for `changes`. */
+export function diffFields(before: Record<string, unknown>, after: Record<string, unknown>, fields?: string[]): Record<string, { before: unknown; after: unknown }> {
+  const out: Record<string, { before: unknown; after: unknown }> = {};
+  for (const k of fields ?? Object.keys(after)) {
+    if (JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null)) out[k] = { before: before[k] ?? null, after: after[k] ?? null };
+  }
+  return out;
+}
+
+function redact(changes: Record<string, { before: unknown; after: unknown }>): Record<string, { before: unknown; after: unknown }> {
+  const out: Record<string, { before: unknown; after: unknown }> = {};
+  for (const [k, v] of Object.entries(changes)) out[k] = REDACT.test(k) ? { before: v.before == null ? null : '[redacted]', after: v.after == null ? null : '[redacted]' } : v;
+  return out;
+}

@@ -1,0 +1,343 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Knex } from 'knex';
+import { Connection, ConsumerStatus, type AsyncMessage, type Consumer, type ConnectionOptions, type Envelope, type Publisher } from 'rabbitmq-client';
+import type { Bus, BusMessage, ConsumerOptions, DeadLetter, MessageHandler, OutgoingMessage } from './bus.js';
+import { listDeadLetters, recordDeadLetter } from './dead-letters.js';
+import { backoffDelay, envelopeJson, errorMessage, readEnvelope, silentLog, withTimeout, type BusConfig, type BusLog } from './support.js';
+
+export interface RabbitBusOptions {
+  /** Database holding the `dead_letters` table. */
+  db: Knex;
+  log?: BusLog;
+  /** How long `publish` waits for a connection plus the broker's confirm before failing. Default 10 s. */
+  publishTimeoutMs?: number;
+  /** How long `start` and `startConsumers` wait for the broker before carrying on in the background. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** rabbitmq-client connection settings (reconnect back-off, heartbeat, name); tests shorten them. */
+  connection?: Pick<ConnectionOptions, 'retryLow' | 'retryHigh' | 'heartbeat' | 'connectionName' | 'acquireTimeout' | 'connectionTimeout'>;
+}
+
+/** Attempt number of a delivery; absent on the first one. */
+const ATTEMPT_HEADER = 'x-attempt';
+
+interface QueueNames {
+  main: string;
+  retry: string;
+  dead: string;
+}
+
+interface ConsumerDef {
+  name: string;
+  patterns: string[];
+  handler: MessageHandler;
+  prefetch: number;
+  maxAttempts: number;
+  backoffMs: number[];
+  queues: QueueNames;
+}
+
+/** A started consumer: its rabbitmq-client Consumer, and the confirming publisher for its retry and dead queues. */
+interface ConsumerRuntime {
+  def: ConsumerDef;
+  consumer: Consumer;
+  requeuer: Publisher;
+}
+
+/**
+ * The bus on RabbitMQ (rabbitmq-client). Topology, all durable:
+ * - one topic exchange `config.bus.exchange`;
+ * - per consumer a queue `<exchange>.<name>` bound to its patterns; handler failures are
+ *   republished (with confirms) to `<exchange>.<name>.retry`, where each message waits for its
+ *   back-off (`expiration`) and is then dead-lettered back to the main queue through the default
+ *   exchange; after maxAttempts it goes to `<exchange>.<name>.dead` and the `dead_letters` table.
+ * The attempt number travels in the `x-attempt` header. rabbitmq-client reconnects by itself
+ * and re-declares the topology on every new channel.
+ */
+export class RabbitBus implements Bus {
+  readonly kind = 'rabbitmq' as const;
+  private readonly log: BusLog;
+  private readonly url: string;
+  private readonly publishTimeoutMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly defs = new Map<string, ConsumerDef>();
+  private readonly runtimes: ConsumerRuntime[] = [];
+  private conn: Connection | null = null;
+  private publisher: Publisher | null = null;
+  private consuming = false;
+  private lastError: string | null = null;
+  private blockedReason: string | null = null;
+
+  constructor(
+    private readonly config: BusConfig,
+    private readonly options: RabbitBusOptions,
+  ) {
+    if (!config.url) throw new Error('RabbitBus needs config.bus.url (an amqp:// URL)');
+    this.url = config.url;
+    this.log = options.log ?? silentLog;
+    this.publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  }
+
+  /**
+   * Opens the connection and waits for it up to connectTimeoutMs. A broker that is down does not
+   * fail the boot: the client keeps reconnecting, health() reports it, the outbox keeps events.
+   */
+  async start(): Promise<void> {
+    if (this.conn) return;
+    const conn = new Connection({ ...this.options.connection, url: this.url });
+    this.conn = conn;
+    this.watchConnection(conn);
+    this.publisher = conn.createPublisher({ confirm: true, maxAttempts: 2, exchanges: [this.exchangeDeclaration()] });
+    try {
+      await conn.onConnect(this.connectTimeoutMs, true);
+      await conn.exchangeDeclare(this.exchangeDeclaration());
+    } catch (err) {
+      this.log.error({ err: errorMessage(err), exchange: this.config.exchange }, 'RabbitMQ not reachable at start; reconnecting in the background');
+    }
+  }
+
+  async publish(message: OutgoingMessage): Promise<void> {
+    const { conn, publisher } = this.started();
+    const envelope: Envelope = {
+      exchange: this.config.exchange,
+      routingKey: message.type,
+      ...messageProperties(message),
+    };
+    const body = Buffer.from(envelopeJson(message));
+    await withTimeout(
+      this.publishTimeoutMs,
+      `publish ${message.type}`,
+      (async () => {
+        await conn.onConnect(this.publishTimeoutMs, true);
+        await publisher.send(envelope, body);
+      })(),
+    );
+  }
+
+  consume(name: string, patterns: string[], handler: MessageHandler, options: ConsumerOptions = {}): void {
+    if (this.defs.has(name)) throw new Error(`consumer "${name}" is already declared`);
+    const main = `${this.config.exchange}.${name}`;
+    const def: ConsumerDef = {
+      name,
+      patterns,
+      handler,
+      prefetch: Math.max(1, options.prefetch ?? this.config.prefetch),
+      maxAttempts: Math.max(1, options.maxAttempts ?? this.config.maxAttempts),
+      backoffMs: options.backoffMs ?? this.config.backoffMs,
+      queues: { main, retry: `${main}.retry`, dead: `${main}.dead` },
+    };
+    this.defs.set(name, def);
+    // Declared after startConsumers (a plugin loaded late): start it right away, like the others.
+    if (this.consuming) {
+      this.startConsumer(def).catch((err: unknown) => this.log.error({ consumer: name, err: errorMessage(err) }, 'consumer failed to start'));
+    }
+  }
+
+  async startConsumers(): Promise<void> {
+    this.started();
+    this.consuming = true;
+    const pending = [...this.defs.values()].filter((def) => !this.runtimes.some((r) => r.def === def));
+    await Promise.all(pending.map((def) => this.startConsumer(def)));
+  }
+
+  /**
+   * Stops consuming (waiting for running handlers), closes the publishers and the connection.
+   * With deleteQueuesOnStop (tests) it first deletes the queues and the exchange it declared.
+   */
+  async stop(): Promise<void> {
+    const conn = this.conn;
+    if (!conn) return;
+    this.consuming = false;
+    // During an outage nothing can be acked or deleted anyway; closing the connection first ends
+    // the consumers' pending channel setups (they would otherwise wait for acquireTimeout).
+    // In-flight handlers are still awaited; their messages are redelivered after a restart.
+    const reachable = conn.ready;
+    if (!reachable) await conn.close();
+    await Promise.allSettled(this.runtimes.map((r) => r.consumer.close()));
+    await Promise.allSettled([...this.runtimes.map((r) => r.requeuer.close()), this.publisher?.close()]);
+    if (this.config.deleteQueuesOnStop) await this.deleteTopology(conn);
+    this.runtimes.length = 0;
+    this.publisher = null;
+    this.conn = null;
+    if (reachable) await conn.close();
+  }
+
+  async health(): Promise<{ ok: boolean; detail?: string }> {
+    if (!this.conn) return { ok: false, detail: 'not started' };
+    if (this.conn.ready) return { ok: true, detail: 'connected' };
+    if (this.blockedReason) return { ok: false, detail: `blocked by the broker: ${this.blockedReason}` };
+    return { ok: false, detail: `disconnected${this.lastError ? `: ${this.lastError}` : ''}` };
+  }
+
+  deadLetters(consumer: string, limit?: number): Promise<DeadLetter[]> {
+    return listDeadLetters(this.options.db, consumer, limit);
+  }
+
+  private started(): { conn: Connection; publisher: Publisher } {
+    if (!this.conn || !this.publisher) throw new Error('RabbitBus is not started (call start() first)');
+    return { conn: this.conn, publisher: this.publisher };
+  }
+
+  private watchConnection(conn: Connection): void {
+    conn.on('error', (err: unknown) => {
+      this.lastError = errorMessage(err);
+      this.log.warn({ err: this.lastError }, 'RabbitMQ connection error');
+    });
+    conn.on('connection', () => {
+      this.lastError = null;
+      this.log.info({ exchange: this.config.exchange }, 'RabbitMQ connection (re)established');
+    });
+    conn.on('connection.blocked', (reason: string) => {
+      this.blockedReason = reason;
+      this.log.warn({ reason }, 'RabbitMQ blocked publishing');
+    });
+    conn.on('connection.unblocked', () => {
+      this.blockedReason = null;
+      this.log.info({}, 'RabbitMQ unblocked publishing');
+    });
+  }
+
+  private exchangeDeclaration(): { exchange: string; type: 'topic'; durable: true } {
+    return { exchange: this.config.exchange, type: 'topic', durable: true };
+  }
+
+  private async startConsumer(def: ConsumerDef): Promise<void> {
+    const { conn } = this.started();
+    const { main, retry, dead } = def.queues;
+    // The requeuer declares the retry and dead queues on every channel it opens, so they exist
+    // before anything is sent there, also after a broker restart or a manual delete.
+    const requeuer = conn.createPublisher({
+      confirm: true,
+      maxAttempts: 2,
+      queues: [
+        { queue: retry, durable: true, arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': main } },
+        { queue: dead, durable: true },
+      ],
+    });
+    const consumer = conn.createConsumer(
+      {
+        queue: main,
+        // Messages the bus cannot even read are nacked without requeue and land in `.dead`.
+        queueOptions: { durable: true, arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': dead } },
+        exchanges: [this.exchangeDeclaration()],
+        queueBindings: def.patterns.map((routingKey) => ({ exchange: this.config.exchange, queue: main, routingKey })),
+        qos: { prefetchCount: def.prefetch },
+        concurrency: def.prefetch,
+        requeue: true,
+      },
+      (msg) => this.onDelivery(def, requeuer, msg),
+    );
+    consumer.on('error', (err: unknown) => this.log.warn({ consumer: def.name, err: errorMessage(err) }, 'RabbitMQ consumer error'));
+    this.runtimes.push({ def, consumer, requeuer });
+    await this.waitReady(def, consumer);
+  }
+
+  private async waitReady(def: ConsumerDef, consumer: Consumer): Promise<void> {
+    const ready = new Promise<void>((resolve) => consumer.once('ready', resolve));
+    try {
+      await withTimeout(this.connectTimeoutMs, `consumer ${def.name} setup`, ready);
+      await this.declareRetryQueues(def);
+    } catch (err) {
+      this.log.error({ consumer: def.name, err: errorMessage(err) }, 'consumer not ready yet; it starts when RabbitMQ is reachable');
+    }
+  }
+
+  /** Eager declaration so operators see `.retry` and `.dead` before the first failure. */
+  private async declareRetryQueues(def: ConsumerDef): Promise<void> {
+    const { conn } = this.started();
+    const { main, retry, dead } = def.queues;
+    await conn.queueDeclare({ queue: retry, durable: true, arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': main } });
+    await conn.queueDeclare({ queue: dead, durable: true });
+  }
+
+  private async onDelivery(def: ConsumerDef, requeuer: Publisher, msg: AsyncMessage): Promise<ConsumerStatus> {
+    const envelope = readEnvelope(msg.body);
+    const attempt = attemptOf(msg);
+    if (!envelope) return this.dropUnreadable(def, msg, attempt);
+    const message: BusMessage = { ...envelope, attempt };
+    try {
+      await def.handler(message);
+      return ConsumerStatus.ACK;
+    } catch (err) {
+      await this.afterFailure(def, requeuer, message, err);
+      return ConsumerStatus.ACK;
+    }
+  }
+
+  /**
+   * Moves a failed message on (to `.retry` or, after its last attempt, to `.dead` and the
+   * table) before the original is acked. If that fails (broker or database trouble) the error
+   * propagates: the delivery is requeued and the handler runs again with the same attempt.
+   */
+  private async afterFailure(def: ConsumerDef, requeuer: Publisher, message: BusMessage, err: unknown): Promise<void> {
+    const fields = { consumer: def.name, messageId: message.id, type: message.type, attempt: message.attempt, err: errorMessage(err) };
+    try {
+      if (message.attempt >= def.maxAttempts) {
+        this.log.error(fields, 'message dead-lettered after its last attempt');
+        // The table first: it is what operators look at, and a failure here leaves no copy in `.dead`.
+        await recordDeadLetter(this.options.db, def.name, message, err);
+        await this.send(requeuer, def.queues.dead, message, { [ATTEMPT_HEADER]: message.attempt, 'x-error': errorMessage(err).slice(0, 500) });
+        return;
+      }
+      const delay = backoffDelay(def.backoffMs, message.attempt);
+      this.log.warn({ ...fields, retryInMs: delay }, 'handler failed; retrying');
+      await this.send(requeuer, def.queues.retry, message, { [ATTEMPT_HEADER]: message.attempt + 1 }, String(delay));
+    } catch (moveErr) {
+      this.log.error({ ...fields, moveErr: errorMessage(moveErr) }, 'could not move failed message; requeueing it');
+      // Pause so a broken database or broker does not turn the requeue into a hot loop.
+      await sleep(Math.min(backoffDelay(def.backoffMs, 1), 5_000));
+      throw moveErr;
+    }
+  }
+
+  /** Publishes straight to a queue through the default exchange and waits for the confirm. */
+  private async send(requeuer: Publisher, queue: string, message: BusMessage, headers: Record<string, unknown>, expiration?: string): Promise<void> {
+    const envelope: Envelope = { exchange: '', routingKey: queue, ...messageProperties(message), headers, expiration };
+    await withTimeout(this.publishTimeoutMs, `publish to ${queue}`, requeuer.send(envelope, Buffer.from(envelopeJson(message))));
+  }
+
+  private async dropUnreadable(def: ConsumerDef, msg: AsyncMessage, attempt: number): Promise<ConsumerStatus> {
+    const raw = Buffer.isBuffer(msg.body) ? msg.body.toString('utf8') : JSON.stringify(msg.body);
+    const message: BusMessage = {
+      id: msg.messageId ?? `unreadable-${Date.now()}`,
+      type: msg.routingKey,
+      orgId: null,
+      occurredAt: new Date().toISOString(),
+      attempt,
+      payload: raw.slice(0, 10_000),
+    };
+    this.log.error({ consumer: def.name, messageId: message.id, type: message.type }, 'unreadable message sent to the dead-letter queue');
+    await recordDeadLetter(this.options.db, def.name, message, new Error('message body is not a bus envelope')).catch((err: unknown) =>
+      this.log.error({ consumer: def.name, err: errorMessage(err) }, 'could not store dead letter'),
+    );
+    return ConsumerStatus.DROP;
+  }
+
+  private async deleteTopology(conn: Connection): Promise<void> {
+    if (!conn.ready) {
+      this.log.warn({ exchange: this.config.exchange }, 'broker unreachable; queues not deleted');
+      return;
+    }
+    const deletions = [...this.defs.values()].flatMap((def) => [def.queues.main, def.queues.retry, def.queues.dead].map((queue) => () => conn.queueDelete({ queue })));
+    for (const remove of deletions) await this.bestEffort(remove);
+    await this.bestEffort(() => conn.exchangeDelete({ exchange: this.config.exchange }));
+  }
+
+  private async bestEffort(work: () => Promise<unknown>): Promise<void> {
+    try {
+      await withTimeout(this.publishTimeoutMs, 'topology cleanup', work());
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'topology cleanup failed');
+    }
+  }
+}
+
+/** Properties every copy of a message carries (original, retries, dead letter). */
+function messageProperties(message: OutgoingMessage): Envelope {
+  return { durable: true, messageId: message.id, type: message.type, contentType: 'application/json' };
+}
+
+function attemptOf(msg: AsyncMessage): number {
+  const value: unknown = msg.headers?.[ATTEMPT_HEADER];
+  return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : 1;
+}

@@ -1,0 +1,223 @@
+import Joi from 'joi';
+import { AbstractAdapter, NotSupportedError } from './adapter.js';
+
+/**
+ * Where a job runs: `builtin` in the service with no model (offline), `managed` in a sandboxed
+ * checkout the service runs, `runner` in the customer's CI or container runner driving the jobs
+ * API, `mcp` by an IDE agent through the MCP endpoint. The last three are the spec's execution_mode.
+ */
+export type ExecutorMode = 'builtin' | 'managed' | 'runner' | 'mcp';
+export const EXECUTOR_MODES: readonly ExecutorMode[] = ['builtin', 'managed', 'runner', 'mcp'];
+
+export type JobKind = 'diagnose' | 'fix';
+export type JobStatus = 'succeeded' | 'failed' | 'cancelled';
+export const JOB_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+export type TicketCategory = 'usage' | 'config' | 'docs' | 'bug' | 'feature_request' | 'unknown';
+export const TICKET_CATEGORIES: readonly TicketCategory[] = ['usage', 'config', 'docs', 'bug', 'feature_request', 'unknown'];
+
+/** What the job knows of its ticket (snake_case: this is the job payload of `GET /v1/jobs/{id}`). */
+export interface JobTicketSummary {
+  id: string;
+  subject: string;
+  /** The customer's report and the conversation so far, masked, as plain text. */
+  body: string;
+  origin: 'email' | 'widget' | 'codehost' | 'proactive';
+  category?: TicketCategory;
+  language?: string;
+  /** Error group context (stack, frames) for proactive and widget tickets. */
+  error_context?: Record<string, unknown>;
+}
+
+/** The repository a job works on. */
+export interface JobRepository {
+  id: string;
+  full_name: string;
+  default_branch: string;
+  /** Commit the job starts from. */
+  base_sha?: string;
+  is_public?: boolean;
+}
+
+export interface JobLimits {
+  max_minutes: number;
+  max_cost_usd: number;
+}
+
+/** One diagnosis or fix job. */
+export interface AgentJob {
+  id: string;
+  kind: JobKind;
+  org_id: string;
+  workspace_id: string;
+  ticket: JobTicketSummary;
+  /** Null when the workspace has no repository (diagnosis from docs and history only). */
+  repository: JobRepository | null;
+  /** What to do, in words, including reviewer notes for a new fix attempt. */
+  instructions: string;
+  limits: JobLimits;
+  /** Branch a fix job pushes to (service-prefixed, e.g. `patchwell/tkt_…-1`). */
+  branch?: string;
+  /** Command the fix must pass (Workspace.test_command). */
+  test_command?: string | null;
+  /** Agent choice of the workspace (Workspace.agent_id, agent_config). */
+  agent?: { agent_id: string; model?: string; effort?: string };
+}
+
+/** One line of the job's log (spec: JobEvent, without ids). Masked again before it is stored. */
+export interface JobEventInput {
+  level: 'info' | 'warn' | 'error';
+  /** Short machine word, e.g. `phase`, `command`, `test_output`. */
+  type: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export interface DiagnosisResult {
+  category: TicketCategory;
+  /** 0..1 */
+  confidence: number;
+  root_cause_md: string;
+  references: Array<{ path: string; line_start?: number; line_end?: number; symbol?: string; url?: string }>;
+  public_summary?: string;
+}
+
+export interface DraftResult {
+  kind: 'reply' | 'needs_info' | 'interim';
+  body_md: string;
+  language?: string;
+}
+
+export type FixReason = 'verification_failed' | 'tests_failed' | 'tests_not_run_without_reason' | 'other';
+
+export interface FixResult {
+  branch: string;
+  head_sha: string;
+  tests_ran: boolean;
+  tests_passed: boolean;
+  verify_passed: boolean;
+  /** Why the fix is not verified; null when it is. */
+  reason: FixReason | null;
+}
+
+/** The final result of a job (snake_case: the body of `POST /v1/jobs/{id}/result`). */
+export interface JobResult {
+  status: JobStatus;
+  diagnosis?: DiagnosisResult;
+  drafts?: DraftResult[];
+  fix?: FixResult;
+  cost_usd: number;
+  error?: { code: string; detail: string };
+}
+
+/**
+ * What the fix loop hands an executor for one job. Checkout helpers (clone, push with a
+ * short-lived token) are added here by the fix loop.
+ */
+export interface JobIO {
+  /** Appends a line to the job's log (JobEvent). */
+  emit(event: JobEventInput): Promise<void>;
+  /** Keeps the job's lease; resolves to true when the job was cancelled meanwhile. */
+  heartbeat(): Promise<boolean>;
+  /** True once someone cancelled the job; long work checks it between steps. */
+  isCancelled(): boolean;
+  /** Records the final result (idempotent: the first result wins). In-process executors call it. */
+  complete(result: JobResult): Promise<void>;
+}
+
+/**
+ * Who runs a diagnosis or fix job, and where. Several are active (`adapters.agent`); the
+ * workspace's execution mode picks one.
+ */
+export interface AgentExecutor {
+  /**
+   * Name of the adapter in config and container keys.
+   *
+   * @example executor.identifier // 'agent-managed'
+   */
+  readonly identifier: string;
+
+  /**
+   * Where jobs run.
+   *
+   * @example executor.mode // 'runner'
+   */
+  readonly mode: ExecutorMode;
+
+  /**
+   * Job kinds it can run; `start` refuses the others with NotSupportedError.
+   *
+   * @example executor.capabilities // { diagnose: true, fix: false } for agent-builtin
+   */
+  readonly capabilities: { diagnose: boolean; fix: boolean };
+
+  /**
+   * Takes a job. In-process executors (builtin, managed) do the work and call `io.complete`;
+   * remote ones (runner, mcp) hand it over and resolve at once, and the result arrives through
+   * the jobs API. Throws NotSupportedError for a kind it cannot run.
+   *
+   * @example await executor.start(job, { emit, heartbeat, isCancelled, complete })
+   */
+  start(job: AgentJob, io: JobIO): Promise<void>;
+
+  /**
+   * Stops a job it runs; succeeds for an unknown or finished job.
+   *
+   * @example await executor.cancel('job_01h…')
+   */
+  cancel(jobId: string): Promise<void>;
+}
+
+/** Options every agent executor accepts. */
+export interface AgentExecutorOptions {
+  /** Jobs one process runs at once. */
+  maxConcurrentJobs?: number;
+}
+
+export const agentExecutorOptionKeys: Joi.PartialSchemaMap<AgentExecutorOptions> = {
+  maxConcurrentJobs: Joi.number().integer().min(1).max(64).default(2),
+};
+
+export const agentExecutorOptionsSchema = Joi.object<AgentExecutorOptions>(agentExecutorOptionKeys);
+
+/**
+ * Base of agent executors: checks the job kind against `capabilities`, tracks cancellations and
+ * hands `run` a JobIO whose `isCancelled` also sees `cancel()`.
+ */
+export abstract class AbstractAgentExecutor<O extends AgentExecutorOptions = AgentExecutorOptions>
+  extends AbstractAdapter<O>
+  implements AgentExecutor
+{
+  static override optionsSchema: Joi.ObjectSchema<AgentExecutorOptions> = agentExecutorOptionsSchema;
+
+  abstract readonly mode: ExecutorMode;
+  abstract readonly capabilities: { diagnose: boolean; fix: boolean };
+  private readonly running = new Set<string>();
+  private readonly cancelled = new Set<string>();
+
+  /** Does the job (or hands it over). `io.isCancelled` is already combined with `cancel()`. */
+  protected abstract run(job: AgentJob, io: JobIO): Promise<void>;
+
+  /** Vendor hook for stopping remote work; the base records the cancellation first. */
+  protected async stop(_jobId: string): Promise<void> {}
+
+  async start(job: AgentJob, io: JobIO): Promise<void> {
+    if (!this.capabilities[job.kind]) {
+      throw new NotSupportedError(`executor ${this.identifier} does not run ${job.kind} jobs`);
+    }
+    const combined: JobIO = { ...io, isCancelled: () => this.cancelled.has(job.id) || io.isCancelled() };
+    this.running.add(job.id);
+    try {
+      await this.run(job, combined);
+    } finally {
+      this.running.delete(job.id);
+      this.cancelled.delete(job.id);
+    }
+  }
+
+  /** Records the cancellation of a running job (a job not running here learns it from `io.isCancelled`). */
+  async cancel(jobId: string): Promise<void> {
+    if (this.running.has(jobId)) this.cancelled.add(jobId);
+    await this.stop(jobId);
+  }
+}

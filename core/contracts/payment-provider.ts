@@ -1,0 +1,310 @@
+import Joi from 'joi';
+import { AbstractAdapter, SignatureError, type AdapterErrorOptions, type RawHeaders } from './adapter.js';
+
+/** Plan ids (spec: plan id). */
+export type PlanId = 'none' | 'open_source' | 'indie' | 'startup' | 'growth' | 'managed' | 'agency' | 'enterprise';
+/** Plans sold through checkout (`POST /v1/billing/checkout`, `POST /v1/billing/plan`). */
+export type PaidPlanId = 'indie' | 'startup' | 'growth' | 'managed' | 'agency';
+export const PAID_PLAN_IDS: readonly PaidPlanId[] = ['indie', 'startup', 'growth', 'managed', 'agency'];
+
+export type TopupPackId = 'topup_10' | 'topup_50' | 'topup_100';
+export const TOPUP_PACK_IDS: readonly TopupPackId[] = ['topup_10', 'topup_50', 'topup_100'];
+
+/** Subscription status (spec: subscription_status). */
+export type SubscriptionStatus = 'none' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'incomplete' | 'lifetime';
+export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
+  'none', 'trialing', 'active', 'past_due', 'canceled', 'incomplete', 'lifetime',
+];
+
+/** A price the provider sells. Amounts are in US dollars. */
+export interface PlanPrice {
+  plan: PaidPlanId;
+  /** Provider's price id. */
+  priceId: string;
+  amountUsd: number;
+  interval: 'month' | 'year';
+}
+
+export interface TopupPrice {
+  pack: TopupPackId;
+  priceId: string;
+  amountUsd: number;
+  fixes: number;
+}
+
+export interface PriceList {
+  plans: PlanPrice[];
+  topups: TopupPrice[];
+}
+
+/** Who pays: an existing provider customer, or the details to create one. */
+export interface CustomerRef {
+  orgId: string;
+  /** Provider customer id once known. */
+  customerId?: string | null;
+  email: string;
+  name?: string;
+}
+
+interface CheckoutBase {
+  customer: CustomerRef;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** A subscription checkout; `trialDays` 0 when no trial applies (first subscription only). */
+export interface SubscriptionCheckoutInput extends CheckoutBase {
+  mode: 'subscription';
+  plan: PaidPlanId;
+  trialDays: number;
+}
+
+/** A one-time top-up of fix credits. */
+export interface TopupCheckoutInput extends CheckoutBase {
+  mode: 'topup';
+  pack: TopupPackId;
+}
+
+export type CheckoutInput = SubscriptionCheckoutInput | TopupCheckoutInput;
+
+export interface CheckoutSession {
+  /** Provider's checkout id; `checkout.completed` refers to it. */
+  checkoutId: string;
+  /** Hosted page the user is sent to. */
+  url: string;
+  customerId: string | null;
+}
+
+export interface SubscriptionState {
+  subscriptionId: string;
+  customerId: string;
+  plan: PaidPlanId;
+  status: SubscriptionStatus;
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+  cancelAtPeriodEnd: boolean;
+  trialEndsAt: Date | null;
+}
+
+export interface InvoiceInfo {
+  invoiceId: string;
+  number: string | null;
+  customerId: string;
+  subscriptionId: string | null;
+  /** Spec Invoice.purpose. */
+  purpose: 'subscription' | 'topup' | 'resale' | 'other';
+  status: string;
+  amountPaidUsd: number;
+  amountDueUsd: number;
+  currency: string;
+  periodStart: Date | null;
+  periodEnd: Date | null;
+  hostedInvoiceUrl: string | null;
+}
+
+export interface PortalInput {
+  customerId: string;
+  returnUrl: string;
+}
+
+export interface ChangePlanInput {
+  subscriptionId: string;
+  plan: PaidPlanId;
+}
+
+export interface ConnectOnboardingInput {
+  orgId: string;
+  /** The payout account once created; null creates it. */
+  accountId: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  email: string;
+  returnUrl: string;
+  refreshUrl: string;
+}
+
+/** Connected payout account of an agency. */
+export interface ConnectOnboarding {
+  accountId: string;
+  /** Onboarding link (single use, short lived). */
+  url: string;
+}
+
+export type PaymentEventType =
+  | 'checkout.completed'
+  | 'subscription.updated'
+  | 'subscription.deleted'
+  | 'invoice.paid'
+  | 'invoice.payment_failed'
+  | 'topup.paid'
+  | 'account.updated'
+  | 'unhandled';
+export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = [
+  'checkout.completed', 'subscription.updated', 'subscription.deleted', 'invoice.paid', 'invoice.payment_failed',
+  'topup.paid', 'account.updated', 'unhandled',
+];
+
+interface PaymentEventBase {
+  /** Provider's event id: the deduplication key. */
+  id: string;
+  occurredAt: Date;
+  /** Organization the event concerns, when the provider carried it (metadata, client reference). */
+  orgId: string | null;
+}
+
+/**
+ * A provider webhook, normalized. Events the service does not use are `unhandled` (answered 200
+ * and dropped), so a new provider event type never fails a delivery.
+ */
+export type PaymentEvent =
+  | (PaymentEventBase & {
+      type: 'checkout.completed';
+      checkoutId: string;
+      mode: 'subscription' | 'topup';
+      customerId: string;
+      subscriptionId: string | null;
+    })
+  | (PaymentEventBase & { type: 'subscription.updated' | 'subscription.deleted'; subscription: SubscriptionState })
+  | (PaymentEventBase & { type: 'invoice.paid' | 'invoice.payment_failed'; invoice: InvoiceInfo })
+  | (PaymentEventBase & { type: 'topup.paid'; pack: TopupPackId; fixes: number; amountUsd: number; paymentId: string; customerId: string })
+  | (PaymentEventBase & { type: 'account.updated'; accountId: string; chargesEnabled: boolean; payoutsEnabled: boolean; detailsSubmitted: boolean })
+  | (PaymentEventBase & { type: 'unhandled'; providerType: string });
+
+/** A payment webhook whose signature is missing or wrong; the route answers 400 and stores nothing. */
+export class PaymentSignatureError extends SignatureError {
+  override name = 'PaymentSignatureError';
+  constructor(message = 'the payment webhook signature is missing or does not match', opts: AdapterErrorOptions = {}) {
+    super(message, opts);
+  }
+}
+
+/**
+ * Plans, checkout, portal, subscriptions, top-ups, connected payout accounts and webhooks. One is
+ * active (`adapters.payment`). Every mutating call takes an idempotency key: repeating a call with
+ * the same key returns the first answer and changes nothing more.
+ */
+export interface PaymentProvider {
+  /**
+   * Name of the adapter in config and container keys.
+   *
+   * @example provider.identifier // 'payment-stripe'
+   */
+  readonly identifier: string;
+
+  /**
+   * Prices configured at the provider for the plans and top-up packs.
+   *
+   * @example (await provider.prices()).plans // [{ plan: 'indie', priceId: 'price_…', amountUsd: 29, interval: 'month' }, …]
+   */
+  prices(): Promise<PriceList>;
+
+  /**
+   * Opens a hosted checkout: a subscription (with a trial of `trialDays`, card on file) or a
+   * one-time top-up.
+   *
+   * @example
+   * const { url } = await provider.createCheckout(
+   *   { mode: 'subscription', plan: 'startup', trialDays: 14, customer: { orgId, email }, successUrl, cancelUrl },
+   *   `checkout:${orgId}:${requestId}`,
+   * );
+   */
+  createCheckout(input: CheckoutInput, idempotencyKey: string): Promise<CheckoutSession>;
+
+  /**
+   * Opens the hosted customer portal (payment methods, invoices, cancellation).
+   *
+   * @example const { url } = await provider.createPortal({ customerId: 'cus_1', returnUrl }, key)
+   */
+  createPortal(input: PortalInput, idempotencyKey: string): Promise<{ url: string }>;
+
+  /**
+   * Moves a subscription to another plan, prorated.
+   *
+   * @example await provider.changePlan({ subscriptionId: 'sub_1', plan: 'growth' }, key) // { plan: 'growth', … }
+   */
+  changePlan(input: ChangePlanInput, idempotencyKey: string): Promise<SubscriptionState>;
+
+  /**
+   * Cancels at the end of the paid period (`cancelAtPeriodEnd` true in the answer).
+   *
+   * @example await provider.cancelAtPeriodEnd('sub_1', key)
+   */
+  cancelAtPeriodEnd(subscriptionId: string, idempotencyKey: string): Promise<SubscriptionState>;
+
+  /**
+   * Creates the agency's payout account when `accountId` is null, and returns its onboarding link.
+   *
+   * @example await provider.createConnectOnboarding({ orgId, accountId: null, country: 'IT', email, returnUrl, refreshUrl }, key)
+   */
+  createConnectOnboarding(input: ConnectOnboardingInput, idempotencyKey: string): Promise<ConnectOnboarding>;
+
+  /**
+   * Verifies and normalizes one webhook delivery. Throws PaymentSignatureError on a missing or
+   * wrong signature, PayloadError on a body it cannot read.
+   *
+   * @example const event = await provider.parseWebhook(request.headers, rawBody) // { type: 'invoice.paid', … }
+   */
+  parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent>;
+}
+
+/** Options every payment provider accepts. */
+export interface PaymentProviderOptions {
+  /** Signing secret of the provider's webhooks. */
+  webhookSecret?: string;
+  /** ISO 4217, lower case. */
+  currency?: string;
+  /** Provider API base URL (a local peer in tests). */
+  baseUrl?: string;
+}
+
+export const paymentProviderOptionKeys: Joi.PartialSchemaMap<PaymentProviderOptions> = {
+  webhookSecret: Joi.string().min(16),
+  currency: Joi.string().pattern(/^[a-z]{3}$/).default('usd'),
+  baseUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
+};
+
+export const paymentProviderOptionsSchema = Joi.object<PaymentProviderOptions>(paymentProviderOptionKeys);
+
+/** Fixes in each top-up pack. */
+export const TOPUP_FIXES: Readonly<Record<TopupPackId, number>> = { topup_10: 10, topup_50: 50, topup_100: 100 };
+
+/** Base of payment providers: options, identifier and the pack table. */
+export abstract class AbstractPaymentProvider<O extends PaymentProviderOptions = PaymentProviderOptions>
+  extends AbstractAdapter<O>
+  implements PaymentProvider
+{
+  static override optionsSchema: Joi.ObjectSchema<PaymentProviderOptions> = paymentProviderOptionsSchema;
+
+  abstract prices(): Promise<PriceList>;
+  abstract createCheckout(input: CheckoutInput, idempotencyKey: string): Promise<CheckoutSession>;
+  abstract createPortal(input: PortalInput, idempotencyKey: string): Promise<{ url: string }>;
+  abstract changePlan(input: ChangePlanInput, idempotencyKey: string): Promise<SubscriptionState>;
+  abstract cancelAtPeriodEnd(subscriptionId: string, idempotencyKey: string): Promise<SubscriptionState>;
+  abstract createConnectOnboarding(input: ConnectOnboardingInput, idempotencyKey: string): Promise<ConnectOnboarding>;
+  abstract parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent>;
+
+  private readonly idempotent = new Map<string, Promise<unknown>>();
+
+  /** Fixes a top-up pack grants. */
+  protected fixesOf(pack: TopupPackId): number {
+    return TOPUP_FIXES[pack];
+  }
+
+  /**
+   * Runs `fn` once per idempotency key and repeats its answer (in this process, last 1000 keys):
+   * for providers without server-side idempotency, such as the simulated one. A failed call is
+   * forgotten so it can be retried.
+   */
+  protected once<T>(operation: string, idempotencyKey: string, fn: () => Promise<T>): Promise<T> {
+    const key = `${operation}:${idempotencyKey}`;
+    const known = this.idempotent.get(key);
+    if (known) return known as Promise<T>;
+    const p = fn().catch((err: unknown) => {
+      this.idempotent.delete(key);
+      throw err;
+    });
+    this.idempotent.set(key, p);
+    if (this.idempotent.size > 1000) this.idempotent.delete(this.idempotent.keys().next().value as string);
+    return p;
+  }
+}

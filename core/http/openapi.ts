@@ -1,0 +1,678 @@
+/**
+ * The OpenAPI 3.1 document, built from the route table (`server.table()`) and the joi schemas that
+ * validate requests and responses, and the interactive docs page at `/docs`.
+ *
+ * What a route contributes (see docs/openapi.md):
+ * - `options.id` → operationId (routes without one are internal and left out), `tags` → tags,
+ *   `description` → summary, `notes` → description, `plugins.patchwell.roles` / `staff` → a line
+ *   of the description.
+ * - `validate.params` / `query` / `headers` → parameters (query arrays: `style: form, explode:
+ *   true`); `validate.payload` → requestBody (`application/json`, or
+ *   `plugins.patchwell.rawBody.contentType`).
+ * - `response.status` / `response.schema` → responses; the success status is
+ *   `plugins.patchwell.successStatus`, else the lowest 2xx of `response.status`, else 200.
+ *   Every operation also references the shared error answers (`components.responses`, body
+ *   `components.schemas.Error`): 400, 404, 429, 500; 401 and 403 when it needs credentials;
+ *   413 and 415 when it takes a body.
+ * - `auth` (or `plugins.patchwell.security`) → security: `auth: false` → `[]`; the default
+ *   (`session` strategy) → session cookie or API token; the `job` strategy → jobToken.
+ *
+ * Shared schemas: a joi schema given `.id('Name')` becomes `components.schemas.Name` and every
+ * use of it a `$ref` (so AuthContext, Ticket… appear once). Names match `^[A-Za-z0-9._-]+$`;
+ * `Error` and `ValidationError` are taken by the envelope. Two different shapes under one name
+ * throw when the document is built (descriptions and examples at the use site do not count).
+ * `Shared.allow(null)` becomes `anyOf: [{$ref}, {type: 'null'}]`; nullable fields are type
+ * arrays (`type: ['string', 'null']`), never `nullable: true`.
+ *
+ * The output is deterministic (paths, methods, components and tags sorted) and nothing is
+ * cached here: `registerOpenApiRoutes` caches the document its caller builds.
+ */
+import { createHash } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
+import type { RequestRoute, ResponseToolkit, Server } from '@hapi/hapi';
+import Inert from '@hapi/inert';
+import Joi from 'joi';
+
+export type JsonSchema = { [key: string]: unknown };
+export type SecurityRequirement = Record<string, string[]>;
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+export type SecurityName = 'session' | 'bearer' | 'jobToken' | 'widgetKey';
+
+export interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  description?: string;
+  deprecated?: boolean;
+  style?: 'form';
+  explode?: boolean;
+  schema: JsonSchema;
+}
+
+export interface OpenApiMediaType {
+  schema?: JsonSchema;
+  example?: unknown;
+}
+
+export interface OpenApiHeader {
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, OpenApiHeader>;
+  content?: Record<string, OpenApiMediaType>;
+}
+
+export type OpenApiRef = { $ref: string };
+
+export interface OpenApiRequestBody {
+  required: boolean;
+  description?: string;
+  content: Record<string, OpenApiMediaType>;
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  parameters?: OpenApiParameter[];
+  requestBody?: OpenApiRequestBody;
+  responses: Record<string, OpenApiResponse | OpenApiRef>;
+  security: SecurityRequirement[];
+}
+
+export type OpenApiPathItem = Partial<Record<HttpMethod, OpenApiOperation>>;
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description?: string };
+  servers?: { url: string }[];
+  tags: { name: string; description?: string }[];
+  paths: Record<string, OpenApiPathItem>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, OpenApiResponse>;
+    securitySchemes: Record<SecurityName, JsonSchema>;
+  };
+}
+
+export interface OpenApiOptions {
+  title: string;
+  version: string;
+  description?: string;
+  /** Base URL of the service (PUBLIC_BASE_URL); paths already carry `/v1`. */
+  serverUrl?: string;
+  /** Descriptions of tags (spec sections), by tag name. */
+  tagDescriptions?: Record<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// joi → JSON Schema (joi-to-json's OpenAPI 3.1 parser, with a few corrections)
+
+interface JoiDescription {
+  type?: string;
+  flags?: { id?: string; only?: boolean; unknown?: boolean; presence?: string; description?: string };
+  allow?: unknown[];
+  keys?: Record<string, JoiDescription>;
+  patterns?: { regex?: string; schema?: JoiDescription; rule?: JoiDescription }[];
+  [key: string]: unknown;
+}
+
+interface JoiToJsonParser {
+  parse(spec: JoiDescription, definitions: Record<string, JsonSchema>, level: number): JsonSchema;
+  _setObjectProperties(schema: JsonSchema, spec: JoiDescription, definitions: Record<string, JsonSchema>, level: number): void;
+  _setNumberFieldProperties(schema: JsonSchema, spec: JoiDescription): void;
+}
+
+// joi-to-json's type file describes only `parse(joi, mode)`; its parser classes are plain JS.
+const requireCjs = createRequire(import.meta.url);
+const OpenApi31Parser = requireCjs('joi-to-json/lib/parsers/open-api-3.1.js') as new (opts?: object) => JoiToJsonParser;
+
+const COMPONENT_NAME = /^[A-Za-z0-9._-]+$/;
+const RESERVED_SCHEMAS = new Set(['Error', 'ValidationError']);
+
+class SchemaConverter extends OpenApi31Parser {
+  /** Where the current conversion comes from, for error messages. */
+  where = '';
+
+  override parse(spec: JoiDescription, defs: Record<string, JsonSchema>, level: number): JsonSchema {
+    const id = spec.flags?.id;
+    if (!id) return nullAsAnyOf(super.parse(spec, defs, level));
+    if (!COMPONENT_NAME.test(id) || RESERVED_SCHEMAS.has(id)) {
+      throw new Error(`OpenAPI: schema id "${id}" (${this.where}) is not allowed; use letters, digits, . _ - and not ${[...RESERVED_SCHEMAS].join(' or ')}`);
+    }
+    // `Shared.allow(null)` at a use site: the component stays non-null, the use site says null.
+    const nullable = !spec.flags?.only && Array.isArray(spec.allow) && spec.allow.includes(null);
+    const own = nullable ? withoutNull(spec) : spec;
+    const before = defs[id];
+    const ref = super.parse(own, defs, level);
+    const after = defs[id];
+    if (before && after && before !== after) {
+      if (fingerprint(before) !== fingerprint(after)) {
+        throw new Error(`OpenAPI: two different schemas carry the id "${id}" (last seen in ${this.where}); give one of them another .id()`);
+      }
+      defs[id] = before; // the first definition wins; a use site's own description sits beside its $ref
+      if (typeof after.description === 'string' && after.description !== before.description) ref.description = after.description;
+    }
+    return nullable ? { anyOf: [ref, { type: 'null' }] } : ref;
+  }
+
+  override _setNumberFieldProperties(schema: JsonSchema, spec: JoiDescription): void {
+    super._setNumberFieldProperties(schema, spec);
+    // joi-to-json writes `greater(n)` / `less(n)` as both exclusive and inclusive bounds.
+    if (schema.minimum !== undefined && schema.minimum === schema.exclusiveMinimum) delete schema.minimum;
+    if (schema.maximum !== undefined && schema.maximum === schema.exclusiveMaximum) delete schema.maximum;
+  }
+
+  override _setObjectProperties(schema: JsonSchema, spec: JoiDescription, defs: Record<string, JsonSchema>, level: number): void {
+    super._setObjectProperties(schema, spec, defs, level);
+    if (schema.type !== 'object' && !(Array.isArray(schema.type) && schema.type.includes('object'))) return;
+    const properties = schema.properties as Record<string, unknown> | undefined;
+    for (const pattern of spec.patterns ?? []) {
+      if (pattern.regex && properties) delete properties[pattern.regex]; // joi-to-json copies it there too
+      if (!pattern.regex && pattern.rule) schema.additionalProperties = this.parse(pattern.rule, defs, level + 1);
+    }
+    // `Joi.object()` without keys accepts any keys (joi-to-json says none).
+    if (spec.keys === undefined && !spec.patterns?.length && spec.flags?.unknown !== false) schema.additionalProperties = true;
+    if (spec.keys === undefined && properties && !Object.keys(properties).length) delete schema.properties;
+  }
+}
+
+function withoutNull(spec: JoiDescription): JoiDescription {
+  const allow = (spec.allow ?? []).filter((v) => v !== null);
+  const copy: JoiDescription = { ...spec };
+  if (allow.length) copy.allow = allow;
+  else delete copy.allow;
+  return copy;
+}
+
+/** joi-to-json marks `alternatives().allow(null)` as `type: 'null'` beside the anyOf; make it a choice. */
+function nullAsAnyOf(schema: JsonSchema): JsonSchema {
+  if (schema.type !== 'null') return schema;
+  const { type: _type, description, default: dflt, examples, ...rest } = schema;
+  const keys = Object.keys(rest);
+  if (!keys.length || (keys.length === 1 && 'enum' in rest)) return schema;
+  const out: JsonSchema = { anyOf: [rest, { type: 'null' }] };
+  if (description !== undefined) out.description = description;
+  if (dflt !== undefined) out.default = dflt;
+  if (examples !== undefined) out.examples = examples;
+  return out;
+}
+
+function fingerprint(schema: JsonSchema): string {
+  const { description: _d, examples: _e, title: _t, ...shape } = schema;
+  return stableJson(shape);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A joi schema (of any joi version), as opposed to hapi's own compiled rules or functions. */
+function isJoi(value: unknown): value is Joi.Schema {
+  return !!value && typeof value === 'object' && typeof (value as { describe?: unknown }).describe === 'function'
+    && typeof (value as { type?: unknown }).type === 'string';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error answers
+
+const errorSchema: JsonSchema = {
+  type: 'object',
+  description: 'The body of every failure. `code` is stable snake_case; clients branch on it.',
+  required: ['statusCode', 'error', 'message', 'code'],
+  properties: {
+    statusCode: { type: 'integer', description: 'HTTP status code', examples: [404] },
+    error: { type: 'string', description: 'HTTP reason phrase', examples: ['Not Found'] },
+    message: { type: 'string', description: 'Human-readable explanation' },
+    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', description: 'Stable machine-readable code', examples: ['not_found'] },
+    details: { type: 'object', additionalProperties: true, description: 'Code-specific details' },
+  },
+  additionalProperties: false,
+};
+
+const validationErrorSchema: JsonSchema = {
+  allOf: [
+    { $ref: '#/components/schemas/Error' },
+    {
+      type: 'object',
+      required: ['details'],
+      properties: {
+        code: { const: 'invalid_request' },
+        details: {
+          type: 'object',
+          required: ['errors'],
+          properties: {
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['path', 'message'],
+                properties: {
+                  path: { type: 'string', description: 'Dotted path of the field, prefixed by its source (payload, query, params, headers)', examples: ['payload.email'] },
+                  message: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  ],
+};
+
+interface StandardError {
+  status: number;
+  name: string;
+  code: string;
+  description: string;
+  when: 'always' | 'authenticated' | 'body';
+  schema?: string;
+  headers?: Record<string, OpenApiHeader>;
+}
+
+const STANDARD_ERRORS: StandardError[] = [
+  { status: 400, name: 'BadRequest', code: 'invalid_request', description: 'The request is invalid; details.errors lists each field', when: 'always', schema: 'ValidationError' },
+  { status: 401, name: 'Unauthenticated', code: 'unauthenticated', description: 'Credentials are missing or invalid', when: 'authenticated' },
+  { status: 403, name: 'Forbidden', code: 'forbidden', description: 'The caller may not do this', when: 'authenticated' },
+  { status: 404, name: 'NotFound', code: 'not_found', description: 'No such resource (also for another organization\'s ids)', when: 'always' },
+  { status: 413, name: 'PayloadTooLarge', code: 'payload_too_large', description: 'The request body is too large', when: 'body' },
+  { status: 415, name: 'UnsupportedMediaType', code: 'unsupported_media_type', description: 'The request body has an unsupported Content-Type', when: 'body' },
+  {
+    status: 429, name: 'RateLimited', code: 'rate_limited', description: 'Too many requests', when: 'always',
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } },
+  },
+  { status: 500, name: 'InternalError', code: 'internal_error', description: 'An unexpected error; it has been reported (details.request_id)', when: 'always' },
+];
+
+function errorResponse(e: StandardError): OpenApiResponse {
+  const example = { statusCode: e.status, error: STATUS_CODES[e.status] ?? 'Error', message: e.description, code: e.code };
+  const response: OpenApiResponse = {
+    description: `${e.description} (code \`${e.code}\`)`,
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.schema ?? 'Error'}` }, example } },
+  };
+  if (e.headers) response.headers = e.headers;
+  return response;
+}
+
+const SECURITY_SCHEMES: Record<SecurityName, JsonSchema> = {
+  session: { type: 'apiKey', in: 'cookie', name: 'pw_session', description: 'Dashboard session cookie (set by the sign-in operations)' },
+  bearer: { type: 'http', scheme: 'bearer', description: 'API token (tokens section): `Authorization: Bearer <token>`' },
+  jobToken: { type: 'http', scheme: 'bearer', description: 'Per-job token or agent token, scoped to one job (/v1/jobs/*)' },
+  widgetKey: { type: 'apiKey', in: 'header', name: 'X-Widget-Key', description: 'Public widget key of a workspace (/v1/widget/*)' },
+};
+
+/** hapi auth strategy → the security schemes it accepts. */
+const STRATEGY_SCHEMES: Record<string, SecurityName[]> = {
+  session: ['session', 'bearer'],
+  job: ['jobToken'],
+  jobToken: ['jobToken'],
+  bearer: ['bearer'],
+  widgetKey: ['widgetKey'],
+};
+
+// ---------------------------------------------------------------------------------------------
+// The document
+
+const METHOD_ORDER: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
+interface PatchwellRouteOptions {
+  successStatus?: number;
+  security?: string[];
+  rawBody?: { contentType: string };
+  produces?: string;
+  roles?: string[];
+  staff?: boolean;
+}
+
+export function buildOpenApiDocument(server: Server, opts: OpenApiOptions): OpenApiDocument {
+  const schemas: Record<string, JsonSchema> = {};
+  const converter = new SchemaConverter();
+  const paths: Record<string, OpenApiPathItem> = {};
+  const tags = new Set<string>();
+
+  const routes = server.table().filter((r) => typeof r.settings.id === 'string' && r.method !== '*');
+  routes.sort((a, b) => compare(a.path, b.path) || METHOD_ORDER.indexOf(a.method as HttpMethod) - METHOD_ORDER.indexOf(b.method as HttpMethod));
+
+  for (const route of routes) {
+    for (const variant of pathVariants(route.path, route.settings.id as string)) {
+      converter.where = `${route.method.toUpperCase()} ${route.path}`;
+      const operation = buildOperation(route, variant, converter, schemas);
+      for (const tag of operation.tags ?? []) tags.add(tag);
+      (paths[variant.path] ??= {})[route.method as HttpMethod] = operation;
+    }
+  }
+
+  const doc: OpenApiDocument = {
+    openapi: '3.1.0',
+    info: { title: opts.title, version: opts.version, ...(opts.description ? { description: opts.description } : {}) },
+    ...(opts.serverUrl ? { servers: [{ url: opts.serverUrl.replace(/\/+$/, '') }] } : {}),
+    tags: [...tags].sort(compare).map((name) => (opts.tagDescriptions?.[name] ? { name, description: opts.tagDescriptions[name] } : { name })),
+    paths: sortKeys(paths),
+    components: {
+      schemas: sortKeys({ ...schemas, Error: errorSchema, ValidationError: validationErrorSchema }),
+      responses: Object.fromEntries(STANDARD_ERRORS.map((e) => [e.name, errorResponse(e)])),
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  };
+  return doc;
+}
+
+interface PathVariant {
+  path: string;
+  operationId: string;
+  params: string[];
+}
+
+/**
+ * hapi path → OpenAPI path(s). `{p*2}` → `{p}`; an optional `{p?}` or `{p*}` yields two
+ * operations: with the parameter (operationId as given) and without it (`<id>Without<P>`),
+ * since OpenAPI path parameters are always required.
+ */
+function pathVariants(path: string, id: string): PathVariant[] {
+  const param = /\{(\w+)(\?|\*\d*)?\}/g;
+  const params = [...path.matchAll(param)].map((m) => m[1]!);
+  const full = path.replace(param, '{$1}');
+  const optional = /\{(\w+)(?:\?|\*)\}/.exec(path);
+  if (!optional) return [{ path: full, operationId: id, params }];
+  const name = optional[1]!;
+  const shortPath = path.replace(optional[0], '').replace(/\/+$/, '').replace(param, '{$1}') || '/';
+  return [
+    { path: full, operationId: id, params },
+    { path: shortPath, operationId: `${id}Without${name[0]!.toUpperCase()}${name.slice(1)}`, params: params.filter((p) => p !== name) },
+  ];
+}
+
+function buildOperation(route: RequestRoute, variant: PathVariant, converter: SchemaConverter, defs: Record<string, JsonSchema>): OpenApiOperation {
+  const settings = route.settings;
+  const pw = patchwellOptions(settings.plugins);
+  const validate = asRecord(settings.validate) ?? {};
+  const convert = (joi: Joi.Schema): JsonSchema => converter.parse(joi.describe() as JoiDescription, defs, 1);
+
+  const routeTags = (Array.isArray(settings.tags) ? settings.tags : []).filter((t): t is string => typeof t === 'string' && t !== 'api');
+  const description = [
+    Array.isArray(settings.notes) ? settings.notes.join('\n\n') : settings.notes,
+    pw.staff ? 'Staff only.' : undefined,
+    pw.roles?.length ? `Roles: ${pw.roles.join(', ')}.` : undefined,
+  ].filter((s): s is string => !!s);
+
+  const parameters = [
+    ...pathParameters(variant.params, isJoi(validate.params) ? convert(validate.params) : undefined, defs),
+    ...objectParameters('query', isJoi(validate.query) ? convert(validate.query) : undefined, defs),
+    ...objectParameters('header', isJoi(validate.headers) ? convert(validate.headers) : undefined, defs),
+  ];
+
+  let requestBody: OpenApiRequestBody | undefined;
+  const payload = isJoi(validate.payload) ? validate.payload : undefined;
+  if (pw.rawBody || payload) {
+    const contentType = pw.rawBody?.contentType ?? 'application/json';
+    const schema = payload ? convert(payload) : { type: 'string', description: `The raw ${contentType} body` };
+    const described = payload?.describe() as JoiDescription | undefined;
+    const optional = described?.flags?.presence === 'optional' || !!described?.allow?.includes(null);
+    requestBody = { required: !optional, content: { [contentType]: { schema } } };
+  }
+
+  const security = securityOf(route, pw);
+  const responses = responsesOf(route, pw, convert, {
+    authenticated: security.some((r) => Object.keys(r).length > 0),
+    body: !!requestBody,
+  });
+
+  // Key order as a reader expects it.
+  return {
+    operationId: variant.operationId,
+    ...(routeTags.length ? { tags: routeTags } : {}),
+    ...(typeof settings.description === 'string' ? { summary: settings.description } : {}),
+    ...(description.length ? { description: description.join('\n\n') } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    security,
+  };
+}
+
+function pathParameters(names: string[], schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): OpenApiParameter[] {
+  const props = propertiesOf(schema, defs);
+  return names.map((name) => parameter(name, 'path', props?.[name] ?? { type: 'string' }, true));
+}
+
+function objectParameters(where: 'query' | 'header', schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): OpenApiParameter[] {
+  const props = propertiesOf(schema, defs);
+  if (!props) return [];
+  const required = new Set(Array.isArray(resolve(schema, defs)?.required) ? (resolve(schema, defs)!.required as string[]) : []);
+  return Object.entries(props)
+    .filter(([name]) => where !== 'header' || !IGNORED_HEADERS.has(name.toLowerCase()))
+    .map(([name, s]) => parameter(name, where, s, required.has(name)));
+}
+
+function parameter(name: string, where: OpenApiParameter['in'], schema: JsonSchema, required: boolean): OpenApiParameter {
+  const { description, deprecated, ...rest } = schema;
+  const p: OpenApiParameter = { name, in: where, required, schema: rest };
+  if (typeof description === 'string') p.description = description;
+  if (deprecated === true) p.deprecated = true;
+  const type = rest.type;
+  if (where === 'query' && (type === 'array' || (Array.isArray(type) && type.includes('array')))) {
+    p.style = 'form';
+    p.explode = true;
+  }
+  return p;
+}
+
+function resolve(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): JsonSchema | undefined {
+  const ref = typeof schema?.$ref === 'string' ? schema.$ref.replace('#/components/schemas/', '') : undefined;
+  return ref ? defs[ref] : schema;
+}
+
+function propertiesOf(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): Record<string, JsonSchema> | undefined {
+  return asRecord(resolve(schema, defs)?.properties) as Record<string, JsonSchema> | undefined;
+}
+
+function securityOf(route: RequestRoute, pw: PatchwellRouteOptions): SecurityRequirement[] {
+  if (pw.security) {
+    const unknown = pw.security.filter((s) => s !== 'none' && !(s in SECURITY_SCHEMES));
+    if (unknown.length) throw new Error(`OpenAPI: unknown security ${unknown.join(', ')} on ${route.method.toUpperCase()} ${route.path}`);
+    if (pw.security.every((s) => s === 'none')) return [];
+    return pw.security.map((s) => (s === 'none' ? {} : { [s]: [] }));
+  }
+  const auth: unknown = route.settings.auth;
+  if (auth === false) return [];
+  const config = asRecord(auth);
+  const strategies = Array.isArray(config?.strategies) ? config.strategies.filter((s): s is string => typeof s === 'string') : ['session'];
+  const names = new Set(strategies.flatMap((s) => STRATEGY_SCHEMES[s] ?? STRATEGY_SCHEMES.session!));
+  const requirements: SecurityRequirement[] = [...names].map((s) => ({ [s]: [] }));
+  if (config?.mode === 'optional' || config?.mode === 'try') requirements.push({});
+  return requirements;
+}
+
+function responsesOf(
+  route: RequestRoute,
+  pw: PatchwellRouteOptions,
+  convert: (joi: Joi.Schema) => JsonSchema,
+  has: { authenticated: boolean; body: boolean },
+): Record<string, OpenApiResponse | OpenApiRef> {
+  const response = asRecord(route.settings.response) ?? {};
+  const byStatus = asRecord(response.status) ?? {};
+  const codes = Object.keys(byStatus).map(Number).filter(Number.isInteger);
+  const success = pw.successStatus ?? codes.filter((c) => c >= 200 && c < 300).sort((a, b) => a - b)[0] ?? 200;
+
+  const declared = new Map<number, unknown>(codes.map((c) => [c, byStatus[String(c)]]));
+  if (!declared.has(success)) declared.set(success, response.schema);
+
+  const out: Record<string, OpenApiResponse | OpenApiRef> = {};
+  for (const [status, joi] of [...declared].sort(([a], [b]) => a - b)) {
+    const r: OpenApiResponse = { description: STATUS_CODES[status] ?? `Status ${status}` };
+    if (status === 303 || status === 302 || status === 301 || status === 307 || status === 308) {
+      r.headers = { Location: { description: 'Where to go next', schema: { type: 'string', format: 'uri-reference' } } };
+    } else if (status !== 204 && status !== 304) {
+      const isSuccess = status === success;
+      const type = isSuccess && pw.produces ? pw.produces : 'application/json';
+      const schema = isJoi(joi) ? convert(joi) : type === 'application/json' ? { type: 'object' } : { type: 'string' };
+      r.content = { [type]: { schema } };
+    }
+    out[String(status)] = r;
+  }
+  for (const e of STANDARD_ERRORS) {
+    if (out[String(e.status)]) continue;
+    if (e.when === 'authenticated' && !has.authenticated) continue;
+    if (e.when === 'body' && !has.body) continue;
+    out[String(e.status)] = { $ref: `#/components/responses/${e.name}` };
+  }
+  return sortKeys(out);
+}
+
+function patchwellOptions(plugins: unknown): PatchwellRouteOptions {
+  const pw = asRecord(asRecord(plugins)?.patchwell);
+  if (!pw) return {};
+  const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : undefined);
+  const raw = asRecord(pw.rawBody);
+  const out: PatchwellRouteOptions = {};
+  if (typeof pw.successStatus === 'number') out.successStatus = pw.successStatus;
+  if (strings(pw.security)) out.security = strings(pw.security);
+  if (raw && typeof raw.contentType === 'string') out.rawBody = { contentType: raw.contentType };
+  if (typeof pw.produces === 'string') out.produces = pw.produces;
+  if (strings(pw.roles)) out.roles = strings(pw.roles);
+  if (pw.staff === true) out.staff = true;
+  return out;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compare(a, b)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes: the document and the docs page (swagger-ui-dist, served locally; no CDN)
+
+const swaggerUiDir = (requireCjs('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+
+const INITIALIZER = `window.onload = function () {
+  window.ui = SwaggerUIBundle({
+    url: '/v1/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    persistAuthorization: true,
+    displayRequestDuration: true,
+    filter: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout'
+  });
+};
+`;
+
+const documentSchema = Joi.object({
+  openapi: Joi.string().required(),
+  info: Joi.object().unknown().required(),
+  paths: Joi.object().unknown().required(),
+}).unknown().description('An OpenAPI 3.1 document');
+
+/**
+ * `GET /v1/openapi.json` (operation `getOpenApiDocument`, built on the first call, then cached
+ * with an ETag) and `GET /docs` (Swagger UI from swagger-ui-dist, assets under
+ * `/docs/assets/{file*}` via @hapi/inert). All public. Resolves once inert is registered; the
+ * routes exist as soon as it returns (inert's decorations are added synchronously).
+ */
+export async function registerOpenApiRoutes(server: Server, getDocument: () => OpenApiDocument): Promise<void> {
+  const registered = server.registrations as Record<string, unknown>;
+  const pendingInert = registered['@hapi/inert'] ? undefined : server.register(Inert);
+
+  let cached: { json: string; etag: string; title: string } | undefined;
+  const load = () => {
+    if (cached) return cached;
+    const doc = getDocument();
+    const json = JSON.stringify(doc);
+    cached = { json, etag: createHash('sha256').update(json).digest('base64url').slice(0, 27), title: doc.info.title };
+    return cached;
+  };
+
+  server.route([
+    {
+      method: 'GET',
+      path: '/v1/openapi.json',
+      options: {
+        id: 'getOpenApiDocument',
+        tags: ['openapi'],
+        description: 'The OpenAPI 3.1 document of this service',
+        notes: 'Built from the schemas that validate requests; lists the operations of the enabled plugins.',
+        auth: false,
+        cors: { origin: ['*'], credentials: false },
+        response: { schema: documentSchema, sample: 0 },
+        handler: (_request, h: ResponseToolkit) => {
+          const { json, etag } = load();
+          return h.response(json).type('application/json; charset=utf-8').etag(etag);
+        },
+      },
+    },
+    {
+      method: 'GET',
+      path: '/docs',
+      options: {
+        auth: false,
+        handler: (_request, h: ResponseToolkit) => h.response(docsPage(load().title)).type('text/html; charset=utf-8'),
+      },
+    },
+    {
+      // Replaces the dist's initializer (it points at the petstore) for its index.html too.
+      method: 'GET',
+      path: '/docs/assets/swagger-initializer.js',
+      options: {
+        auth: false,
+        handler: (_request, h: ResponseToolkit) => h.response(INITIALIZER).type('application/javascript; charset=utf-8'),
+      },
+    },
+    {
+      method: 'GET',
+      path: '/docs/assets/{file*}',
+      options: {
+        auth: false,
+        cache: { expiresIn: 24 * 60 * 60 * 1000, privacy: 'public' },
+        handler: { directory: { path: swaggerUiDir, index: false, listing: false, redirectToSlash: false } },
+      },
+    },
+  ]);
+
+  await pendingInert;
+}
+
+function docsPage(title: string): string {
+  const t = escapeHtml(`${title} API`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${t}</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="stylesheet" href="/docs/assets/index.css">
+  <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <noscript>${t}: the document is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
+  <script src="/docs/assets/swagger-ui-bundle.js" charset="UTF-8"></script>
+  <script src="/docs/assets/swagger-initializer.js" charset="UTF-8"></script>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,259 @@
+import Hapi, { type Server, type Request } from '@hapi/hapi';
+import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import HapiPino from 'hapi-pino';
+import pino, { type Logger } from 'pino';
+import { Model } from 'objection';
+import type { AppConfig } from './config.js';
+import { KEYS } from './keys.js';
+import { loadAdapters, resolvePlugins, type LoadedAdapter } from './loader.js';
+import type { PluginContext, PluginConsumerOptions, PluginMessageHandler, Role } from './plugin.js';
+import { createDatabase, type Db, type DatabaseInfo } from '../data/db.js';
+import { migrateLatest } from '../data/migrate.js';
+import { createBus, Outbox, OutboxRelay, idempotent } from '../bus/index.js';
+import type { Bus, BusMessage } from '../bus/bus.js';
+import { SecretBox, resolveSecretKeys } from '../security/secret-box.js';
+import { PasswordHasher } from '../security/passwords.js';
+import { RateLimiter } from '../http/rate-limit.js';
+import { AuditWriter } from '../audit/audit-writer.js';
+import { Scheduler } from '../scheduler/scheduler.js';
+import { registerErrorEnvelope, validationFailAction } from '../http/errors.js';
+import { registerAuth, principalOf, type AuthResolver } from '../http/auth.js';
+import { registerHealthRoutes } from '../http/health.js';
+import { buildOpenApiDocument, registerOpenApiRoutes } from '../http/openapi.js';
+import { noopErrorReporter, type ErrorReporter } from '../contracts/error-reporter.js';
+
+export const ALL_ROLES: readonly Role[] = ['api', 'worker', 'scheduler'];
+export const API_VERSION = '1.0.0';
+
+export interface App {
+  config: AppConfig;
+  container: AwilixContainer;
+  server: Server;
+  db: Db;
+  dbInfo: DatabaseInfo;
+  bus: Bus;
+  log: Logger;
+  roles: ReadonlySet<Role>;
+  scheduler: Scheduler;
+  relay: OutboxRelay;
+  plugins: string[];
+  adapters: LoadedAdapter[];
+  /** Starts the bus, and per role: consumers and outbox relay (worker), the scheduler, the HTTP listener (api). */
+  start(opts?: { listen?: boolean; scheduler?: boolean }): Promise<void>;
+  /** Graceful stop: drain HTTP, stop scheduler and relay, finish in-flight messages, close pools. */
+  stop(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  roles?: Iterable<Role>;
+  logger?: Logger;
+  /** In-memory PGlite only: start from this dump (tests). */
+  pgliteTemplate?: Blob;
+}
+
+/** Builds the whole service from its configuration: container, data, bus, adapters, HTTP, plugins. */
+export async function createApp(config: AppConfig, opts: CreateAppOptions = {}): Promise<App> {
+  const roles = new Set<Role>(opts.roles ?? ALL_ROLES);
+  const log = opts.logger ?? pino({ level: config.log.level, base: { service: 'patchwell' } });
+  const container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+
+  const { db, info: dbInfo } = createDatabase(config, { pgliteTemplate: opts.pgliteTemplate });
+  await migrateLatest(db);
+  Model.knex(db);
+
+  const bus = createBus(config, { db, log });
+  const outbox = new Outbox();
+  const relay = new OutboxRelay({ db, bus, log, batchSize: config.bus.outboxBatch, pollMs: config.bus.outboxPollMs, backoffMs: config.bus.backoffMs });
+  if (roles.has('worker')) outbox.onCommitted(() => relay.kick());
+  const scheduler = new Scheduler(db, log, { engine: dbInfo.engine });
+  const authResolvers: AuthResolver[] = [];
+
+  container.register({
+    [KEYS.config]: asValue(config),
+    [KEYS.log]: asValue(log),
+    [KEYS.db]: asValue(db),
+    [KEYS.bus]: asValue(bus),
+    [KEYS.outbox]: asValue(outbox),
+    [KEYS.secretBox]: asValue(new SecretBox(resolveSecretKeys(config.security.secretKeys, config.dataDir))),
+    [KEYS.passwords]: asValue(new PasswordHasher(config.security.passwordHashCost)),
+    [KEYS.rateLimiter]: asValue(new RateLimiter(db)),
+    [KEYS.audit]: asValue(new AuditWriter(db)),
+    [KEYS.scheduler]: asValue(scheduler),
+    [KEYS.authResolvers]: asValue(authResolvers),
+    [KEYS.principal]: asValue(null),
+    [KEYS.request]: asValue(null),
+    [KEYS.message]: asValue(null),
+  });
+
+  const adapters = await loadAdapters(config, container);
+  const reporter: ErrorReporter = (container.resolve(KEYS.errorReporter, { allowUnregistered: true }) as ErrorReporter | null) ?? noopErrorReporter;
+  container.register(KEYS.errorReporter, asValue(reporter));
+
+  const server = createServer(config);
+  await server.register({
+    plugin: HapiPino,
+    options: {
+      instance: log,
+      logRequestComplete: true,
+      ignoreFunc: (_o: unknown, request: Request) => request.path.startsWith('/v1/health') || request.path.startsWith('/docs/assets'),
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-widget-key"]', 'res.headers["set-cookie"]'],
+    },
+  });
+  registerErrorEnvelope(server, (err, request) => {
+    log.error({ err, reqId: request.info.id, route: request.route.path }, 'request failed');
+    reporter.capture(err, { requestId: request.info.id, route: request.route.path, method: request.method });
+  });
+  registerAuth(server, { resolvers: () => authResolvers, allowedOrigins: [config.server.publicBaseUrl, ...config.server.dashboardOrigins] });
+  registerRequestScope(server, container);
+  registerHealthRoutes(server, { db, bus });
+
+  const startHooks: (() => Promise<void> | void)[] = [];
+  const stopHooks: (() => Promise<void> | void)[] = [];
+  const plugins = await resolvePlugins(config);
+  for (const { definition, options } of plugins) {
+    const ctx = pluginContext({ name: definition.name, options, config, container, server, log, roles, bus, db, scheduler, startHooks, stopHooks });
+    await definition.register(ctx);
+  }
+
+  let openapi: ReturnType<typeof buildOpenApiDocument> | null = null;
+  await registerOpenApiRoutes(server, () => (openapi ??= buildOpenApiDocument(server, {
+    title: 'Patchwell API',
+    version: API_VERSION,
+    description: 'Support automation: tickets, diagnoses, drafted replies, fixes as pull requests, approvals and releases.',
+    serverUrl: config.server.publicBaseUrl,
+  })));
+
+  let started = false;
+  const app: App = {
+    config, container, server, db, dbInfo, bus, log, roles, scheduler, relay, adapters,
+    plugins: plugins.map((p) => p.definition.name),
+    async start(startOpts = {}) {
+      await bus.start();
+      if (roles.has('worker')) {
+        await bus.startConsumers();
+        relay.start();
+      }
+      for (const hook of startHooks) await hook();
+      if (roles.has('scheduler') && startOpts.scheduler !== false) await scheduler.start();
+      if (roles.has('api') && startOpts.listen !== false) await server.start();
+      else await server.initialize();
+      started = true;
+    },
+    async stop() {
+      if (started) {
+        await server.stop({ timeout: config.server.shutdownTimeoutMs });
+        await scheduler.stop();
+        await relay.stop();
+        for (const hook of [...stopHooks].reverse()) await hook();
+        await bus.stop();
+      }
+      for (const a of adapters) await a.module.close?.(a.instance);
+      await reporter.flush(2000);
+      await db.destroy();
+      started = false;
+    },
+  };
+  return app;
+}
+
+function createServer(config: AppConfig): Server {
+  return Hapi.server({
+    port: config.server.port,
+    host: config.server.host,
+    router: { stripTrailingSlash: true },
+    routes: {
+      validate: { failAction: validationFailAction, options: { abortEarly: false } },
+      response: { sample: config.server.validateResponses ? 100 : 0, failAction: 'error' },
+      payload: { maxBytes: config.server.bodyLimitBytes, allow: ['application/json'] },
+      security: { noSniff: true, xframe: 'deny', referrer: 'strict-origin-when-cross-origin' },
+    },
+    state: { strictHeader: false, ignoreErrors: true },
+  });
+}
+
+declare module '@hapi/hapi' {
+  interface RequestApplicationState {
+    /** The request's container scope: holds `request` and, after auth, `principal`. */
+    scope: AwilixContainer;
+  }
+}
+
+function registerRequestScope(server: Server, container: AwilixContainer): void {
+  server.ext('onRequest', (request, h) => {
+    request.app.scope = container.createScope();
+    request.app.scope.register(KEYS.request, asValue(request));
+    return h.continue;
+  });
+  server.ext('onPostAuth', (request, h) => {
+    request.app.scope.register(KEYS.principal, asValue(principalOf(request)));
+    return h.continue;
+  });
+  server.ext('onPreResponse', (request, h) => {
+    const res = request.response as { header?: (k: string, v: string) => unknown; output?: { headers: Record<string, string> } };
+    if (res?.output) res.output.headers['X-Request-Id'] = request.info.id;
+    else res?.header?.('X-Request-Id', request.info.id);
+    return h.continue;
+  });
+}
+
+interface ContextDeps {
+  name: string;
+  options: Record<string, unknown>;
+  config: AppConfig;
+  container: AwilixContainer;
+  server: Server;
+  log: Logger;
+  roles: ReadonlySet<Role>;
+  bus: Bus;
+  db: Db;
+  scheduler: Scheduler;
+  startHooks: (() => Promise<void> | void)[];
+  stopHooks: (() => Promise<void> | void)[];
+}
+
+function pluginContext(d: ContextDeps): PluginContext<Record<string, unknown>> {
+  const log = d.log.child({ plugin: d.name });
+  return {
+    name: d.name,
+    options: d.options,
+    config: d.config,
+    container: d.container,
+    server: d.server,
+    log,
+    roles: d.roles,
+    routes(routes) {
+      for (const r of routes) {
+        const o = (r.options ?? {}) as { id?: string; tags?: string[] };
+        if (!o.id) throw new Error(`plugin ${d.name}: route ${r.method} ${r.path} has no options.id (operationId)`);
+        if (!o.tags || o.tags.length !== 1) throw new Error(`plugin ${d.name}: route ${o.id} needs exactly one tag (its spec section)`);
+      }
+      d.server.route(routes);
+    },
+    provide(registrations) {
+      d.container.register(registrations);
+    },
+    consume(name, patterns, handler, options) {
+      d.bus.consume(`${d.name}.${name}`, patterns, wrapConsumer(d, `${d.name}.${name}`, handler, options), options);
+    },
+    schedule(name, options, task) {
+      d.scheduler.add({ name: `${d.name}.${name}`, everyMs: options.everyMs, runAtStart: options.runAtStart ?? false, run: task });
+    },
+    onStart(fn) {
+      d.startHooks.push(fn);
+    },
+    onStop(fn) {
+      d.stopHooks.push(fn);
+    },
+  };
+}
+
+/** Each message runs in its own scope; idempotent consumers record it in the inbox in the handler's transaction. */
+function wrapConsumer(d: ContextDeps, consumer: string, handler: PluginMessageHandler, options?: PluginConsumerOptions) {
+  const run = (message: BusMessage, trx: Db | null) => {
+    const scope = d.container.createScope();
+    scope.register({ [KEYS.message]: asValue(message), trx: asValue(trx) });
+    return handler(message, scope);
+  };
+  if (options?.idempotent === false) return (message: BusMessage) => run(message, null);
+  return idempotent(d.db, consumer, (message, trx) => run(message, trx as unknown as Db));
+}

@@ -1,0 +1,10 @@
+import type { PluginDefinition } from '../core/kernel/plugin.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- modules differ in option types
+type Loader = () => Promise<{ default: PluginDefinition<any> }>;
+
+/**
+ * The plugins shipped with Patchwell. Each is on unless `config.plugins.<name>.enabled` is false;
+ * partners add theirs in config with `{ "module": "./path/to/plugin.ts" }`.
+ */
+export const builtinPlugins: Record<string, Loader> = {};

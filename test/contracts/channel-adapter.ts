@@ -1,0 +1,283 @@
+/**
+ * Contract kit of ChannelAdapter. Every email provider adapter runs it in its own test:
+ *
+ *   await runChannelAdapterContract(t, { name: 'mail-smtp', create: async () => new SmtpChannelAdapter(opts, deps), … });
+ */
+import Joi from 'joi';
+import {
+  DELIVERY_EVENT_TYPES,
+  DNS_RECORD_STATUSES,
+  DNS_RECORD_TYPES,
+  DOMAIN_STATUSES,
+  PROVIDER_VERDICTS,
+  signMimeDelivery,
+  type ChannelAdapter,
+  type DomainPurpose,
+  type InboundDelivery,
+  type OutgoingEmail,
+} from '../../core/contracts/index.js';
+import {
+  expectAdapterError,
+  kitSuffix,
+  problems,
+  resolveLazy,
+  runCommonCases,
+  shapes,
+  withAdapter,
+  withBodyChanged,
+  type ContractTest,
+  type Forgery,
+  type KitOptions,
+  type Lazy,
+} from './common.js';
+
+export interface ChannelAdapterKitOptions extends KitOptions<ChannelAdapter> {
+  /** Send cases (default on, to `kit@example.test`); false when no peer takes mail. */
+  send?: boolean | { to: string[] };
+  /** Domain cases (default on, on `kit-<random>.example.test`); false when no provider peer runs. */
+  domains?: boolean | { domain: string };
+  /**
+   * Secret of the `mime` provider the adapter was created with; required when the adapter lists
+   * `mime`. The kit then signs and forges deliveries itself.
+   */
+  mimeSecret?: string;
+  /** Deliveries of the adapter's own providers: one it accepts, and forged ones it must refuse. */
+  inbound?: {
+    signed: Lazy<InboundDelivery>;
+    forged: Array<Forgery<InboundDelivery>>;
+    expect?: { emails?: number; events?: number };
+  };
+}
+
+const verdict = Joi.string().valid(...PROVIDER_VERDICTS);
+
+const dnsRecordSchema = Joi.object({
+  purpose: Joi.string().valid('sending', 'receiving', 'status_page').required(),
+  record: Joi.string(),
+  type: Joi.string().valid(...DNS_RECORD_TYPES).required(),
+  name: shapes.nonEmpty.required(),
+  value: shapes.nonEmpty.required(),
+  priority: Joi.number().integer().min(0).when('type', { is: 'MX', then: Joi.required() }),
+  ttl: Joi.alternatives(Joi.string(), Joi.number().integer().min(0)),
+  status: Joi.string().valid(...DNS_RECORD_STATUSES),
+});
+
+const domainStateSchema = Joi.object({
+  domain: shapes.nonEmpty.lowercase().required(),
+  purpose: Joi.string().valid('sending', 'receiving').required(),
+  status: Joi.string().valid(...DOMAIN_STATUSES).required(),
+  records: Joi.array().items(dnsRecordSchema).min(1).required(),
+  error: Joi.object({ code: shapes.nonEmpty.required(), message: Joi.string().required() }),
+});
+
+const sendResultSchema = Joi.object({
+  providerMessageId: shapes.nonEmpty.required(),
+  accepted: Joi.array().items(Joi.string()).min(1).required(),
+  rejected: Joi.array().items(Joi.string()),
+});
+
+const parsedEmailSchema = Joi.object({
+  recipient: Joi.string().email({ tlds: false }).lowercase().required(),
+  raw: Joi.binary().min(1).required(),
+  providerVerdicts: Joi.object({ spam: verdict, virus: verdict, spf: verdict, dkim: verdict, dmarc: verdict }).required(),
+  providerMessageId: shapes.nonEmpty.required(),
+});
+
+const deliveryEventSchema = Joi.object({
+  type: Joi.string().valid(...DELIVERY_EVENT_TYPES).required(),
+  providerMessageId: shapes.nonEmpty.required(),
+  recipient: Joi.string().email({ tlds: false }).required(),
+  detail: Joi.string().required(),
+  permanent: Joi.boolean(),
+  occurredAt: shapes.date.required(),
+});
+
+const parseResultSchema = Joi.object({
+  emails: Joi.array().items(parsedEmailSchema).required(),
+  events: Joi.array().items(deliveryEventSchema).required(),
+});
+
+/** Problems of a DomainState for the domain and purpose asked about. */
+export function checkDomainState(state: unknown, domain: string, purpose: DomainPurpose): string[] {
+  const found = problems(domainStateSchema, state);
+  if (found.length) return found;
+  const s = state as { domain: string; purpose: string; records: Array<{ type: string; purpose: string }> };
+  if (s.domain !== domain.toLowerCase()) found.push(`domain: is ${s.domain}, asked ${domain}`);
+  if (s.purpose !== purpose) found.push(`purpose: is ${s.purpose}, asked ${purpose}`);
+  if (purpose === 'receiving' && !s.records.some((r) => r.type === 'MX')) found.push('records: a receiving domain needs an MX record');
+  return found;
+}
+
+/** Problems of a SendResult for the message sent. */
+export function checkSendResult(result: unknown, message: OutgoingEmail): string[] {
+  const found = problems(sendResultSchema, result);
+  if (found.length) return found;
+  const r = result as { accepted: string[]; rejected?: string[] };
+  const sentTo = new Set([...message.to, ...(message.cc ?? [])].map((a) => a.address.toLowerCase()));
+  for (const a of [...r.accepted, ...(r.rejected ?? [])]) {
+    if (!sentTo.has(a.toLowerCase())) found.push(`accepted/rejected: ${a} was not a recipient`);
+  }
+  return found;
+}
+
+/** Problems of an InboundParseResult. */
+export function checkInboundParseResult(result: unknown): string[] {
+  return problems(parseResultSchema, result);
+}
+
+function kitMessage(to: string[]): OutgoingEmail {
+  const id = kitSuffix();
+  return {
+    from: { address: 'support@kit.example.test', name: 'Kit Support' },
+    to: to.map((address) => ({ address })),
+    replyTo: { address: `reply+${id}@kit.example.test` },
+    subject: `Contract kit ${id}`,
+    text: 'Plain text body.\n',
+    html: '<p>HTML body.</p>',
+    messageId: `<kit-${id}@kit.example.test>`,
+    headers: {
+      'In-Reply-To': '<customer-1@example.test>',
+      References: '<customer-1@example.test>',
+      'Auto-Submitted': 'auto-replied',
+    },
+    attachments: [{ filename: 'note.txt', contentType: 'text/plain', content: Buffer.from('attached\n') }],
+  };
+}
+
+/** A `mime` delivery signed with `secret` (or unsigned when null). */
+export function mimeDelivery(recipient: string, secret: string | null, body?: string): InboundDelivery {
+  const rawBody = Buffer.from(
+    body ??
+      [
+        'From: Ada <ada@example.test>',
+        `To: ${recipient}`,
+        'Subject: The login button does nothing',
+        `Message-ID: <kit-${kitSuffix()}@example.test>`,
+        'Date: Tue, 02 Jan 2024 10:00:00 +0000',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        'When I click Login nothing happens.',
+        '',
+      ].join('\r\n'),
+  );
+  const headers: InboundDelivery['headers'] = { 'content-type': 'message/rfc822', 'x-envelope-to': recipient };
+  if (secret !== null) headers['x-webhook-signature'] = signMimeDelivery(rawBody, secret);
+  return { provider: 'mime', contentType: 'message/rfc822', headers, rawBody };
+}
+
+/** Drives a ChannelAdapter through the cases every email provider must pass. */
+export async function runChannelAdapterContract(t: ContractTest, opts: ChannelAdapterKitOptions): Promise<void> {
+  await runCommonCases(t, 'channel', opts);
+
+  await t.test('inboundProviders lists path segments', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      const p = adapter.inboundProviders;
+      t.ok(Array.isArray(p) && p.length > 0, 'at least one provider');
+      t.ok(p.every((x) => /^[a-z0-9][a-z0-9-]*$/.test(x)), `each is a lower-case slug: ${p.join(', ')}`);
+    });
+  });
+
+  if (opts.send !== false) {
+    const to = typeof opts.send === 'object' ? opts.send.to : ['kit@example.test'];
+    await t.test('send() answers the provider id and the accepted recipients', async (t) => {
+      await withAdapter(opts, async (adapter) => {
+        const message = kitMessage(to);
+        t.same(checkSendResult(await adapter.send(message), message), [], 'SendResult fits the contract');
+      });
+    });
+  }
+
+  if (opts.domains !== false) {
+    const base = typeof opts.domains === 'object' ? opts.domains.domain : `kit-${kitSuffix()}.example.test`;
+    for (const purpose of ['sending', 'receiving'] as const) {
+      const domain = purpose === 'sending' ? `mail.${base}` : `in.${base}`;
+      await t.test(`a ${purpose} domain is registered, checked and deleted`, async (t) => {
+        await withAdapter(opts, async (adapter) => {
+          const first = await adapter.registerDomain(domain, purpose);
+          t.same(checkDomainState(first, domain, purpose), [], 'registerDomain answers a DomainState');
+          const again = await adapter.registerDomain(domain, purpose);
+          t.same(
+            again.records.map((r) => [r.type, r.name, r.value]),
+            first.records.map((r) => [r.type, r.name, r.value]),
+            'registering again answers the same records',
+          );
+          t.same(checkDomainState(await adapter.checkDomain(domain, purpose), domain, purpose), [], 'checkDomain answers a DomainState');
+          await adapter.deleteDomain(domain, purpose);
+          await adapter.deleteDomain(domain, purpose);
+          t.ok(true, 'deleteDomain succeeds, also when the domain is gone');
+        });
+      });
+    }
+  }
+
+  await t.test('a delivery for a provider it does not read is refused', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      const d = { ...mimeDelivery('acme@in.kit.example.test', null), provider: 'kit-unknown-provider' };
+      await expectAdapterError(t, () => adapter.parseInbound(d), [], 'unknown provider');
+    });
+  });
+
+  await runMimeCases(t, opts);
+
+  const inbound = opts.inbound;
+  if (inbound) {
+    await t.test('a signed delivery is read', async (t) => {
+      await withAdapter(opts, async (adapter) => {
+        const result = await adapter.parseInbound(await resolveLazy(inbound.signed));
+        t.same(checkInboundParseResult(result), [], 'InboundParseResult fits the contract');
+        if (inbound.expect?.emails !== undefined) t.equal(result.emails.length, inbound.expect.emails, 'emails');
+        if (inbound.expect?.events !== undefined) t.equal(result.events.length, inbound.expect.events, 'events');
+      });
+    });
+    await t.test('forged deliveries are refused with DeliverySignatureError', async (t) => {
+      t.ok(inbound.forged.length > 0, 'the adapter gives at least one forged delivery');
+      await withAdapter(opts, async (adapter) => {
+        for (const f of inbound.forged) {
+          const d = await resolveLazy(f.delivery);
+          await expectAdapterError(t, () => adapter.parseInbound(d), ['invalid_signature'], f.name);
+        }
+      });
+    });
+  }
+}
+
+async function runMimeCases(t: ContractTest, opts: ChannelAdapterKitOptions): Promise<void> {
+  const offersMime = await withAdapter(opts, async (a) => a.inboundProviders.includes('mime'));
+  if (!offersMime) return;
+  const secret = opts.mimeSecret;
+  if (!secret) {
+    await t.test('mime deliveries can be checked', async (t) => {
+      t.fail('the adapter reads `mime`: give the kit its `mimeSecret`');
+    });
+    return;
+  }
+  const recipient = 'acme@in.kit.example.test';
+
+  await t.test('a signed mime delivery gives one email for the envelope recipient', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      const d = mimeDelivery(recipient, secret);
+      const result = await adapter.parseInbound(d);
+      t.same(checkInboundParseResult(result), [], 'InboundParseResult fits the contract');
+      t.equal(result.emails.length, 1, 'one email');
+      t.equal(result.emails[0]?.recipient, recipient, 'recipient from X-Envelope-To');
+      t.ok(result.emails[0]?.raw.equals(d.rawBody), 'raw is the delivered message');
+    });
+  });
+
+  const forged: Array<[string, () => InboundDelivery]> = [
+    ['no signature header', () => mimeDelivery(recipient, null)],
+    ['signed with another secret', () => mimeDelivery(recipient, `${secret}-not-it`)],
+    ['body changed after signing', () => withBodyChanged(mimeDelivery(recipient, secret))],
+    ['malformed signature', () => {
+      const d = mimeDelivery(recipient, secret);
+      return { ...d, headers: { ...d.headers, 'x-webhook-signature': 'sha256=nothex' } };
+    }],
+  ];
+  await t.test('forged mime deliveries are refused with DeliverySignatureError', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      for (const [name, make] of forged) {
+        await expectAdapterError(t, () => adapter.parseInbound(make()), ['invalid_signature'], name);
+      }
+    });
+  });
+}

@@ -1,0 +1,248 @@
+import t, { type Test } from 'tap';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from 'rabbitmq-client';
+import { createTestDb } from '../helpers/db.js';
+import { RabbitBus, Outbox, OutboxRelay, idempotent, createBus, type BusConfig, type BusMessage, type OutgoingMessage } from '../../core/bus/index.js';
+import { newId } from '../../core/data/ids.js';
+
+const AMQP_URL = process.env.AMQP_URL;
+const skip = AMQP_URL ? false : 'AMQP_URL is not set (e.g. amqp://guest:guest@127.0.0.1:5672): no RabbitMQ to test against';
+
+// Only touch the database and the broker when the tests run.
+const ctx = skip ? null : await createTestDb();
+const admin = skip ? null : new Connection(AMQP_URL);
+if (ctx) t.teardown(ctx.close);
+if (admin) {
+  admin.on('error', () => {});
+  t.teardown(() => admin.close());
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+function event(type: string, payload: unknown = {}, id = newId('evt')): OutgoingMessage {
+  return { id, type, orgId: 'org_it', occurredAt: new Date().toISOString(), payload };
+}
+
+/** A RabbitBus on this file's database with quick reconnects; stopped (and its queues deleted) at teardown. */
+async function startBus(t: Test, overrides: Partial<BusConfig> = {}): Promise<RabbitBus> {
+  const { db, config } = ctx!;
+  const bus = new RabbitBus({ ...config.bus, ...overrides }, {
+    db,
+    publishTimeoutMs: 2000,
+    connectTimeoutMs: 5000,
+    connection: { retryLow: 100, retryHigh: 400, connectionName: 'patchwell-bus-test' },
+  });
+  t.teardown(() => bus.stop());
+  await bus.start();
+  return bus;
+}
+
+async function queueExists(queue: string): Promise<boolean> {
+  try {
+    await admin!.queueDeclare({ queue, passive: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A TCP proxy in front of the broker that can be switched off (connections cut, port refusing). */
+class TcpProxy {
+  port = 0;
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  get url(): string {
+    const u = new URL(AMQP_URL!);
+    u.hostname = '127.0.0.1';
+    u.port = String(this.port);
+    return u.toString();
+  }
+
+  async up(): Promise<void> {
+    const server = createServer((client) => this.pipe(client));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  async down(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private pipe(client: Socket): void {
+    const upstream = connect(this.target.port, this.target.host);
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => this.sockets.delete(socket));
+    }
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+}
+
+t.test('createBus picks RabbitMQ when bus.url is set', { skip }, async (t) => {
+  const bus = createBus(ctx!.config, { db: ctx!.db });
+  t.equal(bus.kind, 'rabbitmq');
+});
+
+t.test('publish with confirms reaches the consumers whose patterns match', { skip }, async (t) => {
+  const bus = await startBus(t);
+  const got: BusMessage[] = [];
+  const other: string[] = [];
+  bus.consume('it.basic', ['it.basic.*'], async (m) => void got.push(m));
+  bus.consume('it.other', ['elsewhere.#'], async (m) => void other.push(m.type));
+  await bus.startConsumers();
+  const exchange = ctx!.config.bus.exchange;
+  for (const q of ['it.basic', 'it.basic.retry', 'it.basic.dead']) t.ok(await queueExists(`${exchange}.${q}`), `queue ${q} declared`);
+
+  const sent = [event('it.basic.one', { n: 1, list: [1, 2] }), event('it.basic.two', { n: 2 }), event('it.other.three')];
+  for (const m of sent) await bus.publish(m);
+  await waitFor('two deliveries', () => got.length === 2);
+  t.match(got[0], { id: sent[0]!.id, type: 'it.basic.one', orgId: 'org_it', attempt: 1, payload: { n: 1, list: [1, 2] } });
+  t.equal(got[1]!.id, sent[1]!.id);
+  t.same(other, []);
+  t.same(await bus.health(), { ok: true, detail: 'connected' });
+});
+
+t.test('a failing handler is retried through the retry queue, then dead-lettered', { skip }, async (t) => {
+  const bus = await startBus(t);
+  const attempts: { attempt: number; at: number }[] = [];
+  bus.consume('it.fails', ['it.fails'], async (m) => {
+    attempts.push({ attempt: m.attempt, at: Date.now() });
+    throw new Error(`nope ${m.attempt}`);
+  }, { maxAttempts: 3, backoffMs: [100, 200] });
+  await bus.startConsumers();
+  const msg = event('it.fails', { keep: 'me' });
+  await bus.publish(msg);
+  await waitFor('dead letter row', async () => (await bus.deadLetters('it.fails')).length === 1);
+  t.same(attempts.map((a) => a.attempt), [1, 2, 3]);
+  t.ok(attempts[1]!.at - attempts[0]!.at >= 90, 'waited the first back-off in the retry queue');
+  t.ok(attempts[2]!.at - attempts[1]!.at >= 190, 'waited the second back-off');
+  const [dead] = await bus.deadLetters('it.fails');
+  t.match(dead, { consumer: 'it.fails', message: { id: msg.id, attempt: 3, payload: { keep: 'me' } }, error: /nope 3/ });
+
+  const deadQueue = `${ctx!.config.bus.exchange}.it.fails.dead`;
+  let copy = await admin!.basicGet({ queue: deadQueue, noAck: true });
+  for (let i = 0; !copy && i < 50; i++) {
+    await sleep(20);
+    copy = await admin!.basicGet({ queue: deadQueue, noAck: true });
+  }
+  t.ok(copy, 'a copy waits in the .dead queue');
+  t.equal(copy?.messageId, msg.id);
+  t.equal(copy?.headers?.['x-attempt'], 3);
+  t.match(copy?.body, { id: msg.id, payload: { keep: 'me' } });
+  await sleep(300);
+  t.equal(attempts.length, 3, 'no attempt after the last one');
+});
+
+t.test('an idempotent consumer handles a redelivered message once', { skip }, async (t) => {
+  const { db } = ctx!;
+  const bus = await startBus(t);
+  const handled: string[] = [];
+  bus.consume('it.idem', ['it.idem'], idempotent(db, 'it.idem', async (m) => void handled.push(m.id)), { prefetch: 4 });
+  await bus.startConsumers();
+  const msg = event('it.idem');
+  await bus.publish(msg);
+  await bus.publish(msg);
+  await bus.publish(event('it.idem'));
+  await waitFor('distinct messages', () => handled.length === 2);
+  await sleep(200);
+  t.equal(handled.length, 2);
+  t.equal(handled.filter((id) => id === msg.id).length, 1);
+  t.equal((await db('inbox').where({ consumer: 'it.idem' })).length, 2);
+});
+
+t.test('outbox rows written while the broker is unreachable are published once it is back', { skip }, async (t) => {
+  const { db } = ctx!;
+  await db('outbox').del();
+  const target = new URL(AMQP_URL!);
+  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
+  await proxy.up();
+  t.teardown(() => proxy.down());
+
+  const bus = await startBus(t, { url: proxy.url, exchange: `${ctx!.config.bus.exchange}.proxied` });
+  const relay = new OutboxRelay({ db, bus, batchSize: 50, pollMs: 50, backoffMs: [100, 200] });
+  const outbox = new Outbox({ onCommitted: () => relay.kick() });
+  const deliveries = new Map<string, number>();
+  bus.consume('it.outage', ['outage.#'], idempotent(db, 'it.outage', async (m) => {
+    deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
+  }));
+  await bus.startConsumers();
+  relay.start();
+  t.teardown(() => relay.stop());
+
+  const before = await db.transaction((trx) => outbox.add(trx, 'outage.before', { n: 0 }, { orgId: 'org_it' }));
+  await waitFor('delivery while up', () => deliveries.has(before));
+
+  await proxy.down();
+  await waitFor('bus reports the outage', async () => !(await bus.health()).ok);
+  t.match(await bus.health(), { ok: false, detail: /disconnected/ });
+
+  const ids = await db.transaction(async (trx) => {
+    const out: string[] = [];
+    for (let i = 1; i <= 5; i++) out.push(await outbox.add(trx, 'outage.during', { n: i }, { orgId: 'org_it' }));
+    return out;
+  });
+  await waitFor('failed attempts recorded', async () => {
+    const rows = await db('outbox').whereIn('id', ids);
+    return rows.length === 5 && rows.every((r: { attempts: number }) => r.attempts > 0);
+  });
+  const pending = await db('outbox').whereIn('id', ids);
+  t.ok(pending.every((r: { published_at: unknown }) => r.published_at === null), 'nothing published while down');
+  t.ok(pending.every((r: { last_error: string | null }) => /unavailable|timed out|closed/i.test(r.last_error ?? '')), 'last_error says why');
+  t.equal(ids.filter((id) => deliveries.has(id)).length, 0);
+
+  await proxy.up();
+  await waitFor('rows published after recovery', async () => {
+    const rows = await db('outbox').whereIn('id', ids).whereNotNull('published_at');
+    return rows.length === 5;
+  }, 15_000);
+  await waitFor('consumed after recovery (the consumer reconnected)', () => ids.every((id) => deliveries.has(id)), 15_000);
+  await sleep(300);
+  t.same(ids.map((id) => deliveries.get(id)), [1, 1, 1, 1, 1], 'each consumed exactly once');
+  t.same(await bus.health(), { ok: true, detail: 'connected' });
+
+  // The publisher came back too: a direct publish after the outage is confirmed and consumed.
+  const after = event('outage.after');
+  await bus.publish(after);
+  await waitFor('direct publish after recovery', () => deliveries.has(after.id));
+});
+
+t.test('stop waits for in-flight handlers, then deletes the declared queues (deleteQueuesOnStop)', { skip }, async (t) => {
+  const exchange = `${ctx!.config.bus.exchange}.cleanup`;
+  const bus = await startBus(t, { exchange });
+  let started = false;
+  let finished = false;
+  bus.consume('it.cleanup', ['x.#'], async () => {
+    started = true;
+    await sleep(300);
+    finished = true;
+  });
+  await bus.startConsumers();
+  t.ok(await queueExists(`${exchange}.it.cleanup`));
+  await bus.publish(event('x.slow'));
+  await waitFor('handler started', () => started);
+  await bus.stop();
+  t.ok(finished, 'stop waited for the in-flight handler');
+  for (const q of ['', '.retry', '.dead']) t.notOk(await queueExists(`${exchange}.it.cleanup${q}`), `queue it.cleanup${q} deleted`);
+  t.match(await bus.health(), { ok: false, detail: 'not started' });
+});

@@ -1,0 +1,61 @@
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, ConfigError } from '../../core/kernel/config.js';
+
+t.test('defaults load and validate', async (t) => {
+  const c = loadConfig({ env: {} });
+  t.equal(c.server.port, 3000);
+  t.equal(c.database.url, null);
+  t.equal(c.bus.url, null);
+});
+
+t.test('the environment maps onto config keys', async (t) => {
+  const c = loadConfig({
+    env: { PORT: '4000', DATABASE_URL: 'postgres://u@h/db', AMQP_URL: 'amqp://g:g@h:5672', DASHBOARD_ORIGINS: 'https://a.example, https://b.example', MAIL_PROVIDER: 'smtp', PUBLIC_BASE_URL: 'https://pw.example/' },
+  });
+  t.equal(c.server.port, 4000);
+  t.equal(c.database.url, 'postgres://u@h/db');
+  t.equal(c.bus.url, 'amqp://g:g@h:5672');
+  t.same(c.server.dashboardOrigins, ['https://a.example', 'https://b.example']);
+  t.equal(c.adapters.channel, 'mail-smtp');
+  t.equal(c.server.publicBaseUrl, 'https://pw.example');
+});
+
+t.test('CONFIG_FILE merges over defaults', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pwcfg-'));
+  const file = join(dir, 'c.json');
+  writeFileSync(file, JSON.stringify({ bus: { prefetch: 3 }, plugins: { hello: { enabled: false } } }));
+  const c = loadConfig({ env: { CONFIG_FILE: file } });
+  t.equal(c.bus.prefetch, 3);
+  t.equal(c.bus.maxAttempts, 5, 'siblings keep their defaults');
+  t.equal(c.plugins.hello?.enabled, false);
+});
+
+t.test('a wrong value names the key', async (t) => {
+  t.throws(() => loadConfig({ env: {}, overrides: { bus: { prefetch: 0 } } }), { name: 'ConfigError', message: /config key bus\.prefetch/ });
+  t.throws(() => loadConfig({ env: { DATABASE_URL: 'mysql://x' } }), /config key database\.url/);
+  t.throws(() => loadConfig({ env: { PORT: 'eighty' } }), /PORT/);
+});
+
+t.test('booting with a bad config value exits non-zero with a clear message', async (t) => {
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'api'], {
+    env: { ...process.env, DATABASE_URL: '', AMQP_URL: '', PORT: '0', LOG_LEVEL: 'nope', DATA_DIR: ':memory:' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.not(res.status, 0);
+  t.match(res.stderr, /config key log\.level/);
+});
+
+t.test('an unknown role stops boot', async (t) => {
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'cook'], {
+    env: { ...process.env, DATA_DIR: ':memory:' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.not(res.status, 0);
+  t.match(res.stderr, /--role must be/);
+});
