@@ -9,7 +9,7 @@ import { loadAdapters, resolvePlugins, type LoadedAdapter } from './loader.js';
 import type { PluginContext, PluginConsumerOptions, PluginMessageHandler, Role } from './plugin.js';
 import { createDatabase, type Db, type DatabaseInfo } from '../data/db.js';
 import { migrateLatest } from '../data/migrate.js';
-import { createBus, Outbox, OutboxRelay, idempotent } from '../bus/index.js';
+import { createBus, Outbox, OutboxRelay, idempotent, purgeInbox } from '../bus/index.js';
 import type { Bus, BusMessage } from '../bus/bus.js';
 import { SecretBox, resolveSecretKeys } from '../security/secret-box.js';
 import { PasswordHasher } from '../security/passwords.js';
@@ -67,6 +67,8 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions = {}):
   if (roles.has('worker')) outbox.onCommitted(() => relay.kick());
   const scheduler = new Scheduler(db, log, { engine: dbInfo.engine });
   const authResolvers: AuthResolver[] = [];
+  const rateLimiter = new RateLimiter(db);
+  scheduleHousekeeping(scheduler, { db, relay, rateLimiter });
 
   container.register({
     [KEYS.config]: asValue(config),
@@ -76,7 +78,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions = {}):
     [KEYS.outbox]: asValue(outbox),
     [KEYS.secretBox]: asValue(new SecretBox(resolveSecretKeys(config.security.secretKeys, config.dataDir))),
     [KEYS.passwords]: asValue(new PasswordHasher(config.security.passwordHashCost)),
-    [KEYS.rateLimiter]: asValue(new RateLimiter(db)),
+    [KEYS.rateLimiter]: asValue(rateLimiter),
     [KEYS.audit]: asValue(new AuditWriter(db)),
     [KEYS.scheduler]: asValue(scheduler),
     [KEYS.authResolvers]: asValue(authResolvers),
@@ -154,6 +156,19 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions = {}):
     },
   };
   return app;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * The core's own periodic work. Published outbox rows are kept 7 days (for inspection); inbox rows
+ * 14 days, longer than any retry span plus the outbox retention, so a late redelivery is still
+ * recognised; finished rate-limit windows one day.
+ */
+function scheduleHousekeeping(scheduler: Scheduler, d: { db: Db; relay: OutboxRelay; rateLimiter: RateLimiter }): void {
+  scheduler.add({ name: 'core.purge-outbox', everyMs: DAY / 4, runAtStart: false, run: async () => void (await d.relay.purgePublished(7 * DAY)) });
+  scheduler.add({ name: 'core.purge-inbox', everyMs: DAY / 4, runAtStart: false, run: async () => void (await purgeInbox(d.db, 14 * DAY)) });
+  scheduler.add({ name: 'core.purge-rate-limits', everyMs: DAY / 24, runAtStart: false, run: async () => void (await d.rateLimiter.purge(DAY)) });
 }
 
 function createServer(config: AppConfig): Server {

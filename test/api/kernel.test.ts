@@ -96,3 +96,87 @@ t.test('health: liveness and readiness', async (t) => {
   t.equal(ready.statusCode, 200);
   t.match(JSON.parse(ready.payload), { status: 'ok', checks: { database: { ok: true }, bus: { ok: true } } });
 });
+
+t.test('plugin consumers: one scope per message, idempotent, retried, fed by the outbox', async (t) => {
+  const app = await startTestApp(t, hello);
+  const seen = app.container.resolve('helloSeen') as { id: string; attempt: number; hasTrx: boolean; scopedMessageId: string }[];
+  const res = await app.server.inject({ method: 'POST', url: '/v1/hello/greet', payload: { fail: true } });
+  t.equal(res.statusCode, 202);
+  const { id } = JSON.parse(res.payload);
+  const deadline = Date.now() + 10_000;
+  while (!seen.some((s) => s.attempt === 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  t.same(seen.map((s) => s.attempt), [1, 2], 'the failed first attempt is retried');
+  t.ok(seen.every((s) => s.id === id && s.scopedMessageId === id && s.hasTrx), 'the scope holds the message and a transaction');
+  // A redelivery of the same message id is recognised by the inbox.
+  await app.bus.publish({ id, type: 'hello.greeted', orgId: null, occurredAt: new Date().toISOString(), payload: {} });
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(seen.length, 2, 'a redelivered message is handled once');
+  const row = await app.db('outbox').where({ id }).first();
+  t.ok(row.published_at, 'the outbox row is marked published');
+});
+
+t.test('cookie requests from a foreign Origin are refused before anything runs', async (t) => {
+  const app = await startTestApp(t, hello);
+  const foreign = await app.server.inject({ method: 'POST', url: '/v1/hello', payload: { name: 'x' }, headers: { cookie: 'pw_session=abc', origin: 'https://evil.example' } });
+  t.equal(foreign.statusCode, 403);
+  t.equal(JSON.parse(foreign.payload).code, 'forbidden');
+  const own = await app.server.inject({ method: 'POST', url: '/v1/hello', payload: { name: 'x' }, headers: { cookie: 'pw_session=abc', origin: 'http://localhost:3000' } });
+  t.equal(own.statusCode, 200, 'the public base URL is an allowed origin');
+  const noCookie = await app.server.inject({ method: 'POST', url: '/v1/hello', payload: { name: 'x' }, headers: { origin: 'https://evil.example' } });
+  t.equal(noCookie.statusCode, 200, 'without the cookie there is nothing to forge');
+});
+
+t.test('graceful stop lets an in-flight request finish', async (t) => {
+  const { testConfig: cfg } = await import('../helpers/db.js');
+  const { createApp } = await import('../../core/kernel/app.js');
+  const { pgliteTemplate } = await import('../helpers/pglite-template.js');
+  const config = cfg({ ...hello, server: { port: 0, host: '127.0.0.1' } });
+  const app = await createApp(config, { pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
+  await app.start({ scheduler: false });
+  const url = `http://127.0.0.1:${app.server.info.port}/v1/hello/slow`;
+  const pending = fetch(url).then((r) => r.json());
+  await new Promise((r) => setTimeout(r, 100));
+  const stopped = app.stop();
+  t.same(await pending, { done: true }, 'the request started before stop completes');
+  await stopped;
+  await t.rejects(fetch(url), 'new connections are refused after stop');
+  const { dropTestSchema } = await import('../helpers/db.js');
+  await dropTestSchema(config);
+});
+
+t.test('internal errors are reported through @sentry/node when SENTRY_DSN is set', async (t) => {
+  const http = await import('node:http');
+  const received: string[] = [];
+  const sink = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+  t.teardown(() => sink.close());
+  const port = (sink.address() as { port: number }).port;
+  const app = await startTestApp(t, { ...hello, sentry: { dsn: `http://publickey@127.0.0.1:${port}/1` } });
+  const res = await app.server.inject('/v1/hello/boom');
+  t.equal(res.statusCode, 500);
+  const deadline = Date.now() + 5000;
+  while (!received.some((b) => b.includes('secret internal detail')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  t.ok(received.some((b) => b.includes('secret internal detail')), 'the error reached the Sentry endpoint');
+  t.ok(received.some((b) => b.includes(res.headers['x-request-id'] as string)), 'tagged with the request id');
+});
+
+t.test('core housekeeping tasks purge old outbox, inbox and rate-limit rows', async (t) => {
+  const app = await startTestApp(t);
+  const old = new Date(Date.now() - 30 * 24 * 3600 * 1000);
+  await app.db('outbox').insert({ id: 'evt_old', type: 'x.y', payload: '{}', created_at: old, published_at: old });
+  await app.db('inbox').insert({ consumer: 'c', message_id: 'm', handled_at: old });
+  await app.db('rate_limits').insert({ key: 'k', window_start: old, count: 1 });
+  for (const task of ['core.purge-outbox', 'core.purge-inbox', 'core.purge-rate-limits']) await app.scheduler.runNow(task);
+  t.equal((await app.db('outbox').where({ id: 'evt_old' })).length, 0);
+  t.equal((await app.db('inbox').where({ consumer: 'c' })).length, 0);
+  t.equal((await app.db('rate_limits').where({ key: 'k' })).length, 0);
+  const runs = await app.db('scheduled_tasks').whereIn('name', ['core.purge-outbox', 'core.purge-inbox']);
+  t.equal(runs.length, 2, 'runs are recorded');
+});
