@@ -8,5 +8,14 @@ type Loader = () => Promise<{ default: AdapterModule<any, any> }>;
  * config by module path instead (`"./examples/connector-acme/index.ts"`).
  */
 export const builtinAdapters: Record<string, Loader> = {
+  'codehost-github': () => import('./codehost-github/index.js'),
+  'codehost-local': () => import('./codehost-local/index.js'),
   'errors-sentry': () => import('./errors-sentry/index.js'),
+  'identity-oidc': () => import('./identity-oidc/index.js'),
+  'identity-saml': () => import('./identity-saml/index.js'),
+  'mail-outbox': () => import('./mail-outbox/index.js'),
+  'mail-smtp': () => import('./mail-smtp/index.js'),
+  'mail-ses': () => import('./mail-ses/index.js'),
+  'payment-local': () => import('./payment-local/index.js'),
+  'payment-stripe': () => import('./payment-stripe/index.js'),
 };

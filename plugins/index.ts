@@ -7,4 +7,13 @@ type Loader = () => Promise<{ default: PluginDefinition<any> }>;
  * The plugins shipped with Patchwell. Each is on unless `config.plugins.<name>.enabled` is false;
  * partners add theirs in config with `{ "module": "./path/to/plugin.ts" }`.
  */
-export const builtinPlugins: Record<string, Loader> = {};
+export const builtinPlugins: Record<string, Loader> = {
+  mail: () => import('./mail/index.js'),
+  accounts: () => import('./accounts/index.js'),
+  workspaces: () => import('./workspaces/index.js'),
+  codehost: () => import('./codehost/index.js'),
+  billing: () => import('./billing/index.js'),
+  tickets: () => import('./tickets/index.js'),
+  inbox: () => import('./inbox/index.js'),
+  sso: () => import('./sso/index.js'),
+};

@@ -82,6 +82,21 @@ export interface SsoIdentity {
   email: string;
   emailVerified: boolean;
   name: string | null;
+  /**
+   * SAML: the validated assertion's ID and the end of its validity. The caller accepts each id
+   * once (replay protection) and may forget it after `expiresAt`.
+   */
+  assertion?: { id: string; expiresAt: string };
+}
+
+/** What an IdP's metadata document says (SAML metadata import). */
+export interface IdpMetadata {
+  /** The IdP's entity id. */
+  entityId: string;
+  /** Its single sign-on URL (HTTP-Redirect binding preferred, else HTTP-POST). */
+  ssoUrl: string;
+  /** Its signing certificate, PEM. */
+  certificate: string;
 }
 
 export type SignInErrorCode =
@@ -149,6 +164,14 @@ export interface IdentityProvider {
    * @example idp.serviceProviderMetadata?.(conn) // '<EntityDescriptor entityID="…">…'
    */
   serviceProviderMetadata?(conn: SsoConnectionSettings): string;
+
+  /**
+   * Reads an IdP metadata XML document (SAML only). Throws an AdapterError `invalid_metadata`
+   * naming what is missing.
+   *
+   * @example idp.importMetadata?.(xml) // { entityId: 'https://idp…', ssoUrl: 'https://idp…/sso', certificate: '-----BEGIN CERTIFICATE-----…' }
+   */
+  importMetadata?(xml: string): IdpMetadata;
 }
 
 /** Options every identity provider accepts. */

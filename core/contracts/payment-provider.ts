@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { AbstractAdapter, SignatureError, type AdapterErrorOptions, type RawHeaders } from './adapter.js';
+import { AbstractAdapter, SignatureError, type AdapterErrorOptions, type RawHeaders, type WebhookDelivery } from './adapter.js';
 
 /** Plan ids (spec: plan id). */
 export type PlanId = 'none' | 'open_source' | 'indie' | 'startup' | 'growth' | 'managed' | 'agency' | 'enterprise';
@@ -32,9 +32,18 @@ export interface TopupPrice {
   fixes: number;
 }
 
+/** A monthly add-on price (per unit: per organization for badge removal, per workspace for managed). */
+export interface AddonPrice {
+  addon: 'badge_removal' | 'managed_workspace';
+  priceId: string;
+  amountUsd: number;
+}
+
 export interface PriceList {
   plans: PlanPrice[];
   topups: TopupPrice[];
+  /** Optional: add-on prices, for providers that bill add-ons (`updateAddons`). */
+  addons?: AddonPrice[];
 }
 
 /** Who pays: an existing provider customer, or the details to create one. */
@@ -178,6 +187,47 @@ export class PaymentSignatureError extends SignatureError {
   }
 }
 
+/** Paid add-ons a subscription can carry, by quantity. */
+export type AddonId = AddonPrice['addon'];
+export const ADDON_IDS: readonly AddonId[] = ['badge_removal', 'managed_workspace'];
+
+export interface UpdateAddonsInput {
+  subscriptionId: string;
+  /** Quantity of each add-on after the call; 0 removes it; an add-on left out keeps its quantity. */
+  addons: Partial<Record<AddonId, number>>;
+}
+
+/** Which webhook endpoint a delivery is for: the provider account's own events, or its connected payout accounts'. */
+export type PaymentWebhookEndpoint = 'account' | 'connect';
+
+/** What the service offers a provider that serves its own pages (a simulated provider). */
+export interface PaymentHost {
+  /** The service's public base URL, for links in pages. */
+  publicBaseUrl: string;
+  /**
+   * Hands a signed delivery to the service's payment webhook endpoint, in process (the same
+   * route and handler as a delivery over HTTP). Resolves with the answer's status code.
+   */
+  deliverWebhook(delivery: WebhookDelivery, endpoint: PaymentWebhookEndpoint): Promise<number>;
+}
+
+/** A request to a hosted page: path parameters, query and (POST) url-encoded form fields. */
+export interface HostedPageRequest {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  form: Record<string, string>;
+}
+
+export type HostedPageResponse = { status?: number; html: string } | { redirect: string };
+
+/** A page the service serves for a provider, outside the API (no operation id, not in OpenAPI). */
+export interface HostedPaymentPage {
+  method: 'GET' | 'POST';
+  /** hapi path, e.g. `/pay/local/checkout/{session}`. */
+  path: string;
+  handle(request: HostedPageRequest): Promise<HostedPageResponse>;
+}
+
 /**
  * Plans, checkout, portal, subscriptions, top-ups, connected payout accounts and webhooks. One is
  * active (`adapters.payment`). Every mutating call takes an idempotency key: repeating a call with
@@ -245,6 +295,23 @@ export interface PaymentProvider {
    * @example const event = await provider.parseWebhook(request.headers, rawBody) // { type: 'invoice.paid', … }
    */
   parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent>;
+
+  /**
+   * Optional. Sets the add-on quantities of a subscription, prorated. Without it the service
+   * records add-ons but bills none.
+   *
+   * @example await provider.updateAddons?.({ subscriptionId: 'sub_1', addons: { badge_removal: 1 } }, key)
+   */
+  updateAddons?(input: UpdateAddonsInput, idempotencyKey: string): Promise<SubscriptionState>;
+
+  /**
+   * Optional. Pages the service serves on the provider's behalf (a simulated provider's hosted
+   * checkout, portal and payout onboarding), which complete by handing signed webhooks to
+   * `host.deliverWebhook`. Called once at boot by the billing plugin.
+   *
+   * @example provider.hostedPages?.(host) // [{ method: 'GET', path: '/pay/local/checkout/{session}', handle }]
+   */
+  hostedPages?(host: PaymentHost): HostedPaymentPage[];
 }
 
 /** Options every payment provider accepts. */

@@ -27,7 +27,12 @@ export interface AppConfig {
     outboxBatch: number;
     deleteQueuesOnStop: boolean;
   };
-  security: { secretKeys: string | null; passwordHashCost: number };
+  security: {
+    secretKeys: string | null;
+    passwordHashCost: number;
+    /** Let the SSRF-guarded fetch reach loopback addresses (tests against local peers only). */
+    allowLoopbackFetch: boolean;
+  };
   log: { level: string };
   sentry: { dsn: string | null; environment: string; tracesSampleRate: number };
   adapters: {
@@ -83,6 +88,7 @@ export const configSchema = Joi.object<AppConfig>({
   security: Joi.object({
     secretKeys: Joi.string().allow(null).required(),
     passwordHashCost: Joi.number().integer().min(10).max(20).required(),
+    allowLoopbackFetch: Joi.boolean().default(false),
   }).required(),
   log: Joi.object({
     level: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').required(),
@@ -144,8 +150,11 @@ const intEnv = (name: string, v: string): number => {
   return Number(v);
 };
 
-/** Maps the documented environment variables onto config keys. */
-export function envOverrides(env: NodeJS.ProcessEnv): Json {
+/**
+ * Maps the documented environment variables onto config keys. `base` is the configuration they
+ * apply to (defaults and CONFIG_FILE), for keys that depend on it.
+ */
+export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
   const o: Json = {};
   const set = (path: string, value: unknown) => {
     const keys = path.split('.');
@@ -166,7 +175,16 @@ export function envOverrides(env: NodeJS.ProcessEnv): Json {
   if (env.SENTRY_DSN) set('sentry.dsn', env.SENTRY_DSN);
   if (env.SENTRY_ENVIRONMENT) set('sentry.environment', env.SENTRY_ENVIRONMENT);
   if (env.MAIL_PROVIDER) set('adapters.channel', `mail-${env.MAIL_PROVIDER}`);
-  if (env.EMAIL_WEBHOOK_SECRET) set('plugins.inbox.options.webhookSecret', env.EMAIL_WEBHOOK_SECRET);
+  if (env.EMAIL_WEBHOOK_SECRET) {
+    set('plugins.inbox.options.webhookSecret', env.EMAIL_WEBHOOK_SECRET);
+    // The selected channel adapter checks `mime` deliveries with it (ChannelAdapterOptions.webhookSecret).
+    // Built by hand: an adapter named by module path has dots in its key.
+    const channel = env.MAIL_PROVIDER ? `mail-${env.MAIL_PROVIDER}` : (base.adapters as Json | undefined)?.channel;
+    if (typeof channel === 'string' && channel) {
+      const options = (((o.adapters ??= {}) as Json).options ??= {}) as Json;
+      options[channel] = { ...((options[channel] as Json | undefined) ?? {}), webhookSecret: env.EMAIL_WEBHOOK_SECRET };
+    }
+  }
   return o;
 }
 
@@ -188,7 +206,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): AppConfig {
     if (!existsSync(file)) throw new ConfigError(`CONFIG_FILE ${file} does not exist`);
     cfg = mergeConfig(cfg, readJson(file, 'CONFIG_FILE'));
   }
-  cfg = mergeConfig(cfg, envOverrides(env));
+  cfg = mergeConfig(cfg, envOverrides(env, cfg));
   if (opts.overrides) cfg = mergeConfig(cfg, opts.overrides);
   return validateConfig(cfg);
 }

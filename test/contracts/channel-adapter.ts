@@ -4,6 +4,7 @@
  *   await runChannelAdapterContract(t, { name: 'mail-smtp', create: async () => new SmtpChannelAdapter(opts, deps), … });
  */
 import Joi from 'joi';
+import { simpleParser, type AddressObject } from 'mailparser';
 import {
   DELIVERY_EVENT_TYPES,
   DNS_RECORD_STATUSES,
@@ -15,6 +16,7 @@ import {
   type DomainPurpose,
   type InboundDelivery,
   type OutgoingEmail,
+  type SendResult,
 } from '../../core/contracts/index.js';
 import {
   expectAdapterError,
@@ -34,6 +36,12 @@ import {
 export interface ChannelAdapterKitOptions extends KitOptions<ChannelAdapter> {
   /** Send cases (default on, to `kit@example.test`); false when no peer takes mail. */
   send?: boolean | { to: string[] };
+  /**
+   * Reads back, as raw RFC 5322 bytes, the message the peer received for a send (the file, what
+   * the SMTP server got, the raw MIME the provider was handed). Given, the kit checks the
+   * delivered message: headers, threading, both parts, the attachment, Cc recipients.
+   */
+  received?: (message: OutgoingEmail, result: SendResult) => Promise<Buffer>;
   /** Domain cases (default on, on `kit-<random>.example.test`); false when no provider peer runs. */
   domains?: boolean | { domain: string };
   /**
@@ -120,6 +128,42 @@ export function checkSendResult(result: unknown, message: OutgoingEmail): string
   return found;
 }
 
+const addressesOf = (field: AddressObject | AddressObject[] | undefined): string[] =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase()));
+
+/** Problems of a received raw message against the OutgoingEmail it was sent as. */
+export async function checkDeliveredMessage(raw: Buffer, message: OutgoingEmail): Promise<string[]> {
+  const found: string[] = [];
+  const parsed = await simpleParser(raw);
+  const expect = (what: string, got: unknown, wanted: unknown) => {
+    if (JSON.stringify(got) !== JSON.stringify(wanted)) found.push(`${what}: is ${JSON.stringify(got)}, sent ${JSON.stringify(wanted)}`);
+  };
+  expect('Message-ID', parsed.messageId, message.messageId);
+  expect('Subject', parsed.subject, message.subject);
+  expect('From', addressesOf(parsed.from), [message.from.address.toLowerCase()]);
+  expect('From name', parsed.from?.value[0]?.name ?? '', message.from.name ?? '');
+  expect('To', addressesOf(parsed.to), message.to.map((a) => a.address.toLowerCase()));
+  expect('Cc', addressesOf(parsed.cc), (message.cc ?? []).map((a) => a.address.toLowerCase()));
+  if (message.replyTo) expect('Reply-To', addressesOf(parsed.replyTo), [message.replyTo.address.toLowerCase()]);
+  const inReplyTo = message.headers['In-Reply-To'];
+  if (inReplyTo) expect('In-Reply-To', parsed.inReplyTo, inReplyTo);
+  const references = message.headers.References;
+  if (references) {
+    const refs = Array.isArray(parsed.references) ? parsed.references : parsed.references ? [parsed.references] : [];
+    expect('References', refs, references.split(/\s+/).filter(Boolean));
+  }
+  const autoSubmitted = message.headers['Auto-Submitted'];
+  if (autoSubmitted) expect('Auto-Submitted', parsed.headers.get('auto-submitted'), autoSubmitted);
+  expect('text part', (parsed.text ?? '').replace(/\r\n/g, '\n').trimEnd(), message.text.trimEnd());
+  if (message.html) expect('HTML part', (parsed.html || '').trim(), message.html.trim());
+  for (const a of message.attachments ?? []) {
+    const got = parsed.attachments.find((p) => p.filename === a.filename);
+    if (!got) found.push(`attachment ${a.filename}: missing`);
+    else if (!got.content.equals(a.content)) found.push(`attachment ${a.filename}: content differs`);
+  }
+  return found;
+}
+
 /** Problems of an InboundParseResult. */
 export function checkInboundParseResult(result: unknown): string[] {
   return problems(parseResultSchema, result);
@@ -185,6 +229,25 @@ export async function runChannelAdapterContract(t: ContractTest, opts: ChannelAd
         t.same(checkSendResult(await adapter.send(message), message), [], 'SendResult fits the contract');
       });
     });
+    const received = opts.received;
+    if (received) {
+      await t.test('the delivered message keeps its headers, threading, parts and attachment', async (t) => {
+        await withAdapter(opts, async (adapter) => {
+          const message = kitMessage(to);
+          const result = await adapter.send(message);
+          t.same(await checkDeliveredMessage(await received(message, result), message), [], 'the received message is the one sent');
+        });
+      });
+      await t.test('Cc recipients are sent to and accepted', async (t) => {
+        await withAdapter(opts, async (adapter) => {
+          const message: OutgoingEmail = { ...kitMessage(to), cc: [{ address: 'kit-cc@example.test', name: 'Kit Cc' }] };
+          const result = await adapter.send(message);
+          t.same(checkSendResult(result, message), [], 'SendResult fits the contract');
+          t.ok(result.accepted.map((a) => a.toLowerCase()).includes('kit-cc@example.test'), 'the Cc address is accepted');
+          t.same(await checkDeliveredMessage(await received(message, result), message), [], 'the received message is the one sent');
+        });
+      });
+    }
   }
 
   if (opts.domains !== false) {

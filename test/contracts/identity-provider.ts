@@ -46,6 +46,7 @@ const identitySchema = Joi.object({
   email: Joi.string().email({ tlds: false }).lowercase().required(),
   emailVerified: Joi.boolean().required(),
   name: Joi.string().allow(null).required(),
+  assertion: Joi.object({ id: shapes.nonEmpty.required(), expiresAt: Joi.string().isoDate().required() }),
 });
 
 export const checkConnectionTestResult = (v: unknown): string[] => problems(testResultSchema, v);

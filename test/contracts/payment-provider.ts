@@ -134,6 +134,13 @@ const priceListSchema = Joi.object({
     )
     .unique('pack')
     .required(),
+  addons: Joi.array().items(
+    Joi.object({
+      addon: Joi.string().valid('badge_removal', 'managed_workspace').required(),
+      priceId: shapes.nonEmpty.required(),
+      amountUsd: Joi.number().min(0).required(),
+    }),
+  ),
 });
 
 const checkoutSchema = Joi.object({

@@ -1,0 +1,299 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Principal } from '../../../core/http/auth.js';
+import { conflict, forbidden, httpError, rateLimited } from '../../../core/http/errors.js';
+import { hashToken } from '../../../core/security/tokens.js';
+import { OrganizationModel, UserModel } from '../models.js';
+import type { AccountsDeps } from './deps.js';
+import type { AuthContextJson } from './auth-context.js';
+import { clientIp, userAgent, type RequestLike } from './client.js';
+import type { OpenedSession } from './session-service.js';
+
+export interface SignedIn {
+  context: AuthContextJson;
+  /** New session cookie value, or null when the current session goes on. */
+  token: string | null;
+}
+
+export interface CallInfo {
+  request: RequestLike;
+  /** The pw_session cookie the request carried (closed on sign-in: rotation). */
+  currentCookie: string | null;
+}
+
+export interface SignupInput {
+  name: string;
+  email: string;
+  password: string;
+  organization_name: string;
+  organization_type?: 'direct' | 'agency';
+  locale?: 'en' | 'it';
+  referral_code?: string;
+  accept_terms: true;
+}
+
+const MINUTE = 60_000;
+const invalidCredentials = () => httpError(401, 'invalid_credentials', 'The email address or the password is wrong');
+const ssoRequired = () => httpError(403, 'sso_required', 'Your organization signs in with single sign-on');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Lower-case, ASCII, dash-separated; at most 40 characters. */
+export function slugify(name: string): string {
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return s || 'org';
+}
+
+const REF_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+export function referralCode(): string {
+  return [...randomBytes(8)].map((b) => REF_ALPHABET[b % REF_ALPHABET.length]).join('');
+}
+
+/**
+ * Sign-in flows: signup, password login, magic link, password reset, email verification. Each
+ * answers the AuthContext through the one builder; sessions are opened through SessionService.
+ */
+export class AuthService {
+  constructor(private readonly d: AccountsDeps) {}
+
+  private get window(): number {
+    return this.d.accountsOptions.throttle.windowMinutes * MINUTE;
+  }
+
+  private ip(request: RequestLike): string {
+    return clientIp(request, this.d.config.server.trustProxy);
+  }
+
+  /** Active (not removed) user by address, across organizations: an address has one account. */
+  async findByEmail(db: Knex, email: string): Promise<UserModel | undefined> {
+    return UserModel.query(db).acrossOrgs('sign-in by email address').where('email', email.toLowerCase()).whereNull('removed_at').limit(1).first();
+  }
+
+  /** Opens a session (closing the one the request carried) and builds the answer, in `trx`. */
+  async signIn(trx: Knex, user: UserModel, call: CallInfo, sso = false): Promise<SignedIn & { opened: OpenedSession }> {
+    await this.d.sessionService.closeByToken(trx, call.currentCookie, 'rotated');
+    const opened = await this.d.sessionService.open(trx, user, { sso, request: call.request });
+    const context = await this.d.authContextBuilder.build(trx, user, this.d.sessionService.info(opened.session));
+    return { context, token: opened.token, opened };
+  }
+
+  async signup(input: SignupInput, call: CallInfo): Promise<SignedIn & { emailVerificationRequired: boolean }> {
+    const { throttle } = this.d.accountsOptions;
+    await this.d.rateLimiter.consume(`signup:ip:${this.ip(call.request)}`, throttle.signupPerIp, 60 * MINUTE, 'Too many signups from this address; retry later');
+    const email = input.email.toLowerCase();
+    if (await this.findByEmail(this.d.db, email)) throw conflict('email_taken', 'An account with this email address exists; sign in instead');
+    const passwordHash = await this.d.passwords.hash(input.password);
+    const locale = input.locale ?? 'en';
+
+    const result = await this.d.db.transaction(async (trx) => {
+      const org = await OrganizationModel.query(trx).insert({
+        name: input.organization_name,
+        slug: await this.freeSlug(trx, input.organization_name),
+        type: input.organization_type ?? 'direct',
+        billing_email: email,
+        signup_source: input.referral_code ? 'referral' : 'direct',
+        referral_code: referralCode(),
+        referred_by_code: input.referral_code ?? null,
+        locale,
+        approval_roles: ['owner', 'admin'],
+      });
+      const user = await UserModel.query(trx).insert({
+        org_id: org.id,
+        email,
+        name: input.name,
+        role: 'owner',
+        password_hash: passwordHash,
+        locale,
+        staff: false,
+      });
+      await this.sendVerification(trx, user);
+      const signedIn = await this.signIn(trx, user, call);
+      const who = { actor: { type: 'user' as const, id: user.id, email }, ip: this.ip(call.request), userAgent: userAgent(call.request), requestId: call.request.info.id ?? null };
+      await this.d.audit.record(trx, { orgId: org.id, ...who, action: 'organization.created', target: { type: 'organization', id: org.id }, metadata: { name: org.name, type: org.type } });
+      await this.d.outbox.add(trx, 'accounts.organization_created', { org_id: org.id, owner_user_id: user.id, type: org.type, signup_source: org.signup_source, referred_by_code: org.referred_by_code }, { orgId: org.id });
+      await this.d.outbox.add(trx, 'accounts.member_joined', { org_id: org.id, user_id: user.id, role: user.role, via: 'signup' }, { orgId: org.id });
+      return signedIn;
+    }).catch((err: unknown) => {
+      if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message))) throw conflict('email_taken', 'An account with this email address exists; sign in instead');
+      throw err;
+    });
+    return { ...result, emailVerificationRequired: this.d.accountsOptions.requireEmailVerification && !result.context.user.email_verified_at };
+  }
+
+  private async freeSlug(trx: Knex, name: string): Promise<string> {
+    const base = slugify(name);
+    for (let i = 0; i < 5; i++) {
+      const slug = i === 0 ? base : `${base.slice(0, 34)}-${referralCode().slice(0, 5)}`;
+      if (!(await OrganizationModel.query(trx).where('slug', slug).limit(1).first())) return slug;
+    }
+    return `${base.slice(0, 30)}-${referralCode()}`;
+  }
+
+  async login(email: string, password: string, call: CallInfo): Promise<SignedIn> {
+    const { throttle } = this.d.accountsOptions;
+    const addrKey = `login:addr:${hashToken(email.toLowerCase())}`;
+    const ipKey = `login:ip:${this.ip(call.request)}`;
+    for (const [key, limit] of [[addrKey, throttle.loginPerAddress], [ipKey, throttle.loginPerIp]] as const) {
+      const peek = await this.d.rateLimiter.peek(key, limit, this.window);
+      if (!peek.allowed) throw rateLimited(peek.retryAfterSeconds, 'Too many failed sign-ins; retry later');
+    }
+    const user = await this.findByEmail(this.d.db, email);
+    const ok = await this.d.passwords.verify(password, user?.password_hash ?? null);
+    if (!user || !ok) {
+      await this.d.rateLimiter.hit(addrKey, throttle.loginPerAddress, this.window);
+      await this.d.rateLimiter.hit(ipKey, throttle.loginPerIp, this.window);
+      throw invalidCredentials();
+    }
+    if (user.disabled_at) throw httpError(403, 'account_disabled', 'This account is disabled; ask an administrator of your organization');
+    await this.assertPasswordSignIn(this.d.db, user);
+    await this.d.rateLimiter.reset(addrKey);
+
+    return this.d.db.transaction(async (trx) => {
+      if (this.d.passwords.needsRehash(user.password_hash!)) {
+        await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ password_hash: await this.d.passwords.hash(password) });
+      }
+      return this.signIn(trx, user, call);
+    });
+  }
+
+  /** Password and emailed-link sign-in are replaced by single sign-on where it is enforced. */
+  private async assertPasswordSignIn(db: Knex, user: UserModel): Promise<void> {
+    const org = await OrganizationModel.query(db).findById(user.org_id);
+    if (org?.sso_enforced) throw ssoRequired();
+  }
+
+  /** Same answer and similar time whether or not the address has an account. */
+  async requestMagicLink(email: string, redirectTo: string | null, call: CallInfo): Promise<void> {
+    await this.uniformly(call, email, async () => {
+      const user = await this.mailableUser(email);
+      if (!user) return;
+      await this.d.db.transaction(async (trx) => {
+        const token = await this.d.emailTokens.issue(trx, user, 'magic_link', { redirectTo });
+        const link = this.d.accountMail.link('/magic-link', { token, redirect_to: redirectTo });
+        await this.d.accountMail.send(trx, user.org_id, 'accounts.magic_link', user.email, user.locale, { name: user.name, link });
+      });
+    });
+  }
+
+  async requestPasswordReset(email: string, call: CallInfo): Promise<void> {
+    await this.uniformly(call, email, async () => {
+      const user = await this.mailableUser(email);
+      if (!user) return;
+      await this.d.db.transaction(async (trx) => {
+        const token = await this.d.emailTokens.issue(trx, user, 'password_reset');
+        const link = this.d.accountMail.link('/reset-password', { token });
+        await this.d.accountMail.send(trx, user.org_id, 'accounts.password_reset', user.email, user.locale, { name: user.name, link });
+      });
+    });
+  }
+
+  private async mailableUser(email: string): Promise<UserModel | null> {
+    const user = await this.findByEmail(this.d.db, email);
+    if (!user || user.disabled_at) return null;
+    const org = await OrganizationModel.query(this.d.db).findById(user.org_id);
+    return org && !org.sso_enforced ? user : null;
+  }
+
+  /** Throttles per address and client, runs `work`, then waits out the uniform answer time. */
+  private async uniformly(call: CallInfo, email: string, work: () => Promise<void>): Promise<void> {
+    const started = Date.now();
+    const { throttle, uniformAnswerMs } = this.d.accountsOptions;
+    await this.d.rateLimiter.consume(`mail:ip:${this.ip(call.request)}`, throttle.mailPerIp, this.window, 'Too many requests from this address; retry later');
+    await this.d.rateLimiter.consume(`mail:addr:${hashToken(email.toLowerCase())}`, throttle.mailPerAddress, this.window, 'Too many emails asked for this address; retry later');
+    await work();
+    const left = uniformAnswerMs - (Date.now() - started);
+    if (left > 0) await sleep(left);
+  }
+
+  async verifyMagicLink(token: string, call: CallInfo): Promise<SignedIn> {
+    return this.d.db.transaction(async (trx) => {
+      const row = await this.d.emailTokens.find(trx, token, 'magic_link');
+      const user = await this.tokenUser(trx, row);
+      await this.assertPasswordSignIn(trx, user);
+      await this.d.emailTokens.markUsed(trx, row);
+      await this.markVerified(trx, user);
+      return this.signIn(trx, user, call);
+    });
+  }
+
+  async confirmPasswordReset(token: string, password: string, call: CallInfo): Promise<SignedIn> {
+    const passwordHash = await this.d.passwords.hash(password);
+    return this.d.db.transaction(async (trx) => {
+      const row = await this.d.emailTokens.find(trx, token, 'password_reset');
+      const user = await this.tokenUser(trx, row);
+      await this.assertPasswordSignIn(trx, user);
+      await this.d.emailTokens.markUsed(trx, row);
+      await this.d.emailTokens.revokeAll(trx, user, ['password_reset', 'magic_link']);
+      await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ password_hash: passwordHash });
+      await this.markVerified(trx, user);
+      await this.d.sessionService.closeAllForUser(trx, user, 'password_reset');
+      await this.d.audit.record(trx, {
+        orgId: user.org_id,
+        actor: { type: 'user', id: user.id, email: user.email },
+        action: 'user.password_reset',
+        target: { type: 'user', id: user.id },
+        ip: this.ip(call.request),
+        userAgent: userAgent(call.request),
+        requestId: call.request.info.id ?? null,
+      });
+      return this.signIn(trx, user, call);
+    });
+  }
+
+  /**
+   * Confirms the address. Signs in only when nobody is signed in; the same user keeps their
+   * session (token null); someone else signed in gets 409 signed_in_as_other_user, and the link
+   * stays usable.
+   */
+  async verifyEmail(token: string, principal: Principal | null, call: CallInfo): Promise<SignedIn> {
+    return this.d.db.transaction(async (trx) => {
+      const row = await this.d.emailTokens.find(trx, token, 'verify_email');
+      const user = await this.tokenUser(trx, row);
+      if (principal && principal.userId !== user.id) {
+        throw conflict('signed_in_as_other_user', 'You are signed in as someone else; sign out, then open the link again');
+      }
+      if (!principal) await this.assertPasswordSignIn(trx, user);
+      await this.d.emailTokens.markUsed(trx, row);
+      await this.markVerified(trx, user);
+      if (principal) return { context: await this.d.authContextBuilder.forPrincipal(principal, trx), token: null };
+      return this.signIn(trx, user, call);
+    });
+  }
+
+  /** Emails a new verification link; nothing is sent for a verified address. */
+  async resendVerification(principal: Principal): Promise<void> {
+    if (!principal.userId) throw forbidden('Only a person can verify an email address');
+    await this.d.rateLimiter.consume(`verify-resend:user:${principal.userId}`, this.d.accountsOptions.throttle.resendPerUser, 60 * MINUTE, 'Too many verification emails; retry later');
+    const user = await UserModel.query(this.d.db).forOrg(principal.orgId).findById(principal.userId);
+    if (!user || user.email_verified_at) return;
+    await this.d.db.transaction((trx) => this.sendVerification(trx, user));
+  }
+
+  async sendVerification(trx: Knex, user: UserModel): Promise<void> {
+    const token = await this.d.emailTokens.issue(trx, user, 'verify_email');
+    const link = this.d.accountMail.link('/verify-email', { token });
+    await this.d.accountMail.send(trx, user.org_id, 'accounts.verify_email', user.email, user.locale, { name: user.name, link });
+  }
+
+  /** The token's user, still active and still at the address the token was sent to. */
+  private async tokenUser(trx: Knex, row: { org_id: string; user_id: string; email: string }): Promise<UserModel> {
+    const user = await UserModel.query(trx).forOrg(row.org_id).findById(row.user_id);
+    if (!user || user.removed_at || user.email !== row.email) throw httpError(400, 'invalid_token', 'This link is not valid (any more); ask for a new one', { reason: 'revoked' });
+    if (user.disabled_at) throw httpError(403, 'account_disabled', 'This account is disabled; ask an administrator of your organization');
+    return user;
+  }
+
+  /** An emailed link proves the address. */
+  private async markVerified(trx: Knex, user: UserModel): Promise<void> {
+    if (user.email_verified_at) return;
+    const now = new Date();
+    await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ email_verified_at: now });
+    user.email_verified_at = now;
+  }
+}

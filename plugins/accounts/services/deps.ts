@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import type { AppConfig } from '../../../core/kernel/config.js';
+import type { PasswordHasher } from '../../../core/security/passwords.js';
+import type { RateLimiter } from '../../../core/http/rate-limit.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import type { AccountsOptions } from '../options.js';
+import type { PlanCatalog } from '../plans.js';
+import type { AccountMail } from './account-mail.js';
+import type { AuthContextBuilder } from './auth-context.js';
+import type { EmailTokens } from './email-tokens.js';
+import type { SessionService } from './session-service.js';
+
+/** The container entries the accounts services are built from (awilix PROXY injection). */
+export interface AccountsDeps {
+  db: Knex;
+  config: AppConfig;
+  passwords: PasswordHasher;
+  rateLimiter: RateLimiter;
+  audit: AuditWriter;
+  outbox: Outbox;
+  accountsOptions: AccountsOptions;
+  planCatalog: PlanCatalog;
+  accountMail: AccountMail;
+  authContextBuilder: AuthContextBuilder;
+  emailTokens: EmailTokens;
+  sessionService: SessionService;
+}
+
+/** Who did something, for audit entries; built by the routes from the request. */
+export interface Actor {
+  userId: string | null;
+  email: string | null;
+  kind: 'session' | 'token' | 'job';
+  tokenId?: string;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+export function auditActor(a: Actor) {
+  return {
+    actor: { type: a.kind === 'token' ? ('token' as const) : ('user' as const), id: a.kind === 'token' ? (a.tokenId ?? a.userId) : a.userId, email: a.email },
+    ip: a.ip,
+    userAgent: a.userAgent,
+    requestId: a.requestId,
+  };
+}

@@ -1,0 +1,102 @@
+import type { Knex } from 'knex';
+import type { Principal, Role } from '../../../core/http/auth.js';
+import { conflict, forbidden, notFound } from '../../../core/http/errors.js';
+import { paginate, type Page } from '../../../core/http/pagination.js';
+import { diffFields } from '../../../core/audit/audit-writer.js';
+import { UserModel } from '../models.js';
+import { checkWorkspaceIds, seesAllWorkspaces, setWorkspaceGrants, workspaceIdsByUser } from './access.js';
+import { auditActor, type AccountsDeps, type Actor } from './deps.js';
+import { userJson, type UserJson } from './format.js';
+import type { TokenService } from './token-service.js';
+
+export interface UpdateMemberInput {
+  role?: Role;
+  workspace_ids?: string[];
+}
+
+const lastOwner = () => conflict('last_owner', 'The organization needs at least one owner; make someone else owner first');
+
+/** Members of the caller's organization: list, change role and workspace access, remove. */
+export class MemberService {
+  constructor(private readonly d: AccountsDeps & { tokenService: TokenService }) {}
+
+  async list(principal: Principal, opts: { cursor?: string; limit?: number }): Promise<Page<UserJson>> {
+    const q = this.d.db('users').select('*').where('org_id', principal.orgId).whereNull('removed_at');
+    const page = await paginate<Record<string, unknown>>(q, [
+      { column: 'created_at', direction: 'asc', type: 'date' },
+      { column: 'id', direction: 'asc' },
+    ], opts);
+    const users = page.items.map((r) => UserModel.fromDatabaseJson(r) as UserModel);
+    const ws = await workspaceIdsByUser(this.d.db, principal.orgId, users);
+    return { items: users.map((u) => userJson(u, ws.get(u.id) ?? [])), next_cursor: page.next_cursor };
+  }
+
+  /** A member of the organization (not removed), locked in `trx`, or 404. */
+  private async target(trx: Knex, orgId: string, id: string): Promise<UserModel> {
+    const user = await UserModel.query(trx).forOrg(orgId).findById(id).whereNull('removed_at').forUpdate();
+    if (!user) throw notFound('member');
+    return user;
+  }
+
+  /** Whether `user` is the only owner left (rows locked so two demotions cannot race). */
+  private async isLastOwner(trx: Knex, user: UserModel): Promise<boolean> {
+    if (user.role !== 'owner') return false;
+    const owners = await UserModel.query(trx).forOrg(user.org_id).where('role', 'owner').whereNull('removed_at').whereNull('disabled_at').forUpdate().select('id');
+    return owners.filter((o) => o.id !== user.id).length === 0;
+  }
+
+  async update(principal: Principal, id: string, input: UpdateMemberInput, actor: Actor): Promise<UserJson> {
+    return this.d.db.transaction(async (trx) => {
+      const user = await this.target(trx, principal.orgId, id);
+      if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can change an owner');
+      if (input.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can make someone an owner');
+      const role = input.role ?? user.role;
+      if (role !== 'owner' && (await this.isLastOwner(trx, user))) throw lastOwner();
+
+      const before = (await workspaceIdsByUser(trx, principal.orgId, [user])).get(user.id) ?? [];
+      const granted = seesAllWorkspaces(user.role) ? [] : before;
+      const wanted = input.workspace_ids ? await checkWorkspaceIds(trx, principal.orgId, input.workspace_ids) : granted;
+      if (role !== user.role) await UserModel.query(trx).forOrg(principal.orgId).findById(id).patch({ role });
+      if (role !== user.role || input.workspace_ids) await setWorkspaceGrants(trx, { id, org_id: principal.orgId, role }, wanted);
+
+      const fresh = (await UserModel.query(trx).forOrg(principal.orgId).findById(id))!;
+      const after = (await workspaceIdsByUser(trx, principal.orgId, [fresh])).get(id) ?? [];
+      const who = { orgId: principal.orgId, ...auditActor(actor), target: { type: 'user', id } };
+      if (role !== user.role) {
+        await this.d.audit.record(trx, { ...who, action: 'member.role_changed', changes: diffFields({ role: user.role }, { role }) });
+      }
+      if (JSON.stringify(before) !== JSON.stringify(after)) {
+        await this.d.audit.record(trx, { ...who, action: 'member.workspaces_changed', changes: diffFields({ workspace_ids: before }, { workspace_ids: after }) });
+      }
+      if (role !== user.role || JSON.stringify(before) !== JSON.stringify(after)) {
+        await this.d.outbox.add(trx, 'accounts.member_updated', { org_id: principal.orgId, user_id: id, role, workspace_ids: seesAllWorkspaces(role) ? null : after }, { orgId: principal.orgId });
+      }
+      return userJson(fresh, after);
+    });
+  }
+
+  /** Removes access: the row stays (history points at it), sessions and tokens end, the address is freed. */
+  async remove(principal: Principal, id: string, actor: Actor): Promise<void> {
+    await this.d.db.transaction(async (trx) => {
+      const user = await this.target(trx, principal.orgId, id);
+      if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can remove an owner');
+      if (await this.isLastOwner(trx, user)) throw lastOwner();
+      await this.detach(trx, user, 'member_removed');
+      await UserModel.query(trx).forOrg(principal.orgId).findById(id).patch({ removed_at: new Date(), disabled_at: new Date() });
+      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditActor(actor), action: 'member.removed', target: { type: 'user', id }, metadata: { email: user.email, role: user.role } });
+      await this.d.outbox.add(trx, 'accounts.member_removed', { org_id: principal.orgId, user_id: id }, { orgId: principal.orgId });
+    });
+  }
+
+  /** Ends everything a user holds in their organization: sessions, API tokens, emailed links, workspace grants. */
+  async detach(trx: Knex, user: UserModel, reason: string): Promise<void> {
+    await this.d.sessionService.closeAllForUser(trx, user, reason);
+    await this.d.tokenService.revokeAllOf(trx, user);
+    await this.d.emailTokens.revokeAll(trx, user, ['magic_link', 'password_reset', 'verify_email']);
+    await trx('user_workspaces').where({ user_id: user.id }).delete();
+  }
+
+  async isLastOwnerOf(trx: Knex, user: UserModel): Promise<boolean> {
+    return this.isLastOwner(trx, user);
+  }
+}

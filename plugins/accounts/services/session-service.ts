@@ -1,0 +1,109 @@
+import type { Knex } from 'knex';
+import { hashToken, newToken } from '../../../core/security/tokens.js';
+import type { AppConfig } from '../../../core/kernel/config.js';
+import { SessionModel, UserModel } from '../models.js';
+import type { AccountsOptions } from '../options.js';
+import { clientIp, userAgent, type RequestLike } from './client.js';
+
+export interface OpenedSession {
+  /** The cookie value; never stored. */
+  token: string;
+  session: SessionModel;
+  expiresAt: Date;
+}
+
+export interface SessionInfo {
+  expires_at: Date;
+  sso: boolean;
+}
+
+const MINUTE = 60_000;
+
+/**
+ * Server-side sessions: opaque 256-bit tokens (`pws_…`), stored as SHA-256. A session ends at the
+ * earlier of its sliding idle expiry and its absolute expiry, or when closed.
+ *
+ * Other plugins (code-host sign-in, single sign-on) open sessions through `open` and set the
+ * `pw_session` cookie with the returned token (`h.state('pw_session', token)`).
+ */
+export class SessionService {
+  private readonly db: Knex;
+  private readonly opts: AccountsOptions['session'];
+  private readonly trustProxy: boolean;
+
+  constructor({ db, accountsOptions, config }: { db: Knex; accountsOptions: AccountsOptions; config: AppConfig }) {
+    this.db = db;
+    this.opts = accountsOptions.session;
+    this.trustProxy = config.server.trustProxy;
+  }
+
+  /** Opens a session for `user` in `trx` and records the sign-in on the user. */
+  async open(trx: Knex, user: UserModel, { sso, request }: { sso: boolean; request?: RequestLike | null }): Promise<OpenedSession> {
+    const { token, hash } = newToken('pws');
+    const now = new Date();
+    const session = await SessionModel.query(trx).insert({
+      org_id: user.org_id,
+      user_id: user.id,
+      token_hash: hash,
+      sso,
+      ip: request ? clientIp(request, this.trustProxy) : null,
+      user_agent: request ? userAgent(request) : null,
+      last_seen_at: now,
+      idle_expires_at: new Date(now.getTime() + this.opts.idleMinutes * MINUTE),
+      absolute_expires_at: new Date(now.getTime() + this.opts.absoluteMinutes * MINUTE),
+      created_at: now,
+    });
+    await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ last_login_at: now });
+    user.last_login_at = now;
+    return { token, session, expiresAt: this.expiresAt(session) };
+  }
+
+  expiresAt(s: Pick<SessionModel, 'idle_expires_at' | 'absolute_expires_at'>): Date {
+    return new Date(Math.min(new Date(s.idle_expires_at).getTime(), new Date(s.absolute_expires_at).getTime()));
+  }
+
+  info(s: SessionModel): SessionInfo {
+    return { expires_at: this.expiresAt(s), sso: s.sso };
+  }
+
+  /**
+   * The live session and its user for a cookie value, or null. Slides the idle expiry, writing
+   * at most once per `touchSeconds`.
+   */
+  async resolve(token: string): Promise<{ session: SessionModel; user: UserModel } | null> {
+    if (!token.startsWith('pws_') || token.length > 100) return null;
+    const session = await SessionModel.query(this.db).acrossOrgs('session lookup by token hash').where('token_hash', hashToken(token)).first();
+    const now = new Date();
+    if (!session || session.revoked_at || this.expiresAt(session).getTime() <= now.getTime()) return null;
+    const user = await UserModel.query(this.db).forOrg(session.org_id).findById(session.user_id);
+    if (!user || user.removed_at || user.disabled_at) return null;
+    if (now.getTime() - new Date(session.last_seen_at).getTime() >= this.opts.touchSeconds * 1000) {
+      const idle = new Date(now.getTime() + this.opts.idleMinutes * MINUTE);
+      await SessionModel.query(this.db).forOrg(session.org_id).findById(session.id).patch({ last_seen_at: now, idle_expires_at: idle });
+      session.last_seen_at = now;
+      session.idle_expires_at = idle;
+    }
+    return { session, user };
+  }
+
+  async findById(db: Knex, orgId: string, id: string): Promise<SessionModel | undefined> {
+    return SessionModel.query(db).forOrg(orgId).findById(id);
+  }
+
+  /** Closes the session a cookie names, whoever it belongs to (logout, rotation on sign-in). */
+  async closeByToken(db: Knex, token: string | null | undefined, reason: string): Promise<void> {
+    if (!token || !token.startsWith('pws_')) return;
+    await SessionModel.query(db)
+      .acrossOrgs('close the session a cookie names')
+      .where('token_hash', hashToken(token))
+      .whereNull('revoked_at')
+      .patch({ revoked_at: new Date(), revoked_reason: reason });
+  }
+
+  /** Closes every open session of a user, except `exceptId`. */
+  async closeAllForUser(db: Knex, user: { id: string; org_id: string }, reason: string, exceptId?: string): Promise<void> {
+    const q = SessionModel.query(db).forOrg(user.org_id).where('user_id', user.id).whereNull('revoked_at');
+    if (exceptId) q.whereNot('id', exceptId);
+    await q.patch({ revoked_at: new Date(), revoked_reason: reason });
+  }
+}

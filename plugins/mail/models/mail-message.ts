@@ -1,0 +1,37 @@
+import { BaseModel } from '../../../core/data/model.js';
+
+export type MailStatus = 'queued' | 'sent' | 'failed';
+
+/**
+ * One email the service sends by itself. A global table (BaseModel), not a tenant one: org_id is
+ * null for mail that belongs to no organization, and rows are only read by the mail plugin's own
+ * consumer (system work), never through the API.
+ */
+export class MailMessage extends BaseModel {
+  static override tableName = 'mail_messages';
+  static override idPrefix = 'mail';
+  static override get jsonAttributes(): string[] {
+    return ['headers'];
+  }
+
+  declare org_id: string | null;
+  declare template: string;
+  declare locale: string;
+  declare to_address: string;
+  declare from_address: string;
+  declare from_name: string | null;
+  declare reply_to: string | null;
+  declare subject: string;
+  declare text: string;
+  declare html: string;
+  declare headers: Record<string, string>;
+  declare message_id: string;
+  declare ticket_ref: string | null;
+  declare status: MailStatus;
+  declare attempts: number;
+  declare last_error: string | null;
+  declare provider_message_id: string | null;
+  declare locked_until: Date | null;
+  declare updated_at: Date;
+  declare sent_at: Date | null;
+}

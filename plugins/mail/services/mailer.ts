@@ -1,0 +1,179 @@
+import Joi from 'joi';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import { newId } from '../../../core/data/ids.js';
+import { MailMessage } from '../models/mail-message.js';
+import { MAIL_LOCALES, MailTemplateError, checkTemplate, renderTemplate, type MailLocale, type MailTemplate, type RenderedMail } from './templates.js';
+
+export interface MailAddress {
+  address: string;
+  name?: string;
+}
+
+/** What `mailer.enqueue` takes. */
+export interface EnqueueMail {
+  /** Organization the mail belongs to; null for none. Travels on the outbox event. */
+  orgId: string | null;
+  /** Name of a registered template. */
+  template: string;
+  locale: MailLocale;
+  /** One address or several (plain addresses, no display names). */
+  to: string | string[];
+  /** Values of the template's `{{placeholders}}`; each placeholder needs one. */
+  data: Record<string, unknown>;
+  /** Default: the plugin's `from` option. */
+  from?: MailAddress;
+  replyTo?: string | MailAddress;
+  /** Extra headers, e.g. In-Reply-To, References, List-Unsubscribe; `Auto-Submitted: auto-generated` by default. */
+  headers?: Record<string, string>;
+  /** RFC 5322 Message-ID to send with, e.g. for threading; default `<mail id@host of PUBLIC_BASE_URL>`. */
+  messageId?: string;
+  /** Opaque reference of the caller (a ticket id…) stored with the mail. */
+  ticketRef?: string;
+}
+
+/** Routing key of the outbox event enqueue writes; payload `{ mail_id }`. */
+export const MAIL_REQUESTED = 'mail.requested';
+
+export class MailInputError extends Error {
+  override name = 'MailInputError';
+}
+
+const email = Joi.string().trim().email({ tlds: { allow: false }, ignoreLength: false }).max(320);
+const address = Joi.object<MailAddress>({ address: email.required(), name: Joi.string().max(200).allow('') });
+const headerName = Joi.string().pattern(/^[A-Za-z0-9][A-Za-z0-9-]*$/).max(100);
+const headerValue = Joi.string().max(4000).pattern(/^[^\r\n]*$/, 'one line');
+
+// Headers the message's own fields set; a caller giving them would contradict the stored row.
+const RESERVED_HEADERS = new Set([
+  'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'message-id', 'date', 'mime-version',
+  'content-type', 'content-transfer-encoding', 'content-disposition', 'return-path',
+]);
+
+const enqueueSchema = Joi.object<EnqueueMail>({
+  orgId: Joi.string().allow(null).required(),
+  template: Joi.string().required(),
+  locale: Joi.string().valid(...MAIL_LOCALES).required(),
+  to: Joi.alternatives(email, Joi.array().items(email).min(1).max(50)).required(),
+  data: Joi.object().unknown(true).required(),
+  from: address,
+  replyTo: Joi.alternatives(email, address),
+  headers: Joi.object().pattern(headerName, headerValue),
+  messageId: Joi.string().pattern(/^<?[^<>\s@]+@[^<>\s@]+>?$/).max(998),
+  ticketRef: Joi.string().max(200),
+});
+
+export interface MailerOptions {
+  outbox: Outbox;
+  /** PUBLIC_BASE_URL: its host names the Message-IDs. */
+  publicBaseUrl: string;
+  defaultFrom: MailAddress;
+  log?: Logger;
+}
+
+function formatAddress(a: MailAddress): string {
+  if (!a.name) return a.address;
+  return `"${a.name.replace(/["\\]/g, '\\$&')}" <${a.address}>`;
+}
+
+/**
+ * The service's mail for other plugins: register templates once, then `enqueue` in the
+ * transaction of the change the mail announces. The mail is rendered and stored then, and an
+ * outbox event asks the mail plugin's consumer to send it after the commit.
+ */
+export class Mailer {
+  private readonly templates = new Map<string, MailTemplate>();
+  private readonly outbox: Outbox;
+  private readonly host: string;
+  private readonly defaultFrom: MailAddress;
+  private readonly log: Logger | undefined;
+
+  constructor(options: MailerOptions) {
+    this.outbox = options.outbox;
+    this.host = new URL(options.publicBaseUrl).hostname;
+    this.defaultFrom = options.defaultFrom;
+    this.log = options.log;
+  }
+
+  /**
+   * Adds templates. Registering the same template again is harmless; another template under a
+   * name already taken throws MailTemplateError.
+   */
+  registerTemplates(templates: MailTemplate[]): void {
+    for (const template of templates) {
+      checkTemplate(template);
+      const known = this.templates.get(template.name);
+      if (known && JSON.stringify(known) !== JSON.stringify(template)) {
+        throw new MailTemplateError(`mail template ${template.name} is already registered with other texts`);
+      }
+      this.templates.set(template.name, template);
+    }
+  }
+
+  /** Names of the registered templates. */
+  templateNames(): string[] {
+    return [...this.templates.keys()].sort();
+  }
+
+  /** Renders a registered template without sending anything (previews, tests). */
+  render(name: string, locale: MailLocale, data: Record<string, unknown>): RenderedMail {
+    return renderTemplate(this.template(name), locale, data);
+  }
+
+  /**
+   * Renders the mail, stores it as `queued` and writes the `mail.requested` outbox event, both
+   * in `trx`: the mail leaves if and only if the transaction commits. Returns the mail id.
+   * Throws MailInputError for bad input and MailTemplateError for an unknown template or a
+   * placeholder without a value; nothing is written then.
+   */
+  async enqueue(trx: Knex, input: EnqueueMail): Promise<string> {
+    const { error, value: mail } = enqueueSchema.validate(input, { abortEarly: false, convert: true });
+    if (error) throw new MailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`);
+    const template = this.template(mail.template);
+    const headers = this.headers(mail.headers);
+    const rendered = renderTemplate(template, mail.locale, mail.data);
+    const id = newId(MailMessage.idPrefix);
+    const from = mail.from ?? this.defaultFrom;
+    const replyTo = typeof mail.replyTo === 'string' ? { address: mail.replyTo } : mail.replyTo;
+    const to = Array.isArray(mail.to) ? mail.to : [mail.to];
+    await MailMessage.query(trx).insert({
+      id,
+      org_id: mail.orgId,
+      template: template.name,
+      locale: mail.locale,
+      to_address: to.join(', '),
+      from_address: from.address,
+      from_name: from.name || null,
+      reply_to: replyTo ? formatAddress(replyTo) : null,
+      subject: rendered.subject,
+      text: rendered.text,
+      html: rendered.html,
+      headers,
+      message_id: mail.messageId ? `<${mail.messageId.replace(/^<|>$/g, '')}>` : `<${id}@${this.host}>`,
+      ticket_ref: mail.ticketRef ?? null,
+      status: 'queued',
+      attempts: 0,
+    });
+    await this.outbox.add(trx, MAIL_REQUESTED, { mail_id: id }, { orgId: mail.orgId });
+    this.log?.debug({ mailId: id, template: template.name, orgId: mail.orgId }, 'mail enqueued');
+    return id;
+  }
+
+  private template(name: string): MailTemplate {
+    const template = this.templates.get(name);
+    if (!template) throw new MailTemplateError(`mail template ${name} is not registered`);
+    return template;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    const headers: Record<string, string> = { 'Auto-Submitted': 'auto-generated' };
+    for (const [name, value] of Object.entries(extra)) {
+      if (RESERVED_HEADERS.has(name.toLowerCase())) throw new MailInputError(`mail: header ${name} is set from the mail's own fields`);
+      // One spelling per header: a caller's `auto-submitted` replaces the default.
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+      headers[name] = value;
+    }
+    return headers;
+  }
+}

@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+import type { App } from '../../../core/kernel/app.js';
+import type { OutboxChannelAdapter } from '../../../adapters/mail-outbox/index.js';
+import type { Mailer } from '../services/mailer.js';
+import type { MailTemplate } from '../services/templates.js';
+
+export const NOTICE: MailTemplate = {
+  name: 'test.notice',
+  subject: { en: 'Your ticket {{ticket}} was updated', it: 'Il tuo ticket {{ticket}} è stato aggiornato' },
+  text: {
+    en: 'Hello {{name}},\n\nyour ticket {{ticket}} changed. See {{link}}.\n\nPatchwell',
+    it: 'Ciao {{name}},\n\nil tuo ticket {{ticket}} è cambiato. Vedi {{link}}.\n\nPatchwell',
+  },
+};
+
+export interface MailRow {
+  id: string;
+  org_id: string | null;
+  template: string;
+  locale: string;
+  to_address: string;
+  from_address: string;
+  from_name: string | null;
+  reply_to: string | null;
+  subject: string;
+  text: string;
+  html: string;
+  headers: Record<string, string>;
+  message_id: string;
+  ticket_ref: string | null;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  provider_message_id: string | null;
+  sent_at: Date | null;
+}
+
+export function services(app: App): { mailer: Mailer; outbox: OutboxChannelAdapter; db: Knex } {
+  const cradle = app.container.cradle as { mailer: Mailer; channelAdapter: OutboxChannelAdapter; db: Knex };
+  return { mailer: cradle.mailer, outbox: cradle.channelAdapter, db: cradle.db };
+}
+
+export async function mailRow(db: Knex, id: string): Promise<MailRow | undefined> {
+  return (await db('mail_messages').where({ id }).first()) as MailRow | undefined;
+}
+
+/** Polls `check` until it returns a truthy value. */
+export async function until<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,66 @@
+import t from 'tap';
+import { startTestApp } from '../../../test/helpers/app.js';
+import { signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
+import { startDns } from './helpers/dns.js';
+import { json, setPlan } from './helpers/fixtures.js';
+
+interface Domain { domain: string; status: string; last_error: string | null; txt: { name: string; value: string }; verified_at: string | null; connection_ids: string[] }
+
+t.test('claimed domains are verified through a TXT record on a local DNS server', async (t) => {
+  const dns = await startDns();
+  t.teardown(() => dns.close());
+  const app = await startTestApp(t, { plugins: { sso: { options: { dnsServers: [dns.server], dnsTimeoutMs: 1000 } } } });
+  const owner = await signUp(app, { email: 'owner@initech.test' });
+  const rival = await signUp(app, { email: 'owner@rival.test' });
+  await setPlan(app, owner.organization.id);
+  await setPlan(app, rival.organization.id);
+  const verify = (who: typeof owner, domain: string) => app.server.inject({ method: 'POST', url: `/v1/security/sso/domains/${domain}/verify`, ...who.auth });
+
+  const claim = await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...owner.auth, payload: { domain: 'Initech.test' } });
+  t.equal(claim.statusCode, 201, claim.payload);
+  const d = json<Domain>(claim);
+  t.same([d.domain, d.status, d.txt.name], ['initech.test', 'pending', '_patchwell-challenge.initech.test']);
+  t.match(d.txt.value, /^patchwell-verification=[A-Za-z0-9_-]{20,}$/);
+  t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...owner.auth, payload: { domain: 'initech.test' } })).statusCode, 409, 'claimed once');
+
+  t.same(json<Domain>(await verify(owner, 'initech.test')).last_error, 'txt_missing', 'no record yet');
+  dns.txt.set(d.txt.name, ['patchwell-verification=something-else']);
+  t.same(json<Domain>(await verify(owner, 'initech.test')).last_error, 'txt_mismatch');
+  dns.failing.add(d.txt.name);
+  t.same(json<Domain>(await verify(owner, 'initech.test')).last_error, 'dns_error');
+  dns.failing.delete(d.txt.name);
+  dns.txt.set(d.txt.name, ['v=spf1 -all', d.txt.value]);
+  const ok = json<Domain>(await verify(owner, 'initech.test'));
+  t.same([ok.status, ok.last_error], ['verified', null]);
+  t.ok(ok.verified_at);
+
+  await t.test('another organization cannot verify a verified domain', async (t) => {
+    const c = json<Domain>(await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...rival.auth, payload: { domain: 'initech.test' } }));
+    dns.txt.set(c.txt.name, [c.txt.value]);
+    const r = json<Domain>(await verify(rival, 'initech.test'));
+    t.same([r.status, r.last_error], ['pending', 'domain_taken']);
+  });
+
+  await t.test('an address of a verified domain is released from another organization', async (t) => {
+    const stray = await signUp(app, { email: 'milton@initech.test' });
+    const res = await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'milton@initech.test' } });
+    t.equal(res.statusCode, 200, res.payload);
+    t.same(json(res), { released: true, was_verified: false });
+    const me = await app.server.inject({ method: 'GET', url: '/v1/auth/me', ...stray.auth });
+    t.equal(me.statusCode, 401, 'the closed account is signed out');
+    const login = await app.server.inject({ method: 'POST', url: '/v1/auth/login', payload: { email: 'milton@initech.test', password: TEST_PASSWORD } });
+    t.equal(login.statusCode, 401, 'and cannot sign in');
+    const audit = await app.db('audit_entries').where({ org_id: stray.organization.id, action: 'user.closed_by_domain_owner' });
+    t.equal(audit.length, 1, 'audited in the other organization');
+    t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'milton@initech.test' } })).statusCode, 404, 'nothing left to release');
+    t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'someone@rival.test' } })).statusCode, 422, 'not our domain');
+  });
+
+  await t.test('owners only; another organization\'s domain is not found', async (t) => {
+    const admin = await signUp(app, { role: 'admin' });
+    t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...admin.auth, payload: { domain: 'x.test' } })).statusCode, 403);
+    t.equal((await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/rival-only.test', ...owner.auth })).statusCode, 404);
+    t.equal((await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/initech.test', ...rival.auth })).statusCode, 200, 'the rival removes its own pending claim');
+    t.equal((await verify(rival, 'initech.test')).statusCode, 404);
+  });
+});

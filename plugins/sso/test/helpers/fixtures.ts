@@ -1,0 +1,31 @@
+import type { App } from '../../../../core/kernel/app.js';
+import { newId } from '../../../../core/data/ids.js';
+
+/** Puts an organization on a plan (billing owns the real change). */
+export async function setPlan(app: App, orgId: string, plan = 'enterprise'): Promise<void> {
+  await app.db('organizations').where({ id: orgId }).update({ plan });
+}
+
+/** A domain the organization has verified (the verification itself is tested in domains.test.ts). */
+export async function verifiedDomain(app: App, orgId: string, domain: string): Promise<void> {
+  await app.db('sso_domains').insert({ id: newId('ssod'), org_id: orgId, domain, status: 'verified', txt_value: 'x', verified_at: new Date(), created_at: new Date(), updated_at: new Date() })
+    .onConflict(['org_id', 'domain']).merge({ status: 'verified', verified_at: new Date() });
+}
+
+export async function sessionCount(app: App): Promise<number> {
+  const [row] = (await app.db('sessions').count('* as n')) as Array<{ n: string | number }>;
+  return Number(row!.n);
+}
+
+/** The value a response set for a cookie, or null. */
+export function cookieFrom(res: { headers: Record<string, unknown> }, name: string): string | null {
+  const raw = res.headers['set-cookie'];
+  const all = Array.isArray(raw) ? raw : raw ? [String(raw)] : [];
+  for (const c of all as string[]) {
+    const m = new RegExp(`^${name}=([^;]*)`).exec(c);
+    if (m && m[1]) return m[1];
+  }
+  return null;
+}
+
+export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
