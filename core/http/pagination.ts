@@ -59,14 +59,26 @@ export async function paginate<T extends Record<string, unknown>>(
   const q = query as Knex.QueryBuilder;
   if (opts.cursor) {
     const values = decodeCursor(opts.cursor, keys);
-    q.where((outer) => {
-      keys.forEach((key, i) => {
-        outer.orWhere((inner) => {
-          for (let j = 0; j < i; j++) inner.where(keys[j]!.column, values[j] as Knex.Value);
-          inner.where(key.column, key.direction === 'asc' ? '>' : '<', values[i] as Knex.Value);
+    const first = keys[0]!;
+    if (keys.every((k) => k.direction === first.direction)) {
+      // One direction: a row-value comparison `(a, b) < (x, y)`, which Postgres turns into an
+      // index range condition, so a page deep in the list costs what the first page costs.
+      const cols = keys.map(() => '??').join(', ');
+      const params = keys.map(() => '?').join(', ');
+      q.whereRaw(`(${cols}) ${first.direction === 'asc' ? '>' : '<'} (${params})`, [...keys.map((k) => k.column), ...(values as Knex.Value[])]);
+    } else {
+      // Mixed directions: (a > x) or (a = x and b < y) …, plus the bound on the first key the
+      // expansion implies, so the index range still starts at the cursor.
+      q.where(first.column, first.direction === 'asc' ? '>=' : '<=', values[0] as Knex.Value);
+      q.where((outer) => {
+        keys.forEach((key, i) => {
+          outer.orWhere((inner) => {
+            for (let j = 0; j < i; j++) inner.where(keys[j]!.column, values[j] as Knex.Value);
+            inner.where(key.column, key.direction === 'asc' ? '>' : '<', values[i] as Knex.Value);
+          });
         });
       });
-    });
+    }
   }
   for (const key of keys) q.orderBy(key.column, key.direction);
   const rows = (await q.limit(limit + 1)) as unknown as T[];

@@ -1,0 +1,240 @@
+import Joi from 'joi';
+import { PAID_PLAN_IDS, SUBSCRIPTION_STATUSES, TOPUP_PACK_IDS } from '../../core/contracts/index.js';
+import { CREDIT_SOURCES } from './options.js';
+
+/**
+ * Answer shapes of the billing sections. Each `.id()` schema is one OpenAPI component; these very
+ * objects are used wherever the shape appears.
+ */
+
+const PLAN_IDS = ['none', 'open_source', 'indie', 'startup', 'growth', 'managed', 'agency', 'enterprise'] as const;
+const datetime = () => Joi.string().isoDate();
+const nullableDatetime = () => datetime().allow(null).required();
+const int = () => Joi.number().integer();
+const usd = () => Joi.number();
+
+export const planIdSchema = Joi.string().valid(...PLAN_IDS);
+export const paidPlanSchema = Joi.string().valid(...PAID_PLAN_IDS);
+export const statusSchema = Joi.string().valid(...SUBSCRIPTION_STATUSES);
+export const sourceSchema = Joi.string().valid(...CREDIT_SOURCES);
+
+const Summary = Joi.object({
+  plan: planIdSchema.required(),
+  subscription_status: statusSchema.required(),
+  trial_ends_at: nullableDatetime(),
+  current_period_start: nullableDatetime(),
+  current_period_end: nullableDatetime(),
+  cancel_at_period_end: Joi.boolean().required(),
+  has_payment_method: Joi.boolean().required(),
+  workspaces: Joi.object({
+    used: int().required(),
+    included: int().required(),
+    extra: int().required().description('Workspaces beyond the included ones, billed at extra_price_usd a month each'),
+    extra_price_usd: usd().required(),
+  }).required(),
+  tickets: Joi.object({
+    used_this_period: int().required(),
+    limit_per_workspace: int().required().description('tickets_per_month of the plan, per workspace'),
+  }).required(),
+  fixes: Joi.object({
+    included_per_month: int().required(),
+    used_this_period: int().required(),
+    credits_remaining: int().required(),
+    overage_enabled: Joi.boolean().required(),
+    overage_price_usd: usd().required(),
+  }).required(),
+  credits_by_source: Joi.array()
+    .items(Joi.object({ source: sourceSchema.required(), fixes_remaining: int().required(), next_expiry_at: nullableDatetime() }))
+    .required(),
+  spend: Joi.object({
+    cap_usd: usd().allow(null).required(),
+    spent_this_period_usd: usd().required(),
+    alert_ratio: usd().required(),
+    alert_sent: Joi.boolean().required(),
+    blocked: Joi.boolean().required(),
+  }).required(),
+  addons: Joi.object({ badge_removal: Joi.boolean().required(), managed_workspaces: int().required() }).required(),
+}).required();
+
+const PlanOffer = Joi.object({
+  id: planIdSchema.required(),
+  name: Joi.string().required(),
+  price_monthly_usd: usd().allow(null).required().description('null: the provider sells no price for this plan'),
+  trial_days: int().required(),
+  trial_fixes: int().required(),
+  included_fixes_per_month: int().required(),
+  tickets_per_month: int().required(),
+  repositories_per_workspace: int().required(),
+  workspaces_included: int().required(),
+  extra_workspace_price_usd: usd().required(),
+  overage_fix_price_usd: usd().required(),
+  features: Joi.array().items(Joi.string()).required(),
+  current: Joi.boolean().required(),
+  available: Joi.boolean().required(),
+});
+
+const AgencyBilling = Joi.object({
+  connect: Joi.object({
+    account_id: Joi.string().allow(null).required(),
+    charges_enabled: Joi.boolean().required(),
+    payouts_enabled: Joi.boolean().required(),
+    details_submitted: Joi.boolean().required(),
+  }).required(),
+  managed_addon_price_usd: usd().allow(null).required(),
+  workspaces: Joi.array()
+    .items(
+      Joi.object({
+        id: Joi.string().required(),
+        name: Joi.string().required(),
+        client_name: Joi.string().allow(null).required(),
+        managed_addon: Joi.boolean().required(),
+        resale_price_usd: usd().allow(null).required(),
+        collect_via_connect: Joi.boolean().required(),
+        client_email: Joi.string().allow(null).required(),
+      }),
+    )
+    .required(),
+})
+  .allow(null)
+  .description('Agency billing (organizations on an agency plan): payout account and client workspaces; null otherwise');
+
+export const Billing = Joi.object({
+  summary: Summary,
+  payments_enabled: Joi.boolean().required(),
+  has_subscription: Joi.boolean().required(),
+  subscription_status: statusSchema.required(),
+  trial: Joi.object({ ends_at: nullableDatetime(), days_left: int().required(), fixes: int().required() }).required(),
+  past_due: Joi.boolean().required(),
+  trial_available: Joi.boolean().required(),
+  plans: Joi.array().items(PlanOffer).required(),
+  topups_available: Joi.boolean().required(),
+  topup_packs: Joi.array()
+    .items(Joi.object({ id: Joi.string().valid(...TOPUP_PACK_IDS).required(), fixes: int().required(), price_usd: usd().allow(null).required() }))
+    .required(),
+  addons: Joi.object({
+    badge_removal: Joi.object({ available: Joi.boolean().required(), active: Joi.boolean().required(), price_usd: usd().allow(null).required() }).required(),
+  }).required(),
+  usage: Joi.object({
+    period_start: datetime().required(),
+    period_end: datetime().required(),
+    tickets: int().required(),
+    answers: int().required(),
+    fixes: int().required(),
+    overage_fixes: int().required(),
+    overage_usd: usd().required(),
+    cost_usd: usd().required(),
+    cost_per_answer_usd: usd().allow(null).required(),
+    cost_per_fix_usd: usd().allow(null).required(),
+  }).required(),
+  agency: AgencyBilling.required(),
+})
+  .required()
+  .id('Billing')
+  .description("The organization's plan, subscription, credits, spend, add-ons, offers and usage for the period");
+
+export const HostedUrl = Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required() })
+  .required()
+  .id('HostedUrl')
+  .description('A hosted page of the payment provider to send the user to');
+
+export const CreditBalanceSchema = Joi.object({
+  id: Joi.string().required(),
+  org_id: Joi.string().required(),
+  workspace_id: Joi.string().allow(null).required(),
+  source: sourceSchema.required(),
+  granted_fixes: int().required(),
+  fixes_remaining: int().required(),
+  granted_at: datetime().required(),
+  expires_at: nullableDatetime(),
+  reference: Joi.string().required(),
+  created_at: datetime().required(),
+})
+  .id('CreditBalance');
+
+export const CreditLedgerEntrySchema = Joi.object({
+  id: Joi.string().required(),
+  org_id: Joi.string().required(),
+  balance_id: Joi.string().required(),
+  source: sourceSchema.required(),
+  kind: Joi.string().valid('grant', 'consume', 'refund', 'expire', 'adjust').required(),
+  fixes: int().required().description('Signed: grant and refund add, consume and expire take away'),
+  job_id: Joi.string().allow(null).required(),
+  note: Joi.string().allow(null).required(),
+  created_at: datetime().required(),
+})
+  .id('CreditLedgerEntry');
+
+export const Credits = Joi.object({
+  balances: Joi.array().items(CreditBalanceSchema).required(),
+  ledger: Joi.array().items(CreditLedgerEntrySchema).required(),
+})
+  .required()
+  .id('Credits');
+
+export const InvoiceSchema = Joi.object({
+  id: Joi.string().required(),
+  number: Joi.string().allow(null).required(),
+  status: Joi.string().required(),
+  purpose: Joi.string().valid('subscription', 'topup', 'resale', 'other').required(),
+  amount_paid_usd: usd().required(),
+  amount_due_usd: usd().required(),
+  currency: Joi.string().required(),
+  period_start: nullableDatetime(),
+  period_end: nullableDatetime(),
+  paid_at: nullableDatetime(),
+  hosted_invoice_url: Joi.string().allow(null).required(),
+  created_at: datetime().required(),
+})
+  .id('Invoice');
+
+export const InvoiceList = Joi.object({ items: Joi.array().items(InvoiceSchema).required() }).required().id('InvoiceList');
+
+export const ClaimSchema = Joi.object({
+  id: Joi.string().required(),
+  org_id: Joi.string().required(),
+  kind: Joi.string().valid('review', 'case_study').required(),
+  status: Joi.string().valid('pending', 'approved', 'rejected').required(),
+  url: Joi.string().required(),
+  note: Joi.string().allow(null).required(),
+  fixes: int().required().description('Fixes granted on approval'),
+  decided_at: nullableDatetime(),
+  created_at: datetime().required(),
+  updated_at: datetime().required(),
+})
+  .id('Claim')
+  .description('A request for credits for a published review or case study');
+
+export const ClaimPage = Joi.object({ items: Joi.array().items(ClaimSchema).required(), next_cursor: Joi.string().allow(null).required() })
+  .required()
+  .id('ClaimPage');
+
+export const ReferralsSchema = Joi.object({
+  code: Joi.string().required(),
+  url: Joi.string().uri().required().description('Signup link carrying the code'),
+  referrer_fixes: int().required().description('Fixes earned for each organization that signs up with the code'),
+  referred_fixes: int().required().description('Fixes the referred organization gets'),
+  referred_count: int().required(),
+  earned_fixes: int().required(),
+  items: Joi.array()
+    .items(
+      Joi.object({
+        id: Joi.string().required(),
+        organization_name: Joi.string().required(),
+        signed_up_at: datetime().required(),
+        fixes: int().required(),
+        credited_at: nullableDatetime(),
+      }),
+    )
+    .required(),
+})
+  .required()
+  .id('Referrals');
+
+export const PaymentWebhookReceipt = Joi.object({
+  received: Joi.boolean().valid(true).required(),
+  duplicate: Joi.boolean().required().description('The event was handled before; nothing changed'),
+  event_id: Joi.string().required(),
+  type: Joi.string().required(),
+})
+  .required()
+  .id('PaymentWebhookReceipt');

@@ -1,0 +1,70 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AuditWriter, AuditActor } from '../../../core/audit/audit-writer.js';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import type { PaymentProvider } from '../../../core/contracts/index.js';
+import type { Principal } from '../../../core/http/auth.js';
+import type { BillingOptions } from '../options.js';
+import type { BillingPlanCatalog } from './plans.js';
+import type { CreditLedger } from './credit-ledger.js';
+
+/** The part of the mail plugin's `mailer` billing uses (structural: no import across plugins). */
+export interface MailerLike {
+  registerTemplates(templates: MailTemplateLike[]): void;
+  enqueue(trx: Knex, message: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> }): Promise<unknown>;
+}
+
+export interface MailTemplateLike {
+  name: string;
+  subject: { en: string; it: string };
+  text: { en: string; it: string };
+  html?: { en: string; it: string };
+}
+
+/** What billing's services share. */
+export interface BillingDeps {
+  db: Knex;
+  outbox: Outbox;
+  audit: AuditWriter;
+  log: Logger;
+  options: BillingOptions;
+  catalog: BillingPlanCatalog;
+  ledger: CreditLedger;
+  /** The active payment provider; null when config selects none (payments disabled). */
+  provider: PaymentProvider | null;
+  /** The mail plugin's mailer; null when mail is off. */
+  mailer: MailerLike | null;
+  publicBaseUrl: string;
+  clock: () => Date;
+}
+
+/** Who made a change, for audit entries. */
+export interface RequestMeta {
+  actor: AuditActor;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+export function actorOf(principal: Principal): AuditActor {
+  if (principal.kind === 'token') return { type: 'token', id: principal.tokenId ?? principal.userId, email: principal.email };
+  return { type: principal.staff && !principal.userId ? 'staff' : 'user', id: principal.userId, email: principal.email };
+}
+
+export const SYSTEM: RequestMeta = { actor: { type: 'system', id: 'billing' }, ip: null, userAgent: null, requestId: null };
+
+export const locale = (v: string | null | undefined): 'en' | 'it' => (v === 'it' ? 'it' : 'en');
+
+/** Whether a table exists (other plugins' tables: tickets, repositories), cached per process. */
+const tableCache = new Map<string, Promise<boolean>>();
+export function hasTable(db: Knex, table: string): Promise<boolean> {
+  let p = tableCache.get(table);
+  if (!p) {
+    p = db.schema.hasTable(table).then((yes) => {
+      if (!yes) tableCache.delete(table); // look again next time: the table may come with a later migration
+      return yes;
+    });
+    tableCache.set(table, p);
+  }
+  return p;
+}

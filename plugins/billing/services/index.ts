@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+import { AccountStore } from './account-store.js';
+import { BillingActions } from './billing-actions.js';
+import { BillingView } from './billing-view.js';
+import { Claims } from './claims.js';
+import { CreditLedger } from './credit-ledger.js';
+import type { BillingDeps } from './deps.js';
+import { BillingGate } from './gate.js';
+import { PlanLimits } from './limits.js';
+import { PaymentEvents } from './payment-events.js';
+import { PriceCache } from './prices.js';
+import { Referrals } from './referrals.js';
+import { SpendAlerts } from './spend-alerts.js';
+
+/** Every billing service, wired once per process. */
+export interface BillingServices {
+  db: Knex;
+  clock: () => Date;
+  deps: BillingDeps;
+  store: AccountStore;
+  prices: PriceCache;
+  view: BillingView;
+  actions: BillingActions;
+  events: PaymentEvents;
+  gate: BillingGate;
+  limits: PlanLimits;
+  claims: Claims;
+  referrals: Referrals;
+  ledger: CreditLedger;
+}
+
+export function createBillingServices(deps: BillingDeps): BillingServices {
+  const store = new AccountStore(deps);
+  const prices = new PriceCache(deps);
+  const limits = new PlanLimits(deps, store);
+  const view = new BillingView(deps, store, prices, limits);
+  let gate: BillingGate;
+  const alerts = new SpendAlerts(deps, store, (trx, orgId, start) => gate.spent(trx, orgId, start));
+  gate = new BillingGate(deps, store, alerts);
+  return {
+    db: deps.db,
+    clock: deps.clock,
+    deps,
+    store,
+    prices,
+    view,
+    actions: new BillingActions(deps, store, view, prices),
+    events: new PaymentEvents(deps, store),
+    gate,
+    limits,
+    claims: new Claims(deps),
+    referrals: new Referrals(deps, store),
+    ledger: deps.ledger,
+  };
+}
+
+export { CreditLedger };

@@ -1,0 +1,280 @@
+import type { Knex } from 'knex';
+import { diffFields, type AuditActor } from '../../../core/audit/audit-writer.js';
+import { isAdapterError, type RepoRef, type Repository as HostRepository } from '../../../core/contracts/index.js';
+import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
+import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
+import { paginate, type Page } from '../../../core/http/pagination.js';
+import { last4 } from '../../../core/security/secret-box.js';
+import { InstallationModel, RepositoryModel, type Guideline, type Guidelines, type OnboardingPr } from '../models/index.js';
+import { actorOf, type CodehostDeps, type RequestMeta } from './deps.js';
+import { hostFailure, viaHost } from './errors.js';
+import type { GitRemote } from './git-remote.js';
+import { onboardingBody, onboardingFiles } from './onboarding-files.js';
+import type { OssService } from './oss.js';
+import { repositoryJson } from './serialize.js';
+
+const GUIDELINE_DIRS = ['', '.github/', 'docs/'];
+const CONTRIBUTING = ['CONTRIBUTING.md', 'CONTRIBUTING', 'CONTRIBUTING.rst', 'CONTRIBUTING.txt', 'contributing.md'];
+const CODE_OF_CONDUCT = ['CODE_OF_CONDUCT.md', 'CODE_OF_CONDUCT', 'CODE_OF_CONDUCT.rst', 'CODE_OF_CONDUCT.txt', 'code_of_conduct.md'];
+const EXCERPT_CHARS = 4000;
+
+export interface ConnectInput {
+  installation_id: string;
+  workspace_id: string;
+  external_id?: string;
+  full_name?: string;
+}
+
+/**
+ * Repositories connected to workspaces: list, connect (plan limits), read, disconnect (the code
+ * index and its cache go too), the agent key as a CI secret, guidelines, the open-source labels,
+ * the onboarding pull request and refresh. `ref()` gives other plugins the RepoRef of a
+ * repository for CodeHost calls.
+ */
+export class RepositoryService {
+  constructor(
+    private readonly d: CodehostDeps,
+    private readonly git: GitRemote,
+    private readonly oss: () => OssService,
+  ) {}
+
+  /** The repository of this organization (any workspace), or 404. */
+  async loadForOrg(orgId: string, id: string, trx?: Knex): Promise<RepositoryModel> {
+    const row = await RepositoryModel.query(trx ?? this.d.db).forOrg(orgId).findById(id);
+    if (!row) throw notFound('repository');
+    return row;
+  }
+
+  /** The repository, when the caller may open its workspace (403 otherwise, 404 for another organization's). */
+  async load(principal: Principal, id: string, trx?: Knex): Promise<RepositoryModel> {
+    const row = await this.loadForOrg(principal.orgId, id, trx);
+    if (!canOpenWorkspace(principal, row.workspace_id)) throw forbidden('You cannot open the workspace of this repository');
+    return row;
+  }
+
+  /** The RepoRef of a connected repository (for CodeHost calls). */
+  async ref(orgId: string, repo: RepositoryModel | string, trx?: Knex): Promise<RepoRef> {
+    const row = typeof repo === 'string' ? await this.loadForOrg(orgId, repo, trx) : repo;
+    const inst = await InstallationModel.query(trx ?? this.d.db).forOrg(orgId).findById(row.installation_id);
+    if (!inst || inst.removed_at) throw conflict('installation_removed', 'The app was uninstalled from the account of this repository');
+    return { installationId: inst.external_id, fullName: row.full_name };
+  }
+
+  json(row: RepositoryModel) {
+    return repositoryJson(row);
+  }
+
+  async list(principal: Principal, q: { workspace_id?: string; installation_id?: string; cursor?: string; limit: number }): Promise<Page<ReturnType<typeof repositoryJson>>> {
+    const query = RepositoryModel.query(this.d.db).forOrg(principal.orgId);
+    if (q.workspace_id) query.where('workspace_id', q.workspace_id);
+    if (q.installation_id) query.where('installation_id', q.installation_id);
+    if (principal.workspaceIds !== null) query.whereIn('workspace_id', principal.workspaceIds);
+    const page = await paginate<RepositoryModel & Record<string, unknown>>(query, [
+      { column: 'repositories.full_name', direction: 'asc', type: 'string' },
+      { column: 'repositories.id', direction: 'asc', type: 'string' },
+    ], q);
+    return { items: page.items.map((r) => repositoryJson(r)), next_cursor: page.next_cursor };
+  }
+
+  /** POST /v1/repositories: connects a repository an installation reaches to a workspace. */
+  async connect(principal: Principal, input: ConnectInput, meta: RequestMeta): Promise<RepositoryModel> {
+    const ws = await this.d.workspaces().open(principal, input.workspace_id);
+    if (ws.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot take repositories');
+    const inst = await InstallationModel.query(this.d.db).forOrg(principal.orgId).findById(input.installation_id);
+    if (!inst || inst.removed_at) throw notFound('installation');
+    if (inst.suspended_at) throw conflict('installation_suspended', 'The installation is suspended on the code host');
+    const found = await this.findOnHost(inst, input);
+    if (found.archived) throw httpError(422, 'repository_archived', 'An archived repository cannot be connected');
+    const row = await this.d.db.transaction(async (trx) => {
+      const taken = await RepositoryModel.query(trx).acrossOrgs('a host repository is connected once').where({ host: this.d.host.identifier, external_id: found.id }).limit(1).first();
+      if (taken) {
+        throw conflict('repository_already_connected', 'This repository is already connected', taken.org_id === principal.orgId ? { repository_id: taken.id, workspace_id: taken.workspace_id } : undefined);
+      }
+      const limits = this.d.planLimits();
+      if (limits) {
+        await limits.assert(trx, principal.orgId, 'public_repos_only', { workspaceId: ws.id, isPublic: found.isPublic });
+        await limits.assert(trx, principal.orgId, 'repositories_per_workspace', { workspaceId: ws.id });
+      }
+      const created = await RepositoryModel.query(trx).insert({
+        org_id: principal.orgId, workspace_id: ws.id, installation_id: inst.id, host: this.d.host.identifier, external_id: found.id,
+        full_name: found.fullName, html_url: found.htmlUrl, clone_url: found.cloneUrl, default_branch: found.defaultBranch,
+        is_public: found.isPublic, archived: found.archived, runs_on: [], cloud_auth: {}, index_status: 'queued',
+        last_refreshed_at: new Date(), connected_by_user_id: principal.userId,
+      }).returning('*');
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId, actor: actorOf(principal), action: 'repository.connected', target: { type: 'repository', id: created.id }, workspaceId: ws.id,
+        changes: diffFields({}, { full_name: created.full_name, workspace_id: ws.id, installation_id: inst.id, is_public: created.is_public }), ...meta,
+      });
+      await this.d.outbox.add(trx, 'codehost.repository_connected', { repository_id: created.id, workspace_id: ws.id, full_name: created.full_name }, { orgId: principal.orgId });
+      return created;
+    });
+    return row;
+  }
+
+  private async findOnHost(inst: InstallationModel, input: ConnectInput): Promise<HostRepository> {
+    if (!input.external_id && !input.full_name) throw httpError(400, 'invalid_request', 'Give external_id or full_name', { errors: [{ path: 'payload.full_name', message: 'external_id or full_name is required' }] });
+    const all = await viaHost(() => this.d.host.listRepositories(inst.external_id));
+    const found = all.find((r) => (input.external_id ? r.id === input.external_id : r.fullName.toLowerCase() === input.full_name!.toLowerCase()));
+    if (!found) throw httpError(422, 'repository_not_in_installation', 'The installation does not reach this repository');
+    return found;
+  }
+
+  /** Deletes a connected repository in `trx`: index rows go with it (foreign keys), audit and event. */
+  async disconnectRow(trx: Knex, row: RepositoryModel, ctx: { actor: AuditActor; meta?: RequestMeta; reason: string }): Promise<string> {
+    await trx('codehost_comments').where({ repository_id: row.id, org_id: row.org_id }).delete();
+    await trx('codehost_items').where({ repository_id: row.id, org_id: row.org_id }).delete();
+    await RepositoryModel.query(trx).forOrg(row.org_id).deleteById(row.id);
+    await this.d.audit.record(trx, {
+      orgId: row.org_id, actor: ctx.actor, action: 'repository.disconnected', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
+      changes: diffFields({ full_name: row.full_name, workspace_id: row.workspace_id }, {}, ['full_name', 'workspace_id']), metadata: { reason: ctx.reason }, ...ctx.meta,
+    });
+    await this.d.outbox.add(trx, 'codehost.repository_disconnected', { repository_id: row.id, workspace_id: row.workspace_id, full_name: row.full_name, reason: ctx.reason }, { orgId: row.org_id });
+    return row.id;
+  }
+
+  async dropCache(repositoryId: string): Promise<void> {
+    await this.git.dropCache(repositoryId).catch((err: unknown) => this.d.log.warn({ err, repositoryId }, 'could not remove a code index cache'));
+  }
+
+  /** DELETE /v1/repositories/{id}. */
+  async disconnect(principal: Principal, id: string, meta: RequestMeta): Promise<void> {
+    const row = await this.load(principal, id);
+    await this.d.db.transaction((trx) => this.disconnectRow(trx, row, { actor: actorOf(principal), meta, reason: 'disconnected' }));
+    await this.dropCache(row.id);
+  }
+
+  /** PUT /v1/repositories/{id}/agent-key: the key becomes the repository's CI secret; only its last 4 stay here. */
+  async setAgentKey(principal: Principal, id: string, key: string, meta: RequestMeta): Promise<RepositoryModel> {
+    const row = await this.load(principal, id);
+    const ref = await this.ref(principal.orgId, row);
+    await viaHost(() => this.d.host.setSecret(ref, this.d.options.agentKeySecretName, key));
+    return this.d.db.transaction(async (trx) => {
+      const after = await RepositoryModel.query(trx).forOrg(principal.orgId).patchAndFetchById(row.id, { agent_key_last4: last4(key), agent_key_set_at: new Date() });
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId, actor: actorOf(principal), action: 'repository.agent_key_set', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
+        changes: { agent_key: { before: row.agent_key_last4 ? 'set' : null, after: 'set' } }, metadata: { secret_name: this.d.options.agentKeySecretName, last4: last4(key) }, ...meta,
+      });
+      await this.d.outbox.add(trx, 'codehost.agent_key_set', { repository_id: row.id, workspace_id: row.workspace_id }, { orgId: principal.orgId });
+      return after;
+    });
+  }
+
+  /** POST /v1/repositories/{id}/guidelines: re-reads CONTRIBUTING and CODE_OF_CONDUCT of a public repository. */
+  async readGuidelines(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+    const row = await this.load(principal, id);
+    if (!row.is_public) throw httpError(422, 'repository_not_public', 'Guidelines are read for public repositories only');
+    const ref = await this.ref(principal.orgId, row);
+    const guidelines: Guidelines = {
+      contributing: await viaHost(() => this.findGuideline(ref, row, CONTRIBUTING)),
+      code_of_conduct: await viaHost(() => this.findGuideline(ref, row, CODE_OF_CONDUCT)),
+      read_at: new Date().toISOString(),
+    };
+    return this.patchAudited(principal, row, { guidelines }, 'repository.guidelines_read', meta, {
+      contributing: row.guidelines?.contributing?.sha ?? null, code_of_conduct: row.guidelines?.code_of_conduct?.sha ?? null,
+    }, { contributing: guidelines.contributing?.sha ?? null, code_of_conduct: guidelines.code_of_conduct?.sha ?? null });
+  }
+
+  private async findGuideline(ref: RepoRef, row: RepositoryModel, names: string[]): Promise<Guideline | null> {
+    for (const dir of GUIDELINE_DIRS) {
+      for (const name of names) {
+        const file = await this.d.host.readFile(ref, `${dir}${name}`);
+        if (!file) continue;
+        return {
+          path: file.path,
+          sha: file.sha,
+          html_url: this.d.host.identifier === 'codehost-github' ? `${row.html_url}/blob/${encodeURIComponent(row.default_branch)}/${file.path}` : null,
+          excerpt: file.content.toString('utf8').slice(0, EXCERPT_CHARS),
+        };
+      }
+    }
+    return null;
+  }
+
+  /** POST /v1/repositories/{id}/labels: creates the opt-in and opt-out labels of the workspace's settings. */
+  async createLabels(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+    const row = await this.load(principal, id);
+    const ref = await this.ref(principal.orgId, row);
+    const settings = await this.oss().settings(this.d.db, principal.orgId, row.workspace_id);
+    const { optIn, optOut } = this.d.options.labels;
+    await viaHost(() => this.d.host.ensureLabel(ref, { name: settings.opt_in_label, color: optIn.color, description: optIn.description }));
+    await viaHost(() => this.d.host.ensureLabel(ref, { name: settings.opt_out_label, color: optOut.color, description: optOut.description }));
+    return this.patchAudited(principal, row, { labels_created_at: new Date() }, 'repository.labels_created', meta, { labels: null }, { labels: [settings.opt_in_label, settings.opt_out_label] });
+  }
+
+  /** POST /v1/repositories/{id}/onboarding-pr: pushes the runner workflow and config to a branch and opens (or updates) its pull request. */
+  async openOnboardingPr(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+    const row = await this.load(principal, id);
+    const ref = await this.ref(principal.orgId, row);
+    const ws = await this.d.workspaces().get(principal.orgId, row.workspace_id);
+    const o = this.d.options.onboarding;
+    const baseUrl = this.d.config.server.publicBaseUrl.replace(/\/+$/, '');
+    const files = onboardingFiles(this.d.options, { baseUrl, workspace: ws, repository: row });
+    const body = onboardingBody({ workspaceName: ws.name, files: Object.keys(files), secretName: this.d.options.agentKeySecretName });
+    let pr: OnboardingPr;
+    const requestedAt = new Date().toISOString();
+    try {
+      const access = await this.d.host.createGitAccess(ref, { write: true });
+      await this.git.commitAndPush(access, { base: row.default_branch, branch: o.branch, files, message: o.title });
+      const existing = await this.d.host.findPullRequestByBranch(ref, o.branch);
+      const opened = existing && existing.state === 'open'
+        ? await this.d.host.updatePullRequest(ref, existing.number, { title: o.title, body })
+        : await this.d.host.openPullRequest(ref, { head: o.branch, base: row.default_branch, title: o.title, body });
+      pr = { number: opened.number, url: opened.url, status: opened.state, requested_at: requestedAt, error: null, title: opened.title, branch: o.branch };
+    } catch (err) {
+      const failure = isAdapterError(err) ? err.message : err instanceof Error ? err.message : String(err);
+      if (isAdapterError(err) && err.retryable) throw hostFailure(err);
+      this.d.log.warn({ err, repositoryId: row.id }, 'the onboarding pull request could not be opened');
+      pr = { ...(row.onboarding_pr ?? { number: null, url: null, status: 'none', title: null, branch: o.branch }), requested_at: requestedAt, error: failure.slice(0, 500) } as OnboardingPr;
+    }
+    return this.patchAudited(principal, row, { onboarding_pr: pr }, 'repository.onboarding_pr_requested', meta,
+      { onboarding_pr: row.onboarding_pr?.number ?? null }, { onboarding_pr: pr.number }, { error: pr.error });
+  }
+
+  /** POST /v1/repositories/{id}/refresh: re-reads name, default branch and visibility. */
+  async refresh(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+    const row = await this.load(principal, id);
+    const ref = await this.ref(principal.orgId, row);
+    let found: HostRepository;
+    try {
+      found = await this.d.host.getRepository(ref);
+    } catch (err) {
+      if (isAdapterError(err, 'not_found')) throw conflict('repository_unavailable', 'The code host no longer gives access to this repository');
+      throw hostFailure(err);
+    }
+    return this.d.db.transaction((trx) => this.applyHostState(trx, row, found, actorOf(principal), meta));
+  }
+
+  /** Brings the record in line with the host (refresh and repository webhooks); a moved default branch is indexed again. */
+  async applyHostState(trx: Knex, row: RepositoryModel, found: Pick<HostRepository, 'fullName' | 'htmlUrl' | 'cloneUrl' | 'defaultBranch' | 'isPublic' | 'archived'>, actor: AuditActor, meta: RequestMeta = {}): Promise<RepositoryModel> {
+    const next = { full_name: found.fullName, html_url: found.htmlUrl, clone_url: found.cloneUrl, default_branch: found.defaultBranch, is_public: found.isPublic, archived: found.archived };
+    const changes = diffFields(row as unknown as Record<string, unknown>, next);
+    const after = await RepositoryModel.query(trx).forOrg(row.org_id).patchAndFetchById(row.id, { ...next, last_refreshed_at: new Date() });
+    if (Object.keys(changes).length) {
+      await this.d.audit.record(trx, { orgId: row.org_id, actor, action: 'repository.refreshed', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id, changes, ...meta });
+      await this.d.outbox.add(trx, 'codehost.repository_updated', { repository_id: row.id, fields: Object.keys(changes) }, { orgId: row.org_id });
+    }
+    if (changes.default_branch || row.index_status === 'none' || row.index_status === 'failed') await this.requestIndex(trx, after);
+    return after;
+  }
+
+  /** Queues a rebuild of the code index. */
+  async requestIndex(trx: Knex, row: RepositoryModel, sha?: string): Promise<void> {
+    await RepositoryModel.query(trx).forOrg(row.org_id).patch({ index_status: row.index_status === 'building' ? 'building' : 'queued' }).where('id', row.id);
+    await this.d.outbox.add(trx, 'codehost.index_requested', { repository_id: row.id, sha: sha ?? null }, { orgId: row.org_id });
+  }
+
+  private async patchAudited(
+    principal: Principal, row: RepositoryModel, patch: Partial<RepositoryModel>, action: string, meta: RequestMeta,
+    before: Record<string, unknown>, after: Record<string, unknown>, metadata?: Record<string, unknown>,
+  ): Promise<RepositoryModel> {
+    return this.d.db.transaction(async (trx) => {
+      const updated = await RepositoryModel.query(trx).forOrg(principal.orgId).patchAndFetchById(row.id, patch);
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId, actor: actorOf(principal), action, target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
+        changes: diffFields(before, after), ...(metadata ? { metadata } : {}), ...meta,
+      });
+      return updated;
+    });
+  }
+}
+

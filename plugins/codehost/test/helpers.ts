@@ -1,0 +1,59 @@
+import type { Test } from 'tap';
+import type { App } from '../../../core/kernel/app.js';
+import { startTestApp } from '../../../test/helpers/app.js';
+import type { SignedUp } from '../../../test/helpers/accounts.js';
+import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
+
+export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API answers
+
+export const SECRET = 'codehost-test-webhook-secret-42';
+export const LOCAL_USER = { login: 'ada', email: 'ada@example.test', password: 'lovelace-1815' };
+
+/** A service with the local code host, its webhook secret and one local sign-in account. */
+export function startCodehostApp(t: Test, overrides: Record<string, unknown> = {}): Promise<App> {
+  return startTestApp(t, {
+    adapters: { codeHost: 'codehost-local', options: { 'codehost-local': { webhookSecret: SECRET, users: [LOCAL_USER] } } },
+    ...overrides,
+  });
+}
+
+export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;
+
+export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) {
+  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who ? who.auth.headers : {}), ...headers } });
+  let body: Json = {};
+  try {
+    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
+  } catch {
+    body = { raw: res.payload };
+  }
+  return { status: res.statusCode, body, headers: res.headers };
+}
+
+export async function createWorkspace(app: App, owner: SignedUp, name = 'Web'): Promise<Json> {
+  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
+  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The whole install flow of the local host: install URL, its page's redirect, link. */
+export async function installAndLink(app: App, owner: SignedUp): Promise<Json> {
+  const start = await call(app, owner, 'POST', '/v1/codehost/install');
+  if (start.status !== 200) throw new Error(`install: ${start.status} ${JSON.stringify(start.body)}`);
+  const page = await app.server.inject({ method: 'GET', url: new URL(start.body.url).pathname + new URL(start.body.url).search });
+  const back = new URL(String(page.headers.location));
+  const res = await call(app, owner, 'POST', '/v1/codehost/installations', { installation_id: back.searchParams.get('installation_id'), state: back.searchParams.get('state'), setup_action: 'install' });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`link: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Polls until `fn` answers something truthy. */
+export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,85 @@
+import type { ServerRoute } from '@hapi/hapi';
+import {
+  DraftSchema, TicketSchema, createDraftPayload, discardDraftPayload, draftParams, editDraftPayload, sendDraftPayload, ticketIdParams,
+} from '../schemas.js';
+import { draftOut } from '../services/serialize.js';
+import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
+
+type DraftParams = { id: string; draftId: string };
+
+/** Route table of drafts: create, edit, discard, send. */
+export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/drafts',
+      options: {
+        id: 'createTicketDraft',
+        tags: [TAG],
+        description: 'Writes a draft reply (sent by its own later click)',
+        notes: 'One draft waits at a time: 409 open_draft_exists while another is open. 409 invalid_transition on a closed ticket.',
+        validate: { params: ticketIdParams, payload: createDraftPayload },
+        response: { status: { 201: DraftSchema } },
+        plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
+        handler: async (request, h) => {
+          const draft = await s.drafts().create(actorOf(request), (request.params as { id: string }).id, request.payload as { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null });
+          return h.response(draftOut(draft)).code(201);
+        },
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/v1/tickets/{id}/drafts/{draftId}',
+      options: {
+        id: 'updateTicketDraft',
+        tags: [TAG],
+        description: 'Edits a draft',
+        notes: '409 invalid_transition for a draft already sent or discarded.',
+        validate: { params: draftParams, payload: editDraftPayload },
+        response: { status: { 200: DraftSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => {
+          const p = request.params as DraftParams;
+          return draftOut(await s.drafts().edit(actorOf(request), p.id, p.draftId, request.payload as { body_md?: string; public_summary?: string | null; kind?: 'reply' | 'needs_info' }));
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/drafts/{draftId}/discard',
+      options: {
+        id: 'discardTicketDraft',
+        tags: [TAG],
+        description: 'Discards a draft',
+        validate: { params: draftParams, payload: discardDraftPayload },
+        response: { status: { 200: TicketSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => {
+          const actor = actorOf(request);
+          const p = request.params as DraftParams;
+          await s.drafts().discard(actor, p.id, p.draftId, (request.payload as { reason?: string | null } | null)?.reason ?? null);
+          return s.tickets().detail(actor.principal.orgId, p.id);
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/drafts/{draftId}/send',
+      options: {
+        id: 'sendTicketDraft',
+        tags: [TAG],
+        description: 'Sends a draft to the customer',
+        notes: 'Emails the customer after this click, threaded into the conversation (Message-ID, In-Reply-To, References) with the ticket\'s own Reply-To address. body_md and public_summary, when given, replace the draft\'s. The white-label guard may refuse with 409 and its own code; 422 no_customer_address without an address.',
+        validate: { params: draftParams, payload: sendDraftPayload },
+        response: { status: { 200: TicketSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => {
+          const actor = actorOf(request);
+          const p = request.params as DraftParams;
+          await s.drafts().send(actor, p.id, p.draftId, (request.payload as { body_md?: string; public_summary?: string | null } | null) ?? {});
+          return s.tickets().detail(actor.principal.orgId, p.id);
+        },
+      },
+    },
+  ];
+}

@@ -1,0 +1,154 @@
+import type { ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import { requirePrincipal } from '../../../core/http/auth.js';
+import { paginationQuery } from '../../../core/http/pagination.js';
+import {
+  MessageSchema, StatusLinkSchema, TicketPageSchema, TicketSchema, assignPayload, closePayload, escalatePayload, listQuery,
+  notePayload, reopenPayload, statusLinkPayload, ticketIdParams,
+} from '../schemas.js';
+import { messageOut } from '../services/serialize.js';
+import type { ListQuery } from '../services/ticket-service.js';
+import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
+
+type IdParams = { id: string };
+
+/** Route table of the ticket operations this plugin owns (conversation, team actions, status link). */
+export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
+  const detail = (orgId: string, id: string) => s.tickets().detail(orgId, id);
+  return [
+    {
+      method: 'GET',
+      path: '/v1/tickets',
+      options: {
+        id: 'listTickets',
+        tags: [TAG],
+        description: 'Lists tickets',
+        notes: 'Filters combine with AND; array filters accept repeated parameters (`state=triage&state=escalated`). Keyset pagination (no totals). Only the workspaces the caller can open.',
+        validate: { query: Joi.object({ ...paginationQuery, ...listQuery }) },
+        response: { status: { 200: TicketPageSchema } },
+        handler: async (request) => s.tickets().list(requirePrincipal(request), request.query as unknown as ListQuery),
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/tickets/{id}',
+      options: {
+        id: 'getTicket',
+        tags: [TAG],
+        description: 'Gets a ticket with its conversation',
+        validate: { params: ticketIdParams },
+        response: { status: { 200: TicketSchema } },
+        handler: async (request) => {
+          const ticket = await s.tickets().load(requirePrincipal(request), (request.params as IdParams).id);
+          return detail(ticket.org_id, ticket.id);
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/assign',
+      options: {
+        id: 'assignTicket',
+        tags: [TAG],
+        description: 'Assigns a ticket to a member, or unassigns it',
+        notes: 'assignee_user_id null unassigns. The member must be able to open the workspace, else 422 invalid_assignee.',
+        validate: { params: ticketIdParams, payload: assignPayload },
+        response: { status: { 200: TicketSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => {
+          const actor = actorOf(request);
+          const { id } = request.params as IdParams;
+          await s.actions().assign(actor, id, (request.payload as { assignee_user_id: string | null }).assignee_user_id);
+          return detail(actor.principal.orgId, id);
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/close',
+      options: {
+        id: 'closeTicket',
+        tags: [TAG],
+        description: 'Closes a ticket with a reason',
+        notes: 'reason duplicate needs duplicate_of_ticket_id and subscribes this ticket\'s customer to the original. 409 invalid_transition on a closed ticket; 422 invalid_duplicate for a bad original.',
+        validate: { params: ticketIdParams, payload: closePayload },
+        response: { status: { 200: TicketSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => {
+          const actor = actorOf(request);
+          const { id } = request.params as IdParams;
+          await s.actions().close(actor, id, request.payload as { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null });
+          return detail(actor.principal.orgId, id);
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/reopen',
+      options: {
+        id: 'reopenTicket',
+        tags: [TAG],
+        description: 'Reopens a closed ticket',
+        notes: 'closed → triage, reopened_count grows; the reason becomes an internal note. 409 invalid_transition unless closed.',
+        validate: { params: ticketIdParams, payload: reopenPayload },
+        response: { status: { 200: TicketSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => {
+          const actor = actorOf(request);
+          const { id } = request.params as IdParams;
+          await s.actions().reopen(actor, id, (request.payload as { reason?: string | null } | null)?.reason ?? null);
+          return detail(actor.principal.orgId, id);
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/escalate',
+      options: {
+        id: 'escalateTicket',
+        tags: [TAG],
+        description: 'Escalates a ticket to a person; the team is notified by email',
+        notes: 'Owners and admins (and the assignee, when given) get an email in their language. 409 invalid_transition on a closed or already escalated ticket.',
+        validate: { params: ticketIdParams, payload: escalatePayload },
+        response: { status: { 200: TicketSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => {
+          const actor = actorOf(request);
+          const { id } = request.params as IdParams;
+          await s.actions().escalate(actor, id, request.payload as { reason: string; assignee_user_id?: string | null });
+          return detail(actor.principal.orgId, id);
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/notes',
+      options: {
+        id: 'createTicketNote',
+        tags: [TAG],
+        description: 'Adds an internal note (never sent)',
+        validate: { params: ticketIdParams, payload: notePayload },
+        response: { status: { 201: MessageSchema } },
+        plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
+        handler: async (request, h) => {
+          const note = await s.actions().addNote(actorOf(request), (request.params as IdParams).id, (request.payload as { body_md: string }).body_md);
+          return h.response(messageOut(note, [], s.fileLinks())).code(201);
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/tickets/{id}/status-link',
+      options: {
+        id: 'updateTicketStatusLink',
+        tags: [TAG],
+        description: 'Revokes or rotates the public status link',
+        notes: 'revoke: the page answers 404 until rotated; rotate: a new URL, the old one answers 404.',
+        validate: { params: ticketIdParams, payload: statusLinkPayload },
+        response: { status: { 200: StatusLinkSchema } },
+        plugins: { patchwell: WORKERS },
+        handler: async (request) => s.actions().statusLink(actorOf(request), (request.params as IdParams).id, (request.payload as { action: 'revoke' | 'rotate' }).action),
+      },
+    },
+  ];
+}

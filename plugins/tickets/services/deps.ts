@@ -1,0 +1,97 @@
+import type { Knex } from 'knex';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import type { Principal } from '../../../core/http/auth.js';
+import type { AppConfig } from '../../../core/kernel/config.js';
+import type { SecretBox } from '../../../core/security/secret-box.js';
+import type { FileLinks } from './file-links.js';
+
+/** The workspace fields tickets read, from the workspaces plugin's `workspaceService`. */
+export interface TicketWorkspace {
+  id: string;
+  org_id: string;
+  name: string;
+  client_name: string | null;
+  locale: string;
+  inbound_address: string | null;
+  sla_first_response_minutes: number;
+  sla_resolution_minutes: number;
+  archived_at: Date | null;
+}
+
+/** What tickets need of `workspaceService` (the workspaces plugin). */
+export interface WorkspaceReader {
+  get(orgId: string, id: string, trx?: Knex): Promise<TicketWorkspace>;
+  open(principal: Principal, id: string, trx?: Knex): Promise<TicketWorkspace>;
+  getMany(orgId: string, ids: string[], trx?: Knex): Promise<Map<string, TicketWorkspace>>;
+}
+
+export interface MailAddress {
+  address: string;
+  name?: string;
+}
+
+/** What tickets need of `mailer` (the mail plugin). */
+export interface MailerPort {
+  registerTemplates(templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[]): void;
+  enqueue(trx: Knex, input: {
+    orgId: string | null;
+    template: string;
+    locale: 'en' | 'it';
+    to: string | string[];
+    data: Record<string, unknown>;
+    from?: MailAddress;
+    replyTo?: string | MailAddress;
+    headers?: Record<string, string>;
+    messageId?: string;
+    ticketRef?: string;
+  }): Promise<string>;
+}
+
+/** What the white-label guard decides before a reply leaves (see WhiteLabelGuard). */
+export type WhiteLabelDecision =
+  | { allowed: true; from?: MailAddress }
+  | { allowed: false; code: string; message: string; details?: Record<string, unknown> };
+
+/**
+ * Seam the brand plugin fills: before a draft is sent, decides whether this workspace may send
+ * (an agency's client workspace whose white-label sending is not ready must not leak the
+ * agency's or the engine's name) and, optionally, the From address to send with. The default
+ * allows and lets the mail plugin's sender stand.
+ */
+export interface WhiteLabelGuard {
+  check(input: { trx: Knex; orgId: string; workspace: TicketWorkspace; ticketId: string }): Promise<WhiteLabelDecision>;
+}
+
+export const allowAllGuard: WhiteLabelGuard = { check: async () => ({ allowed: true }) };
+
+/** Who does something, with request details for the audit log. */
+export interface Actor {
+  principal: Principal;
+  ip?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+}
+
+export interface TicketsDeps {
+  db: Knex;
+  outbox: Outbox;
+  audit: AuditWriter;
+  secretBox: SecretBox;
+  config: AppConfig;
+  workspaceService: WorkspaceReader;
+  mailer: MailerPort;
+  whiteLabelGuard: WhiteLabelGuard;
+  fileLinks: FileLinks;
+}
+
+export function auditActor(a: Actor) {
+  const p = a.principal;
+  return {
+    orgId: p.orgId,
+    actor: { type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.kind === 'token' ? (p.tokenId ?? p.userId) : p.userId, email: p.email },
+    ip: a.ip ?? null,
+    userAgent: a.userAgent ?? null,
+    requestId: a.requestId ?? null,
+  };
+}

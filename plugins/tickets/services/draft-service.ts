@@ -1,0 +1,175 @@
+import type { Knex } from 'knex';
+import { diffFields } from '../../../core/audit/audit-writer.js';
+import { newId } from '../../../core/data/ids.js';
+import { conflict, httpError, notFound } from '../../../core/http/errors.js';
+import { Ticket, TicketDraft, TicketMessage } from '../models/index.js';
+import { isUniqueViolation } from './db-errors.js';
+import { auditActor, type Actor, type TicketsDeps } from './deps.js';
+import { nextState } from './state-machine.js';
+import { replyAddress, replySubject, threadingFor } from './threading.js';
+import type { TicketService } from './ticket-service.js';
+
+const OPEN: readonly TicketDraft['status'][] = ['draft', 'approved'];
+
+const blankToNull = (s: string | null | undefined): string | null | undefined => (s === '' ? null : s);
+
+/**
+ * Drafts of replies. One draft waits for its click at a time; sending is always a person's
+ * click: it emails the customer through the mail plugin, threaded into the conversation, with a
+ * per-ticket Reply-To, after the white-label guard agreed.
+ */
+export class DraftService {
+  constructor(private readonly deps: TicketsDeps, private readonly tickets: TicketService) {}
+
+  async create(actor: Actor, ticketId: string, input: { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }): Promise<TicketDraft> {
+    return this.deps.db.transaction(async (trx) => {
+      const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
+      nextState(ticket.state, 'draft_created');
+      const open = await TicketDraft.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).whereIn('status', OPEN).select('id').limit(1).first();
+      if (open) throw conflict('open_draft_exists', 'This ticket already has a draft waiting; edit, send or discard it first', { draft_id: open.id });
+      let draft: TicketDraft;
+      try {
+        draft = await trx.transaction(async (sp) => await TicketDraft.query(sp).insert({
+          id: newId(TicketDraft.idPrefix),
+          org_id: ticket.org_id,
+          ticket_id: ticket.id,
+          kind: input.kind,
+          body_md: input.body_md,
+          public_summary: blankToNull(input.public_summary) ?? null,
+          status: 'draft',
+          language: ticket.language,
+          created_by_user_id: actor.principal.userId,
+          edited_by_user_id: actor.principal.userId,
+        }).returning('*'));
+      } catch (err) {
+        if (isUniqueViolation(err)) throw conflict('open_draft_exists', 'This ticket already has a draft waiting', {});
+        throw err;
+      }
+      await this.tickets.transition(trx, ticket, 'draft_created');
+      await this.deps.outbox.add(trx, 'drafts.created', { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'team' }, { orgId: ticket.org_id });
+      return draft;
+    });
+  }
+
+  async edit(actor: Actor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null; kind?: 'reply' | 'needs_info' }): Promise<TicketDraft> {
+    return this.deps.db.transaction(async (trx) => {
+      const { draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'edit');
+      const patch: Partial<TicketDraft> = { edited_by_user_id: actor.principal.userId };
+      if (input.body_md !== undefined) patch.body_md = input.body_md;
+      if (input.public_summary !== undefined) patch.public_summary = blankToNull(input.public_summary) ?? null;
+      if (input.kind !== undefined) patch.kind = input.kind;
+      return TicketDraft.query(trx).forOrg(draft.org_id).patchAndFetchById(draft.id, patch);
+    });
+  }
+
+  async discard(actor: Actor, ticketId: string, draftId: string, reason: string | null): Promise<void> {
+    await this.deps.db.transaction(async (trx) => {
+      const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'discard');
+      await TicketDraft.query(trx).forOrg(draft.org_id).patch({ status: 'discarded', discarded_at: new Date(), discard_reason: reason || null, edited_by_user_id: actor.principal.userId }).where('id', draft.id);
+      // The team has the next move: it writes its own draft.
+      if (ticket.state !== 'closed') await this.tickets.transition(trx, ticket, 'draft_discarded', { needs_team_action: true });
+      await this.deps.audit.record(trx, {
+        ...auditActor(actor), action: 'ticket.draft_discarded', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
+        changes: diffFields({ status: draft.status }, { status: 'discarded' }), metadata: reason ? { reason } : undefined,
+      });
+      await this.deps.outbox.add(trx, 'drafts.discarded', { ticket_id: ticket.id, draft_id: draft.id, reason: reason || null }, { orgId: ticket.org_id });
+    });
+  }
+
+  /**
+   * The click: applies last edits, asks the white-label guard, enqueues the email (threaded,
+   * Reply-To the ticket's own address), records the outgoing Message (delivery_status queued),
+   * marks the draft sent and moves the ticket (reply → answered, needs_info → needs_info; during
+   * the fix loop the state stays). The first outgoing reply sets first_response_at.
+   */
+  async send(actor: Actor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void> {
+    await this.deps.db.transaction(async (trx) => {
+      const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'send');
+      const event = draft.kind === 'needs_info' ? 'needs_info_sent' : 'reply_sent';
+      nextState(ticket.state, event);
+      const body = input.body_md ?? draft.body_md;
+      const summary = input.public_summary !== undefined ? blankToNull(input.public_summary) ?? null : draft.public_summary;
+      if (!ticket.customer_email) throw httpError(422, 'no_customer_address', 'This ticket has no customer email address to reply to');
+
+      const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
+      const guard = await this.deps.whiteLabelGuard.check({ trx, orgId: ticket.org_id, workspace: ws, ticketId: ticket.id });
+      if (!guard.allowed) throw httpError(409, guard.code, guard.message, guard.details);
+
+      const conversation = await TicketMessage.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const threading = threadingFor(conversation);
+      const messageRowId = newId(TicketMessage.idPrefix);
+      const domain = ws.inbound_address?.split('@')[1] ?? new URL(this.deps.config.server.publicBaseUrl).hostname;
+      const emailMessageId = `<${messageRowId}@${domain}>`;
+      const replyTo = ws.inbound_address ? replyAddress(ws.inbound_address, ticket.reply_token) : undefined;
+      const subject = replySubject(ticket.subject);
+      const headers: Record<string, string> = { 'Auto-Submitted': 'no' };
+      if (threading.inReplyTo) headers['In-Reply-To'] = threading.inReplyTo;
+      if (threading.references) headers.References = threading.references;
+
+      const mailId = await this.deps.mailer.enqueue(trx, {
+        orgId: ticket.org_id,
+        template: 'tickets.reply',
+        locale: ticket.language === 'it' ? 'it' : 'en',
+        to: ticket.customer_email,
+        data: { subject, body },
+        ...(guard.from ? { from: guard.from } : {}),
+        ...(replyTo ? { replyTo } : {}),
+        headers,
+        messageId: emailMessageId,
+        ticketRef: ticket.id,
+      });
+      const sent = (await trx('mail_messages').select('from_address').where({ id: mailId }).first()) as { from_address: string } | undefined;
+
+      const now = new Date();
+      await TicketMessage.query(trx).insert({
+        id: messageRowId,
+        org_id: ticket.org_id,
+        workspace_id: ticket.workspace_id,
+        ticket_id: ticket.id,
+        direction: 'out',
+        from_address: guard.from?.address ?? sent?.from_address ?? null,
+        to_addresses: [ticket.customer_email],
+        cc_addresses: [],
+        subject,
+        body_text: body,
+        body_html: null,
+        email_message_id: emailMessageId,
+        in_reply_to: threading.inReplyTo,
+        references_header: threading.references,
+        delivery_status: 'queued',
+        mail_message_id: mailId,
+        sent_by_user_id: actor.principal.userId,
+        is_internal_note: false,
+        created_at: now,
+      });
+      await TicketDraft.query(trx).forOrg(draft.org_id).patch({
+        status: 'sent', body_md: body, public_summary: summary, sent_at: now, sent_message_id: messageRowId,
+        approved_by_user_id: actor.principal.userId, approved_at: draft.approved_at ?? now,
+        edited_by_user_id: body !== draft.body_md ? actor.principal.userId : draft.edited_by_user_id,
+      }).where('id', draft.id);
+      await this.tickets.transition(trx, ticket, event, {
+        message_count: ticket.message_count + 1,
+        last_message_at: now,
+        first_response_at: ticket.first_response_at ?? now,
+        ...(summary ? { public_summary: summary, public_summary_approved_at: now } : {}),
+      }, ws);
+      await this.deps.audit.record(trx, {
+        ...auditActor(actor), action: 'ticket.draft_sent', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
+        metadata: { ticket_id: ticket.id, kind: draft.kind, message_id: messageRowId, mail_id: mailId },
+      });
+      await this.deps.outbox.add(trx, 'drafts.sent', {
+        ticket_id: ticket.id, workspace_id: ticket.workspace_id, draft_id: draft.id, kind: draft.kind, message_id: messageRowId, mail_id: mailId, first_response: !ticket.first_response_at,
+      }, { orgId: ticket.org_id });
+    });
+  }
+
+  private async lockOpen(trx: Knex, actor: Actor, ticketId: string, draftId: string, action: string): Promise<{ ticket: Ticket; draft: TicketDraft }> {
+    const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
+    const draft = await TicketDraft.query(trx).forOrg(ticket.org_id).findById(draftId).forUpdate();
+    if (!draft || draft.ticket_id !== ticket.id) throw notFound('draft');
+    if (!OPEN.includes(draft.status)) {
+      throw conflict('invalid_transition', `A draft that is ${draft.status} cannot be ${action === 'send' ? 'sent' : action === 'edit' ? 'edited' : 'discarded'}`, { resource: 'draft', status: draft.status, action });
+    }
+    return { ticket, draft };
+  }
+}

@@ -1,0 +1,397 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { newId } from '../../../core/data/ids.js';
+import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
+import { forbidden, httpError, notFound } from '../../../core/http/errors.js';
+import { paginate, type Page, type SortKey } from '../../../core/http/pagination.js';
+import { hashToken, newToken } from '../../../core/security/tokens.js';
+import { FILE_META_COLUMNS, Ticket, TicketFile, TicketMessage, type WidgetContext } from '../models/index.js';
+import type { TicketsDeps, TicketWorkspace } from './deps.js';
+import { ticketDetail, ticketItem } from './serialize.js';
+import { slaDueAt } from './sla.js';
+import { needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
+
+export interface AttachmentInput {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+  contentId?: string | null;
+  inline?: boolean;
+}
+
+/** A customer's message joining a ticket (inbox, widget, code host). */
+export interface InboundMessageInput {
+  orgId: string;
+  ticketId: string;
+  from?: string | null;
+  fromName?: string | null;
+  to?: string[];
+  cc?: string[];
+  subject?: string | null;
+  bodyText?: string | null;
+  bodyHtml?: string | null;
+  /** RFC 5322 Message-ID with angle brackets. */
+  emailMessageId?: string | null;
+  inReplyTo?: string | null;
+  /** The References header as received (space-separated Message-IDs). */
+  references?: string | null;
+  widgetContext?: Omit<WidgetContext, 'screenshot_file_id'> | null;
+  screenshot?: AttachmentInput | null;
+  attachments?: AttachmentInput[];
+  receivedAt?: Date;
+}
+
+/** A new ticket from an intake channel, optionally with its opening message. */
+export interface CreateTicketInput {
+  orgId: string;
+  workspaceId: string;
+  origin: Ticket['origin'];
+  subject: string;
+  channelId?: string | null;
+  externalId?: string | null;
+  customerEmail?: string | null;
+  customerName?: string | null;
+  language?: string | null;
+  category?: string;
+  priority?: string;
+  labels?: string[];
+  isDemo?: boolean;
+  errorGroupId?: string | null;
+  codehostItemKind?: 'issue' | 'pull_request' | null;
+  codehostNumber?: number | null;
+  latestConfidence?: number | null;
+  message?: Omit<InboundMessageInput, 'orgId' | 'ticketId'>;
+}
+
+export interface ListQuery {
+  state?: string[];
+  origin?: string[];
+  category?: string[];
+  priority?: string[];
+  workspace_id?: string;
+  q?: string;
+  assignee?: string;
+  sort: 'newest' | 'oldest' | 'updated' | 'sla';
+  cursor?: string;
+  limit: number;
+}
+
+const SORTS: Record<ListQuery['sort'], SortKey[]> = {
+  newest: [{ column: 'tickets.created_at', direction: 'desc', type: 'date' }, { column: 'tickets.id', direction: 'desc', type: 'string' }],
+  oldest: [{ column: 'tickets.created_at', direction: 'asc', type: 'date' }, { column: 'tickets.id', direction: 'asc', type: 'string' }],
+  updated: [{ column: 'tickets.updated_at', direction: 'desc', type: 'date' }, { column: 'tickets.id', direction: 'desc', type: 'string' }],
+  sla: [{ column: 'tickets.sla_sort_at', direction: 'asc', type: 'date' }, { column: 'tickets.id', direction: 'asc', type: 'string' }],
+};
+
+/** Columns of the list (no search text, tokens or summaries). */
+const LIST_COLUMNS = [
+  'id', 'org_id', 'workspace_id', 'channel_id', 'origin', 'external_id', 'customer_email', 'customer_name', 'subject', 'state',
+  'category', 'priority', 'assignee_user_id', 'codehost_item_kind', 'codehost_number', 'labels', 'language', 'is_demo',
+  'error_group_id', 'duplicate_of_ticket_id', 'resolved_version', 'latest_confidence', 'needs_team_action', 'message_count',
+  'last_message_at', 'first_response_at', 'released_at', 'closed_at', 'last_customer_message_at', 'sla_due_at', 'sla_sort_at',
+  'reopened_count', 'created_at', 'updated_at',
+].map((c) => `tickets.${c}`);
+
+const LANGUAGES = new Set(['en', 'it']);
+const TOKEN_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
+
+/** 16 characters (80 bits) of lower-case base32: the per-ticket reply address token. */
+export function newReplyToken(): string {
+  const bytes = randomBytes(16);
+  let out = '';
+  for (let i = 0; i < 16; i++) out += TOKEN_ALPHABET[bytes[i]! & 31];
+  return out;
+}
+
+/**
+ * Tickets: intake (createTicket, addInboundMessage) for the channel plugins, the state machine
+ * applied with its side effects (SLA, needs_team_action, events), access-checked reads, and the
+ * public status link.
+ */
+export class TicketService {
+  constructor(private readonly deps: TicketsDeps) {}
+
+  // ---- intake (inbox, widget, code host, proactive)
+
+  /** Opens a ticket (state received) and its opening message, in the caller's transaction. */
+  async createTicket(trx: Knex, input: CreateTicketInput): Promise<Ticket> {
+    const ws = await this.deps.workspaceService.get(input.orgId, input.workspaceId, trx);
+    const id = newId(Ticket.idPrefix);
+    const status = newToken('st');
+    const now = input.message?.receivedAt ?? new Date();
+    const language = input.language && LANGUAGES.has(input.language) ? input.language : LANGUAGES.has(ws.locale) ? ws.locale : 'en';
+    const row = {
+      id,
+      org_id: input.orgId,
+      workspace_id: ws.id,
+      channel_id: input.channelId ?? null,
+      origin: input.origin,
+      external_id: input.externalId ?? null,
+      customer_email: input.customerEmail?.toLowerCase() ?? null,
+      customer_name: input.customerName ?? null,
+      subject: input.subject.slice(0, 500),
+      state: 'received' as const,
+      category: input.category ?? 'unknown',
+      priority: input.priority ?? 'normal',
+      labels: input.labels ?? [],
+      language,
+      is_demo: input.isDemo ?? false,
+      error_group_id: input.errorGroupId ?? null,
+      codehost_item_kind: input.codehostItemKind ?? null,
+      codehost_number: input.codehostNumber ?? null,
+      latest_confidence: input.latestConfidence ?? null,
+      needs_team_action: false,
+      sla_started_at: now,
+      sla_due_at: slaDueAt({ state: 'received', sla_started_at: now, first_response_at: null }, ws),
+      public_token_hash: status.hash,
+      public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(id)),
+      reply_token: newReplyToken(),
+      search_text: searchText(input),
+      created_at: now,
+      updated_at: now,
+    };
+    await Ticket.query(trx).insert(row);
+    await this.deps.outbox.add(trx, 'tickets.created', { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' }, { orgId: input.orgId });
+    if (input.message) await this.addInboundMessage(trx, { ...input.message, orgId: input.orgId, ticketId: id }, { opening: true });
+    return this.mustGet(trx, input.orgId, id);
+  }
+
+  /**
+   * Adds a customer's message to a ticket: counters, the customer's clock, files, and the
+   * `customer_replied` transition (a waiting ticket goes back to triage; a closed one reopens,
+   * except one closed as spam).
+   */
+  async addInboundMessage(trx: Knex, input: InboundMessageInput, opts: { opening?: boolean } = {}): Promise<TicketMessage> {
+    const ticket = await Ticket.query(trx).forOrg(input.orgId).findById(input.ticketId).forUpdate();
+    if (!ticket) throw notFound('ticket');
+    const at = input.receivedAt ?? new Date();
+    const messageId = newId(TicketMessage.idPrefix);
+    let widgetContext: WidgetContext | null = input.widgetContext ? { ...input.widgetContext } : null;
+    if (input.screenshot) {
+      const shot = await this.storeFile(trx, ticket, messageId, input.screenshot, 'screenshot');
+      widgetContext = { console: [], network: [], ...widgetContext, screenshot_file_id: shot.id };
+    }
+    const message = await TicketMessage.query(trx).insert({
+      id: messageId,
+      org_id: ticket.org_id,
+      workspace_id: ticket.workspace_id,
+      ticket_id: ticket.id,
+      direction: 'in',
+      from_address: input.from?.toLowerCase() ?? ticket.customer_email,
+      from_name: input.fromName ?? null,
+      to_addresses: input.to ?? [],
+      cc_addresses: input.cc ?? [],
+      subject: input.subject ?? null,
+      body_text: input.bodyText ?? null,
+      body_html: input.bodyHtml ?? null,
+      email_message_id: input.emailMessageId ?? null,
+      in_reply_to: input.inReplyTo ?? null,
+      references_header: input.references ?? null,
+      widget_context: widgetContext,
+      delivery_status: null,
+      is_internal_note: false,
+      created_at: at,
+    }).returning('*');
+    for (const a of input.attachments ?? []) await this.storeFile(trx, ticket, messageId, a, 'attachment');
+
+    const counters = { message_count: ticket.message_count + 1, last_message_at: at, last_customer_message_at: at };
+    if (opts.opening || (ticket.state === 'closed' && ticket.close_reason === 'spam')) {
+      await Ticket.query(trx).forOrg(ticket.org_id).patch(counters).where('id', ticket.id);
+    } else {
+      const reopening = ticket.state === 'closed';
+      const patch: Partial<Ticket> = reopening
+        ? { ...counters, reopened_count: ticket.reopened_count + 1, closed_at: null, close_reason: null, duplicate_of_ticket_id: null, sla_started_at: at }
+        : counters;
+      await this.transition(trx, ticket, 'customer_replied', patch);
+      if (reopening) await this.deps.outbox.add(trx, 'tickets.reopened', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, by: 'customer', reopened_count: ticket.reopened_count + 1 }, { orgId: ticket.org_id });
+    }
+    await this.deps.outbox.add(trx, 'tickets.message_received', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: message.id }, { orgId: ticket.org_id });
+    return message;
+  }
+
+  /** The ticket a per-ticket reply address points at (`…+t_<token>@…`), any organization. */
+  async findByReplyToken(trx: Knex, token: string): Promise<Ticket | undefined> {
+    return Ticket.query(trx).acrossOrgs('reply address routing').where({ reply_token: token.toLowerCase() }).limit(1).first();
+  }
+
+  /** The ticket of a workspace whose conversation holds one of these Message-IDs (threading). */
+  async findByEmailMessageIds(trx: Knex, orgId: string, workspaceId: string, messageIds: string[]): Promise<Ticket | undefined> {
+    if (messageIds.length === 0) return undefined;
+    const hit = await TicketMessage.query(trx).forOrg(orgId).where({ workspace_id: workspaceId }).whereIn('email_message_id', messageIds).orderBy('created_at', 'desc').select('ticket_id').limit(1).first();
+    return hit ? Ticket.query(trx).forOrg(orgId).findById(hit.ticket_id) : undefined;
+  }
+
+  /**
+   * Delivery news of outgoing messages (the inbox's delivery events and bounces): by the mail
+   * plugin's ids, or by Message-ID within an organization. A bounce or complaint is final (a
+   * later `delivered` does not undo it); a message that did not reach the customer puts the ticket
+   * back on the team's list (needs_team_action). Returns the ids of the messages changed.
+   */
+  async setDeliveryStatus(
+    trx: Knex,
+    where: { mailMessageIds: string[] } | { orgId: string; emailMessageIds: string[] },
+    status: 'delivered' | 'bounced' | 'complained' | 'failed',
+  ): Promise<string[]> {
+    const q = 'mailMessageIds' in where
+      ? TicketMessage.query(trx).acrossOrgs('delivery events by mail id').whereIn('mail_message_id', where.mailMessageIds.length ? where.mailMessageIds : [''])
+      : TicketMessage.query(trx).forOrg(where.orgId).whereIn('email_message_id', where.emailMessageIds.length ? where.emailMessageIds : ['']);
+    q.where('direction', 'out').where('is_internal_note', false);
+    if (status === 'delivered') q.where((w) => w.whereNull('delivery_status').orWhereIn('delivery_status', ['queued', 'sent']));
+    else q.where((w) => w.whereNull('delivery_status').orWhereNot('delivery_status', status));
+    const changed = (await q.patch({ delivery_status: status }).returning(['id', 'org_id', 'ticket_id'])) as unknown as { id: string; org_id: string; ticket_id: string }[];
+    if (status !== 'delivered') {
+      for (const m of changed) await Ticket.query(trx).forOrg(m.org_id).patch({ needs_team_action: true }).where('id', m.ticket_id);
+    }
+    for (const m of changed) {
+      await this.deps.outbox.add(trx, 'tickets.delivery_status_changed', { ticket_id: m.ticket_id, message_id: m.id, status }, { orgId: m.org_id });
+    }
+    return changed.map((m) => m.id);
+  }
+
+  // ---- state machine
+
+  /**
+   * Applies an event of the state machine (409 invalid_transition when the current state does
+   * not allow it) with `patch`, recomputes needs_team_action and the SLA due time, and announces
+   * a change of state (`tickets.state_changed`). The fixes plugin moves tickets through this.
+   */
+  async transition(trx: Knex, ticket: Ticket, event: TicketEvent, patch: Partial<Ticket> = {}, ws?: TicketWorkspace): Promise<Ticket> {
+    const from = ticket.state;
+    const to = nextState(from, event);
+    const workspace = ws ?? (await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx));
+    const merged = { ...ticket, ...patch, state: to } as Ticket;
+    const full: Partial<Ticket> = {
+      ...patch,
+      state: to,
+      needs_team_action: patch.needs_team_action ?? needsTeamActionIn(to),
+      sla_due_at: slaDueAt(merged, workspace),
+    };
+    const updated = await Ticket.query(trx).forOrg(ticket.org_id).patchAndFetchById(ticket.id, full);
+    if (from !== to) {
+      await this.deps.outbox.add(trx, 'tickets.state_changed', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, from, to, event }, { orgId: ticket.org_id });
+    }
+    return updated;
+  }
+
+  /** Updates fields that do not move the state, keeping the SLA due time in step. */
+  async update(trx: Knex, ticket: Ticket, patch: Partial<Ticket>, ws?: TicketWorkspace): Promise<Ticket> {
+    const workspace = ws ?? (await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx));
+    const merged = { ...ticket, ...patch } as Ticket;
+    return Ticket.query(trx).forOrg(ticket.org_id).patchAndFetchById(ticket.id, { ...patch, sla_due_at: slaDueAt(merged, workspace) });
+  }
+
+  // ---- reads
+
+  /** The ticket, when the caller may open its workspace: 404 (unknown, another organization), 403. */
+  async load(principal: Principal, id: string, trx?: Knex, opts: { forUpdate?: boolean } = {}): Promise<Ticket> {
+    const q = Ticket.query(trx ?? this.deps.db).forOrg(principal.orgId).findById(id);
+    if (opts.forUpdate) q.forUpdate();
+    const ticket = await q;
+    if (!ticket) throw notFound('ticket');
+    if (!canOpenWorkspace(principal, ticket.workspace_id)) throw forbidden('You cannot open this ticket\'s workspace');
+    return ticket;
+  }
+
+  async mustGet(trx: Knex, orgId: string, id: string): Promise<Ticket> {
+    const ticket = await Ticket.query(trx).forOrg(orgId).findById(id);
+    if (!ticket) throw notFound('ticket');
+    return ticket;
+  }
+
+  async list(principal: Principal, query: ListQuery): Promise<Page<Record<string, unknown>>> {
+    // The workspace's names come along in the same statement (a primary-key join per row of the page).
+    const q = Ticket.query(this.deps.db).forOrg(principal.orgId)
+      .select([...LIST_COLUMNS, 'ws.name as workspace_name', 'ws.client_name as workspace_client_name'])
+      .join('workspaces as ws', 'ws.id', 'tickets.workspace_id');
+    if (query.workspace_id) {
+      await this.deps.workspaceService.open(principal, query.workspace_id);
+      q.where('tickets.workspace_id', query.workspace_id);
+    } else if (principal.workspaceIds !== null) {
+      if (principal.workspaceIds.length === 0) return { items: [], next_cursor: null };
+      q.whereIn('tickets.workspace_id', principal.workspaceIds);
+    }
+    if (query.state?.length) q.whereIn('tickets.state', query.state);
+    if (query.origin?.length) q.whereIn('tickets.origin', query.origin);
+    if (query.category?.length) q.whereIn('tickets.category', query.category);
+    if (query.priority?.length) q.whereIn('tickets.priority', query.priority);
+    if (query.assignee === 'unassigned') q.whereNull('tickets.assignee_user_id');
+    else if (query.assignee === 'me') {
+      if (!principal.userId) throw httpError(400, 'invalid_request', 'assignee=me needs a signed-in user', { errors: [{ path: 'query.assignee', message: 'no user behind this credential' }] });
+      q.where('tickets.assignee_user_id', principal.userId);
+    } else if (query.assignee) q.where('tickets.assignee_user_id', query.assignee);
+    if (query.q) q.whereRaw(`tickets.search_vector @@ websearch_to_tsquery('simple', ?)`, [query.q]);
+
+    // Plain rows (the tenancy guard ran when the query was built): no model instances on the hot path.
+    const page = await paginate<Ticket & Record<string, unknown>>(q.toKnexQuery(), SORTS[query.sort], { cursor: query.cursor, limit: query.limit });
+    return {
+      items: page.items.map((t) => ticketItem(t, { name: t.workspace_name as string, client_name: (t.workspace_client_name as string | null) ?? null })),
+      next_cursor: page.next_cursor,
+    };
+  }
+
+  /** The Ticket answer: the ticket with its conversation (notes included) and files. */
+  async detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>> {
+    const db = trx ?? this.deps.db;
+    const ticket = await this.mustGet(db, orgId, id);
+    const [ws, messages, files] = await Promise.all([
+      this.deps.workspaceService.get(orgId, ticket.workspace_id, db),
+      TicketMessage.query(db).forOrg(orgId).where({ ticket_id: id }).orderBy([{ column: 'created_at' }, { column: 'id' }]),
+      TicketFile.query(db).forOrg(orgId).where({ ticket_id: id }).select(FILE_META_COLUMNS).orderBy('created_at'),
+    ]);
+    return ticketDetail(ticket, ws, messages, files, this.deps.fileLinks, this.statusUrl(ticket));
+  }
+
+  // ---- status page link
+
+  statusUrl(ticket: Ticket): string {
+    const token = this.deps.secretBox.decrypt(ticket.public_token_sealed, statusContext(ticket.id));
+    return `${this.deps.config.server.publicBaseUrl.replace(/\/+$/, '')}/status/${token}`;
+  }
+
+  /** A new status token (the old URL answers 404 from now on). */
+  newStatusToken(ticketId: string): { public_token_hash: string; public_token_sealed: string; public_token_revoked_at: null } {
+    const status = newToken('st');
+    return { public_token_hash: status.hash, public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(ticketId)), public_token_revoked_at: null };
+  }
+
+  /** The ticket behind a live status token (any organization), or undefined. */
+  async findByStatusToken(token: string): Promise<Ticket | undefined> {
+    if (!/^st_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+    return Ticket.query(this.deps.db).acrossOrgs('public status page by token').where({ public_token_hash: hashToken(token) }).whereNull('public_token_revoked_at').limit(1).first();
+  }
+
+  // ---- files
+
+  async storeFile(trx: Knex, ticket: Ticket, messageId: string | null, file: AttachmentInput, kind: TicketFile['kind']): Promise<TicketFile> {
+    return TicketFile.query(trx).insert({
+      org_id: ticket.org_id,
+      workspace_id: ticket.workspace_id,
+      ticket_id: ticket.id,
+      message_id: messageId,
+      kind,
+      filename: sanitizeFilename(file.filename),
+      content_type: file.contentType.toLowerCase().split(';')[0]!.trim() || 'application/octet-stream',
+      size: file.content.length,
+      sha256: createHash('sha256').update(file.content).digest('hex'),
+      content_id: file.contentId ?? null,
+      inline: file.inline ?? false,
+      content: file.content,
+    }).returning(FILE_META_COLUMNS);
+  }
+}
+
+const statusContext = (ticketId: string) => `ticket:${ticketId}:status_token`;
+
+function searchText(input: CreateTicketInput): string {
+  return [input.subject, input.customerName, input.customerEmail, input.externalId, input.message?.bodyText?.slice(0, 2000)]
+    .filter((s): s is string => !!s)
+    .join(' ')
+    .slice(0, 4000);
+}
+
+function sanitizeFilename(name: string): string {
+  const base = name.replace(/[\\/]/g, '_').replace(/[\u0000-\u001f\u007f"]/g, '').trim();
+  return (base || 'file').slice(0, 200);
+}
+
+export type { TicketState };

@@ -1,0 +1,75 @@
+import type { Test } from 'tap';
+import type { App } from '../../../core/kernel/app.js';
+import { startTestApp } from '../../../test/helpers/app.js';
+import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import type { Ticket } from '../models/index.js';
+import type { CreateTicketInput, TicketService } from '../services/ticket-service.js';
+
+export type Json = Record<string, any>;
+
+export interface Call {
+  status: number;
+  body: Json;
+  headers: Record<string, unknown>;
+  payload: string;
+}
+
+export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown): Promise<Call> {
+  const res = await app.server.inject({ method, url, payload: payload as object | undefined, ...(who ? who.auth : {}) });
+  let body: Json = {};
+  try {
+    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
+  } catch {
+    body = {};
+  }
+  return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload };
+}
+
+export interface World {
+  app: App;
+  owner: SignedUp;
+  workspace: Json;
+}
+
+/** A service with an organization, its owner and one workspace made through the API. */
+export async function world(t: Test, overrides: Record<string, unknown> = {}, ws: Json = { name: 'Shop', client_name: 'Shop Inc' }): Promise<World> {
+  const app = await startTestApp(t, overrides);
+  const owner = await signUp(app, { orgName: 'Acme' });
+  const res = await call(app, owner, 'POST', '/v1/workspaces', ws);
+  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
+  return { app, owner, workspace: res.body };
+}
+
+export async function newWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
+  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
+  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
+  return res.body;
+}
+
+let seq = 0;
+
+/**
+ * Opens a ticket the way an intake plugin will: ticketService.createTicket in a transaction,
+ * with an emailed opening message.
+ */
+export async function openTicket(app: App, orgId: string, workspaceId: string, overrides: Partial<CreateTicketInput> = {}): Promise<Ticket> {
+  const service = app.container.resolve<TicketService>('ticketService');
+  const n = ++seq;
+  return app.db.transaction((trx) => service.createTicket(trx, {
+    orgId,
+    workspaceId,
+    origin: 'email',
+    subject: `Checkout fails ${n}`,
+    customerEmail: 'jane.doe@example.com',
+    customerName: 'Jane Doe',
+    message: {
+      from: 'jane.doe@example.com',
+      fromName: 'Jane Doe',
+      to: ['support@shop.example'],
+      subject: `Checkout fails ${n}`,
+      bodyText: 'When I press pay nothing happens.',
+      emailMessageId: `<opening-${n}-${Date.now()}@mail.example.com>`,
+    },
+    ...overrides,
+  }));
+}

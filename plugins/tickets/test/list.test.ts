@@ -1,0 +1,88 @@
+import t from 'tap';
+import { addMember } from '../../../test/helpers/accounts.js';
+import { call, newWorkspace, openTicket, world, type Json } from './helpers.js';
+
+t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => {
+  const { app, owner, workspace } = await world(t);
+  const orgId = owner.organization.id;
+  const second = await newWorkspace(app, owner, 'Second');
+
+  // Ten tickets a minute apart, varied enough for every filter.
+  const base = Date.now() - 60 * 60_000;
+  const made: Json[] = [];
+  for (let i = 0; i < 10; i++) {
+    const tk = await openTicket(app, orgId, i % 3 === 0 ? second.id : workspace.id, {
+      subject: i === 4 ? 'Invoice PDF is blank' : `Question number ${i}`,
+      origin: i % 2 === 0 ? 'email' : 'widget',
+      category: i < 3 ? 'bug' : 'usage',
+      priority: i === 7 ? 'urgent' : 'normal',
+      customerEmail: `customer${i}@example.com`,
+      message: { from: `customer${i}@example.com`, bodyText: i === 5 ? 'The export button crashes Safari' : 'Hello', receivedAt: new Date(base + i * 60_000) },
+    });
+    made.push(tk as unknown as Json);
+  }
+  const ids = (r: { body: Json }) => r.body.items.map((i: Json) => i.id);
+  await call(app, owner, 'POST', `/v1/tickets/${made[8]!.id}/escalate`, { reason: 'vip' });
+  await call(app, owner, 'POST', `/v1/tickets/${made[9]!.id}/close`, { reason: 'spam' });
+
+  await t.test('sorts: newest, oldest, updated, sla', async (t) => {
+    const newest = await call(app, owner, 'GET', '/v1/tickets');
+    t.equal(newest.status, 200, newest.payload);
+    t.same(ids(newest), made.map((m) => m.id).reverse(), 'newest first by default');
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?sort=oldest')), made.map((m) => m.id));
+    const updated = ids(await call(app, owner, 'GET', '/v1/tickets?sort=updated'));
+    t.same(updated.slice(0, 2), [made[9]!.id, made[8]!.id], 'latest change first');
+    const sla = (await call(app, owner, 'GET', '/v1/tickets?sort=sla')).body.items as Json[];
+    t.equal(sla[sla.length - 1].id, made[9]!.id, 'tickets without an SLA due time come last');
+    const dues = sla.filter((i) => i.sla_due_at).map((i) => Date.parse(i.sla_due_at));
+    t.same(dues, [...dues].sort((a, b) => a - b), 'earliest due first');
+    t.match(newest.body.items[0], { workspace_name: 'Second', public_state: 'resolved' });
+  });
+
+  await t.test('filters: state[], origin[], category[], priority[], workspace_id, q', async (t) => {
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated')), [made[8]!.id]);
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated&state=closed')).sort(), [made[8]!.id, made[9]!.id].sort(), 'repeated parameter');
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?origin=widget&category=bug')), [made[1]!.id]);
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?priority=urgent')), [made[7]!.id]);
+    t.same(ids(await call(app, owner, 'GET', `/v1/tickets?workspace_id=${second.id}&sort=oldest`)), [0, 3, 6, 9].map((i) => made[i]!.id));
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=invoice')), [made[4]!.id], 'full text in the subject');
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=safari crashes')), [made[5]!.id], 'in the opening message');
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=customer3@example.com')), [made[3]!.id], 'by customer address');
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=nothing-matches-this')), []);
+  });
+
+  await t.test('keyset cursor walks every page in order, for each sort and with filters', async (t) => {
+    for (const sort of ['newest', 'oldest', 'updated', 'sla']) {
+      const all = ids(await call(app, owner, 'GET', `/v1/tickets?sort=${sort}&limit=200`));
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: Json } = await call(app, owner, 'GET', `/v1/tickets?sort=${sort}&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...ids(page));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      t.same(seen, all, `${sort}: no gaps, no repeats`);
+    }
+    const first = await call(app, owner, 'GET', '/v1/tickets?origin=email&limit=2');
+    const next = await call(app, owner, 'GET', `/v1/tickets?origin=email&limit=2&cursor=${first.body.next_cursor}`);
+    t.same([...ids(first), ...ids(next)], ids(await call(app, owner, 'GET', '/v1/tickets?origin=email&limit=4')));
+  });
+
+  await t.test('refusals: unknown enum values, bad cursor, limit bounds', async (t) => {
+    for (const q of ['state=lost', 'origin=fax', 'category=gossip', 'priority=meh', 'sort=random', 'limit=0', 'limit=201', 'cursor=%%%']) {
+      const res = await call(app, owner, 'GET', `/v1/tickets?${q}`);
+      t.equal(res.status, 400, q);
+      t.equal(res.body.code, 'invalid_request');
+    }
+    const bad = await call(app, owner, 'GET', '/v1/tickets?state=triage&state=lost');
+    t.match(bad.body.details.errors[0].path, /^query\.state/);
+  });
+
+  await t.test('a member lists only the workspaces they can open', async (t) => {
+    const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [second.id] });
+    const res = await call(app, reviewer, 'GET', '/v1/tickets?limit=200');
+    t.same(ids(res).sort(), [0, 3, 6, 9].map((i) => made[i]!.id).sort());
+    const none = await addMember(app, owner, { role: 'client_viewer', workspaceIds: [] });
+    t.same(ids(await call(app, none, 'GET', '/v1/tickets')), []);
+  });
+});

@@ -1,0 +1,256 @@
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { diffFields } from '../../../core/audit/audit-writer.js';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import type { Db } from '../../../core/data/db.js';
+import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
+import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
+import { paginate, type Page } from '../../../core/http/pagination.js';
+import { Workspace, type AgentConfig } from '../models/workspace.js';
+import { revokeWorkspaceTokens } from './tokens.js';
+
+/** Who did it and from where, for audit entries. */
+export interface RequestMeta {
+  ip?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+}
+
+export interface CreateWorkspaceInput {
+  name: string;
+  slug?: string;
+  client_name?: string | null;
+  locale?: string;
+  execution_mode?: string;
+}
+
+export type UpdateWorkspaceInput = Partial<Record<string, unknown>> & { agent_config?: AgentConfig };
+
+/** Optional seam the billing plugin fills: fix credits a workspace can spend. */
+export interface FixCreditsProvider {
+  available(orgId: string, workspaceId: string): Promise<number>;
+}
+
+export interface WorkspaceServiceDeps {
+  db: Db;
+  outbox: Outbox;
+  audit: AuditWriter;
+}
+
+/** Whether a database error (raw pg, or wrapped by objection's db-errors) is a unique violation. */
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; name?: string; nativeError?: { code?: string } } | null;
+  return !!e && (e.code === '23505' || e.nativeError?.code === '23505' || e.name === 'UniqueViolationError');
+}
+
+export const actorOf = (p: Principal) => ({ type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.userId ?? p.tokenId ?? null, email: p.email });
+
+/** A URL-safe slug from a display name: `Acme Shop (EU)` → `acme-shop-eu`. */
+export function slugify(name: string): string {
+  const s = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  return s || 'workspace';
+}
+
+const LOCAL_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
+function randomLocal(n = 6): string {
+  const bytes = randomBytes(n);
+  let out = '';
+  for (let i = 0; i < n; i++) out += LOCAL_ALPHABET[bytes[i]! % LOCAL_ALPHABET.length];
+  return out;
+}
+
+/**
+ * Workspaces of an organization: reads with access checks (used by every plugin that takes a
+ * workspace id), and the administrative writes of the workspaces section, each audited and
+ * announced through the outbox.
+ */
+export class WorkspaceService {
+  constructor(
+    private readonly deps: WorkspaceServiceDeps,
+    /** Domain of inbound addresses, e.g. `inbound.example.com`. */
+    readonly inboundDomain: string,
+    private readonly credits: () => FixCreditsProvider | null = () => null,
+  ) {}
+
+  /** The workspace of this organization, or 404 (also for another organization's id). */
+  async get(orgId: string, id: string, trx?: Knex): Promise<Workspace> {
+    const ws = await Workspace.query(trx ?? this.deps.db).forOrg(orgId).findById(id);
+    if (!ws) throw notFound('workspace');
+    return ws;
+  }
+
+  /**
+   * The workspace, when the caller may open it: 404 for an unknown id or another organization's,
+   * 403 for a workspace of the caller's organization outside the caller's workspaces.
+   */
+  async open(principal: Principal, id: string, trx?: Knex): Promise<Workspace> {
+    const ws = await this.get(principal.orgId, id, trx);
+    if (!canOpenWorkspace(principal, ws.id)) throw forbidden('You cannot open this workspace');
+    return ws;
+  }
+
+  /** Several workspaces of one organization by id (missing ids are absent from the map). */
+  async getMany(orgId: string, ids: string[], trx?: Knex): Promise<Map<string, Workspace>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await Workspace.query(trx ?? this.deps.db).forOrg(orgId).whereIn('id', unique);
+    return new Map(rows.map((w) => [w.id, w]));
+  }
+
+  /** Routing of inbound mail: the workspace owning an inbound address (any organization). */
+  async findByInboundAddress(address: string, trx?: Knex): Promise<Workspace | undefined> {
+    return Workspace.query(trx ?? this.deps.db).acrossOrgs('inbound mail routing by address').whereRaw('lower(inbound_address) = ?', [address.toLowerCase()]).limit(1).first();
+  }
+
+  /** The widget install of a public key, when the key is live (not revoked, workspace not archived). */
+  async findByWidgetKey(publicKey: string, trx?: Knex): Promise<Workspace | undefined> {
+    return Workspace.query(trx ?? this.deps.db).acrossOrgs('widget public key lookup').where({ widget_public_key: publicKey }).whereNull('widget_key_revoked_at').whereNull('archived_at').limit(1).first();
+  }
+
+  async availableFixCredits(ws: Workspace): Promise<number> {
+    const provider = this.credits();
+    return provider ? provider.available(ws.org_id, ws.id) : 0;
+  }
+
+  /** The workspaces the caller can open, by name; archived ones only on request. */
+  async list(principal: Principal, opts: { includeArchived: boolean; cursor?: string; limit?: number }): Promise<Page<Workspace>> {
+    const q = Workspace.query(this.deps.db).forOrg(principal.orgId);
+    if (!opts.includeArchived) q.whereNull('archived_at');
+    if (principal.workspaceIds !== null) q.whereIn('id', principal.workspaceIds);
+    return paginate<Workspace & Record<string, unknown>>(q, [
+      { column: 'workspaces.name', direction: 'asc', type: 'string' },
+      { column: 'workspaces.id', direction: 'asc', type: 'string' },
+    ], opts);
+  }
+
+  async create(principal: Principal, input: CreateWorkspaceInput, meta: RequestMeta): Promise<Workspace> {
+    return this.deps.db.transaction(async (trx) => {
+      const slug = await this.pickSlug(trx, principal.orgId, input.slug, input.name);
+      const ws = await this.insertWithAddress(trx, {
+        org_id: principal.orgId,
+        name: input.name,
+        slug,
+        client_name: input.client_name || null,
+        locale: input.locale ?? principal.locale ?? 'en',
+        execution_mode: input.execution_mode ?? 'managed',
+        autonomy: 'approve',
+        widget_public_key: `pk_${randomBytes(24).toString('base64url')}`,
+        widget_allowed_origins: [],
+        mailbox_enabled: true,
+      });
+      await this.deps.audit.record(trx, {
+        orgId: ws.org_id, actor: actorOf(principal), action: 'workspace.created', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id,
+        changes: diffFields({}, { name: ws.name, slug: ws.slug, client_name: ws.client_name, locale: ws.locale, execution_mode: ws.execution_mode, inbound_address: ws.inbound_address }),
+        ...meta,
+      });
+      await this.deps.outbox.add(trx, 'workspaces.created', { workspace_id: ws.id, slug: ws.slug, inbound_address: ws.inbound_address }, { orgId: ws.org_id });
+      return ws;
+    });
+  }
+
+  async update(principal: Principal, id: string, input: UpdateWorkspaceInput, meta: RequestMeta): Promise<Workspace> {
+    return this.deps.db.transaction(async (trx) => {
+      const before = await this.lockOpen(trx, principal, id);
+      if (before.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be changed');
+      const patch: Record<string, unknown> = { ...input };
+      for (const k of ['client_name', 'test_command', 'report_intro']) if (patch[k] === '') patch[k] = null;
+      if (input.agent_config) patch.agent_config = mergeAgentConfig(before.agent_config ?? {}, input.agent_config);
+      const firstResponse = (patch.sla_first_response_minutes as number | undefined) ?? before.sla_first_response_minutes;
+      const resolution = (patch.sla_resolution_minutes as number | undefined) ?? before.sla_resolution_minutes;
+      if (resolution < firstResponse) {
+        throw httpError(400, 'invalid_request', 'sla_resolution_minutes must not be shorter than sla_first_response_minutes', {
+          errors: [{ path: 'payload.sla_resolution_minutes', message: 'must be at least sla_first_response_minutes' }],
+        });
+      }
+      const changes = diffFields(snapshot(before), { ...snapshot(before), ...patch }, Object.keys(patch));
+      if (Object.keys(changes).length === 0) return before;
+      const after = await Workspace.query(trx).forOrg(principal.orgId).patchAndFetchById(id, patch);
+      await this.deps.audit.record(trx, { orgId: after.org_id, actor: actorOf(principal), action: 'workspace.updated', target: { type: 'workspace', id }, workspaceId: id, changes, ...meta });
+      await this.deps.outbox.add(trx, 'workspaces.updated', { workspace_id: id, fields: Object.keys(changes) }, { orgId: after.org_id });
+      return after;
+    });
+  }
+
+  /**
+   * Archives: archived_at set, the mailbox stops receiving, the widget key and the API tokens
+   * restricted to this workspace are revoked (a token restricted to several workspaces loses this
+   * one). `workspaces.archived` tells the plugins holding other credentials of the workspace.
+   */
+  async archive(principal: Principal, id: string, meta: RequestMeta): Promise<Workspace> {
+    return this.deps.db.transaction(async (trx) => {
+      const before = await this.lockOpen(trx, principal, id);
+      if (before.archived_at) throw conflict('workspace_archived', 'The workspace is already archived');
+      const now = new Date();
+      const after = await Workspace.query(trx).forOrg(principal.orgId).patchAndFetchById(id, { archived_at: now, mailbox_enabled: false, widget_key_revoked_at: now });
+      const tokens = await revokeWorkspaceTokens(trx, principal.orgId, id, now);
+      await this.deps.audit.record(trx, {
+        orgId: after.org_id, actor: actorOf(principal), action: 'workspace.archived', target: { type: 'workspace', id }, workspaceId: id,
+        changes: diffFields(
+          { archived_at: null, mailbox_enabled: before.mailbox_enabled, widget_key_revoked_at: before.widget_key_revoked_at?.toISOString() ?? null },
+          { archived_at: now.toISOString(), mailbox_enabled: false, widget_key_revoked_at: now.toISOString() },
+        ),
+        metadata: { revoked_token_ids: tokens.revoked, narrowed_token_ids: tokens.narrowed },
+        ...meta,
+      });
+      await this.deps.outbox.add(trx, 'workspaces.archived', { workspace_id: id, revoked_token_ids: tokens.revoked }, { orgId: after.org_id });
+      return after;
+    });
+  }
+
+  private async lockOpen(trx: Knex, principal: Principal, id: string): Promise<Workspace> {
+    const ws = await Workspace.query(trx).forOrg(principal.orgId).findById(id).forUpdate();
+    if (!ws) throw notFound('workspace');
+    if (!canOpenWorkspace(principal, ws.id)) throw forbidden('You cannot open this workspace');
+    return ws;
+  }
+
+  private async pickSlug(trx: Knex, orgId: string, wanted: string | undefined, name: string): Promise<string> {
+    const taken = async (slug: string) => !!(await Workspace.query(trx).forOrg(orgId).where({ slug }).select('id').limit(1).first());
+    if (wanted) {
+      if (await taken(wanted)) throw conflict('slug_taken', `The slug "${wanted}" is already used by a workspace of this organization`, { slug: wanted });
+      return wanted;
+    }
+    const base = slugify(name);
+    if (!(await taken(base))) return base;
+    for (let i = 2; i < 1000; i++) {
+      const candidate = `${base.slice(0, 36)}-${i}`;
+      if (!(await taken(candidate))) return candidate;
+    }
+    return `${base.slice(0, 32)}-${randomLocal(6)}`;
+  }
+
+  /** Inserts with a fresh inbound address; a collision of the random part is retried. */
+  private async insertWithAddress(trx: Knex, row: Record<string, unknown>): Promise<Workspace> {
+    for (let attempt = 0; ; attempt++) {
+      const address = `${row.slug as string}-${randomLocal()}@${this.inboundDomain}`;
+      try {
+        // A savepoint, so a unique violation does not abort the caller's transaction.
+        return await trx.transaction(async (sp) => await Workspace.query(sp).insert({ ...row, inbound_address: address } as Partial<Workspace>).returning('*'));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        const constraint = String((err as { constraint?: string }).constraint ?? (err as Error).message);
+        if (!/inbound_address/.test(constraint) || attempt >= 5) {
+          if (/slug/.test(constraint)) throw conflict('slug_taken', `The slug "${row.slug as string}" is already used by a workspace of this organization`, { slug: row.slug });
+          throw err;
+        }
+      }
+    }
+  }
+}
+
+function mergeAgentConfig(current: AgentConfig, patch: AgentConfig): AgentConfig {
+  const out: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out as AgentConfig;
+}
+
+/** The stored settings as plain JSON values, for before/after diffs. */
+function snapshot(ws: Workspace): Record<string, unknown> {
+  const json = ws.toJSON() as Record<string, unknown>;
+  if (json.resale_price != null) json.resale_price = Number(json.resale_price);
+  return json;
+}

@@ -1,0 +1,52 @@
+/**
+ * Code-host test helpers: real webhook payloads from @octokit/webhooks-examples, signed as
+ * GitHub signs them (X-Hub-Signature-256 over the raw body), for any code-host test.
+ *
+ * @example
+ *   const d = signedDelivery('issues', 'opened', SECRET, (p) => { p.installation = { id: 42 }; });
+ *   await app.server.inject({ method: 'POST', url: '/v1/webhooks/codehost', headers: d.headers, payload: d.rawBody });
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- webhook payloads are free-form
+
+const require = createRequire(import.meta.url);
+const examples = require('@octokit/webhooks-examples') as Array<{ name: string; examples: Json[] }>;
+
+/** A deep copy of the first example of an event (and action), e.g. `webhookExample('issues', 'opened')`. */
+export function webhookExample(event: string, action?: string, pick: (e: Json) => boolean = () => true): Json {
+  const group = examples.find((e) => e.name === event);
+  if (!group) throw new Error(`no webhook examples for ${event}`);
+  const found = group.examples.find((e) => (action === undefined || e.action === action) && pick(e));
+  if (!found) throw new Error(`no ${event}.${action} example`);
+  return structuredClone(found);
+}
+
+export interface SignedDelivery {
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  deliveryId: string;
+}
+
+/** Signs a payload as the code host does. */
+export function signPayload(event: string, payload: Json, secret: string, deliveryId: string = randomUUID()): SignedDelivery {
+  const rawBody = Buffer.from(JSON.stringify(payload));
+  return {
+    deliveryId,
+    rawBody,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': event,
+      'x-github-delivery': deliveryId,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`,
+    },
+  };
+}
+
+/** A real example of `event`.`action`, changed by `edit`, signed. */
+export function signedDelivery(event: string, action: string | undefined, secret: string, edit?: (payload: Json) => void, deliveryId?: string): SignedDelivery {
+  const payload = webhookExample(event, action);
+  edit?.(payload);
+  return signPayload(event, payload, secret, deliveryId);
+}
