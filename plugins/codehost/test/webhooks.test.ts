@@ -131,6 +131,25 @@ t.test('code-host webhooks: signatures, redeliveries, issues as tickets, comment
     t.same(rows.map((r: Json) => r.status), ['posted', 'pending']);
   });
 
+  await t.test('a reply sent on a code-host ticket becomes a comment on its issue', async (t) => {
+    const draft = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/drafts`, { kind: 'reply', body_md: 'Fixed on main, thanks!' });
+    t.equal(draft.status, 201, JSON.stringify(draft.body));
+    const sent = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/drafts/${(draft.body as Json).id}/send`, {});
+    t.equal(sent.status, 200, 'no customer email is needed: the code host carries the reply');
+    const out = ((sent.body as Json).messages as Json[]).filter((m) => m.direction === 'out');
+    t.same(out.at(-1)?.to_addresses, [], 'no email recipient');
+    const deadline = Date.now() + 15_000;
+    let row: Json | undefined;
+    while (!row && Date.now() < deadline) {
+      row = await app.db('codehost_comments').where({ repository_id: repo.id, source: `draft:${(draft.body as Json).id}` }).first();
+      if (!row) await new Promise((r) => setTimeout(r, 100));
+    }
+    t.ok(row, 'the reply is queued as a comment');
+    t.equal(row?.body, 'Fixed on main, thanks!');
+    t.equal(row?.status, 'pending', 'held back by oss_comments_per_hour (one already posted this hour)');
+    t.equal((await app.db('mail_messages').where({ org_id: owner.organization.id, template: 'tickets.reply' })).length, 0, 'no email is sent');
+  });
+
   await t.test('closing the ticket closes the issue (oss_auto_close_issues)', async (t) => {
     const res = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/close`, { reason: 'resolved' });
     t.equal(res.status, 200, JSON.stringify(res.body));

@@ -89,7 +89,10 @@ export class DraftService {
       nextState(ticket.state, event);
       const body = input.body_md ?? draft.body_md;
       const summary = input.public_summary !== undefined ? blankToNull(input.public_summary) ?? null : draft.public_summary;
-      if (!ticket.customer_email) throw httpError(422, 'no_customer_address', 'This ticket has no customer email address to reply to');
+      // A code-host ticket is answered where it was asked: the codehost plugin posts the sent
+      // reply as a comment (drafts.sent). Every other ticket needs an address to email.
+      const viaCodeHost = ticket.origin === 'codehost' && !ticket.customer_email;
+      if (!ticket.customer_email && !viaCodeHost) throw httpError(422, 'no_customer_address', 'This ticket has no customer email address to reply to');
 
       const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
       const guard = await this.deps.whiteLabelGuard.check({ trx, orgId: ticket.org_id, workspace: ws, ticketId: ticket.id });
@@ -106,11 +109,11 @@ export class DraftService {
       if (threading.inReplyTo) headers['In-Reply-To'] = threading.inReplyTo;
       if (threading.references) headers.References = threading.references;
 
-      const mailId = await this.deps.mailer.enqueue(trx, {
+      const mailId = viaCodeHost ? null : await this.deps.mailer.enqueue(trx, {
         orgId: ticket.org_id,
         template: 'tickets.reply',
         locale: ticket.language === 'it' ? 'it' : 'en',
-        to: ticket.customer_email,
+        to: ticket.customer_email!,
         data: { subject, body },
         ...(guard.from ? { from: guard.from } : {}),
         ...(replyTo ? { replyTo } : {}),
@@ -118,7 +121,7 @@ export class DraftService {
         messageId: emailMessageId,
         ticketRef: ticket.id,
       });
-      const sent = (await trx('mail_messages').select('from_address').where({ id: mailId }).first()) as { from_address: string } | undefined;
+      const sent = mailId ? ((await trx('mail_messages').select('from_address').where({ id: mailId }).first()) as { from_address: string } | undefined) : undefined;
 
       const now = new Date();
       await TicketMessage.query(trx).insert({
@@ -128,12 +131,12 @@ export class DraftService {
         ticket_id: ticket.id,
         direction: 'out',
         from_address: guard.from?.address ?? sent?.from_address ?? null,
-        to_addresses: [ticket.customer_email],
+        to_addresses: ticket.customer_email ? [ticket.customer_email] : [],
         cc_addresses: [],
         subject,
         body_text: body,
         body_html: null,
-        email_message_id: emailMessageId,
+        email_message_id: mailId ? emailMessageId : null,
         in_reply_to: threading.inReplyTo,
         references_header: threading.references,
         delivery_status: 'queued',
