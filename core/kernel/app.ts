@@ -146,8 +146,9 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions = {}):
         await server.stop({ timeout: config.server.shutdownTimeoutMs });
         await scheduler.stop();
         await relay.stop();
-        for (const hook of [...stopHooks].reverse()) await hook();
+        // Consumers finish their in-flight messages before plugins release what they use.
         await bus.stop();
+        for (const hook of [...stopHooks].reverse()) await hook();
       }
       for (const a of adapters) await a.module.close?.(a.instance);
       await reporter.flush(2000);

@@ -139,7 +139,7 @@ export default definePlugin<CodehostOptions>({
       });
     }
     ctx.onStop(async () => {
-      if (tempCache) await rm(tempCache, { recursive: true, force: true });
+      if (tempCache) await rm(tempCache, { recursive: true, force: true, maxRetries: 3 });
     });
   },
 });
