@@ -14,5 +14,6 @@ export const builtinPlugins: Record<string, Loader> = {
   codehost: () => import('./codehost/index.js'),
   billing: () => import('./billing/index.js'),
   tickets: () => import('./tickets/index.js'),
+  inbox: () => import('./inbox/index.js'),
   sso: () => import('./sso/index.js'),
 };

@@ -343,4 +343,76 @@ async function runMimeCases(t: ContractTest, opts: ChannelAdapterKitOptions): Pr
       }
     });
   });
+
+  await runMimeParsingCases(t, opts, secret);
+}
+
+/** A signed `mime` delivery of exact bytes to the recipients header as given. */
+function signedMime(rawBody: Buffer, envelopeTo: string | null, secret: string): InboundDelivery {
+  const headers: InboundDelivery['headers'] = { 'content-type': 'message/rfc822', 'x-webhook-signature': signMimeDelivery(rawBody, secret) };
+  if (envelopeTo !== null) headers['x-envelope-to'] = envelopeTo;
+  return { provider: 'mime', contentType: 'message/rfc822', headers, rawBody };
+}
+
+/**
+ * How an adapter reads a signed `mime` delivery for the inbox: one email per envelope recipient
+ * (normalized), the message byte for byte, a provider id that is stable for the same bytes (the
+ * inbox's deduplication falls back on it), and payload errors for what cannot be a delivery.
+ */
+async function runMimeParsingCases(t: ContractTest, opts: ChannelAdapterKitOptions, secret: string): Promise<void> {
+  await t.test('several envelope recipients give one email each, normalized, same message', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      const raw = mimeDelivery('a@in.kit.example.test', secret).rawBody;
+      const result = await adapter.parseInbound(signedMime(raw, ' <A@In.Kit.Example.test>, b@in.kit.example.test ', secret));
+      t.same(checkInboundParseResult(result), [], 'InboundParseResult fits the contract');
+      t.same(result.emails.map((e) => e.recipient), ['a@in.kit.example.test', 'b@in.kit.example.test'], 'lower case, without angle brackets or spaces');
+      t.ok(result.emails.every((e) => e.raw.equals(raw)), 'each carries the whole message');
+      t.equal(new Set(result.emails.map((e) => e.providerMessageId)).size, 1, 'one delivery id for the delivery');
+      t.same(result.events, [], 'a mime delivery carries no delivery events');
+    });
+  });
+
+  await t.test('the delivery id is stable for the same bytes and differs for others', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      const raw = mimeDelivery('a@in.kit.example.test', secret).rawBody;
+      const first = await adapter.parseInbound(signedMime(raw, 'a@in.kit.example.test', secret));
+      const again = await adapter.parseInbound(signedMime(Buffer.from(raw), 'a@in.kit.example.test', secret));
+      const other = await adapter.parseInbound(signedMime(Buffer.concat([raw, Buffer.from('P.S.\r\n')]), 'a@in.kit.example.test', secret));
+      t.equal(first.emails[0]?.providerMessageId, again.emails[0]?.providerMessageId, 'a redelivery has the same id');
+      t.ok(first.emails[0]?.providerMessageId !== other.emails[0]?.providerMessageId, 'another message has another id');
+    });
+  });
+
+  await t.test('an 8-bit message with a delivery report inside is passed on byte for byte', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      const raw = Buffer.concat([
+        Buffer.from([
+          'From: MAILER-DAEMON@mx.kit.example.test (Mail Delivery System)',
+          'To: acme@in.kit.example.test',
+          'Subject: Undelivered Mail Returned to Sender',
+          'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+          'MIME-Version: 1.0',
+          '',
+          '--b1',
+          'Content-Type: text/plain; charset=iso-8859-1',
+          'Content-Transfer-Encoding: 8bit',
+          '',
+          'Impossibile recapitare il messaggio a ',
+        ].join('\r\n')),
+        Buffer.from([0xe8, 0xe0, 0x0d, 0x0a]),
+        Buffer.from(['--b1', 'Content-Type: message/delivery-status', '', 'Final-Recipient: rfc822; ada@example.test', 'Action: failed', 'Status: 5.1.1', '', '--b1--', ''].join('\r\n')),
+      ]);
+      const result = await adapter.parseInbound(signedMime(raw, 'acme@in.kit.example.test', secret));
+      t.ok(result.emails[0]?.raw.equals(raw), 'raw is the delivered bytes');
+    });
+  });
+
+  await t.test('a delivery without recipients or without a message is refused with PayloadError', async (t) => {
+    await withAdapter(opts, async (adapter) => {
+      const raw = mimeDelivery('a@in.kit.example.test', secret).rawBody;
+      await expectAdapterError(t, () => adapter.parseInbound(signedMime(raw, null, secret)), ['invalid_payload'], 'no X-Envelope-To');
+      await expectAdapterError(t, () => adapter.parseInbound(signedMime(raw, ' , ', secret)), ['invalid_payload'], 'an empty X-Envelope-To');
+      await expectAdapterError(t, () => adapter.parseInbound(signedMime(Buffer.alloc(0), 'a@in.kit.example.test', secret)), ['invalid_payload'], 'an empty body');
+    });
+  });
 }

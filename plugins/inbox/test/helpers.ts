@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import { signMimeDelivery } from '../../../core/contracts/index.js';
+import type { App } from '../../../core/kernel/app.js';
+import { startTestApp } from '../../../test/helpers/app.js';
+import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
+export type Json = Record<string, any>;
+
+export const SECRET = 'inbox-test-webhook-secret-0123456789';
+const here = dirname(fileURLToPath(import.meta.url));
+export const SISIMAI = join(here, '../../../../shared/fixtures/email/bounces');
+
+export interface Call {
+  status: number;
+  body: Json;
+  headers: Record<string, unknown>;
+  payload: string;
+}
+
+export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown): Promise<Call> {
+  const res = await app.server.inject({ method, url, payload: payload as object | undefined, ...(who ? who.auth : {}) });
+  let body: Json = {};
+  try {
+    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
+  } catch {
+    body = {};
+  }
+  return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload };
+}
+
+/** A service whose `mime` deliveries are signed with SECRET. */
+export async function startInbox(t: Test, inbox: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<App> {
+  return startTestApp(t, {
+    adapters: { options: { 'mail-outbox': { webhookSecret: SECRET } } },
+    plugins: { inbox: { options: inbox } },
+    ...extra,
+  });
+}
+
+export interface World {
+  app: App;
+  owner: SignedUp;
+  workspace: Json;
+}
+
+export async function world(t: Test, inbox: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<World> {
+  const app = await startInbox(t, inbox, extra);
+  const owner = await signUp(app, { orgName: 'Acme' });
+  const workspace = await newWorkspace(app, owner, 'Shop');
+  return { app, owner, workspace };
+}
+
+export async function newWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
+  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
+  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
+  return res.body;
+}
+
+export const uid = () => randomBytes(6).toString('hex');
+
+/** A fixture of plugins/inbox/test/fixtures with `{{key}}` filled in (a fresh Message-ID unless given), CRLF line ends. */
+export function fixture(name: string, vars: Record<string, string> = {}): Buffer {
+  const text = readFileSync(join(here, 'fixtures', `${name}.eml`), 'utf8');
+  const filled = text.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => vars[k] ?? (k === 'id' ? `fx-${uid()}` : k === 'headers' ? '' : `{{${k}}}`));
+  return Buffer.from(filled.replace(/\r?\n/g, '\r\n'));
+}
+
+/** A real bounce or auto-reply of the Sisimai corpus, as delivered. */
+export const sisimai = (file: string): Buffer => readFileSync(join(SISIMAI, file));
+
+/** A small RFC 5322 message. */
+export function eml(m: { from?: string; to: string; subject?: string; id?: string; body?: string; headers?: Record<string, string> }): Buffer {
+  const lines = [
+    `From: ${m.from ?? 'Ada Lovelace <ada.lovelace@example.com>'}`,
+    `To: ${m.to}`,
+    `Subject: ${m.subject ?? `Question ${uid()}`}`,
+    'Date: Wed, 10 Jan 2024 10:00:00 +0000',
+    `Message-ID: ${m.id ?? `<m-${uid()}@mail.example.com>`}`,
+    ...Object.entries(m.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    m.body ?? 'Something does not work.',
+    '',
+  ];
+  return Buffer.from(lines.join('\r\n'));
+}
+
+/** POST /v1/webhooks/email/mime with the raw message, signed with SECRET (or `secret`). */
+export async function deliver(app: App, raw: Buffer, recipients: string | string[], opts: { secret?: string | null } = {}): Promise<Call> {
+  const headers: Record<string, string> = {
+    'content-type': 'message/rfc822',
+    'x-envelope-to': Array.isArray(recipients) ? recipients.join(', ') : recipients,
+  };
+  const secret = opts.secret === undefined ? SECRET : opts.secret;
+  if (secret) headers['x-webhook-signature'] = signMimeDelivery(raw, secret);
+  const res = await app.server.inject({ method: 'POST', url: '/v1/webhooks/email/mime', headers, payload: raw });
+  return { status: res.statusCode, body: res.payload ? (JSON.parse(res.payload) as Json) : {}, headers: res.headers as Record<string, unknown>, payload: res.payload };
+}
+
+/** The one result of a single-recipient delivery. */
+export async function deliverOne(app: App, raw: Buffer, recipient: string): Promise<Json> {
+  const res = await deliver(app, raw, recipient);
+  if (res.status !== 200) throw new Error(`delivery: ${res.status} ${res.payload}`);
+  return res.body.results[0] as Json;
+}
+
+/** The inbound log of a workspace (newest first). */
+export async function inboundLog(app: App, who: SignedUp, workspaceId: string, query = ''): Promise<Json[]> {
+  const res = await call(app, who, 'GET', `/v1/channels/${workspaceId}/inbound${query}`);
+  if (res.status !== 200) throw new Error(`log: ${res.status} ${res.payload}`);
+  return res.body.items as Json[];
+}
+
+export async function countRows(app: App, table: string, where: Record<string, unknown> = {}): Promise<number> {
+  const row = (await app.db(table).where(where).count({ n: '*' }).first()) as { n: number | string } | undefined;
+  return Number(row?.n ?? 0);
+}
