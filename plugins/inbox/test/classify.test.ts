@@ -1,5 +1,5 @@
 // Classification of real messages without a service: every bounce and auto-reply of the Sisimai
-// corpus (../shared/fixtures/email/bounces), and our own RFC 5322 fixtures for the other reasons.
+// corpus (test/fixtures/email/bounces, copied from the shared fixtures), and our own RFC 5322 fixtures for the other reasons.
 import { readdirSync } from 'node:fs';
 import t from 'tap';
 import {

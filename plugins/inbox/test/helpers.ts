@@ -13,7 +13,7 @@ export type Json = Record<string, any>;
 
 export const SECRET = 'inbox-test-webhook-secret-0123456789';
 const here = dirname(fileURLToPath(import.meta.url));
-export const SISIMAI = join(here, '../../../../shared/fixtures/email/bounces');
+export const SISIMAI = join(here, '../../../test/fixtures/email/bounces');
 
 export interface Call {
   status: number;
