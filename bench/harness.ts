@@ -87,7 +87,9 @@ export async function startBareHapi(): Promise<Running> {
 /** Starts Patchwell in its own process (all roles) on a free port with a fresh data directory. */
 export async function startPatchwell(env: Record<string, string> = {}): Promise<Running> {
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'], {
+  // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of the service (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'], {
     env: {
       ...process.env,
       PORT: String(port),

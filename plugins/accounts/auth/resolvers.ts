@@ -1,11 +1,9 @@
 import type { Request } from '@hapi/hapi';
 import { SESSION_COOKIE, type AuthResolver, type Principal } from '../../../core/http/auth.js';
 import { unauthenticated } from '../../../core/http/errors.js';
-import { principalWorkspaceIds } from '../services/access.js';
 import type { AuthContextBuilder } from '../services/auth-context.js';
 import type { SessionService } from '../services/session-service.js';
 import type { TokenService } from '../services/token-service.js';
-import type { Knex } from 'knex';
 
 /** The `pw_session` cookie value of a request, if any. */
 export function sessionCookie(request: Request): string | null {
@@ -15,7 +13,7 @@ export function sessionCookie(request: Request): string | null {
 }
 
 /** Session cookie → Principal. */
-export function sessionResolver(deps: { db: Knex; sessionService: SessionService; authContextBuilder: AuthContextBuilder }): AuthResolver {
+export function sessionResolver(deps: { sessionService: SessionService; authContextBuilder: AuthContextBuilder }): AuthResolver {
   return {
     strategy: 'session',
     name: 'accounts.session',
@@ -33,7 +31,7 @@ export function sessionResolver(deps: { db: Knex; sessionService: SessionService
         staff: deps.authContextBuilder.isStaff(user),
         email: user.email,
         locale: user.locale,
-        workspaceIds: await principalWorkspaceIds(deps.db, user),
+        workspaceIds: user.workspace_ids,
         sessionId: session.id,
         sso: session.sso,
       };
