@@ -1,33 +1,22 @@
-import { Resolver } from 'node:dns/promises';
+import { DnsLookup } from '../../../core/net/dns.js';
 
 export type TxtLookup = { records: string[] } | { error: 'missing' | 'dns_error'; message: string };
 
 /**
- * TXT lookups for domain verification, through the configured servers (plugin option
- * `dnsServers`; tests point it at a local DNS server) or the system's. Container key `dnsResolver`.
+ * TXT lookups for domain verification through the shared resolver (core/net/dns.ts), pointed at
+ * the configured servers (plugin option `dnsServers`; tests use a local DNS server) or the
+ * system's. Container key `dnsResolver`.
  */
 export class DnsResolver {
-  private readonly servers: string[];
-  private readonly timeoutMs: number;
+  private readonly dns: DnsLookup;
 
   constructor({ ssoOptions }: { ssoOptions: { dnsServers: string[]; dnsTimeoutMs: number } }) {
-    this.servers = ssoOptions.dnsServers;
-    this.timeoutMs = ssoOptions.dnsTimeoutMs;
+    this.dns = new DnsLookup({ servers: ssoOptions.dnsServers, timeoutMs: ssoOptions.dnsTimeoutMs });
   }
 
   /** The TXT records of a name, each joined from its strings. */
   async txt(name: string): Promise<TxtLookup> {
-    const resolver = new Resolver({ timeout: this.timeoutMs, tries: 2 });
-    if (this.servers.length) resolver.setServers(this.servers);
-    try {
-      const records = await resolver.resolveTxt(name);
-      return { records: records.map((parts) => parts.join('')) };
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'ENODATA' || code === 'ENOTFOUND' || code === 'NXDOMAIN') return { error: 'missing', message: code };
-      return { error: 'dns_error', message: code ?? (err as Error).message };
-    } finally {
-      resolver.cancel();
-    }
+    const r = await this.dns.lookup('TXT', name);
+    return 'values' in r ? { records: r.values.map((v) => v.value) } : r;
   }
 }
