@@ -147,13 +147,17 @@ export class TicketService {
       public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(id)),
       reply_token: newReplyToken(),
       search_text: searchText(input),
+      // The opening message's counters are written with the ticket: no second UPDATE.
+      ...(input.message ? { message_count: 1, last_message_at: now, last_customer_message_at: now } : {}),
       created_at: now,
       updated_at: now,
     };
-    await Ticket.query(trx).insert(row);
+    // Ingest paths (inbox, widget, code host) create tickets at volume, so this is one INSERT …
+    // RETURNING, the event and the opening message: no lock, re-read or counter update.
+    const ticket = (await Ticket.query(trx).insert(row).returning('*')) as unknown as Ticket;
     await this.deps.outbox.add(trx, 'tickets.created', { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' }, { orgId: input.orgId });
-    if (input.message) await this.addInboundMessage(trx, { ...input.message, orgId: input.orgId, ticketId: id }, { opening: true });
-    return this.mustGet(trx, input.orgId, id);
+    if (input.message) await this.writeInboundMessage(trx, ticket, { ...input.message, receivedAt: now, orgId: input.orgId, ticketId: id });
+    return ticket;
   }
 
   /**
@@ -161,9 +165,27 @@ export class TicketService {
    * `customer_replied` transition (a waiting ticket goes back to triage; a closed one reopens,
    * except one closed as spam).
    */
-  async addInboundMessage(trx: Knex, input: InboundMessageInput, opts: { opening?: boolean } = {}): Promise<TicketMessage> {
+  async addInboundMessage(trx: Knex, input: InboundMessageInput): Promise<TicketMessage> {
     const ticket = await Ticket.query(trx).forOrg(input.orgId).findById(input.ticketId).forUpdate();
     if (!ticket) throw notFound('ticket');
+    const message = await this.writeInboundMessage(trx, ticket, input);
+    const at = message.created_at;
+    const counters = { message_count: ticket.message_count + 1, last_message_at: at, last_customer_message_at: at };
+    if (ticket.state === 'closed' && ticket.close_reason === 'spam') {
+      await Ticket.query(trx).forOrg(ticket.org_id).patch(counters).where('id', ticket.id);
+    } else {
+      const reopening = ticket.state === 'closed';
+      const patch: Partial<Ticket> = reopening
+        ? { ...counters, reopened_count: ticket.reopened_count + 1, closed_at: null, close_reason: null, duplicate_of_ticket_id: null, sla_started_at: at }
+        : counters;
+      await this.transition(trx, ticket, 'customer_replied', patch);
+      if (reopening) await this.deps.outbox.add(trx, 'tickets.reopened', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, by: 'customer', reopened_count: ticket.reopened_count + 1 }, { orgId: ticket.org_id });
+    }
+    return message;
+  }
+
+  /** The message row, its files and `tickets.message_received`; the caller keeps the ticket's counters. */
+  private async writeInboundMessage(trx: Knex, ticket: Ticket, input: InboundMessageInput): Promise<TicketMessage> {
     const at = input.receivedAt ?? new Date();
     const messageId = newId(TicketMessage.idPrefix);
     let widgetContext: WidgetContext | null = input.widgetContext ? { ...input.widgetContext } : null;
@@ -193,18 +215,6 @@ export class TicketService {
       created_at: at,
     }).returning('*');
     for (const a of input.attachments ?? []) await this.storeFile(trx, ticket, messageId, a, 'attachment');
-
-    const counters = { message_count: ticket.message_count + 1, last_message_at: at, last_customer_message_at: at };
-    if (opts.opening || (ticket.state === 'closed' && ticket.close_reason === 'spam')) {
-      await Ticket.query(trx).forOrg(ticket.org_id).patch(counters).where('id', ticket.id);
-    } else {
-      const reopening = ticket.state === 'closed';
-      const patch: Partial<Ticket> = reopening
-        ? { ...counters, reopened_count: ticket.reopened_count + 1, closed_at: null, close_reason: null, duplicate_of_ticket_id: null, sla_started_at: at }
-        : counters;
-      await this.transition(trx, ticket, 'customer_replied', patch);
-      if (reopening) await this.deps.outbox.add(trx, 'tickets.reopened', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, by: 'customer', reopened_count: ticket.reopened_count + 1 }, { orgId: ticket.org_id });
-    }
     await this.deps.outbox.add(trx, 'tickets.message_received', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: message.id }, { orgId: ticket.org_id });
     return message;
   }
