@@ -22,11 +22,40 @@ export async function accessibleWorkspaces(db: Knex, user: { id: string; org_id:
   return (await q.orderBy([{ column: 'workspaces.created_at', order: 'asc' }, { column: 'workspaces.id', order: 'asc' }])) as WorkspaceRow[];
 }
 
-/** The Principal's workspaceIds: null for owners and admins (every workspace), else the granted ids. */
-export async function principalWorkspaceIds(db: Knex, user: { id: string; org_id: string; role: Role }): Promise<string[] | null> {
-  if (seesAllWorkspaces(user.role)) return null;
-  const rows = await db('user_workspaces').select('workspace_id').where({ user_id: user.id, org_id: user.org_id }).orderBy('workspace_id');
-  return rows.map((r: { workspace_id: string }) => r.workspace_id);
+/** What an authenticated request needs of its user, read with the credential in one query. */
+export interface CredentialUser {
+  id: string;
+  org_id: string;
+  role: Role;
+  email: string;
+  locale: string;
+  staff: boolean;
+  removed_at: Date | null;
+  disabled_at: Date | null;
+  /** Granted workspaces; null for roles that see every workspace. */
+  workspace_ids: string[] | null;
+}
+
+/**
+ * Reads a credential row (sessions, api_tokens: aliased `c`, with user_id and org_id) together
+ * with its user's principal fields and workspace grants: every authenticated request pays for
+ * this, so it is one round trip, not three.
+ */
+export async function credentialWithUser(db: Knex, table: 'sessions' | 'api_tokens', tokenHash: string): Promise<{ credential: Record<string, unknown>; user: CredentialUser } | null> {
+  const row = (await db(`${table} as c`)
+    .join('users as u', function joinUser() {
+      this.on('u.id', '=', 'c.user_id').andOn('u.org_id', '=', 'c.org_id');
+    })
+    .where('c.token_hash', tokenHash)
+    .select('c.*', { u_role: 'u.role', u_email: 'u.email', u_locale: 'u.locale', u_staff: 'u.staff', u_removed_at: 'u.removed_at', u_disabled_at: 'u.disabled_at' })
+    .select(db.raw(`case when u.role in ('owner', 'admin') then null else array(select uw.workspace_id from user_workspaces uw where uw.user_id = u.id and uw.org_id = u.org_id order by uw.workspace_id) end as u_workspace_ids`))
+    .first()) as (Record<string, unknown> & { user_id: string; org_id: string; u_role: Role; u_email: string; u_locale: string; u_staff: boolean | null; u_removed_at: Date | null; u_disabled_at: Date | null; u_workspace_ids: string[] | null }) | undefined;
+  if (!row) return null;
+  const { u_role, u_email, u_locale, u_staff, u_removed_at, u_disabled_at, u_workspace_ids, ...credential } = row;
+  return {
+    credential,
+    user: { id: row.user_id, org_id: row.org_id, role: u_role, email: u_email, locale: u_locale, staff: u_staff === true, removed_at: u_removed_at, disabled_at: u_disabled_at, workspace_ids: u_workspace_ids },
+  };
 }
 
 /** workspace_ids of many users at once (User.workspace_ids: every workspace for owners and admins). */

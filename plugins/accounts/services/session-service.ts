@@ -4,6 +4,7 @@ import type { AppConfig } from '../../../core/kernel/config.js';
 import { SessionModel, UserModel } from '../models.js';
 import type { AccountsOptions } from '../options.js';
 import { clientIp, userAgent, type RequestLike } from './client.js';
+import { credentialWithUser, type CredentialUser } from './access.js';
 
 export interface OpenedSession {
   /** The cookie value; never stored. */
@@ -13,16 +14,7 @@ export interface OpenedSession {
 }
 
 /** What a request needs of the signed-in user (see `resolve`). */
-export interface SessionUser {
-  id: string;
-  org_id: string;
-  role: UserModel['role'];
-  email: string;
-  locale: UserModel['locale'];
-  staff: boolean;
-  /** Granted workspaces; null for roles that see every workspace. */
-  workspace_ids: string[] | null;
-}
+export type SessionUser = CredentialUser;
 
 export interface SessionInfo {
   expires_at: Date;
@@ -79,35 +71,19 @@ export class SessionService {
   }
 
   /**
-   * The live session and its user for a cookie value, or null. One round trip: the session, the
-   * user's principal fields and, for roles that do not see every workspace, their granted
-   * workspace ids (every authenticated request pays for this, so it is one query, not three).
+   * The live session and its user for a cookie value, or null, in one round trip
+   * (`credentialWithUser`).
    * Slides the idle expiry, writing at most once per `touchSeconds`.
    */
   async resolve(token: string): Promise<{ session: SessionModel; user: SessionUser } | null> {
     if (!token.startsWith('pws_') || token.length > 100) return null;
-    const row = (await this.db('sessions as s')
-      .join('users as u', function joinUser() {
-        this.on('u.id', '=', 's.user_id').andOn('u.org_id', '=', 's.org_id');
-      })
-      .where('s.token_hash', hashToken(token))
-      .select('s.*', {
-        u_role: 'u.role',
-        u_email: 'u.email',
-        u_locale: 'u.locale',
-        u_staff: 'u.staff',
-        u_removed_at: 'u.removed_at',
-        u_disabled_at: 'u.disabled_at',
-      })
-      .select(this.db.raw(`case when u.role in ('owner', 'admin') then null else array(select uw.workspace_id from user_workspaces uw where uw.user_id = u.id and uw.org_id = u.org_id order by uw.workspace_id) end as u_workspace_ids`))
-      .first()) as (Record<string, unknown> & { u_role: UserModel['role']; u_email: string; u_locale: UserModel['locale']; u_staff: boolean; u_removed_at: Date | null; u_disabled_at: Date | null; u_workspace_ids: string[] | null }) | undefined;
+    const found = await credentialWithUser(this.db, 'sessions', hashToken(token));
+    if (!found) return null;
     const now = new Date();
-    if (!row) return null;
-    const { u_role, u_email, u_locale, u_staff, u_removed_at, u_disabled_at, u_workspace_ids, ...sessionRow } = row;
-    const session = SessionModel.fromDatabaseJson(sessionRow);
+    const session = SessionModel.fromDatabaseJson(found.credential);
     if (session.revoked_at || this.expiresAt(session).getTime() <= now.getTime()) return null;
-    if (u_removed_at || u_disabled_at) return null;
-    const user: SessionUser = { id: session.user_id, org_id: session.org_id, role: u_role, email: u_email, locale: u_locale, staff: u_staff, workspace_ids: u_workspace_ids };
+    const { user } = found;
+    if (user.removed_at || user.disabled_at) return null;
     if (now.getTime() - new Date(session.last_seen_at).getTime() >= this.opts.touchSeconds * 1000) {
       const idle = new Date(now.getTime() + this.opts.idleMinutes * MINUTE);
       await this.db('sessions').where({ id: session.id, org_id: session.org_id }).update({ last_seen_at: now, idle_expires_at: idle });

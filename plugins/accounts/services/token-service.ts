@@ -4,7 +4,7 @@ import { forbidden, notFound, unauthenticated } from '../../../core/http/errors.
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { ApiTokenModel, UserModel } from '../models.js';
-import { ROLE_RANK, checkWorkspaceIds, invalidField, lowerRole, principalWorkspaceIds, seesAllWorkspaces } from './access.js';
+import { ROLE_RANK, checkWorkspaceIds, credentialWithUser, invalidField, lowerRole, seesAllWorkspaces } from './access.js';
 import { auditActor, type AccountsDeps, type Actor } from './deps.js';
 import { apiTokenJson, personRef } from './format.js';
 
@@ -103,17 +103,18 @@ export class TokenService {
 
   /** The Principal of a `pwt_` bearer token, or 401. Writes last_used_at at most once a minute. */
   async authenticate(token: string): Promise<Principal> {
-    const row = token.length <= 100 ? await ApiTokenModel.query(this.d.db).acrossOrgs('API token lookup by hash').where('token_hash', hashToken(token)).limit(1).first() : undefined;
+    const found = token.length <= 100 ? await credentialWithUser(this.d.db, 'api_tokens', hashToken(token)) : null;
+    const row = found ? ApiTokenModel.fromDatabaseJson(found.credential) : undefined;
     const now = new Date();
-    if (!row || row.revoked_at || new Date(row.expires_at).getTime() <= now.getTime()) throw unauthenticated('The API token is not valid');
-    const user = await UserModel.query(this.d.db).forOrg(row.org_id).findById(row.user_id);
-    if (!user || user.removed_at || user.disabled_at) throw unauthenticated('The API token is not valid');
+    if (!found || !row || row.revoked_at || new Date(row.expires_at).getTime() <= now.getTime()) throw unauthenticated('The API token is not valid');
+    const { user } = found;
+    if (user.removed_at || user.disabled_at) throw unauthenticated('The API token is not valid');
     if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= 60_000) {
       await this.d.db('api_tokens').where({ id: row.id, org_id: row.org_id }).update({ last_used_at: now });
     }
     const role = lowerRole(row.role, user.role);
     // The creator's own access bounds the token's.
-    const own = await principalWorkspaceIds(this.d.db, user);
+    const own = user.workspace_ids;
     const workspaceIds = row.workspace_ids ? (own ? row.workspace_ids.filter((id) => own.includes(id)) : row.workspace_ids) : own;
     return {
       kind: 'token',
