@@ -16,4 +16,7 @@ export const builtinPlugins: Record<string, Loader> = {
   tickets: () => import('./tickets/index.js'),
   inbox: () => import('./inbox/index.js'),
   sso: () => import('./sso/index.js'),
+  brand: () => import('./brand/index.js'),
+  analytics: () => import('./analytics/index.js'),
+  agency: () => import('./agency/index.js'),
 };

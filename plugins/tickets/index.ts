@@ -73,6 +73,6 @@ export default definePlugin<TicketsOptions>({
     ctx.routes([...ticketRoutes(services), ...draftRoutes(services), ...subscriberRoutes(services), ...fileRoutes(services)]);
     // The status page is HTML for customers, not an API operation: no operationId, so it is
     // added on the server directly (ctx.routes requires one) and stays out of the OpenAPI document.
-    ctx.server.route(statusPageRoutes(services, () => container.resolve('workspaceService')));
+    ctx.server.route(statusPageRoutes(services, () => container.resolve('workspaceService'), () => container.resolve('statusPageBranding', { allowUnregistered: true }) ?? null));
   },
 });

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { isAdapterError, type DomainPurpose, type DomainState } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
@@ -102,6 +103,11 @@ export class DomainService {
       if (isUniqueViolation(err)) throw conflict('domain_taken', `${name} is already registered for ${input.purpose}`, { domain: name });
       throw err;
     }
+  }
+
+  /** The email domains registered for a brand (read by the brand plugin for BrandProfile; no refresh). */
+  async ofBrand(db: Knex, orgId: string, brandProfileId: string): Promise<EmailDomain[]> {
+    return EmailDomain.query(db).forOrg(orgId).where({ brand_profile_id: brandProfileId }).orderBy([{ column: 'purpose' }, { column: 'id' }]);
   }
 
   /** The domain, refreshed from the provider and DNS when its last check is older than `domainRefreshSeconds`. */

@@ -65,7 +65,18 @@ export const STATUS_PAGE_HEADERS: Record<string, string> = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-function page(lang: Lang, title: string, body: string): string {
+/**
+ * The brand a status page shows (filled by the brand plugin's `statusPageBranding`): header and
+ * footer HTML (already escaped), the product name to show, and image origins the CSP must allow.
+ */
+export interface StatusPageBrand {
+  productName?: string;
+  headerHtml: string;
+  footerHtml: string;
+  imgSources?: string[];
+}
+
+function page(lang: Lang, title: string, body: string, brand?: StatusPageBrand | null): string {
   return `<!doctype html>
 <html lang="${lang}">
 <head>
@@ -87,10 +98,10 @@ function page(lang: Lang, title: string, body: string): string {
 </style>
 </head>
 <body>
-<main>
+${brand?.headerHtml ?? ''}<main>
 ${body}
 </main>
-</body>
+${brand?.footerHtml ?? ''}</body>
 </html>
 `;
 }
@@ -100,7 +111,7 @@ ${body}
  * summary and the release when there is one. Never the subject, an address or a note: the
  * summary is the only free text, and addresses inside it are masked.
  */
-export function renderStatusPage(ticket: Ticket, product: string): string {
+export function renderStatusPage(ticket: Ticket, product: string, brand?: StatusPageBrand | null): string {
   const lang: Lang = ticket.language === 'it' ? 'it' : 'en';
   const t = TEXTS[lang];
   const state = publicStateOf(ticket.state);
@@ -117,7 +128,7 @@ export function renderStatusPage(ticket: Ticket, product: string): string {
     release ? `<section><p data-testid="release">${esc(release)}</p></section>` : '',
     `<p class="meta">${esc(t.opened)} ${esc(formatDate(ticket.created_at, lang)!)} · ${esc(t.updated)} ${esc(formatDate(ticket.updated_at, lang)!)}</p>`,
   ].join('\n');
-  return page(lang, `${t.title} · ${product}`, body);
+  return page(lang, `${t.title} · ${product}`, body, brand);
 }
 
 /** The 404 page of unknown, revoked and rotated links, in the visitor's language when it is Italian. */

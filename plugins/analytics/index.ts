@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+import { definePlugin } from '../../core/kernel/plugin.js';
+import { analyticsRoutes, type WorkspaceOpener } from './routes/analytics.js';
+import type { Outbox } from '../../core/bus/outbox.js';
+import type { RateLimiter } from '../../core/http/rate-limit.js';
+import { publicRoutes } from './routes/public.js';
+import { MetricsService } from './services/metrics.js';
+import { PublicService } from './services/public.js';
+
+/**
+ * Support analytics: the `analytics` section (2 operations), organization and workspace metrics
+ * over a date range computed from the tickets (and the fix loop's jobs when installed), a read
+ * model over the tickets. It also serves two operations of the `public` section: landing-page
+ * counters and open-source sponsorship requests (table oss_sponsorship_requests, migration 0910).
+ * See docs/analytics.md.
+ */
+export default definePlugin({
+  name: 'analytics',
+  version: '1.0.0',
+  requires: ['accounts', 'workspaces', 'tickets'],
+  register(ctx) {
+    const metrics = new MetricsService(() => ctx.container.resolve('db') as Knex);
+    ctx.routes(analyticsRoutes(() => metrics, () => ctx.container.resolve('workspaceService') as WorkspaceOpener));
+    const publicService = new PublicService({
+      db: () => ctx.container.resolve('db') as Knex,
+      outbox: () => ctx.container.resolve('outbox') as Outbox,
+      rateLimiter: () => ctx.container.resolve('rateLimiter') as RateLimiter,
+      statsTtlMs: 5 * 60_000,
+    });
+    ctx.routes(publicRoutes(() => publicService));
+  },
+});

@@ -1,0 +1,130 @@
+// Organization and workspace analytics over a date range: volume by origin and category,
+// first-response and resolution percentiles, deflection, the time series, ranges, roles and
+// tenancy. Tickets are made through the tickets service, then dated.
+import t from 'tap';
+import { startTestApp } from '../../../test/helpers/app.js';
+import { addMember, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { buckets } from '../services/metrics.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
+type Json = Record<string, any>;
+
+const app = await startTestApp(t);
+const owner = await signUp(app, { orgName: 'Acme' });
+const call = async (who: SignedUp, url: string) => {
+  const res = await app.server.inject({ method: 'GET', url, ...who.auth });
+  return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
+};
+const newWs = async (who: SignedUp, name: string) => JSON.parse((await app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name }, ...who.auth })).payload) as Json;
+const shop = await newWs(owner, 'Shop');
+const blog = await newWs(owner, 'Blog');
+
+const DAY = 86_400_000;
+const base = Date.UTC(2026, 9, 5, 10, 0, 0); // Monday 5 October 2026, 10:00 UTC
+const at = (days: number, minutes = 0) => new Date(base + days * DAY + minutes * 60_000);
+const tickets = app.container.resolve<{ createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }> }>('ticketService');
+
+async function ticket(orgId: string, workspaceId: string, o: { day: number; origin?: string; category?: string; frMin?: number; resolveMin?: number; fixed?: boolean; escalated?: boolean }): Promise<void> {
+  const tk = await app.db.transaction((trx) => tickets.createTicket(trx, { orgId, workspaceId, origin: o.origin ?? 'email', subject: 'Help', customerEmail: 'jane@example.com' }));
+  const created = at(o.day);
+  const patch: Record<string, unknown> = { created_at: created, category: o.category ?? 'usage', origin: o.origin ?? 'email' };
+  if (o.frMin !== undefined) Object.assign(patch, { first_response_at: at(o.day, o.frMin), state: 'answered' });
+  if (o.resolveMin !== undefined) Object.assign(patch, o.fixed ? { state: 'customer_notified', released_at: at(o.day, o.resolveMin), resolved_version: '1.2.3' } : { state: 'closed', closed_at: at(o.day, o.resolveMin) });
+  if (o.escalated) Object.assign(patch, { state: 'escalated', escalated_at: at(o.day, 5) });
+  await app.db('tickets').where({ id: tk.id }).update(patch);
+}
+
+// Shop: 4 tickets over two days; Blog: 1 ticket; one ticket outside the range.
+await ticket(owner.organization.id, shop.id, { day: 0, origin: 'email', category: 'usage', frMin: 10, resolveMin: 60 });
+await ticket(owner.organization.id, shop.id, { day: 0, origin: 'widget', category: 'bug', frMin: 30, resolveMin: 600, fixed: true });
+await ticket(owner.organization.id, shop.id, { day: 1, origin: 'widget', category: 'bug', frMin: 20 });
+await ticket(owner.organization.id, shop.id, { day: 1, origin: 'proactive', category: 'unknown', escalated: true });
+await ticket(owner.organization.id, blog.id, { day: 2, origin: 'codehost', category: 'docs', frMin: 40, resolveMin: 120 });
+await ticket(owner.organization.id, blog.id, { day: 40, origin: 'email' });
+
+const range = `from=${at(0, -600).toISOString()}&to=${at(7, -600).toISOString()}`;
+
+t.test('organization metrics: volume, times, deflection and a daily series', async (t) => {
+  const res = await call(owner, `/v1/analytics?${range}`);
+  t.equal(res.status, 200);
+  const m = res.body;
+  t.match(m, { scope: { kind: 'organization', id: owner.organization.id, workspace_ids: null }, range: { interval: 'day' } });
+  t.same(m.volume, { total: 5, by_origin: { email: 1, widget: 2, codehost: 1, proactive: 1 }, by_category: { usage: 1, config: 0, docs: 1, bug: 2, feature_request: 0, unknown: 1 } });
+  t.same(m.first_response, { count: 4, avg_minutes: 25, median_minutes: 25, p90_minutes: 37, p95_minutes: 38.5 }, 'first responses 10, 20, 30, 40 minutes');
+  t.same(m.resolution, { count: 3, avg_minutes: 260, median_minutes: 120, p90_minutes: 504, p95_minutes: 552 }, 'resolutions 60, 120, 600 minutes');
+  t.same(m.deflection, { answered_without_fix: 3, fixed: 1, escalated: 1, resolved: 3, answer_rate: 0.6, fix_rate: 0.2 });
+  t.equal(m.series.length, 7, 'one bucket per UTC day of [from, to)');
+  const byDay = Object.fromEntries((m.series as Json[]).map((s) => [s.period_start.slice(0, 10), s]));
+  t.match(byDay['2026-10-05'], { tickets: 2, resolved: 2, fixed: 1, median_first_response_minutes: 20, median_resolution_minutes: 330 });
+  t.match(byDay['2026-10-06'], { tickets: 2, resolved: 0, median_first_response_minutes: 20, median_resolution_minutes: null });
+  t.match(byDay['2026-10-07'], { tickets: 1, resolved: 1 });
+  t.match(byDay['2026-10-08'], { tickets: 0, resolved: 0, median_first_response_minutes: null });
+  t.ok(m.fixes === null || typeof m.fixes.cost_usd === 'number', 'fix jobs when the fix loop is installed');
+});
+
+t.test('workspace metrics and narrowing', async (t) => {
+  const ws = await call(owner, `/v1/analytics/workspaces/${blog.id}?${range}`);
+  t.equal(ws.status, 200);
+  t.match(ws.body, { scope: { kind: 'workspace', id: blog.id }, volume: { total: 1, by_origin: { codehost: 1 } }, resolution: { count: 1, median_minutes: 120 } });
+  const narrowed = await call(owner, `/v1/analytics?${range}&workspace_ids=${shop.id}`);
+  t.equal(narrowed.body.volume.total, 4);
+  const weekly = await call(owner, `/v1/analytics?${range}&interval=week`);
+  t.same(weekly.body.series.map((s: Json) => [s.period_start.slice(0, 10), s.tickets]), [['2026-10-05', 5]], 'ISO weeks start on Monday; to is exclusive');
+  const twoWeeks = await call(owner, `/v1/analytics?from=2026-10-07T00:00:00Z&to=2026-10-13T00:00:00Z&interval=week`);
+  t.same(twoWeeks.body.series.map((s: Json) => [s.period_start.slice(0, 10), s.tickets]), [['2026-10-05', 1], ['2026-10-12', 0]], 'a partial first week starts on its Monday');
+  const def = await call(owner, '/v1/analytics');
+  t.equal(def.status, 200, 'default range: the last 30 days');
+  t.equal(def.body.range.interval, 'day');
+});
+
+t.test('bad ranges answer 400', async (t) => {
+  for (const q of [`from=${at(2).toISOString()}&to=${at(1).toISOString()}`, 'from=2020-01-01&to=2026-01-01', 'from=2020-01-01&to=2021-12-31&interval=day', 'interval=hour', 'from=yesterday']) {
+    const res = await call(owner, `/v1/analytics?${q}`);
+    t.equal(res.status, 400, q);
+    t.equal(res.body.code, 'invalid_request');
+  }
+});
+
+t.test('roles and tenancy', async (t) => {
+  const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [blog.id] });
+  t.equal((await call(reviewer, `/v1/analytics?${range}`)).status, 403, 'organization metrics are for owners and admins');
+  t.equal((await call(reviewer, `/v1/analytics/workspaces/${blog.id}?${range}`)).body.volume.total, 1);
+  t.equal((await call(reviewer, `/v1/analytics/workspaces/${shop.id}?${range}`)).status, 403, 'a workspace the member cannot open');
+  const other = await signUp(app, { orgName: 'Other' });
+  const res = await call(other, `/v1/analytics/workspaces/${shop.id}?${range}`);
+  t.equal(res.status, 404);
+  t.equal(res.body.code, 'not_found');
+  t.equal((await call(other, `/v1/analytics?${range}&workspace_ids=${shop.id}`)).status, 404);
+  t.equal((await call(other, `/v1/analytics?${range}`)).body.volume.total, 0, 'nothing of another organization');
+});
+
+t.test('bucket starts', async (t) => {
+  t.same(buckets(new Date('2026-01-30T12:00:00Z'), new Date('2026-03-02T00:00:00Z'), 'month').map((d) => d.toISOString().slice(0, 10)), ['2026-01-01', '2026-02-01', '2026-03-01']);
+});
+
+t.test('public landing counters', async (t) => {
+  const res = await app.server.inject({ method: 'GET', url: '/v1/public/stats' });
+  t.equal(res.statusCode, 200);
+  t.match(JSON.parse(res.payload), { resolved_tickets: 3, releases: 1, median_resolution_minutes: 120, updated_at: /Z$/ }, 'no sign-in; every organization; demo tickets excluded');
+});
+
+t.test('open-source sponsorship requests', async (t) => {
+  const post = (payload: unknown, ip = '203.0.113.7') => app.server.inject({ method: 'POST', url: '/v1/public/oss-sponsorship-requests', payload: payload as object, remoteAddress: ip });
+  const body = { repository_url: 'https://github.com/acme/widget.git', name: 'Ada', email: 'ada@acme.test', project_description: 'A widget', monthly_issues: 40 };
+  const res = await post(body);
+  t.equal(res.statusCode, 201);
+  t.match(JSON.parse(res.payload), { id: /^oss_/, repository_url: body.repository_url, status: 'received', created_at: /Z$/ });
+  t.match(await app.db('oss_sponsorship_requests').where({ repository_key: 'github.com/acme/widget' }).first(), { name: 'Ada', email: 'ada@acme.test', monthly_issues: 40, status: 'received' });
+  t.ok(await app.db('outbox').where({ type: 'public.oss_sponsorship_requested' }).first(), 'staff are told through an event');
+  const again = await post({ ...body, repository_url: 'https://github.com/ACME/widget/' });
+  t.equal(again.statusCode, 409);
+  t.equal(JSON.parse(again.payload).code, 'request_pending');
+  for (const bad of ['http://github.com/acme/x', 'https://github.com/acme', 'https://github.com/a/b/c', 'not a url', 'https://user:pw@github.com/a/b']) {
+    const r = await post({ ...body, repository_url: bad });
+    t.equal(r.statusCode, 400, bad);
+  }
+  t.equal((await post({ repository_url: 'https://github.com/acme/x' })).statusCode, 400, 'name and email are required');
+  let limited = 0;
+  for (let i = 0; i < 6; i++) if ((await post({ ...body, repository_url: `https://github.com/acme/r${i}` }, '198.51.100.9')).statusCode === 429) limited++;
+  t.equal(limited, 1, 'five requests per hour per address');
+});

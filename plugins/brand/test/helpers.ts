@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import type { App } from '../../../core/kernel/app.js';
+import { startTestApp } from '../../../test/helpers/app.js';
+import type { SignedUp } from '../../../test/helpers/accounts.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
+export type Json = Record<string, any>;
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Real images (CPython's imghdr test data, PSF licence): 16×16 PNG, JPEG, WebP (VP8X) and a GIF. */
+export const image = (name: 'python.png' | 'python.jpg' | 'python.webp' | 'python.gif'): Buffer => readFileSync(join(here, 'fixtures', name));
+
+export interface Call {
+  status: number;
+  body: Json;
+  headers: Record<string, unknown>;
+  payload: string;
+  raw: Buffer;
+}
+
+export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Call> {
+  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who ? who.auth.headers : {}), ...headers } });
+  let body: Json = {};
+  try {
+    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
+  } catch {
+    body = {};
+  }
+  return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload, raw: res.rawPayload };
+}
+
+/** A service with the brand and inbox plugins looking status and email records up on `dnsServer`. */
+export async function startBrand(t: Test, dnsServer?: string, brand: Record<string, unknown> = {}): Promise<App> {
+  const dns = dnsServer ? { dnsServers: [dnsServer], dnsTimeoutMs: 1000 } : {};
+  return startTestApp(t, {
+    plugins: {
+      brand: { options: { statusCnameTarget: 'status.patchwell.test', ...dns, ...brand } },
+      inbox: { options: { ...dns, domainRefreshSeconds: 3600 } },
+    },
+  });
+}
+
+export async function setOrg(app: App, who: SignedUp, patch: Record<string, unknown>): Promise<void> {
+  await app.db('organizations').where({ id: who.organization.id }).update(patch);
+}
+
+export async function newWorkspace(app: App, owner: SignedUp, name: string, extra: Record<string, unknown> = {}): Promise<Json> {
+  const res = await call(app, owner, 'POST', '/v1/workspaces', { name, ...extra });
+  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
+  return res.body;
+}
+
+export async function newProfile(app: App, owner: SignedUp, body: Record<string, unknown>): Promise<Json> {
+  const res = await call(app, owner, 'POST', '/v1/brand/profiles', body);
+  if (res.status !== 201) throw new Error(`profile: ${res.status} ${res.payload}`);
+  return res.body;
+}
+
+export const uid = () => randomBytes(5).toString('hex');
