@@ -19,4 +19,5 @@ export const builtinPlugins: Record<string, Loader> = {
   brand: () => import('./brand/index.js'),
   analytics: () => import('./analytics/index.js'),
   agency: () => import('./agency/index.js'),
+  proactive: () => import('./proactive/index.js'),
 };

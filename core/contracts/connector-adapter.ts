@@ -62,6 +62,11 @@ export interface ConnectorSettings {
   secrets: Partial<Record<ConnectorSecretName, string>>;
   /** When the last push arrived; push-only tests report it. */
   lastDeliveryAt?: Date | null;
+  /**
+   * SHA-256 (hex) of the push token the service issued to this connector (generic endpoint), as
+   * stored. The token itself is never stored, so it cannot be among the decrypted `secrets`.
+   */
+  tokenHash?: string | null;
 }
 
 /** Codes of a connector test. `awaiting_delivery` and `receiving` go with `ok: null` (push-only). */

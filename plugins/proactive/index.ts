@@ -1,0 +1,111 @@
+import type { AuditWriter } from '../../core/audit/audit-writer.js';
+import type { Outbox } from '../../core/bus/outbox.js';
+import type { ConnectorAdapter } from '../../core/contracts/index.js';
+import type { Db } from '../../core/data/db.js';
+import { KEYS } from '../../core/kernel/keys.js';
+import { definePlugin } from '../../core/kernel/plugin.js';
+import type { SecretBox } from '../../core/security/secret-box.js';
+import { asValue } from 'awilix';
+import { proactiveOptionsSchema, type ProactiveOptions } from './options.js';
+import { connectorRoutes } from './routes/connectors.js';
+import { errorGroupRoutes } from './routes/error-groups.js';
+import { ingestRoutes } from './routes/ingest.js';
+import { ConnectorService, type WorkspaceOpener } from './services/connectors.js';
+import { ErrorGroupService } from './services/error-groups.js';
+import { GroupWriter } from './services/group-writer.js';
+import { IngestQueue } from './services/ingest-queue.js';
+import { IngestService } from './services/ingest.js';
+import {
+  ProactiveTickets,
+  type BillingGatePort,
+  type PlanCatalogPort,
+  type PlanLimitsPort,
+  type SubscriberServicePort,
+  type TicketServicePort,
+} from './services/proactive-tickets.js';
+import { purgeExpiredEvents } from './services/retention.js';
+import type { GroupTrigger } from './models.js';
+
+/**
+ * Proactive: log connectors (connectors-admin), pushes into them (ingest), error events grouped
+ * into error groups (error-groups) that open proactive tickets through the tickets plugin, and
+ * the retention purge. docs/proactive.md describes it.
+ *
+ * Container keys it provides: `errorIngest` (the ingest queue: `submit(events)`, used by the
+ * widget plugin for passive errors), `errorGroupService`, `connectorService`, `proactiveTickets`.
+ */
+export default definePlugin<ProactiveOptions>({
+  name: 'proactive',
+  version: '1.0.0',
+  requires: ['accounts', 'workspaces', 'tickets'],
+  uses: ['connector'],
+  options: proactiveOptionsSchema,
+  register(ctx) {
+    const { container, options, config } = ctx;
+    const c = container.cradle as Record<string, unknown>;
+    const db = c[KEYS.db] as Db;
+    const outbox = c[KEYS.outbox] as Outbox;
+    const audit = c[KEYS.audit] as AuditWriter;
+    const optional = <T>(key: string) => () => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
+    const adapters = () => (container.resolve(KEYS.connectorAdapters, { allowUnregistered: true }) as ConnectorAdapter[] | undefined) ?? [];
+    const workspaces = () => container.resolve<WorkspaceOpener>('workspaceService');
+    const publicBaseUrl = config.server.publicBaseUrl.replace(/\/+$/, '');
+
+    const queue = new IngestQueue(db, new GroupWriter(outbox), { ...options.ingest, settingsCacheMs: options.ingest.connectorCacheMs }, ctx.log);
+    const ingest = new IngestService(db, queue, adapters, options.ingest.connectorCacheMs);
+    const connectors = new ConnectorService({
+      db, secretBox: c[KEYS.secretBox] as SecretBox, audit, adapters, workspaces, publicBaseUrl, options,
+      onChanged: (id) => ingest.forget(id),
+    });
+    const catalog = optional<PlanCatalogPort>('planCatalog');
+    const groups = new ErrorGroupService({
+      db, audit, outbox, workspaces, sampleEvents: options.sampleEvents,
+      planAllows: async (trx, orgId) => {
+        const org = (await trx('organizations').where({ id: orgId }).first('plan')) as { plan: string } | undefined;
+        return catalog()?.hasFeature(org?.plan, 'proactive') ?? true;
+      },
+    });
+    const tickets = new ProactiveTickets({
+      db, audit, outbox,
+      tickets: () => container.resolve<TicketServicePort>('ticketService'),
+      subscribers: optional<SubscriberServicePort>('subscriberService'),
+      planLimits: optional<PlanLimitsPort>('planLimits'),
+      billingGate: optional<BillingGatePort>('billingGate'),
+      planCatalog: catalog,
+    });
+
+    ctx.provide({
+      errorIngest: asValue(queue),
+      connectorService: asValue(connectors),
+      errorGroupService: asValue(groups),
+      proactiveTickets: asValue(tickets),
+    });
+    ctx.routes([
+      ...connectorRoutes(() => connectors),
+      ...ingestRoutes(() => ingest, options.ingest.maxBodyBytes),
+      ...errorGroupRoutes(() => groups, () => tickets),
+    ]);
+
+    // A trigger fired during ingest: open (or join) the proactive ticket. Refusals are answers,
+    // not failures: a cap holds the group, a missing repository or a moved group ends here.
+    ctx.consume('open-triggered-tickets', ['proactive.group_triggered'], async (message) => {
+      const p = message.payload as { group_id?: string; trigger?: GroupTrigger };
+      if (!p.group_id || !message.orgId) return;
+      try {
+        await tickets.open(message.orgId, p.group_id, null, p.trigger ?? null);
+      } catch (err) {
+        const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
+        if (status && status >= 400 && status < 500) {
+          ctx.log.info({ group_id: p.group_id, status, code: (err as { data?: { code?: string } }).data?.code }, 'proactive: triggered group not ticketed');
+          return;
+        }
+        throw err;
+      }
+    }, { idempotent: false });
+
+    ctx.schedule('purge-expired-events', { everyMs: options.retentionSweepMs }, async () => {
+      await purgeExpiredEvents(db, new Date());
+    });
+    ctx.onStop(() => queue.stop());
+  },
+});

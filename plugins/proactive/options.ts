@@ -1,0 +1,39 @@
+import Joi from 'joi';
+
+export interface ProactiveOptions {
+  ingest: {
+    /** Most events one database transaction groups. */
+    batchMaxEvents: number;
+    /** Events accepted but not yet committed, per process; beyond it ingest answers 429. */
+    maxQueuedEvents: number;
+    /** Retry-After of that 429, in seconds. */
+    retryAfterSeconds: number;
+    /** How long a connector's token and status are cached per process (rotation and pause take effect within it on other processes). */
+    connectorCacheMs: number;
+    /** Largest ingest body. */
+    maxBodyBytes: number;
+  };
+  cloudLogs: {
+    /** The AWS principal that assumes customers' roles (CloudLogsSetup.principal_arn). */
+    principalArn: string;
+  };
+  /** Sample events shown in a group's detail. */
+  sampleEvents: number;
+  /** How often stored events past the organization's retention_days are purged. */
+  retentionSweepMs: number;
+}
+
+export const proactiveOptionsSchema = Joi.object<ProactiveOptions>({
+  ingest: Joi.object({
+    batchMaxEvents: Joi.number().integer().min(1).max(5000).default(500),
+    maxQueuedEvents: Joi.number().integer().min(1).default(20_000),
+    retryAfterSeconds: Joi.number().integer().min(1).max(300).default(2),
+    connectorCacheMs: Joi.number().integer().min(0).max(60_000).default(2_000),
+    maxBodyBytes: Joi.number().integer().min(1024).max(10 * 1024 * 1024).default(1024 * 1024),
+  }).default(),
+  cloudLogs: Joi.object({
+    principalArn: Joi.string().pattern(/^arn:aws:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/).default('arn:aws:iam::000000000000:role/patchwell-connector'),
+  }).default(),
+  sampleEvents: Joi.number().integer().min(1).max(100).default(20),
+  retentionSweepMs: Joi.number().integer().min(60_000).default(60 * 60_000),
+}).default();

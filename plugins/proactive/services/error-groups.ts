@@ -1,0 +1,312 @@
+import type { Knex } from 'knex';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { diffFields } from '../../../core/audit/audit-writer.js';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
+import { conflict, forbidden, notFound } from '../../../core/http/errors.js';
+import { paginate } from '../../../core/http/pagination.js';
+import { ErrorGroup, type StoredFrame } from '../models.js';
+import type { Actor, WorkspaceOpener } from './connectors.js';
+import { maskEmail, maskText } from './grouping.js';
+
+export interface TicketRef {
+  id: string;
+  subject: string | null;
+  state: string;
+  origin: string;
+  resolved_version: string | null;
+  released_at: string | null;
+}
+
+export interface ErrorGroupDeps {
+  db: Knex;
+  audit: AuditWriter;
+  outbox: Outbox;
+  workspaces: () => WorkspaceOpener;
+  sampleEvents: number;
+  /** Whether the organization's plan includes proactive tickets. */
+  planAllows: (trx: Knex, orgId: string) => Promise<boolean>;
+}
+
+export interface ListQuery {
+  cursor?: string;
+  limit: number;
+  workspace_id?: string;
+  status?: string[];
+  q?: string;
+}
+
+const HOUR = 3_600_000;
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+const actorOf = (a: Actor) => ({ type: a.principal.kind === 'token' ? ('token' as const) : ('user' as const), id: a.principal.userId ?? a.principal.tokenId ?? null, email: a.principal.email });
+const WORKERS = new Set(['owner', 'admin', 'reviewer']);
+
+/** Start of the current calendar month (UTC): the period of proactive_monthly_fix_cap. */
+export const monthStart = (now = new Date()) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+
+/**
+ * Error groups: the list with the workspace's proactive overview, the detail (frames, masked
+ * sample events, releases, environments, capabilities) and the team's actions on a group
+ * (ignore, resolve, unignore), each audited.
+ */
+export class ErrorGroupService {
+  constructor(private readonly d: ErrorGroupDeps) {}
+
+  async load(principal: Principal, id: string, trx?: Knex, forUpdate = false): Promise<ErrorGroup> {
+    const q = ErrorGroup.query(trx ?? this.d.db).forOrg(principal.orgId).findById(id);
+    if (forUpdate) q.forUpdate();
+    const g = await q;
+    if (!g) throw notFound('error group');
+    if (!canOpenWorkspace(principal, g.workspace_id)) throw forbidden('You cannot open this workspace');
+    return g;
+  }
+
+  async list(principal: Principal, query: ListQuery): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null; overview: Record<string, unknown> }> {
+    if (query.workspace_id) await this.d.workspaces().open(principal, query.workspace_id);
+    const q = ErrorGroup.query(this.d.db).forOrg(principal.orgId);
+    if (query.workspace_id) q.where('workspace_id', query.workspace_id);
+    else if (principal.workspaceIds !== null) q.whereIn('workspace_id', principal.workspaceIds);
+    if (query.status?.length) q.whereIn('status', query.status);
+    if (query.q) {
+      const like = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q.where((w) => w.where('title', 'ilike', like).orWhere('normalized_message', 'ilike', like).orWhere('type', 'ilike', like));
+    }
+    const page = await paginate<ErrorGroup & Record<string, unknown>>(q, [
+      { column: 'error_groups.last_seen', direction: 'desc', type: 'date' },
+      { column: 'error_groups.id', direction: 'desc', type: 'string' },
+    ], { cursor: query.cursor, limit: query.limit });
+    const items = await this.serializeMany(this.d.db, principal.orgId, page.items as ErrorGroup[]);
+    return { items, next_cursor: page.next_cursor, overview: await this.overview(principal, query.workspace_id ?? null) };
+  }
+
+  async detail(principal: Principal, id: string, trx?: Knex): Promise<Record<string, unknown>> {
+    const g = await this.load(principal, id, trx);
+    return this.detailOf(trx ?? this.d.db, g);
+  }
+
+  async ignore(a: Actor, id: string): Promise<Record<string, unknown>> {
+    return this.act(a, id, 'error_group.ignored', async (trx, g) => {
+      const ticket = g.ticket_id ? (await this.tickets(trx, g.org_id, [g.ticket_id])).get(g.ticket_id) : undefined;
+      if (ticket && ticket.state !== 'closed') {
+        throw conflict('group_has_open_ticket', 'An open ticket follows this error group; close it before ignoring the group', { ticket_id: ticket.id });
+      }
+      return { status: 'ignored', held_reason: null, held_at: null };
+    });
+  }
+
+  async resolve(a: Actor, id: string, release: string | null): Promise<Record<string, unknown>> {
+    return this.act(a, id, 'error_group.resolved', async (trx, g) => {
+      const now = new Date();
+      await trx('error_group_releases').where({ group_id: g.id, org_id: g.org_id }).update({ status: 'resolved', resolved_in_release: release });
+      return { status: 'resolved', resolved_at: now, resolved_in_release: release, held_reason: null, held_at: null, triggered_at: null };
+    });
+  }
+
+  async unignore(a: Actor, id: string): Promise<Record<string, unknown>> {
+    return this.act(a, id, 'error_group.unignored', async (trx, g) => {
+      if (g.status === 'watching') return {};
+      if (g.status === 'ticketed') throw conflict('group_not_ignored', 'Only an ignored or resolved group goes back to watching');
+      await trx('error_group_releases').where({ group_id: g.id, org_id: g.org_id }).update({ status: 'watching' });
+      return { status: 'watching', triggered_at: null };
+    });
+  }
+
+  private async act(a: Actor, id: string, action: string, change: (trx: Knex, g: ErrorGroup) => Promise<Partial<ErrorGroup>>): Promise<Record<string, unknown>> {
+    if (!WORKERS.has(a.principal.role)) throw forbidden('Client viewers cannot change error groups');
+    return this.d.db.transaction(async (trx) => {
+      const before = await this.load(a.principal, id, trx, true);
+      const patch = await change(trx, before);
+      const after = Object.keys(patch).length ? await ErrorGroup.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch) : before;
+      if (Object.keys(patch).length) {
+        await this.d.audit.record(trx, {
+          orgId: a.principal.orgId, actor: actorOf(a), action, target: { type: 'error_group', id }, workspaceId: before.workspace_id,
+          changes: diffFields({ status: before.status, resolved_in_release: before.resolved_in_release }, { status: after.status, resolved_in_release: after.resolved_in_release }),
+          ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
+        });
+        await this.d.outbox.add(trx, action.replace('error_group.', 'proactive.group_'), { group_id: id, workspace_id: before.workspace_id, status: after.status }, { orgId: a.principal.orgId });
+      }
+      return this.detailOf(trx, after);
+    });
+  }
+
+  // ---- reading
+
+  async tickets(db: Knex, orgId: string, ids: string[]): Promise<Map<string, TicketRef>> {
+    if (!ids.length) return new Map();
+    const rows = (await db('tickets').where({ org_id: orgId }).whereIn('id', ids).select('id', 'subject', 'state', 'origin', 'resolved_version', 'released_at')) as Array<TicketRef & { released_at: Date | null }>;
+    return new Map(rows.map((r) => [r.id, { ...r, released_at: iso(r.released_at) }]));
+  }
+
+  async serializeMany(db: Knex, orgId: string, groups: ErrorGroup[]): Promise<Record<string, unknown>[]> {
+    if (!groups.length) return [];
+    const ids = groups.map((g) => g.id);
+    const now = Date.now();
+    const currentHour = Math.floor(now / HOUR) * HOUR;
+    const since = new Date(currentHour - 23 * HOUR);
+    const hours = (await db('error_group_hours').where({ org_id: orgId }).whereIn('group_id', ids).where('hour', '>=', since).select('group_id', 'hour', 'count')) as Array<{ group_id: string; hour: Date; count: number }>;
+    const users = (await db('error_group_users').where({ org_id: orgId }).whereIn('group_id', ids).where('last_seen', '>', new Date(now - 24 * HOUR))
+      .groupBy('group_id').select('group_id').count({ n: '*' })) as Array<{ group_id: string; n: number | string }>;
+    const tickets = await this.tickets(db, orgId, groups.map((g) => g.ticket_id).filter((t): t is string => !!t));
+    const trend = new Map<string, number[]>();
+    for (const h of hours) {
+      const slot = 23 - Math.round((currentHour - new Date(h.hour).getTime()) / HOUR);
+      if (slot < 0 || slot > 23) continue;
+      const arr = trend.get(h.group_id) ?? new Array<number>(24).fill(0);
+      arr[slot] = (arr[slot] ?? 0) + Number(h.count);
+      trend.set(h.group_id, arr);
+    }
+    const users24 = new Map(users.map((u) => [u.group_id, Number(u.n)]));
+    return groups.map((g) => {
+      const t = trend.get(g.id) ?? new Array<number>(24).fill(0);
+      return {
+        id: g.id,
+        workspace_id: g.workspace_id,
+        status: g.status,
+        type: g.type,
+        title: maskText(g.title),
+        affected_users: g.affected_users,
+        users_24h: users24.get(g.id) ?? 0,
+        event_count: Number(g.event_count),
+        events_24h: t.reduce((s, n) => s + n, 0),
+        trend: t,
+        first_seen: iso(g.first_seen)!,
+        last_seen: iso(g.last_seen)!,
+        release: g.release,
+        sources: g.sources ?? [],
+        trigger: g.trigger,
+        critical_path_hit: g.critical_path_hit,
+        noise: g.noise,
+        held_reason: g.held_reason,
+        held_at: iso(g.held_at),
+        resolved_in_release: g.resolved_in_release,
+        resolved_at: iso(g.resolved_at),
+        regressed_at: iso(g.regressed_at),
+        ticket: g.ticket_id ? (tickets.get(g.ticket_id) ?? null) : null,
+      };
+    });
+  }
+
+  async detailOf(db: Knex, g: ErrorGroup): Promise<Record<string, unknown>> {
+    const [group] = await this.serializeMany(db, g.org_id, [g]);
+    const events = (await db('error_events').where({ org_id: g.org_id, group_id: g.id }).orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(this.d.sampleEvents)) as Array<Record<string, unknown>>;
+    const releases = (await db('error_group_releases').where({ org_id: g.org_id, group_id: g.id }).orderBy('last_seen', 'desc').limit(100)) as Array<Record<string, unknown>>;
+    const releaseUsers = (await db('error_events').where({ org_id: g.org_id, group_id: g.id }).whereNotNull('user_key')
+      .groupBy('release').select('release').countDistinct({ n: 'user_key' })) as Array<{ release: string | null; n: number | string }>;
+    const usersByRelease = new Map(releaseUsers.map((r) => [r.release ?? '', Number(r.n)]));
+    const ticket = (group!.ticket as TicketRef | null) ?? null;
+    const openTicket = !!ticket && ticket.state !== 'closed';
+    const frames = (g.frames ?? []) as StoredFrame[];
+    return {
+      group,
+      normalized_message: maskText(g.normalized_message),
+      sample_stack: maskText(g.sample_stack),
+      frames: frames.map((f) => ({
+        file: f.file,
+        function: f.function ?? null,
+        line: f.line ?? null,
+        column: f.column ?? null,
+        in_app: f.in_app ?? true,
+        generated: f.generated ?? null,
+      })),
+      symbolicated: g.symbolicated,
+      events: events.map((e) => ({
+        id: e.id as string,
+        source: e.source as string,
+        external_id: (e.external_id as string | null) ?? null,
+        type: e.type as string,
+        level: e.level as string,
+        message: maskText(e.message as string),
+        url: maskText(e.url as string | null),
+        browser: parseJson(e.browser),
+        release: (e.release as string | null) ?? null,
+        environment: (e.environment as string | null) ?? null,
+        user: maskUser(parseJson(e.user)),
+        occurred_at: iso(e.occurred_at as Date)!,
+        symbolicated: e.symbolicated as boolean,
+      })),
+      releases: releases.map((r) => ({
+        group_id: g.id,
+        release: (r.release as string) || null,
+        status: r.status as string,
+        event_count: Number(r.event_count),
+        affected_users: usersByRelease.get(r.release as string) ?? 0,
+        first_seen: iso(r.first_seen as Date)!,
+        last_seen: iso(r.last_seen as Date)!,
+        resolved_in_release: (r.resolved_in_release as string | null) ?? null,
+      })),
+      environments: g.environments ?? [],
+      capabilities: {
+        ignore: g.status !== 'ignored' && !openTicket,
+        unignore: g.status === 'ignored' || g.status === 'resolved',
+        resolve: g.status !== 'resolved',
+        open_ticket: g.status === 'watching',
+      },
+    };
+  }
+
+  /** The ProactiveOverview of one workspace, or summed over the caller's workspaces (workspace_id null). */
+  async overview(principal: Principal, workspaceId: string | null): Promise<Record<string, unknown>> {
+    const db = this.d.db;
+    const wsq = db('workspaces').where({ org_id: principal.orgId }).whereNull('archived_at');
+    if (workspaceId) wsq.where({ id: workspaceId });
+    else if (principal.workspaceIds !== null) wsq.whereIn('id', principal.workspaceIds);
+    const workspaces = (await wsq.select('id', 'proactive_enabled', 'proactive_threshold_users', 'proactive_monthly_fix_cap', 'critical_paths', 'notify_affected_users')) as Array<{
+      id: string; proactive_enabled: boolean; proactive_threshold_users: number; proactive_monthly_fix_cap: number; critical_paths: string[] | string; notify_affected_users: boolean;
+    }>;
+    const ids = workspaces.map((w) => w.id);
+    const counts = { watching: 0, ticketed: 0, resolved: 0, ignored: 0, held: 0 };
+    let fixes = 0;
+    let pending = 0;
+    const perWs = new Map<string, number>();
+    if (ids.length) {
+      const rows = (await db('error_groups').where({ org_id: principal.orgId }).whereIn('workspace_id', ids).groupBy('status').select('status').count({ n: '*' })) as Array<{ status: keyof typeof counts; n: number | string }>;
+      for (const r of rows) counts[r.status] = Number(r.n);
+      const held = (await db('error_groups').where({ org_id: principal.orgId }).whereIn('workspace_id', ids).whereNotNull('held_reason').count({ n: '*' }).first()) as { n: number | string } | undefined;
+      counts.held = Number(held?.n ?? 0);
+      const month = (await db('tickets').where({ org_id: principal.orgId, origin: 'proactive' }).whereIn('workspace_id', ids).where('created_at', '>=', monthStart())
+        .groupBy('workspace_id').select('workspace_id').count({ n: '*' })) as Array<{ workspace_id: string; n: number | string }>;
+      for (const m of month) perWs.set(m.workspace_id, Number(m.n));
+      fixes = [...perWs.values()].reduce((s, n) => s + n, 0);
+      const open = (await db('tickets').where({ org_id: principal.orgId, origin: 'proactive' }).whereIn('workspace_id', ids).whereNot('state', 'closed').count({ n: '*' }).first()) as { n: number | string } | undefined;
+      pending = Number(open?.n ?? 0);
+    }
+    const paths = new Set<string>();
+    for (const w of workspaces) for (const p of Array.isArray(w.critical_paths) ? w.critical_paths : (JSON.parse(w.critical_paths || '[]') as string[])) paths.add(p);
+    const cap = workspaces.reduce((s, w) => s + w.proactive_monthly_fix_cap, 0);
+    return {
+      workspace_id: workspaceId,
+      enabled: workspaces.some((w) => w.proactive_enabled),
+      plan_allows: await this.d.planAllows(db, principal.orgId),
+      threshold_users: workspaces.length ? Math.min(...workspaces.map((w) => w.proactive_threshold_users)) : 0,
+      critical_paths: [...paths],
+      notify_affected_users: workspaces.some((w) => w.notify_affected_users),
+      monthly_fix_cap: cap,
+      fixes_this_month: fixes,
+      pending_tickets: pending,
+      cap_reached: workspaces.length > 0 && workspaces.every((w) => (perWs.get(w.id) ?? 0) >= w.proactive_monthly_fix_cap),
+      counts,
+    };
+  }
+}
+
+function parseJson(v: unknown): Record<string, unknown> | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') {
+    try {
+      return JSON.parse(v) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+  }
+  return v as Record<string, unknown>;
+}
+
+function maskUser(u: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!u) return null;
+  const out: Record<string, unknown> = {};
+  if (typeof u.id === 'string') out.id = u.id;
+  if (typeof u.username === 'string') out.username = maskText(u.username);
+  if (typeof u.email === 'string') out.email = maskEmail(u.email);
+  if (typeof u.ip_address === 'string') out.ip_address = u.ip_address.replace(/(\d+)\.(\d+)$/, '0.0').replace(/:[0-9a-f]*:[0-9a-f]*$/i, ':0:0');
+  return out;
+}

@@ -1,0 +1,24 @@
+import type { Knex } from 'knex';
+
+/**
+ * Deletes stored error events older than their organization's retention_days (also those of
+ * deleted connectors, which stay until then), in slices so one run never holds long locks, and
+ * hourly counters older than two days (the trend covers 24 hours). Group totals are kept.
+ */
+export async function purgeExpiredEvents(db: Knex, now: Date, slice = 5_000, maxSlices = 20): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < maxSlices; i++) {
+    const res = (await db.raw(
+      `delete from error_events where id in (
+         select e.id from error_events e join organizations o on o.id = e.org_id
+         where e.received_at < ?::timestamptz - make_interval(days => greatest(o.retention_days, 1))
+         limit ?)`,
+      [now.toISOString(), slice],
+    )) as { rowCount?: number; affectedRows?: number };
+    const n = Number(res.rowCount ?? res.affectedRows ?? 0);
+    total += n;
+    if (n < slice) break;
+  }
+  await db('error_group_hours').where('hour', '<', new Date(now.getTime() - 2 * 86_400_000)).delete();
+  return total;
+}

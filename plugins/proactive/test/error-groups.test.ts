@@ -1,0 +1,144 @@
+import t from 'tap';
+import { startProactive, type ProactiveHarness } from './helpers.js';
+
+// One service for the whole file (each scenario signs up its own organization).
+let h: ProactiveHarness;
+t.before(async () => {
+  h = await startProactive(t);
+});
+
+const stack = (fn: string, file: string, line: number) =>
+  `TypeError: Cannot read properties of undefined\n    at ${fn} (https://shop.example.com/static/${file}:${line}:17)\n    at dispatch (https://shop.example.com/node_modules/react-dom/cjs/react-dom.production.min.js:1:200)`;
+
+async function groupsOf(h: ProactiveHarness, who: Parameters<ProactiveHarness['call']>[0], ws: string) {
+  const res = await h.call(who, 'GET', `/v1/error-groups?workspace_id=${ws}`);
+  if (res.status !== 200) throw new Error(res.payload);
+  return res.body;
+}
+
+t.test('grouping: the same error with other numbers is one group, another in-app frame is another', async (t) => {
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const c = await h.endpoint(owner, ws.id);
+
+  const sent = await h.ingest(c.id, c.token, [
+    { type: 'TypeError', message: 'Cannot read properties of undefined (reading \'total\') for order 42', stack: stack('renderCart', 'cart.3f9a1c2b.js', 10), release: '1.0.0', environment: 'production', user: { id: 'u1', email: 'ann@example.com' }, url: 'https://shop.example.com/cart' },
+    { type: 'TypeError', message: 'Cannot read properties of undefined (reading \'items\') for order 97', stack: stack('renderCart', 'cart.77aa00ff.js', 12), release: '1.0.1', environment: 'staging', user: { id: 'u2' } },
+    { type: 'TypeError', message: 'Cannot read properties of undefined (reading \'total\') for order 42', stack: stack('renderCheckout', 'checkout.js', 10), release: '1.0.0', user: { id: 'u1' } },
+  ]);
+  t.equal(sent.status, 202, sent.payload);
+  t.same([sent.body.accepted, sent.body.duplicates], [3, 0]);
+  const [a, b, c3] = sent.body.group_ids as string[];
+  t.equal(a, b, 'numbers, quoted values and bundle hashes do not split a group');
+  t.not(a, c3, 'another in-app function is another group');
+
+  const list = await groupsOf(h, owner, ws.id);
+  t.equal(list.items.length, 2);
+  const g = list.items.find((x: { id: string }) => x.id === a);
+  t.equal(g.event_count, 2);
+  t.equal(g.affected_users, 2, 'distinct users');
+  t.equal(g.users_24h, 2);
+  t.equal(g.events_24h, 2);
+  t.equal(g.trend.length, 24);
+  t.equal(g.trend[23], 2, 'this hour holds both events');
+  t.equal(g.release, '1.0.1');
+  t.same(g.sources, ['endpoint']);
+  t.equal(g.status, 'watching');
+  t.equal(list.overview.workspace_id, ws.id);
+  t.equal(list.overview.counts.watching, 2);
+
+  const detail = await h.call(owner, 'GET', `/v1/error-groups/${a}`);
+  t.equal(detail.status, 200, detail.payload);
+  t.same(detail.body.environments, ['production', 'staging']);
+  t.equal(detail.body.releases.length, 2);
+  t.match(detail.body.normalized_message, /reading <str>\) for order <n>/);
+  t.equal(detail.body.frames[0].function, 'renderCart');
+  t.equal(detail.body.frames[0].in_app, true);
+  t.equal(detail.body.frames[1].in_app, false, 'dependencies are not in-app');
+  const withEmail = detail.body.events.find((e: { user: { email?: string } | null }) => e.user?.email);
+  t.equal(withEmail.user.email, 'a***@e***.com', 'sample users are masked');
+  t.same(detail.body.capabilities, { ignore: true, unignore: false, resolve: true, open_ticket: true });
+
+  // An explicit fingerprint wins; an external id deduplicates.
+  const fp = await h.ingest(c.id, c.token, [
+    { message: 'totally different 1', fingerprint: 'checkout-broken', external_id: 'ev-1' },
+    { message: 'totally different 2', fingerprint: 'checkout-broken', external_id: 'ev-2' },
+  ]);
+  t.equal(fp.body.group_ids[0], fp.body.group_ids[1]);
+  const dup = await h.ingest(c.id, c.token, { message: 'totally different 1', fingerprint: 'checkout-broken', external_id: 'ev-1' });
+  t.same([dup.body.accepted, dup.body.duplicates], [0, 1], 'a repeated external id is stored once');
+
+  // Search and status filters.
+  const q = await h.call(owner, 'GET', `/v1/error-groups?workspace_id=${ws.id}&q=different`);
+  t.equal(q.body.items.length, 1);
+  const none = await h.call(owner, 'GET', `/v1/error-groups?workspace_id=${ws.id}&status=ignored`);
+  t.equal(none.body.items.length, 0);
+});
+
+t.test('masking: e-mails, tokens and card numbers never leave in samples', async (t) => {
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const c = await h.endpoint(owner, ws.id);
+  const res = await h.ingest(c.id, c.token, {
+    type: 'PaymentError',
+    message: 'charge failed for jane.doe@example.com card 4242 4242 4242 4242 with Authorization: sk_live_abcdefghijklmnop token=supersecretvalue',
+  });
+  const detail = await h.call(owner, 'GET', `/v1/error-groups/${res.body.group_ids[0]}`);
+  const text = detail.payload;
+  for (const secret of ['jane.doe@example.com', '4242 4242 4242 4242', 'sk_live_abcdefghijklmnop', 'supersecretvalue']) t.notOk(text.includes(secret), `no ${secret}`);
+  t.match(detail.body.events[0].message, /\*\*\*\* \*\*\*\* \*\*\*\* 4242/);
+  t.match(detail.body.group.title, /j\*\*\*@e\*\*\*\.com/);
+});
+
+t.test('regression: a new event after resolve regresses, one from an older release does not', async (t) => {
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const c = await h.endpoint(owner, ws.id);
+  const ev = (release: string) => ({ type: 'RangeError', message: 'Invalid array length', stack: stack('paginate', 'list.js', 5), release });
+  const first = await h.ingest(c.id, c.token, [ev('2.3.0'), ev('2.4.0')]);
+  const id = first.body.group_ids[0] as string;
+
+  const resolved = await h.call(owner, 'POST', `/v1/error-groups/${id}/resolve`, { release: '2.5.0' });
+  t.equal(resolved.status, 200, resolved.payload);
+  t.equal(resolved.body.group.status, 'resolved');
+  t.equal(resolved.body.group.resolved_in_release, '2.5.0');
+  t.same(resolved.body.capabilities, { ignore: true, unignore: true, resolve: false, open_ticket: false });
+
+  await h.ingest(c.id, c.token, ev('2.4.0'));
+  const older = await h.call(owner, 'GET', `/v1/error-groups/${id}`);
+  t.equal(older.body.group.status, 'resolved', 'an event from an older release is no regression');
+  t.equal(older.body.group.regressed_at, null);
+  t.equal(older.body.group.event_count, 3, 'but it is counted');
+
+  await h.ingest(c.id, c.token, ev('2.5.1'));
+  const again = await h.call(owner, 'GET', `/v1/error-groups/${id}`);
+  t.equal(again.body.group.status, 'watching', 'a newer release regresses the group');
+  t.ok(again.body.group.regressed_at);
+  t.equal(again.body.group.trigger, 'regression');
+
+  // Resolved without a release: any new event regresses.
+  await h.call(owner, 'POST', `/v1/error-groups/${id}/resolve`, {});
+  await h.ingest(c.id, c.token, { ...ev('1.0.0') });
+  t.equal((await h.call(owner, 'GET', `/v1/error-groups/${id}`)).body.group.status, 'watching');
+
+  // Ignore, unignore.
+  const ignored = await h.call(owner, 'POST', `/v1/error-groups/${id}/ignore`);
+  t.equal(ignored.body.group.status, 'ignored');
+  await h.ingest(c.id, c.token, ev('9.0.0'));
+  const still = await h.call(owner, 'GET', `/v1/error-groups/${id}`);
+  t.equal(still.body.group.status, 'ignored', 'ignored in every release');
+  t.equal(still.body.group.event_count, 6, 'kept and counted');
+  const back = await h.call(owner, 'POST', `/v1/error-groups/${id}/unignore`);
+  t.equal(back.body.group.status, 'watching');
+  const audits = await h.app.db('audit_entries').where({ org_id: owner.organization.id }).whereLike('action', 'error_group.%').pluck('action');
+  t.ok(audits.includes('error_group.resolved') && audits.includes('error_group.ignored') && audits.includes('error_group.unignored'), 'actions audited');
+
+  // Another organization: 404 everywhere.
+  const other = await h.owner();
+  for (const [method, url] of [['GET', `/v1/error-groups/${id}`], ['POST', `/v1/error-groups/${id}/ignore`], ['POST', `/v1/error-groups/${id}/resolve`], ['POST', `/v1/error-groups/${id}/unignore`], ['POST', `/v1/error-groups/${id}/ticket`], ['GET', `/v1/error-groups?workspace_id=${ws.id}`]] as const) {
+    t.equal((await h.call(other, method, url, method === 'POST' ? {} : undefined)).status, 404, `${method} ${url}`);
+  }
+  const theirs = await h.call(other, 'GET', '/v1/error-groups');
+  t.same(theirs.body.items, [], 'their list is empty');
+});
+

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import type { Test } from 'tap';
+import type { App } from '../../../core/kernel/app.js';
+import { builtinPlugins } from '../../index.js';
+import { startTestApp } from '../../../test/helpers/app.js';
+import { signUp, type SignedUp, type TestRole } from '../../../test/helpers/accounts.js';
+
+export interface Reply {
+  status: number;
+  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are checked field by field
+  headers: Record<string, unknown>;
+  payload: string;
+}
+
+type Who = Pick<SignedUp, 'auth'> | null;
+
+export interface ProactiveHarness {
+  app: App;
+  call(who: Who, method: string, url: string, payload?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  owner(): Promise<SignedUp>;
+  member(owner: SignedUp, role: TestRole, workspaceIds?: string[]): Promise<SignedUp>;
+  workspace(who: SignedUp, patch?: Record<string, unknown>): Promise<{ id: string }>;
+  endpoint(who: SignedUp, workspaceId: string): Promise<{ id: string; token: string; ingestUrl: string }>;
+  ingest(connectorId: string, token: string, body: unknown): Promise<Reply>;
+  /** A repository row for the workspace (the codehost plugin owns the API; tests need only the row). */
+  repository(orgId: string, workspaceId: string): Promise<void>;
+  setPlan(orgId: string, plan: string): Promise<void>;
+  /** Runs the outbox relay and waits until the bus has handled what it published. */
+  settle(): Promise<void>;
+}
+
+/** Plugins these tests need; the others are switched off, so the tests do not depend on unrelated sections. */
+const NEEDED = new Set(['mail', 'accounts', 'workspaces', 'codehost', 'billing', 'tickets', 'proactive']);
+
+export async function startProactive(t: Test, overrides: Record<string, unknown> = {}): Promise<ProactiveHarness> {
+  const off = Object.fromEntries(Object.keys(builtinPlugins).filter((n) => !NEEDED.has(n)).map((n) => [n, { enabled: false }]));
+  const plugins = { ...off, ...((overrides.plugins as Record<string, unknown> | undefined) ?? {}) };
+  const app = await startTestApp(t, { ...overrides, plugins });
+  const call: ProactiveHarness['call'] = async (who, method, url, payload, headers = {}) => {
+    const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who?.auth.headers ?? {}), ...headers } });
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(res.payload) as Record<string, unknown>;
+    } catch {
+      body = {};
+    }
+    return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload };
+  };
+  const h: ProactiveHarness = {
+    app,
+    call,
+    owner: () => signUp(app),
+    async member(owner, role, workspaceIds) {
+      const { addMember } = await import('../../../test/helpers/accounts.js');
+      return addMember(app, owner, { role, workspaceIds });
+    },
+    async workspace(who, patch) {
+      const res = await call(who, 'POST', '/v1/workspaces', { name: `WS ${randomBytes(3).toString('hex')}` });
+      if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
+      if (patch) {
+        const up = await call(who, 'PATCH', `/v1/workspaces/${res.body.id}`, patch);
+        if (up.status !== 200) throw new Error(`workspace patch: ${up.status} ${up.payload}`);
+      }
+      return { id: res.body.id as string };
+    },
+    async endpoint(who, workspaceId) {
+      const res = await call(who, 'POST', '/v1/connectors', { workspace_id: workspaceId, kind: 'endpoint', name: 'Backend' });
+      if (res.status !== 201) throw new Error(`connector: ${res.status} ${res.payload}`);
+      return { id: res.body.connector.id as string, token: res.body.token as string, ingestUrl: res.body.connector.ingest_url as string };
+    },
+    ingest: (connectorId, token, body) => call(null, 'POST', `/v1/ingest/${connectorId}`, body, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
+    async repository(orgId, workspaceId) {
+      const inst = `chi_${randomBytes(6).toString('hex')}`;
+      await app.db('codehost_installations').insert({ id: inst, org_id: orgId, host: 'local', external_id: inst, account_login: 'acme', account_type: 'Organization', repository_selection: 'all' });
+      await app.db('repositories').insert({
+        id: `repo_${randomBytes(6).toString('hex')}`, org_id: orgId, workspace_id: workspaceId, installation_id: inst, host: 'local', external_id: inst,
+        full_name: 'acme/shop', html_url: 'http://localhost/acme/shop', clone_url: 'http://localhost/acme/shop.git', default_branch: 'main', is_public: false,
+      });
+    },
+    async setPlan(orgId, plan) {
+      await app.db('organizations').where({ id: orgId }).update({ plan });
+    },
+    async settle() {
+      for (let i = 0; i < 40; i++) {
+        const pending = (await app.db('outbox').whereNull('published_at').count({ n: '*' }).first()) as { n: number | string } | undefined;
+        if (Number(pending?.n ?? 0) === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    },
+  };
+  return h;
+}

@@ -1,0 +1,63 @@
+import t from 'tap';
+import { purgeExpiredEvents } from '../services/retention.js';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { GroupWriter, IncomingEvent } from '../services/group-writer.js';
+import { IngestQueue } from '../services/ingest-queue.js';
+import { startProactive } from './helpers.js';
+
+t.test('the ingest queue refuses beyond its bound while a batch commits, and answers accepted events once committed', async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const written: number[] = [];
+  const writer = { write: async (_trx: unknown, events: IncomingEvent[]) => { await gate; written.push(events.length); return events.map(() => ({ groupId: 'eg_1', duplicate: false })); } } as unknown as GroupWriter;
+  const builder = { whereIn: () => builder, select: async () => [] };
+  const db = Object.assign(() => builder, { transaction: async (fn: (trx: unknown) => unknown) => fn({}) }) as unknown as Knex;
+  const log = { error() {}, debug() {} } as unknown as Logger;
+  const queue = new IngestQueue(db, writer, { batchMaxEvents: 10, maxQueuedEvents: 3, retryAfterSeconds: 4, settingsCacheMs: 1000 }, log);
+  const ev = (): IncomingEvent => ({ orgId: 'o', workspaceId: 'w', connectorId: null, source: 'endpoint', event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString() } });
+
+  const first = queue.submit([ev(), ev()]);
+  t.equal(queue.depth, 2);
+  const refused = (await queue.submit([ev(), ev()]).then(() => null, (e: unknown) => e)) as { output: { statusCode: number; headers: Record<string, string> } } | null;
+  t.equal(refused?.output.statusCode, 429, 'full: 429');
+  t.equal(refused?.output.headers['Retry-After'], '4', 'with Retry-After');
+  t.equal(queue.depth, 2, 'the refused events were never queued');
+  const third = queue.submit([ev()]);
+  release();
+  t.equal((await first).length, 2);
+  t.equal((await third).length, 1);
+  t.same(written.reduce((a, b) => a + b, 0), 3, 'exactly the accepted events were written');
+  t.equal(queue.depth, 0);
+  await queue.stop();
+  const afterStop = (await queue.submit([ev()]).then(() => null, (e: unknown) => e)) as { output: { statusCode: number } } | null;
+  t.equal(afterStop?.output.statusCode, 429, 'a stopped queue takes nothing');
+});
+
+t.test('ingest: a request beyond the queue answers 429 with Retry-After and stores nothing; retention purges old events', async (t) => {
+  const h = await startProactive(t, { plugins: { proactive: { options: { ingest: { maxQueuedEvents: 3, batchMaxEvents: 2, retryAfterSeconds: 3 } } } } });
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const c = await h.endpoint(owner, ws.id);
+
+  const tooBig = await h.ingest(c.id, c.token, Array.from({ length: 5 }, (_, i) => ({ message: `big ${i}` })));
+  t.equal(tooBig.status, 429, 'more events than the queue holds are refused at once');
+  t.equal(tooBig.headers['retry-after'], '3');
+  t.equal((await h.ingest(c.id, c.token, { message: 'warm the connector cache' })).status, 202);
+
+  const accepted = 1;
+  const stored = await h.app.db('error_events').where({ connector_id: c.id }).count({ n: '*' }).first();
+  t.equal(Number(stored!.n), accepted, 'every accepted event is stored, no refused one is');
+  const groups = await h.app.db('error_groups').where({ workspace_id: ws.id }).sum({ n: 'event_count' }).first();
+  t.equal(Number(groups!.n), accepted, 'and counted');
+
+  // Retention: the organization keeps 30 days; older events go, newer stay, group totals stay.
+  await h.app.db('organizations').where({ id: owner.organization.id }).update({ retention_days: 30 });
+  const ids = (await h.app.db('error_events').where({ connector_id: c.id }).orderBy('id').pluck('id')) as string[];
+  await h.app.db('error_events').whereIn('id', ids.slice(0, 1)).update({ received_at: new Date(Date.now() - 31 * 86_400_000) });
+  await h.call(owner, 'DELETE', `/v1/connectors/${c.id}`);
+  const purged = await purgeExpiredEvents(h.app.db, new Date());
+  t.equal(purged, 1, 'one event past retention');
+  const left = await h.app.db('error_events').where({ connector_id: c.id }).count({ n: '*' }).first();
+  t.equal(Number(left!.n), accepted - 1, 'the others stay after the connector is gone');
+});
