@@ -20,4 +20,6 @@ export const builtinPlugins: Record<string, Loader> = {
   analytics: () => import('./analytics/index.js'),
   agency: () => import('./agency/index.js'),
   proactive: () => import('./proactive/index.js'),
+  audit: () => import('./audit/index.js'),
+  privacy: () => import('./privacy/index.js'),
 };

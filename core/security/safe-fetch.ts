@@ -13,6 +13,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import tls from 'node:tls';
 
 export type SafeFetchErrorCode =
   | 'blocked_address'
@@ -50,6 +51,8 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
   /** Host resolution (tests); default node:dns lookup of every address. */
   resolve?: (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+  /** Extra trusted CA certificates (PEM) for https, added to Node's defaults (a private CA, a test peer). */
+  ca?: string | string[];
 }
 
 export type SafeFetch = (input: string | URL, init?: SafeRequestInit) => Promise<Response>;
@@ -182,7 +185,7 @@ interface RawAnswer {
   body: Buffer;
 }
 
-function requestOnce(url: URL, pinned: { address: string; family: number }, init: { method: string; headers: Record<string, string>; body: Buffer | null }, maxBytes: number, signal: AbortSignal): Promise<RawAnswer> {
+function requestOnce(url: URL, pinned: { address: string; family: number }, init: { method: string; headers: Record<string, string>; body: Buffer | null }, maxBytes: number, signal: AbortSignal, ca?: string | string[]): Promise<RawAnswer> {
   // Connect to the vetted address only, whatever the resolver would say now.
   const lookup: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
@@ -204,6 +207,7 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, init
         lookup,
         signal,
         ...(url.protocol === 'https:' && !isIP(host) ? { servername: host } : {}),
+        ...(url.protocol === 'https:' && ca ? { ca: [...tls.rootCertificates, ...(Array.isArray(ca) ? ca : [ca])] } : {}),
         agent: false,
       },
       (res) => {
@@ -272,7 +276,7 @@ export function createSafeFetch(opts: SafeFetchOptions = {}): SafeFetch {
       const pinned = await vet(url, opts);
       let raw: RawAnswer;
       try {
-        raw = await requestOnce(url, pinned, { method, headers, body }, maxBytes, signal);
+        raw = await requestOnce(url, pinned, { method, headers, body }, maxBytes, signal, opts.ca);
       } catch (err) {
         if (err instanceof SafeFetchError) throw err;
         if (timeout.aborted) throw new SafeFetchError('timeout', `no answer within ${timeoutMs} ms`, { host: url.hostname }, { cause: err });

@@ -63,6 +63,8 @@ export default definePlugin<BillingOptions>({
       creditLedger: asValue(s.ledger),
       billingClaims: asValue(s.claims),
       referrals: asValue(s.referrals),
+      // The privacy plugin ends the subscription of a closing organization through billing.
+      billingActions: asValue(s.actions),
     });
 
     ctx.routes([...billingRoutes(s), ...webhookRoutes(s), ...claimRoutes(s), ...referralRoutes(s)]);

@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { httpError } from '../../../core/http/errors.js';
+import type { RateLimiter } from '../../../core/http/rate-limit.js';
+import type { SecretBox } from '../../../core/security/secret-box.js';
+import type { AuditOptions } from '../options.js';
+
+export interface PlanCatalogPort {
+  hasFeature(planId: string | null | undefined, feature: string): boolean;
+}
+
+/** What the audit plugin's services need, resolved lazily from the container. */
+export interface AuditDeps {
+  readonly db: Knex;
+  readonly audit: AuditWriter;
+  readonly secretBox: SecretBox;
+  readonly rateLimiter: RateLimiter;
+  readonly planCatalog: PlanCatalogPort;
+  readonly options: AuditOptions;
+  readonly allowLoopbackFetch: boolean;
+  clock(): Date;
+}
+
+/** Who does something, with request details for the audit log. */
+export interface Actor {
+  orgId: string;
+  userId: string | null;
+  email: string | null;
+  kind: 'session' | 'token' | 'job';
+  tokenId?: string | null;
+  ip?: string | null;
+  userAgent?: string | null;
+  requestId?: string | null;
+}
+
+export function auditActor(a: Actor) {
+  return {
+    actor: a.kind === 'token' ? { type: 'token' as const, id: a.tokenId ?? null, email: a.email } : { type: 'user' as const, id: a.userId, email: a.email },
+    ip: a.ip ?? null,
+    userAgent: a.userAgent ?? null,
+    requestId: a.requestId ?? null,
+  };
+}
+
+export type AuditFeature = 'audit_export' | 'audit_stream';
+
+const FEATURE_NAMES: Record<AuditFeature, string> = { audit_export: 'Audit log export', audit_stream: 'Audit log streaming' };
+
+/** 402 feature_not_in_plan unless the organization's plan has the feature. */
+export async function requireFeature(d: Pick<AuditDeps, 'planCatalog'>, db: Knex, orgId: string, feature: AuditFeature): Promise<void> {
+  const org = (await db('organizations').where({ id: orgId }).first('plan')) as { plan: string | null } | undefined;
+  if (!d.planCatalog.hasFeature(org?.plan ?? null, feature)) {
+    throw httpError(402, 'feature_not_in_plan', `${FEATURE_NAMES[feature]} is not part of your plan`, { feature, plan: org?.plan ?? null });
+  }
+}
+
+export async function orgHasFeature(d: Pick<AuditDeps, 'planCatalog'>, db: Knex, orgId: string, feature: AuditFeature): Promise<boolean> {
+  const org = (await db('organizations').where({ id: orgId }).first('plan')) as { plan: string | null } | undefined;
+  return d.planCatalog.hasFeature(org?.plan ?? null, feature);
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import type { Test } from 'tap';
+import { signMimeDelivery } from '../../../core/contracts/index.js';
+import type { App } from '../../../core/kernel/app.js';
+import type { SignedUp } from '../../../test/helpers/accounts.js';
+import { startTestApp } from '../../../test/helpers/app.js';
+
+export const SECRET = 'privacy-test-webhook-secret-0123456789';
+export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
+export const uid = () => randomBytes(5).toString('hex');
+
+export async function privacyApp(t: Test): Promise<App> {
+  return startTestApp(t, { adapters: { options: { 'mail-outbox': { webhookSecret: SECRET } } } });
+}
+
+export async function workspace(app: App, owner: SignedUp): Promise<{ id: string; inbound_address: string }> {
+  const res = await app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name: `Shop ${uid()}` }, ...owner.auth });
+  if (res.statusCode !== 201) throw new Error(res.payload);
+  return json(res);
+}
+
+/** An email from an end user to the workspace's inbound address; answers the ticket it opened. */
+export async function emailIn(app: App, to: string, from: string, body: string): Promise<string> {
+  const raw = Buffer.from(
+    [`From: ${from}`, `To: ${to}`, `Subject: Help ${uid()}`, 'Date: Wed, 10 Jan 2024 10:00:00 +0000', `Message-ID: <m-${uid()}@mail.example.com>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', body, ''].join('\r\n'),
+  );
+  const res = await app.server.inject({
+    method: 'POST',
+    url: '/v1/webhooks/email/mime',
+    headers: { 'content-type': 'message/rfc822', 'x-envelope-to': to, 'x-webhook-signature': signMimeDelivery(raw, SECRET) },
+    payload: raw,
+  });
+  if (res.statusCode !== 200) throw new Error(`delivery ${res.statusCode} ${res.payload}`);
+  const ticketId = json<{ results: Array<{ ticket_id: string | null; status: string; reason: string | null }> }>(res).results[0]!;
+  if (!ticketId.ticket_id) throw new Error(`no ticket: ${JSON.stringify(ticketId)}`);
+  return ticketId.ticket_id;
+}
+
+/** Every row of every table (text, JSON and binary columns) that still holds `needle`: "table.column" → rows. */
+export async function traces(app: App, needle: string): Promise<Record<string, number>> {
+  const { rows } = (await app.db.raw(
+    `select table_name as t, column_name as c, data_type as type from information_schema.columns
+      where table_schema = current_schema() and data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'bytea')`,
+  )) as { rows: Array<{ t: string; c: string; type: string }> };
+  const out: Record<string, number> = {};
+  for (const { t, c, type } of rows) {
+    const q = app.db(t);
+    if (type === 'bytea') q.whereRaw('position(?::bytea in ??) > 0 or position(?::bytea in ??) > 0', [Buffer.from(needle), c, Buffer.from(needle.toLowerCase()), c]);
+    else q.whereRaw('??::text ilike ?', [c, `%${needle}%`]);
+    const [row] = (await q.count('* as n')) as Array<{ n: string | number }>;
+    if (Number(row!.n) > 0) out[`${t}.${c}`] = Number(row!.n);
+  }
+  return out;
+}
+
+/** Lets the outbox relay and the consumers (acknowledgement emails) finish. */
+export async function settle(app: App, ms = 600): Promise<void> {
+  const end = Date.now() + 10_000;
+  await new Promise((r) => setTimeout(r, ms));
+  for (;;) {
+    const [row] = (await app.db('outbox').whereNull('published_at').count('* as n')) as Array<{ n: string | number }>;
+    if (Number(row!.n) === 0 || Date.now() > end) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
