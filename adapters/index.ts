@@ -8,6 +8,8 @@ type Loader = () => Promise<{ default: AdapterModule<any, any> }>;
  * config by module path instead (`"./examples/connector-acme/index.ts"`).
  */
 export const builtinAdapters: Record<string, Loader> = {
+  'agent-builtin': () => import('./agent-builtin/index.js'),
+  'agent-managed': () => import('./agent-managed/index.js'),
   'codehost-github': () => import('./codehost-github/index.js'),
   'codehost-local': () => import('./codehost-local/index.js'),
   'connector-endpoint': () => import('./connector-endpoint/index.js'),

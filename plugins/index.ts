@@ -14,6 +14,7 @@ export const builtinPlugins: Record<string, Loader> = {
   codehost: () => import('./codehost/index.js'),
   billing: () => import('./billing/index.js'),
   tickets: () => import('./tickets/index.js'),
+  fixes: () => import('./fixes/index.js'),
   inbox: () => import('./inbox/index.js'),
   sso: () => import('./sso/index.js'),
   brand: () => import('./brand/index.js'),

@@ -110,11 +110,44 @@ export interface JobResult {
   error?: { code: string; detail: string };
 }
 
+/** A place in the repository the job's code index found (path, lines, symbol, link, a few lines of text). */
+export interface CodeHit {
+  path: string;
+  line_start?: number;
+  line_end?: number;
+  symbol?: string;
+  url?: string;
+  snippet?: string;
+}
+
+/**
+ * Read access to the job's repository that the fix loop lends in-process executors (absent when
+ * the workspace has no repository or no code index yet, and in the contract kit).
+ */
+export interface JobTools {
+  /**
+   * Searches the repository's code index (definitions first, then full text).
+   *
+   * @example const hits = await io.tools?.searchCode('handleLoginError', 5)
+   */
+  searchCode(query: string, limit?: number): Promise<CodeHit[]>;
+
+  /**
+   * A short-lived git access to the job's repository: read only for a diagnosis, with push for a
+   * fix job (to its service-prefixed branch). Absent when the loop cannot give one.
+   *
+   * @example const { cloneUrl, token } = await io.tools!.gitAccess!({ write: true })
+   */
+  gitAccess?(input: { write: boolean }): Promise<{ cloneUrl: string; token: string; expiresAt: Date }>;
+}
+
 /**
  * What the fix loop hands an executor for one job. Checkout helpers (clone, push with a
  * short-lived token) are added here by the fix loop.
  */
 export interface JobIO {
+  /** Repository helpers for in-process executors; optional (see JobTools). */
+  tools?: JobTools;
   /** Appends a line to the job's log (JobEvent). */
   emit(event: JobEventInput): Promise<void>;
   /** Keeps the job's lease; resolves to true when the job was cancelled meanwhile. */

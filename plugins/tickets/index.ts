@@ -15,6 +15,7 @@ import { SubscriberService } from './services/subscriber-service.js';
 import { TicketActions } from './services/ticket-actions.js';
 import { TicketService } from './services/ticket-service.js';
 import { TICKET_MAIL_TEMPLATES } from './services/templates.js';
+import { TicketSchema } from './schemas.js';
 
 export interface TicketsOptions {
   /** Lifetime of signed file links in seconds. */
@@ -55,6 +56,8 @@ export default definePlugin<TicketsOptions>({
 
     ctx.provide({
       fileLinks: asValue(fileLinks),
+      // The Ticket answer's schema, for the fix operations of this section (the fixes plugin).
+      ticketSchema: asValue(TicketSchema),
       whiteLabelGuard: asValue(allowAllGuard),
       ticketService: asFunction(() => new TicketService(deps())).singleton(),
       subscriberService: asFunction(() => new SubscriberService(deps(), container.resolve('ticketService'))).singleton(),

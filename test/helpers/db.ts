@@ -18,6 +18,10 @@ export function testConfig(overrides: Record<string, unknown> = {}): AppConfig {
     security: { passwordHashCost: 12, secretKeys: 'k1:' + Buffer.alloc(32, 7).toString('base64') },
     log: { level: process.env.TEST_LOG_LEVEL ?? 'silent' },
     server: { validateResponses: true, publicBaseUrl: 'http://localhost:3000' },
+    // The fix loop diagnoses every new ticket on its own (and escalates what it cannot answer);
+    // tests of other plugins check their own state changes, so it is off unless a test turns it
+    // on (plugins/fixes/test/helpers.ts does).
+    plugins: { fixes: { enabled: false } },
   };
   return loadConfig({ overrides: mergeDeep(base, overrides) });
 }

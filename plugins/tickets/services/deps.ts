@@ -89,7 +89,9 @@ export function auditActor(a: Actor) {
   const p = a.principal;
   return {
     orgId: p.orgId,
-    actor: { type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.kind === 'token' ? (p.tokenId ?? p.userId) : p.userId, email: p.email },
+    actor: p.kind === 'job'
+      ? { type: 'job' as const, id: p.jobId ?? null, email: null }
+      : { type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.kind === 'token' ? (p.tokenId ?? p.userId) : p.userId, email: p.email },
     ip: a.ip ?? null,
     userAgent: a.userAgent ?? null,
     requestId: a.requestId ?? null,

@@ -5,7 +5,7 @@ import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { Ticket, TicketDraft, TicketMessage } from '../models/index.js';
 import { isUniqueViolation } from './db-errors.js';
 import { auditActor, type Actor, type TicketsDeps } from './deps.js';
-import { nextState } from './state-machine.js';
+import { canApply, nextState } from './state-machine.js';
 import { replyAddress, replySubject, threadingFor } from './threading.js';
 import type { TicketService } from './ticket-service.js';
 
@@ -49,6 +49,31 @@ export class DraftService {
       await this.deps.outbox.add(trx, 'drafts.created', { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'team' }, { orgId: ticket.org_id });
       return draft;
     });
+  }
+
+  /**
+   * A draft written by the automation (fixes plugin), in the caller's transaction. Undefined when
+   * a draft already waits for its click or the ticket's state takes no draft (closed): the
+   * team's draft wins.
+   */
+  async createForAgent(trx: Knex, ticket: Ticket, input: { kind: TicketDraft['kind']; body_md: string; public_summary?: string | null; diagnosis_id?: string | null; language?: string | null }): Promise<TicketDraft | undefined> {
+    if (!canApply(ticket.state, 'draft_created')) return undefined;
+    const open = await TicketDraft.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).whereIn('status', OPEN).select('id').limit(1).first();
+    if (open) return undefined;
+    const draft = await TicketDraft.query(trx).insert({
+      id: newId(TicketDraft.idPrefix),
+      org_id: ticket.org_id,
+      ticket_id: ticket.id,
+      diagnosis_id: input.diagnosis_id ?? null,
+      kind: input.kind,
+      body_md: input.body_md,
+      public_summary: blankToNull(input.public_summary) ?? null,
+      status: 'draft',
+      language: input.language === 'it' || input.language === 'en' ? input.language : ticket.language,
+    }).returning('*');
+    await this.tickets.transition(trx, ticket, 'draft_created');
+    await this.deps.outbox.add(trx, 'drafts.created', { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'agent' }, { orgId: ticket.org_id });
+    return draft;
   }
 
   async edit(actor: Actor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null; kind?: 'reply' | 'needs_info' }): Promise<TicketDraft> {

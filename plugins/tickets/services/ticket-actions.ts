@@ -4,7 +4,7 @@ import { httpError } from '../../../core/http/errors.js';
 import { Ticket, TicketMessage } from '../models/index.js';
 import { auditActor, type Actor, type TicketsDeps } from './deps.js';
 import { findMember, memberCanOpen, teamLeads } from './members.js';
-import { nextState } from './state-machine.js';
+import { canApply, nextState } from './state-machine.js';
 import type { SubscriberService } from './subscriber-service.js';
 import type { TicketService } from './ticket-service.js';
 
@@ -123,6 +123,30 @@ export class TicketActions {
         ticket_id: id, workspace_id: ticket.workspace_id, reason: input.reason, assignee_user_id: assignee?.id ?? ticket.assignee_user_id, from: ticket.state,
       }, { orgId: ticket.org_id });
     });
+  }
+
+  /**
+   * Escalation decided by the automation (fixes plugin), in the caller's transaction: the same
+   * transition, team mail, audit entry (actor `system`) and event as POST escalate. False when the
+   * ticket's state does not allow it (closed, already escalated).
+   */
+  async escalateBySystem(trx: Knex, ticket: Ticket, reason: string): Promise<boolean> {
+    if (!canApply(ticket.state, 'escalate')) return false;
+    const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
+    await this.tickets.transition(trx, ticket, 'escalate', { escalation_reason: reason, escalated_at: new Date() }, ws);
+    const url = `${this.deps.config.server.publicBaseUrl.replace(/\/+$/, '')}/tickets/${ticket.id}`;
+    for (const r of await teamLeads(trx, ticket.org_id)) {
+      await this.deps.mailer.enqueue(trx, {
+        orgId: ticket.org_id, template: 'tickets.escalated', locale: mailLocale(r.locale), to: r.email,
+        data: { subject: ticket.subject || ticket.id, workspace: ws.client_name || ws.name, reason, actor: 'Patchwell', url }, ticketRef: ticket.id,
+      });
+    }
+    await this.deps.audit.record(trx, {
+      orgId: ticket.org_id, actor: { type: 'system' }, action: 'ticket.escalated', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+      changes: diffFields({ state: ticket.state }, { state: 'escalated' }), metadata: { reason },
+    });
+    await this.deps.outbox.add(trx, 'tickets.escalated', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, reason, assignee_user_id: ticket.assignee_user_id, from: ticket.state }, { orgId: ticket.org_id });
+    return true;
   }
 
   /** An internal note: part of the conversation the team sees, never sent, never on the status page. */

@@ -1,0 +1,117 @@
+import { asValue } from 'awilix';
+import type Joi from 'joi';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AuditWriter } from '../../core/audit/audit-writer.js';
+import type { Outbox } from '../../core/bus/outbox.js';
+import type { AgentExecutor, CodeHost } from '../../core/contracts/index.js';
+import type { Principal } from '../../core/http/auth.js';
+import { KEYS } from '../../core/kernel/keys.js';
+import { definePlugin } from '../../core/kernel/plugin.js';
+import { fixesOptionsSchema, type FixesOptions } from './options.js';
+import { ticketJobRoutes } from './routes/ticket-jobs.js';
+import type { BillingGatePort, CodeIndexPort, DraftPort, FixesDeps, GovernancePort, MailerPort, RepositoriesPort, TicketActionsPort, TicketPort, WorkspacePort } from './services/deps.js';
+import { JobPayloads } from './services/job-payload.js';
+import { JOB_REQUESTED, JobQueue } from './services/job-queue.js';
+import { JobWorker } from './services/job-worker.js';
+import { AUTOPILOT_SEND, FixLoop, OPEN_PR } from './services/loop.js';
+import { PullRequests } from './services/pull-requests.js';
+import { FixActions } from './services/fix-actions.js';
+import { RELEASE_REQUESTED, RELEASE_TEMPLATES, Releases } from './services/releases.js';
+import { ticketFixRoutes } from './routes/ticket-fixes.js';
+import { approvalRoutes } from './routes/approvals.js';
+
+/**
+ * The fix loop (docs/fixes.md): jobs leased in Postgres and run by the configured agent
+ * executors (`adapters.agent`), the diagnosis of every new ticket with drafts and autonomy, and
+ * the fix operations of the tickets section. Container entries: `fixJobs` (JobQueue),
+ * `fixWorker` (JobWorker), `fixLoop` (FixLoop).
+ */
+export default definePlugin<FixesOptions>({
+  name: 'fixes',
+  version: '0.1.0',
+  requires: ['accounts', 'workspaces', 'tickets'],
+  uses: ['agent'],
+  options: fixesOptionsSchema,
+  register(ctx) {
+    const { container, config, options } = ctx;
+    const cradle = () => container.cradle as Record<string, unknown>;
+    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
+    const deps: FixesDeps = {
+      get db() { return cradle().db as Knex; },
+      get outbox() { return cradle().outbox as Outbox; },
+      get audit() { return cradle().audit as AuditWriter; },
+      config,
+      get log() { return cradle().log as Logger; },
+      options,
+      get executors() { return (cradle()[KEYS.agentExecutors] as AgentExecutor[] | undefined) ?? []; },
+      get tickets() { return cradle().ticketService as TicketPort; },
+      get drafts() { return cradle().draftService as DraftPort; },
+      get ticketActions() { return cradle().ticketActions as TicketActionsPort; },
+      get workspaces() { return cradle().workspaceService as WorkspacePort; },
+      get codeIndex() { return optional<CodeIndexPort>('codeIndex'); },
+      get codeHost() { return optional<CodeHost>(KEYS.codeHost); },
+      get repositories() { return optional<RepositoriesPort>('codehostRepositories'); },
+      get governance() { return optional<GovernancePort>('approvalGovernance'); },
+      get mailer() { return cradle().mailer as MailerPort; },
+      get billingGate() { return optional<BillingGatePort>('billingGate'); },
+    };
+    const queue = new JobQueue(deps);
+    const loop = new FixLoop(deps, queue);
+    queue.hooks = { onResult: (trx, job, result) => loop.onResult(trx, job, result), onDead: (trx, job) => loop.onDead(trx, job) };
+    const payloads = new JobPayloads(deps);
+    const worker = new JobWorker(deps, queue, payloads);
+    ctx.provide({ fixJobs: asValue(queue), fixWorker: asValue(worker), fixLoop: asValue(loop), fixPayloads: asValue(payloads) });
+
+
+    // A new ticket is diagnosed (in the inbox transaction of the message: one job per ticket).
+    ctx.consume('diagnose', ['tickets.created'], async (message, scope) => {
+      const p = message.payload as { ticket_id?: string };
+      if (!p.ticket_id || !message.orgId) return;
+      await loop.onTicketReceived((scope.cradle as { trx: Knex }).trx, message.orgId, p.ticket_id);
+    });
+    // The bus only signals; the job itself is claimed from Postgres.
+    ctx.consume('jobs', [JOB_REQUESTED], async () => worker.kick(), { idempotent: false });
+    // Autopilot: the automation clicks send; a draft a person sent, edited away or discarded meanwhile is left alone.
+    ctx.consume('autopilot', [AUTOPILOT_SEND], async (message) => {
+      const p = message.payload as { ticket_id: string; draft_id: string; job_id: string };
+      if (!message.orgId) return;
+      const principal: Principal = { kind: 'job', userId: null, orgId: message.orgId, role: 'admin', staff: false, email: null, locale: 'en', workspaceIds: null, jobId: p.job_id };
+      try {
+        await deps.drafts.send({ principal }, p.ticket_id, p.draft_id, {});
+      } catch (err) {
+        const code = (err as { data?: { code?: string } }).data?.code ?? (err as { output?: { payload?: { code?: string } } }).output?.payload?.code;
+        if (code === 'invalid_transition' || code === 'not_found') return;
+        throw err;
+      }
+    }, { idempotent: false });
+
+    const pullRequests = new PullRequests(deps);
+    const actions = new FixActions(deps, loop, pullRequests, queue);
+    const releases = new Releases(deps);
+    ctx.provide({ fixPullRequests: asValue(pullRequests), fixActions: asValue(actions), fixReleases: asValue(releases) });
+    ctx.routes([
+      ...ticketJobRoutes({ db: () => deps.db, tickets: () => deps.tickets }),
+      ...ticketFixRoutes(() => actions, () => releases, optional<Joi.Schema>('ticketSchema')),
+      ...approvalRoutes({ db: () => deps.db, governance: () => deps.governance }),
+    ]);
+    deps.mailer.registerTemplates(RELEASE_TEMPLATES);
+    // The release runs step by step from its row (merge, tag, release, notice); a retry resumes it.
+    ctx.consume('release', [RELEASE_REQUESTED], async (message) => {
+      const p = message.payload as { release_id: string };
+      if (message.orgId) await releases.advance(message.orgId, p.release_id);
+    }, { idempotent: false });
+    // A verified fix's pull request (approve and autopilot at once; copilot on request). Outside the
+    // inbox transaction: the code host is called; opening is idempotent by branch.
+    ctx.consume('open-pr', [OPEN_PR], async (message) => {
+      const p = message.payload as { fix_attempt_id: string; draft?: boolean };
+      if (!message.orgId) return;
+      await pullRequests.openFor(message.orgId, p.fix_attempt_id, p.draft ?? false);
+    }, { idempotent: false });
+
+    if (ctx.roles.has('worker')) {
+      ctx.onStart(() => worker.start());
+      ctx.onStop(() => worker.stop());
+    }
+  },
+});

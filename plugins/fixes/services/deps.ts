@@ -1,0 +1,119 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import type { AgentExecutor, CodeHost, RepoRef } from '../../../core/contracts/index.js';
+import type { Principal } from '../../../core/http/auth.js';
+import type { AppConfig } from '../../../core/kernel/config.js';
+import type { FixesOptions } from '../options.js';
+
+/** The ticket row fields the loop reads (tickets plugin). */
+export interface LoopTicket {
+  id: string;
+  org_id: string;
+  workspace_id: string;
+  state: string;
+  origin: 'email' | 'widget' | 'codehost' | 'proactive';
+  subject: string;
+  category: string;
+  language: string;
+  reopened_count: number;
+  assignee_user_id: string | null;
+}
+
+/** What the loop needs of `ticketService` (tickets plugin). */
+export interface TicketPort {
+  mustGet(trx: Knex, orgId: string, id: string): Promise<LoopTicket>;
+  load(principal: Principal, id: string, trx?: Knex, opts?: { forUpdate?: boolean }): Promise<LoopTicket>;
+  transition(trx: Knex, ticket: LoopTicket, event: string, patch?: Record<string, unknown>): Promise<LoopTicket>;
+  update(trx: Knex, ticket: LoopTicket, patch: Record<string, unknown>): Promise<LoopTicket>;
+  detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>>;
+}
+
+/** `approvalGovernance` (sso plugin), when present: who may approve fixes and releases. */
+export interface GovernancePort {
+  policy(orgId: string, db?: Knex): Promise<{ minApprovers: number; roles: string[] }>;
+  canApprove(principal: Pick<Principal, 'orgId' | 'role' | 'workspaceIds' | 'userId'>, workspaceId: string, db?: Knex): Promise<boolean>;
+}
+
+/** What the loop needs of `draftService` (tickets plugin). */
+export interface DraftPort {
+  createForAgent(trx: Knex, ticket: LoopTicket, input: { kind: 'reply' | 'needs_info' | 'interim'; body_md: string; public_summary?: string | null; diagnosis_id?: string | null; language?: string | null }): Promise<{ id: string } | undefined>;
+  send(actor: { principal: Principal }, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void>;
+}
+
+/** What the loop needs of `ticketActions` (tickets plugin). */
+export interface TicketActionsPort {
+  escalateBySystem(trx: Knex, ticket: LoopTicket, reason: string): Promise<boolean>;
+}
+
+/** The workspace settings the loop reads (workspaces plugin). */
+export interface LoopWorkspace {
+  id: string;
+  org_id: string;
+  execution_mode: 'managed' | 'runner' | 'mcp';
+  agent_id: string;
+  agent_config: { model?: string | null; effort?: string | null; max_minutes?: number | null; max_cost_usd?: number | null } | null;
+  autonomy: 'copilot' | 'approve' | 'autopilot';
+  autopilot_categories: string[];
+  confidence_threshold: number;
+  test_command: string | null;
+  name: string;
+  merge_method: 'squash' | 'merge' | 'rebase';
+  release_strategy: 'semver' | 'calver' | 'manual';
+  release_batching: 'per_ticket' | 'batched';
+  github_release_enabled: boolean;
+}
+
+export interface WorkspacePort {
+  get(orgId: string, id: string, trx?: Knex): Promise<LoopWorkspace>;
+}
+
+export interface CodeSearchHit {
+  path: string;
+  line_start: number;
+  line_end: number;
+  symbol: string | null;
+  snippet: string;
+}
+
+/** `codeIndex` (codehost plugin), when present. */
+export interface CodeIndexPort {
+  search(orgId: string, repositoryId: string, query: string, opts?: { limit?: number; trx?: Knex }): Promise<CodeSearchHit[]>;
+}
+
+/** `codehostRepositories` (codehost plugin): the RepoRef of a connected repository. */
+export interface RepositoriesPort {
+  ref(orgId: string, repositoryId: string, trx?: Knex): Promise<RepoRef>;
+}
+
+export interface FixesDeps {
+  readonly db: Knex;
+  readonly outbox: Outbox;
+  readonly audit: AuditWriter;
+  readonly config: AppConfig;
+  readonly log: Logger;
+  readonly options: FixesOptions;
+  readonly executors: AgentExecutor[];
+  readonly tickets: TicketPort;
+  readonly drafts: DraftPort;
+  readonly ticketActions: TicketActionsPort;
+  readonly workspaces: WorkspacePort;
+  readonly codeIndex: CodeIndexPort | null;
+  readonly codeHost: CodeHost | null;
+  readonly repositories: RepositoriesPort | null;
+  readonly governance: GovernancePort | null;
+  readonly mailer: MailerPort;
+  readonly billingGate: BillingGatePort | null;
+}
+
+/** `billingGate` (billing plugin), when present: caps and fix credits. */
+export interface BillingGatePort {
+  authorizeJob(trx: Knex, input: { orgId: string; workspaceId: string | null; kind: 'fix' | 'diagnosis'; estimatedCostUsd: number; jobId?: string }): Promise<unknown>;
+}
+
+/** `mailer` (mail plugin). */
+export interface MailerPort {
+  registerTemplates(templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[]): void;
+  enqueue(trx: Knex, input: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string | string[]; data: Record<string, unknown>; headers?: Record<string, string>; ticketRef?: string }): Promise<string>;
+}

@@ -1,0 +1,74 @@
+import t from 'tap';
+import type { Knex } from 'knex';
+import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { call, connectRepository, createWorkspace, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+
+const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
+const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
+const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
+
+t.test('acceptance (issue 7, offline defaults): email → diagnosis → managed fix → PR with passing tests → approval at its SHA → merge, tag, release → notice to subscribers → status page resolved', async (t) => {
+  const app = await startFixesApp(t, {}, {}, { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } });
+  const db = app.db as Knex;
+  const owner = await signUp(app, { orgName: 'Acme' });
+  const ws = await createWorkspace(app, owner, 'Shop', { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true });
+  const repo = await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
+  const ref = { installationId: null, fullName: repo.full_name };
+
+  const id = await receiveEmail(app, ws.inbound_address, { subject: 'Cart total is wrong', body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.' });
+  const sub = await call(app, owner, 'POST', `/v1/tickets/${id}/subscribers`, { email: 'grace.hopper@example.com' });
+  t.equal(sub.status, 201, 'a second person follows the ticket');
+  const attempt = await waitFor(async () => {
+    const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
+    return a?.pr_number ? a : null;
+  }, 'the verified fix with its pull request', 40_000);
+  t.match(attempt, { status: 'verified', tests_passed: true, verify_passed: true });
+  t.match((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body, { state: 'awaiting_approval' });
+
+  const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [ws.id] });
+  t.equal((await call(app, reviewer, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha })).status, 403, 'not an approver role');
+  const wrong = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: 'a'.repeat(40) });
+  t.match(wrong, { status: 409, body: { code: 'sha_mismatch', details: { head_sha: attempt.head_sha } } });
+  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: 'nope' })).status, 400);
+
+  const queue = await call(app, owner, 'GET', '/v1/approvals');
+  t.equal(queue.status, 200, queue.body.message);
+  t.match(queue.body.items, [{ kind: 'fix', ticket_id: id, fix_attempt_id: attempt.id, head_sha: attempt.head_sha, approvals: 0, min_approvers: 1 }], 'the approval queue');
+  t.same((await call(app, reviewer, 'GET', '/v1/approvals')).body.items, [], 'a reviewer approves nothing');
+  const ok = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha, comment: 'LGTM', public_summary: 'The cart total now counts quantities.' });
+  t.equal(ok.status, 200, ok.body.message);
+  t.equal(ok.body.state, 'releasing');
+  const done = await waitFor(async () => {
+    const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
+    return tk.state === 'customer_notified' ? tk : null;
+  }, 'the release and the notice', 30_000);
+  t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
+  t.ok(done.released_at);
+
+  const rel = (await db('fix_releases').where({ ticket_id: id })) as Json[];
+  t.equal(rel.length, 1, 'one release');
+  t.match(rel[0], { status: 'released', strategy: 'semver', version: '0.1.0', tag: 'v0.1.0', approved_sha: attempt.head_sha });
+  const pr = await localHost(app).getPullRequest(ref, attempt.pr_number);
+  t.match(pr, { state: 'merged', mergeSha: rel[0]!.merge_sha });
+  const merged = await localHost(app).readFile(ref, 'cart.js', 'main');
+  t.match(merged?.content.toString(), /i\.price \* i\.qty/, 'main carries the fix (squash at the approved commit)');
+  const releases = await localHost(app).listReleases(repo.full_name);
+  t.match(releases, [{ tag: 'v0.1.0' }], 'a code-host release');
+  t.match(await db('fix_approvals').where({ fix_attempt_id: attempt.id }), [{ sha: attempt.head_sha, role: 'owner', voided_at: null }]);
+
+  const notices = (await db('mail_messages').where({ template: 'fixes.release_notice' })) as Json[];
+  const to = notices.flatMap((m) => (Array.isArray(m.to_addresses) ? m.to_addresses : [m.to_address ?? m.to])).join(' ');
+  t.equal(notices.length, 2, 'one notice each');
+  t.match(to, /ada\.lovelace@example\.com/);
+  t.match(to, /grace\.hopper@example\.com/);
+  t.ok((await db('ticket_subscribers').where({ ticket_id: id }).first() as Json).notified_at, 'the subscriber is marked notified');
+
+  const page = await app.server.inject({ method: 'GET', url: new URL(done.public_status_url).pathname });
+  t.equal(page.statusCode, 200);
+  t.match(page.payload, /0\.1\.0/);
+  t.match(page.payload, /The cart total now counts quantities\./);
+
+  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha })).status, 409, 'approving again: 409');
+  t.equal((await db('fix_releases').where({ ticket_id: id })).length, 1, 'still one release');
+  t.same((await call(app, owner, 'GET', '/v1/approvals')).body.items, [], 'nothing waits any more');
+});
