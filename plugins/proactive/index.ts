@@ -10,6 +10,7 @@ import { proactiveOptionsSchema, type ProactiveOptions } from './options.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { errorGroupRoutes } from './routes/error-groups.js';
 import { ingestRoutes } from './routes/ingest.js';
+import { sourceMapRoutes } from './routes/sourcemaps.js';
 import { ConnectorService, type WorkspaceOpener } from './services/connectors.js';
 import { ErrorGroupService } from './services/error-groups.js';
 import { GroupWriter } from './services/group-writer.js';
@@ -24,6 +25,7 @@ import {
   type TicketServicePort,
 } from './services/proactive-tickets.js';
 import { purgeExpiredEvents } from './services/retention.js';
+import { SourceMapService, Symbolicator } from './services/sourcemaps.js';
 import type { GroupTrigger } from './models.js';
 
 /**
@@ -51,7 +53,9 @@ export default definePlugin<ProactiveOptions>({
     const workspaces = () => container.resolve<WorkspaceOpener>('workspaceService');
     const publicBaseUrl = config.server.publicBaseUrl.replace(/\/+$/, '');
 
-    const queue = new IngestQueue(db, new GroupWriter(outbox), { ...options.ingest, settingsCacheMs: options.ingest.connectorCacheMs }, ctx.log);
+    const symbolicator = new Symbolicator(db, options.sourcemaps, ctx.log);
+    const queue = new IngestQueue(db, new GroupWriter(outbox), { ...options.ingest, settingsCacheMs: options.ingest.connectorCacheMs }, ctx.log, symbolicator);
+    const sourceMaps = new SourceMapService({ db, audit, workspaces, symbolicator, limits: options.sourcemaps });
     const ingest = new IngestService(db, queue, adapters, options.ingest.connectorCacheMs);
     const connectors = new ConnectorService({
       db, secretBox: c[KEYS.secretBox] as SecretBox, audit, adapters, workspaces, publicBaseUrl, options,
@@ -79,11 +83,13 @@ export default definePlugin<ProactiveOptions>({
       connectorService: asValue(connectors),
       errorGroupService: asValue(groups),
       proactiveTickets: asValue(tickets),
+      sourceMapService: asValue(sourceMaps),
     });
     ctx.routes([
       ...connectorRoutes(() => connectors),
       ...ingestRoutes(() => ingest, options.ingest.maxBodyBytes),
       ...errorGroupRoutes(() => groups, () => tickets),
+      ...sourceMapRoutes(() => sourceMaps, options.sourcemaps),
     ]);
 
     // A trigger fired during ingest: open (or join) the proactive ticket. Refusals are answers,
@@ -106,6 +112,9 @@ export default definePlugin<ProactiveOptions>({
     ctx.schedule('purge-expired-events', { everyMs: options.retentionSweepMs }, async () => {
       await purgeExpiredEvents(db, new Date());
     });
-    ctx.onStop(() => queue.stop());
+    ctx.onStop(async () => {
+      await queue.stop();
+      symbolicator.stop();
+    });
   },
 });

@@ -17,6 +17,21 @@ export interface ProactiveOptions {
     /** The AWS principal that assumes customers' roles (CloudLogsSetup.principal_arn). */
     principalArn: string;
   };
+  /** Source maps (section sourcemaps) and symbolication; see docs/proactive.md. */
+  sourcemaps: {
+    /** Largest single map in bytes (413 source_map_too_large beyond). */
+    maxMapBytes: number;
+    /** Largest upload body in bytes (413 payload_too_large beyond). */
+    maxUploadBytes: number;
+    /** Most files in one upload. */
+    maxFiles: number;
+    /** Parsed maps kept per process (LRU). */
+    cacheSize: number;
+    /** Longest an ingest batch waits for symbolication. */
+    timeoutMs: number;
+    /** How long a bundle without a map is remembered per process. */
+    missCacheMs: number;
+  };
   /** Sample events shown in a group's detail. */
   sampleEvents: number;
   /** How often stored events past the organization's retention_days are purged. */
@@ -33,6 +48,14 @@ export const proactiveOptionsSchema = Joi.object<ProactiveOptions>({
   }).default(),
   cloudLogs: Joi.object({
     principalArn: Joi.string().pattern(/^arn:aws:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/).default('arn:aws:iam::000000000000:role/patchwell-connector'),
+  }).default(),
+  sourcemaps: Joi.object({
+    maxMapBytes: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
+    maxUploadBytes: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
+    maxFiles: Joi.number().integer().min(1).max(1000).default(200),
+    cacheSize: Joi.number().integer().min(1).max(1000).default(32),
+    timeoutMs: Joi.number().integer().min(10).max(60_000).default(500),
+    missCacheMs: Joi.number().integer().min(0).max(3_600_000).default(10_000),
   }).default(),
   sampleEvents: Joi.number().integer().min(1).max(100).default(20),
   retentionSweepMs: Joi.number().integer().min(60_000).default(60 * 60_000),

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { CONNECTOR_KINDS, CONNECTOR_SECRET_NAMES } from '../../core/contracts/index.js';
+import { paginationQuery } from '../../core/http/pagination.js';
 
 /** Answer and request shapes of the proactive sections; each `.id()` schema is one OpenAPI component. */
 
@@ -210,3 +211,73 @@ export const errorGroupListQuery = Joi.object({
 });
 
 export const resolvePayload = Joi.object({ release: Joi.string().trim().min(1).max(200) }).allow(null);
+
+// ---- sourcemaps
+
+const releaseName = () => Joi.string().trim().min(1).max(200);
+
+export const SourceMapSchema = Joi.object({
+  id: Joi.string().required(),
+  workspace_id: Joi.string().required(),
+  release: Joi.string().required(),
+  url_path: Joi.string().required().description('The bundle\'s URL path (no scheme, host or query), e.g. /static/js/app.js'),
+  size: int().required().description('Bytes of the map'),
+  sha256: Joi.string().required(),
+  sources_count: int().required(),
+  created_at: datetime().required(),
+  updated_at: datetime().required(),
+}).id('SourceMap');
+
+export const SourceMapListSchema = Joi.object({
+  items: Joi.array().items(SourceMapSchema).required(),
+  next_cursor: Joi.string().allow(null).required(),
+}).id('SourceMapList');
+
+export const SourceMapUploadResultSchema = Joi.object({
+  workspace_id: Joi.string().required(),
+  release: Joi.string().required(),
+  files: Joi.array().items(SourceMapSchema).required(),
+}).id('SourceMapUploadResult');
+
+export const SourceMapDeleteResultSchema = Joi.object({
+  workspace_id: Joi.string().required(),
+  release: Joi.string().required(),
+  deleted: int().required(),
+}).id('SourceMapDeleteResult');
+
+export const SourceMapReleaseListSchema = Joi.object({
+  items: Joi.array().items(Joi.object({
+    workspace_id: Joi.string().required(),
+    release: Joi.string().required(),
+    files: int().required(),
+    size: int().required(),
+    first_uploaded_at: datetime().required(),
+    last_uploaded_at: datetime().required(),
+  })).required(),
+  next_cursor: Joi.string().allow(null).required(),
+}).id('SourceMapReleaseList');
+
+export const sourceMapQuery = Joi.object({
+  workspace_id: id().required(),
+  release: releaseName().required(),
+  ...paginationQuery,
+});
+
+export const sourceMapReleaseQuery = Joi.object({
+  workspace_id: id().required(),
+  ...paginationQuery,
+});
+
+export const sourceMapDeleteQuery = Joi.object({
+  workspace_id: id().required(),
+  release: releaseName().required(),
+});
+
+export const sourceMapUploadPayload = (maxFiles: number) => Joi.object({
+  workspace_id: id().required(),
+  release: releaseName().required(),
+  files: Joi.array().min(1).max(maxFiles).items(Joi.object({
+    url_path: Joi.string().trim().min(1).max(1000).required().description('The bundle\'s URL (https://cdn…/static/js/app.js) or path (/static/js/app.js, ~/static/js/app.js)'),
+    map: Joi.string().min(2).required().description('The source map (revision 3) as JSON text'),
+  })).required(),
+});

@@ -14,6 +14,8 @@ export interface IncomingEvent {
   connectorId: string | null;
   source: EventSource;
   event: NormalizedEvent;
+  /** Set by the symbolicator when at least one frame was mapped through a source map. */
+  symbolicated?: boolean;
 }
 
 /** The grouping settings of a workspace (cached by the ingest queue). */
@@ -138,6 +140,7 @@ export class GroupWriter {
       normalized_message: normalizeMessage(p.event.message),
       sample_stack: p.event.stack ?? null,
       frames: JSON.stringify(p.frames.slice(0, 50)),
+      symbolicated: p.symbolicated === true,
       noise: isNoise(p.event.type, p.event.message, p.frames),
       first_seen: p.occurred,
       last_seen: p.occurred,
@@ -148,7 +151,12 @@ export class GroupWriter {
     const result = (await trx('error_groups')
       .insert(rows)
       .onConflict(['workspace_id', 'fingerprint'])
-      .merge({ updated_at: now })
+      // A group first seen with bundle frames takes the original frames of its first symbolicated event.
+      .merge({
+        updated_at: now,
+        frames: trx.raw('case when excluded.symbolicated and not error_groups.symbolicated then excluded.frames else error_groups.frames end'),
+        symbolicated: trx.raw('error_groups.symbolicated or excluded.symbolicated'),
+      })
       .returning([
         'id', 'org_id', 'workspace_id', 'fingerprint', 'status', 'affected_users', 'resolved_in_release', 'resolved_at', 'ticket_id',
         'trigger', 'critical_path_hit', 'noise', 'held_reason', 'triggered_at', 'sources', 'environments',
@@ -170,6 +178,7 @@ export class GroupWriter {
       message: p.event.message,
       stack: p.event.stack ?? null,
       frames: p.event.frames?.length ? JSON.stringify(p.frames) : null,
+      symbolicated: p.symbolicated === true,
       url: p.event.url ?? null,
       browser: p.event.browser ? JSON.stringify(p.event.browser) : null,
       release: p.event.release ?? null,

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { rateLimited } from '../../../core/http/errors.js';
 import type { GroupWriter, IncomingEvent, WorkspaceProactive, WriteOutcome } from './group-writer.js';
+import type { Symbolicator } from './sourcemaps.js';
 
 interface Pending {
   events: IncomingEvent[];
@@ -36,6 +37,8 @@ export class IngestQueue {
     private readonly writer: GroupWriter,
     private readonly opts: IngestQueueOptions,
     private readonly log: Logger,
+    /** Maps frames through uploaded source maps before grouping (bounded by its own time limit). */
+    private readonly symbolicator: Pick<Symbolicator, 'symbolicate'> | null = null,
   ) {}
 
   /** Events waiting for a commit now. */
@@ -88,7 +91,9 @@ export class IngestQueue {
       n += p.events.length;
     }
     try {
-      const events = batch.flatMap((p) => p.events);
+      const raw = batch.flatMap((p) => p.events);
+      // Outside the transaction: map lookups must not hold the write (PGlite has one connection).
+      const events = this.symbolicator ? await this.symbolicator.symbolicate(raw) : raw;
       const workspaces = await this.workspaceSettings(events);
       const started = performance.now();
       const outcomes = await this.db.transaction((trx) => this.writer.write(trx, events, workspaces));
