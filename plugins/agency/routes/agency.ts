@@ -49,7 +49,7 @@ export interface AgencyRouteServices {
   whiteLabel: () => WhiteLabelReadiness;
 }
 
-/** Route table of the agency section (the operations built so far; see docs/agency.md). */
+/** Route table of the agency section: white-label readiness and the partner profile (see docs/agency.md). */
 export function agencyRoutes(s: AgencyRouteServices): ServerRoute[] {
   return [
     {

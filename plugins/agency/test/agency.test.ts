@@ -148,7 +148,7 @@ t.test('the OpenAPI document lists the brand, agency, analytics and public opera
   const bySection = (tag: string) => ops.filter((o) => o.tags?.[0] === tag).map((o) => o.operationId).sort();
   t.equal(bySection('brand').length, 11, 'brand: 11');
   t.equal(bySection('analytics').length, 2, 'analytics: 2');
-  t.same(bySection('agency'), ['getAgencyClient', 'getAgencyOverview', 'getAgencyPartner', 'getAgencyQueue', 'getAgencyResale', 'getAgencyWhiteLabel', 'putAgencyPartner']);
+  t.same(bySection('agency'), ['createAgencyReport', 'getAgencyClient', 'getAgencyOverview', 'getAgencyPartner', 'getAgencyQueue', 'getAgencyReport', 'getAgencyResale', 'getAgencyWhiteLabel', 'listAgencyReports', 'putAgencyPartner', 'sendAgencyReport'], 'agency: 11');
   t.same(bySection('public'), ['createOssSponsorshipRequest', 'getPublicBrand', 'getPublicStats', 'listPublicPartners']);
   const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
   if (!result.valid) t.comment(JSON.stringify(result.errors).slice(0, 2000));

@@ -1,5 +1,12 @@
 import { BaseModel } from '../../../core/data/model.js';
 
+/** An attachment as stored with a mail. */
+export interface StoredAttachment {
+  filename: string;
+  content_type: string;
+  content_base64: string;
+}
+
 export type MailStatus = 'queued' | 'sent' | 'failed';
 
 /**
@@ -11,7 +18,7 @@ export class MailMessage extends BaseModel {
   static override tableName = 'mail_messages';
   static override idPrefix = 'mail';
   static override get jsonAttributes(): string[] {
-    return ['headers'];
+    return ['headers', 'attachments'];
   }
 
   declare org_id: string | null;
@@ -25,6 +32,8 @@ export class MailMessage extends BaseModel {
   declare text: string;
   declare html: string;
   declare headers: Record<string, string>;
+  /** Files sent with the mail (base64 content); null for none. Column added by migration 0930. */
+  declare attachments?: StoredAttachment[] | null;
   declare message_id: string;
   declare ticket_ref: string | null;
   declare status: MailStatus;

@@ -22,7 +22,7 @@ export interface MailDeliveryOptions {
 type Row = Pick<
   MailMessage,
   'id' | 'org_id' | 'to_address' | 'from_address' | 'from_name' | 'reply_to' | 'subject' | 'text' | 'html' | 'headers' | 'message_id' | 'status' | 'attempts'
->;
+> & { attachments?: MailMessage['attachments'] | string };
 
 const ms = (db: Knex, value: number) => db.raw(`now() + (?::bigint * interval '1 millisecond')`, [Math.floor(value)]);
 const ago = (db: Knex, value: number) => db.raw(`now() - (?::bigint * interval '1 millisecond')`, [Math.floor(value)]);
@@ -160,5 +160,12 @@ export function outgoing(row: Row): OutgoingEmail {
     html: row.html,
     messageId: row.message_id,
     headers: { ...headers, 'Message-ID': row.message_id },
+    ...attachmentsOf(row),
   };
+}
+
+function attachmentsOf(row: Row): Pick<OutgoingEmail, 'attachments'> {
+  const list = typeof row.attachments === 'string' ? (JSON.parse(row.attachments) as MailMessage['attachments']) : row.attachments;
+  if (!list?.length) return {};
+  return { attachments: list.map((a) => ({ filename: a.filename, contentType: a.content_type, content: Buffer.from(a.content_base64, 'base64') })) };
 }

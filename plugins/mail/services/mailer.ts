@@ -24,6 +24,8 @@ export interface EnqueueMail {
   data: Record<string, unknown>;
   /** Default: the plugin's `from` option. */
   from?: MailAddress;
+  /** Display name to send with at the default address (e.g. an agency's brand); ignored when `from` is given. */
+  fromName?: string;
   replyTo?: string | MailAddress;
   /** Extra headers, e.g. In-Reply-To, References, List-Unsubscribe; `Auto-Submitted: auto-generated` by default. */
   headers?: Record<string, string>;
@@ -31,6 +33,8 @@ export interface EnqueueMail {
   messageId?: string;
   /** Opaque reference of the caller (a ticket id…) stored with the mail. */
   ticketRef?: string;
+  /** Files to send with the mail (e.g. a report's PDF); at most 5, 5 MiB each. */
+  attachments?: { filename: string; contentType: string; content: Buffer }[];
 }
 
 /** Routing key of the outbox event enqueue writes; payload `{ mail_id }`. */
@@ -58,10 +62,12 @@ const enqueueSchema = Joi.object<EnqueueMail>({
   to: Joi.alternatives(email, Joi.array().items(email).min(1).max(50)).required(),
   data: Joi.object().unknown(true).required(),
   from: address,
+  fromName: Joi.string().max(200).pattern(/^[^\r\n]*$/, 'one line'),
   replyTo: Joi.alternatives(email, address),
   headers: Joi.object().pattern(headerName, headerValue),
   messageId: Joi.string().pattern(/^<?[^<>\s@]+@[^<>\s@]+>?$/).max(998),
   ticketRef: Joi.string().max(200),
+  attachments: Joi.array().items(Joi.object({ filename: Joi.string().max(200).pattern(/^[^\r\n/\\]+$/).required(), contentType: Joi.string().max(100).required(), content: Joi.binary().max(5 * 1024 * 1024).required() })).max(5),
 });
 
 export interface MailerOptions {
@@ -134,7 +140,7 @@ export class Mailer {
     const headers = this.headers(mail.headers);
     const rendered = renderTemplate(template, mail.locale, mail.data);
     const id = newId(MailMessage.idPrefix);
-    const from = mail.from ?? this.defaultFrom;
+    const from = mail.from ?? (mail.fromName ? { ...this.defaultFrom, name: mail.fromName } : this.defaultFrom);
     const replyTo = typeof mail.replyTo === 'string' ? { address: mail.replyTo } : mail.replyTo;
     const to = Array.isArray(mail.to) ? mail.to : [mail.to];
     await MailMessage.query(trx).insert({
@@ -152,6 +158,7 @@ export class Mailer {
       headers,
       message_id: mail.messageId ? `<${mail.messageId.replace(/^<|>$/g, '')}>` : `<${id}@${this.host}>`,
       ticket_ref: mail.ticketRef ?? null,
+      ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, content_base64: a.content.toString('base64') })) } : {}),
       status: 'queued',
       attempts: 0,
     });

@@ -1,0 +1,242 @@
+import type { Knex } from 'knex';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { Outbox } from '../../../core/bus/outbox.js';
+import { newId } from '../../../core/data/ids.js';
+import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
+import { httpError, notFound } from '../../../core/http/errors.js';
+import { paginate } from '../../../core/http/pagination.js';
+import { MetricsService } from '../../analytics/services/metrics.js';
+import { assertAgency, type Meta } from './partner.js';
+import { renderReportPdf } from './report-pdf.js';
+import { REPORT_MAIL_TEMPLATE, reportSubject, formatMinutes, monthLabel, type ReportFigures, type ReportLocale } from './report-texts.js';
+
+/** The mail plugin's mailer, as far as reports use it. */
+export interface ReportMailerPort {
+  enqueue(trx: Knex, mail: {
+    orgId: string; template: string; locale: ReportLocale; to: string[]; data: Record<string, unknown>;
+    fromName?: string; attachments?: { filename: string; contentType: string; content: Buffer }[];
+  }): Promise<string>;
+}
+
+/** The brand plugin's service, as far as reports use it (the agency's own default profile). */
+export interface ReportBrandPort {
+  effectiveProfile(db: Knex, orgId: string, brandProfileId: string | null): Promise<unknown>;
+  lookOf(row: never, org: { badge_removal_addon: boolean }): { name: string; color: string };
+}
+
+interface ReportRow {
+  id: string;
+  org_id: string;
+  workspace_id: string;
+  month: string;
+  client_name: string;
+  locale: ReportLocale;
+  figures: ReportFigures | string;
+  status: 'generated' | 'sent';
+  recipients: string[] | string;
+  generated_at: Date;
+  sent_at: Date | null;
+  send_count: number;
+}
+
+interface WorkspaceRow {
+  id: string;
+  client_name: string | null;
+  locale: string | null;
+  archived_at: Date | null;
+  report_recipients: string[] | string;
+  report_intro: string | null;
+}
+
+const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+
+export function monthRange(month: string): { start: Date; end: Date } {
+  const m = MONTH.exec(month);
+  if (!m) throw httpError(422, 'invalid_month', 'month must be YYYY-MM');
+  const start = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
+  return { start, end: new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)) };
+}
+
+/** The last complete UTC month before `now`, `YYYY-MM`. */
+export function previousMonth(now: Date): string {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+  return d.toISOString().slice(0, 7);
+}
+
+export const pdfName = (r: Pick<ReportRow, 'client_name' | 'month'>): string => `report-${r.client_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'client'}-${r.month}.pdf`;
+
+/**
+ * Monthly client reports of an agency: generated once per client workspace and month (a second
+ * request answers the stored report), kept with the month's figures, rendered as a branded HTML
+ * email with a PDF of charts and sent to the workspace's report recipients.
+ */
+export class AgencyReports {
+  constructor(private readonly d: {
+    db: () => Knex;
+    audit: () => AuditWriter;
+    outbox: () => Outbox;
+    mailer: () => ReportMailerPort;
+    brand: () => ReportBrandPort;
+    clock?: () => Date;
+  }) {}
+
+  private now(): Date {
+    return this.d.clock?.() ?? new Date();
+  }
+
+  private async agency(db: Knex, principal: Principal): Promise<{ id: string; name: string; badge_removal_addon: boolean }> {
+    const org = (await db('organizations').select('id', 'name', 'type', 'badge_removal_addon').where({ id: principal.orgId }).first()) as { id: string; name: string; type: string; badge_removal_addon: boolean } | undefined;
+    if (!org) throw notFound('organization');
+    assertAgency(org);
+    return org;
+  }
+
+  private async clientWorkspace(db: Knex, principal: Principal, id: string): Promise<WorkspaceRow & { client_name: string }> {
+    const ws = (await db('workspaces').where({ org_id: principal.orgId, id }).first()) as WorkspaceRow | undefined;
+    if (!ws || !ws.client_name?.trim() || !canOpenWorkspace(principal, ws.id)) throw notFound('client workspace');
+    return ws as WorkspaceRow & { client_name: string };
+  }
+
+  private async row(db: Knex, principal: Principal, id: string): Promise<ReportRow> {
+    const row = (await db('agency_reports').where({ org_id: principal.orgId, id }).first()) as ReportRow | undefined;
+    if (!row || !canOpenWorkspace(principal, row.workspace_id)) throw notFound('report');
+    return row;
+  }
+
+  out(r: ReportRow): Record<string, unknown> {
+    const { start, end } = monthRange(r.month);
+    return {
+      id: r.id,
+      workspace_id: r.workspace_id,
+      client_name: r.client_name,
+      month: r.month,
+      period: { start: start.toISOString(), end: end.toISOString() },
+      locale: r.locale,
+      status: r.status,
+      figures: json(r.figures),
+      recipients: json(r.recipients),
+      pdf_filename: pdfName(r),
+      generated_at: new Date(r.generated_at).toISOString(),
+      sent_at: r.sent_at ? new Date(r.sent_at).toISOString() : null,
+      send_count: Number(r.send_count),
+    };
+  }
+
+  async list(principal: Principal, q: { cursor?: string; limit?: number; workspace_id?: string; month?: string }): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null }> {
+    const db = this.d.db();
+    await this.agency(db, principal);
+    const b = db('agency_reports').where({ org_id: principal.orgId });
+    if (principal.workspaceIds) b.whereIn('workspace_id', principal.workspaceIds);
+    if (q.workspace_id) b.where({ workspace_id: q.workspace_id });
+    if (q.month) b.where({ month: q.month });
+    const page = await paginate<ReportRow & Record<string, unknown>>(b, [{ column: 'month', direction: 'desc', type: 'string' }, { column: 'id', direction: 'desc', type: 'string' }], q);
+    return { items: page.items.map((r) => this.out(r)), next_cursor: page.next_cursor };
+  }
+
+  async get(principal: Principal, id: string): Promise<Record<string, unknown>> {
+    const db = this.d.db();
+    await this.agency(db, principal);
+    return this.out(await this.row(db, principal, id));
+  }
+
+  /** Generates the report of a client and month, or answers the one already generated (created: false). */
+  async generate(principal: Principal, input: { workspace_id: string; month?: string }, meta: Meta): Promise<{ created: boolean; report: Record<string, unknown> }> {
+    const db = this.d.db();
+    const org = await this.agency(db, principal);
+    const ws = await this.clientWorkspace(db, principal, input.workspace_id);
+    const now = this.now();
+    const month = input.month ?? previousMonth(now);
+    const { start, end } = monthRange(month);
+    if (start > now) throw httpError(422, 'month_not_started', `${month} has not started yet`);
+    const existing = (await db('agency_reports').where({ org_id: org.id, workspace_id: ws.id, month }).first()) as ReportRow | undefined;
+    if (existing) return { created: false, report: this.out(existing) };
+
+    // Computed outside the transaction: PGlite has one connection, and the metrics run their own queries.
+    const figures = await this.figures(org.id, ws.id, start, end);
+    const id = newId('rpt');
+    const created = await db.transaction(async (trx) => {
+      const inserted = (await trx('agency_reports').insert({
+        id, org_id: org.id, workspace_id: ws.id, month, client_name: ws.client_name, locale: ws.locale === 'it' ? 'it' : 'en',
+        figures: JSON.stringify(figures), status: 'generated', recipients: JSON.stringify([]), generated_by: principal.userId, generated_at: now,
+      }).onConflict(['org_id', 'workspace_id', 'month']).ignore().returning('id')) as { id: string }[];
+      if (inserted.length === 0) return false;
+      await this.d.audit().record(trx, { orgId: org.id, actor: actorOf(principal), action: 'agency.report_generated', target: { type: 'agency_report', id }, changes: { month: { before: null, after: month }, workspace_id: { before: null, after: ws.id } }, ...meta });
+      await this.d.outbox().add(trx, 'agency.report_generated', { report_id: id, workspace_id: ws.id, month }, { orgId: org.id });
+      return true;
+    });
+    // A concurrent request that won the race answers its report: one report per client and month.
+    const row = (await db('agency_reports').where({ org_id: org.id, workspace_id: ws.id, month }).first()) as ReportRow;
+    return { created, report: this.out(row) };
+  }
+
+  private async figures(orgId: string, workspaceId: string, from: Date, to: Date): Promise<ReportFigures> {
+    const metrics = new MetricsService(this.d.db);
+    const m = (await metrics.compute({ orgId, workspaceIds: [workspaceId], from, to, interval: 'week' })) as {
+      volume: { total: number };
+      first_response: ReportFigures['first_response'] & { p95_minutes?: unknown };
+      resolution: ReportFigures['resolution'] & { p95_minutes?: unknown };
+      deflection: { answered_without_fix: number; fixed: number; escalated: number; resolved: number };
+      fixes: { attempted: number; succeeded: number } | null;
+      series: ReportFigures['weekly'];
+    };
+    const d = (x: ReportFigures['first_response']) => ({ count: x.count, avg_minutes: x.avg_minutes, median_minutes: x.median_minutes, p90_minutes: x.p90_minutes });
+    return {
+      tickets: { opened: m.volume.total, resolved: m.deflection.resolved, fixed: m.deflection.fixed, escalated: m.deflection.escalated, answered_without_fix: m.deflection.answered_without_fix },
+      first_response: d(m.first_response),
+      resolution: d(m.resolution),
+      fixes: m.fixes ? { attempted: m.fixes.attempted, succeeded: m.fixes.succeeded } : null,
+      weekly: m.series,
+    };
+  }
+
+  private async look(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }): Promise<{ name: string; color: string }> {
+    const profile = await this.d.brand().effectiveProfile(db, org.id, null);
+    if (!profile) return { name: org.name, color: '#1f2328' };
+    return this.d.brand().lookOf(profile as never, org);
+  }
+
+  private async render(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow): Promise<{ filename: string; content: Buffer; look: { name: string; color: string }; intro: string | null }> {
+    const look = await this.look(db, org);
+    const ws = (await db('workspaces').select('report_intro').where({ org_id: org.id, id: row.workspace_id }).first()) as { report_intro: string | null } | undefined;
+    const intro = ws?.report_intro?.trim() || null;
+    const content = await renderReportPdf({ clientName: row.client_name, agencyName: look.name, month: row.month, locale: row.locale, color: look.color, intro, figures: json(row.figures), generatedAt: new Date(row.generated_at) });
+    return { filename: pdfName(row), content, look, intro };
+  }
+
+  /** Emails the report with the agency's brand to the given recipients or the workspace's report recipients. */
+  async send(principal: Principal, id: string, input: { recipients?: string[] }, meta: Meta): Promise<Record<string, unknown>> {
+    const db = this.d.db();
+    const org = await this.agency(db, principal);
+    const row = await this.row(db, principal, id);
+    const ws = (await db('workspaces').select('report_recipients').where({ org_id: org.id, id: row.workspace_id }).first()) as Pick<WorkspaceRow, 'report_recipients'> | undefined;
+    const recipients = [...new Set((input.recipients ?? json(ws?.report_recipients ?? []) ?? []).map((a) => a.trim().toLowerCase()))].filter(Boolean);
+    if (recipients.length === 0) throw httpError(422, 'no_recipients', 'The report has no recipients: give recipients or set the workspace\'s report recipients');
+    const { filename, content, look, intro } = await this.render(db, org, row);
+    const f = json(row.figures);
+    const sentAt = this.now();
+    await db.transaction(async (trx) => {
+      const mailId = await this.d.mailer().enqueue(trx, {
+        orgId: org.id,
+        template: REPORT_MAIL_TEMPLATE,
+        locale: row.locale,
+        to: recipients,
+        fromName: look.name,
+        data: {
+          subject: reportSubject(row.locale, row.client_name, row.month), agency: look.name, color: look.color, client: row.client_name, month: monthLabel(row.month, row.locale),
+          intro: intro ?? '', opened: f.tickets.opened, resolved: f.tickets.resolved, fixed: f.tickets.fixed, escalated: f.tickets.escalated,
+          first_response: formatMinutes(f.first_response.median_minutes, row.locale), resolution: formatMinutes(f.resolution.median_minutes, row.locale), pdf_name: filename,
+        },
+        attachments: [{ filename, contentType: 'application/pdf', content }],
+      });
+      await trx('agency_reports').where({ org_id: org.id, id }).update({ status: 'sent', sent_at: sentAt, recipients: JSON.stringify(recipients), send_count: trx.raw('send_count + 1'), last_mail_id: mailId, updated_at: sentAt });
+      await this.d.audit().record(trx, { orgId: org.id, actor: actorOf(principal), action: 'agency.report_sent', target: { type: 'agency_report', id }, changes: { recipients: { before: json(row.recipients), after: recipients } }, ...meta });
+      await this.d.outbox().add(trx, 'agency.report_sent', { report_id: id, workspace_id: row.workspace_id, month: row.month, mail_id: mailId }, { orgId: org.id });
+    });
+    return this.out(await this.row(db, principal, id));
+  }
+}
+
+function actorOf(p: Principal) {
+  return { type: 'user' as const, id: p.userId, email: p.email };
+}
