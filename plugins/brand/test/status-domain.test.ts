@@ -4,7 +4,7 @@
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
 import type { BrandService } from '../services/profiles.js';
-import { startDns } from './dns-server.js';
+import { startDns } from '../../../test/helpers/dns-server.js';
 import { call, image, newProfile, setOrg, startBrand, uid, type Json } from './helpers.js';
 
 const dns = await startDns();

@@ -5,7 +5,7 @@
 // inbox's sending choice decide the From address.
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { startDns } from './dns-server.js';
+import { startDns } from '../../../test/helpers/dns-server.js';
 import { call, newProfile, newWorkspace, setOrg, startBrand, uid, type Json } from './helpers.js';
 
 const dns = await startDns();

@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { OutboxChannelAdapter } from '../../../adapters/mail-outbox/index.js';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { startDns } from './dns-server.js';
+import { startDns } from '../../../test/helpers/dns-server.js';
 import { call, deliverOne, eml, uid, world, type Json } from './helpers.js';
 
 const dns = await startDns();

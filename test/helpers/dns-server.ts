@@ -1,7 +1,7 @@
 import dns2 from 'dns2';
 
 export interface LocalDns {
-  /** `127.0.0.1:<port>` for the inbox plugin's dnsServers option. */
+  /** `127.0.0.1:<port>` for a plugin's dnsServers option (inbox, brand). */
   server: string;
   txt: Map<string, string[]>;
   cname: Map<string, string>;
