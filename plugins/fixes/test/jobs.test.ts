@@ -125,7 +125,7 @@ t.test('jobs: leases in Postgres, heartbeats, expiry and reclaim, first result w
   await t.test('a worker killed mid-job: the lease expires, another worker runs it once, the job log is masked and readable', async (t) => {
     const tk = await newTicket();
     const exec = new ScriptedExecutor({});
-    const deps = { executors: [exec], options: { ...(app.config.plugins.fixes?.options as Record<string, unknown>), pollMs: 100, leaseMs: 1000, maxConcurrentJobs: 2 } as never, log: app.log };
+    const deps = { executors: [exec], options: { ...(app.config.plugins.fixes?.options as Record<string, unknown>), pollMs: 100, leaseMs: 5000, maxConcurrentJobs: 2 } as never, log: app.log };
     const a = new JobWorker(deps, queue, payloads);
     const j = (await enqueue(tk.id))!;
     a.kick();
