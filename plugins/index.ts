@@ -23,4 +23,5 @@ export const builtinPlugins: Record<string, Loader> = {
   proactive: () => import('./proactive/index.js'),
   audit: () => import('./audit/index.js'),
   privacy: () => import('./privacy/index.js'),
+  widget: () => import('./widget/index.js'),
 };

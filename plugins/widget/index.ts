@@ -1,0 +1,112 @@
+import type Joi from 'joi';
+import { asValue } from 'awilix';
+import Boom from '@hapi/boom';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AuditWriter } from '../../core/audit/audit-writer.js';
+import type { Outbox } from '../../core/bus/outbox.js';
+import type { RateLimiter } from '../../core/http/rate-limit.js';
+import { KEYS } from '../../core/kernel/keys.js';
+import { definePlugin } from '../../core/kernel/plugin.js';
+import type { SecretBox } from '../../core/security/secret-box.js';
+import { widgetOptionsSchema, type WidgetOptions } from './options.js';
+import { assetRoutes } from './routes/assets.js';
+import { publicWidgetRoutes } from './routes/public.js';
+import { settingsRoutes } from './routes/settings.js';
+import type { BrandPort, ErrorIngestPort, PlanLimitsPort, TicketPort, WidgetDeps, WorkspacePort } from './services/deps.js';
+import { WidgetIntake } from './services/intake.js';
+import { WidgetSettingsService } from './services/settings.js';
+import { SettingsStore } from './services/store.js';
+
+/** The privacy plugin's registry, as far as the widget declares into it. */
+interface PersonalDataPort {
+  declare(d: { plugin: string; table: string; emailColumns?: string[]; userIdColumns?: string[]; onMatch?: 'delete' }): void;
+}
+
+/**
+ * The embeddable widget: the widget section (8 operations: the public config, events, identify
+ * and reports, and the workspace's widget settings), the script at GET /widget.js and the CORS
+ * preflight of the public operations. Builds on the widget install the workspaces plugin creates
+ * with every workspace (public key, allowed origins). See docs/widget.md.
+ *
+ * Container entries: `widgetIntake`, `widgetSettings`.
+ */
+export default definePlugin<WidgetOptions>({
+  name: 'widget',
+  version: '1.0.0',
+  requires: ['accounts', 'workspaces', 'tickets'],
+  options: widgetOptionsSchema,
+  register(ctx) {
+    const { container, config, options } = ctx;
+    const cradle = () => container.cradle as Record<string, unknown>;
+    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
+    const deps: WidgetDeps = {
+      get db() {
+        return cradle()[KEYS.db] as Knex;
+      },
+      get audit() {
+        return cradle()[KEYS.audit] as AuditWriter;
+      },
+      get outbox() {
+        return cradle()[KEYS.outbox] as Outbox;
+      },
+      get secretBox() {
+        return cradle()[KEYS.secretBox] as SecretBox;
+      },
+      get rateLimiter() {
+        return cradle()[KEYS.rateLimiter] as RateLimiter;
+      },
+      config,
+      options,
+      log: ctx.log as Logger,
+      get workspaces() {
+        return cradle().workspaceService as WorkspacePort;
+      },
+      get tickets() {
+        return cradle().ticketService as TicketPort;
+      },
+      // Optional plugins, looked up at each use (they may register after this one).
+      get errorIngest() {
+        return optional<ErrorIngestPort>('errorIngest');
+      },
+      get brand() {
+        return optional<BrandPort>('brandService');
+      },
+      get planLimits() {
+        return optional<PlanLimitsPort>('planLimits');
+      },
+    };
+    const store = new SettingsStore(deps.secretBox);
+    const intake = new WidgetIntake(deps, store);
+    const settings = new WidgetSettingsService(deps, store, intake);
+    ctx.provide({ widgetIntake: asValue(intake), widgetSettings: asValue(settings) });
+
+    // Erasure of an end user (privacy plugin) reaches the identities and reports; declared at
+    // start, when every plugin has registered.
+    ctx.onStart(() => {
+      const personalData = optional<PersonalDataPort>('personalData');
+      personalData?.declare({ plugin: 'widget', table: 'widget_identities', emailColumns: ['email'], userIdColumns: ['user_id'], onMatch: 'delete' });
+      personalData?.declare({ plugin: 'widget', table: 'widget_reports', emailColumns: ['email'], userIdColumns: ['user_id'], onMatch: 'delete' });
+    });
+
+    ctx.routes(publicWidgetRoutes(() => intake, options.maxReportBodyBytes));
+    ctx.routes(settingsRoutes(() => settings, cradle().ticketSchema as Joi.ObjectSchema));
+    ctx.server.route(assetRoutes(() => intake, new URL('./client/widget.js', import.meta.url), options.scriptMaxAgeSeconds));
+
+    // CORS answers of the public operations: only for an origin the handler found allowed, on
+    // successes and refusals alike (a 429 must be readable, with its Retry-After).
+    ctx.server.ext('onPreResponse', (request, h) => {
+      const origin = request.plugins.widget?.corsOrigin;
+      if (!origin || !request.path.startsWith('/v1/widget/')) return h.continue;
+      const res = request.response;
+      const headers: Record<string, string> = {
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': 'Retry-After',
+        vary: 'Origin',
+      };
+      if (Boom.isBoom(res)) Object.assign(res.output.headers, headers);
+      else for (const [k, v] of Object.entries(headers)) res.header(k, v);
+      return h.continue;
+    });
+  },
+});

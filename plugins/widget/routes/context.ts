@@ -1,0 +1,42 @@
+import type { Request } from '@hapi/hapi';
+import { requirePrincipal } from '../../../core/http/auth.js';
+import type { Actor } from '../services/deps.js';
+import type { CallerMeta } from '../services/intake.js';
+
+export const TAG = 'widget';
+export const ADMINS = { roles: ['owner', 'admin'] };
+
+export function actorOf(request: Request): Actor {
+  return {
+    principal: requirePrincipal(request),
+    ip: request.info.remoteAddress ?? null,
+    userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null,
+    requestId: request.info.id,
+  };
+}
+
+export function callerOf(request: Request): CallerMeta {
+  return {
+    origin: request.headers.origin as string | undefined,
+    ip: request.info.remoteAddress ?? null,
+    userAgent: request.headers['user-agent'] as string | undefined,
+  };
+}
+
+/** The public key of a widget call: X-Widget-Key, then `key` (or `public_key`) in the query, then `public_key` in the body. */
+export function keyOf(request: Request): string | undefined {
+  const q = request.query as { key?: string; public_key?: string };
+  const body = request.payload as { public_key?: string } | null;
+  return (request.headers['x-widget-key'] as string | undefined) || q.key || q.public_key || body?.public_key || undefined;
+}
+
+declare module '@hapi/hapi' {
+  interface PluginsStates {
+    widget?: { corsOrigin?: string };
+  }
+}
+
+/** Marks the request's Origin as allowed: onPreResponse adds the CORS headers (also to refusals such as 429). */
+export function allowCors(request: Request, origin: string | undefined): void {
+  if (origin) request.plugins.widget = { corsOrigin: origin };
+}

@@ -1,0 +1,230 @@
+import { createHmac } from 'node:crypto';
+import type { Knex } from 'knex';
+import { newId } from '../../../core/data/ids.js';
+import { httpError } from '../../../core/http/errors.js';
+import { safeEqual } from '../../../core/security/tokens.js';
+import { REFUSALS, localeOf } from '../texts.js';
+import { browserOf, sanitizeContext, type ReportContextInput } from './context.js';
+import type { WidgetDeps, WidgetWorkspace } from './deps.js';
+import { originAllowed } from './origins.js';
+import { presentConfig } from './present.js';
+import type { SettingsStore } from './store.js';
+
+type Refusal = keyof typeof REFUSALS;
+const refuse = (status: number, code: string, key: Refusal, details: Record<string, unknown> = {}) =>
+  httpError(status, code, REFUSALS[key].en, { ...details, message_it: REFUSALS[key].it });
+
+/** Where a public request came from. */
+export interface CallerMeta {
+  origin: string | undefined;
+  ip: string | null;
+  userAgent: string | undefined;
+}
+
+export interface EventInput {
+  type?: string;
+  message: string;
+  level?: 'fatal' | 'error' | 'warning' | 'info' | 'debug';
+  stack?: string;
+  url?: string;
+  release?: string;
+  environment?: string;
+  occurred_at?: string;
+  fingerprint?: string;
+}
+
+export interface EventsInput {
+  consent: boolean;
+  user_id?: string;
+  events: EventInput[];
+  browser?: Record<string, unknown>;
+}
+
+export interface IdentifyInput {
+  consent: boolean;
+  email: string;
+  user_hash: string;
+  user_id?: string;
+}
+
+export interface ReportInput {
+  email: string;
+  message: string;
+  name?: string;
+  user_id?: string;
+  user_hash?: string;
+  locale?: string;
+  technical_consent?: boolean;
+  screenshot_consent?: boolean;
+  screenshot?: string;
+  context?: ReportContextInput;
+}
+
+/** The hex HMAC-SHA256 of the lower-cased email, keyed with the install's identity secret (what the host computes). */
+export const userHashOf = (secret: string, email: string): string => createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
+
+const IMAGE_TYPES: Array<{ type: string; ext: string; test: (b: Buffer) => boolean }> = [
+  { type: 'image/png', ext: 'png', test: (b) => b.length > 8 && b.readUInt32BE(0) === 0x89504e47 },
+  { type: 'image/jpeg', ext: 'jpg', test: (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { type: 'image/webp', ext: 'webp', test: (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP' },
+];
+
+/**
+ * The public side of the widget (section widget, auth false): the configuration for a public
+ * key, passive error events into the proactive pipeline, identify, and reports that open
+ * tickets of origin widget. Every call names the install by its public key; browsers are held
+ * to the install's allowed origins.
+ */
+export class WidgetIntake {
+  constructor(
+    private readonly d: WidgetDeps,
+    private readonly store: SettingsStore,
+  ) {}
+
+  /** The install of a live public key; 404 for an unknown, rotated or revoked key. */
+  async install(key: string | undefined): Promise<WidgetWorkspace> {
+    if (!key) throw httpError(400, 'invalid_request', 'The widget key is missing: send X-Widget-Key or public_key', { errors: [{ path: 'public_key', message: 'required' }] });
+    const ws = await this.d.workspaces.findByWidgetKey(key);
+    if (!ws) throw refuse(404, 'not_found', 'unknown_key');
+    return ws;
+  }
+
+  /** Whether the browser's Origin may use the install; writes from another origin answer 403. */
+  admit(ws: WidgetWorkspace, meta: CallerMeta, write: boolean): boolean {
+    if (!meta.origin) return false;
+    const ok = originAllowed(meta.origin, ws.widget_allowed_origins ?? []);
+    if (!ok && write) throw refuse(403, 'origin_not_allowed', 'origin_not_allowed', { origin: meta.origin.slice(0, 200) });
+    return ok;
+  }
+
+  async config(ws: WidgetWorkspace, meta: CallerMeta, locale: string | undefined): Promise<Record<string, unknown>> {
+    const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
+    if (meta.origin && originAllowed(meta.origin, ws.widget_allowed_origins ?? [])) {
+      try {
+        await this.store.markSeen(this.d.db, ws.org_id, ws.id, new URL(meta.origin).origin);
+      } catch (err) {
+        this.d.log.warn({ err, workspace_id: ws.id }, 'widget: could not record the install as seen');
+      }
+    }
+    return presentConfig(this.d.db, this.d.brand, ws, settings, locale);
+  }
+
+  /** Passive error events (window.onerror, unhandledrejection) with the host site's consent. */
+  async events(ws: WidgetWorkspace, input: EventsInput, meta: CallerMeta): Promise<{ accepted: number; duplicates: number }> {
+    if (input.consent !== true) throw refuse(403, 'consent_required', 'host_consent', { consent: 'host' });
+    const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
+    const ingest = this.d.errorIngest;
+    if (!settings.passive_enabled || !ingest) throw refuse(403, 'passive_collection_disabled', 'passive_disabled');
+    await this.d.rateLimiter.consume(`widget-events:${ws.id}`, this.d.options.eventsPerMinute, 60_000, 'Too many widget events; retry later');
+    const email = input.user_id ? await this.emailOfUser(ws, input.user_id) : null;
+    const browser = browserOf(input.browser as never, meta.userAgent);
+    const now = new Date().toISOString();
+    const outcomes = await ingest.submit(input.events.map((e) => ({
+      orgId: ws.org_id,
+      workspaceId: ws.id,
+      connectorId: null,
+      source: 'widget' as const,
+      event: {
+        type: e.type || 'Error',
+        message: e.message,
+        level: e.level ?? 'error',
+        ...(e.stack ? { stack: e.stack } : {}),
+        ...(e.url ? { url: e.url } : {}),
+        ...(e.release ? { release: e.release } : {}),
+        ...(e.environment ? { environment: e.environment } : {}),
+        ...(e.fingerprint ? { fingerprint: e.fingerprint } : {}),
+        ...(input.user_id ? { user: { id: input.user_id, ...(email ? { email } : {}) } } : {}),
+        ...(browser ? { browser: { user_agent: browser.user_agent, name: browser.name, version: browser.version, os: browser.os } } : {}),
+        occurred_at: e.occurred_at ?? now,
+      },
+    })));
+    return { accepted: outcomes.filter((o) => !o.duplicate).length, duplicates: outcomes.filter((o) => o.duplicate).length };
+  }
+
+  /** Links the host's end user (an email vouched for by the host's HMAC) to this install, with consent. */
+  async identify(ws: WidgetWorkspace, input: IdentifyInput): Promise<{ identified: boolean; email: string; user_id: string | null }> {
+    if (input.consent !== true) throw refuse(403, 'consent_required', 'host_consent', { consent: 'host' });
+    await this.d.rateLimiter.consume(`widget-identify:${ws.id}`, this.d.options.identifyPerMinute, 60_000, 'Too many identify calls; retry later');
+    const email = input.email.trim().toLowerCase();
+    if (!(await this.hashValid(ws, email, input.user_hash))) throw refuse(401, 'invalid_user_hash', 'invalid_user_hash');
+    const now = new Date();
+    await this.d.db.raw(
+      `insert into widget_identities (id, org_id, workspace_id, email, user_id, consent_at, identified_at) values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (workspace_id, email) do update set user_id = coalesce(excluded.user_id, widget_identities.user_id), consent_at = excluded.consent_at, identified_at = excluded.identified_at`,
+      [newId('wid'), ws.org_id, ws.id, email, input.user_id ?? null, now, now],
+    );
+    return { identified: true, email, user_id: input.user_id ?? null };
+  }
+
+  /** A report from the widget's form: a ticket of origin widget with its technical context and screenshot. */
+  async report(ws: WidgetWorkspace, input: ReportInput, meta: CallerMeta): Promise<Record<string, unknown>> {
+    const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
+    let screenshot: { filename: string; contentType: string; content: Buffer } | null = null;
+    if (input.screenshot) {
+      if (input.screenshot_consent !== true) throw refuse(403, 'consent_required', 'screenshot_consent', { consent: 'screenshot' });
+      if (!settings.capture_screenshot) throw httpError(422, 'screenshot_not_accepted', 'This widget does not accept screenshots', { message_it: 'Questo widget non accetta screenshot' });
+      screenshot = this.decodeScreenshot(input.screenshot);
+    }
+    await this.d.rateLimiter.consume(`widget-reports:${ws.id}`, this.d.options.reportsPerMinute, 60_000, 'Too many reports; retry later');
+    if (meta.ip) await this.d.rateLimiter.consume(`widget-reports:ip:${meta.ip}`, this.d.options.reportsPerIpPerMinute, 60_000, 'Too many reports from this address; retry later');
+
+    const email = input.email.trim().toLowerCase();
+    const identified = input.user_hash ? await this.hashValid(ws, email, input.user_hash) : input.user_id ? (await this.emailOfUser(ws, input.user_id)) === email : false;
+    const technical = input.technical_consent === true;
+    const context = technical
+      ? sanitizeContext(input.context, { maxEntries: settings.max_entries, console: settings.capture_console, network: settings.capture_network, userAgent: meta.userAgent })
+      : sanitizeContext({ url: input.context?.url, release: input.context?.release }, { maxEntries: 0, console: false, network: false });
+    if (!technical) delete context.browser;
+    const firstLine = input.message.trim().split('\n')[0]!.trim();
+    const subject = firstLine.length > 120 ? `${firstLine.slice(0, 117)}…` : firstLine || 'Widget report';
+    const language = localeOf(input.locale);
+
+    return this.d.db.transaction(async (trx) => {
+      if (this.d.planLimits) await this.d.planLimits.assert(trx, ws.org_id, 'tickets_per_month', { workspaceId: ws.id });
+      const ticket = await this.d.tickets.createTicket(trx, {
+        orgId: ws.org_id,
+        workspaceId: ws.id,
+        origin: 'widget',
+        subject,
+        customerEmail: email,
+        customerName: input.name?.trim() || null,
+        language,
+        message: { from: email, fromName: input.name?.trim() || null, bodyText: input.message, widgetContext: context as unknown as Record<string, unknown>, screenshot },
+      });
+      const id = newId('wrp');
+      const created = new Date();
+      await this.insertReport(trx, { id, ws, ticketId: ticket.id, email, userId: input.user_id ?? null, identified, test: false, origin: meta.origin ?? null, pageUrl: context.url ?? null, created });
+      return { id, ticket_id: ticket.id, status_url: this.d.tickets.statusUrl(ticket), identified, created_at: created.toISOString() };
+    });
+  }
+
+  async insertReport(trx: Knex, r: { id: string; ws: WidgetWorkspace; ticketId: string; email: string | null; userId: string | null; identified: boolean; test: boolean; origin: string | null; pageUrl: string | null; created: Date }): Promise<void> {
+    await trx('widget_reports').insert({
+      id: r.id, org_id: r.ws.org_id, workspace_id: r.ws.id, ticket_id: r.ticketId, email: r.email, user_id: r.userId, identified: r.identified, test: r.test,
+      origin: r.origin?.slice(0, 300) ?? null, page_url: r.pageUrl?.slice(0, 2000) ?? null, created_at: r.created,
+    });
+  }
+
+  private async hashValid(ws: WidgetWorkspace, email: string, hash: string): Promise<boolean> {
+    const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
+    const secret = this.store.identitySecret(settings);
+    return !!secret && safeEqual(userHashOf(secret, email), hash.trim().toLowerCase());
+  }
+
+  private async emailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {
+    const row = (await this.d.db('widget_identities').where({ org_id: ws.org_id, workspace_id: ws.id, user_id: userId }).orderBy('identified_at', 'desc').first('email')) as { email: string } | undefined;
+    return row?.email ?? null;
+  }
+
+  private decodeScreenshot(value: string): { filename: string; contentType: string; content: Buffer } {
+    const m = /^data:(image\/[a-z+.-]+);base64,(.*)$/is.exec(value.trim());
+    const b64 = (m ? m[2]! : value).replace(/\s+/g, '');
+    if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64)) throw refuse(422, 'invalid_screenshot', 'screenshot_invalid');
+    if (Math.floor((b64.length * 3) / 4) > this.d.options.maxScreenshotBytes + 3) throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
+    const content = Buffer.from(b64, 'base64');
+    if (content.length > this.d.options.maxScreenshotBytes) throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
+    const kind = IMAGE_TYPES.find((t) => t.test(content));
+    if (!kind) throw refuse(422, 'invalid_screenshot', 'screenshot_invalid');
+    return { filename: `screenshot.${kind.ext}`, contentType: kind.type, content };
+  }
+}
