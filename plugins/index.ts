@@ -23,5 +23,6 @@ export const builtinPlugins: Record<string, Loader> = {
   proactive: () => import('./proactive/index.js'),
   audit: () => import('./audit/index.js'),
   privacy: () => import('./privacy/index.js'),
+  onboarding: () => import('./onboarding/index.js'),
   widget: () => import('./widget/index.js'),
 };

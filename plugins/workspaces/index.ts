@@ -5,7 +5,7 @@ import type { Db } from '../../core/data/db.js';
 import Joi from 'joi';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { workspaceRoutes } from './routes/workspaces.js';
-import { WorkspaceService, type FixCreditsProvider } from './services/workspace-service.js';
+import { WorkspaceService, type ExecutionRulesPort, type FixCreditsProvider } from './services/workspace-service.js';
 
 export interface WorkspacesOptions {
   /** Domain of inbound addresses; default `inbound.<host of PUBLIC_BASE_URL>`. */
@@ -31,6 +31,7 @@ export default definePlugin<WorkspacesOptions>({
         { db: cradle.db, outbox: cradle.outbox, audit: cradle.audit },
         inboundDomain,
         () => (ctx.container.resolve('fixCredits', { allowUnregistered: true }) as FixCreditsProvider | undefined) ?? null,
+        () => (ctx.container.resolve('executionRules', { allowUnregistered: true }) as ExecutionRulesPort | undefined) ?? null,
       )).singleton(),
     });
     ctx.routes(workspaceRoutes(() => ctx.container.resolve<WorkspaceService>('workspaceService')));

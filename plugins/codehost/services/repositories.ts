@@ -230,6 +230,18 @@ export class RepositoryService {
       { onboarding_pr: row.onboarding_pr?.number ?? null }, { onboarding_pr: pr.number }, { error: pr.error });
   }
 
+  /**
+   * The files openOnboardingPr would push, without pushing (the onboarding plugin's preview);
+   * `runsOn` overrides the repository's runner labels. Also names the CI secret of the agent key.
+   */
+  async onboardingPreview(orgId: string, id: string, runsOn?: string[]): Promise<{ files: Record<string, string>; workflowPath: string; secretName: string }> {
+    const row = await this.loadForOrg(orgId, id);
+    const ws = await this.d.workspaces().get(orgId, row.workspace_id);
+    const baseUrl = this.d.config.server.publicBaseUrl.replace(/\/+$/, '');
+    const files = onboardingFiles(this.d.options, { baseUrl, workspace: ws, repository: { full_name: row.full_name, default_branch: row.default_branch, runs_on: runsOn ?? row.runs_on ?? [] } });
+    return { files, workflowPath: this.d.options.onboarding.workflowPath, secretName: this.d.options.agentKeySecretName };
+  }
+
   /** POST /v1/repositories/{id}/refresh: re-reads name, default branch and visibility. */
   async refresh(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
     const row = await this.load(principal, id);

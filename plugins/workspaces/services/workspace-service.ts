@@ -32,6 +32,14 @@ export interface FixCreditsProvider {
   available(orgId: string, workspaceId: string): Promise<number>;
 }
 
+/**
+ * Optional seam the onboarding plugin fills (`executionRules`): the forbidden combinations of
+ * execution settings; throws 422 forbidden_combination.
+ */
+export interface ExecutionRulesPort {
+  assertAllowed(choice: { mode: string; agent: string; auth: string | null; transport: string | null }, locale: string | null | undefined, opts?: { patch?: boolean }): void;
+}
+
 export interface WorkspaceServiceDeps {
   db: Db;
   outbox: Outbox;
@@ -71,6 +79,7 @@ export class WorkspaceService {
     /** Domain of inbound addresses, e.g. `inbound.example.com`. */
     readonly inboundDomain: string,
     private readonly credits: () => FixCreditsProvider | null = () => null,
+    private readonly rules: () => ExecutionRulesPort | null = () => null,
   ) {}
 
   /** The workspace of this organization, or 404 (also for another organization's id). */
@@ -154,6 +163,12 @@ export class WorkspaceService {
       const before = await this.lockOpen(trx, principal, id);
       if (before.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be changed');
       const patch: Record<string, unknown> = { ...input };
+      if (['execution_mode', 'agent_id', 'auth_method', 'runner_transport'].some((k) => k in patch)) {
+        const pick = <T>(k: string, current: T): T => (k in patch ? (patch[k] as T) : current);
+        this.rules()?.assertAllowed({
+          mode: pick('execution_mode', before.execution_mode), agent: pick('agent_id', before.agent_id), auth: pick('auth_method', before.auth_method), transport: pick('runner_transport', before.runner_transport),
+        }, principal.locale, { patch: true });
+      }
       for (const k of ['client_name', 'test_command', 'report_intro']) if (patch[k] === '') patch[k] = null;
       if (input.agent_config) patch.agent_config = mergeAgentConfig(before.agent_config ?? {}, input.agent_config);
       const firstResponse = (patch.sla_first_response_minutes as number | undefined) ?? before.sla_first_response_minutes;

@@ -1,0 +1,269 @@
+import type { Knex } from 'knex';
+import { newId } from '../../../core/data/ids.js';
+import type { Principal } from '../../../core/http/auth.js';
+import { conflict, httpError, notFound } from '../../../core/http/errors.js';
+import { DemoRunModel, type DemoStatus } from '../models.js';
+import { chooseCase } from './demo-cases.js';
+import { actorOf, iso, type OnboardingDeps, type RepositoryRow, type RequestMeta, type WorkspaceLike } from './deps.js';
+
+interface JobRow { id: string; ticket_id: string; kind: string; status: string; mode: string; cost_usd: string | number; error_code: string | null; error_detail: string | null; created_at: Date }
+interface DiagnosisRow { id: string; ticket_id: string; category: string; confidence: number; root_cause_md: string; references: Array<{ path: string; line_start?: number; line_end?: number; symbol?: string | null }>; public_summary: string | null; outcome: string; created_at: Date }
+interface AttemptRow { status: string; verify_passed: boolean; tests_passed: boolean; tests_ran: boolean; reason: string | null; pr_number: number | null; pr_url: string | null; branch: string }
+
+const FIX_REASONS = new Set(['verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other']);
+
+/** What the fix loop has done with the run's tickets (read from its tables, by organization). */
+interface Progress { jobs: JobRow[]; diagnoses: DiagnosisRow[]; attempt: AttemptRow | null; draft: { kind: string; body_md: string; created_at: Date } | null }
+
+/**
+ * The demo: a demo ticket made through the tickets service and diagnosed by the fix loop; the run
+ * follows the ticket's diagnosis job (status, phase, outcome, cost, first diagnosis). Once per
+ * organization in managed mode (unique index); the workspace demo runs through the workspace's
+ * own execution settings without consent.
+ */
+export class DemoService {
+  constructor(private readonly d: OnboardingDeps) {}
+
+  async latest(orgId: string, trx?: Knex): Promise<DemoRunModel | undefined> {
+    return DemoRunModel.query(trx ?? this.d.db).forOrg(orgId).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(1).first();
+  }
+
+  async managedRun(orgId: string, trx?: Knex): Promise<DemoRunModel | undefined> {
+    return DemoRunModel.query(trx ?? this.d.db).forOrg(orgId).where({ mode: 'managed' }).limit(1).first();
+  }
+
+  /** Starts a run on the workspace's first repository: chooses the case, opens the demo ticket. */
+  async start(principal: Principal, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace', meta: RequestMeta): Promise<DemoRunModel> {
+    const locale = principal.locale === 'it' ? 'it' : 'en';
+    const chosen = await chooseCase(this.d, principal.orgId, ws.id, repo, locale);
+    const now = this.d.clock();
+    try {
+      return await this.insertRun(principal, ws, repo, mode, chosen, locale, now, meta);
+    } catch (err) {
+      // Two starts at once: the unique index keeps one; the other is the same refusal.
+      const e = err as { code?: string; nativeError?: { code?: string } };
+      if (mode === 'managed' && (e.code === '23505' || e.nativeError?.code === '23505')) throw conflict('demo_already_used', 'The demo runs once per organization');
+      throw err;
+    }
+  }
+
+  private async insertRun(principal: Principal, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace', chosen: Awaited<ReturnType<typeof chooseCase>>, locale: string, now: Date, meta: RequestMeta): Promise<DemoRunModel> {
+    return this.d.db.transaction(async (trx) => {
+      if (mode === 'managed' && (await this.managedRun(principal.orgId, trx))) throw conflict('demo_already_used', 'The demo runs once per organization');
+      if (mode === 'workspace') {
+        const active = await DemoRunModel.query(trx).forOrg(principal.orgId).where({ mode: 'workspace' }).whereNotIn('status', ['completed', 'failed']).limit(1).first();
+        if (active) throw conflict('demo_running', 'A workspace demo is still running', { run_id: active.id });
+      }
+      const id = newId(DemoRunModel.idPrefix);
+      const base = {
+        id, org_id: principal.orgId, workspace_id: ws.id, mode, started_at: now, cap_usd: mode === 'managed' ? this.d.options.demoCapUsd : 0,
+        repository: { full_name: repo.full_name, html_url: repo.html_url }, repository_id: repo.id, indexed: repo.index_status === 'ready', attempts: 1, ticket_ids: [] as string[],
+      };
+      let run: DemoRunModel;
+      if (!chosen) {
+        run = await DemoRunModel.query(trx).insert({ ...base, status: 'failed', phase: 'failed', completed_at: now, error_code: 'no_case', error_detail: 'The repository gave no error, issue, defect or README to build a demo from.' }).returning('*');
+      } else {
+        const ticket = await this.openTicket(trx, principal.orgId, ws.id, chosen, locale);
+        run = await DemoRunModel.query(trx).insert({
+          ...base, status: 'running', phase: base.indexed ? 'reading_code' : 'indexing', case_kind: chosen.source.kind, source: chosen.source, email: chosen.email, ticket_id: ticket.id, ticket_ids: [ticket.id],
+        }).returning('*');
+      }
+      if (mode === 'managed') await trx('organizations').where({ id: principal.orgId }).update({ demo_used_at: now });
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId, actor: actorOf(principal), action: mode === 'managed' ? 'onboarding.demo_started' : 'onboarding.workspace_demo_started', target: { type: 'demo_run', id },
+        workspaceId: ws.id, changes: { demo: { before: null, after: run.status } }, metadata: { case_kind: run.case_kind, ticket_id: run.ticket_id, cap_usd: Number(run.cap_usd) }, ...meta,
+      });
+      await this.d.outbox.add(trx, 'onboarding.demo_started', { run_id: id, mode, workspace_id: ws.id, ticket_id: run.ticket_id, case_kind: run.case_kind }, { orgId: principal.orgId });
+      return run;
+    });
+  }
+
+  /** Reruns a demo that stopped without a diagnosis, within its cap: a new demo ticket, attempts + 1. */
+  async retry(principal: Principal, meta: RequestMeta): Promise<DemoRunModel> {
+    const current = await this.latest(principal.orgId);
+    if (!current) throw notFound('demo');
+    const run = await this.sync(current);
+    const retry = this.retryOf(run);
+    if (!retry.allowed) throw conflict('retry_not_allowed', 'Only a demo that stopped without a diagnosis can be retried, within its cap', { reason: retry.reason });
+    const ws = await this.d.workspaces.get(principal.orgId, run.workspace_id);
+    const repo = run.repository_id && this.d.repositories ? await this.d.repositories.loadForOrg(principal.orgId, run.repository_id).catch(() => null) : null;
+    if (!repo) throw httpError(422, 'no_repository', 'The demo repository is no longer connected');
+    const locale = principal.locale === 'it' ? 'it' : 'en';
+    const chosen = await chooseCase(this.d, principal.orgId, ws.id, repo, locale);
+    return this.d.db.transaction(async (trx) => {
+      const locked = await DemoRunModel.query(trx).forOrg(principal.orgId).findById(run.id).forUpdate();
+      if (!locked || locked.status !== 'failed' || locked.attempts !== run.attempts) throw conflict('retry_not_allowed', 'The demo changed meanwhile', { reason: 'not_failed' });
+      const now = this.d.clock();
+      const patch: Partial<DemoRunModel> = { attempts: run.attempts + 1, started_at: now, completed_at: null, error_code: null, error_detail: null, outcome: null };
+      if (!chosen) Object.assign(patch, { status: 'failed', phase: 'failed', completed_at: now, error_code: 'no_case', error_detail: 'The repository gave no case for the demo.' });
+      else {
+        const ticket = await this.openTicket(trx, principal.orgId, ws.id, chosen, locale);
+        Object.assign(patch, { status: 'running', phase: 'reading_code', case_kind: chosen.source.kind, source: chosen.source, email: chosen.email, ticket_id: ticket.id, ticket_ids: [...run.ticket_ids, ticket.id] });
+      }
+      const after = await DemoRunModel.query(trx).forOrg(principal.orgId).patchAndFetchById(run.id, patch);
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId, actor: actorOf(principal), action: 'onboarding.demo_retried', target: { type: 'demo_run', id: run.id }, workspaceId: run.workspace_id,
+        changes: { attempts: { before: run.attempts, after: after.attempts }, status: { before: run.status, after: after.status } }, metadata: { previous_error: run.error_code }, ...meta,
+      });
+      return after;
+    });
+  }
+
+  private async openTicket(trx: Knex, orgId: string, workspaceId: string, chosen: NonNullable<Awaited<ReturnType<typeof chooseCase>>>, locale: string) {
+    const e = chosen.email;
+    return this.d.tickets.createTicket(trx, {
+      orgId, workspaceId, origin: 'email', subject: e.subject, customerEmail: e.from_address, customerName: e.from_name, language: locale, isDemo: true, errorGroupId: chosen.errorGroupId,
+      message: { from: e.from_address, fromName: e.from_name, subject: e.subject, bodyText: e.body, receivedAt: new Date(e.received_at) },
+    });
+  }
+
+  retryOf(run: DemoRunModel): { allowed: boolean; reason: string | null } {
+    if (run.first_diagnosis_at) return { allowed: false, reason: 'diagnosed' };
+    if (run.status !== 'failed') return { allowed: false, reason: 'not_failed' };
+    if (run.mode === 'managed' && Number(run.cost_usd) >= Number(run.cap_usd) && Number(run.cap_usd) > 0) return { allowed: false, reason: 'budget_exhausted' };
+    if (run.attempts >= this.d.options.demoMaxAttempts) return { allowed: false, reason: 'max_attempts' };
+    return { allowed: true, reason: null };
+  }
+
+  /** The run's tickets as the fix loop left them. */
+  private async progress(db: Knex, run: DemoRunModel): Promise<Progress> {
+    const ids = run.ticket_ids.length ? run.ticket_ids : run.ticket_id ? [run.ticket_id] : [];
+    if (ids.length === 0) return { jobs: [], diagnoses: [], attempt: null, draft: null };
+    const [jobs, diagnoses] = await Promise.all([
+      db('fix_jobs').where({ org_id: run.org_id }).whereIn('ticket_id', ids).orderBy('created_at') as Promise<JobRow[]>,
+      db('fix_diagnoses').where({ org_id: run.org_id }).whereIn('ticket_id', ids).orderBy('created_at') as Promise<DiagnosisRow[]>,
+    ]);
+    const attempt = run.ticket_id ? ((await db('fix_attempts').where({ org_id: run.org_id, ticket_id: run.ticket_id }).orderBy('number', 'desc').first()) as AttemptRow | undefined) ?? null : null;
+    const current = diagnoses.filter((x) => x.ticket_id === run.ticket_id).pop();
+    const draft = current ? ((await db('ticket_drafts').where({ org_id: run.org_id, diagnosis_id: current.id }).orderBy('created_at').select('kind', 'body_md', 'created_at').first()) as Progress['draft'] | undefined) ?? null : null;
+    return { jobs, diagnoses, attempt, draft };
+  }
+
+  /** Brings the run in line with its ticket's jobs and stores what changed (bus consumer and reads). */
+  async sync(run: DemoRunModel, trx?: Knex): Promise<DemoRunModel> {
+    const db = trx ?? this.d.db;
+    const p = await this.progress(db, run);
+    const next = this.derive(run, p);
+    const changed = (Object.keys(next) as Array<keyof typeof next>).some((k) => String(next[k] ?? '') !== String(run[k] instanceof Date ? (run[k] as Date).toISOString() : run[k] ?? ''));
+    if (!changed) return run;
+    return DemoRunModel.query(db).forOrg(run.org_id).patchAndFetchById(run.id, next);
+  }
+
+  private derive(run: DemoRunModel, p: Progress) {
+    const cost = p.jobs.reduce((s, j) => s + Number(j.cost_usd || 0), 0);
+    const first = p.diagnoses[0];
+    const current = p.diagnoses.filter((x) => x.ticket_id === run.ticket_id).pop();
+    const job = p.jobs.filter((j) => j.ticket_id === run.ticket_id && j.kind === 'diagnose').pop();
+    const now = this.d.clock();
+    let status: DemoStatus = run.status;
+    let phase = run.phase;
+    let outcome: string | null = run.outcome;
+    let errorCode = run.error_code;
+    let errorDetail = run.error_detail;
+    let completedAt: Date | string | null = run.completed_at;
+    const done = (s: DemoStatus, ph: string) => { status = s; phase = ph; completedAt ??= now; };
+    if (run.error_code === 'no_case') return { cost_usd: cost };
+    if (current) {
+      errorCode = null; errorDetail = null;
+      if (current.outcome === 'fix_queued') {
+        const a = p.attempt;
+        if (!a || a.status === 'running') { status = 'running'; phase = 'fixing'; completedAt = null; outcome = null; }
+        else if (a.status === 'verified' || a.status === 'merged') { outcome = a.pr_number ? 'pull_request' : 'fix_ready'; done('completed', 'done'); }
+        else { outcome = 'fix_not_verified'; done('completed', 'done'); }
+      } else {
+        outcome = current.outcome === 'escalated' ? 'escalated' : 'answer';
+        done('completed', 'done');
+      }
+    } else if (job && ['failed', 'dead', 'cancelled'].includes(job.status)) {
+      errorCode = job.error_code === 'timed_out' || job.error_code === 'timeout' ? 'timed_out' : 'job_failed';
+      errorDetail = (job.error_detail ?? `The diagnosis job ${job.status}.`).slice(0, 500);
+      done('failed', 'failed');
+    } else if (job && job.status === 'succeeded') {
+      errorCode = 'job_failed'; errorDetail = 'The diagnosis job ended without a diagnosis.';
+      done('failed', 'failed');
+    } else if (run.status !== 'failed' && run.status !== 'completed') {
+      status = 'running';
+      phase = job ? (job.mode === 'runner' || job.mode === 'mcp' ? 'waiting_runner' : 'diagnosing') : run.indexed ? 'reading_code' : 'indexing';
+      if (now.getTime() - new Date(run.started_at).getTime() > this.d.options.demoTimeoutMinutes * 60_000) {
+        errorCode = 'timed_out'; errorDetail = 'No diagnosis arrived in time.';
+        done('failed', 'failed');
+      }
+    }
+    if (status !== 'completed' && run.mode === 'managed' && Number(run.cap_usd) > 0 && cost >= Number(run.cap_usd)) {
+      errorCode = 'budget_exhausted'; errorDetail = `The demo reached its cap of ${Number(run.cap_usd).toFixed(2)} USD.`;
+      done('failed', 'failed');
+    }
+    return {
+      status, phase, outcome, error_code: errorCode, error_detail: errorDetail, cost_usd: cost,
+      first_diagnosis_at: first ? new Date(first.created_at) : null,
+      completed_at: completedAt ? new Date(completedAt) : null,
+      indexed: run.indexed || !!job,
+    };
+  }
+
+  /** The DemoRun answer (syncs first). */
+  async json(run: DemoRunModel) {
+    const synced = await this.sync(run);
+    const p = await this.progress(this.d.db, synced);
+    const current = p.diagnoses.filter((x) => x.ticket_id === synced.ticket_id).pop();
+    let ticket: { id: string; state: string; public_state: string } | null = null;
+    let statusUrl: string | null = null;
+    if (synced.ticket_id) {
+      const t = await this.d.tickets.mustGet(this.d.db, synced.org_id, synced.ticket_id).catch(() => null);
+      if (t) {
+        const detail = await this.d.tickets.detail(synced.org_id, t.id);
+        ticket = { id: t.id, state: t.state, public_state: String(detail.public_state) };
+        statusUrl = this.d.tickets.statusUrl(t);
+      }
+    }
+    const repoUrl = synced.repository?.html_url ?? null;
+    const a = p.attempt;
+    return {
+      id: synced.id,
+      status: synced.status,
+      mode: synced.mode,
+      phase: synced.phase,
+      outcome: synced.outcome,
+      done: synced.status === 'completed' || synced.status === 'failed',
+      case_kind: synced.case_kind,
+      source: synced.source ? { kind: synced.source.kind, error_group_id: synced.source.error_group_id ?? null, issue_number: synced.source.issue_number ?? null, issue_url: synced.source.issue_url ?? null, path: synced.source.path ?? null, line_start: synced.source.line_start ?? null, line_end: synced.source.line_end ?? null, readme_path: synced.source.readme_path ?? null } : null,
+      started_at: iso(synced.started_at)!,
+      first_diagnosis_at: iso(synced.first_diagnosis_at),
+      completed_at: iso(synced.completed_at),
+      cost_usd: Number(synced.cost_usd),
+      cap_usd: Number(synced.cap_usd),
+      error: synced.error_code ? { code: synced.error_code, detail: synced.error_detail } : null,
+      retry: this.retryOf(synced),
+      attempts: synced.attempts,
+      repository: synced.repository,
+      email: synced.email,
+      ticket,
+      status_page_url: statusUrl,
+      indexed: synced.indexed,
+      diagnosis: current ? {
+        category: current.category,
+        confidence: Number(current.confidence),
+        root_cause_md: current.root_cause_md,
+        references: (current.references ?? []).map((r) => ({
+          path: r.path, line_start: r.line_start ?? null, line_end: r.line_end ?? null, symbol: r.symbol ?? null,
+          url: repoUrl && /^https?:/.test(repoUrl) ? `${repoUrl}/blob/HEAD/${r.path}${r.line_start ? `#L${r.line_start}` : ''}` : null,
+        })),
+        public_summary: current.public_summary,
+        created_at: iso(current.created_at)!,
+      } : null,
+      draft: p.draft ? { kind: p.draft.kind, body_md: p.draft.body_md, created_at: iso(p.draft.created_at)! } : null,
+      fix: a ? {
+        status: a.status === 'running' ? 'running' : a.status === 'verified' || a.status === 'merged' ? 'verified' : 'not_verified',
+        verify_passed: a.verify_passed, tests_passed: a.tests_passed, tests_ran: a.tests_ran, reason: a.reason && FIX_REASONS.has(a.reason) ? a.reason : a.reason ? 'other' : null,
+      } : null,
+      pull_request: a?.pr_number ? { number: a.pr_number, url: a.pr_url, title: synced.email?.subject ?? null, branch: a.branch, draft: false, labeled: false } : null,
+      ticket_closed: ticket?.state === 'closed',
+    };
+  }
+
+  /** The bus: a job of a demo ticket moved; the run follows (in the consumer's transaction). */
+  async onJobEvent(trx: Knex, orgId: string, ticketId: string): Promise<void> {
+    const run = await DemoRunModel.query(trx).forOrg(orgId).whereRaw('ticket_ids @> ?::jsonb', [JSON.stringify([ticketId])]).limit(1).first();
+    if (run) await this.sync(run, trx);
+  }
+}
