@@ -13,6 +13,7 @@ export const builtinAdapters: Record<string, Loader> = {
   'codehost-github': () => import('./codehost-github/index.js'),
   'codehost-local': () => import('./codehost-local/index.js'),
   'connector-endpoint': () => import('./connector-endpoint/index.js'),
+  'connector-error-tracker': () => import('./connector-error-tracker/index.js'),
   'errors-sentry': () => import('./errors-sentry/index.js'),
   'identity-oidc': () => import('./identity-oidc/index.js'),
   'identity-saml': () => import('./identity-saml/index.js'),

@@ -10,7 +10,7 @@ import { KEYS } from '../../core/kernel/keys.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { fixesOptionsSchema, type FixesOptions } from './options.js';
 import { ticketJobRoutes } from './routes/ticket-jobs.js';
-import type { BillingGatePort, CodeIndexPort, DraftPort, FixesDeps, GovernancePort, MailerPort, RepositoriesPort, TicketActionsPort, TicketPort, WorkspacePort } from './services/deps.js';
+import type { BillingGatePort, CodeIndexPort, DraftPort, FixesDeps, GovernancePort, MailerPort, PatternMatcherPort, RepositoriesPort, TicketActionsPort, TicketPort, WorkspacePort } from './services/deps.js';
 import { JobPayloads } from './services/job-payload.js';
 import { JOB_REQUESTED, JobQueue } from './services/job-queue.js';
 import { JobWorker } from './services/job-worker.js';
@@ -55,6 +55,7 @@ export default definePlugin<FixesOptions>({
       get governance() { return optional<GovernancePort>('approvalGovernance'); },
       get mailer() { return cradle().mailer as MailerPort; },
       get billingGate() { return optional<BillingGatePort>('billingGate'); },
+      get patternMatcher() { return optional<PatternMatcherPort>('patternMatcher'); },
     };
     const queue = new JobQueue(deps);
     const loop = new FixLoop(deps, queue);

@@ -9,10 +9,15 @@ import { asValue } from 'awilix';
 import { proactiveOptionsSchema, type ProactiveOptions } from './options.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { errorGroupRoutes } from './routes/error-groups.js';
+import { errorTrackerWebhookRoutes } from './routes/error-tracker-webhook.js';
+import { patternRoutes } from './routes/patterns.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { sourceMapRoutes } from './routes/sourcemaps.js';
 import { ConnectorService, type WorkspaceOpener } from './services/connectors.js';
 import { ErrorGroupService } from './services/error-groups.js';
+import { ErrorTrackerWebhook } from './services/error-tracker-webhook.js';
+import { PatternService } from './services/patterns.js';
+import { ConnectorPoller, POLL_SWEEP_MS } from './services/poller.js';
 import { GroupWriter } from './services/group-writer.js';
 import { IngestQueue } from './services/ingest-queue.js';
 import { IngestService } from './services/ingest.js';
@@ -34,7 +39,9 @@ import type { GroupTrigger } from './models.js';
  * the retention purge. docs/proactive.md describes it.
  *
  * Container keys it provides: `errorIngest` (the ingest queue: `submit(events)`, used by the
- * widget plugin for passive errors), `errorGroupService`, `connectorService`, `proactiveTickets`.
+ * widget plugin for passive errors), `errorGroupService`, `connectorService`, `proactiveTickets`,
+ * `connectorPoller`, `patternService` and `patternMatcher` (`matchTicket(orgId, ticketId, limit)`
+ * for diagnosis).
  */
 export default definePlugin<ProactiveOptions>({
   name: 'proactive',
@@ -78,7 +85,14 @@ export default definePlugin<ProactiveOptions>({
       planCatalog: catalog,
     });
 
+    const webhook = new ErrorTrackerWebhook({ db, queue, connectors: () => connectors, adapters });
+    const poller = new ConnectorPoller({ db, queue, connectors: () => connectors, adapters, log: ctx.log });
+    const patterns = new PatternService({ db, audit });
+
     ctx.provide({
+      connectorPoller: asValue(poller),
+      patternService: asValue(patterns),
+      patternMatcher: asValue(patterns),
       errorIngest: asValue(queue),
       connectorService: asValue(connectors),
       errorGroupService: asValue(groups),
@@ -90,6 +104,8 @@ export default definePlugin<ProactiveOptions>({
       ...ingestRoutes(() => ingest, options.ingest.maxBodyBytes),
       ...errorGroupRoutes(() => groups, () => tickets),
       ...sourceMapRoutes(() => sourceMaps, options.sourcemaps),
+      ...errorTrackerWebhookRoutes(() => webhook, options.ingest.maxBodyBytes),
+      ...patternRoutes(() => patterns),
     ]);
 
     // A trigger fired during ingest: open (or join) the proactive ticket. Refusals are answers,
@@ -109,6 +125,10 @@ export default definePlugin<ProactiveOptions>({
       }
     }, { idempotent: false });
 
+    // Connectors of polling kinds, by next_poll_at, with back-off on errors (docs/proactive.md).
+    ctx.schedule('poll-connectors', { everyMs: POLL_SWEEP_MS }, async () => {
+      await poller.runOnce();
+    });
     ctx.schedule('purge-expired-events', { everyMs: options.retentionSweepMs }, async () => {
       await purgeExpiredEvents(db, new Date());
     });

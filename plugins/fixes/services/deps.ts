@@ -105,6 +105,13 @@ export interface FixesDeps {
   readonly governance: GovernancePort | null;
   readonly mailer: MailerPort;
   readonly billingGate: BillingGatePort | null;
+  /** Optional: known fixes of similar problems are offered to diagnosis and fix jobs. */
+  readonly patternMatcher?: PatternMatcherPort | null;
+}
+
+/** `patternMatcher` (proactive plugin), when present: learned problem → fix patterns that fit a ticket, best first. */
+export interface PatternMatcherPort {
+  matchTicket(orgId: string, ticketId: string, limit?: number): Promise<Array<{ score: number; pattern: Record<string, unknown> }>>;
 }
 
 /** `billingGate` (billing plugin), when present: caps and fix credits. */

@@ -16,7 +16,7 @@ const BODY_LIMIT = 20_000;
 
 /** Builds what an executor receives for a job: the AgentJob, repository tools and the secrets to mask. */
 export class JobPayloads {
-  constructor(private readonly d: Pick<FixesDeps, 'db' | 'tickets' | 'workspaces' | 'codeIndex' | 'options' | 'codeHost' | 'repositories'>) {}
+  constructor(private readonly d: Pick<FixesDeps, 'db' | 'tickets' | 'workspaces' | 'codeIndex' | 'options' | 'codeHost' | 'repositories' | 'patternMatcher'>) {}
 
   /** The workspace's connected repository (codehost plugin's table), if any. */
   async repositoryOf(orgId: string, workspaceId: string): Promise<RepoRow | null> {
@@ -48,7 +48,7 @@ export class JobPayloads {
         language: ticket.language,
       },
       repository: repo ? { id: repo.id, full_name: repo.full_name, default_branch: repo.default_branch, is_public: repo.is_public } : null,
-      instructions: job.payload.instructions ?? (job.kind === 'diagnose' ? 'Diagnose the report and draft a reply.' : 'Fix the defect and run the tests.'),
+      instructions: (job.payload.instructions ?? (job.kind === 'diagnose' ? 'Diagnose the report and draft a reply.' : 'Fix the defect and run the tests.')) + (await this.patternHints(job)),
       limits: job.payload.limits ?? { max_minutes: cfg.max_minutes ?? this.d.options.defaultMaxMinutes, max_cost_usd: cfg.max_cost_usd ?? this.d.options.defaultMaxCostUsd },
       ...(job.payload.branch ? { branch: job.payload.branch } : {}),
       test_command: ws.test_command,
@@ -85,5 +85,21 @@ export class JobPayloads {
         }
       : undefined;
     return { agentJob, tools, secrets };
+  }
+
+  /** Known fixes of similar problems (proactive plugin's `patternMatcher`, when present), as a note for the agent; '' when none fits. */
+  private async patternHints(job: FixJob): Promise<string> {
+    if (!this.d.patternMatcher) return '';
+    try {
+      const matches = (await this.d.patternMatcher.matchTicket(job.org_id, job.ticket_id, 3)).filter((m) => m.score >= 0.5);
+      if (!matches.length) return '';
+      const lines = matches.map((m) => {
+        const fix = (m.pattern.fix ?? {}) as { summary?: string };
+        return `- ${String(m.pattern.title ?? '')} (score ${m.score.toFixed(2)}): ${fix.summary ?? ''}`.slice(0, 600);
+      });
+      return `\n\nKnown fixes of similar problems (learned patterns; check they apply before reusing them):\n${lines.join('\n')}`;
+    } catch {
+      return ''; // hints never stop a job
+    }
   }
 }
