@@ -25,4 +25,5 @@ export const builtinPlugins: Record<string, Loader> = {
   privacy: () => import('./privacy/index.js'),
   onboarding: () => import('./onboarding/index.js'),
   widget: () => import('./widget/index.js'),
+  runner: () => import('./runner/index.js'),
 };

@@ -25,6 +25,13 @@ export interface JobHooks {
   onDead(trx: Knex, job: FixJob): Promise<void>;
 }
 
+/** Narrows a claim (a runner claims only its workspace's jobs, or one job by id). */
+export interface ClaimFilter {
+  orgId?: string;
+  workspaceId?: string;
+  jobId?: string;
+}
+
 export const JOB_REQUESTED = 'fixes.job_requested';
 
 const errorText = (e: { code: string; detail: string }) => `${e.code}: ${e.detail}`.slice(0, 2000);
@@ -71,12 +78,16 @@ export class JobQueue {
    * an expired lease (its worker died; that counts as an attempt). A job out of attempts is
    * dead-lettered instead of claimed. Undefined when nothing is claimable.
    */
-  async claim(owner: string, executors: string[]): Promise<FixJob | undefined> {
+  async claim(owner: string, executors: string[], only: ClaimFilter = {}): Promise<FixJob | undefined> {
     if (executors.length === 0) return undefined;
     for (;;) {
       const outcome = await this.d.db.transaction(async (trx) => {
-        const row = await FixJob.query(trx)
-          .acrossOrgs('job claim by a worker')
+        const q = FixJob.query(trx).acrossOrgs('job claim by a worker');
+        // A customer's runner claims only its workspace's jobs (plugin runner).
+        if (only.orgId) q.where('org_id', only.orgId);
+        if (only.workspaceId) q.where('workspace_id', only.workspaceId);
+        if (only.jobId) q.where('id', only.jobId);
+        const row = await q
           .whereIn('executor', executors)
           .where((w) => w.where((q) => q.where('status', 'queued').where('run_after', '<=', trx.fn.now()))
             .orWhere((q) => q.where('status', 'running').where('lease_expires_at', '<', trx.fn.now())))

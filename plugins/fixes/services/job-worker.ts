@@ -61,7 +61,8 @@ export class JobWorker {
   }
 
   private executorNames(): string[] {
-    return this.d.executors.map((e) => e.identifier);
+    // Runner jobs stay queued for the workspace's runner, which claims them through the runner API.
+    return this.d.executors.filter((e) => e.mode !== 'runner').map((e) => e.identifier);
   }
 
   private async drain(): Promise<void> {

@@ -10,16 +10,23 @@ const escapeMd = (s: string) => s.replace(/[<>]/g, '');
 export class PullRequests {
   constructor(private readonly d: Pick<FixesDeps, 'db' | 'outbox' | 'codeHost' | 'repositories' | 'tickets' | 'config'>) {}
 
-  async openFor(orgId: string, attemptId: string, draft: boolean): Promise<FixAttempt | undefined> {
-    const attempt = await FixAttempt.query(this.d.db).forOrg(orgId).findById(attemptId);
-    if (!attempt || attempt.status !== 'verified' || attempt.pr_number || !attempt.repository_id) return attempt;
+  /**
+   * `runnerVerified`: a runner asks for the pull request of its verified branch before it posts
+   * the job's result (the attempt is still running); its own verification goes into the body.
+   */
+  async openFor(orgId: string, attemptId: string, draft: boolean, runnerVerified?: { tests_ran: boolean; tests_passed: boolean }): Promise<FixAttempt | undefined> {
+    const found = await FixAttempt.query(this.d.db).forOrg(orgId).findById(attemptId);
+    const openable = found?.status === 'verified' || (!!runnerVerified && found?.status === 'running');
+    if (!found || !openable || found.pr_number || !found.repository_id) return found;
+    const attempt = runnerVerified ? Object.assign(found, { tests_ran: runnerVerified.tests_ran, tests_passed: runnerVerified.tests_passed }) : found;
+    const repositoryId = found.repository_id;
     const host = this.d.codeHost;
     const repos = this.d.repositories;
     if (!host || !repos) return attempt;
     const ticket = await this.d.tickets.mustGet(this.d.db, orgId, attempt.ticket_id);
-    const row = (await this.d.db('repositories').where({ org_id: orgId, id: attempt.repository_id }).select('default_branch').first()) as { default_branch: string } | undefined;
+    const row = (await this.d.db('repositories').where({ org_id: orgId, id: repositoryId }).select('default_branch').first()) as { default_branch: string } | undefined;
     if (!row) return attempt;
-    const ref = await repos.ref(orgId, attempt.repository_id);
+    const ref = await repos.ref(orgId, repositoryId);
     const link = `${this.d.config.server.publicBaseUrl.replace(/\/+$/, '')}/tickets/${ticket.id}`;
     const pr = (await host.findPullRequestByBranch(ref, attempt.branch)) ?? (await host.openPullRequest(ref, {
       head: attempt.branch,
