@@ -1,18 +1,23 @@
-import * as Sentry from '@sentry/node';
 import Joi from 'joi';
 import { defineAdapter } from '../../core/contracts/adapter.js';
 import type { ErrorReporter } from '../../core/contracts/error-reporter.js';
 import type { AppConfig } from '../../core/kernel/config.js';
 
 /** Reports the service's own errors to Sentry (or any Sentry-protocol server) when SENTRY_DSN is set. */
+type SentrySdk = typeof import('@sentry/node');
+
 export class SentryErrorReporter implements ErrorReporter {
   readonly identifier = 'errors-sentry';
   private readonly enabled: boolean;
 
-  constructor(sentry: AppConfig['sentry'], release: string) {
-    this.enabled = Boolean(sentry.dsn);
+  /**
+   * `Sentry` is null without a DSN: @sentry/node takes over a second to import, so `create` only
+   * loads it when it will be used (every test process and a service without a DSN skip it).
+   */
+  constructor(sentry: AppConfig['sentry'], release: string, private readonly Sentry: SentrySdk | null) {
+    this.enabled = Boolean(sentry.dsn) && Sentry !== null;
     if (!this.enabled) return;
-    Sentry.init({
+    Sentry!.init({
       dsn: sentry.dsn!,
       environment: sentry.environment,
       release,
@@ -24,6 +29,7 @@ export class SentryErrorReporter implements ErrorReporter {
   capture(error: unknown, context: Record<string, unknown> = {}): void {
     if (!this.enabled) return;
     try {
+      const Sentry = this.Sentry!;
       Sentry.withScope((scope) => {
         for (const [k, v] of Object.entries(context)) scope.setExtra(k, v);
         if (typeof context.requestId === 'string') scope.setTag('request_id', context.requestId);
@@ -35,7 +41,7 @@ export class SentryErrorReporter implements ErrorReporter {
   }
 
   async flush(timeoutMs: number): Promise<void> {
-    if (this.enabled) await Sentry.flush(timeoutMs).catch(() => false);
+    if (this.enabled) await this.Sentry!.flush(timeoutMs).catch(() => false);
   }
 }
 
@@ -43,5 +49,9 @@ export default defineAdapter<ErrorReporter>({
   kind: 'errorReporter',
   name: 'errors-sentry',
   optionsSchema: Joi.object({}),
-  create: (_options, deps) => new SentryErrorReporter((deps.config as AppConfig).sentry, process.env.npm_package_version ?? '0.1.0'),
+  create: async (_options, deps) => {
+    const sentry = (deps.config as AppConfig).sentry;
+    const sdk = sentry.dsn ? await import('@sentry/node') : null;
+    return new SentryErrorReporter(sentry, process.env.npm_package_version ?? '0.1.0', sdk);
+  },
 });

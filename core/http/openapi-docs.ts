@@ -1,6 +1,7 @@
 /** The routes that serve the OpenAPI document and the interactive docs page. */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import type { ResponseToolkit, Server } from '@hapi/hapi';
 import Inert from '@hapi/inert';
 import Joi from 'joi';
@@ -11,7 +12,9 @@ const requireCjs = createRequire(import.meta.url);
 // ---------------------------------------------------------------------------------------------
 // Routes: the document and the docs page (swagger-ui-dist, served locally; no CDN)
 
-const swaggerUiDir = (requireCjs('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+// The package's folder, found without importing its main module (which evaluates the whole
+// 1 MB Swagger UI bundle: a fifth of a second at every start).
+const swaggerUiDir = dirname(requireCjs.resolve('swagger-ui-dist/package.json'));
 
 const INITIALIZER = `window.onload = function () {
   window.ui = SwaggerUIBundle({

@@ -23,13 +23,15 @@ async function build(): Promise<Blob> {
   const dir = resolve(projectRoot, 'migrations');
   const hash = createHash('sha256');
   for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)));
-  const file = join(tmpdir(), `patchwell-pglite-${hash.digest('hex').slice(0, 16)}.tar.gz`);
+  const file = join(tmpdir(), `patchwell-pglite-${hash.digest('hex').slice(0, 16)}.tar`);
   if (existsSync(file)) return new Blob([readFileSync(file)]);
 
   const pglite = new PGlite();
   const db: Knex = knexFactory({ client: ClientPgLite as unknown as typeof knexFactory.Client, dialect: 'postgres', connection: () => ({ pglite }) } as Knex.Config);
   await migrateLatest(db);
-  const dump = await pglite.dumpDataDir('gzip');
+  // A checkpoint first, so that opening the copy replays no WAL.
+  await pglite.exec('CHECKPOINT');
+  const dump = await pglite.dumpDataDir('none');
   await db.destroy();
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()));

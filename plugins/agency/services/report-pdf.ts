@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { REPORT_TEXTS, formatMinutes, monthLabel, type ReportFigures, type ReportLocale } from './report-texts.js';
 
 export interface ReportPdfInput {
@@ -23,6 +22,8 @@ const GRID = '#e5e7eb';
  */
 export async function renderReportPdf(r: ReportPdfInput): Promise<Buffer> {
   const t = REPORT_TEXTS[r.locale];
+  // pdfkit is imported on the first report, not with the plugin (it costs a third of a second).
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: 48,

@@ -1,4 +1,4 @@
-import { CloudWatchLogsClient, CreateLogStreamCommand, PutLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { performance } from 'node:perf_hooks';
 import { SafeFetchError, type SafeFetch } from '../../../core/security/safe-fetch.js';
 import { hmacSha256Hex } from '../../../core/security/tokens.js';
@@ -91,16 +91,26 @@ export interface CloudWatchSettings {
  * the customer's to create (and to grant logs:PutLogEvents, logs:CreateLogStream on).
  */
 export class CloudWatchSink implements AuditSink {
-  private readonly client: CloudWatchLogsClient;
+  private client: CloudWatchLogsClient | null = null;
+  private sdk: typeof import('@aws-sdk/client-cloudwatch-logs') | null = null;
 
-  constructor(private readonly s: CloudWatchSettings) {
-    this.client = new CloudWatchLogsClient({
-      region: s.region,
-      credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
-      maxAttempts: 1,
-      requestHandler: { requestTimeout: s.timeoutMs, connectionTimeout: s.timeoutMs },
-      ...(s.endpoint ? { endpoint: s.endpoint } : {}),
-    });
+  constructor(private readonly s: CloudWatchSettings) {}
+
+  /** The AWS SDK is imported on the first delivery, not with the plugin (it costs a third of a second). */
+  private async connect(): Promise<{ client: CloudWatchLogsClient; sdk: typeof import('@aws-sdk/client-cloudwatch-logs') }> {
+    if (!this.sdk || !this.client) {
+      const sdk = await import('@aws-sdk/client-cloudwatch-logs');
+      const s = this.s;
+      this.client = new sdk.CloudWatchLogsClient({
+        region: s.region,
+        credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+        maxAttempts: 1,
+        requestHandler: { requestTimeout: s.timeoutMs, connectionTimeout: s.timeoutMs },
+        ...(s.endpoint ? { endpoint: s.endpoint } : {}),
+      });
+      this.sdk = sdk;
+    }
+    return { client: this.client, sdk: this.sdk };
   }
 
   async deliver(batch: AuditBatch): Promise<SinkResult> {
@@ -109,13 +119,14 @@ export class CloudWatchSink implements AuditSink {
     const logEvents = batch.entries
       .map((e) => ({ timestamp: Date.parse(e.created_at), message: JSON.stringify({ batch_id: batch.batch_id, test: batch.test, ...e }) }))
       .sort((a, b) => a.timestamp - b.timestamp);
-    const put = () => this.client.send(new PutLogEventsCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream, logEvents }));
     try {
+      const { client, sdk } = await this.connect();
+      const put = () => client.send(new sdk.PutLogEventsCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream, logEvents }));
       try {
         await put();
       } catch (err) {
         if ((err as { name?: string }).name !== 'ResourceNotFoundException' || !/stream/i.test((err as Error).message)) throw err;
-        await this.client.send(new CreateLogStreamCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream }));
+        await client.send(new sdk.CreateLogStreamCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream }));
         await put();
       }
       return { ok: true, status: 200, error: null, latency_ms: elapsed(start) };
@@ -126,6 +137,6 @@ export class CloudWatchSink implements AuditSink {
   }
 
   destroy(): void {
-    this.client.destroy();
+    this.client?.destroy();
   }
 }
