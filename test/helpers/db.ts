@@ -20,9 +20,9 @@ export function testConfig(overrides: Record<string, unknown> = {}): AppConfig {
     server: { validateResponses: true, publicBaseUrl: 'http://localhost:3000' },
     // The fix loop diagnoses every new ticket on its own (and escalates what it cannot answer);
     // tests of other plugins check their own state changes, so it is off unless a test turns it
-    // on (plugins/fixes/test/helpers.ts does). The runner plugin requires fixes, so it is off with
-    // it: a runner test turns both on (`plugins: { fixes: { enabled: true }, runner: { enabled: true } }`).
-    plugins: { fixes: { enabled: false }, runner: { enabled: false } },
+    // on (plugins/fixes/test/helpers.ts does). The runner and mcp plugins require fixes, so they
+    // are off with it: their tests turn both on (`plugins: { fixes: { enabled: true }, mcp: { enabled: true } }`).
+    plugins: { fixes: { enabled: false }, runner: { enabled: false }, mcp: { enabled: false } },
   };
   return loadConfig({ overrides: mergeDeep(base, overrides) });
 }

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
-import { startDns } from './helpers/dns.js';
+import { startDns } from '../../../test/helpers/dns-server.js';
 import { json, setPlan } from './helpers/fixtures.js';
 
 interface Domain { domain: string; status: string; last_error: string | null; txt: { name: string; value: string }; verified_at: string | null; connection_ids: string[] }
