@@ -17,9 +17,10 @@ import { JobWorker } from './services/job-worker.js';
 import { AUTOPILOT_SEND, FixLoop, OPEN_PR } from './services/loop.js';
 import { PullRequests } from './services/pull-requests.js';
 import { FixActions } from './services/fix-actions.js';
-import { RELEASE_REQUESTED, RELEASE_TEMPLATES, Releases } from './services/releases.js';
+import { AUTO_CLOSE_EVERY_MS, RELEASE_REQUESTED, RELEASE_TEMPLATES, Releases } from './services/releases.js';
 import { ticketFixRoutes } from './routes/ticket-fixes.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { releaseRoutes } from './routes/releases.js';
 
 /**
  * The fix loop (docs/fixes.md): jobs leased in Postgres and run by the configured agent
@@ -95,6 +96,7 @@ export default definePlugin<FixesOptions>({
       ...ticketJobRoutes({ db: () => deps.db, tickets: () => deps.tickets }),
       ...ticketFixRoutes(() => actions, () => releases, optional<Joi.Schema>('ticketSchema')),
       ...approvalRoutes({ db: () => deps.db, governance: () => deps.governance }),
+      ...releaseRoutes(() => releases),
     ]);
     deps.mailer.registerTemplates(RELEASE_TEMPLATES);
     // The release runs step by step from its row (merge, tag, release, notice); a retry resumes it.
@@ -102,6 +104,15 @@ export default definePlugin<FixesOptions>({
       const p = message.payload as { release_id: string };
       if (message.orgId) await releases.advance(message.orgId, p.release_id);
     }, { idempotent: false });
+    // CI of a released commit changed on the code host: the release history shows the new state.
+    ctx.consume('release-ci', ['codehost.ci_updated'], async (message) => {
+      const p = message.payload as { repository_id?: string; sha?: string };
+      if (message.orgId && p.repository_id && p.sha) await releases.onCiUpdated(message.orgId, p.repository_id, p.sha);
+    }, { idempotent: false });
+    // Resolved tickets close after their workspace's auto_close_days (audited as system).
+    ctx.schedule('auto-close', { everyMs: AUTO_CLOSE_EVERY_MS }, async () => {
+      await releases.autoClose();
+    });
     // A verified fix's pull request (approve and autopilot at once; copilot on request). Outside the
     // inbox transaction: the code host is called; opening is idempotent by branch.
     ctx.consume('open-pr', [OPEN_PR], async (message) => {

@@ -41,3 +41,53 @@ export const approvePayload = Joi.object({
 });
 export const retryPayload = Joi.object({ version: Joi.string().max(64).allow('', null) });
 export const backToApprovalPayload = Joi.object({ fix_attempt_id: id.required(), comment: Joi.string().max(10_000).allow('', null) });
+
+// ---- releases section
+
+const RELEASE_STATUSES = ['proposed', 'batched', 'waiting_version', 'merging', 'tagging', 'releasing', 'notifying', 'released', 'failed'] as const;
+const sha = Joi.string().pattern(/^[0-9a-f]{40,64}$/);
+const version = Joi.string().trim().min(1).max(64);
+
+export const ReleaseSchema = Joi.object({
+  id: Joi.string().required(),
+  org_id: Joi.string().required(),
+  workspace_id: Joi.string().required(),
+  repository_id: Joi.string().allow(null).required(),
+  kind: Joi.string().valid('per_ticket', 'batched').required(),
+  status: Joi.string().valid(...RELEASE_STATUSES).required(),
+  strategy: Joi.string().valid('semver', 'calver', 'manual').required(),
+  version: Joi.string().allow(null).required(),
+  tag: Joi.string().allow(null).required(),
+  head_sha: Joi.string().allow(null).required().description('Batched proposal: the default branch head when the last fix joined'),
+  approved_sha: Joi.string().allow(null).required(),
+  merge_sha: Joi.string().allow(null).required().description('The commit the tag points at'),
+  ci_state: Joi.string().valid('success', 'failure', 'pending', 'none').allow(null).required(),
+  release_url: Joi.string().allow(null).required(),
+  changelog: Joi.string().allow(null, '').required(),
+  batch_id: Joi.string().allow(null).required().description('A ticket\'s merge that joined a batched release'),
+  tickets: Joi.array().items(Joi.object({
+    ticket_id: Joi.string().required(),
+    subject: Joi.string().allow('').required(),
+    state: Joi.string().allow(null).required(),
+    fix_attempt_id: Joi.string().allow(null).required(),
+    merge_sha: Joi.string().allow(null).required(),
+  }).id('ReleaseTicket')).required(),
+  approvals: Joi.number().integer().required(),
+  min_approvers: Joi.number().integer().required(),
+  error_code: Joi.string().allow(null).required(),
+  error_detail: Joi.string().allow(null).required(),
+  failed_step: Joi.string().valid(...RELEASE_STATUSES).allow(null).required(),
+  released_at: Joi.string().isoDate().allow(null).required(),
+  created_at: Joi.string().isoDate().required(),
+  updated_at: Joi.string().isoDate().required(),
+}).id('Release');
+
+export const ReleaseListSchema = Joi.object({
+  items: Joi.array().items(ReleaseSchema).required(),
+  next_cursor: Joi.string().allow(null).required(),
+}).id('ReleaseList');
+
+export const releaseParams = Joi.object({ id: id.required() });
+export const releaseListFilters = { workspace_id: id, status: Joi.string().valid(...RELEASE_STATUSES) };
+export const approveReleasePayload = Joi.object({ sha: sha.required(), comment: Joi.string().max(10_000).allow('', null), version: version.allow('', null) });
+export const releaseVersionPayload = Joi.object({ version: version.required() });

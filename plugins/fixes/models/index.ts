@@ -126,7 +126,11 @@ export class FixApproval extends TenantModel {
   declare void_reason: string | null;
 }
 
-export type ReleaseStatus = 'waiting_version' | 'merging' | 'tagging' | 'releasing' | 'notifying' | 'released' | 'failed';
+/**
+ * `proposed`: an open batched proposal collecting merged fixes; `batched`: a ticket's merge that
+ * joined a proposal (its `batch_id`); the others are the steps of a release.
+ */
+export type ReleaseStatus = 'proposed' | 'batched' | 'waiting_version' | 'merging' | 'tagging' | 'releasing' | 'notifying' | 'released' | 'failed';
 
 export class FixRelease extends TenantModel {
   static override tableName = 'fix_releases';
@@ -148,5 +152,9 @@ export class FixRelease extends TenantModel {
   declare error_detail: string | null;
   declare failed_step: ReleaseStatus | null;
   declare released_at: Date | null;
+  declare kind: 'per_ticket' | 'batched';
+  declare batch_id: string | null;
+  declare head_sha: string | null;
+  declare changelog: string | null;
   declare updated_at: Date;
 }

@@ -73,7 +73,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         id: 'approveTicketFix',
         tags: [TAG],
         description: 'Approves the fix at its exact head commit; merge, tag and release follow',
-        notes: 'Approver roles (governance). The approval counts only at approved_sha (409 sha_mismatch when the fix moved; a new push voids earlier approvals); when the governance minimum of distinct approvers is reached the ticket moves to releasing and the release runs: merge with the workspace\'s merge_method at that commit, tag (release_strategy: semver bumps the patch, calver is YYYY.MM.DD, manual needs `version`: 422 version_required), code-host release when github_release_enabled, release notice email to the customer and the subscribers, ticket customer_notified (public state resolved). 409 no_pull_request, invalid_transition.',
+        notes: 'Approver roles (governance). The approval counts only at approved_sha (409 sha_mismatch when the fix moved; a new push voids earlier approvals); when the governance minimum of distinct approvers is reached the ticket moves to releasing and the release runs: merge with the workspace\'s merge_method at that commit, tag (release_strategy: semver bumps the patch, calver is YYYY.MM.DD, manual takes `version`, else the release waits for POST /v1/releases/{id}/version after the merge), code-host release when github_release_enabled, release notice email to the customer and the subscribers, ticket customer_notified (public state resolved). 409 no_pull_request, invalid_transition.',
         validate: { params: ticketParams, payload: approvePayload },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },

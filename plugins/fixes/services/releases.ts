@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { isAdapterError } from '../../../core/contracts/index.js';
+import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
-import { FixApproval, FixAttempt, FixRelease } from '../models/index.js';
-import type { FixesDeps, LoopTicket } from './deps.js';
+import { paginate, type Page } from '../../../core/http/pagination.js';
+import { FixApproval, FixAttempt, FixRelease, type ReleaseStatus } from '../models/index.js';
+import type { FixesDeps, LoopTicket, LoopWorkspace } from './deps.js';
 import type { ActorMeta } from './fix-actions.js';
 import { mask } from './mask.js';
 
@@ -21,6 +23,20 @@ export const RELEASE_TEMPLATES = [
 ];
 
 const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
+const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
+/** How often the scheduler looks for resolved tickets to close (auto_close_days). */
+export const AUTO_CLOSE_EVERY_MS = 15 * 60_000;
+const DAY_MS = 86_400_000;
+
+/** Workspace settings the releases read beyond the loop's. */
+type ReleaseWorkspace = LoopWorkspace & { changelog_enabled?: boolean; auto_close_days?: number | null };
+
+/** Statuses at which `advance` has nothing to do (it waits for a person, or it is over). */
+const RESTING: ReadonlySet<ReleaseStatus> = new Set(['released', 'failed', 'waiting_version', 'proposed', 'batched']);
+
+const invalidVersion = (version: string) => httpError(422, 'invalid_version', 'A version is letters, digits, dots, + and - (at most 64)', { version });
+const tagOf = (version: string) => `v${version.replace(/^v/, '')}`;
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 /** The next version of a workspace: semver bumps the patch of the highest release, calver is YYYY.MM.DD(.n). */
 export function nextVersion(strategy: 'semver' | 'calver', previous: string[], now = new Date()): string {
@@ -61,9 +77,9 @@ export class Releases {
       if (attempt.head_sha !== input.approved_sha) throw conflict('sha_mismatch', 'The fix moved: approve its current head commit', { head_sha: attempt.head_sha });
       if (!attempt.pr_number) throw conflict('no_pull_request', 'Open the pull request of this fix first (open-pr)');
       const ws = await this.d.workspaces.get(p.orgId, ticket.workspace_id, trx);
+      // Under release_strategy manual a release without a version waits after the merge (waiting_version) until POST /v1/releases/{id}/version.
       const version = input.version?.trim() || null;
-      if (!version && ws.release_strategy === 'manual') throw httpError(422, 'version_required', 'This workspace sets versions by hand (release_strategy manual): give the version');
-      if (version && !/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/.test(version)) throw httpError(422, 'invalid_version', 'A version is letters, digits, dots, + and -', { version });
+      if (version && !VERSION.test(version)) throw invalidVersion(version);
       // Approvals at an older commit do not count (a push voided them).
       await FixApproval.query(trx).forOrg(p.orgId).patch({ voided_at: new Date(), void_reason: 'new_push' }).where({ fix_attempt_id: attempt.id }).whereNot('sha', attempt.head_sha).whereNull('voided_at');
       const mine = await FixApproval.query(trx).forOrg(p.orgId).where({ fix_attempt_id: attempt.id, sha: attempt.head_sha, user_id: p.userId }).whereNull('voided_at').first();
@@ -100,26 +116,268 @@ export class Releases {
     return FixRelease.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).orderBy('created_at', 'desc').limit(1).first().forUpdate();
   }
 
-  /** Resumes a stopped release where it stopped, with the same approvals and commit (a manual version may be given now). */
+  /** A release of the caller's organization in a workspace they open: 404 (unknown, another organization), 403. */
+  private async loadRelease(p: Principal, id: string, trx: Knex, forUpdate = false): Promise<FixRelease> {
+    const q = FixRelease.query(trx).forOrg(p.orgId).findById(id);
+    if (forUpdate) q.forUpdate();
+    const rel = await q;
+    if (!rel) throw notFound('release');
+    if (!canOpenWorkspace(p, rel.workspace_id)) throw forbidden('You cannot open this release\'s workspace');
+    return rel;
+  }
+
+  /** The tickets a release covers: its own, or those whose merges joined the batch. */
+  private async ticketIdsOf(trx: Knex, rel: FixRelease): Promise<string[]> {
+    if (rel.kind !== 'batched') return rel.ticket_id ? [rel.ticket_id] : [];
+    const rows = await FixRelease.query(trx).forOrg(rel.org_id).where({ batch_id: rel.id }).orderBy('created_at').select('ticket_id');
+    return [...new Set(rows.map((r) => r.ticket_id).filter((x): x is string => !!x))];
+  }
+
+  private actorOf(p: Principal): { type: 'token' | 'user'; id: string | null; email: string | null } {
+    return { type: p.kind === 'token' ? 'token' : 'user', id: p.userId, email: p.email };
+  }
+
+  /** POST /v1/tickets/{id}/release/retry: the ticket's stopped release (its batch, when its merge joined one). */
   async retry(a: ActorMeta, ticketId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
     const p = a.principal;
     await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(p, ticketId, trx, { forUpdate: true });
       await this.approverOr403(p, ticket.workspace_id, trx);
-      const rel = await this.lastFailed(trx, ticket);
+      let rel = await this.lastFailed(trx, ticket);
+      if (rel?.batch_id) rel = await FixRelease.query(trx).forOrg(p.orgId).findById(rel.batch_id).forUpdate();
       if (!rel || rel.status !== 'failed' || !rel.failed_step) throw conflict('invalid_transition', 'This ticket has no stopped release to resume', { state: ticket.state, release_status: rel?.status ?? null });
-      const version = input.version?.trim() || rel.version;
-      if (version && !/^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/.test(version)) throw httpError(422, 'invalid_version', 'A version is letters, digits, dots, + and -', { version });
-      if (!version && rel.strategy === 'manual') throw httpError(422, 'version_required', 'This workspace sets versions by hand (release_strategy manual): give the version');
-      await this.d.tickets.transition(trx, ticket, 'release_retry');
-      await FixRelease.query(trx).forOrg(p.orgId).patch({ status: rel.failed_step, failed_step: null, error_code: null, error_detail: null, version: rel.tag ? rel.version : version }).where('id', rel.id);
-      await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: { type: p.kind === 'token' ? 'token' : 'user', id: p.userId, email: p.email }, action: 'release.retried', target: { type: 'release', id: rel.id },
-        workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, step: rel.failed_step }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
-      });
-      await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: ticket.id }, { orgId: p.orgId });
+      await this.resume(trx, a, rel, input);
     });
     return this.d.tickets.detail(p.orgId, ticketId);
+  }
+
+  /** POST /v1/releases/{id}/retry. */
+  async retryRelease(a: ActorMeta, releaseId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
+    const p = a.principal;
+    await this.d.db.transaction(async (trx) => {
+      const rel = await this.loadRelease(p, releaseId, trx, true);
+      await this.approverOr403(p, rel.workspace_id, trx);
+      if (rel.status !== 'failed' || !rel.failed_step) throw conflict('invalid_transition', `A release that is ${rel.status} cannot be resumed`, { status: rel.status });
+      await this.resume(trx, a, rel, input);
+    });
+    return this.get(p, releaseId);
+  }
+
+  /** Resumes a stopped release where it stopped, with the same approvals and commit (a manual version may be given now, before the tag). */
+  private async resume(trx: Knex, a: ActorMeta, rel: FixRelease, input: { version?: string | null }): Promise<void> {
+    const p = a.principal;
+    const given = input.version?.trim() || null;
+    if (given && !VERSION.test(given)) throw invalidVersion(given);
+    const version = rel.tag ? rel.version : given ?? rel.version;
+    if (given && !rel.tag) await this.versionFreeOr409(trx, rel, given);
+    for (const ticketId of await this.ticketIdsOf(trx, rel)) {
+      const ticket = await this.d.tickets.mustGet(trx, p.orgId, ticketId);
+      // A per-ticket release moves its ticket (409 from the state machine otherwise); a batch takes along those still in the release.
+      if (rel.kind !== 'batched' || ticket.state === 'escalated') await this.d.tickets.transition(trx, ticket, 'release_retry');
+    }
+    await FixRelease.query(trx).forOrg(p.orgId).patch({ status: rel.failed_step!, failed_step: null, error_code: null, error_detail: null, version }).where('id', rel.id);
+    await this.d.audit.record(trx, {
+      orgId: p.orgId, actor: this.actorOf(p), action: 'release.retried', target: { type: 'release', id: rel.id },
+      workspaceId: rel.workspace_id, metadata: { ticket_id: rel.ticket_id, step: rel.failed_step, ...(given ? { version } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+    });
+    await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: rel.ticket_id }, { orgId: p.orgId });
+  }
+
+  /** 409 version_exists when another release of the workspace has the version (or its tag). */
+  private async versionFreeOr409(trx: Knex, rel: FixRelease, version: string): Promise<void> {
+    const taken = await FixRelease.query(trx).forOrg(rel.org_id).where({ workspace_id: rel.workspace_id }).whereNot('id', rel.id)
+      .where((q) => q.where('version', version).orWhere('tag', tagOf(version))).limit(1).first();
+    if (taken) throw conflict('version_exists', `Version ${version} exists already in this workspace`, { version, release_id: taken.id });
+  }
+
+  /**
+   * POST /v1/releases/{id}/version: the version of a release waiting for one (release_strategy
+   * manual); the tag, the release and the notices follow.
+   */
+  async setVersion(a: ActorMeta, releaseId: string, input: { version: string }): Promise<Record<string, unknown>> {
+    const p = a.principal;
+    const version = input.version.trim();
+    await this.d.db.transaction(async (trx) => {
+      const rel = await this.loadRelease(p, releaseId, trx, true);
+      await this.approverOr403(p, rel.workspace_id, trx);
+      if (rel.status !== 'waiting_version') throw conflict('invalid_transition', `A release that is ${rel.status} does not wait for a version`, { status: rel.status });
+      if (!VERSION.test(version)) throw invalidVersion(version);
+      await this.versionFreeOr409(trx, rel, version);
+      await FixRelease.query(trx).forOrg(p.orgId).patch({ version, status: 'tagging' }).where('id', rel.id);
+      await this.d.audit.record(trx, {
+        orgId: p.orgId, actor: this.actorOf(p), action: 'release.version_set', target: { type: 'release', id: rel.id },
+        workspaceId: rel.workspace_id, changes: { version: { before: null, after: version } }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+      });
+      await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: rel.ticket_id }, { orgId: p.orgId });
+    });
+    return this.get(p, releaseId);
+  }
+
+  /**
+   * POST /v1/releases/{id}/approve: approves an open batched proposal at the default branch's
+   * current head (409 sha_mismatch when it moved); at the governance minimum of distinct approvers
+   * the tag, the release, CI and the notices of every ticket follow.
+   */
+  async approveProposal(a: ActorMeta, releaseId: string, input: { sha: string; comment?: string | null; version?: string | null }): Promise<Record<string, unknown>> {
+    const p = a.principal;
+    const given = input.version?.trim() || null;
+    if (given && !VERSION.test(given)) throw invalidVersion(given);
+    // The live head is read before the transaction (a code-host call); the row lock then orders approvals and joining fixes.
+    const peek = await this.loadRelease(p, releaseId, this.d.db);
+    if (peek.kind !== 'batched' || peek.status !== 'proposed') throw conflict('invalid_transition', `A release that is ${peek.status} cannot be approved`, { status: peek.status, kind: peek.kind });
+    const head = await this.defaultHead(peek);
+    await this.d.db.transaction(async (trx) => {
+      const rel = await this.loadRelease(p, releaseId, trx, true);
+      const policy = this.d.governance ? await this.d.governance.policy(p.orgId, trx) : { minApprovers: 1, roles: ['owner', 'admin'] };
+      await this.approverOr403(p, rel.workspace_id, trx);
+      if (!p.userId) throw forbidden('A release is approved by a person');
+      if (rel.kind !== 'batched' || rel.status !== 'proposed') throw conflict('invalid_transition', `A release that is ${rel.status} cannot be approved`, { status: rel.status, kind: rel.kind });
+      if (input.sha !== head) throw conflict('sha_mismatch', 'The default branch moved: approve its current head commit', { head_sha: head });
+      if (given) await this.versionFreeOr409(trx, rel, given);
+      if (rel.head_sha !== head) await FixRelease.query(trx).forOrg(p.orgId).patch({ head_sha: head }).where('id', rel.id);
+      await FixApproval.query(trx).forOrg(p.orgId).patch({ voided_at: new Date(), void_reason: 'new_push' }).where({ release_id: rel.id }).whereNot('sha', head).whereNull('voided_at');
+      const mine = await FixApproval.query(trx).forOrg(p.orgId).where({ release_id: rel.id, sha: head, user_id: p.userId! }).whereNull('voided_at').first();
+      if (!mine) {
+        await FixApproval.query(trx).insert({ id: newId(FixApproval.idPrefix), org_id: p.orgId, ticket_id: null, fix_attempt_id: null, release_id: rel.id, sha: head, user_id: p.userId!, role: p.role, comment: input.comment ?? null, created_at: new Date() });
+      }
+      const count = await this.approvalCount(trx, p.orgId, rel.id, head);
+      await this.d.audit.record(trx, {
+        orgId: p.orgId, actor: this.actorOf(p), action: 'release.approved', target: { type: 'release', id: rel.id },
+        workspaceId: rel.workspace_id, metadata: { sha: head, approvals: count, needed: policy.minApprovers, ...(given ? { version: given } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+      });
+      if (count < policy.minApprovers) return;
+      // The workspace's strategy at the approval counts (it may have changed while the proposal was open).
+      const strategy = (await this.d.workspaces.get(p.orgId, rel.workspace_id, trx)).release_strategy;
+      const version = given ?? rel.version;
+      await FixRelease.query(trx).forOrg(p.orgId).patch({ approved_sha: head, merge_sha: head, version, strategy, status: version || strategy !== 'manual' ? 'tagging' : 'waiting_version' }).where('id', rel.id);
+      await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: null }, { orgId: p.orgId });
+    });
+    return this.get(p, releaseId);
+  }
+
+  private async approvalCount(db: Knex, orgId: string, releaseId: string, sha: string | null): Promise<number> {
+    if (!sha) return 0;
+    const row = await FixApproval.query(db).forOrg(orgId).where({ release_id: releaseId, sha }).whereNull('voided_at').count('* as n').first() as unknown as { n: string | number };
+    return Number(row.n);
+  }
+
+  /** The head commit of the repository's default branch. */
+  private async defaultHead(rel: FixRelease): Promise<string> {
+    const host = this.d.codeHost;
+    const repos = this.d.repositories;
+    if (!host || !repos || !rel.repository_id) throw conflict('github_not_configured', 'This release has no code host or repository');
+    try {
+      const ref = await repos.ref(rel.org_id, rel.repository_id);
+      const repo = await host.getRepository(ref);
+      const branch = await host.getBranch(ref, repo.defaultBranch);
+      if (!branch) throw httpError(503, 'github_unavailable', 'The default branch could not be read');
+      return branch.sha;
+    } catch (err) {
+      if (isAdapterError(err)) throw httpError(err.retryable ? 503 : 502, 'github_unavailable', 'The code host did not answer', { code: err.code });
+      throw err;
+    }
+  }
+
+  // ---- reads
+
+  /** GET /v1/releases: newest first (open proposals included); a ticket's merge that joined a batch is listed as part of the batch. */
+  async list(p: Principal, q: { workspace_id?: string; status?: string; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+    const query = FixRelease.query(this.d.db).forOrg(p.orgId).whereNull('batch_id');
+    if (q.workspace_id) query.where('workspace_id', q.workspace_id);
+    if (q.status) query.where('status', q.status);
+    if (p.workspaceIds) query.whereIn('workspace_id', p.workspaceIds);
+    const page = await paginate<FixRelease & Record<string, unknown>>(query, [{ column: 'created_at', direction: 'desc', type: 'date' }, { column: 'id', direction: 'desc', type: 'string' }], q);
+    return { items: await this.serialize(page.items), next_cursor: page.next_cursor };
+  }
+
+  /** GET /v1/releases/{id}; the CI state of a merged release is read again from the code host. */
+  async get(p: Principal, id: string): Promise<Record<string, unknown>> {
+    let rel = await this.loadRelease(p, id, this.d.db);
+    if (rel.merge_sha && rel.status !== 'batched') rel = (await this.refreshCi(rel)) ?? rel;
+    return (await this.serialize([rel]))[0]!;
+  }
+
+  /** Reads the CI state of the release's commit again; the row is updated when it changed. Host errors keep the stored state. */
+  async refreshCi(rel: FixRelease): Promise<FixRelease | undefined> {
+    const host = this.d.codeHost;
+    const repos = this.d.repositories;
+    if (!host || !repos || !rel.repository_id || !rel.merge_sha) return undefined;
+    try {
+      const ci = await host.getCommitStatus(await repos.ref(rel.org_id, rel.repository_id), rel.merge_sha);
+      if (ci.state === rel.ci_state) return rel;
+      return await FixRelease.query(this.d.db).forOrg(rel.org_id).patchAndFetchById(rel.id, { ci_state: ci.state });
+    } catch (err) {
+      this.d.log.warn({ err, release_id: rel.id }, 'release CI state not read');
+      return undefined;
+    }
+  }
+
+  /** `codehost.ci_updated`: the releases at that commit take the new CI state. */
+  async onCiUpdated(orgId: string, repositoryId: string, sha: string): Promise<void> {
+    const rels = await FixRelease.query(this.d.db).forOrg(orgId).where({ repository_id: repositoryId, merge_sha: sha }).whereNull('batch_id');
+    for (const rel of rels) await this.refreshCi(rel);
+  }
+
+  private async serialize(rows: FixRelease[]): Promise<Record<string, unknown>[]> {
+    if (rows.length === 0) return [];
+    const orgId = rows[0]!.org_id;
+    const batchIds = rows.filter((r) => r.kind === 'batched').map((r) => r.id);
+    const merges = batchIds.length ? await FixRelease.query(this.d.db).forOrg(orgId).whereIn('batch_id', batchIds).orderBy('created_at') : [];
+    const ticketIds = [...new Set([...rows.map((r) => r.ticket_id), ...merges.map((m) => m.ticket_id)].filter((x): x is string => !!x))];
+    const tickets = new Map(((ticketIds.length ? await this.d.db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject', 'state') : []) as Array<{ id: string; subject: string; state: string }>).map((t) => [t.id, t]));
+    const policy = this.d.governance ? await this.d.governance.policy(orgId) : { minApprovers: 1, roles: [] };
+    const out: Record<string, unknown>[] = [];
+    for (const r of rows) {
+      const parts = r.kind === 'batched' ? merges.filter((m) => m.batch_id === r.id) : [r];
+      const items = parts.filter((m) => m.ticket_id).map((m) => ({
+        ticket_id: m.ticket_id!, subject: tickets.get(m.ticket_id!)?.subject ?? '', state: tickets.get(m.ticket_id!)?.state ?? null, fix_attempt_id: m.fix_attempt_id, merge_sha: m.merge_sha,
+      }));
+      const sha = r.kind === 'batched' ? (r.status === 'proposed' ? r.head_sha : r.approved_sha) : r.approved_sha;
+      out.push({
+        id: r.id, org_id: r.org_id, workspace_id: r.workspace_id, repository_id: r.repository_id, kind: r.kind, status: r.status, strategy: r.strategy,
+        version: r.version, tag: r.tag, head_sha: r.head_sha, approved_sha: r.approved_sha, merge_sha: r.merge_sha, ci_state: r.ci_state, release_url: r.release_url,
+        changelog: r.changelog, batch_id: r.batch_id, tickets: items,
+        approvals: r.kind === 'batched' ? await this.approvalCount(this.d.db, orgId, r.id, sha) : 0, min_approvers: policy.minApprovers,
+        error_code: r.error_code, error_detail: r.error_detail, failed_step: r.failed_step,
+        released_at: iso(r.released_at), created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
+      });
+    }
+    return out;
+  }
+
+  // ---- auto close
+
+  /**
+   * Closes tickets resolved (customer_notified) more than their workspace's auto_close_days ago
+   * (0 or unset: never), through the tickets service: reason `resolved`, audited as system,
+   * `tickets.closed` as the close operation emits it. Answers how many were closed.
+   */
+  async autoClose(now = new Date()): Promise<number> {
+    const due = (await this.d.db('tickets')
+      .join('workspaces', 'workspaces.id', 'tickets.workspace_id')
+      .where('tickets.state', 'customer_notified')
+      .where('workspaces.auto_close_days', '>', 0)
+      .whereNotNull('tickets.released_at')
+      .whereRaw('tickets.released_at < ?::timestamptz - make_interval(days => workspaces.auto_close_days)', [now.toISOString()])
+      .orderBy('tickets.released_at')
+      .limit(500)
+      .select('tickets.id', 'tickets.org_id', 'workspaces.auto_close_days')) as Array<{ id: string; org_id: string; auto_close_days: number }>;
+    let closed = 0;
+    for (const row of due) {
+      const done = await this.d.db.transaction(async (trx) => {
+        const ticket = await this.d.tickets.mustGet(trx, row.org_id, row.id) as LoopTicket & { released_at: Date | null };
+        if (ticket.state !== 'customer_notified' || !ticket.released_at || now.getTime() - new Date(ticket.released_at).getTime() <= row.auto_close_days * DAY_MS) return false;
+        await this.d.tickets.transition(trx, ticket, 'close', { closed_at: now, close_reason: 'resolved' });
+        await this.d.audit.record(trx, {
+          orgId: row.org_id, actor: { type: 'system' }, action: 'ticket.closed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+          changes: { state: { before: ticket.state, after: 'closed' } }, metadata: { reason: 'resolved', auto_close_days: row.auto_close_days },
+        });
+        await this.d.outbox.add(trx, 'tickets.closed', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, reason: 'resolved', duplicate_of_ticket_id: null, by: 'auto_close' }, { orgId: row.org_id });
+        return true;
+      });
+      if (done) closed++;
+    }
+    return closed;
   }
 
   /**
@@ -151,7 +409,7 @@ export class Releases {
   async advance(orgId: string, releaseId: string): Promise<void> {
     for (let step = 0; step < 6; step++) {
       const rel = await FixRelease.query(this.d.db).forOrg(orgId).findById(releaseId);
-      if (!rel || ['released', 'failed', 'waiting_version'].includes(rel.status)) return;
+      if (!rel || RESTING.has(rel.status)) return;
       try {
         await this.step(rel);
       } catch (err) {
@@ -165,18 +423,21 @@ export class Releases {
   private async step(rel: FixRelease): Promise<void> {
     const host = this.d.codeHost;
     const repos = this.d.repositories;
-    if (!host || !repos || !rel.repository_id || !rel.fix_attempt_id) return this.fail(rel, 'github_not_configured', 'no code host or repository');
+    if (!host || !repos || !rel.repository_id) return this.fail(rel, 'github_not_configured', 'no code host or repository');
     const ref = await repos.ref(rel.org_id, rel.repository_id);
-    const attempt = await FixAttempt.query(this.d.db).forOrg(rel.org_id).findById(rel.fix_attempt_id);
-    const ws = await this.d.workspaces.get(rel.org_id, rel.workspace_id);
+    const ws = await this.d.workspaces.get(rel.org_id, rel.workspace_id) as ReleaseWorkspace;
     const save = (patch: Partial<FixRelease>) => FixRelease.query(this.d.db).forOrg(rel.org_id).patch(patch).where('id', rel.id).where('status', rel.status);
     switch (rel.status) {
       case 'merging': {
+        const attempt = rel.fix_attempt_id ? await FixAttempt.query(this.d.db).forOrg(rel.org_id).findById(rel.fix_attempt_id) : undefined;
         if (!attempt?.pr_number) return this.fail(rel, 'no_pull_request', 'the fix has no pull request');
         const pr = await host.getPullRequest(ref, attempt.pr_number);
         const sha = pr?.state === 'merged' && pr.mergeSha ? pr.mergeSha : (await host.mergePullRequest(ref, attempt.pr_number, { method: ws.merge_method, sha: rel.approved_sha!, commitTitle: `Fix: ticket ${rel.ticket_id}` })).sha;
         await this.d.db.transaction(async (trx) => {
+          const locked = await FixRelease.query(trx).forOrg(rel.org_id).findById(rel.id).forUpdate();
+          if (locked?.status !== 'merging') return;
           await FixAttempt.query(trx).forOrg(rel.org_id).patch({ status: 'merged', pr_state: 'merged' }).where('id', attempt.id);
+          if (ws.release_batching === 'batched') return this.joinProposal(trx, rel, ws, sha);
           await FixRelease.query(trx).forOrg(rel.org_id).patch({ merge_sha: sha, status: rel.version || rel.strategy !== 'manual' ? 'tagging' : 'waiting_version' }).where('id', rel.id);
         });
         return;
@@ -187,7 +448,7 @@ export class Releases {
           const previous = (await FixRelease.query(this.d.db).forOrg(rel.org_id).where({ workspace_id: rel.workspace_id }).whereNotNull('version').whereNot('id', rel.id).select('version')).map((r) => r.version!);
           version = nextVersion(rel.strategy === 'calver' ? 'calver' : 'semver', previous);
         }
-        const tag = `v${version.replace(/^v/, '')}`;
+        const tag = tagOf(version);
         try {
           await host.createTag(ref, { name: tag, sha: rel.merge_sha!, message: `Release ${version}` });
         } catch (err) {
@@ -198,45 +459,93 @@ export class Releases {
         return;
       }
       case 'releasing': {
+        const ticketIds = await this.ticketIdsOf(this.d.db, rel);
+        const changelog = ws.changelog_enabled ? await this.changelogOf(this.d.db, rel.org_id, ticketIds) : null;
         let url: string | null = null;
-        if (ws.github_release_enabled) url = (await host.createRelease(ref, { tag: rel.tag!, name: `${ws.name} ${rel.version}`, body: `Fixes ticket ${rel.ticket_id}.` })).url;
+        const body = changelog ?? (ticketIds.length === 1 ? `Fixes ticket ${ticketIds[0]}.` : `Fixes ${ticketIds.length} tickets.`);
+        if (ws.github_release_enabled) url = (await host.createRelease(ref, { tag: rel.tag!, name: `${ws.name} ${rel.version}`, body })).url;
         const ci = await host.getCommitStatus(ref, rel.merge_sha!).catch(() => ({ state: 'none' as const }));
-        await save({ release_url: url, ci_state: ci.state, status: 'notifying' });
+        await save({ release_url: url, ci_state: ci.state, changelog, status: 'notifying' });
         return;
       }
       case 'notifying': {
         await this.d.db.transaction(async (trx) => {
           const locked = await FixRelease.query(trx).forOrg(rel.org_id).findById(rel.id).forUpdate();
-          if (locked?.status !== 'notifying' || !rel.ticket_id) return;
-          const ticket = await this.d.tickets.mustGet(trx, rel.org_id, rel.ticket_id) as LoopTicket & { customer_email: string | null; public_summary: string | null; language: string };
-          const subs = (await trx('ticket_subscribers').where({ org_id: rel.org_id, ticket_id: ticket.id }).whereNull('unsubscribed_at').select('id', 'email')) as Array<{ id: string; email: string }>;
-          const to = [...new Set([ticket.customer_email, ...subs.map((s) => s.email)].filter((e): e is string => !!e))];
-          const statusUrl = ((await this.d.tickets.detail(rel.org_id, ticket.id, trx)) as { public_status_url: string }).public_status_url;
-          const locale = ticket.language === 'it' ? 'it' : 'en';
-          for (const address of to) {
-            await this.d.mailer.enqueue(trx, {
-              orgId: rel.org_id, template: 'fixes.release_notice', locale, to: address,
-              data: { subject: ticket.subject, product: ws.name, version: rel.version, summary: ticket.public_summary ?? '', status_url: statusUrl },
-              headers: { 'Auto-Submitted': 'auto-generated' }, ticketRef: ticket.id,
-            });
-          }
-          if (subs.length) await trx('ticket_subscribers').whereIn('id', subs.map((s) => s.id)).update({ notified_at: new Date() });
+          if (locked?.status !== 'notifying') return;
           const now = new Date();
+          for (const ticketId of await this.ticketIdsOf(trx, rel)) await this.notify(trx, rel, ws, ticketId, now);
           await FixRelease.query(trx).forOrg(rel.org_id).patch({ status: 'released', released_at: now }).where('id', rel.id);
-          if (ticket.state === 'releasing') await this.d.tickets.transition(trx, ticket, 'customer_notified', { resolved_version: rel.version, released_at: now });
-          await this.d.outbox.add(trx, 'fixes.released', { release_id: rel.id, ticket_id: ticket.id, version: rel.version, notified: to.length }, { orgId: rel.org_id });
         });
         return;
       }
     }
   }
 
+  /** The release notice of one ticket (customer and subscribers) and its public status resolved; in the release's last transaction, so it happens once. */
+  private async notify(trx: Knex, rel: FixRelease, ws: ReleaseWorkspace, ticketId: string, now: Date): Promise<void> {
+    const ticket = await this.d.tickets.mustGet(trx, rel.org_id, ticketId) as LoopTicket & { customer_email: string | null; public_summary: string | null; language: string };
+    const subs = (await trx('ticket_subscribers').where({ org_id: rel.org_id, ticket_id: ticket.id }).whereNull('unsubscribed_at').select('id', 'email')) as Array<{ id: string; email: string }>;
+    const to = [...new Set([ticket.customer_email, ...subs.map((s) => s.email)].filter((e): e is string => !!e))];
+    const statusUrl = ((await this.d.tickets.detail(rel.org_id, ticket.id, trx)) as { public_status_url: string }).public_status_url;
+    const locale = ticket.language === 'it' ? 'it' : 'en';
+    for (const address of to) {
+      await this.d.mailer.enqueue(trx, {
+        orgId: rel.org_id, template: 'fixes.release_notice', locale, to: address,
+        data: { subject: ticket.subject, product: ws.name, version: rel.version, summary: ticket.public_summary ?? '', status_url: statusUrl },
+        headers: { 'Auto-Submitted': 'auto-generated' }, ticketRef: ticket.id,
+      });
+    }
+    if (subs.length) await trx('ticket_subscribers').whereIn('id', subs.map((s) => s.id)).update({ notified_at: now });
+    if (ticket.state === 'releasing') await this.d.tickets.transition(trx, ticket, 'customer_notified', { resolved_version: rel.version, released_at: now });
+    await this.d.outbox.add(trx, 'fixes.released', { release_id: rel.id, ticket_id: ticket.id, version: rel.version, notified: to.length }, { orgId: rel.org_id });
+  }
+
+  /**
+   * release_batching batched: the merged fix joins the open proposal of its workspace and
+   * repository (created when there is none); the proposal's head moves to the merge, so earlier
+   * approvals of the proposal no longer count.
+   */
+  private async joinProposal(trx: Knex, rel: FixRelease, ws: ReleaseWorkspace, sha: string): Promise<void> {
+    const open = () => FixRelease.query(trx).forOrg(rel.org_id).where({ workspace_id: rel.workspace_id, kind: 'batched', status: 'proposed' })
+      .where((q) => (rel.repository_id ? q.where('repository_id', rel.repository_id) : q.whereNull('repository_id'))).limit(1).first().forUpdate();
+    let batch = await open();
+    if (!batch) {
+      try {
+        await trx.transaction(async (sp) => {
+          await FixRelease.query(sp).insert({ id: newId(FixRelease.idPrefix), org_id: rel.org_id, workspace_id: rel.workspace_id, repository_id: rel.repository_id, kind: 'batched', status: 'proposed', strategy: ws.release_strategy });
+        });
+      } catch (err) {
+        if ((err as { code?: string }).code !== '23505') throw err; // another merge opened it meanwhile
+      }
+      batch = await open();
+    }
+    await FixRelease.query(trx).forOrg(rel.org_id).patch({ merge_sha: sha, status: 'batched', batch_id: batch!.id }).where('id', rel.id);
+    const ticketIds = await this.ticketIdsOf(trx, batch!);
+    const changelog = ws.changelog_enabled ? await this.changelogOf(trx, rel.org_id, ticketIds) : null;
+    await FixRelease.query(trx).forOrg(rel.org_id).patch({ head_sha: sha, changelog }).where('id', batch!.id);
+    await FixApproval.query(trx).forOrg(rel.org_id).patch({ voided_at: new Date(), void_reason: 'new_push' }).where({ release_id: batch!.id }).whereNot('sha', sha).whereNull('voided_at');
+    await this.d.outbox.add(trx, 'fixes.release_proposed', { release_id: batch!.id, ticket_id: rel.ticket_id, head_sha: sha, tickets: ticketIds.length }, { orgId: rel.org_id });
+  }
+
+  /** One line per ticket from its approved public summary (the text already public on its status page). */
+  private async changelogOf(db: Knex, orgId: string, ticketIds: string[]): Promise<string | null> {
+    if (ticketIds.length === 0) return null;
+    const rows = (await db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'public_summary', 'public_summary_approved_at')) as Array<{ id: string; public_summary: string | null; public_summary_approved_at: Date | null }>;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ticketIds.map((id) => {
+      const r = byId.get(id);
+      const line = r?.public_summary && r.public_summary_approved_at ? r.public_summary.replace(/\s+/g, ' ').trim() : 'A reported problem is fixed.';
+      return `- ${line}`;
+    }).join('\n');
+  }
+
   private async fail(rel: FixRelease, code: string, detail: string): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       await FixRelease.query(trx).forOrg(rel.org_id).patch({ status: 'failed', failed_step: rel.status, error_code: code, error_detail: mask(detail).slice(0, 2000) }).where('id', rel.id);
-      if (!rel.ticket_id) return;
-      const ticket = await this.d.tickets.mustGet(trx, rel.org_id, rel.ticket_id);
-      if (ticket.state === 'releasing') await this.d.tickets.transition(trx, ticket, 'release_failed', { escalation_reason: `The release stopped at ${rel.status} (${code}).`, escalated_at: new Date() });
+      for (const ticketId of await this.ticketIdsOf(trx, rel)) {
+        const ticket = await this.d.tickets.mustGet(trx, rel.org_id, ticketId);
+        if (ticket.state === 'releasing') await this.d.tickets.transition(trx, ticket, 'release_failed', { escalation_reason: `The release stopped at ${rel.status} (${code}).`, escalated_at: new Date() });
+      }
     });
   }
 }
