@@ -40,6 +40,26 @@ export interface AuditEntry {
   created_at: Date;
 }
 
+/** Who acted, as far as an audit entry is concerned: the credential's kind and ids. */
+export interface ActingPrincipal {
+  kind: 'session' | 'token' | 'job';
+  userId: string | null;
+  email: string | null;
+  tokenId?: string | null;
+  jobId?: string | null;
+}
+
+/**
+ * The audit actor of a signed-in caller: a session is its user, an API token is the token (with its
+ * owner's email), a job is the job. The one mapping every plugin uses, so the log reads the same
+ * whoever wrote the entry.
+ */
+export function auditActorOf(p: ActingPrincipal): { type: 'user' | 'token' | 'job'; id: string | null; email: string | null } {
+  if (p.kind === 'job') return { type: 'job', id: p.jobId ?? null, email: null };
+  if (p.kind === 'token') return { type: 'token', id: p.tokenId ?? p.userId, email: p.email };
+  return { type: 'user', id: p.userId, email: p.email };
+}
+
 /** Fields that never enter the audit log in clear. */
 const REDACT = /(password|secret|token|key|hash|credential)/i;
 

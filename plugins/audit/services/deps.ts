@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import { httpError } from '../../../core/http/errors.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
@@ -35,7 +35,7 @@ export interface Actor {
 
 export function auditActor(a: Actor) {
   return {
-    actor: a.kind === 'token' ? { type: 'token' as const, id: a.tokenId ?? null, email: a.email } : { type: 'user' as const, id: a.userId, email: a.email },
+    actor: auditActorOf(a),
     ip: a.ip ?? null,
     userAgent: a.userAgent ?? null,
     requestId: a.requestId ?? null,

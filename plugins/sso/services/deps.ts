@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { PasswordHasher } from '../../../core/security/passwords.js';
@@ -88,7 +88,7 @@ export interface Actor {
 
 export function auditMeta(a: Actor) {
   return {
-    actor: { type: a.kind === 'token' ? ('token' as const) : ('user' as const), id: a.kind === 'token' ? (a.tokenId ?? a.userId) : a.userId, email: a.email },
+    actor: auditActorOf(a),
     ip: a.ip,
     userAgent: a.userAgent,
     requestId: a.requestId,

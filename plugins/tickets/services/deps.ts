@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
@@ -89,9 +89,7 @@ export function auditActor(a: Actor) {
   const p = a.principal;
   return {
     orgId: p.orgId,
-    actor: p.kind === 'job'
-      ? { type: 'job' as const, id: p.jobId ?? null, email: null }
-      : { type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.kind === 'token' ? (p.tokenId ?? p.userId) : p.userId, email: p.email },
+    actor: auditActorOf(p),
     ip: a.ip ?? null,
     userAgent: a.userAgent ?? null,
     requestId: a.requestId ?? null,
