@@ -48,7 +48,7 @@ export default async function inbound(_shared: Running): Promise<Measurement[]> 
   const configFile = join(dir, 'config.json');
   writeFileSync(configFile, JSON.stringify({
     plugins: {
-      billing: { options: { plans: { none: { tickets_per_month: 100_000_000 } } } },
+      billing: { options: { plans: { none: { tickets_per_month: 100_000_000, workspaces_included: WORKSPACES } } } },
       inbox: { options: { senderRateLimit: { max: 1_000_000, windowMinutes: 60 }, loop: { max: 1_000_000, windowMinutes: 10 } } },
     },
   }));

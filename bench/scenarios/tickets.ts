@@ -52,7 +52,10 @@ async function session(base: string): Promise<Session> {
   return { cookie: cookieOf(res.setCookie), orgId: user.org_id, userId: user.id };
 }
 
-async function workspaces(base: string, s: Session): Promise<string[]> {
+async function workspaces(base: string, db: Knex, s: Session): Promise<string[]> {
+  // The none plan includes one workspace: the bench organization gets the enterprise plan
+  // (100 workspaces included) as staff set it, a lifetime plan without a provider subscription.
+  await db('organizations').where({ id: s.orgId }).update({ plan: 'enterprise', subscription_status: 'lifetime', updated_at: new Date() });
   const list = await api(base, 'GET', '/v1/workspaces?limit=200', s.cookie);
   const ids = (list.json.items as { id: string }[]).map((w) => w.id);
   for (let i = ids.length; i < WORKSPACES; i++) {
@@ -170,7 +173,7 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
   const db = connect();
   try {
     const s = await session(service.url);
-    const wsIds = await workspaces(service.url, s);
+    const wsIds = await workspaces(service.url, db, s);
     await seed(db, s, wsIds);
     const sample = await detailSample(service.url, db, s);
     const headers = { cookie: s.cookie };

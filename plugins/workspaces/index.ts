@@ -5,7 +5,7 @@ import type { Db } from '../../core/data/db.js';
 import Joi from 'joi';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { workspaceRoutes } from './routes/workspaces.js';
-import { WorkspaceService, type ExecutionRulesPort, type FixCreditsProvider } from './services/workspace-service.js';
+import { WorkspaceService, type ExecutionRulesPort, type FixCreditsProvider, type WorkspaceLimitsPort } from './services/workspace-service.js';
 
 export interface WorkspacesOptions {
   /** Domain of inbound addresses; default `inbound.<host of PUBLIC_BASE_URL>`. */
@@ -32,6 +32,8 @@ export default definePlugin<WorkspacesOptions>({
         inboundDomain,
         () => (ctx.container.resolve('fixCredits', { allowUnregistered: true }) as FixCreditsProvider | undefined) ?? null,
         () => (ctx.container.resolve('executionRules', { allowUnregistered: true }) as ExecutionRulesPort | undefined) ?? null,
+        // Billing may be off: then no plan limits the workspaces.
+        () => (ctx.container.resolve('planLimits', { allowUnregistered: true }) as WorkspaceLimitsPort | undefined) ?? null,
       )).singleton(),
     });
     ctx.routes(workspaceRoutes(() => ctx.container.resolve<WorkspaceService>('workspaceService')));

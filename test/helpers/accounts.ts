@@ -147,3 +147,31 @@ export async function insertWorkspace(app: App, orgId: string, fields: { name?: 
   await app.db('workspaces').insert(row);
   return row;
 }
+
+/**
+ * Puts an organization on a paid plan with a running subscription, as billing stores it after a
+ * completed checkout (organizations: plan, subscription_status active, period end; its
+ * billing_accounts row: subscription, period start, first subscription). For tests that need
+ * what the plan allows (more workspaces, repositories, fixes), not the checkout itself: the
+ * subscription is not known to the payment provider.
+ *
+ * Calling it again with the same plan changes nothing.
+ *
+ * @example await onPlan(app, owner.organization.id, 'growth'); // 10 workspaces included
+ */
+export async function onPlan(app: App, orgId: string, plan: 'indie' | 'startup' | 'growth' | 'managed' | 'agency', opts: { days?: number } = {}): Promise<void> {
+  const { newId } = await import('../../core/data/ids.js');
+  const now = new Date();
+  const end = new Date(now.getTime() + (opts.days ?? 30) * 86_400_000);
+  await app.db.transaction(async (trx) => {
+    // Already there: nothing changes (a second call does not start a new period with new credits).
+    const org = (await trx('organizations').where({ id: orgId }).select('plan', 'subscription_status').first()) as { plan: string; subscription_status: string } | undefined;
+    if (org?.plan === plan && org.subscription_status === 'active') return;
+    await trx('organizations').where({ id: orgId }).update({ plan, subscription_status: 'active', trial_ends_at: null, current_period_end: end, plan_activated_at: now, updated_at: now });
+    const account = { subscription_id: `sub_test_${orgId}`, current_period_start: now, cancel_at_period_end: false, trial_used: true, first_subscribed_at: now, updated_at: now };
+    await trx('billing_accounts')
+      .insert({ id: newId('bac'), org_id: orgId, created_at: now, ...account })
+      .onConflict('org_id')
+      .merge(account);
+  });
+}

@@ -3,7 +3,7 @@
 // tenancy. Tickets are made through the tickets service, then dated.
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { addMember, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { buckets } from '../services/metrics.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
@@ -11,6 +11,8 @@ type Json = Record<string, any>;
 
 const app = await startTestApp(t);
 const owner = await signUp(app, { orgName: 'Acme' });
+// Two workspaces: a plan that includes them (the none plan includes one).
+await onPlan(app, owner.organization.id, 'growth');
 const call = async (who: SignedUp, url: string) => {
   const res = await app.server.inject({ method: 'GET', url, ...who.auth });
   return { status: res.statusCode, body: JSON.parse(res.payload) as Json };

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { asValue } from 'awilix';
-import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { addMember, insertWorkspace, signUp } from '../../../test/helpers/accounts.js';
 import { call, createWorkspace, installAndLink, localHost, startCodehostApp, waitFor, type Json } from './helpers.js';
 
 const LOGIN_TS = `export interface Session { user: string }
@@ -31,7 +31,8 @@ t.test('repositories: connect with plan limits, read, agent key, guidelines, lab
   await host.createRepository(`${slug}/api`, { files: { 'README.md': '# API\n' } });
   const inst = await installAndLink(app, owner);
   const ws = await createWorkspace(app, owner, 'Web');
-  const ws2 = await createWorkspace(app, owner, 'Api');
+  // A second workspace outside the none plan's one (the plan limits of repositories are tested on this plan).
+  const ws2 = await insertWorkspace(app, owner.organization.id, { name: 'Api' });
 
   let repo: Json = {};
   await t.test('an owner connects a repository; the code index is built in the background', async (t) => {

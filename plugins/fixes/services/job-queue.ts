@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import type { JobEventInput, JobKind, JobResult } from '../../../core/contracts/index.js';
-import { FixJob, FixJobEvent, type JobPayload } from '../models/index.js';
+import { FixAttempt, FixJob, FixJobEvent, type JobPayload } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
 import { mask, maskDeep } from './mask.js';
 
@@ -34,6 +34,19 @@ export interface ClaimFilter {
 
 export const JOB_REQUESTED = 'fixes.job_requested';
 
+/**
+ * `billingGate.recordJobCost` (billing plugin), when present: what a finished job cost and whether
+ * it produced a fix; idempotent per job id (a second call changes nothing).
+ */
+export interface JobCostRecorder {
+  recordJobCost(trx: Knex, input: { orgId: string; jobId: string; costUsd: number; consumedFix: boolean; workspaceId?: string | null; kind?: 'fix' | 'diagnosis' }): Promise<unknown>;
+}
+
+type QueueDeps = Pick<FixesDeps, 'db' | 'outbox' | 'options' | 'log'> & {
+  /** The billing gate; billing may be off (null), or an older gate without recordJobCost. */
+  readonly billingGate?: (FixesDeps['billingGate'] & Partial<JobCostRecorder>) | null;
+};
+
 const errorText = (e: { code: string; detail: string }) => `${e.code}: ${e.detail}`.slice(0, 2000);
 
 /**
@@ -45,7 +58,7 @@ const errorText = (e: { code: string; detail: string }) => `${e.code}: ${e.detai
 export class JobQueue {
   hooks: JobHooks = { onResult: async () => {}, onDead: async () => {} };
 
-  constructor(private readonly d: Pick<FixesDeps, 'db' | 'outbox' | 'options' | 'log'>) {}
+  constructor(private readonly d: QueueDeps) {}
 
   /** Queues a job in the caller's transaction; undefined when its idempotency key was used. */
   async enqueue(trx: Knex, input: EnqueueInput): Promise<FixJob | undefined> {
@@ -165,6 +178,7 @@ export class JobQueue {
       await this.event(trx, done, { level: result.status === 'failed' ? 'error' : 'info', type: 'result', message: `job ${result.status}`, data: { status: result.status, cost_usd: cost } });
       await this.d.outbox.add(trx, 'fixes.job_finished', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, status: result.status, cost_usd: cost }, { orgId: job.org_id });
       await this.hooks.onResult(trx, done, result);
+      await this.recordCost(trx, done);
       return true;
     });
   }
@@ -181,6 +195,7 @@ export class JobQueue {
         if (job.cancel_requested_at) {
           await FixJob.query(trx).forOrg(job.org_id).patch({ status: 'cancelled', finished_at: new Date(), lease_owner: null, lease_expires_at: null }).where('id', job.id);
           await this.event(trx, job, { level: 'info', type: 'cancelled', message: 'job cancelled' });
+          await this.recordCost(trx, job);
           return;
         }
         await this.deadLetter(trx, job, error);
@@ -200,6 +215,8 @@ export class JobQueue {
     if (job.status === 'queued') {
       await FixJob.query(trx).forOrg(job.org_id).patch({ status: 'cancelled', cancel_requested_at: new Date(), finished_at: new Date() }).where('id', job.id);
       await this.event(trx, job, { level: 'info', type: 'cancelled', message: reason });
+      // A queued fix may hold a reserved credit (fix in managed): recording it releases the credit.
+      if (job.kind === 'fix') await this.recordCost(trx, job);
     } else if (job.status === 'running') {
       await FixJob.query(trx).forOrg(job.org_id).patch({ cancel_requested_at: new Date() }).where('id', job.id);
       await this.event(trx, job, { level: 'info', type: 'cancel_requested', message: reason });
@@ -213,6 +230,30 @@ export class JobQueue {
     await this.event(trx, dead, { level: 'error', type: 'dead_letter', message: `job stopped after ${job.attempts} attempt(s): ${error.code}`, data: { code: error.code } });
     await this.d.outbox.add(trx, 'fixes.job_dead', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, code: error.code }, { orgId: job.org_id });
     await this.hooks.onDead(trx, dead);
+    await this.recordCost(trx, dead);
+  }
+
+  /**
+   * Tells billing what an ended job cost, in the transaction that records its end (after the
+   * loop's hook, so a fix attempt's verification is known): a fix job consumed a fix only when
+   * its attempt is verified. Billing records a job once; a repeated end changes nothing.
+   */
+  private async recordCost(trx: Knex, job: FixJob): Promise<void> {
+    const gate = this.d.billingGate;
+    if (!gate?.recordJobCost) return;
+    let consumedFix = false;
+    if (job.kind === 'fix' && job.fix_attempt_id) {
+      const attempt = await FixAttempt.query(trx).forOrg(job.org_id).findById(job.fix_attempt_id).select('status');
+      consumedFix = attempt?.status === 'verified';
+    }
+    await gate.recordJobCost(trx, {
+      orgId: job.org_id,
+      jobId: job.id,
+      workspaceId: job.workspace_id,
+      kind: job.kind === 'fix' ? 'fix' : 'diagnosis',
+      costUsd: Math.max(0, Number(job.cost_usd) || 0),
+      consumedFix,
+    });
   }
 
   /** Appends a masked line to a job's log, outside any transaction (executors' output). */

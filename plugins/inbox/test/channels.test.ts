@@ -2,10 +2,13 @@
 // the inbound log, quarantine and release, reply threading, archive, tenancy and roles.
 import t from 'tap';
 import type { OutboxChannelAdapter } from '../../../adapters/mail-outbox/index.js';
-import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { addMember, onPlan, signUp } from '../../../test/helpers/accounts.js';
 import { call, countRows, deliverOne, eml, fixture, inboundLog, newWorkspace, uid, world, type Json } from './helpers.js';
 
 const { app, owner, workspace } = await world(t);
+// A fresh workspace per scenario: the indie plan takes extra workspaces (the none plan includes
+// one and no extra) and, like none, has no custom sending domain.
+await onPlan(app, owner.organization.id, 'indie');
 const outbox = app.container.resolve<OutboxChannelAdapter>('channelAdapter');
 const fresh = async () => (await newWorkspace(app, owner, `Inbox ${uid()}`)) as Json & { inbound_address: string; id: string };
 const ticket = async (id: string): Promise<Json> => (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;

@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { Ticket } from '../models/index.js';
 import type { CreateTicketInput, TicketService } from '../services/ticket-service.js';
 
@@ -40,7 +40,9 @@ export async function world(t: Test, overrides: Record<string, unknown> = {}, ws
   return { app, owner, workspace: res.body };
 }
 
+/** Another workspace of the organization: it is put on the growth plan, which includes several. */
 export async function newWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
+  await onPlan(app, owner.organization.id, 'growth');
   const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
   if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
   return res.body;

@@ -47,6 +47,7 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         id: 'createWorkspace',
         tags: [TAG],
         description: 'Creates a workspace with its inbound address and widget install',
+        notes: "Within the plan's included workspaces; beyond them, an extra workspace (billed at the plan's extra_workspace_price_usd a month) on plans that price extra workspaces, else 402 plan_limit_reached with details.reason workspaces_included.",
         validate: { payload: createWorkspacePayload },
         response: { status: { 201: WorkspaceSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },

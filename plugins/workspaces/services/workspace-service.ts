@@ -40,6 +40,15 @@ export interface ExecutionRulesPort {
   assertAllowed(choice: { mode: string; agent: string; auth: string | null; transport: string | null }, locale: string | null | undefined, opts?: { patch?: boolean }): void;
 }
 
+/**
+ * Optional seam the billing plugin fills (`planLimits`): the plan's included workspaces. Throws
+ * 402 plan_limit_reached (details.reason `workspaces_included`) when the plan allows no more;
+ * `extra` says the new workspace is billed beyond the included ones.
+ */
+export interface WorkspaceLimitsPort {
+  assert(trx: Knex, orgId: string, limit: 'workspaces_included', context: Record<string, never>): Promise<{ extra: boolean; extraPriceUsd: number; allowed: number | boolean; used: number; plan: string }>;
+}
+
 export interface WorkspaceServiceDeps {
   db: Db;
   outbox: Outbox;
@@ -80,6 +89,7 @@ export class WorkspaceService {
     readonly inboundDomain: string,
     private readonly credits: () => FixCreditsProvider | null = () => null,
     private readonly rules: () => ExecutionRulesPort | null = () => null,
+    private readonly limits: () => WorkspaceLimitsPort | null = () => null,
   ) {}
 
   /** The workspace of this organization, or 404 (also for another organization's id). */
@@ -135,6 +145,7 @@ export class WorkspaceService {
 
   async create(principal: Principal, input: CreateWorkspaceInput, meta: RequestMeta): Promise<Workspace> {
     return this.deps.db.transaction(async (trx) => {
+      const plan = await this.assertPlanAllows(trx, principal.orgId);
       const slug = await this.pickSlug(trx, principal.orgId, input.slug, input.name);
       const ws = await this.insertWithAddress(trx, {
         org_id: principal.orgId,
@@ -151,9 +162,10 @@ export class WorkspaceService {
       await this.deps.audit.record(trx, {
         orgId: ws.org_id, actor: actorOf(principal), action: 'workspace.created', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id,
         changes: diffFields({}, { name: ws.name, slug: ws.slug, client_name: ws.client_name, locale: ws.locale, execution_mode: ws.execution_mode, inbound_address: ws.inbound_address }),
+        ...(plan ? { metadata: { plan: plan.plan, extra_workspace: plan.extra, extra_price_usd: plan.extra ? plan.extraPriceUsd : 0 } } : {}),
         ...meta,
       });
-      await this.deps.outbox.add(trx, 'workspaces.created', { workspace_id: ws.id, slug: ws.slug, inbound_address: ws.inbound_address }, { orgId: ws.org_id });
+      await this.deps.outbox.add(trx, 'workspaces.created', { workspace_id: ws.id, slug: ws.slug, inbound_address: ws.inbound_address, extra: plan?.extra ?? false }, { orgId: ws.org_id });
       return ws;
     });
   }
@@ -211,6 +223,17 @@ export class WorkspaceService {
       await this.deps.outbox.add(trx, 'workspaces.archived', { workspace_id: id, revoked_token_ids: tokens.revoked }, { orgId: after.org_id });
       return after;
     });
+  }
+
+  /**
+   * The plan's included workspaces (billing, when on). The organization row is locked first, so
+   * two creations at once cannot both take the last included workspace.
+   */
+  private async assertPlanAllows(trx: Knex, orgId: string) {
+    const limits = this.limits();
+    if (!limits) return null;
+    await trx('organizations').where({ id: orgId }).select('id').forUpdate();
+    return limits.assert(trx, orgId, 'workspaces_included', {});
   }
 
   private async lockOpen(trx: Knex, principal: Principal, id: string): Promise<Workspace> {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { addMember, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { App } from '../../../core/kernel/app.js';
 
 type Json = Record<string, any>;
@@ -15,6 +15,8 @@ const LIST_ONLY_ABSENT = ['inbound_address', 'widget', 'release_strategy', 'avai
 t.test('workspaces: create, read, list, update with audit, archive, across organizations', async (t) => {
   const app = await startTestApp(t);
   const owner = await signUp(app, { orgName: 'Acme' });
+  // Several workspaces: a plan that includes them (the none plan includes one).
+  await onPlan(app, owner.organization.id, 'growth');
 
   await t.test('an owner creates a workspace with its mailbox and widget install', async (t) => {
     const res = await call(app, owner, 'POST', '/v1/workspaces', { name: 'Shop Front', client_name: 'Shop Inc', locale: 'it', execution_mode: 'runner' });
