@@ -1,9 +1,12 @@
+import type { ServerRoute } from '@hapi/hapi';
+import { asValue } from 'awilix';
 import type { Knex } from 'knex';
 import type { AuditWriter } from '../../core/audit/audit-writer.js';
 import type { Outbox } from '../../core/bus/outbox.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { agencyRoutes } from './routes/agency.js';
 import { consoleRoutes } from './routes/console.js';
+import { gateAgencyRoutes, type AgencyPlanPort } from './routes/gate.js';
 import { AgencyConsole } from './services/console.js';
 import { publicPartnerRoutes } from './routes/public.js';
 import { WhiteLabelReadiness, type BrandDirectoryPort, type WorkspaceReaderPort } from './services/clients.js';
@@ -17,23 +20,35 @@ import { AgencyReports, type ReportBrandPort, type ReportMailerPort } from './se
  * white-label readiness and the partner profile)
  * and the public list of certified partners. See docs/agency.md.
  */
+/** Auto-send runs on the first days of a UTC month (hourly, so a service down on the 1st still sends). */
+const AUTO_SEND_DAYS = 3;
+
 export default definePlugin({
   name: 'agency',
   version: '1.0.0',
   requires: ['accounts', 'workspaces', 'brand', 'mail'],
   register(ctx) {
     const r = <T>(key: string) => () => ctx.container.resolve(key) as T;
+    // Every /v1/agency/* route: agency organizations on a plan with the `agency` feature (402 otherwise).
+    const gated = (routes: ServerRoute[]) => gateAgencyRoutes(routes, { db: r<Knex>('db'), plans: r<AgencyPlanPort>('planCatalog') });
     const partner = new PartnerService({ db: r<Knex>('db'), audit: r<AuditWriter>('audit'), outbox: r<Outbox>('outbox') });
     const whiteLabel = new WhiteLabelReadiness({ db: r<Knex>('db'), directory: r<BrandDirectoryPort>('brandDirectory'), workspaces: r<WorkspaceReaderPort>('workspaceService') });
-    ctx.routes(agencyRoutes({ partner: () => partner, whiteLabel: () => whiteLabel }));
+    ctx.routes(gated(agencyRoutes({ partner: () => partner, whiteLabel: () => whiteLabel })));
     const agencyConsole = new AgencyConsole({ db: r<Knex>('db'), directory: r<BrandDirectoryPort>('brandDirectory'), workspaces: r<WorkspaceReaderPort>('workspaceService') });
-    ctx.routes(consoleRoutes(() => agencyConsole));
+    ctx.routes(gated(consoleRoutes(() => agencyConsole)));
     ctx.routes(publicPartnerRoutes(() => partner));
     const mailer = ctx.container.resolve('mailer') as ReportMailerPort & { registerTemplates(t: typeof AGENCY_MAIL_TEMPLATES): void };
     mailer.registerTemplates(AGENCY_MAIL_TEMPLATES);
     const reports = new AgencyReports({
       db: r<Knex>('db'), audit: r<AuditWriter>('audit'), outbox: r<Outbox>('outbox'), mailer: () => mailer, brand: r<ReportBrandPort>('brandService'),
     });
-    ctx.routes(reportRoutes(() => reports));
+    ctx.routes(gated(reportRoutes(() => reports)));
+    ctx.provide({ agencyReports: asValue(reports) });
+    // report_auto_send: last month's report of every such client, generated and sent once, in the first days of a month.
+    ctx.schedule('reports-auto-send', { everyMs: 60 * 60_000 }, async () => {
+      const plans = ctx.container.resolve('planCatalog') as AgencyPlanPort;
+      const done = await reports.autoSend({ hasAgencyPlan: (plan) => plans.hasFeature(plan, 'agency'), days: AUTO_SEND_DAYS, log: ctx.log });
+      if (done.generated || done.sent) ctx.log.info(done, 'agency reports auto-sent');
+    });
   },
 });

@@ -6,6 +6,9 @@ import type { RateLimiter } from '../../core/http/rate-limit.js';
 import { publicRoutes } from './routes/public.js';
 import { MetricsService } from './services/metrics.js';
 import { PublicService } from './services/public.js';
+import { sponsorshipReviewRoutes } from './routes/sponsorship-review.js';
+import { SPONSORSHIP_DECISION_TEMPLATES, SponsorshipReview, type DecisionMailerPort, type SponsoredCreditsPort } from './services/sponsorship-review.js';
+import type { AuditWriter } from '../../core/audit/audit-writer.js';
 
 /**
  * Support analytics: the `analytics` section (2 operations), organization and workspace metrics
@@ -17,7 +20,7 @@ import { PublicService } from './services/public.js';
 export default definePlugin({
   name: 'analytics',
   version: '1.0.0',
-  requires: ['accounts', 'workspaces', 'tickets'],
+  requires: ['accounts', 'workspaces', 'tickets', 'mail'],
   register(ctx) {
     const metrics = new MetricsService(() => ctx.container.resolve('db') as Knex);
     ctx.routes(analyticsRoutes(() => metrics, () => ctx.container.resolve('workspaceService') as WorkspaceOpener));
@@ -28,5 +31,19 @@ export default definePlugin({
       statsTtlMs: 5 * 60_000,
     });
     ctx.routes(publicRoutes(() => publicService));
+
+    // Staff review of the sponsorship requests; approval grants sponsored credits through billing's ledger when billing is on.
+    const mailer = ctx.container.resolve('mailer') as DecisionMailerPort & { registerTemplates(t: typeof SPONSORSHIP_DECISION_TEMPLATES): void };
+    mailer.registerTemplates(SPONSORSHIP_DECISION_TEMPLATES);
+    const review = new SponsorshipReview({
+      db: () => ctx.container.resolve('db') as Knex,
+      audit: () => ctx.container.resolve('audit') as AuditWriter,
+      outbox: () => ctx.container.resolve('outbox') as Outbox,
+      mailer: () => mailer,
+      credits: () => (ctx.container.resolve('creditLedger', { allowUnregistered: true }) as SponsoredCreditsPort | undefined) ?? null,
+      defaultFixes: 20,
+      defaultExpiryDays: 365,
+    });
+    ctx.routes(sponsorshipReviewRoutes(() => review));
   },
 });

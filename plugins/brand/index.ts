@@ -11,6 +11,7 @@ import { brandRoutes } from './routes/brand.js';
 import { publicBrandRoutes } from './routes/public.js';
 import type { BrandDeps, EmailDomainsPort, PlanCatalogPort, SendingPort, WorkspacePort } from './services/deps.js';
 import { BrandDirectoryService, type Guard } from './services/directory.js';
+import { MailBrandingService } from './services/mail-branding.js';
 import { BrandOverviewService } from './services/overview.js';
 import { BrandService } from './services/profiles.js';
 import { StatusPageBrandingService } from './services/surfaces.js';
@@ -22,7 +23,8 @@ import { StatusPageBrandingService } from './services/surfaces.js';
  * Container entries: `brandService`, `brandDirectory` (read by the inbox: whose email domains a
  * workspace uses, whether it answers under white label) and `whiteLabelGuard` (called by the
  * tickets plugin before a draft is sent), `statusPageBranding` (the brand on the tickets plugin's
- * public status page, and which Host may serve it). It requires the inbox so it registers after it: its
+ * public status page, and which Host may serve it), `mailBranding` (the brand of the mail plugin's
+ * customer-facing mail). It requires the inbox so it registers after it: its
  * guard replaces the inbox's and delegates to it for every draft it does not refuse.
  */
 export default definePlugin<BrandOptions>({
@@ -73,6 +75,8 @@ export default definePlugin<BrandOptions>({
       brandDirectory: asValue(directory),
       whiteLabelGuard: asValue(directory.guard(inner)),
       statusPageBranding: asValue(new StatusPageBrandingService(deps, brand)),
+      // Read by the mail plugin at each enqueue: customer-facing mail of a workspace carries its brand.
+      mailBranding: asValue(new MailBrandingService(deps, brand)),
     });
 
     ctx.routes(brandRoutes({ brand: () => brand, directory: () => directory, overview: () => overview }, (cradle().accountSchemas as { Ok: Joi.ObjectSchema }).Ok));

@@ -6,11 +6,13 @@ import type { ChannelAdapter } from '../../core/contracts/index.js';
 import { KEYS } from '../../core/kernel/keys.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { MailDelivery } from './services/delivery.js';
+import type { MailBrandingPort } from './services/branding.js';
 import { MAIL_REQUESTED, Mailer, type MailAddress } from './services/mailer.js';
 
 export { Mailer, MailInputError, MAIL_REQUESTED, type EnqueueMail, type MailAddress } from './services/mailer.js';
 export { MailTemplateError, MAIL_LOCALES, type MailTemplate, type MailLocale, type Localized, type RenderedMail } from './services/templates.js';
 export { MailDelivery, type DeliveryOutcome } from './services/delivery.js';
+export { BADGE_TEXT, type MailBrand, type MailBrandRef, type MailBrandingPort } from './services/branding.js';
 
 export interface MailPluginOptions {
   /** Sender of every mail that names none. Default `Patchwell <no-reply@host of PUBLIC_BASE_URL>`. */
@@ -47,6 +49,8 @@ export default definePlugin<MailPluginOptions>({
       publicBaseUrl: config.server.publicBaseUrl,
       defaultFrom: options.from ?? { address: `no-reply@${host}`, name: 'Patchwell' },
       log,
+      // The brand plugin (when on) registers after this one: resolved at each enqueue.
+      branding: () => (container.resolve('mailBranding', { allowUnregistered: true }) as MailBrandingPort | undefined) ?? null,
     });
     const maxAttempts = options.maxAttempts ?? config.bus.maxAttempts;
     const backoffMs = options.backoffMs ?? config.bus.backoffMs;

@@ -77,7 +77,8 @@ function html(locale: ReportLocale, attached: string): string {
     `<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{subject}}</title></head>`,
     '<body style="margin:0;background:#f9fafb;color:#1f2328;font-family:-apple-system, BlinkMacSystemFont, \'Segoe UI\', Roboto, Helvetica, Arial, sans-serif;font-size:15px;line-height:1.5">',
     '<div style="max-width:600px;margin:0 auto;background:#ffffff">',
-    '<header data-testid="brand-header" style="background:{{color}};color:#ffffff;padding:16px 24px"><strong data-testid="brand-name">{{agency}}</strong></header>',
+    // The mail plugin puts the client workspace's brand here (logo or name, color, font) and the badge below, unless removed.
+    '<!--brand:header-->',
     '<main style="padding:24px">',
     `<h1 style="font-size:20px;margin:0 0 4px">${t.title}: {{client}}</h1>`,
     '<p style="margin:0 0 16px;color:#6b7280">{{month}}</p>',
@@ -91,7 +92,9 @@ function html(locale: ReportLocale, attached: string): string {
     row(t.resolution, 'resolution'),
     '</table>',
     `<p style="margin-top:16px;color:#6b7280">${attached}</p>`,
-    '</main></div></body></html>',
+    '</main>',
+    '<!--brand:footer-->',
+    '</div></body></html>',
     '',
   ].join('\n');
 }

@@ -14,7 +14,7 @@ import { REPORT_MAIL_TEMPLATE, reportSubject, formatMinutes, monthLabel, type Re
 export interface ReportMailerPort {
   enqueue(trx: Knex, mail: {
     orgId: string; template: string; locale: ReportLocale; to: string[]; data: Record<string, unknown>;
-    fromName?: string; attachments?: { filename: string; contentType: string; content: Buffer }[];
+    workspaceId?: string; fromName?: string; attachments?: { filename: string; contentType: string; content: Buffer }[];
   }): Promise<string>;
 }
 
@@ -149,25 +149,31 @@ export class AgencyReports {
     const month = input.month ?? previousMonth(now);
     const { start, end } = monthRange(month);
     if (start > now) throw httpError(422, 'month_not_started', `${month} has not started yet`);
-    const existing = (await db('agency_reports').where({ org_id: org.id, workspace_id: ws.id, month }).first()) as ReportRow | undefined;
-    if (existing) return { created: false, report: this.out(existing) };
+    const { created, row } = await this.create(db, org.id, ws, month, { actor: actorOf(principal), generatedBy: principal.userId, meta });
+    return { created, report: this.out(row) };
+  }
 
+  // One report per client and month: the stored one, or a new one (a concurrent duplicate loses on the unique index).
+  private async create(db: Knex, orgId: string, ws: WorkspaceRow & { client_name: string; locale: string | null }, month: string, by: { actor: AuditActorLike; generatedBy: string | null; meta: Partial<Meta>; auto?: boolean }): Promise<{ created: boolean; row: ReportRow }> {
+    const existing = (await db('agency_reports').where({ org_id: orgId, workspace_id: ws.id, month }).first()) as ReportRow | undefined;
+    if (existing) return { created: false, row: existing };
+    const { start, end } = monthRange(month);
     // Computed outside the transaction: PGlite has one connection, and the metrics run their own queries.
-    const figures = await this.figures(org.id, ws.id, start, end);
+    const figures = await this.figures(orgId, ws.id, start, end);
     const id = newId('rpt');
+    const now = this.now();
     const created = await db.transaction(async (trx) => {
       const inserted = (await trx('agency_reports').insert({
-        id, org_id: org.id, workspace_id: ws.id, month, client_name: ws.client_name, locale: ws.locale === 'it' ? 'it' : 'en',
-        figures: JSON.stringify(figures), status: 'generated', recipients: JSON.stringify([]), generated_by: principal.userId, generated_at: now,
+        id, org_id: orgId, workspace_id: ws.id, month, client_name: ws.client_name, locale: ws.locale === 'it' ? 'it' : 'en',
+        figures: JSON.stringify(figures), status: 'generated', recipients: JSON.stringify([]), generated_by: by.generatedBy, generated_at: now,
       }).onConflict(['org_id', 'workspace_id', 'month']).ignore().returning('id')) as { id: string }[];
       if (inserted.length === 0) return false;
-      await this.d.audit().record(trx, { orgId: org.id, actor: actorOf(principal), action: 'agency.report_generated', target: { type: 'agency_report', id }, changes: { month: { before: null, after: month }, workspace_id: { before: null, after: ws.id } }, ...meta });
-      await this.d.outbox().add(trx, 'agency.report_generated', { report_id: id, workspace_id: ws.id, month }, { orgId: org.id });
+      await this.d.audit().record(trx, { orgId, actor: by.actor, action: 'agency.report_generated', target: { type: 'agency_report', id }, changes: { month: { before: null, after: month }, workspace_id: { before: null, after: ws.id } }, ...(by.auto ? { metadata: { auto_send: true } } : {}), ...by.meta });
+      await this.d.outbox().add(trx, 'agency.report_generated', { report_id: id, workspace_id: ws.id, month }, { orgId });
       return true;
     });
-    // A concurrent request that won the race answers its report: one report per client and month.
-    const row = (await db('agency_reports').where({ org_id: org.id, workspace_id: ws.id, month }).first()) as ReportRow;
-    return { created, report: this.out(row) };
+    const row = (await db('agency_reports').where({ org_id: orgId, workspace_id: ws.id, month }).first()) as ReportRow;
+    return { created, row };
   }
 
   private async figures(orgId: string, workspaceId: string, from: Date, to: Date): Promise<ReportFigures> {
@@ -212,15 +218,31 @@ export class AgencyReports {
     const ws = (await db('workspaces').select('report_recipients').where({ org_id: org.id, id: row.workspace_id }).first()) as Pick<WorkspaceRow, 'report_recipients'> | undefined;
     const recipients = [...new Set((input.recipients ?? json(ws?.report_recipients ?? []) ?? []).map((a) => a.trim().toLowerCase()))].filter(Boolean);
     if (recipients.length === 0) throw httpError(422, 'no_recipients', 'The report has no recipients: give recipients or set the workspace\'s report recipients');
+    await this.deliver(db, org, row, recipients, { actor: actorOf(principal), meta });
+    return this.out(await this.row(db, principal, id));
+  }
+
+  /**
+   * Mails a report and marks it sent, in one transaction. With `onlyOnce` (the monthly auto-send)
+   * a report already sent (by hand or by an earlier run) is left alone: false.
+   */
+  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], by: { actor: AuditActorLike; meta: Partial<Meta>; onlyOnce?: boolean }): Promise<boolean> {
+    const id = row.id;
     const { filename, content, look, intro } = await this.render(db, org, row);
     const f = json(row.figures);
     const sentAt = this.now();
-    await db.transaction(async (trx) => {
+    return db.transaction(async (trx) => {
+      if (by.onlyOnce) {
+        const locked = (await trx('agency_reports').select('send_count').where({ org_id: org.id, id }).forUpdate().first()) as { send_count: number } | undefined;
+        if (!locked || Number(locked.send_count) > 0) return false;
+      }
       const mailId = await this.d.mailer().enqueue(trx, {
         orgId: org.id,
         template: REPORT_MAIL_TEMPLATE,
         locale: row.locale,
         to: recipients,
+        // The client workspace's brand and, when its domain is verified, its sender (the mail plugin decides).
+        workspaceId: row.workspace_id,
         fromName: look.name,
         data: {
           subject: reportSubject(row.locale, row.client_name, row.month), agency: look.name, color: look.color, client: row.client_name, month: monthLabel(row.month, row.locale),
@@ -230,13 +252,50 @@ export class AgencyReports {
         attachments: [{ filename, contentType: 'application/pdf', content }],
       });
       await trx('agency_reports').where({ org_id: org.id, id }).update({ status: 'sent', sent_at: sentAt, recipients: JSON.stringify(recipients), send_count: trx.raw('send_count + 1'), last_mail_id: mailId, updated_at: sentAt });
-      await this.d.audit().record(trx, { orgId: org.id, actor: actorOf(principal), action: 'agency.report_sent', target: { type: 'agency_report', id }, changes: { recipients: { before: json(row.recipients), after: recipients } }, ...meta });
-      await this.d.outbox().add(trx, 'agency.report_sent', { report_id: id, workspace_id: row.workspace_id, month: row.month, mail_id: mailId }, { orgId: org.id });
+      await this.d.audit().record(trx, { orgId: org.id, actor: by.actor, action: 'agency.report_sent', target: { type: 'agency_report', id }, changes: { recipients: { before: json(row.recipients), after: recipients } }, ...(by.onlyOnce ? { metadata: { auto_send: true } } : {}), ...by.meta });
+      await this.d.outbox().add(trx, 'agency.report_sent', { report_id: id, workspace_id: row.workspace_id, month: row.month, mail_id: mailId, auto: !!by.onlyOnce }, { orgId: org.id });
+      return true;
     });
-    return this.out(await this.row(db, principal, id));
+  }
+
+  /**
+   * The monthly auto-send (scheduled): on the first `days` days of a UTC month, every client
+   * workspace with `report_auto_send` and report recipients, of an agency whose plan includes
+   * agency features, gets last month's report generated (idempotent per client and month) and
+   * sent once (a report already sent, by hand or by an earlier run, is not sent again). One
+   * client's failure is logged and does not stop the others; the next run retries it.
+   */
+  async autoSend(opts: { hasAgencyPlan: (plan: string | null) => boolean; days?: number; now?: Date; log?: { warn: (o: object, m: string) => void } }): Promise<{ generated: number; sent: number }> {
+    const now = opts.now ?? this.now();
+    if (now.getUTCDate() > (opts.days ?? 3)) return { generated: 0, sent: 0 };
+    const month = previousMonth(now);
+    const db = this.d.db();
+    const rows = (await db('workspaces as w').join('organizations as o', 'o.id', 'w.org_id')
+      .where('o.type', 'agency').where('w.report_auto_send', true).whereNull('w.archived_at').whereNotNull('w.client_name')
+      .select('w.id', 'w.org_id', 'w.client_name', 'w.locale', 'w.archived_at', 'w.report_recipients', 'w.report_intro', 'w.created_at', 'o.name as org_name', 'o.plan as org_plan', 'o.badge_removal_addon')) as Array<WorkspaceRow & { org_id: string; created_at: Date; org_name: string; org_plan: string | null; badge_removal_addon: boolean }>;
+    let generated = 0;
+    let sent = 0;
+    for (const ws of rows) {
+      const recipients = [...new Set((json(ws.report_recipients ?? []) ?? []).map((a) => a.trim().toLowerCase()))].filter(Boolean);
+      if (!ws.client_name?.trim() || recipients.length === 0 || !opts.hasAgencyPlan(ws.org_plan)) continue;
+      // A client added after the month ended has nothing to report for it.
+      if (new Date(ws.created_at) >= monthRange(month).end) continue;
+      try {
+        const system = { actor: { type: 'system' as const }, meta: {} };
+        const { created, row } = await this.create(db, ws.org_id, ws as WorkspaceRow & { client_name: string }, month, { ...system, generatedBy: null, auto: true });
+        if (created) generated += 1;
+        if (Number(row.send_count) > 0) continue;
+        if (await this.deliver(db, { id: ws.org_id, name: ws.org_name, badge_removal_addon: ws.badge_removal_addon }, row, recipients, { ...system, onlyOnce: true })) sent += 1;
+      } catch (err) {
+        opts.log?.warn({ err, workspaceId: ws.id, month }, 'agency report auto-send failed; retried at the next run');
+      }
+    }
+    return { generated, sent };
   }
 }
 
-function actorOf(p: Principal) {
+type AuditActorLike = { type: 'user' | 'system'; id?: string | null; email?: string | null };
+
+function actorOf(p: Principal): AuditActorLike {
   return { type: 'user' as const, id: p.userId, email: p.email };
 }

@@ -99,6 +99,9 @@ t.test('the list is newest month first, with a cursor', async (t) => {
 t.test('sending emails the report with the agency\'s brand and the PDF attached', async (t) => {
   const brand = await call(agency, 'POST', '/v1/brand/profiles', { name: 'Pixel Studio', primary_color: '#2563eb' });
   t.equal(brand.status, 201);
+  // The engine badge shows in every customer-facing mail unless the badge removal add-on hides it.
+  await app.db('organizations').where({ id: agency.organization.id }).update({ badge_removal_addon: true });
+  t.equal((await call(agency, 'PATCH', `/v1/brand/profiles/${brand.body.id}`, { show_badge: false })).status, 200);
   const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${shop.id}&month=2026-10`)).body.items[0] as Json;
 
   t.match(await call(agency, 'POST', `/v1/agency/reports/${report.id}/send`), { status: 422, body: { code: 'no_recipients' } }, 'no report recipients set');
@@ -113,7 +116,8 @@ t.test('sending emails the report with the agency\'s brand and the PDF attached'
   t.equal(mail.to_address, 'cto@client.test, ceo@client.test');
   t.equal(mail.from_name, 'Pixel Studio', 'sent as the agency\'s brand');
   t.equal(mail.subject, 'Monthly support report · Client Co · October 2026');
-  t.match(mail.html, /Pixel Studio/);
+  t.match(mail.html, /<div data-testid="brand-header" style="background:#2563eb;[^>]*><strong data-testid="brand-name"[^>]*>Pixel Studio</, 'the workspace\'s brand header, put there by the mail plugin');
+  t.notMatch(mail.html, /brand:header|engine-badge/);
   t.match(mail.html, /background:#[0-9a-f]{6}/);
   t.match(mail.html, /Tickets opened<\/td><td[^>]*>3</);
   t.match(mail.text, /Median first response: 20 min/);
@@ -160,6 +164,8 @@ t.test('an Italian client gets the report in Italian', async (t) => {
 t.test('another organization\'s reports answer 404; non-agencies 403; members see their workspaces only', async (t) => {
   const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${shop.id}&month=2026-10`)).body.items[0] as Json;
   const other = await signUp(app, { orgName: 'Other agency', organizationType: 'agency' });
+  t.match(await call(other, 'GET', '/v1/agency/reports'), { status: 402, body: { code: 'plan_limit_reached', details: { reason: 'agency_in_plan' } } }, 'reports need a plan with agency features');
+  await app.db('organizations').where({ id: other.organization.id }).update({ plan: 'agency' });
   t.match(await call(other, 'GET', `/v1/agency/reports/${report.id}`), { status: 404, body: { code: 'not_found' } });
   t.match(await call(other, 'POST', `/v1/agency/reports/${report.id}/send`, { recipients: ['x@evil.test'] }), { status: 404, body: { code: 'not_found' } });
   t.match(await call(other, 'POST', '/v1/agency/reports', { workspace_id: shop.id, month: '2026-10' }), { status: 404, body: { code: 'not_found' } });
@@ -175,4 +181,29 @@ t.test('another organization\'s reports answer 404; non-agencies 403; members se
   t.equal((await call(reviewer, 'GET', '/v1/agency/reports')).status, 403, 'owners and admins only');
   const admin = await addMember(app, agency, { role: 'admin' });
   t.equal((await call(admin, 'GET', `/v1/agency/reports/${report.id}`)).status, 200, 'admins read every client\'s report');
+});
+
+t.test('report_auto_send: last month\'s report is generated and sent once, on the first days of the month', async (t) => {
+  const reports = app.container.resolve<{ autoSend(o: { hasAgencyPlan: (p: string | null) => boolean; now?: Date; days?: number }): Promise<{ generated: number; sent: number }> }>('agencyReports');
+  const plans = app.container.resolve<{ hasFeature(p: string | null, f: string): boolean }>('planCatalog');
+  const opts = (now: string) => ({ hasAgencyPlan: (p: string | null) => plans.hasFeature(p, 'agency'), now: new Date(now) });
+  const auto = (await call(agency, 'POST', '/v1/workspaces', { name: 'Auto shop', client_name: 'Auto Co' })).body as Json;
+  await app.db('workspaces').where({ id: auto.id }).update({ report_auto_send: true, report_recipients: JSON.stringify(['owner@auto.test']) });
+  await app.db('workspaces').where({ id: shop.id }).update({ report_auto_send: true });
+  await app.db('workspaces').where({ id: negozio.id }).update({ report_auto_send: false, report_recipients: JSON.stringify(['titolare@bottega.test']) });
+
+  t.same(await reports.autoSend(opts('2026-12-05T06:00:00Z')), { generated: 0, sent: 0 }, 'not after the first days of the month');
+  t.same(await reports.autoSend(opts('2026-12-01T06:00:00Z')), { generated: 2, sent: 2 });
+  const rows = await app.db('agency_reports').where({ org_id: agency.organization.id, month: '2026-11' }).orderBy('client_name');
+  t.same(rows.map((r: Json) => [r.client_name, r.status, r.send_count]), [['Auto Co', 'sent', 1], ['Client Co', 'sent', 1]], 'auto-send on, recipients set: the others are left alone');
+  const mails = await app.db('mail_messages').where({ org_id: agency.organization.id, template: 'agency.monthly_report' }).whereIn('id', rows.map((r: Json) => r.last_mail_id));
+  t.same(mails.map((m: Json) => m.to_address).sort(), ['cto@client.test, ceo@client.test', 'owner@auto.test']);
+  t.ok(mails.every((m: Json) => /data-testid="brand-header"/.test(m.html) && m.from_name === 'Pixel Studio'), 'with the workspace\'s brand');
+  const audit = await app.db('audit_entries').where({ org_id: agency.organization.id, action: 'agency.report_sent', actor_type: 'system' });
+  t.equal(audit.length, 2, 'audited as the system');
+
+  const count = async () => (await app.db('mail_messages').where({ org_id: agency.organization.id, template: 'agency.monthly_report' })).length;
+  const before = await count();
+  t.same(await reports.autoSend(opts('2026-12-02T06:00:00Z')), { generated: 0, sent: 0 }, 'idempotent: nothing is sent twice');
+  t.equal(await count(), before);
 });

@@ -130,3 +130,38 @@ t.test('open-source sponsorship requests', async (t) => {
   for (let i = 0; i < 6; i++) if ((await post({ ...body, repository_url: `https://github.com/acme/r${i}` }, '198.51.100.9')).statusCode === 429) limited++;
   t.equal(limited, 1, 'five requests per hour per address');
 });
+
+t.test('staff review sponsorship requests: approval grants sponsored credits and the requester is told in their language', async (t) => {
+  const inject = async (who: SignedUp | null, method: string, url: string, payload?: unknown) => {
+    const res = await app.server.inject({ method, url, payload: payload as object | undefined, remoteAddress: '192.0.2.44', ...(who ? who.auth : {}) });
+    return { status: res.statusCode, body: JSON.parse(res.payload || '{}') as Json };
+  };
+  const staff = await signUp(app, { orgName: 'Patchwell staff' });
+  await app.db('users').where({ id: staff.user.id }).update({ staff: true });
+  const project = await signUp(app, { orgName: 'Gadget OSS' });
+  const req = (await inject(null, 'POST', '/v1/public/oss-sponsorship-requests', { repository_url: 'https://github.com/gadget/core', name: 'Grace', email: 'grace@gadget.test', locale: 'it' })).body;
+  const other = (await inject(null, 'POST', '/v1/public/oss-sponsorship-requests', { repository_url: 'https://github.com/nope/thing', name: 'Nils', email: 'nils@nope.test' })).body;
+
+  t.equal((await inject(owner, 'GET', '/v1/analytics/oss-sponsorship-requests')).status, 403, 'staff only');
+  t.equal((await inject(owner, 'POST', `/v1/analytics/oss-sponsorship-requests/${req.id}/decision`, { decision: 'approve' })).status, 403);
+  const list = await inject(staff, 'GET', '/v1/analytics/oss-sponsorship-requests?status=received&limit=200');
+  t.equal(list.status, 200);
+  t.ok((list.body.items as Json[]).some((r) => r.id === req.id && r.repository === 'github.com/gadget/core' && r.locale === 'it'));
+
+  t.match(await inject(staff, 'POST', `/v1/analytics/oss-sponsorship-requests/${req.id}/decision`, { decision: 'approve', organization_id: 'org_missing' }), { status: 422, body: { code: 'organization_not_found' } });
+  t.match(await inject(staff, 'POST', '/v1/analytics/oss-sponsorship-requests/oss_missing/decision', { decision: 'decline' }), { status: 404, body: { code: 'not_found' } });
+  const approved = await inject(staff, 'POST', `/v1/analytics/oss-sponsorship-requests/${req.id}/decision`, { decision: 'approve', organization_id: project.organization.id, fixes: 15, note: 'Benvenuti!' });
+  t.equal(approved.status, 200);
+  t.match(approved.body, { status: 'approved', organization_id: project.organization.id, fixes_granted: 15, decided_by: staff.user.email, decided_at: /Z$/, credits_expire_at: /Z$/, note: 'Benvenuti!' });
+  t.match(await app.db('credit_balances').where({ org_id: project.organization.id, source: 'sponsored' }).first(), { granted_fixes: 15, fixes_remaining: 15, reference: `oss:${req.id}` });
+  t.match(await inject(staff, 'POST', `/v1/analytics/oss-sponsorship-requests/${req.id}/decision`, { decision: 'decline' }), { status: 409, body: { code: 'already_decided' } });
+  const mail = await app.db('mail_messages').where({ template: 'analytics.oss_sponsorship_approved', to_address: 'grace@gadget.test' }).first();
+  t.match(mail.subject, /è approvata/);
+  t.match(mail.text, /15 interventi sponsorizzati/);
+  t.equal((await app.db('audit_entries').where({ action: 'oss_sponsorship.approved', actor_type: 'staff' })).length, 2, 'in the staff log and the sponsored organization\'s');
+
+  const declined = await inject(staff, 'POST', `/v1/analytics/oss-sponsorship-requests/${other.id}/decision`, { decision: 'decline' });
+  t.match(declined.body, { status: 'declined', organization_id: null, fixes_granted: null });
+  t.match((await app.db('mail_messages').where({ template: 'analytics.oss_sponsorship_declined', to_address: 'nils@nope.test' }).first()).text, /cannot sponsor github\.com\/nope\/thing/);
+  t.ok((await inject(staff, 'GET', '/v1/analytics/oss-sponsorship-requests?status=declined')).body.items.some((r: Json) => r.id === other.id));
+});

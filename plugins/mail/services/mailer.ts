@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { MailMessage } from '../models/mail-message.js';
+import type { MailBrand, MailBrandingPort } from './branding.js';
 import { MAIL_LOCALES, MailTemplateError, checkTemplate, renderTemplate, type MailLocale, type MailTemplate, type RenderedMail } from './templates.js';
 
 export interface MailAddress {
@@ -31,8 +32,10 @@ export interface EnqueueMail {
   headers?: Record<string, string>;
   /** RFC 5322 Message-ID to send with, e.g. for threading; default `<mail id@host of PUBLIC_BASE_URL>`. */
   messageId?: string;
-  /** Opaque reference of the caller (a ticket id…) stored with the mail. */
+  /** Opaque reference of the caller (a ticket id…) stored with the mail; a ticket id also names the workspace whose brand the mail carries. */
   ticketRef?: string;
+  /** Workspace the mail speaks for: customer-facing templates carry its brand (logo, color, font, badge) and sender. */
+  workspaceId?: string;
   /** Files to send with the mail (e.g. a report's PDF); at most 5, 5 MiB each. */
   attachments?: { filename: string; contentType: string; content: Buffer }[];
 }
@@ -67,6 +70,7 @@ const enqueueSchema = Joi.object<EnqueueMail>({
   headers: Joi.object().pattern(headerName, headerValue),
   messageId: Joi.string().pattern(/^<?[^<>\s@]+@[^<>\s@]+>?$/).max(998),
   ticketRef: Joi.string().max(200),
+  workspaceId: Joi.string().max(100),
   attachments: Joi.array().items(Joi.object({ filename: Joi.string().max(200).pattern(/^[^\r\n/\\]+$/).required(), contentType: Joi.string().max(100).required(), content: Joi.binary().max(5 * 1024 * 1024).required() })).max(5),
 });
 
@@ -76,6 +80,8 @@ export interface MailerOptions {
   publicBaseUrl: string;
   defaultFrom: MailAddress;
   log?: Logger;
+  /** The brand lookup (container key `mailBranding`), resolved at each enqueue; null when no plugin provides it. */
+  branding?: () => MailBrandingPort | null;
 }
 
 function formatAddress(a: MailAddress): string {
@@ -94,8 +100,10 @@ export class Mailer {
   private readonly host: string;
   private readonly defaultFrom: MailAddress;
   private readonly log: Logger | undefined;
+  private readonly branding: () => MailBrandingPort | null;
 
   constructor(options: MailerOptions) {
+    this.branding = options.branding ?? (() => null);
     this.outbox = options.outbox;
     this.host = new URL(options.publicBaseUrl).hostname;
     this.defaultFrom = options.defaultFrom;
@@ -128,6 +136,31 @@ export class Mailer {
   }
 
   /**
+   * The brand a mail of this template would carry for `ref` (null: plain look): customer-facing
+   * templates of a workspace, when a brand lookup is installed.
+   */
+  async brandFor(trx: Knex, name: string, ref: { orgId: string | null; workspaceId?: string; ticketRef?: string }): Promise<MailBrand | null> {
+    const template = this.template(name);
+    const branding = this.branding();
+    if (template.audience === 'team' || !branding || !ref.orgId || !(ref.workspaceId || ref.ticketRef)) return null;
+    return branding.forMail(trx, { orgId: ref.orgId, ...(ref.workspaceId ? { workspaceId: ref.workspaceId } : {}), ...(ref.ticketRef ? { ticketRef: ref.ticketRef } : {}) });
+  }
+
+  /** Renders a template as `enqueue` would for a workspace or ticket (previews, tests), with the sender it would use. */
+  async renderFor(trx: Knex, ref: { orgId: string | null; workspaceId?: string; ticketRef?: string }, name: string, locale: MailLocale, data: Record<string, unknown>): Promise<RenderedMail & { from: MailAddress }> {
+    const brand = await this.brandFor(trx, name, ref);
+    return { ...renderTemplate(this.template(name), locale, data, brand), from: this.senderOf(undefined, undefined, brand) };
+  }
+
+  // Precedence: the caller's `from`, the brand's verified sender, a display name (the caller's, else the brand's) at the default address.
+  private senderOf(from: MailAddress | undefined, fromName: string | undefined, brand: MailBrand | null): MailAddress {
+    if (from) return from;
+    if (brand?.from) return brand.from;
+    const name = fromName ?? brand?.fromName ?? null;
+    return name ? { ...this.defaultFrom, name } : this.defaultFrom;
+  }
+
+  /**
    * Renders the mail, stores it as `queued` and writes the `mail.requested` outbox event, both
    * in `trx`: the mail leaves if and only if the transaction commits. Returns the mail id.
    * Throws MailInputError for bad input and MailTemplateError for an unknown template or a
@@ -138,9 +171,10 @@ export class Mailer {
     if (error) throw new MailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`);
     const template = this.template(mail.template);
     const headers = this.headers(mail.headers);
-    const rendered = renderTemplate(template, mail.locale, mail.data);
+    const brand = await this.brandFor(trx, template.name, mail);
+    const rendered = renderTemplate(template, mail.locale, mail.data, brand);
     const id = newId(MailMessage.idPrefix);
-    const from = mail.from ?? (mail.fromName ? { ...this.defaultFrom, name: mail.fromName } : this.defaultFrom);
+    const from = this.senderOf(mail.from, mail.fromName, brand);
     const replyTo = typeof mail.replyTo === 'string' ? { address: mail.replyTo } : mail.replyTo;
     const to = Array.isArray(mail.to) ? mail.to : [mail.to];
     await MailMessage.query(trx).insert({

@@ -4,6 +4,8 @@
  * part; without an HTML template the HTML part is built from the text.
  */
 
+import { brandHtml, brandText, type MailBrand } from './branding.js';
+
 export const MAIL_LOCALES = ['en', 'it'] as const;
 export type MailLocale = (typeof MAIL_LOCALES)[number];
 
@@ -17,6 +19,12 @@ export interface MailTemplate {
   text: Localized;
   /** Without it the HTML part is the text in paragraphs, with links made clickable. */
   html?: Localized;
+  /**
+   * Who reads it. `customer` (default): mail of a workspace (`workspaceId` or a ticket's
+   * `ticketRef` at enqueue) carries the workspace's brand and sender. `team`: mail to the
+   * organization's own people (escalations, tests), never branded.
+   */
+  audience?: 'customer' | 'team';
 }
 
 export interface RenderedMail {
@@ -51,6 +59,9 @@ export function checkTemplate(template: MailTemplate): void {
         throw new MailTemplateError(`mail template ${name}: ${part}.${locale} is missing`);
       }
     }
+  }
+  if (template.audience !== undefined && template.audience !== 'customer' && template.audience !== 'team') {
+    throw new MailTemplateError(`mail template ${name}: audience is customer or team`);
   }
 }
 
@@ -129,8 +140,8 @@ export function htmlFromText(text: string, subject: string, locale: MailLocale):
   ].join('\n');
 }
 
-/** Renders a template in one locale with its data. */
-export function renderTemplate(template: MailTemplate, locale: MailLocale, data: Record<string, unknown>): RenderedMail {
+/** Renders a template in one locale with its data, with a brand's header, font and badge when given. */
+export function renderTemplate(template: MailTemplate, locale: MailLocale, data: Record<string, unknown>, brand: MailBrand | null = null): RenderedMail {
   const where = (part: string) => `mail template ${template.name} (${part}.${locale})`;
   // A subject is one header line: line breaks inside values become spaces.
   const subject = fill(template.subject[locale], data, (s) => s, where('subject')).replace(/\s*[\r\n]+\s*/g, ' ').trim();
@@ -138,5 +149,5 @@ export function renderTemplate(template: MailTemplate, locale: MailLocale, data:
   const html = template.html
     ? fill(template.html[locale], data, escapeHtml, where('html'))
     : htmlFromText(text, subject, locale);
-  return { subject, text, html };
+  return { subject, text: brandText(text, brand, locale), html: brandHtml(html, brand, locale) };
 }

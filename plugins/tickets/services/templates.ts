@@ -7,7 +7,9 @@ export const TICKET_MAIL_TEMPLATES = [
     text: { en: '{{body}}', it: '{{body}}' },
   },
   {
+    // To the team (leads, assignee): never carries a customer-facing brand.
     name: 'tickets.escalated',
+    audience: 'team' as const,
     subject: {
       en: 'Ticket escalated to the team: {{subject}}',
       it: 'Ticket inoltrato al team: {{subject}}',
