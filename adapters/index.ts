@@ -10,6 +10,7 @@ type Loader = () => Promise<{ default: AdapterModule<any, any> }>;
 export const builtinAdapters: Record<string, Loader> = {
   'agent-builtin': () => import('./agent-builtin/index.js'),
   'agent-managed': () => import('./agent-managed/index.js'),
+  'agent-mcp': () => import('./agent-mcp/index.js'),
   'agent-runner': () => import('./agent-runner/index.js'),
   'codehost-github': () => import('./codehost-github/index.js'),
   'codehost-local': () => import('./codehost-local/index.js'),

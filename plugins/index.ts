@@ -26,4 +26,5 @@ export const builtinPlugins: Record<string, Loader> = {
   onboarding: () => import('./onboarding/index.js'),
   widget: () => import('./widget/index.js'),
   runner: () => import('./runner/index.js'),
+  mcp: () => import('./mcp/index.js'),
 };

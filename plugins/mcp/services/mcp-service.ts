@@ -1,0 +1,251 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { isAdapterError, type AgentJob, type CodeHost, type DraftResult, type FixReason, type JobResult, type RepoRef, type TicketCategory } from '../../../core/contracts/index.js';
+import { authorize, type Principal } from '../../../core/http/auth.js';
+import { conflict, httpError } from '../../../core/http/errors.js';
+
+/** The lease owner of a job an IDE agent holds (a job parked for it, or claimed by its submission). */
+export const MCP_OWNER = 'mcp';
+export const MCP_EXECUTOR = 'agent-mcp';
+const WORKERS = ['owner', 'admin', 'reviewer'] as const;
+
+interface JobRow {
+  id: string;
+  org_id: string;
+  workspace_id: string;
+  ticket_id: string;
+  kind: 'diagnose' | 'fix';
+  executor: string;
+  status: string;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  deadline_at: Date | null;
+  fix_attempt_id: string | null;
+  created_at: Date;
+  payload: { branch?: string; repository_id?: string } | null;
+}
+
+/** What the mcp plugin uses of the fixes, tickets and codehost plugins (container entries). */
+export interface McpDeps {
+  readonly db: Knex;
+  readonly log: Logger;
+  readonly jobs: {
+    claim(owner: string, executors: string[], only?: { orgId?: string; workspaceId?: string; jobId?: string }): Promise<JobRow | undefined>;
+    finish(jobId: string, owner: string | null, result: JobResult): Promise<boolean>;
+    event(trx: Knex, job: { id: string; org_id: string }, e: { level: 'info' | 'warn' | 'error'; type: string; message: string; data?: Record<string, unknown> }): Promise<void>;
+  };
+  readonly payloads: {
+    build(job: JobRow): Promise<{ agentJob: AgentJob }>;
+    repositoryOf(orgId: string, workspaceId: string): Promise<{ id: string } | null>;
+  };
+  readonly tickets: {
+    load(principal: Principal, id: string): Promise<{ id: string; org_id: string; workspace_id: string }>;
+    list(principal: Principal, query: Record<string, unknown>): Promise<{ items: Array<Record<string, unknown>>; next_cursor: string | null }>;
+    detail(orgId: string, id: string): Promise<Record<string, unknown>>;
+  };
+  readonly drafts: {
+    create(actor: { principal: Principal }, ticketId: string, input: { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }): Promise<{ id: string; kind: string; status: string; created_at: Date }>;
+  };
+  readonly codeHost: CodeHost | null;
+  readonly repositories: { ref(orgId: string, repositoryId: string): Promise<RepoRef> } | null;
+}
+
+export interface ListInput { workspace_id?: string; state?: string[]; category?: string[]; q?: string; waiting_only?: boolean; cursor?: string; limit?: number }
+export interface DiagnosisInput {
+  ticket_id: string;
+  category: TicketCategory;
+  confidence: number;
+  root_cause_md: string;
+  references: Array<{ path: string; line_start?: number; line_end?: number; symbol?: string; url?: string }>;
+  public_summary?: string;
+  draft?: DraftResult;
+  cost_usd?: number;
+}
+export interface DraftInput { ticket_id: string; kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }
+export interface FixInput { ticket_id: string; branch: string; head_sha?: string; tests_ran: boolean; tests_passed: boolean; verify_passed?: boolean; cost_usd?: number }
+
+const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+
+/**
+ * The tools of the MCP endpoint (docs/mcp.md), for one principal (the user's API token): reads
+ * through the tickets plugin (the same access rules as the API), results through the fixes
+ * plugin's JobQueue, so the loop continues exactly as for an in-process or runner result.
+ */
+export class McpService {
+  constructor(private readonly d: McpDeps) {}
+
+  /** The handover of agent-mcp: a job a worker claimed becomes the IDE agent's until its deadline. */
+  async park(jobId: string): Promise<boolean> {
+    const rows = (await this.d.db('fix_jobs')
+      .where({ id: jobId, status: 'running', executor: MCP_EXECUTOR })
+      .update({ lease_owner: MCP_OWNER, lease_expires_at: this.d.db.raw('coalesce(deadline_at, ?)', [new Date(Date.now() + 30 * 60_000)]), updated_at: new Date() })
+      .returning(['id'])) as Array<{ id: string }>;
+    return rows.length > 0;
+  }
+
+  /** Jobs of agent-mcp that wait for the IDE agent: queued, parked, or held by a worker that died. */
+  private waiting(q: Knex.QueryBuilder): Knex.QueryBuilder {
+    return q.where('fix_jobs.executor', MCP_EXECUTOR).where((w) => w.where('fix_jobs.status', 'queued')
+      .orWhere((r) => r.where('fix_jobs.status', 'running').where((o) => o.where('fix_jobs.lease_owner', MCP_OWNER).orWhere('fix_jobs.lease_expires_at', '<', new Date()))));
+  }
+
+  /** Jobs of agent-mcp not ended yet (shown to the agent; one a worker is handing over is among them for a moment). */
+  private pending(q: Knex.QueryBuilder): Knex.QueryBuilder {
+    return q.where('fix_jobs.executor', MCP_EXECUTOR).whereIn('fix_jobs.status', ['queued', 'running']);
+  }
+
+  private async waitingJobs(orgId: string, ticketIds: string[]): Promise<Map<string, JobRow>> {
+    if (ticketIds.length === 0) return new Map();
+    const rows = (await this.pending(this.d.db('fix_jobs').where('fix_jobs.org_id', orgId).whereIn('fix_jobs.ticket_id', ticketIds)).orderBy('created_at', 'desc').select('*')) as JobRow[];
+    const out = new Map<string, JobRow>();
+    for (const r of rows) if (!out.has(r.ticket_id)) out.set(r.ticket_id, r);
+    return out;
+  }
+
+  async listTickets(principal: Principal, input: ListInput): Promise<Record<string, unknown>> {
+    const limit = input.limit ?? 20;
+    let items: Array<Record<string, unknown>>;
+    let next: string | null = null;
+    if (input.waiting_only) {
+      // The tickets whose job waits for an IDE agent, oldest first (the agent's queue).
+      const q = this.pending(this.d.db('fix_jobs').join('tickets', 'tickets.id', 'fix_jobs.ticket_id').where('fix_jobs.org_id', principal.orgId));
+      if (input.workspace_id) q.where('fix_jobs.workspace_id', input.workspace_id);
+      if (principal.workspaceIds !== null) q.whereIn('fix_jobs.workspace_id', principal.workspaceIds);
+      if (input.state?.length) q.whereIn('tickets.state', input.state);
+      if (input.category?.length) q.whereIn('tickets.category', input.category);
+      if (input.q) q.whereRaw(`tickets.search_vector @@ websearch_to_tsquery('simple', ?)`, [input.q]);
+      const rows = (await q.orderBy([{ column: 'fix_jobs.created_at' }, { column: 'fix_jobs.id' }]).limit(limit)
+        .select('tickets.id', 'tickets.workspace_id', 'tickets.subject', 'tickets.state', 'tickets.category', 'tickets.priority', 'tickets.language', 'tickets.latest_confidence', 'tickets.updated_at')) as Array<Record<string, unknown>>;
+      items = rows;
+    } else {
+      const page = await this.d.tickets.list(principal, { workspace_id: input.workspace_id, state: input.state, category: input.category, q: input.q, sort: 'updated', cursor: input.cursor, limit });
+      items = page.items;
+      next = page.next_cursor;
+    }
+    const jobs = await this.waitingJobs(principal.orgId, items.map((i) => String(i.id)));
+    return {
+      items: items.map((i) => {
+        const job = jobs.get(String(i.id));
+        return {
+          id: i.id, workspace_id: i.workspace_id, subject: i.subject, state: i.state, category: i.category ?? null, priority: i.priority ?? null,
+          language: i.language ?? null, latest_confidence: i.latest_confidence ?? null, updated_at: iso(i.updated_at as Date | string | null),
+          waiting_job: job ? { id: job.id, kind: job.kind } : null,
+        };
+      }),
+      next_cursor: next,
+    };
+  }
+
+  async getTicket(principal: Principal, ticketId: string): Promise<Record<string, unknown>> {
+    const ticket = await this.d.tickets.load(principal, ticketId);
+    const orgId = ticket.org_id;
+    const [detail, diagnoses, drafts, attempts, jobs] = await Promise.all([
+      this.d.tickets.detail(orgId, ticket.id),
+      this.d.db('fix_diagnoses').where({ org_id: orgId, ticket_id: ticket.id }).orderBy('created_at', 'desc').limit(5),
+      this.d.db('ticket_drafts').where({ org_id: orgId, ticket_id: ticket.id }).orderBy('created_at', 'desc').limit(10),
+      this.d.db('fix_attempts').where({ org_id: orgId, ticket_id: ticket.id }).orderBy('number', 'desc'),
+      this.waitingJobs(orgId, [ticket.id]),
+    ]);
+    const job = jobs.get(ticket.id);
+    let waiting: Record<string, unknown> | null = null;
+    if (job) {
+      const { agentJob } = await this.d.payloads.build(job);
+      waiting = {
+        id: job.id, kind: job.kind, branch: agentJob.branch ?? null, instructions: agentJob.instructions, test_command: agentJob.test_command ?? null,
+        repository: agentJob.repository, limits: agentJob.limits, deadline_at: iso(job.deadline_at),
+      };
+    }
+    type Row = Record<string, unknown>;
+    const dx = (diagnoses as Row[]).map((r) => ({
+      id: r.id, category: r.category, confidence: Number(r.confidence), root_cause_md: r.root_cause_md, references: r.references ?? [],
+      public_summary: r.public_summary ?? null, outcome: r.outcome, created_at: iso(r.created_at as Date),
+    }));
+    return {
+      ticket: detail,
+      diagnosis: dx[0] ?? null,
+      references: dx[0]?.references ?? [],
+      earlier_diagnoses: dx.slice(1),
+      drafts: (drafts as Row[]).map((r) => ({ id: r.id, kind: r.kind, status: r.status, body_md: r.body_md, public_summary: r.public_summary ?? null, language: r.language ?? null, created_at: iso(r.created_at as Date) })),
+      fix_attempts: (attempts as Row[]).map((r) => ({
+        id: r.id, number: r.number, status: r.status, branch: r.branch, head_sha: r.head_sha ?? null, tests_ran: r.tests_ran, tests_passed: r.tests_passed,
+        verify_passed: r.verify_passed, reason: r.reason ?? null, reviewer_notes: r.reviewer_notes ?? null, pr_number: r.pr_number ?? null, pr_url: r.pr_url ?? null,
+      })),
+      waiting_job: waiting,
+    };
+  }
+
+  /** The ticket's job of this kind that waits for the IDE agent, checked for the caller's access and role. */
+  private async jobFor(principal: Principal, ticketId: string, kind: 'diagnose' | 'fix'): Promise<JobRow> {
+    const ticket = await this.d.tickets.load(principal, ticketId);
+    authorize(principal, { roles: WORKERS });
+    const job = (await this.waiting(this.d.db('fix_jobs').where({ 'fix_jobs.org_id': ticket.org_id, 'fix_jobs.ticket_id': ticket.id, 'fix_jobs.kind': kind }))
+      .orderBy('created_at', 'desc').first()) as JobRow | undefined;
+    if (!job) {
+      const held = (await this.d.db('fix_jobs').where({ org_id: ticket.org_id, ticket_id: ticket.id, kind, executor: MCP_EXECUTOR, status: 'running' }).first()) as JobRow | undefined;
+      if (held) throw conflict('job_not_waiting', 'The job is being handed to the IDE agent; try again in a moment', { job_id: held.id });
+      throw conflict('no_waiting_job', `No ${kind === 'fix' ? 'fix' : 'diagnosis'} job of this ticket waits for an IDE agent (the workspace's execution_mode must be mcp)`, { kind });
+    }
+    return job;
+  }
+
+  /** Takes the job for the IDE agent and records its result; the loop continues in the same transaction. */
+  private async submit(principal: Principal, job: JobRow, result: JobResult): Promise<Record<string, unknown>> {
+    if (!(job.status === 'running' && job.lease_owner === MCP_OWNER)) {
+      const claimed = await this.d.jobs.claim(MCP_OWNER, [MCP_EXECUTOR], { orgId: job.org_id, workspaceId: job.workspace_id, jobId: job.id });
+      if (!claimed) throw conflict('job_not_waiting', 'The job no longer waits for an IDE agent', { job_id: job.id });
+    }
+    const ok = await this.d.jobs.finish(job.id, MCP_OWNER, result);
+    if (!ok) throw conflict('job_not_waiting', 'The job no longer waits for an IDE agent', { job_id: job.id });
+    await this.d.jobs.event(this.d.db, job, { level: 'info', type: 'mcp_result', message: `result submitted through MCP by ${principal.email ?? principal.userId ?? 'a token'}`, data: { user_id: principal.userId, token_id: principal.tokenId ?? null } });
+    const next = (await this.d.db('fix_jobs').where({ org_id: job.org_id, ticket_id: job.ticket_id, executor: MCP_EXECUTOR }).whereIn('status', ['queued', 'running']).whereNot('id', job.id)
+      .orderBy('created_at', 'desc').select('id', 'kind').first()) as { id: string; kind: string } | undefined;
+    const ticket = (await this.d.db('tickets').where({ org_id: job.org_id, id: job.ticket_id }).select('state').first()) as { state: string };
+    return { job_id: job.id, status: result.status, ticket_state: ticket.state, next_job: next ? { id: next.id, kind: next.kind } : null };
+  }
+
+  async submitDiagnosis(principal: Principal, input: DiagnosisInput): Promise<Record<string, unknown>> {
+    const job = await this.jobFor(principal, input.ticket_id, 'diagnose');
+    return this.submit(principal, job, {
+      status: 'succeeded',
+      cost_usd: input.cost_usd ?? 0,
+      diagnosis: { category: input.category, confidence: input.confidence, root_cause_md: input.root_cause_md, references: input.references, ...(input.public_summary ? { public_summary: input.public_summary } : {}) },
+      drafts: input.draft ? [input.draft] : [],
+    });
+  }
+
+  async submitDraft(principal: Principal, input: DraftInput): Promise<Record<string, unknown>> {
+    authorize(principal, { roles: WORKERS });
+    const draft = await this.d.drafts.create({ principal }, input.ticket_id, { kind: input.kind, body_md: input.body_md, public_summary: input.public_summary ?? null });
+    return { draft_id: draft.id, kind: draft.kind, status: draft.status, created_at: iso(draft.created_at) };
+  }
+
+  async submitFix(principal: Principal, input: FixInput): Promise<Record<string, unknown>> {
+    const job = await this.jobFor(principal, input.ticket_id, 'fix');
+    const branch = job.payload?.branch;
+    if (branch && input.branch !== branch) throw httpError(422, 'branch_mismatch', `Push the fix to ${branch}`, { branch });
+    const host = this.d.codeHost;
+    const repos = this.d.repositories;
+    if (!host || !repos) throw httpError(422, 'no_repository', 'No code host is configured');
+    const repositoryId = job.payload?.repository_id ?? (await this.d.payloads.repositoryOf(job.org_id, job.workspace_id))?.id;
+    if (!repositoryId) throw httpError(422, 'no_repository', 'The workspace has no repository');
+    let head: string;
+    try {
+      const found = await host.getBranch(await repos.ref(job.org_id, repositoryId), input.branch);
+      if (!found) throw conflict('branch_not_found', `Push ${input.branch} to the repository first`, { branch: input.branch });
+      head = found.sha;
+    } catch (err) {
+      if (isAdapterError(err)) throw httpError(err.retryable ? 503 : 502, err.retryable ? 'codehost_unavailable' : 'codehost_error', 'The code host did not answer', { code: err.code });
+      throw err;
+    }
+    if (input.head_sha && input.head_sha !== head) throw conflict('sha_mismatch', 'The branch head is not the commit you verified', { head_sha: head });
+    const verify = input.verify_passed ?? (input.tests_ran && input.tests_passed);
+    const verified = verify && input.tests_ran && input.tests_passed;
+    const reason: FixReason | null = verified ? null : !input.tests_ran ? 'tests_not_run_without_reason' : !input.tests_passed ? 'tests_failed' : 'verification_failed';
+    const answer = await this.submit(principal, job, {
+      status: 'succeeded',
+      cost_usd: input.cost_usd ?? 0,
+      fix: { branch: input.branch, head_sha: head, tests_ran: input.tests_ran, tests_passed: input.tests_passed, verify_passed: verify, reason },
+    });
+    return { ...answer, branch: input.branch, head_sha: head, verified };
+  }
+}

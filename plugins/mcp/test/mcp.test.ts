@@ -1,0 +1,181 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Knex } from 'knex';
+import t, { type Test } from 'tap';
+import { startTestApp } from '../../../test/helpers/app.js';
+import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { call, connectRepository, localHost, receiveEmail, waitFor, type Json } from '../../runner/test/helpers.js';
+
+const MAIL_SECRET = 'runner-test-mail-webhook-secret-0123';
+const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
+const FIXED = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price * i.qty, 0);\n';
+const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
+
+// One app for the file: the offline defaults with agent-mcp next to the builtin executor, listening on a free port.
+const app = await startTestApp(t, {
+  adapters: {
+    codeHost: 'codehost-local',
+    agent: ['agent-builtin', 'agent-mcp'],
+    options: { 'mail-outbox': { webhookSecret: MAIL_SECRET }, 'codehost-local': { webhookSecret: 'mcp-test-codehost-secret-0123' } },
+  },
+  plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 1500, backoffMs: [50, 100] } }, mcp: { enabled: true } },
+});
+const db = app.db as Knex;
+const listener = app.server.listener;
+await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+t.teardown(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+
+async function mcpWorkspace(owner: SignedUp, name: string): Promise<Json> {
+  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
+  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
+  const upd = await call(app, owner, 'PATCH', `/v1/workspaces/${res.body.id}`, { execution_mode: 'mcp', autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5 });
+  if (upd.status !== 200) throw new Error(`workspace settings: ${upd.status} ${JSON.stringify(upd.body)}`);
+  return upd.body;
+}
+
+async function apiToken(who: SignedUp, workspaceIds: string[] | null = null): Promise<string> {
+  const res = await call(app, who, 'POST', '/v1/tokens', { name: 'ide', role: 'admin', workspace_ids: workspaceIds });
+  if (res.status !== 201) throw new Error(`token: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.token as string;
+}
+
+async function connect(t: Test, token: string): Promise<Client> {
+  const client = new Client({ name: 'patchwell-test-ide', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  t.teardown(() => client.close());
+  return client;
+}
+
+/** A tool's answer: the structured content, or the refusal {status, code, …} with isError. */
+async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<Json> {
+  const res = await client.callTool({ name, arguments: args });
+  const body = JSON.parse((res.content as Array<{ text: string }>)[0]!.text) as Json;
+  return res.isError ? { error: true, ...body } : body;
+}
+
+t.test('an IDE agent runs the loop through MCP: diagnosis, draft, fix branch to the attempt awaiting approval', async (t) => {
+  const owner = await signUp(app, { orgName: 'Acme' });
+  const ws = await mcpWorkspace(owner, 'Shop');
+  const repo = await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
+  const token = await apiToken(owner, [ws.id]);
+  const client = await connect(t, token);
+  t.match(client.getServerVersion(), { name: 'patchwell' }, 'initialized');
+  const tools = await client.listTools();
+  t.same(tools.tools.map((x) => x.name).sort(), ['get_ticket', 'list_tickets', 'submit_diagnosis', 'submit_draft', 'submit_fix']);
+  t.match(tools.tools.find((x) => x.name === 'submit_fix'), { inputSchema: { type: 'object', required: ['ticket_id', 'branch', 'tests_ran', 'tests_passed'] } });
+
+  const ticketId = await receiveEmail(app, ws.inbound_address, { subject: 'Cart total is wrong', body: 'The cart total ignores the quantity. cartTotal is wrong at checkout.' });
+  const job = await waitFor(async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>, 'the diagnosis job');
+  t.match(job, { kind: 'diagnose', executor: 'agent-mcp', mode: 'mcp' });
+  // The in-process worker hands it over: parked for the IDE agent (lease owner mcp until its deadline), never retried.
+  const parked = await waitFor(async () => {
+    const j = (await db('fix_jobs').where({ id: job.id }).first()) as Json;
+    return j.status === 'running' && j.lease_owner === 'mcp' ? j : null;
+  }, 'the parked job');
+  t.ok(new Date(parked.lease_expires_at).getTime() > Date.now() + 60_000, 'leased until the deadline');
+  t.ok(await db('fix_job_events').where({ job_id: job.id, type: 'waiting_mcp' }).first(), 'logged as waiting for the IDE agent');
+
+  const listed = await tool(client, 'list_tickets', { waiting_only: true });
+  t.match(listed.items, [{ id: ticketId, workspace_id: ws.id, subject: 'Cart total is wrong', waiting_job: { id: job.id, kind: 'diagnose' } }]);
+  t.equal((await tool(client, 'list_tickets', { waiting_only: true, q: 'cart' })).items.length, 1, 'search within the queue');
+  t.equal((await tool(client, 'list_tickets', { waiting_only: true, q: 'zebra' })).items.length, 0);
+  const all = await tool(client, 'list_tickets', { limit: 10 });
+  t.equal(all.items.length, 1);
+  const read = await tool(client, 'get_ticket', { ticket_id: ticketId });
+  t.match(read, { ticket: { id: ticketId, subject: 'Cart total is wrong' }, diagnosis: null, drafts: [], waiting_job: { id: job.id, kind: 'diagnose', repository: { full_name: repo.full_name } } });
+
+  t.match(await tool(client, 'submit_fix', { ticket_id: ticketId, branch: 'x', tests_ran: true, tests_passed: true }), { error: true, status: 409, code: 'no_waiting_job' }, 'no fix job yet');
+  const dx = await tool(client, 'submit_diagnosis', {
+    ticket_id: ticketId, category: 'bug', confidence: 0.92, root_cause_md: 'cartTotal ignores `qty`.',
+    references: [{ path: 'cart.js', line_start: 1, line_end: 1, symbol: 'cartTotal' }], cost_usd: 0.1,
+  });
+  t.match(dx, { job_id: job.id, status: 'succeeded', ticket_state: 'fixing', next_job: { kind: 'fix' } });
+  t.match(await tool(client, 'submit_diagnosis', { ticket_id: ticketId, category: 'bug', confidence: 0.9, root_cause_md: 'again' }), { error: true, status: 409, code: 'no_waiting_job' }, 'once');
+  t.match(await db('fix_diagnoses').where({ ticket_id: ticketId }).first(), { job_id: job.id, category: 'bug', outcome: 'fix_queued' });
+  t.ok(await db('fix_job_events').where({ job_id: job.id, type: 'mcp_result' }).first(), 'who submitted is in the job log');
+
+  await waitFor(async () => {
+    const j = (await db('fix_jobs').where({ id: dx.next_job.id }).first()) as Json;
+    return j.status === 'running' && j.lease_owner === 'mcp' ? j : null;
+  }, 'the parked fix job');
+  const withFix = await tool(client, 'get_ticket', { ticket_id: ticketId });
+  const branch = `patchwell/${ticketId}-1`;
+  t.match(withFix, { diagnosis: { category: 'bug', confidence: 0.92 }, references: [{ path: 'cart.js', symbol: 'cartTotal' }], waiting_job: { kind: 'fix', branch, test_command: 'node test.js', instructions: /cartTotal ignores/ } });
+
+  t.match(await tool(client, 'submit_fix', { ticket_id: ticketId, branch: 'feature/other', tests_ran: true, tests_passed: true }), { error: true, status: 422, code: 'branch_mismatch', details: { branch } });
+  t.match(await tool(client, 'submit_fix', { ticket_id: ticketId, branch, tests_ran: true, tests_passed: true }), { error: true, status: 409, code: 'branch_not_found' }, 'push first');
+  // The IDE agent pushes the fix to the job's branch (the developer's own git credentials).
+  const head = await localHost(app).commitFiles(repo.full_name, { branch, base: 'main', files: { 'cart.js': FIXED }, message: 'Fix cart total' });
+  t.match(await tool(client, 'submit_fix', { ticket_id: ticketId, branch, head_sha: 'b'.repeat(40), tests_ran: true, tests_passed: true }), { error: true, status: 409, code: 'sha_mismatch', details: { head_sha: head } });
+  const fix = await tool(client, 'submit_fix', { ticket_id: ticketId, branch, head_sha: head, tests_ran: true, tests_passed: true, cost_usd: 0.3 });
+  t.match(fix, { status: 'succeeded', branch, head_sha: head, verified: true, ticket_state: 'awaiting_approval' });
+
+  const attempt = await waitFor(async () => {
+    const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
+    return a?.status === 'verified' && a.pr_number ? a : null;
+  }, 'the pull request of the verified attempt');
+  t.match(attempt, { number: 1, branch, head_sha: head, tests_ran: true, tests_passed: true, verify_passed: true });
+  const ticket = await waitFor(async () => {
+    const r = await call(app, owner, 'GET', `/v1/tickets/${ticketId}`);
+    return r.body.state === 'awaiting_approval' ? r.body : null;
+  }, 'awaiting approval');
+  t.equal(ticket.state, 'awaiting_approval');
+  t.match(await tool(client, 'get_ticket', { ticket_id: ticketId }), { fix_attempts: [{ status: 'verified', head_sha: head, pr_number: attempt.pr_number }], waiting_job: null });
+
+  // A question: a draft of the IDE agent, one at a time.
+  const q = await receiveEmail(app, ws.inbound_address, { subject: 'How do I export?', body: 'Where is the export button?' });
+  const draft = await tool(client, 'submit_draft', { ticket_id: q, kind: 'reply', body_md: 'Open Settings, then Export.' });
+  t.match(draft, { draft_id: /^/, kind: 'reply', status: 'draft' });
+  t.match(await tool(client, 'submit_draft', { ticket_id: q, kind: 'reply', body_md: 'Again' }), { error: true, status: 409, code: 'open_draft_exists' });
+  t.match(await tool(client, 'get_ticket', { ticket_id: q }), { drafts: [{ id: draft.draft_id, body_md: 'Open Settings, then Export.' }] });
+});
+
+t.test('another organization sees none of the tickets; bad input is a JSON-RPC error; the endpoint wants an API token', async (t) => {
+  const owner = await signUp(app, { orgName: 'Owner Co' });
+  const ws = await mcpWorkspace(owner, 'Main');
+  const ticketId = await receiveEmail(app, ws.inbound_address, { subject: 'Private report', body: 'Something private broke.' });
+  const other = await signUp(app, { orgName: 'Other Co' });
+  const foreign = await connect(t, await apiToken(other));
+  t.same((await tool(foreign, 'list_tickets', {})).items, [], 'empty list');
+  t.same((await tool(foreign, 'list_tickets', { waiting_only: true })).items, []);
+  t.match(await tool(foreign, 'get_ticket', { ticket_id: ticketId }), { error: true, status: 404, code: 'not_found' });
+  t.match(await tool(foreign, 'submit_diagnosis', { ticket_id: ticketId, category: 'bug', confidence: 0.9, root_cause_md: 'x' }), { error: true, status: 404 });
+  t.match(await tool(foreign, 'submit_draft', { ticket_id: ticketId, kind: 'reply', body_md: 'x' }), { error: true, status: 404 });
+
+  // A token scoped to no workspace of the same organization sees nothing of this one.
+  const scoped = await connect(t, await apiToken(owner, []));
+  t.same((await tool(scoped, 'list_tickets', {})).items, []);
+  t.match(await tool(scoped, 'get_ticket', { ticket_id: ticketId }), { error: true, status: 403 });
+
+  const mine = await connect(t, await apiToken(owner));
+  t.match(await tool(mine, 'get_ticket', { ticket_id: ticketId }), { ticket: { id: ticketId } });
+  await t.rejects(mine.callTool({ name: 'get_ticket', arguments: {} }), { code: ErrorCode.InvalidParams }, 'missing ticket_id');
+  await t.rejects(mine.callTool({ name: 'submit_diagnosis', arguments: { ticket_id: ticketId, category: 'weird', confidence: 2, root_cause_md: '' } }), McpError);
+  await t.rejects(mine.callTool({ name: 'list_tickets', arguments: { limit: 'many' } }), { code: ErrorCode.InvalidParams });
+  await t.rejects(mine.callTool({ name: 'drop_tables', arguments: {} }), { code: ErrorCode.InvalidParams }, 'unknown tool');
+
+  const token = await apiToken(owner);
+  const raw = (body: string, headers: Record<string, string> = {}) => fetch(`${base}/v1/mcp`, {
+    method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...headers },
+  });
+  t.equal((await raw('{not json')).status, 400, 'malformed JSON');
+  t.equal((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { accept: 'application/json' })).status, 406, 'the client must accept both answer types');
+  t.equal((await raw(JSON.stringify({ hello: 'world' }))).status, 400, 'not JSON-RPC');
+  t.equal((await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { authorization: '' })).status, 401, 'no token');
+  const withCookie = await app.server.inject({ method: 'POST', url: '/v1/mcp', headers: { cookie: owner.cookie, accept: 'application/json, text/event-stream' }, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+  t.match({ status: withCookie.statusCode, body: JSON.parse(withCookie.payload) }, { status: 403, body: { code: 'forbidden' } }, 'a session is not an API token');
+  for (const method of ['GET', 'DELETE']) {
+    const res = await fetch(`${base}/v1/mcp`, { method, headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } });
+    t.equal(res.status, 405, `${method}: no stream, no session`);
+    t.equal(res.headers.get('allow'), 'POST');
+  }
+  const doc = JSON.parse((await app.server.inject({ method: 'GET', url: '/v1/openapi.json' })).payload) as Json;
+  t.same(Object.keys(doc.paths['/v1/mcp']), ['post'], 'one operation');
+  t.match(doc.paths['/v1/mcp'].post, { operationId: 'mcp', tags: ['mcp'] });
+  const direct = await raw(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_ticket', arguments: { ticket_id: 42 } } }));
+  t.equal(direct.status, 200);
+  t.match(await direct.json(), { jsonrpc: '2.0', id: 7, error: { code: ErrorCode.InvalidParams } }, 'a JSON-RPC error, not a 500');
+});
