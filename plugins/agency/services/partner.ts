@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Principal } from '../../../core/http/auth.js';
@@ -156,5 +156,5 @@ export function assertAgency(org: { type: string }): void {
 }
 
 function actorOf(p: Principal) {
-  return p.kind === 'token' ? { type: 'token' as const, id: p.tokenId ?? p.userId, email: p.email } : { type: 'user' as const, id: p.userId, email: p.email };
+  return auditActorOf(p);
 }

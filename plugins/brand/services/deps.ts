@@ -4,7 +4,7 @@
  * `channelService` when the inbox is on).
  */
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { DnsRecord } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
@@ -80,7 +80,7 @@ export interface Actor {
 export function auditActor(a: Actor) {
   const p = a.principal;
   return {
-    actor: { type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.kind === 'token' ? (p.tokenId ?? p.userId) : p.userId, email: p.email },
+    actor: auditActorOf(p),
     ip: a.ip ?? null,
     userAgent: a.userAgent ?? null,
     requestId: a.requestId ?? null,

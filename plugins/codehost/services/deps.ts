@@ -7,7 +7,7 @@
 import type { Request, ServerRoute } from '@hapi/hapi';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { CodeHost, Installation } from '../../../core/contracts/index.js';
 import type { Db } from '../../../core/data/db.js';
@@ -105,6 +105,6 @@ export interface CodehostDeps {
 }
 
 /** The audit actor of a principal. */
-export const actorOf = (p: Principal) => ({ type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.userId ?? p.tokenId ?? null, email: p.email });
+export const actorOf = (p: Principal) => auditActorOf(p);
 
 export const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);

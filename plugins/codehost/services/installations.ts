@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { diffFields } from '../../../core/audit/audit-writer.js';
+import { diffFields, type AuditActor } from '../../../core/audit/audit-writer.js';
 import { isAdapterError, type Installation } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
@@ -190,7 +190,7 @@ export class InstallationService {
   }
 
   /** Brings the record in line with the host (sync and installation webhooks). */
-  async applyHostState(trx: Knex, inst: InstallationModel, external: Installation, actor: { type: 'user' | 'token' | 'system'; id?: string | null; email?: string | null }, meta: RequestMeta = {}): Promise<InstallationModel> {
+  async applyHostState(trx: Knex, inst: InstallationModel, external: Installation, actor: AuditActor, meta: RequestMeta = {}): Promise<InstallationModel> {
     const next = { ...fromHost(external), removed_at: null };
     const before = snapshot(inst);
     const changes = diffFields(before, { ...before, ...next, suspended_at: iso(next.suspended_at) }, ['account_login', 'account_type', 'repository_selection', 'permissions', 'suspended_at', 'removed_at']);
@@ -203,7 +203,7 @@ export class InstallationService {
   }
 
   /** The app was uninstalled: the record is kept (removed_at) and its repositories disconnected. */
-  async markRemoved(trx: Knex, inst: InstallationModel, actor: { type: 'user' | 'token' | 'system'; id?: string | null; email?: string | null }, meta: RequestMeta = {}): Promise<InstallationModel> {
+  async markRemoved(trx: Knex, inst: InstallationModel, actor: AuditActor, meta: RequestMeta = {}): Promise<InstallationModel> {
     if (inst.removed_at) return inst;
     const repos = await RepositoryModel.query(trx).forOrg(inst.org_id).where({ installation_id: inst.id });
     const ids: string[] = [];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AuditActor, AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditActor, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
@@ -116,5 +116,5 @@ export interface OnboardingDeps {
   clock(): Date;
 }
 
-export const actorOf = (p: Principal): AuditActor => (p.kind === 'token' ? { type: 'token', id: p.tokenId ?? null, email: p.email } : { type: 'user', id: p.userId, email: p.email });
+export const actorOf = (p: Principal): AuditActor => auditActorOf(p);
 export const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString());

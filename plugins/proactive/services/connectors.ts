@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { ConnectorAdapter, ConnectorKind, ConnectorSecretName, ConnectorSettings, ConnectorTestResult } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
@@ -46,7 +46,7 @@ export interface CreateConnectorInput {
   secrets: Record<string, string>;
 }
 
-const actorOf = (a: Actor) => ({ type: a.principal.kind === 'token' ? ('token' as const) : ('user' as const), id: a.principal.userId ?? a.principal.tokenId ?? null, email: a.principal.email });
+const actorOf = (a: Actor) => auditActorOf(a.principal);
 const secretContext = (id: string, name: string) => `connector:${id}:${name}`;
 const ADMIN = new Set(['owner', 'admin']);
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
@@ -38,7 +38,7 @@ export interface ListQuery {
 
 const HOUR = 3_600_000;
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
-const actorOf = (a: Actor) => ({ type: a.principal.kind === 'token' ? ('token' as const) : ('user' as const), id: a.principal.userId ?? a.principal.tokenId ?? null, email: a.principal.email });
+const actorOf = (a: Actor) => auditActorOf(a.principal);
 const WORKERS = new Set(['owner', 'admin', 'reviewer']);
 
 /** Start of the current calendar month (UTC): the period of proactive_monthly_fix_cap. */

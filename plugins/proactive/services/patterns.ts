@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { StackFrame } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
@@ -81,7 +81,7 @@ interface TicketRow {
 
 const WORKERS = new Set(['owner', 'admin', 'reviewer']);
 const ADMINS = new Set(['owner', 'admin']);
-const actorOf = (a: Actor) => ({ type: a.principal.kind === 'token' ? ('token' as const) : ('user' as const), id: a.principal.userId ?? a.principal.tokenId ?? null, email: a.principal.email });
+const actorOf = (a: Actor) => auditActorOf(a.principal);
 const iso = (d: Date | string) => new Date(d).toISOString();
 const SHARED_REASON = 'patterns: the own organization plus patterns shared by organizations that opted in';
 

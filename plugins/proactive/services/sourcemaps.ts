@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { SourceMapConsumer } from 'source-map';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { StackFrame } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { httpError, notFound } from '../../../core/http/errors.js';
@@ -46,7 +46,7 @@ export interface SourceMapRow {
 const META = ['id', 'org_id', 'workspace_id', 'release', 'url_path', 'size', 'sha256', 'sources_count', 'created_at', 'updated_at'] as const;
 const ADMIN = new Set(['owner', 'admin']);
 const iso = (d: Date | string) => new Date(d).toISOString();
-const actorOf = (a: Actor) => ({ type: a.principal.kind === 'token' ? ('token' as const) : ('user' as const), id: a.principal.userId ?? a.principal.tokenId ?? null, email: a.principal.email });
+const actorOf = (a: Actor) => auditActorOf(a.principal);
 
 /**
  * The URL path a bundle is known by: `https://cdn.example.com/static/app.js?v=3` and

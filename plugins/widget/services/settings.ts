@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { diffFields } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, diffFields } from '../../../core/audit/audit-writer.js';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import { TEST_REPORT, localeOf } from '../texts.js';
@@ -17,7 +17,7 @@ export interface SettingsPatch {
   rotate_identity_secret?: boolean;
 }
 
-const auditActor = (a: Actor) => ({ type: a.principal.kind === 'token' ? ('token' as const) : ('user' as const), id: a.principal.userId ?? a.principal.tokenId ?? null, email: a.principal.email });
+const auditActor = (a: Actor) => auditActorOf(a.principal);
 const meta = (a: Actor) => ({ ip: a.ip, userAgent: a.userAgent, requestId: a.requestId });
 const newPublicKey = () => `pk_${randomBytes(24).toString('base64url')}`;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Db } from '../../../core/data/db.js';
@@ -61,7 +61,7 @@ function isUniqueViolation(err: unknown): boolean {
   return !!e && (e.code === '23505' || e.nativeError?.code === '23505' || e.name === 'UniqueViolationError');
 }
 
-export const actorOf = (p: Principal) => ({ type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.userId ?? p.tokenId ?? null, email: p.email });
+export const actorOf = (p: Principal) => auditActorOf(p);
 
 /** A URL-safe slug from a display name: `Acme Shop (EU)` → `acme-shop-eu`. */
 export function slugify(name: string): string {
