@@ -1,12 +1,28 @@
 #!/usr/bin/env node
 // Runs the tap suite and prints a plain closing line `N passed, N failed` after tap's own summary.
 // Arguments are passed to tap (e.g. `npm test -- test/api/auth`).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const tapBin = require.resolve('tap/package.json').replace(/package\.json$/, 'dist/esm/run.mjs');
 const args = process.argv.slice(2);
+
+// .taprc swaps tap's ts-node plugin for tsx. tap rebuilds its runtime when the plugin list
+// changes, but only after it has computed the loaders of the run it is starting, so the first run
+// after `npm ci` would load both. Build first whenever .taprc changed since the last build.
+const marker = require.resolve('tap/package.json').replace(/package\.json$/, '.patchwell-taprc-built');
+const taprc = createHash('sha256').update(readFileSync(new URL('../.taprc', import.meta.url))).digest('hex');
+if (!existsSync(marker) || readFileSync(marker, 'utf8') !== taprc) {
+  const built = spawnSync(process.execPath, [tapBin, 'build'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0) {
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+  writeFileSync(marker, taprc);
+}
 const child = spawn(process.execPath, [tapBin, ...(args.length ? args : [])], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, TAP_REPORTER: process.env.TAP_REPORTER ?? 'tap' },
