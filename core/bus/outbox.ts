@@ -222,24 +222,18 @@ export class OutboxRelay {
   }
 
   private async publishRows(trx: Knex.Transaction, rows: OutboxRow[]): Promise<RelayPass> {
-    const published: string[] = [];
-    let deferred = 0;
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      try {
-        await this.bus.publish(toMessage(row));
-        published.push(row.id);
-      } catch (err) {
-        // Bus still up: this row alone is the problem, go on. Bus down: give the rest back too.
-        const { ok } = await this.bus.health();
-        const failing = ok ? [row] : rows.slice(i);
-        await this.defer(trx, failing, err);
-        deferred += failing.length;
-        if (!ok) break;
-      }
+    // All of the pass at once: the channel sends them in id order and the broker confirms them
+    // together, instead of one round trip per row. A row whose publish failed is deferred alone;
+    // with the bus down that is every row of the pass.
+    const results = await Promise.allSettled(rows.map((row) => this.bus.publish(toMessage(row))));
+    const published = rows.filter((_, i) => results[i]!.status === 'fulfilled').map((row) => row.id);
+    const failed = rows.filter((_, i) => results[i]!.status === 'rejected');
+    if (failed.length > 0) {
+      const first = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
+      await this.defer(trx, failed, first.reason);
     }
     if (published.length > 0) await trx('outbox').whereIn('id', published).update({ published_at: trx.fn.now() });
-    return { selected: rows.length, published: published.length, deferred };
+    return { selected: rows.length, published: published.length, deferred: failed.length };
   }
 
   private async defer(trx: Knex.Transaction, rows: OutboxRow[], err: unknown): Promise<void> {
