@@ -22,8 +22,9 @@ import {
   type SettingsContext,
   type SettingsIssue,
 } from '../../core/contracts/index.js';
-import { SafeFetchError, blockedReason, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
+import { blockedReason, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
 import { nextCursorOf, normalizeTrackerEvent, normalizeWebhookBody } from './normalize.js';
+import { asConnectorError, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
 
 export interface ErrorTrackerOptions extends ConnectorAdapterOptions {
   /** Base URL used when a connector sets none (the hosted tracker). */
@@ -39,11 +40,7 @@ export interface ErrorTrackerOptions extends ConnectorAdapterOptions {
 }
 
 /** Poll state kept in connectors.cursor: the window start, and while a walk is unfinished its end and page. */
-interface PollState {
-  since: string;
-  until?: string;
-  page?: string;
-}
+type PollState = WindowCursor;
 
 const SLUG = /^[a-z0-9][a-z0-9_.-]{0,99}$/i;
 
@@ -124,7 +121,7 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
       const code = codeOfStatus(res.status);
       return { ok: false, code, message: `the tracker answered ${res.status}`, details: { status: res.status } };
     } catch (err) {
-      const e = asAdapterError(err);
+      const e = asConnectorError(err, 'the tracker could not be reached');
       return { ok: false, code: e.code as ConnectorTestCode, message: e.message, details: e.details };
     }
   }
@@ -137,7 +134,7 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
     const { organization, project } = settings.config as { organization?: string; project?: string };
     if (!organization || !project) throw new AdapterError('invalid_settings', 'organization and project are required to poll');
     const now = new Date();
-    const state = parseState(cursor) ?? { since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString() };
+    const state = parseWindowCursor(cursor) ?? { since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString() };
     const until = state.until ?? now.toISOString();
     let page = state.page ?? null;
     const since = new Date(state.since).getTime();
@@ -150,7 +147,7 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
       try {
         res = await this.get(settings, `${path}?${q.toString()}`);
       } catch (err) {
-        throw asAdapterError(err);
+        throw asConnectorError(err, 'the tracker could not be reached');
       }
       if (!res.ok) throw new AdapterError(codeOfStatus(res.status), `the tracker answered ${res.status}`, { details: { status: res.status }, retryable: res.status >= 500 || res.status === 429 });
       const body = (await res.json().catch(() => null)) as unknown;
@@ -183,33 +180,6 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
     const base = String(settings.config.base_url ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
     return this.fetch(`${base}${path}`, { headers: { authorization: `Bearer ${settings.secrets.auth_token}`, accept: 'application/json' } });
   }
-}
-
-function parseState(cursor: string | null): PollState | null {
-  if (!cursor) return null;
-  try {
-    const s = JSON.parse(cursor) as PollState;
-    return typeof s.since === 'string' && !Number.isNaN(new Date(s.since).getTime()) ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-function codeOfStatus(status: number): ConnectorTestCode {
-  if (status === 401) return 'unauthorized';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 429) return 'rate_limited';
-  return 'provider_error';
-}
-
-function asAdapterError(err: unknown): AdapterError {
-  if (err instanceof AdapterError) return err;
-  if (err instanceof SafeFetchError) {
-    const code: ConnectorTestCode = err.code === 'blocked_address' ? 'blocked_address' : err.code === 'insecure_url' || err.code === 'invalid_url' ? 'invalid_settings' : 'unreachable';
-    return new AdapterError(code, err.message, { details: { reason: err.code }, retryable: code === 'unreachable', cause: err });
-  }
-  return new AdapterError('unreachable', (err as Error).message ?? 'the tracker could not be reached', { retryable: true, cause: err });
 }
 
 export default adapterModule('connector', ErrorTrackerConnectorAdapter);

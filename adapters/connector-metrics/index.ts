@@ -17,8 +17,9 @@ import {
   type SettingsContext,
   type SettingsIssue,
 } from '../../core/contracts/index.js';
-import { SafeFetchError, blockedReason, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
+import { blockedReason, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
 import { ERROR_STATUS_QUERY, normalizeLog } from './normalize.js';
+import { asConnectorError, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
 
 export interface MetricsOptions extends ConnectorAdapterOptions {
   /** API base URL used when a connector sets no `base_url` (the US1 site). */
@@ -36,11 +37,7 @@ export interface MetricsOptions extends ConnectorAdapterOptions {
 }
 
 /** Poll state kept in connectors.cursor: the window start, and while a walk is unfinished its end and page cursor. */
-interface PollState {
-  since: string;
-  until?: string;
-  page?: string;
-}
+type PollState = WindowCursor;
 
 const CONFIG_KEYS = ['base_url', 'query'];
 const SEARCH_PATH = '/api/v2/logs/events/search';
@@ -113,7 +110,7 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
       if (res.ok) return { ok: true, code: 'ok', message: 'the logs search answered', details: { status: res.status } };
       return { ok: false, code: codeOfStatus(res.status), message: `the logs search answered ${res.status}`, details: { status: res.status } };
     } catch (err) {
-      const e = asAdapterError(err);
+      const e = asConnectorError(err, 'the logs search could not be reached');
       return { ok: false, code: e.code as ConnectorTestCode, message: e.message, details: e.details };
     }
   }
@@ -122,7 +119,7 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
     const interval = Math.max(this.options.pollIntervalMs, this.options.minPollIntervalMs ?? 0);
     if (!settings.secrets.api_key || !settings.secrets.application_key) throw new AdapterError('invalid_settings', 'api_key and application_key are required');
     const now = new Date();
-    const state = parseState(cursor) ?? { since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString() };
+    const state = parseWindowCursor(cursor) ?? { since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString() };
     const until = state.until ?? now.toISOString();
     let page = state.page ?? null;
     const events: NormalizedEvent[] = [];
@@ -131,7 +128,7 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
       try {
         res = await this.search(settings, { from: state.since, to: until, limit: this.options.pageLimit, cursor: page });
       } catch (err) {
-        throw asAdapterError(err);
+        throw asConnectorError(err, 'the logs search could not be reached');
       }
       if (!res.ok) {
         const retryAfter = Number(res.headers.get('retry-after') ?? res.headers.get('x-ratelimit-reset'));
@@ -172,33 +169,6 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
       body: JSON.stringify(body),
     });
   }
-}
-
-function parseState(cursor: string | null): PollState | null {
-  if (!cursor) return null;
-  try {
-    const s = JSON.parse(cursor) as PollState;
-    return typeof s.since === 'string' && !Number.isNaN(new Date(s.since).getTime()) ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-function codeOfStatus(status: number): ConnectorTestCode {
-  if (status === 401) return 'unauthorized';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 429) return 'rate_limited';
-  return 'provider_error';
-}
-
-function asAdapterError(err: unknown): AdapterError {
-  if (err instanceof AdapterError) return err;
-  if (err instanceof SafeFetchError) {
-    const code: ConnectorTestCode = err.code === 'blocked_address' ? 'blocked_address' : err.code === 'insecure_url' || err.code === 'invalid_url' ? 'invalid_settings' : 'unreachable';
-    return new AdapterError(code, err.message, { details: { reason: err.code }, retryable: code === 'unreachable', cause: err });
-  }
-  return new AdapterError('unreachable', (err as Error).message ?? 'the logs search could not be reached', { retryable: true, cause: err });
 }
 
 export default adapterModule('connector', MetricsConnectorAdapter);

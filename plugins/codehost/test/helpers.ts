@@ -3,6 +3,7 @@ import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
 import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
+import { waitFor } from '../../../test/helpers/wait.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API answers
 
@@ -47,13 +48,4 @@ export async function installAndLink(app: App, owner: SignedUp): Promise<Json> {
   return res.body;
 }
 
-/** Polls until `fn` answers something truthy. */
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor };

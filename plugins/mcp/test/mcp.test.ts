@@ -6,9 +6,8 @@ import type { Knex } from 'knex';
 import t, { type Test } from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
-import { call, connectRepository, localHost, receiveEmail, waitFor, type Json } from '../../runner/test/helpers.js';
+import { call, connectRepository, localHost, MAIL_SECRET, receiveEmail, waitFor, type Json } from '../../fixes/test/helpers.js';
 
-const MAIL_SECRET = 'runner-test-mail-webhook-secret-0123';
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
 const FIXED = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price * i.qty, 0);\n';
 const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";

@@ -2,9 +2,10 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
+import { call, type Json } from '../../fixes/test/helpers.js';
 
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API answers are checked field by field
+// The fix loop's test harness: calls, connecting a repository, polling.
+export { call, connectRepository, localHost, waitFor, type Json } from '../../fixes/test/helpers.js';
 
 /** A whole service on the offline defaults (local code host, builtin agent), the fix loop on or off. */
 export function startOnboardingApp(t: Test, opts: { fixes?: boolean; onboarding?: Record<string, unknown> } = {}): Promise<App> {
@@ -17,49 +18,10 @@ export function startOnboardingApp(t: Test, opts: { fixes?: boolean; onboarding?
   });
 }
 
-export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;
-
-export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown) {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: who ? who.auth.headers : {} });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = { raw: res.payload };
-  }
-  return { status: res.statusCode, body };
-}
-
 export async function createWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
   const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
   if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
-}
-
-/** Installs the local code host, creates a repository with `files`, connects it and waits for its code index. */
-export async function connectRepository(app: App, owner: SignedUp, workspaceId: string, name: string, files: Record<string, string>): Promise<Json> {
-  await localHost(app).createRepository(`${owner.organization.slug}/${name}`, { isPublic: true, files });
-  const start = await call(app, owner, 'POST', '/v1/codehost/install');
-  const page = await app.server.inject({ method: 'GET', url: new URL(start.body.url).pathname + new URL(start.body.url).search });
-  const back = new URL(String(page.headers.location));
-  const inst = await call(app, owner, 'POST', '/v1/codehost/installations', { installation_id: back.searchParams.get('installation_id'), state: back.searchParams.get('state'), setup_action: 'install' });
-  const repo = await call(app, owner, 'POST', '/v1/repositories', { installation_id: inst.body.id, workspace_id: workspaceId, full_name: `${owner.organization.slug}/${name}` });
-  if (repo.status !== 201) throw new Error(`repository: ${repo.status} ${JSON.stringify(repo.body)}`);
-  await waitFor(async () => {
-    const r = await call(app, owner, 'GET', `/v1/repositories/${repo.body.id}`);
-    return r.body.index?.status === 'ready' ? r.body : null;
-  }, 'the code index');
-  return repo.body;
-}
-
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export const SHOP_FILES: Record<string, string> = {

@@ -1,16 +1,14 @@
 import { execFile } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
+import { call, HOST_SECRET, MAIL_SECRET, type Json } from '../../fixes/test/helpers.js';
 
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API answers are checked field by field
+// The fix loop's test harness (repository, inbound email, polling); the runner adds bearer calls.
+export { call, connectRepository, localHost, receiveEmail, uid, waitFor, type Json } from '../../fixes/test/helpers.js';
 
-export const MAIL_SECRET = 'runner-test-mail-webhook-secret-0123';
-export const HOST_SECRET = 'runner-test-codehost-secret-0123';
 export const LEASE_MS = 1500;
 
 /** A whole service on the offline defaults with the runner executor next to the builtin one and short leases. */
@@ -25,9 +23,6 @@ export function startRunnerApp(t: Test): Promise<App> {
   });
 }
 
-export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;
-export const uid = () => randomBytes(5).toString('hex');
-
 async function inject(app: App, method: string, url: string, headers: Record<string, string>, payload?: unknown) {
   const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers });
   let body: Json = {};
@@ -39,8 +34,6 @@ async function inject(app: App, method: string, url: string, headers: Record<str
   return { status: res.statusCode, body };
 }
 
-/** A signed-in user's call. */
-export const call = (app: App, who: SignedUp, method: string, url: string, payload?: unknown) => inject(app, method, url, who.auth.headers, payload);
 
 /** A runner's or job's call with `Authorization: Bearer <token>`. */
 export const bearer = (app: App, token: string | null, method: string, url: string, payload?: unknown) => inject(app, method, url, token ? { authorization: `Bearer ${token}` } : {}, payload);
@@ -54,58 +47,6 @@ export async function createWorkspace(app: App, owner: SignedUp, name: string, s
 }
 
 /** Installs the local code host, creates a repository with `files` and connects it to the workspace. */
-export async function connectRepository(app: App, owner: SignedUp, workspaceId: string, name: string, files: Record<string, string>): Promise<Json> {
-  await localHost(app).createRepository(`${owner.organization.slug}/${name}`, { isPublic: true, files });
-  const start = await call(app, owner, 'POST', '/v1/codehost/install');
-  const page = await app.server.inject({ method: 'GET', url: new URL(start.body.url).pathname + new URL(start.body.url).search });
-  const back = new URL(String(page.headers.location));
-  const inst = await call(app, owner, 'POST', '/v1/codehost/installations', { installation_id: back.searchParams.get('installation_id'), state: back.searchParams.get('state'), setup_action: 'install' });
-  const repo = await call(app, owner, 'POST', '/v1/repositories', { installation_id: inst.body.id, workspace_id: workspaceId, full_name: `${owner.organization.slug}/${name}` });
-  if (repo.status !== 201) throw new Error(`repository: ${repo.status} ${JSON.stringify(repo.body)}`);
-  await waitFor(async () => {
-    const r = await call(app, owner, 'GET', `/v1/repositories/${repo.body.id}`);
-    return r.body.index?.status === 'ready' ? r.body : null;
-  }, 'the code index');
-  return repo.body;
-}
-
-/** An email arriving at the workspace's inbound address (POST /v1/webhooks/email/mime, signed). */
-export async function receiveEmail(app: App, to: string, m: { subject: string; body: string }): Promise<string> {
-  const raw = Buffer.from([
-    'From: Ada Lovelace <ada.lovelace@example.com>',
-    `To: ${to}`,
-    `Subject: ${m.subject}`,
-    'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-    `Message-ID: <m-${uid()}@mail.example.com>`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    m.body,
-    '',
-  ].join('\r\n'));
-  const res = await app.server.inject({
-    method: 'POST',
-    url: '/v1/webhooks/email/mime',
-    headers: { 'content-type': 'message/rfc822', 'x-envelope-to': to, 'x-webhook-signature': `sha256=${createHmac('sha256', MAIL_SECRET).update(raw).digest('hex')}` },
-    payload: raw,
-  });
-  const body = JSON.parse(res.payload) as Json;
-  const ticketId = body.results?.[0]?.ticket_id as string | undefined;
-  if (res.statusCode !== 200 || !ticketId) throw new Error(`email: ${res.statusCode} ${res.payload}`);
-  return ticketId;
-}
-
-/** Polls until `fn` answers something truthy. */
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const exec = promisify(execFile);
