@@ -9,6 +9,14 @@ import { AbstractAdapter, NotSupportedError } from './adapter.js';
 export type ExecutorMode = 'builtin' | 'managed' | 'runner' | 'mcp';
 export const EXECUTOR_MODES: readonly ExecutorMode[] = ['builtin', 'managed', 'runner', 'mcp'];
 
+/**
+ * Who drives a job of the executor: `worker` — the service's fixes worker claims it and calls
+ * `start` in-process (builtin, managed); `remote` — the job stays queued until the remote side
+ * (a runner, an IDE agent) claims it through its own API; the worker never claims it.
+ */
+export type ExecutorPlacement = 'worker' | 'remote';
+export const EXECUTOR_PLACEMENTS: readonly ExecutorPlacement[] = ['worker', 'remote'];
+
 export type JobKind = 'diagnose' | 'fix';
 export type JobStatus = 'succeeded' | 'failed' | 'cancelled';
 export const JOB_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
@@ -178,6 +186,15 @@ export interface AgentExecutor {
   readonly mode: ExecutorMode;
 
   /**
+   * Where its jobs are driven from (default `worker` in AbstractAgentExecutor). The fixes worker
+   * claims only jobs of `worker` executors; a `remote` executor's job waits queued for its remote
+   * side (runner claim, MCP submission) and fails `not_claimed` when nobody takes it in time.
+   *
+   * @example executor.runsIn // 'remote' for agent-runner and agent-mcp
+   */
+  readonly runsIn: ExecutorPlacement;
+
+  /**
    * Job kinds it can run; `start` refuses the others with NotSupportedError.
    *
    * @example executor.capabilities // { diagnose: true, fix: false } for agent-builtin
@@ -187,7 +204,8 @@ export interface AgentExecutor {
   /**
    * Takes a job. In-process executors (builtin, managed) do the work and call `io.complete`;
    * remote ones (runner, mcp) hand it over and resolve at once, and the result arrives through
-   * the jobs API. Throws NotSupportedError for a kind it cannot run.
+   * the jobs API. The fixes worker calls it only for `runsIn: 'worker'` executors. Throws
+   * NotSupportedError for a kind it cannot run.
    *
    * @example await executor.start(job, { emit, heartbeat, isCancelled, complete })
    */
@@ -224,6 +242,7 @@ export abstract class AbstractAgentExecutor<O extends AgentExecutorOptions = Age
   static override optionsSchema: Joi.ObjectSchema<AgentExecutorOptions> = agentExecutorOptionsSchema;
 
   abstract readonly mode: ExecutorMode;
+  readonly runsIn: ExecutorPlacement = 'worker';
   abstract readonly capabilities: { diagnose: boolean; fix: boolean };
   private readonly running = new Set<string>();
   private readonly cancelled = new Set<string>();

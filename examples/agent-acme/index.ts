@@ -37,6 +37,8 @@ export class AcmeAgentExecutor extends AbstractAgentExecutor<AcmeAgentOptions> {
     timeoutMs: Joi.number().integer().min(1000).max(3_600_000).default(600_000),
   });
   readonly mode = 'managed' as const;
+  // runsIn stays the base's 'worker': the fixes worker claims these jobs and calls start in-process.
+  // A partner executor whose jobs are taken over an API (like agent-runner) sets `override readonly runsIn = 'remote' as const`.
   readonly capabilities = { diagnose: true, fix: false };
   private readonly children = new Map<string, ChildProcess>();
 

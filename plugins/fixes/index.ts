@@ -109,6 +109,12 @@ export default definePlugin<FixesOptions>({
       const p = message.payload as { repository_id?: string; sha?: string };
       if (message.orgId && p.repository_id && p.sha) await releases.onCiUpdated(message.orgId, p.repository_id, p.sha);
     }, { idempotent: false });
+    // Jobs of remote executors (runner, mcp) that nobody claims in time fail `not_claimed` (visible on the ticket).
+    ctx.schedule('unclaimed-remote-jobs', { everyMs: Math.min(5 * 60_000, Math.max(1_000, Math.floor(options.remoteClaimTimeoutMs / 4))) }, async () => {
+      const remote = deps.executors.filter((e) => e.runsIn === 'remote').map((e) => e.identifier);
+      const ended = await queue.expireUnclaimed(remote, options.remoteClaimTimeoutMs);
+      if (ended) deps.log.warn({ ended }, 'fixes: remote jobs nobody claimed failed not_claimed');
+    });
     // Resolved tickets close after their workspace's auto_close_days (audited as system).
     ctx.schedule('auto-close', { everyMs: AUTO_CLOSE_EVERY_MS }, async () => {
       await releases.autoClose();

@@ -15,6 +15,8 @@ export interface FixesOptions {
   defaultMaxMinutes: number;
   /** Cost limit of a job when the workspace sets none (agent_config.max_cost_usd). */
   defaultMaxCostUsd: number;
+  /** How long a job of a remote executor (runner, mcp) may wait queued before it fails `not_claimed`. */
+  remoteClaimTimeoutMs: number;
 }
 
 export const fixesOptionsSchema = Joi.object<FixesOptions>({
@@ -25,4 +27,5 @@ export const fixesOptionsSchema = Joi.object<FixesOptions>({
   backoffMs: Joi.array().items(Joi.number().integer().min(0)).min(1).default([5_000, 30_000, 120_000]),
   defaultMaxMinutes: Joi.number().integer().min(1).max(24 * 60).default(30),
   defaultMaxCostUsd: Joi.number().min(0).max(1000).default(5),
+  remoteClaimTimeoutMs: Joi.number().integer().min(100).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
 });

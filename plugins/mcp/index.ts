@@ -1,18 +1,18 @@
 import { asValue } from 'awilix';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AgentExecutor, CodeHost } from '../../core/contracts/index.js';
+import type { CodeHost } from '../../core/contracts/index.js';
 import { KEYS } from '../../core/kernel/keys.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { mcpMethodGuard, mcpRoutes } from './routes/mcp.js';
-import { MCP_EXECUTOR, McpService, type McpDeps } from './services/mcp-service.js';
+import { McpService, type McpDeps } from './services/mcp-service.js';
 
 const VERSION = '0.1.0';
 
 /**
  * The MCP endpoint (docs/mcp.md): an IDE agent with the user's API token lists its tickets, reads
  * one with diagnosis and references, and submits a diagnosis, a draft or a fix branch. Jobs of
- * `agent-mcp` (workspaces in execution_mode mcp) wait for it; its results go through the fixes
+ * `agent-mcp` (workspaces in execution_mode mcp) wait queued for it (the executor runs remote); its results go through the fixes
  * plugin's JobQueue, so the loop continues as for any executor. Container entry: `mcpService`.
  */
 export default definePlugin({
@@ -37,11 +37,6 @@ export default definePlugin({
     ctx.provide({ mcpService: asValue(service) });
     ctx.routes(mcpRoutes(() => service, () => deps.log, VERSION));
     mcpMethodGuard(ctx.server);
-    // A worker that claims an agent-mcp job hands it over: it is parked for the IDE agent.
-    ctx.onStart(() => {
-      const executors = (cradle()[KEYS.agentExecutors] as AgentExecutor[] | undefined) ?? [];
-      const mcp = executors.find((e) => e.identifier === MCP_EXECUTOR) as (AgentExecutor & { attachHandover?: (fn: (id: string) => Promise<boolean>) => void }) | undefined;
-      mcp?.attachHandover?.((jobId) => service.park(jobId));
-    });
+    // agent-mcp runs remote: the fixes worker leaves its jobs queued; a submission claims one itself.
   },
 });

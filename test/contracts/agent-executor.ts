@@ -6,11 +6,13 @@
 import Joi from 'joi';
 import {
   EXECUTOR_MODES,
+  EXECUTOR_PLACEMENTS,
   JOB_STATUSES,
   TICKET_CATEGORIES,
   type AgentExecutor,
   type AgentJob,
   type ExecutorMode,
+  type ExecutorPlacement,
   type JobEventInput,
   type JobIO,
   type JobKind,
@@ -32,6 +34,8 @@ export interface AgentExecutorKitOptions extends KitOptions<AgentExecutor> {
   mode: ExecutorMode;
   /** True when jobs run in this process and end with `io.complete` (builtin, managed). */
   completes: boolean;
+  /** Where its jobs are driven from (default: `worker` when it completes, else `remote`). */
+  runsIn?: ExecutorPlacement;
   /** A job the executor can run here (default: a small diagnose job without repository). */
   job?: (kind: JobKind) => AgentJob;
   /** Longest a job may take in the kit (default 20 s). */
@@ -88,7 +92,8 @@ export function checkJobResult(result: unknown, job: AgentJob): string[] {
   const found = problems(jobResultSchema, result);
   if (found.length) return found;
   const r = result as JobResult;
-  if (r.cost_usd > job.limits.max_cost_usd) found.push(`cost_usd: ${r.cost_usd} is above the limit ${job.limits.max_cost_usd}`);
+  // A job stopped for its spend reports what was spent (above the limit); any other result stays within it.
+  if (r.cost_usd > job.limits.max_cost_usd && r.error?.code !== 'cost_limit_reached') found.push(`cost_usd: ${r.cost_usd} is above the limit ${job.limits.max_cost_usd}`);
   if (r.status === 'succeeded' && job.kind === 'diagnose' && !r.diagnosis) found.push('diagnosis: a succeeded diagnose job has one');
   if (r.status === 'succeeded' && job.kind === 'fix' && !r.fix) found.push('fix: a succeeded fix job has one');
   if (r.status === 'failed' && !r.error) found.push('error: a failed job says why');
@@ -143,10 +148,14 @@ export async function runAgentExecutorContract(t: ContractTest, opts: AgentExecu
   const makeJob = opts.job ?? kitJob;
   const timeout = opts.timeoutMs ?? 20_000;
 
-  await t.test(`mode is ${opts.mode} and capabilities are stated`, async (t) => {
+  const runsIn = opts.runsIn ?? (opts.completes ? 'worker' : 'remote');
+  await t.test(`mode is ${opts.mode}, it runs in the ${runsIn} and capabilities are stated`, async (t) => {
     await withAdapter(opts, async (a) => {
       t.equal(a.mode, opts.mode, 'mode');
       t.ok(EXECUTOR_MODES.includes(a.mode), 'mode is a known executor mode');
+      t.ok(EXECUTOR_PLACEMENTS.includes(a.runsIn), 'runsIn is worker or remote');
+      t.equal(a.runsIn, runsIn, 'runsIn');
+      if (opts.completes) t.equal(a.runsIn, 'worker', 'an executor that completes jobs itself runs in the worker');
       t.equal(typeof a.capabilities.diagnose, 'boolean', 'capabilities.diagnose');
       t.equal(typeof a.capabilities.fix, 'boolean', 'capabilities.fix');
       t.ok(a.capabilities.diagnose || a.capabilities.fix, 'it runs at least one kind of job');

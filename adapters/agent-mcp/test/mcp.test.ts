@@ -15,17 +15,11 @@ t.test('agent-mcp passes the AgentExecutor contract kit (jobs are handed over, n
     options: { valid: {}, invalid: [{ options: { maxConcurrentJobs: 0 }, key: 'maxConcurrentJobs' }] },
   }));
 
-t.test('a job handed to the mcp executor waits for the IDE agent and is parked by the handover', async (t) => {
-  const io = recordingIO();
+t.test('agent-mcp runs remote: the worker never claims its jobs; start only records that the job waits', async (t) => {
   const executor = create();
-  const parked: string[] = [];
-  executor.attachHandover(async (id) => { parked.push(id); return true; });
-  const job = kitJob('fix');
-  await executor.start(job, io);
+  t.equal(executor.runsIn, 'remote');
+  const io = recordingIO();
+  await executor.start(kitJob('fix'), io);
   t.equal(io.results.length, 0, 'completes nothing');
   t.match(io.events, [{ type: 'waiting_mcp', level: 'info' }]);
-  t.same(parked, [job.id]);
-  const plain = recordingIO();
-  await create().start(kitJob('diagnose'), plain);
-  t.equal(plain.results.length, 0, 'without a handover it only waits');
 });

@@ -16,8 +16,10 @@ t.test('agent-runner passes the AgentExecutor contract kit (jobs are handed over
   }));
 
 t.test('a fix job handed to the runner executor records that it waits and completes nothing', async (t) => {
+  const executor = create();
+  t.equal(executor.runsIn, 'remote', 'the fixes worker never claims its jobs');
   const io = recordingIO();
-  await create().start(kitJob('fix'), io);
+  await executor.start(kitJob('fix'), io);
   t.equal(io.results.length, 0);
   t.match(io.events, [{ type: 'waiting_runner', level: 'info' }]);
 });

@@ -164,23 +164,60 @@ export class JobQueue {
     return this.d.db.transaction(async (trx) => {
       const job = await FixJob.query(trx).acrossOrgs('job result by its worker').findById(jobId).forUpdate();
       if (!job || job.status !== 'running' || (owner !== null && job.lease_owner !== owner)) return false;
-      const cost = Math.max(0, Number(result.cost_usd) || 0);
-      const done = await FixJob.query(trx).forOrg(job.org_id).patchAndFetchById(job.id, {
-        status: result.status,
-        result: maskDeep(result) as JobResult,
-        cost_usd: Number(job.cost_usd) + cost,
-        finished_at: new Date(),
-        lease_owner: null,
-        lease_expires_at: null,
-        error_code: result.error?.code ?? null,
-        error_detail: result.error ? mask(result.error.detail).slice(0, 2000) : null,
-      });
-      await this.event(trx, done, { level: result.status === 'failed' ? 'error' : 'info', type: 'result', message: `job ${result.status}`, data: { status: result.status, cost_usd: cost } });
-      await this.d.outbox.add(trx, 'fixes.job_finished', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, status: result.status, cost_usd: cost }, { orgId: job.org_id });
-      await this.hooks.onResult(trx, done, result);
-      await this.recordCost(trx, done);
+      await this.end(trx, job, result);
       return true;
     });
+  }
+
+  /**
+   * Fails the queued jobs of these (remote) executors that nobody claimed within `olderThanMs` of
+   * becoming claimable, with error `not_claimed`; the loop takes them as any failed job (the
+   * ticket is escalated with the reason). Returns how many ended.
+   */
+  async expireUnclaimed(executors: string[], olderThanMs: number, max = 500): Promise<number> {
+    if (executors.length === 0) return 0;
+    let ended = 0;
+    while (ended < max) {
+      const done = await this.d.db.transaction(async (trx) => {
+        const job = await FixJob.query(trx).acrossOrgs('unclaimed remote jobs sweep')
+          .whereIn('executor', executors)
+          .where('status', 'queued')
+          .where('run_after', '<', new Date(Date.now() - olderThanMs))
+          .orderBy([{ column: 'run_after' }, { column: 'id' }])
+          .limit(1)
+          .forUpdate()
+          .skipLocked()
+          .first();
+        if (!job) return false;
+        const waited = olderThanMs >= 3_600_000 ? `${Math.round((olderThanMs / 3_600_000) * 10) / 10} h` : `${Math.round(olderThanMs / 1000)} s`;
+        const detail = `no ${job.mode === 'mcp' ? 'IDE agent' : job.mode === 'runner' ? 'runner' : 'remote executor'} took the job within ${waited}`;
+        await this.event(trx, job, { level: 'warn', type: 'not_claimed', message: detail, data: { executor: job.executor, waited_ms: olderThanMs } });
+        await this.end(trx, job, { status: 'failed', cost_usd: 0, error: { code: 'not_claimed', detail } });
+        return true;
+      });
+      if (!done) break;
+      ended++;
+    }
+    return ended;
+  }
+
+  /** Records the end of a job in `trx`: its row, the result event, `fixes.job_finished`, the loop's hook and the cost. */
+  private async end(trx: Knex, job: FixJob, result: JobResult): Promise<void> {
+    const cost = Math.max(0, Number(result.cost_usd) || 0);
+    const done = await FixJob.query(trx).forOrg(job.org_id).patchAndFetchById(job.id, {
+      status: result.status,
+      result: maskDeep(result) as JobResult,
+      cost_usd: Number(job.cost_usd) + cost,
+      finished_at: new Date(),
+      lease_owner: null,
+      lease_expires_at: null,
+      error_code: result.error?.code ?? null,
+      error_detail: result.error ? mask(result.error.detail).slice(0, 2000) : null,
+    });
+    await this.event(trx, done, { level: result.status === 'failed' ? 'error' : 'info', type: 'result', message: `job ${result.status}`, data: { status: result.status, cost_usd: cost } });
+    await this.d.outbox.add(trx, 'fixes.job_finished', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, status: result.status, cost_usd: cost }, { orgId: job.org_id });
+    await this.hooks.onResult(trx, done, result);
+    await this.recordCost(trx, done);
   }
 
   /**

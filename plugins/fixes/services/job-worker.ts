@@ -9,8 +9,8 @@ import type { JobQueue } from './job-queue.js';
 /**
  * Runs leased jobs in this process: claims what its executors can run (on the bus signal and on
  * a poll), hands each to its executor with a JobIO that writes events and keeps the lease with
- * heartbeats, and records the result or the crash. Remote executors (runner, mcp) are handed the
- * job and answer through the jobs API later.
+ * heartbeats, and records the result or the crash. Jobs of executors that run remote (runner,
+ * mcp: `runsIn: 'remote'`) are never claimed here: they wait queued for their remote side.
  */
 export class JobWorker {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -61,8 +61,8 @@ export class JobWorker {
   }
 
   private executorNames(): string[] {
-    // Runner jobs stay queued for the workspace's runner, which claims them through the runner API.
-    return this.d.executors.filter((e) => e.mode !== 'runner').map((e) => e.identifier);
+    // Remote jobs stay queued for their runner or IDE agent, which claims them through its own API.
+    return this.d.executors.filter((e) => e.runsIn !== 'remote').map((e) => e.identifier); // unset = worker (the base's default)
   }
 
   private async drain(): Promise<void> {
@@ -108,7 +108,7 @@ export class JobWorker {
         },
       };
       await executor.start(agentJob as AgentJob, io);
-      if (!completed && (executor.mode === 'builtin' || executor.mode === 'managed')) {
+      if (!completed) {
         await this.queue.fail(job.id, this.owner, { code: 'no_result', detail: 'the executor ended without a result' }, { retryable: true });
       }
     } catch (err) {

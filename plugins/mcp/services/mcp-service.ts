@@ -4,7 +4,7 @@ import { isAdapterError, type AgentJob, type CodeHost, type DraftResult, type Fi
 import { authorize, type Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 
-/** The lease owner of a job an IDE agent holds (a job parked for it, or claimed by its submission). */
+/** The lease owner of a job an IDE agent holds (claimed by its submission, for the moment of recording the result). */
 export const MCP_OWNER = 'mcp';
 export const MCP_EXECUTOR = 'agent-mcp';
 const WORKERS = ['owner', 'admin', 'reviewer'] as const;
@@ -74,22 +74,17 @@ const iso = (d: Date | string | null | undefined): string | null => (d ? new Dat
 export class McpService {
   constructor(private readonly d: McpDeps) {}
 
-  /** The handover of agent-mcp: a job a worker claimed becomes the IDE agent's until its deadline. */
-  async park(jobId: string): Promise<boolean> {
-    const rows = (await this.d.db('fix_jobs')
-      .where({ id: jobId, status: 'running', executor: MCP_EXECUTOR })
-      .update({ lease_owner: MCP_OWNER, lease_expires_at: this.d.db.raw('coalesce(deadline_at, ?)', [new Date(Date.now() + 30 * 60_000)]), updated_at: new Date() })
-      .returning(['id'])) as Array<{ id: string }>;
-    return rows.length > 0;
-  }
-
-  /** Jobs of agent-mcp that wait for the IDE agent: queued, parked, or held by a worker that died. */
+  /**
+   * Jobs of agent-mcp that wait for the IDE agent: queued (agent-mcp runs remote, so no worker
+   * claims them), running under lease owner `mcp` (parked by an earlier version of the service), or
+   * running with an expired lease (a submission that stopped half-way).
+   */
   private waiting(q: Knex.QueryBuilder): Knex.QueryBuilder {
     return q.where('fix_jobs.executor', MCP_EXECUTOR).where((w) => w.where('fix_jobs.status', 'queued')
       .orWhere((r) => r.where('fix_jobs.status', 'running').where((o) => o.where('fix_jobs.lease_owner', MCP_OWNER).orWhere('fix_jobs.lease_expires_at', '<', new Date()))));
   }
 
-  /** Jobs of agent-mcp not ended yet (shown to the agent; one a worker is handing over is among them for a moment). */
+  /** Jobs of agent-mcp not ended yet (shown to the agent; one being submitted is among them for a moment). */
   private pending(q: Knex.QueryBuilder): Knex.QueryBuilder {
     return q.where('fix_jobs.executor', MCP_EXECUTOR).whereIn('fix_jobs.status', ['queued', 'running']);
   }
@@ -182,7 +177,7 @@ export class McpService {
       .orderBy('created_at', 'desc').first()) as JobRow | undefined;
     if (!job) {
       const held = (await this.d.db('fix_jobs').where({ org_id: ticket.org_id, ticket_id: ticket.id, kind, executor: MCP_EXECUTOR, status: 'running' }).first()) as JobRow | undefined;
-      if (held) throw conflict('job_not_waiting', 'The job is being handed to the IDE agent; try again in a moment', { job_id: held.id });
+      if (held) throw conflict('job_not_waiting', 'Another submission is recording this job\'s result; try again in a moment', { job_id: held.id });
       throw conflict('no_waiting_job', `No ${kind === 'fix' ? 'fix' : 'diagnosis'} job of this ticket waits for an IDE agent (the workspace's execution_mode must be mcp)`, { kind });
     }
     return job;
