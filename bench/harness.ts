@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -11,6 +11,45 @@ export interface Measurement {
   p99_ms: number;
   errors: number;
   non2xx: number;
+  /** CPU time per request of the Patchwell processes and of PostgreSQL's processes (ms), when measured. */
+  service_cpu_ms?: number;
+  postgres_cpu_ms?: number;
+}
+
+/** Patchwell processes started by startPatchwell and still running (their CPU time is measured). */
+const servicePids = new Set<number>();
+const TICKS_PER_S = 100;
+
+/** utime + stime of a process in clock ticks (0 once it is gone). */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ticks of the service processes and of every postgres process on this machine (Linux only). */
+function cpuSnapshot(): { service: number; postgres: number } | null {
+  try {
+    let postgres = 0;
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        if (stat.includes('(postgres)')) postgres += cpuTicks(Number(d));
+      } catch {
+        // gone
+      }
+    }
+    let service = 0;
+    for (const pid of servicePids) service += cpuTicks(pid);
+    return { service, postgres };
+  } catch {
+    return null;
+  }
 }
 
 export interface LoadOptions {
@@ -26,6 +65,7 @@ export interface LoadOptions {
 
 /** Drives one endpoint with autocannon and reports requests/s, p50 and p99. */
 export async function measure(name: string, opts: LoadOptions): Promise<Measurement> {
+  const before = cpuSnapshot();
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',
@@ -35,6 +75,8 @@ export async function measure(name: string, opts: LoadOptions): Promise<Measurem
     connections: opts.connections ?? 50,
     duration: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10),
   });
+  const after = cpuSnapshot();
+  const cpu = (ticks: number) => (result.requests.total ? Number(((ticks * 1000) / TICKS_PER_S / result.requests.total).toFixed(2)) : undefined);
   return {
     name,
     requests_per_s: Math.round(result.requests.average),
@@ -42,6 +84,9 @@ export async function measure(name: string, opts: LoadOptions): Promise<Measurem
     p99_ms: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    ...(before && after && servicePids.size
+      ? { service_cpu_ms: cpu(after.service - before.service), postgres_cpu_ms: cpu(after.postgres - before.postgres) }
+      : {}),
   };
 }
 
@@ -84,22 +129,43 @@ export async function startBareHapi(): Promise<Running> {
   return { url: `http://127.0.0.1:${port}/`, stop: stopper(child) };
 }
 
-/** Starts Patchwell in its own process (all roles) on a free port with a fresh data directory. */
-export async function startPatchwell(env: Record<string, string> = {}): Promise<Running> {
+/**
+ * Starts Patchwell in its own process on a free port with a fresh data directory: all roles, or the
+ * roles given (a process without the api role is waited for through its start-up log line).
+ */
+export async function startPatchwell(env: Record<string, string> = {}, roles = 'all'): Promise<Running> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of the service (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'], {
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bin/patchwell.ts', '--role', roles], {
     env: {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: mkdtempSync(join(tmpdir(), 'pw-bench-')),
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: roles.split(',').includes('api') || roles === 'all' ? 'warn' : 'info',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const pid = child.pid!;
+  servicePids.add(pid);
+  child.once('exit', () => servicePids.delete(pid));
+  if (!(roles === 'all' || roles.split(',').includes('api'))) {
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      const timer = setTimeout(() => reject(new Error(`patchwell (${roles}) did not start in 120 s`)), 120_000);
+      child.stdout!.on('data', (c: Buffer) => {
+        seen = (seen + c.toString('utf8')).slice(-4000);
+        if (seen.includes('patchwell started')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`patchwell (${roles}) exited during start`)));
+    });
+    return { url: '', stop: stopper(child) };
+  }
   await new Promise<void>((resolve, reject) => {
     const deadline = Date.now() + 120_000;
     const poll = async () => {
@@ -119,8 +185,12 @@ export async function startPatchwell(env: Record<string, string> = {}): Promise<
 }
 
 export function printTable(rows: Measurement[], ceiling?: Measurement): void {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs bare hapi'];
-  const lines = rows.map((r) => [r.name, String(r.requests_per_s), String(r.p50_ms), String(r.p99_ms), String(r.errors), String(r.non2xx), ceiling ? `${((r.requests_per_s / ceiling.requests_per_s) * 100).toFixed(1)} %` : '']);
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs bare hapi', 'cpu ms/req: service', 'postgres'];
+  const lines = rows.map((r) => [
+    r.name, String(r.requests_per_s), String(r.p50_ms), String(r.p99_ms), String(r.errors), String(r.non2xx),
+    ceiling ? `${((r.requests_per_s / ceiling.requests_per_s) * 100).toFixed(1)} %` : '',
+    r.service_cpu_ms === undefined ? '' : String(r.service_cpu_ms), r.postgres_cpu_ms === undefined ? '' : String(r.postgres_cpu_ms),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cols: string[]) => cols.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   console.log(fmt(header));

@@ -7,6 +7,11 @@ import { dirname, join } from 'node:path';
 import { measure, printTable, startBareHapi, startPatchwell, type Measurement, type Running } from './harness.js';
 
 type Scenario = (service: Running) => Promise<Measurement[]>;
+/** A scenario module: its default export, and `ownService = true` when it starts the Patchwell it measures. */
+interface ScenarioModule {
+  default: Scenario;
+  ownService?: boolean;
+}
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
 const wanted = process.argv.slice(2);
@@ -20,15 +25,17 @@ const bare = await startBareHapi();
 const ceiling = await measure('bare hapi GET /', { url: bare.url });
 await bare.stop();
 
-const service = await startPatchwell();
+// Each scenario gets a Patchwell of its own, so no other instance (and no worker role) shares
+// the machine or the database while it is measured.
 const rows: Measurement[] = [];
-try {
-  for (const name of names) {
-    const scenario = (await import(pathToFileURL(join(dir, `${name}.ts`)).href)).default as Scenario;
-    rows.push(...(await scenario(service)));
+for (const name of names) {
+  const mod = (await import(pathToFileURL(join(dir, `${name}.ts`)).href)) as ScenarioModule;
+  const service = mod.ownService ? { url: '', stop: async () => {} } : await startPatchwell();
+  try {
+    rows.push(...(await mod.default(service)));
+  } finally {
+    await service.stop();
   }
-} finally {
-  await service.stop();
 }
 console.log(`\nPatchwell benchmarks (${process.env.DATABASE_URL ? 'Postgres' : 'PGlite'}, ${process.env.AMQP_URL ? 'RabbitMQ' : 'in-process bus'}), ${Number(process.env.BENCH_DURATION_S ?? 10)} s each, 50 connections\n`);
 printTable([ceiling, ...rows], ceiling);

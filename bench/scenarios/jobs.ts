@@ -26,6 +26,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0;
 }
 
+/** This scenario starts the services it measures. */
+export const ownService = true;
+
 export default async function jobs(_shared: Running): Promise<Measurement[]> {
   const suffix = randomBytes(4).toString('hex');
   const config = loadConfig({

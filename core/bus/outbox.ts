@@ -70,14 +70,23 @@ export class Outbox {
 
   /** Inserts the event in `trx` (the caller's transaction) and returns its message id. */
   async add(trx: Knex, type: string, payload: unknown, options: OutboxAddOptions = {}): Promise<string> {
-    if (type.length > 255 || !ROUTING_KEY.test(type)) throw new TypeError(`outbox: "${type}" is not a routing key like "plugin.event"`);
-    // Stringified: pg would turn a JS array into a Postgres array, not JSON.
-    const json = JSON.stringify(payload);
-    if (json === undefined) throw new TypeError('outbox: payload must be JSON-serialisable');
-    const id = options.id ?? nextEventId();
-    await trx('outbox').insert({ id, type, org_id: options.orgId ?? null, payload: json });
+    const [id] = await this.addMany(trx, [{ type, payload, ...options }]);
+    return id!;
+  }
+
+  /** Inserts several events in one statement in `trx`, in order; returns their message ids. */
+  async addMany(trx: Knex, events: ReadonlyArray<OutboxAddOptions & { type: string; payload: unknown }>): Promise<string[]> {
+    if (events.length === 0) return [];
+    const rows = events.map(({ type, payload, id, orgId }) => {
+      if (type.length > 255 || !ROUTING_KEY.test(type)) throw new TypeError(`outbox: "${type}" is not a routing key like "plugin.event"`);
+      // Stringified: pg would turn a JS array into a Postgres array, not JSON.
+      const json = JSON.stringify(payload);
+      if (json === undefined) throw new TypeError('outbox: payload must be JSON-serialisable');
+      return { id: id ?? nextEventId(), type, org_id: orgId ?? null, payload: json };
+    });
+    await trx('outbox').insert(rows);
     this.notifyAfterCommit(trx);
-    return id;
+    return rows.map((r) => r.id);
   }
 
   private notifyAfterCommit(trx: Knex): void {

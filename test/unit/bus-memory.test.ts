@@ -259,6 +259,25 @@ t.test('outbox: add validates the routing key and payload and honours a caller i
   await db('outbox').whereIn('id', ids).del();
 });
 
+t.test('outbox: addMany writes several events in one statement, in order, or none of them', async (t) => {
+  const outbox = new Outbox();
+  t.same(await outbox.addMany(db, []), [], 'nothing to write');
+  await t.rejects(outbox.addMany(db, [{ type: 'tickets.created', payload: { a: 1 } }, { type: 'bad', payload: {} }]), TypeError);
+  t.equal((await db('outbox').where({ type: 'tickets.created' })).length, 0, 'a bad event refuses the whole call before anything is written');
+  const ids = await outbox.addMany(db, [
+    { type: 'tickets.created', payload: { n: 1 }, orgId: 'org_1' },
+    { type: 'tickets.message_received', payload: { n: 2 }, orgId: 'org_1' },
+  ]);
+  t.equal(ids.length, 2);
+  t.ok(ids[0]! < ids[1]!, 'the first event sorts (and is published) first');
+  const rows = await db('outbox').whereIn('id', ids).orderBy('id');
+  t.same(rows.map((r: { type: string; org_id: string; payload: unknown }) => [r.type, r.org_id, r.payload]), [
+    ['tickets.created', 'org_1', { n: 1 }],
+    ['tickets.message_received', 'org_1', { n: 2 }],
+  ]);
+  await db('outbox').whereIn('id', ids).del();
+});
+
 /** A bus whose broker can be switched off, to drive the relay's failure path. */
 class FlakyBus extends MemoryBus {
   up = false;

@@ -24,6 +24,8 @@ export interface InboxWorkspace {
   inbound_address: string | null;
   mailbox_enabled: boolean;
   archived_at: Date | null;
+  sla_first_response_minutes: number;
+  sla_resolution_minutes: number;
 }
 
 export interface WorkspacePort {
@@ -74,6 +76,8 @@ export interface TicketPort {
     customerEmail?: string | null;
     customerName?: string | null;
     message?: TicketMessageInput;
+    /** The routed workspace (saves the tickets plugin a read). */
+    workspace?: InboxWorkspace;
   }): Promise<TicketRef>;
   addInboundMessage(trx: Knex, input: TicketMessageInput & { orgId: string; ticketId: string }): Promise<{ id: string }>;
   findByReplyToken(trx: Knex, token: string): Promise<TicketRef | undefined>;

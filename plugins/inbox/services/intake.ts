@@ -102,6 +102,7 @@ export async function deliverToTicket(
     customerEmail: customer.address,
     customerName: customer.name,
     message,
+    workspace: ws,
   });
   return { ticketId: created.id, created: true };
 }

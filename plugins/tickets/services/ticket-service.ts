@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { forbidden, httpError, notFound } from '../../../core/http/errors.js';
@@ -61,7 +62,14 @@ export interface CreateTicketInput {
   codehostNumber?: number | null;
   latestConfidence?: number | null;
   message?: Omit<InboundMessageInput, 'orgId' | 'ticketId'>;
+  /**
+   * The workspace, when the caller has just read it (the inbox routes on it): saves the read.
+   * It must be the row of orgId/workspaceId; only locale and the SLA minutes are used.
+   */
+  workspace?: Pick<TicketWorkspace, 'id' | 'org_id' | 'locale' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
 }
+
+type OutboxEvent = Parameters<Outbox['addMany']>[1][number];
 
 export interface ListQuery {
   state?: string[];
@@ -115,7 +123,9 @@ export class TicketService {
 
   /** Opens a ticket (state received) and its opening message, in the caller's transaction. */
   async createTicket(trx: Knex, input: CreateTicketInput): Promise<Ticket> {
-    const ws = await this.deps.workspaceService.get(input.orgId, input.workspaceId, trx);
+    const given = input.workspace;
+    if (given && (given.id !== input.workspaceId || given.org_id !== input.orgId)) throw new TypeError('createTicket: the workspace given is not the ticket\'s');
+    const ws = given ?? (await this.deps.workspaceService.get(input.orgId, input.workspaceId, trx));
     const id = newId(Ticket.idPrefix);
     const status = newToken('st');
     const now = input.message?.receivedAt ?? new Date();
@@ -155,8 +165,9 @@ export class TicketService {
     // Ingest paths (inbox, widget, code host) create tickets at volume, so this is one INSERT …
     // RETURNING, the event and the opening message: no lock, re-read or counter update.
     const ticket = (await Ticket.query(trx).insert(row).returning('*')) as unknown as Ticket;
-    await this.deps.outbox.add(trx, 'tickets.created', { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' }, { orgId: input.orgId });
-    if (input.message) await this.writeInboundMessage(trx, ticket, { ...input.message, receivedAt: now, orgId: input.orgId, ticketId: id });
+    const created = { type: 'tickets.created', payload: { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' }, orgId: input.orgId };
+    if (input.message) await this.writeInboundMessage(trx, ticket, { ...input.message, receivedAt: now, orgId: input.orgId, ticketId: id }, [created]);
+    else await this.deps.outbox.addMany(trx, [created]);
     return ticket;
   }
 
@@ -185,7 +196,7 @@ export class TicketService {
   }
 
   /** The message row, its files and `tickets.message_received`; the caller keeps the ticket's counters. */
-  private async writeInboundMessage(trx: Knex, ticket: Ticket, input: InboundMessageInput): Promise<TicketMessage> {
+  private async writeInboundMessage(trx: Knex, ticket: Ticket, input: InboundMessageInput, before: OutboxEvent[] = []): Promise<TicketMessage> {
     const at = input.receivedAt ?? new Date();
     const messageId = newId(TicketMessage.idPrefix);
     let widgetContext: WidgetContext | null = input.widgetContext ? { ...input.widgetContext } : null;
@@ -215,7 +226,8 @@ export class TicketService {
       created_at: at,
     }).returning('*');
     for (const a of input.attachments ?? []) await this.storeFile(trx, ticket, messageId, a, 'attachment');
-    await this.deps.outbox.add(trx, 'tickets.message_received', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: message.id }, { orgId: ticket.org_id });
+    // `before` (tickets.created of a new ticket) goes out in the same INSERT, ahead of this event.
+    await this.deps.outbox.addMany(trx, [...before, { type: 'tickets.message_received', payload: { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: message.id }, orgId: ticket.org_id }]);
     return message;
   }
 
