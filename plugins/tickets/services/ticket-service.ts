@@ -326,7 +326,10 @@ export class TicketService {
       .select([...LIST_COLUMNS, 'ws.name as workspace_name', 'ws.client_name as workspace_client_name'])
       .join('workspaces as ws', 'ws.id', 'tickets.workspace_id');
     if (query.workspace_id) {
-      await this.deps.workspaceService.open(principal, query.workspace_id);
+      // 403 or 404 before anything is read when the caller may not open it; a workspace the caller
+      // may open is proven to exist by any ticket of the page (joined within the organization), so
+      // it is read only for an empty page (404 for an unknown id): one statement less per page.
+      if (!canOpenWorkspace(principal, query.workspace_id)) await this.deps.workspaceService.open(principal, query.workspace_id);
       q.where('tickets.workspace_id', query.workspace_id);
     } else if (principal.workspaceIds !== null) {
       if (principal.workspaceIds.length === 0) return { items: [], next_cursor: null };
@@ -345,6 +348,7 @@ export class TicketService {
 
     // Plain rows (the tenancy guard ran when the query was built): no model instances on the hot path.
     const page = await paginate<Ticket & Record<string, unknown>>(q.toKnexQuery(), SORTS[query.sort], { cursor: query.cursor, limit: query.limit });
+    if (query.workspace_id && page.items.length === 0) await this.deps.workspaceService.open(principal, query.workspace_id);
     return {
       items: page.items.map((t) => ticketItem(t, { name: t.workspace_name as string, client_name: (t.workspace_client_name as string | null) ?? null })),
       next_cursor: page.next_cursor,

@@ -188,6 +188,14 @@ t.test('tickets: read, team actions, refusals', async (t) => {
     const limited = await addMember(app, owner, { role: 'reviewer', workspaceIds: [other.id] });
     t.equal((await call(app, limited, 'GET', `/v1/tickets/${tk.id}`)).status, 403);
     t.equal((await call(app, limited, 'GET', `/v1/tickets?workspace_id=${workspace.id}`)).status, 403);
+    // The list reads the workspace only for an empty page: an unknown id is still 404, an empty one 200.
+    const unknown = await call(app, owner, 'GET', '/v1/tickets?workspace_id=ws_doesnotexist0000000000');
+    t.equal(unknown.status, 404, 'an unknown workspace id');
+    t.equal(unknown.body.code, 'not_found');
+    const empty = await call(app, owner, 'GET', `/v1/tickets?workspace_id=${other.id}`);
+    t.equal(empty.status, 200, 'a workspace without tickets');
+    t.same(empty.body.items, []);
+    t.equal((await call(app, stranger, 'GET', `/v1/tickets?workspace_id=${other.id}`)).status, 404, 'another organization\'s empty workspace');
     const viewer = await addMember(app, owner, { role: 'client_viewer', workspaceIds: [workspace.id] });
     t.equal((await call(app, viewer, 'GET', `/v1/tickets/${tk.id}`)).status, 200, 'client viewers read');
     t.equal((await call(app, viewer, 'POST', `/v1/tickets/${tk.id}/notes`, { body_md: 'x' })).status, 403, 'but do not work tickets');
