@@ -35,12 +35,24 @@ const invoice = Joi.object({
   periodStart: date.allow(null).required(),
   periodEnd: date.allow(null).required(),
   hostedInvoiceUrl: Joi.string().allow(null).required(),
+  workspaceId: Joi.string().allow(null),
+  transfer: Joi.object({ destinationAccountId: Joi.string().required(), amountUsd: Joi.number().required(), platformFeeUsd: Joi.number().required() }).allow(null),
+});
+const resale = Joi.object({
+  subscriptionId: Joi.string().required(),
+  customerId: Joi.string().required(),
+  workspaceId: Joi.string().required(),
+  status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
+  amountUsd: Joi.number().min(0).required(),
+  currentPeriodStart: date.required(),
+  currentPeriodEnd: date.required(),
+  cancelAtPeriodEnd: Joi.boolean().required(),
 });
 
 const DATA: Record<string, Joi.ObjectSchema> = {
   'checkout.completed': Joi.object({
     checkoutId: Joi.string().required(),
-    mode: Joi.string().valid('subscription', 'topup').required(),
+    mode: Joi.string().valid('subscription', 'topup', 'resale').required(),
     customerId: Joi.string().required(),
     subscriptionId: Joi.string().allow(null).required(),
   }),
@@ -48,6 +60,7 @@ const DATA: Record<string, Joi.ObjectSchema> = {
   'subscription.deleted': Joi.object({ subscription: subscription.required() }),
   'invoice.paid': Joi.object({ invoice: invoice.required() }),
   'invoice.payment_failed': Joi.object({ invoice: invoice.required() }),
+  'resale.updated': Joi.object({ resale: resale.required() }),
   'topup.paid': Joi.object({
     pack: Joi.string().valid(...TOPUP_PACK_IDS).required(),
     fixes: Joi.number().integer().min(1).required(),

@@ -15,7 +15,9 @@ export function localPages(p: LocalPaymentProvider): HostedPaymentPage[] {
     const tr = t(lang);
     const prices = await p.prices();
     const what =
-      c.mode === 'subscription'
+      c.mode === 'resale'
+        ? `<p><strong>${esc(c.resale!.description)}</strong> — ${usd(c.resale!.amountUsd)} ${esc(tr.perMonth)}</p><p>${esc(tr.resaleNote)}</p>`
+        : c.mode === 'subscription'
         ? `<p>${esc(tr.plan)}: <strong>${esc(c.plan)}</strong> — ${usd(prices.plans.find((x) => x.plan === c.plan)!.amountUsd)} ${esc(tr.perMonth)}</p>${c.trialDays > 0 ? `<p>${esc(tr.trial(c.trialDays))}</p>` : ''}`
         : `<p>${esc(tr.pack)}: <strong>${TOPUP_FIXES[c.pack!]} ${esc(tr.fixes)}</strong> — ${usd(prices.topups.find((x) => x.pack === c.pack)!.amountUsd)}</p>`;
     const action = `${base}/checkout/${c.id}${q(lang)}`;

@@ -27,22 +27,27 @@ import {
   type PortalInput,
   type PriceList,
   type RawHeaders,
+  type ResaleCollection,
+  type ResaleCollectionInput,
+  type ResaleState,
+  type SetItemQuantityInput,
   type SubscriptionState,
   type TopupPackId,
   type UpdateAddonsInput,
+  type UpdateResaleInput,
 } from '../../core/contracts/index.js';
 import { localPages } from './hosted.js';
 import { decodeEvent, type LocalEventBody } from './events.js';
 import { LOCAL_SIGNATURE_HEADER, signPayload, verifySignature } from './signature.js';
 import { LocalStore, localId } from './store.js';
-import type { LocalAccount, LocalAccountLink, LocalCheckout, LocalCustomer, LocalInvoice, LocalPortal, LocalSubscription } from './types.js';
+import type { LocalAccount, LocalAccountLink, LocalCheckout, LocalCustomer, LocalInvoice, LocalPortal, LocalSubscription, LocalTransfer } from './types.js';
 
 export interface LocalPaymentOptions extends PaymentProviderOptions {
   /** Where the hosted pages live on the service. */
   basePath: string;
   /** Base of page links; default the service's server.publicBaseUrl. */
   publicBaseUrl?: string;
-  prices: { plans: Record<PaidPlanId, number>; topups: Record<TopupPackId, number>; addons: Record<AddonId, number> };
+  prices: { plans: Record<PaidPlanId, number>; topups: Record<TopupPackId, number>; addons: Record<AddonId, number>; extraWorkspace: Record<PaidPlanId, number> };
   checkoutTtlMinutes: number;
   /** How often the simulated clock ends trials and renews or ends periods (scheduler role). */
   clockEveryMs: number;
@@ -52,6 +57,8 @@ const DEFAULT_PRICES: LocalPaymentOptions['prices'] = {
   plans: { indie: 29, startup: 99, growth: 249, managed: 499, agency: 399 },
   topups: { topup_10: 30, topup_50: 125, topup_100: 200 },
   addons: { badge_removal: 19, managed_workspace: 149 },
+  // The same numbers as billing's plan table (extra_workspace_price_usd).
+  extraWorkspace: { indie: 15, startup: 15, growth: 12, managed: 25, agency: 9 },
 };
 
 const usdAmount = Joi.number().min(0).precision(2);
@@ -79,6 +86,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
       plans: Joi.object(Object.fromEntries(PAID_PLAN_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.plans[p])]))).default(),
       topups: Joi.object(Object.fromEntries(TOPUP_PACK_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.topups[p])]))).default(),
       addons: Joi.object({ badge_removal: usdAmount.default(19), managed_workspace: usdAmount.default(149) }).default(),
+      extraWorkspace: Joi.object(Object.fromEntries(PAID_PLAN_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.extraWorkspace[p])]))).default(),
     }).default(),
     checkoutTtlMinutes: Joi.number().integer().min(1).max(7 * 24 * 60).default(24 * 60),
     clockEveryMs: Joi.number().integer().min(1000).default(60_000),
@@ -118,6 +126,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
       plans: PAID_PLAN_IDS.map((plan) => ({ plan, priceId: `price_local_${plan}`, amountUsd: p.plans[plan], interval: 'month' as const })),
       topups: TOPUP_PACK_IDS.map((pack) => ({ pack, priceId: `price_local_${pack}`, amountUsd: p.topups[pack], fixes: this.fixesOf(pack) })),
       addons: (['badge_removal', 'managed_workspace'] as const).map((addon) => ({ addon, priceId: `price_local_${addon}`, amountUsd: p.addons[addon] })),
+      items: PAID_PLAN_IDS.map((plan) => ({ item: 'extra_workspace' as const, plan, priceId: `price_local_extra_workspace_${plan}`, amountUsd: p.extraWorkspace[plan] })),
     };
   }
 
@@ -160,7 +169,8 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
       const sub = await this.liveSubscription(input.subscriptionId);
       if (sub.plan === input.plan) return toState(sub);
       const prices = this.options.prices.plans;
-      const charge = sub.status === 'trialing' ? 0 : prorate(prices[input.plan] - prices[sub.plan], sub, this.now());
+      const extra = (sub.extraWorkspaces ?? 0) * (this.options.prices.extraWorkspace[input.plan] - this.options.prices.extraWorkspace[sub.plan]);
+      const charge = sub.status === 'trialing' ? 0 : prorate(prices[input.plan] - prices[sub.plan] + extra, sub, this.now());
       const before = sub.plan;
       sub.plan = input.plan;
       await this.store.put('subscription', sub);
@@ -194,6 +204,75 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
       await this.emitSubscription(sub, 'subscription.updated');
       await this.settleProration(sub, sub.status === 'trialing' ? 0 : prorate(delta, sub, this.now()), 'add-ons');
       return toState(sub);
+    });
+  }
+
+  setSubscriptionItemQuantity(input: SetItemQuantityInput, idempotencyKey: string): Promise<SubscriptionState> {
+    return this.persistentOnce('item', idempotencyKey, async () => {
+      const sub = await this.liveSubscription(input.subscriptionId);
+      if (sub.resale) throw new AdapterError('not_supported', `subscription ${sub.id} is a resale subscription`);
+      const before = sub.extraWorkspaces ?? 0;
+      if (before === input.quantity) return toState(sub);
+      sub.extraWorkspaces = input.quantity;
+      await this.store.put('subscription', sub);
+      await this.emitSubscription(sub, 'subscription.updated');
+      const delta = (input.quantity - before) * this.options.prices.extraWorkspace[sub.plan];
+      await this.settleProration(sub, sub.status === 'trialing' ? 0 : prorate(delta, sub, this.now()), `extra workspaces ${before} → ${input.quantity}`);
+      return toState(sub);
+    });
+  }
+
+  startResaleCollection(input: ResaleCollectionInput, idempotencyKey: string): Promise<ResaleCollection> {
+    return this.persistentOnce('resale', idempotencyKey, async () => {
+      const account = await this.store.get<LocalAccount>('account', input.destinationAccountId);
+      if (!account) throw new AdapterNotFoundError(`payout account ${input.destinationAccountId} does not exist`);
+      if (!account.chargesEnabled || !account.payoutsEnabled) throw new AdapterError('account_not_ready', `payout account ${account.id} has not finished onboarding`);
+      const now = this.now();
+      const doc: LocalCheckout = {
+        id: localId('checkout'),
+        mode: 'resale',
+        plan: null,
+        pack: null,
+        trialDays: 0,
+        orgId: input.orgId,
+        customerId: null,
+        email: input.client.email,
+        name: input.client.name ?? null,
+        successUrl: input.successUrl,
+        cancelUrl: input.cancelUrl,
+        status: 'open',
+        subscriptionId: null,
+        expiresAt: new Date(now.getTime() + this.options.checkoutTtlMinutes * 60_000).toISOString(),
+        createdAt: now.toISOString(),
+        resale: { workspaceId: input.workspaceId, accountId: account.id, amountUsd: round2(input.amountUsd), feePercent: input.platformFeePercent, description: input.description },
+      };
+      await this.store.put('checkout', doc);
+      return { checkoutId: doc.id, url: this.url(`/checkout/${doc.id}`), customerId: null };
+    });
+  }
+
+  updateResaleCollection(input: UpdateResaleInput, idempotencyKey: string): Promise<ResaleState> {
+    return this.persistentOnce('resale_update', idempotencyKey, async () => {
+      const sub = await this.liveSubscription(input.subscriptionId);
+      if (!sub.resale) throw new AdapterError('not_supported', `subscription ${sub.id} is not a resale subscription`);
+      sub.resale.amountUsd = round2(input.amountUsd);
+      sub.resale.feePercent = input.platformFeePercent;
+      await this.store.put('subscription', sub);
+      await this.emitResale(sub);
+      return toResaleState(sub);
+    });
+  }
+
+  stopResaleCollection(subscriptionId: string, idempotencyKey: string): Promise<ResaleState> {
+    return this.persistentOnce('resale_stop', idempotencyKey, async () => {
+      const sub = await this.liveSubscription(subscriptionId);
+      if (!sub.resale) throw new AdapterError('not_supported', `subscription ${sub.id} is not a resale subscription`);
+      if (!sub.cancelAtPeriodEnd) {
+        sub.cancelAtPeriodEnd = true;
+        await this.store.put('subscription', sub);
+        await this.emitResale(sub);
+      }
+      return toResaleState(sub);
     });
   }
 
@@ -238,6 +317,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     const trial = checkout.mode === 'subscription' && checkout.trialDays > 0;
     if (card === TEST_CARDS.declined || card.length < 12 || (card === TEST_CARDS.failsLater && !trial)) return { error: 'declined' };
 
+    if (checkout.mode === 'resale') return this.completeResale(checkout, card, now);
     const customer = await this.customerFor(checkout, card);
     checkout.status = 'complete';
     checkout.customerId = customer.id;
@@ -379,9 +459,69 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     return this.store.get<LocalInvoice>('invoice', id);
   }
 
+  /** The payout account and the transfers to it (what the agency has received). */
+  async payoutAccount(id: string): Promise<{ account: LocalAccount; transfers: LocalTransfer[] } | null> {
+    const account = await this.store.get<LocalAccount>('account', id);
+    if (!account) return null;
+    return { account, transfers: await this.store.list<LocalTransfer>('transfer', { where: { accountId: id } }) };
+  }
+
   // --- internals ---------------------------------------------------------------------------
 
+  /** The client pays the first month: a subscription on the platform whose payments go to the payout account. */
+  private async completeResale(checkout: LocalCheckout, card: string, now: Date) {
+    const resale = checkout.resale!;
+    const customer: LocalCustomer = { id: localId('customer'), orgId: checkout.orgId, email: checkout.email, name: checkout.name, card: { last4: card.slice(-4), failing: card === TEST_CARDS.failsLater }, balanceUsd: 0, workspaceId: resale.workspaceId };
+    await this.store.put('customer', customer);
+    const sub: LocalSubscription = {
+      id: localId('subscription'),
+      customerId: customer.id,
+      orgId: checkout.orgId,
+      plan: 'agency',
+      status: 'active',
+      currentPeriodStart: now.toISOString(),
+      currentPeriodEnd: addMonths(now, 1).toISOString(),
+      trialEndsAt: null,
+      cancelAtPeriodEnd: false,
+      addons: {},
+      resale: { ...resale },
+    };
+    await this.store.put('subscription', sub);
+    Object.assign(checkout, { status: 'complete', customerId: customer.id, subscriptionId: sub.id });
+    await this.store.put('checkout', checkout);
+    const invoice = await this.chargeResale(sub, customer, now, new Date(sub.currentPeriodEnd));
+    await this.emit('checkout.completed', checkout.orgId, { checkoutId: checkout.id, mode: 'resale', customerId: customer.id, subscriptionId: sub.id }, now);
+    await this.emitResale(sub, now);
+    await this.emitInvoice(invoice, now);
+    return { redirect: checkout.successUrl, subscriptionId: sub.id, customerId: customer.id };
+  }
+
+  /** One period of a resale subscription: the invoice, and when paid the transfer to the payout account minus the platform fee. */
+  private async chargeResale(sub: LocalSubscription, customer: LocalCustomer, start: Date, end: Date): Promise<LocalInvoice> {
+    const resale = sub.resale!;
+    const failing = customer.card?.failing ?? false;
+    const invoice = await this.invoice({ customer, subscriptionId: sub.id, purpose: 'resale', amount: resale.amountUsd, status: failing ? 'open' : 'paid', periodStart: start, periodEnd: end, line: resale.description });
+    invoice.workspaceId = resale.workspaceId;
+    invoice.transfer = null;
+    if (!failing) await this.transfer(invoice, resale);
+    return this.store.put('invoice', invoice);
+  }
+
+  private async transfer(invoice: LocalInvoice, resale: NonNullable<LocalSubscription['resale']>): Promise<void> {
+    const fee = round2((invoice.amountPaidUsd * resale.feePercent) / 100);
+    const amount = round2(invoice.amountPaidUsd - fee);
+    const doc: LocalTransfer = { id: localId('transfer'), accountId: resale.accountId, invoiceId: invoice.id, workspaceId: resale.workspaceId, amountUsd: amount, feeUsd: fee, createdAt: this.now().toISOString() };
+    await this.store.put('transfer', doc);
+    const account = await this.store.get<LocalAccount>('account', resale.accountId);
+    if (account) {
+      account.balanceUsd = round2((account.balanceUsd ?? 0) + amount);
+      await this.store.put('account', account);
+    }
+    invoice.transfer = { accountId: resale.accountId, amountUsd: amount, feeUsd: fee, transferId: doc.id };
+  }
+
   private async advance(sub: LocalSubscription): Promise<void> {
+    if (sub.resale) return this.advanceResale(sub);
     const at = new Date(sub.currentPeriodEnd);
     if (sub.cancelAtPeriodEnd || sub.status === 'past_due') {
       sub.status = 'canceled';
@@ -394,6 +534,8 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     const end = addMonths(start, 1);
     let amount = this.options.prices.plans[sub.plan];
     for (const [addon, qty] of Object.entries(sub.addons) as [AddonId, number][]) amount += qty * this.options.prices.addons[addon];
+    const extra = sub.extraWorkspaces ?? 0;
+    amount += extra * this.options.prices.extraWorkspace[sub.plan];
     const credit = Math.min(customer.balanceUsd, amount);
     customer.balanceUsd = round2(customer.balanceUsd - credit);
     await this.store.put('customer', customer);
@@ -402,8 +544,29 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     sub.currentPeriodEnd = end.toISOString();
     sub.status = failing ? 'past_due' : 'active';
     await this.store.put('subscription', sub);
-    const invoice = await this.invoice({ customer, subscriptionId: sub.id, purpose: 'subscription', amount: round2(amount - credit), status: failing ? 'open' : 'paid', periodStart: start, periodEnd: end, line: `${sub.plan} plan` });
+    const line = extra > 0 ? `${sub.plan} plan + ${extra} extra workspace${extra === 1 ? '' : 's'} × ${this.options.prices.extraWorkspace[sub.plan].toFixed(2)} USD` : `${sub.plan} plan`;
+    const invoice = await this.invoice({ customer, subscriptionId: sub.id, purpose: 'subscription', amount: round2(amount - credit), status: failing ? 'open' : 'paid', periodStart: start, periodEnd: end, line });
     await this.emitSubscription(sub, 'subscription.updated', at);
+    await this.emitInvoice(invoice, at);
+  }
+
+  /** A resale period ends: renewed and charged (past due with a failing card), or ended. */
+  private async advanceResale(sub: LocalSubscription): Promise<void> {
+    const at = new Date(sub.currentPeriodEnd);
+    if (sub.cancelAtPeriodEnd || sub.status === 'past_due') {
+      sub.status = 'canceled';
+      await this.store.put('subscription', sub);
+      await this.emitResale(sub, at);
+      return;
+    }
+    const customer = (await this.store.get<LocalCustomer>('customer', sub.customerId))!;
+    const end = addMonths(at, 1);
+    sub.currentPeriodStart = at.toISOString();
+    sub.currentPeriodEnd = end.toISOString();
+    sub.status = customer.card?.failing ? 'past_due' : 'active';
+    await this.store.put('subscription', sub);
+    const invoice = await this.chargeResale(sub, customer, at, end);
+    await this.emitResale(sub, at);
     await this.emitInvoice(invoice, at);
   }
 
@@ -428,13 +591,14 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
   }
 
   private async customerFor(checkout: LocalCheckout, card: string): Promise<LocalCustomer> {
-    const existing = checkout.customerId ? await this.store.get<LocalCustomer>('customer', checkout.customerId) : (await this.store.list<LocalCustomer>('customer', { where: { orgId: checkout.orgId } }))[0] ?? null;
+    // An agency's clients are customers too (resale); the organization's own customer is the one without a workspace.
+    const existing = checkout.customerId ? await this.store.get<LocalCustomer>('customer', checkout.customerId) : (await this.store.list<LocalCustomer>('customer', { where: { orgId: checkout.orgId } }, (c) => !c.workspaceId))[0] ?? null;
     const customer: LocalCustomer = existing ?? { id: localId('customer'), orgId: checkout.orgId, email: checkout.email, name: checkout.name, card: null, balanceUsd: 0 };
     customer.card = { last4: card.slice(-4), failing: card === TEST_CARDS.failsLater };
     return this.store.put('customer', customer);
   }
 
-  private async invoice(x: { customer: LocalCustomer; subscriptionId: string | null; purpose: 'subscription' | 'topup'; amount: number; status: 'paid' | 'open'; periodStart: Date | null; periodEnd: Date | null; line: string }): Promise<LocalInvoice> {
+  private async invoice(x: { customer: LocalCustomer; subscriptionId: string | null; purpose: 'subscription' | 'topup' | 'resale'; amount: number; status: 'paid' | 'open'; periodStart: Date | null; periodEnd: Date | null; line: string }): Promise<LocalInvoice> {
     const count = await this.store.count('invoice');
     const doc: LocalInvoice = {
       id: localId('invoice'),
@@ -475,8 +639,15 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
         periodStart: inv.periodStart,
         periodEnd: inv.periodEnd,
         hostedInvoiceUrl: this.url(`/invoices/${inv.id}`),
+        ...(inv.purpose === 'resale'
+          ? { workspaceId: inv.workspaceId ?? null, transfer: inv.transfer ? { destinationAccountId: inv.transfer.accountId, amountUsd: inv.transfer.amountUsd, platformFeeUsd: inv.transfer.feeUsd } : null }
+          : {}),
       },
     }, at);
+  }
+
+  private async emitResale(sub: LocalSubscription, at = this.now()): Promise<void> {
+    await this.emit('resale.updated', sub.orgId, { resale: toResaleState(sub) }, at);
   }
 
   /** Signs an event and hands it to the service's webhook, in process. */
@@ -513,6 +684,19 @@ function reviveDates<T>(value: T): T {
   const out = { ...(value as Record<string, unknown>) };
   for (const k of ['currentPeriodStart', 'currentPeriodEnd', 'trialEndsAt']) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
   return out as T;
+}
+
+function toResaleState(sub: LocalSubscription): ResaleState {
+  return {
+    subscriptionId: sub.id,
+    customerId: sub.customerId,
+    workspaceId: sub.resale!.workspaceId,
+    status: sub.status,
+    amountUsd: sub.resale!.amountUsd,
+    currentPeriodStart: new Date(sub.currentPeriodStart),
+    currentPeriodEnd: new Date(sub.currentPeriodEnd),
+    cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
+  };
 }
 
 function toState(sub: LocalSubscription): SubscriptionState {

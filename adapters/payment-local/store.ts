@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 
-export type LocalKind = 'customer' | 'checkout' | 'portal' | 'subscription' | 'invoice' | 'account' | 'account_link' | 'idempotency';
+export type LocalKind = 'customer' | 'checkout' | 'portal' | 'subscription' | 'invoice' | 'account' | 'account_link' | 'idempotency' | 'transfer';
 
 const PREFIX: Record<LocalKind, string> = {
   customer: 'cus_local_',
@@ -12,6 +12,7 @@ const PREFIX: Record<LocalKind, string> = {
   account: 'acct_local_',
   account_link: 'al_local_',
   idempotency: 'idem_',
+  transfer: 'tr_local_',
 };
 
 /** An unguessable id: hosted page URLs carry them and are the only credential of those pages. */

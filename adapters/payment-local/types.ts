@@ -9,11 +9,23 @@ export interface LocalCustomer {
   card: { last4: string; failing: boolean } | null;
   /** Credit from downgrades, taken off the next invoices. */
   balanceUsd: number;
+  /** An agency's client paying a resale price for this workspace (not the organization itself). */
+  workspaceId?: string;
+}
+
+/** What a resale checkout and subscription collect for an agency's client workspace. */
+export interface LocalResale {
+  workspaceId: string;
+  /** The agency's payout account. */
+  accountId: string;
+  amountUsd: number;
+  feePercent: number;
+  description: string;
 }
 
 export interface LocalCheckout {
   id: string;
-  mode: 'subscription' | 'topup';
+  mode: 'subscription' | 'topup' | 'resale';
   plan: PaidPlanId | null;
   pack: TopupPackId | null;
   trialDays: number;
@@ -27,6 +39,7 @@ export interface LocalCheckout {
   subscriptionId: string | null;
   expiresAt: string;
   createdAt: string;
+  resale?: LocalResale;
 }
 
 export interface LocalSubscription {
@@ -40,6 +53,10 @@ export interface LocalSubscription {
   trialEndsAt: string | null;
   cancelAtPeriodEnd: boolean;
   addons: Partial<Record<AddonId, number>>;
+  /** Workspaces beyond the plan's included ones, billed at the plan's extra workspace price. */
+  extraWorkspaces?: number;
+  /** A client's subscription to an agency's resale price (`plan` is then unused). */
+  resale?: LocalResale;
 }
 
 export interface LocalInvoice {
@@ -48,7 +65,7 @@ export interface LocalInvoice {
   customerId: string;
   orgId: string;
   subscriptionId: string | null;
-  purpose: 'subscription' | 'topup';
+  purpose: 'subscription' | 'topup' | 'resale';
   status: 'paid' | 'open';
   amountDueUsd: number;
   amountPaidUsd: number;
@@ -57,6 +74,9 @@ export interface LocalInvoice {
   periodEnd: string | null;
   line: string;
   createdAt: string;
+  /** Resale: the client workspace and what went to the payout account (once paid). */
+  workspaceId?: string;
+  transfer?: { accountId: string; amountUsd: number; feeUsd: number; transferId: string } | null;
 }
 
 export interface LocalPortal {
@@ -75,6 +95,19 @@ export interface LocalAccount {
   chargesEnabled: boolean;
   payoutsEnabled: boolean;
   detailsSubmitted: boolean;
+  /** What resale payments transferred to it, not yet paid out. */
+  balanceUsd?: number;
+}
+
+/** Money moved to a payout account from a paid resale invoice (a destination charge's transfer). */
+export interface LocalTransfer {
+  id: string;
+  accountId: string;
+  invoiceId: string;
+  workspaceId: string;
+  amountUsd: number;
+  feeUsd: number;
+  createdAt: string;
 }
 
 export interface LocalAccountLink {

@@ -1,4 +1,4 @@
-import { PAID_PLAN_IDS, TOPUP_FIXES, TOPUP_PACK_IDS, type InvoiceInfo, type PaidPlanId, type PaymentEvent, type SubscriptionState, type SubscriptionStatus, type TopupPackId } from '../../core/contracts/index.js';
+import { PAID_PLAN_IDS, TOPUP_FIXES, TOPUP_PACK_IDS, type InvoiceInfo, type PaidPlanId, type PaymentEvent, type ResaleState, type SubscriptionState, type SubscriptionStatus, type TopupPackId } from '../../core/contracts/index.js';
 import type { PriceKind } from './index.js';
 
 /** The fields of Stripe objects this adapter reads (snapshot events of API version 2025+). */
@@ -13,6 +13,7 @@ export interface StripeEventLike {
 interface PriceLike {
   id: string;
   lookup_key?: string | null;
+  unit_amount?: number | null;
 }
 
 interface ItemLike {
@@ -56,7 +57,7 @@ function planOf(sub: StripeSubscriptionLike, byId: Map<string, PriceKind>): { pl
   for (const item of sub.items.data) {
     const k = byId.get(item.price.id);
     if (k?.kind === 'plan') return { plan: k.plan, item };
-    const fromKey = /plan_([a-z]+)$/.exec(item.price.lookup_key ?? '')?.[1];
+    const fromKey = /(?:^|_)plan_([a-z]+)$/.exec(item.price.lookup_key ?? '')?.[1];
     if (fromKey && (PAID_PLAN_IDS as readonly string[]).includes(fromKey)) return { plan: fromKey as PaidPlanId, item };
   }
   const fromMeta = sub.metadata?.plan;
@@ -80,12 +81,40 @@ export function subscriptionState(sub: StripeSubscriptionLike, byId: Map<string,
   };
 }
 
+/** A client's resale subscription (metadata kind `resale`): its state for `resale.updated`. */
+export function resaleState(sub: StripeSubscriptionLike): ResaleState {
+  const item = sub.items.data[0];
+  return {
+    subscriptionId: sub.id,
+    customerId: idOf(sub.customer) ?? '',
+    workspaceId: sub.metadata?.workspace_id ?? '',
+    status: STATUS[sub.status] ?? 'incomplete',
+    amountUsd: Number(item?.price.unit_amount ?? 0) / 100,
+    currentPeriodStart: new Date((item?.current_period_start ?? sub.current_period_start ?? 0) * 1000),
+    currentPeriodEnd: new Date((item?.current_period_end ?? sub.current_period_end ?? 0) * 1000),
+    cancelAtPeriodEnd: sub.cancel_at_period_end,
+  };
+}
+
 function invoiceInfo(o: Record<string, unknown>): { info: InvoiceInfo; orgId: string | null } {
   const parent = (o.parent ?? null) as { subscription_details?: { subscription?: unknown; metadata?: Record<string, string> | null } | null } | null;
   const subscriptionId = idOf(parent?.subscription_details?.subscription) ?? idOf(o.subscription);
   const m = meta(o);
-  const orgId = parent?.subscription_details?.metadata?.org_id ?? m.org_id ?? null;
-  const purpose: InvoiceInfo['purpose'] = subscriptionId ? 'subscription' : m.kind === 'topup' ? 'topup' : m.kind === 'resale' ? 'resale' : 'other';
+  const subMeta = parent?.subscription_details?.metadata ?? {};
+  const orgId = subMeta.org_id ?? m.org_id ?? null;
+  const resale = subMeta.kind === 'resale' || m.kind === 'resale';
+  const purpose: InvoiceInfo['purpose'] = resale ? 'resale' : subscriptionId ? 'subscription' : m.kind === 'topup' ? 'topup' : 'other';
+  // A destination charge: the invoice names the connected account; the platform keeps application_fee_amount.
+  const transferData = (o.transfer_data ?? null) as { destination?: unknown } | null;
+  const destination = idOf(transferData?.destination);
+  const paid = Number(o.amount_paid ?? 0) / 100;
+  const fee = Number(o.application_fee_amount ?? 0) / 100;
+  const extra = resale
+    ? {
+        workspaceId: subMeta.workspace_id ?? m.workspace_id ?? null,
+        transfer: destination && o.status === 'paid' ? { destinationAccountId: destination, amountUsd: Math.round((paid - fee) * 100) / 100, platformFeeUsd: fee } : null,
+      }
+    : {};
   return {
     orgId,
     info: {
@@ -101,6 +130,7 @@ function invoiceInfo(o: Record<string, unknown>): { info: InvoiceInfo; orgId: st
       periodStart: date(o.period_start as number | undefined),
       periodEnd: date(o.period_end as number | undefined),
       hostedInvoiceUrl: typeof o.hosted_invoice_url === 'string' ? o.hosted_invoice_url : null,
+      ...extra,
     },
   };
 }
@@ -120,7 +150,8 @@ export function normalizeStripeEvent(event: StripeEventLike, byId: Map<string, P
         return { ...base, orgId, type: 'topup.paid', pack, fixes: Number(m.fixes ?? TOPUP_FIXES[pack]), amountUsd: Number(o.amount_total ?? 0) / 100, paymentId: idOf(o.payment_intent) ?? String(o.id), customerId };
       }
       if (event.type === 'checkout.session.async_payment_succeeded') return { ...base, orgId, type: 'unhandled', providerType: event.type };
-      return { ...base, orgId, type: 'checkout.completed', checkoutId: String(o.id), mode: o.mode === 'subscription' ? 'subscription' : 'topup', customerId, subscriptionId: idOf(o.subscription) };
+      const mode = m.kind === 'resale' ? 'resale' : o.mode === 'subscription' ? 'subscription' : 'topup';
+      return { ...base, orgId, type: 'checkout.completed', checkoutId: String(o.id), mode, customerId, subscriptionId: idOf(o.subscription) };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -128,6 +159,10 @@ export function normalizeStripeEvent(event: StripeEventLike, byId: Map<string, P
     case 'customer.subscription.resumed':
     case 'customer.subscription.deleted': {
       const sub = o as unknown as StripeSubscriptionLike;
+      if (m.kind === 'resale' && m.workspace_id) {
+        const resale = resaleState(sub);
+        return { ...base, orgId: m.org_id ?? null, type: 'resale.updated', resale: event.type === 'customer.subscription.deleted' ? { ...resale, status: 'canceled' } : resale };
+      }
       let state: SubscriptionState;
       try {
         state = subscriptionState(sub, byId);

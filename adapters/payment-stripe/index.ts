@@ -24,11 +24,16 @@ import {
   type PortalInput,
   type PriceList,
   type RawHeaders,
+  type ResaleCollection,
+  type ResaleCollectionInput,
+  type ResaleState,
+  type SetItemQuantityInput,
   type SubscriptionState,
   type TopupPackId,
   type UpdateAddonsInput,
+  type UpdateResaleInput,
 } from '../../core/contracts/index.js';
-import { normalizeStripeEvent, subscriptionState, type StripeEventLike, type StripeSubscriptionLike } from './events.js';
+import { normalizeStripeEvent, resaleState, subscriptionState, type StripeEventLike, type StripeSubscriptionLike } from './events.js';
 
 export interface StripePaymentOptions extends PaymentProviderOptions {
   /** Secret API key (`sk_live_…` / `sk_test_…`). */
@@ -47,12 +52,22 @@ export interface StripePaymentOptions extends PaymentProviderOptions {
   prorationBehavior: 'always_invoice' | 'create_prorations';
   timeoutMs: number;
   maxNetworkRetries: number;
+  /**
+   * Resale payments settle on the agency's payout account (`on_behalf_of`): the agency is the
+   * merchant of record and its country's rules apply (needed when it is in another region than
+   * the platform). Off: destination charges settle on the platform and transfer.
+   */
+  resaleOnBehalfOf: boolean;
 }
 
 const PRICE_TTL_MS = 5 * 60_000;
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
-type PriceKind = { kind: 'plan'; plan: PaidPlanId } | { kind: 'topup'; pack: TopupPackId } | { kind: 'addon'; addon: AddonId };
+type PriceKind =
+  | { kind: 'plan'; plan: PaidPlanId }
+  | { kind: 'topup'; pack: TopupPackId }
+  | { kind: 'addon'; addon: AddonId }
+  | { kind: 'extra_workspace'; plan: PaidPlanId };
 
 /**
  * payment-stripe: Stripe through its SDK. Every mutating call carries an idempotency key
@@ -73,6 +88,7 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
     prorationBehavior: Joi.string().valid('always_invoice', 'create_prorations').default('always_invoice'),
     timeoutMs: Joi.number().integer().min(1000).default(20_000),
     maxNetworkRetries: Joi.number().integer().min(0).max(5).default(2),
+    resaleOnBehalfOf: Joi.boolean().default(false),
   });
 
   readonly stripe: Stripe;
@@ -97,6 +113,7 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
 
   private lookupKey(k: PriceKind): string {
     const p = this.options.lookupKeyPrefix;
+    if (k.kind === 'extra_workspace') return `${p}extra_workspace_${k.plan}`;
     return k.kind === 'plan' ? `${p}plan_${k.plan}` : k.kind === 'topup' ? `${p}topup_${k.pack}` : `${p}addon_${k.addon}`;
   }
 
@@ -105,6 +122,7 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
       ...PAID_PLAN_IDS.map((plan) => ({ kind: 'plan' as const, plan })),
       ...TOPUP_PACK_IDS.map((pack) => ({ kind: 'topup' as const, pack })),
       ...(['badge_removal', 'managed_workspace'] as const).map((addon) => ({ kind: 'addon' as const, addon })),
+      ...PAID_PLAN_IDS.map((plan) => ({ kind: 'extra_workspace' as const, plan })),
     ];
   }
 
@@ -117,7 +135,7 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
     const kinds = this.allKinds();
     const byKey = new Map(kinds.map((k) => [this.lookupKey(k), k]));
     const found = await this.call(() => this.stripe.prices.list({ lookup_keys: [...byKey.keys()], active: true, limit: 100 }));
-    const list: PriceList = { plans: [], topups: [], addons: [] };
+    const list: PriceList = { plans: [], topups: [], addons: [], items: [] };
     const byId = new Map<string, PriceKind>();
     for (const price of found.data) {
       const kind = price.lookup_key ? byKey.get(price.lookup_key) : undefined;
@@ -126,7 +144,8 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
       byId.set(price.id, kind);
       if (kind.kind === 'plan') list.plans.push({ plan: kind.plan, priceId: price.id, amountUsd, interval: price.recurring?.interval === 'year' ? 'year' : 'month' });
       else if (kind.kind === 'topup') list.topups.push({ pack: kind.pack, priceId: price.id, amountUsd, fixes: Number(price.metadata?.fixes ?? TOPUP_FIXES[kind.pack]) });
-      else list.addons!.push({ addon: kind.addon, priceId: price.id, amountUsd });
+      else if (kind.kind === 'addon') list.addons!.push({ addon: kind.addon, priceId: price.id, amountUsd });
+      else list.items!.push({ item: 'extra_workspace', plan: kind.plan, priceId: price.id, amountUsd });
     }
     this.priceCache = { at: Date.now(), list, byId };
     return this.priceCache;
@@ -139,7 +158,9 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
         ? list.plans.find((p) => p.plan === kind.plan && p.interval === 'month')?.priceId
         : kind.kind === 'topup'
           ? list.topups.find((p) => p.pack === kind.pack)?.priceId
-          : list.addons?.find((p) => p.addon === kind.addon)?.priceId;
+          : kind.kind === 'addon'
+            ? list.addons?.find((p) => p.addon === kind.addon)?.priceId
+            : list.items?.find((p) => p.plan === kind.plan)?.priceId;
     if (!id) throw new AdapterError('price_missing', `no active Stripe price with lookup key ${this.lookupKey(kind)}`);
     return id;
   }
@@ -198,14 +219,94 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
     const item = sub.items.data.find((i) => index.byId.get(i.price.id)?.kind === 'plan') ?? sub.items.data[0];
     if (!item) throw new AdapterError('subscription_without_items', `subscription ${sub.id} has no items`);
     const price = await this.priceId({ kind: 'plan', plan: input.plan });
+    const items: Stripe.SubscriptionUpdateParams.Item[] = [{ id: item.id, price }];
+    // Extra workspaces are priced per plan: their item follows the plan.
+    const extra = sub.items.data.find((i) => index.byId.get(i.price.id)?.kind === 'extra_workspace');
+    if (extra) items.push({ id: extra.id, price: await this.priceId({ kind: 'extra_workspace', plan: input.plan }), quantity: extra.quantity ?? 0 });
     const updated = await this.call(() =>
       this.stripe.subscriptions.update(
         input.subscriptionId,
-        { items: [{ id: item.id, price }], proration_behavior: this.options.prorationBehavior, metadata: { plan: input.plan } },
+        { items, proration_behavior: this.options.prorationBehavior, metadata: { plan: input.plan } },
         { idempotencyKey },
       ),
     );
     return this.state(updated);
+  }
+
+  async setSubscriptionItemQuantity(input: SetItemQuantityInput, idempotencyKey: string): Promise<SubscriptionState> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(input.subscriptionId));
+    const index = await this.priceIndex();
+    const { plan } = subscriptionState(sub as unknown as StripeSubscriptionLike, index.byId);
+    const price = await this.priceId({ kind: 'extra_workspace', plan });
+    const existing = sub.items.data.find((i) => index.byId.get(i.price.id)?.kind === 'extra_workspace');
+    let item: Stripe.SubscriptionUpdateParams.Item | null = null;
+    if (existing && input.quantity === 0) item = { id: existing.id, deleted: true };
+    else if (existing && (existing.quantity !== input.quantity || existing.price.id !== price)) item = { id: existing.id, price, quantity: input.quantity };
+    else if (!existing && input.quantity > 0) item = { price, quantity: input.quantity };
+    if (!item) return this.state(sub);
+    const updated = await this.call(() => this.stripe.subscriptions.update(input.subscriptionId, { items: [item], proration_behavior: this.options.prorationBehavior }, { idempotencyKey }));
+    return this.state(updated);
+  }
+
+  /**
+   * A destination-charge subscription on the platform (Stripe's recommendation for Express
+   * accounts): a Checkout session where the client enters a card, each invoice paid is
+   * transferred to the agency's account (`transfer_data[destination]`) minus
+   * `application_fee_percent`. The client is a customer of the platform, one per workspace.
+   */
+  async startResaleCollection(input: ResaleCollectionInput, idempotencyKey: string): Promise<ResaleCollection> {
+    const metadata = { org_id: input.orgId, workspace_id: input.workspaceId, kind: 'resale' };
+    const customer = await this.call(() =>
+      this.stripe.customers.create({ email: input.client.email, name: input.client.name ?? undefined, metadata }, { idempotencyKey: `${idempotencyKey}:customer` }),
+    );
+    const session = await this.call(() =>
+      this.stripe.checkout.sessions.create(
+        {
+          mode: 'subscription',
+          customer: customer.id,
+          client_reference_id: input.orgId,
+          success_url: input.successUrl,
+          cancel_url: input.cancelUrl,
+          payment_method_collection: 'always',
+          line_items: [{ quantity: 1, price_data: { currency: this.options.currency ?? 'usd', unit_amount: cents(input.amountUsd), recurring: { interval: 'month' }, product_data: { name: input.description, metadata } } }],
+          subscription_data: {
+            application_fee_percent: input.platformFeePercent,
+            transfer_data: { destination: input.destinationAccountId },
+            ...(this.options.resaleOnBehalfOf ? { on_behalf_of: input.destinationAccountId } : {}),
+            metadata,
+          },
+          metadata,
+        },
+        { idempotencyKey },
+      ),
+    );
+    if (!session.url) throw new AdapterError('checkout_without_url', 'Stripe answered a checkout session without a URL');
+    return { checkoutId: session.id, url: session.url, customerId: customer.id };
+  }
+
+  /** A new price from the next period (no proration): same product, a new inline price. */
+  async updateResaleCollection(input: UpdateResaleInput, idempotencyKey: string): Promise<ResaleState> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(input.subscriptionId));
+    const item = sub.items.data[0];
+    if (!item || sub.metadata?.kind !== 'resale') throw new AdapterError('not_supported', `subscription ${sub.id} is not a resale subscription`);
+    const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
+    const updated = await this.call(() =>
+      this.stripe.subscriptions.update(
+        input.subscriptionId,
+        {
+          items: [{ id: item.id, price_data: { currency: item.price.currency, product, unit_amount: cents(input.amountUsd), recurring: { interval: 'month' } } }],
+          application_fee_percent: input.platformFeePercent,
+          proration_behavior: 'none',
+        },
+        { idempotencyKey },
+      ),
+    );
+    return resaleState(updated as unknown as StripeSubscriptionLike);
+  }
+
+  async stopResaleCollection(subscriptionId: string, idempotencyKey: string): Promise<ResaleState> {
+    const updated = await this.call(() => this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }, { idempotencyKey }));
+    return resaleState(updated as unknown as StripeSubscriptionLike);
   }
 
   async cancelAtPeriodEnd(subscriptionId: string, idempotencyKey: string): Promise<SubscriptionState> {
@@ -307,6 +408,8 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
     }
   }
 }
+
+const cents = (usd: number): number => Math.round(usd * 100);
 
 export type { PriceKind };
 export default adapterModule('payment', StripePaymentProvider);

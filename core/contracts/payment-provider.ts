@@ -44,6 +44,78 @@ export interface PriceList {
   topups: TopupPrice[];
   /** Optional: add-on prices, for providers that bill add-ons (`updateAddons`). */
   addons?: AddonPrice[];
+  /** Optional: monthly price of a subscription item per unit, by plan (`setSubscriptionItemQuantity`). */
+  items?: SubscriptionItemPrice[];
+}
+
+/** Items a subscription carries by quantity, priced per plan: each workspace beyond the plan's included ones. */
+export type SubscriptionItemId = 'extra_workspace';
+export const SUBSCRIPTION_ITEM_IDS: readonly SubscriptionItemId[] = ['extra_workspace'];
+
+export interface SubscriptionItemPrice {
+  item: SubscriptionItemId;
+  plan: PaidPlanId;
+  priceId: string;
+  amountUsd: number;
+}
+
+export interface SetItemQuantityInput {
+  subscriptionId: string;
+  item: SubscriptionItemId;
+  /** Units after the call (0 removes the item); priced at the subscription's current plan. */
+  quantity: number;
+}
+
+/** A client of an agency paying the agency's resale price, through the agency's payout account. */
+export interface ResaleCollectionInput {
+  /** The agency. */
+  orgId: string;
+  /** The client workspace the price is for. */
+  workspaceId: string;
+  /** The agency's connected payout account: where the money goes. */
+  destinationAccountId: string;
+  client: { email: string; name?: string | null };
+  /** Monthly price in US dollars. */
+  amountUsd: number;
+  /** Share of each payment the platform keeps (0–100, two decimals). */
+  platformFeePercent: number;
+  /** What the client sees on the page and the invoices. */
+  description: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+export interface ResaleCollection {
+  /** The hosted page where the client enters a card; `checkout.completed` (mode `resale`) refers to it. */
+  checkoutId: string;
+  url: string;
+  customerId: string | null;
+}
+
+export interface UpdateResaleInput {
+  subscriptionId: string;
+  amountUsd: number;
+  platformFeePercent: number;
+}
+
+/** Money of a resale payment: what went to the payout account and what the platform kept. */
+export interface ResaleTransfer {
+  destinationAccountId: string;
+  /** Paid by the client minus the platform fee. */
+  amountUsd: number;
+  platformFeeUsd: number;
+}
+
+/** The state of a client's resale subscription at the provider. */
+export interface ResaleState {
+  subscriptionId: string;
+  customerId: string;
+  workspaceId: string;
+  status: SubscriptionStatus;
+  amountUsd: number;
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+  cancelAtPeriodEnd: boolean;
 }
 
 /** Who pays: an existing provider customer, or the details to create one. */
@@ -109,6 +181,9 @@ export interface InvoiceInfo {
   periodStart: Date | null;
   periodEnd: Date | null;
   hostedInvoiceUrl: string | null;
+  /** Resale invoices: the client workspace and the transfer to the agency's payout account. */
+  workspaceId?: string | null;
+  transfer?: ResaleTransfer | null;
 }
 
 export interface PortalInput {
@@ -147,10 +222,11 @@ export type PaymentEventType =
   | 'invoice.payment_failed'
   | 'topup.paid'
   | 'account.updated'
+  | 'resale.updated'
   | 'unhandled';
 export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = [
   'checkout.completed', 'subscription.updated', 'subscription.deleted', 'invoice.paid', 'invoice.payment_failed',
-  'topup.paid', 'account.updated', 'unhandled',
+  'topup.paid', 'account.updated', 'resale.updated', 'unhandled',
 ];
 
 interface PaymentEventBase {
@@ -169,7 +245,7 @@ export type PaymentEvent =
   | (PaymentEventBase & {
       type: 'checkout.completed';
       checkoutId: string;
-      mode: 'subscription' | 'topup';
+      mode: 'subscription' | 'topup' | 'resale';
       customerId: string;
       subscriptionId: string | null;
     })
@@ -177,6 +253,7 @@ export type PaymentEvent =
   | (PaymentEventBase & { type: 'invoice.paid' | 'invoice.payment_failed'; invoice: InvoiceInfo })
   | (PaymentEventBase & { type: 'topup.paid'; pack: TopupPackId; fixes: number; amountUsd: number; paymentId: string; customerId: string })
   | (PaymentEventBase & { type: 'account.updated'; accountId: string; chargesEnabled: boolean; payoutsEnabled: boolean; detailsSubmitted: boolean })
+  | (PaymentEventBase & { type: 'resale.updated'; resale: ResaleState })
   | (PaymentEventBase & { type: 'unhandled'; providerType: string });
 
 /** A payment webhook whose signature is missing or wrong; the route answers 400 and stores nothing. */
@@ -303,6 +380,40 @@ export interface PaymentProvider {
    * @example await provider.updateAddons?.({ subscriptionId: 'sub_1', addons: { badge_removal: 1 } }, key)
    */
   updateAddons?(input: UpdateAddonsInput, idempotencyKey: string): Promise<SubscriptionState>;
+
+  /**
+   * Optional. Sets how many units of an item the subscription carries (each workspace beyond the
+   * plan's included ones), at the provider's price of that item for the subscription's plan,
+   * prorated. Without it the service counts extra workspaces but bills none.
+   *
+   * @example await provider.setSubscriptionItemQuantity?.({ subscriptionId: 'sub_1', item: 'extra_workspace', quantity: 2 }, key)
+   */
+  setSubscriptionItemQuantity?(input: SetItemQuantityInput, idempotencyKey: string): Promise<SubscriptionState>;
+
+  /**
+   * Optional, with `updateResaleCollection` and `stopResaleCollection`. Opens a hosted page where
+   * an agency's client enters a card for a monthly subscription at the resale price; each payment
+   * goes to the agency's payout account minus the platform fee (Stripe: a destination charge,
+   * `transfer_data[destination]` and `application_fee_percent`). The subscription's states come
+   * as `resale.updated` events, its invoices with purpose `resale` and their `transfer`.
+   *
+   * @example await provider.startResaleCollection?.({ orgId, workspaceId, destinationAccountId: 'acct_1', client: { email }, amountUsd: 300, platformFeePercent: 5, description: 'Support for Acme', successUrl, cancelUrl }, key)
+   */
+  startResaleCollection?(input: ResaleCollectionInput, idempotencyKey: string): Promise<ResaleCollection>;
+
+  /**
+   * Optional. Changes the monthly price (and fee) of a running resale subscription from its next period.
+   *
+   * @example await provider.updateResaleCollection?.({ subscriptionId: 'sub_9', amountUsd: 350, platformFeePercent: 5 }, key)
+   */
+  updateResaleCollection?(input: UpdateResaleInput, idempotencyKey: string): Promise<ResaleState>;
+
+  /**
+   * Optional. Stops a resale subscription at the end of its paid period.
+   *
+   * @example await provider.stopResaleCollection?.('sub_9', key)
+   */
+  stopResaleCollection?(subscriptionId: string, idempotencyKey: string): Promise<ResaleState>;
 
   /**
    * Optional. Pages the service serves on the provider's behalf (a simulated provider's hosted

@@ -14,6 +14,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { CreditLedger, createBillingServices } from './services/index.js';
 import type { BillingDeps, MailerLike } from './services/deps.js';
 import { BillingPlanCatalog, type PlanCatalogLike } from './services/plans.js';
+import { RESALE_TEMPLATES } from './services/resale.js';
 import { SPEND_TEMPLATES } from './services/spend-alerts.js';
 
 /**
@@ -70,7 +71,24 @@ export default definePlugin<BillingOptions>({
     ctx.routes([...billingRoutes(s), ...webhookRoutes(s), ...claimRoutes(s), ...referralRoutes(s)]);
     if (provider) registerHostedPages(ctx.server, provider, publicBaseUrl);
 
-    deps.mailer?.registerTemplates(SPEND_TEMPLATES);
+    deps.mailer?.registerTemplates([...SPEND_TEMPLATES, ...RESALE_TEMPLATES]);
+
+    // Extra workspaces are billed on the subscription: a workspace created or archived, or a plan
+    // or status change, sets the provider's quantity again. The sync reads the current count and
+    // calls the provider outside any transaction, so it is idempotent without the inbox (a
+    // repeated message finds nothing to change); a failure throws and the bus retries.
+    ctx.consume(
+      'extra-workspaces',
+      ['workspaces.created', 'workspaces.archived', 'billing.subscription_changed'],
+      async (message) => {
+        const orgId = message.orgId ?? (message.payload as { org_id?: string }).org_id;
+        if (orgId) await s.extraWorkspaces.sync(orgId);
+      },
+      { idempotent: false },
+    );
+    ctx.schedule('sync-extra-workspaces', { everyMs: 30 * 60_000 }, async () => {
+      await s.extraWorkspaces.sweep();
+    });
 
     // A referred signup credits its referrer once (the sweep below catches what this misses).
     ctx.consume('credit-referral', ['accounts.organization_created'], async (message, scope) => {

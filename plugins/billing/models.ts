@@ -24,6 +24,8 @@ export class BillingAccount extends TenantModel {
   declare spend_block_period_start: Date | null;
   declare badge_removal_quantity: number;
   declare managed_workspace_quantity: number;
+  declare extra_workspace_quantity: number;
+  declare extra_workspace_sync_seq: number;
   declare updated_at: Date;
 }
 
@@ -138,6 +140,30 @@ export class Referral extends TenantModel {
   declare balance_id: string | null;
   declare credited_at: Date | null;
   declare updated_at: Date;
+}
+
+/** A client workspace's resale collected through the agency's payout account. */
+export interface ResaleRow {
+  id: string;
+  org_id: string;
+  workspace_id: string;
+  provider: string;
+  destination_account_id: string;
+  client_email: string;
+  checkout_id: string | null;
+  checkout_url: string | null;
+  customer_id: string | null;
+  subscription_id: string | null;
+  status: string;
+  amount_usd: number | string;
+  platform_fee_percent: number | string;
+  cancel_at_period_end: boolean;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  event_at: Date | null;
+  sync_seq: number;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /** Rows of `organizations` billing reads and writes (accounts owns the table). */

@@ -46,6 +46,12 @@ export interface BillingOptions {
     /** Plans on which client workspaces can take the managed add-on and be resold. */
     agencyPlans: string[];
   };
+  resale: {
+    /** Share of each client payment the platform keeps when a resale is collected through the payout account. */
+    platformFeePercent: number;
+    /** Where the client's checkout page returns to (a full URL; default the service's public base URL). */
+    clientReturnUrl?: string;
+  };
   /** Dashboard path the hosted pages return to (on the public base URL). */
   returnPath: string;
 }
@@ -102,6 +108,10 @@ export const billingOptionsSchema = Joi.object<BillingOptions>({
   addons: Joi.object({
     badgeRemovalPlans: Joi.array().items(Joi.string()).default(['managed']),
     agencyPlans: Joi.array().items(Joi.string()).default(['agency']),
+  }).default(),
+  resale: Joi.object({
+    platformFeePercent: Joi.number().min(0).max(100).precision(2).default(5),
+    clientReturnUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   }).default(),
   returnPath: Joi.string().pattern(/^\//).default('/billing'),
 });

@@ -73,7 +73,23 @@ const PlanOffer = Joi.object({
   available: Joi.boolean().required(),
 });
 
+const ResaleCollection = Joi.object({
+  status: Joi.string().valid('pending', 'trialing', 'active', 'past_due', 'incomplete', 'canceled').required().description('pending: the client has not paid on the checkout page yet'),
+  checkout_url: Joi.string().allow(null).required().description('The page the client pays on, while pending (also emailed to the client)'),
+  amount_usd: usd().required(),
+  platform_fee_percent: usd().required(),
+  current_period_end: nullableDatetime(),
+  cancel_at_period_end: Joi.boolean().required(),
+  periods_paid: int().required(),
+  collected_usd: usd().required().description('Paid by the client so far'),
+  transferred_usd: usd().required().description('Of that, sent to the payout account'),
+  platform_fees_usd: usd().required(),
+})
+  .allow(null)
+  .description('The resale collected through the payout account (the latest one); null when never started');
+
 const AgencyBilling = Joi.object({
+  platform_fee_percent: usd().required().description('Share of each client payment the service keeps'),
   connect: Joi.object({
     account_id: Joi.string().allow(null).required(),
     charges_enabled: Joi.boolean().required(),
@@ -91,6 +107,7 @@ const AgencyBilling = Joi.object({
         resale_price_usd: usd().allow(null).required(),
         collect_via_connect: Joi.boolean().required(),
         client_email: Joi.string().allow(null).required(),
+        collection: ResaleCollection.required(),
       }),
     )
     .required(),

@@ -69,6 +69,8 @@ const invoiceSchema = Joi.object({
   periodStart: date.allow(null).required(),
   periodEnd: date.allow(null).required(),
   hostedInvoiceUrl: shapes.url.allow(null).required(),
+  workspaceId: Joi.string().allow(null),
+  transfer: Joi.object({ destinationAccountId: shapes.nonEmpty.required(), amountUsd: Joi.number().min(0).required(), platformFeeUsd: Joi.number().min(0).required() }).allow(null),
 });
 
 const eventBase = {
@@ -82,7 +84,7 @@ const eventSchemas: Record<PaymentEventType, Joi.ObjectSchema> = {
     ...eventBase,
     type: Joi.string().required(),
     checkoutId: shapes.nonEmpty.required(),
-    mode: Joi.string().valid('subscription', 'topup').required(),
+    mode: Joi.string().valid('subscription', 'topup', 'resale').required(),
     customerId: shapes.nonEmpty.required(),
     subscriptionId: Joi.string().allow(null).required(),
   }),
@@ -106,6 +108,20 @@ const eventSchemas: Record<PaymentEventType, Joi.ObjectSchema> = {
     chargesEnabled: Joi.boolean().required(),
     payoutsEnabled: Joi.boolean().required(),
     detailsSubmitted: Joi.boolean().required(),
+  }),
+  'resale.updated': Joi.object({
+    ...eventBase,
+    type: Joi.string().required(),
+    resale: Joi.object({
+      subscriptionId: shapes.nonEmpty.required(),
+      customerId: shapes.nonEmpty.required(),
+      workspaceId: shapes.nonEmpty.required(),
+      status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
+      amountUsd: Joi.number().min(0).required(),
+      currentPeriodStart: date.required(),
+      currentPeriodEnd: date.required(),
+      cancelAtPeriodEnd: Joi.boolean().required(),
+    }).required(),
   }),
   unhandled: Joi.object({ ...eventBase, type: Joi.string().required(), providerType: shapes.nonEmpty.required() }),
 };
@@ -137,6 +153,14 @@ const priceListSchema = Joi.object({
   addons: Joi.array().items(
     Joi.object({
       addon: Joi.string().valid('badge_removal', 'managed_workspace').required(),
+      priceId: shapes.nonEmpty.required(),
+      amountUsd: Joi.number().min(0).required(),
+    }),
+  ),
+  items: Joi.array().items(
+    Joi.object({
+      item: Joi.string().valid('extra_workspace').required(),
+      plan: Joi.string().valid(...PAID_PLAN_IDS).required(),
       priceId: shapes.nonEmpty.required(),
       amountUsd: Joi.number().min(0).required(),
     }),

@@ -1,7 +1,9 @@
 /**
  * A small local peer of the Stripe API routes payment-stripe uses (no Stripe emulator exists on
- * npm): prices by lookup key, customers, checkout sessions, billing portal sessions, subscriptions
- * (retrieve, update), accounts and account links. It keeps Stripe's idempotency semantics (same
+ * npm): prices by lookup key, customers, checkout sessions (catalog prices or inline `price_data`,
+ * and Connect destination charges through `subscription_data[transfer_data]` and
+ * `application_fee_percent`), billing portal sessions, subscriptions (retrieve, update: items by
+ * price, quantity or inline price, deletion), accounts and account links. It keeps Stripe's idempotency semantics (same
  * key and path → the first answer), records every request, and signs webhook events with the
  * `Stripe-Signature: t=…,v1=…` scheme.
  */
@@ -76,6 +78,11 @@ export class StripePeer {
       price('topup_topup_100', 20000, false, { fixes: '100' }),
       price('addon_badge_removal', 1900, true),
       price('addon_managed_workspace', 14900, true),
+      price('extra_workspace_indie', 1500, true),
+      price('extra_workspace_startup', 1500, true),
+      price('extra_workspace_growth', 1200, true),
+      price('extra_workspace_managed', 2500, true),
+      price('extra_workspace_agency', 900, true),
       price('something_else', 100, true),
     ];
   }
@@ -144,8 +151,11 @@ export class StripePeer {
     }
     if (method === 'POST' && path === '/v1/checkout/sessions') {
       if (!body.customer || !this.customers.has(body.customer as string)) throw missing('customer');
-      const items = body.line_items as Array<{ price: string; quantity: string }>;
-      if (!items?.[0] || !this.prices.some((p) => p.id === items[0]!.price)) throw new Error('line_items[0][price] is invalid');
+      const items = body.line_items as Array<{ price?: string; quantity: string; price_data?: Obj }>;
+      const first = items?.[0];
+      if (!first || (first.price_data ? !(first.price_data as Obj).unit_amount : !this.prices.some((p) => p.id === first.price))) throw new Error('line_items[0][price] is invalid');
+      const td = ((body.subscription_data ?? {}) as Obj).transfer_data as Obj | undefined;
+      if (td && !this.accounts.has(td.destination as string)) throw missing('account');
       const s = { id: id('cs_test'), object: 'checkout.session', url: `${this.baseUrl}/pay/${randomBytes(4).toString('hex')}`, status: 'open', payment_status: 'unpaid', ...body };
       this.sessions.set(s.id, s);
       return s;
@@ -180,12 +190,27 @@ export class StripePeer {
       if (existing && change.deleted === 'true') items.splice(items.indexOf(existing), 1);
       else if (existing) {
         if (change.price) existing.price = this.price(change.price as string);
+        if (change.price_data) existing.price = this.inlinePrice(change.price_data as Obj);
         if (change.quantity) existing.quantity = Number(change.quantity);
       } else items.push(this.item(change.price as string, Number(change.quantity ?? 1), items[0]!));
     }
     if (body.cancel_at_period_end !== undefined) sub.cancel_at_period_end = body.cancel_at_period_end === 'true';
     if (body.metadata) sub.metadata = { ...(sub.metadata as Obj), ...(body.metadata as Obj) };
     if (body.proration_behavior) sub.last_proration_behavior = body.proration_behavior;
+    if (body.application_fee_percent !== undefined) sub.application_fee_percent = Number(body.application_fee_percent);
+  }
+
+  /** A price given inline (`price_data`): its own id, on the named product or a new one. */
+  private inlinePrice(data: Obj): Obj {
+    return {
+      id: `price_inline_${randomBytes(6).toString('hex')}`,
+      object: 'price',
+      lookup_key: null,
+      product: (data.product as string | undefined) ?? `prod_${randomBytes(6).toString('hex')}`,
+      unit_amount: Number(data.unit_amount),
+      currency: data.currency ?? 'usd',
+      recurring: data.recurring ?? null,
+    };
   }
 
   private price(priceId: string): Obj {
@@ -212,10 +237,11 @@ export class StripePeer {
       s.amount_total = this.prices.find((p) => p.id === (s.line_items as Obj[])[0]!.price)!.unit_amount;
       return { subscription: null, events: [this.event('checkout.session.completed', s, now)] };
     }
-    const sd = (s.subscription_data ?? {}) as { trial_period_days?: string; metadata?: Obj };
+    const sd = (s.subscription_data ?? {}) as { trial_period_days?: string; metadata?: Obj; transfer_data?: Obj; application_fee_percent?: string; on_behalf_of?: string };
     const trialDays = Number(sd.trial_period_days ?? 0);
     const end = trialDays > 0 ? now + trialDays * DAY : now + 30 * DAY;
-    const item = this.item((s.line_items as Obj[])[0]!.price as string, 1);
+    const line = (s.line_items as Obj[])[0]!;
+    const item = line.price_data ? { ...this.item(this.prices[0]!.id as string, 1), price: this.inlinePrice(line.price_data as Obj) } : this.item(line.price as string, 1);
     Object.assign(item, { current_period_start: now, current_period_end: end });
     const sub: Obj = {
       id: `sub_${randomBytes(8).toString('hex')}`,
@@ -226,9 +252,14 @@ export class StripePeer {
       trial_end: trialDays > 0 ? end : null,
       metadata: sd.metadata ?? {},
       items: { object: 'list', data: [item] },
+      transfer_data: sd.transfer_data ?? null,
+      application_fee_percent: sd.application_fee_percent === undefined ? null : Number(sd.application_fee_percent),
+      on_behalf_of: sd.on_behalf_of ?? null,
     };
     this.subscriptions.set(sub.id as string, sub);
     s.subscription = sub.id;
+    const amount = trialDays > 0 ? 0 : Number((item.price as Obj).unit_amount);
+    const feePercent = sub.application_fee_percent as number | null;
     const invoice = {
       id: `in_${randomBytes(6).toString('hex')}`,
       object: 'invoice',
@@ -241,7 +272,10 @@ export class StripePeer {
       period_start: now,
       period_end: end,
       hosted_invoice_url: `${this.baseUrl}/invoice/x`,
-      parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: { org_id: meta.org_id } } },
+      parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: { ...(sd.metadata ?? {}), org_id: meta.org_id } } },
+      // A destination charge: the connected account and the platform's fee.
+      transfer_data: sub.transfer_data ? { destination: (sub.transfer_data as Obj).destination } : null,
+      application_fee_amount: feePercent === null ? null : Math.round((amount * feePercent) / 100),
     };
     return {
       subscription: sub,

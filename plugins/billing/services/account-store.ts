@@ -128,7 +128,7 @@ export class AccountStore {
     }
     if (isLive && !account.first_subscribed_at) accountPatch.first_subscribed_at = now;
     if (isLive || state.status === 'incomplete') accountPatch.trial_used = true;
-    if (canceled) Object.assign(accountPatch, { badge_removal_quantity: 0, managed_workspace_quantity: 0 });
+    if (canceled) Object.assign(accountPatch, { badge_removal_quantity: 0, managed_workspace_quantity: 0, extra_workspace_quantity: 0 });
     await this.patchAccount(trx, orgId, accountPatch);
 
     const changes: Record<string, { before: unknown; after: unknown }> = {};

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import { isAdapterError, type PaidPlanId, type PaymentProvider, type SubscriptionStatus, type TopupPackId } from '../../../core/contracts/index.js';
+import { type PaidPlanId, type PaymentProvider, type SubscriptionStatus, type TopupPackId } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
-import { conflict, httpError, invalidRequest, notFound } from '../../../core/http/errors.js';
+import { conflict, invalidRequest, notFound } from '../../../core/http/errors.js';
 import { num } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import type { BillingDeps, RequestMeta } from './deps.js';
 import type { BillingView } from './billing-view.js';
 import type { PriceCache } from './prices.js';
+import { providerCall } from './provider-call.js';
+import type { Resales } from './resale.js';
 import { LIVE_STATUSES } from './subscription-status.js';
 
 /**
@@ -21,6 +23,7 @@ export class BillingActions {
     private readonly store: AccountStore,
     private readonly view: BillingView,
     private readonly prices: PriceCache,
+    private readonly resales: Resales,
   ) {}
 
   private provider(): PaymentProvider {
@@ -184,15 +187,29 @@ export class BillingActions {
     });
   }
 
+  /**
+   * Stores the resale settings, then (outside the transaction) brings the collection through the
+   * payout account in line with them: started, repriced or stopped (services/resale.ts).
+   */
   async setResale(p: Principal, meta: RequestMeta, workspaceId: string, input: { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null }): Promise<void> {
     const org = await this.agencyOrg(p.orgId);
+    let collects = false;
     await this.d.db.transaction(async (trx) => {
       const ws = await this.workspace(trx, org.id, workspaceId);
       const clientEmail = input.client_email === undefined ? ws.resale_client_email : input.client_email;
+      const live = await this.resales.live(trx, org.id, ws.id);
+      collects = input.collect_via_connect || live !== null;
       if (input.collect_via_connect) {
-        if (!org.payment_connect_account_id || !org.connect_charges_enabled) {
-          throw conflict('connect_not_ready', 'Finish the payout account onboarding before collecting through it', { account_id: org.payment_connect_account_id });
+        const account = await this.store.account(trx, org.id);
+        if (!org.payment_connect_account_id || !org.connect_charges_enabled || !account.connect_payouts_enabled) {
+          throw conflict('connect_not_ready', 'Finish the payout account onboarding before collecting through it', {
+            account_id: org.payment_connect_account_id,
+            charges_enabled: org.connect_charges_enabled,
+            payouts_enabled: account.connect_payouts_enabled,
+            message_it: "Completa la configurazione del conto di incasso prima di riscuotere tramite esso",
+          });
         }
+        if (!this.d.provider?.startResaleCollection) throw conflict('not_supported', 'The payment provider cannot collect resale payments');
         if (!clientEmail) throw invalidRequest(new Error('client_email is required to collect from the client'), 'payload.client_email');
       }
       const before = { resale_price: ws.resale_price === null ? null : num(ws.resale_price), collect_via_connect: ws.collect_via_connect, client_email: ws.resale_client_email };
@@ -204,6 +221,8 @@ export class BillingActions {
       await this.audit(trx, org.id, meta, 'billing.workspace_resale_changed', { type: 'workspace', id: ws.id }, changes, { workspaceId: ws.id });
       await this.d.outbox.add(trx, 'billing.workspace_resale_changed', { org_id: org.id, workspace_id: ws.id, ...after }, { orgId: org.id });
     });
+    // Also when nothing changed: a request retried after a provider failure finishes the job.
+    if (collects) await this.resales.reconcile(org.id, workspaceId, meta);
   }
 
   async connectOnboarding(p: Principal, meta: RequestMeta, country: string, key: string): Promise<string> {
@@ -267,18 +286,7 @@ export class BillingActions {
   }
 
   /** Provider failures become 502 payment_provider_error (retryable) or 409 with the adapter's code. */
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isAdapterError(err)) {
-        if (err.code === 'not_found') throw conflict('payment_provider_not_found', err.message);
-        if (err.code === 'not_supported') throw conflict('not_supported', err.message);
-        this.d.log.warn({ err }, 'payment provider call failed');
-        throw httpError(502, 'payment_provider_error', 'The payment provider did not answer; try again', { retryable: err.retryable });
-      }
-      this.d.log.error({ err }, 'payment provider call failed');
-      throw httpError(502, 'payment_provider_error', 'The payment provider did not answer; try again');
-    }
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return providerCall(this.d, fn);
   }
 }

@@ -7,6 +7,7 @@ import type { BillingDeps } from './deps.js';
 import type { PlanLimits } from './limits.js';
 import { daysLeft } from './periods.js';
 import type { PriceCache } from './prices.js';
+import type { Resales } from './resale.js';
 import { LIVE_STATUSES } from './subscription-status.js';
 
 const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
@@ -21,6 +22,7 @@ export class BillingView {
     private readonly store: AccountStore,
     private readonly prices: PriceCache,
     private readonly limits: PlanLimits,
+    private readonly resales: Resales,
   ) {}
 
   /** Whether the organization may start a trial with its next checkout: the first subscription only. */
@@ -39,6 +41,8 @@ export class BillingView {
     const live = LIVE_STATUSES.includes(status);
     const paymentsEnabled = this.d.provider !== null;
     const priceList = await this.prices.list();
+    // An extra workspace costs what the provider bills for it on this plan (billing's number when it lists none).
+    const extraPrice = (plan: string, fallback: number) => priceList?.items?.find((i) => i.item === 'extra_workspace' && i.plan === plan)?.amountUsd ?? fallback;
 
     const balances = await this.d.ledger.liveBalances(trx, orgId, now);
     const creditsRemaining = balances.reduce((s, b) => s + b.fixes_remaining, 0);
@@ -78,7 +82,7 @@ export class BillingView {
         tickets_per_month: n.tickets_per_month,
         repositories_per_workspace: n.repositories_per_workspace,
         workspaces_included: n.workspaces_included,
-        extra_workspace_price_usd: n.extra_workspace_price_usd,
+        extra_workspace_price_usd: n.extra_workspace_price_usd > 0 ? extraPrice(id, n.extra_workspace_price_usd) : 0,
         overage_fix_price_usd: n.overage_fix_price_usd,
         features: [...plan.features],
         current,
@@ -100,7 +104,7 @@ export class BillingView {
           used: workspacesUsed,
           included: numbers.workspaces_included,
           extra: Math.max(0, workspacesUsed - numbers.workspaces_included),
-          extra_price_usd: numbers.extra_workspace_price_usd,
+          extra_price_usd: numbers.extra_workspace_price_usd > 0 ? extraPrice(org.plan, numbers.extra_workspace_price_usd) : 0,
         },
         tickets: { used_this_period: ticketsUsed, limit_per_workspace: numbers.tickets_per_month },
         fixes: {
@@ -190,7 +194,9 @@ export class BillingView {
       collect_via_connect: boolean;
       resale_client_email: string | null;
     }>;
+    const collections = await this.resales.summary(trx, org.id);
     return {
+      platform_fee_percent: this.d.options.resale.platformFeePercent,
       connect: {
         account_id: org.payment_connect_account_id,
         charges_enabled: org.connect_charges_enabled,
@@ -206,6 +212,7 @@ export class BillingView {
         resale_price_usd: w.resale_price === null ? null : num(w.resale_price),
         collect_via_connect: w.collect_via_connect,
         client_email: w.resale_client_email,
+        collection: collections.get(w.id) ?? null,
       })),
     };
   }

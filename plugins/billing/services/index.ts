@@ -9,7 +9,9 @@ import { BillingGate } from './gate.js';
 import { PlanLimits } from './limits.js';
 import { PaymentEvents } from './payment-events.js';
 import { PriceCache } from './prices.js';
+import { ExtraWorkspaces } from './extra-workspaces.js';
 import { Referrals } from './referrals.js';
+import { Resales } from './resale.js';
 import { SpendAlerts } from './spend-alerts.js';
 
 /** Every billing service, wired once per process. */
@@ -27,13 +29,16 @@ export interface BillingServices {
   claims: Claims;
   referrals: Referrals;
   ledger: CreditLedger;
+  extraWorkspaces: ExtraWorkspaces;
+  resales: Resales;
 }
 
 export function createBillingServices(deps: BillingDeps): BillingServices {
   const store = new AccountStore(deps);
   const prices = new PriceCache(deps);
   const limits = new PlanLimits(deps, store);
-  const view = new BillingView(deps, store, prices, limits);
+  const resales = new Resales(deps);
+  const view = new BillingView(deps, store, prices, limits, resales);
   let gate: BillingGate;
   const alerts = new SpendAlerts(deps, store, (trx, orgId, start) => gate.spent(trx, orgId, start));
   gate = new BillingGate(deps, store, alerts);
@@ -44,13 +49,15 @@ export function createBillingServices(deps: BillingDeps): BillingServices {
     store,
     prices,
     view,
-    actions: new BillingActions(deps, store, view, prices),
-    events: new PaymentEvents(deps, store),
+    actions: new BillingActions(deps, store, view, prices, resales),
+    events: new PaymentEvents(deps, store, resales),
     gate,
     limits,
     claims: new Claims(deps),
     referrals: new Referrals(deps, store),
     ledger: deps.ledger,
+    extraWorkspaces: new ExtraWorkspaces(deps, store, limits),
+    resales,
   };
 }
 

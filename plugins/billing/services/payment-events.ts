@@ -5,6 +5,7 @@ import { httpError, notFound } from '../../../core/http/errors.js';
 import { money } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import { addDays } from './periods.js';
+import type { Resales } from './resale.js';
 import { SYSTEM, type BillingDeps } from './deps.js';
 
 export interface WebhookReceipt {
@@ -28,6 +29,7 @@ export class PaymentEvents {
   constructor(
     private readonly d: BillingDeps,
     private readonly store: AccountStore,
+    private readonly resales: Resales,
   ) {}
 
   /** `provider` as in the path: the adapter identifier, with or without its `payment-` prefix. */
@@ -67,7 +69,10 @@ export class PaymentEvents {
       case 'unhandled':
         return { orgId: event.orgId, outcome: `ignored:${event.providerType}` };
       case 'checkout.completed':
+        if (event.mode === 'resale') return this.resales.checkoutCompleted(trx, event);
         return this.checkoutCompleted(trx, event);
+      case 'resale.updated':
+        return this.resales.updated(trx, event);
       case 'subscription.updated':
       case 'subscription.deleted': {
         const state = event.type === 'subscription.deleted' ? { ...event.subscription, status: 'canceled' as const } : event.subscription;
@@ -78,11 +83,16 @@ export class PaymentEvents {
       }
       case 'invoice.paid':
       case 'invoice.payment_failed': {
-        const orgId = await this.resolve(trx, event.orgId, { customerId: event.invoice.customerId, subscriptionId: event.invoice.subscriptionId });
+        const resale = event.invoice.purpose === 'resale';
+        // A resale invoice is the agency's client's: never look it up by the agency's own customer.
+        const orgId = resale
+          ? ((await this.store.orgExists(trx, event.orgId)) ? event.orgId : await this.resales.orgOf(trx, event.invoice.subscriptionId))
+          : await this.resolve(trx, event.orgId, { customerId: event.invoice.customerId, subscriptionId: event.invoice.subscriptionId });
         if (!orgId) return { orgId: null, outcome: 'unknown_organization' };
         const status = event.type === 'invoice.paid' ? 'paid' : event.invoice.status === 'paid' ? 'paid' : 'payment_failed';
         const outcome = await this.upsertInvoice(trx, orgId, event.invoice, status, event.occurredAt);
-        return { orgId, outcome };
+        if (!resale || outcome === 'skipped:stale_invoice') return { orgId, outcome };
+        return { orgId, outcome: `${outcome};${await this.resales.recordCharge(trx, orgId, event.invoice, status, event.occurredAt)}` };
       }
       case 'topup.paid': {
         const orgId = await this.resolve(trx, event.orgId, { customerId: event.customerId });

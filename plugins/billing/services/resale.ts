@@ -1,0 +1,260 @@
+import type { Knex } from 'knex';
+import type { InvoiceInfo, PaymentEvent, SubscriptionStatus } from '../../../core/contracts/index.js';
+import { newId } from '../../../core/data/ids.js';
+import { money, num, type ResaleRow } from '../models.js';
+import { locale, SYSTEM, type BillingDeps, type MailTemplateLike, type RequestMeta } from './deps.js';
+import { providerCall } from './provider-call.js';
+
+interface WorkspaceResale {
+  id: string;
+  name: string;
+  client_name: string | null;
+  locale: string | null;
+  resale_price: string | number | null;
+  collect_via_connect: boolean;
+  resale_client_email: string | null;
+}
+
+type ResaleEvent = Extract<PaymentEvent, { type: 'resale.updated' }>;
+
+/**
+ * Agency resale collected through the agency's payout account. `PUT …/resale` stores the price;
+ * `reconcile` then brings the provider in line: a first collection opens a hosted checkout the
+ * client pays on (the link is mailed to the client and shown in the Billing answer), a new price
+ * changes the running subscription from its next period, turning collection off stops it at the
+ * end of the paid period. The provider's events (`resale.updated`, resale invoices) then move the
+ * collection's status and fill the ledger `billing_resale_charges`: what the client paid, what
+ * went to the payout account and the platform fee, one paid row per workspace and period.
+ */
+export class Resales {
+  private readonly running = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly d: BillingDeps) {}
+
+  async live(db: Knex, orgId: string, workspaceId: string): Promise<ResaleRow | null> {
+    const row = (await db('billing_resales').where({ org_id: orgId, workspace_id: workspaceId }).whereNot('status', 'canceled').first()) as ResaleRow | undefined;
+    return row ?? null;
+  }
+
+  /** One reconcile at a time per workspace in this process; the unique index guards across processes. */
+  reconcile(orgId: string, workspaceId: string, meta: RequestMeta): Promise<void> {
+    const id = `${orgId}:${workspaceId}`;
+    const next = (this.running.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.reconcileNow(orgId, workspaceId, meta));
+    this.running.set(id, next);
+    void next.finally(() => {
+      if (this.running.get(id) === next) this.running.delete(id);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  private async reconcileNow(orgId: string, workspaceId: string, meta: RequestMeta): Promise<void> {
+    const provider = this.d.provider;
+    const ws = (await this.d.db('workspaces').where({ id: workspaceId, org_id: orgId }).first()) as WorkspaceResale | undefined;
+    if (!ws) return;
+    const price = ws.resale_price === null ? 0 : num(ws.resale_price);
+    const want = ws.collect_via_connect && price > 0 && Boolean(ws.resale_client_email);
+    const fee = this.d.options.resale.platformFeePercent;
+    const row = await this.live(this.d.db, orgId, workspaceId);
+    if (!provider?.startResaleCollection) return;
+
+    if (want && !row) {
+      const org = (await this.d.db('organizations').where({ id: orgId }).select('name', 'payment_connect_account_id').first()) as { name: string; payment_connect_account_id: string };
+      const returnUrl = this.d.options.resale.clientReturnUrl ?? this.d.publicBaseUrl;
+      const description = `${org.name} — ${ws.client_name ?? ws.name}`;
+      // The same settings after the same history give the same key: a retried request reopens the same page.
+      const earlier = Number(((await this.d.db('billing_resales').where({ org_id: orgId, workspace_id: workspaceId }).count({ n: '*' }).first()) as { n: number | string }).n);
+      const collection = await providerCall(this.d, () =>
+        provider.startResaleCollection!(
+          { orgId, workspaceId, destinationAccountId: org.payment_connect_account_id, client: { email: ws.resale_client_email!, name: ws.client_name }, amountUsd: price, platformFeePercent: fee, description, successUrl: returnUrl, cancelUrl: returnUrl },
+          `resale:${orgId}:${workspaceId}:start:${earlier}:${price}:${fee}:${ws.resale_client_email}`,
+        ),
+      );
+      await this.d.db.transaction(async (trx) => {
+        const id = newId('bres');
+        const inserted = (await trx('billing_resales')
+          .insert({ id, org_id: orgId, workspace_id: workspaceId, provider: provider.identifier, destination_account_id: org.payment_connect_account_id, client_email: ws.resale_client_email, checkout_id: collection.checkoutId, checkout_url: collection.url, customer_id: collection.customerId, status: 'pending', amount_usd: price, platform_fee_percent: fee })
+          .onConflict(['provider', 'checkout_id'])
+          .ignore()
+          .returning('id')) as unknown[];
+        if (inserted.length === 0) return; // the same checkout (an idempotent repeat) is already recorded
+        await this.d.audit.record(trx, { orgId, actor: meta.actor, action: 'billing.resale_collection_started', target: { type: 'workspace', id: workspaceId }, workspaceId, ip: meta.ip, userAgent: meta.userAgent, requestId: meta.requestId, metadata: { amount_usd: price, platform_fee_percent: fee, client_email: ws.resale_client_email } });
+        await this.mailClient(trx, orgId, org.name, ws, collection.url, price);
+      });
+      return;
+    }
+    if (!row) return;
+
+    if (!want) {
+      if (!row.subscription_id) {
+        // The client never paid: the page is withdrawn.
+        await this.d.db('billing_resales').where({ id: row.id }).update({ status: 'canceled', checkout_url: null, updated_at: this.d.clock() });
+        return;
+      }
+      if (row.cancel_at_period_end || !provider.stopResaleCollection) return;
+      const seq = row.sync_seq + 1;
+      await providerCall(this.d, () => provider.stopResaleCollection!(row.subscription_id!, `resale:${orgId}:${workspaceId}:stop:${seq}`));
+      await this.d.db('billing_resales').where({ id: row.id }).update({ cancel_at_period_end: true, sync_seq: seq, updated_at: this.d.clock() });
+      return;
+    }
+
+    const same = num(row.amount_usd) === price && num(row.platform_fee_percent) === fee && !row.cancel_at_period_end;
+    if (same) return;
+    if (!row.subscription_id) {
+      // Not paid yet: a new page at the new price (the old one may still be paid; its events find this row).
+      await this.d.db('billing_resales').where({ id: row.id }).update({ status: 'canceled', updated_at: this.d.clock() });
+      return this.reconcileNow(orgId, workspaceId, meta);
+    }
+    if (!provider.updateResaleCollection) return;
+    const seq = row.sync_seq + 1;
+    const state = await providerCall(this.d, () =>
+      provider.updateResaleCollection!({ subscriptionId: row.subscription_id!, amountUsd: price, platformFeePercent: fee }, `resale:${orgId}:${workspaceId}:update:${seq}:${price}:${fee}`),
+    );
+    await this.d.db('billing_resales').where({ id: row.id }).update({ amount_usd: price, platform_fee_percent: fee, cancel_at_period_end: state.cancelAtPeriodEnd, sync_seq: seq, updated_at: this.d.clock() });
+  }
+
+  // --- provider events ------------------------------------------------------------------------
+
+  /** The client paid the checkout: the collection now has its subscription. */
+  async checkoutCompleted(trx: Knex, event: Extract<PaymentEvent, { type: 'checkout.completed' }>): Promise<{ orgId: string | null; outcome: string }> {
+    const row = (await trx('billing_resales').where({ provider: this.d.provider!.identifier, checkout_id: event.checkoutId }).forUpdate().first()) as ResaleRow | undefined;
+    if (!row) return { orgId: event.orgId, outcome: 'unknown_resale_checkout' };
+    await trx('billing_resales')
+      .where({ id: row.id })
+      .update({ customer_id: event.customerId, subscription_id: row.subscription_id ?? event.subscriptionId, checkout_url: null, updated_at: this.d.clock() });
+    return { orgId: row.org_id, outcome: 'resale_checkout_completed' };
+  }
+
+  /** A state of the client's subscription, applied in provider time order (an older event changes nothing). */
+  async updated(trx: Knex, event: ResaleEvent): Promise<{ orgId: string | null; outcome: string }> {
+    const r = event.resale;
+    const provider = this.d.provider!.identifier;
+    let row = (await trx('billing_resales').where({ provider, subscription_id: r.subscriptionId }).forUpdate().first()) as ResaleRow | undefined;
+    if (!row && event.orgId) {
+      // The subscription's first state may come before checkout.completed: the workspace's open collection.
+      row = (await trx('billing_resales').where({ org_id: event.orgId, workspace_id: r.workspaceId }).whereNull('subscription_id').orderBy('created_at', 'desc').forUpdate().first()) as ResaleRow | undefined;
+    }
+    if (!row) return { orgId: event.orgId, outcome: 'unknown_resale' };
+    if (row.event_at && new Date(row.event_at).getTime() > event.occurredAt.getTime()) return { orgId: row.org_id, outcome: 'skipped:stale' };
+    const status = r.status as SubscriptionStatus;
+    await trx('billing_resales')
+      .where({ id: row.id })
+      .update({
+        subscription_id: r.subscriptionId,
+        customer_id: r.customerId,
+        status,
+        amount_usd: r.amountUsd,
+        cancel_at_period_end: r.cancelAtPeriodEnd,
+        current_period_start: r.currentPeriodStart,
+        current_period_end: r.currentPeriodEnd,
+        checkout_url: null,
+        event_at: event.occurredAt,
+        updated_at: this.d.clock(),
+      });
+    if (row.status !== status) {
+      await this.d.audit.record(trx, { orgId: row.org_id, actor: SYSTEM.actor, action: 'billing.resale_status_changed', target: { type: 'workspace', id: row.workspace_id }, workspaceId: row.workspace_id, changes: { status: { before: row.status, after: status } }, metadata: { subscription_id: r.subscriptionId } });
+      await this.d.outbox.add(trx, 'billing.resale_status_changed', { org_id: row.org_id, workspace_id: row.workspace_id, status, previous_status: row.status }, { orgId: row.org_id });
+    }
+    return { orgId: row.org_id, outcome: `resale_${status}` };
+  }
+
+  /** The organization of a resale invoice without org metadata. */
+  async orgOf(trx: Knex, subscriptionId: string | null): Promise<string | null> {
+    if (!subscriptionId) return null;
+    const row = (await trx('billing_resales').select('org_id').where({ provider: this.d.provider!.identifier, subscription_id: subscriptionId }).first()) as { org_id: string } | undefined;
+    return row?.org_id ?? null;
+  }
+
+  /**
+   * Records a resale invoice in the ledger: once per provider invoice, and a period is recorded
+   * as charged once (a second paid invoice for the same workspace and period is reported, not
+   * counted).
+   */
+  async recordCharge(trx: Knex, orgId: string, inv: InvoiceInfo, status: 'paid' | 'payment_failed', occurredAt: Date): Promise<string> {
+    const provider = this.d.provider!.identifier;
+    const resale = inv.subscriptionId ? ((await trx('billing_resales').where({ provider, subscription_id: inv.subscriptionId }).first()) as ResaleRow | undefined) : undefined;
+    const workspaceId = inv.workspaceId ?? resale?.workspace_id ?? null;
+    if (!workspaceId || !inv.periodStart) return 'resale_invoice_without_workspace';
+    const existing = (await trx('billing_resale_charges').where({ provider, provider_invoice_id: inv.invoiceId }).forUpdate().first()) as { id: string; status: string } | undefined;
+    const amount = status === 'paid' ? inv.amountPaidUsd : inv.amountDueUsd;
+    const fields = {
+      status,
+      amount_usd: money(amount),
+      platform_fee_usd: money(inv.transfer?.platformFeeUsd ?? 0),
+      transferred_usd: money(inv.transfer?.amountUsd ?? 0),
+      destination_account_id: inv.transfer?.destinationAccountId ?? resale?.destination_account_id ?? null,
+      paid_at: status === 'paid' ? occurredAt : null,
+      updated_at: this.d.clock(),
+    };
+    if (existing?.status === 'paid') return 'resale_charge_already_recorded';
+    if (status === 'paid') {
+      const samePeriod = (await trx('billing_resale_charges')
+        .where({ org_id: orgId, workspace_id: workspaceId, period_start: inv.periodStart, status: 'paid' })
+        .whereNot('provider_invoice_id', inv.invoiceId)
+        .first()) as { provider_invoice_id: string } | undefined;
+      if (samePeriod) {
+        this.d.log.error({ orgId, workspaceId, invoiceId: inv.invoiceId, first: samePeriod.provider_invoice_id }, 'a second resale invoice was paid for the same period');
+        return 'skipped:period_already_charged';
+      }
+    }
+    if (existing) await trx('billing_resale_charges').where({ id: existing.id }).update(fields);
+    else {
+      await trx('billing_resale_charges').insert({ id: newId('brc'), org_id: orgId, workspace_id: workspaceId, resale_id: resale?.id ?? null, provider, provider_invoice_id: inv.invoiceId, subscription_id: inv.subscriptionId, period_start: inv.periodStart, period_end: inv.periodEnd, created_at: occurredAt, ...fields });
+    }
+    if (status === 'paid') {
+      await this.d.audit.record(trx, { orgId, actor: SYSTEM.actor, action: 'billing.resale_charged', target: { type: 'workspace', id: workspaceId }, workspaceId, metadata: { invoice_id: inv.invoiceId, amount_usd: fields.amount_usd, platform_fee_usd: fields.platform_fee_usd, transferred_usd: fields.transferred_usd, period_start: inv.periodStart.toISOString() } });
+    }
+    return `resale_charge_${status}`;
+  }
+
+  /** Per workspace: the collection and what it brought in (for the Billing answer). */
+  async summary(trx: Knex, orgId: string): Promise<Map<string, Record<string, unknown>>> {
+    const rows = (await trx('billing_resales').where({ org_id: orgId }).orderBy('created_at', 'desc')) as ResaleRow[];
+    const totals = (await trx('billing_resale_charges')
+      .where({ org_id: orgId, status: 'paid' })
+      .groupBy('workspace_id')
+      .select('workspace_id')
+      .sum({ collected: 'amount_usd', transferred: 'transferred_usd', fees: 'platform_fee_usd' })
+      .count({ periods: '*' })) as Array<{ workspace_id: string; collected: string | number; transferred: string | number; fees: string | number; periods: string | number }>;
+    const out = new Map<string, Record<string, unknown>>();
+    for (const r of rows) {
+      if (out.has(r.workspace_id)) continue; // newest first: the live one, else the last ended one
+      const t = totals.find((x) => x.workspace_id === r.workspace_id);
+      out.set(r.workspace_id, {
+        status: r.status,
+        checkout_url: r.status === 'pending' ? r.checkout_url : null,
+        amount_usd: num(r.amount_usd),
+        platform_fee_percent: num(r.platform_fee_percent),
+        current_period_end: r.current_period_end ? new Date(r.current_period_end).toISOString() : null,
+        cancel_at_period_end: r.cancel_at_period_end,
+        periods_paid: Number(t?.periods ?? 0),
+        collected_usd: money(num(t?.collected)),
+        transferred_usd: money(num(t?.transferred)),
+        platform_fees_usd: money(num(t?.fees)),
+      });
+    }
+    return out;
+  }
+
+  private async mailClient(trx: Knex, orgId: string, agency: string, ws: WorkspaceResale, url: string, price: number): Promise<void> {
+    const data = { agency, client: ws.client_name ?? ws.name, amount_usd: price.toFixed(2), link: url };
+    if (!this.d.mailer) {
+      this.d.log.warn({ orgId, workspaceId: ws.id }, 'no mailer: the resale payment link is only in the Billing answer');
+      return;
+    }
+    await this.d.mailer.enqueue(trx, { orgId, template: 'billing.resale_payment_link', locale: locale(ws.locale), to: ws.resale_client_email!, data });
+  }
+}
+
+export const RESALE_TEMPLATES: MailTemplateLike[] = [
+  {
+    name: 'billing.resale_payment_link',
+    subject: {
+      en: '{{agency}}: monthly payment for {{client}}',
+      it: '{{agency}}: pagamento mensile per {{client}}',
+    },
+    text: {
+      en: 'Hello,\n\n{{agency}} bills {{client}} {{amount_usd}} USD a month for its support service. Enter a card on this page to start the monthly payments:\n{{link}}\n\nThe payments go to {{agency}}; you can ask them to stop at any time.\n',
+      it: 'Ciao,\n\n{{agency}} addebita a {{client}} {{amount_usd}} USD al mese per il servizio di assistenza. Inserisci una carta in questa pagina per avviare i pagamenti mensili:\n{{link}}\n\nI pagamenti vanno a {{agency}}; puoi chiedere di interromperli in qualsiasi momento.\n',
+    },
+  },
+];
