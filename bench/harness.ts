@@ -31,21 +31,25 @@ function cpuTicks(pid: number): number {
   }
 }
 
-/** CPU ticks of the service processes and of every postgres process on this machine (Linux only). */
+/**
+ * CPU ticks of the service processes (with their children: the api processes of
+ * API_PROCESSES > 1) and of every postgres process on this machine (Linux only).
+ */
 function cpuSnapshot(): { service: number; postgres: number } | null {
   try {
     let postgres = 0;
+    let service = 0;
     for (const d of readdirSync('/proc')) {
       if (!/^\d+$/.test(d)) continue;
       try {
         const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
         if (stat.includes('(postgres)')) postgres += cpuTicks(Number(d));
+        else if (servicePids.has(Number(d)) || servicePids.has(ppid)) service += cpuTicks(Number(d));
       } catch {
         // gone
       }
     }
-    let service = 0;
-    for (const pid of servicePids) service += cpuTicks(pid);
     return { service, postgres };
   } catch {
     return null;

@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 /**
  * Entry point: `patchwell --role api|worker|scheduler|all` (comma-separated roles allowed).
- * `npm start` runs every role in one process on the embedded defaults.
+ * `npm start` runs every role in one process on the embedded defaults. With Postgres,
+ * `server.apiProcesses` (API_PROCESSES) > 1 runs the api role as that many processes on one port.
  */
-import { ConfigError, loadConfig } from '../core/kernel/config.js';
+import cluster from 'node:cluster';
+import pino from 'pino';
+import { ConfigError, loadConfig, type AppConfig } from '../core/kernel/config.js';
 import { ALL_ROLES, createApp } from '../core/kernel/app.js';
+import { createDatabase } from '../core/data/db.js';
+import { migrateLatest } from '../core/data/migrate.js';
 import type { Role } from '../core/kernel/plugin.js';
 
 function parseRoles(argv: string[]): Role[] {
@@ -18,21 +23,13 @@ function parseRoles(argv: string[]): Role[] {
   return roles as Role[];
 }
 
-async function main(): Promise<void> {
-  let app: Awaited<ReturnType<typeof createApp>>;
-  try {
-    const config = loadConfig();
-    app = await createApp(config, { roles: parseRoles(process.argv.slice(2)) });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`patchwell: ${err.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
-  }
+/** Runs the given roles in this process until SIGTERM/SIGINT. */
+async function runApp(config: AppConfig, roles: Role[]): Promise<void> {
+  const app = await createApp(config, { roles });
   await app.start();
   const where = app.roles.has('api') ? ` on ${app.server.info.uri} (public ${app.config.server.publicBaseUrl})` : '';
-  app.log.info({ roles: [...app.roles], plugins: app.plugins, database: app.dbInfo.engine, bus: app.bus.kind }, `patchwell started${where}`);
+  const worker = cluster.isWorker ? ` (api process ${cluster.worker!.id})` : '';
+  app.log.info({ roles: [...app.roles], plugins: app.plugins, database: app.dbInfo.engine, bus: app.bus.kind }, `patchwell started${where}${worker}`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -49,6 +46,84 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/**
+ * `server.apiProcesses` > 1: this process applies the migrations, runs the other roles itself and
+ * forks that many api processes sharing the port (node:cluster hands out connections). A process
+ * that dies is replaced (after 1 s, so a crash loop does not spin); SIGTERM stops them all.
+ */
+async function runPrimary(config: AppConfig, roles: Role[], processes: number): Promise<void> {
+  const log = pino({ level: config.log.level, base: { service: 'patchwell' } });
+  const others = roles.filter((r) => r !== 'api');
+  let app: Awaited<ReturnType<typeof createApp>> | null = null;
+  if (others.length) {
+    app = await createApp(config, { roles: others, logger: log });
+    await app.start();
+  } else {
+    const { db } = createDatabase(config);
+    await migrateLatest(db);
+    await db.destroy();
+  }
+  let stopping = false;
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    log.error({ pid: worker.process.pid, code, signal }, 'patchwell: an api process ended; starting another');
+    setTimeout(() => !stopping && cluster.fork(), 1000).unref();
+  });
+  for (let i = 0; i < processes; i++) cluster.fork();
+  log.info({ roles, apiProcesses: processes, others }, `patchwell started: ${processes} api processes on port ${config.server.port}`);
+
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'patchwell stopping');
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is NonNullable<typeof w> => !!w);
+    const exited = workers.map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve()))));
+    for (const w of workers) w.process.kill('SIGTERM');
+    const timer = setTimeout(() => workers.forEach((w) => w.process.kill('SIGKILL')), config.server.shutdownTimeoutMs + 5000);
+    await Promise.all(exited);
+    clearTimeout(timer);
+    try {
+      await app?.stop();
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'patchwell: unclean stop');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  let roles: Role[];
+  try {
+    config = loadConfig();
+    roles = parseRoles(process.argv.slice(2));
+    if (roles.includes('api') && config.server.apiProcesses > 1 && !config.database.url) {
+      throw new ConfigError('config key server.apiProcesses (API_PROCESSES) above 1 needs Postgres (DATABASE_URL): the embedded database belongs to one process');
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`patchwell: ${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  if (cluster.isWorker) return runApp(config, ['api']);
+  const processes = roles.includes('api') ? config.server.apiProcesses : 1;
+  if (processes > 1) return runPrimary(config, roles, processes);
+  try {
+    await runApp(config, roles);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`patchwell: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
 }
 
 main().catch((err) => {

@@ -14,6 +14,8 @@ export interface AppConfig {
     shutdownTimeoutMs: number;
     validateResponses: boolean;
     trustProxy: boolean;
+    /** HTTP processes of the api role (node:cluster, one shared port); more than 1 needs Postgres. */
+    apiProcesses: number;
   };
   dataDir: string;
   database: { url: string | null; poolMin: number; poolMax: number; schema?: string | null };
@@ -67,6 +69,7 @@ export const configSchema = Joi.object<AppConfig>({
     shutdownTimeoutMs: Joi.number().integer().min(0).required(),
     validateResponses: Joi.boolean().required(),
     trustProxy: Joi.boolean().required(),
+    apiProcesses: Joi.number().integer().min(1).max(64).required(),
   }).required(),
   dataDir: Joi.string().required(),
   database: Joi.object({
@@ -145,8 +148,8 @@ function readJson(path: string, label: string): Json {
   }
 }
 
-const intEnv = (name: string, v: string): number => {
-  if (!/^\d+$/.test(v)) throw new ConfigError(`config key server.port (from ${name}) must be an integer, got "${v}"`);
+const intEnv = (name: string, v: string, key = 'server.port'): number => {
+  if (!/^\d+$/.test(v)) throw new ConfigError(`config key ${key} (from ${name}) must be an integer, got "${v}"`);
   return Number(v);
 };
 
@@ -164,6 +167,7 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
   };
   if (env.PORT) set('server.port', intEnv('PORT', env.PORT));
   if (env.HOST) set('server.host', env.HOST);
+  if (env.API_PROCESSES) set('server.apiProcesses', intEnv('API_PROCESSES', env.API_PROCESSES, 'server.apiProcesses'));
   if (env.PUBLIC_BASE_URL) set('server.publicBaseUrl', env.PUBLIC_BASE_URL.replace(/\/+$/, ''));
   if (env.DASHBOARD_ORIGINS !== undefined)
     set('server.dashboardOrigins', env.DASHBOARD_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean));
