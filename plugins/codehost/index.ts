@@ -15,7 +15,7 @@ import type { CodehostRouteServices } from './routes/context.js';
 import { repositoryRoutes } from './routes/repositories.js';
 import { CodeIndexService } from './services/code-index.js';
 import { CommentService } from './services/comments.js';
-import { hasPages, type CodehostDeps, type PlanLimitsLike, type SessionOpener, type TicketIntake, type WorkspaceReader } from './services/deps.js';
+import { hasPages, type AccountUsers, type CodehostDeps, type PlanLimitsLike, type SessionOpener, type TicketIntake, type WorkspaceReader } from './services/deps.js';
 import { EventHandler } from './services/events.js';
 import { GitRemote } from './services/git-remote.js';
 import { InstallationService } from './services/installations.js';
@@ -62,6 +62,7 @@ export default definePlugin<CodehostOptions>({
       planLimits: () => optional<PlanLimitsLike>('planLimits'),
       tickets: () => optional<TicketIntake>('ticketService'),
       sessions: () => optional<SessionOpener>('sessionService'),
+      accounts: () => optional<AccountUsers>('authService'),
       cacheDir: () => (cacheDir ??= config.dataDir === ':memory:'
         ? mkdtemp(join(tmpdir(), 'patchwell-codeindex-')).then((d) => (tempCache = d))
         : Promise.resolve(resolve(config.dataDir, 'codehost-cache'))),

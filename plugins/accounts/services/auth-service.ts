@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Principal } from '../../../core/http/auth.js';
+import type { Principal, Role } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, rateLimited } from '../../../core/http/errors.js';
 import { hashToken } from '../../../core/security/tokens.js';
 import { OrganizationModel, UserModel } from '../models.js';
@@ -32,7 +32,27 @@ export interface SignupInput {
   accept_terms: true;
 }
 
+/** What another plugin (sso JIT provisioning) asks of `memberFor`. */
+export interface MemberForInput {
+  orgId: string;
+  email: string;
+  /** Display name of a new account (default: the address's local part). */
+  name?: string | null;
+  /** Role of a new account. */
+  role: Role;
+  /** The caller has verified the address (e.g. an identity provider's email_verified): the account's address counts as verified. */
+  emailVerified: boolean;
+  /** false: find only (null when the address has no account). */
+  create: boolean;
+  /** How the member arrived, in the audit entry and the `accounts.member_joined` event (e.g. `sso`). */
+  via: string;
+  /** Extra audit metadata of a new member (e.g. the SSO connection). */
+  metadata?: Record<string, unknown>;
+}
+
 const MINUTE = 60_000;
+/** The one form of an address the users table keeps. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 const invalidCredentials = () => httpError(401, 'invalid_credentials', 'The email address or the password is wrong');
 const ssoRequired = () => httpError(403, 'sso_required', 'Your organization signs in with single sign-on');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -73,6 +93,62 @@ export class AuthService {
   /** Active (not removed) user by address, across organizations: an address has one account. */
   async findByEmail(db: Knex, email: string): Promise<UserModel | undefined> {
     return UserModel.query(db).acrossOrgs('sign-in by email address').where('email', email.toLowerCase()).whereNull('removed_at').limit(1).first();
+  }
+
+  /**
+   * The account of `email` as a member of `orgId`, in `trx`: the existing one, or (with `create`) a
+   * new member with `role`, audited (`member.provisioned`, actor system) and announced
+   * (`accounts.member_joined`). 409 email_taken when the address belongs to another
+   * organization (an address has one account); null when there is none and `create` is false.
+   * Used by single sign-on (JIT provisioning), so the accounts rules hold in one place.
+   */
+  async memberFor(trx: Knex, input: MemberForInput): Promise<{ user: UserModel; created: boolean } | null> {
+    const email = normalizeEmail(input.email);
+    const taken = () => conflict('email_taken', 'This email address belongs to an account of another organization');
+    const found = await this.findByEmail(trx, email);
+    if (found && found.org_id !== input.orgId) throw taken();
+    const now = new Date();
+    if (found) {
+      if (input.emailVerified && !found.email_verified_at) {
+        await UserModel.query(trx).forOrg(found.org_id).findById(found.id).patch({ email_verified_at: now });
+        found.email_verified_at = now;
+      }
+      return { user: found, created: false };
+    }
+    if (!input.create) return null;
+    const org = await OrganizationModel.query(trx).findById(input.orgId);
+    if (!org) throw new Error(`organization ${input.orgId} is missing`);
+    const user = await trx.transaction(async (sp) => UserModel.query(sp).insert({
+      org_id: input.orgId,
+      email,
+      name: input.name?.trim() || email.slice(0, email.indexOf('@')),
+      role: input.role,
+      password_hash: null,
+      email_verified_at: input.emailVerified ? now : null,
+      locale: org.locale === 'it' ? 'it' : 'en',
+      staff: false,
+    })).catch((err: unknown) => {
+      if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message))) throw taken();
+      throw err;
+    });
+    await this.d.audit.record(trx, {
+      orgId: input.orgId,
+      actor: { type: 'system', id: null, email: null },
+      action: 'member.provisioned',
+      target: { type: 'user', id: user.id },
+      metadata: { via: input.via, ...input.metadata, email, role: user.role },
+    });
+    await this.d.outbox.add(trx, 'accounts.member_joined', { org_id: input.orgId, user_id: user.id, role: user.role, via: input.via }, { orgId: input.orgId });
+    return { user: (await UserModel.query(trx).forOrg(input.orgId).findById(user.id))!, created: true };
+  }
+
+  /**
+   * Links a code-host login to a member (users.code_host_login), in `trx`: one member per login in
+   * an organization (compared without case), so another member holding it loses it.
+   */
+  async setCodeHostLogin(trx: Knex, user: { id: string; org_id: string }, login: string): Promise<void> {
+    await UserModel.query(trx).forOrg(user.org_id).whereNot('id', user.id).whereRaw('lower(code_host_login) = ?', [login.toLowerCase()]).patch({ code_host_login: null });
+    await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ code_host_login: login });
   }
 
   /** Opens a session (closing the one the request carried) and builds the answer, in `trx`. */

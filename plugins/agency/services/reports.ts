@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditActor, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
@@ -149,12 +149,12 @@ export class AgencyReports {
     const month = input.month ?? previousMonth(now);
     const { start, end } = monthRange(month);
     if (start > now) throw httpError(422, 'month_not_started', `${month} has not started yet`);
-    const { created, row } = await this.create(db, org.id, ws, month, { actor: actorOf(principal), generatedBy: principal.userId, meta });
+    const { created, row } = await this.create(db, org.id, ws, month, { actor: auditActorOf(principal), generatedBy: principal.userId, meta });
     return { created, report: this.out(row) };
   }
 
   // One report per client and month: the stored one, or a new one (a concurrent duplicate loses on the unique index).
-  private async create(db: Knex, orgId: string, ws: WorkspaceRow & { client_name: string; locale: string | null }, month: string, by: { actor: AuditActorLike; generatedBy: string | null; meta: Partial<Meta>; auto?: boolean }): Promise<{ created: boolean; row: ReportRow }> {
+  private async create(db: Knex, orgId: string, ws: WorkspaceRow & { client_name: string; locale: string | null }, month: string, by: { actor: AuditActor; generatedBy: string | null; meta: Partial<Meta>; auto?: boolean }): Promise<{ created: boolean; row: ReportRow }> {
     const existing = (await db('agency_reports').where({ org_id: orgId, workspace_id: ws.id, month }).first()) as ReportRow | undefined;
     if (existing) return { created: false, row: existing };
     const { start, end } = monthRange(month);
@@ -218,7 +218,7 @@ export class AgencyReports {
     const ws = (await db('workspaces').select('report_recipients').where({ org_id: org.id, id: row.workspace_id }).first()) as Pick<WorkspaceRow, 'report_recipients'> | undefined;
     const recipients = [...new Set((input.recipients ?? json(ws?.report_recipients ?? []) ?? []).map((a) => a.trim().toLowerCase()))].filter(Boolean);
     if (recipients.length === 0) throw httpError(422, 'no_recipients', 'The report has no recipients: give recipients or set the workspace\'s report recipients');
-    await this.deliver(db, org, row, recipients, { actor: actorOf(principal), meta });
+    await this.deliver(db, org, row, recipients, { actor: auditActorOf(principal), meta });
     return this.out(await this.row(db, principal, id));
   }
 
@@ -226,7 +226,7 @@ export class AgencyReports {
    * Mails a report and marks it sent, in one transaction. With `onlyOnce` (the monthly auto-send)
    * a report already sent (by hand or by an earlier run) is left alone: false.
    */
-  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], by: { actor: AuditActorLike; meta: Partial<Meta>; onlyOnce?: boolean }): Promise<boolean> {
+  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], by: { actor: AuditActor; meta: Partial<Meta>; onlyOnce?: boolean }): Promise<boolean> {
     const id = row.id;
     const { filename, content, look, intro } = await this.render(db, org, row);
     const f = json(row.figures);
@@ -294,8 +294,3 @@ export class AgencyReports {
   }
 }
 
-type AuditActorLike = { type: 'user' | 'system'; id?: string | null; email?: string | null };
-
-function actorOf(p: Principal): AuditActorLike {
-  return { type: 'user' as const, id: p.userId, email: p.email };
-}

@@ -65,6 +65,11 @@ export interface SessionOpener {
   closeByToken(db: Knex, token: string | null | undefined, reason: string): Promise<void>;
 }
 
+/** `authService` of the accounts plugin: the writes to a member's account that code-host sign-in needs. */
+export interface AccountUsers {
+  setCodeHostLogin(trx: Knex, user: { id: string; org_id: string }, login: string): Promise<void>;
+}
+
 /** Who did it and from where, for audit entries. */
 export interface RequestMeta {
   ip?: string | null;
@@ -100,6 +105,7 @@ export interface CodehostDeps {
   planLimits: () => PlanLimitsLike | null;
   tickets: () => TicketIntake | null;
   sessions: () => SessionOpener | null;
+  accounts: () => AccountUsers | null;
   /** Where the code-index git caches live. */
   cacheDir: () => Promise<string>;
 }

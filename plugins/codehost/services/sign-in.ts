@@ -105,15 +105,16 @@ export class SignInService {
   private async link(orgId: string, userId: string, cu: { login: string; email: string | null; token: string }, redirectTo: string | null, request: Request): Promise<Redirect> {
     const user = await this.activeUser(this.d.db, (q) => q.where({ id: userId, org_id: orgId }));
     if (!user) return this.fail('sign_in_required', true);
+    if (!this.d.accounts()) return this.fail('codehost_sign_in_unavailable', true);
     await this.d.db.transaction((trx) => this.saveLink(trx, user, cu, { type: 'user', id: user.id, email: user.email }, request));
     return { location: this.done(redirectTo, { codehost: 'linked' }), cookies: { [OAUTH_COOKIE]: null } };
   }
 
-  /** Sets users.code_host_login (one user per login in an organization) and keeps the user token sealed. */
+  /** Sets users.code_host_login through the accounts service (one user per login in an organization) and keeps the user token sealed. */
   private async saveLink(trx: Knex, user: UserRow, cu: { login: string; token: string }, actor: { type: 'user' | 'system'; id: string | null; email: string | null }, request: Request): Promise<void> {
-    // users belongs to the accounts plugin, which has no setter for this column yet (reported).
-    await trx('users').where({ org_id: user.org_id }).whereNot('id', user.id).whereRaw('lower(code_host_login) = ?', [cu.login.toLowerCase()]).update({ code_host_login: null, updated_at: new Date() });
-    await trx('users').where({ id: user.id, org_id: user.org_id }).update({ code_host_login: cu.login, updated_at: new Date() });
+    const accounts = this.d.accounts();
+    if (!accounts) throw new Error('code-host sign-in needs the accounts plugin (authService)');
+    await accounts.setCodeHostLogin(trx, user, cu.login);
     await trx('codehost_user_tokens')
       .insert({ user_id: user.id, org_id: user.org_id, host: this.d.host.identifier, login: cu.login, token_sealed: this.d.secretBox.encrypt(cu.token, `codehost-user-token:${user.id}`), last4: last4(cu.token), updated_at: new Date() })
       .onConflict('user_id')
@@ -130,7 +131,7 @@ export class SignInService {
 
   private async signIn(cu: { login: string; email: string | null; token: string }, redirectTo: string | null, request: Request, currentSession: string | null): Promise<Redirect> {
     const sessions = this.d.sessions();
-    if (!sessions) return this.fail('codehost_sign_in_unavailable', true);
+    if (!sessions || !this.d.accounts()) return this.fail('codehost_sign_in_unavailable', true);
     let user = await this.activeUser(this.d.db, (q) => q.whereRaw('lower(code_host_login) = ?', [cu.login.toLowerCase()]));
     let linkedByEmail = false;
     if (!user && cu.email) {

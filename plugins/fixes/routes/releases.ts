@@ -41,7 +41,8 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
       options: {
         id: 'getRelease',
         tags: [TAG],
-        description: 'A release, with its tickets; the CI state of its commit is read again from the code host',
+        description: 'A release, with its tickets and the CI state of its commit as last reported by the code host',
+        notes: 'The CI state is stored: it is recorded when the release is published and updated when the code host reports a CI change (codehost.ci_updated); a read does not call the code host.',
         validate: { params: releaseParams },
         response: answer,
         handler: async (request) => releases().get(requirePrincipal(request), idOf(request)),

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
+import { auditActorOf } from '../../../core/audit/audit-writer.js';
 import { newId } from '../../../core/data/ids.js';
 import { isAdapterError } from '../../../core/contracts/index.js';
-import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
+import type { Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
-import { paginate, type Page } from '../../../core/http/pagination.js';
+import type { Page } from '../../../core/http/pagination.js';
 import { FixApproval, FixAttempt, FixRelease, type ReleaseStatus } from '../models/index.js';
 import type { FixesDeps, LoopTicket, LoopWorkspace } from './deps.js';
 import type { ActorMeta } from './fix-actions.js';
 import { mask } from './mask.js';
+import { ReleaseReads, approvalCount, loadRelease, ticketIdsOf } from './releases-read.js';
 
 export const RELEASE_REQUESTED = 'fixes.release_requested';
 
@@ -36,7 +38,6 @@ const RESTING: ReadonlySet<ReleaseStatus> = new Set(['released', 'failed', 'wait
 
 const invalidVersion = (version: string) => httpError(422, 'invalid_version', 'A version is letters, digits, dots, + and - (at most 64)', { version });
 const tagOf = (version: string) => `v${version.replace(/^v/, '')}`;
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 /** The next version of a workspace: semver bumps the patch of the highest release, calver is YYYY.MM.DD(.n). */
 export function nextVersion(strategy: 'semver' | 'calver', previous: string[], now = new Date()): string {
@@ -60,7 +61,12 @@ export function nextVersion(strategy: 'semver' | 'calver', previous: string[], n
  * so a worker that dies mid-way resumes where it stopped and nothing runs twice.
  */
 export class Releases {
-  constructor(private readonly d: FixesDeps) {}
+  /** History, one release, presentation (releases-read.ts). */
+  private readonly reads: ReleaseReads;
+
+  constructor(private readonly d: FixesDeps) {
+    this.reads = new ReleaseReads(d);
+  }
 
   async approve(a: ActorMeta, ticketId: string, input: { fix_attempt_id: string; approved_sha: string; comment?: string | null; version?: string | null; public_summary?: string | null }): Promise<Record<string, unknown>> {
     const p = a.principal;
@@ -88,7 +94,7 @@ export class Releases {
       }
       const count = Number(((await FixApproval.query(trx).forOrg(p.orgId).where({ fix_attempt_id: attempt.id, sha: attempt.head_sha }).whereNull('voided_at').count('* as n').first()) as unknown as { n: string | number }).n);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: { type: p.kind === 'token' ? 'token' : 'user', id: p.userId, email: p.email }, action: 'fix.approved', target: { type: 'fix_attempt', id: attempt.id },
+        orgId: p.orgId, actor: auditActorOf(p), action: 'fix.approved', target: { type: 'fix_attempt', id: attempt.id },
         workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, sha: attempt.head_sha, approvals: count, needed: policy.minApprovers }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
       });
       const summary = input.public_summary?.trim();
@@ -116,27 +122,6 @@ export class Releases {
     return FixRelease.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).orderBy('created_at', 'desc').limit(1).first().forUpdate();
   }
 
-  /** A release of the caller's organization in a workspace they open: 404 (unknown, another organization), 403. */
-  private async loadRelease(p: Principal, id: string, trx: Knex, forUpdate = false): Promise<FixRelease> {
-    const q = FixRelease.query(trx).forOrg(p.orgId).findById(id);
-    if (forUpdate) q.forUpdate();
-    const rel = await q;
-    if (!rel) throw notFound('release');
-    if (!canOpenWorkspace(p, rel.workspace_id)) throw forbidden('You cannot open this release\'s workspace');
-    return rel;
-  }
-
-  /** The tickets a release covers: its own, or those whose merges joined the batch. */
-  private async ticketIdsOf(trx: Knex, rel: FixRelease): Promise<string[]> {
-    if (rel.kind !== 'batched') return rel.ticket_id ? [rel.ticket_id] : [];
-    const rows = await FixRelease.query(trx).forOrg(rel.org_id).where({ batch_id: rel.id }).orderBy('created_at').select('ticket_id');
-    return [...new Set(rows.map((r) => r.ticket_id).filter((x): x is string => !!x))];
-  }
-
-  private actorOf(p: Principal): { type: 'token' | 'user'; id: string | null; email: string | null } {
-    return { type: p.kind === 'token' ? 'token' : 'user', id: p.userId, email: p.email };
-  }
-
   /** POST /v1/tickets/{id}/release/retry: the ticket's stopped release (its batch, when its merge joined one). */
   async retry(a: ActorMeta, ticketId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
     const p = a.principal;
@@ -155,7 +140,7 @@ export class Releases {
   async retryRelease(a: ActorMeta, releaseId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
     const p = a.principal;
     await this.d.db.transaction(async (trx) => {
-      const rel = await this.loadRelease(p, releaseId, trx, true);
+      const rel = await loadRelease(trx, p, releaseId, true);
       await this.approverOr403(p, rel.workspace_id, trx);
       if (rel.status !== 'failed' || !rel.failed_step) throw conflict('invalid_transition', `A release that is ${rel.status} cannot be resumed`, { status: rel.status });
       await this.resume(trx, a, rel, input);
@@ -170,14 +155,14 @@ export class Releases {
     if (given && !VERSION.test(given)) throw invalidVersion(given);
     const version = rel.tag ? rel.version : given ?? rel.version;
     if (given && !rel.tag) await this.versionFreeOr409(trx, rel, given);
-    for (const ticketId of await this.ticketIdsOf(trx, rel)) {
+    for (const ticketId of await ticketIdsOf(trx, rel)) {
       const ticket = await this.d.tickets.mustGet(trx, p.orgId, ticketId);
       // A per-ticket release moves its ticket (409 from the state machine otherwise); a batch takes along those still in the release.
       if (rel.kind !== 'batched' || ticket.state === 'escalated') await this.d.tickets.transition(trx, ticket, 'release_retry');
     }
     await FixRelease.query(trx).forOrg(p.orgId).patch({ status: rel.failed_step!, failed_step: null, error_code: null, error_detail: null, version }).where('id', rel.id);
     await this.d.audit.record(trx, {
-      orgId: p.orgId, actor: this.actorOf(p), action: 'release.retried', target: { type: 'release', id: rel.id },
+      orgId: p.orgId, actor: auditActorOf(p), action: 'release.retried', target: { type: 'release', id: rel.id },
       workspaceId: rel.workspace_id, metadata: { ticket_id: rel.ticket_id, step: rel.failed_step, ...(given ? { version } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
     });
     await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: rel.ticket_id }, { orgId: p.orgId });
@@ -198,14 +183,14 @@ export class Releases {
     const p = a.principal;
     const version = input.version.trim();
     await this.d.db.transaction(async (trx) => {
-      const rel = await this.loadRelease(p, releaseId, trx, true);
+      const rel = await loadRelease(trx, p, releaseId, true);
       await this.approverOr403(p, rel.workspace_id, trx);
       if (rel.status !== 'waiting_version') throw conflict('invalid_transition', `A release that is ${rel.status} does not wait for a version`, { status: rel.status });
       if (!VERSION.test(version)) throw invalidVersion(version);
       await this.versionFreeOr409(trx, rel, version);
       await FixRelease.query(trx).forOrg(p.orgId).patch({ version, status: 'tagging' }).where('id', rel.id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: this.actorOf(p), action: 'release.version_set', target: { type: 'release', id: rel.id },
+        orgId: p.orgId, actor: auditActorOf(p), action: 'release.version_set', target: { type: 'release', id: rel.id },
         workspaceId: rel.workspace_id, changes: { version: { before: null, after: version } }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
       });
       await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: rel.ticket_id }, { orgId: p.orgId });
@@ -223,11 +208,11 @@ export class Releases {
     const given = input.version?.trim() || null;
     if (given && !VERSION.test(given)) throw invalidVersion(given);
     // The live head is read before the transaction (a code-host call); the row lock then orders approvals and joining fixes.
-    const peek = await this.loadRelease(p, releaseId, this.d.db);
+    const peek = await loadRelease(this.d.db, p, releaseId);
     if (peek.kind !== 'batched' || peek.status !== 'proposed') throw conflict('invalid_transition', `A release that is ${peek.status} cannot be approved`, { status: peek.status, kind: peek.kind });
     const head = await this.defaultHead(peek);
     await this.d.db.transaction(async (trx) => {
-      const rel = await this.loadRelease(p, releaseId, trx, true);
+      const rel = await loadRelease(trx, p, releaseId, true);
       const policy = this.d.governance ? await this.d.governance.policy(p.orgId, trx) : { minApprovers: 1, roles: ['owner', 'admin'] };
       await this.approverOr403(p, rel.workspace_id, trx);
       if (!p.userId) throw forbidden('A release is approved by a person');
@@ -240,9 +225,9 @@ export class Releases {
       if (!mine) {
         await FixApproval.query(trx).insert({ id: newId(FixApproval.idPrefix), org_id: p.orgId, ticket_id: null, fix_attempt_id: null, release_id: rel.id, sha: head, user_id: p.userId!, role: p.role, comment: input.comment ?? null, created_at: new Date() });
       }
-      const count = await this.approvalCount(trx, p.orgId, rel.id, head);
+      const count = await approvalCount(trx, p.orgId, rel.id, head);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: this.actorOf(p), action: 'release.approved', target: { type: 'release', id: rel.id },
+        orgId: p.orgId, actor: auditActorOf(p), action: 'release.approved', target: { type: 'release', id: rel.id },
         workspaceId: rel.workspace_id, metadata: { sha: head, approvals: count, needed: policy.minApprovers, ...(given ? { version: given } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
       });
       if (count < policy.minApprovers) return;
@@ -253,12 +238,6 @@ export class Releases {
       await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: null }, { orgId: p.orgId });
     });
     return this.get(p, releaseId);
-  }
-
-  private async approvalCount(db: Knex, orgId: string, releaseId: string, sha: string | null): Promise<number> {
-    if (!sha) return 0;
-    const row = await FixApproval.query(db).forOrg(orgId).where({ release_id: releaseId, sha }).whereNull('voided_at').count('* as n').first() as unknown as { n: string | number };
-    return Number(row.n);
   }
 
   /** The head commit of the repository's default branch. */
@@ -278,24 +257,19 @@ export class Releases {
     }
   }
 
-  // ---- reads
+  // ---- reads (releases-read.ts)
 
-  /** GET /v1/releases: newest first (open proposals included); a ticket's merge that joined a batch is listed as part of the batch. */
-  async list(p: Principal, q: { workspace_id?: string; status?: string; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
-    const query = FixRelease.query(this.d.db).forOrg(p.orgId).whereNull('batch_id');
-    if (q.workspace_id) query.where('workspace_id', q.workspace_id);
-    if (q.status) query.where('status', q.status);
-    if (p.workspaceIds) query.whereIn('workspace_id', p.workspaceIds);
-    const page = await paginate<FixRelease & Record<string, unknown>>(query, [{ column: 'created_at', direction: 'desc', type: 'date' }, { column: 'id', direction: 'desc', type: 'string' }], q);
-    return { items: await this.serialize(page.items), next_cursor: page.next_cursor };
+  /** GET /v1/releases. */
+  list(p: Principal, q: { workspace_id?: string; status?: string; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+    return this.reads.list(p, q);
   }
 
-  /** GET /v1/releases/{id}; the CI state of a merged release is read again from the code host. */
-  async get(p: Principal, id: string): Promise<Record<string, unknown>> {
-    let rel = await this.loadRelease(p, id, this.d.db);
-    if (rel.merge_sha && rel.status !== 'batched') rel = (await this.refreshCi(rel)) ?? rel;
-    return (await this.serialize([rel]))[0]!;
+  /** GET /v1/releases/{id}: the stored release; the CI state is the one last recorded (no code-host call on a read). */
+  get(p: Principal, id: string): Promise<Record<string, unknown>> {
+    return this.reads.get(p, id);
   }
+
+  // ---- CI state (written by the `releasing` step and by the `codehost.ci_updated` consumer)
 
   /** Reads the CI state of the release's commit again; the row is updated when it changed. Host errors keep the stored state. */
   async refreshCi(rel: FixRelease): Promise<FixRelease | undefined> {
@@ -316,33 +290,6 @@ export class Releases {
   async onCiUpdated(orgId: string, repositoryId: string, sha: string): Promise<void> {
     const rels = await FixRelease.query(this.d.db).forOrg(orgId).where({ repository_id: repositoryId, merge_sha: sha }).whereNull('batch_id');
     for (const rel of rels) await this.refreshCi(rel);
-  }
-
-  private async serialize(rows: FixRelease[]): Promise<Record<string, unknown>[]> {
-    if (rows.length === 0) return [];
-    const orgId = rows[0]!.org_id;
-    const batchIds = rows.filter((r) => r.kind === 'batched').map((r) => r.id);
-    const merges = batchIds.length ? await FixRelease.query(this.d.db).forOrg(orgId).whereIn('batch_id', batchIds).orderBy('created_at') : [];
-    const ticketIds = [...new Set([...rows.map((r) => r.ticket_id), ...merges.map((m) => m.ticket_id)].filter((x): x is string => !!x))];
-    const tickets = new Map(((ticketIds.length ? await this.d.db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject', 'state') : []) as Array<{ id: string; subject: string; state: string }>).map((t) => [t.id, t]));
-    const policy = this.d.governance ? await this.d.governance.policy(orgId) : { minApprovers: 1, roles: [] };
-    const out: Record<string, unknown>[] = [];
-    for (const r of rows) {
-      const parts = r.kind === 'batched' ? merges.filter((m) => m.batch_id === r.id) : [r];
-      const items = parts.filter((m) => m.ticket_id).map((m) => ({
-        ticket_id: m.ticket_id!, subject: tickets.get(m.ticket_id!)?.subject ?? '', state: tickets.get(m.ticket_id!)?.state ?? null, fix_attempt_id: m.fix_attempt_id, merge_sha: m.merge_sha,
-      }));
-      const sha = r.kind === 'batched' ? (r.status === 'proposed' ? r.head_sha : r.approved_sha) : r.approved_sha;
-      out.push({
-        id: r.id, org_id: r.org_id, workspace_id: r.workspace_id, repository_id: r.repository_id, kind: r.kind, status: r.status, strategy: r.strategy,
-        version: r.version, tag: r.tag, head_sha: r.head_sha, approved_sha: r.approved_sha, merge_sha: r.merge_sha, ci_state: r.ci_state, release_url: r.release_url,
-        changelog: r.changelog, batch_id: r.batch_id, tickets: items,
-        approvals: r.kind === 'batched' ? await this.approvalCount(this.d.db, orgId, r.id, sha) : 0, min_approvers: policy.minApprovers,
-        error_code: r.error_code, error_detail: r.error_detail, failed_step: r.failed_step,
-        released_at: iso(r.released_at), created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
-      });
-    }
-    return out;
   }
 
   // ---- auto close
@@ -398,7 +345,7 @@ export class Releases {
       await FixApproval.query(trx).forOrg(p.orgId).patch({ voided_at: new Date(), void_reason: 'back_to_approval' }).where({ fix_attempt_id: attempt.id }).whereNull('voided_at');
       await FixRelease.query(trx).forOrg(p.orgId).patch({ failed_step: null }).where('id', rel.id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: { type: p.kind === 'token' ? 'token' : 'user', id: p.userId, email: p.email }, action: 'fix.back_to_approval', target: { type: 'fix_attempt', id: attempt.id },
+        orgId: p.orgId, actor: auditActorOf(p), action: 'fix.back_to_approval', target: { type: 'fix_attempt', id: attempt.id },
         workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, release_id: rel.id, ...(input.comment ? { comment: input.comment } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
       });
     });
@@ -459,7 +406,7 @@ export class Releases {
         return;
       }
       case 'releasing': {
-        const ticketIds = await this.ticketIdsOf(this.d.db, rel);
+        const ticketIds = await ticketIdsOf(this.d.db, rel);
         const changelog = ws.changelog_enabled ? await this.changelogOf(this.d.db, rel.org_id, ticketIds) : null;
         let url: string | null = null;
         const body = changelog ?? (ticketIds.length === 1 ? `Fixes ticket ${ticketIds[0]}.` : `Fixes ${ticketIds.length} tickets.`);
@@ -473,7 +420,7 @@ export class Releases {
           const locked = await FixRelease.query(trx).forOrg(rel.org_id).findById(rel.id).forUpdate();
           if (locked?.status !== 'notifying') return;
           const now = new Date();
-          for (const ticketId of await this.ticketIdsOf(trx, rel)) await this.notify(trx, rel, ws, ticketId, now);
+          for (const ticketId of await ticketIdsOf(trx, rel)) await this.notify(trx, rel, ws, ticketId, now);
           await FixRelease.query(trx).forOrg(rel.org_id).patch({ status: 'released', released_at: now }).where('id', rel.id);
         });
         return;
@@ -520,7 +467,7 @@ export class Releases {
       batch = await open();
     }
     await FixRelease.query(trx).forOrg(rel.org_id).patch({ merge_sha: sha, status: 'batched', batch_id: batch!.id }).where('id', rel.id);
-    const ticketIds = await this.ticketIdsOf(trx, batch!);
+    const ticketIds = await ticketIdsOf(trx, batch!);
     const changelog = ws.changelog_enabled ? await this.changelogOf(trx, rel.org_id, ticketIds) : null;
     await FixRelease.query(trx).forOrg(rel.org_id).patch({ head_sha: sha, changelog }).where('id', batch!.id);
     await FixApproval.query(trx).forOrg(rel.org_id).patch({ voided_at: new Date(), void_reason: 'new_push' }).where({ release_id: batch!.id }).whereNot('sha', sha).whereNull('voided_at');
@@ -542,7 +489,7 @@ export class Releases {
   private async fail(rel: FixRelease, code: string, detail: string): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       await FixRelease.query(trx).forOrg(rel.org_id).patch({ status: 'failed', failed_step: rel.status, error_code: code, error_detail: mask(detail).slice(0, 2000) }).where('id', rel.id);
-      for (const ticketId of await this.ticketIdsOf(trx, rel)) {
+      for (const ticketId of await ticketIdsOf(trx, rel)) {
         const ticket = await this.d.tickets.mustGet(trx, rel.org_id, ticketId);
         if (ticket.state === 'releasing') await this.d.tickets.transition(trx, ticket, 'release_failed', { escalation_reason: `The release stopped at ${rel.status} (${code}).`, escalated_at: new Date() });
       }

@@ -2,7 +2,8 @@ import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { Releases } from '../services/releases.js';
-import { call, connectRepository, createWorkspace, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import { signPayload } from '../../../test/helpers/codehost.js';
+import { HOST_SECRET, call, connectRepository, createWorkspace, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
 const TAX = 'exports.taxTotal = (amount) => amount * 0.2;\n';
@@ -45,9 +46,25 @@ t.test('per ticket: history with CI status, manual version (waiting_version, 409
   const r1 = list.body.items[0];
   t.match(r1, { kind: 'per_ticket', status: 'released', version: '0.1.0', tag: 'v0.1.0', ci_state: 'none', approved_sha: a1.head_sha, tickets: [{ ticket_id: first, fix_attempt_id: a1.id, state: 'customer_notified' }] });
   t.ok(r1.merge_sha && r1.released_at);
+  // CI changes on the code host: a read answers the stored state without calling the host; the
+  // code host's status webhook (codehost.ci_updated) is what updates it.
+  const hostCalls: string[] = [];
+  const getCommitStatus = host.getCommitStatus.bind(host);
+  host.getCommitStatus = async (r, sha) => {
+    hostCalls.push(sha);
+    return getCommitStatus(r, sha);
+  };
   await host.setCommitStatus(repo.full_name, r1.merge_sha, { context: 'ci', state: 'success' });
-  t.match((await call(app, owner, 'GET', `/v1/releases/${r1.id}`)).body, { id: r1.id, ci_state: 'success' }, 'the release reads CI again');
+  t.match((await call(app, owner, 'GET', `/v1/releases/${r1.id}`)).body, { id: r1.id, ci_state: 'none' }, 'a read answers the stored CI state');
+  t.same(hostCalls, [], 'a read does not call the code host');
+  const status = signPayload('status', { sha: r1.merge_sha, state: 'success', context: 'ci', repository: { id: repo.external_id, full_name: repo.full_name } }, HOST_SECRET);
+  t.equal((await app.server.inject({ method: 'POST', url: '/v1/webhooks/codehost', headers: status.headers, payload: status.rawBody })).statusCode, 202);
+  await waitFor(async () => ((await db('fix_releases').where({ id: r1.id }).first()) as Json).ci_state === 'success' || null, 'the CI state recorded by the consumer');
+  t.same(hostCalls, [r1.merge_sha], 'the consumer read the new state from the host once');
+  t.match((await call(app, owner, 'GET', `/v1/releases/${r1.id}`)).body, { id: r1.id, ci_state: 'success' }, 'the release shows it');
   t.match((await call(app, owner, 'GET', '/v1/releases?status=released')).body.items, [{ id: r1.id, ci_state: 'success' }], 'and the history shows it');
+  t.equal(hostCalls.length, 1, 'reads made no code-host call');
+  host.getCommitStatus = getCommitStatus;
   t.same((await call(app, owner, 'GET', '/v1/releases?status=proposed')).body.items, [], 'no proposal in a per-ticket workspace');
   const viewer = await addMember(app, owner, { role: 'client_viewer', workspaceIds: [ws.id] });
   t.equal((await call(app, viewer, 'GET', `/v1/releases/${r1.id}`)).status, 200, 'a client viewer reads');

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Logger } from 'pino';
 import type { PrivacyOptions } from '../options.js';
@@ -7,7 +7,7 @@ import type { PersonalDataRegistry } from './registry.js';
 
 /** The billing plugin's actions this plugin uses (container key `billingActions`). */
 export interface BillingActionsPort {
-  cancel(p: unknown, meta: { actor: { type: 'user' | 'token' | 'system'; id: string | null; email: string | null }; ip: string | null; userAgent: string | null; requestId: string | null }, key: string): Promise<void>;
+  cancel(p: unknown, meta: { actor: { type: 'user' | 'token' | 'job' | 'system'; id: string | null; email: string | null }; ip: string | null; userAgent: string | null; requestId: string | null }, key: string): Promise<void>;
 }
 
 export interface PrivacyDeps {
@@ -33,9 +33,10 @@ export interface Actor {
   requestId?: string | null;
 }
 
+/** The audit actor (the core mapping: an API token's change is recorded as the token) and the request details. */
 export function auditActor(a: Actor) {
   return {
-    actor: a.kind === 'token' ? { type: 'token' as const, id: a.tokenId ?? null, email: a.email } : { type: 'user' as const, id: a.userId, email: a.email },
+    actor: auditActorOf(a),
     ip: a.ip ?? null,
     userAgent: a.userAgent ?? null,
     requestId: a.requestId ?? null,

@@ -43,7 +43,16 @@ t.test('deleting a ticket removes its messages, files, subscribers and status pa
   t.equal((await app.server.inject({ method: 'GET', url: `/v1/tickets/${keep}`, ...owner.auth })).statusCode, 200, 'other tickets stay');
   t.equal((await app.server.inject({ method: 'DELETE', url: `/v1/privacy/tickets/${ticketId}`, ...owner.auth })).statusCode, 404, 'gone');
   const entry = (await app.db('audit_entries').where({ org_id: owner.organization.id, action: 'ticket.deleted' }).first()) as { target_id: string; actor_id: string };
-  t.match(entry, { target_id: ticketId, actor_id: owner.user.id }, 'audited');
+  t.match(entry, { target_id: ticketId, actor_type: 'user', actor_id: owner.user.id }, 'audited');
+
+  // An API token's deletion is recorded as the token (with its owner's email), not as the person.
+  const tokenRes = await app.server.inject({ method: 'POST', url: '/v1/tokens', payload: { name: 'cleanup', role: 'admin' }, ...owner.auth });
+  t.equal(tokenRes.statusCode, 201, tokenRes.payload);
+  const token = json<{ id: string; token: string }>(tokenRes);
+  const byToken = await app.server.inject({ method: 'DELETE', url: `/v1/privacy/tickets/${keep}`, headers: { authorization: `Bearer ${token.token}` } });
+  t.equal(byToken.statusCode, 200, byToken.payload);
+  const tokenEntry = await app.db('audit_entries').where({ org_id: owner.organization.id, action: 'ticket.deleted', target_id: keep }).first();
+  t.match(tokenEntry, { actor_type: 'token', actor_id: token.id, actor_email: owner.email }, 'audited as the token');
 });
 
 t.test('closing an organization stops its sessions and tokens at once; the purge deletes every row', async (t) => {

@@ -13,7 +13,7 @@ import type { DnsResolver } from './dns-resolver.js';
 /**
  * What this plugin uses of the accounts plugin, reached through the container (never by import):
  * `planCatalog`, `authService.signIn` (opens the session, answers the AuthContext),
- * `sessionService.closeAllForUser`.
+ * `authService.memberFor` (JIT provisioning), `sessionService.closeAllForUser`.
  */
 export interface UserRow {
   id: string;
@@ -53,6 +53,12 @@ export interface RequestLike {
 
 export interface AuthServicePort {
   signIn(trx: Knex, user: never, call: { request: RequestLike; currentCookie: string | null }, sso?: boolean): Promise<{ context: Record<string, unknown>; token: string | null }>;
+  /**
+   * The account of an address as a member of the organization, or (create) a new member with the
+   * role, audited and announced by the accounts plugin; 409 `email_taken` when the address belongs
+   * to another organization; null when there is none and create is false.
+   */
+  memberFor(trx: Knex, input: { orgId: string; email: string; name?: string | null; role: Role; emailVerified: boolean; create: boolean; via: string; metadata?: Record<string, unknown> }): Promise<{ user: UserRow; created: boolean } | null>;
 }
 
 export interface SessionServicePort {

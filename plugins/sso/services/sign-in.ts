@@ -233,15 +233,7 @@ export class SignInService {
       const verified = await SsoDomainModel.query(trx).forOrg(conn.org_id).where({ domain, status: 'verified' }).limit(1).first();
       if (!verified || !(conn.domains ?? []).includes(domain)) throw new SsoFailure('domain_not_allowed', `${domain} is not a verified domain of this connection`);
       if (!identity.emailVerified) throw new SsoFailure('email_not_verified', 'the identity provider has not verified this address');
-      user = (await trx('users').where({ email: identity.email }).whereNull('removed_at').first()) as UserRow | undefined;
-      if (user && user.org_id !== conn.org_id) throw new SsoFailure('email_taken', 'this address belongs to an account of another organization');
-      if (!user) {
-        if (!conn.jit_enabled) throw new SsoFailure('not_provisioned', 'you have no account here yet; ask an administrator to invite you');
-        user = await this.createMember(trx, conn, identity, now);
-      } else if (!user.email_verified_at) {
-        await trx('users').where({ id: user.id }).update({ email_verified_at: now, updated_at: now });
-        user.email_verified_at = now;
-      }
+      user = await this.memberFor(trx, conn, identity);
       await SsoIdentityModel.query(trx).insert({ org_id: conn.org_id, connection_id: conn.id, user_id: user.id, subject: identity.subject, email: identity.email, last_login_at: now });
       await this.d.audit.record(trx, {
         orgId: conn.org_id,
@@ -256,30 +248,25 @@ export class SignInService {
     return user;
   }
 
-  private async createMember(trx: Knex, conn: SsoConnectionModel, identity: SsoIdentity, now: Date): Promise<UserRow> {
-    const org = await loadOrg(trx, conn.org_id);
-    const row = {
-      id: newId('usr'),
-      org_id: conn.org_id,
-      email: identity.email,
-      name: identity.name ?? identity.email.slice(0, identity.email.indexOf('@')),
-      role: conn.default_role,
-      password_hash: null,
-      email_verified_at: now,
-      locale: org.locale === 'it' ? 'it' : 'en',
-      staff: false,
-      created_at: now,
-      updated_at: now,
-    };
-    await trx('users').insert(row);
-    await this.d.audit.record(trx, {
-      orgId: conn.org_id,
-      actor: { type: 'system', id: null, email: null },
-      action: 'member.provisioned',
-      target: { type: 'user', id: row.id },
-      metadata: { via: 'sso', connection_id: conn.id, email: row.email, role: row.role },
-    });
-    await this.d.outbox.add(trx, 'sso.member_provisioned', { org_id: conn.org_id, user_id: row.id, role: row.role, connection_id: conn.id }, { orgId: conn.org_id });
-    return (await trx('users').where({ id: row.id }).first()) as UserRow;
+  /**
+   * The member an identity's address belongs to, through the accounts service (address
+   * normalisation, verification, audit and `accounts.member_joined` in one place): the existing
+   * account of this organization, else a new one with the connection's default role when JIT
+   * provisioning is on. `sso.member_provisioned` stays this plugin's event.
+   */
+  private async memberFor(trx: Knex, conn: SsoConnectionModel, identity: SsoIdentity): Promise<UserRow> {
+    let found;
+    try {
+      found = await this.d.authService.memberFor(trx, {
+        orgId: conn.org_id, email: identity.email, name: identity.name ?? null, role: conn.default_role, emailVerified: identity.emailVerified,
+        create: conn.jit_enabled, via: 'sso', metadata: { connection_id: conn.id },
+      });
+    } catch (err) {
+      if ((err as { data?: { code?: string } }).data?.code === 'email_taken') throw new SsoFailure('email_taken', 'this address belongs to an account of another organization');
+      throw err;
+    }
+    if (!found) throw new SsoFailure('not_provisioned', 'you have no account here yet; ask an administrator to invite you');
+    if (found.created) await this.d.outbox.add(trx, 'sso.member_provisioned', { org_id: conn.org_id, user_id: found.user.id, role: found.user.role, connection_id: conn.id }, { orgId: conn.org_id });
+    return found.user;
   }
 }

@@ -57,6 +57,12 @@ t.test('an organization signs its people in with OIDC against a real identity pr
     t.equal(me.user.email, 'ada@acme.test');
     t.equal(me.user.role, 'reviewer', 'default_role');
     t.equal(me.session.sso, true, 'AuthContext.session.sso');
+    // Provisioned through the accounts service: its audit entry and its event, plus this plugin's own event.
+    const ada = (await app.db('users').where({ email: 'ada@acme.test' }).first()) as { id: string; org_id: string };
+    t.match(await app.db('audit_entries').where({ action: 'member.provisioned', target_id: ada.id }), [{ actor_type: 'system', org_id: owner.organization.id }], 'member.provisioned audited');
+    const events = (await app.db('outbox').whereIn('type', ['accounts.member_joined', 'sso.member_provisioned']).select('type', 'payload')) as Array<{ type: string; payload: unknown }>;
+    const about = events.map((e) => ({ type: e.type, payload: (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload) as Record<string, unknown> })).filter((e) => e.payload.user_id === ada.id);
+    t.match(about.sort((x, y) => x.type.localeCompare(y.type)), [{ type: 'accounts.member_joined', payload: { via: 'sso', role: 'reviewer' } }, { type: 'sso.member_provisioned', payload: { connection_id: conn.id } }], 'accounts.member_joined and sso.member_provisioned');
 
     const before = await sessionCount(app);
     const again = await app.server.inject({ method: 'GET', url: back, headers: { cookie: `pw_sso=${browser}` } });
