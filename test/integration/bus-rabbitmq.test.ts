@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from 'rabbitmq-client';
 import { createTestDb } from '../helpers/db.js';
+import { TcpProxy } from '../helpers/tcp-proxy.js';
 import { RabbitBus, Outbox, OutboxRelay, idempotent, createBus, type BusConfig, type BusMessage, type OutgoingMessage } from '../../core/bus/index.js';
 import { newId } from '../../core/data/ids.js';
 
@@ -50,52 +50,6 @@ async function queueExists(queue: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** A TCP proxy in front of the broker that can be switched off (connections cut, port refusing). */
-class TcpProxy {
-  port = 0;
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  get url(): string {
-    const u = new URL(AMQP_URL!);
-    u.hostname = '127.0.0.1';
-    u.port = String(this.port);
-    return u.toString();
-  }
-
-  async up(): Promise<void> {
-    const server = createServer((client) => this.pipe(client));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  async down(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const socket of this.sockets) socket.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  private pipe(client: Socket): void {
-    const upstream = connect(this.target.port, this.target.host);
-    for (const socket of [client, upstream]) {
-      this.sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => this.sockets.delete(socket));
-    }
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.pipe(upstream);
-    upstream.pipe(client);
   }
 }
 
@@ -174,10 +128,9 @@ t.test('an idempotent consumer handles a redelivered message once', { skip }, as
 t.test('outbox rows written while the broker is unreachable are published once it is back', { skip }, async (t) => {
   const { db } = ctx!;
   await db('outbox').del();
-  const target = new URL(AMQP_URL!);
-  const proxy = new TcpProxy({ host: target.hostname, port: Number(target.port || 5672) });
-  await proxy.up();
-  t.teardown(() => proxy.down());
+  const proxy = new TcpProxy(AMQP_URL!);
+  await proxy.restore();
+  t.teardown(() => proxy.cut());
 
   const bus = await startBus(t, { url: proxy.url, exchange: `${ctx!.config.bus.exchange}.proxied` });
   const relay = new OutboxRelay({ db, bus, batchSize: 50, pollMs: 50, backoffMs: [100, 200] });
@@ -193,7 +146,7 @@ t.test('outbox rows written while the broker is unreachable are published once i
   const before = await db.transaction((trx) => outbox.add(trx, 'outage.before', { n: 0 }, { orgId: 'org_it' }));
   await waitFor('delivery while up', () => deliveries.has(before));
 
-  await proxy.down();
+  await proxy.cut();
   await waitFor('bus reports the outage', async () => !(await bus.health()).ok);
   t.match(await bus.health(), { ok: false, detail: /disconnected/ });
 
@@ -211,7 +164,7 @@ t.test('outbox rows written while the broker is unreachable are published once i
   t.ok(pending.every((r: { last_error: string | null }) => /unavailable|timed out|closed/i.test(r.last_error ?? '')), 'last_error says why');
   t.equal(ids.filter((id) => deliveries.has(id)).length, 0);
 
-  await proxy.up();
+  await proxy.restore();
   await waitFor('rows published after recovery', async () => {
     const rows = await db('outbox').whereIn('id', ids).whereNotNull('published_at');
     return rows.length === 5;

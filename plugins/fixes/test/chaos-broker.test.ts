@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { BUG_REPORT, REPO_FILES, TcpProxy, blockingAgent, chaosDir, killAgents, release } from './fixtures/chaos.js';
+import { TcpProxy } from '../../../test/helpers/tcp-proxy.js';
+import { BUG_REPORT, REPO_FILES, blockingAgent, chaosDir, killAgents, release } from './fixtures/chaos.js';
 import { call, connectRepository, createWorkspace, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
 
 const AMQP_URL = process.env.AMQP_URL;
