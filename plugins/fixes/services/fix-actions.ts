@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { diffFields } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, diffFields } from '../../../core/audit/audit-writer.js';
 import { isAdapterError } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
@@ -67,7 +67,7 @@ export class FixActions {
   private audit(trx: Knex, a: ActorMeta, ticket: LoopTicket, action: string, attempt: FixAttempt, changes: Record<string, unknown>, metadata: Record<string, unknown> = {}) {
     const p = a.principal;
     return this.d.audit.record(trx, {
-      orgId: p.orgId, actor: { type: p.kind === 'token' ? 'token' : 'user', id: p.kind === 'token' ? (p.tokenId ?? p.userId) : p.userId, email: p.email },
+      orgId: p.orgId, actor: auditActorOf(p),
       action, target: { type: 'fix_attempt', id: attempt.id }, workspaceId: ticket.workspace_id,
       changes: diffFields({ status: attempt.status }, changes), metadata: { ticket_id: ticket.id, ...metadata },
       ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
