@@ -1,6 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+// Random bytes are drawn 4 KiB at a time (one call per 256 ids): a call per id was measurable on ingest.
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolAt = POOL_SIZE;
 
 /**
  * A time-sortable opaque id: `<prefix>_<10 chars of milliseconds><16 random chars>` (a ULID in
@@ -13,9 +17,13 @@ export function newId(prefix: string, now = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(16);
+  if (poolAt + 16 > POOL_SIZE) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
   let rand = '';
-  for (let i = 0; i < 16; i++) rand += ALPHABET[bytes[i]! & 31];
+  for (let i = poolAt; i < poolAt + 16; i++) rand += ALPHABET[pool[i]! & 31];
+  poolAt += 16;
   return `${prefix}_${time}${rand}`;
 }
 

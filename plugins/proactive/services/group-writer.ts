@@ -74,7 +74,75 @@ export function isNoise(type: string, message: string, frames: StackFrame[]): bo
   return frames.length > 0 && frames.every((f) => /^(chrome|moz|safari(-web)?)-extension:/.test(f.file));
 }
 
-const hourOf = (d: Date) => new Date(Math.floor(d.getTime() / 3_600_000) * 3_600_000);
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Rows as one JSON text for `json_to_recordset`. Postgres refuses NUL characters and lone UTF-16
+ * surrogates in text and JSON; such characters (rare, from broken clients) are dropped or
+ * replaced, so one odd event never fails the batch it shares with others.
+ */
+export function jsonParam(rows: unknown[]): string {
+  const json = JSON.stringify(rows);
+  if (!needsCleaning(json)) return json;
+  return JSON.stringify(JSON.parse(json, (_k, v: unknown) => (typeof v === 'string' ? v.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\ufffd') : v)));
+}
+
+/** Whether JSON.stringify wrote `\u0000` or a lone surrogate (`\ud800`–`\udfff`; pairs are written as they are). */
+function needsCleaning(json: string): boolean {
+  for (let i = json.indexOf('\\u'); i >= 0; i = json.indexOf('\\u', i + 2)) {
+    const code = json.slice(i + 2, i + 6).toLowerCase();
+    if (code === '0000' || (code[0] === 'd' && '89abcdef'.includes(code[1]!))) return true;
+  }
+  return false;
+}
+
+/** The statement of GroupWriter.store (bindings: now ×2, groups JSON, now, events JSON, now ×2, connector ids). */
+const STORE_SQL = `
+with g as (
+  insert into error_groups as eg (id, org_id, workspace_id, fingerprint, status, type, title, normalized_message, sample_stack, frames, symbolicated, noise, first_seen, last_seen, release, created_at, updated_at)
+  select x.id, x.org_id, x.workspace_id, x.fingerprint, 'watching', x.type, x.title, x.normalized_message, x.sample_stack, x.frames, x.symbolicated, x.noise, x.first_seen, x.first_seen, x.release, ?::timestamptz, ?::timestamptz
+  from json_to_recordset(?::json) as x(id text, org_id text, workspace_id text, fingerprint text, type text, title text, normalized_message text, sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, release text)
+  on conflict (workspace_id, fingerprint) do update set
+    updated_at = excluded.updated_at,
+    -- A group first seen with bundle frames takes the original frames of its first symbolicated event.
+    frames = case when excluded.symbolicated and not eg.symbolicated then excluded.frames else eg.frames end,
+    symbolicated = eg.symbolicated or excluded.symbolicated
+  returning eg.id, eg.org_id, eg.workspace_id, eg.fingerprint, eg.status, eg.affected_users, eg.resolved_in_release, eg.resolved_at, eg.ticket_id,
+    eg.trigger, eg.critical_path_hit, eg.noise, eg.held_reason, eg.triggered_at, eg.sources, eg.environments
+), e as (
+  insert into error_events (id, org_id, workspace_id, group_id, connector_id, source, external_id, type, level, message, stack, frames, symbolicated, url, browser, release, environment, "user", user_key, occurred_at, received_at)
+  select v.id, v.org_id, v.workspace_id, g.id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, ?::timestamptz
+  from json_to_recordset(?::json) as v(id text, org_id text, workspace_id text, fingerprint text, connector_id text, source text, external_id text, type text, level text, message text, stack text,
+    frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text, "user" jsonb, user_key text, occurred_at timestamptz)
+  join g on g.workspace_id = v.workspace_id and g.fingerprint = v.fingerprint
+  on conflict (connector_id, external_id) where external_id is not null do nothing
+  returning id, group_id, org_id, coalesce(release, '') as release, user_key, occurred_at
+), u as (
+  insert into error_group_users (group_id, user_key, org_id, first_seen, last_seen)
+  select group_id, user_key, min(org_id), min(occurred_at), max(occurred_at) from e where user_key is not null
+  group by group_id, user_key order by group_id, user_key
+  on conflict (group_id, user_key) do update set last_seen = greatest(error_group_users.last_seen, excluded.last_seen)
+  returning group_id, (xmax = 0) as inserted
+), r as (
+  insert into error_group_releases (group_id, release, org_id, status, event_count, first_seen, last_seen)
+  select group_id, release, min(org_id), 'watching', count(*), min(occurred_at), max(occurred_at) from e
+  group by group_id, release order by group_id, release
+  on conflict (group_id, release) do update set event_count = error_group_releases.event_count + excluded.event_count,
+    first_seen = least(error_group_releases.first_seen, excluded.first_seen), last_seen = greatest(error_group_releases.last_seen, excluded.last_seen)
+  returning 1
+), h as (
+  insert into error_group_hours (group_id, hour, org_id, count)
+  select group_id, date_bin('1 hour', occurred_at, timestamptz '1970-01-01 00:00:00+00'), min(org_id), count(*) from e
+  group by 1, 2 order by 1, 2
+  on conflict (group_id, hour) do update set count = error_group_hours.count + excluded.count
+  returning 1
+), c as (
+  update connectors set last_delivery_at = ?::timestamptz, last_activity_at = ?::timestamptz where id = any(?::text[])
+  returning 1
+)
+select coalesce((select json_agg(g) from g), '[]'::json) as groups,
+  coalesce((select array_agg(e.id) from e), '{}'::text[]) as inserted,
+  coalesce((select json_object_agg(s.group_id, s.n) from (select group_id, count(*)::int as n from u where inserted group by group_id) s), '{}'::json) as new_users`;
 const jsonArray = (v: string[] | string): string[] => (Array.isArray(v) ? v : (JSON.parse(v) as string[]));
 
 /**
@@ -107,21 +175,20 @@ export class GroupWriter {
       };
     });
 
-    const groups = await this.upsertGroups(trx, prepared, now);
-    const inserted = await this.insertEvents(trx, prepared, groups, now);
+    const { groups, inserted, newUsers } = await this.store(trx, prepared, now);
     const fresh = prepared.filter((p) => inserted.has(p.id));
-    if (fresh.length) await this.count(trx, fresh, groups, workspaces, now);
-    // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
-    const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
-    if (connectorIds.length) {
-      await trx('connectors').whereIn('id', connectorIds).update({ last_delivery_at: now, last_activity_at: now });
-      for (const id of connectorIds) this.touched.set(id, now.getTime());
-      if (this.touched.size > 10_000) this.touched.clear();
-    }
+    if (fresh.length) await this.count(trx, fresh, groups, newUsers, workspaces, now);
     return prepared.map((p) => ({ groupId: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!.id, duplicate: !inserted.has(p.id) }));
   }
 
-  private async upsertGroups(trx: Knex, prepared: Prepared[], now: Date): Promise<Map<string, GroupRow>> {
+  /**
+   * One statement (one round trip): upserts (and so locks) the batch's groups in a fixed order,
+   * stores the events (duplicates by connector and external id skipped), adds the counts per
+   * release, user and hour of the events it stored, and touches the connectors. Rows travel as
+   * one JSON array per table (`json_to_recordset`): far cheaper to build than a multi-row
+   * VALUES list with a bind parameter per column and row.
+   */
+  private async store(trx: Knex, prepared: Prepared[], now: Date): Promise<{ groups: Map<string, GroupRow>; inserted: Set<string>; newUsers: Map<string, number> }> {
     const firstOf = new Map<string, Prepared>();
     for (const p of prepared) {
       const key = `${p.workspaceId}\n${p.fingerprint}`;
@@ -129,47 +196,26 @@ export class GroupWriter {
     }
     // A fixed order, so two batches locking the same groups never deadlock.
     const reps = [...firstOf.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, p]) => p);
-    const rows = reps.map((p) => ({
+    const groupRows = reps.map((p) => ({
       id: newId('eg'),
       org_id: p.orgId,
       workspace_id: p.workspaceId,
       fingerprint: p.fingerprint,
-      status: 'watching',
       type: p.event.type.slice(0, 200),
       title: titleOf(p.event.type, p.event.message),
       normalized_message: normalizeMessage(p.event.message),
       sample_stack: p.event.stack ?? null,
-      frames: JSON.stringify(p.frames.slice(0, 50)),
+      frames: p.frames.length > 50 ? p.frames.slice(0, 50) : p.frames,
       symbolicated: p.symbolicated === true,
       noise: isNoise(p.event.type, p.event.message, p.frames),
-      first_seen: p.occurred,
-      last_seen: p.occurred,
+      first_seen: p.occurred.toISOString(),
       release: p.release || null,
-      created_at: now,
-      updated_at: now,
     }));
-    const result = (await trx('error_groups')
-      .insert(rows)
-      .onConflict(['workspace_id', 'fingerprint'])
-      // A group first seen with bundle frames takes the original frames of its first symbolicated event.
-      .merge({
-        updated_at: now,
-        frames: trx.raw('case when excluded.symbolicated and not error_groups.symbolicated then excluded.frames else error_groups.frames end'),
-        symbolicated: trx.raw('error_groups.symbolicated or excluded.symbolicated'),
-      })
-      .returning([
-        'id', 'org_id', 'workspace_id', 'fingerprint', 'status', 'affected_users', 'resolved_in_release', 'resolved_at', 'ticket_id',
-        'trigger', 'critical_path_hit', 'noise', 'held_reason', 'triggered_at', 'sources', 'environments',
-      ])) as GroupRow[];
-    return new Map(result.map((g) => [`${g.workspace_id}\n${g.fingerprint}`, g]));
-  }
-
-  private async insertEvents(trx: Knex, prepared: Prepared[], groups: Map<string, GroupRow>, now: Date): Promise<Set<string>> {
-    const rows = prepared.map((p) => ({
+    const eventRows = prepared.map((p) => ({
       id: p.id,
       org_id: p.orgId,
       workspace_id: p.workspaceId,
-      group_id: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!.id,
+      fingerprint: p.fingerprint,
       connector_id: p.connectorId,
       source: p.source,
       external_id: p.connectorId ? (p.event.external_id ?? null) : null,
@@ -177,26 +223,32 @@ export class GroupWriter {
       level: p.event.level,
       message: p.event.message,
       stack: p.event.stack ?? null,
-      frames: p.event.frames?.length ? JSON.stringify(p.frames) : null,
+      frames: p.event.frames?.length ? p.frames : null,
       symbolicated: p.symbolicated === true,
       url: p.event.url ?? null,
-      browser: p.event.browser ? JSON.stringify(p.event.browser) : null,
+      browser: p.event.browser ?? null,
       release: p.event.release ?? null,
       environment: p.event.environment ?? null,
-      user: p.event.user ? JSON.stringify(p.event.user) : null,
+      user: p.event.user ?? null,
       user_key: p.userKey,
-      occurred_at: p.occurred,
-      received_at: now,
+      occurred_at: p.occurred.toISOString(),
     }));
-    const out = (await trx('error_events')
-      .insert(rows)
-      .onConflict(trx.raw('(connector_id, external_id) where external_id is not null'))
-      .ignore()
-      .returning('id')) as Array<{ id: string }>;
-    return new Set(out.map((r) => r.id));
+    // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
+    const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
+    const at = now.toISOString();
+    const res = (await trx.raw(STORE_SQL, [at, at, jsonParam(groupRows), at, jsonParam(eventRows), at, at, connectorIds])) as { rows: Array<{ groups: GroupRow[]; inserted: string[]; new_users: Record<string, number> }> };
+    for (const id of connectorIds) this.touched.set(id, now.getTime());
+    if (this.touched.size > 10_000) this.touched.clear();
+    const row = res.rows[0]!;
+    return {
+      groups: new Map(row.groups.map((g) => [`${g.workspace_id}\n${g.fingerprint}`, g])),
+      inserted: new Set(row.inserted),
+      newUsers: new Map(Object.entries(row.new_users).map(([k, v]) => [k, Number(v)])),
+    };
   }
 
-  private async count(trx: Knex, fresh: Prepared[], groups: Map<string, GroupRow>, workspaces: Map<string, WorkspaceProactive>, now: Date): Promise<void> {
+  /** Adds the batch's fresh events to their groups and applies the regression and trigger rules. */
+  private async count(trx: Knex, fresh: Prepared[], groups: Map<string, GroupRow>, newUsers: Map<string, number>, workspaces: Map<string, WorkspaceProactive>, now: Date): Promise<void> {
     interface Agg {
       group: GroupRow;
       n: number;
@@ -209,9 +261,6 @@ export class GroupWriter {
       events: Prepared[];
     }
     const aggs = new Map<string, Agg>();
-    const releases = new Map<string, { group_id: string; org_id: string; release: string; n: number; first: Date; last: Date }>();
-    const users = new Map<string, { group_id: string; org_id: string; user_key: string; first: Date; last: Date }>();
-    const hours = new Map<string, { group_id: string; org_id: string; hour: Date; n: number }>();
     for (const p of fresh) {
       const g = groups.get(`${p.workspaceId}\n${p.fingerprint}`)!;
       let a = aggs.get(g.id);
@@ -227,63 +276,7 @@ export class GroupWriter {
       if (p.event.environment) a.environments.add(p.event.environment);
       a.critical ||= p.critical;
       a.events.push(p);
-
-      const rk = `${g.id}\n${p.release}`;
-      const r = releases.get(rk);
-      if (r) {
-        r.n++;
-        if (p.occurred < r.first) r.first = p.occurred;
-        if (p.occurred > r.last) r.last = p.occurred;
-      } else releases.set(rk, { group_id: g.id, org_id: p.orgId, release: p.release, n: 1, first: p.occurred, last: p.occurred });
-
-      if (p.userKey) {
-        const uk = `${g.id}\n${p.userKey}`;
-        const u = users.get(uk);
-        if (u) {
-          if (p.occurred < u.first) u.first = p.occurred;
-          if (p.occurred > u.last) u.last = p.occurred;
-        } else users.set(uk, { group_id: g.id, org_id: p.orgId, user_key: p.userKey, first: p.occurred, last: p.occurred });
-      }
-
-      const hour = hourOf(p.occurred);
-      const hk = `${g.id}\n${hour.getTime()}`;
-      const h = hours.get(hk);
-      if (h) h.n++;
-      else hours.set(hk, { group_id: g.id, org_id: p.orgId, hour, n: 1 });
     }
-
-    // Users, releases and hours in one round trip (data-modifying CTEs); rows in a fixed order.
-    const userRows = [...users.values()].sort((a, b) => (a.group_id + a.user_key < b.group_id + b.user_key ? -1 : 1));
-    const relRows = [...releases.values()].sort((a, b) => (a.group_id + a.release < b.group_id + b.release ? -1 : 1));
-    const hourRows = [...hours.values()].sort((a, b) => (a.group_id < b.group_id ? -1 : a.group_id > b.group_id ? 1 : a.hour.getTime() - b.hour.getTime()));
-    const res = (await trx.raw(
-      `with u as (
-         insert into error_group_users (group_id, user_key, org_id, first_seen, last_seen)
-         select * from unnest(?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::timestamptz[])
-         on conflict (group_id, user_key) do update set last_seen = greatest(error_group_users.last_seen, excluded.last_seen)
-         returning group_id, (xmax = 0) as inserted
-       ), r as (
-         insert into error_group_releases (group_id, release, org_id, status, event_count, first_seen, last_seen)
-         select g, r, o, 'watching', n, f, l from unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::timestamptz[], ?::timestamptz[]) as v(g, r, o, n, f, l)
-         on conflict (group_id, release) do update set event_count = error_group_releases.event_count + excluded.event_count,
-           first_seen = least(error_group_releases.first_seen, excluded.first_seen), last_seen = greatest(error_group_releases.last_seen, excluded.last_seen)
-         returning 1
-       ), h as (
-         insert into error_group_hours (group_id, hour, org_id, count)
-         select * from unnest(?::text[], ?::timestamptz[], ?::text[], ?::int[])
-         on conflict (group_id, hour) do update set count = error_group_hours.count + excluded.count
-         returning 1
-       )
-       select u.group_id, count(*)::int as n from u where u.inserted group by u.group_id
-       union all select null, ((select count(*) from r) + (select count(*) from h))::int`,
-      [
-        userRows.map((r) => r.group_id), userRows.map((r) => r.user_key), userRows.map((r) => r.org_id), userRows.map((r) => r.first.toISOString()), userRows.map((r) => r.last.toISOString()),
-        relRows.map((r) => r.group_id), relRows.map((r) => r.release), relRows.map((r) => r.org_id), relRows.map((r) => r.n), relRows.map((r) => r.first.toISOString()), relRows.map((r) => r.last.toISOString()),
-        hourRows.map((r) => r.group_id), hourRows.map((r) => r.hour.toISOString()), hourRows.map((r) => r.org_id), hourRows.map((r) => r.n),
-      ],
-    )) as { rows: Array<{ group_id: string | null; n: number }> };
-    const newUsers = new Map<string, number>();
-    for (const r of res.rows) if (r.group_id) newUsers.set(r.group_id, Number(r.n));
 
     // Regression: a resolved group seen again, unless every new event is from a release older than the fix.
     const resolvedIds = [...aggs.values()].filter((a) => a.group.status === 'resolved').map((a) => a.group.id);

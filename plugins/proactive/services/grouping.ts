@@ -9,6 +9,27 @@ import type { NormalizedEvent, StackFrame } from '../../../core/contracts/index.
 
 const MAX_FRAMES = 200;
 
+/**
+ * A bounded memo for the per-event work of grouping: files, user keys and fingerprints repeat
+ * across events, regexes and hashes need not run again. Cleared whole when full (no LRU
+ * bookkeeping on the hot path).
+ */
+function memo<V>(max: number): { get(k: string): V | undefined; set(k: string, v: V): V } {
+  const m = new Map<string, V>();
+  return {
+    get: (k) => m.get(k),
+    set: (k, v) => {
+      if (m.size >= max) m.clear();
+      m.set(k, v);
+      return v;
+    },
+  };
+}
+const inAppFiles = memo<boolean>(5_000);
+const normalizedFiles = memo<string>(5_000);
+const userKeys = memo<string>(10_000);
+const fingerprints = memo<string>(10_000);
+
 /** Parses a V8 (`    at fn (file:line:col)`) or Firefox/Safari (`fn@file:line:col`) stack into frames, top first. */
 export function parseStack(stack: string | undefined | null): StackFrame[] {
   if (!stack) return [];
@@ -45,6 +66,10 @@ function frame(file: string, fn: string | undefined, line: string | undefined, c
 export function isInApp(f: StackFrame): boolean {
   if (typeof f.in_app === 'boolean') return f.in_app;
   const file = f.file;
+  return inAppFiles.get(file) ?? inAppFiles.set(file, inAppFile(file));
+}
+
+function inAppFile(file: string): boolean {
   if (/node_modules|bower_components|\/vendor\/|^node:|^internal\/|<anonymous>|^native$|^\[native code\]/.test(file)) return false;
   if (/^(chrome|moz|safari(-web)?)-extension:/.test(file)) return false;
   if (/(^|\/)(react-dom|vue|angular|jquery|lodash|zone)(\.production)?(\.min)?\.js/.test(file)) return false;
@@ -56,6 +81,10 @@ export function isInApp(f: StackFrame): boolean {
  * version segments, so one file keeps one name across deploys.
  */
 export function normalizeFile(file: string): string {
+  return normalizedFiles.get(file) ?? normalizedFiles.set(file, normalizeFileOnce(file));
+}
+
+function normalizeFileOnce(file: string): string {
   let f = file.replace(/^webpack:\/\/\/?/, '').replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/[?#].*$/, '');
   f = f.replace(/^\/?(\.\/)+/, '/');
   f = f.replace(/([.-])[0-9a-f]{8,}(?=\.[a-z]+$)/i, ''); // app.3f9a1c2b.js → app.js
@@ -74,19 +103,22 @@ export function normalizeFunction(fn: string | undefined): string {
  * and numbers. `Cannot read 'id' of order 42` and `… of order 97` become the same text.
  */
 export function normalizeMessage(message: string): string {
-  return message
-    .slice(0, 2_000)
-    .replace(/(["'`])(?:(?!\1).){0,200}\1/g, '<str>')
-    .replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, '<email>')
-    .replace(/\bhttps?:\/\/\S+/g, '<url>')
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
-    .replace(/\b0x[0-9a-f]+\b/gi, '<hex>')
-    .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>')
-    .replace(/\b[a-z]{2,5}_[A-Za-z0-9]{8,}\b/g, '<id>')
-    .replace(/\b(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}\b/g, '<id>')
-    .replace(/\d+(\.\d+)?/g, '<n>')
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Each rule runs only when the text holds the character it needs (the placeholders bring none
+  // of them), so plain messages skip most regexes; the result is the same as running them all.
+  let m = message.slice(0, 2_000);
+  if (/["'`]/.test(m)) m = m.replace(/(["'`])(?:(?!\1).){0,200}\1/g, '<str>');
+  if (m.includes('@')) m = m.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, '<email>');
+  if (m.includes('://')) m = m.replace(/\bhttps?:\/\/\S+/g, '<url>');
+  const digits = /\d/.test(m);
+  if (m.includes('-')) m = m.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>');
+  if (digits) {
+    m = m
+      .replace(/\b0x[0-9a-f]+\b/gi, '<hex>')
+      .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>');
+  }
+  if (m.includes('_')) m = m.replace(/\b[a-z]{2,5}_[A-Za-z0-9]{8,}\b/g, '<id>');
+  if (digits) m = m.replace(/\b(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}\b/g, '<id>').replace(/\d+(\.\d+)?/g, '<n>');
+  return m.replace(/\s+/g, ' ').trim();
 }
 
 export interface GroupingInput {
@@ -98,12 +130,19 @@ export interface GroupingInput {
 
 /** The grouping key of an event (hex SHA-1, 40 characters). */
 export function fingerprintOf(e: GroupingInput): string {
-  const h = createHash('sha1');
-  if (e.fingerprint) return h.update(`explicit\n${e.fingerprint}`).digest('hex');
-  const inApp = e.frames.filter(isInApp).slice(0, 5);
-  h.update(`${e.type}\n${normalizeMessage(e.message)}\n`);
-  for (const f of inApp) h.update(`${normalizeFile(f.file)}|${normalizeFunction(f.function)}\n`);
-  return h.digest('hex');
+  let basis: string;
+  if (e.fingerprint) basis = `explicit\n${e.fingerprint}`;
+  else {
+    basis = `${e.type}\n${normalizeMessage(e.message)}\n`;
+    let n = 0;
+    for (const f of e.frames) {
+      if (n === 5) break;
+      if (!isInApp(f)) continue;
+      basis += `${normalizeFile(f.file)}|${normalizeFunction(f.function)}\n`;
+      n++;
+    }
+  }
+  return fingerprints.get(basis) ?? fingerprints.set(basis, createHash('sha1').update(basis).digest('hex'));
 }
 
 /** Frames of an event: those it carries, else parsed from its stack. */
@@ -158,7 +197,8 @@ export function maskEmail(email: string): string {
 /** A stable key of the affected user: id, else email, else username, else IP (hashed; never shown). */
 export function userKeyOf(user: NormalizedEvent['user']): string | null {
   const basis = user?.id ? `id:${user.id}` : user?.email ? `email:${user.email.toLowerCase()}` : user?.username ? `u:${user.username}` : user?.ip_address ? `ip:${user.ip_address}` : null;
-  return basis ? createHash('sha256').update(basis).digest('hex').slice(0, 32) : null;
+  if (!basis) return null;
+  return userKeys.get(basis) ?? userKeys.set(basis, createHash('sha256').update(basis).digest('hex').slice(0, 32));
 }
 
 /** A title for a group: `TypeError: Cannot read properties of undefined`. */

@@ -51,6 +51,17 @@ t.test('ingest: a request beyond the queue answers 429 with Retry-After and stor
   const groups = await h.app.db('error_groups').where({ workspace_id: ws.id }).sum({ n: 'event_count' }).first();
   t.equal(Number(groups!.n), accepted, 'and counted');
 
+  // Characters Postgres refuses in text (NUL, a lone UTF-16 surrogate) never fail the batch they share.
+  const odd = await h.ingest(c.id, c.token, [{ message: 'nul \u0000 here', external_id: 'odd-1' }, { message: 'lone \ud800 surrogate' }]);
+  t.equal(odd.status, 202, JSON.stringify(odd.body));
+  t.equal(odd.body.accepted, 2);
+  const messages = (await h.app.db('error_events').where({ connector_id: c.id }).whereIn('message', ['nul  here', 'lone \ufffd surrogate']).pluck('message')) as string[];
+  t.equal(messages.length, 2, 'both stored, the odd characters dropped or replaced');
+  const again = await h.ingest(c.id, c.token, { message: 'nul \u0000 here', external_id: 'odd-1' });
+  t.same([again.status, again.body.accepted, again.body.duplicates], [202, 0, 1], 'a repeated external id is a duplicate');
+  const counted = await h.app.db('error_groups').where({ workspace_id: ws.id }).sum({ n: 'event_count' }).first();
+  t.equal(Number(counted!.n), accepted + 2, 'the duplicate is not counted');
+
   // Retention: the organization keeps 30 days; older events go, newer stay, group totals stay.
   await h.app.db('organizations').where({ id: owner.organization.id }).update({ retention_days: 30 });
   const ids = (await h.app.db('error_events').where({ connector_id: c.id }).orderBy('id').pluck('id')) as string[];
@@ -59,5 +70,5 @@ t.test('ingest: a request beyond the queue answers 429 with Retry-After and stor
   const purged = await purgeExpiredEvents(h.app.db, new Date());
   t.equal(purged, 1, 'one event past retention');
   const left = await h.app.db('error_events').where({ connector_id: c.id }).count({ n: '*' }).first();
-  t.equal(Number(left!.n), accepted - 1, 'the others stay after the connector is gone');
+  t.equal(Number(left!.n), accepted + 2 - 1, 'the others stay after the connector is gone');
 });

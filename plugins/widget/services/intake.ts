@@ -1,14 +1,14 @@
 import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import { httpError } from '../../../core/http/errors.js';
+import { httpError, rateLimited } from '../../../core/http/errors.js';
 import { safeEqual } from '../../../core/security/tokens.js';
 import { REFUSALS, localeOf } from '../texts.js';
 import { browserOf, sanitizeContext, type ReportContextInput } from './context.js';
 import type { WidgetDeps, WidgetWorkspace } from './deps.js';
 import { originAllowed } from './origins.js';
 import { presentConfig } from './present.js';
-import type { SettingsStore } from './store.js';
+import type { SettingsRow, SettingsStore } from './store.js';
 
 type Refusal = keyof typeof REFUSALS;
 const refuse = (status: number, code: string, key: Refusal, details: Record<string, unknown> = {}) =>
@@ -69,6 +69,10 @@ const IMAGE_TYPES: Array<{ type: string; ext: string; test: (b: Buffer) => boole
   { type: 'image/webp', ext: 'webp', test: (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP' },
 ];
 
+/** How long the events path trusts what it read (settings with passive collection on, a user id without identity). */
+const EVENTS_CACHE_MS = 2_000;
+const CACHE_MAX = 10_000;
+
 /**
  * The public side of the widget (section widget, auth false): the configuration for a public
  * key, passive error events into the proactive pipeline, identify, and reports that open
@@ -76,10 +80,21 @@ const IMAGE_TYPES: Array<{ type: string; ext: string; test: (b: Buffer) => boole
  * to the install's allowed origins.
  */
 export class WidgetIntake {
+  // The events path runs per page error: it keeps what it reads for EVENTS_CACHE_MS instead of
+  // reading it per request (see docs/proactive.md, performance).
+  private readonly passiveOn = new Map<string, { at: number; settings: SettingsRow }>();
+  private readonly unknownUsers = new Map<string, number>();
+  private readonly limitedUntil = new Map<string, number>();
+
   constructor(
     private readonly d: WidgetDeps,
     private readonly store: SettingsStore,
   ) {}
+
+  /** Forgets what the events path cached of a workspace (after a settings change in this process). */
+  forget(workspaceId: string): void {
+    this.passiveOn.delete(workspaceId);
+  }
 
   /** The install of a live public key; 404 for an unknown, rotated or revoked key. */
   async install(key: string | undefined): Promise<WidgetWorkspace> {
@@ -112,11 +127,11 @@ export class WidgetIntake {
   /** Passive error events (window.onerror, unhandledrejection) with the host site's consent. */
   async events(ws: WidgetWorkspace, input: EventsInput, meta: CallerMeta): Promise<{ accepted: number; duplicates: number }> {
     if (input.consent !== true) throw refuse(403, 'consent_required', 'host_consent', { consent: 'host' });
-    const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
+    const settings = await this.eventSettings(ws);
     const ingest = this.d.errorIngest;
     if (!settings.passive_enabled || !ingest) throw refuse(403, 'passive_collection_disabled', 'passive_disabled');
-    await this.d.rateLimiter.consume(`widget-events:${ws.id}`, this.d.options.eventsPerMinute, 60_000, 'Too many widget events; retry later');
-    const email = input.user_id ? await this.emailOfUser(ws, input.user_id) : null;
+    await this.consumeEvents(ws);
+    const email = input.user_id ? await this.cachedEmailOfUser(ws, input.user_id) : null;
     const browser = browserOf(input.browser as never, meta.userAgent);
     const now = new Date().toISOString();
     const outcomes = await ingest.submit(input.events.map((e) => ({
@@ -153,6 +168,7 @@ export class WidgetIntake {
        on conflict (workspace_id, email) do update set user_id = coalesce(excluded.user_id, widget_identities.user_id), consent_at = excluded.consent_at, identified_at = excluded.identified_at`,
       [newId('wid'), ws.org_id, ws.id, email, input.user_id ?? null, now, now],
     );
+    if (input.user_id) this.unknownUsers.delete(`${ws.id}\n${input.user_id}`);
     return { identified: true, email, user_id: input.user_id ?? null };
   }
 
@@ -209,6 +225,61 @@ export class WidgetIntake {
     const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
     const secret = this.store.identitySecret(settings);
     return !!secret && safeEqual(userHashOf(secret, email), hash.trim().toLowerCase());
+  }
+
+  /**
+   * The widget settings for the events path. Only "passive collection on" is kept (for
+   * EVENTS_CACHE_MS): turning it on works at the next event; turning it off stops events within
+   * that time (at once in this process when the settings service calls forget).
+   */
+  private async eventSettings(ws: WidgetWorkspace): Promise<SettingsRow> {
+    const now = Date.now();
+    const hit = this.passiveOn.get(ws.id);
+    if (hit && now - hit.at < EVENTS_CACHE_MS) return hit.settings;
+    const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
+    if (this.passiveOn.size >= CACHE_MAX) this.passiveOn.clear();
+    if (settings.passive_enabled) this.passiveOn.set(ws.id, { at: now, settings });
+    else this.passiveOn.delete(ws.id);
+    return settings;
+  }
+
+  /**
+   * Counts a request against the install's shared limit (rate_limits in Postgres). Once the
+   * limit answered 429, this process answers 429 itself until the window ends, without a query.
+   */
+  private async consumeEvents(ws: WidgetWorkspace): Promise<void> {
+    const key = `widget-events:${ws.id}`;
+    const until = this.limitedUntil.get(key);
+    if (until !== undefined) {
+      const left = until - Date.now();
+      if (left > 0) throw rateLimited(Math.max(1, Math.ceil(left / 1000)), 'Too many widget events; retry later');
+      this.limitedUntil.delete(key);
+    }
+    const result = await this.d.rateLimiter.hit(key, this.d.options.eventsPerMinute, 60_000);
+    if (result.allowed) return;
+    if (this.limitedUntil.size >= CACHE_MAX) this.limitedUntil.clear();
+    this.limitedUntil.set(key, Date.now() + result.retryAfterSeconds * 1000);
+    throw rateLimited(result.retryAfterSeconds, 'Too many widget events; retry later');
+  }
+
+  /**
+   * emailOfUser for the events path. Only "no identity for this user id" is kept (for
+   * EVENTS_CACHE_MS; an identify in this process forgets it at once): an email is read each time,
+   * so an erased identity never reaches a later event.
+   */
+  private async cachedEmailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {
+    const key = `${ws.id}\n${userId}`;
+    const now = Date.now();
+    const unknownAt = this.unknownUsers.get(key);
+    if (unknownAt !== undefined && now - unknownAt < EVENTS_CACHE_MS) return null;
+    const email = await this.emailOfUser(ws, userId);
+    if (email !== null) {
+      this.unknownUsers.delete(key);
+      return email;
+    }
+    if (this.unknownUsers.size >= CACHE_MAX) this.unknownUsers.clear();
+    this.unknownUsers.set(key, now);
+    return null;
   }
 
   private async emailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {

@@ -71,6 +71,7 @@ export class WidgetSettingsService {
       }
       return { ws, row };
     });
+    this.intake.forget(ws.id); // passive collection turned off stops this process's events at once
     return this.out(ws, row);
   }
 

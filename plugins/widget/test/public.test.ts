@@ -100,9 +100,21 @@ t.test('passive events need the host consent and passive collection, then reach 
   t.equal(groups.items[0]!.event_count, 2);
   t.same(groups.items[0]!.sources, ['widget']);
 
+  // The settings are cached for a moment per process; turning passive collection off is at once here.
+  t.equal((await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id}/widget`, payload: { passive_collection: { enabled: false } }, ...owner.auth })).statusCode, 200);
+  const stopped = await app.server.inject({ method: 'POST', url: `/v1/widget/events?key=${key}`, headers: { origin: HOST }, payload: { consent: true, events: [event] } });
+  t.equal(json(stopped).code, 'passive_collection_disabled', 'off takes effect on the next event');
+  t.equal((await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id}/widget`, payload: { passive_collection: { enabled: true } }, ...owner.auth })).statusCode, 200);
+
   const limited = await startLimit(key);
   t.equal(limited.statusCode, 429, 'rate limited per key');
   t.ok(limited.headers['retry-after']);
+  // Once the shared counter answered 429, this process refuses the key itself until the window ends.
+  await app.db('rate_limits').where({ key: `widget-events:${ws.id}` }).delete();
+  const still = await app.server.inject({ method: 'POST', url: `/v1/widget/events?key=${key}`, headers: { origin: HOST }, payload: { consent: true, events: [{ message: 'x' }] } });
+  t.equal(still.statusCode, 429, 'still refused within the window');
+  t.ok(Number(still.headers['retry-after']) >= 1, 'with Retry-After');
+  t.notOk(await app.db('rate_limits').where({ key: `widget-events:${ws.id}` }).first(), 'without a query to the shared counter');
 });
 
 /** Fills the key's minute window (eventsPerMinute defaults to 600; the test app lowers it through the rate-limit table). */
@@ -127,7 +139,14 @@ t.test('identify links the end-user hash to an email, with consent', async (t) =
   const wrong = await app.server.inject({ method: 'POST', url: '/v1/widget/identify', headers: { origin: HOST, 'x-widget-key': key }, payload: { consent: true, email: 'someone@example.com', user_hash: hash } });
   t.equal(wrong.statusCode, 401);
   t.equal(json(wrong).code, 'invalid_user_hash');
+  // An event of the user before identify carries no email; one after it does (no stale "unknown").
+  t.equal((await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id}/widget`, payload: { passive_collection: { enabled: true } }, ...owner.auth })).statusCode, 200);
+  const sendEvent = (message: string) => app.server.inject({ method: 'POST', url: `/v1/widget/events?key=${key}`, headers: { origin: HOST }, payload: { consent: true, user_id: 'user-42', events: [{ message }] } });
+  t.equal((await sendEvent('before identify')).statusCode, 202);
   const ok = await app.server.inject({ method: 'POST', url: '/v1/widget/identify', headers: { origin: HOST }, payload: { public_key: key, consent: true, email, user_hash: hash, user_id: 'user-42' } });
+  t.equal((await sendEvent('after identify')).statusCode, 202);
+  const users = (await app.db('error_events').where({ workspace_id: ws.id }).orderBy('message').select('message', 'user')) as Array<{ message: string; user: { id: string; email?: string } }>;
+  t.same(users.map((u) => [u.message, u.user.email ?? null]), [['after identify', 'mario.rossi@example.com'], ['before identify', null]]);
   t.equal(ok.statusCode, 200, ok.payload);
   t.same(json(ok), { identified: true, email: 'mario.rossi@example.com', user_id: 'user-42' });
   const row = (await app.db('widget_identities').where({ workspace_id: ws.id }).first()) as { email: string; user_id: string };
