@@ -4,6 +4,8 @@ export interface ProactiveOptions {
   ingest: {
     /** Most events one database transaction groups. */
     batchMaxEvents: number;
+    /** Batches written at the same time per process. */
+    flushers: number;
     /** Events accepted but not yet committed, per process; beyond it ingest answers 429. */
     maxQueuedEvents: number;
     /** Retry-After of that 429, in seconds. */
@@ -41,6 +43,7 @@ export interface ProactiveOptions {
 export const proactiveOptionsSchema = Joi.object<ProactiveOptions>({
   ingest: Joi.object({
     batchMaxEvents: Joi.number().integer().min(1).max(5000).default(500),
+    flushers: Joi.number().integer().min(1).max(16).default(1),
     maxQueuedEvents: Joi.number().integer().min(1).default(20_000),
     retryAfterSeconds: Joi.number().integer().min(1).max(300).default(2),
     connectorCacheMs: Joi.number().integer().min(0).max(60_000).default(2_000),

@@ -16,6 +16,8 @@ export interface IngestQueueOptions {
   retryAfterSeconds: number;
   /** How long workspace grouping settings are cached. */
   settingsCacheMs: number;
+  /** Batches written at the same time (each its own transaction; groups are locked in one order). */
+  flushers: number;
 }
 
 /**
@@ -28,7 +30,8 @@ export interface IngestQueueOptions {
 export class IngestQueue {
   private pending: Pending[] = [];
   private queued = 0;
-  private flushing: Promise<void> | null = null;
+  /** Flush loops running now (at most opts.flushers). */
+  private readonly flushing = new Set<Promise<void>>();
   private readonly settings = new Map<string, { at: number; value: WorkspaceProactive }>();
   private stopped = false;
 
@@ -68,18 +71,21 @@ export class IngestQueue {
   /** Waits for everything accepted to be written; refuses new events. */
   async stop(): Promise<void> {
     this.stopped = true;
-    while (this.flushing) await this.flushing;
+    while (this.flushing.size) await Promise.all([...this.flushing]);
   }
 
   private kick(): void {
-    if (this.flushing) return;
-    this.flushing = (async () => {
-      try {
-        while (this.pending.length) await this.flushOnce();
-      } finally {
-        this.flushing = null;
-      }
-    })();
+    while (this.flushing.size < this.opts.flushers && this.pending.length) {
+      const loop = this.flushLoop();
+      this.flushing.add(loop);
+      loop.finally(() => this.flushing.delete(loop)).catch(() => {}); // flushOnce answers its own failures
+    }
+  }
+
+  private async flushLoop(): Promise<void> {
+    // Yields first, so the loop is in `flushing` before it can end.
+    await Promise.resolve();
+    while (this.pending.length) await this.flushOnce();
   }
 
   private async flushOnce(): Promise<void> {

@@ -14,7 +14,7 @@ t.test('the ingest queue refuses beyond its bound while a batch commits, and ans
   const builder = { whereIn: () => builder, select: async () => [] };
   const db = Object.assign(() => builder, { transaction: async (fn: (trx: unknown) => unknown) => fn({}) }) as unknown as Knex;
   const log = { error() {}, debug() {} } as unknown as Logger;
-  const queue = new IngestQueue(db, writer, { batchMaxEvents: 10, maxQueuedEvents: 3, retryAfterSeconds: 4, settingsCacheMs: 1000 }, log);
+  const queue = new IngestQueue(db, writer, { batchMaxEvents: 10, maxQueuedEvents: 3, retryAfterSeconds: 4, settingsCacheMs: 1000, flushers: 1 }, log);
   const ev = (): IncomingEvent => ({ orgId: 'o', workspaceId: 'w', connectorId: null, source: 'endpoint', event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString() } });
 
   const first = queue.submit([ev(), ev()]);
