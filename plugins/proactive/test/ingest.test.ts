@@ -34,6 +34,41 @@ t.test('the ingest queue refuses beyond its bound while a batch commits, and ans
   t.equal(afterStop?.output.statusCode, 429, 'a stopped queue takes nothing');
 });
 
+t.test('with two flushers two batches are written side by side; every event is answered once and stop waits for both', async (t) => {
+  const gates: Array<() => void> = [];
+  let concurrent = 0;
+  let most = 0;
+  const written: number[] = [];
+  const writer = { write: async (_trx: unknown, events: IncomingEvent[]) => {
+    concurrent++;
+    most = Math.max(most, concurrent);
+    await new Promise<void>((r) => gates.push(r));
+    concurrent--;
+    written.push(events.length);
+    return events.map(() => ({ groupId: 'eg_1', duplicate: false }));
+  } } as unknown as GroupWriter;
+  const builder = { whereIn: () => builder, select: async () => [] };
+  const db = Object.assign(() => builder, { transaction: async (fn: (trx: unknown) => unknown) => fn({}) }) as unknown as Knex;
+  const log = { error() {}, debug() {} } as unknown as Logger;
+  const queue = new IngestQueue(db, writer, { batchMaxEvents: 2, maxQueuedEvents: 100, retryAfterSeconds: 1, settingsCacheMs: 1000, flushers: 2 }, log);
+  const ev = (): IncomingEvent => ({ orgId: 'o', workspaceId: 'w', connectorId: null, source: 'endpoint', event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString() } });
+  const answers = [queue.submit([ev(), ev()]), queue.submit([ev(), ev()]), queue.submit([ev()])];
+  while (gates.length < 2) await new Promise((r) => setTimeout(r, 5));
+  t.equal(most, 2, 'two batches in flight at once');
+  let stopped = false;
+  const stopping = queue.stop().then(() => (stopped = true));
+  while (gates.length) {
+    gates.shift()!();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const outcomes = await Promise.all(answers);
+  t.same(outcomes.map((o) => o.length), [2, 2, 1], 'each request gets its own outcomes');
+  t.equal(written.reduce((a, b) => a + b, 0), 5, 'every accepted event written once');
+  await stopping;
+  t.ok(stopped, 'stop resolved after the last batch');
+  t.equal(queue.depth, 0);
+});
+
 t.test('ingest: a request beyond the queue answers 429 with Retry-After and stores nothing; retention purges old events', async (t) => {
   const h = await startProactive(t, { plugins: { proactive: { options: { ingest: { maxQueuedEvents: 3, batchMaxEvents: 2, retryAfterSeconds: 3 } } } } });
   const owner = await h.owner();
