@@ -4,6 +4,7 @@ import { loadConfig, type AppConfig } from '../../core/kernel/config.js';
 import { createDatabase, type Db } from '../../core/data/db.js';
 import { migrateLatest } from '../../core/data/migrate.js';
 import { pgliteTemplate } from './pglite-template.js';
+import { testSandboxOptions } from './sandbox.js';
 
 /**
  * Configuration for one test file: PGlite in memory, or (DATABASE_URL set) a schema of its own on
@@ -23,6 +24,8 @@ export function testConfig(overrides: Record<string, unknown> = {}): AppConfig {
     // on (plugins/fixes/test/helpers.ts does). The runner and mcp plugins require fixes, so they
     // are off with it: their tests turn both on (`plugins: { fixes: { enabled: true }, mcp: { enabled: true } }`).
     plugins: { fixes: { enabled: false }, runner: { enabled: false }, mcp: { enabled: false } },
+    // agent-managed runs its commands sandboxed as `nobody` unless the checkout is closed to others (test/helpers/sandbox.ts).
+    adapters: { options: { 'agent-managed': testSandboxOptions } },
   };
   return loadConfig({ overrides: mergeDeep(base, overrides) });
 }

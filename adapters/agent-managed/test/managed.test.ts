@@ -4,9 +4,10 @@ import type { JobEventInput, JobIO } from '../../../core/contracts/index.js';
 import { checkJobResult, runAgentExecutorContract } from '../../../test/contracts/agent-executor.js';
 import mod, { ManagedAgentExecutor } from '../index.js';
 import { CostMeter } from '../cost.js';
+import { testSandboxOptions } from '../../../test/helpers/sandbox.js';
 import { bareRepo, FIX, fixJob, outputOf, repoIO } from './helpers.js';
 
-const create = (opts: Record<string, unknown> = {}) => new ManagedAgentExecutor(ManagedAgentExecutor.validateOptions({ command: FIX, ...opts }));
+const create = (opts: Record<string, unknown> = {}) => new ManagedAgentExecutor(ManagedAgentExecutor.validateOptions({ command: FIX, ...testSandboxOptions, ...opts }));
 
 t.test('agent-managed passes the AgentExecutor contract kit', (t) =>
   runAgentExecutorContract(t, {

@@ -8,13 +8,16 @@ import t, { type Test } from 'tap';
 import { checkJobResult } from '../../../test/contracts/agent-executor.js';
 import { ManagedAgentExecutor } from '../index.js';
 import { lookupUser, probeNamespaces } from '../sandbox.js';
+import { checkoutReachableByOthers } from '../../../test/helpers/sandbox.js';
 import { bareRepo, FIX, fixJob, outputOf, repoIO } from './helpers.js';
 
 const create = (opts: Record<string, unknown> = {}) => new ManagedAgentExecutor(ManagedAgentExecutor.validateOptions({ command: FIX, ...opts }));
 const root = process.getuid?.() === 0;
 const nobody = lookupUser('nobody');
 const namespaces = probeNamespaces(root ? nobody : null, false) !== null;
-const noNamespaces = namespaces ? false : 'unshare cannot create user, PID and mount namespaces on this machine';
+const reachable = checkoutReachableByOthers();
+const unreachable = 'a directory above this checkout is closed to other accounts, and tap loads its hooks from node_modules in every child (test/helpers/sandbox.ts)';
+const noNamespaces = !reachable ? unreachable : namespaces ? false : 'unshare cannot create user, PID and mount namespaces on this machine';
 
 /** What the agent learns about where it runs; it then fixes the cart so the job succeeds. */
 const PROBE = [
@@ -106,7 +109,7 @@ const canAddUser = root && (() => {
   }
 })();
 
-t.test('user: the commands run as the configured account, not root, and cannot read root\'s files', { skip: canAddUser ? false : 'needs root and useradd to create a test account' }, async (t) => {
+t.test('user: the commands run as the configured account, not root, and cannot read root\'s files', { skip: !reachable ? unreachable : canAddUser ? false : 'needs root and useradd to create a test account' }, async (t) => {
   const name = `pwsb${randomBytes(4).toString('hex')}`;
   execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', name]);
   t.teardown(() => void execFileSync('userdel', [name]));
