@@ -125,6 +125,17 @@ t.test('an IDE agent runs the loop through MCP: diagnosis, draft, fix branch to 
   t.equal(ticket.state, 'awaiting_approval');
   t.match(await tool(client, 'get_ticket', { ticket_id: ticketId }), { fix_attempts: [{ status: 'verified', head_sha: head, pr_number: attempt.pr_number }], waiting_job: null });
 
+  // From the approval on, the loop is the same whoever wrote the fix: merge, release, notice, status page.
+  const ok = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/approve`, { fix_attempt_id: attempt.id, approved_sha: head });
+  t.equal(ok.status, 200, JSON.stringify(ok.body));
+  const released = await waitFor(async () => {
+    const r = await call(app, owner, 'GET', `/v1/tickets/${ticketId}`);
+    return r.body.state === 'customer_notified' ? r.body : null;
+  }, 'the release and the notice', 30_000);
+  t.match(released, { public_state: 'resolved', resolved_version: String });
+  t.match(await db('fix_releases').where({ ticket_id: ticketId }), [{ status: 'released', approved_sha: head }], 'one release at the approved commit');
+  t.equal((await db('mail_messages').where({ template: 'fixes.release_notice' })).length, 1, 'one notice to the customer');
+
   // A question: a draft of the IDE agent, one at a time.
   const q = await receiveEmail(app, ws.inbound_address, { subject: 'How do I export?', body: 'Where is the export button?' });
   const draft = await tool(client, 'submit_draft', { ticket_id: q, kind: 'reply', body_md: 'Open Settings, then Export.' });

@@ -126,4 +126,21 @@ t.test('a runner drives a diagnosis and a fix through the jobs API, and the loop
   t.match((await call(app, owner, 'GET', `/v1/tickets/${ticketId}`)).body, { state: 'awaiting_approval' });
   t.equal(Number(((await db('fix_jobs').where({ id: fixJob.id }).first()) as Json).cost_usd), 0.4, 'cost recorded on the job');
   t.match(await bearer(app, fixToken, 'POST', `/v1/jobs/${fixJob.id}/result`, fixResult), { status: 200, body: { next_job_id: null } }, 'replayed');
+
+  // The rest of the loop does not depend on who wrote the fix: approval at the runner's SHA, merge,
+  // tag and release, the notice to the customer, the status page resolved.
+  const ok = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/approve`, { fix_attempt_id: attempt.id, approved_sha: head, public_summary: 'Cart totals count quantities.' });
+  t.equal(ok.status, 200, JSON.stringify(ok.body));
+  const done = await waitFor(async () => {
+    const tk = (await call(app, owner, 'GET', `/v1/tickets/${ticketId}`)).body;
+    return tk.state === 'customer_notified' ? tk : null;
+  }, 'the release and the notice', 30_000);
+  t.match(done, { public_state: 'resolved', resolved_version: String });
+  const releases = (await db('fix_releases').where({ ticket_id: ticketId })) as Json[];
+  t.equal(releases.length, 1, 'one release');
+  t.match(releases[0], { status: 'released', approved_sha: head });
+  t.match(await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, pr.body.number), { state: 'merged' });
+  t.equal((await db('mail_messages').where({ template: 'fixes.release_notice' })).length, 1, 'one notice to the customer');
+  const page = await app.server.inject({ method: 'GET', url: new URL(done.public_status_url).pathname });
+  t.match(page.payload, /Cart totals count quantities\./, 'the status page says what was fixed');
 });
