@@ -35,7 +35,9 @@ function cpuTicks(pid: number): number {
  * CPU ticks of the service processes (with their children: the api processes of
  * API_PROCESSES > 1) and of every postgres process on this machine (Linux only).
  */
-function cpuSnapshot(): { service: number; postgres: number } | null {
+type CpuSnapshot = { service: number; postgres: number };
+
+function cpuSnapshot(): CpuSnapshot | null {
   try {
     let postgres = 0;
     let service = 0;
@@ -54,6 +56,24 @@ function cpuSnapshot(): { service: number; postgres: number } | null {
   } catch {
     return null;
   }
+}
+
+/** One JSON API call (signed in with `cookie` when given): status, parsed body ({} when empty) and Set-Cookie. */
+export async function api(base: string, method: string, path: string, cookie: string | null, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; setCookie: string | null }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(cookie ? { cookie } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, setCookie: res.headers.get('set-cookie') };
+}
+
+/** The service's and PostgreSQL's CPU time per request between two snapshots (nothing when not measured). */
+function cpuPerRequest(before: CpuSnapshot | null, after: CpuSnapshot | null, requests: number): Pick<Measurement, 'service_cpu_ms' | 'postgres_cpu_ms'> {
+  if (!before || !after || !servicePids.size) return {};
+  const cpu = (ticks: number) => (requests ? Number(((ticks * 1000) / TICKS_PER_S / requests).toFixed(2)) : undefined);
+  return { service_cpu_ms: cpu(after.service - before.service), postgres_cpu_ms: cpu(after.postgres - before.postgres) };
 }
 
 export interface LoadOptions {
@@ -80,7 +100,6 @@ export async function measure(name: string, opts: LoadOptions): Promise<Measurem
     duration: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10),
   });
   const after = cpuSnapshot();
-  const cpu = (ticks: number) => (result.requests.total ? Number(((ticks * 1000) / TICKS_PER_S / result.requests.total).toFixed(2)) : undefined);
   return {
     name,
     requests_per_s: Math.round(result.requests.average),
@@ -88,9 +107,7 @@ export async function measure(name: string, opts: LoadOptions): Promise<Measurem
     p99_ms: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
-    ...(before && after && servicePids.size
-      ? { service_cpu_ms: cpu(after.service - before.service), postgres_cpu_ms: cpu(after.postgres - before.postgres) }
-      : {}),
+    ...cpuPerRequest(before, after, result.requests.total),
   };
 }
 
@@ -142,7 +159,6 @@ export async function measurePaced(name: string, opts: { url: string; rate: numb
   const after = cpuSnapshot();
   latencies.sort((a, b) => a - b);
   const pct = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
-  const cpu = (ticks: number) => (latencies.length ? Number(((ticks * 1000) / TICKS_PER_S / latencies.length).toFixed(2)) : undefined);
   return {
     name,
     requests_per_s: Math.round(latencies.length / elapsedS),
@@ -150,7 +166,7 @@ export async function measurePaced(name: string, opts: { url: string; rate: numb
     p99_ms: pct(0.99),
     errors,
     non2xx,
-    ...(before && after && servicePids.size ? { service_cpu_ms: cpu(after.service - before.service), postgres_cpu_ms: cpu(after.postgres - before.postgres) } : {}),
+    ...cpuPerRequest(before, after, latencies.length),
   };
 }
 

@@ -106,11 +106,7 @@ async function main(): Promise<void> {
       throw new ConfigError('config key server.apiProcesses (API_PROCESSES) above 1 needs Postgres (DATABASE_URL): the embedded database belongs to one process');
     }
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`patchwell: ${err.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
+    exitOnConfigError(err);
   }
   if (cluster.isWorker) return runApp(config, ['api']);
   const processes = roles.includes('api') ? config.server.apiProcesses : 1;
@@ -118,12 +114,17 @@ async function main(): Promise<void> {
   try {
     await runApp(config, roles);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`patchwell: ${err.message}\n`);
-      process.exit(78);
-    }
-    throw err;
+    exitOnConfigError(err);
   }
+}
+
+/** A configuration error ends the process with its message and EX_CONFIG (78); anything else is rethrown. */
+function exitOnConfigError(err: unknown): never {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`patchwell: ${err.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+  throw err;
 }
 
 main().catch((err) => {

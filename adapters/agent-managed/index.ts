@@ -116,7 +116,7 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
       const agent = await this.sh(this.options.command, work, { ...env, PATCHWELL_COST_FILE: meter.file }, limitMs, io, 'agent_output', { meter, maxCost });
       await this.reportCost(io, meter, maxCost);
       if (agent.cancelled) return cancelled();
-      if (agent.overBudget || meter.total > maxCost) return fail('cost_limit_reached', `the agent reported $${cost()} spent, above the job's limit of $${maxCost}`);
+      if (agent.overBudget) return fail('cost_limit_reached', `the agent reported $${cost()} spent, above the job's limit of $${maxCost}`);
       if (agent.timedOut) return fail('timed_out', `the agent ran past ${Math.round(limitMs / 1000)} s`);
       if (agent.code !== 0) return fail('agent_failed', `the agent command exited with ${agent.code}`);
 

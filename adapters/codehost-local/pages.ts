@@ -6,14 +6,13 @@
 import Joi from 'joi';
 import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import type { LocalCodeHost } from './local-code-host.js';
+import { escapeHtml as esc } from '../../core/http/html.js';
 
 export interface LocalPageAccess {
   /** Whether the request may see a repository (e.g. a signed-in member of the organization that installed it). */
   canView(request: Request, fullName: string): Promise<boolean>;
 }
 
-const esc = (s: unknown): string =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STYLE = `body{font:14px/1.5 system-ui,sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;color:#1f2328}
 h1{font-size:1.4rem}a{color:#0969da}.muted{color:#59636e}.state{display:inline-block;padding:0 .5rem;border-radius:1rem;color:#fff}

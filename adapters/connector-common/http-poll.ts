@@ -1,8 +1,9 @@
 // Shared by the connectors that poll a vendor's HTTP API through the SSRF-guarded fetch
 // (connector-error-tracker, connector-metrics): the poll cursor and the mapping of failures to
 // connector test codes.
-import { AdapterError, type ConnectorTestCode } from '../../core/contracts/index.js';
-import { SafeFetchError } from '../../core/security/safe-fetch.js';
+import { isIP } from 'node:net';
+import { AdapterError, settingsIssue, type ConnectorTestCode, type SettingsIssue } from '../../core/contracts/index.js';
+import { SafeFetchError, blockedReason } from '../../core/security/safe-fetch.js';
 
 /** A poll cursor: the time window being walked (ISO 8601) and the vendor's page token within it. */
 export interface WindowCursor {
@@ -20,6 +21,19 @@ export function parseWindowCursor(cursor: string | null): WindowCursor | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Issues of an optional `config.base_url`: `checkUrl` (the adapter's scheme check) first, then a
+ * literal private or reserved IP address (host names are checked when fetched).
+ */
+export function baseUrlIssues(value: unknown, checkUrl: (url: string) => SettingsIssue[], allowLoopback: boolean): SettingsIssue[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'string') return [settingsIssue('invalid_url', 'config.base_url', 'base_url is not a URL')];
+  const found = checkUrl(value);
+  if (found.length) return found;
+  const host = new URL(value).hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) && blockedReason(host, { allowLoopback }) ? [settingsIssue('blocked_address', 'config.base_url', 'base_url points at a private or reserved address')] : [];
 }
 
 /** The connector test code of a vendor's HTTP error status. */

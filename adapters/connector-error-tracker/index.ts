@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import Joi from 'joi';
 import {
   AbstractConnectorAdapter,
@@ -22,9 +21,9 @@ import {
   type SettingsContext,
   type SettingsIssue,
 } from '../../core/contracts/index.js';
-import { blockedReason, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
+import { createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
 import { nextCursorOf, normalizeTrackerEvent, normalizeWebhookBody } from './normalize.js';
-import { asConnectorError, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
+import { asConnectorError, baseUrlIssues, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
 
 export interface ErrorTrackerOptions extends ConnectorAdapterOptions {
   /** Base URL used when a connector sets none (the hosted tracker). */
@@ -68,11 +67,13 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
   readonly kind = 'error_tracker' as const;
   readonly secretNames: readonly ConnectorSecretName[] = ['client_secret', 'auth_token'];
   private readonly fetch: SafeFetch;
+  private readonly allowLoopback: boolean;
 
   constructor(options: ErrorTrackerOptions, deps?: AdapterDeps) {
     super(options, deps);
     const config = deps?.config as { security?: { allowLoopbackFetch?: boolean } } | undefined;
-    this.fetch = createSafeFetch({ allowLoopback: config?.security?.allowLoopbackFetch === true, timeoutMs: options.requestTimeoutMs, maxBytes: 8 * 1024 * 1024 });
+    this.allowLoopback = config?.security?.allowLoopbackFetch === true;
+    this.fetch = createSafeFetch({ allowLoopback: this.allowLoopback, timeoutMs: options.requestTimeoutMs, maxBytes: 8 * 1024 * 1024 });
   }
 
   protected override checkSettings(config: Record<string, unknown>, secrets: Record<string, string>, context: SettingsContext): SettingsIssue[] {
@@ -88,19 +89,7 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
         if (has('auth_token')) issues.push(settingsIssue('missing_field', `config.${field}`, `${field} is required to poll with an auth token`));
       } else if (typeof v !== 'string' || !SLUG.test(v)) issues.push(settingsIssue('invalid_value', `config.${field}`, `${field} is a slug (letters, digits, - _ .)`));
     }
-    if (config.base_url !== undefined && config.base_url !== null) {
-      if (typeof config.base_url !== 'string') issues.push(settingsIssue('invalid_url', 'config.base_url', 'base_url is not a URL'));
-      else {
-        const found = this.checkUrl('config.base_url', config.base_url, this.options.allowHttp);
-        issues.push(...found);
-        if (!found.length) {
-          const host = new URL(config.base_url).hostname.replace(/^\[|\]$/g, '');
-          if (isIP(host) && blockedReason(host, { allowLoopback: (this.deps.config as { security?: { allowLoopbackFetch?: boolean } } | undefined)?.security?.allowLoopbackFetch === true })) {
-            issues.push(settingsIssue('blocked_address', 'config.base_url', 'base_url points at a private or reserved address'));
-          }
-        }
-      }
-    }
+    issues.push(...baseUrlIssues(config.base_url, (url) => this.checkUrl('config.base_url', url, this.options.allowHttp), this.allowLoopback));
     for (const key of Object.keys(config)) {
       if (!['organization', 'project', 'base_url'].includes(key)) issues.push(settingsIssue('unknown_field', `config.${key}`, `error_tracker connectors take no ${key}`));
     }

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import Joi from 'joi';
 import {
   AbstractConnectorAdapter,
@@ -17,9 +16,9 @@ import {
   type SettingsContext,
   type SettingsIssue,
 } from '../../core/contracts/index.js';
-import { blockedReason, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
+import { createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
 import { ERROR_STATUS_QUERY, normalizeLog } from './normalize.js';
-import { asConnectorError, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
+import { asConnectorError, baseUrlIssues, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
 
 export interface MetricsOptions extends ConnectorAdapterOptions {
   /** API base URL used when a connector sets no `base_url` (the US1 site). */
@@ -77,20 +76,7 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
   }
 
   protected override checkSettings(config: Record<string, unknown>, _secrets: Record<string, string>, _context: SettingsContext): SettingsIssue[] {
-    const issues: SettingsIssue[] = [];
-    if (config.base_url !== undefined && config.base_url !== null) {
-      if (typeof config.base_url !== 'string') issues.push(settingsIssue('invalid_url', 'config.base_url', 'base_url is not a URL'));
-      else {
-        const found = this.checkUrl('config.base_url', config.base_url, this.options.allowHttp);
-        issues.push(...found);
-        if (!found.length) {
-          const host = new URL(config.base_url).hostname.replace(/^\[|\]$/g, '');
-          if (isIP(host) && blockedReason(host, { allowLoopback: this.allowLoopback })) {
-            issues.push(settingsIssue('blocked_address', 'config.base_url', 'base_url points at a private or reserved address'));
-          }
-        }
-      }
-    }
+    const issues = baseUrlIssues(config.base_url, (url) => this.checkUrl('config.base_url', url, this.options.allowHttp), this.allowLoopback);
     if (config.query !== undefined && config.query !== null && (typeof config.query !== 'string' || config.query.length > 1000 || /[\r\n]/.test(config.query))) {
       issues.push(settingsIssue('invalid_value', 'config.query', 'query is a log search of at most 1000 characters on one line'));
     }

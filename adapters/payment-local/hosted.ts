@@ -1,6 +1,7 @@
 import { TOPUP_FIXES, type HostedPageResponse, type HostedPaymentPage } from '../../core/contracts/index.js';
 import type { LocalPaymentProvider } from './index.js';
-import { esc, gonePage, langOf, page, t, usd, type Lang } from './pages.js';
+import { escapeHtml as esc } from '../../core/http/html.js';
+import { gonePage, langOf, page, t, usd, type Lang } from './pages.js';
 
 const q = (lang: Lang) => (lang === 'it' ? '?lang=it' : '');
 const langLinks = (path: string) => `<p><a href="${esc(path)}">EN</a> · <a href="${esc(path)}?lang=it">IT</a></p>`;

@@ -40,7 +40,7 @@ import { localPages } from './hosted.js';
 import { decodeEvent, type LocalEventBody } from './events.js';
 import { LOCAL_SIGNATURE_HEADER, signPayload, verifySignature } from './signature.js';
 import { LocalStore, localId } from './store.js';
-import type { LocalAccount, LocalAccountLink, LocalCheckout, LocalCustomer, LocalInvoice, LocalPortal, LocalSubscription, LocalTransfer } from './types.js';
+import type { LocalAccount, LocalAccountLink, LocalCheckout, LocalCustomer, LocalInvoice, LocalPortal, LocalResale, LocalSubscription, LocalTransfer } from './types.js';
 
 export interface LocalPaymentOptions extends PaymentProviderOptions {
   /** Where the hosted pages live on the service. */
@@ -132,9 +132,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
 
   createCheckout(input: CheckoutInput, idempotencyKey: string): Promise<CheckoutSession> {
     return this.persistentOnce('checkout', idempotencyKey, async () => {
-      const now = this.now();
-      const doc: LocalCheckout = {
-        id: localId('checkout'),
+      return this.openCheckout({
         mode: input.mode,
         plan: input.mode === 'subscription' ? input.plan : null,
         pack: input.mode === 'topup' ? input.pack : null,
@@ -145,13 +143,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
         name: input.customer.name ?? null,
         successUrl: input.successUrl,
         cancelUrl: input.cancelUrl,
-        status: 'open',
-        subscriptionId: null,
-        expiresAt: new Date(now.getTime() + this.options.checkoutTtlMinutes * 60_000).toISOString(),
-        createdAt: now.toISOString(),
-      };
-      await this.store.put('checkout', doc);
-      return { checkoutId: doc.id, url: this.url(`/checkout/${doc.id}`), customerId: doc.customerId };
+      });
     });
   }
 
@@ -227,9 +219,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
       const account = await this.store.get<LocalAccount>('account', input.destinationAccountId);
       if (!account) throw new AdapterNotFoundError(`payout account ${input.destinationAccountId} does not exist`);
       if (!account.chargesEnabled || !account.payoutsEnabled) throw new AdapterError('account_not_ready', `payout account ${account.id} has not finished onboarding`);
-      const now = this.now();
-      const doc: LocalCheckout = {
-        id: localId('checkout'),
+      return this.openCheckout({
         mode: 'resale',
         plan: null,
         pack: null,
@@ -240,14 +230,8 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
         name: input.client.name ?? null,
         successUrl: input.successUrl,
         cancelUrl: input.cancelUrl,
-        status: 'open',
-        subscriptionId: null,
-        expiresAt: new Date(now.getTime() + this.options.checkoutTtlMinutes * 60_000).toISOString(),
-        createdAt: now.toISOString(),
         resale: { workspaceId: input.workspaceId, accountId: account.id, amountUsd: round2(input.amountUsd), feePercent: input.platformFeePercent, description: input.description },
-      };
-      await this.store.put('checkout', doc);
-      return { checkoutId: doc.id, url: this.url(`/checkout/${doc.id}`), customerId: null };
+      });
     });
   }
 
@@ -468,6 +452,21 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
 
   // --- internals ---------------------------------------------------------------------------
 
+  /** Stores an open checkout session (expiring after checkoutTtlMinutes) and answers its page link. */
+  private async openCheckout(fields: Omit<LocalCheckout, 'id' | 'status' | 'subscriptionId' | 'expiresAt' | 'createdAt'>): Promise<CheckoutSession> {
+    const now = this.now();
+    const doc: LocalCheckout = {
+      id: localId('checkout'),
+      ...fields,
+      status: 'open',
+      subscriptionId: null,
+      expiresAt: new Date(now.getTime() + this.options.checkoutTtlMinutes * 60_000).toISOString(),
+      createdAt: now.toISOString(),
+    };
+    await this.store.put('checkout', doc);
+    return { checkoutId: doc.id, url: this.url(`/checkout/${doc.id}`), customerId: doc.customerId };
+  }
+
   /** The client pays the first month: a subscription on the platform whose payments go to the payout account. */
   private async completeResale(checkout: LocalCheckout, card: string, now: Date) {
     const resale = checkout.resale!;
@@ -507,7 +506,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     return this.store.put('invoice', invoice);
   }
 
-  private async transfer(invoice: LocalInvoice, resale: NonNullable<LocalSubscription['resale']>): Promise<void> {
+  private async transfer(invoice: LocalInvoice, resale: LocalResale): Promise<void> {
     const fee = round2((invoice.amountPaidUsd * resale.feePercent) / 100);
     const amount = round2(invoice.amountPaidUsd - fee);
     const doc: LocalTransfer = { id: localId('transfer'), accountId: resale.accountId, invoiceId: invoice.id, workspaceId: resale.workspaceId, amountUsd: amount, feeUsd: fee, createdAt: this.now().toISOString() };

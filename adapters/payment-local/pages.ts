@@ -1,4 +1,5 @@
 /** HTML of the simulated provider's hosted pages, in English and Italian (`?lang=it`). */
+import { escapeHtml as esc } from '../../core/http/html.js';
 
 export type Lang = 'en' | 'it';
 export const langOf = (q: Record<string, string>): Lang => (q.lang === 'it' ? 'it' : 'en');
@@ -72,9 +73,6 @@ export function t(lang: Lang) {
   return T[lang];
 }
 
-export function esc(v: unknown): string {
-  return String(v).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 export function usd(v: number): string {
   return `$${v.toFixed(2)}`;

@@ -20,20 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import pg from 'pg';
-import { measure, startPatchwell, type Measurement, type Running } from '../harness.js';
+import { api, measure, startPatchwell, type Measurement, type Running } from '../harness.js';
 
 const SECRET = `bench-inbound-${randomBytes(8).toString('hex')}`;
 const WORKSPACES = 4;
-
-async function api(base: string, method: string, path: string, cookie: string | null, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; setCookie: string | null }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(cookie ? { cookie } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, setCookie: res.headers.get('set-cookie') };
-}
 
 function message(i: number, to: string, run: string): Buffer {
   return Buffer.from([

@@ -13,20 +13,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { measure, measurePaced, startPatchwell, type Measurement, type Running } from '../harness.js';
+import { api, measure, measurePaced, startPatchwell, type Measurement, type Running } from '../harness.js';
 
 const DISTINCT_ERRORS = 40;
 const USERS = 500;
-
-async function api(base: string, method: string, path: string, cookie: string | null, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; setCookie: string | null }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(cookie ? { cookie } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, setCookie: res.headers.get('set-cookie') };
-}
 
 function event(i: number): string {
   const kind = i % DISTINCT_ERRORS;
@@ -115,7 +105,12 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
   }
 }
 
-/** Warm-up, then one measured run of a shape; checks that every accepted event was counted in the groups. */
+/** CPU per request of a row made per event (the row counts events; p50/p99 stay per request). */
+function perEvent(row: Measurement, batch: number): Pick<Measurement, 'service_cpu_ms' | 'postgres_cpu_ms'> {
+  const per = (v: number | undefined) => (v === undefined ? undefined : Number((v / batch).toFixed(3)));
+  return { service_cpu_ms: per(row.service_cpu_ms), postgres_cpu_ms: per(row.postgres_cpu_ms) };
+}
+
 /** `events` per second offered at an even pace in requests of shape.batch events. */
 async function measureOffered(url: string, shape: Shape, events: number): Promise<Measurement> {
   let next = 0;
@@ -135,11 +130,11 @@ async function measureOffered(url: string, shape: Shape, events: number): Promis
       if (status === 202) accepted += (JSON.parse(body) as { accepted: number }).accepted;
     },
   });
-  const perEvent = (v: number | undefined) => (v === undefined ? undefined : Number((v / shape.batch).toFixed(3)));
   // Answers per second times the events each accepted request carried.
-  return { ...row, requests_per_s: answered ? Math.round((row.requests_per_s * accepted) / answered) : 0, service_cpu_ms: perEvent(row.service_cpu_ms), postgres_cpu_ms: perEvent(row.postgres_cpu_ms) };
+  return { ...row, requests_per_s: answered ? Math.round((row.requests_per_s * accepted) / answered) : 0, ...perEvent(row, shape.batch) };
 }
 
+/** Warm-up, then one measured run of a shape; checks that every accepted event was counted in the groups. */
 async function measureShape(url: string, cookie: string, workspaceId: string, shape: Shape): Promise<Measurement> {
   let next = 0;
   let accepted = 0;
@@ -174,8 +169,7 @@ async function measureShape(url: string, cookie: string, workspaceId: string, sh
       `${limited} answers 429 (${retryAfterSeen} with Retry-After); other answers ${JSON.stringify(other)}; ${row.requests_per_s} requests/s`,
   );
   // The row counts events, not requests (p50/p99 stay per request); CPU per request becomes per event.
-  const perEvent = (v: number | undefined) => (v === undefined ? undefined : Number((v / shape.batch).toFixed(3)));
-  return { ...row, requests_per_s: Math.round(accepted / seconds), service_cpu_ms: perEvent(row.service_cpu_ms), postgres_cpu_ms: perEvent(row.postgres_cpu_ms) };
+  return { ...row, requests_per_s: Math.round(accepted / seconds), ...perEvent(row, shape.batch) };
 }
 
 async function storedEvents(base: string, cookie: string, workspaceId: string): Promise<number> {

@@ -10,7 +10,7 @@
 // plans for docs/tickets-explain.md. BENCH_TICKETS sets the number of tickets (default 1000000).
 import { pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
-import { measure, type Measurement, type Running } from '../harness.js';
+import { api, measure, type Measurement, type Running } from '../harness.js';
 
 const EMAIL = 'bench-tickets@example.com';
 const PASSWORD = 'bench tickets password 1';
@@ -23,16 +23,6 @@ interface Session {
   cookie: string;
   orgId: string;
   userId: string;
-}
-
-async function api(base: string, method: string, path: string, cookie: string | null, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; setCookie: string | null }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(cookie ? { cookie } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, setCookie: res.headers.get('set-cookie') };
 }
 
 function cookieOf(setCookie: string | null): string {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { RELEASE_STATUSES } from './models/index.js';
 
 const id = Joi.string().max(100);
 
@@ -44,7 +45,6 @@ export const backToApprovalPayload = Joi.object({ fix_attempt_id: id.required(),
 
 // ---- releases section
 
-const RELEASE_STATUSES = ['proposed', 'batched', 'waiting_version', 'merging', 'tagging', 'releasing', 'notifying', 'released', 'failed'] as const;
 const sha = Joi.string().pattern(/^[0-9a-f]{40,64}$/);
 const version = Joi.string().trim().min(1).max(64);
 

@@ -49,6 +49,8 @@ interface WorkspaceRow {
 }
 
 const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+/** Addresses trimmed, lower-cased, without duplicates or blanks. */
+const recipientList = (addresses: string[]): string[] => [...new Set(addresses.map((a) => a.trim().toLowerCase()))].filter(Boolean);
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 export function monthRange(month: string): { start: Date; end: Date } {
@@ -202,10 +204,10 @@ export class AgencyReports {
     return this.d.brand().lookOf(profile as never, org);
   }
 
-  private async render(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow): Promise<{ filename: string; content: Buffer; look: { name: string; color: string }; intro: string | null }> {
+  // `reportIntro`: the client workspace's report_intro, read by the caller with its other fields.
+  private async render(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, reportIntro: string | null): Promise<{ filename: string; content: Buffer; look: { name: string; color: string }; intro: string | null }> {
     const look = await this.look(db, org);
-    const ws = (await db('workspaces').select('report_intro').where({ org_id: org.id, id: row.workspace_id }).first()) as { report_intro: string | null } | undefined;
-    const intro = ws?.report_intro?.trim() || null;
+    const intro = reportIntro?.trim() || null;
     const content = await renderReportPdf({ clientName: row.client_name, agencyName: look.name, month: row.month, locale: row.locale, color: look.color, intro, figures: json(row.figures), generatedAt: new Date(row.generated_at) });
     return { filename: pdfName(row), content, look, intro };
   }
@@ -215,10 +217,10 @@ export class AgencyReports {
     const db = this.d.db();
     const org = await this.agency(db, principal);
     const row = await this.row(db, principal, id);
-    const ws = (await db('workspaces').select('report_recipients').where({ org_id: org.id, id: row.workspace_id }).first()) as Pick<WorkspaceRow, 'report_recipients'> | undefined;
-    const recipients = [...new Set((input.recipients ?? json(ws?.report_recipients ?? []) ?? []).map((a) => a.trim().toLowerCase()))].filter(Boolean);
+    const ws = (await db('workspaces').select('report_recipients', 'report_intro').where({ org_id: org.id, id: row.workspace_id }).first()) as Pick<WorkspaceRow, 'report_recipients' | 'report_intro'> | undefined;
+    const recipients = recipientList(input.recipients ?? json(ws?.report_recipients ?? []) ?? []);
     if (recipients.length === 0) throw httpError(422, 'no_recipients', 'The report has no recipients: give recipients or set the workspace\'s report recipients');
-    await this.deliver(db, org, row, recipients, { actor: auditActorOf(principal), meta });
+    await this.deliver(db, org, row, recipients, ws?.report_intro ?? null, { actor: auditActorOf(principal), meta });
     return this.out(await this.row(db, principal, id));
   }
 
@@ -226,9 +228,9 @@ export class AgencyReports {
    * Mails a report and marks it sent, in one transaction. With `onlyOnce` (the monthly auto-send)
    * a report already sent (by hand or by an earlier run) is left alone: false.
    */
-  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], by: { actor: AuditActor; meta: Partial<Meta>; onlyOnce?: boolean }): Promise<boolean> {
+  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], reportIntro: string | null, by: { actor: AuditActor; meta: Partial<Meta>; onlyOnce?: boolean }): Promise<boolean> {
     const id = row.id;
-    const { filename, content, look, intro } = await this.render(db, org, row);
+    const { filename, content, look, intro } = await this.render(db, org, row, reportIntro);
     const f = json(row.figures);
     const sentAt = this.now();
     return db.transaction(async (trx) => {
@@ -245,7 +247,7 @@ export class AgencyReports {
         workspaceId: row.workspace_id,
         fromName: look.name,
         data: {
-          subject: reportSubject(row.locale, row.client_name, row.month), agency: look.name, color: look.color, client: row.client_name, month: monthLabel(row.month, row.locale),
+          subject: reportSubject(row.locale, row.client_name, row.month), agency: look.name, client: row.client_name, month: monthLabel(row.month, row.locale),
           intro: intro ?? '', opened: f.tickets.opened, resolved: f.tickets.resolved, fixed: f.tickets.fixed, escalated: f.tickets.escalated,
           first_response: formatMinutes(f.first_response.median_minutes, row.locale), resolution: formatMinutes(f.resolution.median_minutes, row.locale), pdf_name: filename,
         },
@@ -276,7 +278,7 @@ export class AgencyReports {
     let generated = 0;
     let sent = 0;
     for (const ws of rows) {
-      const recipients = [...new Set((json(ws.report_recipients ?? []) ?? []).map((a) => a.trim().toLowerCase()))].filter(Boolean);
+      const recipients = recipientList(json(ws.report_recipients ?? []) ?? []);
       if (!ws.client_name?.trim() || recipients.length === 0 || !opts.hasAgencyPlan(ws.org_plan)) continue;
       // A client added after the month ended has nothing to report for it.
       if (new Date(ws.created_at) >= monthRange(month).end) continue;
@@ -285,7 +287,7 @@ export class AgencyReports {
         const { created, row } = await this.create(db, ws.org_id, ws as WorkspaceRow & { client_name: string }, month, { ...system, generatedBy: null, auto: true });
         if (created) generated += 1;
         if (Number(row.send_count) > 0) continue;
-        if (await this.deliver(db, { id: ws.org_id, name: ws.org_name, badge_removal_addon: ws.badge_removal_addon }, row, recipients, { ...system, onlyOnce: true })) sent += 1;
+        if (await this.deliver(db, { id: ws.org_id, name: ws.org_name, badge_removal_addon: ws.badge_removal_addon }, row, recipients, ws.report_intro, { ...system, onlyOnce: true })) sent += 1;
       } catch (err) {
         opts.log?.warn({ err, workspaceId: ws.id, month }, 'agency report auto-send failed; retried at the next run');
       }

@@ -1,7 +1,9 @@
 import { isAdapterError, type SubscriptionStatus } from '../../../core/contracts/index.js';
+import type { BillingAccount } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import { SYSTEM, type BillingDeps } from './deps.js';
 import type { PlanLimits } from './limits.js';
+import { OneAtATime } from './one-at-a-time.js';
 import { providerCall } from './provider-call.js';
 import { LIVE_STATUSES } from './subscription-status.js';
 
@@ -25,7 +27,7 @@ export interface ExtraWorkspaceSync {
  * never does.
  */
 export class ExtraWorkspaces {
-  private readonly running = new Map<string, Promise<unknown>>();
+  private readonly queue = new OneAtATime();
 
   constructor(
     private readonly d: BillingDeps,
@@ -33,31 +35,25 @@ export class ExtraWorkspaces {
     private readonly limits: PlanLimits,
   ) {}
 
-  /** The quantity the subscription should carry now. */
-  async wanted(orgId: string): Promise<{ quantity: number; subscriptionId: string | null; live: boolean }> {
+  /** The quantity the subscription should carry now (with the billing account it was read from). */
+  async wanted(orgId: string): Promise<{ quantity: number; subscriptionId: string | null; live: boolean; account: BillingAccount }> {
     const org = await this.store.org(this.d.db, orgId);
     const account = await this.store.account(this.d.db, orgId);
     const live = LIVE_STATUSES.includes(org.subscription_status as SubscriptionStatus) && Boolean(account.subscription_id);
     const n = this.d.catalog.numbers(org.plan);
-    if (!live || n.extra_workspace_price_usd <= 0) return { quantity: 0, subscriptionId: account.subscription_id, live };
+    if (!live || n.extra_workspace_price_usd <= 0) return { quantity: 0, subscriptionId: account.subscription_id, live, account };
     const used = await this.limits.countWorkspaces(this.d.db, orgId);
-    return { quantity: Math.max(0, used - n.workspaces_included), subscriptionId: account.subscription_id, live };
+    return { quantity: Math.max(0, used - n.workspaces_included), subscriptionId: account.subscription_id, live, account };
   }
 
   /** Brings the provider in line; runs one at a time per organization in this process. */
   sync(orgId: string): Promise<ExtraWorkspaceSync> {
-    const before = this.running.get(orgId) ?? Promise.resolve();
-    const next = before.catch(() => undefined).then(() => this.syncNow(orgId));
-    this.running.set(orgId, next);
-    void next.finally(() => {
-      if (this.running.get(orgId) === next) this.running.delete(orgId);
-    }).catch(() => undefined);
-    return next;
+    return this.queue.run(orgId, () => this.syncNow(orgId));
   }
 
   private async syncNow(orgId: string): Promise<ExtraWorkspaceSync> {
     const want = await this.wanted(orgId);
-    const account = await this.store.account(this.d.db, orgId);
+    const account = want.account;
     if (!want.live) {
       // A canceled subscription bills nothing; the provider's side ended with it.
       if (account.extra_workspace_quantity !== 0) await this.store.patchAccount(this.d.db, orgId, { extra_workspace_quantity: 0 });

@@ -3,6 +3,7 @@ import type { InvoiceInfo, PaymentEvent, SubscriptionStatus } from '../../../cor
 import { newId } from '../../../core/data/ids.js';
 import { money, num, type ResaleRow } from '../models.js';
 import { locale, SYSTEM, type BillingDeps, type MailTemplateLike, type RequestMeta } from './deps.js';
+import { OneAtATime } from './one-at-a-time.js';
 import { providerCall } from './provider-call.js';
 
 interface WorkspaceResale {
@@ -27,7 +28,7 @@ type ResaleEvent = Extract<PaymentEvent, { type: 'resale.updated' }>;
  * went to the payout account and the platform fee, one paid row per workspace and period.
  */
 export class Resales {
-  private readonly running = new Map<string, Promise<unknown>>();
+  private readonly queue = new OneAtATime();
 
   constructor(private readonly d: BillingDeps) {}
 
@@ -38,13 +39,7 @@ export class Resales {
 
   /** One reconcile at a time per workspace in this process; the unique index guards across processes. */
   reconcile(orgId: string, workspaceId: string, meta: RequestMeta): Promise<void> {
-    const id = `${orgId}:${workspaceId}`;
-    const next = (this.running.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.reconcileNow(orgId, workspaceId, meta));
-    this.running.set(id, next);
-    void next.finally(() => {
-      if (this.running.get(id) === next) this.running.delete(id);
-    }).catch(() => undefined);
-    return next;
+    return this.queue.run(`${orgId}:${workspaceId}`, () => this.reconcileNow(orgId, workspaceId, meta));
   }
 
   private async reconcileNow(orgId: string, workspaceId: string, meta: RequestMeta): Promise<void> {

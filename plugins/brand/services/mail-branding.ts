@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { BrandProfileRow } from '../models.js';
 import { orgFacts, type BrandDeps, type BrandWorkspace, type OrgFacts } from './deps.js';
 import { cssFontStack } from './fonts.js';
+import { plainLook } from './preview.js';
 import type { BrandService } from './profiles.js';
 
 /** The mail plugin's MailBrand (declared here as the brand plugin's side of the seam). */
@@ -14,8 +15,6 @@ export interface MailBrandOut {
   from: { address: string; name?: string } | null;
   fromName: string | null;
 }
-
-const NEUTRAL = '#1f2328';
 
 /**
  * Container key `mailBranding`: the brand a customer-facing mail of a workspace carries (the mail
@@ -37,18 +36,15 @@ export class MailBrandingService {
     if (!ws) return null;
     const org = await orgFacts(trx, ref.orgId);
     const profile = await this.brand.effectiveProfile(trx, ref.orgId, ws.brand_profile_id);
-    if (!profile) {
-      return { name: ws.client_name || ws.name, logoUrl: null, color: NEUTRAL, fontStack: cssFontStack('System UI'), showBadge: !org.badge_removal_addon, from: null, fromName: null };
-    }
-    const look = this.brand.lookOf(profile, org);
+    const look = profile ? this.brand.lookOf(profile, org) : plainLook(ws, org);
     return {
       name: look.name,
       logoUrl: look.logoUrl,
       color: look.color,
       fontStack: cssFontStack(look.fontFamily),
       showBadge: look.showBadge,
-      from: await this.sender(trx, ws, profile, org),
-      fromName: profile.sender_name?.trim() || profile.name,
+      from: profile ? await this.sender(trx, ws, profile, org) : null,
+      fromName: profile ? senderName(profile) : null,
     };
   }
 
@@ -76,6 +72,8 @@ export class MailBrandingService {
     const domain = address.slice(address.lastIndexOf('@') + 1);
     const domains = await this.d.emailDomains.ofBrand(trx, org.id, profile.id);
     const verified = domains.some((x) => x.purpose === 'sending' && x.verified_at && x.name.toLowerCase() === domain);
-    return verified ? { address, name: profile.sender_name?.trim() || profile.name } : null;
+    return verified ? { address, name: senderName(profile) } : null;
   }
 }
+
+const senderName = (profile: BrandProfileRow) => profile.sender_name?.trim() || profile.name;

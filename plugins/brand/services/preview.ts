@@ -1,4 +1,5 @@
 import { cssFontStack } from './fonts.js';
+import { escapeHtml as esc } from '../../../core/http/html.js';
 
 /** What a brand looks like on customer-facing pages and emails. */
 export interface BrandLook {
@@ -12,7 +13,11 @@ export interface BrandLook {
   websiteUrl: string | null;
 }
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+/** The look of a workspace without a brand profile: its name as text on a neutral header, the badge unless removed. */
+export function plainLook(ws: { name: string; client_name: string | null; locale: string }, org: { badge_removal_addon: boolean }): BrandLook {
+  return { name: ws.client_name || ws.name, logoUrl: null, color: '#1f2328', fontFamily: 'System UI', theme: 'light', locale: ws.locale === 'it' ? 'it' : 'en', showBadge: !org.badge_removal_addon, websiteUrl: null };
+}
+
 
 const TEXTS = {
   en: { title: 'Brand preview', button: 'Send', sample: 'This is how your customers see your brand on emails, the widget and status pages.', badge: 'Support by Patchwell' },

@@ -1,5 +1,5 @@
 import { orgFacts, type BrandDeps } from './deps.js';
-import { badgeHtml, brandHeaderHtml, type BrandLook } from './preview.js';
+import { badgeHtml, brandHeaderHtml, plainLook, type BrandLook } from './preview.js';
 import type { BrandService } from './profiles.js';
 
 /** What the tickets plugin's status page takes (its StatusPageBrand). */
@@ -32,8 +32,7 @@ export class StatusPageBrandingService {
     const org = await orgFacts(db, input.orgId);
     if (!profile) {
       // No brand: the workspace's name stays the product; the engine badge still shows unless removed.
-      const look: BrandLook = { name: ws.client_name || ws.name, logoUrl: null, color: '#1f2328', fontFamily: 'System UI', theme: 'light', locale: ws.locale === 'it' ? 'it' : 'en', showBadge: !org.badge_removal_addon, websiteUrl: null };
-      return { serve: true, brand: { headerHtml: '', footerHtml: footer(look) } };
+      return { serve: true, brand: { headerHtml: '', footerHtml: footer(plainLook(ws, org)) } };
     }
     const look = this.brand.lookOf(profile, org);
     // An uploaded logo is served by this service under any host (the status domain is a CNAME to it), so a relative URL stays 'self'.

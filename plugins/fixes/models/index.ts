@@ -130,7 +130,8 @@ export class FixApproval extends TenantModel {
  * `proposed`: an open batched proposal collecting merged fixes; `batched`: a ticket's merge that
  * joined a proposal (its `batch_id`); the others are the steps of a release.
  */
-export type ReleaseStatus = 'proposed' | 'batched' | 'waiting_version' | 'merging' | 'tagging' | 'releasing' | 'notifying' | 'released' | 'failed';
+export const RELEASE_STATUSES = ['proposed', 'batched', 'waiting_version', 'merging', 'tagging', 'releasing', 'notifying', 'released', 'failed'] as const;
+export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
 
 export class FixRelease extends TenantModel {
   static override tableName = 'fix_releases';

@@ -3,19 +3,13 @@ import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { ReleaseListSchema, ReleaseSchema, approveReleasePayload, releaseListFilters, releaseParams, releaseVersionPayload, retryPayload } from '../schemas.js';
-import type { ActorMeta } from '../services/fix-actions.js';
 import type { Releases } from '../services/releases.js';
+import { actorOf } from './ticket-fixes.js';
 
 const TAG = 'releases';
 /** Client viewers read; approver roles (governance) act, checked in the service. */
 const WORKERS = { roles: ['owner', 'admin', 'reviewer'] };
 
-const actorOf = (request: Request): ActorMeta => ({
-  principal: requirePrincipal(request),
-  ip: request.info.remoteAddress,
-  userAgent: (request.headers['user-agent'] as string | undefined) ?? null,
-  requestId: request.info.id,
-});
 const idOf = (r: Request) => (r.params as { id: string }).id;
 const answer = { status: { 200: ReleaseSchema } };
 

@@ -9,7 +9,8 @@ const TAG = 'tickets';
 /** Client viewers read; the others work fixes (approver roles are checked where the spec asks). */
 const WORKERS = { roles: ['owner', 'admin', 'reviewer'] };
 
-const actorOf = (request: Request): ActorMeta => ({
+/** The acting caller of a fix or release operation (also used by routes/releases.ts). */
+export const actorOf = (request: Request): ActorMeta => ({
   principal: requirePrincipal(request),
   ip: request.info.remoteAddress,
   userAgent: (request.headers['user-agent'] as string | undefined) ?? null,

@@ -145,15 +145,15 @@ export class JobQueue {
    * Keeps the lease of a running job. `held` false means the lease is gone (another worker took
    * the job, or it ended): stop working on it. `cancelled` reports a cancellation.
    */
-  async heartbeat(jobId: string, owner: string): Promise<{ held: boolean; cancelled: boolean }> {
+  async heartbeat(jobId: string, owner: string): Promise<{ held: boolean; cancelled: boolean; leaseExpiresAt: Date | null }> {
     const rows = (await this.d.db('fix_jobs')
       .where({ id: jobId, status: 'running', lease_owner: owner })
       .update({ lease_expires_at: new Date(Date.now() + this.d.options.leaseMs), heartbeat_at: new Date(), updated_at: new Date() })
-      .returning(['cancel_requested_at', 'deadline_at'])) as Array<{ cancel_requested_at: Date | null; deadline_at: Date | null }>;
+      .returning(['cancel_requested_at', 'deadline_at', 'lease_expires_at'])) as Array<{ cancel_requested_at: Date | null; deadline_at: Date | null; lease_expires_at: Date }>;
     const row = rows[0];
-    if (!row) return { held: false, cancelled: true };
+    if (!row) return { held: false, cancelled: true, leaseExpiresAt: null };
     const late = row.deadline_at ? new Date(row.deadline_at).getTime() < Date.now() : false;
-    return { held: true, cancelled: !!row.cancel_requested_at || late };
+    return { held: true, cancelled: !!row.cancel_requested_at || late, leaseExpiresAt: row.lease_expires_at };
   }
 
   /**

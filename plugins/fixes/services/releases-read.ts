@@ -63,18 +63,23 @@ export class ReleaseReads {
     const ticketIds = [...new Set([...rows.map((r) => r.ticket_id), ...merges.map((m) => m.ticket_id)].filter((x): x is string => !!x))];
     const tickets = new Map(((ticketIds.length ? await this.d.db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject', 'state') : []) as Array<{ id: string; subject: string; state: string }>).map((t) => [t.id, t]));
     const policy = this.d.governance ? await this.d.governance.policy(orgId) : { minApprovers: 1, roles: [] };
+    // A batched release's live approvals count at its proposal's head (open) or its approved commit: one grouped read for the page.
+    const shaOf = (r: FixRelease) => (r.status === 'proposed' ? r.head_sha : r.approved_sha);
+    const counted = batchIds.length
+      ? ((await FixApproval.query(this.d.db).forOrg(orgId).whereIn('release_id', batchIds).whereNull('voided_at').groupBy('release_id', 'sha').select('release_id', 'sha').count('* as n')) as unknown as Array<{ release_id: string; sha: string; n: string | number }>)
+      : [];
+    const approvals = new Map(counted.map((c) => [`${c.release_id}:${c.sha}`, Number(c.n)]));
     const out: Record<string, unknown>[] = [];
     for (const r of rows) {
       const parts = r.kind === 'batched' ? merges.filter((m) => m.batch_id === r.id) : [r];
       const items = parts.filter((m) => m.ticket_id).map((m) => ({
         ticket_id: m.ticket_id!, subject: tickets.get(m.ticket_id!)?.subject ?? '', state: tickets.get(m.ticket_id!)?.state ?? null, fix_attempt_id: m.fix_attempt_id, merge_sha: m.merge_sha,
       }));
-      const sha = r.kind === 'batched' ? (r.status === 'proposed' ? r.head_sha : r.approved_sha) : r.approved_sha;
       out.push({
         id: r.id, org_id: r.org_id, workspace_id: r.workspace_id, repository_id: r.repository_id, kind: r.kind, status: r.status, strategy: r.strategy,
         version: r.version, tag: r.tag, head_sha: r.head_sha, approved_sha: r.approved_sha, merge_sha: r.merge_sha, ci_state: r.ci_state, release_url: r.release_url,
         changelog: r.changelog, batch_id: r.batch_id, tickets: items,
-        approvals: r.kind === 'batched' ? await approvalCount(this.d.db, orgId, r.id, sha) : 0, min_approvers: policy.minApprovers,
+        approvals: r.kind === 'batched' && shaOf(r) ? approvals.get(`${r.id}:${shaOf(r)}`) ?? 0 : 0, min_approvers: policy.minApprovers,
         error_code: r.error_code, error_detail: r.error_detail, failed_step: r.failed_step,
         released_at: iso(r.released_at), created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)!,
       });

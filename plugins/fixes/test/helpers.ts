@@ -28,7 +28,12 @@ export const localHost = (app: App): LocalCodeHost => app.container.resolve('cod
 export const uid = () => randomBytes(5).toString('hex');
 
 export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown) {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: who ? who.auth.headers : {} });
+  return inject(app, method, url, who ? who.auth.headers : {}, payload);
+}
+
+/** A call with these headers; the answer's status and parsed body (`{ raw }` when it is not JSON). */
+export async function inject(app: App, method: string, url: string, headers: Record<string, string>, payload?: unknown) {
+  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers });
   let body: Json = {};
   try {
     body = res.payload ? (JSON.parse(res.payload) as Json) : {};

@@ -3,14 +3,10 @@ import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { Releases } from '../services/releases.js';
 import { signPayload } from '../../../test/helpers/codehost.js';
-import { HOST_SECRET, call, connectRepository, createWorkspace, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import { HOST_SECRET, call, connectRepository, createWorkspace, localHost, receiveEmail, waitFor, type Json } from './helpers.js';
+import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
 
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TAX = 'exports.taxTotal = (amount) => amount * 0.2;\n';
-const TEST = "require('./cart.js'); require('./tax.js');\nconsole.log('ok');\n";
-const AGENT = `case "$PATCHWELL_TICKET_SUBJECT" in *Tax*) sed -i 's/amount \\* 0.2/amount * 0.22/' tax.js ;; *) sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js ;; esac`;
-
-const app = await startFixesApp(t, {}, {}, { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } });
+const app = await startReleasesApp(t);
 const db = app.db as Knex;
 const releases = app.container.resolve('fixReleases') as Releases;
 
@@ -18,7 +14,7 @@ t.test('per ticket: history with CI status, manual version (waiting_version, 409
   const owner = await signUp(app, { orgName: 'Acme' });
   const other = await signUp(app, { orgName: 'Other' });
   const ws = await createWorkspace(app, owner, 'Shop', { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, release_strategy: 'semver' });
-  const repo = await connectRepository(app, owner, ws.id, 'shop', { 'cart.js': CART, 'tax.js': TAX, 'test.js': TEST });
+  const repo = await connectRepository(app, owner, ws.id, 'shop', SHOP_FILES);
   const host = localHost(app);
   const ref = { installationId: null, fullName: repo.full_name };
 

@@ -5,6 +5,7 @@
  * container key `mailBranding` (the brand plugin fills it); without it mail keeps the plain look.
  */
 import type { Knex } from 'knex';
+import { escapeHtml as esc } from '../../../core/http/html.js';
 import type { MailLocale } from './templates.js';
 
 /** How one mail is branded: what the brand plugin's `mailBranding.forMail` answers. */
@@ -39,7 +40,6 @@ export interface MailBrandingPort {
 
 export const BADGE_TEXT: Record<MailLocale, string> = { en: 'Support by Patchwell', it: 'Assistenza di Patchwell' };
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const COLOR = /^#[0-9a-f]{6}$/i;
 
 /** The brand's header: the logo, or the name as text. */

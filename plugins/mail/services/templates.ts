@@ -5,6 +5,7 @@
  */
 
 import { brandHtml, brandText, type MailBrand } from './branding.js';
+import { escapeHtml } from '../../../core/http/html.js';
 
 export const MAIL_LOCALES = ['en', 'it'] as const;
 export type MailLocale = (typeof MAIL_LOCALES)[number];
@@ -70,9 +71,6 @@ export function placeholders(text: string): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
 }
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function lookup(data: Record<string, unknown>, path: string): unknown {
   let cur: unknown = data;

@@ -2,11 +2,11 @@ import t from 'tap';
 import {
   MailTemplateError,
   checkTemplate,
-  escapeHtml,
   htmlFromText,
   renderTemplate,
   type MailTemplate,
 } from '../services/templates.js';
+import { escapeHtml } from '../../../core/http/html.js';
 
 const welcome: MailTemplate = {
   name: 'test.welcome',

@@ -6,14 +6,14 @@ import {
   JobPullRequestSchema, JobResultAnswerSchema, JobTokenSchema, pullRequestPayload, resultPayload,
 } from '../schemas.js';
 import type { JobApi, JobCall, PullRequestInput } from '../services/job-api.js';
-import { bearerJobToken } from '../services/job-tokens.js';
+import { authenticatedJobToken, bearerJobToken } from '../services/job-tokens.js';
 
 const TAG = 'jobs';
 const JOB_AUTH = { strategy: 'job' };
 
 /** The jobs section (9 operations), authenticated by the job's token (strategy `job`). */
 export function jobRoutes(api: () => JobApi): ServerRoute[] {
-  const call = (request: Request): Promise<JobCall> => api().load(requirePrincipal(request), (request.params as { id: string }).id, bearerJobToken(request.headers.authorization));
+  const call = (request: Request): Promise<JobCall> => api().load(requirePrincipal(request), (request.params as { id: string }).id, bearerJobToken(request.headers.authorization), authenticatedJobToken(request));
   const route = (method: 'GET' | 'PUT' | 'POST', path: string, id: string, description: string, notes: string, response: unknown, handler: ServerRoute['handler'], validate: Record<string, unknown> = {}): ServerRoute => ({
     method,
     path: `/v1/jobs/{id}${path}`,

@@ -28,7 +28,8 @@ export interface JobRow {
 /** `fixJobs` (fixes plugin): the job queue. */
 export interface JobQueuePort {
   claim(owner: string, executors: string[], only?: { orgId?: string; workspaceId?: string; jobId?: string }): Promise<JobRow | undefined>;
-  heartbeat(jobId: string, owner: string): Promise<{ held: boolean; cancelled: boolean }>;
+  /** `leaseExpiresAt`: the renewed lease (null when the lease is not held). */
+  heartbeat(jobId: string, owner: string): Promise<{ held: boolean; cancelled: boolean; leaseExpiresAt: Date | null }>;
   finish(jobId: string, owner: string | null, result: JobResult): Promise<boolean>;
   event(trx: Knex, job: { id: string; org_id: string }, e: JobEventInput, secrets?: readonly string[]): Promise<void>;
 }

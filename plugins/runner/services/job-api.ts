@@ -46,11 +46,16 @@ const gitBoxContext = (jobId: string) => `runner-git-tokens:${jobId}`;
 export class JobApi {
   constructor(private readonly d: RunnerDeps, private readonly runners: Runners, private readonly credentials: AgentCredentials) {}
 
-  /** The job the token was issued for; another job (or organization) answers 404. */
-  async load(principal: Principal, jobId: string, bearer: string | null): Promise<JobCall> {
+  /**
+   * The job the token was issued for; another job (or organization) answers 404. `authenticated`:
+   * the token row the auth resolver already read for this request (read again when absent).
+   */
+  async load(principal: Principal, jobId: string, bearer: string | null, authenticated?: RunnerJobToken): Promise<JobCall> {
     if (principal.kind !== 'job' || principal.jobId !== jobId || !principal.tokenId) throw notFound('job');
     const job = (await this.d.db('fix_jobs').where({ id: jobId, org_id: principal.orgId }).first()) as JobRow | undefined;
-    const token = await RunnerJobToken.query(this.d.db).forOrg(principal.orgId).findById(principal.tokenId);
+    const token = authenticated?.id === principal.tokenId && authenticated.org_id === principal.orgId
+      ? authenticated
+      : await RunnerJobToken.query(this.d.db).forOrg(principal.orgId).findById(principal.tokenId);
     if (!job || !token || token.job_id !== job.id) throw notFound('job');
     return { job, token, bearer };
   }
@@ -77,12 +82,11 @@ export class JobApi {
       if (started) await this.d.jobs.event(trx, job, { level: 'info', type: 'started', message: `the runner started attempt ${job.attempts}`, data: { attempt: job.attempts } });
     });
     const beat = await this.d.jobs.heartbeat(job.id, leaseOwner(c.token.runner_id));
-    const fresh = (await this.d.db('fix_jobs').where({ id: job.id, org_id: job.org_id }).select('lease_expires_at').first()) as { lease_expires_at: Date | null } | undefined;
     const cred = await this.d.db('runner_agent_credentials').where({ org_id: job.org_id, workspace_id: job.workspace_id }).select('id').first();
     return {
       ...agentJob,
       attempt: job.attempts,
-      lease_expires_at: beat.held ? iso(fresh?.lease_expires_at) : null,
+      lease_expires_at: iso(beat.leaseExpiresAt),
       deadline_at: iso(job.deadline_at),
       heartbeat_interval_seconds: this.d.options.heartbeatIntervalSeconds,
       token_kind: c.token.kind,
@@ -125,8 +129,9 @@ export class JobApi {
     if (job.status !== 'running') return { cancelled: true, status: job.status, lease_expires_at: null };
     this.current(c);
     const beat = await this.d.jobs.heartbeat(job.id, leaseOwner(token.runner_id));
-    const fresh = (await this.d.db('fix_jobs').where({ id: job.id, org_id: job.org_id }).select('lease_expires_at', 'status').first()) as { lease_expires_at: Date | null; status: string };
-    return { cancelled: !beat.held || beat.cancelled, status: fresh.status, lease_expires_at: beat.held ? iso(fresh.lease_expires_at) : null };
+    // A held lease is a running job (the heartbeat renews only those); otherwise the job ended meanwhile: read its status.
+    const status = beat.held ? 'running' : ((await this.d.db('fix_jobs').where({ id: job.id, org_id: job.org_id }).select('status').first()) as { status: string }).status;
+    return { cancelled: !beat.held || beat.cancelled, status, lease_expires_at: iso(beat.leaseExpiresAt) };
   }
 
   private async repoRef(job: JobRow) {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { diffFields } from '../../../core/audit/audit-writer.js';
+import { auditActorOf, diffFields } from '../../../core/audit/audit-writer.js';
 import { newId } from '../../../core/data/ids.js';
 import { authorize, type Principal } from '../../../core/http/auth.js';
 import { conflict, notFound, unauthenticated } from '../../../core/http/errors.js';
@@ -71,9 +71,8 @@ export class Runners {
     authorize(p, { workspaceId: ws.id });
     return this.d.db.transaction(async (trx) => {
       const existing = await Runner.query(trx).forOrg(p.orgId).where({ workspace_id: ws.id, name: input.name }).forUpdate().limit(1).first();
-      const actor = { type: p.kind === 'token' ? ('token' as const) : ('user' as const), id: p.kind === 'token' ? (p.tokenId ?? p.userId) : p.userId, email: p.email };
       const audit = (action: string, r: Runner, changes: Record<string, { before: unknown; after: unknown }>, metadata: Record<string, unknown> = {}) => this.d.audit.record(trx, {
-        orgId: p.orgId, actor, action, target: { type: 'runner', id: r.id }, workspaceId: ws.id, changes, metadata: { name: r.name, ...metadata }, ip: m.ip, userAgent: m.userAgent, requestId: m.requestId,
+        orgId: p.orgId, actor: auditActorOf(p), action, target: { type: 'runner', id: r.id }, workspaceId: ws.id, changes, metadata: { name: r.name, ...metadata }, ip: m.ip, userAgent: m.userAgent, requestId: m.requestId,
       });
       if (input.agent_login) await this.credentials.store(trx, p.orgId, ws.id, input.agent_login);
       if (input.revoke) {

@@ -4,7 +4,7 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import { call, HOST_SECRET, MAIL_SECRET, type Json } from '../../fixes/test/helpers.js';
+import { createWorkspace as createFixesWorkspace, HOST_SECRET, inject, MAIL_SECRET, type Json } from '../../fixes/test/helpers.js';
 
 // The fix loop's test harness (repository, inbound email, polling); the runner adds bearer calls.
 export { call, connectRepository, localHost, receiveEmail, uid, waitFor, type Json } from '../../fixes/test/helpers.js';
@@ -23,30 +23,13 @@ export function startRunnerApp(t: Test): Promise<App> {
   });
 }
 
-async function inject(app: App, method: string, url: string, headers: Record<string, string>, payload?: unknown) {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = { raw: res.payload };
-  }
-  return { status: res.statusCode, body };
-}
-
-
 /** A runner's or job's call with `Authorization: Bearer <token>`. */
 export const bearer = (app: App, token: string | null, method: string, url: string, payload?: unknown) => inject(app, method, url, token ? { authorization: `Bearer ${token}` } : {}, payload);
 
-export async function createWorkspace(app: App, owner: SignedUp, name: string, settings: Json = {}): Promise<Json> {
-  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
-  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
-  const upd = await call(app, owner, 'PATCH', `/v1/workspaces/${res.body.id}`, { execution_mode: 'runner', runner_transport: 'github_actions', ...settings });
-  if (upd.status !== 200) throw new Error(`workspace settings: ${upd.status} ${JSON.stringify(upd.body)}`);
-  return upd.body;
-}
+/** A workspace whose jobs run on its runner (execution_mode runner, github_actions transport). */
+export const createWorkspace = (app: App, owner: SignedUp, name: string, settings: Json = {}): Promise<Json> =>
+  createFixesWorkspace(app, owner, name, { execution_mode: 'runner', runner_transport: 'github_actions', ...settings });
 
-/** Installs the local code host, creates a repository with `files` and connects it to the workspace. */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const exec = promisify(execFile);

@@ -1,6 +1,7 @@
 import type { Ticket } from '../models/index.js';
 import { maskEmailsIn } from './mask.js';
 import { publicStateOf, type PublicState } from './state-machine.js';
+import { escapeHtml as esc } from '../../../core/http/html.js';
 
 type Lang = 'en' | 'it';
 
@@ -50,7 +51,6 @@ const TEXTS: Record<Lang, {
   },
 };
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function formatDate(d: Date | null, lang: Lang): string | null {
   if (!d) return null;
