@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Role } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
+import { acrossOrgs, run, type Statement } from '../../../core/data/statements.js';
 import type { WorkspaceRow } from './format.js';
 
 /** Higher ranks include the powers of lower ones. */
@@ -36,20 +37,30 @@ export interface CredentialUser {
   workspace_ids: string[] | null;
 }
 
+// What a request needs of each credential kind (explicit columns: these run as prepared statements).
+const CREDENTIAL_COLUMNS = {
+  sessions: ['id', 'org_id', 'user_id', 'token_hash', 'sso', 'last_seen_at', 'idle_expires_at', 'absolute_expires_at', 'revoked_at', 'created_at'],
+  api_tokens: ['id', 'org_id', 'user_id', 'name', 'role', 'workspace_ids', 'token_hash', 'last4', 'expires_at', 'last_used_at', 'revoked_at', 'created_at', 'updated_at'],
+} as const;
+
+const credentialStatements = Object.fromEntries(Object.entries(CREDENTIAL_COLUMNS).map(([table, columns]) => [table, acrossOrgs('a credential found by its token hash', `
+  select ${columns.map((c) => `c.${c}`).join(', ')},
+    u.role as u_role, u.email as u_email, u.locale as u_locale, u.staff as u_staff, u.removed_at as u_removed_at, u.disabled_at as u_disabled_at,
+    case when u.role in ('owner', 'admin') then null
+      else array(select uw.workspace_id from user_workspaces uw where uw.user_id = u.id and uw.org_id = u.org_id order by uw.workspace_id) end as u_workspace_ids
+  from ${table} c join users u on u.id = c.user_id and u.org_id = c.org_id
+  where c.token_hash = $1
+  limit 1`)])) as Record<keyof typeof CREDENTIAL_COLUMNS, Statement>;
+
+type CredentialRow = Record<string, unknown> & { user_id: string; org_id: string; u_role: Role; u_email: string; u_locale: string; u_staff: boolean | null; u_removed_at: Date | null; u_disabled_at: Date | null; u_workspace_ids: string[] | null };
+
 /**
- * Reads a credential row (sessions, api_tokens: aliased `c`, with user_id and org_id) together
- * with its user's principal fields and workspace grants: every authenticated request pays for
- * this, so it is one round trip, not three.
+ * Reads a credential row (sessions, api_tokens) together with its user's principal fields and
+ * workspace grants: every authenticated request pays for this, so it is one round trip, not
+ * three, through a prepared statement.
  */
 export async function credentialWithUser(db: Knex, table: 'sessions' | 'api_tokens', tokenHash: string): Promise<{ credential: Record<string, unknown>; user: CredentialUser } | null> {
-  const row = (await db(`${table} as c`)
-    .join('users as u', function joinUser() {
-      this.on('u.id', '=', 'c.user_id').andOn('u.org_id', '=', 'c.org_id');
-    })
-    .where('c.token_hash', tokenHash)
-    .select('c.*', { u_role: 'u.role', u_email: 'u.email', u_locale: 'u.locale', u_staff: 'u.staff', u_removed_at: 'u.removed_at', u_disabled_at: 'u.disabled_at' })
-    .select(db.raw(`case when u.role in ('owner', 'admin') then null else array(select uw.workspace_id from user_workspaces uw where uw.user_id = u.id and uw.org_id = u.org_id order by uw.workspace_id) end as u_workspace_ids`))
-    .first()) as (Record<string, unknown> & { user_id: string; org_id: string; u_role: Role; u_email: string; u_locale: string; u_staff: boolean | null; u_removed_at: Date | null; u_disabled_at: Date | null; u_workspace_ids: string[] | null }) | undefined;
+  const [row] = await run<CredentialRow>(db, credentialStatements[table], [tokenHash]);
   if (!row) return null;
   const { u_role, u_email, u_locale, u_staff, u_removed_at, u_disabled_at, u_workspace_ids, ...credential } = row;
   return {

@@ -3,13 +3,15 @@ import type { Knex } from 'knex';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
-import { forbidden, httpError, notFound } from '../../../core/http/errors.js';
-import { paginate, type Page, type SortKey } from '../../../core/http/pagination.js';
+import { forbidden, notFound } from '../../../core/http/errors.js';
+import { run } from '../../../core/data/statements.js';
+import type { Page } from '../../../core/http/pagination.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { FILE_META_COLUMNS, Ticket, TicketFile, TicketMessage, type WidgetContext } from '../models/index.js';
 import type { TicketsDeps, TicketWorkspace } from './deps.js';
 import { ticketDetail, ticketItem } from './serialize.js';
 import { slaDueAt } from './sla.js';
+import { listStatement, nextCursor, type ListFilters, type ListRow } from './ticket-list.js';
 import { needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
 
 export interface AttachmentInput {
@@ -71,34 +73,7 @@ export interface CreateTicketInput {
 
 type OutboxEvent = Parameters<Outbox['addMany']>[1][number];
 
-export interface ListQuery {
-  state?: string[];
-  origin?: string[];
-  category?: string[];
-  priority?: string[];
-  workspace_id?: string;
-  q?: string;
-  assignee?: string;
-  sort: 'newest' | 'oldest' | 'updated' | 'sla';
-  cursor?: string;
-  limit: number;
-}
-
-const SORTS: Record<ListQuery['sort'], SortKey[]> = {
-  newest: [{ column: 'tickets.created_at', direction: 'desc', type: 'date' }, { column: 'tickets.id', direction: 'desc', type: 'string' }],
-  oldest: [{ column: 'tickets.created_at', direction: 'asc', type: 'date' }, { column: 'tickets.id', direction: 'asc', type: 'string' }],
-  updated: [{ column: 'tickets.updated_at', direction: 'desc', type: 'date' }, { column: 'tickets.id', direction: 'desc', type: 'string' }],
-  sla: [{ column: 'tickets.sla_sort_at', direction: 'asc', type: 'date' }, { column: 'tickets.id', direction: 'asc', type: 'string' }],
-};
-
-/** Columns of the list (no search text, tokens or summaries). */
-const LIST_COLUMNS = [
-  'id', 'org_id', 'workspace_id', 'channel_id', 'origin', 'external_id', 'customer_email', 'customer_name', 'subject', 'state',
-  'category', 'priority', 'assignee_user_id', 'codehost_item_kind', 'codehost_number', 'labels', 'language', 'is_demo',
-  'error_group_id', 'duplicate_of_ticket_id', 'resolved_version', 'latest_confidence', 'needs_team_action', 'message_count',
-  'last_message_at', 'first_response_at', 'released_at', 'closed_at', 'last_customer_message_at', 'sla_due_at', 'sla_sort_at',
-  'reopened_count', 'created_at', 'updated_at',
-].map((c) => `tickets.${c}`);
+export type ListQuery = ListFilters;
 
 const LANGUAGES = new Set(['en', 'it']);
 const TOKEN_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
@@ -321,37 +296,19 @@ export class TicketService {
   }
 
   async list(principal: Principal, query: ListQuery): Promise<Page<Record<string, unknown>>> {
-    // The workspace's names come along in the same statement (a primary-key join per row of the page).
-    const q = Ticket.query(this.deps.db).forOrg(principal.orgId)
-      .select([...LIST_COLUMNS, 'ws.name as workspace_name', 'ws.client_name as workspace_client_name'])
-      .join('workspaces as ws', 'ws.id', 'tickets.workspace_id');
-    if (query.workspace_id) {
-      // 403 or 404 before anything is read when the caller may not open it; a workspace the caller
-      // may open is proven to exist by any ticket of the page (joined within the organization), so
-      // it is read only for an empty page (404 for an unknown id): one statement less per page.
-      if (!canOpenWorkspace(principal, query.workspace_id)) await this.deps.workspaceService.open(principal, query.workspace_id);
-      q.where('tickets.workspace_id', query.workspace_id);
-    } else if (principal.workspaceIds !== null) {
-      if (principal.workspaceIds.length === 0) return { items: [], next_cursor: null };
-      q.whereIn('tickets.workspace_id', principal.workspaceIds);
-    }
-    if (query.state?.length) q.whereIn('tickets.state', query.state);
-    if (query.origin?.length) q.whereIn('tickets.origin', query.origin);
-    if (query.category?.length) q.whereIn('tickets.category', query.category);
-    if (query.priority?.length) q.whereIn('tickets.priority', query.priority);
-    if (query.assignee === 'unassigned') q.whereNull('tickets.assignee_user_id');
-    else if (query.assignee === 'me') {
-      if (!principal.userId) throw httpError(400, 'invalid_request', 'assignee=me needs a signed-in user', { errors: [{ path: 'query.assignee', message: 'no user behind this credential' }] });
-      q.where('tickets.assignee_user_id', principal.userId);
-    } else if (query.assignee) q.where('tickets.assignee_user_id', query.assignee);
-    if (query.q) q.whereRaw(`tickets.search_vector @@ websearch_to_tsquery('simple', ?)`, [query.q]);
-
-    // Plain rows (the tenancy guard ran when the query was built): no model instances on the hot path.
-    const page = await paginate<Ticket & Record<string, unknown>>(q.toKnexQuery(), SORTS[query.sort], { cursor: query.cursor, limit: query.limit });
-    if (query.workspace_id && page.items.length === 0) await this.deps.workspaceService.open(principal, query.workspace_id);
+    // 403 or 404 before anything is read when the caller may not open the workspace; one the caller
+    // may open is proven to exist by any ticket of the page (joined within the organization), so
+    // it is read only for an empty page (404 for an unknown id): one statement less per page.
+    if (query.workspace_id && !canOpenWorkspace(principal, query.workspace_id)) await this.deps.workspaceService.open(principal, query.workspace_id);
+    const page = listStatement(principal, query);
+    if (!page) return { items: [], next_cursor: null };
+    // Timestamps arrive as ISO strings: the page only goes out as JSON.
+    const rows = await run<ListRow>(this.deps.db, page.stmt, page.values, { isoTimestamps: true });
+    if (query.workspace_id && rows.length === 0) await this.deps.workspaceService.open(principal, query.workspace_id);
+    const items = rows.length > query.limit ? rows.slice(0, query.limit) : rows;
     return {
-      items: page.items.map((t) => ticketItem(t, { name: t.workspace_name as string, client_name: (t.workspace_client_name as string | null) ?? null })),
-      next_cursor: page.next_cursor,
+      items: items.map((t) => ticketItem(t as unknown as Ticket, { name: t.workspace_name, client_name: t.workspace_client_name ?? null })),
+      next_cursor: nextCursor(rows, query.limit),
     };
   }
 

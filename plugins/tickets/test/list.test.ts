@@ -85,4 +85,25 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
     const none = await addMember(app, owner, { role: 'client_viewer', workspaceIds: [] });
     t.same(ids(await call(app, none, 'GET', '/v1/tickets')), []);
   });
+
+  await t.test('the cursor keeps full precision: rows within one millisecond are neither skipped nor repeated', async (t) => {
+    // Tickets written by SQL share now() to the microsecond; a millisecond cursor skipped them.
+    // Three groups of equal timestamps, all within one millisecond.
+    await app.db.raw(`update tickets set updated_at = timestamptz '2030-01-01 00:00:00.123456+00' - (ascii(right(id, 1)) % 3) * interval '1 microsecond' where org_id = ?`, [orgId]);
+    const all = ids(await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=200'));
+    t.equal(all.length, 10);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: Json } = await call(app, owner, 'GET', `/v1/tickets?sort=updated&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...ids(page));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    t.same(seen, all, 'every ticket once, in order');
+    t.match((await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=1')).body.items[0].updated_at, /^2030-01-01T00:00:00\.12[0-3]Z$/, 'timestamps leave as ISO strings with milliseconds');
+    for (const bad of [['not a time', 'tkt_x'], ['2030-01-01T00:00:00Z', 7], ['2030-01-01T00:00:00Z']]) {
+      const res = await call(app, owner, 'GET', `/v1/tickets?sort=updated&cursor=${Buffer.from(JSON.stringify(bad)).toString('base64url')}`);
+      t.equal(res.status, 400, `cursor ${JSON.stringify(bad)}`);
+    }
+  });
 });

@@ -1,0 +1,119 @@
+import type { Principal } from '../../../core/http/auth.js';
+import { httpError } from '../../../core/http/errors.js';
+import { encodeCursor } from '../../../core/http/pagination.js';
+import { forOrg, type Statement } from '../../../core/data/statements.js';
+
+/**
+ * The ticket list as one prepared statement per filter shape (docs/tickets.md, Performance).
+ * Each sort has its index led by the tenant (tickets_org_*_idx); the keyset condition is a
+ * row-value comparison, so a page deep in the list costs what the first page costs.
+ */
+export type ListSort = 'newest' | 'oldest' | 'updated' | 'sla';
+
+export interface ListFilters {
+  state?: string[];
+  origin?: string[];
+  category?: string[];
+  priority?: string[];
+  workspace_id?: string;
+  q?: string;
+  assignee?: string;
+  sort: ListSort;
+  cursor?: string;
+  limit: number;
+}
+
+const SORTS: Record<ListSort, { column: string; direction: 'asc' | 'desc' }> = {
+  newest: { column: 'created_at', direction: 'desc' },
+  oldest: { column: 'created_at', direction: 'asc' },
+  updated: { column: 'updated_at', direction: 'desc' },
+  sla: { column: 'sla_sort_at', direction: 'asc' },
+};
+
+/** The list's columns: the TicketItem fields (no search text, tokens or summaries). */
+const COLUMNS = [
+  'id', 'org_id', 'workspace_id', 'channel_id', 'origin', 'external_id', 'customer_email', 'customer_name', 'subject', 'state',
+  'category', 'priority', 'assignee_user_id', 'codehost_item_kind', 'codehost_number', 'labels', 'language', 'is_demo',
+  'error_group_id', 'duplicate_of_ticket_id', 'resolved_version', 'latest_confidence', 'needs_team_action', 'message_count',
+  'last_message_at', 'first_response_at', 'released_at', 'closed_at', 'last_customer_message_at', 'sla_due_at',
+  'reopened_count', 'created_at', 'updated_at',
+].map((c) => `t.${c}`).join(', ');
+
+/** A row of the list statement: the ticket's columns (timestamps as ISO strings), its workspace's names, the cursor key. */
+export interface ListRow extends Record<string, unknown> {
+  id: string;
+  workspace_name: string;
+  workspace_client_name: string | null;
+  /** The sort column in Postgres' own text form, full precision, for the next cursor. */
+  cursor_key: string;
+}
+
+const invalidCursor = () => httpError(400, 'invalid_request', 'cursor is not valid for this list', { errors: [{ path: 'cursor', message: 'invalid cursor' }] });
+
+// A timestamptz as the cursor carries it: Postgres' text form (full precision) or ISO 8601 (older cursors).
+const TIMESTAMP_TEXT = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d(:?\d\d)?)$/;
+
+/** The cursor's [sort key, id], or 400 invalid_request. */
+function decode(cursor: string): [string, string] {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(values) || values.length !== 2) throw invalidCursor();
+  const [key, id] = values as unknown[];
+  if (typeof key !== 'string' || !TIMESTAMP_TEXT.test(key) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalidCursor();
+  return [key, id];
+}
+
+export function nextCursor(rows: ListRow[], limit: number): string | null {
+  const last = rows[limit - 1];
+  return rows.length > limit && last ? encodeCursor([last.cursor_key, last.id]) : null;
+}
+
+/**
+ * The statement and values of one page: `limit + 1` rows (the extra one says a next page exists).
+ * Returns null when the caller can open no workspace at all. Workspace access for an explicit
+ * workspace_id is the caller's to check.
+ */
+export function listStatement(principal: Principal, f: ListFilters): { stmt: Statement; values: unknown[] } | null {
+  const values: unknown[] = [principal.orgId];
+  const where: string[] = ['t.org_id = $1'];
+  const param = (v: unknown) => `$${values.push(v)}`;
+  if (f.workspace_id) where.push(`t.workspace_id = ${param(f.workspace_id)}`);
+  else if (principal.workspaceIds !== null) {
+    if (principal.workspaceIds.length === 0) return null;
+    where.push(`t.workspace_id = any(${param(principal.workspaceIds)}::text[])`);
+  }
+  for (const key of ['state', 'origin', 'category', 'priority'] as const) {
+    const list = f[key];
+    if (!list?.length) continue;
+    where.push(list.length === 1 ? `t.${key} = ${param(list[0])}` : `t.${key} = any(${param(list)}::text[])`);
+  }
+  if (f.assignee === 'unassigned') where.push('t.assignee_user_id is null');
+  else if (f.assignee === 'me') {
+    if (!principal.userId) throw httpError(400, 'invalid_request', 'assignee=me needs a signed-in user', { errors: [{ path: 'query.assignee', message: 'no user behind this credential' }] });
+    where.push(`t.assignee_user_id = ${param(principal.userId)}`);
+  } else if (f.assignee) where.push(`t.assignee_user_id = ${param(f.assignee)}`);
+  if (f.q) where.push(`t.search_vector @@ websearch_to_tsquery('simple', ${param(f.q)})`);
+  const sort = SORTS[f.sort];
+  const op = sort.direction === 'asc' ? '>' : '<';
+  if (f.cursor) {
+    const [key, id] = decode(f.cursor);
+    where.push(`(t.${sort.column}, t.id) ${op} (${param(key)}::timestamptz, ${param(id)})`);
+  }
+  // The limit is part of the text (a bounded set of shapes): with `limit $n` Postgres cannot
+  // cost a generic plan and plans every execution again (~0.2 ms).
+  const limit = f.limit + 1;
+  if (!Number.isInteger(limit) || limit < 2 || limit > 1000) throw new RangeError(`list limit ${f.limit}`);
+  const text = `select ${COLUMNS}, t.${sort.column}::text as cursor_key, ws.name as workspace_name, ws.client_name as workspace_client_name
+    from tickets t join workspaces ws on ws.id = t.workspace_id
+    where ${where.join(' and ')}
+    order by t.${sort.column} ${sort.direction}, t.id ${sort.direction}
+    limit ${limit}`;
+  // Full text: how many rows match depends on the words, so each search is planned for its own
+  // words (a generic plan could walk the whole created_at index for a rare word).
+  return { stmt: forOrg(text, { customPlan: !!f.q }), values };
+}
+

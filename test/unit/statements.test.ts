@@ -1,0 +1,63 @@
+import t from 'tap';
+import { acrossOrgs, forOrg, isoTimestamp, run, StatementError } from '../../core/data/statements.js';
+import { createTestDb } from '../helpers/db.js';
+
+t.test('isoTimestamp writes what Date#toISOString writes', async (t) => {
+  const cases: [string, string][] = [
+    ['2026-11-26 03:20:22.123456+00', '2026-11-26T03:20:22.123Z'],
+    ['2026-11-26 03:20:22.1+00', '2026-11-26T03:20:22.100Z'],
+    ['2026-11-26 03:20:22.12+00', '2026-11-26T03:20:22.120Z'],
+    ['2026-11-26 03:20:22.999999+00', '2026-11-26T03:20:22.999Z'],
+    ['2026-11-26 03:20:22+00', '2026-11-26T03:20:22.000Z'],
+    // Not the fast path: another session time zone, fractional offsets.
+    ['2026-11-26 04:20:22.5+01', '2026-11-26T03:20:22.500Z'],
+    ['2026-11-25 22:50:22.25-04:30', '2026-11-26T03:20:22.250Z'],
+  ];
+  for (const [pg, iso] of cases) t.equal(isoTimestamp(pg), iso, pg);
+  // Every millisecond of one second, as postgres-date plus toISOString would give it.
+  for (let ms = 0; ms < 1000; ms += 7) {
+    const frac = String(ms).padStart(3, '0') + '456';
+    t.equal(isoTimestamp(`2020-02-29 23:59:59.${frac}+00`), new Date(Date.UTC(2020, 1, 29, 23, 59, 59, ms)).toISOString());
+  }
+  t.equal(isoTimestamp('infinity'), 'infinity', 'a value no Date can hold is left as it is');
+});
+
+t.test('tenant statements must filter on the organization they are given', async (t) => {
+  t.throws(() => forOrg('select id from tickets where workspace_id = $1'), StatementError);
+  t.throws(() => forOrg('select id from tickets where org_id = $2 and id = $1'), StatementError, 'the organization is $1');
+  t.throws(() => acrossOrgs(' ', 'select 1'), StatementError, 'a reason is required');
+  const s = forOrg('select id from tickets where org_id = $1');
+  t.equal(forOrg('select id from tickets where org_id = $1'), s, 'one statement per text');
+  t.match(s.name, /^pw_[0-9a-f]{20}$/);
+  t.equal(forOrg('select id from tickets where org_id = $1', { customPlan: true }).name, null, 'planned per run: not prepared under a name');
+  await t.rejects(run({} as never, s, [null]), StatementError, 'refused without an organization id, before any connection');
+});
+
+t.test('statements run on the pool and in a transaction, prepared once per connection', async (t) => {
+  const { db, close } = await createTestDb();
+  t.teardown(close);
+  await db.raw('create table stmt_probe (id text primary key, org_id text not null, name text not null, at timestamptz not null)');
+  await db('stmt_probe').insert([
+    { id: 'p1', org_id: 'org_a', name: 'one', at: new Date('2026-01-02T03:04:05.678Z') },
+    { id: 'p2', org_id: 'org_b', name: 'two', at: new Date('2026-01-02T03:04:05.678Z') },
+  ]);
+  const byOrg = forOrg('select p.id, p.name, p.at from stmt_probe p where p.org_id = $1 order by p.id');
+  for (let i = 0; i < 7; i++) {
+    const rows = await run<{ id: string; at: Date }>(db, byOrg, ['org_a']);
+    t.same(rows.map((r) => r.id), ['p1'], 'only the organization given');
+    t.ok(rows[0]!.at instanceof Date, 'Dates by default');
+  }
+  const [iso] = await run<{ at: string }>(db, byOrg, ['org_a'], { isoTimestamps: true });
+  t.equal(iso!.at, '2026-01-02T03:04:05.678Z', 'isoTimestamps: the ISO string');
+  const [other] = await run<{ at: Date }>(db, byOrg, ['org_b']);
+  t.ok(other!.at instanceof Date, 'the option holds for one run only');
+  await db.transaction(async (trx) => {
+    await trx('stmt_probe').where({ id: 'p1' }).update({ name: 'uno' });
+    const rows = await run<{ name: string }>(trx, byOrg, ['org_a']);
+    t.equal(rows[0]!.name, 'uno', 'in a transaction: its own uncommitted write');
+    await trx.rollback();
+  }).catch(() => undefined);
+  t.equal((await run<{ name: string }>(db, byOrg, ['org_a']))[0]!.name, 'one', 'rolled back');
+  const custom = forOrg('select p.id from stmt_probe p where p.org_id = $1 and p.name = $2', { customPlan: true });
+  t.same(await run(db, custom, ['org_b', 'two']), [{ id: 'p2' }], 'an unnamed statement runs too');
+});
