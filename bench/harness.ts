@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { pacedLoad, type PacedRequest } from './paced.js';
 
 export interface Measurement {
   name: string;
@@ -111,60 +112,28 @@ export async function measure(name: string, opts: LoadOptions): Promise<Measurem
   };
 }
 
-export interface PacedRequest {
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
+export type { PacedRequest } from './paced.js';
 
 /**
- * Open-loop load at an even pace: one request every 1/rate s (autocannon's rate option sends
- * each second's requests in a burst at its start, so its latencies at a rate are burst latencies).
- * Latency counts from the scheduled send time, so a slow answer also delays nothing it should not
- * (no coordinated omission). Reports the achieved rate, p50 and p99.
+ * Open-loop load at an even pace (bench/paced.ts): one request every 1/rate s, latency counted
+ * from the time each request was due (no coordinated omission). autocannon's rate option sends
+ * each second's requests in a burst at its start, and fetch costs the load generator ~0.7 ms of
+ * CPU per request, so neither is used here. Reports the achieved rate, p50 and p99.
  */
 export async function measurePaced(name: string, opts: { url: string; rate: number; durationS?: number; request(): PacedRequest; onResponse?(status: number, body: string): void }): Promise<Measurement> {
-  const durationMs = (opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10)) * 1000;
-  const intervalMs = 1000 / opts.rate;
-  const latencies: number[] = [];
-  let errors = 0;
-  let non2xx = 0;
-  const inFlight = new Set<Promise<void>>();
   const before = cpuSnapshot();
-  const start = performance.now();
-  let sent = 0;
-  while (performance.now() - start < durationMs) {
-    const due = start + sent * intervalMs;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    sent++;
-    const r = opts.request();
-    const p = (async () => {
-      try {
-        const res = await fetch(`${opts.url}${r.path}`, { method: r.method, headers: r.headers, body: r.body });
-        const text = await res.text();
-        latencies.push(performance.now() - due);
-        if (res.status < 200 || res.status >= 300) non2xx++;
-        opts.onResponse?.(res.status, text);
-      } catch {
-        errors++;
-      }
-    })();
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
-  }
-  await Promise.all([...inFlight]);
-  const elapsedS = (performance.now() - start) / 1000;
+  const r = await pacedLoad({ url: opts.url, rate: opts.rate, durationS: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10), request: opts.request, onResponse: opts.onResponse });
   const after = cpuSnapshot();
-  latencies.sort((a, b) => a - b);
+  const latencies = [...r.latencies].sort((a, b) => a - b);
   const pct = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
+  let non2xx = 0;
+  for (const [status, n] of r.statuses) if (status < 200 || status >= 300) non2xx += n;
   return {
     name,
-    requests_per_s: Math.round(latencies.length / elapsedS),
+    requests_per_s: Math.round(latencies.length / r.elapsedS),
     p50_ms: pct(0.5),
     p99_ms: pct(0.99),
-    errors,
+    errors: r.errors,
     non2xx,
     ...cpuPerRequest(before, after, latencies.length),
   };
