@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../data/ids.js';
+import { afterCommit, type WriteBatch } from '../data/write-batch.js';
 import type { Bus, OutgoingMessage } from './bus.js';
 import { backoffDelay, errorMessage, silentLog, toIso, type BusLog } from './support.js';
 
@@ -75,17 +76,23 @@ export class Outbox {
   }
 
   /** Inserts several events in one statement in `trx`, in order; returns their message ids. */
-  async addMany(trx: Knex, events: ReadonlyArray<OutboxAddOptions & { type: string; payload: unknown }>): Promise<string[]> {
+  async addMany(trx: Knex, events: ReadonlyArray<OutboxEvent>): Promise<string[]> {
     if (events.length === 0) return [];
-    const rows = events.map(({ type, payload, id, orgId }) => {
-      if (type.length > 255 || !ROUTING_KEY.test(type)) throw new TypeError(`outbox: "${type}" is not a routing key like "plugin.event"`);
-      // Stringified: pg would turn a JS array into a Postgres array, not JSON.
-      const json = JSON.stringify(payload);
-      if (json === undefined) throw new TypeError('outbox: payload must be JSON-serialisable');
-      return { id: id ?? nextEventId(), type, org_id: orgId ?? null, payload: json };
-    });
+    const rows = outboxRows(events);
     await trx('outbox').insert(rows);
     this.notifyAfterCommit(trx);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Queues the events into a WriteBatch, written in the same statement as the change they
+   * announce; the relay is kicked once the batch is committed. Returns their message ids.
+   */
+  queue(batch: WriteBatch, events: ReadonlyArray<OutboxEvent>): string[] {
+    if (events.length === 0) return [];
+    const rows = outboxRows(events);
+    batch.insert('outbox', rows);
+    if (this.listeners.size) batch.onCommitted(() => this.notify());
     return rows.map((r) => r.id);
   }
 
@@ -96,13 +103,24 @@ export class Outbox {
     while (outer.parentTransaction) outer = outer.parentTransaction;
     if (this.watched.has(outer)) return;
     this.watched.add(outer);
-    // A rollback rejects executionPromise: nothing to publish, nothing to do.
-    outer.executionPromise.then(() => this.notify(), () => {});
+    afterCommit(outer, () => this.notify());
   }
 
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+export type OutboxEvent = OutboxAddOptions & { type: string; payload: unknown };
+
+function outboxRows(events: ReadonlyArray<OutboxEvent>): { id: string; type: string; org_id: string | null; payload: string }[] {
+  return events.map(({ type, payload, id, orgId }) => {
+    if (type.length > 255 || !ROUTING_KEY.test(type)) throw new TypeError(`outbox: "${type}" is not a routing key like "plugin.event"`);
+    // Stringified: pg would turn a JS array into a Postgres array, not JSON.
+    const json = JSON.stringify(payload);
+    if (json === undefined) throw new TypeError('outbox: payload must be JSON-serialisable');
+    return { id: id ?? nextEventId(), type, org_id: orgId ?? null, payload: json };
+  });
 }
 
 function isTransaction(db: Knex): db is Knex.Transaction {

@@ -116,15 +116,23 @@ interface PGliteLike {
 
 /** Runs a statement on `db` (the pool or a transaction) and returns its rows. */
 export async function run<R>(db: Knex, stmt: Statement, values: readonly unknown[], opts: RunOptions = {}): Promise<R[]> {
-  if (stmt.scope === 'org' && (typeof values[0] !== 'string' || !values[0])) throw new StatementError(`statement ${stmt.name} needs the organization id as $1`);
+  if (stmt.scope === 'org' && (typeof values[0] !== 'string' || !values[0])) throw new StatementError(`statement ${stmt.name ?? 'planned per run'} needs the organization id as $1`);
+  return execute<R>(db, stmt.name, stmt.text, values, opts);
+}
+
+/**
+ * Runs SQL text once, unprepared (`$n` placeholders), on the pool or a transaction: for writes
+ * composed at run time (WriteBatch), whose tenancy is in the rows they write.
+ */
+export async function execute<R>(db: Knex, name: string | null, text: string, values: readonly unknown[], opts: RunOptions = {}): Promise<R[]> {
   const client = db.client as unknown as PoolClient;
   const conn = await client.acquireConnection();
   try {
     if (conn instanceof pg.Client) {
-      const res = await conn.query({ ...(stmt.name ? { name: stmt.name } : {}), text: stmt.text, values: values as unknown[], ...(opts.isoTimestamps ? { types: isoTypes } : {}) });
+      const res = await conn.query({ ...(name ? { name } : {}), text, values: values as unknown[], ...(opts.isoTimestamps ? { types: isoTypes } : {}) });
       return res.rows as R[];
     }
-    const res = await (conn as PGliteLike).query(stmt.text, values as unknown[], opts.isoTimestamps ? { parsers: { [TIMESTAMPTZ]: isoTimestamp } } : undefined);
+    const res = await (conn as PGliteLike).query(text, values as unknown[], opts.isoTimestamps ? { parsers: { [TIMESTAMPTZ]: isoTimestamp } } : undefined);
     return res.rows as R[];
   } finally {
     await client.releaseConnection(conn);

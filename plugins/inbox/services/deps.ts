@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
+import type { WriteBatch } from '../../../core/data/write-batch.js';
 import type { ChannelAdapter } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
@@ -78,7 +79,7 @@ export interface TicketPort {
     message?: TicketMessageInput;
     /** The routed workspace (saves the tickets plugin a read). */
     workspace?: InboxWorkspace;
-  }): Promise<TicketRef>;
+  }, opts?: { batch?: WriteBatch }): Promise<TicketRef>;
   addInboundMessage(trx: Knex, input: TicketMessageInput & { orgId: string; ticketId: string }): Promise<{ id: string }>;
   findByReplyToken(trx: Knex, token: string): Promise<TicketRef | undefined>;
   findByEmailMessageIds(trx: Knex, orgId: string, workspaceId: string, messageIds: string[]): Promise<TicketRef | undefined>;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { WriteBatch } from '../../../core/data/write-batch.js';
 import type { InboxChannel } from '../models/index.js';
 import type { InboxWorkspace, PlanLimitsPort, TicketMessageInput, TicketPort, TicketRef } from './deps.js';
 import { isNoReplySender } from './classify.js';
@@ -65,6 +66,12 @@ export function messageInput(f: MessageFacts, receivedAt: Date): TicketMessageIn
   };
 }
 
+/** The ticket of the workspace whose conversation the message continues (In-Reply-To, then References), if any. */
+export async function findThread(db: Knex, tickets: TicketPort, ws: InboxWorkspace, facts: MessageFacts): Promise<TicketRef | null> {
+  const ids = [...new Set([facts.inReplyTo, ...[...facts.references].reverse()].filter((id): id is string => !!id))].slice(0, 50);
+  return (await tickets.findByEmailMessageIds(db, ws.org_id, ws.id, ids)) ?? null;
+}
+
 /**
  * Opens a ticket for the message or adds it to the one it continues: the per-ticket reply
  * address first, then In-Reply-To and References against the workspace's conversations. A new
@@ -75,25 +82,32 @@ export async function deliverToTicket(
   d: { tickets: TicketPort; planLimits: PlanLimitsPort | null; quota?: QuotaCache },
   input: { workspace: InboxWorkspace; channel: InboxChannel; facts: MessageFacts; ticket: TicketRef | null; receivedAt: Date },
 ): Promise<Delivered> {
-  const { workspace: ws, facts } = input;
-  let ticket = input.ticket;
-  if (!ticket) {
-    const ids = [...new Set([facts.inReplyTo, ...[...facts.references].reverse()].filter((id): id is string => !!id))].slice(0, 50);
-    ticket = (await d.tickets.findByEmailMessageIds(trx, ws.org_id, ws.id, ids)) ?? null;
-  }
-  const message = messageInput(facts, input.receivedAt);
+  const ticket = input.ticket ?? (await findThread(trx, d.tickets, input.workspace, input.facts));
   if (ticket) {
-    await d.tickets.addInboundMessage(trx, { ...message, orgId: ws.org_id, ticketId: ticket.id });
+    await d.tickets.addInboundMessage(trx, { ...messageInput(input.facts, input.receivedAt), orgId: input.workspace.org_id, ticketId: ticket.id });
     return { ticketId: ticket.id, created: false };
   }
+  return openTicket(trx, d, input);
+}
+
+/**
+ * A new ticket for the message, after the plan check. With `batch`, its rows join the caller's
+ * WriteBatch (written by the caller, with its own rows, in one statement); else written in `db`.
+ */
+export async function openTicket(
+  db: Knex,
+  d: { tickets: TicketPort; planLimits: PlanLimitsPort | null; quota?: QuotaCache },
+  input: { workspace: InboxWorkspace; channel: InboxChannel; facts: MessageFacts; receivedAt: Date; batch?: WriteBatch },
+): Promise<Delivered> {
+  const { workspace: ws, facts } = input;
   const quotaKey = `${ws.org_id}:${ws.id}`;
   if (d.planLimits && !d.quota?.take(quotaKey)) {
-    const check = await d.planLimits.check(trx, ws.org_id, 'tickets_per_month', { workspaceId: ws.id });
+    const check = await d.planLimits.check(db, ws.org_id, 'tickets_per_month', { workspaceId: ws.id });
     d.quota?.remember(quotaKey, check);
     if (!check.ok) throw new TicketQuotaReached('the plan\'s tickets of this month are used up');
   }
   const customer = customerOf(facts);
-  const created = await d.tickets.createTicket(trx, {
+  const created = await d.tickets.createTicket(db, {
     orgId: ws.org_id,
     workspaceId: ws.id,
     origin: 'email',
@@ -101,8 +115,8 @@ export async function deliverToTicket(
     channelId: input.channel.id,
     customerEmail: customer.address,
     customerName: customer.name,
-    message,
+    message: messageInput(facts, input.receivedAt),
     workspace: ws,
-  });
+  }, { batch: input.batch });
   return { ticketId: created.id, created: true };
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
+import { forOrg, run } from '../../../core/data/statements.js';
+import { WriteBatch } from '../../../core/data/write-batch.js';
 import type { DeliveryEvent, InboundDelivery, ParsedInboundEmail } from '../../../core/contracts/index.js';
 import { InboundEmail, InboxChannel, type GmailConfirmation, type InboundReason, type InboundStatus } from '../models/index.js';
 import { ensureChannel } from './channel-store.js';
@@ -8,7 +10,7 @@ import {
   viaForwarding, type ForwardingConfirmationFinding, type OwnIdentity,
 } from './classify.js';
 import type { InboxDeps, InboxWorkspace } from './deps.js';
-import { deliverToTicket, QuotaCache, TicketQuotaReached } from './intake.js';
+import { deliverToTicket, findThread, openTicket, QuotaCache, TicketQuotaReached, type Delivered } from './intake.js';
 import { contentKey, readMessage, type MessageFacts } from './mime.js';
 import { InboundRouter } from './routing.js';
 import { scoreSpam } from './spam.js';
@@ -39,8 +41,21 @@ export interface Verdict {
   keepRaw: boolean;
 }
 
-/** Rows that are originals, not stored duplicates (the predicate of inbox_emails_dedupe_uq). */
-const ORIGINAL = "(reason is null or reason <> 'duplicate')";
+/**
+ * What classification reads, one prepared statement: the channel, the plan, whether the workspace
+ * holds an original of the message (not a stored duplicate: the predicate of
+ * inbox_emails_dedupe_uq), and the sender's recent mail. $1 org, $2 workspace, $3 message key,
+ * $4 loop window start, $5 content key, $6 rate window start, $7 sender, $8 the earlier window.
+ */
+const CONTEXT = forOrg(`
+  select r.same_content, r.total,
+    (select row_to_json(c) from inbox_channels c where c.org_id = $1 and c.workspace_id = $2) as channel,
+    (select o.plan from organizations o where o.id = $1) as plan,
+    exists (select 1 from inbox_emails d where d.org_id = $1 and d.workspace_id = $2 and d.message_key = $3 and (d.reason is null or d.reason <> 'duplicate')) as seen
+  from (select count(*) filter (where e.received_at > $4 and e.content_key = $5)::int as same_content,
+               count(*) filter (where e.received_at > $6)::int as total
+        from inbox_emails e
+        where e.org_id = $1 and e.workspace_id = $2 and e.sender_key = $7 and e.received_at > $8 and (e.reason is null or e.reason <> 'duplicate')) r`);
 
 interface ClassifyContext {
   channel: InboxChannel;
@@ -125,30 +140,44 @@ export class InboundPipeline {
     const signals = [...v.signals, ...spam.signals.filter((s) => !v.signals.includes(s))];
 
     if (v.status === 'processed' && v.reason === null) {
+      const logRow = (out: Delivered) => ({ ...row, status: 'processed', reason: null, signals, ticket_id: out.ticketId, ticket_created: out.created });
       try {
-        const result = await this.d.db.transaction(async (trx) => {
-          const out = await deliverToTicket(trx, { tickets: this.d.tickets, planLimits: this.d.planLimits, quota: this.quota }, { workspace: ws, channel, facts, ticket: route.ticket, receivedAt });
-          // No event of ours: tickets.created / tickets.message_received announce it (one outbox row less per email).
-          await this.insert(trx, { ...row, status: 'processed', reason: null, signals, ticket_id: out.ticketId, ticket_created: out.created });
-          return { recipient: email.recipient, status: 'processed' as const, reason: null, ticket_id: out.ticketId };
-        });
+        const deps = { tickets: this.d.tickets, planLimits: this.d.planLimits, quota: this.quota };
+        const thread = route.ticket ?? (await findThread(this.d.db, this.d.tickets, ws, facts));
+        let out: Delivered;
+        if (thread) {
+          // A reply joins its ticket under the ticket's row lock, with its log row, in one transaction.
+          out = await this.d.db.transaction(async (trx) => {
+            const joined = await deliverToTicket(trx, deps, { workspace: ws, channel, facts, ticket: thread, receivedAt });
+            await this.queueLog(new WriteBatch(), logRow(joined)).run(trx);
+            return joined;
+          });
+        } else {
+          // A new ticket: the ticket, its message, files, events and the log row in one statement.
+          // No event of ours: tickets.created / tickets.message_received announce it.
+          const batch = new WriteBatch();
+          out = await openTicket(this.d.db, deps, { workspace: ws, channel, facts, receivedAt, batch });
+          await this.queueLog(batch, logRow(out)).run(this.d.db);
+        }
         // After the commit, outside the ticket's transaction: a busy forwarded inbox must not queue on its channel row.
         if (viaForwarding(facts, channel.forwarding_address)) await this.forwarded(channel, receivedAt);
-        return result;
+        return { recipient: email.recipient, status: 'processed', reason: null, ticket_id: out.ticketId };
       } catch (err) {
         if (isDedupeViolation(err)) return this.store(email, { ...row, signals }, verdict('ignored', 'duplicate'));
         if (err instanceof TicketQuotaReached) return this.store(email, { ...row, signals }, verdict('quarantined', 'not_in_plan', 'tickets_per_month', true));
         throw err;
       }
     }
-    return this.store(email, { ...row, signals }, v, async (trx) => {
-      if (v.reason === 'forwarding_confirmation') await this.confirmationReceived(trx, channel, detectForwardingConfirmation(facts)!, receivedAt);
-      if (v.reason === 'forwarding_test') await this.testReturned(trx, channel, receivedAt);
-      if (v.reason === 'bounce') {
-        const ids = detectBounce(facts)?.originalMessageIds ?? [];
-        if (ids.length) await this.d.tickets.setDeliveryStatus(trx, { orgId: ws.org_id, emailMessageIds: ids }, 'bounced');
-      }
-    });
+    return this.store(email, { ...row, signals }, v, this.effectOf(v, ws, channel, facts, receivedAt));
+  }
+
+  /** The side effect of a stored email's reason, written with its log row; none for most reasons. */
+  private effectOf(v: Verdict, ws: InboxWorkspace, channel: InboxChannel, facts: MessageFacts, receivedAt: Date): ((trx: Knex) => Promise<void>) | undefined {
+    if (v.reason === 'forwarding_confirmation') return (trx) => this.confirmationReceived(trx, channel, detectForwardingConfirmation(facts)!, receivedAt);
+    if (v.reason === 'forwarding_test') return (trx) => this.testReturned(trx, channel, receivedAt);
+    const ids = v.reason === 'bounce' ? detectBounce(facts)?.originalMessageIds ?? [] : [];
+    if (ids.length) return async (trx) => void (await this.d.tickets.setDeliveryStatus(trx, { orgId: ws.org_id, emailMessageIds: ids }, 'bounced'));
+    return undefined;
   }
 
   /**
@@ -160,26 +189,11 @@ export class InboundPipeline {
     const { loop, senderRateLimit } = this.d.options;
     const loopSince = new Date(now.getTime() - loop.windowMinutes * 60_000);
     const rateSince = new Date(now.getTime() - senderRateLimit.windowMinutes * 60_000);
-    const { rows } = (await this.d.db.raw(
-      `select r.same_content, r.total,
-         (select row_to_json(c) from inbox_channels c where c.org_id = ? and c.workspace_id = ?) as channel,
-         (select o.plan from organizations o where o.id = ?) as plan,
-         exists (select 1 from inbox_emails d where d.org_id = ? and d.workspace_id = ? and d.message_key = ? and ${ORIGINAL.replaceAll('reason', 'd.reason')}) as seen
-       from (select count(*) filter (where e.received_at > ? and e.content_key = ?)::int as same_content,
-                    count(*) filter (where e.received_at > ?)::int as total
-             from inbox_emails e
-             where e.org_id = ? and e.workspace_id = ? and e.sender_key = ? and e.received_at > ? and ${ORIGINAL.replaceAll('reason', 'e.reason')}) r`,
-      [
-        ws.org_id, ws.id,
-        ws.org_id,
-        ws.org_id, ws.id, messageKey,
-        loopSince, contentKey(f), rateSince,
-        ws.org_id, ws.id, f.from?.address ?? null, loopSince < rateSince ? loopSince : rateSince,
-      ],
-    )) as { rows: { same_content: number; total: number; channel: Record<string, unknown> | null; plan: string | null; seen: boolean }[] };
-    const row = rows[0]!;
-    const channel = row.channel ? InboxChannel.fromDatabaseJson(row.channel) : await ensureChannel(this.d.db, ws);
-    return { channel, plan: row.plan ?? 'none', seen: !!row.seen, sameContent: Number(row.same_content ?? 0), total: Number(row.total ?? 0) };
+    const [row] = await run<{ same_content: number; total: number; channel: Record<string, unknown> | null; plan: string | null; seen: boolean }>(this.d.db, CONTEXT, [
+      ws.org_id, ws.id, messageKey, loopSince, contentKey(f), rateSince, f.from?.address ?? null, loopSince < rateSince ? loopSince : rateSince,
+    ]);
+    const channel = row?.channel ? InboxChannel.fromDatabaseJson(row.channel) : await ensureChannel(this.d.db, ws);
+    return { channel, plan: row?.plan ?? 'none', seen: !!row?.seen, sameContent: Number(row?.same_content ?? 0), total: Number(row?.total ?? 0) };
   }
 
   /**
@@ -210,26 +224,32 @@ export class InboundPipeline {
     return verdict('processed', null);
   }
 
-  private async insert(trx: Knex, row: Record<string, unknown>): Promise<string> {
-    const id = newId(InboundEmail.idPrefix);
+  /** Queues the InboundEmail row into `batch`; its id is `batch`'s to write. */
+  private queueLog(batch: WriteBatch, row: Record<string, unknown>): WriteBatch {
     const now = new Date();
-    await trx('inbox_emails').insert({ ...row, id, signals: JSON.stringify(row.signals ?? []), created_at: now, updated_at: now });
-    return id;
+    return batch.insert('inbox_emails', [{ ...row, id: newId(InboundEmail.idPrefix), signals: row.signals ?? [], created_at: now, updated_at: now }], ['signals']);
   }
 
-  /** Stores an email that opens no ticket, with the side effects of its reason, in one transaction. */
+  /**
+   * Stores an email that opens no ticket: its log row, with the side effects of its reason in one
+   * transaction when it has any, else in one statement (a duplicate, an auto-reply …).
+   */
   private async store(
     email: ParsedInboundEmail, row: Record<string, unknown> & { workspace_id: string; org_id: string },
     v: Verdict, effect?: (trx: Knex) => Promise<void>,
   ): Promise<InboundResult> {
-    const write = (r: Record<string, unknown>, vv: Verdict, fx?: (trx: Knex) => Promise<void>) =>
-      this.d.db.transaction(async (trx) => {
-        const id = await this.insert(trx, { ...r, status: vv.status, reason: vv.reason, signals: [...vv.signals, ...((r.signals as string[]) ?? []).filter((s) => !vv.signals.includes(s))], raw: vv.keepRaw ? email.raw : null, ticket_id: null });
-        if (fx) await fx(trx);
-        if (vv.status === 'quarantined') {
-          await this.d.outbox.add(trx, 'inbox.email_received', { email_id: id, workspace_id: row.workspace_id, status: vv.status, reason: vv.reason, ticket_id: null, created: false }, { orgId: row.org_id });
-        }
+    const write = async (r: Record<string, unknown>, vv: Verdict, fx?: (trx: Knex) => Promise<void>) => {
+      const batch = this.queueLog(new WriteBatch(), { ...r, status: vv.status, reason: vv.reason, signals: [...vv.signals, ...((r.signals as string[]) ?? []).filter((s) => !vv.signals.includes(s))], raw: vv.keepRaw ? email.raw : null, ticket_id: null });
+      if (vv.status === 'quarantined') {
+        const id = (batch.rowsOf('inbox_emails')[0]!).id as string;
+        this.d.outbox.queue(batch, [{ type: 'inbox.email_received', payload: { email_id: id, workspace_id: row.workspace_id, status: vv.status, reason: vv.reason, ticket_id: null, created: false }, orgId: row.org_id }]);
+      }
+      if (!fx) return batch.run(this.d.db);
+      await this.d.db.transaction(async (trx) => {
+        await batch.run(trx);
+        await fx(trx);
       });
+    };
     try {
       await write(row, v, effect);
     } catch (err) {

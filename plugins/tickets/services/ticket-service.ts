@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
+import { WriteBatch } from '../../../core/data/write-batch.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { forbidden, notFound } from '../../../core/http/errors.js';
 import { run } from '../../../core/data/statements.js';
@@ -96,8 +97,13 @@ export class TicketService {
 
   // ---- intake (inbox, widget, code host, proactive)
 
-  /** Opens a ticket (state received) and its opening message, in the caller's transaction. */
-  async createTicket(trx: Knex, input: CreateTicketInput): Promise<Ticket> {
+  /**
+   * Opens a ticket (state received) with its opening message, files and events, written as one
+   * statement (WriteBatch) in `trx`, which may be the pool: nothing is read back. With
+   * `opts.batch`, the rows join the caller's batch instead and the caller runs it (the inbox
+   * writes its log row in the same statement).
+   */
+  async createTicket(trx: Knex, input: CreateTicketInput, opts: { batch?: WriteBatch } = {}): Promise<Ticket> {
     const given = input.workspace;
     if (given && (given.id !== input.workspaceId || given.org_id !== input.orgId)) throw new TypeError('createTicket: the workspace given is not the ticket\'s');
     const ws = given ?? (await this.deps.workspaceService.get(input.orgId, input.workspaceId, trx));
@@ -105,6 +111,7 @@ export class TicketService {
     const status = newToken('st');
     const now = input.message?.receivedAt ?? new Date();
     const language = input.language && LANGUAGES.has(input.language) ? input.language : LANGUAGES.has(ws.locale) ? ws.locale : 'en';
+    // Every column but the generated ones, so the row is the ticket as stored.
     const row = {
       id,
       org_id: input.orgId,
@@ -118,31 +125,47 @@ export class TicketService {
       state: 'received' as const,
       category: input.category ?? 'unknown',
       priority: input.priority ?? 'normal',
+      assignee_user_id: null,
+      codehost_item_kind: input.codehostItemKind ?? null,
+      codehost_number: input.codehostNumber ?? null,
       labels: input.labels ?? [],
       language,
       is_demo: input.isDemo ?? false,
       error_group_id: input.errorGroupId ?? null,
-      codehost_item_kind: input.codehostItemKind ?? null,
-      codehost_number: input.codehostNumber ?? null,
+      duplicate_of_ticket_id: null,
+      resolved_version: null,
       latest_confidence: input.latestConfidence ?? null,
       needs_team_action: false,
+      // The opening message's counters are written with the ticket: no second UPDATE.
+      message_count: input.message ? 1 : 0,
+      last_message_at: input.message ? now : null,
+      first_response_at: null,
+      released_at: null,
+      closed_at: null,
+      close_reason: null,
+      last_customer_message_at: input.message ? now : null,
       sla_started_at: now,
       sla_due_at: slaDueAt({ state: 'received', sla_started_at: now, first_response_at: null }, ws),
+      reopened_count: 0,
+      escalation_reason: null,
+      escalated_at: null,
+      public_summary: null,
+      public_summary_approved_at: null,
       public_token_hash: status.hash,
       public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(id)),
+      public_token_revoked_at: null,
       reply_token: newReplyToken(),
       search_text: searchText(input),
-      // The opening message's counters are written with the ticket: no second UPDATE.
-      ...(input.message ? { message_count: 1, last_message_at: now, last_customer_message_at: now } : {}),
       created_at: now,
       updated_at: now,
     };
-    // Ingest paths (inbox, widget, code host) create tickets at volume, so this is one INSERT …
-    // RETURNING, the event and the opening message: no lock, re-read or counter update.
-    const ticket = (await Ticket.query(trx).insert(row).returning('*')) as unknown as Ticket;
+    const batch = opts.batch ?? new WriteBatch();
+    batch.insert(Ticket, [row]);
+    const ticket = Ticket.fromDatabaseJson(row) as Ticket;
     const created = { type: 'tickets.created', payload: { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' }, orgId: input.orgId };
-    if (input.message) await this.writeInboundMessage(trx, ticket, { ...input.message, receivedAt: now, orgId: input.orgId, ticketId: id }, [created]);
-    else await this.deps.outbox.addMany(trx, [created]);
+    if (input.message) this.queueInboundMessage(batch, ticket, { ...input.message, receivedAt: now, orgId: input.orgId, ticketId: id }, [created]);
+    else this.deps.outbox.queue(batch, [created]);
+    if (!opts.batch) await batch.run(trx);
     return ticket;
   }
 
@@ -154,7 +177,9 @@ export class TicketService {
   async addInboundMessage(trx: Knex, input: InboundMessageInput): Promise<TicketMessage> {
     const ticket = await Ticket.query(trx).forOrg(input.orgId).findById(input.ticketId).forUpdate();
     if (!ticket) throw notFound('ticket');
-    const message = await this.writeInboundMessage(trx, ticket, input);
+    const batch = new WriteBatch();
+    const message = this.queueInboundMessage(batch, ticket, input);
+    await batch.run(trx);
     const at = message.created_at;
     const counters = { message_count: ticket.message_count + 1, last_message_at: at, last_customer_message_at: at };
     if (ticket.state === 'closed' && ticket.close_reason === 'spam') {
@@ -170,16 +195,22 @@ export class TicketService {
     return message;
   }
 
-  /** The message row, its files and `tickets.message_received`; the caller keeps the ticket's counters. */
-  private async writeInboundMessage(trx: Knex, ticket: Ticket, input: InboundMessageInput, before: OutboxEvent[] = []): Promise<TicketMessage> {
+  /**
+   * Queues the message row, its files and `tickets.message_received` (after `before`: a new
+   * ticket's tickets.created) into `batch`; the caller keeps the ticket's counters.
+   */
+  private queueInboundMessage(batch: WriteBatch, ticket: Ticket, input: InboundMessageInput, before: OutboxEvent[] = []): TicketMessage {
     const at = input.receivedAt ?? new Date();
     const messageId = newId(TicketMessage.idPrefix);
     let widgetContext: WidgetContext | null = input.widgetContext ? { ...input.widgetContext } : null;
+    const files: Record<string, unknown>[] = [];
     if (input.screenshot) {
-      const shot = await this.storeFile(trx, ticket, messageId, input.screenshot, 'screenshot');
-      widgetContext = { console: [], network: [], ...widgetContext, screenshot_file_id: shot.id };
+      const shot = fileRow(ticket, messageId, input.screenshot, 'screenshot', at);
+      files.push(shot);
+      widgetContext = { console: [], network: [], ...widgetContext, screenshot_file_id: shot.id as string };
     }
-    const message = await TicketMessage.query(trx).insert({
+    for (const a of input.attachments ?? []) files.push(fileRow(ticket, messageId, a, 'attachment', at));
+    const row = {
       id: messageId,
       org_id: ticket.org_id,
       workspace_id: ticket.workspace_id,
@@ -199,11 +230,11 @@ export class TicketService {
       delivery_status: null,
       is_internal_note: false,
       created_at: at,
-    }).returning('*');
-    for (const a of input.attachments ?? []) await this.storeFile(trx, ticket, messageId, a, 'attachment');
-    // `before` (tickets.created of a new ticket) goes out in the same INSERT, ahead of this event.
-    await this.deps.outbox.addMany(trx, [...before, { type: 'tickets.message_received', payload: { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: message.id }, orgId: ticket.org_id }]);
-    return message;
+    };
+    batch.insert(TicketMessage, [row]);
+    batch.insert(TicketFile, files);
+    this.deps.outbox.queue(batch, [...before, { type: 'tickets.message_received', payload: { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: messageId }, orgId: ticket.org_id }]);
+    return TicketMessage.fromDatabaseJson(row) as TicketMessage;
   }
 
   /** The ticket a per-ticket reply address points at (`…+t_<token>@…`), any organization. */
@@ -343,24 +374,6 @@ export class TicketService {
     return Ticket.query(this.deps.db).acrossOrgs('public status page by token').where({ public_token_hash: hashToken(token) }).whereNull('public_token_revoked_at').limit(1).first();
   }
 
-  // ---- files
-
-  async storeFile(trx: Knex, ticket: Ticket, messageId: string | null, file: AttachmentInput, kind: TicketFile['kind']): Promise<TicketFile> {
-    return TicketFile.query(trx).insert({
-      org_id: ticket.org_id,
-      workspace_id: ticket.workspace_id,
-      ticket_id: ticket.id,
-      message_id: messageId,
-      kind,
-      filename: sanitizeFilename(file.filename),
-      content_type: file.contentType.toLowerCase().split(';')[0]!.trim() || 'application/octet-stream',
-      size: file.content.length,
-      sha256: createHash('sha256').update(file.content).digest('hex'),
-      content_id: file.contentId ?? null,
-      inline: file.inline ?? false,
-      content: file.content,
-    }).returning(FILE_META_COLUMNS);
-  }
 }
 
 const statusContext = (ticketId: string) => `ticket:${ticketId}:status_token`;
@@ -370,6 +383,26 @@ function searchText(input: CreateTicketInput): string {
     .filter((s): s is string => !!s)
     .join(' ')
     .slice(0, 4000);
+}
+
+/** A ticket_files row of an attachment or screenshot. */
+function fileRow(ticket: Ticket, messageId: string | null, file: AttachmentInput, kind: TicketFile['kind'], at: Date): Record<string, unknown> {
+  return {
+    id: newId(TicketFile.idPrefix),
+    org_id: ticket.org_id,
+    workspace_id: ticket.workspace_id,
+    ticket_id: ticket.id,
+    message_id: messageId,
+    kind,
+    filename: sanitizeFilename(file.filename),
+    content_type: file.contentType.toLowerCase().split(';')[0]!.trim() || 'application/octet-stream',
+    size: file.content.length,
+    sha256: createHash('sha256').update(file.content).digest('hex'),
+    content_id: file.contentId ?? null,
+    inline: file.inline ?? false,
+    content: file.content,
+    created_at: at,
+  };
 }
 
 function sanitizeFilename(name: string): string {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { acrossOrgs, run } from '../../../core/data/statements.js';
 import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
@@ -82,6 +83,26 @@ function randomLocal(n = 6): string {
  * workspace id), and the administrative writes of the workspaces section, each audited and
  * announced through the outbox.
  */
+/** The fields of a workspace that inbound routing hands to the inbox (its InboxWorkspace). */
+export interface RoutedWorkspace {
+  id: string;
+  org_id: string;
+  name: string;
+  slug: string;
+  locale: string;
+  brand_profile_id: string | null;
+  inbound_address: string | null;
+  mailbox_enabled: boolean;
+  archived_at: Date | null;
+  sla_first_response_minutes: number;
+  sla_resolution_minutes: number;
+}
+
+const BY_INBOUND_ADDRESS = acrossOrgs('inbound mail routing by address', `
+  select w.id, w.org_id, w.name, w.slug, w.locale, w.brand_profile_id, w.inbound_address, w.mailbox_enabled, w.archived_at,
+    w.sla_first_response_minutes, w.sla_resolution_minutes
+  from workspaces w where lower(w.inbound_address) = $1 and w.inbound_address is not null limit 1`);
+
 export class WorkspaceService {
   constructor(
     private readonly deps: WorkspaceServiceDeps,
@@ -118,8 +139,10 @@ export class WorkspaceService {
   }
 
   /** Routing of inbound mail: the workspace owning an inbound address (any organization). */
-  async findByInboundAddress(address: string, trx?: Knex): Promise<Workspace | undefined> {
-    return Workspace.query(trx ?? this.deps.db).acrossOrgs('inbound mail routing by address').whereRaw('lower(inbound_address) = ?', [address.toLowerCase()]).limit(1).first();
+  /** The workspace an inbound address routes to: what the inbox reads of it, one prepared statement per email. */
+  async findByInboundAddress(address: string, trx?: Knex): Promise<RoutedWorkspace | undefined> {
+    const [row] = await run<RoutedWorkspace>(trx ?? this.deps.db, BY_INBOUND_ADDRESS, [address.toLowerCase()]);
+    return row;
   }
 
   /** The widget install of a public key, when the key is live (not revoked, workspace not archived). */
