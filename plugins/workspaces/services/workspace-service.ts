@@ -84,19 +84,7 @@ function randomLocal(n = 6): string {
  * announced through the outbox.
  */
 /** The fields of a workspace that inbound routing hands to the inbox (its InboxWorkspace). */
-export interface RoutedWorkspace {
-  id: string;
-  org_id: string;
-  name: string;
-  slug: string;
-  locale: string;
-  brand_profile_id: string | null;
-  inbound_address: string | null;
-  mailbox_enabled: boolean;
-  archived_at: Date | null;
-  sla_first_response_minutes: number;
-  sla_resolution_minutes: number;
-}
+export type RoutedWorkspace = Pick<Workspace, 'id' | 'org_id' | 'name' | 'slug' | 'locale' | 'brand_profile_id' | 'inbound_address' | 'mailbox_enabled' | 'archived_at' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
 
 const BY_INBOUND_ADDRESS = acrossOrgs('inbound mail routing by address', `
   select w.id, w.org_id, w.name, w.slug, w.locale, w.brand_profile_id, w.inbound_address, w.mailbox_enabled, w.archived_at,
