@@ -120,9 +120,9 @@ export type { PacedRequest } from './paced.js';
  * each second's requests in a burst at its start, and fetch costs the load generator ~0.7 ms of
  * CPU per request, so neither is used here. Reports the achieved rate, p50 and p99.
  */
-export async function measurePaced(name: string, opts: { url: string; rate: number; durationS?: number; request(): PacedRequest; onResponse?(status: number, body: string): void }): Promise<Measurement> {
+export async function measurePaced(name: string, opts: { url: string; rate: number; durationS?: number; clients?: number; request(): PacedRequest; onResponse?(status: number, body: string): void }): Promise<Measurement> {
   const before = cpuSnapshot();
-  const r = await pacedLoad({ url: opts.url, rate: opts.rate, durationS: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10), request: opts.request, onResponse: opts.onResponse });
+  const r = await pacedLoad({ url: opts.url, rate: opts.rate, durationS: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10), clients: opts.clients, request: opts.request, onResponse: opts.onResponse });
   const after = cpuSnapshot();
   const latencies = [...r.latencies].sort((a, b) => a - b);
   const pct = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);

@@ -117,6 +117,12 @@ export async function pacedLoad(opts: {
   request(): PacedRequest;
   onResponse?(status: number, body: string): void;
   maxConnections?: number;
+  /**
+   * Clients: a fixed set of this many connections, each request on the next one in turn; a
+   * client whose previous request is still out sends when it is answered (its wait counts).
+   * Without it, a connection is opened whenever none is free (up to maxConnections).
+   */
+  clients?: number;
 }): Promise<PacedResult> {
   const { hostname, port } = new URL(opts.url);
   const host = `${hostname}:${port}`;
@@ -124,6 +130,10 @@ export async function pacedLoad(opts: {
   const idle: Connection[] = [];
   const all = new Set<Connection>();
   const queue: [Buffer, Pending][] = [];
+  // Fixed clients: each has its own queue of requests waiting for its connection.
+  const clients: Connection[] = [];
+  const clientQueues = new Map<Connection, [Buffer, Pending][]>();
+  let turn = 0;
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let errors = 0;
@@ -143,9 +153,10 @@ export async function pacedLoad(opts: {
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     answered++;
     if (body && p.onResponse) p.onResponse(status, body.toString('utf8'));
-    const next = queue.shift();
+    const own = clientQueues.get(c);
+    const next = own ? own.shift() : queue.shift();
     if (next) c.send(next[0], next[1]);
-    else idle.push(c);
+    else if (!own) idle.push(c);
     maybeFinish();
   };
   const failed = (c: Connection) => {
@@ -156,10 +167,18 @@ export async function pacedLoad(opts: {
       errors++;
       c.pending = null;
     }
+    const own = clientQueues.get(c);
+    if (own) errors += own.splice(0).length;
     c.socket.destroy();
     maybeFinish();
   };
   const dispatch = (bytes: Buffer, p: Pending) => {
+    if (opts.clients) {
+      const c = clients[turn++ % clients.length]!;
+      if (!all.has(c)) return void errors++;
+      if (c.pending) return void clientQueues.get(c)!.push([bytes, p]);
+      return c.send(bytes, p);
+    }
     const c = idle.pop();
     if (c) return c.send(bytes, p);
     if (all.size < max) {
@@ -169,6 +188,14 @@ export async function pacedLoad(opts: {
     }
     queue.push([bytes, p]);
   };
+
+  for (let i = 0; i < (opts.clients ?? 0); i++) {
+    const c = new Connection(hostname, Number(port), done, failed);
+    all.add(c);
+    clients.push(c);
+    clientQueues.set(c, []);
+  }
+  if (clients.length) await Promise.all(clients.map((c) => new Promise((r) => c.socket.once('connect', r))));
 
   const start = performance.now();
   await new Promise<void>((resolve) => {

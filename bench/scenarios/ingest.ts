@@ -96,9 +96,10 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
     });
     const rows: Measurement[] = [];
     for (const shape of [endpoint(1), endpoint(10), widgetShape(5)]) rows.push(await measureShape(service.url, cookie, workspaceId, shape));
-    // The target is a rate with a latency: offer 3,000 events/s at an even pace and read p99 at
-    // that load, not at saturation, where latency is queueing by construction.
+    // The target is a rate with a latency: 50 clients offer 3,000 events/s between them at an even
+    // pace, and p99 is read at that load, not at saturation, where latency is queueing by construction.
     rows.push(await measureOffered(service.url, endpoint(10), 3000));
+    rows.push(await measureOffered(service.url, widgetShape(5), 3000));
     return rows;
   } finally {
     await service.stop();
@@ -117,9 +118,10 @@ async function measureOffered(url: string, shape: Shape, events: number): Promis
   let accepted = 0;
   let answered = 0;
   const build = shape.request(() => next++);
-  const row = await measurePaced(`${shape.name.replace(')', '')}, ${events.toLocaleString('en')}/s offered evenly)`, {
+  const row = await measurePaced(`${shape.name.replace(')', '')}, ${events.toLocaleString('en')}/s offered evenly by 50 clients)`, {
     url,
     rate: events / shape.batch,
+    clients: 50,
     request: () => {
       const setup = build.setupRequest as (req: autocannon.Request, context: object) => autocannon.Request;
       const r = setup({}, {}) as { body: string; headers: Record<string, string> };

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { NormalizedEvent, StackFrame } from '../../../core/contracts/index.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
+import { acrossOrgs, run } from '../../../core/data/statements.js';
 import type { GroupTrigger } from '../models.js';
 import { compareReleases, criticalPathHit, fingerprintOf, framesOfEvent, isInApp, normalizeMessage, titleOf, userKeyOf } from './grouping.js';
 
@@ -96,12 +97,15 @@ function needsCleaning(json: string): boolean {
   return false;
 }
 
-/** The statement of GroupWriter.store (bindings: now ×2, groups JSON, now, events JSON, now ×2, connector ids). */
-const STORE_SQL = `
+/**
+ * The statement of GroupWriter.store, prepared once per connection (its plan costs more than a
+ * small batch's execution). Values: now ×2, groups JSON, now, events JSON, now ×2, connector ids.
+ */
+const STORE = acrossOrgs('an ingest batch holds events of many organizations', `
 with g as (
   insert into error_groups as eg (id, org_id, workspace_id, fingerprint, status, type, title, normalized_message, sample_stack, frames, symbolicated, noise, first_seen, last_seen, release, created_at, updated_at)
-  select x.id, x.org_id, x.workspace_id, x.fingerprint, 'watching', x.type, x.title, x.normalized_message, x.sample_stack, x.frames, x.symbolicated, x.noise, x.first_seen, x.first_seen, x.release, ?::timestamptz, ?::timestamptz
-  from json_to_recordset(?::json) as x(id text, org_id text, workspace_id text, fingerprint text, type text, title text, normalized_message text, sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, release text)
+  select x.id, x.org_id, x.workspace_id, x.fingerprint, 'watching', x.type, x.title, x.normalized_message, x.sample_stack, x.frames, x.symbolicated, x.noise, x.first_seen, x.first_seen, x.release, $1::timestamptz, $2::timestamptz
+  from json_to_recordset($3::json) as x(id text, org_id text, workspace_id text, fingerprint text, type text, title text, normalized_message text, sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, release text)
   on conflict (workspace_id, fingerprint) do update set
     updated_at = excluded.updated_at,
     -- A group first seen with bundle frames takes the original frames of its first symbolicated event.
@@ -111,8 +115,8 @@ with g as (
     eg.trigger, eg.critical_path_hit, eg.noise, eg.held_reason, eg.triggered_at, eg.sources, eg.environments
 ), e as (
   insert into error_events (id, org_id, workspace_id, group_id, connector_id, source, external_id, type, level, message, stack, frames, symbolicated, url, browser, release, environment, "user", user_key, occurred_at, received_at)
-  select v.id, v.org_id, v.workspace_id, g.id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, ?::timestamptz
-  from json_to_recordset(?::json) as v(id text, org_id text, workspace_id text, fingerprint text, connector_id text, source text, external_id text, type text, level text, message text, stack text,
+  select v.id, v.org_id, v.workspace_id, g.id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, $4::timestamptz
+  from json_to_recordset($5::json) as v(id text, org_id text, workspace_id text, fingerprint text, connector_id text, source text, external_id text, type text, level text, message text, stack text,
     frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text, "user" jsonb, user_key text, occurred_at timestamptz)
   join g on g.workspace_id = v.workspace_id and g.fingerprint = v.fingerprint
   on conflict (connector_id, external_id) where external_id is not null do nothing
@@ -137,12 +141,25 @@ with g as (
   on conflict (group_id, hour) do update set count = error_group_hours.count + excluded.count
   returning 1
 ), c as (
-  update connectors set last_delivery_at = ?::timestamptz, last_activity_at = ?::timestamptz where id = any(?::text[])
+  update connectors set last_delivery_at = $6::timestamptz, last_activity_at = $7::timestamptz where id = any($8::text[])
   returning 1
 )
 select coalesce((select json_agg(g) from g), '[]'::json) as groups,
   coalesce((select array_agg(e.id) from e), '{}'::text[]) as inserted,
-  coalesce((select json_object_agg(s.group_id, s.n) from (select group_id, count(*)::int as n from u where inserted group by group_id) s), '{}'::json) as new_users`;
+  coalesce((select json_object_agg(s.group_id, s.n) from (select group_id, count(*)::int as n from u where inserted group by group_id) s), '{}'::json) as new_users`);
+/** The counts of a batch's fresh events, added to their groups with the rule outcomes (prepared once per connection). */
+const COUNT = acrossOrgs('an ingest batch holds events of many organizations', `
+  update error_groups g set
+    event_count = g.event_count + v.n, affected_users = g.affected_users + v.users,
+    first_seen = least(g.first_seen, v.f), last_seen = greatest(g.last_seen, v.l),
+    release = case when v.rel is not null and v.l >= g.last_seen then v.rel else g.release end,
+    sources = v.src::jsonb, environments = v.env::jsonb, status = v.st, trigger = v.trg, critical_path_hit = v.crit,
+    regressed_at = coalesce(v.reg, g.regressed_at), triggered_at = case when v.reg is not null then v.tat else coalesce(v.tat, g.triggered_at) end,
+    updated_at = $1
+  from unnest($2::text[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::timestamptz[], $14::timestamptz[])
+    as v(id, n, users, f, l, rel, src, env, st, trg, crit, reg, tat)
+  where g.id = v.id`);
+
 const jsonArray = (v: string[] | string): string[] => (Array.isArray(v) ? v : (JSON.parse(v) as string[]));
 
 /**
@@ -236,10 +253,10 @@ export class GroupWriter {
     // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
     const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
     const at = now.toISOString();
-    const res = (await trx.raw(STORE_SQL, [at, at, jsonParam(groupRows), at, jsonParam(eventRows), at, at, connectorIds])) as { rows: Array<{ groups: GroupRow[]; inserted: string[]; new_users: Record<string, number> }> };
+    const rows = await run<{ groups: GroupRow[]; inserted: string[]; new_users: Record<string, number> }>(trx, STORE, [at, at, jsonParam(groupRows), at, jsonParam(eventRows), at, at, connectorIds]);
     for (const id of connectorIds) this.touched.set(id, now.getTime());
     if (this.touched.size > 10_000) this.touched.clear();
-    const row = res.rows[0]!;
+    const row = rows[0]!;
     return {
       groups: new Map(row.groups.map((g) => [`${g.workspace_id}\n${g.fingerprint}`, g])),
       inserted: new Set(row.inserted),
@@ -334,24 +351,12 @@ export class GroupWriter {
       });
     }
     updates.sort((a, b) => (a.id < b.id ? -1 : 1));
-    await trx.raw(
-      `update error_groups g set
-         event_count = g.event_count + v.n, affected_users = g.affected_users + v.users,
-         first_seen = least(g.first_seen, v.f), last_seen = greatest(g.last_seen, v.l),
-         release = case when v.rel is not null and v.l >= g.last_seen then v.rel else g.release end,
-         sources = v.src::jsonb, environments = v.env::jsonb, status = v.st, trigger = v.trg, critical_path_hit = v.crit,
-         regressed_at = coalesce(v.reg, g.regressed_at), triggered_at = case when v.reg is not null then v.tat else coalesce(v.tat, g.triggered_at) end,
-         updated_at = ?
-       from unnest(?::text[], ?::int[], ?::int[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::boolean[], ?::timestamptz[], ?::timestamptz[])
-         as v(id, n, users, f, l, rel, src, env, st, trg, crit, reg, tat)
-       where g.id = v.id`,
-      [
-        now.toISOString(),
-        updates.map((u) => u.id), updates.map((u) => u.n), updates.map((u) => u.users), updates.map((u) => u.first.toISOString()), updates.map((u) => u.last.toISOString()),
-        updates.map((u) => u.release), updates.map((u) => u.sources), updates.map((u) => u.environments), updates.map((u) => u.status), updates.map((u) => u.trigger),
-        updates.map((u) => u.critical), updates.map((u) => u.regressed?.toISOString() ?? null), updates.map((u) => u.triggered?.toISOString() ?? null),
-      ] as unknown as readonly Knex.RawBinding[],
-    );
+    await run(trx, COUNT, [
+      now.toISOString(),
+      updates.map((u) => u.id), updates.map((u) => u.n), updates.map((u) => u.users), updates.map((u) => u.first.toISOString()), updates.map((u) => u.last.toISOString()),
+      updates.map((u) => u.release), updates.map((u) => u.sources), updates.map((u) => u.environments), updates.map((u) => u.status), updates.map((u) => u.trigger),
+      updates.map((u) => u.critical), updates.map((u) => u.regressed?.toISOString() ?? null), updates.map((u) => u.triggered?.toISOString() ?? null),
+    ]);
     const regressedIds = updates.filter((u) => u.regressed).map((u) => u.id);
     if (regressedIds.length) await trx('error_group_releases').whereIn('group_id', regressedIds).update({ status: 'watching' });
     for (const t of triggered) {

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import { httpError, rateLimited } from '../../../core/http/errors.js';
+import { forOrg, run } from '../../../core/data/statements.js';
+import { httpError } from '../../../core/http/errors.js';
 import { safeEqual } from '../../../core/security/tokens.js';
 import { REFUSALS, localeOf } from '../texts.js';
 import { browserOf, sanitizeContext, type ReportContextInput } from './context.js';
@@ -69,6 +70,8 @@ const IMAGE_TYPES: Array<{ type: string; ext: string; test: (b: Buffer) => boole
   { type: 'image/webp', ext: 'webp', test: (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP' },
 ];
 
+const EMAIL_OF_USER = forOrg(`select i.email from widget_identities i where i.org_id = $1 and i.workspace_id = $2 and i.user_id = $3 order by i.identified_at desc limit 1`);
+
 /** How long the events path trusts what it read (settings with passive collection on, a user id without identity). */
 const EVENTS_CACHE_MS = 2_000;
 const CACHE_MAX = 10_000;
@@ -84,7 +87,6 @@ export class WidgetIntake {
   // reading it per request (see docs/proactive.md, performance).
   private readonly passiveOn = new Map<string, { at: number; settings: SettingsRow }>();
   private readonly unknownUsers = new Map<string, number>();
-  private readonly limitedUntil = new Map<string, number>();
 
   constructor(
     private readonly d: WidgetDeps,
@@ -244,22 +246,14 @@ export class WidgetIntake {
   }
 
   /**
-   * Counts a request against the install's shared limit (rate_limits in Postgres). Once the
-   * limit answered 429, this process answers 429 itself until the window ends, without a query.
+   * Counts a request against the install's shared limit (rate_limits in Postgres), reserving
+   * hits in chunks of a twentieth of the limit: one upsert per chunk on the install's row, not one
+   * per request. Once the limit answered 429, this process answers 429 itself until the window
+   * ends, without a query.
    */
   private async consumeEvents(ws: WidgetWorkspace): Promise<void> {
-    const key = `widget-events:${ws.id}`;
-    const until = this.limitedUntil.get(key);
-    if (until !== undefined) {
-      const left = until - Date.now();
-      if (left > 0) throw rateLimited(Math.max(1, Math.ceil(left / 1000)), 'Too many widget events; retry later');
-      this.limitedUntil.delete(key);
-    }
-    const result = await this.d.rateLimiter.hit(key, this.d.options.eventsPerMinute, 60_000);
-    if (result.allowed) return;
-    if (this.limitedUntil.size >= CACHE_MAX) this.limitedUntil.clear();
-    this.limitedUntil.set(key, Date.now() + result.retryAfterSeconds * 1000);
-    throw rateLimited(result.retryAfterSeconds, 'Too many widget events; retry later');
+    const limit = this.d.options.eventsPerMinute;
+    await this.d.rateLimiter.consume(`widget-events:${ws.id}`, limit, 60_000, 'Too many widget events; retry later', { reserve: Math.min(100, Math.ceil(limit / 20)) });
   }
 
   /**
@@ -283,7 +277,7 @@ export class WidgetIntake {
   }
 
   private async emailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {
-    const row = (await this.d.db('widget_identities').where({ org_id: ws.org_id, workspace_id: ws.id, user_id: userId }).orderBy('identified_at', 'desc').first('email')) as { email: string } | undefined;
+    const [row] = await run<{ email: string }>(this.d.db, EMAIL_OF_USER, [ws.org_id, ws.id, userId]);
     return row?.email ?? null;
   }
 

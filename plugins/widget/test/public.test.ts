@@ -117,11 +117,18 @@ t.test('passive events need the host consent and passive collection, then reach 
   t.notOk(await app.db('rate_limits').where({ key: `widget-events:${ws.id}` }).first(), 'without a query to the shared counter');
 });
 
-/** Fills the key's minute window (eventsPerMinute defaults to 600; the test app lowers it through the rate-limit table). */
+/**
+ * Fills the key's minute window (eventsPerMinute defaults to 600; the test raises the shared
+ * count past it), then sends until the answer is 429: this process may still hold hits it
+ * reserved from the window before (a twentieth of the limit at most), which it spends first.
+ */
 async function startLimit(key: string) {
   const row = (await app.db('workspaces').where({ widget_public_key: key }).first('id')) as { id: string };
   await app.db('rate_limits').insert({ key: `widget-events:${row.id}`, window_start: new Date(), count: 100_000 }).onConflict('key').merge();
-  return app.server.inject({ method: 'POST', url: `/v1/widget/events?key=${key}`, headers: { origin: HOST }, payload: { consent: true, events: [{ message: 'x' }] } });
+  for (let i = 0; ; i++) {
+    const res = await app.server.inject({ method: 'POST', url: `/v1/widget/events?key=${key}`, headers: { origin: HOST }, payload: { consent: true, events: [{ message: 'x' }] } });
+    if (res.statusCode !== 202 || i >= 600 / 20) return res;
+  }
 }
 
 t.test('identify links the end-user hash to an email, with consent', async (t) => {

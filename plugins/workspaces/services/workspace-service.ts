@@ -91,6 +91,15 @@ const BY_INBOUND_ADDRESS = acrossOrgs('inbound mail routing by address', `
     w.sla_first_response_minutes, w.sla_resolution_minutes
   from workspaces w where lower(w.inbound_address) = $1 and w.inbound_address is not null limit 1`);
 
+/** The fields of a workspace the widget reads of the install behind a public key. */
+export type WidgetInstall = Pick<Workspace, 'id' | 'org_id' | 'name' | 'client_name' | 'locale' | 'brand_profile_id' | 'widget_public_key' | 'widget_allowed_origins' | 'widget_key_revoked_at' | 'archived_at'>;
+
+// Every widget request (events from every page of a host site) reads this: a prepared statement.
+const BY_WIDGET_KEY = acrossOrgs('widget public key lookup', `
+  select w.id, w.org_id, w.name, w.client_name, w.locale, w.brand_profile_id, w.widget_public_key, w.widget_allowed_origins,
+    w.widget_key_revoked_at, w.archived_at
+  from workspaces w where w.widget_public_key = $1 and w.widget_key_revoked_at is null and w.archived_at is null limit 1`);
+
 export class WorkspaceService {
   constructor(
     private readonly deps: WorkspaceServiceDeps,
@@ -134,8 +143,9 @@ export class WorkspaceService {
   }
 
   /** The widget install of a public key, when the key is live (not revoked, workspace not archived). */
-  async findByWidgetKey(publicKey: string, trx?: Knex): Promise<Workspace | undefined> {
-    return Workspace.query(trx ?? this.deps.db).acrossOrgs('widget public key lookup').where({ widget_public_key: publicKey }).whereNull('widget_key_revoked_at').whereNull('archived_at').limit(1).first();
+  async findByWidgetKey(publicKey: string, trx?: Knex): Promise<WidgetInstall | undefined> {
+    const [row] = await run<WidgetInstall>(trx ?? this.deps.db, BY_WIDGET_KEY, [publicKey]);
+    return row;
   }
 
   async availableFixCredits(ws: Workspace): Promise<number> {
