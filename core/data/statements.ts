@@ -106,6 +106,7 @@ const isoTypes = {
 };
 
 interface PoolClient {
+  config?: { prepareStatements?: boolean };
   acquireConnection(): Promise<unknown>;
   releaseConnection(conn: unknown): Promise<void> | void;
 }
@@ -129,7 +130,8 @@ export async function execute<R>(db: Knex, name: string | null, text: string, va
   const conn = await client.acquireConnection();
   try {
     if (conn instanceof pg.Client) {
-      const res = await conn.query({ ...(name ? { name } : {}), text, values: values as unknown[], ...(opts.isoTimestamps ? { types: isoTypes } : {}) });
+      const prepare = name !== null && client.config?.prepareStatements !== false;
+      const res = await conn.query({ ...(prepare ? { name } : {}), text, values: values as unknown[], ...(opts.isoTimestamps ? { types: isoTypes } : {}) });
       return res.rows as R[];
     }
     const res = await (conn as PGliteLike).query(text, values as unknown[], opts.isoTimestamps ? { parsers: { [TIMESTAMPTZ]: isoTimestamp } } : undefined);

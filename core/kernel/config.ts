@@ -18,7 +18,14 @@ export interface AppConfig {
     apiProcesses: number;
   };
   dataDir: string;
-  database: { url: string | null; poolMin: number; poolMax: number; schema?: string | null };
+  database: {
+    url: string | null;
+    poolMin: number;
+    poolMax: number;
+    schema?: string | null;
+    /** Hot-path statements prepared once per connection (core/data/statements.ts); off behind a pooler that cannot keep them. */
+    prepareStatements: boolean;
+  };
   bus: {
     url: string | null;
     exchange: string;
@@ -77,6 +84,7 @@ export const configSchema = Joi.object<AppConfig>({
     poolMin: Joi.number().integer().min(0).required(),
     poolMax: Joi.number().integer().min(1).required(),
     schema: Joi.string().pattern(/^[a-z_][a-z0-9_]*$/).allow(null),
+    prepareStatements: Joi.boolean().required(),
   }).required(),
   bus: Joi.object({
     url: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).allow(null).required(),

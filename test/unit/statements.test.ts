@@ -61,3 +61,17 @@ t.test('statements run on the pool and in a transaction, prepared once per conne
   const custom = forOrg('select p.id from stmt_probe p where p.org_id = $1 and p.name = $2', { customPlan: true });
   t.same(await run(db, custom, ['org_b', 'two']), [{ id: 'p2' }], 'an unnamed statement runs too');
 });
+
+t.test('on Postgres a statement is prepared under its name on the connection, unless database.prepareStatements is off', { skip: !process.env.DATABASE_URL && 'Postgres only (PGlite runs statements as plain queries)' }, async (t) => {
+  for (const prepareStatements of [true, false]) {
+    const { db, close } = await createTestDb({ database: { prepareStatements } });
+    await db.raw('create table stmt_named (id text primary key, org_id text not null)');
+    const stmt = forOrg('select n.id from stmt_named n where n.org_id = $1');
+    const names = await db.transaction(async (trx) => {
+      await run(trx, stmt, ['org_a']);
+      return ((await trx.raw('select name from pg_prepared_statements')) as { rows: { name: string }[] }).rows.map((r) => r.name);
+    });
+    t.equal(names.includes(stmt.name!), prepareStatements, `prepareStatements ${prepareStatements}`);
+    await close();
+  }
+});
