@@ -8,7 +8,9 @@ import { PlanCatalog } from './plans.js';
 import { accountSchemas } from './schemas.js';
 import { ACCOUNT_TEMPLATES } from './templates.js';
 import { AccountMail, type MailerLike } from './services/account-mail.js';
+import { Credentials, type CredentialUser } from './services/access.js';
 import { AuthContextBuilder } from './services/auth-context.js';
+import { CredentialCache } from './services/credential-cache.js';
 import { AuthService } from './services/auth-service.js';
 import { EmailTokens } from './services/email-tokens.js';
 import { InvitationService } from './services/invitation-service.js';
@@ -35,6 +37,7 @@ interface AccountsCradle {
   sessionService: SessionService;
   authContextBuilder: AuthContextBuilder;
   tokenService: TokenService;
+  credentialCache: CredentialCache<Record<string, unknown>, CredentialUser>;
 }
 
 /**
@@ -57,6 +60,8 @@ export default definePlugin<AccountsOptions>({
       accountSchemas: asValue(accountSchemas),
       accountMail: asFunction(({ mailer, config }: { mailer: MailerLike; config: AppConfig }) => new AccountMail(mailer, config.server.publicBaseUrl)).singleton(),
       emailTokens: asClass(EmailTokens).singleton(),
+      credentialCache: asValue(new CredentialCache(ctx.options.credentialCache, !!ctx.config.database.url)),
+      credentials: asClass(Credentials).singleton(),
       sessionService: asClass(SessionService).singleton(),
       authContextBuilder: asClass(AuthContextBuilder).singleton(),
       authService: asClass(AuthService).singleton(),
@@ -69,6 +74,15 @@ export default definePlugin<AccountsOptions>({
 
     const cradle = ctx.container.cradle as AccountsCradle;
     cradle.mailer.registerTemplates(ACCOUNT_TEMPLATES);
+
+    // This process's credential writes empty the cache as they are issued; other processes' changes
+    // arrive over LISTEN (Postgres; the cache stays off there until it listens).
+    cradle.credentialCache.watch(cradle.db);
+    if (ctx.config.database.url && ctx.roles.has('api')) {
+      const url = ctx.config.database.url;
+      ctx.onStart(() => cradle.credentialCache.follow(url, ctx.log));
+      ctx.onStop(() => cradle.credentialCache.stop());
+    }
 
     ctx.server.state(SESSION_COOKIE, {
       ttl: ctx.options.session.absoluteMinutes * 60_000,

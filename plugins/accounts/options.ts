@@ -30,6 +30,8 @@ export interface AccountsOptions {
   /** Magic-link and reset requests answer no sooner than this, whether or not the address exists. */
   uniformAnswerMs: number;
   tokens: { defaultDays: number; maxDays: number };
+  /** Credentials that authenticated recently, kept per API process (services/credential-cache.ts); ttlSeconds 0 turns it off. */
+  credentialCache: { ttlSeconds: number; maxEntries: number };
 }
 
 const int = (min: number, def: number) => Joi.number().integer().min(min).default(def);
@@ -53,4 +55,5 @@ export const accountsOptionsSchema = Joi.object<AccountsOptions>({
   }).default(),
   uniformAnswerMs: int(0, 250),
   tokens: Joi.object({ defaultDays: int(1, 90), maxDays: int(1, 730) }).default(),
+  credentialCache: Joi.object({ ttlSeconds: Joi.number().integer().min(0).max(300).default(10), maxEntries: int(1, 10_000) }).default(),
 });

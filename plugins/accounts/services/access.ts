@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Role } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
 import { acrossOrgs, run, type Statement } from '../../../core/data/statements.js';
+import type { CredentialCache } from './credential-cache.js';
 import type { WorkspaceRow } from './format.js';
 
 /** Higher ranks include the powers of lower ones. */
@@ -54,12 +55,14 @@ const credentialStatements = Object.fromEntries(Object.entries(CREDENTIAL_COLUMN
 
 type CredentialRow = Record<string, unknown> & { user_id: string; org_id: string; u_role: Role; u_email: string; u_locale: string; u_staff: boolean | null; u_removed_at: Date | null; u_disabled_at: Date | null; u_workspace_ids: string[] | null };
 
+export type FoundCredential = { credential: Record<string, unknown>; user: CredentialUser };
+
 /**
  * Reads a credential row (sessions, api_tokens) together with its user's principal fields and
  * workspace grants: every authenticated request pays for this, so it is one round trip, not
  * three, through a prepared statement.
  */
-export async function credentialWithUser(db: Knex, table: 'sessions' | 'api_tokens', tokenHash: string): Promise<{ credential: Record<string, unknown>; user: CredentialUser } | null> {
+export async function credentialWithUser(db: Knex, table: 'sessions' | 'api_tokens', tokenHash: string): Promise<FoundCredential | null> {
   const [row] = await run<CredentialRow>(db, credentialStatements[table], [tokenHash]);
   if (!row) return null;
   const { u_role, u_email, u_locale, u_staff, u_removed_at, u_disabled_at, u_workspace_ids, ...credential } = row;
@@ -67,6 +70,31 @@ export async function credentialWithUser(db: Knex, table: 'sessions' | 'api_toke
     credential,
     user: { id: row.user_id, org_id: row.org_id, role: u_role, email: u_email, locale: u_locale, staff: u_staff === true, removed_at: u_removed_at, disabled_at: u_disabled_at, workspace_ids: u_workspace_ids },
   };
+}
+
+/**
+ * The credential lookup of every request, through the credential cache (container key
+ * `credentials`): a caller's next request within the cache's lifetime reads nothing.
+ */
+export class Credentials {
+  private readonly db: Knex;
+  private readonly cache: CredentialCache<Record<string, unknown>, CredentialUser>;
+
+  constructor({ db, credentialCache }: { db: Knex; credentialCache: CredentialCache<Record<string, unknown>, CredentialUser> }) {
+    this.db = db;
+    this.cache = credentialCache;
+  }
+
+  async find(table: 'sessions' | 'api_tokens', tokenHash: string): Promise<FoundCredential | null> {
+    const key = `${table}:${tokenHash}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const begun = this.cache.begin();
+    const found = await credentialWithUser(this.db, table, tokenHash);
+    // Unknown tokens are not kept: a caller trying tokens would only fill the cache.
+    if (found) this.cache.put(key, found, begun);
+    return found;
+  }
 }
 
 /** workspace_ids of many users at once (User.workspace_ids: every workspace for owners and admins). */

@@ -10,6 +10,7 @@ import type { AccountMail } from './account-mail.js';
 import type { AuthContextBuilder } from './auth-context.js';
 import type { EmailTokens } from './email-tokens.js';
 import type { SessionService } from './session-service.js';
+import type { Credentials } from './access.js';
 
 /** The container entries the accounts services are built from (awilix PROXY injection). */
 export interface AccountsDeps {
@@ -25,6 +26,7 @@ export interface AccountsDeps {
   authContextBuilder: AuthContextBuilder;
   emailTokens: EmailTokens;
   sessionService: SessionService;
+  credentials: Credentials;
 }
 
 /** Who did something, for audit entries; built by the routes from the request. */

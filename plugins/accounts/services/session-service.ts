@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
+import { forOrg, run } from '../../../core/data/statements.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import { SessionModel, UserModel } from '../models.js';
 import type { AccountsOptions } from '../options.js';
+import type { Credentials, CredentialUser } from './access.js';
 import { clientIp, userAgent, type RequestLike } from './client.js';
-import { credentialWithUser, type CredentialUser } from './access.js';
+
+const TOUCH = forOrg('update sessions set last_seen_at = $3, idle_expires_at = $4 where org_id = $1 and id = $2');
 
 export interface OpenedSession {
   /** The cookie value; never stored. */
@@ -35,8 +38,11 @@ export class SessionService {
   private readonly opts: AccountsOptions['session'];
   private readonly trustProxy: boolean;
 
-  constructor({ db, accountsOptions, config }: { db: Knex; accountsOptions: AccountsOptions; config: AppConfig }) {
+  private readonly credentials: Credentials;
+
+  constructor({ db, accountsOptions, config, credentials }: { db: Knex; accountsOptions: AccountsOptions; config: AppConfig; credentials: Credentials }) {
     this.db = db;
+    this.credentials = credentials;
     this.opts = accountsOptions.session;
     this.trustProxy = config.server.trustProxy;
   }
@@ -77,7 +83,7 @@ export class SessionService {
    */
   async resolve(token: string): Promise<{ session: SessionModel; user: SessionUser } | null> {
     if (!token.startsWith('pws_') || token.length > 100) return null;
-    const found = await credentialWithUser(this.db, 'sessions', hashToken(token));
+    const found = await this.credentials.find('sessions', hashToken(token));
     if (!found) return null;
     const now = new Date();
     const session = SessionModel.fromDatabaseJson(found.credential);
@@ -86,9 +92,12 @@ export class SessionService {
     if (user.removed_at || user.disabled_at) return null;
     if (now.getTime() - new Date(session.last_seen_at).getTime() >= this.opts.touchSeconds * 1000) {
       const idle = new Date(now.getTime() + this.opts.idleMinutes * MINUTE);
-      await this.db('sessions').where({ id: session.id, org_id: session.org_id }).update({ last_seen_at: now, idle_expires_at: idle });
+      // Outside knex: a touch is not a change of the credential (it would empty the credential cache).
+      await run(this.db, TOUCH, [session.org_id, session.id, now, idle]);
       session.last_seen_at = now;
       session.idle_expires_at = idle;
+      // The cached row too, so that the next request does not touch again.
+      Object.assign(found.credential, { last_seen_at: now, idle_expires_at: idle });
     }
     return { session, user };
   }

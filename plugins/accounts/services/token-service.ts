@@ -3,10 +3,13 @@ import type { Principal, Role } from '../../../core/http/auth.js';
 import { forbidden, notFound, unauthenticated } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
+import { forOrg, run } from '../../../core/data/statements.js';
 import { ApiTokenModel, UserModel } from '../models.js';
-import { ROLE_RANK, checkWorkspaceIds, credentialWithUser, invalidField, lowerRole, seesAllWorkspaces } from './access.js';
+import { ROLE_RANK, checkWorkspaceIds, invalidField, lowerRole, seesAllWorkspaces } from './access.js';
 import { auditActor, type AccountsDeps, type Actor } from './deps.js';
 import { apiTokenJson, personRef } from './format.js';
+
+const TOKEN_USED = forOrg('update api_tokens set last_used_at = $3 where org_id = $1 and id = $2');
 
 const DAY = 86_400_000;
 
@@ -103,14 +106,16 @@ export class TokenService {
 
   /** The Principal of a `pwt_` bearer token, or 401. Writes last_used_at at most once a minute. */
   async authenticate(token: string): Promise<Principal> {
-    const found = token.length <= 100 ? await credentialWithUser(this.d.db, 'api_tokens', hashToken(token)) : null;
+    const found = token.length <= 100 ? await this.d.credentials.find('api_tokens', hashToken(token)) : null;
     const row = found ? ApiTokenModel.fromDatabaseJson(found.credential) : undefined;
     const now = new Date();
     if (!found || !row || row.revoked_at || new Date(row.expires_at).getTime() <= now.getTime()) throw unauthenticated('The API token is not valid');
     const { user } = found;
     if (user.removed_at || user.disabled_at) throw unauthenticated('The API token is not valid');
     if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= 60_000) {
-      await this.d.db('api_tokens').where({ id: row.id, org_id: row.org_id }).update({ last_used_at: now });
+      // Outside knex: using a token is not a change of it (it would empty the credential cache).
+      await run(this.d.db, TOKEN_USED, [row.org_id, row.id, now]);
+      found.credential.last_used_at = now;
     }
     const role = lowerRole(row.role, user.role);
     // The creator's own access bounds the token's.
