@@ -186,7 +186,8 @@ export async function startPatchwell(env: Record<string, string> = {}, roles = '
   const port = 20000 + Math.floor(Math.random() * 20000);
   // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of the service (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bin/patchwell.ts', '--role', roles], {
+  // The V8 flag `npm start` runs the service with (README, Process roles).
+  const child = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'bin/patchwell.ts', '--role', roles], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -25,15 +25,21 @@ interface Pending {
   onResponse?: (status: number, body: string) => void;
 }
 
-/** One keep-alive connection with at most one request in flight. */
+/**
+ * One keep-alive connection with at most one request in flight. The answer's bytes are counted,
+ * not copied: a body is joined only when the caller reads it (onResponse).
+ */
 class Connection {
   readonly socket: net.Socket;
   pending: Pending | null = null;
-  private buf: Buffer = Buffer.alloc(0);
+  /** When its last answer arrived (an idle connection the server may close soon is not reused). */
+  idleSince = 0;
+  private head: Buffer = Buffer.alloc(0);
+  private body: Buffer[] = [];
+  private bodyBytes = 0;
   private status = 0;
-  private headerEnd = -1;
-  private contentLength = -1;
-  private chunked = false;
+  /** Body length of the answer being read: -1 before its headers, -2 for a chunked body. */
+  private expected = -1;
 
   constructor(host: string, port: number, private readonly done: (c: Connection, p: Pending, status: number, body: Buffer | null) => void, private readonly failed: (c: Connection) => void) {
     this.socket = net.connect({ host, port, noDelay: true });
@@ -48,51 +54,71 @@ class Connection {
   }
 
   private onData(chunk: Buffer): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-    for (;;) {
-      if (this.headerEnd < 0) {
-        const end = this.buf.indexOf('\r\n\r\n');
+    let data: Buffer | null = chunk;
+    while (data && data.length) {
+      if (this.expected === -1) {
+        this.head = this.head.length ? Buffer.concat([this.head, data]) : data;
+        const end = this.head.indexOf('\r\n\r\n');
         if (end < 0) return;
-        const head = this.buf.toString('latin1', 0, end);
+        const head = this.head.toString('latin1', 0, end);
         this.status = Number(head.slice(9, 12));
         const cl = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-        this.contentLength = cl ? Number(cl[1]) : -1;
-        this.chunked = /\r\ntransfer-encoding:\s*chunked/i.test(head);
-        this.headerEnd = end + 4;
+        this.expected = /\r\ntransfer-encoding:\s*chunked/i.test(head) ? -2 : cl ? Number(cl[1]) : 0;
+        data = this.head.subarray(end + 4);
+        this.head = Buffer.alloc(0);
+        this.body = [];
+        this.bodyBytes = 0;
+        if (this.expected === 0) data = this.finish(data);
+        continue;
       }
-      const body = this.chunked ? this.chunkedBody() : this.plainBody();
-      if (!body) return;
-      const [content, next] = body;
-      this.buf = this.buf.subarray(next);
-      this.headerEnd = -1;
-      const p = this.pending!;
-      this.pending = null;
-      this.done(this, p, this.status, p.onResponse ? content : null);
-      if (!this.buf.length) return;
+      if (this.expected === -2) {
+        // Chunked (rare here): gather, then look for the last chunk.
+        this.body.push(data);
+        const all = Buffer.concat(this.body);
+        this.body = [all];
+        const parsed = dechunk(all);
+        if (!parsed) return;
+        this.body = [parsed[0]];
+        this.bodyBytes = parsed[0].length;
+        data = this.finish(all.subarray(parsed[1]));
+        continue;
+      }
+      const need = this.expected - this.bodyBytes;
+      const take = data.length <= need ? data : data.subarray(0, need);
+      if (this.pending?.onResponse) this.body.push(take);
+      this.bodyBytes += take.length;
+      if (this.bodyBytes < this.expected) return;
+      data = this.finish(data.subarray(take.length));
     }
   }
 
-  private plainBody(): [Buffer, number] | null {
-    const len = Math.max(this.contentLength, 0);
-    if (this.buf.length < this.headerEnd + len) return null;
-    return [this.buf.subarray(this.headerEnd, this.headerEnd + len), this.headerEnd + len];
+  /** One answer complete: hands it over and returns the bytes that follow it. */
+  private finish(rest: Buffer): Buffer | null {
+    const p = this.pending!;
+    this.pending = null;
+    this.expected = -1;
+    const body = p.onResponse ? (this.body.length === 1 ? this.body[0]! : Buffer.concat(this.body)) : null;
+    this.body = [];
+    this.done(this, p, this.status, body);
+    return rest.length ? rest : null;
   }
+}
 
-  private chunkedBody(): [Buffer, number] | null {
-    const parts: Buffer[] = [];
-    let at = this.headerEnd;
-    for (;;) {
-      const eol = this.buf.indexOf('\r\n', at);
-      if (eol < 0) return null;
-      const size = parseInt(this.buf.toString('latin1', at, eol), 16);
-      if (size === 0) {
-        const end = this.buf.indexOf('\r\n\r\n', eol);
-        return end < 0 ? null : [Buffer.concat(parts), end + 4];
-      }
-      if (this.buf.length < eol + 2 + size + 2) return null;
-      parts.push(this.buf.subarray(eol + 2, eol + 2 + size));
-      at = eol + 2 + size + 2;
+/** A whole chunked body from the start of `buf`: [content, bytes used], or null when incomplete. */
+function dechunk(buf: Buffer): [Buffer, number] | null {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = buf.indexOf('\r\n', at);
+    if (eol < 0) return null;
+    const size = parseInt(buf.toString('latin1', at, eol), 16);
+    if (size === 0) {
+      const end = buf.indexOf('\r\n', eol + 2);
+      return end < 0 ? null : [Buffer.concat(parts), end + 2];
     }
+    if (buf.length < eol + 2 + size + 2) return null;
+    parts.push(buf.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
   }
 }
 
@@ -155,6 +181,7 @@ export async function pacedLoad(opts: {
     if (body && p.onResponse) p.onResponse(status, body.toString('utf8'));
     const own = clientQueues.get(c);
     const next = own ? own.shift() : queue.shift();
+    c.idleSince = performance.now();
     if (next) c.send(next[0], next[1]);
     else if (!own) idle.push(c);
     maybeFinish();
@@ -179,7 +206,14 @@ export async function pacedLoad(opts: {
       if (c.pending) return void clientQueues.get(c)!.push([bytes, p]);
       return c.send(bytes, p);
     }
-    const c = idle.pop();
+    let c = idle.pop();
+    // Node's server closes a keep-alive connection after 5 s without a request: a request sent
+    // into that close would fail, so a connection idle that long is closed here instead.
+    while (c && performance.now() - c.idleSince > 4000) {
+      all.delete(c);
+      c.socket.destroy();
+      c = idle.pop();
+    }
     if (c) return c.send(bytes, p);
     if (all.size < max) {
       const fresh = new Connection(hostname, Number(port), done, failed);

@@ -10,7 +10,7 @@
 // plans for docs/tickets-explain.md. BENCH_TICKETS sets the number of tickets (default 1000000).
 import { pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
-import { api, measure, type Measurement, type Running } from '../harness.js';
+import { api, measure, measurePaced, type Measurement, type Running } from '../harness.js';
 
 const EMAIL = 'bench-tickets@example.com';
 const PASSWORD = 'bench tickets password 1';
@@ -192,6 +192,15 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
       headers,
       requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tickets/${sample[n++ % sample.length]}` }) }],
     }));
+    // The target is a rate with a latency: offer it at an even pace and read p99 at that load
+    // (at saturation, above, latency is queueing by construction). BENCH_TICKETS_RATES, e.g. 800,1000.
+    for (const rate of (process.env.BENCH_TICKETS_RATES ?? '1000').split(',').map(Number).filter((r) => r > 0)) {
+      rows.push(await measurePaced(`GET /v1/tickets (newest, 50), ${rate.toLocaleString('en')}/s offered evenly`, {
+        url: service.url,
+        rate,
+        request: () => ({ method: 'GET', path: '/v1/tickets', headers }),
+      }));
+    }
     return rows;
   } finally {
     await db.destroy();
