@@ -209,19 +209,20 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
 
 // ---- EXPLAIN plans of the list's statements (docs/tickets-explain.md)
 
+/** A value written into SQL text (EXECUTE takes no bind parameters). */
+function literal(v: unknown): string {
+  if (Array.isArray(v)) return `array[${v.map(literal).join(', ')}]::text[]`;
+  if (typeof v === 'number') return String(v);
+  return `'${String(v).replaceAll("'", "''")}'`;
+}
+
 async function explain(): Promise<void> {
   const db = connect();
-  const { TicketService } = await import('../../plugins/tickets/services/ticket-service.js');
+  const { listStatement } = await import('../../plugins/tickets/services/ticket-list.js');
   try {
     const org = await db('users').where({ email: EMAIL }).first('org_id', 'id');
     if (!org) throw new Error('run the tickets benchmark first: no bench organization in this database');
     const ws = await db('workspaces').where({ org_id: org.org_id }).orderBy('name').select('id');
-    const captured: { sql: string; bindings: unknown[] }[] = [];
-    db.on('query', (q: { sql: string; bindings: unknown[] }) => {
-      if (/from "tickets"/.test(q.sql)) captured.push(q);
-    });
-    const workspaceService = { get: async () => ({}), open: async () => ({}), getMany: async () => new Map() };
-    const service = new TicketService({ db, workspaceService } as never);
     const principal = { kind: 'session', userId: org.id, orgId: org.org_id, role: 'owner', staff: false, email: EMAIL, locale: 'en', workspaceIds: null } as const;
     const restricted = { ...principal, role: 'reviewer', workspaceIds: ws.slice(0, 5).map((w: { id: string }) => w.id) } as const;
     const shapes: [string, Record<string, unknown>, typeof principal | typeof restricted][] = [
@@ -232,27 +233,39 @@ async function explain(): Promise<void> {
       ['assignee=me', { sort: 'newest', assignee: 'me' }, principal],
       ['a member with 5 workspaces', { sort: 'newest' }, restricted],
       ['state=escalated (one state: its own index)', { sort: 'newest', state: ['escalated'] }, principal],
-      ['q=checkout timeout', { sort: 'newest', q: 'checkout timeout' }, principal],
+      ['q=checkout timeout (planned per run)', { sort: 'newest', q: 'checkout timeout' }, principal],
     ];
+    // Each shape is explained as the service runs it: a prepared statement after five runs (the
+    // plan Postgres settles on), the second page through the cursor; full text is planned per run.
+    const conn = (await db.client.acquireConnection()) as { query(q: string, v?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
     const out: string[] = [];
-    for (const [name, query, who] of shapes) {
-      captured.length = 0;
-      const first = await service.list(who as never, { limit: 50, ...query } as never);
-      captured.length = 0;
-      await service.list(who as never, { limit: 50, ...query, cursor: first.next_cursor ?? undefined } as never);
-      const q = captured[0]!;
-      // The query event shows pg's $n placeholders; knex.raw wants ?.
-      const plan = await db.raw<{ rows: { 'QUERY PLAN': string }[] }>(`explain (analyze, buffers) ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as Knex.RawBinding[]);
-      out.push(`### ${name} (second page, through the cursor)\n\n\`\`\`sql\n${q.sql}\n\`\`\`\n\n\`\`\`\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`);
+    try {
+      let k = 0;
+      const plan = async (title: string, query: Record<string, unknown>, who: typeof principal | typeof restricted) => {
+        const first = listStatement(who as never, { limit: 50, ...query } as never)!;
+        const rows = (await conn.query(first.stmt.text, first.values)).rows;
+        const last = rows[49];
+        const cursor = query.cursor ?? (last ? Buffer.from(JSON.stringify([last.cursor_key, last.id])).toString('base64url') : undefined);
+        const page = listStatement(who as never, { limit: 50, ...query, cursor } as never)!;
+        const name = `explain_${k++}`;
+        const custom = page.stmt.name === null;
+        let res;
+        if (custom) res = await conn.query(`explain (analyze, buffers) ${page.stmt.text}`, page.values);
+        else {
+          await conn.query(`prepare ${name} as ${page.stmt.text}`);
+          const args = page.values.map(literal).join(', ');
+          for (let i = 0; i < 6; i++) await conn.query(`execute ${name}(${args})`);
+          res = await conn.query(`explain (analyze, buffers) execute ${name}(${args})`);
+        }
+        out.push(`### ${title}${query.cursor ? '' : ' (second page, through the cursor)'}\n\n\`\`\`sql\n${page.stmt.text.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${res.rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`);
+      };
+      for (const [title, query, who] of shapes) await plan(title, query, who);
+      // A page half a million rows deep costs what the second page costs (the cursor is an index condition).
+      const mid = (await conn.query(`select created_at::text as k, id from tickets where org_id = $1 order by created_at desc, id desc offset 500000 limit 1`, [org.org_id])).rows[0]!;
+      await plan('newest, a page 500,000 rows deep', { sort: 'newest', cursor: Buffer.from(JSON.stringify([mid.k, mid.id])).toString('base64url') }, principal);
+    } finally {
+      await db.client.releaseConnection(conn);
     }
-    // A page half a million rows deep costs what the second page costs (the cursor is an index condition).
-    const mid = await db('tickets').where({ org_id: org.org_id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).offset(500_000).first('created_at', 'id');
-    const { encodeCursor } = await import('../../core/http/pagination.js');
-    captured.length = 0;
-    await service.list(principal as never, { limit: 50, sort: 'newest', cursor: encodeCursor([mid.created_at.toISOString(), mid.id]) } as never);
-    const deep = captured[0]!;
-    const deepPlan = await db.raw<{ rows: { 'QUERY PLAN': string }[] }>(`explain (analyze, buffers) ${deep.sql.replace(/\$\d+/g, '?')}`, deep.bindings as Knex.RawBinding[]);
-    out.push(`### newest, a page 500,000 rows deep\n\n\`\`\`\n${deepPlan.rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`);
     process.stdout.write(out.join('\n'));
   } finally {
     await db.destroy();
