@@ -58,6 +58,19 @@ export class Ticket extends TenantModel {
   }
 }
 
+/**
+ * The columns a ticket is read with: all but the search text and its tsvector, which only the
+ * list's full-text filter uses (a tsvector is costly to send as text).
+ */
+export const TICKET_COLUMNS = [
+  'id', 'org_id', 'workspace_id', 'channel_id', 'origin', 'external_id', 'customer_email', 'customer_name', 'subject', 'state', 'category',
+  'priority', 'assignee_user_id', 'codehost_item_kind', 'codehost_number', 'labels', 'language', 'is_demo', 'error_group_id',
+  'duplicate_of_ticket_id', 'resolved_version', 'latest_confidence', 'needs_team_action', 'message_count', 'last_message_at',
+  'first_response_at', 'released_at', 'closed_at', 'close_reason', 'last_customer_message_at', 'sla_started_at', 'sla_due_at',
+  'reopened_count', 'escalation_reason', 'escalated_at', 'public_summary', 'public_summary_approved_at', 'public_token_hash',
+  'public_token_sealed', 'public_token_revoked_at', 'reply_token', 'created_at', 'updated_at', 'sla_sort_at',
+].map((c) => `tickets.${c}`);
+
 export interface WidgetContext {
   console: { level: string; message: string; stack?: string; timestamp: string }[];
   network: { method: string; url: string; status: number; duration_ms: number; timestamp: string; error?: string }[];

@@ -38,10 +38,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         description: 'Gets a ticket with its conversation',
         validate: { params: ticketIdParams },
         response: { status: { 200: TicketSchema } },
-        handler: async (request) => {
-          const ticket = await s.tickets().load(requirePrincipal(request), (request.params as IdParams).id);
-          return detail(ticket.org_id, ticket.id);
-        },
+        handler: async (request) => s.tickets().detailOf(await s.tickets().load(requirePrincipal(request), (request.params as IdParams).id)),
       },
     },
     {

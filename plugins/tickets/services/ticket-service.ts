@@ -8,7 +8,7 @@ import { forbidden, notFound } from '../../../core/http/errors.js';
 import { run } from '../../../core/data/statements.js';
 import type { Page } from '../../../core/http/pagination.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
-import { FILE_META_COLUMNS, Ticket, TicketFile, TicketMessage, type WidgetContext } from '../models/index.js';
+import { FILE_META_COLUMNS, TICKET_COLUMNS, Ticket, TicketFile, TicketMessage, type WidgetContext } from '../models/index.js';
 import type { TicketsDeps, TicketWorkspace } from './deps.js';
 import { ticketDetail, ticketItem } from './serialize.js';
 import { slaDueAt } from './sla.js';
@@ -312,7 +312,7 @@ export class TicketService {
 
   /** The ticket, when the caller may open its workspace: 404 (unknown, another organization), 403. */
   async load(principal: Principal, id: string, trx?: Knex, opts: { forUpdate?: boolean } = {}): Promise<Ticket> {
-    const q = Ticket.query(trx ?? this.deps.db).forOrg(principal.orgId).findById(id);
+    const q = Ticket.query(trx ?? this.deps.db).forOrg(principal.orgId).findById(id).select(TICKET_COLUMNS);
     if (opts.forUpdate) q.forUpdate();
     const ticket = await q;
     if (!ticket) throw notFound('ticket');
@@ -321,7 +321,7 @@ export class TicketService {
   }
 
   async mustGet(trx: Knex, orgId: string, id: string): Promise<Ticket> {
-    const ticket = await Ticket.query(trx).forOrg(orgId).findById(id);
+    const ticket = await Ticket.query(trx).forOrg(orgId).findById(id).select(TICKET_COLUMNS);
     if (!ticket) throw notFound('ticket');
     return ticket;
   }
@@ -345,8 +345,13 @@ export class TicketService {
 
   /** The Ticket answer: the ticket with its conversation (notes included) and files. */
   async detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>> {
+    return this.detailOf(await this.mustGet(trx ?? this.deps.db, orgId, id), trx);
+  }
+
+  /** The Ticket answer of a ticket just read (GET /v1/tickets/{id} loads it for the access check). */
+  async detailOf(ticket: Ticket, trx?: Knex): Promise<Record<string, unknown>> {
     const db = trx ?? this.deps.db;
-    const ticket = await this.mustGet(db, orgId, id);
+    const { org_id: orgId, id } = ticket;
     const [ws, messages, files] = await Promise.all([
       this.deps.workspaceService.get(orgId, ticket.workspace_id, db),
       TicketMessage.query(db).forOrg(orgId).where({ ticket_id: id }).orderBy([{ column: 'created_at' }, { column: 'id' }]),
