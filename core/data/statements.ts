@@ -3,10 +3,11 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 
 /**
- * Hot-path reads as prepared statements. Through knex every query is built (~0.1 ms of CPU) and
- * then parsed and planned by Postgres again (~0.25 ms); a statement defined here is written once
- * as SQL, prepared once per connection under a name derived from its text (pg's named
- * statements), and run with its values only. On PGlite it runs as a plain parameterised query.
+ * Hot-path statements, prepared. Through knex every query is built (~0.1 ms of CPU) and then
+ * parsed and planned by Postgres again (~0.25 ms); a statement defined here is written once as
+ * SQL, prepared once per connection under a name derived from its text (pg's named statements),
+ * and run with its values only. On PGlite it runs as a plain parameterised query.
+ * `database.prepareStatements: false` runs them all unnamed (poolers that cannot keep them).
  *
  * Tenancy: like TenantQueryBuilder, a statement says whose rows it reads. `forOrg` statements
  * take the organization as `$1` and must filter `org_id = $1` (checked when defined);
@@ -122,8 +123,9 @@ export async function run<R>(db: Knex, stmt: Statement, values: readonly unknown
 }
 
 /**
- * Runs SQL text once, unprepared (`$n` placeholders), on the pool or a transaction: for writes
- * composed at run time (WriteBatch), whose tenancy is in the rows they write.
+ * Runs SQL text (`$n` placeholders) on the pool or a transaction, prepared under `name` when one
+ * is given: `run` for defined statements, and unnamed for writes composed at run time
+ * (WriteBatch), whose tenancy is in the rows they write.
  */
 export async function execute<R>(db: Knex, name: string | null, text: string, values: readonly unknown[], opts: RunOptions = {}): Promise<R[]> {
   const client = db.client as unknown as PoolClient;
