@@ -7,7 +7,8 @@ import pg from 'pg';
  * parsed and planned by Postgres again (~0.25 ms); a statement defined here is written once as
  * SQL, prepared once per connection under a name derived from its text (pg's named statements),
  * and run with its values only. On PGlite it runs as a plain parameterised query.
- * `database.prepareStatements: false` runs them all unnamed (poolers that cannot keep them).
+ * `database.transactionPooler: true` runs them all unnamed (a pooler in transaction mode hands each
+ * statement to any server connection).
  *
  * Tenancy: like TenantQueryBuilder, a statement says whose rows it reads. `forOrg` statements
  * take the organization as `$1` and must filter `org_id = $1` (checked when defined);

@@ -23,8 +23,11 @@ export interface AppConfig {
     poolMin: number;
     poolMax: number;
     schema?: string | null;
-    /** Hot-path statements prepared once per connection (core/data/statements.ts); off behind a pooler that cannot keep them. */
-    prepareStatements: boolean;
+    /**
+     * Connections go through a pooler in transaction mode (PgBouncer): hot-path statements run
+     * unnamed (core/data/statements.ts) and the credential cache is off (LISTEN needs a session).
+     */
+    transactionPooler: boolean;
   };
   bus: {
     url: string | null;
@@ -84,7 +87,7 @@ export const configSchema = Joi.object<AppConfig>({
     poolMin: Joi.number().integer().min(0).required(),
     poolMax: Joi.number().integer().min(1).required(),
     schema: Joi.string().pattern(/^[a-z_][a-z0-9_]*$/).allow(null),
-    prepareStatements: Joi.boolean().required(),
+    transactionPooler: Joi.boolean().required(),
   }).required(),
   bus: Joi.object({
     url: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).allow(null).required(),

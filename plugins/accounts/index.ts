@@ -60,7 +60,8 @@ export default definePlugin<AccountsOptions>({
       accountSchemas: asValue(accountSchemas),
       accountMail: asFunction(({ mailer, config }: { mailer: MailerLike; config: AppConfig }) => new AccountMail(mailer, config.server.publicBaseUrl)).singleton(),
       emailTokens: asClass(EmailTokens).singleton(),
-      credentialCache: asValue(new CredentialCache(ctx.options.credentialCache, !!ctx.config.database.url)),
+      // Behind a transaction pooler LISTEN reaches no session: no cache, rather than a stale one.
+      credentialCache: asValue(new CredentialCache(ctx.config.database.transactionPooler ? { ...ctx.options.credentialCache, ttlSeconds: 0 } : ctx.options.credentialCache, !!ctx.config.database.url)),
       credentials: asClass(Credentials).singleton(),
       sessionService: asClass(SessionService).singleton(),
       authContextBuilder: asClass(AuthContextBuilder).singleton(),

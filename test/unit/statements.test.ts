@@ -62,9 +62,9 @@ t.test('statements run on the pool and in a transaction, prepared once per conne
   t.same(await run(db, custom, ['org_b', 'two']), [{ id: 'p2' }], 'an unnamed statement runs too');
 });
 
-t.test('on Postgres a statement is prepared under its name on the connection, unless database.prepareStatements is off', { skip: !process.env.DATABASE_URL && 'Postgres only (PGlite runs statements as plain queries)' }, async (t) => {
+t.test('on Postgres a statement is prepared under its name on the connection, unless database.transactionPooler is on', { skip: !process.env.DATABASE_URL && 'Postgres only (PGlite runs statements as plain queries)' }, async (t) => {
   for (const prepareStatements of [true, false]) {
-    const { db, close } = await createTestDb({ database: { prepareStatements } });
+    const { db, close } = await createTestDb({ database: { transactionPooler: !prepareStatements } });
     await db.raw('create table stmt_named (id text primary key, org_id text not null)');
     const stmt = forOrg('select n.id from stmt_named n where n.org_id = $1');
     const names = await db.transaction(async (trx) => {

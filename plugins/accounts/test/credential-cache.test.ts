@@ -108,3 +108,12 @@ t.test('another process\'s change reaches this one over LISTEN', { skip: !proces
   await waitFor(async () => (await listIn(other, owner.auth, ws.id)) === 401, 'the outside revocation to reach the other process', 2000);
   t.equal(await listIn(other, owner.auth, ws.id), 401, 'a session revoked outside the service ends everywhere');
 });
+
+t.test('behind a transaction pooler the cache is off (LISTEN would hear nothing)', async (t) => {
+  const pooled = await startTestApp(t, { database: { transactionPooler: true } });
+  const owner = await signUp(pooled);
+  const ws = await insertWorkspace(pooled, owner.organization.id);
+  t.equal(await listIn(pooled, owner.auth, ws.id), 200);
+  t.equal(await listIn(pooled, owner.auth, ws.id), 200);
+  t.notOk(cached(pooled, owner), 'nothing kept');
+});
