@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../data/ids.js';
-import { afterCommit, type WriteBatch } from '../data/write-batch.js';
+import { afterCommit, outermostTransaction, type WriteBatch } from '../data/write-batch.js';
 import type { Bus, OutgoingMessage } from './bus.js';
 import { backoffDelay, errorMessage, silentLog, toIso, type BusLog } from './support.js';
 
@@ -98,9 +98,8 @@ export class Outbox {
 
   private notifyAfterCommit(trx: Knex): void {
     if (this.listeners.size === 0) return;
-    if (!isTransaction(trx)) return this.notify(); // autocommitted insert: already visible
-    let outer: Knex.Transaction = trx;
-    while (outer.parentTransaction) outer = outer.parentTransaction;
+    const outer = outermostTransaction(trx);
+    if (!outer) return this.notify(); // autocommitted insert: already visible
     if (this.watched.has(outer)) return;
     this.watched.add(outer);
     afterCommit(outer, () => this.notify());
@@ -121,10 +120,6 @@ function outboxRows(events: ReadonlyArray<OutboxEvent>): { id: string; type: str
     if (json === undefined) throw new TypeError('outbox: payload must be JSON-serialisable');
     return { id: id ?? nextEventId(), type, org_id: orgId ?? null, payload: json };
   });
-}
-
-function isTransaction(db: Knex): db is Knex.Transaction {
-  return db.isTransaction === true;
 }
 
 interface OutboxRow {

@@ -46,7 +46,7 @@ export function createDatabase(config: AppConfig, opts: CreateDatabaseOptions = 
       },
       acquireConnectionTimeout: 30_000,
       // Read by core/data/statements.ts (knex ignores keys it does not know).
-      prepareStatements: !config.database.transactionPooler,
+      transactionPooler: config.database.transactionPooler,
     } as Knex.Config);
     return { db, info: { engine: 'postgres', schema } };
   }

@@ -108,7 +108,7 @@ const isoTypes = {
 };
 
 interface PoolClient {
-  config?: { prepareStatements?: boolean };
+  config?: { transactionPooler?: boolean };
   acquireConnection(): Promise<unknown>;
   releaseConnection(conn: unknown): Promise<void> | void;
 }
@@ -133,7 +133,7 @@ export async function execute<R>(db: Knex, name: string | null, text: string, va
   const conn = await client.acquireConnection();
   try {
     if (conn instanceof pg.Client) {
-      const prepare = name !== null && client.config?.prepareStatements !== false;
+      const prepare = name !== null && client.config?.transactionPooler !== true;
       const res = await conn.query({ ...(prepare ? { name } : {}), text, values: values as unknown[], ...(opts.isoTimestamps ? { types: isoTypes } : {}) });
       return res.rows as R[];
     }

@@ -88,9 +88,15 @@ const quote = (identifier: string): string => `"${identifier.replaceAll('"', '""
  * the outbox's is a kick of the relay, which finds nothing new.
  */
 export function afterCommit(db: Knex, fn: () => void): void {
-  const trx = db as Knex.Transaction;
-  if (trx.isTransaction !== true) return fn();
-  let outer: Knex.Transaction = trx;
-  while (outer.parentTransaction) outer = outer.parentTransaction;
+  const outer = outermostTransaction(db);
+  if (!outer) return fn();
   outer.executionPromise.then(fn, () => {});
+}
+
+/** The transaction whose commit makes `db`'s writes visible, or null when `db` is not a transaction. */
+export function outermostTransaction(db: Knex): Knex.Transaction | null {
+  let trx = db as Knex.Transaction;
+  if (trx.isTransaction !== true) return null;
+  while (trx.parentTransaction) trx = trx.parentTransaction;
+  return trx;
 }

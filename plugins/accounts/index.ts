@@ -8,7 +8,7 @@ import { PlanCatalog } from './plans.js';
 import { accountSchemas } from './schemas.js';
 import { ACCOUNT_TEMPLATES } from './templates.js';
 import { AccountMail, type MailerLike } from './services/account-mail.js';
-import { Credentials, type CredentialUser } from './services/access.js';
+import { Credentials, type FoundCredential } from './services/access.js';
 import { AuthContextBuilder } from './services/auth-context.js';
 import { CredentialCache } from './services/credential-cache.js';
 import { AuthService } from './services/auth-service.js';
@@ -37,7 +37,7 @@ interface AccountsCradle {
   sessionService: SessionService;
   authContextBuilder: AuthContextBuilder;
   tokenService: TokenService;
-  credentialCache: CredentialCache<Record<string, unknown>, CredentialUser>;
+  credentialCache: CredentialCache<FoundCredential>;
 }
 
 /**

@@ -78,22 +78,15 @@ export async function credentialWithUser(db: Knex, table: 'sessions' | 'api_toke
  */
 export class Credentials {
   private readonly db: Knex;
-  private readonly cache: CredentialCache<Record<string, unknown>, CredentialUser>;
+  private readonly cache: CredentialCache<FoundCredential>;
 
-  constructor({ db, credentialCache }: { db: Knex; credentialCache: CredentialCache<Record<string, unknown>, CredentialUser> }) {
+  constructor({ db, credentialCache }: { db: Knex; credentialCache: CredentialCache<FoundCredential> }) {
     this.db = db;
     this.cache = credentialCache;
   }
 
-  async find(table: 'sessions' | 'api_tokens', tokenHash: string): Promise<FoundCredential | null> {
-    const key = `${table}:${tokenHash}`;
-    const hit = this.cache.get(key);
-    if (hit) return hit;
-    const begun = this.cache.begin();
-    const found = await credentialWithUser(this.db, table, tokenHash);
-    // Unknown tokens are not kept: a caller trying tokens would only fill the cache.
-    if (found) this.cache.put(key, found, begun);
-    return found;
+  find(table: 'sessions' | 'api_tokens', tokenHash: string): Promise<FoundCredential | null> {
+    return this.cache.through(`${table}:${tokenHash}`, () => credentialWithUser(this.db, table, tokenHash));
   }
 }
 

@@ -2,12 +2,6 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { listen, type Listener } from '../../../core/data/notifications.js';
 
-/** A credential row with its user's principal fields, as `credentialWithUser` reads it. */
-export interface CachedCredential<C, U> {
-  credential: C;
-  user: U;
-}
-
 // Statements that can end or narrow a credential: any write to these tables through knex.
 const CREDENTIAL_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(?:sessions|api_tokens|users|user_workspaces)"?[\s(]/i;
 
@@ -29,8 +23,8 @@ export interface CredentialCacheOptions {
  * Touching a credential (last_seen_at, last_used_at) writes outside knex and notifies nobody.
  * PGlite is one process: the first rule is enough.
  */
-export class CredentialCache<C, U> {
-  private readonly entries = new Map<string, { at: number; value: CachedCredential<C, U> }>();
+export class CredentialCache<V> {
+  private readonly entries = new Map<string, { at: number; value: V }>();
   private generation = 0;
   private live: boolean;
   private listener: Listener | null = null;
@@ -39,12 +33,25 @@ export class CredentialCache<C, U> {
     this.live = opts.ttlSeconds > 0 && !needsListener;
   }
 
+  /**
+   * The cached value of `key`, else `load`'s, kept when it is not null and nothing changed while
+   * it loaded (a caller trying unknown tokens would only fill the cache).
+   */
+  async through(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    const hit = this.get(key);
+    if (hit) return hit;
+    const begun = this.begin();
+    const value = await load();
+    if (value !== null) this.put(key, value, begun);
+    return value;
+  }
+
   /** The generation a lookup starts at; pass it to `put`. */
   begin(): number {
     return this.generation;
   }
 
-  get(key: string): CachedCredential<C, U> | undefined {
+  get(key: string): V | undefined {
     if (!this.live) return undefined;
     const hit = this.entries.get(key);
     if (!hit) return undefined;
@@ -56,7 +63,7 @@ export class CredentialCache<C, U> {
   }
 
   /** Keeps what a lookup found, unless something changed since it began. */
-  put(key: string, value: CachedCredential<C, U>, begunAt: number): void {
+  put(key: string, value: V, begunAt: number): void {
     if (!this.live || begunAt !== this.generation) return;
     if (this.entries.size >= this.opts.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { at: Date.now(), value });

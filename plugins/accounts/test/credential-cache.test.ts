@@ -11,7 +11,7 @@ const app = await startTestApp(t);
 
 type Auth = SignedUp['auth'] | { headers: { authorization: string } };
 const listIn = (a: App, who: Auth, workspaceId: string) => a.server.inject({ method: 'GET', url: `/v1/tickets?workspace_id=${workspaceId}`, ...who }).then((r) => r.statusCode);
-const cacheOf = (a: App) => a.container.resolve('credentialCache') as CredentialCache<unknown, unknown>;
+const cacheOf = (a: App) => a.container.resolve('credentialCache') as CredentialCache<unknown>;
 const cached = (a: App, who: SignedUp) => !!cacheOf(a).get(`sessions:${hashToken(who.cookie.slice('pw_session='.length))}`);
 
 t.test('a cached credential follows every change made in this process at once', async (t) => {
@@ -58,10 +58,10 @@ t.test('touching a session keeps the cache: using a credential is not a change o
 });
 
 t.test('without a live LISTEN connection (Postgres) the cache keeps nothing', async (t) => {
-  const cache = new CredentialCache<string, string>({ ttlSeconds: 10, maxEntries: 10 }, true);
+  const cache = new CredentialCache<{ credential: string; user: string }>({ ttlSeconds: 10, maxEntries: 10 }, true);
   cache.put('k', { credential: 'c', user: 'u' }, cache.begin());
   t.equal(cache.get('k'), undefined, 'not live before it listens');
-  const local = new CredentialCache<string, string>({ ttlSeconds: 10, maxEntries: 2 }, false);
+  const local = new CredentialCache<{ credential: string; user: string }>({ ttlSeconds: 10, maxEntries: 2 }, false);
   const begun = local.begin();
   local.invalidate();
   local.put('k', { credential: 'c', user: 'u' }, begun);
@@ -69,7 +69,7 @@ t.test('without a live LISTEN connection (Postgres) the cache keeps nothing', as
   for (const k of ['a', 'b', 'c']) local.put(k, { credential: k, user: k }, local.begin());
   t.equal(local.get('a'), undefined, 'the oldest entry leaves first');
   t.ok(local.get('c'));
-  const off = new CredentialCache<string, string>({ ttlSeconds: 0, maxEntries: 2 }, false);
+  const off = new CredentialCache<{ credential: string; user: string }>({ ttlSeconds: 0, maxEntries: 2 }, false);
   off.put('k', { credential: 'c', user: 'u' }, off.begin());
   t.equal(off.get('k'), undefined, 'ttlSeconds 0 turns it off');
 });

@@ -147,6 +147,7 @@ with g as (
 select coalesce((select json_agg(g) from g), '[]'::json) as groups,
   coalesce((select array_agg(e.id) from e), '{}'::text[]) as inserted,
   coalesce((select json_object_agg(s.group_id, s.n) from (select group_id, count(*)::int as n from u where inserted group by group_id) s), '{}'::json) as new_users`);
+
 /** The counts of a batch's fresh events, added to their groups with the rule outcomes (prepared once per connection). */
 const COUNT = acrossOrgs('an ingest batch holds events of many organizations', `
   update error_groups g set

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Outbox } from '../../../core/bus/outbox.js';
+import type { OutboxEvent } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { WriteBatch } from '../../../core/data/write-batch.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
@@ -71,8 +71,6 @@ export interface CreateTicketInput {
    */
   workspace?: Pick<TicketWorkspace, 'id' | 'org_id' | 'locale' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
 }
-
-type OutboxEvent = Parameters<Outbox['addMany']>[1][number];
 
 export type ListQuery = ListFilters;
 

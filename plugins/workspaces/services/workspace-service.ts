@@ -78,11 +78,6 @@ function randomLocal(n = 6): string {
   return out;
 }
 
-/**
- * Workspaces of an organization: reads with access checks (used by every plugin that takes a
- * workspace id), and the administrative writes of the workspaces section, each audited and
- * announced through the outbox.
- */
 /** The fields of a workspace that inbound routing hands to the inbox (its InboxWorkspace). */
 export type RoutedWorkspace = Pick<Workspace, 'id' | 'org_id' | 'name' | 'slug' | 'locale' | 'brand_profile_id' | 'inbound_address' | 'mailbox_enabled' | 'archived_at' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
 
@@ -100,6 +95,11 @@ const BY_WIDGET_KEY = acrossOrgs('widget public key lookup', `
     w.widget_key_revoked_at, w.archived_at
   from workspaces w where w.widget_public_key = $1 and w.widget_key_revoked_at is null and w.archived_at is null limit 1`);
 
+/**
+ * Workspaces of an organization: reads with access checks (used by every plugin that takes a
+ * workspace id), and the administrative writes of the workspaces section, each audited and
+ * announced through the outbox.
+ */
 export class WorkspaceService {
   constructor(
     private readonly deps: WorkspaceServiceDeps,
@@ -135,8 +135,7 @@ export class WorkspaceService {
     return new Map(rows.map((w) => [w.id, w]));
   }
 
-  /** Routing of inbound mail: the workspace owning an inbound address (any organization). */
-  /** The workspace an inbound address routes to: what the inbox reads of it, one prepared statement per email. */
+  /** Routing of inbound mail: the workspace owning an inbound address (any organization), what the inbox reads of it. */
   async findByInboundAddress(address: string, trx?: Knex): Promise<RoutedWorkspace | undefined> {
     const [row] = await run<RoutedWorkspace>(trx ?? this.deps.db, BY_INBOUND_ADDRESS, [address.toLowerCase()]);
     return row;
