@@ -107,3 +107,28 @@ t.test('ingest: a request beyond the queue answers 429 with Retry-After and stor
   const left = await h.app.db('error_events').where({ connector_id: c.id }).count({ n: '*' }).first();
   t.equal(Number(left!.n), accepted + 2 - 1, 'the others stay after the connector is gone');
 });
+
+t.test('ingest updates of error groups change no indexed column, so they stay on their page (HOT)', async (t) => {
+  const h = await startProactive(t);
+  // Every column GroupWriter's store (on conflict) and count statements set. An index on any of
+  // them turns each count update into a new version with new index entries that only vacuum removes.
+  const updated = ['updated_at', 'frames', 'symbolicated', 'event_count', 'affected_users', 'first_seen', 'last_seen', 'release', 'sources', 'environments', 'status', 'trigger', 'critical_path_hit', 'regressed_at', 'triggered_at'];
+  const indexed = (await h.app.db.raw(`
+    select distinct a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+    where i.indrelid = 'error_groups'::regclass`)).rows.map((r: { attname: string }) => r.attname) as string[];
+  t.same(indexed.filter((c) => updated.includes(c)), [], `indexed: ${indexed.join(', ')}`);
+  const expressions = (await h.app.db.raw(`select count(*)::int as n from pg_index where indrelid = 'error_groups'::regclass and (indexprs is not null or indpred is not null)`)).rows[0].n as number;
+  t.equal(expressions, 0, 'no expression or partial index, whose columns pg_index.indkey would not show');
+  const options = (await h.app.db.raw(`select reloptions from pg_class where oid = 'error_groups'::regclass`)).rows[0].reloptions as string[] | null;
+  t.ok(options?.includes('fillfactor=50'), 'pages keep room for the updated versions');
+
+  // The list still pages by last seen, newest first.
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const c = await h.endpoint(owner, ws.id);
+  for (const m of ['first problem', 'second problem', 'third problem']) t.equal((await h.ingest(c.id, c.token, { message: m, type: m.split(' ')[0] })).status, 202);
+  const first = await h.call(owner, 'GET', `/v1/error-groups?workspace_id=${ws.id}&limit=2`);
+  const next = await h.call(owner, 'GET', `/v1/error-groups?workspace_id=${ws.id}&limit=2&cursor=${first.body.next_cursor as string}`);
+  const titles = [...(first.body.items as Array<{ type: string }>), ...(next.body.items as Array<{ type: string }>)].map((g) => g.type);
+  t.same(titles, ['third', 'second', 'first']);
+});
