@@ -43,7 +43,7 @@ export function publicWidgetRoutes(intake: () => WidgetIntake, maxReportBytes: n
         plugins: { patchwell: { successStatus: 202 } },
         handler: async (request, h) => {
           const svc = intake();
-          const ws = await svc.install(keyOf(request));
+          const ws = await svc.eventsInstall(keyOf(request));
           const meta = callerOf(request);
           if (svc.admit(ws, meta, true)) allowCors(request, meta.origin);
           return h.response(await svc.events(ws, request.payload as EventsInput, meta)).code(202);

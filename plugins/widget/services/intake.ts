@@ -87,15 +87,18 @@ export class WidgetIntake {
   // reading it per request (see docs/proactive.md, performance).
   private readonly passiveOn = new Map<string, { at: number; settings: SettingsRow }>();
   private readonly unknownUsers = new Map<string, number>();
+  /** Live installs by public key, for the events path only (unknown keys are not kept). */
+  private readonly installs = new Map<string, { at: number; ws: WidgetWorkspace }>();
 
   constructor(
     private readonly d: WidgetDeps,
     private readonly store: SettingsStore,
   ) {}
 
-  /** Forgets what the events path cached of a workspace (after a settings change in this process). */
+  /** Forgets what the events path cached of a workspace (after a settings change or a key rotation in this process). */
   forget(workspaceId: string): void {
     this.passiveOn.delete(workspaceId);
+    for (const [key, hit] of this.installs) if (hit.ws.id === workspaceId) this.installs.delete(key);
   }
 
   /** The install of a live public key; 404 for an unknown, rotated or revoked key. */
@@ -103,6 +106,20 @@ export class WidgetIntake {
     if (!key) throw httpError(400, 'invalid_request', 'The widget key is missing: send X-Widget-Key or public_key', { errors: [{ path: 'public_key', message: 'required' }] });
     const ws = await this.d.workspaces.findByWidgetKey(key);
     if (!ws) throw refuse(404, 'not_found', 'unknown_key');
+    return ws;
+  }
+
+  /**
+   * `install` for the events path, which runs per page error: a live install is kept for
+   * EVENTS_CACHE_MS. A rotated key or a changed install stops at once in this process (forget)
+   * and within that time in the others, as a connector's rotated ingest token does.
+   */
+  async eventsInstall(key: string | undefined): Promise<WidgetWorkspace> {
+    const hit = key ? this.installs.get(key) : undefined;
+    if (hit && Date.now() - hit.at < EVENTS_CACHE_MS) return hit.ws;
+    const ws = await this.install(key);
+    if (this.installs.size >= CACHE_MAX) this.installs.clear();
+    this.installs.set(key!, { at: Date.now(), ws });
     return ws;
   }
 

@@ -75,7 +75,7 @@ export class WidgetSettingsService {
     return this.out(ws, row);
   }
 
-  /** A new public key; the old one stops working at once (lookups are never cached). */
+  /** A new public key; the old one stops working at once here and within 2 s in other processes (WidgetIntake.eventsInstall). */
   async rotateKey(actor: Actor, workspaceId: string): Promise<Record<string, unknown>> {
     const { ws, row } = await this.d.db.transaction(async (trx) => {
       const before = await this.lockWorkspace(trx, actor, workspaceId);
@@ -92,6 +92,7 @@ export class WidgetSettingsService {
       await this.d.outbox.add(trx, 'widget.key_rotated', { workspace_id: before.id }, { orgId: before.org_id });
       return { ws: { ...before, widget_public_key: key, widget_key_revoked_at: null }, row };
     });
+    this.intake.forget(ws.id);
     return this.out(ws, row);
   }
 

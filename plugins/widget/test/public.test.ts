@@ -117,6 +117,28 @@ t.test('passive events need the host consent and passive collection, then reach 
   t.notOk(await app.db('rate_limits').where({ key: `widget-events:${ws.id}` }).first(), 'without a query to the shared counter');
 });
 
+t.test('the events path keeps a live install for a moment; changes made here apply at once', async (t) => {
+  const owner = await signUp(app, { orgName: 'Install Cache Co' });
+  const ws = await workspace(app, owner);
+  const key = ws.widget.public_key;
+  t.equal((await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id}/widget`, payload: { passive_collection: { enabled: true } }, ...owner.auth })).statusCode, 200);
+  const send = (k: string, origin = HOST) => app.server.inject({ method: 'POST', url: `/v1/widget/events?key=${k}`, headers: { origin }, payload: { consent: true, events: [{ message: 'cached install' }] } });
+  t.equal((await send(key)).statusCode, 202);
+
+  // A change another process made (here: a raw update nobody announces) is seen once the entry ages out.
+  await app.db('workspaces').where({ id: ws.id }).update({ widget_allowed_origins: JSON.stringify(['https://elsewhere.example.com']) });
+  t.equal((await send(key)).statusCode, 202, 'the cached install still admits the old origin');
+  t.equal((await app.server.inject({ method: 'GET', url: `/v1/widget/config?key=${key}`, headers: { origin: HOST } })).headers['access-control-allow-origin'], undefined, 'other paths read the install each time');
+
+  // Changes made through this process's settings service apply to the next event.
+  t.equal((await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id}/widget`, payload: { allowed_origins: [HOST] }, ...owner.auth })).statusCode, 200);
+  t.equal((await send(key, 'https://elsewhere.example.com')).statusCode, 403, 'the new allowed origins at once');
+  const rotated = await app.server.inject({ method: 'POST', url: `/v1/workspaces/${ws.id}/widget/rotate-key`, ...owner.auth });
+  t.equal(rotated.statusCode, 200);
+  t.equal((await send(key)).statusCode, 404, 'the rotated key stops at once');
+  t.equal((await send(json<{ public_key: string }>(rotated).public_key)).statusCode, 202, 'the new key works');
+});
+
 /**
  * Fills the key's minute window (eventsPerMinute defaults to 600; the test raises the shared
  * count past it), then sends until the answer is 429: this process may still hold hits it
