@@ -96,6 +96,20 @@ export class Outbox {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Message ids for events that a statement of the caller's writes into `outbox` itself (when
+   * what they announce is decided in SQL; unused ids are simply never written). Call `written`
+   * once the statement wrote any.
+   */
+  newIds(n: number): string[] {
+    return Array.from({ length: n }, nextEventId);
+  }
+
+  /** Rows were written into `outbox` on `db` by the caller's own statement: the relay is kicked once they are committed. */
+  written(db: Knex): void {
+    this.notifyAfterCommit(db);
+  }
+
   private notifyAfterCommit(trx: Knex): void {
     if (this.listeners.size === 0) return;
     const outer = outermostTransaction(trx);

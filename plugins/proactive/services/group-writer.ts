@@ -3,8 +3,8 @@ import type { NormalizedEvent, StackFrame } from '../../../core/contracts/index.
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { acrossOrgs, run } from '../../../core/data/statements.js';
-import type { GroupTrigger } from '../models.js';
-import { compareReleases, criticalPathHit, fingerprintOf, framesOfEvent, isInApp, normalizeMessage, titleOf, userKeyOf } from './grouping.js';
+import { outermostTransaction } from '../../../core/data/write-batch.js';
+import { criticalPathHit, fingerprintOf, framesOfEvent, isInApp, normalizeMessage, titleOf, userKeyOf } from './grouping.js';
 
 export type EventSource = 'widget' | 'error_tracker' | 'metrics_platform' | 'cloud_logs' | 'endpoint';
 
@@ -40,25 +40,6 @@ interface Prepared extends IncomingEvent {
   critical: boolean;
   occurred: Date;
   release: string;
-}
-
-interface GroupRow {
-  id: string;
-  org_id: string;
-  workspace_id: string;
-  fingerprint: string;
-  status: string;
-  affected_users: number;
-  resolved_in_release: string | null;
-  resolved_at: Date | null;
-  ticket_id: string | null;
-  trigger: string | null;
-  critical_path_hit: boolean;
-  noise: boolean;
-  held_reason: string | null;
-  triggered_at: Date | null;
-  sources: string[] | string;
-  environments: string[] | string;
 }
 
 const NOISE = [
@@ -97,85 +78,169 @@ function needsCleaning(json: string): boolean {
   return false;
 }
 
+// The version of a release name, padded to four numbers ('shop@v2.1' → {2,1,0,0}); null for a name
+// that is no version. `rel` is the column to read.
+const versionOf = (rel: string) =>
+  `(select (string_to_array(m[1], '.')::numeric[] || '{0,0,0,0}'::numeric[])[1:4] from regexp_match(btrim(${rel}), '^(?:[\\w.-]+@)?v?(\\d+(?:\\.\\d+){0,3})(?:[-+].*)?$') as m where m is not null)`;
+
 /**
- * The statement of GroupWriter.store, prepared once per connection (its plan costs more than a
- * small batch's execution). Values: now ×2, groups JSON, now, events JSON, now ×2, connector ids.
+ * A whole ingest batch as one statement (atomic without BEGIN and COMMIT, one round trip),
+ * prepared once per connection. Values: now, the batch's groups (JSON, one row per workspace and
+ * fingerprint), its events (JSON), the connectors to touch.
+ *
+ * - `k`: each group as it is now, or the new id a group first seen in this batch will get.
+ * - `e`: the events, duplicates by connector and external id skipped; `fe` adds what the rules need.
+ * - `u`, `r`, `h`: the affected users, releases and hours of the fresh events.
+ * - `reg`: the resolved groups a fresh event brings back (docs/proactive.md, regression): one
+ *   from before the resolve, or from a release older than resolved_in_release, does not.
+ *   Releases order by their versions; names that are no version by when each was first seen.
+ * - `b`: per group, the fresh events' counts; `g` inserts or updates each group once with them
+ *   and applies the trigger rules; `o` announces every trigger that fired.
+ *
+ * Groups are locked in one order (workspace, fingerprint), so two batches never deadlock. Two
+ * batches that see the same new fingerprint at once both try to insert it: the second one's
+ * events then point at an id that was never inserted, the foreign key refuses the statement, and
+ * GroupWriter runs it again (it finds the group then).
  */
-const STORE = acrossOrgs('an ingest batch holds events of many organizations', `
-with g as (
-  insert into error_groups as eg (id, org_id, workspace_id, fingerprint, status, type, title, normalized_message, sample_stack, frames, symbolicated, noise, first_seen, last_seen, release, created_at, updated_at)
-  select x.id, x.org_id, x.workspace_id, x.fingerprint, 'watching', x.type, x.title, x.normalized_message, x.sample_stack, x.frames, x.symbolicated, x.noise, x.first_seen, x.first_seen, x.release, $1::timestamptz, $2::timestamptz
-  from json_to_recordset($3::json) as x(id text, org_id text, workspace_id text, fingerprint text, type text, title text, normalized_message text, sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, release text)
-  on conflict (workspace_id, fingerprint) do update set
-    updated_at = excluded.updated_at,
-    -- A group first seen with bundle frames takes the original frames of its first symbolicated event.
-    frames = case when excluded.symbolicated and not eg.symbolicated then excluded.frames else eg.frames end,
-    symbolicated = eg.symbolicated or excluded.symbolicated
-  returning eg.id, eg.org_id, eg.workspace_id, eg.fingerprint, eg.status, eg.affected_users, eg.resolved_in_release, eg.resolved_at, eg.ticket_id,
-    eg.trigger, eg.critical_path_hit, eg.noise, eg.held_reason, eg.triggered_at, eg.sources, eg.environments
+const FLUSH = acrossOrgs('an ingest batch holds events of many organizations', `
+with x as (
+  select * from json_to_recordset($2::json) as x(id text, org_id text, workspace_id text, fingerprint text, type text, title text, normalized_message text,
+    sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, ws_enabled boolean, ws_threshold int, outbox_id text)
+), k as (
+  select x.workspace_id, x.fingerprint, coalesce(eg.id, x.id) as group_id, eg.status, eg.resolved_at, eg.resolved_in_release
+  from x left join error_groups eg on eg.workspace_id = x.workspace_id and eg.fingerprint = x.fingerprint
+), v as (
+  select v.*, k.group_id
+  from json_to_recordset($3::json) as v(id text, org_id text, workspace_id text, fingerprint text, connector_id text, source text, external_id text, type text, level text,
+    message text, stack text, frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text, "user" jsonb, user_key text, occurred_at timestamptz,
+    critical boolean, ord int)
+  join k on k.workspace_id = v.workspace_id and k.fingerprint = v.fingerprint
 ), e as (
   insert into error_events (id, org_id, workspace_id, group_id, connector_id, source, external_id, type, level, message, stack, frames, symbolicated, url, browser, release, environment, "user", user_key, occurred_at, received_at)
-  select v.id, v.org_id, v.workspace_id, g.id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, $4::timestamptz
-  from json_to_recordset($5::json) as v(id text, org_id text, workspace_id text, fingerprint text, connector_id text, source text, external_id text, type text, level text, message text, stack text,
-    frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text, "user" jsonb, user_key text, occurred_at timestamptz)
-  join g on g.workspace_id = v.workspace_id and g.fingerprint = v.fingerprint
+  select v.id, v.org_id, v.workspace_id, v.group_id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, $1::timestamptz
+  from v
   on conflict (connector_id, external_id) where external_id is not null do nothing
-  returning id, group_id, org_id, coalesce(release, '') as release, user_key, occurred_at
+  returning id
+), fe as (
+  select v.id, v.group_id, v.org_id, coalesce(v.release, '') as release, v.user_key, v.occurred_at, v.source, v.environment, v.critical, v.ord from e join v on v.id = e.id
 ), u as (
   insert into error_group_users (group_id, user_key, org_id, first_seen, last_seen)
-  select group_id, user_key, min(org_id), min(occurred_at), max(occurred_at) from e where user_key is not null
+  select group_id, user_key, min(org_id), min(occurred_at), max(occurred_at) from fe where user_key is not null
   group by group_id, user_key order by group_id, user_key
   on conflict (group_id, user_key) do update set last_seen = greatest(error_group_users.last_seen, excluded.last_seen)
   returning group_id, (xmax = 0) as inserted
+), seen as (
+  -- When each release of a resolved group was first seen, this batch included.
+  select group_id, release, min(first_seen) as first_seen from (
+    select gr.group_id, gr.release, gr.first_seen from error_group_releases gr join k on k.group_id = gr.group_id and k.status = 'resolved'
+    union all
+    select group_id, release, min(occurred_at) from fe group by group_id, release
+  ) s group by group_id, release
+), reg as (
+  select distinct k.group_id from k join fe on fe.group_id = k.group_id
+  left join seen sa on sa.group_id = k.group_id and sa.release = fe.release
+  left join seen sb on sb.group_id = k.group_id and sb.release = k.resolved_in_release
+  cross join lateral (select ${versionOf('fe.release')} as a, ${versionOf('k.resolved_in_release')} as b) vv
+  where k.status = 'resolved' and fe.occurred_at >= coalesce(k.resolved_at, '-infinity')
+    and (k.resolved_in_release is null or fe.release = '' or fe.release = k.resolved_in_release
+      or case when vv.a is not null and vv.b is not null then vv.a >= vv.b
+        else sa.first_seen is null or sb.first_seen is null or sa.first_seen >= sb.first_seen end)
 ), r as (
   insert into error_group_releases (group_id, release, org_id, status, event_count, first_seen, last_seen)
-  select group_id, release, min(org_id), 'watching', count(*), min(occurred_at), max(occurred_at) from e
+  select group_id, release, min(org_id), 'watching', count(*), min(occurred_at), max(occurred_at) from fe
   group by group_id, release order by group_id, release
   on conflict (group_id, release) do update set event_count = error_group_releases.event_count + excluded.event_count,
-    first_seen = least(error_group_releases.first_seen, excluded.first_seen), last_seen = greatest(error_group_releases.last_seen, excluded.last_seen)
+    first_seen = least(error_group_releases.first_seen, excluded.first_seen), last_seen = greatest(error_group_releases.last_seen, excluded.last_seen),
+    status = case when excluded.group_id in (select group_id from reg) then 'watching' else error_group_releases.status end
+  returning 1
+), rw as (
+  -- The other releases of a regressed group watch again too.
+  update error_group_releases gr set status = 'watching' from reg
+  where gr.group_id = reg.group_id and gr.status <> 'watching' and not exists (select 1 from fe where fe.group_id = gr.group_id and fe.release = gr.release)
   returning 1
 ), h as (
   insert into error_group_hours (group_id, hour, org_id, count)
-  select group_id, date_bin('1 hour', occurred_at, timestamptz '1970-01-01 00:00:00+00'), min(org_id), count(*) from e
+  select group_id, date_bin('1 hour', occurred_at, timestamptz '1970-01-01 00:00:00+00'), min(org_id), count(*) from fe
   group by 1, 2 order by 1, 2
   on conflict (group_id, hour) do update set count = error_group_hours.count + excluded.count
   returning 1
 ), c as (
-  update connectors set last_delivery_at = $6::timestamptz, last_activity_at = $7::timestamptz where id = any($8::text[])
+  update connectors set last_delivery_at = $1::timestamptz, last_activity_at = $1::timestamptz where id = any($4::text[])
+  returning 1
+), b as (
+  select k.workspace_id, k.fingerprint, count(fe.id)::int as n, min(fe.occurred_at) as f, max(fe.occurred_at) as l,
+    (array_agg(fe.release order by fe.occurred_at desc, fe.ord desc) filter (where fe.release <> ''))[1] as rel,
+    coalesce(jsonb_agg(distinct fe.source order by fe.source) filter (where fe.id is not null), '[]') as src,
+    coalesce(jsonb_agg(distinct fe.environment order by fe.environment) filter (where fe.environment is not null), '[]') as env,
+    coalesce(bool_or(fe.critical), false) as crit,
+    (select count(*) from u where u.group_id = k.group_id and u.inserted)::int as users
+  from k left join fe on fe.group_id = k.group_id
+  group by k.workspace_id, k.fingerprint, k.group_id
+), g as (
+  insert into error_groups as eg (id, org_id, workspace_id, fingerprint, status, type, title, normalized_message, sample_stack, frames, symbolicated, noise,
+    event_count, affected_users, first_seen, last_seen, release, sources, environments, critical_path_hit, trigger, triggered_at, created_at, updated_at)
+  select x.id, x.org_id, x.workspace_id, x.fingerprint, 'watching', x.type, x.title, x.normalized_message, x.sample_stack, x.frames, x.symbolicated, x.noise,
+    b.n, b.users, coalesce(b.f, x.first_seen), coalesce(b.l, x.first_seen), b.rel, b.src, b.env, b.crit,
+    nf.fire, case when nf.fire is not null and x.ws_enabled then $1::timestamptz end, $1::timestamptz, $1::timestamptz
+  from x join b on b.workspace_id = x.workspace_id and b.fingerprint = x.fingerprint
+  cross join lateral (select case when x.noise or b.n = 0 then null when b.crit then 'critical_path'
+    when x.ws_threshold is not null and b.users >= greatest(1, x.ws_threshold) then 'user_threshold' end as fire) nf
+  order by x.workspace_id, x.fingerprint
+  on conflict (workspace_id, fingerprint) do update set
+    updated_at = excluded.updated_at,
+    -- A group first seen with bundle frames takes the original frames of its first symbolicated event.
+    frames = case when excluded.symbolicated and not eg.symbolicated then excluded.frames else eg.frames end,
+    symbolicated = eg.symbolicated or excluded.symbolicated,
+    event_count = eg.event_count + excluded.event_count,
+    affected_users = eg.affected_users + excluded.affected_users,
+    first_seen = case when excluded.event_count > 0 then least(eg.first_seen, excluded.first_seen) else eg.first_seen end,
+    last_seen = case when excluded.event_count > 0 then greatest(eg.last_seen, excluded.last_seen) else eg.last_seen end,
+    release = case when excluded.release is not null and excluded.last_seen >= eg.last_seen then excluded.release else eg.release end,
+    sources = case when excluded.event_count > 0 then (select jsonb_agg(s order by s) from (select jsonb_array_elements_text(eg.sources) union select jsonb_array_elements_text(excluded.sources)) t(s)) else eg.sources end,
+    environments = case when excluded.event_count > 0 then coalesce((select jsonb_agg(s order by s) from (select jsonb_array_elements_text(eg.environments) union select jsonb_array_elements_text(excluded.environments)) t(s)), '[]') else eg.environments end,
+    critical_path_hit = eg.critical_path_hit or excluded.critical_path_hit,
+    (status, trigger, regressed_at, triggered_at) = (
+      select st.status, coalesce(f.fire, eg.trigger), case when st.reg then excluded.updated_at else eg.regressed_at end,
+        case when f.fire is not null and xs.ws_enabled and not eg.noise and st.status = 'watching' then excluded.updated_at when st.reg then null else eg.triggered_at end
+      from x xs
+      cross join lateral (select eg.status = 'resolved' and eg.id in (select group_id from reg) as reg) r0
+      cross join lateral (select r0.reg, case when r0.reg then 'watching' else eg.status end as status) st
+      cross join lateral (select case when excluded.event_count = 0 then null when st.reg then 'regression'
+        when st.status = 'watching' and eg.ticket_id is null and eg.triggered_at is null and not eg.noise and eg.held_reason is null then
+          case when eg.critical_path_hit or excluded.critical_path_hit then 'critical_path'
+            when xs.ws_threshold is not null and eg.affected_users + excluded.affected_users >= greatest(1, xs.ws_threshold) then 'user_threshold' end
+        end as fire) f
+      where xs.workspace_id = eg.workspace_id and xs.fingerprint = eg.fingerprint)
+  returning eg.id, eg.org_id, eg.workspace_id, eg.fingerprint, eg.trigger, eg.triggered_at = $1::timestamptz as fired
+), o as (
+  insert into outbox (id, type, org_id, payload)
+  select x.outbox_id, 'proactive.group_triggered', g.org_id, jsonb_build_object('group_id', g.id, 'workspace_id', g.workspace_id, 'trigger', g.trigger)
+  from g join x on x.workspace_id = g.workspace_id and x.fingerprint = g.fingerprint where g.fired
+  order by x.outbox_id
   returning 1
 )
-select coalesce((select json_agg(g) from g), '[]'::json) as groups,
+select coalesce((select json_agg(json_build_array(g.workspace_id, g.fingerprint, g.id)) from g), '[]'::json) as groups,
   coalesce((select array_agg(e.id) from e), '{}'::text[]) as inserted,
-  coalesce((select json_object_agg(s.group_id, s.n) from (select group_id, count(*)::int as n from u where inserted group by group_id) s), '{}'::json) as new_users`);
+  (select count(*) from o)::int as announced`);
 
-/** The counts of a batch's fresh events, added to their groups with the rule outcomes (prepared once per connection). */
-const COUNT = acrossOrgs('an ingest batch holds events of many organizations', `
-  update error_groups g set
-    event_count = g.event_count + v.n, affected_users = g.affected_users + v.users,
-    first_seen = least(g.first_seen, v.f), last_seen = greatest(g.last_seen, v.l),
-    release = case when v.rel is not null and v.l >= g.last_seen then v.rel else g.release end,
-    sources = v.src::jsonb, environments = v.env::jsonb, status = v.st, trigger = v.trg, critical_path_hit = v.crit,
-    regressed_at = coalesce(v.reg, g.regressed_at), triggered_at = case when v.reg is not null then v.tat else coalesce(v.tat, g.triggered_at) end,
-    updated_at = $1
-  from unnest($2::text[], $3::int[], $4::int[], $5::timestamptz[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::timestamptz[], $14::timestamptz[])
-    as v(id, n, users, f, l, rel, src, env, st, trg, crit, reg, tat)
-  where g.id = v.id`);
-
-const jsonArray = (v: string[] | string): string[] => (Array.isArray(v) ? v : (JSON.parse(v) as string[]));
+/** Postgres refused the statement for a reason that a second run, on a fresh snapshot, does not meet. */
+const RETRIED = new Set(['23503', '40P01']); // foreign key (a group two batches created at once), deadlock
+const ATTEMPTS = 3;
 
 /**
- * Writes a batch of events in one transaction with a handful of multi-row statements: upserts
- * (and so locks) their groups in a fixed order, stores the events (deduplicated by connector and
- * external id), adds counts per group, release, user and hour, and applies regression and
- * trigger rules. A trigger that may open a proactive ticket is announced through the outbox
- * (`proactive.group_triggered`) in the same transaction; a consumer opens the ticket.
+ * Writes a batch of events as one statement (FLUSH): groups them, stores them (deduplicated by
+ * connector and external id), adds the counts per group, release, user and hour, applies the
+ * regression and trigger rules, and announces each trigger that may open a proactive ticket
+ * through the outbox (`proactive.group_triggered`); a consumer opens the ticket. Each group row
+ * gets one new version per batch.
  */
 export class GroupWriter {
   private readonly touched = new Map<string, number>();
 
   constructor(private readonly outbox: Outbox) {}
 
-  async write(trx: Knex, incoming: IncomingEvent[], workspaces: Map<string, WorkspaceProactive>, now = new Date()): Promise<WriteOutcome[]> {
+  /** Writes the batch on `db` (the pool; or a caller's transaction, which then holds it). */
+  async write(db: Knex, incoming: IncomingEvent[], workspaces: Map<string, WorkspaceProactive>, now = new Date()): Promise<WriteOutcome[]> {
     if (incoming.length === 0) return [];
     const prepared: Prepared[] = incoming.map((e) => {
       const frames = framesOfEvent(e.event).map((f) => ({ ...f, in_app: isInApp(f) }));
@@ -193,43 +258,34 @@ export class GroupWriter {
       };
     });
 
-    const { groups, inserted, newUsers } = await this.store(trx, prepared, now);
-    const fresh = prepared.filter((p) => inserted.has(p.id));
-    if (fresh.length) await this.count(trx, fresh, groups, newUsers, workspaces, now);
-    return prepared.map((p) => ({ groupId: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!.id, duplicate: !inserted.has(p.id) }));
-  }
-
-  /**
-   * One statement (one round trip): upserts (and so locks) the batch's groups in a fixed order,
-   * stores the events (duplicates by connector and external id skipped), adds the counts per
-   * release, user and hour of the events it stored, and touches the connectors. Rows travel as
-   * one JSON array per table (`json_to_recordset`): far cheaper to build than a multi-row
-   * VALUES list with a bind parameter per column and row.
-   */
-  private async store(trx: Knex, prepared: Prepared[], now: Date): Promise<{ groups: Map<string, GroupRow>; inserted: Set<string>; newUsers: Map<string, number> }> {
     const firstOf = new Map<string, Prepared>();
     for (const p of prepared) {
       const key = `${p.workspaceId}\n${p.fingerprint}`;
       if (!firstOf.has(key)) firstOf.set(key, p);
     }
-    // A fixed order, so two batches locking the same groups never deadlock.
-    const reps = [...firstOf.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, p]) => p);
-    const groupRows = reps.map((p) => ({
-      id: newId('eg'),
-      org_id: p.orgId,
-      workspace_id: p.workspaceId,
-      fingerprint: p.fingerprint,
-      type: p.event.type.slice(0, 200),
-      title: titleOf(p.event.type, p.event.message),
-      normalized_message: normalizeMessage(p.event.message),
-      sample_stack: p.event.stack ?? null,
-      frames: p.frames.length > 50 ? p.frames.slice(0, 50) : p.frames,
-      symbolicated: p.symbolicated === true,
-      noise: isNoise(p.event.type, p.event.message, p.frames),
-      first_seen: p.occurred.toISOString(),
-      release: p.release || null,
-    }));
-    const eventRows = prepared.map((p) => ({
+    const reps = [...firstOf.values()];
+    const outboxIds = this.outbox.newIds(reps.length);
+    const groupRows = reps.map((p, i) => {
+      const ws = workspaces.get(p.workspaceId);
+      return {
+        id: newId('eg'),
+        org_id: p.orgId,
+        workspace_id: p.workspaceId,
+        fingerprint: p.fingerprint,
+        type: p.event.type.slice(0, 200),
+        title: titleOf(p.event.type, p.event.message),
+        normalized_message: normalizeMessage(p.event.message),
+        sample_stack: p.event.stack ?? null,
+        frames: p.frames.length > 50 ? p.frames.slice(0, 50) : p.frames,
+        symbolicated: p.symbolicated === true,
+        noise: isNoise(p.event.type, p.event.message, p.frames),
+        first_seen: p.occurred.toISOString(),
+        ws_enabled: ws?.proactive_enabled ?? false,
+        ws_threshold: ws ? ws.proactive_threshold_users : null,
+        outbox_id: outboxIds[i],
+      };
+    });
+    const eventRows = prepared.map((p, ord) => ({
       id: p.id,
       org_id: p.orgId,
       workspace_id: p.workspaceId,
@@ -250,128 +306,28 @@ export class GroupWriter {
       user: p.event.user ?? null,
       user_key: p.userKey,
       occurred_at: p.occurred.toISOString(),
+      critical: p.critical,
+      ord,
     }));
     // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
     const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
-    const at = now.toISOString();
-    const rows = await run<{ groups: GroupRow[]; inserted: string[]; new_users: Record<string, number> }>(trx, STORE, [at, at, jsonParam(groupRows), at, jsonParam(eventRows), at, at, connectorIds]);
+    const values = [now.toISOString(), jsonParam(groupRows), jsonParam(eventRows), connectorIds];
+
+    let row: { groups: Array<[string, string, string]>; inserted: string[]; announced: number } | undefined;
+    for (let attempt = 1; !row; attempt++) {
+      try {
+        [row] = await run<NonNullable<typeof row>>(db, FLUSH, values);
+      } catch (err) {
+        // In a caller's transaction the refusal ended the transaction: the caller runs it again.
+        if (attempt >= ATTEMPTS || outermostTransaction(db) || !RETRIED.has((err as { code?: string }).code ?? '')) throw err;
+      }
+    }
     for (const id of connectorIds) this.touched.set(id, now.getTime());
     if (this.touched.size > 10_000) this.touched.clear();
-    const row = rows[0]!;
-    return {
-      groups: new Map(row.groups.map((g) => [`${g.workspace_id}\n${g.fingerprint}`, g])),
-      inserted: new Set(row.inserted),
-      newUsers: new Map(Object.entries(row.new_users).map(([k, v]) => [k, Number(v)])),
-    };
-  }
+    if (row.announced > 0) this.outbox.written(db);
 
-  /** Adds the batch's fresh events to their groups and applies the regression and trigger rules. */
-  private async count(trx: Knex, fresh: Prepared[], groups: Map<string, GroupRow>, newUsers: Map<string, number>, workspaces: Map<string, WorkspaceProactive>, now: Date): Promise<void> {
-    interface Agg {
-      group: GroupRow;
-      n: number;
-      first: Date;
-      last: Date;
-      lastRelease: { at: Date; release: string } | null;
-      sources: Set<string>;
-      environments: Set<string>;
-      critical: boolean;
-      events: Prepared[];
-    }
-    const aggs = new Map<string, Agg>();
-    for (const p of fresh) {
-      const g = groups.get(`${p.workspaceId}\n${p.fingerprint}`)!;
-      let a = aggs.get(g.id);
-      if (!a) {
-        a = { group: g, n: 0, first: p.occurred, last: p.occurred, lastRelease: null, sources: new Set(jsonArray(g.sources)), environments: new Set(jsonArray(g.environments)), critical: false, events: [] };
-        aggs.set(g.id, a);
-      }
-      a.n++;
-      if (p.occurred < a.first) a.first = p.occurred;
-      if (p.occurred > a.last) a.last = p.occurred;
-      if (p.release && (!a.lastRelease || p.occurred >= a.lastRelease.at)) a.lastRelease = { at: p.occurred, release: p.release };
-      a.sources.add(p.source);
-      if (p.event.environment) a.environments.add(p.event.environment);
-      a.critical ||= p.critical;
-      a.events.push(p);
-    }
-
-    // Regression: a resolved group seen again, unless every new event is from a release older than the fix.
-    const resolvedIds = [...aggs.values()].filter((a) => a.group.status === 'resolved').map((a) => a.group.id);
-    const firstSeenOf = new Map<string, Map<string, number>>();
-    if (resolvedIds.length) {
-      const rows = (await trx('error_group_releases').whereIn('group_id', resolvedIds).select('group_id', 'release', 'first_seen')) as Array<{ group_id: string; release: string; first_seen: Date }>;
-      for (const r of rows) {
-        const m = firstSeenOf.get(r.group_id) ?? new Map<string, number>();
-        m.set(r.release, new Date(r.first_seen).getTime());
-        firstSeenOf.set(r.group_id, m);
-      }
-    }
-
-    const updates: Array<{ id: string; n: number; users: number; first: Date; last: Date; release: string | null; sources: string; environments: string; status: string; trigger: string | null; critical: boolean; regressed: Date | null; triggered: Date | null }> = [];
-    const triggered: Array<{ orgId: string; groupId: string; workspaceId: string; trigger: GroupTrigger }> = [];
-    for (const a of aggs.values()) {
-      const g = a.group;
-      const ws = workspaces.get(g.workspace_id);
-      let status = g.status;
-      let trigger = g.trigger as GroupTrigger | null;
-      let regressed: Date | null = null;
-      let fire: GroupTrigger | null = null;
-      if (status === 'resolved' && this.regresses(g, a.events, firstSeenOf.get(g.id))) {
-        status = 'watching';
-        trigger = 'regression';
-        regressed = now;
-        fire = 'regression';
-      }
-      const affected = g.affected_users + (newUsers.get(g.id) ?? 0);
-      const critical = g.critical_path_hit || a.critical;
-      if (status === 'watching' && !fire && !g.ticket_id && !g.triggered_at && !g.noise && !g.held_reason) {
-        if (critical) fire = 'critical_path';
-        else if (ws && affected >= Math.max(1, ws.proactive_threshold_users)) fire = 'user_threshold';
-        if (fire) trigger = fire;
-      }
-      let triggeredAt: Date | null = null;
-      if (fire && ws?.proactive_enabled && !g.noise && status === 'watching') {
-        triggeredAt = now;
-        triggered.push({ orgId: g.org_id, groupId: g.id, workspaceId: g.workspace_id, trigger: fire });
-      }
-      updates.push({
-        id: g.id,
-        n: a.n,
-        users: newUsers.get(g.id) ?? 0,
-        first: a.first,
-        last: a.last,
-        release: a.lastRelease?.release ?? null,
-        sources: JSON.stringify([...a.sources].sort()),
-        environments: JSON.stringify([...a.environments].sort()),
-        status,
-        trigger,
-        critical,
-        regressed,
-        triggered: triggeredAt,
-      });
-    }
-    updates.sort((a, b) => (a.id < b.id ? -1 : 1));
-    await run(trx, COUNT, [
-      now.toISOString(),
-      updates.map((u) => u.id), updates.map((u) => u.n), updates.map((u) => u.users), updates.map((u) => u.first.toISOString()), updates.map((u) => u.last.toISOString()),
-      updates.map((u) => u.release), updates.map((u) => u.sources), updates.map((u) => u.environments), updates.map((u) => u.status), updates.map((u) => u.trigger),
-      updates.map((u) => u.critical), updates.map((u) => u.regressed?.toISOString() ?? null), updates.map((u) => u.triggered?.toISOString() ?? null),
-    ]);
-    const regressedIds = updates.filter((u) => u.regressed).map((u) => u.id);
-    if (regressedIds.length) await trx('error_group_releases').whereIn('group_id', regressedIds).update({ status: 'watching' });
-    for (const t of triggered) {
-      await this.outbox.add(trx, 'proactive.group_triggered', { group_id: t.groupId, workspace_id: t.workspaceId, trigger: t.trigger }, { orgId: t.orgId });
-    }
-  }
-
-  /** Whether new events of a resolved group are a regression (see docs/proactive.md). */
-  private regresses(g: GroupRow, events: Prepared[], firstSeen: Map<string, number> | undefined): boolean {
-    const resolvedAt = g.resolved_at ? new Date(g.resolved_at).getTime() : 0;
-    return events.some((e) => {
-      if (e.occurred.getTime() < resolvedAt) return false; // late delivery of an event from before the resolve
-      if (!g.resolved_in_release || !e.release) return true;
-      return compareReleases(e.release, g.resolved_in_release, (r) => firstSeen?.get(r)) >= 0;
-    });
+    const groups = new Map(row.groups.map(([workspaceId, fingerprint, id]) => [`${workspaceId}\n${fingerprint}`, id]));
+    const inserted = new Set(row.inserted);
+    return prepared.map((p) => ({ groupId: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!, duplicate: !inserted.has(p.id) }));
   }
 }

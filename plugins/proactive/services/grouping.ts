@@ -207,33 +207,6 @@ export function titleOf(type: string, message: string): string {
   return (first ? `${type}: ${first}` : type).slice(0, 300);
 }
 
-/**
- * Orders two releases: semantic versions by their numbers, calendar versions and others by text
- * when both look alike; otherwise by when each was first seen (earlier = older). Negative when
- * `a` is older than `b`, 0 when they cannot be told apart.
- */
-export function compareReleases(a: string, b: string, firstSeen?: (r: string) => number | undefined): number {
-  if (a === b) return 0;
-  const pa = versionParts(a);
-  const pb = versionParts(b);
-  if (pa && pb) {
-    for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-      const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-      if (d !== 0) return d;
-    }
-    return 0;
-  }
-  const fa = firstSeen?.(a);
-  const fb = firstSeen?.(b);
-  if (fa !== undefined && fb !== undefined && fa !== fb) return fa - fb;
-  return 0;
-}
-
-function versionParts(r: string): number[] | null {
-  const m = /^(?:[\w.-]+@)?v?(\d+(?:\.\d+){0,3})(?:[-+].*)?$/.exec(r.trim());
-  return m ? m[1]!.split('.').map(Number) : null;
-}
-
 /** Whether a critical path (a URL path prefix or a file/function fragment) matches the event. */
 export function criticalPathHit(paths: readonly string[], url: string | undefined, frames: readonly StackFrame[]): boolean {
   if (!paths.length) return false;

@@ -16,13 +16,13 @@ export interface IngestQueueOptions {
   retryAfterSeconds: number;
   /** How long workspace grouping settings are cached. */
   settingsCacheMs: number;
-  /** Batches written at the same time (each its own transaction; groups are locked in one order). */
+  /** Batches written at the same time (each one statement; groups are locked in one order). */
   flushers: number;
 }
 
 /**
  * Group commit for ingest: requests hand their events to the queue and wait; one flusher per
- * process writes everything waiting in one transaction (up to batchMaxEvents), then answers each
+ * process writes everything waiting as one statement (up to batchMaxEvents), then answers each
  * request. Under load batches grow, so throughput rises with concurrency instead of queueing one
  * transaction per request. Beyond maxQueuedEvents waiting events a request is refused at once
  * with 429 and Retry-After, before anything is accepted; an answered request is committed.
@@ -98,11 +98,11 @@ export class IngestQueue {
     }
     try {
       const raw = batch.flatMap((p) => p.events);
-      // Outside the transaction: map lookups must not hold the write (PGlite has one connection).
+      // Before the write: map lookups must not hold it (PGlite has one connection).
       const events = this.symbolicator ? await this.symbolicator.symbolicate(raw) : raw;
       const workspaces = await this.workspaceSettings(events);
       const started = performance.now();
-      const outcomes = await this.db.transaction((trx) => this.writer.write(trx, events, workspaces));
+      const outcomes = await this.writer.write(this.db, events, workspaces);
       this.log.debug({ events: n, ms: Math.round(performance.now() - started), waiting: this.queued - n }, 'proactive: ingest batch committed');
       let i = 0;
       for (const p of batch) {

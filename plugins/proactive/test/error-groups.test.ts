@@ -1,4 +1,6 @@
 import t from 'tap';
+import { Outbox } from '../../../core/bus/outbox.js';
+import { GroupWriter, type IncomingEvent } from '../services/group-writer.js';
 import { startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organization).
@@ -140,5 +142,67 @@ t.test('regression: a new event after resolve regresses, one from an older relea
   }
   const theirs = await h.call(other, 'GET', '/v1/error-groups');
   t.same(theirs.body.items, [], 'their list is empty');
+});
+
+t.test('regression by release: versions by their numbers, other names by when each was first seen; every release watches again', async (t) => {
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const c = await h.endpoint(owner, ws.id);
+  const ev = (release: string, occurred_at?: string) => ({ type: 'SyntaxError', message: 'Unexpected token', stack: stack('parse', 'json.js', 3), release, ...(occurred_at ? { occurred_at } : {}) });
+  const group = async (id: string) => (await h.call(owner, 'GET', `/v1/error-groups/${id}`)).body as { group: Record<string, unknown>; releases: Array<{ release: string | null; status: string }> };
+
+  // Tagged versions compare by number, whatever their prefix: shop@v2.10 is newer than shop@2.9.
+  const id = (await h.ingest(c.id, c.token, [ev('shop@2.9.0'), ev('shop@v2.10')])).body.group_ids[0] as string;
+  t.equal((await h.call(owner, 'POST', `/v1/error-groups/${id}/resolve`, { release: 'shop@v2.10' })).status, 200);
+  await h.ingest(c.id, c.token, ev('shop@2.9.1'));
+  t.equal((await group(id)).group.status, 'resolved', '2.9.1 is older than 2.10');
+  await h.ingest(c.id, c.token, ev('shop@2.10.0'));
+  const same = await group(id);
+  t.equal(same.group.status, 'watching', '2.10.0 is the fixed release itself: the fix did not hold');
+  t.same(same.releases.map((r) => r.status), same.releases.map(() => 'watching'), 'every release of the group watches again');
+
+  // Names that are no version: by when each was first seen in this group.
+  const named = (await h.ingest(c.id, c.token, [{ ...ev('blue-falcon'), message: 'Named releases' }])).body.group_ids[0] as string;
+  await h.ingest(c.id, c.token, [{ ...ev('green-otter'), message: 'Named releases' }]);
+  t.equal((await h.call(owner, 'POST', `/v1/error-groups/${named}/resolve`, { release: 'green-otter' })).status, 200);
+  await h.ingest(c.id, c.token, [{ ...ev('blue-falcon'), message: 'Named releases' }]);
+  t.equal((await group(named)).group.status, 'resolved', 'blue-falcon was first seen before green-otter');
+  await h.ingest(c.id, c.token, [{ ...ev('red-heron'), message: 'Named releases' }]);
+  const back = await group(named);
+  t.equal(back.group.status, 'watching', 'red-heron is first seen after the fix');
+  t.equal(back.group.trigger, 'regression');
+
+  // An event that happened before the resolve (a late delivery) is no regression, whatever its release.
+  const late = (await h.ingest(c.id, c.token, [{ ...ev('3.0.0'), message: 'Late delivery' }])).body.group_ids[0] as string;
+  t.equal((await h.call(owner, 'POST', `/v1/error-groups/${late}/resolve`, {})).status, 200);
+  await h.ingest(c.id, c.token, [{ ...ev('3.1.0', new Date(Date.now() - 3_600_000).toISOString()), message: 'Late delivery' }]);
+  const stayed = await group(late);
+  t.equal(stayed.group.status, 'resolved');
+  t.equal(stayed.group.event_count, 2, 'counted all the same');
+});
+
+t.test('two batches that see the same new error at once make one group and count every event', async (t) => {
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  // Two writers, as two processes would have: on Postgres each batch runs on its own connection,
+  // and the one that loses the race for a new group runs again (foreign key refusal, see FLUSH).
+  const outbox = new Outbox();
+  const writers = [new GroupWriter(outbox), new GroupWriter(outbox)];
+  const settings = new Map([[ws.id, { id: ws.id, proactive_enabled: false, proactive_threshold_users: 5, critical_paths: [] }]]);
+  const rounds = ['one', 'two', 'three', 'four', 'five'];
+  for (const round of rounds) {
+    const batch = (n: number): IncomingEvent[] => Array.from({ length: n }, (_, i) => ({
+      orgId: owner.organization.id, workspaceId: ws.id, connectorId: null, source: 'endpoint',
+      event: { type: 'Race', message: `race ${round} ${['alpha', 'beta', 'gamma'][i % 3]}`, level: 'error', occurred_at: new Date().toISOString(), user: { id: `u-${i}` } },
+    }));
+    const outcomes = await Promise.all([writers[0]!.write(h.app.db, batch(6), settings), writers[1]!.write(h.app.db, batch(6), settings)]);
+    t.same(new Set(outcomes[0]!.map((o) => o.groupId)), new Set(outcomes[1]!.map((o) => o.groupId)), `round ${round}: both batches name the same groups`);
+  }
+  const groups = (await h.app.db('error_groups').where({ workspace_id: ws.id }).select('event_count', 'affected_users')) as Array<{ event_count: string | number; affected_users: number }>;
+  t.equal(groups.length, rounds.length * 3, 'one group per distinct error');
+  t.same(groups.map((g) => Number(g.event_count)), groups.map(() => 4), 'every event counted once');
+  t.same(groups.map((g) => g.affected_users), groups.map(() => 2), 'each user once in its group (u-0 and u-3 in the first, …)');
+  const events = await h.app.db('error_events').where({ workspace_id: ws.id }).count({ n: '*' }).first();
+  t.equal(Number(events!.n), rounds.length * 12);
 });
 

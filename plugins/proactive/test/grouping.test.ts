@@ -1,5 +1,5 @@
 import t from 'tap';
-import { compareReleases, criticalPathHit, fingerprintOf, isInApp, maskText, normalizeFile, normalizeMessage, parseStack } from '../services/grouping.js';
+import { criticalPathHit, fingerprintOf, isInApp, maskText, normalizeFile, normalizeMessage, parseStack } from '../services/grouping.js';
 
 t.test('stacks of V8 and Firefox parse into frames', async (t) => {
   const v8 = parseStack('Error: x\n    at Cart.render (https://a.test/static/app.1a2b3c4d5e.js:10:5)\n    at async load (/srv/app/node_modules/lib/index.js:3:1)\n    at node:internal/process:1:1');
@@ -22,14 +22,11 @@ t.test('messages lose their variable parts', async (t) => {
   t.equal(fingerprintOf({ type: 'A', message: '1', frames: [], fingerprint: 'k' }), fingerprintOf({ type: 'B', message: '2', frames: [], fingerprint: 'k' }));
 });
 
-t.test('masking and release order', async (t) => {
+t.test('masking and critical paths (release order: error-groups.test.ts, regression by release)', async (t) => {
   t.equal(maskText('mail bob@example.org now'), 'mail b***@e***.org now');
   t.equal(maskText('card 4111-1111-1111-1111'), 'card **** **** **** 1111');
   t.equal(maskText('order 1234567890123 shipped'), 'order 1234567890123 shipped', 'a number that fails Luhn stays');
   t.equal(maskText('password=hunter2hunter2'), 'password=[redacted]');
-  t.ok(compareReleases('1.10.0', '1.9.3') > 0);
-  t.ok(compareReleases('shop@2.0.0', 'shop@2.0.1') < 0);
-  t.ok(compareReleases('abc', 'def', (r) => ({ abc: 1, def: 2 })[r]) < 0, 'unordered names fall back to first seen');
   t.ok(criticalPathHit(['/checkout'], 'https://x.test/checkout/pay', []));
   t.notOk(criticalPathHit(['/checkout'], 'https://x.test/cart', []));
   t.ok(criticalPathHit(['payments/'], undefined, [{ file: '/src/payments/charge.ts' }]));
