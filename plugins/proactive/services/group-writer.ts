@@ -89,7 +89,7 @@ const versionOf = (rel: string) =>
  * fingerprint), its events (JSON), the connectors to touch.
  *
  * - `k`: each group as it is now, or the new id a group first seen in this batch will get.
- * - `e`: the events, duplicates by connector and external id skipped; `fe` adds what the rules need.
+ * - `e`: the events, duplicates by connector and external id skipped.
  * - `u`, `r`, `h`: the affected users, releases and hours of the fresh events.
  * - `reg`: the resolved groups a fresh event brings back (docs/proactive.md, regression): one
  *   from before the resolve, or from a release older than resolved_in_release, does not.
@@ -105,49 +105,50 @@ const versionOf = (rel: string) =>
 const FLUSH = acrossOrgs('an ingest batch holds events of many organizations', `
 with x as (
   select * from json_to_recordset($2::json) as x(id text, org_id text, workspace_id text, fingerprint text, type text, title text, normalized_message text,
-    sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, ws_enabled boolean, ws_threshold int, outbox_id text)
+    sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, critical boolean, ws_enabled boolean, ws_threshold int, outbox_id text)
 ), k as (
+  -- lateral: one index lookup per group, whatever the planner guesses of the batch's size
   select x.workspace_id, x.fingerprint, coalesce(eg.id, x.id) as group_id, eg.status, eg.resolved_at, eg.resolved_in_release
-  from x left join error_groups eg on eg.workspace_id = x.workspace_id and eg.fingerprint = x.fingerprint
+  from x left join lateral (select eg.id, eg.status, eg.resolved_at, eg.resolved_in_release from error_groups eg
+    where eg.workspace_id = x.workspace_id and eg.fingerprint = x.fingerprint limit 1) eg on true
 ), v as (
   select v.*, k.group_id
   from json_to_recordset($3::json) as v(id text, org_id text, workspace_id text, fingerprint text, connector_id text, source text, external_id text, type text, level text,
-    message text, stack text, frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text, "user" jsonb, user_key text, occurred_at timestamptz,
-    critical boolean, ord int)
+    message text, stack text, frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text, "user" jsonb, user_key text, occurred_at timestamptz)
   join k on k.workspace_id = v.workspace_id and k.fingerprint = v.fingerprint
 ), e as (
   insert into error_events (id, org_id, workspace_id, group_id, connector_id, source, external_id, type, level, message, stack, frames, symbolicated, url, browser, release, environment, "user", user_key, occurred_at, received_at)
   select v.id, v.org_id, v.workspace_id, v.group_id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, $1::timestamptz
   from v
   on conflict (connector_id, external_id) where external_id is not null do nothing
-  returning id
-), fe as (
-  select v.id, v.group_id, v.org_id, coalesce(v.release, '') as release, v.user_key, v.occurred_at, v.source, v.environment, v.critical, v.ord from e join v on v.id = e.id
+  returning id, group_id, org_id, coalesce(release, '') as release, user_key, occurred_at, source, environment
 ), u as (
   insert into error_group_users (group_id, user_key, org_id, first_seen, last_seen)
-  select group_id, user_key, min(org_id), min(occurred_at), max(occurred_at) from fe where user_key is not null
+  select group_id, user_key, min(org_id), min(occurred_at), max(occurred_at) from e where user_key is not null
   group by group_id, user_key order by group_id, user_key
   on conflict (group_id, user_key) do update set last_seen = greatest(error_group_users.last_seen, excluded.last_seen)
   returning group_id, (xmax = 0) as inserted
+), nu as (
+  select group_id, count(*) filter (where inserted)::int as n from u group by group_id
 ), seen as (
   -- When each release of a resolved group was first seen, this batch included.
   select group_id, release, min(first_seen) as first_seen from (
     select gr.group_id, gr.release, gr.first_seen from error_group_releases gr join k on k.group_id = gr.group_id and k.status = 'resolved'
     union all
-    select group_id, release, min(occurred_at) from fe group by group_id, release
+    select group_id, release, min(occurred_at) from e group by group_id, release
   ) s group by group_id, release
 ), reg as (
-  select distinct k.group_id from k join fe on fe.group_id = k.group_id
-  left join seen sa on sa.group_id = k.group_id and sa.release = fe.release
+  select distinct k.group_id from k join e on e.group_id = k.group_id
+  left join seen sa on sa.group_id = k.group_id and sa.release = e.release
   left join seen sb on sb.group_id = k.group_id and sb.release = k.resolved_in_release
-  cross join lateral (select ${versionOf('fe.release')} as a, ${versionOf('k.resolved_in_release')} as b) vv
-  where k.status = 'resolved' and fe.occurred_at >= coalesce(k.resolved_at, '-infinity')
-    and (k.resolved_in_release is null or fe.release = '' or fe.release = k.resolved_in_release
+  cross join lateral (select ${versionOf('e.release')} as a, ${versionOf('k.resolved_in_release')} as b) vv
+  where k.status = 'resolved' and e.occurred_at >= coalesce(k.resolved_at, '-infinity')
+    and (k.resolved_in_release is null or e.release = '' or e.release = k.resolved_in_release
       or case when vv.a is not null and vv.b is not null then vv.a >= vv.b
         else sa.first_seen is null or sb.first_seen is null or sa.first_seen >= sb.first_seen end)
 ), r as (
   insert into error_group_releases (group_id, release, org_id, status, event_count, first_seen, last_seen)
-  select group_id, release, min(org_id), 'watching', count(*), min(occurred_at), max(occurred_at) from fe
+  select group_id, release, min(org_id), 'watching', count(*), min(occurred_at), max(occurred_at) from e
   group by group_id, release order by group_id, release
   on conflict (group_id, release) do update set event_count = error_group_releases.event_count + excluded.event_count,
     first_seen = least(error_group_releases.first_seen, excluded.first_seen), last_seen = greatest(error_group_releases.last_seen, excluded.last_seen),
@@ -156,11 +157,11 @@ with x as (
 ), rw as (
   -- The other releases of a regressed group watch again too.
   update error_group_releases gr set status = 'watching' from reg
-  where gr.group_id = reg.group_id and gr.status <> 'watching' and not exists (select 1 from fe where fe.group_id = gr.group_id and fe.release = gr.release)
+  where gr.group_id = reg.group_id and gr.status <> 'watching' and not exists (select 1 from e where e.group_id = gr.group_id and e.release = gr.release)
   returning 1
 ), h as (
   insert into error_group_hours (group_id, hour, org_id, count)
-  select group_id, date_bin('1 hour', occurred_at, timestamptz '1970-01-01 00:00:00+00'), min(org_id), count(*) from fe
+  select group_id, date_bin('1 hour', occurred_at, timestamptz '1970-01-01 00:00:00+00'), min(org_id), count(*) from e
   group by 1, 2 order by 1, 2
   on conflict (group_id, hour) do update set count = error_group_hours.count + excluded.count
   returning 1
@@ -168,22 +169,21 @@ with x as (
   update connectors set last_delivery_at = $1::timestamptz, last_activity_at = $1::timestamptz where id = any($4::text[])
   returning 1
 ), b as (
-  select k.workspace_id, k.fingerprint, count(fe.id)::int as n, min(fe.occurred_at) as f, max(fe.occurred_at) as l,
-    (array_agg(fe.release order by fe.occurred_at desc, fe.ord desc) filter (where fe.release <> ''))[1] as rel,
-    coalesce(jsonb_agg(distinct fe.source order by fe.source) filter (where fe.id is not null), '[]') as src,
-    coalesce(jsonb_agg(distinct fe.environment order by fe.environment) filter (where fe.environment is not null), '[]') as env,
-    coalesce(bool_or(fe.critical), false) as crit,
-    (select count(*) from u where u.group_id = k.group_id and u.inserted)::int as users
-  from k left join fe on fe.group_id = k.group_id
+  select k.workspace_id, k.fingerprint, count(e.id)::int as n, min(e.occurred_at) as f, max(e.occurred_at) as l,
+    (array_agg(e.release order by e.occurred_at desc, e.id desc) filter (where e.release <> ''))[1] as rel,
+    coalesce(jsonb_agg(distinct e.source order by e.source) filter (where e.id is not null), '[]') as src,
+    coalesce(jsonb_agg(distinct e.environment order by e.environment) filter (where e.environment is not null), '[]') as env,
+    coalesce(min(nu.n), 0) as users
+  from k left join e on e.group_id = k.group_id left join nu on nu.group_id = k.group_id
   group by k.workspace_id, k.fingerprint, k.group_id
 ), g as (
   insert into error_groups as eg (id, org_id, workspace_id, fingerprint, status, type, title, normalized_message, sample_stack, frames, symbolicated, noise,
     event_count, affected_users, first_seen, last_seen, release, sources, environments, critical_path_hit, trigger, triggered_at, created_at, updated_at)
   select x.id, x.org_id, x.workspace_id, x.fingerprint, 'watching', x.type, x.title, x.normalized_message, x.sample_stack, x.frames, x.symbolicated, x.noise,
-    b.n, b.users, coalesce(b.f, x.first_seen), coalesce(b.l, x.first_seen), b.rel, b.src, b.env, b.crit,
+    b.n, b.users, coalesce(b.f, x.first_seen), coalesce(b.l, x.first_seen), b.rel, b.src, b.env, x.critical and b.n > 0,
     nf.fire, case when nf.fire is not null and x.ws_enabled then $1::timestamptz end, $1::timestamptz, $1::timestamptz
   from x join b on b.workspace_id = x.workspace_id and b.fingerprint = x.fingerprint
-  cross join lateral (select case when x.noise or b.n = 0 then null when b.crit then 'critical_path'
+  cross join lateral (select case when x.noise or b.n = 0 then null when x.critical then 'critical_path'
     when x.ws_threshold is not null and b.users >= greatest(1, x.ws_threshold) then 'user_threshold' end as fire) nf
   order by x.workspace_id, x.fingerprint
   on conflict (workspace_id, fingerprint) do update set
@@ -259,13 +259,13 @@ export class GroupWriter {
     });
 
     const firstOf = new Map<string, Prepared>();
+    const critical = new Set<string>();
     for (const p of prepared) {
       const key = `${p.workspaceId}\n${p.fingerprint}`;
       if (!firstOf.has(key)) firstOf.set(key, p);
+      if (p.critical) critical.add(key);
     }
-    const reps = [...firstOf.values()];
-    const outboxIds = this.outbox.newIds(reps.length);
-    const groupRows = reps.map((p, i) => {
+    const groupRows = [...firstOf.values()].map((p) => {
       const ws = workspaces.get(p.workspaceId);
       return {
         id: newId('eg'),
@@ -280,12 +280,15 @@ export class GroupWriter {
         symbolicated: p.symbolicated === true,
         noise: isNoise(p.event.type, p.event.message, p.frames),
         first_seen: p.occurred.toISOString(),
+        // An event of the batch touches a critical path.
+        critical: critical.has(`${p.workspaceId}\n${p.fingerprint}`),
         ws_enabled: ws?.proactive_enabled ?? false,
         ws_threshold: ws ? ws.proactive_threshold_users : null,
-        outbox_id: outboxIds[i],
+        // Only a workspace with proactive tickets on announces a trigger.
+        outbox_id: ws?.proactive_enabled ? this.outbox.newIds(1)[0] : null,
       };
     });
-    const eventRows = prepared.map((p, ord) => ({
+    const eventRows = prepared.map((p) => ({
       id: p.id,
       org_id: p.orgId,
       workspace_id: p.workspaceId,
@@ -306,8 +309,6 @@ export class GroupWriter {
       user: p.event.user ?? null,
       user_key: p.userKey,
       occurred_at: p.occurred.toISOString(),
-      critical: p.critical,
-      ord,
     }));
     // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
     const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
@@ -331,3 +332,4 @@ export class GroupWriter {
     return prepared.map((p) => ({ groupId: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!, duplicate: !inserted.has(p.id) }));
   }
 }
+

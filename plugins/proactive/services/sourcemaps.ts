@@ -321,6 +321,8 @@ class ConsumerCache {
 export class Symbolicator {
   private readonly consumers: ConsumerCache;
   private readonly misses = new Map<string, number>();
+  /** Per workspace, the releases that have any map (read again after missCacheMs). */
+  private readonly mapped = new Map<string, { at: number; releases: Set<string> }>();
 
   constructor(
     private readonly db: Knex,
@@ -333,6 +335,7 @@ export class Symbolicator {
   /** Forgets cached maps (and misses) of a release after an upload or delete in this process. */
   forget(workspaceId: string, release: string): void {
     const prefix = `${workspaceId}\n${release}\n`;
+    this.mapped.delete(workspaceId);
     this.consumers.dropPrefix(prefix);
     for (const k of [...this.misses.keys()]) if (k.startsWith(prefix)) this.misses.delete(k);
   }
@@ -362,11 +365,12 @@ export class Symbolicator {
   }
 
   private async run(events: IncomingEvent[]): Promise<IncomingEvent[]> {
+    const mapped = await this.releasesWithMaps(events);
     // Which (workspace, release, path) the batch needs.
     const needed = new Map<string, { workspaceId: string; release: string; path: string }>();
     const framesOf = new Map<IncomingEvent, StackFrame[]>();
     for (const e of events) {
-      if (!e.event.release) continue;
+      if (!e.event.release || !mapped.get(e.workspaceId)?.has(e.event.release)) continue;
       const frames = e.event.frames?.length ? e.event.frames : parseStack(e.event.stack);
       if (!frames.length) continue;
       framesOf.set(e, frames);
@@ -428,5 +432,30 @@ export class Symbolicator {
       if (!mapped) return e;
       return { ...e, symbolicated: true, event: { ...e.event, frames: out } };
     });
+  }
+
+  /**
+   * The releases with maps of the batch's workspaces (most releases have none: their events skip
+   * stack parsing and map lookups). Kept missCacheMs per workspace; an upload in this process
+   * forgets it at once.
+   */
+  private async releasesWithMaps(events: IncomingEvent[]): Promise<Map<string, Set<string>>> {
+    const now = Date.now();
+    const out = new Map<string, Set<string>>();
+    const load: string[] = [];
+    for (const id of new Set(events.filter((e) => e.event.release).map((e) => e.workspaceId))) {
+      const hit = this.mapped.get(id);
+      if (hit && now - hit.at < this.limits.missCacheMs) out.set(id, hit.releases);
+      else load.push(id);
+    }
+    if (!load.length) return out;
+    const rows = (await this.db('source_maps').whereIn('workspace_id', load).distinct('workspace_id', 'release')) as Array<{ workspace_id: string; release: string }>;
+    if (this.mapped.size > 10_000) this.mapped.clear();
+    for (const id of load) {
+      const releases = new Set(rows.filter((r) => r.workspace_id === id).map((r) => r.release));
+      this.mapped.set(id, { at: now, releases });
+      out.set(id, releases);
+    }
+    return out;
   }
 }

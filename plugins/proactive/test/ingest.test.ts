@@ -108,7 +108,7 @@ t.test('ingest: a request beyond the queue answers 429 with Retry-After and stor
   t.equal(Number(left!.n), accepted + 2 - 1, 'the others stay after the connector is gone');
 });
 
-t.test('ingest updates of error groups change no indexed column, so they stay on their page (HOT)', async (t) => {
+t.test('ingest updates of error groups change no indexed column, so they stay on their page (HOT); events hang off their group', async (t) => {
   const h = await startProactive(t);
   // Every column GroupWriter's store (on conflict) and count statements set. An index on any of
   // them turns each count update into a new version with new index entries that only vacuum removes.
@@ -131,4 +131,10 @@ t.test('ingest updates of error groups change no indexed column, so they stay on
   const next = await h.call(owner, 'GET', `/v1/error-groups?workspace_id=${ws.id}&limit=2&cursor=${first.body.next_cursor as string}`);
   const titles = [...(first.body.items as Array<{ type: string }>), ...(next.body.items as Array<{ type: string }>)].map((g) => g.type);
   t.same(titles, ['third', 'second', 'first']);
+
+  // Events hang off their group alone: a workspace that goes (an organization's closure) takes its groups and their events.
+  const fks = (await h.app.db.raw(`select confrelid::regclass::text as target from pg_constraint where conrelid = 'error_events'::regclass and contype = 'f'`)).rows.map((r: { target: string }) => r.target) as string[];
+  t.same(fks, ['error_groups'], 'one foreign key per stored event');
+  await h.app.db('workspaces').where({ id: ws.id }).delete();
+  t.equal(Number((await h.app.db('error_events').where({ workspace_id: ws.id }).count({ n: '*' }).first())!.n), 0, 'no event outlives its workspace');
 });

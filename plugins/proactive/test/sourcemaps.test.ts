@@ -211,6 +211,7 @@ t.test('a slow map lookup never holds ingest beyond the time limit', async (t) =
   const builder: Record<string, unknown> = {};
   builder.whereIn = () => builder;
   builder.select = () => never;
+  builder.distinct = () => never;
   const db = (() => builder) as unknown as Knex;
   const warned: string[] = [];
   const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 50, missCacheMs: 1000 }, { warn: (_o: unknown, msg?: string) => { warned.push(msg ?? ''); } } as never);
@@ -220,5 +221,34 @@ t.test('a slow map lookup never holds ingest beyond the time limit', async (t) =
   t.ok(Date.now() - started < 1000, 'answered at the time limit');
   t.equal(out[0], ev, 'the event as it came');
   t.match(warned.join(), /too slow/);
+  sym.stop();
+});
+
+t.test('events of releases without maps skip stack parsing and lookups: one query per workspace per missCacheMs', async (t) => {
+  const queries: string[] = [];
+  const builder: Record<string, unknown> = {};
+  builder.whereIn = () => builder;
+  builder.distinct = async () => {
+    queries.push('releases');
+    return [{ workspace_id: 'w', release: 'mapped' }];
+  };
+  builder.select = async () => {
+    queries.push('maps');
+    return [];
+  };
+  const db = (() => builder) as unknown as Knex;
+  const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 1000, missCacheMs: 60_000 }, { warn: () => undefined } as never);
+  const ev = (release: string, n: number): IncomingEvent => ({ orgId: 'o', workspaceId: 'w', connectorId: null, source: 'endpoint', event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString(), release, frames: [{ file: `https://cdn.example.com/app.${n}.js`, line: 1, column: 2 }] } });
+
+  const batch = [ev('plain', 1), ev('plain', 2)];
+  t.equal((await sym.symbolicate(batch))[0], batch[0], 'as they came');
+  t.same(queries, ['releases'], 'the releases with maps of the workspace, once');
+  await sym.symbolicate([ev('plain', 3), ev('plain', 4)]);
+  t.same(queries, ['releases'], 'new bundle paths of a release without maps cost nothing more');
+  await sym.symbolicate([ev('mapped', 5)]);
+  t.same(queries, ['releases', 'maps'], 'a release with maps looks its bundle up');
+  sym.forget('w', 'plain');
+  await sym.symbolicate([ev('plain', 6)]);
+  t.same(queries, ['releases', 'maps', 'releases'], 'an upload in this process reads the releases again');
   sym.stop();
 });
