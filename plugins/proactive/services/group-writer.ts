@@ -39,7 +39,6 @@ interface Prepared extends IncomingEvent {
   userKey: string | null;
   critical: boolean;
   occurred: Date;
-  release: string;
 }
 
 const NOISE = [
@@ -242,22 +241,33 @@ export class GroupWriter {
   /** Writes the batch on `db` (the pool; or a caller's transaction, which then holds it). */
   async write(db: Knex, incoming: IncomingEvent[], workspaces: Map<string, WorkspaceProactive>, now = new Date()): Promise<WriteOutcome[]> {
     if (incoming.length === 0) return [];
-    const prepared: Prepared[] = incoming.map((e) => {
-      const frames = framesOfEvent(e.event).map((f) => ({ ...f, in_app: isInApp(f) }));
-      const ws = workspaces.get(e.workspaceId);
-      const occurred = new Date(e.event.occurred_at);
-      return {
-        ...e,
-        id: newId('evt'),
-        frames,
-        fingerprint: fingerprintOf({ type: e.event.type, message: e.event.message, frames, fingerprint: e.event.fingerprint }),
-        userKey: userKeyOf(e.event.user),
-        critical: criticalPathHit(ws?.critical_paths ?? [], e.event.url, frames),
-        occurred: Number.isNaN(occurred.getTime()) || occurred > now ? now : occurred,
-        release: e.event.release ?? '',
-      };
-    });
+    const prepared = incoming.map((e) => prepare(e, workspaces, now));
+    // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
+    const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
+    const row = await this.flush(db, [now.toISOString(), jsonParam(this.groupRows(prepared, workspaces)), jsonParam(prepared.map(eventRow)), connectorIds]);
+    for (const id of connectorIds) this.touched.set(id, now.getTime());
+    if (this.touched.size > 10_000) this.touched.clear();
+    if (row.announced > 0) this.outbox.written(db);
 
+    const groups = new Map(row.groups.map(([workspaceId, fingerprint, id]) => [`${workspaceId}\n${fingerprint}`, id]));
+    const inserted = new Set(row.inserted);
+    return prepared.map((p) => ({ groupId: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!, duplicate: !inserted.has(p.id) }));
+  }
+
+  /** Runs FLUSH, again when Postgres refused it for a reason a fresh snapshot does not meet (RETRIED). */
+  private async flush(db: Knex, values: unknown[]): Promise<FlushRow> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await run<FlushRow>(db, FLUSH, values))[0]!;
+      } catch (err) {
+        // In a caller's transaction the refusal ended the transaction: the caller runs it again.
+        if (attempt >= ATTEMPTS || outermostTransaction(db) || !RETRIED.has((err as { code?: string }).code ?? '')) throw err;
+      }
+    }
+  }
+
+  /** One row per group of the batch (its first event stands for it), with what the rules need. */
+  private groupRows(prepared: Prepared[], workspaces: Map<string, WorkspaceProactive>): Record<string, unknown>[] {
     const firstOf = new Map<string, Prepared>();
     const critical = new Set<string>();
     for (const p of prepared) {
@@ -265,7 +275,7 @@ export class GroupWriter {
       if (!firstOf.has(key)) firstOf.set(key, p);
       if (p.critical) critical.add(key);
     }
-    const groupRows = [...firstOf.values()].map((p) => {
+    return [...firstOf.entries()].map(([key, p]) => {
       const ws = workspaces.get(p.workspaceId);
       return {
         id: newId('eg'),
@@ -281,55 +291,62 @@ export class GroupWriter {
         noise: isNoise(p.event.type, p.event.message, p.frames),
         first_seen: p.occurred.toISOString(),
         // An event of the batch touches a critical path.
-        critical: critical.has(`${p.workspaceId}\n${p.fingerprint}`),
+        critical: critical.has(key),
         ws_enabled: ws?.proactive_enabled ?? false,
         ws_threshold: ws ? ws.proactive_threshold_users : null,
         // Only a workspace with proactive tickets on announces a trigger.
         outbox_id: ws?.proactive_enabled ? this.outbox.newIds(1)[0] : null,
       };
     });
-    const eventRows = prepared.map((p) => ({
-      id: p.id,
-      org_id: p.orgId,
-      workspace_id: p.workspaceId,
-      fingerprint: p.fingerprint,
-      connector_id: p.connectorId,
-      source: p.source,
-      external_id: p.connectorId ? (p.event.external_id ?? null) : null,
-      type: p.event.type.slice(0, 200),
-      level: p.event.level,
-      message: p.event.message,
-      stack: p.event.stack ?? null,
-      frames: p.event.frames?.length ? p.frames : null,
-      symbolicated: p.symbolicated === true,
-      url: p.event.url ?? null,
-      browser: p.event.browser ?? null,
-      release: p.event.release ?? null,
-      environment: p.event.environment ?? null,
-      user: p.event.user ?? null,
-      user_key: p.userKey,
-      occurred_at: p.occurred.toISOString(),
-    }));
-    // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
-    const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
-    const values = [now.toISOString(), jsonParam(groupRows), jsonParam(eventRows), connectorIds];
-
-    let row: { groups: Array<[string, string, string]>; inserted: string[]; announced: number } | undefined;
-    for (let attempt = 1; !row; attempt++) {
-      try {
-        [row] = await run<NonNullable<typeof row>>(db, FLUSH, values);
-      } catch (err) {
-        // In a caller's transaction the refusal ended the transaction: the caller runs it again.
-        if (attempt >= ATTEMPTS || outermostTransaction(db) || !RETRIED.has((err as { code?: string }).code ?? '')) throw err;
-      }
-    }
-    for (const id of connectorIds) this.touched.set(id, now.getTime());
-    if (this.touched.size > 10_000) this.touched.clear();
-    if (row.announced > 0) this.outbox.written(db);
-
-    const groups = new Map(row.groups.map(([workspaceId, fingerprint, id]) => [`${workspaceId}\n${fingerprint}`, id]));
-    const inserted = new Set(row.inserted);
-    return prepared.map((p) => ({ groupId: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!, duplicate: !inserted.has(p.id) }));
   }
 }
 
+interface FlushRow {
+  /** [workspace id, fingerprint, group id] of each group of the batch. */
+  groups: Array<[string, string, string]>;
+  /** Ids of the events stored (the others were duplicates). */
+  inserted: string[];
+  /** Outbox rows written (triggers that fired). */
+  announced: number;
+}
+
+/** An incoming event with its frames, fingerprint, user key and critical-path hit worked out. */
+function prepare(e: IncomingEvent, workspaces: Map<string, WorkspaceProactive>, now: Date): Prepared {
+  const frames = framesOfEvent(e.event).map((f) => ({ ...f, in_app: isInApp(f) }));
+  const occurred = new Date(e.event.occurred_at);
+  return {
+    ...e,
+    id: newId('evt'),
+    frames,
+    fingerprint: fingerprintOf({ type: e.event.type, message: e.event.message, frames, fingerprint: e.event.fingerprint }),
+    userKey: userKeyOf(e.event.user),
+    critical: criticalPathHit(workspaces.get(e.workspaceId)?.critical_paths ?? [], e.event.url, frames),
+    occurred: Number.isNaN(occurred.getTime()) || occurred > now ? now : occurred,
+  };
+}
+
+/** The row of error_events an event becomes. */
+function eventRow(p: Prepared): Record<string, unknown> {
+  return {
+    id: p.id,
+    org_id: p.orgId,
+    workspace_id: p.workspaceId,
+    fingerprint: p.fingerprint,
+    connector_id: p.connectorId,
+    source: p.source,
+    external_id: p.connectorId ? (p.event.external_id ?? null) : null,
+    type: p.event.type.slice(0, 200),
+    level: p.event.level,
+    message: p.event.message,
+    stack: p.event.stack ?? null,
+    frames: p.event.frames?.length ? p.frames : null,
+    symbolicated: p.symbolicated === true,
+    url: p.event.url ?? null,
+    browser: p.event.browser ?? null,
+    release: p.event.release ?? null,
+    environment: p.event.environment ?? null,
+    user: p.event.user ?? null,
+    user_key: p.userKey,
+    occurred_at: p.occurred.toISOString(),
+  };
+}
