@@ -25,10 +25,8 @@ export interface HitOptions {
 interface Reservation {
   windowEndsAt: number;
   left: number;
-  /** The shared count after the reservation. */
+  /** The shared count after the reservation (at or above the limit: refuse until the window ends). */
   count: number;
-  /** The window's limit is reached: refuse until it ends. */
-  exhausted: boolean;
 }
 
 const LOCAL_MAX = 10_000;
@@ -59,7 +57,7 @@ export class RateLimiter {
           held.left--;
           return { allowed: true, count: held.count, limit, retryAfterSeconds };
         }
-        if (held.exhausted) return { allowed: false, count: held.count, limit, retryAfterSeconds };
+        if (held.count >= limit) return { allowed: false, count: held.count, limit, retryAfterSeconds };
       }
       // One reservation at a time per key in this process; the others wait for it and spend from it.
       const pending = this.reserving.get(key);
@@ -82,7 +80,7 @@ export class RateLimiter {
     // What of the reservation fits under the limit: all of it, a part, or nothing.
     const granted = Math.max(0, Math.min(reserve, limit - (r.count - reserve)));
     if (this.local.size >= LOCAL_MAX) this.local.clear();
-    this.local.set(key, { windowEndsAt: Date.now() + r.msLeft, left: granted, count: r.count, exhausted: r.count >= limit });
+    this.local.set(key, { windowEndsAt: Date.now() + r.msLeft, left: granted, count: r.count });
   }
 
   /** Adds `n` hits to the key's window (a new window when the last one ended). */

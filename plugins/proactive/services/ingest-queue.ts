@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { rateLimited } from '../../../core/http/errors.js';
 import type { GroupWriter, IncomingEvent, WorkspaceProactive, WriteOutcome } from './group-writer.js';
 import type { Symbolicator } from './sourcemaps.js';
+import { TtlMap } from '../../../core/data/ttl-map.js';
 
 interface Pending {
   events: IncomingEvent[];
@@ -32,7 +33,7 @@ export class IngestQueue {
   private queued = 0;
   /** Flush loops running now (at most opts.flushers). */
   private readonly flushing = new Set<Promise<void>>();
-  private readonly settings = new Map<string, { at: number; value: WorkspaceProactive }>();
+  private readonly settings: TtlMap<string, WorkspaceProactive>;
   private stopped = false;
 
   constructor(
@@ -42,7 +43,9 @@ export class IngestQueue {
     private readonly log: Logger,
     /** Maps frames through uploaded source maps before grouping (bounded by its own time limit). */
     private readonly symbolicator: Pick<Symbolicator, 'symbolicate'> | null = null,
-  ) {}
+  ) {
+    this.settings = new TtlMap(opts.settingsCacheMs);
+  }
 
   /** Events waiting for a commit now. */
   get depth(): number {
@@ -118,12 +121,11 @@ export class IngestQueue {
   }
 
   private async workspaceSettings(events: IncomingEvent[]): Promise<Map<string, WorkspaceProactive>> {
-    const now = Date.now();
     const out = new Map<string, WorkspaceProactive>();
     const missing: string[] = [];
     for (const id of new Set(events.map((e) => e.workspaceId))) {
       const hit = this.settings.get(id);
-      if (hit && now - hit.at < this.opts.settingsCacheMs) out.set(id, hit.value);
+      if (hit) out.set(id, hit);
       else missing.push(id);
     }
     if (missing.length) {
@@ -137,8 +139,7 @@ export class IngestQueue {
           proactive_threshold_users: Number(r.proactive_threshold_users),
           critical_paths: Array.isArray(r.critical_paths) ? r.critical_paths : (JSON.parse(r.critical_paths || '[]') as string[]),
         };
-        this.settings.set(r.id, { at: now, value });
-        out.set(r.id, value);
+        out.set(r.id, this.settings.set(r.id, value));
       }
     }
     return out;

@@ -3,11 +3,9 @@ import { isAdapterError, type ConnectorAdapter, type RawHeaders } from '../../..
 import { httpError, unauthenticated } from '../../../core/http/errors.js';
 import type { IngestQueue } from './ingest-queue.js';
 import type { EventSource } from './group-writer.js';
+import { TtlMap } from '../../../core/data/ttl-map.js';
 
-interface CachedConnector {
-  at: number;
-  row: { id: string; org_id: string; workspace_id: string; kind: string; status: string; token_hash: string | null; last_delivery_at: Date | null; config: Record<string, unknown> } | null;
-}
+type ConnectorRow = { id: string; org_id: string; workspace_id: string; kind: string; status: string; token_hash: string | null; last_delivery_at: Date | null; config: Record<string, unknown> } | null;
 
 export interface IngestReceipt {
   accepted: number;
@@ -22,27 +20,26 @@ export interface IngestReceipt {
  * queue. An unknown connector and a wrong token answer the same 401.
  */
 export class IngestService {
-  private readonly cache = new Map<string, CachedConnector>();
+  private readonly cache: TtlMap<string, ConnectorRow>;
 
   constructor(
     private readonly db: Knex,
     private readonly queue: IngestQueue,
     private readonly adapters: () => readonly ConnectorAdapter[],
-    private readonly cacheMs: number,
-  ) {}
+    cacheMs: number,
+  ) {
+    this.cache = new TtlMap(cacheMs);
+  }
 
   forget(connectorId: string): void {
     this.cache.delete(connectorId);
   }
 
-  private async connector(id: string): Promise<CachedConnector['row']> {
-    const now = Date.now();
+  private async connector(id: string): Promise<ConnectorRow> {
     const hit = this.cache.get(id);
-    if (hit && now - hit.at < this.cacheMs) return hit.row;
-    const row = ((await this.db('connectors').where({ id }).select('id', 'org_id', 'workspace_id', 'kind', 'status', 'token_hash', 'last_delivery_at', 'config').first()) ?? null) as CachedConnector['row'];
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(id, { at: now, row });
-    return row;
+    if (hit !== undefined) return hit;
+    const row = ((await this.db('connectors').where({ id }).select('id', 'org_id', 'workspace_id', 'kind', 'status', 'token_hash', 'last_delivery_at', 'config').first()) ?? null) as ConnectorRow;
+    return this.cache.set(id, row);
   }
 
   /** A push for one connector of the given kinds; answers the receipt once the events are committed. */

@@ -11,6 +11,7 @@ import type { StoredFrame } from '../models.js';
 import type { Actor, WorkspaceOpener } from './connectors.js';
 import type { IncomingEvent } from './group-writer.js';
 import { parseStack } from './grouping.js';
+import { TtlMap } from '../../../core/data/ttl-map.js';
 
 /**
  * Source maps of a workspace's releases (section sourcemaps) and the symbolication of error
@@ -320,9 +321,10 @@ class ConsumerCache {
  */
 export class Symbolicator {
   private readonly consumers: ConsumerCache;
-  private readonly misses = new Map<string, number>();
-  /** Per workspace, the releases that have any map (read again after missCacheMs). */
-  private readonly mapped = new Map<string, { at: number; releases: Set<string> }>();
+  /** (workspace, release, URL path) of bundles without a map. */
+  private readonly misses: TtlMap<string, true>;
+  /** Per workspace, the releases that have any map. */
+  private readonly mapped: TtlMap<string, Set<string>>;
 
   constructor(
     private readonly db: Knex,
@@ -330,6 +332,8 @@ export class Symbolicator {
     private readonly log: Pick<Logger, 'warn'>,
   ) {
     this.consumers = new ConsumerCache(limits.cacheSize);
+    this.misses = new TtlMap(limits.missCacheMs, 50_000);
+    this.mapped = new TtlMap(limits.missCacheMs);
   }
 
   /** Forgets cached maps (and misses) of a release after an upload or delete in this process. */
@@ -337,7 +341,7 @@ export class Symbolicator {
     const prefix = `${workspaceId}\n${release}\n`;
     this.mapped.delete(workspaceId);
     this.consumers.dropPrefix(prefix);
-    for (const k of [...this.misses.keys()]) if (k.startsWith(prefix)) this.misses.delete(k);
+    this.misses.deleteWhere((_, key) => key.startsWith(prefix));
   }
 
   stop(): void {
@@ -380,13 +384,10 @@ export class Symbolicator {
       }
     }
     if (!needed.size) return events;
-    const now = Date.now();
     const consumers = new Map<string, SourceMapConsumer | null>();
     const load: Array<{ key: string; workspaceId: string; release: string; path: string }> = [];
     for (const [key, n] of needed) {
-      const miss = this.misses.get(key);
-      if (miss !== undefined && now - miss < this.limits.missCacheMs) continue;
-      if (!this.consumers.get(key)) load.push({ key, ...n });
+      if (!this.misses.get(key) && !this.consumers.get(key)) load.push({ key, ...n });
     }
     if (load.length) {
       const rows = (await this.db('source_maps')
@@ -395,11 +396,10 @@ export class Symbolicator {
         .whereIn('url_path', [...new Set(load.map((l) => l.path))])
         .select('workspace_id', 'release', 'url_path', 'map')) as Array<{ workspace_id: string; release: string; url_path: string; map: string }>;
       const found = new Map(rows.map((r) => [`${r.workspace_id}\n${r.release}\n${r.url_path}`, r.map]));
-      if (this.misses.size > 50_000) this.misses.clear();
       for (const l of load) {
         const text = found.get(l.key);
         if (text === undefined) {
-          this.misses.set(l.key, now);
+          this.misses.set(l.key, true);
           continue;
         }
         this.consumers.set(l.key, (async () => {
@@ -440,22 +440,17 @@ export class Symbolicator {
    * forgets it at once.
    */
   private async releasesWithMaps(events: IncomingEvent[]): Promise<Map<string, Set<string>>> {
-    const now = Date.now();
     const out = new Map<string, Set<string>>();
     const load: string[] = [];
     for (const id of new Set(events.filter((e) => e.event.release).map((e) => e.workspaceId))) {
       const hit = this.mapped.get(id);
-      if (hit && now - hit.at < this.limits.missCacheMs) out.set(id, hit.releases);
+      if (hit) out.set(id, hit);
       else load.push(id);
     }
     if (!load.length) return out;
     const rows = (await this.db('source_maps').whereIn('workspace_id', load).distinct('workspace_id', 'release')) as Array<{ workspace_id: string; release: string }>;
-    if (this.mapped.size > 10_000) this.mapped.clear();
-    for (const id of load) {
-      const releases = new Set(rows.filter((r) => r.workspace_id === id).map((r) => r.release));
-      this.mapped.set(id, { at: now, releases });
-      out.set(id, releases);
-    }
+    for (const id of load) out.set(id, this.mapped.set(id, new Set()));
+    for (const r of rows) out.get(r.workspace_id)!.add(r.release);
     return out;
   }
 }

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { forOrg, run } from '../../../core/data/statements.js';
+import { TtlMap } from '../../../core/data/ttl-map.js';
 import { httpError } from '../../../core/http/errors.js';
 import { safeEqual } from '../../../core/security/tokens.js';
 import { REFUSALS, localeOf } from '../texts.js';
@@ -85,10 +86,10 @@ const CACHE_MAX = 10_000;
 export class WidgetIntake {
   // The events path runs per page error: it keeps what it reads for EVENTS_CACHE_MS instead of
   // reading it per request (see docs/proactive.md, performance).
-  private readonly passiveOn = new Map<string, { at: number; settings: SettingsRow }>();
-  private readonly unknownUsers = new Map<string, number>();
+  private readonly passiveOn = new TtlMap<string, SettingsRow>(EVENTS_CACHE_MS, CACHE_MAX);
+  private readonly unknownUsers = new TtlMap<string, true>(EVENTS_CACHE_MS, CACHE_MAX);
   /** Live installs by public key, for the events path only (unknown keys are not kept). */
-  private readonly installs = new Map<string, { at: number; ws: WidgetWorkspace }>();
+  private readonly installs = new TtlMap<string, WidgetWorkspace>(EVENTS_CACHE_MS, CACHE_MAX);
 
   constructor(
     private readonly d: WidgetDeps,
@@ -98,7 +99,7 @@ export class WidgetIntake {
   /** Forgets what the events path cached of a workspace (after a settings change or a key rotation in this process). */
   forget(workspaceId: string): void {
     this.passiveOn.delete(workspaceId);
-    for (const [key, hit] of this.installs) if (hit.ws.id === workspaceId) this.installs.delete(key);
+    this.installs.deleteWhere((ws) => ws.id === workspaceId);
   }
 
   /** The install of a live public key; 404 for an unknown, rotated or revoked key. */
@@ -116,11 +117,7 @@ export class WidgetIntake {
    */
   async eventsInstall(key: string | undefined): Promise<WidgetWorkspace> {
     const hit = key ? this.installs.get(key) : undefined;
-    if (hit && Date.now() - hit.at < EVENTS_CACHE_MS) return hit.ws;
-    const ws = await this.install(key);
-    if (this.installs.size >= CACHE_MAX) this.installs.clear();
-    this.installs.set(key!, { at: Date.now(), ws });
-    return ws;
+    return hit ?? this.installs.set(key!, await this.install(key));
   }
 
   /** Whether the browser's Origin may use the install; writes from another origin answer 403. */
@@ -252,12 +249,10 @@ export class WidgetIntake {
    * that time (at once in this process when the settings service calls forget).
    */
   private async eventSettings(ws: WidgetWorkspace): Promise<SettingsRow> {
-    const now = Date.now();
     const hit = this.passiveOn.get(ws.id);
-    if (hit && now - hit.at < EVENTS_CACHE_MS) return hit.settings;
+    if (hit) return hit;
     const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
-    if (this.passiveOn.size >= CACHE_MAX) this.passiveOn.clear();
-    if (settings.passive_enabled) this.passiveOn.set(ws.id, { at: now, settings });
+    if (settings.passive_enabled) this.passiveOn.set(ws.id, settings);
     else this.passiveOn.delete(ws.id);
     return settings;
   }
@@ -280,17 +275,11 @@ export class WidgetIntake {
    */
   private async cachedEmailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {
     const key = `${ws.id}\n${userId}`;
-    const now = Date.now();
-    const unknownAt = this.unknownUsers.get(key);
-    if (unknownAt !== undefined && now - unknownAt < EVENTS_CACHE_MS) return null;
+    if (this.unknownUsers.get(key)) return null;
     const email = await this.emailOfUser(ws, userId);
-    if (email !== null) {
-      this.unknownUsers.delete(key);
-      return email;
-    }
-    if (this.unknownUsers.size >= CACHE_MAX) this.unknownUsers.clear();
-    this.unknownUsers.set(key, now);
-    return null;
+    if (email !== null) this.unknownUsers.delete(key);
+    else this.unknownUsers.set(key, true);
+    return email;
   }
 
   private async emailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {
