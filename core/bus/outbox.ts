@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { newId } from '../data/ids.js';
+import { increasingId } from '../data/ids.js';
 import { afterCommit, outermostTransaction, type WriteBatch } from '../data/write-batch.js';
 import type { Bus, OutgoingMessage } from './bus.js';
 import { backoffDelay, errorMessage, silentLog, toIso, type BusLog } from './support.js';
@@ -10,34 +10,6 @@ export interface OutboxAddOptions {
   /** A caller-chosen message id (e.g. derived from a webhook delivery id), so that a repeated
    * request yields the same message and idempotent consumers handle it once. Default: a new time-sortable `evt_` id, increasing within the process. */
   id?: string;
-}
-
-const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // newId's Crockford base32
-let lastEventId = '';
-
-/**
- * newId('evt'), made monotonic within this process: newId's random part does not keep the order
- * of ids made in the same millisecond, and the relay publishes in id order, so two events of one
- * transaction would otherwise leave in random order.
- */
-function nextEventId(): string {
-  const id = newId('evt');
-  lastEventId = id > lastEventId ? id : incrementId(lastEventId);
-  return lastEventId;
-}
-
-function incrementId(id: string): string {
-  const chars = id.split('');
-  for (let i = chars.length - 1; i >= 0; i--) {
-    const next = ID_ALPHABET.indexOf(chars[i]!) + 1;
-    if (next === 0) break; // reached the prefix: cannot happen within 16 random characters
-    if (next < ID_ALPHABET.length) {
-      chars[i] = ID_ALPHABET[next]!;
-      return chars.join('');
-    }
-    chars[i] = ID_ALPHABET[0]!;
-  }
-  return newId('evt');
 }
 
 // Routing keys are `<plugin>.<event>`: dot-separated words, no wildcards (those are for bindings).
@@ -102,7 +74,7 @@ export class Outbox {
    * once the statement wrote any.
    */
   newIds(n: number): string[] {
-    return Array.from({ length: n }, nextEventId);
+    return Array.from({ length: n }, () => increasingId('evt'));
   }
 
   /** Rows were written into `outbox` on `db` by the caller's own statement: the relay is kicked once they are committed. */
@@ -132,7 +104,7 @@ function outboxRows(events: ReadonlyArray<OutboxEvent>): { id: string; type: str
     // Stringified: pg would turn a JS array into a Postgres array, not JSON.
     const json = JSON.stringify(payload);
     if (json === undefined) throw new TypeError('outbox: payload must be JSON-serialisable');
-    return { id: id ?? nextEventId(), type, org_id: orgId ?? null, payload: json };
+    return { id: id ?? increasingId('evt'), type, org_id: orgId ?? null, payload: json };
   });
 }
 

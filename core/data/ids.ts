@@ -27,6 +27,36 @@ export function newId(prefix: string, now = Date.now()): string {
   return `${prefix}_${time}${rand}`;
 }
 
+const lastIds = new Map<string, string>();
+
+/**
+ * newId, increasing within this process: newId's random part does not keep the order of ids
+ * made in the same millisecond, and some readers order by id (the outbox relay publishes in id
+ * order; ingest takes the latest release of a batch's events by occurrence, then by id).
+ */
+export function increasingId(prefix: string): string {
+  const id = newId(prefix);
+  const last = lastIds.get(prefix) ?? '';
+  const next = id > last ? id : incremented(last);
+  lastIds.set(prefix, next);
+  return next;
+}
+
+/** The id after `id` in the alphabet's order (its last character counted up, with carry). */
+function incremented(id: string): string {
+  const chars = id.split('');
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const next = ALPHABET.indexOf(chars[i]!) + 1;
+    if (next === 0) break; // reached the prefix: cannot happen within 16 random characters
+    if (next < ALPHABET.length) {
+      chars[i] = ALPHABET[next]!;
+      return chars.join('');
+    }
+    chars[i] = ALPHABET[0]!;
+  }
+  return newId(id.slice(0, id.indexOf('_')));
+}
+
 /** The millisecond timestamp encoded in an id made by newId, or null. */
 export function idTime(id: string): number | null {
   const body = id.split('_').pop() ?? '';

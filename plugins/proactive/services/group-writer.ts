@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { NormalizedEvent, StackFrame } from '../../../core/contracts/index.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
-import { newId } from '../../../core/data/ids.js';
+import { increasingId, newId } from '../../../core/data/ids.js';
 import { acrossOrgs, run } from '../../../core/data/statements.js';
 import { outermostTransaction } from '../../../core/data/write-batch.js';
 import { criticalPathHit, fingerprintOf, framesOfEvent, isInApp, normalizeMessage, titleOf, userKeyOf } from './grouping.js';
@@ -316,7 +316,8 @@ function prepare(e: IncomingEvent, workspaces: Map<string, WorkspaceProactive>, 
   const occurred = new Date(e.event.occurred_at);
   return {
     ...e,
-    id: newId('evt'),
+    // Increasing in batch order: of two events of a group at the same time, the later one's release is the group's.
+    id: increasingId('evt'),
     frames,
     fingerprint: fingerprintOf({ type: e.event.type, message: e.event.message, frames, fingerprint: e.event.fingerprint }),
     userKey: userKeyOf(e.event.user),

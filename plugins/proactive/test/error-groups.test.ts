@@ -181,6 +181,18 @@ t.test('regression by release: versions by their numbers, other names by when ea
   t.equal(stayed.group.event_count, 2, 'counted all the same');
 });
 
+t.test('events of one batch at the same moment: the release of the last one is the group release', async (t) => {
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const c = await h.endpoint(owner, ws.id);
+  const at = new Date(Date.now() - 60_000).toISOString();
+  const releases = Array.from({ length: 20 }, (_, i) => `2.${i}.0-rc`);
+  const sent = await h.ingest(c.id, c.token, releases.map((release) => ({ type: 'Tie', message: 'same moment', stack: stack('tie', 'tie.js', 1), release, occurred_at: at })));
+  t.equal(sent.status, 202, sent.payload);
+  const g = (await h.call(owner, 'GET', `/v1/error-groups/${sent.body.group_ids[0] as string}`)).body.group as { release: string };
+  t.equal(g.release, releases[releases.length - 1], 'batch order breaks the tie');
+});
+
 t.test('two batches that see the same new error at once make one group and count every event', async (t) => {
   const owner = await h.owner();
   const ws = await h.workspace(owner);
