@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -122,8 +122,12 @@ export type { PacedRequest } from './paced.js';
  */
 export async function measurePaced(name: string, opts: { url: string; rate: number; durationS?: number; clients?: number; request(): PacedRequest; onResponse?(status: number, body: string): void }): Promise<Measurement> {
   const before = cpuSnapshot();
+  const generator = process.cpuUsage();
   const r = await pacedLoad({ url: opts.url, rate: opts.rate, durationS: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10), clients: opts.clients, request: opts.request, onResponse: opts.onResponse });
   const after = cpuSnapshot();
+  // The generator shares the machine: its CPU is what the service and Postgres did not get.
+  const used = process.cpuUsage(generator);
+  process.stderr.write(`  ${name}: load generator ${(((used.user + used.system) / 1000) / Math.max(1, r.latencies.length)).toFixed(3)} ms CPU per request\n`);
   const latencies = [...r.latencies].sort((a, b) => a - b);
   const pct = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
   let non2xx = 0;
@@ -187,17 +191,25 @@ export async function startPatchwell(env: Record<string, string> = {}, roles = '
   // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of the service (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   // The V8 flag `npm start` runs the service with (README, Process roles).
-  const child = spawn(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'bin/patchwell.ts', '--role', roles], {
+  // BENCH_SERVICE_FLAGS adds Node/V8 flags (e.g. --trace-gc); the service's output goes to service.log in its data directory.
+  const extra = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
+  const dataDir = mkdtempSync(join(tmpdir(), 'pw-bench-'));
+  const child = spawn(process.execPath, [...profile, '--max-semi-space-size=64', ...extra, '--import', 'tsx', 'bin/patchwell.ts', '--role', roles], {
     env: {
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'pw-bench-')),
+      DATA_DIR: dataDir,
       LOG_LEVEL: roles.split(',').includes('api') || roles === 'all' ? 'warn' : 'info',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Always read: a service blocked on a full stdout pipe would be measured as a slow one.
+  const log = createWriteStream(join(dataDir, 'service.log'));
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  if (extra.length) process.stderr.write(`  service output: ${join(dataDir, 'service.log')}\n`);
   const pid = child.pid!;
   servicePids.add(pid);
   child.once('exit', () => servicePids.delete(pid));

@@ -3,6 +3,7 @@
 // due (no coordinated omission: a request that waits for a free connection waits on the clock).
 // Written on node:net because fetch spends ~0.7 ms of CPU per request and http.request ~0.3 ms,
 // which on a 2-core machine takes the CPU the service is measured on; this one spends a few µs.
+import { appendFileSync } from 'node:fs';
 import net from 'node:net';
 
 export interface PacedRequest {
@@ -22,6 +23,8 @@ export interface PacedResult {
 
 interface Pending {
   due: number;
+  /** When it went on the wire (later than due when its client was still waiting for an answer). */
+  sentAt?: number;
   onResponse?: (status: number, body: string) => void;
 }
 
@@ -50,6 +53,7 @@ class Connection {
 
   send(bytes: Buffer, p: Pending): void {
     this.pending = p;
+    p.sentAt = performance.now();
     this.socket.write(bytes);
   }
 
@@ -161,6 +165,9 @@ export async function pacedLoad(opts: {
   const clientQueues = new Map<Connection, [Buffer, Pending][]>();
   let turn = 0;
   const latencies: number[] = [];
+  // BENCH_PACED_TRACE=file: one line per answer (due ms from the start, sent late by ms, latency ms, status).
+  const trace: string[] | null = process.env.BENCH_PACED_TRACE ? [] : null;
+  let start = performance.now();
   const statuses = new Map<number, number>();
   let errors = 0;
   let sent = 0;
@@ -175,7 +182,9 @@ export async function pacedLoad(opts: {
   };
 
   const done = (c: Connection, p: Pending, status: number, body: Buffer | null) => {
-    latencies.push(performance.now() - p.due);
+    const now = performance.now();
+    latencies.push(now - p.due);
+    trace?.push(`${(p.due - start).toFixed(1)} ${((p.sentAt ?? p.due) - p.due).toFixed(1)} ${(now - p.due).toFixed(1)} ${status}`);
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     answered++;
     if (body && p.onResponse) p.onResponse(status, body.toString('utf8'));
@@ -231,7 +240,7 @@ export async function pacedLoad(opts: {
   }
   if (clients.length) await Promise.all(clients.map((c) => new Promise((r) => c.socket.once('connect', r))));
 
-  const start = performance.now();
+  start = performance.now();
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
@@ -250,5 +259,6 @@ export async function pacedLoad(opts: {
   await finished;
   const elapsedS = (performance.now() - start) / 1000;
   for (const c of all) c.socket.destroy();
+  if (trace) appendFileSync(process.env.BENCH_PACED_TRACE!, `# ${opts.rate}/s for ${opts.durationS} s from ${new Date(Date.now() - (performance.now() - start)).toISOString()}: due sent-late latency status\n${trace.join('\n')}\n`);
   return { latencies, statuses, errors, elapsedS };
 }
