@@ -106,8 +106,10 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
         method: 'POST',
         path: `/v1/widget/events?key=${publicKey}`,
         setupRequest: (req) => {
-          const events = Array.from({ length: batch }, () => JSON.parse(event(next())) as Record<string, unknown>).map(({ user: _user, ...e }) => e);
-          return { ...req, body: JSON.stringify({ consent: true, events, user_id: `user-${next() % USERS}` }), headers: { 'content-type': 'application/json' } };
+          // The body widget.js sends (plugins/widget/client/widget.js, flush()).
+          const events = Array.from({ length: batch }, () => JSON.parse(event(next())) as Record<string, unknown>).map(({ user: _user, ...e }) => ({ ...e, occurred_at: new Date().toISOString() }));
+          const browser = { user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36', language: 'it-IT', viewport: { width: 1280, height: 720 }, screen: { width: 1920, height: 1080 } };
+          return { ...req, body: JSON.stringify({ consent: true, events, browser, user_id: `user-${next() % USERS}` }), headers: { 'content-type': 'application/json' } };
         },
       }),
     });

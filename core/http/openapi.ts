@@ -30,6 +30,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { RequestRoute, Server } from '@hapi/hapi';
 import type Joi from 'joi';
+import { schemaOf } from './fast-path.js';
 import { SchemaConverter, isJoi, type JoiDescription } from './openapi-schema.js';
 import type { HttpMethod, JsonSchema, OpenApiDocument, OpenApiHeader, OpenApiOperation, OpenApiOptions, OpenApiRef, OpenApiRequestBody, OpenApiParameter, OpenApiPathItem, OpenApiResponse, SecurityName, SecurityRequirement } from './openapi-types.js';
 
@@ -226,7 +227,8 @@ function buildOperation(route: RequestRoute, variant: PathVariant, converter: Sc
   ];
 
   let requestBody: OpenApiRequestBody | undefined;
-  const payload = isJoi(validate.payload) ? validate.payload : undefined;
+  // A validator with a fast path (core/http/fast-path.ts) documents the joi schema behind it.
+  const payload = isJoi(validate.payload) ? validate.payload : schemaOf(validate.payload);
   if (pw.rawBody || payload) {
     const contentType = pw.rawBody?.contentType ?? 'application/json';
     const schema = payload ? convert(payload) : { type: 'string', description: `The raw ${contentType} body` };
