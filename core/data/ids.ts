@@ -20,22 +20,18 @@ function writePrefix(prefix: string): number {
   return prefix.length + 1;
 }
 
-/** Writes the 10 characters of the milliseconds `now` at `at`. */
-function writeTime(at: number, now: number): void {
-  let t = now;
+/** Writes a body at `at`: 10 characters of the milliseconds `ms`, then 16 random ones. */
+function writeBody(at: number, ms: number): void {
+  let t = ms;
   for (let i = at + 9; i >= at; i--) {
     scratch[i] = CODES[t % 32]!;
     t = Math.floor(t / 32);
   }
-}
-
-/** Writes 16 random characters at `at`. */
-function writeRandom(at: number): void {
   if (poolAt + 16 > POOL_SIZE) {
     randomFillSync(pool);
     poolAt = 0;
   }
-  for (let i = 0; i < 16; i++) scratch[at + i] = CODES[pool[poolAt + i]! & 31]!;
+  for (let i = 0; i < 16; i++) scratch[at + 10 + i] = CODES[pool[poolAt + i]! & 31]!;
   poolAt += 16;
 }
 
@@ -45,8 +41,7 @@ function writeRandom(at: number): void {
  */
 export function newId(prefix: string, now = Date.now()): string {
   const at = writePrefix(prefix);
-  writeTime(at, now);
-  writeRandom(at + 10);
+  writeBody(at, now);
   return scratch.toString('latin1', 0, at + 26);
 }
 
@@ -70,19 +65,15 @@ export function increasingId(prefix: string): string {
   const now = Date.now();
   const at = writePrefix(prefix);
   let last = lastIds.get(prefix);
-  if (!last || now > last.ms) {
-    writeTime(at, now);
-    writeRandom(at + 10);
-    if (!last) lastIds.set(prefix, (last = { ms: now, body: new Uint8Array(26) }));
-    last.ms = now;
+  if (last && now <= last.ms && countUp(last.body)) scratch.set(last.body, at);
+  else {
+    // A new millisecond; or, when all 2^80 ids of the last one are used (not in practice), the next.
+    const ms = last && now <= last.ms ? last.ms + 1 : now;
+    writeBody(at, ms);
+    if (!last) lastIds.set(prefix, (last = { ms, body: new Uint8Array(26) }));
+    last.ms = ms;
     last.body.set(scratch.subarray(at, at + 26));
-  } else if (!countUp(last.body)) {
-    // All 2^80 ids of the millisecond used (cannot happen in practice): the next millisecond's.
-    last.ms += 1;
-    writeTime(at, last.ms);
-    writeRandom(at + 10);
-    last.body.set(scratch.subarray(at, at + 26));
-  } else scratch.set(last.body, at);
+  }
   return scratch.toString('latin1', 0, at + 26);
 }
 

@@ -28,7 +28,6 @@ interface Description {
   allow?: unknown[];
   keys?: Record<string, Description>;
   items?: Description[];
-  preferences?: unknown;
   [other: string]: unknown;
 }
 
@@ -38,9 +37,17 @@ const KNOWN_FLAGS = new Set(['presence', 'only', 'description', 'label', 'unknow
 // Validation options under which "accepted unchanged" means the same as with joi's defaults.
 const NEUTRAL_OPTIONS = new Set(['context', 'abortEarly']);
 
-function limitOf(args: Record<string, unknown> | undefined): number | null {
-  const limit = args?.limit;
-  return typeof limit === 'number' && Number.isInteger(limit) && limit >= 0 && Object.keys(args ?? {}).length === 1 ? limit : null;
+/** The size bounds of min/max/length rules (characters or items), or null for any other rule or argument. */
+function sizeBounds(rules: NonNullable<Description['rules']>, min: number): { min: number; max: number } | null {
+  let max = Infinity;
+  for (const r of rules) {
+    const limit = r.args?.limit;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0 || Object.keys(r.args!).length !== 1) return null;
+    if (r.name === 'max' || r.name === 'length') max = Math.min(max, limit);
+    if (r.name === 'min' || r.name === 'length') min = Math.max(min, limit);
+    else if (r.name !== 'max') return null;
+  }
+  return { min, max };
 }
 
 /** The check of a described schema, or null when it uses anything the fast path does not model. */
@@ -84,24 +91,12 @@ const ISO_FORM = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const isIsoAsIs = (v: string): boolean => ISO_FORM.test(v) && new Date(v).toISOString() === v;
 
 function stringCheck(rules: NonNullable<Description['rules']>): Check | null {
-  let min = 1; // joi refuses '' unless it is allowed
-  let max = Infinity;
-  let iso = false;
-  for (const r of rules) {
-    if (r.name === 'isoDate' && !r.args) {
-      iso = true;
-      continue;
-    }
-    const limit = limitOf(r.args);
-    if (limit === null) return null;
-    if (r.name === 'max') max = Math.min(max, limit);
-    else if (r.name === 'min') min = Math.max(min, limit);
-    else if (r.name === 'length') {
-      min = Math.max(min, limit);
-      max = Math.min(max, limit);
-    } else return null;
-  }
-  return (v) => typeof v === 'string' && v.length >= min && v.length <= max && (!iso || isIsoAsIs(v));
+  const isIso = (r: (typeof rules)[number]) => r.name === 'isoDate' && !r.args;
+  const iso = rules.some(isIso);
+  // joi refuses '' unless it is allowed
+  const b = sizeBounds(rules.filter((r) => !isIso(r)), 1);
+  if (!b) return null;
+  return (v) => typeof v === 'string' && v.length >= b.min && v.length <= b.max && (!iso || isIsoAsIs(v));
 }
 
 function numberCheck(rules: NonNullable<Description['rules']>): Check | null {
@@ -121,23 +116,15 @@ function numberCheck(rules: NonNullable<Description['rules']>): Check | null {
 }
 
 function arrayCheck(d: Description): Check | null {
-  let min = 0;
-  let max = Infinity;
-  for (const r of d.rules ?? []) {
-    const limit = limitOf(r.args);
-    if (limit === null) return null;
-    if (r.name === 'min') min = Math.max(min, limit);
-    else if (r.name === 'max') max = Math.min(max, limit);
-    else return null;
-  }
-  if ((d.items?.length ?? 0) !== 1) return null;
+  const b = sizeBounds(d.rules ?? [], 0);
+  if (!b || (d.items?.length ?? 0) !== 1) return null;
   const item = d.items![0]!;
   // An item must be there and be valid (joi refuses sparse arrays by default).
   if (item.flags?.presence === 'optional') return null;
   const check = compile(item);
   if (!check) return null;
   return (v) => {
-    if (!Array.isArray(v) || v.length < min || v.length > max) return false;
+    if (!Array.isArray(v) || v.length < b.min || v.length > b.max) return false;
     for (let i = 0; i < v.length; i++) if (v[i] === undefined || !check(v[i])) return false;
     return true;
   };
@@ -183,7 +170,7 @@ export function withFastPath(schema: Joi.Schema): FastValidator {
   return Object.assign(validator, { [JOI]: schema }) as FastValidator;
 }
 
-/** The joi schema of a route validator: itself, or the schema behind a fast path. */
+/** The joi schema behind a fast path (undefined for anything else). */
 export function schemaOf(validator: unknown): Joi.Schema | undefined {
   if (typeof validator === 'function' && JOI in validator) return (validator as FastValidator)[JOI];
   return undefined;
