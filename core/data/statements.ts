@@ -73,40 +73,6 @@ export function acrossOrgs(reason: string, text: string, opts: DefineOptions = {
 // Every built shape of every statement: bounded by the filter combinations of the callers.
 const cache = new Map<string, Statement>();
 
-export interface RunOptions {
-  /**
-   * timestamptz columns as ISO 8601 strings (`2026-11-26T03:20:22.123Z`, what Date#toISOString
-   * gives) instead of Date objects: a page of rows that only goes out as JSON skips a Date per
-   * value. Truncated to milliseconds, as the Date would be.
-   */
-  isoTimestamps?: boolean;
-}
-
-const TIMESTAMPTZ = 1184;
-const defaultTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ, 'text') as (v: string) => Date | number;
-
-/**
- * Postgres' text form of a timestamptz in UTC (`2026-11-26 03:20:22.123456+00`, DateStyle ISO)
- * to the ISO form Date#toISOString writes, by slicing; any other form (another session time
- * zone, a five-digit year, BC, infinity) goes through a Date.
- */
-export function isoTimestamp(text: string): string {
-  const n = text.length;
-  if (n >= 22 && text.charCodeAt(4) === 45 && text.charCodeAt(10) === 32 && text.endsWith('+00')) {
-    if (n === 22) return `${text.slice(0, 10)}T${text.slice(11, 19)}.000Z`;
-    if (text.charCodeAt(19) === 46) return `${text.slice(0, 10)}T${text.slice(11, 19)}.${`${text.slice(20, n - 3)}00`.slice(0, 3)}Z`;
-  }
-  const d = defaultTimestamptz(text);
-  return d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : text;
-}
-
-const isoTypes = {
-  getTypeParser(oid: number, format?: string) {
-    if (oid === TIMESTAMPTZ && format !== 'binary') return isoTimestamp;
-    return pg.types.getTypeParser(oid, format as 'text');
-  },
-};
-
 interface PoolClient {
   config?: { transactionPooler?: boolean };
   acquireConnection(): Promise<unknown>;
@@ -114,13 +80,13 @@ interface PoolClient {
 }
 
 interface PGliteLike {
-  query(text: string, values: unknown[], options?: { parsers?: Record<number, (v: string) => unknown> }): Promise<{ rows: unknown[] }>;
+  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 /** Runs a statement on `db` (the pool or a transaction) and returns its rows. */
-export async function run<R>(db: Knex, stmt: Statement, values: readonly unknown[], opts: RunOptions = {}): Promise<R[]> {
+export async function run<R>(db: Knex, stmt: Statement, values: readonly unknown[]): Promise<R[]> {
   if (stmt.scope === 'org' && (typeof values[0] !== 'string' || !values[0])) throw new StatementError(`statement ${stmt.name ?? 'planned per run'} needs the organization id as $1`);
-  return execute<R>(db, stmt.name, stmt.text, values, opts);
+  return execute<R>(db, stmt.name, stmt.text, values);
 }
 
 /**
@@ -128,16 +94,16 @@ export async function run<R>(db: Knex, stmt: Statement, values: readonly unknown
  * is given: `run` for defined statements, and unnamed for writes composed at run time
  * (WriteBatch), whose tenancy is in the rows they write.
  */
-export async function execute<R>(db: Knex, name: string | null, text: string, values: readonly unknown[], opts: RunOptions = {}): Promise<R[]> {
+export async function execute<R>(db: Knex, name: string | null, text: string, values: readonly unknown[]): Promise<R[]> {
   const client = db.client as unknown as PoolClient;
   const conn = await client.acquireConnection();
   try {
     if (conn instanceof pg.Client) {
       const prepare = name !== null && client.config?.transactionPooler !== true;
-      const res = await conn.query({ ...(prepare ? { name } : {}), text, values: values as unknown[], ...(opts.isoTimestamps ? { types: isoTypes } : {}) });
+      const res = await conn.query({ ...(prepare ? { name } : {}), text, values: values as unknown[] });
       return res.rows as R[];
     }
-    const res = await (conn as PGliteLike).query(text, values as unknown[], opts.isoTimestamps ? { parsers: { [TIMESTAMPTZ]: isoTimestamp } } : undefined);
+    const res = await (conn as PGliteLike).query(text, values as unknown[]);
     return res.rows as R[];
   } finally {
     await client.releaseConnection(conn);

@@ -1,4 +1,5 @@
 import type Joi from 'joi';
+import { backedBy, type JoiBacked } from './validators.js';
 
 /**
  * A route validator with a fast path, for hot routes whose payloads are mostly plain (the widget's
@@ -12,11 +13,9 @@ import type Joi from 'joi';
  * asks for a conversion, a default or a rule it does not know. Anything else (an invalid value, a
  * string joi would convert, a key whose rules it does not know) goes to joi itself, which answers
  * as it always did, error messages included. The joi schema stays the route's documentation
- * (`schemaOf`, read by core/http/openapi.ts).
+ * (`schemaOf` in core/http/validators.ts, read by core/http/openapi.ts).
  */
-export type FastValidator = ((value: unknown, options: object) => Promise<unknown>) & { readonly [JOI]: Joi.Schema };
-
-const JOI = Symbol('patchwell.joiSchema');
+export type FastValidator = JoiBacked<(value: unknown, options: object) => Promise<unknown>>;
 
 /** A check of one value: true when joi would accept it as it is. */
 type Check = (value: unknown) => boolean;
@@ -167,13 +166,7 @@ export function withFastPath(schema: Joi.Schema): FastValidator {
     if (check && Object.keys(options).every((k) => NEUTRAL_OPTIONS.has(k)) && check(value)) return value;
     return schema.validateAsync(value, options);
   };
-  return Object.assign(validator, { [JOI]: schema }) as FastValidator;
-}
-
-/** The joi schema behind a fast path (undefined for anything else). */
-export function schemaOf(validator: unknown): Joi.Schema | undefined {
-  if (typeof validator === 'function' && JOI in validator) return (validator as FastValidator)[JOI];
-  return undefined;
+  return backedBy(validator, schema);
 }
 
 /** Whether the fast path of `schema` would take `value` (for tests). */

@@ -30,7 +30,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { RequestRoute, Server } from '@hapi/hapi';
 import type Joi from 'joi';
-import { schemaOf } from './fast-path.js';
+import { schemaOf } from './validators.js';
 import { SchemaConverter, isJoi, type JoiDescription } from './openapi-schema.js';
 import type { HttpMethod, JsonSchema, OpenApiDocument, OpenApiHeader, OpenApiOperation, OpenApiOptions, OpenApiRef, OpenApiRequestBody, OpenApiParameter, OpenApiPathItem, OpenApiResponse, SecurityName, SecurityRequirement } from './openapi-types.js';
 
@@ -331,7 +331,9 @@ function responsesOf(
     } else if (status !== 204 && status !== 304) {
       const isSuccess = status === success;
       const type = isSuccess && pw.produces ? pw.produces : 'application/json';
-      const schema = isJoi(joi) ? convert(joi) : type === 'application/json' ? { type: 'object' } : { type: 'string' };
+      // A validator function with a joi schema behind it (core/http/json-text.ts) documents that schema.
+      const documented = isJoi(joi) ? joi : schemaOf(joi);
+      const schema = documented ? convert(documented) : type === 'application/json' ? { type: 'object' } : { type: 'string' };
       r.content = { [type]: { schema } };
     }
     out[String(status)] = r;

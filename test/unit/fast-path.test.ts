@@ -1,7 +1,8 @@
 import t from 'tap';
 import Hapi from '@hapi/hapi';
 import Joi from 'joi';
-import { fastAccepts, schemaOf, withFastPath } from '../../core/http/fast-path.js';
+import { fastAccepts, withFastPath } from '../../core/http/fast-path.js';
+import { schemaOf } from '../../core/http/validators.js';
 import { buildOpenApiDocument } from '../../core/http/openapi.js';
 import { eventsPayload } from '../../plugins/widget/schemas.js';
 

@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
+import { answersJson, jsonText } from '../../../core/http/json-text.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import {
   MessageSchema, StatusLinkSchema, TicketPageSchema, TicketSchema, assignPayload, closePayload, escalatePayload, listQuery,
@@ -25,8 +26,9 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         description: 'Lists tickets',
         notes: 'Filters combine with AND; array filters accept repeated parameters (`state=triage&state=escalated`). Keyset pagination (no totals). Only the workspaces the caller can open.',
         validate: { query: Joi.object({ ...paginationQuery, ...listQuery }) },
-        response: { status: { 200: TicketPageSchema } },
-        handler: async (request) => s.tickets().list(requirePrincipal(request), request.query as unknown as ListQuery),
+        // The page goes out as the JSON text the database keeps for each item (docs/tickets.md, Performance).
+        response: { status: { 200: answersJson(TicketPageSchema) } },
+        handler: async (request, h) => jsonText(h, await s.tickets().listJson(requirePrincipal(request), request.query as unknown as ListQuery)),
       },
     },
     {

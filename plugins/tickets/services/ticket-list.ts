@@ -2,6 +2,7 @@ import type { Principal } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
 import { encodeCursor } from '../../../core/http/pagination.js';
 import { forOrg, type Statement } from '../../../core/data/statements.js';
+import { PUBLIC_STATE, type TicketState } from './state-machine.js';
 
 /**
  * The ticket list as one prepared statement per filter shape (docs/tickets.md, Performance).
@@ -30,22 +31,49 @@ const SORTS: Record<ListSort, { column: string; direction: 'asc' | 'desc' }> = {
   sla: { column: 'sla_sort_at', direction: 'asc' },
 };
 
-/** The list's columns: the TicketItem fields (no search text, tokens or summaries). */
-const COLUMNS = [
-  'id', 'org_id', 'workspace_id', 'channel_id', 'origin', 'external_id', 'customer_email', 'customer_name', 'subject', 'state',
-  'category', 'priority', 'assignee_user_id', 'codehost_item_kind', 'codehost_number', 'labels', 'language', 'is_demo',
-  'error_group_id', 'duplicate_of_ticket_id', 'resolved_version', 'latest_confidence', 'needs_team_action', 'message_count',
-  'last_message_at', 'first_response_at', 'released_at', 'closed_at', 'last_customer_message_at', 'sla_due_at',
-  'reopened_count', 'created_at', 'updated_at',
-].map((c) => `t.${c}`).join(', ');
-
-/** A row of the list statement: the ticket's columns (timestamps as ISO strings), its workspace's names, the cursor key. */
-export interface ListRow extends Record<string, unknown> {
+/**
+ * A row of the list statement: the ticket's TicketItem as JSON text (`ticket_items.item_json`,
+ * kept by a trigger: migrations/1050_tickets_item_json.ts), what the item takes from elsewhere (the
+ * workspace's names, the state for public_state) and the cursor key.
+ */
+export interface ListRow {
   id: string;
+  state: TicketState;
+  item_json: string;
   workspace_name: string;
   workspace_client_name: string | null;
   /** The sort column in Postgres' own text form, full precision, for the next cursor. */
   cursor_key: string;
+}
+
+// `,"public_state":"…"}` per state: the end of each item, from the state machine's table.
+const ITEM_END = new Map(Object.entries(PUBLIC_STATE).map(([state, shown]) => [state, `,"public_state":${JSON.stringify(shown)}}`]));
+
+/**
+ * The item of a list row as JSON text: the stored item with the fields that are not the row's own
+ * appended. Equal to `ticketItem` of the same ticket once parsed (plugins/tickets/test/item-json.test.ts).
+ */
+export function itemJson(row: ListRow): string {
+  const client = row.workspace_client_name === null ? 'null' : JSON.stringify(row.workspace_client_name);
+  return `${row.item_json.slice(0, -1)},"workspace_name":${JSON.stringify(row.workspace_name)},"client_name":${client}${ITEM_END.get(row.state)}`;
+}
+
+/** A page (`limit + 1` rows at most) as the JSON text of a TicketPage. */
+export function pageJson(rows: ListRow[], limit: number): string {
+  let items = '';
+  for (let i = 0; i < rows.length && i < limit; i++) items += (i ? ',' : '') + itemJson(rows[i]!);
+  const next = nextCursor(rows, limit);
+  return `{"items":[${items}],"next_cursor":${next === null ? 'null' : JSON.stringify(next)}}`;
+}
+
+/** The items of a page as objects, for callers that read them. */
+export function pageItems(rows: ListRow[], limit: number): Record<string, unknown>[] {
+  return rows.slice(0, limit).map((r) => JSON.parse(itemJson(r)) as Record<string, unknown>);
+}
+
+export function nextCursor(rows: ListRow[], limit: number): string | null {
+  const last = rows[limit - 1];
+  return rows.length > limit && last ? encodeCursor([last.cursor_key, last.id]) : null;
 }
 
 const invalidCursor = () => httpError(400, 'invalid_request', 'cursor is not valid for this list', { errors: [{ path: 'cursor', message: 'invalid cursor' }] });
@@ -65,11 +93,6 @@ function decode(cursor: string): [string, string] {
   const [key, id] = values as unknown[];
   if (typeof key !== 'string' || !TIMESTAMP_TEXT.test(key) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalidCursor();
   return [key, id];
-}
-
-export function nextCursor(rows: ListRow[], limit: number): string | null {
-  const last = rows[limit - 1];
-  return rows.length > limit && last ? encodeCursor([last.cursor_key, last.id]) : null;
 }
 
 /**
@@ -107,8 +130,8 @@ export function listStatement(principal: Principal, f: ListFilters): { stmt: Sta
   // cost a generic plan and plans every execution again (~0.2 ms).
   const limit = f.limit + 1;
   if (!Number.isInteger(limit) || limit < 2 || limit > 1000) throw new RangeError(`list limit ${f.limit}`);
-  const text = `select ${COLUMNS}, t.${sort.column}::text as cursor_key, ws.name as workspace_name, ws.client_name as workspace_client_name
-    from tickets t join workspaces ws on ws.id = t.workspace_id
+  const text = `select t.id, t.state, i.item_json, t.${sort.column}::text as cursor_key, ws.name as workspace_name, ws.client_name as workspace_client_name
+    from tickets t join ticket_items i on i.ticket_id = t.id join workspaces ws on ws.id = t.workspace_id
     where ${where.join(' and ')}
     order by t.${sort.column} ${sort.direction}, t.id ${sort.direction}
     limit ${limit}`;

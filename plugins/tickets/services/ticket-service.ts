@@ -10,9 +10,9 @@ import type { Page } from '../../../core/http/pagination.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { FILE_META_COLUMNS, TICKET_COLUMNS, Ticket, TicketFile, TicketMessage, type WidgetContext } from '../models/index.js';
 import type { TicketsDeps, TicketWorkspace } from './deps.js';
-import { ticketDetail, ticketItem } from './serialize.js';
+import { ticketDetail } from './serialize.js';
 import { slaDueAt } from './sla.js';
-import { listStatement, nextCursor, type ListFilters, type ListRow } from './ticket-list.js';
+import { listStatement, nextCursor, pageItems, pageJson, type ListFilters, type ListRow } from './ticket-list.js';
 import { needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
 
 export interface AttachmentInput {
@@ -324,21 +324,28 @@ export class TicketService {
     return ticket;
   }
 
+  /** A page of the list as TicketPage JSON text: what GET /v1/tickets sends (items kept as JSON, never parsed here). */
+  async listJson(principal: Principal, query: ListQuery): Promise<string> {
+    return pageJson(await this.listRows(principal, query), query.limit);
+  }
+
+  /** A page of the list as objects, for callers that read the items (the MCP server). */
   async list(principal: Principal, query: ListQuery): Promise<Page<Record<string, unknown>>> {
+    const rows = await this.listRows(principal, query);
+    return { items: pageItems(rows, query.limit), next_cursor: nextCursor(rows, query.limit) };
+  }
+
+  /** The rows of a page: `limit + 1` at most (the extra one says a next page exists). */
+  private async listRows(principal: Principal, query: ListQuery): Promise<ListRow[]> {
     // 403 or 404 before anything is read when the caller may not open the workspace; one the caller
     // may open is proven to exist by any ticket of the page (joined within the organization), so
     // it is read only for an empty page (404 for an unknown id): one statement less per page.
     if (query.workspace_id && !canOpenWorkspace(principal, query.workspace_id)) await this.deps.workspaceService.open(principal, query.workspace_id);
     const page = listStatement(principal, query);
-    if (!page) return { items: [], next_cursor: null };
-    // Timestamps arrive as ISO strings: the page only goes out as JSON.
-    const rows = await run<ListRow>(this.deps.db, page.stmt, page.values, { isoTimestamps: true });
+    if (!page) return [];
+    const rows = await run<ListRow>(this.deps.db, page.stmt, page.values);
     if (query.workspace_id && rows.length === 0) await this.deps.workspaceService.open(principal, query.workspace_id);
-    const items = rows.length > query.limit ? rows.slice(0, query.limit) : rows;
-    return {
-      items: items.map((t) => ticketItem(t as unknown as Ticket, { name: t.workspace_name, client_name: t.workspace_client_name ?? null })),
-      next_cursor: nextCursor(rows, query.limit),
-    };
+    return rows;
   }
 
   /** The Ticket answer: the ticket with its conversation (notes included) and files. */
