@@ -9,8 +9,8 @@ import { backedBy, type JoiBacked } from './validators.js';
  * that schema, and response validation (`server.validateResponses`, on in tests) parses the text
  * and validates it as if the handler had returned the object.
  */
-export function jsonText(h: ResponseToolkit, text: string, status = 200): ResponseObject {
-  return h.response(text).type('application/json; charset=utf-8').code(status);
+export function jsonText(h: ResponseToolkit, text: string): ResponseObject {
+  return h.response(text).type('application/json; charset=utf-8');
 }
 
 /** `response.status[code]` for a route that answers with `jsonText` (or with an object). */

@@ -3,13 +3,7 @@ import type { FileLinks } from './file-links.js';
 import { maskEmail } from './mask.js';
 import { publicStateOf } from './state-machine.js';
 
-// A timestamp already in the API's form (from JSON, say) is kept as it is.
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const iso = (d: Date | string | null | undefined): string | null => {
-  if (d == null) return null;
-  if (typeof d === 'string' && ISO.test(d)) return d;
-  return new Date(d).toISOString();
-};
+const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
 
 /** The workspace fields a ticket answer carries. */
 export interface WorkspaceNames {
