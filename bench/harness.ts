@@ -33,30 +33,39 @@ function cpuTicks(pid: number): number {
 }
 
 /**
- * CPU ticks of the service processes (with their children: the api processes of
- * API_PROCESSES > 1) and of every postgres process on this machine (Linux only).
+ * CPU ticks per process of the service (with its children: the api processes of
+ * API_PROCESSES > 1) and of every postgres process on this machine (Linux only). Kept per pid so
+ * that a process ending between two snapshots (a pool closing a connection) takes its ticks out
+ * of neither side instead of making the difference negative.
  */
-type CpuSnapshot = { service: number; postgres: number };
+type CpuSnapshot = { service: Map<number, number>; postgres: Map<number, number> };
 
 function cpuSnapshot(): CpuSnapshot | null {
   try {
-    let postgres = 0;
-    let service = 0;
+    const snap: CpuSnapshot = { service: new Map(), postgres: new Map() };
     for (const d of readdirSync('/proc')) {
       if (!/^\d+$/.test(d)) continue;
       try {
+        const pid = Number(d);
         const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (stat.includes('(postgres)')) postgres += cpuTicks(Number(d));
-        else if (servicePids.has(Number(d)) || servicePids.has(ppid)) service += cpuTicks(Number(d));
+        if (stat.includes('(postgres)')) snap.postgres.set(pid, cpuTicks(pid));
+        else if (servicePids.has(pid) || servicePids.has(ppid)) snap.service.set(pid, cpuTicks(pid));
       } catch {
         // gone
       }
     }
-    return { service, postgres };
+    return snap;
   } catch {
     return null;
   }
+}
+
+/** Ticks spent between two snapshots by the processes alive at the second (new ones from zero). */
+function ticksBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks;
 }
 
 /** One JSON API call (signed in with `cookie` when given): status, parsed body ({} when empty) and Set-Cookie. */
@@ -74,7 +83,7 @@ export async function api(base: string, method: string, path: string, cookie: st
 function cpuPerRequest(before: CpuSnapshot | null, after: CpuSnapshot | null, requests: number): Pick<Measurement, 'service_cpu_ms' | 'postgres_cpu_ms'> {
   if (!before || !after || !servicePids.size) return {};
   const cpu = (ticks: number) => (requests ? Number(((ticks * 1000) / TICKS_PER_S / requests).toFixed(2)) : undefined);
-  return { service_cpu_ms: cpu(after.service - before.service), postgres_cpu_ms: cpu(after.postgres - before.postgres) };
+  return { service_cpu_ms: cpu(ticksBetween(before.service, after.service)), postgres_cpu_ms: cpu(ticksBetween(before.postgres, after.postgres)) };
 }
 
 export interface LoadOptions {

@@ -178,28 +178,37 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
     const rows: Measurement[] = [
       // Reference: an authenticated request that reads one row (session lookup + one query).
       await measure('GET /v1/workspaces?limit=1 (reference)', { url: `${service.url}/v1/workspaces?limit=1`, headers }),
-      await list('(newest, 50)', ''),
-      await list('state[]+origin, sort=updated', '?state=triage&state=escalated&state=needs_info&origin=email&sort=updated'),
-      await list('priority=urgent, sort=sla', '?priority=urgent&sort=sla'),
-      await list('workspace_id, sort=oldest', `?workspace_id=${wsIds[42]}&sort=oldest`),
-      await list('assignee=me', '?assignee=me'),
-      await list('cursor (page 21, sort=updated)', `?sort=updated&cursor=${cursor}`),
-      await list('q=checkout timeout', `?q=${encodeURIComponent('checkout timeout')}`),
     ];
-    let n = 0;
-    rows.push(await measure('GET /v1/tickets/{id}', {
-      url: `${service.url}/v1/tickets/${sample[0]}`,
-      headers,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tickets/${sample[n++ % sample.length]}` }) }],
-    }));
+    // BENCH_TICKETS_OFFERED_ONLY=1 skips the closed-loop shapes but the reference and the newest
+    // page (a warm-up and the page's CPU); BENCH_TICKETS_ROUNDS repeats the offered rates.
+    rows.push(await list('(newest, 50)', ''));
+    if (!process.env.BENCH_TICKETS_OFFERED_ONLY) {
+      rows.push(
+        await list('state[]+origin, sort=updated', '?state=triage&state=escalated&state=needs_info&origin=email&sort=updated'),
+        await list('priority=urgent, sort=sla', '?priority=urgent&sort=sla'),
+        await list('workspace_id, sort=oldest', `?workspace_id=${wsIds[42]}&sort=oldest`),
+        await list('assignee=me', '?assignee=me'),
+        await list('cursor (page 21, sort=updated)', `?sort=updated&cursor=${cursor}`),
+        await list('q=checkout timeout', `?q=${encodeURIComponent('checkout timeout')}`),
+      );
+      let n = 0;
+      rows.push(await measure('GET /v1/tickets/{id}', {
+        url: `${service.url}/v1/tickets/${sample[0]}`,
+        headers,
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tickets/${sample[n++ % sample.length]}` }) }],
+      }));
+    }
     // The target is a rate with a latency: offer it at an even pace and read p99 at that load
     // (at saturation, above, latency is queueing by construction). BENCH_TICKETS_RATES, e.g. 800,1000.
-    for (const rate of (process.env.BENCH_TICKETS_RATES ?? '1000').split(',').map(Number).filter((r) => r > 0)) {
-      rows.push(await measurePaced(`GET /v1/tickets (newest, 50), ${rate.toLocaleString('en')}/s offered evenly`, {
-        url: service.url,
-        rate,
-        request: () => ({ method: 'GET', path: '/v1/tickets', headers }),
-      }));
+    const rates = (process.env.BENCH_TICKETS_RATES ?? '1000').split(',').map(Number).filter((r) => r > 0);
+    for (let round = Number(process.env.BENCH_TICKETS_ROUNDS ?? 1); round > 0; round--) {
+      for (const rate of rates) {
+        rows.push(await measurePaced(`GET /v1/tickets (newest, 50), ${rate.toLocaleString('en')}/s offered evenly`, {
+          url: service.url,
+          rate,
+          request: () => ({ method: 'GET', path: '/v1/tickets', headers }),
+        }));
+      }
     }
     return rows;
   } finally {
