@@ -15,7 +15,11 @@ export interface SortKey {
   /** Column (qualified if joined), e.g. `tickets.created_at`. */
   column: string;
   direction: 'asc' | 'desc';
-  /** How the value travels in the cursor: dates as ISO strings, numbers, strings. */
+  /**
+   * How the value travels in the cursor: numbers, strings, or dates, which travel as Postgres'
+   * own text of the value (microseconds; a JS Date keeps milliseconds, and a cursor cut to them
+   * skipped or repeated rows written within the same millisecond).
+   */
   type?: 'date' | 'number' | 'string';
   /** Property of the row holding the value, when it differs from the column's last part. */
   field?: string;
@@ -30,6 +34,34 @@ export function encodeCursor(values: unknown[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
+const TIMESTAMP_TEXT = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(\.\d{1,6})?(Z|[+-](\d\d)(:?\d\d)?)$/;
+
+/**
+ * A timestamptz as cursors carry it: Postgres' text form (`2026-11-26 15:11:18.123456+00`) or
+ * ISO 8601 (cursors written before they kept microseconds), with fields Postgres accepts, so that
+ * a forged cursor is a 400 and never a database error.
+ */
+export function isTimestampText(value: unknown): value is string {
+  const m = typeof value === 'string' ? TIMESTAMP_TEXT.exec(value) : null;
+  if (!m) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 15;
+}
+
+export function invalidCursor(): Error {
+  return httpError(400, 'invalid_request', 'cursor is not valid for this list', { errors: [{ path: 'cursor', message: 'invalid cursor' }] });
+}
+
+/** A cursor value its key can compare: a date's text, or a scalar (the type of other keys is a hint). */
+function fitsKey(v: unknown, key: SortKey): boolean {
+  if (v === null) return true; // a nullable sort column's last value
+  if (key.type === 'date') return isTimestampText(v);
+  return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v.length <= 512);
+}
+
+/** The cursor's values, one per key and each one its key can compare, or 400 invalid_request. */
 export function decodeCursor(cursor: string, keys: SortKey[]): unknown[] {
   let values: unknown;
   try {
@@ -37,18 +69,42 @@ export function decodeCursor(cursor: string, keys: SortKey[]): unknown[] {
   } catch {
     values = null;
   }
-  if (!Array.isArray(values) || values.length !== keys.length) {
-    throw httpError(400, 'invalid_request', 'cursor is not valid for this list', { errors: [{ path: 'cursor', message: 'invalid cursor' }] });
-  }
-  return values.map((v, i) => (keys[i]!.type === 'date' && typeof v === 'string' ? new Date(v) : v));
+  if (!Array.isArray(values) || values.length !== keys.length || !values.every((v, i) => fitsKey(v, keys[i]!))) throw invalidCursor();
+  return values;
 }
 
 const fieldOf = (k: SortKey): string => k.field ?? k.column.split('.').pop()!;
+
+/** The builders paginate takes: knex's, or objection's (which selects `table.*` when told nothing). */
+type Builder = Knex.QueryBuilder & {
+  hasSelects?(): boolean;
+  modelClass?(): unknown;
+  tableRefFor?(modelClass: unknown): string;
+  knex?(): Knex;
+};
+
+/** Alias under which a date key's exact text is selected. */
+const exactAlias = (i: number): string => `_pw_cursor_${i}`;
+
+/**
+ * Selects each date key's exact text next to what the query selects (a query that named no
+ * columns keeps selecting all of them).
+ */
+function selectExactDates(q: Builder, keys: SortKey[]): void {
+  const dates = keys.flatMap((k, i) => (k.type === 'date' ? [i] : []));
+  if (!dates.length) return;
+  const objection = typeof q.hasSelects === 'function';
+  const hasSelects = objection ? q.hasSelects!() : (q as unknown as { _statements: { grouping: string }[] })._statements.some((s) => s.grouping === 'columns');
+  if (!hasSelects) q.select(objection ? `${q.tableRefFor!(q.modelClass!())}.*` : '*');
+  const knex = objection ? q.knex!() : (q as unknown as { client: Knex }).client;
+  for (const i of dates) q.select(knex.raw('??::text as ??', [keys[i]!.column, exactAlias(i)]));
+}
 
 /**
  * Keyset pagination: orders by the keys (the last must be unique, e.g. id), continues strictly
  * after the cursor's row, fetches limit+1 to know whether a next page exists. Never OFFSET.
  * Mixed directions are supported by expanding (a > x) or (a = x and b > y) …
+ * A date key's cursor value is the row's exact timestamp (see SortKey.type).
  */
 export async function paginate<T extends Record<string, unknown>>(
   query: Knex.QueryBuilder | { clone(): unknown },
@@ -56,7 +112,7 @@ export async function paginate<T extends Record<string, unknown>>(
   opts: { cursor?: string | null; limit?: number },
 ): Promise<Page<T>> {
   const limit = Math.min(opts.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-  const q = query as Knex.QueryBuilder;
+  const q = query as Builder;
   if (opts.cursor) {
     const values = decodeCursor(opts.cursor, keys);
     const first = keys[0]!;
@@ -64,7 +120,7 @@ export async function paginate<T extends Record<string, unknown>>(
       // One direction: a row-value comparison `(a, b) < (x, y)`, which Postgres turns into an
       // index range condition, so a page deep in the list costs what the first page costs.
       const cols = keys.map(() => '??').join(', ');
-      const params = keys.map(() => '?').join(', ');
+      const params = keys.map((k) => (k.type === 'date' ? '?::timestamptz' : '?')).join(', ');
       q.whereRaw(`(${cols}) ${first.direction === 'asc' ? '>' : '<'} (${params})`, [...keys.map((k) => k.column), ...(values as Knex.Value[])]);
     } else {
       // Mixed directions: (a > x) or (a = x and b < y) …, plus the bound on the first key the
@@ -80,15 +136,12 @@ export async function paginate<T extends Record<string, unknown>>(
       });
     }
   }
+  selectExactDates(q, keys);
   for (const key of keys) q.orderBy(key.column, key.direction);
   const rows = (await q.limit(limit + 1)) as unknown as T[];
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  const next_cursor = rows.length > limit && last
-    ? encodeCursor(keys.map((k) => {
-        const v = last[fieldOf(k)];
-        return v instanceof Date ? v.toISOString() : v;
-      }))
-    : null;
+  const next_cursor = rows.length > limit && last ? encodeCursor(keys.map((k, i) => (k.type === 'date' ? last[exactAlias(i)] : last[fieldOf(k)]) ?? null)) : null;
+  for (const row of rows) keys.forEach((k, i) => k.type === 'date' && delete (row as Record<string, unknown>)[exactAlias(i)]);
   return { items, next_cursor };
 }

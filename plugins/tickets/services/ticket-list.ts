@@ -1,6 +1,6 @@
 import type { Principal } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
-import { encodeCursor } from '../../../core/http/pagination.js';
+import { encodeCursor, invalidCursor, isTimestampText } from '../../../core/http/pagination.js';
 import { forOrg, type Statement } from '../../../core/data/statements.js';
 import { PUBLIC_STATE, type TicketState } from './state-machine.js';
 
@@ -76,11 +76,6 @@ export function nextCursor(rows: ListRow[], limit: number): string | null {
   return rows.length > limit && last ? encodeCursor([last.cursor_key, last.id]) : null;
 }
 
-const invalidCursor = () => httpError(400, 'invalid_request', 'cursor is not valid for this list', { errors: [{ path: 'cursor', message: 'invalid cursor' }] });
-
-// A timestamptz as the cursor carries it: Postgres' text form (full precision) or ISO 8601 (older cursors).
-const TIMESTAMP_TEXT = /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d(:?\d\d)?)$/;
-
 /** The cursor's [sort key, id], or 400 invalid_request. */
 function decode(cursor: string): [string, string] {
   let values: unknown;
@@ -91,7 +86,7 @@ function decode(cursor: string): [string, string] {
   }
   if (!Array.isArray(values) || values.length !== 2) throw invalidCursor();
   const [key, id] = values as unknown[];
-  if (typeof key !== 'string' || !TIMESTAMP_TEXT.test(key) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalidCursor();
+  if (!isTimestampText(key) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalidCursor();
   return [key, id];
 }
 
