@@ -1,6 +1,6 @@
 import type { Principal } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
-import { encodeCursor, invalidCursor, isTimestampText } from '../../../core/http/pagination.js';
+import { decodeCursor, encodeCursor, invalidCursor, type SortKey } from '../../../core/http/pagination.js';
 import { forOrg, type Statement } from '../../../core/data/statements.js';
 import { PUBLIC_STATE, type TicketState } from './state-machine.js';
 
@@ -76,17 +76,12 @@ export function nextCursor(rows: ListRow[], limit: number): string | null {
   return rows.length > limit && last ? encodeCursor([last.cursor_key, last.id]) : null;
 }
 
+const CURSOR_KEYS: SortKey[] = [{ column: 'sort key', direction: 'desc', type: 'date' }, { column: 'id', direction: 'desc', type: 'string' }];
+
 /** The cursor's [sort key, id], or 400 invalid_request. */
 function decode(cursor: string): [string, string] {
-  let values: unknown;
-  try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalidCursor();
-  }
-  if (!Array.isArray(values) || values.length !== 2) throw invalidCursor();
-  const [key, id] = values as unknown[];
-  if (!isTimestampText(key) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalidCursor();
+  const [key, id] = decodeCursor(cursor, CURSOR_KEYS);
+  if (typeof key !== 'string' || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalidCursor();
   return [key, id];
 }
 

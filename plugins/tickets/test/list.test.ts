@@ -74,6 +74,13 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
       t.equal(res.status, 400, q);
       t.equal(res.body.code, 'invalid_request');
     }
+    // Cursors that decode but name no real row: each a 400, never a database error.
+    const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    for (const v of [['2026-13-01 00:00:00+00', 'tkt_x'], ['2026-02-30 10:00:00+00', 'tkt_x'], ['2026-02-28 10:00:00+16', 'tkt_x'], ['2026-02-28 10:00:00+00', 42], [null, 'tkt_x'], ['2026-02-28 10:00:00+00', ''], ['2026-02-28 10:00:00+00']]) {
+      const res = await call(app, owner, 'GET', `/v1/tickets?cursor=${forged(v)}`);
+      t.equal(res.status, 400, `forged cursor ${JSON.stringify(v)}`);
+      t.equal(res.body.message, 'cursor is not valid for this list');
+    }
     const bad = await call(app, owner, 'GET', '/v1/tickets?state=triage&state=lost');
     t.match(bad.body.details.errors[0].path, /^query\.state/);
   });
