@@ -2,6 +2,11 @@ import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { testConfig } from '../helpers/db.js';
 import { resolvePlugins } from '../../core/kernel/loader.js';
+import { asFunction } from 'awilix';
+import type { Request } from '@hapi/hapi';
+import { KEYS } from '../../core/kernel/keys.js';
+import type { Principal } from '../../core/http/auth.js';
+import { signUp } from '../helpers/accounts.js';
 
 const hello = { plugins: { hello: { module: './test/fixtures/plugins/hello.ts', options: { greeting: 'ciao' } } } };
 
@@ -113,6 +118,30 @@ t.test('plugin consumers: one scope per message, idempotent, retried, fed by the
   t.equal(seen.length, 2, 'a redelivered message is handled once');
   const row = await app.db('outbox').where({ id }).first();
   t.ok(row.published_at, 'the outbox row is marked published');
+});
+
+t.test('the request scope: made on first use, holds the request and, after sign-in, the principal', async (t) => {
+  const app = await startTestApp(t);
+  // A scoped service a partner plugin could register: it reads the request's principal.
+  app.container.register('whoAmI', asFunction(({ principal }: { principal: Principal | null }) => ({ userId: principal?.userId ?? null })).scoped());
+  const made: boolean[] = [];
+  const answer = (request: Request) => {
+    const scope = request.app.scope as unknown as { made: unknown };
+    made.push(scope.made !== null);
+    const sameRequest = request.app.scope.resolve(KEYS.request) === request;
+    return { sameRequest, who: request.app.scope.resolve<{ userId: string | null }>('whoAmI').userId, again: request.app.scope.container === request.app.scope.container };
+  };
+  app.server.route({ method: 'GET', path: '/v1/test-scope/public', options: { auth: false }, handler: answer });
+  app.server.route({ method: 'GET', path: '/v1/test-scope/private', handler: answer });
+  app.server.route({ method: 'GET', path: '/v1/test-scope/untouched', options: { auth: false }, handler: (request) => ({ made: (request.app.scope as unknown as { made: unknown }).made !== null }) });
+
+  const owner = await signUp(app);
+  const anon = await app.server.inject('/v1/test-scope/public');
+  t.same(JSON.parse(anon.payload), { sameRequest: true, who: null, again: true }, 'an anonymous request: its own request, no principal, one scope');
+  const signedIn = await app.server.inject({ url: '/v1/test-scope/private', ...owner.auth });
+  t.same(JSON.parse(signedIn.payload), { sameRequest: true, who: owner.user.id, again: true }, "a signed-in request's scope knows its principal");
+  t.same(made, [false, false], 'no scope exists before a handler asks for one');
+  t.same(JSON.parse((await app.server.inject('/v1/test-scope/untouched')).payload), { made: false }, 'a request that never asks makes none');
 });
 
 t.test('cookie requests from a foreign Origin are refused before anything runs', async (t) => {
