@@ -244,14 +244,18 @@ export class GroupWriter {
     const prepared = incoming.map((e) => prepare(e, workspaces, now));
     // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
     const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
-    const row = await this.flush(db, [now.toISOString(), jsonParam(this.groupRows(prepared, workspaces)), jsonParam(prepared.map(eventRow)), connectorIds]);
+    const values = [now.toISOString(), jsonParam(this.groupRows(prepared, workspaces)), jsonParam(prepared.map(eventRow)), connectorIds];
+    // Only ids and group keys wait for Postgres with the statement: what a batch holds while it
+    // waits outlives a scavenge and is copied (docs/proactive.md).
+    const keys = prepared.map((p) => [p.id, `${p.workspaceId}\n${p.fingerprint}`] as const);
+    const row = await this.flush(db, values);
     for (const id of connectorIds) this.touched.set(id, now.getTime());
     if (this.touched.size > 10_000) this.touched.clear();
     if (row.announced > 0) this.outbox.written(db);
 
     const groups = new Map(row.groups.map(([workspaceId, fingerprint, id]) => [`${workspaceId}\n${fingerprint}`, id]));
     const inserted = new Set(row.inserted);
-    return prepared.map((p) => ({ groupId: groups.get(`${p.workspaceId}\n${p.fingerprint}`)!, duplicate: !inserted.has(p.id) }));
+    return keys.map(([id, key]) => ({ groupId: groups.get(key)!, duplicate: !inserted.has(id) }));
   }
 
   /** Runs FLUSH, again when Postgres refused it for a reason a fresh snapshot does not meet (RETRIED). */
