@@ -21,17 +21,6 @@ export interface Measurement {
 const servicePids = new Set<number>();
 const TICKS_PER_S = 100;
 
-/** utime + stime of a process in clock ticks (0 once it is gone). */
-function cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * CPU ticks per process of the service (with its children: the api processes of
  * API_PROCESSES > 1) and of every postgres process on this machine (Linux only). Kept per pid so
@@ -48,9 +37,12 @@ function cpuSnapshot(): CpuSnapshot | null {
       try {
         const pid = Number(d);
         const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        if (stat.includes('(postgres)')) snap.postgres.set(pid, cpuTicks(pid));
-        else if (servicePids.has(pid) || servicePids.has(ppid)) snap.service.set(pid, cpuTicks(pid));
+        // The fields after the command's name: ppid is the 2nd, utime and stime the 12th and 13th.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const ppid = Number(fields[1]);
+        const ticks = Number(fields[11]) + Number(fields[12]);
+        if (stat.includes('(postgres)')) snap.postgres.set(pid, ticks);
+        else if (servicePids.has(pid) || servicePids.has(ppid)) snap.service.set(pid, ticks);
       } catch {
         // gone
       }

@@ -83,21 +83,20 @@ type Builder = Knex.QueryBuilder & {
   knex?(): Knex;
 };
 
-/** Alias under which a date key's exact text is selected. */
-const exactAlias = (i: number): string => `_pw_cursor_${i}`;
-
 /**
  * Selects each date key's exact text next to what the query selects (a query that named no
- * columns keeps selecting all of them).
+ * columns keeps selecting all of them). Returns, per key, the row property its cursor value is
+ * read from: the alias of that text for a date, the key's field otherwise.
  */
-function selectExactDates(q: Builder, keys: SortKey[]): void {
-  const dates = keys.flatMap((k, i) => (k.type === 'date' ? [i] : []));
-  if (!dates.length) return;
+function selectCursorFields(q: Builder, keys: SortKey[]): string[] {
+  const fields = keys.map((k, i) => (k.type === 'date' ? `_pw_cursor_${i}` : fieldOf(k)));
+  if (!keys.some((k) => k.type === 'date')) return fields;
   const objection = typeof q.hasSelects === 'function';
   const hasSelects = objection ? q.hasSelects!() : (q as unknown as { _statements: { grouping: string }[] })._statements.some((s) => s.grouping === 'columns');
   if (!hasSelects) q.select(objection ? `${q.tableRefFor!(q.modelClass!())}.*` : '*');
   const knex = objection ? q.knex!() : (q as unknown as { client: Knex }).client;
-  for (const i of dates) q.select(knex.raw('??::text as ??', [keys[i]!.column, exactAlias(i)]));
+  keys.forEach((k, i) => k.type === 'date' && q.select(knex.raw('??::text as ??', [k.column, fields[i]!])));
+  return fields;
 }
 
 /**
@@ -136,12 +135,13 @@ export async function paginate<T extends Record<string, unknown>>(
       });
     }
   }
-  selectExactDates(q, keys);
+  const fields = selectCursorFields(q, keys);
   for (const key of keys) q.orderBy(key.column, key.direction);
   const rows = (await q.limit(limit + 1)) as unknown as T[];
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  const next_cursor = rows.length > limit && last ? encodeCursor(keys.map((k, i) => (k.type === 'date' ? last[exactAlias(i)] : last[fieldOf(k)]) ?? null)) : null;
-  for (const row of rows) keys.forEach((k, i) => k.type === 'date' && delete (row as Record<string, unknown>)[exactAlias(i)]);
+  const next_cursor = rows.length > limit && last ? encodeCursor(fields.map((f) => last[f] ?? null)) : null;
+  const selected = fields.filter((_, i) => keys[i]!.type === 'date');
+  for (const row of rows) for (const f of selected) delete (row as Record<string, unknown>)[f];
   return { items, next_cursor };
 }
