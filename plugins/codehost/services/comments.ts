@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isAdapterError } from '../../../core/contracts/index.js';
-import { newId } from '../../../core/data/ids.js';
+import { increasingId } from '../../../core/data/ids.js';
 import { CodehostCommentModel } from '../models/index.js';
 import type { CodehostDeps } from './deps.js';
 import type { RepositoryService } from './repositories.js';
@@ -35,7 +35,8 @@ export class CommentService {
   async enqueue(trx: Knex, input: CommentInput): Promise<void> {
     await trx('codehost_comments')
       .insert({
-        id: newId(CodehostCommentModel.idPrefix), org_id: input.orgId, workspace_id: input.workspaceId, repository_id: input.repositoryId,
+        // increasingId: comments enqueued together (one transaction, one created_at) post in order.
+        id: increasingId(CodehostCommentModel.idPrefix), org_id: input.orgId, workspace_id: input.workspaceId, repository_id: input.repositoryId,
         number: input.number, ticket_id: input.ticketId ?? null, source: input.source, body: input.body.slice(0, 65_000), status: 'pending',
       })
       .onConflict(['org_id', 'source'])
