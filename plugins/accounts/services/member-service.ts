@@ -81,15 +81,25 @@ export class MemberService {
       const user = await this.target(trx, principal.orgId, id);
       if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can remove an owner');
       if (await this.isLastOwner(trx, user)) throw lastOwner();
-      await this.detach(trx, user, 'member_removed');
-      await UserModel.query(trx).forOrg(principal.orgId).findById(id).patch({ removed_at: new Date(), disabled_at: new Date() });
+      await this.close(trx, user, 'member_removed');
       await this.d.audit.record(trx, { orgId: principal.orgId, ...auditActor(actor), action: 'member.removed', target: { type: 'user', id }, metadata: { email: user.email, role: user.role } });
       await this.d.outbox.add(trx, 'accounts.member_removed', { org_id: principal.orgId, user_id: id }, { orgId: principal.orgId });
     });
   }
 
+  /**
+   * Closes an account: the row stays (history points at it) but is removed and disabled, which
+   * frees its address, and everything it holds ends (detach). The one way accounts are closed:
+   * a member removed, or an address released to the organization that verified its domain.
+   */
+  async close(trx: Knex, user: { id: string; org_id: string; disabled_at: Date | null }, reason: string): Promise<void> {
+    await this.detach(trx, user, reason);
+    const now = new Date();
+    await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ removed_at: now, disabled_at: user.disabled_at ?? now });
+  }
+
   /** Ends everything a user holds in their organization: sessions, API tokens, emailed links, workspace grants. */
-  async detach(trx: Knex, user: UserModel, reason: string): Promise<void> {
+  async detach(trx: Knex, user: { id: string; org_id: string }, reason: string): Promise<void> {
     await this.d.sessionService.closeAllForUser(trx, user, reason);
     await this.d.tokenService.revokeAllOf(trx, user);
     await this.d.emailTokens.revokeAll(trx, user, ['magic_link', 'password_reset', 'verify_email']);

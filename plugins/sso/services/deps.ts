@@ -13,7 +13,8 @@ import type { DnsResolver } from './dns-resolver.js';
 /**
  * What this plugin uses of the accounts plugin, reached through the container (never by import):
  * `planCatalog`, `authService.signIn` (opens the session, answers the AuthContext),
- * `authService.memberFor` (JIT provisioning), `sessionService.closeAllForUser`.
+ * `authService.memberFor` (JIT provisioning), `sessionService.closeAllForUser`,
+ * `memberService.close` (an address released to the organization that verified its domain).
  */
 export interface UserRow {
   id: string;
@@ -65,6 +66,11 @@ export interface SessionServicePort {
   closeAllForUser(db: Knex, user: { id: string; org_id: string }, reason: string, exceptId?: string): Promise<void>;
 }
 
+export interface MemberServicePort {
+  /** Closes the account: removed and disabled, its sessions, API tokens, emailed links and workspace grants ended. */
+  close(trx: Knex, user: { id: string; org_id: string; disabled_at: Date | null }, reason: string): Promise<void>;
+}
+
 export interface SsoDeps {
   db: Knex;
   config: AppConfig;
@@ -79,6 +85,7 @@ export interface SsoDeps {
   planCatalog: PlanCatalogPort;
   authService: AuthServicePort;
   sessionService: SessionServicePort;
+  memberService: MemberServicePort;
 }
 
 /** Who made a change and from where, for audit entries. */

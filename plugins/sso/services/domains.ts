@@ -133,10 +133,7 @@ export class DomainService {
       const user = (await trx('users').where({ email }).whereNull('removed_at').forUpdate().first()) as UserRow | undefined;
       if (!user) throw notFound('account');
       if (user.org_id === principal.orgId) throw conflict('same_organization', 'This address belongs to a member of your own organization');
-      const now = new Date();
-      await trx('users').where({ id: user.id }).update({ removed_at: now, disabled_at: user.disabled_at ?? now, updated_at: now });
-      await this.d.sessionService.closeAllForUser(trx, user, 'address_released');
-      await trx('api_tokens').where({ user_id: user.id }).whereNull('revoked_at').update({ revoked_at: now, updated_at: now });
+      await this.d.memberService.close(trx, user, 'address_released');
       const meta = { email, released_to_org_id: principal.orgId, was_verified: Boolean(user.email_verified_at) };
       await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.address_released', target: { type: 'user', id: user.id }, metadata: meta });
       await this.d.audit.record(trx, { orgId: user.org_id, actor: { type: 'system', id: null, email: null }, action: 'user.closed_by_domain_owner', target: { type: 'user', id: user.id }, metadata: meta });

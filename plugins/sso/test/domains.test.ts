@@ -43,6 +43,10 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
 
   await t.test('an address of a verified domain is released from another organization', async (t) => {
     const stray = await signUp(app, { email: 'milton@initech.test' });
+    const apiToken = json<{ token: string }>(await app.server.inject({ method: 'POST', url: '/v1/tokens', ...stray.auth, payload: { name: 'stapler bot', role: 'admin' } })).token;
+    t.equal((await app.server.inject({ method: 'POST', url: '/v1/auth/password-reset', payload: { email: 'milton@initech.test' } })).statusCode, 200);
+    const openLinks = () => app.db('email_tokens').where({ user_id: stray.user.id }).whereNull('used_at');
+    t.same((await openLinks()).map((l: { purpose: string }) => l.purpose).sort(), ['password_reset', 'verify_email'], 'emailed links are out');
     const res = await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'milton@initech.test' } });
     t.equal(res.statusCode, 200, res.payload);
     t.same(json(res), { released: true, was_verified: false });
@@ -50,6 +54,11 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
     t.equal(me.statusCode, 401, 'the closed account is signed out');
     const login = await app.server.inject({ method: 'POST', url: '/v1/auth/login', payload: { email: 'milton@initech.test', password: TEST_PASSWORD } });
     t.equal(login.statusCode, 401, 'and cannot sign in');
+    const byToken = await app.server.inject({ method: 'GET', url: '/v1/auth/me', headers: { authorization: `Bearer ${apiToken}` } });
+    t.equal(byToken.statusCode, 401, 'its API token ends');
+    t.equal((await openLinks()).length, 0, 'its emailed links end');
+    const closed = await app.db('users').where({ id: stray.user.id }).first();
+    t.ok(closed.removed_at && closed.disabled_at, 'the account is removed and disabled; its row stays');
     const audit = await app.db('audit_entries').where({ org_id: stray.organization.id, action: 'user.closed_by_domain_owner' });
     t.equal(audit.length, 1, 'audited in the other organization');
     t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'milton@initech.test' } })).statusCode, 404, 'nothing left to release');
