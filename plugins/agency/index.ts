@@ -13,7 +13,7 @@ import { WhiteLabelReadiness, type BrandDirectoryPort, type WorkspaceReaderPort 
 import { PartnerService } from './services/partner.js';
 import { reportRoutes } from './routes/reports.js';
 import { AGENCY_MAIL_TEMPLATES } from './services/report-texts.js';
-import { AgencyReports, type ReportBrandPort, type ReportMailerPort } from './services/reports.js';
+import { AgencyReports, type ReportBrandPort, type ReportMailerPort, type ReportMetricsPort } from './services/reports.js';
 
 /**
  * Agency features (section `agency`: overview, client card, queue, monthly reports, resale,
@@ -26,7 +26,7 @@ const AUTO_SEND_DAYS = 3;
 export default definePlugin({
   name: 'agency',
   version: '1.0.0',
-  requires: ['accounts', 'workspaces', 'brand', 'mail'],
+  requires: ['accounts', 'workspaces', 'brand', 'mail', 'analytics'],
   register(ctx) {
     const r = <T>(key: string) => () => ctx.container.resolve(key) as T;
     // Every /v1/agency/* route: agency organizations on a plan with the `agency` feature (402 otherwise).
@@ -41,6 +41,7 @@ export default definePlugin({
     mailer.registerTemplates(AGENCY_MAIL_TEMPLATES);
     const reports = new AgencyReports({
       db: r<Knex>('db'), audit: r<AuditWriter>('audit'), outbox: r<Outbox>('outbox'), mailer: () => mailer, brand: r<ReportBrandPort>('brandService'),
+      metrics: r<ReportMetricsPort>('supportMetrics'),
     });
     ctx.routes(gated(reportRoutes(() => reports)));
     ctx.provide({ agencyReports: asValue(reports) });

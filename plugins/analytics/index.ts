@@ -1,10 +1,11 @@
+import { asValue } from 'awilix';
 import type { Knex } from 'knex';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { analyticsRoutes, type WorkspaceOpener } from './routes/analytics.js';
 import type { Outbox } from '../../core/bus/outbox.js';
 import type { RateLimiter } from '../../core/http/rate-limit.js';
 import { publicRoutes } from './routes/public.js';
-import { MetricsService } from './services/metrics.js';
+import { MetricsService, type FixTotalsPort } from './services/metrics.js';
 import { PublicService } from './services/public.js';
 import { sponsorshipReviewRoutes } from './routes/sponsorship-review.js';
 import { SPONSORSHIP_DECISION_TEMPLATES, SponsorshipReview, type DecisionMailerPort, type SponsoredCreditsPort } from './services/sponsorship-review.js';
@@ -22,7 +23,12 @@ export default definePlugin({
   version: '1.0.0',
   requires: ['accounts', 'workspaces', 'tickets', 'mail'],
   register(ctx) {
-    const metrics = new MetricsService(() => ctx.container.resolve('db') as Knex);
+    const metrics = new MetricsService(
+      () => ctx.container.resolve('db') as Knex,
+      () => (ctx.container.resolve('fixRecords', { allowUnregistered: true }) as FixTotalsPort | undefined) ?? null,
+    );
+    // The same figures for other plugins (agency's monthly client reports).
+    ctx.provide({ supportMetrics: asValue(metrics) });
     ctx.routes(analyticsRoutes(() => metrics, () => ctx.container.resolve('workspaceService') as WorkspaceOpener));
     const publicService = new PublicService({
       db: () => ctx.container.resolve('db') as Knex,

@@ -17,6 +17,7 @@ import { JobWorker } from './services/job-worker.js';
 import { AUTOPILOT_SEND, FixLoop, OPEN_PR } from './services/loop.js';
 import { PullRequests } from './services/pull-requests.js';
 import { FixActions } from './services/fix-actions.js';
+import { FixRecords } from './services/fix-records.js';
 import { AUTO_CLOSE_EVERY_MS, RELEASE_REQUESTED, RELEASE_TEMPLATES, Releases } from './services/releases.js';
 import { ticketFixRoutes } from './routes/ticket-fixes.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -63,7 +64,7 @@ export default definePlugin<FixesOptions>({
     queue.hooks = { onResult: (trx, job, result) => loop.onResult(trx, job, result), onDead: (trx, job) => loop.onDead(trx, job) };
     const payloads = new JobPayloads(deps);
     const worker = new JobWorker(deps, queue, payloads);
-    ctx.provide({ fixJobs: asValue(queue), fixWorker: asValue(worker), fixLoop: asValue(loop), fixPayloads: asValue(payloads) });
+    ctx.provide({ fixJobs: asValue(queue), fixWorker: asValue(worker), fixLoop: asValue(loop), fixPayloads: asValue(payloads), fixRecords: asValue(new FixRecords(() => deps.db)) });
 
 
     // A new ticket is diagnosed (in the inbox transaction of the message: one job per ticket).

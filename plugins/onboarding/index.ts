@@ -9,7 +9,7 @@ import type { SecretBox } from '../../core/security/secret-box.js';
 import { onboardingOptionsSchema, type OnboardingOptions } from './options.js';
 import { onboardingRoutes } from './routes/onboarding.js';
 import { DemoService } from './services/demo.js';
-import type { CodeIndexPort, OnboardingDeps, PlanCatalogPort, RepositoriesPort, TicketPort, WorkspacePort } from './services/deps.js';
+import type { CodeIndexPort, FixRecordsPort, OnboardingDeps, PlanCatalogPort, RepositoriesPort, TicketPort, WorkspacePort } from './services/deps.js';
 import { ExecutionService } from './services/execution.js';
 import { MetricsService } from './services/metrics.js';
 import { assertAllowed } from './services/rules.js';
@@ -40,6 +40,7 @@ export default definePlugin<OnboardingOptions>({
       get codeIndex() { return optional<CodeIndexPort>('codeIndex'); },
       get tickets() { return cradle().ticketService as TicketPort; },
       get plans() { return optional<PlanCatalogPort>('planCatalog'); },
+      get fixRecords() { return optional<FixRecordsPort>('fixRecords'); },
       options,
       get log() { return ctx.log as Logger; },
       clock: () => new Date(),

@@ -5,7 +5,6 @@ import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
-import { MetricsService } from '../../analytics/services/metrics.js';
 import { assertAgency, type Meta } from './partner.js';
 import { renderReportPdf } from './report-pdf.js';
 import { REPORT_MAIL_TEMPLATE, reportSubject, formatMinutes, monthLabel, type ReportFigures, type ReportLocale } from './report-texts.js';
@@ -73,6 +72,11 @@ export const pdfName = (r: Pick<ReportRow, 'client_name' | 'month'>): string => 
  * request answers the stored report), kept with the month's figures, rendered as a branded HTML
  * email with a PDF of charts and sent to the workspace's report recipients.
  */
+/** What a report reads of the analytics plugin (`supportMetrics`). */
+export interface ReportMetricsPort {
+  compute(q: { orgId: string; workspaceIds: string[] | null; from: Date; to: Date; interval: 'week' }): Promise<Record<string, unknown>>;
+}
+
 export class AgencyReports {
   constructor(private readonly d: {
     db: () => Knex;
@@ -80,6 +84,8 @@ export class AgencyReports {
     outbox: () => Outbox;
     mailer: () => ReportMailerPort;
     brand: () => ReportBrandPort;
+    /** The analytics plugin's `supportMetrics`: a report's figures are the analytics of its month. */
+    metrics: () => ReportMetricsPort;
     clock?: () => Date;
   }) {}
 
@@ -179,8 +185,7 @@ export class AgencyReports {
   }
 
   private async figures(orgId: string, workspaceId: string, from: Date, to: Date): Promise<ReportFigures> {
-    const metrics = new MetricsService(this.d.db);
-    const m = (await metrics.compute({ orgId, workspaceIds: [workspaceId], from, to, interval: 'week' })) as {
+    const m = (await this.d.metrics().compute({ orgId, workspaceIds: [workspaceId], from, to, interval: 'week' })) as {
       volume: { total: number };
       first_response: ReportFigures['first_response'] & { p95_minutes?: unknown };
       resolution: ReportFigures['resolution'] & { p95_minutes?: unknown };

@@ -49,8 +49,17 @@ export function buckets(from: Date, to: Date, interval: Interval): Date[] {
  * Support metrics of an organization or a workspace over [from, to), computed from the tickets
  * (and the fix loop's jobs when that plugin is installed). See docs/analytics.md for each number.
  */
+/** The fix loop's totals of a period, through the fixes plugin's `fixRecords` (its tables stay its own). */
+export interface FixTotalsPort {
+  jobTotals(q: { orgId: string; from: Date; to: Date; workspaceIds: string[] | null }): Promise<{ attempted: number; succeeded: number; cost_usd: number; fix_cost_usd: number }>;
+}
+
 export class MetricsService {
-  constructor(private readonly db: () => Knex) {}
+  constructor(
+    private readonly db: () => Knex,
+    /** null when the fix loop is off. */
+    private readonly fixRecords: () => FixTotalsPort | null,
+  ) {}
 
   private tickets(q: MetricsQuery, column = 'created_at'): Knex.QueryBuilder {
     const b = this.db()('tickets').where('tickets.org_id', q.orgId).where('tickets.is_demo', false).where(`tickets.${column}`, '>=', q.from).where(`tickets.${column}`, '<', q.to);
@@ -123,24 +132,16 @@ export class MetricsService {
     };
   }
 
-  /** Fix jobs of the range (the fix loop's table, when that plugin is installed); null otherwise. */
+  /** Fix jobs of the range, from the fix loop's `fixRecords`; null when the fix loop is off. */
   private async fixes(q: MetricsQuery): Promise<Record<string, unknown> | null> {
-    const db = this.db();
-    if (!(await db.schema.hasTable('fix_jobs'))) return null;
-    const b = db('fix_jobs').where('org_id', q.orgId).where('created_at', '>=', q.from).where('created_at', '<', q.to);
-    if (q.workspaceIds) b.whereIn('workspace_id', q.workspaceIds);
-    const row = (await b.select(
-      db.raw(`count(*) filter (where kind = 'fix') as attempted`),
-      db.raw(`count(*) filter (where kind = 'fix' and status = 'succeeded') as succeeded`),
-      db.raw('coalesce(sum(cost_usd), 0) as cost'),
-      db.raw(`coalesce(sum(cost_usd) filter (where kind = 'fix'), 0) as fix_cost`),
-    ).first()) as Record<string, string | number>;
-    const succeeded = int(row.succeeded);
+    const records = this.fixRecords();
+    if (!records) return null;
+    const t = await records.jobTotals(q);
     return {
-      attempted: int(row.attempted),
-      succeeded,
-      cost_usd: round(row.cost, 2),
-      cost_per_fix_usd: succeeded ? round(Number(row.fix_cost) / succeeded, 2) : null,
+      attempted: t.attempted,
+      succeeded: t.succeeded,
+      cost_usd: round(t.cost_usd, 2),
+      cost_per_fix_usd: t.succeeded ? round(t.fix_cost_usd / t.succeeded, 2) : null,
     };
   }
 

@@ -61,7 +61,26 @@ t.test('organization metrics: volume, times, deflection and a daily series', asy
   t.match(byDay['2026-10-06'], { tickets: 2, resolved: 0, median_first_response_minutes: 20, median_resolution_minutes: null });
   t.match(byDay['2026-10-07'], { tickets: 1, resolved: 1 });
   t.match(byDay['2026-10-08'], { tickets: 0, resolved: 0, median_first_response_minutes: null });
-  t.ok(m.fixes === null || typeof m.fixes.cost_usd === 'number', 'fix jobs when the fix loop is installed');
+  t.equal(m.fixes, null, 'the fix loop is off in this app (test/helpers/db.ts): no fix figures');
+});
+
+t.test('with the fix loop on, its jobs of the range (read through fixRecords)', async (t) => {
+  const withFixes = await startTestApp(t, { plugins: { fixes: { enabled: true } } });
+  const someone = await signUp(withFixes, { orgName: 'Fixers' });
+  const ws = JSON.parse((await withFixes.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name: 'Api' }, ...someone.auth })).payload) as Json;
+  const service = withFixes.container.resolve<typeof tickets>('ticketService');
+  const tk = await withFixes.db.transaction((trx) => service.createTicket(trx, { orgId: someone.organization.id, workspaceId: ws.id, origin: 'email', subject: 'Help', customerEmail: 'jane@example.com' }));
+  const get = async (url: string) => JSON.parse((await withFixes.server.inject({ method: 'GET', url, ...someone.auth })).payload) as Json;
+  t.same((await get(`/v1/analytics?${range}`)).fixes, { attempted: 0, succeeded: 0, cost_usd: 0, cost_per_fix_usd: null }, 'none in the range yet');
+  let n = 0;
+  const job = (kind: string, status: string, cost: number, day: number) => ({
+    id: `fjob_analytics_${n++}`, org_id: someone.organization.id, workspace_id: ws.id, ticket_id: tk.id, kind, executor: 'builtin', mode: 'managed', status, cost_usd: cost, created_at: at(day),
+  });
+  await withFixes.db('fix_jobs').insert([job('fix', 'succeeded', 2.5, 0), job('fix', 'failed', 1, 1), job('diagnose', 'succeeded', 0.25, 1), job('fix', 'succeeded', 9, 40)]);
+  t.same((await get(`/v1/analytics?${range}`)).fixes, { attempted: 2, succeeded: 1, cost_usd: 3.75, cost_per_fix_usd: 3.5 }, 'the day-40 job is outside the range; a diagnosis counts in the cost only');
+  const other = await signUp(withFixes, { orgName: 'Others' });
+  const theirs = JSON.parse((await withFixes.server.inject({ method: 'GET', url: `/v1/analytics?${range}`, ...other.auth })).payload) as Json;
+  t.same(theirs.fixes, { attempted: 0, succeeded: 0, cost_usd: 0, cost_per_fix_usd: null }, "another organization's jobs are not counted");
 });
 
 t.test('workspace metrics and narrowing', async (t) => {

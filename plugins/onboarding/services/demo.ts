@@ -4,16 +4,12 @@ import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { DemoRunModel, type DemoStatus } from '../models.js';
 import { chooseCase } from './demo-cases.js';
-import { actorOf, iso, type OnboardingDeps, type RepositoryRow, type RequestMeta, type WorkspaceLike } from './deps.js';
-
-interface JobRow { id: string; ticket_id: string; kind: string; status: string; mode: string; cost_usd: string | number; error_code: string | null; error_detail: string | null; created_at: Date }
-interface DiagnosisRow { id: string; ticket_id: string; category: string; confidence: number; root_cause_md: string; references: Array<{ path: string; line_start?: number; line_end?: number; symbol?: string | null }>; public_summary: string | null; outcome: string; created_at: Date }
-interface AttemptRow { status: string; verify_passed: boolean; tests_passed: boolean; tests_ran: boolean; reason: string | null; pr_number: number | null; pr_url: string | null; branch: string }
+import { actorOf, iso, type FixProgress, type OnboardingDeps, type RepositoryRow, type RequestMeta, type WorkspaceLike } from './deps.js';
 
 const FIX_REASONS = new Set(['verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other']);
 
-/** What the fix loop has done with the run's tickets (read from its tables, by organization). */
-interface Progress { jobs: JobRow[]; diagnoses: DiagnosisRow[]; attempt: AttemptRow | null; draft: { kind: string; body_md: string; created_at: Date } | null }
+/** What the fix loop has done with the run's tickets (through its `fixRecords`), and the first draft of the current diagnosis. */
+interface Progress extends FixProgress { draft: { kind: string; body_md: string; created_at: Date } | null }
 
 /**
  * The demo: a demo ticket made through the tickets service and diagnosed by the fix loop; the run
@@ -128,15 +124,10 @@ export class DemoService {
   /** The run's tickets as the fix loop left them. */
   private async progress(db: Knex, run: DemoRunModel): Promise<Progress> {
     const ids = run.ticket_ids.length ? run.ticket_ids : run.ticket_id ? [run.ticket_id] : [];
-    if (ids.length === 0) return { jobs: [], diagnoses: [], attempt: null, draft: null };
-    const [jobs, diagnoses] = await Promise.all([
-      db('fix_jobs').where({ org_id: run.org_id }).whereIn('ticket_id', ids).orderBy('created_at') as Promise<JobRow[]>,
-      db('fix_diagnoses').where({ org_id: run.org_id }).whereIn('ticket_id', ids).orderBy('created_at') as Promise<DiagnosisRow[]>,
-    ]);
-    const attempt = run.ticket_id ? ((await db('fix_attempts').where({ org_id: run.org_id, ticket_id: run.ticket_id }).orderBy('number', 'desc').first()) as AttemptRow | undefined) ?? null : null;
-    const current = diagnoses.filter((x) => x.ticket_id === run.ticket_id).pop();
+    const fix = this.d.fixRecords ? await this.d.fixRecords.progress(db, run.org_id, ids, run.ticket_id) : { jobs: [], diagnoses: [], attempt: null };
+    const current = fix.diagnoses.filter((x) => x.ticket_id === run.ticket_id).pop();
     const draft = current ? ((await db('ticket_drafts').where({ org_id: run.org_id, diagnosis_id: current.id }).orderBy('created_at').select('kind', 'body_md', 'created_at').first()) as Progress['draft'] | undefined) ?? null : null;
-    return { jobs, diagnoses, attempt, draft };
+    return { ...fix, draft };
   }
 
   /** Brings the run in line with its ticket's jobs and stores what changed (bus consumer and reads). */

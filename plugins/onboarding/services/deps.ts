@@ -101,6 +101,23 @@ export interface PlanCatalogPort {
   get(id: string | null | undefined): { execution_modes: string[] };
 }
 
+/**
+ * The fix loop's records of the demo's tickets, read through the fixes plugin's `fixRecords`
+ * (its tables stay its own). Absent when the fix loop is off: the run then never progresses.
+ */
+export interface FixRecordsPort {
+  progress(db: Knex, orgId: string, ticketIds: string[], attemptOf: string | null): Promise<FixProgress>;
+}
+
+export interface FixProgress {
+  /** The tickets' jobs, oldest first. */
+  jobs: Array<{ ticket_id: string; kind: string; status: string; mode: string; cost_usd: string | number; error_code: string | null; error_detail: string | null }>;
+  /** The tickets' diagnoses, oldest first. */
+  diagnoses: Array<{ id: string; ticket_id: string; category: string; confidence: number; root_cause_md: string; references: Array<{ path: string; line_start?: number; line_end?: number; symbol?: string | null }>; public_summary: string | null; outcome: string; created_at: Date }>;
+  /** The latest attempt of the run's ticket. */
+  attempt: { status: string; verify_passed: boolean; tests_passed: boolean; tests_ran: boolean; reason: string | null; pr_number: number | null; pr_url: string | null; branch: string } | null;
+}
+
 export interface OnboardingDeps {
   readonly db: Knex;
   readonly audit: AuditWriter;
@@ -111,6 +128,7 @@ export interface OnboardingDeps {
   readonly codeIndex: CodeIndexPort | null;
   readonly tickets: TicketPort;
   readonly plans: PlanCatalogPort | null;
+  readonly fixRecords: FixRecordsPort | null;
   readonly options: OnboardingOptions;
   readonly log: Logger;
   clock(): Date;
