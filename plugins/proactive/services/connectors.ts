@@ -11,6 +11,7 @@ import { last4 } from '../../../core/security/secret-box.js';
 import { newToken } from '../../../core/security/tokens.js';
 import { Connector, ConnectorSetup, type SealedSecret } from '../models.js';
 import type { ProactiveOptions } from '../options.js';
+import { firstHourOfDay } from './error-groups.js';
 
 export interface RequestMeta {
   ip?: string | null;
@@ -280,11 +281,14 @@ export class ConnectorService {
     return { connectorId: c.id, workspaceId: c.workspace_id, config: c.config ?? {}, secrets, lastDeliveryAt: c.last_delivery_at ? new Date(c.last_delivery_at) : null, tokenHash: c.token_hash };
   }
 
-  /** Events of the last 24 hours per connector. */
+  /**
+   * Events received per connector in the current hour and the 23 before it (connector_hours,
+   * counted by each ingest batch), the window of a group's events_24h.
+   */
   async events24h(orgId: string, ids: string[]): Promise<Map<string, number>> {
     if (!ids.length) return new Map();
-    const rows = (await this.d.db('error_events').where({ org_id: orgId }).whereIn('connector_id', ids).where('received_at', '>', new Date(Date.now() - 86_400_000))
-      .groupBy('connector_id').select('connector_id').count({ n: '*' })) as Array<{ connector_id: string; n: number | string }>;
+    const rows = (await this.d.db('connector_hours').where({ org_id: orgId }).whereIn('connector_id', ids).where('hour', '>=', firstHourOfDay(Date.now()))
+      .groupBy('connector_id').select('connector_id').sum({ n: 'count' })) as Array<{ connector_id: string; n: number | string }>;
     return new Map(rows.map((r) => [r.connector_id, Number(r.n)]));
   }
 

@@ -37,6 +37,11 @@ export interface ListQuery {
 }
 
 const HOUR = 3_600_000;
+
+/** The first hour of the 24 that events_24h and trend count: the current hour and the 23 before it. */
+export function firstHourOfDay(now: number): Date {
+  return new Date(Math.floor(now / HOUR) * HOUR - 23 * HOUR);
+}
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const actorOf = (a: Actor) => auditActorOf(a.principal);
 const WORKERS = new Set(['owner', 'admin', 'reviewer']);
@@ -142,7 +147,7 @@ export class ErrorGroupService {
     const ids = groups.map((g) => g.id);
     const now = Date.now();
     const currentHour = Math.floor(now / HOUR) * HOUR;
-    const since = new Date(currentHour - 23 * HOUR);
+    const since = firstHourOfDay(now);
     const hours = (await db('error_group_hours').where({ org_id: orgId }).whereIn('group_id', ids).where('hour', '>=', since).select('group_id', 'hour', 'count')) as Array<{ group_id: string; hour: Date; count: number }>;
     const users = (await db('error_group_users').where({ org_id: orgId }).whereIn('group_id', ids).where('last_seen', '>', new Date(now - 24 * HOUR))
       .groupBy('group_id').select('group_id').count({ n: '*' })) as Array<{ group_id: string; n: number | string }>;

@@ -93,6 +93,7 @@ const versionOf = (rel: string) =>
  * - `reg`: the resolved groups a fresh event brings back (docs/proactive.md, regression): one
  *   from before the resolve, or from a release older than resolved_in_release, does not.
  *   Releases order by their versions; names that are no version by when each was first seen.
+ * - `ch`: the fresh events per connector and hour received (the connector's events_24h).
  * - `b`: per group, the fresh events' counts; `g` inserts or updates each group once with them
  *   and applies the trigger rules; `o` announces every trigger that fired.
  *
@@ -120,7 +121,7 @@ with x as (
   select v.id, v.org_id, v.workspace_id, v.group_id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, $1::timestamptz
   from v
   on conflict (connector_id, external_id) where external_id is not null do nothing
-  returning id, group_id, org_id, coalesce(release, '') as release, user_key, occurred_at, source, environment
+  returning id, group_id, org_id, connector_id, coalesce(release, '') as release, user_key, occurred_at, source, environment
 ), u as (
   insert into error_group_users (group_id, user_key, org_id, first_seen, last_seen)
   select group_id, user_key, min(org_id), min(occurred_at), max(occurred_at) from e where user_key is not null
@@ -163,6 +164,14 @@ with x as (
   select group_id, date_bin('1 hour', occurred_at, timestamptz '1970-01-01 00:00:00+00'), min(org_id), count(*) from e
   group by 1, 2 order by 1, 2
   on conflict (group_id, hour) do update set count = error_group_hours.count + excluded.count
+  returning 1
+), ch as (
+  -- A connector's events_24h: the events it delivered, per hour received.
+  insert into connector_hours (connector_id, hour, org_id, count)
+  select connector_id, date_bin('1 hour', $1::timestamptz, timestamptz '1970-01-01 00:00:00+00'), min(org_id), count(*) from e
+  where connector_id is not null
+  group by 1 order by 1
+  on conflict (connector_id, hour) do update set count = connector_hours.count + excluded.count
   returning 1
 ), c as (
   update connectors set last_delivery_at = $1::timestamptz, last_activity_at = $1::timestamptz where id = any($4::text[])

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Deletes stored error events older than their organization's retention_days (also those of
  * deleted connectors, which stay until then), in slices so one run never holds long locks, and
- * hourly counters older than two days (the trend covers 24 hours). Group totals are kept.
+ * hourly counters of groups and connectors older than two days (their events_24h and trend cover 24 hours). Group totals are kept.
  */
 export async function purgeExpiredEvents(db: Knex, now: Date, slice = 5_000, maxSlices = 20): Promise<number> {
   let total = 0;
@@ -19,6 +19,8 @@ export async function purgeExpiredEvents(db: Knex, now: Date, slice = 5_000, max
     total += n;
     if (n < slice) break;
   }
-  await db('error_group_hours').where('hour', '<', new Date(now.getTime() - 2 * 86_400_000)).delete();
+  const counted = new Date(now.getTime() - 2 * 86_400_000);
+  await db('error_group_hours').where('hour', '<', counted).delete();
+  await db('connector_hours').where('hour', '<', counted).delete();
   return total;
 }

@@ -1,4 +1,6 @@
 import t from 'tap';
+import { countLastDay } from '../../../migrations/1060_proactive_connector_hours.js';
+import { purgeExpiredEvents } from '../services/retention.js';
 import { startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organization).
@@ -86,6 +88,46 @@ t.test('connectors-admin: an owner sets up a generic endpoint, rotates its token
   t.equal((await h.ingest(c.id, token2, { message: 'boom' })).status, 401, 'a deleted connector takes nothing');
   const kept = await h.app.db('error_events').where({ connector_id: c.id }).count({ n: '*' }).first();
   t.equal(Number(kept!.n), 3, 'stored events stay until retention');
+});
+
+t.test("a connector's events_24h: counted per hour as batches arrive, over the current hour and the 23 before it", async (t) => {
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const made = await h.call(owner, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'endpoint', name: 'Counted' });
+  const c = made.body.connector as { id: string };
+  const token = made.body.token as string;
+  const events24h = async () => ((await h.call(owner, 'GET', `/v1/connectors/${c.id}`)).body.events_24h as number);
+  t.equal(await events24h(), 0);
+  const batch = await h.ingest(c.id, token, [{ message: 'one', external_id: 'e-1' }, { message: 'two' }, { message: 'three' }]);
+  t.equal(batch.body.accepted, 3);
+  t.equal((await h.ingest(c.id, token, { message: 'one', external_id: 'e-1' })).body.duplicates, 1);
+  t.equal(await events24h(), 3, 'a duplicate is not counted');
+  const listed = (await h.call(owner, 'GET', `/v1/connectors?workspace_id=${ws.id}`)).body.items as Array<{ id: string; events_24h: number }>;
+  t.equal(listed.find((x) => x.id === c.id)?.events_24h, 3, 'the list reads the same counters');
+
+  // The window is 24 hourly buckets: the one that started 23 hours before this hour counts, the one before it does not.
+  const HOUR = 3_600_000;
+  const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+  const orgId = owner.organization.id;
+  await h.app.db('connector_hours').insert([
+    { connector_id: c.id, hour: new Date(thisHour - 23 * HOUR), org_id: orgId, count: 5 },
+    { connector_id: c.id, hour: new Date(thisHour - 24 * HOUR), org_id: orgId, count: 7 },
+    { connector_id: c.id, hour: new Date(thisHour - 50 * HOUR), org_id: orgId, count: 11 },
+  ]);
+  t.equal(await events24h(), 8);
+  const other = await h.owner();
+  await h.app.db('connector_hours').insert({ connector_id: c.id, hour: new Date(thisHour - HOUR), org_id: other.organization.id, count: 100 });
+  t.equal(await events24h(), 8, "a row of another organization's is never added");
+
+  // Counters older than two days are purged with the events; the newer ones stay.
+  await purgeExpiredEvents(h.app.db, new Date());
+  const hours = (await h.app.db('connector_hours').where({ connector_id: c.id, org_id: orgId }).pluck('count')) as number[];
+  t.same(hours.map(Number).sort((a, b) => a - b), [3, 5, 7]);
+
+  // The upgrade fills the last day's counters from the stored events.
+  await h.app.db('connector_hours').where({ connector_id: c.id }).delete();
+  await countLastDay(h.app.db);
+  t.equal(await events24h(), 3, 'the stored events of the last day, counted again');
 });
 
 t.test('connectors-admin: refusals, secrets and another organization', async (t) => {
