@@ -45,15 +45,15 @@ export function buckets(from: Date, to: Date, interval: Interval): Date[] {
   return out;
 }
 
-/**
- * Support metrics of an organization or a workspace over [from, to), computed from the tickets
- * (and the fix loop's jobs when that plugin is installed). See docs/analytics.md for each number.
- */
 /** The fix loop's totals of a period, through the fixes plugin's `fixRecords` (its tables stay its own). */
 export interface FixTotalsPort {
   jobTotals(q: { orgId: string; from: Date; to: Date; workspaceIds: string[] | null }): Promise<{ attempted: number; succeeded: number; cost_usd: number; fix_cost_usd: number }>;
 }
 
+/**
+ * Support metrics of an organization or a workspace over [from, to), computed from the tickets
+ * (and the fix loop's jobs when that plugin is on). See docs/analytics.md for each number.
+ */
 export class MetricsService {
   constructor(
     private readonly db: () => Knex,
