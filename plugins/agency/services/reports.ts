@@ -67,16 +67,16 @@ export function previousMonth(now: Date): string {
 
 export const pdfName = (r: Pick<ReportRow, 'client_name' | 'month'>): string => `report-${r.client_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'client'}-${r.month}.pdf`;
 
-/**
- * Monthly client reports of an agency: generated once per client workspace and month (a second
- * request answers the stored report), kept with the month's figures, rendered as a branded HTML
- * email with a PDF of charts and sent to the workspace's report recipients.
- */
 /** What a report reads of the analytics plugin (`supportMetrics`). */
 export interface ReportMetricsPort {
   compute(q: { orgId: string; workspaceIds: string[] | null; from: Date; to: Date; interval: 'week' }): Promise<Record<string, unknown>>;
 }
 
+/**
+ * Monthly client reports of an agency: generated once per client workspace and month (a second
+ * request answers the stored report), kept with the month's figures, rendered as a branded HTML
+ * email with a PDF of charts and sent to the workspace's report recipients.
+ */
 export class AgencyReports {
   constructor(private readonly d: {
     db: () => Knex;
