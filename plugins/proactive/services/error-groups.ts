@@ -195,9 +195,6 @@ export class ErrorGroupService {
     const [group] = await this.serializeMany(db, g.org_id, [g]);
     const events = (await db('error_events').where({ org_id: g.org_id, group_id: g.id }).orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(this.d.sampleEvents)) as Array<Record<string, unknown>>;
     const releases = (await db('error_group_releases').where({ org_id: g.org_id, group_id: g.id }).orderBy('last_seen', 'desc').limit(100)) as Array<Record<string, unknown>>;
-    const releaseUsers = (await db('error_events').where({ org_id: g.org_id, group_id: g.id }).whereNotNull('user_key')
-      .groupBy('release').select('release').countDistinct({ n: 'user_key' })) as Array<{ release: string | null; n: number | string }>;
-    const usersByRelease = new Map(releaseUsers.map((r) => [r.release ?? '', Number(r.n)]));
     const ticket = (group!.ticket as TicketRef | null) ?? null;
     const openTicket = !!ticket && ticket.state !== 'closed';
     const frames = (g.frames ?? []) as StoredFrame[];
@@ -234,7 +231,7 @@ export class ErrorGroupService {
         release: (r.release as string) || null,
         status: r.status as string,
         event_count: Number(r.event_count),
-        affected_users: usersByRelease.get(r.release as string) ?? 0,
+        affected_users: Number(r.affected_users),
         first_seen: iso(r.first_seen as Date)!,
         last_seen: iso(r.last_seen as Date)!,
         resolved_in_release: (r.resolved_in_release as string | null) ?? null,

@@ -89,7 +89,8 @@ const versionOf = (rel: string) =>
  *
  * - `k`: each group as it is now, or the new id a group first seen in this batch will get.
  * - `e`: the events, duplicates by connector and external id skipped.
- * - `u`, `r`, `h`: the affected users, releases and hours of the fresh events.
+ * - `u`, `ru`, `r`, `h`: the affected users (per group, and per group and release), releases and
+ *   hours of the fresh events.
  * - `reg`: the resolved groups a fresh event brings back (docs/proactive.md, regression): one
  *   from before the resolve, or from a release older than resolved_in_release, does not.
  *   Releases order by their versions; names that are no version by when each was first seen.
@@ -146,11 +147,20 @@ with x as (
     and (k.resolved_in_release is null or e.release = '' or e.release = k.resolved_in_release
       or case when vv.a is not null and vv.b is not null then vv.a >= vv.b
         else sa.first_seen is null or sb.first_seen is null or sa.first_seen >= sb.first_seen end)
+), ru as (
+  -- Each user once per group and release: a pair already known writes nothing.
+  insert into error_group_release_users (group_id, release, user_key, org_id)
+  select group_id, release, user_key, min(org_id) from e where user_key is not null
+  group by group_id, release, user_key order by group_id, release, user_key
+  on conflict (group_id, release, user_key) do nothing
+  returning group_id, release
 ), r as (
-  insert into error_group_releases (group_id, release, org_id, status, event_count, first_seen, last_seen)
-  select group_id, release, min(org_id), 'watching', count(*), min(occurred_at), max(occurred_at) from e
-  group by group_id, release order by group_id, release
+  insert into error_group_releases (group_id, release, org_id, status, event_count, first_seen, last_seen, affected_users)
+  select s.group_id, s.release, s.org_id, 'watching', s.n, s.f, s.l, (select count(*) from ru where ru.group_id = s.group_id and ru.release = s.release)
+  from (select group_id, release, min(org_id) as org_id, count(*) as n, min(occurred_at) as f, max(occurred_at) as l from e group by group_id, release) s
+  order by s.group_id, s.release
   on conflict (group_id, release) do update set event_count = error_group_releases.event_count + excluded.event_count,
+    affected_users = error_group_releases.affected_users + excluded.affected_users,
     first_seen = least(error_group_releases.first_seen, excluded.first_seen), last_seen = greatest(error_group_releases.last_seen, excluded.last_seen),
     status = case when excluded.group_id in (select group_id from reg) then 'watching' else error_group_releases.status end
   returning 1
