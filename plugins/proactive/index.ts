@@ -29,6 +29,7 @@ import {
   type SubscriberServicePort,
   type TicketServicePort,
 } from './services/proactive-tickets.js';
+import { declarePersonalData, type PersonalDataPort } from './services/personal-data.js';
 import { purgeExpiredEvents } from './services/retention.js';
 import { SourceMapService, Symbolicator } from './services/sourcemaps.js';
 import type { GroupTrigger } from './models.js';
@@ -131,6 +132,12 @@ export default definePlugin<ProactiveOptions>({
     });
     ctx.schedule('purge-expired-events', { everyMs: options.retentionSweepMs }, async () => {
       await purgeExpiredEvents(db, new Date());
+    });
+    // Erasure of an end user (privacy plugin) reaches the events and the user keys that count them;
+    // declared at start, when every plugin has registered.
+    ctx.onStart(() => {
+      const registry = optional<PersonalDataPort>('personalData')();
+      if (registry) declarePersonalData(registry);
     });
     ctx.onStop(async () => {
       await queue.stop();

@@ -30,29 +30,4 @@ export function declareBuiltins(r: PersonalDataRegistry): void {
   r.declare({ plugin: 'tickets', table: 'ticket_subscribers', emailColumns: ['email'], onMatch: 'delete' });
   r.declare({ plugin: 'inbox', table: 'inbox_emails', emailColumns: ['from_address'], onMatch: 'delete' });
   r.declare({ plugin: 'mail', table: 'mail_messages', emailColumns: ['to_address'], onMatch: 'delete' });
-  // Proactive (error events and the users they count) is being written now: these apply when
-  // its tables carry these columns; the widget declares its reports and identities itself.
-  const userKeys = (s: { email: string | null; userId: string | null }) => [s.email, s.userId].filter((x): x is string => !!x);
-  r.declare({
-    plugin: 'proactive',
-    table: 'error_events',
-    columns: ['user', 'user_key'],
-    custom: async (trx, orgId, s) =>
-      trx('error_events')
-        .where('org_id', orgId)
-        .where((w) => {
-          w.whereIn('user_key', userKeys(s));
-          if (s.email) w.orWhereRaw("lower(\"user\"->>'email') = ?", [s.email]);
-          if (s.userId) w.orWhereRaw("\"user\"->>'id' = ?", [s.userId]);
-        })
-        .delete()
-        .returning('org_id')
-        .then((rows) => rows.length),
-  });
-  r.declare({
-    plugin: 'proactive',
-    table: 'error_group_users',
-    columns: ['user_key'],
-    custom: async (trx, orgId, s) => (await trx('error_group_users').where('org_id', orgId).whereIn('user_key', userKeys(s)).delete().returning('org_id')).length,
-  });
 }
