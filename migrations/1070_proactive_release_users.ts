@@ -3,8 +3,8 @@ import type { Knex } from 'knex';
 /**
  * A release's `affected_users` in a group's detail, counted as events arrive, like the group's own.
  * The detail counted the distinct users of every stored event of the group, per release, on
- * every read. That is a scan of all the group's events, and it grows without bound: 0.6–1.8 s for
- * a group of 87,000 events on the benchmark's database.
+ * every read. That is a scan of all the group's events, and it grows without bound: 0.37–0.49 s
+ * for a group of 96,000 events on the benchmark's database.
  *
  * `error_group_release_users` holds each (group, release, user) once. The ingest statement
  * inserts the pairs of a batch with `on conflict do nothing` and adds the new ones to
