@@ -146,8 +146,8 @@ export class ErrorGroupService {
     if (!groups.length) return [];
     const ids = groups.map((g) => g.id);
     const now = Date.now();
-    const currentHour = Math.floor(now / HOUR) * HOUR;
     const since = firstHourOfDay(now);
+    const currentHour = since.getTime() + 23 * HOUR;
     const hours = (await db('error_group_hours').where({ org_id: orgId }).whereIn('group_id', ids).where('hour', '>=', since).select('group_id', 'hour', 'count')) as Array<{ group_id: string; hour: Date; count: number }>;
     const users = (await db('error_group_users').where({ org_id: orgId }).whereIn('group_id', ids).where('last_seen', '>', new Date(now - 24 * HOUR))
       .groupBy('group_id').select('group_id').count({ n: '*' })) as Array<{ group_id: string; n: number | string }>;

@@ -20,15 +20,13 @@ export interface PersonalDataPort {
  * and an email is keyed by its id). The keys are found once per erasure, before the events go.
  */
 export function declarePersonalData(registry: PersonalDataPort): void {
-  const found = new WeakMap<Knex.Transaction, Map<string, Promise<string[]>>>();
+  // One erasure is one transaction about one subject: its keys are found once per transaction.
+  const found = new WeakMap<Knex.Transaction, Promise<string[]>>();
   const keysOf = (trx: Knex.Transaction, orgId: string, s: Subject): Promise<string[]> => {
-    const bySubject = found.get(trx) ?? new Map<string, Promise<string[]>>();
-    found.set(trx, bySubject);
-    const id = `${orgId}\n${s.email ?? ''}\n${s.userId ?? ''}`;
-    let keys = bySubject.get(id);
+    let keys = found.get(trx);
     if (!keys) {
       keys = userKeysOf(trx, orgId, s);
-      bySubject.set(id, keys);
+      found.set(trx, keys);
     }
     return keys;
   };
