@@ -49,6 +49,8 @@ export interface OpenApiOperation {
   requestBody?: OpenApiRequestBody;
   responses: Record<string, OpenApiResponse | OpenApiRef>;
   security: SecurityRequirement[];
+  /** An operation beyond the spec (`plugins.patchwell.extension` says why, in the description). */
+  'x-extension'?: true;
 }
 
 export type OpenApiPathItem = Partial<Record<HttpMethod, OpenApiOperation>>;
@@ -56,13 +58,14 @@ export type OpenApiPathItem = Partial<Record<HttpMethod, OpenApiOperation>>;
 export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description?: string };
-  servers?: { url: string }[];
+  servers?: { url: string; description?: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, OpenApiPathItem>;
   components: {
     schemas: Record<string, JsonSchema>;
     responses: Record<string, OpenApiResponse>;
-    securitySchemes: Record<SecurityName, JsonSchema>;
+    /** The schemes some operation uses. */
+    securitySchemes: Partial<Record<SecurityName, JsonSchema>>;
   };
 }
 
@@ -72,6 +75,8 @@ export interface OpenApiOptions {
   description?: string;
   /** Base URL of the service (PUBLIC_BASE_URL); paths already carry `/v1`. */
   serverUrl?: string;
-  /** Descriptions of tags (spec sections), by tag name. */
+  /** Descriptions of tags (spec sections), by tag name; they win over the built-in ones (openapi-tags.ts). */
   tagDescriptions?: Record<string, string>;
+  /** The errors derived from the code (default: core/http/route-errors.generated.json). */
+  routeErrors?: { operations: Record<string, { status: number; code: string }[]>; strategies: Record<string, { status: number; code: string }[]> };
 }

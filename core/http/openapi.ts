@@ -10,12 +10,15 @@
  *   true`); `validate.payload` → requestBody (`application/json`, or
  *   `plugins.patchwell.rawBody.contentType`).
  * - `response.status` / `response.schema` → responses; the success status is
- *   `plugins.patchwell.successStatus`, else the lowest 2xx of `response.status`, else 200.
- *   Every operation also references the shared error answers (`components.responses`, body
- *   `components.schemas.Error`): 400, 404, 429, 500; 401 and 403 when it needs credentials;
- *   413 and 415 when it takes a body.
+ *   `plugins.patchwell.successStatus`, else the lowest 2xx of `response.status`, else 200. A GET
+ *   that redirects also lists 200 with no fields, as the spec describes those answers.
+ * - error answers: one response per status the operation can answer, with its codes
+ *   (openapi-errors.ts: the core's rules, the codes derived from the route's code, the route's
+ *   `plugins.patchwell.errors`); a status whose only code is the standard one references the
+ *   shared answer (`components.responses`), the others carry `code` as an enum.
  * - `auth` (or `plugins.patchwell.security`) → security: `auth: false` → `[]`; the default
  *   (`session` strategy) → session cookie or API token; the `job` strategy → jobToken.
+ * - `plugins.patchwell.extension: 'why'` → `x-extension: true` (an operation beyond the spec).
  *
  * Shared schemas: a joi schema given `.id('Name')` becomes `components.schemas.Name` and every
  * use of it a `$ref` (so AuthContext, Ticket… appear once). Names match `^[A-Za-z0-9._-]+$`;
@@ -32,10 +35,16 @@ import type { RequestRoute, Server } from '@hapi/hapi';
 import type Joi from 'joi';
 import { schemaOf } from './validators.js';
 import { SchemaConverter, isJoi, type JoiDescription } from './openapi-schema.js';
+import { DERIVED_ROUTE_ERRORS, routeErrorContract, type ErrorContract } from './openapi-errors.js';
+import { SECURITY_SCHEMES, asRecord, patchwellOptions, securityOf, type PatchwellRouteOptions } from './openapi-route.js';
+import { SECTION_DESCRIPTIONS } from './openapi-tags.js';
 import type { HttpMethod, JsonSchema, OpenApiDocument, OpenApiHeader, OpenApiOperation, OpenApiOptions, OpenApiRef, OpenApiRequestBody, OpenApiParameter, OpenApiPathItem, OpenApiResponse, SecurityName, SecurityRequirement } from './openapi-types.js';
 
 export * from './openapi-types.js';
 export { registerOpenApiRoutes } from './openapi-docs.js';
+export {
+  routeErrorContract, registerErrorContractCheck, DERIVED_ROUTE_ERRORS, type DerivedRouteErrors, type ErrorContract, type RouteError,
+} from './openapi-errors.js';
 
 // ---------------------------------------------------------------------------------------------
 // Error answers
@@ -89,27 +98,37 @@ interface StandardError {
   name: string;
   code: string;
   description: string;
-  when: 'always' | 'authenticated' | 'body';
   schema?: string;
+  details?: Record<string, unknown>;
   headers?: Record<string, OpenApiHeader>;
 }
 
+const RETRY_AFTER: Record<string, OpenApiHeader> = {
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } },
+};
+
+/** The answers whose only code is the standard one: defined once, referenced by every operation. */
 const STANDARD_ERRORS: StandardError[] = [
-  { status: 400, name: 'BadRequest', code: 'invalid_request', description: 'The request is invalid; details.errors lists each field', when: 'always', schema: 'ValidationError' },
-  { status: 401, name: 'Unauthenticated', code: 'unauthenticated', description: 'Credentials are missing or invalid', when: 'authenticated' },
-  { status: 403, name: 'Forbidden', code: 'forbidden', description: 'The caller may not do this', when: 'authenticated' },
-  { status: 404, name: 'NotFound', code: 'not_found', description: 'No such resource (also for another organization\'s ids)', when: 'always' },
-  { status: 413, name: 'PayloadTooLarge', code: 'payload_too_large', description: 'The request body is too large', when: 'body' },
-  { status: 415, name: 'UnsupportedMediaType', code: 'unsupported_media_type', description: 'The request body has an unsupported Content-Type', when: 'body' },
   {
-    status: 429, name: 'RateLimited', code: 'rate_limited', description: 'Too many requests', when: 'always',
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } },
+    status: 400, name: 'BadRequest', code: 'invalid_request', description: 'The request is invalid; details.errors lists each field', schema: 'ValidationError',
+    details: { errors: [{ path: 'payload.email', message: '"email" must be a valid email' }] },
   },
-  { status: 500, name: 'InternalError', code: 'internal_error', description: 'An unexpected error; it has been reported (details.request_id)', when: 'always' },
+  { status: 401, name: 'Unauthenticated', code: 'unauthenticated', description: 'Credentials are missing or invalid' },
+  { status: 403, name: 'Forbidden', code: 'forbidden', description: 'The caller may not do this' },
+  { status: 404, name: 'NotFound', code: 'not_found', description: 'No such resource (also for another organization\'s ids)' },
+  { status: 413, name: 'PayloadTooLarge', code: 'payload_too_large', description: 'The request body is too large' },
+  { status: 415, name: 'UnsupportedMediaType', code: 'unsupported_media_type', description: 'The request body has an unsupported Content-Type' },
+  { status: 429, name: 'RateLimited', code: 'rate_limited', description: 'Too many requests', headers: RETRY_AFTER },
+  {
+    status: 500, name: 'InternalError', code: 'internal_error', description: 'An unexpected error; it has been reported (details.request_id)',
+    details: { request_id: '1700000000000:host:1234:abcd:10000' },
+  },
 ];
 
 function errorResponse(e: StandardError): OpenApiResponse {
-  const example = { statusCode: e.status, error: STATUS_CODES[e.status] ?? 'Error', message: e.description, code: e.code };
+  const example = {
+    statusCode: e.status, error: STATUS_CODES[e.status] ?? 'Error', message: e.description, code: e.code, ...(e.details ? { details: e.details } : {}),
+  };
   const response: OpenApiResponse = {
     description: `${e.description} (code \`${e.code}\`)`,
     content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.schema ?? 'Error'}` }, example } },
@@ -118,36 +137,31 @@ function errorResponse(e: StandardError): OpenApiResponse {
   return response;
 }
 
-const SECURITY_SCHEMES: Record<SecurityName, JsonSchema> = {
-  session: { type: 'apiKey', in: 'cookie', name: 'pw_session', description: 'Dashboard session cookie (set by the sign-in operations)' },
-  bearer: { type: 'http', scheme: 'bearer', description: 'API token (tokens section): `Authorization: Bearer <token>`' },
-  jobToken: { type: 'http', scheme: 'bearer', description: 'Per-job token or agent token, scoped to one job (/v1/jobs/*)' },
-  widgetKey: { type: 'apiKey', in: 'header', name: 'X-Widget-Key', description: 'Public widget key of a workspace (/v1/widget/*)' },
-};
-
-/** hapi auth strategy → the security schemes it accepts. */
-const STRATEGY_SCHEMES: Record<string, SecurityName[]> = {
-  session: ['session', 'bearer'],
-  job: ['jobToken'],
-  jobToken: ['jobToken'],
-  bearer: ['bearer'],
-  widgetKey: ['widgetKey'],
-};
+/** The answers of one operation at one status: the shared one, or its codes as an enum. */
+function errorAnswer(status: number, codes: string[]): OpenApiResponse | OpenApiRef {
+  const standard = STANDARD_ERRORS.find((e) => e.status === status);
+  if (standard && codes.length === 1 && codes[0] === standard.code) return { $ref: `#/components/responses/${standard.name}` };
+  const reason = STATUS_CODES[status] ?? `Status ${status}`;
+  const others = codes.filter((c) => !(status === 400 && c === 'invalid_request'));
+  const coded: JsonSchema = {
+    allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: others } } }],
+  };
+  // 400 invalid_request keeps its field list (ValidationError) beside the operation's other 400 codes.
+  const schema = others.length === codes.length ? coded : { anyOf: [{ $ref: '#/components/schemas/ValidationError' }, coded] };
+  const list = codes.map((c) => `\`${c}\``).join(', ');
+  const response: OpenApiResponse = {
+    description: `${reason}: ${list}`,
+    content: { 'application/json': { schema, example: { statusCode: status, error: reason, message: `${reason} (${others[0]})`, code: others[0] } } },
+  };
+  if (status === 429) response.headers = RETRY_AFTER;
+  return response;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The document
 
 const METHOD_ORDER: HttpMethod[] = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
-
-interface PatchwellRouteOptions {
-  successStatus?: number;
-  security?: string[];
-  rawBody?: { contentType: string };
-  produces?: string;
-  roles?: string[];
-  staff?: boolean;
-}
 
 export function buildOpenApiDocument(server: Server, opts: OpenApiOptions): OpenApiDocument {
   const schemas: Record<string, JsonSchema> = {};
@@ -158,25 +172,32 @@ export function buildOpenApiDocument(server: Server, opts: OpenApiOptions): Open
   const routes = server.table().filter((r) => typeof r.settings.id === 'string' && r.method !== '*');
   routes.sort((a, b) => compare(a.path, b.path) || METHOD_ORDER.indexOf(a.method as HttpMethod) - METHOD_ORDER.indexOf(b.method as HttpMethod));
 
+  const derived = opts.routeErrors ?? DERIVED_ROUTE_ERRORS;
   for (const route of routes) {
+    const errors = routeErrorContract(route, derived);
     for (const variant of pathVariants(route.path, route.settings.id as string)) {
       converter.where = `${route.method.toUpperCase()} ${route.path}`;
-      const operation = buildOperation(route, variant, converter, schemas);
+      const operation = buildOperation(route, variant, converter, schemas, errors);
       for (const tag of operation.tags ?? []) tags.add(tag);
       (paths[variant.path] ??= {})[route.method as HttpMethod] = operation;
     }
   }
 
+  // Only what some operation uses: a scheme or a shared answer nobody references is noise.
+  const operations = Object.values(paths).flatMap((item) => Object.values(item));
+  const schemes = new Set(operations.flatMap((o) => o.security.flatMap((r) => Object.keys(r))));
+  const used = new Set(operations.flatMap((o) => Object.values(o.responses).map((r) => ('$ref' in r ? r.$ref : ''))));
+  const tagDescriptions = { ...SECTION_DESCRIPTIONS, ...opts.tagDescriptions };
   const doc: OpenApiDocument = {
     openapi: '3.1.0',
     info: { title: opts.title, version: opts.version, ...(opts.description ? { description: opts.description } : {}) },
-    ...(opts.serverUrl ? { servers: [{ url: opts.serverUrl.replace(/\/+$/, '') }] } : {}),
-    tags: [...tags].sort(compare).map((name) => (opts.tagDescriptions?.[name] ? { name, description: opts.tagDescriptions[name] } : { name })),
+    ...(opts.serverUrl ? { servers: [{ url: opts.serverUrl.replace(/\/+$/, ''), description: 'This service (PUBLIC_BASE_URL)' }] } : {}),
+    tags: [...tags].sort(compare).map((name) => (tagDescriptions[name] ? { name, description: tagDescriptions[name] } : { name })),
     paths: sortKeys(paths),
     components: {
       schemas: sortKeys({ ...schemas, Error: errorSchema, ValidationError: validationErrorSchema }),
-      responses: Object.fromEntries(STANDARD_ERRORS.map((e) => [e.name, errorResponse(e)])),
-      securitySchemes: SECURITY_SCHEMES,
+      responses: Object.fromEntries(STANDARD_ERRORS.filter((e) => used.has(`#/components/responses/${e.name}`)).map((e) => [e.name, errorResponse(e)])),
+      securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => schemes.has(name))) as Partial<Record<SecurityName, JsonSchema>>,
     },
   };
   return doc;
@@ -207,17 +228,24 @@ function pathVariants(path: string, id: string): PathVariant[] {
   ];
 }
 
-function buildOperation(route: RequestRoute, variant: PathVariant, converter: SchemaConverter, defs: Record<string, JsonSchema>): OpenApiOperation {
+function buildOperation(
+  route: RequestRoute,
+  variant: PathVariant,
+  converter: SchemaConverter,
+  defs: Record<string, JsonSchema>,
+  errors: ErrorContract,
+): OpenApiOperation {
   const settings = route.settings;
   const pw = patchwellOptions(settings.plugins);
   const validate = asRecord(settings.validate) ?? {};
   const convert = (joi: Joi.Schema): JsonSchema => converter.parse(joi.describe() as JoiDescription, defs, 1);
+  const security = securityOf(route, pw);
 
   const routeTags = (Array.isArray(settings.tags) ? settings.tags : []).filter((t): t is string => typeof t === 'string' && t !== 'api');
   const description = [
     Array.isArray(settings.notes) ? settings.notes.join('\n\n') : settings.notes,
-    pw.staff ? 'Staff only.' : undefined,
-    pw.roles?.length ? `Roles: ${pw.roles.join(', ')}.` : undefined,
+    pw.extension ? `Extension (not in the spec): ${pw.extension}` : undefined,
+    accessLine(security, pw),
   ].filter((s): s is string => !!s);
 
   const parameters = [
@@ -237,11 +265,7 @@ function buildOperation(route: RequestRoute, variant: PathVariant, converter: Sc
     requestBody = { required: !optional, content: { [contentType]: { schema } } };
   }
 
-  const security = securityOf(route, pw);
-  const responses = responsesOf(route, pw, convert, {
-    authenticated: security.some((r) => Object.keys(r).length > 0),
-    body: !!requestBody,
-  });
+  const responses = responsesOf(route, pw, convert, errors);
 
   // Key order as a reader expects it.
   return {
@@ -253,7 +277,25 @@ function buildOperation(route: RequestRoute, variant: PathVariant, converter: Sc
     ...(requestBody ? { requestBody } : {}),
     responses,
     security,
+    ...(pw.extension ? { 'x-extension': true as const } : {}),
   };
+}
+
+const SCHEME_WORDS: Record<string, string> = {
+  session: 'a dashboard session',
+  bearer: 'an API token',
+  jobToken: 'the job\'s job token or agent token',
+  widgetKey: 'a widget key',
+};
+
+/** Who may call, in words: the security requirements, then roles and staff. */
+function accessLine(security: SecurityRequirement[], pw: PatchwellRouteOptions): string {
+  const schemes = security.flatMap((r) => Object.keys(r)).map((name) => SCHEME_WORDS[name] ?? name);
+  const anonymous = security.some((r) => Object.keys(r).length === 0);
+  const who = !schemes.length ? 'Access: public, no credentials.'
+    : anonymous ? `Access: public; with ${schemes.join(' or ')} the caller is known.`
+      : `Access: ${schemes.join(' or ')}.`;
+  return [who, pw.staff ? 'Staff only.' : undefined, pw.roles?.length ? `Roles: ${pw.roles.join(', ')}.` : undefined].filter(Boolean).join(' ');
 }
 
 function pathParameters(names: string[], schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): OpenApiParameter[] {
@@ -292,28 +334,11 @@ function propertiesOf(schema: JsonSchema | undefined, defs: Record<string, JsonS
   return asRecord(resolve(schema, defs)?.properties) as Record<string, JsonSchema> | undefined;
 }
 
-function securityOf(route: RequestRoute, pw: PatchwellRouteOptions): SecurityRequirement[] {
-  if (pw.security) {
-    const unknown = pw.security.filter((s) => s !== 'none' && !(s in SECURITY_SCHEMES));
-    if (unknown.length) throw new Error(`OpenAPI: unknown security ${unknown.join(', ')} on ${route.method.toUpperCase()} ${route.path}`);
-    if (pw.security.every((s) => s === 'none')) return [];
-    return pw.security.map((s) => (s === 'none' ? {} : { [s]: [] }));
-  }
-  const auth: unknown = route.settings.auth;
-  if (auth === false) return [];
-  const config = asRecord(auth);
-  const strategies = Array.isArray(config?.strategies) ? config.strategies.filter((s): s is string => typeof s === 'string') : ['session'];
-  const names = new Set(strategies.flatMap((s) => STRATEGY_SCHEMES[s] ?? STRATEGY_SCHEMES.session!));
-  const requirements: SecurityRequirement[] = [...names].map((s) => ({ [s]: [] }));
-  if (config?.mode === 'optional' || config?.mode === 'try') requirements.push({});
-  return requirements;
-}
-
 function responsesOf(
   route: RequestRoute,
   pw: PatchwellRouteOptions,
   convert: (joi: Joi.Schema) => JsonSchema,
-  has: { authenticated: boolean; body: boolean },
+  errors: ErrorContract,
 ): Record<string, OpenApiResponse | OpenApiRef> {
   const response = asRecord(route.settings.response) ?? {};
   const byStatus = asRecord(response.status) ?? {};
@@ -326,7 +351,7 @@ function responsesOf(
   const out: Record<string, OpenApiResponse | OpenApiRef> = {};
   for (const [status, joi] of [...declared].sort(([a], [b]) => a - b)) {
     const r: OpenApiResponse = { description: STATUS_CODES[status] ?? `Status ${status}` };
-    if (status === 303 || status === 302 || status === 301 || status === 307 || status === 308) {
+    if (REDIRECTS.has(status)) {
       r.headers = { Location: { description: 'Where to go next', schema: { type: 'string', format: 'uri-reference' } } };
     } else if (status !== 204 && status !== 304) {
       const isSuccess = status === success;
@@ -338,33 +363,21 @@ function responsesOf(
     }
     out[String(status)] = r;
   }
-  for (const e of STANDARD_ERRORS) {
-    if (out[String(e.status)]) continue;
-    if (e.when === 'authenticated' && !has.authenticated) continue;
-    if (e.when === 'body' && !has.body) continue;
-    out[String(e.status)] = { $ref: `#/components/responses/${e.name}` };
+  // The spec describes a browser step that redirects as "200 no fields"; the service answers the
+  // redirect itself, and a client that follows it gets the page it names.
+  if (route.method === 'get' && REDIRECTS.has(success) && !out['200']) {
+    out['200'] = {
+      description: `No fields, as the spec gives this answer: the service redirects (${success}, Location) `
+        + 'and a client that follows the redirect lands on that page',
+    };
+  }
+  for (const [status, list] of errors) {
+    if (!out[String(status)]) out[String(status)] = errorAnswer(status, list);
   }
   return sortKeys(out);
 }
 
-function patchwellOptions(plugins: unknown): PatchwellRouteOptions {
-  const pw = asRecord(asRecord(plugins)?.patchwell);
-  if (!pw) return {};
-  const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : undefined);
-  const raw = asRecord(pw.rawBody);
-  const out: PatchwellRouteOptions = {};
-  if (typeof pw.successStatus === 'number') out.successStatus = pw.successStatus;
-  if (strings(pw.security)) out.security = strings(pw.security);
-  if (raw && typeof raw.contentType === 'string') out.rawBody = { contentType: raw.contentType };
-  if (typeof pw.produces === 'string') out.produces = pw.produces;
-  if (strings(pw.roles)) out.roles = strings(pw.roles);
-  if (pw.staff === true) out.staff = true;
-  return out;
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

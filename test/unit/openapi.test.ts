@@ -6,11 +6,15 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import {
   buildOpenApiDocument,
   registerOpenApiRoutes,
+  type DerivedRouteErrors,
   type JsonSchema,
   type OpenApiDocument,
   type OpenApiOperation,
   type OpenApiResponse,
 } from '../../core/http/openapi.js';
+
+/** These routes borrow real operationIds (getTicket, signup): the codes derived for the real ones stay out. */
+const NOTHING_DERIVED: DerivedRouteErrors = { operations: {}, strategies: {} };
 
 const TicketStatus = Joi.string().valid('new', 'open', 'waiting', 'closed');
 
@@ -219,6 +223,7 @@ async function testServer(): Promise<{ server: Hapi.Server; built: () => number 
       description: 'Support automation',
       serverUrl: 'http://127.0.0.1:3000/',
       tagDescriptions: { tickets: 'Tickets and their messages' },
+      routeErrors: NOTHING_DERIVED,
     });
   });
   return { server, built: () => builds };
@@ -249,7 +254,7 @@ t.test('a client reads the OpenAPI document and it is valid 3.1', async (t) => {
   t.equal(doc.openapi, '3.1.0');
   t.equal(doc.info.version, '1.0.0');
   t.equal(doc.info.title, 'Patchwell');
-  t.same(doc.servers, [{ url: 'http://127.0.0.1:3000' }]);
+  t.same(doc.servers, [{ url: 'http://127.0.0.1:3000', description: 'This service (PUBLIC_BASE_URL)' }]);
 
   const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((o) => o!.operationId)).sort();
   t.same(ids, [
@@ -264,12 +269,15 @@ t.test('a client reads the OpenAPI document and it is valid 3.1', async (t) => {
   t.same(op(doc, 'get', '/v1/auth/sso/callback').tags, ['sso and security']);
   t.same(op(doc, 'get', '/v1/openapi.json').tags, ['openapi']);
   t.same(doc.tags.map((tag) => tag.name), ['auth', 'email-webhooks', 'files', 'jobs', 'me', 'openapi', 'public', 'sso and security', 'tickets', 'widget']);
-  t.same(doc.tags.find((tag) => tag.name === 'tickets'), { name: 'tickets', description: 'Tickets and their messages' });
+  t.same(doc.tags.find((tag) => tag.name === 'tickets'), { name: 'tickets', description: 'Tickets and their messages' }, 'the caller\'s description wins');
+  t.match(doc.tags.find((tag) => tag.name === 'auth'), { description: /Sign-up, sign-in/ }, 'a spec section has its own line');
+  t.same(doc.tags.filter((tag) => !tag.description).map((tag) => tag.name), [], 'every section has a line');
 
   const getTicket = op(doc, 'get', '/v1/tickets/{ticketId}');
   t.equal(getTicket.summary, 'Read one ticket');
-  t.match(getTicket.description, /404 for another organization/);
-  t.match(getTicket.description, /Roles: owner, admin\./);
+  t.equal(getTicket.description, 'Answers 404 for another organization\'s ticket.\n\nAccess: a dashboard session or an API token. Roles: owner, admin.');
+  t.equal(op(doc, 'post', '/v1/auth/signup').description, 'Access: public, no credentials.', 'every operation says who may call it');
+  t.equal(op(doc, 'post', '/v1/jobs/{jobId}/heartbeat').description, 'Access: the job\'s job token or agent token.');
   t.same(getTicket.parameters, [{ name: 'ticketId', in: 'path', required: true, description: 'The ticket', schema: { type: 'string' } }]);
 
   t.equal(built(), 1);
@@ -316,7 +324,8 @@ t.test('request bodies, parameters and responses', async (t) => {
   const doc = JSON.parse((await server.inject('/v1/openapi.json')).payload) as OpenApiDocument;
 
   const signup = op(doc, 'post', '/v1/auth/signup');
-  t.same(Object.keys(signup.responses), ['201', '400', '404', '413', '415', '429', '500'], '201 and no 401/403 on a public route');
+  t.same(Object.keys(signup.responses), ['201', '400', '403', '413', '415', '500'],
+    'public: no 401; 403 is the Origin check of an unsafe method; no path id, no 404');
   t.equal(signup.requestBody?.required, true);
   const body = signup.requestBody?.content['application/json']?.schema as { properties: Record<string, { properties: Record<string, unknown> } & JsonSchema>; required: string[] };
   t.same(body.required, ['email', 'password', 'accept_terms', 'org']);
@@ -340,7 +349,8 @@ t.test('request bodies, parameters and responses', async (t) => {
     { name: 'limit', in: 'query', required: false, schema: { type: 'integer', default: 50, minimum: 1, maximum: 200 } },
   ]);
   t.same(list.responses['401'], { $ref: '#/components/responses/Unauthenticated' });
-  t.same(list.responses['403'], { $ref: '#/components/responses/Forbidden' });
+  t.notOk(list.responses['403'], 'a read without roles: 403 only if its code gives one');
+  t.same(op(doc, 'get', '/v1/tickets/{ticketId}').responses['403'], { $ref: '#/components/responses/Forbidden' }, 'role-gated');
   t.notOk(list.responses['413'], 'no 413 without a body');
 
   const email = op(doc, 'post', '/v1/webhooks/email/{provider}');
@@ -354,9 +364,12 @@ t.test('request bodies, parameters and responses', async (t) => {
   t.notOk(heartbeat.responses['200']);
 
   const sso = op(doc, 'get', '/v1/auth/sso/callback');
-  t.same(Object.keys(sso.responses), ['303', '400', '404', '429', '500']);
+  t.same(Object.keys(sso.responses), ['200', '303', '400', '500']);
   t.ok((sso.responses['303'] as OpenApiResponse).headers?.Location);
   t.notOk((sso.responses['303'] as OpenApiResponse).content);
+  t.match((sso.responses['200'] as OpenApiResponse).description, /^No fields, as the spec gives this answer: the service redirects \(303, Location\)/,
+    'a redirecting GET, as the spec describes it');
+  t.notOk((sso.responses['200'] as OpenApiResponse).content);
 
   t.same(content(op(doc, 'get', '/v1/public/status/{slug}/page'), '200', 'text/html'), { type: 'string' });
 
@@ -364,10 +377,12 @@ t.test('request bodies, parameters and responses', async (t) => {
   t.same(op(doc, 'get', '/v1/files').parameters, undefined);
 
   const errors = doc.components.responses;
-  t.same(Object.keys(errors), ['BadRequest', 'Unauthenticated', 'Forbidden', 'NotFound', 'PayloadTooLarge', 'UnsupportedMediaType', 'RateLimited', 'InternalError']);
+  t.same(Object.keys(errors), ['BadRequest', 'Unauthenticated', 'Forbidden', 'NotFound', 'PayloadTooLarge', 'UnsupportedMediaType', 'InternalError'],
+    'the shared answers some operation uses');
   t.same(errors.NotFound?.content?.['application/json']?.schema, { $ref: '#/components/schemas/Error' });
   t.same(errors.BadRequest?.content?.['application/json']?.schema, { $ref: '#/components/schemas/ValidationError' });
-  t.ok(errors.RateLimited?.headers?.['Retry-After']);
+  t.match(errors.BadRequest?.content?.['application/json']?.example, { code: 'invalid_request', details: { errors: [{ path: 'payload.email' }] } },
+    'its example has the details it requires');
   t.same((doc.components.schemas.Error as { required: string[] }).required, ['statusCode', 'error', 'message', 'code']);
 });
 
@@ -460,4 +475,95 @@ t.test('a shared schema keeps its definition; use sites add their own notes', as
   t.equal(op(doc, 'post', '/v1/c').requestBody?.required, false, 'an .optional() payload');
   const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
   t.equal(result.valid, true);
+});
+
+t.test('an operation lists every error its code can give, with the codes', async (t) => {
+  const server = Hapi.server();
+  server.auth.scheme('test', () => ({ authenticate: (_request, h) => h.authenticated({ credentials: { user: 'test' } }) }));
+  server.auth.strategy('session', 'test');
+  server.auth.default('session');
+  const handler = () => ({});
+  server.route([
+    {
+      method: 'POST',
+      path: '/v1/error-groups/{id}/ticket',
+      options: {
+        id: 'openGroupTicket', tags: ['error-groups'], description: 'Opens a ticket for a group', handler,
+        plugins: { patchwell: { roles: ['owner', 'admin'] } },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/drafts/{id}/send',
+      options: {
+        id: 'sendDraft', tags: ['tickets'], description: 'Sends a draft', handler,
+        validate: { payload: Joi.object({ body_md: Joi.string() }) },
+        // What the walk cannot see, declared by the route.
+        plugins: { patchwell: { errors: [{ status: 409, code: 'white_label_not_ready' }] } },
+      },
+    },
+    { method: 'GET', path: '/v1/ping', options: { id: 'ping', tags: ['health'], description: 'Ping', auth: false, handler } },
+  ]);
+  const derived: DerivedRouteErrors = {
+    operations: {
+      openGroupTicket: [
+        { status: 400, code: 'invalid_token' }, { status: 402, code: 'plan_limit_reached' }, { status: 409, code: 'group_not_watching' },
+        { status: 422, code: 'no_repository' }, { status: 429, code: 'rate_limited' },
+      ],
+      sendDraft: [{ status: 404, code: 'not_found' }, { status: 409, code: 'invalid_transition' }],
+      ping: [],
+    },
+    strategies: { session: [{ status: 401, code: 'session_expired' }] },
+  };
+  const doc = buildOpenApiDocument(server, { title: 'x', version: '1.0.0', routeErrors: derived });
+
+  const open = op(doc, 'post', '/v1/error-groups/{id}/ticket');
+  t.same(Object.keys(open.responses), ['200', '400', '401', '402', '403', '404', '409', '422', '429', '500']);
+  const conflict = open.responses['409'] as OpenApiResponse;
+  t.equal(conflict.description, 'Conflict: `group_not_watching`');
+  const coded = (...codes: string[]) => ({
+    allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } }],
+  });
+  t.same(content(open, '409'), coded('group_not_watching'));
+  t.same(conflict.content?.['application/json']?.example, {
+    statusCode: 409, error: 'Conflict', message: 'Conflict (group_not_watching)', code: 'group_not_watching',
+  });
+  t.same(content(open, '402'), coded('plan_limit_reached'));
+  t.same(content(open, '400'), { anyOf: [{ $ref: '#/components/schemas/ValidationError' }, coded('invalid_token')] },
+    '400: the field list of invalid_request beside the operation\'s own 400 codes');
+  t.same(content(open, '401'), coded('session_expired', 'unauthenticated'), 'what the auth strategy\'s resolvers throw');
+  t.same(open.responses['429'], { $ref: '#/components/responses/RateLimited' }, 'a standard code alone: the shared answer');
+  t.same(open.responses['403'], { $ref: '#/components/responses/Forbidden' });
+
+  const send = op(doc, 'post', '/v1/drafts/{id}/send');
+  t.same(Object.keys(send.responses), ['200', '400', '401', '403', '404', '409', '413', '415', '500']);
+  t.equal((send.responses['409'] as OpenApiResponse).description, 'Conflict: `invalid_transition`, `white_label_not_ready`', 'derived and declared together');
+
+  t.same(Object.keys(op(doc, 'get', '/v1/ping').responses), ['200', '400', '500'], 'a public read without parameters');
+  t.ok(doc.components.responses.RateLimited?.headers?.['Retry-After']);
+
+  const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
+  if (!result.valid) t.comment(JSON.stringify(result.errors, null, 2));
+  t.equal(result.valid, true);
+});
+
+t.test('an operation beyond the spec is marked as an extension, with its reason', async (t) => {
+  const server = Hapi.server();
+  const handler = () => ({});
+  server.route([
+    { method: 'GET', path: '/v1/a', options: { id: 'a', tags: ['x'], description: 'In the spec', auth: false, handler } },
+    {
+      method: 'GET', path: '/v1/b',
+      options: {
+        id: 'b', tags: ['x'], description: 'Not in it', notes: 'Newest first.', auth: false, handler,
+        plugins: { patchwell: { extension: 'Staff review the requests the spec lets people send' } },
+      },
+    },
+  ]);
+  const doc = buildOpenApiDocument(server, { title: 'x', version: '1.0.0', routeErrors: NOTHING_DERIVED });
+  t.notOk(op(doc, 'get', '/v1/a')['x-extension']);
+  const b = op(doc, 'get', '/v1/b');
+  t.equal(b['x-extension'], true);
+  t.equal(b.description, 'Newest first.\n\nExtension (not in the spec): Staff review the requests the spec lets people send\n\n'
+    + 'Access: public, no credentials.');
 });

@@ -7,7 +7,13 @@ import type { DecisionInput, SponsorshipReview } from '../services/sponsorship-r
 // Staff operations beyond the spec (its `analytics` section has two): the review of the requests
 // POST /v1/public/oss-sponsorship-requests stores. See docs/analytics.md.
 const tags = ['analytics'];
-const STAFF = { patchwell: { staff: true } };
+const STAFF = {
+  patchwell: {
+    staff: true,
+    extension: 'Staff review the open-source sponsorship requests that POST /v1/public/oss-sponsorship-requests stores '
+      + '("reviewed by hand"); the spec names no operation for it.',
+  },
+};
 const dt = Joi.string().isoDate().allow(null).required();
 
 const RequestSchema = Joi.object({
