@@ -5,9 +5,9 @@
  * `server.apiProcesses` (API_PROCESSES) > 1 runs the api role as that many processes on one port.
  */
 import cluster from 'node:cluster';
-import pino from 'pino';
 import { ConfigError, loadConfig, type AppConfig } from '../core/kernel/config.js';
 import { ALL_ROLES, createApp } from '../core/kernel/app.js';
+import { createLogger } from '../core/kernel/logger.js';
 import { createDatabase } from '../core/data/db.js';
 import { migrateLatest } from '../core/data/migrate.js';
 import type { Role } from '../core/kernel/plugin.js';
@@ -54,7 +54,7 @@ async function runApp(config: AppConfig, roles: Role[]): Promise<void> {
  * that dies is replaced (after 1 s, so a crash loop does not spin); SIGTERM stops them all.
  */
 async function runPrimary(config: AppConfig, roles: Role[], processes: number): Promise<void> {
-  const log = pino({ level: config.log.level, base: { service: 'patchwell' } });
+  const log = createLogger(config.log.level);
   const others = roles.filter((r) => r !== 'api');
   let app: Awaited<ReturnType<typeof createApp>> | null = null;
   if (others.length) {

@@ -4,6 +4,7 @@
  * the same format, so the service handles one shape).
  */
 import { PayloadError, headerValue, type CodeHostEvent, type CodeHostEventKind, type RawHeaders } from '../../core/contracts/index.js';
+import { isCleanJsonText } from '../../core/http/input-guard.js';
 
 const KINDS: Record<string, CodeHostEventKind> = {
   ping: 'ping',
@@ -29,6 +30,8 @@ export function webhookBody(headers: RawHeaders, rawBody: Buffer): Json {
   const type = (headerValue(headers, 'content-type') ?? 'application/json').toLowerCase();
   let text = rawBody.toString('utf8');
   if (type.startsWith('application/x-www-form-urlencoded')) text = new URLSearchParams(text).get('payload') ?? '';
+  // The service's rule for text it stores (core/http/input-guard.ts), for the form-encoded JSON too.
+  if (!isCleanJsonText(Buffer.from(text))) throw new PayloadError('the webhook body holds a NUL character or an unpaired surrogate');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

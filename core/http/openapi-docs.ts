@@ -31,6 +31,11 @@ const INITIALIZER = `window.onload = function () {
 };
 `;
 
+// The docs page runs Swagger UI's own files and talks to this origin only (the document, "try it out").
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+  "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 const documentSchema = Joi.object({
   openapi: Joi.string().required(),
   info: Joi.object().unknown().required(),
@@ -79,7 +84,7 @@ export async function registerOpenApiRoutes(server: Server, getDocument: () => O
       path: '/docs',
       options: {
         auth: false,
-        handler: (_request, h: ResponseToolkit) => h.response(docsPage(load().title)).type('text/html; charset=utf-8'),
+        handler: (_request, h: ResponseToolkit) => h.response(docsPage(load().title)).type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP),
       },
     },
     {
@@ -97,12 +102,20 @@ export async function registerOpenApiRoutes(server: Server, getDocument: () => O
       options: {
         auth: false,
         cache: { expiresIn: 24 * 60 * 60 * 1000, privacy: 'public' },
+        // The dist's own HTML pages (index.html, oauth2-redirect.html) are served too: the same policy.
+        ext: { onPreResponse: { method: (request, h) => withCsp(request.response, DOCS_CSP, h) } },
         handler: { directory: { path: swaggerUiDir, index: false, listing: false, redirectToSlash: false } },
       },
     },
   ]);
 
   await pendingInert;
+}
+
+function withCsp(response: unknown, csp: string, h: ResponseToolkit) {
+  const res = response as { isBoom?: boolean; header?: (k: string, v: string) => unknown };
+  if (!res.isBoom && res.header) res.header('Content-Security-Policy', csp);
+  return h.continue;
 }
 
 function docsPage(title: string): string {

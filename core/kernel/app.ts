@@ -1,11 +1,12 @@
 import Hapi, { type Server, type Request } from '@hapi/hapi';
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
 import HapiPino from 'hapi-pino';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { Model } from 'objection';
 import type { AppConfig } from './config.js';
 import { KEYS } from './keys.js';
 import { loadAdapters, resolvePlugins, type LoadedAdapter } from './loader.js';
+import { createLogger, maskPath, redacting } from './logger.js';
 import type { PluginContext, PluginConsumerOptions, PluginMessageHandler, Role } from './plugin.js';
 import { createDatabase, type Db, type DatabaseInfo } from '../data/db.js';
 import { migrateLatest } from '../data/migrate.js';
@@ -19,7 +20,8 @@ import { Scheduler } from '../scheduler/scheduler.js';
 import { registerErrorEnvelope, validationFailAction } from '../http/errors.js';
 import { registerAuth, principalOf, type AuthResolver } from '../http/auth.js';
 import { registerHealthRoutes } from '../http/health.js';
-import { buildOpenApiDocument, registerOpenApiRoutes } from '../http/openapi.js';
+import { registerInputGuard } from '../http/input-guard.js';
+import { buildOpenApiDocument, registerErrorContractCheck, registerOpenApiRoutes } from '../http/openapi.js';
 import { noopErrorReporter, type ErrorReporter } from '../contracts/error-reporter.js';
 
 export const ALL_ROLES: readonly Role[] = ['api', 'worker', 'scheduler'];
@@ -54,7 +56,8 @@ export interface CreateAppOptions {
 /** Builds the whole service from its configuration: container, data, bus, adapters, HTTP, plugins. */
 export async function createApp(config: AppConfig, opts: CreateAppOptions = {}): Promise<App> {
   const roles = new Set<Role>(opts.roles ?? ALL_ROLES);
-  const log = opts.logger ?? pino({ level: config.log.level, base: { service: 'patchwell' } });
+  // Redaction lives on the logger itself, so every child (request log, bus, scheduler, plugins) inherits it.
+  const log = opts.logger ? redacting(opts.logger) : createLogger(config.log.level);
   const container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
 
   const { db, info: dbInfo } = createDatabase(config, { pgliteTemplate: opts.pgliteTemplate });
@@ -98,15 +101,19 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions = {}):
       instance: log,
       logRequestComplete: true,
       ignoreFunc: (_o: unknown, request: Request) => request.path.startsWith('/v1/health') || request.path.startsWith('/docs/assets'),
-      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-widget-key"]', 'res.headers["set-cookie"]'],
+      customRequestCompleteMessage: (request: Request, responseTime: number) =>
+        `[response] ${request.method} ${maskPath(request.path, request.params)} ${request.raw.res.headersSent ? request.raw.res.statusCode : '-'} (${responseTime}ms)`,
     },
   });
   registerErrorEnvelope(server, (err, request) => {
     log.error({ err, reqId: request.info.id, route: request.route.path }, 'request failed');
     reporter.capture(err, { requestId: request.info.id, route: request.route.path, method: request.method });
   });
+  // Tests: an error answer its OpenAPI entry does not declare fails like a bad response body.
+  if (config.server.validateResponses) registerErrorContractCheck(server);
   registerAuth(server, { resolvers: () => authResolvers, allowedOrigins: [config.server.publicBaseUrl, ...config.server.dashboardOrigins] });
   registerRequestScope(server, container);
+  registerInputGuard(server);
   registerHealthRoutes(server, { db, bus });
 
   const startHooks: (() => Promise<void> | void)[] = [];
@@ -181,10 +188,16 @@ function createServer(config: AppConfig): Server {
       validate: { failAction: validationFailAction, options: { abortEarly: false } },
       response: { sample: config.server.validateResponses ? 100 : 0, failAction: 'error' },
       payload: { maxBytes: config.server.bodyLimitBytes, allow: ['application/json'] },
-      security: { noSniff: true, xframe: 'deny', referrer: 'strict-origin-when-cross-origin' },
+      // HSTS only where the public address is https: over plain http it is ignored by browsers
+      // and tells a reader the wrong thing (and a local http install must stay reachable).
+      security: { noSniff: true, xframe: 'deny', referrer: 'strict-origin-when-cross-origin', hsts: hstsFor(config.server.publicBaseUrl) },
     },
     state: { strictHeader: false, ignoreErrors: true },
   });
+}
+
+function hstsFor(publicBaseUrl: string): { maxAge: number } | false {
+  return publicBaseUrl.startsWith('https:') ? { maxAge: 31_536_000 } : false;
 }
 
 declare module '@hapi/hapi' {

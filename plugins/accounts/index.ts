@@ -14,6 +14,7 @@ import { CredentialCache } from './services/credential-cache.js';
 import { AuthService } from './services/auth-service.js';
 import { EmailTokens } from './services/email-tokens.js';
 import { InvitationService } from './services/invitation-service.js';
+import { LoginThrottle } from './services/login-throttle.js';
 import { MeService } from './services/me-service.js';
 import { MemberService } from './services/member-service.js';
 import { OrgService } from './services/org-service.js';
@@ -46,7 +47,8 @@ interface AccountsCradle {
  *
  * Container entries for other plugins: `sessionService` (open a session: code-host sign-in,
  * single sign-on), `authContextBuilder` (the one AuthContext builder), `accountSchemas` (the
- * shared joi shapes), `planCatalog`, `authService.findByEmail`, `memberService`.
+ * shared joi shapes), `planCatalog`, `authService.findByEmail`, `memberService`, `loginThrottle`
+ * (failed password checks: single sign-on's break-glass sign-in counts with the password sign-in).
  */
 export default definePlugin<AccountsOptions>({
   name: 'accounts',
@@ -66,6 +68,7 @@ export default definePlugin<AccountsOptions>({
       sessionService: asClass(SessionService).singleton(),
       authContextBuilder: asClass(AuthContextBuilder).singleton(),
       authService: asClass(AuthService).singleton(),
+      loginThrottle: asClass(LoginThrottle).singleton(),
       tokenService: asClass(TokenService).singleton(),
       memberService: asClass(MemberService).singleton(),
       invitationService: asClass(InvitationService).singleton(),

@@ -16,10 +16,15 @@ export interface AccountsOptions {
   };
   throttle: {
     windowMinutes: number;
-    /** Failed sign-ins per address per window. */
-    loginPerAddress: number;
-    /** Failed sign-ins per client address per window. */
+    /** Failed sign-ins per address from one client address, per window (the attacker's own guesses). */
+    loginPerAddressAndIp: number;
+    /** Failed sign-ins per client address per window, whatever the addresses. */
     loginPerIp: number;
+    /** Failed sign-ins per address from all clients, per addressWindowMinutes; past it only known networks may try. */
+    loginPerAddress: number;
+    addressWindowMinutes: number;
+    /** A network (IPv4 /24, IPv6 /64) the account opened a session from within this many days is known. */
+    knownNetworkDays: number;
     /** Magic-link and reset requests per address per window (answers stay {sent:true} until the limit). */
     mailPerAddress: number;
     mailPerIp: number;
@@ -46,8 +51,11 @@ export const accountsOptionsSchema = Joi.object<AccountsOptions>({
   }).default(),
   throttle: Joi.object({
     windowMinutes: int(1, 15),
-    loginPerAddress: int(1, 10),
+    loginPerAddressAndIp: int(1, 10),
     loginPerIp: int(1, 50),
+    loginPerAddress: int(1, 100),
+    addressWindowMinutes: int(1, 60),
+    knownNetworkDays: int(1, 90),
     mailPerAddress: int(1, 5),
     mailPerIp: int(1, 30),
     signupPerIp: int(1, 20),

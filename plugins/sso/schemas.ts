@@ -42,7 +42,7 @@ export const SsoConnection = Joi.object({
   certificate_expires_at: nullableDatetime(),
   linked_accounts: Joi.number().integer().min(0).required(),
 })
-  .required()
+  // Not .required(): as array items that would make an empty list invalid (array.includesRequiredUnknowns).
   .id('SsoConnection')
   .description('A single sign-on connection of the organization');
 
@@ -59,7 +59,7 @@ export const SsoDomain = Joi.object({
   connection_ids: Joi.array().items(Joi.string()).required(),
   created_at: datetime().required(),
 })
-  .required()
+  // Not .required(): as array items that would make an empty list invalid (array.includesRequiredUnknowns).
   .id('SsoDomain')
   .description('An email domain claimed for single sign-on; a TXT record proves it');
 

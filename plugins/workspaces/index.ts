@@ -3,12 +3,13 @@ import type { AuditWriter } from '../../core/audit/audit-writer.js';
 import type { Outbox } from '../../core/bus/outbox.js';
 import type { Db } from '../../core/data/db.js';
 import Joi from 'joi';
+import { mailDomainOf } from '../../core/kernel/mail-domain.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { WorkspaceService, type ExecutionRulesPort, type FixCreditsProvider, type WorkspaceLimitsPort } from './services/workspace-service.js';
 
 export interface WorkspacesOptions {
-  /** Domain of inbound addresses; default `inbound.<host of PUBLIC_BASE_URL>`. */
+  /** Domain of inbound addresses; default `inbound.<host of PUBLIC_BASE_URL>` (`inbound.localhost` for an IP). */
   inboundDomain?: string;
 }
 
@@ -25,7 +26,7 @@ export default definePlugin<WorkspacesOptions>({
     inboundDomain: Joi.string().hostname().lowercase(),
   }),
   register(ctx) {
-    const inboundDomain = ctx.options.inboundDomain ?? `inbound.${new URL(ctx.config.server.publicBaseUrl).hostname}`;
+    const inboundDomain = ctx.options.inboundDomain ?? `inbound.${mailDomainOf(ctx.config.server.publicBaseUrl)}`;
     ctx.provide({
       workspaceService: asFunction((cradle: { db: Db; outbox: Outbox; audit: AuditWriter }) => new WorkspaceService(
         { db: cradle.db, outbox: cradle.outbox, audit: cradle.audit },

@@ -33,7 +33,9 @@ export function tokenRoutes(): ServerRoute[] {
         description: 'Create an API token (shown once)',
         notes:
           'Use it as `Authorization: Bearer pwt_…`. role at most your own; workspace_ids (optional) within the workspaces you can open; ' +
-          'expires_at defaults to 90 days and is at most 730 days away. The token acts for you: it never exceeds your current role or access. Audited.',
+          'expires_at defaults to 90 days and is at most 730 days away. The token acts for you: it never exceeds your current role or access. ' +
+          'Called with an API token, the new token stays within that token: its role, its workspaces (omitted workspace_ids means the same list) ' +
+          'and its expiry. Audited.',
         validate: {
           payload: Joi.object({
             name: Joi.string().trim().min(1).max(100).required(),

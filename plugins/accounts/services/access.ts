@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Role } from '../../../core/http/auth.js';
-import { httpError } from '../../../core/http/errors.js';
+import { forbidden, httpError } from '../../../core/http/errors.js';
 import { acrossOrgs, run, type Statement } from '../../../core/data/statements.js';
 import type { CredentialCache } from './credential-cache.js';
 import type { WorkspaceRow } from './format.js';
@@ -105,6 +105,26 @@ export async function workspaceIdsByUser(db: Knex, orgId: string, users: { id: s
   for (const g of grants) out.get(g.user_id)!.push(g.workspace_id);
   return out;
 }
+
+/**
+ * A caller limited to some workspaces (an API token scoped to them) manages access within them
+ * only: no role that opens every workspace, no grant outside its list. 403 otherwise. Callers
+ * that see every workspace (sessions and unscoped tokens of owners and admins) pass.
+ */
+export function assertWithinScope(scope: string[] | null, role: Role | null, workspaceIds: readonly string[]): void {
+  if (!scope) return;
+  if (role && seesAllWorkspaces(role)) throw forbidden('A token limited to some workspaces cannot give access to every workspace');
+  if (workspaceIds.some((id) => !scope.includes(id))) throw forbidden('A token limited to some workspaces cannot grant others');
+}
+
+/**
+ * The workspaces an API token is limited to (its own list within its creator's), or null. A
+ * session shows what its person may see, as always; a token shows nothing of other workspaces.
+ */
+export const tokenScope = (p: { kind: string; workspaceIds: string[] | null }): string[] | null => (p.kind === 'token' ? p.workspaceIds : null);
+
+/** What a token limited to some workspaces sees of a list of workspace ids: those within its list. */
+export const visibleIds = (scope: string[] | null, ids: string[]): string[] => (scope ? ids.filter((id) => scope.includes(id)) : ids);
 
 /** 400 invalid_request about one field. */
 export const invalidField = (path: string, message: string) => httpError(400, 'invalid_request', message, { errors: [{ path, message }] });

@@ -38,11 +38,14 @@ export class AuthContextBuilder {
     return user.staff === true || this.staffEmails.has(user.email.toLowerCase());
   }
 
-  /** Builds the answer for `user` with the given session facts; `db` may be a transaction. */
-  async build(db: Knex, user: UserModel, session: SessionInfo): Promise<AuthContextJson> {
+  /**
+   * Builds the answer for `user` with the given session facts; `db` may be a transaction. `scope`:
+   * the workspaces of a token limited to some (the answer shows only those).
+   */
+  async build(db: Knex, user: UserModel, session: SessionInfo, scope: string[] | null = null): Promise<AuthContextJson> {
     const org = await OrganizationModel.query(db).findById(user.org_id);
     if (!org) throw new Error(`organization ${user.org_id} of user ${user.id} is missing`);
-    const workspaces = await accessibleWorkspaces(db, user);
+    const workspaces = (await accessibleWorkspaces(db, user)).filter((w) => !scope || scope.includes(w.id));
     return {
       user: userJson(user, workspaces.map((w) => w.id)),
       organization: organizationJson(org),
@@ -68,6 +71,6 @@ export class AuthContextBuilder {
     }
     const token = principal.tokenId ? await ApiTokenModel.query(db).forOrg(principal.orgId).findById(principal.tokenId) : undefined;
     if (!token) throw unauthenticated();
-    return this.build(db, user, { expires_at: new Date(token.expires_at), sso: false });
+    return this.build(db, user, { expires_at: new Date(token.expires_at), sso: false }, principal.workspaceIds);
   }
 }

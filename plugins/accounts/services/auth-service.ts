@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Principal, Role } from '../../../core/http/auth.js';
-import { conflict, forbidden, httpError, rateLimited } from '../../../core/http/errors.js';
+import { conflict, forbidden, httpError } from '../../../core/http/errors.js';
 import { hashToken } from '../../../core/security/tokens.js';
 import { OrganizationModel, UserModel } from '../models.js';
 import type { AccountsDeps } from './deps.js';
@@ -212,23 +212,18 @@ export class AuthService {
   }
 
   async login(email: string, password: string, call: CallInfo): Promise<SignedIn> {
-    const { throttle } = this.d.accountsOptions;
-    const addrKey = `login:addr:${hashToken(email.toLowerCase())}`;
-    const ipKey = `login:ip:${this.ip(call.request)}`;
-    for (const [key, limit] of [[addrKey, throttle.loginPerAddress], [ipKey, throttle.loginPerIp]] as const) {
-      const peek = await this.d.rateLimiter.peek(key, limit, this.window);
-      if (!peek.allowed) throw rateLimited(peek.retryAfterSeconds, 'Too many failed sign-ins; retry later');
-    }
+    const ip = this.ip(call.request);
     const user = await this.findByEmail(this.d.db, email);
+    // Throttled per address and client, per client, and per address with known networks let through (login-throttle.ts).
+    await this.d.loginThrottle.admit('login', email, ip, user ?? null);
     const ok = await this.d.passwords.verify(password, user?.password_hash ?? null);
     if (!user || !ok) {
-      await this.d.rateLimiter.hit(addrKey, throttle.loginPerAddress, this.window);
-      await this.d.rateLimiter.hit(ipKey, throttle.loginPerIp, this.window);
+      await this.d.loginThrottle.failed('login', email, ip);
       throw invalidCredentials();
     }
     if (user.disabled_at) throw httpError(403, 'account_disabled', 'This account is disabled; ask an administrator of your organization');
     await this.assertPasswordSignIn(this.d.db, user);
-    await this.d.rateLimiter.reset(addrKey);
+    await this.d.loginThrottle.succeeded('login', email, ip);
 
     return this.d.db.transaction(async (trx) => {
       if (this.d.passwords.needsRehash(user.password_hash!)) {

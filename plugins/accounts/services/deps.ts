@@ -11,6 +11,7 @@ import type { AuthContextBuilder } from './auth-context.js';
 import type { EmailTokens } from './email-tokens.js';
 import type { SessionService } from './session-service.js';
 import type { Credentials } from './access.js';
+import type { LoginThrottle } from './login-throttle.js';
 
 /** The container entries the accounts services are built from (awilix PROXY injection). */
 export interface AccountsDeps {
@@ -27,6 +28,7 @@ export interface AccountsDeps {
   emailTokens: EmailTokens;
   sessionService: SessionService;
   credentials: Credentials;
+  loginThrottle: LoginThrottle;
 }
 
 /** Who did something, for audit entries; built by the routes from the request. */

@@ -4,7 +4,7 @@ import { conflict, forbidden, httpError, notFound } from '../../../core/http/err
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { InvitationModel, OrganizationModel, UserModel } from '../models.js';
-import { checkWorkspaceIds, invalidField, seesAllWorkspaces, setWorkspaceGrants } from './access.js';
+import { assertWithinScope, checkWorkspaceIds, invalidField, seesAllWorkspaces, setWorkspaceGrants, tokenScope, visibleIds } from './access.js';
 import type { AuthService, CallInfo, SignedIn } from './auth-service.js';
 import { auditActor, type AccountsDeps, type Actor } from './deps.js';
 import { clientIp, userAgent } from './client.js';
@@ -51,7 +51,8 @@ export class InvitationService {
     ], opts);
     const rows = page.items.map((r) => InvitationModel.fromDatabaseJson(r) as InvitationModel);
     const inviters = await this.inviters(this.d.db, principal.orgId, rows);
-    return { items: rows.map((i) => invitationJson(i, inviters.get(i.invited_by_user_id ?? '') ?? null)), next_cursor: page.next_cursor };
+    const json = (i: InvitationModel) => invitationJson(i, inviters.get(i.invited_by_user_id ?? '') ?? null);
+    return { items: rows.map((i) => ({ ...json(i), workspace_ids: visibleIds(tokenScope(principal), i.workspace_ids ?? []) })), next_cursor: page.next_cursor };
   }
 
   private async inviters(db: Knex, orgId: string, rows: InvitationModel[]): Promise<Map<string, PersonRefJson>> {
@@ -66,6 +67,7 @@ export class InvitationService {
     await this.d.rateLimiter.consume(`invite:org:${principal.orgId}`, 100, 60 * 60_000, 'Too many invitations; retry later');
     const email = input.email.toLowerCase();
     const workspaceIds = seesAllWorkspaces(input.role) ? [] : await checkWorkspaceIds(this.d.db, principal.orgId, input.workspace_ids ?? []);
+    assertWithinScope(principal.workspaceIds, input.role, workspaceIds);
     const { token, hash } = newToken('pwi');
 
     return this.d.db.transaction(async (trx) => {
@@ -102,6 +104,7 @@ export class InvitationService {
       const inv = await InvitationModel.query(trx).forOrg(principal.orgId).findById(id).forUpdate();
       if (!inv) throw notFound('invitation');
       if (inv.accepted_at || inv.revoked_at) throw conflict('invitation_not_pending', 'Only a pending invitation can be revoked');
+      assertWithinScope(principal.workspaceIds, inv.role, inv.workspace_ids ?? []);
       await InvitationModel.query(trx).forOrg(principal.orgId).findById(id).patch({ revoked_at: new Date() });
       await this.d.audit.record(trx, { orgId: principal.orgId, ...auditActor(actor), action: 'invitation.revoked', target: { type: 'invitation', id }, metadata: { email: inv.email } });
     });

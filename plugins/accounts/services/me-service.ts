@@ -1,6 +1,5 @@
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, rateLimited, unauthenticated } from '../../../core/http/errors.js';
-import { hashToken } from '../../../core/security/tokens.js';
 import { UserModel } from '../models.js';
 import type { AuthContextJson } from './auth-context.js';
 import type { AuthService } from './auth-service.js';
@@ -70,12 +69,13 @@ export class MeService {
   private async checkCurrentPassword(user: UserModel, current: string | undefined): Promise<void> {
     if (!current) throw invalidField('payload.current_password', 'current_password is required to change email or password');
     const { throttle } = this.d.accountsOptions;
-    const key = `login:addr:${hashToken(user.email)}`;
+    // Per account: a session that guesses harms only itself (sign-in throttles are per address and client).
+    const key = `password-check:user:${user.id}`;
     const window = throttle.windowMinutes * 60_000;
-    const peek = await this.d.rateLimiter.peek(key, throttle.loginPerAddress, window);
+    const peek = await this.d.rateLimiter.peek(key, throttle.loginPerAddressAndIp, window);
     if (!peek.allowed) throw rateLimited(peek.retryAfterSeconds, 'Too many wrong passwords; retry later');
     if (!(await this.d.passwords.verify(current, user.password_hash))) {
-      await this.d.rateLimiter.hit(key, throttle.loginPerAddress, window);
+      await this.d.rateLimiter.hit(key, throttle.loginPerAddressAndIp, window);
       throw httpError(400, 'invalid_current_password', 'The current password is wrong', { errors: [{ path: 'payload.current_password', message: 'wrong password' }] });
     }
   }

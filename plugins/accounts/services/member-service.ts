@@ -4,7 +4,7 @@ import { conflict, forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { UserModel } from '../models.js';
-import { checkWorkspaceIds, seesAllWorkspaces, setWorkspaceGrants, workspaceIdsByUser } from './access.js';
+import { assertWithinScope, checkWorkspaceIds, seesAllWorkspaces, setWorkspaceGrants, tokenScope, visibleIds, workspaceIdsByUser } from './access.js';
 import { auditActor, type AccountsDeps, type Actor } from './deps.js';
 import { userJson, type UserJson } from './format.js';
 import type { TokenService } from './token-service.js';
@@ -28,7 +28,7 @@ export class MemberService {
     ], opts);
     const users = page.items.map((r) => UserModel.fromDatabaseJson(r) as UserModel);
     const ws = await workspaceIdsByUser(this.d.db, principal.orgId, users);
-    return { items: users.map((u) => userJson(u, ws.get(u.id) ?? [])), next_cursor: page.next_cursor };
+    return { items: users.map((u) => userJson(u, visibleIds(tokenScope(principal), ws.get(u.id) ?? []))), next_cursor: page.next_cursor };
   }
 
   /** A member of the organization (not removed), locked in `trx`, or 404. */
@@ -50,12 +50,18 @@ export class MemberService {
       const user = await this.target(trx, principal.orgId, id);
       if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can change an owner');
       if (input.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can make someone an owner');
+      // A scoped token changes members within its workspaces only (docs/security.md).
+      const scope = principal.workspaceIds;
+      if (scope && seesAllWorkspaces(user.role)) throw forbidden('A token limited to some workspaces cannot change an owner or admin');
       const role = input.role ?? user.role;
       if (role !== 'owner' && (await this.isLastOwner(trx, user))) throw lastOwner();
 
       const before = (await workspaceIdsByUser(trx, principal.orgId, [user])).get(user.id) ?? [];
       const granted = seesAllWorkspaces(user.role) ? [] : before;
-      const wanted = input.workspace_ids ? await checkWorkspaceIds(trx, principal.orgId, input.workspace_ids) : granted;
+      let wanted = input.workspace_ids ? await checkWorkspaceIds(trx, principal.orgId, input.workspace_ids) : granted;
+      assertWithinScope(scope, input.role ?? null, input.workspace_ids ? wanted : []);
+      // Grants outside the caller's scope are not its to take away.
+      if (scope) wanted = [...new Set([...wanted, ...granted.filter((id) => !scope.includes(id))])].sort();
       if (role !== user.role) await UserModel.query(trx).forOrg(principal.orgId).findById(id).patch({ role });
       if (role !== user.role || input.workspace_ids) await setWorkspaceGrants(trx, { id, org_id: principal.orgId, role }, wanted);
 
@@ -71,7 +77,7 @@ export class MemberService {
       if (role !== user.role || JSON.stringify(before) !== JSON.stringify(after)) {
         await this.d.outbox.add(trx, 'accounts.member_updated', { org_id: principal.orgId, user_id: id, role, workspace_ids: seesAllWorkspaces(role) ? null : after }, { orgId: principal.orgId });
       }
-      return userJson(fresh, after);
+      return userJson(fresh, visibleIds(tokenScope(principal), after));
     });
   }
 
@@ -80,6 +86,10 @@ export class MemberService {
     await this.d.db.transaction(async (trx) => {
       const user = await this.target(trx, principal.orgId, id);
       if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can remove an owner');
+      if (principal.workspaceIds) {
+        if (seesAllWorkspaces(user.role)) throw forbidden('A token limited to some workspaces cannot remove an owner or admin');
+        assertWithinScope(principal.workspaceIds, null, (await workspaceIdsByUser(trx, principal.orgId, [user])).get(user.id) ?? []);
+      }
       if (await this.isLastOwner(trx, user)) throw lastOwner();
       await this.close(trx, user, 'member_removed');
       await this.d.audit.record(trx, { orgId: principal.orgId, ...auditActor(actor), action: 'member.removed', target: { type: 'user', id }, metadata: { email: user.email, role: user.role } });

@@ -23,7 +23,8 @@ export interface CreateTokenInput {
 /**
  * API tokens (`pwt_…`, shown once, stored as SHA-256). A token acts for its creator with its own
  * role, never above the creator's current role, and within its workspaces (if it names any) and
- * the creator's.
+ * the creator's. A token that creates a token passes on no more than itself: the new one's role,
+ * workspaces and expiry are within its own (omitted workspace_ids means its own list).
  */
 export class TokenService {
   constructor(private readonly d: AccountsDeps) {}
@@ -54,15 +55,23 @@ export class TokenService {
     if (ROLE_RANK[input.role] > ROLE_RANK[principal.role]) throw forbidden(`A token cannot have a higher role than yours (${principal.role})`);
     const { defaultDays, maxDays } = this.d.accountsOptions.tokens;
     const now = Date.now();
-    const expiresAt = input.expires_at ? new Date(input.expires_at) : new Date(now + defaultDays * DAY);
-    if (expiresAt.getTime() <= now || expiresAt.getTime() > now + maxDays * DAY) {
-      throw invalidField('payload.expires_at', `expires_at must be in the future and at most ${maxDays} days away`);
+    // A token that creates a token passes on at most itself: its scope and its lifetime (docs/security.md).
+    const parent = principal.kind === 'token' ? await this.parentToken(principal) : null;
+    const latest = Math.min(now + maxDays * DAY, parent ? new Date(parent.expires_at).getTime() : Infinity);
+    const expiresAt = input.expires_at ? new Date(input.expires_at) : new Date(Math.min(now + defaultDays * DAY, latest));
+    if (expiresAt.getTime() <= now || expiresAt.getTime() > latest) {
+      const limit = parent ? `no later than the token that creates it (${new Date(parent.expires_at).toISOString()})` : `at most ${maxDays} days away`;
+      throw invalidField('payload.expires_at', `expires_at must be in the future and ${limit}`);
     }
     let workspaceIds: string[] | null = null;
     if (input.workspace_ids) {
       workspaceIds = await checkWorkspaceIds(this.d.db, principal.orgId, input.workspace_ids);
       const mine = principal.workspaceIds;
       if (mine && workspaceIds.some((id) => !mine.includes(id))) throw forbidden('A token cannot open workspaces you cannot open');
+    } else if (parent?.workspace_ids) {
+      // No list asked for: a scoped token's token gets its scope (what of it still exists), never "every workspace".
+      const rows = (await this.d.db('workspaces').select('id').where('org_id', principal.orgId).whereIn('id', parent.workspace_ids)) as { id: string }[];
+      workspaceIds = rows.map((r) => r.id).sort();
     }
     const { token, hash } = newToken('pwt');
     return this.d.db.transaction(async (trx) => {
@@ -87,6 +96,13 @@ export class TokenService {
       });
       return { ...apiTokenJson(row, personRef(user)), token };
     });
+  }
+
+  /** The live token a token principal authenticated with (it was checked moments ago: gone now means revoked meanwhile). */
+  private async parentToken(principal: Principal): Promise<ApiTokenModel> {
+    const row = principal.tokenId ? await ApiTokenModel.query(this.d.db).forOrg(principal.orgId).findById(principal.tokenId).whereNull('revoked_at') : undefined;
+    if (!row) throw unauthenticated('The API token is not valid');
+    return row;
   }
 
   async revoke(principal: Principal, id: string, actor: Actor): Promise<void> {

@@ -136,7 +136,12 @@ export class AgencyReports {
     await this.agency(db, principal);
     const b = db('agency_reports').where({ org_id: principal.orgId });
     if (principal.workspaceIds) b.whereIn('workspace_id', principal.workspaceIds);
-    if (q.workspace_id) b.where({ workspace_id: q.workspace_id });
+    if (q.workspace_id) {
+      // A workspace filter is checked as a path id (docs/security.md): 404, not an empty page.
+      const ws = (await db('workspaces').where({ org_id: principal.orgId, id: q.workspace_id }).first('id')) as { id: string } | undefined;
+      if (!ws || !canOpenWorkspace(principal, ws.id)) throw notFound('workspace');
+      b.where({ workspace_id: q.workspace_id });
+    }
     if (q.month) b.where({ month: q.month });
     const page = await paginate<ReportRow & Record<string, unknown>>(b, [{ column: 'month', direction: 'desc', type: 'string' }, { column: 'id', direction: 'desc', type: 'string' }], q);
     return { items: page.items.map((r) => this.out(r)), next_cursor: page.next_cursor };

@@ -36,7 +36,8 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request) => {
           const q = request.query as Record<string, unknown> & { cursor?: string; limit?: number };
-          return log(request).list(requirePrincipal(request).orgId, filtersOf(q), { cursor: q.cursor, limit: q.limit });
+          const principal = requirePrincipal(request);
+          return log(request).list(principal.orgId, await log(request).scoped(principal, filtersOf(q)), { cursor: q.cursor, limit: q.limit });
         },
       },
     },
@@ -52,7 +53,7 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request, h) => {
           const q = request.query as Record<string, unknown> & { format: ExportFormat };
-          const body = await log(request).export(actorOf(request), filtersOf(q), q.format);
+          const body = await log(request).export(actorOf(request), await log(request).scoped(requirePrincipal(request), filtersOf(q)), q.format);
           const stamp = new Date().toISOString().slice(0, 10);
           return h
             .response(body)

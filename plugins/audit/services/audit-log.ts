@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
 import type { AuditEntry } from '../../../core/audit/audit-writer.js';
+import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
+import { forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { auditActor, requireFeature, type Actor, type AuditDeps } from './deps.js';
 import { csvHeader, csvLine, entryOut, filtered, type AuditEntryOut, type AuditFilters } from './entries.js';
@@ -10,11 +12,31 @@ const NEWEST_FIRST = [
 ];
 const EXPORT_PAGE = 500;
 
+/** The filters the caller asked for (the caller's workspace scope is not one). */
+function asked(f: AuditFilters): Omit<AuditFilters, 'workspaceIds'> {
+  const { workspaceIds: _scope, ...rest } = f;
+  return rest;
+}
+
 export type ExportFormat = 'csv' | 'jsonl';
 
 /** Reading the organization's audit log: the list and the streamed export. */
 export class AuditLogService {
   constructor(private readonly d: AuditDeps) {}
+
+  /**
+   * The filters as the caller may use them: a workspace_id the caller cannot open answers as a
+   * path id would (404 for an unknown or another organization's workspace, 403 outside the
+   * caller's workspaces), and a caller limited to some workspaces reads only their entries.
+   */
+  async scoped(principal: Principal, filters: AuditFilters): Promise<AuditFilters> {
+    if (filters.workspace_id) {
+      const ws = await this.d.db('workspaces').where({ org_id: principal.orgId, id: filters.workspace_id }).first('id');
+      if (!ws) throw notFound('workspace');
+      if (!canOpenWorkspace(principal, filters.workspace_id)) throw forbidden('You cannot open this workspace');
+    }
+    return { ...filters, workspaceIds: principal.workspaceIds };
+  }
 
   async list(orgId: string, filters: AuditFilters, page: { cursor?: string; limit?: number }): Promise<Page<AuditEntryOut>> {
     const res = await paginate<AuditEntry & Record<string, unknown>>(filtered(this.d.db, orgId, filters).select('*'), NEWEST_FIRST, page);
@@ -34,7 +56,7 @@ export class AuditLogService {
       ...auditActor(actor),
       action: 'audit.exported',
       target: { type: 'organization', id: actor.orgId },
-      metadata: { format, filters: { ...filters, from: filters.from?.toISOString(), to: filters.to?.toISOString() } },
+      metadata: { format, filters: { ...asked(filters), from: filters.from?.toISOString(), to: filters.to?.toISOString() } },
     });
     const self = this;
     async function* rows(): AsyncGenerator<string> {

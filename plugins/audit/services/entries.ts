@@ -47,6 +47,8 @@ export interface AuditFilters {
   workspace_id?: string;
   from?: Date;
   to?: Date;
+  /** The caller's workspaces when limited to some (a scoped API token): only their entries. */
+  workspaceIds?: string[] | null;
 }
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -66,6 +68,7 @@ export function filtered(db: Knex, orgId: string, f: AuditFilters): Knex.QueryBu
   if (f.target_type) q.where('target_type', f.target_type);
   if (f.target_id) q.where('target_id', f.target_id);
   if (f.workspace_id) q.where('workspace_id', f.workspace_id);
+  if (f.workspaceIds) q.whereIn('workspace_id', f.workspaceIds);
   if (f.from) q.where('created_at', '>=', f.from);
   if (f.to) q.where('created_at', '<', f.to);
   return q;

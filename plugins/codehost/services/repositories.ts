@@ -65,6 +65,9 @@ export class RepositoryService {
   }
 
   async list(principal: Principal, q: { workspace_id?: string; installation_id?: string; cursor?: string; limit: number }): Promise<Page<ReturnType<typeof repositoryJson>>> {
+    // A workspace filter is checked as a path id: 404 unknown or another organization's, 403 outside the caller's.
+    if (q.workspace_id) await this.d.workspaces().open(principal, q.workspace_id);
+    if (q.installation_id && !(await InstallationModel.query(this.d.db).forOrg(principal.orgId).findById(q.installation_id))) throw notFound('installation');
     const query = RepositoryModel.query(this.d.db).forOrg(principal.orgId);
     if (q.workspace_id) query.where('workspace_id', q.workspace_id);
     if (q.installation_id) query.where('installation_id', q.installation_id);

@@ -26,6 +26,8 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         notes: 'Filters: workspace_id, status (proposed lists the open batched proposals). A ticket\'s merge that joined a batched release is shown inside it (tickets).',
         validate: { query: Joi.object({ ...paginationQuery, ...releaseListFilters }) },
         response: { status: { 200: ReleaseListSchema } },
+        // A workspace_id filter is checked as a path id (docs/security.md).
+        plugins: { patchwell: { errors: [{ status: 404, code: 'not_found' }, { status: 403, code: 'forbidden' }] } },
         handler: async (request) => releases().list(requirePrincipal(request), request.query as { workspace_id?: string; status?: string; cursor?: string; limit: number }),
       },
     },

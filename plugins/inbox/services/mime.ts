@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { simpleParser, type AddressObject, type HeaderValue, type ParsedMail, type StructuredHeader } from 'mailparser';
+import { cleanText } from '../../../core/http/input-guard.js';
 
 export interface Mailbox {
   address: string;
@@ -120,7 +121,8 @@ export async function readMessage(rawInput: Buffer | Uint8Array): Promise<Messag
   }
   const from = addrList(parsed.from)[0] ?? null;
   const inReplyTo = ids(parsed.inReplyTo)[0] ?? null;
-  return {
+  // Text Postgres cannot store (NULs, unpaired surrogates) is dropped here, once, for every reader.
+  return storable({
     from,
     replyTo: addrList(parsed.replyTo)[0] ?? null,
     to: addrList(parsed.to),
@@ -140,7 +142,16 @@ export async function readMessage(rawInput: Buffer | Uint8Array): Promise<Messag
     reportParts,
     rawHash: createHash('sha256').update(raw).digest('hex'),
     size: raw.length,
-  };
+  });
+}
+
+/** Every string of parsed facts made storable (core/http/input-guard.ts); bytes and dates as they are. */
+function storable<T>(v: T): T {
+  if (typeof v === 'string') return cleanText(v) as T;
+  if (Array.isArray(v)) return v.map(storable) as T;
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [storable(k), storable(x)])) as T;
+  if (!v || typeof v !== 'object' || Buffer.isBuffer(v) || v instanceof Date || v instanceof Uint8Array) return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, storable(x)])) as T;
 }
 
 function rawBodyOf(raw: Buffer): string {

@@ -154,6 +154,12 @@ export class PatternService {
 
   async list(principal: Principal, query: ListPatternsQuery): Promise<Page<Record<string, unknown>>> {
     this.requireRole(principal, WORKERS);
+    // A workspace filter is checked as a path id: 404 unknown or another organization's, 403 outside the caller's.
+    if (query.workspace_id) {
+      const ws = await this.d.db('workspaces').where({ id: query.workspace_id, org_id: principal.orgId }).first('id');
+      if (!ws) throw notFound('workspace');
+      if (!canOpenWorkspace(principal, query.workspace_id)) throw forbidden('You cannot open this workspace');
+    }
     const takes = await this.orgOptedIn(this.d.db, principal.orgId);
     const q = this.visible(this.d.db, principal.orgId, principal.workspaceIds, takes, query.scope ?? 'all');
     if (query.workspace_id) q.where('patterns.workspace_id', query.workspace_id).where('patterns.org_id', principal.orgId);

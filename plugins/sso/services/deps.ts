@@ -71,6 +71,14 @@ export interface MemberServicePort {
   close(trx: Knex, user: { id: string; org_id: string; disabled_at: Date | null }, reason: string): Promise<void>;
 }
 
+/** The accounts plugin's counter of failed password checks (plugins/accounts/services/login-throttle.ts). */
+export interface LoginThrottlePort {
+  /** 429 rate_limited when this client may not try a password for this address now. */
+  admit(kind: string, email: string, ip: string, user: { id: string; org_id: string } | null): Promise<void>;
+  failed(kind: string, email: string, ip: string): Promise<void>;
+  succeeded(kind: string, email: string, ip: string): Promise<void>;
+}
+
 export interface SsoDeps {
   db: Knex;
   config: AppConfig;
@@ -86,6 +94,7 @@ export interface SsoDeps {
   authService: AuthServicePort;
   sessionService: SessionServicePort;
   memberService: MemberServicePort;
+  loginThrottle: LoginThrottlePort;
 }
 
 /** Who made a change and from where, for audit entries. */

@@ -124,18 +124,20 @@ export class EnforcementService {
    * sign-on is required. Any wrong part answers the same 401; the code is spent only on success.
    */
   async recover(input: { email: string; password: string; code: string }, call: { request: RequestLike; currentCookie: string | null }) {
-    const ip = call.request.info.remoteAddress;
-    // Only failures count, as for the password sign-in.
-    const limits = [[`sso-recovery:ip:${ip}`, 20], [`sso-recovery:addr:${hashToken(input.email)}`, 5]] as const;
-    for (const [key, limit] of limits) {
-      const peek = await this.d.rateLimiter.peek(key, limit, 15 * MINUTE);
-      if (!peek.allowed) throw rateLimited(peek.retryAfterSeconds, 'Too many recovery attempts; retry later');
-    }
+    const forwarded = this.d.config.server.trustProxy ? String(call.request.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+    const ip = forwarded || call.request.info.remoteAddress;
+    // Counted with the password sign-in (a guess is a guess, through either door), per address and
+    // client, so that nobody can lock an owner out of the break-glass sign-in (docs/security.md).
+    const ipKey = `sso-recovery:ip:${ip}`;
+    const peek = await this.d.rateLimiter.peek(ipKey, 20, 15 * MINUTE);
+    if (!peek.allowed) throw rateLimited(peek.retryAfterSeconds, 'Too many recovery attempts; retry later');
+    const user = (await this.d.db('users').where({ email: input.email }).whereNull('removed_at').first()) as UserRow | undefined;
+    await this.d.loginThrottle.admit('login', input.email, ip, user ?? null);
     const failed = async () => {
-      for (const [key, limit] of limits) await this.d.rateLimiter.hit(key, limit, 15 * MINUTE);
+      await this.d.rateLimiter.hit(ipKey, 20, 15 * MINUTE);
+      await this.d.loginThrottle.failed('login', input.email, ip);
       return invalidCredentials();
     };
-    const user = (await this.d.db('users').where({ email: input.email }).whereNull('removed_at').first()) as UserRow | undefined;
     const passwordOk = await this.d.passwords.verify(input.password, user?.password_hash ?? null);
     if (!user || !passwordOk || user.role !== 'owner' || user.disabled_at) throw await failed();
     const org = await loadOrg(this.d.db, user.org_id);
@@ -162,6 +164,7 @@ export class EnforcementService {
       return result;
     });
     if (!signedIn) throw await failed();
+    await this.d.loginThrottle.succeeded('login', input.email, ip);
     return signedIn;
   }
 }

@@ -194,6 +194,7 @@ export class WorkspaceService {
     return this.deps.db.transaction(async (trx) => {
       const before = await this.lockOpen(trx, principal, id);
       if (before.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be changed');
+      await this.assertReferences(trx, principal, input);
       const patch: Record<string, unknown> = { ...input };
       if (['execution_mode', 'agent_id', 'auth_method', 'runner_transport'].some((k) => k in patch)) {
         const pick = <T>(k: string, current: T): T => (k in patch ? (patch[k] as T) : current);
@@ -254,6 +255,26 @@ export class WorkspaceService {
     if (!limits) return null;
     await trx('organizations').where({ id: orgId }).select('id').forUpdate();
     return limits.assert(trx, orgId, 'workspaces_included', {});
+  }
+
+  /**
+   * Ids a body names are resolved as path ids are: within the caller's organization (a brand
+   * profile), and for a credential also within the workspaces the caller can open. Another
+   * organization's id, or one that does not exist, answers 404 naming the field. The row holds
+   * these references, so the check reads the referenced tables by id and organization.
+   */
+  private async assertReferences(trx: Knex, principal: Principal, input: UpdateWorkspaceInput): Promise<void> {
+    const missing = (path: string, what: string) => httpError(404, 'not_found', `${what} not found`, { errors: [{ path, message: `unknown ${what}` }] });
+    const brandProfileId = input.brand_profile_id;
+    if (typeof brandProfileId === 'string') {
+      const profile = await trx('brand_profiles').where({ org_id: principal.orgId, id: brandProfileId }).first('id');
+      if (!profile) throw missing('payload.brand_profile_id', 'brand profile');
+    }
+    const credentialId = input.agent_config?.credential_id;
+    if (typeof credentialId === 'string') {
+      const credential = (await trx('onboarding_credentials').where({ org_id: principal.orgId, id: credentialId }).first('workspace_id')) as { workspace_id: string | null } | undefined;
+      if (!credential || (credential.workspace_id && !canOpenWorkspace(principal, credential.workspace_id))) throw missing('payload.agent_config.credential_id', 'credential');
+    }
   }
 
   private async lockOpen(trx: Knex, principal: Principal, id: string): Promise<Workspace> {

@@ -2,6 +2,7 @@ import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { App } from '../../../core/kernel/app.js';
+import { newId } from '../../../core/data/ids.js';
 
 type Json = Record<string, any>;
 
@@ -62,8 +63,16 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
   });
 
   await t.test('PATCH validates every field and audits each change with before and after', async (t) => {
+    // Ids a body names must exist in the organization (docs/security.md): a brand profile and a credential of its own.
+    const brandProfileId = newId('bp');
+    await app.db('brand_profiles').insert({ id: brandProfileId, org_id: owner.organization.id, name: 'Shop brand', primary_color: '#123456', font_family: 'system-ui' });
+    const credentialId = newId('cred');
+    await app.db('onboarding_credentials').insert({ id: credentialId, org_id: owner.organization.id, workspace_id: shop.id, kind: 'api_key', sealed: 'x', last4: '1234' });
+    const unknown = await call(app, owner, 'PATCH', `/v1/workspaces/${shop.id}`, { brand_profile_id: 'bp_1' });
+    t.equal(unknown.status, 404, 'an unknown brand profile');
+    t.equal(unknown.body.details.errors[0].path, 'payload.brand_profile_id');
     const patch = {
-      name: 'Shop', client_name: 'Shop S.p.A.', locale: 'en', brand_profile_id: 'bp_1', execution_mode: 'mcp', agent_id: 'agent_3',
+      name: 'Shop', client_name: 'Shop S.p.A.', locale: 'en', brand_profile_id: brandProfileId, execution_mode: 'mcp', agent_id: 'agent_3',
       auth_method: 'api-key', runner_transport: 'container', agent_config: { model: 'large', effort: 'high', max_minutes: 30, max_cost_usd: 2.5 },
       managed_fixes_with_credits: true, autonomy: 'autopilot', autopilot_categories: ['docs', 'usage'], confidence_threshold: 0.9,
       share_policy: 'references_only', test_command: 'npm test', release_strategy: 'calver', merge_method: 'rebase', auto_merge: true,
@@ -88,8 +97,9 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
     t.same(changes.autopilot_categories, { before: [], after: ['docs', 'usage'] });
     t.equal(Object.keys(changes).length, Object.keys(patch).length, 'one before/after per changed field');
 
-    const merged = await call(app, owner, 'PATCH', `/v1/workspaces/${shop.id}`, { agent_config: { model: null, credential_id: 'cred_1' } });
-    t.same(merged.body.agent_config, { model: null, credential_id: 'cred_1', effort: 'high', max_minutes: 30, max_cost_usd: 2.5 }, 'agent_config merges; null removes a key');
+    t.equal((await call(app, owner, 'PATCH', `/v1/workspaces/${shop.id}`, { agent_config: { credential_id: 'cred_1' } })).status, 404, 'an unknown credential');
+    const merged = await call(app, owner, 'PATCH', `/v1/workspaces/${shop.id}`, { agent_config: { model: null, credential_id: credentialId } });
+    t.same(merged.body.agent_config, { model: null, credential_id: credentialId, effort: 'high', max_minutes: 30, max_cost_usd: 2.5 }, 'agent_config merges; null removes a key');
 
     const invalid = await call(app, owner, 'PATCH', `/v1/workspaces/${shop.id}`, {
       execution_mode: 'cloud', autonomy: 'yolo', confidence_threshold: 2, report_recipients: ['not-an-email'], autopilot_categories: ['weird'],
