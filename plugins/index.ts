@@ -27,4 +27,5 @@ export const builtinPlugins: Record<string, Loader> = {
   widget: () => import('./widget/index.js'),
   runner: () => import('./runner/index.js'),
   mcp: () => import('./mcp/index.js'),
+  console: () => import('./console/index.js'),
 };

@@ -1,0 +1,69 @@
+import { lazy } from 'react';
+import { createBrowserRouter, Navigate, Outlet } from 'react-router';
+import { AuthLayout } from './app/auth-layout';
+import { RequireSession } from './app/shell';
+import { RequireRole } from './app/require-role';
+import { RouteError } from './app/route-error';
+import { ToastProvider } from './ui';
+
+// Every page is its own chunk (first load stays small); the layouts hold the Suspense fallbacks.
+const SignIn = lazy(() => import('./routes/auth/sign-in'));
+const SignUp = lazy(() => import('./routes/auth/sign-up'));
+const VerifyEmail = lazy(() => import('./routes/auth/verify-email'));
+const MagicLink = lazy(() => import('./routes/auth/magic-link'));
+const ForgotPassword = lazy(() => import('./routes/auth/forgot-password'));
+const ResetPassword = lazy(() => import('./routes/auth/reset-password'));
+const AcceptInvitation = lazy(() => import('./routes/auth/accept-invitation'));
+const SsoConfirm = lazy(() => import('./routes/auth/sso-confirm'));
+const Home = lazy(() => import('./routes/home'));
+const Onboarding = lazy(() => import('./routes/onboarding/wizard'));
+const Tickets = lazy(() => import('./routes/tickets/list'));
+const TicketPage = lazy(() => import('./routes/tickets/detail'));
+const Approvals = lazy(() => import('./routes/approvals/queue'));
+const Profile = lazy(() => import('./routes/settings/profile'));
+const CodeHostInstalled = lazy(() => import('./routes/settings/code-host-installed'));
+const NotFound = lazy(() => import('./app/not-found'));
+
+function Root() {
+  return (
+    <ToastProvider>
+      <Outlet />
+    </ToastProvider>
+  );
+}
+
+export const router = createBrowserRouter([
+  {
+    element: <Root />,
+    errorElement: <RouteError />,
+    children: [
+      {
+        element: <AuthLayout />,
+        children: [
+          { path: 'login', element: <SignIn /> },
+          { path: 'signup', element: <SignUp /> },
+          { path: 'verify-email', element: <VerifyEmail /> },
+          { path: 'magic-link', element: <MagicLink /> },
+          { path: 'forgot-password', element: <ForgotPassword /> },
+          { path: 'reset-password', element: <ResetPassword /> },
+          { path: 'invitations/accept', element: <AcceptInvitation /> },
+          { path: 'sso/confirm', element: <SsoConfirm /> },
+        ],
+      },
+      {
+        element: <RequireSession />,
+        children: [
+          { index: true, element: <Home /> },
+          { path: 'onboarding', element: <RequireRole roles={['owner', 'admin']}><Onboarding /></RequireRole> },
+          { path: 'tickets', element: <Tickets /> },
+          { path: 'tickets/:id', element: <TicketPage /> },
+          { path: 'approvals', element: <Approvals /> },
+          { path: 'settings', element: <Navigate to="/settings/profile" replace /> },
+          { path: 'settings/profile', element: <Profile /> },
+          { path: 'settings/code-host/installed', element: <CodeHostInstalled /> },
+          { path: '*', element: <NotFound /> },
+        ],
+      },
+    ],
+  },
+]);

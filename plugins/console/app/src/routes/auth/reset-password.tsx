@@ -1,0 +1,46 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { useMutation } from '@tanstack/react-query';
+import { api, data } from '../../api/client';
+import { useSetSession } from '../../queries/session';
+import { Button, ErrorAlert, TextField, fieldError } from '../../ui';
+
+/** /reset-password?token=: the emailed reset link; a new password signs the person in. */
+export default function ResetPassword() {
+  const { t } = useTranslation();
+  const [params] = useSearchParams();
+  const token = params.get('token') ?? '';
+  const navigate = useNavigate();
+  const setSession = useSetSession();
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [mismatch, setMismatch] = useState(false);
+  const confirm = useMutation({
+    mutationFn: () => data(api.POST('/v1/auth/password-reset/confirm', { body: { token, password } })),
+    onSuccess: (ctx) => {
+      setSession(ctx);
+      void navigate('/', { replace: true });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setMismatch(password !== repeat);
+    if (password === repeat) confirm.mutate();
+  };
+  return (
+    <div className="stack">
+      <h1>{t('auth.reset.title')}</h1>
+      {!token && <div className="alert alert-error" role="alert">{t('auth.missingToken')}</div>}
+      <ErrorAlert error={confirm.error} fields={['password']} />
+      <form className="stack" onSubmit={submit} noValidate>
+        <TextField label={t('fields.newPassword')} type="password" autoComplete="new-password" hint={t('fields.passwordHint')} value={password}
+          onChange={(e) => setPassword(e.target.value)} error={fieldError(confirm.error, 'password')} />
+        <TextField label={t('fields.repeatPassword')} type="password" autoComplete="new-password" value={repeat}
+          onChange={(e) => setRepeat(e.target.value)} error={mismatch ? t('fields.passwordsDiffer') : undefined} />
+        <Button type="submit" variant="primary" block pending={confirm.isPending} disabled={!token}>{t('auth.reset.submit')}</Button>
+      </form>
+      <Link to="/forgot-password">{t('auth.reset.again')}</Link>
+    </div>
+  );
+}

@@ -1,0 +1,11 @@
+// The console's design system: import from 'ui' (src/ui/index.ts), never from a page.
+export { Button, type ButtonProps } from './button';
+export { Spinner, Progress } from './spinner';
+export { TextField, TextArea, SelectField, CheckboxField } from './field';
+export { ErrorAlert, ErrorState, fieldError, useErrorText } from './errors';
+export { LoadingState, EmptyState } from './states';
+export { ToastProvider, useToast } from './toasts';
+export { Dialog } from './dialog';
+export { KeysetTable, useKeysetQuery, type Column, type Page } from './table';
+export { useFormat } from './format';
+export { useTheme, applyTheme, storedTheme, applyBrandColor, type ThemeChoice } from './theme';
