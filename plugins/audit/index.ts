@@ -12,12 +12,14 @@ import { AuditLogService } from './services/audit-log.js';
 import { StreamDelivery } from './services/delivery.js';
 import type { AuditDeps, PlanCatalogPort } from './services/deps.js';
 import { StreamSettingsService } from './services/stream-settings.js';
+import { auditTicketPageSection } from './services/ticket-page.js';
 
 /**
  * The audit section: reading the log the core's AuditWriter writes (list, export) and streaming
  * it to an external log system (an HTTPS endpoint or CloudWatch Logs). See docs/audit.md.
  *
- * Container entries: `auditLog`, `auditStreamSettings`, `auditStreamDelivery` (deliverDue()).
+ * Container entries: `auditLog`, `auditStreamSettings`, `auditStreamDelivery` (deliverDue()),
+ * `ticketPageSection:audit` (the ticket page's recent entries).
  */
 export default definePlugin<AuditOptions>({
   name: 'audit',
@@ -55,6 +57,8 @@ export default definePlugin<AuditOptions>({
       auditLog: asValue(log),
       auditStreamDelivery: asValue(delivery),
       auditStreamSettings: asValue(settings),
+      // The ticket page's `audit` (the tickets plugin reads `ticketPageSection:*`).
+      'ticketPageSection:audit': asValue(auditTicketPageSection),
     });
     ctx.routes(auditRoutes((cradle().accountSchemas as { Ok: Joi.ObjectSchema }).Ok));
     ctx.schedule('deliver-stream', { everyMs: options.stream.intervalMs }, async () => {

@@ -2,13 +2,35 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
-import { JobEventListSchema, jobEventParams } from '../schemas.js';
+import { JobEventListSchema, jobEventParams, ticketParams } from '../schemas.js';
 import { listJobEvents } from '../services/job-events.js';
+import { listTicketJobs } from '../services/ticket-page.js';
 import type { FixesServices } from './context.js';
 
-/** The fix operations of the `tickets` section that read jobs. */
-export function ticketJobRoutes(s: FixesServices): ServerRoute[] {
+/**
+ * The fix operations of the `tickets` section that read jobs. `jobPage` is the tickets plugin's
+ * TicketJobPage schema (container `ticketPageSchemas`): one object per OpenAPI component.
+ */
+export function ticketJobRoutes(s: FixesServices, jobPage: Joi.Schema | null): ServerRoute[] {
   return [
+    {
+      method: 'GET',
+      path: '/v1/tickets/{id}/jobs',
+      options: {
+        id: 'listTicketJobs',
+        tags: ['tickets'],
+        description: 'Lists a ticket\'s diagnosis and fix jobs, newest first',
+        notes: 'Kind, executor, status, attempts, cost, timings, error and the path of each job\'s log. The ticket page carries the newest 50 '
+          + '(`jobs`); its `jobs.next_cursor` continues here. Keyset pagination.',
+        validate: { params: ticketParams, query: Joi.object(paginationQuery) },
+        ...(jobPage ? { response: { status: { 200: jobPage } } } : {}),
+        plugins: { patchwell: { extension: 'The ticket page caps its jobs; this pages through the rest (issue 25).' } },
+        handler: async (request) => {
+          const ticket = await s.tickets().load(requirePrincipal(request), (request.params as { id: string }).id);
+          return listTicketJobs(s.db(), ticket.org_id, ticket.id, request.query as { cursor?: string; limit: number });
+        },
+      },
+    },
     {
       method: 'GET',
       path: '/v1/tickets/{id}/jobs/{jobId}/events',

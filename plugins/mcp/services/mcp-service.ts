@@ -131,16 +131,13 @@ export class McpService {
     };
   }
 
+  /**
+   * The ticket page (the Ticket of GET /v1/tickets/{id}: conversation, diagnosis with its
+   * references, drafts, fix attempts, release, audit, jobs) and the job waiting for the agent.
+   */
   async getTicket(principal: Principal, ticketId: string): Promise<Record<string, unknown>> {
     const ticket = await this.d.tickets.load(principal, ticketId);
-    const orgId = ticket.org_id;
-    const [detail, diagnoses, drafts, attempts, jobs] = await Promise.all([
-      this.d.tickets.detail(orgId, ticket.id),
-      this.d.db('fix_diagnoses').where({ org_id: orgId, ticket_id: ticket.id }).orderBy('created_at', 'desc').limit(5),
-      this.d.db('ticket_drafts').where({ org_id: orgId, ticket_id: ticket.id }).orderBy('created_at', 'desc').limit(10),
-      this.d.db('fix_attempts').where({ org_id: orgId, ticket_id: ticket.id }).orderBy('number', 'desc'),
-      this.waitingJobs(orgId, [ticket.id]),
-    ]);
+    const [page, jobs] = await Promise.all([this.d.tickets.detail(ticket.org_id, ticket.id), this.waitingJobs(ticket.org_id, [ticket.id])]);
     const job = jobs.get(ticket.id);
     let waiting: Record<string, unknown> | null = null;
     if (job) {
@@ -150,23 +147,7 @@ export class McpService {
         repository: agentJob.repository, limits: agentJob.limits, deadline_at: iso(job.deadline_at),
       };
     }
-    type Row = Record<string, unknown>;
-    const dx = (diagnoses as Row[]).map((r) => ({
-      id: r.id, category: r.category, confidence: Number(r.confidence), root_cause_md: r.root_cause_md, references: r.references ?? [],
-      public_summary: r.public_summary ?? null, outcome: r.outcome, created_at: iso(r.created_at as Date),
-    }));
-    return {
-      ticket: detail,
-      diagnosis: dx[0] ?? null,
-      references: dx[0]?.references ?? [],
-      earlier_diagnoses: dx.slice(1),
-      drafts: (drafts as Row[]).map((r) => ({ id: r.id, kind: r.kind, status: r.status, body_md: r.body_md, public_summary: r.public_summary ?? null, language: r.language ?? null, created_at: iso(r.created_at as Date) })),
-      fix_attempts: (attempts as Row[]).map((r) => ({
-        id: r.id, number: r.number, status: r.status, branch: r.branch, head_sha: r.head_sha ?? null, tests_ran: r.tests_ran, tests_passed: r.tests_passed,
-        verify_passed: r.verify_passed, reason: r.reason ?? null, reviewer_notes: r.reviewer_notes ?? null, pr_number: r.pr_number ?? null, pr_url: r.pr_url ?? null,
-      })),
-      waiting_job: waiting,
-    };
+    return { ticket: page, waiting_job: waiting };
   }
 
   /** The ticket's job of this kind that waits for the IDE agent, checked for the caller's access and role. */

@@ -31,7 +31,7 @@ export const TOOLS = {
     }).strict(),
   },
   get_ticket: {
-    description: 'One ticket with its conversation, the latest diagnosis with references into the repository, drafts, fix attempts, and the job waiting for you (branch to push, instructions, test command).',
+    description: 'One ticket as the ticket page shows it ({ticket, waiting_job}): ticket carries the conversation, the latest diagnosis (ticket.diagnosis, with references into the repository), drafts, fix attempts with their pull requests and approvals, the release, recent audit entries and jobs; waiting_job is the job waiting for you (branch to push, instructions, test command) or null.',
     schema: z.object({ ticket_id: id }).strict(),
   },
   submit_diagnosis: {

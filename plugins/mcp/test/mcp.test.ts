@@ -5,7 +5,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Knex } from 'knex';
 import t, { type Test } from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { call, connectRepository, localHost, MAIL_SECRET, receiveEmail, waitFor, type Json } from '../../fixes/test/helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
@@ -64,6 +64,7 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
 
 t.test('an IDE agent runs the loop through MCP: diagnosis, draft, fix branch to the attempt awaiting approval', async (t) => {
   const owner = await signUp(app, { orgName: 'Acme' });
+  await onPlan(app, owner.organization.id, 'growth'); // fix credits: a submitted fix is paid for
   const ws = await mcpWorkspace(owner, 'Shop');
   const repo = await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
   const token = await apiToken(owner, [ws.id]);
@@ -87,7 +88,8 @@ t.test('an IDE agent runs the loop through MCP: diagnosis, draft, fix branch to 
   const all = await tool(client, 'list_tickets', { limit: 10 });
   t.equal(all.items.length, 1);
   const read = await tool(client, 'get_ticket', { ticket_id: ticketId });
-  t.match(read, { ticket: { id: ticketId, subject: 'Cart total is wrong' }, diagnosis: null, drafts: [], waiting_job: { id: job.id, kind: 'diagnose', repository: { full_name: repo.full_name } } });
+  t.match(read, { ticket: { id: ticketId, subject: 'Cart total is wrong', diagnosis: null, drafts: { items: [], total: 0 }, fixes: [], jobs: { items: [{ id: job.id, status: 'queued' }] } }, waiting_job: { id: job.id, kind: 'diagnose', repository: { full_name: repo.full_name } } });
+  t.notOk('diagnosis' in read, 'the page is the ticket: nothing beside it but the waiting job');
 
   t.match(await tool(client, 'submit_fix', { ticket_id: ticketId, branch: 'x', tests_ran: true, tests_passed: true }), { error: true, status: 409, code: 'no_waiting_job' }, 'no fix job yet');
   const dx = await tool(client, 'submit_diagnosis', {
@@ -103,7 +105,12 @@ t.test('an IDE agent runs the loop through MCP: diagnosis, draft, fix branch to 
   t.match(await db('fix_jobs').where({ id: dx.next_job.id }).first(), { kind: 'fix', status: 'queued', lease_owner: null }, 'the fix job waits queued');
   const withFix = await tool(client, 'get_ticket', { ticket_id: ticketId });
   const branch = `patchwell/${ticketId}-1`;
-  t.match(withFix, { diagnosis: { category: 'bug', confidence: 0.92 }, references: [{ path: 'cart.js', symbol: 'cartTotal' }], waiting_job: { kind: 'fix', branch, test_command: 'node test.js', instructions: /cartTotal ignores/ } });
+  t.match(withFix, {
+    ticket: { diagnosis: { category: 'bug', confidence: 0.92, references: [{ path: 'cart.js', symbol: 'cartTotal', line_start: 1 }], outcome: 'fix_queued', history_count: 1 }, fixes: [{ number: 1, status: 'running', branch }] },
+    waiting_job: { kind: 'fix', branch, test_command: 'node test.js', instructions: /cartTotal ignores/ },
+  });
+  const page = await call(app, owner, 'GET', `/v1/tickets/${ticketId}`);
+  t.same(withFix.ticket.fixes, page.body.fixes, 'the same page as GET /v1/tickets/{id}');
 
   t.match(await tool(client, 'submit_fix', { ticket_id: ticketId, branch: 'feature/other', tests_ran: true, tests_passed: true }), { error: true, status: 422, code: 'branch_mismatch', details: { branch } });
   t.match(await tool(client, 'submit_fix', { ticket_id: ticketId, branch, tests_ran: true, tests_passed: true }), { error: true, status: 409, code: 'branch_not_found' }, 'push first');
@@ -123,7 +130,7 @@ t.test('an IDE agent runs the loop through MCP: diagnosis, draft, fix branch to 
     return r.body.state === 'awaiting_approval' ? r.body : null;
   }, 'awaiting approval');
   t.equal(ticket.state, 'awaiting_approval');
-  t.match(await tool(client, 'get_ticket', { ticket_id: ticketId }), { fix_attempts: [{ status: 'verified', head_sha: head, pr_number: attempt.pr_number }], waiting_job: null });
+  t.match(await tool(client, 'get_ticket', { ticket_id: ticketId }), { ticket: { fixes: [{ status: 'verified', head_sha: head, pull_request: { number: attempt.pr_number } }] }, waiting_job: null });
 
   // From the approval on, the loop is the same whoever wrote the fix: merge, release, notice, status page.
   const ok = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/approve`, { fix_attempt_id: attempt.id, approved_sha: head });
@@ -141,7 +148,7 @@ t.test('an IDE agent runs the loop through MCP: diagnosis, draft, fix branch to 
   const draft = await tool(client, 'submit_draft', { ticket_id: q, kind: 'reply', body_md: 'Open Settings, then Export.' });
   t.match(draft, { draft_id: /^/, kind: 'reply', status: 'draft' });
   t.match(await tool(client, 'submit_draft', { ticket_id: q, kind: 'reply', body_md: 'Again' }), { error: true, status: 409, code: 'open_draft_exists' });
-  t.match(await tool(client, 'get_ticket', { ticket_id: q }), { drafts: [{ id: draft.draft_id, body_md: 'Open Settings, then Export.' }] });
+  t.match(await tool(client, 'get_ticket', { ticket_id: q }), { ticket: { drafts: { items: [{ id: draft.draft_id, body_md: 'Open Settings, then Export.', status: 'draft' }] } } });
 });
 
 t.test('another organization sees none of the tickets; bad input is a JSON-RPC error; the endpoint wants an API token', async (t) => {

@@ -1,15 +1,36 @@
 import type { ServerRoute } from '@hapi/hapi';
+import Joi from 'joi';
+import { requirePrincipal } from '../../../core/http/auth.js';
+import { paginationQuery } from '../../../core/http/pagination.js';
 import {
-  DraftSchema, TicketSchema, createDraftPayload, discardDraftPayload, draftParams, editDraftPayload, sendDraftPayload, ticketIdParams,
+  DraftPageSchema, DraftSchema, TicketSchema, createDraftPayload, discardDraftPayload, draftParams, editDraftPayload, sendDraftPayload, ticketIdParams,
 } from '../schemas.js';
 import { draftOut } from '../services/serialize.js';
 import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
 
 type DraftParams = { id: string; draftId: string };
 
-/** Route table of drafts: create, edit, discard, send. */
+/** Route table of drafts: list, create, edit, discard, send. */
 export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
   return [
+    {
+      method: 'GET',
+      path: '/v1/tickets/{id}/drafts',
+      options: {
+        id: 'listTicketDrafts',
+        tags: [TAG],
+        description: 'Lists a ticket\'s drafts, newest first',
+        notes: 'Every status (draft, approved, sent, discarded). The ticket page carries the newest 50 (`drafts`); '
+          + 'its `drafts.next_cursor` continues here. Keyset pagination.',
+        validate: { params: ticketIdParams, query: Joi.object(paginationQuery) },
+        response: { status: { 200: DraftPageSchema } },
+        plugins: { patchwell: { extension: 'The ticket page caps its drafts; this pages through the rest (issue 25).' } },
+        handler: async (request) => {
+          const query = request.query as { cursor?: string; limit: number };
+          return s.tickets().listDrafts(requirePrincipal(request), (request.params as { id: string }).id, query);
+        },
+      },
+    },
     {
       method: 'POST',
       path: '/v1/tickets/{id}/drafts',

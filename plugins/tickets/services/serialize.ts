@@ -93,6 +93,10 @@ function widgetContextOut(m: TicketMessage, links: FileLinks): Record<string, un
   return out;
 }
 
+/**
+ * The Ticket answer: the list item's fields, the conversation, and the page's sections
+ * (`page`: diagnosis, drafts, fixes, release, audit, jobs; null where no enabled plugin fills one).
+ */
 export function ticketDetail(
   t: Ticket,
   ws: WorkspaceNames | undefined,
@@ -100,6 +104,7 @@ export function ticketDetail(
   files: TicketFile[],
   links: FileLinks,
   publicStatusUrl: string,
+  page: Record<string, unknown>,
 ): Record<string, unknown> {
   const byMessage = new Map<string, TicketFile[]>();
   for (const f of files) if (f.message_id) byMessage.set(f.message_id, [...(byMessage.get(f.message_id) ?? []), f]);
@@ -110,6 +115,7 @@ export function ticketDetail(
     public_status_url: publicStatusUrl,
     public_token_revoked_at: iso(t.public_token_revoked_at),
     messages: messages.map((m) => messageOut(m, byMessage.get(m.id) ?? [], links)),
+    ...page,
   };
 }
 
@@ -121,13 +127,17 @@ export function draftOut(d: TicketDraft): Record<string, unknown> {
     diagnosis_id: d.diagnosis_id ?? null,
     kind: d.kind,
     body_md: d.body_md,
+    public_summary: d.public_summary ?? null,
     status: d.status,
     language: d.language,
     sent_message_id: d.sent_message_id ?? null,
+    created_by_user_id: d.created_by_user_id ?? null,
     edited_by_user_id: d.edited_by_user_id ?? null,
     approved_by_user_id: d.approved_by_user_id ?? null,
     approved_at: iso(d.approved_at),
     sent_at: iso(d.sent_at),
+    discarded_at: iso(d.discarded_at),
+    discard_reason: d.discard_reason ?? null,
     created_at: iso(d.created_at)!,
     updated_at: iso(d.updated_at)!,
   };

@@ -11,6 +11,7 @@ import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { FILE_META_COLUMNS, TICKET_COLUMNS, Ticket, TicketFile, TicketMessage, type WidgetContext } from '../models/index.js';
 import type { TicketsDeps, TicketWorkspace } from './deps.js';
 import { ticketDetail } from './serialize.js';
+import { listDrafts, type TicketPage } from './ticket-page.js';
 import { slaDueAt } from './sla.js';
 import { listStatement, nextCursor, pageItems, pageJson, type ListFilters, type ListRow } from './ticket-list.js';
 import { needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
@@ -91,7 +92,7 @@ export function newReplyToken(): string {
  * public status link.
  */
 export class TicketService {
-  constructor(private readonly deps: TicketsDeps) {}
+  constructor(private readonly deps: TicketsDeps, private readonly page: TicketPage) {}
 
   // ---- intake (inbox, widget, code host, proactive)
 
@@ -348,21 +349,32 @@ export class TicketService {
     return rows;
   }
 
-  /** The Ticket answer: the ticket with its conversation (notes included) and files. */
+  /** The Ticket answer: the ticket with its conversation (notes included), files and the page's sections. */
   async detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>> {
     return this.detailOf(await this.mustGet(trx ?? this.deps.db, orgId, id), trx);
   }
 
-  /** The Ticket answer of a ticket just read (GET /v1/tickets/{id} loads it for the access check). */
+  /**
+   * The Ticket answer of a ticket just read (GET /v1/tickets/{id} loads it for the access check):
+   * a constant number of queries whatever the number of messages, drafts, attempts or jobs
+   * (docs/tickets.md, "The ticket page"), all on `trx` when given.
+   */
   async detailOf(ticket: Ticket, trx?: Knex): Promise<Record<string, unknown>> {
     const db = trx ?? this.deps.db;
     const { org_id: orgId, id } = ticket;
-    const [ws, messages, files] = await Promise.all([
+    const [ws, messages, files, page] = await Promise.all([
       this.deps.workspaceService.get(orgId, ticket.workspace_id, db),
       TicketMessage.query(db).forOrg(orgId).where({ ticket_id: id }).orderBy([{ column: 'created_at' }, { column: 'id' }]),
       TicketFile.query(db).forOrg(orgId).where({ ticket_id: id }).select(FILE_META_COLUMNS).orderBy('created_at'),
+      this.page.load(db, ticket),
     ]);
-    return ticketDetail(ticket, ws, messages, files, this.deps.fileLinks, this.statusUrl(ticket));
+    return ticketDetail(ticket, ws, messages, files, this.deps.fileLinks, this.statusUrl(ticket), page);
+  }
+
+  /** GET /v1/tickets/{id}/drafts: the ticket's drafts, newest first (keyset; the page's drafts.next_cursor continues it). */
+  async listDrafts(principal: Principal, id: string, q: { cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+    const ticket = await this.load(principal, id);
+    return listDrafts(this.deps.db, ticket.org_id, ticket.id, q);
   }
 
   // ---- status page link
