@@ -56,7 +56,9 @@ export class BuiltinAgentExecutor extends AbstractAgentExecutor<AgentExecutorOpt
     const docs = hits.filter((h): h is CodeHit & { snippet: string } => DOC_PATH.test(h.path) && !!h.snippet?.trim());
     const code = hits.filter((h) => !DOC_PATH.test(h.path));
     const drafts: DraftResult[] = [];
-    if (ANSWERABLE.has(prediction.category) && docs[0]) drafts.push({ kind: 'reply', body_md: groundedReply(lang, docs[0]), language: lang });
+    // A customer can open the passage's link only in a public repository; a private one's reply names the file alone.
+    const passage = docs[0] && !job.repository?.is_public ? { ...docs[0], url: undefined } : docs[0];
+    if (ANSWERABLE.has(prediction.category) && passage) drafts.push({ kind: 'reply', body_md: groundedReply(lang, passage), language: lang });
     else if (prediction.category === 'unknown') drafts.push({ kind: 'needs_info', body_md: needsInfo(lang), language: lang });
 
     const references = (prediction.category === 'bug' ? [...code, ...docs] : [...docs, ...code]).slice(0, 5).map((h) => ({

@@ -11,6 +11,8 @@ import { escapeHtml as esc } from '../../core/http/html.js';
 export interface LocalPageAccess {
   /** Whether the request may see a repository (e.g. a signed-in member of the organization that installed it). */
   canView(request: Request, fullName: string): Promise<boolean>;
+  /** Whether it may read the repository's files (default: canView); a public repository's are everyone's. */
+  canReadFiles?(request: Request, fullName: string): Promise<boolean>;
 }
 
 
@@ -24,8 +26,11 @@ function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
+// No script at all; inline style only; the sign-in form posts to this origin.
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 function html(h: ResponseToolkit, title: string, body: string, code = 200) {
-  return h.response(page(title, body)).type('text/html; charset=utf-8').code(code).header('cache-control', 'no-store');
+  return h.response(page(title, body)).type('text/html; charset=utf-8').code(code).header('cache-control', 'no-store').header('Content-Security-Policy', CSP);
 }
 
 function diffHtml(diff: string): string {
@@ -125,6 +130,26 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
           const items = await host.listItems(fullName);
           const rows = items.map((i) => `<li><a href="${esc(i.url)}">#${i.number}</a> ${esc(i.title)} <span class="state ${esc(i.state)}">${esc(i.state)}</span> <span class="muted">${i.kind === 'pull_request' ? 'pull request' : 'issue'}</span></li>`);
           return html(h, fullName, `<h1>${esc(fullName)}</h1><ul>${rows.join('') || '<li class="muted">No issues or pull requests.</li>'}</ul>`);
+        },
+      },
+    },
+    {
+      // A file at a branch or commit, as a host's blob page (the links drafts quote: `…/blob/main/README.md#L3-L9`).
+      method: 'GET',
+      path: '/codehost/local/{owner}/{repo}/blob/{ref}/{path*}',
+      options: {
+        auth: { strategy: 'session', mode: 'try' },
+        validate: { params: repoParams.keys({ ref: Joi.string().max(200).pattern(/^[A-Za-z0-9._/-]+$/).required(), path: Joi.string().max(1000).required() }) },
+        handler: async (request, h) => {
+          const { owner, repo, ref, path } = request.params as { owner: string; repo: string; ref: string; path: string };
+          const fullName = `${owner}/${repo}`;
+          const readable = access.canReadFiles ? await access.canReadFiles(request, fullName) : await access.canView(request, fullName);
+          if (!readable) return html(h, 'Not found', '<h1>Not found</h1>', 404);
+          const file = await host.readFile({ installationId: null, fullName }, path, ref).catch(() => null);
+          if (!file) return html(h, 'Not found', '<h1>Not found</h1>', 404);
+          const lines = file.content.toString('utf8').split('\n');
+          const rows = lines.map((l, i) => `<span id="L${i + 1}"><span class="muted">${String(i + 1).padStart(4)}</span>  ${esc(l)}</span>`).join('\n');
+          return html(h, `${path} · ${fullName}`, `<p><a href="/codehost/local/${esc(fullName)}">${esc(fullName)}</a> · <code>${esc(ref)}</code></p><h1>${esc(path)}</h1><pre class="diff">${rows}</pre>`);
         },
       },
     },

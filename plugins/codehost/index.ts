@@ -13,6 +13,7 @@ import { signInRoutes } from './routes/auth.js';
 import { codehostRoutes } from './routes/codehost.js';
 import type { CodehostRouteServices } from './routes/context.js';
 import { repositoryRoutes } from './routes/repositories.js';
+import { setupRoutes } from './routes/setup.js';
 import { CodeIndexService } from './services/code-index.js';
 import { CommentService } from './services/comments.js';
 import { hasPages, type AccountUsers, type CodehostDeps, type PlanLimitsLike, type SessionOpener, type TicketIntake, type WorkspaceReader } from './services/deps.js';
@@ -102,6 +103,9 @@ export default definePlugin<CodehostOptions>({
     });
     ctx.routes([...codehostRoutes(services, { webhookMaxBytes: options.webhookMaxBytes }), ...repositoryRoutes(services), ...signInRoutes(services, config)]);
 
+    // The code host's setup redirect links the installation and sends the browser on with its chi_ id (routes/setup.ts).
+    ctx.server.route(setupRoutes(services, options, config.server.publicBaseUrl.replace(/\/+$/, '')));
+
     // The local host's own pages (a pull request and its diff, install and sign-in pages): HTML,
     // no operation id, so they stay out of the OpenAPI document.
     if (hasPages(deps.host)) {
@@ -112,7 +116,10 @@ export default definePlugin<CodehostOptions>({
         const inst = await InstallationModel.query(deps.db).forOrg(principal.orgId).where({ host: deps.host.identifier, account_login: owner }).whereNull('removed_at').limit(1).first();
         return !!inst;
       };
-      ctx.server.route(deps.host.pageRoutes({ canView }));
+      // The files of a public repository are public, as on any host: a customer opens the documentation links of a reply.
+      const canReadFiles = async (request: Request, fullName: string): Promise<boolean> =>
+        (await deps.host.getRepository({ installationId: null, fullName }).then((r) => r.isPublic, () => false)) || canView(request, fullName);
+      ctx.server.route(deps.host.pageRoutes({ canView, canReadFiles }));
     }
 
     registerConsumers(ctx as never, { deps, events, codeIndex, comments, repositories });

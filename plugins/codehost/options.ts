@@ -46,6 +46,9 @@ export interface CodehostOptions {
   commentFlushSeconds: number;
 }
 
+/** Where the code host's setup redirect lands: the service links the installation there (routes/setup.ts, docs/links.md). */
+export const SETUP_PATH = '/codehost/setup';
+
 const path = () => Joi.string().pattern(/^\/(?![/\\])\S*$/).max(200);
 const label = (name: string, color: string, description: string) =>
   Joi.object({

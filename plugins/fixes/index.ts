@@ -10,7 +10,7 @@ import { KEYS } from '../../core/kernel/keys.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { fixesOptionsSchema, type FixesOptions } from './options.js';
 import { ticketJobRoutes } from './routes/ticket-jobs.js';
-import type { BillingGatePort, CodeIndexPort, DraftPort, FixesDeps, GovernancePort, MailerPort, PatternMatcherPort, RepositoriesPort, TicketActionsPort, TicketPort, WorkspacePort } from './services/deps.js';
+import type { BillingGatePort, CodeIndexPort, DraftPort, FixesDeps, GovernancePort, MailerPort, PatternMatcherPort, RepositoriesPort, SubscriberPort, TicketActionsPort, TicketPort, WorkspacePort } from './services/deps.js';
 import { JobPayloads } from './services/job-payload.js';
 import { JOB_REQUESTED, JobQueue } from './services/job-queue.js';
 import { JobWorker } from './services/job-worker.js';
@@ -18,6 +18,7 @@ import { AUTOPILOT_SEND, FixLoop, OPEN_PR } from './services/loop.js';
 import { PullRequests } from './services/pull-requests.js';
 import { FixActions } from './services/fix-actions.js';
 import { FixRecords } from './services/fix-records.js';
+import { FixesTicketPageSection } from './services/ticket-page.js';
 import { AUTO_CLOSE_EVERY_MS, RELEASE_REQUESTED, RELEASE_TEMPLATES, Releases } from './services/releases.js';
 import { ticketFixRoutes } from './routes/ticket-fixes.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -49,6 +50,7 @@ export default definePlugin<FixesOptions>({
       get executors() { return (cradle()[KEYS.agentExecutors] as AgentExecutor[] | undefined) ?? []; },
       get tickets() { return cradle().ticketService as TicketPort; },
       get drafts() { return cradle().draftService as DraftPort; },
+      get subscribers() { return cradle().subscriberService as SubscriberPort; },
       get ticketActions() { return cradle().ticketActions as TicketActionsPort; },
       get workspaces() { return cradle().workspaceService as WorkspacePort; },
       get codeIndex() { return optional<CodeIndexPort>('codeIndex'); },
@@ -65,6 +67,8 @@ export default definePlugin<FixesOptions>({
     const payloads = new JobPayloads(deps);
     const worker = new JobWorker(deps, queue, payloads);
     ctx.provide({ fixJobs: asValue(queue), fixWorker: asValue(worker), fixLoop: asValue(loop), fixPayloads: asValue(payloads), fixRecords: asValue(new FixRecords(() => deps.db)) });
+    // The ticket page's diagnosis, fixes, release and jobs (the tickets plugin reads `ticketPageSection:*`).
+    ctx.provide({ 'ticketPageSection:fixes': asValue(new FixesTicketPageSection(deps)) });
 
 
     // A new ticket is diagnosed (in the inbox transaction of the message: one job per ticket).
@@ -93,8 +97,9 @@ export default definePlugin<FixesOptions>({
     const actions = new FixActions(deps, loop, pullRequests, queue);
     const releases = new Releases(deps);
     ctx.provide({ fixPullRequests: asValue(pullRequests), fixActions: asValue(actions), fixReleases: asValue(releases) });
+    const jobPageSchema = optional<{ TicketJobPage: Joi.Schema }>('ticketPageSchemas')?.TicketJobPage ?? null;
     ctx.routes([
-      ...ticketJobRoutes({ db: () => deps.db, tickets: () => deps.tickets }),
+      ...ticketJobRoutes({ db: () => deps.db, tickets: () => deps.tickets }, jobPageSchema),
       ...ticketFixRoutes(() => actions, () => releases, optional<Joi.Schema>('ticketSchema')),
       ...approvalRoutes({ db: () => deps.db, governance: () => deps.governance }),
       ...releaseRoutes(() => releases),
@@ -104,6 +109,11 @@ export default definePlugin<FixesOptions>({
     ctx.consume('release', [RELEASE_REQUESTED], async (message) => {
       const p = message.payload as { release_id: string };
       if (message.orgId) await releases.advance(message.orgId, p.release_id);
+    }, { idempotent: false });
+    // A closed ticket's fix work stops: jobs cancelled, open attempts superseded, their pull requests closed (a duplicate's too).
+    ctx.consume('close-fixes', ['tickets.closed'], async (message) => {
+      const p = message.payload as { ticket_id?: string; reason?: string };
+      if (message.orgId && p.ticket_id) await actions.closeForTicket(message.orgId, p.ticket_id, p.reason ?? 'closed');
     }, { idempotent: false });
     // CI of a released commit changed on the code host: the release history shows the new state.
     ctx.consume('release-ci', ['codehost.ci_updated'], async (message) => {

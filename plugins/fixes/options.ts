@@ -17,6 +17,8 @@ export interface FixesOptions {
   defaultMaxCostUsd: number;
   /** How long a job of a remote executor (runner, mcp) may wait queued before it fails `not_claimed`. */
   remoteClaimTimeoutMs: number;
+  /** How long a job billing refused (plan_limit_reached) waits before billing is asked again. */
+  holdRecheckMs: number;
 }
 
 export const fixesOptionsSchema = Joi.object<FixesOptions>({
@@ -28,4 +30,5 @@ export const fixesOptionsSchema = Joi.object<FixesOptions>({
   defaultMaxMinutes: Joi.number().integer().min(1).max(24 * 60).default(30),
   defaultMaxCostUsd: Joi.number().min(0).max(1000).default(5),
   remoteClaimTimeoutMs: Joi.number().integer().min(100).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
+  holdRecheckMs: Joi.number().integer().min(100).max(24 * 3_600_000).default(5 * 60_000),
 });

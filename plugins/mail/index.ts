@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { Outbox } from '../../core/bus/outbox.js';
 import type { ChannelAdapter } from '../../core/contracts/index.js';
 import { KEYS } from '../../core/kernel/keys.js';
+import { mailDomainOf } from '../../core/kernel/mail-domain.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { MailDelivery } from './services/delivery.js';
 import type { MailBrandingPort } from './services/branding.js';
@@ -15,7 +16,7 @@ export { MailDelivery, type DeliveryOutcome } from './services/delivery.js';
 export { BADGE_TEXT, type MailBrand, type MailBrandRef, type MailBrandingPort } from './services/branding.js';
 
 export interface MailPluginOptions {
-  /** Sender of every mail that names none. Default `Patchwell <no-reply@host of PUBLIC_BASE_URL>`. */
+  /** Sender of every mail that names none. Default `Patchwell <no-reply@host of PUBLIC_BASE_URL>` (`localhost` for an IP). */
   from?: MailAddress;
   /** Send attempts before a mail is `failed` (and its event dead-lettered). Default `bus.maxAttempts`. */
   maxAttempts?: number;
@@ -43,7 +44,8 @@ export default definePlugin<MailPluginOptions>({
   register(ctx) {
     const { container, config, options, log } = ctx;
     const cradle = container.cradle as { db: Knex; outbox: Outbox; channelAdapter: ChannelAdapter | null };
-    const host = new URL(config.server.publicBaseUrl).hostname;
+    // An IP base URL gives `localhost`: `no-reply@127.0.0.1` is not an address (core/kernel/mail-domain.ts).
+    const host = mailDomainOf(config.server.publicBaseUrl);
     const mailer = new Mailer({
       outbox: cradle.outbox,
       publicBaseUrl: config.server.publicBaseUrl,

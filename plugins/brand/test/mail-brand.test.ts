@@ -45,7 +45,7 @@ async function reply(who: Parameters<typeof call>[1], ticketId: string): Promise
   return app.db('mail_messages').where({ ticket_ref: ticketId, template: 'tickets.reply' }).first();
 }
 
-const releaseData = { subject: 'Checkout fails', product: 'Shop', version: '1.2.3', summary: 'Payments work again.', status_url: 'https://status.example.test/s/1' };
+const releaseData = { subject: 'Checkout fails', product: 'Shop', version: '1.2.3', summary: 'Payments work again.', status_url: 'https://status.example.test/s/1', unsubscribe_url: 'https://status.example.test/unsubscribe/u1' };
 
 // An agency's client workspace, white-label ready: brand with a linked logo, a status domain, the
 // badge removed, a verified sending domain with its sender.

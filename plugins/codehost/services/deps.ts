@@ -82,7 +82,7 @@ export interface BuiltinInstallations {
   builtinInstallation(accountLogin: string, pending?: { state: string; setupUrl: string }): Promise<Installation>;
 }
 export interface HostPages {
-  pageRoutes(access: { canView(request: Request, fullName: string): Promise<boolean> }): ServerRoute[];
+  pageRoutes(access: { canView(request: Request, fullName: string): Promise<boolean>; canReadFiles?(request: Request, fullName: string): Promise<boolean> }): ServerRoute[];
 }
 export interface SignInAvailability {
   readonly signInAvailable: boolean;

@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor, type Page } from '../../../core/http/pagina
 import { InstallationModel, RepositoryModel } from '../models/index.js';
 import { actorOf, hasBuiltinInstallations, iso, type CodehostDeps, type RequestMeta, type SignInAvailability } from './deps.js';
 import { viaHost } from './errors.js';
+import { SETUP_PATH } from '../options.js';
 import type { RepositoryService } from './repositories.js';
 import { installationJson } from './serialize.js';
 import { StateStore } from './states.js';
@@ -86,7 +87,8 @@ export class InstallationService {
     if (hasBuiltinInstallations(host)) {
       // The local host has one built-in installation per organization, on an account named after it.
       const org = (await this.d.db('organizations').where({ id: principal.orgId }).first('slug')) as { slug: string };
-      const setupUrl = `${this.d.config.server.publicBaseUrl.replace(/\/+$/, '')}${this.d.options.pages.installed}`;
+      // The service's setup route links and sends the browser on with the API's id (routes/setup.ts).
+      const setupUrl = `${this.d.config.server.publicBaseUrl.replace(/\/+$/, '')}${SETUP_PATH}`;
       await viaHost(() => host.builtinInstallation(org.slug, { state, setupUrl }));
     }
     const url = await viaHost(() => host.installUrl(state));

@@ -23,7 +23,7 @@ t.test('code host installations: install, link, read, sync, unlink; another orga
     const page = await app.server.inject({ method: 'GET', url: new URL(start.body.url).pathname + new URL(start.body.url).search });
     t.equal(page.statusCode, 302);
     const back = new URL(String(page.headers.location));
-    t.equal(back.pathname, '/settings/code-host/installed');
+    t.equal(back.pathname, '/codehost/setup', 'the host comes back to the service\'s setup route');
     t.equal(back.searchParams.get('state'), start.body.state);
 
     const forged = await call(app, owner, 'POST', '/v1/codehost/installations', { installation_id: back.searchParams.get('installation_id'), state: 'chs_forged' });
@@ -44,6 +44,31 @@ t.test('code host installations: install, link, read, sync, unlink; another orga
     const audit = await app.db('audit_entries').where({ org_id: owner.organization.id, action: 'codehost.installation_linked' });
     t.equal(audit.length, 1, 'linking is audited once');
     t.equal((await call(app, owner, 'GET', '/v1/codehost')).body.installations.length, 1);
+  });
+
+  await t.test('the setup redirect links the installation and lands on the console page with the chi_ id the API uses', async (t) => {
+    const start = await call(app, owner, 'POST', '/v1/codehost/install');
+    const setup = new URL(String((await app.server.inject({ method: 'GET', url: new URL(start.body.url).pathname + new URL(start.body.url).search })).headers.location));
+    const follow = (headers: Record<string, string> = {}) => app.server.inject({ method: 'GET', url: setup.pathname + setup.search, headers });
+
+    const anonymous = await follow();
+    t.equal(anonymous.statusCode, 302);
+    const signIn = new URL(String(anonymous.headers.location), 'http://localhost:3000');
+    t.equal(signIn.pathname, '/login', 'without a session: the sign-in page first');
+    t.equal(signIn.searchParams.get('redirect_to'), setup.pathname + setup.search, '…which comes back here');
+
+    const landed = await follow(owner.auth.headers);
+    t.equal(landed.statusCode, 302);
+    const to = new URL(String(landed.headers.location), 'http://localhost:3000');
+    t.equal(to.pathname, '/settings/code-host/installed');
+    t.same(Object.fromEntries(to.searchParams), { installation_id: inst.id, setup_action: 'install' }, 'the API\'s id (chi_…), not the host\'s');
+    t.match(inst.id, /^chi_/);
+    t.equal((await call(app, owner, 'GET', `/v1/codehost/installations/${to.searchParams.get('installation_id')}/repositories`)).status, 200, 'the page can read the installation with it');
+
+    const again = new URL(String((await follow(owner.auth.headers)).headers.location), 'http://localhost:3000');
+    t.same(Object.fromEntries(again.searchParams), { error: 'invalid_state' }, 'the state is single use');
+    const odd = await app.server.inject({ method: 'GET', url: '/codehost/setup?installation_id=../x&state=s', headers: owner.auth.headers });
+    t.same(Object.fromEntries(new URL(String(odd.headers.location), 'http://localhost:3000').searchParams), { error: 'invalid_request' }, 'bad input is a redirect with the error, never a 500');
   });
 
   await t.test('the repositories an installation reaches, paginated by name', async (t) => {

@@ -82,6 +82,8 @@ export class FixDiagnosis extends TenantModel {
   declare public_summary: string | null;
   declare language: string | null;
   declare outcome: 'drafted' | 'escalated' | 'autopilot' | 'fix_queued';
+  /** The open ticket this report likely duplicates (same error group or the same code as a bug at work), offered to the team. */
+  declare duplicate_of_ticket_id: string | null;
 }
 
 export type FixAttemptStatus = 'running' | 'verified' | 'not_verified' | 'failed' | 'superseded' | 'rejected' | 'merged';

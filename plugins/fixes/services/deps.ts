@@ -28,6 +28,8 @@ export interface TicketPort {
   transition(trx: Knex, ticket: LoopTicket, event: string, patch?: Record<string, unknown>): Promise<LoopTicket>;
   update(trx: Knex, ticket: LoopTicket, patch: Record<string, unknown>): Promise<LoopTicket>;
   detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>>;
+  /** The ticket's public status page URL (a ticket as mustGet reads it). */
+  statusUrl(ticket: LoopTicket): string;
 }
 
 /** `approvalGovernance` (sso plugin), when present: who may approve fixes and releases. */
@@ -40,6 +42,17 @@ export interface GovernancePort {
 export interface DraftPort {
   createForAgent(trx: Knex, ticket: LoopTicket, input: { kind: 'reply' | 'needs_info' | 'interim'; body_md: string; public_summary?: string | null; diagnosis_id?: string | null; language?: string | null }): Promise<{ id: string } | undefined>;
   send(actor: { principal: Principal }, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void>;
+  /** A release notice as a `release_notice` Draft row, sent (or waiting when the white-label guard refuses); undefined without a customer address. */
+  sendNotice(trx: Knex, ticket: LoopTicket, input: { kind: 'release_notice'; template: string; data: Record<string, unknown>; headers?: Record<string, string> }): Promise<{ draft: { id: string; status: string }; mailId: string | null } | undefined>;
+}
+
+/** What the release notices need of `subscriberService` (tickets plugin). */
+export interface SubscriberPort {
+  /** A notice's unsubscribe link and its List-Unsubscribe headers. */
+  unsubscribeLink(ticketId: string, email: string): { url: string; headers: Record<string, string> };
+  /** A notice to a subscriber who follows a ticket they did not write; sets notified_at. */
+  notify(trx: Knex, ticket: LoopTicket, sub: { id: string; email: string }, input: { template: string; data: Record<string, unknown> }): Promise<string>;
+  markNotified(trx: Knex, orgId: string, ids: string[], at?: Date): Promise<void>;
 }
 
 /** What the loop needs of `ticketActions` (tickets plugin). */
@@ -97,6 +110,7 @@ export interface FixesDeps {
   readonly executors: AgentExecutor[];
   readonly tickets: TicketPort;
   readonly drafts: DraftPort;
+  readonly subscribers: SubscriberPort;
   readonly ticketActions: TicketActionsPort;
   readonly workspaces: WorkspacePort;
   readonly codeIndex: CodeIndexPort | null;

@@ -3,7 +3,7 @@ import { auditActorOf, diffFields } from '../../../core/audit/audit-writer.js';
 import { isAdapterError } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
-import { FixAttempt, FixDiagnosis, FixJob } from '../models/index.js';
+import { FixApproval, FixAttempt, FixDiagnosis, FixJob, FixRelease } from '../models/index.js';
 import type { FixesDeps, LoopTicket } from './deps.js';
 import { fixInstructions, type FixLoop } from './loop.js';
 import type { PullRequests } from './pull-requests.js';
@@ -164,6 +164,39 @@ export class FixActions {
     });
     await this.closePr(old.ticket, old.attempt);
     return this.d.tickets.detail(old.ticket.org_id, old.ticket.id);
+  }
+
+  /**
+   * `tickets.closed`: a closed ticket's fix work stops. Its queued or running fix jobs are
+   * cancelled, its open attempts (running, verified, not verified; not one whose release is
+   * merging) are `superseded` with their approvals voided (`ticket_closed`), and their pull
+   * requests are closed on the host after the commit. A ticket reopened meanwhile is left alone.
+   */
+  async closeForTicket(orgId: string, ticketId: string, reason: string): Promise<string[]> {
+    const closed = await this.d.db.transaction(async (trx) => {
+      const ticket = await this.d.tickets.mustGet(trx, orgId, ticketId).catch(() => null);
+      if (!ticket || ticket.state !== 'closed') return null;
+      for (const job of await FixJob.query(trx).forOrg(orgId).where({ ticket_id: ticketId, kind: 'fix' }).whereIn('status', ['queued', 'running']).forUpdate()) {
+        await this.queue.cancel(trx, job, `the ticket was closed (${reason})`);
+      }
+      const merging = (await FixRelease.query(trx).forOrg(orgId).where({ ticket_id: ticketId, status: 'merging' }).select('fix_attempt_id')).map((r) => r.fix_attempt_id);
+      const open = await FixAttempt.query(trx).forOrg(orgId).where({ ticket_id: ticketId }).whereIn('status', ['running', 'verified', 'not_verified'])
+        .whereNotIn('id', merging.filter((x): x is string => !!x)).forUpdate();
+      if (open.length === 0) return { ticket, attempts: [] as FixAttempt[] };
+      const ids = open.map((a) => a.id);
+      await FixAttempt.query(trx).forOrg(orgId).patch({ status: 'superseded' }).whereIn('id', ids);
+      await FixApproval.query(trx).forOrg(orgId).patch({ voided_at: new Date(), void_reason: 'ticket_closed' }).whereIn('fix_attempt_id', ids).whereNull('voided_at');
+      for (const a of open) {
+        await this.d.audit.record(trx, {
+          orgId, actor: { type: 'system' }, action: 'fix.closed_with_ticket', target: { type: 'fix_attempt', id: a.id }, workspaceId: ticket.workspace_id,
+          changes: diffFields({ status: a.status }, { status: 'superseded' }), metadata: { ticket_id: ticketId, reason, pr_number: a.pr_number },
+        });
+      }
+      return { ticket, attempts: open };
+    });
+    if (!closed) return [];
+    for (const a of closed.attempts) await this.closePr(closed.ticket, a);
+    return closed.attempts.map((a) => a.id);
   }
 
   /** Closes an attempt's pull request on the host (after the decision is stored; a failure is logged and kept on the attempt). */

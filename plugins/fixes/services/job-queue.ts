@@ -42,10 +42,22 @@ export interface JobCostRecorder {
   recordJobCost(trx: Knex, input: { orgId: string; jobId: string; costUsd: number; consumedFix: boolean; workspaceId?: string | null; kind?: 'fix' | 'diagnosis' }): Promise<unknown>;
 }
 
-type QueueDeps = Pick<FixesDeps, 'db' | 'outbox' | 'options' | 'log'> & {
+type QueueDeps = Pick<FixesDeps, 'db' | 'outbox' | 'options' | 'log'> & Partial<Pick<FixesDeps, 'tickets'>> & {
   /** The billing gate; billing may be off (null), or an older gate without recordJobCost. */
   readonly billingGate?: (FixesDeps['billingGate'] & Partial<JobCostRecorder>) | null;
 };
+
+/** Billing's refusal of a job (402 plan_limit_reached), as the claim keeps it on the job. */
+interface Refusal {
+  error: Error;
+  reason: string;
+  message: string;
+}
+
+/** The error code a job billing refused carries while it waits (shown on the ticket's jobs). */
+export const HELD_CODE = 'plan_limit_reached';
+
+const boomCode = (err: unknown): string | undefined => (err as { data?: { code?: string } } | null)?.data?.code;
 
 const errorText = (e: { code: string; detail: string }) => `${e.code}: ${e.detail}`.slice(0, 2000);
 
@@ -100,9 +112,10 @@ export class JobQueue {
         if (only.orgId) q.where('org_id', only.orgId);
         if (only.workspaceId) q.where('workspace_id', only.workspaceId);
         if (only.jobId) q.where('id', only.jobId);
+        // A job named by its claimer (a runner's job_id, an MCP submission) asks billing again at once, even while held.
         const row = await q
           .whereIn('executor', executors)
-          .where((w) => w.where((q) => q.where('status', 'queued').where('run_after', '<=', trx.fn.now()))
+          .where((w) => w.where((q) => q.where('status', 'queued').where((d) => (only.jobId ? d.where('run_after', '<=', trx.fn.now()).orWhere('error_code', HELD_CODE) : d.where('run_after', '<=', trx.fn.now()))))
             .orWhere((q) => q.where('status', 'running').where('lease_expires_at', '<', trx.fn.now())))
           .orderBy([{ column: 'run_after' }, { column: 'id' }])
           .limit(1)
@@ -118,6 +131,12 @@ export class JobQueue {
           await this.deadLetter(trx, row, { code: 'timed_out', detail: 'the job ran past its wall-clock limit' });
           return { kind: 'dead' as const };
         }
+        // Billing first (docs/fixes.md, "Plans gate fixes"): a refusal holds the job with the reason instead of running it.
+        const refusal = row.status === 'queued' ? await this.authorize(trx, row) : null;
+        if (refusal) {
+          await this.hold(trx, row, refusal);
+          return { kind: 'held' as const, refusal };
+        }
         const maxMinutes = this.maxMinutes(row);
         const claimed = await FixJob.query(trx).forOrg(row.org_id).patchAndFetchById(row.id, {
           status: 'running',
@@ -127,6 +146,7 @@ export class JobQueue {
           heartbeat_at: new Date(),
           started_at: row.started_at ?? new Date(),
           deadline_at: row.deadline_at ?? new Date(Date.now() + maxMinutes * 60_000),
+          ...(row.error_code === HELD_CODE ? { error_code: null, error_detail: null } : {}),
         });
         if (row.status === 'running') await this.event(trx, claimed, { level: 'warn', type: 'lease_expired', message: `the previous worker's lease expired; attempt ${claimed.attempts} of ${claimed.max_attempts}` });
         await this.event(trx, claimed, { level: 'info', type: 'claimed', message: `attempt ${claimed.attempts} started`, data: { attempt: claimed.attempts } });
@@ -134,7 +154,48 @@ export class JobQueue {
       });
       if (outcome.kind === 'claimed') return outcome.job;
       if (outcome.kind === 'none') return undefined;
+      // The claimer named this job: it hears billing's 402 (the hold is committed). Otherwise the next job.
+      if (outcome.kind === 'held' && only.jobId) throw outcome.refusal.error;
     }
+  }
+
+  /**
+   * Asks billing whether the job may run (a fix reserves its credit now, with the job id); null
+   * when it may, or billing is off, or the ticket is the onboarding demo (run at the service's
+   * expense). Only billing's 402 is a refusal; any other error fails the claim.
+   */
+  private async authorize(trx: Knex, job: FixJob): Promise<Refusal | null> {
+    const gate = this.d.billingGate;
+    if (!gate) return null;
+    const demo = (await trx('tickets').where({ org_id: job.org_id, id: job.ticket_id }).select('is_demo').first()) as { is_demo: boolean } | undefined;
+    if (demo?.is_demo) return null;
+    try {
+      // A savepoint: a refusal leaves nothing of billing's half-way work in the claim's transaction.
+      await trx.transaction((sp) => gate.authorizeJob(sp, {
+        orgId: job.org_id, workspaceId: job.workspace_id, kind: job.kind === 'fix' ? 'fix' : 'diagnosis',
+        estimatedCostUsd: job.payload?.limits?.max_cost_usd ?? this.d.options.defaultMaxCostUsd, jobId: job.id,
+      }));
+      return null;
+    } catch (err) {
+      if (boomCode(err) !== HELD_CODE) throw err;
+      const details = ((err as { data?: { details?: { reason?: string } } }).data?.details ?? {}) as { reason?: string };
+      return { error: err as Error, reason: details.reason ?? 'plan_limit_reached', message: (err as Error).message };
+    }
+  }
+
+  /**
+   * Holds a job billing refused: it stays queued with the reason (error_code plan_limit_reached,
+   * error_detail), billing is asked again after `holdRecheckMs`, and the first hold logs a `held`
+   * event, announces `fixes.job_held` and puts the ticket on the team's list.
+   */
+  private async hold(trx: Knex, job: FixJob, refusal: Refusal): Promise<void> {
+    const detail = `${refusal.reason}: ${refusal.message}`.slice(0, 2000);
+    await FixJob.query(trx).forOrg(job.org_id).patch({ run_after: new Date(Date.now() + this.d.options.holdRecheckMs), error_code: HELD_CODE, error_detail: detail }).where('id', job.id);
+    if (job.error_code === HELD_CODE && job.error_detail === detail) return;
+    await this.event(trx, job, { level: 'warn', type: 'held', message: `billing refused the ${job.kind === 'fix' ? 'fix' : 'diagnosis'}: ${refusal.message}`, data: { code: HELD_CODE, reason: refusal.reason } });
+    await this.d.outbox.add(trx, 'fixes.job_held', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, reason: refusal.reason }, { orgId: job.org_id });
+    const ticket = this.d.tickets ? await this.d.tickets.mustGet(trx, job.org_id, job.ticket_id).catch(() => null) : null;
+    if (ticket) await this.d.tickets!.update(trx, ticket, { needs_team_action: true });
   }
 
   private maxMinutes(job: FixJob): number {

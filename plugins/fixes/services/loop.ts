@@ -17,7 +17,36 @@ const REASONS = {
   bug: (conf: number) => `The assistant diagnosed a defect (confidence ${conf.toFixed(2)}); a fix needs a person or a fix executor.`,
   failed: (code: string) => `The diagnosis job failed (${code}).`,
   dead: (code: string) => `The ${'job'} stopped after its last attempt (${code}).`,
+  duplicate: (d: LikelyDuplicate) => `Likely a duplicate of ticket ${d.id} ("${d.subject.slice(0, 120)}"): ${d.why === 'error_group' ? 'the same error group' : 'a bug in the same code, already being fixed'}. `
+    + 'Close it as a duplicate to keep the customer informed through the original; no second fix was started.',
 };
+
+/** The interim message a customer gets while the fix is prepared (a draft; autopilot sends it when it sends bugs). */
+const INTERIM: Record<'en' | 'it', (statusUrl: string) => string> = {
+  en: (url) => `Hello,\n\nthank you for your report. We found the cause of the problem and a fix is being prepared; we will write to you again as soon as it is released.\n\nYou can follow your request here: ${url}\n`,
+  it: (url) => `Buongiorno,\n\ngrazie per la segnalazione. Abbiamo trovato la causa del problema e stiamo preparando una correzione; le scriveremo di nuovo appena sarà rilasciata.\n\nPuò seguire la richiesta qui: ${url}\n`,
+};
+
+/** An older open ticket the new report likely duplicates, and why. */
+export interface LikelyDuplicate {
+  id: string;
+  subject: string;
+  why: 'error_group' | 'same_code';
+}
+
+/** States of a ticket whose problem is still open (released and closed tickets are not duplicated: a new report after a release may be a regression). */
+const OPEN_PROBLEM = ['received', 'triage', 'draft_ready', 'needs_info', 'answered', 'fixing', 'awaiting_approval', 'releasing', 'escalated'];
+/** States of a bug whose fix is at work or waits: a report of the same code joins it. */
+const FIX_AT_WORK = ['fixing', 'awaiting_approval', 'releasing'];
+const DOC_PATH = /(^|\/)(docs?|documentation)\/|(^|\/)readme[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
+
+/** Code identifiers a report names (`cartTotal`, `tax_rate`): two reports of one defect name the same ones. */
+function identifiersIn(text: string): Set<string> {
+  return new Set(text.match(/\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g) ?? []);
+}
+
+/** The code files a diagnosis points at (documentation left out: many reports quote the same README). */
+const codePaths = (refs: ReadonlyArray<{ path: string }> | null | undefined): Set<string> => new Set((refs ?? []).map((r) => r.path).filter((p) => p && !DOC_PATH.test(p)));
 
 /** Whether autopilot sends a draft of this diagnosis by itself. */
 export function autopilotAllows(ws: Pick<LoopWorkspace, 'autonomy' | 'autopilot_categories' | 'confidence_threshold'>, category: TicketCategory, confidence: number): boolean {
@@ -113,8 +142,11 @@ export class FixLoop {
         outcome = autopilotAllows(ws, dx.category, dx.confidence) ? 'autopilot' : 'drafted';
       }
     }
+    // A second report of a problem already at work is offered to the team as a duplicate instead of starting a second fix.
+    const duplicate = !draftId && dx.category === 'bug' ? await this.likelyDuplicate(trx, ticket, dx.references) : null;
     await FixDiagnosis.query(trx).insert({
       id: diagnosisId,
+      duplicate_of_ticket_id: duplicate?.id ?? null,
       org_id: job.org_id,
       ticket_id: ticket.id,
       job_id: job.id,
@@ -129,11 +161,21 @@ export class FixLoop {
     });
     const repositoryId = (await trx('repositories').where({ org_id: job.org_id, workspace_id: job.workspace_id }).orderBy('created_at').select('id').first() as { id: string } | undefined)?.id;
     const fixer = this.fixer(ws);
-    if (!draftId && dx.category === 'bug' && dx.confidence >= ws.confidence_threshold && fixer && repositoryId) {
+    if (duplicate) {
+      current = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
+      await this.d.ticketActions.escalateBySystem(trx, current, REASONS.duplicate(duplicate));
+    } else if (!draftId && dx.category === 'bug' && dx.confidence >= ws.confidence_threshold && fixer && repositoryId) {
       current = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
       await this.queueFix(trx, current, ws, fixer, { repositoryId, event: 'fix_started', instructions: fixInstructions(dx.root_cause_md, null) });
       await FixDiagnosis.query(trx).forOrg(job.org_id).patch({ outcome: 'fix_queued' }).where('id', diagnosisId);
       outcome = 'fix_queued';
+      // The customer hears that a fix is being prepared: an interim draft (sent by autopilot when it sends this category).
+      const fixing = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
+      const lang = fixing.language === 'it' ? 'it' : 'en';
+      const interim = await this.d.drafts.createForAgent(trx, fixing, { kind: 'interim', body_md: INTERIM[lang](this.d.tickets.statusUrl(fixing)), diagnosis_id: diagnosisId, language: lang });
+      if (interim && autopilotAllows(ws, dx.category, dx.confidence)) {
+        await this.d.outbox.add(trx, AUTOPILOT_SEND, { ticket_id: ticket.id, draft_id: interim.id, job_id: job.id }, { orgId: job.org_id });
+      }
     } else if (!draftId) {
       current = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
       const reason = dx.category === 'bug' ? REASONS.bug(dx.confidence) : REASONS.unanswered(dx.category, dx.confidence);
@@ -144,7 +186,56 @@ export class FixLoop {
     }
     await this.d.outbox.add(trx, 'fixes.diagnosis_completed', {
       ticket_id: ticket.id, workspace_id: ticket.workspace_id, diagnosis_id: diagnosisId, job_id: job.id, category: dx.category, confidence: dx.confidence, outcome, draft_id: draftId ?? null,
+      duplicate_of_ticket_id: duplicate?.id ?? null,
     }, { orgId: job.org_id });
+  }
+
+  /**
+   * The older open ticket of the workspace this report likely duplicates: the same error group
+   * (any open state), else a bug whose fix is at work, whose report names one of the same code
+   * identifiers (`cartTotal`) and, when both diagnoses found places in the code, whose diagnosis
+   * points at more than half of the new one's files. Null when none (docs/fixes.md, "Duplicates").
+   */
+  async likelyDuplicate(trx: Knex, ticket: LoopTicket, references: ReadonlyArray<{ path: string }>): Promise<LikelyDuplicate | null> {
+    const self = (await trx('tickets').where({ org_id: ticket.org_id, id: ticket.id }).select('error_group_id', 'created_at').first()) as { error_group_id: string | null; created_at: Date };
+    const older = () => trx('tickets').where({ org_id: ticket.org_id, workspace_id: ticket.workspace_id }).whereNot('id', ticket.id).where('created_at', '<', self.created_at);
+    if (self.error_group_id) {
+      const same = (await older().where('error_group_id', self.error_group_id).whereIn('state', OPEN_PROBLEM).orderBy('created_at').select('id', 'subject').first()) as { id: string; subject: string } | undefined;
+      if (same) return { ...same, why: 'error_group' };
+    }
+    const mine = codePaths(references);
+    const candidates = (await older().whereIn('state', FIX_AT_WORK).orderBy('created_at').limit(50).select('id', 'subject')) as Array<{ id: string; subject: string }>;
+    if (candidates.length === 0) return null;
+    const ids = candidates.map((c) => c.id);
+    const rows = await FixDiagnosis.query(trx).forOrg(ticket.org_id).whereIn('ticket_id', ids).orderBy('created_at', 'desc').select('ticket_id', 'category', 'references');
+    const latest = new Map<string, FixDiagnosis>();
+    for (const r of rows) if (!latest.has(r.ticket_id)) latest.set(r.ticket_id, r);
+    const words = await this.reportTexts(trx, ticket.org_id, [ticket.id, ...ids]);
+    const named = identifiersIn(words.get(ticket.id) ?? '');
+    // The reports must name the same code (same files alone are weak: a small repository puts every report in them);
+    // when both diagnoses found places, more than half of the new one's must be the other's too.
+    if (named.size === 0) return null;
+    for (const c of candidates) {
+      const dx = latest.get(c.id);
+      if (dx?.category !== 'bug') continue;
+      const theirNames = identifiersIn(words.get(c.id) ?? '');
+      if (![...named].some((n) => theirNames.has(n))) continue;
+      const theirs = codePaths(dx.references);
+      const shared = [...mine].filter((p) => theirs.has(p)).length;
+      if (mine.size === 0 || theirs.size === 0 || shared * 2 > mine.size) return { ...c, why: 'same_code' };
+    }
+    return null;
+  }
+
+  /** Subject and customer messages of each ticket, as one text (the report's words). */
+  private async reportTexts(trx: Knex, orgId: string, ticketIds: string[]): Promise<Map<string, string>> {
+    const [subjects, messages] = await Promise.all([
+      trx('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject') as Promise<Array<{ id: string; subject: string }>>,
+      trx('ticket_messages').where({ org_id: orgId, direction: 'in', is_internal_note: false }).whereIn('ticket_id', ticketIds).select('ticket_id', 'body_text') as Promise<Array<{ ticket_id: string; body_text: string | null }>>,
+    ]);
+    const out = new Map(subjects.map((r) => [r.id, r.subject]));
+    for (const m of messages) out.set(m.ticket_id, `${out.get(m.ticket_id) ?? ''}\n${(m.body_text ?? '').slice(0, 20_000)}`);
+    return out;
   }
 
   /**

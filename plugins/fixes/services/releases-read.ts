@@ -41,6 +41,11 @@ export class ReleaseReads {
 
   /** GET /v1/releases: newest first (open proposals included); a ticket's merge that joined a batch is listed as part of the batch. */
   async list(p: Principal, q: { workspace_id?: string; status?: string; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+    // A workspace filter is checked as a path id: 404 unknown or another organization's, 403 outside the caller's.
+    if (q.workspace_id) {
+      await this.d.workspaces.get(p.orgId, q.workspace_id);
+      if (!canOpenWorkspace(p, q.workspace_id)) throw forbidden('You cannot open this workspace');
+    }
     const query = FixRelease.query(this.d.db).forOrg(p.orgId).whereNull('batch_id');
     if (q.workspace_id) query.where('workspace_id', q.workspace_id);
     if (q.status) query.where('status', q.status);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { call, connectRepository, createWorkspace, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import { call, connectRepository, createWorkspace, grantFixCredits, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
 const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
@@ -11,6 +11,7 @@ t.test('acceptance (issue 7, offline defaults): email → diagnosis → managed 
   const app = await startFixesApp(t, {}, {}, { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } });
   const db = app.db as Knex;
   const owner = await signUp(app, { orgName: 'Acme' });
+  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
   const ws = await createWorkspace(app, owner, 'Shop', { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true });
   const repo = await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
   const ref = { installationId: null, fullName: repo.full_name };
@@ -56,11 +57,13 @@ t.test('acceptance (issue 7, offline defaults): email → diagnosis → managed 
   t.match(releases, [{ tag: 'v0.1.0' }], 'a code-host release');
   t.match(await db('fix_approvals').where({ fix_attempt_id: attempt.id }), [{ sha: attempt.head_sha, role: 'owner', voided_at: null }]);
 
-  const notices = (await db('mail_messages').where({ template: 'fixes.release_notice' })) as Json[];
-  const to = notices.flatMap((m) => (Array.isArray(m.to_addresses) ? m.to_addresses : [m.to_address ?? m.to])).join(' ');
-  t.equal(notices.length, 2, 'one notice each');
-  t.match(to, /ada\.lovelace@example\.com/);
-  t.match(to, /grace\.hopper@example\.com/);
+  // The customer's notice speaks of their own report; the follower's quotes nobody's subject.
+  const notices = (await db('mail_messages').whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber']).orderBy('template')) as Json[];
+  t.same(notices.map((m) => [m.template, m.to_address]), [['fixes.release_notice', 'ada.lovelace@example.com'], ['fixes.release_notice_subscriber', 'grace.hopper@example.com']], 'one notice each');
+  t.match(notices[0]!.subject, 'Fixed: Cart total is wrong');
+  t.notMatch(notices[1]!.text, /Cart total is wrong/, 'the follower is not told another customer\'s subject');
+  t.match(notices[1]!.text, /\/unsubscribe\//, 'every notice carries its unsubscribe link');
+  t.match(await db('ticket_drafts').where({ ticket_id: id, kind: 'release_notice' }), [{ status: 'sent' }], 'the customer\'s notice is a release_notice draft, sent');
   t.ok((await db('ticket_subscribers').where({ ticket_id: id }).first() as Json).notified_at, 'the subscriber is marked notified');
 
   const page = await app.server.inject({ method: 'GET', url: new URL(done.public_status_url).pathname });

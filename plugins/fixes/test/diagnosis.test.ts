@@ -51,6 +51,11 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
     t.match(d, { kind: 'reply', status: 'draft', language: 'en', diagnosis_id: diagnosis.id });
     t.match(d!.body_md, /^Hello/);
     t.match(d!.body_md, /> .*Export.*CSV/);
+    // The passage's link opens the file on the code host, for the customer too (a public repository; issue 25).
+    const link = new URL(/https?:\/\/\S+\/blob\/main\/docs\/export\.md#L\d+-L\d+/.exec(d!.body_md)![0]);
+    const blob = await app.server.inject({ method: 'GET', url: link.pathname });
+    t.equal(blob.statusCode, 200, 'the documentation link resolves without a session');
+    t.match(blob.payload, /Export/);
     t.equal((await db('mail_messages').where({ template: 'tickets.reply' }).whereRaw('? = any(to_addresses)', ['ada.lovelace@example.com']).count('* as n').first().then((r) => Number((r as Json).n)).catch(() => 0)), 0, 'nothing sent without a click');
 
     const events = await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events`);

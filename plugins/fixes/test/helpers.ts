@@ -68,6 +68,15 @@ export async function connectRepository(app: App, owner: SignedUp, workspaceId: 
   return repo.body;
 }
 
+/**
+ * Fix credits for an organization (a top-up): fixes ask billing before they run (docs/fixes.md,
+ * "Plans gate fixes"), and a new organization is on plan `none` with none.
+ */
+export async function grantFixCredits(app: App, orgId: string, fixes = 20): Promise<void> {
+  const ledger = app.container.resolve('creditLedger') as { grant(trx: unknown, input: Record<string, unknown>): Promise<unknown> };
+  await app.db.transaction((trx) => ledger.grant(trx, { orgId, source: 'topup', fixes, reference: `test-topup-${uid()}`, expiresAt: null }));
+}
+
 /** An email arriving at the workspace's inbound address (POST /v1/webhooks/email/mime, signed). */
 export async function receiveEmail(app: App, to: string, m: { subject: string; body: string; from?: string }): Promise<string> {
   const raw = Buffer.from([

@@ -7,7 +7,7 @@ import type { JobPayloads } from '../services/job-payload.js';
 import type { JobQueue } from '../services/job-queue.js';
 import { JobWorker } from '../services/job-worker.js';
 import { mask } from '../services/mask.js';
-import { call, createWorkspace, startFixesApp, waitFor } from './helpers.js';
+import { call, createWorkspace, grantFixCredits, startFixesApp, waitFor } from './helpers.js';
 
 /** An executor the tests drive: each job waits for `release(jobId)` before it completes. */
 class ScriptedExecutor extends AbstractAgentExecutor {
@@ -40,6 +40,7 @@ void adapterModule('agent', ScriptedExecutor);
 t.test('jobs: leases in Postgres, heartbeats, expiry and reclaim, first result wins, retries with back-off, dead letters on the ticket, cancellation, masked events', async (t) => {
   const app = await startFixesApp(t);
   const owner = await signUp(app, { orgName: 'Acme' });
+  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
   const other = await signUp(app, { orgName: 'Other' });
   const ws = await createWorkspace(app, owner, 'Shop');
   const queue = app.container.resolve('fixJobs') as JobQueue;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { call, connectRepository, createWorkspace, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import { call, connectRepository, createWorkspace, grantFixCredits, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
 const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
@@ -12,6 +12,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
   const app = await startFixesApp(t, {}, {}, { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } });
   const db = app.db as Knex;
   const owner = await signUp(app, { orgName: 'Acme' });
+  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
   const ws = await createWorkspace(app, owner, 'Shop', { execution_mode: 'managed', autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5 });
   const repo = await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { Releases } from '../services/releases.js';
-import { call, connectRepository, createWorkspace, localHost, receiveEmail, waitFor, type Json } from './helpers.js';
+import { call, connectRepository, createWorkspace, grantFixCredits, localHost, receiveEmail, waitFor, type Json } from './helpers.js';
 import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
 
 const app = await startReleasesApp(t);
@@ -11,6 +11,7 @@ const releases = app.container.resolve('fixReleases') as Releases;
 
 t.test('batched: two merged fixes make one proposal, approved at the head SHA (a stale SHA is refused), one tag and release cover both tickets, each gets its notice', async (t) => {
   const owner = await signUp(app, { orgName: 'Acme' });
+  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
   const other = await signUp(app, { orgName: 'Other' });
   const ws = await createWorkspace(app, owner, 'Shop', {
     autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, release_strategy: 'semver', release_batching: 'batched', changelog_enabled: true, github_release_enabled: true,
@@ -44,7 +45,13 @@ t.test('batched: two merged fixes make one proposal, approved at the head SHA (a
   t.equal(p2.changelog, '- The cart total now counts quantities.\n- A reported problem is fixed.');
   t.match((await call(app, owner, 'GET', '/v1/releases')).body.items, [{ id: p1.id }], 'the merges are listed inside the proposal only');
 
+  // The approval queue lists the proposal at its head (issue 25): one approval releases both tickets.
+  const queue = await call(app, owner, 'GET', '/v1/approvals');
+  t.equal(queue.status, 200, queue.body.message);
+  t.match(queue.body.items, [{ kind: 'release', release_id: p1.id, ticket_id: null, fix_attempt_id: null, subject: null, head_sha: p2.head_sha, pull_request_url: null, tickets: 2, approvals: 0, min_approvers: 1 }]);
   const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [ws.id] });
+  t.same((await call(app, reviewer, 'GET', '/v1/approvals')).body.items, [], 'nothing for a role that does not approve');
+  t.same((await call(app, other, 'GET', '/v1/approvals')).body.items, [], "another organization's proposal is not listed");
   t.match(await call(app, reviewer, 'POST', `/v1/releases/${p1.id}/approve`, { sha: p2.head_sha }), { status: 403 }, 'not an approver role');
   t.equal((await call(app, other, 'POST', `/v1/releases/${p1.id}/approve`, { sha: p2.head_sha })).status, 404, 'another organization');
   t.match(await call(app, owner, 'POST', `/v1/releases/${p1.id}/approve`, { sha: p1.head_sha }), { status: 409, body: { code: 'sha_mismatch', details: { head_sha: p2.head_sha } } }, 'a stale SHA');
@@ -71,4 +78,5 @@ t.test('batched: two merged fixes make one proposal, approved at the head SHA (a
   t.match(await call(app, owner, 'POST', `/v1/releases/${p1.id}/approve`, { sha: p2.head_sha }), { status: 409, body: { code: 'invalid_transition' } }, 'approved once');
   t.match(await db('audit_entries').where({ target_id: p1.id }), [{ action: 'release.approved', actor_type: 'user' }]);
   t.same((await proposal()).body.items, [], 'no open proposal left');
+  t.same((await call(app, owner, 'GET', '/v1/approvals')).body.items, [], 'approved: the queue is empty');
 });

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { Releases } from '../services/releases.js';
 import { signPayload } from '../../../test/helpers/codehost.js';
-import { HOST_SECRET, call, connectRepository, createWorkspace, localHost, receiveEmail, waitFor, type Json } from './helpers.js';
+import { HOST_SECRET, call, connectRepository, createWorkspace, grantFixCredits, localHost, receiveEmail, waitFor, type Json } from './helpers.js';
 import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
 
 const app = await startReleasesApp(t);
@@ -12,6 +12,7 @@ const releases = app.container.resolve('fixReleases') as Releases;
 
 t.test('per ticket: history with CI status, manual version (waiting_version, 409 version_exists), a stopped tag resumed by retry, auto close, another organization 404', async (t) => {
   const owner = await signUp(app, { orgName: 'Acme' });
+  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
   const other = await signUp(app, { orgName: 'Other' });
   const ws = await createWorkspace(app, owner, 'Shop', { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, release_strategy: 'semver' });
   const repo = await connectRepository(app, owner, ws.id, 'shop', SHOP_FILES);

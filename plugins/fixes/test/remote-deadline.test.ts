@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { signUp } from '../../../test/helpers/accounts.js';
 import type { JobQueue } from '../services/job-queue.js';
 import type { JobWorker } from '../services/job-worker.js';
-import { call, connectRepository, createWorkspace, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import { call, connectRepository, createWorkspace, grantFixCredits, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
 const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
@@ -54,6 +54,7 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
 
 t.test('a managed agent that spends past the workspace\'s max_cost_usd is stopped: cost_limit_reached with its spend', async (t) => {
   const owner = await signUp(app, { orgName: 'Budget Co' });
+  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
   const ws = await createWorkspace(app, owner, 'Shop', { execution_mode: 'managed', autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, agent_config: { max_cost_usd: 0.5 } });
   await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
   const id = await receiveEmail(app, ws.inbound_address, { subject: 'Cart total is wrong', body: 'The cart total is wrong since the last update: cartTotal ignores the quantity. Error 500 at checkout.' });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
+import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
@@ -28,7 +29,7 @@ function testCode(): string {
 export function defaultSender(d: Pick<InboxDeps, 'config'>): { address: string; name?: string } {
   const from = (d.config.plugins as Record<string, { options?: { from?: { address?: string; name?: string } } } | undefined>).mail?.options?.from;
   if (from?.address) return { address: from.address, name: from.name };
-  return { address: `no-reply@${new URL(d.config.server.publicBaseUrl).hostname}`, name: 'Patchwell' };
+  return { address: `no-reply@${mailDomainOf(d.config.server.publicBaseUrl)}`, name: 'Patchwell' };
 }
 
 /**
@@ -201,11 +202,12 @@ export class ChannelService {
    */
   async release(actor: Actor, workspaceId: string, provider: string, emailId: string): Promise<{ ticket_id: string; created: boolean }> {
     const ws = await this.d.workspaces.open(actor.principal, workspaceId);
-    const channel = await ensureChannel(this.d.db, ws);
     const row = await InboundEmail.query(this.d.db).forOrg(ws.org_id).where({ workspace_id: ws.id, provider, id: emailId }).limit(1).first();
     if (!row) throw notFound('inbound email');
     if (row.status !== 'quarantined') throw conflict('not_quarantined', `Only a quarantined email can be released; this one is ${row.status}`, { status: row.status });
     if (!row.raw) throw conflict('raw_expired', 'The message was kept for the quarantine period only and is gone');
+    // After the checks: a refused release stores nothing (not even the workspace's channel row).
+    const channel = await ensureChannel(this.d.db, ws);
     const facts = await readMessage(row.raw);
     const route = await new InboundRouter(this.d.db, this.d.workspaces, () => this.d.tickets).route(row.recipient);
     const ticket = route && route.workspace.id === ws.id ? route.ticket : null;

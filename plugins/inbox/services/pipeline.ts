@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
+import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import { forOrg, run } from '../../../core/data/statements.js';
 import { WriteBatch } from '../../../core/data/write-batch.js';
 import type { DeliveryEvent, InboundDelivery, ParsedInboundEmail } from '../../../core/contracts/index.js';
@@ -92,7 +93,7 @@ export class InboundPipeline {
 
   private get own(): OwnIdentity {
     const host = new URL(this.d.config.server.publicBaseUrl).hostname;
-    return { domains: [this.d.workspaces.inboundDomain, host], senders: this.d.ownSenders };
+    return { domains: [...new Set([this.d.workspaces.inboundDomain, host, mailDomainOf(this.d.config.server.publicBaseUrl)])], senders: this.d.ownSenders };
   }
 
   async receive(delivery: InboundDelivery): Promise<{ results: InboundResult[]; events: EventResult[] }> {

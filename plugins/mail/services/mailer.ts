@@ -1,8 +1,10 @@
 import Joi from 'joi';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import Boom from '@hapi/boom';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
+import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import { MailMessage } from '../models/mail-message.js';
 import type { MailBrand, MailBrandingPort } from './branding.js';
 import { MAIL_LOCALES, MailTemplateError, checkTemplate, renderTemplate, type MailLocale, type MailTemplate, type RenderedMail } from './templates.js';
@@ -43,8 +45,17 @@ export interface EnqueueMail {
 /** Routing key of the outbox event enqueue writes; payload `{ mail_id }`. */
 export const MAIL_REQUESTED = 'mail.requested';
 
-export class MailInputError extends Error {
+/**
+ * Bad input to `enqueue` (an address that is not one, a header with a line break…). It is a 422
+ * `invalid_mail` Boom error, so an operation that sends mail answers 422 naming the problem, never
+ * a 500; consumers treat it as any failure.
+ */
+export class MailInputError extends Boom.Boom<{ code: string; details: Record<string, unknown> }> {
   override name = 'MailInputError';
+
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, { statusCode: 422, data: { code: 'invalid_mail', details } });
+  }
 }
 
 const email = Joi.string().trim().email({ tlds: { allow: false }, ignoreLength: false }).max(320);
@@ -76,7 +87,7 @@ const enqueueSchema = Joi.object<EnqueueMail>({
 
 export interface MailerOptions {
   outbox: Outbox;
-  /** PUBLIC_BASE_URL: its host names the Message-IDs. */
+  /** PUBLIC_BASE_URL: its host names the Message-IDs (`localhost` for an IP address). */
   publicBaseUrl: string;
   defaultFrom: MailAddress;
   log?: Logger;
@@ -105,7 +116,7 @@ export class Mailer {
   constructor(options: MailerOptions) {
     this.branding = options.branding ?? (() => null);
     this.outbox = options.outbox;
-    this.host = new URL(options.publicBaseUrl).hostname;
+    this.host = mailDomainOf(options.publicBaseUrl);
     this.defaultFrom = options.defaultFrom;
     this.log = options.log;
   }
@@ -168,7 +179,7 @@ export class Mailer {
    */
   async enqueue(trx: Knex, input: EnqueueMail): Promise<string> {
     const { error, value: mail } = enqueueSchema.validate(input, { abortEarly: false, convert: true });
-    if (error) throw new MailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`);
+    if (error) throw new MailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`, { errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })) });
     const template = this.template(mail.template);
     const headers = this.headers(mail.headers);
     const brand = await this.brandFor(trx, template.name, mail);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Knex } from 'knex';
 import { signUp } from '../../../test/helpers/accounts.js';
+import { grantFixCredits } from '../../fixes/test/helpers.js';
 import { bearer, call, connectRepository, createWorkspace, git, localHost, receiveEmail, sleep, startRunnerApp, waitFor, type Json } from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
@@ -14,6 +15,7 @@ t.test('a runner drives a diagnosis and a fix through the jobs API, and the loop
   const app = await startRunnerApp(t);
   const db = app.db as Knex;
   const owner = await signUp(app, { orgName: 'Acme' });
+  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
   const ws = await createWorkspace(app, owner, 'Shop', { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5 });
   const repo = await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
 

@@ -31,7 +31,9 @@ export function statusPageRoutes(s: TicketRouteServices, workspaces: () => Works
             res = h.response(renderNotFound(request.headers['accept-language'] as string | undefined)).code(404);
           } else {
             const ws = await workspaces().get(ticket.org_id, ticket.workspace_id);
-            res = h.response(renderStatusPage(ticket, branded?.brand?.productName ?? (ws.client_name || ws.name), branded?.brand));
+            // A duplicate's page follows its original until the original's fix is released (services/status-page.ts).
+            const original = await s.subscribers().originalOf(ticket);
+            res = h.response(renderStatusPage(ticket, branded?.brand?.productName ?? (ws.client_name || ws.name), branded?.brand, original));
           }
           res.type('text/html; charset=utf-8');
           for (const [k, v] of Object.entries(STATUS_PAGE_HEADERS)) res.header(k, v);

@@ -46,6 +46,8 @@ export interface MailerPort {
     messageId?: string;
     ticketRef?: string;
   }): Promise<string>;
+  /** Renders a registered template without sending (a notice's text becomes its Draft's body). */
+  render(name: string, locale: 'en' | 'it', data: Record<string, unknown>): { subject: string; text: string };
 }
 
 /** What the white-label guard decides before a reply leaves (see WhiteLabelGuard). */

@@ -8,6 +8,7 @@ type Lang = 'en' | 'it';
 const TEXTS: Record<Lang, {
   title: string; status: string; summary: string; noSummary: string; release: (v: string, d: string | null) => string;
   updated: string; opened: string; notFoundTitle: string; notFound: string; states: Record<PublicState, { label: string; help: string }>;
+  unsubscribe: { title: string; ask: string; button: string; done: string };
 }> = {
   en: {
     title: 'Request status',
@@ -19,6 +20,12 @@ const TEXTS: Record<Lang, {
     opened: 'Opened',
     notFoundTitle: 'Page not found',
     notFound: 'This status link does not exist or is no longer valid.',
+    unsubscribe: {
+      title: 'Stop updates',
+      ask: 'Stop the emails about this request (release notices and other automatic updates)?',
+      button: 'Stop the emails',
+      done: 'Done: you will not receive more automatic emails about this request.',
+    },
     states: {
       in_analysis: { label: 'In analysis', help: 'We received your request and are looking into it.' },
       needs_reply: { label: 'Waiting for your reply', help: 'We asked you for some details: reply to our email to continue.' },
@@ -39,6 +46,12 @@ const TEXTS: Record<Lang, {
     opened: 'Aperta il',
     notFoundTitle: 'Pagina non trovata',
     notFound: 'Questo link di stato non esiste o non è più valido.',
+    unsubscribe: {
+      title: 'Interrompi gli aggiornamenti',
+      ask: 'Vuoi interrompere le email su questa richiesta (avvisi di rilascio e altri aggiornamenti automatici)?',
+      button: 'Interrompi le email',
+      done: 'Fatto: non riceverai altre email automatiche su questa richiesta.',
+    },
     states: {
       in_analysis: { label: 'In analisi', help: 'Abbiamo ricevuto la tua richiesta e la stiamo analizzando.' },
       needs_reply: { label: 'In attesa di una tua risposta', help: 'Ti abbiamo chiesto alcuni dettagli: rispondi alla nostra email per continuare.' },
@@ -106,16 +119,33 @@ ${brand?.footerHtml ?? ''}</body>
 `;
 }
 
+/** A ticket closed as a duplicate of another, not released itself yet: its page follows the original. */
+export function isFollowingDuplicate(ticket: Pick<Ticket, 'state' | 'close_reason' | 'duplicate_of_ticket_id' | 'resolved_version'>): boolean {
+  return ticket.state === 'closed' && ticket.close_reason === 'duplicate' && !!ticket.duplicate_of_ticket_id && !ticket.resolved_version;
+}
+
+/**
+ * The public state a customer sees: the ticket's own, except that a duplicate shows its
+ * original's until the original's fix is released (then the release marks the duplicate resolved
+ * with the version). Closing a report as a duplicate does not resolve the customer's problem.
+ */
+export function publicStateFollowing(ticket: Ticket, original?: Pick<Ticket, 'state'> | null): PublicState {
+  return original && isFollowingDuplicate(ticket) ? publicStateOf(original.state) : publicStateOf(ticket.state);
+}
+
 /**
  * The public status page of a ticket, in its language: public_state, the approved public
  * summary and the release when there is one. Never the subject, an address or a note: the
  * summary is the only free text, and addresses inside it are masked.
  */
-export function renderStatusPage(ticket: Ticket, product: string, brand?: StatusPageBrand | null): string {
+export function renderStatusPage(ticket: Ticket, product: string, brand?: StatusPageBrand | null, original?: Ticket | null): string {
   const lang: Lang = ticket.language === 'it' ? 'it' : 'en';
   const t = TEXTS[lang];
-  const state = publicStateOf(ticket.state);
-  const summary = ticket.public_summary && ticket.public_summary_approved_at ? maskEmailsIn(ticket.public_summary) : null;
+  const state = publicStateFollowing(ticket, original);
+  const approved = (x: Ticket | null | undefined) => (x?.public_summary && x.public_summary_approved_at ? x.public_summary : null);
+  // A duplicate without a summary of its own shows its original's, text already public on the original's page.
+  const own = approved(ticket) ?? (original && original.id === ticket.duplicate_of_ticket_id ? approved(original) : null);
+  const summary = own ? maskEmailsIn(own) : null;
   const release = ticket.resolved_version ? t.release(ticket.resolved_version, formatDate(ticket.released_at, lang)) : null;
   const body = [
     `<h1>${esc(t.title)}</h1>`,
@@ -136,4 +166,23 @@ export function renderNotFound(acceptLanguage: string | undefined): string {
   const lang: Lang = /^\s*it\b/i.test(acceptLanguage ?? '') ? 'it' : 'en';
   const t = TEXTS[lang];
   return page(lang, t.notFoundTitle, `<h1>${esc(t.notFoundTitle)}</h1>\n<p>${esc(t.notFound)}</p>`);
+}
+
+/** Headers of the unsubscribe page: those of the status page, with its own form allowed. */
+export const UNSUBSCRIBE_PAGE_HEADERS: Record<string, string> = {
+  ...STATUS_PAGE_HEADERS,
+  'Content-Security-Policy': STATUS_PAGE_HEADERS['Content-Security-Policy']!.replace("form-action 'none'", "form-action 'self'"),
+};
+
+/**
+ * The page of a notice's unsubscribe link: `ask` shows a button (a GET changes nothing, since mail
+ * scanners open links), `done` confirms. In the ticket's language.
+ */
+export function renderUnsubscribe(language: string, product: string, step: 'ask' | 'done', action: string): string {
+  const lang: Lang = language === 'it' ? 'it' : 'en';
+  const t = TEXTS[lang].unsubscribe;
+  const body = step === 'ask'
+    ? `<h1>${esc(t.title)}</h1>\n<p class="product">${esc(product)}</p>\n<p>${esc(t.ask)}</p>\n<form method="post" action="${esc(action)}"><button type="submit">${esc(t.button)}</button></form>`
+    : `<h1>${esc(t.title)}</h1>\n<p class="product">${esc(product)}</p>\n<p data-testid="unsubscribed">${esc(t.done)}</p>`;
+  return page(lang, `${t.title} · ${product}`, body);
 }

@@ -39,7 +39,9 @@ export class TicketActions {
 
   /**
    * Closes with a reason. A duplicate points duplicate_of_ticket_id at the original (followed
-   * to its own original when that is a duplicate too) and subscribes its customer to it.
+   * to its own original when that is a duplicate too) and subscribes its customer to it; its status
+   * page keeps following the original until that is released. The fixes plugin stops the closed
+   * ticket's fix work on `tickets.closed` (jobs cancelled, pull requests closed).
    */
   async close(actor: Actor, id: string, input: { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null }): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
@@ -52,6 +54,9 @@ export class TicketActions {
         closed_at: now,
         close_reason: input.reason,
         duplicate_of_ticket_id: original?.id ?? null,
+        // An original already released resolves its duplicate at once; otherwise the duplicate's
+        // status page follows the original until the release (status-page.ts), which notifies its customer.
+        ...(original?.resolved_version ? { resolved_version: original.resolved_version, released_at: original.released_at } : {}),
       });
       if (input.comment) await this.addNoteRow(trx, actor, ticket, `${input.comment}`);
       if (original && ticket.customer_email) {
