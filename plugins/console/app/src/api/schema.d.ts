@@ -7605,10 +7605,12 @@ export interface components {
             ci_state: "success" | "failure" | "pending" | "none" | null;
             /** @description The code-host release */
             url: string | null;
-            /** @description Whether the release notice went to the customer and the subscribers */
+            /** @description Whether the release notice went out (false while the customer's notice waits as a draft, e.g. white-label sending not ready) */
             notice_sent: boolean;
             /** Format: date-time */
             notice_sent_at: string | null;
+            /** @description The customer's release notice as a Draft (kind release_notice), once released; send it from the drafts when it waits */
+            notice_draft_id: string | null;
             error_code: string | null;
             error_detail: string | null;
             /** Format: date-time */
