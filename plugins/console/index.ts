@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
 import Inert from '@hapi/inert';
 import { definePlugin } from '../../core/kernel/plugin.js';
-import { notFound } from '../../core/http/errors.js';
+import { httpError, notFound } from '../../core/http/errors.js';
 import { escapeHtml } from '../../core/http/html.js';
 import { buildBundle, currentBundle, type Bundle } from './build.js';
 
@@ -45,7 +45,7 @@ export default definePlugin({
     const page = async (request: Request, h: ResponseToolkit) => {
       const path = request.path;
       const first = path.split('/')[1] ?? '';
-      if (apiPrefixes().has(first)) throw notFound('route');
+      if (apiPrefixes().has(first)) throw httpError(404, 'not_found', `No route for ${request.method.toUpperCase()} ${path}`);
       let b: Bundle;
       try {
         b = await bundle();
