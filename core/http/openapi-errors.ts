@@ -72,12 +72,15 @@ export function routeErrorContract(
 }
 
 /**
- * Tests only (`server.validateResponses`): an error answer of the service's own making (an
- * error with a code) that its operation does not declare becomes a 500 naming the gap, the way
- * a success body that fails its response schema does. hapi's own errors (malformed JSON, 415)
- * carry no code and are covered by the core rules above.
+ * In tests, an error code a route's OpenAPI entry does not declare is logged (tag `openapi`); with
+ * `strict` (PATCHWELL_STRICT_ERRORS=1) it answers 500 `undeclared_error` so the test that caused it fails.
+ * Strict is off by default until a full suite run has shown the generator misses nothing (docs/openapi.md).
  */
-export function registerErrorContractCheck(server: Server, derived: DerivedRouteErrors = DERIVED_ROUTE_ERRORS): void {
+export function registerErrorContractCheck(
+  server: Server,
+  derived: DerivedRouteErrors = DERIVED_ROUTE_ERRORS,
+  strict = process.env.PATCHWELL_STRICT_ERRORS === '1',
+): void {
   const contracts = new WeakMap<RequestRoute['settings'], ErrorContract>();
   server.ext('onPreResponse', (request: Request, h: ResponseToolkit) => {
     const res = request.response;
@@ -98,6 +101,7 @@ export function registerErrorContractCheck(server: Server, derived: DerivedRoute
     const message = `${request.method.toUpperCase()} ${request.route.path} (${id}) answered ${status} ${code}, which its OpenAPI entry does not declare: `
       + 'run `npm run openapi:errors`, or declare it in plugins.patchwell.errors';
     request.log(['error', 'openapi'], message);
+    if (!strict) return h.continue;
     // A plain answer, not a thrown error: the envelope would hide a 500's message.
     const details = { operation: id, status, code, answer: res.message };
     const body: ErrorBody = { statusCode: 500, error: 'Internal Server Error', message, code: 'undeclared_error', details };

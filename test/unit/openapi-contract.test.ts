@@ -119,7 +119,7 @@ t.test('in tests, an error answer its operation does not declare becomes a 500 t
   const server = Hapi.server({ routes: { validate: { failAction: (_r, _h, err) => { throw err; } } } });
   registerErrorEnvelope(server, () => {});
   const derived: DerivedRouteErrors = { operations: { closeThing: [{ status: 409, code: 'invalid_transition' }] }, strategies: {} };
-  registerErrorContractCheck(server, derived);
+  registerErrorContractCheck(server, derived, true);
   let answer: () => never = () => {
     throw conflict('invalid_transition', 'Already closed');
   };
