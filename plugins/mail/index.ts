@@ -10,7 +10,7 @@ import { MailDelivery } from './services/delivery.js';
 import type { MailBrandingPort } from './services/branding.js';
 import { MAIL_REQUESTED, Mailer, type MailAddress } from './services/mailer.js';
 
-export { Mailer, MailInputError, MAIL_REQUESTED, type EnqueueMail, type MailAddress } from './services/mailer.js';
+export { Mailer, mailInputError, isMailInputError, MAIL_REQUESTED, type EnqueueMail, type MailAddress } from './services/mailer.js';
 export { MailTemplateError, MAIL_LOCALES, type MailTemplate, type MailLocale, type Localized, type RenderedMail } from './services/templates.js';
 export { MailDelivery, type DeliveryOutcome } from './services/delivery.js';
 export { BADGE_TEXT, type MailBrand, type MailBrandRef, type MailBrandingPort } from './services/branding.js';

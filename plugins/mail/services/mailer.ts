@@ -1,9 +1,10 @@
 import Joi from 'joi';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import Boom from '@hapi/boom';
+import type Boom from '@hapi/boom';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
+import { httpError } from '../../../core/http/errors.js';
 import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import { MailMessage } from '../models/mail-message.js';
 import type { MailBrand, MailBrandingPort } from './branding.js';
@@ -46,17 +47,19 @@ export interface EnqueueMail {
 export const MAIL_REQUESTED = 'mail.requested';
 
 /**
- * Bad input to `enqueue` (an address that is not one, a header with a line break…). It is a 422
- * `invalid_mail` Boom error, so an operation that sends mail answers 422 naming the problem, never
- * a 500; consumers treat it as any failure.
+ * Bad input to `enqueue` (an address that is not one, a header with a line break…): a 422
+ * `invalid_mail` Boom error named `MailInputError`, so an operation that sends mail answers 422
+ * naming the problem, never a 500 (and the OpenAPI error walk sees it: an httpError call);
+ * consumers treat it as any failure.
  */
-export class MailInputError extends Boom.Boom<{ code: string; details: Record<string, unknown> }> {
-  override name = 'MailInputError';
-
-  constructor(message: string, details: Record<string, unknown> = {}) {
-    super(message, { statusCode: 422, data: { code: 'invalid_mail', details } });
-  }
+export function mailInputError(message: string, details: Record<string, unknown> = {}): Boom.Boom {
+  const err = httpError(422, 'invalid_mail', message, details);
+  err.name = 'MailInputError';
+  return err;
 }
+
+/** Whether an error is the mailer's refusal of its input. */
+export const isMailInputError = (err: unknown): boolean => (err as { name?: unknown } | null)?.name === 'MailInputError';
 
 const email = Joi.string().trim().email({ tlds: { allow: false }, ignoreLength: false }).max(320);
 const address = Joi.object<MailAddress>({ address: email.required(), name: Joi.string().max(200).allow('') });
@@ -174,12 +177,12 @@ export class Mailer {
   /**
    * Renders the mail, stores it as `queued` and writes the `mail.requested` outbox event, both
    * in `trx`: the mail leaves if and only if the transaction commits. Returns the mail id.
-   * Throws MailInputError for bad input and MailTemplateError for an unknown template or a
+   * Throws a MailInputError (422 invalid_mail) for bad input and MailTemplateError for an unknown template or a
    * placeholder without a value; nothing is written then.
    */
   async enqueue(trx: Knex, input: EnqueueMail): Promise<string> {
     const { error, value: mail } = enqueueSchema.validate(input, { abortEarly: false, convert: true });
-    if (error) throw new MailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`, { errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })) });
+    if (error) throw mailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`, { errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })) });
     const template = this.template(mail.template);
     const headers = this.headers(mail.headers);
     const brand = await this.brandFor(trx, template.name, mail);
@@ -221,7 +224,7 @@ export class Mailer {
   private headers(extra: Record<string, string> = {}): Record<string, string> {
     const headers: Record<string, string> = { 'Auto-Submitted': 'auto-generated' };
     for (const [name, value] of Object.entries(extra)) {
-      if (RESERVED_HEADERS.has(name.toLowerCase())) throw new MailInputError(`mail: header ${name} is set from the mail's own fields`);
+      if (RESERVED_HEADERS.has(name.toLowerCase())) throw mailInputError(`mail: header ${name} is set from the mail's own fields`, { errors: [{ path: `headers.${name}`, message: 'set from the mail\'s own fields' }] });
       // One spelling per header: a caller's `auto-submitted` replaces the default.
       for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
       headers[name] = value;
