@@ -8589,7 +8589,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Unprocessable Entity: `invalid_month`, `no_recipients` */
+            /** @description Unprocessable Entity: `invalid_mail`, `invalid_month`, `no_recipients` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8599,13 +8599,13 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
-                     *       "message": "Unprocessable Entity (invalid_month)",
-                     *       "code": "invalid_month"
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "invalid_month" | "no_recipients";
+                        code: "invalid_mail" | "invalid_month" | "no_recipients";
                     };
                 };
             };
@@ -8820,7 +8820,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Unprocessable Entity: `organization_not_found` */
+            /** @description Unprocessable Entity: `invalid_mail`, `organization_not_found` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8830,13 +8830,13 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
-                     *       "message": "Unprocessable Entity (organization_not_found)",
-                     *       "code": "organization_not_found"
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "organization_not_found";
+                        code: "invalid_mail" | "organization_not_found";
                     };
                 };
             };
@@ -9423,6 +9423,26 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -9549,6 +9569,26 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -9689,6 +9729,26 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -10277,6 +10337,26 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -11212,6 +11292,26 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             500: components["responses"]["InternalError"];
             /** @description Bad Gateway: `payment_provider_error` */
             502: {
@@ -12044,6 +12144,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
                         code: "forwarding_not_set" | "workspace_archived";
+                    };
+                };
+            };
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
                     };
                 };
             };
@@ -13970,6 +14090,26 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -14761,7 +14901,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Unprocessable Entity: `branch_mismatch`, `result_incomplete` */
+            /** @description Unprocessable Entity: `branch_mismatch`, `invalid_mail`, `result_incomplete` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14777,7 +14917,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "branch_mismatch" | "result_incomplete";
+                        code: "branch_mismatch" | "invalid_mail" | "result_incomplete";
                     };
                 };
             };
@@ -14945,6 +15085,26 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -17796,6 +17956,26 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `invalid_mail` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "invalid_mail";
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -19296,7 +19476,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Unprocessable Entity: `no_customer_address` */
+            /** @description Unprocessable Entity: `invalid_mail`, `no_customer_address` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19306,13 +19486,13 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
-                     *       "message": "Unprocessable Entity (no_customer_address)",
-                     *       "code": "no_customer_address"
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "no_customer_address";
+                        code: "invalid_mail" | "no_customer_address";
                     };
                 };
             };
@@ -19373,7 +19553,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Unprocessable Entity: `invalid_assignee` */
+            /** @description Unprocessable Entity: `invalid_assignee`, `invalid_mail` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19389,7 +19569,7 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "invalid_assignee";
+                        code: "invalid_assignee" | "invalid_mail";
                     };
                 };
             };
@@ -19508,7 +19688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Unprocessable Entity: `no_repository` */
+            /** @description Unprocessable Entity: `invalid_mail`, `no_repository` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19518,13 +19698,13 @@ export interface operations {
                      * @example {
                      *       "statusCode": 422,
                      *       "error": "Unprocessable Entity",
-                     *       "message": "Unprocessable Entity (no_repository)",
-                     *       "code": "no_repository"
+                     *       "message": "Unprocessable Entity (invalid_mail)",
+                     *       "code": "invalid_mail"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "no_repository";
+                        code: "invalid_mail" | "no_repository";
                     };
                 };
             };
