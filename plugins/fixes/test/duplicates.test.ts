@@ -37,6 +37,7 @@ t.test('duplicates: a second report is offered as a duplicate instead of a secon
     return tk.state === 'escalated' ? tk : null;
   }, 'Bob\'s ticket with the team');
   t.match(bobTicket.escalation_reason, new RegExp(`Likely a duplicate of ticket ${cart}`), 'the team is told which ticket it duplicates');
+  t.match((await call(app, owner, 'GET', `/v1/tickets/${bob}`)).body.diagnosis, { category: 'bug', outcome: 'escalated', duplicate_of_ticket_id: cart }, 'the ticket page offers the original');
   t.equal((await db('fix_attempts').where({ ticket_id: bob })).length, 0, 'no second fix');
   t.equal((await db('fix_jobs').where({ ticket_id: bob, kind: 'fix' })).length, 0, 'no fix job either');
 
