@@ -6,8 +6,9 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/patchwell_bench npm run bench -- tickets
 //
 // The seed is kept: a second run on the same database reuses it (the bench owner logs in).
-// `npx tsx bench/scenarios/tickets.ts explain` prints the list's EXPLAIN (ANALYZE, BUFFERS)
-// plans for docs/tickets-explain.md. BENCH_TICKETS sets the number of tickets (default 1000000).
+// `npx tsx bench/scenarios/tickets.ts explain` prints the list's EXPLAIN (ANALYZE, BUFFERS) plans
+// (recorded in bench/results/2026-11-26-tickets-explain.md). BENCH_TICKETS sets the number of
+// tickets (default 1000000).
 import { pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import { api, measure, measurePaced, type Measurement, type Running } from '../harness.js';
@@ -216,7 +217,7 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
   }
 }
 
-// ---- EXPLAIN plans of the list's statements (docs/tickets-explain.md)
+// ---- EXPLAIN plans of the list's statements (bench/results/2026-11-26-tickets-explain.md)
 
 /** A value written into SQL text (EXECUTE takes no bind parameters). */
 function literal(v: unknown): string {

@@ -265,7 +265,7 @@ export class GroupWriter {
     const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
     const values = [now.toISOString(), jsonParam(this.groupRows(prepared, workspaces)), jsonParam(prepared.map(eventRow)), connectorIds];
     // Only ids and group keys wait for Postgres with the statement: what a batch holds while it
-    // waits outlives a scavenge and is copied (docs/proactive.md).
+    // waits outlives a scavenge and is copied (bench/results/2026-11-26-ingest-tuning.md, session 9).
     const keys = prepared.map((p) => [p.id, `${p.workspaceId}\n${p.fingerprint}`] as const);
     const row = await this.flush(db, values);
     for (const id of connectorIds) this.touched.set(id, now.getTime());

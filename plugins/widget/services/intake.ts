@@ -85,7 +85,7 @@ const CACHE_MAX = 10_000;
  */
 export class WidgetIntake {
   // The events path runs per page error: it keeps what it reads for EVENTS_CACHE_MS instead of
-  // reading it per request (see docs/proactive.md, performance).
+  // reading it per request (see docs/proactive.md, "Per-event and per-request work").
   private readonly passiveOn = new TtlMap<string, SettingsRow>(EVENTS_CACHE_MS, CACHE_MAX);
   private readonly unknownUsers = new TtlMap<string, true>(EVENTS_CACHE_MS, CACHE_MAX);
   /** Live installs by public key, for the events path only (unknown keys are not kept). */
