@@ -11,7 +11,7 @@ import { createPkcePair, isAdapterError } from '../../../core/contracts/index.js
 import type { Principal } from '../../../core/http/auth.js';
 import { last4 } from '../../../core/security/secret-box.js';
 import { hashToken, newToken, safeEqual } from '../../../core/security/tokens.js';
-import type { CodehostDeps, SessionUser } from './deps.js';
+import type { CodehostDeps, SessionUser, SignInAvailability } from './deps.js';
 import { StateStore } from './states.js';
 
 export const OAUTH_COOKIE = 'pw_codehost_oauth';
@@ -62,6 +62,9 @@ export class SignInService {
 
   async start(principal: Principal | null, input: { intent: 'signin' | 'link'; redirect_to?: string }): Promise<Redirect> {
     if (input.intent === 'link' && !principal?.userId) return this.fail('sign_in_required');
+    // A host with no way to sign anyone in (the local host without accounts, the embedded
+    // default) would show a form that can never succeed: say so on the sign-in page instead.
+    if ((this.d.host as Partial<SignInAvailability>).signInAvailable === false) return this.fail('codehost_sign_in_unavailable');
     const pkce = createPkcePair();
     const browser = newToken('chb');
     const { state } = await this.states.create(null, input.intent, this.d.options.signInStateTtlMinutes, {

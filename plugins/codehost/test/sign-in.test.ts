@@ -99,3 +99,14 @@ t.test('code-host sign-in and linking (OAuth with state and PKCE)', async (t) =>
     t.equal(r.callback!.headers.location, 'http://localhost:3000/login?error=sso_required');
   });
 });
+
+t.test('a host without sign-in accounts sends the browser back to sign-in with the reason', async (t) => {
+  // The embedded defaults: codehost-local with no users, whose sign-in form could never succeed.
+  const app = await startCodehostApp(t, { adapters: { codeHost: 'codehost-local', options: { 'codehost-local': { webhookSecret: SECRET, users: [] } } } });
+  const res = await app.server.inject({ method: 'GET', url: '/v1/auth/codehost/start?redirect_to=%2Ftickets' });
+  t.equal(res.statusCode, 302);
+  t.equal(res.headers.location, 'http://localhost:3000/login?error=codehost_sign_in_unavailable');
+  t.notOk(cookieValue(res, 'pw_codehost_oauth'), 'no sign-in is started');
+  const [{ n }] = (await app.db('codehost_states').whereIn('purpose', ['signin', 'link']).count('* as n')) as Array<{ n: string | number }>;
+  t.equal(Number(n), 0, 'and no state is kept');
+});

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, data, href } from '../../api/client';
 import type { RequestBody } from '../../api/types';
 import { setLocale, type Locale } from '../../i18n';
+import { codehostStatusQuery } from '../../queries/codehost';
 import { useMe, useSetSession } from '../../queries/session';
 import { Button, ErrorAlert, LoadingState, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
 
@@ -96,16 +97,21 @@ function Credentials({ email: initialEmail }: { email: string }) {
 function CodeHost({ login, lastLogin }: { login: string | null; lastLogin: string | null }) {
   const { t } = useTranslation();
   const fmt = useFormat();
+  // A host that signs nobody in (the local host without accounts) cannot link either.
+  const available = useQuery(codehostStatusQuery()).data?.app.sign_in_available;
   return (
     <section className="card stack" aria-labelledby="profile-codehost">
       <h2 id="profile-codehost">{t('profile.codeHost')}</h2>
       <p>{login ? t('profile.codeHostLinked', { login }) : t('profile.codeHostNone')}</p>
       {lastLogin && <p className="muted">{t('profile.lastLogin', { date: fmt.dateTime(lastLogin) })}</p>}
-      <div>
-        <a className="btn btn-secondary" href={href('/v1/auth/codehost/start', { intent: 'link', redirect_to: '/settings/profile' })}>
-          {login ? t('profile.codeHostRelink') : t('profile.codeHostLink')}
-        </a>
-      </div>
+      {available === false && <p className="muted">{t('profile.codeHostUnavailable')}</p>}
+      {available && (
+        <div>
+          <a className="btn btn-secondary" href={href('/v1/auth/codehost/start', { intent: 'link', redirect_to: '/settings/profile' })}>
+            {login ? t('profile.codeHostRelink') : t('profile.codeHostLink')}
+          </a>
+        </div>
+      )}
     </section>
   );
 }
