@@ -12,6 +12,8 @@ import { httpError } from './errors.js';
  *
  * Raw bodies that are not JSON (a MIME message, form-encoded code-host deliveries) are the
  * route's to read: `cleanText` gives plugins the same rule for what they take out of them.
+ * Telemetry routes (error events) set `plugins.patchwell.cleansText`: an event from production is
+ * never lost for a character, so their payload is left to them and they store it cleaned.
  */
 
 const MESSAGE = 'must not contain NUL characters or unpaired surrogates';
@@ -102,6 +104,11 @@ function isJsonType(request: Request): boolean {
   return type.startsWith('application/json') || /^application\/[a-z0-9.+-]*\+json/.test(type);
 }
 
+function cleansText(request: Request): boolean {
+  const pw = (request.route.settings.plugins as { patchwell?: { cleansText?: boolean } } | undefined)?.patchwell;
+  return pw?.cleansText === true;
+}
+
 /** Registers the rule: path, query and headers before authentication, the payload after it (when hapi has read it). */
 export function registerInputGuard(server: Server): void {
   server.ext('onPreAuth', (request: Request, h: ResponseToolkit) => {
@@ -114,7 +121,7 @@ export function registerInputGuard(server: Server): void {
   });
   server.ext('onPostAuth', (request: Request, h: ResponseToolkit) => {
     const payload = request.payload as unknown;
-    if (payload === null || payload === undefined) return h.continue;
+    if (payload === null || payload === undefined || cleansText(request)) return h.continue;
     if (Buffer.isBuffer(payload)) {
       if (isJsonType(request) && !isCleanJsonText(payload)) throw refuse('payload');
       return h.continue;

@@ -16,6 +16,8 @@ export interface PatchwellRouteOptions {
   extension?: string;
   /** Error answers the route declares itself, beside those derived from its code. */
   errors?: { status: number; code: string }[];
+  /** The route stores its payload's text cleaned (no NUL, no lone surrogate) instead of refusing it (core/http/input-guard.ts). */
+  cleansText?: boolean;
 }
 
 export const SECURITY_SCHEMES: Record<SecurityName, JsonSchema> = {

@@ -76,13 +76,18 @@ t.test('the query and stored headers follow the same rule', async (t) => {
 });
 
 t.test('raw JSON bodies: a \\u0000 escape or an unpaired surrogate escape answers 400; escaped backslashes do not', async (t) => {
-  const post = (url: string, text: string) => app.server.inject({ method: 'POST', url, payload: text, headers: { 'content-type': 'application/json', authorization: 'Bearer nope' } });
-  for (const text of ['{"message":"a\\u0000b"}', '{"message":"\\uD800x"}', '{"message":"\\udc00"}', '{"m":"ok"}\u0000']) {
-    t.equal((await post('/v1/ingest/con_x', text)).statusCode, 400, text);
+  const post = (url: string, text: string) => app.server.inject({ method: 'POST', url, payload: text, headers: { 'content-type': 'application/json' } });
+  for (const text of ['{"id":"a\\u0000b"}', '{"id":"\\uD800x"}', '{"id":"\\udc00"}', '{"id":"ok"}\u0000']) {
+    const res = await post('/v1/webhooks/payment/local', text);
+    t.equal(res.statusCode, 400, text);
+    t.equal((JSON.parse(res.payload) as Json).code, 'invalid_request', 'refused by the guard, before the signature check');
   }
-  const literal = await post('/v1/ingest/con_x', '{"message":"C:\\\\u0000 is a path, \\uD83D\\uDE00 a pair"}');
-  t.not(literal.statusCode, 400, `an escaped backslash before u0000 and a surrogate pair pass to the route (${literal.statusCode})`);
+  const literal = await post('/v1/webhooks/payment/local', '{"id":"C:\\\\u0000 is a path, \\uD83D\\uDE00 a pair"}');
+  t.not((JSON.parse(literal.payload) as Json).code, 'invalid_request', `an escaped backslash before u0000 and a surrogate pair pass to the route (${literal.statusCode})`);
   t.ok(literal.statusCode < 500);
+  // Error events are telemetry: the ingest route stores them cleaned (plugins/proactive/test/ingest.test.ts).
+  const ingest = await post('/v1/ingest/con_x', '{"message":"a\\u0000b"}');
+  t.equal(ingest.statusCode, 401, 'ingest reaches its own authentication and cleaning');
 });
 
 t.test('inside a MIME message NULs are dropped, the message is taken', async (t) => {

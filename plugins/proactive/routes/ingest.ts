@@ -23,7 +23,8 @@ export function ingestRoutes(svc: () => IngestService, maxBytes: number): Server
         payload: { parse: false, output: 'data', maxBytes, allow: ['application/json'] },
         validate: { params: Joi.object({ connectorId: Joi.string().max(100).required() }) },
         response: { status: { 202: IngestReceiptSchema } },
-        plugins: { patchwell: { successStatus: 202, rawBody: { contentType: 'application/json' } } },
+        // Error events are stored with NULs dropped and lone surrogates replaced (group-writer), never refused.
+        plugins: { patchwell: { successStatus: 202, rawBody: { contentType: 'application/json' }, cleansText: true } },
         handler: async (request, h) => {
           const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.from((request.payload as string | null) ?? '');
           const receipt = await svc().push((request.params as { connectorId: string }).connectorId, request.headers as RawHeaders, body, ['endpoint']);
