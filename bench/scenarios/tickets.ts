@@ -243,6 +243,7 @@ async function explain(): Promise<void> {
       ['assignee=me', { sort: 'newest', assignee: 'me' }, principal],
       ['a member with 5 workspaces', { sort: 'newest' }, restricted],
       ['state=escalated (one state: its own index)', { sort: 'newest', state: ['escalated'] }, principal],
+      ['needs_team_action=true (partial index tickets_needs_team_idx)', { sort: 'newest', needs_team_action: true }, principal],
       ['q=checkout timeout (planned per run)', { sort: 'newest', q: 'checkout timeout' }, principal],
     ];
     // Each shape is explained as the service runs it: a prepared statement after five runs (the

@@ -361,6 +361,13 @@ export const SubscriberSchema = Joi.object({
 }).id('Subscriber');
 
 export const SubscriberListSchema = Joi.object({ items: Joi.array().items(SubscriberSchema).required() }).id('SubscriberList');
+export const TicketCountsSchema = Joi.object({
+  by_state: Joi.object(Object.fromEntries(TICKET_STATES.map((st) => [st, count().required()]))).required()
+    .description('Tickets per state, every state present (0 when none)'),
+  needs_team_action: count().required().description('Tickets waiting for the team (needs_team_action true)'),
+  total: count().required().description('Every ticket the filters match (the sum of by_state)'),
+}).id('TicketCounts').description('How many tickets the list\'s filters match, over the workspaces the caller can open');
+
 export const OkSchema = Joi.object({ ok: Joi.boolean().valid(true).required() }).id('Ok');
 export const StatusLinkSchema = Joi.object({
   public_status_url: Joi.string().uri().required(),
@@ -376,6 +383,19 @@ export const subscriberParams = Joi.object({ id: Joi.string().max(64).required()
 const arrayOf = (values: readonly string[], what: string) =>
   Joi.array().items(Joi.string().valid(...values)).single().unique().description(`Only tickets with one of these ${what}`);
 
+const needsTeamAction = Joi.boolean().description('true: only tickets waiting for the team (needs_team_action); false: only the others');
+
+/** The filters GET /v1/tickets/counts shares with the list (the list's own state, sort and paging aside). */
+export const countQuery = {
+  origin: arrayOf(ORIGINS, 'origins'),
+  category: arrayOf(CATEGORIES, 'categories'),
+  priority: arrayOf(PRIORITIES, 'priorities'),
+  workspace_id: Joi.string().max(64).description('Only this workspace'),
+  q: Joi.string().trim().min(1).max(200).description('Full-text search in subject, customer and the opening message'),
+  assignee: Joi.string().max(64).description('`me`, `unassigned` or a user id'),
+  needs_team_action: needsTeamAction,
+};
+
 export const listQuery = {
   state: arrayOf(TICKET_STATES, 'states'),
   origin: arrayOf(ORIGINS, 'origins'),
@@ -384,6 +404,7 @@ export const listQuery = {
   workspace_id: Joi.string().max(64).description('Only this workspace'),
   q: Joi.string().trim().min(1).max(200).description('Full-text search in subject, customer and the opening message'),
   assignee: Joi.string().max(64).description('`me`, `unassigned` or a user id'),
+  needs_team_action: needsTeamAction,
   sort: Joi.string().valid(...SORTS).default('newest').description('newest (default), oldest, updated (latest change first) or sla (earliest due first)'),
 };
 
@@ -400,7 +421,12 @@ export const reopenPayload = Joi.object({ reason: Joi.string().trim().max(2000).
 export const escalatePayload = Joi.object({ reason: Joi.string().trim().min(1).max(2000).required(), assignee_user_id: Joi.string().max(64).allow(null) });
 export const notePayload = Joi.object({ body_md: bodyMd.required() });
 export const createDraftPayload = Joi.object({ kind: Joi.string().valid('reply', 'needs_info').required(), body_md: bodyMd.required(), public_summary: publicSummary });
-export const editDraftPayload = Joi.object({ body_md: bodyMd, public_summary: publicSummary, kind: Joi.string().valid('reply', 'needs_info') }).min(1);
+export const DRAFT_LANGUAGES = ['en', 'it'] as const;
+export const editDraftPayload = Joi.object({
+  body_md: bodyMd, public_summary: publicSummary, kind: Joi.string().valid('reply', 'needs_info'),
+  language: Joi.string().valid(...DRAFT_LANGUAGES)
+    .description('Beyond the spec (issue 26): the language of the reply; the email\'s own texts around it follow it when it is sent'),
+}).min(1);
 export const discardDraftPayload = Joi.object({ reason: Joi.string().trim().max(2000).allow(null, '') }).allow(null);
 export const sendDraftPayload = Joi.object({ body_md: bodyMd, public_summary: publicSummary }).allow(null);
 export const subscriberPayload = Joi.object({ email: Joi.string().trim().lowercase().email({ tlds: false }).max(254).required() });

@@ -5,6 +5,7 @@ import { paginationQuery } from '../../../core/http/pagination.js';
 import {
   DraftPageSchema, DraftSchema, TicketSchema, createDraftPayload, discardDraftPayload, draftParams, editDraftPayload, sendDraftPayload, ticketIdParams,
 } from '../schemas.js';
+import type { DraftEdit } from '../services/draft-service.js';
 import { draftOut } from '../services/serialize.js';
 import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
 
@@ -55,13 +56,14 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         id: 'updateTicketDraft',
         tags: [TAG],
         description: 'Edits a draft',
-        notes: '409 invalid_transition for a draft already sent or discarded.',
+        notes: '409 invalid_transition for a draft already sent or discarded. Beyond the spec (issue 26): `language` (en, it) changes the '
+          + 'reply\'s language; the email\'s own texts around the body follow it when sent. Audited (ticket.draft_edited).',
         validate: { params: draftParams, payload: editDraftPayload },
         response: { status: { 200: DraftSchema } },
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
           const p = request.params as DraftParams;
-          return draftOut(await s.drafts().edit(actorOf(request), p.id, p.draftId, request.payload as { body_md?: string; public_summary?: string | null; kind?: 'reply' | 'needs_info' }));
+          return draftOut(await s.drafts().edit(actorOf(request), p.id, p.draftId, request.payload as DraftEdit));
         },
       },
     },

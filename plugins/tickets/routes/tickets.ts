@@ -4,11 +4,11 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { answersJson, jsonText } from '../../../core/http/json-text.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import {
-  MessageSchema, StatusLinkSchema, TicketPageSchema, TicketSchema, assignPayload, closePayload, escalatePayload, listQuery,
+  MessageSchema, StatusLinkSchema, TicketCountsSchema, TicketPageSchema, TicketSchema, assignPayload, closePayload, countQuery, escalatePayload, listQuery,
   notePayload, reopenPayload, statusLinkPayload, ticketIdParams,
 } from '../schemas.js';
 import { messageOut } from '../services/serialize.js';
-import type { ListQuery } from '../services/ticket-service.js';
+import type { CountQuery, ListQuery } from '../services/ticket-service.js';
 import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
 
 type IdParams = { id: string };
@@ -24,11 +24,28 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         id: 'listTickets',
         tags: [TAG],
         description: 'Lists tickets',
-        notes: 'Filters combine with AND; array filters accept repeated parameters (`state=triage&state=escalated`). Keyset pagination (no totals). Only the workspaces the caller can open.',
+        notes: 'Filters combine with AND; array filters accept repeated parameters (`state=triage&state=escalated`). '
+          + 'Keyset pagination (no totals: GET /v1/tickets/counts counts). Only the workspaces the caller can open. '
+          + 'Beyond the spec (issue 26): `needs_team_action` (true: only tickets waiting for the team; false: only the others).',
         validate: { query: Joi.object({ ...paginationQuery, ...listQuery }) },
         // The page goes out as the JSON text the database keeps for each item (docs/tickets.md, Performance).
         response: { status: { 200: answersJson(TicketPageSchema) } },
         handler: async (request, h) => jsonText(h, await s.tickets().listJson(requirePrincipal(request), request.query as unknown as ListQuery)),
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/tickets/counts',
+      options: {
+        id: 'countTickets',
+        tags: [TAG],
+        description: 'Counts tickets per state and waiting for the team',
+        notes: 'The list\'s filters but state, sort and paging (cursor or limit answer 400). Only the workspaces the caller can open; '
+          + 'workspace_id of one the caller cannot open answers 403 (404 for another organization\'s).',
+        validate: { query: Joi.object(countQuery) },
+        response: { status: { 200: TicketCountsSchema } },
+        plugins: { patchwell: { extension: 'The inbox shows counts per state and a total; the list is keyset-paged and gives none (issue 26).' } },
+        handler: async (request) => s.tickets().counts(requirePrincipal(request), request.query as unknown as CountQuery),
       },
     },
     {

@@ -12,6 +12,14 @@ import type { TicketService } from './ticket-service.js';
 
 const OPEN: readonly TicketDraft['status'][] = ['draft', 'approved'];
 
+/** What PATCH …/drafts/{draftId} may change (language: an extension of the spec's body, issue 26). */
+export interface DraftEdit {
+  body_md?: string;
+  public_summary?: string | null;
+  kind?: 'reply' | 'needs_info';
+  language?: 'en' | 'it';
+}
+
 const blankToNull = (s: string | null | undefined): string | null | undefined => (s === '' ? null : s);
 
 /**
@@ -77,14 +85,27 @@ export class DraftService {
     return draft;
   }
 
-  async edit(actor: Actor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null; kind?: 'reply' | 'needs_info' }): Promise<TicketDraft> {
+  async edit(actor: Actor, ticketId: string, draftId: string, input: DraftEdit): Promise<TicketDraft> {
     return this.deps.db.transaction(async (trx) => {
-      const { draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'edit');
+      const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'edit');
       const patch: Partial<TicketDraft> = { edited_by_user_id: actor.principal.userId };
       if (input.body_md !== undefined) patch.body_md = input.body_md;
       if (input.public_summary !== undefined) patch.public_summary = blankToNull(input.public_summary) ?? null;
       if (input.kind !== undefined) patch.kind = input.kind;
-      return TicketDraft.query(trx).forOrg(draft.org_id).patchAndFetchById(draft.id, patch);
+      if (input.language !== undefined) patch.language = input.language;
+      const edited = await TicketDraft.query(trx).forOrg(draft.org_id).patchAndFetchById(draft.id, patch);
+      // What goes out to the customer changed: who changed which field. The body's text stays in the
+      // draft (the audit says that it changed, not the words); kind and language are shown as they were and are.
+      const fields = ['kind', 'language', 'public_summary'];
+      const changes = diffFields(draft as unknown as Record<string, unknown>, edited as unknown as Record<string, unknown>, fields);
+      if (edited.body_md !== draft.body_md) changes.body_md = { before: '[edited]', after: '[edited]' };
+      if (Object.keys(changes).length) {
+        await this.deps.audit.record(trx, {
+          ...auditActor(actor), action: 'ticket.draft_edited', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
+          changes, metadata: { ticket_id: ticket.id },
+        });
+      }
+      return edited;
     });
   }
 
@@ -127,6 +148,8 @@ export class DraftService {
       const subject = replySubject(ticket.subject);
       const { messageRowId, mailId, now } = await this.deliver(trx, ticket, ws, guard.from, {
         template: 'tickets.reply', data: { subject, body }, subject, body, autoSubmitted: 'no', viaCodeHost, sentByUserId: actor.principal.userId,
+        // The email's own texts (brand lines, the HTML's lang) in the reply's language, which the team may have changed.
+        locale: draft.language === 'it' ? 'it' : 'en',
       });
       await TicketDraft.query(trx).forOrg(draft.org_id).patch({
         status: 'sent', body_md: body, public_summary: summary, sent_at: now, sent_message_id: messageRowId,
@@ -178,7 +201,8 @@ export class DraftService {
       return { draft, mailId: null };
     }
     const { messageRowId, mailId } = await this.deliver(trx, ticket, ws, guard.from, {
-      template: input.template, data: input.data, subject: rendered.subject, body: rendered.text, autoSubmitted: 'auto-generated', viaCodeHost: false, sentByUserId: null, headers: input.headers,
+      template: input.template, data: input.data, subject: rendered.subject, body: rendered.text, autoSubmitted: 'auto-generated', viaCodeHost: false,
+      sentByUserId: null, headers: input.headers, locale,
     });
     const draft = await TicketDraft.query(trx).insert({ ...row, status: 'sent', sent_at: now, approved_at: now, sent_message_id: messageRowId }).returning('*');
     await this.tickets.update(trx, ticket, { message_count: ticket.message_count + 1, last_message_at: now, first_response_at: ticket.first_response_at ?? now });
@@ -193,7 +217,8 @@ export class DraftService {
    * Reply-To the ticket's own address) and records the outgoing Message (delivery_status queued).
    */
   private async deliver(trx: Knex, ticket: Ticket, ws: TicketWorkspace, from: MailAddress | undefined, m: {
-    template: string; data: Record<string, unknown>; subject: string; body: string; autoSubmitted: string; viaCodeHost: boolean; sentByUserId: string | null; headers?: Record<string, string>;
+    template: string; data: Record<string, unknown>; subject: string; body: string; autoSubmitted: string; viaCodeHost: boolean; sentByUserId: string | null;
+    headers?: Record<string, string>; locale: 'en' | 'it';
   }): Promise<{ messageRowId: string; mailId: string | null; now: Date }> {
     const conversation = await TicketMessage.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
     const threading = threadingFor(conversation);
@@ -208,7 +233,7 @@ export class DraftService {
     const mailId = m.viaCodeHost ? null : await this.deps.mailer.enqueue(trx, {
       orgId: ticket.org_id,
       template: m.template,
-      locale: ticket.language === 'it' ? 'it' : 'en',
+      locale: m.locale,
       to: ticket.customer_email!,
       data: m.data,
       ...(from ? { from } : {}),

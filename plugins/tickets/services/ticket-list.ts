@@ -11,7 +11,8 @@ import { PUBLIC_STATE, type TicketState } from './state-machine.js';
  */
 export type ListSort = 'newest' | 'oldest' | 'updated' | 'sla';
 
-export interface ListFilters {
+/** The filters the list and its counts share (GET /v1/tickets, GET /v1/tickets/counts). */
+export interface TicketFilters {
   state?: string[];
   origin?: string[];
   category?: string[];
@@ -19,6 +20,11 @@ export interface ListFilters {
   workspace_id?: string;
   q?: string;
   assignee?: string;
+  /** true: only tickets waiting for the team; false: only the others (a literal in the text: the partial index tickets_needs_team_idx). */
+  needs_team_action?: boolean;
+}
+
+export interface ListFilters extends TicketFilters {
   sort: ListSort;
   cursor?: string;
   limit: number;
@@ -86,11 +92,11 @@ function decode(cursor: string): [string, string] {
 }
 
 /**
- * The statement and values of one page: `limit + 1` rows (the extra one says a next page exists).
- * Returns null when the caller can open no workspace at all. Workspace access for an explicit
- * workspace_id is the caller's to check.
+ * The WHERE conditions (on `tickets t`) and values of the filters, the organization as `$1`;
+ * `param` adds a value and answers its placeholder. Returns null when the caller can open no
+ * workspace at all. Workspace access for an explicit workspace_id is the caller's to check.
  */
-export function listStatement(principal: Principal, f: ListFilters): { stmt: Statement; values: unknown[] } | null {
+export function ticketWhere(principal: Principal, f: TicketFilters): { where: string[]; values: unknown[]; param: (v: unknown) => string } | null {
   const values: unknown[] = [principal.orgId];
   const where: string[] = ['t.org_id = $1'];
   const param = (v: unknown) => `$${values.push(v)}`;
@@ -109,7 +115,22 @@ export function listStatement(principal: Principal, f: ListFilters): { stmt: Sta
     if (!principal.userId) throw httpError(400, 'invalid_request', 'assignee=me needs a signed-in user', { errors: [{ path: 'query.assignee', message: 'no user behind this credential' }] });
     where.push(`t.assignee_user_id = ${param(principal.userId)}`);
   } else if (f.assignee) where.push(`t.assignee_user_id = ${param(f.assignee)}`);
+  // Written out, not a value: a generic plan can use the partial index only for the literal predicate.
+  if (f.needs_team_action === true) where.push('t.needs_team_action');
+  else if (f.needs_team_action === false) where.push('not t.needs_team_action');
   if (f.q) where.push(`t.search_vector @@ websearch_to_tsquery('simple', ${param(f.q)})`);
+  return { where, values, param };
+}
+
+/**
+ * The statement and values of one page: `limit + 1` rows (the extra one says a next page exists).
+ * Returns null when the caller can open no workspace at all. Workspace access for an explicit
+ * workspace_id is the caller's to check.
+ */
+export function listStatement(principal: Principal, f: ListFilters): { stmt: Statement; values: unknown[] } | null {
+  const built = ticketWhere(principal, f);
+  if (!built) return null;
+  const { where, values, param } = built;
   const sort = SORTS[f.sort];
   const op = sort.direction === 'asc' ? '>' : '<';
   if (f.cursor) {
@@ -130,3 +151,29 @@ export function listStatement(principal: Principal, f: ListFilters): { stmt: Sta
   return { stmt: forOrg(text, { customPlan: !!f.q }), values };
 }
 
+/** A row of the counts statement: a state's count, or `needs_team_action` for the tickets waiting for the team. */
+export interface CountRow {
+  key: string;
+  n: number;
+}
+
+/**
+ * The counts of the tickets the filters match (GET /v1/tickets/counts), one statement: per state
+ * (an index-only walk of tickets_org_state_created_idx when only the organization filters) and
+ * the tickets waiting for the team (the partial index tickets_needs_team_idx). The state filter,
+ * sort and cursor are the list's own and do not apply. Null when the caller can open no workspace.
+ */
+export function countStatement(principal: Principal, f: Omit<TicketFilters, 'state'>): { stmt: Statement; values: unknown[] } | null {
+  const built = ticketWhere(principal, { ...f, state: undefined });
+  if (!built) return null;
+  const where = built.where.join(' and ');
+  const needs = f.needs_team_action === undefined ? `${where} and t.needs_team_action` : where;
+  // With needs_team_action=false no ticket of the answer waits for the team: nothing to count.
+  const needsPart = f.needs_team_action === false
+    ? "select 'needs_team_action' as key, 0 as n"
+    : `select 'needs_team_action' as key, count(*)::int as n from tickets t where ${needs}`;
+  const text = `select t.state as key, count(*)::int as n from tickets t where ${where} group by t.state
+    union all
+    ${needsPart}`;
+  return { stmt: forOrg(text, { customPlan: !!f.q }), values: built.values };
+}

@@ -13,8 +13,10 @@ import type { TicketsDeps, TicketWorkspace } from './deps.js';
 import { ticketDetail } from './serialize.js';
 import { listDrafts, type TicketPage } from './ticket-page.js';
 import { slaDueAt } from './sla.js';
-import { listStatement, nextCursor, pageItems, pageJson, type ListFilters, type ListRow } from './ticket-list.js';
-import { needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
+import {
+  countStatement, listStatement, nextCursor, pageItems, pageJson, type CountRow, type ListFilters, type ListRow, type TicketFilters,
+} from './ticket-list.js';
+import { TICKET_STATES, needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
 
 export interface AttachmentInput {
   filename: string;
@@ -74,6 +76,14 @@ export interface CreateTicketInput {
 }
 
 export type ListQuery = ListFilters;
+export type CountQuery = Omit<TicketFilters, 'state'>;
+
+/** The TicketCounts answer (GET /v1/tickets/counts). */
+export interface TicketCounts {
+  by_state: Record<TicketState, number>;
+  needs_team_action: number;
+  total: number;
+}
 
 const LANGUAGES = new Set(['en', 'it']);
 const TOKEN_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
@@ -334,6 +344,29 @@ export class TicketService {
   async list(principal: Principal, query: ListQuery): Promise<Page<Record<string, unknown>>> {
     const rows = await this.listRows(principal, query);
     return { items: pageItems(rows, query.limit), next_cursor: nextCursor(rows, query.limit) };
+  }
+
+  /**
+   * How many tickets the list's filters match, per state and waiting for the team, over the
+   * workspaces the caller can open (the list's own access rules and conditions: ticketWhere).
+   */
+  async counts(principal: Principal, query: CountQuery): Promise<TicketCounts> {
+    if (query.workspace_id && !canOpenWorkspace(principal, query.workspace_id)) await this.deps.workspaceService.open(principal, query.workspace_id);
+    const by_state = Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>;
+    const out: TicketCounts = { by_state, needs_team_action: 0, total: 0 };
+    const counts = countStatement(principal, query);
+    if (!counts) return out;
+    for (const row of await run<CountRow>(this.deps.db, counts.stmt, counts.values)) {
+      const n = Number(row.n);
+      if (row.key === 'needs_team_action') out.needs_team_action = n;
+      else if (row.key in by_state) {
+        by_state[row.key as TicketState] = n;
+        out.total += n;
+      }
+    }
+    // As the list: an unknown workspace id is 404, read only when nothing was counted.
+    if (query.workspace_id && out.total === 0) await this.deps.workspaceService.open(principal, query.workspace_id);
+    return out;
   }
 
   /** The rows of a page: `limit + 1` at most (the extra one says a next page exists). */
