@@ -26,6 +26,12 @@ if (browserAvailable(t)) {
     await page.getByText('No ticket matches these filters').waitFor();
     t.match(page.url(), /origin=widget/, 'the filter is kept in the address');
     await page.getByRole('button', { name: 'Clear the filters' }).click();
+    // Counts (GET /v1/tickets/counts) beside the list; "Needs the team" is a filter of the address too.
+    await page.getByText(/^Tickets in all: 1 ·/).waitFor();
+    await page.getByLabel('Needs the team').selectOption('no');
+    t.match(page.url(), /needs_team=no/, 'the needs-the-team filter is kept in the address');
+    await page.getByLabel('Needs the team').selectOption('');
+    t.notMatch(page.url(), /needs_team/);
     await page.getByRole('searchbox', { name: 'Search tickets' }).fill('quantity');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await row.waitFor();

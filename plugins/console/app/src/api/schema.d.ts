@@ -3770,11 +3770,35 @@ export interface paths {
         };
         /**
          * Lists tickets
-         * @description Filters combine with AND; array filters accept repeated parameters (`state=triage&state=escalated`). Keyset pagination (no totals). Only the workspaces the caller can open.
+         * @description Filters combine with AND; array filters accept repeated parameters (`state=triage&state=escalated`). Keyset pagination (no totals: GET /v1/tickets/counts counts). Only the workspaces the caller can open. Beyond the spec (issue 26): `needs_team_action` (true: only tickets waiting for the team; false: only the others).
          *
          *     Access: a dashboard session or an API token.
          */
         get: operations["listTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tickets/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts tickets per state and waiting for the team
+         * @description The list's filters but state, sort and paging (cursor or limit answer 400). Only the workspaces the caller can open; workspace_id of one the caller cannot open answers 403 (404 for another organization's).
+         *
+         *     Extension (not in the spec): The inbox shows counts per state and a total; the list is keyset-paged and gives none (issue 26).
+         *
+         *     Access: a dashboard session or an API token.
+         */
+        get: operations["countTickets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3936,7 +3960,7 @@ export interface paths {
         head?: never;
         /**
          * Edits a draft
-         * @description 409 invalid_transition for a draft already sent or discarded.
+         * @description 409 invalid_transition for a draft already sent or discarded. Beyond the spec (issue 26): `language` (en, it) changes the reply's language; the email's own texts around the body follow it when sent. Audited (ticket.draft_edited).
          *
          *     Access: a dashboard session or an API token. Roles: owner, admin, reviewer.
          */
@@ -7382,6 +7406,27 @@ export interface components {
             request_id: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description How many tickets the list's filters match, over the workspaces the caller can open */
+        TicketCounts: {
+            /** @description Tickets per state, every state present (0 when none) */
+            by_state: {
+                received: number;
+                triage: number;
+                needs_info: number;
+                draft_ready: number;
+                answered: number;
+                fixing: number;
+                awaiting_approval: number;
+                releasing: number;
+                customer_notified: number;
+                closed: number;
+                escalated: number;
+            };
+            /** @description Tickets waiting for the team (needs_team_action true) */
+            needs_team_action: number;
+            /** @description Every ticket the filters match (the sum of by_state) */
+            total: number;
         };
         /** @description The ticket's latest diagnosis (Ticket.diagnosis: null before the first one, or when the fix loop is off) */
         TicketDiagnosis: {
@@ -18886,6 +18931,8 @@ export interface operations {
                 q?: string;
                 /** @description `me`, `unassigned` or a user id */
                 assignee?: string;
+                /** @description true: only tickets waiting for the team (needs_team_action); false: only the others */
+                needs_team_action?: boolean;
                 /** @description newest (default), oldest, updated (latest change first) or sla (earliest due first) */
                 sort?: "newest" | "oldest" | "updated" | "sla";
             };
@@ -18902,6 +18949,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TicketPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    countTickets: {
+        parameters: {
+            query?: {
+                /** @description Only tickets with one of these origins */
+                origin?: ("email" | "widget" | "codehost" | "proactive")[];
+                /** @description Only tickets with one of these categories */
+                category?: ("usage" | "config" | "docs" | "bug" | "feature_request" | "unknown")[];
+                /** @description Only tickets with one of these priorities */
+                priority?: ("low" | "normal" | "high" | "urgent")[];
+                /** @description Only this workspace */
+                workspace_id?: string;
+                /** @description Full-text search in subject, customer and the opening message */
+                q?: string;
+                /** @description `me`, `unassigned` or a user id */
+                assignee?: string;
+                /** @description true: only tickets waiting for the team (needs_team_action); false: only the others */
+                needs_team_action?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketCounts"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -19320,6 +19407,11 @@ export interface operations {
                     public_summary?: string | null;
                     /** @enum {string} */
                     kind?: "reply" | "needs_info";
+                    /**
+                     * @description Beyond the spec (issue 26): the language of the reply; the email's own texts around it follow it when it is sent
+                     * @enum {string}
+                     */
+                    language?: "en" | "it";
                 };
             };
         };

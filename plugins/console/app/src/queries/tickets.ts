@@ -8,6 +8,8 @@ export const ticketKeys = {
   all: ['tickets'] as const,
   lists: () => [...ticketKeys.all, 'list'] as const,
   list: (filters: Record<string, unknown>) => [...ticketKeys.lists(), filters] as const,
+  // Under lists(): whatever refreshes the inbox's lists refreshes its counts too.
+  counts: (filters: Record<string, unknown>) => [...ticketKeys.lists(), 'counts', filters] as const,
   detail: (id: string) => [...ticketKeys.all, 'detail', id] as const,
   subscribers: (id: string) => [...ticketKeys.detail(id), 'subscribers'] as const,
   diff: (id: string, attemptId: string, sha: string | null) => [...ticketKeys.detail(id), 'diff', attemptId, sha] as const,
@@ -20,6 +22,7 @@ export type FixAttempt = Schema<'TicketFixAttempt'>;
 export type TicketJob = Schema<'TicketJob'>;
 export type TicketRelease = Schema<'TicketRelease'>;
 export type Draft = Schema<'Draft'>;
+export type TicketCounts = Schema<'TicketCounts'>;
 
 const RELEASE_AT_WORK: readonly string[] = ['merging', 'tagging', 'releasing', 'notifying'];
 // States the service moves out of by itself (the diagnosis, the fix or the release is at work).

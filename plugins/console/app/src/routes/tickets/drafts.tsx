@@ -33,22 +33,31 @@ const EDITABLE_KINDS = ['reply', 'needs_info'] as const;
 type EditableKind = (typeof EDITABLE_KINDS)[number];
 const isEditableKind = (k: string): k is EditableKind => (EDITABLE_KINDS as readonly string[]).includes(k);
 
+const DRAFT_LANGUAGES = ['en', 'it'] as const;
+type DraftLanguage = (typeof DRAFT_LANGUAGES)[number];
+const isDraftLanguage = (l: string): l is DraftLanguage => (DRAFT_LANGUAGES as readonly string[]).includes(l);
+
 function DraftEditor({ ticket, draft }: { ticket: Ticket; draft: Draft }) {
   const { t } = useTranslation();
   const toast = useToast();
   const [body, setBody] = useState(draft.body_md);
   const [summary, setSummary] = useState(draft.public_summary ?? '');
   const [kind, setKind] = useState(draft.kind);
+  const [language, setLanguage] = useState(draft.language);
   const [discarding, setDiscarding] = useState(false);
   const path = { id: ticket.id, draftId: draft.id };
-  const changed = body !== draft.body_md || summary !== (draft.public_summary ?? '') || kind !== draft.kind;
+  const changed = body !== draft.body_md || summary !== (draft.public_summary ?? '') || kind !== draft.kind || language !== draft.language;
+  const languageChange = isDraftLanguage(language) && language !== draft.language ? { language } : {};
   const save = useTicketChange(ticket.id, () =>
     data(api.PATCH('/v1/tickets/{id}/drafts/{draftId}', {
       params: { path },
-      body: { body_md: body, public_summary: summary || null, ...(isEditableKind(kind) && kind !== draft.kind ? { kind } : {}) },
+      body: { body_md: body, public_summary: summary || null, ...(isEditableKind(kind) && kind !== draft.kind ? { kind } : {}), ...languageChange },
     })));
-  const send = useTicketAction(ticket.id, () =>
-    data(api.POST('/v1/tickets/{id}/drafts/{draftId}/send', { params: { path }, body: { body_md: body, public_summary: summary || null } })));
+  // Send takes body and summary with the click; a changed language is saved first, so the email goes out in it.
+  const send = useTicketAction(ticket.id, async () => {
+    if ('language' in languageChange) await data(api.PATCH('/v1/tickets/{id}/drafts/{draftId}', { params: { path }, body: languageChange }));
+    return data(api.POST('/v1/tickets/{id}/drafts/{draftId}/send', { params: { path }, body: { body_md: body, public_summary: summary || null } }));
+  });
   const error = save.error ?? send.error;
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -61,12 +70,16 @@ function DraftEditor({ ticket, draft }: { ticket: Ticket; draft: Draft }) {
         <span className="muted">{t('ticket.drafts.language', { language: t(`common.locales.${draft.language}`, { defaultValue: draft.language }) })}</span>
         {!draft.diagnosis_id && <span className="muted">{t('ticket.drafts.byTeam')}</span>}
       </div>
-      <ErrorAlert error={error} fields={['body_md', 'public_summary', 'kind']} />
+      <ErrorAlert error={error} fields={['body_md', 'public_summary', 'kind', 'language']} />
       {isEditableKind(draft.kind) && (
         <SelectField label={t('ticket.drafts.kind')} value={kind} onChange={(e) => setKind(e.target.value as Draft['kind'])}>
           {EDITABLE_KINDS.map((k) => <option key={k} value={k}>{t(`ticket.drafts.kinds.${k}`)}</option>)}
         </SelectField>
       )}
+      <SelectField label={t('ticket.drafts.languageLabel')} hint={t('ticket.drafts.languageHint')} value={language}
+        onChange={(e) => setLanguage(e.target.value)} error={fieldError(error, 'language')}>
+        {DRAFT_LANGUAGES.map((l) => <option key={l} value={l}>{t(`common.locales.${l}`)}</option>)}
+      </SelectField>
       <TextArea label={t('ticket.drafts.body')} value={body} onChange={(e) => setBody(e.target.value)} rows={8} error={fieldError(error, 'body_md')} />
       <TextField label={t('ticket.drafts.publicSummary')} hint={t('ticket.drafts.publicSummaryHint')} value={summary} onChange={(e) => setSummary(e.target.value)}
         error={fieldError(error, 'public_summary')} />

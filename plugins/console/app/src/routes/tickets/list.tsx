@@ -1,12 +1,13 @@
+import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
-import { ticketKeys, type TicketItem } from '../../queries/tickets';
+import { ticketKeys, type TicketCounts, type TicketItem } from '../../queries/tickets';
 import { useMe } from '../../queries/session';
 import { useCurrentWorkspace } from '../../queries/workspaces';
 import { Button, EmptyState, KeysetTable, SelectField, TextField, useFormat, useKeysetQuery, type Column } from '../../ui';
-import { ALL_WORKSPACES, CATEGORIES, ORIGINS, PRIORITIES, SORTS, STATES, filtersFrom, withFilter } from './filters';
+import { ALL_WORKSPACES, CATEGORIES, NEEDS_TEAM, ORIGINS, PRIORITIES, SORTS, STATES, countFilters, filtersFrom, withFilter } from './filters';
 import { useMembers } from './members';
 import { ticketPermissions } from './permissions';
 import { SlaBadge } from './sla-badge';
@@ -22,6 +23,14 @@ export default function TicketList() {
   const query = useKeysetQuery<TicketItem>(ticketKeys.list(filters), (cursor) =>
     data(api.GET('/v1/tickets', { params: { query: { ...filters, cursor, limit: 50 } } })),
   );
+  // The counts take the same filters but state (counted per state); under ticketKeys.lists(), so
+  // they are refreshed whenever the list is.
+  const countQuery = useMemo(() => countFilters(filters), [filters]);
+  const counts = useQuery({
+    queryKey: ticketKeys.counts(countQuery),
+    queryFn: () => data(api.GET('/v1/tickets/counts', { params: { query: countQuery } })),
+    enabled: !!workspaceId,
+  });
   const columns = useColumns(!filters.workspace_id);
   const set = (name: string, value: string) => setParams(withFilter(params, name, value), { replace: true });
   const loaded = query.data?.pages.reduce((n, p) => n + p.items.length, 0) ?? 0;
@@ -30,11 +39,19 @@ export default function TicketList() {
     <div className="stack">
       <div className="spread">
         <h1>{t('tickets.title')}</h1>
-        {loaded > 0 && (
-          <p className="muted" aria-live="polite">{t(query.hasNextPage ? 'inbox.countMore' : 'inbox.count', { count: loaded })}</p>
-        )}
+        <div className="inbox-counts">
+          {counts.data && (
+            <p className="muted" data-testid="inbox-total">
+              {t('inbox.total', { count: counts.data.total })} · {t('inbox.totalNeedsTeam', { count: counts.data.needs_team_action })}
+            </p>
+          )}
+          {loaded > 0 && (
+            <p className="muted" aria-live="polite">{t(query.hasNextPage ? 'inbox.countMore' : 'inbox.count', { count: loaded })}</p>
+          )}
+        </div>
       </div>
-      <Filters params={params} set={set} canWork={ticketPermissions(me.data).work} workspaceValue={params.get('workspace') ?? workspaceId ?? ''} />
+      <Filters params={params} set={set} canWork={ticketPermissions(me.data).work} workspaceValue={params.get('workspace') ?? workspaceId ?? ''}
+        counts={counts.data} />
       <KeysetTable caption={t('inbox.caption')} columns={columns} query={query} rowKey={(r) => r.id}
         emptyTitle={hasFilters(params) ? t('inbox.noMatch') : t('tickets.empty')}
         emptyBody={hasFilters(params)
@@ -43,6 +60,9 @@ export default function TicketList() {
     </div>
   );
 }
+
+/** "Escalated (3)": a choice with the number of tickets it would show, when known. */
+const withCount = (text: string, n: number | undefined) => (n === undefined ? text : `${text} (${n})`);
 
 const hasFilters = (params: URLSearchParams) => [...params.keys()].some((k) => k !== 'sort' && k !== 'workspace');
 
@@ -80,11 +100,13 @@ function useColumns(showWorkspace: boolean): Column<TicketItem>[] {
   }, [t, fmt.locale, showWorkspace]);
 }
 
-function Filters({ params, set, canWork, workspaceValue }: {
+function Filters({ params, set, canWork, workspaceValue, counts }: {
   params: URLSearchParams;
   set: (name: string, value: string) => void;
   canWork: boolean;
   workspaceValue: string;
+  /** The counts of the other filters, shown next to each state (absent while they load). */
+  counts: TicketCounts | undefined;
 }) {
   const { t } = useTranslation();
   const me = useMe();
@@ -107,7 +129,9 @@ function Filters({ params, set, canWork, workspaceValue }: {
             {workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
           </SelectField>
         )}
-        {one('state', t('tickets.state'), STATES, (v) => t(`tickets.states.${v}`), t('inbox.any'))}
+        {one('state', t('tickets.state'), STATES, (v) => withCount(t(`tickets.states.${v}`), counts?.by_state[v as (typeof STATES)[number]]),
+          withCount(t('inbox.any'), counts?.total))}
+        {one('needs_team', t('inbox.needsTeamFilter'), NEEDS_TEAM, (v) => t(`inbox.needsTeamValues.${v}`), t('inbox.any'))}
         {one('origin', t('inbox.origin'), ORIGINS, (v) => t(`inbox.origins.${v}`), t('inbox.any'))}
         {one('priority', t('tickets.priority'), PRIORITIES, (v) => t(`tickets.priorities.${v}`), t('inbox.any'))}
         {one('category', t('inbox.category'), CATEGORIES, (v) => t(`inbox.categories.${v}`), t('inbox.any'))}
