@@ -34,7 +34,11 @@ export default function TicketList() {
   const columns = useColumns(!filters.workspace_id);
   const set = (name: string, value: string) => setParams(withFilter(params, name, value), { replace: true });
   const loaded = query.data?.pages.reduce((n, p) => n + p.items.length, 0) ?? 0;
-  if (!workspaceId) return <EmptyState title={t('tickets.noWorkspace')}><p>{t('tickets.noWorkspaceBody')}</p></EmptyState>;
+  if (!workspaceId) {
+    // Onboarding (where workspaces are made) is for owners and admins; the others wait to be given one.
+    const canCreate = me.data?.user.role === 'owner' || me.data?.user.role === 'admin';
+    return <EmptyState title={t('tickets.noWorkspace')}><p>{t(canCreate ? 'tickets.noWorkspaceBody' : 'tickets.noWorkspaceMember')}</p></EmptyState>;
+  }
   return (
     <div className="stack">
       <div className="spread">
