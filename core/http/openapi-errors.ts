@@ -12,6 +12,7 @@
  *   strategy throw;
  * - the route itself: `plugins.patchwell.errors: [{ status, code }]`, for what the walk cannot see.
  */
+import { appendFileSync } from 'node:fs';
 import Boom from '@hapi/boom';
 import type { Request, RequestRoute, ResponseToolkit, Server } from '@hapi/hapi';
 import generated from './route-errors.generated.json' with { type: 'json' };
@@ -74,7 +75,8 @@ export function routeErrorContract(
 /**
  * In tests, an error code a route's OpenAPI entry does not declare is logged (tag `openapi`); with
  * `strict` (PATCHWELL_STRICT_ERRORS=1) it answers 500 `undeclared_error` so the test that caused it fails.
- * Strict is off by default until a full suite run has shown the generator misses nothing (docs/openapi.md).
+ * Strict is off by default until a full suite run has shown the generator misses nothing (docs/openapi.md);
+ * PATCHWELL_UNDECLARED_ERRORS_FILE collects what a run found, a JSON line per answer.
  */
 export function registerErrorContractCheck(
   server: Server,
@@ -101,6 +103,8 @@ export function registerErrorContractCheck(
     const message = `${request.method.toUpperCase()} ${request.route.path} (${id}) answered ${status} ${code}, which its OpenAPI entry does not declare: `
       + 'run `npm run openapi:errors`, or declare it in plugins.patchwell.errors';
     request.log(['error', 'openapi'], message);
+    const file = process.env.PATCHWELL_UNDECLARED_ERRORS_FILE;
+    if (file) appendFileSync(file, `${JSON.stringify({ operation: id, method: request.method, path: request.route.path, status, code })}\n`);
     if (!strict) return h.continue;
     // A plain answer, not a thrown error: the envelope would hide a 500's message.
     const details = { operation: id, status, code, answer: res.message };
