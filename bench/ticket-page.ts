@@ -16,6 +16,8 @@ import { cpus, totalmem } from 'node:os';
 import type { Knex } from 'knex';
 import { newId } from '../core/data/ids.js';
 import { createApp } from '../core/kernel/app.js';
+import { builtinAdapters } from '../adapters/index.js';
+import { builtinPlugins } from '../plugins/index.js';
 import { seedBusyTicket } from '../plugins/fixes/test/fixtures/busy-ticket.js';
 import { TicketPage } from '../plugins/tickets/services/ticket-page.js';
 import type { TicketService } from '../plugins/tickets/services/ticket-service.js';
@@ -31,7 +33,8 @@ const counting = new AsyncLocalStorage<{ queries: number }>();
 
 async function main(): Promise<void> {
   const config = testConfig({ server: { validateResponses: false }, plugins: { fixes: { enabled: true } } });
-  const app = await createApp(config, { roles: ['api'], pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
+  const pglite = config.database.url ? undefined : await pgliteTemplate();
+  const app = await createApp(config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });
   await app.start({ listen: false, scheduler: false });
   const db = app.db as Knex;
   const started = new Map<string, number>();

@@ -12,6 +12,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../core/kernel/config.js';
 import { createApp } from '../core/kernel/app.js';
+import { builtinAdapters } from '../adapters/index.js';
+import { builtinPlugins } from '../plugins/index.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DOCUMENT_FILE = join(root, 'dist/openapi.json');
@@ -19,7 +21,7 @@ export const DOCUMENT_FILE = join(root, 'dist/openapi.json');
 /** The document of a service on the embedded defaults (the environment is not read: no DATABASE_URL). */
 export async function buildDefaultDocument(): Promise<unknown> {
   const config = loadConfig({ env: {}, overrides: { dataDir: ':memory:', log: { level: 'silent' } } });
-  const app = await createApp(config);
+  const app = await createApp(config, { plugins: builtinPlugins, adapters: builtinAdapters });
   try {
     await app.start({ listen: false, scheduler: false });
     const res = await app.server.inject('/v1/openapi.json');

@@ -3,10 +3,14 @@
  * Entry point: `patchwell --role api|worker|scheduler|all` (comma-separated roles allowed).
  * `npm start` runs every role in one process on the embedded defaults. With Postgres,
  * `server.apiProcesses` (API_PROCESSES) > 1 runs the api role as that many processes on one port.
+ * The composition root: it hands the shipped plugin and adapter registries to createApp, so core/
+ * imports neither (test/unit/import-graph.test.ts checks it).
  */
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type AppConfig } from '../core/kernel/config.js';
 import { ALL_ROLES, createApp } from '../core/kernel/app.js';
+import { builtinAdapters } from '../adapters/index.js';
+import { builtinPlugins } from '../plugins/index.js';
 import { createLogger } from '../core/kernel/logger.js';
 import { createDatabase } from '../core/data/db.js';
 import { migrateLatest } from '../core/data/migrate.js';
@@ -25,7 +29,7 @@ function parseRoles(argv: string[]): Role[] {
 
 /** Runs the given roles in this process until SIGTERM/SIGINT. */
 async function runApp(config: AppConfig, roles: Role[]): Promise<void> {
-  const app = await createApp(config, { roles });
+  const app = await createApp(config, { roles, plugins: builtinPlugins, adapters: builtinAdapters });
   await app.start();
   const where = app.roles.has('api') ? ` on ${app.server.info.uri} (public ${app.config.server.publicBaseUrl})` : '';
   const worker = cluster.isWorker ? ` (api process ${cluster.worker!.id})` : '';
@@ -58,7 +62,7 @@ async function runPrimary(config: AppConfig, roles: Role[], processes: number): 
   const others = roles.filter((r) => r !== 'api');
   let app: Awaited<ReturnType<typeof createApp>> | null = null;
   if (others.length) {
-    app = await createApp(config, { roles: others, logger: log });
+    app = await createApp(config, { roles: others, logger: log, plugins: builtinPlugins, adapters: builtinAdapters });
     await app.start();
   } else {
     const { db } = createDatabase(config);

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import { KEYS } from '../../core/kernel/keys.js';
 import { createApp } from '../../core/kernel/app.js';
+import { builtinAdapters } from '../../adapters/index.js';
+import { builtinPlugins } from '../../plugins/index.js';
 import { loadConfig } from '../../core/kernel/config.js';
 import type { Outbox } from '../../core/bus/outbox.js';
 import type { Measurement, Running } from '../harness.js';
@@ -40,7 +42,7 @@ export default async function jobs(_shared: Running): Promise<Measurement[]> {
       plugins: { 'bench-jobs': { module: fileURLToPath(new URL('../fixtures/jobs-plugin.ts', import.meta.url)) }, fixes: { enabled: false }, runner: { enabled: false }, mcp: { enabled: false } },
     },
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { plugins: builtinPlugins, adapters: builtinAdapters });
   await app.start({ listen: false, scheduler: false });
   const outbox = app.container.resolve<Outbox>(KEYS.outbox);
   const latencies: number[] = [];

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { Model } from 'objection';
 import type { AppConfig } from './config.js';
 import { KEYS } from './keys.js';
-import { loadAdapters, resolvePlugins, type LoadedAdapter } from './loader.js';
+import { loadAdapters, resolvePlugins, type LoadedAdapter, type Registries } from './loader.js';
 import { createLogger, maskPath, redacting } from './logger.js';
 import type { PluginContext, PluginConsumerOptions, PluginMessageHandler, Role } from './plugin.js';
 import { createDatabase, type Db, type DatabaseInfo } from '../data/db.js';
@@ -46,15 +46,19 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export interface CreateAppOptions {
+export interface CreateAppOptions extends Registries {
   roles?: Iterable<Role>;
   logger?: Logger;
   /** In-memory PGlite only: start from this dump (tests). */
   pgliteTemplate?: Blob;
 }
 
-/** Builds the whole service from its configuration: container, data, bus, adapters, HTTP, plugins. */
-export async function createApp(config: AppConfig, opts: CreateAppOptions = {}): Promise<App> {
+/**
+ * Builds the whole service from its configuration: container, data, bus, adapters, HTTP, plugins.
+ * `opts.plugins` and `opts.adapters` are the registries config picks from (the shipped ones are
+ * plugins/index.ts and adapters/index.ts; bin/patchwell.ts passes them), so the core imports neither.
+ */
+export async function createApp(config: AppConfig, opts: CreateAppOptions): Promise<App> {
   const roles = new Set<Role>(opts.roles ?? ALL_ROLES);
   // Redaction lives on the logger itself, so every child (request log, bus, scheduler, plugins) inherits it.
   const log = opts.logger ? redacting(opts.logger) : createLogger(config.log.level);
@@ -90,7 +94,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions = {}):
     [KEYS.message]: asValue(null),
   });
 
-  const adapters = await loadAdapters(config, container);
+  const adapters = await loadAdapters(config, container, opts.adapters);
   const reporter: ErrorReporter = (container.resolve(KEYS.errorReporter, { allowUnregistered: true }) as ErrorReporter | null) ?? noopErrorReporter;
   container.register(KEYS.errorReporter, asValue(reporter));
 
@@ -118,7 +122,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions = {}):
 
   const startHooks: (() => Promise<void> | void)[] = [];
   const stopHooks: (() => Promise<void> | void)[] = [];
-  const plugins = await resolvePlugins(config);
+  const plugins = await resolvePlugins(config, opts.plugins);
   for (const { definition, options } of plugins) {
     const ctx = pluginContext({ name: definition.name, options, config, container, server, log, roles, bus, db, scheduler, startHooks, stopHooks });
     await definition.register(ctx);

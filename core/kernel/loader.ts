@@ -7,8 +7,21 @@ import { ConfigError, projectRoot } from './config.js';
 import { KEYS, adapterKey } from './keys.js';
 import type { PluginDefinition } from './plugin.js';
 import { SINGLE_ADAPTER_POINTS, type AdapterModule, type ExtensionPoint } from '../contracts/adapter.js';
-import { builtinAdapters } from '../../adapters/index.js';
-import { builtinPlugins } from '../../plugins/index.js';
+
+/** Imports one plugin module on demand: `() => import('./tickets/index.js')`. */
+export type PluginLoader = () => Promise<{ default: PluginDefinition<Record<string, unknown>> }>;
+/** Imports one adapter module on demand: `() => import('./mail-ses/index.js')`. */
+export type AdapterLoader = () => Promise<{ default: AdapterModule<unknown, Record<string, unknown>> }>;
+
+/**
+ * The plugins and adapters config may name, by name. The core imports none of them: the program
+ * that builds the app (bin/patchwell.ts, a test helper) hands over plugins/index.ts and
+ * adapters/index.ts, or a registry of its own. Partner modules are still named by path in config.
+ */
+export interface Registries {
+  plugins: Readonly<Record<string, PluginLoader>>;
+  adapters: Readonly<Record<string, AdapterLoader>>;
+}
 
 /** Container keys of each extension point: the selected adapter (single points) and the list. */
 const POINT_KEYS: Record<ExtensionPoint, { one?: string; list?: string }> = {
@@ -60,14 +73,14 @@ export interface LoadedAdapter {
  * Loads the adapters config selects for each extension point, validates their options, builds them
  * and registers them: `<point>:<name>`, the selected one (single points) and the list.
  */
-export async function loadAdapters(config: AppConfig, container: AwilixContainer): Promise<LoadedAdapter[]> {
+export async function loadAdapters(config: AppConfig, container: AwilixContainer, registry: Registries['adapters']): Promise<LoadedAdapter[]> {
   const loaded: LoadedAdapter[] = [];
   for (const point of Object.keys(POINT_KEYS) as ExtensionPoint[]) {
     const instances: unknown[] = [];
     for (const name of adapterNames(config, point)) {
-      const loader = builtinAdapters[name];
+      const loader = Object.hasOwn(registry, name) ? registry[name] : undefined;
       if (!loader && !isPath(name)) {
-        throw new ConfigError(`config key adapters.${point}: unknown adapter "${name}" (shipped: ${Object.keys(builtinAdapters).join(', ') || 'none'})`);
+        throw new ConfigError(`config key adapters.${point}: unknown adapter "${name}" (shipped: ${Object.keys(registry).join(', ') || 'none'})`);
       }
       const mod = loader ? (await loader()).default : await importDefault<AdapterModule<unknown, Record<string, unknown>>>(name, 'adapter');
       if (mod.kind !== point) throw new ConfigError(`config key adapters.${point}: adapter "${name}" implements ${mod.kind}, not ${point}`);
@@ -94,17 +107,17 @@ export interface ResolvedPlugin {
  * modules named in config. A missing requirement, an extension point without an adapter, a cycle
  * or bad options stop boot with a message naming the plugin and key.
  */
-export async function resolvePlugins(config: AppConfig): Promise<ResolvedPlugin[]> {
-  const names = new Set([...Object.keys(builtinPlugins), ...Object.keys(config.plugins)]);
+export async function resolvePlugins(config: AppConfig, registry: Registries['plugins']): Promise<ResolvedPlugin[]> {
+  const names = new Set([...Object.keys(registry), ...Object.keys(config.plugins)]);
   const defs = new Map<string, PluginDefinition<Record<string, unknown>>>();
   for (const name of names) {
     const entry = config.plugins[name] ?? {};
     if (entry.enabled === false) continue;
-    const loader = builtinPlugins[name];
+    const loader = Object.hasOwn(registry, name) ? registry[name] : undefined;
     if (!loader && !entry.module) throw new ConfigError(`config key plugins.${name}: unknown plugin; give "module" for a partner plugin`);
     const def = entry.module
       ? await importDefault<PluginDefinition<Record<string, unknown>>>(entry.module, `plugin ${name}`)
-      : ((await loader!()).default as PluginDefinition<Record<string, unknown>>);
+      : (await loader!()).default;
     if (def.name !== name) throw new ConfigError(`config key plugins.${name}: the module defines plugin "${def.name}"`);
     defs.set(name, def);
   }

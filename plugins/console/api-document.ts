@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadConfig } from '../../core/kernel/config.js';
 import { createApp } from '../../core/kernel/app.js';
+import type { Registries } from '../../core/kernel/loader.js';
 
 export const appDir = join(dirname(fileURLToPath(import.meta.url)), 'app');
 export const documentPath = join(appDir, 'src', 'api', 'openapi.json');
@@ -16,14 +17,15 @@ export const schemaPath = join(appDir, 'src', 'api', 'schema.d.ts');
 /**
  * The document of a service on the shipped defaults (every built-in plugin, config/default.json,
  * no environment), built without listening: the same `GET /v1/openapi.json` a browser reads.
- * The environment is ignored so the file does not depend on who generates it.
+ * The environment is ignored so the file does not depend on who generates it. The caller passes
+ * the shipped registries: a plugin's runtime code imports no adapter (test/unit/import-graph.test.ts).
  */
-export async function buildServiceDocument(): Promise<string> {
+export async function buildServiceDocument(registries: Registries): Promise<string> {
   const config = loadConfig({
     env: {},
     overrides: { dataDir: ':memory:', log: { level: 'silent' }, security: { secretKeys: 'k1:' + Buffer.alloc(32, 1).toString('base64') } },
   });
-  const app = await createApp(config);
+  const app = await createApp(config, registries);
   try {
     const res = await app.server.inject('/v1/openapi.json');
     if (res.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${res.statusCode}: ${res.payload.slice(0, 200)}`);

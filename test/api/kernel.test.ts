@@ -1,8 +1,10 @@
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { testConfig } from '../helpers/db.js';
-import { resolvePlugins } from '../../core/kernel/loader.js';
-import { asFunction } from 'awilix';
+import { loadAdapters, resolvePlugins, type PluginLoader } from '../../core/kernel/loader.js';
+import { builtinAdapters } from '../../adapters/index.js';
+import { builtinPlugins } from '../../plugins/index.js';
+import { asFunction, createContainer } from 'awilix';
 import type { Request } from '@hapi/hapi';
 import { KEYS } from '../../core/kernel/keys.js';
 import type { Principal } from '../../core/http/auth.js';
@@ -37,21 +39,32 @@ t.test('a disabled plugin registers nothing', async (t) => {
 
 t.test('plugin options are validated at boot and name the key', async (t) => {
   const config = testConfig({ plugins: { hello: { module: './test/fixtures/plugins/hello.ts', options: { greeting: 'x'.repeat(50) } } } });
-  await t.rejects(resolvePlugins(config), { name: 'ConfigError', message: /plugins\.hello\.options\.greeting/ });
+  await t.rejects(resolvePlugins(config, builtinPlugins), { name: 'ConfigError', message: /plugins\.hello\.options\.greeting/ });
 });
 
 t.test('a missing requirement stops boot with a clear message', async (t) => {
   const config = testConfig({ plugins: { needy: { module: './test/fixtures/plugins/needy.ts' } } });
-  await t.rejects(resolvePlugins(config), { name: 'ConfigError', message: /plugin needy requires plugin hello/ });
+  await t.rejects(resolvePlugins(config, builtinPlugins), { name: 'ConfigError', message: /plugin needy requires plugin hello/ });
   const uses = testConfig({ plugins: { hello: { module: './test/fixtures/plugins/hello.ts' }, needy: { module: './test/fixtures/plugins/needy.ts' } }, adapters: { payment: null } });
-  await t.rejects(resolvePlugins(uses), { message: /uses the payment extension point, but config key adapters\.payment selects no adapter/ });
+  await t.rejects(resolvePlugins(uses, builtinPlugins), { message: /uses the payment extension point, but config key adapters\.payment selects no adapter/ });
 });
 
 t.test('an unknown adapter name stops boot', async (t) => {
-  const { loadAdapters } = await import('../../core/kernel/loader.js');
-  const { createContainer } = await import('awilix');
   const config = testConfig({ adapters: { channel: 'mail-pigeon' } });
-  await t.rejects(loadAdapters(config, createContainer()), /adapters\.channel: unknown adapter "mail-pigeon"/);
+  await t.rejects(loadAdapters(config, createContainer(), builtinAdapters), /adapters\.channel: unknown adapter "mail-pigeon" \(shipped: agent-builtin, /);
+});
+
+t.test('the core loads only the plugins and adapters its caller hands it', async (t) => {
+  // A registry of one partner plugin, by name: config needs no "module" path for it.
+  const registry: Record<string, PluginLoader> = { hello: () => import('../fixtures/plugins/hello.js') as ReturnType<PluginLoader> };
+  const only = await resolvePlugins(testConfig({ plugins: { console: { enabled: false } } }), registry);
+  t.same(only.map((p) => p.definition.name), ['hello'], 'no shipped plugin comes in from elsewhere');
+  t.same(only[0]!.options, { greeting: 'hello' }, 'its options are validated with defaults');
+  await t.rejects(resolvePlugins(testConfig(), registry), { name: 'ConfigError', message: /config key plugins\.console: unknown plugin/ },
+    'a plugin config turns on but the registry lacks stops boot');
+  const mailOnly = { 'mail-outbox': builtinAdapters['mail-outbox']! };
+  await t.rejects(loadAdapters(testConfig({ adapters: { channel: 'mail-pigeon' } }), createContainer(), mailOnly),
+    /unknown adapter "mail-pigeon" \(shipped: mail-outbox\)/, 'the message lists the registry it was given');
 });
 
 t.test('the error envelope', async (t) => {
@@ -160,7 +173,8 @@ t.test('graceful stop lets an in-flight request finish', async (t) => {
   const { createApp } = await import('../../core/kernel/app.js');
   const { pgliteTemplate } = await import('../helpers/pglite-template.js');
   const config = cfg({ ...hello, server: { port: 0, host: '127.0.0.1' } });
-  const app = await createApp(config, { pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
+  const pglite = config.database.url ? undefined : await pgliteTemplate();
+  const app = await createApp(config, { plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });
   await app.start({ scheduler: false });
   const url = `http://127.0.0.1:${app.server.info.port}/v1/hello/slow`;
   const pending = fetch(url).then((r) => r.json());

@@ -18,6 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { createApp, type App } from '../../core/kernel/app.js';
+import { builtinAdapters } from '../../adapters/index.js';
+import { builtinPlugins } from '../../plugins/index.js';
 import { signUp } from '../helpers/accounts.js';
 import { dropTestSchema, testConfig } from '../helpers/db.js';
 import { HOST_SECRET, MAIL_SECRET, connectRepository, createWorkspace, receiveEmail, waitFor } from '../../plugins/fixes/test/helpers.js';
@@ -77,7 +79,7 @@ async function main(): Promise<void> {
   });
   let app: App | null = null;
   try {
-    app = await createApp(config);
+    app = await createApp(config, { plugins: builtinPlugins, adapters: builtinAdapters });
     await app.start({ listen: false, scheduler: false });
     const db = app.db as Knex;
     const owner = await signUp(app, { orgName: 'Acme' });

@@ -1,5 +1,7 @@
 import type { Test } from 'tap';
 import { createApp, type App } from '../../core/kernel/app.js';
+import { builtinAdapters } from '../../adapters/index.js';
+import { builtinPlugins } from '../../plugins/index.js';
 import { testConfig, dropTestSchema } from './db.js';
 import { pgliteTemplate } from './pglite-template.js';
 
@@ -9,7 +11,11 @@ import { pgliteTemplate } from './pglite-template.js';
  */
 export async function startTestApp(t: Test, overrides: Record<string, unknown> = {}, opts: { scheduler?: boolean } = {}): Promise<App> {
   const config = testConfig(overrides);
-  const app = await createApp(config, { pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
+  const app = await createApp(config, {
+    plugins: builtinPlugins,
+    adapters: builtinAdapters,
+    pgliteTemplate: config.database.url ? undefined : await pgliteTemplate(),
+  });
   await app.start({ listen: false, scheduler: opts.scheduler ?? false });
   t.teardown(async () => {
     await app.stop();

@@ -1,6 +1,8 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { createApp, type App } from '../../core/kernel/app.js';
+import { builtinAdapters } from '../../adapters/index.js';
+import { builtinPlugins } from '../../plugins/index.js';
 import { testConfig, dropTestSchema } from '../helpers/db.js';
 import { pgliteTemplate } from '../helpers/pglite-template.js';
 import { signUp, type SignedUp } from '../helpers/accounts.js';
@@ -219,7 +221,8 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
 
 t.test('malformed requests to every operation: no 5xx, unstorable text refused, refusals store nothing', async (t) => {
   const config = testConfig(ALL_PLUGINS);
-  const app: App = await createApp(config, { roles: ['api'], pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
+  const pglite = config.database.url ? undefined : await pgliteTemplate();
+  const app: App = await createApp(config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });
   await app.start({ listen: false, scheduler: false });
   t.teardown(async () => {
     await app.stop();

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Test } from 'tap';
 import { createApp, type App } from '../../core/kernel/app.js';
+import { builtinAdapters } from '../../adapters/index.js';
+import { builtinPlugins } from '../../plugins/index.js';
 import { createLogger } from '../../core/kernel/logger.js';
 import { testConfig, dropTestSchema } from '../helpers/db.js';
 import { pgliteTemplate } from '../helpers/pglite-template.js';
@@ -28,7 +30,8 @@ export async function startSecurityApp(t: Test, overrides: Record<string, unknow
   const logger = capture
     ? createLogger('trace', new Writable({ write(chunk: Buffer, _enc, done) { capture.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done(); } }))
     : undefined;
-  const app = await createApp(config, { logger, pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
+  const pglite = config.database.url ? undefined : await pgliteTemplate();
+  const app = await createApp(config, { logger, plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });
   await app.start({ listen: false, scheduler: false });
   t.teardown(async () => {
     await app.stop();

@@ -1,6 +1,8 @@
 import t from 'tap';
 import pg from 'pg';
 import { createApp, type App } from '../../../core/kernel/app.js';
+import { builtinAdapters } from '../../../adapters/index.js';
+import { builtinPlugins } from '../../../plugins/index.js';
 import { hashToken } from '../../../core/security/tokens.js';
 import { addMember, insertWorkspace, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { startTestApp } from '../../../test/helpers/app.js';
@@ -76,7 +78,7 @@ t.test('without a live LISTEN connection (Postgres) the cache keeps nothing', as
 
 t.test('another process\'s change reaches this one over LISTEN', { skip: !process.env.DATABASE_URL && 'Postgres only: PGlite is one process' }, async (t) => {
   // A second API process on the same database (schema) and bus.
-  const other = await createApp(app.config, { roles: ['api'] });
+  const other = await createApp(app.config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters });
   await other.start({ listen: false, scheduler: false });
   t.teardown(() => other.stop());
   const owner = await signUp(app);

@@ -5,11 +5,13 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
+import { builtinAdapters } from '../../../adapters/index.js';
 import { buildServiceDocument, documentPath, generateSchemaTypes, schemaPath } from '../api-document.js';
+import { builtinPlugins } from '../../index.js';
 
 const check = process.argv.includes('--check');
 const started = Date.now();
-const document = await buildServiceDocument();
+const document = await buildServiceDocument({ plugins: builtinPlugins, adapters: builtinAdapters });
 const schema = await generateSchemaTypes(document);
 
 const stale: string[] = [];

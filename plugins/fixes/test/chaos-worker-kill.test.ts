@@ -10,6 +10,8 @@ import { openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { createApp, type App } from '../../../core/kernel/app.js';
+import { builtinAdapters } from '../../../adapters/index.js';
+import { builtinPlugins } from '../../../plugins/index.js';
 import { projectRoot } from '../../../core/kernel/config.js';
 import { signUp } from '../../../test/helpers/accounts.js';
 import { dropTestSchema, testConfig } from '../../../test/helpers/db.js';
@@ -90,7 +92,7 @@ t.test('chaos: a worker killed in the middle of a fix job; the next worker resum
   const workers: Worker[] = [];
   let ticketId: string | null = null;
   // This process serves the API only: no consumers, no outbox relay, no job worker.
-  const app: App = await createApp(config, { roles: ['api'] });
+  const app: App = await createApp(config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters });
   const db = app.db as Knex;
   t.teardown(async () => {
     for (const w of workers) await stopWorker(w);
