@@ -17,7 +17,7 @@ import { TicketActions } from './services/ticket-actions.js';
 import { TicketService } from './services/ticket-service.js';
 import { TICKET_PAGE_SECTION_PREFIX, TicketPage, draftsSection } from './services/ticket-page.js';
 import { TICKET_MAIL_TEMPLATES } from './services/templates.js';
-import { TicketJobPageSchema, TicketSchema } from './schemas.js';
+import { TicketJobPageSchema, TicketSchema } from './schemas/index.js';
 
 export interface TicketsOptions {
   /** Lifetime of signed file links in seconds. */

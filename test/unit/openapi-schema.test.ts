@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { SchemaConverter, type JoiDescription } from '../../core/http/openapi-schema.js';
 import type { JsonSchema } from '../../core/http/openapi-types.js';
-import { closePayload } from '../../plugins/tickets/schemas.js';
+import { closePayload } from '../../plugins/tickets/schemas/index.js';
 import { createConnectionPayload } from '../../plugins/sso/schemas.js';
 import { streamPayload } from '../../plugins/audit/schemas.js';
 

@@ -4,7 +4,7 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import {
   DraftPageSchema, DraftSchema, TicketSchema, createDraftPayload, discardDraftPayload, draftParams, editDraftPayload, sendDraftPayload, ticketIdParams,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { DraftEdit } from '../services/draft-service.js';
 import { draftOut } from '../services/serialize.js';
 import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';

@@ -1,5 +1,5 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { OkSchema, SubscriberListSchema, SubscriberSchema, subscriberParams, subscriberPayload, ticketIdParams } from '../schemas.js';
+import { OkSchema, SubscriberListSchema, SubscriberSchema, subscriberParams, subscriberPayload, ticketIdParams } from '../schemas/index.js';
 import { subscriberOut } from '../services/serialize.js';
 import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
 

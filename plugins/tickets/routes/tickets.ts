@@ -6,9 +6,9 @@ import { paginationQuery } from '../../../core/http/pagination.js';
 import {
   MessageSchema, StatusLinkSchema, TicketCountsSchema, TicketPageSchema, TicketSchema, assignPayload, closePayload, countQuery, escalatePayload, listQuery,
   notePayload, reopenPayload, statusLinkPayload, ticketIdParams,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { messageOut } from '../services/serialize.js';
-import type { CountQuery, ListQuery } from '../services/ticket-service.js';
+import type { CountQuery, ListQuery } from '../services/ticket-inputs.js';
 import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
 
 type IdParams = { id: string };

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { OutboxEvent } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
@@ -8,93 +7,15 @@ import { forbidden, notFound } from '../../../core/http/errors.js';
 import { run } from '../../../core/data/statements.js';
 import type { Page } from '../../../core/http/pagination.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
-import { FILE_META_COLUMNS, TICKET_COLUMNS, Ticket, TicketFile, TicketMessage, type WidgetContext } from '../models/index.js';
+import { FILE_META_COLUMNS, TICKET_COLUMNS, Ticket, TicketFile, TicketMessage } from '../models/index.js';
 import type { TicketsDeps, TicketWorkspace } from './deps.js';
 import { ticketDetail } from './serialize.js';
 import { listDrafts, type TicketPage } from './ticket-page.js';
 import { slaDueAt } from './sla.js';
-import {
-  countStatement, listStatement, nextCursor, pageItems, pageJson, type CountRow, type ListFilters, type ListRow, type TicketFilters,
-} from './ticket-list.js';
+import type { CountQuery, CreateTicketInput, InboundMessageInput, ListQuery, TicketCounts } from './ticket-inputs.js';
+import { countStatement, listStatement, nextCursor, pageItems, pageJson, type CountRow, type ListRow } from './ticket-list.js';
+import { inboundMessageRows, statusContext, ticketRow, type StatusTokenColumns } from './ticket-rows.js';
 import { TICKET_STATES, needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
-
-export interface AttachmentInput {
-  filename: string;
-  contentType: string;
-  content: Buffer;
-  contentId?: string | null;
-  inline?: boolean;
-}
-
-/** A customer's message joining a ticket (inbox, widget, code host). */
-export interface InboundMessageInput {
-  orgId: string;
-  ticketId: string;
-  from?: string | null;
-  fromName?: string | null;
-  to?: string[];
-  cc?: string[];
-  subject?: string | null;
-  bodyText?: string | null;
-  bodyHtml?: string | null;
-  /** RFC 5322 Message-ID with angle brackets. */
-  emailMessageId?: string | null;
-  inReplyTo?: string | null;
-  /** The References header as received (space-separated Message-IDs). */
-  references?: string | null;
-  widgetContext?: Omit<WidgetContext, 'screenshot_file_id'> | null;
-  screenshot?: AttachmentInput | null;
-  attachments?: AttachmentInput[];
-  receivedAt?: Date;
-}
-
-/** A new ticket from an intake channel, optionally with its opening message. */
-export interface CreateTicketInput {
-  orgId: string;
-  workspaceId: string;
-  origin: Ticket['origin'];
-  subject: string;
-  channelId?: string | null;
-  externalId?: string | null;
-  customerEmail?: string | null;
-  customerName?: string | null;
-  language?: string | null;
-  category?: string;
-  priority?: string;
-  labels?: string[];
-  isDemo?: boolean;
-  errorGroupId?: string | null;
-  codehostItemKind?: 'issue' | 'pull_request' | null;
-  codehostNumber?: number | null;
-  latestConfidence?: number | null;
-  message?: Omit<InboundMessageInput, 'orgId' | 'ticketId'>;
-  /**
-   * The workspace, when the caller has just read it (the inbox routes on it): saves the read.
-   * It must be the row of orgId/workspaceId; only locale and the SLA minutes are used.
-   */
-  workspace?: Pick<TicketWorkspace, 'id' | 'org_id' | 'locale' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
-}
-
-export type ListQuery = ListFilters;
-export type CountQuery = Omit<TicketFilters, 'state'>;
-
-/** The TicketCounts answer (GET /v1/tickets/counts). */
-export interface TicketCounts {
-  by_state: Record<TicketState, number>;
-  needs_team_action: number;
-  total: number;
-}
-
-const LANGUAGES = new Set(['en', 'it']);
-const TOKEN_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
-
-/** 16 characters (80 bits) of lower-case base32: the per-ticket reply address token. */
-export function newReplyToken(): string {
-  const bytes = randomBytes(16);
-  let out = '';
-  for (let i = 0; i < 16; i++) out += TOKEN_ALPHABET[bytes[i]! & 31];
-  return out;
-}
 
 /**
  * Tickets: intake (createTicket, addInboundMessage) for the channel plugins, the state machine
@@ -117,57 +38,8 @@ export class TicketService {
     if (given && (given.id !== input.workspaceId || given.org_id !== input.orgId)) throw new TypeError('createTicket: the workspace given is not the ticket\'s');
     const ws = given ?? (await this.deps.workspaceService.get(input.orgId, input.workspaceId, trx));
     const id = newId(Ticket.idPrefix);
-    const status = newToken('st');
     const now = input.message?.receivedAt ?? new Date();
-    const language = input.language && LANGUAGES.has(input.language) ? input.language : LANGUAGES.has(ws.locale) ? ws.locale : 'en';
-    // Every column but the generated ones, so the row is the ticket as stored.
-    const row = {
-      id,
-      org_id: input.orgId,
-      workspace_id: ws.id,
-      channel_id: input.channelId ?? null,
-      origin: input.origin,
-      external_id: input.externalId ?? null,
-      customer_email: input.customerEmail?.toLowerCase() ?? null,
-      customer_name: input.customerName ?? null,
-      subject: input.subject.slice(0, 500),
-      state: 'received' as const,
-      category: input.category ?? 'unknown',
-      priority: input.priority ?? 'normal',
-      assignee_user_id: null,
-      codehost_item_kind: input.codehostItemKind ?? null,
-      codehost_number: input.codehostNumber ?? null,
-      labels: input.labels ?? [],
-      language,
-      is_demo: input.isDemo ?? false,
-      error_group_id: input.errorGroupId ?? null,
-      duplicate_of_ticket_id: null,
-      resolved_version: null,
-      latest_confidence: input.latestConfidence ?? null,
-      needs_team_action: false,
-      // The opening message's counters are written with the ticket: no second UPDATE.
-      message_count: input.message ? 1 : 0,
-      last_message_at: input.message ? now : null,
-      first_response_at: null,
-      released_at: null,
-      closed_at: null,
-      close_reason: null,
-      last_customer_message_at: input.message ? now : null,
-      sla_started_at: now,
-      sla_due_at: slaDueAt({ state: 'received', sla_started_at: now, first_response_at: null }, ws),
-      reopened_count: 0,
-      escalation_reason: null,
-      escalated_at: null,
-      public_summary: null,
-      public_summary_approved_at: null,
-      public_token_hash: status.hash,
-      public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(id)),
-      public_token_revoked_at: null,
-      reply_token: newReplyToken(),
-      search_text: searchText(input),
-      created_at: now,
-      updated_at: now,
-    };
+    const row = ticketRow(id, input, ws, now, this.newStatusToken(id));
     const batch = opts.batch ?? new WriteBatch();
     batch.insert(Ticket, [row]);
     const ticket = Ticket.fromDatabaseJson(row) as Ticket;
@@ -209,37 +81,8 @@ export class TicketService {
    * ticket's tickets.created) into `batch`; the caller keeps the ticket's counters.
    */
   private queueInboundMessage(batch: WriteBatch, ticket: Ticket, input: InboundMessageInput, before: OutboxEvent[] = []): TicketMessage {
-    const at = input.receivedAt ?? new Date();
-    const messageId = newId(TicketMessage.idPrefix);
-    let widgetContext: WidgetContext | null = input.widgetContext ? { ...input.widgetContext } : null;
-    const files: Record<string, unknown>[] = [];
-    if (input.screenshot) {
-      const shot = fileRow(ticket, messageId, input.screenshot, 'screenshot', at);
-      files.push(shot);
-      widgetContext = { console: [], network: [], ...widgetContext, screenshot_file_id: shot.id as string };
-    }
-    for (const a of input.attachments ?? []) files.push(fileRow(ticket, messageId, a, 'attachment', at));
-    const row = {
-      id: messageId,
-      org_id: ticket.org_id,
-      workspace_id: ticket.workspace_id,
-      ticket_id: ticket.id,
-      direction: 'in',
-      from_address: input.from?.toLowerCase() ?? ticket.customer_email,
-      from_name: input.fromName ?? null,
-      to_addresses: input.to ?? [],
-      cc_addresses: input.cc ?? [],
-      subject: input.subject ?? null,
-      body_text: input.bodyText ?? null,
-      body_html: input.bodyHtml ?? null,
-      email_message_id: input.emailMessageId ?? null,
-      in_reply_to: input.inReplyTo ?? null,
-      references_header: input.references ?? null,
-      widget_context: widgetContext,
-      delivery_status: null,
-      is_internal_note: false,
-      created_at: at,
-    };
+    const { row, files } = inboundMessageRows(ticket, input, input.receivedAt ?? new Date());
+    const messageId = row.id;
     batch.insert(TicketMessage, [row]);
     batch.insert(TicketFile, files);
     this.deps.outbox.queue(batch, [...before, { type: 'tickets.message_received', payload: { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: messageId }, orgId: ticket.org_id }]);
@@ -418,7 +261,7 @@ export class TicketService {
   }
 
   /** A new status token (the old URL answers 404 from now on). */
-  newStatusToken(ticketId: string): { public_token_hash: string; public_token_sealed: string; public_token_revoked_at: null } {
+  newStatusToken(ticketId: string): StatusTokenColumns {
     const status = newToken('st');
     return { public_token_hash: status.hash, public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(ticketId)), public_token_revoked_at: null };
   }
@@ -429,40 +272,6 @@ export class TicketService {
     return Ticket.query(this.deps.db).acrossOrgs('public status page by token').where({ public_token_hash: hashToken(token) }).whereNull('public_token_revoked_at').limit(1).first();
   }
 
-}
-
-const statusContext = (ticketId: string) => `ticket:${ticketId}:status_token`;
-
-function searchText(input: CreateTicketInput): string {
-  return [input.subject, input.customerName, input.customerEmail, input.externalId, input.message?.bodyText?.slice(0, 2000)]
-    .filter((s): s is string => !!s)
-    .join(' ')
-    .slice(0, 4000);
-}
-
-/** A ticket_files row of an attachment or screenshot. */
-function fileRow(ticket: Ticket, messageId: string | null, file: AttachmentInput, kind: TicketFile['kind'], at: Date): Record<string, unknown> {
-  return {
-    id: newId(TicketFile.idPrefix),
-    org_id: ticket.org_id,
-    workspace_id: ticket.workspace_id,
-    ticket_id: ticket.id,
-    message_id: messageId,
-    kind,
-    filename: sanitizeFilename(file.filename),
-    content_type: file.contentType.toLowerCase().split(';')[0]!.trim() || 'application/octet-stream',
-    size: file.content.length,
-    sha256: createHash('sha256').update(file.content).digest('hex'),
-    content_id: file.contentId ?? null,
-    inline: file.inline ?? false,
-    content: file.content,
-    created_at: at,
-  };
-}
-
-function sanitizeFilename(name: string): string {
-  const base = name.replace(/[\\/]/g, '_').replace(/[\u0000-\u001f\u007f"]/g, '').trim();
-  return (base || 'file').slice(0, 200);
 }
 
 export type { TicketState };

@@ -3,7 +3,8 @@ import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { Ticket } from '../models/index.js';
-import type { CreateTicketInput, TicketService } from '../services/ticket-service.js';
+import type { CreateTicketInput } from '../services/ticket-inputs.js';
+import type { TicketService } from '../services/ticket-service.js';
 
 export type Json = Record<string, any>;
 
