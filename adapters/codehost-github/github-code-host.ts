@@ -4,10 +4,8 @@
  * Webhooks are checked with X-Hub-Signature-256 (base class); secrets are sealed with the
  * repository's public key; users sign in with the app's OAuth client (PKCE).
  */
-import type { KeyObject } from 'node:crypto';
 import Joi from 'joi';
 import {
-  AbstractCodeHost,
   AdapterError,
   AdapterNotFoundError,
   NotSupportedError,
@@ -15,10 +13,8 @@ import {
   isAdapterError,
   type AuthorizeInput,
   type Branch,
-  type CiState,
   type CiStatus,
   type CodeHostEvent,
-  type CodeHostOptions,
   type CodeHostUser,
   type CompareResult,
   type ExchangeInput,
@@ -38,30 +34,14 @@ import {
   type UpdatePullRequestInput,
 } from '../../core/contracts/index.js';
 import { parseHubWebhook } from '../codehost-common/hub-webhook.js';
-import { appJwt, InstallationTokenCache, readPrivateKey, type InstallationToken } from './app-auth.js';
-import { RestClient } from './rest-client.js';
+import { GithubConnection, enc, encPath, type GithubCodeHostOptions } from './github-connection.js';
+import { ciStatus, toPullRequest, toRepository, type Json } from './github-json.js';
+import { exchangeGithubCode, githubAuthorizeUrl } from './github-sign-in.js';
 import { sealForRepository } from './seal.js';
 
-export interface GithubCodeHostOptions extends CodeHostOptions {
-  appId: string;
-  /** The app's URL name: `https://github.com/apps/<appSlug>`. */
-  appSlug: string;
-  /** The app's private key (PEM; `\n` escapes are accepted). */
-  privateKey: string;
-  /** REST base; default https://api.github.com (GHES: https://host/api/v3). */
-  baseUrl: string;
-  /** Web base for install and sign-in pages; default https://github.com. */
-  webUrl: string;
-  requestTimeoutMs: number;
-  maxDiffBytes: number;
-}
+export type { GithubCodeHostOptions } from './github-connection.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- GitHub answers are read field by field
-
-const enc = encodeURIComponent;
-const encPath = (p: string) => p.split('/').map(enc).join('/');
-
-export class GithubCodeHost extends AbstractCodeHost<GithubCodeHostOptions> {
+export class GithubCodeHost extends GithubConnection {
   static override identifier = 'codehost-github';
   static override optionsSchema = Joi.object<GithubCodeHostOptions>({
     ...codeHostOptionKeys,
@@ -73,61 +53,6 @@ export class GithubCodeHost extends AbstractCodeHost<GithubCodeHostOptions> {
     requestTimeoutMs: Joi.number().integer().min(100).default(15_000),
     maxDiffBytes: Joi.number().integer().min(1024).default(1024 * 1024),
   });
-
-  private keyObject: KeyObject | null = null;
-  private clientInstance: RestClient | null = null;
-  readonly tokens = new InstallationTokenCache((id) => this.mintInstallationToken(id));
-
-  private get client(): RestClient {
-    return (this.clientInstance ??= new RestClient(this.options.baseUrl, `patchwell-${this.options.appSlug}`, this.options.requestTimeoutMs));
-  }
-
-  private get webUrl(): string {
-    return this.options.webUrl.replace(/\/+$/, '');
-  }
-
-  private jwt(): string {
-    this.keyObject ??= readPrivateKey(this.options.privateKey);
-    return appJwt(this.options.appId, this.keyObject);
-  }
-
-  private app<T = Json>(method: 'GET' | 'POST', path: string, body?: unknown) {
-    return this.client.request<T>({ method, path, body, authorization: `Bearer ${this.jwt()}` });
-  }
-
-  private async mintInstallationToken(installationId: string, scope?: { repositories: string[]; permissions: Record<string, string> }): Promise<InstallationToken> {
-    const { data } = await this.app<{ token: string; expires_at: string }>('POST', `/app/installations/${enc(installationId)}/access_tokens`, scope);
-    return { token: data.token, expiresAt: new Date(data.expires_at) };
-  }
-
-  /** A call with the installation token of `installationId`; a refused token is minted once more. */
-  private async inst<T = Json>(installationId: string | null, req: { method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string; body?: unknown; query?: Record<string, string | number | undefined>; accept?: string }) {
-    if (!installationId) throw new AdapterError('no_installation', 'codehost-github reaches repositories through an installation (RepoRef.installationId)');
-    const call = async () => this.client.request<T>({ ...req, authorization: `token ${await this.tokens.get(installationId)}` });
-    try {
-      return await call();
-    } catch (err) {
-      if (!isAdapterError(err, 'unauthorized')) throw err;
-      this.tokens.forget(installationId);
-      return call();
-    }
-  }
-
-  private repoPath(ref: RepoRef, rest = ''): string {
-    const [owner, name] = ref.fullName.split('/');
-    if (!owner || !name) throw new AdapterNotFoundError(`repository ${ref.fullName} does not exist`);
-    return `/repos/${enc(owner)}/${enc(name)}${rest}`;
-  }
-
-  /** Null for 404, the value otherwise. */
-  private async orNull<T>(p: Promise<T>): Promise<T | null> {
-    try {
-      return await p;
-    } catch (err) {
-      if (isAdapterError(err, 'not_found')) return null;
-      throw err;
-    }
-  }
 
   // ---- installations and repositories
 
@@ -236,13 +161,6 @@ export class GithubCodeHost extends AbstractCodeHost<GithubCodeHostOptions> {
     return toPullRequest(data);
   }
 
-  private async graphql(installationId: string | null, query: string, variables: Json): Promise<Json> {
-    const base = this.options.baseUrl.replace(/\/+$/, '');
-    const url = /\/api\/v3$/.test(base) ? base.replace(/\/api\/v3$/, '/api/graphql') : `${base}/graphql`;
-    const { data } = await this.inst(installationId, { method: 'POST', path: url, body: { query, variables } });
-    if (Array.isArray(data.errors) && data.errors.length) throw new AdapterError('host_error', `GitHub GraphQL: ${data.errors[0]?.message ?? 'error'}`);
-    return data.data ?? {};
-  }
 
   async closePullRequest(ref: RepoRef, number: number): Promise<PullRequest> {
     const current = await this.getPullRequest(ref, number);
@@ -336,16 +254,7 @@ export class GithubCodeHost extends AbstractCodeHost<GithubCodeHostOptions> {
       this.inst(ref.installationId, { path: this.repoPath(ref, `/commits/${enc(sha)}/status`) }),
       this.inst(ref.installationId, { path: this.repoPath(ref, `/commits/${enc(sha)}/check-runs`), query: { per_page: 100 } }),
     ]);
-    const checks: CiStatus['checks'] = [];
-    for (const s of (combined.data.statuses ?? []) as Json[]) {
-      checks.push({ name: String(s.context), state: statusState(s.state), ...(s.target_url ? { url: String(s.target_url) } : {}) });
-    }
-    for (const r of (runs.data.check_runs ?? []) as Json[]) {
-      checks.push({ name: String(r.name), state: runState(r.status, r.conclusion), ...(r.html_url ? { url: String(r.html_url) } : {}) });
-    }
-    const states = checks.map((c) => c.state);
-    const state: CiState = states.length === 0 ? 'none' : states.includes('failure') ? 'failure' : states.includes('pending') ? 'pending' : 'success';
-    return { state, checks };
+    return ciStatus((combined.data.statuses ?? []) as Json[], (runs.data.check_runs ?? []) as Json[]);
   }
 
   async setSecret(ref: RepoRef, name: string, value: string): Promise<void> {
@@ -375,71 +284,10 @@ export class GithubCodeHost extends AbstractCodeHost<GithubCodeHostOptions> {
   }
 
   async authorizeUrl(input: AuthorizeInput): Promise<string> {
-    const q = new URLSearchParams({
-      client_id: this.oauth().clientId, redirect_uri: input.redirectUri, state: input.state,
-      code_challenge: input.codeChallenge, code_challenge_method: 'S256', allow_signup: 'false',
-    });
-    return `${this.webUrl}/login/oauth/authorize?${q}`;
+    return githubAuthorizeUrl(this.webUrl, this.oauth(), input);
   }
 
   async exchangeCode(input: ExchangeInput): Promise<CodeHostUser> {
-    const { clientId, clientSecret } = this.oauth();
-    const { data } = await this.client.request<Json>({
-      method: 'POST',
-      path: `${this.webUrl}/login/oauth/access_token`,
-      accept: 'application/json',
-      body: { client_id: clientId, client_secret: clientSecret, code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier },
-    });
-    // GitHub answers 200 with an `error` field for a bad code.
-    if (!data || typeof data.access_token !== 'string') throw new AdapterError('invalid_grant', `GitHub refused the code: ${String(data?.error ?? 'no token')}`);
-    const token = data.access_token as string;
-    const user = (await this.client.request<Json>({ path: '/user', authorization: `Bearer ${token}` })).data;
-    let email: string | null = null;
-    try {
-      const emails = (await this.client.request<Json[]>({ path: '/user/emails', authorization: `Bearer ${token}` })).data;
-      email = emails.find((e) => e.primary && e.verified)?.email ?? null;
-    } catch {
-      email = null; // the app may not have the email permission
-    }
-    return { login: String(user.login), email, token };
+    return exchangeGithubCode(this.client, this.webUrl, this.oauth(), input);
   }
-}
-
-function toRepository(r: Json): Repository {
-  return {
-    id: String(r.id),
-    fullName: String(r.full_name),
-    htmlUrl: String(r.html_url),
-    cloneUrl: String(r.clone_url),
-    defaultBranch: String(r.default_branch ?? 'main'),
-    isPublic: r.visibility ? r.visibility === 'public' : !r.private,
-    archived: Boolean(r.archived),
-  };
-}
-
-function toPullRequest(p: Json): PullRequest {
-  return {
-    number: Number(p.number),
-    url: String(p.html_url),
-    title: String(p.title ?? ''),
-    body: String(p.body ?? ''),
-    state: p.merged || p.merged_at ? 'merged' : p.state === 'open' ? 'open' : 'closed',
-    draft: Boolean(p.draft),
-    head: { branch: String(p.head?.ref ?? ''), sha: String(p.head?.sha ?? '') },
-    base: { branch: String(p.base?.ref ?? '') },
-    labels: ((p.labels ?? []) as Json[]).map((l) => String(l.name)),
-    mergeSha: p.merged || p.merged_at ? String(p.merge_commit_sha) : null,
-  };
-}
-
-function statusState(s: unknown): CiState {
-  if (s === 'success') return 'success';
-  if (s === 'pending') return 'pending';
-  return 'failure';
-}
-
-function runState(status: unknown, conclusion: unknown): CiState {
-  if (status !== 'completed') return 'pending';
-  if (conclusion === 'success' || conclusion === 'neutral' || conclusion === 'skipped') return 'success';
-  return 'failure';
 }
