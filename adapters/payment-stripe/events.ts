@@ -1,5 +1,5 @@
 import { PAID_PLAN_IDS, TOPUP_FIXES, TOPUP_PACK_IDS, type InvoiceInfo, type PaidPlanId, type PaymentEvent, type ResaleState, type SubscriptionState, type SubscriptionStatus, type TopupPackId } from '../../core/contracts/index.js';
-import type { PriceKind } from './index.js';
+import type { PriceKind } from './prices.js';
 
 /** The fields of Stripe objects this adapter reads (snapshot events of API version 2025+). */
 export interface StripeEventLike {
