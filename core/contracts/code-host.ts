@@ -1,200 +1,17 @@
-import { createHash, randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import { AbstractAdapter, verifySha256Header, type RawHeaders } from './adapter.js';
+import type {
+  CiStatus, LabelInput, MergeInput, OpenPullRequestInput, PullRequest, ReleaseInput, TagInput, UpdatePullRequestInput,
+} from './code-host-changes.js';
+import type { CodeHostEvent } from './code-host-events.js';
+import type { Branch, CompareResult, GitAccess, Installation, RepoFile, RepoRef, Repository, TreeEntry } from './code-host-repositories.js';
+import type { AuthorizeInput, CodeHostUser, ExchangeInput } from './code-host-sign-in.js';
 
-/** An installation of the service's app on an account of the code host. */
-export interface Installation {
-  id: string;
-  account: { login: string; type: 'user' | 'organization' };
-  repositorySelection: 'all' | 'selected';
-  /** Permission name → `read` | `write` | `admin`. */
-  permissions: Record<string, string>;
-  suspendedAt: Date | null;
-}
-
-export interface Repository {
-  /** The code host's id (stable across renames). */
-  id: string;
-  /** `owner/name` */
-  fullName: string;
-  htmlUrl: string;
-  cloneUrl: string;
-  defaultBranch: string;
-  isPublic: boolean;
-  archived: boolean;
-}
-
-/** Which repository, reached through which installation (null: the adapter's own access, e.g. local). */
-export interface RepoRef {
-  installationId: string | null;
-  fullName: string;
-}
-
-export interface RepoFile {
-  path: string;
-  content: Buffer;
-  /** Blob id. */
-  sha: string;
-}
-
-export interface TreeEntry {
-  path: string;
-  type: 'file' | 'dir' | 'symlink' | 'submodule';
-  sha: string;
-  size?: number;
-}
-
-export interface Branch {
-  name: string;
-  /** Head commit. */
-  sha: string;
-  protected: boolean;
-}
-
-export interface CompareResult {
-  /** Unified diff of base...head. */
-  diff: string;
-  /** True when the host cut the diff short. */
-  truncated: boolean;
-  aheadBy: number;
-  behindBy: number;
-}
-
-export type MergeMethod = 'squash' | 'merge' | 'rebase';
-export const MERGE_METHODS: readonly MergeMethod[] = ['squash', 'merge', 'rebase'];
-
-export type PullRequestState = 'open' | 'closed' | 'merged';
-
-export interface PullRequest {
-  number: number;
-  url: string;
-  title: string;
-  body: string;
-  state: PullRequestState;
-  draft: boolean;
-  head: { branch: string; sha: string };
-  base: { branch: string };
-  labels: string[];
-  /** Commit the merge produced, once merged. */
-  mergeSha: string | null;
-}
-
-export interface OpenPullRequestInput {
-  head: string;
-  base: string;
-  title: string;
-  body: string;
-  draft?: boolean;
-}
-
-export interface UpdatePullRequestInput {
-  title?: string;
-  body?: string;
-  base?: string;
-  draft?: boolean;
-}
-
-export interface MergeInput {
-  method: MergeMethod;
-  /** The approved head commit: the merge is refused (code `sha_mismatch`) when the head moved. */
-  sha: string;
-  commitTitle?: string;
-  commitMessage?: string;
-}
-
-export interface LabelInput {
-  name: string;
-  /** Six hex digits, no `#`. */
-  color: string;
-  description?: string;
-}
-
-export interface TagInput {
-  name: string;
-  sha: string;
-  /** An annotated tag's message; absent for a lightweight tag. */
-  message?: string;
-}
-
-export interface ReleaseInput {
-  tag: string;
-  name: string;
-  body: string;
-  draft?: boolean;
-  prerelease?: boolean;
-}
-
-/** CI state of a commit, combined over its checks and statuses. */
-export type CiState = 'success' | 'failure' | 'pending' | 'none';
-export const CI_STATES: readonly CiState[] = ['success', 'failure', 'pending', 'none'];
-
-export interface CiStatus {
-  state: CiState;
-  checks: Array<{ name: string; state: CiState; url?: string }>;
-}
-
-/** Kinds of webhook event the service reads; everything else is `other`. */
-export type CodeHostEventKind =
-  | 'ping'
-  | 'installation'
-  | 'installation_repositories'
-  | 'repository'
-  | 'issue'
-  | 'issue_comment'
-  | 'pull_request'
-  | 'pull_request_review'
-  | 'push'
-  | 'check'
-  | 'other';
-export const CODE_HOST_EVENT_KINDS: readonly CodeHostEventKind[] = [
-  'ping', 'installation', 'installation_repositories', 'repository', 'issue', 'issue_comment', 'pull_request',
-  'pull_request_review', 'push', 'check', 'other',
-];
-
-/** One webhook delivery, read. Later issues narrow `payload` per kind. */
-export interface CodeHostEvent {
-  /** Delivery id: deliveries are deduplicated by it. */
-  deliveryId: string;
-  kind: CodeHostEventKind;
-  /** The host's own event name, e.g. `pull_request`, `check_suite`. */
-  name: string;
-  /** E.g. `opened`, `closed`, `created`; null when the event has none. */
-  action: string | null;
-  installationId: string | null;
-  repository: { id: string; fullName: string } | null;
-  sender: { login: string } | null;
-  /** The body as the host sent it. */
-  payload: Record<string, unknown>;
-}
-
-export interface AuthorizeInput {
-  state: string;
-  /** PKCE S256 challenge of the verifier kept with the state. */
-  codeChallenge: string;
-  redirectUri: string;
-}
-
-export interface ExchangeInput {
-  code: string;
-  codeVerifier: string;
-  redirectUri: string;
-}
-
-/** A signed-in code-host user. */
-export interface CodeHostUser {
-  login: string;
-  /** Primary verified email, when the host shares one. */
-  email: string | null;
-  /** User access token (stored encrypted as a `code_host_user_token` credential). */
-  token: string;
-}
-
-/** A short-lived token a job uses to clone (and, for a fix job, push). */
-export interface GitAccess {
-  token: string;
-  expiresAt: Date;
-  cloneUrl: string;
-}
+// The contract's types, by concept; partners keep importing them from here or from index.ts.
+export * from './code-host-repositories.js';
+export * from './code-host-changes.js';
+export * from './code-host-events.js';
+export * from './code-host-sign-in.js';
 
 /**
  * Installations, repositories, branches, pull requests, merges, tags, releases, CI status,
@@ -418,17 +235,6 @@ export const codeHostOptionKeys: Joi.PartialSchemaMap<CodeHostOptions> = {
 };
 
 export const codeHostOptionsSchema = Joi.object<CodeHostOptions>(codeHostOptionKeys);
-
-/** A PKCE pair: keep the verifier with the state, send the S256 challenge. */
-export function createPkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: pkceChallenge(verifier) };
-}
-
-/** S256 challenge of a PKCE verifier. */
-export function pkceChallenge(verifier: string): string {
-  return createHash('sha256').update(verifier).digest('base64url');
-}
 
 /** Base of code hosts: options, the X-Hub-Signature-256 check and the PKCE helpers. */
 export abstract class AbstractCodeHost<O extends CodeHostOptions = CodeHostOptions> extends AbstractAdapter<O> implements CodeHost {
