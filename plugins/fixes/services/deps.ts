@@ -78,6 +78,9 @@ export interface LoopWorkspace {
   github_release_enabled: boolean;
 }
 
+/** Workspace settings the releases read beyond the loop's. */
+export type ReleaseWorkspace = LoopWorkspace & { changelog_enabled?: boolean; auto_close_days?: number | null };
+
 export interface WorkspacePort {
   get(orgId: string, id: string, trx?: Knex): Promise<LoopWorkspace>;
 }
