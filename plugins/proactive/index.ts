@@ -31,7 +31,8 @@ import {
 } from './services/proactive-tickets.js';
 import { declarePersonalData, type PersonalDataPort } from './services/personal-data.js';
 import { purgeExpiredEvents } from './services/retention.js';
-import { SourceMapService, Symbolicator } from './services/sourcemaps.js';
+import { SourceMapService } from './services/sourcemaps.js';
+import { Symbolicator } from './services/symbolicator.js';
 import type { GroupTrigger } from './models.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { rateLimited } from '../../../core/http/errors.js';
 import type { GroupWriter, IncomingEvent, WorkspaceProactive, WriteOutcome } from './group-writer.js';
-import type { Symbolicator } from './sourcemaps.js';
+import type { Symbolicator } from './symbolicator.js';
 import { TtlMap } from '../../../core/data/ttl-map.js';
 
 interface Pending {

@@ -2,7 +2,8 @@ import t from 'tap';
 import type { Knex } from 'knex';
 import { SourceMapGenerator } from 'source-map';
 import type { IncomingEvent } from '../services/group-writer.js';
-import { Symbolicator, bundlePath } from '../services/sourcemaps.js';
+import { bundlePath } from '../services/source-map-parse.js';
+import { Symbolicator } from '../services/symbolicator.js';
 import { startProactive } from './helpers.js';
 
 const CDN = 'https://cdn.example.com/static/js/app.3f9a1c2b.js';
