@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { Locator } from 'playwright-core';
 import { addMember } from '../../../test/helpers/accounts.js';
 import { browserAvailable, expectAccessible, screenshot } from './browser.js';
 import { customerWrites, openShop, signedInPage, startTicketsConsole } from './tickets-walk.js';
@@ -92,11 +93,20 @@ if (browserAvailable(t)) {
     await screenshot(page, 'approvals-en-light');
     await page.getByRole('link', { name: 'Review' }).click();
 
-    // Approval at the shown commit; the release runs while the page follows it without a reload.
-    await approve.click();
+    // Approval at the shown commit, by keyboard alone: Enter opens the dialog, Tab reaches its
+    // fields, Enter approves. The release runs while the page follows it without a reload.
+    await approve.focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: `Approve the fix at ${head}` });
-    await dialog.getByLabel('Public summary').fill('The cart total now counts quantities.');
-    await dialog.getByRole('button', { name: `Approve commit ${head}` }).click();
+    await dialog.waitFor();
+    const tabTo = async (target: Locator) => {
+      for (let i = 0; i < 8 && !(await target.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+      t.ok(await target.evaluate((el) => el === document.activeElement), 'reached by Tab inside the dialog');
+    };
+    await tabTo(dialog.getByLabel('Public summary'));
+    await page.keyboard.type('The cart total now counts quantities.');
+    await tabTo(dialog.getByRole('button', { name: `Approve commit ${head}` }));
+    await page.keyboard.press('Enter');
     await page.getByText('The customer sees: Resolved').waitFor({ timeout: 60_000 });
     await page.getByRole('region', { name: 'Release' }).getByText('Released', { exact: true }).waitFor();
     const approval = await h.app.db('fix_approvals').join('fix_attempts', 'fix_attempts.id', 'fix_approvals.fix_attempt_id').where('fix_attempts.ticket_id', id).first('fix_approvals.sha');
