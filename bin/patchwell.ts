@@ -33,7 +33,13 @@ async function runApp(config: AppConfig, roles: Role[]): Promise<void> {
   await app.start();
   const where = app.roles.has('api') ? ` on ${app.server.info.uri} (public ${app.config.server.publicBaseUrl})` : '';
   const worker = cluster.isWorker ? ` (api process ${cluster.worker!.id})` : '';
-  app.log.info({ roles: [...app.roles], plugins: app.plugins, database: app.dbInfo.engine, bus: app.bus.kind }, `patchwell started${where}${worker}`);
+  const seconds = (process.uptime()).toFixed(1);
+  app.log.info({ roles: [...app.roles], plugins: app.plugins, database: app.dbInfo.engine, bus: app.bus.kind, seconds }, `patchwell started${where}${worker}`);
+  if (app.roles.has('api') && !cluster.isWorker) {
+    const base = app.config.server.publicBaseUrl.replace(/\/$/, '');
+    const consoleOn = app.plugins.includes('console');
+    app.log.info({ console: consoleOn ? `${base}/` : null, docs: `${base}/docs` }, `ready: ${consoleOn ? `the console at ${base}/, ` : ''}the API docs at ${base}/docs`);
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {

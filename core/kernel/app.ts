@@ -64,8 +64,12 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   const log = opts.logger ? redacting(opts.logger) : createLogger(config.log.level);
   const container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
 
+  // A line per phase, so a first start (PGlite's initdb, every migration) does not look hung.
+  const began = Date.now();
   const { db, info: dbInfo } = createDatabase(config, { pgliteTemplate: opts.pgliteTemplate });
-  await migrateLatest(db);
+  log.info({ engine: dbInfo.engine }, `database: opening ${dbInfo.engine} and applying migrations`);
+  const applied = await migrateLatest(db);
+  log.info({ engine: dbInfo.engine, applied: applied.length, ms: Date.now() - began }, `database: ready, ${applied.length} migrations applied`);
   Model.knex(db);
 
   const bus = createBus(config, { db, log });
@@ -127,6 +131,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
     const ctx = pluginContext({ name: definition.name, options, config, container, server, log, roles, bus, db, scheduler, startHooks, stopHooks });
     await definition.register(ctx);
   }
+  log.info({ plugins: plugins.length, ms: Date.now() - began }, `plugins: ${plugins.length} registered`);
 
   let openapi: ReturnType<typeof buildOpenApiDocument> | null = null;
   await registerOpenApiRoutes(server, () => (openapi ??= buildOpenApiDocument(server, {
