@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type HeaderValue, type ParsedMail, type StructuredHeader } from 'mailparser';
+import type { AddressObject, HeaderValue, ParsedMail, StructuredHeader } from 'mailparser';
 import { cleanText } from '../../../core/http/input-guard.js';
 
 export interface Mailbox {
@@ -97,6 +97,8 @@ const ids = (v: string | string[] | undefined): string[] =>
 export async function readMessage(rawInput: Buffer | Uint8Array): Promise<MessageFacts> {
   // bytea columns come back as a Uint8Array from some drivers (PGlite).
   const raw = stripMboxLine(Buffer.isBuffer(rawInput) ? rawInput : Buffer.from(rawInput));
+  // Loaded on the first message, not at start: mailparser and its encodings are a third of a second of every boot.
+  const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
   const ct = parsed.headers.get('content-type') as StructuredHeader | undefined;
   const contentType = (ct?.value ?? 'text/plain').toLowerCase();
