@@ -16,6 +16,8 @@ export interface AgencyPlanPort {
  * A staff certification decision (`PUT /v1/agency/partner` naming `organization_id` or
  * `certification`) is about another organization and is not gated on the staff member's own.
  */
+const GATE_ERRORS = [{ status: 403, code: 'not_an_agency' }, { status: 402, code: 'plan_limit_reached' }];
+
 export function gateAgencyRoutes(routes: ServerRoute[], deps: { db: () => Knex; plans: () => AgencyPlanPort }): ServerRoute[] {
   const check = async (request: Request) => {
     const body = request.payload as Record<string, unknown> | null;
@@ -36,6 +38,9 @@ export function gateAgencyRoutes(routes: ServerRoute[], deps: { db: () => Knex; 
     if (!route.path.startsWith('/v1/agency/')) return route;
     const options = (route.options ?? {}) as Exclude<ServerRoute['options'], ((...args: never[]) => unknown) | undefined>;
     const pre = [{ method: check, assign: 'agencyPlan' }, ...((options.pre as unknown[] | undefined) ?? [])];
-    return { ...route, options: { ...options, pre } } as ServerRoute;
+    // The error walk (bin/route-errors.ts) follows handlers, not a `pre` added here: the gate declares its answers.
+    const plugins = (options.plugins ?? {}) as { patchwell?: { errors?: { status: number; code: string }[] } };
+    const patchwell = { ...plugins.patchwell, errors: [...(plugins.patchwell?.errors ?? []), ...GATE_ERRORS] };
+    return { ...route, options: { ...options, pre, plugins: { ...plugins, patchwell } } } as ServerRoute;
   });
 }

@@ -8133,6 +8133,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8177,6 +8197,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8221,6 +8261,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8290,6 +8350,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8338,6 +8418,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8390,6 +8490,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8471,6 +8591,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8539,6 +8679,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8611,6 +8771,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8677,6 +8857,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
@@ -8721,6 +8921,26 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            /** @description Payment Required: `plan_limit_reached` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 402,
+                     *       "error": "Payment Required",
+                     *       "message": "Payment Required (plan_limit_reached)",
+                     *       "code": "plan_limit_reached"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "plan_limit_reached";
+                    };
+                };
+            };
             /** @description Forbidden: `forbidden`, `not_an_agency` */
             403: {
                 headers: {
