@@ -79,7 +79,8 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         notes: 'All fields optional, at least one. agent_config is merged into the stored configuration (a key set to null is removed). An archived workspace answers 409 workspace_archived.',
         validate: { params: idParams, payload: updateWorkspacePayload },
         response: { status: { 200: WorkspaceSchema } },
-        plugins: { patchwell: ADMINS },
+        // The onboarding plugin's rules sit behind an optional port the error walk does not reach (docs/openapi.md).
+        plugins: { patchwell: { ...ADMINS, errors: [{ status: 422, code: 'forbidden_combination' }] } },
         handler: async (request) => {
           const ws = await service().update(requirePrincipal(request), (request.params as { id: string }).id, request.payload as UpdateWorkspaceInput, requestMeta(request));
           return single(ws);

@@ -21689,6 +21689,26 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description Unprocessable Entity: `forbidden_combination` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Unprocessable Entity (forbidden_combination)",
+                     *       "code": "forbidden_combination"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "forbidden_combination";
+                    };
+                };
+            };
             500: components["responses"]["InternalError"];
         };
     };
