@@ -26,13 +26,20 @@ export class WizardService {
   constructor(private readonly d: OnboardingDeps, private readonly execution: ExecutionService, private readonly demo: DemoService) {}
 
   /** The state, created on first read with the organization's first workspace. */
+  /**
+   * The organization's wizard state. Not stored until something changes (`change` inserts it), so a
+   * read or a refused request writes nothing; until then it starts on the oldest open workspace.
+   */
   async state(orgId: string, trx?: Knex): Promise<OnboardingState> {
     const db = trx ?? this.d.db;
     const found = await OnboardingState.query(db).forOrg(orgId).limit(1).first();
     if (found) return found;
+    return Object.assign(new OnboardingState(), { org_id: orgId, ...(await this.initial(db, orgId)), repository_id: null, demo_consent: null, demo_consent_at: null, completed_at: null });
+  }
+
+  private async initial(db: Knex, orgId: string): Promise<Pick<OnboardingState, 'workspace_id' | 'steps' | 'agent'>> {
     const ws = await db('workspaces').where({ org_id: orgId }).whereNull('archived_at').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id').first() as { id: string } | undefined;
-    await OnboardingState.query(db).insert({ org_id: orgId, workspace_id: ws?.id ?? null, steps: {}, agent: null }).onConflict('org_id').ignore();
-    return (await OnboardingState.query(db).forOrg(orgId).limit(1).first())!;
+    return { workspace_id: ws?.id ?? null, steps: {}, agent: null };
   }
 
   async chooseWorkspace(principal: Principal, workspaceId: string, meta: RequestMeta) {
@@ -190,17 +197,26 @@ export class WizardService {
 
   /** Applies a patch to the state under a row lock and audits what changed. */
   private async change(principal: Principal, meta: RequestMeta, action: string, patchOf: (s: OnboardingState) => Partial<OnboardingState> | null): Promise<void> {
-    await this.state(principal.orgId);
     await this.d.db.transaction(async (trx) => {
-      const s = (await OnboardingState.query(trx).forOrg(principal.orgId).forUpdate().limit(1).first())!;
+      const locked = () => OnboardingState.query(trx).forOrg(principal.orgId).forUpdate().limit(1).first();
+      let s = await locked();
+      // The first change stores the state: what it held until then counts as changed from nothing.
+      let stored: Record<string, unknown> | null = null;
+      if (!s) {
+        const initial = await this.initial(trx, principal.orgId);
+        await OnboardingState.query(trx).insert({ org_id: principal.orgId, ...initial }).onConflict('org_id').ignore();
+        s = (await locked())!;
+        stored = { workspace_id: s.workspace_id };
+      }
       const patch = patchOf(s);
-      if (!patch) return;
+      const changed = patch ?? stored;
+      if (!changed) return;
       const plain = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
-      const before = Object.fromEntries(Object.keys(patch).map((k) => [k, plain((s as unknown as Record<string, unknown>)[k])]));
-      const after = Object.fromEntries(Object.entries(patch).map(([k, v]) => [k, plain(v)]));
-      await OnboardingState.query(trx).forOrg(principal.orgId).patch(patch).where('id', s.id);
+      const before = Object.fromEntries(Object.keys(changed).map((k) => [k, stored ? null : plain((s as unknown as Record<string, unknown>)[k])]));
+      const after = Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, plain(v)]));
+      if (patch) await OnboardingState.query(trx).forOrg(principal.orgId).patch(patch).where('id', s.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action, target: { type: 'onboarding', id: s.id }, workspaceId: (patch.workspace_id ?? s.workspace_id) || null,
+        orgId: principal.orgId, actor: actorOf(principal), action, target: { type: 'onboarding', id: s.id }, workspaceId: (patch?.workspace_id ?? s.workspace_id) || null,
         changes: diffFields(before, after), ...meta,
       });
     });
