@@ -1,6 +1,7 @@
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
 import { call, connectRepository } from '../../fixes/test/helpers.js';
+import { SHOP_FILES } from '../../onboarding/test/helpers.js';
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 
 // An owner whose workspace has a repository but no agent yet opens the wizard's last step: the
@@ -16,17 +17,7 @@ if (browserAvailable(t)) {
     const owner = await signUp(h.app, { orgName: 'Shop', name: 'Grace Hopper', email: 'grace@shop.example' });
     const ws = await call(h.app, owner, 'POST', '/v1/workspaces', { name: 'Shop' });
     await call(h.app, owner, 'POST', '/v1/onboarding/workspace', { workspace_id: ws.body.id });
-    const repo = await connectRepository(h.app, owner, ws.body.id, 'shop', {
-      'README.md': '# Shop\n\nA small shop.\n\n## Install\n\nRun `npm install` and then `npm start`.\n',
-      'src/cart.js': [
-        'export function addToCart(cart, item) {',
-        '  if (!item.sku) throw new Error("Item without SKU cannot be added to the cart");',
-        '  cart.items.push(item);',
-        '  return cart;',
-        '}',
-        '',
-      ].join('\n'),
-    });
+    const repo = await connectRepository(h.app, owner, ws.body.id, 'shop', { 'README.md': SHOP_FILES['README.md']!, 'src/cart.js': SHOP_FILES['src/cart.js']! });
     const step = await call(h.app, owner, 'POST', '/v1/onboarding/repository', { repository_id: repo.id });
     t.equal(step.status, 200, 'the repository step is done');
 
