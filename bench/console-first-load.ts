@@ -12,23 +12,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildBundle } from '../plugins/console/build.js';
+import { freePort } from '../plugins/console/test/browser.js';
 
 const ROUNDS = Number(process.env.BENCH_CONSOLE_ROUNDS ?? 20);
 const CHROMIUM = '/usr/bin/chromium';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The service as `npm start` runs it, on its own port and data directory; resolves once it says ready. */
 async function startService(port: number, dataDir: string): Promise<() => void> {

@@ -31,7 +31,8 @@ export function browserAvailable(t: Test): boolean {
   return false;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nothing listens on now (the service, or a bench's, listens on it next). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
