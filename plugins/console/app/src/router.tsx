@@ -22,6 +22,10 @@ const TicketPage = lazy(() => import('./routes/tickets/detail'));
 const Approvals = lazy(() => import('./routes/approvals/queue'));
 const Profile = lazy(() => import('./routes/settings/profile'));
 const CodeHostInstalled = lazy(() => import('./routes/settings/code-host-installed'));
+const Workspaces = lazy(() => import('./routes/workspaces/list'));
+const WorkspaceSettings = lazy(() => import('./routes/workspaces/settings'));
+const Team = lazy(() => import('./routes/team/page'));
+const Tokens = lazy(() => import('./routes/team/tokens'));
 const NotFound = lazy(() => import('./app/not-found'));
 
 function Root() {
@@ -61,6 +65,10 @@ export const router = createBrowserRouter([
           { path: 'settings', element: <Navigate to="/settings/profile" replace /> },
           { path: 'settings/profile', element: <Profile /> },
           { path: 'settings/code-host/installed', element: <CodeHostInstalled /> },
+          { path: 'settings/tokens', element: <Tokens /> },
+          { path: 'workspaces', element: <RequireRole roles={['owner', 'admin']}><Workspaces /></RequireRole> },
+          { path: 'workspaces/:id', element: <RequireRole roles={['owner', 'admin']}><WorkspaceSettings /></RequireRole> },
+          { path: 'team', element: <RequireRole roles={['owner', 'admin', 'reviewer']}><Team /></RequireRole> },
           { path: '*', element: <NotFound /> },
         ],
       },

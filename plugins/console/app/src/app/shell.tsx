@@ -68,7 +68,10 @@ function Shell({ me }: { me: AuthContext }) {
             <NavLink to="/tickets">{t('nav.tickets')}</NavLink>
             {me.organization.approval_roles.includes(me.user.role) && <NavLink to="/approvals">{t('approvals.nav')}</NavLink>}
             {canAdminister(me) && <NavLink to="/onboarding">{t('nav.onboarding')}</NavLink>}
+            {canAdminister(me) && <NavLink to="/workspaces">{t('nav.workspaces')}</NavLink>}
+            {me.user.role !== 'client_viewer' && <NavLink to="/team">{t('nav.team')}</NavLink>}
             <NavLink to="/settings/profile">{t('nav.profile')}</NavLink>
+            <NavLink to="/settings/tokens">{t('nav.tokens')}</NavLink>
           </nav>
         </aside>
         <div className="main">

@@ -48,7 +48,8 @@ export function KeysetTable<T>({ caption, columns, query, rowKey, emptyTitle, em
   if (rows.length === 0) return <EmptyState title={emptyTitle}>{emptyBody}</EmptyState>;
   return (
     <div className="stack">
-      <div className="table-wrap">
+      {/* Focusable, so a table wider than a phone scrolls by keyboard too (rows may hold no link). */}
+      <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
         <table>
           <caption className="visually-hidden">{caption}</caption>
           <thead>
