@@ -279,6 +279,14 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * The JSON Schema of one joi description, as the OpenAPI document writes it; schemas with an `.id()`
+ * go to `defs` and are referenced (#/components/schemas/…). Also used by core/http/compiled-validator.ts.
+ */
+export function joiToJsonSchema(description: JoiDescription, defs: Record<string, JsonSchema> = {}): JsonSchema {
+  return new SchemaConverter().parse(description, defs, 1);
+}
+
 /** A joi schema (of any joi version), as opposed to hapi's own compiled rules or functions. */
 export function isJoi(value: unknown): value is Joi.Schema {
   return !!value && typeof value === 'object' && typeof (value as { describe?: unknown }).describe === 'function'

@@ -255,7 +255,7 @@ function buildOperation(
   ];
 
   let requestBody: OpenApiRequestBody | undefined;
-  // A validator with a fast path (core/http/fast-path.ts) documents the joi schema behind it.
+  // A validator with a compiled check (core/http/compiled-validator.ts) documents the joi schema behind it.
   const payload = isJoi(validate.payload) ? validate.payload : schemaOf(validate.payload);
   if (pw.rawBody || payload) {
     const contentType = pw.rawBody?.contentType ?? 'application/json';

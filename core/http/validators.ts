@@ -1,7 +1,7 @@
 import type Joi from 'joi';
 
 /**
- * Route validators that are functions rather than joi schemas (a fast path in front of joi, a
+ * Route validators that are functions rather than joi schemas (an ajv check in front of joi, a
  * check of a response written as JSON text) still have a joi schema behind them: it says what
  * the route takes or answers, and core/http/openapi.ts documents it.
  */

@@ -2,7 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { configQuery, eventsPayload, identifyPayload, reportPayload, WidgetConfig, WidgetEventsReceipt, WidgetIdentity, WidgetReportReceipt } from '../schemas.js';
 import type { EventsInput, IdentifyInput, ReportInput, WidgetIntake } from '../services/intake.js';
-import { withFastPath } from '../../../core/http/fast-path.js';
+import { withCompiledCheck } from '../../../core/http/compiled-validator.js';
 import { allowCors, callerOf, keyOf, TAG } from './context.js';
 
 const keyQuery = Joi.object({ key: Joi.string().max(80), public_key: Joi.string().max(80) });
@@ -39,7 +39,7 @@ export function publicWidgetRoutes(intake: () => WidgetIntake, maxReportBytes: n
         description: 'Passive error events from the host page (host consent required)',
         notes: 'Public. Body: consent* (the host site’s consent; false answers 403 consent_required), events* (1–20 of {type, message*, level, stack, url, release, environment, occurred_at, fingerprint}), user_id, browser. 403 passive_collection_disabled when the workspace has it off; 403 origin_not_allowed from a browser origin outside allowed_origins; 429 rate_limited with Retry-After per key. Events join the error groups (source widget).',
         auth: false,
-        validate: { query: keyQuery, payload: withFastPath(eventsPayload) },
+        validate: { query: keyQuery, payload: withCompiledCheck(eventsPayload) },
         response: { status: { 202: WidgetEventsReceipt } },
         plugins: { patchwell: { successStatus: 202 } },
         handler: async (request, h) => {
