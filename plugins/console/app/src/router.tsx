@@ -26,6 +26,9 @@ const Workspaces = lazy(() => import('./routes/workspaces/list'));
 const WorkspaceSettings = lazy(() => import('./routes/workspaces/settings'));
 const Team = lazy(() => import('./routes/team/page'));
 const Tokens = lazy(() => import('./routes/team/tokens'));
+const AuditLog = lazy(() => import('./routes/audit/log'));
+const AuditStream = lazy(() => import('./routes/audit/stream'));
+const Privacy = lazy(() => import('./routes/privacy/page'));
 const NotFound = lazy(() => import('./app/not-found'));
 
 function Root() {
@@ -69,6 +72,9 @@ export const router = createBrowserRouter([
           { path: 'workspaces', element: <RequireRole roles={['owner', 'admin']}><Workspaces /></RequireRole> },
           { path: 'workspaces/:id', element: <RequireRole roles={['owner', 'admin']}><WorkspaceSettings /></RequireRole> },
           { path: 'team', element: <RequireRole roles={['owner', 'admin', 'reviewer']}><Team /></RequireRole> },
+          { path: 'audit', element: <RequireRole roles={['owner', 'admin']}><AuditLog /></RequireRole> },
+          { path: 'audit/stream', element: <RequireRole roles={['owner', 'admin']}><AuditStream /></RequireRole> },
+          { path: 'privacy', element: <RequireRole roles={['owner', 'admin']}><Privacy /></RequireRole> },
           { path: '*', element: <NotFound /> },
         ],
       },

@@ -70,6 +70,8 @@ function Shell({ me }: { me: AuthContext }) {
             {canAdminister(me) && <NavLink to="/onboarding">{t('nav.onboarding')}</NavLink>}
             {canAdminister(me) && <NavLink to="/workspaces">{t('nav.workspaces')}</NavLink>}
             {me.user.role !== 'client_viewer' && <NavLink to="/team">{t('nav.team')}</NavLink>}
+            {canAdminister(me) && <NavLink to="/audit">{t('nav.audit')}</NavLink>}
+            {canAdminister(me) && <NavLink to="/privacy">{t('nav.privacy')}</NavLink>}
             <NavLink to="/settings/profile">{t('nav.profile')}</NavLink>
             <NavLink to="/settings/tokens">{t('nav.tokens')}</NavLink>
           </nav>

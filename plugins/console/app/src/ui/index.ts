@@ -6,6 +6,8 @@ export { ErrorAlert, ErrorState, fieldError, useErrorText } from './errors';
 export { LoadingState, EmptyState } from './states';
 export { ToastProvider, useToast } from './toasts';
 export { Dialog } from './dialog';
+export { ConfirmDialog } from './confirm';
+export { SecretOnce, type SecretTexts } from './secret';
 export { KeysetTable, useKeysetQuery, type Column, type Page } from './table';
 export { useFormat } from './format';
 export { useTheme, applyTheme, storedTheme, applyBrandColor, type ThemeChoice } from './theme';

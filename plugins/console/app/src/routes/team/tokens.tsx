@@ -5,7 +5,7 @@ import { api, data } from '../../api/client';
 import type { ResponseBody, Schema } from '../../api/types';
 import { grantableRoles, tokenKeys, type Role } from '../../queries/team';
 import { useMe } from '../../queries/session';
-import { Button, Dialog, ErrorAlert, KeysetTable, SelectField, TextField, fieldError, useFormat, useKeysetQuery, useToast, type Column } from '../../ui';
+import { Button, Dialog, ErrorAlert, KeysetTable, SecretOnce, SelectField, TextField, fieldError, useFormat, useKeysetQuery, useToast, type Column } from '../../ui';
 import { WorkspaceChecks } from './workspace-checks';
 import '../workspaces/workspaces.css';
 
@@ -125,25 +125,10 @@ function CreateToken({ role: mine, onCreated }: { role: Role; onCreated: (c: Cre
 /** The new token's secret, once: copy it now; closing the dialog forgets it. */
 function ShownOnce({ token, onClose }: { token: Created; onClose: () => void }) {
   const { t } = useTranslation();
-  const toast = useToast();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(token.token);
-      toast.success(t('tokens.copied'));
-    } catch {
-      toast.info(t('tokens.copyFailed'));
-    }
-  };
   return (
-    <Dialog open title={t('tokens.createdTitle', { name: token.name })} onClose={onClose}>
-      <div className="stack">
-        <div className="alert alert-warning" role="note">{t('tokens.onceWarning')}</div>
-        <div className="secret">
-          <code aria-label={t('tokens.secret')}>{token.token}</code>
-          <Button variant="primary" onClick={() => void copy()}>{t('tokens.copy')}</Button>
-        </div>
-        <div><Button onClick={onClose}>{t('tokens.done')}</Button></div>
-      </div>
-    </Dialog>
+    <SecretOnce secret={token.token} onClose={onClose} texts={{
+      title: t('tokens.createdTitle', { name: token.name }), label: t('tokens.secret'), warning: t('tokens.onceWarning'),
+      copy: t('tokens.copy'), copied: t('tokens.copied'), failed: t('tokens.copyFailed'), done: t('tokens.done'),
+    }} />
   );
 }
