@@ -1,15 +1,21 @@
 import type { Knex } from 'knex';
 import { newId } from '../data/ids.js';
+import type { Actor } from '../http/actor.js';
 
+/** An actor the log can name (the API's actor types): an anonymous caller changes nothing administrative. */
+export type AuditedActor = Actor & { type: Exclude<Actor['type'], 'anonymous'> };
+
+/** The bare audit identity some callers still build by hand; prefer the core `Actor` (request.actor(), systemActor). */
 export interface AuditActor {
-  type: 'user' | 'token' | 'staff' | 'system' | 'job';
+  type: AuditedActor['type'];
   id?: string | null;
   email?: string | null;
 }
 
 export interface AuditEntryInput {
   orgId: string;
-  actor: AuditActor;
+  /** `request.actor()` or `systemActor(name)`: its ip, user agent and request id go into the entry. */
+  actor: AuditedActor | AuditActor;
   /** `<resource>.<verb>`, e.g. `workspace.updated`, `member.role_changed`. */
   action: string;
   target?: { type: string; id: string | null };
@@ -17,6 +23,7 @@ export interface AuditEntryInput {
   /** Field-level before/after; only the fields that changed. */
   changes?: Record<string, { before: unknown; after: unknown }>;
   metadata?: Record<string, unknown>;
+  /** Only for a bare AuditActor; a core Actor carries its own request details. */
   ip?: string | null;
   userAgent?: string | null;
   requestId?: string | null;
@@ -72,6 +79,7 @@ export class AuditWriter {
 
   async record(trx: Knex | Knex.Transaction | null, entry: AuditEntryInput): Promise<string> {
     const id = newId('aud');
+    const from = requestDetails(entry);
     await (trx ?? this.db)('audit_entries').insert({
       id,
       org_id: entry.orgId,
@@ -84,13 +92,22 @@ export class AuditWriter {
       workspace_id: entry.workspaceId ?? null,
       changes: entry.changes ? JSON.stringify(redact(entry.changes)) : null,
       metadata: entry.metadata ? JSON.stringify(entry.metadata) : null,
-      ip: entry.ip ?? null,
-      user_agent: entry.userAgent?.slice(0, 512) ?? null,
-      request_id: entry.requestId ?? null,
+      ip: from.ip,
+      user_agent: from.userAgent?.slice(0, 512) ?? null,
+      request_id: from.requestId,
       created_at: new Date(),
     });
     return id;
   }
+}
+
+const isActor = (a: AuditedActor | AuditActor): a is AuditedActor => 'requestId' in a;
+
+/** Where the change came from: the actor's own request details, else the bare entry fields. */
+function requestDetails(entry: AuditEntryInput): { ip: string | null; userAgent: string | null; requestId: string | null } {
+  const a = entry.actor;
+  if (isActor(a)) return { ip: a.ip, userAgent: a.userAgent, requestId: a.requestId };
+  return { ip: entry.ip ?? null, userAgent: entry.userAgent ?? null, requestId: entry.requestId ?? null };
 }
 
 /** The fields whose values differ between two objects, for `changes`. */

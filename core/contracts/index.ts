@@ -19,6 +19,9 @@ export * from './payment-provider.js';
 export * from './code-host.js';
 export * from './identity-provider.js';
 export * from './error-reporter.js';
+/** Who acts and from where (`request.actor()`, `systemActor`): the type every plugin's services take. */
+export type { Actor, SignedInActor, ClientRequest, RequestDetails, TrustProxy } from '../http/actor.js';
+export { actorOfPrincipal, clientAddress, requestDetails, systemActor, userActor, userAgentOf } from '../http/actor.js';
 
 /** The interface each extension point's adapters implement: `AdapterContracts['channel']` is ChannelAdapter. */
 export interface AdapterContracts {

@@ -1,5 +1,6 @@
 import type { Request, Server, ResponseToolkit } from '@hapi/hapi';
 import { forbidden, unauthenticated } from './errors.js';
+import { registerActor, type TrustProxy } from './actor.js';
 
 export type Role = 'owner' | 'admin' | 'reviewer' | 'client_viewer';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'reviewer', 'client_viewer'];
@@ -43,7 +44,8 @@ const UNSAFE = new Set(['post', 'put', 'patch', 'delete']);
  * `job`, the Origin check for cookie-authenticated unsafe requests, and role checks from
  * `options.plugins.patchwell.roles` / `staff`.
  */
-export function registerAuth(server: Server, opts: { resolvers: () => AuthResolver[]; allowedOrigins: string[] }): void {
+export function registerAuth(server: Server, opts: { resolvers: () => AuthResolver[]; allowedOrigins: string[]; trustProxy: TrustProxy }): void {
+  registerActor(server, opts.trustProxy);
   const allowed = new Set(opts.allowedOrigins.map((o) => new URL(o).origin));
 
   server.auth.scheme('patchwell', (_server, options) => {

@@ -13,7 +13,8 @@ export interface AppConfig {
     bodyLimitBytes: number;
     shutdownTimeoutMs: number;
     validateResponses: boolean;
-    trustProxy: boolean;
+    /** Proxies in front of the service: false, a number of trusted hops, or true (every hop); core/http/actor.ts. */
+    trustProxy: boolean | number;
     /** HTTP processes of the api role (node:cluster, one shared port); more than 1 needs Postgres. */
     apiProcesses: number;
   };
@@ -78,7 +79,7 @@ export const configSchema = Joi.object<AppConfig>({
     bodyLimitBytes: Joi.number().integer().min(1024).required(),
     shutdownTimeoutMs: Joi.number().integer().min(0).required(),
     validateResponses: Joi.boolean().required(),
-    trustProxy: Joi.boolean().required(),
+    trustProxy: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0).max(16)).required(),
     apiProcesses: Joi.number().integer().min(1).max(64).required(),
   }).required(),
   dataDir: Joi.string().required(),

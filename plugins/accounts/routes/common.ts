@@ -1,10 +1,7 @@
 import type { Request, ResponseToolkit } from '@hapi/hapi';
-import { SESSION_COOKIE, requirePrincipal } from '../../../core/http/auth.js';
-import type { AppConfig } from '../../../core/kernel/config.js';
+import { SESSION_COOKIE } from '../../../core/http/auth.js';
 import { sessionCookie } from '../auth/resolvers.js';
 import type { CallInfo } from '../services/auth-service.js';
-import { clientIp, userAgent } from '../services/client.js';
-import type { Actor } from '../services/deps.js';
 
 /** A service from the request's container scope. */
 export function service<T>(request: Request, key: string): T {
@@ -13,20 +10,6 @@ export function service<T>(request: Request, key: string): T {
 
 export function callInfo(request: Request): CallInfo {
   return { request, currentCookie: sessionCookie(request) };
-}
-
-export function actorOf(request: Request): Actor {
-  const p = requirePrincipal(request);
-  const config = service<AppConfig>(request, 'config');
-  return {
-    userId: p.userId,
-    email: p.email,
-    kind: p.kind,
-    tokenId: p.tokenId,
-    ip: clientIp(request, config.server.trustProxy),
-    userAgent: userAgent(request),
-    requestId: request.info.id,
-  };
 }
 
 /** Sets the session cookie on an answer (attributes are defined once in the plugin's register). */

@@ -5,7 +5,7 @@ import { paginationQuery } from '../../../core/http/pagination.js';
 import { AuthContext, INVITATION_STATUSES, Invitation, InvitationPreview, emailInput, page, passwordSchema, roleSchema } from '../schemas.js';
 import type { AcceptInput, CreateInvitationInput, InvitationService } from '../services/invitation-service.js';
 import type { InvitationStatus } from '../services/format.js';
-import { actorOf, callInfo, service, withSession } from './common.js';
+import { callInfo, service, withSession } from './common.js';
 
 const tags = ['invitations'];
 const token = Joi.string().max(200).required().description('The token from the emailed invitation link');
@@ -44,7 +44,7 @@ export function invitationRoutes(): ServerRoute[] {
         response: { status: { 201: Invitation } },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         handler: async (request, h) => {
-          const inv = await invitations(request).create(requirePrincipal(request), request.payload as CreateInvitationInput, actorOf(request));
+          const inv = await invitations(request).create(requirePrincipal(request), request.payload as CreateInvitationInput, request.actor());
           return h.response(inv).code(201);
         },
       },
@@ -60,7 +60,7 @@ export function invitationRoutes(): ServerRoute[] {
         validate: { params: Joi.object({ id: Joi.string().max(64).required() }) },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 204 } },
         handler: async (request, h) => {
-          await invitations(request).revoke(requirePrincipal(request), (request.params as { id: string }).id, actorOf(request));
+          await invitations(request).revoke(requirePrincipal(request), (request.params as { id: string }).id, request.actor());
           return h.response().code(204);
         },
       },

@@ -4,7 +4,7 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { User, page, roleSchema } from '../schemas.js';
 import type { MemberService, UpdateMemberInput } from '../services/member-service.js';
-import { actorOf, service } from './common.js';
+import { service } from './common.js';
 
 const tags = ['members'];
 const id = Joi.object({ id: Joi.string().max(64).required().description('User id of the member') });
@@ -36,7 +36,7 @@ export function memberRoutes(): ServerRoute[] {
         response: { status: { 200: User } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
         handler: (request) =>
-          service<MemberService>(request, 'memberService').update(requirePrincipal(request), (request.params as { id: string }).id, request.payload as UpdateMemberInput, actorOf(request)),
+          service<MemberService>(request, 'memberService').update(requirePrincipal(request), (request.params as { id: string }).id, request.payload as UpdateMemberInput, request.actor()),
       },
     },
     {
@@ -50,7 +50,7 @@ export function memberRoutes(): ServerRoute[] {
         validate: { params: id },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 204 } },
         handler: async (request, h) => {
-          await service<MemberService>(request, 'memberService').remove(requirePrincipal(request), (request.params as { id: string }).id, actorOf(request));
+          await service<MemberService>(request, 'memberService').remove(requirePrincipal(request), (request.params as { id: string }).id, request.actor());
           return h.response().code(204);
         },
       },

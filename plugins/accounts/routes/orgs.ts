@@ -3,7 +3,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { Organization, localeSchema } from '../schemas.js';
 import type { OrgService, UpdateOrganizationInput } from '../services/org-service.js';
-import { actorOf, service } from './common.js';
+import { service } from './common.js';
 
 const tags = ['orgs'];
 
@@ -40,7 +40,7 @@ export function orgRoutes(): ServerRoute[] {
         },
         response: { status: { 200: Organization } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
-        handler: (request) => service<OrgService>(request, 'orgService').update(requirePrincipal(request), request.payload as UpdateOrganizationInput, actorOf(request)),
+        handler: (request) => service<OrgService>(request, 'orgService').update(requirePrincipal(request), request.payload as UpdateOrganizationInput, request.actor()),
       },
     },
   ];

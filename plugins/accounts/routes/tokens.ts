@@ -4,7 +4,7 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { ApiToken, ApiTokenCreated, page, roleSchema } from '../schemas.js';
 import type { CreateTokenInput, TokenService } from '../services/token-service.js';
-import { actorOf, service } from './common.js';
+import { service } from './common.js';
 
 const tags = ['tokens'];
 
@@ -47,7 +47,7 @@ export function tokenRoutes(): ServerRoute[] {
         response: { status: { 201: ApiTokenCreated } },
         plugins: { patchwell: { successStatus: 201 } },
         handler: async (request, h) => {
-          const created = await tokens(request).create(requirePrincipal(request), request.payload as CreateTokenInput, actorOf(request));
+          const created = await tokens(request).create(requirePrincipal(request), request.payload as CreateTokenInput, request.actor());
           return h.response(created).code(201);
         },
       },
@@ -63,7 +63,7 @@ export function tokenRoutes(): ServerRoute[] {
         validate: { params: Joi.object({ id: Joi.string().max(64).required() }) },
         plugins: { patchwell: { successStatus: 204 } },
         handler: async (request, h) => {
-          await tokens(request).revoke(requirePrincipal(request), (request.params as { id: string }).id, actorOf(request));
+          await tokens(request).revoke(requirePrincipal(request), (request.params as { id: string }).id, request.actor());
           return h.response().code(204);
         },
       },

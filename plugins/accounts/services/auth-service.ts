@@ -6,7 +6,7 @@ import { hashToken } from '../../../core/security/tokens.js';
 import { OrganizationModel, UserModel } from '../models.js';
 import type { AccountsDeps } from './deps.js';
 import type { AuthContextJson } from './auth-context.js';
-import { clientIp, userAgent, type RequestLike } from './client.js';
+import { requestDetails, systemActor, userActor, type ClientRequest, type RequestDetails } from '../../../core/contracts/index.js';
 import type { OpenedSession } from './session-service.js';
 
 export interface SignedIn {
@@ -16,7 +16,7 @@ export interface SignedIn {
 }
 
 export interface CallInfo {
-  request: RequestLike;
+  request: ClientRequest;
   /** The pw_session cookie the request carried (closed on sign-in: rotation). */
   currentCookie: string | null;
 }
@@ -86,8 +86,13 @@ export class AuthService {
     return this.d.accountsOptions.throttle.windowMinutes * MINUTE;
   }
 
-  private ip(request: RequestLike): string {
-    return clientIp(request, this.d.config.server.trustProxy);
+  /** Where the call came from, under the configured trust rule (throttle keys and audit entries). */
+  private from(request: ClientRequest): RequestDetails {
+    return requestDetails(request, this.d.config.server.trustProxy);
+  }
+
+  private ip(request: ClientRequest): string {
+    return this.from(request).ip ?? request.info.remoteAddress;
   }
 
   /** Active (not removed) user by address, across organizations: an address has one account. */
@@ -133,7 +138,7 @@ export class AuthService {
     });
     await this.d.audit.record(trx, {
       orgId: input.orgId,
-      actor: { type: 'system', id: null, email: null },
+      actor: systemActor('accounts', input.orgId),
       action: 'member.provisioned',
       target: { type: 'user', id: user.id },
       metadata: { via: input.via, ...input.metadata, email, role: user.role },
@@ -190,8 +195,7 @@ export class AuthService {
       });
       await this.sendVerification(trx, user);
       const signedIn = await this.signIn(trx, user, call);
-      const who = { actor: { type: 'user' as const, id: user.id, email }, ip: this.ip(call.request), userAgent: userAgent(call.request), requestId: call.request.info.id ?? null };
-      await this.d.audit.record(trx, { orgId: org.id, ...who, action: 'organization.created', target: { type: 'organization', id: org.id }, metadata: { name: org.name, type: org.type } });
+      await this.d.audit.record(trx, { orgId: org.id, actor: userActor(user, this.from(call.request)), action: 'organization.created', target: { type: 'organization', id: org.id }, metadata: { name: org.name, type: org.type } });
       await this.d.outbox.add(trx, 'accounts.organization_created', { org_id: org.id, owner_user_id: user.id, type: org.type, signup_source: org.signup_source, referred_by_code: org.referred_by_code }, { orgId: org.id });
       await this.d.outbox.add(trx, 'accounts.member_joined', { org_id: org.id, user_id: user.id, role: user.role, via: 'signup' }, { orgId: org.id });
       return signedIn;
@@ -306,12 +310,9 @@ export class AuthService {
       await this.d.sessionService.closeAllForUser(trx, user, 'password_reset');
       await this.d.audit.record(trx, {
         orgId: user.org_id,
-        actor: { type: 'user', id: user.id, email: user.email },
+        actor: userActor(user, this.from(call.request)),
         action: 'user.password_reset',
         target: { type: 'user', id: user.id },
-        ip: this.ip(call.request),
-        userAgent: userAgent(call.request),
-        requestId: call.request.info.id ?? null,
       });
       return this.signIn(trx, user, call);
     });

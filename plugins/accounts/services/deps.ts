@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { PasswordHasher } from '../../../core/security/passwords.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { AccountsOptions } from '../options.js';
 import type { PlanCatalog } from '../plans.js';
@@ -31,22 +31,3 @@ export interface AccountsDeps {
   loginThrottle: LoginThrottle;
 }
 
-/** Who did something, for audit entries; built by the routes from the request. */
-export interface Actor {
-  userId: string | null;
-  email: string | null;
-  kind: 'session' | 'token' | 'job';
-  tokenId?: string;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
-
-export function auditActor(a: Actor) {
-  return {
-    actor: auditActorOf(a),
-    ip: a.ip,
-    userAgent: a.userAgent,
-    requestId: a.requestId,
-  };
-}

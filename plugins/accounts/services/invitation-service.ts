@@ -6,8 +6,8 @@ import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { InvitationModel, OrganizationModel, UserModel } from '../models.js';
 import { assertWithinScope, checkWorkspaceIds, invalidField, seesAllWorkspaces, setWorkspaceGrants, tokenScope, visibleIds } from './access.js';
 import type { AuthService, CallInfo, SignedIn } from './auth-service.js';
-import { auditActor, type AccountsDeps, type Actor } from './deps.js';
-import { clientIp, userAgent } from './client.js';
+import type { AccountsDeps } from './deps.js';
+import { requestDetails, userActor, type SignedInActor } from '../../../core/contracts/index.js';
 import { invalidToken } from './email-tokens.js';
 import { invitationJson, personRef, type InvitationStatus, type PersonRefJson } from './format.js';
 import type { MemberService } from './member-service.js';
@@ -62,7 +62,7 @@ export class InvitationService {
     return new Map(users.map((u) => [u.id, personRef(u)]));
   }
 
-  async create(principal: Principal, input: CreateInvitationInput, actor: Actor): Promise<InvitationJson> {
+  async create(principal: Principal, input: CreateInvitationInput, actor: SignedInActor): Promise<InvitationJson> {
     if (input.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can invite an owner');
     await this.d.rateLimiter.consume(`invite:org:${principal.orgId}`, 100, 60 * 60_000, 'Too many invitations; retry later');
     const email = input.email.toLowerCase();
@@ -94,19 +94,19 @@ export class InvitationService {
         expires_at: inv.expires_at.toISOString().slice(0, 10),
         link: this.d.accountMail.link('/invitations/accept', { token }),
       });
-      await this.d.audit.record(trx, { orgId: org.id, ...auditActor(actor), action: 'invitation.created', target: { type: 'invitation', id: inv.id }, metadata: { email, role: input.role, workspace_ids: workspaceIds } });
+      await this.d.audit.record(trx, { orgId: org.id, actor, action: 'invitation.created', target: { type: 'invitation', id: inv.id }, metadata: { email, role: input.role, workspace_ids: workspaceIds } });
       return invitationJson(inv, inviter ? personRef(inviter) : null);
     });
   }
 
-  async revoke(principal: Principal, id: string, actor: Actor): Promise<void> {
+  async revoke(principal: Principal, id: string, actor: SignedInActor): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       const inv = await InvitationModel.query(trx).forOrg(principal.orgId).findById(id).forUpdate();
       if (!inv) throw notFound('invitation');
       if (inv.accepted_at || inv.revoked_at) throw conflict('invitation_not_pending', 'Only a pending invitation can be revoked');
       assertWithinScope(principal.workspaceIds, inv.role, inv.workspace_ids ?? []);
       await InvitationModel.query(trx).forOrg(principal.orgId).findById(id).patch({ revoked_at: new Date() });
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditActor(actor), action: 'invitation.revoked', target: { type: 'invitation', id }, metadata: { email: inv.email } });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'invitation.revoked', target: { type: 'invitation', id }, metadata: { email: inv.email } });
     });
   }
 
@@ -179,13 +179,10 @@ export class InvitationService {
       }
       await this.d.audit.record(trx, {
         orgId: org.id,
-        actor: { type: 'user', id: user.id, email: user.email },
+        actor: userActor(user, requestDetails(call.request, this.d.config.server.trustProxy)),
         action: 'invitation.accepted',
         target: { type: 'invitation', id: inv.id },
         metadata: { role: user.role, via },
-        ip: clientIp(call.request, this.d.config.server.trustProxy),
-        userAgent: userAgent(call.request),
-        requestId: call.request.info.id ?? null,
       });
       if (via !== 'existing_account') {
         await this.d.outbox.add(trx, 'accounts.member_joined', { org_id: org.id, user_id: user.id, role: user.role, via: 'invitation' }, { orgId: org.id });
@@ -204,13 +201,10 @@ export class InvitationService {
     await trx('users').where({ id: user.id, org_id: from }).update({ org_id: inv.org_id, role: inv.role, updated_at: new Date() });
     await this.d.audit.record(trx, {
       orgId: from,
-      actor: { type: 'user', id: user.id, email: user.email },
+      actor: userActor(user, requestDetails(call.request, this.d.config.server.trustProxy)),
       action: 'member.left',
       target: { type: 'user', id: user.id },
       metadata: { joined_organization: inv.org_id },
-      ip: clientIp(call.request, this.d.config.server.trustProxy),
-        userAgent: userAgent(call.request),
-      requestId: call.request.info.id ?? null,
     });
     await this.d.outbox.add(trx, 'accounts.member_removed', { org_id: from, user_id: user.id }, { orgId: from });
     const moved = (await UserModel.query(trx).forOrg(inv.org_id).findById(user.id))!;

@@ -3,7 +3,8 @@ import { conflict, forbidden, httpError, rateLimited, unauthenticated } from '..
 import { UserModel } from '../models.js';
 import type { AuthContextJson } from './auth-context.js';
 import type { AuthService } from './auth-service.js';
-import { auditActor, type AccountsDeps, type Actor } from './deps.js';
+import type { AccountsDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { invalidField } from './access.js';
 
 export interface UpdateMeInput {
@@ -22,7 +23,7 @@ export interface UpdateMeInput {
 export class MeService {
   constructor(private readonly d: AccountsDeps & { authService: AuthService }) {}
 
-  async update(principal: Principal, input: UpdateMeInput, actor: Actor): Promise<AuthContextJson> {
+  async update(principal: Principal, input: UpdateMeInput, actor: SignedInActor): Promise<AuthContextJson> {
     if (!principal.userId) throw unauthenticated();
     const user = await UserModel.query(this.d.db).forOrg(principal.orgId).findById(principal.userId);
     if (!user) throw unauthenticated();
@@ -41,7 +42,7 @@ export class MeService {
       if (passwordHash) patch.password_hash = passwordHash;
       if (Object.keys(patch).length) await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch(patch);
       const fresh = (await UserModel.query(trx).forOrg(user.org_id).findById(user.id))!;
-      const who = { orgId: user.org_id, ...auditActor(actor), target: { type: 'user', id: user.id } };
+      const who = { orgId: user.org_id, actor, target: { type: 'user', id: user.id } };
       const link = this.d.accountMail.link('/forgot-password', {});
       if (passwordHash) {
         await this.d.sessionService.closeAllForUser(trx, user, 'password_changed', principal.sessionId);

@@ -5,7 +5,8 @@ import { paginate, type Page } from '../../../core/http/pagination.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { UserModel } from '../models.js';
 import { assertWithinScope, checkWorkspaceIds, seesAllWorkspaces, setWorkspaceGrants, tokenScope, visibleIds, workspaceIdsByUser } from './access.js';
-import { auditActor, type AccountsDeps, type Actor } from './deps.js';
+import type { AccountsDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { userJson, type UserJson } from './format.js';
 import type { TokenService } from './token-service.js';
 
@@ -45,7 +46,7 @@ export class MemberService {
     return owners.filter((o) => o.id !== user.id).length === 0;
   }
 
-  async update(principal: Principal, id: string, input: UpdateMemberInput, actor: Actor): Promise<UserJson> {
+  async update(principal: Principal, id: string, input: UpdateMemberInput, actor: SignedInActor): Promise<UserJson> {
     return this.d.db.transaction(async (trx) => {
       const user = await this.target(trx, principal.orgId, id);
       if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can change an owner');
@@ -67,7 +68,7 @@ export class MemberService {
 
       const fresh = (await UserModel.query(trx).forOrg(principal.orgId).findById(id))!;
       const after = (await workspaceIdsByUser(trx, principal.orgId, [fresh])).get(id) ?? [];
-      const who = { orgId: principal.orgId, ...auditActor(actor), target: { type: 'user', id } };
+      const who = { orgId: principal.orgId, actor, target: { type: 'user', id } };
       if (role !== user.role) {
         await this.d.audit.record(trx, { ...who, action: 'member.role_changed', changes: diffFields({ role: user.role }, { role }) });
       }
@@ -82,7 +83,7 @@ export class MemberService {
   }
 
   /** Removes access: the row stays (history points at it), sessions and tokens end, the address is freed. */
-  async remove(principal: Principal, id: string, actor: Actor): Promise<void> {
+  async remove(principal: Principal, id: string, actor: SignedInActor): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       const user = await this.target(trx, principal.orgId, id);
       if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can remove an owner');
@@ -92,7 +93,7 @@ export class MemberService {
       }
       if (await this.isLastOwner(trx, user)) throw lastOwner();
       await this.close(trx, user, 'member_removed');
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditActor(actor), action: 'member.removed', target: { type: 'user', id }, metadata: { email: user.email, role: user.role } });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'member.removed', target: { type: 'user', id }, metadata: { email: user.email, role: user.role } });
       await this.d.outbox.add(trx, 'accounts.member_removed', { org_id: principal.orgId, user_id: id }, { orgId: principal.orgId });
     });
   }

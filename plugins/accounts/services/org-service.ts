@@ -2,7 +2,8 @@ import type { Principal } from '../../../core/http/auth.js';
 import { conflict, notFound } from '../../../core/http/errors.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { OrganizationModel } from '../models.js';
-import { auditActor, type AccountsDeps, type Actor } from './deps.js';
+import type { AccountsDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { organizationJson, type OrganizationJson } from './format.js';
 
 /** Settings of the current organization that owners and admins change here (plan and billing fields belong to billing, governance to single sign-on). */
@@ -24,7 +25,7 @@ export class OrgService {
     return organizationJson(org);
   }
 
-  async update(principal: Principal, input: UpdateOrganizationInput, actor: Actor): Promise<OrganizationJson> {
+  async update(principal: Principal, input: UpdateOrganizationInput, actor: SignedInActor): Promise<OrganizationJson> {
     return this.d.db.transaction(async (trx) => {
       const org = await OrganizationModel.query(trx).findById(principal.orgId).forUpdate();
       if (!org) throw notFound('organization');
@@ -37,7 +38,7 @@ export class OrgService {
       if (Object.keys(changes).length === 0) return before;
       await OrganizationModel.query(trx).findById(org.id).patch(input);
       const fresh = (await OrganizationModel.query(trx).findById(org.id))!;
-      await this.d.audit.record(trx, { orgId: org.id, ...auditActor(actor), action: 'organization.updated', target: { type: 'organization', id: org.id }, changes });
+      await this.d.audit.record(trx, { orgId: org.id, actor, action: 'organization.updated', target: { type: 'organization', id: org.id }, changes });
       await this.d.outbox.add(trx, 'accounts.organization_updated', { org_id: org.id, fields: Object.keys(changes) }, { orgId: org.id });
       return organizationJson(fresh);
     });

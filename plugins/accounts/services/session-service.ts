@@ -5,7 +5,7 @@ import type { AppConfig } from '../../../core/kernel/config.js';
 import { SessionModel, UserModel } from '../models.js';
 import type { AccountsOptions } from '../options.js';
 import type { Credentials, CredentialUser } from './access.js';
-import { clientIp, userAgent, type RequestLike } from './client.js';
+import { clientAddress, userAgentOf, type ClientRequest, type TrustProxy } from '../../../core/contracts/index.js';
 
 const TOUCH = forOrg('update sessions set last_seen_at = $3, idle_expires_at = $4 where org_id = $1 and id = $2');
 
@@ -36,7 +36,7 @@ const MINUTE = 60_000;
 export class SessionService {
   private readonly db: Knex;
   private readonly opts: AccountsOptions['session'];
-  private readonly trustProxy: boolean;
+  private readonly trustProxy: TrustProxy;
 
   private readonly credentials: Credentials;
 
@@ -48,7 +48,7 @@ export class SessionService {
   }
 
   /** Opens a session for `user` in `trx` and records the sign-in on the user. */
-  async open(trx: Knex, user: UserModel, { sso, request }: { sso: boolean; request?: RequestLike | null }): Promise<OpenedSession> {
+  async open(trx: Knex, user: UserModel, { sso, request }: { sso: boolean; request?: ClientRequest | null }): Promise<OpenedSession> {
     const { token, hash } = newToken('pws');
     const now = new Date();
     const session = await SessionModel.query(trx).insert({
@@ -56,8 +56,8 @@ export class SessionService {
       user_id: user.id,
       token_hash: hash,
       sso,
-      ip: request ? clientIp(request, this.trustProxy) : null,
-      user_agent: request ? userAgent(request) : null,
+      ip: request ? clientAddress(request, this.trustProxy) : null,
+      user_agent: request ? userAgentOf(request) : null,
       last_seen_at: now,
       idle_expires_at: new Date(now.getTime() + this.opts.idleMinutes * MINUTE),
       absolute_expires_at: new Date(now.getTime() + this.opts.absoluteMinutes * MINUTE),

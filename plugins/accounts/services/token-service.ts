@@ -6,7 +6,8 @@ import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { forOrg, run } from '../../../core/data/statements.js';
 import { ApiTokenModel, UserModel } from '../models.js';
 import { ROLE_RANK, checkWorkspaceIds, invalidField, lowerRole, seesAllWorkspaces } from './access.js';
-import { auditActor, type AccountsDeps, type Actor } from './deps.js';
+import type { AccountsDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { apiTokenJson, personRef } from './format.js';
 
 const TOKEN_USED = forOrg('update api_tokens set last_used_at = $3 where org_id = $1 and id = $2');
@@ -50,7 +51,7 @@ export class TokenService {
     };
   }
 
-  async create(principal: Principal, input: CreateTokenInput, actor: Actor): Promise<ReturnType<typeof apiTokenJson> & { token: string }> {
+  async create(principal: Principal, input: CreateTokenInput, actor: SignedInActor): Promise<ReturnType<typeof apiTokenJson> & { token: string }> {
     if (!principal.userId) throw forbidden('Only a person can create tokens');
     if (ROLE_RANK[input.role] > ROLE_RANK[principal.role]) throw forbidden(`A token cannot have a higher role than yours (${principal.role})`);
     const { defaultDays, maxDays } = this.d.accountsOptions.tokens;
@@ -89,7 +90,7 @@ export class TokenService {
       });
       await this.d.audit.record(trx, {
         orgId: principal.orgId,
-        ...auditActor(actor),
+        actor,
         action: 'token.created',
         target: { type: 'api_token', id: row.id },
         metadata: { name: row.name, role: row.role, workspace_ids: workspaceIds, expires_at: expiresAt.toISOString() },
@@ -105,13 +106,13 @@ export class TokenService {
     return row;
   }
 
-  async revoke(principal: Principal, id: string, actor: Actor): Promise<void> {
+  async revoke(principal: Principal, id: string, actor: SignedInActor): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       const row = await ApiTokenModel.query(trx).forOrg(principal.orgId).findById(id).whereNull('revoked_at');
       if (!row) throw notFound('token');
       if (!seesAllWorkspaces(principal.role) && row.user_id !== principal.userId) throw notFound('token');
       await ApiTokenModel.query(trx).forOrg(principal.orgId).findById(id).patch({ revoked_at: new Date() });
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditActor(actor), action: 'token.revoked', target: { type: 'api_token', id }, metadata: { name: row.name } });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'token.revoked', target: { type: 'api_token', id }, metadata: { name: row.name } });
     });
   }
 

@@ -6,7 +6,7 @@ import { AuditEntryPage, AuditStream, AuditStreamTest, listQuery, streamPayload 
 import type { AuditLogService, ExportFormat } from '../services/audit-log.js';
 import type { AuditFilters } from '../services/entries.js';
 import type { StreamInput, StreamSettingsService } from '../services/stream-settings.js';
-import { OWNERS_ADMINS, actorOf, service } from './common.js';
+import { OWNERS_ADMINS, service } from './common.js';
 
 const TAG = 'audit';
 const log = (r: Request) => service<AuditLogService>(r, 'auditLog');
@@ -53,7 +53,7 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request, h) => {
           const q = request.query as Record<string, unknown> & { format: ExportFormat };
-          const body = await log(request).export(actorOf(request), await log(request).scoped(requirePrincipal(request), filtersOf(q)), q.format);
+          const body = await log(request).export(request.actor(), await log(request).scoped(requirePrincipal(request), filtersOf(q)), q.format);
           const stamp = new Date().toISOString().slice(0, 10);
           return h
             .response(body)
@@ -87,7 +87,7 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         validate: { payload: streamPayload },
         response: { status: { 200: AuditStream } },
         plugins: { patchwell: OWNERS_ADMINS },
-        handler: async (request) => (await streams(request).put(actorOf(request), request.payload as StreamInput)).stream,
+        handler: async (request) => (await streams(request).put(request.actor(), request.payload as StreamInput)).stream,
       },
     },
     {
@@ -101,7 +101,7 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         response: { status: { 200: okSchema } },
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request) => {
-          await streams(request).remove(actorOf(request));
+          await streams(request).remove(request.actor());
           return { ok: true };
         },
       },
@@ -116,7 +116,7 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         notes: 'For 24 hours batches carry a second v1 signature made with the previous secret, so the receiver can switch without losing a batch. Audited.',
         response: { status: { 200: AuditStream } },
         plugins: { patchwell: OWNERS_ADMINS },
-        handler: async (request) => streams(request).rotateSecret(actorOf(request)),
+        handler: async (request) => streams(request).rotateSecret(request.actor()),
       },
     },
     {
@@ -129,7 +129,7 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         notes: 'One entry with action audit_stream.test and test: true; it is neither written to the log nor queued. 10 tests a minute.',
         response: { status: { 200: AuditStreamTest } },
         plugins: { patchwell: OWNERS_ADMINS },
-        handler: async (request) => streams(request).test(actorOf(request)),
+        handler: async (request) => streams(request).test(request.actor()),
       },
     },
   ];

@@ -3,7 +3,8 @@ import type { AuditEntry } from '../../../core/audit/audit-writer.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
-import { auditActor, requireFeature, type Actor, type AuditDeps } from './deps.js';
+import { requireFeature, type AuditDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { csvHeader, csvLine, entryOut, filtered, type AuditEntryOut, type AuditFilters } from './entries.js';
 
 const NEWEST_FIRST = [
@@ -47,13 +48,13 @@ export class AuditLogService {
    * Checks the plan and the rate, records the export (the export itself is audited), and answers
    * a stream that reads the matching entries page by page, newest first, so memory stays flat.
    */
-  async export(actor: Actor, filters: AuditFilters, format: ExportFormat): Promise<Readable> {
+  async export(actor: SignedInActor, filters: AuditFilters, format: ExportFormat): Promise<Readable> {
     const { db } = this.d;
     await requireFeature(this.d, db, actor.orgId, 'audit_export');
     await this.d.rateLimiter.consume(`audit-export:${actor.orgId}`, this.d.options.exportsPerMinute, 60_000);
     await this.d.audit.record(db, {
       orgId: actor.orgId,
-      ...auditActor(actor),
+      actor,
       action: 'audit.exported',
       target: { type: 'organization', id: actor.orgId },
       metadata: { format, filters: { ...asked(filters), from: filters.from?.toISOString(), to: filters.to?.toISOString() } },

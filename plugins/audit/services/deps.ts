@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { httpError } from '../../../core/http/errors.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
@@ -19,27 +19,6 @@ export interface AuditDeps {
   readonly options: AuditOptions;
   readonly allowLoopbackFetch: boolean;
   clock(): Date;
-}
-
-/** Who does something, with request details for the audit log. */
-export interface Actor {
-  orgId: string;
-  userId: string | null;
-  email: string | null;
-  kind: 'session' | 'token' | 'job';
-  tokenId?: string | null;
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
-
-export function auditActor(a: Actor) {
-  return {
-    actor: auditActorOf(a),
-    ip: a.ip ?? null,
-    userAgent: a.userAgent ?? null,
-    requestId: a.requestId ?? null,
-  };
 }
 
 export type AuditFeature = 'audit_export' | 'audit_stream';

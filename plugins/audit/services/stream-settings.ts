@@ -5,7 +5,8 @@ import { newId } from '../../../core/data/ids.js';
 import { httpError, notFound } from '../../../core/http/errors.js';
 import { blockedReason } from '../../../core/security/safe-fetch.js';
 import { last4 } from '../../../core/security/secret-box.js';
-import { auditActor, requireFeature, type Actor, type AuditDeps } from './deps.js';
+import { requireFeature, type AuditDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import type { StreamDelivery } from './delivery.js';
 import { SIGNATURE_HEADER, type SinkResult } from './sinks.js';
 import { cloudwatchSecretContext, pendingCount, secretContext, streamOf, streamOut, type AuditStreamOut, type StreamRow } from './stream-store.js';
@@ -43,7 +44,7 @@ export class StreamSettingsService {
   }
 
   /** Creates the stream (answering its signing secret, once) or changes it. */
-  async put(actor: Actor, input: StreamInput): Promise<{ stream: AuditStreamOut; created: boolean }> {
+  async put(actor: SignedInActor, input: StreamInput): Promise<{ stream: AuditStreamOut; created: boolean }> {
     const { db, secretBox } = this.d;
     await requireFeature(this.d, db, actor.orgId, 'audit_stream');
     if (input.kind === 'https') checkUrl(input.url, this.d.allowLoopbackFetch);
@@ -79,7 +80,7 @@ export class StreamSettingsService {
       }
       // A destination that was failing gets a fresh start when its settings change.
       Object.assign(fields, { consecutive_failures: 0, next_attempt_at: null, last_error: null });
-      const who = { orgId: actor.orgId, ...auditActor(actor), target: { type: 'audit_stream', id } };
+      const who = { orgId: actor.orgId, actor, target: { type: 'audit_stream', id } };
       if (!current) {
         const secret = newSigningSecret();
         await trx('audit_streams').insert({ id, org_id: actor.orgId, ...fields, secret_encrypted: secretBox.encrypt(secret, secretContext(id)), secret_last4: last4(secret), created_at: now });
@@ -96,17 +97,17 @@ export class StreamSettingsService {
   }
 
   /** Removes the stream and its undelivered queue. */
-  async remove(actor: Actor): Promise<void> {
+  async remove(actor: SignedInActor): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       const row = (await trx('audit_streams').where({ org_id: actor.orgId }).first()) as StreamRow | undefined;
       if (!row) throw notFound('audit stream');
       await trx('audit_streams').where({ id: row.id }).delete();
-      await this.d.audit.record(trx, { orgId: actor.orgId, ...auditActor(actor), action: 'audit_stream.deleted', target: { type: 'audit_stream', id: row.id }, metadata: destination(row) });
+      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'audit_stream.deleted', target: { type: 'audit_stream', id: row.id }, metadata: destination(row) });
     });
   }
 
   /** A new signing secret, shown once; the previous one still signs for `previousSecretHours`. */
-  async rotateSecret(actor: Actor): Promise<AuditStreamOut> {
+  async rotateSecret(actor: SignedInActor): Promise<AuditStreamOut> {
     const { db, secretBox } = this.d;
     await requireFeature(this.d, db, actor.orgId, 'audit_stream');
     return db.transaction(async (trx) => {
@@ -121,14 +122,14 @@ export class StreamSettingsService {
         previous_secret_expires_at: new Date(now.getTime() + this.d.options.stream.previousSecretHours * 3_600_000),
         updated_at: now,
       });
-      await this.d.audit.record(trx, { orgId: actor.orgId, ...auditActor(actor), action: 'audit_stream.secret_rotated', target: { type: 'audit_stream', id: row.id } });
+      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'audit_stream.secret_rotated', target: { type: 'audit_stream', id: row.id } });
       const updated = (await trx('audit_streams').where({ id: row.id }).first()) as StreamRow;
       return { ...streamOut(updated, await pendingCount(trx, row.id), SIGNATURE_HEADER), secret };
     });
   }
 
   /** Sends a signed batch holding one test entry (not from the log, not queued) and answers how it went. */
-  async test(actor: Actor): Promise<TestResult> {
+  async test(actor: SignedInActor): Promise<TestResult> {
     const { db } = this.d;
     await requireFeature(this.d, db, actor.orgId, 'audit_stream');
     const row = await streamOf(db, actor.orgId);
@@ -147,14 +148,14 @@ export class StreamSettingsService {
           id: entryId,
           org_id: row.org_id,
           action: 'audit_stream.test',
-          actor: { type: actor.kind === 'token' ? 'token' : 'user', id: actor.kind === 'token' ? (actor.tokenId ?? null) : actor.userId, email: actor.email },
+          actor: { type: actor.type, id: actor.id, email: actor.email },
           target: { type: 'audit_stream', id: row.id },
           workspace_id: null,
           changes: null,
           metadata: { message: 'This is a test batch from Patchwell.' },
-          ip: actor.ip ?? null,
-          user_agent: actor.userAgent ?? null,
-          request_id: actor.requestId ?? null,
+          ip: actor.ip,
+          user_agent: actor.userAgent,
+          request_id: actor.requestId,
           created_at: now.toISOString(),
         },
       ],

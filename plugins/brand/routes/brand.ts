@@ -8,7 +8,7 @@ import type { BrandDirectoryService } from '../services/directory.js';
 import type { BrandOverviewService } from '../services/overview.js';
 import type { BrandService, ProfileInput } from '../services/profiles.js';
 import type { LogoContentType } from '../services/image.js';
-import { actorOf, OWNERS_ADMINS } from './common.js';
+import { OWNERS_ADMINS } from './common.js';
 
 const tags = ['brand'];
 const idParams = Joi.object({ id: Joi.string().max(64).required() });
@@ -61,7 +61,7 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
         validate: { payload: CreateProfileInput },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
         response: { status: { 201: BrandProfileSchema } },
-        handler: async (request, h) => h.response(await s.brand().create(actorOf(request), request.payload as ProfileInput & { name: string })).code(201),
+        handler: async (request, h) => h.response(await s.brand().create(request.actor(), request.payload as ProfileInput & { name: string })).code(201),
       },
     },
     {
@@ -79,7 +79,7 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
     profileRoute('PATCH', '/v1/brand/profiles/{id}', 'updateBrandProfile', 'Changes a brand profile', {
       notes: 'All fields optional. primary_color is kept as given; primary_color_effective is darkened until white text on it meets WCAG AA (4.5:1). is_default true makes this the default; the default cannot be unset (422 default_required).',
       payload: UpdateProfileInput,
-      handler: async (request) => s.brand().update(actorOf(request), (request.params as IdParams).id, request.payload as ProfileInput),
+      handler: async (request) => s.brand().update(request.actor(), (request.params as IdParams).id, request.payload as ProfileInput),
     }),
     {
       method: 'DELETE',
@@ -92,24 +92,24 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
         validate: { params: idParams },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ok } },
-        handler: async (request) => s.brand().remove(actorOf(request), (request.params as IdParams).id),
+        handler: async (request) => s.brand().remove(request.actor(), (request.params as IdParams).id),
       },
     },
     profileRoute('PUT', '/v1/brand/profiles/{id}/logo', 'uploadBrandLogo', 'Uploads the logo (PNG, JPEG or WebP; at most 512 KiB)', {
       notes: 'The type is read from the bytes and must match content_type (422 content_type_mismatch); other formats answer 422 unsupported_image; more than 512 KiB answers 413 payload_too_large. Width and height are read from the image.',
       payload: LogoInput,
-      handler: async (request) => s.brand().putLogo(actorOf(request), (request.params as IdParams).id, request.payload as { content_type: LogoContentType; data_base64: string }),
+      handler: async (request) => s.brand().putLogo(request.actor(), (request.params as IdParams).id, request.payload as { content_type: LogoContentType; data_base64: string }),
     }, { maxBytes: 1024 * 1024 }),
     profileRoute('DELETE', '/v1/brand/profiles/{id}/logo', 'deleteBrandLogo', 'Removes the logo; surfaces then show the name as text', {
-      handler: async (request) => s.brand().deleteLogo(actorOf(request), (request.params as IdParams).id),
+      handler: async (request) => s.brand().deleteLogo(request.actor(), (request.params as IdParams).id),
     }),
     profileRoute('PUT', '/v1/brand/profiles/{id}/status-domain', 'setBrandStatusDomain', 'Sets the status-page domain and returns the DNS records to publish', {
       notes: 'Publish the CNAME (to the service) and the TXT challenge shown in status_domain_state, then verify. A domain verified by another brand answers 409 domain_taken.',
       payload: StatusDomainInput,
-      handler: async (request) => s.brand().setStatusDomain(actorOf(request), (request.params as IdParams).id, (request.payload as { domain: string }).domain),
+      handler: async (request) => s.brand().setStatusDomain(request.actor(), (request.params as IdParams).id, (request.payload as { domain: string }).domain),
     }),
     profileRoute('DELETE', '/v1/brand/profiles/{id}/status-domain', 'deleteBrandStatusDomain', 'Removes the status-page domain; status pages return to the default host', {
-      handler: async (request) => s.brand().clearStatusDomain(actorOf(request), (request.params as IdParams).id),
+      handler: async (request) => s.brand().clearStatusDomain(request.actor(), (request.params as IdParams).id),
     }),
     {
       method: 'POST',
@@ -122,7 +122,7 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
         validate: { params: idParams },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: VerifyAnswerSchema } },
-        handler: async (request) => s.brand().verifyStatusDomain(actorOf(request), (request.params as IdParams).id),
+        handler: async (request) => s.brand().verifyStatusDomain(request.actor(), (request.params as IdParams).id),
       },
     },
     {
@@ -136,7 +136,7 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: WorkspaceBrandSchema } },
         handler: async (request) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const ws = await s.brand().assign(actor, (request.params as IdParams).id, (request.payload as { brand_profile_id: string | null }).brand_profile_id);
           return s.directory().workspaceBrand(s.overview().db, ws);
         },

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { httpError } from '../../../core/http/errors.js';
 import { BrandProfileRow } from '../models.js';
-import { auditActor, type Actor, type BrandDeps } from './deps.js';
+import type { BrandDeps } from './deps.js';
 import { sniffImage, type LogoContentType } from './image.js';
 import type { ProfileRecords } from './profile-records.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 /** Column values of a profile without an uploaded logo. */
 export const NO_UPLOAD = { logo_data: null, logo_content_type: null, logo_width: null, logo_height: null, logo_size_bytes: null, logo_sha256: null, logo_uploaded_at: null };
@@ -22,7 +23,7 @@ export class BrandLogos {
   constructor(private readonly d: BrandDeps, private readonly records: ProfileRecords) {}
 
   /** Stores an uploaded logo after reading its real type and size from the bytes. */
-  async putLogo(actor: Actor, id: string, input: { content_type: LogoContentType; data_base64: string }): Promise<Record<string, unknown>> {
+  async putLogo(actor: SignedInActor, id: string, input: { content_type: LogoContentType; data_base64: string }): Promise<Record<string, unknown>> {
     const p = actor.principal;
     const bytes = decodeBase64(input.data_base64);
     if (bytes.length === 0) throw httpError(422, 'invalid_image', 'The logo is empty');
@@ -47,7 +48,7 @@ export class BrandLogos {
         logo_size_bytes: bytes.length, logo_sha256: sha, logo_uploaded_at: now, updated_at: now,
       });
       await this.d.audit.record(trx, {
-        orgId: p.orgId, ...auditActor(actor), action: 'brand.logo_uploaded', target: { type: 'brand_profile', id },
+        orgId: p.orgId, actor, action: 'brand.logo_uploaded', target: { type: 'brand_profile', id },
         changes: { logo: { before: before.logo_source ? { source: before.logo_source, sha256: before.logo_sha256 } : null, after: { source: 'upload', sha256: sha, content_type: info.contentType, size_bytes: bytes.length } } },
       });
       await this.d.outbox.add(trx, 'brand.profile_updated', { brand_profile_id: id, fields: ['logo'] }, { orgId: p.orgId });
@@ -56,14 +57,14 @@ export class BrandLogos {
   }
 
   /** Removes the logo, uploaded or linked. */
-  async deleteLogo(actor: Actor, id: string): Promise<Record<string, unknown>> {
+  async deleteLogo(actor: SignedInActor, id: string): Promise<Record<string, unknown>> {
     const p = actor.principal;
     return this.d.db.transaction(async (trx) => {
       const before = await this.records.lock(trx, p.orgId, id);
       if (before.logo_source) {
         await BrandProfileRow.query(trx).forOrg(p.orgId).findById(id).patch({ logo_source: null, logo_url: null, ...NO_UPLOAD, updated_at: new Date() });
         await this.d.audit.record(trx, {
-          orgId: p.orgId, ...auditActor(actor), action: 'brand.logo_deleted', target: { type: 'brand_profile', id },
+          orgId: p.orgId, actor, action: 'brand.logo_deleted', target: { type: 'brand_profile', id },
           changes: { logo: { before: { source: before.logo_source, url: before.logo_url, sha256: before.logo_sha256 }, after: null } },
         });
         await this.d.outbox.add(trx, 'brand.profile_updated', { brand_profile_id: id, fields: ['logo'] }, { orgId: p.orgId });

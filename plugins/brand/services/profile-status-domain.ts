@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import { BrandProfileRow, PROFILE_COLUMNS } from '../models.js';
-import { auditActor, orgFacts, statusCnameTarget, type Actor, type BrandDeps } from './deps.js';
+import { orgFacts, statusCnameTarget, type BrandDeps } from './deps.js';
 import type { ProfileRecords } from './profile-records.js';
 import { checkStatusRecords, statusDomainProblem, statusRecords } from './status-domain.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 
 /** Column values of a status domain not (yet) verified. */
 const STATUS_RESET = {
@@ -25,7 +26,7 @@ export class StatusDomains {
   constructor(private readonly d: BrandDeps, private readonly records: ProfileRecords) {}
 
   /** PUT …/status-domain: a new domain, unverified until its CNAME and TXT records check out (custom domains in the plan). */
-  async setStatusDomain(actor: Actor, id: string, domainInput: string): Promise<Record<string, unknown>> {
+  async setStatusDomain(actor: SignedInActor, id: string, domainInput: string): Promise<Record<string, unknown>> {
     const p = actor.principal;
     const domain = domainInput.trim().toLowerCase().replace(/\.$/, '');
     const own = [new URL(this.d.config.server.publicBaseUrl).hostname, statusCnameTarget(this.d)].map((h) => h.toLowerCase());
@@ -46,7 +47,7 @@ export class StatusDomains {
         status_domain: domain, status_txt_token: randomBytes(16).toString('hex'), ...STATUS_RESET, updated_at: now,
       });
       await this.d.audit.record(trx, {
-        orgId: p.orgId, ...auditActor(actor), action: 'brand.status_domain_set', target: { type: 'brand_profile', id },
+        orgId: p.orgId, actor, action: 'brand.status_domain_set', target: { type: 'brand_profile', id },
         changes: { status_domain: { before: before.status_domain, after: domain } },
       });
       await this.d.outbox.add(trx, 'brand.status_domain_changed', { brand_profile_id: id, domain }, { orgId: p.orgId });
@@ -55,14 +56,14 @@ export class StatusDomains {
   }
 
   /** DELETE …/status-domain. */
-  async clearStatusDomain(actor: Actor, id: string): Promise<Record<string, unknown>> {
+  async clearStatusDomain(actor: SignedInActor, id: string): Promise<Record<string, unknown>> {
     const p = actor.principal;
     return this.d.db.transaction(async (trx) => {
       const before = await this.records.lock(trx, p.orgId, id);
       if (before.status_domain) {
         await BrandProfileRow.query(trx).forOrg(p.orgId).findById(id).patch({ status_domain: null, status_txt_token: null, ...STATUS_RESET, updated_at: new Date() });
         await this.d.audit.record(trx, {
-          orgId: p.orgId, ...auditActor(actor), action: 'brand.status_domain_removed', target: { type: 'brand_profile', id },
+          orgId: p.orgId, actor, action: 'brand.status_domain_removed', target: { type: 'brand_profile', id },
           changes: { status_domain: { before: before.status_domain, after: null } },
         });
         await this.d.outbox.add(trx, 'brand.status_domain_changed', { brand_profile_id: id, domain: null }, { orgId: p.orgId });
@@ -72,7 +73,7 @@ export class StatusDomains {
   }
 
   /** Checks the CNAME and TXT now (POST …/status-domain/verify). */
-  async verifyStatusDomain(actor: Actor, id: string): Promise<{ profile: Record<string, unknown> }> {
+  async verifyStatusDomain(actor: SignedInActor, id: string): Promise<{ profile: Record<string, unknown> }> {
     const p = actor.principal;
     const row = await this.records.find(this.d.db, p.orgId, id);
     if (!row.status_domain) throw conflict('no_status_domain', 'Set a status domain first (PUT /v1/brand/profiles/{id}/status-domain)');
@@ -85,7 +86,7 @@ export class StatusDomains {
    * keeps serving for `statusGraceHours` from `failing_since`, then is unverified. Returns true
    * when the domain became verified.
    */
-  async check(row: BrandProfileRow, actor: Actor | null): Promise<boolean> {
+  async check(row: BrandProfileRow, actor: SignedInActor | null): Promise<boolean> {
     if (!row.status_domain || !row.status_txt_token) return false;
     const records = statusRecords(row.status_domain, row.status_txt_token, { cnameTarget: statusCnameTarget(this.d), txtLabel: this.d.options.statusTxtLabel });
     const result = await checkStatusRecords(this.d.dns, records);
@@ -118,7 +119,7 @@ export class StatusDomains {
       if (became || lost) {
         await this.d.audit.record(trx, {
           orgId: row.org_id,
-          ...(actor ? auditActor(actor) : { actor: { type: 'system' as const, id: null, email: null } }),
+          actor: actor ?? systemActor('brand', row.org_id),
           action: became ? 'brand.status_domain_verified' : 'brand.status_domain_unverified',
           target: { type: 'brand_profile', id: row.id },
           changes: { status_domain_verified: { before: current.status_verified, after: became }, ...(error ? { last_error: { before: current.status_last_error, after: error } } : {}) },

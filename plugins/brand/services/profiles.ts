@@ -5,7 +5,7 @@ import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import { BrandProfileRow, PROFILE_COLUMNS } from '../models.js';
 import { accessiblePrimary } from './color.js';
-import { auditActor, baseUrl, orgFacts, type Actor, type BrandDeps, type BrandWorkspace, type OrgFacts } from './deps.js';
+import { baseUrl, orgFacts, type BrandDeps, type BrandWorkspace, type OrgFacts } from './deps.js';
 import { DEFAULT_FONT } from './fonts.js';
 import type { LogoContentType } from './image.js';
 import { BrandLogos, NO_UPLOAD } from './logos.js';
@@ -14,6 +14,7 @@ import { ProfileRecords } from './profile-records.js';
 import { StatusDomains } from './profile-status-domain.js';
 import type { BrandLook } from './preview.js';
 import { badgeShows, logoUrlOf } from './serialize.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 export type { ProfileInput } from './profile-input.js';
 
@@ -91,7 +92,7 @@ export class BrandService {
   // ---- writes -----------------------------------------------------------------------------
 
   /** POST /v1/brand/profiles: the first profile is the default; more need a plan with brand profiles. */
-  async create(actor: Actor, input: ProfileInput & { name: string }): Promise<Record<string, unknown>> {
+  async create(actor: SignedInActor, input: ProfileInput & { name: string }): Promise<Record<string, unknown>> {
     const p = actor.principal;
     return this.d.db.transaction(async (trx) => {
       await trx('organizations').where({ id: p.orgId }).forUpdate().select('id');
@@ -128,7 +129,7 @@ export class BrandService {
         updated_at: now,
       });
       await this.d.audit.record(trx, {
-        orgId: p.orgId, ...auditActor(actor), action: 'brand.profile_created', target: { type: 'brand_profile', id: row.id },
+        orgId: p.orgId, actor, action: 'brand.profile_created', target: { type: 'brand_profile', id: row.id },
         changes: diffFields({}, { name: row.name, is_default: row.is_default }),
       });
       await this.d.outbox.add(trx, 'brand.profile_created', { brand_profile_id: row.id }, { orgId: p.orgId });
@@ -137,7 +138,7 @@ export class BrandService {
   }
 
   /** PATCH /v1/brand/profiles/{id}: one default stays; a linked logo replaces an uploaded one. */
-  async update(actor: Actor, id: string, input: ProfileInput): Promise<Record<string, unknown>> {
+  async update(actor: SignedInActor, id: string, input: ProfileInput): Promise<Record<string, unknown>> {
     const p = actor.principal;
     return this.d.db.transaction(async (trx) => {
       const before = await this.records.lock(trx, p.orgId, id);
@@ -161,7 +162,7 @@ export class BrandService {
       const changes = diffFields(snapshot(before), { ...snapshot(before), ...patch }, AUDITED.filter((k) => k in patch));
       if (Object.keys(changes).length === 0) return this.records.out(trx, before, org);
       await BrandProfileRow.query(trx).forOrg(p.orgId).findById(id).patch({ ...patch, updated_at: new Date() });
-      await this.d.audit.record(trx, { orgId: p.orgId, ...auditActor(actor), action: 'brand.profile_updated', target: { type: 'brand_profile', id }, changes });
+      await this.d.audit.record(trx, { orgId: p.orgId, actor, action: 'brand.profile_updated', target: { type: 'brand_profile', id }, changes });
       await this.d.outbox.add(trx, 'brand.profile_updated', { brand_profile_id: id, fields: Object.keys(changes) }, { orgId: p.orgId });
       return this.records.out(trx, await this.records.find(trx, p.orgId, id), org);
     });
@@ -172,7 +173,7 @@ export class BrandService {
    * goes last (make another the default first), and a profile that still has email domains
    * registered keeps them until they are deleted in the domains section.
    */
-  async remove(actor: Actor, id: string): Promise<{ ok: true }> {
+  async remove(actor: SignedInActor, id: string): Promise<{ ok: true }> {
     const p = actor.principal;
     await this.d.db.transaction(async (trx) => {
       const row = await this.records.lock(trx, p.orgId, id);
@@ -188,7 +189,7 @@ export class BrandService {
       const moved = (await trx('workspaces').where({ org_id: p.orgId, brand_profile_id: id }).update({ brand_profile_id: null, updated_at: new Date() }, ['id'])) as { id: string }[];
       await BrandProfileRow.query(trx).forOrg(p.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, ...auditActor(actor), action: 'brand.profile_deleted', target: { type: 'brand_profile', id },
+        orgId: p.orgId, actor, action: 'brand.profile_deleted', target: { type: 'brand_profile', id },
         changes: { name: { before: row.name, after: null }, workspaces_moved_to_default: { before: moved.map((m) => m.id), after: [] } },
       });
       await this.d.outbox.add(trx, 'brand.profile_deleted', { brand_profile_id: id, workspace_ids: moved.map((m) => m.id) }, { orgId: p.orgId });
@@ -199,11 +200,11 @@ export class BrandService {
   // ---- logo (logos.ts) --------------------------------------------------------------------
 
   /** Stores an uploaded logo after reading its real type and size from the bytes. */
-  putLogo(actor: Actor, id: string, input: { content_type: LogoContentType; data_base64: string }): Promise<Record<string, unknown>> {
+  putLogo(actor: SignedInActor, id: string, input: { content_type: LogoContentType; data_base64: string }): Promise<Record<string, unknown>> {
     return this.logos.putLogo(actor, id, input);
   }
 
-  deleteLogo(actor: Actor, id: string): Promise<Record<string, unknown>> {
+  deleteLogo(actor: SignedInActor, id: string): Promise<Record<string, unknown>> {
     return this.logos.deleteLogo(actor, id);
   }
 
@@ -214,21 +215,21 @@ export class BrandService {
 
   // ---- status domain (profile-status-domain.ts) -------------------------------------------
 
-  setStatusDomain(actor: Actor, id: string, domainInput: string): Promise<Record<string, unknown>> {
+  setStatusDomain(actor: SignedInActor, id: string, domainInput: string): Promise<Record<string, unknown>> {
     return this.statusDomains.setStatusDomain(actor, id, domainInput);
   }
 
-  clearStatusDomain(actor: Actor, id: string): Promise<Record<string, unknown>> {
+  clearStatusDomain(actor: SignedInActor, id: string): Promise<Record<string, unknown>> {
     return this.statusDomains.clearStatusDomain(actor, id);
   }
 
   /** Checks the CNAME and TXT now (POST …/status-domain/verify). */
-  verifyStatusDomain(actor: Actor, id: string): Promise<{ profile: Record<string, unknown> }> {
+  verifyStatusDomain(actor: SignedInActor, id: string): Promise<{ profile: Record<string, unknown> }> {
     return this.statusDomains.verifyStatusDomain(actor, id);
   }
 
   /** Looks the records up and stores the outcome; true when the domain became verified. */
-  check(row: BrandProfileRow, actor: Actor | null): Promise<boolean> {
+  check(row: BrandProfileRow, actor: SignedInActor | null): Promise<boolean> {
     return this.statusDomains.check(row, actor);
   }
 
@@ -240,7 +241,7 @@ export class BrandService {
   // ---- workspaces -------------------------------------------------------------------------
 
   /** PUT /v1/brand/workspaces/{id}: the workspace's profile (null: the default); the workspaces plugin audits the change. */
-  async assign(actor: Actor, workspaceId: string, brandProfileId: string | null): Promise<BrandWorkspace> {
+  async assign(actor: SignedInActor, workspaceId: string, brandProfileId: string | null): Promise<BrandWorkspace> {
     const p = actor.principal;
     await this.d.workspaces.open(p, workspaceId);
     if (brandProfileId) await this.records.find(this.d.db, p.orgId, brandProfileId);

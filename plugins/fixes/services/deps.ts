@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
-import type { AgentExecutor, CodeHost, RepoRef } from '../../../core/contracts/index.js';
+import type { AgentExecutor, CodeHost, RepoRef, SignedInActor } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { FixesOptions } from '../options.js';
@@ -41,7 +41,7 @@ export interface GovernancePort {
 /** What the loop needs of `draftService` (tickets plugin). */
 export interface DraftPort {
   createForAgent(trx: Knex, ticket: LoopTicket, input: { kind: 'reply' | 'needs_info' | 'interim'; body_md: string; public_summary?: string | null; diagnosis_id?: string | null; language?: string | null }): Promise<{ id: string } | undefined>;
-  send(actor: { principal: Principal }, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void>;
+  send(actor: SignedInActor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void>;
   /** A release notice as a `release_notice` Draft row, sent (or waiting when the white-label guard refuses); undefined without a customer address. */
   sendNotice(trx: Knex, ticket: LoopTicket, input: { kind: 'release_notice'; template: string; data: Record<string, unknown>; headers?: Record<string, string> }): Promise<{ draft: { id: string; status: string }; mailId: string | null } | undefined>;
 }

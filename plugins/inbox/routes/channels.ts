@@ -5,7 +5,7 @@ import { paginationQuery } from '../../../core/http/pagination.js';
 import { INBOUND_STATUSES, type InboundStatus } from '../models/index.js';
 import { ChannelSchema, FORWARDING_PROVIDERS, InboundPageSchema, ReleaseSchema } from '../schemas.js';
 import type { ChannelService } from '../services/channels.js';
-import { actorOf, OWNERS_ADMINS } from './common.js';
+import { OWNERS_ADMINS } from './common.js';
 
 const tags = ['channels'];
 const wsParams = Joi.object({ workspaceId: Joi.string().max(64).required().description('Workspace id') });
@@ -41,7 +41,7 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },
-        handler: (request) => service().update(actorOf(request), (request.params as WsParams).workspaceId, request.payload as { enabled?: boolean; accept_list_mail?: boolean }),
+        handler: (request) => service().update(request.actor(), (request.params as WsParams).workspaceId, request.payload as { enabled?: boolean; accept_list_mail?: boolean }),
       },
     },
     {
@@ -61,7 +61,7 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },
-        handler: (request) => service().setForwarding(actorOf(request), (request.params as WsParams).workspaceId, request.payload as { address: string; provider: 'mail_a' | 'mail_b' | 'other' }),
+        handler: (request) => service().setForwarding(request.actor(), (request.params as WsParams).workspaceId, request.payload as { address: string; provider: 'mail_a' | 'mail_b' | 'other' }),
       },
     },
     {
@@ -75,7 +75,7 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         validate: { params: wsParams },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },
-        handler: (request) => service().removeForwarding(actorOf(request), (request.params as WsParams).workspaceId),
+        handler: (request) => service().removeForwarding(request.actor(), (request.params as WsParams).workspaceId),
       },
     },
     {
@@ -89,7 +89,7 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         validate: { params: wsParams },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },
-        handler: (request) => service().sendForwardingTest(actorOf(request), (request.params as WsParams).workspaceId),
+        handler: (request) => service().sendForwardingTest(request.actor(), (request.params as WsParams).workspaceId),
       },
     },
     {
@@ -128,7 +128,7 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         response: { status: { 200: ReleaseSchema } },
         handler: (request) => {
           const p = request.params as WsParams & { provider: string; emailId: string };
-          return service().release(actorOf(request), p.workspaceId, p.provider, p.emailId);
+          return service().release(request.actor(), p.workspaceId, p.provider, p.emailId);
         },
       },
     },

@@ -4,7 +4,7 @@ import type { DomainPurpose } from '../../../core/contracts/index.js';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { DOMAIN_PURPOSES, DomainListSchema, DomainSchema } from '../schemas.js';
 import type { DomainService, RegisterDomainInput } from '../services/domains.js';
-import { actorOf, OWNERS_ADMINS } from './common.js';
+import { OWNERS_ADMINS } from './common.js';
 
 const tags = ['domains'];
 const keyParams = Joi.object({
@@ -47,7 +47,7 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
         },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
         response: { status: { 201: DomainSchema } },
-        handler: async (request, h) => h.response(await service().register(actorOf(request), request.payload as RegisterDomainInput)).code(201),
+        handler: async (request, h) => h.response(await service().register(request.actor(), request.payload as RegisterDomainInput)).code(201),
       },
     },
     {
@@ -78,7 +78,7 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
         response: { status: { 200: ok } },
         handler: (request) => {
           const p = request.params as KeyParams;
-          return service().remove(actorOf(request), p.brandProfileId, p.purpose);
+          return service().remove(request.actor(), p.brandProfileId, p.purpose);
         },
       },
     },
@@ -101,7 +101,7 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
         response: { status: { 200: DomainSchema } },
         handler: (request) => {
           const p = request.params as KeyParams;
-          return service().setSender(actorOf(request), p.brandProfileId, p.purpose, request.payload as { sender_email?: string | null; sender_name?: string | null });
+          return service().setSender(request.actor(), p.brandProfileId, p.purpose, request.payload as { sender_email?: string | null; sender_name?: string | null });
         },
       },
     },
@@ -118,7 +118,7 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
         response: { status: { 200: DomainSchema } },
         handler: (request) => {
           const p = request.params as KeyParams;
-          return service().verify(actorOf(request), p.brandProfileId, p.purpose);
+          return service().verify(request.actor(), p.brandProfileId, p.purpose);
         },
       },
     },

@@ -8,13 +8,14 @@ import { paginate, type Page } from '../../../core/http/pagination.js';
 import { EmailDomain, InboundEmail, InboxChannel, type InboundStatus } from '../models/index.js';
 import { ensureChannel } from './channel-store.js';
 import { FORWARDING_TEST_HEADER } from './classify.js';
-import { auditActor, orgPlan, type Actor, type InboxDeps, type InboxWorkspace } from './deps.js';
+import { orgPlan, type InboxDeps, type InboxWorkspace } from './deps.js';
 import { deliverToTicket, TicketQuotaReached } from './intake.js';
 import { readMessage } from './mime.js';
 import { InboundRouter } from './routing.js';
 import { channelOut, inboundEmailOut, LOG_COLUMNS } from './serialize.js';
 import { sendingSection, type SendingSection } from './sending.js';
 import { FORWARDING_TEST_TEMPLATE } from './templates.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -83,7 +84,7 @@ export class ChannelService {
 
   // ---- changes
 
-  async update(actor: Actor, workspaceId: string, input: { enabled?: boolean; accept_list_mail?: boolean }): Promise<Record<string, unknown>> {
+  async update(actor: SignedInActor, workspaceId: string, input: { enabled?: boolean; accept_list_mail?: boolean }): Promise<Record<string, unknown>> {
     const ws = await this.d.workspaces.open(actor.principal, workspaceId);
     await ensureChannel(this.d.db, ws);
     return this.d.db.transaction(async (trx) => {
@@ -92,13 +93,13 @@ export class ChannelService {
       const changes = diffFields({ enabled: before.enabled, accept_list_mail: before.accept_list_mail }, { enabled: before.enabled, accept_list_mail: before.accept_list_mail, ...input }, Object.keys(input));
       if (Object.keys(changes).length === 0) return this.view(trx, ws, before);
       const after = await InboxChannel.query(trx).forOrg(ws.org_id).patchAndFetchById(before.id, input);
-      await this.d.audit.record(trx, { orgId: ws.org_id, ...auditActor(actor), action: 'channel.updated', target: { type: 'channel', id: before.id }, workspaceId: ws.id, changes });
+      await this.d.audit.record(trx, { orgId: ws.org_id, actor, action: 'channel.updated', target: { type: 'channel', id: before.id }, workspaceId: ws.id, changes });
       await this.d.outbox.add(trx, 'inbox.channel_updated', { workspace_id: ws.id, channel_id: before.id, fields: Object.keys(changes) }, { orgId: ws.org_id });
       return this.view(trx, ws, after);
     });
   }
 
-  async setForwarding(actor: Actor, workspaceId: string, input: { address: string; provider: 'mail_a' | 'mail_b' | 'other' }): Promise<Record<string, unknown>> {
+  async setForwarding(actor: SignedInActor, workspaceId: string, input: { address: string; provider: 'mail_a' | 'mail_b' | 'other' }): Promise<Record<string, unknown>> {
     const ws = await this.d.workspaces.open(actor.principal, workspaceId);
     const address = input.address.trim().toLowerCase();
     const domain = address.split('@')[1] ?? '';
@@ -132,12 +133,12 @@ export class ChannelService {
       );
       if (Object.keys(changes).length === 0) return this.view(trx, ws, before);
       const after = await InboxChannel.query(trx).forOrg(ws.org_id).patchAndFetchById(before.id, patch);
-      await this.d.audit.record(trx, { orgId: ws.org_id, ...auditActor(actor), action: 'channel.forwarding_set', target: { type: 'channel', id: before.id }, workspaceId: ws.id, changes });
+      await this.d.audit.record(trx, { orgId: ws.org_id, actor, action: 'channel.forwarding_set', target: { type: 'channel', id: before.id }, workspaceId: ws.id, changes });
       return this.view(trx, ws, after);
     });
   }
 
-  async removeForwarding(actor: Actor, workspaceId: string): Promise<Record<string, unknown>> {
+  async removeForwarding(actor: SignedInActor, workspaceId: string): Promise<Record<string, unknown>> {
     const ws = await this.d.workspaces.open(actor.principal, workspaceId);
     await ensureChannel(this.d.db, ws);
     return this.d.db.transaction(async (trx) => {
@@ -148,7 +149,7 @@ export class ChannelService {
         last_forwarded_at: null, test_code: null, test_sent_at: null, gmail_confirmation: null, pending_gmail_confirmation: null,
       });
       await this.d.audit.record(trx, {
-        orgId: ws.org_id, ...auditActor(actor), action: 'channel.forwarding_removed', target: { type: 'channel', id: before.id }, workspaceId: ws.id,
+        orgId: ws.org_id, actor, action: 'channel.forwarding_removed', target: { type: 'channel', id: before.id }, workspaceId: ws.id,
         changes: diffFields({ address: before.forwarding_address, provider: before.forwarding_provider }, { address: null, provider: null }),
       });
       return this.view(trx, ws, after);
@@ -159,7 +160,7 @@ export class ChannelService {
    * Emails a test with a fresh code to the forwarding address; when it comes back through the
    * forwarding, the pipeline marks the forwarding verified. One a minute per workspace (429).
    */
-  async sendForwardingTest(actor: Actor, workspaceId: string): Promise<Record<string, unknown>> {
+  async sendForwardingTest(actor: SignedInActor, workspaceId: string): Promise<Record<string, unknown>> {
     const ws = await this.d.workspaces.open(actor.principal, workspaceId);
     const channel = await ensureChannel(this.d.db, ws);
     if (!channel.forwarding_address) throw conflict('forwarding_not_set', 'Set the forwarding address before testing it');
@@ -177,7 +178,7 @@ export class ChannelService {
         headers: { [FORWARDING_TEST_HEADER]: code },
       });
       const after = await InboxChannel.query(trx).forOrg(ws.org_id).patchAndFetchById(before.id, { test_code: code, test_sent_at: new Date() });
-      await this.d.audit.record(trx, { orgId: ws.org_id, ...auditActor(actor), action: 'channel.forwarding_test_sent', target: { type: 'channel', id: before.id }, workspaceId: ws.id, metadata: { to: before.forwarding_address } });
+      await this.d.audit.record(trx, { orgId: ws.org_id, actor, action: 'channel.forwarding_test_sent', target: { type: 'channel', id: before.id }, workspaceId: ws.id, metadata: { to: before.forwarding_address } });
       return this.view(trx, ws, after);
     });
   }
@@ -200,7 +201,7 @@ export class ChannelService {
    * Lets a quarantined email through: it opens a ticket or joins the one it continues (reply
    * address, In-Reply-To, References), exactly as if it had passed on arrival.
    */
-  async release(actor: Actor, workspaceId: string, provider: string, emailId: string): Promise<{ ticket_id: string; created: boolean }> {
+  async release(actor: SignedInActor, workspaceId: string, provider: string, emailId: string): Promise<{ ticket_id: string; created: boolean }> {
     const ws = await this.d.workspaces.open(actor.principal, workspaceId);
     const row = await InboundEmail.query(this.d.db).forOrg(ws.org_id).where({ workspace_id: ws.id, provider, id: emailId }).limit(1).first();
     if (!row) throw notFound('inbound email');
@@ -220,7 +221,7 @@ export class ChannelService {
           status: 'released', ticket_id: out.ticketId, ticket_created: out.created, released_at: new Date(), released_by_user_id: actor.principal.userId, raw: null,
         }).where('id', row.id);
         await this.d.audit.record(trx, {
-          orgId: ws.org_id, ...auditActor(actor), action: 'inbound_email.released', target: { type: 'inbound_email', id: row.id }, workspaceId: ws.id,
+          orgId: ws.org_id, actor, action: 'inbound_email.released', target: { type: 'inbound_email', id: row.id }, workspaceId: ws.id,
           changes: diffFields({ status: 'quarantined', ticket_id: null }, { status: 'released', ticket_id: out.ticketId }),
           metadata: { reason: row.reason, created: out.created },
         });

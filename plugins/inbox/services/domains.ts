@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
-import { isAdapterError, type DomainPurpose, type DomainState } from '../../../core/contracts/index.js';
+import { isAdapterError, type DomainPurpose, type DomainState, type SignedInActor } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { EmailDomain } from '../models/index.js';
-import { auditActor, orgPlan, type Actor, type BrandKey, type InboxDeps, type InboxWorkspace } from './deps.js';
+import { orgPlan, type BrandKey, type InboxDeps, type InboxWorkspace } from './deps.js';
 import { checkDomainRecords } from './dns-check.js';
 import { domainOut } from './serialize.js';
 
@@ -53,7 +53,7 @@ export class DomainService {
     return rows.filter((r) => this.visible(principal, r)).map(domainOut);
   }
 
-  async register(actor: Actor, input: RegisterDomainInput): Promise<Record<string, unknown>> {
+  async register(actor: SignedInActor, input: RegisterDomainInput): Promise<Record<string, unknown>> {
     const p = actor.principal;
     const { key, workspace } = await this.keyOf(p, input);
     const name = input.domain.trim().toLowerCase().replace(/\.$/, '');
@@ -93,7 +93,7 @@ export class DomainService {
           updated_at: now,
         }).returning('*');
         await this.d.audit.record(trx, {
-          orgId: p.orgId, ...auditActor(actor), action: 'domain.registered', target: { type: 'domain', id: row.id }, workspaceId: workspace?.id ?? null,
+          orgId: p.orgId, actor, action: 'domain.registered', target: { type: 'domain', id: row.id }, workspaceId: workspace?.id ?? null,
           changes: diffFields({}, { name, purpose: input.purpose, brand_profile_id: key.brandProfileId }),
         });
         await this.d.outbox.add(trx, 'inbox.domain_registered', { domain_id: row.id, name, purpose: input.purpose, brand_profile_id: key.brandProfileId }, { orgId: p.orgId });
@@ -118,13 +118,13 @@ export class DomainService {
     return domainOut(row);
   }
 
-  async verify(actor: Actor, brandProfileId: string, purpose: DomainPurpose): Promise<Record<string, unknown>> {
+  async verify(actor: SignedInActor, brandProfileId: string, purpose: DomainPurpose): Promise<Record<string, unknown>> {
     const row = await this.find(actor.principal, brandProfileId, purpose);
     await this.d.rateLimiter.consume(`inbox:domain-verify:${row.id}`, 10, 60_000, 'Ten checks a minute per domain; retry later');
     return domainOut(await this.refresh(row, { quiet: false }));
   }
 
-  async setSender(actor: Actor, brandProfileId: string, purpose: DomainPurpose, input: { sender_email?: string | null; sender_name?: string | null }): Promise<Record<string, unknown>> {
+  async setSender(actor: SignedInActor, brandProfileId: string, purpose: DomainPurpose, input: { sender_email?: string | null; sender_name?: string | null }): Promise<Record<string, unknown>> {
     const row = await this.find(actor.principal, brandProfileId, purpose);
     const patch: Partial<EmailDomain> = {};
     if (input.sender_email !== undefined) {
@@ -139,12 +139,12 @@ export class DomainService {
     if (Object.keys(changes).length === 0) return domainOut(row);
     return this.d.db.transaction(async (trx) => {
       const after = await EmailDomain.query(trx).forOrg(row.org_id).patchAndFetchById(row.id, patch);
-      await this.d.audit.record(trx, { orgId: row.org_id, ...auditActor(actor), action: 'domain.sender_changed', target: { type: 'domain', id: row.id }, workspaceId: row.workspace_id, changes });
+      await this.d.audit.record(trx, { orgId: row.org_id, actor, action: 'domain.sender_changed', target: { type: 'domain', id: row.id }, workspaceId: row.workspace_id, changes });
       return domainOut(after);
     });
   }
 
-  async remove(actor: Actor, brandProfileId: string, purpose: DomainPurpose): Promise<{ ok: true }> {
+  async remove(actor: SignedInActor, brandProfileId: string, purpose: DomainPurpose): Promise<{ ok: true }> {
     const row = await this.find(actor.principal, brandProfileId, purpose);
     try {
       await this.adapter.deleteDomain(row.name, row.purpose);
@@ -154,7 +154,7 @@ export class DomainService {
     await this.d.db.transaction(async (trx) => {
       await EmailDomain.query(trx).forOrg(row.org_id).delete().where('id', row.id);
       await this.d.audit.record(trx, {
-        orgId: row.org_id, ...auditActor(actor), action: 'domain.deleted', target: { type: 'domain', id: row.id }, workspaceId: row.workspace_id,
+        orgId: row.org_id, actor, action: 'domain.deleted', target: { type: 'domain', id: row.id }, workspaceId: row.workspace_id,
         changes: diffFields({ name: row.name, purpose: row.purpose }, { name: null, purpose: null }),
       });
       await this.d.outbox.add(trx, 'inbox.domain_deleted', { domain_id: row.id, name: row.name, purpose: row.purpose, brand_profile_id: row.brand_profile_id }, { orgId: row.org_id });

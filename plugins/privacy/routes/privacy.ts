@@ -1,11 +1,9 @@
 import type { Request, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
-import type { AppConfig } from '../../../core/kernel/config.js';
 import { PrivacyClosure, PrivacyErasure, PrivacyExport, PrivacyTicketDeletion, closurePayload, erasurePayload } from '../schemas.js';
 import type { ExportService } from '../services/export.js';
 import type { ClosureService } from '../services/closure.js';
-import type { Actor } from '../services/deps.js';
 import type { ErasureService } from '../services/erasure.js';
 import type { TicketDeletionService } from '../services/ticket-deletion.js';
 
@@ -13,22 +11,6 @@ const TAG = 'privacy';
 const OWNERS = { roles: ['owner'] };
 const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
 const service = <T>(r: Request, key: string): T => r.app.scope.resolve<T>(key);
-
-function actorOf(request: Request): Actor {
-  const p = requirePrincipal(request);
-  const config = service<AppConfig>(request, 'config');
-  const fwd = config.server.trustProxy ? String(request.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
-  return {
-    orgId: p.orgId,
-    userId: p.userId,
-    email: p.email,
-    kind: p.kind,
-    tokenId: p.tokenId ?? null,
-    ip: fwd || request.info.remoteAddress || null,
-    userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null,
-    requestId: request.info.id,
-  };
-}
 
 /** The privacy section (4 operations): closure, erasure of an end user, export, ticket deletion. */
 export function privacyRoutes(): ServerRoute[] {
@@ -44,7 +26,7 @@ export function privacyRoutes(): ServerRoute[] {
         validate: { payload: closurePayload },
         response: { status: { 200: PrivacyClosure } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => service<ClosureService>(request, 'privacyClosure').close(requirePrincipal(request), actorOf(request), request.payload as { confirm: string; reason?: string | null }),
+        handler: async (request) => service<ClosureService>(request, 'privacyClosure').close(requirePrincipal(request), request.actor(), request.payload as { confirm: string; reason?: string | null }),
       },
     },
     {
@@ -58,7 +40,7 @@ export function privacyRoutes(): ServerRoute[] {
         validate: { payload: erasurePayload },
         response: { status: { 201: PrivacyErasure } },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await service<ErasureService>(request, 'privacyErasure').erase(actorOf(request), request.payload as { email?: string; user_id?: string })).code(201),
+        handler: async (request, h) => h.response(await service<ErasureService>(request, 'privacyErasure').erase(request.actor(), request.payload as { email?: string; user_id?: string })).code(201),
       },
     },
     {
@@ -71,7 +53,7 @@ export function privacyRoutes(): ServerRoute[] {
         notes: 'No body. Answers 202 at once; a worker writes a .tar.gz (manifest.json and one JSON Lines file per table; credentials left out) and emails the requesting owner a link valid 7 days. 409 export_in_progress while one is being built. Owners. Audited.',
         response: { status: { 202: PrivacyExport } },
         plugins: { patchwell: { ...OWNERS, successStatus: 202 } },
-        handler: async (request, h) => h.response(await service<ExportService>(request, 'privacyExports').request(actorOf(request), requirePrincipal(request).locale)).code(202),
+        handler: async (request, h) => h.response(await service<ExportService>(request, 'privacyExports').request(request.actor(), requirePrincipal(request).locale)).code(202),
       },
     },
     {
@@ -87,7 +69,7 @@ export function privacyRoutes(): ServerRoute[] {
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request) => {
           const id = (request.params as { id: string }).id;
-          return { ticket_id: id, deleted: await service<TicketDeletionService>(request, 'privacyTickets').delete(actorOf(request), id) };
+          return { ticket_id: id, deleted: await service<TicketDeletionService>(request, 'privacyTickets').delete(request.actor(), id) };
         },
       },
     },

@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
-import { auditActor, type Actor, type PrivacyDeps } from './deps.js';
+import type { PrivacyDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { byTable, columnsOf } from './schema.js';
 import { deleteInAnyOrder } from './ticket-deletion.js';
 
@@ -25,7 +26,7 @@ export interface ClosureOut {
 export class ClosureService {
   constructor(private readonly d: PrivacyDeps) {}
 
-  async close(principal: Principal, actor: Actor, input: { confirm: string; reason?: string | null }): Promise<ClosureOut> {
+  async close(principal: Principal, actor: SignedInActor, input: { confirm: string; reason?: string | null }): Promise<ClosureOut> {
     const { db } = this.d;
     const org = (await db('organizations').where({ id: actor.orgId }).first('id', 'slug', 'subscription_status')) as { id: string; slug: string; subscription_status: string } | undefined;
     if (!org) throw httpError(404, 'not_found', 'organization not found');
@@ -34,8 +35,8 @@ export class ClosureService {
 
     let canceled = false;
     if (this.d.billing && LIVE.has(org.subscription_status)) {
-      const who = auditActor(actor);
-      await this.d.billing.cancel(principal, { actor: who.actor, ip: who.ip, userAgent: who.userAgent, requestId: who.requestId }, `closure:${org.id}`);
+      const who = { type: actor.type, id: actor.id, email: actor.email };
+      await this.d.billing.cancel(principal, { actor: who, ip: actor.ip, userAgent: actor.userAgent, requestId: actor.requestId }, `closure:${org.id}`);
       canceled = true;
     }
 
@@ -49,7 +50,7 @@ export class ClosureService {
       await trx('privacy_closures').insert({ org_id: org.id, closed_by_user_id: actor.userId, reason: input.reason ?? null, closed_at: now, purge_after: purgeAfter });
       await this.d.audit.record(trx, {
         orgId: org.id,
-        ...auditActor(actor),
+        actor,
         action: 'organization.closed',
         target: { type: 'organization', id: org.id },
         metadata: { purge_after: purgeAfter.toISOString(), sessions_revoked: sessions, tokens_revoked: tokens, invitations_revoked: invitations, subscription_canceled: canceled },

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Logger } from 'pino';
 import type { PrivacyOptions } from '../options.js';
@@ -21,24 +21,3 @@ export interface PrivacyDeps {
   clock(): Date;
 }
 
-/** Who does something, with request details for the audit log. */
-export interface Actor {
-  orgId: string;
-  userId: string | null;
-  email: string | null;
-  kind: 'session' | 'token' | 'job';
-  tokenId?: string | null;
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
-
-/** The audit actor (the core mapping: an API token's change is recorded as the token) and the request details. */
-export function auditActor(a: Actor) {
-  return {
-    actor: auditActorOf(a),
-    ip: a.ip ?? null,
-    userAgent: a.userAgent ?? null,
-    requestId: a.requestId ?? null,
-  };
-}

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import { auditActor, type Actor, type PrivacyDeps } from './deps.js';
+import type { PrivacyDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { ERASED, type ErasureSubject, type PersonalDataDeclaration } from './registry.js';
 import { byTable, columnsOf, JSON_TYPES, regexLiteral, TEXT_TYPES, type ColumnInfo } from './schema.js';
 
@@ -27,7 +28,7 @@ const MIN_SWEEP_ID = 8;
 export class ErasureService {
   constructor(private readonly d: PrivacyDeps) {}
 
-  async erase(actor: Actor, input: { email?: string; user_id?: string }): Promise<ErasureOut> {
+  async erase(actor: SignedInActor, input: { email?: string; user_id?: string }): Promise<ErasureOut> {
     const subject: ErasureSubject = { email: input.email ? input.email.trim().toLowerCase() : null, userId: input.user_id?.trim() || null };
     const id = newId('era');
     const now = this.d.clock();
@@ -49,7 +50,7 @@ export class ErasureService {
         requested_by_user_id: actor.userId,
         created_at: now,
       });
-      await this.d.audit.record(trx, { orgId: actor.orgId, ...auditActor(actor), action: 'privacy.end_user_erased', target: { type: 'erasure', id }, metadata: { subject: kind, counts } });
+      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'privacy.end_user_erased', target: { type: 'erasure', id }, metadata: { subject: kind, counts } });
       await this.d.outbox.add(trx, 'privacy.end_user_erased', { org_id: actor.orgId, erasure_id: id }, { orgId: actor.orgId });
     });
     return { id, status: 'completed', subject: subject.email ? 'email' : 'user_id', counts, created_at: now.toISOString() };

@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
-import { auditActor, type Actor, type PrivacyDeps } from './deps.js';
+import type { PrivacyDeps } from './deps.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import { byTable, columnsOf } from './schema.js';
 import { tarEntry, TAR_END } from './tar.js';
 
@@ -44,7 +45,7 @@ export class ExportService {
     return dataDir === ':memory:' ? join(tmpdir(), 'patchwell-privacy-exports') : resolve(dataDir, 'privacy-exports');
   }
 
-  async request(actor: Actor, locale: string): Promise<ExportOut> {
+  async request(actor: SignedInActor, locale: string): Promise<ExportOut> {
     if (!actor.email) throw httpError(422, 'no_email', 'The export link is emailed: sign in as a member with an email address');
     const { db } = this.d;
     return db.transaction(async (trx) => {
@@ -55,7 +56,7 @@ export class ExportService {
       const id = newId('exp');
       const now = this.d.clock();
       await trx('privacy_exports').insert({ id, org_id: actor.orgId, requested_by_user_id: actor.userId, email: actor.email, locale: locale === 'it' ? 'it' : 'en', status: 'pending', created_at: now });
-      await this.d.audit.record(trx, { orgId: actor.orgId, ...auditActor(actor), action: 'privacy.export_requested', target: { type: 'export', id } });
+      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'privacy.export_requested', target: { type: 'export', id } });
       await this.d.outbox.add(trx, 'privacy.export_requested', { org_id: actor.orgId, export_id: id }, { orgId: actor.orgId });
       return { id, status: 'pending' as const, created_at: now.toISOString() };
     });
@@ -120,7 +121,7 @@ export class ExportService {
     } catch {
       throw httpError(404, 'not_found', 'This link is unknown or has expired');
     }
-    await this.d.audit.record(this.d.db, { orgId: row.org_id, actor: { type: 'system', id: null }, action: 'privacy.export_downloaded', target: { type: 'export', id: row.id } });
+    await this.d.audit.record(this.d.db, { orgId: row.org_id, actor: systemActor('privacy', row.org_id), action: 'privacy.export_downloaded', target: { type: 'export', id: row.id } });
     return { file: row.file_path, id: row.id };
   }
 

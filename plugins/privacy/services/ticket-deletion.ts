@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { notFound } from '../../../core/http/errors.js';
-import { auditActor, type Actor, type PrivacyDeps } from './deps.js';
+import type { PrivacyDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { byTable, columnsOf } from './schema.js';
 
 /**
@@ -13,7 +14,7 @@ import { byTable, columnsOf } from './schema.js';
 export class TicketDeletionService {
   constructor(private readonly d: PrivacyDeps) {}
 
-  async delete(actor: Actor, ticketId: string): Promise<Record<string, number>> {
+  async delete(actor: SignedInActor, ticketId: string): Promise<Record<string, number>> {
     const cols = byTable(await columnsOf(this.d.db));
     return this.d.db.transaction(async (trx) => {
       const ticket = (await trx('tickets').where({ id: ticketId, org_id: actor.orgId }).forUpdate().first('id', 'workspace_id', 'state')) as { id: string; workspace_id: string; state: string } | undefined;
@@ -27,7 +28,7 @@ export class TicketDeletionService {
       for (const k of Object.keys(counts)) if (!counts[k]) delete counts[k];
       await this.d.audit.record(trx, {
         orgId: actor.orgId,
-        ...auditActor(actor),
+        actor,
         action: 'ticket.deleted',
         target: { type: 'ticket', id: ticket.id },
         workspaceId: ticket.workspace_id,

@@ -14,7 +14,7 @@ import {
 } from '../schemas.js';
 import type { ConnectorService, CreateConnectorInput } from '../services/connectors.js';
 import type { Connector } from '../models.js';
-import { ADMINS, actorOf } from './context.js';
+import { ADMINS} from './context.js';
 
 const TAG = 'connectors-admin';
 
@@ -52,7 +52,7 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         response: { status: { 201: ConnectorWithTokenSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },
         handler: async (request, h) => {
-          const { connector, token } = await svc().create(actorOf(request), request.payload as CreateConnectorInput);
+          const { connector, token } = await svc().create(request.actor(), request.payload as CreateConnectorInput);
           return h.response({ connector: await one(connector), token }).code(201);
         },
       },
@@ -91,7 +91,7 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         validate: { params: idParams, payload: connectorUpdatePayload },
         response: { status: { 200: ConnectorSchema } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => one(await svc().update(actorOf(request), idOf(request.params), request.payload as { name?: string })),
+        handler: async (request) => one(await svc().update(request.actor(), idOf(request.params), request.payload as { name?: string })),
       },
     },
     {
@@ -105,7 +105,7 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         response: { status: { 200: OkSchema } },
         plugins: { patchwell: ADMINS },
         handler: async (request) => {
-          await svc().remove(actorOf(request), idOf(request.params));
+          await svc().remove(request.actor(), idOf(request.params));
           return { ok: true };
         },
       },
@@ -120,7 +120,7 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         validate: { params: idParams },
         response: { status: { 200: ConnectorSchema } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => one(await svc().setStatus(actorOf(request), idOf(request.params), action)),
+        handler: async (request) => one(await svc().setStatus(request.actor(), idOf(request.params), action)),
       },
     })),
     {
@@ -135,7 +135,7 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         response: { status: { 200: ConnectorWithTokenSchema } },
         plugins: { patchwell: ADMINS },
         handler: async (request) => {
-          const { connector, token } = await svc().rotateToken(actorOf(request), idOf(request.params));
+          const { connector, token } = await svc().rotateToken(request.actor(), idOf(request.params));
           return { connector: await one(connector), token };
         },
       },
@@ -152,7 +152,7 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         response: { status: { 200: ConnectorTestSchema } },
         plugins: { patchwell: ADMINS },
         handler: async (request) => {
-          const { result, connector } = await svc().test(actorOf(request), idOf(request.params));
+          const { result, connector } = await svc().test(request.actor(), idOf(request.params));
           return { ...result, connector: await one(connector) };
         },
       },

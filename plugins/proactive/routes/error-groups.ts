@@ -10,7 +10,7 @@ import {
 } from '../schemas.js';
 import type { ErrorGroupService, ListQuery } from '../services/error-groups.js';
 import type { ProactiveTickets } from '../services/proactive-tickets.js';
-import { WORKERS, actorOf } from './context.js';
+import { WORKERS} from './context.js';
 
 const TAG = 'error-groups';
 
@@ -28,7 +28,7 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
       validate: { params: idParams },
       response: { status: { 200: ErrorGroupDetailSchema } },
       plugins: { patchwell: WORKERS },
-      handler: async (request) => groups()[name](actorOf(request), idOf(request.params)),
+      handler: async (request) => groups()[name](request.actor(), idOf(request.params)),
     },
   });
   return [
@@ -69,7 +69,7 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
         validate: { params: idParams, payload: resolvePayload },
         response: { status: { 200: ErrorGroupDetailSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => groups().resolve(actorOf(request), idOf(request.params), (request.payload as { release?: string } | null)?.release ?? null),
+        handler: async (request) => groups().resolve(request.actor(), idOf(request.params), (request.payload as { release?: string } | null)?.release ?? null),
       },
     },
     {
@@ -84,7 +84,7 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
         response: { status: { 201: ErrorGroupTicketSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
         handler: async (request, h) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const g = await groups().load(actor.principal, idOf(request.params));
           const out = await tickets().open(actor.principal.orgId, g.id, actor);
           return h.response({ outcome: out.outcome, ticket_id: out.ticketId, detail: await groups().detail(actor.principal, g.id) }).code(201);

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import type { ListPatternsQuery, PatternService } from '../services/patterns.js';
-import { actorOf } from './context.js';
+import {} from './context.js';
 
 /** Section patterns (6): learned problem → fix patterns; docs/proactive.md "Patterns". */
 
@@ -106,7 +106,7 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
         },
         response: { status: { 201: PatternSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await svc().create(actorOf(request), request.payload as Parameters<PatternService['create']>[1])).code(201),
+        handler: async (request, h) => h.response(await svc().create(request.actor(), request.payload as Parameters<PatternService['create']>[1])).code(201),
       },
     },
     {
@@ -127,7 +127,7 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
         },
         response: { status: { 200: PatternSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => svc().update(actorOf(request), (request.params as { id: string }).id, request.payload as Parameters<PatternService['update']>[2]),
+        handler: async (request) => svc().update(request.actor(), (request.params as { id: string }).id, request.payload as Parameters<PatternService['update']>[2]),
       },
     },
     {
@@ -141,7 +141,7 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
         response: { status: { 200: Joi.object({ ok: Joi.boolean().valid(true).required() }) } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
         handler: async (request) => {
-          await svc().remove(actorOf(request), (request.params as { id: string }).id);
+          await svc().remove(request.actor(), (request.params as { id: string }).id);
           return { ok: true };
         },
       },

@@ -10,7 +10,7 @@ import {
   sourceMapUploadPayload,
 } from '../schemas.js';
 import type { SourceMapService } from '../services/sourcemaps.js';
-import { ADMINS, WORKERS, actorOf } from './context.js';
+import { ADMINS, WORKERS} from './context.js';
 
 const TAG = 'sourcemaps';
 
@@ -28,7 +28,7 @@ export function sourceMapRoutes(svc: () => SourceMapService, limits: { maxUpload
         validate: { query: sourceMapQuery },
         response: { status: { 200: SourceMapListSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => svc().list(actorOf(request), request.query as { workspace_id: string; release: string; cursor?: string; limit?: number }),
+        handler: async (request) => svc().list(request.actor(), request.query as { workspace_id: string; release: string; cursor?: string; limit?: number }),
       },
     },
     {
@@ -46,7 +46,7 @@ export function sourceMapRoutes(svc: () => SourceMapService, limits: { maxUpload
         validate: { payload: sourceMapUploadPayload(limits.maxFiles) },
         response: { status: { 201: SourceMapUploadResultSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await svc().upload(actorOf(request), request.payload as { workspace_id: string; release: string; files: Array<{ url_path: string; map: string }> })).code(201),
+        handler: async (request, h) => h.response(await svc().upload(request.actor(), request.payload as { workspace_id: string; release: string; files: Array<{ url_path: string; map: string }> })).code(201),
       },
     },
     {
@@ -60,7 +60,7 @@ export function sourceMapRoutes(svc: () => SourceMapService, limits: { maxUpload
         validate: { query: sourceMapDeleteQuery },
         response: { status: { 200: SourceMapDeleteResultSchema } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => svc().remove(actorOf(request), request.query as { workspace_id: string; release: string }),
+        handler: async (request) => svc().remove(request.actor(), request.query as { workspace_id: string; release: string }),
       },
     },
     {
@@ -74,7 +74,7 @@ export function sourceMapRoutes(svc: () => SourceMapService, limits: { maxUpload
         validate: { query: sourceMapReleaseQuery },
         response: { status: { 200: SourceMapReleaseListSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => svc().releases(actorOf(request), request.query as { workspace_id: string; cursor?: string; limit?: number }),
+        handler: async (request) => svc().releases(request.actor(), request.query as { workspace_id: string; cursor?: string; limit?: number }),
       },
     },
   ];

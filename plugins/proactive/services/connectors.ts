@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
-import type { ConnectorAdapter, ConnectorKind, ConnectorSecretName, ConnectorSettings, ConnectorTestResult } from '../../../core/contracts/index.js';
+import type { ConnectorAdapter, ConnectorKind, ConnectorSecretName, ConnectorSettings, ConnectorTestResult, SignedInActor } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { forbidden, httpError, notFound } from '../../../core/http/errors.js';
@@ -12,16 +12,6 @@ import { newToken } from '../../../core/security/tokens.js';
 import { Connector, ConnectorSetup, type SealedSecret } from '../models.js';
 import type { ProactiveOptions } from '../options.js';
 import { firstHourOfDay } from './error-groups.js';
-
-export interface RequestMeta {
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
-
-export interface Actor extends RequestMeta {
-  principal: Principal;
-}
 
 export interface WorkspaceOpener {
   open(principal: Principal, id: string, trx?: Knex): Promise<{ id: string; org_id: string }>;
@@ -47,7 +37,6 @@ export interface CreateConnectorInput {
   secrets: Record<string, string>;
 }
 
-const actorOf = (a: Actor) => auditActorOf(a.principal);
 const secretContext = (id: string, name: string) => `connector:${id}:${name}`;
 const ADMIN = new Set(['owner', 'admin']);
 
@@ -63,7 +52,7 @@ export class ConnectorService {
     return this.d.adapters().find((a) => a.kind === kind) ?? null;
   }
 
-  private requireAdmin(a: Actor): void {
+  private requireAdmin(a: SignedInActor): void {
     if (!ADMIN.has(a.principal.role)) throw forbidden('Only owners and admins manage connectors');
   }
 
@@ -82,7 +71,7 @@ export class ConnectorService {
     return Connector.query(this.d.db).forOrg(principal.orgId).where({ workspace_id: workspaceId }).orderBy('created_at').orderBy('id');
   }
 
-  async create(a: Actor, input: CreateConnectorInput): Promise<{ connector: Connector; token: string | null }> {
+  async create(a: SignedInActor, input: CreateConnectorInput): Promise<{ connector: Connector; token: string | null }> {
     this.requireAdmin(a);
     await this.d.workspaces().open(a.principal, input.workspace_id);
     const adapter = this.adapterFor(input.kind);
@@ -114,18 +103,17 @@ export class ConnectorService {
       }).returning('*');
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
-        actor: actorOf(a),
+        actor: a,
         action: 'connector.created',
         target: { type: 'connector', id },
         workspaceId: input.workspace_id,
         metadata: { kind: input.kind, name: input.name, secrets: Object.keys(input.secrets) },
-        ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
       });
       return { connector: row, token: token?.token ?? null };
     });
   }
 
-  async update(a: Actor, id: string, patch: { name?: string; config?: Record<string, unknown>; secrets?: Record<string, string> }): Promise<Connector> {
+  async update(a: SignedInActor, id: string, patch: { name?: string; config?: Record<string, unknown>; secrets?: Record<string, string> }): Promise<Connector> {
     this.requireAdmin(a);
     return this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
@@ -144,33 +132,32 @@ export class ConnectorService {
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, changes);
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
-        actor: actorOf(a),
+        actor: a,
         action: 'connector.updated',
         target: { type: 'connector', id },
         workspaceId: before.workspace_id,
         changes: diffFields({ name: before.name, config: before.config }, { name: after.name, config: after.config }),
         metadata: patch.secrets ? { secrets_replaced: Object.keys(patch.secrets) } : undefined,
-        ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
       });
       return after;
     });
   }
 
   /** Deletes the connector and its secrets; its stored events stay until retention. */
-  async remove(a: Actor, id: string): Promise<void> {
+  async remove(a: SignedInActor, id: string): Promise<void> {
     this.requireAdmin(a);
     await this.d.db.transaction(async (trx) => {
       const c = await this.load(a.principal, id, trx, true);
       await Connector.query(trx).forOrg(a.principal.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: actorOf(a), action: 'connector.deleted', target: { type: 'connector', id }, workspaceId: c.workspace_id,
-        metadata: { kind: c.kind, name: c.name }, ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
+        orgId: a.principal.orgId, actor: a, action: 'connector.deleted', target: { type: 'connector', id }, workspaceId: c.workspace_id,
+        metadata: { kind: c.kind, name: c.name },
       });
     });
     this.d.onChanged(id);
   }
 
-  async setStatus(a: Actor, id: string, action: 'pause' | 'resume'): Promise<Connector> {
+  async setStatus(a: SignedInActor, id: string, action: 'pause' | 'resume'): Promise<Connector> {
     this.requireAdmin(a);
     const out = await this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
@@ -181,8 +168,8 @@ export class ConnectorService {
       if (action === 'resume' && before.status !== 'paused') return before;
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch);
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: actorOf(a), action: action === 'pause' ? 'connector.paused' : 'connector.resumed', target: { type: 'connector', id },
-        workspaceId: before.workspace_id, changes: diffFields({ status: before.status }, { status: after.status }), ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
+        orgId: a.principal.orgId, actor: a, action: action === 'pause' ? 'connector.paused' : 'connector.resumed', target: { type: 'connector', id },
+        workspaceId: before.workspace_id, changes: diffFields({ status: before.status }, { status: after.status }),
       });
       return after;
     });
@@ -191,7 +178,7 @@ export class ConnectorService {
   }
 
   /** A new push token for the generic endpoint; the old one stops working. */
-  async rotateToken(a: Actor, id: string): Promise<{ connector: Connector; token: string }> {
+  async rotateToken(a: SignedInActor, id: string): Promise<{ connector: Connector; token: string }> {
     this.requireAdmin(a);
     const out = await this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
@@ -199,8 +186,8 @@ export class ConnectorService {
       const token = newToken('pwi');
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, { token_hash: token.hash, token_last4: last4(token.token), key_id: keyId() });
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: actorOf(a), action: 'connector.token_rotated', target: { type: 'connector', id }, workspaceId: before.workspace_id,
-        metadata: { key_id_before: before.key_id, key_id_after: after.key_id }, ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
+        orgId: a.principal.orgId, actor: a, action: 'connector.token_rotated', target: { type: 'connector', id }, workspaceId: before.workspace_id,
+        metadata: { key_id_before: before.key_id, key_id_after: after.key_id },
       });
       return { connector: after, token: token.token };
     });
@@ -209,7 +196,7 @@ export class ConnectorService {
   }
 
   /** Tests the stored settings; a provider answer moves the status (ok → active, refused → error), push-only answers leave it. */
-  async test(a: Actor, id: string): Promise<{ result: ConnectorTestResult; connector: Connector }> {
+  async test(a: SignedInActor, id: string): Promise<{ result: ConnectorTestResult; connector: Connector }> {
     this.requireAdmin(a);
     const c = await this.load(a.principal, id);
     const adapter = this.adapterFor(c.kind);
@@ -229,8 +216,8 @@ export class ConnectorService {
     const connector = await this.d.db.transaction(async (trx) => {
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch);
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: actorOf(a), action: 'connector.tested', target: { type: 'connector', id }, workspaceId: c.workspace_id,
-        metadata: { ok: result.ok, code: result.code }, ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
+        orgId: a.principal.orgId, actor: a, action: 'connector.tested', target: { type: 'connector', id }, workspaceId: c.workspace_id,
+        metadata: { ok: result.ok, code: result.code },
       });
       return after;
     });

@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
 import { ErrorGroup, type StoredFrame } from '../models.js';
-import type { Actor, WorkspaceOpener } from './connectors.js';
+import type { WorkspaceOpener } from './connectors.js';
 import { maskEmail, maskText } from './grouping.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 export interface TicketRef {
   id: string;
@@ -43,7 +44,6 @@ export function firstHourOfDay(now: number): Date {
   return new Date(Math.floor(now / HOUR) * HOUR - 23 * HOUR);
 }
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
-const actorOf = (a: Actor) => auditActorOf(a.principal);
 const WORKERS = new Set(['owner', 'admin', 'reviewer']);
 
 /** Start of the current calendar month (UTC): the period of proactive_monthly_fix_cap. */
@@ -89,7 +89,7 @@ export class ErrorGroupService {
     return this.detailOf(trx ?? this.d.db, g);
   }
 
-  async ignore(a: Actor, id: string): Promise<Record<string, unknown>> {
+  async ignore(a: SignedInActor, id: string): Promise<Record<string, unknown>> {
     return this.act(a, id, 'error_group.ignored', async (trx, g) => {
       const ticket = g.ticket_id ? (await this.tickets(trx, g.org_id, [g.ticket_id])).get(g.ticket_id) : undefined;
       if (ticket && ticket.state !== 'closed') {
@@ -99,7 +99,7 @@ export class ErrorGroupService {
     });
   }
 
-  async resolve(a: Actor, id: string, release: string | null): Promise<Record<string, unknown>> {
+  async resolve(a: SignedInActor, id: string, release: string | null): Promise<Record<string, unknown>> {
     return this.act(a, id, 'error_group.resolved', async (trx, g) => {
       const now = new Date();
       await trx('error_group_releases').where({ group_id: g.id, org_id: g.org_id }).update({ status: 'resolved', resolved_in_release: release });
@@ -107,7 +107,7 @@ export class ErrorGroupService {
     });
   }
 
-  async unignore(a: Actor, id: string): Promise<Record<string, unknown>> {
+  async unignore(a: SignedInActor, id: string): Promise<Record<string, unknown>> {
     return this.act(a, id, 'error_group.unignored', async (trx, g) => {
       if (g.status === 'watching') return {};
       if (g.status === 'ticketed') throw conflict('group_not_ignored', 'Only an ignored or resolved group goes back to watching');
@@ -116,7 +116,7 @@ export class ErrorGroupService {
     });
   }
 
-  private async act(a: Actor, id: string, action: string, change: (trx: Knex, g: ErrorGroup) => Promise<Partial<ErrorGroup>>): Promise<Record<string, unknown>> {
+  private async act(a: SignedInActor, id: string, action: string, change: (trx: Knex, g: ErrorGroup) => Promise<Partial<ErrorGroup>>): Promise<Record<string, unknown>> {
     if (!WORKERS.has(a.principal.role)) throw forbidden('Client viewers cannot change error groups');
     return this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
@@ -124,9 +124,8 @@ export class ErrorGroupService {
       const after = Object.keys(patch).length ? await ErrorGroup.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch) : before;
       if (Object.keys(patch).length) {
         await this.d.audit.record(trx, {
-          orgId: a.principal.orgId, actor: actorOf(a), action, target: { type: 'error_group', id }, workspaceId: before.workspace_id,
+          orgId: a.principal.orgId, actor: a, action, target: { type: 'error_group', id }, workspaceId: before.workspace_id,
           changes: diffFields({ status: before.status, resolved_in_release: before.resolved_in_release }, { status: after.status, resolved_in_release: after.resolved_in_release }),
-          ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
         });
         await this.d.outbox.add(trx, action.replace('error_group.', 'proactive.group_'), { group_id: id, workspace_id: before.workspace_id, status: after.status }, { orgId: a.principal.orgId });
       }

@@ -1,13 +1,12 @@
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
-import type { StackFrame } from '../../../core/contracts/index.js';
+import type { SignedInActor, StackFrame } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { TenantModel } from '../../../core/data/model.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
-import type { Actor } from './connectors.js';
 import { problemOf, safeText, scorePattern, scrubber, type ProblemSignature } from './pattern-signature.js';
 
 /** A learned problem → fix pattern (table `patterns`). */
@@ -81,7 +80,6 @@ interface TicketRow {
 
 const WORKERS = new Set(['owner', 'admin', 'reviewer']);
 const ADMINS = new Set(['owner', 'admin']);
-const actorOf = (a: Actor) => auditActorOf(a.principal);
 const iso = (d: Date | string) => new Date(d).toISOString();
 const SHARED_REASON = 'patterns: the own organization plus patterns shared by organizations that opted in';
 
@@ -232,7 +230,7 @@ export class PatternService {
     return { problem, scrub, diagnosis: diagnosis ?? null, groupTitle: group?.title ?? null };
   }
 
-  async create(a: Actor, input: CreatePatternInput): Promise<Record<string, unknown>> {
+  async create(a: SignedInActor, input: CreatePatternInput): Promise<Record<string, unknown>> {
     this.requireRole(a.principal, WORKERS);
     return this.d.db.transaction(async (trx) => {
       const t = await this.ticketOf(trx, a.principal, input.ticket_id);
@@ -268,14 +266,14 @@ export class PatternService {
         updated_at: now,
       }).returning('*');
       await this.d.audit.record(trx, {
-        orgId: t.org_id, actor: actorOf(a), action: 'pattern.created', target: { type: 'pattern', id: row.id }, workspaceId: t.workspace_id,
-        metadata: { ticket_id: t.id, shared: row.shared }, ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
+        orgId: t.org_id, actor: a, action: 'pattern.created', target: { type: 'pattern', id: row.id }, workspaceId: t.workspace_id,
+        metadata: { ticket_id: t.id, shared: row.shared },
       });
       return this.serialize(row, a.principal.orgId);
     });
   }
 
-  async update(a: Actor, id: string, patch: UpdatePatternInput): Promise<Record<string, unknown>> {
+  async update(a: SignedInActor, id: string, patch: UpdatePatternInput): Promise<Record<string, unknown>> {
     this.requireRole(a.principal, WORKERS);
     return this.d.db.transaction(async (trx) => {
       const before = await this.loadOwn(trx, a.principal, id, true);
@@ -291,25 +289,24 @@ export class PatternService {
       if (patch.keywords !== undefined) changes.keywords = [...new Set(patch.keywords.map((k) => safeText(k, scrub, 40).toLowerCase()).filter(Boolean))].slice(0, 20);
       const after = await Pattern.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, changes);
       await this.d.audit.record(trx, {
-        orgId: before.org_id, actor: actorOf(a), action: 'pattern.updated', target: { type: 'pattern', id }, workspaceId: before.workspace_id,
+        orgId: before.org_id, actor: a, action: 'pattern.updated', target: { type: 'pattern', id }, workspaceId: before.workspace_id,
         changes: diffFields(
           { title: before.title, fix_summary: before.fix_summary, shared: before.shared, keywords: before.keywords },
           { title: after.title, fix_summary: after.fix_summary, shared: after.shared, keywords: after.keywords },
         ),
-        ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
       });
       return this.serialize(after, a.principal.orgId);
     });
   }
 
-  async remove(a: Actor, id: string): Promise<void> {
+  async remove(a: SignedInActor, id: string): Promise<void> {
     this.requireRole(a.principal, ADMINS);
     await this.d.db.transaction(async (trx) => {
       const p = await this.loadOwn(trx, a.principal, id, true);
       await Pattern.query(trx).forOrg(a.principal.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: p.org_id, actor: actorOf(a), action: 'pattern.deleted', target: { type: 'pattern', id }, workspaceId: p.workspace_id,
-        metadata: { title: p.title, shared: p.shared }, ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
+        orgId: p.org_id, actor: a, action: 'pattern.deleted', target: { type: 'pattern', id }, workspaceId: p.workspace_id,
+        metadata: { title: p.title, shared: p.shared },
       });
     });
   }

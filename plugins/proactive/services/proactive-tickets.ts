@@ -4,9 +4,9 @@ import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { ErrorGroup, type GroupTrigger } from '../models.js';
-import type { Actor } from './connectors.js';
 import { monthStart } from './error-groups.js';
 import { maskText, normalizeMessage } from './grouping.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 
 /** The parts of the tickets plugin's services this plugin calls (container keys ticketService, subscriberService). */
 export interface TicketServicePort {
@@ -71,7 +71,7 @@ const MESSAGES = {
 export class ProactiveTickets {
   constructor(private readonly d: ProactiveTicketDeps) {}
 
-  async open(orgId: string, groupId: string, who: Actor | null, trigger: GroupTrigger | null = null): Promise<OpenOutcome> {
+  async open(orgId: string, groupId: string, who: SignedInActor | null, trigger: GroupTrigger | null = null): Promise<OpenOutcome> {
     if (who && !['owner', 'admin', 'reviewer'].includes(who.principal.role)) throw forbidden('Client viewers cannot open tickets');
     let refusal: Boom.Boom | null = null;
     const result = await this.d.db.transaction(async (trx) => {
@@ -206,15 +206,14 @@ export class ProactiveTickets {
     ].join('\n').trim();
   }
 
-  private async record(trx: Knex, g: ErrorGroup, who: Actor | null, action: string, ticketId: string, trigger: GroupTrigger | null): Promise<void> {
+  private async record(trx: Knex, g: ErrorGroup, who: SignedInActor | null, action: string, ticketId: string, trigger: GroupTrigger | null): Promise<void> {
     await this.d.audit.record(trx, {
       orgId: g.org_id,
-      actor: who ? { type: who.principal.kind === 'token' ? 'token' : 'user', id: who.principal.userId ?? who.principal.tokenId ?? null, email: who.principal.email } : { type: 'system', id: 'proactive' },
+      actor: who ?? systemActor('proactive', g.org_id),
       action,
       target: { type: 'error_group', id: g.id },
       workspaceId: g.workspace_id,
       metadata: { ticket_id: ticketId, trigger },
-      ip: who?.ip ?? null, userAgent: who?.userAgent ?? null, requestId: who?.requestId ?? null,
     });
     await this.d.outbox.add(trx, 'proactive.group_ticketed', { group_id: g.id, workspace_id: g.workspace_id, ticket_id: ticketId, outcome: action.endsWith('linked') ? 'linked' : 'opened' }, { orgId: g.org_id });
   }

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { newId } from '../../../core/data/ids.js';
 import { httpError, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
-import type { Actor, WorkspaceOpener } from './connectors.js';
+import type { WorkspaceOpener } from './connectors.js';
 import { bundlePath, checkMap } from './source-map-parse.js';
 import type { Symbolicator } from './symbolicator.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 /**
  * Source maps of a workspace's releases (section sourcemaps): upload, list, delete. The frames of
@@ -42,7 +43,6 @@ export interface SourceMapRow {
 const META = ['id', 'org_id', 'workspace_id', 'release', 'url_path', 'size', 'sha256', 'sources_count', 'created_at', 'updated_at'] as const;
 const ADMIN = new Set(['owner', 'admin']);
 const iso = (d: Date | string) => new Date(d).toISOString();
-const actorOf = (a: Actor) => auditActorOf(a.principal);
 
 /** A stored map as the API answers it (without the map text). */
 export function serializeSourceMap(r: SourceMapRow) {
@@ -78,11 +78,11 @@ export interface SourceMapServiceDeps {
 export class SourceMapService {
   constructor(private readonly d: SourceMapServiceDeps) {}
 
-  private requireAdmin(a: Actor): void {
+  private requireAdmin(a: SignedInActor): void {
     if (!ADMIN.has(a.principal.role)) throw httpError(403, 'forbidden', 'Only owners and admins manage source maps');
   }
 
-  async upload(a: Actor, input: { workspace_id: string; release: string; files: Array<{ url_path: string; map: string }> }) {
+  async upload(a: SignedInActor, input: { workspace_id: string; release: string; files: Array<{ url_path: string; map: string }> }) {
     this.requireAdmin(a);
     const ws = await this.d.workspaces().open(a.principal, input.workspace_id);
     const issues: MapIssue[] = [];
@@ -125,7 +125,7 @@ export class SourceMapService {
         .returning([...META])) as SourceMapRow[];
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
-        actor: actorOf(a),
+        actor: a,
         action: 'sourcemap.uploaded',
         target: { type: 'release', id: input.release },
         workspaceId: ws.id,
@@ -133,7 +133,6 @@ export class SourceMapService {
           release: input.release,
           files: checked.map((c) => ({ url_path: c.url_path, size: c.size, sha256: c.sha256, replaced: before.has(c.url_path) })),
         },
-        ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
       });
       return out;
     });
@@ -141,14 +140,14 @@ export class SourceMapService {
     return { workspace_id: ws.id, release: input.release, files: rows.sort((x, y) => (x.url_path < y.url_path ? -1 : 1)).map(serializeSourceMap) };
   }
 
-  async list(a: Actor, q: { workspace_id: string; release: string; cursor?: string; limit?: number }): Promise<Page<ReturnType<typeof serializeSourceMap>>> {
+  async list(a: SignedInActor, q: { workspace_id: string; release: string; cursor?: string; limit?: number }): Promise<Page<ReturnType<typeof serializeSourceMap>>> {
     const ws = await this.d.workspaces().open(a.principal, q.workspace_id);
     const query = this.d.db('source_maps').where({ org_id: a.principal.orgId, workspace_id: ws.id, release: q.release }).select([...META]);
     const page = await paginate<Record<string, unknown>>(query, [{ column: 'url_path', direction: 'asc', type: 'string' }, { column: 'id', direction: 'asc', type: 'string' }], q);
     return { items: (page.items as unknown as SourceMapRow[]).map(serializeSourceMap), next_cursor: page.next_cursor };
   }
 
-  async releases(a: Actor, q: { workspace_id: string; cursor?: string; limit?: number }) {
+  async releases(a: SignedInActor, q: { workspace_id: string; cursor?: string; limit?: number }) {
     const ws = await this.d.workspaces().open(a.principal, q.workspace_id);
     const db = this.d.db;
     const inner = db('source_maps').where({ org_id: a.principal.orgId, workspace_id: ws.id })
@@ -173,7 +172,7 @@ export class SourceMapService {
     };
   }
 
-  async remove(a: Actor, q: { workspace_id: string; release: string }) {
+  async remove(a: SignedInActor, q: { workspace_id: string; release: string }) {
     this.requireAdmin(a);
     const ws = await this.d.workspaces().open(a.principal, q.workspace_id);
     const deleted = await this.d.db.transaction(async (trx) => {
@@ -181,12 +180,11 @@ export class SourceMapService {
       if (!gone.length) throw notFound('This release has no source maps');
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
-        actor: actorOf(a),
+        actor: a,
         action: 'sourcemap.deleted',
         target: { type: 'release', id: q.release },
         workspaceId: ws.id,
         metadata: { release: q.release, files: gone.map((g) => g.url_path).sort() },
-        ip: a.ip, userAgent: a.userAgent, requestId: a.requestId,
       });
       return gone.length;
     });

@@ -6,7 +6,7 @@ import { ConnectionTile, RedirectUrl, redirectTo } from '../schemas.js';
 import type { ConnectionService } from '../services/connections.js';
 import type { EnforcementService } from '../services/enforcement.js';
 import { SsoFailure, browserToken, type BrowserCall, type SignInService } from '../services/sign-in.js';
-import { BROWSER_COOKIE, TAG, browserCookie, clientIp, redirect, service, sessionCookie, withSession } from './common.js';
+import { BROWSER_COOKIE, TAG, browserCookie, redirect, service, sessionCookie, withSession } from './common.js';
 
 const idParams = Joi.object({ id: Joi.string().max(64).required().description('Connection id') });
 const signIn = (r: Request) => service<SignInService>(r, 'ssoSignIn');
@@ -21,7 +21,7 @@ async function startFor(request: Request, h: ResponseToolkit, pick: () => Promis
   const browser = browserToken(browserCookie(request));
   let url: string;
   try {
-    url = await signIn(request).start(conn, redirectToPath, browser.token, clientIp(request));
+    url = await signIn(request).start(conn, redirectToPath, browser.token, request.actor({ anonymous: true }).ip ?? 'unknown');
   } catch (err) {
     if (err instanceof SsoFailure) throw httpError(502, 'idp_unavailable', 'The identity provider cannot be reached; try again or ask your administrator', { reason: err.message });
     throw err;

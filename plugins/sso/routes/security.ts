@@ -10,7 +10,7 @@ import type { DomainService } from '../services/domains.js';
 import type { EnforcementService } from '../services/enforcement.js';
 import type { ApprovalGovernance } from '../services/governance.js';
 import { emailInputSchema } from './inputs.js';
-import { OWNERS, OWNERS_ADMINS, TAG, actorOf, service } from './common.js';
+import { OWNERS, OWNERS_ADMINS, TAG, service } from './common.js';
 
 const idParams = Joi.object({ id: Joi.string().max(64).required().description('Connection id') });
 const domainParams = Joi.object({ domain: domainName().required() });
@@ -59,7 +59,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         },
         response: { status: { 200: Governance } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => governance(request).update(requirePrincipal(request), request.payload as { min_approvers: number; roles: Role[] }, actorOf(request)),
+        handler: async (request) => governance(request).update(requirePrincipal(request), request.payload as { min_approvers: number; roles: Role[] }, request.actor()),
       },
     },
     {
@@ -73,7 +73,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { payload: createConnectionPayload },
         response: { status: { 201: SsoConnection } },
         plugins: { patchwell: { ...OWNERS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await connections(request).create(requirePrincipal(request), request.payload as CreateConnectionInput, actorOf(request))).code(201),
+        handler: async (request, h) => h.response(await connections(request).create(requirePrincipal(request), request.payload as CreateConnectionInput, request.actor())).code(201),
       },
     },
     {
@@ -87,7 +87,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { params: idParams, payload: updateConnectionPayload },
         response: { status: { 200: SsoConnection } },
         plugins: { patchwell: OWNERS_ADMINS },
-        handler: async (request) => connections(request).update(requirePrincipal(request), id(request), request.payload as UpdateConnectionInput, actorOf(request)),
+        handler: async (request) => connections(request).update(requirePrincipal(request), id(request), request.payload as UpdateConnectionInput, request.actor()),
       },
     },
     {
@@ -102,7 +102,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         response: { status: { 200: okSchema } },
         plugins: { patchwell: OWNERS },
         handler: async (request) => {
-          await connections(request).remove(requirePrincipal(request), id(request), actorOf(request));
+          await connections(request).remove(requirePrincipal(request), id(request), request.actor());
           return { ok: true };
         },
       },
@@ -131,7 +131,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { params: idParams, payload: Joi.object({ email: emailInputSchema().required() }) },
         response: { status: { 200: SsoConnection } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => connections(request).unlink(requirePrincipal(request), id(request), (request.payload as { email: string }).email, actorOf(request)),
+        handler: async (request) => connections(request).unlink(requirePrincipal(request), id(request), (request.payload as { email: string }).email, request.actor()),
       },
     },
     {
@@ -144,7 +144,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { payload: Joi.object({ domain: domainName().required() }) },
         response: { status: { 201: SsoDomain } },
         plugins: { patchwell: { ...OWNERS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await domains(request).claim(requirePrincipal(request), (request.payload as { domain: string }).domain, actorOf(request))).code(201),
+        handler: async (request, h) => h.response(await domains(request).claim(requirePrincipal(request), (request.payload as { domain: string }).domain, request.actor())).code(201),
       },
     },
     {
@@ -158,7 +158,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         response: { status: { 200: okSchema } },
         plugins: { patchwell: OWNERS },
         handler: async (request) => {
-          await domains(request).remove(requirePrincipal(request), domain(request), actorOf(request));
+          await domains(request).remove(requirePrincipal(request), domain(request), request.actor());
           return { ok: true };
         },
       },
@@ -174,7 +174,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { params: domainParams },
         response: { status: { 200: SsoDomain } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => domains(request).verify(requirePrincipal(request), domain(request), actorOf(request)),
+        handler: async (request) => domains(request).verify(requirePrincipal(request), domain(request), request.actor()),
       },
     },
     {
@@ -188,7 +188,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { payload: Joi.object({ enforced: Joi.boolean().required() }) },
         response: { status: { 200: EnforcementAnswer } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => enforcement(request).setEnforced(requirePrincipal(request), (request.payload as { enforced: boolean }).enforced, actorOf(request)),
+        handler: async (request) => enforcement(request).setEnforced(requirePrincipal(request), (request.payload as { enforced: boolean }).enforced, request.actor()),
       },
     },
     {
@@ -201,7 +201,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: {},
         response: { status: { 200: RecoveryCodes } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => enforcement(request).regenerate(requirePrincipal(request), actorOf(request)),
+        handler: async (request) => enforcement(request).regenerate(requirePrincipal(request), request.actor()),
       },
     },
     {
@@ -215,7 +215,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { payload: Joi.object({ email: emailInputSchema().required() }) },
         response: { status: { 200: Released } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => domains(request).releaseAddress(requirePrincipal(request), (request.payload as { email: string }).email, actorOf(request)),
+        handler: async (request) => domains(request).releaseAddress(requirePrincipal(request), (request.payload as { email: string }).email, request.actor()),
       },
     },
   ];

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
-import { isAdapterError, type IdentityProvider, type SsoConnectionSettings, type SsoProtocol } from '../../../core/contracts/index.js';
+import { isAdapterError, type IdentityProvider, type SignedInActor, type SsoConnectionSettings, type SsoProtocol } from '../../../core/contracts/index.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { readCertificate, toPem } from '../../../core/security/x509.js';
 import { SsoConnectionModel, SsoIdentityModel } from '../models.js';
-import { auditMeta, base, hasPlanFeature, iso, loadOrg, type Actor, type OrgRow, type SsoDeps } from './deps.js';
+import { base, hasPlanFeature, iso, loadOrg, type OrgRow, type SsoDeps } from './deps.js';
 import type { DomainService } from './domains.js';
 
 export interface CreateConnectionInput {
@@ -159,7 +159,7 @@ export class ConnectionService {
     return out;
   }
 
-  async create(principal: Principal, input: CreateConnectionInput, actor: Actor) {
+  async create(principal: Principal, input: CreateConnectionInput, actor: SignedInActor) {
     const org = await loadOrg(this.d.db, principal.orgId);
     this.assertPlan(org);
     return this.d.db.transaction(async (trx) => {
@@ -181,7 +181,7 @@ export class ConnectionService {
       await this.d.ssoDomains.ensureClaimed(trx, principal.orgId, input.domains, actor);
       await this.d.audit.record(trx, {
         orgId: principal.orgId,
-        ...auditMeta(actor),
+        actor,
         action: 'sso.connection_created',
         target: { type: 'sso_connection', id: conn.id },
         metadata: { protocol: conn.protocol, name: conn.name, domains: conn.domains, issuer: conn.issuer ?? null, client_id: conn.client_id ?? null, has_client_secret: Boolean(conn.client_secret_sealed) },
@@ -190,7 +190,7 @@ export class ConnectionService {
     });
   }
 
-  async update(principal: Principal, id: string, input: UpdateConnectionInput, actor: Actor) {
+  async update(principal: Principal, id: string, input: UpdateConnectionInput, actor: SignedInActor) {
     const ownerFields = OWNER_FIELDS.filter((f) => input[f] !== undefined);
     return this.d.db.transaction(async (trx) => {
       const conn = await this.find(trx, principal.orgId, id);
@@ -215,13 +215,13 @@ export class ConnectionService {
       if (input.client_secret !== undefined) changes.client_secret = { before: before.client_secret_sealed ? '[redacted]' : null, after: '[redacted]' };
       delete changes.client_secret_sealed;
       if (Object.keys(changes).length) {
-        await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.connection_updated', target: { type: 'sso_connection', id }, changes });
+        await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.connection_updated', target: { type: 'sso_connection', id }, changes });
       }
       return this.one(trx, principal.orgId, after);
     });
   }
 
-  async remove(principal: Principal, id: string, actor: Actor): Promise<void> {
+  async remove(principal: Principal, id: string, actor: SignedInActor): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       const conn = await this.find(trx, principal.orgId, id);
       const org = await loadOrg(trx, principal.orgId);
@@ -232,7 +232,7 @@ export class ConnectionService {
       await SsoConnectionModel.query(trx).forOrg(principal.orgId).deleteById(id);
       await this.d.audit.record(trx, {
         orgId: principal.orgId,
-        ...auditMeta(actor),
+        actor,
         action: 'sso.connection_deleted',
         target: { type: 'sso_connection', id },
         metadata: { protocol: conn.protocol, name: conn.name, secret_deleted: Boolean(conn.client_secret_sealed) },
@@ -247,7 +247,7 @@ export class ConnectionService {
   }
 
   /** Forgets the link of one person to this connection; their next sign-in links again. */
-  async unlink(principal: Principal, id: string, email: string, actor: Actor) {
+  async unlink(principal: Principal, id: string, email: string, actor: SignedInActor) {
     return this.d.db.transaction(async (trx) => {
       const conn = await this.find(trx, principal.orgId, id);
       const userIds = ((await trx('users').select('id').where({ org_id: principal.orgId, email })) as Array<{ id: string }>).map((u) => u.id);
@@ -258,7 +258,7 @@ export class ConnectionService {
       const removed = links.length;
       if (removed) await SsoIdentityModel.query(trx).forOrg(principal.orgId).whereIn('id', links.map((l) => l.id)).delete();
       if (removed === 0) throw notFound('linked account');
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.account_unlinked', target: { type: 'sso_connection', id }, metadata: { email, links_removed: removed } });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.account_unlinked', target: { type: 'sso_connection', id }, metadata: { email, links_removed: removed } });
       return this.one(trx, principal.orgId, conn);
     });
   }

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { ClientRequest, IdentityProvider } from '../../../core/contracts/index.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { PasswordHasher } from '../../../core/security/passwords.js';
 import type { Role } from '../../../core/http/auth.js';
-import type { IdentityProvider } from '../../../core/contracts/index.js';
 import type { SsoOptions } from '../options.js';
 import type { DnsResolver } from './dns-resolver.js';
 
@@ -47,10 +47,8 @@ export interface PlanCatalogPort {
   hasFeature(planId: string | null | undefined, feature: never): boolean;
 }
 
-export interface RequestLike {
-  info: { remoteAddress: string; id?: string };
-  headers: Record<string, unknown>;
-}
+/** The request parts a sign-in records (the client address follows core's one trust rule). */
+export type RequestLike = ClientRequest;
 
 export interface AuthServicePort {
   signIn(trx: Knex, user: never, call: { request: RequestLike; currentCookie: string | null }, sso?: boolean): Promise<{ context: Record<string, unknown>; token: string | null }>;
@@ -95,26 +93,6 @@ export interface SsoDeps {
   sessionService: SessionServicePort;
   memberService: MemberServicePort;
   loginThrottle: LoginThrottlePort;
-}
-
-/** Who made a change and from where, for audit entries. */
-export interface Actor {
-  userId: string | null;
-  email: string | null;
-  kind: 'session' | 'token' | 'job';
-  tokenId?: string;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
-
-export function auditMeta(a: Actor) {
-  return {
-    actor: auditActorOf(a),
-    ip: a.ip,
-    userAgent: a.userAgent,
-    requestId: a.requestId,
-  };
 }
 
 /** ISO 8601 of a timestamp column, or null. */

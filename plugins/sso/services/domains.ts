@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { SsoConnectionModel, SsoDomainModel } from '../models.js';
-import { auditMeta, emailDomain, hasPlanFeature, iso, loadOrg, type Actor, type SsoDeps, type UserRow } from './deps.js';
+import { emailDomain, hasPlanFeature, iso, loadOrg, type SsoDeps, type UserRow } from './deps.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 
 export const TXT_PREFIX = '_patchwell-challenge';
 export const TXT_VALUE_PREFIX = 'patchwell-verification=';
@@ -44,29 +45,29 @@ export class DomainService {
   }
 
   /** Pending claims for domains a connection names and the organization has not claimed yet. */
-  async ensureClaimed(trx: Knex, orgId: string, domains: string[], actor: Actor): Promise<void> {
+  async ensureClaimed(trx: Knex, orgId: string, domains: string[], actor: SignedInActor): Promise<void> {
     if (!domains.length) return;
     const have = new Set((await SsoDomainModel.query(trx).forOrg(orgId).whereIn('domain', domains)).map((d) => d.domain));
     for (const domain of domains.filter((x) => !have.has(x))) {
       const row = await SsoDomainModel.query(trx).insert({ org_id: orgId, domain, status: 'pending', txt_value: randomBytes(18).toString('base64url') });
-      await this.d.audit.record(trx, { orgId, ...auditMeta(actor), action: 'sso.domain_claimed', target: { type: 'sso_domain', id: row.id }, metadata: { domain, via: 'connection' } });
+      await this.d.audit.record(trx, { orgId, actor, action: 'sso.domain_claimed', target: { type: 'sso_domain', id: row.id }, metadata: { domain, via: 'connection' } });
     }
   }
 
-  async claim(principal: Principal, domain: string, actor: Actor) {
+  async claim(principal: Principal, domain: string, actor: SignedInActor) {
     const org = await loadOrg(this.d.db, principal.orgId);
     if (!hasPlanFeature(this.d, org, 'sso')) throw httpError(402, 'feature_not_in_plan', 'Single sign-on is not part of your plan', { feature: 'sso', plan: org.plan });
     return this.d.db.transaction(async (trx) => {
       const existing = await SsoDomainModel.query(trx).forOrg(principal.orgId).where('domain', domain).limit(1).first();
       if (existing) throw conflict('domain_already_claimed', 'Your organization has already claimed this domain', { domain });
       const row = await SsoDomainModel.query(trx).insert({ org_id: principal.orgId, domain, status: 'pending', txt_value: randomBytes(18).toString('base64url') });
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.domain_claimed', target: { type: 'sso_domain', id: row.id }, metadata: { domain } });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.domain_claimed', target: { type: 'sso_domain', id: row.id }, metadata: { domain } });
       return this.jsonOne(trx, principal.orgId, row);
     });
   }
 
   /** Looks the TXT record up now; `verified` when it matches, else last_error says why. */
-  async verify(principal: Principal, domain: string, actor: Actor) {
+  async verify(principal: Principal, domain: string, actor: SignedInActor) {
     const row = await this.find(this.d.db, principal.orgId, domain);
     const lookup = await this.d.dnsResolver.txt(txtName(row.domain));
     const expected = txtValue(row);
@@ -83,7 +84,7 @@ export class DomainService {
       this.d.db.transaction(async (trx) => {
         await SsoDomainModel.query(trx).forOrg(principal.orgId).findById(row.id).patch(patch);
         if (patch.status === 'verified' && row.status !== 'verified') {
-          await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.domain_verified', target: { type: 'sso_domain', id: row.id }, metadata: { domain: row.domain } });
+          await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.domain_verified', target: { type: 'sso_domain', id: row.id }, metadata: { domain: row.domain } });
         }
       });
     try {
@@ -96,7 +97,7 @@ export class DomainService {
     return this.jsonOne(this.d.db, principal.orgId, await this.find(this.d.db, principal.orgId, row.domain));
   }
 
-  async remove(principal: Principal, domain: string, actor: Actor): Promise<void> {
+  async remove(principal: Principal, domain: string, actor: SignedInActor): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       const row = await this.find(trx, principal.orgId, domain);
       const org = await loadOrg(trx, principal.orgId);
@@ -110,7 +111,7 @@ export class DomainService {
           await SsoConnectionModel.query(trx).forOrg(principal.orgId).findById(c.id).patch({ domains: c.domains.filter((x) => x !== row.domain) });
         }
       }
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.domain_removed', target: { type: 'sso_domain', id: row.id }, metadata: { domain: row.domain, status: row.status } });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.domain_removed', target: { type: 'sso_domain', id: row.id }, metadata: { domain: row.domain, status: row.status } });
     });
   }
 
@@ -125,7 +126,7 @@ export class DomainService {
    * the account is closed (removed, disabled, its sessions and API tokens ended), so the person
    * can sign in here with single sign-on.
    */
-  async releaseAddress(principal: Principal, email: string, actor: Actor): Promise<{ released: true; was_verified: boolean }> {
+  async releaseAddress(principal: Principal, email: string, actor: SignedInActor): Promise<{ released: true; was_verified: boolean }> {
     if (!(await this.isVerifiedFor(this.d.db, principal.orgId, email))) {
       throw httpError(422, 'domain_not_verified', 'The address is not in a domain your organization has verified', { domain: emailDomain(email) });
     }
@@ -135,8 +136,8 @@ export class DomainService {
       if (user.org_id === principal.orgId) throw conflict('same_organization', 'This address belongs to a member of your own organization');
       await this.d.memberService.close(trx, user, 'address_released');
       const meta = { email, released_to_org_id: principal.orgId, was_verified: Boolean(user.email_verified_at) };
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.address_released', target: { type: 'user', id: user.id }, metadata: meta });
-      await this.d.audit.record(trx, { orgId: user.org_id, actor: { type: 'system', id: null, email: null }, action: 'user.closed_by_domain_owner', target: { type: 'user', id: user.id }, metadata: meta });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.address_released', target: { type: 'user', id: user.id }, metadata: meta });
+      await this.d.audit.record(trx, { orgId: user.org_id, actor: systemActor('sso', user.org_id), action: 'user.closed_by_domain_owner', target: { type: 'user', id: user.id }, metadata: meta });
       await this.d.outbox.add(trx, 'sso.address_released', { org_id: principal.orgId, closed_user_id: user.id, closed_user_org_id: user.org_id, email }, { orgId: principal.orgId });
       return { released: true as const, was_verified: Boolean(user.email_verified_at) };
     });

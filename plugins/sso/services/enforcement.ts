@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { requestDetails, userActor, type SignedInActor } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, rateLimited } from '../../../core/http/errors.js';
 import { hashToken } from '../../../core/security/tokens.js';
 import { newId } from '../../../core/data/ids.js';
 import { SsoRecoveryCodeModel } from '../models.js';
 import type { ConnectionService } from './connections.js';
-import { auditMeta, emailDomain, hasPlanFeature, iso, loadOrg, type Actor, type OrgRow, type RequestLike, type SsoDeps, type UserRow } from './deps.js';
+import { emailDomain, hasPlanFeature, iso, loadOrg, type OrgRow, type RequestLike, type SsoDeps, type UserRow } from './deps.js';
 import type { DomainService } from './domains.js';
 
 type BlockerCode = 'plan' | 'no_connection' | 'members_outside_domains' | 'not_signed_in_with_sso' | 'no_owner_with_password';
@@ -86,7 +87,7 @@ export class EnforcementService {
     return { codes, generated_at: now.toISOString() };
   }
 
-  async setEnforced(principal: Principal, enforced: boolean, actor: Actor) {
+  async setEnforced(principal: Principal, enforced: boolean, actor: SignedInActor) {
     return this.d.db.transaction(async (trx) => {
       const org = await loadOrg(trx, principal.orgId);
       let recovery: { codes: string[]; generated_at: string | null };
@@ -103,18 +104,18 @@ export class EnforcementService {
       }
       if (org.sso_enforced !== enforced) {
         await trx('organizations').where({ id: org.id }).update({ sso_enforced: enforced, updated_at: new Date() });
-        await this.d.audit.record(trx, { orgId: org.id, ...auditMeta(actor), action: 'sso.enforcement_changed', target: { type: 'organization', id: org.id }, changes: { sso_enforced: { before: org.sso_enforced, after: enforced } } });
+        await this.d.audit.record(trx, { orgId: org.id, actor, action: 'sso.enforcement_changed', target: { type: 'organization', id: org.id }, changes: { sso_enforced: { before: org.sso_enforced, after: enforced } } });
         await this.d.outbox.add(trx, 'sso.enforcement_changed', { org_id: org.id, enforced }, { orgId: org.id });
       }
-      if (enforced) await this.d.audit.record(trx, { orgId: org.id, ...auditMeta(actor), action: 'sso.recovery_codes_generated', target: { type: 'organization', id: org.id }, metadata: { count: recovery.codes.length } });
+      if (enforced) await this.d.audit.record(trx, { orgId: org.id, actor, action: 'sso.recovery_codes_generated', target: { type: 'organization', id: org.id }, metadata: { count: recovery.codes.length } });
       return { sso: await this.overview(trx, principal), recovery_codes: recovery };
     });
   }
 
-  async regenerate(principal: Principal, actor: Actor) {
+  async regenerate(principal: Principal, actor: SignedInActor) {
     return this.d.db.transaction(async (trx) => {
       const result = await this.replaceCodes(trx, principal.orgId);
-      await this.d.audit.record(trx, { orgId: principal.orgId, ...auditMeta(actor), action: 'sso.recovery_codes_generated', target: { type: 'organization', id: principal.orgId }, metadata: { count: result.codes.length } });
+      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.recovery_codes_generated', target: { type: 'organization', id: principal.orgId }, metadata: { count: result.codes.length } });
       return result;
     });
   }
@@ -124,8 +125,8 @@ export class EnforcementService {
    * sign-on is required. Any wrong part answers the same 401; the code is spent only on success.
    */
   async recover(input: { email: string; password: string; code: string }, call: { request: RequestLike; currentCookie: string | null }) {
-    const forwarded = this.d.config.server.trustProxy ? String(call.request.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
-    const ip = forwarded || call.request.info.remoteAddress;
+    const from = requestDetails(call.request, this.d.config.server.trustProxy);
+    const ip = from.ip ?? call.request.info.remoteAddress;
     // Counted with the password sign-in (a guess is a guess, through either door), per address and
     // client, so that nobody can lock an owner out of the break-glass sign-in (docs/security.md).
     const ipKey = `sso-recovery:ip:${ip}`;
@@ -153,13 +154,10 @@ export class EnforcementService {
       const result = await this.d.authService.signIn(trx, user as never, call, false);
       await this.d.audit.record(trx, {
         orgId: org.id,
-        actor: { type: 'user', id: user.id, email: user.email },
+        actor: userActor(user, from),
         action: 'sso.recovery_code_used',
         target: { type: 'user', id: user.id },
         metadata: { remaining: (await this.recoveryState(trx, org.id)).remaining },
-        ip,
-        userAgent: (call.request.headers['user-agent'] as string | undefined) ?? null,
-        requestId: call.request.info.id ?? null,
       });
       return result;
     });

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Principal, Role } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
-import { auditMeta, hasPlanFeature, loadOrg, rolesOf, type Actor, type OrgRow, type SsoDeps } from './deps.js';
+import { hasPlanFeature, loadOrg, rolesOf, type OrgRow, type SsoDeps } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 export const GOVERNANCE_DEFAULTS = { min_approvers: 1, roles: ['owner', 'admin'] as Role[] };
 
@@ -87,7 +88,7 @@ export class ApprovalGovernance {
     };
   }
 
-  async update(principal: Principal, input: { min_approvers: number; roles: Role[] }, actor: Actor) {
+  async update(principal: Principal, input: { min_approvers: number; roles: Role[] }, actor: SignedInActor) {
     return this.d.db.transaction(async (trx) => {
       const org = await loadOrg(trx, principal.orgId);
       if (!hasPlanFeature(this.d, org, 'approval_governance')) {
@@ -103,7 +104,7 @@ export class ApprovalGovernance {
       if (before.min_approvers !== input.min_approvers) changes.approval_min_approvers = { before: before.min_approvers, after: input.min_approvers };
       if (JSON.stringify(before.roles) !== JSON.stringify(roles)) changes.approval_roles = { before: before.roles, after: roles };
       if (Object.keys(changes).length) {
-        await this.d.audit.record(trx, { orgId: org.id, ...auditMeta(actor), action: 'governance.updated', target: { type: 'organization', id: org.id }, changes });
+        await this.d.audit.record(trx, { orgId: org.id, actor, action: 'governance.updated', target: { type: 'organization', id: org.id }, changes });
         await this.d.outbox.add(trx, 'sso.governance_changed', { org_id: org.id, min_approvers: input.min_approvers, roles }, { orgId: org.id });
       }
       return this.json(org.id, trx);

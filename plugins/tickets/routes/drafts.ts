@@ -7,7 +7,7 @@ import {
 } from '../schemas/index.js';
 import type { DraftEdit } from '../services/draft-service.js';
 import { draftOut } from '../services/serialize.js';
-import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
+import { TAG, WORKERS, type TicketRouteServices } from './context.js';
 
 type DraftParams = { id: string; draftId: string };
 
@@ -44,7 +44,7 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 201: DraftSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
         handler: async (request, h) => {
-          const draft = await s.drafts().create(actorOf(request), (request.params as { id: string }).id, request.payload as { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null });
+          const draft = await s.drafts().create(request.actor(), (request.params as { id: string }).id, request.payload as { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null });
           return h.response(draftOut(draft)).code(201);
         },
       },
@@ -63,7 +63,7 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
           const p = request.params as DraftParams;
-          return draftOut(await s.drafts().edit(actorOf(request), p.id, p.draftId, request.payload as DraftEdit));
+          return draftOut(await s.drafts().edit(request.actor(), p.id, p.draftId, request.payload as DraftEdit));
         },
       },
     },
@@ -78,7 +78,7 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const p = request.params as DraftParams;
           await s.drafts().discard(actor, p.id, p.draftId, (request.payload as { reason?: string | null } | null)?.reason ?? null);
           return s.tickets().detail(actor.principal.orgId, p.id);
@@ -97,7 +97,7 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const p = request.params as DraftParams;
           await s.drafts().send(actor, p.id, p.draftId, (request.payload as { body_md?: string; public_summary?: string | null } | null) ?? {});
           return s.tickets().detail(actor.principal.orgId, p.id);

@@ -1,7 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import { OkSchema, SubscriberListSchema, SubscriberSchema, subscriberParams, subscriberPayload, ticketIdParams } from '../schemas/index.js';
 import { subscriberOut } from '../services/serialize.js';
-import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
+import { TAG, WORKERS, type TicketRouteServices } from './context.js';
 
 /** Route table of a ticket's subscribers; addresses leave masked. */
 export function subscriberRoutes(s: TicketRouteServices): ServerRoute[] {
@@ -15,7 +15,7 @@ export function subscriberRoutes(s: TicketRouteServices): ServerRoute[] {
         description: 'Lists the people subscribed to a ticket (addresses masked)',
         validate: { params: ticketIdParams },
         response: { status: { 200: SubscriberListSchema } },
-        handler: async (request) => ({ items: (await s.subscribers().list(actorOf(request), (request.params as { id: string }).id)).map(subscriberOut) }),
+        handler: async (request) => ({ items: (await s.subscribers().list(request.actor(), (request.params as { id: string }).id)).map(subscriberOut) }),
       },
     },
     {
@@ -30,7 +30,7 @@ export function subscriberRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 201: SubscriberSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
         handler: async (request, h) => {
-          const sub = await s.subscribers().add(actorOf(request), (request.params as { id: string }).id, (request.payload as { email: string }).email);
+          const sub = await s.subscribers().add(request.actor(), (request.params as { id: string }).id, (request.payload as { email: string }).email);
           return h.response(subscriberOut(sub)).code(201);
         },
       },
@@ -47,7 +47,7 @@ export function subscriberRoutes(s: TicketRouteServices): ServerRoute[] {
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
           const p = request.params as { id: string; subscriberId: string };
-          await s.subscribers().remove(actorOf(request), p.id, p.subscriberId);
+          await s.subscribers().remove(request.actor(), p.id, p.subscriberId);
           return { ok: true };
         },
       },

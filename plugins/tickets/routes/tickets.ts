@@ -9,7 +9,7 @@ import {
 } from '../schemas/index.js';
 import { messageOut } from '../services/serialize.js';
 import type { CountQuery, ListQuery } from '../services/ticket-inputs.js';
-import { TAG, WORKERS, actorOf, type TicketRouteServices } from './context.js';
+import { TAG, WORKERS, type TicketRouteServices } from './context.js';
 
 type IdParams = { id: string };
 
@@ -72,7 +72,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const { id } = request.params as IdParams;
           await s.actions().assign(actor, id, (request.payload as { assignee_user_id: string | null }).assignee_user_id);
           return detail(actor.principal.orgId, id);
@@ -91,7 +91,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const { id } = request.params as IdParams;
           await s.actions().close(actor, id, request.payload as { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null });
           return detail(actor.principal.orgId, id);
@@ -110,7 +110,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const { id } = request.params as IdParams;
           await s.actions().reopen(actor, id, (request.payload as { reason?: string | null } | null)?.reason ?? null);
           return detail(actor.principal.orgId, id);
@@ -129,7 +129,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
         handler: async (request) => {
-          const actor = actorOf(request);
+          const actor = request.actor();
           const { id } = request.params as IdParams;
           await s.actions().escalate(actor, id, request.payload as { reason: string; assignee_user_id?: string | null });
           return detail(actor.principal.orgId, id);
@@ -147,7 +147,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         response: { status: { 201: MessageSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
         handler: async (request, h) => {
-          const note = await s.actions().addNote(actorOf(request), (request.params as IdParams).id, (request.payload as { body_md: string }).body_md);
+          const note = await s.actions().addNote(request.actor(), (request.params as IdParams).id, (request.payload as { body_md: string }).body_md);
           return h.response(messageOut(note, [], s.fileLinks())).code(201);
         },
       },
@@ -163,7 +163,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         validate: { params: ticketIdParams, payload: statusLinkPayload },
         response: { status: { 200: StatusLinkSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => s.actions().statusLink(actorOf(request), (request.params as IdParams).id, (request.payload as { action: 'revoke' | 'rotate' }).action),
+        handler: async (request) => s.actions().statusLink(request.actor(), (request.params as IdParams).id, (request.payload as { action: 'revoke' | 'rotate' }).action),
       },
     },
   ];

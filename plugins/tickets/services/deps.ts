@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
@@ -67,14 +67,6 @@ export interface WhiteLabelGuard {
 
 export const allowAllGuard: WhiteLabelGuard = { check: async () => ({ allowed: true }) };
 
-/** Who does something, with request details for the audit log. */
-export interface Actor {
-  principal: Principal;
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
-
 export interface TicketsDeps {
   db: Knex;
   outbox: Outbox;
@@ -87,13 +79,3 @@ export interface TicketsDeps {
   fileLinks: FileLinks;
 }
 
-export function auditActor(a: Actor) {
-  const p = a.principal;
-  return {
-    orgId: p.orgId,
-    actor: auditActorOf(p),
-    ip: a.ip ?? null,
-    userAgent: a.userAgent ?? null,
-    requestId: a.requestId ?? null,
-  };
-}

@@ -4,11 +4,12 @@ import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { Ticket, TicketDraft, TicketMessage } from '../models/index.js';
 import { isUniqueViolation } from './db-errors.js';
-import { auditActor, type Actor, type MailAddress, type TicketsDeps, type TicketWorkspace } from './deps.js';
+import type { MailAddress, TicketsDeps, TicketWorkspace } from './deps.js';
 import { canApply, nextState } from './state-machine.js';
 import { replyAddress, replySubject, threadingFor } from './threading.js';
 import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import type { TicketService } from './ticket-service.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 const OPEN: readonly TicketDraft['status'][] = ['draft', 'approved'];
 
@@ -30,7 +31,7 @@ const blankToNull = (s: string | null | undefined): string | null | undefined =>
 export class DraftService {
   constructor(private readonly deps: TicketsDeps, private readonly tickets: TicketService) {}
 
-  async create(actor: Actor, ticketId: string, input: { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }): Promise<TicketDraft> {
+  async create(actor: SignedInActor, ticketId: string, input: { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }): Promise<TicketDraft> {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
       nextState(ticket.state, 'draft_created');
@@ -85,7 +86,7 @@ export class DraftService {
     return draft;
   }
 
-  async edit(actor: Actor, ticketId: string, draftId: string, input: DraftEdit): Promise<TicketDraft> {
+  async edit(actor: SignedInActor, ticketId: string, draftId: string, input: DraftEdit): Promise<TicketDraft> {
     return this.deps.db.transaction(async (trx) => {
       const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'edit');
       const patch: Partial<TicketDraft> = { edited_by_user_id: actor.principal.userId };
@@ -101,7 +102,7 @@ export class DraftService {
       if (edited.body_md !== draft.body_md) changes.body_md = { before: '[edited]', after: '[edited]' };
       if (Object.keys(changes).length) {
         await this.deps.audit.record(trx, {
-          ...auditActor(actor), action: 'ticket.draft_edited', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
+          orgId: actor.orgId, actor, action: 'ticket.draft_edited', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
           changes, metadata: { ticket_id: ticket.id },
         });
       }
@@ -109,14 +110,14 @@ export class DraftService {
     });
   }
 
-  async discard(actor: Actor, ticketId: string, draftId: string, reason: string | null): Promise<void> {
+  async discard(actor: SignedInActor, ticketId: string, draftId: string, reason: string | null): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'discard');
       await TicketDraft.query(trx).forOrg(draft.org_id).patch({ status: 'discarded', discarded_at: new Date(), discard_reason: reason || null, edited_by_user_id: actor.principal.userId }).where('id', draft.id);
       // The team has the next move: it writes its own draft.
       if (ticket.state !== 'closed') await this.tickets.transition(trx, ticket, 'draft_discarded', { needs_team_action: true });
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.draft_discarded', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.draft_discarded', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
         changes: diffFields({ status: draft.status }, { status: 'discarded' }), metadata: reason ? { reason } : undefined,
       });
       await this.deps.outbox.add(trx, 'drafts.discarded', { ticket_id: ticket.id, draft_id: draft.id, reason: reason || null }, { orgId: ticket.org_id });
@@ -129,7 +130,7 @@ export class DraftService {
    * marks the draft sent and moves the ticket (reply → answered, needs_info → needs_info; during
    * the fix loop the state stays). The first outgoing reply sets first_response_at.
    */
-  async send(actor: Actor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void> {
+  async send(actor: SignedInActor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'send');
       const event = draft.kind === 'needs_info' ? 'needs_info_sent' : 'reply_sent';
@@ -163,7 +164,7 @@ export class DraftService {
         ...(summary ? { public_summary: summary, public_summary_approved_at: now } : {}),
       }, ws);
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.draft_sent', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.draft_sent', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
         metadata: { ticket_id: ticket.id, kind: draft.kind, message_id: messageRowId, mail_id: mailId },
       });
       await this.deps.outbox.add(trx, 'drafts.sent', {
@@ -269,7 +270,7 @@ export class DraftService {
     return { messageRowId, mailId, now };
   }
 
-  private async lockOpen(trx: Knex, actor: Actor, ticketId: string, draftId: string, action: string): Promise<{ ticket: Ticket; draft: TicketDraft }> {
+  private async lockOpen(trx: Knex, actor: SignedInActor, ticketId: string, draftId: string, action: string): Promise<{ ticket: Ticket; draft: TicketDraft }> {
     const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
     const draft = await TicketDraft.query(trx).forOrg(ticket.org_id).findById(draftId).forUpdate();
     if (!draft || draft.ticket_id !== ticket.id) throw notFound('draft');

@@ -2,9 +2,10 @@ import type { Knex } from 'knex';
 import { conflict, notFound } from '../../../core/http/errors.js';
 import { Ticket, TicketSubscriber } from '../models/index.js';
 import { isUniqueViolation } from './db-errors.js';
-import { auditActor, type Actor, type TicketsDeps } from './deps.js';
+import type { TicketsDeps } from './deps.js';
 import { maskEmail } from './mask.js';
 import type { TicketService } from './ticket-service.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 
 /** The secret box context of unsubscribe tokens (a token opens nothing else). */
 const UNSUBSCRIBE_CONTEXT = 'ticket-notice-unsubscribe:v1';
@@ -18,33 +19,33 @@ const UNSUBSCRIBE_CONTEXT = 'ticket-notice-unsubscribe:v1';
 export class SubscriberService {
   constructor(private readonly deps: TicketsDeps, private readonly tickets: TicketService) {}
 
-  async list(actor: Actor, ticketId: string): Promise<TicketSubscriber[]> {
+  async list(actor: SignedInActor, ticketId: string): Promise<TicketSubscriber[]> {
     const ticket = await this.tickets.load(actor.principal, ticketId);
     return TicketSubscriber.query(this.deps.db).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
   }
 
   /** Added by the team: 409 already_subscribed for the ticket's customer or an address already on the list. */
-  async add(actor: Actor, ticketId: string, email: string): Promise<TicketSubscriber> {
+  async add(actor: SignedInActor, ticketId: string, email: string): Promise<TicketSubscriber> {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
       const sub = await this.subscribe(trx, ticket, { email, source: 'status_page', addedByUserId: actor.principal.userId });
       if (!sub) throw conflict('already_subscribed', `${maskEmail(email)} already receives this ticket's updates`);
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.subscriber_added', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.subscriber_added', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
         metadata: { subscriber_id: sub.id, email_masked: maskEmail(email) },
       });
       return sub;
     });
   }
 
-  async remove(actor: Actor, ticketId: string, subscriberId: string): Promise<void> {
+  async remove(actor: SignedInActor, ticketId: string, subscriberId: string): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, ticketId, trx);
       const deleted = await TicketSubscriber.query(trx).forOrg(ticket.org_id).where({ id: subscriberId, ticket_id: ticket.id }).delete().returning('*');
       const sub = (deleted as unknown as TicketSubscriber[])[0];
       if (!sub) throw notFound('subscriber');
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.subscriber_removed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.subscriber_removed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
         metadata: { subscriber_id: sub.id, email_masked: maskEmail(sub.email), source: sub.source },
       });
       await this.deps.outbox.add(trx, 'tickets.subscriber_removed', { ticket_id: ticket.id, subscriber_id: sub.id }, { orgId: ticket.org_id });
@@ -148,7 +149,7 @@ export class SubscriberService {
       if (own) await trx('tickets').where({ org_id: ticket.org_id, id: ticket.id }).whereNull('notices_unsubscribed_at').update({ notices_unsubscribed_at: now });
       if (!subs.length && !own) return;
       await this.deps.audit.record(trx, {
-        orgId: ticket.org_id, actor: { type: 'system' }, action: 'ticket.notices_unsubscribed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+        orgId: ticket.org_id, actor: systemActor('tickets', ticket.org_id), action: 'ticket.notices_unsubscribed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
         metadata: { email_masked: maskEmail(email), subscriber_ids: subs.map((x) => x.id), customer: own },
       });
       for (const sub of subs) {

@@ -2,11 +2,12 @@ import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { httpError } from '../../../core/http/errors.js';
 import { Ticket, TicketMessage } from '../models/index.js';
-import { auditActor, type Actor, type TicketsDeps } from './deps.js';
+import type { TicketsDeps } from './deps.js';
 import { findMember, memberCanOpen, teamLeads } from './members.js';
 import { canApply, nextState } from './state-machine.js';
 import type { SubscriberService } from './subscriber-service.js';
 import type { TicketService } from './ticket-service.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 const mailLocale = (l: string | null | undefined): 'en' | 'it' => (l === 'it' ? 'it' : 'en');
@@ -23,14 +24,14 @@ export class TicketActions {
     private readonly subscribers: SubscriberService,
   ) {}
 
-  async assign(actor: Actor, id: string, assigneeUserId: string | null): Promise<void> {
+  async assign(actor: SignedInActor, id: string, assigneeUserId: string | null): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       if (assigneeUserId) await this.checkAssignee(trx, ticket, assigneeUserId);
       if (ticket.assignee_user_id === assigneeUserId) return;
       await this.tickets.update(trx, ticket, { assignee_user_id: assigneeUserId });
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.assigned', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.assigned', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
         changes: diffFields({ assignee_user_id: ticket.assignee_user_id }, { assignee_user_id: assigneeUserId }),
       });
       await this.deps.outbox.add(trx, 'tickets.assigned', { ticket_id: id, workspace_id: ticket.workspace_id, assignee_user_id: assigneeUserId }, { orgId: ticket.org_id });
@@ -43,7 +44,7 @@ export class TicketActions {
    * page keeps following the original until that is released. The fixes plugin stops the closed
    * ticket's fix work on `tickets.closed` (jobs cancelled, pull requests closed).
    */
-  async close(actor: Actor, id: string, input: { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null }): Promise<void> {
+  async close(actor: SignedInActor, id: string, input: { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null }): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       nextState(ticket.state, 'close');
@@ -63,7 +64,7 @@ export class TicketActions {
         await this.subscribers.subscribe(trx, original, { email: ticket.customer_email, source: 'duplicate', threadTicketId: ticket.id, addedByUserId: actor.principal.userId });
       }
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.closed', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.closed', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
         changes: diffFields({ state: ticket.state, duplicate_of_ticket_id: ticket.duplicate_of_ticket_id }, { state: 'closed', duplicate_of_ticket_id: original?.id ?? null }),
         metadata: { reason: input.reason },
       });
@@ -71,7 +72,7 @@ export class TicketActions {
     });
   }
 
-  async reopen(actor: Actor, id: string, reason: string | null): Promise<void> {
+  async reopen(actor: SignedInActor, id: string, reason: string | null): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       const now = new Date();
@@ -84,7 +85,7 @@ export class TicketActions {
       });
       if (reason) await this.addNoteRow(trx, actor, ticket, reason);
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.reopened', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.reopened', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
         changes: diffFields({ state: ticket.state, reopened_count: ticket.reopened_count }, { state: 'triage', reopened_count: ticket.reopened_count + 1 }),
         metadata: reason ? { reason } : undefined,
       });
@@ -93,7 +94,7 @@ export class TicketActions {
   }
 
   /** Hands the ticket to a person; the organization's owners and admins (and the assignee) get an email each, in their language. */
-  async escalate(actor: Actor, id: string, input: { reason: string; assignee_user_id?: string | null }): Promise<void> {
+  async escalate(actor: SignedInActor, id: string, input: { reason: string; assignee_user_id?: string | null }): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       nextState(ticket.state, 'escalate');
@@ -120,7 +121,7 @@ export class TicketActions {
         });
       }
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: 'ticket.escalated', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: 'ticket.escalated', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
         changes: diffFields({ state: ticket.state, assignee_user_id: ticket.assignee_user_id }, { state: 'escalated', assignee_user_id: assignee?.id ?? ticket.assignee_user_id }),
         metadata: { reason: input.reason, notified: recipients.length },
       });
@@ -147,7 +148,7 @@ export class TicketActions {
       });
     }
     await this.deps.audit.record(trx, {
-      orgId: ticket.org_id, actor: { type: 'system' }, action: 'ticket.escalated', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+      orgId: ticket.org_id, actor: systemActor('tickets', ticket.org_id), action: 'ticket.escalated', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
       changes: diffFields({ state: ticket.state }, { state: 'escalated' }), metadata: { reason },
     });
     await this.deps.outbox.add(trx, 'tickets.escalated', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, reason, assignee_user_id: ticket.assignee_user_id, from: ticket.state }, { orgId: ticket.org_id });
@@ -155,7 +156,7 @@ export class TicketActions {
   }
 
   /** An internal note: part of the conversation the team sees, never sent, never on the status page. */
-  async addNote(actor: Actor, id: string, bodyMd: string): Promise<TicketMessage> {
+  async addNote(actor: SignedInActor, id: string, bodyMd: string): Promise<TicketMessage> {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       const note = await this.addNoteRow(trx, actor, ticket, bodyMd);
@@ -166,20 +167,20 @@ export class TicketActions {
   }
 
   /** revoke: the status page answers 404 until a rotate; rotate: a new URL, the old one answers 404. */
-  async statusLink(actor: Actor, id: string, action: 'revoke' | 'rotate'): Promise<{ public_status_url: string; public_token_revoked_at: string | null }> {
+  async statusLink(actor: SignedInActor, id: string, action: 'revoke' | 'rotate'): Promise<{ public_status_url: string; public_token_revoked_at: string | null }> {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       const patch = action === 'rotate' ? this.tickets.newStatusToken(ticket.id) : { public_token_revoked_at: ticket.public_token_revoked_at ?? new Date() };
       const updated = await this.tickets.update(trx, ticket, patch);
       await this.deps.audit.record(trx, {
-        ...auditActor(actor), action: `ticket.status_link_${action === 'rotate' ? 'rotated' : 'revoked'}`, target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId, actor, action: `ticket.status_link_${action === 'rotate' ? 'rotated' : 'revoked'}`, target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
         changes: diffFields({ public_token_revoked_at: iso(ticket.public_token_revoked_at) }, { public_token_revoked_at: iso(updated.public_token_revoked_at) }),
       });
       return { public_status_url: this.tickets.statusUrl(updated), public_token_revoked_at: iso(updated.public_token_revoked_at) };
     });
   }
 
-  private async addNoteRow(trx: Knex, actor: Actor, ticket: Ticket, bodyMd: string): Promise<TicketMessage> {
+  private async addNoteRow(trx: Knex, actor: SignedInActor, ticket: Ticket, bodyMd: string): Promise<TicketMessage> {
     return TicketMessage.query(trx).insert({
       org_id: ticket.org_id,
       workspace_id: ticket.workspace_id,
@@ -205,7 +206,7 @@ export class TicketActions {
     return member;
   }
 
-  private async originalOf(trx: Knex, actor: Actor, ticket: Ticket, originalId: string): Promise<Ticket> {
+  private async originalOf(trx: Knex, actor: SignedInActor, ticket: Ticket, originalId: string): Promise<Ticket> {
     let original = await Ticket.query(trx).forOrg(ticket.org_id).findById(originalId);
     for (let hops = 0; original?.duplicate_of_ticket_id && hops < 5; hops++) {
       original = await Ticket.query(trx).forOrg(ticket.org_id).findById(original.duplicate_of_ticket_id);

@@ -1,24 +1,14 @@
 import type { Request } from '@hapi/hapi';
-import { requirePrincipal } from '../../../core/http/auth.js';
-import type { Actor } from '../services/deps.js';
 import type { CallerMeta } from '../services/intake.js';
 
 export const TAG = 'widget';
 export const ADMINS = { roles: ['owner', 'admin'] };
 
-export function actorOf(request: Request): Actor {
-  return {
-    principal: requirePrincipal(request),
-    ip: request.info.remoteAddress ?? null,
-    userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null,
-    requestId: request.info.id,
-  };
-}
-
 export function callerOf(request: Request): CallerMeta {
   return {
     origin: request.headers.origin as string | undefined,
-    ip: request.info.remoteAddress ?? null,
+    // The configured trust rule, as for audit entries: a spoofed X-Forwarded-For never moves a rate-limit key.
+    ip: request.actor({ anonymous: true }).ip,
     userAgent: request.headers['user-agent'] as string | undefined,
   };
 }

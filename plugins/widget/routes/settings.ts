@@ -2,7 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import type Joi from 'joi';
 import { settingsPatch, WidgetSettings, workspaceParams } from '../schemas.js';
 import type { SettingsPatch, WidgetSettingsService } from '../services/settings.js';
-import { actorOf, ADMINS, TAG } from './context.js';
+import { ADMINS, TAG } from './context.js';
 
 const idOf = (params: unknown) => (params as { id: string }).id;
 
@@ -20,7 +20,7 @@ export function settingsRoutes(svc: () => WidgetSettingsService, ticketSchema: J
         validate: { params: workspaceParams },
         response: { status: { 200: WidgetSettings } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => svc().get(actorOf(request), idOf(request.params)),
+        handler: async (request) => svc().get(request.actor(), idOf(request.params)),
       },
     },
     {
@@ -34,7 +34,7 @@ export function settingsRoutes(svc: () => WidgetSettingsService, ticketSchema: J
         validate: { params: workspaceParams, payload: settingsPatch },
         response: { status: { 200: WidgetSettings } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => svc().update(actorOf(request), idOf(request.params), request.payload as SettingsPatch),
+        handler: async (request) => svc().update(request.actor(), idOf(request.params), request.payload as SettingsPatch),
       },
     },
     {
@@ -48,7 +48,7 @@ export function settingsRoutes(svc: () => WidgetSettingsService, ticketSchema: J
         validate: { params: workspaceParams },
         response: { status: { 200: WidgetSettings } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => svc().rotateKey(actorOf(request), idOf(request.params)),
+        handler: async (request) => svc().rotateKey(request.actor(), idOf(request.params)),
       },
     },
     {
@@ -62,7 +62,7 @@ export function settingsRoutes(svc: () => WidgetSettingsService, ticketSchema: J
         validate: { params: workspaceParams },
         response: { status: { 201: ticketSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await svc().testReport(actorOf(request), idOf(request.params))).code(201),
+        handler: async (request, h) => h.response(await svc().testReport(request.actor(), idOf(request.params))).code(201),
       },
     },
   ];

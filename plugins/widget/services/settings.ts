@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { auditActorOf, diffFields } from '../../../core/audit/audit-writer.js';
+import { diffFields } from '../../../core/audit/audit-writer.js';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import { TEST_REPORT, localeOf } from '../texts.js';
-import type { Actor, WidgetDeps, WidgetWorkspace } from './deps.js';
+import type { WidgetDeps, WidgetWorkspace } from './deps.js';
 import type { WidgetIntake } from './intake.js';
 import { normalizeOrigin } from './origins.js';
 import { captureOf, passiveOf, presentConfig } from './present.js';
 import { newSecret, type SettingsRow, type SettingsStore } from './store.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 export interface SettingsPatch {
   allowed_origins?: string[];
@@ -17,8 +18,6 @@ export interface SettingsPatch {
   rotate_identity_secret?: boolean;
 }
 
-const auditActor = (a: Actor) => auditActorOf(a.principal);
-const meta = (a: Actor) => ({ ip: a.ip, userAgent: a.userAgent, requestId: a.requestId });
 const newPublicKey = () => `pk_${randomBytes(24).toString('base64url')}`;
 
 /**
@@ -33,13 +32,13 @@ export class WidgetSettingsService {
     private readonly intake: WidgetIntake,
   ) {}
 
-  async get(actor: Actor, workspaceId: string): Promise<Record<string, unknown>> {
+  async get(actor: SignedInActor, workspaceId: string): Promise<Record<string, unknown>> {
     const ws = await this.d.workspaces.open(actor.principal, workspaceId);
     const row = await this.d.db.transaction((trx) => this.store.ensure(trx, ws.org_id, ws.id));
     return this.out(ws, row);
   }
 
-  async update(actor: Actor, workspaceId: string, input: SettingsPatch): Promise<Record<string, unknown>> {
+  async update(actor: SignedInActor, workspaceId: string, input: SettingsPatch): Promise<Record<string, unknown>> {
     const origins = input.allowed_origins?.map((o, i) => {
       const n = normalizeOrigin(o);
       if (!n) throw httpError(400, 'invalid_request', `${o} is not an origin (scheme://host[:port], optionally https://*.domain)`, { errors: [{ path: `payload.allowed_origins.${i}`, message: 'must be an http(s) origin without a path' }] });
@@ -66,7 +65,7 @@ export class WidgetSettingsService {
       const changes = diffFields(beforeView, this.auditView(ws, row));
       if (input.rotate_identity_secret) changes.identity_secret_rotated = { before: false, after: true };
       if (Object.keys(changes).length) {
-        await this.d.audit.record(trx, { orgId: ws.org_id, actor: auditActor(actor), action: 'widget.settings_updated', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id, changes, ...meta(actor) });
+        await this.d.audit.record(trx, { orgId: ws.org_id, actor, action: 'widget.settings_updated', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id, changes });
         await this.d.outbox.add(trx, 'widget.settings_updated', { workspace_id: ws.id, fields: Object.keys(changes) }, { orgId: ws.org_id });
       }
       return { ws, row };
@@ -76,7 +75,7 @@ export class WidgetSettingsService {
   }
 
   /** A new public key; the old one stops working at once here and within 2 s in other processes (WidgetIntake.eventsInstall). */
-  async rotateKey(actor: Actor, workspaceId: string): Promise<Record<string, unknown>> {
+  async rotateKey(actor: SignedInActor, workspaceId: string): Promise<Record<string, unknown>> {
     const { ws, row } = await this.d.db.transaction(async (trx) => {
       const before = await this.lockWorkspace(trx, actor, workspaceId);
       const key = newPublicKey();
@@ -85,9 +84,8 @@ export class WidgetSettingsService {
       await this.store.ensure(trx, before.org_id, before.id);
       const row = await this.store.patch(trx, before.org_id, before.id, { key_rotated_at: now });
       await this.d.audit.record(trx, {
-        orgId: before.org_id, actor: auditActor(actor), action: 'widget.key_rotated', target: { type: 'workspace', id: before.id }, workspaceId: before.id,
+        orgId: before.org_id, actor, action: 'widget.key_rotated', target: { type: 'workspace', id: before.id }, workspaceId: before.id,
         metadata: { previous_key_ending: before.widget_public_key?.slice(-4) ?? null, new_key_ending: key.slice(-4) },
-        ...meta(actor),
       });
       await this.d.outbox.add(trx, 'widget.key_rotated', { workspace_id: before.id }, { orgId: before.org_id });
       return { ws: { ...before, widget_public_key: key, widget_key_revoked_at: null }, row };
@@ -100,7 +98,7 @@ export class WidgetSettingsService {
    * A report as the widget would send it, from the caller: the ticket is opened and closed in one
    * transaction, so the fix loop never diagnoses it (no tokens spent). Answers the Ticket.
    */
-  async testReport(actor: Actor, workspaceId: string): Promise<Record<string, unknown>> {
+  async testReport(actor: SignedInActor, workspaceId: string): Promise<Record<string, unknown>> {
     const ticketId = await this.d.db.transaction(async (trx) => {
       const ws = await this.lockWorkspace(trx, actor, workspaceId);
       const locale = localeOf(actor.principal.locale) ?? localeOf(ws.locale) ?? 'en';
@@ -127,13 +125,13 @@ export class WidgetSettingsService {
       });
       await this.d.tickets.transition(trx, ticket, 'close', { closed_at: now, close_reason: 'other' });
       await this.intake.insertReport(trx, { id: newId('wrp'), ws, ticketId: ticket.id, email, userId: null, identified: false, test: true, origin: null, pageUrl: null, created: now });
-      await this.d.audit.record(trx, { orgId: ws.org_id, actor: auditActor(actor), action: 'widget.test_report_sent', target: { type: 'ticket', id: ticket.id }, workspaceId: ws.id, ...meta(actor) });
+      await this.d.audit.record(trx, { orgId: ws.org_id, actor, action: 'widget.test_report_sent', target: { type: 'ticket', id: ticket.id }, workspaceId: ws.id });
       return ticket.id;
     });
     return this.d.tickets.detail(actor.principal.orgId, ticketId);
   }
 
-  private async lockWorkspace(trx: Knex, actor: Actor, id: string): Promise<WidgetWorkspace> {
+  private async lockWorkspace(trx: Knex, actor: SignedInActor, id: string): Promise<WidgetWorkspace> {
     const ws = await this.d.workspaces.open(actor.principal, id, trx);
     await trx('workspaces').where({ org_id: ws.org_id, id: ws.id }).forUpdate().select('id');
     if (ws.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot change its widget');
