@@ -1,9 +1,10 @@
 import Hapi, { type Server, type Request } from '@hapi/hapi';
-import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import { asValue, createContainer, InjectionMode } from 'awilix';
 import HapiPino from 'hapi-pino';
 import type { Logger } from 'pino';
 import { Model } from 'objection';
 import type { AppConfig } from './config.js';
+import { optional, type Container, type Cradle, type MessageCradle } from './cradle.js';
 import { KEYS } from './keys.js';
 import { loadAdapters, resolvePlugins, type LoadedAdapter, type Registries } from './loader.js';
 import { createLogger, maskPath, redacting } from './logger.js';
@@ -29,7 +30,7 @@ export const API_VERSION = '1.0.0';
 
 export interface App {
   config: AppConfig;
-  container: AwilixContainer;
+  container: Container;
   server: Server;
   db: Db;
   dbInfo: DatabaseInfo;
@@ -62,7 +63,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   const roles = new Set<Role>(opts.roles ?? ALL_ROLES);
   // Redaction lives on the logger itself, so every child (request log, bus, scheduler, plugins) inherits it.
   const log = opts.logger ? redacting(opts.logger) : createLogger(config.log.level);
-  const container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+  const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true });
 
   // A line per phase, so a first start (PGlite's initdb, every migration) does not look hung.
   const began = Date.now();
@@ -99,7 +100,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   });
 
   const adapters = await loadAdapters(config, container, opts.adapters);
-  const reporter: ErrorReporter = (container.resolve(KEYS.errorReporter, { allowUnregistered: true }) as ErrorReporter | null) ?? noopErrorReporter;
+  const reporter: ErrorReporter = optional(container, 'errorReporter') ?? noopErrorReporter;
   container.register(KEYS.errorReporter, asValue(reporter));
 
   const server = createServer(config);
@@ -119,7 +120,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   });
   // Tests: an error answer its OpenAPI entry does not declare fails like a bad response body.
   if (config.server.validateResponses) registerErrorContractCheck(server);
-  registerAuth(server, { resolvers: () => authResolvers, allowedOrigins: [config.server.publicBaseUrl, ...config.server.dashboardOrigins] });
+  registerAuth(server, { resolvers: () => authResolvers, allowedOrigins: [config.server.publicBaseUrl, ...config.server.dashboardOrigins], trustProxy: config.server.trustProxy });
   registerRequestScope(server, container);
   registerInputGuard(server);
   registerHealthRoutes(server, { db, bus });
@@ -224,12 +225,12 @@ declare module '@hapi/hapi' {
  * each request, that promoted a page's whole request to the old generation (docs/decisions.md).
  */
 export class RequestScope {
-  private made: AwilixContainer | null = null;
+  private made: Container | null = null;
 
-  constructor(private readonly root: AwilixContainer, private readonly request: Request) {}
+  constructor(private readonly root: Container, private readonly request: Request) {}
 
   /** The awilix scope: `request`, and `principal` once the request is authenticated. */
-  get container(): AwilixContainer {
+  get container(): Container {
     if (!this.made) {
       this.made = this.root.createScope();
       this.made.register({ [KEYS.request]: asValue(this.request), [KEYS.principal]: asValue(principalOf(this.request)) });
@@ -237,8 +238,11 @@ export class RequestScope {
     return this.made;
   }
 
-  resolve<T>(name: string): T {
-    return this.container.resolve<T>(name);
+  resolve<K extends keyof Cradle>(name: K): Cradle[K];
+  /** @deprecated an untyped read; declare the key in the providing plugin's cradle.ts. */
+  resolve<T>(name: string): T;
+  resolve(name: string): unknown {
+    return this.container.resolve(name);
   }
 
   /** After authentication: a scope made before it learns the principal. */
@@ -247,7 +251,7 @@ export class RequestScope {
   }
 }
 
-function registerRequestScope(server: Server, container: AwilixContainer): void {
+function registerRequestScope(server: Server, container: Container): void {
   server.ext('onRequest', (request, h) => {
     request.app.scope = new RequestScope(container, request);
     return h.continue;
@@ -268,7 +272,7 @@ interface ContextDeps {
   name: string;
   options: Record<string, unknown>;
   config: AppConfig;
-  container: AwilixContainer;
+  container: Container;
   server: Server;
   log: Logger;
   roles: ReadonlySet<Role>;
@@ -318,8 +322,9 @@ function pluginContext(d: ContextDeps): PluginContext<Record<string, unknown>> {
 /** Each message runs in its own scope; idempotent consumers record it in the inbox in the handler's transaction. */
 function wrapConsumer(d: ContextDeps, consumer: string, handler: PluginMessageHandler, options?: PluginConsumerOptions) {
   const run = (message: BusMessage, trx: Db | null) => {
-    const scope = d.container.createScope();
-    scope.register({ [KEYS.message]: asValue(message), trx: asValue(trx) });
+    const scope = d.container.createScope<MessageCradle>();
+    scope.register({ [KEYS.message]: asValue(message) });
+    if (trx) scope.register({ trx: asValue(trx) });
     return handler(message, scope);
   };
   if (options?.idempotent === false) return (message: BusMessage) => run(message, null);

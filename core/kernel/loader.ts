@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { asValue, type AwilixContainer } from 'awilix';
+import { asValue } from 'awilix';
+import type { Container } from './cradle.js';
 import type Joi from 'joi';
 import type { AppConfig } from './config.js';
 import { ConfigError, projectRoot } from './config.js';
@@ -73,7 +74,7 @@ export interface LoadedAdapter {
  * Loads the adapters config selects for each extension point, validates their options, builds them
  * and registers them: `<point>:<name>`, the selected one (single points) and the list.
  */
-export async function loadAdapters(config: AppConfig, container: AwilixContainer, registry: Registries['adapters']): Promise<LoadedAdapter[]> {
+export async function loadAdapters(config: AppConfig, container: Container, registry: Registries['adapters']): Promise<LoadedAdapter[]> {
   const loaded: LoadedAdapter[] = [];
   for (const point of Object.keys(POINT_KEYS) as ExtensionPoint[]) {
     const instances: unknown[] = [];

@@ -1,5 +1,6 @@
 import type { ServerRoute, Server } from '@hapi/hapi';
-import type { AwilixContainer, Resolver } from 'awilix';
+import type { Resolver } from 'awilix';
+import type { Container, Cradle, MessageScope } from './cradle.js';
 import type Joi from 'joi';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config.js';
@@ -9,7 +10,7 @@ import type { BusMessage, ConsumerOptions } from '../bus/bus.js';
 export type Role = 'api' | 'worker' | 'scheduler';
 
 /** Handler of a bus message, run in its own container scope (`scope.cradle.message`). */
-export type PluginMessageHandler = (message: BusMessage, scope: AwilixContainer) => Promise<void>;
+export type PluginMessageHandler = (message: BusMessage, scope: MessageScope) => Promise<void>;
 
 export interface PluginConsumerOptions extends ConsumerOptions {
   /**
@@ -26,6 +27,9 @@ export interface ScheduleOptions {
   runAtStart?: boolean;
 }
 
+/** What `provide` takes: declared keys with their types, and prefixed keys of open lists. */
+export type Registrations = { [K in keyof Cradle]?: Resolver<Cradle[K]> } & { [key: `${string}:${string}`]: Resolver<unknown> };
+
 /** What a plugin's `register` receives. */
 export interface PluginContext<O = Record<string, unknown>> {
   name: string;
@@ -33,7 +37,7 @@ export interface PluginContext<O = Record<string, unknown>> {
   options: O;
   config: AppConfig;
   /** The root container. Register services with `provide`. */
-  container: AwilixContainer;
+  container: Container;
   /** The hapi server: for decorations and extension points, never for routes (use `routes`). */
   server: Server;
   log: Logger;
@@ -41,8 +45,11 @@ export interface PluginContext<O = Record<string, unknown>> {
   roles: ReadonlySet<Role>;
   /** Adds routes. Each needs `options.id` (operationId) and exactly one tag (the spec section). */
   routes(routes: ServerRoute[]): void;
-  /** Registers services in the root container. */
-  provide(registrations: Record<string, Resolver<unknown>>): void;
+  /**
+   * Registers services in the root container: a declared key (the plugin's cradle.ts) takes a value of
+   * its declared type; a prefixed key (`ticketPageSection:<plugin>`) is an open list read by prefix.
+   */
+  provide(registrations: Registrations): void;
   /** Declares a bus consumer; the queue is named `<plugin>.<name>`; it runs on worker roles. */
   consume(name: string, patterns: string[], handler: PluginMessageHandler, options?: PluginConsumerOptions): void;
   /** Declares periodic work; it runs on the elected scheduler only. */

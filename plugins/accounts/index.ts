@@ -1,14 +1,13 @@
 import { asClass, asFunction, asValue } from 'awilix';
-import type { Knex } from 'knex';
 import { definePlugin } from '../../core/kernel/plugin.js';
-import { SESSION_COOKIE, type AuthResolver } from '../../core/http/auth.js';
-import type { AppConfig } from '../../core/kernel/config.js';
+import { SESSION_COOKIE } from '../../core/http/auth.js';
+import type { Cradle } from '../../core/kernel/cradle.js';
 import { accountsOptionsSchema, type AccountsOptions } from './options.js';
 import { PlanCatalog } from './plans.js';
 import { accountSchemas } from './schemas.js';
 import { ACCOUNT_TEMPLATES } from './templates.js';
-import { AccountMail, type MailerLike } from './services/account-mail.js';
-import { Credentials, type FoundCredential } from './services/access.js';
+import { AccountMail } from './services/account-mail.js';
+import { Credentials } from './services/access.js';
 import { AuthContextBuilder } from './services/auth-context.js';
 import { CredentialCache } from './services/credential-cache.js';
 import { AuthService } from './services/auth-service.js';
@@ -30,17 +29,6 @@ import { tokenRoutes } from './routes/tokens.js';
 
 const DAY = 86_400_000;
 
-/** The container entries this plugin reads at registration. */
-interface AccountsCradle {
-  mailer: MailerLike;
-  db: Knex;
-  authResolvers: AuthResolver[];
-  sessionService: SessionService;
-  authContextBuilder: AuthContextBuilder;
-  tokenService: TokenService;
-  credentialCache: CredentialCache<FoundCredential>;
-}
-
 /**
  * Accounts and access: sign-in flows, sessions, the AuthContext, organizations, members,
  * invitations and API tokens. See docs/accounts.md.
@@ -60,7 +48,7 @@ export default definePlugin<AccountsOptions>({
       accountsOptions: asValue(ctx.options),
       planCatalog: asValue(new PlanCatalog()),
       accountSchemas: asValue(accountSchemas),
-      accountMail: asFunction(({ mailer, config }: { mailer: MailerLike; config: AppConfig }) => new AccountMail(mailer, config.server.publicBaseUrl)).singleton(),
+      accountMail: asFunction(({ mailer, config }: Cradle) => new AccountMail(mailer, config.server.publicBaseUrl)).singleton(),
       emailTokens: asClass(EmailTokens).singleton(),
       // Behind a transaction pooler LISTEN reaches no session: no cache, rather than a stale one.
       credentialCache: asValue(new CredentialCache(ctx.config.database.transactionPooler ? { ...ctx.options.credentialCache, ttlSeconds: 0 } : ctx.options.credentialCache, !!ctx.config.database.url)),
@@ -76,7 +64,7 @@ export default definePlugin<AccountsOptions>({
       meService: asClass(MeService).singleton(),
     });
 
-    const cradle = ctx.container.cradle as AccountsCradle;
+    const cradle = ctx.container.cradle;
     cradle.mailer.registerTemplates(ACCOUNT_TEMPLATES);
 
     // This process's credential writes empty the cache as they are issued; other processes' changes

@@ -126,6 +126,24 @@ export const PLANS: readonly Plan[] = [
 ];
 
 /** Read access to the plans; `get` of an unknown id answers the `none` plan. */
+/** A plan as other plugins read it: billing's catalogue (over this one) types its ids as strings. */
+export interface PlanView {
+  id: string;
+  name: string;
+  features: string[];
+  autonomy: string[];
+  execution_modes: string[];
+  limits: PlanLimits;
+}
+
+/** What every plugin reads as `planCatalog`: the accounts catalogue, or billing's over it. */
+export interface PlanCatalogPort {
+  list(): readonly PlanView[];
+  get(id: string | null | undefined): PlanView;
+  has(id: string): boolean;
+  hasFeature(planId: string | null | undefined, feature: string): boolean;
+}
+
 export class PlanCatalog {
   private readonly byId = new Map<string, Plan>(PLANS.map((p) => [p.id, p]));
 

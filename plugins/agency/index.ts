@@ -13,7 +13,7 @@ import { WhiteLabelReadiness, type BrandDirectoryPort, type WorkspaceReaderPort 
 import { PartnerService } from './services/partner.js';
 import { reportRoutes } from './routes/reports.js';
 import { AGENCY_MAIL_TEMPLATES } from './services/report-texts.js';
-import { AgencyReports, type ReportBrandPort, type ReportMailerPort, type ReportMetricsPort } from './services/reports.js';
+import { AgencyReports, type ReportBrandPort, type ReportMetricsPort } from './services/reports.js';
 
 /**
  * Agency features (section `agency`: overview, client card, queue, monthly reports, resale,
@@ -37,7 +37,7 @@ export default definePlugin({
     const agencyConsole = new AgencyConsole({ db: r<Knex>('db'), directory: r<BrandDirectoryPort>('brandDirectory'), workspaces: r<WorkspaceReaderPort>('workspaceService') });
     ctx.routes(gated(consoleRoutes(() => agencyConsole)));
     ctx.routes(publicPartnerRoutes(() => partner));
-    const mailer = ctx.container.resolve('mailer') as ReportMailerPort & { registerTemplates(t: typeof AGENCY_MAIL_TEMPLATES): void };
+    const mailer = ctx.container.resolve('mailer');
     mailer.registerTemplates(AGENCY_MAIL_TEMPLATES);
     const reports = new AgencyReports({
       db: r<Knex>('db'), audit: r<AuditWriter>('audit'), outbox: r<Outbox>('outbox'), mailer: () => mailer, brand: r<ReportBrandPort>('brandService'),
@@ -47,7 +47,7 @@ export default definePlugin({
     ctx.provide({ agencyReports: asValue(reports) });
     // report_auto_send: last month's report of every such client, generated and sent once, in the first days of a month.
     ctx.schedule('reports-auto-send', { everyMs: 60 * 60_000 }, async () => {
-      const plans = ctx.container.resolve('planCatalog') as AgencyPlanPort;
+      const plans = ctx.container.resolve('planCatalog');
       const done = await reports.autoSend({ hasAgencyPlan: (plan) => plans.hasFeature(plan, 'agency'), days: AUTO_SEND_DAYS, log: ctx.log });
       if (done.generated || done.sent) ctx.log.info(done, 'agency reports auto-sent');
     });

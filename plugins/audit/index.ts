@@ -1,16 +1,10 @@
 import { asValue } from 'awilix';
-import type Joi from 'joi';
-import type { Knex } from 'knex';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { RateLimiter } from '../../core/http/rate-limit.js';
-import { KEYS } from '../../core/kernel/keys.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
-import type { SecretBox } from '../../core/security/secret-box.js';
 import { auditOptionsSchema, type AuditOptions } from './options.js';
 import { auditRoutes } from './routes/audit.js';
 import { AuditLogService } from './services/audit-log.js';
 import { StreamDelivery } from './services/delivery.js';
-import type { AuditDeps, PlanCatalogPort } from './services/deps.js';
+import type { AuditDeps } from './services/deps.js';
 import { StreamSettingsService } from './services/stream-settings.js';
 import { auditTicketPageSection } from './services/ticket-page.js';
 
@@ -28,22 +22,21 @@ export default definePlugin<AuditOptions>({
   options: auditOptionsSchema,
   register(ctx) {
     const { container, options, config } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
     const deps: AuditDeps = {
       get db() {
-        return cradle()[KEYS.db] as Knex;
+        return container.cradle.db;
       },
       get audit() {
-        return cradle()[KEYS.audit] as AuditWriter;
+        return container.cradle.audit;
       },
       get secretBox() {
-        return cradle()[KEYS.secretBox] as SecretBox;
+        return container.cradle.secretBox;
       },
       get rateLimiter() {
-        return cradle()[KEYS.rateLimiter] as RateLimiter;
+        return container.cradle.rateLimiter;
       },
       get planCatalog() {
-        return cradle().planCatalog as PlanCatalogPort;
+        return container.cradle.planCatalog;
       },
       options,
       allowLoopbackFetch: config.security.allowLoopbackFetch,
@@ -60,7 +53,7 @@ export default definePlugin<AuditOptions>({
       // The ticket page's `audit` (the tickets plugin reads `ticketPageSection:*`).
       'ticketPageSection:audit': asValue(auditTicketPageSection),
     });
-    ctx.routes(auditRoutes((cradle().accountSchemas as { Ok: Joi.ObjectSchema }).Ok));
+    ctx.routes(auditRoutes(container.cradle.accountSchemas.Ok));
     ctx.schedule('deliver-stream', { everyMs: options.stream.intervalMs }, async () => {
       await delivery.deliverDue();
     });

@@ -4,6 +4,7 @@ import type { AuditWriter } from '../../core/audit/audit-writer.js';
 import type { Outbox } from '../../core/bus/outbox.js';
 import type { Db } from '../../core/data/db.js';
 import { KEYS } from '../../core/kernel/keys.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { billingOptionsSchema, type BillingOptions } from './options.js';
 import { billingRoutes } from './routes/billing.js';
@@ -12,8 +13,8 @@ import { registerHostedPages } from './routes/hosted-pages.js';
 import { referralRoutes } from './routes/referrals.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { CreditLedger, createBillingServices } from './services/index.js';
-import type { BillingDeps, MailerLike } from './services/deps.js';
-import { BillingPlanCatalog, type PlanCatalogLike } from './services/plans.js';
+import type { BillingDeps } from './services/deps.js';
+import { BillingPlanCatalog } from './services/plans.js';
 import { RESALE_TEMPLATES } from './services/resale.js';
 import { SPEND_TEMPLATES } from './services/spend-alerts.js';
 
@@ -35,7 +36,7 @@ export default definePlugin<BillingOptions>({
   options: billingOptionsSchema,
   register(ctx) {
     const { container, options, config } = ctx;
-    const base = container.resolve<PlanCatalogLike>('planCatalog');
+    const base = container.resolve('planCatalog');
     const catalog = new BillingPlanCatalog(base, options);
     const provider = (container.resolve(KEYS.paymentProvider, { allowUnregistered: true }) as PaymentProvider | null) ?? null;
     const publicBaseUrl = config.server.publicBaseUrl.replace(/\/+$/, '');
@@ -50,7 +51,7 @@ export default definePlugin<BillingOptions>({
       provider,
       // The mail plugin may register after billing: look the mailer up when mail is sent.
       get mailer() {
-        return (container.resolve('mailer', { allowUnregistered: true }) as MailerLike | undefined) ?? null;
+        return optional(container, 'mailer') ?? null;
       },
       publicBaseUrl,
       clock: () => new Date(),
@@ -94,7 +95,7 @@ export default definePlugin<BillingOptions>({
     ctx.consume('credit-referral', ['accounts.organization_created'], async (message, scope) => {
       const payload = message.payload as { org_id?: string; referred_by_code?: string | null };
       if (!payload.org_id || !payload.referred_by_code) return;
-      const trx = (scope.cradle as { trx: Db }).trx;
+      const trx = scope.cradle.trx;
       await s.referrals.credit(trx, payload.org_id);
     });
     ctx.schedule('expire-credits', { everyMs: 60 * 60_000 }, async () => {

@@ -1,16 +1,13 @@
 import { asValue } from 'awilix';
-import type Joi from 'joi';
-import type { Knex } from 'knex';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { DnsLookup } from '../../core/net/dns.js';
 import { brandOptionsSchema, type BrandOptions } from './options.js';
 import { assetRoutes } from './routes/assets.js';
 import { brandRoutes } from './routes/brand.js';
 import { publicBrandRoutes } from './routes/public.js';
-import type { BrandDeps, EmailDomainsPort, PlanCatalogPort, SendingPort, WorkspacePort } from './services/deps.js';
-import { BrandDirectoryService, type Guard } from './services/directory.js';
+import type { BrandDeps } from './services/deps.js';
+import { BrandDirectoryService } from './services/directory.js';
 import { MailBrandingService } from './services/mail-branding.js';
 import { BrandOverviewService } from './services/overview.js';
 import { BrandService } from './services/profiles.js';
@@ -34,32 +31,30 @@ export default definePlugin<BrandOptions>({
   options: brandOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
-    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
     const deps: BrandDeps = {
       get db() {
-        return cradle().db as Knex;
+        return container.cradle.db;
       },
       config,
       options,
       get outbox() {
-        return cradle().outbox as Outbox;
+        return container.cradle.outbox;
       },
       get audit() {
-        return cradle().audit as AuditWriter;
+        return container.cradle.audit;
       },
       dns: new DnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs }),
       get workspaces() {
-        return cradle().workspaceService as WorkspacePort;
+        return container.cradle.workspaceService;
       },
       get planCatalog() {
-        return cradle().planCatalog as PlanCatalogPort;
+        return container.cradle.planCatalog;
       },
       get emailDomains() {
-        return optional<EmailDomainsPort>('domainService');
+        return (optional(container, 'domainService') ?? null);
       },
       get sending() {
-        return optional<SendingPort>('channelService');
+        return (optional(container, 'channelService') ?? null);
       },
     };
 
@@ -68,7 +63,7 @@ export default definePlugin<BrandOptions>({
     const overview = new BrandOverviewService(deps, brand, directory);
     // The guard registered before this plugin (the inbox's, or the tickets' allow-all) decides
     // every draft this one lets through; resolved now, before ours replaces it.
-    const inner = container.resolve('whiteLabelGuard') as Guard;
+    const inner = container.resolve('whiteLabelGuard');
     ctx.provide({
       brandOptions: asValue(options),
       brandService: asValue(brand),
@@ -79,7 +74,7 @@ export default definePlugin<BrandOptions>({
       mailBranding: asValue(new MailBrandingService(deps, brand)),
     });
 
-    ctx.routes(brandRoutes({ brand: () => brand, directory: () => directory, overview: () => overview }, (cradle().accountSchemas as { Ok: Joi.ObjectSchema }).Ok));
+    ctx.routes(brandRoutes({ brand: () => brand, directory: () => directory, overview: () => overview }, container.cradle.accountSchemas.Ok));
     ctx.routes(publicBrandRoutes(() => brand, () => deps.db));
     ctx.server.route(assetRoutes(() => brand));
 

@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { asValue } from 'awilix';
 import type { Request } from '@hapi/hapi';
 import { principalOf } from '../../core/http/auth.js';
+import { optional, selected } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
-import type { CodeHost } from '../../core/contracts/index.js';
 import { registerConsumers } from './consumers/index.js';
 import { InstallationModel, RepositoryModel } from './models/index.js';
 import { codehostOptionsSchema, type CodehostOptions } from './options.js';
@@ -16,7 +16,7 @@ import { repositoryRoutes } from './routes/repositories.js';
 import { setupRoutes } from './routes/setup.js';
 import { CodeIndexService } from './services/code-index.js';
 import { CommentService } from './services/comments.js';
-import { hasPages, type AccountUsers, type CodehostDeps, type PlanLimitsLike, type SessionOpener, type TicketIntake, type WorkspaceReader } from './services/deps.js';
+import { hasPages, type CodehostDeps } from './services/deps.js';
 import { EventHandler } from './services/events.js';
 import { GitRemote } from './services/git-remote.js';
 import { InstallationService } from './services/installations.js';
@@ -44,26 +44,25 @@ export default definePlugin<CodehostOptions>({
   options: codehostOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const cradle = container.cradle as Record<string, unknown>;
-    const optional = <T>(key: string): T | null => (container.hasRegistration(key) ? (container.resolve(key) as T) : null);
+    const cradle = container.cradle;
 
     let tempCache: string | null = null;
     let cacheDir: Promise<string> | null = null;
     const deps: CodehostDeps = {
-      db: cradle.db as CodehostDeps['db'],
-      outbox: cradle.outbox as CodehostDeps['outbox'],
-      audit: cradle.audit as CodehostDeps['audit'],
-      secretBox: cradle.secretBox as CodehostDeps['secretBox'],
-      rateLimiter: cradle.rateLimiter as CodehostDeps['rateLimiter'],
+      db: cradle.db,
+      outbox: cradle.outbox,
+      audit: cradle.audit,
+      secretBox: cradle.secretBox,
+      rateLimiter: cradle.rateLimiter,
       config,
       log: ctx.log,
-      host: cradle.codeHost as CodeHost,
+      host: selected(cradle.codeHost, 'codeHost'),
       options,
-      workspaces: () => container.resolve('workspaceService') as WorkspaceReader,
-      planLimits: () => optional<PlanLimitsLike>('planLimits'),
-      tickets: () => optional<TicketIntake>('ticketService'),
-      sessions: () => optional<SessionOpener>('sessionService'),
-      accounts: () => optional<AccountUsers>('authService'),
+      workspaces: () => cradle.workspaceService,
+      planLimits: () => optional(container, 'planLimits') ?? null,
+      tickets: () => optional(container, 'ticketService') ?? null,
+      sessions: () => optional(container, 'sessionService') ?? null,
+      accounts: () => optional(container, 'authService') ?? null,
       cacheDir: () => (cacheDir ??= config.dataDir === ':memory:'
         ? mkdtemp(join(tmpdir(), 'patchwell-codeindex-')).then((d) => (tempCache = d))
         : Promise.resolve(resolve(config.dataDir, 'codehost-cache'))),

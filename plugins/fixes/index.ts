@@ -1,16 +1,11 @@
 import { asValue } from 'awilix';
-import type Joi from 'joi';
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
-import type { AgentExecutor, CodeHost } from '../../core/contracts/index.js';
+import { actorOfPrincipal } from '../../core/contracts/index.js';
 import type { Principal } from '../../core/http/auth.js';
-import { KEYS } from '../../core/kernel/keys.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { fixesOptionsSchema, type FixesOptions } from './options.js';
 import { ticketJobRoutes } from './routes/ticket-jobs.js';
-import type { BillingGatePort, CodeIndexPort, DraftPort, FixesDeps, GovernancePort, MailerPort, PatternMatcherPort, RepositoriesPort, SubscriberPort, TicketActionsPort, TicketPort, WorkspacePort } from './services/deps.js';
+import type { FixesDeps } from './services/deps.js';
 import { JobPayloads } from './services/job-payload.js';
 import { JOB_REQUESTED, JobQueue } from './services/job-queue.js';
 import { JobWorker } from './services/job-worker.js';
@@ -41,28 +36,26 @@ export default definePlugin<FixesOptions>({
   options: fixesOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
-    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
     const deps: FixesDeps = {
-      get db() { return cradle().db as Knex; },
-      get outbox() { return cradle().outbox as Outbox; },
-      get audit() { return cradle().audit as AuditWriter; },
+      get db() { return container.cradle.db; },
+      get outbox() { return container.cradle.outbox; },
+      get audit() { return container.cradle.audit; },
       config,
-      get log() { return cradle().log as Logger; },
+      get log() { return container.cradle.log; },
       options,
-      get executors() { return (cradle()[KEYS.agentExecutors] as AgentExecutor[] | undefined) ?? []; },
-      get tickets() { return cradle().ticketService as TicketPort; },
-      get drafts() { return cradle().draftService as DraftPort; },
-      get subscribers() { return cradle().subscriberService as SubscriberPort; },
-      get ticketActions() { return cradle().ticketActions as TicketActionsPort; },
-      get workspaces() { return cradle().workspaceService as WorkspacePort; },
-      get codeIndex() { return optional<CodeIndexPort>('codeIndex'); },
-      get codeHost() { return optional<CodeHost>(KEYS.codeHost); },
-      get repositories() { return optional<RepositoriesPort>('codehostRepositories'); },
-      get governance() { return optional<GovernancePort>('approvalGovernance'); },
-      get mailer() { return cradle().mailer as MailerPort; },
-      get billingGate() { return optional<BillingGatePort>('billingGate'); },
-      get patternMatcher() { return optional<PatternMatcherPort>('patternMatcher'); },
+      get executors() { return container.cradle.agentExecutors; },
+      get tickets() { return container.cradle.ticketService; },
+      get drafts() { return container.cradle.draftService; },
+      get subscribers() { return container.cradle.subscriberService; },
+      get ticketActions() { return container.cradle.ticketActions; },
+      get workspaces() { return container.cradle.workspaceService; },
+      get codeIndex() { return (optional(container, 'codeIndex') ?? null); },
+      get codeHost() { return container.cradle.codeHost; },
+      get repositories() { return (optional(container, 'codehostRepositories') ?? null); },
+      get governance() { return (optional(container, 'approvalGovernance') ?? null); },
+      get mailer() { return container.cradle.mailer; },
+      get billingGate() { return (optional(container, 'billingGate') ?? null); },
+      get patternMatcher() { return (optional(container, 'patternMatcher') ?? null); },
     };
     const queue = new JobQueue(deps);
     const loop = new FixLoop(deps, queue);
@@ -78,7 +71,7 @@ export default definePlugin<FixesOptions>({
     ctx.consume('diagnose', ['tickets.created'], async (message, scope) => {
       const p = message.payload as { ticket_id?: string };
       if (!p.ticket_id || !message.orgId) return;
-      await loop.onTicketReceived((scope.cradle as { trx: Knex }).trx, message.orgId, p.ticket_id);
+      await loop.onTicketReceived(scope.cradle.trx, message.orgId, p.ticket_id);
     });
     // The bus only signals; the job itself is claimed from Postgres.
     ctx.consume('jobs', [JOB_REQUESTED], async () => worker.kick(), { idempotent: false });
@@ -88,7 +81,7 @@ export default definePlugin<FixesOptions>({
       if (!message.orgId) return;
       const principal: Principal = { kind: 'job', userId: null, orgId: message.orgId, role: 'admin', staff: false, email: null, locale: 'en', workspaceIds: null, jobId: p.job_id };
       try {
-        await deps.drafts.send({ principal }, p.ticket_id, p.draft_id, {});
+        await deps.drafts.send(actorOfPrincipal(principal), p.ticket_id, p.draft_id, {});
       } catch (err) {
         const code = (err as { data?: { code?: string } }).data?.code ?? (err as { output?: { payload?: { code?: string } } }).output?.payload?.code;
         if (code === 'invalid_transition' || code === 'not_found') return;
@@ -100,10 +93,10 @@ export default definePlugin<FixesOptions>({
     const actions = new FixActions(deps, loop, pullRequests, queue);
     const releases = new Releases(deps);
     ctx.provide({ fixPullRequests: asValue(pullRequests), fixActions: asValue(actions), fixReleases: asValue(releases) });
-    const jobPageSchema = optional<{ TicketJobPage: Joi.Schema }>('ticketPageSchemas')?.TicketJobPage ?? null;
+    const jobPageSchema = optional(container, 'ticketPageSchemas')?.TicketJobPage ?? null;
     ctx.routes([
       ...ticketJobRoutes({ db: () => deps.db, tickets: () => deps.tickets }, jobPageSchema),
-      ...ticketFixRoutes(() => actions, () => releases, optional<Joi.Schema>('ticketSchema')),
+      ...ticketFixRoutes(() => actions, () => releases, (optional(container, 'ticketSchema') ?? null)),
       ...approvalRoutes({ db: () => deps.db, governance: () => deps.governance }),
       ...releaseRoutes(() => releases),
     ]);

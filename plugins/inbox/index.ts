@@ -1,10 +1,5 @@
 import { asValue } from 'awilix';
-import type Joi from 'joi';
-import type { Knex } from 'knex';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
-import type { ChannelAdapter } from '../../core/contracts/index.js';
-import type { RateLimiter } from '../../core/http/rate-limit.js';
+import { optional, selected } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { DnsLookup } from '../../core/net/dns.js';
 import { inboxOptionsSchema, type InboxOptions } from './options.js';
@@ -41,45 +36,43 @@ export default definePlugin<InboxOptions>({
   options: inboxOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
-    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
     const dns = new DnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
     const deps: InboxDeps = {
       get db() {
-        return cradle().db as Knex;
+        return container.cradle.db;
       },
       config,
       options,
       get outbox() {
-        return cradle().outbox as Outbox;
+        return container.cradle.outbox;
       },
       get audit() {
-        return cradle().audit as AuditWriter;
+        return container.cradle.audit;
       },
       get rateLimiter() {
-        return cradle().rateLimiter as RateLimiter;
+        return container.cradle.rateLimiter;
       },
       dns,
       get workspaces() {
-        return cradle().workspaceService as WorkspacePort;
+        return container.cradle.workspaceService;
       },
       get tickets() {
-        return cradle().ticketService as TicketPort;
+        return container.cradle.ticketService;
       },
       get mailer() {
-        return cradle().mailer as MailerPort;
+        return container.cradle.mailer;
       },
       get channelAdapter() {
-        return cradle().channelAdapter as ChannelAdapter;
+        return selected(container.cradle.channelAdapter, 'channel');
       },
       get planCatalog() {
-        return cradle().planCatalog as PlanCatalogPort;
+        return container.cradle.planCatalog;
       },
       get planLimits() {
-        return optional<PlanLimitsPort>('planLimits');
+        return optional(container, 'planLimits') ?? null;
       },
       get brandDirectory() {
-        return optional<BrandDirectory>('brandDirectory') ?? defaultBrandDirectory;
+        return optional(container, 'brandDirectory') ?? defaultBrandDirectory;
       },
       ownSenders: [defaultSender({ config }).address],
     };
@@ -102,12 +95,12 @@ export default definePlugin<InboxOptions>({
       domainService: asValue(domains),
       whiteLabelGuard: asValue(guard),
     });
-    (container.resolve('mailer') as MailerPort).registerTemplates(INBOX_MAIL_TEMPLATES);
+    container.resolve('mailer').registerTemplates(INBOX_MAIL_TEMPLATES);
 
     ctx.routes([
       ...webhookRoutes(() => pipeline, { maxBytes: options.maxMessageBytes, providers: () => deps.channelAdapter.inboundProviders }),
       ...channelRoutes(() => channels),
-      ...domainRoutes(() => domains, (cradle().accountSchemas as { Ok: Joi.ObjectSchema }).Ok),
+      ...domainRoutes(() => domains, container.cradle.accountSchemas.Ok),
     ]);
 
     // Quarantined messages are kept for a while (to be released), then only their log row stays.

@@ -1,13 +1,9 @@
 import { asValue } from 'awilix';
 import Joi from 'joi';
-import type { Knex } from 'knex';
-import type { Outbox } from '../../core/bus/outbox.js';
-import type { ChannelAdapter } from '../../core/contracts/index.js';
-import { KEYS } from '../../core/kernel/keys.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { mailDomainOf } from '../../core/kernel/mail-domain.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { MailDelivery } from './services/delivery.js';
-import type { MailBrandingPort } from './services/branding.js';
 import { MAIL_REQUESTED, Mailer, type MailAddress } from './services/mailer.js';
 
 export { Mailer, mailInputError, isMailInputError, MAIL_REQUESTED, type EnqueueMail, type MailAddress } from './services/mailer.js';
@@ -43,7 +39,7 @@ export default definePlugin<MailPluginOptions>({
   }),
   register(ctx) {
     const { container, config, options, log } = ctx;
-    const cradle = container.cradle as { db: Knex; outbox: Outbox; channelAdapter: ChannelAdapter | null };
+    const cradle = container.cradle;
     // An IP base URL gives `localhost`: `no-reply@127.0.0.1` is not an address (core/kernel/mail-domain.ts).
     const host = mailDomainOf(config.server.publicBaseUrl);
     const mailer = new Mailer({
@@ -52,7 +48,7 @@ export default definePlugin<MailPluginOptions>({
       defaultFrom: options.from ?? { address: `no-reply@${host}`, name: 'Patchwell' },
       log,
       // The brand plugin (when on) registers after this one: resolved at each enqueue.
-      branding: () => (container.resolve('mailBranding', { allowUnregistered: true }) as MailBrandingPort | undefined) ?? null,
+      branding: () => optional(container, 'mailBranding') ?? null,
     });
     const maxAttempts = options.maxAttempts ?? config.bus.maxAttempts;
     const backoffMs = options.backoffMs ?? config.bus.backoffMs;
@@ -60,7 +56,7 @@ export default definePlugin<MailPluginOptions>({
       db: cradle.db,
       outbox: cradle.outbox,
       channel: () => {
-        const adapter = container.resolve<ChannelAdapter | null>(KEYS.channelAdapter);
+        const adapter = container.cradle.channelAdapter;
         if (!adapter) throw new Error('no channel adapter is selected (config key adapters.channel)');
         return adapter;
       },

@@ -1,8 +1,5 @@
 import { asValue } from 'awilix';
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { CodeHost } from '../../core/contracts/index.js';
-import { KEYS } from '../../core/kernel/keys.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { mcpMethodGuard, mcpRoutes } from './routes/mcp.js';
 import { McpService, type McpDeps } from './services/mcp-service.js';
@@ -21,17 +18,15 @@ export default definePlugin({
   requires: ['accounts', 'workspaces', 'tickets', 'fixes'],
   register(ctx) {
     const { container } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
-    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
     const deps: McpDeps = {
-      get db() { return cradle()[KEYS.db] as Knex; },
-      get log() { return cradle()[KEYS.log] as Logger; },
-      get jobs() { return cradle().fixJobs as McpDeps['jobs']; },
-      get payloads() { return cradle().fixPayloads as McpDeps['payloads']; },
-      get tickets() { return cradle().ticketService as McpDeps['tickets']; },
-      get drafts() { return cradle().draftService as McpDeps['drafts']; },
-      get codeHost() { return optional<CodeHost>(KEYS.codeHost); },
-      get repositories() { return optional<McpDeps['repositories'] & object>('codehostRepositories'); },
+      get db() { return container.cradle.db; },
+      get log() { return container.cradle.log; },
+      get jobs() { return container.cradle.fixJobs; },
+      get payloads() { return container.cradle.fixPayloads; },
+      get tickets() { return container.cradle.ticketService; },
+      get drafts() { return container.cradle.draftService; },
+      get codeHost() { return container.cradle.codeHost; },
+      get repositories() { return optional(container, 'codehostRepositories') ?? null; },
     };
     const service = new McpService(deps);
     ctx.provide({ mcpService: asValue(service) });

@@ -1,15 +1,11 @@
 import { asValue } from 'awilix';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
-import { KEYS } from '../../core/kernel/keys.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
-import type { SecretBox } from '../../core/security/secret-box.js';
 import { onboardingOptionsSchema, type OnboardingOptions } from './options.js';
 import { onboardingRoutes } from './routes/onboarding.js';
 import { DemoService } from './services/demo.js';
-import type { CodeIndexPort, FixRecordsPort, OnboardingDeps, PlanCatalogPort, RepositoriesPort, TicketPort, WorkspacePort } from './services/deps.js';
+import type { OnboardingDeps } from './services/deps.js';
 import { ExecutionService } from './services/execution.js';
 import { MetricsService } from './services/metrics.js';
 import { assertAllowed } from './services/rules.js';
@@ -28,19 +24,17 @@ export default definePlugin<OnboardingOptions>({
   options: onboardingOptionsSchema,
   register(ctx) {
     const { container, options } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
-    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
     const deps: OnboardingDeps = {
-      get db() { return cradle()[KEYS.db] as Knex; },
-      get audit() { return cradle()[KEYS.audit] as AuditWriter; },
-      get outbox() { return cradle()[KEYS.outbox] as Outbox; },
-      get secretBox() { return cradle()[KEYS.secretBox] as SecretBox; },
-      get workspaces() { return cradle().workspaceService as WorkspacePort; },
-      get repositories() { return optional<RepositoriesPort>('codehostRepositories'); },
-      get codeIndex() { return optional<CodeIndexPort>('codeIndex'); },
-      get tickets() { return cradle().ticketService as TicketPort; },
-      get plans() { return optional<PlanCatalogPort>('planCatalog'); },
-      get fixRecords() { return optional<FixRecordsPort>('fixRecords'); },
+      get db() { return container.cradle.db; },
+      get audit() { return container.cradle.audit; },
+      get outbox() { return container.cradle.outbox; },
+      get secretBox() { return container.cradle.secretBox; },
+      get workspaces() { return container.cradle.workspaceService; },
+      get repositories() { return (optional(container, 'codehostRepositories') ?? null); },
+      get codeIndex() { return (optional(container, 'codeIndex') ?? null); },
+      get tickets() { return container.cradle.ticketService; },
+      get plans() { return (optional(container, 'planCatalog') ?? null); },
+      get fixRecords() { return (optional(container, 'fixRecords') ?? null); },
       options,
       get log() { return ctx.log as Logger; },
       clock: () => new Date(),
@@ -55,7 +49,7 @@ export default definePlugin<OnboardingOptions>({
     ctx.consume('demo-progress', ['fixes.job_finished', 'fixes.job_dead', 'fixes.diagnosis_completed', 'fixes.fix_verified'], async (message, scope) => {
       const p = message.payload as { ticket_id?: string };
       if (!p.ticket_id || !message.orgId) return;
-      await demo.onJobEvent((scope.cradle as { trx: Knex }).trx, message.orgId, p.ticket_id);
+      await demo.onJobEvent(scope.cradle.trx, message.orgId, p.ticket_id);
     });
   },
 });

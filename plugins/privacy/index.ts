@@ -1,14 +1,11 @@
 import { asValue } from 'awilix';
-import type { Knex } from 'knex';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
-import { KEYS } from '../../core/kernel/keys.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { privacyOptionsSchema, type PrivacyOptions } from './options.js';
 import { downloadRoutes, privacyRoutes } from './routes/privacy.js';
 import { declareBuiltins } from './services/builtin.js';
 import { ClosureService } from './services/closure.js';
-import type { BillingActionsPort, PrivacyDeps } from './services/deps.js';
+import type { PrivacyDeps } from './services/deps.js';
 import { ErasureService } from './services/erasure.js';
 import { ExportService } from './services/export.js';
 import { PersonalDataRegistry } from './services/registry.js';
@@ -29,21 +26,20 @@ export default definePlugin<PrivacyOptions>({
   options: privacyOptionsSchema,
   register(ctx) {
     const { container, options } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
     const registry = new PersonalDataRegistry();
     declareBuiltins(registry);
     const deps: PrivacyDeps = {
       get db() {
-        return cradle()[KEYS.db] as Knex;
+        return container.cradle.db;
       },
       get audit() {
-        return cradle()[KEYS.audit] as AuditWriter;
+        return container.cradle.audit;
       },
       get outbox() {
-        return cradle()[KEYS.outbox] as Outbox;
+        return container.cradle.outbox;
       },
       get billing() {
-        return (container.resolve('billingActions', { allowUnregistered: true }) as BillingActionsPort | undefined) ?? null;
+        return optional(container, 'billingActions') ?? null;
       },
       registry,
       options,
@@ -52,7 +48,7 @@ export default definePlugin<PrivacyOptions>({
     };
     const closure = new ClosureService(deps);
     type Mailer = ConstructorParameters<typeof ExportService>[1] extends () => infer M ? NonNullable<M> & { registerTemplates(t: unknown[]): void } : never;
-    const mailer = () => (container.resolve('mailer', { allowUnregistered: true }) as Mailer | undefined) ?? null;
+    const mailer = () => optional(container, 'mailer') ?? null;
     const exportsService = new ExportService(deps, mailer, ExportService.directory(ctx.config.dataDir), ctx.config.server.publicBaseUrl.replace(/\/+$/, ''));
     mailer()?.registerTemplates(PRIVACY_TEMPLATES);
     ctx.provide({
@@ -67,7 +63,7 @@ export default definePlugin<PrivacyOptions>({
     // The emailed download link is a page, not an API operation (like billing's hosted pages).
     ctx.server.route(downloadRoutes());
     ctx.consume('build-export', ['privacy.export_requested'], async (message, scope) => {
-      await exportsService.build((message.payload as { export_id: string }).export_id, (scope.cradle as { trx: Knex }).trx);
+      await exportsService.build((message.payload as { export_id: string }).export_id, scope.cradle.trx);
     });
     ctx.schedule('purge-closed-organizations', { everyMs: options.purgeIntervalMs }, async () => {
       await closure.purgeDue();

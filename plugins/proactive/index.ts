@@ -1,10 +1,5 @@
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
-import type { ConnectorAdapter } from '../../core/contracts/index.js';
-import type { Db } from '../../core/data/db.js';
-import { KEYS } from '../../core/kernel/keys.js';
+import { optional, type Cradle } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
-import type { SecretBox } from '../../core/security/secret-box.js';
 import { asValue } from 'awilix';
 import { proactiveOptionsSchema, type ProactiveOptions } from './options.js';
 import { connectorRoutes } from './routes/connectors.js';
@@ -13,7 +8,7 @@ import { errorTrackerWebhookRoutes } from './routes/error-tracker-webhook.js';
 import { patternRoutes } from './routes/patterns.js';
 import { ingestRoutes } from './routes/ingest.js';
 import { sourceMapRoutes } from './routes/sourcemaps.js';
-import { ConnectorService, type WorkspaceOpener } from './services/connectors.js';
+import { ConnectorService } from './services/connectors.js';
 import { ErrorGroupService } from './services/error-groups.js';
 import { ErrorTrackerWebhook } from './services/error-tracker-webhook.js';
 import { PatternService } from './services/patterns.js';
@@ -29,7 +24,7 @@ import {
   type SubscriberServicePort,
   type TicketServicePort,
 } from './services/proactive-tickets.js';
-import { declarePersonalData, type PersonalDataPort } from './services/personal-data.js';
+import { declarePersonalData } from './services/personal-data.js';
 import { purgeExpiredEvents } from './services/retention.js';
 import { SourceMapService } from './services/sourcemaps.js';
 import { Symbolicator } from './services/symbolicator.js';
@@ -53,13 +48,11 @@ export default definePlugin<ProactiveOptions>({
   options: proactiveOptionsSchema,
   register(ctx) {
     const { container, options, config } = ctx;
-    const c = container.cradle as Record<string, unknown>;
-    const db = c[KEYS.db] as Db;
-    const outbox = c[KEYS.outbox] as Outbox;
-    const audit = c[KEYS.audit] as AuditWriter;
-    const optional = <T>(key: string) => () => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
-    const adapters = () => (container.resolve(KEYS.connectorAdapters, { allowUnregistered: true }) as ConnectorAdapter[] | undefined) ?? [];
-    const workspaces = () => container.resolve<WorkspaceOpener>('workspaceService');
+    const { db, outbox, audit, secretBox } = container.cradle;
+    // Another plugin's key, read at each use: undefined (null here) while its plugin is off.
+    const later = <K extends keyof Cradle>(key: K) => () => optional(container, key) ?? null;
+    const adapters = () => container.cradle.connectorAdapters;
+    const workspaces = () => container.cradle.workspaceService;
     const publicBaseUrl = config.server.publicBaseUrl.replace(/\/+$/, '');
 
     const symbolicator = new Symbolicator(db, options.sourcemaps, ctx.log);
@@ -67,10 +60,10 @@ export default definePlugin<ProactiveOptions>({
     const sourceMaps = new SourceMapService({ db, audit, workspaces, symbolicator, limits: options.sourcemaps });
     const ingest = new IngestService(db, queue, adapters, options.ingest.connectorCacheMs);
     const connectors = new ConnectorService({
-      db, secretBox: c[KEYS.secretBox] as SecretBox, audit, adapters, workspaces, publicBaseUrl, options,
+      db, secretBox, audit, adapters, workspaces, publicBaseUrl, options,
       onChanged: (id) => ingest.forget(id),
     });
-    const catalog = optional<PlanCatalogPort>('planCatalog');
+    const catalog = later('planCatalog');
     const groups = new ErrorGroupService({
       db, audit, outbox, workspaces, sampleEvents: options.sampleEvents,
       planAllows: async (trx, orgId) => {
@@ -80,10 +73,10 @@ export default definePlugin<ProactiveOptions>({
     });
     const tickets = new ProactiveTickets({
       db, audit, outbox,
-      tickets: () => container.resolve<TicketServicePort>('ticketService'),
-      subscribers: optional<SubscriberServicePort>('subscriberService'),
-      planLimits: optional<PlanLimitsPort>('planLimits'),
-      billingGate: optional<BillingGatePort>('billingGate'),
+      tickets: () => container.cradle.ticketService,
+      subscribers: later('subscriberService'),
+      planLimits: later('planLimits'),
+      billingGate: later('billingGate'),
       planCatalog: catalog,
     });
 
@@ -137,7 +130,7 @@ export default definePlugin<ProactiveOptions>({
     // Erasure of an end user (privacy plugin) reaches the events and the user keys that count them;
     // declared at start, when every plugin has registered.
     ctx.onStart(() => {
-      const registry = optional<PersonalDataPort>('personalData')();
+      const registry = optional(container, 'personalData');
       if (registry) declarePersonalData(registry);
     });
     ctx.onStop(async () => {

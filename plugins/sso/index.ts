@@ -57,7 +57,7 @@ export default definePlugin<SsoOptions>({
       clearInvalid: true,
     });
 
-    const cradle = ctx.container.cradle as SsoCradle;
+    const cradle = ctx.container.cradle;
     ctx.routes([...authSsoRoutes(cradle.accountSchemas.AuthContext), ...securityRoutes(cradle.accountSchemas.Ok)]);
 
     // Finished or abandoned sign-ins and assertion ids past their validity.

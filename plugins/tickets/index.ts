@@ -38,9 +38,8 @@ export default definePlugin<TicketsOptions>({
   register(ctx) {
     const { container, config } = ctx;
     const fileLinks = new FileLinks(resolveSecretKeys(config.security.secretKeys, config.dataDir), config.server.publicBaseUrl, ctx.options.fileLinkTtlSeconds);
-    const cradle = () => container.cradle as Record<string, unknown>;
     const deps = (): TicketsDeps => {
-      const c = cradle();
+      const c = container.cradle;
       return {
         db: c.db as TicketsDeps['db'],
         outbox: c.outbox as TicketsDeps['outbox'],
@@ -51,7 +50,7 @@ export default definePlugin<TicketsOptions>({
         mailer: c.mailer as MailerPort,
         // Resolved at each use, so a guard the brand plugin registers later wins.
         get whiteLabelGuard() {
-          return container.resolve('whiteLabelGuard') as TicketsDeps['whiteLabelGuard'];
+          return container.resolve('whiteLabelGuard');
         },
         fileLinks,
       };
@@ -71,7 +70,7 @@ export default definePlugin<TicketsOptions>({
       ticketActions: asFunction(() => new TicketActions(deps(), container.resolve('ticketService'), container.resolve('subscriberService'))).singleton(),
       draftService: asFunction(() => new DraftService(deps(), container.resolve('ticketService'))).singleton(),
     });
-    (container.resolve('mailer') as MailerPort).registerTemplates(TICKET_MAIL_TEMPLATES);
+    container.resolve('mailer').registerTemplates(TICKET_MAIL_TEMPLATES);
 
     const services: TicketRouteServices = {
       tickets: () => container.resolve('ticketService'),

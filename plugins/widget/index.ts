@@ -1,19 +1,13 @@
-import type Joi from 'joi';
 import { asValue } from 'awilix';
 import Boom from '@hapi/boom';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
-import type { RateLimiter } from '../../core/http/rate-limit.js';
-import { KEYS } from '../../core/kernel/keys.js';
+import { optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
-import type { SecretBox } from '../../core/security/secret-box.js';
 import { widgetOptionsSchema, type WidgetOptions } from './options.js';
 import { assetRoutes } from './routes/assets.js';
 import { publicWidgetRoutes } from './routes/public.js';
 import { settingsRoutes } from './routes/settings.js';
-import type { BrandPort, ErrorIngestPort, PlanLimitsPort, TicketPort, WidgetDeps, WorkspacePort } from './services/deps.js';
+import type { WidgetDeps } from './services/deps.js';
 import { WidgetIntake } from './services/intake.js';
 import { WidgetSettingsService } from './services/settings.js';
 import { SettingsStore } from './services/store.js';
@@ -38,42 +32,40 @@ export default definePlugin<WidgetOptions>({
   options: widgetOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const cradle = () => container.cradle as Record<string, unknown>;
-    const optional = <T>(key: string): T | null => (container.resolve(key, { allowUnregistered: true }) as T | undefined) ?? null;
     const deps: WidgetDeps = {
       get db() {
-        return cradle()[KEYS.db] as Knex;
+        return container.cradle.db;
       },
       get audit() {
-        return cradle()[KEYS.audit] as AuditWriter;
+        return container.cradle.audit;
       },
       get outbox() {
-        return cradle()[KEYS.outbox] as Outbox;
+        return container.cradle.outbox;
       },
       get secretBox() {
-        return cradle()[KEYS.secretBox] as SecretBox;
+        return container.cradle.secretBox;
       },
       get rateLimiter() {
-        return cradle()[KEYS.rateLimiter] as RateLimiter;
+        return container.cradle.rateLimiter;
       },
       config,
       options,
       log: ctx.log as Logger,
       get workspaces() {
-        return cradle().workspaceService as WorkspacePort;
+        return container.cradle.workspaceService;
       },
       get tickets() {
-        return cradle().ticketService as TicketPort;
+        return container.cradle.ticketService;
       },
       // Optional plugins, looked up at each use (they may register after this one).
       get errorIngest() {
-        return optional<ErrorIngestPort>('errorIngest');
+        return (optional(container, 'errorIngest') ?? null);
       },
       get brand() {
-        return optional<BrandPort>('brandService');
+        return (optional(container, 'brandService') ?? null);
       },
       get planLimits() {
-        return optional<PlanLimitsPort>('planLimits');
+        return (optional(container, 'planLimits') ?? null);
       },
     };
     const store = new SettingsStore(deps.secretBox);
@@ -84,13 +76,13 @@ export default definePlugin<WidgetOptions>({
     // Erasure of an end user (privacy plugin) reaches the identities and reports; declared at
     // start, when every plugin has registered.
     ctx.onStart(() => {
-      const personalData = optional<PersonalDataPort>('personalData');
+      const personalData = (optional(container, 'personalData') ?? null);
       personalData?.declare({ plugin: 'widget', table: 'widget_identities', emailColumns: ['email'], userIdColumns: ['user_id'], onMatch: 'delete' });
       personalData?.declare({ plugin: 'widget', table: 'widget_reports', emailColumns: ['email'], userIdColumns: ['user_id'], onMatch: 'delete' });
     });
 
     ctx.routes(publicWidgetRoutes(() => intake, options.maxReportBodyBytes));
-    ctx.routes(settingsRoutes(() => settings, cradle().ticketSchema as Joi.ObjectSchema));
+    ctx.routes(settingsRoutes(() => settings, container.cradle.ticketSchema));
     ctx.server.route(assetRoutes(() => intake, new URL('./client/widget.js', import.meta.url), options.scriptMaxAgeSeconds));
 
     // CORS answers of the public operations: only for an origin the handler found allowed, on

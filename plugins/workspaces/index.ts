@@ -1,12 +1,10 @@
 import { asFunction } from 'awilix';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
-import type { Db } from '../../core/data/db.js';
 import Joi from 'joi';
 import { mailDomainOf } from '../../core/kernel/mail-domain.js';
+import { optional, type Cradle } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { workspaceRoutes } from './routes/workspaces.js';
-import { WorkspaceService, type ExecutionRulesPort, type FixCreditsProvider, type WorkspaceLimitsPort } from './services/workspace-service.js';
+import { WorkspaceService } from './services/workspace-service.js';
 
 export interface WorkspacesOptions {
   /** Domain of inbound addresses; default `inbound.<host of PUBLIC_BASE_URL>` (`inbound.localhost` for an IP). */
@@ -28,15 +26,19 @@ export default definePlugin<WorkspacesOptions>({
   register(ctx) {
     const inboundDomain = ctx.options.inboundDomain ?? `inbound.${mailDomainOf(ctx.config.server.publicBaseUrl)}`;
     ctx.provide({
-      workspaceService: asFunction((cradle: { db: Db; outbox: Outbox; audit: AuditWriter }) => new WorkspaceService(
-        { db: cradle.db, outbox: cradle.outbox, audit: cradle.audit },
+      workspaceService: asFunction(({ db, outbox, audit }: Cradle) => new WorkspaceService(
+        { db, outbox, audit },
         inboundDomain,
-        () => (ctx.container.resolve('fixCredits', { allowUnregistered: true }) as FixCreditsProvider | undefined) ?? null,
-        () => (ctx.container.resolve('executionRules', { allowUnregistered: true }) as ExecutionRulesPort | undefined) ?? null,
+        // The single form's available_fix_credits: billing's ledger, when billing is on.
+        () => {
+          const ledger = optional(ctx.container, 'creditLedger');
+          return ledger ? { available: (orgId: string, workspaceId: string) => ledger.remaining(db, orgId, new Date(), workspaceId) } : null;
+        },
+        () => optional(ctx.container, 'executionRules') ?? null,
         // Billing may be off: then no plan limits the workspaces.
-        () => (ctx.container.resolve('planLimits', { allowUnregistered: true }) as WorkspaceLimitsPort | undefined) ?? null,
+        () => optional(ctx.container, 'planLimits') ?? null,
       )).singleton(),
     });
-    ctx.routes(workspaceRoutes(() => ctx.container.resolve<WorkspaceService>('workspaceService')));
+    ctx.routes(workspaceRoutes(() => ctx.container.resolve('workspaceService')));
   },
 });

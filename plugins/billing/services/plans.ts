@@ -1,31 +1,12 @@
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { BillingOptions, PlanNumbers } from '../options.js';
 import { planNumbersOf } from '../options.js';
 
-/** The spec's Plan shape (as the accounts catalogue gives it). */
-export interface PlanShape {
-  id: string;
-  name: string;
-  features: string[];
-  autonomy: string[];
-  execution_modes: string[];
-  limits: {
-    tickets_per_month: number;
-    repositories_per_workspace: number;
-    public_repos_only: boolean;
-    workspaces_included: number;
-    extra_workspace_price_usd: number;
-    included_fixes_per_month: number;
-    overage_fix_price_usd: number;
-  };
-}
+/** What the accounts plugin registers as `planCatalog` (the port is declared once, in its cradle.ts). */
+export type PlanCatalogLike = Cradle['planCatalog'];
 
-/** What the accounts plugin registers as `planCatalog` (structurally; no import across plugins). */
-export interface PlanCatalogLike {
-  list(): readonly PlanShape[];
-  get(id: string | null | undefined): PlanShape;
-  has(id: string): boolean;
-  hasFeature(planId: string | null | undefined, feature: string): boolean;
-}
+/** The spec's Plan shape (as the accounts catalogue gives it). */
+export type PlanShape = ReturnType<PlanCatalogLike['get']>;
 
 /**
  * The plan catalogue with billing's numbers: features, autonomy and execution modes come from

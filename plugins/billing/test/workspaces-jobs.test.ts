@@ -57,11 +57,12 @@ t.test("the fix loop records each job's cost once: usage and the ledger count a 
   t.match(await db('billing_job_costs').where({ org_id: orgId, job_id: dxJob.id }), [{ kind: 'diagnosis', status: 'recorded', consumed_fix: false }]);
 
   await db.transaction(async (trx) => {
-    const ledger = app.container.resolve('creditLedger') as { grant: (trx: Knex, i: Record<string, unknown>) => Promise<unknown> };
+    const ledger = app.container.resolve('creditLedger');
     await ledger.grant(trx, { orgId, source: 'topup', fixes: 2, reference: 'test-topup', expiresAt: null });
   });
   const credits = async () => Number(((await db('credit_balances').where({ org_id: orgId }).sum('fixes_remaining as n').first()) as Json).n ?? 0);
   t.equal(await credits(), 2);
+  t.equal((await call(app, owner, 'GET', `/v1/workspaces/${ws.id}`)).body.available_fix_credits, 2, 'the workspace shows the credits it can spend');
 
   const res = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/fix-in-managed`);
   t.equal(res.status, 200, res.body.message);

@@ -4,28 +4,18 @@
  * `channelService` when the inbox is on).
  */
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { DnsRecord } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { DnsLookup } from '../../../core/net/dns.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { BrandOptions } from '../options.js';
 
 /** The workspace fields the brand plugin reads (the inbox's InboxWorkspace is a superset). */
-export interface BrandWorkspace {
-  id: string;
-  org_id: string;
-  name: string;
-  slug: string;
-  client_name: string | null;
-  locale: string;
-  brand_profile_id: string | null;
-  changelog_enabled: boolean;
-  archived_at: Date | null;
-  inbound_address: string | null;
-  mailbox_enabled: boolean;
-}
+/** A workspace row as the workspaces plugin answers it (container entry `workspaceService`). */
+export type BrandWorkspace = Awaited<ReturnType<Cradle['workspaceService']['get']>>;
 
 export interface WorkspacePort {
   get(orgId: string, id: string, trx?: Knex): Promise<BrandWorkspace>;
@@ -67,24 +57,6 @@ export interface BrandDeps {
   readonly planCatalog: PlanCatalogPort;
   readonly emailDomains: EmailDomainsPort | null;
   readonly sending: SendingPort | null;
-}
-
-/** Who does something, with request details for the audit log. */
-export interface Actor {
-  principal: Principal;
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
-
-export function auditActor(a: Actor) {
-  const p = a.principal;
-  return {
-    actor: auditActorOf(p),
-    ip: a.ip ?? null,
-    userAgent: a.userAgent ?? null,
-    requestId: a.requestId ?? null,
-  };
 }
 
 /** The organization fields brand decisions depend on (accounts and billing own the columns). */

@@ -8,7 +8,6 @@
  *   pull request, within oss_comments_per_hour.
  * - `auto-close` (tickets.closed): closes the issue when the workspace has oss_auto_close_issues.
  */
-import type { Knex } from 'knex';
 import type { PluginContext } from '../../../core/kernel/plugin.js';
 import { CodehostItemModel } from '../models/index.js';
 import type { CodeIndexService } from '../services/code-index.js';
@@ -29,7 +28,7 @@ const CLOSED_AS_DONE = new Set(['resolved', 'answered']);
 
 export function registerConsumers(ctx: PluginContext<unknown>, s: Services): void {
   ctx.consume('webhooks', ['codehost.webhook_received'], async (message, scope) => {
-    const trx = (scope.cradle as { trx: Knex }).trx;
+    const trx = scope.cradle.trx;
     const p = message.payload as { host: string; delivery_id: string };
     const outcome = await s.events.handle(trx, p);
     s.deps.log.debug({ delivery: p.delivery_id, outcome }, 'code-host webhook handled');

@@ -15,6 +15,7 @@ import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { CodehostOptions } from '../options.js';
 
 /** The workspace fields this plugin reads. */
@@ -46,11 +47,7 @@ export interface PlanLimitsLike {
 }
 
 /** `ticketService` of the tickets plugin (optional): intake and reads. */
-export interface TicketIntake {
-  createTicket(trx: Knex, input: Record<string, unknown>): Promise<{ id: string }>;
-  addInboundMessage(trx: Knex, input: Record<string, unknown>): Promise<{ id: string }>;
-  detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>>;
-}
+export type TicketIntake = Pick<Cradle['ticketService'], 'createTicket' | 'addInboundMessage' | 'detail'>;
 
 /** The user row fields a session needs (`sessionService.open` takes the accounts user model). */
 export interface SessionUser {

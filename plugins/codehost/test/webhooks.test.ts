@@ -121,7 +121,7 @@ t.test('code-host webhooks: signatures, redeliveries, issues as tickets, comment
   });
 
   await t.test('comments are posted within oss_comments_per_hour', async (t) => {
-    const comments = app.container.resolve('codehostComments') as { enqueue: (trx: unknown, i: Json) => Promise<void>; flush: () => Promise<number> };
+    const comments = app.container.resolve('codehostComments');
     await app.db.transaction(async (trx) => {
       for (const n of [1, 2]) await comments.enqueue(trx, { orgId: owner.organization.id, workspaceId: ws.id, repositoryId: repo.id, number: issueNumber, ticketId, source: `test:${n}`, body: `Reply ${n}` });
     });

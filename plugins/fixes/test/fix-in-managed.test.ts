@@ -19,7 +19,7 @@ t.test('fix-in-managed: an escalated bug of a runner workspace is fixed in the m
   const credits = async () => Number(((await db('credit_balances').where({ org_id: owner.organization.id }).sum('fixes_remaining as n').first()) as Json).n ?? 0);
   const before = await credits();
   if (before === 0) {
-    const ledger = app.container.resolve('creditLedger') as { grant: (trx: Knex, i: Record<string, unknown>) => Promise<unknown> };
+    const ledger = app.container.resolve('creditLedger');
     await db.transaction((trx) => ledger.grant(trx, { orgId: owner.organization.id, source: 'topup', fixes: 1, reference: 'test-topup', expiresAt: null }));
   }
   const granted = await credits();

@@ -73,7 +73,7 @@ export async function connectRepository(app: App, owner: SignedUp, workspaceId: 
  * "Plans gate fixes"), and a new organization is on plan `none` with none.
  */
 export async function grantFixCredits(app: App, orgId: string, fixes = 20): Promise<void> {
-  const ledger = app.container.resolve('creditLedger') as { grant(trx: unknown, input: Record<string, unknown>): Promise<unknown> };
+  const ledger = app.container.resolve('creditLedger');
   await app.db.transaction((trx) => ledger.grant(trx, { orgId, source: 'topup', fixes, reference: `test-topup-${uid()}`, expiresAt: null }));
 }
 

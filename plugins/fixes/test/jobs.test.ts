@@ -46,7 +46,7 @@ t.test('jobs: leases in Postgres, heartbeats, expiry and reclaim, first result w
   const queue = app.container.resolve('fixJobs') as JobQueue;
   const payloads = app.container.resolve('fixPayloads') as JobPayloads;
   const db = app.db as Knex;
-  const tickets = app.container.resolve('ticketService') as { createTicket: (trx: Knex, i: Record<string, unknown>) => Promise<{ id: string }> };
+  const tickets = app.container.resolve('ticketService');
   const newTicket = async () => db.transaction((trx) => tickets.createTicket(trx, { orgId: owner.organization.id, workspaceId: ws.id, origin: 'email', subject: 'Broken', customerEmail: 'c@example.com', message: { bodyText: 'It broke' } }));
   const enqueue = async (ticketId: string, key?: string) =>
     db.transaction((trx) => queue.enqueue(trx, { orgId: owner.organization.id, workspaceId: ws.id, ticketId, kind: 'fix', executor: 'agent-test', mode: 'managed', payload: {}, maxMinutes: 5, ...(key ? { idempotencyKey: key } : {}) }));

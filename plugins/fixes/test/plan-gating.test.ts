@@ -22,7 +22,7 @@ const principalOf = (who: SignedUp): Principal => ({ kind: 'session', userId: wh
 
 /** A ticket of the workspace, created by the tickets service (its diagnosis job is queued by the loop). */
 async function ticketIn(orgId: string, workspaceId: string, subject: string): Promise<string> {
-  const tickets = app.container.resolve('ticketService') as { createTicket(trx: Knex, i: Record<string, unknown>): Promise<{ id: string }> };
+  const tickets = app.container.resolve('ticketService');
   return (await db.transaction((trx) => tickets.createTicket(trx, { orgId, workspaceId, origin: 'email', subject, customerEmail: 'c@example.com', message: { bodyText: subject } }))).id;
 }
 
@@ -91,8 +91,8 @@ t.test('an IDE agent\'s submission asks billing too: past the spend cap, 402 and
   t.equal(job.executor, 'agent-mcp');
   await db('organizations').where({ id: owner.organization.id }).update({ spend_cap_usd: 0 });
 
-  const mcp = app.container.resolve('mcpService') as { submitDiagnosis(p: Principal, input: Record<string, unknown>): Promise<Json> };
-  const input = { ticket_id: ticketId, category: 'usage', confidence: 0.8, root_cause_md: 'A usage question.', references: [] };
+  const mcp = app.container.resolve('mcpService');
+  const input = { ticket_id: ticketId, category: 'usage' as const, confidence: 0.8, root_cause_md: 'A usage question.', references: [] };
   const refused = await mcp.submitDiagnosis(principalOf(owner), input).then(() => null, (err: Json) => err);
   t.match(refused, { output: { statusCode: 402 }, data: { code: 'plan_limit_reached', details: { reason: 'spend_cap' } } }, '402 plan_limit_reached');
   t.match(await db('fix_jobs').where({ id: job.id }).first(), { status: 'queued', error_code: 'plan_limit_reached', error_detail: /^spend_cap: / });

@@ -4,7 +4,7 @@
  * `planLimits` when billing is on).
  */
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { WriteBatch } from '../../../core/data/write-batch.js';
 import type { ChannelAdapter } from '../../../core/contracts/index.js';
@@ -12,22 +12,12 @@ import type { Principal } from '../../../core/http/auth.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { DnsLookup } from '../../../core/net/dns.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { InboxOptions } from '../options.js';
 
 /** The workspace fields the inbox reads. */
-export interface InboxWorkspace {
-  id: string;
-  org_id: string;
-  name: string;
-  slug: string;
-  locale: string;
-  brand_profile_id: string | null;
-  inbound_address: string | null;
-  mailbox_enabled: boolean;
-  archived_at: Date | null;
-  sla_first_response_minutes: number;
-  sla_resolution_minutes: number;
-}
+/** A workspace as the workspaces plugin routes inbound mail to it (container entry `workspaceService`). */
+export type InboxWorkspace = NonNullable<Awaited<ReturnType<Cradle['workspaceService']['findByInboundAddress']>>>;
 
 export interface WorkspacePort {
   /** The inbound domain, e.g. `inbound.example.com`. */
@@ -154,24 +144,6 @@ export interface InboxDeps {
   readonly brandDirectory: BrandDirectory;
   /** The mail plugin's default sender (`plugins.mail.options.from`), for loop detection. */
   ownSenders: string[];
-}
-
-/** Who does something, with request details for the audit log. */
-export interface Actor {
-  principal: Principal;
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
-
-export function auditActor(a: Actor) {
-  const p = a.principal;
-  return {
-    actor: auditActorOf(p),
-    ip: a.ip ?? null,
-    userAgent: a.userAgent ?? null,
-    requestId: a.requestId ?? null,
-  };
 }
 
 /** The organization's plan id (organizations.plan, owned by accounts). */

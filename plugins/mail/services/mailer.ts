@@ -8,42 +8,11 @@ import { httpError } from '../../../core/http/errors.js';
 import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import { MailMessage } from '../models/mail-message.js';
 import type { MailBrand, MailBrandingPort } from './branding.js';
+import type { EnqueueMail, MailAddress, MailerPort } from '../../../core/contracts/mail.js';
 import { MAIL_LOCALES, MailTemplateError, checkTemplate, renderTemplate, type MailLocale, type MailTemplate, type RenderedMail } from './templates.js';
 
-export interface MailAddress {
-  address: string;
-  name?: string;
-}
+export type { EnqueueMail, MailAddress } from '../../../core/contracts/mail.js';
 
-/** What `mailer.enqueue` takes. */
-export interface EnqueueMail {
-  /** Organization the mail belongs to; null for none. Travels on the outbox event. */
-  orgId: string | null;
-  /** Name of a registered template. */
-  template: string;
-  locale: MailLocale;
-  /** One address or several (plain addresses, no display names). */
-  to: string | string[];
-  /** Values of the template's `{{placeholders}}`; each placeholder needs one. */
-  data: Record<string, unknown>;
-  /** Default: the plugin's `from` option. */
-  from?: MailAddress;
-  /** Display name to send with at the default address (e.g. an agency's brand); ignored when `from` is given. */
-  fromName?: string;
-  replyTo?: string | MailAddress;
-  /** Extra headers, e.g. In-Reply-To, References, List-Unsubscribe; `Auto-Submitted: auto-generated` by default. */
-  headers?: Record<string, string>;
-  /** RFC 5322 Message-ID to send with, e.g. for threading; default `<mail id@host of PUBLIC_BASE_URL>`. */
-  messageId?: string;
-  /** Opaque reference of the caller (a ticket id…) stored with the mail; a ticket id also names the workspace whose brand the mail carries. */
-  ticketRef?: string;
-  /** Workspace the mail speaks for: customer-facing templates carry its brand (logo, color, font, badge) and sender. */
-  workspaceId?: string;
-  /** Files to send with the mail (e.g. a report's PDF); at most 5, 5 MiB each. */
-  attachments?: { filename: string; contentType: string; content: Buffer }[];
-}
-
-/** Routing key of the outbox event enqueue writes; payload `{ mail_id }`. */
 export const MAIL_REQUESTED = 'mail.requested';
 
 /**
@@ -108,7 +77,7 @@ function formatAddress(a: MailAddress): string {
  * transaction of the change the mail announces. The mail is rendered and stored then, and an
  * outbox event asks the mail plugin's consumer to send it after the commit.
  */
-export class Mailer {
+export class Mailer implements MailerPort {
   private readonly templates = new Map<string, MailTemplate>();
   private readonly outbox: Outbox;
   private readonly host: string;

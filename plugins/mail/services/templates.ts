@@ -7,26 +7,9 @@
 import { brandHtml, brandText, type MailBrand } from './branding.js';
 import { escapeHtml } from '../../../core/http/html.js';
 
-export const MAIL_LOCALES = ['en', 'it'] as const;
-export type MailLocale = (typeof MAIL_LOCALES)[number];
+import { MAIL_LOCALES, type Localized, type MailLocale, type MailTemplate } from '../../../core/contracts/mail.js';
 
-/** One text in every locale. */
-export type Localized = Record<MailLocale, string>;
-
-export interface MailTemplate {
-  /** Unique name, by convention `<plugin>.<what>`, e.g. `accounts.password_reset`. */
-  name: string;
-  subject: Localized;
-  text: Localized;
-  /** Without it the HTML part is the text in paragraphs, with links made clickable. */
-  html?: Localized;
-  /**
-   * Who reads it. `customer` (default): mail of a workspace (`workspaceId` or a ticket's
-   * `ticketRef` at enqueue) carries the workspace's brand and sender. `team`: mail to the
-   * organization's own people (escalations, tests), never branded.
-   */
-  audience?: 'customer' | 'team';
-}
+export { MAIL_LOCALES, type Localized, type MailLocale, type MailTemplate };
 
 export interface RenderedMail {
   subject: string;

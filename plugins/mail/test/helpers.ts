@@ -36,8 +36,8 @@ export interface MailRow {
 }
 
 export function services(app: App): { mailer: Mailer; outbox: OutboxChannelAdapter; db: Knex } {
-  const cradle = app.container.cradle as { mailer: Mailer; channelAdapter: OutboxChannelAdapter; db: Knex };
-  return { mailer: cradle.mailer, outbox: cradle.channelAdapter, db: cradle.db };
+  const cradle = app.container.cradle;
+  return { mailer: cradle.mailer, outbox: cradle.channelAdapter as OutboxChannelAdapter, db: cradle.db };
 }
 
 export async function mailRow(db: Knex, id: string): Promise<MailRow | undefined> {

@@ -1,53 +1,28 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { isAdapterError, type AgentJob, type CodeHost, type DraftResult, type FixReason, type JobResult, type RepoRef, type TicketCategory } from '../../../core/contracts/index.js';
+import { actorOfPrincipal, isAdapterError, type CodeHost, type DraftResult, type FixReason, type JobResult, type TicketCategory } from '../../../core/contracts/index.js';
 import { authorize, type Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 
 /** The lease owner of a job an IDE agent holds (claimed by its submission, for the moment of recording the result). */
 export const MCP_OWNER = 'mcp';
 export const MCP_EXECUTOR = 'agent-mcp';
 const WORKERS = ['owner', 'admin', 'reviewer'] as const;
 
-interface JobRow {
-  id: string;
-  org_id: string;
-  workspace_id: string;
-  ticket_id: string;
-  kind: 'diagnose' | 'fix';
-  executor: string;
-  status: string;
-  lease_owner: string | null;
-  lease_expires_at: Date | null;
-  deadline_at: Date | null;
-  fix_attempt_id: string | null;
-  created_at: Date;
-  payload: { branch?: string; repository_id?: string } | null;
-}
+/** A job as the fixes plugin answers it (container entry `fixJobs`). */
+type JobRow = NonNullable<Awaited<ReturnType<Cradle['fixJobs']['claim']>>>;
 
 /** What the mcp plugin uses of the fixes, tickets and codehost plugins (container entries). */
 export interface McpDeps {
   readonly db: Knex;
   readonly log: Logger;
-  readonly jobs: {
-    claim(owner: string, executors: string[], only?: { orgId?: string; workspaceId?: string; jobId?: string }): Promise<JobRow | undefined>;
-    finish(jobId: string, owner: string | null, result: JobResult): Promise<boolean>;
-    event(trx: Knex, job: { id: string; org_id: string }, e: { level: 'info' | 'warn' | 'error'; type: string; message: string; data?: Record<string, unknown> }): Promise<void>;
-  };
-  readonly payloads: {
-    build(job: JobRow): Promise<{ agentJob: AgentJob }>;
-    repositoryOf(orgId: string, workspaceId: string): Promise<{ id: string } | null>;
-  };
-  readonly tickets: {
-    load(principal: Principal, id: string): Promise<{ id: string; org_id: string; workspace_id: string }>;
-    list(principal: Principal, query: Record<string, unknown>): Promise<{ items: Array<Record<string, unknown>>; next_cursor: string | null }>;
-    detail(orgId: string, id: string): Promise<Record<string, unknown>>;
-  };
-  readonly drafts: {
-    create(actor: { principal: Principal }, ticketId: string, input: { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }): Promise<{ id: string; kind: string; status: string; created_at: Date }>;
-  };
+  readonly jobs: Pick<Cradle['fixJobs'], 'claim' | 'finish' | 'event'>;
+  readonly payloads: Pick<Cradle['fixPayloads'], 'build' | 'repositoryOf'>;
+  readonly tickets: Pick<Cradle['ticketService'], 'load' | 'list' | 'detail'>;
+  readonly drafts: Pick<Cradle['draftService'], 'create'>;
   readonly codeHost: CodeHost | null;
-  readonly repositories: { ref(orgId: string, repositoryId: string): Promise<RepoRef> } | null;
+  readonly repositories: Pick<Cradle['codehostRepositories'], 'ref'> | null;
 }
 
 export interface ListInput { workspace_id?: string; state?: string[]; category?: string[]; q?: string; waiting_only?: boolean; cursor?: string; limit?: number }
@@ -191,7 +166,7 @@ export class McpService {
 
   async submitDraft(principal: Principal, input: DraftInput): Promise<Record<string, unknown>> {
     authorize(principal, { roles: WORKERS });
-    const draft = await this.d.drafts.create({ principal }, input.ticket_id, { kind: input.kind, body_md: input.body_md, public_summary: input.public_summary ?? null });
+    const draft = await this.d.drafts.create(actorOfPrincipal(principal), input.ticket_id, { kind: input.kind, body_md: input.body_md, public_summary: input.public_summary ?? null });
     return { draft_id: draft.id, kind: draft.kind, status: draft.status, created_at: iso(draft.created_at) };
   }
 

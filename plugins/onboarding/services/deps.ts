@@ -25,7 +25,7 @@ export interface WorkspaceLike {
   agent_id: string;
   auth_method: string | null;
   runner_transport: string | null;
-  agent_config: { credential_id?: string | null } & Record<string, unknown>;
+  agent_config: { credential_id?: string | null };
   inbound_address: string | null;
   archived_at: Date | null;
 }

@@ -20,7 +20,8 @@ export interface NetworkEntry {
   error?: string;
 }
 
-export interface BrowserInfo {
+// A type alias, not an interface: it is stored as the ticket's JSON widget context (a plain record).
+export type BrowserInfo = {
   user_agent: string;
   name?: string;
   version?: string;
@@ -28,7 +29,7 @@ export interface BrowserInfo {
   language?: string;
   viewport?: { width: number; height: number };
   screen?: { width: number; height: number };
-}
+};
 
 export interface ReportContextInput {
   console?: ConsoleEntry[];

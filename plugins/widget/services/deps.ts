@@ -12,6 +12,7 @@ import type { Principal } from '../../../core/http/auth.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { WidgetOptions } from '../options.js';
 
 /** The workspace columns the widget reads (the widget install lives on `workspaces`). */
@@ -42,28 +43,7 @@ export interface TicketRow {
 }
 
 /** The tickets plugin's ticketService, as far as the widget uses it. */
-export interface TicketPort {
-  createTicket(trx: Knex, input: {
-    orgId: string;
-    workspaceId: string;
-    origin: 'widget';
-    subject: string;
-    customerEmail?: string | null;
-    customerName?: string | null;
-    language?: string | null;
-    labels?: string[];
-    message?: {
-      from?: string | null;
-      fromName?: string | null;
-      bodyText?: string | null;
-      widgetContext?: Record<string, unknown> | null;
-      screenshot?: { filename: string; contentType: string; content: Buffer } | null;
-    };
-  }): Promise<TicketRow>;
-  transition(trx: Knex, ticket: TicketRow, event: 'close', patch?: Record<string, unknown>): Promise<TicketRow>;
-  detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>>;
-  statusUrl(ticket: TicketRow): string;
-}
+export type TicketPort = Pick<Cradle['ticketService'], 'createTicket' | 'transition' | 'detail' | 'statusUrl'>;
 
 /** The proactive plugin's ingest queue (`errorIngest`). */
 export interface ErrorIngestPort {
@@ -115,10 +95,3 @@ export interface WidgetDeps {
   readonly planLimits: PlanLimitsPort | null;
 }
 
-/** Who did an administrative change, and from where. */
-export interface Actor {
-  principal: Principal;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string;
-}

@@ -221,7 +221,7 @@ export class WidgetIntake {
         customerEmail: email,
         customerName: input.name?.trim() || null,
         language,
-        message: { from: email, fromName: input.name?.trim() || null, bodyText: input.message, widgetContext: context as unknown as Record<string, unknown>, screenshot },
+        message: { from: email, fromName: input.name?.trim() || null, bodyText: input.message, widgetContext: context, screenshot },
       });
       const id = newId('wrp');
       const created = new Date();

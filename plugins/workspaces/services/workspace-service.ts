@@ -79,10 +79,11 @@ function randomLocal(n = 6): string {
 }
 
 /** The fields of a workspace that inbound routing hands to the inbox (its InboxWorkspace). */
-export type RoutedWorkspace = Pick<Workspace, 'id' | 'org_id' | 'name' | 'slug' | 'locale' | 'brand_profile_id' | 'inbound_address' | 'mailbox_enabled' | 'archived_at' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
+/** A workspace as inbound routing reads it: what the inbox and the brand's white-label check use. */
+export type RoutedWorkspace = Pick<Workspace, 'id' | 'org_id' | 'name' | 'slug' | 'client_name' | 'locale' | 'brand_profile_id' | 'inbound_address' | 'mailbox_enabled' | 'archived_at' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
 
 const BY_INBOUND_ADDRESS = acrossOrgs('inbound mail routing by address', `
-  select w.id, w.org_id, w.name, w.slug, w.locale, w.brand_profile_id, w.inbound_address, w.mailbox_enabled, w.archived_at,
+  select w.id, w.org_id, w.name, w.slug, w.client_name, w.locale, w.brand_profile_id, w.inbound_address, w.mailbox_enabled, w.archived_at,
     w.sla_first_response_minutes, w.sla_resolution_minutes
   from workspaces w where lower(w.inbound_address) = $1 and w.inbound_address is not null limit 1`);
 

@@ -1,0 +1,10 @@
+import type { DemoService } from './services/demo.js';
+import type { assertAllowed } from './services/rules.js';
+
+/** What the onboarding plugin puts in the container (core/kernel/cradle.ts). */
+declare module '../../core/kernel/cradle.js' {
+  interface Cradle {
+    executionRules: { assertAllowed: typeof assertAllowed };
+    onboardingDemo: DemoService;
+  }
+}
