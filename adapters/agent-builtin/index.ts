@@ -68,12 +68,15 @@ export class BuiltinAgentExecutor extends AbstractAgentExecutor<AgentExecutorOpt
       ...(h.symbol ? { symbol: h.symbol } : {}),
       ...(h.url ? { url: h.url } : {}),
     }));
+    // `unknown` is no diagnosis: the classifier may be sure a text fits no category (a greeting, a bare issue
+    // link), but a ticket page showing "unknown, confidence 99%" reads as a confident answer. The team decides.
+    const confidence = prediction.category === 'unknown' ? 0 : prediction.confidence;
     await io.complete({
       status: 'succeeded',
       diagnosis: {
         category: prediction.category,
-        confidence: prediction.confidence,
-        root_cause_md: rootCause(prediction.category, prediction.confidence, terms, references),
+        confidence,
+        root_cause_md: rootCause(prediction.category, confidence, terms, references),
         references,
         public_summary: publicSummary(lang, prediction.category),
       },

@@ -44,7 +44,10 @@ export function needsInfo(lang: Lang): string {
 
 /** Internal notes on the likely cause (for the team, English and Italian alike: Markdown). */
 export function rootCause(category: TicketCategory, confidence: number, terms: string[], hits: CodeHit[]): string {
-  const lines = [`Category **${category}** (confidence ${confidence.toFixed(2)}), from the words: ${terms.slice(0, 8).map((t) => `\`${t}\``).join(', ') || '(none)'}.`];
+  const words = terms.slice(0, 8).map((t) => `\`${t}\``).join(', ') || '(none)';
+  const lines = [category === 'unknown'
+    ? `No category fits the request (words: ${words}); the team should read it.`
+    : `Category **${category}** (confidence ${confidence.toFixed(2)}), from the words: ${words}.`];
   if (hits.length === 0) lines.push('', 'No place in the repository matches the report.');
   else {
     lines.push('', category === 'bug' ? 'Most likely places of the defect:' : 'Related places in the repository:');

@@ -44,6 +44,18 @@ t.test('the classifier is accurate and calibrated on held-out samples (5-fold cr
   t.equal(full.predict('zzqx wvvy').category, 'unknown', 'nothing known: unknown');
 });
 
+t.test('a request no category fits is a diagnosis without confidence, asking for more', async (t) => {
+  const io = recordingIO();
+  const j = job('Same problem as issue #3', 'Hi,\n\nI have the problem described in issue #3 of acme/shop. Is there a fix?\n\nThanks', 'en');
+  await create().start(j, io);
+  const r = io.results[0]!;
+  t.same(checkJobResult(r, j), [], 'well-formed');
+  t.equal(r.diagnosis?.category, 'unknown');
+  t.equal(r.diagnosis?.confidence, 0, 'not "99%": the classifier being sure nothing fits is not a diagnosis');
+  t.match(r.diagnosis?.root_cause_md, /No category fits/);
+  t.equal(r.drafts?.[0]?.kind, 'needs_info');
+});
+
 const job = (subject: string, body: string, language?: string): AgentJob => ({ ...kitJob('diagnose'), ticket: { id: 'tkt_1', subject, body, origin: 'email', ...(language ? { language } : {}) } });
 
 t.test('a usage question grounded in the docs gets a reply draft quoting them, in the ticket language', async (t) => {

@@ -63,7 +63,7 @@ export function DoneStep({ onboarding }: { onboarding: Onboarding }) {
             {run.email && <p>{t('onboarding.demo.email', { from: run.email.from_name, subject: run.email.subject })}</p>}
             {run.diagnosis && (
               <div className="card">
-                <h4>{t('onboarding.demo.diagnosis', { confidence: fmt.number(run.diagnosis.confidence, { style: 'percent' }) })}</h4>
+                <h4>{run.diagnosis.category === 'unknown' ? t('onboarding.demo.diagnosisUnknown') : t('onboarding.demo.diagnosis', { confidence: fmt.number(run.diagnosis.confidence, { style: 'percent' }) })}</h4>
                 <p>{run.diagnosis.public_summary ?? run.diagnosis.root_cause_md}</p>
               </div>
             )}

@@ -17,7 +17,7 @@ export function Diagnosis({ ticket }: { ticket: Ticket }) {
     <Card title={t('ticket.diagnosis.title')}>
       <dl className="facts">
         <dt>{t('inbox.category')}</dt><dd>{t(`inbox.categories.${dx.category}`)}</dd>
-        <dt>{t('ticket.diagnosis.confidence')}</dt><dd>{fmt.number(dx.confidence, { style: 'percent' })}</dd>
+        {dx.category !== 'unknown' && <><dt>{t('ticket.diagnosis.confidence')}</dt><dd>{fmt.number(dx.confidence, { style: 'percent' })}</dd></>}
         <dt>{t('ticket.diagnosis.outcome')}</dt><dd>{t(`ticket.diagnosis.outcomes.${dx.outcome}`)}</dd>
         {dx.language && <><dt>{t('ticket.diagnosis.language')}</dt><dd>{t(`common.locales.${dx.language}`, { defaultValue: dx.language })}</dd></>}
         {dx.history_count > 1 && <><dt>{t('ticket.diagnosis.history')}</dt><dd>{fmt.number(dx.history_count)}</dd></>}
