@@ -23,7 +23,7 @@ import { TicketPage } from '../plugins/tickets/services/ticket-page.js';
 import type { TicketService } from '../plugins/tickets/services/ticket-service.js';
 import { onPlan, signUp } from '../test/helpers/accounts.js';
 import { dropTestSchema, testConfig } from '../test/helpers/db.js';
-import { pgliteTemplate } from '../test/helpers/pglite-template.js';
+import { pgliteTemplate } from '../core/data/pglite-template.js';
 
 const ROUNDS = Number(process.env.BENCH_PAGE_ROUNDS ?? 200);
 const OTHERS = Number(process.env.BENCH_PAGE_OTHERS ?? 2000);

@@ -1,10 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import type { AppConfig } from '../kernel/config.js';
+import { cachedTemplate } from './pglite-template.js';
 
 // timestamptz and date columns come back as JS Dates from pg; numerics (bigint counts) as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -59,7 +60,12 @@ export function createDatabase(config: AppConfig, opts: CreateDatabaseOptions = 
   } else if (!inMemory) {
     const dir = resolve(config.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    connection = { filename: dir };
+    // A fresh directory starts from the migrated template when one is cached (core/data/pglite-template.ts).
+    const template = existsSync(join(dir, 'PG_VERSION')) ? null : cachedTemplate();
+    if (template) {
+      const pglite = new PGlite(dir, { loadDataDir: template });
+      connection = () => ({ pglite });
+    } else connection = { filename: dir };
   }
   const db = knexFactory({
     client: ClientPgLite as unknown as typeof knexFactory.Client,

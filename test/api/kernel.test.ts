@@ -171,7 +171,7 @@ t.test('cookie requests from a foreign Origin are refused before anything runs',
 t.test('graceful stop lets an in-flight request finish', async (t) => {
   const { testConfig: cfg } = await import('../helpers/db.js');
   const { createApp } = await import('../../core/kernel/app.js');
-  const { pgliteTemplate } = await import('../helpers/pglite-template.js');
+  const { pgliteTemplate } = await import('../../core/data/pglite-template.js');
   const config = cfg({ ...hello, server: { port: 0, host: '127.0.0.1' } });
   const pglite = config.database.url ? undefined : await pgliteTemplate();
   const app = await createApp(config, { plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });

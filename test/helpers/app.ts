@@ -3,7 +3,7 @@ import { createApp, type App } from '../../core/kernel/app.js';
 import { builtinAdapters } from '../../adapters/index.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { testConfig, dropTestSchema } from './db.js';
-import { pgliteTemplate } from './pglite-template.js';
+import { pgliteTemplate } from '../../core/data/pglite-template.js';
 
 /**
  * A whole service for one test: embedded or real database and bus (see testConfig), started

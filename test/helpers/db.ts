@@ -3,7 +3,7 @@ import knexFactory from 'knex';
 import { loadConfig, type AppConfig } from '../../core/kernel/config.js';
 import { createDatabase, type Db } from '../../core/data/db.js';
 import { migrateLatest } from '../../core/data/migrate.js';
-import { pgliteTemplate } from './pglite-template.js';
+import { pgliteTemplate } from '../../core/data/pglite-template.js';
 import { testSandboxOptions } from './sandbox.js';
 
 /**

@@ -4,7 +4,7 @@ import { createApp, type App } from '../../core/kernel/app.js';
 import { builtinAdapters } from '../../adapters/index.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { testConfig, dropTestSchema } from '../helpers/db.js';
-import { pgliteTemplate } from '../helpers/pglite-template.js';
+import { pgliteTemplate } from '../../core/data/pglite-template.js';
 import { signUp, type SignedUp } from '../helpers/accounts.js';
 import { ALL_PLUGINS, createWorkspace, uid, watchWrites, type Json } from './helpers.js';
 

@@ -6,7 +6,7 @@ import { builtinAdapters } from '../../adapters/index.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { createLogger } from '../../core/kernel/logger.js';
 import { testConfig, dropTestSchema } from '../helpers/db.js';
-import { pgliteTemplate } from '../helpers/pglite-template.js';
+import { pgliteTemplate } from '../../core/data/pglite-template.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
 
