@@ -8,34 +8,16 @@
 // Prints, per page and cache state: the time from navigation to the page's heading being visible
 // (what a person waits for), DOMContentLoaded, and the JavaScript bytes transferred (compressed)
 // and decoded. BENCH_CONSOLE_ROUNDS (default 20) sets the rounds; results in bench/results/.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildBundle } from '../plugins/console/build.js';
 import { freePort } from '../plugins/console/test/browser.js';
+import { startService } from './service.js';
 
 const ROUNDS = Number(process.env.BENCH_CONSOLE_ROUNDS ?? 20);
 const CHROMIUM = '/usr/bin/chromium';
-
-/** The service as `npm start` runs it, on its own port and data directory; resolves once it says ready. */
-async function startService(port: number, dataDir: string): Promise<() => void> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://localhost:${port}`, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let seen = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      seen = (seen + chunk.toString()).slice(-20_000);
-      if (seen.includes('"msg":"ready:')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}:\n${seen.slice(-2000)}`)));
-  });
-  child.stdout.resume();
-  return () => child.kill('SIGTERM');
-}
 
 interface Sample { visibleMs: number; domContentLoadedMs: number; jsTransferred: number; jsDecoded: number }
 
@@ -87,7 +69,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'patchwell-bench-console-'));
-  const stop = await startService(port, dataDir);
+  const { stop } = await startService(port, dataDir);
   let browser: Browser | null = null;
   try {
     browser = await chromium.launch({
@@ -118,7 +100,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await browser?.close();
-    stop();
+    await stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -61,7 +61,7 @@ export function createDatabase(config: AppConfig, opts: CreateDatabaseOptions = 
     const dir = resolve(config.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
     // A fresh directory starts from the migrated template when one is cached (core/data/pglite-template.ts).
-    const template = existsSync(join(dir, 'PG_VERSION')) ? null : cachedTemplate();
+    const template = !config.database.pgliteTemplate || existsSync(join(dir, 'PG_VERSION')) ? null : cachedTemplate();
     if (template) {
       const pglite = new PGlite(dir, { loadDataDir: template });
       connection = () => ({ pglite });

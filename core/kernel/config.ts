@@ -29,6 +29,8 @@ export interface AppConfig {
      * unnamed (core/data/statements.ts) and the credential cache is off (LISTEN needs a session).
      */
     transactionPooler: boolean;
+    /** Embedded only: a fresh data directory starts from the migrated template when one is cached (core/data/pglite-template.ts). */
+    pgliteTemplate: boolean;
   };
   bus: {
     url: string | null;
@@ -89,6 +91,7 @@ export const configSchema = Joi.object<AppConfig>({
     poolMax: Joi.number().integer().min(1).required(),
     schema: Joi.string().pattern(/^[a-z_][a-z0-9_]*$/).allow(null),
     transactionPooler: Joi.boolean().required(),
+    pgliteTemplate: Joi.boolean().required(),
   }).required(),
   bus: Joi.object({
     url: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).allow(null).required(),
@@ -185,6 +188,7 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
     set('server.dashboardOrigins', env.DASHBOARD_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean));
   if (env.DATA_DIR) set('dataDir', env.DATA_DIR);
   if (env.DATABASE_URL) set('database.url', env.DATABASE_URL);
+  if (env.PGLITE_TEMPLATE) set('database.pgliteTemplate', env.PGLITE_TEMPLATE !== 'false' && env.PGLITE_TEMPLATE !== '0');
   if (env.AMQP_URL) set('bus.url', env.AMQP_URL);
   if (env.SECRET_KEYS) set('security.secretKeys', env.SECRET_KEYS);
   if (env.LOG_LEVEL) set('log.level', env.LOG_LEVEL);
