@@ -1,4 +1,4 @@
-import type { Request, ServerRoute } from '@hapi/hapi';
+import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { forbidden } from '../../../core/http/errors.js';
@@ -9,7 +9,6 @@ const tags = ['agency'];
 const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
 const dt = Joi.string().isoDate().allow(null);
 
-const meta = (request: Request) => ({ ip: request.info.remoteAddress, userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null, requestId: request.info.id });
 
 const WhiteLabelItem = Joi.object({
   workspace_id: Joi.string().required(),
@@ -107,7 +106,7 @@ export function agencyRoutes(s: AgencyRouteServices): ServerRoute[] {
           const staffDecision = input.certification !== undefined || input.organization_id !== undefined;
           // Owners and admins edit their profile; staff decide certifications (checked by the service).
           if (!staffDecision && !['owner', 'admin'].includes(p.role)) throw forbidden();
-          return s.partner().put(p, input, meta(request));
+          return s.partner().put(request.actor(), input);
         },
       },
     },

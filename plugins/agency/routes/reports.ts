@@ -1,4 +1,4 @@
-import type { Request, ServerRoute } from '@hapi/hapi';
+import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
@@ -9,7 +9,6 @@ const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
 const month = Joi.string().pattern(/^\d{4}-(0[1-9]|1[0-2])$/).description('UTC calendar month, YYYY-MM');
 const minutes = Joi.number().allow(null).required();
 
-const meta = (request: Request) => ({ ip: request.info.remoteAddress, userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null, requestId: request.info.id });
 
 const Durations = Joi.object({ count: Joi.number().integer().required(), avg_minutes: minutes, median_minutes: minutes, p90_minutes: minutes });
 const ReportSchema = Joi.object({
@@ -67,7 +66,7 @@ export function reportRoutes(reports: () => AgencyReports): ServerRoute[] {
         validate: { payload: Joi.object({ workspace_id: Joi.string().max(64).required(), month }).required() },
         response: { status: { 200: ReportSchema, 201: ReportSchema } },
         handler: async (request, h) => {
-          const { created, report } = await reports().generate(requirePrincipal(request), request.payload as { workspace_id: string; month?: string }, meta(request));
+          const { created, report } = await reports().generate(request.actor(), request.payload as { workspace_id: string; month?: string });
           return h.response(report).code(created ? 201 : 200);
         },
       },
@@ -98,7 +97,7 @@ export function reportRoutes(reports: () => AgencyReports): ServerRoute[] {
         response: { status: { 200: ReportSchema } },
         handler: async (request) => {
           const { id: reportId } = request.params as { id: string };
-          return reports().send(requirePrincipal(request), reportId, (request.payload as { recipients?: string[] } | null) ?? {}, meta(request));
+          return reports().send(request.actor(), reportId, (request.payload as { recipients?: string[] } | null) ?? {});
         },
       },
     },

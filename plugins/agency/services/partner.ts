@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Principal } from '../../../core/http/auth.js';
@@ -41,12 +42,6 @@ interface Row {
   updated_at: Date;
 }
 
-export interface Meta {
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
-
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const arr = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : typeof v === 'string' ? (JSON.parse(v) as string[]) : []);
 
@@ -72,8 +67,9 @@ export class PartnerService {
     return this.out(db, org, row);
   }
 
-  async put(principal: Principal, input: PartnerInput, meta: Meta): Promise<Record<string, unknown>> {
-    if (input.certification !== undefined || input.organization_id !== undefined) return this.decide(principal, input, meta);
+  async put(actor: SignedInActor, input: PartnerInput): Promise<Record<string, unknown>> {
+    const principal = actor.principal;
+    if (input.certification !== undefined || input.organization_id !== undefined) return this.decide(actor, input);
     const db = this.d.db();
     return db.transaction(async (trx) => {
       const org = await this.org(trx, principal.orgId);
@@ -94,7 +90,7 @@ export class PartnerService {
       const snap = (r: Row | undefined) => (r ? Object.fromEntries(fields.map((f) => [f, ['countries', 'languages', 'services'].includes(f) ? arr((r as unknown as Record<string, unknown>)[f]) : (r as unknown as Record<string, unknown>)[f]])) : {});
       const changes = diffFields(snap(before), snap(after), fields);
       if (Object.keys(changes).length) {
-        await this.d.audit().record(trx, { orgId: org.id, actor: actorOf(principal), action: before ? 'agency.partner_updated' : 'agency.partner_created', target: { type: 'partner_profile', id: org.id }, changes, ...meta });
+        await this.d.audit().record(trx, { orgId: org.id, actor, action: before ? 'agency.partner_updated' : 'agency.partner_created', target: { type: 'partner_profile', id: org.id }, changes });
         if (patch.certification === 'requested') await this.d.outbox().add(trx, 'agency.certification_requested', { org_id: org.id }, { orgId: org.id });
       }
       return this.out(trx, org, after);
@@ -102,7 +98,8 @@ export class PartnerService {
   }
 
   /** Staff decide a certification (any agency's profile, by organization_id). */
-  private async decide(principal: Principal, input: PartnerInput, meta: Meta): Promise<Record<string, unknown>> {
+  private async decide(actor: SignedInActor, input: PartnerInput): Promise<Record<string, unknown>> {
+    const principal = actor.principal;
     if (!principal.staff) throw forbidden('Certification is decided by staff');
     if (!input.organization_id || !input.certification) throw httpError(400, 'invalid_request', 'organization_id and certification go together', { errors: [{ path: 'payload.certification', message: 'needs organization_id' }] });
     const db = this.d.db();
@@ -114,7 +111,7 @@ export class PartnerService {
       await trx('agency_partner_profiles').where({ org_id: org.id }).update({
         certification: input.certification, certified_at: input.certification === 'certified' ? now : null, certified_by: input.certification === 'certified' ? principal.email : null, updated_at: now,
       });
-      await this.d.audit().record(trx, { orgId: org.id, actor: { type: 'staff', id: principal.userId, email: principal.email }, action: 'agency.partner_certification_decided', target: { type: 'partner_profile', id: org.id }, changes: { certification: { before: before.certification, after: input.certification } }, ...meta });
+      await this.d.audit().record(trx, { orgId: org.id, actor: { ...actor, type: 'staff', id: principal.userId }, action: 'agency.partner_certification_decided', target: { type: 'partner_profile', id: org.id }, changes: { certification: { before: before.certification, after: input.certification } } });
       await this.d.outbox().add(trx, 'agency.certification_decided', { org_id: org.id, certification: input.certification }, { orgId: org.id });
       return this.out(trx, org, (await trx('agency_partner_profiles').where({ org_id: org.id }).first()) as Row);
     });
@@ -153,8 +150,4 @@ export class PartnerService {
 
 export function assertAgency(org: { type: string }): void {
   if (org.type !== 'agency') throw httpError(403, 'not_an_agency', 'Agency features are for agency organizations');
-}
-
-function actorOf(p: Principal) {
-  return auditActorOf(p);
 }

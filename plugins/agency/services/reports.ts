@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { auditActorOf, type AuditActor, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditedActor, AuditWriter } from '../../../core/audit/audit-writer.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
-import { assertAgency, type Meta } from './partner.js';
+import { assertAgency } from './partner.js';
 import { renderReportPdf } from './report-pdf.js';
 import { REPORT_MAIL_TEMPLATE, reportSubject, formatMinutes, monthLabel, type ReportFigures, type ReportLocale } from './report-texts.js';
 
@@ -154,7 +155,8 @@ export class AgencyReports {
   }
 
   /** Generates the report of a client and month, or answers the one already generated (created: false). */
-  async generate(principal: Principal, input: { workspace_id: string; month?: string }, meta: Meta): Promise<{ created: boolean; report: Record<string, unknown> }> {
+  async generate(actor: SignedInActor, input: { workspace_id: string; month?: string }): Promise<{ created: boolean; report: Record<string, unknown> }> {
+    const principal = actor.principal;
     const db = this.d.db();
     const org = await this.agency(db, principal);
     const ws = await this.clientWorkspace(db, principal, input.workspace_id);
@@ -162,12 +164,12 @@ export class AgencyReports {
     const month = input.month ?? previousMonth(now);
     const { start, end } = monthRange(month);
     if (start > now) throw httpError(422, 'month_not_started', `${month} has not started yet`);
-    const { created, row } = await this.create(db, org.id, ws, month, { actor: auditActorOf(principal), generatedBy: principal.userId, meta });
+    const { created, row } = await this.create(db, org.id, ws, month, { actor, generatedBy: principal.userId });
     return { created, report: this.out(row) };
   }
 
   // One report per client and month: the stored one, or a new one (a concurrent duplicate loses on the unique index).
-  private async create(db: Knex, orgId: string, ws: WorkspaceRow & { client_name: string; locale: string | null }, month: string, by: { actor: AuditActor; generatedBy: string | null; meta: Partial<Meta>; auto?: boolean }): Promise<{ created: boolean; row: ReportRow }> {
+  private async create(db: Knex, orgId: string, ws: WorkspaceRow & { client_name: string; locale: string | null }, month: string, by: { actor: AuditedActor; generatedBy: string | null; auto?: boolean }): Promise<{ created: boolean; row: ReportRow }> {
     const existing = (await db('agency_reports').where({ org_id: orgId, workspace_id: ws.id, month }).first()) as ReportRow | undefined;
     if (existing) return { created: false, row: existing };
     const { start, end } = monthRange(month);
@@ -181,7 +183,7 @@ export class AgencyReports {
         figures: JSON.stringify(figures), status: 'generated', recipients: JSON.stringify([]), generated_by: by.generatedBy, generated_at: now,
       }).onConflict(['org_id', 'workspace_id', 'month']).ignore().returning('id')) as { id: string }[];
       if (inserted.length === 0) return false;
-      await this.d.audit().record(trx, { orgId, actor: by.actor, action: 'agency.report_generated', target: { type: 'agency_report', id }, changes: { month: { before: null, after: month }, workspace_id: { before: null, after: ws.id } }, ...(by.auto ? { metadata: { auto_send: true } } : {}), ...by.meta });
+      await this.d.audit().record(trx, { orgId, actor: by.actor, action: 'agency.report_generated', target: { type: 'agency_report', id }, changes: { month: { before: null, after: month }, workspace_id: { before: null, after: ws.id } }, ...(by.auto ? { metadata: { auto_send: true } } : {}) });
       await this.d.outbox().add(trx, 'agency.report_generated', { report_id: id, workspace_id: ws.id, month }, { orgId });
       return true;
     });
@@ -223,14 +225,15 @@ export class AgencyReports {
   }
 
   /** Emails the report with the agency's brand to the given recipients or the workspace's report recipients. */
-  async send(principal: Principal, id: string, input: { recipients?: string[] }, meta: Meta): Promise<Record<string, unknown>> {
+  async send(actor: SignedInActor, id: string, input: { recipients?: string[] }): Promise<Record<string, unknown>> {
+    const principal = actor.principal;
     const db = this.d.db();
     const org = await this.agency(db, principal);
     const row = await this.row(db, principal, id);
     const ws = (await db('workspaces').select('report_recipients', 'report_intro').where({ org_id: org.id, id: row.workspace_id }).first()) as Pick<WorkspaceRow, 'report_recipients' | 'report_intro'> | undefined;
     const recipients = recipientList(input.recipients ?? json(ws?.report_recipients ?? []) ?? []);
     if (recipients.length === 0) throw httpError(422, 'no_recipients', 'The report has no recipients: give recipients or set the workspace\'s report recipients');
-    await this.deliver(db, org, row, recipients, ws?.report_intro ?? null, { actor: auditActorOf(principal), meta });
+    await this.deliver(db, org, row, recipients, ws?.report_intro ?? null, { actor });
     return this.out(await this.row(db, principal, id));
   }
 
@@ -238,7 +241,7 @@ export class AgencyReports {
    * Mails a report and marks it sent, in one transaction. With `onlyOnce` (the monthly auto-send)
    * a report already sent (by hand or by an earlier run) is left alone: false.
    */
-  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], reportIntro: string | null, by: { actor: AuditActor; meta: Partial<Meta>; onlyOnce?: boolean }): Promise<boolean> {
+  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], reportIntro: string | null, by: { actor: AuditedActor; onlyOnce?: boolean }): Promise<boolean> {
     const id = row.id;
     const { filename, content, look, intro } = await this.render(db, org, row, reportIntro);
     const f = json(row.figures);
@@ -264,7 +267,7 @@ export class AgencyReports {
         attachments: [{ filename, contentType: 'application/pdf', content }],
       });
       await trx('agency_reports').where({ org_id: org.id, id }).update({ status: 'sent', sent_at: sentAt, recipients: JSON.stringify(recipients), send_count: trx.raw('send_count + 1'), last_mail_id: mailId, updated_at: sentAt });
-      await this.d.audit().record(trx, { orgId: org.id, actor: by.actor, action: 'agency.report_sent', target: { type: 'agency_report', id }, changes: { recipients: { before: json(row.recipients), after: recipients } }, ...(by.onlyOnce ? { metadata: { auto_send: true } } : {}), ...by.meta });
+      await this.d.audit().record(trx, { orgId: org.id, actor: by.actor, action: 'agency.report_sent', target: { type: 'agency_report', id }, changes: { recipients: { before: json(row.recipients), after: recipients } }, ...(by.onlyOnce ? { metadata: { auto_send: true } } : {}) });
       await this.d.outbox().add(trx, 'agency.report_sent', { report_id: id, workspace_id: row.workspace_id, month: row.month, mail_id: mailId, auto: !!by.onlyOnce }, { orgId: org.id });
       return true;
     });
@@ -293,7 +296,7 @@ export class AgencyReports {
       // A client added after the month ended has nothing to report for it.
       if (new Date(ws.created_at) >= monthRange(month).end) continue;
       try {
-        const system = { actor: { type: 'system' as const }, meta: {} };
+        const system = { actor: systemActor('agency', ws.org_id) };
         const { created, row } = await this.create(db, ws.org_id, ws as WorkspaceRow & { client_name: string }, month, { ...system, generatedBy: null, auto: true });
         if (created) generated += 1;
         if (Number(row.send_count) > 0) continue;

@@ -55,7 +55,7 @@ export function publicRoutes(service: () => PublicService): ServerRoute[] {
         },
         plugins: { patchwell: { successStatus: 201 } },
         response: { status: { 201: SponsorshipSchema } },
-        handler: async (request, h) => h.response(await service().requestSponsorship(request.payload as SponsorshipInput, request.info.remoteAddress)).code(201),
+        handler: async (request, h) => h.response(await service().requestSponsorship(request.payload as SponsorshipInput, request.actor({ anonymous: true }))).code(201),
       },
     },
   ];

@@ -1,6 +1,5 @@
-import type { Request, ServerRoute } from '@hapi/hapi';
+import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
-import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import type { DecisionInput, SponsorshipReview } from '../services/sponsorship-review.js';
 
@@ -34,8 +33,6 @@ const RequestSchema = Joi.object({
   fixes_granted: Joi.number().integer().allow(null).required(),
   credits_expire_at: dt,
 }).id('OssSponsorshipReview');
-
-const meta = (request: Request) => ({ ip: request.info.remoteAddress, userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null, requestId: request.info.id });
 
 export function sponsorshipReviewRoutes(review: () => SponsorshipReview): ServerRoute[] {
   return [
@@ -73,7 +70,7 @@ export function sponsorshipReviewRoutes(review: () => SponsorshipReview): Server
         },
         response: { status: { 200: RequestSchema } },
         plugins: STAFF,
-        handler: async (request) => review().decide(requirePrincipal(request), (request.params as { id: string }).id, request.payload as DecisionInput, meta(request)),
+        handler: async (request) => review().decide(request.actor(), (request.params as { id: string }).id, request.payload as DecisionInput),
       },
     },
   ];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Outbox } from '../../../core/bus/outbox.js';
+import type { RequestDetails } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
@@ -65,14 +66,14 @@ export class PublicService {
     return value;
   }
 
-  async requestSponsorship(input: SponsorshipInput, ip: string): Promise<Record<string, unknown>> {
+  async requestSponsorship(input: SponsorshipInput, from: RequestDetails): Promise<Record<string, unknown>> {
     const key = repositoryKey(input.repository_url);
     if (!key) {
       throw httpError(400, 'invalid_request', 'repository_url must be the https address of a public repository, e.g. https://github.com/owner/name', {
         errors: [{ path: 'payload.repository_url', message: 'must be https://<host>/<owner>/<name>' }],
       });
     }
-    const ipHash = createHash('sha256').update(`oss-sponsorship:${ip}`).digest('hex').slice(0, 32);
+    const ipHash = createHash('sha256').update(`oss-sponsorship:${from.ip ?? 'unknown'}`).digest('hex').slice(0, 32);
     await this.d.rateLimiter().consume(`public:oss-sponsorship:${ipHash}`, 5, 60 * 60_000, 'Too many sponsorship requests from this address; try again later');
     const db = this.d.db();
     const open = await db('oss_sponsorship_requests').where({ repository_key: key, status: 'received' }).first();

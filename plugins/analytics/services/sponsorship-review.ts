@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
-import type { Principal } from '../../../core/http/auth.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
 
@@ -111,7 +111,7 @@ export class SponsorshipReview {
     return { items: page.items.map((r) => this.out(r)), next_cursor: page.next_cursor };
   }
 
-  async decide(principal: Principal, id: string, input: DecisionInput, meta: { ip?: string | null; userAgent?: string | null; requestId?: string | null }): Promise<Record<string, unknown>> {
+  async decide(by: SignedInActor, id: string, input: DecisionInput): Promise<Record<string, unknown>> {
     const db = this.d.db();
     return db.transaction(async (trx) => {
       const before = (await trx('oss_sponsorship_requests').where({ id }).forUpdate().first()) as RequestRow | undefined;
@@ -130,15 +130,16 @@ export class SponsorshipReview {
         await credits.grant(trx, { orgId, source: 'sponsored', fixes, reference: `oss:${id}`, expiresAt, note: `Open-source sponsorship of ${before.repository_key}` });
       }
       const patch = {
-        status: approve ? 'approved' : 'declined', decided_at: now, decided_by: principal.userId, decided_by_email: principal.email, decision_note: input.note?.trim() || null,
+        status: approve ? 'approved' : 'declined', decided_at: now, decided_by: by.userId, decided_by_email: by.email, decision_note: input.note?.trim() || null,
         organization_id: orgId, fixes_granted: fixes, credits_expire_at: expiresAt, updated_at: now,
       };
       await trx('oss_sponsorship_requests').where({ id }).update(patch);
-      const actor = { type: 'staff' as const, id: principal.userId, email: principal.email };
-      const entry = { actor, action: `oss_sponsorship.${patch.status}`, target: { type: 'oss_sponsorship_request', id }, changes: { status: { before: 'received', after: patch.status } }, metadata: { repository: before.repository_key, organization_id: orgId, fixes_granted: fixes }, ...meta };
+      // Recorded as staff (the reviewer's user), with the request's details.
+      const actor = { ...by, type: 'staff' as const, id: by.userId };
+      const entry = { actor, action: `oss_sponsorship.${patch.status}`, target: { type: 'oss_sponsorship_request', id }, changes: { status: { before: 'received', after: patch.status } }, metadata: { repository: before.repository_key, organization_id: orgId, fixes_granted: fixes } };
       // In the staff member's log, and in the sponsored organization's log when credits went there.
-      await this.d.audit().record(trx, { orgId: principal.orgId, ...entry });
-      if (orgId && orgId !== principal.orgId) await this.d.audit().record(trx, { orgId, ...entry });
+      await this.d.audit().record(trx, { orgId: by.orgId, ...entry });
+      if (orgId && orgId !== by.orgId) await this.d.audit().record(trx, { orgId, ...entry });
       await this.d.outbox().add(trx, 'analytics.oss_sponsorship_decided', { request_id: id, status: patch.status, organization_id: orgId, fixes_granted: fixes }, { orgId });
       const locale = before.locale === 'it' ? 'it' : 'en';
       const creditsText = fixes

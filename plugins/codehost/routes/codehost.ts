@@ -4,7 +4,7 @@ import type { RawHeaders } from '../../../core/contracts/index.js';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { CodeHostInstallation, CodeHostInstallUrl, CodeHostStatus, InstallationRepository, INTAKES, OssSettings, UnlinkResult, WebhookAck } from '../schemas.js';
-import { ADMIN, idParam, metaOf, workspaceParam, type CodehostRouteServices } from './context.js';
+import { ADMIN, idParam, workspaceParam, type CodehostRouteServices } from './context.js';
 
 const tags = ['codehost'];
 
@@ -54,7 +54,7 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         response: { status: { 201: CodeHostInstallation, 200: CodeHostInstallation } },
         handler: async (request, h) => {
           const input = request.payload as { installation_id: string; state: string };
-          const out = await s.installations.link(requirePrincipal(request), input, metaOf(request));
+          const out = await s.installations.link(request.actor(), input);
           return h.response(out.installation).code(out.created ? 201 : 200);
         },
       },
@@ -70,7 +70,7 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: UnlinkResult } },
-        handler: (request) => s.installations.unlink(requirePrincipal(request), (request.params as { id: string }).id, metaOf(request)),
+        handler: (request) => s.installations.unlink(request.actor(), (request.params as { id: string }).id),
       },
     },
     {
@@ -100,7 +100,7 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: CodeHostInstallation } },
-        handler: (request) => s.installations.sync(requirePrincipal(request), (request.params as { id: string }).id, metaOf(request)),
+        handler: (request) => s.installations.sync(request.actor(), (request.params as { id: string }).id),
       },
     },
     {
@@ -140,7 +140,7 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
           }).min(1),
         },
         response: { status: { 200: OssSettings } },
-        handler: (request) => s.oss.update(requirePrincipal(request), (request.params as { workspaceId: string }).workspaceId, request.payload as Record<string, never>, metaOf(request)),
+        handler: (request) => s.oss.update(request.actor(), (request.params as { workspaceId: string }).workspaceId, request.payload as Record<string, never>),
       },
     },
     {

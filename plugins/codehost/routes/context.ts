@@ -1,7 +1,5 @@
-import type { Request } from '@hapi/hapi';
 import Joi from 'joi';
 import type { CodeIndexService } from '../services/code-index.js';
-import type { RequestMeta } from '../services/deps.js';
 import type { InstallationService } from '../services/installations.js';
 import type { OssService } from '../services/oss.js';
 import type { RepositoryService } from '../services/repositories.js';
@@ -16,10 +14,6 @@ export interface CodehostRouteServices {
   webhooks: WebhookService;
   signIn: SignInService;
   codeIndex: CodeIndexService;
-}
-
-export function metaOf(request: Request): RequestMeta {
-  return { ip: request.info.remoteAddress, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 512) || null, requestId: request.info.id };
 }
 
 export const idParam = Joi.object({ id: Joi.string().max(100).required() });

@@ -4,7 +4,7 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { Ok, Repository } from '../schemas.js';
 import type { ConnectInput } from '../services/repositories.js';
-import { ADMIN, idParam, metaOf, type CodehostRouteServices } from './context.js';
+import { ADMIN, idParam, type CodehostRouteServices } from './context.js';
 
 const tags = ['repositories'];
 
@@ -43,7 +43,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         },
         response: { status: { 201: Repository } },
         handler: async (request, h) => {
-          const row = await s.repositories.connect(requirePrincipal(request), request.payload as ConnectInput, metaOf(request));
+          const row = await s.repositories.connect(request.actor(), request.payload as ConnectInput);
           return h.response(s.repositories.json(row)).code(201);
         },
       },
@@ -72,7 +72,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         validate: { params: idParam },
         response: { status: { 200: Ok } },
         handler: async (request) => {
-          await s.repositories.disconnect(requirePrincipal(request), id(request), metaOf(request));
+          await s.repositories.disconnect(request.actor(), id(request));
           return { ok: true };
         },
       },
@@ -88,7 +88,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         plugins: ADMIN,
         validate: { params: idParam, payload: Joi.object({ key: Joi.string().trim().min(8).max(4096).required() }) },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.setAgentKey(requirePrincipal(request), id(request), (request.payload as { key: string }).key, metaOf(request))),
+        handler: async (request) => s.repositories.json(await s.repositories.setAgentKey(request.actor(), id(request), (request.payload as { key: string }).key)),
       },
     },
     {
@@ -102,7 +102,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.readGuidelines(requirePrincipal(request), id(request), metaOf(request))),
+        handler: async (request) => s.repositories.json(await s.repositories.readGuidelines(request.actor(), id(request))),
       },
     },
     {
@@ -116,7 +116,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.createLabels(requirePrincipal(request), id(request), metaOf(request))),
+        handler: async (request) => s.repositories.json(await s.repositories.createLabels(request.actor(), id(request))),
       },
     },
     {
@@ -130,7 +130,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.openOnboardingPr(requirePrincipal(request), id(request), metaOf(request))),
+        handler: async (request) => s.repositories.json(await s.repositories.openOnboardingPr(request.actor(), id(request))),
       },
     },
     {
@@ -144,7 +144,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.refresh(requirePrincipal(request), id(request), metaOf(request))),
+        handler: async (request) => s.repositories.json(await s.repositories.refresh(request.actor(), id(request))),
       },
     },
   ];

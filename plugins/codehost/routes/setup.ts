@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { principalOf } from '../../../core/http/auth.js';
 import { SETUP_PATH, type CodehostOptions } from '../options.js';
-import { metaOf, type CodehostRouteServices } from './context.js';
+import type { CodehostRouteServices } from './context.js';
 
 /**
  * The code host's setup redirect, `GET /codehost/setup?installation_id=&state=&setup_action=`:
@@ -38,7 +38,7 @@ export function setupRoutes(s: CodehostRouteServices, options: CodehostOptions, 
           if (!principal) return h.redirect(to(options.pages.signIn, { redirect_to: request.url.pathname + request.url.search })).code(302);
           if (!['owner', 'admin'].includes(principal.role)) return h.redirect(to(options.pages.installed, { error: 'forbidden' })).code(302);
           try {
-            const out = await s.installations.link(principal, { installation_id: q.installation_id, state: q.state }, metaOf(request));
+            const out = await s.installations.link(request.actor(), { installation_id: q.installation_id, state: q.state });
             return h.redirect(to(options.pages.installed, { installation_id: out.installation.id, setup_action: q.setup_action ?? 'install' })).code(302);
           } catch (err) {
             const code = (err as { data?: { code?: string } }).data?.code;

@@ -7,9 +7,9 @@
 import type { Request, ServerRoute } from '@hapi/hapi';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
-import type { CodeHost, Installation } from '../../../core/contracts/index.js';
+import type { CodeHost, Installation, RequestDetails } from '../../../core/contracts/index.js';
 import type { Db } from '../../../core/data/db.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
@@ -37,7 +37,7 @@ export interface WorkspaceLike {
 export interface WorkspaceReader {
   get(orgId: string, id: string, trx?: Knex): Promise<WorkspaceLike>;
   open(principal: Principal, id: string, trx?: Knex): Promise<WorkspaceLike>;
-  update(principal: Principal, id: string, input: Record<string, unknown>, meta: RequestMeta): Promise<WorkspaceLike>;
+  update(principal: Principal, id: string, input: Record<string, unknown>, from: RequestDetails): Promise<WorkspaceLike>;
 }
 
 /** `planLimits` of the billing plugin (optional). */
@@ -65,13 +65,6 @@ export interface SessionOpener {
 /** `authService` of the accounts plugin: the writes to a member's account that code-host sign-in needs. */
 export interface AccountUsers {
   setCodeHostLogin(trx: Knex, user: { id: string; org_id: string }, login: string): Promise<void>;
-}
-
-/** Who did it and from where, for audit entries. */
-export interface RequestMeta {
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
 }
 
 /** codehost-local's extras, found by shape: the built-in installation and its pages. */
@@ -106,8 +99,5 @@ export interface CodehostDeps {
   /** Where the code-index git caches live. */
   cacheDir: () => Promise<string>;
 }
-
-/** The audit actor of a principal. */
-export const actorOf = (p: Principal) => auditActorOf(p);
 
 export const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);

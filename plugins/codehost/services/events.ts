@@ -4,7 +4,7 @@
  * intake. Runs in the consumer's transaction; records its outcome on the delivery.
  */
 import type { Knex } from 'knex';
-import type { Installation } from '../../../core/contracts/index.js';
+import { systemActor, type Installation } from '../../../core/contracts/index.js';
 import { InstallationModel, RepositoryModel } from '../models/index.js';
 import type { CodehostDeps } from './deps.js';
 import type { InstallationService } from './installations.js';
@@ -13,7 +13,6 @@ import type { RepositoryService } from './repositories.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- webhook payloads
 
-const SYSTEM = { type: 'system' as const, id: null, email: null };
 const ZERO = /^0+$/;
 
 interface DeliveryRow {
@@ -78,10 +77,10 @@ export class EventHandler {
         const inst = await this.installation(trx, row.installation_external_id);
         if (!inst) return 'installation_not_linked';
         if (action === 'deleted') {
-          await this.installations().markRemoved(trx, inst, SYSTEM);
+          await this.installations().markRemoved(trx, inst, systemActor('codehost', inst.org_id));
           return 'installation_removed';
         }
-        await this.installations().applyHostState(trx, inst, installationFromPayload(payload.installation as Json), SYSTEM);
+        await this.installations().applyHostState(trx, inst, installationFromPayload(payload.installation as Json), systemActor('codehost', inst.org_id));
         return `installation_${action || 'updated'}`;
       }
       case 'installation_repositories': {
@@ -90,7 +89,7 @@ export class EventHandler {
         for (const r of (payload.repositories_removed ?? []) as Json[]) {
           const repo = await this.repository(trx, String(r.id));
           if (!repo) continue;
-          await this.repositories().disconnectRow(trx, repo, { actor: SYSTEM, reason: 'removed_from_installation' });
+          await this.repositories().disconnectRow(trx, repo, { actor: systemActor('codehost', repo.org_id), reason: 'removed_from_installation' });
           n++;
         }
         return `repositories_disconnected:${n}`;
@@ -99,14 +98,14 @@ export class EventHandler {
         const repo = await this.repository(trx, row.repository_external_id);
         if (!repo) return 'repository_not_connected';
         if (action === 'deleted') {
-          await this.repositories().disconnectRow(trx, repo, { actor: SYSTEM, reason: 'deleted_on_host' });
+          await this.repositories().disconnectRow(trx, repo, { actor: systemActor('codehost', repo.org_id), reason: 'deleted_on_host' });
           return 'repository_disconnected';
         }
         const r = payload.repository as Json;
         await this.repositories().applyHostState(trx, repo, {
           fullName: String(r.full_name), htmlUrl: String(r.html_url), cloneUrl: String(r.clone_url ?? repo.clone_url), defaultBranch: String(r.default_branch ?? repo.default_branch),
           isPublic: r.visibility ? r.visibility === 'public' : !r.private, archived: Boolean(r.archived),
-        }, SYSTEM);
+        }, systemActor('codehost', repo.org_id));
         return 'repository_updated';
       }
       case 'push': {

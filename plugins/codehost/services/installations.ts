@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { diffFields, type AuditActor } from '../../../core/audit/audit-writer.js';
+import { diffFields, type AuditedActor } from '../../../core/audit/audit-writer.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { isAdapterError, type Installation } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { decodeCursor, encodeCursor, type Page } from '../../../core/http/pagination.js';
 import { InstallationModel, RepositoryModel } from '../models/index.js';
-import { actorOf, hasBuiltinInstallations, iso, type CodehostDeps, type RequestMeta, type SignInAvailability } from './deps.js';
+import { hasBuiltinInstallations, iso, type CodehostDeps, type SignInAvailability } from './deps.js';
 import { viaHost } from './errors.js';
 import { SETUP_PATH } from '../options.js';
 import type { RepositoryService } from './repositories.js';
@@ -96,7 +97,8 @@ export class InstallationService {
   }
 
   /** POST /v1/codehost/installations: links the installation the setup redirect named. */
-  async link(principal: Principal, input: { installation_id: string; state: string }, meta: RequestMeta): Promise<{ created: boolean; installation: ReturnType<typeof installationJson> }> {
+  async link(actor: SignedInActor, input: { installation_id: string; state: string }): Promise<{ created: boolean; installation: ReturnType<typeof installationJson> }> {
+    const principal = actor.principal;
     const external = await this.readHostInstallation(input.installation_id, true);
     const outcome = await this.d.db.transaction(async (trx) => {
       const st = await this.states.consume(trx, input.state, ['install']);
@@ -114,8 +116,8 @@ export class InstallationService {
         throw err;
       }
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: 'codehost.installation_linked', target: { type: 'codehost_installation', id: row.id },
-        changes: diffFields({}, { host: row.host, external_id: row.external_id, account_login: row.account_login }), ...meta,
+        orgId: principal.orgId, actor, action: 'codehost.installation_linked', target: { type: 'codehost_installation', id: row.id },
+        changes: diffFields({}, { host: row.host, external_id: row.external_id, account_login: row.account_login }),
       });
       await this.d.outbox.add(trx, 'codehost.installation_linked', { installation_id: row.id, external_id: row.external_id, account_login: row.account_login }, { orgId: principal.orgId });
       return { created: true, row };
@@ -134,17 +136,18 @@ export class InstallationService {
   }
 
   /** DELETE /v1/codehost/installations/{id}: unlinks and disconnects its repositories. */
-  async unlink(principal: Principal, id: string, meta: RequestMeta): Promise<{ ok: true; disconnected_repository_ids: string[] }> {
+  async unlink(actor: SignedInActor, id: string): Promise<{ ok: true; disconnected_repository_ids: string[] }> {
+    const principal = actor.principal;
     const inst = await this.load(principal.orgId, id);
     const repos = await RepositoryModel.query(this.d.db).forOrg(principal.orgId).where({ installation_id: inst.id });
     const ids: string[] = [];
     await this.d.db.transaction(async (trx) => {
-      for (const r of repos) ids.push(await this.repositories().disconnectRow(trx, r, { actor: actorOf(principal), meta, reason: 'installation_unlinked' }));
+      for (const r of repos) ids.push(await this.repositories().disconnectRow(trx, r, { actor, reason: 'installation_unlinked' }));
       await InstallationModel.query(trx).forOrg(principal.orgId).deleteById(inst.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: 'codehost.installation_unlinked', target: { type: 'codehost_installation', id: inst.id },
+        orgId: principal.orgId, actor, action: 'codehost.installation_unlinked', target: { type: 'codehost_installation', id: inst.id },
         changes: diffFields({ external_id: inst.external_id, account_login: inst.account_login }, {}, ['external_id', 'account_login']),
-        metadata: { disconnected_repository_ids: ids }, ...meta,
+        metadata: { disconnected_repository_ids: ids },
       });
       await this.d.outbox.add(trx, 'codehost.installation_unlinked', { installation_id: inst.id, external_id: inst.external_id, disconnected_repository_ids: ids }, { orgId: principal.orgId });
     });
@@ -174,7 +177,8 @@ export class InstallationService {
   }
 
   /** POST /v1/codehost/installations/{id}/sync: re-reads account, permissions and suspension. */
-  async sync(principal: Principal, id: string, meta: RequestMeta) {
+  async sync(actor: SignedInActor, id: string) {
+    const principal = actor.principal;
     const inst = await this.load(principal.orgId, id);
     let external: Installation | null;
     try {
@@ -184,7 +188,7 @@ export class InstallationService {
       external = null;
     }
     const after = await this.d.db.transaction(async (trx) => {
-      const row = external ? await this.applyHostState(trx, inst, external, actorOf(principal), meta) : await this.markRemoved(trx, inst, actorOf(principal), meta);
+      const row = external ? await this.applyHostState(trx, inst, external, actor) : await this.markRemoved(trx, inst, actor);
       return row;
     });
     const [json] = await this.json(this.d.db, [after]);
@@ -192,28 +196,28 @@ export class InstallationService {
   }
 
   /** Brings the record in line with the host (sync and installation webhooks). */
-  async applyHostState(trx: Knex, inst: InstallationModel, external: Installation, actor: AuditActor, meta: RequestMeta = {}): Promise<InstallationModel> {
+  async applyHostState(trx: Knex, inst: InstallationModel, external: Installation, actor: AuditedActor): Promise<InstallationModel> {
     const next = { ...fromHost(external), removed_at: null };
     const before = snapshot(inst);
     const changes = diffFields(before, { ...before, ...next, suspended_at: iso(next.suspended_at) }, ['account_login', 'account_type', 'repository_selection', 'permissions', 'suspended_at', 'removed_at']);
     const row = await InstallationModel.query(trx).forOrg(inst.org_id).patchAndFetchById(inst.id, { ...next, last_synced_at: new Date() });
     if (Object.keys(changes).length) {
-      await this.d.audit.record(trx, { orgId: inst.org_id, actor, action: 'codehost.installation_synced', target: { type: 'codehost_installation', id: inst.id }, changes, ...meta });
+      await this.d.audit.record(trx, { orgId: inst.org_id, actor, action: 'codehost.installation_synced', target: { type: 'codehost_installation', id: inst.id }, changes });
       await this.d.outbox.add(trx, 'codehost.installation_updated', { installation_id: inst.id, fields: Object.keys(changes) }, { orgId: inst.org_id });
     }
     return row;
   }
 
   /** The app was uninstalled: the record is kept (removed_at) and its repositories disconnected. */
-  async markRemoved(trx: Knex, inst: InstallationModel, actor: AuditActor, meta: RequestMeta = {}): Promise<InstallationModel> {
+  async markRemoved(trx: Knex, inst: InstallationModel, actor: AuditedActor): Promise<InstallationModel> {
     if (inst.removed_at) return inst;
     const repos = await RepositoryModel.query(trx).forOrg(inst.org_id).where({ installation_id: inst.id });
     const ids: string[] = [];
-    for (const r of repos) ids.push(await this.repositories().disconnectRow(trx, r, { actor, meta, reason: 'installation_removed' }));
+    for (const r of repos) ids.push(await this.repositories().disconnectRow(trx, r, { actor, reason: 'installation_removed' }));
     const row = await InstallationModel.query(trx).forOrg(inst.org_id).patchAndFetchById(inst.id, { removed_at: new Date(), last_synced_at: new Date() });
     await this.d.audit.record(trx, {
       orgId: inst.org_id, actor, action: 'codehost.installation_removed', target: { type: 'codehost_installation', id: inst.id },
-      metadata: { disconnected_repository_ids: ids }, ...meta,
+      metadata: { disconnected_repository_ids: ids },
     });
     await this.d.outbox.add(trx, 'codehost.installation_removed', { installation_id: inst.id, disconnected_repository_ids: ids }, { orgId: inst.org_id });
     return row;

@@ -3,7 +3,8 @@ import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict } from '../../../core/http/errors.js';
 import { RepositoryModel } from '../models/index.js';
-import { actorOf, iso, type CodehostDeps, type RequestMeta, type WorkspaceLike } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
+import { iso, type CodehostDeps, type WorkspaceLike } from './deps.js';
 
 export interface OssSettingsRow {
   workspace_id: string;
@@ -82,7 +83,8 @@ export class OssService {
   }
 
   /** PATCH: the plugin's own fields in one audited transaction; the two workspace fields through the workspaces service (audited there). */
-  async update(principal: Principal, workspaceId: string, patch: OssPatch, meta: RequestMeta) {
+  async update(actor: SignedInActor, workspaceId: string, patch: OssPatch) {
+    const principal = actor.principal;
     let ws = await this.d.workspaces().open(principal, workspaceId);
     if (ws.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be changed');
     const own: Record<string, unknown> = {};
@@ -97,8 +99,8 @@ export class OssService {
       const values = { ...after, created_at: before.created_at ?? now, updated_at: now };
       await trx('codehost_oss_settings').insert(values).onConflict('workspace_id').merge([...OWN_FIELDS, 'updated_at']);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: 'codehost.oss_settings_updated', target: { type: 'workspace', id: workspaceId }, workspaceId,
-        changes, ...meta,
+        orgId: principal.orgId, actor, action: 'codehost.oss_settings_updated', target: { type: 'workspace', id: workspaceId }, workspaceId,
+        changes,
       });
       await this.d.outbox.add(trx, 'codehost.oss_settings_updated', { workspace_id: workspaceId, fields: Object.keys(changes) }, { orgId: principal.orgId });
       return values;
@@ -106,7 +108,7 @@ export class OssService {
     const wsPatch: Record<string, unknown> = {};
     if (patch.auto_close_issues !== undefined) wsPatch.oss_auto_close_issues = patch.auto_close_issues;
     if (patch.comments_per_hour !== undefined) wsPatch.oss_comments_per_hour = patch.comments_per_hour;
-    if (Object.keys(wsPatch).length) ws = await this.d.workspaces().update(principal, workspaceId, wsPatch, meta);
+    if (Object.keys(wsPatch).length) ws = await this.d.workspaces().update(principal, workspaceId, wsPatch, actor);
     return this.json(this.d.db, ws, row);
   }
 }

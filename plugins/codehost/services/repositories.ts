@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
-import { diffFields, type AuditActor } from '../../../core/audit/audit-writer.js';
+import { diffFields, type AuditedActor } from '../../../core/audit/audit-writer.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { isAdapterError, type RepoRef, type Repository as HostRepository } from '../../../core/contracts/index.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { last4 } from '../../../core/security/secret-box.js';
 import { InstallationModel, RepositoryModel, type Guideline, type Guidelines, type OnboardingPr } from '../models/index.js';
-import { actorOf, type CodehostDeps, type RequestMeta } from './deps.js';
+import type { CodehostDeps } from './deps.js';
 import { hostFailure, viaHost } from './errors.js';
 import type { GitRemote } from './git-remote.js';
 import { onboardingBody, onboardingFiles } from './onboarding-files.js';
@@ -80,7 +81,8 @@ export class RepositoryService {
   }
 
   /** POST /v1/repositories: connects a repository an installation reaches to a workspace. */
-  async connect(principal: Principal, input: ConnectInput, meta: RequestMeta): Promise<RepositoryModel> {
+  async connect(actor: SignedInActor, input: ConnectInput): Promise<RepositoryModel> {
+    const principal = actor.principal;
     const ws = await this.d.workspaces().open(principal, input.workspace_id);
     if (ws.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot take repositories');
     const inst = await InstallationModel.query(this.d.db).forOrg(principal.orgId).findById(input.installation_id);
@@ -105,8 +107,8 @@ export class RepositoryService {
         last_refreshed_at: new Date(), connected_by_user_id: principal.userId,
       }).returning('*');
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: 'repository.connected', target: { type: 'repository', id: created.id }, workspaceId: ws.id,
-        changes: diffFields({}, { full_name: created.full_name, workspace_id: ws.id, installation_id: inst.id, is_public: created.is_public }), ...meta,
+        orgId: principal.orgId, actor, action: 'repository.connected', target: { type: 'repository', id: created.id }, workspaceId: ws.id,
+        changes: diffFields({}, { full_name: created.full_name, workspace_id: ws.id, installation_id: inst.id, is_public: created.is_public }),
       });
       await this.d.outbox.add(trx, 'codehost.repository_connected', { repository_id: created.id, workspace_id: ws.id, full_name: created.full_name }, { orgId: principal.orgId });
       return created;
@@ -123,13 +125,13 @@ export class RepositoryService {
   }
 
   /** Deletes a connected repository in `trx`: index rows go with it (foreign keys), audit and event. */
-  async disconnectRow(trx: Knex, row: RepositoryModel, ctx: { actor: AuditActor; meta?: RequestMeta; reason: string }): Promise<string> {
+  async disconnectRow(trx: Knex, row: RepositoryModel, ctx: { actor: AuditedActor; reason: string }): Promise<string> {
     await trx('codehost_comments').where({ repository_id: row.id, org_id: row.org_id }).delete();
     await trx('codehost_items').where({ repository_id: row.id, org_id: row.org_id }).delete();
     await RepositoryModel.query(trx).forOrg(row.org_id).deleteById(row.id);
     await this.d.audit.record(trx, {
       orgId: row.org_id, actor: ctx.actor, action: 'repository.disconnected', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
-      changes: diffFields({ full_name: row.full_name, workspace_id: row.workspace_id }, {}, ['full_name', 'workspace_id']), metadata: { reason: ctx.reason }, ...ctx.meta,
+      changes: diffFields({ full_name: row.full_name, workspace_id: row.workspace_id }, {}, ['full_name', 'workspace_id']), metadata: { reason: ctx.reason },
     });
     await this.d.outbox.add(trx, 'codehost.repository_disconnected', { repository_id: row.id, workspace_id: row.workspace_id, full_name: row.full_name, reason: ctx.reason }, { orgId: row.org_id });
     return row.id;
@@ -140,22 +142,24 @@ export class RepositoryService {
   }
 
   /** DELETE /v1/repositories/{id}. */
-  async disconnect(principal: Principal, id: string, meta: RequestMeta): Promise<void> {
+  async disconnect(actor: SignedInActor, id: string): Promise<void> {
+    const principal = actor.principal;
     const row = await this.load(principal, id);
-    await this.d.db.transaction((trx) => this.disconnectRow(trx, row, { actor: actorOf(principal), meta, reason: 'disconnected' }));
+    await this.d.db.transaction((trx) => this.disconnectRow(trx, row, { actor, reason: 'disconnected' }));
     await this.dropCache(row.id);
   }
 
   /** PUT /v1/repositories/{id}/agent-key: the key becomes the repository's CI secret; only its last 4 stay here. */
-  async setAgentKey(principal: Principal, id: string, key: string, meta: RequestMeta): Promise<RepositoryModel> {
+  async setAgentKey(actor: SignedInActor, id: string, key: string): Promise<RepositoryModel> {
+    const principal = actor.principal;
     const row = await this.load(principal, id);
     const ref = await this.ref(principal.orgId, row);
     await viaHost(() => this.d.host.setSecret(ref, this.d.options.agentKeySecretName, key));
     return this.d.db.transaction(async (trx) => {
       const after = await RepositoryModel.query(trx).forOrg(principal.orgId).patchAndFetchById(row.id, { agent_key_last4: last4(key), agent_key_set_at: new Date() });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: 'repository.agent_key_set', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
-        changes: { agent_key: { before: row.agent_key_last4 ? 'set' : null, after: 'set' } }, metadata: { secret_name: this.d.options.agentKeySecretName, last4: last4(key) }, ...meta,
+        orgId: principal.orgId, actor, action: 'repository.agent_key_set', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
+        changes: { agent_key: { before: row.agent_key_last4 ? 'set' : null, after: 'set' } }, metadata: { secret_name: this.d.options.agentKeySecretName, last4: last4(key) },
       });
       await this.d.outbox.add(trx, 'codehost.agent_key_set', { repository_id: row.id, workspace_id: row.workspace_id }, { orgId: principal.orgId });
       return after;
@@ -163,7 +167,8 @@ export class RepositoryService {
   }
 
   /** POST /v1/repositories/{id}/guidelines: re-reads CONTRIBUTING and CODE_OF_CONDUCT of a public repository. */
-  async readGuidelines(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+  async readGuidelines(actor: SignedInActor, id: string): Promise<RepositoryModel> {
+    const principal = actor.principal;
     const row = await this.load(principal, id);
     if (!row.is_public) throw httpError(422, 'repository_not_public', 'Guidelines are read for public repositories only');
     const ref = await this.ref(principal.orgId, row);
@@ -172,7 +177,7 @@ export class RepositoryService {
       code_of_conduct: await viaHost(() => this.findGuideline(ref, row, CODE_OF_CONDUCT)),
       read_at: new Date().toISOString(),
     };
-    return this.patchAudited(principal, row, { guidelines }, 'repository.guidelines_read', meta, {
+    return this.patchAudited(actor, row, { guidelines }, 'repository.guidelines_read', {
       contributing: row.guidelines?.contributing?.sha ?? null, code_of_conduct: row.guidelines?.code_of_conduct?.sha ?? null,
     }, { contributing: guidelines.contributing?.sha ?? null, code_of_conduct: guidelines.code_of_conduct?.sha ?? null });
   }
@@ -194,18 +199,20 @@ export class RepositoryService {
   }
 
   /** POST /v1/repositories/{id}/labels: creates the opt-in and opt-out labels of the workspace's settings. */
-  async createLabels(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+  async createLabels(actor: SignedInActor, id: string): Promise<RepositoryModel> {
+    const principal = actor.principal;
     const row = await this.load(principal, id);
     const ref = await this.ref(principal.orgId, row);
     const settings = await this.oss().settings(this.d.db, principal.orgId, row.workspace_id);
     const { optIn, optOut } = this.d.options.labels;
     await viaHost(() => this.d.host.ensureLabel(ref, { name: settings.opt_in_label, color: optIn.color, description: optIn.description }));
     await viaHost(() => this.d.host.ensureLabel(ref, { name: settings.opt_out_label, color: optOut.color, description: optOut.description }));
-    return this.patchAudited(principal, row, { labels_created_at: new Date() }, 'repository.labels_created', meta, { labels: null }, { labels: [settings.opt_in_label, settings.opt_out_label] });
+    return this.patchAudited(actor, row, { labels_created_at: new Date() }, 'repository.labels_created', { labels: null }, { labels: [settings.opt_in_label, settings.opt_out_label] });
   }
 
   /** POST /v1/repositories/{id}/onboarding-pr: pushes the runner workflow and config to a branch and opens (or updates) its pull request. */
-  async openOnboardingPr(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+  async openOnboardingPr(actor: SignedInActor, id: string): Promise<RepositoryModel> {
+    const principal = actor.principal;
     const row = await this.load(principal, id);
     const ref = await this.ref(principal.orgId, row);
     const ws = await this.d.workspaces().get(principal.orgId, row.workspace_id);
@@ -229,7 +236,7 @@ export class RepositoryService {
       this.d.log.warn({ err, repositoryId: row.id }, 'the onboarding pull request could not be opened');
       pr = { ...(row.onboarding_pr ?? { number: null, url: null, status: 'none', title: null, branch: o.branch }), requested_at: requestedAt, error: failure.slice(0, 500) } as OnboardingPr;
     }
-    return this.patchAudited(principal, row, { onboarding_pr: pr }, 'repository.onboarding_pr_requested', meta,
+    return this.patchAudited(actor, row, { onboarding_pr: pr }, 'repository.onboarding_pr_requested',
       { onboarding_pr: row.onboarding_pr?.number ?? null }, { onboarding_pr: pr.number }, { error: pr.error });
   }
 
@@ -246,7 +253,8 @@ export class RepositoryService {
   }
 
   /** POST /v1/repositories/{id}/refresh: re-reads name, default branch and visibility. */
-  async refresh(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryModel> {
+  async refresh(actor: SignedInActor, id: string): Promise<RepositoryModel> {
+    const principal = actor.principal;
     const row = await this.load(principal, id);
     const ref = await this.ref(principal.orgId, row);
     let found: HostRepository;
@@ -256,16 +264,16 @@ export class RepositoryService {
       if (isAdapterError(err, 'not_found')) throw conflict('repository_unavailable', 'The code host no longer gives access to this repository');
       throw hostFailure(err);
     }
-    return this.d.db.transaction((trx) => this.applyHostState(trx, row, found, actorOf(principal), meta));
+    return this.d.db.transaction((trx) => this.applyHostState(trx, row, found, actor));
   }
 
   /** Brings the record in line with the host (refresh and repository webhooks); a moved default branch is indexed again. */
-  async applyHostState(trx: Knex, row: RepositoryModel, found: Pick<HostRepository, 'fullName' | 'htmlUrl' | 'cloneUrl' | 'defaultBranch' | 'isPublic' | 'archived'>, actor: AuditActor, meta: RequestMeta = {}): Promise<RepositoryModel> {
+  async applyHostState(trx: Knex, row: RepositoryModel, found: Pick<HostRepository, 'fullName' | 'htmlUrl' | 'cloneUrl' | 'defaultBranch' | 'isPublic' | 'archived'>, actor: AuditedActor): Promise<RepositoryModel> {
     const next = { full_name: found.fullName, html_url: found.htmlUrl, clone_url: found.cloneUrl, default_branch: found.defaultBranch, is_public: found.isPublic, archived: found.archived };
     const changes = diffFields(row as unknown as Record<string, unknown>, next);
     const after = await RepositoryModel.query(trx).forOrg(row.org_id).patchAndFetchById(row.id, { ...next, last_refreshed_at: new Date() });
     if (Object.keys(changes).length) {
-      await this.d.audit.record(trx, { orgId: row.org_id, actor, action: 'repository.refreshed', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id, changes, ...meta });
+      await this.d.audit.record(trx, { orgId: row.org_id, actor, action: 'repository.refreshed', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id, changes });
       await this.d.outbox.add(trx, 'codehost.repository_updated', { repository_id: row.id, fields: Object.keys(changes) }, { orgId: row.org_id });
     }
     if (changes.default_branch || row.index_status === 'none' || row.index_status === 'failed') await this.requestIndex(trx, after);
@@ -279,14 +287,14 @@ export class RepositoryService {
   }
 
   private async patchAudited(
-    principal: Principal, row: RepositoryModel, patch: Partial<RepositoryModel>, action: string, meta: RequestMeta,
+    actor: SignedInActor, row: RepositoryModel, patch: Partial<RepositoryModel>, action: string,
     before: Record<string, unknown>, after: Record<string, unknown>, metadata?: Record<string, unknown>,
   ): Promise<RepositoryModel> {
     return this.d.db.transaction(async (trx) => {
-      const updated = await RepositoryModel.query(trx).forOrg(principal.orgId).patchAndFetchById(row.id, patch);
+      const updated = await RepositoryModel.query(trx).forOrg(actor.orgId).patchAndFetchById(row.id, patch);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action, target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
-        changes: diffFields(before, after), ...(metadata ? { metadata } : {}), ...meta,
+        orgId: actor.orgId, actor, action, target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
+        changes: diffFields(before, after), ...(metadata ? { metadata } : {}),
       });
       return updated;
     });

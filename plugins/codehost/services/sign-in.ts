@@ -7,9 +7,10 @@
  */
 import type { Request } from '@hapi/hapi';
 import type { Knex } from 'knex';
-import { createPkcePair, isAdapterError } from '../../../core/contracts/index.js';
+import { createPkcePair, isAdapterError, requestDetails, systemActor, userActor } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { last4 } from '../../../core/security/secret-box.js';
+import type { AuditedActor } from '../../../core/audit/audit-writer.js';
 import { hashToken, newToken, safeEqual } from '../../../core/security/tokens.js';
 import type { CodehostDeps, SessionUser, SignInAvailability } from './deps.js';
 import { StateStore } from './states.js';
@@ -109,12 +110,17 @@ export class SignInService {
     const user = await this.activeUser(this.d.db, (q) => q.where({ id: userId, org_id: orgId }));
     if (!user) return this.fail('sign_in_required', true);
     if (!this.d.accounts()) return this.fail('codehost_sign_in_unavailable', true);
-    await this.d.db.transaction((trx) => this.saveLink(trx, user, cu, { type: 'user', id: user.id, email: user.email }, request));
+    await this.d.db.transaction((trx) => this.saveLink(trx, user, cu, userActor(user, this.from(request))));
     return { location: this.done(redirectTo, { codehost: 'linked' }), cookies: { [OAUTH_COOKIE]: null } };
   }
 
   /** Sets users.code_host_login through the accounts service (one user per login in an organization) and keeps the user token sealed. */
-  private async saveLink(trx: Knex, user: UserRow, cu: { login: string; token: string }, actor: { type: 'user' | 'system'; id: string | null; email: string | null }, request: Request): Promise<void> {
+  /** Where the callback came from, under the trust rule. */
+  private from(request: Request) {
+    return requestDetails(request, this.d.config.server.trustProxy);
+  }
+
+  private async saveLink(trx: Knex, user: UserRow, cu: { login: string; token: string }, actor: AuditedActor): Promise<void> {
     const accounts = this.d.accounts();
     if (!accounts) throw new Error('code-host sign-in needs the accounts plugin (authService)');
     await accounts.setCodeHostLogin(trx, user, cu.login);
@@ -126,7 +132,6 @@ export class SignInService {
       await this.d.audit.record(trx, {
         orgId: user.org_id, actor, action: 'user.code_host_linked', target: { type: 'user', id: user.id },
         changes: { code_host_login: { before: user.code_host_login, after: cu.login } },
-        ip: request.info.remoteAddress, userAgent: String(request.headers['user-agent'] ?? ''), requestId: request.info.id,
       });
       await this.d.outbox.add(trx, 'codehost.user_linked', { user_id: user.id, login: cu.login }, { orgId: user.org_id });
     }
@@ -147,7 +152,9 @@ export class SignInService {
     if (org?.sso_enforced) return this.fail('sso_required', true);
     const found = user;
     const token = await this.d.db.transaction(async (trx) => {
-      await this.saveLink(trx, found, cu, linkedByEmail ? { type: 'system', id: null, email: null } : { type: 'user', id: found.id, email: found.email }, request);
+      // Linked by a verified address, the link is the system's doing; the request details stay.
+      const actor = linkedByEmail ? { ...systemActor('codehost', found.org_id), ...this.from(request) } : userActor(found, this.from(request));
+      await this.saveLink(trx, found, cu, actor);
       await sessions.closeByToken(trx, currentSession, 'rotated');
       return (await sessions.open(trx, found, { sso: false, request })).token;
     });

@@ -4,7 +4,6 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { ReleaseListSchema, ReleaseSchema, approveReleasePayload, releaseListFilters, releaseParams, releaseVersionPayload, retryPayload } from '../schemas.js';
 import type { Releases } from '../services/releases.js';
-import { actorOf } from './ticket-fixes.js';
 
 const TAG = 'releases';
 /** Client viewers read; approver roles (governance) act, checked in the service. */
@@ -55,7 +54,7 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         validate: { params: releaseParams, payload: approveReleasePayload },
         response: answer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => releases().approveProposal(actorOf(request), idOf(request), request.payload as { sha: string; comment?: string | null; version?: string | null }),
+        handler: async (request) => releases().approveProposal(request.actor(), idOf(request), request.payload as { sha: string; comment?: string | null; version?: string | null }),
       },
     },
     {
@@ -69,7 +68,7 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         validate: { params: releaseParams, payload: retryPayload.allow(null) },
         response: answer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => releases().retryRelease(actorOf(request), idOf(request), (request.payload ?? {}) as { version?: string | null }),
+        handler: async (request) => releases().retryRelease(request.actor(), idOf(request), (request.payload ?? {}) as { version?: string | null }),
       },
     },
     {
@@ -83,7 +82,7 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         validate: { params: releaseParams, payload: releaseVersionPayload },
         response: answer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => releases().setVersion(actorOf(request), idOf(request), request.payload as { version: string }),
+        handler: async (request) => releases().setVersion(request.actor(), idOf(request), request.payload as { version: string }),
       },
     },
   ];

@@ -2,20 +2,12 @@ import type { Request, ServerRoute } from '@hapi/hapi';
 import type Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { FixDiffSchema, approvePayload, backToApprovalPayload, retryPayload, fixAttemptParams, openPrPayload, rejectPayload, requestChangesPayload, ticketParams } from '../schemas.js';
-import type { ActorMeta, FixActions } from '../services/fix-actions.js';
+import type { FixActions } from '../services/fix-actions.js';
 import type { Releases } from '../services/releases.js';
 
 const TAG = 'tickets';
 /** Client viewers read; the others work fixes (approver roles are checked where the spec asks). */
 const WORKERS = { roles: ['owner', 'admin', 'reviewer'] };
-
-/** The acting caller of a fix or release operation (also used by routes/releases.ts). */
-export const actorOf = (request: Request): ActorMeta => ({
-  principal: requirePrincipal(request),
-  ip: request.info.remoteAddress,
-  userAgent: (request.headers['user-agent'] as string | undefined) ?? null,
-  requestId: request.info.id,
-});
 
 /**
  * The fix operations of the tickets section built so far. Their answer is the tickets plugin's
@@ -36,7 +28,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         validate: { params: ticketParams },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => actions().fixInManaged(actorOf(request), id(request)),
+        handler: async (request) => actions().fixInManaged(request.actor(), id(request)),
       },
     },
     {
@@ -50,7 +42,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         validate: { params: ticketParams, payload: retryPayload.allow(null) },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => releases().retry(actorOf(request), id(request), (request.payload ?? {}) as { version?: string | null }),
+        handler: async (request) => releases().retry(request.actor(), id(request), (request.payload ?? {}) as { version?: string | null }),
       },
     },
     {
@@ -64,7 +56,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         validate: { params: ticketParams, payload: backToApprovalPayload },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => releases().backToApproval(actorOf(request), id(request), request.payload as { fix_attempt_id: string; comment?: string | null }),
+        handler: async (request) => releases().backToApproval(request.actor(), id(request), request.payload as { fix_attempt_id: string; comment?: string | null }),
       },
     },
     {
@@ -78,7 +70,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         validate: { params: ticketParams, payload: approvePayload },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => releases().approve(actorOf(request), id(request), request.payload as { fix_attempt_id: string; approved_sha: string; comment?: string | null; version?: string | null; public_summary?: string | null }),
+        handler: async (request) => releases().approve(request.actor(), id(request), request.payload as { fix_attempt_id: string; approved_sha: string; comment?: string | null; version?: string | null; public_summary?: string | null }),
       },
     },
     {
@@ -105,7 +97,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         validate: { params: ticketParams, payload: openPrPayload },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => actions().openPr(actorOf(request), id(request), request.payload as { fix_attempt_id: string; draft: boolean }),
+        handler: async (request) => actions().openPr(request.actor(), id(request), request.payload as { fix_attempt_id: string; draft: boolean }),
       },
     },
     {
@@ -119,7 +111,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         validate: { params: ticketParams, payload: rejectPayload },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => actions().reject(actorOf(request), id(request), request.payload as { fix_attempt_id: string; comment?: string | null }),
+        handler: async (request) => actions().reject(request.actor(), id(request), request.payload as { fix_attempt_id: string; comment?: string | null }),
       },
     },
     {
@@ -133,7 +125,7 @@ export function ticketFixRoutes(actions: () => FixActions, releases: () => Relea
         validate: { params: ticketParams, payload: requestChangesPayload },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
-        handler: async (request) => actions().requestChanges(actorOf(request), id(request), request.payload as { fix_attempt_id: string; comment: string }),
+        handler: async (request) => actions().requestChanges(request.actor(), id(request), request.payload as { fix_attempt_id: string; comment: string }),
       },
     },
   ];

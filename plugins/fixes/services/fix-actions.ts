@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { auditActorOf, diffFields } from '../../../core/audit/audit-writer.js';
-import { isAdapterError } from '../../../core/contracts/index.js';
+import { diffFields } from '../../../core/audit/audit-writer.js';
+import { isAdapterError, systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { FixApproval, FixAttempt, FixDiagnosis, FixJob, FixRelease } from '../models/index.js';
@@ -8,13 +8,6 @@ import type { FixesDeps, LoopTicket } from './deps.js';
 import { fixInstructions, type FixLoop } from './loop.js';
 import type { PullRequests } from './pull-requests.js';
 import type { JobQueue } from './job-queue.js';
-
-export interface ActorMeta {
-  principal: Principal;
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
 
 export interface FixDiff {
   text: string | null;
@@ -37,7 +30,7 @@ export class FixActions {
    * for one fix credit (billingGate): a queued fix job is replaced; a fix at work refuses with
    * 409 fix_job_active.
    */
-  async fixInManaged(a: ActorMeta, ticketId: string): Promise<Record<string, unknown>> {
+  async fixInManaged(a: SignedInActor, ticketId: string): Promise<Record<string, unknown>> {
     await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(a.principal, ticketId, trx, { forUpdate: true });
       await this.assertApprover(a.principal, ticket.workspace_id, trx);
@@ -64,13 +57,12 @@ export class FixActions {
     return this.d.tickets.detail(a.principal.orgId, ticketId);
   }
 
-  private audit(trx: Knex, a: ActorMeta, ticket: LoopTicket, action: string, attempt: FixAttempt, changes: Record<string, unknown>, metadata: Record<string, unknown> = {}) {
+  private audit(trx: Knex, a: SignedInActor, ticket: LoopTicket, action: string, attempt: FixAttempt, changes: Record<string, unknown>, metadata: Record<string, unknown> = {}) {
     const p = a.principal;
     return this.d.audit.record(trx, {
-      orgId: p.orgId, actor: auditActorOf(p),
+      orgId: p.orgId, actor: a,
       action, target: { type: 'fix_attempt', id: attempt.id }, workspaceId: ticket.workspace_id,
       changes: diffFields({ status: attempt.status }, changes), metadata: { ticket_id: ticket.id, ...metadata },
-      ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
     });
   }
 
@@ -110,7 +102,7 @@ export class FixActions {
   }
 
   /** Copilot: opens (or finds) the pull request of a verified attempt. */
-  async openPr(a: ActorMeta, ticketId: string, input: { fix_attempt_id: string; draft?: boolean }): Promise<Record<string, unknown>> {
+  async openPr(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; draft?: boolean }): Promise<Record<string, unknown>> {
     const ticket = await this.d.tickets.load(a.principal, ticketId);
     const attempt = await this.attemptOf(this.d.db, ticket, input.fix_attempt_id);
     if (attempt.status !== 'verified') throw conflict('fix_not_verified', 'Only a verified fix gets a pull request', { status: attempt.status, reason: attempt.reason });
@@ -130,7 +122,7 @@ export class FixActions {
   }
 
   /** Closes the fix's pull request and hands the ticket to the team. */
-  async reject(a: ActorMeta, ticketId: string, input: { fix_attempt_id: string; comment?: string | null }): Promise<Record<string, unknown>> {
+  async reject(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; comment?: string | null }): Promise<Record<string, unknown>> {
     const closing = await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(a.principal, ticketId, trx, { forUpdate: true });
       await this.assertApprover(a.principal, ticket.workspace_id, trx);
@@ -147,7 +139,7 @@ export class FixActions {
   }
 
   /** A new attempt with the reviewer's notes; the old pull request is closed. */
-  async requestChanges(a: ActorMeta, ticketId: string, input: { fix_attempt_id: string; comment: string }): Promise<Record<string, unknown>> {
+  async requestChanges(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; comment: string }): Promise<Record<string, unknown>> {
     const old = await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(a.principal, ticketId, trx, { forUpdate: true });
       const attempt = await this.attemptOf(trx, ticket, input.fix_attempt_id, true);
@@ -188,7 +180,7 @@ export class FixActions {
       await FixApproval.query(trx).forOrg(orgId).patch({ voided_at: new Date(), void_reason: 'ticket_closed' }).whereIn('fix_attempt_id', ids).whereNull('voided_at');
       for (const a of open) {
         await this.d.audit.record(trx, {
-          orgId, actor: { type: 'system' }, action: 'fix.closed_with_ticket', target: { type: 'fix_attempt', id: a.id }, workspaceId: ticket.workspace_id,
+          orgId, actor: systemActor('fixes', orgId), action: 'fix.closed_with_ticket', target: { type: 'fix_attempt', id: a.id }, workspaceId: ticket.workspace_id,
           changes: diffFields({ status: a.status }, { status: 'superseded' }), metadata: { ticket_id: ticketId, reason, pr_number: a.pr_number },
         });
       }

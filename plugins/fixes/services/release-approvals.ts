@@ -1,17 +1,16 @@
 import type { Knex } from 'knex';
-import { auditActorOf } from '../../../core/audit/audit-writer.js';
 import { newId } from '../../../core/data/ids.js';
 import { isAdapterError } from '../../../core/contracts/index.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { FixApproval, FixAttempt, FixRelease } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
-import type { ActorMeta } from './fix-actions.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { RELEASE_REQUESTED } from './release-steps.js';
 import { givenVersion, versionFreeOr409 } from './release-versions.js';
 import { approvalCount, loadRelease } from './releases-read.js';
 
 /** 403 unless the caller holds an approver role of the organization (governance) for the workspace. */
-export async function approverOr403(d: FixesDeps, p: ActorMeta['principal'], workspaceId: string, trx: Knex): Promise<void> {
+export async function approverOr403(d: FixesDeps, p: SignedInActor['principal'], workspaceId: string, trx: Knex): Promise<void> {
   const policy = d.governance ? null : { roles: ['owner', 'admin'] };
   const can = d.governance ? await d.governance.canApprove(p, workspaceId, trx) : policy!.roles.includes(p.role);
   if (!can) throw forbidden('Only the approver roles of your organization can do this');
@@ -26,7 +25,7 @@ export class ReleaseApprovals {
   constructor(private readonly d: FixesDeps) {}
 
   /** POST /v1/tickets/{id}/approve: one approval at the fix's head commit; at the minimum the ticket moves to releasing. */
-  async approve(a: ActorMeta, ticketId: string, input: { fix_attempt_id: string; approved_sha: string; comment?: string | null; version?: string | null; public_summary?: string | null }): Promise<void> {
+  async approve(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; approved_sha: string; comment?: string | null; version?: string | null; public_summary?: string | null }): Promise<void> {
     const p = a.principal;
     await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(p, ticketId, trx, { forUpdate: true });
@@ -51,8 +50,8 @@ export class ReleaseApprovals {
       }
       const count = Number(((await FixApproval.query(trx).forOrg(p.orgId).where({ fix_attempt_id: attempt.id, sha: attempt.head_sha }).whereNull('voided_at').count('* as n').first()) as unknown as { n: string | number }).n);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: auditActorOf(p), action: 'fix.approved', target: { type: 'fix_attempt', id: attempt.id },
-        workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, sha: attempt.head_sha, approvals: count, needed: policy.minApprovers }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+        orgId: p.orgId, actor: a, action: 'fix.approved', target: { type: 'fix_attempt', id: attempt.id },
+        workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, sha: attempt.head_sha, approvals: count, needed: policy.minApprovers },
       });
       const summary = input.public_summary?.trim();
       if (summary) await this.d.tickets.update(trx, ticket, { public_summary: summary, public_summary_approved_at: new Date() });
@@ -73,7 +72,7 @@ export class ReleaseApprovals {
    * current head (409 sha_mismatch when it moved); at the governance minimum of distinct approvers
    * the tag, the release, CI and the notices of every ticket follow.
    */
-  async approveProposal(a: ActorMeta, releaseId: string, input: { sha: string; comment?: string | null; version?: string | null }): Promise<void> {
+  async approveProposal(a: SignedInActor, releaseId: string, input: { sha: string; comment?: string | null; version?: string | null }): Promise<void> {
     const p = a.principal;
     const given = givenVersion(input.version);
     // The live head is read before the transaction (a code-host call); the row lock then orders approvals and joining fixes.
@@ -96,8 +95,8 @@ export class ReleaseApprovals {
       }
       const count = await approvalCount(trx, p.orgId, rel.id, head);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: auditActorOf(p), action: 'release.approved', target: { type: 'release', id: rel.id },
-        workspaceId: rel.workspace_id, metadata: { sha: head, approvals: count, needed: policy.minApprovers, ...(given ? { version: given } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+        orgId: p.orgId, actor: a, action: 'release.approved', target: { type: 'release', id: rel.id },
+        workspaceId: rel.workspace_id, metadata: { sha: head, approvals: count, needed: policy.minApprovers, ...(given ? { version: given } : {}) },
       });
       if (count < policy.minApprovers) return;
       // The workspace's strategy at the approval counts (it may have changed while the proposal was open).

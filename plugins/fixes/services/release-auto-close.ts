@@ -1,4 +1,5 @@
 import type { FixesDeps, LoopTicket } from './deps.js';
+import { systemActor } from '../../../core/contracts/index.js';
 
 /** How often the scheduler looks for resolved tickets to close (auto_close_days). */
 export const AUTO_CLOSE_EVERY_MS = 15 * 60_000;
@@ -30,7 +31,7 @@ export class ReleaseAutoClose {
         if (ticket.state !== 'customer_notified' || !ticket.released_at || now.getTime() - new Date(ticket.released_at).getTime() <= row.auto_close_days * DAY_MS) return false;
         await this.d.tickets.transition(trx, ticket, 'close', { closed_at: now, close_reason: 'resolved' });
         await this.d.audit.record(trx, {
-          orgId: row.org_id, actor: { type: 'system' }, action: 'ticket.closed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+          orgId: row.org_id, actor: systemActor('fixes', row.org_id), action: 'ticket.closed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
           changes: { state: { before: ticket.state, after: 'closed' } }, metadata: { reason: 'resolved', auto_close_days: row.auto_close_days },
         });
         await this.d.outbox.add(trx, 'tickets.closed', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, reason: 'resolved', duplicate_of_ticket_id: null, by: 'auto_close' }, { orgId: row.org_id });

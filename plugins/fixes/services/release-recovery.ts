@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
-import { auditActorOf } from '../../../core/audit/audit-writer.js';
 import { conflict, notFound } from '../../../core/http/errors.js';
 import { FixApproval, FixAttempt, FixRelease } from '../models/index.js';
 import type { FixesDeps, LoopTicket } from './deps.js';
-import type { ActorMeta } from './fix-actions.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { approverOr403 } from './release-approvals.js';
 import { RELEASE_REQUESTED } from './release-steps.js';
 import { checkVersion, givenVersion, versionFreeOr409 } from './release-versions.js';
@@ -23,7 +22,7 @@ export class ReleaseRecovery {
   }
 
   /** POST /v1/tickets/{id}/release/retry: the ticket's stopped release (its batch, when its merge joined one). */
-  async retry(a: ActorMeta, ticketId: string, input: { version?: string | null }): Promise<void> {
+  async retry(a: SignedInActor, ticketId: string, input: { version?: string | null }): Promise<void> {
     const p = a.principal;
     await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(p, ticketId, trx, { forUpdate: true });
@@ -36,7 +35,7 @@ export class ReleaseRecovery {
   }
 
   /** POST /v1/releases/{id}/retry. */
-  async retryRelease(a: ActorMeta, releaseId: string, input: { version?: string | null }): Promise<void> {
+  async retryRelease(a: SignedInActor, releaseId: string, input: { version?: string | null }): Promise<void> {
     const p = a.principal;
     await this.d.db.transaction(async (trx) => {
       const rel = await loadRelease(trx, p, releaseId, true);
@@ -47,7 +46,7 @@ export class ReleaseRecovery {
   }
 
   /** Resumes a stopped release where it stopped, with the same approvals and commit (a manual version may be given now, before the tag). */
-  private async resume(trx: Knex, a: ActorMeta, rel: FixRelease, input: { version?: string | null }): Promise<void> {
+  private async resume(trx: Knex, a: SignedInActor, rel: FixRelease, input: { version?: string | null }): Promise<void> {
     const p = a.principal;
     const given = givenVersion(input.version);
     const version = rel.tag ? rel.version : given ?? rel.version;
@@ -59,8 +58,8 @@ export class ReleaseRecovery {
     }
     await FixRelease.query(trx).forOrg(p.orgId).patch({ status: rel.failed_step!, failed_step: null, error_code: null, error_detail: null, version }).where('id', rel.id);
     await this.d.audit.record(trx, {
-      orgId: p.orgId, actor: auditActorOf(p), action: 'release.retried', target: { type: 'release', id: rel.id },
-      workspaceId: rel.workspace_id, metadata: { ticket_id: rel.ticket_id, step: rel.failed_step, ...(given ? { version } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+      orgId: p.orgId, actor: a, action: 'release.retried', target: { type: 'release', id: rel.id },
+      workspaceId: rel.workspace_id, metadata: { ticket_id: rel.ticket_id, step: rel.failed_step, ...(given ? { version } : {}) },
     });
     await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: rel.ticket_id }, { orgId: p.orgId });
   }
@@ -69,7 +68,7 @@ export class ReleaseRecovery {
    * POST /v1/releases/{id}/version: the version of a release waiting for one (release_strategy
    * manual); the tag, the release and the notices follow.
    */
-  async setVersion(a: ActorMeta, releaseId: string, input: { version: string }): Promise<void> {
+  async setVersion(a: SignedInActor, releaseId: string, input: { version: string }): Promise<void> {
     const p = a.principal;
     const version = input.version.trim();
     await this.d.db.transaction(async (trx) => {
@@ -80,8 +79,8 @@ export class ReleaseRecovery {
       await versionFreeOr409(trx, rel, version);
       await FixRelease.query(trx).forOrg(p.orgId).patch({ version, status: 'tagging' }).where('id', rel.id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: auditActorOf(p), action: 'release.version_set', target: { type: 'release', id: rel.id },
-        workspaceId: rel.workspace_id, changes: { version: { before: null, after: version } }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+        orgId: p.orgId, actor: a, action: 'release.version_set', target: { type: 'release', id: rel.id },
+        workspaceId: rel.workspace_id, changes: { version: { before: null, after: version } },
       });
       await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: rel.ticket_id }, { orgId: p.orgId });
     });
@@ -91,7 +90,7 @@ export class ReleaseRecovery {
    * A verified fix whose release stopped before the merge goes back to approval (escalated →
    * awaiting_approval); its pull request is kept, earlier approvals are void (approve again).
    */
-  async backToApproval(a: ActorMeta, ticketId: string, input: { fix_attempt_id: string; comment?: string | null }): Promise<void> {
+  async backToApproval(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; comment?: string | null }): Promise<void> {
     const p = a.principal;
     await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(p, ticketId, trx, { forUpdate: true });
@@ -105,8 +104,8 @@ export class ReleaseRecovery {
       await FixApproval.query(trx).forOrg(p.orgId).patch({ voided_at: new Date(), void_reason: 'back_to_approval' }).where({ fix_attempt_id: attempt.id }).whereNull('voided_at');
       await FixRelease.query(trx).forOrg(p.orgId).patch({ failed_step: null }).where('id', rel.id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: auditActorOf(p), action: 'fix.back_to_approval', target: { type: 'fix_attempt', id: attempt.id },
-        workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, release_id: rel.id, ...(input.comment ? { comment: input.comment } : {}) }, ip: a.ip ?? null, userAgent: a.userAgent ?? null, requestId: a.requestId ?? null,
+        orgId: p.orgId, actor: a, action: 'fix.back_to_approval', target: { type: 'fix_attempt', id: attempt.id },
+        workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, release_id: rel.id, ...(input.comment ? { comment: input.comment } : {}) },
       });
     });
   }

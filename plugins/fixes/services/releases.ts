@@ -1,7 +1,7 @@
 import type { Principal } from '../../../core/http/auth.js';
 import type { Page } from '../../../core/http/pagination.js';
 import type { FixesDeps } from './deps.js';
-import type { ActorMeta } from './fix-actions.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 import { ReleaseApprovals } from './release-approvals.js';
 import { ReleaseAutoClose } from './release-auto-close.js';
 import { ReleaseCi } from './release-ci.js';
@@ -35,37 +35,37 @@ export class Releases {
   }
 
   /** POST /v1/tickets/{id}/approve. */
-  async approve(a: ActorMeta, ticketId: string, input: Parameters<ReleaseApprovals['approve']>[2]): Promise<Record<string, unknown>> {
+  async approve(a: SignedInActor, ticketId: string, input: Parameters<ReleaseApprovals['approve']>[2]): Promise<Record<string, unknown>> {
     await this.approvals.approve(a, ticketId, input);
     return this.d.tickets.detail(a.principal.orgId, ticketId);
   }
 
   /** POST /v1/releases/{id}/approve. */
-  async approveProposal(a: ActorMeta, releaseId: string, input: Parameters<ReleaseApprovals['approveProposal']>[2]): Promise<Record<string, unknown>> {
+  async approveProposal(a: SignedInActor, releaseId: string, input: Parameters<ReleaseApprovals['approveProposal']>[2]): Promise<Record<string, unknown>> {
     await this.approvals.approveProposal(a, releaseId, input);
     return this.get(a.principal, releaseId);
   }
 
   /** POST /v1/tickets/{id}/release/retry. */
-  async retry(a: ActorMeta, ticketId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
+  async retry(a: SignedInActor, ticketId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
     await this.recovery.retry(a, ticketId, input);
     return this.d.tickets.detail(a.principal.orgId, ticketId);
   }
 
   /** POST /v1/releases/{id}/retry. */
-  async retryRelease(a: ActorMeta, releaseId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
+  async retryRelease(a: SignedInActor, releaseId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
     await this.recovery.retryRelease(a, releaseId, input);
     return this.get(a.principal, releaseId);
   }
 
   /** POST /v1/releases/{id}/version. */
-  async setVersion(a: ActorMeta, releaseId: string, input: { version: string }): Promise<Record<string, unknown>> {
+  async setVersion(a: SignedInActor, releaseId: string, input: { version: string }): Promise<Record<string, unknown>> {
     await this.recovery.setVersion(a, releaseId, input);
     return this.get(a.principal, releaseId);
   }
 
   /** POST /v1/tickets/{id}/back-to-approval. */
-  async backToApproval(a: ActorMeta, ticketId: string, input: { fix_attempt_id: string; comment?: string | null }): Promise<Record<string, unknown>> {
+  async backToApproval(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; comment?: string | null }): Promise<Record<string, unknown>> {
     await this.recovery.backToApproval(a, ticketId, input);
     return this.d.tickets.detail(a.principal.orgId, ticketId);
   }

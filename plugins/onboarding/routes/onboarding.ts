@@ -6,7 +6,6 @@ import {
   DemoRunSchema, ExecutionSettingsSchema, OnboardingMetricsSchema, OnboardingSchema, STEP_IDS, agentPayload, executionPayload,
 } from '../schemas.js';
 import type { StepId } from '../models.js';
-import type { RequestMeta } from '../services/deps.js';
 import type { DemoService } from '../services/demo.js';
 import type { ExecutionInput, ExecutionService } from '../services/execution.js';
 import type { MetricsService } from '../services/metrics.js';
@@ -21,12 +20,6 @@ export interface OnboardingRouteServices {
   demo: DemoService;
   metrics: MetricsService;
 }
-
-const meta = (request: Request): RequestMeta => ({
-  ip: request.info.remoteAddress || null,
-  userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null,
-  requestId: request.info.id,
-});
 
 const wsParams = Joi.object({ workspaceId: Joi.string().max(64).required() });
 const day = /^\d{4}-\d{2}-\d{2}$/;
@@ -53,7 +46,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         notes: 'Choosing another workspace starts the steps again. 404 for another organization’s workspace. Owners and admins. Audited.',
         validate: { payload: Joi.object({ workspace_id: Joi.string().max(64).required() }) },
         response: { status: { 200: OnboardingSchema } }, plugins: { patchwell: ADMINS },
-        handler: async (request) => s.wizard.chooseWorkspace(requirePrincipal(request), (request.payload as { workspace_id: string }).workspace_id, meta(request)),
+        handler: async (request) => s.wizard.chooseWorkspace(request.actor(), (request.payload as { workspace_id: string }).workspace_id),
       },
     },
     {
@@ -63,7 +56,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         notes: 'The repository must be connected to the chosen workspace (422 repository_not_in_workspace). Opens or updates the onboarding pull request through the codehost plugin (the same service as POST /v1/repositories/{id}/onboarding-pr); the step is done once the pull request is open. Owners and admins. Audited.',
         validate: { payload: Joi.object({ repository_id: Joi.string().max(64).required() }) },
         response: { status: { 200: OnboardingSchema } }, plugins: { patchwell: ADMINS },
-        handler: async (request) => s.wizard.chooseRepository(requirePrincipal(request), (request.payload as { repository_id: string }).repository_id, meta(request)),
+        handler: async (request) => s.wizard.chooseRepository(request.actor(), (request.payload as { repository_id: string }).repository_id),
       },
     },
     {
@@ -73,7 +66,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         notes: 'complete gives done, skip gives skipped (channels and logs only: 409 step_not_optional), reopen gives todo. 409 step_unavailable before its turn. Owners and admins. Audited.',
         validate: { params: Joi.object({ step: Joi.string().valid(...STEP_IDS).required() }), payload: Joi.object({ action: Joi.string().valid('complete', 'skip', 'reopen').required() }) },
         response: { status: { 200: OnboardingSchema } }, plugins: { patchwell: ADMINS },
-        handler: async (request) => s.wizard.step(requirePrincipal(request), (request.params as { step: StepId }).step, (request.payload as { action: 'complete' | 'skip' | 'reopen' }).action, meta(request)),
+        handler: async (request) => s.wizard.step(request.actor(), (request.params as { step: StepId }).step, (request.payload as { action: 'complete' | 'skip' | 'reopen' }).action),
       },
     },
     {
@@ -83,7 +76,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         notes: 'Secrets are write-only: agent_key becomes an encrypted credential and, for runner mode over github_actions, the repository’s CI secret; codex_auth_json and cloud_auth are stored encrypted. Forbidden combinations answer 422 forbidden_combination with details.message and details.suggestion in the user’s language. Owners and admins. Audited.',
         validate: { payload: agentPayload },
         response: { status: { 200: OnboardingSchema } }, plugins: { patchwell: ADMINS },
-        handler: async (request) => s.wizard.chooseAgent(requirePrincipal(request), request.payload as AgentInput, meta(request)),
+        handler: async (request) => s.wizard.chooseAgent(request.actor(), request.payload as AgentInput),
       },
     },
     {
@@ -92,7 +85,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         id: 'completeOnboarding', tags: [TAG], description: 'Ends the wizard',
         notes: '409 onboarding_incomplete (details.steps) while the repository or agent step is not done; optional steps left open are skipped. Owners and admins. Audited.',
         response: { status: { 200: OnboardingSchema } }, plugins: { patchwell: ADMINS },
-        handler: async (request) => s.wizard.complete(requirePrincipal(request), meta(request)),
+        handler: async (request) => s.wizard.complete(request.actor()),
       },
     },
     {
@@ -114,7 +107,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         id: 'startOnboardingDemo', tags: [TAG], description: 'Starts the demo ticket, once per organization',
         notes: 'At the service’s expense within cap_usd. 409 with the start blocker as code: demo_already_used, consent_required, consent_refused, workspace_required, repository_required. Owners and admins. Audited.',
         response: { status: { 202: OnboardingSchema } }, plugins: { patchwell: { ...ADMINS, successStatus: 202 } },
-        handler: async (request, h) => h.response(await s.wizard.startDemo(requirePrincipal(request), meta(request))).code(202),
+        handler: async (request, h) => h.response(await s.wizard.startDemo(request.actor())).code(202),
       },
     },
     {
@@ -124,7 +117,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         notes: 'granted starts the demo when it can start; refused does not. Owners and admins. Audited.',
         validate: { payload: Joi.object({ consent: Joi.string().valid('granted', 'refused').required() }) },
         response: { status: { 200: OnboardingSchema } }, plugins: { patchwell: ADMINS },
-        handler: async (request) => s.wizard.consent(requirePrincipal(request), (request.payload as { consent: 'granted' | 'refused' }).consent, meta(request)),
+        handler: async (request) => s.wizard.consent(request.actor(), (request.payload as { consent: 'granted' | 'refused' }).consent),
       },
     },
     {
@@ -133,7 +126,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         id: 'retryOnboardingDemo', tags: [TAG], description: 'Reruns a demo that stopped without a diagnosis, within its cap',
         notes: '409 retry_not_allowed (details.reason: not_failed, diagnosed, budget_exhausted, max_attempts). Owners and admins. Audited.',
         response: { status: { 202: DemoRunSchema } }, plugins: { patchwell: { ...ADMINS, successStatus: 202 } },
-        handler: async (request, h) => h.response(await s.demo.json(await s.demo.retry(requirePrincipal(request), meta(request)))).code(202),
+        handler: async (request, h) => h.response(await s.demo.json(await s.demo.retry(request.actor()))).code(202),
       },
     },
     {
@@ -142,7 +135,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         id: 'startWorkspaceDemo', tags: [TAG], description: 'A test ticket through the workspace’s own runner or agent, without the consent',
         notes: 'Needs the agent step (409 agent_required) and no workspace demo running (409 demo_running). Owners and admins. Audited.',
         response: { status: { 202: OnboardingSchema } }, plugins: { patchwell: { ...ADMINS, successStatus: 202 } },
-        handler: async (request, h) => h.response(await s.wizard.startWorkspaceDemo(requirePrincipal(request), meta(request))).code(202),
+        handler: async (request, h) => h.response(await s.wizard.startWorkspaceDemo(request.actor())).code(202),
       },
     },
     {
@@ -162,7 +155,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         notes: 'Stored on the workspace (the same columns as PATCH /v1/workspaces/{id}). Forbidden combinations answer 422 forbidden_combination (rules in docs/onboarding.md). Owners and admins. Audited.',
         validate: { params: wsParams, payload: executionPayload },
         response: { status: { 200: ExecutionSettingsSchema } }, plugins: { patchwell: ADMINS },
-        handler: async (request) => s.execution.put(requirePrincipal(request), (request.params as { workspaceId: string }).workspaceId, request.payload as ExecutionInput, meta(request)),
+        handler: async (request) => s.execution.put(request.actor(), (request.params as { workspaceId: string }).workspaceId, request.payload as ExecutionInput),
       },
     },
     {
@@ -174,7 +167,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         response: { status: { 200: ExecutionSettingsSchema } }, plugins: { patchwell: ADMINS },
         handler: async (request) => {
           const p = request.params as { workspaceId: string; credentialId: string };
-          return s.execution.deleteCredential(requirePrincipal(request), p.workspaceId, p.credentialId, meta(request));
+          return s.execution.deleteCredential(request.actor(), p.workspaceId, p.credentialId);
         },
       },
     },

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { DemoRunModel, type DemoStatus } from '../models.js';
 import { chooseCase } from './demo-cases.js';
-import { actorOf, iso, type FixProgress, type OnboardingDeps, type RepositoryRow, type RequestMeta, type WorkspaceLike } from './deps.js';
+import { iso, type FixProgress, type OnboardingDeps, type RepositoryRow, type WorkspaceLike } from './deps.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 const FIX_REASONS = new Set(['verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other']);
 
@@ -29,12 +29,13 @@ export class DemoService {
   }
 
   /** Starts a run on the workspace's first repository: chooses the case, opens the demo ticket. */
-  async start(principal: Principal, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace', meta: RequestMeta): Promise<DemoRunModel> {
+  async start(actor: SignedInActor, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace'): Promise<DemoRunModel> {
+    const principal = actor.principal;
     const locale = principal.locale === 'it' ? 'it' : 'en';
     const chosen = await chooseCase(this.d, principal.orgId, ws.id, repo, locale);
     const now = this.d.clock();
     try {
-      return await this.insertRun(principal, ws, repo, mode, chosen, locale, now, meta);
+      return await this.insertRun(actor, ws, repo, mode, chosen, locale, now);
     } catch (err) {
       // Two starts at once: the unique index keeps one; the other is the same refusal.
       const e = err as { code?: string; nativeError?: { code?: string } };
@@ -43,7 +44,8 @@ export class DemoService {
     }
   }
 
-  private async insertRun(principal: Principal, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace', chosen: Awaited<ReturnType<typeof chooseCase>>, locale: string, now: Date, meta: RequestMeta): Promise<DemoRunModel> {
+  private async insertRun(actor: SignedInActor, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace', chosen: Awaited<ReturnType<typeof chooseCase>>, locale: string, now: Date): Promise<DemoRunModel> {
+    const principal = actor.principal;
     return this.d.db.transaction(async (trx) => {
       if (mode === 'managed' && (await this.managedRun(principal.orgId, trx))) throw conflict('demo_already_used', 'The demo runs once per organization');
       if (mode === 'workspace') {
@@ -66,8 +68,8 @@ export class DemoService {
       }
       if (mode === 'managed') await trx('organizations').where({ id: principal.orgId }).update({ demo_used_at: now });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: mode === 'managed' ? 'onboarding.demo_started' : 'onboarding.workspace_demo_started', target: { type: 'demo_run', id },
-        workspaceId: ws.id, changes: { demo: { before: null, after: run.status } }, metadata: { case_kind: run.case_kind, ticket_id: run.ticket_id, cap_usd: Number(run.cap_usd) }, ...meta,
+        orgId: principal.orgId, actor, action: mode === 'managed' ? 'onboarding.demo_started' : 'onboarding.workspace_demo_started', target: { type: 'demo_run', id },
+        workspaceId: ws.id, changes: { demo: { before: null, after: run.status } }, metadata: { case_kind: run.case_kind, ticket_id: run.ticket_id, cap_usd: Number(run.cap_usd) },
       });
       await this.d.outbox.add(trx, 'onboarding.demo_started', { run_id: id, mode, workspace_id: ws.id, ticket_id: run.ticket_id, case_kind: run.case_kind }, { orgId: principal.orgId });
       return run;
@@ -75,7 +77,8 @@ export class DemoService {
   }
 
   /** Reruns a demo that stopped without a diagnosis, within its cap: a new demo ticket, attempts + 1. */
-  async retry(principal: Principal, meta: RequestMeta): Promise<DemoRunModel> {
+  async retry(actor: SignedInActor): Promise<DemoRunModel> {
+    const principal = actor.principal;
     const current = await this.latest(principal.orgId);
     if (!current) throw notFound('demo');
     const run = await this.sync(current);
@@ -98,8 +101,8 @@ export class DemoService {
       }
       const after = await DemoRunModel.query(trx).forOrg(principal.orgId).patchAndFetchById(run.id, patch);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: 'onboarding.demo_retried', target: { type: 'demo_run', id: run.id }, workspaceId: run.workspace_id,
-        changes: { attempts: { before: run.attempts, after: after.attempts }, status: { before: run.status, after: after.status } }, metadata: { previous_error: run.error_code }, ...meta,
+        orgId: principal.orgId, actor, action: 'onboarding.demo_retried', target: { type: 'demo_run', id: run.id }, workspaceId: run.workspace_id,
+        changes: { attempts: { before: run.attempts, after: after.attempts }, status: { before: run.status, after: after.status } }, metadata: { previous_error: run.error_code },
       });
       return after;
     });

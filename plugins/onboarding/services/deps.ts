@@ -1,17 +1,11 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { auditActorOf, type AuditActor, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { RequestDetails, SignedInActor } from '../../../core/contracts/index.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Principal } from '../../../core/http/auth.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
 import type { OnboardingOptions } from '../options.js';
-
-/** Who did it and from where (audit entries). */
-export interface RequestMeta {
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
 
 /** The workspace fields this plugin reads (workspaces plugin, `workspaceService`). */
 export interface WorkspaceLike {
@@ -33,7 +27,7 @@ export interface WorkspaceLike {
 export interface WorkspacePort {
   get(orgId: string, id: string, trx?: Knex): Promise<WorkspaceLike>;
   open(principal: Principal, id: string, trx?: Knex): Promise<WorkspaceLike>;
-  update(principal: Principal, id: string, input: Record<string, unknown>, meta: RequestMeta): Promise<WorkspaceLike>;
+  update(principal: Principal, id: string, input: Record<string, unknown>, from: RequestDetails): Promise<WorkspaceLike>;
 }
 
 /** A connected repository as the codehost plugin stores it. */
@@ -58,8 +52,8 @@ export interface RepositoryRow {
 export interface RepositoriesPort {
   load(principal: Principal, id: string, trx?: Knex): Promise<RepositoryRow>;
   loadForOrg(orgId: string, id: string, trx?: Knex): Promise<RepositoryRow>;
-  openOnboardingPr(principal: Principal, id: string, meta: RequestMeta): Promise<RepositoryRow>;
-  setAgentKey(principal: Principal, id: string, key: string, meta: RequestMeta): Promise<RepositoryRow>;
+  openOnboardingPr(actor: SignedInActor, id: string): Promise<RepositoryRow>;
+  setAgentKey(actor: SignedInActor, id: string, key: string): Promise<RepositoryRow>;
   list(principal: Principal, q: { workspace_id?: string; limit: number }): Promise<{ items: Array<OnboardingRepositoryJson & Record<string, unknown>> }>;
   json(row: RepositoryRow): OnboardingRepositoryJson & Record<string, unknown>;
   onboardingPreview(orgId: string, id: string, runsOn?: string[]): Promise<{ files: Record<string, string>; workflowPath: string; secretName: string }>;
@@ -134,5 +128,4 @@ export interface OnboardingDeps {
   clock(): Date;
 }
 
-export const actorOf = (p: Principal): AuditActor => auditActorOf(p);
 export const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString());

@@ -7,8 +7,9 @@ import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { last4 } from '../../../core/security/secret-box.js';
 import { OnboardingCredential, OnboardingExecution } from '../models.js';
 import { assertAllowed } from './rules.js';
-import { actorOf, type OnboardingDeps, type OnboardingRepositoryJson, type RequestMeta, type WorkspaceLike } from './deps.js';
+import { type OnboardingDeps, type OnboardingRepositoryJson, type WorkspaceLike } from './deps.js';
 import { credentialJson, onboardingRepository, publicCloudAuth } from './serialize.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 export interface ExecutionInput {
   mode: string;
@@ -42,7 +43,8 @@ export class ExecutionService {
   }
 
   /** PUT execution (and the agent step): rules first, then credentials, the workspace, the CI secret. */
-  async put(principal: Principal, workspaceId: string, input: ExecutionInput, meta: RequestMeta) {
+  async put(actor: SignedInActor, workspaceId: string, input: ExecutionInput) {
+    const principal = actor.principal;
     const ws = await this.d.workspaces.open(principal, workspaceId);
     if (ws.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be changed');
     const transport = input.transport ?? null;
@@ -63,8 +65,8 @@ export class ExecutionService {
         const id = newId(OnboardingCredential.idPrefix);
         const row = await OnboardingCredential.query(trx).insert({ id, org_id: principal.orgId, workspace_id: ws.id, kind, sealed: this.d.secretBox.encrypt(plain, sealContext(id)), last4: shown }).returning('*');
         await this.d.audit.record(trx, {
-          orgId: principal.orgId, actor: actorOf(principal), action: 'credential.created', target: { type: 'credential', id }, workspaceId: ws.id,
-          changes: { credential: { before: null, after: 'set' } }, metadata: { kind, last4: shown }, ...meta,
+          orgId: principal.orgId, actor, action: 'credential.created', target: { type: 'credential', id }, workspaceId: ws.id,
+          changes: { credential: { before: null, after: 'set' } }, metadata: { kind, last4: shown },
         });
         created.push(row);
       };
@@ -84,21 +86,22 @@ export class ExecutionService {
       else await OnboardingExecution.query(trx).insert({ org_id: principal.orgId, workspace_id: ws.id, ...next });
       const changes = diffFields({ runs_on: before?.runs_on ?? [], cloud_auth: before?.cloud_auth ?? {}, credential_later: before?.credential_later ?? false }, next);
       if (Object.keys(changes).length) {
-        await this.d.audit.record(trx, { orgId: principal.orgId, actor: actorOf(principal), action: 'onboarding.execution_updated', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id, changes, ...meta });
+        await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'onboarding.execution_updated', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id, changes });
       }
     });
 
     const credentialId = await this.primaryCredential(principal.orgId, ws, input.auth, created);
     await this.d.workspaces.update(principal, ws.id, {
       execution_mode: input.mode, agent_id: input.agent, auth_method: input.auth, runner_transport: transport, agent_config: { credential_id: credentialId },
-    }, meta);
+    }, actor);
     // The key goes to the repository's CI secret (the codehost plugin's agent-key operation).
-    if (ciRepo && input.agent_key && this.d.repositories) await this.d.repositories.setAgentKey(principal, ciRepo.id, input.agent_key, meta);
+    if (ciRepo && input.agent_key && this.d.repositories) await this.d.repositories.setAgentKey(actor, ciRepo.id, input.agent_key);
     return this.settings(principal, await this.d.workspaces.get(principal.orgId, ws.id));
   }
 
   /** DELETE a credential: only one no workspace uses (409 credential_in_use). Audited. */
-  async deleteCredential(principal: Principal, workspaceId: string, credentialId: string, meta: RequestMeta) {
+  async deleteCredential(actor: SignedInActor, workspaceId: string, credentialId: string) {
+    const principal = actor.principal;
     const ws = await this.d.workspaces.open(principal, workspaceId);
     await this.d.db.transaction(async (trx) => {
       const cred = await OnboardingCredential.query(trx).forOrg(principal.orgId).where({ id: credentialId, workspace_id: ws.id }).forUpdate().limit(1).first();
@@ -107,8 +110,8 @@ export class ExecutionService {
       if (users.length) throw conflict('credential_in_use', 'A workspace still uses this credential; choose another one first', { workspace_ids: users.map((u) => u.workspace_id) });
       await OnboardingCredential.query(trx).forOrg(principal.orgId).delete().where('id', cred.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action: 'credential.deleted', target: { type: 'credential', id: cred.id }, workspaceId: ws.id,
-        changes: { credential: { before: 'set', after: null } }, metadata: { kind: cred.kind, last4: cred.last4 }, ...meta,
+        orgId: principal.orgId, actor, action: 'credential.deleted', target: { type: 'credential', id: cred.id }, workspaceId: ws.id,
+        changes: { credential: { before: 'set', after: null } }, metadata: { kind: cred.kind, last4: cred.last4 },
       });
     });
     return this.settings(principal, ws);

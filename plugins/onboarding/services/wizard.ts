@@ -3,10 +3,11 @@ import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import { OnboardingState, type AgentChoice, type StepId, type StepState } from '../models.js';
-import { actorOf, type OnboardingDeps, type RepositoryRow, type RequestMeta, type WorkspaceLike } from './deps.js';
+import type { OnboardingDeps, RepositoryRow, WorkspaceLike } from './deps.js';
 import type { DemoService } from './demo.js';
 import type { ExecutionInput, ExecutionService } from './execution.js';
 import { onboardingRepository } from './serialize.js';
+import type { SignedInActor } from '../../../core/contracts/index.js';
 
 export const STEPS: readonly StepId[] = ['repository', 'channels', 'agent', 'logs'];
 /** Steps that may be skipped; the repository and the agent are needed to finish. */
@@ -42,23 +43,25 @@ export class WizardService {
     return { workspace_id: ws?.id ?? null, steps: {}, agent: null };
   }
 
-  async chooseWorkspace(principal: Principal, workspaceId: string, meta: RequestMeta) {
+  async chooseWorkspace(actor: SignedInActor, workspaceId: string) {
+    const principal = actor.principal;
     const ws = await this.d.workspaces.open(principal, workspaceId);
     if (ws.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be set up');
-    await this.change(principal, meta, 'onboarding.workspace_chosen', (s) => (s.workspace_id === ws.id ? null : { workspace_id: ws.id, repository_id: null, steps: {}, agent: null, completed_at: null }));
+    await this.change(actor, 'onboarding.workspace_chosen', (s) => (s.workspace_id === ws.id ? null : { workspace_id: ws.id, repository_id: null, steps: {}, agent: null, completed_at: null }));
     return this.view(principal);
   }
 
   /** Step 1: the repository of the chosen workspace; opens (or updates) its onboarding pull request. */
-  async chooseRepository(principal: Principal, repositoryId: string, meta: RequestMeta) {
+  async chooseRepository(actor: SignedInActor, repositoryId: string) {
+    const principal = actor.principal;
     const s = await this.state(principal.orgId);
     if (!s.workspace_id) throw conflict('workspace_required', 'Choose the workspace first');
     if (!this.d.repositories) throw httpError(422, 'codehost_unavailable', 'The code host is not configured');
     const repo = await this.d.repositories.load(principal, repositoryId);
     if (repo.workspace_id !== s.workspace_id) throw httpError(422, 'repository_not_in_workspace', 'The repository is connected to another workspace', { workspace_id: repo.workspace_id });
-    const after = await this.d.repositories.openOnboardingPr(principal, repo.id, meta);
+    const after = await this.d.repositories.openOnboardingPr(actor, repo.id);
     const opened = !after.onboarding_pr?.error && after.onboarding_pr?.number != null;
-    await this.change(principal, meta, 'onboarding.repository_chosen', (st) => ({
+    await this.change(actor, 'onboarding.repository_chosen', (st) => ({
       repository_id: repo.id,
       steps: opened ? { ...st.steps, repository: { status: 'done', completed_at: this.d.clock().toISOString() } } : st.steps,
     }));
@@ -66,10 +69,11 @@ export class WizardService {
   }
 
   /** The agent step: execution settings through the same path as PUT execution, then the answer. */
-  async chooseAgent(principal: Principal, input: AgentInput, meta: RequestMeta) {
+  async chooseAgent(actor: SignedInActor, input: AgentInput) {
+    const principal = actor.principal;
     const s = await this.state(principal.orgId);
     if (!s.workspace_id) throw conflict('workspace_required', 'Choose the workspace first');
-    const settings = await this.execution.put(principal, s.workspace_id, input, meta);
+    const settings = await this.execution.put(actor, s.workspace_id, input);
     const agent: AgentChoice = {
       answer: input.answer,
       detail: { ...(input.detail ?? {}) },
@@ -80,11 +84,12 @@ export class WizardService {
       credential_pending: settings.requirements.some((r) => r === 'agent_key' || r === 'agent_login_file' || r === 'cloud_auth') || (input.credential_later === true && !input.agent_key && !input.codex_auth_json && !input.cloud_auth),
       confirmed_at: this.d.clock().toISOString(),
     };
-    await this.change(principal, meta, 'onboarding.agent_confirmed', (st) => ({ agent, steps: { ...st.steps, agent: { status: 'done', completed_at: agent.confirmed_at } } }));
+    await this.change(actor, 'onboarding.agent_confirmed', (st) => ({ agent, steps: { ...st.steps, agent: { status: 'done', completed_at: agent.confirmed_at } } }));
     return this.view(principal);
   }
 
-  async step(principal: Principal, step: StepId, action: 'complete' | 'skip' | 'reopen', meta: RequestMeta) {
+  async step(actor: SignedInActor, step: StepId, action: 'complete' | 'skip' | 'reopen') {
+    const principal = actor.principal;
     const s = await this.state(principal.orgId);
     const avail = this.availability(s);
     if (action !== 'reopen' && !avail[step]) throw conflict('step_unavailable', `The ${step} step is not available yet`, { step });
@@ -92,45 +97,49 @@ export class WizardService {
     if (action === 'complete' && step === 'repository' && !s.repository_id) throw conflict('repository_required', 'Choose the repository first (POST /v1/onboarding/repository)');
     if (action === 'complete' && step === 'agent' && !s.agent) throw conflict('agent_required', 'Choose the agent first (POST /v1/onboarding/agent)');
     const next: StepState = action === 'reopen' ? { status: 'todo', completed_at: null } : { status: action === 'complete' ? 'done' : 'skipped', completed_at: this.d.clock().toISOString() };
-    await this.change(principal, meta, `onboarding.step_${action === 'complete' ? 'completed' : action === 'skip' ? 'skipped' : 'reopened'}`, (st) => ({
+    await this.change(actor, `onboarding.step_${action === 'complete' ? 'completed' : action === 'skip' ? 'skipped' : 'reopened'}`, (st) => ({
       steps: { ...st.steps, [step]: next }, ...(action === 'reopen' ? { completed_at: null } : {}),
     }));
     return this.view(principal);
   }
 
-  async complete(principal: Principal, meta: RequestMeta) {
+  async complete(actor: SignedInActor) {
+    const principal = actor.principal;
     const s = await this.state(principal.orgId);
     const missing = STEPS.filter((id) => !OPTIONAL.has(id) && s.steps[id]?.status !== 'done');
     if (!s.workspace_id || missing.length) throw conflict('onboarding_incomplete', 'Finish the required steps first', { steps: missing });
-    await this.change(principal, meta, 'onboarding.completed', (st) => (st.completed_at ? null : {
+    await this.change(actor, 'onboarding.completed', (st) => (st.completed_at ? null : {
       completed_at: this.d.clock(),
       steps: Object.fromEntries(STEPS.map((id) => [id, st.steps[id]?.status && st.steps[id]!.status !== 'todo' ? st.steps[id]! : { status: 'skipped', completed_at: this.d.clock().toISOString() }])),
     }));
     return this.view(principal);
   }
 
-  async consent(principal: Principal, consent: 'granted' | 'refused', meta: RequestMeta) {
-    await this.change(principal, meta, 'onboarding.demo_consent', () => ({ demo_consent: consent, demo_consent_at: this.d.clock() }));
+  async consent(actor: SignedInActor, consent: 'granted' | 'refused') {
+    const principal = actor.principal;
+    await this.change(actor, 'onboarding.demo_consent', () => ({ demo_consent: consent, demo_consent_at: this.d.clock() }));
     if (consent === 'granted') {
       const view = await this.view(principal);
-      if (view.demo.can_start) return this.startDemo(principal, meta);
+      if (view.demo.can_start) return this.startDemo(actor);
     }
     return this.view(principal);
   }
 
-  async startDemo(principal: Principal, meta: RequestMeta) {
+  async startDemo(actor: SignedInActor) {
+    const principal = actor.principal;
     const view = await this.view(principal);
     if (!view.demo.can_start) throw conflict(view.demo.start_blocker ?? 'demo_unavailable', demoBlockerText(view.demo.start_blocker), { blocker: view.demo.start_blocker });
     const { ws, repo } = await this.target(principal);
-    await this.demo.start(principal, ws, repo, 'managed', meta);
+    await this.demo.start(actor, ws, repo, 'managed');
     return this.view(principal);
   }
 
-  async startWorkspaceDemo(principal: Principal, meta: RequestMeta) {
+  async startWorkspaceDemo(actor: SignedInActor) {
+    const principal = actor.principal;
     const view = await this.view(principal);
     if (!view.demo.workspace_demo.available) throw conflict(view.demo.workspace_demo.blocker ?? 'demo_unavailable', demoBlockerText(view.demo.workspace_demo.blocker), { blocker: view.demo.workspace_demo.blocker });
     const { ws, repo } = await this.target(principal);
-    await this.demo.start(principal, ws, repo, 'workspace', meta);
+    await this.demo.start(actor, ws, repo, 'workspace');
     return this.view(principal);
   }
 
@@ -196,7 +205,8 @@ export class WizardService {
   }
 
   /** Applies a patch to the state under a row lock and audits what changed. */
-  private async change(principal: Principal, meta: RequestMeta, action: string, patchOf: (s: OnboardingState) => Partial<OnboardingState> | null): Promise<void> {
+  private async change(actor: SignedInActor, action: string, patchOf: (s: OnboardingState) => Partial<OnboardingState> | null): Promise<void> {
+    const principal = actor.principal;
     await this.d.db.transaction(async (trx) => {
       const locked = () => OnboardingState.query(trx).forOrg(principal.orgId).forUpdate().limit(1).first();
       let s = await locked();
@@ -216,8 +226,8 @@ export class WizardService {
       const after = Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, plain(v)]));
       if (patch) await OnboardingState.query(trx).forOrg(principal.orgId).patch(patch).where('id', s.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor: actorOf(principal), action, target: { type: 'onboarding', id: s.id }, workspaceId: (patch?.workspace_id ?? s.workspace_id) || null,
-        changes: diffFields(before, after), ...meta,
+        orgId: principal.orgId, actor, action, target: { type: 'onboarding', id: s.id }, workspaceId: (patch?.workspace_id ?? s.workspace_id) || null,
+        changes: diffFields(before, after),
       });
     });
   }

@@ -1,18 +1,8 @@
-import type { Request, ServerRoute } from '@hapi/hapi';
-import { requirePrincipal } from '../../../core/http/auth.js';
+import type { ServerRoute } from '@hapi/hapi';
 import { claimPayload, registerPayload, RunnerClaimSchema, RunnerSchema } from '../schemas.js';
-import type { RequestMeta, Runners } from '../services/runners.js';
+import type { Runners } from '../services/runners.js';
 
 const TAG = 'runner';
-
-export function requestMeta(request: Request): RequestMeta {
-  return {
-    principal: requirePrincipal(request),
-    ip: request.info.remoteAddress || null,
-    userAgent: ((request.headers['user-agent'] as string | undefined) ?? '').slice(0, 512) || null,
-    requestId: request.info.id,
-  };
-}
 
 /** The runner section (2 operations; paths not shown in the spec, see docs/runner.md). */
 export function runnerRoutes(runners: () => Runners): ServerRoute[] {
@@ -29,7 +19,7 @@ export function runnerRoutes(runners: () => Runners): ServerRoute[] {
         response: { status: { 200: RunnerSchema, 201: RunnerSchema } },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         handler: async (request, h) => {
-          const { created, runner } = await runners().register(requestMeta(request), request.payload as { workspace_id: string; name: string; revoke?: boolean; agent_login?: string | null });
+          const { created, runner } = await runners().register(request.actor(), request.payload as { workspace_id: string; name: string; revoke?: boolean; agent_login?: string | null });
           return h.response(runner).code(created ? 201 : 200);
         },
       },

@@ -1,19 +1,13 @@
 import type { Knex } from 'knex';
-import { auditActorOf, diffFields } from '../../../core/audit/audit-writer.js';
+import { diffFields } from '../../../core/audit/audit-writer.js';
+import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
-import { authorize, type Principal } from '../../../core/http/auth.js';
+import { authorize } from '../../../core/http/auth.js';
 import { conflict, notFound, unauthenticated } from '../../../core/http/errors.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { Runner, RunnerJob, RunnerJobToken } from '../models/index.js';
 import type { AgentCredentials } from './credentials.js';
 import { leaseOwner, RUNNER_EXECUTOR, type JobRow, type RunnerDeps } from './deps.js';
-
-export interface RequestMeta {
-  principal: Principal;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string;
-}
 
 export interface RunnerOut {
   id: string;
@@ -65,14 +59,14 @@ export class Runners {
    * (the old one stops at once); `revoke` ends it. `agent_login` stores the workspace's agent
    * login file (encrypted) for the jobs' agent-credential lock.
    */
-  async register(m: RequestMeta, input: { workspace_id: string; name: string; revoke?: boolean; agent_login?: string | null }): Promise<{ created: boolean; runner: RunnerOut }> {
-    const p = m.principal;
+  async register(actor: SignedInActor, input: { workspace_id: string; name: string; revoke?: boolean; agent_login?: string | null }): Promise<{ created: boolean; runner: RunnerOut }> {
+    const p = actor.principal;
     const ws = await this.d.workspaces.get(p.orgId, input.workspace_id);
     authorize(p, { workspaceId: ws.id });
     return this.d.db.transaction(async (trx) => {
       const existing = await Runner.query(trx).forOrg(p.orgId).where({ workspace_id: ws.id, name: input.name }).forUpdate().limit(1).first();
       const audit = (action: string, r: Runner, changes: Record<string, { before: unknown; after: unknown }>, metadata: Record<string, unknown> = {}) => this.d.audit.record(trx, {
-        orgId: p.orgId, actor: auditActorOf(p), action, target: { type: 'runner', id: r.id }, workspaceId: ws.id, changes, metadata: { name: r.name, ...metadata }, ip: m.ip, userAgent: m.userAgent, requestId: m.requestId,
+        orgId: p.orgId, actor, action, target: { type: 'runner', id: r.id }, workspaceId: ws.id, changes, metadata: { name: r.name, ...metadata },
       });
       if (input.agent_login) await this.credentials.store(trx, p.orgId, ws.id, input.agent_login);
       if (input.revoke) {
@@ -107,7 +101,7 @@ export class Runners {
       const revoked = await Runner.query(trx).forOrg(orgId).patchAndFetchById(r.id, { revoked_at: new Date() });
       await RunnerJobToken.query(trx).forOrg(orgId).patch({ revoked_at: new Date() }).where({ runner_id: r.id }).whereNull('revoked_at');
       await this.d.audit.record(trx, {
-        orgId, actor: { type: 'system' }, action: 'runner.revoked', target: { type: 'runner', id: r.id }, workspaceId: r.workspace_id,
+        orgId, actor: systemActor('runner', orgId), action: 'runner.revoked', target: { type: 'runner', id: r.id }, workspaceId: r.workspace_id,
         changes: diffFields({ revoked_at: null }, { revoked_at: iso(revoked.revoked_at) }), metadata: { name: r.name, reason },
       });
     }

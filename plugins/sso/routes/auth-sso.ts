@@ -147,7 +147,7 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         handler: async (request, h) => {
           const form = request.payload as Record<string, string>;
           try {
-            return redirect(h, await signIn(request).samlAcs((request.params as { id: string }).id, form), 303);
+            return redirect(h, await signIn(request).samlAcs((request.params as { id: string }).id, form, request.actor({ anonymous: true })), 303);
           } catch (err) {
             if (!(err instanceof SsoFailure)) throw err;
             request.log(['sso', 'refused'], { code: err.code, message: err.message });

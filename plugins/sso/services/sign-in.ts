@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isAdapterError, SIGN_IN_ERROR_CODES, type SsoIdentity } from '../../../core/contracts/index.js';
+import { isAdapterError, requestDetails, SIGN_IN_ERROR_CODES, userActor, type RequestDetails, type SsoIdentity } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { notFound } from '../../../core/http/errors.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
@@ -158,7 +158,7 @@ export class SignInService {
     const conn = await this.d.ssoConnections.find(this.d.db, row.org_id, row.connection_id);
     const identity = await this.validate(conn, { method: 'GET', url: `${base(this.d.config)}/v1/auth/sso/oidc/callback`, params: query }, pending);
     return this.d.db.transaction(async (trx) => {
-      const user = await this.provision(trx, conn, identity);
+      const user = await this.provision(trx, conn, identity, requestDetails(call.request, this.d.config.server.trustProxy));
       const { token } = await this.d.authService.signIn(trx, user as never, call, true);
       return { token: token!, redirect: this.afterSignInUrl(row.redirect_to) };
     });
@@ -169,7 +169,8 @@ export class SignInService {
    * browser goes to the confirmation page, which starts an SP-initiated sign-in. A valid one is
    * parked for /v1/auth/sso/complete, which opens the session in the browser that started it.
    */
-  async samlAcs(connectionId: string, form: Record<string, string>): Promise<string> {
+  /** `from`: where the identity provider's form was posted from (the browser), for the audit entry of a new link. */
+  async samlAcs(connectionId: string, form: Record<string, string>, from?: RequestDetails): Promise<string> {
     const conn = await this.usableConnection(connectionId);
     if (conn.protocol !== 'saml') throw notFound('connection');
     const relay = form.RelayState;
@@ -189,7 +190,7 @@ export class SignInService {
           .returning('assertion_id')) as unknown[];
         if (inserted.length === 0) throw new SsoFailure('assertion_replayed', 'this assertion was already used');
       }
-      const user = await this.provision(trx, conn, identity);
+      const user = await this.provision(trx, conn, identity, from);
       await SsoSignInModel.query(trx).forOrg(conn.org_id).findById(row.id).patch({
         complete_token_hash: hash,
         user_id: user.id,
@@ -220,7 +221,7 @@ export class SignInService {
    * address in one of the connection's verified domains (linked now); else a new member with
    * the connection's default role when JIT provisioning is on.
    */
-  async provision(trx: Knex, conn: SsoConnectionModel, identity: SsoIdentity): Promise<UserRow> {
+  async provision(trx: Knex, conn: SsoConnectionModel, identity: SsoIdentity, from?: RequestDetails): Promise<UserRow> {
     const now = new Date();
     const link = await SsoIdentityModel.query(trx).forOrg(conn.org_id).where({ connection_id: conn.id, subject: identity.subject }).limit(1).first();
     let user: UserRow | undefined;
@@ -237,7 +238,7 @@ export class SignInService {
       await SsoIdentityModel.query(trx).insert({ org_id: conn.org_id, connection_id: conn.id, user_id: user.id, subject: identity.subject, email: identity.email, last_login_at: now });
       await this.d.audit.record(trx, {
         orgId: conn.org_id,
-        actor: { type: 'user', id: user.id, email: user.email },
+        actor: userActor(user, from),
         action: 'sso.account_linked',
         target: { type: 'user', id: user.id },
         metadata: { connection_id: conn.id, subject: identity.subject },

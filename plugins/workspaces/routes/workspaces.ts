@@ -1,4 +1,4 @@
-import type { Request, ResponseToolkit, ServerRoute } from '@hapi/hapi';
+import type { ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
@@ -6,18 +6,12 @@ import {
   WorkspacePageSchema, WorkspaceSchema, createWorkspacePayload, includeArchived, updateWorkspacePayload,
 } from '../schemas.js';
 import { workspaceListItem, workspaceSingle } from '../services/serialize.js';
-import type { CreateWorkspaceInput, RequestMeta, UpdateWorkspaceInput, WorkspaceService } from '../services/workspace-service.js';
+import type { CreateWorkspaceInput, UpdateWorkspaceInput, WorkspaceService } from '../services/workspace-service.js';
 import type { Workspace } from '../models/workspace.js';
 
 const TAG = 'workspaces';
 const ADMINS = { roles: ['owner', 'admin'] };
 const idParams = Joi.object({ id: Joi.string().max(64).required().description('Workspace id') });
-
-export const requestMeta = (request: Request): RequestMeta => ({
-  ip: request.info.remoteAddress,
-  userAgent: (request.headers['user-agent'] as string | undefined) ?? null,
-  requestId: request.info.id,
-});
 
 /** Route table of the workspaces section (5 operations). */
 export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] {
@@ -52,7 +46,7 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         response: { status: { 201: WorkspaceSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },
         handler: async (request, h: ResponseToolkit) => {
-          const ws = await service().create(requirePrincipal(request), request.payload as CreateWorkspaceInput, requestMeta(request));
+          const ws = await service().create(request.actor(), request.payload as CreateWorkspaceInput);
           return h.response(await single(ws)).code(201);
         },
       },
@@ -82,7 +76,7 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         // The onboarding plugin's rules sit behind an optional port the error walk does not reach (docs/openapi.md).
         plugins: { patchwell: { ...ADMINS, errors: [{ status: 422, code: 'forbidden_combination' }] } },
         handler: async (request) => {
-          const ws = await service().update(requirePrincipal(request), (request.params as { id: string }).id, request.payload as UpdateWorkspaceInput, requestMeta(request));
+          const ws = await service().update(requirePrincipal(request), (request.params as { id: string }).id, request.payload as UpdateWorkspaceInput, request.actor());
           return single(ws);
         },
       },
@@ -98,7 +92,7 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         validate: { params: idParams },
         response: { status: { 200: WorkspaceSchema } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => single(await service().archive(requirePrincipal(request), (request.params as { id: string }).id, requestMeta(request))),
+        handler: async (request) => single(await service().archive(request.actor(), (request.params as { id: string }).id)),
       },
     },
   ];

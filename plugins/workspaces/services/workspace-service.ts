@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { acrossOrgs, run } from '../../../core/data/statements.js';
-import { auditActorOf, type AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { actorOfPrincipal, type RequestDetails, type SignedInActor } from '../../../core/contracts/index.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Db } from '../../../core/data/db.js';
@@ -10,13 +11,6 @@ import { conflict, forbidden, httpError, notFound } from '../../../core/http/err
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { Workspace, type AgentConfig } from '../models/workspace.js';
 import { revokeWorkspaceTokens } from './tokens.js';
-
-/** Who did it and from where, for audit entries. */
-export interface RequestMeta {
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
-}
 
 export interface CreateWorkspaceInput {
   name: string;
@@ -61,8 +55,6 @@ function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; name?: string; nativeError?: { code?: string } } | null;
   return !!e && (e.code === '23505' || e.nativeError?.code === '23505' || e.name === 'UniqueViolationError');
 }
-
-export const actorOf = (p: Principal) => auditActorOf(p);
 
 /** A URL-safe slug from a display name: `Acme Shop (EU)` → `acme-shop-eu`. */
 export function slugify(name: string): string {
@@ -164,7 +156,8 @@ export class WorkspaceService {
     ], opts);
   }
 
-  async create(principal: Principal, input: CreateWorkspaceInput, meta: RequestMeta): Promise<Workspace> {
+  async create(actor: SignedInActor, input: CreateWorkspaceInput): Promise<Workspace> {
+    const principal = actor.principal;
     return this.deps.db.transaction(async (trx) => {
       const plan = await this.assertPlanAllows(trx, principal.orgId);
       const slug = await this.pickSlug(trx, principal.orgId, input.slug, input.name);
@@ -181,17 +174,20 @@ export class WorkspaceService {
         mailbox_enabled: true,
       });
       await this.deps.audit.record(trx, {
-        orgId: ws.org_id, actor: actorOf(principal), action: 'workspace.created', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id,
+        orgId: ws.org_id, actor, action: 'workspace.created', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id,
         changes: diffFields({}, { name: ws.name, slug: ws.slug, client_name: ws.client_name, locale: ws.locale, execution_mode: ws.execution_mode, inbound_address: ws.inbound_address }),
         ...(plan ? { metadata: { plan: plan.plan, extra_workspace: plan.extra, extra_price_usd: plan.extra ? plan.extraPriceUsd : 0 } } : {}),
-        ...meta,
       });
       await this.deps.outbox.add(trx, 'workspaces.created', { workspace_id: ws.id, slug: ws.slug, inbound_address: ws.inbound_address, extra: plan?.extra ?? false }, { orgId: ws.org_id });
       return ws;
     });
   }
 
-  async update(principal: Principal, id: string, input: UpdateWorkspaceInput, meta: RequestMeta): Promise<Workspace> {
+  /**
+   * Other plugins (brand, onboarding, codehost) call this one with the caller's principal and the request details
+   * (their `request.actor()`); the entry's actor is built from both.
+   */
+  async update(principal: Principal, id: string, input: UpdateWorkspaceInput, from: RequestDetails): Promise<Workspace> {
     return this.deps.db.transaction(async (trx) => {
       const before = await this.lockOpen(trx, principal, id);
       if (before.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be changed');
@@ -215,7 +211,8 @@ export class WorkspaceService {
       const changes = diffFields(snapshot(before), { ...snapshot(before), ...patch }, Object.keys(patch));
       if (Object.keys(changes).length === 0) return before;
       const after = await Workspace.query(trx).forOrg(principal.orgId).patchAndFetchById(id, patch);
-      await this.deps.audit.record(trx, { orgId: after.org_id, actor: actorOf(principal), action: 'workspace.updated', target: { type: 'workspace', id }, workspaceId: id, changes, ...meta });
+      await this.deps.audit.record(trx, { orgId: after.org_id, actor: actorOfPrincipal(principal, { ip: from.ip, userAgent: from.userAgent, requestId: from.requestId }), action: 'workspace.updated',
+        target: { type: 'workspace', id }, workspaceId: id, changes });
       await this.deps.outbox.add(trx, 'workspaces.updated', { workspace_id: id, fields: Object.keys(changes) }, { orgId: after.org_id });
       return after;
     });
@@ -226,7 +223,8 @@ export class WorkspaceService {
    * restricted to this workspace are revoked (a token restricted to several workspaces loses this
    * one). `workspaces.archived` tells the plugins holding other credentials of the workspace.
    */
-  async archive(principal: Principal, id: string, meta: RequestMeta): Promise<Workspace> {
+  async archive(actor: SignedInActor, id: string): Promise<Workspace> {
+    const principal = actor.principal;
     return this.deps.db.transaction(async (trx) => {
       const before = await this.lockOpen(trx, principal, id);
       if (before.archived_at) throw conflict('workspace_archived', 'The workspace is already archived');
@@ -234,13 +232,12 @@ export class WorkspaceService {
       const after = await Workspace.query(trx).forOrg(principal.orgId).patchAndFetchById(id, { archived_at: now, mailbox_enabled: false, widget_key_revoked_at: now });
       const tokens = await revokeWorkspaceTokens(trx, principal.orgId, id, now);
       await this.deps.audit.record(trx, {
-        orgId: after.org_id, actor: actorOf(principal), action: 'workspace.archived', target: { type: 'workspace', id }, workspaceId: id,
+        orgId: after.org_id, actor, action: 'workspace.archived', target: { type: 'workspace', id }, workspaceId: id,
         changes: diffFields(
           { archived_at: null, mailbox_enabled: before.mailbox_enabled, widget_key_revoked_at: before.widget_key_revoked_at?.toISOString() ?? null },
           { archived_at: now.toISOString(), mailbox_enabled: false, widget_key_revoked_at: now.toISOString() },
         ),
         metadata: { revoked_token_ids: tokens.revoked, narrowed_token_ids: tokens.narrowed },
-        ...meta,
       });
       await this.deps.outbox.add(trx, 'workspaces.archived', { workspace_id: id, revoked_token_ids: tokens.revoked }, { orgId: after.org_id });
       return after;
