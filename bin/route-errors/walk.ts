@@ -122,6 +122,12 @@ export class FunctionWalker extends Evaluator {
       this.record(status, code, env, node, out);
       return;
     }
+    // `request.actor()` is a hapi decoration (core/http/actor.ts), which the walk cannot follow: without
+    // `{ anonymous: true }` it answers 401 unauthenticated to a request nobody signed.
+    if (name === 'actor' && ts.isPropertyAccessExpression(skipOuter(node.expression)) && !node.arguments.some((a) => /\banonymous\s*:\s*true\b/.test(a.getText()))) {
+      this.addError(out, 401, 'unauthenticated');
+      return;
+    }
     const boom = name && name in BOOM_FACTORIES ? this.boomFactory(node) : undefined;
     if (boom !== undefined) {
       this.addError(out, boom, null);

@@ -21923,7 +21923,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Conflict: `workspace_archived` */
+            /** @description Conflict: `invalid_transition`, `workspace_archived` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21933,13 +21933,13 @@ export interface operations {
                      * @example {
                      *       "statusCode": 409,
                      *       "error": "Conflict",
-                     *       "message": "Conflict (workspace_archived)",
-                     *       "code": "workspace_archived"
+                     *       "message": "Conflict (invalid_transition)",
+                     *       "code": "invalid_transition"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {string} */
-                        code: "workspace_archived";
+                        code: "invalid_transition" | "workspace_archived";
                     };
                 };
             };
