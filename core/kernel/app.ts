@@ -238,10 +238,7 @@ export class RequestScope {
     return this.made;
   }
 
-  resolve<K extends keyof Cradle>(name: K): Cradle[K];
-  /** @deprecated an untyped read; declare the key in the providing plugin's cradle.ts. */
-  resolve<T>(name: string): T;
-  resolve(name: string): unknown {
+  resolve<K extends keyof Cradle>(name: K): Cradle[K] {
     return this.container.resolve(name);
   }
 

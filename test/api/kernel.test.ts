@@ -142,7 +142,7 @@ t.test('the request scope: made on first use, holds the request and, after sign-
     const scope = request.app.scope as unknown as { made: unknown };
     made.push(scope.made !== null);
     const sameRequest = request.app.scope.resolve(KEYS.request) === request;
-    return { sameRequest, who: request.app.scope.resolve<{ userId: string | null }>('whoAmI').userId, again: request.app.scope.container === request.app.scope.container };
+    return { sameRequest, who: request.app.scope.container.resolve<{ userId: string | null }>('whoAmI').userId, again: request.app.scope.container === request.app.scope.container };
   };
   app.server.route({ method: 'GET', path: '/v1/test-scope/public', options: { auth: false }, handler: answer });
   app.server.route({ method: 'GET', path: '/v1/test-scope/private', handler: answer });

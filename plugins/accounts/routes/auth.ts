@@ -4,9 +4,7 @@ import { SESSION_COOKIE, principalOf, requirePrincipal } from '../../../core/htt
 import type { AppConfig } from '../../../core/kernel/config.js';
 import { sessionCookie } from '../auth/resolvers.js';
 import { AuthContext, Ok, Sent, SignupAuthContext, emailInput, localeSchema, passwordSchema } from '../schemas.js';
-import type { AuthContextBuilder } from '../services/auth-context.js';
-import type { AuthService, SignupInput } from '../services/auth-service.js';
-import type { SessionService } from '../services/session-service.js';
+import type { SignupInput } from '../services/auth-service.js';
 import { callInfo, service, withSession } from './common.js';
 
 const tags = ['auth'];
@@ -56,7 +54,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 201: SignupAuthContext } },
         plugins: { patchwell: { successStatus: 201 } },
         handler: async (request, h) => {
-          const result = await service<AuthService>(request, 'authService').signup(request.payload as SignupInput, callInfo(request));
+          const result = await service(request, 'authService').signup(request.payload as SignupInput, callInfo(request));
           return withSession(h, { ...result.context, email_verification_required: result.emailVerificationRequired }, result.token, 201);
         },
       },
@@ -74,7 +72,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { email, password } = request.payload as { email: string; password: string };
-          const result = await service<AuthService>(request, 'authService').login(email, password, callInfo(request));
+          const result = await service(request, 'authService').login(email, password, callInfo(request));
           return withSession(h, result.context, result.token);
         },
       },
@@ -90,7 +88,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         auth: false,
         response: { status: { 200: Ok } },
         handler: async (request, h) => {
-          const sessions = service<SessionService>(request, 'sessionService');
+          const sessions = service(request, 'sessionService');
           await sessions.closeByToken(service(request, 'db'), sessionCookie(request), 'logout');
           return h.response({ ok: true }).unstate(SESSION_COOKIE);
         },
@@ -109,7 +107,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: Sent } },
         handler: async (request) => {
           const { email, redirect_to } = request.payload as { email: string; redirect_to?: string };
-          await service<AuthService>(request, 'authService').requestMagicLink(email, redirect_to ?? null, callInfo(request));
+          await service(request, 'authService').requestMagicLink(email, redirect_to ?? null, callInfo(request));
           return { sent: true };
         },
       },
@@ -126,7 +124,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { token: t } = request.payload as { token: string };
-          const result = await service<AuthService>(request, 'authService').verifyMagicLink(t, callInfo(request));
+          const result = await service(request, 'authService').verifyMagicLink(t, callInfo(request));
           return withSession(h, result.context, result.token);
         },
       },
@@ -139,7 +137,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         tags,
         description: 'Who is signed in',
         response: { status: { 200: AuthContext } },
-        handler: (request) => service<AuthContextBuilder>(request, 'authContextBuilder').forPrincipal(requirePrincipal(request)),
+        handler: (request) => service(request, 'authContextBuilder').forPrincipal(requirePrincipal(request)),
       },
     },
     {
@@ -155,7 +153,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: Sent } },
         handler: async (request) => {
           const { email } = request.payload as { email: string };
-          await service<AuthService>(request, 'authService').requestPasswordReset(email, callInfo(request));
+          await service(request, 'authService').requestPasswordReset(email, callInfo(request));
           return { sent: true };
         },
       },
@@ -173,7 +171,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { token: t, password } = request.payload as { token: string; password: string };
-          const result = await service<AuthService>(request, 'authService').confirmPasswordReset(t, password, callInfo(request));
+          const result = await service(request, 'authService').confirmPasswordReset(t, password, callInfo(request));
           return withSession(h, result.context, result.token);
         },
       },
@@ -191,7 +189,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { token: t } = request.payload as { token: string };
-          const result = await service<AuthService>(request, 'authService').verifyEmail(t, principalOf(request), callInfo(request));
+          const result = await service(request, 'authService').verifyEmail(t, principalOf(request), callInfo(request));
           return withSession(h, result.context, result.token);
         },
       },
@@ -206,7 +204,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         notes: 'Nothing is sent when the address is verified already. At most 5 per hour.',
         response: { status: { 200: Sent } },
         handler: async (request) => {
-          await service<AuthService>(request, 'authService').resendVerification(requirePrincipal(request));
+          await service(request, 'authService').resendVerification(requirePrincipal(request));
           return { sent: true };
         },
       },

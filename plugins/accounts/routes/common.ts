@@ -1,11 +1,12 @@
 import type { Request, ResponseToolkit } from '@hapi/hapi';
 import { SESSION_COOKIE } from '../../../core/http/auth.js';
 import { sessionCookie } from '../auth/resolvers.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { CallInfo } from '../services/auth-service.js';
 
 /** A service from the request's container scope. */
-export function service<T>(request: Request, key: string): T {
-  return request.app.scope.resolve<T>(key);
+export function service<K extends keyof Cradle>(request: Request, key: K): Cradle[K] {
+  return request.app.scope.resolve(key);
 }
 
 export function callInfo(request: Request): CallInfo {

@@ -3,7 +3,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { AuthContext, INVITATION_STATUSES, Invitation, InvitationPreview, emailInput, page, passwordSchema, roleSchema } from '../schemas.js';
-import type { AcceptInput, CreateInvitationInput, InvitationService } from '../services/invitation-service.js';
+import type { AcceptInput, CreateInvitationInput } from '../services/invitation-service.js';
 import type { InvitationStatus } from '../services/format.js';
 import { callInfo, service, withSession } from './common.js';
 
@@ -11,7 +11,7 @@ const tags = ['invitations'];
 const token = Joi.string().max(200).required().description('The token from the emailed invitation link');
 
 export function invitationRoutes(): ServerRoute[] {
-  const invitations = (request: Parameters<typeof service>[0]) => service<InvitationService>(request, 'invitationService');
+  const invitations = (request: Parameters<typeof service>[0]) => service(request, 'invitationService');
   return [
     {
       method: 'GET',

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { AuthContext, emailInput, localeSchema, passwordSchema } from '../schemas.js';
-import type { MeService, UpdateMeInput } from '../services/me-service.js';
+import type { UpdateMeInput } from '../services/me-service.js';
 import { service } from './common.js';
 
 export function meRoutes(): ServerRoute[] {
@@ -27,7 +27,7 @@ export function meRoutes(): ServerRoute[] {
           }).min(1),
         },
         response: { status: { 200: AuthContext } },
-        handler: (request) => service<MeService>(request, 'meService').update(requirePrincipal(request), request.payload as UpdateMeInput, request.actor()),
+        handler: (request) => service(request, 'meService').update(requirePrincipal(request), request.payload as UpdateMeInput, request.actor()),
       },
     },
   ];

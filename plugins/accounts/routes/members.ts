@@ -3,7 +3,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { User, page, roleSchema } from '../schemas.js';
-import type { MemberService, UpdateMemberInput } from '../services/member-service.js';
+import type { UpdateMemberInput } from '../services/member-service.js';
 import { service } from './common.js';
 
 const tags = ['members'];
@@ -21,7 +21,7 @@ export function memberRoutes(): ServerRoute[] {
         validate: { query: Joi.object(paginationQuery) },
         response: { status: { 200: page(User, 'MemberPage') } },
         plugins: { patchwell: { roles: ['owner', 'admin', 'reviewer'] } },
-        handler: (request) => service<MemberService>(request, 'memberService').list(requirePrincipal(request), request.query as { cursor?: string; limit?: number }),
+        handler: (request) => service(request, 'memberService').list(requirePrincipal(request), request.query as { cursor?: string; limit?: number }),
       },
     },
     {
@@ -36,7 +36,7 @@ export function memberRoutes(): ServerRoute[] {
         response: { status: { 200: User } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
         handler: (request) =>
-          service<MemberService>(request, 'memberService').update(requirePrincipal(request), (request.params as { id: string }).id, request.payload as UpdateMemberInput, request.actor()),
+          service(request, 'memberService').update(requirePrincipal(request), (request.params as { id: string }).id, request.payload as UpdateMemberInput, request.actor()),
       },
     },
     {
@@ -50,7 +50,7 @@ export function memberRoutes(): ServerRoute[] {
         validate: { params: id },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 204 } },
         handler: async (request, h) => {
-          await service<MemberService>(request, 'memberService').remove(requirePrincipal(request), (request.params as { id: string }).id, request.actor());
+          await service(request, 'memberService').remove(requirePrincipal(request), (request.params as { id: string }).id, request.actor());
           return h.response().code(204);
         },
       },

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { Organization, localeSchema } from '../schemas.js';
-import type { OrgService, UpdateOrganizationInput } from '../services/org-service.js';
+import type { UpdateOrganizationInput } from '../services/org-service.js';
 import { service } from './common.js';
 
 const tags = ['orgs'];
@@ -17,7 +17,7 @@ export function orgRoutes(): ServerRoute[] {
         tags,
         description: 'The organization you belong to',
         response: { status: { 200: Organization } },
-        handler: (request) => service<OrgService>(request, 'orgService').get(requirePrincipal(request)),
+        handler: (request) => service(request, 'orgService').get(requirePrincipal(request)),
       },
     },
     {
@@ -40,7 +40,7 @@ export function orgRoutes(): ServerRoute[] {
         },
         response: { status: { 200: Organization } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
-        handler: (request) => service<OrgService>(request, 'orgService').update(requirePrincipal(request), request.payload as UpdateOrganizationInput, request.actor()),
+        handler: (request) => service(request, 'orgService').update(requirePrincipal(request), request.payload as UpdateOrganizationInput, request.actor()),
       },
     },
   ];

@@ -3,13 +3,13 @@ import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { ApiToken, ApiTokenCreated, page, roleSchema } from '../schemas.js';
-import type { CreateTokenInput, TokenService } from '../services/token-service.js';
+import type { CreateTokenInput } from '../services/token-service.js';
 import { service } from './common.js';
 
 const tags = ['tokens'];
 
 export function tokenRoutes(): ServerRoute[] {
-  const tokens = (request: Parameters<typeof service>[0]) => service<TokenService>(request, 'tokenService');
+  const tokens = (request: Parameters<typeof service>[0]) => service(request, 'tokenService');
   return [
     {
       method: 'GET',

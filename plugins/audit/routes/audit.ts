@@ -3,14 +3,14 @@ import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { AuditEntryPage, AuditStream, AuditStreamTest, listQuery, streamPayload } from '../schemas.js';
-import type { AuditLogService, ExportFormat } from '../services/audit-log.js';
+import type { ExportFormat } from '../services/audit-log.js';
 import type { AuditFilters } from '../services/entries.js';
-import type { StreamInput, StreamSettingsService } from '../services/stream-settings.js';
+import type { StreamInput } from '../services/stream-settings.js';
 import { OWNERS_ADMINS, service } from './common.js';
 
 const TAG = 'audit';
-const log = (r: Request) => service<AuditLogService>(r, 'auditLog');
-const streams = (r: Request) => service<StreamSettingsService>(r, 'auditStreamSettings');
+const log = (r: Request) => service(r, 'auditLog');
+const streams = (r: Request) => service(r, 'auditStreamSettings');
 
 function filtersOf(q: Record<string, unknown>): AuditFilters {
   const f: AuditFilters = {};

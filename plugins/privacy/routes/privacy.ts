@@ -2,15 +2,12 @@ import type { Request, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { PrivacyClosure, PrivacyErasure, PrivacyExport, PrivacyTicketDeletion, closurePayload, erasurePayload } from '../schemas.js';
-import type { ExportService } from '../services/export.js';
-import type { ClosureService } from '../services/closure.js';
-import type { ErasureService } from '../services/erasure.js';
-import type { TicketDeletionService } from '../services/ticket-deletion.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 
 const TAG = 'privacy';
 const OWNERS = { roles: ['owner'] };
 const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
-const service = <T>(r: Request, key: string): T => r.app.scope.resolve<T>(key);
+const service = <K extends keyof Cradle>(r: Request, key: K): Cradle[K] => r.app.scope.resolve(key);
 
 /** The privacy section (4 operations): closure, erasure of an end user, export, ticket deletion. */
 export function privacyRoutes(): ServerRoute[] {
@@ -26,7 +23,7 @@ export function privacyRoutes(): ServerRoute[] {
         validate: { payload: closurePayload },
         response: { status: { 200: PrivacyClosure } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => service<ClosureService>(request, 'privacyClosure').close(requirePrincipal(request), request.actor(), request.payload as { confirm: string; reason?: string | null }),
+        handler: async (request) => service(request, 'privacyClosure').close(requirePrincipal(request), request.actor(), request.payload as { confirm: string; reason?: string | null }),
       },
     },
     {
@@ -40,7 +37,7 @@ export function privacyRoutes(): ServerRoute[] {
         validate: { payload: erasurePayload },
         response: { status: { 201: PrivacyErasure } },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await service<ErasureService>(request, 'privacyErasure').erase(request.actor(), request.payload as { email?: string; user_id?: string })).code(201),
+        handler: async (request, h) => h.response(await service(request, 'privacyErasure').erase(request.actor(), request.payload as { email?: string; user_id?: string })).code(201),
       },
     },
     {
@@ -53,7 +50,7 @@ export function privacyRoutes(): ServerRoute[] {
         notes: 'No body. Answers 202 at once; a worker writes a .tar.gz (manifest.json and one JSON Lines file per table; credentials left out) and emails the requesting owner a link valid 7 days. 409 export_in_progress while one is being built. Owners. Audited.',
         response: { status: { 202: PrivacyExport } },
         plugins: { patchwell: { ...OWNERS, successStatus: 202 } },
-        handler: async (request, h) => h.response(await service<ExportService>(request, 'privacyExports').request(request.actor(), requirePrincipal(request).locale)).code(202),
+        handler: async (request, h) => h.response(await service(request, 'privacyExports').request(request.actor(), requirePrincipal(request).locale)).code(202),
       },
     },
     {
@@ -69,7 +66,7 @@ export function privacyRoutes(): ServerRoute[] {
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request) => {
           const id = (request.params as { id: string }).id;
-          return { ticket_id: id, deleted: await service<TicketDeletionService>(request, 'privacyTickets').delete(request.actor(), id) };
+          return { ticket_id: id, deleted: await service(request, 'privacyTickets').delete(request.actor(), id) };
         },
       },
     },
@@ -86,7 +83,7 @@ export function downloadRoutes(): ServerRoute[] {
         auth: false,
         validate: { params: Joi.object({ token: Joi.string().pattern(/^pwx_[\w-]{43}$/).required() }) },
         handler: async (request, h) => {
-          const { file, id } = await service<ExportService>(request, 'privacyExports').open((request.params as { token: string }).token);
+          const { file, id } = await service(request, 'privacyExports').open((request.params as { token: string }).token);
           const { createReadStream } = await import('node:fs');
           return h
             .response(createReadStream(file))

@@ -3,13 +3,11 @@ import Joi from 'joi';
 import { httpError } from '../../../core/http/errors.js';
 import { emailInputSchema } from './inputs.js';
 import { ConnectionTile, RedirectUrl, redirectTo } from '../schemas.js';
-import type { ConnectionService } from '../services/connections.js';
-import type { EnforcementService } from '../services/enforcement.js';
 import { SsoFailure, browserToken, type BrowserCall, type SignInService } from '../services/sign-in.js';
 import { BROWSER_COOKIE, TAG, browserCookie, redirect, service, sessionCookie, withSession } from './common.js';
 
 const idParams = Joi.object({ id: Joi.string().max(64).required().description('Connection id') });
-const signIn = (r: Request) => service<SignInService>(r, 'ssoSignIn');
+const signIn = (r: Request) => service(r, 'ssoSignIn');
 
 function browserCall(request: Request): BrowserCall {
   return { request, currentCookie: sessionCookie(request), browser: browserCookie(request) };
@@ -182,7 +180,7 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         plugins: { patchwell: { produces: 'application/samlmetadata+xml' } },
         handler: async (request, h) => {
           const conn = await signIn(request).usableConnection((request.params as { id: string }).id);
-          const connections = service<ConnectionService>(request, 'ssoConnections');
+          const connections = service(request, 'ssoConnections');
           const xml = connections.provider('saml').serviceProviderMetadata!(connections.settings(conn));
           return h.response(xml).type('application/samlmetadata+xml');
         },
@@ -203,7 +201,7 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         response: { status: { 200: authContext } },
         handler: async (request, h) => {
           const body = request.payload as { email: string; password: string; code: string };
-          const result = await service<EnforcementService>(request, 'ssoEnforcement').recover(body, { request, currentCookie: sessionCookie(request) });
+          const result = await service(request, 'ssoEnforcement').recover(body, { request, currentCookie: sessionCookie(request) });
           return withSession(h.response(result.context), result.token);
         },
       },

@@ -1,4 +1,5 @@
 import type { Request, ResponseToolkit, ResponseObject } from '@hapi/hapi';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import { SESSION_COOKIE } from '../../../core/http/auth.js';
 
 export const TAG = 'sso and security';
@@ -7,8 +8,8 @@ export const OWNERS = { roles: ['owner'] };
 export const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
 
 /** A service from the request's container scope. */
-export function service<T>(request: Request, key: string): T {
-  return request.app.scope.resolve<T>(key);
+export function service<K extends keyof Cradle>(request: Request, key: K): Cradle[K] {
+  return request.app.scope.resolve(key);
 }
 
 const cookieOf = (request: Request, name: string): string | null => {

@@ -5,10 +5,7 @@ import {
   APPROVER_ROLES, ConnectionTest, EnforcementAnswer, Governance, RecoveryCodes, Released, SecurityOverview, SsoConnection, SsoDomain,
   createConnectionPayload, domainName, updateConnectionPayload,
 } from '../schemas.js';
-import type { ConnectionService, CreateConnectionInput, UpdateConnectionInput } from '../services/connections.js';
-import type { DomainService } from '../services/domains.js';
-import type { EnforcementService } from '../services/enforcement.js';
-import type { ApprovalGovernance } from '../services/governance.js';
+import type { CreateConnectionInput, UpdateConnectionInput } from '../services/connections.js';
 import { emailInputSchema } from './inputs.js';
 import { OWNERS, OWNERS_ADMINS, TAG, service } from './common.js';
 
@@ -16,10 +13,10 @@ const idParams = Joi.object({ id: Joi.string().max(64).required().description('C
 const domainParams = Joi.object({ domain: domainName().required() });
 const Ok = Joi.object({ ok: Joi.boolean().valid(true).required() }).required();
 
-const connections = (r: Request) => service<ConnectionService>(r, 'ssoConnections');
-const domains = (r: Request) => service<DomainService>(r, 'ssoDomains');
-const enforcement = (r: Request) => service<EnforcementService>(r, 'ssoEnforcement');
-const governance = (r: Request) => service<ApprovalGovernance>(r, 'approvalGovernance');
+const connections = (r: Request) => service(r, 'ssoConnections');
+const domains = (r: Request) => service(r, 'ssoDomains');
+const enforcement = (r: Request) => service(r, 'ssoEnforcement');
+const governance = (r: Request) => service(r, 'approvalGovernance');
 const id = (r: Request) => (r.params as { id: string }).id;
 const domain = (r: Request) => (r.params as { domain: string }).domain;
 
@@ -38,7 +35,7 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request) => {
           const p = requirePrincipal(request);
-          const db = service<import('knex').Knex>(request, 'db');
+          const db = service(request, 'db');
           return { sso: await enforcement(request).overview(db, p), governance: await governance(request).json(p.orgId) };
         },
       },
