@@ -5,8 +5,10 @@ import { appDir } from '../build.js';
 
 type Tree = { [k: string]: string | Tree };
 const read = (file: string) => JSON.parse(readFileSync(join(appDir, 'src', 'i18n', file), 'utf8')) as Tree;
-// The foundation's catalogue plus the tickets area's (inbox, ticket page, approvals), merged as src/i18n/index.ts does.
-const load = (locale: string) => ({ ...read(`${locale}.json`), ...read(`tickets.${locale}.json`) }) as Tree;
+// The foundation's catalogue plus every area's (tickets.en.json, …), merged as src/i18n/index.ts does.
+const catalogues = readdirSync(join(appDir, 'src', 'i18n')).filter((f) => f.endsWith('.json'));
+const load = (locale: string) =>
+  Object.assign({}, ...catalogues.filter((f) => f === `${locale}.json` || f.endsWith(`.${locale}.json`)).map(read)) as Tree;
 function keys(tree: Tree, prefix = ''): string[] {
   return Object.entries(tree).flatMap(([k, v]) => (typeof v === 'string' ? [`${prefix}${k}`] : keys(v, `${prefix}${k}.`)));
 }
@@ -25,6 +27,20 @@ t.test('every text of the console exists in English and Italian', async (t) => {
   for (const k of enKeys) {
     const vars = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
     t.same(vars(value(it, k) as string), vars(value(en, k) as string), `${k}: the same placeholders`);
+  }
+});
+
+t.test('two catalogues of one locale never define the same top-level key (the merge would hide one)', async (t) => {
+  for (const locale of ['en', 'it']) {
+    const owners = new Map<string, string>();
+    const clashes: string[] = [];
+    for (const f of catalogues.filter((f) => f === `${locale}.json` || f.endsWith(`.${locale}.json`))) {
+      for (const k of Object.keys(read(f))) {
+        if (owners.has(k)) clashes.push(`${k}: ${owners.get(k)} and ${f}`);
+        owners.set(k, f);
+      }
+    }
+    t.same(clashes, [], locale);
   }
 });
 

@@ -1,4 +1,4 @@
-import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
+import { Suspense, useEffect, useId, useMemo, useRef, useState, type ReactNode } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -65,15 +65,24 @@ function Shell({ me }: { me: AuthContext }) {
         <aside className="sidebar" id="sidebar" aria-label={t('nav.label')}>
           <Logo />
           <nav className="nav" aria-label={t('nav.label')}>
-            <NavLink to="/tickets">{t('nav.tickets')}</NavLink>
-            {me.organization.approval_roles.includes(me.user.role) && <NavLink to="/approvals">{t('approvals.nav')}</NavLink>}
-            {canAdminister(me) && <NavLink to="/onboarding">{t('nav.onboarding')}</NavLink>}
-            {canAdminister(me) && <NavLink to="/workspaces">{t('nav.workspaces')}</NavLink>}
-            {me.user.role !== 'client_viewer' && <NavLink to="/team">{t('nav.team')}</NavLink>}
-            {canAdminister(me) && <NavLink to="/audit">{t('nav.audit')}</NavLink>}
-            {canAdminister(me) && <NavLink to="/privacy">{t('nav.privacy')}</NavLink>}
-            <NavLink to="/settings/profile">{t('nav.profile')}</NavLink>
-            <NavLink to="/settings/tokens">{t('nav.tokens')}</NavLink>
+            {/* Grouped as people look for things: the daily work, the settings of the product, their own. */}
+            <NavGroup label={t('nav.groups.work')}>
+              <NavLink to="/tickets">{t('nav.tickets')}</NavLink>
+              {me.organization.approval_roles.includes(me.user.role) && <NavLink to="/approvals">{t('approvals.nav')}</NavLink>}
+            </NavGroup>
+            {canAdminister(me) && (
+              <NavGroup label={t('nav.groups.settings')}>
+                <NavLink to="/onboarding">{t('nav.onboarding')}</NavLink>
+                <NavLink to="/workspaces">{t('nav.workspaces')}</NavLink>
+                <NavLink to="/audit">{t('nav.audit')}</NavLink>
+                <NavLink to="/privacy">{t('nav.privacy')}</NavLink>
+              </NavGroup>
+            )}
+            <NavGroup label={t('nav.groups.you')}>
+              {me.user.role !== 'client_viewer' && <NavLink to="/team">{t('nav.team')}</NavLink>}
+              <NavLink to="/settings/profile">{t('nav.profile')}</NavLink>
+              <NavLink to="/settings/tokens">{t('nav.tokens')}</NavLink>
+            </NavGroup>
           </nav>
         </aside>
         <div className="main">
@@ -97,6 +106,17 @@ function Shell({ me }: { me: AuthContext }) {
         </div>
       </div>
     </WorkspaceContext.Provider>
+  );
+}
+
+/** A labelled group of links in the sidebar (a heading for screen readers and eyes alike). */
+function NavGroup({ label, children }: { label: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <div className="nav-group" role="group" aria-labelledby={id}>
+      <div className="nav-group-label" id={id}>{label}</div>
+      {children}
+    </div>
   );
 }
 

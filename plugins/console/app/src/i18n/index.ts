@@ -1,9 +1,17 @@
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import en from './en.json';
-import it from './it.json';
-import ticketsEn from './tickets.en.json';
-import ticketsIt from './tickets.it.json';
+
+// One catalogue per locale (en.json) plus one per area (tickets.en.json, inbox.en.json…), merged:
+// an area's texts live next to each other and two areas never edit the same file.
+type Catalogue = Record<string, unknown>;
+const files = import.meta.glob<Catalogue>('./*.json', { eager: true, import: 'default' });
+function catalogue(locale: string): Catalogue {
+  const merged: Catalogue = {};
+  for (const [path, texts] of Object.entries(files)) {
+    if (path === `./${locale}.json` || path.endsWith(`.${locale}.json`)) Object.assign(merged, texts);
+  }
+  return merged;
+}
 
 export const LOCALES = ['en', 'it'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -31,7 +39,7 @@ export async function setLocale(locale: Locale): Promise<void> {
 }
 
 void i18next.use(initReactI18next).init({
-  resources: { en: { translation: { ...en, ...ticketsEn } }, it: { translation: { ...it, ...ticketsIt } } },
+  resources: { en: { translation: catalogue('en') }, it: { translation: catalogue('it') } },
   lng: initialLocale(),
   fallbackLng: false,
   supportedLngs: [...LOCALES],
