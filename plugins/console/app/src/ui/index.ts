@@ -8,6 +8,8 @@ export { ToastProvider, useToast } from './toasts';
 export { Dialog } from './dialog';
 export { ConfirmDialog } from './confirm';
 export { SecretOnce, type SecretTexts } from './secret';
+export { CopyValue, type CopyTexts } from './copy';
 export { KeysetTable, useKeysetQuery, type Column, type Page } from './table';
 export { useFormat } from './format';
 export { useTheme, applyTheme, storedTheme, applyBrandColor, type ThemeChoice } from './theme';
+export { Chart, type ChartProps, type ChartSeries } from './chart';
