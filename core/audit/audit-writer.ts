@@ -5,17 +5,10 @@ import type { Actor } from '../http/actor.js';
 /** An actor the log can name (the API's actor types): an anonymous caller changes nothing administrative. */
 export type AuditedActor = Actor & { type: Exclude<Actor['type'], 'anonymous'> };
 
-/** The bare audit identity some callers still build by hand; prefer the core `Actor` (request.actor(), systemActor). */
-export interface AuditActor {
-  type: AuditedActor['type'];
-  id?: string | null;
-  email?: string | null;
-}
-
 export interface AuditEntryInput {
   orgId: string;
   /** `request.actor()` or `systemActor(name)`: its ip, user agent and request id go into the entry. */
-  actor: AuditedActor | AuditActor;
+  actor: AuditedActor;
   /** `<resource>.<verb>`, e.g. `workspace.updated`, `member.role_changed`. */
   action: string;
   target?: { type: string; id: string | null };
@@ -23,10 +16,6 @@ export interface AuditEntryInput {
   /** Field-level before/after; only the fields that changed. */
   changes?: Record<string, { before: unknown; after: unknown }>;
   metadata?: Record<string, unknown>;
-  /** Only for a bare AuditActor; a core Actor carries its own request details. */
-  ip?: string | null;
-  userAgent?: string | null;
-  requestId?: string | null;
 }
 
 export interface AuditEntry {
@@ -47,26 +36,6 @@ export interface AuditEntry {
   created_at: Date;
 }
 
-/** Who acted, as far as an audit entry is concerned: the credential's kind and ids. */
-export interface ActingPrincipal {
-  kind: 'session' | 'token' | 'job';
-  userId: string | null;
-  email: string | null;
-  tokenId?: string | null;
-  jobId?: string | null;
-}
-
-/**
- * The audit actor of a signed-in caller: a session is its user, an API token is the token (with its
- * owner's email), a job is the job. The one mapping every plugin uses, so the log reads the same
- * whoever wrote the entry.
- */
-export function auditActorOf(p: ActingPrincipal): { type: 'user' | 'token' | 'job'; id: string | null; email: string | null } {
-  if (p.kind === 'job') return { type: 'job', id: p.jobId ?? null, email: null };
-  if (p.kind === 'token') return { type: 'token', id: p.tokenId ?? p.userId, email: p.email };
-  return { type: 'user', id: p.userId, email: p.email };
-}
-
 /** Fields that never enter the audit log in clear. */
 const REDACT = /(password|secret|token|key|hash|credential)/i;
 
@@ -79,35 +48,26 @@ export class AuditWriter {
 
   async record(trx: Knex | Knex.Transaction | null, entry: AuditEntryInput): Promise<string> {
     const id = newId('aud');
-    const from = requestDetails(entry);
+    const { actor } = entry;
     await (trx ?? this.db)('audit_entries').insert({
       id,
       org_id: entry.orgId,
-      actor_type: entry.actor.type,
-      actor_id: entry.actor.id ?? null,
-      actor_email: entry.actor.email ?? null,
+      actor_type: actor.type,
+      actor_id: actor.id,
+      actor_email: actor.email,
       action: entry.action,
       target_type: entry.target?.type ?? null,
       target_id: entry.target?.id ?? null,
       workspace_id: entry.workspaceId ?? null,
       changes: entry.changes ? JSON.stringify(redact(entry.changes)) : null,
       metadata: entry.metadata ? JSON.stringify(entry.metadata) : null,
-      ip: from.ip,
-      user_agent: from.userAgent?.slice(0, 512) ?? null,
-      request_id: from.requestId,
+      ip: actor.ip,
+      user_agent: actor.userAgent?.slice(0, 512) ?? null,
+      request_id: actor.requestId,
       created_at: new Date(),
     });
     return id;
   }
-}
-
-const isActor = (a: AuditedActor | AuditActor): a is AuditedActor => 'requestId' in a;
-
-/** Where the change came from: the actor's own request details, else the bare entry fields. */
-function requestDetails(entry: AuditEntryInput): { ip: string | null; userAgent: string | null; requestId: string | null } {
-  const a = entry.actor;
-  if (isActor(a)) return { ip: a.ip, userAgent: a.userAgent, requestId: a.requestId };
-  return { ip: entry.ip ?? null, userAgent: entry.userAgent ?? null, requestId: entry.requestId ?? null };
 }
 
 /** The fields whose values differ between two objects, for `changes`. */

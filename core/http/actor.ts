@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import type { Request, Server } from '@hapi/hapi';
-import { auditActorOf } from '../audit/audit-writer.js';
 import { principalOf, type Principal } from './auth.js';
 import { unauthenticated } from './errors.js';
 
@@ -71,9 +70,19 @@ export const userAgentOf = (request: ClientRequest): string | null =>
 
 const NO_REQUEST = { ip: null, userAgent: null, requestId: null } as const;
 
+/**
+ * The audit identity of a signed-in caller: a session is its user, an API token is the token (with its
+ * owner's email), a job is the job. The one mapping, so the log reads the same whoever wrote the entry.
+ */
+function auditIdentity(p: Principal): { type: 'user' | 'token' | 'job'; id: string | null; email: string | null } {
+  if (p.kind === 'job') return { type: 'job', id: p.jobId ?? null, email: null };
+  if (p.kind === 'token') return { type: 'token', id: p.tokenId ?? p.userId, email: p.email };
+  return { type: 'user', id: p.userId, email: p.email };
+}
+
 /** The actor of a principal, with request details when there is a request. */
 export function actorOfPrincipal(p: Principal, from: RequestDetails = NO_REQUEST): SignedInActor {
-  return { ...auditActorOf(p), orgId: p.orgId, userId: p.userId, tokenId: p.tokenId ?? null, principal: p, ...from };
+  return { ...auditIdentity(p), orgId: p.orgId, userId: p.userId, tokenId: p.tokenId ?? null, principal: p, ...from };
 }
 
 /** A component acting on its own (a job, a consumer, a schedule): `name` is what the audit log shows. */

@@ -47,7 +47,6 @@ export default definePlugin<PrivacyOptions>({
       clock: () => new Date(),
     };
     const closure = new ClosureService(deps);
-    type Mailer = ConstructorParameters<typeof ExportService>[1] extends () => infer M ? NonNullable<M> & { registerTemplates(t: unknown[]): void } : never;
     const mailer = () => optional(container, 'mailer') ?? null;
     const exportsService = new ExportService(deps, mailer, ExportService.directory(ctx.config.dataDir), ctx.config.server.publicBaseUrl.replace(/\/+$/, ''));
     mailer()?.registerTemplates(PRIVACY_TEMPLATES);

@@ -5,6 +5,7 @@ import { TenantModel, TenancyError } from '../../core/data/model.js';
 import { paginate, encodeCursor, isTimestampText } from '../../core/http/pagination.js';
 import { RateLimiter } from '../../core/http/rate-limit.js';
 import { AuditWriter, diffFields } from '../../core/audit/audit-writer.js';
+import { userActor } from '../../core/http/actor.js';
 
 class Gadget extends TenantModel {
   static override tableName = 'gadgets';
@@ -141,9 +142,10 @@ t.test('data layer', async (t) => {
     const audit = new AuditWriter(db);
     const changes = diffFields({ name: 'a', api_key: 'x', same: 1 }, { name: 'b', api_key: 'y', same: 1 });
     t.same(Object.keys(changes).sort(), ['api_key', 'name']);
-    const id = await audit.record(null, { orgId: 'org_a', actor: { type: 'user', id: 'usr_1' }, action: 'gadget.updated', target: { type: 'gadget', id: 'gdg_1' }, changes });
+    const id = await audit.record(null, { orgId: 'org_a', actor: userActor({ id: 'usr_1', email: null, org_id: 'org_a' }, { ip: '203.0.113.9', userAgent: 'curl/8', requestId: 'req_1' }), action: 'gadget.updated', target: { type: 'gadget', id: 'gdg_1' }, changes });
     const row = await db('audit_entries').where({ id }).first();
     t.equal(row.action, 'gadget.updated');
+    t.same([row.actor_type, row.actor_id, row.ip, row.user_agent, row.request_id], ['user', 'usr_1', '203.0.113.9', 'curl/8', 'req_1'], 'the actor and where it acted from');
     t.same(row.changes.name, { before: 'a', after: 'b' });
     t.same(row.changes.api_key, { before: '[redacted]', after: '[redacted]' });
   });

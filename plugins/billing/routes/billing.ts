@@ -4,7 +4,7 @@ import { PAID_PLAN_IDS, TOPUP_PACK_IDS, type PaidPlanId, type TopupPackId } from
 import { requirePrincipal, type Role } from '../../../core/http/auth.js';
 import { Billing, Credits, HostedUrl, InvoiceList } from '../schemas.js';
 import type { BillingServices } from '../services/index.js';
-import { idempotencyKey, requestMeta } from './request.js';
+import { idempotencyKey } from './request.js';
 
 const TAG = 'billing';
 const MANAGERS: Role[] = ['owner', 'admin'];
@@ -60,9 +60,8 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Hosted checkout of a subscription: a 14-day trial with a card on file for the first subscription only',
       MANAGERS,
       async (request) => {
-        const p = requirePrincipal(request);
         const { plan } = request.payload as { plan: PaidPlanId };
-        return { url: await s.actions.checkout(p, requestMeta(request), plan, idempotencyKey(request)) };
+        return { url: await s.actions.checkout(request.actor(), plan, idempotencyKey(request)) };
       },
       { payload: Joi.object({ plan: Joi.string().valid(...PAID_PLAN_IDS).required() }), response: HostedUrl, headers: idempotencyHeader, notes: 'Answers 409 subscription_exists when a subscription runs (switch with POST /v1/billing/plan).' },
     ),
@@ -73,14 +72,13 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Switches the plan of the current subscription, prorated',
       MANAGERS,
       async (request) => {
-        const p = requirePrincipal(request);
-        await s.actions.changePlan(p, requestMeta(request), (request.payload as { plan: PaidPlanId }).plan, idempotencyKey(request));
+        await s.actions.changePlan(request.actor(), (request.payload as { plan: PaidPlanId }).plan, idempotencyKey(request));
         return answer(request);
       },
       { payload: Joi.object({ plan: Joi.string().valid(...PAID_PLAN_IDS).required() }), headers: idempotencyHeader, notes: 'Answers 409 no_subscription without a running subscription.' },
     ),
     route('POST', '/v1/billing/cancel', 'cancelBillingSubscription', 'Cancels the subscription at the end of the paid period', MANAGERS, async (request) => {
-      await s.actions.cancel(requirePrincipal(request), requestMeta(request), idempotencyKey(request));
+      await s.actions.cancel(request.actor(), idempotencyKey(request));
       return answer(request);
     }),
     route(
@@ -89,7 +87,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'openBillingPortal',
       'Hosted customer portal: payment methods, invoices, details, cancellation',
       MANAGERS,
-      async (request) => ({ url: await s.actions.portal(requirePrincipal(request), idempotencyKey(request)) }),
+      async (request) => ({ url: await s.actions.portal(request.actor(), idempotencyKey(request)) }),
       { response: HostedUrl },
     ),
     route(
@@ -100,12 +98,12 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const { pack } = request.payload as { pack: TopupPackId };
-        return { url: await s.actions.topup(requirePrincipal(request), requestMeta(request), pack, idempotencyKey(request)) };
+        return { url: await s.actions.topup(request.actor(), pack, idempotencyKey(request)) };
       },
       { payload: Joi.object({ pack: Joi.string().valid(...TOPUP_PACK_IDS).required() }), response: HostedUrl, headers: idempotencyHeader },
     ),
     route('POST', '/v1/billing/open-source', 'enableOpenSourcePlan', 'Puts an organization without a plan on the free open-source plan (public repositories only); audited', MANAGERS, async (request) => {
-      await s.actions.openSource(requirePrincipal(request), requestMeta(request));
+      await s.actions.openSource(request.actor());
       return answer(request);
     }),
     route(
@@ -115,7 +113,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Turns paid fixes beyond every credit on or off',
       MANAGERS,
       async (request) => {
-        await s.actions.setOverage(requirePrincipal(request), requestMeta(request), (request.payload as { enabled: boolean }).enabled);
+        await s.actions.setOverage(request.actor(), (request.payload as { enabled: boolean }).enabled);
         return answer(request);
       },
       { payload: enabled },
@@ -127,7 +125,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Sets (or with null removes) the monthly spend cap: alert at 80 %, jobs blocked at 100 %',
       MANAGERS,
       async (request) => {
-        await s.actions.setSpendCap(requirePrincipal(request), requestMeta(request), (request.payload as { cap_usd: number | null }).cap_usd);
+        await s.actions.setSpendCap(request.actor(), (request.payload as { cap_usd: number | null }).cap_usd);
         return answer(request);
       },
       { payload: Joi.object({ cap_usd: Joi.number().min(0).max(1_000_000).precision(2).allow(null).required() }) },
@@ -139,7 +137,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Adds or removes the badge removal add-on (Managed plan)',
       MANAGERS,
       async (request) => {
-        await s.actions.setBadgeRemoval(requirePrincipal(request), requestMeta(request), (request.payload as { enabled: boolean }).enabled, idempotencyKey(request));
+        await s.actions.setBadgeRemoval(request.actor(), (request.payload as { enabled: boolean }).enabled, idempotencyKey(request));
         return answer(request);
       },
       { payload: enabled },
@@ -152,7 +150,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const { id } = request.params as { id: string };
-        await s.actions.setManaged(requirePrincipal(request), requestMeta(request), id, (request.payload as { enabled: boolean }).enabled, idempotencyKey(request));
+        await s.actions.setManaged(request.actor(), id, (request.payload as { enabled: boolean }).enabled, idempotencyKey(request));
         return answer(request);
       },
       { payload: enabled, params: wsParams },
@@ -165,7 +163,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const { id } = request.params as { id: string };
-        await s.actions.setResale(requirePrincipal(request), requestMeta(request), id, request.payload as { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null });
+        await s.actions.setResale(request.actor(), id, request.payload as { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null });
         return answer(request);
       },
       {
@@ -186,7 +184,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       ['owner'],
       async (request) => {
         const { country } = request.payload as { country: string };
-        return { url: await s.actions.connectOnboarding(requirePrincipal(request), requestMeta(request), country, idempotencyKey(request)) };
+        return { url: await s.actions.connectOnboarding(request.actor(), country, idempotencyKey(request)) };
       },
       { payload: Joi.object({ country: Joi.string().trim().uppercase().pattern(/^[A-Z]{2}$/).required().description('ISO 3166-1 alpha-2') }), response: HostedUrl },
     ),

@@ -4,7 +4,6 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import { ClaimPage, ClaimSchema } from '../schemas.js';
 import type { BillingServices } from '../services/index.js';
-import { requestMeta } from './request.js';
 
 const TAG = 'claims';
 
@@ -29,9 +28,9 @@ export function claimRoutes(s: BillingServices): ServerRoute[] {
         response: { status: { 201: ClaimSchema } },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         handler: async (request, h) => {
-          const p = requirePrincipal(request);
+          const actor = request.actor();
           const input = request.payload as { kind: 'review' | 'case_study'; url: string; note?: string | null };
-          const claim = await s.claims.create(p.orgId, p.userId, requestMeta(request), { ...input, note: input.note || null });
+          const claim = await s.claims.create(actor.orgId, actor.userId, actor, { ...input, note: input.note || null });
           return h.response(s.claims.json(claim)).code(201);
         },
       },

@@ -3,7 +3,8 @@ import { newId } from '../../../core/data/ids.js';
 import { notFound } from '../../../core/http/errors.js';
 import type { SubscriptionState, SubscriptionStatus } from '../../../core/contracts/index.js';
 import { BillingAccount, type OrgRow } from '../models.js';
-import type { BillingDeps, RequestMeta } from './deps.js';
+import type { AuditedActor } from '../../../core/audit/audit-writer.js';
+import type { BillingDeps } from './deps.js';
 import { currentPeriod, type Period } from './periods.js';
 import { judgeTransition, LIVE_STATUSES, statusRank, type TransitionVerdict } from './subscription-status.js';
 
@@ -84,7 +85,7 @@ export class AccountStore {
     orgId: string,
     state: SubscriptionState,
     occurredAt: Date | null,
-    meta: RequestMeta,
+    actor: AuditedActor,
   ): Promise<TransitionVerdict> {
     // Lock order everywhere: the organization, then its billing account.
     const org = await this.org(trx, orgId, { lock: true });
@@ -137,13 +138,10 @@ export class AccountStore {
     if (Object.keys(changes).length > 0) {
       await this.d.audit.record(trx, {
         orgId,
-        actor: meta.actor,
+        actor,
         action: 'billing.subscription_changed',
         target: { type: 'subscription', id: state.subscriptionId },
         changes,
-        ip: meta.ip,
-        userAgent: meta.userAgent,
-        requestId: meta.requestId,
       });
       await this.d.outbox.add(trx, 'billing.subscription_changed', { org_id: orgId, plan, subscription_status: state.status, previous_status: current }, { orgId });
     }

@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { type PaidPlanId, type PaymentProvider, type SubscriptionStatus, type TopupPackId } from '../../../core/contracts/index.js';
-import type { Principal } from '../../../core/http/auth.js';
+import type { AuditedActor } from '../../../core/audit/audit-writer.js';
+import type { SignedInActor } from '../../../core/http/actor.js';
 import { conflict, invalidRequest, notFound } from '../../../core/http/errors.js';
 import { num } from '../models.js';
 import type { AccountStore } from './account-store.js';
-import type { BillingDeps, RequestMeta } from './deps.js';
+import type { BillingDeps } from './deps.js';
 import type { BillingView } from './billing-view.js';
 import type { PriceCache } from './prices.js';
 import { providerCall } from './provider-call.js';
@@ -36,14 +37,14 @@ export class BillingActions {
     return { successUrl: `${base}?${query}=success`, cancelUrl: `${base}?${query}=canceled`, returnUrl: base };
   }
 
-  private async audit(trx: Knex, orgId: string, meta: RequestMeta, action: string, target: { type: string; id: string | null }, changes?: Record<string, { before: unknown; after: unknown }>, extra: { workspaceId?: string | null; metadata?: Record<string, unknown> } = {}): Promise<void> {
-    await this.d.audit.record(trx, { orgId, actor: meta.actor, action, target, changes, ip: meta.ip, userAgent: meta.userAgent, requestId: meta.requestId, ...extra });
+  private async audit(trx: Knex, orgId: string, actor: AuditedActor, action: string, target: { type: string; id: string | null }, changes?: Record<string, { before: unknown; after: unknown }>, extra: { workspaceId?: string | null; metadata?: Record<string, unknown> } = {}): Promise<void> {
+    await this.d.audit.record(trx, { orgId, actor, action, target, changes, ...extra });
   }
 
-  async checkout(p: Principal, meta: RequestMeta, plan: PaidPlanId, key: string): Promise<string> {
+  async checkout(actor: SignedInActor, plan: PaidPlanId, key: string): Promise<string> {
     const provider = this.provider();
-    const org = await this.store.org(this.d.db, p.orgId);
-    const account = await this.store.account(this.d.db, p.orgId);
+    const org = await this.store.org(this.d.db, actor.orgId);
+    const account = await this.store.account(this.d.db, actor.orgId);
     const status = org.subscription_status as SubscriptionStatus;
     if (status === 'lifetime') throw conflict('subscription_exists', 'This organization has a lifetime plan');
     if (LIVE_STATUSES.includes(status)) throw conflict('subscription_exists', 'This organization already has a subscription; switch its plan instead', { plan: org.plan });
@@ -51,112 +52,112 @@ export class BillingActions {
     const trialDays = this.view.trialAvailable(account) ? this.d.options.trialDays : 0;
     const session = await this.call(() =>
       provider.createCheckout(
-        { mode: 'subscription', plan, trialDays, customer: { orgId: org.id, customerId: account.customer_id, email: org.billing_email ?? p.email ?? '', name: org.name }, ...this.urls('checkout') },
+        { mode: 'subscription', plan, trialDays, customer: { orgId: org.id, customerId: account.customer_id, email: org.billing_email ?? actor.email ?? '', name: org.name }, ...this.urls('checkout') },
         `checkout:${org.id}:${key}`,
       ),
     );
     await this.d.db.transaction(async (trx) => {
-      await this.recordCheckout(trx, org.id, provider.identifier, session.checkoutId, 'subscription', { plan, trialDays, userId: p.userId });
+      await this.recordCheckout(trx, org.id, provider.identifier, session.checkoutId, 'subscription', { plan, trialDays, userId: actor.userId });
       if (session.customerId && !account.customer_id) await this.store.patchAccount(trx, org.id, { customer_id: session.customerId, provider: provider.identifier });
-      await this.audit(trx, org.id, meta, 'billing.checkout_started', { type: 'checkout', id: session.checkoutId }, undefined, { metadata: { plan, trial_days: trialDays } });
+      await this.audit(trx, org.id, actor, 'billing.checkout_started', { type: 'checkout', id: session.checkoutId }, undefined, { metadata: { plan, trial_days: trialDays } });
     });
     return session.url;
   }
 
-  async topup(p: Principal, meta: RequestMeta, pack: TopupPackId, key: string): Promise<string> {
+  async topup(actor: SignedInActor, pack: TopupPackId, key: string): Promise<string> {
     const provider = this.provider();
-    const org = await this.store.org(this.d.db, p.orgId);
+    const org = await this.store.org(this.d.db, actor.orgId);
     if (org.plan === 'none') throw conflict('topups_not_available', 'Top-ups need a plan first');
     if ((await this.prices.topup(pack)) === null) throw conflict('topups_not_available', `The ${pack} pack is not on sale`);
-    const account = await this.store.account(this.d.db, p.orgId);
+    const account = await this.store.account(this.d.db, actor.orgId);
     const session = await this.call(() =>
       provider.createCheckout(
-        { mode: 'topup', pack, customer: { orgId: org.id, customerId: account.customer_id, email: org.billing_email ?? p.email ?? '', name: org.name }, ...this.urls('topup') },
+        { mode: 'topup', pack, customer: { orgId: org.id, customerId: account.customer_id, email: org.billing_email ?? actor.email ?? '', name: org.name }, ...this.urls('topup') },
         `topup:${org.id}:${key}`,
       ),
     );
     await this.d.db.transaction(async (trx) => {
-      await this.recordCheckout(trx, org.id, provider.identifier, session.checkoutId, 'topup', { pack, trialDays: 0, userId: p.userId });
+      await this.recordCheckout(trx, org.id, provider.identifier, session.checkoutId, 'topup', { pack, trialDays: 0, userId: actor.userId });
       if (session.customerId && !account.customer_id) await this.store.patchAccount(trx, org.id, { customer_id: session.customerId, provider: provider.identifier });
-      await this.audit(trx, org.id, meta, 'billing.topup_started', { type: 'checkout', id: session.checkoutId }, undefined, { metadata: { pack } });
+      await this.audit(trx, org.id, actor, 'billing.topup_started', { type: 'checkout', id: session.checkoutId }, undefined, { metadata: { pack } });
     });
     return session.url;
   }
 
-  async changePlan(p: Principal, meta: RequestMeta, plan: PaidPlanId, key: string): Promise<void> {
+  async changePlan(actor: SignedInActor, plan: PaidPlanId, key: string): Promise<void> {
     const provider = this.provider();
-    const { org, account } = await this.liveSubscription(p.orgId);
+    const { org, account } = await this.liveSubscription(actor.orgId);
     if (org.plan === plan) return;
     if ((await this.prices.plan(plan)) === null) throw conflict('plan_not_available', `The ${plan} plan is not on sale`);
     const state = await this.call(() => provider.changePlan({ subscriptionId: account.subscription_id!, plan }, `plan:${org.id}:${key}`));
     await this.d.db.transaction(async (trx) => {
-      await this.store.applySubscription(trx, org.id, state, null, meta);
-      await this.audit(trx, org.id, meta, 'billing.plan_switched', { type: 'subscription', id: state.subscriptionId }, { plan: { before: org.plan, after: plan } });
+      await this.store.applySubscription(trx, org.id, state, null, actor);
+      await this.audit(trx, org.id, actor, 'billing.plan_switched', { type: 'subscription', id: state.subscriptionId }, { plan: { before: org.plan, after: plan } });
     });
   }
 
-  async cancel(p: Principal, meta: RequestMeta, key: string): Promise<void> {
+  async cancel(actor: SignedInActor, key: string): Promise<void> {
     const provider = this.provider();
-    const { org, account } = await this.liveSubscription(p.orgId);
+    const { org, account } = await this.liveSubscription(actor.orgId);
     if (account.cancel_at_period_end) return;
     const state = await this.call(() => provider.cancelAtPeriodEnd(account.subscription_id!, `cancel:${org.id}:${key}`));
     await this.d.db.transaction(async (trx) => {
-      await this.store.applySubscription(trx, org.id, state, null, meta);
-      await this.audit(trx, org.id, meta, 'billing.subscription_cancel_requested', { type: 'subscription', id: state.subscriptionId }, { cancel_at_period_end: { before: false, after: true } });
+      await this.store.applySubscription(trx, org.id, state, null, actor);
+      await this.audit(trx, org.id, actor, 'billing.subscription_cancel_requested', { type: 'subscription', id: state.subscriptionId }, { cancel_at_period_end: { before: false, after: true } });
     });
   }
 
-  async portal(p: Principal, key: string): Promise<string> {
+  async portal(actor: SignedInActor, key: string): Promise<string> {
     const provider = this.provider();
-    const account = await this.store.account(this.d.db, p.orgId);
+    const account = await this.store.account(this.d.db, actor.orgId);
     if (!account.customer_id) throw conflict('no_customer', 'There is nothing to manage yet: start a subscription or a top-up first');
-    const { url } = await this.call(() => provider.createPortal({ customerId: account.customer_id!, returnUrl: this.urls('portal').returnUrl }, `portal:${p.orgId}:${key}`));
+    const { url } = await this.call(() => provider.createPortal({ customerId: account.customer_id!, returnUrl: this.urls('portal').returnUrl }, `portal:${actor.orgId}:${key}`));
     return url;
   }
 
-  async openSource(p: Principal, meta: RequestMeta): Promise<void> {
+  async openSource(actor: SignedInActor): Promise<void> {
     await this.d.db.transaction(async (trx) => {
-      const org = await this.store.org(trx, p.orgId, { lock: true });
+      const org = await this.store.org(trx, actor.orgId, { lock: true });
       const status = org.subscription_status as SubscriptionStatus;
       if (org.plan === 'open_source') return;
       if (org.plan !== 'none' || LIVE_STATUSES.includes(status) || status === 'lifetime') {
         throw conflict('plan_exists', 'Only an organization without a plan can move to the open-source plan', { plan: org.plan });
       }
       await this.store.patchOrg(trx, org.id, { plan: 'open_source', plan_activated_at: this.d.clock() });
-      await this.audit(trx, org.id, meta, 'billing.open_source_enabled', { type: 'organization', id: org.id }, { plan: { before: org.plan, after: 'open_source' } });
+      await this.audit(trx, org.id, actor, 'billing.open_source_enabled', { type: 'organization', id: org.id }, { plan: { before: org.plan, after: 'open_source' } });
       await this.d.outbox.add(trx, 'billing.subscription_changed', { org_id: org.id, plan: 'open_source', subscription_status: status, previous_status: status }, { orgId: org.id });
       await this.store.ensurePlanCredits(trx, org.id);
     });
   }
 
-  async setOverage(p: Principal, meta: RequestMeta, enabled: boolean): Promise<void> {
+  async setOverage(actor: SignedInActor, enabled: boolean): Promise<void> {
     await this.d.db.transaction(async (trx) => {
-      const org = await this.store.org(trx, p.orgId, { lock: true });
+      const org = await this.store.org(trx, actor.orgId, { lock: true });
       if (enabled && this.d.catalog.numbers(org.plan).overage_fix_price_usd <= 0) {
         throw conflict('overage_not_available', `The ${org.plan} plan has no paid fixes beyond its credits`, { plan: org.plan });
       }
       if (org.overage_enabled === enabled) return;
       await this.store.patchOrg(trx, org.id, { overage_enabled: enabled });
-      await this.audit(trx, org.id, meta, 'billing.overage_changed', { type: 'organization', id: org.id }, { overage_enabled: { before: org.overage_enabled, after: enabled } });
+      await this.audit(trx, org.id, actor, 'billing.overage_changed', { type: 'organization', id: org.id }, { overage_enabled: { before: org.overage_enabled, after: enabled } });
     });
   }
 
-  async setSpendCap(p: Principal, meta: RequestMeta, capUsd: number | null): Promise<void> {
+  async setSpendCap(actor: SignedInActor, capUsd: number | null): Promise<void> {
     await this.d.db.transaction(async (trx) => {
-      const org = await this.store.org(trx, p.orgId, { lock: true });
+      const org = await this.store.org(trx, actor.orgId, { lock: true });
       const before = org.spend_cap_usd === null ? null : num(org.spend_cap_usd);
       if (before === capUsd) return;
       await this.store.patchOrg(trx, org.id, { spend_cap_usd: capUsd });
       // A new cap arms the alerts again for this period.
       await this.store.account(trx, org.id);
       await this.store.patchAccount(trx, org.id, { spend_alert_period_start: null, spend_block_period_start: null });
-      await this.audit(trx, org.id, meta, 'billing.spend_cap_changed', { type: 'organization', id: org.id }, { spend_cap_usd: { before, after: capUsd } });
+      await this.audit(trx, org.id, actor, 'billing.spend_cap_changed', { type: 'organization', id: org.id }, { spend_cap_usd: { before, after: capUsd } });
     });
   }
 
-  async setBadgeRemoval(p: Principal, meta: RequestMeta, enabled: boolean, key: string): Promise<void> {
-    const org = await this.store.org(this.d.db, p.orgId);
-    const account = await this.store.account(this.d.db, p.orgId);
+  async setBadgeRemoval(actor: SignedInActor, enabled: boolean, key: string): Promise<void> {
+    const org = await this.store.org(this.d.db, actor.orgId);
+    const account = await this.store.account(this.d.db, actor.orgId);
     if (org.badge_removal_addon === enabled) return;
     const status = org.subscription_status as SubscriptionStatus;
     if (enabled && (!this.d.options.addons.badgeRemovalPlans.includes(org.plan) || !(LIVE_STATUSES.includes(status) || status === 'lifetime'))) {
@@ -166,13 +167,13 @@ export class BillingActions {
     await this.d.db.transaction(async (trx) => {
       await this.store.patchOrg(trx, org.id, { badge_removal_addon: enabled });
       await this.store.patchAccount(trx, org.id, { badge_removal_quantity: enabled ? 1 : 0 });
-      await this.audit(trx, org.id, meta, 'billing.badge_removal_changed', { type: 'organization', id: org.id }, { badge_removal_addon: { before: org.badge_removal_addon, after: enabled } });
+      await this.audit(trx, org.id, actor, 'billing.badge_removal_changed', { type: 'organization', id: org.id }, { badge_removal_addon: { before: org.badge_removal_addon, after: enabled } });
       await this.d.outbox.add(trx, 'billing.addons_changed', { org_id: org.id, badge_removal: enabled }, { orgId: org.id });
     });
   }
 
-  async setManaged(p: Principal, meta: RequestMeta, workspaceId: string, enabled: boolean, key: string): Promise<void> {
-    const org = await this.agencyOrg(p.orgId);
+  async setManaged(actor: SignedInActor, workspaceId: string, enabled: boolean, key: string): Promise<void> {
+    const org = await this.agencyOrg(actor.orgId);
     const ws = await this.workspace(this.d.db, org.id, workspaceId);
     if (ws.managed_addon === enabled) return;
     const account = await this.store.account(this.d.db, org.id);
@@ -182,7 +183,7 @@ export class BillingActions {
     await this.d.db.transaction(async (trx) => {
       await trx('workspaces').where({ id: ws.id, org_id: org.id }).update({ managed_addon: enabled, updated_at: this.d.clock() });
       await this.store.patchAccount(trx, org.id, { managed_workspace_quantity: quantity });
-      await this.audit(trx, org.id, meta, 'billing.workspace_managed_changed', { type: 'workspace', id: ws.id }, { managed_addon: { before: ws.managed_addon, after: enabled } }, { workspaceId: ws.id });
+      await this.audit(trx, org.id, actor, 'billing.workspace_managed_changed', { type: 'workspace', id: ws.id }, { managed_addon: { before: ws.managed_addon, after: enabled } }, { workspaceId: ws.id });
       await this.d.outbox.add(trx, 'billing.workspace_managed_changed', { org_id: org.id, workspace_id: ws.id, managed_addon: enabled }, { orgId: org.id });
     });
   }
@@ -191,8 +192,8 @@ export class BillingActions {
    * Stores the resale settings, then (outside the transaction) brings the collection through the
    * payout account in line with them: started, repriced or stopped (services/resale.ts).
    */
-  async setResale(p: Principal, meta: RequestMeta, workspaceId: string, input: { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null }): Promise<void> {
-    const org = await this.agencyOrg(p.orgId);
+  async setResale(actor: SignedInActor, workspaceId: string, input: { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null }): Promise<void> {
+    const org = await this.agencyOrg(actor.orgId);
     let collects = false;
     await this.d.db.transaction(async (trx) => {
       const ws = await this.workspace(trx, org.id, workspaceId);
@@ -218,20 +219,20 @@ export class BillingActions {
       const changes: Record<string, { before: unknown; after: unknown }> = {};
       for (const k of Object.keys(after) as (keyof typeof after)[]) if (before[k] !== after[k]) changes[k] = { before: before[k], after: after[k] };
       if (Object.keys(changes).length === 0) return;
-      await this.audit(trx, org.id, meta, 'billing.workspace_resale_changed', { type: 'workspace', id: ws.id }, changes, { workspaceId: ws.id });
+      await this.audit(trx, org.id, actor, 'billing.workspace_resale_changed', { type: 'workspace', id: ws.id }, changes, { workspaceId: ws.id });
       await this.d.outbox.add(trx, 'billing.workspace_resale_changed', { org_id: org.id, workspace_id: ws.id, ...after }, { orgId: org.id });
     });
     // Also when nothing changed: a request retried after a provider failure finishes the job.
-    if (collects) await this.resales.reconcile(org.id, workspaceId, meta);
+    if (collects) await this.resales.reconcile(org.id, workspaceId, actor);
   }
 
-  async connectOnboarding(p: Principal, meta: RequestMeta, country: string, key: string): Promise<string> {
+  async connectOnboarding(actor: SignedInActor, country: string, key: string): Promise<string> {
     const provider = this.provider();
-    const org = await this.agencyOrg(p.orgId);
+    const org = await this.agencyOrg(actor.orgId);
     const base = `${this.d.publicBaseUrl}${this.d.options.returnPath}`;
     const link = await this.call(() =>
       provider.createConnectOnboarding(
-        { orgId: org.id, accountId: org.payment_connect_account_id, country, email: org.billing_email ?? p.email ?? '', returnUrl: `${base}?connect=return`, refreshUrl: `${base}?connect=refresh` },
+        { orgId: org.id, accountId: org.payment_connect_account_id, country, email: org.billing_email ?? actor.email ?? '', returnUrl: `${base}?connect=return`, refreshUrl: `${base}?connect=refresh` },
         `connect:${org.id}:${key}`,
       ),
     );
@@ -240,7 +241,7 @@ export class BillingActions {
         await this.store.patchOrg(trx, org.id, { payment_connect_account_id: link.accountId });
         await this.store.account(trx, org.id);
         await this.store.patchAccount(trx, org.id, { connect_country: country });
-        await this.audit(trx, org.id, meta, 'billing.connect_account_created', { type: 'payout_account', id: link.accountId }, { payment_connect_account_id: { before: org.payment_connect_account_id, after: link.accountId } }, { metadata: { country } });
+        await this.audit(trx, org.id, actor, 'billing.connect_account_created', { type: 'payout_account', id: link.accountId }, { payment_connect_account_id: { before: org.payment_connect_account_id, after: link.accountId } }, { metadata: { country } });
       });
     }
     return link.url;

@@ -4,7 +4,8 @@ import { conflict, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { Claim } from '../models.js';
 import { addDays } from './periods.js';
-import type { BillingDeps, RequestMeta } from './deps.js';
+import type { AuditedActor } from '../../../core/audit/audit-writer.js';
+import { BILLING, type BillingDeps } from './deps.js';
 
 export type ClaimKind = 'review' | 'case_study';
 
@@ -21,7 +22,7 @@ export class Claims {
     return kind === 'review' ? this.d.options.claims.reviewFixes : this.d.options.claims.caseStudyFixes;
   }
 
-  async create(orgId: string, userId: string | null, meta: RequestMeta, input: { kind: ClaimKind; url: string; note?: string | null }): Promise<Claim> {
+  async create(orgId: string, userId: string | null, actor: AuditedActor, input: { kind: ClaimKind; url: string; note?: string | null }): Promise<Claim> {
     return this.d.db.transaction(async (trx) => {
       const open = await Claim.query(trx).forOrg(orgId).where({ kind: input.kind }).whereIn('status', ['pending', 'approved']).limit(1).first();
       if (open) throw conflict('claim_exists', `A ${input.kind.replace('_', ' ')} claim is already ${open.status}`, { claim_id: open.id, status: open.status });
@@ -36,9 +37,9 @@ export class Claims {
         requested_by_user_id: userId,
       });
       const claim = (await Claim.query(trx).forOrg(orgId).findById(inserted.id))!;
-      await this.d.audit.record(trx, { orgId, actor: meta.actor, action: 'billing.claim_requested', target: { type: 'claim', id: claim.id }, metadata: { kind: input.kind, url: input.url }, ip: meta.ip, userAgent: meta.userAgent, requestId: meta.requestId });
+      await this.d.audit.record(trx, { orgId, actor, action: 'billing.claim_requested', target: { type: 'claim', id: claim.id }, metadata: { kind: input.kind, url: input.url } });
       await this.d.outbox.add(trx, 'billing.claim_requested', { org_id: orgId, claim_id: claim.id, kind: input.kind, url: input.url }, { orgId });
-      if (this.d.options.claims.autoApprove) return this.decideIn(trx, orgId, claim.id, true, { actor: { type: 'system', id: 'billing' }, ip: null, userAgent: null, requestId: meta.requestId }, 'approved on request');
+      if (this.d.options.claims.autoApprove) return this.decideIn(trx, orgId, claim.id, true, { ...BILLING, requestId: actor.requestId }, 'approved on request');
       return claim;
     });
   }
@@ -50,11 +51,11 @@ export class Claims {
   }
 
   /** Staff decision: approval grants the credits. */
-  async decide(orgId: string, claimId: string, approve: boolean, meta: RequestMeta, note?: string): Promise<Claim> {
-    return this.d.db.transaction((trx) => this.decideIn(trx, orgId, claimId, approve, meta, note));
+  async decide(orgId: string, claimId: string, approve: boolean, actor: AuditedActor, note?: string): Promise<Claim> {
+    return this.d.db.transaction((trx) => this.decideIn(trx, orgId, claimId, approve, actor, note));
   }
 
-  private async decideIn(trx: Knex, orgId: string, claimId: string, approve: boolean, meta: RequestMeta, note?: string): Promise<Claim> {
+  private async decideIn(trx: Knex, orgId: string, claimId: string, approve: boolean, actor: AuditedActor, note?: string): Promise<Claim> {
     const claim = await Claim.query(trx).forOrg(orgId).findById(claimId).forUpdate();
     if (!claim) throw notFound('claim');
     if (claim.status !== 'pending') throw conflict('claim_decided', `The claim is already ${claim.status}`);
@@ -71,8 +72,8 @@ export class Claims {
       });
       balanceId = balance.id;
     }
-    await Claim.query(trx).forOrg(orgId).where('id', claim.id).patch({ status: approve ? 'approved' : 'rejected', balance_id: balanceId, decided_by: meta.actor.id ?? meta.actor.type, decided_at: now, decision_note: note ?? null });
-    await this.d.audit.record(trx, { orgId, actor: meta.actor, action: approve ? 'billing.claim_approved' : 'billing.claim_rejected', target: { type: 'claim', id: claim.id }, changes: { status: { before: 'pending', after: approve ? 'approved' : 'rejected' } }, ip: meta.ip, userAgent: meta.userAgent, requestId: meta.requestId });
+    await Claim.query(trx).forOrg(orgId).where('id', claim.id).patch({ status: approve ? 'approved' : 'rejected', balance_id: balanceId, decided_by: actor.id ?? actor.type, decided_at: now, decision_note: note ?? null });
+    await this.d.audit.record(trx, { orgId, actor, action: approve ? 'billing.claim_approved' : 'billing.claim_rejected', target: { type: 'claim', id: claim.id }, changes: { status: { before: 'pending', after: approve ? 'approved' : 'rejected' } } });
     return (await Claim.query(trx).forOrg(orgId).findById(claim.id))!;
   }
 

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { AuditWriter, AuditActor } from '../../../core/audit/audit-writer.js';
+import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import { systemActor } from '../../../core/http/actor.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { PaymentProvider } from '../../../core/contracts/index.js';
-import type { Principal } from '../../../core/http/auth.js';
 import type { BillingOptions } from '../options.js';
 import type { BillingPlanCatalog } from './plans.js';
 import type { CreditLedger } from './credit-ledger.js';
@@ -38,20 +38,8 @@ export interface BillingDeps {
   clock: () => Date;
 }
 
-/** Who made a change, for audit entries. */
-export interface RequestMeta {
-  actor: AuditActor;
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
-
-export function actorOf(principal: Principal): AuditActor {
-  if (principal.kind === 'token') return { type: 'token', id: principal.tokenId ?? principal.userId, email: principal.email };
-  return { type: principal.staff && !principal.userId ? 'staff' : 'user', id: principal.userId, email: principal.email };
-}
-
-export const SYSTEM: RequestMeta = { actor: { type: 'system', id: 'billing' }, ip: null, userAgent: null, requestId: null };
+/** Billing acting on its own (provider events, schedules, automatic approvals): the audit log shows `billing`. */
+export const BILLING = systemActor('billing');
 
 export const locale = (v: string | null | undefined): 'en' | 'it' => (v === 'it' ? 'it' : 'en');
 

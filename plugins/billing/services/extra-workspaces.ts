@@ -1,7 +1,7 @@
 import { isAdapterError, type SubscriptionStatus } from '../../../core/contracts/index.js';
 import type { BillingAccount } from '../models.js';
 import type { AccountStore } from './account-store.js';
-import { SYSTEM, type BillingDeps } from './deps.js';
+import { BILLING, type BillingDeps } from './deps.js';
 import type { PlanLimits } from './limits.js';
 import { OneAtATime } from './one-at-a-time.js';
 import { providerCall } from './provider-call.js';
@@ -81,7 +81,7 @@ export class ExtraWorkspaces {
       await this.store.patchAccount(trx, orgId, { extra_workspace_quantity: want.quantity, extra_workspace_sync_seq: seq });
       await this.d.audit.record(trx, {
         orgId,
-        actor: SYSTEM.actor,
+        actor: BILLING,
         action: 'billing.extra_workspaces_changed',
         target: { type: 'subscription', id: want.subscriptionId },
         changes: { extra_workspace_quantity: { before: account.extra_workspace_quantity, after: want.quantity } },

@@ -6,7 +6,7 @@ import { money } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import { addDays } from './periods.js';
 import type { Resales } from './resale.js';
-import { SYSTEM, type BillingDeps } from './deps.js';
+import { BILLING, type BillingDeps } from './deps.js';
 
 export interface WebhookReceipt {
   received: true;
@@ -78,7 +78,7 @@ export class PaymentEvents {
         const state = event.type === 'subscription.deleted' ? { ...event.subscription, status: 'canceled' as const } : event.subscription;
         const orgId = await this.resolve(trx, event.orgId, { customerId: state.customerId, subscriptionId: state.subscriptionId });
         if (!orgId) return { orgId: null, outcome: 'unknown_organization' };
-        const verdict = await this.store.applySubscription(trx, orgId, state, event.occurredAt, SYSTEM);
+        const verdict = await this.store.applySubscription(trx, orgId, state, event.occurredAt, BILLING);
         return { orgId, outcome: verdict.apply ? `applied:${state.status}` : `skipped:${verdict.reason}` };
       }
       case 'invoice.paid':
@@ -106,7 +106,7 @@ export class PaymentEvents {
           note: `${event.pack} (${money(event.amountUsd).toFixed(2)} USD)`,
         });
         if (created) {
-          await this.d.audit.record(trx, { orgId, actor: SYSTEM.actor, action: 'billing.topup_paid', target: { type: 'payment', id: event.paymentId }, metadata: { pack: event.pack, fixes: event.fixes, amount_usd: event.amountUsd } });
+          await this.d.audit.record(trx, { orgId, actor: BILLING, action: 'billing.topup_paid', target: { type: 'payment', id: event.paymentId }, metadata: { pack: event.pack, fixes: event.fixes, amount_usd: event.amountUsd } });
           await this.d.outbox.add(trx, 'billing.credits_granted', { org_id: orgId, source: 'topup', fixes: event.fixes }, { orgId });
         }
         return { orgId, outcome: created ? 'granted' : 'already_granted' };
@@ -141,7 +141,7 @@ export class PaymentEvents {
     await this.store.patchOrg(trx, orgId, { connect_charges_enabled: event.chargesEnabled, payment_connect_account_id: org.payment_connect_account_id ?? event.accountId });
     await this.store.patchAccount(trx, orgId, { connect_event_at: event.occurredAt, connect_payouts_enabled: event.payoutsEnabled, connect_details_submitted: event.detailsSubmitted });
     if (org.connect_charges_enabled !== event.chargesEnabled) {
-      await this.d.audit.record(trx, { orgId, actor: SYSTEM.actor, action: 'billing.connect_account_updated', target: { type: 'payout_account', id: event.accountId }, changes: { connect_charges_enabled: { before: org.connect_charges_enabled, after: event.chargesEnabled } } });
+      await this.d.audit.record(trx, { orgId, actor: BILLING, action: 'billing.connect_account_updated', target: { type: 'payout_account', id: event.accountId }, changes: { connect_charges_enabled: { before: org.connect_charges_enabled, after: event.chargesEnabled } } });
     }
     return { orgId, outcome: 'applied' };
   }

@@ -4,7 +4,7 @@ import { newId } from '../../../core/data/ids.js';
 import { Referral } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import { addDays } from './periods.js';
-import { SYSTEM, type BillingDeps } from './deps.js';
+import { BILLING, type BillingDeps } from './deps.js';
 
 const CODE_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
@@ -61,7 +61,7 @@ export class Referrals {
       await this.d.ledger.grant(trx, { orgId: referred.id, source: 'referral', fixes: referredFixes, reference: `referred-by:${referrer.id}`, expiresAt, note: 'signed up with a referral code' });
     }
     await trx('referrals').where({ referred_org_id: referred.id }).update({ fixes: referrerFixes, balance_id: balanceId, credited_at: now, updated_at: now });
-    await this.d.audit.record(trx, { orgId: referrer.id, actor: SYSTEM.actor, action: 'billing.referral_credited', target: { type: 'organization', id: referred.id }, metadata: { fixes: referrerFixes } });
+    await this.d.audit.record(trx, { orgId: referrer.id, actor: BILLING, action: 'billing.referral_credited', target: { type: 'organization', id: referred.id }, metadata: { fixes: referrerFixes } });
     return (await Referral.query(trx).forOrg(referrer.id).where({ referred_org_id: referred.id }).limit(1).first()) ?? null;
   }
 

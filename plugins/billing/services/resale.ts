@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { InvoiceInfo, PaymentEvent, SubscriptionStatus } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { money, num, type ResaleRow } from '../models.js';
-import { locale, SYSTEM, type BillingDeps, type MailTemplateLike, type RequestMeta } from './deps.js';
+import type { AuditedActor } from '../../../core/audit/audit-writer.js';
+import { BILLING, locale, type BillingDeps, type MailTemplateLike } from './deps.js';
 import { OneAtATime } from './one-at-a-time.js';
 import { providerCall } from './provider-call.js';
 
@@ -38,11 +39,11 @@ export class Resales {
   }
 
   /** One reconcile at a time per workspace in this process; the unique index guards across processes. */
-  reconcile(orgId: string, workspaceId: string, meta: RequestMeta): Promise<void> {
-    return this.queue.run(`${orgId}:${workspaceId}`, () => this.reconcileNow(orgId, workspaceId, meta));
+  reconcile(orgId: string, workspaceId: string, actor: AuditedActor): Promise<void> {
+    return this.queue.run(`${orgId}:${workspaceId}`, () => this.reconcileNow(orgId, workspaceId, actor));
   }
 
-  private async reconcileNow(orgId: string, workspaceId: string, meta: RequestMeta): Promise<void> {
+  private async reconcileNow(orgId: string, workspaceId: string, actor: AuditedActor): Promise<void> {
     const provider = this.d.provider;
     const ws = (await this.d.db('workspaces').where({ id: workspaceId, org_id: orgId }).first()) as WorkspaceResale | undefined;
     if (!ws) return;
@@ -72,7 +73,7 @@ export class Resales {
           .ignore()
           .returning('id')) as unknown[];
         if (inserted.length === 0) return; // the same checkout (an idempotent repeat) is already recorded
-        await this.d.audit.record(trx, { orgId, actor: meta.actor, action: 'billing.resale_collection_started', target: { type: 'workspace', id: workspaceId }, workspaceId, ip: meta.ip, userAgent: meta.userAgent, requestId: meta.requestId, metadata: { amount_usd: price, platform_fee_percent: fee, client_email: ws.resale_client_email } });
+        await this.d.audit.record(trx, { orgId, actor, action: 'billing.resale_collection_started', target: { type: 'workspace', id: workspaceId }, workspaceId, metadata: { amount_usd: price, platform_fee_percent: fee, client_email: ws.resale_client_email } });
         await this.mailClient(trx, orgId, org.name, ws, collection.url, price);
       });
       return;
@@ -97,7 +98,7 @@ export class Resales {
     if (!row.subscription_id) {
       // Not paid yet: a new page at the new price (the old one may still be paid; its events find this row).
       await this.d.db('billing_resales').where({ id: row.id }).update({ status: 'canceled', updated_at: this.d.clock() });
-      return this.reconcileNow(orgId, workspaceId, meta);
+      return this.reconcileNow(orgId, workspaceId, actor);
     }
     if (!provider.updateResaleCollection) return;
     const seq = row.sync_seq + 1;
@@ -146,7 +147,7 @@ export class Resales {
         updated_at: this.d.clock(),
       });
     if (row.status !== status) {
-      await this.d.audit.record(trx, { orgId: row.org_id, actor: SYSTEM.actor, action: 'billing.resale_status_changed', target: { type: 'workspace', id: row.workspace_id }, workspaceId: row.workspace_id, changes: { status: { before: row.status, after: status } }, metadata: { subscription_id: r.subscriptionId } });
+      await this.d.audit.record(trx, { orgId: row.org_id, actor: BILLING, action: 'billing.resale_status_changed', target: { type: 'workspace', id: row.workspace_id }, workspaceId: row.workspace_id, changes: { status: { before: row.status, after: status } }, metadata: { subscription_id: r.subscriptionId } });
       await this.d.outbox.add(trx, 'billing.resale_status_changed', { org_id: row.org_id, workspace_id: row.workspace_id, status, previous_status: row.status }, { orgId: row.org_id });
     }
     return { orgId: row.org_id, outcome: `resale_${status}` };
@@ -196,7 +197,7 @@ export class Resales {
       await trx('billing_resale_charges').insert({ id: newId('brc'), org_id: orgId, workspace_id: workspaceId, resale_id: resale?.id ?? null, provider, provider_invoice_id: inv.invoiceId, subscription_id: inv.subscriptionId, period_start: inv.periodStart, period_end: inv.periodEnd, created_at: occurredAt, ...fields });
     }
     if (status === 'paid') {
-      await this.d.audit.record(trx, { orgId, actor: SYSTEM.actor, action: 'billing.resale_charged', target: { type: 'workspace', id: workspaceId }, workspaceId, metadata: { invoice_id: inv.invoiceId, amount_usd: fields.amount_usd, platform_fee_usd: fields.platform_fee_usd, transferred_usd: fields.transferred_usd, period_start: inv.periodStart.toISOString() } });
+      await this.d.audit.record(trx, { orgId, actor: BILLING, action: 'billing.resale_charged', target: { type: 'workspace', id: workspaceId }, workspaceId, metadata: { invoice_id: inv.invoiceId, amount_usd: fields.amount_usd, platform_fee_usd: fields.platform_fee_usd, transferred_usd: fields.transferred_usd, period_start: inv.periodStart.toISOString() } });
     }
     return `resale_charge_${status}`;
   }

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { sessionFrom } from '../../../test/helpers/accounts.js';
 import type { Claims } from '../services/claims.js';
-import { SYSTEM } from '../services/deps.js';
+import { BILLING } from '../services/deps.js';
 import { startBilling } from './helpers.js';
 
 t.test('claims and referrals', async (t) => {
@@ -39,13 +39,13 @@ t.test('claims and referrals', async (t) => {
     t.same((await h.call(other, 'GET', '/v1/billing/claims')).body.items, [], "another organization's claims are not listed");
 
     const claims = h.app.container.resolve<Claims>('billingClaims');
-    await t.rejects(claims.decide(other.organization.id, created.body.id, true, SYSTEM), { message: /claim not found/ }, 'decided within its own organization only');
-    const approved = await claims.decide(owner.organization.id, created.body.id, true, { ...SYSTEM, actor: { type: 'staff', id: 'staff_1' } });
+    await t.rejects(claims.decide(other.organization.id, created.body.id, true, BILLING), { message: /claim not found/ }, 'decided within its own organization only');
+    const approved = await claims.decide(owner.organization.id, created.body.id, true, { ...BILLING, type: 'staff', id: 'staff_1' });
     t.equal(approved.status, 'approved');
     const billing = await h.billing(owner);
     t.same(billing.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [c.source, c.fixes_remaining]), [['review', 10]]);
     t.equal((await h.audit(owner.organization.id, 'billing.claim_approved')).length, 1);
-    await t.rejects(claims.decide(owner.organization.id, created.body.id, true, SYSTEM), { message: /already approved/ });
+    await t.rejects(claims.decide(owner.organization.id, created.body.id, true, BILLING), { message: /already approved/ });
   });
 
   await t.test('a referred signup credits the referrer once', async (t) => {

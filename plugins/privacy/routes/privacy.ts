@@ -23,7 +23,7 @@ export function privacyRoutes(): ServerRoute[] {
         validate: { payload: closurePayload },
         response: { status: { 200: PrivacyClosure } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => service(request, 'privacyClosure').close(requirePrincipal(request), request.actor(), request.payload as { confirm: string; reason?: string | null }),
+        handler: async (request) => service(request, 'privacyClosure').close(request.actor(), request.payload as { confirm: string; reason?: string | null }),
       },
     },
     {

@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs';
-import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import type { PrivacyDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
@@ -26,7 +25,7 @@ export interface ClosureOut {
 export class ClosureService {
   constructor(private readonly d: PrivacyDeps) {}
 
-  async close(principal: Principal, actor: SignedInActor, input: { confirm: string; reason?: string | null }): Promise<ClosureOut> {
+  async close(actor: SignedInActor, input: { confirm: string; reason?: string | null }): Promise<ClosureOut> {
     const { db } = this.d;
     const org = (await db('organizations').where({ id: actor.orgId }).first('id', 'slug', 'subscription_status')) as { id: string; slug: string; subscription_status: string } | undefined;
     if (!org) throw httpError(404, 'not_found', 'organization not found');
@@ -35,8 +34,7 @@ export class ClosureService {
 
     let canceled = false;
     if (this.d.billing && LIVE.has(org.subscription_status)) {
-      const who = { type: actor.type, id: actor.id, email: actor.email };
-      await this.d.billing.cancel(principal, { actor: who, ip: actor.ip, userAgent: actor.userAgent, requestId: actor.requestId }, `closure:${org.id}`);
+      await this.d.billing.cancel(actor, `closure:${org.id}`);
       canceled = true;
     }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { SignedInActor } from '../../../core/http/actor.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Logger } from 'pino';
 import type { PrivacyOptions } from '../options.js';
@@ -7,7 +8,7 @@ import type { PersonalDataRegistry } from './registry.js';
 
 /** The billing plugin's actions this plugin uses (container key `billingActions`). */
 export interface BillingActionsPort {
-  cancel(p: unknown, meta: { actor: { type: 'user' | 'token' | 'job' | 'system'; id: string | null; email: string | null }; ip: string | null; userAgent: string | null; requestId: string | null }, key: string): Promise<void>;
+  cancel(actor: SignedInActor, key: string): Promise<void>;
 }
 
 export interface PrivacyDeps {
