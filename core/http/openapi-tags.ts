@@ -40,6 +40,7 @@ export const SECTION_DESCRIPTIONS: Record<string, string> = {
   runner: 'Self-hosted runners: registration and claiming jobs',
   sourcemaps: 'Source maps of a release, for symbolicated stack traces',
   'sso and security': 'Single sign-on (OIDC and SAML), domains, enforcement, recovery codes and approval governance',
+  staff: 'The operator\'s desk of a self-hosted installation (staff only): organizations, plans granted by hand, credit claims',
   tickets: 'Tickets: the conversation, team actions, drafts, fixes, releases, subscribers and status links',
   tokens: 'API tokens of the organization',
   widget: 'The support widget: public configuration, reports and events, and its settings per workspace',

@@ -11,6 +11,7 @@ import { billingRoutes } from './routes/billing.js';
 import { claimRoutes } from './routes/claims.js';
 import { registerHostedPages } from './routes/hosted-pages.js';
 import { referralRoutes } from './routes/referrals.js';
+import { staffRoutes } from './routes/staff.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { CreditLedger, createBillingServices } from './services/index.js';
 import type { BillingDeps } from './services/deps.js';
@@ -69,7 +70,7 @@ export default definePlugin<BillingOptions>({
       billingActions: asValue(s.actions),
     });
 
-    ctx.routes([...billingRoutes(s), ...webhookRoutes(s), ...claimRoutes(s), ...referralRoutes(s)]);
+    ctx.routes([...billingRoutes(s), ...webhookRoutes(s), ...claimRoutes(s), ...referralRoutes(s), ...staffRoutes(s)]);
     if (provider) registerHostedPages(ctx.server, provider, publicBaseUrl);
 
     deps.mailer?.registerTemplates([...SPEND_TEMPLATES, ...RESALE_TEMPLATES]);

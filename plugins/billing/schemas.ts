@@ -255,3 +255,38 @@ export const PaymentWebhookReceipt = Joi.object({
 })
   .required()
   .id('PaymentWebhookReceipt');
+
+const StaffOrganizationFields = {
+  id: Joi.string().required(),
+  name: Joi.string().required(),
+  slug: Joi.string().required(),
+  plan: planIdSchema.required(),
+  subscription_status: statusSchema.required(),
+  credits_remaining: int().required().description('Live fixes of every source (expired credits excluded)'),
+  members: int().required(),
+  created_at: datetime().required(),
+};
+
+export const StaffOrganizationSchema = Joi.object(StaffOrganizationFields).id('StaffOrganization').description('An organization as the installation\'s staff see it');
+
+export const StaffOrganizationPage = Joi.object({ items: Joi.array().items(StaffOrganizationSchema).required(), next_cursor: Joi.string().allow(null).required() })
+  .required()
+  .id('StaffOrganizationPage');
+
+export const StaffOrganizationDetail = Joi.object({
+  ...StaffOrganizationFields,
+  billing_email: Joi.string().allow(null).required(),
+  trial_ends_at: nullableDatetime(),
+  current_period_end: nullableDatetime(),
+  workspaces: int().required().description('Workspaces not archived'),
+  credits_by_source: Joi.array()
+    .items(Joi.object({ source: sourceSchema.required(), fixes_remaining: int().required(), next_expiry_at: nullableDatetime() }))
+    .required(),
+})
+  .required()
+  .id('StaffOrganizationDetail');
+
+export const StaffClaimSchema = ClaimSchema.keys({ organization_name: Joi.string().required() }).id('StaffClaim');
+export const StaffClaimPage = Joi.object({ items: Joi.array().items(StaffClaimSchema).required(), next_cursor: Joi.string().allow(null).required() })
+  .required()
+  .id('StaffClaimPage');

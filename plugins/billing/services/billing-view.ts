@@ -15,6 +15,16 @@ const iso = (d: Date | string | null | undefined): string | null => (d ? new Dat
 /** Plans offered in the Billing answer: the paid ones and open source (enterprise only when current). */
 const OFFERED = ['open_source', ...PAID_PLAN_IDS];
 
+/** Live balances summed by source, with the nearest expiry of each (the Billing answer's credits_by_source). */
+export function creditsBySource(balances: readonly { source: string; fixes_remaining: number; expires_at: Date | null }[]) {
+  return CREDIT_SOURCES.flatMap((source) => {
+    const own = balances.filter((b) => b.source === source);
+    if (own.length === 0) return [];
+    const expiries = own.map((b) => b.expires_at).filter((d): d is Date => d !== null).map((d) => new Date(d).getTime());
+    return [{ source, fixes_remaining: own.reduce((s, b) => s + b.fixes_remaining, 0), next_expiry_at: expiries.length ? new Date(Math.min(...expiries)).toISOString() : null }];
+  });
+}
+
 /** Builds the Billing shape of one organization. */
 export class BillingView {
   constructor(
@@ -46,12 +56,7 @@ export class BillingView {
 
     const balances = await this.d.ledger.liveBalances(trx, orgId, now);
     const creditsRemaining = balances.reduce((s, b) => s + b.fixes_remaining, 0);
-    const bySource = CREDIT_SOURCES.flatMap((source) => {
-      const own = balances.filter((b) => b.source === source);
-      if (own.length === 0) return [];
-      const expiries = own.map((b) => b.expires_at).filter((d): d is Date => d !== null).map((d) => new Date(d).getTime());
-      return [{ source, fixes_remaining: own.reduce((s, b) => s + b.fixes_remaining, 0), next_expiry_at: expiries.length ? new Date(Math.min(...expiries)).toISOString() : null }];
-    });
+    const bySource = creditsBySource(balances);
 
     const usage = await this.usage(trx, orgId, period.start);
     const workspacesUsed = await this.limits.countWorkspaces(trx, orgId);

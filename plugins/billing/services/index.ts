@@ -13,6 +13,7 @@ import { ExtraWorkspaces } from './extra-workspaces.js';
 import { Referrals } from './referrals.js';
 import { Resales } from './resale.js';
 import { SpendAlerts } from './spend-alerts.js';
+import { StaffDesk } from './staff.js';
 
 /** Every billing service, wired once per process. */
 export interface BillingServices {
@@ -31,6 +32,7 @@ export interface BillingServices {
   ledger: CreditLedger;
   extraWorkspaces: ExtraWorkspaces;
   resales: Resales;
+  staff: StaffDesk;
 }
 
 export function createBillingServices(deps: BillingDeps): BillingServices {
@@ -42,6 +44,7 @@ export function createBillingServices(deps: BillingDeps): BillingServices {
   let gate: BillingGate;
   const alerts = new SpendAlerts(deps, store, (trx, orgId, start) => gate.spent(trx, orgId, start));
   gate = new BillingGate(deps, store, alerts);
+  const claims = new Claims(deps);
   return {
     db: deps.db,
     clock: deps.clock,
@@ -53,11 +56,12 @@ export function createBillingServices(deps: BillingDeps): BillingServices {
     events: new PaymentEvents(deps, store, resales),
     gate,
     limits,
-    claims: new Claims(deps),
+    claims,
     referrals: new Referrals(deps, store),
     ledger: deps.ledger,
     extraWorkspaces: new ExtraWorkspaces(deps, store, limits),
     resales,
+    staff: new StaffDesk(deps, store, claims),
   };
 }
 
