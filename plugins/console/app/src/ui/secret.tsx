@@ -1,6 +1,7 @@
+import type { ReactNode } from 'react';
 import { Button } from './button';
 import { Dialog } from './dialog';
-import { useToast } from './toasts';
+import { useCopy } from './copy';
 
 /** The texts of a secret's dialog (the caller's area names what the secret is). */
 export interface SecretTexts {
@@ -19,23 +20,17 @@ export interface SecretTexts {
  * A secret the API shows once (an API token, a signing secret): copy it now (the clipboard API;
  * a refusal says to copy it by hand); closing the dialog forgets it.
  */
-export function SecretOnce({ secret, texts, onClose }: { secret: string; texts: SecretTexts; onClose: () => void }) {
-  const toast = useToast();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      toast.success(texts.copied);
-    } catch {
-      toast.info(texts.failed);
-    }
-  };
+export function SecretOnce({ secret, texts, onClose, extra }: { secret: string; texts: SecretTexts; onClose: () => void; extra?: ReactNode }) {
+  const copy = useCopy(texts);
   return (
     <Dialog open title={texts.title} onClose={onClose}>
       <div className="stack">
         <div className="alert alert-warning" role="note">{texts.warning}</div>
         <div className="secret">
           <code aria-label={texts.label}>{secret}</code>
-          <Button variant="primary" onClick={() => void copy()}>{texts.copy}</Button>
+          <Button variant="primary" onClick={() => void copy(secret)}>{texts.copy}</Button>
+          {/* Another way to keep it (recovery codes: a file). */}
+          {extra}
         </div>
         <div><Button onClick={onClose}>{texts.done}</Button></div>
       </div>
