@@ -20,6 +20,8 @@ export interface ChartProps {
   height?: number;
   /** How a value reads in the table and the tooltip (a count, a duration, a percentage). */
   formatValue?: (v: number) => string;
+  /** How a date reads in the table (default: the day; hourly data passes a date and time). */
+  formatTime?: (d: Date) => string;
 }
 
 /**
@@ -27,13 +29,13 @@ export interface ChartProps {
  * canvas is for eyes, the table (under "Show as a table") for screen readers and for copying.
  * Colors come from the theme's CSS variables, so light, dark and the brand color apply.
  */
-export function Chart({ title, x, series, kind = 'line', height = 220, formatValue }: ChartProps) {
+export function Chart({ title, x, series, kind = 'line', height = 220, formatValue, formatTime }: ChartProps) {
   const { t } = useTranslation();
   const fmt = useFormat();
   const id = useId();
   const box = useRef<HTMLDivElement>(null);
   const isTime = x.length > 0 && x[0] instanceof Date;
-  const label = (i: number) => (isTime ? fmt.date((x as Date[])[i]!.toISOString()) : (x as string[])[i]!);
+  const label = (i: number) => (isTime ? (formatTime ?? ((d: Date) => fmt.date(d.toISOString())))((x as Date[])[i]!) : (x as string[])[i]!);
   const show = formatValue ?? ((v: number) => fmt.number(v));
   // The canvas reads the formatter at draw time: a new function per render must not rebuild the chart.
   const format = useRef(show);
