@@ -22,10 +22,15 @@ for (const [path, item] of Object.entries(doc.paths)) {
   for (const method of METHODS) if (item[method]) operations.set(`${method.toUpperCase()} ${path}`, item[method]);
 }
 
-/** Public (no scheme), webhooks (no scheme either), job-token and MCP operations: no console page calls them. */
+/**
+ * Public operations (no scheme, or an empty requirement: callable without signing in, e.g. the code host's
+ * callback or a signed file link), webhooks (no scheme either), job-token and MCP operations: no console page calls them.
+ */
 function outOfScope(path: string, op: Operation): boolean {
-  const schemes = (op.security ?? doc.security ?? []).flatMap((s) => Object.keys(s));
-  return schemes.length === 0 || schemes.every((s) => s === 'jobToken') || path === '/v1/mcp' || (op.tags ?? []).includes('mcp');
+  const requirements = op.security ?? doc.security ?? [];
+  const schemes = requirements.flatMap((s) => Object.keys(s));
+  const anonymous = requirements.length === 0 || requirements.some((s) => Object.keys(s).length === 0);
+  return anonymous || schemes.every((s) => s === 'jobToken') || path === '/v1/mcp' || (op.tags ?? []).includes('mcp');
 }
 
 /** Every call of the app's typed client, `api.GET('/v1/…'` and the browser navigations `href('/v1/…'`. */

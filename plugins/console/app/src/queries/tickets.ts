@@ -14,6 +14,8 @@ export const ticketKeys = {
   subscribers: (id: string) => [...ticketKeys.detail(id), 'subscribers'] as const,
   diff: (id: string, attemptId: string, sha: string | null) => [...ticketKeys.detail(id), 'diff', attemptId, sha] as const,
   events: (id: string, jobId: string) => [...ticketKeys.detail(id), 'events', jobId] as const,
+  /** The drafts or jobs beyond the ticket page's newest 50, from the page's `next_cursor` on. */
+  older: (id: string, list: 'drafts' | 'jobs', from: string) => [...ticketKeys.detail(id), 'older', list, from] as const,
 };
 
 export type Ticket = Schema<'Ticket'>;

@@ -5,6 +5,7 @@ import { ticketAtWork, ticketQuery, type Ticket } from '../../queries/tickets';
 import { useMe } from '../../queries/session';
 import { ErrorState, LoadingState, Spinner, useFormat } from '../../ui';
 import { AuditTrail } from './audit';
+import { DeleteTicket } from './delete';
 import { Conversation } from './conversation';
 import { Diagnosis } from './diagnosis';
 import { Drafts } from './drafts';
@@ -75,6 +76,7 @@ function Page({ ticket, can, refreshing }: { ticket: Ticket; can: TicketPermissi
           <CustomerCard ticket={ticket} can={can} />
           {can.work && <TeamActions ticket={ticket} />}
           <StatusLinkCard ticket={ticket} can={can} />
+          {can.erase && <DeleteTicket ticket={ticket} />}
         </aside>
       </div>
     </div>

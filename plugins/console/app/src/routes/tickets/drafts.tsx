@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
-import { useTicketAction, useTicketChange, type Draft, type Ticket } from '../../queries/tickets';
-import { Button, Dialog, ErrorAlert, SelectField, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { ticketKeys, useTicketAction, useTicketChange, type Draft, type Ticket } from '../../queries/tickets';
+import { Button, Dialog, ErrorAlert, ErrorState, LoadingState, SelectField, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
 import { Card, Prose } from './card';
 import type { TicketPermissions } from './permissions';
 
@@ -24,8 +25,30 @@ export function Drafts({ ticket, can }: { ticket: Ticket; can: TicketPermissions
           <ul className="plain stack">{past.map((d) => <li key={d.id}><PastDraft draft={d} /></li>)}</ul>
         </details>
       )}
-      {ticket.drafts.total > ticket.drafts.items.length && <p className="muted">{t('ticket.drafts.more', { count: ticket.drafts.total - ticket.drafts.items.length })}</p>}
+      {ticket.drafts.next_cursor && <OlderDrafts ticketId={ticket.id} from={ticket.drafts.next_cursor} count={ticket.drafts.total - ticket.drafts.items.length} />}
     </Card>
+  );
+}
+
+/** The drafts beyond the page's newest 50: read on request, a page at a time (GET /v1/tickets/{id}/drafts). */
+function OlderDrafts({ ticketId, from, count }: { ticketId: string; from: string; count: number }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const older = useInfiniteQuery({
+    queryKey: ticketKeys.older(ticketId, 'drafts', from),
+    initialPageParam: from,
+    queryFn: ({ pageParam }) => data(api.GET('/v1/tickets/{id}/drafts', { params: { path: { id: ticketId }, query: { cursor: pageParam } } })),
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    enabled: open,
+  });
+  if (!open) return <div><Button onClick={() => setOpen(true)}>{t('ticket.drafts.more', { count })}</Button></div>;
+  if (older.isPending) return <LoadingState />;
+  if (!older.data) return <ErrorState error={older.error} retry={() => void older.refetch()} />;
+  return (
+    <section className="stack" aria-label={t('ticket.drafts.older')}>
+      <ul className="plain stack">{older.data.pages.flatMap((p) => p.items).map((d) => <li key={d.id}><PastDraft draft={d} /></li>)}</ul>
+      {older.hasNextPage && <div><Button onClick={() => void older.fetchNextPage()} pending={older.isFetchingNextPage}>{t('common.loadMore')}</Button></div>}
+    </section>
   );
 }
 

@@ -18,8 +18,30 @@ export function Jobs({ ticket }: { ticket: Ticket }) {
       <ul className="plain stack">
         {ticket.jobs.items.map((j) => <li key={j.id}><Job ticketId={ticket.id} job={j} /></li>)}
       </ul>
-      {ticket.jobs.total > ticket.jobs.items.length && <p className="muted">{t('ticket.jobs.more', { count: ticket.jobs.total - ticket.jobs.items.length })}</p>}
+      {ticket.jobs.next_cursor && <OlderJobs ticketId={ticket.id} from={ticket.jobs.next_cursor} count={ticket.jobs.total - ticket.jobs.items.length} />}
     </Card>
+  );
+}
+
+/** The jobs beyond the page's newest 50: read on request, a page at a time (GET /v1/tickets/{id}/jobs). */
+function OlderJobs({ ticketId, from, count }: { ticketId: string; from: string; count: number }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const older = useInfiniteQuery({
+    queryKey: ticketKeys.older(ticketId, 'jobs', from),
+    initialPageParam: from,
+    queryFn: ({ pageParam }) => data(api.GET('/v1/tickets/{id}/jobs', { params: { path: { id: ticketId }, query: { cursor: pageParam } } })),
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    enabled: open,
+  });
+  if (!open) return <div><Button onClick={() => setOpen(true)}>{t('ticket.jobs.more', { count })}</Button></div>;
+  if (older.isPending) return <LoadingState />;
+  if (!older.data) return <ErrorState error={older.error} retry={() => void older.refetch()} />;
+  return (
+    <section className="stack" aria-label={t('ticket.jobs.older')}>
+      <ul className="plain stack">{older.data.pages.flatMap((p) => p.items).map((j) => <li key={j.id}><Job ticketId={ticketId} job={j} /></li>)}</ul>
+      {older.hasNextPage && <div><Button onClick={() => void older.fetchNextPage()} pending={older.isFetchingNextPage}>{t('common.loadMore')}</Button></div>}
+    </section>
   );
 }
 
