@@ -1,18 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
-import { isApiError } from '../../api/errors';
 import type { RequestBody } from '../../api/types';
-import { Button, CheckboxField, ErrorAlert, SelectField, TextField, fieldError } from '../../ui';
+import { Button, CheckboxField, SelectField, TextField, fieldError } from '../../ui';
+import { AgentChoiceFields, ExecutionError, MODES, type Transport } from './execution-fields';
 import { useOnboardingMutation, type Onboarding } from './use-onboarding';
 
 type AgentBody = RequestBody<'/v1/onboarding/agent', 'post'>;
 const ANSWERS: AgentBody['answer'][] = ['no_agent', 'api_key_only', 'agent_1_api', 'agent_1_subscription', 'agent_2', 'ide_agent'];
-const MODES: AgentBody['mode'][] = ['managed', 'runner', 'mcp'];
-const AGENTS: AgentBody['agent'][] = [
-  'builtin', 'other', 'agent_1', 'agent_2', 'agent_3', 'agent_4', 'agent_5', 'agent_6', 'agent_7', 'agent_8', 'agent_9', 'agent_10', 'agent_11',
-];
-const AUTHS: AgentBody['auth'][] = ['api-key', 'account_login', 'cloud_a', 'cloud_b', 'subscription'];
 
 /**
  * The agent step: who runs diagnoses and fixes, and where. A forbidden combination answers 422
@@ -28,7 +23,7 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
     mode: prior?.mode ?? ws.execution_mode,
     agent: prior?.agent ?? ws.agent_id,
     auth: prior?.auth ?? ws.auth_method ?? 'api-key',
-    transport: (prior?.transport ?? ws.runner_transport ?? '') as '' | 'github_actions' | 'container',
+    transport: (prior?.transport ?? ws.runner_transport ?? '') as Transport,
     agent_key: '',
     credential_later: true,
   });
@@ -39,18 +34,10 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
     const { transport, agent_key, ...rest } = form;
     save.mutate({ ...rest, transport: transport || null, ...(agent_key ? { agent_key, credential_later: false } : {}) }, { onSuccess: onDone });
   };
-  const forbidden = isApiError(save.error) && save.error.code === 'forbidden_combination' ? save.error.details : null;
   return (
     <form className="stack" onSubmit={submit} noValidate>
       <p>{t('onboarding.agent.intro')}</p>
-      {forbidden ? (
-        <div className="alert alert-error" role="alert">
-          <strong>{String(forbidden.message ?? save.error?.message)}</strong>
-          {typeof forbidden.suggestion === 'string' && <p>{forbidden.suggestion}</p>}
-        </div>
-      ) : (
-        <ErrorAlert error={save.error} fields={['mode', 'agent', 'auth', 'transport', 'agent_key', 'answer']} />
-      )}
+      <ExecutionError error={save.error} fields={['mode', 'agent', 'auth', 'transport', 'agent_key', 'answer']} />
       <SelectField label={t('onboarding.agent.answer')} value={form.answer} onChange={(e) => set('answer', e.target.value as AgentBody['answer'])}>
         {ANSWERS.map((a) => <option key={a} value={a}>{t(`onboarding.agent.answers.${a}`)}</option>)}
       </SelectField>
@@ -61,24 +48,7 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
           hint={t(`onboarding.agent.modeHints.${form.mode}`)}>
           {MODES.map((m) => <option key={m} value={m}>{t(`onboarding.agent.modes.${m}`)}</option>)}
         </SelectField>
-        <SelectField label={t('onboarding.agent.agent')} value={form.agent} onChange={(e) => set('agent', e.target.value as AgentBody['agent'])}
-          error={fieldError(save.error, 'agent')}>
-          {AGENTS.map((a) => (
-            <option key={a} value={a}>
-              {a === 'builtin' || a === 'other' ? t(`onboarding.agent.agents.${a}`) : t('onboarding.agent.agentN', { n: a.split('_')[1] })}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label={t('onboarding.agent.auth')} value={form.auth} onChange={(e) => set('auth', e.target.value as AgentBody['auth'])}
-          error={fieldError(save.error, 'auth')}>
-          {AUTHS.map((a) => <option key={a} value={a}>{t(`onboarding.agent.auths.${a}`)}</option>)}
-        </SelectField>
-        <SelectField label={t('onboarding.agent.transport')} value={form.transport} onChange={(e) => set('transport', e.target.value as typeof form.transport)}
-          error={fieldError(save.error, 'transport')}>
-          <option value="">{t('onboarding.agent.transports.none')}</option>
-          <option value="github_actions">{t('onboarding.agent.transports.github_actions')}</option>
-          <option value="container">{t('onboarding.agent.transports.container')}</option>
-        </SelectField>
+        <AgentChoiceFields value={form} onChange={(p) => setForm((f) => ({ ...f, ...p }))} error={save.error} />
         <TextField label={t('onboarding.agent.key')} type="password" autoComplete="off" value={form.agent_key} hint={t('onboarding.agent.keyHint')}
           onChange={(e) => set('agent_key', e.target.value)} error={fieldError(save.error, 'agent_key')} />
         <CheckboxField label={t('onboarding.agent.later')} checked={form.credential_later && !form.agent_key} disabled={!!form.agent_key}

@@ -1,7 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
-import { codehostKeys, codehostStatusQuery } from '../../queries/codehost';
+import { codehostKeys, codehostStatusQuery, installationRepositoriesQuery, useInstallCodeHost } from '../../queries/codehost';
 import { Button, EmptyState, ErrorAlert, ErrorState, LoadingState } from '../../ui';
 import { useOnboardingMutation, type Onboarding } from './use-onboarding';
 
@@ -12,10 +12,7 @@ import { useOnboardingMutation, type Onboarding } from './use-onboarding';
 export function RepositoryStep({ onboarding, onDone }: { onboarding: Onboarding; onDone: () => void }) {
   const { t } = useTranslation();
   const status = useQuery(codehostStatusQuery());
-  const install = useMutation({
-    mutationFn: () => data(api.POST('/v1/codehost/install')),
-    onSuccess: (r) => window.location.assign(r.url),
-  });
+  const install = useInstallCodeHost();
   const repo = onboarding.repository;
   if (repo) {
     const pr = repo.onboarding_pr;
@@ -56,10 +53,7 @@ export function RepositoryStep({ onboarding, onDone }: { onboarding: Onboarding;
 function RepositoryPicker({ installationId, workspaceId }: { installationId: string; workspaceId: string }) {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const repos = useQuery({
-    queryKey: codehostKeys.installationRepositories(installationId),
-    queryFn: () => data(api.GET('/v1/codehost/installations/{id}/repositories', { params: { path: { id: installationId }, query: { limit: 100 } } })),
-  });
+  const repos = useQuery(installationRepositoriesQuery(installationId));
   const choose = useOnboardingMutation(async (r: { full_name: string; repository_id: string | null }) => {
     const body = { installation_id: installationId, workspace_id: workspaceId, full_name: r.full_name };
     const id = r.repository_id ?? (await data(api.POST('/v1/repositories', { body }))).id;

@@ -1,9 +1,9 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, Navigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
-import { codehostKeys } from '../../queries/codehost';
+import { codehostKeys, installReturn } from '../../queries/codehost';
 import { onboardingKeys } from '../../queries/onboarding';
 import { ErrorAlert, LoadingState } from '../../ui';
 import { useTokenAction } from '../auth/use-token-action';
@@ -12,7 +12,8 @@ import { useTokenAction } from '../auth/use-token-action';
  * /settings/code-host/installed: where an installation lands. The service's setup route
  * (`/codehost/setup`) has already linked it and passes `installation_id` (the API's id), or
  * `error=<code>`; a code host sent here directly passes its `state`, and the page links the
- * installation itself (POST /v1/codehost/installations). Then back to onboarding.
+ * installation itself (POST /v1/codehost/installations). Then back to onboarding, or to the page
+ * that started the installation (`useInstallCodeHost(returnTo)`).
  */
 export default function CodeHostInstalled() {
   const { t } = useTranslation();
@@ -23,6 +24,8 @@ export default function CodeHostInstalled() {
   const action = params.get('setup_action');
   const error = params.get('error');
   const linkedByService = !!installationId && !state && !error;
+  // Onboarding, or the page that started the installation (the code settings).
+  const [next] = useState(installReturn);
   const link = useMutation({
     mutationFn: (st: string) =>
       data(api.POST('/v1/codehost/installations', {
@@ -40,7 +43,7 @@ export default function CodeHostInstalled() {
     void client.invalidateQueries({ queryKey: codehostKeys.all });
     void client.invalidateQueries({ queryKey: onboardingKeys.all });
   }, [linkedByService, client]);
-  if (link.isSuccess || linkedByService) return <Navigate to="/onboarding" replace />;
+  if (link.isSuccess || linkedByService) return <Navigate to={next} replace />;
   return (
     <div className="stack">
       <h1>{t('codehost.installedTitle')}</h1>
