@@ -10,6 +10,7 @@ import { Button, ConfirmDialog, EmptyState, ErrorAlert, ErrorState, LoadingState
 import { Execution } from './execution';
 import { OpenSource } from './oss';
 import { Repositories } from './repositories';
+import { Runners, TestTicket } from './runners';
 import '../workspaces/workspaces.css';
 import '../inbox/inbox.css';
 import './code.css';
@@ -33,6 +34,8 @@ export default function CodeSettingsPage() {
         <div className="stack" key={workspaceId}>
           <Repositories workspaceId={workspaceId} />
           <Execution workspaceId={workspaceId} />
+          <Runners workspaceId={workspaceId} />
+          <TestTicket />
           <OpenSource workspaceId={workspaceId} />
         </div>
       ) : <EmptyState title={t('code.noWorkspace')} />}
