@@ -29,6 +29,28 @@ const Tokens = lazy(() => import('./routes/team/tokens'));
 const AuditLog = lazy(() => import('./routes/audit/log'));
 const AuditStream = lazy(() => import('./routes/audit/stream'));
 const Privacy = lazy(() => import('./routes/privacy/page'));
+const InboxSettings = lazy(() => import('./routes/inbox/page'));
+const CodeSettings = lazy(() => import('./routes/code/page'));
+const Organization = lazy(() => import('./routes/security/organization'));
+const Security = lazy(() => import('./routes/security/page'));
+const Brand = lazy(() => import('./routes/brand/page'));
+const BrandProfile = lazy(() => import('./routes/brand/profile'));
+const ErrorGroups = lazy(() => import('./routes/proactive/error-groups'));
+const ErrorGroup = lazy(() => import('./routes/proactive/error-group'));
+const Releases = lazy(() => import('./routes/proactive/releases'));
+const ReleasePage = lazy(() => import('./routes/proactive/release'));
+const Proactive = lazy(() => import('./routes/proactive/page'));
+const Billing = lazy(() => import('./routes/billing/page'));
+const AgencyOverview = lazy(() => import('./routes/agency/overview'));
+const AgencyClient = lazy(() => import('./routes/agency/client'));
+const AgencyReport = lazy(() => import('./routes/agency/report'));
+const AgencyResale = lazy(() => import('./routes/agency/resale'));
+const AgencyPartner = lazy(() => import('./routes/agency/partner'));
+const Analytics = lazy(() => import('./routes/analytics/page'));
+const StaffOrganizations = lazy(() => import('./routes/staff/organizations'));
+const StaffOrganization = lazy(() => import('./routes/staff/organization'));
+const StaffClaims = lazy(() => import('./routes/staff/claims'));
+const StaffOnboarding = lazy(() => import('./routes/staff/onboarding'));
 const NotFound = lazy(() => import('./app/not-found'));
 
 function Root() {
@@ -75,6 +97,30 @@ export const router = createBrowserRouter([
           { path: 'audit', element: <RequireRole roles={['owner', 'admin']}><AuditLog /></RequireRole> },
           { path: 'audit/stream', element: <RequireRole roles={['owner', 'admin']}><AuditStream /></RequireRole> },
           { path: 'privacy', element: <RequireRole roles={['owner', 'admin']}><Privacy /></RequireRole> },
+          { path: 'settings/inbox', element: <RequireRole roles={['owner', 'admin']}><InboxSettings /></RequireRole> },
+          { path: 'settings/code', element: <RequireRole roles={['owner', 'admin']}><CodeSettings /></RequireRole> },
+          { path: 'settings/organization', element: <RequireRole roles={['owner', 'admin']}><Organization /></RequireRole> },
+          { path: 'security', element: <RequireRole roles={['owner', 'admin']}><Security /></RequireRole> },
+          { path: 'brand', element: <RequireRole roles={['owner', 'admin']}><Brand /></RequireRole> },
+          { path: 'brand/:id', element: <RequireRole roles={['owner', 'admin']}><BrandProfile /></RequireRole> },
+          { path: 'error-groups', element: <ErrorGroups /> },
+          { path: 'error-groups/:id', element: <ErrorGroup /> },
+          { path: 'releases', element: <Releases /> },
+          { path: 'releases/:id', element: <ReleasePage /> },
+          { path: 'proactive', element: <RequireRole roles={['owner', 'admin']}><Proactive /></RequireRole> },
+          { path: 'proactive/:tab', element: <RequireRole roles={['owner', 'admin']}><Proactive /></RequireRole> },
+          { path: 'billing', element: <RequireRole roles={['owner', 'admin', 'reviewer']}><Billing /></RequireRole> },
+          { path: 'agency', element: <RequireRole roles={['owner', 'admin']}><AgencyOverview /></RequireRole> },
+          { path: 'agency/clients/:id', element: <RequireRole roles={['owner', 'admin']}><AgencyClient /></RequireRole> },
+          { path: 'agency/reports/:id', element: <RequireRole roles={['owner', 'admin']}><AgencyReport /></RequireRole> },
+          { path: 'agency/resale', element: <RequireRole roles={['owner', 'admin']}><AgencyResale /></RequireRole> },
+          { path: 'agency/partner', element: <RequireRole roles={['owner', 'admin']}><AgencyPartner /></RequireRole> },
+          { path: 'analytics', element: <Analytics /> },
+          { path: 'staff', element: <Navigate to="/staff/organizations" replace /> },
+          { path: 'staff/organizations', element: <StaffOrganizations /> },
+          { path: 'staff/organizations/:id', element: <StaffOrganization /> },
+          { path: 'staff/claims', element: <StaffClaims /> },
+          { path: 'staff/onboarding', element: <StaffOnboarding /> },
           { path: '*', element: <NotFound /> },
         ],
       },

@@ -3761,6 +3761,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/staff/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credit claims of every organization, newest first (staff)
+         * @description Extension (not in the spec): Claims of review and case-study credits are "reviewed by staff", and the spec names no operation to do it.
+         *
+         *     Access: a dashboard session or an API token. Staff only.
+         */
+        get: operations["listStaffClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/staff/claims/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approves (granting its credits) or rejects a credit claim (staff; audited)
+         * @description 409 claim_decided when it was decided already.
+         *
+         *     Extension (not in the spec): Claims of review and case-study credits are "reviewed by staff", and the spec names no operation to do it.
+         *
+         *     Access: a dashboard session or an API token. Staff only.
+         */
+        post: operations["decideStaffClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/staff/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every organization of the installation with its plan and live credits (staff)
+         * @description Newest first. `q` matches the name or slug (case-insensitive, anywhere) or the exact id; `plan` filters.
+         *
+         *     Extension (not in the spec): A self-hosted installation needs its operator to see every organization with its plan and credits; the spec has no operator section.
+         *
+         *     Access: a dashboard session or an API token. Staff only.
+         */
+        get: operations["listStaffOrganizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/staff/organizations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One organization: plan, subscription, members, workspaces and credits by source (staff)
+         * @description Extension (not in the spec): A self-hosted installation needs its operator to see every organization with its plan and credits; the spec has no operator section.
+         *
+         *     Access: a dashboard session or an API token. Staff only.
+         */
+        get: operations["getStaffOrganization"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/staff/organizations/{id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Puts an organization on a plan without a payment, e.g. enterprise (staff; audited)
+         * @description The plan's monthly fixes are granted at once. `none` takes a granted plan back. 409 subscription_exists while a subscription runs (it would bill the old plan: it is canceled first). The organization's audit log records `billing.plan_granted` with the staff member and the reason.
+         *
+         *     Extension (not in the spec): Enterprise, the only plan with single sign-on, is sold by no checkout: without this, reaching it meant editing the database (issue 27).
+         *
+         *     Access: a dashboard session or an API token. Staff only.
+         */
+        put: operations["grantStaffPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tickets": {
         parameters: {
             query?: never;
@@ -7282,6 +7398,77 @@ export interface components {
             /** @constant */
             released: true;
             was_verified: boolean;
+        };
+        /** @description A request for credits for a published review or case study */
+        StaffClaim: {
+            id: string;
+            org_id: string;
+            /** @enum {string} */
+            kind: "review" | "case_study";
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected";
+            url: string;
+            note: string | null;
+            /** @description Fixes granted on approval */
+            fixes: number;
+            /** Format: date-time */
+            decided_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            organization_name: string;
+        };
+        StaffClaimPage: {
+            items: components["schemas"]["StaffClaim"][];
+            next_cursor: string | null;
+        };
+        /** @description An organization as the installation's staff see it */
+        StaffOrganization: {
+            id: string;
+            name: string;
+            slug: string;
+            /** @enum {string} */
+            plan: "none" | "open_source" | "indie" | "startup" | "growth" | "managed" | "agency" | "enterprise";
+            /** @enum {string} */
+            subscription_status: "none" | "trialing" | "active" | "past_due" | "canceled" | "incomplete" | "lifetime";
+            /** @description Live fixes of every source (expired credits excluded) */
+            credits_remaining: number;
+            members: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        StaffOrganizationDetail: {
+            id: string;
+            name: string;
+            slug: string;
+            /** @enum {string} */
+            plan: "none" | "open_source" | "indie" | "startup" | "growth" | "managed" | "agency" | "enterprise";
+            /** @enum {string} */
+            subscription_status: "none" | "trialing" | "active" | "past_due" | "canceled" | "incomplete" | "lifetime";
+            /** @description Live fixes of every source (expired credits excluded) */
+            credits_remaining: number;
+            members: number;
+            /** Format: date-time */
+            created_at: string;
+            billing_email: string | null;
+            /** Format: date-time */
+            trial_ends_at: string | null;
+            /** Format: date-time */
+            current_period_end: string | null;
+            /** @description Workspaces not archived */
+            workspaces: number;
+            credits_by_source: {
+                /** @enum {string} */
+                source: "plan" | "referral" | "review" | "case_study" | "sponsored" | "topup";
+                fixes_remaining: number;
+                /** Format: date-time */
+                next_expiry_at: string | null;
+            }[];
+        };
+        StaffOrganizationPage: {
+            items: components["schemas"]["StaffOrganization"][];
+            next_cursor: string | null;
         };
         StatusLink: {
             /** Format: uri */
@@ -19127,6 +19314,209 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listStaffClaims: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "rejected";
+                /** @description Opaque cursor from the previous page's next_cursor */
+                cursor?: string;
+                /** @description Page size (default 50, max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffClaimPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    decideStaffClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict: `claim_decided` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "Conflict (claim_decided)",
+                     *       "code": "claim_decided"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "claim_decided";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listStaffOrganizations: {
+        parameters: {
+            query?: {
+                q?: string;
+                plan?: "none" | "open_source" | "indie" | "startup" | "growth" | "managed" | "agency" | "enterprise";
+                /** @description Opaque cursor from the previous page's next_cursor */
+                cursor?: string;
+                /** @description Page size (default 50, max 200) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffOrganizationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getStaffOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffOrganizationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    grantStaffPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    plan: "none" | "open_source" | "indie" | "startup" | "growth" | "managed" | "agency" | "enterprise";
+                    /** @description Why: kept in the audit entry */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffOrganizationDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict: `subscription_exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "Conflict (subscription_exists)",
+                     *       "code": "subscription_exists"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {string} */
+                        code: "subscription_exists";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
         };
     };

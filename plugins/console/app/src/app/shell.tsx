@@ -69,6 +69,9 @@ function Shell({ me }: { me: AuthContext }) {
             <NavGroup label={t('nav.groups.work')}>
               <NavLink to="/tickets">{t('nav.tickets')}</NavLink>
               {me.organization.approval_roles.includes(me.user.role) && <NavLink to="/approvals">{t('approvals.nav')}</NavLink>}
+              <NavLink to="/analytics">{t('nav.analytics')}</NavLink>
+              <NavLink to="/error-groups">{t('nav.errorGroups')}</NavLink>
+              <NavLink to="/releases">{t('nav.releases')}</NavLink>
             </NavGroup>
             {canAdminister(me) && (
               <NavGroup label={t('nav.groups.settings')}>
@@ -76,6 +79,21 @@ function Shell({ me }: { me: AuthContext }) {
                 <NavLink to="/workspaces">{t('nav.workspaces')}</NavLink>
                 <NavLink to="/audit">{t('nav.audit')}</NavLink>
                 <NavLink to="/privacy">{t('nav.privacy')}</NavLink>
+                <NavLink to="/billing">{t('nav.billing')}</NavLink>
+                {me.organization.type === 'agency' && <NavLink to="/agency">{t('nav.agency')}</NavLink>}
+                <NavLink to="/proactive">{t('nav.proactive')}</NavLink>
+                <NavLink to="/settings/inbox">{t('nav.inbox')}</NavLink>
+                <NavLink to="/settings/code">{t('nav.code')}</NavLink>
+                <NavLink to="/settings/organization">{t('nav.organization')}</NavLink>
+                <NavLink to="/security">{t('nav.security')}</NavLink>
+                <NavLink to="/brand">{t('nav.brand')}</NavLink>
+              </NavGroup>
+            )}
+            {me.staff && (
+              <NavGroup label={t('nav.groups.operator')}>
+                <NavLink to="/staff/organizations">{t('nav.staffOrganizations')}</NavLink>
+                <NavLink to="/staff/claims">{t('nav.staffClaims')}</NavLink>
+                <NavLink to="/staff/onboarding">{t('nav.staffOnboarding')}</NavLink>
               </NavGroup>
             )}
             <NavGroup label={t('nav.groups.you')}>
