@@ -93,7 +93,10 @@ if (browserAvailable(t)) {
     const reviewer = await addMember(h.app, owner, { role: 'reviewer' });
     await h.app.server.inject({ method: 'PATCH', url: '/v1/me', payload: { locale: 'it' }, ...reviewer.auth });
     const page = await signedInPage(h, reviewer, { width: 375, locale: 'it', colorScheme: 'dark' });
-    await page.goto('/billing');
+    await page.goto('/tickets');
+    // Reviewers find Billing in their own group of the menu (the settings group is the admins').
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('link', { name: 'Fatturazione', exact: true }).click();
     await page.getByRole('heading', { name: 'Fatturazione', exact: true }).waitFor();
     await page.getByRole('row', { name: /^Growth Attuale/ }).waitFor();
     await page.getByRole('region', { name: 'Il tuo piano' }).getByText('Attivo', { exact: true }).waitFor();

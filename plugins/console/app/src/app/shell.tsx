@@ -98,6 +98,8 @@ function Shell({ me }: { me: AuthContext }) {
             )}
             <NavGroup label={t('nav.groups.you')}>
               {me.user.role !== 'client_viewer' && <NavLink to="/team">{t('nav.team')}</NavLink>}
+              {/* Reviewers read the plan and credits; owners and admins find Billing under settings. */}
+              {me.user.role === 'reviewer' && <NavLink to="/billing">{t('nav.billing')}</NavLink>}
               <NavLink to="/settings/profile">{t('nav.profile')}</NavLink>
               <NavLink to="/settings/tokens">{t('nav.tokens')}</NavLink>
             </NavGroup>
