@@ -12,6 +12,7 @@ const STAFF = (why: string) => ({ patchwell: { staff: true, extension: why } });
 const WHY_ORGS = 'A self-hosted installation needs its operator to see every organization with its plan and credits; the spec has no operator section.';
 const WHY_GRANT = 'Enterprise, the only plan with single sign-on, is sold by no checkout: without this, reaching it meant editing the database (issue 27).';
 const WHY_CLAIMS = 'Claims of review and case-study credits are "reviewed by staff", and the spec names no operation to do it.';
+type ClaimDecision = { decision: 'approve' | 'reject'; note?: string | null };
 const idParams = Joi.object({ id: Joi.string().max(100).required() });
 
 export function staffRoutes(s: BillingServices): ServerRoute[] {
@@ -55,11 +56,15 @@ export function staffRoutes(s: BillingServices): ServerRoute[] {
           + '`billing.plan_granted` with the staff member and the reason.',
         validate: {
           params: idParams,
-          payload: Joi.object({ plan: planIdSchema.required(), reason: Joi.string().trim().min(3).max(500).required().description('Why: kept in the audit entry') }),
+          payload: Joi.object({
+            plan: planIdSchema.required(),
+            reason: Joi.string().trim().min(3).max(500).required().description('Why: kept in the audit entry'),
+          }),
         },
         response: { status: { 200: StaffOrganizationDetail } },
         plugins: STAFF(WHY_GRANT),
-        handler: async (request) => s.staff.grantPlan(request.actor(), (request.params as { id: string }).id, request.payload as { plan: PlanId; reason: string }),
+        handler: async (request) =>
+          s.staff.grantPlan(request.actor(), (request.params as { id: string }).id, request.payload as { plan: PlanId; reason: string }),
       },
     },
     {
@@ -90,7 +95,7 @@ export function staffRoutes(s: BillingServices): ServerRoute[] {
         response: { status: { 200: ClaimSchema } },
         plugins: STAFF(WHY_CLAIMS),
         handler: async (request) =>
-          s.staff.decideClaim(request.actor(), (request.params as { id: string }).id, request.payload as { decision: 'approve' | 'reject'; note?: string | null }),
+          s.staff.decideClaim(request.actor(), (request.params as { id: string }).id, request.payload as ClaimDecision),
       },
     },
   ];

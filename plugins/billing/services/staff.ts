@@ -3,12 +3,18 @@ import type { PlanId, SubscriptionStatus } from '../../../core/contracts/index.j
 import type { SignedInActor } from '../../../core/http/actor.js';
 import type { AuditedActor } from '../../../core/audit/audit-writer.js';
 import { conflict, notFound } from '../../../core/http/errors.js';
-import { paginate, type Page } from '../../../core/http/pagination.js';
+import { paginate, type Page, type SortKey } from '../../../core/http/pagination.js';
 import type { AccountStore } from './account-store.js';
 import { creditsBySource } from './billing-view.js';
 import type { Claims } from './claims.js';
 import type { BillingDeps } from './deps.js';
 import { LIVE_STATUSES } from './subscription-status.js';
+
+/** Keyset order of a staff list: newest first, the id breaking ties. */
+const newestFirst = (table: string): SortKey[] => [
+  { column: `${table}.created_at`, direction: 'desc', type: 'date' },
+  { column: `${table}.id`, direction: 'desc', type: 'string' },
+];
 
 const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
@@ -53,7 +59,7 @@ export class StaffDesk {
       const term = `%${opts.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q.where((w) => w.whereILike('o.name', term).orWhereILike('o.slug', term).orWhere('o.id', opts.q!));
     }
-    const page = await paginate<OrgListRow>(q, [{ column: 'o.created_at', direction: 'desc', type: 'date' }, { column: 'o.id', direction: 'desc', type: 'string' }], opts);
+    const page = await paginate<OrgListRow>(q, newestFirst('o'), opts);
     return { items: page.items.map((r) => this.summary(r)), next_cursor: page.next_cursor };
   }
 
@@ -90,7 +96,8 @@ export class StaffDesk {
       const status = org.subscription_status as SubscriptionStatus;
       if (org.plan === input.plan) return;
       if (LIVE_STATUSES.includes(status) || status === 'lifetime') {
-        throw conflict('subscription_exists', `The organization pays for the ${org.plan} plan (${status}); it cancels that subscription first`, { plan: org.plan, subscription_status: status });
+        const why = `The organization pays for the ${org.plan} plan (${status}); it cancels that subscription first`;
+        throw conflict('subscription_exists', why, { plan: org.plan, subscription_status: status });
       }
       await this.store.patchOrg(trx, orgId, { plan: input.plan, plan_activated_at: this.d.clock() });
       await this.d.audit.record(trx, {
@@ -101,7 +108,8 @@ export class StaffDesk {
         changes: { plan: { before: org.plan, after: input.plan } },
         metadata: { reason: input.reason },
       });
-      await this.d.outbox.add(trx, 'billing.subscription_changed', { org_id: orgId, plan: input.plan, subscription_status: status, previous_status: status }, { orgId });
+      const event = { org_id: orgId, plan: input.plan, subscription_status: status, previous_status: status };
+      await this.d.outbox.add(trx, 'billing.subscription_changed', event, { orgId });
       await this.store.ensurePlanCredits(trx, orgId);
     });
     return this.organization(orgId);
@@ -111,7 +119,7 @@ export class StaffDesk {
   async claimQueue(opts: { status?: 'pending' | 'approved' | 'rejected'; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
     const q = this.d.db('billing_claims as c').join('organizations as o', 'o.id', 'c.org_id').select('c.*', 'o.name as organization_name');
     if (opts.status) q.where('c.status', opts.status);
-    const page = await paginate<Record<string, unknown>>(q, [{ column: 'c.created_at', direction: 'desc', type: 'date' }, { column: 'c.id', direction: 'desc', type: 'string' }], opts);
+    const page = await paginate<Record<string, unknown>>(q, newestFirst('c'), opts);
     return { items: page.items.map((r) => ({ ...this.claims.json(r), organization_name: r.organization_name })), next_cursor: page.next_cursor };
   }
 

@@ -1,15 +1,16 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
+import type { Schema } from '../../api/types';
 import { staffKeys } from '../../queries/staff';
 import { Button, Chart, DataTable, ErrorState, LoadingState, TextField, useFormat, type Column } from '../../ui';
 import { RequireStaff } from './require-staff';
 import '../workspaces/workspaces.css';
 
 type Range = { from?: string; to?: string };
-type Recent = { org_id: string; status: string; case_kind: string | null; cost_usd: number; signup_at: string; first_diagnosis_at: string | null; seconds_to_first_diagnosis: number | null };
+type Recent = Schema<'OnboardingMetrics'>['recent'][number];
 
 /** /staff/onboarding: how new organizations get through the demo (GET /v1/onboarding/metrics; staff). */
 export default function StaffOnboarding() {
@@ -32,20 +33,20 @@ function Metrics() {
   const cases = useMemo(() => metrics.data?.by_case ?? [], [metrics.data]);
   const x = useMemo(() => cases.map((c) => t(`staff.onboarding.cases.${c.kind}`)), [cases, t]);
   const series = useMemo(() => [{ label: t('staff.onboarding.demos'), values: cases.map((c) => c.count) }], [cases, t]);
+  const seconds = useCallback((v: number | null) => (v == null ? '—' : t('staff.onboarding.seconds', { n: fmt.number(Math.round(v)) })), [t, fmt]);
   const columns = useMemo<Column<Recent>[]>(() => [
     { header: t('staff.onboarding.organization'), cell: (r) => <Link to={`/staff/organizations/${r.org_id}`}><code>{r.org_id}</code></Link> },
     { header: t('staff.onboarding.signedUp'), cell: (r) => fmt.dateTime(r.signup_at) },
     { header: t('staff.onboarding.status'), cell: (r) => r.status },
     { header: t('staff.onboarding.case'), cell: (r) => (r.case_kind ? t(`staff.onboarding.cases.${r.case_kind}`) : '—') },
-    { header: t('staff.onboarding.toDiagnosis'), cell: (r) => (r.seconds_to_first_diagnosis == null ? '—' : t('staff.onboarding.seconds', { n: fmt.number(r.seconds_to_first_diagnosis) })) },
+    { header: t('staff.onboarding.toDiagnosis'), cell: (r) => seconds(r.seconds_to_first_diagnosis) },
     { header: t('staff.onboarding.cost'), cell: (r) => fmt.number(r.cost_usd, { style: 'currency', currency: 'USD' }) },
-  ], [t, fmt]);
+  ], [t, fmt, seconds]);
   const apply = (e: FormEvent) => {
     e.preventDefault();
     setRange({ ...(draft.from ? { from: draft.from } : {}), ...(draft.to ? { to: draft.to } : {}) });
   };
   const m = metrics.data;
-  const seconds = (v: number | null) => (v == null ? '—' : t('staff.onboarding.seconds', { n: fmt.number(Math.round(v)) }));
   return (
     <div className="stack">
       <h1>{t('staff.onboarding.title')}</h1>

@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
-import { ticketKeys, useTicketAction, useTicketChange, type Draft, type Ticket } from '../../queries/tickets';
-import { Button, Dialog, ErrorAlert, ErrorState, LoadingState, SelectField, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { useTicketAction, useTicketChange, type Draft, type Ticket } from '../../queries/tickets';
+import { Button, Dialog, ErrorAlert, SelectField, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
 import { Card, Prose } from './card';
+import { OlderItems } from './older';
 import type { TicketPermissions } from './permissions';
 
 /** Drafts to the customer: the open ones to edit, send or discard; the others as history. */
@@ -25,30 +25,8 @@ export function Drafts({ ticket, can }: { ticket: Ticket; can: TicketPermissions
           <ul className="plain stack">{past.map((d) => <li key={d.id}><PastDraft draft={d} /></li>)}</ul>
         </details>
       )}
-      {ticket.drafts.next_cursor && <OlderDrafts ticketId={ticket.id} from={ticket.drafts.next_cursor} count={ticket.drafts.total - ticket.drafts.items.length} />}
+      <OlderItems ticket={ticket} list="drafts" render={(d) => <PastDraft draft={d} />} />
     </Card>
-  );
-}
-
-/** The drafts beyond the page's newest 50: read on request, a page at a time (GET /v1/tickets/{id}/drafts). */
-function OlderDrafts({ ticketId, from, count }: { ticketId: string; from: string; count: number }) {
-  const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const older = useInfiniteQuery({
-    queryKey: ticketKeys.older(ticketId, 'drafts', from),
-    initialPageParam: from,
-    queryFn: ({ pageParam }) => data(api.GET('/v1/tickets/{id}/drafts', { params: { path: { id: ticketId }, query: { cursor: pageParam } } })),
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
-    enabled: open,
-  });
-  if (!open) return <div><Button onClick={() => setOpen(true)}>{t('ticket.drafts.more', { count })}</Button></div>;
-  if (older.isPending) return <LoadingState />;
-  if (!older.data) return <ErrorState error={older.error} retry={() => void older.refetch()} />;
-  return (
-    <section className="stack" aria-label={t('ticket.drafts.older')}>
-      <ul className="plain stack">{older.data.pages.flatMap((p) => p.items).map((d) => <li key={d.id}><PastDraft draft={d} /></li>)}</ul>
-      {older.hasNextPage && <div><Button onClick={() => void older.fetchNextPage()} pending={older.isFetchingNextPage}>{t('common.loadMore')}</Button></div>}
-    </section>
   );
 }
 

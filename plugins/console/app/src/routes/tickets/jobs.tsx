@@ -5,6 +5,7 @@ import { api, data } from '../../api/client';
 import { LIVE_INTERVAL_MS, ticketKeys, type Ticket, type TicketJob } from '../../queries/tickets';
 import { Button, ErrorState, LoadingState, useFormat } from '../../ui';
 import { Card } from './card';
+import { OlderItems } from './older';
 
 const atWork = (j: TicketJob) => j.status === 'queued' || j.status === 'running';
 
@@ -18,30 +19,8 @@ export function Jobs({ ticket }: { ticket: Ticket }) {
       <ul className="plain stack">
         {ticket.jobs.items.map((j) => <li key={j.id}><Job ticketId={ticket.id} job={j} /></li>)}
       </ul>
-      {ticket.jobs.next_cursor && <OlderJobs ticketId={ticket.id} from={ticket.jobs.next_cursor} count={ticket.jobs.total - ticket.jobs.items.length} />}
+      <OlderItems ticket={ticket} list="jobs" render={(j) => <Job ticketId={ticket.id} job={j} />} />
     </Card>
-  );
-}
-
-/** The jobs beyond the page's newest 50: read on request, a page at a time (GET /v1/tickets/{id}/jobs). */
-function OlderJobs({ ticketId, from, count }: { ticketId: string; from: string; count: number }) {
-  const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const older = useInfiniteQuery({
-    queryKey: ticketKeys.older(ticketId, 'jobs', from),
-    initialPageParam: from,
-    queryFn: ({ pageParam }) => data(api.GET('/v1/tickets/{id}/jobs', { params: { path: { id: ticketId }, query: { cursor: pageParam } } })),
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
-    enabled: open,
-  });
-  if (!open) return <div><Button onClick={() => setOpen(true)}>{t('ticket.jobs.more', { count })}</Button></div>;
-  if (older.isPending) return <LoadingState />;
-  if (!older.data) return <ErrorState error={older.error} retry={() => void older.refetch()} />;
-  return (
-    <section className="stack" aria-label={t('ticket.jobs.older')}>
-      <ul className="plain stack">{older.data.pages.flatMap((p) => p.items).map((j) => <li key={j.id}><Job ticketId={ticketId} job={j} /></li>)}</ul>
-      {older.hasNextPage && <div><Button onClick={() => void older.fetchNextPage()} pending={older.isFetchingNextPage}>{t('common.loadMore')}</Button></div>}
-    </section>
   );
 }
 
