@@ -15,7 +15,10 @@ import { startService } from './service.js';
 
 const ROUNDS = Number(process.env.BENCH_BOOT_ROUNDS ?? 3);
 
-interface Boot { readyMs: number; databaseMs: number }
+interface Boot {
+  readyMs: number;
+  databaseMs: number;
+}
 
 async function boot(dataDir: string, env: Record<string, string> = {}): Promise<Boot> {
   const t0 = performance.now();
@@ -31,7 +34,11 @@ const fmt = (b: Boot) => `ready ${(b.readyMs / 1000).toFixed(1)} s (database ${(
 
 async function main(): Promise<void> {
   await pgliteTemplate();
-  const rows: Record<'fresh' | 'fresh, no template' | 'restart', Boot[]> = { fresh: [], 'fresh, no template': [], restart: [] };
+  const rows: Record<'fresh' | 'fresh, no template' | 'restart', Boot[]> = {
+    fresh: [],
+    'fresh, no template': [],
+    restart: [],
+  };
   for (let round = 1; round <= ROUNDS; round++) {
     const a = mkdtempSync(join(tmpdir(), 'patchwell-boot-'));
     const b = mkdtempSync(join(tmpdir(), 'patchwell-boot-'));
@@ -39,14 +46,18 @@ async function main(): Promise<void> {
       rows.fresh.push(await boot(a));
       rows['fresh, no template'].push(await boot(b, { PGLITE_TEMPLATE: 'false' }));
       rows.restart.push(await boot(a));
-      console.log(`round ${round}: fresh ${fmt(rows.fresh.at(-1)!)}; no template ${fmt(rows['fresh, no template'].at(-1)!)}; restart ${fmt(rows.restart.at(-1)!)}`);
+      console.log(
+        `round ${round}: fresh ${fmt(rows.fresh.at(-1)!)}; no template ${fmt(rows['fresh, no template'].at(-1)!)}; restart ${fmt(rows.restart.at(-1)!)}`,
+      );
     } finally {
       rmSync(a, { recursive: true, force: true });
       rmSync(b, { recursive: true, force: true });
     }
   }
   for (const [name, xs] of Object.entries(rows)) {
-    console.log(`${name.padEnd(20)} median ready ${(median(xs.map((x) => x.readyMs)) / 1000).toFixed(1)} s, database ${(median(xs.map((x) => x.databaseMs)) / 1000).toFixed(1)} s`);
+    console.log(
+      `${name.padEnd(20)} median ready ${(median(xs.map((x) => x.readyMs)) / 1000).toFixed(1)} s, database ${(median(xs.map((x) => x.databaseMs)) / 1000).toFixed(1)} s`,
+    );
   }
 }
 

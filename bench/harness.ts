@@ -61,21 +61,38 @@ function ticksBetween(before: Map<number, number>, after: Map<number, number>): 
 }
 
 /** One JSON API call (signed in with `cookie` when given): status, parsed body ({} when empty) and Set-Cookie. */
-export async function api(base: string, method: string, path: string, cookie: string | null, body?: unknown): Promise<{ status: number; json: Record<string, unknown>; setCookie: string | null }> {
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  cookie: string | null,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown>; setCookie: string | null }> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(cookie ? { cookie } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
-  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, setCookie: res.headers.get('set-cookie') };
+  return {
+    status: res.status,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    setCookie: res.headers.get('set-cookie'),
+  };
 }
 
 /** The service's and PostgreSQL's CPU time per request between two snapshots (nothing when not measured). */
-function cpuPerRequest(before: CpuSnapshot | null, after: CpuSnapshot | null, requests: number): Pick<Measurement, 'service_cpu_ms' | 'postgres_cpu_ms'> {
+function cpuPerRequest(
+  before: CpuSnapshot | null,
+  after: CpuSnapshot | null,
+  requests: number,
+): Pick<Measurement, 'service_cpu_ms' | 'postgres_cpu_ms'> {
   if (!before || !after || !servicePids.size) return {};
   const cpu = (ticks: number) => (requests ? Number(((ticks * 1000) / TICKS_PER_S / requests).toFixed(2)) : undefined);
-  return { service_cpu_ms: cpu(ticksBetween(before.service, after.service)), postgres_cpu_ms: cpu(ticksBetween(before.postgres, after.postgres)) };
+  return {
+    service_cpu_ms: cpu(ticksBetween(before.service, after.service)),
+    postgres_cpu_ms: cpu(ticksBetween(before.postgres, after.postgres)),
+  };
 }
 
 export interface LoadOptions {
@@ -121,16 +138,36 @@ export type { PacedRequest } from './paced.js';
  * each second's requests in a burst at its start, and fetch costs the load generator ~0.7 ms of
  * CPU per request, so neither is used here. Reports the achieved rate, p50 and p99.
  */
-export async function measurePaced(name: string, opts: { url: string; rate: number; durationS?: number; clients?: number; request(): PacedRequest; onResponse?(status: number, body: string): void }): Promise<Measurement> {
+export async function measurePaced(
+  name: string,
+  opts: {
+    url: string;
+    rate: number;
+    durationS?: number;
+    clients?: number;
+    request(): PacedRequest;
+    onResponse?(status: number, body: string): void;
+  },
+): Promise<Measurement> {
   const before = cpuSnapshot();
   const generator = process.cpuUsage();
-  const r = await pacedLoad({ url: opts.url, rate: opts.rate, durationS: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10), clients: opts.clients, request: opts.request, onResponse: opts.onResponse });
+  const r = await pacedLoad({
+    url: opts.url,
+    rate: opts.rate,
+    durationS: opts.durationS ?? Number(process.env.BENCH_DURATION_S ?? 10),
+    clients: opts.clients,
+    request: opts.request,
+    onResponse: opts.onResponse,
+  });
   const after = cpuSnapshot();
   // The generator shares the machine: its CPU is what the service and Postgres did not get.
   const used = process.cpuUsage(generator);
-  process.stderr.write(`  ${name}: load generator ${(((used.user + used.system) / 1000) / Math.max(1, r.latencies.length)).toFixed(3)} ms CPU per request\n`);
+  process.stderr.write(
+    `  ${name}: load generator ${((used.user + used.system) / 1000 / Math.max(1, r.latencies.length)).toFixed(3)} ms CPU per request\n`,
+  );
   const latencies = [...r.latencies].sort((a, b) => a - b);
-  const pct = (q: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0);
+  const pct = (q: number) =>
+    latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0;
   let non2xx = 0;
   for (const [status, n] of r.statuses) if (status < 200 || status >= 300) non2xx += n;
   return {
@@ -178,7 +215,10 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 export async function startBareHapi(): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-hapi.ts'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-hapi.ts'], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const port = await waitListening(child, 'bare hapi');
   return { url: `http://127.0.0.1:${port}/`, stop: stopper(child) };
 }
@@ -190,22 +230,28 @@ export async function startBareHapi(): Promise<Running> {
 export async function startPatchwell(env: Record<string, string> = {}, roles = 'all'): Promise<Running> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   // BENCH_PROFILE_DIR=dir writes a V8 CPU profile of the service (open it in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
   // The V8 flag `npm start` runs the service with (README, Process roles).
   // BENCH_SERVICE_FLAGS adds Node/V8 flags (e.g. --trace-gc); the service's output goes to service.log in its data directory.
   const extra = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
   const dataDir = mkdtempSync(join(tmpdir(), 'pw-bench-'));
-  const child = spawn(process.execPath, [...profile, '--max-semi-space-size=64', ...extra, '--import', 'tsx', 'bin/patchwell.ts', '--role', roles], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: roles.split(',').includes('api') || roles === 'all' ? 'warn' : 'info',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...profile, '--max-semi-space-size=64', ...extra, '--import', 'tsx', 'bin/patchwell.ts', '--role', roles],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: roles.split(',').includes('api') || roles === 'all' ? 'warn' : 'info',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   // Always read: a service blocked on a full stdout pipe would be measured as a slow one.
   const log = createWriteStream(join(dataDir, 'service.log'));
   child.stdout!.pipe(log);
@@ -248,11 +294,27 @@ export async function startPatchwell(env: Record<string, string> = {}, roles = '
 }
 
 export function printTable(rows: Measurement[], ceiling?: Measurement): void {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs bare hapi', 'cpu ms/req: service', 'postgres'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'non-2xx',
+    'vs bare hapi',
+    'cpu ms/req: service',
+    'postgres',
+  ];
   const lines = rows.map((r) => [
-    r.name, String(r.requests_per_s), String(r.p50_ms), String(r.p99_ms), String(r.errors), String(r.non2xx),
+    r.name,
+    String(r.requests_per_s),
+    String(r.p50_ms),
+    String(r.p99_ms),
+    String(r.errors),
+    String(r.non2xx),
     ceiling ? `${((r.requests_per_s / ceiling.requests_per_s) * 100).toFixed(1)} %` : '',
-    r.service_cpu_ms === undefined ? '' : String(r.service_cpu_ms), r.postgres_cpu_ms === undefined ? '' : String(r.postgres_cpu_ms),
+    r.service_cpu_ms === undefined ? '' : String(r.service_cpu_ms),
+    r.postgres_cpu_ms === undefined ? '' : String(r.postgres_cpu_ms),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cols: string[]) => cols.map((c, i) => c.padEnd(widths[i]!)).join('  ');

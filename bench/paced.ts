@@ -44,7 +44,12 @@ class Connection {
   /** Body length of the answer being read: -1 before its headers, -2 for a chunked body. */
   private expected = -1;
 
-  constructor(host: string, port: number, private readonly done: (c: Connection, p: Pending, status: number, body: Buffer | null) => void, private readonly failed: (c: Connection) => void) {
+  constructor(
+    host: string,
+    port: number,
+    private readonly done: (c: Connection, p: Pending, status: number, body: Buffer | null) => void,
+    private readonly failed: (c: Connection) => void,
+  ) {
     this.socket = net.connect({ host, port, noDelay: true });
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('error', () => this.failed(this));
@@ -184,7 +189,9 @@ export async function pacedLoad(opts: {
   const done = (c: Connection, p: Pending, status: number, body: Buffer | null) => {
     const now = performance.now();
     latencies.push(now - p.due);
-    trace?.push(`${(p.due - start).toFixed(1)} ${((p.sentAt ?? p.due) - p.due).toFixed(1)} ${(now - p.due).toFixed(1)} ${status}`);
+    trace?.push(
+      `${(p.due - start).toFixed(1)} ${((p.sentAt ?? p.due) - p.due).toFixed(1)} ${(now - p.due).toFixed(1)} ${status}`,
+    );
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     answered++;
     if (body && p.onResponse) p.onResponse(status, body.toString('utf8'));
@@ -259,6 +266,10 @@ export async function pacedLoad(opts: {
   await finished;
   const elapsedS = (performance.now() - start) / 1000;
   for (const c of all) c.socket.destroy();
-  if (trace) appendFileSync(process.env.BENCH_PACED_TRACE!, `# ${opts.rate}/s for ${opts.durationS} s from ${new Date(Date.now() - (performance.now() - start)).toISOString()}: due sent-late latency status\n${trace.join('\n')}\n`);
+  if (trace)
+    appendFileSync(
+      process.env.BENCH_PACED_TRACE!,
+      `# ${opts.rate}/s for ${opts.durationS} s from ${new Date(Date.now() - (performance.now() - start)).toISOString()}: due sent-late latency status\n${trace.join('\n')}\n`,
+    );
   return { latencies, statuses, errors, elapsedS };
 }

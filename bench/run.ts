@@ -15,7 +15,10 @@ interface ScenarioModule {
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'scenarios');
 const wanted = process.argv.slice(2);
-const names = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, '')).filter((n) => wanted.length === 0 || wanted.includes(n));
+const names = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.replace(/\.ts$/, ''))
+  .filter((n) => wanted.length === 0 || wanted.includes(n));
 if (names.length === 0) {
   console.error(`no scenario matches ${wanted.join(', ')}`);
   process.exit(2);
@@ -37,5 +40,7 @@ for (const name of names) {
     await service.stop();
   }
 }
-console.log(`\nPatchwell benchmarks (${process.env.DATABASE_URL ? 'Postgres' : 'PGlite'}, ${process.env.AMQP_URL ? 'RabbitMQ' : 'in-process bus'}), ${Number(process.env.BENCH_DURATION_S ?? 10)} s each, 50 connections\n`);
+console.log(
+  `\nPatchwell benchmarks (${process.env.DATABASE_URL ? 'Postgres' : 'PGlite'}, ${process.env.AMQP_URL ? 'RabbitMQ' : 'in-process bus'}), ${Number(process.env.BENCH_DURATION_S ?? 10)} s each, 50 connections\n`,
+);
 printTable([ceiling, ...rows], ceiling);

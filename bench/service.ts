@@ -4,11 +4,27 @@ import { spawn } from 'node:child_process';
  * The service as `npm start` runs it, on its own port and data directory; resolves once it says
  * ready, with what it printed until then. `env` adds variables (e.g. PGLITE_TEMPLATE=false).
  */
-export async function startService(port: number, dataDir: string, env: Record<string, string> = {}): Promise<{ stop: () => Promise<void>; log: string }> {
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, PUBLIC_BASE_URL: `http://localhost:${port}`, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+export async function startService(
+  port: number,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ stop: () => Promise<void>; log: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=64', '--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        PUBLIC_BASE_URL: `http://localhost:${port}`,
+        LOG_LEVEL: 'info',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let seen = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -18,9 +34,10 @@ export async function startService(port: number, dataDir: string, env: Record<st
     child.once('exit', (code) => reject(new Error(`the service exited with ${code}:\n${seen.slice(-2000)}`)));
   });
   child.stdout.resume();
-  const stop = () => new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   return { stop, log: seen };
 }

@@ -34,7 +34,12 @@ const counting = new AsyncLocalStorage<{ queries: number }>();
 async function main(): Promise<void> {
   const config = testConfig({ server: { validateResponses: false }, plugins: { fixes: { enabled: true } } });
   const pglite = config.database.url ? undefined : await pgliteTemplate();
-  const app = await createApp(config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });
+  const app = await createApp(config, {
+    roles: ['api'],
+    plugins: builtinPlugins,
+    adapters: builtinAdapters,
+    pgliteTemplate: pglite,
+  });
   await app.start({ listen: false, scheduler: false });
   const db = app.db as Knex;
   const started = new Map<string, number>();
@@ -56,13 +61,30 @@ async function main(): Promise<void> {
     const owner = await signUp(app, { orgName: 'Bench pages' });
     const orgId = owner.organization.id;
     await onPlan(app, orgId, 'growth');
-    const created = await app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name: 'Busy' }, ...owner.auth });
+    const created = await app.server.inject({
+      method: 'POST',
+      url: '/v1/workspaces',
+      payload: { name: 'Busy' },
+      ...owner.auth,
+    });
     const ws = JSON.parse(created.payload) as { id: string };
     const tickets = app.container.resolve<TicketService>('ticketService');
-    const open = (subject: string) => db.transaction((trx) => tickets.createTicket(trx, {
-      orgId, workspaceId: ws.id, origin: 'email', subject, customerEmail: 'ada@example.com',
-      message: { from: 'ada@example.com', subject, bodyText: 'It fails.', emailMessageId: `<${newId('m')}@example.com>` },
-    }));
+    const open = (subject: string) =>
+      db.transaction((trx) =>
+        tickets.createTicket(trx, {
+          orgId,
+          workspaceId: ws.id,
+          origin: 'email',
+          subject,
+          customerEmail: 'ada@example.com',
+          message: {
+            from: 'ada@example.com',
+            subject,
+            bodyText: 'It fails.',
+            emailMessageId: `<${newId('m')}@example.com>`,
+          },
+        }),
+      );
 
     process.stderr.write(`seeding ${OTHERS} other tickets and ${AUDIT_NOISE} audit entries…\n`);
     await seedOthers(db, orgId, ws.id, owner.user.id);
@@ -91,14 +113,22 @@ async function main(): Promise<void> {
       const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(1);
       const mean = (times.reduce((a, b) => a + b, 0) / times.length).toFixed(1);
       const cpuMs = ((used.user + used.system) / 1000 / ROUNDS).toFixed(1);
-      rows.push(`| ${name} | ${store.queries} | ${(first.payload.length / 1024).toFixed(0)} KiB | ${q(0.5)} | ${q(0.95)} | ${mean} | ${cpuMs} |`);
+      rows.push(
+        `| ${name} | ${store.queries} | ${(first.payload.length / 1024).toFixed(0)} KiB | ${q(0.5)} | ${q(0.95)} | ${mean} | ${cpuMs} |`,
+      );
     };
-    for (const [name, id] of [['GET, 1 attempt, 1 message', small.id], ['GET, 20 attempts, 200 messages', busy.id]] as const) {
+    for (const [name, id] of [
+      ['GET, 1 attempt, 1 message', small.id],
+      ['GET, 20 attempts, 200 messages', busy.id],
+    ] as const) {
       await measure(name, () => app.server.inject({ method: 'GET', url: `/v1/tickets/${id}`, ...owner.auth }));
     }
     // What the page adds to the conversation: its sections alone, for the busy ticket.
     const page = new TicketPage(app.container);
-    await measure('sections alone, 20 attempts', async () => ({ statusCode: 200, payload: JSON.stringify(await page.load(db, busy)) }));
+    await measure('sections alone, 20 attempts', async () => ({
+      statusCode: 200,
+      payload: JSON.stringify(await page.load(db, busy)),
+    }));
     const machine = `${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`;
     console.log(`\nTicket page, ${config.database.url ? 'Postgres' : 'PGlite'}, ${ROUNDS} reads each, ${machine}\n`);
     console.log('| read | queries | answer | p50 ms | p95 ms | mean ms | CPU ms/read (this process) |');
@@ -106,7 +136,8 @@ async function main(): Promise<void> {
     for (const r of rows) console.log(r);
     if (process.env.BENCH_PAGE_PROFILE) {
       console.log('\nms per statement, summed over every read of both tickets:');
-      for (const [sql, ms] of [...spent].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${ms.toFixed(0).padStart(7)}  ${sql}`);
+      for (const [sql, ms] of [...spent].sort((a, b) => b[1] - a[1]).slice(0, 20))
+        console.log(`  ${ms.toFixed(0).padStart(7)}  ${sql}`);
     }
     if (process.argv.includes('explain')) await explain(db, orgId, busy.id);
   } finally {
@@ -121,32 +152,93 @@ async function seedOthers(db: Knex, orgId: string, workspaceId: string, userId: 
   const base = { org_id: orgId, workspace_id: workspaceId, created_at: at, updated_at: at };
   for (let from = 0; from < OTHERS; from += 500) {
     const ids = Array.from({ length: Math.min(500, OTHERS - from) }, () => newId('tkt'));
-    await db('tickets').insert(ids.map((id, i) => ({
-      ...base, id, origin: 'email', subject: `Other ${from + i}`, state: 'closed', category: 'bug', priority: 'normal', labels: '[]', language: 'en',
-      sla_started_at: at, public_token_hash: `${id}-hash`, public_token_sealed: 'x', reply_token: id.slice(-16), search_text: '',
-    })));
+    await db('tickets').insert(
+      ids.map((id, i) => ({
+        ...base,
+        id,
+        origin: 'email',
+        subject: `Other ${from + i}`,
+        state: 'closed',
+        category: 'bug',
+        priority: 'normal',
+        labels: '[]',
+        language: 'en',
+        sla_started_at: at,
+        public_token_hash: `${id}-hash`,
+        public_token_sealed: 'x',
+        reply_token: id.slice(-16),
+        search_text: '',
+      })),
+    );
     const attempts = ids.map((id) => ({
-      ...base, id: newId('fxa'), ticket_id: id, number: 1, branch: `patchwell/${id}-1`, status: 'merged', head_sha: 'e'.repeat(40),
+      ...base,
+      id: newId('fxa'),
+      ticket_id: id,
+      number: 1,
+      branch: `patchwell/${id}-1`,
+      status: 'merged',
+      head_sha: 'e'.repeat(40),
     }));
     await db('fix_attempts').insert(attempts);
-    await db('fix_approvals').insert(attempts.map((a) => ({
-      id: newId('apr'), org_id: orgId, ticket_id: a.ticket_id, fix_attempt_id: a.id, sha: a.head_sha, user_id: userId, role: 'owner', created_at: at,
-    })));
-    await db('fix_releases').insert(ids.map((id) => ({ ...base, id: newId('rel'), ticket_id: id, status: 'released', strategy: 'semver', version: '1.0.0' })));
-    await db('fix_jobs').insert(ids.flatMap((id) => ['diagnose', 'fix'].map((kind) => ({
-      ...base, id: newId('job'), ticket_id: id, kind, executor: 'agent-builtin', mode: 'builtin', status: 'succeeded', payload: '{}',
-    }))));
+    await db('fix_approvals').insert(
+      attempts.map((a) => ({
+        id: newId('apr'),
+        org_id: orgId,
+        ticket_id: a.ticket_id,
+        fix_attempt_id: a.id,
+        sha: a.head_sha,
+        user_id: userId,
+        role: 'owner',
+        created_at: at,
+      })),
+    );
+    await db('fix_releases').insert(
+      ids.map((id) => ({
+        ...base,
+        id: newId('rel'),
+        ticket_id: id,
+        status: 'released',
+        strategy: 'semver',
+        version: '1.0.0',
+      })),
+    );
+    await db('fix_jobs').insert(
+      ids.flatMap((id) =>
+        ['diagnose', 'fix'].map((kind) => ({
+          ...base,
+          id: newId('job'),
+          ticket_id: id,
+          kind,
+          executor: 'agent-builtin',
+          mode: 'builtin',
+          status: 'succeeded',
+          payload: '{}',
+        })),
+      ),
+    );
   }
-  const targets = (await db('fix_attempts').where({ org_id: orgId }).select('id', 'ticket_id')) as Array<{ id: string; ticket_id: string }>;
+  const targets = (await db('fix_attempts').where({ org_id: orgId }).select('id', 'ticket_id')) as Array<{
+    id: string;
+    ticket_id: string;
+  }>;
   for (let from = 0; from < AUDIT_NOISE; from += 2000) {
-    await db('audit_entries').insert(Array.from({ length: Math.min(2000, AUDIT_NOISE - from) }, (_, i) => {
-      const t = targets[(from + i) % targets.length]!;
-      const onTicket = i % 2 === 1;
-      return {
-        id: newId('aud'), org_id: orgId, workspace_id: workspaceId, actor_type: 'user', actor_id: userId, action: onTicket ? 'ticket.assigned' : 'fix.approved',
-        target_type: onTicket ? 'ticket' : 'fix_attempt', target_id: onTicket ? t.ticket_id : t.id, created_at: new Date(at.getTime() + from + i),
-      };
-    }));
+    await db('audit_entries').insert(
+      Array.from({ length: Math.min(2000, AUDIT_NOISE - from) }, (_, i) => {
+        const t = targets[(from + i) % targets.length]!;
+        const onTicket = i % 2 === 1;
+        return {
+          id: newId('aud'),
+          org_id: orgId,
+          workspace_id: workspaceId,
+          actor_type: 'user',
+          actor_id: userId,
+          action: onTicket ? 'ticket.assigned' : 'fix.approved',
+          target_type: onTicket ? 'ticket' : 'fix_attempt',
+          target_id: onTicket ? t.ticket_id : t.id,
+          created_at: new Date(at.getTime() + from + i),
+        };
+      }),
+    );
   }
 }
 
@@ -154,37 +246,84 @@ async function seedOthers(db: Knex, orgId: string, workspaceId: string, userId: 
 async function seedPage(db: Knex, orgId: string, workspaceId: string, ticketId: string, userId: string): Promise<void> {
   const at = (i: number) => new Date(Date.now() - 600_000 + i * 1000);
   const mine = { org_id: orgId, ticket_id: ticketId };
-  await db('ticket_drafts').insert(Array.from({ length: 12 }, (_, i) => ({
-    ...mine, id: newId('drf'), kind: 'reply', body_md: `Draft ${i}`, status: 'discarded', language: 'en', created_at: at(i), updated_at: at(i),
-  })));
-  await db('fix_diagnoses').insert(Array.from({ length: 3 }, (_, i) => ({
-    ...mine, id: newId('dgn'), category: 'bug', confidence: 0.9, root_cause_md: 'cartTotal ignores qty',
-    references: JSON.stringify([{ path: 'cart.js', line_start: 1, line_end: 2 }]), outcome: 'fix_queued', created_at: at(i),
-  })));
+  await db('ticket_drafts').insert(
+    Array.from({ length: 12 }, (_, i) => ({
+      ...mine,
+      id: newId('drf'),
+      kind: 'reply',
+      body_md: `Draft ${i}`,
+      status: 'discarded',
+      language: 'en',
+      created_at: at(i),
+      updated_at: at(i),
+    })),
+  );
+  await db('fix_diagnoses').insert(
+    Array.from({ length: 3 }, (_, i) => ({
+      ...mine,
+      id: newId('dgn'),
+      category: 'bug',
+      confidence: 0.9,
+      root_cause_md: 'cartTotal ignores qty',
+      references: JSON.stringify([{ path: 'cart.js', line_start: 1, line_end: 2 }]),
+      outcome: 'fix_queued',
+      created_at: at(i),
+    })),
+  );
   const attempts = (await db('fix_attempts').where(mine).select('id')) as Array<{ id: string }>;
   await db('fix_releases').insert({
-    ...mine, id: newId('rel'), workspace_id: workspaceId, status: 'released', strategy: 'semver', version: '0.4.2', tag: 'v0.4.2',
-    created_at: at(0), updated_at: at(0),
+    ...mine,
+    id: newId('rel'),
+    workspace_id: workspaceId,
+    status: 'released',
+    strategy: 'semver',
+    version: '0.4.2',
+    tag: 'v0.4.2',
+    created_at: at(0),
+    updated_at: at(0),
   });
-  await db('audit_entries').insert(Array.from({ length: 100 }, (_, i) => ({
-    id: newId('aud'), org_id: orgId, workspace_id: workspaceId, actor_type: 'user', actor_id: userId,
-    action: i % 2 ? 'ticket.assigned' : 'fix.changes_requested',
-    target_type: i % 2 ? 'ticket' : 'fix_attempt', target_id: i % 2 ? ticketId : attempts[i % attempts.length]!.id, created_at: at(i),
-  })));
+  await db('audit_entries').insert(
+    Array.from({ length: 100 }, (_, i) => ({
+      id: newId('aud'),
+      org_id: orgId,
+      workspace_id: workspaceId,
+      actor_type: 'user',
+      actor_id: userId,
+      action: i % 2 ? 'ticket.assigned' : 'fix.changes_requested',
+      target_type: i % 2 ? 'ticket' : 'fix_attempt',
+      target_id: i % 2 ? ticketId : attempts[i % attempts.length]!.id,
+      created_at: at(i),
+    })),
+  );
 }
 
 /** The plans of the page's reads that could scan. */
 async function explain(db: Knex, orgId: string, ticketId: string): Promise<void> {
-  const targets = ((await db('fix_attempts').where({ org_id: orgId, ticket_id: ticketId }).select('id')) as Array<{ id: string }>).map((r) => r.id);
+  const targets = (
+    (await db('fix_attempts').where({ org_id: orgId, ticket_id: ticketId }).select('id')) as Array<{ id: string }>
+  ).map((r) => r.id);
   const plans: Array<[string, string, unknown[]]> = [
-    ['audit', 'select * from audit_entries where org_id = ? and target_id = any(?) order by created_at desc, id desc limit 50',
-      [orgId, [ticketId, ...targets]]],
-    ['approvals', 'select * from fix_approvals where org_id = ? and ticket_id = ? and fix_attempt_id is not null order by created_at, id', [orgId, ticketId]],
-    ['release', `select r.* from fix_releases r left join fix_releases b on b.id = r.batch_id and b.org_id = r.org_id
-      where r.org_id = ? and r.ticket_id = ? order by r.created_at desc, r.id desc limit 1`, [orgId, ticketId]],
+    [
+      'audit',
+      'select * from audit_entries where org_id = ? and target_id = any(?) order by created_at desc, id desc limit 50',
+      [orgId, [ticketId, ...targets]],
+    ],
+    [
+      'approvals',
+      'select * from fix_approvals where org_id = ? and ticket_id = ? and fix_attempt_id is not null order by created_at, id',
+      [orgId, ticketId],
+    ],
+    [
+      'release',
+      `select r.* from fix_releases r left join fix_releases b on b.id = r.batch_id and b.org_id = r.org_id
+      where r.org_id = ? and r.ticket_id = ? order by r.created_at desc, r.id desc limit 1`,
+      [orgId, ticketId],
+    ],
   ];
   for (const [name, sql, args] of plans) {
-    const res = (await db.raw(`explain (analyze, buffers, costs off) ${sql}`, args as Knex.RawBinding[])) as { rows: Array<{ 'QUERY PLAN': string }> };
+    const res = (await db.raw(`explain (analyze, buffers, costs off) ${sql}`, args as Knex.RawBinding[])) as {
+      rows: Array<{ 'QUERY PLAN': string }>;
+    };
     console.log(`\n${name}:\n${res.rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
   }
 }

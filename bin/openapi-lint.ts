@@ -25,7 +25,8 @@ export async function buildDefaultDocument(): Promise<unknown> {
   try {
     await app.start({ listen: false, scheduler: false });
     const res = await app.server.inject('/v1/openapi.json');
-    if (res.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${res.statusCode}: ${res.payload.slice(0, 500)}`);
+    if (res.statusCode !== 200)
+      throw new Error(`GET /v1/openapi.json answered ${res.statusCode}: ${res.payload.slice(0, 500)}`);
     return JSON.parse(res.payload) as unknown;
   } finally {
     await app.stop();
@@ -46,15 +47,34 @@ async function main(): Promise<void> {
   const file = relative(root, DOCUMENT_FILE);
   process.stdout.write(`wrote ${file}\n`);
   if (process.argv.includes('--write-only')) return;
-  const redocly = lint('redocly (recommended)', 'redocly', ['lint', file, '--config', '.redocly.yaml', '--format', 'stylish']);
-  const spectral = lint('spectral (spectral:oas)', 'spectral', ['lint', file, '--ruleset', '.spectral.yaml', '--fail-severity', 'warn']);
-  process.stdout.write(`\nopenapi lint: redocly ${redocly ? 'clean' : 'FAILED'}, spectral ${spectral ? 'clean' : 'FAILED'}\n`);
+  const redocly = lint('redocly (recommended)', 'redocly', [
+    'lint',
+    file,
+    '--config',
+    '.redocly.yaml',
+    '--format',
+    'stylish',
+  ]);
+  const spectral = lint('spectral (spectral:oas)', 'spectral', [
+    'lint',
+    file,
+    '--ruleset',
+    '.spectral.yaml',
+    '--fail-severity',
+    'warn',
+  ]);
+  process.stdout.write(
+    `\nopenapi lint: redocly ${redocly ? 'clean' : 'FAILED'}, spectral ${spectral ? 'clean' : 'FAILED'}\n`,
+  );
   if (!redocly || !spectral) process.exit(1);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().then(() => process.exit(0), (err: unknown) => {
-    process.stderr.write(`openapi-lint: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  });
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`openapi-lint: ${(err as Error).stack ?? String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -18,11 +18,12 @@ import type { Role } from '../core/kernel/plugin.js';
 
 function parseRoles(argv: string[]): Role[] {
   const i = argv.findIndex((a) => a === '--role' || a.startsWith('--role='));
-  const raw = i < 0 ? 'all' : argv[i]!.includes('=') ? argv[i]!.split('=')[1]! : argv[i + 1] ?? '';
+  const raw = i < 0 ? 'all' : argv[i]!.includes('=') ? argv[i]!.split('=')[1]! : (argv[i + 1] ?? '');
   const roles = raw.split(',').map((s) => s.trim());
   if (roles.includes('all')) return [...ALL_ROLES];
   for (const r of roles) {
-    if (!(ALL_ROLES as readonly string[]).includes(r)) throw new ConfigError(`--role must be api, worker, scheduler or all (got "${raw}")`);
+    if (!(ALL_ROLES as readonly string[]).includes(r))
+      throw new ConfigError(`--role must be api, worker, scheduler or all (got "${raw}")`);
   }
   return roles as Role[];
 }
@@ -33,12 +34,18 @@ async function runApp(config: AppConfig, roles: Role[]): Promise<void> {
   await app.start();
   const where = app.roles.has('api') ? ` on ${app.server.info.uri} (public ${app.config.server.publicBaseUrl})` : '';
   const worker = cluster.isWorker ? ` (api process ${cluster.worker!.id})` : '';
-  const seconds = (process.uptime()).toFixed(1);
-  app.log.info({ roles: [...app.roles], plugins: app.plugins, database: app.dbInfo.engine, bus: app.bus.kind, seconds }, `patchwell started${where}${worker}`);
+  const seconds = process.uptime().toFixed(1);
+  app.log.info(
+    { roles: [...app.roles], plugins: app.plugins, database: app.dbInfo.engine, bus: app.bus.kind, seconds },
+    `patchwell started${where}${worker}`,
+  );
   if (app.roles.has('api') && !cluster.isWorker) {
     const base = app.config.server.publicBaseUrl.replace(/\/$/, '');
     const consoleOn = app.plugins.includes('console');
-    app.log.info({ console: consoleOn ? `${base}/` : null, docs: `${base}/docs` }, `ready: ${consoleOn ? `the console at ${base}/, ` : ''}the API docs at ${base}/docs`);
+    app.log.info(
+      { console: consoleOn ? `${base}/` : null, docs: `${base}/docs` },
+      `ready: ${consoleOn ? `the console at ${base}/, ` : ''}the API docs at ${base}/docs`,
+    );
   }
 
   let stopping = false;
@@ -82,16 +89,24 @@ async function runPrimary(config: AppConfig, roles: Role[], processes: number): 
     setTimeout(() => !stopping && cluster.fork(), 1000).unref();
   });
   for (let i = 0; i < processes; i++) cluster.fork();
-  log.info({ roles, apiProcesses: processes, others }, `patchwell started: ${processes} api processes on port ${config.server.port}`);
+  log.info(
+    { roles, apiProcesses: processes, others },
+    `patchwell started: ${processes} api processes on port ${config.server.port}`,
+  );
 
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'patchwell stopping');
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is NonNullable<typeof w> => !!w);
-    const exited = workers.map((w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve()))));
+    const exited = workers.map(
+      (w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve()))),
+    );
     for (const w of workers) w.process.kill('SIGTERM');
-    const timer = setTimeout(() => workers.forEach((w) => w.process.kill('SIGKILL')), config.server.shutdownTimeoutMs + 5000);
+    const timer = setTimeout(
+      () => workers.forEach((w) => w.process.kill('SIGKILL')),
+      config.server.shutdownTimeoutMs + 5000,
+    );
     await Promise.all(exited);
     clearTimeout(timer);
     try {
@@ -113,7 +128,9 @@ async function main(): Promise<void> {
     config = loadConfig();
     roles = parseRoles(process.argv.slice(2));
     if (roles.includes('api') && config.server.apiProcesses > 1 && !config.database.url) {
-      throw new ConfigError('config key server.apiProcesses (API_PROCESSES) above 1 needs Postgres (DATABASE_URL): the embedded database belongs to one process');
+      throw new ConfigError(
+        'config key server.apiProcesses (API_PROCESSES) above 1 needs Postgres (DATABASE_URL): the embedded database belongs to one process',
+      );
     }
   } catch (err) {
     exitOnConfigError(err);

@@ -54,19 +54,24 @@ async function main(): Promise<void> {
   const parsed = JSON.parse(derived) as RouteErrorsFile;
   const unresolved = Object.entries(parsed.unresolved);
   for (const [id, list] of unresolved) {
-    for (const u of list) process.stderr.write(`unresolved  ${id}: ${u.status ?? '?'} ${u.code ?? '?'} at ${u.file} (${u.expression})\n`);
+    for (const u of list)
+      process.stderr.write(`unresolved  ${id}: ${u.status ?? '?'} ${u.code ?? '?'} at ${u.file} (${u.expression})\n`);
   }
   if (check) {
     if (current !== derived) {
       process.stderr.write(`${relative(process.cwd(), GENERATED_FILE)} is stale: run npm run openapi:errors\n`);
       process.exit(1);
     }
-    process.stdout.write(`route errors are current (${Object.keys(parsed.operations).length} operations, ${seconds} s)\n`);
+    process.stdout.write(
+      `route errors are current (${Object.keys(parsed.operations).length} operations, ${seconds} s)\n`,
+    );
     return;
   }
   if (current !== derived) writeFileSync(GENERATED_FILE, derived);
   const what = `${Object.keys(parsed.operations).length} operations, ${unresolved.length} with unresolved codes (${seconds} s)`;
-  process.stdout.write(`${current === derived ? 'unchanged' : 'wrote'} ${relative(process.cwd(), GENERATED_FILE)}: ${what}\n`);
+  process.stdout.write(
+    `${current === derived ? 'unchanged' : 'wrote'} ${relative(process.cwd(), GENERATED_FILE)}: ${what}\n`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -14,7 +14,9 @@ const args = process.argv.slice(2);
 // changes, but only after it has computed the loaders of the run it is starting, so the first run
 // after `npm ci` would load both. Build first whenever .taprc changed since the last build.
 const marker = require.resolve('tap/package.json').replace(/package\.json$/, '.patchwell-taprc-built');
-const taprc = createHash('sha256').update(readFileSync(new URL('../.taprc', import.meta.url))).digest('hex');
+const taprc = createHash('sha256')
+  .update(readFileSync(new URL('../.taprc', import.meta.url)))
+  .digest('hex');
 if (!existsSync(marker) || readFileSync(marker, 'utf8') !== taprc) {
   const built = spawnSync(process.execPath, [tapBin, 'build'], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (built.status !== 0) {

@@ -75,5 +75,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['scheduled_tasks', 'audit_entries', 'rate_limits', 'dead_letters', 'inbox', 'outbox']) await knex.schema.dropTableIfExists(t);
+  for (const t of ['scheduled_tasks', 'audit_entries', 'rate_limits', 'dead_letters', 'inbox', 'outbox'])
+    await knex.schema.dropTableIfExists(t);
 }

@@ -32,10 +32,16 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('sent_at', { useTz: true });
   });
-  await knex.raw(`alter table mail_messages add constraint mail_messages_status_check check (status in ('queued', 'sent', 'failed'))`);
+  await knex.raw(
+    `alter table mail_messages add constraint mail_messages_status_check check (status in ('queued', 'sent', 'failed'))`,
+  );
   await knex.raw('create index mail_messages_org_idx on mail_messages (org_id, created_at desc)');
-  await knex.raw('create index mail_messages_ticket_ref_idx on mail_messages (ticket_ref) where ticket_ref is not null');
-  await knex.raw('create index mail_messages_provider_id_idx on mail_messages (provider_message_id) where provider_message_id is not null');
+  await knex.raw(
+    'create index mail_messages_ticket_ref_idx on mail_messages (ticket_ref) where ticket_ref is not null',
+  );
+  await knex.raw(
+    'create index mail_messages_provider_id_idx on mail_messages (provider_message_id) where provider_message_id is not null',
+  );
   await knex.raw('create unique index mail_messages_message_id_idx on mail_messages (message_id)');
   await knex.raw(`create index mail_messages_queued_idx on mail_messages (updated_at) where status = 'queued'`);
 }

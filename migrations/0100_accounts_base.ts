@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('locale').notNullable().defaultTo('en');
     t.boolean('sso_enforced').notNullable().defaultTo(false);
     t.integer('approval_min_approvers').notNullable().defaultTo(1);
-    t.jsonb('approval_roles').notNullable().defaultTo(JSON.stringify(['owner', 'admin']));
+    t.jsonb('approval_roles')
+      .notNullable()
+      .defaultTo(JSON.stringify(['owner', 'admin']));
     t.text('payment_connect_account_id');
     t.boolean('connect_charges_enabled').notNullable().defaultTo(false);
     ts(t, 'demo_used_at');
@@ -153,7 +155,16 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['email_tokens', 'invitations', 'api_tokens', 'sessions', 'user_workspaces', 'workspaces', 'users', 'organizations']) {
+  for (const t of [
+    'email_tokens',
+    'invitations',
+    'api_tokens',
+    'sessions',
+    'user_workspaces',
+    'workspaces',
+    'users',
+    'organizations',
+  ]) {
     await knex.schema.dropTableIfExists(t);
   }
 }

@@ -60,10 +60,18 @@ export async function up(knex: Knex): Promise<void> {
   });
   // The `sla` sort wants due tickets first and the others (null) last; a generated key keeps
   // keyset pagination on non-null values.
-  await knex.raw(`alter table tickets add column sla_sort_at timestamptz generated always as (coalesce(sla_due_at, timestamptz '9999-12-31 00:00:00+00')) stored`);
-  await knex.raw(`alter table tickets add column search_vector tsvector generated always as (to_tsvector('simple', search_text)) stored`);
-  await knex.raw(`alter table tickets add constraint tickets_state_check check (state in ('received','triage','needs_info','draft_ready','answered','fixing','awaiting_approval','releasing','customer_notified','closed','escalated'))`);
-  await knex.raw(`alter table tickets add constraint tickets_origin_check check (origin in ('email','widget','codehost','proactive'))`);
+  await knex.raw(
+    `alter table tickets add column sla_sort_at timestamptz generated always as (coalesce(sla_due_at, timestamptz '9999-12-31 00:00:00+00')) stored`,
+  );
+  await knex.raw(
+    `alter table tickets add column search_vector tsvector generated always as (to_tsvector('simple', search_text)) stored`,
+  );
+  await knex.raw(
+    `alter table tickets add constraint tickets_state_check check (state in ('received','triage','needs_info','draft_ready','answered','fixing','awaiting_approval','releasing','customer_notified','closed','escalated'))`,
+  );
+  await knex.raw(
+    `alter table tickets add constraint tickets_origin_check check (origin in ('email','widget','codehost','proactive'))`,
+  );
   await knex.raw('create unique index tickets_public_token_uq on tickets (public_token_hash)');
   await knex.raw('create unique index tickets_reply_token_uq on tickets (reply_token)');
   // The list: one index per sort, each led by the tenant; a workspace filter and the assignee
@@ -74,9 +82,13 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index tickets_org_ws_created_idx on tickets (org_id, workspace_id, created_at desc, id desc)');
   // A state filter ("escalated", "needs_info"…) reads only that state's rows, whatever the other filters match.
   await knex.raw('create index tickets_org_state_created_idx on tickets (org_id, state, created_at desc, id desc)');
-  await knex.raw('create index tickets_org_assignee_idx on tickets (org_id, assignee_user_id, created_at desc, id desc) where assignee_user_id is not null');
+  await knex.raw(
+    'create index tickets_org_assignee_idx on tickets (org_id, assignee_user_id, created_at desc, id desc) where assignee_user_id is not null',
+  );
   await knex.raw('create index tickets_search_idx on tickets using gin (search_vector)');
-  await knex.raw('create index tickets_duplicate_of_idx on tickets (duplicate_of_ticket_id) where duplicate_of_ticket_id is not null');
+  await knex.raw(
+    'create index tickets_duplicate_of_idx on tickets (duplicate_of_ticket_id) where duplicate_of_ticket_id is not null',
+  );
 
   await knex.schema.createTable('ticket_messages', (t) => {
     t.text('id').primary();
@@ -102,8 +114,12 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
   });
   await knex.raw('create index ticket_messages_ticket_idx on ticket_messages (ticket_id, created_at, id)');
-  await knex.raw('create index ticket_messages_email_id_idx on ticket_messages (org_id, email_message_id) where email_message_id is not null');
-  await knex.raw('create index ticket_messages_mail_idx on ticket_messages (mail_message_id) where mail_message_id is not null');
+  await knex.raw(
+    'create index ticket_messages_email_id_idx on ticket_messages (org_id, email_message_id) where email_message_id is not null',
+  );
+  await knex.raw(
+    'create index ticket_messages_mail_idx on ticket_messages (mail_message_id) where mail_message_id is not null',
+  );
 
   await knex.schema.createTable('ticket_drafts', (t) => {
     t.text('id').primary();
@@ -128,7 +144,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('create index ticket_drafts_ticket_idx on ticket_drafts (ticket_id, created_at, id)');
   // At most one draft waiting for its click per ticket (a double click cannot make two).
-  await knex.raw(`create unique index ticket_drafts_open_uq on ticket_drafts (ticket_id) where status in ('draft', 'approved')`);
+  await knex.raw(
+    `create unique index ticket_drafts_open_uq on ticket_drafts (ticket_id) where status in ('draft', 'approved')`,
+  );
 
   await knex.schema.createTable('ticket_subscribers', (t) => {
     t.text('id').primary();
@@ -166,5 +184,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['ticket_files', 'ticket_subscribers', 'ticket_drafts', 'ticket_messages', 'tickets']) await knex.schema.dropTableIfExists(t);
+  for (const t of ['ticket_files', 'ticket_subscribers', 'ticket_drafts', 'ticket_messages', 'tickets'])
+    await knex.schema.dropTableIfExists(t);
 }

@@ -53,8 +53,12 @@ const COLUMNS: [name: string, ddl: string][] = [
 
 export async function up(knex: Knex): Promise<void> {
   for (const [name, ddl] of COLUMNS) await knex.raw(`alter table workspaces add column if not exists "${name}" ${ddl}`);
-  await knex.raw('create unique index if not exists workspaces_inbound_address_uniq on workspaces (lower(inbound_address)) where inbound_address is not null');
-  await knex.raw('create unique index if not exists workspaces_widget_public_key_uniq on workspaces (widget_public_key) where widget_public_key is not null');
+  await knex.raw(
+    'create unique index if not exists workspaces_inbound_address_uniq on workspaces (lower(inbound_address)) where inbound_address is not null',
+  );
+  await knex.raw(
+    'create unique index if not exists workspaces_widget_public_key_uniq on workspaces (widget_public_key) where widget_public_key is not null',
+  );
   // The list: the organization's workspaces by name.
   await knex.raw('create index if not exists workspaces_org_name_idx on workspaces (org_id, name, id)');
 }

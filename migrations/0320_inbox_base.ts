@@ -65,12 +65,18 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
     ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`alter table inbox_emails add constraint inbox_emails_status_check check (status in ('processed','ignored','quarantined','released'))`);
+  await knex.raw(
+    `alter table inbox_emails add constraint inbox_emails_status_check check (status in ('processed','ignored','quarantined','released'))`,
+  );
   // The log: newest first per workspace, optionally by status.
   await knex.raw('create index inbox_emails_log_idx on inbox_emails (org_id, workspace_id, received_at desc, id desc)');
-  await knex.raw('create index inbox_emails_status_idx on inbox_emails (org_id, workspace_id, status, received_at desc, id desc)');
+  await knex.raw(
+    'create index inbox_emails_status_idx on inbox_emails (org_id, workspace_id, status, received_at desc, id desc)',
+  );
   // One stored original per message and workspace; later arrivals are stored as duplicates.
-  await knex.raw(`create unique index inbox_emails_dedupe_uq on inbox_emails (workspace_id, message_key) where reason is null or reason <> 'duplicate'`);
+  await knex.raw(
+    `create unique index inbox_emails_dedupe_uq on inbox_emails (workspace_id, message_key) where reason is null or reason <> 'duplicate'`,
+  );
   // Loop and rate checks: recent mail of one sender.
   await knex.raw('create index inbox_emails_sender_idx on inbox_emails (workspace_id, sender_key, received_at desc)');
   await knex.raw('create index inbox_emails_quarantine_idx on inbox_emails (received_at) where raw is not null');

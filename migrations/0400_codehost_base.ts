@@ -28,7 +28,9 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
   });
   // One organization per live installation of the host.
-  await knex.raw('create unique index codehost_installations_host_ext_uq on codehost_installations (host, external_id) where removed_at is null');
+  await knex.raw(
+    'create unique index codehost_installations_host_ext_uq on codehost_installations (host, external_id) where removed_at is null',
+  );
   await knex.raw('create index codehost_installations_org_idx on codehost_installations (org_id, created_at, id)');
 
   // Single-use states: install (bound to an organization) and sign-in/link (bound to a browser).
@@ -158,8 +160,12 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
     t.unique(['org_id', 'source']);
   });
-  await knex.raw("create index codehost_comments_pending_idx on codehost_comments (created_at) where status = 'pending'");
-  await knex.raw("create index codehost_comments_posted_idx on codehost_comments (workspace_id, posted_at) where status = 'posted'");
+  await knex.raw(
+    "create index codehost_comments_pending_idx on codehost_comments (created_at) where status = 'pending'",
+  );
+  await knex.raw(
+    "create index codehost_comments_posted_idx on codehost_comments (workspace_id, posted_at) where status = 'posted'",
+  );
 
   // The code-host user token of a linked login (credential kind code_host_user_token), sealed.
   await knex.schema.createTable('codehost_user_tokens', (t) => {
@@ -175,7 +181,16 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['codehost_user_tokens', 'codehost_comments', 'codehost_webhook_deliveries', 'codehost_items', 'codehost_oss_settings', 'repositories', 'codehost_states', 'codehost_installations']) {
+  for (const t of [
+    'codehost_user_tokens',
+    'codehost_comments',
+    'codehost_webhook_deliveries',
+    'codehost_items',
+    'codehost_oss_settings',
+    'repositories',
+    'codehost_states',
+    'codehost_installations',
+  ]) {
     await knex.schema.dropTableIfExists(t);
   }
 }

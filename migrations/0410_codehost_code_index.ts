@@ -41,11 +41,14 @@ export async function up(knex: Knex): Promise<void> {
     // The content plus its identifiers split at camelCase and snake_case boundaries.
     t.text('search_text').notNullable();
   });
-  await knex.raw("alter table code_index_chunks add column tsv tsvector generated always as (to_tsvector('simple', search_text)) stored");
+  await knex.raw(
+    "alter table code_index_chunks add column tsv tsvector generated always as (to_tsvector('simple', search_text)) stored",
+  );
   await knex.raw('create index code_index_chunks_tsv_idx on code_index_chunks using gin (tsv)');
   await knex.raw('create index code_index_chunks_repo_idx on code_index_chunks (repository_id)');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['code_index_chunks', 'code_index_symbols', 'code_index_files']) await knex.schema.dropTableIfExists(t);
+  for (const t of ['code_index_chunks', 'code_index_symbols', 'code_index_files'])
+    await knex.schema.dropTableIfExists(t);
 }

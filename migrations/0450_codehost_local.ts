@@ -115,7 +115,15 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const t of [
-    'codehost_local_oauth_codes', 'codehost_local_secrets', 'codehost_local_statuses', 'codehost_local_releases',
-    'codehost_local_labels', 'codehost_local_comments', 'codehost_local_items', 'codehost_local_repositories', 'codehost_local_installations',
-  ]) await knex.schema.dropTableIfExists(t);
+    'codehost_local_oauth_codes',
+    'codehost_local_secrets',
+    'codehost_local_statuses',
+    'codehost_local_releases',
+    'codehost_local_labels',
+    'codehost_local_comments',
+    'codehost_local_items',
+    'codehost_local_repositories',
+    'codehost_local_installations',
+  ])
+    await knex.schema.dropTableIfExists(t);
 }

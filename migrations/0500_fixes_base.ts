@@ -43,9 +43,13 @@ export async function up(knex: Knex): Promise<void> {
     t.text('fix_attempt_id');
     stamps(t);
   });
-  await knex.raw(`alter table fix_jobs add constraint fix_jobs_status_check check (status in ('queued','running','succeeded','failed','cancelled','dead'))`);
+  await knex.raw(
+    `alter table fix_jobs add constraint fix_jobs_status_check check (status in ('queued','running','succeeded','failed','cancelled','dead'))`,
+  );
   await knex.raw(`alter table fix_jobs add constraint fix_jobs_kind_check check (kind in ('diagnose','fix'))`);
-  await knex.raw('create unique index fix_jobs_idem_uq on fix_jobs (org_id, idempotency_key) where idempotency_key is not null');
+  await knex.raw(
+    'create unique index fix_jobs_idem_uq on fix_jobs (org_id, idempotency_key) where idempotency_key is not null',
+  );
   await knex.raw(`create index fix_jobs_queued_idx on fix_jobs (run_after) where status = 'queued'`);
   await knex.raw(`create index fix_jobs_running_idx on fix_jobs (lease_expires_at) where status = 'running'`);
   await knex.raw('create index fix_jobs_ticket_idx on fix_jobs (ticket_id, created_at)');
@@ -121,7 +125,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('void_reason');
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw('create unique index fix_approvals_live_uq on fix_approvals (coalesce(fix_attempt_id, release_id), user_id, sha) where voided_at is null');
+  await knex.raw(
+    'create unique index fix_approvals_live_uq on fix_approvals (coalesce(fix_attempt_id, release_id), user_id, sha) where voided_at is null',
+  );
 
   await knex.schema.createTable('fix_releases', (t) => {
     t.text('id').primary();
@@ -150,5 +156,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['fix_releases', 'fix_approvals', 'fix_attempts', 'fix_diagnoses', 'fix_job_events', 'fix_jobs']) await knex.schema.dropTableIfExists(t);
+  for (const t of ['fix_releases', 'fix_approvals', 'fix_attempts', 'fix_diagnoses', 'fix_job_events', 'fix_jobs'])
+    await knex.schema.dropTableIfExists(t);
 }

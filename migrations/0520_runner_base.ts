@@ -43,7 +43,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('create unique index runner_job_tokens_hash_uq on runner_job_tokens (token_hash)');
   await knex.raw('create index runner_job_tokens_job_idx on runner_job_tokens (job_id)');
-  await knex.raw(`alter table runner_job_tokens add constraint runner_job_tokens_kind_check check (kind in ('job','agent'))`);
+  await knex.raw(
+    `alter table runner_job_tokens add constraint runner_job_tokens_kind_check check (kind in ('job','agent'))`,
+  );
 
   await knex.schema.createTable('runner_jobs', (t) => {
     t.text('id').primary();
@@ -76,9 +78,12 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
     ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw('create unique index runner_agent_credentials_ws_uq on runner_agent_credentials (org_id, workspace_id)');
+  await knex.raw(
+    'create unique index runner_agent_credentials_ws_uq on runner_agent_credentials (org_id, workspace_id)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['runner_agent_credentials', 'runner_jobs', 'runner_job_tokens', 'runners']) await knex.schema.dropTableIfExists(t);
+  for (const t of ['runner_agent_credentials', 'runner_jobs', 'runner_job_tokens', 'runners'])
+    await knex.schema.dropTableIfExists(t);
 }

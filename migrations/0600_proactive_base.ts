@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
   });
   await knex.raw('create index connectors_workspace_idx on connectors (org_id, workspace_id)');
-  await knex.raw('create unique index connectors_token_hash_uq on connectors (token_hash) where token_hash is not null');
+  await knex.raw(
+    'create unique index connectors_token_hash_uq on connectors (token_hash) where token_hash is not null',
+  );
   await knex.raw("create index connectors_poll_idx on connectors (next_poll_at) where status <> 'paused'");
 
   // The external id an assumed cloud-logs role must require, one per workspace.
@@ -138,14 +140,24 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'occurred_at').notNullable();
     ts(t, 'received_at').notNullable();
   });
-  await knex.raw('create unique index error_events_external_uq on error_events (connector_id, external_id) where external_id is not null');
+  await knex.raw(
+    'create unique index error_events_external_uq on error_events (connector_id, external_id) where external_id is not null',
+  );
   await knex.raw('create index error_events_group_idx on error_events (group_id, occurred_at desc)');
   await knex.raw('create index error_events_retention_idx on error_events (org_id, received_at)');
   await knex.raw('create index error_events_connector_idx on error_events (connector_id, received_at)');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['error_events', 'error_group_hours', 'error_group_users', 'error_group_releases', 'error_groups', 'connector_setups', 'connectors']) {
+  for (const table of [
+    'error_events',
+    'error_group_hours',
+    'error_group_users',
+    'error_group_releases',
+    'error_groups',
+    'connector_setups',
+    'connectors',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

@@ -37,7 +37,9 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
   });
   await knex.raw('create unique index widget_identities_email_uq on widget_identities (workspace_id, email)');
-  await knex.raw('create index widget_identities_user_idx on widget_identities (workspace_id, user_id) where user_id is not null');
+  await knex.raw(
+    'create index widget_identities_user_idx on widget_identities (workspace_id, user_id) where user_id is not null',
+  );
 
   await knex.schema.createTable('widget_reports', (t) => {
     t.text('id').primary();

@@ -31,7 +31,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw('create unique index patterns_source_ticket_uq on patterns (org_id, source_ticket_id) where source_ticket_id is not null');
+  await knex.raw(
+    'create unique index patterns_source_ticket_uq on patterns (org_id, source_ticket_id) where source_ticket_id is not null',
+  );
   await knex.raw('create index patterns_org_list_idx on patterns (org_id, created_at desc, id desc)');
   await knex.raw('create index patterns_shared_idx on patterns (created_at desc, id desc) where shared');
   await knex.raw('create index patterns_signature_idx on patterns (signature)');

@@ -32,7 +32,8 @@ export async function up(knex: Knex): Promise<void> {
     ['connect_charges_enabled', 'boolean not null default false'],
   ];
   for (const [name, ddl] of orgColumns) {
-    if (!(await knex.schema.hasColumn('organizations', name))) await knex.raw(`alter table organizations add column "${name}" ${ddl}`);
+    if (!(await knex.schema.hasColumn('organizations', name)))
+      await knex.raw(`alter table organizations add column "${name}" ${ddl}`);
   }
   // The client a reseller bills for a workspace (PUT /v1/billing/workspaces/{id}/resale).
   const wsColumns: [string, string][] = [
@@ -42,7 +43,8 @@ export async function up(knex: Knex): Promise<void> {
     ['resale_client_email', 'text'],
   ];
   for (const [name, ddl] of wsColumns) {
-    if (!(await knex.schema.hasColumn('workspaces', name))) await knex.raw(`alter table workspaces add column "${name}" ${ddl}`);
+    if (!(await knex.schema.hasColumn('workspaces', name)))
+      await knex.raw(`alter table workspaces add column "${name}" ${ddl}`);
   }
 
   // One per organization: who it is at the provider and the subscription state billing keeps.
@@ -73,8 +75,12 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('managed_workspace_quantity').notNullable().defaultTo(0);
     stamps(t);
   });
-  await knex.raw('create unique index billing_accounts_customer_uq on billing_accounts (provider, customer_id) where customer_id is not null');
-  await knex.raw('create index billing_accounts_subscription_idx on billing_accounts (subscription_id) where subscription_id is not null');
+  await knex.raw(
+    'create unique index billing_accounts_customer_uq on billing_accounts (provider, customer_id) where customer_id is not null',
+  );
+  await knex.raw(
+    'create index billing_accounts_subscription_idx on billing_accounts (subscription_id) where subscription_id is not null',
+  );
 
   await knex.schema.createTable('credit_balances', (t) => {
     t.text('id').primary();
@@ -89,10 +95,16 @@ export async function up(knex: Knex): Promise<void> {
     t.text('reference').notNullable();
     stamps(t);
   });
-  await knex.raw('alter table credit_balances add constraint credit_balances_remaining_check check (fixes_remaining >= 0 and fixes_remaining <= granted_fixes)');
-  await knex.raw("alter table credit_balances add constraint credit_balances_source_check check (source in ('plan', 'referral', 'review', 'case_study', 'sponsored', 'topup'))");
+  await knex.raw(
+    'alter table credit_balances add constraint credit_balances_remaining_check check (fixes_remaining >= 0 and fixes_remaining <= granted_fixes)',
+  );
+  await knex.raw(
+    "alter table credit_balances add constraint credit_balances_source_check check (source in ('plan', 'referral', 'review', 'case_study', 'sponsored', 'topup'))",
+  );
   await knex.raw('create unique index credit_balances_reference_uq on credit_balances (org_id, source, reference)');
-  await knex.raw('create index credit_balances_live_idx on credit_balances (org_id, expires_at) where fixes_remaining > 0');
+  await knex.raw(
+    'create index credit_balances_live_idx on credit_balances (org_id, expires_at) where fixes_remaining > 0',
+  );
 
   await knex.schema.createTable('credit_ledger', (t) => {
     t.text('id').primary();
@@ -106,11 +118,17 @@ export async function up(knex: Knex): Promise<void> {
     t.text('note');
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw("alter table credit_ledger add constraint credit_ledger_kind_check check (kind in ('grant', 'consume', 'refund', 'expire', 'adjust'))");
+  await knex.raw(
+    "alter table credit_ledger add constraint credit_ledger_kind_check check (kind in ('grant', 'consume', 'refund', 'expire', 'adjust'))",
+  );
   await knex.raw('create index credit_ledger_org_idx on credit_ledger (org_id, created_at desc, id desc)');
   // A job consumes at most one fix, and is refunded at most once.
-  await knex.raw("create unique index credit_ledger_consume_job_uq on credit_ledger (org_id, job_id) where kind = 'consume' and job_id is not null");
-  await knex.raw("create unique index credit_ledger_refund_job_uq on credit_ledger (org_id, job_id) where kind = 'refund' and job_id is not null");
+  await knex.raw(
+    "create unique index credit_ledger_consume_job_uq on credit_ledger (org_id, job_id) where kind = 'consume' and job_id is not null",
+  );
+  await knex.raw(
+    "create unique index credit_ledger_refund_job_uq on credit_ledger (org_id, job_id) where kind = 'refund' and job_id is not null",
+  );
 
   // Each job the fix loop authorized or recorded: funding, cost and charge, for the gate and usage.
   await knex.schema.createTable('billing_job_costs', (t) => {
@@ -166,7 +184,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('hosted_invoice_url');
     stamps(t);
   });
-  await knex.raw('create unique index billing_invoices_provider_uq on billing_invoices (provider, provider_invoice_id)');
+  await knex.raw(
+    'create unique index billing_invoices_provider_uq on billing_invoices (provider, provider_invoice_id)',
+  );
   await knex.raw('create index billing_invoices_org_idx on billing_invoices (org_id, created_at desc, id desc)');
 
   await knex.schema.createTable('billing_checkouts', (t) => {
@@ -183,7 +203,9 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'completed_at');
     stamps(t);
   });
-  await knex.raw('create unique index billing_checkouts_provider_uq on billing_checkouts (provider, provider_checkout_id)');
+  await knex.raw(
+    'create unique index billing_checkouts_provider_uq on billing_checkouts (provider, provider_checkout_id)',
+  );
 
   await knex.schema.createTable('billing_claims', (t) => {
     t.text('id').primary();
@@ -200,7 +222,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('decision_note');
     stamps(t);
   });
-  await knex.raw("create unique index billing_claims_open_uq on billing_claims (org_id, kind) where status in ('pending', 'approved')");
+  await knex.raw(
+    "create unique index billing_claims_open_uq on billing_claims (org_id, kind) where status in ('pending', 'approved')",
+  );
   await knex.raw('create index billing_claims_org_idx on billing_claims (org_id, created_at desc, id desc)');
 
   // A referred organization credits its referrer once (unique referred_org_id).
@@ -218,7 +242,17 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['referrals', 'billing_claims', 'billing_checkouts', 'billing_invoices', 'billing_events', 'billing_job_costs', 'credit_ledger', 'credit_balances', 'billing_accounts']) {
+  for (const t of [
+    'referrals',
+    'billing_claims',
+    'billing_checkouts',
+    'billing_invoices',
+    'billing_events',
+    'billing_job_costs',
+    'credit_ledger',
+    'credit_balances',
+    'billing_accounts',
+  ]) {
     await knex.schema.dropTableIfExists(t);
   }
   await knex.raw('alter table workspaces drop column if exists resale_client_email');

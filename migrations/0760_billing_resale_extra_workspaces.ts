@@ -47,7 +47,9 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
   });
   // One running collection per client workspace (a canceled one may be followed by a new one).
-  await knex.raw("create unique index billing_resales_live_uq on billing_resales (org_id, workspace_id) where status <> 'canceled'");
+  await knex.raw(
+    "create unique index billing_resales_live_uq on billing_resales (org_id, workspace_id) where status <> 'canceled'",
+  );
   await knex.raw('create unique index billing_resales_subscription_uq on billing_resales (provider, subscription_id)');
   await knex.raw('create unique index billing_resales_checkout_uq on billing_resales (provider, checkout_id)');
 
@@ -70,8 +72,12 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
     ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw('create unique index billing_resale_charges_invoice_uq on billing_resale_charges (provider, provider_invoice_id)');
-  await knex.raw("create unique index billing_resale_charges_period_uq on billing_resale_charges (org_id, workspace_id, period_start) where status = 'paid'");
+  await knex.raw(
+    'create unique index billing_resale_charges_invoice_uq on billing_resale_charges (provider, provider_invoice_id)',
+  );
+  await knex.raw(
+    "create unique index billing_resale_charges_period_uq on billing_resale_charges (org_id, workspace_id, period_start) where status = 'paid'",
+  );
   await knex.raw('create index billing_resale_charges_org_idx on billing_resale_charges (org_id, created_at desc)');
 }
 

@@ -100,7 +100,14 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['sso_recovery_codes', 'sso_assertions', 'sso_sign_ins', 'sso_identities', 'sso_domains', 'sso_connections']) {
+  for (const t of [
+    'sso_recovery_codes',
+    'sso_assertions',
+    'sso_sign_ins',
+    'sso_identities',
+    'sso_domains',
+    'sso_connections',
+  ]) {
     await knex.schema.dropTableIfExists(t);
   }
 }

@@ -48,7 +48,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index brand_profiles_org_idx on brand_profiles (org_id, created_at, id)');
   await knex.raw('create unique index brand_profiles_default_uq on brand_profiles (org_id) where is_default');
   // A status domain serves one brand: once verified, nobody else can verify it.
-  await knex.raw('create unique index brand_profiles_status_domain_uq on brand_profiles (lower(status_domain)) where status_verified');
+  await knex.raw(
+    'create unique index brand_profiles_status_domain_uq on brand_profiles (lower(status_domain)) where status_verified',
+  );
   await knex.raw('create index brand_profiles_status_domain_idx on brand_profiles (lower(status_domain))');
 }
 

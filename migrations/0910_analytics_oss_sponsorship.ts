@@ -20,7 +20,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`create unique index oss_sponsorship_open_uq on oss_sponsorship_requests (repository_key) where status = 'received'`);
+  await knex.raw(
+    `create unique index oss_sponsorship_open_uq on oss_sponsorship_requests (repository_key) where status = 'received'`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

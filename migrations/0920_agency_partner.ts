@@ -22,7 +22,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`create index agency_partner_listed_idx on agency_partner_profiles (lower(display_name)) where listed and certification = 'certified'`);
+  await knex.raw(
+    `create index agency_partner_listed_idx on agency_partner_profiles (lower(display_name)) where listed and certification = 'certified'`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -27,7 +27,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`alter table agency_reports add constraint agency_reports_status_check check (status in ('generated', 'sent'))`);
+  await knex.raw(
+    `alter table agency_reports add constraint agency_reports_status_check check (status in ('generated', 'sent'))`,
+  );
   await knex.raw('create unique index agency_reports_client_month_idx on agency_reports (org_id, workspace_id, month)');
   await knex.raw('create index agency_reports_list_idx on agency_reports (org_id, month desc, id desc)');
   if (!(await knex.schema.hasColumn('mail_messages', 'attachments'))) {

@@ -14,12 +14,22 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('fixes_granted');
     t.timestamp('credits_expire_at', { useTz: true });
   });
-  await knex.raw('create index oss_sponsorship_status_idx on oss_sponsorship_requests (status, created_at desc, id desc)');
+  await knex.raw(
+    'create index oss_sponsorship_status_idx on oss_sponsorship_requests (status, created_at desc, id desc)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index if exists oss_sponsorship_status_idx');
   await knex.schema.alterTable('oss_sponsorship_requests', (t) => {
-    t.dropColumns('decided_at', 'decided_by', 'decided_by_email', 'decision_note', 'organization_id', 'fixes_granted', 'credits_expire_at');
+    t.dropColumns(
+      'decided_at',
+      'decided_by',
+      'decided_by_email',
+      'decision_note',
+      'organization_id',
+      'fixes_granted',
+      'credits_expire_at',
+    );
   });
 }

@@ -49,7 +49,9 @@ export async function up(knex: Knex): Promise<void> {
         select s.id, s.org_id, new.id from audit_streams s where s.org_id = new.org_id;
       return new;
     end $$`);
-  await knex.raw('create trigger audit_entries_stream after insert on audit_entries for each row execute function audit_stream_enqueue()');
+  await knex.raw(
+    'create trigger audit_entries_stream after insert on audit_entries for each row execute function audit_stream_enqueue()',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -74,10 +74,13 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['ticket_id']);
   });
   // Once per organization, also under concurrent starts.
-  await knex.raw(`create unique index onboarding_demo_runs_managed_uq on onboarding_demo_runs (org_id) where mode = 'managed'`);
+  await knex.raw(
+    `create unique index onboarding_demo_runs_managed_uq on onboarding_demo_runs (org_id) where mode = 'managed'`,
+  );
   await knex.raw('create index onboarding_demo_runs_started_idx on onboarding_demo_runs (started_at)');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const t of ['onboarding_demo_runs', 'onboarding_execution', 'onboarding_credentials', 'onboarding_states']) await knex.schema.dropTableIfExists(t);
+  for (const t of ['onboarding_demo_runs', 'onboarding_execution', 'onboarding_credentials', 'onboarding_states'])
+    await knex.schema.dropTableIfExists(t);
 }

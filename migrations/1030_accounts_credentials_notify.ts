@@ -22,11 +22,14 @@ export async function up(knex: Knex): Promise<void> {
       return null;
     end $$`);
   for (const [table, events] of Object.entries(TRIGGERS)) {
-    await knex.raw(`create trigger ${table}_credentials_changed after ${events} on ${table} for each statement execute function pw_credentials_changed()`);
+    await knex.raw(
+      `create trigger ${table}_credentials_changed after ${events} on ${table} for each statement execute function pw_credentials_changed()`,
+    );
   }
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of Object.keys(TRIGGERS)) await knex.raw(`drop trigger if exists ${table}_credentials_changed on ${table}`);
+  for (const table of Object.keys(TRIGGERS))
+    await knex.raw(`drop trigger if exists ${table}_credentials_changed on ${table}`);
   await knex.raw('drop function if exists pw_credentials_changed()');
 }

@@ -23,7 +23,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('alter table error_events add constraint error_events_workspace_id_foreign foreign key (workspace_id) references workspaces (id) on delete cascade');
+  await knex.raw(
+    'alter table error_events add constraint error_events_workspace_id_foreign foreign key (workspace_id) references workspaces (id) on delete cascade',
+  );
   await knex.raw('alter table error_groups reset (fillfactor)');
   await knex.raw('drop index if exists error_groups_org_idx');
   await knex.raw('create index error_groups_list_idx on error_groups (org_id, last_seen desc, id desc)');

@@ -50,8 +50,12 @@ export async function up(knex: Knex): Promise<void> {
         where ticket_items.item_json is distinct from excluded.item_json;
       return null;
     end $$`);
-  await knex.raw('create trigger tickets_item_json after insert or update on tickets for each row execute function tickets_item_json()');
-  await knex.raw('insert into ticket_items (ticket_id, item_json) select t.id, ticket_item_json(t) from tickets t on conflict (ticket_id) do nothing');
+  await knex.raw(
+    'create trigger tickets_item_json after insert or update on tickets for each row execute function tickets_item_json()',
+  );
+  await knex.raw(
+    'insert into ticket_items (ticket_id, item_json) select t.id, ticket_item_json(t) from tickets t on conflict (ticket_id) do nothing',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -6,7 +6,9 @@ import type { Knex } from 'knex';
  * walks those rows instead of filtering the organization's whole created_at index.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('create index if not exists tickets_needs_team_idx on tickets (org_id, created_at desc, id desc) where needs_team_action');
+  await knex.raw(
+    'create index if not exists tickets_needs_team_idx on tickets (org_id, created_at desc, id desc) where needs_team_action',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

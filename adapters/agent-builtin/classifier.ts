@@ -18,13 +18,68 @@ export interface Prediction {
 
 const STOP = new Set([
   // English and Italian words that say nothing about the category.
-  'the', 'a', 'an', 'and', 'or', 'of', 'to', 'in', 'on', 'is', 'it', 'my', 'i', 'me', 'we', 'you', 'your', 'for', 'with', 'this', 'that', 'be', 'at', 'from', 'are', 'do',
-  'il', 'lo', 'la', 'le', 'gli', 'un', 'una', 'uno', 'di', 'da', 'in', 'su', 'per', 'con', 'che', 'e', 'o', 'mi', 'ci', 'si', 'del', 'della', 'dei', 'nel', 'nella', 'al', 'alla',
+  'the',
+  'a',
+  'an',
+  'and',
+  'or',
+  'of',
+  'to',
+  'in',
+  'on',
+  'is',
+  'it',
+  'my',
+  'i',
+  'me',
+  'we',
+  'you',
+  'your',
+  'for',
+  'with',
+  'this',
+  'that',
+  'be',
+  'at',
+  'from',
+  'are',
+  'do',
+  'il',
+  'lo',
+  'la',
+  'le',
+  'gli',
+  'un',
+  'una',
+  'uno',
+  'di',
+  'da',
+  'in',
+  'su',
+  'per',
+  'con',
+  'che',
+  'e',
+  'o',
+  'mi',
+  'ci',
+  'si',
+  'del',
+  'della',
+  'dei',
+  'nel',
+  'nella',
+  'al',
+  'alla',
 ]);
 
 /** Words and 5-letter stems (so `esportare` and `esportazione` share `espor`). */
 export function features(text: string): string[] {
-  const words = text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .toLowerCase()
+      .normalize('NFKC')
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const out: string[] = [];
   for (const w of words) {
     if (w.length < 2 || STOP.has(w)) continue;
@@ -32,7 +87,8 @@ export function features(text: string): string[] {
     if (w.length > 5) out.push(`s:${w.slice(0, 5)}`);
   }
   // Stack traces and error words are strong bug signals in any language.
-  if (/\b(?:TypeError|ReferenceError|Exception|Error \d{3}|\d{3} error|stack|undefined|null)\b/i.test(text)) out.push('x:error');
+  if (/\b(?:TypeError|ReferenceError|Exception|Error \d{3}|\d{3} error|stack|undefined|null)\b/i.test(text))
+    out.push('x:error');
   return out;
 }
 
@@ -51,7 +107,8 @@ export class NaiveBayes {
 
   constructor(samples: Sample[], opts: { alpha?: number; calibrate?: boolean; folds?: number } = {}) {
     this.fit(samples, opts.alpha ?? 0.5);
-    if (opts.calibrate !== false) this.temperature = NaiveBayes.fitTemperature(samples, opts.alpha ?? 0.5, opts.folds ?? 5);
+    if (opts.calibrate !== false)
+      this.temperature = NaiveBayes.fitTemperature(samples, opts.alpha ?? 0.5, opts.folds ?? 5);
   }
 
   private fit(samples: Sample[], alpha: number): void {
@@ -98,7 +155,10 @@ export class NaiveBayes {
     const max = Math.max(...scores.values());
     const exp = new Map([...scores].map(([k, s]) => [k, Math.exp((s - max) / temperature)] as const));
     const z = [...exp.values()].reduce((a, b) => a + b, 0);
-    const probabilities = Object.fromEntries(TICKET_CATEGORIES.map((c) => [c, exp.get(c)! / z])) as Record<TicketCategory, number>;
+    const probabilities = Object.fromEntries(TICKET_CATEGORIES.map((c) => [c, exp.get(c)! / z])) as Record<
+      TicketCategory,
+      number
+    >;
     let best: TicketCategory = 'unknown';
     for (const c of TICKET_CATEGORIES) if (probabilities[c] > probabilities[best]) best = c;
     // Nothing known in the text: say so rather than guess.
@@ -107,7 +167,11 @@ export class NaiveBayes {
   }
 
   /** Cross-validated predictions: each sample scored by a model trained without its fold. */
-  static crossValidate(samples: Sample[], folds: number, alpha = 0.5): Array<{ sample: Sample; scores: Map<TicketCategory, number>; model: NaiveBayes }> {
+  static crossValidate(
+    samples: Sample[],
+    folds: number,
+    alpha = 0.5,
+  ): Array<{ sample: Sample; scores: Map<TicketCategory, number>; model: NaiveBayes }> {
     const out: Array<{ sample: Sample; scores: Map<TicketCategory, number>; model: NaiveBayes }> = [];
     for (let k = 0; k < folds; k++) {
       const train = samples.filter((_, i) => i % folds !== k);

@@ -17,7 +17,10 @@ const ANSWERABLE = new Set(['usage', 'config', 'docs']);
 /** Search words of a report: identifiers and error names first, then its longest plain words. */
 export function searchTerms(text: string): string[] {
   const idents = text.match(/\b[A-Za-z_][A-Za-z0-9_]*(?:[A-Z][a-z0-9]+|_[a-z0-9]+)+\b|\b\w+Error\b/g) ?? [];
-  const words = features(text).filter((f) => f.startsWith('w:')).map((f) => f.slice(2)).filter((w) => w.length >= 4);
+  const words = features(text)
+    .filter((f) => f.startsWith('w:'))
+    .map((f) => f.slice(2))
+    .filter((w) => w.length >= 4);
   const seen = new Set<string>();
   const out: string[] = [];
   for (const w of [...idents, ...words.sort((a, b) => b.length - a.length)]) {
@@ -46,11 +49,21 @@ export class BuiltinAgentExecutor extends AbstractAgentExecutor<AgentExecutorOpt
     const text = `${job.ticket.subject}\n${job.ticket.body}`;
     const lang = languageOf(text, job.ticket.language);
     const prediction = defaultClassifier().predict(text);
-    await io.emit({ level: 'info', type: 'classification', message: `category ${prediction.category} (confidence ${prediction.confidence})`, data: { probabilities: prediction.probabilities } });
+    await io.emit({
+      level: 'info',
+      type: 'classification',
+      message: `category ${prediction.category} (confidence ${prediction.confidence})`,
+      data: { probabilities: prediction.probabilities },
+    });
 
     const terms = searchTerms(text);
     const hits = await this.search(io, terms);
-    await io.emit({ level: 'info', type: 'code_search', message: `${hits.length} place(s) found in the repository`, data: { terms, paths: hits.map((h) => h.path) } });
+    await io.emit({
+      level: 'info',
+      type: 'code_search',
+      message: `${hits.length} place(s) found in the repository`,
+      data: { terms, paths: hits.map((h) => h.path) },
+    });
     if (io.isCancelled()) return io.complete({ status: 'cancelled', cost_usd: 0 });
 
     const docs = hits.filter((h): h is CodeHit & { snippet: string } => DOC_PATH.test(h.path) && !!h.snippet?.trim());
@@ -58,16 +71,20 @@ export class BuiltinAgentExecutor extends AbstractAgentExecutor<AgentExecutorOpt
     const drafts: DraftResult[] = [];
     // A customer can open the passage's link only in a public repository; a private one's reply names the file alone.
     const passage = docs[0] && !job.repository?.is_public ? { ...docs[0], url: undefined } : docs[0];
-    if (ANSWERABLE.has(prediction.category) && passage) drafts.push({ kind: 'reply', body_md: groundedReply(lang, passage), language: lang });
-    else if (prediction.category === 'unknown') drafts.push({ kind: 'needs_info', body_md: needsInfo(lang), language: lang });
+    if (ANSWERABLE.has(prediction.category) && passage)
+      drafts.push({ kind: 'reply', body_md: groundedReply(lang, passage), language: lang });
+    else if (prediction.category === 'unknown')
+      drafts.push({ kind: 'needs_info', body_md: needsInfo(lang), language: lang });
 
-    const references = (prediction.category === 'bug' ? [...code, ...docs] : [...docs, ...code]).slice(0, 5).map((h) => ({
-      path: h.path,
-      ...(h.line_start ? { line_start: h.line_start } : {}),
-      ...(h.line_end ? { line_end: h.line_end } : {}),
-      ...(h.symbol ? { symbol: h.symbol } : {}),
-      ...(h.url ? { url: h.url } : {}),
-    }));
+    const references = (prediction.category === 'bug' ? [...code, ...docs] : [...docs, ...code])
+      .slice(0, 5)
+      .map((h) => ({
+        path: h.path,
+        ...(h.line_start ? { line_start: h.line_start } : {}),
+        ...(h.line_end ? { line_end: h.line_end } : {}),
+        ...(h.symbol ? { symbol: h.symbol } : {}),
+        ...(h.url ? { url: h.url } : {}),
+      }));
     // `unknown` is no diagnosis: the classifier may be sure a text fits no category (a greeting, a bare issue
     // link), but a ticket page showing "unknown, confidence 99%" reads as a confident answer. The team decides.
     const confidence = prediction.category === 'unknown' ? 0 : prediction.confidence;

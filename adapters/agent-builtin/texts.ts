@@ -2,7 +2,8 @@ import type { CodeHit, TicketCategory } from '../../core/contracts/index.js';
 
 export type Lang = 'en' | 'it';
 
-const ITALIAN = /\b(?:il|lo|gli|della|non|che|per|come|sono|quando|grazie|buongiorno|salve|ciao|perché|posso|funziona|errore)\b/giu;
+const ITALIAN =
+  /\b(?:il|lo|gli|della|non|che|per|come|sono|quando|grazie|buongiorno|salve|ciao|perché|posso|funziona|errore)\b/giu;
 const ENGLISH = /\b(?:the|is|not|when|what|how|can|thanks|hello|please|does|error|works)\b/giu;
 
 /** The ticket's language when known, else a guess from common words (en when unsure). */
@@ -14,8 +15,22 @@ export function languageOf(text: string, known?: string): Lang {
 }
 
 const CATEGORY_WORDS: Record<Lang, Record<TicketCategory, string>> = {
-  en: { usage: 'a question about using the product', config: 'a question about configuration', docs: 'a problem in the documentation', bug: 'a defect', feature_request: 'a feature request', unknown: 'a request we could not classify' },
-  it: { usage: 'una domanda sull\'uso del prodotto', config: 'una domanda sulla configurazione', docs: 'un problema nella documentazione', bug: 'un difetto', feature_request: 'una richiesta di funzionalità', unknown: 'una richiesta che non abbiamo saputo classificare' },
+  en: {
+    usage: 'a question about using the product',
+    config: 'a question about configuration',
+    docs: 'a problem in the documentation',
+    bug: 'a defect',
+    feature_request: 'a feature request',
+    unknown: 'a request we could not classify',
+  },
+  it: {
+    usage: "una domanda sull'uso del prodotto",
+    config: 'una domanda sulla configurazione',
+    docs: 'un problema nella documentazione',
+    bug: 'un difetto',
+    feature_request: 'una richiesta di funzionalità',
+    unknown: 'una richiesta che non abbiamo saputo classificare',
+  },
 };
 
 /** One sentence for the public status page (shown only after a person approves it). */
@@ -25,7 +40,11 @@ export function publicSummary(lang: Lang, category: TicketCategory): string {
     : `We looked into the report: it is ${CATEGORY_WORDS.en[category]}.`;
 }
 
-const quote = (snippet: string) => snippet.split('\n').map((l) => `> ${l}`.trimEnd()).join('\n');
+const quote = (snippet: string) =>
+  snippet
+    .split('\n')
+    .map((l) => `> ${l}`.trimEnd())
+    .join('\n');
 
 /** A reply grounded in a passage of the repository's documentation. */
 export function groundedReply(lang: Lang, hit: CodeHit & { snippet: string }): string {
@@ -44,14 +63,23 @@ export function needsInfo(lang: Lang): string {
 
 /** Internal notes on the likely cause (for the team, English and Italian alike: Markdown). */
 export function rootCause(category: TicketCategory, confidence: number, terms: string[], hits: CodeHit[]): string {
-  const words = terms.slice(0, 8).map((t) => `\`${t}\``).join(', ') || '(none)';
-  const lines = [category === 'unknown'
-    ? `No category fits the request (words: ${words}); the team should read it.`
-    : `Category **${category}** (confidence ${confidence.toFixed(2)}), from the words: ${words}.`];
+  const words =
+    terms
+      .slice(0, 8)
+      .map((t) => `\`${t}\``)
+      .join(', ') || '(none)';
+  const lines = [
+    category === 'unknown'
+      ? `No category fits the request (words: ${words}); the team should read it.`
+      : `Category **${category}** (confidence ${confidence.toFixed(2)}), from the words: ${words}.`,
+  ];
   if (hits.length === 0) lines.push('', 'No place in the repository matches the report.');
   else {
     lines.push('', category === 'bug' ? 'Most likely places of the defect:' : 'Related places in the repository:');
-    for (const h of hits) lines.push(`- \`${h.path}\`${h.line_start ? ` lines ${h.line_start}–${h.line_end ?? h.line_start}` : ''}${h.symbol ? ` (\`${h.symbol}\`)` : ''}`);
+    for (const h of hits)
+      lines.push(
+        `- \`${h.path}\`${h.line_start ? ` lines ${h.line_start}–${h.line_end ?? h.line_start}` : ''}${h.symbol ? ` (\`${h.symbol}\`)` : ''}`,
+      );
   }
   return lines.join('\n');
 }

@@ -62,13 +62,22 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
   static override identifier = 'agent-managed';
   static override optionsSchema = Joi.object<ManagedAgentOptions>({
     ...agentExecutorOptionKeys,
-    command: Joi.string().min(1).max(4000).default('echo "no agent command configured (adapters.options.agent-managed.command)" >&2; exit 2'),
+    command: Joi.string()
+      .min(1)
+      .max(4000)
+      .default('echo "no agent command configured (adapters.options.agent-managed.command)" >&2; exit 2'),
     workRoot: Joi.string(),
-    timeoutMs: Joi.number().integer().min(1000).max(24 * 3_600_000).default(30 * 60_000),
+    timeoutMs: Joi.number()
+      .integer()
+      .min(1000)
+      .max(24 * 3_600_000)
+      .default(30 * 60_000),
     maxEventLines: Joi.number().integer().min(10).max(100_000).default(2000),
     sandbox: Joi.object<SandboxOptions>({
       mode: Joi.string().valid('auto', 'user', 'namespace', 'none').default('auto'),
-      user: Joi.string().pattern(/^(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?|\d{1,10})$/).messages({ 'string.pattern.base': 'must be an account name or a numeric uid' }),
+      user: Joi.string()
+        .pattern(/^(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?|\d{1,10})$/)
+        .messages({ 'string.pattern.base': 'must be an account name or a numeric uid' }),
       network: Joi.boolean().default(true),
     }).default(),
   });
@@ -80,12 +89,19 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
   constructor(options: ManagedAgentOptions, deps?: AdapterDeps) {
     super(options, deps);
     const log = this.deps.log as { warn?: (msg: string) => void } | undefined;
-    this.sandbox = resolveSandbox(options.sandbox ?? { mode: 'auto', network: true }, (msg) => (log?.warn ? log.warn(msg) : process.emitWarning(msg)));
+    this.sandbox = resolveSandbox(options.sandbox ?? { mode: 'auto', network: true }, (msg) =>
+      log?.warn ? log.warn(msg) : process.emitWarning(msg),
+    );
   }
 
   protected async run(job: AgentJob, io: JobIO): Promise<void> {
     if (io.isCancelled()) return io.complete({ status: 'cancelled', cost_usd: 0 });
-    if (!job.repository || !io.tools?.gitAccess) return io.complete({ status: 'failed', cost_usd: 0, error: { code: 'no_repository', detail: 'the workspace has no repository this executor can check out' } });
+    if (!job.repository || !io.tools?.gitAccess)
+      return io.complete({
+        status: 'failed',
+        cost_usd: 0,
+        error: { code: 'no_repository', detail: 'the workspace has no repository this executor can check out' },
+      });
     const branch = job.branch ?? `patchwell/${job.ticket.id}`;
     const root = this.options.workRoot ?? tmpdir();
     await mkdir(root, { recursive: true });
@@ -95,13 +111,22 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
     const meter = new CostMeter(join(dir, 'cost.jsonl'));
     const maxCost = job.limits.max_cost_usd;
     const cost = () => usd(meter.total);
-    const fail = (code: string, detail: string): Promise<void> => io.complete({ status: 'failed', cost_usd: cost(), error: { code, detail } });
+    const fail = (code: string, detail: string): Promise<void> =>
+      io.complete({ status: 'failed', cost_usd: cost(), error: { code, detail } });
     const cancelled = (): Promise<void> => io.complete({ status: 'cancelled', cost_usd: cost() });
     try {
       const access = await io.tools.gitAccess({ write: true });
       const git = (args: string[]) => this.git(args, work, access);
-      await io.emit({ level: 'info', type: 'phase', message: `checkout of ${job.repository.full_name} (${job.repository.default_branch})` });
-      await this.git(['clone', '--quiet', '--depth', '50', '--branch', job.repository.default_branch, access.cloneUrl, work], dir, access);
+      await io.emit({
+        level: 'info',
+        type: 'phase',
+        message: `checkout of ${job.repository.full_name} (${job.repository.default_branch})`,
+      });
+      await this.git(
+        ['clone', '--quiet', '--depth', '50', '--branch', job.repository.default_branch, access.cloneUrl, work],
+        dir,
+        access,
+      );
       await git(['checkout', '--quiet', '-B', branch]);
       const base = (await git(['rev-parse', 'HEAD'])).trim();
       const limitMs = Math.min(this.options.timeoutMs, job.limits.max_minutes * 60_000);
@@ -110,23 +135,54 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
       await writeFile(meter.file, '');
       await this.handOver(dir);
       const sb = this.sandbox;
-      await io.emit({ level: 'info', type: 'sandbox', message: `sandbox: ${sb.describe()}`, data: { kind: sb.kind, uid: sb.user?.uid ?? process.getuid?.() ?? null, user: sb.user?.name ?? null, network: sb.network } });
+      await io.emit({
+        level: 'info',
+        type: 'sandbox',
+        message: `sandbox: ${sb.describe()}`,
+        data: {
+          kind: sb.kind,
+          uid: sb.user?.uid ?? process.getuid?.() ?? null,
+          user: sb.user?.name ?? null,
+          network: sb.network,
+        },
+      });
 
       await io.emit({ level: 'info', type: 'phase', message: 'agent running' });
-      const agent = await this.sh(this.options.command, work, { ...env, PATCHWELL_COST_FILE: meter.file }, limitMs, io, 'agent_output', { meter, maxCost });
+      const agent = await this.sh(
+        this.options.command,
+        work,
+        { ...env, PATCHWELL_COST_FILE: meter.file },
+        limitMs,
+        io,
+        'agent_output',
+        { meter, maxCost },
+      );
       await this.reportCost(io, meter, maxCost);
       if (agent.cancelled) return cancelled();
-      if (agent.overBudget) return fail('cost_limit_reached', `the agent reported $${cost()} spent, above the job's limit of $${maxCost}`);
+      if (agent.overBudget)
+        return fail('cost_limit_reached', `the agent reported $${cost()} spent, above the job's limit of $${maxCost}`);
       if (agent.timedOut) return fail('timed_out', `the agent ran past ${Math.round(limitMs / 1000)} s`);
       if (agent.code !== 0) return fail('agent_failed', `the agent command exited with ${agent.code}`);
 
       await git(['add', '-A']);
       const changed = (await git(['status', '--porcelain'])).trim();
       if (!changed) return fail('no_changes', 'the agent changed nothing');
-      await git(['commit', '--quiet', '-m', `Fix: ${job.ticket.subject.slice(0, 72)}\n\nTicket ${job.ticket.id}, job ${job.id}.`]);
+      await git([
+        'commit',
+        '--quiet',
+        '-m',
+        `Fix: ${job.ticket.subject.slice(0, 72)}\n\nTicket ${job.ticket.id}, job ${job.id}.`,
+      ]);
       const head = (await git(['rev-parse', 'HEAD'])).trim();
 
-      const fix: FixResult = { branch, head_sha: head, tests_ran: false, tests_passed: false, verify_passed: false, reason: 'tests_not_run_without_reason' };
+      const fix: FixResult = {
+        branch,
+        head_sha: head,
+        tests_ran: false,
+        tests_passed: false,
+        verify_passed: false,
+        reason: 'tests_not_run_without_reason',
+      };
       if (job.test_command) {
         await io.emit({ level: 'info', type: 'phase', message: `verifying: ${job.test_command}` });
         await this.handOver(dir); // the commit wrote .git as the service
@@ -137,9 +193,19 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
         fix.verify_passed = fix.tests_passed;
         fix.reason = fix.verify_passed ? null : tests.timedOut ? 'verification_failed' : 'tests_failed';
       }
-      await io.emit({ level: fix.verify_passed ? 'info' : 'warn', type: 'verification', message: fix.verify_passed ? 'tests passed' : `not verified: ${fix.reason}`, data: { ...fix } });
+      await io.emit({
+        level: fix.verify_passed ? 'info' : 'warn',
+        type: 'verification',
+        message: fix.verify_passed ? 'tests passed' : `not verified: ${fix.reason}`,
+        data: { ...fix },
+      });
       await git(['push', '--quiet', '--force', 'origin', `HEAD:refs/heads/${branch}`]);
-      await io.emit({ level: 'info', type: 'phase', message: `pushed ${branch} at ${head.slice(0, 12)} (base ${base.slice(0, 12)})`, data: { branch, head_sha: head, base_sha: base } });
+      await io.emit({
+        level: 'info',
+        type: 'phase',
+        message: `pushed ${branch} at ${head.slice(0, 12)} (base ${base.slice(0, 12)})`,
+        data: { branch, head_sha: head, base_sha: base },
+      });
       const result: JobResult = { status: 'succeeded', fix, cost_usd: cost() };
       await io.complete(result);
     } finally {
@@ -154,10 +220,20 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
 
   /** One line with the agent's reported spend (and the reports that could not be read). */
   private async reportCost(io: JobIO, meter: CostMeter, maxCost: number): Promise<void> {
-    if (meter.ignored) await io.emit({ level: 'warn', type: 'cost', message: `${meter.ignored} cost report(s) not understood (expected {"cost_usd": <total>} lines or "::patchwell-cost <total>")` });
+    if (meter.ignored)
+      await io.emit({
+        level: 'warn',
+        type: 'cost',
+        message: `${meter.ignored} cost report(s) not understood (expected {"cost_usd": <total>} lines or "::patchwell-cost <total>")`,
+      });
     if (meter.total === 0) return;
     const over = meter.total > maxCost;
-    await io.emit({ level: over ? 'error' : 'info', type: over ? 'cost_limit' : 'cost', message: `the agent reported $${usd(meter.total)} spent (limit $${maxCost})`, data: { cost_usd: usd(meter.total), max_cost_usd: maxCost } });
+    await io.emit({
+      level: over ? 'error' : 'info',
+      type: over ? 'cost_limit' : 'cost',
+      message: `the agent reported $${usd(meter.total)} spent (limit $${maxCost})`,
+      data: { cost_usd: usd(meter.total), max_cost_usd: maxCost },
+    });
   }
 
   /** The only variables the agent and the tests see. */
@@ -186,10 +262,24 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
    * With a cost meter, the agent's spend is read as it goes and the group is killed once it
    * passes `maxCost`. No process of the group outlives the command.
    */
-  private async sh(command: string, cwd: string, env: Record<string, string>, limitMs: number, io: JobIO, type: string, budget?: { meter: CostMeter; maxCost: number }): Promise<Ran> {
+  private async sh(
+    command: string,
+    cwd: string,
+    env: Record<string, string>,
+    limitMs: number,
+    io: JobIO,
+    type: string,
+    budget?: { meter: CostMeter; maxCost: number },
+  ): Promise<Ran> {
     const [file, args] = this.sandbox.argv(command);
     const user = this.sandbox.user;
-    const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...(user ? { uid: user.uid, gid: user.gid } : {}) });
+    const child = spawn(file, args, {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    });
     let lines = 0;
     let dropped = 0;
     let timedOut = false;
@@ -235,7 +325,11 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
         cancelled = true;
         kill();
       }
-      if (budget && !polling) polling = budget.meter.poll().then(checkBudget, () => undefined).finally(() => (polling = null));
+      if (budget && !polling)
+        polling = budget.meter
+          .poll()
+          .then(checkBudget, () => undefined)
+          .finally(() => (polling = null));
     }, WATCH_MS);
     const code = await new Promise<number | null>((resolve) => {
       let settled = false;
@@ -284,9 +378,15 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
     // The checkout belongs to the sandbox account while its commands run: git (as the service) must still work in it.
     const config: Array<[string, string]> = [['safe.directory', '*']];
     // The token travels as an HTTP header in the environment, never in arguments or URLs.
-    if (/^https?:\/\//.test(access.cloneUrl)) config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`x-access-token:${access.token}`).toString('base64')}`]);
+    if (/^https?:\/\//.test(access.cloneUrl))
+      config.push([
+        'http.extraHeader',
+        `Authorization: Basic ${Buffer.from(`x-access-token:${access.token}`).toString('base64')}`,
+      ]);
     env.GIT_CONFIG_COUNT = String(config.length);
-    config.forEach(([key, value], i) => Object.assign(env, { [`GIT_CONFIG_KEY_${i}`]: key, [`GIT_CONFIG_VALUE_${i}`]: value }));
+    config.forEach(([key, value], i) =>
+      Object.assign(env, { [`GIT_CONFIG_KEY_${i}`]: key, [`GIT_CONFIG_VALUE_${i}`]: value }),
+    );
     return new Promise((resolve, reject) => {
       const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -294,7 +394,9 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
       child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
       child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`git ${args[0]} failed: ${err.trim().slice(0, 500)}`))));
+      child.on('close', (code) =>
+        code === 0 ? resolve(out) : reject(new Error(`git ${args[0]} failed: ${err.trim().slice(0, 500)}`)),
+      );
     });
   }
 }

@@ -55,7 +55,13 @@ export function lookupUser(nameOrUid: string): SandboxUser | null {
     return { name: f[0]!, uid: Number(f[2]), gid: Number(f[3]) };
   };
   try {
-    return parse(execFileSync('getent', ['passwd', nameOrUid], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).split('\n')[0]);
+    return parse(
+      execFileSync('getent', ['passwd', nameOrUid], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 5000,
+      }).split('\n')[0],
+    );
   } catch (err) {
     // getent exits 2 for an unknown key; only a missing getent falls back to the file.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return null;
@@ -80,7 +86,11 @@ export function probeNamespaces(user: SandboxUser | null, network: boolean): str
   for (const variant of NS_VARIANTS) {
     const flags = network ? variant : [...variant, '--net'];
     const r = spawnSync('unshare', [...flags, '/bin/sh', '-c', 'exit 0'], {
-      cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: 'ignore', timeout: 10_000, ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      cwd: '/',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: 'ignore',
+      timeout: 10_000,
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
     });
     if (r.status === 0) {
       found = flags;
@@ -92,7 +102,10 @@ export function probeNamespaces(user: SandboxUser | null, network: boolean): str
 }
 
 function optionsError(path: string, message: string): AdapterOptionsError {
-  return new AdapterOptionsError(`invalid options for adapter agent-managed:\n  - config key adapters.options.agent-managed.sandbox.${path}: ${message}`, [{ path: `sandbox.${path}`, message }]);
+  return new AdapterOptionsError(
+    `invalid options for adapter agent-managed:\n  - config key adapters.options.agent-managed.sandbox.${path}: ${message}`,
+    [{ path: `sandbox.${path}`, message }],
+  );
 }
 
 function namespaced(flags: string[], user: SandboxUser | null, network: boolean): Sandbox {
@@ -101,16 +114,29 @@ function namespaced(flags: string[], user: SandboxUser | null, network: boolean)
     user,
     network,
     argv: (command) => ['unshare', [...flags, '/bin/sh', '-c', command]],
-    describe: () => `namespace (user, PID and mount namespaces${network ? '' : ', no network'})${user ? ` as ${user.name} (uid ${user.uid})` : ' as the service\'s user'}`,
+    describe: () =>
+      `namespace (user, PID and mount namespaces${network ? '' : ', no network'})${user ? ` as ${user.name} (uid ${user.uid})` : " as the service's user"}`,
   };
 }
 
 function asUser(user: SandboxUser): Sandbox {
-  return { kind: 'user', user, network: true, argv: (command) => ['/bin/sh', ['-c', command]], describe: () => `user ${user.name} (uid ${user.uid}, gid ${user.gid})` };
+  return {
+    kind: 'user',
+    user,
+    network: true,
+    argv: (command) => ['/bin/sh', ['-c', command]],
+    describe: () => `user ${user.name} (uid ${user.uid}, gid ${user.gid})`,
+  };
 }
 
 function none(): Sandbox {
-  return { kind: 'none', user: null, network: true, argv: (command) => ['/bin/sh', ['-c', command]], describe: () => 'none (the service\'s user; clean environment and process group only)' };
+  return {
+    kind: 'none',
+    user: null,
+    network: true,
+    argv: (command) => ['/bin/sh', ['-c', command]],
+    describe: () => "none (the service's user; clean environment and process group only)",
+  };
 }
 
 /**
@@ -121,32 +147,54 @@ function none(): Sandbox {
 export function resolveSandbox(opts: SandboxOptions, warn: (msg: string) => void): Sandbox {
   const root = isRoot();
   const configured = opts.user ? lookupUser(opts.user) : null;
-  if (opts.user && !configured) throw optionsError('user', `no local account "${opts.user}" (create it, e.g. useradd --system --no-create-home patchwell-agent)`);
+  if (opts.user && !configured)
+    throw optionsError(
+      'user',
+      `no local account "${opts.user}" (create it, e.g. useradd --system --no-create-home patchwell-agent)`,
+    );
   if (opts.mode === 'none') return none();
 
   if (opts.mode === 'user') {
     if (!configured) throw optionsError('user', 'is required with mode "user"');
-    if (!root) throw optionsError('mode', `"user" needs the service to run as root (it runs as uid ${process.getuid?.() ?? '?'}) to start commands as ${configured.name}`);
+    if (!root)
+      throw optionsError(
+        'mode',
+        `"user" needs the service to run as root (it runs as uid ${process.getuid?.() ?? '?'}) to start commands as ${configured.name}`,
+      );
     return asUser(configured);
   }
 
   if (configured && !root) {
-    if (opts.mode === 'namespace') throw optionsError('user', `needs the service to run as root (it runs as uid ${process.getuid?.() ?? '?'}); leave it out to run the namespace as the service's user`);
+    if (opts.mode === 'namespace')
+      throw optionsError(
+        'user',
+        `needs the service to run as root (it runs as uid ${process.getuid?.() ?? '?'}); leave it out to run the namespace as the service's user`,
+      );
     warn(`agent-managed: sandbox.user ${configured.name} is ignored: the service does not run as root`);
   }
-  const runAs = root ? configured ?? lookupUser('nobody') : null;
+  const runAs = root ? (configured ?? lookupUser('nobody')) : null;
   if (root && !runAs) {
-    if (opts.mode === 'namespace') throw optionsError('user', 'is required: the service runs as root and there is no "nobody" account to run the commands as');
+    if (opts.mode === 'namespace')
+      throw optionsError(
+        'user',
+        'is required: the service runs as root and there is no "nobody" account to run the commands as',
+      );
   }
   const flags = runAs || !root ? probeNamespaces(runAs, opts.network) : null;
   if (flags) return namespaced(flags, runAs, opts.network);
-  if (opts.mode === 'namespace') throw optionsError('mode', '"namespace": unshare cannot create user, PID and mount namespaces here (util-linux unshare missing, or user namespaces disabled by the kernel or the container)');
+  if (opts.mode === 'namespace')
+    throw optionsError(
+      'mode',
+      '"namespace": unshare cannot create user, PID and mount namespaces here (util-linux unshare missing, or user namespaces disabled by the kernel or the container)',
+    );
 
   // auto without namespaces
   if (configured && root) return asUser(configured);
   if (!warnedNone) {
     warnedNone = true;
-    warn('agent-managed: no sandbox available (unshare cannot create namespaces here and no sandbox.user is configured for a service running as root); agent commands run as the service\'s user with a clean environment only');
+    warn(
+      "agent-managed: no sandbox available (unshare cannot create namespaces here and no sandbox.user is configured for a service running as root); agent commands run as the service's user with a clean environment only",
+    );
   }
   return none();
 }
@@ -154,10 +202,14 @@ export function resolveSandbox(opts: SandboxOptions, warn: (msg: string) => void
 /** Gives the job's directory to the sandbox account (symbolic links themselves, never what they point to). */
 export function chownTree(dir: string, user: SandboxUser): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('chown', ['-R', '-P', '-h', `${user.uid}:${user.gid}`, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('chown', ['-R', '-P', '-h', `${user.uid}:${user.gid}`, dir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`chown of the job directory failed: ${err.trim().slice(0, 300)}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`chown of the job directory failed: ${err.trim().slice(0, 300)}`)),
+    );
   });
 }

@@ -1,4 +1,10 @@
-import { AbstractAgentExecutor, adapterModule, type AgentExecutorOptions, type AgentJob, type JobIO } from '../../core/contracts/index.js';
+import {
+  AbstractAgentExecutor,
+  adapterModule,
+  type AgentExecutorOptions,
+  type AgentJob,
+  type JobIO,
+} from '../../core/contracts/index.js';
 
 /**
  * An IDE agent (Claude Code, Cursor, …) runs the job through the MCP endpoint (plugin `mcp`,

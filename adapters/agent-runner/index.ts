@@ -1,4 +1,10 @@
-import { AbstractAgentExecutor, adapterModule, type AgentExecutorOptions, type AgentJob, type JobIO } from '../../core/contracts/index.js';
+import {
+  AbstractAgentExecutor,
+  adapterModule,
+  type AgentExecutorOptions,
+  type AgentJob,
+  type JobIO,
+} from '../../core/contracts/index.js';
 
 /**
  * The customer's runner (a GitHub Actions workflow or a container, the workspace's

@@ -3,7 +3,13 @@
  * `payload=` form bodies), shared by codehost-github and codehost-local (whose git hooks speak
  * the same format, so the service handles one shape).
  */
-import { PayloadError, headerValue, type CodeHostEvent, type CodeHostEventKind, type RawHeaders } from '../../core/contracts/index.js';
+import {
+  PayloadError,
+  headerValue,
+  type CodeHostEvent,
+  type CodeHostEventKind,
+  type RawHeaders,
+} from '../../core/contracts/index.js';
 import { isCleanJsonText } from '../../core/http/input-guard.js';
 
 const KINDS: Record<string, CodeHostEventKind> = {
@@ -23,7 +29,8 @@ const KINDS: Record<string, CodeHostEventKind> = {
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const idOf = (v: unknown): string | null => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? String(v) : null);
+const idOf = (v: unknown): string | null =>
+  typeof v === 'number' || (typeof v === 'string' && v !== '') ? String(v) : null;
 
 /** The JSON body of a delivery: a JSON document, or the `payload` field of a form-encoded body. */
 export function webhookBody(headers: RawHeaders, rawBody: Buffer): Json {
@@ -31,7 +38,8 @@ export function webhookBody(headers: RawHeaders, rawBody: Buffer): Json {
   let text = rawBody.toString('utf8');
   if (type.startsWith('application/x-www-form-urlencoded')) text = new URLSearchParams(text).get('payload') ?? '';
   // The service's rule for text it stores (core/http/input-guard.ts), for the form-encoded JSON too.
-  if (!isCleanJsonText(Buffer.from(text))) throw new PayloadError('the webhook body holds a NUL character or an unpaired surrogate');
+  if (!isCleanJsonText(Buffer.from(text)))
+    throw new PayloadError('the webhook body holds a NUL character or an unpaired surrogate');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -52,7 +60,8 @@ export function parseHubWebhook(headers: RawHeaders, rawBody: Buffer): CodeHostE
   const installation = isObject(payload.installation) ? idOf(payload.installation.id) : null;
   const repo = isObject(payload.repository) ? payload.repository : null;
   const repoId = repo ? idOf(repo.id) : null;
-  const sender = isObject(payload.sender) && typeof payload.sender.login === 'string' ? { login: payload.sender.login } : null;
+  const sender =
+    isObject(payload.sender) && typeof payload.sender.login === 'string' ? { login: payload.sender.login } : null;
   return {
     deliveryId: deliveryId.slice(0, 200),
     kind: KINDS[name] ?? 'other',

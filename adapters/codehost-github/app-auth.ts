@@ -12,7 +12,9 @@ export function readPrivateKey(pem: string): KeyObject {
   try {
     return createPrivateKey(pem.includes('\\n') ? pem.replace(/\\n/g, '\n') : pem);
   } catch (err) {
-    throw new AdapterError('invalid_private_key', 'the GitHub App private key is not a readable PEM key', { cause: err });
+    throw new AdapterError('invalid_private_key', 'the GitHub App private key is not a readable PEM key', {
+      cause: err,
+    });
   }
 }
 

@@ -45,13 +45,26 @@ export class GithubCodeHost extends GithubConnection {
   static override identifier = 'codehost-github';
   static override optionsSchema = Joi.object<GithubCodeHostOptions>({
     ...codeHostOptionKeys,
-    appId: Joi.alternatives(Joi.string().pattern(/^\d+$/), Joi.number().integer().min(1)).required().custom((v) => String(v)),
-    appSlug: Joi.string().pattern(/^[a-z0-9][a-z0-9-]*$/).required(),
-    privateKey: Joi.string().pattern(/BEGIN ([A-Z]+ )?PRIVATE KEY/).required(),
-    baseUrl: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://api.github.com'),
-    webUrl: Joi.string().uri({ scheme: ['http', 'https'] }).default('https://github.com'),
+    appId: Joi.alternatives(Joi.string().pattern(/^\d+$/), Joi.number().integer().min(1))
+      .required()
+      .custom((v) => String(v)),
+    appSlug: Joi.string()
+      .pattern(/^[a-z0-9][a-z0-9-]*$/)
+      .required(),
+    privateKey: Joi.string()
+      .pattern(/BEGIN ([A-Z]+ )?PRIVATE KEY/)
+      .required(),
+    baseUrl: Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .default('https://api.github.com'),
+    webUrl: Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .default('https://github.com'),
     requestTimeoutMs: Joi.number().integer().min(100).default(15_000),
-    maxDiffBytes: Joi.number().integer().min(1024).default(1024 * 1024),
+    maxDiffBytes: Joi.number()
+      .integer()
+      .min(1024)
+      .default(1024 * 1024),
   });
 
   // ---- installations and repositories
@@ -64,7 +77,10 @@ export class GithubCodeHost extends GithubConnection {
     const { data } = await this.app('GET', `/app/installations/${enc(installationId)}`);
     return {
       id: String(data.id),
-      account: { login: String(data.account?.login ?? ''), type: data.account?.type === 'User' ? 'user' : 'organization' },
+      account: {
+        login: String(data.account?.login ?? ''),
+        type: data.account?.type === 'User' ? 'user' : 'organization',
+      },
       repositorySelection: data.repository_selection === 'selected' ? 'selected' : 'all',
       permissions: { ...(data.permissions ?? {}) },
       suspendedAt: data.suspended_at ? new Date(data.suspended_at) : null,
@@ -74,7 +90,10 @@ export class GithubCodeHost extends GithubConnection {
   async listRepositories(installationId: string): Promise<Repository[]> {
     const out: Repository[] = [];
     for (let page = 1; page <= 100; page++) {
-      const { data } = await this.inst<{ total_count: number; repositories: Json[] }>(installationId, { path: '/installation/repositories', query: { per_page: 100, page } });
+      const { data } = await this.inst<{ total_count: number; repositories: Json[] }>(installationId, {
+        path: '/installation/repositories',
+        query: { per_page: 100, page },
+      });
       out.push(...data.repositories.map(toRepository));
       if (data.repositories.length < 100 || out.length >= data.total_count) break;
     }
@@ -86,7 +105,9 @@ export class GithubCodeHost extends GithubConnection {
   }
 
   async readFile(ref: RepoRef, path: string, at?: string): Promise<RepoFile | null> {
-    const res = await this.orNull(this.inst(ref.installationId, { path: this.repoPath(ref, `/contents/${encPath(path)}`), query: { ref: at } }));
+    const res = await this.orNull(
+      this.inst(ref.installationId, { path: this.repoPath(ref, `/contents/${encPath(path)}`), query: { ref: at } }),
+    );
     if (!res || Array.isArray(res.data) || res.data.type !== 'file') return null;
     const f = res.data;
     let content = typeof f.content === 'string' && f.encoding === 'base64' ? Buffer.from(f.content, 'base64') : null;
@@ -100,37 +121,60 @@ export class GithubCodeHost extends GithubConnection {
 
   async listTree(ref: RepoRef, at?: string): Promise<TreeEntry[]> {
     const treeRef = at ?? (await this.getRepository(ref)).defaultBranch;
-    const { data } = await this.inst(ref.installationId, { path: this.repoPath(ref, `/git/trees/${enc(treeRef)}`), query: { recursive: 1 } });
+    const { data } = await this.inst(ref.installationId, {
+      path: this.repoPath(ref, `/git/trees/${enc(treeRef)}`),
+      query: { recursive: 1 },
+    });
     return (data.tree as Json[]).map((e) => {
       if (e.type === 'tree') return { path: e.path, type: 'dir' as const, sha: e.sha };
       if (e.type === 'commit') return { path: e.path, type: 'submodule' as const, sha: e.sha };
-      return { path: e.path, type: e.mode === '120000' ? ('symlink' as const) : ('file' as const), sha: e.sha, size: Number(e.size ?? 0) };
+      return {
+        path: e.path,
+        type: e.mode === '120000' ? ('symlink' as const) : ('file' as const),
+        sha: e.sha,
+        size: Number(e.size ?? 0),
+      };
     });
   }
 
   async getBranch(ref: RepoRef, branch: string): Promise<Branch | null> {
-    const res = await this.orNull(this.inst(ref.installationId, { path: this.repoPath(ref, `/branches/${enc(branch)}`) }));
+    const res = await this.orNull(
+      this.inst(ref.installationId, { path: this.repoPath(ref, `/branches/${enc(branch)}`) }),
+    );
     return res ? { name: res.data.name, sha: res.data.commit.sha, protected: Boolean(res.data.protected) } : null;
   }
 
   async compare(ref: RepoRef, base: string, head: string): Promise<CompareResult> {
     const path = this.repoPath(ref, `/compare/${enc(base)}...${enc(head)}`);
     const { data } = await this.inst(ref.installationId, { path });
-    if (data.ahead_by === 0 && data.behind_by === 0 && (data.files?.length ?? 0) === 0) return { diff: '', truncated: false, aheadBy: 0, behindBy: 0 };
-    const text = String((await this.inst<string>(ref.installationId, { path, accept: 'application/vnd.github.diff' })).data ?? '');
+    if (data.ahead_by === 0 && data.behind_by === 0 && (data.files?.length ?? 0) === 0)
+      return { diff: '', truncated: false, aheadBy: 0, behindBy: 0 };
+    const text = String(
+      (await this.inst<string>(ref.installationId, { path, accept: 'application/vnd.github.diff' })).data ?? '',
+    );
     const raw = Buffer.from(text);
     const truncated = raw.length > this.options.maxDiffBytes;
-    return { diff: truncated ? raw.subarray(0, this.options.maxDiffBytes).toString('utf8') : text, truncated, aheadBy: Number(data.ahead_by ?? 0), behindBy: Number(data.behind_by ?? 0) };
+    return {
+      diff: truncated ? raw.subarray(0, this.options.maxDiffBytes).toString('utf8') : text,
+      truncated,
+      aheadBy: Number(data.ahead_by ?? 0),
+      behindBy: Number(data.behind_by ?? 0),
+    };
   }
 
   // ---- pull requests
 
   async openPullRequest(ref: RepoRef, input: OpenPullRequestInput): Promise<PullRequest> {
     try {
-      const { data } = await this.inst(ref.installationId, { method: 'POST', path: this.repoPath(ref, '/pulls'), body: { title: input.title, body: input.body, head: input.head, base: input.base, draft: input.draft ?? false } });
+      const { data } = await this.inst(ref.installationId, {
+        method: 'POST',
+        path: this.repoPath(ref, '/pulls'),
+        body: { title: input.title, body: input.body, head: input.head, base: input.base, draft: input.draft ?? false },
+      });
       return toPullRequest(data);
     } catch (err) {
-      if (isAdapterError(err, 'unprocessable') && /already exists/i.test(err.message)) throw new AdapterError('already_exists', err.message, { details: err.details });
+      if (isAdapterError(err, 'unprocessable') && /already exists/i.test(err.message))
+        throw new AdapterError('already_exists', err.message, { details: err.details });
       throw err;
     }
   }
@@ -142,7 +186,10 @@ export class GithubCodeHost extends GithubConnection {
 
   async findPullRequestByBranch(ref: RepoRef, branch: string): Promise<PullRequest | null> {
     const owner = ref.fullName.split('/')[0]!;
-    const { data } = await this.inst<Json[]>(ref.installationId, { path: this.repoPath(ref, '/pulls'), query: { head: `${owner}:${branch}`, state: 'all', sort: 'created', direction: 'desc', per_page: 1 } });
+    const { data } = await this.inst<Json[]>(ref.installationId, {
+      path: this.repoPath(ref, '/pulls'),
+      query: { head: `${owner}:${branch}`, state: 'all', sort: 'created', direction: 'desc', per_page: 1 },
+    });
     return data[0] ? toPullRequest(data[0]) : null;
   }
 
@@ -151,22 +198,33 @@ export class GithubCodeHost extends GithubConnection {
     if (input.title !== undefined) patch.title = input.title;
     if (input.body !== undefined) patch.body = input.body;
     if (input.base !== undefined) patch.base = input.base;
-    let { data } = await this.inst(ref.installationId, { method: 'PATCH', path: this.repoPath(ref, `/pulls/${number}`), body: patch });
+    let { data } = await this.inst(ref.installationId, {
+      method: 'PATCH',
+      path: this.repoPath(ref, `/pulls/${number}`),
+      body: patch,
+    });
     if (input.draft !== undefined && Boolean(data.draft) !== input.draft) {
       // Draft state changes only through GraphQL.
       const mutation = input.draft ? 'convertPullRequestToDraft' : 'markPullRequestReadyForReview';
-      await this.graphql(ref.installationId, `mutation($id: ID!) { ${mutation}(input: { pullRequestId: $id }) { pullRequest { id } } }`, { id: data.node_id });
+      await this.graphql(
+        ref.installationId,
+        `mutation($id: ID!) { ${mutation}(input: { pullRequestId: $id }) { pullRequest { id } } }`,
+        { id: data.node_id },
+      );
       data = (await this.inst(ref.installationId, { path: this.repoPath(ref, `/pulls/${number}`) })).data;
     }
     return toPullRequest(data);
   }
 
-
   async closePullRequest(ref: RepoRef, number: number): Promise<PullRequest> {
     const current = await this.getPullRequest(ref, number);
     if (!current) throw new AdapterNotFoundError(`pull request #${number} does not exist`);
     if (current.state !== 'open') return current;
-    const { data } = await this.inst(ref.installationId, { method: 'PATCH', path: this.repoPath(ref, `/pulls/${number}`), body: { state: 'closed' } });
+    const { data } = await this.inst(ref.installationId, {
+      method: 'PATCH',
+      path: this.repoPath(ref, `/pulls/${number}`),
+      body: { state: 'closed' },
+    });
     return toPullRequest(data);
   }
 
@@ -174,17 +232,29 @@ export class GithubCodeHost extends GithubConnection {
     const pr = await this.getPullRequest(ref, number);
     if (!pr) throw new AdapterNotFoundError(`pull request #${number} does not exist`);
     if (pr.state !== 'open') throw new AdapterError('not_mergeable', `pull request #${number} is ${pr.state}`);
-    if (pr.head.sha !== input.sha) throw new AdapterError('sha_mismatch', `the head of #${number} is ${pr.head.sha}, not the approved ${input.sha}`, { details: { head_sha: pr.head.sha } });
+    if (pr.head.sha !== input.sha)
+      throw new AdapterError(
+        'sha_mismatch',
+        `the head of #${number} is ${pr.head.sha}, not the approved ${input.sha}`,
+        { details: { head_sha: pr.head.sha } },
+      );
     try {
       const { data } = await this.inst(ref.installationId, {
         method: 'PUT',
         path: this.repoPath(ref, `/pulls/${number}/merge`),
-        body: { merge_method: input.method, sha: input.sha, ...(input.commitTitle ? { commit_title: input.commitTitle } : {}), ...(input.commitMessage ? { commit_message: input.commitMessage } : {}) },
+        body: {
+          merge_method: input.method,
+          sha: input.sha,
+          ...(input.commitTitle ? { commit_title: input.commitTitle } : {}),
+          ...(input.commitMessage ? { commit_message: input.commitMessage } : {}),
+        },
       });
       return { sha: String(data.sha) };
     } catch (err) {
-      if (isAdapterError(err, 'conflict')) throw new AdapterError('sha_mismatch', err.message, { details: err.details });
-      if (isAdapterError(err, 'unprocessable')) throw new AdapterError('not_mergeable', err.message, { details: err.details });
+      if (isAdapterError(err, 'conflict'))
+        throw new AdapterError('sha_mismatch', err.message, { details: err.details });
+      if (isAdapterError(err, 'unprocessable'))
+        throw new AdapterError('not_mergeable', err.message, { details: err.details });
       throw err;
     }
   }
@@ -192,32 +262,54 @@ export class GithubCodeHost extends GithubConnection {
   // ---- labels, comments, issues
 
   async addLabels(ref: RepoRef, number: number, labels: string[]): Promise<void> {
-    await this.inst(ref.installationId, { method: 'POST', path: this.repoPath(ref, `/issues/${number}/labels`), body: { labels } });
+    await this.inst(ref.installationId, {
+      method: 'POST',
+      path: this.repoPath(ref, `/issues/${number}/labels`),
+      body: { labels },
+    });
   }
 
   async ensureLabel(ref: RepoRef, label: LabelInput): Promise<void> {
     const body = { color: label.color.replace(/^#/, ''), description: label.description ?? '' };
     try {
-      await this.inst(ref.installationId, { method: 'PATCH', path: this.repoPath(ref, `/labels/${enc(label.name)}`), body });
+      await this.inst(ref.installationId, {
+        method: 'PATCH',
+        path: this.repoPath(ref, `/labels/${enc(label.name)}`),
+        body,
+      });
     } catch (err) {
       if (!isAdapterError(err, 'not_found')) throw err;
-      await this.inst(ref.installationId, { method: 'POST', path: this.repoPath(ref, '/labels'), body: { name: label.name, ...body } });
+      await this.inst(ref.installationId, {
+        method: 'POST',
+        path: this.repoPath(ref, '/labels'),
+        body: { name: label.name, ...body },
+      });
     }
   }
 
   async comment(ref: RepoRef, number: number, body: string): Promise<{ id: string; url: string }> {
-    const { data } = await this.inst(ref.installationId, { method: 'POST', path: this.repoPath(ref, `/issues/${number}/comments`), body: { body } });
+    const { data } = await this.inst(ref.installationId, {
+      method: 'POST',
+      path: this.repoPath(ref, `/issues/${number}/comments`),
+      body: { body },
+    });
     return { id: String(data.id), url: String(data.html_url) };
   }
 
   async closeIssue(ref: RepoRef, number: number, reason: 'completed' | 'not_planned'): Promise<void> {
-    await this.inst(ref.installationId, { method: 'PATCH', path: this.repoPath(ref, `/issues/${number}`), body: { state: 'closed', state_reason: reason } });
+    await this.inst(ref.installationId, {
+      method: 'PATCH',
+      path: this.repoPath(ref, `/issues/${number}`),
+      body: { state: 'closed', state_reason: reason },
+    });
   }
 
   // ---- tags, releases, CI, secrets, git access
 
   private async tagCommit(ref: RepoRef, name: string): Promise<string | null> {
-    const res = await this.orNull(this.inst(ref.installationId, { path: this.repoPath(ref, `/git/ref/tags/${enc(name)}`) }));
+    const res = await this.orNull(
+      this.inst(ref.installationId, { path: this.repoPath(ref, `/git/ref/tags/${enc(name)}`) }),
+    );
     if (!res) return null;
     const obj = res.data.object as Json;
     if (obj.type !== 'tag') return String(obj.sha);
@@ -233,10 +325,18 @@ export class GithubCodeHost extends GithubConnection {
     }
     let target = input.sha;
     if (input.message) {
-      const { data } = await this.inst(ref.installationId, { method: 'POST', path: this.repoPath(ref, '/git/tags'), body: { tag: input.name, message: input.message, object: input.sha, type: 'commit' } });
+      const { data } = await this.inst(ref.installationId, {
+        method: 'POST',
+        path: this.repoPath(ref, '/git/tags'),
+        body: { tag: input.name, message: input.message, object: input.sha, type: 'commit' },
+      });
       target = String(data.sha);
     }
-    await this.inst(ref.installationId, { method: 'POST', path: this.repoPath(ref, '/git/refs'), body: { ref: `refs/tags/${input.name}`, sha: target } });
+    await this.inst(ref.installationId, {
+      method: 'POST',
+      path: this.repoPath(ref, '/git/refs'),
+      body: { ref: `refs/tags/${input.name}`, sha: target },
+    });
     return { name: input.name, sha: input.sha };
   }
 
@@ -244,7 +344,13 @@ export class GithubCodeHost extends GithubConnection {
     const { data } = await this.inst(ref.installationId, {
       method: 'POST',
       path: this.repoPath(ref, '/releases'),
-      body: { tag_name: input.tag, name: input.name, body: input.body, draft: input.draft ?? false, prerelease: input.prerelease ?? false },
+      body: {
+        tag_name: input.tag,
+        name: input.name,
+        body: input.body,
+        draft: input.draft ?? false,
+        prerelease: input.prerelease ?? false,
+      },
     });
     return { id: String(data.id), url: String(data.html_url) };
   }
@@ -252,23 +358,36 @@ export class GithubCodeHost extends GithubConnection {
   async getCommitStatus(ref: RepoRef, sha: string): Promise<CiStatus> {
     const [combined, runs] = await Promise.all([
       this.inst(ref.installationId, { path: this.repoPath(ref, `/commits/${enc(sha)}/status`) }),
-      this.inst(ref.installationId, { path: this.repoPath(ref, `/commits/${enc(sha)}/check-runs`), query: { per_page: 100 } }),
+      this.inst(ref.installationId, {
+        path: this.repoPath(ref, `/commits/${enc(sha)}/check-runs`),
+        query: { per_page: 100 },
+      }),
     ]);
     return ciStatus((combined.data.statuses ?? []) as Json[], (runs.data.check_runs ?? []) as Json[]);
   }
 
   async setSecret(ref: RepoRef, name: string, value: string): Promise<void> {
-    const { data: key } = await this.inst(ref.installationId, { path: this.repoPath(ref, '/actions/secrets/public-key') });
+    const { data: key } = await this.inst(ref.installationId, {
+      path: this.repoPath(ref, '/actions/secrets/public-key'),
+    });
     const encrypted = await sealForRepository(String(key.key), value);
-    await this.inst(ref.installationId, { method: 'PUT', path: this.repoPath(ref, `/actions/secrets/${enc(name)}`), body: { encrypted_value: encrypted, key_id: key.key_id } });
+    await this.inst(ref.installationId, {
+      method: 'PUT',
+      path: this.repoPath(ref, `/actions/secrets/${enc(name)}`),
+      body: { encrypted_value: encrypted, key_id: key.key_id },
+    });
   }
 
   async createGitAccess(ref: RepoRef, input: { write: boolean }): Promise<GitAccess> {
-    if (!ref.installationId) throw new AdapterError('no_installation', 'git access needs the installation of the repository');
+    if (!ref.installationId)
+      throw new AdapterError('no_installation', 'git access needs the installation of the repository');
     const repo = await this.getRepository(ref);
     const name = ref.fullName.split('/')[1]!;
     // A token of its own, limited to this repository and to reading (or pushing) contents.
-    const token = await this.mintInstallationToken(ref.installationId, { repositories: [name], permissions: { contents: input.write ? 'write' : 'read', metadata: 'read' } });
+    const token = await this.mintInstallationToken(ref.installationId, {
+      repositories: [name],
+      permissions: { contents: input.write ? 'write' : 'read', metadata: 'read' },
+    });
     return { token: token.token, expiresAt: token.expiresAt, cloneUrl: repo.cloneUrl };
   }
 
@@ -279,7 +398,10 @@ export class GithubCodeHost extends GithubConnection {
   }
 
   private oauth(): { clientId: string; clientSecret: string } {
-    if (!this.options.oauth) throw new NotSupportedError('sign-in with GitHub needs adapters.options.codehost-github.oauth (the app\'s client id and secret)');
+    if (!this.options.oauth)
+      throw new NotSupportedError(
+        "sign-in with GitHub needs adapters.options.codehost-github.oauth (the app's client id and secret)",
+      );
     return this.options.oauth;
   }
 

@@ -4,7 +4,12 @@
  */
 import type { KeyObject } from 'node:crypto';
 import {
-  AbstractCodeHost, AdapterError, AdapterNotFoundError, isAdapterError, type CodeHostOptions, type RepoRef,
+  AbstractCodeHost,
+  AdapterError,
+  AdapterNotFoundError,
+  isAdapterError,
+  type CodeHostOptions,
+  type RepoRef,
 } from '../../core/contracts/index.js';
 import { appJwt, InstallationTokenCache, readPrivateKey, type InstallationToken } from './app-auth.js';
 import type { Json } from './github-json.js';
@@ -33,7 +38,11 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
   readonly tokens = new InstallationTokenCache((id) => this.mintInstallationToken(id));
 
   protected get client(): RestClient {
-    return (this.clientInstance ??= new RestClient(this.options.baseUrl, `patchwell-${this.options.appSlug}`, this.options.requestTimeoutMs));
+    return (this.clientInstance ??= new RestClient(
+      this.options.baseUrl,
+      `patchwell-${this.options.appSlug}`,
+      this.options.requestTimeoutMs,
+    ));
   }
 
   protected get webUrl(): string {
@@ -49,15 +58,36 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
     return this.client.request<T>({ method, path, body, authorization: `Bearer ${this.jwt()}` });
   }
 
-  protected async mintInstallationToken(installationId: string, scope?: { repositories: string[]; permissions: Record<string, string> }): Promise<InstallationToken> {
-    const { data } = await this.app<{ token: string; expires_at: string }>('POST', `/app/installations/${enc(installationId)}/access_tokens`, scope);
+  protected async mintInstallationToken(
+    installationId: string,
+    scope?: { repositories: string[]; permissions: Record<string, string> },
+  ): Promise<InstallationToken> {
+    const { data } = await this.app<{ token: string; expires_at: string }>(
+      'POST',
+      `/app/installations/${enc(installationId)}/access_tokens`,
+      scope,
+    );
     return { token: data.token, expiresAt: new Date(data.expires_at) };
   }
 
   /** A call with the installation token of `installationId`; a refused token is minted once more. */
-  protected async inst<T = Json>(installationId: string | null, req: { method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; path: string; body?: unknown; query?: Record<string, string | number | undefined>; accept?: string }) {
-    if (!installationId) throw new AdapterError('no_installation', 'codehost-github reaches repositories through an installation (RepoRef.installationId)');
-    const call = async () => this.client.request<T>({ ...req, authorization: `token ${await this.tokens.get(installationId)}` });
+  protected async inst<T = Json>(
+    installationId: string | null,
+    req: {
+      method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+      path: string;
+      body?: unknown;
+      query?: Record<string, string | number | undefined>;
+      accept?: string;
+    },
+  ) {
+    if (!installationId)
+      throw new AdapterError(
+        'no_installation',
+        'codehost-github reaches repositories through an installation (RepoRef.installationId)',
+      );
+    const call = async () =>
+      this.client.request<T>({ ...req, authorization: `token ${await this.tokens.get(installationId)}` });
     try {
       return await call();
     } catch (err) {
@@ -87,7 +117,8 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
     const base = this.options.baseUrl.replace(/\/+$/, '');
     const url = /\/api\/v3$/.test(base) ? base.replace(/\/api\/v3$/, '/api/graphql') : `${base}/graphql`;
     const { data } = await this.inst(installationId, { method: 'POST', path: url, body: { query, variables } });
-    if (Array.isArray(data.errors) && data.errors.length) throw new AdapterError('host_error', `GitHub GraphQL: ${data.errors[0]?.message ?? 'error'}`);
+    if (Array.isArray(data.errors) && data.errors.length)
+      throw new AdapterError('host_error', `GitHub GraphQL: ${data.errors[0]?.message ?? 'error'}`);
     return data.data ?? {};
   }
 }

@@ -34,13 +34,28 @@ export function toPullRequest(p: Json): PullRequest {
 export function ciStatus(statuses: Json[], runs: Json[]): CiStatus {
   const checks: CiStatus['checks'] = [];
   for (const s of statuses) {
-    checks.push({ name: String(s.context), state: statusState(s.state), ...(s.target_url ? { url: String(s.target_url) } : {}) });
+    checks.push({
+      name: String(s.context),
+      state: statusState(s.state),
+      ...(s.target_url ? { url: String(s.target_url) } : {}),
+    });
   }
   for (const r of runs) {
-    checks.push({ name: String(r.name), state: runState(r.status, r.conclusion), ...(r.html_url ? { url: String(r.html_url) } : {}) });
+    checks.push({
+      name: String(r.name),
+      state: runState(r.status, r.conclusion),
+      ...(r.html_url ? { url: String(r.html_url) } : {}),
+    });
   }
   const states = checks.map((c) => c.state);
-  const state: CiState = states.length === 0 ? 'none' : states.includes('failure') ? 'failure' : states.includes('pending') ? 'pending' : 'success';
+  const state: CiState =
+    states.length === 0
+      ? 'none'
+      : states.includes('failure')
+        ? 'failure'
+        : states.includes('pending')
+          ? 'pending'
+          : 'success';
   return { state, checks };
 }
 

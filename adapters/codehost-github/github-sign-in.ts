@@ -1,5 +1,10 @@
 /** Signing in with the GitHub App's OAuth client (PKCE): the authorize page and the code exchange. */
-import { AdapterError, type AuthorizeInput, type CodeHostUser, type ExchangeInput } from '../../core/contracts/index.js';
+import {
+  AdapterError,
+  type AuthorizeInput,
+  type CodeHostUser,
+  type ExchangeInput,
+} from '../../core/contracts/index.js';
 import type { Json } from './github-json.js';
 import type { RestClient } from './rest-client.js';
 
@@ -10,23 +15,39 @@ export interface OAuthClient {
 
 export function githubAuthorizeUrl(webUrl: string, oauth: OAuthClient, input: AuthorizeInput): string {
   const q = new URLSearchParams({
-    client_id: oauth.clientId, redirect_uri: input.redirectUri, state: input.state,
-    code_challenge: input.codeChallenge, code_challenge_method: 'S256', allow_signup: 'false',
+    client_id: oauth.clientId,
+    redirect_uri: input.redirectUri,
+    state: input.state,
+    code_challenge: input.codeChallenge,
+    code_challenge_method: 'S256',
+    allow_signup: 'false',
   });
   return `${webUrl}/login/oauth/authorize?${q}`;
 }
 
 /** The user behind an authorization code: their login, their primary verified email when the app may read it, and the token. */
-export async function exchangeGithubCode(client: RestClient, webUrl: string, oauth: OAuthClient, input: ExchangeInput): Promise<CodeHostUser> {
+export async function exchangeGithubCode(
+  client: RestClient,
+  webUrl: string,
+  oauth: OAuthClient,
+  input: ExchangeInput,
+): Promise<CodeHostUser> {
   const { clientId, clientSecret } = oauth;
   const { data } = await client.request<Json>({
     method: 'POST',
     path: `${webUrl}/login/oauth/access_token`,
     accept: 'application/json',
-    body: { client_id: clientId, client_secret: clientSecret, code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier },
+    body: {
+      client_id: clientId,
+      client_secret: clientSecret,
+      code: input.code,
+      redirect_uri: input.redirectUri,
+      code_verifier: input.codeVerifier,
+    },
   });
   // GitHub answers 200 with an `error` field for a bad code.
-  if (!data || typeof data.access_token !== 'string') throw new AdapterError('invalid_grant', `GitHub refused the code: ${String(data?.error ?? 'no token')}`);
+  if (!data || typeof data.access_token !== 'string')
+    throw new AdapterError('invalid_grant', `GitHub refused the code: ${String(data?.error ?? 'no token')}`);
   const token = data.access_token as string;
   const user = (await client.request<Json>({ path: '/user', authorization: `Bearer ${token}` })).data;
   let email: string | null = null;

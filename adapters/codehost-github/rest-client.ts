@@ -53,7 +53,10 @@ export class RestClient {
         redirect: 'follow',
       });
     } catch (err) {
-      throw new AdapterError('host_unavailable', `GitHub did not answer ${req.method ?? 'GET'} ${req.path}`, { retryable: true, cause: err });
+      throw new AdapterError('host_unavailable', `GitHub did not answer ${req.method ?? 'GET'} ${req.path}`, {
+        retryable: true,
+        cause: err,
+      });
     }
     const text = await res.text();
     const isJson = (res.headers.get('content-type') ?? '').includes('json');
@@ -71,16 +74,26 @@ export class RestClient {
 }
 
 function toError(res: Response, data: unknown, what: string): AdapterError {
-  const message = typeof data === 'object' && data && typeof (data as { message?: unknown }).message === 'string' ? (data as { message: string }).message : `HTTP ${res.status}`;
+  const message =
+    typeof data === 'object' && data && typeof (data as { message?: unknown }).message === 'string'
+      ? (data as { message: string }).message
+      : `HTTP ${res.status}`;
   const details = { status: res.status, request: what };
   if (res.status === 404) return new AdapterNotFoundError(`${what}: ${message}`, { details });
   if (res.status === 429 || (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0')) {
-    return new AdapterError('rate_limited', `${what}: ${message}`, { retryable: true, details: { ...details, reset: res.headers.get('x-ratelimit-reset') } });
+    return new AdapterError('rate_limited', `${what}: ${message}`, {
+      retryable: true,
+      details: { ...details, reset: res.headers.get('x-ratelimit-reset') },
+    });
   }
   if (res.status === 401) return new AdapterError('unauthorized', `${what}: ${message}`, { details });
   if (res.status === 403) return new AdapterError('forbidden', `${what}: ${message}`, { details });
   if (res.status === 409) return new AdapterError('conflict', `${what}: ${message}`, { details });
-  if (res.status === 405 || res.status === 422) return new AdapterError('unprocessable', `${what}: ${message}`, { details: { ...details, errors: (data as { errors?: unknown })?.errors ?? null } });
-  if (res.status >= 500) return new AdapterError('host_unavailable', `${what}: ${message}`, { retryable: true, details });
+  if (res.status === 405 || res.status === 422)
+    return new AdapterError('unprocessable', `${what}: ${message}`, {
+      details: { ...details, errors: (data as { errors?: unknown })?.errors ?? null },
+    });
+  if (res.status >= 500)
+    return new AdapterError('host_unavailable', `${what}: ${message}`, { retryable: true, details });
   return new AdapterError('host_error', `${what}: ${message}`, { details });
 }

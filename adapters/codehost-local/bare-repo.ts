@@ -46,7 +46,9 @@ export class BareRepo {
   /** Commit a ref (branch, tag or sha) resolves to, or null. */
   async resolve(ref: string): Promise<string | null> {
     if (!ref || ref.startsWith('-')) return null;
-    const { stdout, code } = await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1, 128] });
+    const { stdout, code } = await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+      okCodes: [1, 128],
+    });
     const sha = stdout.toString('utf8').trim();
     return code === 0 && SHA.test(sha) ? sha : null;
   }
@@ -72,7 +74,9 @@ export class BareRepo {
   async readFile(ref: string, path: string): Promise<{ sha: string; content: Buffer } | null> {
     const commit = await this.resolve(ref);
     if (!commit || path.startsWith('/') || path.split('/').includes('..')) return null;
-    const { stdout, code } = await this.run(['rev-parse', '--verify', '--quiet', `${commit}:${path}`], { okCodes: [1, 128] });
+    const { stdout, code } = await this.run(['rev-parse', '--verify', '--quiet', `${commit}:${path}`], {
+      okCodes: [1, 128],
+    });
     const sha = stdout.toString('utf8').trim();
     if (code !== 0 || !SHA.test(sha)) return null;
     const type = await this.text(['cat-file', '-t', sha]);
@@ -100,19 +104,30 @@ export class BareRepo {
   }
 
   /** Diff of base...head and the commit counts each way. */
-  async compare(base: string, head: string, maxBytes: number): Promise<{ diff: string; truncated: boolean; aheadBy: number; behindBy: number }> {
+  async compare(
+    base: string,
+    head: string,
+    maxBytes: number,
+  ): Promise<{ diff: string; truncated: boolean; aheadBy: number; behindBy: number }> {
     const b = await this.mustResolve(base);
     const h = await this.mustResolve(head);
     const counts = await this.text(['rev-list', '--left-right', '--count', `${b}...${h}`]);
     const [behind, ahead] = counts.split(/\s+/).map(Number);
-    const raw = b === h ? Buffer.alloc(0) : (await this.run(['diff', '--no-color', '--no-ext-diff', `${b}...${h}`])).stdout;
+    const raw =
+      b === h ? Buffer.alloc(0) : (await this.run(['diff', '--no-color', '--no-ext-diff', `${b}...${h}`])).stdout;
     const truncated = raw.length > maxBytes;
-    return { diff: (truncated ? raw.subarray(0, maxBytes) : raw).toString('utf8'), truncated, aheadBy: ahead ?? 0, behindBy: behind ?? 0 };
+    return {
+      diff: (truncated ? raw.subarray(0, maxBytes) : raw).toString('utf8'),
+      truncated,
+      aheadBy: ahead ?? 0,
+      behindBy: behind ?? 0,
+    };
   }
 
   /** Commits files on a branch without a work tree; returns the new commit. */
   async commitFiles(input: CommitFilesInput): Promise<string> {
-    if (!(await this.isValidBranchName(input.branch))) throw new AdapterError('invalid_branch', `"${input.branch}" is not a valid branch name`);
+    if (!(await this.isValidBranchName(input.branch)))
+      throw new AdapterError('invalid_branch', `"${input.branch}" is not a valid branch name`);
     const current = await this.branchSha(input.branch);
     const parent = input.base ? await this.mustResolve(input.base, 'base') : current;
     const tmp = await mkdtemp(join(tmpdir(), 'pw-index-'));
@@ -120,7 +135,8 @@ export class BareRepo {
       const env = { GIT_INDEX_FILE: join(tmp, 'index'), ...authorEnv(input.author) };
       await this.run(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env });
       for (const [path, content] of Object.entries(input.files)) {
-        if (!path || path.startsWith('/') || path.split('/').includes('..')) throw new AdapterError('invalid_path', `"${path}" is not a repository path`);
+        if (!path || path.startsWith('/') || path.split('/').includes('..'))
+          throw new AdapterError('invalid_path', `"${path}" is not a repository path`);
         if (content === null) {
           await this.run(['update-index', '--force-remove', '--', path], { env });
           continue;
@@ -129,7 +145,9 @@ export class BareRepo {
         await this.run(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`], { env });
       }
       const tree = await this.text(['write-tree'], { env });
-      const commit = await this.text(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', input.message], { env });
+      const commit = await this.text(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', input.message], {
+        env,
+      });
       await this.updateRef(input.branch, commit, current);
       return commit;
     } finally {
@@ -142,7 +160,8 @@ export class BareRepo {
     try {
       await this.run(['update-ref', `refs/heads/${branch}`, sha, expected ?? ''.padEnd(40, '0')]);
     } catch (err) {
-      if (err instanceof GitError) throw new AdapterError('sha_mismatch', `branch ${branch} moved while it was updated`, { cause: err });
+      if (err instanceof GitError)
+        throw new AdapterError('sha_mismatch', `branch ${branch} moved while it was updated`, { cause: err });
       throw err;
     }
   }
@@ -152,7 +171,12 @@ export class BareRepo {
    * `merge` (a merge commit), `squash` (one commit with head's tree changes) or `rebase` (head's
    * commits replayed on base). Returns the new tip of base. `not_mergeable` on conflicts.
    */
-  async merge(method: MergeMethod, baseBranch: string, headSha: string, message: { title: string; body: string }): Promise<string> {
+  async merge(
+    method: MergeMethod,
+    baseBranch: string,
+    headSha: string,
+    message: { title: string; body: string },
+  ): Promise<string> {
     const baseSha = await this.mustResolve(`refs/heads/${baseBranch}`, 'base branch');
     const text = message.body ? `${message.title}\n\n${message.body}` : message.title;
     let result: string;
@@ -168,9 +192,14 @@ export class BareRepo {
   }
 
   private async mergeTree(ours: string, theirs: string): Promise<string> {
-    const { stdout, code } = await this.run(['merge-tree', '--write-tree', '--no-messages', ours, theirs], { okCodes: [1] });
+    const { stdout, code } = await this.run(['merge-tree', '--write-tree', '--no-messages', ours, theirs], {
+      okCodes: [1],
+    });
     const tree = stdout.toString('utf8').split('\n')[0]?.trim() ?? '';
-    if (code === 1) throw new AdapterError('not_mergeable', 'the changes conflict with the base branch', { details: { conflicts: stdout.toString('utf8').split('\n').slice(1).filter(Boolean).slice(0, 20) } });
+    if (code === 1)
+      throw new AdapterError('not_mergeable', 'the changes conflict with the base branch', {
+        details: { conflicts: stdout.toString('utf8').split('\n').slice(1).filter(Boolean).slice(0, 20) },
+      });
     return tree;
   }
 
@@ -209,10 +238,13 @@ export class BareRepo {
   /** One line per commit of base..head: sha and subject. */
   async log(base: string, head: string, limit = 50): Promise<Array<{ sha: string; subject: string; author: string }>> {
     const out = await this.text(['log', `--max-count=${limit}`, '--format=%H%x00%s%x00%an', `${base}..${head}`]);
-    return out.split('\n').filter(Boolean).map((l) => {
-      const [sha, subject, author] = l.split('\0');
-      return { sha: sha ?? '', subject: subject ?? '', author: author ?? '' };
-    });
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [sha, subject, author] = l.split('\0');
+        return { sha: sha ?? '', subject: subject ?? '', author: author ?? '' };
+      });
   }
 }
 

@@ -1,4 +1,11 @@
-import { AdapterError, type CiState, type CiStatus, type ReleaseInput, type RepoRef, type TagInput } from '../../core/contracts/index.js';
+import {
+  AdapterError,
+  type CiState,
+  type CiStatus,
+  type ReleaseInput,
+  type RepoRef,
+  type TagInput,
+} from '../../core/contracts/index.js';
 import { newId } from '../../core/data/ids.js';
 import type { LocalHostContext } from './options.js';
 import type { LocalRepositories } from './repositories.js';
@@ -13,7 +20,10 @@ function combine(states: CiState[]): CiState {
 
 /** Tags, releases and the CI statuses of commits. */
 export class LocalChecks {
-  constructor(private readonly ctx: LocalHostContext, private readonly repos: LocalRepositories) {}
+  constructor(
+    private readonly ctx: LocalHostContext,
+    private readonly repos: LocalRepositories,
+  ) {}
 
   async createTag(ref: RepoRef, input: TagInput): Promise<{ name: string; sha: string }> {
     const repo = await this.repos.repo(ref);
@@ -38,21 +48,45 @@ export class LocalChecks {
     const found = await this.ctx.db('codehost_local_releases').where({ repo: repoName, tag: input.tag }).first();
     if (found) return { id: found.id as string, url };
     const id = newId('lrl');
-    await this.ctx.db('codehost_local_releases').insert({ id, repo: repoName, tag: input.tag, name: input.name, body: input.body, draft: input.draft ?? false, prerelease: input.prerelease ?? false });
+    await this.ctx.db('codehost_local_releases').insert({
+      id,
+      repo: repoName,
+      tag: input.tag,
+      name: input.name,
+      body: input.body,
+      draft: input.draft ?? false,
+      prerelease: input.prerelease ?? false,
+    });
     return { id, url };
   }
 
   /** Releases of a repository, newest first. */
   async listReleases(fullName: string): Promise<Array<{ id: string; tag: string; name: string; body: string }>> {
-    return this.ctx.db('codehost_local_releases').where({ repo: this.repos.canonical(fullName) }).orderBy('created_at', 'desc').select('id', 'tag', 'name', 'body');
+    return this.ctx
+      .db('codehost_local_releases')
+      .where({ repo: this.repos.canonical(fullName) })
+      .orderBy('created_at', 'desc')
+      .select('id', 'tag', 'name', 'body');
   }
 
   /** Records a CI status of a commit (what a CI system reports to a host). */
-  async setCommitStatus(fullName: string, sha: string, status: { context: string; state: Exclude<CiState, 'none'>; targetUrl?: string }): Promise<void> {
+  async setCommitStatus(
+    fullName: string,
+    sha: string,
+    status: { context: string; state: Exclude<CiState, 'none'>; targetUrl?: string },
+  ): Promise<void> {
     const repo = this.repos.canonical(fullName);
     await (await this.repos.repo(repo)).mustResolve(sha, 'commit');
-    await this.ctx.db('codehost_local_statuses')
-      .insert({ repo, sha, context: status.context, state: status.state, target_url: status.targetUrl ?? null, updated_at: new Date() })
+    await this.ctx
+      .db('codehost_local_statuses')
+      .insert({
+        repo,
+        sha,
+        context: status.context,
+        state: status.state,
+        target_url: status.targetUrl ?? null,
+        updated_at: new Date(),
+      })
       .onConflict(['repo', 'sha', 'context'])
       .merge(['state', 'target_url', 'updated_at']);
   }
@@ -61,7 +95,11 @@ export class LocalChecks {
     const repo = this.repos.canonical(ref.fullName);
     await this.repos.repo(repo);
     const rows = await this.ctx.db('codehost_local_statuses').where({ repo, sha }).orderBy('context');
-    const checks = rows.map((r: { context: string; state: CiState; target_url: string | null }) => ({ name: r.context, state: r.state, ...(r.target_url ? { url: r.target_url } : {}) }));
+    const checks = rows.map((r: { context: string; state: CiState; target_url: string | null }) => ({
+      name: r.context,
+      state: r.state,
+      ...(r.target_url ? { url: r.target_url } : {}),
+    }));
     return { state: combine(checks.map((c: { state: CiState }) => c.state)), checks };
   }
 }

@@ -48,12 +48,21 @@ export function git(args: string[], opts: GitOptions = {}): Promise<{ stdout: Bu
     ...opts.env,
   };
   return new Promise((resolve, reject) => {
-    const child = execFile('git', full, { cwd: opts.cwd, env, encoding: 'buffer', maxBuffer: opts.maxBuffer ?? 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : null) : 0;
-      if (!err || (code !== null && opts.okCodes?.includes(code))) return resolve({ stdout, code: code ?? 0 });
-      const text = stderr.toString('utf8').trim();
-      reject(new GitError(`git ${args[0]} failed: ${text || err.message}`, full, code, text));
-    });
+    const child = execFile(
+      'git',
+      full,
+      { cwd: opts.cwd, env, encoding: 'buffer', maxBuffer: opts.maxBuffer ?? 256 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : null
+          : 0;
+        if (!err || (code !== null && opts.okCodes?.includes(code))) return resolve({ stdout, code: code ?? 0 });
+        const text = stderr.toString('utf8').trim();
+        reject(new GitError(`git ${args[0]} failed: ${text || err.message}`, full, code, text));
+      },
+    );
     if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
 }

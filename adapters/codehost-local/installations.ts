@@ -8,7 +8,10 @@ import type { LocalRepositories } from './repositories.js';
 
 /** Installations: one built-in installation per account (all its repositories), the install page's setup redirect. */
 export class LocalInstallations {
-  constructor(private readonly ctx: LocalHostContext, private readonly repos: LocalRepositories) {}
+  constructor(
+    private readonly ctx: LocalHostContext,
+    private readonly repos: LocalRepositories,
+  ) {}
 
   async installUrl(state: string): Promise<string> {
     return `${this.ctx.publicUrl}/codehost/local/install?state=${encodeURIComponent(state)}`;
@@ -19,11 +22,22 @@ export class LocalInstallations {
    * for that state sends the browser to `setupUrl` with the installation id, as a host's setup
    * redirect does.
    */
-  async builtinInstallation(accountLogin: string, pending?: { state: string; setupUrl: string }): Promise<Installation> {
-    if (!NAME.test(accountLogin)) throw new AdapterError('invalid_account', `"${accountLogin}" is not a valid account name`);
-    await this.ctx.db('codehost_local_installations').insert({ id: newId('lin'), account_login: accountLogin }).onConflict('account_login').ignore();
+  async builtinInstallation(
+    accountLogin: string,
+    pending?: { state: string; setupUrl: string },
+  ): Promise<Installation> {
+    if (!NAME.test(accountLogin))
+      throw new AdapterError('invalid_account', `"${accountLogin}" is not a valid account name`);
+    await this.ctx
+      .db('codehost_local_installations')
+      .insert({ id: newId('lin'), account_login: accountLogin })
+      .onConflict('account_login')
+      .ignore();
     if (pending) {
-      await this.ctx.db('codehost_local_installations').where({ account_login: accountLogin }).update({ pending_state_hash: hash(pending.state), pending_setup_url: pending.setupUrl });
+      await this.ctx
+        .db('codehost_local_installations')
+        .where({ account_login: accountLogin })
+        .update({ pending_state_hash: hash(pending.state), pending_setup_url: pending.setupUrl });
     }
     await mkdir(join(await this.repos.root(), accountLogin), { recursive: true });
     const row = await this.ctx.db('codehost_local_installations').where({ account_login: accountLogin }).first();
@@ -32,7 +46,10 @@ export class LocalInstallations {
 
   /** Where the install page sends a browser holding `state`, or null for an unknown state. */
   async setupRedirect(state: string): Promise<string | null> {
-    const row = await this.ctx.db('codehost_local_installations').where({ pending_state_hash: hash(state) }).first();
+    const row = await this.ctx
+      .db('codehost_local_installations')
+      .where({ pending_state_hash: hash(state) })
+      .first();
     if (!row?.pending_setup_url) return null;
     const u = new URL(row.pending_setup_url as string);
     u.searchParams.set('installation_id', row.id as string);
@@ -44,15 +61,30 @@ export class LocalInstallations {
   /** Suspends or resumes an installation (what the host's settings page does). */
   async setInstallationSuspended(installationId: string, suspended: boolean): Promise<void> {
     await this.getInstallation(installationId);
-    await this.ctx.db('codehost_local_installations').where({ id: installationId }).update({ suspended_at: suspended ? new Date() : null });
+    await this.ctx
+      .db('codehost_local_installations')
+      .where({ id: installationId })
+      .update({ suspended_at: suspended ? new Date() : null });
   }
 
-  private installationOf(row: { id: string; account_login: string; account_type: string; suspended_at: Date | null }): Installation {
+  private installationOf(row: {
+    id: string;
+    account_login: string;
+    account_type: string;
+    suspended_at: Date | null;
+  }): Installation {
     return {
       id: row.id,
       account: { login: row.account_login, type: row.account_type === 'user' ? 'user' : 'organization' },
       repositorySelection: 'all',
-      permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read', secrets: 'write', statuses: 'read' },
+      permissions: {
+        contents: 'write',
+        issues: 'write',
+        pull_requests: 'write',
+        metadata: 'read',
+        secrets: 'write',
+        statuses: 'read',
+      },
       suspendedAt: row.suspended_at ? new Date(row.suspended_at) : null,
     };
   }
@@ -71,7 +103,9 @@ export class LocalInstallations {
     for (const n of names.sort()) {
       if (!n.endsWith('.git') || !(await stat(join(dir, n))).isDirectory()) continue;
       try {
-        repos.push(await this.repos.getRepository({ installationId, fullName: `${inst.account.login}/${n.slice(0, -4)}` }));
+        repos.push(
+          await this.repos.getRepository({ installationId, fullName: `${inst.account.login}/${n.slice(0, -4)}` }),
+        );
       } catch {
         // not a repository: skipped
       }

@@ -24,11 +24,15 @@ export interface ItemRow {
 }
 
 /** The labels of a row (a JSON array, or its text). */
-export const labelsOf = (row: { labels: string[] | string }): string[] => (typeof row.labels === 'string' ? (JSON.parse(row.labels) as string[]) : row.labels);
+export const labelsOf = (row: { labels: string[] | string }): string[] =>
+  typeof row.labels === 'string' ? (JSON.parse(row.labels) as string[]) : row.labels;
 
 /** Issue and pull request rows of a repository: numbering, lookup, links. */
 export class ItemRows {
-  constructor(private readonly ctx: LocalHostContext, private readonly repos: LocalRepositories) {}
+  constructor(
+    private readonly ctx: LocalHostContext,
+    private readonly repos: LocalRepositories,
+  ) {}
 
   /** The page of an issue or pull request. */
   url(repo: string, row: { kind: string; number: number }): string {
@@ -41,7 +45,10 @@ export class ItemRows {
 
   /** Next issue/pull request number; the repository row must exist (repoRow) before the transaction. */
   async nextNumber(trx: Knex, repo: string): Promise<number> {
-    const [row] = await trx('codehost_local_repositories').where({ full_name: repo }).increment('last_number', 1).returning('last_number');
+    const [row] = await trx('codehost_local_repositories')
+      .where({ full_name: repo })
+      .increment('last_number', 1)
+      .returning('last_number');
     return Number((row as { last_number: number }).last_number);
   }
 

@@ -71,10 +71,18 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
     // The parts read the dependencies when used (the database may be absent until then).
     const host = this;
     const ctx: LocalHostContext = {
-      get db() { return host.db; },
-      get options() { return host.options; },
-      get publicUrl() { return host.publicUrl; },
-      get sealer() { return host.sealer; },
+      get db() {
+        return host.db;
+      },
+      get options() {
+        return host.options;
+      },
+      get publicUrl() {
+        return host.publicUrl;
+      },
+      get sealer() {
+        return host.sealer;
+      },
     };
     this.repos = new LocalRepositories(ctx, () => this.deps.config as { dataDir?: string } | undefined);
     const items = new ItemRows(ctx, this.repos);
@@ -125,7 +133,10 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
    *
    * @example await host.createRepository('acme/web', { isPublic: true, files: { 'README.md': '# Web\n' } })
    */
-  createRepository(fullName: string, opts: { isPublic?: boolean; defaultBranch?: string; files?: Record<string, string>; message?: string } = {}): Promise<Repository> {
+  createRepository(
+    fullName: string,
+    opts: { isPublic?: boolean; defaultBranch?: string; files?: Record<string, string>; message?: string } = {},
+  ): Promise<Repository> {
     return this.repos.createRepository(fullName, opts);
   }
 
@@ -206,7 +217,10 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
    *
    * @example await host.openIssue('acme/web', { title: 'Login fails', body: '…', author: 'ada' })
    */
-  openIssue(fullName: string, input: { title: string; body?: string; author: string; labels?: string[] }): Promise<{ number: number; url: string }> {
+  openIssue(
+    fullName: string,
+    input: { title: string; body?: string; author: string; labels?: string[] },
+  ): Promise<{ number: number; url: string }> {
     return this.issues.openIssue(fullName, input);
   }
 
@@ -257,12 +271,18 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
   }
 
   /** Comments of an issue or pull request, oldest first. */
-  listComments(fullName: string, number: number): Promise<Array<{ id: string; author: string; body: string; createdAt: Date }>> {
+  listComments(
+    fullName: string,
+    number: number,
+  ): Promise<Array<{ id: string; author: string; body: string; createdAt: Date }>> {
     return this.issues.listComments(fullName, number);
   }
 
   /** An issue's state (tests and pages). */
-  getIssue(fullName: string, number: number): Promise<{ number: number; title: string; state: string; stateReason: string | null; labels: string[] } | null> {
+  getIssue(
+    fullName: string,
+    number: number,
+  ): Promise<{ number: number; title: string; state: string; stateReason: string | null; labels: string[] } | null> {
     return this.issues.getIssue(fullName, number);
   }
 
@@ -286,7 +306,11 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
   }
 
   /** Records a CI status of a commit (what a CI system reports to a host). */
-  setCommitStatus(fullName: string, sha: string, status: { context: string; state: Exclude<CiState, 'none'>; targetUrl?: string }): Promise<void> {
+  setCommitStatus(
+    fullName: string,
+    sha: string,
+    status: { context: string; state: Exclude<CiState, 'none'>; targetUrl?: string },
+  ): Promise<void> {
     return this.checks.setCommitStatus(fullName, sha, status);
   }
 
@@ -326,7 +350,12 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
    * The local sign-in page's check: a configured account's password, then a single-use code for
    * the redirect. Null for a wrong login or password.
    */
-  authorizeWithPassword(input: { login: string; password: string; codeChallenge: string; redirectUri: string }): Promise<string | null> {
+  authorizeWithPassword(input: {
+    login: string;
+    password: string;
+    codeChallenge: string;
+    redirectUri: string;
+  }): Promise<string | null> {
     return this.signIn.authorizeWithPassword(input);
   }
 
@@ -342,12 +371,22 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
   }
 
   /** Issues and pull requests of a repository, newest first (the repository page). */
-  listItems(fullName: string): Promise<Array<{ number: number; kind: string; title: string; state: string; url: string }>> {
+  listItems(
+    fullName: string,
+  ): Promise<Array<{ number: number; kind: string; title: string; state: string; url: string }>> {
     return this.issues.listItems(fullName);
   }
 
   /** An issue or pull request with what its page shows. */
-  itemDetail(fullName: string, number: number): Promise<{ item: ItemRow; pull: PullRequest | null; diff: CompareResult | null; commits: Array<{ sha: string; subject: string; author: string }> } | null> {
+  itemDetail(
+    fullName: string,
+    number: number,
+  ): Promise<{
+    item: ItemRow;
+    pull: PullRequest | null;
+    diff: CompareResult | null;
+    commits: Array<{ sha: string; subject: string; author: string }>;
+  } | null> {
     return this.pulls.itemDetail(fullName, number);
   }
 }

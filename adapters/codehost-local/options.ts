@@ -34,9 +34,20 @@ export const localCodeHostSchema = Joi.object<LocalCodeHostOptions>({
   root: Joi.string(),
   publicUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   users: Joi.array()
-    .items(Joi.object({ login: Joi.string().pattern(NAME).required(), email: Joi.string().email({ tlds: { allow: false } }).allow(null), password: Joi.string().min(8).required() }))
+    .items(
+      Joi.object({
+        login: Joi.string().pattern(NAME).required(),
+        email: Joi.string()
+          .email({ tlds: { allow: false } })
+          .allow(null),
+        password: Joi.string().min(8).required(),
+      }),
+    )
     .default([]),
-  maxDiffBytes: Joi.number().integer().min(1024).default(1024 * 1024),
+  maxDiffBytes: Joi.number()
+    .integer()
+    .min(1024)
+    .default(1024 * 1024),
 });
 
 /** What the parts of the local host share (the host's dependencies, read when used). */

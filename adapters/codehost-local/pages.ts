@@ -15,7 +15,6 @@ export interface LocalPageAccess {
   canReadFiles?(request: Request, fullName: string): Promise<boolean>;
 }
 
-
 const STYLE = `body{font:14px/1.5 system-ui,sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;color:#1f2328}
 h1{font-size:1.4rem}a{color:#0969da}.muted{color:#59636e}.state{display:inline-block;padding:0 .5rem;border-radius:1rem;color:#fff}
 .open{background:#1a7f37}.closed{background:#cf222e}.merged{background:#8250df}pre.diff{background:#f6f8fa;padding:1rem;overflow:auto;font:12px/1.4 ui-monospace,monospace}
@@ -27,17 +26,32 @@ function page(title: string, body: string): string {
 }
 
 // No script at all; inline style only; the sign-in form posts to this origin.
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function html(h: ResponseToolkit, title: string, body: string, code = 200) {
-  return h.response(page(title, body)).type('text/html; charset=utf-8').code(code).header('cache-control', 'no-store').header('Content-Security-Policy', CSP);
+  return h
+    .response(page(title, body))
+    .type('text/html; charset=utf-8')
+    .code(code)
+    .header('cache-control', 'no-store')
+    .header('Content-Security-Policy', CSP);
 }
 
 function diffHtml(diff: string): string {
   return diff
     .split('\n')
     .map((l) => {
-      const cls = l.startsWith('+++') || l.startsWith('---') ? '' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
+      const cls =
+        l.startsWith('+++') || l.startsWith('---')
+          ? ''
+          : l.startsWith('+')
+            ? 'add'
+            : l.startsWith('-')
+              ? 'del'
+              : l.startsWith('@@')
+                ? 'hunk'
+                : '';
       return cls ? `<span class="${cls}">${esc(l)}</span>` : esc(l);
     })
     .join('\n');
@@ -65,9 +79,14 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
 
   const authorizeQuery = Joi.object({
     client_id: Joi.string().max(100).required(),
-    redirect_uri: Joi.string().uri({ scheme: ['http', 'https'] }).max(2000).required(),
+    redirect_uri: Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .max(2000)
+      .required(),
     state: Joi.string().max(500).required(),
-    code_challenge: Joi.string().pattern(/^[A-Za-z0-9_-]{43}$/).required(),
+    code_challenge: Joi.string()
+      .pattern(/^[A-Za-z0-9_-]{43}$/)
+      .required(),
     code_challenge_method: Joi.string().valid('S256').required(),
   });
 
@@ -80,7 +99,13 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
         validate: { query: Joi.object({ state: Joi.string().max(500).required() }) },
         handler: async (request, h) => {
           const to = await host.setupRedirect((request.query as { state: string }).state);
-          if (!to) return html(h, 'Install', '<h1>This install link is unknown or expired</h1><p>Start again from the code host settings.</p>', 404);
+          if (!to)
+            return html(
+              h,
+              'Install',
+              '<h1>This install link is unknown or expired</h1><p>Start again from the code host settings.</p>',
+              404,
+            );
           return h.redirect(to).code(302);
         },
       },
@@ -93,7 +118,8 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
         validate: { query: authorizeQuery },
         handler: async (request, h) => {
           const q = request.query as Record<string, string>;
-          if (!sameOrigin(q.redirect_uri!)) return html(h, 'Sign in', '<h1>The redirect address is not allowed</h1>', 400);
+          if (!sameOrigin(q.redirect_uri!))
+            return html(h, 'Sign in', '<h1>The redirect address is not allowed</h1>', 400);
           return html(h, 'Sign in', authorizeForm(q));
         },
       },
@@ -104,11 +130,22 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
       options: {
         auth: false,
         payload: { allow: ['application/x-www-form-urlencoded'], maxBytes: 16 * 1024 },
-        validate: { payload: authorizeQuery.keys({ login: Joi.string().max(100).required(), password: Joi.string().max(200).required() }) },
+        validate: {
+          payload: authorizeQuery.keys({
+            login: Joi.string().max(100).required(),
+            password: Joi.string().max(200).required(),
+          }),
+        },
         handler: async (request, h) => {
           const p = request.payload as Record<string, string>;
-          if (!sameOrigin(p.redirect_uri!)) return html(h, 'Sign in', '<h1>The redirect address is not allowed</h1>', 400);
-          const code = await host.authorizeWithPassword({ login: p.login!, password: p.password!, codeChallenge: p.code_challenge!, redirectUri: p.redirect_uri! });
+          if (!sameOrigin(p.redirect_uri!))
+            return html(h, 'Sign in', '<h1>The redirect address is not allowed</h1>', 400);
+          const code = await host.authorizeWithPassword({
+            login: p.login!,
+            password: p.password!,
+            codeChallenge: p.code_challenge!,
+            redirectUri: p.redirect_uri!,
+          });
           if (!code) return html(h, 'Sign in', authorizeForm(p, 'Wrong login or password.'), 401);
           const to = new URL(p.redirect_uri!);
           to.searchParams.set('code', code);
@@ -128,8 +165,15 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
           const fullName = `${owner}/${repo}`;
           if (!(await access.canView(request, fullName))) return html(h, 'Not found', '<h1>Not found</h1>', 404);
           const items = await host.listItems(fullName);
-          const rows = items.map((i) => `<li><a href="${esc(i.url)}">#${i.number}</a> ${esc(i.title)} <span class="state ${esc(i.state)}">${esc(i.state)}</span> <span class="muted">${i.kind === 'pull_request' ? 'pull request' : 'issue'}</span></li>`);
-          return html(h, fullName, `<h1>${esc(fullName)}</h1><ul>${rows.join('') || '<li class="muted">No issues or pull requests.</li>'}</ul>`);
+          const rows = items.map(
+            (i) =>
+              `<li><a href="${esc(i.url)}">#${i.number}</a> ${esc(i.title)} <span class="state ${esc(i.state)}">${esc(i.state)}</span> <span class="muted">${i.kind === 'pull_request' ? 'pull request' : 'issue'}</span></li>`,
+          );
+          return html(
+            h,
+            fullName,
+            `<h1>${esc(fullName)}</h1><ul>${rows.join('') || '<li class="muted">No issues or pull requests.</li>'}</ul>`,
+          );
         },
       },
     },
@@ -139,17 +183,41 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
       path: '/codehost/local/{owner}/{repo}/blob/{ref}/{path*}',
       options: {
         auth: { strategy: 'session', mode: 'try' },
-        validate: { params: repoParams.keys({ ref: Joi.string().max(200).pattern(/^[A-Za-z0-9._/-]+$/).required(), path: Joi.string().max(1000).required() }) },
+        validate: {
+          params: repoParams.keys({
+            ref: Joi.string()
+              .max(200)
+              .pattern(/^[A-Za-z0-9._/-]+$/)
+              .required(),
+            path: Joi.string().max(1000).required(),
+          }),
+        },
         handler: async (request, h) => {
-          const { owner, repo, ref, path } = request.params as { owner: string; repo: string; ref: string; path: string };
+          const { owner, repo, ref, path } = request.params as {
+            owner: string;
+            repo: string;
+            ref: string;
+            path: string;
+          };
           const fullName = `${owner}/${repo}`;
-          const readable = access.canReadFiles ? await access.canReadFiles(request, fullName) : await access.canView(request, fullName);
+          const readable = access.canReadFiles
+            ? await access.canReadFiles(request, fullName)
+            : await access.canView(request, fullName);
           if (!readable) return html(h, 'Not found', '<h1>Not found</h1>', 404);
           const file = await host.readFile({ installationId: null, fullName }, path, ref).catch(() => null);
           if (!file) return html(h, 'Not found', '<h1>Not found</h1>', 404);
           const lines = file.content.toString('utf8').split('\n');
-          const rows = lines.map((l, i) => `<span id="L${i + 1}"><span class="muted">${String(i + 1).padStart(4)}</span>  ${esc(l)}</span>`).join('\n');
-          return html(h, `${path} · ${fullName}`, `<p><a href="/codehost/local/${esc(fullName)}">${esc(fullName)}</a> · <code>${esc(ref)}</code></p><h1>${esc(path)}</h1><pre class="diff">${rows}</pre>`);
+          const rows = lines
+            .map(
+              (l, i) =>
+                `<span id="L${i + 1}"><span class="muted">${String(i + 1).padStart(4)}</span>  ${esc(l)}</span>`,
+            )
+            .join('\n');
+          return html(
+            h,
+            `${path} · ${fullName}`,
+            `<p><a href="/codehost/local/${esc(fullName)}">${esc(fullName)}</a> · <code>${esc(ref)}</code></p><h1>${esc(path)}</h1><pre class="diff">${rows}</pre>`,
+          );
         },
       },
     },
@@ -158,7 +226,12 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
       path: '/codehost/local/{owner}/{repo}/{kind}/{number}',
       options: {
         auth: { strategy: 'session', mode: 'try' },
-        validate: { params: repoParams.keys({ kind: Joi.string().valid('pull', 'issues').required(), number: Joi.number().integer().min(1).max(1e9).required() }) },
+        validate: {
+          params: repoParams.keys({
+            kind: Joi.string().valid('pull', 'issues').required(),
+            number: Joi.number().integer().min(1).max(1e9).required(),
+          }),
+        },
         handler: async (request, h) => {
           const { owner, repo, number } = request.params as { owner: string; repo: string; number: number };
           const fullName = `${owner}/${repo}`;
@@ -173,11 +246,18 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
             `<h1>${esc(item.title)} <span class="muted">#${number}</span></h1>`,
             `<p><span class="state ${esc(state)}">${esc(state)}</span> ${pull ? `${esc(pull.head.branch)} → ${esc(pull.base.branch)} at <code>${esc(pull.head.sha.slice(0, 12))}</code>${pull.draft ? ' (draft)' : ''}${pull.mergeSha ? ` merged as <code>${esc(pull.mergeSha.slice(0, 12))}</code>` : ''}` : `opened by ${esc(item.author)}`}</p>`,
             `<div class="comment">${esc(item.body).replace(/\n/g, '<br>') || '<span class="muted">No description.</span>'}</div>`,
-            ...comments.map((c) => `<div class="comment"><strong>${esc(c.author)}</strong> <span class="muted">${esc(c.createdAt.toISOString())}</span><br>${esc(c.body).replace(/\n/g, '<br>')}</div>`),
+            ...comments.map(
+              (c) =>
+                `<div class="comment"><strong>${esc(c.author)}</strong> <span class="muted">${esc(c.createdAt.toISOString())}</span><br>${esc(c.body).replace(/\n/g, '<br>')}</div>`,
+            ),
           ];
           if (pull) {
-            parts.push(`<h2>Commits</h2><ul>${commits.map((c) => `<li><code>${esc(c.sha.slice(0, 12))}</code> ${esc(c.subject)} <span class="muted">${esc(c.author)}</span></li>`).join('')}</ul>`);
-            parts.push(`<h2>Diff</h2>${diff ? `<pre class="diff">${diffHtml(diff.diff)}</pre>${diff.truncated ? '<p class="muted">The diff was cut short.</p>' : ''}` : '<p class="muted">The diff is not available.</p>'}`);
+            parts.push(
+              `<h2>Commits</h2><ul>${commits.map((c) => `<li><code>${esc(c.sha.slice(0, 12))}</code> ${esc(c.subject)} <span class="muted">${esc(c.author)}</span></li>`).join('')}</ul>`,
+            );
+            parts.push(
+              `<h2>Diff</h2>${diff ? `<pre class="diff">${diffHtml(diff.diff)}</pre>${diff.truncated ? '<p class="muted">The diff was cut short.</p>' : ''}` : '<p class="muted">The diff is not available.</p>'}`,
+            );
           }
           return html(h, `${item.title} #${number}`, parts.join('\n'));
         },

@@ -1,4 +1,13 @@
-import { AdapterError, AdapterNotFoundError, type CompareResult, type MergeInput, type OpenPullRequestInput, type PullRequest, type RepoRef, type UpdatePullRequestInput } from '../../core/contracts/index.js';
+import {
+  AdapterError,
+  AdapterNotFoundError,
+  type CompareResult,
+  type MergeInput,
+  type OpenPullRequestInput,
+  type PullRequest,
+  type RepoRef,
+  type UpdatePullRequestInput,
+} from '../../core/contracts/index.js';
 import { labelsOf, type ItemRow, type ItemRows } from './item-rows.js';
 import type { LocalHostContext } from './options.js';
 import type { LocalRepositories } from './repositories.js';
@@ -6,7 +15,12 @@ import type { LocalChecks } from './checks.js';
 
 /** Pull requests: opened by the service, updated, closed, merged with git at exactly the approved commit. */
 export class LocalPullRequests {
-  constructor(private readonly ctx: LocalHostContext, private readonly repos: LocalRepositories, private readonly items: ItemRows, private readonly ci: LocalChecks) {}
+  constructor(
+    private readonly ctx: LocalHostContext,
+    private readonly repos: LocalRepositories,
+    private readonly items: ItemRows,
+    private readonly ci: LocalChecks,
+  ) {}
 
   /** A pull request as the contract answers it; an open one follows its branch's live head. */
   private async toPullRequest(repoName: string, row: ItemRow): Promise<PullRequest> {
@@ -15,7 +29,10 @@ export class LocalPullRequests {
       const live = await (await this.repos.repo(repoName)).branchSha(row.head_branch);
       if (live && live !== headSha) {
         headSha = live;
-        await this.ctx.db('codehost_local_items').where({ repo: repoName, number: row.number }).update({ head_sha: live, updated_at: new Date() });
+        await this.ctx
+          .db('codehost_local_items')
+          .where({ repo: repoName, number: row.number })
+          .update({ head_sha: live, updated_at: new Date() });
       }
     }
     return {
@@ -37,15 +54,32 @@ export class LocalPullRequests {
     const repo = await this.repos.repo(repoName);
     const headSha = await repo.branchSha(input.head);
     if (!headSha) throw new AdapterError('invalid_head', `branch ${input.head} does not exist`);
-    if (!(await repo.branchSha(input.base))) throw new AdapterError('invalid_base', `branch ${input.base} does not exist`);
-    const existing = await this.ctx.db('codehost_local_items').where({ repo: repoName, kind: 'pull_request', head_branch: input.head, base_branch: input.base, state: 'open' }).first();
-    if (existing) throw new AdapterError('already_exists', `pull request #${existing.number} already exists for ${input.head}`, { details: { number: existing.number } });
+    if (!(await repo.branchSha(input.base)))
+      throw new AdapterError('invalid_base', `branch ${input.base} does not exist`);
+    const existing = await this.ctx
+      .db('codehost_local_items')
+      .where({ repo: repoName, kind: 'pull_request', head_branch: input.head, base_branch: input.base, state: 'open' })
+      .first();
+    if (existing)
+      throw new AdapterError('already_exists', `pull request #${existing.number} already exists for ${input.head}`, {
+        details: { number: existing.number },
+      });
     await this.repos.repoRow(repoName);
     const number = await this.ctx.db.transaction(async (trx) => {
       const n = await this.items.nextNumber(trx, repoName);
       await trx('codehost_local_items').insert({
-        repo: repoName, number: n, kind: 'pull_request', title: input.title, body: input.body, author: 'patchwell[bot]', state: 'open',
-        draft: input.draft ?? false, head_branch: input.head, head_sha: headSha, base_branch: input.base, labels: '[]',
+        repo: repoName,
+        number: n,
+        kind: 'pull_request',
+        title: input.title,
+        body: input.body,
+        author: 'patchwell[bot]',
+        state: 'open',
+        draft: input.draft ?? false,
+        head_branch: input.head,
+        head_sha: headSha,
+        base_branch: input.base,
+        labels: '[]',
       });
       return n;
     });
@@ -62,7 +96,11 @@ export class LocalPullRequests {
   async findPullRequestByBranch(ref: RepoRef, branch: string): Promise<PullRequest | null> {
     const repoName = this.repos.canonical(ref.fullName);
     await this.repos.repo(repoName);
-    const row = await this.ctx.db('codehost_local_items').where({ repo: repoName, kind: 'pull_request', head_branch: branch }).orderBy('number', 'desc').first();
+    const row = await this.ctx
+      .db('codehost_local_items')
+      .where({ repo: repoName, kind: 'pull_request', head_branch: branch })
+      .orderBy('number', 'desc')
+      .first();
     return row ? this.toPullRequest(repoName, row) : null;
   }
 
@@ -82,7 +120,8 @@ export class LocalPullRequests {
     if (input.body !== undefined) patch.body = input.body;
     if (input.draft !== undefined) patch.draft = input.draft;
     if (input.base !== undefined) {
-      if (!(await (await this.repos.repo(ref)).branchSha(input.base))) throw new AdapterError('invalid_base', `branch ${input.base} does not exist`);
+      if (!(await (await this.repos.repo(ref)).branchSha(input.base)))
+        throw new AdapterError('invalid_base', `branch ${input.base} does not exist`);
       patch.base_branch = input.base;
     }
     await this.ctx.db('codehost_local_items').where({ repo: row.repo, number }).update(patch);
@@ -93,7 +132,10 @@ export class LocalPullRequests {
     const row = await this.mustPull(ref, number);
     if (row.state === 'open') {
       const pr = await this.toPullRequest(row.repo, row);
-      await this.ctx.db('codehost_local_items').where({ repo: row.repo, number }).update({ state: 'closed', head_sha: pr.head.sha, closed_at: new Date(), updated_at: new Date() });
+      await this.ctx
+        .db('codehost_local_items')
+        .where({ repo: row.repo, number })
+        .update({ state: 'closed', head_sha: pr.head.sha, closed_at: new Date(), updated_at: new Date() });
     }
     return (await this.getPullRequest(ref, number))!;
   }
@@ -102,22 +144,48 @@ export class LocalPullRequests {
     const row = await this.mustPull(ref, number);
     const pr = await this.toPullRequest(row.repo, row);
     if (pr.state !== 'open') throw new AdapterError('not_mergeable', `pull request #${number} is ${pr.state}`);
-    if (pr.head.sha !== input.sha) throw new AdapterError('sha_mismatch', `the head of #${number} is ${pr.head.sha}, not the approved ${input.sha}`, { details: { head_sha: pr.head.sha } });
+    if (pr.head.sha !== input.sha)
+      throw new AdapterError(
+        'sha_mismatch',
+        `the head of #${number} is ${pr.head.sha}, not the approved ${input.sha}`,
+        { details: { head_sha: pr.head.sha } },
+      );
     if (pr.draft) throw new AdapterError('not_mergeable', `pull request #${number} is a draft`);
     const ci = await this.ci.getCommitStatus(ref, input.sha);
-    if (ci.state === 'failure') throw new AdapterError('not_mergeable', `checks fail on ${input.sha}`, { details: { checks: ci.checks } });
+    if (ci.state === 'failure')
+      throw new AdapterError('not_mergeable', `checks fail on ${input.sha}`, { details: { checks: ci.checks } });
     const repo = await this.repos.repo(ref);
     const sha = await repo.merge(input.method, pr.base.branch, input.sha, {
-      title: input.commitTitle ?? (input.method === 'merge' ? `Merge pull request #${number} from ${pr.head.branch}` : `${pr.title} (#${number})`),
+      title:
+        input.commitTitle ??
+        (input.method === 'merge'
+          ? `Merge pull request #${number} from ${pr.head.branch}`
+          : `${pr.title} (#${number})`),
       body: input.commitMessage ?? '',
     });
     const now = new Date();
-    await this.ctx.db('codehost_local_items').where({ repo: row.repo, number }).update({ state: 'merged', merge_sha: sha, merge_method: input.method, head_sha: input.sha, merged_at: now, closed_at: now, updated_at: now });
+    await this.ctx.db('codehost_local_items').where({ repo: row.repo, number }).update({
+      state: 'merged',
+      merge_sha: sha,
+      merge_method: input.method,
+      head_sha: input.sha,
+      merged_at: now,
+      closed_at: now,
+      updated_at: now,
+    });
     return { sha };
   }
 
   /** An issue or pull request with what its page shows. */
-  async itemDetail(fullName: string, number: number): Promise<{ item: ItemRow; pull: PullRequest | null; diff: CompareResult | null; commits: Array<{ sha: string; subject: string; author: string }> } | null> {
+  async itemDetail(
+    fullName: string,
+    number: number,
+  ): Promise<{
+    item: ItemRow;
+    pull: PullRequest | null;
+    diff: CompareResult | null;
+    commits: Array<{ sha: string; subject: string; author: string }>;
+  } | null> {
     const repo = this.repos.canonical(fullName);
     const row = await this.items.get(repo, number);
     if (!row) return null;

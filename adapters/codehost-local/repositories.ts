@@ -12,7 +12,10 @@ export class LocalRepositories {
   private rootPromise: Promise<string> | null = null;
   private tempRoot: string | null = null;
 
-  constructor(private readonly ctx: LocalHostContext, private readonly config: () => { dataDir?: string } | undefined) {}
+  constructor(
+    private readonly ctx: LocalHostContext,
+    private readonly config: () => { dataDir?: string } | undefined,
+  ) {}
 
   /** Directory holding `<owner>/<name>.git`. */
   root(): Promise<string> {
@@ -32,7 +35,15 @@ export class LocalRepositories {
   /** `owner/name` of a full name; a name that cannot be a repository is not found. */
   private split(fullName: string): [string, string] {
     const [owner, name, ...rest] = fullName.split('/');
-    if (!owner || !name || rest.length || !NAME.test(owner) || !NAME.test(name) || owner.startsWith('.') || name.startsWith('.')) {
+    if (
+      !owner ||
+      !name ||
+      rest.length ||
+      !NAME.test(owner) ||
+      !NAME.test(name) ||
+      owner.startsWith('.') ||
+      name.startsWith('.')
+    ) {
       throw new AdapterNotFoundError(`repository ${fullName} does not exist`);
     }
     return [owner, name.replace(/\.git$/, '')];
@@ -63,13 +74,20 @@ export class LocalRepositories {
    *
    * @example await host.createRepository('acme/web', { isPublic: true, files: { 'README.md': '# Web\n' } })
    */
-  async createRepository(fullName: string, opts: { isPublic?: boolean; defaultBranch?: string; files?: Record<string, string>; message?: string } = {}): Promise<Repository> {
+  async createRepository(
+    fullName: string,
+    opts: { isPublic?: boolean; defaultBranch?: string; files?: Record<string, string>; message?: string } = {},
+  ): Promise<Repository> {
     const dir = await this.dirOf(fullName);
     const name = this.canonical(fullName);
     if (existsSync(join(dir, 'HEAD'))) throw new AdapterError('already_exists', `repository ${name} exists`);
     await mkdir(join(dir, '..'), { recursive: true });
     const repo = await BareRepo.init(dir, opts.defaultBranch ?? 'main');
-    await this.ctx.db('codehost_local_repositories').insert({ id: newId('lrp'), full_name: name, is_public: opts.isPublic ?? false }).onConflict('full_name').merge(['is_public']);
+    await this.ctx
+      .db('codehost_local_repositories')
+      .insert({ id: newId('lrp'), full_name: name, is_public: opts.isPublic ?? false })
+      .onConflict('full_name')
+      .merge(['is_public']);
     const files = opts.files ?? { 'README.md': `# ${name}\n` };
     await repo.commitFiles({ branch: opts.defaultBranch ?? 'main', files, message: opts.message ?? 'Initial commit' });
     return this.getRepository({ installationId: null, fullName: name });
@@ -86,7 +104,11 @@ export class LocalRepositories {
     const row: Record<string, unknown> = {};
     if (patch.isPublic !== undefined) row.is_public = patch.isPublic;
     if (patch.archived !== undefined) row.archived = patch.archived;
-    if (Object.keys(row).length) await this.ctx.db('codehost_local_repositories').where({ full_name: this.canonical(fullName) }).update(row);
+    if (Object.keys(row).length)
+      await this.ctx
+        .db('codehost_local_repositories')
+        .where({ full_name: this.canonical(fullName) })
+        .update(row);
   }
 
   /** The repository's row (created on first use: repositories pushed to disk have none yet). */
@@ -94,7 +116,11 @@ export class LocalRepositories {
     const name = this.canonical(fullName);
     const found = await this.ctx.db('codehost_local_repositories').where({ full_name: name }).first();
     if (found) return found;
-    await this.ctx.db('codehost_local_repositories').insert({ id: newId('lrp'), full_name: name }).onConflict('full_name').ignore();
+    await this.ctx
+      .db('codehost_local_repositories')
+      .insert({ id: newId('lrp'), full_name: name })
+      .onConflict('full_name')
+      .ignore();
     return this.ctx.db('codehost_local_repositories').where({ full_name: name }).first();
   }
 

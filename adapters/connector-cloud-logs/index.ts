@@ -75,16 +75,27 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
     stsEndpoint: Joi.string().uri({ scheme: ['https', 'http'] }),
     logsEndpoint: Joi.string().uri({ scheme: ['https', 'http'] }),
     pollIntervalMs: Joi.number().integer().min(1_000).default(60_000),
-    initialLookbackMs: Joi.number().integer().min(0).max(30 * 86_400_000).default(3_600_000),
+    initialLookbackMs: Joi.number()
+      .integer()
+      .min(0)
+      .max(30 * 86_400_000)
+      .default(3_600_000),
     pageLimit: Joi.number().integer().min(1).max(10_000).default(1_000),
     maxPagesPerPoll: Joi.number().integer().min(1).max(100).default(10),
     sessionSeconds: Joi.number().integer().min(900).max(43_200).default(3_600),
-    sessionName: Joi.string().pattern(/^[\w+=,.@-]{2,40}$/).default('patchwell-connector'),
+    sessionName: Joi.string()
+      .pattern(/^[\w+=,.@-]{2,40}$/)
+      .default('patchwell-connector'),
   });
 
   readonly kind = 'cloud_logs' as const;
   readonly secretNames: readonly ConnectorSecretName[] = ['access_key_id', 'secret_access_key'];
-  protected override readonly requiredConfig: readonly string[] = ['region', 'role_arn', 'external_id', 'log_group_name'];
+  protected override readonly requiredConfig: readonly string[] = [
+    'region',
+    'role_arn',
+    'external_id',
+    'log_group_name',
+  ];
   /** Assumed-role credentials by connector, role and external id, until shortly before they expire. */
   private readonly sessions = new Map<string, Credentials>();
 
@@ -92,47 +103,96 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
     super(options, deps);
   }
 
-  protected override checkSettings(config: Record<string, unknown>, secrets: Record<string, string>, context: SettingsContext): SettingsIssue[] {
+  protected override checkSettings(
+    config: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: SettingsContext,
+  ): SettingsIssue[] {
     const issues: SettingsIssue[] = [];
     const present = (v: unknown) => v !== undefined && v !== null && v !== '';
     if (present(config.region) && (typeof config.region !== 'string' || !REGION.test(config.region))) {
       issues.push(settingsIssue('invalid_region', 'config.region', 'region is not a cloud region such as eu-west-1'));
     }
     if (present(config.role_arn) && (typeof config.role_arn !== 'string' || !ROLE_ARN.test(config.role_arn))) {
-      issues.push(settingsIssue('invalid_value', 'config.role_arn', 'role_arn is a role ARN such as arn:aws:iam::123456789012:role/patchwell-logs'));
+      issues.push(
+        settingsIssue(
+          'invalid_value',
+          'config.role_arn',
+          'role_arn is a role ARN such as arn:aws:iam::123456789012:role/patchwell-logs',
+        ),
+      );
     }
-    if (present(config.log_group_name) && (typeof config.log_group_name !== 'string' || !LOG_GROUP.test(config.log_group_name))) {
-      issues.push(settingsIssue('invalid_value', 'config.log_group_name', 'log_group_name is a log group name such as /aws/lambda/shop'));
+    if (
+      present(config.log_group_name) &&
+      (typeof config.log_group_name !== 'string' || !LOG_GROUP.test(config.log_group_name))
+    ) {
+      issues.push(
+        settingsIssue(
+          'invalid_value',
+          'config.log_group_name',
+          'log_group_name is a log group name such as /aws/lambda/shop',
+        ),
+      );
     }
-    if (config.filter_pattern !== undefined && config.filter_pattern !== null && (typeof config.filter_pattern !== 'string' || config.filter_pattern.length > 1024)) {
-      issues.push(settingsIssue('invalid_value', 'config.filter_pattern', 'filter_pattern is a filter pattern of at most 1024 characters'));
+    if (
+      config.filter_pattern !== undefined &&
+      config.filter_pattern !== null &&
+      (typeof config.filter_pattern !== 'string' || config.filter_pattern.length > 1024)
+    ) {
+      issues.push(
+        settingsIssue(
+          'invalid_value',
+          'config.filter_pattern',
+          'filter_pattern is a filter pattern of at most 1024 characters',
+        ),
+      );
     }
     if (present(config.external_id)) {
       if (typeof config.external_id !== 'string' || !EXTERNAL_ID.test(config.external_id)) {
-        issues.push(settingsIssue('invalid_value', 'config.external_id', 'external_id is the id from the cloud-logs setup'));
+        issues.push(
+          settingsIssue('invalid_value', 'config.external_id', 'external_id is the id from the cloud-logs setup'),
+        );
       } else if (context.expectedExternalId !== undefined && config.external_id !== context.expectedExternalId) {
-        issues.push(settingsIssue('external_id_mismatch', 'config.external_id', 'external_id must be the one GET /v1/connectors/setup/cloud_logs gave this workspace'));
+        issues.push(
+          settingsIssue(
+            'external_id_mismatch',
+            'config.external_id',
+            'external_id must be the one GET /v1/connectors/setup/cloud_logs gave this workspace',
+          ),
+        );
       }
     }
     const stored = new Set<string>(context.storedSecrets ?? []);
     const has = (n: ConnectorSecretName) => (typeof secrets[n] === 'string' && secrets[n] !== '') || stored.has(n);
     if (has('access_key_id') !== has('secret_access_key')) {
       const missing = has('access_key_id') ? 'secret_access_key' : 'access_key_id';
-      issues.push(settingsIssue('missing_field', `secrets.${missing}`, 'access_key_id and secret_access_key go together'));
+      issues.push(
+        settingsIssue('missing_field', `secrets.${missing}`, 'access_key_id and secret_access_key go together'),
+      );
     }
     for (const key of Object.keys(config)) {
-      if (!CONFIG_KEYS.includes(key)) issues.push(settingsIssue('unknown_field', `config.${key}`, `cloud_logs connectors take no ${key}`));
+      if (!CONFIG_KEYS.includes(key))
+        issues.push(settingsIssue('unknown_field', `config.${key}`, `cloud_logs connectors take no ${key}`));
     }
     return issues;
   }
 
   async test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
-    const bad = this.validateSettings(settings.config, {}, { storedSecrets: Object.keys(settings.secrets) as ConnectorSecretName[] });
+    const bad = this.validateSettings(
+      settings.config,
+      {},
+      { storedSecrets: Object.keys(settings.secrets) as ConnectorSecretName[] },
+    );
     if (bad.length) return { ok: false, code: 'invalid_settings', message: bad[0]!.message, details: { errors: bad } };
     try {
       const now = Date.now();
       await this.filter(settings, { startTime: now - 15 * 60_000, endTime: now, limit: 1 });
-      return { ok: true, code: 'ok', message: 'the role was assumed and the log group answered', details: { log_group_name: settings.config.log_group_name } };
+      return {
+        ok: true,
+        code: 'ok',
+        message: 'the role was assumed and the log group answered',
+        details: { log_group_name: settings.config.log_group_name },
+      };
     } catch (err) {
       const e = asAdapterError(err);
       return { ok: false, code: e.code as ConnectorTestCode, message: e.message, details: e.details };
@@ -141,7 +201,11 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
 
   async poll(settings: ConnectorSettings, cursor: string | null): Promise<PollResult> {
     const interval = Math.max(this.options.pollIntervalMs, this.options.minPollIntervalMs ?? 0);
-    const bad = this.validateSettings(settings.config, {}, { storedSecrets: Object.keys(settings.secrets) as ConnectorSecretName[] });
+    const bad = this.validateSettings(
+      settings.config,
+      {},
+      { storedSecrets: Object.keys(settings.secrets) as ConnectorSecretName[] },
+    );
     if (bad.length) throw new AdapterError('invalid_settings', bad[0]!.message, { details: { errors: bad } });
     const now = Date.now();
     const state = parseState(cursor) ?? { since: now - this.options.initialLookbackMs };
@@ -152,7 +216,12 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
     for (let i = 0; i < this.options.maxPagesPerPoll; i++) {
       let page: { events?: Array<{ eventId?: string; timestamp?: number; message?: string }>; nextToken?: string };
       try {
-        page = await this.filter(settings, { startTime: state.since, endTime: until, limit: this.options.pageLimit, nextToken: token ?? undefined });
+        page = await this.filter(settings, {
+          startTime: state.since,
+          endTime: until,
+          limit: this.options.pageLimit,
+          nextToken: token ?? undefined,
+        });
       } catch (err) {
         throw asAdapterError(err);
       }
@@ -161,13 +230,21 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
         if (e) events.push(e);
       }
       token = page.nextToken && page.nextToken !== token ? page.nextToken : null;
-      if (!token) return { events, cursor: JSON.stringify({ since: until + 1 } satisfies PollState), nextPollInMs: interval };
+      if (!token)
+        return { events, cursor: JSON.stringify({ since: until + 1 } satisfies PollState), nextPollInMs: interval };
     }
-    return { events, cursor: JSON.stringify({ since: state.since, until, token: token ?? undefined } satisfies PollState), nextPollInMs: 1_000 };
+    return {
+      events,
+      cursor: JSON.stringify({ since: state.since, until, token: token ?? undefined } satisfies PollState),
+      nextPollInMs: 1_000,
+    };
   }
 
   /** One FilterLogEvents call with the assumed role's credentials. */
-  private async filter(settings: ConnectorSettings, q: { startTime: number; endTime: number; limit: number; nextToken?: string }) {
+  private async filter(
+    settings: ConnectorSettings,
+    q: { startTime: number; endTime: number; limit: number; nextToken?: string },
+  ) {
     const { CloudWatchLogsClient, FilterLogEventsCommand } = await import('@aws-sdk/client-cloudwatch-logs');
     const credentials = await this.assume(settings);
     const config = settings.config as { region: string; log_group_name: string; filter_pattern?: string };
@@ -175,18 +252,26 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
       region: config.region,
       credentials,
       maxAttempts: 1,
-      requestHandler: { requestTimeout: this.options.requestTimeoutMs, connectionTimeout: this.options.requestTimeoutMs },
+      requestHandler: {
+        requestTimeout: this.options.requestTimeoutMs,
+        connectionTimeout: this.options.requestTimeoutMs,
+      },
       ...(this.options.logsEndpoint ? { endpoint: this.options.logsEndpoint } : {}),
     });
     try {
-      return await client.send(new FilterLogEventsCommand({
-        logGroupName: config.log_group_name,
-        startTime: q.startTime,
-        endTime: q.endTime,
-        limit: q.limit,
-        filterPattern: typeof config.filter_pattern === 'string' && config.filter_pattern.trim() ? config.filter_pattern : DEFAULT_FILTER_PATTERN,
-        ...(q.nextToken ? { nextToken: q.nextToken } : {}),
-      }));
+      return await client.send(
+        new FilterLogEventsCommand({
+          logGroupName: config.log_group_name,
+          startTime: q.startTime,
+          endTime: q.endTime,
+          limit: q.limit,
+          filterPattern:
+            typeof config.filter_pattern === 'string' && config.filter_pattern.trim()
+              ? config.filter_pattern
+              : DEFAULT_FILTER_PATTERN,
+          ...(q.nextToken ? { nextToken: q.nextToken } : {}),
+        }),
+      );
     } finally {
       client.destroy();
     }
@@ -203,20 +288,33 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
     const client = new STSClient({
       region: config.region,
       maxAttempts: 1,
-      requestHandler: { requestTimeout: this.options.requestTimeoutMs, connectionTimeout: this.options.requestTimeoutMs },
+      requestHandler: {
+        requestTimeout: this.options.requestTimeoutMs,
+        connectionTimeout: this.options.requestTimeoutMs,
+      },
       ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
       ...(this.options.stsEndpoint ? { endpoint: this.options.stsEndpoint } : {}),
     });
     try {
-      const out = await client.send(new AssumeRoleCommand({
-        RoleArn: config.role_arn,
-        ExternalId: config.external_id,
-        RoleSessionName: `${this.options.sessionName}-${settings.connectorId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
-        DurationSeconds: this.options.sessionSeconds,
-      }));
+      const out = await client.send(
+        new AssumeRoleCommand({
+          RoleArn: config.role_arn,
+          ExternalId: config.external_id,
+          RoleSessionName: `${this.options.sessionName}-${settings.connectorId}`
+            .replace(/[^\w+=,.@-]/g, '-')
+            .slice(0, 64),
+          DurationSeconds: this.options.sessionSeconds,
+        }),
+      );
       const c = out.Credentials;
-      if (!c?.AccessKeyId || !c.SecretAccessKey) throw new AdapterError('provider_error', 'the role was assumed without credentials', { retryable: true });
-      const creds: Credentials = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration };
+      if (!c?.AccessKeyId || !c.SecretAccessKey)
+        throw new AdapterError('provider_error', 'the role was assumed without credentials', { retryable: true });
+      const creds: Credentials = {
+        accessKeyId: c.AccessKeyId,
+        secretAccessKey: c.SecretAccessKey,
+        sessionToken: c.SessionToken,
+        expiration: c.Expiration,
+      };
       if (this.sessions.size > 1_000) this.sessions.clear();
       this.sessions.set(key, creds);
       return creds;
@@ -238,7 +336,16 @@ function parseState(cursor: string | null): PollState | null {
   }
 }
 
-const UNAUTHORIZED = new Set(['InvalidClientTokenId', 'SignatureDoesNotMatch', 'UnrecognizedClientException', 'ExpiredToken', 'ExpiredTokenException', 'IncompleteSignature', 'CredentialsProviderError', 'MissingAuthenticationToken']);
+const UNAUTHORIZED = new Set([
+  'InvalidClientTokenId',
+  'SignatureDoesNotMatch',
+  'UnrecognizedClientException',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'IncompleteSignature',
+  'CredentialsProviderError',
+  'MissingAuthenticationToken',
+]);
 const FORBIDDEN = new Set(['AccessDenied', 'AccessDeniedException', 'RegionDisabledException']);
 const THROTTLED = new Set(['Throttling', 'ThrottlingException', 'LimitExceededException', 'TooManyRequestsException']);
 
@@ -250,16 +357,24 @@ function asAdapterError(err: unknown, step: 'sts' | 'logs' = 'logs'): AdapterErr
   const status = e.$metadata?.httpStatusCode;
   const details: Record<string, unknown> = { step, error: name, ...(status ? { status } : {}) };
   const where = step === 'sts' ? 'assuming the role' : 'reading the log group';
-  if (UNAUTHORIZED.has(name)) return new AdapterError('unauthorized', `${where}: the credentials were refused (${name})`, { details });
+  if (UNAUTHORIZED.has(name))
+    return new AdapterError('unauthorized', `${where}: the credentials were refused (${name})`, { details });
   if (FORBIDDEN.has(name)) {
     const hint = step === 'sts' ? ' — does the role trust this service with the external id from the setup?' : '';
     return new AdapterError('forbidden', `${where}: access denied (${name})${hint}`, { details });
   }
-  if (name === 'ResourceNotFoundException') return new AdapterError('not_found', 'the log group does not exist', { details });
-  if (THROTTLED.has(name) || status === 429) return new AdapterError('rate_limited', `${where}: throttled (${name})`, { details, retryable: true });
-  if (status && status >= 500) return new AdapterError('provider_error', `${where}: the service answered ${status}`, { details, retryable: true });
+  if (name === 'ResourceNotFoundException')
+    return new AdapterError('not_found', 'the log group does not exist', { details });
+  if (THROTTLED.has(name) || status === 429)
+    return new AdapterError('rate_limited', `${where}: throttled (${name})`, { details, retryable: true });
+  if (status && status >= 500)
+    return new AdapterError('provider_error', `${where}: the service answered ${status}`, { details, retryable: true });
   if (status && status >= 400) return new AdapterError('provider_error', `${where}: refused (${name})`, { details });
-  return new AdapterError('unreachable', `${where}: the service could not be reached (${e.code ?? name})`, { details, retryable: true, cause: err });
+  return new AdapterError('unreachable', `${where}: the service could not be reached (${e.code ?? name})`, {
+    details,
+    retryable: true,
+    cause: err,
+  });
 }
 
 export default adapterModule('connector', CloudLogsConnectorAdapter);

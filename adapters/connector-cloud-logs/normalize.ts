@@ -13,9 +13,19 @@ import { framesOfStack } from '../connector-metrics/normalize.js';
 type Obj = Record<string, unknown>;
 const MAX_TEXT = 8_000;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max = MAX_TEXT): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined);
+const str = (v: unknown, max = MAX_TEXT): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined;
 
-const LEVELS: Record<string, EventLevel> = { error: 'error', err: 'error', fatal: 'fatal', critical: 'fatal', crit: 'fatal', alert: 'fatal', emergency: 'fatal', panic: 'fatal' };
+const LEVELS: Record<string, EventLevel> = {
+  error: 'error',
+  err: 'error',
+  fatal: 'fatal',
+  critical: 'fatal',
+  crit: 'fatal',
+  alert: 'fatal',
+  emergency: 'fatal',
+  panic: 'fatal',
+};
 /** Pino and bunyan write numeric levels: 50 error, 60 fatal. */
 const numericLevel = (v: number): EventLevel | null => (v >= 60 ? 'fatal' : v >= 50 ? 'error' : null);
 
@@ -40,11 +50,13 @@ function fromJson(o: Obj, base: Omit<NormalizedEvent, 'type' | 'message' | 'leve
   const error = isObj(o.error) ? o.error : isObj(o.err) ? o.err : isObj(o.exception) ? o.exception : {};
   const level = levelOfJson(o) ?? (Object.keys(error).length ? 'error' : null);
   if (!level) return null;
-  const message = str(error.message) ?? str(o.message) ?? str(o.msg) ?? (typeof o.error === 'string' ? str(o.error) : undefined);
+  const message =
+    str(error.message) ?? str(o.message) ?? str(o.msg) ?? (typeof o.error === 'string' ? str(o.error) : undefined);
   const type = str(error.type, 200) ?? str(error.kind, 200) ?? str(error.name, 200) ?? str(o.errorType, 200);
   if (!message && !type) return null;
   const out: NormalizedEvent = { ...base, type: type ?? 'Error', message: message ?? '', level };
-  const stack = str(error.stack, 32_000) ?? (Array.isArray(o.stack) ? str(o.stack.join('\n'), 32_000) : str(o.stack, 32_000));
+  const stack =
+    str(error.stack, 32_000) ?? (Array.isArray(o.stack) ? str(o.stack.join('\n'), 32_000) : str(o.stack, 32_000));
   if (stack) {
     out.stack = stack;
     const frames = framesOfStack(stack);
@@ -87,7 +99,12 @@ function fromText(text: string, base: Omit<NormalizedEvent, 'type' | 'message' |
   const level: EventLevel = word && word[1] !== 'ERROR' ? 'fatal' : 'error';
   let message = m ? (m[2] ?? '') : head.slice(word ? word.index + word[0].length : 0).trim();
   if (!message && !m) message = head.trim();
-  const out: NormalizedEvent = { ...base, type: (m ? m[1]! : 'Error').split('.').pop()!.slice(0, 200), message: message.slice(0, MAX_TEXT), level };
+  const out: NormalizedEvent = {
+    ...base,
+    type: (m ? m[1]! : 'Error').split('.').pop()!.slice(0, 200),
+    message: message.slice(0, MAX_TEXT),
+    level,
+  };
   if (lines.length > 1) {
     out.stack = text.slice(0, 32_000);
     const frames = framesOfStack(text);
@@ -101,7 +118,8 @@ export function normalizeCloudLogEvent(e: CloudLogEvent, now: string): Normalize
   const text = typeof e.message === 'string' ? e.message.trim() : '';
   if (!text) return null;
   const base: Omit<NormalizedEvent, 'type' | 'message' | 'level'> = {
-    occurred_at: typeof e.timestamp === 'number' && Number.isFinite(e.timestamp) ? new Date(e.timestamp).toISOString() : now,
+    occurred_at:
+      typeof e.timestamp === 'number' && Number.isFinite(e.timestamp) ? new Date(e.timestamp).toISOString() : now,
   };
   if (e.eventId) base.external_id = e.eventId.slice(0, 200);
   if (text.startsWith('{')) {

@@ -27,13 +27,19 @@ export function parseWindowCursor(cursor: string | null): WindowCursor | null {
  * Issues of an optional `config.base_url`: `checkUrl` (the adapter's scheme check) first, then a
  * literal private or reserved IP address (host names are checked when fetched).
  */
-export function baseUrlIssues(value: unknown, checkUrl: (url: string) => SettingsIssue[], allowLoopback: boolean): SettingsIssue[] {
+export function baseUrlIssues(
+  value: unknown,
+  checkUrl: (url: string) => SettingsIssue[],
+  allowLoopback: boolean,
+): SettingsIssue[] {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'string') return [settingsIssue('invalid_url', 'config.base_url', 'base_url is not a URL')];
   const found = checkUrl(value);
   if (found.length) return found;
   const host = new URL(value).hostname.replace(/^\[|\]$/g, '');
-  return isIP(host) && blockedReason(host, { allowLoopback }) ? [settingsIssue('blocked_address', 'config.base_url', 'base_url points at a private or reserved address')] : [];
+  return isIP(host) && blockedReason(host, { allowLoopback })
+    ? [settingsIssue('blocked_address', 'config.base_url', 'base_url points at a private or reserved address')]
+    : [];
 }
 
 /** The connector test code of a vendor's HTTP error status. */
@@ -49,8 +55,17 @@ export function codeOfStatus(status: number): ConnectorTestCode {
 export function asConnectorError(err: unknown, unreachable: string): AdapterError {
   if (err instanceof AdapterError) return err;
   if (err instanceof SafeFetchError) {
-    const code: ConnectorTestCode = err.code === 'blocked_address' ? 'blocked_address' : err.code === 'insecure_url' || err.code === 'invalid_url' ? 'invalid_settings' : 'unreachable';
-    return new AdapterError(code, err.message, { details: { reason: err.code }, retryable: code === 'unreachable', cause: err });
+    const code: ConnectorTestCode =
+      err.code === 'blocked_address'
+        ? 'blocked_address'
+        : err.code === 'insecure_url' || err.code === 'invalid_url'
+          ? 'invalid_settings'
+          : 'unreachable';
+    return new AdapterError(code, err.message, {
+      details: { reason: err.code },
+      retryable: code === 'unreachable',
+      cause: err,
+    });
   }
   return new AdapterError('unreachable', (err as Error).message ?? unreachable, { retryable: true, cause: err });
 }

@@ -23,7 +23,13 @@ export interface EndpointOptions extends ConnectorAdapterOptions {
   maxEventsPerRequest: number;
 }
 
-const LEVEL_ALIASES: Record<string, EventLevel> = { warn: 'warning', critical: 'fatal', err: 'error', information: 'info', trace: 'debug' };
+const LEVEL_ALIASES: Record<string, EventLevel> = {
+  warn: 'warning',
+  critical: 'fatal',
+  err: 'error',
+  information: 'info',
+  trace: 'debug',
+};
 const MAX_TEXT = 8_000;
 const MAX_STACK = 32_000;
 
@@ -59,28 +65,35 @@ export class EndpointConnectorAdapter extends AbstractConnectorAdapter<EndpointO
 
   normalizePush(body: unknown): NormalizedEvent[] {
     const items = Array.isArray(body) ? body : [body];
-    if (items.length > this.options.maxEventsPerRequest) throw new PayloadError(`at most ${this.options.maxEventsPerRequest} events per request`);
+    if (items.length > this.options.maxEventsPerRequest)
+      throw new PayloadError(`at most ${this.options.maxEventsPerRequest} events per request`);
     const now = new Date().toISOString();
     return items.map((item, i) => normalizeGeneric(item, i, now));
   }
 }
 
-const str = (v: unknown, max = MAX_TEXT): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : undefined);
+const str = (v: unknown, max = MAX_TEXT): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : undefined;
 
 /** One event of the generic ingest shape; a PayloadError names the index and field of a problem. */
 export function normalizeGeneric(item: unknown, index: number, now: string): NormalizedEvent {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new PayloadError(`event ${index}: an event is an object`);
+  if (typeof item !== 'object' || item === null || Array.isArray(item))
+    throw new PayloadError(`event ${index}: an event is an object`);
   const e = item as Record<string, unknown>;
   const message = typeof e.message === 'string' ? e.message.slice(0, MAX_TEXT) : undefined;
-  if (message === undefined || (message.trim() === '' && !str(e.type))) throw new PayloadError(`event ${index}: message is required`);
+  if (message === undefined || (message.trim() === '' && !str(e.type)))
+    throw new PayloadError(`event ${index}: message is required`);
   let occurred = now;
   if (e.occurred_at !== undefined) {
-    const d = typeof e.occurred_at === 'string' || typeof e.occurred_at === 'number' ? new Date(e.occurred_at) : new Date(NaN);
+    const d =
+      typeof e.occurred_at === 'string' || typeof e.occurred_at === 'number' ? new Date(e.occurred_at) : new Date(NaN);
     if (Number.isNaN(d.getTime())) throw new PayloadError(`event ${index}: occurred_at is not a date-time`);
     occurred = d.toISOString();
   }
   const rawLevel = typeof e.level === 'string' ? e.level.toLowerCase() : 'error';
-  const level = (EVENT_LEVELS as readonly string[]).includes(rawLevel) ? (rawLevel as EventLevel) : (LEVEL_ALIASES[rawLevel] ?? 'error');
+  const level = (EVENT_LEVELS as readonly string[]).includes(rawLevel)
+    ? (rawLevel as EventLevel)
+    : (LEVEL_ALIASES[rawLevel] ?? 'error');
   const out: NormalizedEvent = { type: str(e.type, 200) ?? 'Error', message, level, occurred_at: occurred };
   const put = <K extends keyof NormalizedEvent>(k: K, v: NormalizedEvent[K] | undefined) => {
     if (v !== undefined) out[k] = v;
@@ -90,12 +103,21 @@ export function normalizeGeneric(item: unknown, index: number, now: string): Nor
   put('url', str(e.url, 2_000));
   put('release', str(e.release, 200));
   put('environment', str(e.environment, 100));
-  put('fingerprint', str(e.fingerprint, 500) ?? (Array.isArray(e.fingerprint) ? str(e.fingerprint.map(String).join(':'), 500) : undefined));
+  put(
+    'fingerprint',
+    str(e.fingerprint, 500) ??
+      (Array.isArray(e.fingerprint) ? str(e.fingerprint.map(String).join(':'), 500) : undefined),
+  );
   put('user', userOf(e.user));
   put('frames', framesOf(e.frames));
   const browser = e.browser && typeof e.browser === 'object' ? (e.browser as Record<string, unknown>) : null;
   if (browser) {
-    const b = { user_agent: str(browser.user_agent, 500), name: str(browser.name, 100), version: str(browser.version, 50), os: str(browser.os, 100) };
+    const b = {
+      user_agent: str(browser.user_agent, 500),
+      name: str(browser.name, 100),
+      version: str(browser.version, 50),
+      os: str(browser.os, 100),
+    };
     const clean = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined));
     if (Object.keys(clean).length) out.browser = clean;
   }
@@ -106,7 +128,12 @@ function userOf(v: unknown): NormalizedEvent['user'] {
   if (typeof v === 'string' && v.trim()) return { id: v.slice(0, 200) };
   if (!v || typeof v !== 'object') return undefined;
   const u = v as Record<string, unknown>;
-  const user = { id: str(u.id, 200) ?? (typeof u.id === 'number' ? String(u.id) : undefined), email: str(u.email, 320), username: str(u.username, 200), ip_address: str(u.ip_address, 64) };
+  const user = {
+    id: str(u.id, 200) ?? (typeof u.id === 'number' ? String(u.id) : undefined),
+    email: str(u.email, 320),
+    username: str(u.username, 200),
+    ip_address: str(u.ip_address, 64),
+  };
   const clean = Object.fromEntries(Object.entries(user).filter(([, x]) => x !== undefined));
   return Object.keys(clean).length ? clean : undefined;
 }

@@ -23,7 +23,13 @@ import {
 } from '../../core/contracts/index.js';
 import { createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
 import { nextCursorOf, normalizeTrackerEvent, normalizeWebhookBody } from './normalize.js';
-import { asConnectorError, baseUrlIssues, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
+import {
+  asConnectorError,
+  baseUrlIssues,
+  codeOfStatus,
+  parseWindowCursor,
+  type WindowCursor,
+} from '../connector-common/http-poll.js';
 
 export interface ErrorTrackerOptions extends ConnectorAdapterOptions {
   /** Base URL used when a connector sets none (the hosted tracker). */
@@ -57,9 +63,15 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
   static override identifier = 'connector-error-tracker';
   static override optionsSchema = Joi.object<ErrorTrackerOptions>({
     ...connectorAdapterOptionKeys,
-    defaultBaseUrl: Joi.string().uri({ scheme: ['https', 'http'] }).default('https://sentry.io'),
+    defaultBaseUrl: Joi.string()
+      .uri({ scheme: ['https', 'http'] })
+      .default('https://sentry.io'),
     pollIntervalMs: Joi.number().integer().min(1_000).default(60_000),
-    initialLookbackMs: Joi.number().integer().min(0).max(30 * 86_400_000).default(3_600_000),
+    initialLookbackMs: Joi.number()
+      .integer()
+      .min(0)
+      .max(30 * 86_400_000)
+      .default(3_600_000),
     maxPagesPerPoll: Joi.number().integer().min(1).max(100).default(10),
     allowHttp: Joi.boolean().default(false),
   });
@@ -73,25 +85,50 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
     super(options, deps);
     const config = deps?.config as { security?: { allowLoopbackFetch?: boolean } } | undefined;
     this.allowLoopback = config?.security?.allowLoopbackFetch === true;
-    this.fetch = createSafeFetch({ allowLoopback: this.allowLoopback, timeoutMs: options.requestTimeoutMs, maxBytes: 8 * 1024 * 1024 });
+    this.fetch = createSafeFetch({
+      allowLoopback: this.allowLoopback,
+      timeoutMs: options.requestTimeoutMs,
+      maxBytes: 8 * 1024 * 1024,
+    });
   }
 
-  protected override checkSettings(config: Record<string, unknown>, secrets: Record<string, string>, context: SettingsContext): SettingsIssue[] {
+  protected override checkSettings(
+    config: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: SettingsContext,
+  ): SettingsIssue[] {
     const issues: SettingsIssue[] = [];
     const stored = new Set<string>(context.storedSecrets ?? []);
     const has = (n: ConnectorSecretName) => (typeof secrets[n] === 'string' && secrets[n] !== '') || stored.has(n);
     if (!has('client_secret') && !has('auth_token')) {
-      issues.push(settingsIssue('missing_field', 'secrets.client_secret', 'a client_secret (webhooks) or an auth_token (polling) is required'));
+      issues.push(
+        settingsIssue(
+          'missing_field',
+          'secrets.client_secret',
+          'a client_secret (webhooks) or an auth_token (polling) is required',
+        ),
+      );
     }
     for (const field of ['organization', 'project'] as const) {
       const v = config[field];
       if (v === undefined || v === null || v === '') {
-        if (has('auth_token')) issues.push(settingsIssue('missing_field', `config.${field}`, `${field} is required to poll with an auth token`));
-      } else if (typeof v !== 'string' || !SLUG.test(v)) issues.push(settingsIssue('invalid_value', `config.${field}`, `${field} is a slug (letters, digits, - _ .)`));
+        if (has('auth_token'))
+          issues.push(
+            settingsIssue('missing_field', `config.${field}`, `${field} is required to poll with an auth token`),
+          );
+      } else if (typeof v !== 'string' || !SLUG.test(v))
+        issues.push(settingsIssue('invalid_value', `config.${field}`, `${field} is a slug (letters, digits, - _ .)`));
     }
-    issues.push(...baseUrlIssues(config.base_url, (url) => this.checkUrl('config.base_url', url, this.options.allowHttp), this.allowLoopback));
+    issues.push(
+      ...baseUrlIssues(
+        config.base_url,
+        (url) => this.checkUrl('config.base_url', url, this.options.allowHttp),
+        this.allowLoopback,
+      ),
+    );
     for (const key of Object.keys(config)) {
-      if (!['organization', 'project', 'base_url'].includes(key)) issues.push(settingsIssue('unknown_field', `config.${key}`, `error_tracker connectors take no ${key}`));
+      if (!['organization', 'project', 'base_url'].includes(key))
+        issues.push(settingsIssue('unknown_field', `config.${key}`, `error_tracker connectors take no ${key}`));
     }
     return issues;
   }
@@ -100,12 +137,26 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
     const token = settings.secrets.auth_token;
     if (!token) return this.pushOnlyTestResult(settings);
     const { organization, project } = settings.config as { organization?: string; project?: string };
-    if (!organization || !project) return { ok: false, code: 'invalid_settings', message: 'organization and project are required to poll', details: {} };
+    if (!organization || !project)
+      return {
+        ok: false,
+        code: 'invalid_settings',
+        message: 'organization and project are required to poll',
+        details: {},
+      };
     try {
-      const res = await this.get(settings, `/api/0/projects/${encodeURIComponent(organization)}/${encodeURIComponent(project)}/`);
+      const res = await this.get(
+        settings,
+        `/api/0/projects/${encodeURIComponent(organization)}/${encodeURIComponent(project)}/`,
+      );
       if (res.ok) {
         const body = (await res.json().catch(() => ({}))) as { slug?: string; name?: string };
-        return { ok: true, code: 'ok', message: 'the tracker answered with the project', details: { status: res.status, project: body.slug ?? project } };
+        return {
+          ok: true,
+          code: 'ok',
+          message: 'the tracker answered with the project',
+          details: { status: res.status, project: body.slug ?? project },
+        };
       }
       const code = codeOfStatus(res.status);
       return { ok: false, code, message: `the tracker answered ${res.status}`, details: { status: res.status } };
@@ -121,9 +172,12 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
     // Push-only (no auth token): nothing to read; look again rarely, in case a token is added.
     if (!token) return { events: [], cursor, nextPollInMs: Math.max(interval, 6 * 3_600_000) };
     const { organization, project } = settings.config as { organization?: string; project?: string };
-    if (!organization || !project) throw new AdapterError('invalid_settings', 'organization and project are required to poll');
+    if (!organization || !project)
+      throw new AdapterError('invalid_settings', 'organization and project are required to poll');
     const now = new Date();
-    const state = parseWindowCursor(cursor) ?? { since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString() };
+    const state = parseWindowCursor(cursor) ?? {
+      since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString(),
+    };
     const until = state.until ?? now.toISOString();
     let page = state.page ?? null;
     const since = new Date(state.since).getTime();
@@ -138,18 +192,30 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
       } catch (err) {
         throw asConnectorError(err, 'the tracker could not be reached');
       }
-      if (!res.ok) throw new AdapterError(codeOfStatus(res.status), `the tracker answered ${res.status}`, { details: { status: res.status }, retryable: res.status >= 500 || res.status === 429 });
+      if (!res.ok)
+        throw new AdapterError(codeOfStatus(res.status), `the tracker answered ${res.status}`, {
+          details: { status: res.status },
+          retryable: res.status >= 500 || res.status === 429,
+        });
       const body = (await res.json().catch(() => null)) as unknown;
-      if (!Array.isArray(body)) throw new AdapterError('provider_error', 'the tracker answered something other than a list of events', { retryable: true });
+      if (!Array.isArray(body))
+        throw new AdapterError('provider_error', 'the tracker answered something other than a list of events', {
+          retryable: true,
+        });
       for (const raw of body) {
         const e = normalizeTrackerEvent(raw, now.toISOString());
         if (e && new Date(e.occurred_at).getTime() >= since) events.push(e);
       }
       page = nextCursorOf(res.headers.get('link'));
-      if (!page) return { events, cursor: JSON.stringify({ since: until } satisfies PollState), nextPollInMs: interval };
+      if (!page)
+        return { events, cursor: JSON.stringify({ since: until } satisfies PollState), nextPollInMs: interval };
     }
     // More pages than one poll reads: continue the same window soon.
-    return { events, cursor: JSON.stringify({ since: state.since, until, page: page ?? undefined } satisfies PollState), nextPollInMs: 1_000 };
+    return {
+      events,
+      cursor: JSON.stringify({ since: state.since, until, page: page ?? undefined } satisfies PollState),
+      nextPollInMs: 1_000,
+    };
   }
 
   verifyPush(headers: RawHeaders, rawBody: Buffer, settings: ConnectorSettings): boolean {
@@ -167,7 +233,9 @@ export class ErrorTrackerConnectorAdapter extends AbstractConnectorAdapter<Error
 
   private get(settings: ConnectorSettings, path: string): Promise<Response> {
     const base = String(settings.config.base_url ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
-    return this.fetch(`${base}${path}`, { headers: { authorization: `Bearer ${settings.secrets.auth_token}`, accept: 'application/json' } });
+    return this.fetch(`${base}${path}`, {
+      headers: { authorization: `Bearer ${settings.secrets.auth_token}`, accept: 'application/json' },
+    });
   }
 }
 

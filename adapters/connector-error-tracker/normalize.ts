@@ -10,10 +10,17 @@ import { EVENT_LEVELS, type EventLevel, type NormalizedEvent, type StackFrame } 
 
 type Obj = Record<string, unknown>;
 const MAX_TEXT = 8_000;
-const LEVEL_ALIASES: Record<string, EventLevel> = { warn: 'warning', critical: 'fatal', err: 'error', log: 'info', sample: 'info' };
+const LEVEL_ALIASES: Record<string, EventLevel> = {
+  warn: 'warning',
+  critical: 'fatal',
+  err: 'error',
+  log: 'info',
+  sample: 'info',
+};
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max = MAX_TEXT): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined);
+const str = (v: unknown, max = MAX_TEXT): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined;
 
 function levelOf(v: unknown): EventLevel {
   const raw = typeof v === 'string' ? v.toLowerCase() : 'error';
@@ -79,7 +86,12 @@ function framesOf(exc: Obj | null): StackFrame[] | undefined {
 
 function userOf(v: unknown): NormalizedEvent['user'] {
   if (!isObj(v)) return undefined;
-  const user = { id: str(v.id, 200), email: str(v.email, 320), username: str(v.username, 200), ip_address: str(v.ip_address, 64) };
+  const user = {
+    id: str(v.id, 200),
+    email: str(v.email, 320),
+    username: str(v.username, 200),
+    ip_address: str(v.ip_address, 64),
+  };
   const clean = Object.fromEntries(Object.entries(user).filter(([, x]) => x !== undefined));
   return Object.keys(clean).length ? clean : undefined;
 }
@@ -125,8 +137,19 @@ export function normalizeTrackerEvent(e: unknown, now: string): NormalizedEvent 
   put('fingerprint', fingerprintOf(e, issueId));
   const browser = isObj(contexts.browser) ? contexts.browser : {};
   const os = isObj(contexts.os) ? contexts.os : {};
-  const headers = Array.isArray(request.headers) ? new Map(request.headers.filter((h): h is [string, string] => Array.isArray(h) && typeof h[1] === 'string').map((h) => [String(h[0]).toLowerCase(), h[1]])) : new Map<string, string>();
-  const b = { user_agent: str(headers.get('user-agent'), 500), name: str(browser.name, 100), version: str(browser.version, 50), os: str(os.name, 100) };
+  const headers = Array.isArray(request.headers)
+    ? new Map(
+        request.headers
+          .filter((h): h is [string, string] => Array.isArray(h) && typeof h[1] === 'string')
+          .map((h) => [String(h[0]).toLowerCase(), h[1]]),
+      )
+    : new Map<string, string>();
+  const b = {
+    user_agent: str(headers.get('user-agent'), 500),
+    name: str(browser.name, 100),
+    version: str(browser.version, 50),
+    os: str(os.name, 100),
+  };
   const cleanBrowser = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined));
   if (Object.keys(cleanBrowser).length) out.browser = cleanBrowser;
   return out;
@@ -149,7 +172,10 @@ export function normalizeTrackerIssue(issue: unknown, action: string, now: strin
     fingerprint: `error-tracker-issue:${id}`,
   };
   const file = str(metadata.filename, 1000);
-  if (file) out.frames = [{ file, ...(str(metadata.function, 300) ? { function: str(metadata.function, 300)! } : {}), in_app: true }];
+  if (file)
+    out.frames = [
+      { file, ...(str(metadata.function, 300) ? { function: str(metadata.function, 300)! } : {}), in_app: true },
+    ];
   return out;
 }
 

@@ -18,7 +18,13 @@ import {
 } from '../../core/contracts/index.js';
 import { createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
 import { ERROR_STATUS_QUERY, normalizeLog } from './normalize.js';
-import { asConnectorError, baseUrlIssues, codeOfStatus, parseWindowCursor, type WindowCursor } from '../connector-common/http-poll.js';
+import {
+  asConnectorError,
+  baseUrlIssues,
+  codeOfStatus,
+  parseWindowCursor,
+  type WindowCursor,
+} from '../connector-common/http-poll.js';
 
 export interface MetricsOptions extends ConnectorAdapterOptions {
   /** API base URL used when a connector sets no `base_url` (the US1 site). */
@@ -54,9 +60,15 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
   static override identifier = 'connector-metrics';
   static override optionsSchema = Joi.object<MetricsOptions>({
     ...connectorAdapterOptionKeys,
-    defaultBaseUrl: Joi.string().uri({ scheme: ['https', 'http'] }).default('https://api.datadoghq.com'),
+    defaultBaseUrl: Joi.string()
+      .uri({ scheme: ['https', 'http'] })
+      .default('https://api.datadoghq.com'),
     pollIntervalMs: Joi.number().integer().min(1_000).default(60_000),
-    initialLookbackMs: Joi.number().integer().min(0).max(30 * 86_400_000).default(3_600_000),
+    initialLookbackMs: Joi.number()
+      .integer()
+      .min(0)
+      .max(30 * 86_400_000)
+      .default(3_600_000),
     pageLimit: Joi.number().integer().min(1).max(1000).default(500),
     maxPagesPerPoll: Joi.number().integer().min(1).max(100).default(10),
     allowHttp: Joi.boolean().default(false),
@@ -72,16 +84,35 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
     super(options, deps);
     const config = deps?.config as { security?: { allowLoopbackFetch?: boolean } } | undefined;
     this.allowLoopback = config?.security?.allowLoopbackFetch === true;
-    this.fetch = createSafeFetch({ allowLoopback: this.allowLoopback, timeoutMs: options.requestTimeoutMs, maxBytes: 16 * 1024 * 1024 });
+    this.fetch = createSafeFetch({
+      allowLoopback: this.allowLoopback,
+      timeoutMs: options.requestTimeoutMs,
+      maxBytes: 16 * 1024 * 1024,
+    });
   }
 
-  protected override checkSettings(config: Record<string, unknown>, _secrets: Record<string, string>, _context: SettingsContext): SettingsIssue[] {
-    const issues = baseUrlIssues(config.base_url, (url) => this.checkUrl('config.base_url', url, this.options.allowHttp), this.allowLoopback);
-    if (config.query !== undefined && config.query !== null && (typeof config.query !== 'string' || config.query.length > 1000 || /[\r\n]/.test(config.query))) {
-      issues.push(settingsIssue('invalid_value', 'config.query', 'query is a log search of at most 1000 characters on one line'));
+  protected override checkSettings(
+    config: Record<string, unknown>,
+    _secrets: Record<string, string>,
+    _context: SettingsContext,
+  ): SettingsIssue[] {
+    const issues = baseUrlIssues(
+      config.base_url,
+      (url) => this.checkUrl('config.base_url', url, this.options.allowHttp),
+      this.allowLoopback,
+    );
+    if (
+      config.query !== undefined &&
+      config.query !== null &&
+      (typeof config.query !== 'string' || config.query.length > 1000 || /[\r\n]/.test(config.query))
+    ) {
+      issues.push(
+        settingsIssue('invalid_value', 'config.query', 'query is a log search of at most 1000 characters on one line'),
+      );
     }
     for (const key of Object.keys(config)) {
-      if (!CONFIG_KEYS.includes(key)) issues.push(settingsIssue('unknown_field', `config.${key}`, `metrics_platform connectors take no ${key}`));
+      if (!CONFIG_KEYS.includes(key))
+        issues.push(settingsIssue('unknown_field', `config.${key}`, `metrics_platform connectors take no ${key}`));
     }
     return issues;
   }
@@ -92,9 +123,18 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
     }
     const now = Date.now();
     try {
-      const res = await this.search(settings, { from: new Date(now - 15 * 60_000).toISOString(), to: new Date(now).toISOString(), limit: 1 });
+      const res = await this.search(settings, {
+        from: new Date(now - 15 * 60_000).toISOString(),
+        to: new Date(now).toISOString(),
+        limit: 1,
+      });
       if (res.ok) return { ok: true, code: 'ok', message: 'the logs search answered', details: { status: res.status } };
-      return { ok: false, code: codeOfStatus(res.status), message: `the logs search answered ${res.status}`, details: { status: res.status } };
+      return {
+        ok: false,
+        code: codeOfStatus(res.status),
+        message: `the logs search answered ${res.status}`,
+        details: { status: res.status },
+      };
     } catch (err) {
       const e = asConnectorError(err, 'the logs search could not be reached');
       return { ok: false, code: e.code as ConnectorTestCode, message: e.message, details: e.details };
@@ -103,16 +143,24 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
 
   async poll(settings: ConnectorSettings, cursor: string | null): Promise<PollResult> {
     const interval = Math.max(this.options.pollIntervalMs, this.options.minPollIntervalMs ?? 0);
-    if (!settings.secrets.api_key || !settings.secrets.application_key) throw new AdapterError('invalid_settings', 'api_key and application_key are required');
+    if (!settings.secrets.api_key || !settings.secrets.application_key)
+      throw new AdapterError('invalid_settings', 'api_key and application_key are required');
     const now = new Date();
-    const state = parseWindowCursor(cursor) ?? { since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString() };
+    const state = parseWindowCursor(cursor) ?? {
+      since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString(),
+    };
     const until = state.until ?? now.toISOString();
     let page = state.page ?? null;
     const events: NormalizedEvent[] = [];
     for (let i = 0; i < this.options.maxPagesPerPoll; i++) {
       let res: Response;
       try {
-        res = await this.search(settings, { from: state.since, to: until, limit: this.options.pageLimit, cursor: page });
+        res = await this.search(settings, {
+          from: state.since,
+          to: until,
+          limit: this.options.pageLimit,
+          cursor: page,
+        });
       } catch (err) {
         throw asConnectorError(err, 'the logs search could not be reached');
       }
@@ -120,25 +168,41 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
         const retryAfter = Number(res.headers.get('retry-after') ?? res.headers.get('x-ratelimit-reset'));
         const details: Record<string, unknown> = { status: res.status };
         if (Number.isFinite(retryAfter) && retryAfter > 0) details.retry_after_s = retryAfter;
-        throw new AdapterError(codeOfStatus(res.status), `the logs search answered ${res.status}`, { details, retryable: res.status >= 500 || res.status === 429 });
+        throw new AdapterError(codeOfStatus(res.status), `the logs search answered ${res.status}`, {
+          details,
+          retryable: res.status >= 500 || res.status === 429,
+        });
       }
-      const body = (await res.json().catch(() => null)) as { data?: unknown; meta?: { page?: { after?: unknown } } } | null;
-      if (!body || !Array.isArray(body.data)) throw new AdapterError('provider_error', 'the logs search answered without data', { retryable: true });
+      const body = (await res.json().catch(() => null)) as {
+        data?: unknown;
+        meta?: { page?: { after?: unknown } };
+      } | null;
+      if (!body || !Array.isArray(body.data))
+        throw new AdapterError('provider_error', 'the logs search answered without data', { retryable: true });
       for (const item of body.data) {
         const e = normalizeLog(item, now.toISOString());
         if (e) events.push(e);
       }
       const after = body.meta?.page?.after;
       page = typeof after === 'string' && after !== '' && body.data.length > 0 ? after : null;
-      if (!page) return { events, cursor: JSON.stringify({ since: until } satisfies PollState), nextPollInMs: interval };
+      if (!page)
+        return { events, cursor: JSON.stringify({ since: until } satisfies PollState), nextPollInMs: interval };
     }
     // More pages than one poll reads: continue the same window soon.
-    return { events, cursor: JSON.stringify({ since: state.since, until, page: page ?? undefined } satisfies PollState), nextPollInMs: 1_000 };
+    return {
+      events,
+      cursor: JSON.stringify({ since: state.since, until, page: page ?? undefined } satisfies PollState),
+      nextPollInMs: 1_000,
+    };
   }
 
-  private search(settings: ConnectorSettings, q: { from: string; to: string; limit: number; cursor?: string | null }): Promise<Response> {
+  private search(
+    settings: ConnectorSettings,
+    q: { from: string; to: string; limit: number; cursor?: string | null },
+  ): Promise<Response> {
     const base = String(settings.config.base_url ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
-    const extra = typeof settings.config.query === 'string' && settings.config.query.trim() ? settings.config.query.trim() : '';
+    const extra =
+      typeof settings.config.query === 'string' && settings.config.query.trim() ? settings.config.query.trim() : '';
     const body = {
       filter: { query: extra ? `${ERROR_STATUS_QUERY} (${extra})` : ERROR_STATUS_QUERY, from: q.from, to: q.to },
       page: { limit: q.limit, ...(q.cursor ? { cursor: q.cursor } : {}) },

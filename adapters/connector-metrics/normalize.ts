@@ -12,11 +12,19 @@ type Obj = Record<string, unknown>;
 const MAX_TEXT = 8_000;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max = MAX_TEXT): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined);
+const str = (v: unknown, max = MAX_TEXT): string | undefined =>
+  typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined;
 
 /** Log statuses that are errors, and the event level each becomes. */
 const ERROR_STATUSES: Record<string, EventLevel> = {
-  error: 'error', err: 'error', critical: 'fatal', crit: 'fatal', alert: 'fatal', emergency: 'fatal', emerg: 'fatal', fatal: 'fatal',
+  error: 'error',
+  err: 'error',
+  critical: 'fatal',
+  crit: 'fatal',
+  alert: 'fatal',
+  emergency: 'fatal',
+  emerg: 'fatal',
+  fatal: 'fatal',
 };
 
 /** The search query part that keeps error-level logs only. */
@@ -86,7 +94,12 @@ export function normalizeLog(item: unknown, now: string): NormalizedEvent | null
   const type = str(error.kind, 200);
   if (!message && !type) return null;
   const tags = tagsOf(a.tags);
-  const out: NormalizedEvent = { type: type ?? 'Error', message: message ?? '', level, occurred_at: dateOf(a.timestamp) ?? now };
+  const out: NormalizedEvent = {
+    type: type ?? 'Error',
+    message: message ?? '',
+    level,
+    occurred_at: dateOf(a.timestamp) ?? now,
+  };
   const put = <K extends keyof NormalizedEvent>(k: K, v: NormalizedEvent[K] | undefined) => {
     if (v !== undefined) out[k] = v;
   };
@@ -99,7 +112,14 @@ export function normalizeLog(item: unknown, now: string): NormalizedEvent | null
   put('release', str(custom.version, 200) ?? str(tags.get('version'), 200));
   put('environment', str(custom.env, 100) ?? str(tags.get('env'), 100));
   const usr = isObj(custom.usr) ? custom.usr : {};
-  const user = Object.fromEntries(Object.entries({ id: str(usr.id, 200), email: str(usr.email, 320), username: str(usr.name, 200), ip_address: str(isObj(custom.network) && isObj(custom.network.client) ? custom.network.client.ip : undefined, 64) }).filter(([, v]) => v !== undefined));
+  const user = Object.fromEntries(
+    Object.entries({
+      id: str(usr.id, 200),
+      email: str(usr.email, 320),
+      username: str(usr.name, 200),
+      ip_address: str(isObj(custom.network) && isObj(custom.network.client) ? custom.network.client.ip : undefined, 64),
+    }).filter(([, v]) => v !== undefined),
+  );
   if (Object.keys(user).length) out.user = user;
   put('fingerprint', str(error.fingerprint, 500));
   const ua = str(http.useragent, 500);

@@ -14,7 +14,11 @@ export class SentryErrorReporter implements ErrorReporter {
    * `Sentry` is null without a DSN: @sentry/node takes over a second to import, so `create` only
    * loads it when it will be used (every test process and a service without a DSN skip it).
    */
-  constructor(sentry: AppConfig['sentry'], release: string, private readonly Sentry: SentrySdk | null) {
+  constructor(
+    sentry: AppConfig['sentry'],
+    release: string,
+    private readonly Sentry: SentrySdk | null,
+  ) {
     this.enabled = Boolean(sentry.dsn) && Sentry !== null;
     if (!this.enabled) return;
     Sentry!.init({

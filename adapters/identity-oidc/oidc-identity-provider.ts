@@ -49,8 +49,14 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
   static override identifier = 'identity-oidc';
   static override optionsSchema = Joi.object<OidcOptions>({
     ...identityProviderOptionKeys,
-    scopes: Joi.string().pattern(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/).default('openid email profile'),
-    maxResponseBytes: Joi.number().integer().min(1024).max(10 * 1024 * 1024).default(512 * 1024),
+    scopes: Joi.string()
+      .pattern(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/)
+      .default('openid email profile'),
+    maxResponseBytes: Joi.number()
+      .integer()
+      .min(1024)
+      .max(10 * 1024 * 1024)
+      .default(512 * 1024),
   });
 
   readonly protocol = 'oidc' as const;
@@ -86,7 +92,8 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
         },
       };
     } catch (err) {
-      if (err instanceof DiscoveryError) return { ok: false, error: err.code, details: { message: err.message, ...err.details } };
+      if (err instanceof DiscoveryError)
+        return { ok: false, error: err.code, details: { message: err.message, ...err.details } };
       return { ok: false, error: 'discovery_failed', details: { message: (err as Error).message } };
     }
   }
@@ -104,17 +111,27 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
       state: input.state,
       nonce,
     });
-    return { redirectUrl: url.href, pending: { state: input.state, nonce, codeVerifier, redirectUri: input.redirectUri } };
+    return {
+      redirectUrl: url.href,
+      pending: { state: input.state, nonce, codeVerifier, redirectUri: input.redirectUri },
+    };
   }
 
-  async completeSignIn(conn: SsoConnectionSettings, input: SignInCallback, pending: Record<string, unknown>): Promise<SsoIdentity> {
+  async completeSignIn(
+    conn: SsoConnectionSettings,
+    input: SignInCallback,
+    pending: Record<string, unknown>,
+  ): Promise<SsoIdentity> {
     const params = input.params;
     if (params.error) {
-      throw new SignInError('idp_error', `the identity provider answered ${params.error}`, { details: { error: params.error, description: params.error_description ?? null } });
+      throw new SignInError('idp_error', `the identity provider answered ${params.error}`, {
+        details: { error: params.error, description: params.error_description ?? null },
+      });
     }
     this.assertState(params.state, pending);
     if (!params.code) throw new SignInError('invalid_response', 'the callback carries no code');
-    if (typeof pending.codeVerifier !== 'string' || typeof pending.nonce !== 'string') throw new SignInError('state_mismatch', 'no sign-in was started');
+    if (typeof pending.codeVerifier !== 'string' || typeof pending.nonce !== 'string')
+      throw new SignInError('state_mismatch', 'no sign-in was started');
 
     let config: oidc.Configuration;
     try {
@@ -133,10 +150,18 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
       });
       const claims = tokens.claims();
       if (!claims) throw new SignInError('invalid_response', 'no ID token');
-      let { email, email_verified: verified, name } = claims as { email?: unknown; email_verified?: unknown; name?: unknown };
+      let {
+        email,
+        email_verified: verified,
+        name,
+      } = claims as { email?: unknown; email_verified?: unknown; name?: unknown };
       if (typeof email !== 'string' && tokens.access_token && config.serverMetadata().userinfo_endpoint) {
         const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
-        ({ email, email_verified: verified, name } = info as { email?: unknown; email_verified?: unknown; name?: unknown });
+        ({
+          email,
+          email_verified: verified,
+          name,
+        } = info as { email?: unknown; email_verified?: unknown; name?: unknown });
       }
       return this.identity(claims.sub, email, verified, name);
     } catch (err) {
@@ -154,8 +179,13 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
     const metadata = await this.discover(conn, { fresh: false });
     if (!conn.clientId) throw new DiscoveryError('discovery_failed', 'the connection has no client id');
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    const auth = methods.includes('client_secret_basic') ? oidc.ClientSecretBasic(conn.clientSecret ?? '') : oidc.ClientSecretPost(conn.clientSecret ?? '');
-    const client: Partial<oidc.ClientMetadata> = { client_secret: conn.clientSecret ?? undefined, [oidc.clockTolerance]: this.options.clockToleranceSeconds ?? 60 };
+    const auth = methods.includes('client_secret_basic')
+      ? oidc.ClientSecretBasic(conn.clientSecret ?? '')
+      : oidc.ClientSecretPost(conn.clientSecret ?? '');
+    const client: Partial<oidc.ClientMetadata> = {
+      client_secret: conn.clientSecret ?? undefined,
+      [oidc.clockTolerance]: this.options.clockToleranceSeconds ?? 60,
+    };
     const config = new oidc.Configuration(metadata, conn.clientId, client, auth);
     config[oidc.customFetch] = (url, options) => this.fetch(url, options as Parameters<SafeFetch>[1]);
     config.timeout = Math.ceil((this.options.requestTimeoutMs ?? 10_000) / 1000);
@@ -184,22 +214,37 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
       res = await this.fetch(wellKnown, { headers: { accept: 'application/json' }, redirect: 'follow' });
     } catch (err) {
       if (err instanceof SafeFetchError) {
-        const code = err.code === 'blocked_address' ? 'blocked_address' : err.code === 'insecure_url' ? 'insecure_issuer' : 'discovery_failed';
+        const code =
+          err.code === 'blocked_address'
+            ? 'blocked_address'
+            : err.code === 'insecure_url'
+              ? 'insecure_issuer'
+              : 'discovery_failed';
         throw new DiscoveryError(code, err.message, { reason: err.code, ...err.details });
       }
       throw new DiscoveryError('discovery_failed', (err as Error).message);
     }
-    if (res.status !== 200) throw new DiscoveryError('discovery_failed', `discovery answered HTTP ${res.status}`, { status: res.status, url: wellKnown });
+    if (res.status !== 200)
+      throw new DiscoveryError('discovery_failed', `discovery answered HTTP ${res.status}`, {
+        status: res.status,
+        url: wellKnown,
+      });
     let body: Record<string, unknown>;
     try {
       body = (await res.json()) as Record<string, unknown>;
     } catch {
       throw new DiscoveryError('discovery_failed', 'discovery did not answer JSON', { url: wellKnown });
     }
-    if (typeof body !== 'object' || body === null) throw new DiscoveryError('discovery_failed', 'discovery did not answer an object');
-    if (body.issuer !== issuer) throw new DiscoveryError('issuer_mismatch', 'the discovered issuer differs from the configured one', { expected: issuer, found: body.issuer ?? null });
+    if (typeof body !== 'object' || body === null)
+      throw new DiscoveryError('discovery_failed', 'discovery did not answer an object');
+    if (body.issuer !== issuer)
+      throw new DiscoveryError('issuer_mismatch', 'the discovered issuer differs from the configured one', {
+        expected: issuer,
+        found: body.issuer ?? null,
+      });
     for (const key of ['authorization_endpoint', 'token_endpoint', 'jwks_uri']) {
-      if (typeof body[key] !== 'string') throw new DiscoveryError('discovery_failed', `discovery has no ${key}`, { missing: key });
+      if (typeof body[key] !== 'string')
+        throw new DiscoveryError('discovery_failed', `discovery has no ${key}`, { missing: key });
     }
     const metadata = body as unknown as oidc.ServerMetadata;
     this.cache.set(issuer, { metadata, at: Date.now() });
@@ -210,14 +255,20 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
 /** openid-client and guard errors → the contract's sign-in error codes. */
 function toSignInError(err: unknown): SignInError {
   if (err instanceof SignInError) return err;
-  if (err instanceof SafeFetchError) return new SignInError('idp_error', err.message, { details: { reason: err.code }, cause: err });
+  if (err instanceof SafeFetchError)
+    return new SignInError('idp_error', err.message, { details: { reason: err.code }, cause: err });
   const e = err as { code?: string; message?: string; error?: string; cause?: { claim?: string } };
   const message = e.message ?? String(err);
-  if (err instanceof oidc.AuthorizationResponseError) return new SignInError('idp_error', message, { details: { error: e.error ?? null }, cause: err });
-  if (err instanceof oidc.ResponseBodyError) return new SignInError('invalid_response', message, { details: { error: e.error ?? null }, cause: err });
+  if (err instanceof oidc.AuthorizationResponseError)
+    return new SignInError('idp_error', message, { details: { error: e.error ?? null }, cause: err });
+  if (err instanceof oidc.ResponseBodyError)
+    return new SignInError('invalid_response', message, { details: { error: e.error ?? null }, cause: err });
   if (e.code === 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED') return new SignInError('expired', message, { cause: err });
-  if (e.code === 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED' || e.code === 'OAUTH_KEY_SELECTION_FAILED') return new SignInError('signature_invalid', message, { cause: err });
-  if (e.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && /aud/.test(message)) return new SignInError('audience_mismatch', message, { cause: err });
-  if (/state/.test(message) && e.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED') return new SignInError('state_mismatch', message, { cause: err });
+  if (e.code === 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED' || e.code === 'OAUTH_KEY_SELECTION_FAILED')
+    return new SignInError('signature_invalid', message, { cause: err });
+  if (e.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && /aud/.test(message))
+    return new SignInError('audience_mismatch', message, { cause: err });
+  if (/state/.test(message) && e.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED')
+    return new SignInError('state_mismatch', message, { cause: err });
   return new SignInError('invalid_response', message, { details: { code: e.code ?? null }, cause: err });
 }

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
-import { SAML, ValidateInResponseTo, generateServiceProviderMetadata, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import {
+  SAML,
+  ValidateInResponseTo,
+  generateServiceProviderMetadata,
+  type CacheProvider,
+  type Profile,
+} from '@node-saml/node-saml';
 import {
   AbstractIdentityProvider,
   SignInError,
@@ -23,8 +29,20 @@ export interface SamlProviderOptions extends IdentityProviderOptions {
 }
 
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
-const EMAIL_ATTRIBUTES = ['email', 'mail', 'emailAddress', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress', 'urn:oid:0.9.2342.19200300.100.1.3'];
-const NAME_ATTRIBUTES = ['displayName', 'name', 'cn', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name', 'urn:oid:2.16.840.1.113730.3.1.241'];
+const EMAIL_ATTRIBUTES = [
+  'email',
+  'mail',
+  'emailAddress',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
+  'urn:oid:0.9.2342.19200300.100.1.3',
+];
+const NAME_ATTRIBUTES = [
+  'displayName',
+  'name',
+  'cn',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name',
+  'urn:oid:2.16.840.1.113730.3.1.241',
+];
 
 /**
  * SAML 2.0 with @node-saml/node-saml: SP-initiated sign-in (HTTP-Redirect AuthnRequest), HTTP-POST
@@ -44,7 +62,8 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
 
   async testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
     const cert = readCertificate(conn.idpCert);
-    if (!cert) return { ok: false, error: 'certificate_invalid', details: { message: 'the IdP certificate cannot be read' } };
+    if (!cert)
+      return { ok: false, error: 'certificate_invalid', details: { message: 'the IdP certificate cannot be read' } };
     const details = {
       subject: cert.subject,
       issuer: cert.issuer,
@@ -56,8 +75,18 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     };
     const now = Date.now();
     if (cert.validTo.getTime() <= now) return { ok: false, error: 'certificate_expired', details };
-    if (cert.validFrom.getTime() > now) return { ok: false, error: 'certificate_invalid', details: { ...details, message: 'the certificate is not valid yet' } };
-    if (!conn.idpSsoUrl) return { ok: false, error: 'certificate_invalid', details: { ...details, message: 'the connection has no IdP sign-in URL' } };
+    if (cert.validFrom.getTime() > now)
+      return {
+        ok: false,
+        error: 'certificate_invalid',
+        details: { ...details, message: 'the certificate is not valid yet' },
+      };
+    if (!conn.idpSsoUrl)
+      return {
+        ok: false,
+        error: 'certificate_invalid',
+        details: { ...details, message: 'the connection has no IdP sign-in URL' },
+      };
     return { ok: true, details };
   }
 
@@ -79,7 +108,11 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     return { redirectUrl, pending: { state: input.state, requestId, requestIssuedAt } };
   }
 
-  async completeSignIn(conn: SsoConnectionSettings, input: SignInCallback, pending: Record<string, unknown>): Promise<SsoIdentity> {
+  async completeSignIn(
+    conn: SsoConnectionSettings,
+    input: SignInCallback,
+    pending: Record<string, unknown>,
+  ): Promise<SsoIdentity> {
     const response = input.params.SAMLResponse;
     if (!response) throw new SignInError('invalid_response', 'the callback carries no SAMLResponse');
     this.assertState(input.params.RelayState, pending);
@@ -89,7 +122,10 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
 
     const cert = readCertificate(conn.idpCert);
     if (!cert) throw new SignInError('signature_invalid', 'the connection has no usable IdP certificate');
-    if (cert.validTo.getTime() <= Date.now()) throw new SignInError('expired', 'the IdP certificate has expired', { details: { reason: 'certificate_expired' } });
+    if (cert.validTo.getTime() <= Date.now())
+      throw new SignInError('expired', 'the IdP certificate has expired', {
+        details: { reason: 'certificate_expired' },
+      });
 
     // InResponseTo must name the request this browser's sign-in sent, and nothing else.
     const cache: CacheProvider = {
@@ -99,7 +135,9 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     };
     let profile: Profile | null;
     try {
-      ({ profile } = await this.saml(conn, cache, toPem(conn.idpCert!)).validatePostResponseAsync({ SAMLResponse: response }));
+      ({ profile } = await this.saml(conn, cache, toPem(conn.idpCert!)).validatePostResponseAsync({
+        SAMLResponse: response,
+      }));
     } catch (err) {
       throw toSignInError(err);
     }
@@ -143,7 +181,10 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
   }
 
   private toIdentity(profile: Profile): SsoIdentity {
-    const attrs = { ...(profile.attributes as Record<string, unknown> | undefined), ...(profile as unknown as Record<string, unknown>) };
+    const attrs = {
+      ...(profile.attributes as Record<string, unknown> | undefined),
+      ...(profile as unknown as Record<string, unknown>),
+    };
     const first = (names: string[]) => {
       for (const n of names) {
         const v = attrs[n];
@@ -154,11 +195,17 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     };
     const email = first(EMAIL_ATTRIBUTES) ?? (/^[^\s@]+@[^\s@]+$/.test(profile.nameID ?? '') ? profile.nameID : null);
     const identity = this.identity(profile.nameID, email, true, first(NAME_ATTRIBUTES));
-    const assertion = (profile.getAssertion?.() as { Assertion?: { $?: { ID?: string }; Conditions?: Array<{ $?: { NotOnOrAfter?: string } }> } } | undefined)?.Assertion;
+    const assertion = (
+      profile.getAssertion?.() as
+        { Assertion?: { $?: { ID?: string }; Conditions?: Array<{ $?: { NotOnOrAfter?: string } }> } } | undefined
+    )?.Assertion;
     const id = assertion?.$?.ID;
     if (!id) throw new SignInError('invalid_response', 'the assertion has no ID');
     const notOnOrAfter = assertion?.Conditions?.[0]?.$?.NotOnOrAfter;
-    const expires = notOnOrAfter && !Number.isNaN(Date.parse(notOnOrAfter)) ? new Date(notOnOrAfter) : new Date(Date.now() + this.options.maxAssertionAgeSeconds * 1000);
+    const expires =
+      notOnOrAfter && !Number.isNaN(Date.parse(notOnOrAfter))
+        ? new Date(notOnOrAfter)
+        : new Date(Date.now() + this.options.maxAssertionAgeSeconds * 1000);
     return { ...identity, assertion: { id, expiresAt: expires.toISOString() } };
   }
 }
@@ -171,10 +218,14 @@ function toSignInError(err: unknown): SignInError {
   if (err instanceof SignInError) return err;
   const message = err instanceof Error ? err.message : String(err);
   const opts = { cause: err, details: { reason: message.slice(0, 200) } };
-  if (/signature/i.test(message)) return new SignInError('signature_invalid', 'the response is not signed by the connection\'s certificate', opts);
-  if (/audience/i.test(message)) return new SignInError('audience_mismatch', 'the assertion is meant for another service', opts);
-  if (/expired|NotBefore|NotOnOrAfter|too old|max.*age|No valid subject confirmation/i.test(message)) return new SignInError('expired', 'the assertion is expired or not yet valid', opts);
-  if (/InResponseTo/i.test(message)) return new SignInError('state_mismatch', 'the response answers no request of this sign-in', opts);
+  if (/signature/i.test(message))
+    return new SignInError('signature_invalid', "the response is not signed by the connection's certificate", opts);
+  if (/audience/i.test(message))
+    return new SignInError('audience_mismatch', 'the assertion is meant for another service', opts);
+  if (/expired|NotBefore|NotOnOrAfter|too old|max.*age|No valid subject confirmation/i.test(message))
+    return new SignInError('expired', 'the assertion is expired or not yet valid', opts);
+  if (/InResponseTo/i.test(message))
+    return new SignInError('state_mismatch', 'the response answers no request of this sign-in', opts);
   if (/status/i.test(message)) return new SignInError('idp_error', 'the identity provider refused the sign-in', opts);
   return new SignInError('invalid_response', 'the response cannot be read', opts);
 }

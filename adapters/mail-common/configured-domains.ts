@@ -31,7 +31,9 @@ export interface DomainRecordOptions {
 
 const record = Joi.object<ConfiguredRecord>({
   record: Joi.string().max(50),
-  type: Joi.string().valid(...DNS_RECORD_TYPES).required(),
+  type: Joi.string()
+    .valid(...DNS_RECORD_TYPES)
+    .required(),
   name: Joi.string().max(253).required(),
   value: Joi.string().max(2000).required(),
   priority: Joi.number().integer().min(0).max(65535).when('type', { is: 'MX', then: Joi.required() }),

@@ -14,7 +14,18 @@ export interface ComposedMessage {
 }
 
 // Set from the message's own fields; a same-named entry in `headers` is ignored.
-const OWN_FIELDS = new Set(['message-id', 'in-reply-to', 'references', 'from', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'date']);
+const OWN_FIELDS = new Set([
+  'message-id',
+  'in-reply-to',
+  'references',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'subject',
+  'date',
+]);
 
 const addr = (a: EmailAddress) => (a.name ? { address: a.address, name: a.name } : a.address);
 

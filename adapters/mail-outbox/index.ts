@@ -80,7 +80,11 @@ export class OutboxChannelAdapter extends AbstractChannelAdapter<OutboxOptions> 
   constructor(options: OutboxOptions, deps?: AdapterDeps) {
     super(options, deps);
     const dataDir = (deps?.config as { dataDir?: string } | undefined)?.dataDir;
-    this.dir = options.dir ? resolve(options.dir) : dataDir && dataDir !== ':memory:' ? resolve(dataDir, 'outbox') : null;
+    this.dir = options.dir
+      ? resolve(options.dir)
+      : dataDir && dataDir !== ':memory:'
+        ? resolve(dataDir, 'outbox')
+        : null;
     this.host = publicHost(deps?.config);
     this.records = options.domainRecords ?? defaultDomainRecords();
     this.events.setMaxListeners(0);
@@ -135,7 +139,10 @@ export class OutboxChannelAdapter extends AbstractChannelAdapter<OutboxOptions> 
         await mkdir(this.dir, { recursive: true });
         await writeFile(path, raw, { mode: 0o600 });
       } catch (err) {
-        throw new AdapterError('outbox_unwritable', `mail-outbox cannot write ${path}: ${(err as Error).message}`, { retryable: true, cause: err });
+        throw new AdapterError('outbox_unwritable', `mail-outbox cannot write ${path}: ${(err as Error).message}`, {
+          retryable: true,
+          cause: err,
+        });
       }
     }
     const links = linksIn(email.text);

@@ -3,7 +3,13 @@
  * sending (MX + SPF), and the inbound MX for receiving.
  */
 import type { GetEmailIdentityResponse } from '@aws-sdk/client-sesv2';
-import type { DnsRecord, DnsRecordStatus, DomainPurpose, DomainState, DomainStatus } from '../../core/contracts/index.js';
+import type {
+  DnsRecord,
+  DnsRecordStatus,
+  DomainPurpose,
+  DomainState,
+  DomainStatus,
+} from '../../core/contracts/index.js';
 
 /** SES status (VerificationStatus, DkimStatus, MailFromDomainStatus) → spec status. */
 export function recordStatus(status: string | undefined): DnsRecordStatus {
@@ -55,23 +61,41 @@ export function identityState(identity: GetEmailIdentityResponse, ctx: IdentityC
     const mailFromStatus = recordStatus(mailFrom?.MailFromDomainStatus ?? 'PENDING');
     const name = mailFrom?.MailFromDomain || mailFromDomain(ctx);
     records.push(
-      { purpose, record: 'return_path', type: 'MX', name, value: `feedback-smtp.${region}.amazonses.com`, priority: 10, status: mailFromStatus },
+      {
+        purpose,
+        record: 'return_path',
+        type: 'MX',
+        name,
+        value: `feedback-smtp.${region}.amazonses.com`,
+        priority: 10,
+        status: mailFromStatus,
+      },
       { purpose, record: 'spf', type: 'TXT', name, value: 'v=spf1 include:amazonses.com ~all', status: mailFromStatus },
     );
     if (identityStatus === 'verified' && mailFromStatus !== 'verified') {
       // DKIM works (mail goes out signed); only the custom MAIL FROM is not there yet.
       status = mailFromStatus === 'failed' ? 'partially_failed' : 'partially_verified';
-      if (mailFromStatus === 'failed') error = { code: 'mail_from_failed', message: `the MX and SPF records of ${name} were not found or are wrong` };
+      if (mailFromStatus === 'failed')
+        error = { code: 'mail_from_failed', message: `the MX and SPF records of ${name} were not found or are wrong` };
     }
   } else {
     // SES does not check the MX record; the domain's identity is what it verifies.
-    records.push({ purpose, record: 'mx', type: 'MX', name: domain, value: `inbound-smtp.${region}.amazonaws.com`, priority: 10 });
+    records.push({
+      purpose,
+      record: 'mx',
+      type: 'MX',
+      name: domain,
+      value: `inbound-smtp.${region}.amazonaws.com`,
+      priority: 10,
+    });
   }
   if (status === 'failed' || status === 'temporary_failure') {
     const reason = identity.VerificationInfo?.ErrorType;
     error = {
       code: status === 'failed' ? 'verification_failed' : 'verification_temporary_failure',
-      message: reason ? `SES could not verify ${domain}: ${reason}` : `SES could not verify the DKIM records of ${domain}`,
+      message: reason
+        ? `SES could not verify ${domain}: ${reason}`
+        : `SES could not verify the DKIM records of ${domain}`,
     };
   }
   return { domain, purpose, status, records, ...(error ? { error } : {}) };

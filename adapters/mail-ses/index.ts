@@ -28,7 +28,14 @@ import {
 import { composeMime } from '../mail-common/mime.js';
 import { identityState, mailFromDomain } from './domains.js';
 import { readSesNotification } from './notifications.js';
-import { SnsVerifier, fetchCertificate, isSnsUrl, notificationJson, readSnsEnvelope, type CertificateFetcher } from './sns.js';
+import {
+  SnsVerifier,
+  fetchCertificate,
+  isSnsUrl,
+  notificationJson,
+  readSnsEnvelope,
+  type CertificateFetcher,
+} from './sns.js';
 
 export interface SesOptions extends ChannelAdapterOptions {
   /** AWS region; default the SDK's (AWS_REGION, shared config). */
@@ -80,12 +87,24 @@ const PERMANENT_SEND_ERRORS = new Set([
 export function sesError(err: unknown, what: string): AdapterError {
   const e = (err ?? {}) as AwsErrorShape;
   const status = e.$metadata?.httpStatusCode;
-  const permanent = PERMANENT_SEND_ERRORS.has(e.name ?? '') || (status !== undefined && status >= 400 && status < 500 && status !== 429 && e.name !== 'TooManyRequestsException' && e.name !== 'LimitExceededException' && e.name !== 'SendingPausedException');
-  return new AdapterError(permanent ? `${what}_rejected` : `${what}_failed`, `SES: ${e.name ?? 'Error'}: ${e.message ?? String(err)}`, {
-    retryable: !permanent,
-    details: { awsError: e.name, httpStatus: status },
-    cause: err,
-  });
+  const permanent =
+    PERMANENT_SEND_ERRORS.has(e.name ?? '') ||
+    (status !== undefined &&
+      status >= 400 &&
+      status < 500 &&
+      status !== 429 &&
+      e.name !== 'TooManyRequestsException' &&
+      e.name !== 'LimitExceededException' &&
+      e.name !== 'SendingPausedException');
+  return new AdapterError(
+    permanent ? `${what}_rejected` : `${what}_failed`,
+    `SES: ${e.name ?? 'Error'}: ${e.message ?? String(err)}`,
+    {
+      retryable: !permanent,
+      details: { awsError: e.name, httpStatus: status },
+      cause: err,
+    },
+  );
 }
 
 const awsName = (err: unknown) => (err as AwsErrorShape | null)?.name;
@@ -113,7 +132,9 @@ export class SesChannelAdapter extends AbstractChannelAdapter<SesOptions> {
     }),
     configurationSetName: Joi.string().max(64),
     mailFromSubdomain: Joi.string().hostname().default('bounce'),
-    topicArns: Joi.array().items(Joi.string().pattern(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/)).default([]),
+    topicArns: Joi.array()
+      .items(Joi.string().pattern(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/))
+      .default([]),
     confirmSubscriptions: Joi.boolean().default(true),
   });
 
@@ -152,7 +173,8 @@ export class SesChannelAdapter extends AbstractChannelAdapter<SesOptions> {
           ...(this.options.configurationSetName ? { ConfigurationSetName: this.options.configurationSetName } : {}),
         }),
       );
-      if (!out.MessageId) throw new AdapterError('send_failed', 'SES answered without a MessageId', { retryable: true });
+      if (!out.MessageId)
+        throw new AdapterError('send_failed', 'SES answered without a MessageId', { retryable: true });
       return { providerMessageId: out.MessageId, accepted: envelope.to };
     } catch (err) {
       if (err instanceof AdapterError) throw err;
@@ -195,10 +217,16 @@ export class SesChannelAdapter extends AbstractChannelAdapter<SesOptions> {
     try {
       identity = await this.client.send(new GetEmailIdentityCommand({ EmailIdentity: name }));
     } catch (err) {
-      if (awsName(err) === 'NotFoundException') throw new AdapterNotFoundError(`domain ${name} is not registered at SES`);
+      if (awsName(err) === 'NotFoundException')
+        throw new AdapterNotFoundError(`domain ${name} is not registered at SES`);
       throw sesError(err, 'domain');
     }
-    return identityState(identity, { domain: name, purpose, region: await this.region(), mailFromSubdomain: this.options.mailFromSubdomain });
+    return identityState(identity, {
+      domain: name,
+      purpose,
+      region: await this.region(),
+      mailFromSubdomain: this.options.mailFromSubdomain,
+    });
   }
 
   /**
@@ -217,21 +245,31 @@ export class SesChannelAdapter extends AbstractChannelAdapter<SesOptions> {
     if (delivery.provider !== 'ses') return super.parseInbound(delivery);
     const m = readSnsEnvelope(delivery.rawBody);
     if (!this.options.topicArns.includes(m.TopicArn)) {
-      throw new DeliverySignatureError(`SNS topic ${m.TopicArn} is not allowed (config key adapters.options.mail-ses.topicArns)`);
+      throw new DeliverySignatureError(
+        `SNS topic ${m.TopicArn} is not allowed (config key adapters.options.mail-ses.topicArns)`,
+      );
     }
     await this.sns.verify(m);
     const log = this.deps.log as Log | undefined;
     if (m.Type === 'SubscriptionConfirmation') {
-      if (!isSnsUrl(m.SubscribeURL)) throw new DeliverySignatureError('SubscribeURL is not an https URL on an SNS host');
+      if (!isSnsUrl(m.SubscribeURL))
+        throw new DeliverySignatureError('SubscribeURL is not an https URL on an SNS host');
       if (this.options.confirmSubscriptions) {
         try {
           await this.confirm(m.SubscribeURL!);
         } catch (err) {
-          throw new AdapterError('subscription_unconfirmed', `SNS subscription to ${m.TopicArn} not confirmed: ${(err as Error).message}`, { retryable: true, cause: err });
+          throw new AdapterError(
+            'subscription_unconfirmed',
+            `SNS subscription to ${m.TopicArn} not confirmed: ${(err as Error).message}`,
+            { retryable: true, cause: err },
+          );
         }
         log?.info?.({ topicArn: m.TopicArn }, 'SNS subscription confirmed');
       } else {
-        log?.warn?.({ topicArn: m.TopicArn, subscribeUrl: m.SubscribeURL }, 'SNS subscription waits for confirmation (confirmSubscriptions is off)');
+        log?.warn?.(
+          { topicArn: m.TopicArn, subscribeUrl: m.SubscribeURL },
+          'SNS subscription waits for confirmation (confirmSubscriptions is off)',
+        );
       }
       return { emails: [], events: [] };
     }
@@ -245,7 +283,11 @@ export class SesChannelAdapter extends AbstractChannelAdapter<SesOptions> {
 
   private async region(): Promise<string> {
     const region = await this.client.config.region();
-    if (!region) throw new AdapterError('region_missing', 'no AWS region is configured (AWS_REGION or adapters.options.mail-ses.region)');
+    if (!region)
+      throw new AdapterError(
+        'region_missing',
+        'no AWS region is configured (AWS_REGION or adapters.options.mail-ses.region)',
+      );
     return region;
   }
 

@@ -84,12 +84,19 @@ function dateOf(value: unknown, fallback: Date): Date {
 function received(n: Record<string, unknown>, mail: SesMail): ParsedInboundEmail[] {
   const receipt = (isObject(n.receipt) ? n.receipt : {}) as SesReceipt;
   if (typeof n.content !== 'string' || n.content.length === 0) {
-    throw new PayloadError('the SES notification carries no message: use an SNS receipt action (S3 actions are not read)');
+    throw new PayloadError(
+      'the SES notification carries no message: use an SNS receipt action (S3 actions are not read)',
+    );
   }
-  const raw = receipt.action?.encoding?.toUpperCase() === 'UTF8' ? Buffer.from(n.content, 'utf8') : Buffer.from(n.content, 'base64');
+  const raw =
+    receipt.action?.encoding?.toUpperCase() === 'UTF8'
+      ? Buffer.from(n.content, 'utf8')
+      : Buffer.from(n.content, 'base64');
   if (raw.length === 0) throw new PayloadError('the SES notification carries an empty message');
   if (!mail.messageId) throw new PayloadError('the SES notification has no mail.messageId');
-  const recipients = (receipt.recipients ?? mail.destination ?? []).map(bareAddress).filter((a): a is string => a !== null);
+  const recipients = (receipt.recipients ?? mail.destination ?? [])
+    .map(bareAddress)
+    .filter((a): a is string => a !== null);
   if (recipients.length === 0) throw new PayloadError('the SES notification names no recipient');
   const providerVerdicts = verdicts(receipt);
   return [...new Set(recipients.map((r) => r.toLowerCase()))].map((recipient) => ({
@@ -152,7 +159,13 @@ function events(type: string, n: Record<string, unknown>, mail: SesMail, at: Dat
     case 'Reject':
     case 'Rendering Failure': {
       const why = isObject(n.reject) && typeof n.reject.reason === 'string' ? n.reject.reason : type;
-      return each(mail.destination, (recipient) => ({ type: 'failed', providerMessageId, recipient, detail: why, occurredAt: at }));
+      return each(mail.destination, (recipient) => ({
+        type: 'failed',
+        providerMessageId,
+        recipient,
+        detail: why,
+        occurredAt: at,
+      }));
     }
     default:
       return [];
@@ -164,7 +177,8 @@ function events(type: string, n: Record<string, unknown>, mail: SesMail, at: Dat
  * DeliveryDelay, the subscription notice) give two empty lists.
  */
 export function readSesNotification(n: Record<string, unknown>, at: Date): InboundParseResult {
-  const type = typeof n.notificationType === 'string' ? n.notificationType : typeof n.eventType === 'string' ? n.eventType : '';
+  const type =
+    typeof n.notificationType === 'string' ? n.notificationType : typeof n.eventType === 'string' ? n.eventType : '';
   const mail = (isObject(n.mail) ? n.mail : {}) as SesMail;
   if (type === 'Received') return { emails: received(n, mail), events: [] };
   return { emails: [], events: events(type, n, mail, at) };

@@ -67,7 +67,12 @@ export function readSnsEnvelope(rawBody: Buffer): SnsMessage {
   }
   const o = m as Record<string, unknown>;
   const strings = ['MessageId', 'TopicArn', 'Message', 'Timestamp', 'Signature', 'SigningCertURL'];
-  if (typeof m !== 'object' || m === null || !TYPES.includes(o.Type as SnsMessageType) || strings.some((k) => typeof o[k] !== 'string')) {
+  if (
+    typeof m !== 'object' ||
+    m === null ||
+    !TYPES.includes(o.Type as SnsMessageType) ||
+    strings.some((k) => typeof o[k] !== 'string')
+  ) {
     throw new DeliverySignatureError('the SNS delivery lacks its type, fields or signature');
   }
   if (o.SignatureVersion !== '1' && o.SignatureVersion !== '2') {
@@ -126,10 +131,14 @@ export class SnsVerifier {
     if (!pending) {
       pending = this.fetcher(url).catch((err: unknown) => {
         this.certs.delete(url);
-        throw new AdapterError('certificate_unavailable', `the SNS signing certificate ${url} cannot be fetched: ${(err as Error).message}`, {
-          retryable: true,
-          cause: err,
-        });
+        throw new AdapterError(
+          'certificate_unavailable',
+          `the SNS signing certificate ${url} cannot be fetched: ${(err as Error).message}`,
+          {
+            retryable: true,
+            cause: err,
+          },
+        );
       });
       this.certs.set(url, pending);
     }

@@ -108,7 +108,10 @@ export class SmtpChannelAdapter extends AbstractChannelAdapter<SmtpOptions> {
     const { raw, envelope } = await composeMime(email);
     let info: { accepted?: unknown[]; rejected?: unknown[]; response?: string };
     try {
-      info = await this.transport.sendMail({ envelope: { from: this.options.envelopeFrom ?? envelope.from, to: envelope.to }, raw });
+      info = await this.transport.sendMail({
+        envelope: { from: this.options.envelopeFrom ?? envelope.from, to: envelope.to },
+        raw,
+      });
     } catch (err) {
       throw smtpError(err);
     }
@@ -116,7 +119,11 @@ export class SmtpChannelAdapter extends AbstractChannelAdapter<SmtpOptions> {
       (list ?? []).map((a) => (typeof a === 'string' ? a : (a as { address: string }).address));
     const rejected = addresses(info.rejected);
     // SMTP has no provider id that bounces carry; the Message-ID is what a DSN names.
-    return { providerMessageId: email.messageId, accepted: addresses(info.accepted), ...(rejected.length ? { rejected } : {}) };
+    return {
+      providerMessageId: email.messageId,
+      accepted: addresses(info.accepted),
+      ...(rejected.length ? { rejected } : {}),
+    };
   }
 
   async registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {

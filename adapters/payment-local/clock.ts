@@ -21,7 +21,12 @@ export class SimulatedTime {
 
 /** The provider's clock (scheduler role): what falls due when the simulated time moves. */
 export class LocalClock {
-  constructor(private readonly rt: LocalRuntime, private readonly time: SimulatedTime, private readonly ledger: LocalLedger, private readonly events: LocalEmitter) {}
+  constructor(
+    private readonly rt: LocalRuntime,
+    private readonly time: SimulatedTime,
+    private readonly ledger: LocalLedger,
+    private readonly events: LocalEmitter,
+  ) {}
 
   /**
    * Moves the simulated clock to `at` (never back) and does what is due: trials end (first
@@ -33,14 +38,22 @@ export class LocalClock {
     const now = this.rt.now();
     let changed = 0;
     for (let round = 0; round < 60; round++) {
-      const due = await this.rt.store.list<LocalSubscription>('subscription', { in: ['status', LIVE], dueField: 'currentPeriodEnd', dueBefore: now });
+      const due = await this.rt.store.list<LocalSubscription>('subscription', {
+        in: ['status', LIVE],
+        dueField: 'currentPeriodEnd',
+        dueBefore: now,
+      });
       if (due.length === 0) break;
       for (const sub of due) {
         await this.advance(sub);
         changed++;
       }
     }
-    for (const c of await this.rt.store.list<LocalCheckout>('checkout', { where: { status: 'open' }, dueField: 'expiresAt', dueBefore: now })) {
+    for (const c of await this.rt.store.list<LocalCheckout>('checkout', {
+      where: { status: 'open' },
+      dueField: 'expiresAt',
+      dueBefore: now,
+    })) {
       c.status = 'expired';
       await this.rt.store.put('checkout', c);
     }
@@ -61,7 +74,8 @@ export class LocalClock {
     const start = at;
     const end = addMonths(start, 1);
     let amount = this.rt.options.prices.plans[sub.plan];
-    for (const [addon, qty] of Object.entries(sub.addons) as [AddonId, number][]) amount += qty * this.rt.options.prices.addons[addon];
+    for (const [addon, qty] of Object.entries(sub.addons) as [AddonId, number][])
+      amount += qty * this.rt.options.prices.addons[addon];
     const extra = sub.extraWorkspaces ?? 0;
     amount += extra * this.rt.options.prices.extraWorkspace[sub.plan];
     const credit = Math.min(customer.balanceUsd, amount);
@@ -72,8 +86,20 @@ export class LocalClock {
     sub.currentPeriodEnd = end.toISOString();
     sub.status = failing ? 'past_due' : 'active';
     await this.rt.store.put('subscription', sub);
-    const line = extra > 0 ? `${sub.plan} plan + ${extra} extra workspace${extra === 1 ? '' : 's'} × ${this.rt.options.prices.extraWorkspace[sub.plan].toFixed(2)} USD` : `${sub.plan} plan`;
-    const invoice = await this.ledger.invoice({ customer, subscriptionId: sub.id, purpose: 'subscription', amount: round2(amount - credit), status: failing ? 'open' : 'paid', periodStart: start, periodEnd: end, line });
+    const line =
+      extra > 0
+        ? `${sub.plan} plan + ${extra} extra workspace${extra === 1 ? '' : 's'} × ${this.rt.options.prices.extraWorkspace[sub.plan].toFixed(2)} USD`
+        : `${sub.plan} plan`;
+    const invoice = await this.ledger.invoice({
+      customer,
+      subscriptionId: sub.id,
+      purpose: 'subscription',
+      amount: round2(amount - credit),
+      status: failing ? 'open' : 'paid',
+      periodStart: start,
+      periodEnd: end,
+      line,
+    });
     await this.events.subscription(sub, 'subscription.updated', at);
     await this.events.invoice(invoice, at);
   }
@@ -97,5 +123,4 @@ export class LocalClock {
     await this.events.resale(sub, at);
     await this.events.invoice(invoice, at);
   }
-
 }

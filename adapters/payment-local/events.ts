@@ -1,5 +1,11 @@
 import Joi from 'joi';
-import { PAID_PLAN_IDS, PayloadError, SUBSCRIPTION_STATUSES, TOPUP_PACK_IDS, type PaymentEvent } from '../../core/contracts/index.js';
+import {
+  PAID_PLAN_IDS,
+  PayloadError,
+  SUBSCRIPTION_STATUSES,
+  TOPUP_PACK_IDS,
+  type PaymentEvent,
+} from '../../core/contracts/index.js';
 
 /** A webhook body of the simulated provider: its own event format, already close to PaymentEvent. */
 export interface LocalEventBody {
@@ -15,8 +21,12 @@ const date = Joi.date().iso();
 const subscription = Joi.object({
   subscriptionId: Joi.string().required(),
   customerId: Joi.string().required(),
-  plan: Joi.string().valid(...PAID_PLAN_IDS).required(),
-  status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
+  plan: Joi.string()
+    .valid(...PAID_PLAN_IDS)
+    .required(),
+  status: Joi.string()
+    .valid(...SUBSCRIPTION_STATUSES)
+    .required(),
   currentPeriodStart: date.required(),
   currentPeriodEnd: date.required(),
   cancelAtPeriodEnd: Joi.boolean().required(),
@@ -36,13 +46,19 @@ const invoice = Joi.object({
   periodEnd: date.allow(null).required(),
   hostedInvoiceUrl: Joi.string().allow(null).required(),
   workspaceId: Joi.string().allow(null),
-  transfer: Joi.object({ destinationAccountId: Joi.string().required(), amountUsd: Joi.number().required(), platformFeeUsd: Joi.number().required() }).allow(null),
+  transfer: Joi.object({
+    destinationAccountId: Joi.string().required(),
+    amountUsd: Joi.number().required(),
+    platformFeeUsd: Joi.number().required(),
+  }).allow(null),
 });
 const resale = Joi.object({
   subscriptionId: Joi.string().required(),
   customerId: Joi.string().required(),
   workspaceId: Joi.string().required(),
-  status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
+  status: Joi.string()
+    .valid(...SUBSCRIPTION_STATUSES)
+    .required(),
   amountUsd: Joi.number().min(0).required(),
   currentPeriodStart: date.required(),
   currentPeriodEnd: date.required(),
@@ -62,7 +78,9 @@ const DATA: Record<string, Joi.ObjectSchema> = {
   'invoice.payment_failed': Joi.object({ invoice: invoice.required() }),
   'resale.updated': Joi.object({ resale: resale.required() }),
   'topup.paid': Joi.object({
-    pack: Joi.string().valid(...TOPUP_PACK_IDS).required(),
+    pack: Joi.string()
+      .valid(...TOPUP_PACK_IDS)
+      .required(),
     fixes: Joi.number().integer().min(1).required(),
     amountUsd: Joi.number().min(0).required(),
     paymentId: Joi.string().required(),

@@ -19,8 +19,8 @@ export function localPages(p: LocalPaymentProvider): HostedPaymentPage[] {
       c.mode === 'resale'
         ? `<p><strong>${esc(c.resale!.description)}</strong> — ${usd(c.resale!.amountUsd)} ${esc(tr.perMonth)}</p><p>${esc(tr.resaleNote)}</p>`
         : c.mode === 'subscription'
-        ? `<p>${esc(tr.plan)}: <strong>${esc(c.plan)}</strong> — ${usd(prices.plans.find((x) => x.plan === c.plan)!.amountUsd)} ${esc(tr.perMonth)}</p>${c.trialDays > 0 ? `<p>${esc(tr.trial(c.trialDays))}</p>` : ''}`
-        : `<p>${esc(tr.pack)}: <strong>${TOPUP_FIXES[c.pack!]} ${esc(tr.fixes)}</strong> — ${usd(prices.topups.find((x) => x.pack === c.pack)!.amountUsd)}</p>`;
+          ? `<p>${esc(tr.plan)}: <strong>${esc(c.plan)}</strong> — ${usd(prices.plans.find((x) => x.plan === c.plan)!.amountUsd)} ${esc(tr.perMonth)}</p>${c.trialDays > 0 ? `<p>${esc(tr.trial(c.trialDays))}</p>` : ''}`
+          : `<p>${esc(tr.pack)}: <strong>${TOPUP_FIXES[c.pack!]} ${esc(tr.fixes)}</strong> — ${usd(prices.topups.find((x) => x.pack === c.pack)!.amountUsd)}</p>`;
     const action = `${base}/checkout/${c.id}${q(lang)}`;
     const html = page(
       lang,
@@ -92,7 +92,11 @@ export function localPages(p: LocalPaymentProvider): HostedPaymentPage[] {
   }
 
   return [
-    { method: 'GET', path: `${base}/checkout/{session}`, handle: (r) => checkoutPage(r.params.session ?? '', langOf(r.query)) },
+    {
+      method: 'GET',
+      path: `${base}/checkout/{session}`,
+      handle: (r) => checkoutPage(r.params.session ?? '', langOf(r.query)),
+    },
     {
       method: 'POST',
       path: `${base}/checkout/{session}`,
@@ -104,7 +108,11 @@ export function localPages(p: LocalPaymentProvider): HostedPaymentPage[] {
         return checkoutPage(r.params.session ?? '', lang, t(lang).declined);
       },
     },
-    { method: 'GET', path: `${base}/portal/{session}`, handle: (r) => portalPage(r.params.session ?? '', langOf(r.query)) },
+    {
+      method: 'GET',
+      path: `${base}/portal/{session}`,
+      handle: (r) => portalPage(r.params.session ?? '', langOf(r.query)),
+    },
     {
       method: 'POST',
       path: `${base}/portal/{session}`,
@@ -130,7 +138,13 @@ export function localPages(p: LocalPaymentProvider): HostedPaymentPage[] {
         const lang = langOf(r.query);
         const inv = await p.invoiceById(r.params.invoice ?? '');
         if (!inv) return gonePage(lang);
-        return { html: page(lang, inv.number, `<p>${esc(inv.line)}</p><p>${usd(inv.amountDueUsd)} — ${esc(inv.status)}</p><p>${esc(inv.createdAt.slice(0, 10))}</p>`) };
+        return {
+          html: page(
+            lang,
+            inv.number,
+            `<p>${esc(inv.line)}</p><p>${usd(inv.amountDueUsd)} — ${esc(inv.status)}</p><p>${esc(inv.createdAt.slice(0, 10))}</p>`,
+          ),
+        };
       },
     },
   ];

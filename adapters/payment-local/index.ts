@@ -77,18 +77,38 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     super(options, deps);
     this.webhookSecret = options.webhookSecret ?? randomBytes(32).toString('hex');
     const db = deps?.db as Knex | undefined;
-    if (!db) throw new AdapterError('missing_dependency', 'payment-local keeps its state in the database and needs deps.db');
+    if (!db)
+      throw new AdapterError('missing_dependency', 'payment-local keeps its state in the database and needs deps.db');
     this.store = new LocalStore(db);
     const config = deps?.config as { server?: { publicBaseUrl?: string } } | undefined;
-    this.publicBaseUrl = (options.publicBaseUrl ?? config?.server?.publicBaseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
-    const rt: LocalRuntime = { options: this.options, store: this.store, now: () => this.now(), url: (path) => this.url(path) };
-    this.events = new LocalEmitter(rt, this.webhookSecret, () => this.host, this.deps.log as { warn?: (o: unknown, m: string) => void } | undefined);
+    this.publicBaseUrl = (options.publicBaseUrl ?? config?.server?.publicBaseUrl ?? 'http://localhost:3000').replace(
+      /\/+$/,
+      '',
+    );
+    const rt: LocalRuntime = {
+      options: this.options,
+      store: this.store,
+      now: () => this.now(),
+      url: (path) => this.url(path),
+    };
+    this.events = new LocalEmitter(
+      rt,
+      this.webhookSecret,
+      () => this.host,
+      this.deps.log as { warn?: (o: unknown, m: string) => void } | undefined,
+    );
     const ledger = new LocalLedger(rt, this.events);
     this.subscriptions = new LocalSubscriptions(rt, ledger, this.events);
     this.pages = new LocalPageActions(rt, ledger, this.events, (pack) => this.fixesOf(pack));
     this.clock = new LocalClock(rt, this.time, ledger, this.events);
-    const scheduler = deps?.scheduler as { add(task: { name: string; everyMs: number; runAtStart: boolean; run: () => Promise<void> }): void } | undefined;
-    scheduler?.add({ name: 'payment-local.clock', everyMs: options.clockEveryMs, runAtStart: false, run: async () => void (await this.runClock()) });
+    const scheduler = deps?.scheduler as
+      { add(task: { name: string; everyMs: number; runAtStart: boolean; run: () => Promise<void> }): void } | undefined;
+    scheduler?.add({
+      name: 'payment-local.clock',
+      everyMs: options.clockEveryMs,
+      runAtStart: false,
+      run: async () => void (await this.runClock()),
+    });
   }
 
   /** The simulated time: real time, moved forward by `runClock(at)`. */
@@ -103,10 +123,29 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
   async prices(): Promise<PriceList> {
     const p = this.options.prices;
     return {
-      plans: PAID_PLAN_IDS.map((plan) => ({ plan, priceId: `price_local_${plan}`, amountUsd: p.plans[plan], interval: 'month' as const })),
-      topups: TOPUP_PACK_IDS.map((pack) => ({ pack, priceId: `price_local_${pack}`, amountUsd: p.topups[pack], fixes: this.fixesOf(pack) })),
-      addons: (['badge_removal', 'managed_workspace'] as const).map((addon) => ({ addon, priceId: `price_local_${addon}`, amountUsd: p.addons[addon] })),
-      items: PAID_PLAN_IDS.map((plan) => ({ item: 'extra_workspace' as const, plan, priceId: `price_local_extra_workspace_${plan}`, amountUsd: p.extraWorkspace[plan] })),
+      plans: PAID_PLAN_IDS.map((plan) => ({
+        plan,
+        priceId: `price_local_${plan}`,
+        amountUsd: p.plans[plan],
+        interval: 'month' as const,
+      })),
+      topups: TOPUP_PACK_IDS.map((pack) => ({
+        pack,
+        priceId: `price_local_${pack}`,
+        amountUsd: p.topups[pack],
+        fixes: this.fixesOf(pack),
+      })),
+      addons: (['badge_removal', 'managed_workspace'] as const).map((addon) => ({
+        addon,
+        priceId: `price_local_${addon}`,
+        amountUsd: p.addons[addon],
+      })),
+      items: PAID_PLAN_IDS.map((plan) => ({
+        item: 'extra_workspace' as const,
+        plan,
+        priceId: `price_local_extra_workspace_${plan}`,
+        amountUsd: p.extraWorkspace[plan],
+      })),
     };
   }
 
@@ -129,8 +168,14 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
 
   createPortal(input: PortalInput, idempotencyKey: string): Promise<{ url: string }> {
     return this.persistentOnce('portal', idempotencyKey, async () => {
-      if (!(await this.store.get<LocalCustomer>('customer', input.customerId))) throw new AdapterNotFoundError(`customer ${input.customerId} does not exist`);
-      const doc: LocalPortal = { id: localId('portal'), customerId: input.customerId, returnUrl: input.returnUrl, expiresAt: new Date(Date.now() + 60 * 60_000).toISOString() };
+      if (!(await this.store.get<LocalCustomer>('customer', input.customerId)))
+        throw new AdapterNotFoundError(`customer ${input.customerId} does not exist`);
+      const doc: LocalPortal = {
+        id: localId('portal'),
+        customerId: input.customerId,
+        returnUrl: input.returnUrl,
+        expiresAt: new Date(Date.now() + 60 * 60_000).toISOString(),
+      };
       await this.store.put('portal', doc);
       return { url: this.url(`/portal/${doc.id}`) };
     });
@@ -156,7 +201,8 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     return this.persistentOnce('resale', idempotencyKey, async () => {
       const account = await this.store.get<LocalAccount>('account', input.destinationAccountId);
       if (!account) throw new AdapterNotFoundError(`payout account ${input.destinationAccountId} does not exist`);
-      if (!account.chargesEnabled || !account.payoutsEnabled) throw new AdapterError('account_not_ready', `payout account ${account.id} has not finished onboarding`);
+      if (!account.chargesEnabled || !account.payoutsEnabled)
+        throw new AdapterError('account_not_ready', `payout account ${account.id} has not finished onboarding`);
       return this.openCheckout({
         mode: 'resale',
         plan: null,
@@ -168,7 +214,13 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
         name: input.client.name ?? null,
         successUrl: input.successUrl,
         cancelUrl: input.cancelUrl,
-        resale: { workspaceId: input.workspaceId, accountId: account.id, amountUsd: round2(input.amountUsd), feePercent: input.platformFeePercent, description: input.description },
+        resale: {
+          workspaceId: input.workspaceId,
+          accountId: account.id,
+          amountUsd: round2(input.amountUsd),
+          feePercent: input.platformFeePercent,
+          description: input.description,
+        },
       });
     });
   }
@@ -178,25 +230,45 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
   }
 
   stopResaleCollection(subscriptionId: string, idempotencyKey: string): Promise<ResaleState> {
-    return this.persistentOnce('resale_stop', idempotencyKey, () => this.subscriptions.stopResaleCollection(subscriptionId));
+    return this.persistentOnce('resale_stop', idempotencyKey, () =>
+      this.subscriptions.stopResaleCollection(subscriptionId),
+    );
   }
 
   createConnectOnboarding(input: ConnectOnboardingInput, idempotencyKey: string): Promise<ConnectOnboarding> {
     return this.persistentOnce('connect', idempotencyKey, async () => {
       let account = input.accountId ? await this.store.get<LocalAccount>('account', input.accountId) : null;
-      if (input.accountId && !account) throw new AdapterNotFoundError(`payout account ${input.accountId} does not exist`);
+      if (input.accountId && !account)
+        throw new AdapterNotFoundError(`payout account ${input.accountId} does not exist`);
       if (!account) {
-        account = { id: localId('account'), orgId: input.orgId, country: input.country, email: input.email, businessName: null, chargesEnabled: false, payoutsEnabled: false, detailsSubmitted: false };
+        account = {
+          id: localId('account'),
+          orgId: input.orgId,
+          country: input.country,
+          email: input.email,
+          businessName: null,
+          chargesEnabled: false,
+          payoutsEnabled: false,
+          detailsSubmitted: false,
+        };
         await this.store.put('account', account);
       }
-      const link: LocalAccountLink = { id: localId('account_link'), accountId: account.id, returnUrl: input.returnUrl, refreshUrl: input.refreshUrl, used: false, expiresAt: new Date(Date.now() + 60 * 60_000).toISOString() };
+      const link: LocalAccountLink = {
+        id: localId('account_link'),
+        accountId: account.id,
+        returnUrl: input.returnUrl,
+        refreshUrl: input.refreshUrl,
+        used: false,
+        expiresAt: new Date(Date.now() + 60 * 60_000).toISOString(),
+      };
       await this.store.put('account_link', link);
       return { accountId: account.id, url: this.url(`/connect/${link.id}`) };
     });
   }
 
   async parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent> {
-    if (!verifySignature(headers, LOCAL_SIGNATURE_HEADER, this.webhookSecret, rawBody)) throw new PaymentSignatureError();
+    if (!verifySignature(headers, LOCAL_SIGNATURE_HEADER, this.webhookSecret, rawBody))
+      throw new PaymentSignatureError();
     let body: LocalEventBody;
     try {
       body = JSON.parse(rawBody.toString('utf8')) as LocalEventBody;
@@ -269,7 +341,9 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
   // --- internals ---------------------------------------------------------------------------
 
   /** Stores an open checkout session (expiring after checkoutTtlMinutes) and answers its page link. */
-  private async openCheckout(fields: Omit<LocalCheckout, 'id' | 'status' | 'subscriptionId' | 'expiresAt' | 'createdAt'>): Promise<CheckoutSession> {
+  private async openCheckout(
+    fields: Omit<LocalCheckout, 'id' | 'status' | 'subscriptionId' | 'expiresAt' | 'createdAt'>,
+  ): Promise<CheckoutSession> {
     const now = this.now();
     const doc: LocalCheckout = {
       id: localId('checkout'),

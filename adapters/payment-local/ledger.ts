@@ -2,13 +2,32 @@ import type { LocalEmitter } from './emitter.js';
 import { round2 } from './money.js';
 import type { LocalRuntime } from './options.js';
 import { localId } from './store.js';
-import type { LocalAccount, LocalCustomer, LocalInvoice, LocalResale, LocalSubscription, LocalTransfer } from './types.js';
+import type {
+  LocalAccount,
+  LocalCustomer,
+  LocalInvoice,
+  LocalResale,
+  LocalSubscription,
+  LocalTransfer,
+} from './types.js';
 
 /** Money that moves: invoices (numbered), proration, resale charges and the transfers to payout accounts. */
 export class LocalLedger {
-  constructor(private readonly rt: LocalRuntime, private readonly events: LocalEmitter) {}
+  constructor(
+    private readonly rt: LocalRuntime,
+    private readonly events: LocalEmitter,
+  ) {}
 
-  async invoice(x: { customer: LocalCustomer; subscriptionId: string | null; purpose: 'subscription' | 'topup' | 'resale'; amount: number; status: 'paid' | 'open'; periodStart: Date | null; periodEnd: Date | null; line: string }): Promise<LocalInvoice> {
+  async invoice(x: {
+    customer: LocalCustomer;
+    subscriptionId: string | null;
+    purpose: 'subscription' | 'topup' | 'resale';
+    amount: number;
+    status: 'paid' | 'open';
+    periodStart: Date | null;
+    periodEnd: Date | null;
+    line: string;
+  }): Promise<LocalInvoice> {
     const count = await this.rt.store.count('invoice');
     const doc: LocalInvoice = {
       id: localId('invoice'),
@@ -34,7 +53,16 @@ export class LocalLedger {
   async chargeResale(sub: LocalSubscription, customer: LocalCustomer, start: Date, end: Date): Promise<LocalInvoice> {
     const resale = sub.resale!;
     const failing = customer.card?.failing ?? false;
-    const invoice = await this.invoice({ customer, subscriptionId: sub.id, purpose: 'resale', amount: resale.amountUsd, status: failing ? 'open' : 'paid', periodStart: start, periodEnd: end, line: resale.description });
+    const invoice = await this.invoice({
+      customer,
+      subscriptionId: sub.id,
+      purpose: 'resale',
+      amount: resale.amountUsd,
+      status: failing ? 'open' : 'paid',
+      periodStart: start,
+      periodEnd: end,
+      line: resale.description,
+    });
     invoice.workspaceId = resale.workspaceId;
     invoice.transfer = null;
     if (!failing) await this.transfer(invoice, resale);
@@ -45,7 +73,15 @@ export class LocalLedger {
   private async transfer(invoice: LocalInvoice, resale: LocalResale): Promise<void> {
     const fee = round2((invoice.amountPaidUsd * resale.feePercent) / 100);
     const amount = round2(invoice.amountPaidUsd - fee);
-    const doc: LocalTransfer = { id: localId('transfer'), accountId: resale.accountId, invoiceId: invoice.id, workspaceId: resale.workspaceId, amountUsd: amount, feeUsd: fee, createdAt: this.rt.now().toISOString() };
+    const doc: LocalTransfer = {
+      id: localId('transfer'),
+      accountId: resale.accountId,
+      invoiceId: invoice.id,
+      workspaceId: resale.workspaceId,
+      amountUsd: amount,
+      feeUsd: fee,
+      createdAt: this.rt.now().toISOString(),
+    };
     await this.rt.store.put('transfer', doc);
     const account = await this.rt.store.get<LocalAccount>('account', resale.accountId);
     if (account) {
@@ -65,8 +101,16 @@ export class LocalLedger {
       return;
     }
     const failing = customer.card?.failing ?? false;
-    const invoice = await this.invoice({ customer, subscriptionId: sub.id, purpose: 'subscription', amount, status: failing ? 'open' : 'paid', periodStart: this.rt.now(), periodEnd: new Date(sub.currentPeriodEnd), line: `proration: ${line}` });
+    const invoice = await this.invoice({
+      customer,
+      subscriptionId: sub.id,
+      purpose: 'subscription',
+      amount,
+      status: failing ? 'open' : 'paid',
+      periodStart: this.rt.now(),
+      periodEnd: new Date(sub.currentPeriodEnd),
+      line: `proration: ${line}`,
+    });
     await this.events.invoice(invoice, this.rt.now());
   }
-
 }

@@ -3,7 +3,11 @@
 export const round2 = (v: number) => Math.round(v * 100) / 100;
 
 /** The share of a monthly amount for what is left of the period (the simulated provider's own proration). */
-export function prorate(monthlyDelta: number, sub: { currentPeriodStart: string; currentPeriodEnd: string }, now: Date): number {
+export function prorate(
+  monthlyDelta: number,
+  sub: { currentPeriodStart: string; currentPeriodEnd: string },
+  now: Date,
+): number {
   const start = new Date(sub.currentPeriodStart).getTime();
   const end = new Date(sub.currentPeriodEnd).getTime();
   const left = Math.min(1, Math.max(0, (end - now.getTime()) / Math.max(1, end - start)));

@@ -15,7 +15,12 @@ export interface LocalPaymentOptions extends PaymentProviderOptions {
   basePath: string;
   /** Base of page links; default the service's server.publicBaseUrl. */
   publicBaseUrl?: string;
-  prices: { plans: Record<PaidPlanId, number>; topups: Record<TopupPackId, number>; addons: Record<AddonId, number>; extraWorkspace: Record<PaidPlanId, number> };
+  prices: {
+    plans: Record<PaidPlanId, number>;
+    topups: Record<TopupPackId, number>;
+    addons: Record<AddonId, number>;
+    extraWorkspace: Record<PaidPlanId, number>;
+  };
   checkoutTtlMinutes: number;
   /** How often the simulated clock ends trials and renews or ends periods (scheduler role). */
   clockEveryMs: number;
@@ -33,15 +38,27 @@ const usdAmount = Joi.number().min(0).precision(2);
 
 export const localOptionsSchema = Joi.object<LocalPaymentOptions>({
   ...paymentProviderOptionKeys,
-  basePath: Joi.string().pattern(/^\/[a-z0-9/_-]*[a-z0-9]$/).default('/pay/local'),
+  basePath: Joi.string()
+    .pattern(/^\/[a-z0-9/_-]*[a-z0-9]$/)
+    .default('/pay/local'),
   publicBaseUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
   prices: Joi.object({
-    plans: Joi.object(Object.fromEntries(PAID_PLAN_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.plans[p])]))).default(),
-    topups: Joi.object(Object.fromEntries(TOPUP_PACK_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.topups[p])]))).default(),
+    plans: Joi.object(
+      Object.fromEntries(PAID_PLAN_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.plans[p])])),
+    ).default(),
+    topups: Joi.object(
+      Object.fromEntries(TOPUP_PACK_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.topups[p])])),
+    ).default(),
     addons: Joi.object({ badge_removal: usdAmount.default(19), managed_workspace: usdAmount.default(149) }).default(),
-    extraWorkspace: Joi.object(Object.fromEntries(PAID_PLAN_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.extraWorkspace[p])]))).default(),
+    extraWorkspace: Joi.object(
+      Object.fromEntries(PAID_PLAN_IDS.map((p) => [p, usdAmount.default(DEFAULT_PRICES.extraWorkspace[p])])),
+    ).default(),
   }).default(),
-  checkoutTtlMinutes: Joi.number().integer().min(1).max(7 * 24 * 60).default(24 * 60),
+  checkoutTtlMinutes: Joi.number()
+    .integer()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(24 * 60),
   clockEveryMs: Joi.number().integer().min(1000).default(60_000),
 });
 

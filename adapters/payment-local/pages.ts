@@ -6,7 +6,8 @@ export const langOf = (q: Record<string, string>): Lang => (q.lang === 'it' ? 'i
 
 const T = {
   en: {
-    banner: 'Simulated payment provider: no money moves. Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 0341 is saved but its charges fail.',
+    banner:
+      'Simulated payment provider: no money moves. Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 0341 is saved but its charges fail.',
     checkoutTitle: 'Checkout',
     plan: 'Plan',
     pack: 'Top-up',
@@ -37,7 +38,8 @@ const T = {
     submit: 'Submit details',
   },
   it: {
-    banner: 'Fornitore di pagamenti simulato: nessun addebito reale. Carte di prova: 4242 4242 4242 4242 paga; 4000 0000 0000 0002 viene rifiutata; 4000 0000 0000 0341 viene salvata ma i suoi addebiti falliscono.',
+    banner:
+      'Fornitore di pagamenti simulato: nessun addebito reale. Carte di prova: 4242 4242 4242 4242 paga; 4000 0000 0000 0002 viene rifiutata; 4000 0000 0000 0341 viene salvata ma i suoi addebiti falliscono.',
     checkoutTitle: 'Pagamento',
     plan: 'Piano',
     pack: 'Ricarica',
@@ -48,7 +50,7 @@ const T = {
     pay: 'Paga',
     startTrial: 'Inizia la prova',
     cancel: 'Annulla e torna indietro',
-    declined: 'La carta è stata rifiutata. Prova con un\'altra carta.',
+    declined: "La carta è stata rifiutata. Prova con un'altra carta.",
     gone: 'Questa pagina è scaduta o è già stata usata.',
     portalTitle: 'Portale di fatturazione',
     status: 'Stato',
@@ -58,12 +60,13 @@ const T = {
     none: 'nessuna',
     invoices: 'Fatture',
     cancelSub: 'Annulla a fine periodo',
-    resume: 'Mantieni l\'abbonamento',
+    resume: "Mantieni l'abbonamento",
     updateCard: 'Aggiorna la carta',
     back: 'Indietro',
     updated: 'Salvato.',
     connectTitle: 'Configurazione del conto di incasso',
-    resaleNote: 'Addebito mensile su questa carta finché il tuo fornitore non lo interrompe; l\'importo va al tuo fornitore.',
+    resaleNote:
+      "Addebito mensile su questa carta finché il tuo fornitore non lo interrompe; l'importo va al tuo fornitore.",
     business: 'Ragione sociale',
     submit: 'Invia i dati',
   },
@@ -72,7 +75,6 @@ const T = {
 export function t(lang: Lang) {
   return T[lang];
 }
-
 
 export function usd(v: number): string {
   return `$${v.toFixed(2)}`;

@@ -6,7 +6,11 @@ export const LOCAL_SIGNATURE_HEADER = 'payment-local-signature';
 export const TOLERANCE_SECONDS = 300;
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`. */
-export function signPayload(secret: string, body: string | Buffer, timestampSeconds = Math.floor(Date.now() / 1000)): string {
+export function signPayload(
+  secret: string,
+  body: string | Buffer,
+  timestampSeconds = Math.floor(Date.now() / 1000),
+): string {
   const mac = createHmac('sha256', secret).update(`${timestampSeconds}.`).update(body).digest('hex');
   return `t=${timestampSeconds},v1=${mac}`;
 }
@@ -15,7 +19,13 @@ export function signPayload(secret: string, body: string | Buffer, timestampSeco
  * Checks a `t=…,v1=…` header over the raw body: any v1 may match (secret rotation), and the
  * timestamp must be within the tolerance of now (replays of old deliveries are refused).
  */
-export function verifySignature(headers: RawHeaders, header: string, secret: string, rawBody: Buffer, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+export function verifySignature(
+  headers: RawHeaders,
+  header: string,
+  secret: string,
+  rawBody: Buffer,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
   const value = headerValue(headers, header);
   if (!value) return false;
   let t: number | null = null;

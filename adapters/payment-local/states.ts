@@ -7,13 +7,18 @@ import type { LocalSubscription } from './types.js';
 export const LIVE = ['trialing', 'active', 'past_due'];
 
 /** Card numbers with a scripted outcome (as Stripe's test cards). */
-export const TEST_CARDS = { ok: '4242424242424242', declined: '4000000000000002', failsLater: '4000000000000341' } as const;
+export const TEST_CARDS = {
+  ok: '4242424242424242',
+  declined: '4000000000000002',
+  failsLater: '4000000000000341',
+} as const;
 
 /** Dates of a stored answer (SubscriptionState) come back as Dates. */
 export function reviveDates<T>(value: T): T {
   if (!value || typeof value !== 'object') return value;
   const out = { ...(value as Record<string, unknown>) };
-  for (const k of ['currentPeriodStart', 'currentPeriodEnd', 'trialEndsAt']) if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
+  for (const k of ['currentPeriodStart', 'currentPeriodEnd', 'trialEndsAt'])
+    if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
   return out as T;
 }
 

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 
-export type LocalKind = 'customer' | 'checkout' | 'portal' | 'subscription' | 'invoice' | 'account' | 'account_link' | 'idempotency' | 'transfer';
+export type LocalKind =
+  | 'customer'
+  | 'checkout'
+  | 'portal'
+  | 'subscription'
+  | 'invoice'
+  | 'account'
+  | 'account_link'
+  | 'idempotency'
+  | 'transfer';
 
 const PREFIX: Record<LocalKind, string> = {
   customer: 'cus_local_',
@@ -29,7 +38,8 @@ export class LocalStore {
   constructor(private readonly db: Knex) {}
 
   async get<T>(kind: LocalKind, id: string): Promise<T | null> {
-    const row = (await this.db('payment_local_objects').where({ id, kind }).first()) as { data: T | string } | undefined;
+    const row = (await this.db('payment_local_objects').where({ id, kind }).first()) as
+      { data: T | string } | undefined;
     if (!row) return null;
     return (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as T;
   }
@@ -46,7 +56,10 @@ export class LocalStore {
   /** Inserts unless the id exists; answers the stored document either way. */
   async putIfAbsent<T extends { id: string }>(kind: LocalKind, doc: T): Promise<T> {
     const now = new Date();
-    await this.db('payment_local_objects').insert({ id: doc.id, kind, data: JSON.stringify(doc), created_at: now, updated_at: now }).onConflict('id').ignore();
+    await this.db('payment_local_objects')
+      .insert({ id: doc.id, kind, data: JSON.stringify(doc), created_at: now, updated_at: now })
+      .onConflict('id')
+      .ignore();
     return (await this.get<T>(kind, doc.id))!;
   }
 
@@ -54,7 +67,11 @@ export class LocalStore {
    * Documents of a kind, oldest first: those whose top-level fields equal `where` (compared in
    * SQL as text), those whose `dueField` (an ISO time) is at or before `dueBefore`, then `filter`.
    */
-  async list<T>(kind: LocalKind, opts: { where?: Record<string, string>; in?: [string, string[]]; dueField?: string; dueBefore?: Date } = {}, filter?: (doc: T) => boolean): Promise<T[]> {
+  async list<T>(
+    kind: LocalKind,
+    opts: { where?: Record<string, string>; in?: [string, string[]]; dueField?: string; dueBefore?: Date } = {},
+    filter?: (doc: T) => boolean,
+  ): Promise<T[]> {
     const q = this.db('payment_local_objects').where({ kind });
     for (const [k, v] of Object.entries(opts.where ?? {})) q.whereRaw('data->>? = ?', [k, v]);
     if (opts.in) q.whereRaw(`data->>? in (${opts.in[1].map(() => '?').join(', ')})`, [opts.in[0], ...opts.in[1]]);
@@ -65,7 +82,8 @@ export class LocalStore {
   }
 
   async count(kind: LocalKind): Promise<number> {
-    const row = (await this.db('payment_local_objects').where({ kind }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    const row = (await this.db('payment_local_objects').where({ kind }).count({ n: '*' }).first()) as
+      { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   }
 }

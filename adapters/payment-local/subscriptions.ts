@@ -18,15 +18,22 @@ import type { LocalSubscription } from './types.js';
 
 /** Changes to a live subscription asked through the contract (the provider wraps each in its idempotency). */
 export class LocalSubscriptions {
-  constructor(private readonly rt: LocalRuntime, private readonly ledger: LocalLedger, private readonly events: LocalEmitter) {}
+  constructor(
+    private readonly rt: LocalRuntime,
+    private readonly ledger: LocalLedger,
+    private readonly events: LocalEmitter,
+  ) {}
 
   /** Moves a subscription to another plan; the difference is prorated for the rest of the period. */
   async changePlan(input: ChangePlanInput): Promise<SubscriptionState> {
     const sub = await this.live(input.subscriptionId);
     if (sub.plan === input.plan) return toState(sub);
     const prices = this.rt.options.prices.plans;
-    const extra = (sub.extraWorkspaces ?? 0) * (this.rt.options.prices.extraWorkspace[input.plan] - this.rt.options.prices.extraWorkspace[sub.plan]);
-    const charge = sub.status === 'trialing' ? 0 : prorate(prices[input.plan] - prices[sub.plan] + extra, sub, this.rt.now());
+    const extra =
+      (sub.extraWorkspaces ?? 0) *
+      (this.rt.options.prices.extraWorkspace[input.plan] - this.rt.options.prices.extraWorkspace[sub.plan]);
+    const charge =
+      sub.status === 'trialing' ? 0 : prorate(prices[input.plan] - prices[sub.plan] + extra, sub, this.rt.now());
     const before = sub.plan;
     sub.plan = input.plan;
     await this.rt.store.put('subscription', sub);
@@ -56,7 +63,11 @@ export class LocalSubscriptions {
     }
     await this.rt.store.put('subscription', sub);
     await this.events.subscription(sub, 'subscription.updated');
-    await this.ledger.settleProration(sub, sub.status === 'trialing' ? 0 : prorate(delta, sub, this.rt.now()), 'add-ons');
+    await this.ledger.settleProration(
+      sub,
+      sub.status === 'trialing' ? 0 : prorate(delta, sub, this.rt.now()),
+      'add-ons',
+    );
     return toState(sub);
   }
 
@@ -70,7 +81,11 @@ export class LocalSubscriptions {
     await this.rt.store.put('subscription', sub);
     await this.events.subscription(sub, 'subscription.updated');
     const delta = (input.quantity - before) * this.rt.options.prices.extraWorkspace[sub.plan];
-    await this.ledger.settleProration(sub, sub.status === 'trialing' ? 0 : prorate(delta, sub, this.rt.now()), `extra workspaces ${before} → ${input.quantity}`);
+    await this.ledger.settleProration(
+      sub,
+      sub.status === 'trialing' ? 0 : prorate(delta, sub, this.rt.now()),
+      `extra workspaces ${before} → ${input.quantity}`,
+    );
     return toState(sub);
   }
 
@@ -101,8 +116,8 @@ export class LocalSubscriptions {
   async live(id: string): Promise<LocalSubscription> {
     const sub = await this.rt.store.get<LocalSubscription>('subscription', id);
     if (!sub) throw new AdapterNotFoundError(`subscription ${id} does not exist`);
-    if (!LIVE.includes(sub.status)) throw new AdapterError('subscription_canceled', `subscription ${id} is ${sub.status}`);
+    if (!LIVE.includes(sub.status))
+      throw new AdapterError('subscription_canceled', `subscription ${id} is ${sub.status}`);
     return sub;
   }
-
 }

@@ -1,4 +1,15 @@
-import { PAID_PLAN_IDS, TOPUP_FIXES, TOPUP_PACK_IDS, type InvoiceInfo, type PaidPlanId, type PaymentEvent, type ResaleState, type SubscriptionState, type SubscriptionStatus, type TopupPackId } from '../../core/contracts/index.js';
+import {
+  PAID_PLAN_IDS,
+  TOPUP_FIXES,
+  TOPUP_PACK_IDS,
+  type InvoiceInfo,
+  type PaidPlanId,
+  type PaymentEvent,
+  type ResaleState,
+  type SubscriptionState,
+  type SubscriptionStatus,
+  type TopupPackId,
+} from '../../core/contracts/index.js';
 import type { PriceKind } from './prices.js';
 
 /** The fields of Stripe objects this adapter reads (snapshot events of API version 2025+). */
@@ -38,8 +49,14 @@ export interface StripeSubscriptionLike {
 }
 
 const date = (s: number | null | undefined): Date | null => (typeof s === 'number' ? new Date(s * 1000) : null);
-const idOf = (v: unknown): string | null => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null);
-const meta = (o: Record<string, unknown>): Record<string, string> => (o.metadata && typeof o.metadata === 'object' ? (o.metadata as Record<string, string>) : {});
+const idOf = (v: unknown): string | null =>
+  typeof v === 'string'
+    ? v
+    : v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string'
+      ? (v as { id: string }).id
+      : null;
+const meta = (o: Record<string, unknown>): Record<string, string> =>
+  o.metadata && typeof o.metadata === 'object' ? (o.metadata as Record<string, string>) : {};
 
 /** Stripe's subscription statuses on the service's (incomplete_expired ends it, unpaid and paused block it). */
 const STATUS: Record<string, SubscriptionStatus> = {
@@ -53,7 +70,10 @@ const STATUS: Record<string, SubscriptionStatus> = {
   incomplete_expired: 'canceled',
 };
 
-function planOf(sub: StripeSubscriptionLike, byId: Map<string, PriceKind>): { plan: PaidPlanId; item: ItemLike | undefined } {
+function planOf(
+  sub: StripeSubscriptionLike,
+  byId: Map<string, PriceKind>,
+): { plan: PaidPlanId; item: ItemLike | undefined } {
   for (const item of sub.items.data) {
     const k = byId.get(item.price.id);
     if (k?.kind === 'plan') return { plan: k.plan, item };
@@ -61,7 +81,8 @@ function planOf(sub: StripeSubscriptionLike, byId: Map<string, PriceKind>): { pl
     if (fromKey && (PAID_PLAN_IDS as readonly string[]).includes(fromKey)) return { plan: fromKey as PaidPlanId, item };
   }
   const fromMeta = sub.metadata?.plan;
-  if (fromMeta && (PAID_PLAN_IDS as readonly string[]).includes(fromMeta)) return { plan: fromMeta as PaidPlanId, item: sub.items.data[0] };
+  if (fromMeta && (PAID_PLAN_IDS as readonly string[]).includes(fromMeta))
+    return { plan: fromMeta as PaidPlanId, item: sub.items.data[0] };
   throw new Error(`subscription ${sub.id}: no item of a known plan`);
 }
 
@@ -97,13 +118,21 @@ export function resaleState(sub: StripeSubscriptionLike): ResaleState {
 }
 
 function invoiceInfo(o: Record<string, unknown>): { info: InvoiceInfo; orgId: string | null } {
-  const parent = (o.parent ?? null) as { subscription_details?: { subscription?: unknown; metadata?: Record<string, string> | null } | null } | null;
+  const parent = (o.parent ?? null) as {
+    subscription_details?: { subscription?: unknown; metadata?: Record<string, string> | null } | null;
+  } | null;
   const subscriptionId = idOf(parent?.subscription_details?.subscription) ?? idOf(o.subscription);
   const m = meta(o);
   const subMeta = parent?.subscription_details?.metadata ?? {};
   const orgId = subMeta.org_id ?? m.org_id ?? null;
   const resale = subMeta.kind === 'resale' || m.kind === 'resale';
-  const purpose: InvoiceInfo['purpose'] = resale ? 'resale' : subscriptionId ? 'subscription' : m.kind === 'topup' ? 'topup' : 'other';
+  const purpose: InvoiceInfo['purpose'] = resale
+    ? 'resale'
+    : subscriptionId
+      ? 'subscription'
+      : m.kind === 'topup'
+        ? 'topup'
+        : 'other';
   // A destination charge: the invoice names the connected account; the platform keeps application_fee_amount.
   const transferData = (o.transfer_data ?? null) as { destination?: unknown } | null;
   const destination = idOf(transferData?.destination);
@@ -112,7 +141,14 @@ function invoiceInfo(o: Record<string, unknown>): { info: InvoiceInfo; orgId: st
   const extra = resale
     ? {
         workspaceId: subMeta.workspace_id ?? m.workspace_id ?? null,
-        transfer: destination && o.status === 'paid' ? { destinationAccountId: destination, amountUsd: Math.round((paid - fee) * 100) / 100, platformFeeUsd: fee } : null,
+        transfer:
+          destination && o.status === 'paid'
+            ? {
+                destinationAccountId: destination,
+                amountUsd: Math.round((paid - fee) * 100) / 100,
+                platformFeeUsd: fee,
+              }
+            : null,
       }
     : {};
   return {
@@ -145,13 +181,36 @@ export function normalizeStripeEvent(event: StripeEventLike, byId: Map<string, P
     case 'checkout.session.async_payment_succeeded': {
       const orgId = m.org_id ?? (typeof o.client_reference_id === 'string' ? o.client_reference_id : null);
       const customerId = idOf(o.customer) ?? '';
-      if (o.mode === 'payment' && m.kind === 'topup' && o.payment_status === 'paid' && (TOPUP_PACK_IDS as readonly string[]).includes(m.pack ?? '')) {
+      if (
+        o.mode === 'payment' &&
+        m.kind === 'topup' &&
+        o.payment_status === 'paid' &&
+        (TOPUP_PACK_IDS as readonly string[]).includes(m.pack ?? '')
+      ) {
         const pack = m.pack as TopupPackId;
-        return { ...base, orgId, type: 'topup.paid', pack, fixes: Number(m.fixes ?? TOPUP_FIXES[pack]), amountUsd: Number(o.amount_total ?? 0) / 100, paymentId: idOf(o.payment_intent) ?? String(o.id), customerId };
+        return {
+          ...base,
+          orgId,
+          type: 'topup.paid',
+          pack,
+          fixes: Number(m.fixes ?? TOPUP_FIXES[pack]),
+          amountUsd: Number(o.amount_total ?? 0) / 100,
+          paymentId: idOf(o.payment_intent) ?? String(o.id),
+          customerId,
+        };
       }
-      if (event.type === 'checkout.session.async_payment_succeeded') return { ...base, orgId, type: 'unhandled', providerType: event.type };
+      if (event.type === 'checkout.session.async_payment_succeeded')
+        return { ...base, orgId, type: 'unhandled', providerType: event.type };
       const mode = m.kind === 'resale' ? 'resale' : o.mode === 'subscription' ? 'subscription' : 'topup';
-      return { ...base, orgId, type: 'checkout.completed', checkoutId: String(o.id), mode, customerId, subscriptionId: idOf(o.subscription) };
+      return {
+        ...base,
+        orgId,
+        type: 'checkout.completed',
+        checkoutId: String(o.id),
+        mode,
+        customerId,
+        subscriptionId: idOf(o.subscription),
+      };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -161,15 +220,30 @@ export function normalizeStripeEvent(event: StripeEventLike, byId: Map<string, P
       const sub = o as unknown as StripeSubscriptionLike;
       if (m.kind === 'resale' && m.workspace_id) {
         const resale = resaleState(sub);
-        return { ...base, orgId: m.org_id ?? null, type: 'resale.updated', resale: event.type === 'customer.subscription.deleted' ? { ...resale, status: 'canceled' } : resale };
+        return {
+          ...base,
+          orgId: m.org_id ?? null,
+          type: 'resale.updated',
+          resale: event.type === 'customer.subscription.deleted' ? { ...resale, status: 'canceled' } : resale,
+        };
       }
       let state: SubscriptionState;
       try {
         state = subscriptionState(sub, byId);
       } catch {
-        return { ...base, orgId: m.org_id ?? null, type: 'unhandled', providerType: `${event.type} (not a plan subscription)` };
+        return {
+          ...base,
+          orgId: m.org_id ?? null,
+          type: 'unhandled',
+          providerType: `${event.type} (not a plan subscription)`,
+        };
       }
-      return { ...base, orgId: m.org_id ?? null, type: event.type === 'customer.subscription.deleted' ? 'subscription.deleted' : 'subscription.updated', subscription: state };
+      return {
+        ...base,
+        orgId: m.org_id ?? null,
+        type: event.type === 'customer.subscription.deleted' ? 'subscription.deleted' : 'subscription.updated',
+        subscription: state,
+      };
     }
     case 'invoice.paid':
     case 'invoice.payment_failed': {

@@ -55,13 +55,20 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
     const orgId = input.customer.orgId;
     const customerId =
       input.customer.customerId ??
-      (await stripeCall(() =>
-        this.stripe.customers.create(
-          { email: input.customer.email || undefined, name: input.customer.name, metadata: { org_id: orgId } },
-          { idempotencyKey: `${idempotencyKey}:customer` },
-        ),
-      )).id;
-    const common = { customer: customerId, client_reference_id: orgId, success_url: input.successUrl, cancel_url: input.cancelUrl };
+      (
+        await stripeCall(() =>
+          this.stripe.customers.create(
+            { email: input.customer.email || undefined, name: input.customer.name, metadata: { org_id: orgId } },
+            { idempotencyKey: `${idempotencyKey}:customer` },
+          ),
+        )
+      ).id;
+    const common = {
+      customer: customerId,
+      client_reference_id: orgId,
+      success_url: input.successUrl,
+      cancel_url: input.cancelUrl,
+    };
     const session =
       input.mode === 'subscription'
         ? await stripeCall(async () =>
@@ -71,7 +78,10 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
                 mode: 'subscription',
                 line_items: [{ price: await this.priceBook.priceId({ kind: 'plan', plan: input.plan }), quantity: 1 }],
                 payment_method_collection: 'always',
-                subscription_data: { ...(input.trialDays > 0 ? { trial_period_days: input.trialDays } : {}), metadata: { org_id: orgId, plan: input.plan } },
+                subscription_data: {
+                  ...(input.trialDays > 0 ? { trial_period_days: input.trialDays } : {}),
+                  metadata: { org_id: orgId, plan: input.plan },
+                },
                 metadata: { org_id: orgId, kind: 'subscription', plan: input.plan },
               },
               { idempotencyKey },
@@ -84,18 +94,27 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
                 mode: 'payment',
                 line_items: [{ price: await this.priceBook.priceId({ kind: 'topup', pack: input.pack }), quantity: 1 }],
                 payment_intent_data: { metadata: { org_id: orgId, kind: 'topup', pack: input.pack } },
-                invoice_creation: { enabled: true, invoice_data: { metadata: { org_id: orgId, kind: 'topup', pack: input.pack } } },
+                invoice_creation: {
+                  enabled: true,
+                  invoice_data: { metadata: { org_id: orgId, kind: 'topup', pack: input.pack } },
+                },
                 metadata: { org_id: orgId, kind: 'topup', pack: input.pack, fixes: String(this.fixesOf(input.pack)) },
               },
               { idempotencyKey },
             ),
           );
-    if (!session.url) throw new AdapterError('checkout_without_url', 'Stripe answered a checkout session without a URL');
+    if (!session.url)
+      throw new AdapterError('checkout_without_url', 'Stripe answered a checkout session without a URL');
     return { checkoutId: session.id, url: session.url, customerId };
   }
 
   async createPortal(input: PortalInput, idempotencyKey: string): Promise<{ url: string }> {
-    const session = await stripeCall(() => this.stripe.billingPortal.sessions.create({ customer: input.customerId, return_url: input.returnUrl }, { idempotencyKey }));
+    const session = await stripeCall(() =>
+      this.stripe.billingPortal.sessions.create(
+        { customer: input.customerId, return_url: input.returnUrl },
+        { idempotencyKey },
+      ),
+    );
     return { url: session.url };
   }
 
@@ -108,7 +127,12 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
     const items: Stripe.SubscriptionUpdateParams.Item[] = [{ id: item.id, price }];
     // Extra workspaces are priced per plan: their item follows the plan.
     const extra = sub.items.data.find((i) => index.byId.get(i.price.id)?.kind === 'extra_workspace');
-    if (extra) items.push({ id: extra.id, price: await this.priceBook.priceId({ kind: 'extra_workspace', plan: input.plan }), quantity: extra.quantity ?? 0 });
+    if (extra)
+      items.push({
+        id: extra.id,
+        price: await this.priceBook.priceId({ kind: 'extra_workspace', plan: input.plan }),
+        quantity: extra.quantity ?? 0,
+      });
     const updated = await stripeCall(() =>
       this.stripe.subscriptions.update(
         input.subscriptionId,
@@ -127,10 +151,17 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
     const existing = sub.items.data.find((i) => index.byId.get(i.price.id)?.kind === 'extra_workspace');
     let item: Stripe.SubscriptionUpdateParams.Item | null = null;
     if (existing && input.quantity === 0) item = { id: existing.id, deleted: true };
-    else if (existing && (existing.quantity !== input.quantity || existing.price.id !== price)) item = { id: existing.id, price, quantity: input.quantity };
+    else if (existing && (existing.quantity !== input.quantity || existing.price.id !== price))
+      item = { id: existing.id, price, quantity: input.quantity };
     else if (!existing && input.quantity > 0) item = { price, quantity: input.quantity };
     if (!item) return this.state(sub);
-    const updated = await stripeCall(() => this.stripe.subscriptions.update(input.subscriptionId, { items: [item], proration_behavior: this.options.prorationBehavior }, { idempotencyKey }));
+    const updated = await stripeCall(() =>
+      this.stripe.subscriptions.update(
+        input.subscriptionId,
+        { items: [item], proration_behavior: this.options.prorationBehavior },
+        { idempotencyKey },
+      ),
+    );
     return this.state(updated);
   }
 
@@ -143,7 +174,10 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
   async startResaleCollection(input: ResaleCollectionInput, idempotencyKey: string): Promise<ResaleCollection> {
     const metadata = { org_id: input.orgId, workspace_id: input.workspaceId, kind: 'resale' };
     const customer = await stripeCall(() =>
-      this.stripe.customers.create({ email: input.client.email, name: input.client.name ?? undefined, metadata }, { idempotencyKey: `${idempotencyKey}:customer` }),
+      this.stripe.customers.create(
+        { email: input.client.email, name: input.client.name ?? undefined, metadata },
+        { idempotencyKey: `${idempotencyKey}:customer` },
+      ),
     );
     const session = await stripeCall(() =>
       this.stripe.checkout.sessions.create(
@@ -154,7 +188,17 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
           success_url: input.successUrl,
           cancel_url: input.cancelUrl,
           payment_method_collection: 'always',
-          line_items: [{ quantity: 1, price_data: { currency: this.options.currency ?? 'usd', unit_amount: cents(input.amountUsd), recurring: { interval: 'month' }, product_data: { name: input.description, metadata } } }],
+          line_items: [
+            {
+              quantity: 1,
+              price_data: {
+                currency: this.options.currency ?? 'usd',
+                unit_amount: cents(input.amountUsd),
+                recurring: { interval: 'month' },
+                product_data: { name: input.description, metadata },
+              },
+            },
+          ],
           subscription_data: {
             application_fee_percent: input.platformFeePercent,
             transfer_data: { destination: input.destinationAccountId },
@@ -166,7 +210,8 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
         { idempotencyKey },
       ),
     );
-    if (!session.url) throw new AdapterError('checkout_without_url', 'Stripe answered a checkout session without a URL');
+    if (!session.url)
+      throw new AdapterError('checkout_without_url', 'Stripe answered a checkout session without a URL');
     return { checkoutId: session.id, url: session.url, customerId: customer.id };
   }
 
@@ -174,13 +219,24 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
   async updateResaleCollection(input: UpdateResaleInput, idempotencyKey: string): Promise<ResaleState> {
     const sub = await stripeCall(() => this.stripe.subscriptions.retrieve(input.subscriptionId));
     const item = sub.items.data[0];
-    if (!item || sub.metadata?.kind !== 'resale') throw new AdapterError('not_supported', `subscription ${sub.id} is not a resale subscription`);
+    if (!item || sub.metadata?.kind !== 'resale')
+      throw new AdapterError('not_supported', `subscription ${sub.id} is not a resale subscription`);
     const product = typeof item.price.product === 'string' ? item.price.product : item.price.product.id;
     const updated = await stripeCall(() =>
       this.stripe.subscriptions.update(
         input.subscriptionId,
         {
-          items: [{ id: item.id, price_data: { currency: item.price.currency, product, unit_amount: cents(input.amountUsd), recurring: { interval: 'month' } } }],
+          items: [
+            {
+              id: item.id,
+              price_data: {
+                currency: item.price.currency,
+                product,
+                unit_amount: cents(input.amountUsd),
+                recurring: { interval: 'month' },
+              },
+            },
+          ],
           application_fee_percent: input.platformFeePercent,
           proration_behavior: 'none',
         },
@@ -191,12 +247,16 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
   }
 
   async stopResaleCollection(subscriptionId: string, idempotencyKey: string): Promise<ResaleState> {
-    const updated = await stripeCall(() => this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }, { idempotencyKey }));
+    const updated = await stripeCall(() =>
+      this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }, { idempotencyKey }),
+    );
     return resaleState(updated as unknown as StripeSubscriptionLike);
   }
 
   async cancelAtPeriodEnd(subscriptionId: string, idempotencyKey: string): Promise<SubscriptionState> {
-    const updated = await stripeCall(() => this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }, { idempotencyKey }));
+    const updated = await stripeCall(() =>
+      this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }, { idempotencyKey }),
+    );
     return this.state(updated);
   }
 
@@ -213,25 +273,33 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
       else if (quantity > 0) items.push({ price: await this.priceBook.priceId({ kind: 'addon', addon }), quantity });
     }
     if (items.length === 0) return this.state(sub);
-    const updated = await stripeCall(() => this.stripe.subscriptions.update(input.subscriptionId, { items, proration_behavior: this.options.prorationBehavior }, { idempotencyKey }));
+    const updated = await stripeCall(() =>
+      this.stripe.subscriptions.update(
+        input.subscriptionId,
+        { items, proration_behavior: this.options.prorationBehavior },
+        { idempotencyKey },
+      ),
+    );
     return this.state(updated);
   }
 
   async createConnectOnboarding(input: ConnectOnboardingInput, idempotencyKey: string): Promise<ConnectOnboarding> {
     const accountId =
       input.accountId ??
-      (await stripeCall(() =>
-        this.stripe.accounts.create(
-          {
-            type: 'express',
-            country: input.country,
-            email: input.email || undefined,
-            metadata: { org_id: input.orgId },
-            capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
-          },
-          { idempotencyKey: `${idempotencyKey}:account` },
-        ),
-      )).id;
+      (
+        await stripeCall(() =>
+          this.stripe.accounts.create(
+            {
+              type: 'express',
+              country: input.country,
+              email: input.email || undefined,
+              metadata: { org_id: input.orgId },
+              capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+            },
+            { idempotencyKey: `${idempotencyKey}:account` },
+          ),
+        )
+      ).id;
     const link = await stripeCall(() =>
       this.stripe.accountLinks.create(
         { account: accountId, refresh_url: input.refreshUrl, return_url: input.returnUrl, type: 'account_onboarding' },
@@ -242,7 +310,9 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
   }
 
   async parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent> {
-    const secrets = [this.options.webhookSecret, this.options.connectWebhookSecret].filter((s): s is string => Boolean(s));
+    const secrets = [this.options.webhookSecret, this.options.connectWebhookSecret].filter((s): s is string =>
+      Boolean(s),
+    );
     const event = verifyStripeEvent(this.stripe, secrets, headers, rawBody);
     return normalizeStripeEvent(event, (await this.priceBook.indexOrNull())?.byId ?? new Map());
   }

@@ -30,13 +30,17 @@ export interface StripePaymentOptions extends PaymentProviderOptions {
 
 export const stripeOptionsSchema = Joi.object<StripePaymentOptions>({
   ...paymentProviderOptionKeys,
-  secretKey: Joi.string().pattern(/^(sk|rk)_/).required(),
+  secretKey: Joi.string()
+    .pattern(/^(sk|rk)_/)
+    .required(),
   webhookSecret: Joi.string().min(16).required(),
   connectWebhookSecret: Joi.string().min(16),
   host: Joi.string().hostname(),
   port: Joi.number().integer().min(1).max(65535),
   protocol: Joi.string().valid('http', 'https'),
-  lookupKeyPrefix: Joi.string().pattern(/^[a-z0-9_]*$/).default('patchwell_'),
+  lookupKeyPrefix: Joi.string()
+    .pattern(/^[a-z0-9_]*$/)
+    .default('patchwell_'),
   prorationBehavior: Joi.string().valid('always_invoice', 'create_prorations').default('always_invoice'),
   timeoutMs: Joi.number().integer().min(1000).default(20_000),
   maxNetworkRetries: Joi.number().integer().min(0).max(5).default(2),

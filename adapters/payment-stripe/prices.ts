@@ -3,7 +3,16 @@
  * (`<prefix>plan_<id>` …) and cached for a few minutes.
  */
 import type Stripe from 'stripe';
-import { AdapterError, PAID_PLAN_IDS, TOPUP_FIXES, TOPUP_PACK_IDS, type AddonId, type PaidPlanId, type PriceList, type TopupPackId } from '../../core/contracts/index.js';
+import {
+  AdapterError,
+  PAID_PLAN_IDS,
+  TOPUP_FIXES,
+  TOPUP_PACK_IDS,
+  type AddonId,
+  type PaidPlanId,
+  type PriceList,
+  type TopupPackId,
+} from '../../core/contracts/index.js';
 import { stripeCall } from './stripe-call.js';
 
 const PRICE_TTL_MS = 5 * 60_000;
@@ -24,12 +33,19 @@ export interface PriceIndex {
 export class StripePrices {
   private cache: PriceIndex | null = null;
 
-  constructor(private readonly stripe: Stripe, private readonly lookupKeyPrefix: string) {}
+  constructor(
+    private readonly stripe: Stripe,
+    private readonly lookupKeyPrefix: string,
+  ) {}
 
   private lookupKey(k: PriceKind): string {
     const p = this.lookupKeyPrefix;
     if (k.kind === 'extra_workspace') return `${p}extra_workspace_${k.plan}`;
-    return k.kind === 'plan' ? `${p}plan_${k.plan}` : k.kind === 'topup' ? `${p}topup_${k.pack}` : `${p}addon_${k.addon}`;
+    return k.kind === 'plan'
+      ? `${p}plan_${k.plan}`
+      : k.kind === 'topup'
+        ? `${p}topup_${k.pack}`
+        : `${p}addon_${k.addon}`;
   }
 
   private allKinds(): PriceKind[] {
@@ -45,7 +61,9 @@ export class StripePrices {
     if (this.cache && Date.now() - this.cache.at < PRICE_TTL_MS) return this.cache;
     const kinds = this.allKinds();
     const byKey = new Map(kinds.map((k) => [this.lookupKey(k), k]));
-    const found = await stripeCall(() => this.stripe.prices.list({ lookup_keys: [...byKey.keys()], active: true, limit: 100 }));
+    const found = await stripeCall(() =>
+      this.stripe.prices.list({ lookup_keys: [...byKey.keys()], active: true, limit: 100 }),
+    );
     const list: PriceList = { plans: [], topups: [], addons: [], items: [] };
     const byId = new Map<string, PriceKind>();
     for (const price of found.data) {
@@ -53,8 +71,20 @@ export class StripePrices {
       if (!kind || price.unit_amount === null) continue;
       const amountUsd = price.unit_amount / 100;
       byId.set(price.id, kind);
-      if (kind.kind === 'plan') list.plans.push({ plan: kind.plan, priceId: price.id, amountUsd, interval: price.recurring?.interval === 'year' ? 'year' : 'month' });
-      else if (kind.kind === 'topup') list.topups.push({ pack: kind.pack, priceId: price.id, amountUsd, fixes: Number(price.metadata?.fixes ?? TOPUP_FIXES[kind.pack]) });
+      if (kind.kind === 'plan')
+        list.plans.push({
+          plan: kind.plan,
+          priceId: price.id,
+          amountUsd,
+          interval: price.recurring?.interval === 'year' ? 'year' : 'month',
+        });
+      else if (kind.kind === 'topup')
+        list.topups.push({
+          pack: kind.pack,
+          priceId: price.id,
+          amountUsd,
+          fixes: Number(price.metadata?.fixes ?? TOPUP_FIXES[kind.pack]),
+        });
       else if (kind.kind === 'addon') list.addons!.push({ addon: kind.addon, priceId: price.id, amountUsd });
       else list.items!.push({ item: 'extra_workspace', plan: kind.plan, priceId: price.id, amountUsd });
     }

@@ -5,7 +5,12 @@ import type { StripeEventLike } from './events.js';
 
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
-export function verifyStripeEvent(stripe: Stripe, secrets: string[], headers: RawHeaders, rawBody: Buffer): StripeEventLike {
+export function verifyStripeEvent(
+  stripe: Stripe,
+  secrets: string[],
+  headers: RawHeaders,
+  rawBody: Buffer,
+): StripeEventLike {
   const signature = headerValue(headers, 'stripe-signature');
   if (!signature) throw new PaymentSignatureError();
   let verified = false;

@@ -26,18 +26,20 @@ const SECRET = `bench-inbound-${randomBytes(8).toString('hex')}`;
 const WORKSPACES = 4;
 
 function message(i: number, to: string, run: string): Buffer {
-  return Buffer.from([
-    `From: Customer ${i} <customer-${i}@example.com>`,
-    `To: ${to}`,
-    `Subject: Checkout fails for order ${i}`,
-    'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-    `Message-ID: <bench-${run}-${i}@mail.example.com>`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    `Hello, when I press Pay on order ${i} nothing happens. I tried two browsers.`,
-    '',
-  ].join('\r\n'));
+  return Buffer.from(
+    [
+      `From: Customer ${i} <customer-${i}@example.com>`,
+      `To: ${to}`,
+      `Subject: Checkout fails for order ${i}`,
+      'Date: Wed, 10 Jan 2024 10:00:00 +0000',
+      `Message-ID: <bench-${run}-${i}@mail.example.com>`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `Hello, when I press Pay on order ${i} nothing happens. I tried two browsers.`,
+      '',
+    ].join('\r\n'),
+  );
 }
 
 /** This scenario starts the services it measures. */
@@ -46,19 +48,30 @@ export const ownService = true;
 export default async function inbound(_shared: Running): Promise<Measurement[]> {
   const dir = mkdtempSync(join(tmpdir(), 'pw-bench-inbound-'));
   const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({
-    plugins: {
-      billing: { options: { plans: { none: { tickets_per_month: 100_000_000, workspaces_included: WORKSPACES } } } },
-      inbox: { options: { senderRateLimit: { max: 1_000_000, windowMinutes: 60 }, loop: { max: 1_000_000, windowMinutes: 10 } } },
-    },
-  }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      plugins: {
+        billing: { options: { plans: { none: { tickets_per_month: 100_000_000, workspaces_included: WORKSPACES } } } },
+        inbox: {
+          options: {
+            senderRateLimit: { max: 1_000_000, windowMinutes: 60 },
+            loop: { max: 1_000_000, windowMinutes: 10 },
+          },
+        },
+      },
+    }),
+  );
   const split = !!process.env.DATABASE_URL;
   const env = { EMAIL_WEBHOOK_SECRET: SECRET, CONFIG_FILE: configFile };
   const service = await startPatchwell(env, split ? 'api' : 'all');
   try {
     const signup = await api(service.url, 'POST', '/v1/auth/signup', null, {
-      name: 'Bench Owner', email: `bench-inbound-${randomBytes(4).toString('hex')}@example.com`, password: 'bench inbound password 1',
-      organization_name: 'Bench Inbound', accept_terms: true,
+      name: 'Bench Owner',
+      email: `bench-inbound-${randomBytes(4).toString('hex')}@example.com`,
+      password: 'bench inbound password 1',
+      organization_name: 'Bench Inbound',
+      accept_terms: true,
     });
     if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${JSON.stringify(signup.json)}`);
     const cookie = `pw_session=${/pw_session=([^;]+)/.exec(signup.setCookie ?? '')![1]}`;
@@ -105,7 +118,10 @@ export default async function inbound(_shared: Running): Promise<Measurement[]> 
     await measure('warm-up', { url: service.url, requests: [request], durationS: 2, connections: 10 });
     processed.clear();
     duplicates.clear();
-    const row = await measure('POST /v1/webhooks/email/mime (each message twice)', { url: service.url, requests: [request] });
+    const row = await measure('POST /v1/webhooks/email/mime (each message twice)', {
+      url: service.url,
+      requests: [request],
+    });
 
     const messages = new Set([...processed.keys(), ...duplicates.keys()]);
     let pairs = 0;
@@ -124,7 +140,12 @@ export default async function inbound(_shared: Running): Promise<Measurement[]> 
     for (const ws of workspaces) {
       let cursor = '';
       do {
-        const page = await api(service.url, 'GET', `/v1/tickets?workspace_id=${ws.id}&limit=200${cursor ? `&cursor=${cursor}` : ''}`, cookie);
+        const page = await api(
+          service.url,
+          'GET',
+          `/v1/tickets?workspace_id=${ws.id}&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+          cookie,
+        );
         tickets += (page.json.items as unknown[]).length;
         cursor = (page.json.next_cursor as string | null) ?? '';
       } while (cursor);
@@ -162,12 +183,22 @@ async function drain(env: Record<string, string>): Promise<Measurement> {
     while (now.outbox > 0 || now.jobs > 0) {
       await new Promise((r) => setTimeout(r, 500));
       now = await waiting();
-      if (performance.now() - started > 15 * 60_000) throw new Error(`drain: still ${now.outbox} events and ${now.jobs} jobs waiting after 15 min`);
+      if (performance.now() - started > 15 * 60_000)
+        throw new Error(`drain: still ${now.outbox} events and ${now.jobs} jobs waiting after 15 min`);
     }
     const s = (performance.now() - started) / 1000;
     const diagnosed = now.done - before.done;
-    console.log(`inbound drain: a worker process published ${before.outbox} queued events and finished ${diagnosed} diagnosis jobs in ${s.toFixed(1)} s (start-up included)`);
-    return { name: 'worker drain: diagnoses/s (start-up included)', requests_per_s: Math.round(diagnosed / s), p50_ms: 0, p99_ms: 0, errors: 0, non2xx: 0 };
+    console.log(
+      `inbound drain: a worker process published ${before.outbox} queued events and finished ${diagnosed} diagnosis jobs in ${s.toFixed(1)} s (start-up included)`,
+    );
+    return {
+      name: 'worker drain: diagnoses/s (start-up included)',
+      requests_per_s: Math.round(diagnosed / s),
+      p50_ms: 0,
+      p99_ms: 0,
+      errors: 0,
+      non2xx: 0,
+    };
   } finally {
     await worker.stop();
     await db.end();

@@ -50,24 +50,50 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
   const configFile = join(dir, 'config.json');
   // 50 simulated pages of one install: the per-install limit (600 events/min by default) is for
   // real traffic; here it would answer 429 to the whole measurement.
-  writeFileSync(configFile, JSON.stringify({ plugins: {
-    widget: { options: { eventsPerMinute: 1_000_000 } },
-    ...(process.env.BENCH_INGEST_FLUSHERS ? { proactive: { options: { ingest: { flushers: Number(process.env.BENCH_INGEST_FLUSHERS), batchMaxEvents: Number(process.env.BENCH_INGEST_BATCH ?? 500) } } } } : {}),
-  } }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      plugins: {
+        widget: { options: { eventsPerMinute: 1_000_000 } },
+        ...(process.env.BENCH_INGEST_FLUSHERS
+          ? {
+              proactive: {
+                options: {
+                  ingest: {
+                    flushers: Number(process.env.BENCH_INGEST_FLUSHERS),
+                    batchMaxEvents: Number(process.env.BENCH_INGEST_BATCH ?? 500),
+                  },
+                },
+              },
+            }
+          : {}),
+      },
+    }),
+  );
   // The bench organization is reused across runs (below), and its widget settings hold a sealed
   // secret: every run seals with the same key ring, a bench-only key (never a deployment's).
-  const benchKey = createHash('sha256').update(`patchwell bench ingest ${process.env.DATABASE_URL ?? ''}`).digest('base64');
+  const benchKey = createHash('sha256')
+    .update(`patchwell bench ingest ${process.env.DATABASE_URL ?? ''}`)
+    .digest('base64');
   const service = await startPatchwell({ CONFIG_FILE: configFile, SECRET_KEYS: `bench:${benchKey}` });
   try {
     // One bench organization per database, reused by later runs (signups from one address are rate-limited).
     let auth = await api(service.url, 'POST', '/v1/auth/login', null, { email: BENCH_EMAIL, password: BENCH_PASSWORD });
     if (auth.status !== 200) {
-      auth = await api(service.url, 'POST', '/v1/auth/signup', null, { name: 'Bench Owner', email: BENCH_EMAIL, password: BENCH_PASSWORD, organization_name: 'Bench Ingest', accept_terms: true });
+      auth = await api(service.url, 'POST', '/v1/auth/signup', null, {
+        name: 'Bench Owner',
+        email: BENCH_EMAIL,
+        password: BENCH_PASSWORD,
+        organization_name: 'Bench Ingest',
+        accept_terms: true,
+      });
       if (auth.status !== 201) throw new Error(`signup: ${auth.status} ${JSON.stringify(auth.json)}`);
     }
     const cookie = `pw_session=${/pw_session=([^;]+)/.exec(auth.setCookie ?? '')![1]}`;
     const workspaces = await api(service.url, 'GET', '/v1/workspaces?limit=200', cookie);
-    let workspaceId = (workspaces.json.items as Array<{ id: string; name: string }>).find((w) => w.name === 'Ingest')?.id;
+    let workspaceId = (workspaces.json.items as Array<{ id: string; name: string }>).find(
+      (w) => w.name === 'Ingest',
+    )?.id;
     if (!workspaceId) {
       const ws = await api(service.url, 'POST', '/v1/workspaces', cookie, { name: 'Ingest' });
       if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${JSON.stringify(ws.json)}`);
@@ -78,11 +104,18 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
     const existing = (connectors.json.items as Array<{ id: string; kind: string }>).find((c) => c.kind === 'endpoint');
     const created = existing
       ? await api(service.url, 'POST', `/v1/connectors/${existing.id}/rotate-token`, cookie)
-      : await api(service.url, 'POST', '/v1/connectors', cookie, { workspace_id: workspaceId, kind: 'endpoint', name: 'Bench' });
-    if (created.status !== (existing ? 200 : 201)) throw new Error(`connector: ${created.status} ${JSON.stringify(created.json)}`);
+      : await api(service.url, 'POST', '/v1/connectors', cookie, {
+          workspace_id: workspaceId,
+          kind: 'endpoint',
+          name: 'Bench',
+        });
+    if (created.status !== (existing ? 200 : 201))
+      throw new Error(`connector: ${created.status} ${JSON.stringify(created.json)}`);
     const connector = created.json.connector as { id: string };
     const token = created.json.token as string;
-    const widget = await api(service.url, 'PATCH', `/v1/workspaces/${workspaceId}/widget`, cookie, { passive_collection: { enabled: true } });
+    const widget = await api(service.url, 'PATCH', `/v1/workspaces/${workspaceId}/widget`, cookie, {
+      passive_collection: { enabled: true },
+    });
     if (widget.status !== 200) throw new Error(`widget: ${widget.status} ${JSON.stringify(widget.json)}`);
     const publicKey = widget.json.public_key as string;
 
@@ -107,9 +140,21 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
         path: `/v1/widget/events?key=${publicKey}`,
         setupRequest: (req) => {
           // The body widget.js sends (plugins/widget/client/widget.js, flush()).
-          const events = Array.from({ length: batch }, () => JSON.parse(event(next())) as Record<string, unknown>).map(({ user: _user, ...e }) => ({ ...e, occurred_at: new Date().toISOString() }));
-          const browser = { user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36', language: 'it-IT', viewport: { width: 1280, height: 720 }, screen: { width: 1920, height: 1080 } };
-          return { ...req, body: JSON.stringify({ consent: true, events, browser, user_id: `user-${next() % USERS}` }), headers: { 'content-type': 'application/json' } };
+          const events = Array.from({ length: batch }, () => JSON.parse(event(next())) as Record<string, unknown>).map(
+            ({ user: _user, ...e }) => ({ ...e, occurred_at: new Date().toISOString() }),
+          );
+          const browser = {
+            user_agent:
+              'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+            language: 'it-IT',
+            viewport: { width: 1280, height: 720 },
+            screen: { width: 1920, height: 1080 },
+          };
+          return {
+            ...req,
+            body: JSON.stringify({ consent: true, events, browser, user_id: `user-${next() % USERS}` }),
+            headers: { 'content-type': 'application/json' },
+          };
         },
       }),
     });
@@ -124,7 +169,8 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
     // pace, and p99 is read at that load, not at saturation, where latency is queueing by construction.
     // Without the closed-loop shapes the service would meet the paced load cold (code not yet
     // optimised, pools and caches empty): a short paced run of each shape, not reported, warms it.
-    if (closedLoop.length === 0) for (const shape of [endpoint(10), widgetShape(5)]) await measureOffered(service.url, shape, 3000, 3);
+    if (closedLoop.length === 0)
+      for (const shape of [endpoint(10), widgetShape(5)]) await measureOffered(service.url, shape, 3000, 3);
     for (let round = Number(process.env.BENCH_INGEST_ROUNDS ?? 1); round > 0; round--) {
       for (const shape of [endpoint(10), widgetShape(5)]) {
         await vacuumChurned();
@@ -145,7 +191,11 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
  * autovacuum (naptime 1 min) would leave it.
  */
 async function vacuumChurned(): Promise<void> {
-  await onBenchDatabase((db) => db.query('vacuum error_groups, error_group_users, error_group_releases, error_group_hours, connectors, rate_limits'));
+  await onBenchDatabase((db) =>
+    db.query(
+      'vacuum error_groups, error_group_users, error_group_releases, error_group_hours, connectors, rate_limits',
+    ),
+  );
 }
 
 /**
@@ -154,7 +204,9 @@ async function vacuumChurned(): Promise<void> {
  * and synced first, and every commit waits for that (docs/proactive.md, "Postgres under ingest").
  */
 async function walPosition(): Promise<number | undefined> {
-  const r = await onBenchDatabase((db) => db.query<{ at: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at"));
+  const r = await onBenchDatabase((db) =>
+    db.query<{ at: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at"),
+  );
   return r && Number(r.rows[0]!.at);
 }
 
@@ -176,7 +228,12 @@ function perEvent(row: Measurement, batch: number): Pick<Measurement, 'service_c
 }
 
 /** `events` per second offered at an even pace in requests of shape.batch events. */
-async function measureOffered(url: string, shape: Shape, events: number, durationS = Number(process.env.BENCH_DURATION_S ?? 10)): Promise<Measurement> {
+async function measureOffered(
+  url: string,
+  shape: Shape,
+  events: number,
+  durationS = Number(process.env.BENCH_DURATION_S ?? 10),
+): Promise<Measurement> {
   let next = 0;
   let accepted = 0;
   let answered = 0;
@@ -192,24 +249,33 @@ async function measureOffered(url: string, shape: Shape, events: number, duratio
   });
   let sent = 0;
   const walBefore = await walPosition();
-  const row = await measurePaced(`${shape.name.replace(')', '')}, ${events.toLocaleString('en')}/s offered evenly by 50 clients)`, {
-    url,
-    rate,
-    durationS,
-    clients: 50,
-    request: () => prebuilt[sent++ % prebuilt.length]!,
-    onResponse: (status, body) => {
-      answered++;
-      if (status === 202) accepted += (JSON.parse(body) as { accepted: number }).accepted;
+  const row = await measurePaced(
+    `${shape.name.replace(')', '')}, ${events.toLocaleString('en')}/s offered evenly by 50 clients)`,
+    {
+      url,
+      rate,
+      durationS,
+      clients: 50,
+      request: () => prebuilt[sent++ % prebuilt.length]!,
+      onResponse: (status, body) => {
+        answered++;
+        if (status === 202) accepted += (JSON.parse(body) as { accepted: number }).accepted;
+      },
     },
-  });
+  );
   const walAfter = await walPosition();
   if (walBefore !== undefined && walAfter !== undefined && accepted) {
     const perEventBytes = (walAfter - walBefore) / accepted;
-    console.log(`  ${shape.name}: ${Math.round(perEventBytes).toLocaleString('en')} bytes of WAL per event (server-wide), a 16 MB segment every ${((16 * 2 ** 20) / (perEventBytes * events)).toFixed(1)} s at ${events.toLocaleString('en')} events/s`);
+    console.log(
+      `  ${shape.name}: ${Math.round(perEventBytes).toLocaleString('en')} bytes of WAL per event (server-wide), a 16 MB segment every ${((16 * 2 ** 20) / (perEventBytes * events)).toFixed(1)} s at ${events.toLocaleString('en')} events/s`,
+    );
   }
   // Answers per second times the events each accepted request carried.
-  return { ...row, requests_per_s: answered ? Math.round((row.requests_per_s * accepted) / answered) : 0, ...perEvent(row, shape.batch) };
+  return {
+    ...row,
+    requests_per_s: answered ? Math.round((row.requests_per_s * accepted) / answered) : 0,
+    ...perEvent(row, shape.batch),
+  };
 }
 
 /** Warm-up, then one measured run of a shape; checks that every accepted event was counted in the groups. */
@@ -226,7 +292,9 @@ async function measureShape(url: string, cookie: string, workspaceId: string, sh
       else if (status === 429) {
         limited++;
         const h = headers as unknown as Record<string, string> | string[] | undefined;
-        const has = Array.isArray(h) ? h.some((v, i) => i % 2 === 0 && String(v).toLowerCase() === 'retry-after') : !!h && 'retry-after' in h;
+        const has = Array.isArray(h)
+          ? h.some((v, i) => i % 2 === 0 && String(v).toLowerCase() === 'retry-after')
+          : !!h && 'retry-after' in h;
         if (has) retryAfterSeen++;
       } else other[`http_${status}`] = (other[`http_${status}`] ?? 0) + 1;
     },
@@ -254,7 +322,12 @@ async function storedEvents(base: string, cookie: string, workspaceId: string): 
   let total = 0;
   let cursor = '';
   do {
-    const page = await api(base, 'GET', `/v1/error-groups?workspace_id=${workspaceId}&limit=200${cursor ? `&cursor=${cursor}` : ''}`, cookie);
+    const page = await api(
+      base,
+      'GET',
+      `/v1/error-groups?workspace_id=${workspaceId}&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      cookie,
+    );
     for (const g of page.json.items as Array<{ event_count: number }>) total += g.event_count;
     cursor = (page.json.next_cursor as string | null) ?? '';
   } while (cursor);

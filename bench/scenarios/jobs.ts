@@ -39,7 +39,12 @@ export default async function jobs(_shared: Running): Promise<Measurement[]> {
       database: { schema: process.env.DATABASE_URL ? `bench_jobs_${suffix}` : null },
       bus: { exchange: `pw_bench_jobs_${suffix}`, deleteQueuesOnStop: true },
       log: { level: 'warn' },
-      plugins: { 'bench-jobs': { module: fileURLToPath(new URL('../fixtures/jobs-plugin.ts', import.meta.url)) }, fixes: { enabled: false }, runner: { enabled: false }, mcp: { enabled: false } },
+      plugins: {
+        'bench-jobs': { module: fileURLToPath(new URL('../fixtures/jobs-plugin.ts', import.meta.url)) },
+        fixes: { enabled: false },
+        runner: { enabled: false },
+        mcp: { enabled: false },
+      },
     },
   });
   const app = await createApp(config, { plugins: builtinPlugins, adapters: builtinAdapters });
@@ -79,14 +84,16 @@ export default async function jobs(_shared: Running): Promise<Measurement[]> {
       `\njobs: ${TOTAL} events (${PER_TX} per transaction, ${WRITERS} writers) written in ${((written - started) / 1000).toFixed(1)} s; ` +
         `${seen.size} consumed in ${seconds.toFixed(1)} s; ${duplicates} duplicate deliveries; ${TOTAL - seen.size} missing`,
     );
-    return [{
-      name: `jobs/s end to end (outbox → ${app.bus.kind} → consumer)`,
-      requests_per_s: Math.round(seen.size / seconds),
-      p50_ms: Math.round(percentile(latencies, 50)),
-      p99_ms: Math.round(percentile(latencies, 99)),
-      errors: TOTAL - seen.size,
-      non2xx: 0,
-    }];
+    return [
+      {
+        name: `jobs/s end to end (outbox → ${app.bus.kind} → consumer)`,
+        requests_per_s: Math.round(seen.size / seconds),
+        p50_ms: Math.round(percentile(latencies, 50)),
+        p99_ms: Math.round(percentile(latencies, 99)),
+        errors: TOTAL - seen.size,
+        non2xx: 0,
+      },
+    ];
   } finally {
     arrivals.onArrival = null;
     await app.stop();

@@ -36,7 +36,13 @@ function cookieOf(setCookie: string | null): string {
 async function session(base: string): Promise<Session> {
   let res = await api(base, 'POST', '/v1/auth/login', null, { email: EMAIL, password: PASSWORD });
   if (res.status !== 200) {
-    res = await api(base, 'POST', '/v1/auth/signup', null, { name: 'Bench Owner', email: EMAIL, password: PASSWORD, organization_name: 'Bench Tickets', accept_terms: true });
+    res = await api(base, 'POST', '/v1/auth/signup', null, {
+      name: 'Bench Owner',
+      email: EMAIL,
+      password: PASSWORD,
+      organization_name: 'Bench Tickets',
+      accept_terms: true,
+    });
     if (res.status !== 201) throw new Error(`bench signup failed: ${res.status} ${JSON.stringify(res.json)}`);
   }
   const user = res.json.user as { id: string; org_id: string };
@@ -46,11 +52,15 @@ async function session(base: string): Promise<Session> {
 async function workspaces(base: string, db: Knex, s: Session): Promise<string[]> {
   // The none plan includes one workspace: the bench organization gets the enterprise plan
   // (100 workspaces included) as staff set it, a lifetime plan without a provider subscription.
-  await db('organizations').where({ id: s.orgId }).update({ plan: 'enterprise', subscription_status: 'lifetime', updated_at: new Date() });
+  await db('organizations')
+    .where({ id: s.orgId })
+    .update({ plan: 'enterprise', subscription_status: 'lifetime', updated_at: new Date() });
   const list = await api(base, 'GET', '/v1/workspaces?limit=200', s.cookie);
   const ids = (list.json.items as { id: string }[]).map((w) => w.id);
   for (let i = ids.length; i < WORKSPACES; i++) {
-    const res = await api(base, 'POST', '/v1/workspaces', s.cookie, { name: `Bench workspace ${String(i).padStart(3, '0')}` });
+    const res = await api(base, 'POST', '/v1/workspaces', s.cookie, {
+      name: `Bench workspace ${String(i).padStart(3, '0')}`,
+    });
     if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.json)}`);
     ids.push(res.json.id as string);
   }
@@ -110,17 +120,23 @@ function seedBatchSql(from: number, to: number): string {
 }
 
 async function seed(db: Knex, s: Session, wsIds: string[]): Promise<number> {
-  const { rows } = await db.raw<{ rows: { n: number }[] }>(`select count(*)::int as n from tickets where org_id = ?`, [s.orgId]);
+  const { rows } = await db.raw<{ rows: { n: number }[] }>(`select count(*)::int as n from tickets where org_id = ?`, [
+    s.orgId,
+  ]);
   let have = rows[0]!.n;
   if (have >= TOTAL) return 0;
   const started = Date.now();
   for (let from = 1; from <= TOTAL; from += BATCH) {
     const to = Math.min(TOTAL, from + BATCH - 1);
     await db.raw(seedBatchSql(from, to), [s.orgId, wsIds, s.userId]);
-    process.stderr.write(`  seeded ${to.toLocaleString('en')} tickets (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    process.stderr.write(
+      `  seeded ${to.toLocaleString('en')} tickets (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+    );
   }
   await db.raw('analyze tickets');
-  const after = (await db.raw<{ rows: { n: number }[] }>(`select count(*)::int as n from tickets where org_id = ?`, [s.orgId])).rows[0]!.n;
+  const after = (
+    await db.raw<{ rows: { n: number }[] }>(`select count(*)::int as n from tickets where org_id = ?`, [s.orgId])
+  ).rows[0]!.n;
   const seeded = after - have;
   have = after;
   process.stderr.write(`  ${have.toLocaleString('en')} tickets in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
@@ -140,12 +156,24 @@ async function detailSample(base: string, db: Knex, s: Session): Promise<string[
     const has = await db('ticket_messages').where({ ticket_id: id }).first('id');
     if (!has) {
       const t = await db('tickets').where({ id }).first('workspace_id', 'created_at');
-      await db('ticket_messages').insert([0, 1, 2].map((k) => ({
-        id: `msg_seed${id.slice(8)}${k}`, org_id: s.orgId, workspace_id: t.workspace_id, ticket_id: id, direction: k === 1 ? 'out' : 'in',
-        from_address: k === 1 ? 'support@bench.example' : 'customer@example.com', to_addresses: JSON.stringify(['x@example.com']), cc_addresses: '[]',
-        subject: 'Re: bench', body_text: 'Hello, this is a message of the conversation. '.repeat(8), email_message_id: `<${id}.${k}@bench.example>`,
-        delivery_status: k === 1 ? 'sent' : null, is_internal_note: false, created_at: new Date(new Date(t.created_at).getTime() + k * 60_000),
-      })));
+      await db('ticket_messages').insert(
+        [0, 1, 2].map((k) => ({
+          id: `msg_seed${id.slice(8)}${k}`,
+          org_id: s.orgId,
+          workspace_id: t.workspace_id,
+          ticket_id: id,
+          direction: k === 1 ? 'out' : 'in',
+          from_address: k === 1 ? 'support@bench.example' : 'customer@example.com',
+          to_addresses: JSON.stringify(['x@example.com']),
+          cc_addresses: '[]',
+          subject: 'Re: bench',
+          body_text: 'Hello, this is a message of the conversation. '.repeat(8),
+          email_message_id: `<${id}.${k}@bench.example>`,
+          delivery_status: k === 1 ? 'sent' : null,
+          is_internal_note: false,
+          created_at: new Date(new Date(t.created_at).getTime() + k * 60_000),
+        })),
+      );
     }
   }
   return ids;
@@ -172,10 +200,16 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
     // A page deep in the list: follow next_cursor 20 pages in.
     let cursor = '';
     for (let i = 0; i < 20; i++) {
-      const page = await api(service.url, 'GET', `/v1/tickets?sort=updated${cursor ? `&cursor=${cursor}` : ''}`, s.cookie);
+      const page = await api(
+        service.url,
+        'GET',
+        `/v1/tickets?sort=updated${cursor ? `&cursor=${cursor}` : ''}`,
+        s.cookie,
+      );
       cursor = page.json.next_cursor as string;
     }
-    const list = (name: string, qs: string) => measure(`GET /v1/tickets ${name}`, { url: `${service.url}/v1/tickets${qs}`, headers });
+    const list = (name: string, qs: string) =>
+      measure(`GET /v1/tickets ${name}`, { url: `${service.url}/v1/tickets${qs}`, headers });
     const rows: Measurement[] = [
       // Reference: an authenticated request that reads one row (session lookup + one query).
       await measure('GET /v1/workspaces?limit=1 (reference)', { url: `${service.url}/v1/workspaces?limit=1`, headers }),
@@ -185,7 +219,10 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
     rows.push(await list('(newest, 50)', ''));
     if (!process.env.BENCH_TICKETS_OFFERED_ONLY) {
       rows.push(
-        await list('state[]+origin, sort=updated', '?state=triage&state=escalated&state=needs_info&origin=email&sort=updated'),
+        await list(
+          'state[]+origin, sort=updated',
+          '?state=triage&state=escalated&state=needs_info&origin=email&sort=updated',
+        ),
         await list('priority=urgent, sort=sla', '?priority=urgent&sort=sla'),
         await list('workspace_id, sort=oldest', `?workspace_id=${wsIds[42]}&sort=oldest`),
         await list('assignee=me', '?assignee=me'),
@@ -193,22 +230,31 @@ export default async function tickets(service: Running): Promise<Measurement[]> 
         await list('q=checkout timeout', `?q=${encodeURIComponent('checkout timeout')}`),
       );
       let n = 0;
-      rows.push(await measure('GET /v1/tickets/{id}', {
-        url: `${service.url}/v1/tickets/${sample[0]}`,
-        headers,
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tickets/${sample[n++ % sample.length]}` }) }],
-      }));
+      rows.push(
+        await measure('GET /v1/tickets/{id}', {
+          url: `${service.url}/v1/tickets/${sample[0]}`,
+          headers,
+          requests: [
+            { method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/tickets/${sample[n++ % sample.length]}` }) },
+          ],
+        }),
+      );
     }
     // The target is a rate with a latency: offer it at an even pace and read p99 at that load
     // (at saturation, above, latency is queueing by construction). BENCH_TICKETS_RATES, e.g. 800,1000.
-    const rates = (process.env.BENCH_TICKETS_RATES ?? '1000').split(',').map(Number).filter((r) => r > 0);
+    const rates = (process.env.BENCH_TICKETS_RATES ?? '1000')
+      .split(',')
+      .map(Number)
+      .filter((r) => r > 0);
     for (let round = Number(process.env.BENCH_TICKETS_ROUNDS ?? 1); round > 0; round--) {
       for (const rate of rates) {
-        rows.push(await measurePaced(`GET /v1/tickets (newest, 50), ${rate.toLocaleString('en')}/s offered evenly`, {
-          url: service.url,
-          rate,
-          request: () => ({ method: 'GET', path: '/v1/tickets', headers }),
-        }));
+        rows.push(
+          await measurePaced(`GET /v1/tickets (newest, 50), ${rate.toLocaleString('en')}/s offered evenly`, {
+            url: service.url,
+            rate,
+            request: () => ({ method: 'GET', path: '/v1/tickets', headers }),
+          }),
+        );
       }
     }
     return rows;
@@ -233,22 +279,45 @@ async function explain(): Promise<void> {
     const org = await db('users').where({ email: EMAIL }).first('org_id', 'id');
     if (!org) throw new Error('run the tickets benchmark first: no bench organization in this database');
     const ws = await db('workspaces').where({ org_id: org.org_id }).orderBy('name').select('id');
-    const principal = { kind: 'session', userId: org.id, orgId: org.org_id, role: 'owner', staff: false, email: EMAIL, locale: 'en', workspaceIds: null } as const;
-    const restricted = { ...principal, role: 'reviewer', workspaceIds: ws.slice(0, 5).map((w: { id: string }) => w.id) } as const;
+    const principal = {
+      kind: 'session',
+      userId: org.id,
+      orgId: org.org_id,
+      role: 'owner',
+      staff: false,
+      email: EMAIL,
+      locale: 'en',
+      workspaceIds: null,
+    } as const;
+    const restricted = {
+      ...principal,
+      role: 'reviewer',
+      workspaceIds: ws.slice(0, 5).map((w: { id: string }) => w.id),
+    } as const;
     const shapes: [string, Record<string, unknown>, typeof principal | typeof restricted][] = [
       ['newest (default)', { sort: 'newest' }, principal],
-      ['state[] + origin, sort=updated', { sort: 'updated', state: ['triage', 'escalated', 'needs_info'], origin: ['email'] }, principal],
+      [
+        'state[] + origin, sort=updated',
+        { sort: 'updated', state: ['triage', 'escalated', 'needs_info'], origin: ['email'] },
+        principal,
+      ],
       ['priority=urgent, sort=sla', { sort: 'sla', priority: ['urgent'] }, principal],
       ['workspace_id, sort=oldest', { sort: 'oldest', workspace_id: ws[42].id }, principal],
       ['assignee=me', { sort: 'newest', assignee: 'me' }, principal],
       ['a member with 5 workspaces', { sort: 'newest' }, restricted],
       ['state=escalated (one state: its own index)', { sort: 'newest', state: ['escalated'] }, principal],
-      ['needs_team_action=true (partial index tickets_needs_team_idx)', { sort: 'newest', needs_team_action: true }, principal],
+      [
+        'needs_team_action=true (partial index tickets_needs_team_idx)',
+        { sort: 'newest', needs_team_action: true },
+        principal,
+      ],
       ['q=checkout timeout (planned per run)', { sort: 'newest', q: 'checkout timeout' }, principal],
     ];
     // Each shape is explained as the service runs it: a prepared statement after five runs (the
     // plan Postgres settles on), the second page through the cursor; full text is planned per run.
-    const conn = (await db.client.acquireConnection()) as { query(q: string, v?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
+    const conn = (await db.client.acquireConnection()) as {
+      query(q: string, v?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+    };
     const out: string[] = [];
     try {
       let k = 0;
@@ -256,7 +325,9 @@ async function explain(): Promise<void> {
         const first = listStatement(who as never, { limit: 50, ...query } as never)!;
         const rows = (await conn.query(first.stmt.text, first.values)).rows;
         const last = rows[49];
-        const cursor = query.cursor ?? (last ? Buffer.from(JSON.stringify([last.cursor_key, last.id])).toString('base64url') : undefined);
+        const cursor =
+          query.cursor ??
+          (last ? Buffer.from(JSON.stringify([last.cursor_key, last.id])).toString('base64url') : undefined);
         const page = listStatement(who as never, { limit: 50, ...query, cursor } as never)!;
         const name = `explain_${k++}`;
         const custom = page.stmt.name === null;
@@ -268,12 +339,23 @@ async function explain(): Promise<void> {
           for (let i = 0; i < 6; i++) await conn.query(`execute ${name}(${args})`);
           res = await conn.query(`explain (analyze, buffers) execute ${name}(${args})`);
         }
-        out.push(`### ${title}${query.cursor ? '' : ' (second page, through the cursor)'}\n\n\`\`\`sql\n${page.stmt.text.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${res.rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`);
+        out.push(
+          `### ${title}${query.cursor ? '' : ' (second page, through the cursor)'}\n\n\`\`\`sql\n${page.stmt.text.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${res.rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`,
+        );
       };
       for (const [title, query, who] of shapes) await plan(title, query, who);
       // A page half a million rows deep costs what the second page costs (the cursor is an index condition).
-      const mid = (await conn.query(`select created_at::text as k, id from tickets where org_id = $1 order by created_at desc, id desc offset 500000 limit 1`, [org.org_id])).rows[0]!;
-      await plan('newest, a page 500,000 rows deep', { sort: 'newest', cursor: Buffer.from(JSON.stringify([mid.k, mid.id])).toString('base64url') }, principal);
+      const mid = (
+        await conn.query(
+          `select created_at::text as k, id from tickets where org_id = $1 order by created_at desc, id desc offset 500000 limit 1`,
+          [org.org_id],
+        )
+      ).rows[0]!;
+      await plan(
+        'newest, a page 500,000 rows deep',
+        { sort: 'newest', cursor: Buffer.from(JSON.stringify([mid.k, mid.id])).toString('base64url') },
+        principal,
+      );
     } finally {
       await db.client.releaseConnection(conn);
     }

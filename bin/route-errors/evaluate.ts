@@ -16,15 +16,22 @@ export abstract class Evaluator extends CallResolver {
     if (!path.length) {
       if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return Vals.of(e.text);
       if (ts.isNumericLiteral(e)) return Vals.of(Number(e.text));
-      if (e.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(e) && e.text === 'undefined')) return Vals.nullValue();
+      if (e.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(e) && e.text === 'undefined'))
+        return Vals.nullValue();
     }
     if (ts.isConditionalExpression(e)) {
       const decided = this.decide(e.condition, env);
       if (decided === true) return this.evaluate(e.whenTrue, env, path, depth + 1, deep);
       if (decided === false) return this.evaluate(e.whenFalse, env, path, depth + 1, deep);
-      return this.evaluate(e.whenTrue, env, path, depth + 1, deep).add(this.evaluate(e.whenFalse, env, path, depth + 1, deep));
+      return this.evaluate(e.whenTrue, env, path, depth + 1, deep).add(
+        this.evaluate(e.whenFalse, env, path, depth + 1, deep),
+      );
     }
-    if (ts.isBinaryExpression(e) && (e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken || e.operatorToken.kind === ts.SyntaxKind.BarBarToken)) {
+    if (
+      ts.isBinaryExpression(e) &&
+      (e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken ||
+        e.operatorToken.kind === ts.SyntaxKind.BarBarToken)
+    ) {
       const left = this.evaluate(e.left, env, path, depth + 1, deep);
       const right = this.evaluate(e.right, env, path, depth + 1, deep);
       const out = new Vals().add(right);
@@ -53,12 +60,21 @@ export abstract class Evaluator extends CallResolver {
       const typed = path.length ? undefined : this.typeLiterals(e);
       if (typed?.known || (typed && !typed.unknown && typed.nullish)) return typed;
       const decl = this.resolveAlias(symbol)?.valueDeclaration;
-      if (decl && ts.isVariableDeclaration(decl) && decl.initializer && ts.isIdentifier(decl.name) && (ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const)) {
+      if (
+        decl &&
+        ts.isVariableDeclaration(decl) &&
+        decl.initializer &&
+        ts.isIdentifier(decl.name) &&
+        ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const
+      ) {
         return this.evaluate(decl.initializer, env, path, depth + 1, deep);
       }
       return typed ?? Vals.unknownValue();
     }
-    if (ts.isPropertyAccessExpression(e) || (ts.isElementAccessExpression(e) && ts.isStringLiteral(e.argumentExpression))) {
+    if (
+      ts.isPropertyAccessExpression(e) ||
+      (ts.isElementAccessExpression(e) && ts.isStringLiteral(e.argumentExpression))
+    ) {
       const typed = path.length ? undefined : this.typeLiterals(e);
       if (typed?.known) return typed;
       const key = ts.isPropertyAccessExpression(e) ? e.name.text : (e.argumentExpression as ts.StringLiteral).text;

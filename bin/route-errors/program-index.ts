@@ -16,13 +16,18 @@ export class ProgramIndex {
   private implIndex: Map<string, Implementation[]> | null = null;
   private callIndex: Map<ts.Symbol, ts.CallExpression[]> | null = null;
 
-  constructor(readonly program: ts.Program, readonly root: string) {
+  constructor(
+    readonly program: ts.Program,
+    readonly root: string,
+  ) {
     this.checker = program.getTypeChecker();
     this.files = program.getSourceFiles().filter((f) => this.isProject(f));
   }
 
   protected isProject(file: ts.SourceFile): boolean {
-    return !file.isDeclarationFile && file.fileName.startsWith(this.root + '/') && !file.fileName.includes('/node_modules/');
+    return (
+      !file.isDeclarationFile && file.fileName.startsWith(this.root + '/') && !file.fileName.includes('/node_modules/')
+    );
   }
 
   protected rel(node: ts.Node): string {
@@ -70,7 +75,11 @@ export class ProgramIndex {
   protected nameSymbolOf(fn: FunctionNode): ts.Symbol | undefined {
     if (ts.isFunctionDeclaration(fn) && fn.name) return this.checker.getSymbolAtLocation(fn.name);
     const parent = fn.parent;
-    if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) {
+    if (
+      (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) &&
+      ts.isVariableDeclaration(parent) &&
+      ts.isIdentifier(parent.name)
+    ) {
       return this.checker.getSymbolAtLocation(parent.name);
     }
     return undefined;
@@ -107,7 +116,8 @@ export class ProgramIndex {
 
   /** The variable or parameter an identifier reads (also in `{ id }` shorthand). */
   protected valueSymbol(id: ts.Identifier): ts.Symbol | undefined {
-    if (ts.isShorthandPropertyAssignment(id.parent) && id.parent.name === id) return this.checker.getShorthandAssignmentValueSymbol(id.parent);
+    if (ts.isShorthandPropertyAssignment(id.parent) && id.parent.name === id)
+      return this.checker.getShorthandAssignmentValueSymbol(id.parent);
     return this.checker.getSymbolAtLocation(id);
   }
 

@@ -26,12 +26,16 @@ function sourceFiles(root: string): string[] {
 
 export function createProgram(root: string): ts.Program {
   const configPath = join(root, 'tsconfig.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   const options: ts.CompilerOptions = { ...(parsed?.options ?? {}), noEmit: true, sourceMap: false };
   return ts.createProgram({ rootNames: sourceFiles(root), options });
 }

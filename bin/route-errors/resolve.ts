@@ -28,10 +28,15 @@ export abstract class CallResolver extends ProgramIndex {
       const literal = bound?.closure?.node;
       if (literal && ts.isObjectLiteralExpression(literal)) {
         const prop = literal.properties.find((p) => p.name && ts.isIdentifier(p.name) && p.name.text === e.name.text);
-        const value = !prop ? undefined
-          : ts.isPropertyAssignment(prop) ? prop.initializer
-            : ts.isShorthandPropertyAssignment(prop) ? prop.name
-              : ts.isMethodDeclaration(prop) ? prop : undefined;
+        const value = !prop
+          ? undefined
+          : ts.isPropertyAssignment(prop)
+            ? prop.initializer
+            : ts.isShorthandPropertyAssignment(prop)
+              ? prop.name
+              : ts.isMethodDeclaration(prop)
+                ? prop
+                : undefined;
         if (value) return this.functionsOf(value, bound.closure!.env);
       }
     }
@@ -75,8 +80,12 @@ export abstract class CallResolver extends ProgramIndex {
         const bound = symbol ? env.map.get(symbol) : undefined;
         if (bound?.closure) return this.functionsOf(bound.closure.node, bound.closure.env);
       }
-      const symbol = this.resolveAlias(ts.isPropertyAccessExpression(e) ? this.checker.getSymbolAtLocation(e.name) : this.valueSymbol(e));
-      return (symbol?.declarations ?? []).flatMap((d) => this.implementationsOf(d).map((fn) => ({ fn, env: Env.empty })));
+      const symbol = this.resolveAlias(
+        ts.isPropertyAccessExpression(e) ? this.checker.getSymbolAtLocation(e.name) : this.valueSymbol(e),
+      );
+      return (symbol?.declarations ?? []).flatMap((d) =>
+        this.implementationsOf(d).map((fn) => ({ fn, env: Env.empty })),
+      );
     }
     return [];
   }
@@ -84,13 +93,21 @@ export abstract class CallResolver extends ProgramIndex {
   /** A declaration → the function bodies behind it (several for an interface member). */
   protected implementationsOf(decl: ts.Declaration): FunctionNode[] {
     if (!this.isProject(decl.getSourceFile())) return [];
-    if (ts.isFunctionDeclaration(decl) || ts.isMethodDeclaration(decl) || ts.isConstructorDeclaration(decl) || ts.isGetAccessorDeclaration(decl)) {
+    if (
+      ts.isFunctionDeclaration(decl) ||
+      ts.isMethodDeclaration(decl) ||
+      ts.isConstructorDeclaration(decl) ||
+      ts.isGetAccessorDeclaration(decl)
+    ) {
       if (decl.body) return [decl];
       // An abstract method or an overload: every implementation.
       return ts.isMethodDeclaration(decl) ? this.interfaceImplementations(decl) : [];
     }
     if (ts.isArrowFunction(decl) || ts.isFunctionExpression(decl)) return [decl];
-    if ((ts.isVariableDeclaration(decl) || ts.isPropertyAssignment(decl) || ts.isPropertyDeclaration(decl)) && decl.initializer) {
+    if (
+      (ts.isVariableDeclaration(decl) || ts.isPropertyAssignment(decl) || ts.isPropertyDeclaration(decl)) &&
+      decl.initializer
+    ) {
       const init = skipOuter(decl.initializer);
       if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return [init];
       return [];
@@ -104,10 +121,13 @@ export abstract class CallResolver extends ProgramIndex {
   }
 
   /** Members of the same name in classes and object literals whose type fits the member's owner. */
-  protected interfaceImplementations(member: ts.MethodSignature | ts.PropertySignature | ts.MethodDeclaration): FunctionNode[] {
+  protected interfaceImplementations(
+    member: ts.MethodSignature | ts.PropertySignature | ts.MethodDeclaration,
+  ): FunctionNode[] {
     const cached = this.implCache.get(member);
     if (cached) return cached;
-    const name = member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name)) ? member.name.text : undefined;
+    const name =
+      member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name)) ? member.name.text : undefined;
     const owner = member.parent;
     let ownerType: ts.Type | undefined;
     if (ts.isInterfaceDeclaration(owner) || ts.isClassDeclaration(owner)) {
@@ -143,13 +163,19 @@ export abstract class CallResolver extends ProgramIndex {
   protected projectMemberNames(): Set<string> {
     if (this.memberNames) return this.memberNames;
     const names = new Set<string>();
-    const fnType = (t: ts.TypeNode | undefined) => !!t && (ts.isFunctionTypeNode(t) || (ts.isUnionTypeNode(t) && t.types.some(ts.isFunctionTypeNode)));
+    const fnType = (t: ts.TypeNode | undefined) =>
+      !!t && (ts.isFunctionTypeNode(t) || (ts.isUnionTypeNode(t) && t.types.some(ts.isFunctionTypeNode)));
     for (const file of this.files) {
       const visit = (node: ts.Node): void => {
-        const member = ts.isMethodDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isMethodSignature(node)
-          || ts.isShorthandPropertyAssignment(node)
-          || ((ts.isPropertyAssignment(node) || ts.isPropertyDeclaration(node)) && !!node.initializer && this.isFunctionValue(node.initializer))
-          || (ts.isPropertySignature(node) && fnType(node.type));
+        const member =
+          ts.isMethodDeclaration(node) ||
+          ts.isGetAccessorDeclaration(node) ||
+          ts.isMethodSignature(node) ||
+          ts.isShorthandPropertyAssignment(node) ||
+          ((ts.isPropertyAssignment(node) || ts.isPropertyDeclaration(node)) &&
+            !!node.initializer &&
+            this.isFunctionValue(node.initializer)) ||
+          (ts.isPropertySignature(node) && fnType(node.type));
         const n = (node as ts.NamedDeclaration).name;
         if (member && n && (ts.isIdentifier(n) || ts.isStringLiteral(n))) names.add(n.text);
         ts.forEachChild(node, visit);
@@ -165,7 +191,9 @@ export abstract class CallResolver extends ProgramIndex {
     const e = skipOuter(node);
     if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return true;
     if (!ts.isIdentifier(e)) return false;
-    return (this.resolveAlias(this.checker.getSymbolAtLocation(e))?.declarations ?? []).some((d) => this.implementationsOf(d).length > 0);
+    return (this.resolveAlias(this.checker.getSymbolAtLocation(e))?.declarations ?? []).some(
+      (d) => this.implementationsOf(d).length > 0,
+    );
   }
 
   /** A call's environment: its parameters bound to literal arguments and to functions passed. */
@@ -181,14 +209,22 @@ export abstract class CallResolver extends ProgramIndex {
       const e = skipOuter(arg);
       // A function, or an object carrying functions (`{ handler }`), is kept with its environment.
       if (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isObjectLiteralExpression(e)) {
-        entries.push([symbol, { closure: { node: e, env: argEnv } }, `${this.symbolKey(symbol)}=${this.nodeKey(e)}(${argEnv.key})`]);
+        entries.push([
+          symbol,
+          { closure: { node: e, env: argEnv } },
+          `${this.symbolKey(symbol)}=${this.nodeKey(e)}(${argEnv.key})`,
+        ]);
         return;
       }
       if (ts.isIdentifier(e)) {
         const s = this.valueSymbol(e);
         const bound = s ? argEnv.map.get(s) : undefined;
         if (bound) {
-          entries.push([symbol, bound, `${this.symbolKey(symbol)}=${bound.values ? bound.values.join('|') : this.nodeKey(bound.closure!.node)}`]);
+          entries.push([
+            symbol,
+            bound,
+            `${this.symbolKey(symbol)}=${bound.values ? bound.values.join('|') : this.nodeKey(bound.closure!.node)}`,
+          ]);
           return;
         }
       }
@@ -197,12 +233,17 @@ export abstract class CallResolver extends ProgramIndex {
         const fns = ts.isIdentifier(e) || ts.isPropertyAccessExpression(e) ? this.functionsOf(e, argEnv) : [];
         const [only] = fns;
         if (only && fns.length === 1) {
-          entries.push([symbol, { closure: { node: only.fn, env: only.env } }, `${this.symbolKey(symbol)}=${this.nodeKey(only.fn)}`]);
+          entries.push([
+            symbol,
+            { closure: { node: only.fn, env: only.env } },
+            `${this.symbolKey(symbol)}=${this.nodeKey(only.fn)}`,
+          ]);
         }
         return;
       }
       const values = this.evaluate(arg, argEnv, [], 0, true);
-      if (values.known) entries.push([symbol, { values: [...values.lits] }, `${this.symbolKey(symbol)}=${[...values.lits].join('|')}`]);
+      if (values.known)
+        entries.push([symbol, { values: [...values.lits] }, `${this.symbolKey(symbol)}=${[...values.lits].join('|')}`]);
     });
     return base.with(entries);
   }
@@ -210,6 +251,9 @@ export abstract class CallResolver extends ProgramIndex {
   protected primitiveParameter(symbol: ts.Symbol, param: ts.ParameterDeclaration): boolean {
     const type = this.checker.getTypeOfSymbolAtLocation(symbol, param);
     const parts = type.isUnion() ? type.types : [type];
-    return parts.every((t) => !!(t.flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
+    return parts.every(
+      (t) =>
+        !!(t.flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.Null | ts.TypeFlags.Undefined)),
+    );
   }
 }

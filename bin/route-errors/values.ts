@@ -56,7 +56,10 @@ export interface Binding {
 export class Env {
   static readonly empty = new Env(new Map(), '');
 
-  private constructor(readonly map: ReadonlyMap<ts.Symbol, Binding>, readonly key: string) {}
+  private constructor(
+    readonly map: ReadonlyMap<ts.Symbol, Binding>,
+    readonly key: string,
+  ) {}
 
   with(entries: [ts.Symbol, Binding, string][]): Env {
     if (!entries.length) return this;
@@ -80,11 +83,23 @@ export function calleeName(callee: ts.Expression): string | undefined {
   return undefined;
 }
 
-type Wrapper = ts.ParenthesizedExpression | ts.AsExpression | ts.NonNullExpression | ts.SatisfiesExpression | ts.TypeAssertion | ts.AwaitExpression;
+type Wrapper =
+  | ts.ParenthesizedExpression
+  | ts.AsExpression
+  | ts.NonNullExpression
+  | ts.SatisfiesExpression
+  | ts.TypeAssertion
+  | ts.AwaitExpression;
 
 function isWrapper(e: ts.Expression): e is Wrapper {
-  return ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)
-    || ts.isTypeAssertionExpression(e) || ts.isAwaitExpression(e);
+  return (
+    ts.isParenthesizedExpression(e) ||
+    ts.isAsExpression(e) ||
+    ts.isNonNullExpression(e) ||
+    ts.isSatisfiesExpression(e) ||
+    ts.isTypeAssertionExpression(e) ||
+    ts.isAwaitExpression(e)
+  );
 }
 
 /** The expression inside parentheses, casts, `!` and `await`. */

@@ -7,16 +7,48 @@ import { Env, calleeName, skipOuter, type FunctionNode } from './values.js';
 
 /** Boom's own factories → status (their code is the envelope's default for the status). */
 const BOOM_FACTORIES: Record<string, number> = {
-  badRequest: 400, unauthorized: 401, paymentRequired: 402, forbidden: 403, notFound: 404, methodNotAllowed: 405,
-  notAcceptable: 406, clientTimeout: 408, conflict: 409, resourceGone: 410, preconditionFailed: 412, entityTooLarge: 413,
-  unsupportedMediaType: 415, badData: 422, locked: 423, tooManyRequests: 429, internal: 500, badImplementation: 500,
-  notImplemented: 501, badGateway: 502, serverUnavailable: 503, gatewayTimeout: 504,
+  badRequest: 400,
+  unauthorized: 401,
+  paymentRequired: 402,
+  forbidden: 403,
+  notFound: 404,
+  methodNotAllowed: 405,
+  notAcceptable: 406,
+  clientTimeout: 408,
+  conflict: 409,
+  resourceGone: 410,
+  preconditionFailed: 412,
+  entityTooLarge: 413,
+  unsupportedMediaType: 415,
+  badData: 422,
+  locked: 423,
+  tooManyRequests: 429,
+  internal: 500,
+  badImplementation: 500,
+  notImplemented: 501,
+  badGateway: 502,
+  serverUnavailable: 503,
+  gatewayTimeout: 504,
 };
 
 const DEFAULT_CODES: Record<number, string> = {
-  400: 'invalid_request', 401: 'unauthenticated', 402: 'payment_required', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
-  408: 'request_timeout', 409: 'conflict', 410: 'gone', 413: 'payload_too_large', 415: 'unsupported_media_type', 422: 'unprocessable_entity',
-  429: 'rate_limited', 500: 'internal_error', 502: 'bad_gateway', 503: 'service_unavailable', 504: 'gateway_timeout',
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  402: 'payment_required',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  409: 'conflict',
+  410: 'gone',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable_entity',
+  429: 'rate_limited',
+  500: 'internal_error',
+  502: 'bad_gateway',
+  503: 'service_unavailable',
+  504: 'gateway_timeout',
 };
 
 export interface Effects {
@@ -39,7 +71,9 @@ export class FunctionWalker extends Evaluator {
   constructor(program: ts.Program, root: string) {
     super(program, root);
     const errorsFile = program.getSourceFile(join(root, 'core/http/errors.ts'));
-    this.httpErrorDecl = errorsFile?.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'httpError');
+    this.httpErrorDecl = errorsFile?.statements.find(
+      (s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'httpError',
+    );
     if (!this.httpErrorDecl) throw new Error('route-errors: httpError not found in core/http/errors.ts');
   }
 
@@ -62,7 +96,13 @@ export class FunctionWalker extends Evaluator {
       const condition = ts.isIfStatement(node) ? node.expression : node.condition;
       const decided = env.key ? this.decide(condition, env) : undefined;
       if (decided !== undefined) {
-        const taken = ts.isIfStatement(node) ? (decided ? node.thenStatement : node.elseStatement) : decided ? node.whenTrue : node.whenFalse;
+        const taken = ts.isIfStatement(node)
+          ? decided
+            ? node.thenStatement
+            : node.elseStatement
+          : decided
+            ? node.whenTrue
+            : node.whenFalse;
         if (taken) this.visit(taken, env, out);
         return;
       }
@@ -70,7 +110,8 @@ export class FunctionWalker extends Evaluator {
     if (ts.isTryStatement(node)) {
       const inner = newEffects();
       this.visit(node.tryBlock, env, inner);
-      if (!node.catchClause || this.rethrows(node.catchClause.variableDeclaration?.name, node.catchClause.block)) merge(out, inner);
+      if (!node.catchClause || this.rethrows(node.catchClause.variableDeclaration?.name, node.catchClause.block))
+        merge(out, inner);
       if (node.catchClause) this.visit(node.catchClause.block, env, out);
       if (node.finallyBlock) this.visit(node.finallyBlock, env, out);
       return;
@@ -106,7 +147,8 @@ export class FunctionWalker extends Evaluator {
         // `throw err`, or `throw hostFailure(err)` (a helper may hand the error back); a new error
         // built from it (`new McpError(…, err.message)`) is another error, walked where it is made.
         const thrown = skipOuter(node.expression);
-        const isCaught = (n: ts.Expression) => ts.isIdentifier(skipOuter(n)) && (skipOuter(n) as ts.Identifier).text === caught;
+        const isCaught = (n: ts.Expression) =>
+          ts.isIdentifier(skipOuter(n)) && (skipOuter(n) as ts.Identifier).text === caught;
         if (isCaught(thrown) || (ts.isCallExpression(thrown) && thrown.arguments.some(isCaught))) found = true;
       }
       if (!ts.isFunctionLike(node)) ts.forEachChild(node, visit);
@@ -124,7 +166,11 @@ export class FunctionWalker extends Evaluator {
     }
     // `request.actor()` is a hapi decoration (core/http/actor.ts), which the walk cannot follow: without
     // `{ anonymous: true }` it answers 401 unauthenticated to a request nobody signed.
-    if (name === 'actor' && ts.isPropertyAccessExpression(skipOuter(node.expression)) && !node.arguments.some((a) => /\banonymous\s*:\s*true\b/.test(a.getText()))) {
+    if (
+      name === 'actor' &&
+      ts.isPropertyAccessExpression(skipOuter(node.expression)) &&
+      !node.arguments.some((a) => /\banonymous\s*:\s*true\b/.test(a.getText()))
+    ) {
       this.addError(out, 401, 'unauthenticated');
       return;
     }
@@ -137,7 +183,8 @@ export class FunctionWalker extends Evaluator {
     // generics): a method name no class, object or interface of the program has (query builders,
     // collections) is a library call.
     const callee = skipOuter(node.expression);
-    if (ts.isPropertyAccessExpression(callee) && !this.projectMemberNames().has(callee.name.text)) return this.callbacks(node, env, out);
+    if (ts.isPropertyAccessExpression(callee) && !this.projectMemberNames().has(callee.name.text))
+      return this.callbacks(node, env, out);
     for (const target of this.targetsOf(node.expression, env)) {
       merge(out, this.walkFunction(target.fn, this.bind(target.fn, node.arguments, env, target.env)));
     }
@@ -154,7 +201,11 @@ export class FunctionWalker extends Evaluator {
   }
 
   protected construct(node: ts.NewExpression, env: Env, out: Effects): void {
-    const symbol = this.resolveAlias(this.checker.getSymbolAtLocation(ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression));
+    const symbol = this.resolveAlias(
+      this.checker.getSymbolAtLocation(
+        ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression,
+      ),
+    );
     const decl = symbol?.declarations?.[0];
     if (decl && decl.getSourceFile().fileName.includes('/@hapi/boom/') && symbol?.name === 'Boom') {
       const options = node.arguments?.[1];
@@ -164,7 +215,10 @@ export class FunctionWalker extends Evaluator {
     const signature = this.checker.getResolvedSignature(node);
     const ctor = signature?.declaration;
     if (ctor && ts.isConstructorDeclaration(ctor) && this.isProject(ctor.getSourceFile())) {
-      merge(out, this.walkFunction(ctor, this.bind(ctor, node.arguments ?? ts.factory.createNodeArray(), env, Env.empty)));
+      merge(
+        out,
+        this.walkFunction(ctor, this.bind(ctor, node.arguments ?? ts.factory.createNodeArray(), env, Env.empty)),
+      );
     }
   }
 
@@ -189,7 +243,12 @@ export class FunctionWalker extends Evaluator {
     // `cond ? 503 : 502` with `cond ? 'a' : 'b'`: the branches pair up.
     const s = skipOuter(statusExpr);
     const c = skipOuter(codeExpr);
-    if (!paths && ts.isConditionalExpression(s) && ts.isConditionalExpression(c) && s.condition.getText() === c.condition.getText()) {
+    if (
+      !paths &&
+      ts.isConditionalExpression(s) &&
+      ts.isConditionalExpression(c) &&
+      s.condition.getText() === c.condition.getText()
+    ) {
       this.record(s.whenTrue, c.whenTrue, env, site, out);
       this.record(s.whenFalse, c.whenFalse, env, site, out);
       return;
@@ -213,8 +272,19 @@ export class FunctionWalker extends Evaluator {
     out.errors.set(`${status} ${c}`, { status, code: c });
   }
 
-  protected addUnresolved(out: Effects, status: number | null, code: string | null, site: ts.Node, expression: string): void {
-    const entry: UnresolvedError = { status, code, file: this.rel(site), expression: expression.replace(/\s+/g, ' ').slice(0, 200) };
+  protected addUnresolved(
+    out: Effects,
+    status: number | null,
+    code: string | null,
+    site: ts.Node,
+    expression: string,
+  ): void {
+    const entry: UnresolvedError = {
+      status,
+      code,
+      file: this.rel(site),
+      expression: expression.replace(/\s+/g, ' ').slice(0, 200),
+    };
     out.unresolved.set(JSON.stringify(entry), entry);
   }
 }

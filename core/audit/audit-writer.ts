@@ -71,16 +71,26 @@ export class AuditWriter {
 }
 
 /** The fields whose values differ between two objects, for `changes`. */
-export function diffFields(before: Record<string, unknown>, after: Record<string, unknown>, fields?: string[]): Record<string, { before: unknown; after: unknown }> {
+export function diffFields(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  fields?: string[],
+): Record<string, { before: unknown; after: unknown }> {
   const out: Record<string, { before: unknown; after: unknown }> = {};
   for (const k of fields ?? Object.keys(after)) {
-    if (JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null)) out[k] = { before: before[k] ?? null, after: after[k] ?? null };
+    if (JSON.stringify(before[k] ?? null) !== JSON.stringify(after[k] ?? null))
+      out[k] = { before: before[k] ?? null, after: after[k] ?? null };
   }
   return out;
 }
 
-function redact(changes: Record<string, { before: unknown; after: unknown }>): Record<string, { before: unknown; after: unknown }> {
+function redact(
+  changes: Record<string, { before: unknown; after: unknown }>,
+): Record<string, { before: unknown; after: unknown }> {
   const out: Record<string, { before: unknown; after: unknown }> = {};
-  for (const [k, v] of Object.entries(changes)) out[k] = REDACT.test(k) ? { before: v.before == null ? null : '[redacted]', after: v.after == null ? null : '[redacted]' } : v;
+  for (const [k, v] of Object.entries(changes))
+    out[k] = REDACT.test(k)
+      ? { before: v.before == null ? null : '[redacted]', after: v.after == null ? null : '[redacted]' }
+      : v;
   return out;
 }

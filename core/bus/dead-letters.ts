@@ -52,7 +52,14 @@ function parseStoredMessage(row: DeadLetterRow): BusMessage {
   const envelope = readEnvelope(raw);
   if (envelope) return { ...envelope, attempt: attemptOf(raw) };
   // A row written by hand or by an older version: rebuild what the columns know.
-  return { id: row.message_id, type: row.type, orgId: row.org_id, occurredAt: toIso(row.failed_at), attempt: 0, payload: raw };
+  return {
+    id: row.message_id,
+    type: row.type,
+    orgId: row.org_id,
+    occurredAt: toIso(row.failed_at),
+    attempt: 0,
+    payload: raw,
+  };
 }
 
 function attemptOf(raw: unknown): number {

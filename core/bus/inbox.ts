@@ -51,7 +51,11 @@ export function idempotent<T = unknown>(
 export async function purgeInbox(db: Knex, olderThanMs: number): Promise<number> {
   // `returning` because knex-pglite reports no row count for a plain delete.
   const deleted = await db('inbox')
-    .where('handled_at', '<', db.raw(`now() - (?::bigint * interval '1 millisecond')`, [Math.max(0, Math.floor(olderThanMs))]))
+    .where(
+      'handled_at',
+      '<',
+      db.raw(`now() - (?::bigint * interval '1 millisecond')`, [Math.max(0, Math.floor(olderThanMs))]),
+    )
     .del()
     .returning('message_id');
   return deleted.length;

@@ -9,7 +9,14 @@ export type { Bus, BusMessage, ConsumerOptions, DeadLetter, MessageHandler, Outg
 export type { BusConfig, BusLog } from './support.js';
 export { MemoryBus, topicMatches, type MemoryBusOptions } from './memory-bus.js';
 export { RabbitBus, type RabbitBusOptions } from './rabbit-bus.js';
-export { Outbox, OutboxRelay, type OutboxAddOptions, type OutboxOptions, type OutboxRelayOptions, type RelayPass } from './outbox.js';
+export {
+  Outbox,
+  OutboxRelay,
+  type OutboxAddOptions,
+  type OutboxOptions,
+  type OutboxRelayOptions,
+  type RelayPass,
+} from './outbox.js';
 export { idempotent, purgeInbox, type IdempotentOptions, type TransactionalHandler } from './inbox.js';
 export { listDeadLetters, recordDeadLetter } from './dead-letters.js';
 

@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 import type { Bus, BusMessage, ConsumerOptions, DeadLetter, MessageHandler, OutgoingMessage } from './bus.js';
 import { listDeadLetters, recordDeadLetter } from './dead-letters.js';
-import { backoffDelay, errorMessage, envelopeJson, readEnvelope, silentLog, type BusConfig, type BusLog } from './support.js';
+import {
+  backoffDelay,
+  errorMessage,
+  envelopeJson,
+  readEnvelope,
+  silentLog,
+  type BusConfig,
+  type BusLog,
+} from './support.js';
 
 /**
  * AMQP topic matching: words are separated by `.`, `*` matches exactly one word and `#` zero or
@@ -87,7 +95,10 @@ class MemoryQueue {
     this.ready.length = 0;
     if (dropped.length > 0) {
       const ids = dropped.map((d) => readEnvelope(JSON.parse(d.body))?.id ?? '?');
-      this.deps.log.warn({ consumer: this.name, dropped: dropped.length, messageIds: ids }, 'in-process bus stopped with undelivered messages');
+      this.deps.log.warn(
+        { consumer: this.name, dropped: dropped.length, messageIds: ids },
+        'in-process bus stopped with undelivered messages',
+      );
     }
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
@@ -118,7 +129,13 @@ class MemoryQueue {
   }
 
   private async onFailure(delivery: Delivery, message: BusMessage, err: unknown): Promise<void> {
-    const fields = { consumer: this.name, messageId: message.id, type: message.type, attempt: message.attempt, err: errorMessage(err) };
+    const fields = {
+      consumer: this.name,
+      messageId: message.id,
+      type: message.type,
+      attempt: message.attempt,
+      err: errorMessage(err),
+    };
     if (message.attempt >= this.settings.maxAttempts) {
       this.deps.log.error(fields, 'message dead-lettered after its last attempt');
       await this.deadLetter(message, err);

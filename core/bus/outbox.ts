@@ -98,9 +98,12 @@ export class Outbox {
 
 export type OutboxEvent = OutboxAddOptions & { type: string; payload: unknown };
 
-function outboxRows(events: ReadonlyArray<OutboxEvent>): { id: string; type: string; org_id: string | null; payload: string }[] {
+function outboxRows(
+  events: ReadonlyArray<OutboxEvent>,
+): { id: string; type: string; org_id: string | null; payload: string }[] {
   return events.map(({ type, payload, id, orgId }) => {
-    if (type.length > 255 || !ROUTING_KEY.test(type)) throw new TypeError(`outbox: "${type}" is not a routing key like "plugin.event"`);
+    if (type.length > 255 || !ROUTING_KEY.test(type))
+      throw new TypeError(`outbox: "${type}" is not a routing key like "plugin.event"`);
     // Stringified: pg would turn a JS array into a Postgres array, not JSON.
     const json = JSON.stringify(payload);
     if (json === undefined) throw new TypeError('outbox: payload must be JSON-serialisable');
@@ -212,7 +215,11 @@ export class OutboxRelay {
     // `returning` because knex-pglite reports no row count for a plain delete.
     const deleted = await this.db('outbox')
       .whereNotNull('published_at')
-      .where('published_at', '<', this.db.raw(`now() - (?::bigint * interval '1 millisecond')`, [Math.max(0, Math.floor(olderThanMs))]))
+      .where(
+        'published_at',
+        '<',
+        this.db.raw(`now() - (?::bigint * interval '1 millisecond')`, [Math.max(0, Math.floor(olderThanMs))]),
+      )
       .del()
       .returning('id');
     return deleted.length;
@@ -257,7 +264,10 @@ export class OutboxRelay {
           next_attempt_at: trx.raw(`now() + (?::bigint * interval '1 millisecond')`, [delay]),
         });
     }
-    this.log.warn({ rows: rows.length, firstId: rows[0]?.id, err: lastError }, 'outbox publish failed; rows kept for a later attempt');
+    this.log.warn(
+      { rows: rows.length, firstId: rows[0]?.id, err: lastError },
+      'outbox publish failed; rows kept for a later attempt',
+    );
   }
 
   private async run(): Promise<void> {

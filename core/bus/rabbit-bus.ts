@@ -1,9 +1,26 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { Connection, ConsumerStatus, type AsyncMessage, type Consumer, type ConnectionOptions, type Envelope, type Publisher } from 'rabbitmq-client';
+import {
+  Connection,
+  ConsumerStatus,
+  type AsyncMessage,
+  type Consumer,
+  type ConnectionOptions,
+  type Envelope,
+  type Publisher,
+} from 'rabbitmq-client';
 import type { Bus, BusMessage, ConsumerOptions, DeadLetter, MessageHandler, OutgoingMessage } from './bus.js';
 import { listDeadLetters, recordDeadLetter } from './dead-letters.js';
-import { backoffDelay, envelopeJson, errorMessage, readEnvelope, silentLog, withTimeout, type BusConfig, type BusLog } from './support.js';
+import {
+  backoffDelay,
+  envelopeJson,
+  errorMessage,
+  readEnvelope,
+  silentLog,
+  withTimeout,
+  type BusConfig,
+  type BusLog,
+} from './support.js';
 
 export interface RabbitBusOptions {
   /** Database holding the `dead_letters` table. */
@@ -14,7 +31,10 @@ export interface RabbitBusOptions {
   /** How long `start` and `startConsumers` wait for the broker before carrying on in the background. Default 10 s. */
   connectTimeoutMs?: number;
   /** rabbitmq-client connection settings (reconnect back-off, heartbeat, name); tests shorten them. */
-  connection?: Pick<ConnectionOptions, 'retryLow' | 'retryHigh' | 'heartbeat' | 'connectionName' | 'acquireTimeout' | 'connectionTimeout'>;
+  connection?: Pick<
+    ConnectionOptions,
+    'retryLow' | 'retryHigh' | 'heartbeat' | 'connectionName' | 'acquireTimeout' | 'connectionTimeout'
+  >;
 }
 
 /** Attempt number of a delivery; absent on the first one. */
@@ -92,7 +112,10 @@ export class RabbitBus implements Bus {
       await conn.onConnect(this.connectTimeoutMs, true);
       await conn.exchangeDeclare(this.exchangeDeclaration());
     } catch (err) {
-      this.log.error({ err: errorMessage(err), exchange: this.config.exchange }, 'RabbitMQ not reachable at start; reconnecting in the background');
+      this.log.error(
+        { err: errorMessage(err), exchange: this.config.exchange },
+        'RabbitMQ not reachable at start; reconnecting in the background',
+      );
     }
   }
 
@@ -129,7 +152,9 @@ export class RabbitBus implements Bus {
     this.defs.set(name, def);
     // Declared after startConsumers (a plugin loaded late): start it right away, like the others.
     if (this.consuming) {
-      this.startConsumer(def).catch((err: unknown) => this.log.error({ consumer: name, err: errorMessage(err) }, 'consumer failed to start'));
+      this.startConsumer(def).catch((err: unknown) =>
+        this.log.error({ consumer: name, err: errorMessage(err) }, 'consumer failed to start'),
+      );
     }
   }
 
@@ -227,7 +252,9 @@ export class RabbitBus implements Bus {
       },
       (msg) => this.onDelivery(def, requeuer, msg),
     );
-    consumer.on('error', (err: unknown) => this.log.warn({ consumer: def.name, err: errorMessage(err) }, 'RabbitMQ consumer error'));
+    consumer.on('error', (err: unknown) =>
+      this.log.warn({ consumer: def.name, err: errorMessage(err) }, 'RabbitMQ consumer error'),
+    );
     this.runtimes.push({ def, consumer, requeuer });
     await this.waitReady(def, consumer);
   }
@@ -238,7 +265,10 @@ export class RabbitBus implements Bus {
       await withTimeout(this.connectTimeoutMs, `consumer ${def.name} setup`, ready);
       await this.declareRetryQueues(def);
     } catch (err) {
-      this.log.error({ consumer: def.name, err: errorMessage(err) }, 'consumer not ready yet; it starts when RabbitMQ is reachable');
+      this.log.error(
+        { consumer: def.name, err: errorMessage(err) },
+        'consumer not ready yet; it starts when RabbitMQ is reachable',
+      );
     }
   }
 
@@ -246,7 +276,11 @@ export class RabbitBus implements Bus {
   private async declareRetryQueues(def: ConsumerDef): Promise<void> {
     const { conn } = this.started();
     const { main, retry, dead } = def.queues;
-    await conn.queueDeclare({ queue: retry, durable: true, arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': main } });
+    await conn.queueDeclare({
+      queue: retry,
+      durable: true,
+      arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': main },
+    });
     await conn.queueDeclare({ queue: dead, durable: true });
   }
 
@@ -270,13 +304,22 @@ export class RabbitBus implements Bus {
    * propagates: the delivery is requeued and the handler runs again with the same attempt.
    */
   private async afterFailure(def: ConsumerDef, requeuer: Publisher, message: BusMessage, err: unknown): Promise<void> {
-    const fields = { consumer: def.name, messageId: message.id, type: message.type, attempt: message.attempt, err: errorMessage(err) };
+    const fields = {
+      consumer: def.name,
+      messageId: message.id,
+      type: message.type,
+      attempt: message.attempt,
+      err: errorMessage(err),
+    };
     try {
       if (message.attempt >= def.maxAttempts) {
         this.log.error(fields, 'message dead-lettered after its last attempt');
         // The table first: it is what operators look at, and a failure here leaves no copy in `.dead`.
         await recordDeadLetter(this.options.db, def.name, message, err);
-        await this.send(requeuer, def.queues.dead, message, { [ATTEMPT_HEADER]: message.attempt, 'x-error': errorMessage(err).slice(0, 500) });
+        await this.send(requeuer, def.queues.dead, message, {
+          [ATTEMPT_HEADER]: message.attempt,
+          'x-error': errorMessage(err).slice(0, 500),
+        });
         return;
       }
       const delay = backoffDelay(def.backoffMs, message.attempt);
@@ -291,9 +334,19 @@ export class RabbitBus implements Bus {
   }
 
   /** Publishes straight to a queue through the default exchange and waits for the confirm. */
-  private async send(requeuer: Publisher, queue: string, message: BusMessage, headers: Record<string, unknown>, expiration?: string): Promise<void> {
+  private async send(
+    requeuer: Publisher,
+    queue: string,
+    message: BusMessage,
+    headers: Record<string, unknown>,
+    expiration?: string,
+  ): Promise<void> {
     const envelope: Envelope = { exchange: '', routingKey: queue, ...messageProperties(message), headers, expiration };
-    await withTimeout(this.publishTimeoutMs, `publish to ${queue}`, requeuer.send(envelope, Buffer.from(envelopeJson(message))));
+    await withTimeout(
+      this.publishTimeoutMs,
+      `publish to ${queue}`,
+      requeuer.send(envelope, Buffer.from(envelopeJson(message))),
+    );
   }
 
   private async dropUnreadable(def: ConsumerDef, msg: AsyncMessage, attempt: number): Promise<ConsumerStatus> {
@@ -306,9 +359,12 @@ export class RabbitBus implements Bus {
       attempt,
       payload: raw.slice(0, 10_000),
     };
-    this.log.error({ consumer: def.name, messageId: message.id, type: message.type }, 'unreadable message sent to the dead-letter queue');
-    await recordDeadLetter(this.options.db, def.name, message, new Error('message body is not a bus envelope')).catch((err: unknown) =>
-      this.log.error({ consumer: def.name, err: errorMessage(err) }, 'could not store dead letter'),
+    this.log.error(
+      { consumer: def.name, messageId: message.id, type: message.type },
+      'unreadable message sent to the dead-letter queue',
+    );
+    await recordDeadLetter(this.options.db, def.name, message, new Error('message body is not a bus envelope')).catch(
+      (err: unknown) => this.log.error({ consumer: def.name, err: errorMessage(err) }, 'could not store dead letter'),
     );
     return ConsumerStatus.DROP;
   }
@@ -318,7 +374,9 @@ export class RabbitBus implements Bus {
       this.log.warn({ exchange: this.config.exchange }, 'broker unreachable; queues not deleted');
       return;
     }
-    const deletions = [...this.defs.values()].flatMap((def) => [def.queues.main, def.queues.retry, def.queues.dead].map((queue) => () => conn.queueDelete({ queue })));
+    const deletions = [...this.defs.values()].flatMap((def) =>
+      [def.queues.main, def.queues.retry, def.queues.dead].map((queue) => () => conn.queueDelete({ queue })),
+    );
     for (const remove of deletions) await this.bestEffort(remove);
     await this.bestEffort(() => conn.exchangeDelete({ exchange: this.config.exchange }));
   }

@@ -129,7 +129,9 @@ export function validateAdapterOptions<O>(identifier: string, schema: Joi.Object
   const { error, value } = schema.validate(options ?? {}, { abortEarly: false, convert: true });
   if (!error) return value;
   const errors = error.details.map((d) => ({ path: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') }));
-  const lines = errors.map((e) => `  - config key adapters.options.${identifier}${e.path ? `.${e.path}` : ''}: ${e.message}`);
+  const lines = errors.map(
+    (e) => `  - config key adapters.options.${identifier}${e.path ? `.${e.path}` : ''}: ${e.message}`,
+  );
   throw new AdapterOptionsError(`invalid options for adapter ${identifier}:\n${lines.join('\n')}`, errors);
 }
 
@@ -231,7 +233,12 @@ export function safeEqual(a: string, b: string): boolean {
  * Checks a `sha256=<hex>` signature header (GitHub's X-Hub-Signature-256, the `mime` email
  * webhook's X-Webhook-Signature) over the raw body. False for a missing or malformed header.
  */
-export function verifySha256Header(headers: RawHeaders, header: string, secret: string | Buffer, rawBody: Buffer): boolean {
+export function verifySha256Header(
+  headers: RawHeaders,
+  header: string,
+  secret: string | Buffer,
+  rawBody: Buffer,
+): boolean {
   const value = headerValue(headers, header);
   if (!value || !/^sha256=[0-9a-f]{64}$/i.test(value.trim())) return false;
   return safeEqual(value.trim().slice(7).toLowerCase(), hmacSha256Hex(secret, rawBody));

@@ -22,7 +22,14 @@ export type JobStatus = 'succeeded' | 'failed' | 'cancelled';
 export const JOB_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 export type TicketCategory = 'usage' | 'config' | 'docs' | 'bug' | 'feature_request' | 'unknown';
-export const TICKET_CATEGORIES: readonly TicketCategory[] = ['usage', 'config', 'docs', 'bug', 'feature_request', 'unknown'];
+export const TICKET_CATEGORIES: readonly TicketCategory[] = [
+  'usage',
+  'config',
+  'docs',
+  'bug',
+  'feature_request',
+  'unknown',
+];
 
 /** What the job knows of its ticket (snake_case: this is the job payload of `GET /v1/jobs/{id}`). */
 export interface JobTicketSummary {

@@ -12,21 +12,27 @@ import {
 
 /** Status of a sending or receiving domain (spec: Domain.status). */
 export type DomainStatus =
-  | 'not_started'
-  | 'pending'
-  | 'verified'
-  | 'partially_verified'
-  | 'partially_failed'
-  | 'failed'
-  | 'temporary_failure';
+  'not_started' | 'pending' | 'verified' | 'partially_verified' | 'partially_failed' | 'failed' | 'temporary_failure';
 
 export const DOMAIN_STATUSES: readonly DomainStatus[] = [
-  'not_started', 'pending', 'verified', 'partially_verified', 'partially_failed', 'failed', 'temporary_failure',
+  'not_started',
+  'pending',
+  'verified',
+  'partially_verified',
+  'partially_failed',
+  'failed',
+  'temporary_failure',
 ];
 
 /** Status of one DNS record (spec: DnsRecord.status). */
 export type DnsRecordStatus = 'not_started' | 'pending' | 'verified' | 'failed' | 'temporary_failure';
-export const DNS_RECORD_STATUSES: readonly DnsRecordStatus[] = ['not_started', 'pending', 'verified', 'failed', 'temporary_failure'];
+export const DNS_RECORD_STATUSES: readonly DnsRecordStatus[] = [
+  'not_started',
+  'pending',
+  'verified',
+  'failed',
+  'temporary_failure',
+];
 
 export type DnsRecordType = 'MX' | 'TXT' | 'CNAME' | 'A' | 'AAAA' | 'CAA';
 export const DNS_RECORD_TYPES: readonly DnsRecordType[] = ['MX', 'TXT', 'CNAME', 'A', 'AAAA', 'CAA'];
@@ -288,7 +294,12 @@ export function parseMimeDelivery(delivery: InboundDelivery, secret: string | un
   if (delivery.rawBody.length === 0) throw new PayloadError('the message is empty');
   const providerMessageId = `mime-${hmacSha256Hex('message-id', delivery.rawBody).slice(0, 32)}`;
   return {
-    emails: recipients.map((recipient) => ({ recipient, raw: delivery.rawBody, providerVerdicts: {}, providerMessageId })),
+    emails: recipients.map((recipient) => ({
+      recipient,
+      raw: delivery.rawBody,
+      providerVerdicts: {},
+      providerMessageId,
+    })),
     events: [],
   };
 }

@@ -14,8 +14,17 @@ export type CodeHostEventKind =
   | 'check'
   | 'other';
 export const CODE_HOST_EVENT_KINDS: readonly CodeHostEventKind[] = [
-  'ping', 'installation', 'installation_repositories', 'repository', 'issue', 'issue_comment', 'pull_request',
-  'pull_request_review', 'push', 'check', 'other',
+  'ping',
+  'installation',
+  'installation_repositories',
+  'repository',
+  'issue',
+  'issue_comment',
+  'pull_request',
+  'pull_request_review',
+  'push',
+  'check',
+  'other',
 ];
 
 /** One webhook delivery, read. Later issues narrow `payload` per kind. */

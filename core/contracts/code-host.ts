@@ -1,10 +1,26 @@
 import Joi from 'joi';
 import { AbstractAdapter, verifySha256Header, type RawHeaders } from './adapter.js';
 import type {
-  CiStatus, LabelInput, MergeInput, OpenPullRequestInput, PullRequest, ReleaseInput, TagInput, UpdatePullRequestInput,
+  CiStatus,
+  LabelInput,
+  MergeInput,
+  OpenPullRequestInput,
+  PullRequest,
+  ReleaseInput,
+  TagInput,
+  UpdatePullRequestInput,
 } from './code-host-changes.js';
 import type { CodeHostEvent } from './code-host-events.js';
-import type { Branch, CompareResult, GitAccess, Installation, RepoFile, RepoRef, Repository, TreeEntry } from './code-host-repositories.js';
+import type {
+  Branch,
+  CompareResult,
+  GitAccess,
+  Installation,
+  RepoFile,
+  RepoRef,
+  Repository,
+  TreeEntry,
+} from './code-host-repositories.js';
 import type { AuthorizeInput, CodeHostUser, ExchangeInput } from './code-host-sign-in.js';
 
 // The contract's types, by concept; partners keep importing them from here or from index.ts.
@@ -237,7 +253,10 @@ export const codeHostOptionKeys: Joi.PartialSchemaMap<CodeHostOptions> = {
 export const codeHostOptionsSchema = Joi.object<CodeHostOptions>(codeHostOptionKeys);
 
 /** Base of code hosts: options, the X-Hub-Signature-256 check and the PKCE helpers. */
-export abstract class AbstractCodeHost<O extends CodeHostOptions = CodeHostOptions> extends AbstractAdapter<O> implements CodeHost {
+export abstract class AbstractCodeHost<O extends CodeHostOptions = CodeHostOptions>
+  extends AbstractAdapter<O>
+  implements CodeHost
+{
   static override optionsSchema: Joi.ObjectSchema<CodeHostOptions> = codeHostOptionsSchema;
 
   abstract installUrl(state: string): Promise<string>;

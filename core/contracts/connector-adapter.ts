@@ -3,19 +3,24 @@ import { AbstractAdapter, type RawHeaders } from './adapter.js';
 
 /** Kinds of log source (spec: Connector.kind). */
 export type ConnectorKind = 'error_tracker' | 'metrics_platform' | 'cloud_logs' | 'endpoint';
-export const CONNECTOR_KINDS: readonly ConnectorKind[] = ['error_tracker', 'metrics_platform', 'cloud_logs', 'endpoint'];
+export const CONNECTOR_KINDS: readonly ConnectorKind[] = [
+  'error_tracker',
+  'metrics_platform',
+  'cloud_logs',
+  'endpoint',
+];
 
 /** Names of connector secrets (spec: Connector.secrets[].name). */
 export type ConnectorSecretName =
-  | 'client_secret'
-  | 'auth_token'
-  | 'api_key'
-  | 'application_key'
-  | 'access_key_id'
-  | 'secret_access_key'
-  | 'token';
+  'client_secret' | 'auth_token' | 'api_key' | 'application_key' | 'access_key_id' | 'secret_access_key' | 'token';
 export const CONNECTOR_SECRET_NAMES: readonly ConnectorSecretName[] = [
-  'client_secret', 'auth_token', 'api_key', 'application_key', 'access_key_id', 'secret_access_key', 'token',
+  'client_secret',
+  'auth_token',
+  'api_key',
+  'application_key',
+  'access_key_id',
+  'secret_access_key',
+  'token',
 ];
 
 /**
@@ -32,7 +37,13 @@ export type SettingsIssueCode =
   | 'invalid_region'
   | 'external_id_mismatch';
 export const SETTINGS_ISSUE_CODES: readonly SettingsIssueCode[] = [
-  'missing_field', 'unknown_field', 'invalid_value', 'invalid_url', 'insecure_url', 'blocked_address', 'invalid_region',
+  'missing_field',
+  'unknown_field',
+  'invalid_value',
+  'invalid_url',
+  'insecure_url',
+  'blocked_address',
+  'invalid_region',
   'external_id_mismatch',
 ];
 
@@ -83,8 +94,17 @@ export type ConnectorTestCode =
   | 'rate_limited'
   | 'provider_error';
 export const CONNECTOR_TEST_CODES: readonly ConnectorTestCode[] = [
-  'ok', 'awaiting_delivery', 'receiving', 'invalid_settings', 'unauthorized', 'forbidden', 'not_found', 'unreachable',
-  'blocked_address', 'rate_limited', 'provider_error',
+  'ok',
+  'awaiting_delivery',
+  'receiving',
+  'invalid_settings',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'unreachable',
+  'blocked_address',
+  'rate_limited',
+  'provider_error',
 ];
 
 /**
@@ -198,7 +218,11 @@ export interface ConnectorAdapter {
    * adapter.validateSettings({ region: 'mars-1' }, {}, { expectedExternalId: 'pw-123' })
    * // [{ code: 'invalid_region', field: 'config.region', message: '…' }, { code: 'missing_field', field: 'config.role_arn', … }]
    */
-  validateSettings(config: Record<string, unknown>, secrets: Record<string, string>, context?: SettingsContext): SettingsIssue[];
+  validateSettings(
+    config: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context?: SettingsContext,
+  ): SettingsIssue[];
 
   /**
    * Tries the settings against the provider. Failures are answers (`ok: false` with a code),
@@ -278,23 +302,35 @@ export abstract class AbstractConnectorAdapter<O extends ConnectorAdapterOptions
   abstract test(settings: ConnectorSettings): Promise<ConnectorTestResult>;
 
   /** Vendor checks after the shared ones (regions, external id, …). */
-  protected checkSettings(_config: Record<string, unknown>, _secrets: Record<string, string>, _context: SettingsContext): SettingsIssue[] {
+  protected checkSettings(
+    _config: Record<string, unknown>,
+    _secrets: Record<string, string>,
+    _context: SettingsContext,
+  ): SettingsIssue[] {
     return [];
   }
 
-  validateSettings(config: Record<string, unknown>, secrets: Record<string, string>, context: SettingsContext = {}): SettingsIssue[] {
+  validateSettings(
+    config: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: SettingsContext = {},
+  ): SettingsIssue[] {
     const issues: SettingsIssue[] = [];
     for (const field of this.requiredConfig) {
       const v = config[field];
-      if (v === undefined || v === null || v === '') issues.push(settingsIssue('missing_field', `config.${field}`, `${field} is required`));
+      if (v === undefined || v === null || v === '')
+        issues.push(settingsIssue('missing_field', `config.${field}`, `${field} is required`));
     }
     const stored = new Set<string>(context.storedSecrets ?? []);
     for (const name of this.requiredSecrets) {
-      if (!secrets[name] && !stored.has(name)) issues.push(settingsIssue('missing_field', `secrets.${name}`, `secret ${name} is required`));
+      if (!secrets[name] && !stored.has(name))
+        issues.push(settingsIssue('missing_field', `secrets.${name}`, `secret ${name} is required`));
     }
     for (const name of Object.keys(secrets)) {
       if (!(this.secretNames as readonly string[]).includes(name)) {
-        issues.push(settingsIssue('unknown_field', `secrets.${name}`, `${this.kind} connectors take no secret ${name}`));
+        issues.push(
+          settingsIssue('unknown_field', `secrets.${name}`, `${this.kind} connectors take no secret ${name}`),
+        );
       }
     }
     return [...issues, ...this.checkSettings(config, secrets, context)];
@@ -318,7 +354,17 @@ export abstract class AbstractConnectorAdapter<O extends ConnectorAdapterOptions
   protected pushOnlyTestResult(settings: ConnectorSettings): ConnectorTestResult {
     const last = settings.lastDeliveryAt ?? null;
     return last
-      ? { ok: null, code: 'receiving', message: 'events are arriving', details: { last_delivery_at: last.toISOString() } }
-      : { ok: null, code: 'awaiting_delivery', message: 'no event has arrived yet', details: { last_delivery_at: null } };
+      ? {
+          ok: null,
+          code: 'receiving',
+          message: 'events are arriving',
+          details: { last_delivery_at: last.toISOString() },
+        }
+      : {
+          ok: null,
+          code: 'awaiting_delivery',
+          message: 'no event has arrived yet',
+          details: { last_delivery_at: null },
+        };
   }
 }

@@ -12,7 +12,12 @@ export type SsoTestError =
   | 'certificate_invalid'
   | 'certificate_expired';
 export const SSO_TEST_ERRORS: readonly SsoTestError[] = [
-  'discovery_failed', 'issuer_mismatch', 'insecure_issuer', 'blocked_address', 'certificate_invalid', 'certificate_expired',
+  'discovery_failed',
+  'issuer_mismatch',
+  'insecure_issuer',
+  'blocked_address',
+  'certificate_invalid',
+  'certificate_expired',
 ];
 
 /** The service's own addresses for one connection (spec: SsoConnection.service_provider). */
@@ -108,7 +113,13 @@ export type SignInErrorCode =
   | 'email_missing'
   | 'idp_error';
 export const SIGN_IN_ERROR_CODES: readonly SignInErrorCode[] = [
-  'state_mismatch', 'invalid_response', 'signature_invalid', 'expired', 'audience_mismatch', 'email_missing', 'idp_error',
+  'state_mismatch',
+  'invalid_response',
+  'signature_invalid',
+  'expired',
+  'audience_mismatch',
+  'email_missing',
+  'idp_error',
 ];
 
 /** A sign-in callback the provider refused; the route answers the sign-in page with the code. */
@@ -156,7 +167,11 @@ export interface IdentityProvider {
    *
    * @example const { subject, email, emailVerified } = await idp.completeSignIn(conn, callback, pending)
    */
-  completeSignIn(conn: SsoConnectionSettings, input: SignInCallback, pending: Record<string, unknown>): Promise<SsoIdentity>;
+  completeSignIn(
+    conn: SsoConnectionSettings,
+    input: SignInCallback,
+    pending: Record<string, unknown>,
+  ): Promise<SsoIdentity>;
 
   /**
    * The service provider metadata XML (SAML only; `GET /v1/auth/sso/saml/{id}/metadata`).
@@ -202,7 +217,11 @@ export abstract class AbstractIdentityProvider<O extends IdentityProviderOptions
   abstract readonly protocol: SsoProtocol;
   abstract testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult>;
   abstract startSignIn(conn: SsoConnectionSettings, input: StartSignInInput): Promise<StartSignInResult>;
-  abstract completeSignIn(conn: SsoConnectionSettings, input: SignInCallback, pending: Record<string, unknown>): Promise<SsoIdentity>;
+  abstract completeSignIn(
+    conn: SsoConnectionSettings,
+    input: SignInCallback,
+    pending: Record<string, unknown>,
+  ): Promise<SsoIdentity>;
 
   /** Throws `state_mismatch` unless the callback's state equals the one kept. */
   protected assertState(received: string | undefined, pending: Record<string, unknown>): void {
@@ -213,10 +232,16 @@ export abstract class AbstractIdentityProvider<O extends IdentityProviderOptions
 
   /** Builds the identity, refusing one without a usable email. */
   protected identity(subject: unknown, email: unknown, emailVerified: unknown, name: unknown): SsoIdentity {
-    if (typeof subject !== 'string' || subject === '') throw new SignInError('invalid_response', 'the identity has no subject');
+    if (typeof subject !== 'string' || subject === '')
+      throw new SignInError('invalid_response', 'the identity has no subject');
     if (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+$/.test(email)) {
       throw new SignInError('email_missing', 'the identity provider sent no email address');
     }
-    return { subject, email: email.toLowerCase(), emailVerified: emailVerified === true, name: typeof name === 'string' ? name : null };
+    return {
+      subject,
+      email: email.toLowerCase(),
+      emailVerified: emailVerified === true,
+      name: typeof name === 'string' ? name : null,
+    };
   }
 }

@@ -2,10 +2,21 @@ import Joi from 'joi';
 import { AbstractAdapter, type RawHeaders } from './adapter.js';
 import { TOPUP_FIXES, type PriceList, type TopupPackId } from './payment-catalog.js';
 import type {
-  ConnectOnboarding, ConnectOnboardingInput, ResaleCollection, ResaleCollectionInput, ResaleState, UpdateResaleInput,
+  ConnectOnboarding,
+  ConnectOnboardingInput,
+  ResaleCollection,
+  ResaleCollectionInput,
+  ResaleState,
+  UpdateResaleInput,
 } from './payment-resale.js';
 import type {
-  ChangePlanInput, CheckoutInput, CheckoutSession, PortalInput, SetItemQuantityInput, SubscriptionState, UpdateAddonsInput,
+  ChangePlanInput,
+  CheckoutInput,
+  CheckoutSession,
+  PortalInput,
+  SetItemQuantityInput,
+  SubscriptionState,
+  UpdateAddonsInput,
 } from './payment-subscriptions.js';
 import type { PaymentEvent, PaymentHost, HostedPaymentPage } from './payment-webhooks.js';
 
@@ -147,7 +158,9 @@ export interface PaymentProviderOptions {
 
 export const paymentProviderOptionKeys: Joi.PartialSchemaMap<PaymentProviderOptions> = {
   webhookSecret: Joi.string().min(16),
-  currency: Joi.string().pattern(/^[a-z]{3}$/).default('usd'),
+  currency: Joi.string()
+    .pattern(/^[a-z]{3}$/)
+    .default('usd'),
   baseUrl: Joi.string().uri({ scheme: ['http', 'https'] }),
 };
 

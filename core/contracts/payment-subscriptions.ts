@@ -5,7 +5,13 @@ import type { ResaleTransfer } from './payment-resale.js';
 /** Subscription status (spec: subscription_status). */
 export type SubscriptionStatus = 'none' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'incomplete' | 'lifetime';
 export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
-  'none', 'trialing', 'active', 'past_due', 'canceled', 'incomplete', 'lifetime',
+  'none',
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'incomplete',
+  'lifetime',
 ];
 
 /** Who pays: an existing provider customer, or the details to create one. */

@@ -18,8 +18,15 @@ export type PaymentEventType =
   | 'resale.updated'
   | 'unhandled';
 export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = [
-  'checkout.completed', 'subscription.updated', 'subscription.deleted', 'invoice.paid', 'invoice.payment_failed',
-  'topup.paid', 'account.updated', 'resale.updated', 'unhandled',
+  'checkout.completed',
+  'subscription.updated',
+  'subscription.deleted',
+  'invoice.paid',
+  'invoice.payment_failed',
+  'topup.paid',
+  'account.updated',
+  'resale.updated',
+  'unhandled',
 ];
 
 interface PaymentEventBase {
@@ -44,8 +51,21 @@ export type PaymentEvent =
     })
   | (PaymentEventBase & { type: 'subscription.updated' | 'subscription.deleted'; subscription: SubscriptionState })
   | (PaymentEventBase & { type: 'invoice.paid' | 'invoice.payment_failed'; invoice: InvoiceInfo })
-  | (PaymentEventBase & { type: 'topup.paid'; pack: TopupPackId; fixes: number; amountUsd: number; paymentId: string; customerId: string })
-  | (PaymentEventBase & { type: 'account.updated'; accountId: string; chargesEnabled: boolean; payoutsEnabled: boolean; detailsSubmitted: boolean })
+  | (PaymentEventBase & {
+      type: 'topup.paid';
+      pack: TopupPackId;
+      fixes: number;
+      amountUsd: number;
+      paymentId: string;
+      customerId: string;
+    })
+  | (PaymentEventBase & {
+      type: 'account.updated';
+      accountId: string;
+      chargesEnabled: boolean;
+      payoutsEnabled: boolean;
+      detailsSubmitted: boolean;
+    })
   | (PaymentEventBase & { type: 'resale.updated'; resale: ResaleState })
   | (PaymentEventBase & { type: 'unhandled'; providerType: string });
 

@@ -57,7 +57,10 @@ export interface ClientRequest {
 export function clientAddress(request: ClientRequest, trustProxy: TrustProxy): string {
   const socket = request.info.remoteAddress || 'unknown';
   if (trustProxy === false || trustProxy === 0) return socket;
-  const forwarded = (headerText(request.headers, 'x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const forwarded = (headerText(request.headers, 'x-forwarded-for') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (forwarded.length === 0) return socket;
   // Nearest first: the socket is the last proxy, each proxy appended the address it saw.
   const chain = [socket, ...forwarded.reverse()];
@@ -94,12 +97,28 @@ export type RequestDetails = Pick<Actor, 'ip' | 'userAgent' | 'requestId'>;
 
 /** Where a call came from, under the trust rule (services that get the raw request: sign-in, invitations). */
 export function requestDetails(request: ClientRequest, trustProxy: TrustProxy): RequestDetails {
-  return { ip: clientAddress(request, trustProxy), userAgent: userAgentOf(request), requestId: request.info.id ?? null };
+  return {
+    ip: clientAddress(request, trustProxy),
+    userAgent: userAgentOf(request),
+    requestId: request.info.id ?? null,
+  };
 }
 
 /** A user who has just proved who they are (sign-up, sign-in link, invitation, recovery) and holds no principal yet. */
-export function userActor(user: { id: string; email: string | null; org_id: string }, from: RequestDetails = NO_REQUEST): Actor & { type: 'user' } {
-  return { type: 'user', id: user.id, email: user.email, orgId: user.org_id, userId: user.id, tokenId: null, principal: null, ...from };
+export function userActor(
+  user: { id: string; email: string | null; org_id: string },
+  from: RequestDetails = NO_REQUEST,
+): Actor & { type: 'user' } {
+  return {
+    type: 'user',
+    id: user.id,
+    email: user.email,
+    orgId: user.org_id,
+    userId: user.id,
+    tokenId: null,
+    principal: null,
+    ...from,
+  };
 }
 
 /** The actor of a request under a trust rule: signed in, or anonymous with the request details. */
@@ -107,7 +126,16 @@ export function requestActor(request: Request, trustProxy: TrustProxy): Actor {
   const from = requestDetails(request, trustProxy);
   const p = principalOf(request);
   if (p) return actorOfPrincipal(p, from);
-  return { type: 'anonymous', id: null, email: null, orgId: null, userId: null, tokenId: null, principal: null, ...from };
+  return {
+    type: 'anonymous',
+    id: null,
+    email: null,
+    orgId: null,
+    userId: null,
+    tokenId: null,
+    principal: null,
+    ...from,
+  };
 }
 
 declare module '@hapi/hapi' {

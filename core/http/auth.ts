@@ -44,7 +44,10 @@ const UNSAFE = new Set(['post', 'put', 'patch', 'delete']);
  * `job`, the Origin check for cookie-authenticated unsafe requests, and role checks from
  * `options.plugins.patchwell.roles` / `staff`.
  */
-export function registerAuth(server: Server, opts: { resolvers: () => AuthResolver[]; allowedOrigins: string[]; trustProxy: TrustProxy }): void {
+export function registerAuth(
+  server: Server,
+  opts: { resolvers: () => AuthResolver[]; allowedOrigins: string[]; trustProxy: TrustProxy },
+): void {
   registerActor(server, opts.trustProxy);
   const allowed = new Set(opts.allowedOrigins.map((o) => new URL(o).origin));
 
@@ -120,10 +123,15 @@ export function requirePrincipal(request: Request): Principal {
  * The one policy check every plugin uses: role membership, staff-only, and workspace access.
  * Throws 403 forbidden.
  */
-export function authorize(principal: Principal, rule: { roles?: readonly Role[]; staff?: boolean; workspaceId?: string | null }): void {
+export function authorize(
+  principal: Principal,
+  rule: { roles?: readonly Role[]; staff?: boolean; workspaceId?: string | null },
+): void {
   if (rule.staff && !principal.staff) throw forbidden('Staff only');
-  if (rule.roles && !rule.roles.includes(principal.role)) throw forbidden(`This needs one of the roles: ${rule.roles.join(', ')}`);
-  if (rule.workspaceId && !canOpenWorkspace(principal, rule.workspaceId)) throw forbidden('You cannot open this workspace');
+  if (rule.roles && !rule.roles.includes(principal.role))
+    throw forbidden(`This needs one of the roles: ${rule.roles.join(', ')}`);
+  if (rule.workspaceId && !canOpenWorkspace(principal, rule.workspaceId))
+    throw forbidden('You cannot open this workspace');
 }
 
 export function canOpenWorkspace(principal: Principal, workspaceId: string): boolean {

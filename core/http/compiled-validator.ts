@@ -46,7 +46,10 @@ const KNOWN_FIELDS = new Set(['type', 'flags', 'rules', 'allow', 'keys', 'items'
 const KNOWN_FLAGS = new Set(['presence', 'only', 'unknown', 'description', 'label']);
 const NEUTRAL_OPTIONS = new Set(['context', 'abortEarly']);
 const ISO_FORMAT = 'joi-iso-date-as-is';
-const LENGTH_KEYWORDS = [['minLength', 'minUnits'], ['maxLength', 'maxUnits']] as const;
+const LENGTH_KEYWORDS = [
+  ['minLength', 'minUnits'],
+  ['maxLength', 'maxUnits'],
+] as const;
 
 type Rule = { name: string; args?: Record<string, unknown> };
 
@@ -54,7 +57,11 @@ type Rule = { name: string; args?: Record<string, unknown> };
 export function asIs(d: JoiDescription): JoiDescription {
   if (Object.keys(d).some((k) => !KNOWN_FIELDS.has(k))) return NEVER;
   // An id only names the schema; a default is handled by the object holding the key (objectAsIs).
-  const { id: _id, default: _default, ...flags } = (d.flags ?? {}) as NonNullable<JoiDescription['flags']> & { default?: unknown };
+  const {
+    id: _id,
+    default: _default,
+    ...flags
+  } = (d.flags ?? {}) as NonNullable<JoiDescription['flags']> & { default?: unknown };
   if (Object.keys(flags).some((k) => !KNOWN_FLAGS.has(k))) return NEVER;
   if (flags.presence !== undefined && flags.presence !== 'required' && flags.presence !== 'optional') return NEVER;
   const allow = d.allow ?? [];
@@ -78,7 +85,8 @@ export function asIs(d: JoiDescription): JoiDescription {
 }
 
 const onlyLimit = (r: Rule) => typeof r.args?.limit === 'number' && Object.keys(r.args).length === 1;
-const sizeRule = (r: Rule) => ['min', 'max', 'length'].includes(r.name) && onlyLimit(r) && Number.isInteger(r.args!.limit);
+const sizeRule = (r: Rule) =>
+  ['min', 'max', 'length'].includes(r.name) && onlyLimit(r) && Number.isInteger(r.args!.limit);
 const limitOf = (r: Rule) => r.args!.limit as number;
 
 /**
@@ -91,7 +99,10 @@ function sizeBounds(rules: Rule[], min: number): Rule[] {
     if (r.name !== 'min') max = Math.min(max, limitOf(r));
     if (r.name !== 'max') min = Math.max(min, limitOf(r));
   }
-  return [...(min > 0 ? [{ name: 'min', args: { limit: min } }] : []), ...(max < Infinity ? [{ name: 'max', args: { limit: max } }] : [])];
+  return [
+    ...(min > 0 ? [{ name: 'min', args: { limit: min } }] : []),
+    ...(max < Infinity ? [{ name: 'max', args: { limit: max } }] : []),
+  ];
 }
 
 function stringAsIs(base: JoiDescription, rules: Rule[], allow: unknown[]): JoiDescription {
@@ -100,7 +111,12 @@ function stringAsIs(base: JoiDescription, rules: Rule[], allow: unknown[]): JoiD
     const regex = r.args?.regex;
     if (sizeRule(r)) continue;
     if (r.name === 'isoDate' && !r.args) kept.push({ name: 'isoDate' });
-    else if (r.name === 'pattern' && typeof regex === 'string' && regex.endsWith('/') && !(r.args!.options as { invert?: boolean } | undefined)?.invert) {
+    else if (
+      r.name === 'pattern' &&
+      typeof regex === 'string' &&
+      regex.endsWith('/') &&
+      !(r.args!.options as { invert?: boolean } | undefined)?.invert
+    ) {
       kept.push({ name: 'pattern', args: { regex } });
     } else return NEVER;
   }
@@ -109,7 +125,8 @@ function stringAsIs(base: JoiDescription, rules: Rule[], allow: unknown[]): JoiD
 }
 
 function numberAsIs(base: JoiDescription, rules: Rule[]): JoiDescription {
-  const bound = (r: Rule) => ['min', 'max', 'greater', 'less'].includes(r.name) && onlyLimit(r) && Number.isFinite(r.args!.limit);
+  const bound = (r: Rule) =>
+    ['min', 'max', 'greater', 'less'].includes(r.name) && onlyLimit(r) && Number.isFinite(r.args!.limit);
   if (!rules.every((r) => (r.name === 'integer' && !r.args) || bound(r))) return NEVER;
   // joi refuses unsafe numbers unless told otherwise
   let min = -Number.MAX_SAFE_INTEGER;
@@ -141,7 +158,9 @@ function arrayAsIs(base: JoiDescription, d: JoiDescription, rules: Rule[]): JoiD
   if (items[0]!.flags?.presence === 'optional') return NEVER;
   const item = asIs(items[0]!);
   // A required item schema: joi wants at least one item matching it.
-  return item === NEVER ? NEVER : { ...base, rules: sizeBounds(rules, item.flags?.presence === 'required' ? 1 : 0), items: [item] };
+  return item === NEVER
+    ? NEVER
+    : { ...base, rules: sizeBounds(rules, item.flags?.presence === 'required' ? 1 : 0), items: [item] };
 }
 
 /**
@@ -151,14 +170,17 @@ function arrayAsIs(base: JoiDescription, d: JoiDescription, rules: Rule[]): JoiD
 function tighten(schema: JsonSchema): JsonSchema {
   if (Array.isArray(schema)) return schema.map(tighten) as never;
   if (!schema || typeof schema !== 'object') return schema;
-  const out: JsonSchema = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'enum' || k === 'const' ? v : tighten(v as JsonSchema)]));
+  const out: JsonSchema = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === 'enum' || k === 'const' ? v : tighten(v as JsonSchema)]),
+  );
   for (const [from, to] of LENGTH_KEYWORDS) {
     if (out[from] === undefined) continue;
     out[to] = out[from];
     delete out[from];
   }
   if (out.format === 'date-time') out.format = ISO_FORMAT;
-  else if (out.format !== undefined) throw new Error(`compiled validator: format ${String(out.format)} is not modelled`);
+  else if (out.format !== undefined)
+    throw new Error(`compiled validator: format ${String(out.format)} is not modelled`);
   const types = Array.isArray(out.type) ? out.type : [out.type];
   if (types.includes('number') || types.includes('integer')) out.notNegativeZero = true;
   return out;
@@ -168,11 +190,32 @@ function tighten(schema: JsonSchema): JsonSchema {
 const ISO_FORM = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const isIsoAsIs = (v: string): boolean => ISO_FORM.test(v) && new Date(v).toISOString() === v;
 
-const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, unicodeRegExp: false, allErrors: false, messages: false });
+const ajv = new Ajv2020({
+  strict: true,
+  allowUnionTypes: true,
+  unicodeRegExp: false,
+  allErrors: false,
+  messages: false,
+});
 ajv.addFormat(ISO_FORMAT, { type: 'string', validate: isIsoAsIs });
-ajv.addKeyword({ keyword: 'notNegativeZero', type: 'number', schemaType: 'boolean', code: (cxt: KeywordCxt) => cxt.fail(_`Object.is(${cxt.data}, -0)`) });
-ajv.addKeyword({ keyword: 'minUnits', type: 'string', schemaType: 'number', code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length < ${cxt.schema}`) });
-ajv.addKeyword({ keyword: 'maxUnits', type: 'string', schemaType: 'number', code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length > ${cxt.schema}`) });
+ajv.addKeyword({
+  keyword: 'notNegativeZero',
+  type: 'number',
+  schemaType: 'boolean',
+  code: (cxt: KeywordCxt) => cxt.fail(_`Object.is(${cxt.data}, -0)`),
+});
+ajv.addKeyword({
+  keyword: 'minUnits',
+  type: 'string',
+  schemaType: 'number',
+  code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length < ${cxt.schema}`),
+});
+ajv.addKeyword({
+  keyword: 'maxUnits',
+  type: 'string',
+  schemaType: 'number',
+  code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length > ${cxt.schema}`),
+});
 
 /** The JSON Schema the compiled check validates against (for tests and for reading). */
 export function asIsJsonSchema(schema: Joi.Schema): JsonSchema {

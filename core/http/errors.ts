@@ -42,14 +42,21 @@ interface ErrorData {
  *
  * @example throw httpError(409, 'group_has_open_ticket', 'An open ticket follows this group', { ticket_id })
  */
-export function httpError(status: number, code: string, message: string, details?: Record<string, unknown>): Boom.Boom<ErrorData> {
+export function httpError(
+  status: number,
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): Boom.Boom<ErrorData> {
   return new Boom.Boom<ErrorData>(message, { statusCode: status, data: { code, details } });
 }
 
 export const notFound = (what = 'resource'): Boom.Boom => httpError(404, 'not_found', `${what} not found`);
-export const forbidden = (message = 'You do not have permission to do this'): Boom.Boom => httpError(403, 'forbidden', message);
+export const forbidden = (message = 'You do not have permission to do this'): Boom.Boom =>
+  httpError(403, 'forbidden', message);
 export const unauthenticated = (message = 'Sign in first'): Boom.Boom => httpError(401, 'unauthenticated', message);
-export const conflict = (code: string, message: string, details?: Record<string, unknown>): Boom.Boom => httpError(409, code, message, details);
+export const conflict = (code: string, message: string, details?: Record<string, unknown>): Boom.Boom =>
+  httpError(409, code, message, details);
 
 export function rateLimited(retryAfterSeconds: number, message = 'Too many requests, retry later'): Boom.Boom {
   const err = new Boom.Boom<ErrorData>(message, { statusCode: 429, data: { code: 'rate_limited', retryAfterSeconds } });
@@ -61,7 +68,10 @@ export function rateLimited(retryAfterSeconds: number, message = 'Too many reque
 export function invalidRequest(err: ValidationError | Error, source?: string): Boom.Boom {
   const joiDetails = (err as ValidationError).details;
   const errors = Array.isArray(joiDetails)
-    ? joiDetails.map((d) => ({ path: [source, ...d.path].filter((p) => p !== undefined).join('.'), message: d.message }))
+    ? joiDetails.map((d) => ({
+        path: [source, ...d.path].filter((p) => p !== undefined).join('.'),
+        message: d.message,
+      }))
     : [{ path: source ?? '', message: err.message }];
   const message = errors.length === 1 ? errors[0]!.message : `${errors.length} fields are invalid`;
   return httpError(400, 'invalid_request', message, { errors });
@@ -69,7 +79,8 @@ export function invalidRequest(err: ValidationError | Error, source?: string): B
 
 /** Route-level validate.failAction: every validation failure becomes invalid_request. */
 export const validationFailAction: Lifecycle.FailAction = (request: Request, _h: ResponseToolkit, err?: Error) => {
-  const source = (err as Boom.Boom & { output?: { payload?: { validation?: { source?: string } } } })?.output?.payload?.validation?.source;
+  const source = (err as Boom.Boom & { output?: { payload?: { validation?: { source?: string } } } })?.output?.payload
+    ?.validation?.source;
   throw invalidRequest(err ?? new Error('invalid request'), source);
 };
 

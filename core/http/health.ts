@@ -3,7 +3,9 @@ import type { Server } from '@hapi/hapi';
 import type { Knex } from 'knex';
 import type { Bus } from '../bus/bus.js';
 
-const check = Joi.object({ ok: Joi.boolean().required(), latency_ms: Joi.number().required(), detail: Joi.string() }).required().id('HealthCheck');
+const check = Joi.object({ ok: Joi.boolean().required(), latency_ms: Joi.number().required(), detail: Joi.string() })
+  .required()
+  .id('HealthCheck');
 
 /** Liveness (the process answers) and readiness (database and bus reachable). */
 export function registerHealthRoutes(server: Server, deps: { db: Knex; bus: Bus }): void {
@@ -16,7 +18,13 @@ export function registerHealthRoutes(server: Server, deps: { db: Knex; bus: Bus 
         tags: ['health'],
         description: 'Liveness: the process is up',
         auth: false,
-        response: { status: { 200: Joi.object({ status: Joi.string().valid('ok').required(), uptime_s: Joi.number().required() }).id('Liveness') } },
+        response: {
+          status: {
+            200: Joi.object({ status: Joi.string().valid('ok').required(), uptime_s: Joi.number().required() }).id(
+              'Liveness',
+            ),
+          },
+        },
         handler: () => ({ status: 'ok', uptime_s: Math.round(process.uptime()) }),
       },
     },
@@ -30,7 +38,10 @@ export function registerHealthRoutes(server: Server, deps: { db: Knex; bus: Bus 
         auth: false,
         response: {
           status: {
-            200: Joi.object({ status: Joi.string().valid('ok', 'unavailable').required(), checks: Joi.object({ database: check, bus: check }).required() }).id('Readiness'),
+            200: Joi.object({
+              status: Joi.string().valid('ok', 'unavailable').required(),
+              checks: Joi.object({ database: check, bus: check }).required(),
+            }).id('Readiness'),
           },
         },
         handler: async (_request, h) => {
@@ -47,12 +58,16 @@ export function registerHealthRoutes(server: Server, deps: { db: Knex; bus: Bus 
   ]);
 }
 
-async function timed(fn: () => Promise<{ ok: boolean; detail?: string }>): Promise<{ ok: boolean; latency_ms: number; detail?: string }> {
+async function timed(
+  fn: () => Promise<{ ok: boolean; detail?: string }>,
+): Promise<{ ok: boolean; latency_ms: number; detail?: string }> {
   const t0 = performance.now();
   try {
     const r = await Promise.race([
       fn(),
-      new Promise<{ ok: boolean; detail: string }>((resolve) => setTimeout(() => resolve({ ok: false, detail: 'timed out after 2000 ms' }), 2000).unref()),
+      new Promise<{ ok: boolean; detail: string }>((resolve) =>
+        setTimeout(() => resolve({ ok: false, detail: 'timed out after 2000 ms' }), 2000).unref(),
+      ),
     ]);
     return { ...r, latency_ms: Math.round(performance.now() - t0) };
   } catch (err) {

@@ -28,7 +28,9 @@ export function isCleanText(s: string): boolean {
 /** `s` made storable: NULs dropped, unpaired surrogates replaced with U+FFFD (for content taken from raw bodies). */
 export function cleanText(s: string): string {
   const noNul = s.includes('\u0000') ? s.replace(/\u0000/g, '') : s;
-  return (noNul as WellFormed).isWellFormed() ? noNul : (noNul as WellFormed & { toWellFormed(): string }).toWellFormed();
+  return (noNul as WellFormed).isWellFormed()
+    ? noNul
+    : (noNul as WellFormed & { toWellFormed(): string }).toWellFormed();
 }
 
 /**
@@ -97,7 +99,8 @@ export function isCleanJsonText(buf: Buffer): boolean {
   return true;
 }
 
-const refuse = (path: string) => httpError(400, 'invalid_request', `${path} ${MESSAGE}`, { errors: [{ path, message: MESSAGE }] });
+const refuse = (path: string) =>
+  httpError(400, 'invalid_request', `${path} ${MESSAGE}`, { errors: [{ path, message: MESSAGE }] });
 
 function isJsonType(request: Request): boolean {
   const type = String(request.headers['content-type'] ?? '').toLowerCase();

@@ -14,7 +14,9 @@ export function jsonText(h: ResponseToolkit, text: string): ResponseObject {
 }
 
 /** `response.status[code]` for a route that answers with `jsonText` (or with an object). */
-export function answersJson(schema: Joi.Schema): JoiBacked<(value: unknown, options: Joi.ValidationOptions) => Promise<unknown>> {
+export function answersJson(
+  schema: Joi.Schema,
+): JoiBacked<(value: unknown, options: Joi.ValidationOptions) => Promise<unknown>> {
   return backedBy(async (value: unknown, options: Joi.ValidationOptions) => {
     const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
     await schema.validateAsync(parsed, options);

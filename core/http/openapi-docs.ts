@@ -40,7 +40,9 @@ const documentSchema = Joi.object({
   openapi: Joi.string().required(),
   info: Joi.object().unknown().required(),
   paths: Joi.object().unknown().required(),
-}).unknown().description('An OpenAPI 3.1 document');
+})
+  .unknown()
+  .description('An OpenAPI 3.1 document');
 
 /**
  * `GET /v1/openapi.json` (operation `getOpenApiDocument`, built on the first call, then cached
@@ -84,7 +86,11 @@ export async function registerOpenApiRoutes(server: Server, getDocument: () => O
       path: '/docs',
       options: {
         auth: false,
-        handler: (_request, h: ResponseToolkit) => h.response(docsPage(load().title)).type('text/html; charset=utf-8').header('Content-Security-Policy', DOCS_CSP),
+        handler: (_request, h: ResponseToolkit) =>
+          h
+            .response(docsPage(load().title))
+            .type('text/html; charset=utf-8')
+            .header('Content-Security-Policy', DOCS_CSP),
       },
     },
     {
@@ -93,7 +99,8 @@ export async function registerOpenApiRoutes(server: Server, getDocument: () => O
       path: '/docs/assets/swagger-initializer.js',
       options: {
         auth: false,
-        handler: (_request, h: ResponseToolkit) => h.response(INITIALIZER).type('application/javascript; charset=utf-8'),
+        handler: (_request, h: ResponseToolkit) =>
+          h.response(INITIALIZER).type('application/javascript; charset=utf-8'),
       },
     },
     {

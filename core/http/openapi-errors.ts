@@ -100,15 +100,26 @@ export function registerErrorContractCheck(
       contracts.set(request.route.settings, contract);
     }
     if (contract.get(status)?.includes(code)) return h.continue;
-    const message = `${request.method.toUpperCase()} ${request.route.path} (${id}) answered ${status} ${code}, which its OpenAPI entry does not declare: `
-      + 'run `npm run openapi:errors`, or declare it in plugins.patchwell.errors';
+    const message =
+      `${request.method.toUpperCase()} ${request.route.path} (${id}) answered ${status} ${code}, which its OpenAPI entry does not declare: ` +
+      'run `npm run openapi:errors`, or declare it in plugins.patchwell.errors';
     request.log(['error', 'openapi'], message);
     const file = process.env.PATCHWELL_UNDECLARED_ERRORS_FILE;
-    if (file) appendFileSync(file, `${JSON.stringify({ operation: id, method: request.method, path: request.route.path, status, code })}\n`);
+    if (file)
+      appendFileSync(
+        file,
+        `${JSON.stringify({ operation: id, method: request.method, path: request.route.path, status, code })}\n`,
+      );
     if (!strict) return h.continue;
     // A plain answer, not a thrown error: the envelope would hide a 500's message.
     const details = { operation: id, status, code, answer: res.message };
-    const body: ErrorBody = { statusCode: 500, error: 'Internal Server Error', message, code: 'undeclared_error', details };
+    const body: ErrorBody = {
+      statusCode: 500,
+      error: 'Internal Server Error',
+      message,
+      code: 'undeclared_error',
+      details,
+    };
     return h.response(body).code(500).takeover();
   });
 }

@@ -21,10 +21,28 @@ export interface PatchwellRouteOptions {
 }
 
 export const SECURITY_SCHEMES: Record<SecurityName, JsonSchema> = {
-  session: { type: 'apiKey', in: 'cookie', name: 'pw_session', description: 'Dashboard session cookie (set by the sign-in operations)' },
-  bearer: { type: 'http', scheme: 'bearer', description: 'API token (tokens section): `Authorization: Bearer <token>`' },
-  jobToken: { type: 'http', scheme: 'bearer', description: 'Per-job token or agent token, scoped to one job (/v1/jobs/*)' },
-  widgetKey: { type: 'apiKey', in: 'header', name: 'X-Widget-Key', description: 'Public widget key of a workspace (/v1/widget/*)' },
+  session: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'pw_session',
+    description: 'Dashboard session cookie (set by the sign-in operations)',
+  },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API token (tokens section): `Authorization: Bearer <token>`',
+  },
+  jobToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Per-job token or agent token, scoped to one job (/v1/jobs/*)',
+  },
+  widgetKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Widget-Key',
+    description: 'Public widget key of a workspace (/v1/widget/*)',
+  },
 };
 
 /** hapi auth strategy → the security schemes it accepts. */
@@ -39,7 +57,8 @@ const STRATEGY_SCHEMES: Record<string, SecurityName[]> = {
 export function patchwellOptions(plugins: unknown): PatchwellRouteOptions {
   const pw = asRecord(asRecord(plugins)?.patchwell);
   if (!pw) return {};
-  const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : undefined);
+  const strings = (v: unknown): string[] | undefined =>
+    Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : undefined;
   const raw = asRecord(pw.rawBody);
   const out: PatchwellRouteOptions = {};
   if (typeof pw.successStatus === 'number') out.successStatus = pw.successStatus;
@@ -62,7 +81,8 @@ export function patchwellOptions(plugins: unknown): PatchwellRouteOptions {
 export function securityOf(route: RequestRoute, pw: PatchwellRouteOptions): SecurityRequirement[] {
   if (pw.security) {
     const unknown = pw.security.filter((s) => s !== 'none' && !(s in SECURITY_SCHEMES));
-    if (unknown.length) throw new Error(`OpenAPI: unknown security ${unknown.join(', ')} on ${route.method.toUpperCase()} ${route.path}`);
+    if (unknown.length)
+      throw new Error(`OpenAPI: unknown security ${unknown.join(', ')} on ${route.method.toUpperCase()} ${route.path}`);
     if (pw.security.every((s) => s === 'none')) return [];
     return pw.security.map((s) => (s === 'none' ? {} : { [s]: [] }));
   }
@@ -79,7 +99,9 @@ export function authConfig(route: RequestRoute): { strategies: string[]; mode: s
   const auth: unknown = route.settings.auth;
   if (auth === false) return null;
   const config = asRecord(auth);
-  const strategies = Array.isArray(config?.strategies) ? config.strategies.filter((s): s is string => typeof s === 'string') : ['session'];
+  const strategies = Array.isArray(config?.strategies)
+    ? config.strategies.filter((s): s is string => typeof s === 'string')
+    : ['session'];
   const mode = typeof config?.mode === 'string' ? config.mode : 'required';
   return { strategies, mode };
 }

@@ -17,12 +17,24 @@ export interface JoiDescription {
 
 interface JoiToJsonParser {
   parse(spec: JoiDescription, definitions: Record<string, JsonSchema>, level: number): JsonSchema;
-  _setObjectProperties(schema: JsonSchema, spec: JoiDescription, definitions: Record<string, JsonSchema>, level: number): void;
+  _setObjectProperties(
+    schema: JsonSchema,
+    spec: JoiDescription,
+    definitions: Record<string, JsonSchema>,
+    level: number,
+  ): void;
   _setNumberFieldProperties(schema: JsonSchema, spec: JoiDescription): void;
   _setStringFieldProperties(schema: JsonSchema, spec: JoiDescription): void;
   _setAnyProperties(schema: JsonSchema, spec: JoiDescription): void;
   _addNullTypeIfNullable(schema: JsonSchema, spec: JoiDescription): void;
-  _setConditionProperties(schema: JsonSchema, spec: JoiDescription, defs: Record<string, JsonSchema>, level: number, field: string, logic?: string): void;
+  _setConditionProperties(
+    schema: JsonSchema,
+    spec: JoiDescription,
+    defs: Record<string, JsonSchema>,
+    level: number,
+    field: string,
+    logic?: string,
+  ): void;
 }
 
 /** A `.when()` of a key, as `describe()` gives it. */
@@ -63,7 +75,9 @@ export class SchemaConverter extends OpenApi31Parser {
     const id = spec.flags?.id;
     if (!id) return nullAsAnyOf(super.parse(spec, defs, level));
     if (!COMPONENT_NAME.test(id) || RESERVED_SCHEMAS.has(id)) {
-      throw new Error(`OpenAPI: schema id "${id}" (${this.where}) is not allowed; use letters, digits, . _ - and not ${[...RESERVED_SCHEMAS].join(' or ')}`);
+      throw new Error(
+        `OpenAPI: schema id "${id}" (${this.where}) is not allowed; use letters, digits, . _ - and not ${[...RESERVED_SCHEMAS].join(' or ')}`,
+      );
     }
     // `Shared.allow(null)` at a use site: the component stays non-null, the use site says null.
     const nullable = !spec.flags?.only && Array.isArray(spec.allow) && spec.allow.includes(null);
@@ -73,10 +87,13 @@ export class SchemaConverter extends OpenApi31Parser {
     const after = defs[id];
     if (before && after && before !== after) {
       if (fingerprint(before) !== fingerprint(after)) {
-        throw new Error(`OpenAPI: two different schemas carry the id "${id}" (last seen in ${this.where}); give one of them another .id()`);
+        throw new Error(
+          `OpenAPI: two different schemas carry the id "${id}" (last seen in ${this.where}); give one of them another .id()`,
+        );
       }
       defs[id] = before; // the first definition wins; a use site's own description sits beside its $ref
-      if (typeof after.description === 'string' && after.description !== before.description) ref.description = after.description;
+      if (typeof after.description === 'string' && after.description !== before.description)
+        ref.description = after.description;
     }
     return nullable ? { anyOf: [ref, { type: 'null' }] } : ref;
   }
@@ -105,7 +122,8 @@ export class SchemaConverter extends OpenApi31Parser {
       const scheme = rule.name === 'uri' ? rule.args?.options?.scheme : undefined;
       const schemes = (Array.isArray(scheme) ? scheme : [scheme]).filter((x): x is string => typeof x === 'string');
       if (!schemes.length || schema.pattern !== undefined) continue;
-      schema.pattern = schemes.length === 1 ? `^${escapeRegex(schemes[0]!)}:` : `^(?:${schemes.map(escapeRegex).join('|')}):`;
+      schema.pattern =
+        schemes.length === 1 ? `^${escapeRegex(schemes[0]!)}:` : `^(?:${schemes.map(escapeRegex).join('|')}):`;
     }
   }
 
@@ -114,14 +132,29 @@ export class SchemaConverter extends OpenApi31Parser {
    * own rendering on the key (`oneOf` of the branches) accepts or refuses the wrong bodies.
    */
   override _setConditionProperties(
-    schema: JsonSchema, spec: JoiDescription, defs: Record<string, JsonSchema>, level: number, field: string, logic?: string,
+    schema: JsonSchema,
+    spec: JoiDescription,
+    defs: Record<string, JsonSchema>,
+    level: number,
+    field: string,
+    logic?: string,
   ): void {
     if (field !== 'whens') super._setConditionProperties(schema, spec, defs, level, field, logic);
   }
 
-  override _setObjectProperties(schema: JsonSchema, spec: JoiDescription, defs: Record<string, JsonSchema>, level: number): void {
+  override _setObjectProperties(
+    schema: JsonSchema,
+    spec: JoiDescription,
+    defs: Record<string, JsonSchema>,
+    level: number,
+  ): void {
     const conditions = siblingConditions(spec);
-    super._setObjectProperties(schema, conditions.length ? keysAllowingEveryBranch(spec, conditions) : spec, defs, level);
+    super._setObjectProperties(
+      schema,
+      conditions.length ? keysAllowingEveryBranch(spec, conditions) : spec,
+      defs,
+      level,
+    );
     if (schema.type !== 'object' && !(Array.isArray(schema.type) && schema.type.includes('object'))) return;
     if (conditions.length) this.addConditionals(schema, spec, conditions, defs, level);
     const properties = schema.properties as Record<string, unknown> | undefined;
@@ -130,7 +163,8 @@ export class SchemaConverter extends OpenApi31Parser {
       if (!pattern.regex && pattern.rule) schema.additionalProperties = this.parse(pattern.rule, defs, level + 1);
     }
     // `Joi.object()` without keys accepts any keys (joi-to-json says none).
-    if (spec.keys === undefined && !spec.patterns?.length && spec.flags?.unknown !== false) schema.additionalProperties = true;
+    if (spec.keys === undefined && !spec.patterns?.length && spec.flags?.unknown !== false)
+      schema.additionalProperties = true;
     if (spec.keys === undefined && properties && !Object.keys(properties).length) delete schema.properties;
   }
 
@@ -139,7 +173,13 @@ export class SchemaConverter extends OpenApi31Parser {
    * required: [a]}` with `then`/`else` saying what T and O ask of `b`: required, forbidden
    * (`not: {}`), or a narrower schema. Keys with the same condition share one if/then/else.
    */
-  private addConditionals(schema: JsonSchema, spec: JoiDescription, conditions: SiblingCondition[], defs: Record<string, JsonSchema>, level: number): void {
+  private addConditionals(
+    schema: JsonSchema,
+    spec: JoiDescription,
+    conditions: SiblingCondition[],
+    defs: Record<string, JsonSchema>,
+    level: number,
+  ): void {
     const groups = new Map<string, SiblingCondition[]>();
     for (const c of conditions) {
       const key = `${c.ref}\u0000${stableJson(c.when.is ?? null)}`;
@@ -150,7 +190,9 @@ export class SchemaConverter extends OpenApi31Parser {
     for (const group of groups.values()) {
       const { ref, when } = group[0]!;
       const is = when.is ?? { type: 'any', flags: { presence: 'required' } };
-      const condition: JsonSchema = { properties: { [ref]: this.parse({ ...is, flags: { ...is.flags, presence: undefined } }, defs, level + 1) } };
+      const condition: JsonSchema = {
+        properties: { [ref]: this.parse({ ...is, flags: { ...is.flags, presence: undefined } }, defs, level + 1) },
+      };
       if (is.flags?.presence !== 'optional') condition.required = [ref];
       const branch = (pick: 'then' | 'otherwise'): JsonSchema | undefined => {
         const required: string[] = [];
@@ -206,7 +248,12 @@ function siblingConditions(spec: JoiDescription): SiblingCondition[] {
     const { whens: _w, ...base } = child;
     for (const when of whens) {
       const path = when.ref?.path;
-      const sibling = !when.switch && Array.isArray(path) && path.length === 1 && (when.ref?.ancestor ?? 1) === 1 && (when.ref?.type ?? 'value') === 'value';
+      const sibling =
+        !when.switch &&
+        Array.isArray(path) &&
+        path.length === 1 &&
+        (when.ref?.ancestor ?? 1) === 1 &&
+        (when.ref?.type ?? 'value') === 'value';
       if (sibling) out.push({ key, ref: path[0]!, when, base });
     }
   }
@@ -224,7 +271,8 @@ function keysAllowingEveryBranch(spec: JoiDescription, conditions: SiblingCondit
     const current = keys[c.key]!;
     const { whens: _w, ...plain } = current;
     const allow = [...(plain.allow ?? [])];
-    for (const b of [c.when.then, c.when.otherwise]) for (const v of b?.allow ?? []) if (!allow.some((a) => stableJson(a) === stableJson(v))) allow.push(v);
+    for (const b of [c.when.then, c.when.otherwise])
+      for (const v of b?.allow ?? []) if (!allow.some((a) => stableJson(a) === stableJson(v))) allow.push(v);
     keys[c.key] = allow.length ? { ...plain, allow } : plain;
   }
   return { ...spec, keys };
@@ -235,7 +283,8 @@ function concatBranch(base: JoiDescription, branch: JoiDescription): JoiDescript
   const out: JoiDescription = { ...base, flags: { ...base.flags, ...branch.flags } };
   const allow = [...(base.allow ?? []), ...(branch.allow ?? [])];
   if (allow.length) out.allow = allow;
-  if (branch.type === base.type && Array.isArray(branch.rules)) out.rules = [...((base.rules as unknown[] | undefined) ?? []), ...branch.rules];
+  if (branch.type === base.type && Array.isArray(branch.rules))
+    out.rules = [...((base.rules as unknown[] | undefined) ?? []), ...branch.rules];
   delete out.flags!.presence;
   return out;
 }
@@ -289,6 +338,10 @@ export function joiToJsonSchema(description: JoiDescription, defs: Record<string
 
 /** A joi schema (of any joi version), as opposed to hapi's own compiled rules or functions. */
 export function isJoi(value: unknown): value is Joi.Schema {
-  return !!value && typeof value === 'object' && typeof (value as { describe?: unknown }).describe === 'function'
-    && typeof (value as { type?: unknown }).type === 'string';
+  return (
+    !!value &&
+    typeof value === 'object' &&
+    typeof (value as { describe?: unknown }).describe === 'function' &&
+    typeof (value as { type?: unknown }).type === 'string'
+  );
 }

@@ -78,5 +78,8 @@ export interface OpenApiOptions {
   /** Descriptions of tags (spec sections), by tag name; they win over the built-in ones (openapi-tags.ts). */
   tagDescriptions?: Record<string, string>;
   /** The errors derived from the code (default: core/http/route-errors.generated.json). */
-  routeErrors?: { operations: Record<string, { status: number; code: string }[]>; strategies: Record<string, { status: number; code: string }[]> };
+  routeErrors?: {
+    operations: Record<string, { status: number; code: string }[]>;
+    strategies: Record<string, { status: number; code: string }[]>;
+  };
 }

@@ -36,14 +36,39 @@ import type Joi from 'joi';
 import { schemaOf } from './validators.js';
 import { SchemaConverter, isJoi, type JoiDescription } from './openapi-schema.js';
 import { DERIVED_ROUTE_ERRORS, routeErrorContract, type ErrorContract } from './openapi-errors.js';
-import { SECURITY_SCHEMES, asRecord, patchwellOptions, securityOf, type PatchwellRouteOptions } from './openapi-route.js';
+import {
+  SECURITY_SCHEMES,
+  asRecord,
+  patchwellOptions,
+  securityOf,
+  type PatchwellRouteOptions,
+} from './openapi-route.js';
 import { SECTION_DESCRIPTIONS } from './openapi-tags.js';
-import type { HttpMethod, JsonSchema, OpenApiDocument, OpenApiHeader, OpenApiOperation, OpenApiOptions, OpenApiRef, OpenApiRequestBody, OpenApiParameter, OpenApiPathItem, OpenApiResponse, SecurityName, SecurityRequirement } from './openapi-types.js';
+import type {
+  HttpMethod,
+  JsonSchema,
+  OpenApiDocument,
+  OpenApiHeader,
+  OpenApiOperation,
+  OpenApiOptions,
+  OpenApiRef,
+  OpenApiRequestBody,
+  OpenApiParameter,
+  OpenApiPathItem,
+  OpenApiResponse,
+  SecurityName,
+  SecurityRequirement,
+} from './openapi-types.js';
 
 export * from './openapi-types.js';
 export { registerOpenApiRoutes } from './openapi-docs.js';
 export {
-  routeErrorContract, registerErrorContractCheck, DERIVED_ROUTE_ERRORS, type DerivedRouteErrors, type ErrorContract, type RouteError,
+  routeErrorContract,
+  registerErrorContractCheck,
+  DERIVED_ROUTE_ERRORS,
+  type DerivedRouteErrors,
+  type ErrorContract,
+  type RouteError,
 } from './openapi-errors.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -57,7 +82,12 @@ const errorSchema: JsonSchema = {
     statusCode: { type: 'integer', description: 'HTTP status code', examples: [404] },
     error: { type: 'string', description: 'HTTP reason phrase', examples: ['Not Found'] },
     message: { type: 'string', description: 'Human-readable explanation' },
-    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', description: 'Stable machine-readable code', examples: ['not_found'] },
+    code: {
+      type: 'string',
+      pattern: '^[a-z][a-z0-9_]*$',
+      description: 'Stable machine-readable code',
+      examples: ['not_found'],
+    },
     details: { type: 'object', additionalProperties: true, description: 'Code-specific details' },
   },
   additionalProperties: false,
@@ -81,7 +111,11 @@ const validationErrorSchema: JsonSchema = {
                 type: 'object',
                 required: ['path', 'message'],
                 properties: {
-                  path: { type: 'string', description: 'Dotted path of the field, prefixed by its source (payload, query, params, headers)', examples: ['payload.email'] },
+                  path: {
+                    type: 'string',
+                    description: 'Dotted path of the field, prefixed by its source (payload, query, params, headers)',
+                    examples: ['payload.email'],
+                  },
                   message: { type: 'string' },
                 },
               },
@@ -110,24 +144,45 @@ const RETRY_AFTER: Record<string, OpenApiHeader> = {
 /** The answers whose only code is the standard one: defined once, referenced by every operation. */
 const STANDARD_ERRORS: StandardError[] = [
   {
-    status: 400, name: 'BadRequest', code: 'invalid_request', description: 'The request is invalid; details.errors lists each field', schema: 'ValidationError',
+    status: 400,
+    name: 'BadRequest',
+    code: 'invalid_request',
+    description: 'The request is invalid; details.errors lists each field',
+    schema: 'ValidationError',
     details: { errors: [{ path: 'payload.email', message: '"email" must be a valid email' }] },
   },
   { status: 401, name: 'Unauthenticated', code: 'unauthenticated', description: 'Credentials are missing or invalid' },
   { status: 403, name: 'Forbidden', code: 'forbidden', description: 'The caller may not do this' },
-  { status: 404, name: 'NotFound', code: 'not_found', description: 'No such resource (also for another organization\'s ids)' },
+  {
+    status: 404,
+    name: 'NotFound',
+    code: 'not_found',
+    description: "No such resource (also for another organization's ids)",
+  },
   { status: 413, name: 'PayloadTooLarge', code: 'payload_too_large', description: 'The request body is too large' },
-  { status: 415, name: 'UnsupportedMediaType', code: 'unsupported_media_type', description: 'The request body has an unsupported Content-Type' },
+  {
+    status: 415,
+    name: 'UnsupportedMediaType',
+    code: 'unsupported_media_type',
+    description: 'The request body has an unsupported Content-Type',
+  },
   { status: 429, name: 'RateLimited', code: 'rate_limited', description: 'Too many requests', headers: RETRY_AFTER },
   {
-    status: 500, name: 'InternalError', code: 'internal_error', description: 'An unexpected error; it has been reported (details.request_id)',
+    status: 500,
+    name: 'InternalError',
+    code: 'internal_error',
+    description: 'An unexpected error; it has been reported (details.request_id)',
     details: { request_id: '1700000000000:host:1234:abcd:10000' },
   },
 ];
 
 function errorResponse(e: StandardError): OpenApiResponse {
   const example = {
-    statusCode: e.status, error: STATUS_CODES[e.status] ?? 'Error', message: e.description, code: e.code, ...(e.details ? { details: e.details } : {}),
+    statusCode: e.status,
+    error: STATUS_CODES[e.status] ?? 'Error',
+    message: e.description,
+    code: e.code,
+    ...(e.details ? { details: e.details } : {}),
   };
   const response: OpenApiResponse = {
     description: `${e.description} (code \`${e.code}\`)`,
@@ -140,18 +195,28 @@ function errorResponse(e: StandardError): OpenApiResponse {
 /** The answers of one operation at one status: the shared one, or its codes as an enum. */
 function errorAnswer(status: number, codes: string[]): OpenApiResponse | OpenApiRef {
   const standard = STANDARD_ERRORS.find((e) => e.status === status);
-  if (standard && codes.length === 1 && codes[0] === standard.code) return { $ref: `#/components/responses/${standard.name}` };
+  if (standard && codes.length === 1 && codes[0] === standard.code)
+    return { $ref: `#/components/responses/${standard.name}` };
   const reason = STATUS_CODES[status] ?? `Status ${status}`;
   const others = codes.filter((c) => !(status === 400 && c === 'invalid_request'));
   const coded: JsonSchema = {
-    allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: others } } }],
+    allOf: [
+      { $ref: '#/components/schemas/Error' },
+      { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: others } } },
+    ],
   };
   // 400 invalid_request keeps its field list (ValidationError) beside the operation's other 400 codes.
-  const schema = others.length === codes.length ? coded : { anyOf: [{ $ref: '#/components/schemas/ValidationError' }, coded] };
+  const schema =
+    others.length === codes.length ? coded : { anyOf: [{ $ref: '#/components/schemas/ValidationError' }, coded] };
   const list = codes.map((c) => `\`${c}\``).join(', ');
   const response: OpenApiResponse = {
     description: `${reason}: ${list}`,
-    content: { 'application/json': { schema, example: { statusCode: status, error: reason, message: `${reason} (${others[0]})`, code: others[0] } } },
+    content: {
+      'application/json': {
+        schema,
+        example: { statusCode: status, error: reason, message: `${reason} (${others[0]})`, code: others[0] },
+      },
+    },
   };
   if (status === 429) response.headers = RETRY_AFTER;
   return response;
@@ -170,7 +235,11 @@ export function buildOpenApiDocument(server: Server, opts: OpenApiOptions): Open
   const tags = new Set<string>();
 
   const routes = server.table().filter((r) => typeof r.settings.id === 'string' && r.method !== '*');
-  routes.sort((a, b) => compare(a.path, b.path) || METHOD_ORDER.indexOf(a.method as HttpMethod) - METHOD_ORDER.indexOf(b.method as HttpMethod));
+  routes.sort(
+    (a, b) =>
+      compare(a.path, b.path) ||
+      METHOD_ORDER.indexOf(a.method as HttpMethod) - METHOD_ORDER.indexOf(b.method as HttpMethod),
+  );
 
   const derived = opts.routeErrors ?? DERIVED_ROUTE_ERRORS;
   for (const route of routes) {
@@ -191,13 +260,24 @@ export function buildOpenApiDocument(server: Server, opts: OpenApiOptions): Open
   const doc: OpenApiDocument = {
     openapi: '3.1.0',
     info: { title: opts.title, version: opts.version, ...(opts.description ? { description: opts.description } : {}) },
-    ...(opts.serverUrl ? { servers: [{ url: opts.serverUrl.replace(/\/+$/, ''), description: 'This service (PUBLIC_BASE_URL)' }] } : {}),
-    tags: [...tags].sort(compare).map((name) => (tagDescriptions[name] ? { name, description: tagDescriptions[name] } : { name })),
+    ...(opts.serverUrl
+      ? { servers: [{ url: opts.serverUrl.replace(/\/+$/, ''), description: 'This service (PUBLIC_BASE_URL)' }] }
+      : {}),
+    tags: [...tags]
+      .sort(compare)
+      .map((name) => (tagDescriptions[name] ? { name, description: tagDescriptions[name] } : { name })),
     paths: sortKeys(paths),
     components: {
       schemas: sortKeys({ ...schemas, Error: errorSchema, ValidationError: validationErrorSchema }),
-      responses: Object.fromEntries(STANDARD_ERRORS.filter((e) => used.has(`#/components/responses/${e.name}`)).map((e) => [e.name, errorResponse(e)])),
-      securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => schemes.has(name))) as Partial<Record<SecurityName, JsonSchema>>,
+      responses: Object.fromEntries(
+        STANDARD_ERRORS.filter((e) => used.has(`#/components/responses/${e.name}`)).map((e) => [
+          e.name,
+          errorResponse(e),
+        ]),
+      ),
+      securitySchemes: Object.fromEntries(
+        Object.entries(SECURITY_SCHEMES).filter(([name]) => schemes.has(name)),
+      ) as Partial<Record<SecurityName, JsonSchema>>,
     },
   };
   return doc;
@@ -224,7 +304,11 @@ function pathVariants(path: string, id: string): PathVariant[] {
   const shortPath = path.replace(optional[0], '').replace(/\/+$/, '').replace(param, '{$1}') || '/';
   return [
     { path: full, operationId: id, params },
-    { path: shortPath, operationId: `${id}Without${name[0]!.toUpperCase()}${name.slice(1)}`, params: params.filter((p) => p !== name) },
+    {
+      path: shortPath,
+      operationId: `${id}Without${name[0]!.toUpperCase()}${name.slice(1)}`,
+      params: params.filter((p) => p !== name),
+    },
   ];
 }
 
@@ -241,7 +325,9 @@ function buildOperation(
   const convert = (joi: Joi.Schema): JsonSchema => converter.parse(joi.describe() as JoiDescription, defs, 1);
   const security = securityOf(route, pw);
 
-  const routeTags = (Array.isArray(settings.tags) ? settings.tags : []).filter((t): t is string => typeof t === 'string' && t !== 'api');
+  const routeTags = (Array.isArray(settings.tags) ? settings.tags : []).filter(
+    (t): t is string => typeof t === 'string' && t !== 'api',
+  );
   const description = [
     Array.isArray(settings.notes) ? settings.notes.join('\n\n') : settings.notes,
     pw.extension ? `Extension (not in the spec): ${pw.extension}` : undefined,
@@ -284,7 +370,7 @@ function buildOperation(
 const SCHEME_WORDS: Record<string, string> = {
   session: 'a dashboard session',
   bearer: 'an API token',
-  jobToken: 'the job\'s job token or agent token',
+  jobToken: "the job's job token or agent token",
   widgetKey: 'a widget key',
 };
 
@@ -292,27 +378,46 @@ const SCHEME_WORDS: Record<string, string> = {
 function accessLine(security: SecurityRequirement[], pw: PatchwellRouteOptions): string {
   const schemes = security.flatMap((r) => Object.keys(r)).map((name) => SCHEME_WORDS[name] ?? name);
   const anonymous = security.some((r) => Object.keys(r).length === 0);
-  const who = !schemes.length ? 'Access: public, no credentials.'
-    : anonymous ? `Access: public; with ${schemes.join(' or ')} the caller is known.`
+  const who = !schemes.length
+    ? 'Access: public, no credentials.'
+    : anonymous
+      ? `Access: public; with ${schemes.join(' or ')} the caller is known.`
       : `Access: ${schemes.join(' or ')}.`;
-  return [who, pw.staff ? 'Staff only.' : undefined, pw.roles?.length ? `Roles: ${pw.roles.join(', ')}.` : undefined].filter(Boolean).join(' ');
+  return [who, pw.staff ? 'Staff only.' : undefined, pw.roles?.length ? `Roles: ${pw.roles.join(', ')}.` : undefined]
+    .filter(Boolean)
+    .join(' ');
 }
 
-function pathParameters(names: string[], schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): OpenApiParameter[] {
+function pathParameters(
+  names: string[],
+  schema: JsonSchema | undefined,
+  defs: Record<string, JsonSchema>,
+): OpenApiParameter[] {
   const props = propertiesOf(schema, defs);
   return names.map((name) => parameter(name, 'path', props?.[name] ?? { type: 'string' }, true));
 }
 
-function objectParameters(where: 'query' | 'header', schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): OpenApiParameter[] {
+function objectParameters(
+  where: 'query' | 'header',
+  schema: JsonSchema | undefined,
+  defs: Record<string, JsonSchema>,
+): OpenApiParameter[] {
   const props = propertiesOf(schema, defs);
   if (!props) return [];
-  const required = new Set(Array.isArray(resolve(schema, defs)?.required) ? (resolve(schema, defs)!.required as string[]) : []);
+  const required = new Set(
+    Array.isArray(resolve(schema, defs)?.required) ? (resolve(schema, defs)!.required as string[]) : [],
+  );
   return Object.entries(props)
     .filter(([name]) => where !== 'header' || !IGNORED_HEADERS.has(name.toLowerCase()))
     .map(([name, s]) => parameter(name, where, s, required.has(name)));
 }
 
-function parameter(name: string, where: OpenApiParameter['in'], schema: JsonSchema, required: boolean): OpenApiParameter {
+function parameter(
+  name: string,
+  where: OpenApiParameter['in'],
+  schema: JsonSchema,
+  required: boolean,
+): OpenApiParameter {
   const { description, deprecated, ...rest } = schema;
   const p: OpenApiParameter = { name, in: where, required, schema: rest };
   if (typeof description === 'string') p.description = description;
@@ -330,7 +435,10 @@ function resolve(schema: JsonSchema | undefined, defs: Record<string, JsonSchema
   return ref ? defs[ref] : schema;
 }
 
-function propertiesOf(schema: JsonSchema | undefined, defs: Record<string, JsonSchema>): Record<string, JsonSchema> | undefined {
+function propertiesOf(
+  schema: JsonSchema | undefined,
+  defs: Record<string, JsonSchema>,
+): Record<string, JsonSchema> | undefined {
   return asRecord(resolve(schema, defs)?.properties) as Record<string, JsonSchema> | undefined;
 }
 
@@ -352,13 +460,19 @@ function responsesOf(
   for (const [status, joi] of [...declared].sort(([a], [b]) => a - b)) {
     const r: OpenApiResponse = { description: STATUS_CODES[status] ?? `Status ${status}` };
     if (REDIRECTS.has(status)) {
-      r.headers = { Location: { description: 'Where to go next', schema: { type: 'string', format: 'uri-reference' } } };
+      r.headers = {
+        Location: { description: 'Where to go next', schema: { type: 'string', format: 'uri-reference' } },
+      };
     } else if (status !== 204 && status !== 304) {
       const isSuccess = status === success;
       const type = isSuccess && pw.produces ? pw.produces : 'application/json';
       // A validator function with a joi schema behind it (core/http/json-text.ts) documents that schema.
       const documented = isJoi(joi) ? joi : schemaOf(joi);
-      const schema = documented ? convert(documented) : type === 'application/json' ? { type: 'object' } : { type: 'string' };
+      const schema = documented
+        ? convert(documented)
+        : type === 'application/json'
+          ? { type: 'object' }
+          : { type: 'string' };
       r.content = { [type]: { schema } };
     }
     out[String(status)] = r;
@@ -367,8 +481,9 @@ function responsesOf(
   // redirect itself, and a client that follows it gets the page it names.
   if (route.method === 'get' && REDIRECTS.has(success) && !out['200']) {
     out['200'] = {
-      description: `No fields, as the spec gives this answer: the service redirects (${success}, Location) `
-        + 'and a client that follows the redirect lands on that page',
+      description:
+        `No fields, as the spec gives this answer: the service redirects (${success}, Location) ` +
+        'and a client that follows the redirect lands on that page',
     };
   }
   for (const [status, list] of errors) {

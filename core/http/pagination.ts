@@ -7,8 +7,13 @@ export const MAX_LIMIT = 200;
 
 /** Query keys every list accepts. Spread into a route's query schema. */
 export const paginationQuery = {
-  cursor: Joi.string().max(512).description('Opaque cursor from the previous page\'s next_cursor'),
-  limit: Joi.number().integer().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).description(`Page size (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT})`),
+  cursor: Joi.string().max(512).description("Opaque cursor from the previous page's next_cursor"),
+  limit: Joi.number()
+    .integer()
+    .min(1)
+    .max(MAX_LIMIT)
+    .default(DEFAULT_LIMIT)
+    .description(`Page size (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT})`),
 };
 
 export interface SortKey {
@@ -44,14 +49,33 @@ const TIMESTAMP_TEXT = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(\.\d{1,6}
 export function isTimestampText(value: unknown): value is string {
   const m = typeof value === 'string' ? TIMESTAMP_TEXT.exec(value) : null;
   if (!m) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
-  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 15;
+  return (
+    year >= 1 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    offsetHours <= 15
+  );
 }
 
 export function invalidCursor(): Error {
-  return httpError(400, 'invalid_request', 'cursor is not valid for this list', { errors: [{ path: 'cursor', message: 'invalid cursor' }] });
+  return httpError(400, 'invalid_request', 'cursor is not valid for this list', {
+    errors: [{ path: 'cursor', message: 'invalid cursor' }],
+  });
 }
 
 /** A cursor value its key can compare: a date's text, or a scalar (the type of other keys is a hint). */
@@ -69,7 +93,8 @@ export function decodeCursor(cursor: string, keys: SortKey[]): unknown[] {
   } catch {
     values = null;
   }
-  if (!Array.isArray(values) || values.length !== keys.length || !values.every((v, i) => fitsKey(v, keys[i]!))) throw invalidCursor();
+  if (!Array.isArray(values) || values.length !== keys.length || !values.every((v, i) => fitsKey(v, keys[i]!)))
+    throw invalidCursor();
   return values;
 }
 
@@ -92,7 +117,9 @@ function selectCursorFields(q: Builder, keys: SortKey[]): string[] {
   const fields = keys.map((k, i) => (k.type === 'date' ? `_pw_cursor_${i}` : fieldOf(k)));
   if (!keys.some((k) => k.type === 'date')) return fields;
   const objection = typeof q.hasSelects === 'function';
-  const hasSelects = objection ? q.hasSelects!() : (q as unknown as { _statements: { grouping: string }[] })._statements.some((s) => s.grouping === 'columns');
+  const hasSelects = objection
+    ? q.hasSelects!()
+    : (q as unknown as { _statements: { grouping: string }[] })._statements.some((s) => s.grouping === 'columns');
   if (!hasSelects) q.select(objection ? `${q.tableRefFor!(q.modelClass!())}.*` : '*');
   const knex = objection ? q.knex!() : (q as unknown as { client: Knex }).client;
   keys.forEach((k, i) => k.type === 'date' && q.select(knex.raw('??::text as ??', [k.column, fields[i]!])));
@@ -120,7 +147,10 @@ export async function paginate<T extends Record<string, unknown>>(
       // index range condition, so a page deep in the list costs what the first page costs.
       const cols = keys.map(() => '??').join(', ');
       const params = keys.map((k) => (k.type === 'date' ? '?::timestamptz' : '?')).join(', ');
-      q.whereRaw(`(${cols}) ${first.direction === 'asc' ? '>' : '<'} (${params})`, [...keys.map((k) => k.column), ...(values as Knex.Value[])]);
+      q.whereRaw(`(${cols}) ${first.direction === 'asc' ? '>' : '<'} (${params})`, [
+        ...keys.map((k) => k.column),
+        ...(values as Knex.Value[]),
+      ]);
     } else {
       // Mixed directions: (a > x) or (a = x and b < y) …, plus the bound on the first key the
       // expansion implies, so the index range still starts at the cursor.

@@ -84,7 +84,11 @@ export class RateLimiter {
   }
 
   /** Adds `n` hits to the key's window (a new window when the last one ended). */
-  private async add(key: string, n: number, windowMs: number): Promise<{ count: number; retryAfterSeconds: number; msLeft: number }> {
+  private async add(
+    key: string,
+    n: number,
+    windowMs: number,
+  ): Promise<{ count: number; retryAfterSeconds: number; msLeft: number }> {
     const seconds = windowMs / 1000;
     const { rows } = await this.db.raw<{ rows: { count: number; window_start: Date; now: Date }[] }>(
       `insert into rate_limits (key, window_start, count) values (?, now(), ?)
@@ -100,7 +104,13 @@ export class RateLimiter {
   }
 
   /** Counts a hit and throws 429 rate_limited with Retry-After when over the limit. */
-  async consume(key: string, limit: number, windowMs: number, message?: string, opts: HitOptions = {}): Promise<RateLimitResult> {
+  async consume(
+    key: string,
+    limit: number,
+    windowMs: number,
+    message?: string,
+    opts: HitOptions = {},
+  ): Promise<RateLimitResult> {
     const result = await this.hit(key, limit, windowMs, opts);
     if (!result.allowed) throw rateLimited(result.retryAfterSeconds, message);
     return result;
@@ -110,7 +120,8 @@ export class RateLimiter {
   async peek(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
     const row = await this.db('rate_limits').where({ key }).first<{ count: number; window_start: Date } | undefined>();
     const now = Date.now();
-    if (!row || new Date(row.window_start).getTime() + windowMs <= now) return { allowed: true, count: 0, limit, retryAfterSeconds: 0 };
+    if (!row || new Date(row.window_start).getTime() + windowMs <= now)
+      return { allowed: true, count: 0, limit, retryAfterSeconds: 0 };
     const retryAfterSeconds = Math.max(1, Math.ceil((new Date(row.window_start).getTime() + windowMs - now) / 1000));
     return { allowed: row.count < limit, count: row.count, limit, retryAfterSeconds };
   }
@@ -122,6 +133,8 @@ export class RateLimiter {
 
   /** Deletes windows that ended long ago (scheduled). */
   async purge(olderThanMs: number): Promise<number> {
-    return this.db('rate_limits').where('window_start', '<', new Date(Date.now() - olderThanMs)).delete();
+    return this.db('rate_limits')
+      .where('window_start', '<', new Date(Date.now() - olderThanMs))
+      .delete();
   }
 }

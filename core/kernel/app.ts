@@ -70,12 +70,22 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   const { db, info: dbInfo } = createDatabase(config, { pgliteTemplate: opts.pgliteTemplate });
   log.info({ engine: dbInfo.engine }, `database: opening ${dbInfo.engine} and applying migrations`);
   const applied = await migrateLatest(db);
-  log.info({ engine: dbInfo.engine, applied: applied.length, ms: Date.now() - began }, `database: ready, ${applied.length} migrations applied`);
+  log.info(
+    { engine: dbInfo.engine, applied: applied.length, ms: Date.now() - began },
+    `database: ready, ${applied.length} migrations applied`,
+  );
   Model.knex(db);
 
   const bus = createBus(config, { db, log });
   const outbox = new Outbox();
-  const relay = new OutboxRelay({ db, bus, log, batchSize: config.bus.outboxBatch, pollMs: config.bus.outboxPollMs, backoffMs: config.bus.backoffMs });
+  const relay = new OutboxRelay({
+    db,
+    bus,
+    log,
+    batchSize: config.bus.outboxBatch,
+    pollMs: config.bus.outboxPollMs,
+    backoffMs: config.bus.backoffMs,
+  });
   if (roles.has('worker')) outbox.onCommitted(() => relay.kick());
   const scheduler = new Scheduler(db, log, { engine: dbInfo.engine });
   const authResolvers: AuthResolver[] = [];
@@ -109,7 +119,8 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
     options: {
       instance: log,
       logRequestComplete: true,
-      ignoreFunc: (_o: unknown, request: Request) => request.path.startsWith('/v1/health') || request.path.startsWith('/docs/assets'),
+      ignoreFunc: (_o: unknown, request: Request) =>
+        request.path.startsWith('/v1/health') || request.path.startsWith('/docs/assets'),
       customRequestCompleteMessage: (request: Request, responseTime: number) =>
         `[response] ${request.method} ${maskPath(request.path, request.params)} ${request.raw.res.headersSent ? request.raw.res.statusCode : '-'} (${responseTime}ms)`,
     },
@@ -120,7 +131,11 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   });
   // Tests: an error answer its OpenAPI entry does not declare fails like a bad response body.
   if (config.server.validateResponses) registerErrorContractCheck(server);
-  registerAuth(server, { resolvers: () => authResolvers, allowedOrigins: [config.server.publicBaseUrl, ...config.server.dashboardOrigins], trustProxy: config.server.trustProxy });
+  registerAuth(server, {
+    resolvers: () => authResolvers,
+    allowedOrigins: [config.server.publicBaseUrl, ...config.server.dashboardOrigins],
+    trustProxy: config.server.trustProxy,
+  });
   registerRequestScope(server, container);
   registerInputGuard(server);
   registerHealthRoutes(server, { db, bus });
@@ -129,22 +144,50 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   const stopHooks: (() => Promise<void> | void)[] = [];
   const plugins = await resolvePlugins(config, opts.plugins);
   for (const { definition, options } of plugins) {
-    const ctx = pluginContext({ name: definition.name, options, config, container, server, log, roles, bus, db, scheduler, startHooks, stopHooks });
+    const ctx = pluginContext({
+      name: definition.name,
+      options,
+      config,
+      container,
+      server,
+      log,
+      roles,
+      bus,
+      db,
+      scheduler,
+      startHooks,
+      stopHooks,
+    });
     await definition.register(ctx);
   }
   log.info({ plugins: plugins.length, ms: Date.now() - began }, `plugins: ${plugins.length} registered`);
 
   let openapi: ReturnType<typeof buildOpenApiDocument> | null = null;
-  await registerOpenApiRoutes(server, () => (openapi ??= buildOpenApiDocument(server, {
-    title: 'Patchwell API',
-    version: API_VERSION,
-    description: 'Support automation: tickets, diagnoses, drafted replies, fixes as pull requests, approvals and releases.',
-    serverUrl: config.server.publicBaseUrl,
-  })));
+  await registerOpenApiRoutes(
+    server,
+    () =>
+      (openapi ??= buildOpenApiDocument(server, {
+        title: 'Patchwell API',
+        version: API_VERSION,
+        description:
+          'Support automation: tickets, diagnoses, drafted replies, fixes as pull requests, approvals and releases.',
+        serverUrl: config.server.publicBaseUrl,
+      })),
+  );
 
   let started = false;
   const app: App = {
-    config, container, server, db, dbInfo, bus, log, roles, scheduler, relay, adapters,
+    config,
+    container,
+    server,
+    db,
+    dbInfo,
+    bus,
+    log,
+    roles,
+    scheduler,
+    relay,
+    adapters,
     plugins: plugins.map((p) => p.definition.name),
     async start(startOpts = {}) {
       await bus.start();
@@ -184,9 +227,24 @@ const DAY = 24 * 60 * 60 * 1000;
  * recognised; finished rate-limit windows one day.
  */
 function scheduleHousekeeping(scheduler: Scheduler, d: { db: Db; relay: OutboxRelay; rateLimiter: RateLimiter }): void {
-  scheduler.add({ name: 'core.purge-outbox', everyMs: DAY / 4, runAtStart: false, run: async () => void (await d.relay.purgePublished(7 * DAY)) });
-  scheduler.add({ name: 'core.purge-inbox', everyMs: DAY / 4, runAtStart: false, run: async () => void (await purgeInbox(d.db, 14 * DAY)) });
-  scheduler.add({ name: 'core.purge-rate-limits', everyMs: DAY / 24, runAtStart: false, run: async () => void (await d.rateLimiter.purge(DAY)) });
+  scheduler.add({
+    name: 'core.purge-outbox',
+    everyMs: DAY / 4,
+    runAtStart: false,
+    run: async () => void (await d.relay.purgePublished(7 * DAY)),
+  });
+  scheduler.add({
+    name: 'core.purge-inbox',
+    everyMs: DAY / 4,
+    runAtStart: false,
+    run: async () => void (await purgeInbox(d.db, 14 * DAY)),
+  });
+  scheduler.add({
+    name: 'core.purge-rate-limits',
+    everyMs: DAY / 24,
+    runAtStart: false,
+    run: async () => void (await d.rateLimiter.purge(DAY)),
+  });
 }
 
 function createServer(config: AppConfig): Server {
@@ -200,7 +258,12 @@ function createServer(config: AppConfig): Server {
       payload: { maxBytes: config.server.bodyLimitBytes, allow: ['application/json'] },
       // HSTS only where the public address is https: over plain http it is ignored by browsers
       // and tells a reader the wrong thing (and a local http install must stay reachable).
-      security: { noSniff: true, xframe: 'deny', referrer: 'strict-origin-when-cross-origin', hsts: hstsFor(config.server.publicBaseUrl) },
+      security: {
+        noSniff: true,
+        xframe: 'deny',
+        referrer: 'strict-origin-when-cross-origin',
+        hsts: hstsFor(config.server.publicBaseUrl),
+      },
     },
     state: { strictHeader: false, ignoreErrors: true },
   });
@@ -227,13 +290,19 @@ declare module '@hapi/hapi' {
 export class RequestScope {
   private made: Container | null = null;
 
-  constructor(private readonly root: Container, private readonly request: Request) {}
+  constructor(
+    private readonly root: Container,
+    private readonly request: Request,
+  ) {}
 
   /** The awilix scope: `request`, and `principal` once the request is authenticated. */
   get container(): Container {
     if (!this.made) {
       this.made = this.root.createScope();
-      this.made.register({ [KEYS.request]: asValue(this.request), [KEYS.principal]: asValue(principalOf(this.request)) });
+      this.made.register({
+        [KEYS.request]: asValue(this.request),
+        [KEYS.principal]: asValue(principalOf(this.request)),
+      });
     }
     return this.made;
   }
@@ -258,7 +327,10 @@ function registerRequestScope(server: Server, container: Container): void {
     return h.continue;
   });
   server.ext('onPreResponse', (request, h) => {
-    const res = request.response as { header?: (k: string, v: string) => unknown; output?: { headers: Record<string, string> } };
+    const res = request.response as {
+      header?: (k: string, v: string) => unknown;
+      output?: { headers: Record<string, string> };
+    };
     if (res?.output) res.output.headers['X-Request-Id'] = request.info.id;
     else res?.header?.('X-Request-Id', request.info.id);
     return h.continue;
@@ -294,7 +366,8 @@ function pluginContext(d: ContextDeps): PluginContext<Record<string, unknown>> {
       for (const r of routes) {
         const o = (r.options ?? {}) as { id?: string; tags?: string[] };
         if (!o.id) throw new Error(`plugin ${d.name}: route ${r.method} ${r.path} has no options.id (operationId)`);
-        if (!o.tags || o.tags.length !== 1) throw new Error(`plugin ${d.name}: route ${o.id} needs exactly one tag (its spec section)`);
+        if (!o.tags || o.tags.length !== 1)
+          throw new Error(`plugin ${d.name}: route ${o.id} needs exactly one tag (its spec section)`);
       }
       d.server.route(routes);
     },
@@ -305,7 +378,12 @@ function pluginContext(d: ContextDeps): PluginContext<Record<string, unknown>> {
       d.bus.consume(`${d.name}.${name}`, patterns, wrapConsumer(d, `${d.name}.${name}`, handler, options), options);
     },
     schedule(name, options, task) {
-      d.scheduler.add({ name: `${d.name}.${name}`, everyMs: options.everyMs, runAtStart: options.runAtStart ?? false, run: task });
+      d.scheduler.add({
+        name: `${d.name}.${name}`,
+        everyMs: options.everyMs,
+        runAtStart: options.runAtStart ?? false,
+        run: task,
+      });
     },
     onStart(fn) {
       d.startHooks.push(fn);
@@ -317,7 +395,12 @@ function pluginContext(d: ContextDeps): PluginContext<Record<string, unknown>> {
 }
 
 /** Each message runs in its own scope; idempotent consumers record it in the inbox in the handler's transaction. */
-function wrapConsumer(d: ContextDeps, consumer: string, handler: PluginMessageHandler, options?: PluginConsumerOptions) {
+function wrapConsumer(
+  d: ContextDeps,
+  consumer: string,
+  handler: PluginMessageHandler,
+  options?: PluginConsumerOptions,
+) {
   const run = (message: BusMessage, trx: Db | null) => {
     const scope = d.container.createScope<MessageCradle>();
     scope.register({ [KEYS.message]: asValue(message) });

@@ -76,8 +76,12 @@ export const configSchema = Joi.object<AppConfig>({
   server: Joi.object({
     port: Joi.number().integer().min(0).max(65535).required(),
     host: Joi.string().required(),
-    publicBaseUrl: Joi.string().uri({ scheme: ['http', 'https'] }).required(),
-    dashboardOrigins: Joi.array().items(Joi.string().uri({ scheme: ['http', 'https'] })).required(),
+    publicBaseUrl: Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .required(),
+    dashboardOrigins: Joi.array()
+      .items(Joi.string().uri({ scheme: ['http', 'https'] }))
+      .required(),
     bodyLimitBytes: Joi.number().integer().min(1024).required(),
     shutdownTimeoutMs: Joi.number().integer().min(0).required(),
     validateResponses: Joi.boolean().required(),
@@ -86,16 +90,26 @@ export const configSchema = Joi.object<AppConfig>({
   }).required(),
   dataDir: Joi.string().required(),
   database: Joi.object({
-    url: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).allow(null).required(),
+    url: Joi.string()
+      .uri({ scheme: ['postgres', 'postgresql'] })
+      .allow(null)
+      .required(),
     poolMin: Joi.number().integer().min(0).required(),
     poolMax: Joi.number().integer().min(1).required(),
-    schema: Joi.string().pattern(/^[a-z_][a-z0-9_]*$/).allow(null),
+    schema: Joi.string()
+      .pattern(/^[a-z_][a-z0-9_]*$/)
+      .allow(null),
     transactionPooler: Joi.boolean().required(),
     pgliteTemplate: Joi.boolean().required(),
   }).required(),
   bus: Joi.object({
-    url: Joi.string().uri({ scheme: ['amqp', 'amqps'] }).allow(null).required(),
-    exchange: Joi.string().pattern(/^[A-Za-z0-9._-]+$/).required(),
+    url: Joi.string()
+      .uri({ scheme: ['amqp', 'amqps'] })
+      .allow(null)
+      .required(),
+    exchange: Joi.string()
+      .pattern(/^[A-Za-z0-9._-]+$/)
+      .required(),
     prefetch: Joi.number().integer().min(1).max(1000).required(),
     maxAttempts: Joi.number().integer().min(1).max(50).required(),
     backoffMs: Joi.array().items(Joi.number().integer().min(0)).min(1).required(),
@@ -185,10 +199,16 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
   if (env.API_PROCESSES) set('server.apiProcesses', intEnv('API_PROCESSES', env.API_PROCESSES, 'server.apiProcesses'));
   if (env.PUBLIC_BASE_URL) set('server.publicBaseUrl', env.PUBLIC_BASE_URL.replace(/\/+$/, ''));
   if (env.DASHBOARD_ORIGINS !== undefined)
-    set('server.dashboardOrigins', env.DASHBOARD_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean));
+    set(
+      'server.dashboardOrigins',
+      env.DASHBOARD_ORIGINS.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   if (env.DATA_DIR) set('dataDir', env.DATA_DIR);
   if (env.DATABASE_URL) set('database.url', env.DATABASE_URL);
-  if (env.PGLITE_TEMPLATE) set('database.pgliteTemplate', env.PGLITE_TEMPLATE !== 'false' && env.PGLITE_TEMPLATE !== '0');
+  if (env.PGLITE_TEMPLATE)
+    set('database.pgliteTemplate', env.PGLITE_TEMPLATE !== 'false' && env.PGLITE_TEMPLATE !== '0');
   if (env.AMQP_URL) set('bus.url', env.AMQP_URL);
   if (env.SECRET_KEYS) set('security.secretKeys', env.SECRET_KEYS);
   if (env.LOG_LEVEL) set('log.level', env.LOG_LEVEL);
@@ -234,7 +254,9 @@ export function loadConfig(opts: LoadConfigOptions = {}): AppConfig {
 export function validateConfig(raw: unknown): AppConfig {
   const { error, value } = configSchema.validate(raw, { abortEarly: false, convert: true });
   if (error) {
-    const lines = error.details.map((d) => `  - config key ${d.path.join('.') || '(root)'}: ${d.message.replace(/^"[^"]*" /, '')}`);
+    const lines = error.details.map(
+      (d) => `  - config key ${d.path.join('.') || '(root)'}: ${d.message.replace(/^"[^"]*" /, '')}`,
+    );
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return value;

@@ -51,7 +51,9 @@ export function validateOptions<O>(schema: Joi.ObjectSchema<O> | undefined, raw:
   if (!schema) return (raw ?? {}) as O;
   const { error, value } = schema.validate(raw ?? {}, { abortEarly: false });
   if (error) {
-    const lines = error.details.map((d) => `  - config key ${[keyPrefix, ...d.path].join('.')}: ${d.message.replace(/^"[^"]*" /, '')}`);
+    const lines = error.details.map(
+      (d) => `  - config key ${[keyPrefix, ...d.path].join('.')}: ${d.message.replace(/^"[^"]*" /, '')}`,
+    );
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   return value;
@@ -74,18 +76,31 @@ export interface LoadedAdapter {
  * Loads the adapters config selects for each extension point, validates their options, builds them
  * and registers them: `<point>:<name>`, the selected one (single points) and the list.
  */
-export async function loadAdapters(config: AppConfig, container: Container, registry: Registries['adapters']): Promise<LoadedAdapter[]> {
+export async function loadAdapters(
+  config: AppConfig,
+  container: Container,
+  registry: Registries['adapters'],
+): Promise<LoadedAdapter[]> {
   const loaded: LoadedAdapter[] = [];
   for (const point of Object.keys(POINT_KEYS) as ExtensionPoint[]) {
     const instances: unknown[] = [];
     for (const name of adapterNames(config, point)) {
       const loader = Object.hasOwn(registry, name) ? registry[name] : undefined;
       if (!loader && !isPath(name)) {
-        throw new ConfigError(`config key adapters.${point}: unknown adapter "${name}" (shipped: ${Object.keys(registry).join(', ') || 'none'})`);
+        throw new ConfigError(
+          `config key adapters.${point}: unknown adapter "${name}" (shipped: ${Object.keys(registry).join(', ') || 'none'})`,
+        );
       }
-      const mod = loader ? (await loader()).default : await importDefault<AdapterModule<unknown, Record<string, unknown>>>(name, 'adapter');
-      if (mod.kind !== point) throw new ConfigError(`config key adapters.${point}: adapter "${name}" implements ${mod.kind}, not ${point}`);
-      const options = validateOptions(mod.optionsSchema, config.adapters.options[mod.name] ?? config.adapters.options[name], `adapters.options.${mod.name}`);
+      const mod = loader
+        ? (await loader()).default
+        : await importDefault<AdapterModule<unknown, Record<string, unknown>>>(name, 'adapter');
+      if (mod.kind !== point)
+        throw new ConfigError(`config key adapters.${point}: adapter "${name}" implements ${mod.kind}, not ${point}`);
+      const options = validateOptions(
+        mod.optionsSchema,
+        config.adapters.options[mod.name] ?? config.adapters.options[name],
+        `adapters.options.${mod.name}`,
+      );
       const instance = await mod.create(options, container.cradle as never);
       container.register(adapterKey(point, mod.name), asValue(instance));
       instances.push(instance);
@@ -115,7 +130,8 @@ export async function resolvePlugins(config: AppConfig, registry: Registries['pl
     const entry = config.plugins[name] ?? {};
     if (entry.enabled === false) continue;
     const loader = Object.hasOwn(registry, name) ? registry[name] : undefined;
-    if (!loader && !entry.module) throw new ConfigError(`config key plugins.${name}: unknown plugin; give "module" for a partner plugin`);
+    if (!loader && !entry.module)
+      throw new ConfigError(`config key plugins.${name}: unknown plugin; give "module" for a partner plugin`);
     const def = entry.module
       ? await importDefault<PluginDefinition<Record<string, unknown>>>(entry.module, `plugin ${name}`)
       : (await loader!()).default;
@@ -132,7 +148,9 @@ export async function resolvePlugins(config: AppConfig, registry: Registries['pl
     }
     for (const point of def.uses ?? []) {
       if (adapterNames(config, point).length === 0) {
-        throw new ConfigError(`plugin ${def.name} uses the ${point} extension point, but config key adapters.${point} selects no adapter`);
+        throw new ConfigError(
+          `plugin ${def.name} uses the ${point} extension point, but config key adapters.${point} selects no adapter`,
+        );
       }
     }
   }
@@ -141,7 +159,8 @@ export async function resolvePlugins(config: AppConfig, registry: Registries['pl
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (name: string, path: string[]) => {
     if (state.get(name) === 'done') return;
-    if (state.get(name) === 'visiting') throw new ConfigError(`plugins require each other in a cycle: ${[...path, name].join(' → ')}`);
+    if (state.get(name) === 'visiting')
+      throw new ConfigError(`plugins require each other in a cycle: ${[...path, name].join(' → ')}`);
     state.set(name, 'visiting');
     const def = defs.get(name)!;
     for (const req of def.requires ?? []) visit(req, [...path, name]);
@@ -152,6 +171,10 @@ export async function resolvePlugins(config: AppConfig, registry: Registries['pl
 
   return ordered.map((definition) => ({
     definition,
-    options: validateOptions(definition.options, config.plugins[definition.name]?.options, `plugins.${definition.name}.options`),
+    options: validateOptions(
+      definition.options,
+      config.plugins[definition.name]?.options,
+      `plugins.${definition.name}.options`,
+    ),
   }));
 }

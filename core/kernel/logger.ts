@@ -30,8 +30,23 @@ export const SECRET_HEADERS = [
 
 /** Query parameters and path parameters whose values are credentials or one-time codes. */
 export const SECRET_PARAMS = [
-  'token', 'key', 'public_key', 'code', 'state', 'secret', 'client_secret', 'signature', 'sig', 'password',
-  'access_token', 'refresh_token', 'id_token', 'samlresponse', 'samlrequest', 'relaystate', 'ticket',
+  'token',
+  'key',
+  'public_key',
+  'code',
+  'state',
+  'secret',
+  'client_secret',
+  'signature',
+  'sig',
+  'password',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'samlresponse',
+  'samlrequest',
+  'relaystate',
+  'ticket',
 ] as const;
 
 const SECRET_PARAM_SET = new Set<string>(SECRET_PARAMS);
@@ -85,7 +100,8 @@ export function maskPath(path: string, params?: Record<string, unknown> | null):
 function maskQuery(query: unknown): Record<string, unknown> | undefined {
   if (!query || typeof query !== 'object') return undefined;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(query as Record<string, unknown>)) out[k] = SECRET_PARAM_SET.has(k.toLowerCase()) ? CENSOR : v;
+  for (const [k, v] of Object.entries(query as Record<string, unknown>))
+    out[k] = SECRET_PARAM_SET.has(k.toLowerCase()) ? CENSOR : v;
   return out;
 }
 
@@ -111,7 +127,11 @@ export function serializeRequest(req: RequestLike): Record<string, unknown> {
   return {
     id: req.info?.id,
     method: typeof req.method === 'string' ? req.method.toUpperCase() : req.method,
-    url: maskPath(pathOnly, req.params) + (search ? `?${scrubSecrets(search.replace(/(^|&)([^=&]+)=([^&]*)/g, (m, sep: string, k: string) => (SECRET_PARAM_SET.has(k.toLowerCase()) ? `${sep}${k}=${CENSOR}` : m)))}` : ''),
+    url:
+      maskPath(pathOnly, req.params) +
+      (search
+        ? `?${scrubSecrets(search.replace(/(^|&)([^=&]+)=([^&]*)/g, (m, sep: string, k: string) => (SECRET_PARAM_SET.has(k.toLowerCase()) ? `${sep}${k}=${CENSOR}` : m)))}`
+        : ''),
     query: maskQuery(req.query),
     headers: req.headers,
     remoteAddress: req.info?.remoteAddress ?? req.socket?.remoteAddress,
@@ -120,9 +140,14 @@ export function serializeRequest(req: RequestLike): Record<string, unknown> {
 }
 
 /** The response as logged: status and headers (Set-Cookie redacted by path). */
-export function serializeResponse(res: ServerResponse | { statusCode?: number; headers?: Record<string, unknown> }): Record<string, unknown> {
+export function serializeResponse(
+  res: ServerResponse | { statusCode?: number; headers?: Record<string, unknown> },
+): Record<string, unknown> {
   if (!res || typeof res !== 'object') return res as unknown as Record<string, unknown>;
-  const headers = typeof (res as ServerResponse).getHeaders === 'function' ? { ...(res as ServerResponse).getHeaders() } : (res as { headers?: Record<string, unknown> }).headers;
+  const headers =
+    typeof (res as ServerResponse).getHeaders === 'function'
+      ? { ...(res as ServerResponse).getHeaders() }
+      : (res as { headers?: Record<string, unknown> }).headers;
   return { statusCode: res.statusCode, headers };
 }
 

@@ -28,7 +28,9 @@ export interface ScheduleOptions {
 }
 
 /** What `provide` takes: declared keys with their types, and prefixed keys of open lists. */
-export type Registrations = { [K in keyof Cradle]?: Resolver<Cradle[K]> } & { [key: `${string}:${string}`]: Resolver<unknown> };
+export type Registrations = { [K in keyof Cradle]?: Resolver<Cradle[K]> } & {
+  [key: `${string}:${string}`]: Resolver<unknown>;
+};
 
 /** What a plugin's `register` receives. */
 export interface PluginContext<O = Record<string, unknown>> {

@@ -74,7 +74,12 @@ export class DnsLookup {
       case 'AAAA':
         return (await resolver.resolve6(name)).map((value) => ({ value }));
       case 'CAA':
-        return (await resolver.resolveCaa(name)).map((c) => ({ value: `${c.critical} ${Object.entries(c).filter(([k]) => k !== 'critical').map(([k, v]) => `${k} "${String(v)}"`).join(' ')}` }));
+        return (await resolver.resolveCaa(name)).map((c) => ({
+          value: `${c.critical} ${Object.entries(c)
+            .filter(([k]) => k !== 'critical')
+            .map(([k, v]) => `${k} "${String(v)}"`)
+            .join(' ')}`,
+        }));
     }
   }
 }

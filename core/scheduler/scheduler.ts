@@ -88,7 +88,10 @@ export class Scheduler {
 
   private async tryLock(): Promise<boolean> {
     if (this.opts.engine === 'pglite') return true;
-    const client = this.db.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+    const client = this.db.client as {
+      acquireConnection(): Promise<unknown>;
+      releaseConnection(c: unknown): Promise<void>;
+    };
     const conn = await client.acquireConnection();
     const res = await (conn as { query(sql: string, args: unknown[]): Promise<{ rows: { ok: boolean }[] }> }).query(
       'select pg_try_advisory_lock($1) as ok',
@@ -129,12 +132,18 @@ export class Scheduler {
       await task.run();
       await this.db('scheduled_tasks')
         .insert({ name: task.name, last_run_at: started, last_success_at: new Date(), last_error: null })
-        .onConflict('name').merge();
+        .onConflict('name')
+        .merge();
     } catch (err) {
       this.log.error({ err, task: task.name }, 'scheduler: task failed');
       await this.db('scheduled_tasks')
-        .insert({ name: task.name, last_run_at: started, last_error: String((err as Error).message ?? err).slice(0, 2000) })
-        .onConflict('name').merge()
+        .insert({
+          name: task.name,
+          last_run_at: started,
+          last_error: String((err as Error).message ?? err).slice(0, 2000),
+        })
+        .onConflict('name')
+        .merge()
         .catch(() => undefined);
     } finally {
       this.busy.delete(task.name);

@@ -1,7 +1,9 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> =>
-  new Promise((resolve, reject) => scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  new Promise((resolve, reject) =>
+    scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 
 /**
  * scrypt password hashing at OWASP parameters (N=2^17, r=8, p=1 by default; `cost` is log2 N).
@@ -9,7 +11,11 @@ const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOpti
  * invalidating old hashes (`needsRehash`).
  */
 export class PasswordHasher {
-  constructor(private readonly cost = 17, private readonly r = 8, private readonly p = 1) {}
+  constructor(
+    private readonly cost = 17,
+    private readonly r = 8,
+    private readonly p = 1,
+  ) {}
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(16);
@@ -26,7 +32,12 @@ export class PasswordHasher {
     }
     const [, logN, r, p, salt, hash] = parts as [string, string, string, string, string, string];
     const expected = Buffer.from(hash, 'base64');
-    const key = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, this.options(Number(logN), Number(r), Number(p)));
+    const key = await scrypt(
+      password,
+      Buffer.from(salt, 'base64'),
+      expected.length,
+      this.options(Number(logN), Number(r), Number(p)),
+    );
     return key.length === expected.length && timingSafeEqual(key, expected);
   }
 

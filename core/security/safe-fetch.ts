@@ -84,7 +84,8 @@ for (const [net, prefix] of [
   ['203.0.113.0', 24], // TEST-NET-3
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
-] as const) ALWAYS_BLOCKED.addSubnet(net, prefix, 'ipv4');
+] as const)
+  ALWAYS_BLOCKED.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
   ['::', 128], // unspecified
   ['100::', 64], // discard
@@ -94,7 +95,8 @@ for (const [net, prefix] of [
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
   ['ff00::', 8], // multicast
-] as const) ALWAYS_BLOCKED.addSubnet(net, prefix, 'ipv6');
+] as const)
+  ALWAYS_BLOCKED.addSubnet(net, prefix, 'ipv6');
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
@@ -122,7 +124,10 @@ function embeddedIpv4(ip: string): string | null {
  * Why an address may not be fetched (`loopback`, `metadata`, `private`), or null when it may.
  * Loopback is allowed only with `allowLoopback`; metadata addresses never.
  */
-export function blockedReason(ip: string, opts: { allowLoopback?: boolean } = {}): 'loopback' | 'metadata' | 'private' | null {
+export function blockedReason(
+  ip: string,
+  opts: { allowLoopback?: boolean } = {},
+): 'loopback' | 'metadata' | 'private' | null {
   const family = isIP(ip);
   if (family === 0) return 'private';
   const v4 = family === 6 ? embeddedIpv4(ip) : null;
@@ -137,9 +142,12 @@ const defaultResolve = async (hostname: string) => dnsLookup(hostname, { all: tr
 
 /** Resolves a URL's host and checks every address; answers the one to connect to. */
 async function vet(url: URL, opts: SafeFetchOptions): Promise<{ address: string; family: number }> {
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SafeFetchError('invalid_url', `unsupported scheme ${url.protocol}`, { url: url.href });
-  if (url.protocol === 'http:' && opts.requireHttps) throw new SafeFetchError('insecure_url', 'only https addresses are fetched', { url: url.href });
-  if (url.username || url.password) throw new SafeFetchError('invalid_url', 'credentials in URLs are not allowed', { host: url.hostname });
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new SafeFetchError('invalid_url', `unsupported scheme ${url.protocol}`, { url: url.href });
+  if (url.protocol === 'http:' && opts.requireHttps)
+    throw new SafeFetchError('insecure_url', 'only https addresses are fetched', { url: url.href });
+  if (url.username || url.password)
+    throw new SafeFetchError('invalid_url', 'credentials in URLs are not allowed', { host: url.hostname });
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: Array<{ address: string; family: number }>;
   if (isIP(host)) {
@@ -155,7 +163,12 @@ async function vet(url: URL, opts: SafeFetchOptions): Promise<{ address: string;
   // Every address must be allowed: a name that also points inside could be pinned there next time.
   for (const a of addresses) {
     const reason = blockedReason(a.address, opts);
-    if (reason) throw new SafeFetchError('blocked_address', `${host} resolves to a ${reason} address`, { host, address: a.address, reason });
+    if (reason)
+      throw new SafeFetchError('blocked_address', `${host} resolves to a ${reason} address`, {
+        host,
+        address: a.address,
+        reason,
+      });
   }
   return addresses[0]!;
 }
@@ -185,10 +198,18 @@ interface RawAnswer {
   body: Buffer;
 }
 
-function requestOnce(url: URL, pinned: { address: string; family: number }, init: { method: string; headers: Record<string, string>; body: Buffer | null }, maxBytes: number, signal: AbortSignal, ca?: string | string[]): Promise<RawAnswer> {
+function requestOnce(
+  url: URL,
+  pinned: { address: string; family: number },
+  init: { method: string; headers: Record<string, string>; body: Buffer | null },
+  maxBytes: number,
+  signal: AbortSignal,
+  ca?: string | string[],
+): Promise<RawAnswer> {
   // Connect to the vetted address only, whatever the resolver would say now.
   const lookup: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
   const headers: Record<string, string> = { 'accept-encoding': 'identity', 'user-agent': 'Patchwell', ...init.headers };
@@ -207,14 +228,18 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, init
         lookup,
         signal,
         ...(url.protocol === 'https:' && !isIP(host) ? { servername: host } : {}),
-        ...(url.protocol === 'https:' && ca ? { ca: [...tls.rootCertificates, ...(Array.isArray(ca) ? ca : [ca])] } : {}),
+        ...(url.protocol === 'https:' && ca
+          ? { ca: [...tls.rootCertificates, ...(Array.isArray(ca) ? ca : [ca])] }
+          : {}),
         agent: false,
       },
       (res) => {
         const declared = Number(res.headers['content-length'] ?? 0);
         if (declared > maxBytes) {
           res.destroy();
-          reject(new SafeFetchError('too_large', `the answer is larger than ${maxBytes} bytes`, { host, bytes: declared }));
+          reject(
+            new SafeFetchError('too_large', `the answer is larger than ${maxBytes} bytes`, { host, bytes: declared }),
+          );
           return;
         }
         const chunks: Buffer[] = [];
@@ -234,7 +259,12 @@ function requestOnce(url: URL, pinned: { address: string; family: number }, init
             if (Array.isArray(v)) for (const x of v) h.append(k, x);
             else if (v !== undefined) h.set(k, v);
           }
-          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', headers: h, body: Buffer.concat(chunks) });
+          resolve({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? '',
+            headers: h,
+            body: Buffer.concat(chunks),
+          });
         });
         res.on('error', reject);
       },
@@ -249,7 +279,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NO_BODY = new Set([101, 204, 205, 304]);
 
 function toResponse(raw: RawAnswer, url: URL): Response {
-  const res = new Response(NO_BODY.has(raw.status) ? null : new Uint8Array(raw.body), { status: raw.status, statusText: raw.statusText, headers: raw.headers });
+  const res = new Response(NO_BODY.has(raw.status) ? null : new Uint8Array(raw.body), {
+    status: raw.status,
+    statusText: raw.statusText,
+    headers: raw.headers,
+  });
   Object.defineProperty(res, 'url', { value: url.href });
   return res;
 }
@@ -279,22 +313,42 @@ export function createSafeFetch(opts: SafeFetchOptions = {}): SafeFetch {
         raw = await requestOnce(url, pinned, { method, headers, body }, maxBytes, signal, opts.ca);
       } catch (err) {
         if (err instanceof SafeFetchError) throw err;
-        if (timeout.aborted) throw new SafeFetchError('timeout', `no answer within ${timeoutMs} ms`, { host: url.hostname }, { cause: err });
+        if (timeout.aborted)
+          throw new SafeFetchError(
+            'timeout',
+            `no answer within ${timeoutMs} ms`,
+            { host: url.hostname },
+            { cause: err },
+          );
         if (init.signal?.aborted) throw err;
-        throw new SafeFetchError('request_failed', `request to ${url.hostname} failed: ${(err as Error).message}`, { host: url.hostname }, { cause: err });
+        throw new SafeFetchError(
+          'request_failed',
+          `request to ${url.hostname} failed: ${(err as Error).message}`,
+          { host: url.hostname },
+          { cause: err },
+        );
       }
       const location = raw.headers.get('location');
       if (!REDIRECTS.has(raw.status) || !location || init.redirect === 'manual') return toResponse(raw, url);
-      if (init.redirect === 'error') throw new SafeFetchError('request_failed', 'the answer is a redirect', { host: url.hostname, status: raw.status });
-      if (hop >= maxRedirects) throw new SafeFetchError('too_many_redirects', `more than ${maxRedirects} redirects`, { host: url.hostname });
+      if (init.redirect === 'error')
+        throw new SafeFetchError('request_failed', 'the answer is a redirect', {
+          host: url.hostname,
+          status: raw.status,
+        });
+      if (hop >= maxRedirects)
+        throw new SafeFetchError('too_many_redirects', `more than ${maxRedirects} redirects`, { host: url.hostname });
       const next = new URL(location, url);
       if (next.origin !== url.origin) {
-        headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !['authorization', 'cookie'].includes(k.toLowerCase())));
+        headers = Object.fromEntries(
+          Object.entries(headers).filter(([k]) => !['authorization', 'cookie'].includes(k.toLowerCase())),
+        );
       }
       if (raw.status === 303 || ((raw.status === 301 || raw.status === 302) && method === 'POST')) {
         method = 'GET';
         body = null;
-        headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !['content-type', 'content-length'].includes(k.toLowerCase())));
+        headers = Object.fromEntries(
+          Object.entries(headers).filter(([k]) => !['content-type', 'content-length'].includes(k.toLowerCase())),
+        );
       }
       url = next;
     }

@@ -34,12 +34,19 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(context));
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     const tag = cipher.getAuthTag();
-    return ['v1', this.primary.id, iv.toString('base64url'), tag.toString('base64url'), data.toString('base64url')].join('.');
+    return [
+      'v1',
+      this.primary.id,
+      iv.toString('base64url'),
+      tag.toString('base64url'),
+      data.toString('base64url'),
+    ].join('.');
   }
 
   decrypt(box: string, context = ''): string {
     const [version, keyId, iv, tag, data] = box.split('.');
-    if (version !== 'v1' || !keyId || !iv || !tag || data === undefined) throw new SecretBoxError('not a sealed secret');
+    if (version !== 'v1' || !keyId || !iv || !tag || data === undefined)
+      throw new SecretBoxError('not a sealed secret');
     const key = this.keys.get(keyId);
     if (!key) throw new SecretBoxError(`secret was sealed with key "${keyId}", which is not in SECRET_KEYS`);
     try {
@@ -62,15 +69,21 @@ export class SecretBox {
 export const last4 = (secret: string): string => secret.slice(-4);
 
 function parseKeys(spec: string): Key[] {
-  const keys = spec.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
-    const idx = entry.indexOf(':');
-    if (idx <= 0) throw new SecretBoxError('SECRET_KEYS entries are id:base64key');
-    const id = entry.slice(0, idx);
-    const key = Buffer.from(entry.slice(idx + 1), 'base64');
-    if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new SecretBoxError(`SECRET_KEYS key id "${id}" must be letters, digits, _ or -`);
-    if (key.length !== 32) throw new SecretBoxError(`SECRET_KEYS key "${id}" must be 32 bytes (base64), got ${key.length}`);
-    return { id, key };
-  });
+  const keys = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const idx = entry.indexOf(':');
+      if (idx <= 0) throw new SecretBoxError('SECRET_KEYS entries are id:base64key');
+      const id = entry.slice(0, idx);
+      const key = Buffer.from(entry.slice(idx + 1), 'base64');
+      if (!/^[A-Za-z0-9_-]+$/.test(id))
+        throw new SecretBoxError(`SECRET_KEYS key id "${id}" must be letters, digits, _ or -`);
+      if (key.length !== 32)
+        throw new SecretBoxError(`SECRET_KEYS key "${id}" must be 32 bytes (base64), got ${key.length}`);
+      return { id, key };
+    });
   if (keys.length === 0) throw new SecretBoxError('SECRET_KEYS is empty');
   return keys;
 }

@@ -22,10 +22,16 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ab, bb);
 }
 
-export const hmacSha256Hex = (key: string | Buffer, data: string | Buffer): string => createHmac('sha256', key).update(data).digest('hex');
+export const hmacSha256Hex = (key: string | Buffer, data: string | Buffer): string =>
+  createHmac('sha256', key).update(data).digest('hex');
 
 /** Checks `sha256=<hex>` style signatures in constant time. */
-export function verifyHmacSignature(header: string | undefined, key: string, body: Buffer | string, prefix = 'sha256='): boolean {
+export function verifyHmacSignature(
+  header: string | undefined,
+  key: string,
+  body: Buffer | string,
+  prefix = 'sha256=',
+): boolean {
   if (!header || !header.startsWith(prefix)) return false;
   return safeEqual(header.slice(prefix.length).toLowerCase(), hmacSha256Hex(key, body));
 }

@@ -23,7 +23,13 @@ export function readCertificate(cert: string | null | undefined): CertificateInf
   if (!cert || !cert.trim()) return null;
   try {
     const x = new X509Certificate(toPem(cert));
-    return { subject: x.subject, issuer: x.issuer, validFrom: new Date(x.validFrom), validTo: new Date(x.validTo), fingerprint256: x.fingerprint256 };
+    return {
+      subject: x.subject,
+      issuer: x.issuer,
+      validFrom: new Date(x.validFrom),
+      validTo: new Date(x.validTo),
+      fingerprint256: x.fingerprint256,
+    };
   } catch {
     return null;
   }

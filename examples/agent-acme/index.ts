@@ -46,7 +46,10 @@ export class AcmeAgentExecutor extends AbstractAgentExecutor<AcmeAgentOptions> {
     if (io.isCancelled()) return io.complete({ status: 'cancelled', cost_usd: 0 });
     const [bin, ...args] = this.options.command;
     // Only what the tool needs: no service secrets leak into a partner's process.
-    const child = spawn(bin!, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ACME_JOB_ID: job.id } });
+    const child = spawn(bin!, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', ACME_JOB_ID: job.id },
+    });
     this.children.set(job.id, child);
     const limitMs = Math.min(this.options.timeoutMs, job.limits.max_minutes * 60_000);
     const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
@@ -70,7 +73,13 @@ export class AcmeAgentExecutor extends AbstractAgentExecutor<AcmeAgentOptions> {
       await io.complete({
         status: 'failed',
         cost_usd: result?.cost_usd ?? 0,
-        error: { code: code === null ? 'timed_out' : 'agent_failed', detail: code === null ? `no answer within ${limitMs} ms` : `acme-agent exited with ${code}${result ? '' : ' without a result'}` },
+        error: {
+          code: code === null ? 'timed_out' : 'agent_failed',
+          detail:
+            code === null
+              ? `no answer within ${limitMs} ms`
+              : `acme-agent exited with ${code}${result ? '' : ' without a result'}`,
+        },
       });
     } finally {
       clearTimeout(timer);
@@ -92,10 +101,18 @@ export function parseLine(line: string): { result?: JobResult; event: JobEventIn
     return { event: { level: 'info', type: 'output', message: line.slice(0, 2000) } };
   }
   const v = value as { result?: JobResult; event?: Partial<JobEventInput> };
-  if (v && typeof v === 'object' && v.result && typeof v.result === 'object') return { result: v.result, event: { level: 'info', type: 'result', message: 'result received' } };
+  if (v && typeof v === 'object' && v.result && typeof v.result === 'object')
+    return { result: v.result, event: { level: 'info', type: 'result', message: 'result received' } };
   const e = v?.event;
   if (e && typeof e.message === 'string') {
-    return { event: { level: LEVELS.has(e.level as string) ? (e.level as JobEventInput['level']) : 'info', type: typeof e.type === 'string' ? e.type : 'output', message: e.message.slice(0, 2000), ...(e.data && typeof e.data === 'object' ? { data: e.data } : {}) } };
+    return {
+      event: {
+        level: LEVELS.has(e.level as string) ? (e.level as JobEventInput['level']) : 'info',
+        type: typeof e.type === 'string' ? e.type : 'output',
+        message: e.message.slice(0, 2000),
+        ...(e.data && typeof e.data === 'object' ? { data: e.data } : {}),
+      },
+    };
   }
   return { event: { level: 'info', type: 'output', message: line.slice(0, 2000) } };
 }

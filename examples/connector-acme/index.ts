@@ -42,7 +42,8 @@ export class AcmeConnectorAdapter extends AbstractConnectorAdapter<ConnectorAdap
   }
 
   normalizePush(body: unknown): NormalizedEvent[] {
-    if (!body || typeof body !== 'object' || !Array.isArray((body as { lines?: unknown }).lines)) throw new PayloadError('an Acme delivery has lines[]');
+    if (!body || typeof body !== 'object' || !Array.isArray((body as { lines?: unknown }).lines))
+      throw new PayloadError('an Acme delivery has lines[]');
     const out: NormalizedEvent[] = [];
     for (const line of (body as { lines: unknown[] }).lines) {
       if (!line || typeof line !== 'object') continue;

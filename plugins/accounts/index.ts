@@ -48,10 +48,19 @@ export default definePlugin<AccountsOptions>({
       accountsOptions: asValue(ctx.options),
       planCatalog: asValue(new PlanCatalog()),
       accountSchemas: asValue(accountSchemas),
-      accountMail: asFunction(({ mailer, config }: Cradle) => new AccountMail(mailer, config.server.publicBaseUrl)).singleton(),
+      accountMail: asFunction(
+        ({ mailer, config }: Cradle) => new AccountMail(mailer, config.server.publicBaseUrl),
+      ).singleton(),
       emailTokens: asClass(EmailTokens).singleton(),
       // Behind a transaction pooler LISTEN reaches no session: no cache, rather than a stale one.
-      credentialCache: asValue(new CredentialCache(ctx.config.database.transactionPooler ? { ...ctx.options.credentialCache, ttlSeconds: 0 } : ctx.options.credentialCache, !!ctx.config.database.url)),
+      credentialCache: asValue(
+        new CredentialCache(
+          ctx.config.database.transactionPooler
+            ? { ...ctx.options.credentialCache, ttlSeconds: 0 }
+            : ctx.options.credentialCache,
+          !!ctx.config.database.url,
+        ),
+      ),
       credentials: asClass(Credentials).singleton(),
       sessionService: asClass(SessionService).singleton(),
       authContextBuilder: asClass(AuthContextBuilder).singleton(),
@@ -91,13 +100,24 @@ export default definePlugin<AccountsOptions>({
     // An explicit Authorization header wins over a cookie the browser happens to send.
     cradle.authResolvers.push(apiTokenResolver(cradle), sessionResolver(cradle));
 
-    ctx.routes([...authRoutes(ctx.config), ...meRoutes(), ...orgRoutes(), ...memberRoutes(), ...invitationRoutes(), ...tokenRoutes()]);
+    ctx.routes([
+      ...authRoutes(ctx.config),
+      ...meRoutes(),
+      ...orgRoutes(),
+      ...memberRoutes(),
+      ...invitationRoutes(),
+      ...tokenRoutes(),
+    ]);
 
     // Ended sessions and used or expired one-time links are kept 30 days (for support), then deleted.
     ctx.schedule('purge-expired-credentials', { everyMs: 6 * 60 * 60_000 }, async () => {
       const db = cradle.db;
       const before = new Date(Date.now() - 30 * DAY);
-      await db('sessions').where('absolute_expires_at', '<', before).orWhere('revoked_at', '<', before).orWhere('idle_expires_at', '<', before).delete();
+      await db('sessions')
+        .where('absolute_expires_at', '<', before)
+        .orWhere('revoked_at', '<', before)
+        .orWhere('idle_expires_at', '<', before)
+        .delete();
       await db('email_tokens').where('expires_at', '<', before).delete();
     });
   },

@@ -42,7 +42,9 @@ export interface AccountsOptions {
 const int = (min: number, def: number) => Joi.number().integer().min(min).default(def);
 
 export const accountsOptionsSchema = Joi.object<AccountsOptions>({
-  staffEmails: Joi.array().items(Joi.string().lowercase().email({ tlds: false })).default([]),
+  staffEmails: Joi.array()
+    .items(Joi.string().lowercase().email({ tlds: false }))
+    .default([]),
   requireEmailVerification: Joi.boolean().default(true),
   session: Joi.object({
     idleMinutes: int(1, 7 * 24 * 60),
@@ -63,5 +65,8 @@ export const accountsOptionsSchema = Joi.object<AccountsOptions>({
   }).default(),
   uniformAnswerMs: int(0, 250),
   tokens: Joi.object({ defaultDays: int(1, 90), maxDays: int(1, 730) }).default(),
-  credentialCache: Joi.object({ ttlSeconds: Joi.number().integer().min(0).max(300).default(10), maxEntries: int(1, 10_000) }).default(),
+  credentialCache: Joi.object({
+    ttlSeconds: Joi.number().integer().min(0).max(300).default(10),
+    maxEntries: int(1, 10_000),
+  }).default(),
 });

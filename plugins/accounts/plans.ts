@@ -4,7 +4,16 @@
  * Numbers are documented in docs/accounts.md.
  */
 
-export const PLAN_IDS = ['none', 'open_source', 'indie', 'startup', 'growth', 'managed', 'agency', 'enterprise'] as const;
+export const PLAN_IDS = [
+  'none',
+  'open_source',
+  'indie',
+  'startup',
+  'growth',
+  'managed',
+  'agency',
+  'enterprise',
+] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
 
 export const AUTONOMY_LEVELS = ['copilot', 'approve', 'autopilot'] as const;
@@ -65,7 +74,15 @@ export const PLANS: readonly Plan[] = [
     features: ['email_channel', 'widget'],
     autonomy: ['copilot'],
     execution_modes: ['mcp'],
-    limits: { tickets_per_month: 50, repositories_per_workspace: 1, public_repos_only: false, workspaces_included: 1, extra_workspace_price_usd: 0, included_fixes_per_month: 0, overage_fix_price_usd: 0 },
+    limits: {
+      tickets_per_month: 50,
+      repositories_per_workspace: 1,
+      public_repos_only: false,
+      workspaces_included: 1,
+      extra_workspace_price_usd: 0,
+      included_fixes_per_month: 0,
+      overage_fix_price_usd: 0,
+    },
   },
   {
     id: 'open_source',
@@ -73,7 +90,15 @@ export const PLANS: readonly Plan[] = [
     features: BASE,
     autonomy: ['copilot', 'approve'],
     execution_modes: ['runner', 'mcp'],
-    limits: { tickets_per_month: 500, repositories_per_workspace: 3, public_repos_only: true, workspaces_included: 3, extra_workspace_price_usd: 0, included_fixes_per_month: 20, overage_fix_price_usd: 0 },
+    limits: {
+      tickets_per_month: 500,
+      repositories_per_workspace: 3,
+      public_repos_only: true,
+      workspaces_included: 3,
+      extra_workspace_price_usd: 0,
+      included_fixes_per_month: 20,
+      overage_fix_price_usd: 0,
+    },
   },
   {
     id: 'indie',
@@ -81,7 +106,15 @@ export const PLANS: readonly Plan[] = [
     features: BASE,
     autonomy: ['copilot', 'approve'],
     execution_modes: ALL_MODES,
-    limits: { tickets_per_month: 300, repositories_per_workspace: 2, public_repos_only: false, workspaces_included: 1, extra_workspace_price_usd: 15, included_fixes_per_month: 15, overage_fix_price_usd: 4 },
+    limits: {
+      tickets_per_month: 300,
+      repositories_per_workspace: 2,
+      public_repos_only: false,
+      workspaces_included: 1,
+      extra_workspace_price_usd: 15,
+      included_fixes_per_month: 15,
+      overage_fix_price_usd: 4,
+    },
   },
   {
     id: 'startup',
@@ -89,15 +122,39 @@ export const PLANS: readonly Plan[] = [
     features: [...BASE, 'custom_sending_domain', 'badge_removal'],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: { tickets_per_month: 1500, repositories_per_workspace: 5, public_repos_only: false, workspaces_included: 3, extra_workspace_price_usd: 15, included_fixes_per_month: 60, overage_fix_price_usd: 3.5 },
+    limits: {
+      tickets_per_month: 1500,
+      repositories_per_workspace: 5,
+      public_repos_only: false,
+      workspaces_included: 3,
+      extra_workspace_price_usd: 15,
+      included_fixes_per_month: 60,
+      overage_fix_price_usd: 3.5,
+    },
   },
   {
     id: 'growth',
     name: 'Growth',
-    features: [...BASE, 'custom_sending_domain', 'badge_removal', 'brand_profiles', 'approval_governance', 'audit_export', 'sla'],
+    features: [
+      ...BASE,
+      'custom_sending_domain',
+      'badge_removal',
+      'brand_profiles',
+      'approval_governance',
+      'audit_export',
+      'sla',
+    ],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: { tickets_per_month: 5000, repositories_per_workspace: 15, public_repos_only: false, workspaces_included: 10, extra_workspace_price_usd: 12, included_fixes_per_month: 200, overage_fix_price_usd: 3 },
+    limits: {
+      tickets_per_month: 5000,
+      repositories_per_workspace: 15,
+      public_repos_only: false,
+      workspaces_included: 10,
+      extra_workspace_price_usd: 12,
+      included_fixes_per_month: 200,
+      overage_fix_price_usd: 3,
+    },
   },
   {
     id: 'managed',
@@ -105,15 +162,43 @@ export const PLANS: readonly Plan[] = [
     features: [...BASE, 'custom_sending_domain', 'brand_profiles', 'managed_fixes', 'approval_governance', 'sla'],
     autonomy: ALL_AUTONOMY,
     execution_modes: ['managed'],
-    limits: { tickets_per_month: 5000, repositories_per_workspace: 15, public_repos_only: false, workspaces_included: 5, extra_workspace_price_usd: 25, included_fixes_per_month: 300, overage_fix_price_usd: 2.5 },
+    limits: {
+      tickets_per_month: 5000,
+      repositories_per_workspace: 15,
+      public_repos_only: false,
+      workspaces_included: 5,
+      extra_workspace_price_usd: 25,
+      included_fixes_per_month: 300,
+      overage_fix_price_usd: 2.5,
+    },
   },
   {
     id: 'agency',
     name: 'Agency',
-    features: [...BASE, 'custom_sending_domain', 'badge_removal', 'brand_profiles', 'white_label', 'managed_fixes', 'agency', 'resale', 'approval_governance', 'audit_export', 'sla'],
+    features: [
+      ...BASE,
+      'custom_sending_domain',
+      'badge_removal',
+      'brand_profiles',
+      'white_label',
+      'managed_fixes',
+      'agency',
+      'resale',
+      'approval_governance',
+      'audit_export',
+      'sla',
+    ],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: { tickets_per_month: 10000, repositories_per_workspace: 50, public_repos_only: false, workspaces_included: 10, extra_workspace_price_usd: 9, included_fixes_per_month: 400, overage_fix_price_usd: 2.5 },
+    limits: {
+      tickets_per_month: 10000,
+      repositories_per_workspace: 50,
+      public_repos_only: false,
+      workspaces_included: 10,
+      extra_workspace_price_usd: 9,
+      included_fixes_per_month: 400,
+      overage_fix_price_usd: 2.5,
+    },
   },
   {
     id: 'enterprise',
@@ -121,7 +206,15 @@ export const PLANS: readonly Plan[] = [
     features: [...PLAN_FEATURES],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: { tickets_per_month: 100000, repositories_per_workspace: 500, public_repos_only: false, workspaces_included: 100, extra_workspace_price_usd: 0, included_fixes_per_month: 2000, overage_fix_price_usd: 2 },
+    limits: {
+      tickets_per_month: 100000,
+      repositories_per_workspace: 500,
+      public_repos_only: false,
+      workspaces_included: 100,
+      extra_workspace_price_usd: 0,
+      included_fixes_per_month: 2000,
+      overage_fix_price_usd: 2,
+    },
   },
 ];
 

@@ -8,7 +8,15 @@ import { AUTONOMY_LEVELS, EXECUTION_MODES, PLAN_FEATURES, PLAN_IDS } from './pla
  */
 
 export const LOCALES = ['en', 'it'] as const;
-export const SUBSCRIPTION_STATUSES = ['none', 'trialing', 'active', 'past_due', 'canceled', 'incomplete', 'lifetime'] as const;
+export const SUBSCRIPTION_STATUSES = [
+  'none',
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'incomplete',
+  'lifetime',
+] as const;
 export const ORG_TYPES = ['direct', 'agency'] as const;
 export const SIGNUP_SOURCES = ['direct', 'badge', 'referral', 'sibling_product', 'open_source', 'partner'] as const;
 
@@ -25,7 +33,10 @@ export const User = Joi.object({
   email: email().required(),
   name: Joi.string().allow('').required(),
   role: roleSchema.required(),
-  workspace_ids: Joi.array().items(Joi.string()).required().description('Workspaces the user can open (owners and admins: all of them)'),
+  workspace_ids: Joi.array()
+    .items(Joi.string())
+    .required()
+    .description('Workspaces the user can open (owners and admins: all of them)'),
   email_verified_at: nullableDatetime(),
   code_host_login: Joi.string().allow(null).required(),
   locale: localeSchema.required(),
@@ -42,9 +53,15 @@ export const Organization = Joi.object({
   id: Joi.string().required(),
   name: Joi.string().required(),
   slug: Joi.string().required(),
-  type: Joi.string().valid(...ORG_TYPES).required(),
-  plan: Joi.string().valid(...PLAN_IDS).required(),
-  subscription_status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
+  type: Joi.string()
+    .valid(...ORG_TYPES)
+    .required(),
+  plan: Joi.string()
+    .valid(...PLAN_IDS)
+    .required(),
+  subscription_status: Joi.string()
+    .valid(...SUBSCRIPTION_STATUSES)
+    .required(),
   trial_ends_at: nullableDatetime(),
   current_period_end: nullableDatetime(),
   plan_activated_at: nullableDatetime(),
@@ -55,7 +72,9 @@ export const Organization = Joi.object({
   badge_removal_addon: Joi.boolean().required(),
   overage_enabled: Joi.boolean().required(),
   retention_days: Joi.number().integer().required(),
-  signup_source: Joi.string().valid(...SIGNUP_SOURCES).required(),
+  signup_source: Joi.string()
+    .valid(...SIGNUP_SOURCES)
+    .required(),
   referral_code: Joi.string().allow(null).required().description("The organization's own referral code, to share"),
   locale: localeSchema.required(),
   sso_enforced: Joi.boolean().required(),
@@ -76,19 +95,31 @@ export const WorkspaceSummary = Joi.object({
   name: Joi.string().required(),
   slug: Joi.string().required(),
   client_name: Joi.string().allow(null).required(),
-  execution_mode: Joi.string().valid(...EXECUTION_MODES).required(),
-  autonomy: Joi.string().valid(...AUTONOMY_LEVELS).required(),
+  execution_mode: Joi.string()
+    .valid(...EXECUTION_MODES)
+    .required(),
+  autonomy: Joi.string()
+    .valid(...AUTONOMY_LEVELS)
+    .required(),
   archived_at: nullableDatetime(),
 })
   .required()
   .id('WorkspaceSummary');
 
 export const Plan = Joi.object({
-  id: Joi.string().valid(...PLAN_IDS).required(),
+  id: Joi.string()
+    .valid(...PLAN_IDS)
+    .required(),
   name: Joi.string().required(),
-  features: Joi.array().items(Joi.string().valid(...PLAN_FEATURES)).required(),
-  autonomy: Joi.array().items(Joi.string().valid(...AUTONOMY_LEVELS)).required(),
-  execution_modes: Joi.array().items(Joi.string().valid(...EXECUTION_MODES)).required(),
+  features: Joi.array()
+    .items(Joi.string().valid(...PLAN_FEATURES))
+    .required(),
+  autonomy: Joi.array()
+    .items(Joi.string().valid(...AUTONOMY_LEVELS))
+    .required(),
+  execution_modes: Joi.array()
+    .items(Joi.string().valid(...EXECUTION_MODES))
+    .required(),
   limits: Joi.object({
     tickets_per_month: Joi.number().integer().required(),
     repositories_per_workspace: Joi.number().integer().required(),
@@ -132,8 +163,12 @@ export const SignupAuthContext = Joi.object({
   .id('SignupAuthContext')
   .description('AuthContext plus email_verification_required');
 
-export const Sent = Joi.object({ sent: Joi.boolean().valid(true).required() }).required().id('Sent');
-export const Ok = Joi.object({ ok: Joi.boolean().valid(true).required() }).required().id('Ok');
+export const Sent = Joi.object({ sent: Joi.boolean().valid(true).required() })
+  .required()
+  .id('Sent');
+export const Ok = Joi.object({ ok: Joi.boolean().valid(true).required() })
+  .required()
+  .id('Ok');
 
 export const PersonRef = Joi.object({
   id: Joi.string().required(),
@@ -151,7 +186,9 @@ export const Invitation = Joi.object({
   email: email().required(),
   role: roleSchema.required(),
   workspace_ids: Joi.array().items(Joi.string()).required(),
-  status: Joi.string().valid(...INVITATION_STATUSES).required(),
+  status: Joi.string()
+    .valid(...INVITATION_STATUSES)
+    .required(),
   invited_by: Joi.alternatives(PersonRef, null).required(),
   expires_at: datetime().required(),
   accepted_at: nullableDatetime(),
@@ -165,9 +202,13 @@ export const InvitationPreview = Joi.object({
   email: email().required(),
   role: roleSchema.required(),
   organization: Joi.object({ id: Joi.string().required(), name: Joi.string().required() }).required(),
-  invited_by: Joi.object({ name: Joi.string().allow('').required(), email: email().required() }).allow(null).required(),
+  invited_by: Joi.object({ name: Joi.string().allow('').required(), email: email().required() })
+    .allow(null)
+    .required(),
   expires_at: datetime().required(),
-  existing_account: Joi.boolean().required().description('Whether an account with this address exists (accepting needs no password then)'),
+  existing_account: Joi.boolean()
+    .required()
+    .description('Whether an account with this address exists (accepting needs no password then)'),
 })
   .required()
   .id('InvitationPreview');
@@ -186,12 +227,17 @@ const apiTokenKeys = {
 };
 
 export const ApiToken = Joi.object(apiTokenKeys).required().id('ApiToken');
-export const ApiTokenCreated = Joi.object({ ...apiTokenKeys, token: Joi.string().required().description('The token, shown once') })
+export const ApiTokenCreated = Joi.object({
+  ...apiTokenKeys,
+  token: Joi.string().required().description('The token, shown once'),
+})
   .required()
   .id('ApiTokenCreated');
 
 export const page = (item: Joi.Schema, id: string) =>
-  Joi.object({ items: Joi.array().items(item.optional()).required(), next_cursor: Joi.string().allow(null).required() }).required().id(id);
+  Joi.object({ items: Joi.array().items(item.optional()).required(), next_cursor: Joi.string().allow(null).required() })
+    .required()
+    .id(id);
 
 /** Password rules: 10 to 200 characters. */
 export const passwordSchema = Joi.string().min(10).max(200);

@@ -28,19 +28,39 @@ export default definePlugin({
   version: '1.0.0',
   requires: ['accounts', 'workspaces', 'brand', 'mail', 'analytics'],
   register(ctx) {
-    const r = <T>(key: string) => () => ctx.container.resolve(key) as T;
+    const r =
+      <T>(key: string) =>
+      () =>
+        ctx.container.resolve(key) as T;
     // Every /v1/agency/* route: agency organizations on a plan with the `agency` feature (402 otherwise).
-    const gated = (routes: ServerRoute[]) => gateAgencyRoutes(routes, { db: r<Knex>('db'), plans: r<AgencyPlanPort>('planCatalog') });
-    const partner = new PartnerService({ db: r<Knex>('db'), audit: r<AuditWriter>('audit'), outbox: r<Outbox>('outbox') });
-    const whiteLabel = new WhiteLabelReadiness({ db: r<Knex>('db'), directory: r<BrandDirectoryPort>('brandDirectory'), workspaces: r<WorkspaceReaderPort>('workspaceService') });
+    const gated = (routes: ServerRoute[]) =>
+      gateAgencyRoutes(routes, { db: r<Knex>('db'), plans: r<AgencyPlanPort>('planCatalog') });
+    const partner = new PartnerService({
+      db: r<Knex>('db'),
+      audit: r<AuditWriter>('audit'),
+      outbox: r<Outbox>('outbox'),
+    });
+    const whiteLabel = new WhiteLabelReadiness({
+      db: r<Knex>('db'),
+      directory: r<BrandDirectoryPort>('brandDirectory'),
+      workspaces: r<WorkspaceReaderPort>('workspaceService'),
+    });
     ctx.routes(gated(agencyRoutes({ partner: () => partner, whiteLabel: () => whiteLabel })));
-    const agencyConsole = new AgencyConsole({ db: r<Knex>('db'), directory: r<BrandDirectoryPort>('brandDirectory'), workspaces: r<WorkspaceReaderPort>('workspaceService') });
+    const agencyConsole = new AgencyConsole({
+      db: r<Knex>('db'),
+      directory: r<BrandDirectoryPort>('brandDirectory'),
+      workspaces: r<WorkspaceReaderPort>('workspaceService'),
+    });
     ctx.routes(gated(consoleRoutes(() => agencyConsole)));
     ctx.routes(publicPartnerRoutes(() => partner));
     const mailer = ctx.container.resolve('mailer');
     mailer.registerTemplates(AGENCY_MAIL_TEMPLATES);
     const reports = new AgencyReports({
-      db: r<Knex>('db'), audit: r<AuditWriter>('audit'), outbox: r<Outbox>('outbox'), mailer: () => mailer, brand: r<ReportBrandPort>('brandService'),
+      db: r<Knex>('db'),
+      audit: r<AuditWriter>('audit'),
+      outbox: r<Outbox>('outbox'),
+      mailer: () => mailer,
+      brand: r<ReportBrandPort>('brandService'),
       metrics: r<ReportMetricsPort>('supportMetrics'),
     });
     ctx.routes(gated(reportRoutes(() => reports)));
@@ -48,7 +68,11 @@ export default definePlugin({
     // report_auto_send: last month's report of every such client, generated and sent once, in the first days of a month.
     ctx.schedule('reports-auto-send', { everyMs: 60 * 60_000 }, async () => {
       const plans = ctx.container.resolve('planCatalog');
-      const done = await reports.autoSend({ hasAgencyPlan: (plan) => plans.hasFeature(plan, 'agency'), days: AUTO_SEND_DAYS, log: ctx.log });
+      const done = await reports.autoSend({
+        hasAgencyPlan: (plan) => plans.hasFeature(plan, 'agency'),
+        days: AUTO_SEND_DAYS,
+        log: ctx.log,
+      });
       if (done.generated || done.sent) ctx.log.info(done, 'agency reports auto-sent');
     });
   },

@@ -26,7 +26,12 @@ export default definePlugin({
     );
     // The same figures for other plugins (agency's monthly client reports).
     ctx.provide({ supportMetrics: asValue(metrics) });
-    ctx.routes(analyticsRoutes(() => metrics, () => ctx.container.resolve('workspaceService')));
+    ctx.routes(
+      analyticsRoutes(
+        () => metrics,
+        () => ctx.container.resolve('workspaceService'),
+      ),
+    );
     const publicService = new PublicService({
       db: () => ctx.container.resolve('db'),
       outbox: () => ctx.container.resolve('outbox'),

@@ -28,12 +28,18 @@ export const auditOptionsSchema = Joi.object<AuditOptions>({
   stream: Joi.object({
     batchSize: Joi.number().integer().min(1).max(1000).default(100),
     intervalMs: Joi.number().integer().min(100).max(3_600_000).default(5000),
-    backoffMs: Joi.array().items(Joi.number().integer().min(0)).min(1).default([5000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000]),
+    backoffMs: Joi.array()
+      .items(Joi.number().integer().min(0))
+      .min(1)
+      .default([5000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000]),
     timeoutMs: Joi.number().integer().min(100).max(60_000).default(10_000),
     leaseMs: Joi.number().integer().min(1000).max(600_000).default(60_000),
     previousSecretHours: Joi.number().min(0).max(168).default(24),
     trustedCa: Joi.string().allow(null).default(null),
-    cloudwatchEndpoint: Joi.string().uri({ scheme: ['http', 'https'] }).allow(null).default(null),
+    cloudwatchEndpoint: Joi.string()
+      .uri({ scheme: ['http', 'https'] })
+      .allow(null)
+      .default(null),
   }).default(),
   exportsPerMinute: Joi.number().integer().min(1).max(1000).default(10),
 });

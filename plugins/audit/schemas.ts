@@ -7,10 +7,18 @@ export const AuditEntry = Joi.object({
   id: Joi.string().required(),
   org_id: Joi.string().required(),
   action: Joi.string().required().description('`<resource>.<verb>`, e.g. member.role_changed'),
-  actor: Joi.object({ type: Joi.string().valid('user', 'token', 'staff', 'system', 'job').required(), id: nullableString(), email: nullableString() }).required(),
+  actor: Joi.object({
+    type: Joi.string().valid('user', 'token', 'staff', 'system', 'job').required(),
+    id: nullableString(),
+    email: nullableString(),
+  }).required(),
   target: Joi.object({ type: Joi.string().required(), id: nullableString() }).allow(null).required(),
   workspace_id: nullableString(),
-  changes: Joi.object().pattern(Joi.string(), Joi.object({ before: Joi.any(), after: Joi.any() })).allow(null).required().description('Fields that changed, before and after; secrets read [redacted]'),
+  changes: Joi.object()
+    .pattern(Joi.string(), Joi.object({ before: Joi.any(), after: Joi.any() }))
+    .allow(null)
+    .required()
+    .description('Fields that changed, before and after; secrets read [redacted]'),
   metadata: Joi.object().unknown(true).allow(null).required(),
   ip: nullableString(),
   user_agent: nullableString(),
@@ -42,9 +50,13 @@ export const AuditStream = Joi.object({
   })
     .allow(null)
     .required(),
-  signature_header: Joi.string().required().description('Header carrying t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">'),
+  signature_header: Joi.string()
+    .required()
+    .description('Header carrying t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">'),
   secret_last4: Joi.string().required(),
-  secret: Joi.string().description('The signing secret: only in the answer that creates the stream or rotates the secret'),
+  secret: Joi.string().description(
+    'The signing secret: only in the answer that creates the stream or rotates the secret',
+  ),
   delivery: Joi.object({
     pending: Joi.number().integer().required(),
     delivered: Joi.number().integer().required(),
@@ -71,25 +83,41 @@ export const AuditStreamTest = Joi.object({
   .required()
   .id('AuditStreamTest');
 
-const region = Joi.string().pattern(/^[a-z]{2}(-[a-z]+)+-\d$/).max(32);
-const cwName = Joi.string().pattern(/^[\w\-./#]+$/).min(1).max(512);
+const region = Joi.string()
+  .pattern(/^[a-z]{2}(-[a-z]+)+-\d$/)
+  .max(32);
+const cwName = Joi.string()
+  .pattern(/^[\w\-./#]+$/)
+  .min(1)
+  .max(512);
 
 export const streamPayload = Joi.object({
   kind: Joi.string().valid('https', 'cloudwatch').required(),
   enabled: Joi.boolean(),
-  url: Joi.string().uri({ scheme: ['https'] }).max(2048).when('kind', { is: 'https', then: Joi.required(), otherwise: Joi.forbidden() }),
+  url: Joi.string()
+    .uri({ scheme: ['https'] })
+    .max(2048)
+    .when('kind', { is: 'https', then: Joi.required(), otherwise: Joi.forbidden() }),
   cloudwatch: Joi.object({
     region: region.required(),
     log_group: cwName.required(),
-    log_stream: Joi.string().pattern(/^[^:*]+$/).min(1).max(512).required(),
-    access_key_id: Joi.string().pattern(/^[A-Z0-9]{16,128}$/).required(),
+    log_stream: Joi.string()
+      .pattern(/^[^:*]+$/)
+      .min(1)
+      .max(512)
+      .required(),
+    access_key_id: Joi.string()
+      .pattern(/^[A-Z0-9]{16,128}$/)
+      .required(),
     secret_access_key: Joi.string().min(16).max(256).description('Write-only; omit to keep the stored one'),
   }).when('kind', { is: 'cloudwatch', then: Joi.required(), otherwise: Joi.forbidden() }),
 });
 
 export const listQuery = {
   actor: Joi.string().max(320).description('Actor id (user or token) or email'),
-  action: Joi.string().max(200).description('An action (member.role_changed) or a prefix ending with . or * (member., member.*)'),
+  action: Joi.string()
+    .max(200)
+    .description('An action (member.role_changed) or a prefix ending with . or * (member., member.*)'),
   target_type: Joi.string().max(100),
   target_id: Joi.string().max(200),
   workspace_id: Joi.string().max(64),

@@ -39,7 +39,8 @@ export default definePlugin<BillingOptions>({
     const { container, options, config } = ctx;
     const base = container.resolve('planCatalog');
     const catalog = new BillingPlanCatalog(base, options);
-    const provider = (container.resolve(KEYS.paymentProvider, { allowUnregistered: true }) as PaymentProvider | null) ?? null;
+    const provider =
+      (container.resolve(KEYS.paymentProvider, { allowUnregistered: true }) as PaymentProvider | null) ?? null;
     const publicBaseUrl = config.server.publicBaseUrl.replace(/\/+$/, '');
     const deps: BillingDeps = {
       db: container.resolve<Db>(KEYS.db),

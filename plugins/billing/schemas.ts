@@ -44,7 +44,13 @@ const Summary = Joi.object({
     overage_price_usd: usd().required(),
   }).required(),
   credits_by_source: Joi.array()
-    .items(Joi.object({ source: sourceSchema.required(), fixes_remaining: int().required(), next_expiry_at: nullableDatetime() }))
+    .items(
+      Joi.object({
+        source: sourceSchema.required(),
+        fixes_remaining: int().required(),
+        next_expiry_at: nullableDatetime(),
+      }),
+    )
     .required(),
   spend: Joi.object({
     cap_usd: usd().allow(null).required(),
@@ -74,8 +80,14 @@ const PlanOffer = Joi.object({
 });
 
 const ResaleCollection = Joi.object({
-  status: Joi.string().valid('pending', 'trialing', 'active', 'past_due', 'incomplete', 'canceled').required().description('pending: the client has not paid on the checkout page yet'),
-  checkout_url: Joi.string().allow(null).required().description('The page the client pays on, while pending (also emailed to the client)'),
+  status: Joi.string()
+    .valid('pending', 'trialing', 'active', 'past_due', 'incomplete', 'canceled')
+    .required()
+    .description('pending: the client has not paid on the checkout page yet'),
+  checkout_url: Joi.string()
+    .allow(null)
+    .required()
+    .description('The page the client pays on, while pending (also emailed to the client)'),
   amount_usd: usd().required(),
   platform_fee_percent: usd().required(),
   current_period_end: nullableDatetime(),
@@ -113,7 +125,9 @@ const AgencyBilling = Joi.object({
     .required(),
 })
   .allow(null)
-  .description('Agency billing (organizations on an agency plan): payout account and client workspaces; null otherwise');
+  .description(
+    'Agency billing (organizations on an agency plan): payout account and client workspaces; null otherwise',
+  );
 
 export const Billing = Joi.object({
   summary: Summary,
@@ -126,10 +140,22 @@ export const Billing = Joi.object({
   plans: Joi.array().items(PlanOffer).required(),
   topups_available: Joi.boolean().required(),
   topup_packs: Joi.array()
-    .items(Joi.object({ id: Joi.string().valid(...TOPUP_PACK_IDS).required(), fixes: int().required(), price_usd: usd().allow(null).required() }))
+    .items(
+      Joi.object({
+        id: Joi.string()
+          .valid(...TOPUP_PACK_IDS)
+          .required(),
+        fixes: int().required(),
+        price_usd: usd().allow(null).required(),
+      }),
+    )
     .required(),
   addons: Joi.object({
-    badge_removal: Joi.object({ available: Joi.boolean().required(), active: Joi.boolean().required(), price_usd: usd().allow(null).required() }).required(),
+    badge_removal: Joi.object({
+      available: Joi.boolean().required(),
+      active: Joi.boolean().required(),
+      price_usd: usd().allow(null).required(),
+    }).required(),
   }).required(),
   usage: Joi.object({
     period_start: datetime().required(),
@@ -149,7 +175,11 @@ export const Billing = Joi.object({
   .id('Billing')
   .description("The organization's plan, subscription, credits, spend, add-ons, offers and usage for the period");
 
-export const HostedUrl = Joi.object({ url: Joi.string().uri({ scheme: ['http', 'https'] }).required() })
+export const HostedUrl = Joi.object({
+  url: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .required(),
+})
   .required()
   .id('HostedUrl')
   .description('A hosted page of the payment provider to send the user to');
@@ -165,8 +195,7 @@ export const CreditBalanceSchema = Joi.object({
   expires_at: nullableDatetime(),
   reference: Joi.string().required(),
   created_at: datetime().required(),
-})
-  .id('CreditBalance');
+}).id('CreditBalance');
 
 export const CreditLedgerEntrySchema = Joi.object({
   id: Joi.string().required(),
@@ -178,8 +207,7 @@ export const CreditLedgerEntrySchema = Joi.object({
   job_id: Joi.string().allow(null).required(),
   note: Joi.string().allow(null).required(),
   created_at: datetime().required(),
-})
-  .id('CreditLedgerEntry');
+}).id('CreditLedgerEntry');
 
 export const Credits = Joi.object({
   balances: Joi.array().items(CreditBalanceSchema).required(),
@@ -201,10 +229,11 @@ export const InvoiceSchema = Joi.object({
   paid_at: nullableDatetime(),
   hosted_invoice_url: Joi.string().allow(null).required(),
   created_at: datetime().required(),
-})
-  .id('Invoice');
+}).id('Invoice');
 
-export const InvoiceList = Joi.object({ items: Joi.array().items(InvoiceSchema).required() }).required().id('InvoiceList');
+export const InvoiceList = Joi.object({ items: Joi.array().items(InvoiceSchema).required() })
+  .required()
+  .id('InvoiceList');
 
 export const ClaimSchema = Joi.object({
   id: Joi.string().required(),
@@ -221,7 +250,10 @@ export const ClaimSchema = Joi.object({
   .id('Claim')
   .description('A request for credits for a published review or case study');
 
-export const ClaimPage = Joi.object({ items: Joi.array().items(ClaimSchema).required(), next_cursor: Joi.string().allow(null).required() })
+export const ClaimPage = Joi.object({
+  items: Joi.array().items(ClaimSchema).required(),
+  next_cursor: Joi.string().allow(null).required(),
+})
   .required()
   .id('ClaimPage');
 
@@ -267,9 +299,14 @@ const StaffOrganizationFields = {
   created_at: datetime().required(),
 };
 
-export const StaffOrganizationSchema = Joi.object(StaffOrganizationFields).id('StaffOrganization').description('An organization as the installation\'s staff see it');
+export const StaffOrganizationSchema = Joi.object(StaffOrganizationFields)
+  .id('StaffOrganization')
+  .description("An organization as the installation's staff see it");
 
-export const StaffOrganizationPage = Joi.object({ items: Joi.array().items(StaffOrganizationSchema).required(), next_cursor: Joi.string().allow(null).required() })
+export const StaffOrganizationPage = Joi.object({
+  items: Joi.array().items(StaffOrganizationSchema).required(),
+  next_cursor: Joi.string().allow(null).required(),
+})
   .required()
   .id('StaffOrganizationPage');
 
@@ -280,13 +317,22 @@ export const StaffOrganizationDetail = Joi.object({
   current_period_end: nullableDatetime(),
   workspaces: int().required().description('Workspaces not archived'),
   credits_by_source: Joi.array()
-    .items(Joi.object({ source: sourceSchema.required(), fixes_remaining: int().required(), next_expiry_at: nullableDatetime() }))
+    .items(
+      Joi.object({
+        source: sourceSchema.required(),
+        fixes_remaining: int().required(),
+        next_expiry_at: nullableDatetime(),
+      }),
+    )
     .required(),
 })
   .required()
   .id('StaffOrganizationDetail');
 
 export const StaffClaimSchema = ClaimSchema.keys({ organization_name: Joi.string().required() }).id('StaffClaim');
-export const StaffClaimPage = Joi.object({ items: Joi.array().items(StaffClaimSchema).required(), next_cursor: Joi.string().allow(null).required() })
+export const StaffClaimPage = Joi.object({
+  items: Joi.array().items(StaffClaimSchema).required(),
+  next_cursor: Joi.string().allow(null).required(),
+})
   .required()
   .id('StaffClaimPage');

@@ -51,10 +51,10 @@ export default definePlugin<BrandOptions>({
         return container.cradle.planCatalog;
       },
       get emailDomains() {
-        return (optional(container, 'domainService') ?? null);
+        return optional(container, 'domainService') ?? null;
       },
       get sending() {
-        return (optional(container, 'channelService') ?? null);
+        return optional(container, 'channelService') ?? null;
       },
     };
 
@@ -74,12 +74,26 @@ export default definePlugin<BrandOptions>({
       mailBranding: asValue(new MailBrandingService(deps, brand)),
     });
 
-    ctx.routes(brandRoutes({ brand: () => brand, directory: () => directory, overview: () => overview }, container.cradle.accountSchemas.Ok));
-    ctx.routes(publicBrandRoutes(() => brand, () => deps.db));
+    ctx.routes(
+      brandRoutes(
+        { brand: () => brand, directory: () => directory, overview: () => overview },
+        container.cradle.accountSchemas.Ok,
+      ),
+    );
+    ctx.routes(
+      publicBrandRoutes(
+        () => brand,
+        () => deps.db,
+      ),
+    );
     ctx.server.route(assetRoutes(() => brand));
 
-    ctx.schedule('status-domains', { everyMs: Math.max(60_000, options.statusRecheckMinutes * 60_000 / 4) }, async () => {
-      await brand.recheckDue();
-    });
+    ctx.schedule(
+      'status-domains',
+      { everyMs: Math.max(60_000, (options.statusRecheckMinutes * 60_000) / 4) },
+      async () => {
+        await brand.recheckDue();
+      },
+    );
   },
 });

@@ -1,13 +1,24 @@
 import { TenantModel } from '../../core/data/model.js';
 import type { LogoContentType } from './services/image.js';
 
-export type StatusDomainError = 'cname_missing' | 'cname_mismatch' | 'txt_missing' | 'txt_mismatch' | 'dns_error' | 'domain_taken';
+export type StatusDomainError =
+  'cname_missing' | 'cname_mismatch' | 'txt_missing' | 'txt_mismatch' | 'dns_error' | 'domain_taken';
 
 export type WidgetTexts = Partial<Record<(typeof WIDGET_TEXT_KEYS)[number], string>>;
 
 export const WIDGET_TEXT_KEYS = [
-  'button', 'title', 'message_label', 'message_placeholder', 'email_label', 'technical_consent',
-  'screenshot_button', 'screenshot_consent', 'submit', 'confirmation', 'follow_link', 'error',
+  'button',
+  'title',
+  'message_label',
+  'message_placeholder',
+  'email_label',
+  'technical_consent',
+  'screenshot_button',
+  'screenshot_consent',
+  'submit',
+  'confirmation',
+  'follow_link',
+  'error',
 ] as const;
 
 /** A brand profile (table brand_profiles, migration 0900). */
@@ -50,8 +61,36 @@ export class BrandProfileRow extends TenantModel {
 
 /** Every column but the logo bytes (lists and answers never need them). */
 export const PROFILE_COLUMNS = [
-  'id', 'org_id', 'name', 'is_default', 'primary_color', 'font_family', 'locale', 'theme', 'sender_name', 'sender_email', 'website_url',
-  'show_badge', 'widget_texts', 'logo_source', 'logo_url', 'logo_content_type', 'logo_width', 'logo_height', 'logo_size_bytes', 'logo_sha256',
-  'logo_uploaded_at', 'status_domain', 'status_txt_token', 'status_verified', 'status_verified_at', 'status_cname_ok', 'status_txt_ok',
-  'status_last_checked_at', 'status_last_error', 'status_failing_since', 'created_at', 'updated_at',
+  'id',
+  'org_id',
+  'name',
+  'is_default',
+  'primary_color',
+  'font_family',
+  'locale',
+  'theme',
+  'sender_name',
+  'sender_email',
+  'website_url',
+  'show_badge',
+  'widget_texts',
+  'logo_source',
+  'logo_url',
+  'logo_content_type',
+  'logo_width',
+  'logo_height',
+  'logo_size_bytes',
+  'logo_sha256',
+  'logo_uploaded_at',
+  'status_domain',
+  'status_txt_token',
+  'status_verified',
+  'status_verified_at',
+  'status_cname_ok',
+  'status_txt_ok',
+  'status_last_checked_at',
+  'status_last_error',
+  'status_failing_since',
+  'created_at',
+  'updated_at',
 ].map((c) => `brand_profiles.${c}`);

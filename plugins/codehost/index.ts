@@ -63,9 +63,11 @@ export default definePlugin<CodehostOptions>({
       tickets: () => optional(container, 'ticketService') ?? null,
       sessions: () => optional(container, 'sessionService') ?? null,
       accounts: () => optional(container, 'authService') ?? null,
-      cacheDir: () => (cacheDir ??= config.dataDir === ':memory:'
-        ? mkdtemp(join(tmpdir(), 'patchwell-codeindex-')).then((d) => (tempCache = d))
-        : Promise.resolve(resolve(config.dataDir, 'codehost-cache'))),
+      cacheDir: () =>
+        (cacheDir ??=
+          config.dataDir === ':memory:'
+            ? mkdtemp(join(tmpdir(), 'patchwell-codeindex-')).then((d) => (tempCache = d))
+            : Promise.resolve(resolve(config.dataDir, 'codehost-cache'))),
     };
 
     const git = new GitRemote(deps.cacheDir);
@@ -78,7 +80,12 @@ export default definePlugin<CodehostOptions>({
     intake = new IntakeService(deps, () => oss);
     const codeIndex = new CodeIndexService(deps, git, () => repositories);
     const comments = new CommentService(deps, () => repositories);
-    const events = new EventHandler(deps, () => installations, () => repositories, () => intake);
+    const events = new EventHandler(
+      deps,
+      () => installations,
+      () => repositories,
+      () => intake,
+    );
     const webhooks = new WebhookService(deps);
     const signIn = new SignInService(deps);
     const states = new StateStore(deps.db);
@@ -100,7 +107,11 @@ export default definePlugin<CodehostOptions>({
       ignoreErrors: true,
       clearInvalid: true,
     });
-    ctx.routes([...codehostRoutes(services, { webhookMaxBytes: options.webhookMaxBytes }), ...repositoryRoutes(services), ...signInRoutes(services, config)]);
+    ctx.routes([
+      ...codehostRoutes(services, { webhookMaxBytes: options.webhookMaxBytes }),
+      ...repositoryRoutes(services),
+      ...signInRoutes(services, config),
+    ]);
 
     // The code host's setup redirect links the installation and sends the browser on with its chi_ id (routes/setup.ts).
     ctx.server.route(setupRoutes(services, options, config.server.publicBaseUrl.replace(/\/+$/, '')));
@@ -112,12 +123,20 @@ export default definePlugin<CodehostOptions>({
         const principal = principalOf(request);
         if (!principal) return false;
         const owner = fullName.split('/')[0] ?? '';
-        const inst = await InstallationModel.query(deps.db).forOrg(principal.orgId).where({ host: deps.host.identifier, account_login: owner }).whereNull('removed_at').limit(1).first();
+        const inst = await InstallationModel.query(deps.db)
+          .forOrg(principal.orgId)
+          .where({ host: deps.host.identifier, account_login: owner })
+          .whereNull('removed_at')
+          .limit(1)
+          .first();
         return !!inst;
       };
       // The files of a public repository are public, as on any host: a customer opens the documentation links of a reply.
       const canReadFiles = async (request: Request, fullName: string): Promise<boolean> =>
-        (await deps.host.getRepository({ installationId: null, fullName }).then((r) => r.isPublic, () => false)) || canView(request, fullName);
+        (await deps.host.getRepository({ installationId: null, fullName }).then(
+          (r) => r.isPublic,
+          () => false,
+        )) || canView(request, fullName);
       ctx.server.route(deps.host.pageRoutes({ canView, canReadFiles }));
     }
 
@@ -133,12 +152,16 @@ export default definePlugin<CodehostOptions>({
     if (options.index.refreshMinutes > 0) {
       // A default branch that moved without a push event (missed delivery, local pushes) is indexed again.
       ctx.schedule('index-freshness', { everyMs: options.index.refreshMinutes * 60_000 }, async () => {
-        const rows = await RepositoryModel.query(deps.db).acrossOrgs('index freshness sweep').whereIn('index_status', ['ready', 'failed']).limit(500);
+        const rows = await RepositoryModel.query(deps.db)
+          .acrossOrgs('index freshness sweep')
+          .whereIn('index_status', ['ready', 'failed'])
+          .limit(500);
         for (const row of rows) {
           try {
             const ref = await repositories.ref(row.org_id, row);
             const branch = await deps.host.getBranch(ref, row.default_branch);
-            if (branch && branch.sha !== row.indexed_sha) await deps.db.transaction((trx) => repositories.requestIndex(trx, row, branch.sha));
+            if (branch && branch.sha !== row.indexed_sha)
+              await deps.db.transaction((trx) => repositories.requestIndex(trx, row, branch.sha));
           } catch (err) {
             ctx.log.debug({ err, repositoryId: row.id }, 'index freshness check skipped');
           }

@@ -49,11 +49,16 @@ export interface CodehostOptions {
 /** Where the code host's setup redirect lands: the service links the installation there (routes/setup.ts, docs/links.md). */
 export const SETUP_PATH = '/codehost/setup';
 
-const path = () => Joi.string().pattern(/^\/(?![/\\])\S*$/).max(200);
+const path = () =>
+  Joi.string()
+    .pattern(/^\/(?![/\\])\S*$/)
+    .max(200);
 const label = (name: string, color: string, description: string) =>
   Joi.object({
     name: Joi.string().min(1).max(50).default(name),
-    color: Joi.string().pattern(/^[0-9a-fA-F]{6}$/).default(color),
+    color: Joi.string()
+      .pattern(/^[0-9a-fA-F]{6}$/)
+      .default(color),
     description: Joi.string().max(100).allow('').default(description),
   }).default();
 
@@ -63,13 +68,19 @@ export const codehostOptionsSchema = Joi.object<CodehostOptions>({
     signIn: path().default('/login'),
     installed: path().default('/settings/code-host/installed'),
   }).default(),
-  installStateTtlMinutes: Joi.number().integer().min(1).max(24 * 60).default(60),
+  installStateTtlMinutes: Joi.number()
+    .integer()
+    .min(1)
+    .max(24 * 60)
+    .default(60),
   signInStateTtlMinutes: Joi.number().integer().min(1).max(60).default(10),
   labels: Joi.object({
     optIn: label('patchwell', '5319e7', 'Patchwell answers this'),
     optOut: label('patchwell-ignore', 'cfd3d7', 'Patchwell stays out of this'),
   }).default(),
-  agentKeySecretName: Joi.string().pattern(/^[A-Z_][A-Z0-9_]*$/).default('PATCHWELL_AGENT_KEY'),
+  agentKeySecretName: Joi.string()
+    .pattern(/^[A-Z_][A-Z0-9_]*$/)
+    .default('PATCHWELL_AGENT_KEY'),
   onboarding: Joi.object({
     branch: Joi.string().max(100).default('patchwell/onboarding'),
     title: Joi.string().max(200).default('Set up Patchwell'),
@@ -78,12 +89,18 @@ export const codehostOptionsSchema = Joi.object<CodehostOptions>({
     runCommand: Joi.string().max(500).default('npx --yes @patchwell/runner@1 run --server {base_url}'),
   }).default(),
   index: Joi.object({
-    maxFileBytes: Joi.number().integer().min(1024).default(256 * 1024),
+    maxFileBytes: Joi.number()
+      .integer()
+      .min(1024)
+      .default(256 * 1024),
     maxFiles: Joi.number().integer().min(1).default(5000),
     chunkLines: Joi.number().integer().min(5).max(500).default(40),
     refreshMinutes: Joi.number().integer().min(0).default(60),
   }).default(),
-  webhookMaxBytes: Joi.number().integer().min(1024).default(25 * 1024 * 1024),
+  webhookMaxBytes: Joi.number()
+    .integer()
+    .min(1024)
+    .default(25 * 1024 * 1024),
   deliveryRetentionDays: Joi.number().integer().min(1).default(14),
   commentFlushSeconds: Joi.number().integer().min(1).default(60),
 });

@@ -8,7 +8,10 @@ export const CodeHostInstallation = Joi.object({
   org_id: Joi.string().required(),
   host: Joi.string().required().description('Adapter of the code host, e.g. codehost-github'),
   external_id: Joi.string().required().description("The code host's installation id"),
-  account: Joi.object({ login: Joi.string().required(), type: Joi.string().valid('user', 'organization').required() }).required(),
+  account: Joi.object({
+    login: Joi.string().required(),
+    type: Joi.string().valid('user', 'organization').required(),
+  }).required(),
   repository_selection: Joi.string().valid('all', 'selected').required(),
   permissions: Joi.object().pattern(Joi.string(), Joi.string()).required(),
   suspended_at: datetime.required(),
@@ -31,7 +34,9 @@ export const CodeHostStatus = Joi.object({
     linked: Joi.boolean().required(),
     login: str.required(),
     token_last4: str.required(),
-  }).required().description("The signed-in user's code-host login"),
+  })
+    .required()
+    .description("The signed-in user's code-host login"),
 }).id('CodeHostStatus');
 
 export const CodeHostInstallUrl = Joi.object({
@@ -81,7 +86,13 @@ export const Repository = Joi.object({
   runs_on: Joi.array().items(Joi.string()).required(),
   cloud_auth: Joi.object().unknown(true).required(),
   labels_created_at: datetime.required(),
-  guidelines: Joi.object({ contributing: guideline.required(), code_of_conduct: guideline.required(), read_at: Joi.string().isoDate().required() }).allow(null).required(),
+  guidelines: Joi.object({
+    contributing: guideline.required(),
+    code_of_conduct: guideline.required(),
+    read_at: Joi.string().isoDate().required(),
+  })
+    .allow(null)
+    .required(),
   index: Joi.object({
     status: Joi.string().valid('none', 'queued', 'building', 'ready', 'failed').required(),
     indexed_sha: str.required(),
@@ -100,25 +111,36 @@ export const INTAKES = ['opt_in', 'opt_out'] as const;
 export const OssSettings = Joi.object({
   workspace_id: Joi.string().required(),
   enabled: Joi.boolean().required().description('Issues and pull requests become tickets (origin codehost)'),
-  intake: Joi.string().valid(...INTAKES).required().description('opt_in: only items with the opt-in label; opt_out: every item without the opt-out label'),
+  intake: Joi.string()
+    .valid(...INTAKES)
+    .required()
+    .description('opt_in: only items with the opt-in label; opt_out: every item without the opt-out label'),
   opt_in_label: Joi.string().required(),
   opt_out_label: Joi.string().required(),
   issues: Joi.boolean().required(),
   pull_requests: Joi.boolean().required(),
-  follow_guidelines: Joi.boolean().required().description('Tickets and agents get the repository guidelines (CONTRIBUTING, CODE_OF_CONDUCT)'),
+  follow_guidelines: Joi.boolean()
+    .required()
+    .description('Tickets and agents get the repository guidelines (CONTRIBUTING, CODE_OF_CONDUCT)'),
   ignore_bots: Joi.boolean().required(),
   auto_close_issues: Joi.boolean().required().description('The workspace setting oss_auto_close_issues'),
-  comments_per_hour: Joi.number().integer().min(0).required().description('The workspace setting oss_comments_per_hour'),
+  comments_per_hour: Joi.number()
+    .integer()
+    .min(0)
+    .required()
+    .description('The workspace setting oss_comments_per_hour'),
   repositories: Joi.array()
-    .items(Joi.object({
-      id: Joi.string().required(),
-      full_name: Joi.string().required(),
-      is_public: Joi.boolean().required(),
-      labels_created_at: datetime.required(),
-      guidelines_read_at: datetime.required(),
-      contributing_path: str.required(),
-      code_of_conduct_path: str.required(),
-    }))
+    .items(
+      Joi.object({
+        id: Joi.string().required(),
+        full_name: Joi.string().required(),
+        is_public: Joi.boolean().required(),
+        labels_created_at: datetime.required(),
+        guidelines_read_at: datetime.required(),
+        contributing_path: str.required(),
+        code_of_conduct_path: str.required(),
+      }),
+    )
     .required(),
   updated_at: datetime.required(),
 }).id('OssSettings');

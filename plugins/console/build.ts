@@ -36,7 +36,11 @@ export async function sourceHash(): Promise<string> {
     for (const file of await listFiles(join(appDir, input))) {
       const rel = relative(appDir, file);
       if (IGNORED.has(rel)) continue;
-      hash.update(rel).update('\0').update(await readFile(file)).update('\0');
+      hash
+        .update(rel)
+        .update('\0')
+        .update(await readFile(file))
+        .update('\0');
     }
   }
   return hash.digest('hex').slice(0, 16);
@@ -72,17 +76,26 @@ export class ConsoleBuildError extends Error {
  * Builds the bundle unless the current one exists. Writes into a temporary directory and
  * renames it into place, so a concurrent builder or a reader never sees half a bundle.
  */
-export async function buildBundle(opts: { force?: boolean; log?: (msg: string) => void } = {}): Promise<Bundle & { built: boolean; ms: number }> {
+export async function buildBundle(
+  opts: { force?: boolean; log?: (msg: string) => void } = {},
+): Promise<Bundle & { built: boolean; ms: number }> {
   const started = Date.now();
   const hash = await sourceHash();
   const dir = join(distRoot, hash);
   if (!opts.force && existsSync(join(dir, 'index.html'))) return { hash, dir, built: false, ms: 0 };
   const vite = viteEntry();
-  if (!vite) throw new ConsoleBuildError('the console is not installed: run `npm ci --prefix plugins/console/app` (the root npm ci does it)');
+  if (!vite)
+    throw new ConsoleBuildError(
+      'the console is not installed: run `npm ci --prefix plugins/console/app` (the root npm ci does it)',
+    );
   await mkdir(distRoot, { recursive: true });
   const tmp = join(distRoot, `.tmp-${hash}-${process.pid}-${Date.now()}`);
   opts.log?.(`building the console (${hash})`);
-  const output = await run(process.execPath, [vite, 'build', '--outDir', tmp, '--emptyOutDir', '--logLevel', 'warn'], appDir);
+  const output = await run(
+    process.execPath,
+    [vite, 'build', '--outDir', tmp, '--emptyOutDir', '--logLevel', 'warn'],
+    appDir,
+  );
   if (!existsSync(join(tmp, 'index.html'))) {
     await rm(tmp, { recursive: true, force: true });
     throw new ConsoleBuildError(`vite build failed:\n${output.slice(-4000)}`);
@@ -114,7 +127,11 @@ async function prune(keep: string): Promise<void> {
 function run(cmd: string, args: string[], cwd: string): Promise<string> {
   return new Promise((resolve) => {
     let out = '';
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
+    const child = spawn(cmd, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
     child.on('error', (err) => resolve(`${out}\n${err.message}`));

@@ -45,7 +45,8 @@ export default definePlugin({
     const page = async (request: Request, h: ResponseToolkit) => {
       const path = request.path;
       const first = path.split('/')[1] ?? '';
-      if (apiPrefixes().has(first)) throw httpError(404, 'not_found', `No route for ${request.method.toUpperCase()} ${path}`);
+      if (apiPrefixes().has(first))
+        throw httpError(404, 'not_found', `No route for ${request.method.toUpperCase()} ${path}`);
       let b: Bundle;
       try {
         b = await bundle();
@@ -87,7 +88,8 @@ export default definePlugin({
             const file = String(request.params.file ?? '');
             if (!/^[A-Za-z0-9._-]+$/.test(file)) throw notFound('file');
             // Hashed names: a file never changes under its name.
-            return h.file(join(b.dir, 'assets', file), { confine: join(b.dir, 'assets') })
+            return h
+              .file(join(b.dir, 'assets', file), { confine: join(b.dir, 'assets') })
               .header('cache-control', 'public, max-age=31536000, immutable')
               .header('x-content-type-options', 'nosniff');
           },
@@ -145,9 +147,11 @@ export function contentSecurityPolicy(publicBaseUrl: string): string {
 function unavailable(h: ResponseToolkit, failure: Error | null) {
   const why = failure ? escapeHtml(failure.message.split('\n')[0]) : 'The console is not built yet.';
   return h
-    .response(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Patchwell</title></head><body>
+    .response(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Patchwell</title></head><body>
 <h1>The console is unavailable</h1><p>${why}</p><p>Run <code>npm run console:build</code>, then reload. The API is up at <a href="/docs">/docs</a>.</p>
-</body></html>`)
+</body></html>`,
+    )
     .code(503)
     .type('text/html; charset=utf-8')
     .header('retry-after', '30')

@@ -37,35 +37,77 @@ export default definePlugin<FixesOptions>({
   register(ctx) {
     const { container, config, options } = ctx;
     const deps: FixesDeps = {
-      get db() { return container.cradle.db; },
-      get outbox() { return container.cradle.outbox; },
-      get audit() { return container.cradle.audit; },
+      get db() {
+        return container.cradle.db;
+      },
+      get outbox() {
+        return container.cradle.outbox;
+      },
+      get audit() {
+        return container.cradle.audit;
+      },
       config,
-      get log() { return container.cradle.log; },
+      get log() {
+        return container.cradle.log;
+      },
       options,
-      get executors() { return container.cradle.agentExecutors; },
-      get tickets() { return container.cradle.ticketService; },
-      get drafts() { return container.cradle.draftService; },
-      get subscribers() { return container.cradle.subscriberService; },
-      get ticketActions() { return container.cradle.ticketActions; },
-      get workspaces() { return container.cradle.workspaceService; },
-      get codeIndex() { return (optional(container, 'codeIndex') ?? null); },
-      get codeHost() { return container.cradle.codeHost; },
-      get repositories() { return (optional(container, 'codehostRepositories') ?? null); },
-      get governance() { return (optional(container, 'approvalGovernance') ?? null); },
-      get mailer() { return container.cradle.mailer; },
-      get billingGate() { return (optional(container, 'billingGate') ?? null); },
-      get patternMatcher() { return (optional(container, 'patternMatcher') ?? null); },
+      get executors() {
+        return container.cradle.agentExecutors;
+      },
+      get tickets() {
+        return container.cradle.ticketService;
+      },
+      get drafts() {
+        return container.cradle.draftService;
+      },
+      get subscribers() {
+        return container.cradle.subscriberService;
+      },
+      get ticketActions() {
+        return container.cradle.ticketActions;
+      },
+      get workspaces() {
+        return container.cradle.workspaceService;
+      },
+      get codeIndex() {
+        return optional(container, 'codeIndex') ?? null;
+      },
+      get codeHost() {
+        return container.cradle.codeHost;
+      },
+      get repositories() {
+        return optional(container, 'codehostRepositories') ?? null;
+      },
+      get governance() {
+        return optional(container, 'approvalGovernance') ?? null;
+      },
+      get mailer() {
+        return container.cradle.mailer;
+      },
+      get billingGate() {
+        return optional(container, 'billingGate') ?? null;
+      },
+      get patternMatcher() {
+        return optional(container, 'patternMatcher') ?? null;
+      },
     };
     const queue = new JobQueue(deps);
     const loop = new FixLoop(deps, queue);
-    queue.hooks = { onResult: (trx, job, result) => loop.onResult(trx, job, result), onDead: (trx, job) => loop.onDead(trx, job) };
+    queue.hooks = {
+      onResult: (trx, job, result) => loop.onResult(trx, job, result),
+      onDead: (trx, job) => loop.onDead(trx, job),
+    };
     const payloads = new JobPayloads(deps);
     const worker = new JobWorker(deps, queue, payloads);
-    ctx.provide({ fixJobs: asValue(queue), fixWorker: asValue(worker), fixLoop: asValue(loop), fixPayloads: asValue(payloads), fixRecords: asValue(new FixRecords(() => deps.db)) });
+    ctx.provide({
+      fixJobs: asValue(queue),
+      fixWorker: asValue(worker),
+      fixLoop: asValue(loop),
+      fixPayloads: asValue(payloads),
+      fixRecords: asValue(new FixRecords(() => deps.db)),
+    });
     // The ticket page's diagnosis, fixes, release and jobs (the tickets plugin reads `ticketPageSection:*`).
     ctx.provide({ 'ticketPageSection:fixes': asValue(new FixesTicketPageSection(deps)) });
-
 
     // A new ticket is diagnosed (in the inbox transaction of the message: one job per ticket).
     ctx.consume('diagnose', ['tickets.created'], async (message, scope) => {
@@ -76,63 +118,114 @@ export default definePlugin<FixesOptions>({
     // The bus only signals; the job itself is claimed from Postgres.
     ctx.consume('jobs', [JOB_REQUESTED], async () => worker.kick(), { idempotent: false });
     // Autopilot: the automation clicks send; a draft a person sent, edited away or discarded meanwhile is left alone.
-    ctx.consume('autopilot', [AUTOPILOT_SEND], async (message) => {
-      const p = message.payload as { ticket_id: string; draft_id: string; job_id: string };
-      if (!message.orgId) return;
-      const principal: Principal = { kind: 'job', userId: null, orgId: message.orgId, role: 'admin', staff: false, email: null, locale: 'en', workspaceIds: null, jobId: p.job_id };
-      try {
-        await deps.drafts.send(actorOfPrincipal(principal), p.ticket_id, p.draft_id, {});
-      } catch (err) {
-        const code = (err as { data?: { code?: string } }).data?.code ?? (err as { output?: { payload?: { code?: string } } }).output?.payload?.code;
-        if (code === 'invalid_transition' || code === 'not_found') return;
-        throw err;
-      }
-    }, { idempotent: false });
+    ctx.consume(
+      'autopilot',
+      [AUTOPILOT_SEND],
+      async (message) => {
+        const p = message.payload as { ticket_id: string; draft_id: string; job_id: string };
+        if (!message.orgId) return;
+        const principal: Principal = {
+          kind: 'job',
+          userId: null,
+          orgId: message.orgId,
+          role: 'admin',
+          staff: false,
+          email: null,
+          locale: 'en',
+          workspaceIds: null,
+          jobId: p.job_id,
+        };
+        try {
+          await deps.drafts.send(actorOfPrincipal(principal), p.ticket_id, p.draft_id, {});
+        } catch (err) {
+          const code =
+            (err as { data?: { code?: string } }).data?.code ??
+            (err as { output?: { payload?: { code?: string } } }).output?.payload?.code;
+          if (code === 'invalid_transition' || code === 'not_found') return;
+          throw err;
+        }
+      },
+      { idempotent: false },
+    );
 
     const pullRequests = new PullRequests(deps);
     const actions = new FixActions(deps, loop, pullRequests, queue);
     const releases = new Releases(deps);
-    ctx.provide({ fixPullRequests: asValue(pullRequests), fixActions: asValue(actions), fixReleases: asValue(releases) });
+    ctx.provide({
+      fixPullRequests: asValue(pullRequests),
+      fixActions: asValue(actions),
+      fixReleases: asValue(releases),
+    });
     const jobPageSchema = optional(container, 'ticketPageSchemas')?.TicketJobPage ?? null;
     ctx.routes([
       ...ticketJobRoutes({ db: () => deps.db, tickets: () => deps.tickets }, jobPageSchema),
-      ...ticketFixRoutes(() => actions, () => releases, (optional(container, 'ticketSchema') ?? null)),
+      ...ticketFixRoutes(
+        () => actions,
+        () => releases,
+        optional(container, 'ticketSchema') ?? null,
+      ),
       ...approvalRoutes({ db: () => deps.db, governance: () => deps.governance }),
       ...releaseRoutes(() => releases),
     ]);
     deps.mailer.registerTemplates(RELEASE_TEMPLATES);
     // The release runs step by step from its row (merge, tag, release, notice); a retry resumes it.
-    ctx.consume('release', [RELEASE_REQUESTED], async (message) => {
-      const p = message.payload as { release_id: string };
-      if (message.orgId) await releases.advance(message.orgId, p.release_id);
-    }, { idempotent: false });
+    ctx.consume(
+      'release',
+      [RELEASE_REQUESTED],
+      async (message) => {
+        const p = message.payload as { release_id: string };
+        if (message.orgId) await releases.advance(message.orgId, p.release_id);
+      },
+      { idempotent: false },
+    );
     // A closed ticket's fix work stops: jobs cancelled, open attempts superseded, their pull requests closed (a duplicate's too).
-    ctx.consume('close-fixes', ['tickets.closed'], async (message) => {
-      const p = message.payload as { ticket_id?: string; reason?: string };
-      if (message.orgId && p.ticket_id) await actions.closeForTicket(message.orgId, p.ticket_id, p.reason ?? 'closed');
-    }, { idempotent: false });
+    ctx.consume(
+      'close-fixes',
+      ['tickets.closed'],
+      async (message) => {
+        const p = message.payload as { ticket_id?: string; reason?: string };
+        if (message.orgId && p.ticket_id)
+          await actions.closeForTicket(message.orgId, p.ticket_id, p.reason ?? 'closed');
+      },
+      { idempotent: false },
+    );
     // CI of a released commit changed on the code host: the release history shows the new state.
-    ctx.consume('release-ci', ['codehost.ci_updated'], async (message) => {
-      const p = message.payload as { repository_id?: string; sha?: string };
-      if (message.orgId && p.repository_id && p.sha) await releases.onCiUpdated(message.orgId, p.repository_id, p.sha);
-    }, { idempotent: false });
+    ctx.consume(
+      'release-ci',
+      ['codehost.ci_updated'],
+      async (message) => {
+        const p = message.payload as { repository_id?: string; sha?: string };
+        if (message.orgId && p.repository_id && p.sha)
+          await releases.onCiUpdated(message.orgId, p.repository_id, p.sha);
+      },
+      { idempotent: false },
+    );
     // Jobs of remote executors (runner, mcp) that nobody claims in time fail `not_claimed` (visible on the ticket).
-    ctx.schedule('unclaimed-remote-jobs', { everyMs: Math.min(5 * 60_000, Math.max(1_000, Math.floor(options.remoteClaimTimeoutMs / 4))) }, async () => {
-      const remote = deps.executors.filter((e) => e.runsIn === 'remote').map((e) => e.identifier);
-      const ended = await queue.expireUnclaimed(remote, options.remoteClaimTimeoutMs);
-      if (ended) deps.log.warn({ ended }, 'fixes: remote jobs nobody claimed failed not_claimed');
-    });
+    ctx.schedule(
+      'unclaimed-remote-jobs',
+      { everyMs: Math.min(5 * 60_000, Math.max(1_000, Math.floor(options.remoteClaimTimeoutMs / 4))) },
+      async () => {
+        const remote = deps.executors.filter((e) => e.runsIn === 'remote').map((e) => e.identifier);
+        const ended = await queue.expireUnclaimed(remote, options.remoteClaimTimeoutMs);
+        if (ended) deps.log.warn({ ended }, 'fixes: remote jobs nobody claimed failed not_claimed');
+      },
+    );
     // Resolved tickets close after their workspace's auto_close_days (audited as system).
     ctx.schedule('auto-close', { everyMs: AUTO_CLOSE_EVERY_MS }, async () => {
       await releases.autoClose();
     });
     // A verified fix's pull request (approve and autopilot at once; copilot on request). Outside the
     // inbox transaction: the code host is called; opening is idempotent by branch.
-    ctx.consume('open-pr', [OPEN_PR], async (message) => {
-      const p = message.payload as { fix_attempt_id: string; draft?: boolean };
-      if (!message.orgId) return;
-      await pullRequests.openFor(message.orgId, p.fix_attempt_id, p.draft ?? false);
-    }, { idempotent: false });
+    ctx.consume(
+      'open-pr',
+      [OPEN_PR],
+      async (message) => {
+        const p = message.payload as { fix_attempt_id: string; draft?: boolean };
+        if (!message.orgId) return;
+        await pullRequests.openFor(message.orgId, p.fix_attempt_id, p.draft ?? false);
+      },
+      { idempotent: false },
+    );
 
     if (ctx.roles.has('worker')) {
       ctx.onStart(() => worker.start());

@@ -27,8 +27,20 @@ export const fixesOptionsSchema = Joi.object<FixesOptions>({
   maxConcurrentJobs: Joi.number().integer().min(1).max(64).default(2),
   maxAttempts: Joi.number().integer().min(1).max(20).default(3),
   backoffMs: Joi.array().items(Joi.number().integer().min(0)).min(1).default([5_000, 30_000, 120_000]),
-  defaultMaxMinutes: Joi.number().integer().min(1).max(24 * 60).default(30),
+  defaultMaxMinutes: Joi.number()
+    .integer()
+    .min(1)
+    .max(24 * 60)
+    .default(30),
   defaultMaxCostUsd: Joi.number().min(0).max(1000).default(5),
-  remoteClaimTimeoutMs: Joi.number().integer().min(100).max(30 * 24 * 3_600_000).default(24 * 3_600_000),
-  holdRecheckMs: Joi.number().integer().min(100).max(24 * 3_600_000).default(5 * 60_000),
+  remoteClaimTimeoutMs: Joi.number()
+    .integer()
+    .min(100)
+    .max(30 * 24 * 3_600_000)
+    .default(24 * 3_600_000),
+  holdRecheckMs: Joi.number()
+    .integer()
+    .min(100)
+    .max(24 * 3_600_000)
+    .default(5 * 60_000),
 });

@@ -24,24 +24,38 @@ export const jobEventParams = Joi.object({ id: id.required(), jobId: id.required
 export const FixDiffSchema = Joi.object({
   text: Joi.string().allow('', null).required(),
   truncated: Joi.boolean().required(),
-  unavailable: Joi.string().valid('no_pull_request', 'no_repository', 'github_unavailable', 'github_not_configured', 'not_loaded').allow(null).required(),
+  unavailable: Joi.string()
+    .valid('no_pull_request', 'no_repository', 'github_unavailable', 'github_not_configured', 'not_loaded')
+    .allow(null)
+    .required(),
   source: Joi.string().valid('pull_request', 'compare').allow(null).required(),
 }).id('FixDiff');
 
 export const fixAttemptParams = Joi.object({ id: id.required(), fixAttemptId: id.required() });
 export const ticketParams = Joi.object({ id: id.required() });
 export const openPrPayload = Joi.object({ fix_attempt_id: id.required(), draft: Joi.boolean().default(false) });
-export const rejectPayload = Joi.object({ fix_attempt_id: id.required(), comment: Joi.string().max(10_000).allow('', null) });
-export const requestChangesPayload = Joi.object({ fix_attempt_id: id.required(), comment: Joi.string().trim().min(1).max(10_000).required() });
+export const rejectPayload = Joi.object({
+  fix_attempt_id: id.required(),
+  comment: Joi.string().max(10_000).allow('', null),
+});
+export const requestChangesPayload = Joi.object({
+  fix_attempt_id: id.required(),
+  comment: Joi.string().trim().min(1).max(10_000).required(),
+});
 export const approvePayload = Joi.object({
   fix_attempt_id: id.required(),
-  approved_sha: Joi.string().pattern(/^[0-9a-f]{40,64}$/).required(),
+  approved_sha: Joi.string()
+    .pattern(/^[0-9a-f]{40,64}$/)
+    .required(),
   comment: Joi.string().max(10_000).allow('', null),
   version: Joi.string().max(64).allow('', null),
   public_summary: Joi.string().max(2000).allow('', null),
 });
 export const retryPayload = Joi.object({ version: Joi.string().max(64).allow('', null) });
-export const backToApprovalPayload = Joi.object({ fix_attempt_id: id.required(), comment: Joi.string().max(10_000).allow('', null) });
+export const backToApprovalPayload = Joi.object({
+  fix_attempt_id: id.required(),
+  comment: Joi.string().max(10_000).allow('', null),
+});
 
 // ---- releases section
 
@@ -54,29 +68,41 @@ export const ReleaseSchema = Joi.object({
   workspace_id: Joi.string().required(),
   repository_id: Joi.string().allow(null).required(),
   kind: Joi.string().valid('per_ticket', 'batched').required(),
-  status: Joi.string().valid(...RELEASE_STATUSES).required(),
+  status: Joi.string()
+    .valid(...RELEASE_STATUSES)
+    .required(),
   strategy: Joi.string().valid('semver', 'calver', 'manual').required(),
   version: Joi.string().allow(null).required(),
   tag: Joi.string().allow(null).required(),
-  head_sha: Joi.string().allow(null).required().description('Batched proposal: the default branch head when the last fix joined'),
+  head_sha: Joi.string()
+    .allow(null)
+    .required()
+    .description('Batched proposal: the default branch head when the last fix joined'),
   approved_sha: Joi.string().allow(null).required(),
   merge_sha: Joi.string().allow(null).required().description('The commit the tag points at'),
   ci_state: Joi.string().valid('success', 'failure', 'pending', 'none').allow(null).required(),
   release_url: Joi.string().allow(null).required(),
   changelog: Joi.string().allow(null, '').required(),
-  batch_id: Joi.string().allow(null).required().description('A ticket\'s merge that joined a batched release'),
-  tickets: Joi.array().items(Joi.object({
-    ticket_id: Joi.string().required(),
-    subject: Joi.string().allow('').required(),
-    state: Joi.string().allow(null).required(),
-    fix_attempt_id: Joi.string().allow(null).required(),
-    merge_sha: Joi.string().allow(null).required(),
-  }).id('ReleaseTicket')).required(),
+  batch_id: Joi.string().allow(null).required().description("A ticket's merge that joined a batched release"),
+  tickets: Joi.array()
+    .items(
+      Joi.object({
+        ticket_id: Joi.string().required(),
+        subject: Joi.string().allow('').required(),
+        state: Joi.string().allow(null).required(),
+        fix_attempt_id: Joi.string().allow(null).required(),
+        merge_sha: Joi.string().allow(null).required(),
+      }).id('ReleaseTicket'),
+    )
+    .required(),
   approvals: Joi.number().integer().required(),
   min_approvers: Joi.number().integer().required(),
   error_code: Joi.string().allow(null).required(),
   error_detail: Joi.string().allow(null).required(),
-  failed_step: Joi.string().valid(...RELEASE_STATUSES).allow(null).required(),
+  failed_step: Joi.string()
+    .valid(...RELEASE_STATUSES)
+    .allow(null)
+    .required(),
   released_at: Joi.string().isoDate().allow(null).required(),
   created_at: Joi.string().isoDate().required(),
   updated_at: Joi.string().isoDate().required(),
@@ -89,5 +115,9 @@ export const ReleaseListSchema = Joi.object({
 
 export const releaseParams = Joi.object({ id: id.required() });
 export const releaseListFilters = { workspace_id: id, status: Joi.string().valid(...RELEASE_STATUSES) };
-export const approveReleasePayload = Joi.object({ sha: sha.required(), comment: Joi.string().max(10_000).allow('', null), version: version.allow('', null) });
+export const approveReleasePayload = Joi.object({
+  sha: sha.required(),
+  comment: Joi.string().max(10_000).allow('', null),
+  version: version.allow('', null),
+});
 export const releaseVersionPayload = Joi.object({ version: version.required() });

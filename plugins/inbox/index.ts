@@ -8,7 +8,14 @@ import { domainRoutes } from './routes/domains.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { ChannelService, defaultSender } from './services/channels.js';
 import {
-  defaultBrandDirectory, type BrandDirectory, type InboxDeps, type MailerPort, type PlanCatalogPort, type PlanLimitsPort, type TicketPort, type WorkspacePort,
+  defaultBrandDirectory,
+  type BrandDirectory,
+  type InboxDeps,
+  type MailerPort,
+  type PlanCatalogPort,
+  type PlanLimitsPort,
+  type TicketPort,
+  type WorkspacePort,
 } from './services/deps.js';
 import { DomainService } from './services/domains.js';
 import { InboundPipeline } from './services/pipeline.js';
@@ -98,7 +105,10 @@ export default definePlugin<InboxOptions>({
     container.resolve('mailer').registerTemplates(INBOX_MAIL_TEMPLATES);
 
     ctx.routes([
-      ...webhookRoutes(() => pipeline, { maxBytes: options.maxMessageBytes, providers: () => deps.channelAdapter.inboundProviders }),
+      ...webhookRoutes(() => pipeline, {
+        maxBytes: options.maxMessageBytes,
+        providers: () => deps.channelAdapter.inboundProviders,
+      }),
       ...channelRoutes(() => channels),
       ...domainRoutes(() => domains, container.cradle.accountSchemas.Ok),
     ]);
@@ -106,8 +116,13 @@ export default definePlugin<InboxOptions>({
     // Quarantined messages are kept for a while (to be released), then only their log row stays.
     ctx.schedule('purge', { everyMs: DAY / 4 }, async () => {
       const db = deps.db;
-      await db('inbox_emails').whereNotNull('raw').where('received_at', '<', new Date(Date.now() - options.quarantineRetentionDays * DAY)).update({ raw: null });
-      await db('inbox_emails').where('received_at', '<', new Date(Date.now() - options.logRetentionDays * DAY)).delete();
+      await db('inbox_emails')
+        .whereNotNull('raw')
+        .where('received_at', '<', new Date(Date.now() - options.quarantineRetentionDays * DAY))
+        .update({ raw: null });
+      await db('inbox_emails')
+        .where('received_at', '<', new Date(Date.now() - options.logRetentionDays * DAY))
+        .delete();
     });
   },
 });

@@ -30,7 +30,11 @@ export interface InboxOptions {
 
 export const inboxOptionsSchema = Joi.object<InboxOptions>({
   webhookSecret: Joi.string().min(16),
-  maxMessageBytes: Joi.number().integer().min(64 * 1024).max(100 * 1024 * 1024).default(25 * 1024 * 1024),
+  maxMessageBytes: Joi.number()
+    .integer()
+    .min(64 * 1024)
+    .max(100 * 1024 * 1024)
+    .default(25 * 1024 * 1024),
   spamThreshold: Joi.number().integer().min(1).max(100).default(6),
   senderRateLimit: Joi.object({
     max: Joi.number().integer().min(1).default(20),
@@ -42,7 +46,9 @@ export const inboxOptionsSchema = Joi.object<InboxOptions>({
   }).default(),
   quarantineRetentionDays: Joi.number().integer().min(1).default(30),
   logRetentionDays: Joi.number().integer().min(1).default(90),
-  dnsServers: Joi.array().items(Joi.string().pattern(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+)(:\d{1,5})?$/)).default([]),
+  dnsServers: Joi.array()
+    .items(Joi.string().pattern(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+)(:\d{1,5})?$/))
+    .default([]),
   dnsTimeoutMs: Joi.number().integer().min(100).max(30_000).default(3000),
   domainRefreshSeconds: Joi.number().integer().min(0).default(600),
   recordMissingFailsAfterHours: Joi.number().integer().min(1).default(72),

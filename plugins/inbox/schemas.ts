@@ -12,22 +12,34 @@ export const DOMAIN_PURPOSES = ['sending', 'receiving'] as const;
 export const DnsRecordSchema = Joi.object({
   purpose: Joi.string().valid('sending', 'receiving', 'status_page').required(),
   record: Joi.string(),
-  type: Joi.string().valid(...DNS_RECORD_TYPES).required(),
+  type: Joi.string()
+    .valid(...DNS_RECORD_TYPES)
+    .required(),
   name: Joi.string().required(),
   value: Joi.string().required(),
   priority: Joi.number().integer(),
   ttl: Joi.alternatives(Joi.string(), Joi.number().integer()),
   status: Joi.string().valid(...DNS_RECORD_STATUSES),
-  host: Joi.string().required().description('The name relative to the zone, as DNS panels ask for it (`@` for the apex)'),
+  host: Joi.string()
+    .required()
+    .description('The name relative to the zone, as DNS panels ask for it (`@` for the apex)'),
   required: Joi.boolean().required().description('false for records that are recommended only (DMARC)'),
 }).id('DomainDnsRecord');
 
 export const DomainSchema = Joi.object({
   name: Joi.string().required(),
-  purpose: Joi.string().valid(...DOMAIN_PURPOSES).required(),
-  brand_profile_id: Joi.string().required().description('The brand the domain belongs to: a brand profile id, or the workspace id for a workspace without a brand profile (scope workspace)'),
+  purpose: Joi.string()
+    .valid(...DOMAIN_PURPOSES)
+    .required(),
+  brand_profile_id: Joi.string()
+    .required()
+    .description(
+      'The brand the domain belongs to: a brand profile id, or the workspace id for a workspace without a brand profile (scope workspace)',
+    ),
   scope: Joi.string().valid('workspace', 'organization').required(),
-  status: Joi.string().valid(...DOMAIN_STATUSES).required(),
+  status: Joi.string()
+    .valid(...DOMAIN_STATUSES)
+    .required(),
   records: Joi.array().items(DnsRecordSchema).required(),
   sender_email: str.required(),
   sender_name: str.required(),
@@ -42,7 +54,10 @@ const Confirmation = Joi.object({
   requested_by: str.required(),
   received_at: dt.required(),
   verified: Joi.boolean().required(),
-}).allow(null).required().id('ForwardingConfirmation');
+})
+  .allow(null)
+  .required()
+  .id('ForwardingConfirmation');
 
 export const ChannelSchema = Joi.object({
   workspace_id: Joi.string().required(),
@@ -55,17 +70,23 @@ export const ChannelSchema = Joi.object({
   accept_list_mail: Joi.boolean().required(),
   forwarding: Joi.object({
     address: Joi.string().required(),
-    provider: Joi.string().valid(...FORWARDING_PROVIDERS).required(),
+    provider: Joi.string()
+      .valid(...FORWARDING_PROVIDERS)
+      .required(),
     added_at: dt.required(),
     verified_at: dt.required(),
     tested_at: dt.required(),
     last_forwarded_at: dt.required(),
     test: Joi.object({ code: Joi.string().required(), sent_at: dt.required() }).allow(null).required(),
     gmail_confirmation: Confirmation,
-  }).allow(null).required(),
+  })
+    .allow(null)
+    .required(),
   pending_gmail_confirmation: Confirmation,
   sending: Joi.object({
-    kind: Joi.string().valid(...SENDING_KINDS).required(),
+    kind: Joi.string()
+      .valid(...SENDING_KINDS)
+      .required(),
     from: Joi.string().required(),
     reply_to_example: str.required(),
     missing: Joi.array().items(Joi.string()).required(),
@@ -83,8 +104,13 @@ export const InboundEmailSchema = Joi.object({
   subject: str.required(),
   recipient: Joi.string().required(),
   received_at: Joi.string().isoDate().required(),
-  status: Joi.string().valid(...INBOUND_STATUSES).required(),
-  reason: Joi.string().valid(...INBOUND_REASONS).allow(null).required(),
+  status: Joi.string()
+    .valid(...INBOUND_STATUSES)
+    .required(),
+  reason: Joi.string()
+    .valid(...INBOUND_REASONS)
+    .allow(null)
+    .required(),
   ticket_id: str.required(),
   spam_score: Joi.number().integer().required(),
   signals: Joi.array().items(Joi.string()).required(),
@@ -106,16 +132,29 @@ export const DomainListSchema = Joi.object({ items: Joi.array().items(DomainSche
 export const OkSchema = Joi.object({ ok: Joi.boolean().valid(true).required() });
 
 export const WebhookAnswerSchema = Joi.object({
-  results: Joi.array().items(Joi.object({
-    recipient: Joi.string().required(),
-    status: Joi.string().valid(...INBOUND_STATUSES).required(),
-    reason: Joi.string().valid(...INBOUND_REASONS, 'unknown_recipient').allow(null).required(),
-    ticket_id: str.required(),
-  })).required(),
-  events: Joi.array().items(Joi.object({
-    type: Joi.string().valid('delivered', 'bounced', 'complained', 'failed').required(),
-    provider_message_id: Joi.string().required(),
-    recipient: Joi.string().required(),
-    messages_updated: Joi.number().integer().min(0).required(),
-  })).required(),
+  results: Joi.array()
+    .items(
+      Joi.object({
+        recipient: Joi.string().required(),
+        status: Joi.string()
+          .valid(...INBOUND_STATUSES)
+          .required(),
+        reason: Joi.string()
+          .valid(...INBOUND_REASONS, 'unknown_recipient')
+          .allow(null)
+          .required(),
+        ticket_id: str.required(),
+      }),
+    )
+    .required(),
+  events: Joi.array()
+    .items(
+      Joi.object({
+        type: Joi.string().valid('delivered', 'bounced', 'complained', 'failed').required(),
+        provider_message_id: Joi.string().required(),
+        recipient: Joi.string().required(),
+        messages_updated: Joi.number().integer().min(0).required(),
+      }),
+    )
+    .required(),
 }).id('EmailWebhookAnswer');

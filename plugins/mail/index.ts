@@ -6,8 +6,22 @@ import { definePlugin } from '../../core/kernel/plugin.js';
 import { MailDelivery } from './services/delivery.js';
 import { MAIL_REQUESTED, Mailer, type MailAddress } from './services/mailer.js';
 
-export { Mailer, mailInputError, isMailInputError, MAIL_REQUESTED, type EnqueueMail, type MailAddress } from './services/mailer.js';
-export { MailTemplateError, MAIL_LOCALES, type MailTemplate, type MailLocale, type Localized, type RenderedMail } from './services/templates.js';
+export {
+  Mailer,
+  mailInputError,
+  isMailInputError,
+  MAIL_REQUESTED,
+  type EnqueueMail,
+  type MailAddress,
+} from './services/mailer.js';
+export {
+  MailTemplateError,
+  MAIL_LOCALES,
+  type MailTemplate,
+  type MailLocale,
+  type Localized,
+  type RenderedMail,
+} from './services/templates.js';
 export { MailDelivery, type DeliveryOutcome } from './services/delivery.js';
 export { BADGE_TEXT, type MailBrand, type MailBrandRef, type MailBrandingPort } from './services/branding.js';
 
@@ -31,10 +45,18 @@ export default definePlugin<MailPluginOptions>({
   version: '1.0.0',
   uses: ['channel'],
   options: Joi.object<MailPluginOptions>({
-    from: Joi.object({ address: Joi.string().email({ tlds: { allow: false } }).required(), name: Joi.string().max(200) }),
+    from: Joi.object({
+      address: Joi.string()
+        .email({ tlds: { allow: false } })
+        .required(),
+      name: Joi.string().max(200),
+    }),
     maxAttempts: Joi.number().integer().min(1).max(50),
     backoffMs: Joi.array().items(Joi.number().integer().min(0)).min(1),
-    sendLeaseMs: Joi.number().integer().min(1000).default(10 * MINUTE),
+    sendLeaseMs: Joi.number()
+      .integer()
+      .min(1000)
+      .default(10 * MINUTE),
     retentionDays: Joi.number().integer().min(1).max(3650).default(30),
   }),
   register(ctx) {
@@ -86,6 +108,10 @@ export default definePlugin<MailPluginOptions>({
     const idleMs = Math.max(15 * MINUTE, 3 * Math.max(...backoffMs), 2 * options.sendLeaseMs);
     ctx.schedule('requeue-stuck', { everyMs: 5 * MINUTE }, async () => void (await delivery.requeueStuck(idleMs)));
     // Stored bodies carry links with one-time tokens and personal data: keep them only so long.
-    ctx.schedule('purge', { everyMs: 360 * MINUTE }, async () => void (await delivery.purge(options.retentionDays * 24 * 60 * MINUTE)));
+    ctx.schedule(
+      'purge',
+      { everyMs: 360 * MINUTE },
+      async () => void (await delivery.purge(options.retentionDays * 24 * 60 * MINUTE)),
+    );
   },
 });

@@ -19,18 +19,40 @@ export default definePlugin({
   register(ctx) {
     const { container } = ctx;
     const deps: McpDeps = {
-      get db() { return container.cradle.db; },
-      get log() { return container.cradle.log; },
-      get jobs() { return container.cradle.fixJobs; },
-      get payloads() { return container.cradle.fixPayloads; },
-      get tickets() { return container.cradle.ticketService; },
-      get drafts() { return container.cradle.draftService; },
-      get codeHost() { return container.cradle.codeHost; },
-      get repositories() { return optional(container, 'codehostRepositories') ?? null; },
+      get db() {
+        return container.cradle.db;
+      },
+      get log() {
+        return container.cradle.log;
+      },
+      get jobs() {
+        return container.cradle.fixJobs;
+      },
+      get payloads() {
+        return container.cradle.fixPayloads;
+      },
+      get tickets() {
+        return container.cradle.ticketService;
+      },
+      get drafts() {
+        return container.cradle.draftService;
+      },
+      get codeHost() {
+        return container.cradle.codeHost;
+      },
+      get repositories() {
+        return optional(container, 'codehostRepositories') ?? null;
+      },
     };
     const service = new McpService(deps);
     ctx.provide({ mcpService: asValue(service) });
-    ctx.routes(mcpRoutes(() => service, () => deps.log, VERSION));
+    ctx.routes(
+      mcpRoutes(
+        () => service,
+        () => deps.log,
+        VERSION,
+      ),
+    );
     mcpMethodGuard(ctx.server);
     // agent-mcp runs remote: the fixes worker leaves its jobs queued; a submission claims one itself.
   },

@@ -25,18 +25,40 @@ export default definePlugin<OnboardingOptions>({
   register(ctx) {
     const { container, options } = ctx;
     const deps: OnboardingDeps = {
-      get db() { return container.cradle.db; },
-      get audit() { return container.cradle.audit; },
-      get outbox() { return container.cradle.outbox; },
-      get secretBox() { return container.cradle.secretBox; },
-      get workspaces() { return container.cradle.workspaceService; },
-      get repositories() { return (optional(container, 'codehostRepositories') ?? null); },
-      get codeIndex() { return (optional(container, 'codeIndex') ?? null); },
-      get tickets() { return container.cradle.ticketService; },
-      get plans() { return (optional(container, 'planCatalog') ?? null); },
-      get fixRecords() { return (optional(container, 'fixRecords') ?? null); },
+      get db() {
+        return container.cradle.db;
+      },
+      get audit() {
+        return container.cradle.audit;
+      },
+      get outbox() {
+        return container.cradle.outbox;
+      },
+      get secretBox() {
+        return container.cradle.secretBox;
+      },
+      get workspaces() {
+        return container.cradle.workspaceService;
+      },
+      get repositories() {
+        return optional(container, 'codehostRepositories') ?? null;
+      },
+      get codeIndex() {
+        return optional(container, 'codeIndex') ?? null;
+      },
+      get tickets() {
+        return container.cradle.ticketService;
+      },
+      get plans() {
+        return optional(container, 'planCatalog') ?? null;
+      },
+      get fixRecords() {
+        return optional(container, 'fixRecords') ?? null;
+      },
       options,
-      get log() { return ctx.log as Logger; },
+      get log() {
+        return ctx.log as Logger;
+      },
       clock: () => new Date(),
     };
     const execution = new ExecutionService(deps);
@@ -46,10 +68,14 @@ export default definePlugin<OnboardingOptions>({
     ctx.provide({ executionRules: asValue({ assertAllowed }), onboardingDemo: asValue(demo) });
     ctx.routes(onboardingRoutes({ wizard, execution, demo, metrics }));
     // The run follows its ticket's jobs: each end of a job or diagnosis of a demo ticket updates it.
-    ctx.consume('demo-progress', ['fixes.job_finished', 'fixes.job_dead', 'fixes.diagnosis_completed', 'fixes.fix_verified'], async (message, scope) => {
-      const p = message.payload as { ticket_id?: string };
-      if (!p.ticket_id || !message.orgId) return;
-      await demo.onJobEvent(scope.cradle.trx, message.orgId, p.ticket_id);
-    });
+    ctx.consume(
+      'demo-progress',
+      ['fixes.job_finished', 'fixes.job_dead', 'fixes.diagnosis_completed', 'fixes.fix_verified'],
+      async (message, scope) => {
+        const p = message.payload as { ticket_id?: string };
+        if (!p.ticket_id || !message.orgId) return;
+        await demo.onJobEvent(scope.cradle.trx, message.orgId, p.ticket_id);
+      },
+    );
   },
 });

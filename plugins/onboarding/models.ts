@@ -1,7 +1,10 @@
 import { TenantModel } from '../../core/data/model.js';
 
 export type StepId = 'repository' | 'channels' | 'agent' | 'logs';
-export interface StepState { status: 'todo' | 'done' | 'skipped'; completed_at: string | null }
+export interface StepState {
+  status: 'todo' | 'done' | 'skipped';
+  completed_at: string | null;
+}
 
 export interface AgentChoice {
   answer: string;
@@ -70,7 +73,13 @@ export interface DemoSource {
   readme_path?: string | null;
 }
 
-export interface DemoEmail { from_name: string; from_address: string; subject: string; body: string; received_at: string }
+export interface DemoEmail {
+  from_name: string;
+  from_address: string;
+  subject: string;
+  body: string;
+  received_at: string;
+}
 
 /** One demo: a demo ticket (or several, after retries) followed through the fix loop. */
 export class DemoRunModel extends TenantModel {

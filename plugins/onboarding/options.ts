@@ -14,7 +14,14 @@ export interface OnboardingOptions {
 
 export const onboardingOptionsSchema = Joi.object<OnboardingOptions>({
   demoCapUsd: Joi.number().min(0).max(100).default(2),
-  targetSeconds: Joi.number().integer().min(1).max(7 * 86400).default(600),
-  demoTimeoutMinutes: Joi.number().min(0.1).max(24 * 60).default(30),
+  targetSeconds: Joi.number()
+    .integer()
+    .min(1)
+    .max(7 * 86400)
+    .default(600),
+  demoTimeoutMinutes: Joi.number()
+    .min(0.1)
+    .max(24 * 60)
+    .default(30),
   demoMaxAttempts: Joi.number().integer().min(1).max(10).default(3),
 });

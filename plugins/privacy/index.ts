@@ -48,7 +48,12 @@ export default definePlugin<PrivacyOptions>({
     };
     const closure = new ClosureService(deps);
     const mailer = () => optional(container, 'mailer') ?? null;
-    const exportsService = new ExportService(deps, mailer, ExportService.directory(ctx.config.dataDir), ctx.config.server.publicBaseUrl.replace(/\/+$/, ''));
+    const exportsService = new ExportService(
+      deps,
+      mailer,
+      ExportService.directory(ctx.config.dataDir),
+      ctx.config.server.publicBaseUrl.replace(/\/+$/, ''),
+    );
     mailer()?.registerTemplates(PRIVACY_TEMPLATES);
     ctx.provide({
       personalData: asValue(registry),

@@ -12,6 +12,10 @@ export interface PrivacyOptions {
 
 export const privacyOptionsSchema = Joi.object<PrivacyOptions>({
   closurePurgeDays: Joi.number().min(0).max(30).default(30),
-  purgeIntervalMs: Joi.number().integer().min(1000).max(24 * 3_600_000).default(3_600_000),
+  purgeIntervalMs: Joi.number()
+    .integer()
+    .min(1000)
+    .max(24 * 3_600_000)
+    .default(3_600_000),
   exportLinkDays: Joi.number().min(0.01).max(30).default(7),
 });

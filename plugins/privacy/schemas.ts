@@ -5,7 +5,10 @@ const counts = () => Joi.object().pattern(Joi.string(), Joi.number().integer()).
 export const PrivacyClosure = Joi.object({
   org_id: Joi.string().required(),
   closed_at: Joi.string().isoDate().required(),
-  purge_after: Joi.string().isoDate().required().description('All data of the organization is deleted by then (30 days at most)'),
+  purge_after: Joi.string()
+    .isoDate()
+    .required()
+    .description('All data of the organization is deleted by then (30 days at most)'),
   subscription_canceled: Joi.boolean().required(),
 })
   .required()

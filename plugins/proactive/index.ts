@@ -50,29 +50,50 @@ export default definePlugin<ProactiveOptions>({
     const { container, options, config } = ctx;
     const { db, outbox, audit, secretBox } = container.cradle;
     // Another plugin's key, read at each use: undefined (null here) while its plugin is off.
-    const later = <K extends keyof Cradle>(key: K) => () => optional(container, key) ?? null;
+    const later =
+      <K extends keyof Cradle>(key: K) =>
+      () =>
+        optional(container, key) ?? null;
     const adapters = () => container.cradle.connectorAdapters;
     const workspaces = () => container.cradle.workspaceService;
     const publicBaseUrl = config.server.publicBaseUrl.replace(/\/+$/, '');
 
     const symbolicator = new Symbolicator(db, options.sourcemaps, ctx.log);
-    const queue = new IngestQueue(db, new GroupWriter(outbox), { ...options.ingest, settingsCacheMs: options.ingest.connectorCacheMs }, ctx.log, symbolicator);
+    const queue = new IngestQueue(
+      db,
+      new GroupWriter(outbox),
+      { ...options.ingest, settingsCacheMs: options.ingest.connectorCacheMs },
+      ctx.log,
+      symbolicator,
+    );
     const sourceMaps = new SourceMapService({ db, audit, workspaces, symbolicator, limits: options.sourcemaps });
     const ingest = new IngestService(db, queue, adapters, options.ingest.connectorCacheMs);
     const connectors = new ConnectorService({
-      db, secretBox, audit, adapters, workspaces, publicBaseUrl, options,
+      db,
+      secretBox,
+      audit,
+      adapters,
+      workspaces,
+      publicBaseUrl,
+      options,
       onChanged: (id) => ingest.forget(id),
     });
     const catalog = later('planCatalog');
     const groups = new ErrorGroupService({
-      db, audit, outbox, workspaces, sampleEvents: options.sampleEvents,
+      db,
+      audit,
+      outbox,
+      workspaces,
+      sampleEvents: options.sampleEvents,
       planAllows: async (trx, orgId) => {
         const org = (await trx('organizations').where({ id: orgId }).first('plan')) as { plan: string } | undefined;
         return catalog()?.hasFeature(org?.plan, 'proactive') ?? true;
       },
     });
     const tickets = new ProactiveTickets({
-      db, audit, outbox,
+      db,
+      audit,
+      outbox,
       tickets: () => container.cradle.ticketService,
       subscribers: later('subscriberService'),
       planLimits: later('planLimits'),
@@ -97,7 +118,10 @@ export default definePlugin<ProactiveOptions>({
     ctx.routes([
       ...connectorRoutes(() => connectors),
       ...ingestRoutes(() => ingest, options.ingest.maxBodyBytes),
-      ...errorGroupRoutes(() => groups, () => tickets),
+      ...errorGroupRoutes(
+        () => groups,
+        () => tickets,
+      ),
       ...sourceMapRoutes(() => sourceMaps, options.sourcemaps),
       ...errorTrackerWebhookRoutes(() => webhook, options.ingest.maxBodyBytes),
       ...patternRoutes(() => patterns),
@@ -105,20 +129,28 @@ export default definePlugin<ProactiveOptions>({
 
     // A trigger fired during ingest: open (or join) the proactive ticket. Refusals are answers,
     // not failures: a cap holds the group, a missing repository or a moved group ends here.
-    ctx.consume('open-triggered-tickets', ['proactive.group_triggered'], async (message) => {
-      const p = message.payload as { group_id?: string; trigger?: GroupTrigger };
-      if (!p.group_id || !message.orgId) return;
-      try {
-        await tickets.open(message.orgId, p.group_id, null, p.trigger ?? null);
-      } catch (err) {
-        const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
-        if (status && status >= 400 && status < 500) {
-          ctx.log.info({ group_id: p.group_id, status, code: (err as { data?: { code?: string } }).data?.code }, 'proactive: triggered group not ticketed');
-          return;
+    ctx.consume(
+      'open-triggered-tickets',
+      ['proactive.group_triggered'],
+      async (message) => {
+        const p = message.payload as { group_id?: string; trigger?: GroupTrigger };
+        if (!p.group_id || !message.orgId) return;
+        try {
+          await tickets.open(message.orgId, p.group_id, null, p.trigger ?? null);
+        } catch (err) {
+          const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
+          if (status && status >= 400 && status < 500) {
+            ctx.log.info(
+              { group_id: p.group_id, status, code: (err as { data?: { code?: string } }).data?.code },
+              'proactive: triggered group not ticketed',
+            );
+            return;
+          }
+          throw err;
         }
-        throw err;
-      }
-    }, { idempotent: false });
+      },
+      { idempotent: false },
+    );
 
     // Connectors of polling kinds, by next_poll_at, with back-off on errors (docs/proactive.md).
     ctx.schedule('poll-connectors', { everyMs: POLL_SWEEP_MS }, async () => {

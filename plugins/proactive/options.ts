@@ -47,19 +47,34 @@ export const proactiveOptionsSchema = Joi.object<ProactiveOptions>({
     maxQueuedEvents: Joi.number().integer().min(1).default(20_000),
     retryAfterSeconds: Joi.number().integer().min(1).max(300).default(2),
     connectorCacheMs: Joi.number().integer().min(0).max(60_000).default(2_000),
-    maxBodyBytes: Joi.number().integer().min(1024).max(10 * 1024 * 1024).default(1024 * 1024),
+    maxBodyBytes: Joi.number()
+      .integer()
+      .min(1024)
+      .max(10 * 1024 * 1024)
+      .default(1024 * 1024),
   }).default(),
   cloudLogs: Joi.object({
-    principalArn: Joi.string().pattern(/^arn:aws:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/).default('arn:aws:iam::000000000000:role/patchwell-connector'),
+    principalArn: Joi.string()
+      .pattern(/^arn:aws:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/)
+      .default('arn:aws:iam::000000000000:role/patchwell-connector'),
   }).default(),
   sourcemaps: Joi.object({
-    maxMapBytes: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
-    maxUploadBytes: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
+    maxMapBytes: Joi.number()
+      .integer()
+      .min(1024)
+      .default(20 * 1024 * 1024),
+    maxUploadBytes: Joi.number()
+      .integer()
+      .min(1024)
+      .default(50 * 1024 * 1024),
     maxFiles: Joi.number().integer().min(1).max(1000).default(200),
     cacheSize: Joi.number().integer().min(1).max(1000).default(32),
     timeoutMs: Joi.number().integer().min(10).max(60_000).default(500),
     missCacheMs: Joi.number().integer().min(0).max(3_600_000).default(10_000),
   }).default(),
   sampleEvents: Joi.number().integer().min(1).max(100).default(20),
-  retentionSweepMs: Joi.number().integer().min(60_000).default(60 * 60_000),
+  retentionSweepMs: Joi.number()
+    .integer()
+    .min(60_000)
+    .default(60 * 60_000),
 }).default();

@@ -16,11 +16,22 @@ export const EVENT_SOURCES = ['widget', 'error_tracker', 'metrics_platform', 'cl
 export const ConnectorSchema = Joi.object({
   id: Joi.string().required(),
   workspace_id: Joi.string().required(),
-  kind: Joi.string().valid(...CONNECTOR_KINDS).required(),
+  kind: Joi.string()
+    .valid(...CONNECTOR_KINDS)
+    .required(),
   name: Joi.string().required(),
   status: Joi.string().valid('active', 'paused', 'error').required(),
   config: Joi.object().unknown(true).required(),
-  secrets: Joi.array().items(Joi.object({ name: Joi.string().valid(...CONNECTOR_SECRET_NAMES).required(), last4: Joi.string().allow('').required() })).required(),
+  secrets: Joi.array()
+    .items(
+      Joi.object({
+        name: Joi.string()
+          .valid(...CONNECTOR_SECRET_NAMES)
+          .required(),
+        last4: Joi.string().allow('').required(),
+      }),
+    )
+    .required(),
   webhook_url: Joi.string().uri().allow(null).required(),
   ingest_url: Joi.string().uri().allow(null).required(),
   white_label: Joi.boolean().required(),
@@ -38,8 +49,13 @@ export const ConnectorSchema = Joi.object({
 
 export const ConnectorWithTokenSchema = Joi.object({
   connector: ConnectorSchema,
-  token: Joi.string().allow(null).required().description('The generic endpoint\'s push token; shown in this answer only (null for other kinds)'),
-}).required().id('ConnectorWithToken');
+  token: Joi.string()
+    .allow(null)
+    .required()
+    .description("The generic endpoint's push token; shown in this answer only (null for other kinds)"),
+})
+  .required()
+  .id('ConnectorWithToken');
 
 export const ConnectorListSchema = Joi.object({ items: Joi.array().items(ConnectorSchema).required() }).required();
 
@@ -56,7 +72,9 @@ export const CloudLogsSetupSchema = Joi.object({
   principal_arn: Joi.string().required(),
   trust_policy: Joi.string().required(),
   permissions_policy: Joi.string().required(),
-}).required().id('CloudLogsSetup');
+})
+  .required()
+  .id('CloudLogsSetup');
 
 export const OkSchema = Joi.object({ ok: Joi.boolean().valid(true).required() }).required();
 
@@ -64,7 +82,9 @@ const secretsInput = Joi.object().pattern(Joi.string().max(60), Joi.string().min
 
 export const connectorCreatePayload = Joi.object({
   workspace_id: id().required(),
-  kind: Joi.string().valid(...CONNECTOR_KINDS).required(),
+  kind: Joi.string()
+    .valid(...CONNECTOR_KINDS)
+    .required(),
   name: Joi.string().trim().min(1).max(120).required(),
   config: Joi.object().unknown(true).max(30).default({}),
   secrets: secretsInput.default({}),
@@ -83,7 +103,9 @@ export const IngestReceiptSchema = Joi.object({
   accepted: int().required().description('Events stored now'),
   duplicates: int().required().description('Events already stored (same external_id from this connector)'),
   group_ids: Joi.array().items(Joi.string()).required().description('The group of each event, in the order sent'),
-}).required().id('IngestReceipt');
+})
+  .required()
+  .id('IngestReceipt');
 
 // ---- error groups
 
@@ -94,12 +116,16 @@ const TicketRef = Joi.object({
   origin: Joi.string().required(),
   resolved_version: Joi.string().allow(null).required(),
   released_at: nullableDatetime(),
-}).allow(null).required();
+})
+  .allow(null)
+  .required();
 
 export const ErrorGroupSchema = Joi.object({
   id: Joi.string().required(),
   workspace_id: Joi.string().required(),
-  status: Joi.string().valid(...GROUP_STATUSES).required(),
+  status: Joi.string()
+    .valid(...GROUP_STATUSES)
+    .required(),
   type: Joi.string().required(),
   title: Joi.string().required(),
   affected_users: int().required(),
@@ -110,8 +136,13 @@ export const ErrorGroupSchema = Joi.object({
   first_seen: datetime().required(),
   last_seen: datetime().required(),
   release: Joi.string().allow(null).required(),
-  sources: Joi.array().items(Joi.string().valid(...EVENT_SOURCES)).required(),
-  trigger: Joi.string().valid(...GROUP_TRIGGERS).allow(null).required(),
+  sources: Joi.array()
+    .items(Joi.string().valid(...EVENT_SOURCES))
+    .required(),
+  trigger: Joi.string()
+    .valid(...GROUP_TRIGGERS)
+    .allow(null)
+    .required(),
   critical_path_hit: Joi.boolean().required(),
   noise: Joi.boolean().required(),
   held_reason: Joi.string().allow(null).required(),
@@ -127,46 +158,62 @@ const Generated = Joi.object({
   function: Joi.string().allow(null).required(),
   line: int().allow(null).required(),
   column: int().allow(null).required(),
-}).allow(null).required();
+})
+  .allow(null)
+  .required();
 
 export const ErrorGroupDetailSchema = Joi.object({
   group: ErrorGroupSchema,
   normalized_message: Joi.string().allow('').required(),
   sample_stack: Joi.string().allow(null, '').required(),
-  frames: Joi.array().items(Joi.object({
-    file: Joi.string().required(),
-    function: Joi.string().allow(null).required(),
-    line: int().allow(null).required(),
-    column: int().allow(null).required(),
-    in_app: Joi.boolean().required(),
-    generated: Generated,
-  })).required(),
+  frames: Joi.array()
+    .items(
+      Joi.object({
+        file: Joi.string().required(),
+        function: Joi.string().allow(null).required(),
+        line: int().allow(null).required(),
+        column: int().allow(null).required(),
+        in_app: Joi.boolean().required(),
+        generated: Generated,
+      }),
+    )
+    .required(),
   symbolicated: Joi.boolean().required(),
-  events: Joi.array().items(Joi.object({
-    id: Joi.string().required(),
-    source: Joi.string().valid(...EVENT_SOURCES).required(),
-    external_id: Joi.string().allow(null).required(),
-    type: Joi.string().required(),
-    level: Joi.string().required(),
-    message: Joi.string().allow('').required(),
-    url: Joi.string().allow(null).required(),
-    browser: Joi.object().unknown(true).allow(null).required(),
-    release: Joi.string().allow(null).required(),
-    environment: Joi.string().allow(null).required(),
-    user: Joi.object().unknown(true).allow(null).required(),
-    occurred_at: datetime().required(),
-    symbolicated: Joi.boolean().required(),
-  })).required(),
-  releases: Joi.array().items(Joi.object({
-    group_id: Joi.string().required(),
-    release: Joi.string().allow(null).required(),
-    status: Joi.string().required(),
-    event_count: int().required(),
-    affected_users: int().required(),
-    first_seen: datetime().required(),
-    last_seen: datetime().required(),
-    resolved_in_release: Joi.string().allow(null).required(),
-  })).required(),
+  events: Joi.array()
+    .items(
+      Joi.object({
+        id: Joi.string().required(),
+        source: Joi.string()
+          .valid(...EVENT_SOURCES)
+          .required(),
+        external_id: Joi.string().allow(null).required(),
+        type: Joi.string().required(),
+        level: Joi.string().required(),
+        message: Joi.string().allow('').required(),
+        url: Joi.string().allow(null).required(),
+        browser: Joi.object().unknown(true).allow(null).required(),
+        release: Joi.string().allow(null).required(),
+        environment: Joi.string().allow(null).required(),
+        user: Joi.object().unknown(true).allow(null).required(),
+        occurred_at: datetime().required(),
+        symbolicated: Joi.boolean().required(),
+      }),
+    )
+    .required(),
+  releases: Joi.array()
+    .items(
+      Joi.object({
+        group_id: Joi.string().required(),
+        release: Joi.string().allow(null).required(),
+        status: Joi.string().required(),
+        event_count: int().required(),
+        affected_users: int().required(),
+        first_seen: datetime().required(),
+        last_seen: datetime().required(),
+        resolved_in_release: Joi.string().allow(null).required(),
+      }),
+    )
+    .required(),
   environments: Joi.array().items(Joi.string()).required(),
   capabilities: Joi.object({
     ignore: Joi.boolean().required(),
@@ -174,7 +221,9 @@ export const ErrorGroupDetailSchema = Joi.object({
     resolve: Joi.boolean().required(),
     open_ticket: Joi.boolean().required(),
   }).required(),
-}).required().id('ErrorGroupDetail');
+})
+  .required()
+  .id('ErrorGroupDetail');
 
 export const ProactiveOverviewSchema = Joi.object({
   workspace_id: Joi.string().allow(null).required(),
@@ -187,8 +236,16 @@ export const ProactiveOverviewSchema = Joi.object({
   fixes_this_month: int().required(),
   pending_tickets: int().required(),
   cap_reached: Joi.boolean().required(),
-  counts: Joi.object({ watching: int().required(), ticketed: int().required(), resolved: int().required(), ignored: int().required(), held: int().required() }).required(),
-}).required().id('ProactiveOverview');
+  counts: Joi.object({
+    watching: int().required(),
+    ticketed: int().required(),
+    resolved: int().required(),
+    ignored: int().required(),
+    held: int().required(),
+  }).required(),
+})
+  .required()
+  .id('ProactiveOverview');
 
 export const ErrorGroupListSchema = Joi.object({
   items: Joi.array().items(ErrorGroupSchema).required(),
@@ -206,7 +263,9 @@ export const errorGroupListQuery = Joi.object({
   cursor: Joi.string().max(500),
   limit: Joi.number().integer().min(1).max(200).default(50),
   workspace_id: id(),
-  status: Joi.array().items(Joi.string().valid(...GROUP_STATUSES)).single(),
+  status: Joi.array()
+    .items(Joi.string().valid(...GROUP_STATUSES))
+    .single(),
   q: Joi.string().trim().max(200).allow(''),
 });
 
@@ -220,7 +279,9 @@ export const SourceMapSchema = Joi.object({
   id: Joi.string().required(),
   workspace_id: Joi.string().required(),
   release: Joi.string().required(),
-  url_path: Joi.string().required().description('The bundle\'s URL path (no scheme, host or query), e.g. /static/js/app.js'),
+  url_path: Joi.string()
+    .required()
+    .description("The bundle's URL path (no scheme, host or query), e.g. /static/js/app.js"),
   size: int().required().description('Bytes of the map'),
   sha256: Joi.string().required(),
   sources_count: int().required(),
@@ -246,14 +307,18 @@ export const SourceMapDeleteResultSchema = Joi.object({
 }).id('SourceMapDeleteResult');
 
 export const SourceMapReleaseListSchema = Joi.object({
-  items: Joi.array().items(Joi.object({
-    workspace_id: Joi.string().required(),
-    release: Joi.string().required(),
-    files: int().required(),
-    size: int().required(),
-    first_uploaded_at: datetime().required(),
-    last_uploaded_at: datetime().required(),
-  })).required(),
+  items: Joi.array()
+    .items(
+      Joi.object({
+        workspace_id: Joi.string().required(),
+        release: Joi.string().required(),
+        files: int().required(),
+        size: int().required(),
+        first_uploaded_at: datetime().required(),
+        last_uploaded_at: datetime().required(),
+      }),
+    )
+    .required(),
   next_cursor: Joi.string().allow(null).required(),
 }).id('SourceMapReleaseList');
 
@@ -273,11 +338,25 @@ export const sourceMapDeleteQuery = Joi.object({
   release: releaseName().required(),
 });
 
-export const sourceMapUploadPayload = (maxFiles: number) => Joi.object({
-  workspace_id: id().required(),
-  release: releaseName().required(),
-  files: Joi.array().min(1).max(maxFiles).items(Joi.object({
-    url_path: Joi.string().trim().min(1).max(1000).required().description('The bundle\'s URL (https://cdn…/static/js/app.js) or path (/static/js/app.js, ~/static/js/app.js)'),
-    map: Joi.string().min(2).required().description('The source map (revision 3) as JSON text'),
-  })).required(),
-});
+export const sourceMapUploadPayload = (maxFiles: number) =>
+  Joi.object({
+    workspace_id: id().required(),
+    release: releaseName().required(),
+    files: Joi.array()
+      .min(1)
+      .max(maxFiles)
+      .items(
+        Joi.object({
+          url_path: Joi.string()
+            .trim()
+            .min(1)
+            .max(1000)
+            .required()
+            .description(
+              "The bundle's URL (https://cdn…/static/js/app.js) or path (/static/js/app.js, ~/static/js/app.js)",
+            ),
+          map: Joi.string().min(2).required().description('The source map (revision 3) as JSON text'),
+        }),
+      )
+      .required(),
+  });

@@ -24,32 +24,60 @@ export default definePlugin<RunnerOptions>({
   register(ctx) {
     const { container, options } = ctx;
     const deps: RunnerDeps = {
-      get db() { return container.cradle.db; },
-      get audit() { return container.cradle.audit; },
-      get secretBox() { return container.cradle.secretBox; },
-      get rateLimiter() { return container.cradle.rateLimiter; },
-      get log() { return container.cradle.log; },
+      get db() {
+        return container.cradle.db;
+      },
+      get audit() {
+        return container.cradle.audit;
+      },
+      get secretBox() {
+        return container.cradle.secretBox;
+      },
+      get rateLimiter() {
+        return container.cradle.rateLimiter;
+      },
+      get log() {
+        return container.cradle.log;
+      },
       options,
-      get jobs() { return container.cradle.fixJobs; },
-      get payloads() { return container.cradle.fixPayloads; },
-      get pullRequests() { return container.cradle.fixPullRequests; },
-      get workspaces() { return container.cradle.workspaceService; },
-      get codeHost() { return container.cradle.codeHost; },
-      get repositories() { return (optional(container, 'codehostRepositories') ?? null); },
+      get jobs() {
+        return container.cradle.fixJobs;
+      },
+      get payloads() {
+        return container.cradle.fixPayloads;
+      },
+      get pullRequests() {
+        return container.cradle.fixPullRequests;
+      },
+      get workspaces() {
+        return container.cradle.workspaceService;
+      },
+      get codeHost() {
+        return container.cradle.codeHost;
+      },
+      get repositories() {
+        return optional(container, 'codehostRepositories') ?? null;
+      },
     };
     const credentials = new AgentCredentials(deps);
     const runners = new Runners(deps, credentials);
     const api = new JobApi(deps, runners, credentials);
-    ctx.provide({ runners: asValue(runners), runnerJobApi: asValue(api), runnerAgentCredentials: asValue(credentials) });
-    (container.cradle.authResolvers).push(jobTokenResolver(deps));
+    ctx.provide({
+      runners: asValue(runners),
+      runnerJobApi: asValue(api),
+      runnerAgentCredentials: asValue(credentials),
+    });
+    container.cradle.authResolvers.push(jobTokenResolver(deps));
     ctx.routes([...runnerRoutes(() => runners), ...jobRoutes(() => api)]);
     // An archived workspace or a closed organization keeps no working runner token.
     ctx.consume('revoke', ['workspaces.archived', 'privacy.organization_closed'], async (message, scope) => {
       if (!message.orgId) return;
       const trx = scope.cradle.trx;
       const p = message.payload as { workspace_id?: string };
-      if (message.type === 'workspaces.archived' && p.workspace_id) await runners.revokeAll(trx, message.orgId, p.workspace_id, 'workspace_archived');
-      else if (message.type === 'privacy.organization_closed') await runners.revokeAll(trx, message.orgId, null, 'organization_closed');
+      if (message.type === 'workspaces.archived' && p.workspace_id)
+        await runners.revokeAll(trx, message.orgId, p.workspace_id, 'workspace_archived');
+      else if (message.type === 'privacy.organization_closed')
+        await runners.revokeAll(trx, message.orgId, null, 'organization_closed');
     });
   },
 });

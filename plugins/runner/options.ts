@@ -10,7 +10,11 @@ export interface RunnerOptions {
 }
 
 export const runnerOptionsSchema = Joi.object<RunnerOptions>({
-  jobTokenTtlMs: Joi.number().integer().min(1000).max(24 * 3_600_000).default(15 * 60_000),
+  jobTokenTtlMs: Joi.number()
+    .integer()
+    .min(1000)
+    .max(24 * 3_600_000)
+    .default(15 * 60_000),
   claimsPerMinute: Joi.number().integer().min(1).max(10_000).default(120),
   heartbeatIntervalSeconds: Joi.number().integer().min(1).max(3600).default(20),
 });

@@ -21,7 +21,12 @@ export const RunnerSchema = Joi.object({
 
 export const registerPayload = Joi.object({
   workspace_id: id.required(),
-  name: Joi.string().trim().min(1).max(100).pattern(/^[A-Za-z0-9._-]+$/).default('default'),
+  name: Joi.string()
+    .trim()
+    .min(1)
+    .max(100)
+    .pattern(/^[A-Za-z0-9._-]+$/)
+    .default('default'),
   revoke: Joi.boolean().default(false),
   agent_login: Joi.string().min(4).max(65_536).allow(null),
 });
@@ -42,7 +47,13 @@ export const RunnerClaimSchema = Joi.object({
 
 export const jobParams = Joi.object({ id: id.required() });
 
-const reference = Joi.object({ path: Joi.string().max(1000).required(), line_start: Joi.number().integer().min(0), line_end: Joi.number().integer().min(0), symbol: Joi.string().max(500), url: Joi.string().max(2000) });
+const reference = Joi.object({
+  path: Joi.string().max(1000).required(),
+  line_start: Joi.number().integer().min(0),
+  line_end: Joi.number().integer().min(0),
+  symbol: Joi.string().max(500),
+  url: Joi.string().max(2000),
+});
 
 export const JobPayloadSchema = Joi.object({
   id: Joi.string().required(),
@@ -58,7 +69,15 @@ export const JobPayloadSchema = Joi.object({
     language: Joi.string().allow(null),
     error_context: Joi.object().unknown(true),
   }).required(),
-  repository: Joi.object({ id: Joi.string().required(), full_name: Joi.string().required(), default_branch: Joi.string().required(), base_sha: Joi.string(), is_public: Joi.boolean() }).allow(null).required(),
+  repository: Joi.object({
+    id: Joi.string().required(),
+    full_name: Joi.string().required(),
+    default_branch: Joi.string().required(),
+    base_sha: Joi.string(),
+    is_public: Joi.boolean(),
+  })
+    .allow(null)
+    .required(),
   instructions: Joi.string().allow('').required(),
   limits: Joi.object({ max_minutes: Joi.number().required(), max_cost_usd: Joi.number().required() }).required(),
   branch: Joi.string(),
@@ -84,12 +103,20 @@ export const credentialPayload = Joi.object({ credential: Joi.string().min(4).ma
 
 const eventItem = Joi.object({
   level: Joi.string().valid('info', 'warn', 'error').default('info'),
-  type: Joi.string().trim().min(1).max(64).pattern(/^[a-z0-9_.-]+$/).required(),
+  type: Joi.string()
+    .trim()
+    .min(1)
+    .max(64)
+    .pattern(/^[a-z0-9_.-]+$/)
+    .required(),
   message: Joi.string().allow('').max(8000).required(),
   data: Joi.object().unknown(true).default({}),
 });
 
-export const eventsPayload = Joi.alternatives().try(Joi.object({ events: Joi.array().items(eventItem).min(1).max(200).required() }), eventItem);
+export const eventsPayload = Joi.alternatives().try(
+  Joi.object({ events: Joi.array().items(eventItem).min(1).max(200).required() }),
+  eventItem,
+);
 
 export const EventsAcceptedSchema = Joi.object({ accepted: Joi.number().integer().required() }).id('JobEventsAccepted');
 
@@ -126,22 +153,37 @@ export const JobPullRequestSchema = Joi.object({
 }).id('JobPullRequest');
 
 export const resultPayload = Joi.object({
-  status: Joi.string().valid(...JOB_STATUSES).required(),
+  status: Joi.string()
+    .valid(...JOB_STATUSES)
+    .required(),
   diagnosis: Joi.object({
-    category: Joi.string().valid(...TICKET_CATEGORIES).required(),
+    category: Joi.string()
+      .valid(...TICKET_CATEGORIES)
+      .required(),
     confidence: Joi.number().min(0).max(1).required(),
     root_cause_md: Joi.string().allow('').max(50_000).required(),
     references: Joi.array().items(reference).max(100).default([]),
     public_summary: Joi.string().max(2000),
   }),
-  drafts: Joi.array().items(Joi.object({ kind: Joi.string().valid('reply', 'needs_info', 'interim').required(), body_md: Joi.string().min(1).max(50_000).required(), language: Joi.string().max(10) })).max(5),
+  drafts: Joi.array()
+    .items(
+      Joi.object({
+        kind: Joi.string().valid('reply', 'needs_info', 'interim').required(),
+        body_md: Joi.string().min(1).max(50_000).required(),
+        language: Joi.string().max(10),
+      }),
+    )
+    .max(5),
   fix: Joi.object({
     branch: Joi.string().max(255).required(),
     head_sha: sha.required(),
     tests_ran: Joi.boolean().required(),
     tests_passed: Joi.boolean().required(),
     verify_passed: Joi.boolean().required(),
-    reason: Joi.string().valid('verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other').allow(null).default(null),
+    reason: Joi.string()
+      .valid('verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other')
+      .allow(null)
+      .default(null),
   }),
   cost_usd: Joi.number().min(0).max(100_000).default(0),
   error: Joi.object({ code: Joi.string().max(100).required(), detail: Joi.string().allow('').max(2000).required() }),

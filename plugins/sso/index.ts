@@ -65,7 +65,9 @@ export default definePlugin<SsoOptions>({
       const db = cradle.db;
       const before = new Date(Date.now() - 24 * 60 * 60_000);
       await db('sso_sign_ins').where('expires_at', '<', before).delete();
-      await db('sso_assertions').where('expires_at', '<', new Date(Date.now() - 60 * 60_000)).delete();
+      await db('sso_assertions')
+        .where('expires_at', '<', new Date(Date.now() - 60 * 60_000))
+        .delete();
     });
   },
 });

@@ -18,10 +18,15 @@ export interface SsoOptions {
   blockerMembersLimit: number;
 }
 
-const path = () => Joi.string().pattern(/^\/(?![/\\])\S*$/).max(200);
+const path = () =>
+  Joi.string()
+    .pattern(/^\/(?![/\\])\S*$/)
+    .max(200);
 
 export const ssoOptionsSchema = Joi.object<SsoOptions>({
-  dnsServers: Joi.array().items(Joi.string().pattern(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+)(:\d{1,5})?$/)).default([]),
+  dnsServers: Joi.array()
+    .items(Joi.string().pattern(/^(\[[0-9a-fA-F:]+\]|[0-9a-fA-F:.]+)(:\d{1,5})?$/))
+    .default([]),
   dnsTimeoutMs: Joi.number().integer().min(100).max(30_000).default(5000),
   signInTtlMinutes: Joi.number().integer().min(1).max(60).default(10),
   completeTtlSeconds: Joi.number().integer().min(10).max(600).default(120),

@@ -10,7 +10,13 @@ const uri = () => Joi.string().uri({ scheme: ['http', 'https'] });
 const role = Joi.string().valid(...ROLES);
 
 export const SSO_DOMAIN_ERRORS = ['txt_missing', 'txt_mismatch', 'dns_error', 'domain_taken'] as const;
-export const BLOCKER_CODES = ['plan', 'no_connection', 'members_outside_domains', 'not_signed_in_with_sso', 'no_owner_with_password'] as const;
+export const BLOCKER_CODES = [
+  'plan',
+  'no_connection',
+  'members_outside_domains',
+  'not_signed_in_with_sso',
+  'no_owner_with_password',
+] as const;
 export const APPROVER_ROLES = ['owner', 'admin', 'reviewer'] as const;
 export const JIT_ROLES = ['admin', 'reviewer'] as const;
 
@@ -51,7 +57,10 @@ export const SsoDomain = Joi.object({
   status: Joi.string().valid('pending', 'verified').required(),
   verified_at: nullableDatetime(),
   last_checked_at: nullableDatetime(),
-  last_error: Joi.string().valid(...SSO_DOMAIN_ERRORS).allow(null).required(),
+  last_error: Joi.string()
+    .valid(...SSO_DOMAIN_ERRORS)
+    .allow(null)
+    .required(),
   txt: Joi.object({
     name: Joi.string().required().description('Record name, e.g. _patchwell-challenge.example.com'),
     value: Joi.string().required(),
@@ -80,7 +89,9 @@ export const SsoOverview = Joi.object({
     blockers: Joi.array()
       .items(
         Joi.object({
-          code: Joi.string().valid(...BLOCKER_CODES).required(),
+          code: Joi.string()
+            .valid(...BLOCKER_CODES)
+            .required(),
           members: Joi.array().items(BlockerMember),
           total: Joi.number().integer().min(0),
         }),
@@ -91,7 +102,7 @@ export const SsoOverview = Joi.object({
     remaining: Joi.number().integer().min(0).required(),
     generated_at: nullableDatetime(),
   }).required(),
-  session_sso: Joi.boolean().required().description('Whether the caller\'s session came from single sign-on'),
+  session_sso: Joi.boolean().required().description("Whether the caller's session came from single sign-on"),
 })
   .required()
   .id('SsoOverview');
@@ -99,14 +110,24 @@ export const SsoOverview = Joi.object({
 export const Governance = Joi.object({
   available: Joi.boolean().required().description('Whether the plan includes approval governance'),
   min_approvers: Joi.number().integer().min(1).required(),
-  roles: Joi.array().items(Joi.string().valid(...APPROVER_ROLES)).required(),
+  roles: Joi.array()
+    .items(Joi.string().valid(...APPROVER_ROLES))
+    .required(),
   defaults: Joi.object({
     min_approvers: Joi.number().integer().required(),
-    roles: Joi.array().items(Joi.string().valid(...APPROVER_ROLES)).required(),
+    roles: Joi.array()
+      .items(Joi.string().valid(...APPROVER_ROLES))
+      .required(),
   }).required(),
   eligible_approvers: Joi.number().integer().min(0).required(),
   workspaces_below_minimum: Joi.array()
-    .items(Joi.object({ id: Joi.string().required(), name: Joi.string().required(), eligible: Joi.number().integer().min(0).required() }))
+    .items(
+      Joi.object({
+        id: Joi.string().required(),
+        name: Joi.string().required(),
+        eligible: Joi.number().integer().min(0).required(),
+      }),
+    )
     .required(),
   max_min_approvers: Joi.number().integer().required(),
 })
@@ -127,7 +148,10 @@ export const ConnectionTest = Joi.object({
   ok: Joi.boolean().required(),
   protocol: Joi.string().valid('oidc', 'saml').required(),
   details: Joi.object().unknown(true).required(),
-  error: Joi.string().valid(...SSO_TEST_ERRORS).allow(null).required(),
+  error: Joi.string()
+    .valid(...SSO_TEST_ERRORS)
+    .allow(null)
+    .required(),
 })
   .required()
   .id('SsoConnectionTest');
@@ -141,9 +165,18 @@ export const ConnectionTile = Joi.object({
   .required()
   .id('SsoConnectionTile');
 
-export const SecurityOverview = Joi.object({ sso: SsoOverview, governance: Governance }).required().id('SecurityOverview');
-export const EnforcementAnswer = Joi.object({ sso: SsoOverview, recovery_codes: RecoveryCodes }).required().id('SsoEnforcement');
-export const Released = Joi.object({ released: Joi.boolean().valid(true).required(), was_verified: Joi.boolean().required() }).required().id('SsoReleasedAddress');
+export const SecurityOverview = Joi.object({ sso: SsoOverview, governance: Governance })
+  .required()
+  .id('SecurityOverview');
+export const EnforcementAnswer = Joi.object({ sso: SsoOverview, recovery_codes: RecoveryCodes })
+  .required()
+  .id('SsoEnforcement');
+export const Released = Joi.object({
+  released: Joi.boolean().valid(true).required(),
+  was_verified: Joi.boolean().required(),
+})
+  .required()
+  .id('SsoReleasedAddress');
 
 // ---- inputs
 
@@ -156,7 +189,11 @@ export const domainName = () =>
     .message('must be a domain name like example.com');
 
 export const redirectTo = () =>
-  Joi.string().max(512).pattern(/^\/(?![/\\])/).message('must be a path on the dashboard, starting with /').description('Dashboard path to land on after signing in');
+  Joi.string()
+    .max(512)
+    .pattern(/^\/(?![/\\])/)
+    .message('must be a path on the dashboard, starting with /')
+    .description('Dashboard path to land on after signing in');
 
 const pem = () => Joi.string().max(20_000);
 
@@ -164,11 +201,15 @@ export const createConnectionPayload = Joi.object({
   protocol: Joi.string().valid('oidc', 'saml').required(),
   name: Joi.string().trim().min(1).max(100).required(),
   domains: Joi.array().items(domainName()).max(50).unique().default([]),
-  default_role: Joi.string().valid(...JIT_ROLES).default('reviewer'),
+  default_role: Joi.string()
+    .valid(...JIT_ROLES)
+    .default('reviewer'),
   jit_enabled: Joi.boolean().default(false),
   issuer: uri().max(500).when('protocol', { is: 'oidc', then: Joi.required(), otherwise: Joi.forbidden() }),
   client_id: Joi.string().max(500).when('protocol', { is: 'oidc', then: Joi.required(), otherwise: Joi.forbidden() }),
-  client_secret: Joi.string().max(2000).when('protocol', { is: 'oidc', then: Joi.required(), otherwise: Joi.forbidden() }),
+  client_secret: Joi.string()
+    .max(2000)
+    .when('protocol', { is: 'oidc', then: Joi.required(), otherwise: Joi.forbidden() }),
   metadata_xml: Joi.string().max(200_000).when('protocol', { is: 'saml', otherwise: Joi.forbidden() }),
   entity_id: Joi.string().max(500).when('protocol', { is: 'saml', otherwise: Joi.forbidden() }),
   sso_url: uri().max(1000).when('protocol', { is: 'saml', otherwise: Joi.forbidden() }),

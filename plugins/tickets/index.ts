@@ -34,10 +34,20 @@ export default definePlugin<TicketsOptions>({
   name: 'tickets',
   version: '1.0.0',
   requires: ['accounts', 'workspaces', 'mail'],
-  options: Joi.object({ fileLinkTtlSeconds: Joi.number().integer().min(60).max(7 * 24 * 3600).default(3600) }),
+  options: Joi.object({
+    fileLinkTtlSeconds: Joi.number()
+      .integer()
+      .min(60)
+      .max(7 * 24 * 3600)
+      .default(3600),
+  }),
   register(ctx) {
     const { container, config } = ctx;
-    const fileLinks = new FileLinks(resolveSecretKeys(config.security.secretKeys, config.dataDir), config.server.publicBaseUrl, ctx.options.fileLinkTtlSeconds);
+    const fileLinks = new FileLinks(
+      resolveSecretKeys(config.security.secretKeys, config.dataDir),
+      config.server.publicBaseUrl,
+      ctx.options.fileLinkTtlSeconds,
+    );
     const deps = (): TicketsDeps => {
       const c = container.cradle;
       return {
@@ -66,8 +76,12 @@ export default definePlugin<TicketsOptions>({
       ticketService: asFunction(() => new TicketService(deps(), new TicketPage(container))).singleton(),
       // The page's drafts; other plugins add their sections under the same prefix (services/ticket-page.ts).
       [`${TICKET_PAGE_SECTION_PREFIX}tickets`]: asValue(draftsSection),
-      subscriberService: asFunction(() => new SubscriberService(deps(), container.resolve('ticketService'))).singleton(),
-      ticketActions: asFunction(() => new TicketActions(deps(), container.resolve('ticketService'), container.resolve('subscriberService'))).singleton(),
+      subscriberService: asFunction(
+        () => new SubscriberService(deps(), container.resolve('ticketService')),
+      ).singleton(),
+      ticketActions: asFunction(
+        () => new TicketActions(deps(), container.resolve('ticketService'), container.resolve('subscriberService')),
+      ).singleton(),
       draftService: asFunction(() => new DraftService(deps(), container.resolve('ticketService'))).singleton(),
     });
     container.resolve('mailer').registerTemplates(TICKET_MAIL_TEMPLATES);
@@ -79,10 +93,21 @@ export default definePlugin<TicketsOptions>({
       subscribers: () => container.resolve('subscriberService'),
       fileLinks: () => fileLinks,
     };
-    ctx.routes([...ticketRoutes(services), ...draftRoutes(services), ...subscriberRoutes(services), ...fileRoutes(services)]);
+    ctx.routes([
+      ...ticketRoutes(services),
+      ...draftRoutes(services),
+      ...subscriberRoutes(services),
+      ...fileRoutes(services),
+    ]);
     // The status page is HTML for customers, not an API operation: no operationId, so it is
     // added on the server directly (ctx.routes requires one) and stays out of the OpenAPI document.
-    ctx.server.route(statusPageRoutes(services, () => container.resolve('workspaceService'), () => container.resolve('statusPageBranding', { allowUnregistered: true }) ?? null));
+    ctx.server.route(
+      statusPageRoutes(
+        services,
+        () => container.resolve('workspaceService'),
+        () => container.resolve('statusPageBranding', { allowUnregistered: true }) ?? null,
+      ),
+    );
     // A notice's unsubscribe link (docs/links.md): HTML for the customer, like the status page.
     ctx.server.route(unsubscribeRoutes(services, () => container.resolve('workspaceService')));
   },

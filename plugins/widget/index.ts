@@ -14,7 +14,13 @@ import { SettingsStore } from './services/store.js';
 
 /** The privacy plugin's registry, as far as the widget declares into it. */
 interface PersonalDataPort {
-  declare(d: { plugin: string; table: string; emailColumns?: string[]; userIdColumns?: string[]; onMatch?: 'delete' }): void;
+  declare(d: {
+    plugin: string;
+    table: string;
+    emailColumns?: string[];
+    userIdColumns?: string[];
+    onMatch?: 'delete';
+  }): void;
 }
 
 /**
@@ -59,13 +65,13 @@ export default definePlugin<WidgetOptions>({
       },
       // Optional plugins, looked up at each use (they may register after this one).
       get errorIngest() {
-        return (optional(container, 'errorIngest') ?? null);
+        return optional(container, 'errorIngest') ?? null;
       },
       get brand() {
-        return (optional(container, 'brandService') ?? null);
+        return optional(container, 'brandService') ?? null;
       },
       get planLimits() {
-        return (optional(container, 'planLimits') ?? null);
+        return optional(container, 'planLimits') ?? null;
       },
     };
     const store = new SettingsStore(deps.secretBox);
@@ -76,14 +82,28 @@ export default definePlugin<WidgetOptions>({
     // Erasure of an end user (privacy plugin) reaches the identities and reports; declared at
     // start, when every plugin has registered.
     ctx.onStart(() => {
-      const personalData = (optional(container, 'personalData') ?? null);
-      personalData?.declare({ plugin: 'widget', table: 'widget_identities', emailColumns: ['email'], userIdColumns: ['user_id'], onMatch: 'delete' });
-      personalData?.declare({ plugin: 'widget', table: 'widget_reports', emailColumns: ['email'], userIdColumns: ['user_id'], onMatch: 'delete' });
+      const personalData = optional(container, 'personalData') ?? null;
+      personalData?.declare({
+        plugin: 'widget',
+        table: 'widget_identities',
+        emailColumns: ['email'],
+        userIdColumns: ['user_id'],
+        onMatch: 'delete',
+      });
+      personalData?.declare({
+        plugin: 'widget',
+        table: 'widget_reports',
+        emailColumns: ['email'],
+        userIdColumns: ['user_id'],
+        onMatch: 'delete',
+      });
     });
 
     ctx.routes(publicWidgetRoutes(() => intake, options.maxReportBodyBytes));
     ctx.routes(settingsRoutes(() => settings, container.cradle.ticketSchema));
-    ctx.server.route(assetRoutes(() => intake, new URL('./client/widget.js', import.meta.url), options.scriptMaxAgeSeconds));
+    ctx.server.route(
+      assetRoutes(() => intake, new URL('./client/widget.js', import.meta.url), options.scriptMaxAgeSeconds),
+    );
 
     // CORS answers of the public operations: only for an origin the handler found allowed, on
     // successes and refusals alike (a 429 must be readable, with its Retry-After).

@@ -25,8 +25,23 @@ export const widgetOptionsSchema = Joi.object<WidgetOptions>({
   reportsPerMinute: Joi.number().integer().min(1).max(100_000).default(60),
   reportsPerIpPerMinute: Joi.number().integer().min(1).max(100_000).default(10),
   identifyPerMinute: Joi.number().integer().min(1).max(1_000_000).default(600),
-  maxScreenshotBytes: Joi.number().integer().min(1024).max(20 * 1024 * 1024).default(3 * 1024 * 1024),
-  maxReportBodyBytes: Joi.number().integer().min(16 * 1024).max(40 * 1024 * 1024).default(5 * 1024 * 1024),
-  seenRecentlyHours: Joi.number().min(1).max(24 * 90).default(72),
-  scriptMaxAgeSeconds: Joi.number().integer().min(0).max(365 * 24 * 3600).default(86_400),
+  maxScreenshotBytes: Joi.number()
+    .integer()
+    .min(1024)
+    .max(20 * 1024 * 1024)
+    .default(3 * 1024 * 1024),
+  maxReportBodyBytes: Joi.number()
+    .integer()
+    .min(16 * 1024)
+    .max(40 * 1024 * 1024)
+    .default(5 * 1024 * 1024),
+  seenRecentlyHours: Joi.number()
+    .min(1)
+    .max(24 * 90)
+    .default(72),
+  scriptMaxAgeSeconds: Joi.number()
+    .integer()
+    .min(0)
+    .max(365 * 24 * 3600)
+    .default(86_400),
 });

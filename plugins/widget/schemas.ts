@@ -3,7 +3,9 @@ import { WIDGET_TEXT_KEYS } from './texts.js';
 
 const str = Joi.string().allow(null);
 const dt = Joi.string().isoDate().allow(null);
-const publicKey = Joi.string().pattern(/^pk_[A-Za-z0-9_-]{8,64}$/).message('public_key must be a widget public key (pk_…)');
+const publicKey = Joi.string()
+  .pattern(/^pk_[A-Za-z0-9_-]{8,64}$/)
+  .message('public_key must be a widget public key (pk_…)');
 
 export const WidgetCapture = Joi.object({
   console: Joi.boolean().required(),
@@ -52,8 +54,15 @@ export const WidgetSettings = Joi.object({
   updated_at: dt.required(),
 }).id('WidgetSettings');
 
-export const WidgetEventsReceipt = Joi.object({ accepted: Joi.number().integer().required(), duplicates: Joi.number().integer().required() }).id('WidgetEventsReceipt');
-export const WidgetIdentity = Joi.object({ identified: Joi.boolean().required(), email: Joi.string().required(), user_id: str.required() }).id('WidgetIdentity');
+export const WidgetEventsReceipt = Joi.object({
+  accepted: Joi.number().integer().required(),
+  duplicates: Joi.number().integer().required(),
+}).id('WidgetEventsReceipt');
+export const WidgetIdentity = Joi.object({
+  identified: Joi.boolean().required(),
+  email: Joi.string().required(),
+  user_id: str.required(),
+}).id('WidgetIdentity');
 export const WidgetReportReceipt = Joi.object({
   id: Joi.string().required(),
   ticket_id: Joi.string().required(),
@@ -74,8 +83,14 @@ const browserInput = Joi.object({
   version: Joi.string().max(40).allow(''),
   os: Joi.string().max(60).allow(''),
   language: Joi.string().max(35).allow(''),
-  viewport: Joi.object({ width: Joi.number().integer().min(0).max(100_000).required(), height: Joi.number().integer().min(0).max(100_000).required() }),
-  screen: Joi.object({ width: Joi.number().integer().min(0).max(100_000).required(), height: Joi.number().integer().min(0).max(100_000).required() }),
+  viewport: Joi.object({
+    width: Joi.number().integer().min(0).max(100_000).required(),
+    height: Joi.number().integer().min(0).max(100_000).required(),
+  }),
+  screen: Joi.object({
+    width: Joi.number().integer().min(0).max(100_000).required(),
+    height: Joi.number().integer().min(0).max(100_000).required(),
+  }),
 });
 
 export const eventsPayload = Joi.object({
@@ -83,17 +98,23 @@ export const eventsPayload = Joi.object({
   consent: Joi.boolean().required(),
   user_id: Joi.string().max(200),
   browser: browserInput,
-  events: Joi.array().min(1).max(20).items(Joi.object({
-    type: Joi.string().max(200).allow(''),
-    message: Joi.string().max(4000).required(),
-    level: Joi.string().valid('fatal', 'error', 'warning', 'info', 'debug'),
-    stack: Joi.string().max(16_000).allow(''),
-    url: Joi.string().max(2000).allow(''),
-    release: Joi.string().max(200).allow(''),
-    environment: Joi.string().max(100).allow(''),
-    occurred_at: iso,
-    fingerprint: Joi.string().max(200),
-  })).required(),
+  events: Joi.array()
+    .min(1)
+    .max(20)
+    .items(
+      Joi.object({
+        type: Joi.string().max(200).allow(''),
+        message: Joi.string().max(4000).required(),
+        level: Joi.string().valid('fatal', 'error', 'warning', 'info', 'debug'),
+        stack: Joi.string().max(16_000).allow(''),
+        url: Joi.string().max(2000).allow(''),
+        release: Joi.string().max(200).allow(''),
+        environment: Joi.string().max(100).allow(''),
+        occurred_at: iso,
+        fingerprint: Joi.string().max(200),
+      }),
+    )
+    .required(),
 });
 
 export const identifyPayload = Joi.object({
@@ -116,20 +137,28 @@ export const reportPayload = Joi.object({
   screenshot_consent: Joi.boolean(),
   screenshot: Joi.string(),
   context: Joi.object({
-    console: Joi.array().max(200).items(Joi.object({
-      level: Joi.string().valid('error', 'warn', 'unhandled_exception', 'unhandled_rejection').required(),
-      message: Joi.string().allow('').max(10_000).required(),
-      stack: Joi.string().allow('').max(20_000),
-      timestamp: iso.required(),
-    })),
-    network: Joi.array().max(200).items(Joi.object({
-      method: Joi.string().max(20).required(),
-      url: Joi.string().allow('').max(4000).required(),
-      status: Joi.number().integer().min(0).max(999).required(),
-      duration_ms: Joi.number().min(0).max(86_400_000).required(),
-      timestamp: iso.required(),
-      error: Joi.string().allow('').max(2000),
-    })),
+    console: Joi.array()
+      .max(200)
+      .items(
+        Joi.object({
+          level: Joi.string().valid('error', 'warn', 'unhandled_exception', 'unhandled_rejection').required(),
+          message: Joi.string().allow('').max(10_000).required(),
+          stack: Joi.string().allow('').max(20_000),
+          timestamp: iso.required(),
+        }),
+      ),
+    network: Joi.array()
+      .max(200)
+      .items(
+        Joi.object({
+          method: Joi.string().max(20).required(),
+          url: Joi.string().allow('').max(4000).required(),
+          status: Joi.number().integer().min(0).max(999).required(),
+          duration_ms: Joi.number().min(0).max(86_400_000).required(),
+          timestamp: iso.required(),
+          error: Joi.string().allow('').max(2000),
+        }),
+      ),
     browser: browserInput,
     url: Joi.string().max(4000).allow(''),
     release: Joi.string().max(200).allow(''),
@@ -138,7 +167,12 @@ export const reportPayload = Joi.object({
 
 export const settingsPatch = Joi.object({
   allowed_origins: Joi.array().max(50).items(Joi.string().max(300)),
-  capture: Joi.object({ console: Joi.boolean(), network: Joi.boolean(), screenshot: Joi.boolean(), max_entries: Joi.number().integer().min(1).max(100) }),
+  capture: Joi.object({
+    console: Joi.boolean(),
+    network: Joi.boolean(),
+    screenshot: Joi.boolean(),
+    max_entries: Joi.number().integer().min(1).max(100),
+  }),
   passive_collection: Joi.object({ enabled: Joi.boolean() }),
   rotate_identity_secret: Joi.boolean(),
 }).min(1);

@@ -1,7 +1,17 @@
 /** The twelve widget text keys of BrandProfile.widget_texts, in the spec's order. */
 export const WIDGET_TEXT_KEYS = [
-  'button', 'title', 'message_label', 'message_placeholder', 'email_label', 'technical_consent',
-  'screenshot_button', 'screenshot_consent', 'submit', 'confirmation', 'follow_link', 'error',
+  'button',
+  'title',
+  'message_label',
+  'message_placeholder',
+  'email_label',
+  'technical_consent',
+  'screenshot_button',
+  'screenshot_consent',
+  'submit',
+  'confirmation',
+  'follow_link',
+  'error',
 ] as const;
 
 export type WidgetTextKey = (typeof WIDGET_TEXT_KEYS)[number];
@@ -16,7 +26,8 @@ export const DEFAULT_TEXTS: Record<WidgetLocale, WidgetTexts> = {
     message_label: 'What happened?',
     message_placeholder: 'Describe what you were doing and what you expected to see.',
     email_label: 'Your email address',
-    technical_consent: 'Attach technical details (recent console errors, network requests and browser version) to help us find the problem.',
+    technical_consent:
+      'Attach technical details (recent console errors, network requests and browser version) to help us find the problem.',
     screenshot_button: 'Add a screenshot',
     screenshot_consent: 'I agree to send this screenshot with my report.',
     submit: 'Send report',
@@ -30,7 +41,8 @@ export const DEFAULT_TEXTS: Record<WidgetLocale, WidgetTexts> = {
     message_label: 'Che cosa è successo?',
     message_placeholder: 'Descrivi che cosa stavi facendo e che cosa ti aspettavi di vedere.',
     email_label: 'Il tuo indirizzo email',
-    technical_consent: 'Allega i dettagli tecnici (errori recenti della console, richieste di rete e versione del browser) per aiutarci a trovare il problema.',
+    technical_consent:
+      'Allega i dettagli tecnici (errori recenti della console, richieste di rete e versione del browser) per aiutarci a trovare il problema.',
     screenshot_button: 'Aggiungi uno screenshot',
     screenshot_consent: 'Acconsento a inviare questo screenshot con la mia segnalazione.',
     submit: 'Invia segnalazione',
@@ -45,19 +57,43 @@ export const BADGE_TEXT: Record<WidgetLocale, string> = { en: 'Support by Patchw
 
 /** The body of the ticket a test report opens. */
 export const TEST_REPORT: Record<WidgetLocale, { subject: string; body: string }> = {
-  en: { subject: 'Widget test report', body: 'This is a test report sent from the widget settings. It was closed at once and used no diagnosis.' },
-  it: { subject: 'Segnalazione di prova del widget', body: 'Questa è una segnalazione di prova inviata dalle impostazioni del widget. È stata chiusa subito e non ha usato alcuna diagnosi.' },
+  en: {
+    subject: 'Widget test report',
+    body: 'This is a test report sent from the widget settings. It was closed at once and used no diagnosis.',
+  },
+  it: {
+    subject: 'Segnalazione di prova del widget',
+    body: 'Questa è una segnalazione di prova inviata dalle impostazioni del widget. È stata chiusa subito e non ha usato alcuna diagnosi.',
+  },
 };
 
 /** Refusal messages of the public operations, in both languages (details.message_it carries the Italian one). */
 export const REFUSALS = {
   unknown_key: { en: 'Unknown or rotated widget key', it: 'Chiave del widget sconosciuta o sostituita' },
-  origin_not_allowed: { en: 'This site is not among the widget’s allowed origins', it: 'Questo sito non è tra le origini consentite del widget' },
-  host_consent: { en: 'The host site has not given consent to collect this data', it: 'Il sito ospitante non ha dato il consenso alla raccolta di questi dati' },
-  screenshot_consent: { en: 'A screenshot is sent only with the user’s consent', it: 'Uno screenshot viene inviato solo con il consenso dell’utente' },
-  passive_disabled: { en: 'Passive error collection is off for this widget', it: 'La raccolta passiva degli errori è disattivata per questo widget' },
-  invalid_user_hash: { en: 'The user hash does not match this email address', it: 'L’hash dell’utente non corrisponde a questo indirizzo email' },
-  screenshot_invalid: { en: 'The screenshot must be a PNG, JPEG or WebP image', it: 'Lo screenshot deve essere un’immagine PNG, JPEG o WebP' },
+  origin_not_allowed: {
+    en: 'This site is not among the widget’s allowed origins',
+    it: 'Questo sito non è tra le origini consentite del widget',
+  },
+  host_consent: {
+    en: 'The host site has not given consent to collect this data',
+    it: 'Il sito ospitante non ha dato il consenso alla raccolta di questi dati',
+  },
+  screenshot_consent: {
+    en: 'A screenshot is sent only with the user’s consent',
+    it: 'Uno screenshot viene inviato solo con il consenso dell’utente',
+  },
+  passive_disabled: {
+    en: 'Passive error collection is off for this widget',
+    it: 'La raccolta passiva degli errori è disattivata per questo widget',
+  },
+  invalid_user_hash: {
+    en: 'The user hash does not match this email address',
+    it: 'L’hash dell’utente non corrisponde a questo indirizzo email',
+  },
+  screenshot_invalid: {
+    en: 'The screenshot must be a PNG, JPEG or WebP image',
+    it: 'Lo screenshot deve essere un’immagine PNG, JPEG o WebP',
+  },
   screenshot_too_large: { en: 'The screenshot is too large', it: 'Lo screenshot è troppo grande' },
 } as const;
 

@@ -26,18 +26,26 @@ export default definePlugin<WorkspacesOptions>({
   register(ctx) {
     const inboundDomain = ctx.options.inboundDomain ?? `inbound.${mailDomainOf(ctx.config.server.publicBaseUrl)}`;
     ctx.provide({
-      workspaceService: asFunction(({ db, outbox, audit }: Cradle) => new WorkspaceService(
-        { db, outbox, audit },
-        inboundDomain,
-        // The single form's available_fix_credits: billing's ledger, when billing is on.
-        () => {
-          const ledger = optional(ctx.container, 'creditLedger');
-          return ledger ? { available: (orgId: string, workspaceId: string) => ledger.remaining(db, orgId, new Date(), workspaceId) } : null;
-        },
-        () => optional(ctx.container, 'executionRules') ?? null,
-        // Billing may be off: then no plan limits the workspaces.
-        () => optional(ctx.container, 'planLimits') ?? null,
-      )).singleton(),
+      workspaceService: asFunction(
+        ({ db, outbox, audit }: Cradle) =>
+          new WorkspaceService(
+            { db, outbox, audit },
+            inboundDomain,
+            // The single form's available_fix_credits: billing's ledger, when billing is on.
+            () => {
+              const ledger = optional(ctx.container, 'creditLedger');
+              return ledger
+                ? {
+                    available: (orgId: string, workspaceId: string) =>
+                      ledger.remaining(db, orgId, new Date(), workspaceId),
+                  }
+                : null;
+            },
+            () => optional(ctx.container, 'executionRules') ?? null,
+            // Billing may be off: then no plan limits the workspaces.
+            () => optional(ctx.container, 'planLimits') ?? null,
+          ),
+      ).singleton(),
     });
     ctx.routes(workspaceRoutes(() => ctx.container.resolve('workspaceService')));
   },

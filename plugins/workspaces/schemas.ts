@@ -35,20 +35,42 @@ const listFields = {
   client_name: str.required(),
   brand_profile_id: str.required(),
   resale_price: Joi.number().allow(null).required(),
-  locale: Joi.string().valid(...LOCALES).required(),
-  execution_mode: Joi.string().valid(...EXECUTION_MODES).required(),
-  agent_id: Joi.string().valid(...AGENT_IDS).required(),
-  auth_method: Joi.string().valid(...AUTH_METHODS).allow(null).required(),
-  runner_transport: Joi.string().valid(...RUNNER_TRANSPORTS).allow(null).required(),
+  locale: Joi.string()
+    .valid(...LOCALES)
+    .required(),
+  execution_mode: Joi.string()
+    .valid(...EXECUTION_MODES)
+    .required(),
+  agent_id: Joi.string()
+    .valid(...AGENT_IDS)
+    .required(),
+  auth_method: Joi.string()
+    .valid(...AUTH_METHODS)
+    .allow(null)
+    .required(),
+  runner_transport: Joi.string()
+    .valid(...RUNNER_TRANSPORTS)
+    .allow(null)
+    .required(),
   agent_config: agentConfigOut.required(),
-  autonomy: Joi.string().valid(...AUTONOMIES).required(),
-  autopilot_categories: Joi.array().items(Joi.string().valid(...CATEGORIES)).required(),
+  autonomy: Joi.string()
+    .valid(...AUTONOMIES)
+    .required(),
+  autopilot_categories: Joi.array()
+    .items(Joi.string().valid(...CATEGORIES))
+    .required(),
   confidence_threshold: Joi.number().required(),
-  share_policy: Joi.string().valid(...SHARE_POLICIES).required(),
+  share_policy: Joi.string()
+    .valid(...SHARE_POLICIES)
+    .required(),
   test_command: str.required(),
-  merge_method: Joi.string().valid(...MERGE_METHODS).required(),
+  merge_method: Joi.string()
+    .valid(...MERGE_METHODS)
+    .required(),
   auto_merge: Joi.boolean().required(),
-  release_batching: Joi.string().valid(...RELEASE_BATCHINGS).required(),
+  release_batching: Joi.string()
+    .valid(...RELEASE_BATCHINGS)
+    .required(),
   changelog_enabled: Joi.boolean().required(),
   github_release_enabled: Joi.boolean().required(),
   proactive_enabled: Joi.boolean().required(),
@@ -59,7 +81,9 @@ const listFields = {
   patterns_opt_in: Joi.boolean().required(),
   sla_first_response_minutes: Joi.number().integer().required(),
   sla_resolution_minutes: Joi.number().integer().required(),
-  report_recipients: Joi.array().items(Joi.string().email({ tlds: false })).required(),
+  report_recipients: Joi.array()
+    .items(Joi.string().email({ tlds: false }))
+    .required(),
   report_intro: str.required(),
   report_auto_send: Joi.boolean().required(),
   managed_addon: Joi.boolean().required(),
@@ -82,7 +106,9 @@ export const WorkspaceSchema = Joi.object({
     public_key: Joi.string().allow(null).required(),
     allowed_origins: Joi.array().items(Joi.string()).required(),
   }).required(),
-  release_strategy: Joi.string().valid(...RELEASE_STRATEGIES).required(),
+  release_strategy: Joi.string()
+    .valid(...RELEASE_STRATEGIES)
+    .required(),
   available_fix_credits: Joi.number().integer().min(0).required(),
 }).id('Workspace');
 
@@ -97,7 +123,10 @@ const trimmed = (max: number) => Joi.string().trim().min(1).max(max);
 
 export const createWorkspacePayload = Joi.object({
   name: trimmed(100).required(),
-  slug: Joi.string().lowercase().pattern(SLUG).description('Lower-case letters, digits and hyphens; derived from the name when absent'),
+  slug: Joi.string()
+    .lowercase()
+    .pattern(SLUG)
+    .description('Lower-case letters, digits and hyphens; derived from the name when absent'),
   client_name: Joi.string().trim().max(100).allow(null, ''),
   locale: Joi.string().valid(...LOCALES),
   execution_mode: Joi.string().valid(...EXECUTION_MODES),
@@ -111,8 +140,12 @@ export const updateWorkspacePayload = Joi.object({
   brand_profile_id: Joi.string().max(64).allow(null),
   execution_mode: Joi.string().valid(...EXECUTION_MODES),
   agent_id: Joi.string().valid(...AGENT_IDS),
-  auth_method: Joi.string().valid(...AUTH_METHODS).allow(null),
-  runner_transport: Joi.string().valid(...RUNNER_TRANSPORTS).allow(null),
+  auth_method: Joi.string()
+    .valid(...AUTH_METHODS)
+    .allow(null),
+  runner_transport: Joi.string()
+    .valid(...RUNNER_TRANSPORTS)
+    .allow(null),
   agent_config: Joi.object({
     model: Joi.string().trim().min(1).max(100).allow(null),
     credential_id: Joi.string().max(64).allow(null),
@@ -122,7 +155,10 @@ export const updateWorkspacePayload = Joi.object({
   }).description('Merged into the stored configuration; a key set to null is removed'),
   managed_fixes_with_credits: Joi.boolean(),
   autonomy: Joi.string().valid(...AUTONOMIES),
-  autopilot_categories: Joi.array().items(Joi.string().valid(...CATEGORIES)).unique().max(CATEGORIES.length),
+  autopilot_categories: Joi.array()
+    .items(Joi.string().valid(...CATEGORIES))
+    .unique()
+    .max(CATEGORIES.length),
   confidence_threshold: Joi.number().min(0).max(1),
   share_policy: Joi.string().valid(...SHARE_POLICIES),
   test_command: Joi.string().trim().max(500).allow(null, ''),
@@ -140,7 +176,10 @@ export const updateWorkspacePayload = Joi.object({
   critical_paths: Joi.array().items(Joi.string().trim().min(1).max(200)).unique().max(50),
   sla_first_response_minutes: Joi.number().integer().min(1).max(43200),
   sla_resolution_minutes: Joi.number().integer().min(1).max(525600),
-  report_recipients: Joi.array().items(Joi.string().trim().lowercase().email({ tlds: false }).max(254)).unique().max(20),
+  report_recipients: Joi.array()
+    .items(Joi.string().trim().lowercase().email({ tlds: false }).max(254))
+    .unique()
+    .max(20),
   report_intro: Joi.string().trim().max(2000).allow(null, ''),
   report_auto_send: Joi.boolean(),
   patterns_opt_in: Joi.boolean(),
@@ -149,4 +188,8 @@ export const updateWorkspacePayload = Joi.object({
 }).min(1);
 
 /** include_archived: a boolean, or 0/1/true/false in the query string. */
-export const includeArchived = Joi.boolean().truthy('1').falsy('0').default(false).description('Also list archived workspaces (boolean, 0 or 1)');
+export const includeArchived = Joi.boolean()
+  .truthy('1')
+  .falsy('0')
+  .default(false)
+  .description('Also list archived workspaces (boolean, 0 or 1)');

@@ -22,12 +22,20 @@ import { builtinAdapters } from '../../adapters/index.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { signUp } from '../helpers/accounts.js';
 import { dropTestSchema, testConfig } from '../helpers/db.js';
-import { HOST_SECRET, MAIL_SECRET, connectRepository, createWorkspace, receiveEmail, waitFor } from '../../plugins/fixes/test/helpers.js';
+import {
+  HOST_SECRET,
+  MAIL_SECRET,
+  connectRepository,
+  createWorkspace,
+  receiveEmail,
+  waitFor,
+} from '../../plugins/fixes/test/helpers.js';
 
 const run = promisify(execFile);
 const TICKETS = 8;
 const OUTAGE_MS = 4000;
-const DOCS = '# Exporting data\n\n## Export invoices to CSV\n\nOpen Billing, choose Invoices, then click Export and pick CSV.\n';
+const DOCS =
+  '# Exporting data\n\n## Export invoices to CSV\n\nOpen Billing, choose Invoices, then click Export and pick CSV.\n';
 
 type Row = Record<string, unknown>;
 const failures: string[] = [];
@@ -55,7 +63,10 @@ async function brokerFree(force: boolean): Promise<void> {
   for (;;) {
     const n = await connections();
     if (n === 0) return;
-    if (Date.now() > until) throw new Error(`${n} other client connection(s) on the broker; restarting it would break them (wait, or pass --force)`);
+    if (Date.now() > until)
+      throw new Error(
+        `${n} other client connection(s) on the broker; restarting it would break them (wait, or pass --force)`,
+      );
     say(`${n} other client connection(s) on the broker; waiting for them to leave`);
     await sleep(5000);
   }
@@ -65,14 +76,18 @@ const count = async (q: Knex.QueryBuilder): Promise<number> => Number(((await q.
 
 async function main(): Promise<void> {
   const force = process.argv.includes('--force');
-  if (!process.env.DATABASE_URL || !process.env.AMQP_URL) throw new Error('DATABASE_URL and AMQP_URL must be set (a real Postgres and RabbitMQ)');
+  if (!process.env.DATABASE_URL || !process.env.AMQP_URL)
+    throw new Error('DATABASE_URL and AMQP_URL must be set (a real Postgres and RabbitMQ)');
   await rabbitmqctl('-q', 'status').catch((err: Error) => {
     throw new Error(`rabbitmqctl does not reach the broker here: ${err.message.split('\n')[0]}`);
   });
   await brokerFree(force);
 
   const config = testConfig({
-    adapters: { codeHost: 'codehost-local', options: { 'mail-outbox': { webhookSecret: MAIL_SECRET }, 'codehost-local': { webhookSecret: HOST_SECRET } } },
+    adapters: {
+      codeHost: 'codehost-local',
+      options: { 'mail-outbox': { webhookSecret: MAIL_SECRET }, 'codehost-local': { webhookSecret: HOST_SECRET } },
+    },
     plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 5000, backoffMs: [200, 500] } } },
     bus: { backoffMs: [200, 500, 1000] },
     log: { level: process.env.LOG_LEVEL ?? 'silent' },
@@ -87,7 +102,12 @@ async function main(): Promise<void> {
     await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'docs/export.md': DOCS });
     say(`service up (${app.dbInfo.engine}, ${app.bus.kind}, exchange ${config.bus.exchange})`);
 
-    const email = (i: number) => receiveEmail(app!, ws.inbound_address as string, { subject: `Export invoices (${i})`, body: 'How do I export my invoices to CSV?', from: `customer${i}@example.com` });
+    const email = (i: number) =>
+      receiveEmail(app!, ws.inbound_address as string, {
+        subject: `Export invoices (${i})`,
+        body: 'How do I export my invoices to CSV?',
+        from: `customer${i}@example.com`,
+      });
     const tickets: string[] = [];
     for (let i = 0; i < TICKETS / 2; i++) tickets.push(await email(i));
 
@@ -103,14 +123,28 @@ async function main(): Promise<void> {
     await rabbitmqctl('start_app');
     brokerStopped = false;
 
-    const settled = await waitFor(async () => {
-      const n = await count(db('fix_diagnoses').whereIn('ticket_id', tickets));
-      return n >= TICKETS ? n : null;
-    }, 'every ticket diagnosed after the restart', 90_000).catch(() => 0);
+    const settled = await waitFor(
+      async () => {
+        const n = await count(db('fix_diagnoses').whereIn('ticket_id', tickets));
+        return n >= TICKETS ? n : null;
+      },
+      'every ticket diagnosed after the restart',
+      90_000,
+    ).catch(() => 0);
     check(settled === TICKETS, `every ticket diagnosed (${settled}/${TICKETS})`);
-    const drained = await waitFor(async () => (await count(db('outbox').whereNull('published_at'))) === 0, 'the outbox to drain', 30_000).then(() => true, () => false);
+    const drained = await waitFor(
+      async () => (await count(db('outbox').whereNull('published_at'))) === 0,
+      'the outbox to drain',
+      30_000,
+    ).then(
+      () => true,
+      () => false,
+    );
     check(drained, 'every outbox row published');
-    check((await count(db('outbox').where('attempts', '>', 0))) > 0, 'the relay kept events it could not publish during the outage');
+    check(
+      (await count(db('outbox').where('attempts', '>', 0))) > 0,
+      'the relay kept events it could not publish during the outage',
+    );
     check((await count(db('dead_letters'))) === 0, 'no dead letters');
     let once = true;
     for (const id of tickets) {
@@ -123,7 +157,10 @@ async function main(): Promise<void> {
       }
     }
     check(once, 'each ticket: one diagnosis job, one diagnosis, one draft');
-    check((await count(db('inbox').where({ consumer: 'fixes.diagnose' }))) === TICKETS, 'the diagnosing consumer handled each tickets.created once');
+    check(
+      (await count(db('inbox').where({ consumer: 'fixes.diagnose' }))) === TICKETS,
+      'the diagnosing consumer handled each tickets.created once',
+    );
     check((await app.bus.health()).ok, 'the bus is connected again');
   } finally {
     // Never leave the shared broker stopped.
@@ -145,7 +182,11 @@ process.once('SIGTERM', () => void abort('terminated'));
 
 main().then(
   () => {
-    process.stdout.write(failures.length ? `FAIL broker restart: ${failures.join('; ')}\n` : 'PASS broker restart: nothing lost, nothing applied twice\n');
+    process.stdout.write(
+      failures.length
+        ? `FAIL broker restart: ${failures.join('; ')}\n`
+        : 'PASS broker restart: nothing lost, nothing applied twice\n',
+    );
     process.exit(failures.length ? 1 : 0);
   },
   (err: unknown) => {

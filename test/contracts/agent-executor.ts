@@ -50,9 +50,13 @@ const jobEventSchema = Joi.object({
 });
 
 const jobResultSchema = Joi.object({
-  status: Joi.string().valid(...JOB_STATUSES).required(),
+  status: Joi.string()
+    .valid(...JOB_STATUSES)
+    .required(),
   diagnosis: Joi.object({
-    category: Joi.string().valid(...TICKET_CATEGORIES).required(),
+    category: Joi.string()
+      .valid(...TICKET_CATEGORIES)
+      .required(),
     confidence: Joi.number().min(0).max(1).required(),
     root_cause_md: Joi.string().required(),
     references: Joi.array()
@@ -77,11 +81,16 @@ const jobResultSchema = Joi.object({
   ),
   fix: Joi.object({
     branch: shapes.nonEmpty.required(),
-    head_sha: Joi.string().pattern(/^[0-9a-f]{40,64}$/).required(),
+    head_sha: Joi.string()
+      .pattern(/^[0-9a-f]{40,64}$/)
+      .required(),
     tests_ran: Joi.boolean().required(),
     tests_passed: Joi.boolean().required(),
     verify_passed: Joi.boolean().required(),
-    reason: Joi.string().valid('verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other').allow(null).required(),
+    reason: Joi.string()
+      .valid('verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other')
+      .allow(null)
+      .required(),
   }),
   cost_usd: Joi.number().min(0).required(),
   error: Joi.object({ code: shapes.nonEmpty.required(), detail: Joi.string().required() }),
@@ -93,8 +102,10 @@ export function checkJobResult(result: unknown, job: AgentJob): string[] {
   if (found.length) return found;
   const r = result as JobResult;
   // A job stopped for its spend reports what was spent (above the limit); any other result stays within it.
-  if (r.cost_usd > job.limits.max_cost_usd && r.error?.code !== 'cost_limit_reached') found.push(`cost_usd: ${r.cost_usd} is above the limit ${job.limits.max_cost_usd}`);
-  if (r.status === 'succeeded' && job.kind === 'diagnose' && !r.diagnosis) found.push('diagnosis: a succeeded diagnose job has one');
+  if (r.cost_usd > job.limits.max_cost_usd && r.error?.code !== 'cost_limit_reached')
+    found.push(`cost_usd: ${r.cost_usd} is above the limit ${job.limits.max_cost_usd}`);
+  if (r.status === 'succeeded' && job.kind === 'diagnose' && !r.diagnosis)
+    found.push('diagnosis: a succeeded diagnose job has one');
   if (r.status === 'succeeded' && job.kind === 'fix' && !r.fix) found.push('fix: a succeeded fix job has one');
   if (r.status === 'failed' && !r.error) found.push('error: a failed job says why');
   if (r.fix && r.fix.verify_passed && r.fix.reason !== null) found.push('fix.reason: null when verified');
@@ -126,7 +137,9 @@ export function kitJob(kind: JobKind): AgentJob {
 }
 
 /** A JobIO that records what the executor did. */
-export function recordingIO(cancelled = false): JobIO & { events: JobEventInput[]; results: JobResult[]; heartbeats: number } {
+export function recordingIO(
+  cancelled = false,
+): JobIO & { events: JobEventInput[]; results: JobResult[]; heartbeats: number } {
   const io = {
     events: [] as JobEventInput[],
     results: [] as JobResult[],
@@ -180,20 +193,24 @@ export async function runAgentExecutorContract(t: ContractTest, opts: AgentExecu
   });
 
   for (const kind of ['diagnose', 'fix'] as const) {
-    await t.test(`a ${kind} job ${opts.completes ? 'ends with one well-formed result' : 'is handed over'}`, async (t) => {
-      await withAdapter(opts, async (a) => {
-        if (!a.capabilities[kind]) return void t.ok(true, `skipped: the executor runs no ${kind} jobs`);
-        const job = makeJob(kind);
-        const io = recordingIO();
-        await within(timeout, a.start(job, io), 'start');
-        io.events.forEach((e, i) => t.same(checkJobEvent(e), [], `event ${i} is well formed`));
-        if (!opts.completes) return void t.equal(io.results.length, 0, 'the result comes later, through the jobs API');
-        t.equal(io.results.length, 1, 'complete() called once');
-        const result = io.results[0];
-        t.same(checkJobResult(result, job), [], 'JobResult fits the contract');
-        t.ok(result?.status !== 'cancelled', 'a job nobody cancelled is not cancelled');
-      });
-    });
+    await t.test(
+      `a ${kind} job ${opts.completes ? 'ends with one well-formed result' : 'is handed over'}`,
+      async (t) => {
+        await withAdapter(opts, async (a) => {
+          if (!a.capabilities[kind]) return void t.ok(true, `skipped: the executor runs no ${kind} jobs`);
+          const job = makeJob(kind);
+          const io = recordingIO();
+          await within(timeout, a.start(job, io), 'start');
+          io.events.forEach((e, i) => t.same(checkJobEvent(e), [], `event ${i} is well formed`));
+          if (!opts.completes)
+            return void t.equal(io.results.length, 0, 'the result comes later, through the jobs API');
+          t.equal(io.results.length, 1, 'complete() called once');
+          const result = io.results[0];
+          t.same(checkJobResult(result, job), [], 'JobResult fits the contract');
+          t.ok(result?.status !== 'cancelled', 'a job nobody cancelled is not cancelled');
+        });
+      },
+    );
   }
 
   if (opts.completes) {

@@ -62,7 +62,9 @@ const verdict = Joi.string().valid(...PROVIDER_VERDICTS);
 const dnsRecordSchema = Joi.object({
   purpose: Joi.string().valid('sending', 'receiving', 'status_page').required(),
   record: Joi.string(),
-  type: Joi.string().valid(...DNS_RECORD_TYPES).required(),
+  type: Joi.string()
+    .valid(...DNS_RECORD_TYPES)
+    .required(),
   name: shapes.nonEmpty.required(),
   value: shapes.nonEmpty.required(),
   priority: Joi.number().integer().min(0).when('type', { is: 'MX', then: Joi.required() }),
@@ -73,7 +75,9 @@ const dnsRecordSchema = Joi.object({
 const domainStateSchema = Joi.object({
   domain: shapes.nonEmpty.lowercase().required(),
   purpose: Joi.string().valid('sending', 'receiving').required(),
-  status: Joi.string().valid(...DOMAIN_STATUSES).required(),
+  status: Joi.string()
+    .valid(...DOMAIN_STATUSES)
+    .required(),
   records: Joi.array().items(dnsRecordSchema).min(1).required(),
   error: Joi.object({ code: shapes.nonEmpty.required(), message: Joi.string().required() }),
 });
@@ -87,12 +91,20 @@ const sendResultSchema = Joi.object({
 const parsedEmailSchema = Joi.object({
   recipient: Joi.string().email({ tlds: false }).lowercase().required(),
   raw: Joi.binary().min(1).required(),
-  providerVerdicts: Joi.object({ spam: verdict, virus: verdict, spf: verdict, dkim: verdict, dmarc: verdict }).required(),
+  providerVerdicts: Joi.object({
+    spam: verdict,
+    virus: verdict,
+    spf: verdict,
+    dkim: verdict,
+    dmarc: verdict,
+  }).required(),
   providerMessageId: shapes.nonEmpty.required(),
 });
 
 const deliveryEventSchema = Joi.object({
-  type: Joi.string().valid(...DELIVERY_EVENT_TYPES).required(),
+  type: Joi.string()
+    .valid(...DELIVERY_EVENT_TYPES)
+    .required(),
   providerMessageId: shapes.nonEmpty.required(),
   recipient: Joi.string().email({ tlds: false }).required(),
   detail: Joi.string().required(),
@@ -112,7 +124,8 @@ export function checkDomainState(state: unknown, domain: string, purpose: Domain
   const s = state as { domain: string; purpose: string; records: Array<{ type: string; purpose: string }> };
   if (s.domain !== domain.toLowerCase()) found.push(`domain: is ${s.domain}, asked ${domain}`);
   if (s.purpose !== purpose) found.push(`purpose: is ${s.purpose}, asked ${purpose}`);
-  if (purpose === 'receiving' && !s.records.some((r) => r.type === 'MX')) found.push('records: a receiving domain needs an MX record');
+  if (purpose === 'receiving' && !s.records.some((r) => r.type === 'MX'))
+    found.push('records: a receiving domain needs an MX record');
   return found;
 }
 
@@ -129,21 +142,32 @@ export function checkSendResult(result: unknown, message: OutgoingEmail): string
 }
 
 const addressesOf = (field: AddressObject | AddressObject[] | undefined): string[] =>
-  (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase()));
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((a) =>
+    a.value.map((v) => (v.address ?? '').toLowerCase()),
+  );
 
 /** Problems of a received raw message against the OutgoingEmail it was sent as. */
 export async function checkDeliveredMessage(raw: Buffer, message: OutgoingEmail): Promise<string[]> {
   const found: string[] = [];
   const parsed = await simpleParser(raw);
   const expect = (what: string, got: unknown, wanted: unknown) => {
-    if (JSON.stringify(got) !== JSON.stringify(wanted)) found.push(`${what}: is ${JSON.stringify(got)}, sent ${JSON.stringify(wanted)}`);
+    if (JSON.stringify(got) !== JSON.stringify(wanted))
+      found.push(`${what}: is ${JSON.stringify(got)}, sent ${JSON.stringify(wanted)}`);
   };
   expect('Message-ID', parsed.messageId, message.messageId);
   expect('Subject', parsed.subject, message.subject);
   expect('From', addressesOf(parsed.from), [message.from.address.toLowerCase()]);
   expect('From name', parsed.from?.value[0]?.name ?? '', message.from.name ?? '');
-  expect('To', addressesOf(parsed.to), message.to.map((a) => a.address.toLowerCase()));
-  expect('Cc', addressesOf(parsed.cc), (message.cc ?? []).map((a) => a.address.toLowerCase()));
+  expect(
+    'To',
+    addressesOf(parsed.to),
+    message.to.map((a) => a.address.toLowerCase()),
+  );
+  expect(
+    'Cc',
+    addressesOf(parsed.cc),
+    (message.cc ?? []).map((a) => a.address.toLowerCase()),
+  );
   if (message.replyTo) expect('Reply-To', addressesOf(parsed.replyTo), [message.replyTo.address.toLowerCase()]);
   const inReplyTo = message.headers['In-Reply-To'];
   if (inReplyTo) expect('In-Reply-To', parsed.inReplyTo, inReplyTo);
@@ -217,7 +241,10 @@ export async function runChannelAdapterContract(t: ContractTest, opts: ChannelAd
     await withAdapter(opts, async (adapter) => {
       const p = adapter.inboundProviders;
       t.ok(Array.isArray(p) && p.length > 0, 'at least one provider');
-      t.ok(p.every((x) => /^[a-z0-9][a-z0-9-]*$/.test(x)), `each is a lower-case slug: ${p.join(', ')}`);
+      t.ok(
+        p.every((x) => /^[a-z0-9][a-z0-9-]*$/.test(x)),
+        `each is a lower-case slug: ${p.join(', ')}`,
+      );
     });
   });
 
@@ -235,16 +262,30 @@ export async function runChannelAdapterContract(t: ContractTest, opts: ChannelAd
         await withAdapter(opts, async (adapter) => {
           const message = kitMessage(to);
           const result = await adapter.send(message);
-          t.same(await checkDeliveredMessage(await received(message, result), message), [], 'the received message is the one sent');
+          t.same(
+            await checkDeliveredMessage(await received(message, result), message),
+            [],
+            'the received message is the one sent',
+          );
         });
       });
       await t.test('Cc recipients are sent to and accepted', async (t) => {
         await withAdapter(opts, async (adapter) => {
-          const message: OutgoingEmail = { ...kitMessage(to), cc: [{ address: 'kit-cc@example.test', name: 'Kit Cc' }] };
+          const message: OutgoingEmail = {
+            ...kitMessage(to),
+            cc: [{ address: 'kit-cc@example.test', name: 'Kit Cc' }],
+          };
           const result = await adapter.send(message);
           t.same(checkSendResult(result, message), [], 'SendResult fits the contract');
-          t.ok(result.accepted.map((a) => a.toLowerCase()).includes('kit-cc@example.test'), 'the Cc address is accepted');
-          t.same(await checkDeliveredMessage(await received(message, result), message), [], 'the received message is the one sent');
+          t.ok(
+            result.accepted.map((a) => a.toLowerCase()).includes('kit-cc@example.test'),
+            'the Cc address is accepted',
+          );
+          t.same(
+            await checkDeliveredMessage(await received(message, result), message),
+            [],
+            'the received message is the one sent',
+          );
         });
       });
     }
@@ -264,7 +305,11 @@ export async function runChannelAdapterContract(t: ContractTest, opts: ChannelAd
             first.records.map((r) => [r.type, r.name, r.value]),
             'registering again answers the same records',
           );
-          t.same(checkDomainState(await adapter.checkDomain(domain, purpose), domain, purpose), [], 'checkDomain answers a DomainState');
+          t.same(
+            checkDomainState(await adapter.checkDomain(domain, purpose), domain, purpose),
+            [],
+            'checkDomain answers a DomainState',
+          );
           await adapter.deleteDomain(domain, purpose);
           await adapter.deleteDomain(domain, purpose);
           t.ok(true, 'deleteDomain succeeds, also when the domain is gone');
@@ -331,10 +376,13 @@ async function runMimeCases(t: ContractTest, opts: ChannelAdapterKitOptions): Pr
     ['no signature header', () => mimeDelivery(recipient, null)],
     ['signed with another secret', () => mimeDelivery(recipient, `${secret}-not-it`)],
     ['body changed after signing', () => withBodyChanged(mimeDelivery(recipient, secret))],
-    ['malformed signature', () => {
-      const d = mimeDelivery(recipient, secret);
-      return { ...d, headers: { ...d.headers, 'x-webhook-signature': 'sha256=nothex' } };
-    }],
+    [
+      'malformed signature',
+      () => {
+        const d = mimeDelivery(recipient, secret);
+        return { ...d, headers: { ...d.headers, 'x-webhook-signature': 'sha256=nothex' } };
+      },
+    ],
   ];
   await t.test('forged mime deliveries are refused with DeliverySignatureError', async (t) => {
     await withAdapter(opts, async (adapter) => {
@@ -349,7 +397,10 @@ async function runMimeCases(t: ContractTest, opts: ChannelAdapterKitOptions): Pr
 
 /** A signed `mime` delivery of exact bytes to the recipients header as given. */
 function signedMime(rawBody: Buffer, envelopeTo: string | null, secret: string): InboundDelivery {
-  const headers: InboundDelivery['headers'] = { 'content-type': 'message/rfc822', 'x-webhook-signature': signMimeDelivery(rawBody, secret) };
+  const headers: InboundDelivery['headers'] = {
+    'content-type': 'message/rfc822',
+    'x-webhook-signature': signMimeDelivery(rawBody, secret),
+  };
   if (envelopeTo !== null) headers['x-envelope-to'] = envelopeTo;
   return { provider: 'mime', contentType: 'message/rfc822', headers, rawBody };
 }
@@ -363,10 +414,19 @@ async function runMimeParsingCases(t: ContractTest, opts: ChannelAdapterKitOptio
   await t.test('several envelope recipients give one email each, normalized, same message', async (t) => {
     await withAdapter(opts, async (adapter) => {
       const raw = mimeDelivery('a@in.kit.example.test', secret).rawBody;
-      const result = await adapter.parseInbound(signedMime(raw, ' <A@In.Kit.Example.test>, b@in.kit.example.test ', secret));
+      const result = await adapter.parseInbound(
+        signedMime(raw, ' <A@In.Kit.Example.test>, b@in.kit.example.test ', secret),
+      );
       t.same(checkInboundParseResult(result), [], 'InboundParseResult fits the contract');
-      t.same(result.emails.map((e) => e.recipient), ['a@in.kit.example.test', 'b@in.kit.example.test'], 'lower case, without angle brackets or spaces');
-      t.ok(result.emails.every((e) => e.raw.equals(raw)), 'each carries the whole message');
+      t.same(
+        result.emails.map((e) => e.recipient),
+        ['a@in.kit.example.test', 'b@in.kit.example.test'],
+        'lower case, without angle brackets or spaces',
+      );
+      t.ok(
+        result.emails.every((e) => e.raw.equals(raw)),
+        'each carries the whole message',
+      );
       t.equal(new Set(result.emails.map((e) => e.providerMessageId)).size, 1, 'one delivery id for the delivery');
       t.same(result.events, [], 'a mime delivery carries no delivery events');
     });
@@ -377,7 +437,9 @@ async function runMimeParsingCases(t: ContractTest, opts: ChannelAdapterKitOptio
       const raw = mimeDelivery('a@in.kit.example.test', secret).rawBody;
       const first = await adapter.parseInbound(signedMime(raw, 'a@in.kit.example.test', secret));
       const again = await adapter.parseInbound(signedMime(Buffer.from(raw), 'a@in.kit.example.test', secret));
-      const other = await adapter.parseInbound(signedMime(Buffer.concat([raw, Buffer.from('P.S.\r\n')]), 'a@in.kit.example.test', secret));
+      const other = await adapter.parseInbound(
+        signedMime(Buffer.concat([raw, Buffer.from('P.S.\r\n')]), 'a@in.kit.example.test', secret),
+      );
       t.equal(first.emails[0]?.providerMessageId, again.emails[0]?.providerMessageId, 'a redelivery has the same id');
       t.ok(first.emails[0]?.providerMessageId !== other.emails[0]?.providerMessageId, 'another message has another id');
     });
@@ -386,21 +448,35 @@ async function runMimeParsingCases(t: ContractTest, opts: ChannelAdapterKitOptio
   await t.test('an 8-bit message with a delivery report inside is passed on byte for byte', async (t) => {
     await withAdapter(opts, async (adapter) => {
       const raw = Buffer.concat([
-        Buffer.from([
-          'From: MAILER-DAEMON@mx.kit.example.test (Mail Delivery System)',
-          'To: acme@in.kit.example.test',
-          'Subject: Undelivered Mail Returned to Sender',
-          'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
-          'MIME-Version: 1.0',
-          '',
-          '--b1',
-          'Content-Type: text/plain; charset=iso-8859-1',
-          'Content-Transfer-Encoding: 8bit',
-          '',
-          'Impossibile recapitare il messaggio a ',
-        ].join('\r\n')),
+        Buffer.from(
+          [
+            'From: MAILER-DAEMON@mx.kit.example.test (Mail Delivery System)',
+            'To: acme@in.kit.example.test',
+            'Subject: Undelivered Mail Returned to Sender',
+            'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+            'MIME-Version: 1.0',
+            '',
+            '--b1',
+            'Content-Type: text/plain; charset=iso-8859-1',
+            'Content-Transfer-Encoding: 8bit',
+            '',
+            'Impossibile recapitare il messaggio a ',
+          ].join('\r\n'),
+        ),
         Buffer.from([0xe8, 0xe0, 0x0d, 0x0a]),
-        Buffer.from(['--b1', 'Content-Type: message/delivery-status', '', 'Final-Recipient: rfc822; ada@example.test', 'Action: failed', 'Status: 5.1.1', '', '--b1--', ''].join('\r\n')),
+        Buffer.from(
+          [
+            '--b1',
+            'Content-Type: message/delivery-status',
+            '',
+            'Final-Recipient: rfc822; ada@example.test',
+            'Action: failed',
+            'Status: 5.1.1',
+            '',
+            '--b1--',
+            '',
+          ].join('\r\n'),
+        ),
       ]);
       const result = await adapter.parseInbound(signedMime(raw, 'acme@in.kit.example.test', secret));
       t.ok(result.emails[0]?.raw.equals(raw), 'raw is the delivered bytes');
@@ -410,9 +486,24 @@ async function runMimeParsingCases(t: ContractTest, opts: ChannelAdapterKitOptio
   await t.test('a delivery without recipients or without a message is refused with PayloadError', async (t) => {
     await withAdapter(opts, async (adapter) => {
       const raw = mimeDelivery('a@in.kit.example.test', secret).rawBody;
-      await expectAdapterError(t, () => adapter.parseInbound(signedMime(raw, null, secret)), ['invalid_payload'], 'no X-Envelope-To');
-      await expectAdapterError(t, () => adapter.parseInbound(signedMime(raw, ' , ', secret)), ['invalid_payload'], 'an empty X-Envelope-To');
-      await expectAdapterError(t, () => adapter.parseInbound(signedMime(Buffer.alloc(0), 'a@in.kit.example.test', secret)), ['invalid_payload'], 'an empty body');
+      await expectAdapterError(
+        t,
+        () => adapter.parseInbound(signedMime(raw, null, secret)),
+        ['invalid_payload'],
+        'no X-Envelope-To',
+      );
+      await expectAdapterError(
+        t,
+        () => adapter.parseInbound(signedMime(raw, ' , ', secret)),
+        ['invalid_payload'],
+        'an empty X-Envelope-To',
+      );
+      await expectAdapterError(
+        t,
+        () => adapter.parseInbound(signedMime(Buffer.alloc(0), 'a@in.kit.example.test', secret)),
+        ['invalid_payload'],
+        'an empty body',
+      );
     });
   });
 }

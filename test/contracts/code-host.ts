@@ -48,7 +48,9 @@ const sha = Joi.string().pattern(/^[0-9a-f]{40,64}$/);
 
 const repositorySchema = Joi.object({
   id: shapes.nonEmpty.required(),
-  fullName: Joi.string().pattern(/^[^/\s]+\/[^/\s]+$/).required(),
+  fullName: Joi.string()
+    .pattern(/^[^/\s]+\/[^/\s]+$/)
+    .required(),
   htmlUrl: shapes.url.required(),
   cloneUrl: Joi.string().min(1).required(),
   defaultBranch: shapes.nonEmpty.required(),
@@ -77,19 +79,33 @@ const treeEntrySchema = Joi.object({
 });
 
 const ciStatusSchema = Joi.object({
-  state: Joi.string().valid(...CI_STATES).required(),
+  state: Joi.string()
+    .valid(...CI_STATES)
+    .required(),
   checks: Joi.array()
-    .items(Joi.object({ name: shapes.nonEmpty.required(), state: Joi.string().valid(...CI_STATES).required(), url: shapes.url }))
+    .items(
+      Joi.object({
+        name: shapes.nonEmpty.required(),
+        state: Joi.string()
+          .valid(...CI_STATES)
+          .required(),
+        url: shapes.url,
+      }),
+    )
     .required(),
 });
 
 const eventSchema = Joi.object({
   deliveryId: shapes.nonEmpty.required(),
-  kind: Joi.string().valid(...CODE_HOST_EVENT_KINDS).required(),
+  kind: Joi.string()
+    .valid(...CODE_HOST_EVENT_KINDS)
+    .required(),
   name: shapes.nonEmpty.required(),
   action: Joi.string().allow(null).required(),
   installationId: Joi.string().allow(null).required(),
-  repository: Joi.object({ id: shapes.nonEmpty.required(), fullName: shapes.nonEmpty.required() }).allow(null).required(),
+  repository: Joi.object({ id: shapes.nonEmpty.required(), fullName: shapes.nonEmpty.required() })
+    .allow(null)
+    .required(),
   sender: Joi.object({ login: shapes.nonEmpty.required() }).allow(null).required(),
   payload: shapes.record.required(),
 });
@@ -118,7 +134,11 @@ export async function runCodeHostContract(t: ContractTest, opts: CodeHostKitOpti
       await withAdapter(opts, async (h) => {
         const state = `st_kit${kitSuffix()}`;
         const codeChallenge = pkceChallenge(`verifier-${kitSuffix()}-${kitSuffix()}-${kitSuffix()}`);
-        const url = await h.authorizeUrl({ state, codeChallenge, redirectUri: 'http://localhost:3000/v1/auth/codehost/callback' });
+        const url = await h.authorizeUrl({
+          state,
+          codeChallenge,
+          redirectUri: 'http://localhost:3000/v1/auth/codehost/callback',
+        });
         t.ok(isHttpUrl(url), `an http(s) URL: ${url}`);
         const values = isHttpUrl(url) ? urlParamValues(url) : [];
         t.ok(values.includes(state), 'the state is a query value');
@@ -128,7 +148,11 @@ export async function runCodeHostContract(t: ContractTest, opts: CodeHostKitOpti
 
     await t.test('exchangeCode() refuses a code nobody issued', async (t) => {
       await withAdapter(opts, async (h) => {
-        const input = { code: `kit-bogus-${kitSuffix()}`, codeVerifier: 'kit-verifier-kit-verifier-kit-verifier-kit', redirectUri: 'http://localhost:3000/cb' };
+        const input = {
+          code: `kit-bogus-${kitSuffix()}`,
+          codeVerifier: 'kit-verifier-kit-verifier-kit-verifier-kit',
+          redirectUri: 'http://localhost:3000/cb',
+        };
         await expectAdapterError(t, () => h.exchangeCode(input), [], 'bogus code');
       });
     });
@@ -139,7 +163,10 @@ export async function runCodeHostContract(t: ContractTest, opts: CodeHostKitOpti
       const body = Buffer.from('{"zen":"kit"}');
       const cases: Array<[string, WebhookDelivery]> = [
         ['no headers', { headers: {}, rawBody: body }],
-        ['a signature of garbage', { headers: { 'x-hub-signature-256': 'sha256=zz', 'x-github-delivery': 'd1' }, rawBody: body }],
+        [
+          'a signature of garbage',
+          { headers: { 'x-hub-signature-256': 'sha256=zz', 'x-github-delivery': 'd1' }, rawBody: body },
+        ],
       ];
       for (const [name, d] of cases) {
         try {
@@ -181,7 +208,11 @@ export async function runCodeHostContract(t: ContractTest, opts: CodeHostKitOpti
   if (repo) await runRepositoryCases(t, opts, repo);
 }
 
-async function runRepositoryCases(t: ContractTest, opts: CodeHostKitOptions, repo: NonNullable<CodeHostKitOptions['repository']>) {
+async function runRepositoryCases(
+  t: ContractTest,
+  opts: CodeHostKitOptions,
+  repo: NonNullable<CodeHostKitOptions['repository']>,
+) {
   const { ref } = repo;
 
   await t.test('a repository, its default branch, tree, files and CI state are read', async (t) => {
@@ -194,7 +225,10 @@ async function runRepositoryCases(t: ContractTest, opts: CodeHostKitOptions, rep
       t.equal(await h.getBranch(ref, `kit-missing-${kitSuffix()}`), null, 'a missing branch is null');
       const tree = await h.listTree(ref);
       t.same(checkTreeEntries(tree), [], 'tree entries fit the contract');
-      t.ok(tree.some((e) => e.path === repo.file && e.type === 'file'), `the tree lists ${repo.file}`);
+      t.ok(
+        tree.some((e) => e.path === repo.file && e.type === 'file'),
+        `the tree lists ${repo.file}`,
+      );
       const file = await h.readFile(ref, repo.file);
       t.ok(file && Buffer.isBuffer(file.content) && file.path === repo.file, `${repo.file} is read`);
       t.equal(await h.readFile(ref, `kit-missing-${kitSuffix()}.txt`), null, 'a missing file is null');
@@ -211,7 +245,12 @@ async function runRepositoryCases(t: ContractTest, opts: CodeHostKitOptions, rep
   await t.test('a pull request is opened, found, labelled, commented, updated and closed', async (t) => {
     await withAdapter(opts, async (h) => {
       const r = await h.getRepository(ref);
-      const opened = await h.openPullRequest(ref, { head: pr.head, base: r.defaultBranch, title: 'Kit change', body: 'Opened by the contract kit.' });
+      const opened = await h.openPullRequest(ref, {
+        head: pr.head,
+        base: r.defaultBranch,
+        title: 'Kit change',
+        body: 'Opened by the contract kit.',
+      });
       t.same(checkPullRequest(opened), [], 'PullRequest fits the contract');
       t.equal(opened.state, 'open', 'open');
       t.equal(opened.head.branch, pr.head, 'head branch');
@@ -220,9 +259,18 @@ async function runRepositoryCases(t: ContractTest, opts: CodeHostKitOptions, rep
       t.ok((await h.getPullRequest(ref, opened.number))?.labels.includes('kit-label'), 'labelled');
       const c = await h.comment(ref, opened.number, 'Kit comment');
       t.ok(typeof c.id === 'string' && c.id !== '' && isHttpUrl(c.url), 'comment has an id and a URL');
-      t.equal((await h.updatePullRequest(ref, opened.number, { title: 'Kit change (2)' })).title, 'Kit change (2)', 'title updated');
+      t.equal(
+        (await h.updatePullRequest(ref, opened.number, { title: 'Kit change (2)' })).title,
+        'Kit change (2)',
+        'title updated',
+      );
       const wrongSha = opened.head.sha.replace(/^./, (ch) => (ch === '0' ? '1' : '0'));
-      await expectAdapterError(t, () => h.mergePullRequest(ref, opened.number, { method: 'squash', sha: wrongSha }), ['sha_mismatch'], 'merge at a stale sha');
+      await expectAdapterError(
+        t,
+        () => h.mergePullRequest(ref, opened.number, { method: 'squash', sha: wrongSha }),
+        ['sha_mismatch'],
+        'merge at a stale sha',
+      );
       t.equal((await h.closePullRequest(ref, opened.number)).state, 'closed', 'closed');
       t.equal((await h.closePullRequest(ref, opened.number)).state, 'closed', 'closing again succeeds');
     });

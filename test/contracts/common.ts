@@ -6,7 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { inspect, isDeepStrictEqual } from 'node:util';
 import Joi from 'joi';
-import { isAdapterError, validateAdapterOptions, type RawHeaders, type WebhookDelivery } from '../../core/contracts/index.js';
+import {
+  isAdapterError,
+  validateAdapterOptions,
+  type RawHeaders,
+  type WebhookDelivery,
+} from '../../core/contracts/index.js';
 
 /** The part of tap's `Test` the kits use. tap's `t` fits it; so does CollectingTest. */
 export interface ContractTest {
@@ -170,7 +175,9 @@ export async function expectAdapterError(
 ): Promise<void> {
   try {
     const value = await fn();
-    t.fail(`${what}: expected an AdapterError${codes.length ? ` (${codes.join(' | ')})` : ''}, got ${inspect(value, { depth: 2 })}`);
+    t.fail(
+      `${what}: expected an AdapterError${codes.length ? ` (${codes.join(' | ')})` : ''}, got ${inspect(value, { depth: 2 })}`,
+    );
   } catch (err) {
     const fits = isAdapterError(err) && (codes.length === 0 || codes.includes(err.code));
     t.ok(fits, `${what}: ${fits ? 'refused' : `wrong error ${describeError(err)}`}`);

@@ -75,7 +75,9 @@ const normalizedEventSchema = Joi.object({
   external_id: shapes.nonEmpty,
   type: shapes.nonEmpty.required(),
   message: Joi.string().allow('').required(),
-  level: Joi.string().valid(...EVENT_LEVELS).required(),
+  level: Joi.string()
+    .valid(...EVENT_LEVELS)
+    .required(),
   stack: Joi.string(),
   frames: Joi.array().items(frameSchema),
   url: Joi.string(),
@@ -88,14 +90,20 @@ const normalizedEventSchema = Joi.object({
 });
 
 const issueSchema = Joi.object({
-  code: Joi.string().valid(...SETTINGS_ISSUE_CODES).required(),
-  field: Joi.string().pattern(/^(config|secrets)(\.[A-Za-z0-9_]+)+$/).required(),
+  code: Joi.string()
+    .valid(...SETTINGS_ISSUE_CODES)
+    .required(),
+  field: Joi.string()
+    .pattern(/^(config|secrets)(\.[A-Za-z0-9_]+)+$/)
+    .required(),
   message: shapes.nonEmpty.required(),
 });
 
 const testResultSchema = Joi.object({
   ok: Joi.boolean().allow(null).required(),
-  code: Joi.string().valid(...CONNECTOR_TEST_CODES).required(),
+  code: Joi.string()
+    .valid(...CONNECTOR_TEST_CODES)
+    .required(),
   message: Joi.string().required(),
   details: shapes.record.required(),
 });
@@ -125,7 +133,8 @@ export function checkConnectorTestResult(result: unknown): string[] {
   if (ok === null && !pushOnly) found.push(`code: ok null goes with awaiting_delivery or receiving, not ${code}`);
   if (ok === true && code !== 'ok') found.push(`code: ok true goes with code ok, not ${code}`);
   if (ok === false && (code === 'ok' || pushOnly)) found.push(`code: ok false cannot have code ${code}`);
-  if (pushOnly && !('last_delivery_at' in (result as { details: object }).details)) found.push('details: last_delivery_at missing');
+  if (pushOnly && !('last_delivery_at' in (result as { details: object }).details))
+    found.push('details: last_delivery_at missing');
   return found;
 }
 
@@ -142,18 +151,28 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
     await withAdapter(opts, async (a) => {
       t.equal(a.kind, opts.kind, 'kind');
       t.ok(CONNECTOR_KINDS.includes(a.kind), 'kind is a spec connector kind');
-      t.ok(Array.isArray(a.secretNames) && a.secretNames.every((n) => CONNECTOR_SECRET_NAMES.includes(n)), `secretNames: ${String(a.secretNames)}`);
+      t.ok(
+        Array.isArray(a.secretNames) && a.secretNames.every((n) => CONNECTOR_SECRET_NAMES.includes(n)),
+        `secretNames: ${String(a.secretNames)}`,
+      );
     });
   });
 
-  await t.test('polls goes with poll(); verifyPush with normalizePush; events arrive one way or the other', async (t) => {
-    await withAdapter(opts, async (a) => {
-      t.equal(typeof a.polls, 'boolean', 'polls is a boolean');
-      t.equal(a.polls, typeof a.poll === 'function', 'poll() exists exactly when polls is true');
-      t.equal(typeof a.verifyPush === 'function', typeof a.normalizePush === 'function', 'verifyPush and normalizePush come together');
-      t.ok(a.polls || typeof a.verifyPush === 'function', 'the adapter polls or takes pushes');
-    });
-  });
+  await t.test(
+    'polls goes with poll(); verifyPush with normalizePush; events arrive one way or the other',
+    async (t) => {
+      await withAdapter(opts, async (a) => {
+        t.equal(typeof a.polls, 'boolean', 'polls is a boolean');
+        t.equal(a.polls, typeof a.poll === 'function', 'poll() exists exactly when polls is true');
+        t.equal(
+          typeof a.verifyPush === 'function',
+          typeof a.normalizePush === 'function',
+          'verifyPush and normalizePush come together',
+        );
+        t.ok(a.polls || typeof a.verifyPush === 'function', 'the adapter polls or takes pushes');
+      });
+    },
+  );
 
   await t.test('valid settings give no issue', async (t) => {
     await withAdapter(opts, async (a) => {
@@ -192,7 +211,10 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
       if (!foreign) return void t.ok(true, 'the adapter takes every secret name');
       const v = opts.settings.valid;
       const issues = a.validateSettings(v.config, { ...v.secrets, [foreign]: 'kit-secret-value' }, v.context);
-      t.ok(issues.some((i) => i.field === `secrets.${foreign}`), `an issue on secrets.${foreign}`);
+      t.ok(
+        issues.some((i) => i.field === `secrets.${foreign}`),
+        `an issue on secrets.${foreign}`,
+      );
     });
   });
 
@@ -214,7 +236,8 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
         if (!a.poll) return void t.fail('poll() is missing');
         const result = await a.poll(await resolveLazy(poll.settings), null);
         t.same(checkPollResult(result), [], 'PollResult fits the contract');
-        if (poll.minEvents !== undefined) t.ok(result.events.length >= poll.minEvents, `at least ${poll.minEvents} events`);
+        if (poll.minEvents !== undefined)
+          t.ok(result.events.length >= poll.minEvents, `at least ${poll.minEvents} events`);
       });
     });
   }

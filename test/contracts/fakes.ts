@@ -106,10 +106,34 @@ export class FakeChannelAdapter extends AbstractChannelAdapter<FakeChannelOption
       records:
         purpose === 'sending'
           ? [
-              { purpose, record: 'spf', type: 'TXT', name, value: `v=spf1 include:${this.options.sendingHost} ~all`, status: 'pending' },
-              { purpose, record: 'dkim', type: 'CNAME', name: `pw._domainkey.${name}`, value: `dkim.${this.options.sendingHost}`, status: 'pending' },
+              {
+                purpose,
+                record: 'spf',
+                type: 'TXT',
+                name,
+                value: `v=spf1 include:${this.options.sendingHost} ~all`,
+                status: 'pending',
+              },
+              {
+                purpose,
+                record: 'dkim',
+                type: 'CNAME',
+                name: `pw._domainkey.${name}`,
+                value: `dkim.${this.options.sendingHost}`,
+                status: 'pending',
+              },
             ]
-          : [{ purpose, record: 'mx', type: 'MX', name, value: `inbound.${this.options.sendingHost}`, priority: 10, status: 'pending' }],
+          : [
+              {
+                purpose,
+                record: 'mx',
+                type: 'MX',
+                name,
+                value: `inbound.${this.options.sendingHost}`,
+                priority: 10,
+                status: 'pending',
+              },
+            ],
     };
     this.domains.set(`${purpose}:${name}`, state);
     return state;
@@ -172,7 +196,11 @@ export class FakeMetricsConnector extends AbstractConnectorAdapter {
   protected override readonly requiredConfig = ['site'];
   protected override readonly requiredSecrets: readonly ConnectorSecretName[] = ['api_key'];
 
-  protected override checkSettings(config: Record<string, unknown>, _s: Record<string, string>, _c: SettingsContext): SettingsIssue[] {
+  protected override checkSettings(
+    config: Record<string, unknown>,
+    _s: Record<string, string>,
+    _c: SettingsContext,
+  ): SettingsIssue[] {
     return this.checkUrl('config.site', config.site);
   }
 
@@ -245,14 +273,23 @@ export class FakePaymentProvider extends AbstractPaymentProvider {
         { plan: 'indie', priceId: 'price_indie', amountUsd: 29, interval: 'month' },
         { plan: 'startup', priceId: 'price_startup', amountUsd: 99, interval: 'month' },
       ],
-      topups: TOPUP_PACK_IDS.map((pack) => ({ pack, priceId: `price_${pack}`, amountUsd: this.fixesOf(pack) * 2, fixes: this.fixesOf(pack) })),
+      topups: TOPUP_PACK_IDS.map((pack) => ({
+        pack,
+        priceId: `price_${pack}`,
+        amountUsd: this.fixesOf(pack) * 2,
+        fixes: this.fixesOf(pack),
+      })),
     };
   }
 
   createCheckout(input: CheckoutInput, key: string): Promise<CheckoutSession> {
     return this.once('checkout', key, async () => {
       const checkoutId = this.next('cs');
-      return { checkoutId, url: `http://localhost:3000/local-pay/${checkoutId}`, customerId: input.customer.customerId ?? null };
+      return {
+        checkoutId,
+        url: `http://localhost:3000/local-pay/${checkoutId}`,
+        customerId: input.customer.customerId ?? null,
+      };
     });
   }
 
@@ -306,16 +343,29 @@ export class FakePaymentProvider extends AbstractPaymentProvider {
   }
 
   async parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent> {
-    if (!verifySha256Header(headers, 'x-fake-signature', this.options.webhookSecret ?? '', rawBody)) throw new PaymentSignatureError();
+    if (!verifySha256Header(headers, 'x-fake-signature', this.options.webhookSecret ?? '', rawBody))
+      throw new PaymentSignatureError();
     let body: { id?: unknown; type?: unknown; org_id?: unknown; pack?: unknown };
     try {
       body = JSON.parse(rawBody.toString('utf8')) as typeof body;
     } catch {
       throw new PayloadError('the webhook body is not JSON');
     }
-    const base = { id: String(body.id), occurredAt: new Date(), orgId: typeof body.org_id === 'string' ? body.org_id : null };
+    const base = {
+      id: String(body.id),
+      occurredAt: new Date(),
+      orgId: typeof body.org_id === 'string' ? body.org_id : null,
+    };
     if (body.type === 'topup.paid' && body.pack === 'topup_10') {
-      return { ...base, type: 'topup.paid', pack: 'topup_10', fixes: 10, amountUsd: 20, paymentId: 'pay_1', customerId: 'cus_1' };
+      return {
+        ...base,
+        type: 'topup.paid',
+        pack: 'topup_10',
+        fixes: 10,
+        amountUsd: 20,
+        paymentId: 'pay_1',
+        customerId: 'cus_1',
+      };
     }
     return { ...base, type: 'unhandled', providerType: String(body.type) };
   }
@@ -328,22 +378,45 @@ const FEATURE_SHA = 'b'.repeat(40);
 
 export class FakeCodeHost extends AbstractCodeHost {
   static override identifier = 'codehost-fake';
-  static override optionsSchema = Joi.object<CodeHostOptions>({ ...codeHostOptionKeys, webhookSecret: Joi.string().min(16).required() });
+  static override optionsSchema = Joi.object<CodeHostOptions>({
+    ...codeHostOptionKeys,
+    webhookSecret: Joi.string().min(16).required(),
+  });
 
   private readonly prs = new Map<number, PullRequest>();
-  private readonly branches = new Map([['main', MAIN_SHA], ['feature', FEATURE_SHA]]);
-  private readonly files = new Map([['README.md', 'Kit app\n'], ['src/app.js', 'console.log(1)\n']]);
+  private readonly branches = new Map([
+    ['main', MAIN_SHA],
+    ['feature', FEATURE_SHA],
+  ]);
+  private readonly files = new Map([
+    ['README.md', 'Kit app\n'],
+    ['src/app.js', 'console.log(1)\n'],
+  ]);
 
   private repoFor(ref: RepoRef): Repository {
     if (ref.fullName !== 'kit/app') throw new AdapterNotFoundError(`repository ${ref.fullName} does not exist`);
-    return { id: '1', fullName: 'kit/app', htmlUrl: 'https://code.example.test/kit/app', cloneUrl: '/tmp/kit/app.git', defaultBranch: 'main', isPublic: true, archived: false };
+    return {
+      id: '1',
+      fullName: 'kit/app',
+      htmlUrl: 'https://code.example.test/kit/app',
+      cloneUrl: '/tmp/kit/app.git',
+      defaultBranch: 'main',
+      isPublic: true,
+      archived: false,
+    };
   }
 
   async installUrl(state: string): Promise<string> {
     return `https://code.example.test/apps/patchwell/installations/new?state=${encodeURIComponent(state)}`;
   }
   async getInstallation(id: string): Promise<Installation> {
-    return { id, account: { login: 'kit', type: 'organization' }, repositorySelection: 'all', permissions: { contents: 'write' }, suspendedAt: null };
+    return {
+      id,
+      account: { login: 'kit', type: 'organization' },
+      repositorySelection: 'all',
+      permissions: { contents: 'write' },
+      suspendedAt: null,
+    };
   }
   async listRepositories(): Promise<Repository[]> {
     return [this.repoFor({ installationId: null, fullName: 'kit/app' })];
@@ -358,7 +431,15 @@ export class FakeCodeHost extends AbstractCodeHost {
   }
   async listTree(ref: RepoRef): Promise<TreeEntry[]> {
     this.repoFor(ref);
-    return [{ path: 'src', type: 'dir', sha: 'd'.repeat(40) }, ...[...this.files].map(([path, text]) => ({ path, type: 'file' as const, sha: 'c'.repeat(40), size: text.length }))];
+    return [
+      { path: 'src', type: 'dir', sha: 'd'.repeat(40) },
+      ...[...this.files].map(([path, text]) => ({
+        path,
+        type: 'file' as const,
+        sha: 'c'.repeat(40),
+        size: text.length,
+      })),
+    ];
   }
   async getBranch(ref: RepoRef, name: string): Promise<Branch | null> {
     this.repoFor(ref);
@@ -367,7 +448,12 @@ export class FakeCodeHost extends AbstractCodeHost {
   }
   async compare(_ref: RepoRef, base: string, head: string): Promise<CompareResult> {
     const same = (this.branches.get(base) ?? base) === (this.branches.get(head) ?? head);
-    return { diff: same ? '' : '--- a/src/app.js\n+++ b/src/app.js\n', truncated: false, aheadBy: same ? 0 : 1, behindBy: 0 };
+    return {
+      diff: same ? '' : '--- a/src/app.js\n+++ b/src/app.js\n',
+      truncated: false,
+      aheadBy: same ? 0 : 1,
+      behindBy: 0,
+    };
   }
   private pr(number: number): PullRequest {
     const pr = this.prs.get(number);
@@ -377,8 +463,16 @@ export class FakeCodeHost extends AbstractCodeHost {
   async openPullRequest(_ref: RepoRef, input: OpenPullRequestInput): Promise<PullRequest> {
     const number = this.prs.size + 1;
     const pr: PullRequest = {
-      number, url: `https://code.example.test/kit/app/pull/${number}`, title: input.title, body: input.body, state: 'open', draft: input.draft ?? false,
-      head: { branch: input.head, sha: this.branches.get(input.head) ?? FEATURE_SHA }, base: { branch: input.base }, labels: [], mergeSha: null,
+      number,
+      url: `https://code.example.test/kit/app/pull/${number}`,
+      title: input.title,
+      body: input.body,
+      state: 'open',
+      draft: input.draft ?? false,
+      head: { branch: input.head, sha: this.branches.get(input.head) ?? FEATURE_SHA },
+      base: { branch: input.base },
+      labels: [],
+      mergeSha: null,
     };
     this.prs.set(number, pr);
     return pr;
@@ -390,7 +484,11 @@ export class FakeCodeHost extends AbstractCodeHost {
     return [...this.prs.values()].reverse().find((p) => p.head.branch === branch) ?? null;
   }
   async updatePullRequest(_ref: RepoRef, number: number, input: UpdatePullRequestInput): Promise<PullRequest> {
-    const pr = { ...this.pr(number), ...(input.title ? { title: input.title } : {}), ...(input.body ? { body: input.body } : {}) };
+    const pr = {
+      ...this.pr(number),
+      ...(input.title ? { title: input.title } : {}),
+      ...(input.body ? { body: input.body } : {}),
+    };
     this.prs.set(number, pr);
     return pr;
   }
@@ -447,7 +545,13 @@ export class FakeCodeHost extends AbstractCodeHost {
     };
   }
   async authorizeUrl(input: { state: string; codeChallenge: string; redirectUri: string }): Promise<string> {
-    const q = new URLSearchParams({ client_id: 'fake', state: input.state, code_challenge: input.codeChallenge, code_challenge_method: 'S256', redirect_uri: input.redirectUri });
+    const q = new URLSearchParams({
+      client_id: 'fake',
+      state: input.state,
+      code_challenge: input.codeChallenge,
+      code_challenge_method: 'S256',
+      redirect_uri: input.redirectUri,
+    });
     return `https://code.example.test/login/oauth/authorize?${q}`;
   }
   async exchangeCode(): Promise<CodeHostUser> {
@@ -465,16 +569,25 @@ export class FakeOidcProvider extends AbstractIdentityProvider {
   async testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
     const issuer = new URL(conn.issuer ?? 'about:blank');
     if (issuer.protocol !== 'https:') return { ok: false, error: 'insecure_issuer', details: { issuer: conn.issuer } };
-    if (/^(127\.|localhost$)/.test(issuer.hostname)) return { ok: false, error: 'blocked_address', details: { host: issuer.hostname } };
+    if (/^(127\.|localhost$)/.test(issuer.hostname))
+      return { ok: false, error: 'blocked_address', details: { host: issuer.hostname } };
     return { ok: true, details: { authorization_endpoint: `${conn.issuer}/authorize` } };
   }
 
   async startSignIn(conn: SsoConnectionSettings, input: StartSignInInput): Promise<StartSignInResult> {
-    const q = new URLSearchParams({ state: input.state, redirect_uri: input.redirectUri, client_id: conn.clientId ?? '' });
+    const q = new URLSearchParams({
+      state: input.state,
+      redirect_uri: input.redirectUri,
+      client_id: conn.clientId ?? '',
+    });
     return { redirectUrl: `${conn.issuer}/authorize?${q}`, pending: { state: input.state, nonce: 'n-1' } };
   }
 
-  async completeSignIn(_conn: SsoConnectionSettings, input: SignInCallback, pending: Record<string, unknown>): Promise<SsoIdentity> {
+  async completeSignIn(
+    _conn: SsoConnectionSettings,
+    input: SignInCallback,
+    pending: Record<string, unknown>,
+  ): Promise<SsoIdentity> {
     this.assertState(input.params.state, pending);
     if (input.params.code !== 'good-code') throw new SignInError('invalid_response', 'the code was refused');
     return this.identity('sub-1', 'Ada@Example.test', true, 'Ada');
@@ -489,7 +602,8 @@ export class FakeSamlProvider extends AbstractIdentityProvider {
   async testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
     try {
       const cert = new X509Certificate(conn.idpCert ?? '');
-      if (new Date(cert.validTo) < new Date()) return { ok: false, error: 'certificate_expired', details: { valid_to: cert.validTo } };
+      if (new Date(cert.validTo) < new Date())
+        return { ok: false, error: 'certificate_expired', details: { valid_to: cert.validTo } };
       return { ok: true, details: { subject: cert.subject } };
     } catch {
       return { ok: false, error: 'certificate_invalid', details: {} };
@@ -501,7 +615,11 @@ export class FakeSamlProvider extends AbstractIdentityProvider {
     return { redirectUrl: `${conn.idpSsoUrl}?${q}`, pending: { state: input.state, requestId: '_r1' } };
   }
 
-  async completeSignIn(_conn: SsoConnectionSettings, input: SignInCallback, pending: Record<string, unknown>): Promise<SsoIdentity> {
+  async completeSignIn(
+    _conn: SsoConnectionSettings,
+    input: SignInCallback,
+    pending: Record<string, unknown>,
+  ): Promise<SsoIdentity> {
     this.assertState(input.params.RelayState, pending);
     throw new SignInError('signature_invalid', 'the fake never trusts an assertion');
   }

@@ -38,7 +38,9 @@ export interface IdentityProviderKitOptions extends KitOptions<IdentityProvider>
 const testResultSchema = Joi.object({
   ok: Joi.boolean().required(),
   details: shapes.record.required(),
-  error: Joi.string().valid(...SSO_TEST_ERRORS).when('ok', { is: false, then: Joi.required(), otherwise: Joi.forbidden() }),
+  error: Joi.string()
+    .valid(...SSO_TEST_ERRORS)
+    .when('ok', { is: false, then: Joi.required(), otherwise: Joi.forbidden() }),
 });
 
 const identitySchema = Joi.object({
@@ -76,17 +78,27 @@ export function kitConnection(protocol: SsoProtocol, over: Partial<SsoConnection
 }
 
 /** Failing connections every adapter of the protocol must recognise, with no network. */
-function defaultBadConnections(protocol: SsoProtocol): Array<{ name: string; connection: SsoConnectionSettings; errors: SsoTestError[] }> {
+function defaultBadConnections(
+  protocol: SsoProtocol,
+): Array<{ name: string; connection: SsoConnectionSettings; errors: SsoTestError[] }> {
   if (protocol === 'oidc') {
     return [
       {
         name: 'an http issuer',
-        connection: kitConnection('oidc', { issuer: 'http://idp.kit.example.test', clientId: 'kit', clientSecret: 'kit-secret' }),
+        connection: kitConnection('oidc', {
+          issuer: 'http://idp.kit.example.test',
+          clientId: 'kit',
+          clientSecret: 'kit-secret',
+        }),
         errors: ['insecure_issuer', 'blocked_address', 'discovery_failed'],
       },
       {
         name: 'an issuer on a loopback address',
-        connection: kitConnection('oidc', { issuer: 'https://127.0.0.1:9/', clientId: 'kit', clientSecret: 'kit-secret' }),
+        connection: kitConnection('oidc', {
+          issuer: 'https://127.0.0.1:9/',
+          clientId: 'kit',
+          clientSecret: 'kit-secret',
+        }),
         errors: ['blocked_address', 'discovery_failed'],
       },
     ];
@@ -94,7 +106,11 @@ function defaultBadConnections(protocol: SsoProtocol): Array<{ name: string; con
   return [
     {
       name: 'a certificate that is not one',
-      connection: kitConnection('saml', { issuer: 'https://idp.kit.example.test', idpSsoUrl: 'https://idp.kit.example.test/sso', idpCert: 'not a certificate' }),
+      connection: kitConnection('saml', {
+        issuer: 'https://idp.kit.example.test',
+        idpSsoUrl: 'https://idp.kit.example.test/sso',
+        idpCert: 'not a certificate',
+      }),
       errors: ['certificate_invalid'],
     },
   ];
@@ -107,7 +123,8 @@ export async function runIdentityProviderContract(t: ContractTest, opts: Identit
   await t.test(`protocol is ${opts.protocol}`, async (t) => {
     await withAdapter(opts, async (idp) => {
       t.equal(idp.protocol, opts.protocol, 'protocol');
-      if (opts.protocol === 'saml') t.equal(typeof idp.serviceProviderMetadata, 'function', 'SAML adapters serve SP metadata');
+      if (opts.protocol === 'saml')
+        t.equal(typeof idp.serviceProviderMetadata, 'function', 'SAML adapters serve SP metadata');
     });
   });
 
@@ -122,7 +139,10 @@ export async function runIdentityProviderContract(t: ContractTest, opts: Identit
           const result = await idp.testConnection(b.connection);
           t.same(checkConnectionTestResult(result), [], 'ConnectionTestResult fits the contract');
           t.equal(result.ok, false, 'not ok');
-          t.ok(result.error !== undefined && b.errors.includes(result.error), `error is ${b.errors.join(' | ')} (got ${result.error})`);
+          t.ok(
+            result.error !== undefined && b.errors.includes(result.error),
+            `error is ${b.errors.join(' | ')} (got ${result.error})`,
+          );
         } catch (err) {
           t.fail(`testConnection threw ${describeError(err)}`);
         }
@@ -146,7 +166,12 @@ export async function runIdentityProviderContract(t: ContractTest, opts: Identit
     await withAdapter(opts, async (idp) => {
       const conn = opts.connection ?? kitConnection(opts.protocol);
       const input = { method: 'POST' as const, url: conn.serviceProvider.acsUrl, params: {} };
-      await expectAdapterError(t, () => idp.completeSignIn(conn, input, { state: 'kit-state' }), SIGN_IN_ERROR_CODES, 'empty callback');
+      await expectAdapterError(
+        t,
+        () => idp.completeSignIn(conn, input, { state: 'kit-state' }),
+        SIGN_IN_ERROR_CODES,
+        'empty callback',
+      );
     });
   });
 
@@ -164,12 +189,27 @@ export async function runIdentityProviderContract(t: ContractTest, opts: Identit
   await t.test('a sign-in starts with the state in the IdP address and JSON-safe pending data', async (t) => {
     await withAdapter(opts, async (idp) => {
       const state = `st_kit${kitSuffix()}`;
-      const { redirectUrl, pending } = await idp.startSignIn(conn, { redirectUri: conn.serviceProvider.redirectUri, state });
+      const { redirectUrl, pending } = await idp.startSignIn(conn, {
+        redirectUri: conn.serviceProvider.redirectUri,
+        state,
+      });
       t.ok(isHttpUrl(redirectUrl), `an http(s) URL: ${redirectUrl}`);
-      t.ok(isHttpUrl(redirectUrl) && urlParamValues(redirectUrl).includes(state), 'the state travels in the URL (state or RelayState)');
+      t.ok(
+        isHttpUrl(redirectUrl) && urlParamValues(redirectUrl).includes(state),
+        'the state travels in the URL (state or RelayState)',
+      );
       t.ok(isDeepStrictEqual(JSON.parse(JSON.stringify(pending)), pending), 'pending survives JSON');
-      const wrong = { method: 'GET' as const, url: `${conn.serviceProvider.redirectUri}?state=other&code=kit`, params: { state: 'other', RelayState: 'other', code: 'kit' } };
-      await expectAdapterError(t, () => idp.completeSignIn(conn, wrong, pending), SIGN_IN_ERROR_CODES, 'a callback with another state');
+      const wrong = {
+        method: 'GET' as const,
+        url: `${conn.serviceProvider.redirectUri}?state=other&code=kit`,
+        params: { state: 'other', RelayState: 'other', code: 'kit' },
+      };
+      await expectAdapterError(
+        t,
+        () => idp.completeSignIn(conn, wrong, pending),
+        SIGN_IN_ERROR_CODES,
+        'a callback with another state',
+      );
     });
   });
 }

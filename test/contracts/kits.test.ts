@@ -12,7 +12,13 @@ import {
   type InboundParseResult,
 } from '../../core/contracts/index.js';
 import { CollectingTest } from './common.js';
-import { checkDomainState, checkInboundParseResult, checkSendResult, mimeDelivery, runChannelAdapterContract } from './channel-adapter.js';
+import {
+  checkDomainState,
+  checkInboundParseResult,
+  checkSendResult,
+  mimeDelivery,
+  runChannelAdapterContract,
+} from './channel-adapter.js';
 import { checkConnectorTestResult, checkNormalizedEvent, runConnectorAdapterContract } from './connector-adapter.js';
 import { checkJobResult, kitJob, runAgentExecutorContract } from './agent-executor.js';
 import { checkPaymentEvent, checkPriceList, runPaymentProviderContract } from './payment-provider.js';
@@ -33,7 +39,10 @@ const SECRET = 'kit-webhook-secret-0123456789';
 
 const channelKit = {
   name: 'mail-fake',
-  create: () => new FakeChannelAdapter(FakeChannelAdapter.validateOptions({ sendingHost: 'mail.fake.test', webhookSecret: SECRET })),
+  create: () =>
+    new FakeChannelAdapter(
+      FakeChannelAdapter.validateOptions({ sendingHost: 'mail.fake.test', webhookSecret: SECRET }),
+    ),
   module: adapterModule('channel', FakeChannelAdapter),
   validateOptions: (o: unknown) => FakeChannelAdapter.validateOptions(o),
   options: {
@@ -59,7 +68,12 @@ t.test('connector kit: a push-only endpoint passes', (t) =>
       invalid: [{ name: 'no token', config: {}, secrets: {}, code: 'missing_field', field: 'secrets.token' }],
     },
     test: [
-      { name: 'nothing arrived yet', settings: settingsWith({ token: 't' }, null), ok: null, code: 'awaiting_delivery' },
+      {
+        name: 'nothing arrived yet',
+        settings: settingsWith({ token: 't' }, null),
+        ok: null,
+        code: 'awaiting_delivery',
+      },
       { name: 'events arrive', settings: settingsWith({ token: 't' }, new Date()), ok: null, code: 'receiving' },
     ],
     push: {
@@ -68,7 +82,12 @@ t.test('connector kit: a push-only endpoint passes', (t) =>
         headers: { authorization: 'Bearer tok-123', 'content-type': 'application/json' },
         rawBody: Buffer.from(JSON.stringify([{ type: 'TypeError', message: 'form is null', level: 'error' }])),
       },
-      forged: [{ name: 'another token', delivery: { headers: { authorization: 'Bearer tok-999' }, rawBody: Buffer.from('{}') } }],
+      forged: [
+        {
+          name: 'another token',
+          delivery: { headers: { authorization: 'Bearer tok-999' }, rawBody: Buffer.from('{}') },
+        },
+      ],
     },
   }),
 );
@@ -78,14 +97,30 @@ t.test('connector kit: a polling source passes', (t) =>
     name: 'connector-fake-metrics',
     kind: 'metrics_platform',
     create: () => new FakeMetricsConnector(FakeMetricsConnector.validateOptions({})),
-    options: { valid: { requestTimeoutMs: 5000 }, invalid: [{ options: { requestTimeoutMs: 5 }, key: 'requestTimeoutMs' }] },
+    options: {
+      valid: { requestTimeoutMs: 5000 },
+      invalid: [{ options: { requestTimeoutMs: 5 }, key: 'requestTimeoutMs' }],
+    },
     validateOptions: (o) => FakeMetricsConnector.validateOptions(o),
     settings: {
       valid: { config: { site: 'https://logs.example.test' }, secrets: { api_key: 'k' } },
       invalid: [
         { name: 'no site', config: {}, secrets: { api_key: 'k' }, code: 'missing_field', field: 'config.site' },
-        { name: 'http site', config: { site: 'http://logs.example.test' }, secrets: { api_key: 'k' }, code: 'insecure_url', field: 'config.site' },
-        { name: 'stored key counts', config: { site: 'x' }, secrets: {}, context: { storedSecrets: ['api_key'] }, code: 'invalid_url', field: 'config.site' },
+        {
+          name: 'http site',
+          config: { site: 'http://logs.example.test' },
+          secrets: { api_key: 'k' },
+          code: 'insecure_url',
+          field: 'config.site',
+        },
+        {
+          name: 'stored key counts',
+          config: { site: 'x' },
+          secrets: {},
+          context: { storedSecrets: ['api_key'] },
+          code: 'invalid_url',
+          field: 'config.site',
+        },
       ],
     },
     test: [
@@ -115,7 +150,10 @@ t.test('payment kit: a simulated provider passes', (t) =>
     name: 'payment-fake',
     create: payment,
     module: adapterModule('payment', FakePaymentProvider),
-    options: { valid: { webhookSecret: SECRET }, invalid: [{ options: { webhookSecret: SECRET, currency: 'EURO' }, key: 'currency' }] },
+    options: {
+      valid: { webhookSecret: SECRET },
+      invalid: [{ options: { webhookSecret: SECRET, currency: 'EURO' }, key: 'currency' }],
+    },
     webhooks: {
       signed: { headers: { 'x-fake-signature': `sha256=${hmacSha256Hex(SECRET, paymentBody)}` }, rawBody: paymentBody },
       expectType: 'topup.paid',
@@ -135,7 +173,11 @@ t.test('code host kit: an in-memory host passes', (t) =>
     options: { valid: { webhookSecret: SECRET }, invalid: [{ options: {}, key: 'webhookSecret' }] },
     webhooks: {
       signed: {
-        headers: { 'x-github-event': 'pull_request', 'x-github-delivery': 'dlv-1', 'x-hub-signature-256': `sha256=${hmacSha256Hex(SECRET, hookBody)}` },
+        headers: {
+          'x-github-event': 'pull_request',
+          'x-github-delivery': 'dlv-1',
+          'x-hub-signature-256': `sha256=${hmacSha256Hex(SECRET, hookBody)}`,
+        },
         rawBody: hookBody,
       },
       expectKind: 'pull_request',
@@ -176,17 +218,32 @@ t.test('a kit refuses a broken adapter', async (t) => {
   await t.test('an email provider that trusts unsigned deliveries and invents a status fails', async (t) => {
     class Careless extends FakeChannelAdapter {
       override async parseInbound(d: InboundDelivery): Promise<InboundParseResult> {
-        return { emails: [{ recipient: 'x@y.test', raw: d.rawBody, providerVerdicts: {}, providerMessageId: 'm' }], events: [] };
+        return {
+          emails: [{ recipient: 'x@y.test', raw: d.rawBody, providerVerdicts: {}, providerMessageId: 'm' }],
+          events: [],
+        };
       }
       override async checkDomain(domain: string) {
         return { domain, purpose: 'sending' as const, status: 'ok' as never, records: [] };
       }
     }
     const c = new CollectingTest();
-    await runChannelAdapterContract(c, { ...channelKit, create: () => new Careless({ sendingHost: 'mail.fake.test', webhookSecret: SECRET }) });
-    t.ok(c.failures.some((f) => f.includes('forged mime deliveries') && f.includes('no signature header')), 'unsigned delivery caught');
-    t.ok(c.failures.some((f) => f.includes('unknown provider')), 'unknown provider caught');
-    t.ok(c.failures.some((f) => f.includes('checkDomain answers a DomainState')), 'bad domain status caught');
+    await runChannelAdapterContract(c, {
+      ...channelKit,
+      create: () => new Careless({ sendingHost: 'mail.fake.test', webhookSecret: SECRET }),
+    });
+    t.ok(
+      c.failures.some((f) => f.includes('forged mime deliveries') && f.includes('no signature header')),
+      'unsigned delivery caught',
+    );
+    t.ok(
+      c.failures.some((f) => f.includes('unknown provider')),
+      'unknown provider caught',
+    );
+    t.ok(
+      c.failures.some((f) => f.includes('checkDomain answers a DomainState')),
+      'bad domain status caught',
+    );
   });
 
   await t.test('a connector with another identifier whose verifyPush throws fails', async (t) => {
@@ -201,10 +258,19 @@ t.test('a kit refuses a broken adapter', async (t) => {
       kind: 'endpoint',
       create: () => new Throwing({}),
       settings: { valid: { config: {}, secrets: { token: 't' } } },
-      push: { settings: settingsWith({ token: 't' }), signed: { headers: { authorization: 'Bearer t' }, rawBody: Buffer.from('{"message":"m"}') } },
+      push: {
+        settings: settingsWith({ token: 't' }),
+        signed: { headers: { authorization: 'Bearer t' }, rawBody: Buffer.from('{"message":"m"}') },
+      },
     });
-    t.ok(c.failures.some((f) => f.includes('identifier')), 'wrong identifier caught');
-    t.ok(c.failures.some((f) => f.includes('verifyPush threw')), 'throwing verifyPush caught');
+    t.ok(
+      c.failures.some((f) => f.includes('identifier')),
+      'wrong identifier caught',
+    );
+    t.ok(
+      c.failures.some((f) => f.includes('verifyPush threw')),
+      'throwing verifyPush caught',
+    );
   });
 
   await t.test('an executor that reports a fix it cannot run fails', async (t) => {
@@ -212,26 +278,78 @@ t.test('a kit refuses a broken adapter', async (t) => {
       override readonly capabilities = { diagnose: true, fix: true };
     }
     const c = new CollectingTest();
-    await runAgentExecutorContract(c, { name: 'agent-fake', mode: 'builtin', completes: true, create: () => new Liar({}) });
-    t.ok(c.failures.some((f) => f.includes('a fix job') && f.includes('fix: a succeeded fix job has one')), 'missing fix caught');
+    await runAgentExecutorContract(c, {
+      name: 'agent-fake',
+      mode: 'builtin',
+      completes: true,
+      create: () => new Liar({}),
+    });
+    t.ok(
+      c.failures.some((f) => f.includes('a fix job') && f.includes('fix: a succeeded fix job has one')),
+      'missing fix caught',
+    );
   });
 });
 
 t.test('checkers name what is wrong', async (t) => {
-  const msg = { from: { address: 'a@b.test' }, to: [{ address: 'c@d.test' }], subject: 's', text: 't', headers: {}, messageId: '<m@b>' };
+  const msg = {
+    from: { address: 'a@b.test' },
+    to: [{ address: 'c@d.test' }],
+    subject: 's',
+    text: 't',
+    headers: {},
+    messageId: '<m@b>',
+  };
   const txtOnly = [{ purpose: 'receiving', type: 'TXT', name: 'a.test', value: 'v' }];
   const cases: Array<[string, string[], RegExp]> = [
-    ['a domain without records', checkDomainState({ domain: 'a.test', purpose: 'receiving', status: 'verified', records: [] }, 'a.test', 'receiving'), /records/],
-    ['a receiving domain without MX', checkDomainState({ domain: 'a.test', purpose: 'receiving', status: 'verified', records: txtOnly }, 'a.test', 'receiving'), /MX/],
-    ['a stranger among the accepted', checkSendResult({ providerMessageId: 'p', accepted: ['z@z.test'] }, msg), /not a recipient/],
+    [
+      'a domain without records',
+      checkDomainState(
+        { domain: 'a.test', purpose: 'receiving', status: 'verified', records: [] },
+        'a.test',
+        'receiving',
+      ),
+      /records/,
+    ],
+    [
+      'a receiving domain without MX',
+      checkDomainState(
+        { domain: 'a.test', purpose: 'receiving', status: 'verified', records: txtOnly },
+        'a.test',
+        'receiving',
+      ),
+      /MX/,
+    ],
+    [
+      'a stranger among the accepted',
+      checkSendResult({ providerMessageId: 'p', accepted: ['z@z.test'] }, msg),
+      /not a recipient/,
+    ],
     [
       'an unknown SPF verdict',
-      checkInboundParseResult({ emails: [{ recipient: 'a@x.test', raw: Buffer.from('x'), providerVerdicts: { spf: 'maybe' }, providerMessageId: 'm' }], events: [] }),
+      checkInboundParseResult({
+        emails: [
+          { recipient: 'a@x.test', raw: Buffer.from('x'), providerVerdicts: { spf: 'maybe' }, providerMessageId: 'm' },
+        ],
+        events: [],
+      }),
       /spf/,
     ],
-    ['ok null with code ok', checkConnectorTestResult({ ok: null, code: 'ok', message: 'm', details: {} }), /awaiting_delivery/],
-    ['a bad level and date', checkNormalizedEvent({ type: 'E', message: 'm', level: 'warn', occurred_at: 'yesterday' }), /level[\s\S]*occurred_at/],
-    ['a costly job without diagnosis', checkJobResult({ status: 'succeeded', cost_usd: 5 }, kitJob('diagnose')), /above the limit[\s\S]*diagnosis/],
+    [
+      'ok null with code ok',
+      checkConnectorTestResult({ ok: null, code: 'ok', message: 'm', details: {} }),
+      /awaiting_delivery/,
+    ],
+    [
+      'a bad level and date',
+      checkNormalizedEvent({ type: 'E', message: 'm', level: 'warn', occurred_at: 'yesterday' }),
+      /level[\s\S]*occurred_at/,
+    ],
+    [
+      'a costly job without diagnosis',
+      checkJobResult({ status: 'succeeded', cost_usd: 5 }, kitJob('diagnose')),
+      /above the limit[\s\S]*diagnosis/,
+    ],
     ['a vendor event type', checkPaymentEvent({ type: 'charge.succeeded' }), /not a PaymentEvent type/],
     ['no plans', checkPriceList({ plans: [], topups: [] }), /plans/],
     ['pull request number 0', checkPullRequest({ number: 0 }), /number/],
@@ -243,7 +361,9 @@ t.test('checkers name what is wrong', async (t) => {
 
 t.test('shared helpers of core/contracts', async (t) => {
   await t.test('validateAdapterOptions names the config key and fills defaults', async (t) => {
-    const err = t.throws(() => validateAdapterOptions('mail-fake', FakeChannelAdapter.optionsSchema, { webhookSecret: 1 })) as Error;
+    const err = t.throws(() =>
+      validateAdapterOptions('mail-fake', FakeChannelAdapter.optionsSchema, { webhookSecret: 1 }),
+    ) as Error;
     t.ok(err instanceof AdapterOptionsError);
     t.match(err.message, /config key adapters\.options\.mail-fake\.sendingHost: is required/);
     t.match(err.message, /config key adapters\.options\.mail-fake\.webhookSecret: must be a string/);
@@ -253,11 +373,20 @@ t.test('shared helpers of core/contracts', async (t) => {
   await t.test('mime deliveries: signature over the raw body, one email per envelope recipient', async (t) => {
     const d = mimeDelivery('A@In.Test, b@in.test', SECRET);
     const r = parseMimeDelivery(d, SECRET);
-    t.same(r.emails.map((e) => e.recipient), ['a@in.test', 'b@in.test']);
+    t.same(
+      r.emails.map((e) => e.recipient),
+      ['a@in.test', 'b@in.test'],
+    );
     t.equal(d.headers['x-webhook-signature'], signMimeDelivery(d.rawBody, SECRET));
     t.throws(() => parseMimeDelivery(d, undefined), DeliverySignatureError, 'no secret configured: nothing is trusted');
     const noRecipient = { ...d, headers: { 'x-webhook-signature': d.headers['x-webhook-signature'] } };
-    t.ok(isAdapterError(catchError(() => parseMimeDelivery(noRecipient, SECRET)), 'invalid_payload'), 'missing X-Envelope-To');
+    t.ok(
+      isAdapterError(
+        catchError(() => parseMimeDelivery(noRecipient, SECRET)),
+        'invalid_payload',
+      ),
+      'missing X-Envelope-To',
+    );
   });
 
   await t.test('adapterModule builds a validated instance', async (t) => {
@@ -270,7 +399,13 @@ t.test('shared helpers of core/contracts', async (t) => {
 });
 
 function settingsWith(secrets: Record<string, string>, lastDeliveryAt: Date | null = null) {
-  return { connectorId: 'con_kit', workspaceId: 'wsp_kit', config: { site: 'https://logs.example.test' }, secrets, lastDeliveryAt };
+  return {
+    connectorId: 'con_kit',
+    workspaceId: 'wsp_kit',
+    config: { site: 'https://logs.example.test' },
+    secrets,
+    lastDeliveryAt,
+  };
 }
 
 function catchError(fn: () => unknown): unknown {

@@ -48,8 +48,12 @@ const date = shapes.date;
 const subscriptionSchema = Joi.object({
   subscriptionId: shapes.nonEmpty.required(),
   customerId: shapes.nonEmpty.required(),
-  plan: Joi.string().valid(...PAID_PLAN_IDS).required(),
-  status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
+  plan: Joi.string()
+    .valid(...PAID_PLAN_IDS)
+    .required(),
+  status: Joi.string()
+    .valid(...SUBSCRIPTION_STATUSES)
+    .required(),
   currentPeriodStart: date.required(),
   currentPeriodEnd: date.required(),
   cancelAtPeriodEnd: Joi.boolean().required(),
@@ -65,12 +69,18 @@ const invoiceSchema = Joi.object({
   status: shapes.nonEmpty.required(),
   amountPaidUsd: Joi.number().min(0).required(),
   amountDueUsd: Joi.number().min(0).required(),
-  currency: Joi.string().pattern(/^[a-z]{3}$/).required(),
+  currency: Joi.string()
+    .pattern(/^[a-z]{3}$/)
+    .required(),
   periodStart: date.allow(null).required(),
   periodEnd: date.allow(null).required(),
   hostedInvoiceUrl: shapes.url.allow(null).required(),
   workspaceId: Joi.string().allow(null),
-  transfer: Joi.object({ destinationAccountId: shapes.nonEmpty.required(), amountUsd: Joi.number().min(0).required(), platformFeeUsd: Joi.number().min(0).required() }).allow(null),
+  transfer: Joi.object({
+    destinationAccountId: shapes.nonEmpty.required(),
+    amountUsd: Joi.number().min(0).required(),
+    platformFeeUsd: Joi.number().min(0).required(),
+  }).allow(null),
 });
 
 const eventBase = {
@@ -88,14 +98,28 @@ const eventSchemas: Record<PaymentEventType, Joi.ObjectSchema> = {
     customerId: shapes.nonEmpty.required(),
     subscriptionId: Joi.string().allow(null).required(),
   }),
-  'subscription.updated': Joi.object({ ...eventBase, type: Joi.string().required(), subscription: subscriptionSchema.required() }),
-  'subscription.deleted': Joi.object({ ...eventBase, type: Joi.string().required(), subscription: subscriptionSchema.required() }),
+  'subscription.updated': Joi.object({
+    ...eventBase,
+    type: Joi.string().required(),
+    subscription: subscriptionSchema.required(),
+  }),
+  'subscription.deleted': Joi.object({
+    ...eventBase,
+    type: Joi.string().required(),
+    subscription: subscriptionSchema.required(),
+  }),
   'invoice.paid': Joi.object({ ...eventBase, type: Joi.string().required(), invoice: invoiceSchema.required() }),
-  'invoice.payment_failed': Joi.object({ ...eventBase, type: Joi.string().required(), invoice: invoiceSchema.required() }),
+  'invoice.payment_failed': Joi.object({
+    ...eventBase,
+    type: Joi.string().required(),
+    invoice: invoiceSchema.required(),
+  }),
   'topup.paid': Joi.object({
     ...eventBase,
     type: Joi.string().required(),
-    pack: Joi.string().valid(...TOPUP_PACK_IDS).required(),
+    pack: Joi.string()
+      .valid(...TOPUP_PACK_IDS)
+      .required(),
     fixes: Joi.number().integer().min(1).required(),
     amountUsd: Joi.number().min(0).required(),
     paymentId: shapes.nonEmpty.required(),
@@ -116,7 +140,9 @@ const eventSchemas: Record<PaymentEventType, Joi.ObjectSchema> = {
       subscriptionId: shapes.nonEmpty.required(),
       customerId: shapes.nonEmpty.required(),
       workspaceId: shapes.nonEmpty.required(),
-      status: Joi.string().valid(...SUBSCRIPTION_STATUSES).required(),
+      status: Joi.string()
+        .valid(...SUBSCRIPTION_STATUSES)
+        .required(),
       amountUsd: Joi.number().min(0).required(),
       currentPeriodStart: date.required(),
       currentPeriodEnd: date.required(),
@@ -130,19 +156,26 @@ const priceListSchema = Joi.object({
   plans: Joi.array()
     .items(
       Joi.object({
-        plan: Joi.string().valid(...PAID_PLAN_IDS).required(),
+        plan: Joi.string()
+          .valid(...PAID_PLAN_IDS)
+          .required(),
         priceId: shapes.nonEmpty.required(),
         amountUsd: Joi.number().min(0).required(),
         interval: Joi.string().valid('month', 'year').required(),
       }),
     )
     .min(1)
-    .unique((a: { plan: string; interval: string }, b: { plan: string; interval: string }) => a.plan === b.plan && a.interval === b.interval)
+    .unique(
+      (a: { plan: string; interval: string }, b: { plan: string; interval: string }) =>
+        a.plan === b.plan && a.interval === b.interval,
+    )
     .required(),
   topups: Joi.array()
     .items(
       Joi.object({
-        pack: Joi.string().valid(...TOPUP_PACK_IDS).required(),
+        pack: Joi.string()
+          .valid(...TOPUP_PACK_IDS)
+          .required(),
         priceId: shapes.nonEmpty.required(),
         amountUsd: Joi.number().min(0).required(),
         fixes: Joi.number().integer().min(1).required(),
@@ -160,7 +193,9 @@ const priceListSchema = Joi.object({
   items: Joi.array().items(
     Joi.object({
       item: Joi.string().valid('extra_workspace').required(),
-      plan: Joi.string().valid(...PAID_PLAN_IDS).required(),
+      plan: Joi.string()
+        .valid(...PAID_PLAN_IDS)
+        .required(),
       priceId: shapes.nonEmpty.required(),
       amountUsd: Joi.number().min(0).required(),
     }),
@@ -263,7 +298,10 @@ export async function runPaymentProviderContract(t: ContractTest, opts: PaymentP
     await t.test('the customer portal opens', async (t) => {
       await withAdapter(opts, async (p) => {
         const sub = await subscribe(p);
-        const { url } = await p.createPortal({ customerId: sub.customerId, returnUrl: urls.cancelUrl }, `kit-portal-${kitSuffix()}`);
+        const { url } = await p.createPortal(
+          { customerId: sub.customerId, returnUrl: urls.cancelUrl },
+          `kit-portal-${kitSuffix()}`,
+        );
         t.same(problems(shapes.url.required(), url), [], 'url is an http(s) URL');
       });
     });
@@ -281,8 +319,15 @@ export async function runPaymentProviderContract(t: ContractTest, opts: PaymentP
           refreshUrl: urls.cancelUrl,
         };
         const first = await p.createConnectOnboarding(input, `kit-connect-${kitSuffix()}`);
-        t.same(problems(Joi.object({ accountId: shapes.nonEmpty.required(), url: shapes.url.required() }), first), [], 'ConnectOnboarding fits');
-        const again = await p.createConnectOnboarding({ ...input, accountId: first.accountId }, `kit-connect-${kitSuffix()}`);
+        t.same(
+          problems(Joi.object({ accountId: shapes.nonEmpty.required(), url: shapes.url.required() }), first),
+          [],
+          'ConnectOnboarding fits',
+        );
+        const again = await p.createConnectOnboarding(
+          { ...input, accountId: first.accountId },
+          `kit-connect-${kitSuffix()}`,
+        );
         t.equal(again.accountId, first.accountId, 'the same account');
       });
     });
@@ -313,7 +358,10 @@ async function runCheckoutCases(t: ContractTest, opts: PaymentProviderKitOptions
   await t.test('a top-up checkout opens', async (t) => {
     await withAdapter(opts, async (p) => {
       const pack = (await p.prices()).topups[0]?.pack ?? 'topup_10';
-      const session = await p.createCheckout({ mode: 'topup', pack, customer: kitCustomer(), ...urls }, `kit-topup-${kitSuffix()}`);
+      const session = await p.createCheckout(
+        { mode: 'topup', pack, customer: kitCustomer(), ...urls },
+        `kit-topup-${kitSuffix()}`,
+      );
       t.same(checkCheckoutSession(session), [], 'CheckoutSession fits the contract');
     });
   });

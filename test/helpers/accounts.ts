@@ -61,12 +61,24 @@ export function sessionFrom(res: { headers: Record<string, unknown> }): string |
   return null;
 }
 
-function signedIn(res: { statusCode: number; payload: string; headers: Record<string, unknown> }, email: string, password: string): SignedUp {
+function signedIn(
+  res: { statusCode: number; payload: string; headers: Record<string, unknown> },
+  email: string,
+  password: string,
+): SignedUp {
   const body = JSON.parse(res.payload) as { user: TestUser; organization: TestOrganization };
   const token = sessionFrom(res);
   if (!token) throw new Error('the answer set no pw_session cookie');
   const cookie = `pw_session=${token}`;
-  return { cookie, user: body.user, organization: body.organization, auth: { headers: { cookie } }, context: body as unknown as Record<string, unknown>, email, password };
+  return {
+    cookie,
+    user: body.user,
+    organization: body.organization,
+    auth: { headers: { cookie } },
+    context: body as unknown as Record<string, unknown>,
+    email,
+    password,
+  };
 }
 
 /**
@@ -76,11 +88,21 @@ function signedIn(res: { statusCode: number; payload: string; headers: Record<st
  */
 export async function signUp(
   app: App,
-  opts: { email?: string; orgName?: string; role?: TestRole; name?: string; password?: string; locale?: 'en' | 'it'; organizationType?: 'direct' | 'agency'; workspaceIds?: string[] } = {},
+  opts: {
+    email?: string;
+    orgName?: string;
+    role?: TestRole;
+    name?: string;
+    password?: string;
+    locale?: 'en' | 'it';
+    organizationType?: 'direct' | 'agency';
+    workspaceIds?: string[];
+  } = {},
 ): Promise<SignedUp> {
   const role = opts.role ?? 'owner';
   const password = opts.password ?? TEST_PASSWORD;
-  const ownerEmail = role === 'owner' ? (opts.email ?? `owner-${unique()}@example.test`) : `owner-${unique()}@example.test`;
+  const ownerEmail =
+    role === 'owner' ? (opts.email ?? `owner-${unique()}@example.test`) : `owner-${unique()}@example.test`;
   const res = await app.server.inject({
     method: 'POST',
     url: '/v1/auth/signup',
@@ -97,7 +119,13 @@ export async function signUp(
   if (res.statusCode !== 201) throw new Error(`signup failed: ${res.statusCode} ${res.payload}`);
   const owner = signedIn(res, ownerEmail, password);
   if (role === 'owner') return owner;
-  const member = await addMember(app, owner, { role, workspaceIds: opts.workspaceIds, email: opts.email, name: opts.name, password });
+  const member = await addMember(app, owner, {
+    role,
+    workspaceIds: opts.workspaceIds,
+    email: opts.email,
+    name: opts.name,
+    password,
+  });
   return { ...member, owner };
 }
 
@@ -121,7 +149,10 @@ export async function addMember(
   });
   if (invite.statusCode !== 201) throw new Error(`invitation failed: ${invite.statusCode} ${invite.payload}`);
   const { token, hash } = newToken('pwi');
-  await app.db('invitations').where({ id: (JSON.parse(invite.payload) as { id: string }).id }).update({ token_hash: hash });
+  await app
+    .db('invitations')
+    .where({ id: (JSON.parse(invite.payload) as { id: string }).id })
+    .update({ token_hash: hash });
   const res = await app.server.inject({
     method: 'POST',
     url: '/v1/invitations/accept',
@@ -132,7 +163,11 @@ export async function addMember(
 }
 
 /** Inserts a workspace row directly (the workspaces plugin owns the API); for access tests. */
-export async function insertWorkspace(app: App, orgId: string, fields: { name?: string; slug?: string; client_name?: string | null } = {}): Promise<{ id: string; name: string; slug: string }> {
+export async function insertWorkspace(
+  app: App,
+  orgId: string,
+  fields: { name?: string; slug?: string; client_name?: string | null } = {},
+): Promise<{ id: string; name: string; slug: string }> {
   const { newId } = await import('../../core/data/ids.js');
   const suffix = unique();
   const row = {
@@ -159,16 +194,36 @@ export async function insertWorkspace(app: App, orgId: string, fields: { name?: 
  *
  * @example await onPlan(app, owner.organization.id, 'growth'); // 10 workspaces included
  */
-export async function onPlan(app: App, orgId: string, plan: 'indie' | 'startup' | 'growth' | 'managed' | 'agency', opts: { days?: number } = {}): Promise<void> {
+export async function onPlan(
+  app: App,
+  orgId: string,
+  plan: 'indie' | 'startup' | 'growth' | 'managed' | 'agency',
+  opts: { days?: number } = {},
+): Promise<void> {
   const { newId } = await import('../../core/data/ids.js');
   const now = new Date();
   const end = new Date(now.getTime() + (opts.days ?? 30) * 86_400_000);
   await app.db.transaction(async (trx) => {
     // Already there: nothing changes (a second call does not start a new period with new credits).
-    const org = (await trx('organizations').where({ id: orgId }).select('plan', 'subscription_status').first()) as { plan: string; subscription_status: string } | undefined;
+    const org = (await trx('organizations').where({ id: orgId }).select('plan', 'subscription_status').first()) as
+      { plan: string; subscription_status: string } | undefined;
     if (org?.plan === plan && org.subscription_status === 'active') return;
-    await trx('organizations').where({ id: orgId }).update({ plan, subscription_status: 'active', trial_ends_at: null, current_period_end: end, plan_activated_at: now, updated_at: now });
-    const account = { subscription_id: `sub_test_${orgId}`, current_period_start: now, cancel_at_period_end: false, trial_used: true, first_subscribed_at: now, updated_at: now };
+    await trx('organizations').where({ id: orgId }).update({
+      plan,
+      subscription_status: 'active',
+      trial_ends_at: null,
+      current_period_end: end,
+      plan_activated_at: now,
+      updated_at: now,
+    });
+    const account = {
+      subscription_id: `sub_test_${orgId}`,
+      current_period_start: now,
+      cancel_at_period_end: false,
+      trial_used: true,
+      first_subscribed_at: now,
+      updated_at: now,
+    };
     await trx('billing_accounts')
       .insert({ id: newId('bac'), org_id: orgId, created_at: now, ...account })
       .onConflict('org_id')

@@ -9,7 +9,11 @@ import { pgliteTemplate } from '../../core/data/pglite-template.js';
  * A whole service for one test: embedded or real database and bus (see testConfig), started
  * without listening; use `app.server.inject`. Stopped and cleaned up at teardown.
  */
-export async function startTestApp(t: Test, overrides: Record<string, unknown> = {}, opts: { scheduler?: boolean } = {}): Promise<App> {
+export async function startTestApp(
+  t: Test,
+  overrides: Record<string, unknown> = {},
+  opts: { scheduler?: boolean } = {},
+): Promise<App> {
   const config = testConfig(overrides);
   const app = await createApp(config, {
     plugins: builtinPlugins,

@@ -30,7 +30,12 @@ export interface SignedDelivery {
 }
 
 /** Signs a payload as the code host does. */
-export function signPayload(event: string, payload: Json, secret: string, deliveryId: string = randomUUID()): SignedDelivery {
+export function signPayload(
+  event: string,
+  payload: Json,
+  secret: string,
+  deliveryId: string = randomUUID(),
+): SignedDelivery {
   const rawBody = Buffer.from(JSON.stringify(payload));
   return {
     deliveryId,
@@ -45,7 +50,13 @@ export function signPayload(event: string, payload: Json, secret: string, delive
 }
 
 /** A real example of `event`.`action`, changed by `edit`, signed. */
-export function signedDelivery(event: string, action: string | undefined, secret: string, edit?: (payload: Json) => void, deliveryId?: string): SignedDelivery {
+export function signedDelivery(
+  event: string,
+  action: string | undefined,
+  secret: string,
+  edit?: (payload: Json) => void,
+  deliveryId?: string,
+): SignedDelivery {
   const payload = webhookExample(event, action);
   edit?.(payload);
   return signPayload(event, payload, secret, deliveryId);

@@ -34,9 +34,10 @@ function mergeDeep(a: Record<string, unknown>, b: Record<string, unknown>): Reco
   const out = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const cur = out[k];
-    out[k] = cur && typeof cur === 'object' && !Array.isArray(cur) && v && typeof v === 'object' && !Array.isArray(v)
-      ? mergeDeep(cur as Record<string, unknown>, v as Record<string, unknown>)
-      : v;
+    out[k] =
+      cur && typeof cur === 'object' && !Array.isArray(cur) && v && typeof v === 'object' && !Array.isArray(v)
+        ? mergeDeep(cur as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -53,7 +54,9 @@ export async function dropTestSchema(config: AppConfig): Promise<void> {
 }
 
 /** A migrated database for tests that need only the data layer. */
-export async function createTestDb(overrides: Record<string, unknown> = {}): Promise<{ db: Db; config: AppConfig; close(): Promise<void> }> {
+export async function createTestDb(
+  overrides: Record<string, unknown> = {},
+): Promise<{ db: Db; config: AppConfig; close(): Promise<void> }> {
   const config = testConfig(overrides);
   const { db } = createDatabase(config, { pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
   await migrateLatest(db);

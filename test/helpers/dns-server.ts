@@ -25,12 +25,16 @@ export async function startDns(): Promise<LocalDns> {
       const response = Packet.createResponseFromRequest(request);
       const q = request.questions[0];
       const name = q?.name.toLowerCase() ?? '';
-      const answer = (extra: Record<string, unknown>) => response.answers.push({ name: q!.name, class: Packet.CLASS.IN, ttl: 60, ...extra } as never);
+      const answer = (extra: Record<string, unknown>) =>
+        response.answers.push({ name: q!.name, class: Packet.CLASS.IN, ttl: 60, ...extra } as never);
       const known = txt.has(name) || cname.has(name) || mx.has(name);
       if (failing.has(name)) (response.header as { rcode: number }).rcode = 2;
-      else if (q?.type === Packet.TYPE.TXT && txt.has(name)) for (const data of txt.get(name)!) answer({ type: Packet.TYPE.TXT, data });
-      else if (q?.type === Packet.TYPE.CNAME && cname.has(name)) answer({ type: Packet.TYPE.CNAME, domain: cname.get(name) });
-      else if (q?.type === Packet.TYPE.MX && mx.has(name)) for (const m of mx.get(name)!) answer({ type: Packet.TYPE.MX, exchange: m.exchange, priority: m.priority });
+      else if (q?.type === Packet.TYPE.TXT && txt.has(name))
+        for (const data of txt.get(name)!) answer({ type: Packet.TYPE.TXT, data });
+      else if (q?.type === Packet.TYPE.CNAME && cname.has(name))
+        answer({ type: Packet.TYPE.CNAME, domain: cname.get(name) });
+      else if (q?.type === Packet.TYPE.MX && mx.has(name))
+        for (const m of mx.get(name)!) answer({ type: Packet.TYPE.MX, exchange: m.exchange, priority: m.priority });
       else if (!known) (response.header as { rcode: number }).rcode = 3; // NXDOMAIN; a known name without the type answers NODATA
       send(response);
     },

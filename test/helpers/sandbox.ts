@@ -20,4 +20,6 @@ export function checkoutReachableByOthers(root: string = projectRoot): boolean {
 }
 
 /** agent-managed options for tests that are not about the sandbox (see checkoutReachableByOthers). */
-export const testSandboxOptions: Record<string, unknown> = checkoutReachableByOthers() ? {} : { sandbox: { mode: 'none' } };
+export const testSandboxOptions: Record<string, unknown> = checkoutReachableByOthers()
+  ? {}
+  : { sandbox: { mode: 'none' } };

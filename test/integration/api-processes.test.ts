@@ -27,58 +27,87 @@ t.test('more than one api process refuses the embedded database', async (t) => {
 
 const childrenOf = (pid: number): number[] => {
   const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout;
-  return out.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  return out
+    .split('\n')
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
 };
 
-t.test('two api processes serve one port, a dead one is replaced, SIGTERM stops all', { skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL (several processes share the database)' }, async (t) => {
-  const config = testConfig();
-  t.teardown(() => dropTestSchema(config));
-  const dir = mkdtempSync(join(tmpdir(), 'pw-api-processes-'));
-  const configFile = join(dir, 'config.json');
-  writeFileSync(configFile, JSON.stringify({ database: { schema: config.database.schema }, bus: { exchange: config.bus.exchange, deleteQueuesOnStop: true } }));
-  const port = 21000 + Math.floor(Math.random() * 20000);
-  const logFile = join(dir, 'out.log');
-  let log = '';
-  // `node --import tsx` directly, so the primary is the child's own pid.
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'], {
-    env: { ...process.env, CONFIG_FILE: configFile, API_PROCESSES: '2', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c: Buffer) => (log += c.toString('utf8')));
-  child.stderr!.on('data', (c: Buffer) => (log += c.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.teardown(() => {
-    writeFileSync(logFile, log);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+t.test(
+  'two api processes serve one port, a dead one is replaced, SIGTERM stops all',
+  { skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL (several processes share the database)' },
+  async (t) => {
+    const config = testConfig();
+    t.teardown(() => dropTestSchema(config));
+    const dir = mkdtempSync(join(tmpdir(), 'pw-api-processes-'));
+    const configFile = join(dir, 'config.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        database: { schema: config.database.schema },
+        bus: { exchange: config.bus.exchange, deleteQueuesOnStop: true },
+      }),
+    );
+    const port = 21000 + Math.floor(Math.random() * 20000);
+    const logFile = join(dir, 'out.log');
+    let log = '';
+    // `node --import tsx` directly, so the primary is the child's own pid.
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'], {
+      env: {
+        ...process.env,
+        CONFIG_FILE: configFile,
+        API_PROCESSES: '2',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dir,
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (c: Buffer) => (log += c.toString('utf8')));
+    child.stderr!.on('data', (c: Buffer) => (log += c.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    t.teardown(() => {
+      writeFileSync(logFile, log);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
 
-  await waitFor(async () => (log.match(/"msg":"patchwell started on [^"]*\(api process \d+\)"/g) ?? []).length === 2, 'two api processes listening', 90_000);
-  t.match(log, /patchwell started: 2 api processes on port/);
-  const workers = childrenOf(child.pid!);
-  t.equal(workers.length, 2, 'the primary has two api processes');
-  for (let i = 0; i < 10; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
-    t.equal(res.status, 200, `request ${i} answered`);
-    await res.arrayBuffer();
-  }
-
-  process.kill(workers[0]!, 'SIGKILL');
-  await waitFor(async () => (log.match(/\(api process \d+\)"/g) ?? []).length === 3, 'a replacement api process', 90_000);
-  t.match(log, /an api process ended; starting another/);
-  const after = childrenOf(child.pid!);
-  t.equal(after.length, 2, 'two api processes again');
-  t.notOk(after.includes(workers[0]!), 'the dead one is gone');
-  t.equal((await fetch(`http://127.0.0.1:${port}/v1/health`)).status, 200);
-
-  child.kill('SIGTERM');
-  t.equal(await exited, 0, 'a clean stop');
-  for (const pid of after) {
-    let alive = true;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      alive = false;
+    await waitFor(
+      async () => (log.match(/"msg":"patchwell started on [^"]*\(api process \d+\)"/g) ?? []).length === 2,
+      'two api processes listening',
+      90_000,
+    );
+    t.match(log, /patchwell started: 2 api processes on port/);
+    const workers = childrenOf(child.pid!);
+    t.equal(workers.length, 2, 'the primary has two api processes');
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
+      t.equal(res.status, 200, `request ${i} answered`);
+      await res.arrayBuffer();
     }
-    t.notOk(alive, `api process ${pid} stopped with the primary`);
-  }
-});
+
+    process.kill(workers[0]!, 'SIGKILL');
+    await waitFor(
+      async () => (log.match(/\(api process \d+\)"/g) ?? []).length === 3,
+      'a replacement api process',
+      90_000,
+    );
+    t.match(log, /an api process ended; starting another/);
+    const after = childrenOf(child.pid!);
+    t.equal(after.length, 2, 'two api processes again');
+    t.notOk(after.includes(workers[0]!), 'the dead one is gone');
+    t.equal((await fetch(`http://127.0.0.1:${port}/v1/health`)).status, 200);
+
+    child.kill('SIGTERM');
+    t.equal(await exited, 0, 'a clean stop');
+    for (const pid of after) {
+      let alive = true;
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+      t.notOk(alive, `api process ${pid} stopped with the primary`);
+    }
+  },
+);

@@ -3,11 +3,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from 'rabbitmq-client';
 import { createTestDb } from '../helpers/db.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
-import { RabbitBus, Outbox, OutboxRelay, idempotent, createBus, type BusConfig, type BusMessage, type OutgoingMessage } from '../../core/bus/index.js';
+import {
+  RabbitBus,
+  Outbox,
+  OutboxRelay,
+  idempotent,
+  createBus,
+  type BusConfig,
+  type BusMessage,
+  type OutgoingMessage,
+} from '../../core/bus/index.js';
 import { newId } from '../../core/data/ids.js';
 
 const AMQP_URL = process.env.AMQP_URL;
-const skip = AMQP_URL ? false : 'AMQP_URL is not set (e.g. amqp://guest:guest@127.0.0.1:5672): no RabbitMQ to test against';
+const skip = AMQP_URL
+  ? false
+  : 'AMQP_URL is not set (e.g. amqp://guest:guest@127.0.0.1:5672): no RabbitMQ to test against';
 
 // Only touch the database and the broker when the tests run.
 const ctx = skip ? null : await createTestDb();
@@ -33,12 +44,15 @@ function event(type: string, payload: unknown = {}, id = newId('evt')): Outgoing
 /** A RabbitBus on this file's database with quick reconnects; stopped (and its queues deleted) at teardown. */
 async function startBus(t: Test, overrides: Partial<BusConfig> = {}): Promise<RabbitBus> {
   const { db, config } = ctx!;
-  const bus = new RabbitBus({ ...config.bus, ...overrides }, {
-    db,
-    publishTimeoutMs: 2000,
-    connectTimeoutMs: 5000,
-    connection: { retryLow: 100, retryHigh: 400, connectionName: 'patchwell-bus-test' },
-  });
+  const bus = new RabbitBus(
+    { ...config.bus, ...overrides },
+    {
+      db,
+      publishTimeoutMs: 2000,
+      connectTimeoutMs: 5000,
+      connection: { retryLow: 100, retryHigh: 400, connectionName: 'patchwell-bus-test' },
+    },
+  );
   t.teardown(() => bus.stop());
   await bus.start();
   return bus;
@@ -66,12 +80,23 @@ t.test('publish with confirms reaches the consumers whose patterns match', { ski
   bus.consume('it.other', ['elsewhere.#'], async (m) => void other.push(m.type));
   await bus.startConsumers();
   const exchange = ctx!.config.bus.exchange;
-  for (const q of ['it.basic', 'it.basic.retry', 'it.basic.dead']) t.ok(await queueExists(`${exchange}.${q}`), `queue ${q} declared`);
+  for (const q of ['it.basic', 'it.basic.retry', 'it.basic.dead'])
+    t.ok(await queueExists(`${exchange}.${q}`), `queue ${q} declared`);
 
-  const sent = [event('it.basic.one', { n: 1, list: [1, 2] }), event('it.basic.two', { n: 2 }), event('it.other.three')];
+  const sent = [
+    event('it.basic.one', { n: 1, list: [1, 2] }),
+    event('it.basic.two', { n: 2 }),
+    event('it.other.three'),
+  ];
   for (const m of sent) await bus.publish(m);
   await waitFor('two deliveries', () => got.length === 2);
-  t.match(got[0], { id: sent[0]!.id, type: 'it.basic.one', orgId: 'org_it', attempt: 1, payload: { n: 1, list: [1, 2] } });
+  t.match(got[0], {
+    id: sent[0]!.id,
+    type: 'it.basic.one',
+    orgId: 'org_it',
+    attempt: 1,
+    payload: { n: 1, list: [1, 2] },
+  });
   t.equal(got[1]!.id, sent[1]!.id);
   t.same(other, []);
   t.same(await bus.health(), { ok: true, detail: 'connected' });
@@ -80,19 +105,31 @@ t.test('publish with confirms reaches the consumers whose patterns match', { ski
 t.test('a failing handler is retried through the retry queue, then dead-lettered', { skip }, async (t) => {
   const bus = await startBus(t);
   const attempts: { attempt: number; at: number }[] = [];
-  bus.consume('it.fails', ['it.fails'], async (m) => {
-    attempts.push({ attempt: m.attempt, at: Date.now() });
-    throw new Error(`nope ${m.attempt}`);
-  }, { maxAttempts: 3, backoffMs: [100, 200] });
+  bus.consume(
+    'it.fails',
+    ['it.fails'],
+    async (m) => {
+      attempts.push({ attempt: m.attempt, at: Date.now() });
+      throw new Error(`nope ${m.attempt}`);
+    },
+    { maxAttempts: 3, backoffMs: [100, 200] },
+  );
   await bus.startConsumers();
   const msg = event('it.fails', { keep: 'me' });
   await bus.publish(msg);
   await waitFor('dead letter row', async () => (await bus.deadLetters('it.fails')).length === 1);
-  t.same(attempts.map((a) => a.attempt), [1, 2, 3]);
+  t.same(
+    attempts.map((a) => a.attempt),
+    [1, 2, 3],
+  );
   t.ok(attempts[1]!.at - attempts[0]!.at >= 90, 'waited the first back-off in the retry queue');
   t.ok(attempts[2]!.at - attempts[1]!.at >= 190, 'waited the second back-off');
   const [dead] = await bus.deadLetters('it.fails');
-  t.match(dead, { consumer: 'it.fails', message: { id: msg.id, attempt: 3, payload: { keep: 'me' } }, error: /nope 3/ });
+  t.match(dead, {
+    consumer: 'it.fails',
+    message: { id: msg.id, attempt: 3, payload: { keep: 'me' } },
+    error: /nope 3/,
+  });
 
   const deadQueue = `${ctx!.config.bus.exchange}.it.fails.dead`;
   let copy = await admin!.basicGet({ queue: deadQueue, noAck: true });
@@ -112,7 +149,12 @@ t.test('an idempotent consumer handles a redelivered message once', { skip }, as
   const { db } = ctx!;
   const bus = await startBus(t);
   const handled: string[] = [];
-  bus.consume('it.idem', ['it.idem'], idempotent(db, 'it.idem', async (m) => void handled.push(m.id)), { prefetch: 4 });
+  bus.consume(
+    'it.idem',
+    ['it.idem'],
+    idempotent(db, 'it.idem', async (m) => void handled.push(m.id)),
+    { prefetch: 4 },
+  );
   await bus.startConsumers();
   const msg = event('it.idem');
   await bus.publish(msg);
@@ -136,9 +178,13 @@ t.test('outbox rows written while the broker is unreachable are published once i
   const relay = new OutboxRelay({ db, bus, batchSize: 50, pollMs: 50, backoffMs: [100, 200] });
   const outbox = new Outbox({ onCommitted: () => relay.kick() });
   const deliveries = new Map<string, number>();
-  bus.consume('it.outage', ['outage.#'], idempotent(db, 'it.outage', async (m) => {
-    deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
-  }));
+  bus.consume(
+    'it.outage',
+    ['outage.#'],
+    idempotent(db, 'it.outage', async (m) => {
+      deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
+    }),
+  );
   await bus.startConsumers();
   relay.start();
   t.teardown(() => relay.stop());
@@ -160,18 +206,36 @@ t.test('outbox rows written while the broker is unreachable are published once i
     return rows.length === 5 && rows.every((r: { attempts: number }) => r.attempts > 0);
   });
   const pending = await db('outbox').whereIn('id', ids);
-  t.ok(pending.every((r: { published_at: unknown }) => r.published_at === null), 'nothing published while down');
-  t.ok(pending.every((r: { last_error: string | null }) => /unavailable|timed out|closed/i.test(r.last_error ?? '')), 'last_error says why');
+  t.ok(
+    pending.every((r: { published_at: unknown }) => r.published_at === null),
+    'nothing published while down',
+  );
+  t.ok(
+    pending.every((r: { last_error: string | null }) => /unavailable|timed out|closed/i.test(r.last_error ?? '')),
+    'last_error says why',
+  );
   t.equal(ids.filter((id) => deliveries.has(id)).length, 0);
 
   await proxy.restore();
-  await waitFor('rows published after recovery', async () => {
-    const rows = await db('outbox').whereIn('id', ids).whereNotNull('published_at');
-    return rows.length === 5;
-  }, 15_000);
-  await waitFor('consumed after recovery (the consumer reconnected)', () => ids.every((id) => deliveries.has(id)), 15_000);
+  await waitFor(
+    'rows published after recovery',
+    async () => {
+      const rows = await db('outbox').whereIn('id', ids).whereNotNull('published_at');
+      return rows.length === 5;
+    },
+    15_000,
+  );
+  await waitFor(
+    'consumed after recovery (the consumer reconnected)',
+    () => ids.every((id) => deliveries.has(id)),
+    15_000,
+  );
   await sleep(300);
-  t.same(ids.map((id) => deliveries.get(id)), [1, 1, 1, 1, 1], 'each consumed exactly once');
+  t.same(
+    ids.map((id) => deliveries.get(id)),
+    [1, 1, 1, 1, 1],
+    'each consumed exactly once',
+  );
   t.same(await bus.health(), { ok: true, detail: 'connected' });
 
   // The publisher came back too: a direct publish after the outage is confirmed and consumed.
@@ -180,22 +244,27 @@ t.test('outbox rows written while the broker is unreachable are published once i
   await waitFor('direct publish after recovery', () => deliveries.has(after.id));
 });
 
-t.test('stop waits for in-flight handlers, then deletes the declared queues (deleteQueuesOnStop)', { skip }, async (t) => {
-  const exchange = `${ctx!.config.bus.exchange}.cleanup`;
-  const bus = await startBus(t, { exchange });
-  let started = false;
-  let finished = false;
-  bus.consume('it.cleanup', ['x.#'], async () => {
-    started = true;
-    await sleep(300);
-    finished = true;
-  });
-  await bus.startConsumers();
-  t.ok(await queueExists(`${exchange}.it.cleanup`));
-  await bus.publish(event('x.slow'));
-  await waitFor('handler started', () => started);
-  await bus.stop();
-  t.ok(finished, 'stop waited for the in-flight handler');
-  for (const q of ['', '.retry', '.dead']) t.notOk(await queueExists(`${exchange}.it.cleanup${q}`), `queue it.cleanup${q} deleted`);
-  t.match(await bus.health(), { ok: false, detail: 'not started' });
-});
+t.test(
+  'stop waits for in-flight handlers, then deletes the declared queues (deleteQueuesOnStop)',
+  { skip },
+  async (t) => {
+    const exchange = `${ctx!.config.bus.exchange}.cleanup`;
+    const bus = await startBus(t, { exchange });
+    let started = false;
+    let finished = false;
+    bus.consume('it.cleanup', ['x.#'], async () => {
+      started = true;
+      await sleep(300);
+      finished = true;
+    });
+    await bus.startConsumers();
+    t.ok(await queueExists(`${exchange}.it.cleanup`));
+    await bus.publish(event('x.slow'));
+    await waitFor('handler started', () => started);
+    await bus.stop();
+    t.ok(finished, 'stop waited for the in-flight handler');
+    for (const q of ['', '.retry', '.dead'])
+      t.notOk(await queueExists(`${exchange}.it.cleanup${q}`), `queue it.cleanup${q} deleted`);
+    t.match(await bus.health(), { ok: false, detail: 'not started' });
+  },
+);

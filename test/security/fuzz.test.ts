@@ -22,12 +22,39 @@ import { ALL_PLUGINS, createWorkspace, uid, watchWrites, type Json } from './hel
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 
-interface Param { name: string; in: string; required?: boolean; schema?: Json }
-interface Operation { id: string; method: string; path: string; params: Param[]; body: { type: string; schema: Json } | null; anonymous: boolean }
+interface Param {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Json;
+}
+interface Operation {
+  id: string;
+  method: string;
+  path: string;
+  params: Param[];
+  body: { type: string; schema: Json } | null;
+  anonymous: boolean;
+}
 
 /** Strings Postgres cannot store as they are: the guard must refuse them wherever they appear. */
 const UNSTORABLE = ['a\u0000b', '\u0000', 'x\ud800', '\udfffy', 'ok\ud83d'];
-const NASTY = ['__proto__', 'constructor', 'prototype', '', ' ', '../../etc/passwd', "' or 1=1 --", '%00', '\u202e', '😀😀', 'null', '-1', '1e999', 'ws_00000000000000000000000000'];
+const NASTY = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  '',
+  ' ',
+  '../../etc/passwd',
+  "' or 1=1 --",
+  '%00',
+  '\u202e',
+  '😀😀',
+  'null',
+  '-1',
+  '1e999',
+  'ws_00000000000000000000000000',
+];
 const HUGE = 'h'.repeat(200_000);
 
 const unstorable = fc.constantFrom(...UNSTORABLE);
@@ -42,7 +69,9 @@ const malformed: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant([]),
   fc.constant({}),
   fc.array(fc.oneof(unstorable, fc.constantFrom(...NASTY)), { maxLength: 3 }),
-  fc.dictionary(fc.constantFrom('a', '__proto__', 'constructor', 'k\u0000'), fc.oneof(unstorable, fc.integer()), { maxKeys: 2 }),
+  fc.dictionary(fc.constantFrom('a', '__proto__', 'constructor', 'k\u0000'), fc.oneof(unstorable, fc.integer()), {
+    maxKeys: 2,
+  }),
 );
 
 /** What a request carries: which part is malformed, and how. */
@@ -61,9 +90,11 @@ const variant = fc.record({
 });
 
 function containsUnstorable(v: unknown): boolean {
-  if (typeof v === 'string') return UNSTORABLE.some((u) => v.includes(u)) || !(v as string & { isWellFormed(): boolean }).isWellFormed();
+  if (typeof v === 'string')
+    return UNSTORABLE.some((u) => v.includes(u)) || !(v as string & { isWellFormed(): boolean }).isWellFormed();
   if (Array.isArray(v)) return v.some(containsUnstorable);
-  if (v && typeof v === 'object') return Object.entries(v).some(([k, x]) => containsUnstorable(k) || containsUnstorable(x));
+  if (v && typeof v === 'object')
+    return Object.entries(v).some(([k, x]) => containsUnstorable(k) || containsUnstorable(x));
   return false;
 }
 
@@ -72,7 +103,12 @@ function enc(s: string): string {
   let out = '';
   for (const ch of s) {
     const c = ch.charCodeAt(0);
-    out += ch.length === 1 && c >= 0xd800 && c <= 0xdfff ? [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('') : encodeURIComponent(ch);
+    out +=
+      ch.length === 1 && c >= 0xd800 && c <= 0xdfff
+        ? [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]
+            .map((b) => `%${b.toString(16).toUpperCase()}`)
+            .join('')
+        : encodeURIComponent(ch);
   }
   return out;
 }
@@ -93,7 +129,8 @@ function sample(doc: Json, raw: Json | undefined, depth = 0): unknown {
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.enum) && s.enum.length) return s.enum.find((e: unknown) => e !== null) ?? s.enum[0];
   const alt = s.anyOf ?? s.oneOf;
-  if (Array.isArray(alt) && alt.length) return sample(doc, alt.find((a: Json) => resolve(doc, a).type !== 'null') ?? alt[0], depth + 1);
+  if (Array.isArray(alt) && alt.length)
+    return sample(doc, alt.find((a: Json) => resolve(doc, a).type !== 'null') ?? alt[0], depth + 1);
   const type = Array.isArray(s.type) ? s.type.find((x: string) => x !== 'null') : s.type;
   switch (type) {
     case 'string': {
@@ -132,9 +169,14 @@ function operations(doc: Json): Operation[] {
         id: op.operationId,
         method: method.toUpperCase(),
         path,
-        params: [...((item.parameters as Param[] | undefined) ?? []), ...((op.parameters as Param[] | undefined) ?? [])],
+        params: [
+          ...((item.parameters as Param[] | undefined) ?? []),
+          ...((op.parameters as Param[] | undefined) ?? []),
+        ],
         body: type ? { type, schema: content![type].schema ?? {} } : null,
-        anonymous: Array.isArray(op.security) && (op.security.length === 0 || op.security.some((s: Json) => Object.keys(s).length === 0)),
+        anonymous:
+          Array.isArray(op.security) &&
+          (op.security.length === 0 || op.security.some((s: Json) => Object.keys(s).length === 0)),
       });
     }
   }
@@ -146,12 +188,21 @@ function examples(op: Operation): [Variant][] {
   const out: [Variant][] = [[{ kind: 'query', value: 'a\u0000b', pick: 0, idChoice: 0 }]];
   if (op.params.some((p) => p.in === 'path')) out.push([{ kind: 'path', value: 'x\u0000y', pick: 0, idChoice: 0 }]);
   if (op.body?.type === 'application/json') {
-    out.push([{ kind: 'every-string', value: '\u0000', pick: 0, idChoice: 0 }], [{ kind: 'every-string', value: '\ud800', pick: 0, idChoice: 0 }]);
+    out.push(
+      [{ kind: 'every-string', value: '\u0000', pick: 0, idChoice: 0 }],
+      [{ kind: 'every-string', value: '\ud800', pick: 0, idChoice: 0 }],
+    );
   }
   return out;
 }
 
-interface Built { method: string; url: string; payload?: string; headers: Record<string, string>; unstorable: boolean }
+interface Built {
+  method: string;
+  url: string;
+  payload?: string;
+  headers: Record<string, string>;
+  unstorable: boolean;
+}
 
 function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
   let unstorable = false;
@@ -183,7 +234,9 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
   if (op.body.type !== 'application/json') {
     // A raw body of another type (a MIME message, a form): NULs in the bytes.
     headers['content-type'] = op.body.type;
-    const text = op.body.type.includes('form') ? `a=${enc(String(v.value))}` : `Subject: fuzz\r\n\r\n${String(v.value).slice(0, 5000)}`;
+    const text = op.body.type.includes('form')
+      ? `a=${enc(String(v.value))}`
+      : `Subject: fuzz\r\n\r\n${String(v.value).slice(0, 5000)}`;
     return { method: op.method, url, headers, payload: text, unstorable: false };
   }
   headers['content-type'] = 'application/json';
@@ -197,7 +250,13 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
     if (v.kind === 'every-string' && typeof v.value === 'string') {
       // Every string of a plausible body gets the text appended: the request is valid but for it.
       const spoil = (x: unknown): unknown =>
-        typeof x === 'string' ? x + (v.value as string) : Array.isArray(x) ? x.map(spoil) : x && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, spoil(y)])) : x;
+        typeof x === 'string'
+          ? x + (v.value as string)
+          : Array.isArray(x)
+            ? x.map(spoil)
+            : x && typeof x === 'object'
+              ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, spoil(y)]))
+              : x;
       const spoiled = spoil(body);
       if (containsUnstorable(spoiled)) unstorable = true;
       return { method: op.method, url, headers, payload: json(spoiled), unstorable };
@@ -212,7 +271,11 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
     }
     payload = json(body);
     // Own __proto__ and constructor keys, as a client's JSON can carry them (an object literal cannot).
-    if (v.kind === 'proto') payload = payload.replace(/^\{/, '{"__proto__":{"role":"owner","staff":true},"constructor":{"prototype":{"staff":true}},');
+    if (v.kind === 'proto')
+      payload = payload.replace(
+        /^\{/,
+        '{"__proto__":{"role":"owner","staff":true},"constructor":{"prototype":{"staff":true}},',
+      );
     if (payload.startsWith('{,')) payload = '{' + payload.slice(2);
     payload = payload.replace(/,\}$/, '}');
   }
@@ -222,7 +285,12 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
 t.test('malformed requests to every operation: no 5xx, unstorable text refused, refusals store nothing', async (t) => {
   const config = testConfig(ALL_PLUGINS);
   const pglite = config.database.url ? undefined : await pgliteTemplate();
-  const app: App = await createApp(config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });
+  const app: App = await createApp(config, {
+    roles: ['api'],
+    plugins: builtinPlugins,
+    adapters: builtinAdapters,
+    pgliteTemplate: pglite,
+  });
   await app.start({ listen: false, scheduler: false });
   t.teardown(async () => {
     await app.stop();
@@ -263,8 +331,14 @@ t.test('malformed requests to every operation: no 5xx, unstorable text refused, 
             remoteAddress: `10.9.${i % 250}.${signedIn ? 2 : 1}`,
           });
           answers.push(res.statusCode);
-          if (res.statusCode >= 500) failures.push(`${op.id} ${req.method} ${req.url.slice(0, 200)} ${String(req.payload ?? '').slice(0, 200)} → ${res.statusCode} ${res.payload.slice(0, 300)}`);
-          if (req.unstorable && res.statusCode < 400) failures.push(`${op.id} accepted unstorable text: ${req.url.slice(0, 200)} ${String(req.payload ?? '').slice(0, 200)} → ${res.statusCode}`);
+          if (res.statusCode >= 500)
+            failures.push(
+              `${op.id} ${req.method} ${req.url.slice(0, 200)} ${String(req.payload ?? '').slice(0, 200)} → ${res.statusCode} ${res.payload.slice(0, 300)}`,
+            );
+          if (req.unstorable && res.statusCode < 400)
+            failures.push(
+              `${op.id} accepted unstorable text: ${req.url.slice(0, 200)} ${String(req.payload ?? '').slice(0, 200)} → ${res.statusCode}`,
+            );
           return true;
         }),
         // Without a credential a signed-in route answers 401 before reading anything but the path: one run and the path case.
@@ -275,12 +349,26 @@ t.test('malformed requests to every operation: no 5xx, unstorable text refused, 
       timing.push([Date.now() - t0, `${op.id} ${signedIn}`]);
       const changed = await writes.take();
       if (answers.every((s) => s >= 400)) {
-        if (changed.length) failures.push(`${op.id} (${signedIn ? 'signed in' : 'anonymous'}) refused every request but changed: ${changed.join(', ')}`);
+        if (changed.length)
+          failures.push(
+            `${op.id} (${signedIn ? 'signed in' : 'anonymous'}) refused every request but changed: ${changed.join(', ')}`,
+          );
       }
       // A run that signed the owner out (logout, a password change) or removed the organization: start again.
-      if (signedIn && (await app.server.inject({ url: '/v1/auth/me', headers: who.owner.auth.headers })).statusCode !== 200) who = await newOwner();
+      if (
+        signedIn &&
+        (await app.server.inject({ url: '/v1/auth/me', headers: who.owner.auth.headers })).statusCode !== 200
+      )
+        who = await newOwner();
     }
   }
-  if (process.env.FUZZ_TIMING) t.comment(timing.sort((a, b) => b[0] - a[0]).slice(0, 30).map((x) => x.join(' ')).join('\n'));
+  if (process.env.FUZZ_TIMING)
+    t.comment(
+      timing
+        .sort((a, b) => b[0] - a[0])
+        .slice(0, 30)
+        .map((x) => x.join(' '))
+        .join('\n'),
+    );
   t.same(failures, [], `no 5xx and no stored refusal over ${ops.length} operations (${signups} owners signed up)`);
 });

@@ -19,12 +19,16 @@ t.test('the docs page runs its own scripts only', async (t) => {
   t.match(csp(res), /connect-src 'self'/);
   t.match(csp(res), /frame-ancestors 'none'/);
   const asset = await app.server.inject({ url: '/docs/assets/index.html' });
-  if (asset.statusCode === 200) t.match(csp(asset), /script-src 'self'/, 'the dist\'s own pages too');
+  if (asset.statusCode === 200) t.match(csp(asset), /script-src 'self'/, "the dist's own pages too");
 });
 
-t.test('the local code host\'s pages have a policy without script', async (t) => {
+t.test("the local code host's pages have a policy without script", async (t) => {
   const query = new URLSearchParams({
-    client_id: 'patchwell', redirect_uri: 'http://localhost:3000/v1/auth/codehost/callback', state: 's', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256',
+    client_id: 'patchwell',
+    redirect_uri: 'http://localhost:3000/v1/auth/codehost/callback',
+    state: 's',
+    code_challenge: 'a'.repeat(43),
+    code_challenge_method: 'S256',
   });
   const page = await app.server.inject({ url: `/codehost/local/login/oauth/authorize?${query.toString()}` });
   t.equal(page.statusCode, 200, page.payload.slice(0, 200));
@@ -37,7 +41,7 @@ t.test('the local code host\'s pages have a policy without script', async (t) =>
   t.match(csp(missing), /default-src 'none'/, 'error pages too');
 });
 
-t.test('the local payment provider\'s pages have a policy', async (t) => {
+t.test("the local payment provider's pages have a policy", async (t) => {
   const res = await app.server.inject({ url: '/pay/local/checkout/cs_unknown' });
   t.match(res.headers['content-type'], /text\/html/);
   t.match(csp(res), /default-src 'none'/);

@@ -25,13 +25,30 @@ export const OFFLINE_ADAPTERS = {
 };
 
 /** A whole service like startTestApp's, optionally logging at `trace` into `lines` through the service's own logger. */
-export async function startSecurityApp(t: Test, overrides: Record<string, unknown> = {}, capture?: string[]): Promise<App> {
+export async function startSecurityApp(
+  t: Test,
+  overrides: Record<string, unknown> = {},
+  capture?: string[],
+): Promise<App> {
   const config = testConfig(overrides);
   const logger = capture
-    ? createLogger('trace', new Writable({ write(chunk: Buffer, _enc, done) { capture.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done(); } }))
+    ? createLogger(
+        'trace',
+        new Writable({
+          write(chunk: Buffer, _enc, done) {
+            capture.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+            done();
+          },
+        }),
+      )
     : undefined;
   const pglite = config.database.url ? undefined : await pgliteTemplate();
-  const app = await createApp(config, { logger, plugins: builtinPlugins, adapters: builtinAdapters, pgliteTemplate: pglite });
+  const app = await createApp(config, {
+    logger,
+    plugins: builtinPlugins,
+    adapters: builtinAdapters,
+    pgliteTemplate: pglite,
+  });
   await app.start({ listen: false, scheduler: false });
   t.teardown(async () => {
     await app.stop();
@@ -46,8 +63,20 @@ export interface Caller {
 }
 
 /** A call and its answer: status, parsed body, headers. */
-export async function call(app: App, who: Caller | null, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who?.auth.headers ?? {}), ...headers } });
+export async function call(
+  app: App,
+  who: Caller | null,
+  method: string,
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await app.server.inject({
+    method,
+    url,
+    payload: payload as object | undefined,
+    headers: { ...(who?.auth.headers ?? {}), ...headers },
+  });
   let body: Json = {};
   try {
     body = res.payload ? (JSON.parse(res.payload) as Json) : {};
@@ -60,10 +89,18 @@ export async function call(app: App, who: Caller | null, method: string, url: st
 export const uid = (): string => randomBytes(5).toString('hex');
 
 /** A bearer token made by `who` through POST /v1/tokens. */
-export async function apiToken(app: App, who: Caller, input: Json): Promise<{ id: string; token: string; auth: { headers: Record<string, string> } }> {
+export async function apiToken(
+  app: App,
+  who: Caller,
+  input: Json,
+): Promise<{ id: string; token: string; auth: { headers: Record<string, string> } }> {
   const res = await call(app, who, 'POST', '/v1/tokens', { name: `t-${uid()}`, ...input });
   if (res.status !== 201) throw new Error(`token: ${res.status} ${res.payload}`);
-  return { id: res.body.id, token: res.body.token, auth: { headers: { authorization: `Bearer ${res.body.token as string}` } } };
+  return {
+    id: res.body.id,
+    token: res.body.token,
+    auth: { headers: { authorization: `Bearer ${res.body.token as string}` } },
+  };
 }
 
 export async function createWorkspace(app: App, who: Caller, name = `ws ${uid()}`): Promise<Json> {
@@ -79,21 +116,39 @@ export async function createWorkspace(app: App, who: Caller, name = `ws ${uid()}
  * request may slide an expiry or note a last use).
  */
 export async function watchWrites(app: App): Promise<{ take(): Promise<string[]> }> {
-  const skip = new Set(['rate_limits', 'outbox', 'inbox', 'knex_migrations', 'knex_migrations_lock', 'dead_letters', 'scheduled_tasks', 'security_test_writes']);
+  const skip = new Set([
+    'rate_limits',
+    'outbox',
+    'inbox',
+    'knex_migrations',
+    'knex_migrations_lock',
+    'dead_letters',
+    'scheduled_tasks',
+    'security_test_writes',
+  ]);
   const schema = app.config.database.schema ?? 'public';
   await app.db.raw('create table if not exists security_test_writes (tbl text not null, op text not null)');
   await app.db.raw(`create or replace function security_test_write() returns trigger language plpgsql as $$
     begin insert into security_test_writes values (TG_TABLE_NAME, TG_OP); return null; end $$`);
-  const tables = ((await app.db.raw(`select table_name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE'`, [schema])) as { rows: { table_name: string }[] }).rows
+  const tables = (
+    (await app.db.raw(
+      `select table_name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE'`,
+      [schema],
+    )) as { rows: { table_name: string }[] }
+  ).rows
     .map((r) => r.table_name)
     .filter((n) => !skip.has(n));
   for (const n of tables) {
     const ops = n === 'sessions' || n === 'api_tokens' ? 'insert or delete' : 'insert or update or delete';
-    await app.db.raw(`create trigger security_test_write after ${ops} on "${n}" for each statement execute function security_test_write()`);
+    await app.db.raw(
+      `create trigger security_test_write after ${ops} on "${n}" for each statement execute function security_test_write()`,
+    );
   }
   return {
     async take() {
-      const { rows } = (await app.db.raw('delete from security_test_writes returning tbl, op')) as { rows: { tbl: string; op: string }[] };
+      const { rows } = (await app.db.raw('delete from security_test_writes returning tbl, op')) as {
+        rows: { tbl: string; op: string }[];
+      };
       return [...new Set(rows.map((r) => `${r.op.toLowerCase()} ${r.tbl}`))].sort();
     },
   };

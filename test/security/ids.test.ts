@@ -1,7 +1,15 @@
 import t from 'tap';
 import { newId } from '../../core/data/ids.js';
 import { onPlan, signUp, type SignedUp } from '../helpers/accounts.js';
-import { ALL_PLUGINS, OFFLINE_ADAPTERS, apiToken, call, createWorkspace, startSecurityApp, type Json } from './helpers.js';
+import {
+  ALL_PLUGINS,
+  OFFLINE_ADAPTERS,
+  apiToken,
+  call,
+  createWorkspace,
+  startSecurityApp,
+  type Json,
+} from './helpers.js';
 
 /**
  * Ids in bodies and queries are checked as ids in paths are: resolved within the caller's
@@ -20,42 +28,65 @@ const wsTheirs = await createWorkspace(app, theirs);
 
 const profile = async (who: SignedUp) => {
   const id = newId('bp');
-  await app.db('brand_profiles').insert({ id, org_id: who.organization.id, name: 'Brand', primary_color: '#123456', font_family: 'system-ui' });
+  await app
+    .db('brand_profiles')
+    .insert({ id, org_id: who.organization.id, name: 'Brand', primary_color: '#123456', font_family: 'system-ui' });
   return id;
 };
 const credential = async (who: SignedUp, workspaceId: string) => {
   const id = newId('cred');
-  await app.db('onboarding_credentials').insert({ id, org_id: who.organization.id, workspace_id: workspaceId, kind: 'api_key', sealed: 'x', last4: '1234' });
+  await app.db('onboarding_credentials').insert({
+    id,
+    org_id: who.organization.id,
+    workspace_id: workspaceId,
+    kind: 'api_key',
+    sealed: 'x',
+    last4: '1234',
+  });
   return id;
 };
 
-t.test('PATCH /v1/workspaces/{id} resolves brand_profile_id and agent_config.credential_id in the organization', async (t) => {
-  const patch = (body: Json) => call(app, mine, 'PATCH', `/v1/workspaces/${wsMine.id as string}`, body);
-  const foreignProfile = await profile(theirs);
-  for (const [what, id] of [['another organization\'s', foreignProfile], ['an unknown', 'bp_00000000000000000000000000']] as const) {
-    const res = await patch({ brand_profile_id: id });
-    t.equal(res.status, 404, `${what} brand profile`);
-    t.same(res.body.details.errors, [{ path: 'payload.brand_profile_id', message: 'unknown brand profile' }]);
-  }
-  const foreignCredential = await credential(theirs, wsTheirs.id);
-  for (const [what, id] of [['another organization\'s', foreignCredential], ['an unknown', 'cred_00000000000000000000000000']] as const) {
-    const res = await patch({ agent_config: { credential_id: id } });
-    t.equal(res.status, 404, `${what} credential`);
-    t.equal(res.body.details.errors[0].path, 'payload.agent_config.credential_id');
-  }
-  const stored = await app.db('workspaces').where({ id: wsMine.id }).first();
-  t.equal(stored.brand_profile_id, null, 'nothing was stored');
-  t.notOk(JSON.stringify(stored.agent_config ?? {}).includes('cred_'), 'nor a credential');
+t.test(
+  'PATCH /v1/workspaces/{id} resolves brand_profile_id and agent_config.credential_id in the organization',
+  async (t) => {
+    const patch = (body: Json) => call(app, mine, 'PATCH', `/v1/workspaces/${wsMine.id as string}`, body);
+    const foreignProfile = await profile(theirs);
+    for (const [what, id] of [
+      ["another organization's", foreignProfile],
+      ['an unknown', 'bp_00000000000000000000000000'],
+    ] as const) {
+      const res = await patch({ brand_profile_id: id });
+      t.equal(res.status, 404, `${what} brand profile`);
+      t.same(res.body.details.errors, [{ path: 'payload.brand_profile_id', message: 'unknown brand profile' }]);
+    }
+    const foreignCredential = await credential(theirs, wsTheirs.id);
+    for (const [what, id] of [
+      ["another organization's", foreignCredential],
+      ['an unknown', 'cred_00000000000000000000000000'],
+    ] as const) {
+      const res = await patch({ agent_config: { credential_id: id } });
+      t.equal(res.status, 404, `${what} credential`);
+      t.equal(res.body.details.errors[0].path, 'payload.agent_config.credential_id');
+    }
+    const stored = await app.db('workspaces').where({ id: wsMine.id }).first();
+    t.equal(stored.brand_profile_id, null, 'nothing was stored');
+    t.notOk(JSON.stringify(stored.agent_config ?? {}).includes('cred_'), 'nor a credential');
 
-  const own = await patch({ brand_profile_id: await profile(mine), agent_config: { credential_id: await credential(mine, wsMine.id) } });
-  t.equal(own.status, 200, `its own ids are taken (${own.payload.slice(0, 200)})`);
-  t.equal((await patch({ brand_profile_id: null })).status, 200, 'and null clears');
+    const own = await patch({
+      brand_profile_id: await profile(mine),
+      agent_config: { credential_id: await credential(mine, wsMine.id) },
+    });
+    t.equal(own.status, 200, `its own ids are taken (${own.payload.slice(0, 200)})`);
+    t.equal((await patch({ brand_profile_id: null })).status, 200, 'and null clears');
 
-  const scoped = await apiToken(app, mine, { role: 'admin', workspace_ids: [wsMine.id] });
-  const otherWsCredential = await credential(mine, wsMine2.id);
-  const res = await call(app, scoped, 'PATCH', `/v1/workspaces/${wsMine.id as string}`, { agent_config: { credential_id: otherWsCredential } });
-  t.equal(res.status, 404, 'a credential of a workspace the caller cannot open is unknown to it');
-});
+    const scoped = await apiToken(app, mine, { role: 'admin', workspace_ids: [wsMine.id] });
+    const otherWsCredential = await credential(mine, wsMine2.id);
+    const res = await call(app, scoped, 'PATCH', `/v1/workspaces/${wsMine.id as string}`, {
+      agent_config: { credential_id: otherWsCredential },
+    });
+    t.equal(res.status, 404, 'a credential of a workspace the caller cannot open is unknown to it');
+  },
+);
 
 t.test('lists filtered by a workspace the caller cannot open answer 404, not an empty page', async (t) => {
   const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as Json;
@@ -65,7 +96,8 @@ t.test('lists filtered by a workspace the caller cannot open answer 404, not an 
     if (path.includes('{') || !params.some((p) => p.in === 'query' && p.name === 'workspace_id')) continue;
     lists.push(path);
   }
-  for (const must of ['/v1/releases', '/v1/repositories', '/v1/audit', '/v1/patterns']) t.ok(lists.includes(must), `${must} takes workspace_id`);
+  for (const must of ['/v1/releases', '/v1/repositories', '/v1/audit', '/v1/patterns'])
+    t.ok(lists.includes(must), `${must} takes workspace_id`);
   const scoped = await apiToken(app, mine, { role: 'owner', workspace_ids: [wsMine.id] });
   const wrong: string[] = [];
   const skipped: string[] = [];
@@ -84,12 +116,20 @@ t.test('lists filtered by a workspace the caller cannot open answer 404, not an 
     if (![403, 404].includes(outside.status)) wrong.push(`${path} outside a scoped token → ${outside.status}`);
   }
   if (skipped.length) t.comment(`not usable by this caller: ${skipped.join(', ')}`);
-  for (const must of ['/v1/releases', '/v1/repositories', '/v1/audit', '/v1/patterns']) t.notOk(skipped.some((x) => x.startsWith(`${must} `)), `${must} was checked`);
+  for (const must of ['/v1/releases', '/v1/repositories', '/v1/audit', '/v1/patterns'])
+    t.notOk(
+      skipped.some((x) => x.startsWith(`${must} `)),
+      `${must} was checked`,
+    );
   t.same(wrong, [], `${lists.length - skipped.length} lists`);
   const installation = await call(app, mine, 'GET', '/v1/repositories?installation_id=inst_nope');
   t.equal(installation.status, 404, 'an unknown installation filter too');
 
   const agency = await signUp(app, { organizationType: 'agency' });
   await onPlan(app, agency.organization.id, 'agency');
-  t.equal((await call(app, agency, 'GET', `/v1/agency/reports?workspace_id=${wsTheirs.id as string}`)).status, 404, 'an agency\'s reports filtered by another organization\'s workspace');
+  t.equal(
+    (await call(app, agency, 'GET', `/v1/agency/reports?workspace_id=${wsTheirs.id as string}`)).status,
+    404,
+    "an agency's reports filtered by another organization's workspace",
+  );
 });

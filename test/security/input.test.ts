@@ -2,7 +2,16 @@ import { createHmac } from 'node:crypto';
 import t from 'tap';
 import { signMimeDelivery } from '../../core/contracts/index.js';
 import { signUp } from '../helpers/accounts.js';
-import { HOST_SECRET, MAIL_SECRET, OFFLINE_ADAPTERS, call, createWorkspace, startSecurityApp, uid, type Json } from './helpers.js';
+import {
+  HOST_SECRET,
+  MAIL_SECRET,
+  OFFLINE_ADAPTERS,
+  call,
+  createWorkspace,
+  startSecurityApp,
+  uid,
+  type Json,
+} from './helpers.js';
 
 /**
  * Text Postgres cannot store (NUL, unpaired surrogates) never reaches it: one rule in the core
@@ -17,11 +26,19 @@ const ws = await createWorkspace(app, owner);
 
 const deliver = (raw: Buffer) =>
   app.server.inject({
-    method: 'POST', url: '/v1/webhooks/email/mime', payload: raw,
-    headers: { 'content-type': 'message/rfc822', 'x-envelope-to': ws.inbound_address as string, 'x-webhook-signature': signMimeDelivery(raw, MAIL_SECRET) },
+    method: 'POST',
+    url: '/v1/webhooks/email/mime',
+    payload: raw,
+    headers: {
+      'content-type': 'message/rfc822',
+      'x-envelope-to': ws.inbound_address as string,
+      'x-webhook-signature': signMimeDelivery(raw, MAIL_SECRET),
+    },
   });
 const message = (subject: string, body: string) =>
-  Buffer.from(`From: Ada <ada@example.com>\r\nTo: ${ws.inbound_address as string}\r\nSubject: ${subject}\r\nMessage-ID: <i-${uid()}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`);
+  Buffer.from(
+    `From: Ada <ada@example.com>\r\nTo: ${ws.inbound_address as string}\r\nSubject: ${subject}\r\nMessage-ID: <i-${uid()}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`,
+  );
 
 const first = JSON.parse((await deliver(message('Checkout fails', 'The button does nothing.'))).payload) as Json;
 const ticketId = first.results[0].ticket_id as string;
@@ -46,23 +63,44 @@ t.test('a NUL in a path id answers 400 on the operations that need no sign-in', 
 });
 
 t.test('a NUL or an unpaired surrogate in a JSON string answers 400 and stores nothing', async (t) => {
-  const notes = async () => Number(((await app.db('ticket_messages').where({ ticket_id: ticketId }).count('* as n').first()) as { n: string | number }).n);
+  const notes = async () =>
+    Number(
+      (
+        (await app.db('ticket_messages').where({ ticket_id: ticketId }).count('* as n').first()) as {
+          n: string | number;
+        }
+      ).n,
+    );
   const before = await notes();
   for (const body_md of ['see the log\u0000', 'broken \ud800 text', '\udc00']) {
     const res = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/notes`, { body_md });
     t.equal(res.status, 400, JSON.stringify(body_md));
-    t.same(res.body.details.errors, [{ path: 'payload.body_md', message: 'must not contain NUL characters or unpaired surrogates' }]);
+    t.same(res.body.details.errors, [
+      { path: 'payload.body_md', message: 'must not contain NUL characters or unpaired surrogates' },
+    ]);
   }
   t.equal(await notes(), before, 'no note was stored');
-  const good = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/notes`, { body_md: 'A paired surrogate is fine: 😀' });
+  const good = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/notes`, {
+    body_md: 'A paired surrogate is fine: 😀',
+  });
   t.ok(good.status < 300, `clean text passes (${good.status})`);
 
-  const nested = await call(app, owner, 'PATCH', `/v1/workspaces/${ws.id as string}`, { agent_config: { model: 'm\u0000' } });
+  const nested = await call(app, owner, 'PATCH', `/v1/workspaces/${ws.id as string}`, {
+    agent_config: { model: 'm\u0000' },
+  });
   t.equal(nested.status, 400);
   t.equal(nested.body.details.errors[0].path, 'payload.agent_config.model', 'a nested field is named');
-  const key = await call(app, owner, 'PATCH', `/v1/workspaces/${ws.id as string}`, JSON.parse('{"name":"ok","x\\u0000":1}'));
+  const key = await call(
+    app,
+    owner,
+    'PATCH',
+    `/v1/workspaces/${ws.id as string}`,
+    JSON.parse('{"name":"ok","x\\u0000":1}'),
+  );
   t.equal(key.status, 400, 'a NUL in a key');
-  const brand = await call(app, owner, 'PUT', `/v1/brand/workspaces/${ws.id as string}`, { brand_profile_id: 'bp\u0000' });
+  const brand = await call(app, owner, 'PUT', `/v1/brand/workspaces/${ws.id as string}`, {
+    brand_profile_id: 'bp\u0000',
+  });
   t.equal(brand.status, 400, 'brand workspaces');
   const match = await call(app, owner, 'POST', '/v1/patterns/match', { ticket_id: `${ticketId}\u0000` });
   t.equal(match.status, 400, 'patterns/match');
@@ -70,25 +108,42 @@ t.test('a NUL or an unpaired surrogate in a JSON string answers 400 and stores n
 
 t.test('the query and stored headers follow the same rule', async (t) => {
   t.equal((await call(app, owner, 'GET', '/v1/workspaces?cursor=a%00b')).status, 400, 'query');
-  const ua = await app.server.inject({ method: 'POST', url: '/v1/auth/login', payload: { email: owner.email, password: owner.password }, headers: { 'user-agent': 'curl\u0000/8' } });
+  const ua = await app.server.inject({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: owner.email, password: owner.password },
+    headers: { 'user-agent': 'curl\u0000/8' },
+  });
   t.equal(ua.statusCode, 400, 'a User-Agent (stored with the session) with a NUL');
   t.equal((JSON.parse(ua.payload) as Json).details.errors[0].path, 'headers.user-agent');
 });
 
-t.test('raw JSON bodies: a \\u0000 escape or an unpaired surrogate escape answers 400; escaped backslashes do not', async (t) => {
-  const post = (url: string, text: string) => app.server.inject({ method: 'POST', url, payload: text, headers: { 'content-type': 'application/json' } });
-  for (const text of ['{"id":"a\\u0000b"}', '{"id":"\\uD800x"}', '{"id":"\\udc00"}', '{"id":"ok"}\u0000']) {
-    const res = await post('/v1/webhooks/payment/local', text);
-    t.equal(res.statusCode, 400, text);
-    t.equal((JSON.parse(res.payload) as Json).code, 'invalid_request', 'refused by the guard, before the signature check');
-  }
-  const literal = await post('/v1/webhooks/payment/local', '{"id":"C:\\\\u0000 is a path, \\uD83D\\uDE00 a pair"}');
-  t.not((JSON.parse(literal.payload) as Json).code, 'invalid_request', `an escaped backslash before u0000 and a surrogate pair pass to the route (${literal.statusCode})`);
-  t.ok(literal.statusCode < 500);
-  // Error events are telemetry: the ingest route stores them cleaned (plugins/proactive/test/ingest.test.ts).
-  const ingest = await post('/v1/ingest/con_x', '{"message":"a\\u0000b"}');
-  t.equal(ingest.statusCode, 401, 'ingest reaches its own authentication and cleaning');
-});
+t.test(
+  'raw JSON bodies: a \\u0000 escape or an unpaired surrogate escape answers 400; escaped backslashes do not',
+  async (t) => {
+    const post = (url: string, text: string) =>
+      app.server.inject({ method: 'POST', url, payload: text, headers: { 'content-type': 'application/json' } });
+    for (const text of ['{"id":"a\\u0000b"}', '{"id":"\\uD800x"}', '{"id":"\\udc00"}', '{"id":"ok"}\u0000']) {
+      const res = await post('/v1/webhooks/payment/local', text);
+      t.equal(res.statusCode, 400, text);
+      t.equal(
+        (JSON.parse(res.payload) as Json).code,
+        'invalid_request',
+        'refused by the guard, before the signature check',
+      );
+    }
+    const literal = await post('/v1/webhooks/payment/local', '{"id":"C:\\\\u0000 is a path, \\uD83D\\uDE00 a pair"}');
+    t.not(
+      (JSON.parse(literal.payload) as Json).code,
+      'invalid_request',
+      `an escaped backslash before u0000 and a surrogate pair pass to the route (${literal.statusCode})`,
+    );
+    t.ok(literal.statusCode < 500);
+    // Error events are telemetry: the ingest route stores them cleaned (plugins/proactive/test/ingest.test.ts).
+    const ingest = await post('/v1/ingest/con_x', '{"message":"a\\u0000b"}');
+    t.equal(ingest.statusCode, 401, 'ingest reaches its own authentication and cleaning');
+  },
+);
 
 t.test('inside a MIME message NULs are dropped, the message is taken', async (t) => {
   const res = await deliver(message('Hel\u0000lo there', 'Bo\u0000dy with a NUL'));
@@ -102,14 +157,26 @@ t.test('inside a MIME message NULs are dropped, the message is taken', async (t)
 t.test('a form-encoded code-host delivery with a NUL is refused as a bad payload', async (t) => {
   const body = Buffer.from(`payload=${encodeURIComponent(JSON.stringify({ zen: 'a\u0000b', hook_id: 1 }))}`);
   const res = await app.server.inject({
-    method: 'POST', url: '/v1/webhooks/codehost', payload: body,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'ping', 'x-github-delivery': `d-${uid()}`, 'x-hub-signature-256': `sha256=${createHmac('sha256', HOST_SECRET).update(body).digest('hex')}` },
+    method: 'POST',
+    url: '/v1/webhooks/codehost',
+    payload: body,
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-github-event': 'ping',
+      'x-github-delivery': `d-${uid()}`,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', HOST_SECRET).update(body).digest('hex')}`,
+    },
   });
   t.equal(res.statusCode, 400, res.payload);
 });
 
 t.test('a deeply nested body is not a 500', async (t) => {
   const deep = '['.repeat(200_000) + ']'.repeat(200_000);
-  const res = await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id as string}`, payload: deep, headers: { ...owner.auth.headers, 'content-type': 'application/json' } });
+  const res = await app.server.inject({
+    method: 'PATCH',
+    url: `/v1/workspaces/${ws.id as string}`,
+    payload: deep,
+    headers: { ...owner.auth.headers, 'content-type': 'application/json' },
+  });
   t.ok(res.statusCode >= 400 && res.statusCode < 500, `answered ${res.statusCode}`);
 });

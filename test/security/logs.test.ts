@@ -3,7 +3,16 @@ import t from 'tap';
 import { signMimeDelivery } from '../../core/contracts/index.js';
 import { createLogger, scrubSecrets } from '../../core/kernel/logger.js';
 import { TEST_PASSWORD, sessionFrom } from '../helpers/accounts.js';
-import { HOST_SECRET, MAIL_SECRET, OFFLINE_ADAPTERS, call, createWorkspace, startSecurityApp, uid, type Json } from './helpers.js';
+import {
+  HOST_SECRET,
+  MAIL_SECRET,
+  OFFLINE_ADAPTERS,
+  call,
+  createWorkspace,
+  startSecurityApp,
+  uid,
+  type Json,
+} from './helpers.js';
 
 /**
  * The service's whole log at `trace`, captured through its own logger, while people sign up,
@@ -15,27 +24,51 @@ import { HOST_SECRET, MAIL_SECRET, OFFLINE_ADAPTERS, call, createWorkspace, star
 const lines: string[] = [];
 const app = await startSecurityApp(t, OFFLINE_ADAPTERS, lines);
 // A route that fails, carrying credentials the way a real request would.
-app.server.route({ method: 'GET', path: '/test/fails/{token}', options: { auth: false, handler: () => { throw new Error('the handler broke'); } } });
+app.server.route({
+  method: 'GET',
+  path: '/test/fails/{token}',
+  options: {
+    auth: false,
+    handler: () => {
+      throw new Error('the handler broke');
+    },
+  },
+});
 
 t.test('a day of traffic leaves no credential in the log', async (t) => {
   const secrets: string[] = [TEST_PASSWORD, MAIL_SECRET, HOST_SECRET];
 
   const signup = await app.server.inject({
-    method: 'POST', url: '/v1/auth/signup',
-    payload: { name: 'Olivia', email: `olivia-${uid()}@example.test`, password: TEST_PASSWORD, organization_name: 'Logs Inc', accept_terms: true },
+    method: 'POST',
+    url: '/v1/auth/signup',
+    payload: {
+      name: 'Olivia',
+      email: `olivia-${uid()}@example.test`,
+      password: TEST_PASSWORD,
+      organization_name: 'Logs Inc',
+      accept_terms: true,
+    },
   });
   t.equal(signup.statusCode, 201);
   const signupSession = sessionFrom(signup)!;
   const email = (JSON.parse(signup.payload) as Json).user.email as string;
   secrets.push(signupSession);
 
-  const login = await app.server.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password: TEST_PASSWORD } });
+  const login = await app.server.inject({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email, password: TEST_PASSWORD },
+  });
   t.equal(login.statusCode, 200);
   const session = sessionFrom(login)!;
   secrets.push(session);
   const owner = { auth: { headers: { cookie: `pw_session=${session}` } } };
 
-  const wrong = await app.server.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password: 'not the password at all' } });
+  const wrong = await app.server.inject({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email, password: 'not the password at all' },
+  });
   t.equal(wrong.statusCode, 401);
   secrets.push('not the password at all');
 
@@ -44,29 +77,64 @@ t.test('a day of traffic leaves no credential in the log', async (t) => {
   secrets.push(token.body.token);
   const bearer = { auth: { headers: { authorization: `Bearer ${token.body.token as string}` } } };
   t.equal((await call(app, bearer, 'GET', '/v1/workspaces')).status, 200, 'a call with the token');
-  t.equal((await call(app, { auth: { headers: { authorization: 'Bearer pwt_not-a-real-token-but-shaped-like-one-0123456789' } } }, 'GET', '/v1/workspaces')).status, 401);
+  t.equal(
+    (
+      await call(
+        app,
+        { auth: { headers: { authorization: 'Bearer pwt_not-a-real-token-but-shaped-like-one-0123456789' } } },
+        'GET',
+        '/v1/workspaces',
+      )
+    ).status,
+    401,
+  );
   secrets.push('pwt_not-a-real-token-but-shaped-like-one-0123456789');
 
   // An emailed link: its token travels in the mail (the outbox adapter logs the links) and in the verify call.
   t.equal((await call(app, null, 'POST', '/v1/auth/magic-link', { email })).status, 200);
-  const mail = (await app.db('mail_messages').where({ to_address: email, template: 'accounts.magic_link' }).first()) as { text: string };
+  const mail = (await app
+    .db('mail_messages')
+    .where({ to_address: email, template: 'accounts.magic_link' })
+    .first()) as { text: string };
   const linkToken = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.text)![1]!;
   secrets.push(linkToken);
-  t.equal((await call(app, null, 'POST', '/v1/auth/magic-link/verify', { token: linkToken })).status, 200, 'the emailed link signs in');
+  t.equal(
+    (await call(app, null, 'POST', '/v1/auth/magic-link/verify', { token: linkToken })).status,
+    200,
+    'the emailed link signs in',
+  );
 
   // Webhooks: an email delivery and a code-host delivery, with their signatures.
   const ws = await createWorkspace(app, owner);
-  const raw = Buffer.from(`From: Ada <ada@example.com>\r\nTo: ${ws.inbound_address as string}\r\nSubject: Hi\r\nMessage-ID: <l-${uid()}@x>\r\n\r\nHello\r\n`);
+  const raw = Buffer.from(
+    `From: Ada <ada@example.com>\r\nTo: ${ws.inbound_address as string}\r\nSubject: Hi\r\nMessage-ID: <l-${uid()}@x>\r\n\r\nHello\r\n`,
+  );
   const mailSignature = signMimeDelivery(raw, MAIL_SECRET);
   secrets.push(mailSignature.replace(/^sha256=/, ''));
-  const mime = await app.server.inject({ method: 'POST', url: '/v1/webhooks/email/mime', payload: raw, headers: { 'content-type': 'message/rfc822', 'x-envelope-to': ws.inbound_address as string, 'x-webhook-signature': mailSignature } });
+  const mime = await app.server.inject({
+    method: 'POST',
+    url: '/v1/webhooks/email/mime',
+    payload: raw,
+    headers: {
+      'content-type': 'message/rfc822',
+      'x-envelope-to': ws.inbound_address as string,
+      'x-webhook-signature': mailSignature,
+    },
+  });
   t.equal(mime.statusCode, 200, 'the email delivery is taken');
   const hook = Buffer.from(JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }));
   const hubSignature = createHmac('sha256', HOST_SECRET).update(hook).digest('hex');
   secrets.push(hubSignature);
   const ping = await app.server.inject({
-    method: 'POST', url: '/v1/webhooks/codehost', payload: hook,
-    headers: { 'content-type': 'application/json', 'x-github-event': 'ping', 'x-github-delivery': `d-${uid()}`, 'x-hub-signature-256': `sha256=${hubSignature}` },
+    method: 'POST',
+    url: '/v1/webhooks/codehost',
+    payload: hook,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'ping',
+      'x-github-delivery': `d-${uid()}`,
+      'x-hub-signature-256': `sha256=${hubSignature}`,
+    },
   });
   t.ok(ping.statusCode < 300, `the code-host delivery is taken (${ping.statusCode})`);
 
@@ -74,7 +142,11 @@ t.test('a day of traffic leaves no credential in the log', async (t) => {
   const pathToken = `pwst_${'p'.repeat(20)}Q1${'q'.repeat(20)}`;
   const queryToken = 'pwx_QueryTokenValue0123456789abcdefghijklmnop';
   secrets.push(pathToken, queryToken);
-  const failed = await app.server.inject({ method: 'GET', url: `/test/fails/${pathToken}?token=${queryToken}&page=2`, headers: { cookie: `pw_session=${session}`, authorization: `Bearer ${token.body.token as string}` } });
+  const failed = await app.server.inject({
+    method: 'GET',
+    url: `/test/fails/${pathToken}?token=${queryToken}&page=2`,
+    headers: { cookie: `pw_session=${session}`, authorization: `Bearer ${token.body.token as string}` },
+  });
   t.equal(failed.statusCode, 500);
 
   const log = lines.join('\n');
@@ -86,7 +158,11 @@ t.test('a day of traffic leaves no credential in the log', async (t) => {
   t.match(log, /\/test\/fails\/\[redacted\]/, 'the path token is masked');
   t.match(log, /"page":"2"/, 'an ordinary query parameter stays readable');
   const leaked = secrets.filter((s) => log.includes(s));
-  t.same(leaked.map((s) => `${s.slice(0, 6)}…`), [], 'no secret in any line');
+  t.same(
+    leaked.map((s) => `${s.slice(0, 6)}…`),
+    [],
+    'no secret in any line',
+  );
   t.notMatch(log, /pw_session=(?!\[redacted\])/, 'no cookie value');
   t.notMatch(log, /Bearer (?!\[redacted\])[A-Za-z0-9]/, 'no bearer credential');
 });
@@ -95,17 +171,43 @@ t.test('children of the service logger (plugins, bus, jobs) redact as it does', 
   const out: string[] = [];
   const log = createLogger('info', { write: (s: string) => void out.push(s) });
   const job = log.child({ plugin: 'fixes' }).child({ job: 'j1' });
-  job.info({ headers: { authorization: 'Bearer pwt_childToken0123456789ABCDEFGHIJKLMNOP', 'x-hub-signature-256': 'sha256=abc123abc123' }, token: 'plain-token-value' }, 'job started');
-  job.warn({ url: 'https://example.test/cb?code=oauth-code-value&state=xyz-state-value' }, 'callback with https://example.test/x?token=pwx_LinkToken0123456789ABCDEFGHIJKLMN');
+  job.info(
+    {
+      headers: {
+        authorization: 'Bearer pwt_childToken0123456789ABCDEFGHIJKLMNOP',
+        'x-hub-signature-256': 'sha256=abc123abc123',
+      },
+      token: 'plain-token-value',
+    },
+    'job started',
+  );
+  job.warn(
+    { url: 'https://example.test/cb?code=oauth-code-value&state=xyz-state-value' },
+    'callback with https://example.test/x?token=pwx_LinkToken0123456789ABCDEFGHIJKLMN',
+  );
   const text = out.join('');
-  for (const s of ['pwt_childToken', 'sha256=abc123', 'plain-token-value', 'oauth-code-value', 'xyz-state-value', 'pwx_LinkToken']) t.notOk(text.includes(s), `${s} is not logged`);
+  for (const s of [
+    'pwt_childToken',
+    'sha256=abc123',
+    'plain-token-value',
+    'oauth-code-value',
+    'xyz-state-value',
+    'pwx_LinkToken',
+  ])
+    t.notOk(text.includes(s), `${s} is not logged`);
   t.match(text, /job started/);
 });
 
 t.test('the line scrub masks what looks like our credentials and leaves ids alone', async (t) => {
   t.equal(scrubSecrets('session pws_AbCdEf0123456789AbCdEf0123456789AbCdEf01234 ok'), 'session pws_[redacted] ok');
-  t.equal(scrubSecrets('ws_01m8dz5jre1h0b6qxvp96apvnk and tkt_01m8e00ghh299b4bh4jfwvf2a4'), 'ws_01m8dz5jre1h0b6qxvp96apvnk and tkt_01m8e00ghh299b4bh4jfwvf2a4');
+  t.equal(
+    scrubSecrets('ws_01m8dz5jre1h0b6qxvp96apvnk and tkt_01m8e00ghh299b4bh4jfwvf2a4'),
+    'ws_01m8dz5jre1h0b6qxvp96apvnk and tkt_01m8e00ghh299b4bh4jfwvf2a4',
+  );
   t.equal(scrubSecrets('Cookie: pw_session=abc.def; other=1'), 'Cookie: pw_session=[redacted]; other=1');
   t.equal(scrubSecrets('/magic-link?token=whatever&redirect_to=/x'), '/magic-link?token=[redacted]&redirect_to=/x');
-  t.equal(scrubSecrets('account_member_joined_and_more_words_here_too'), 'account_member_joined_and_more_words_here_too');
+  t.equal(
+    scrubSecrets('account_member_joined_and_more_words_here_too'),
+    'account_member_joined_and_more_words_here_too',
+  );
 });

@@ -1,7 +1,17 @@
 import t from 'tap';
 import { signMimeDelivery } from '../../core/contracts/index.js';
 import { addMember, onPlan, signUp } from '../helpers/accounts.js';
-import { ALL_PLUGINS, MAIL_SECRET, OFFLINE_ADAPTERS, apiToken, call, createWorkspace, startSecurityApp, uid, type Json } from './helpers.js';
+import {
+  ALL_PLUGINS,
+  MAIL_SECRET,
+  OFFLINE_ADAPTERS,
+  apiToken,
+  call,
+  createWorkspace,
+  startSecurityApp,
+  uid,
+  type Json,
+} from './helpers.js';
 
 /**
  * A token limited to some workspaces reaches nothing of the organization's other workspaces, by
@@ -18,12 +28,27 @@ const wsB = await createWorkspace(app, owner, `Bravo ${uid()}`);
 // A ticket in B, from an email to B's inbound address.
 const subjectB = `Bravo checkout fails ${uid()}`;
 const raw = Buffer.from(
-  [`From: Ada <ada-${uid()}@example.com>`, `To: ${wsB.inbound_address as string}`, `Subject: ${subjectB}`, `Message-ID: <m-${uid()}@example.com>`,
-    'Date: Wed, 10 Jan 2024 10:00:00 +0000', 'Content-Type: text/plain; charset=utf-8', '', 'The checkout button does nothing.', ''].join('\r\n'),
+  [
+    `From: Ada <ada-${uid()}@example.com>`,
+    `To: ${wsB.inbound_address as string}`,
+    `Subject: ${subjectB}`,
+    `Message-ID: <m-${uid()}@example.com>`,
+    'Date: Wed, 10 Jan 2024 10:00:00 +0000',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'The checkout button does nothing.',
+    '',
+  ].join('\r\n'),
 );
 const delivered = await app.server.inject({
-  method: 'POST', url: '/v1/webhooks/email/mime', payload: raw,
-  headers: { 'content-type': 'message/rfc822', 'x-envelope-to': wsB.inbound_address as string, 'x-webhook-signature': signMimeDelivery(raw, MAIL_SECRET) },
+  method: 'POST',
+  url: '/v1/webhooks/email/mime',
+  payload: raw,
+  headers: {
+    'content-type': 'message/rfc822',
+    'x-envelope-to': wsB.inbound_address as string,
+    'x-webhook-signature': signMimeDelivery(raw, MAIL_SECRET),
+  },
 });
 const ticketB = (JSON.parse(delivered.payload) as Json).results?.[0]?.ticket_id as string;
 
@@ -37,18 +62,34 @@ t.test('the setup made a ticket in the other workspace', async (t) => {
 t.test('a scoped token mints only tokens within itself', async (t) => {
   const scoped = await apiToken(app, owner, { role: 'admin', workspace_ids: [wsA.id] });
   for (const workspace_ids of [undefined, null]) {
-    const child = await call(app, scoped, 'POST', '/v1/tokens', { name: `child ${uid()}`, role: 'admin', ...(workspace_ids === undefined ? {} : { workspace_ids }) });
+    const child = await call(app, scoped, 'POST', '/v1/tokens', {
+      name: `child ${uid()}`,
+      role: 'admin',
+      ...(workspace_ids === undefined ? {} : { workspace_ids }),
+    });
     t.equal(child.status, 201, `workspace_ids ${String(workspace_ids)}: created`);
     t.same(child.body.workspace_ids, [wsA.id], 'with the scope of the token that made it');
     const childAuth = { auth: { headers: { authorization: `Bearer ${child.body.token as string}` } } };
-    t.equal((await call(app, childAuth, 'GET', `/v1/workspaces/${wsB.id as string}`)).status, 403, 'the new token cannot open the other workspace');
+    t.equal(
+      (await call(app, childAuth, 'GET', `/v1/workspaces/${wsB.id as string}`)).status,
+      403,
+      'the new token cannot open the other workspace',
+    );
     t.equal((await call(app, childAuth, 'GET', `/v1/tickets/${ticketB}`)).status, 403, 'nor its tickets');
   }
-  const wider = await call(app, scoped, 'POST', '/v1/tokens', { name: 'wider', role: 'admin', workspace_ids: [wsA.id, wsB.id] });
+  const wider = await call(app, scoped, 'POST', '/v1/tokens', {
+    name: 'wider',
+    role: 'admin',
+    workspace_ids: [wsA.id, wsB.id],
+  });
   t.equal(wider.status, 403, 'naming a workspace outside its scope is refused');
   const higher = await call(app, scoped, 'POST', '/v1/tokens', { name: 'higher', role: 'owner' });
   t.equal(higher.status, 403, 'a higher role is refused');
-  const later = await call(app, scoped, 'POST', '/v1/tokens', { name: 'later', role: 'admin', expires_at: new Date(Date.now() + 200 * 86_400_000).toISOString() });
+  const later = await call(app, scoped, 'POST', '/v1/tokens', {
+    name: 'later',
+    role: 'admin',
+    expires_at: new Date(Date.now() + 200 * 86_400_000).toISOString(),
+  });
   t.equal(later.status, 400, 'an expiry after its own is refused');
   t.equal(later.body.details.errors[0].path, 'payload.expires_at');
   const session = await call(app, owner, 'POST', '/v1/tokens', { name: 'from a session', role: 'admin' });
@@ -56,17 +97,28 @@ t.test('a scoped token mints only tokens within itself', async (t) => {
   t.equal(session.body.workspace_ids, null, 'and makes an unscoped token');
 });
 
-t.test('a scoped token cannot widen anyone else\'s access either', async (t) => {
+t.test("a scoped token cannot widen anyone else's access either", async (t) => {
   const scoped = await apiToken(app, owner, { role: 'owner', workspace_ids: [wsA.id] });
-  const invite = async (role: string, workspace_ids: string[]) => call(app, scoped, 'POST', '/v1/invitations', { email: `new-${uid()}@example.test`, role, workspace_ids });
+  const invite = async (role: string, workspace_ids: string[]) =>
+    call(app, scoped, 'POST', '/v1/invitations', { email: `new-${uid()}@example.test`, role, workspace_ids });
   t.equal((await invite('reviewer', [wsB.id])).status, 403, 'an invitation to the other workspace');
   t.equal((await invite('admin', [])).status, 403, 'an invitation as admin (every workspace)');
   t.equal((await invite('reviewer', [wsA.id])).status, 201, 'an invitation within its scope');
   const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [wsA.id] });
-  const grant = await call(app, scoped, 'PATCH', `/v1/members/${reviewer.user.id}`, { workspace_ids: [wsA.id, wsB.id] });
+  const grant = await call(app, scoped, 'PATCH', `/v1/members/${reviewer.user.id}`, {
+    workspace_ids: [wsA.id, wsB.id],
+  });
   t.equal(grant.status, 403, 'granting the other workspace to a member');
-  t.equal((await call(app, scoped, 'PATCH', `/v1/members/${reviewer.user.id}`, { role: 'admin' })).status, 403, 'making a member admin (every workspace)');
-  t.equal((await call(app, scoped, 'PATCH', `/v1/members/${owner.user.id}`, { role: 'admin' })).status, 403, 'changing an owner');
+  t.equal(
+    (await call(app, scoped, 'PATCH', `/v1/members/${reviewer.user.id}`, { role: 'admin' })).status,
+    403,
+    'making a member admin (every workspace)',
+  );
+  t.equal(
+    (await call(app, scoped, 'PATCH', `/v1/members/${owner.user.id}`, { role: 'admin' })).status,
+    403,
+    'changing an owner',
+  );
   const within = await call(app, scoped, 'PATCH', `/v1/members/${reviewer.user.id}`, { workspace_ids: [wsA.id] });
   t.equal(within.status, 200, 'a change within its scope');
   const list = await call(app, scoped, 'GET', '/v1/members');
@@ -81,24 +133,32 @@ t.test('no read answers a scoped token anything of another workspace', async (t)
   for (const [path, item] of Object.entries<Json>(doc.paths)) {
     const op = item.get as Json | undefined;
     if (!op?.operationId || path.startsWith('/v1/openapi')) continue;
-    const params = ((op.parameters as Json[] | undefined) ?? []);
+    const params = (op.parameters as Json[] | undefined) ?? [];
     const pathParams = params.filter((p) => p.in === 'path').map((p) => p.name as string);
     const idFor = (name: string): string[] => {
       if (/workspace/i.test(name)) return [wsB.id];
       if (/ticket/i.test(name)) return [ticketB];
-      if (name === 'id') return path.startsWith('/v1/workspaces') ? [wsB.id] : path.startsWith('/v1/tickets') ? [ticketB] : [wsB.id, ticketB];
+      if (name === 'id')
+        return path.startsWith('/v1/workspaces')
+          ? [wsB.id]
+          : path.startsWith('/v1/tickets')
+            ? [ticketB]
+            : [wsB.id, ticketB];
       return ['x'];
     };
     let urls = [path];
     for (const name of pathParams) urls = urls.flatMap((u) => idFor(name).map((id) => u.replace(`{${name}}`, id)));
-    const query = params.filter((p) => p.in === 'query' && /^workspace_ids?$/.test(p.name as string)).map((p) => `${p.name as string}=${wsB.id as string}`);
+    const query = params
+      .filter((p) => p.in === 'query' && /^workspace_ids?$/.test(p.name as string))
+      .map((p) => `${p.name as string}=${wsB.id as string}`);
     for (const base of urls) {
       for (const url of query.length ? [base, `${base}?${query.join('&')}`] : [base]) {
         const res = await app.server.inject({ method: 'GET', url, headers: scoped.auth.headers });
         reads++;
         if (res.statusCode >= 300) continue;
         const found = markers.filter((m) => m && res.payload.includes(m));
-        if (found.length) leaks.push(`${op.operationId as string} GET ${url} → ${res.statusCode} shows ${found.join(', ')}`);
+        if (found.length)
+          leaks.push(`${op.operationId as string} GET ${url} → ${res.statusCode} shows ${found.join(', ')}`);
       }
     }
   }

@@ -8,7 +8,10 @@ import type { Principal } from '../../core/http/auth.js';
  */
 
 const SOCKET = '10.0.0.2'; // the nearest proxy, or the client itself when nothing is in front
-const req = (xff?: string | string[]) => ({ info: { remoteAddress: SOCKET, id: 'req-1' }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } });
+const req = (xff?: string | string[]) => ({
+  info: { remoteAddress: SOCKET, id: 'req-1' },
+  headers: xff === undefined ? {} : { 'x-forwarded-for': xff },
+});
 
 t.test('with no trusted proxy a client cannot choose its address', async (t) => {
   t.equal(clientAddress(req('203.0.113.66'), false), SOCKET, 'trustProxy false: the socket');
@@ -37,11 +40,44 @@ t.test('an entry that is not an address never becomes the client', async (t) => 
 });
 
 t.test('actors: a principal maps to the audit identity, a system actor has no request', async (t) => {
-  const base: Principal = { kind: 'session', userId: 'usr_1', orgId: 'org_1', role: 'owner', staff: false, email: 'o@acme.test', locale: 'en', workspaceIds: null };
+  const base: Principal = {
+    kind: 'session',
+    userId: 'usr_1',
+    orgId: 'org_1',
+    role: 'owner',
+    staff: false,
+    email: 'o@acme.test',
+    locale: 'en',
+    workspaceIds: null,
+  };
   const from = { ip: '198.51.100.7', userAgent: 'curl/8', requestId: 'req-1' };
-  t.match(actorOfPrincipal(base, from), { type: 'user', id: 'usr_1', email: 'o@acme.test', orgId: 'org_1', ip: '198.51.100.7', requestId: 'req-1' });
-  t.match(actorOfPrincipal({ ...base, kind: 'token', tokenId: 'tok_9' }, from), { type: 'token', id: 'tok_9', userId: 'usr_1', tokenId: 'tok_9' });
-  t.match(systemActor('billing', 'org_1'), { type: 'system', id: 'billing', orgId: 'org_1', principal: null, ip: null, userAgent: null, requestId: null });
-  t.equal(userAgentOf({ info: { remoteAddress: SOCKET }, headers: { 'user-agent': 'x'.repeat(600) } })?.length, 512, 'user agents are cut at 512');
+  t.match(actorOfPrincipal(base, from), {
+    type: 'user',
+    id: 'usr_1',
+    email: 'o@acme.test',
+    orgId: 'org_1',
+    ip: '198.51.100.7',
+    requestId: 'req-1',
+  });
+  t.match(actorOfPrincipal({ ...base, kind: 'token', tokenId: 'tok_9' }, from), {
+    type: 'token',
+    id: 'tok_9',
+    userId: 'usr_1',
+    tokenId: 'tok_9',
+  });
+  t.match(systemActor('billing', 'org_1'), {
+    type: 'system',
+    id: 'billing',
+    orgId: 'org_1',
+    principal: null,
+    ip: null,
+    userAgent: null,
+    requestId: null,
+  });
+  t.equal(
+    userAgentOf({ info: { remoteAddress: SOCKET }, headers: { 'user-agent': 'x'.repeat(600) } })?.length,
+    512,
+    'user agents are cut at 512',
+  );
   t.equal(userAgentOf({ info: { remoteAddress: SOCKET }, headers: {} }), null);
 });

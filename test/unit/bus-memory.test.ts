@@ -1,7 +1,16 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDb } from '../helpers/db.js';
-import { MemoryBus, topicMatches, Outbox, OutboxRelay, idempotent, purgeInbox, type BusMessage, type OutgoingMessage } from '../../core/bus/index.js';
+import {
+  MemoryBus,
+  topicMatches,
+  Outbox,
+  OutboxRelay,
+  idempotent,
+  purgeInbox,
+  type BusMessage,
+  type OutgoingMessage,
+} from '../../core/bus/index.js';
 import { newId } from '../../core/data/ids.js';
 
 const { db, config, close } = await createTestDb();
@@ -58,13 +67,26 @@ t.test('each consumer queue receives the routing keys its patterns match', async
   bus.consume('route.all', ['#'], collect('all'));
   await bus.start();
   await bus.startConsumers();
-  for (const type of ['tickets.created', 'tickets.replied.late', 'fixes.created', 'inbox.email_received', 'billing.paid']) await bus.publish(event(type));
+  for (const type of [
+    'tickets.created',
+    'tickets.replied.late',
+    'fixes.created',
+    'inbox.email_received',
+    'billing.paid',
+  ])
+    await bus.publish(event(type));
   await waitFor('all deliveries', () => seen.all!.length === 5);
   await sleep(20);
   t.same(seen.exact, ['tickets.created']);
   t.same(seen.star, ['tickets.created', 'fixes.created']);
   t.same(seen.hash, ['tickets.created', 'tickets.replied.late', 'inbox.email_received']);
-  t.same(seen.all, ['tickets.created', 'tickets.replied.late', 'fixes.created', 'inbox.email_received', 'billing.paid']);
+  t.same(seen.all, [
+    'tickets.created',
+    'tickets.replied.late',
+    'fixes.created',
+    'inbox.email_received',
+    'billing.paid',
+  ]);
 });
 
 t.test('messages published before startConsumers wait in the queues of declared consumers', async (t) => {
@@ -86,15 +108,24 @@ t.test('messages published before startConsumers wait in the queues of declared 
 t.test('a failing handler is retried with back-off, then dead-lettered in the table', async (t) => {
   const bus = newBus();
   const attempts: { attempt: number; at: number }[] = [];
-  bus.consume('retry.always_fails', ['retry.boom'], async (m) => {
-    attempts.push({ attempt: m.attempt, at: Date.now() });
-    throw new Error(`boom on attempt ${m.attempt}`);
-  }, { maxAttempts: 3, backoffMs: [30, 60] });
+  bus.consume(
+    'retry.always_fails',
+    ['retry.boom'],
+    async (m) => {
+      attempts.push({ attempt: m.attempt, at: Date.now() });
+      throw new Error(`boom on attempt ${m.attempt}`);
+    },
+    { maxAttempts: 3, backoffMs: [30, 60] },
+  );
   await bus.startConsumers();
   const msg = event('retry.boom', { n: [1, 2, 3] });
   await bus.publish(msg);
   await waitFor('dead letter', async () => (await bus.deadLetters('retry.always_fails')).length === 1);
-  t.same(attempts.map((a) => a.attempt), [1, 2, 3], 'attempt numbers 1..maxAttempts');
+  t.same(
+    attempts.map((a) => a.attempt),
+    [1, 2, 3],
+    'attempt numbers 1..maxAttempts',
+  );
   t.ok(attempts[1]!.at - attempts[0]!.at >= 25, 'first back-off waited');
   t.ok(attempts[2]!.at - attempts[1]!.at >= 55, 'second back-off waited');
   const [dead] = await bus.deadLetters('retry.always_fails');
@@ -125,10 +156,14 @@ t.test('a handler that fails once succeeds on the retry', async (t) => {
 t.test('an idempotent consumer handles a redelivered message once', async (t) => {
   const bus = newBus();
   const handled: string[] = [];
-  bus.consume('idem.counter', ['idem.#'], idempotent(db, 'idem.counter', async (m, trx) => {
-    await trx('inbox').where({ consumer: 'idem.counter', message_id: m.id }).first(); // work in the same transaction
-    handled.push(m.id);
-  }));
+  bus.consume(
+    'idem.counter',
+    ['idem.#'],
+    idempotent(db, 'idem.counter', async (m, trx) => {
+      await trx('inbox').where({ consumer: 'idem.counter', message_id: m.id }).first(); // work in the same transaction
+      handled.push(m.id);
+    }),
+  );
   await bus.startConsumers();
   const msg = event('idem.happened');
   await bus.publish(msg);
@@ -145,17 +180,28 @@ t.test('an idempotent consumer handles a redelivered message once', async (t) =>
 t.test('a throwing idempotent handler rolls back its inbox row, so the retry runs it again', async (t) => {
   const bus = newBus();
   const runs: number[] = [];
-  bus.consume('idem.flaky', ['idem.flaky'], idempotent(db, 'idem.flaky', async (m, trx) => {
-    runs.push(m.attempt);
-    await trx('audit_entries').insert({ id: newId('aud'), org_id: 'org_1', actor_type: 'system', action: `flaky.${m.attempt}` });
-    if (m.attempt === 1) throw new Error('fails after writing');
-  }));
+  bus.consume(
+    'idem.flaky',
+    ['idem.flaky'],
+    idempotent(db, 'idem.flaky', async (m, trx) => {
+      runs.push(m.attempt);
+      await trx('audit_entries').insert({
+        id: newId('aud'),
+        org_id: 'org_1',
+        actor_type: 'system',
+        action: `flaky.${m.attempt}`,
+      });
+      if (m.attempt === 1) throw new Error('fails after writing');
+    }),
+  );
   await bus.startConsumers();
   await bus.publish(event('idem.flaky'));
   await waitFor('retry ran', () => runs.length === 2);
   await sleep(30);
   t.same(runs, [1, 2]);
-  const actions = (await db('audit_entries').where('action', 'like', 'flaky.%')).map((r: { action: string }) => r.action);
+  const actions = (await db('audit_entries').where('action', 'like', 'flaky.%')).map(
+    (r: { action: string }) => r.action,
+  );
   t.same(actions, ['flaky.2'], 'the failed attempt left nothing behind');
   t.equal((await db('inbox').where({ consumer: 'idem.flaky' })).length, 1);
 });
@@ -165,13 +211,18 @@ t.test('prefetch bounds the handlers running at once per consumer', async (t) =>
   let running = 0;
   let peak = 0;
   let done = 0;
-  bus.consume('prefetch.two', ['prefetch.job'], async () => {
-    running++;
-    peak = Math.max(peak, running);
-    await sleep(25);
-    running--;
-    done++;
-  }, { prefetch: 2 });
+  bus.consume(
+    'prefetch.two',
+    ['prefetch.job'],
+    async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await sleep(25);
+      running--;
+      done++;
+    },
+    { prefetch: 2 },
+  );
   await bus.startConsumers();
   for (let i = 0; i < 8; i++) await bus.publish(event('prefetch.job', { i }));
   await waitFor('all jobs', () => done === 8);
@@ -188,10 +239,15 @@ t.test('stop waits for the in-flight handler and drops pending retries', async (
     await sleep(150);
     finished = true;
   });
-  bus.consume('stop.retry', ['stop.retry'], async (m) => {
-    retried.push(m.attempt);
-    throw new Error('always');
-  }, { backoffMs: [100] });
+  bus.consume(
+    'stop.retry',
+    ['stop.retry'],
+    async (m) => {
+      retried.push(m.attempt);
+      throw new Error('always');
+    },
+    { backoffMs: [100] },
+  );
   await bus.startConsumers();
   await bus.publish(event('stop.slow'));
   await bus.publish(event('stop.retry'));
@@ -236,7 +292,10 @@ t.test('outbox: rolled-back rows are never published, committed ones are, in id 
   t.notOk(received.includes(rolledBack[0]!), 'rolled-back row never published');
   t.same(await db('outbox').where({ id: rolledBack[0] }), [], 'and it does not exist');
   // The in-process bus delivers before the relay's transaction commits: wait for the mark.
-  await waitFor('all marked published', async () => (await db('outbox').whereIn('id', committed).whereNull('published_at')).length === 0);
+  await waitFor(
+    'all marked published',
+    async () => (await db('outbox').whereIn('id', committed).whereNull('published_at')).length === 0,
+  );
   t.pass('all marked published');
 });
 
@@ -262,8 +321,18 @@ t.test('outbox: add validates the routing key and payload and honours a caller i
 t.test('outbox: addMany writes several events in one statement, in order, or none of them', async (t) => {
   const outbox = new Outbox();
   t.same(await outbox.addMany(db, []), [], 'nothing to write');
-  await t.rejects(outbox.addMany(db, [{ type: 'tickets.created', payload: { a: 1 } }, { type: 'bad', payload: {} }]), TypeError);
-  t.equal((await db('outbox').where({ type: 'tickets.created' })).length, 0, 'a bad event refuses the whole call before anything is written');
+  await t.rejects(
+    outbox.addMany(db, [
+      { type: 'tickets.created', payload: { a: 1 } },
+      { type: 'bad', payload: {} },
+    ]),
+    TypeError,
+  );
+  t.equal(
+    (await db('outbox').where({ type: 'tickets.created' })).length,
+    0,
+    'a bad event refuses the whole call before anything is written',
+  );
   const ids = await outbox.addMany(db, [
     { type: 'tickets.created', payload: { n: 1 }, orgId: 'org_1' },
     { type: 'tickets.message_received', payload: { n: 2 }, orgId: 'org_1' },
@@ -271,10 +340,13 @@ t.test('outbox: addMany writes several events in one statement, in order, or non
   t.equal(ids.length, 2);
   t.ok(ids[0]! < ids[1]!, 'the first event sorts (and is published) first');
   const rows = await db('outbox').whereIn('id', ids).orderBy('id');
-  t.same(rows.map((r: { type: string; org_id: string; payload: unknown }) => [r.type, r.org_id, r.payload]), [
-    ['tickets.created', 'org_1', { n: 1 }],
-    ['tickets.message_received', 'org_1', { n: 2 }],
-  ]);
+  t.same(
+    rows.map((r: { type: string; org_id: string; payload: unknown }) => [r.type, r.org_id, r.payload]),
+    [
+      ['tickets.created', 'org_1', { n: 1 }],
+      ['tickets.message_received', 'org_1', { n: 2 }],
+    ],
+  );
   await db('outbox').whereIn('id', ids).del();
 });
 
@@ -302,19 +374,30 @@ t.test('outbox: rows stay unpublished while the bus is down and go out when it i
   relay.start();
   t.teardown(() => relay.stop());
 
-  const ids = await db.transaction(async (trx) => Promise.all([1, 2, 3].map((i) => outbox.add(trx, 'outage.event', { i }))));
+  const ids = await db.transaction(async (trx) =>
+    Promise.all([1, 2, 3].map((i) => outbox.add(trx, 'outage.event', { i }))),
+  );
   await waitFor('attempts recorded', async () => {
     const rows = await db('outbox').whereIn('id', ids);
     return rows.every((r: { attempts: number }) => r.attempts >= 2);
   });
   const pending = await db('outbox').whereIn('id', ids).orderBy('id');
-  t.ok(pending.every((r: { published_at: unknown; last_error: string }) => r.published_at === null && /connection refused/.test(r.last_error)), 'kept with last_error');
+  t.ok(
+    pending.every(
+      (r: { published_at: unknown; last_error: string }) =>
+        r.published_at === null && /connection refused/.test(r.last_error),
+    ),
+    'kept with last_error',
+  );
   t.same(received, []);
 
   bus.up = true;
   await waitFor('published after recovery', () => received.length === 3);
   t.same([...received].sort(), [...ids].sort());
-  await waitFor('all marked published', async () => (await db('outbox').whereIn('id', ids).whereNull('published_at')).length === 0);
+  await waitFor(
+    'all marked published',
+    async () => (await db('outbox').whereIn('id', ids).whereNull('published_at')).length === 0,
+  );
   t.pass('all marked published');
 });
 
@@ -383,7 +466,13 @@ t.test('purging published outbox rows and old inbox rows', async (t) => {
   ]);
   const relay = new OutboxRelay({ db, bus: newBus() });
   t.equal(await relay.purgePublished(24 * 3600_000), 1);
-  t.same((await db('outbox').orderBy('id')).map((r: { id: string }) => r.id), ['evt_new', 'evt_pending']);
+  t.same(
+    (await db('outbox').orderBy('id')).map((r: { id: string }) => r.id),
+    ['evt_new', 'evt_pending'],
+  );
   t.equal(await purgeInbox(db, 7 * 24 * 3600_000), 1);
-  t.same((await db('inbox')).map((r: { message_id: string }) => r.message_id), ['new']);
+  t.same(
+    (await db('inbox')).map((r: { message_id: string }) => r.message_id),
+    ['new'],
+  );
 });

@@ -14,7 +14,14 @@ t.test('defaults load and validate', async (t) => {
 
 t.test('the environment maps onto config keys', async (t) => {
   const c = loadConfig({
-    env: { PORT: '4000', DATABASE_URL: 'postgres://u@h/db', AMQP_URL: 'amqp://g:g@h:5672', DASHBOARD_ORIGINS: 'https://a.example, https://b.example', MAIL_PROVIDER: 'smtp', PUBLIC_BASE_URL: 'https://pw.example/' },
+    env: {
+      PORT: '4000',
+      DATABASE_URL: 'postgres://u@h/db',
+      AMQP_URL: 'amqp://g:g@h:5672',
+      DASHBOARD_ORIGINS: 'https://a.example, https://b.example',
+      MAIL_PROVIDER: 'smtp',
+      PUBLIC_BASE_URL: 'https://pw.example/',
+    },
   });
   t.equal(c.server.port, 4000);
   t.equal(c.database.url, 'postgres://u@h/db');
@@ -35,7 +42,10 @@ t.test('CONFIG_FILE merges over defaults', async (t) => {
 });
 
 t.test('a wrong value names the key', async (t) => {
-  t.throws(() => loadConfig({ env: {}, overrides: { bus: { prefetch: 0 } } }), { name: 'ConfigError', message: /config key bus\.prefetch/ });
+  t.throws(() => loadConfig({ env: {}, overrides: { bus: { prefetch: 0 } } }), {
+    name: 'ConfigError',
+    message: /config key bus\.prefetch/,
+  });
   t.throws(() => loadConfig({ env: { DATABASE_URL: 'mysql://x' } }), /config key database\.url/);
   t.throws(() => loadConfig({ env: { PORT: 'eighty' } }), /PORT/);
 });

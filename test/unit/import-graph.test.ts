@@ -42,7 +42,11 @@ function relativeImports(file: string): Edge[] {
   const { importedFiles } = ts.preProcessFile(readFileSync(join(projectRoot, file), 'utf8'), true, true);
   return importedFiles
     .filter(({ fileName }) => fileName.startsWith('.'))
-    .map(({ fileName }) => ({ from: posix(file), to: posix(relative(projectRoot, resolve(projectRoot, dirname(file), fileName))), spec: fileName }));
+    .map(({ fileName }) => ({
+      from: posix(file),
+      to: posix(relative(projectRoot, resolve(projectRoot, dirname(file), fileName))),
+      spec: fileName,
+    }));
 }
 
 const edgesUnder = (dir: string) => sourceFiles(dir).flatMap(relativeImports);
@@ -64,12 +68,12 @@ const CROSS_PLUGIN_TEST_IMPORTS: { file: string; reaches: string; why: string }[
   {
     file: 'plugins/agency/test/reports.test.ts',
     reaches: 'mail',
-    why: 'rebuilds the stored report mail with the mail plugin\'s `outgoing` (what the channel adapter is handed) to check the PDF',
+    why: "rebuilds the stored report mail with the mail plugin's `outgoing` (what the channel adapter is handed) to check the PDF",
   },
   {
     file: 'plugins/proactive/test/patterns.test.ts',
     reaches: 'fixes',
-    why: 'builds a diagnosis job\'s payload with the fixes plugin\'s JobPayloads (fixes is off in tests) to see a shared fix in it',
+    why: "builds a diagnosis job's payload with the fixes plugin's JobPayloads (fixes is off in tests) to see a shared fix in it",
   },
 ];
 
@@ -77,10 +81,10 @@ t.test('core imports nothing from plugins, adapters, examples, bin, test or benc
   const edges = edgesUnder('core');
   t.ok(edges.length > 50, `the scan sees core's imports (${edges.length})`);
   const outward = edges.filter((e) => ABOVE_CORE.includes(topDir(e.to)));
-  t.same(show(outward), [], 'core takes the plugin and adapter registries from createApp\'s caller (bin/patchwell.ts)');
+  t.same(show(outward), [], "core takes the plugin and adapter registries from createApp's caller (bin/patchwell.ts)");
 });
 
-t.test('a plugin reaches no other plugin\'s files, no adapter and no tooling', async (t) => {
+t.test("a plugin reaches no other plugin's files, no adapter and no tooling", async (t) => {
   const edges = edgesUnder('plugins').filter((e) => ownerOf(e.from) && !isTooling(e.from));
   t.ok(edges.length > 200, `the scan sees the plugins' imports (${edges.length})`);
   const crossing = edges.filter((e) => topDir(e.to) === 'plugins' && ownerOf(e.to) !== ownerOf(e.from));
@@ -89,15 +93,28 @@ t.test('a plugin reaches no other plugin\'s files, no adapter and no tooling', a
   t.same(show(outward), [], 'adapters are reached through the extension points in core/contracts');
 });
 
-t.test('a plugin\'s tests use another plugin\'s test kit, not its code, except where listed', async (t) => {
+t.test("a plugin's tests use another plugin's test kit, not its code, except where listed", async (t) => {
   const edges = edgesUnder('plugins').filter((e) => isTooling(e.from) && topDir(e.to) === 'plugins');
   const crossing = edges.filter((e) => ownerOf(e.to) !== null && ownerOf(e.to) !== ownerOf(e.from));
-  t.ok(crossing.some((e) => /^plugins\/fixes\/test\//.test(e.to)), 'the fix loop\'s scenario kit is shared (plugins/fixes/test/helpers.ts)');
+  t.ok(
+    crossing.some((e) => /^plugins\/fixes\/test\//.test(e.to)),
+    "the fix loop's scenario kit is shared (plugins/fixes/test/helpers.ts)",
+  );
   const intoCode = crossing.filter((e) => !/^plugins\/[^/]+\/test\//.test(e.to));
   const listed = (e: Edge) => CROSS_PLUGIN_TEST_IMPORTS.some((x) => x.file === e.from && x.reaches === ownerOf(e.to));
-  t.same(show(intoCode.filter((e) => !listed(e))), [], 'a test needing another plugin\'s service resolves it from the app\'s container');
-  const stale = CROSS_PLUGIN_TEST_IMPORTS.filter((x) => !intoCode.some((e) => e.from === x.file && ownerOf(e.to) === x.reaches));
-  t.same(stale.map((x) => `${x.file} → ${x.reaches}`), [], 'every listed exception still exists (remove the entry otherwise)');
+  t.same(
+    show(intoCode.filter((e) => !listed(e))),
+    [],
+    "a test needing another plugin's service resolves it from the app's container",
+  );
+  const stale = CROSS_PLUGIN_TEST_IMPORTS.filter(
+    (x) => !intoCode.some((e) => e.from === x.file && ownerOf(e.to) === x.reaches),
+  );
+  t.same(
+    stale.map((x) => `${x.file} → ${x.reaches}`),
+    [],
+    'every listed exception still exists (remove the entry otherwise)',
+  );
 });
 
 t.test('an adapter imports no plugin and no tooling', async (t) => {
@@ -108,13 +125,20 @@ t.test('an adapter imports no plugin and no tooling', async (t) => {
 });
 
 t.test('the scanner sees every kind of import it must judge', async (t) => {
-  const { importedFiles } = ts.preProcessFile([
-    "import { a } from '../../plugins/a/index.js';",
-    "import type { B } from '../../adapters/b/index.js';",
-    "export { c } from './c.js';",
-    "const d = await import('../../plugins/d/index.js');",
-    "// import { e } from '../../plugins/e/index.js';",
-  ].join('\n'), true, true);
-  t.same(importedFiles.map((f) => f.fileName), ['../../plugins/a/index.js', '../../adapters/b/index.js', './c.js', '../../plugins/d/index.js'],
-    'static, type-only, re-export and dynamic imports; a commented-out import is not one');
+  const { importedFiles } = ts.preProcessFile(
+    [
+      "import { a } from '../../plugins/a/index.js';",
+      "import type { B } from '../../adapters/b/index.js';",
+      "export { c } from './c.js';",
+      "const d = await import('../../plugins/d/index.js');",
+      "// import { e } from '../../plugins/e/index.js';",
+    ].join('\n'),
+    true,
+    true,
+  );
+  t.same(
+    importedFiles.map((f) => f.fileName),
+    ['../../plugins/a/index.js', '../../adapters/b/index.js', './c.js', '../../plugins/d/index.js'],
+    'static, type-only, re-export and dynamic imports; a commented-out import is not one',
+  );
 });

@@ -33,19 +33,37 @@ function agree(t: Test, joi: Joi.Schema, bodies: { body: unknown; valid: boolean
 
 t.test('closing a ticket as a duplicate: the original is required, and only then', async (t) => {
   agree(t, closePayload, [
-    { body: { reason: 'duplicate', duplicate_of_ticket_id: 'tk_01' }, valid: true, why: 'a duplicate names its original' },
+    {
+      body: { reason: 'duplicate', duplicate_of_ticket_id: 'tk_01' },
+      valid: true,
+      why: 'a duplicate names its original',
+    },
     { body: { reason: 'duplicate' }, valid: false, why: 'a duplicate without the original' },
-    { body: { reason: 'duplicate', duplicate_of_ticket_id: null }, valid: false, why: 'a duplicate with a null original' },
+    {
+      body: { reason: 'duplicate', duplicate_of_ticket_id: null },
+      valid: false,
+      why: 'a duplicate with a null original',
+    },
     { body: { reason: 'resolved' }, valid: true, why: 'another reason needs none' },
     { body: { reason: 'resolved', duplicate_of_ticket_id: null }, valid: true, why: 'another reason may send null' },
-    { body: { reason: 'resolved', duplicate_of_ticket_id: 'tk_01' }, valid: true, why: 'another reason may send one (ignored)' },
+    {
+      body: { reason: 'resolved', duplicate_of_ticket_id: 'tk_01' },
+      valid: true,
+      why: 'another reason may send one (ignored)',
+    },
   ]);
   const { schema } = documented(closePayload);
   t.notOk(JSON.stringify(schema).includes('"oneOf"'), 'no oneOf of identical branches');
 });
 
 t.test('an SSO connection: OIDC fields for oidc, SAML fields for saml', async (t) => {
-  const oidc = { protocol: 'oidc', name: 'Okta', issuer: 'https://idp.example.com', client_id: 'c', client_secret: 's' };
+  const oidc = {
+    protocol: 'oidc',
+    name: 'Okta',
+    issuer: 'https://idp.example.com',
+    client_id: 'c',
+    client_secret: 's',
+  };
   const saml = { protocol: 'saml', name: 'ADFS', metadata_xml: '<EntityDescriptor/>' };
   agree(t, createConnectionPayload, [
     { body: oidc, valid: true, why: 'an OIDC connection' },
@@ -53,8 +71,15 @@ t.test('an SSO connection: OIDC fields for oidc, SAML fields for saml', async (t
     { body: { ...oidc, metadata_xml: '<x/>' }, valid: false, why: 'OIDC with a SAML field' },
     { body: saml, valid: true, why: 'a SAML connection by metadata' },
     {
-      body: { protocol: 'saml', name: 'ADFS', entity_id: 'urn:x', sso_url: 'https://idp.example.com/sso', certificate: 'MIIB' },
-      valid: true, why: 'a SAML connection by parts',
+      body: {
+        protocol: 'saml',
+        name: 'ADFS',
+        entity_id: 'urn:x',
+        sso_url: 'https://idp.example.com/sso',
+        certificate: 'MIIB',
+      },
+      valid: true,
+      why: 'a SAML connection by parts',
     },
     { body: { ...saml, issuer: 'https://idp.example.com' }, valid: false, why: 'SAML with an OIDC field' },
   ]);
@@ -71,14 +96,22 @@ t.test('the audit stream URL is https only', async (t) => {
     { body: { kind: 'https' }, valid: false, why: 'https without its URL' },
     { body: { kind: 'cloudwatch', url: 'https://logs.example.com/in' }, valid: false, why: 'a URL for CloudWatch' },
     {
-      body: { kind: 'cloudwatch', cloudwatch: { region: 'eu-west-1', log_group: 'g', log_stream: 's', access_key_id: 'AKIAABCDEFGHIJKLMNOP' } },
-      valid: true, why: 'CloudWatch with its settings',
+      body: {
+        kind: 'cloudwatch',
+        cloudwatch: { region: 'eu-west-1', log_group: 'g', log_stream: 's', access_key_id: 'AKIAABCDEFGHIJKLMNOP' },
+      },
+      valid: true,
+      why: 'CloudWatch with its settings',
     },
   ]);
 });
 
 t.test('xor, or and Joi.any() say what joi says', async (t) => {
-  const domain = Joi.object({ workspace_id: Joi.string(), brand_profile_id: Joi.string(), domain: Joi.string().required() });
+  const domain = Joi.object({
+    workspace_id: Joi.string(),
+    brand_profile_id: Joi.string(),
+    domain: Joi.string().required(),
+  });
   agree(t, domain.xor('workspace_id', 'brand_profile_id'), [
     { body: { workspace_id: 'ws', domain: 'x.io' }, valid: true, why: 'one of the two' },
     { body: { brand_profile_id: 'bp', domain: 'x.io' }, valid: true, why: 'the other one' },
@@ -91,7 +124,11 @@ t.test('xor, or and Joi.any() say what joi says', async (t) => {
     { body: {}, valid: false, why: 'or: none' },
   ]);
   const before = Joi.object({ before: Joi.any(), after: Joi.any().allow(null) });
-  t.same(documented(before).schema.properties, { before: {}, after: {} }, 'any value: no type (not every type, arrays without items)');
+  t.same(
+    documented(before).schema.properties,
+    { before: {}, after: {} },
+    'any value: no type (not every type, arrays without items)',
+  );
   agree(t, before, [{ body: { before: [1, 'a'], after: null }, valid: true, why: 'any value' }]);
 });
 

@@ -17,11 +17,20 @@ t.test('a fresh embedded data directory starts from the migrated template and ke
 
   const first = createDatabase(config).db;
   t.same(await migrateLatest(first), [], 'every migration is already applied: no initdb, no migration run');
-  await first('organizations').insert({ id: 'org_template_test', name: 'Kept', slug: 'kept-template-test', plan: 'none' });
+  await first('organizations').insert({
+    id: 'org_template_test',
+    name: 'Kept',
+    slug: 'kept-template-test',
+    plan: 'none',
+  });
   await first.destroy();
 
   const again = createDatabase(config).db;
   t.same(await migrateLatest(again), [], 'reopened as it is, not reloaded from the template');
-  t.match(await again('organizations').where({ id: 'org_template_test' }).first('name'), { name: 'Kept' }, 'the data written is still there');
+  t.match(
+    await again('organizations').where({ id: 'org_template_test' }).first('name'),
+    { name: 'Kept' },
+    'the data written is still there',
+  );
   await again.destroy();
 });

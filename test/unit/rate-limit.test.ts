@@ -8,7 +8,10 @@ t.test('hit counts every request in the shared window and refuses past the limit
   const limiter = new RateLimiter(db);
   const results = [];
   for (let i = 0; i < 4; i++) results.push(await limiter.hit('plain', 3, 60_000));
-  t.same(results.map((r) => r.allowed), [true, true, true, false]);
+  t.same(
+    results.map((r) => r.allowed),
+    [true, true, true, false],
+  );
   t.ok(results[3]!.retryAfterSeconds >= 59 && results[3]!.retryAfterSeconds <= 60, 'until the window ends');
   t.equal((await db('rate_limits').where({ key: 'plain' }).first()).count, 4, 'one upsert per hit');
 });
@@ -19,7 +22,9 @@ t.test('reserved hits: one upsert per chunk, never more admitted than the limit 
   // Two limiters on one database: two processes of the service.
   const a = new RateLimiter(db);
   const b = new RateLimiter(db);
-  const all = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).hit('hot', 25, 60_000, { reserve: 4 })));
+  const all = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).hit('hot', 25, 60_000, { reserve: 4 })),
+  );
   const allowed = all.filter((r) => r.allowed).length;
   t.ok(allowed <= 25, `at most the limit admitted (${allowed})`);
   t.ok(allowed >= 25 - 2 * 3, `at most a chunk per process short of it (${allowed})`);

@@ -7,9 +7,19 @@ import { ROOT, deriveRouteErrors } from '../../bin/route-errors.js';
 /** A small program laid out like this one (core/http/errors.ts, plugins/…), analysed from scratch. */
 function fixture(files: Record<string, string>): string {
   const root = mkdtempSync(join(tmpdir(), 'route-errors-'));
-  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: [] },
-  }));
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: true,
+        types: [],
+      },
+    }),
+  );
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
   mkdirSync(join(root, 'core/http'), { recursive: true });
   copyFileSync(join(ROOT, 'core/http/errors.ts'), join(root, 'core/http/errors.ts'));
@@ -127,8 +137,11 @@ t.test('the walk follows a handler into the code it calls and collects each erro
   const derived = deriveRouteErrors(root);
   const codes = (id: string) => (derived.operations[id] ?? []).map((e) => `${e.status} ${e.code}`);
 
-  t.same(Object.keys(derived.operations), ['blockThing', 'openThing', 'plainThing', 'quietThing', 'retryThing', 'vagueThing'],
-    'routes made by factories and by map() are found by their ids');
+  t.same(
+    Object.keys(derived.operations),
+    ['blockThing', 'openThing', 'plainThing', 'quietThing', 'retryThing', 'vagueThing'],
+    'routes made by factories and by map() are found by their ids',
+  );
   t.same(codes('openThing'), [
     '402 plan_limit_reached', // through an interface, in the class that implements it
     '404 not_found', // notFound() is httpError(404, 'not_found')
@@ -136,12 +149,31 @@ t.test('the walk follows a handler into the code it calls and collects each erro
     '422 no_repository', // a helper called with literal arguments
   ]);
   t.same(codes('quietThing'), [], 'errors caught and not rethrown (try/catch, promise.catch) do not get out');
-  t.same(codes('retryThing'), ['404 not_found', '502 host_error', '503 host_unavailable'], 'a rethrown error, and paired conditional status and code');
-  t.same(codes('blockThing'), ['409 demo_unavailable', '409 workspace_required'], 'a code from a literal-valued variable through an object, and its fallback');
+  t.same(
+    codes('retryThing'),
+    ['404 not_found', '502 host_error', '503 host_unavailable'],
+    'a rethrown error, and paired conditional status and code',
+  );
+  t.same(
+    codes('blockThing'),
+    ['409 demo_unavailable', '409 workspace_required'],
+    'a code from a literal-valued variable through an object, and its fallback',
+  );
   t.same(codes('plainThing'), []);
-  t.same(derived.unresolved, { vagueThing: [{ status: 409, code: null, file: 'plugins/demo/routes.ts', expression: '(r.params as { code: string }).code' }] },
-    'what the walk cannot know is listed');
-  t.same(derived.strategies, { session: [{ status: 401, code: 'session_expired' }] }, 'what an auth strategy\'s resolver throws');
+  t.same(
+    derived.unresolved,
+    {
+      vagueThing: [
+        { status: 409, code: null, file: 'plugins/demo/routes.ts', expression: '(r.params as { code: string }).code' },
+      ],
+    },
+    'what the walk cannot know is listed',
+  );
+  t.same(
+    derived.strategies,
+    { session: [{ status: 401, code: 'session_expired' }] },
+    "what an auth strategy's resolver throws",
+  );
 });
 
 // Whether core/http/route-errors.generated.json is current is checked once per CI run, not per engine:

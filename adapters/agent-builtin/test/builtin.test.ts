@@ -1,6 +1,11 @@
 import t from 'tap';
 import type { AgentJob, CodeHit } from '../../../core/contracts/index.js';
-import { kitJob, recordingIO, runAgentExecutorContract, checkJobResult } from '../../../test/contracts/agent-executor.js';
+import {
+  kitJob,
+  recordingIO,
+  runAgentExecutorContract,
+  checkJobResult,
+} from '../../../test/contracts/agent-executor.js';
 import { NaiveBayes, loadSamples } from '../classifier.js';
 import mod, { BuiltinAgentExecutor, searchTerms } from '../index.js';
 
@@ -14,8 +19,12 @@ t.test('agent-builtin passes the AgentExecutor contract kit', (t) =>
     create,
     module: mod,
     validateOptions: (o) => BuiltinAgentExecutor.validateOptions(o),
-    options: { valid: { maxConcurrentJobs: 2 }, invalid: [{ options: { maxConcurrentJobs: 0 }, key: 'maxConcurrentJobs' }] },
-  }));
+    options: {
+      valid: { maxConcurrentJobs: 2 },
+      invalid: [{ options: { maxConcurrentJobs: 0 }, key: 'maxConcurrentJobs' }],
+    },
+  }),
+);
 
 t.test('the classifier is accurate and calibrated on held-out samples (5-fold cross-validation)', async (t) => {
   const samples = loadSamples();
@@ -46,7 +55,11 @@ t.test('the classifier is accurate and calibrated on held-out samples (5-fold cr
 
 t.test('a request no category fits is a diagnosis without confidence, asking for more', async (t) => {
   const io = recordingIO();
-  const j = job('Same problem as issue #3', 'Hi,\n\nI have the problem described in issue #3 of acme/shop. Is there a fix?\n\nThanks', 'en');
+  const j = job(
+    'Same problem as issue #3',
+    'Hi,\n\nI have the problem described in issue #3 of acme/shop. Is there a fix?\n\nThanks',
+    'en',
+  );
   await create().start(j, io);
   const r = io.results[0]!;
   t.same(checkJobResult(r, j), [], 'well-formed');
@@ -56,12 +69,27 @@ t.test('a request no category fits is a diagnosis without confidence, asking for
   t.equal(r.drafts?.[0]?.kind, 'needs_info');
 });
 
-const job = (subject: string, body: string, language?: string): AgentJob => ({ ...kitJob('diagnose'), ticket: { id: 'tkt_1', subject, body, origin: 'email', ...(language ? { language } : {}) } });
+const job = (subject: string, body: string, language?: string): AgentJob => ({
+  ...kitJob('diagnose'),
+  ticket: { id: 'tkt_1', subject, body, origin: 'email', ...(language ? { language } : {}) },
+});
 
 t.test('a usage question grounded in the docs gets a reply draft quoting them, in the ticket language', async (t) => {
-  const docHit: CodeHit = { path: 'docs/export.md', line_start: 3, line_end: 6, symbol: 'Export to CSV', url: 'http://h/docs/export.md#L3', snippet: 'Open Reports, then choose Export → CSV.' };
-  for (const [lang, subject, hello] of [['en', 'How do I export my invoices to CSV?', /^Hello/], ['it', 'Come faccio a esportare le fatture in CSV?', /^Buongiorno/]] as const) {
-    const io = Object.assign(recordingIO(), { tools: { searchCode: async (q: string) => (/export|espor|csv/i.test(q) ? [docHit] : []) } });
+  const docHit: CodeHit = {
+    path: 'docs/export.md',
+    line_start: 3,
+    line_end: 6,
+    symbol: 'Export to CSV',
+    url: 'http://h/docs/export.md#L3',
+    snippet: 'Open Reports, then choose Export → CSV.',
+  };
+  for (const [lang, subject, hello] of [
+    ['en', 'How do I export my invoices to CSV?', /^Hello/],
+    ['it', 'Come faccio a esportare le fatture in CSV?', /^Buongiorno/],
+  ] as const) {
+    const io = Object.assign(recordingIO(), {
+      tools: { searchCode: async (q: string) => (/export|espor|csv/i.test(q) ? [docHit] : []) },
+    });
     const j = job(subject, '', lang);
     await create().start(j, io);
     const r = io.results[0]!;
@@ -76,15 +104,30 @@ t.test('a usage question grounded in the docs gets a reply draft quoting them, i
 });
 
 t.test('a question the docs do not answer gets no draft (the loop escalates); a bug points at code', async (t) => {
-  const codeHit: CodeHit = { path: 'src/login.ts', line_start: 10, line_end: 20, symbol: 'submitLogin', snippet: 'form.submit()' };
+  const codeHit: CodeHit = {
+    path: 'src/login.ts',
+    line_start: 10,
+    line_end: 20,
+    symbol: 'submitLogin',
+    snippet: 'form.submit()',
+  };
   const io = Object.assign(recordingIO(), { tools: { searchCode: async () => [codeHit] } });
   await create().start(job('How do I add a second user to my account?', ''), io);
   t.same(io.results[0]?.drafts, [], 'no grounded answer, no draft');
   const io2 = Object.assign(recordingIO(), { tools: { searchCode: async () => [codeHit] } });
-  await create().start(job('Login broken', 'When I click Login nothing happens. Console: TypeError: form is null'), io2);
+  await create().start(
+    job('Login broken', 'When I click Login nothing happens. Console: TypeError: form is null'),
+    io2,
+  );
   t.equal(io2.results[0]?.diagnosis?.category, 'bug');
   t.match(io2.results[0]?.diagnosis?.root_cause_md, /src\/login\.ts/);
   t.match(io2.results[0]?.diagnosis?.references, [{ path: 'src/login.ts', symbol: 'submitLogin' }]);
-  t.ok(io2.events.some((e) => e.type === 'classification'), 'events emitted');
-  t.ok(searchTerms('TypeError: form is null in handleLoginError').includes('TypeError'), 'error names are search terms');
+  t.ok(
+    io2.events.some((e) => e.type === 'classification'),
+    'events emitted',
+  );
+  t.ok(
+    searchTerms('TypeError: form is null in handleLoginError').includes('TypeError'),
+    'error names are search terms',
+  );
 });

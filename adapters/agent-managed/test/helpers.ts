@@ -14,11 +14,20 @@ export function bareRepo(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'pw-managed-'));
   const work = join(dir, 'work');
   const bare = join(dir, 'repo.git');
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@t' };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'T',
+    GIT_AUTHOR_EMAIL: 't@t',
+    GIT_COMMITTER_NAME: 'T',
+    GIT_COMMITTER_EMAIL: 't@t',
+  };
   execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bare]);
   execFileSync('git', ['init', '--quiet', '--initial-branch=main', work]);
   writeFileSync(join(work, 'cart.js'), 'exports.total = (items) => items.reduce((sum, i) => sum + i.price, 0);\n');
-  writeFileSync(join(work, 'test.js'), "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').total([{ price: 2, qty: 3 }]), 6);\nconsole.log('ok');\n");
+  writeFileSync(
+    join(work, 'test.js'),
+    "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').total([{ price: 2, qty: 3 }]), 6);\nconsole.log('ok');\n",
+  );
   execFileSync('git', ['add', '-A'], { cwd: work, env });
   execFileSync('git', ['commit', '--quiet', '-m', 'init'], { cwd: work, env });
   execFileSync('git', ['push', '--quiet', bare, 'main'], { cwd: work, env });
@@ -36,7 +45,13 @@ export const fixJob = (extra: Partial<AgentJob> = {}): AgentJob => ({
 
 /** A recording JobIO with git access to `bare`. */
 export const repoIO = (bare: string, cancelled = false) =>
-  Object.assign(recordingIO(cancelled), { tools: { searchCode: async () => [], gitAccess: async () => ({ cloneUrl: bare, token: 'tok', expiresAt: new Date(Date.now() + 60_000) }) } });
+  Object.assign(recordingIO(cancelled), {
+    tools: {
+      searchCode: async () => [],
+      gitAccess: async () => ({ cloneUrl: bare, token: 'tok', expiresAt: new Date(Date.now() + 60_000) }),
+    },
+  });
 
 /** The agent's output lines. */
-export const outputOf = (io: ReturnType<typeof recordingIO>): string[] => io.events.filter((e) => e.type === 'agent_output').map((e) => e.message);
+export const outputOf = (io: ReturnType<typeof recordingIO>): string[] =>
+  io.events.filter((e) => e.type === 'agent_output').map((e) => e.message);

@@ -13,7 +13,8 @@ t.test('agent-mcp passes the AgentExecutor contract kit (jobs are handed over, n
     module: mod,
     validateOptions: (o) => McpAgentExecutor.validateOptions(o),
     options: { valid: {}, invalid: [{ options: { maxConcurrentJobs: 0 }, key: 'maxConcurrentJobs' }] },
-  }));
+  }),
+);
 
 t.test('agent-mcp runs remote: the worker never claims its jobs; start only records that the job waits', async (t) => {
   const executor = create();

@@ -13,7 +13,8 @@ t.test('agent-runner passes the AgentExecutor contract kit (jobs are handed over
     module: mod,
     validateOptions: (o) => RunnerAgentExecutor.validateOptions(o),
     options: { valid: {}, invalid: [{ options: { maxConcurrentJobs: 0 }, key: 'maxConcurrentJobs' }] },
-  }));
+  }),
+);
 
 t.test('a fix job handed to the runner executor records that it waits and completes nothing', async (t) => {
   const executor = create();

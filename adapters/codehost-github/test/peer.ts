@@ -4,7 +4,14 @@
  * It checks the app's JWT against the app's public key, installation tokens, PKCE verifiers, and
  * keeps repository secrets sealed with its own libsodium key pair so a test can open them.
  */
-import { createHash, createPublicKey, createVerify, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPublicKey,
+  createVerify,
+  generateKeyPairSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sodium from 'libsodium-wrappers';
@@ -46,9 +53,15 @@ export class GithubPeer {
   readonly installations = new Map<string, Json>();
   readonly repos = new Map<string, PeerRepo>();
   /** Installation tokens issued: token → installation id, expiry and scope. */
-  readonly tokens = new Map<string, { installationId: string; expiresAt: Date; repositories?: string[]; permissions?: Json }>();
+  readonly tokens = new Map<
+    string,
+    { installationId: string; expiresAt: Date; repositories?: string[]; permissions?: Json }
+  >();
   readonly userTokens = new Map<string, { login: string; email: string | null }>();
-  private readonly codes = new Map<string, { login: string; email: string | null; challenge: string; redirectUri: string }>();
+  private readonly codes = new Map<
+    string,
+    { login: string; email: string | null; challenge: string; redirectUri: string }
+  >();
   readonly oauthClient = { clientId: 'Iv1.peerclient', clientSecret: 'peer-client-secret-0123456789' };
   /** Every request, `METHOD path`. */
   readonly log: string[] = [];
@@ -78,15 +91,44 @@ export class GithubPeer {
   // ---- state set-up
 
   addInstallation(id: string, account: string, repos: string[] = [], extra: Json = {}): void {
-    this.installations.set(id, { id: Number(id), account: { login: account, type: 'Organization' }, repository_selection: 'selected', permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read', secrets: 'write' }, suspended_at: null, repos, ...extra });
+    this.installations.set(id, {
+      id: Number(id),
+      account: { login: account, type: 'Organization' },
+      repository_selection: 'selected',
+      permissions: { contents: 'write', issues: 'write', pull_requests: 'write', metadata: 'read', secrets: 'write' },
+      suspended_at: null,
+      repos,
+      ...extra,
+    });
   }
 
-  addRepo(fullName: string, files: Record<string, string>, opts: { private?: boolean; defaultBranch?: string } = {}): PeerRepo {
+  addRepo(
+    fullName: string,
+    files: Record<string, string>,
+    opts: { private?: boolean; defaultBranch?: string } = {},
+  ): PeerRepo {
     const [owner, name] = fullName.split('/') as [string, string];
     const repo: PeerRepo = {
-      id: 1000 + this.repos.size, owner, name, private: opts.private ?? false, archived: false, defaultBranch: opts.defaultBranch ?? 'main',
-      branches: new Map(), trees: new Map(), parents: new Map(), pulls: new Map(), issues: new Map(), comments: [], labels: new Map(),
-      tags: new Map(), tagObjects: new Map(), releases: [], statuses: new Map(), checkRuns: new Map(), secrets: new Map(), lastNumber: 0,
+      id: 1000 + this.repos.size,
+      owner,
+      name,
+      private: opts.private ?? false,
+      archived: false,
+      defaultBranch: opts.defaultBranch ?? 'main',
+      branches: new Map(),
+      trees: new Map(),
+      parents: new Map(),
+      pulls: new Map(),
+      issues: new Map(),
+      comments: [],
+      labels: new Map(),
+      tags: new Map(),
+      tagObjects: new Map(),
+      releases: [],
+      statuses: new Map(),
+      checkRuns: new Map(),
+      secrets: new Map(),
+      lastNumber: 0,
     };
     this.repos.set(fullName, repo);
     this.commit(fullName, repo.defaultBranch, files, null);
@@ -117,7 +159,11 @@ export class GithubPeer {
   openSecret(fullName: string, name: string): string | null {
     const s = this.repos.get(fullName)?.secrets.get(name);
     if (!s) return null;
-    const opened = sodium.crypto_box_seal_open(sodium.from_base64(s.encrypted_value, sodium.base64_variants.ORIGINAL), this.secretKeys.publicKey, this.secretKeys.privateKey);
+    const opened = sodium.crypto_box_seal_open(
+      sodium.from_base64(s.encrypted_value, sodium.base64_variants.ORIGINAL),
+      this.secretKeys.publicKey,
+      this.secretKeys.privateKey,
+    );
     return sodium.to_string(opened);
   }
 
@@ -153,10 +199,13 @@ export class GithubPeer {
     const auth = req.headers.authorization ?? '';
     const m = /^Bearer ([^.]+)\.([^.]+)\.([^.]+)$/.exec(auth);
     if (!m) this.fail(401, 'A JSON web token could not be decoded');
-    const ok = createVerify('RSA-SHA256').update(`${m[1]}.${m[2]}`).verify(this.publicKey, Buffer.from(m[3]!, 'base64url'));
+    const ok = createVerify('RSA-SHA256')
+      .update(`${m[1]}.${m[2]}`)
+      .verify(this.publicKey, Buffer.from(m[3]!, 'base64url'));
     const claims = JSON.parse(Buffer.from(m[2]!, 'base64url').toString()) as Json;
     const now = Math.floor(Date.now() / 1000);
-    if (!ok || claims.iss !== this.appId || claims.exp <= now || claims.exp - claims.iat > 600) this.fail(401, "'Issuer' claim or signature is invalid");
+    if (!ok || claims.iss !== this.appId || claims.exp <= now || claims.exp - claims.iat > 600)
+      this.fail(401, "'Issuer' claim or signature is invalid");
   }
 
   private checkToken(req: IncomingMessage, fullName?: string): string {
@@ -173,7 +222,18 @@ export class GithubPeer {
 
   private repoJson(r: PeerRepo): Json {
     const full = `${r.owner}/${r.name}`;
-    return { id: r.id, node_id: `R_${r.id}`, name: r.name, full_name: full, private: r.private, visibility: r.private ? 'private' : 'public', archived: r.archived, default_branch: r.defaultBranch, html_url: `${this.url}/${full}`, clone_url: `${this.url}/${full}.git` };
+    return {
+      id: r.id,
+      node_id: `R_${r.id}`,
+      name: r.name,
+      full_name: full,
+      private: r.private,
+      visibility: r.private ? 'private' : 'public',
+      archived: r.archived,
+      default_branch: r.defaultBranch,
+      html_url: `${this.url}/${full}`,
+      clone_url: `${this.url}/${full}.git`,
+    };
   }
 
   private pullJson(r: PeerRepo, p: Json): Json {
@@ -181,7 +241,12 @@ export class GithubPeer {
     return { ...p, head: { ...p.head, sha: live }, html_url: `${this.url}/${r.owner}/${r.name}/pull/${p.number}` };
   }
 
-  private async route(method: string, url: URL, body: Json, req: IncomingMessage): Promise<[number, unknown, string?] | null> {
+  private async route(
+    method: string,
+    url: URL,
+    body: Json,
+    req: IncomingMessage,
+  ): Promise<[number, unknown, string?] | null> {
     const path = decodeURIComponent(url.pathname);
     let m: RegExpExecArray | null;
 
@@ -197,7 +262,12 @@ export class GithubPeer {
       if (!this.installations.has(m[1]!)) return null;
       const token = `ghs_${randomBytes(16).toString('hex')}`;
       const expiresAt = new Date(Date.now() + 3600_000);
-      this.tokens.set(token, { installationId: m[1]!, expiresAt, repositories: body.repositories, permissions: body.permissions });
+      this.tokens.set(token, {
+        installationId: m[1]!,
+        expiresAt,
+        repositories: body.repositories,
+        permissions: body.permissions,
+      });
       return [201, { token, expires_at: expiresAt.toISOString(), permissions: body.permissions ?? {} }];
     }
     if (method === 'GET' && path === '/installation/repositories') {
@@ -209,9 +279,13 @@ export class GithubPeer {
     }
     if (method === 'POST' && path === '/login/oauth/access_token') {
       const c = this.codes.get(body.code);
-      if (!c || body.client_id !== this.oauthClient.clientId || body.client_secret !== this.oauthClient.clientSecret) return [200, { error: 'bad_verification_code' }];
-      const challenge = createHash('sha256').update(String(body.code_verifier ?? '')).digest('base64url');
-      if (challenge !== c.challenge || body.redirect_uri !== c.redirectUri) return [200, { error: 'bad_verification_code' }];
+      if (!c || body.client_id !== this.oauthClient.clientId || body.client_secret !== this.oauthClient.clientSecret)
+        return [200, { error: 'bad_verification_code' }];
+      const challenge = createHash('sha256')
+        .update(String(body.code_verifier ?? ''))
+        .digest('base64url');
+      if (challenge !== c.challenge || body.redirect_uri !== c.redirectUri)
+        return [200, { error: 'bad_verification_code' }];
       this.codes.delete(body.code);
       const token = `ghu_${randomBytes(16).toString('hex')}`;
       this.userTokens.set(token, { login: c.login, email: c.email });
@@ -250,7 +324,14 @@ export class GithubPeer {
     return repo.trees.has(ref) ? ref : null;
   }
 
-  private repoRoute(method: string, repo: PeerRepo, rest: string, url: URL, body: Json, accept: string): [number, unknown, string?] | null {
+  private repoRoute(
+    method: string,
+    repo: PeerRepo,
+    rest: string,
+    url: URL,
+    body: Json,
+    accept: string,
+  ): [number, unknown, string?] | null {
     let m: RegExpExecArray | null;
     const q = (k: string) => url.searchParams.get(k);
     if (method === 'GET' && rest === '') return [200, this.repoJson(repo)];
@@ -258,14 +339,41 @@ export class GithubPeer {
       const sha = this.resolveRef(repo, q('ref') ?? repo.defaultBranch);
       const content = sha ? repo.trees.get(sha)!.get(m[1]!) : undefined;
       if (content === undefined) return null;
-      return [200, { type: 'file', path: m[1], sha: sha1(content), size: content.length, encoding: 'base64', content: Buffer.from(content).toString('base64') }];
+      return [
+        200,
+        {
+          type: 'file',
+          path: m[1],
+          sha: sha1(content),
+          size: content.length,
+          encoding: 'base64',
+          content: Buffer.from(content).toString('base64'),
+        },
+      ];
     }
     if (method === 'GET' && (m = /^\/git\/trees\/(.+)$/.exec(rest))) {
       const sha = this.resolveRef(repo, m[1]!);
       if (!sha) return null;
       const files = [...repo.trees.get(sha)!];
-      const dirs = new Set(files.flatMap(([p]) => p.split('/').slice(0, -1).map((_, i, a) => a.slice(0, i + 1).join('/'))));
-      return [200, { sha, truncated: false, tree: [...[...dirs].map((d) => ({ path: d, mode: '040000', type: 'tree', sha: sha1(d) })), ...files.map(([p, c]) => ({ path: p, mode: '100644', type: 'blob', sha: sha1(c), size: c.length }))] }];
+      const dirs = new Set(
+        files.flatMap(([p]) =>
+          p
+            .split('/')
+            .slice(0, -1)
+            .map((_, i, a) => a.slice(0, i + 1).join('/')),
+        ),
+      );
+      return [
+        200,
+        {
+          sha,
+          truncated: false,
+          tree: [
+            ...[...dirs].map((d) => ({ path: d, mode: '040000', type: 'tree', sha: sha1(d) })),
+            ...files.map(([p, c]) => ({ path: p, mode: '100644', type: 'blob', sha: sha1(c), size: c.length })),
+          ],
+        },
+      ];
     }
     if (method === 'GET' && (m = /^\/branches\/(.+)$/.exec(rest))) {
       const sha = repo.branches.get(m[1]!);
@@ -278,20 +386,41 @@ export class GithubPeer {
       let ahead = 0;
       for (let c: string | null = head; c && c !== base; c = repo.parents.get(c) ?? null) ahead++;
       const changed = [...repo.trees.get(head)!].filter(([p, c]) => repo.trees.get(base)!.get(p) !== c);
-      if (accept.includes('diff')) return [200, changed.map(([p, c]) => `diff --git a/${p} b/${p}\n+++ b/${p}\n+${c}`).join('\n'), 'text/plain'];
-      return [200, { ahead_by: base === head ? 0 : ahead, behind_by: 0, files: changed.map(([p]) => ({ filename: p })) }];
+      if (accept.includes('diff'))
+        return [200, changed.map(([p, c]) => `diff --git a/${p} b/${p}\n+++ b/${p}\n+${c}`).join('\n'), 'text/plain'];
+      return [
+        200,
+        { ahead_by: base === head ? 0 : ahead, behind_by: 0, files: changed.map(([p]) => ({ filename: p })) },
+      ];
     }
     if (method === 'POST' && rest === '/pulls') {
       if (!repo.branches.has(body.head) || !repo.branches.has(body.base)) this.fail(422, 'Validation Failed');
-      for (const p of repo.pulls.values()) if (p.state === 'open' && p.head.ref === body.head && p.base.ref === body.base) this.fail(422, `A pull request already exists for ${repo.owner}:${body.head}.`);
+      for (const p of repo.pulls.values())
+        if (p.state === 'open' && p.head.ref === body.head && p.base.ref === body.base)
+          this.fail(422, `A pull request already exists for ${repo.owner}:${body.head}.`);
       const number = ++repo.lastNumber;
-      const pr = { number, node_id: `PR_${repo.id}_${number}`, title: body.title, body: body.body ?? '', state: 'open', draft: Boolean(body.draft), merged: false, merged_at: null, merge_commit_sha: null, head: { ref: body.head, sha: repo.branches.get(body.head) }, base: { ref: body.base }, labels: [] };
+      const pr = {
+        number,
+        node_id: `PR_${repo.id}_${number}`,
+        title: body.title,
+        body: body.body ?? '',
+        state: 'open',
+        draft: Boolean(body.draft),
+        merged: false,
+        merged_at: null,
+        merge_commit_sha: null,
+        head: { ref: body.head, sha: repo.branches.get(body.head) },
+        base: { ref: body.base },
+        labels: [],
+      };
       repo.pulls.set(number, pr);
       return [201, this.pullJson(repo, pr)];
     }
     if (method === 'GET' && rest === '/pulls') {
       const head = (q('head') ?? '').split(':')[1];
-      const list = [...repo.pulls.values()].filter((p) => !head || p.head.ref === head).sort((a, b) => b.number - a.number);
+      const list = [...repo.pulls.values()]
+        .filter((p) => !head || p.head.ref === head)
+        .sort((a, b) => b.number - a.number);
       return [200, list.slice(0, Number(q('per_page') ?? 30)).map((p) => this.pullJson(repo, p))];
     }
     if ((m = /^\/pulls\/(\d+)(\/merge)?$/.exec(rest))) {
@@ -308,8 +437,18 @@ export class GithubPeer {
         const live = repo.branches.get(pr.head.ref);
         if (pr.state !== 'open') this.fail(405, 'Pull Request is not mergeable');
         if (body.sha !== live) this.fail(409, 'Head branch was modified. Review and try the merge again.');
-        const merged = this.commit(`${repo.owner}/${repo.name}`, pr.base.ref, Object.fromEntries(repo.trees.get(live!)!));
-        Object.assign(pr, { state: 'closed', merged: true, merged_at: new Date().toISOString(), merge_commit_sha: merged, head: { ...pr.head, sha: live } });
+        const merged = this.commit(
+          `${repo.owner}/${repo.name}`,
+          pr.base.ref,
+          Object.fromEntries(repo.trees.get(live!)!),
+        );
+        Object.assign(pr, {
+          state: 'closed',
+          merged: true,
+          merged_at: new Date().toISOString(),
+          merge_commit_sha: merged,
+          head: { ...pr.head, sha: live },
+        });
         return [200, { sha: merged, merged: true, message: 'Pull Request successfully merged' }];
       }
     }
@@ -325,7 +464,12 @@ export class GithubPeer {
         return [200, item.labels];
       }
       if (method === 'POST' && m[2] === '/comments') {
-        const c = { id: 9000 + repo.comments.length, number: n, body: body.body, html_url: `${this.url}/${repo.owner}/${repo.name}/issues/${n}#issuecomment-${9000 + repo.comments.length}` };
+        const c = {
+          id: 9000 + repo.comments.length,
+          number: n,
+          body: body.body,
+          html_url: `${this.url}/${repo.owner}/${repo.name}/issues/${n}#issuecomment-${9000 + repo.comments.length}`,
+        };
         repo.comments.push(c);
         return [201, c];
       }
@@ -358,7 +502,12 @@ export class GithubPeer {
     }
     if (method === 'POST' && rest === '/git/tags') {
       const sha = sha1(`tag:${body.tag}:${body.object}`);
-      repo.tagObjects.set(sha, { sha, tag: body.tag, message: body.message, object: { type: 'commit', sha: body.object } });
+      repo.tagObjects.set(sha, {
+        sha,
+        tag: body.tag,
+        message: body.message,
+        object: { type: 'commit', sha: body.object },
+      });
       return [201, { sha }];
     }
     if (method === 'POST' && rest === '/git/refs') {
@@ -368,7 +517,11 @@ export class GithubPeer {
       return [201, { ref: body.ref, object: repo.tags.get(name) }];
     }
     if (method === 'POST' && rest === '/releases') {
-      const r = { id: 7000 + repo.releases.length, html_url: `${this.url}/${repo.owner}/${repo.name}/releases/tag/${body.tag_name}`, ...body };
+      const r = {
+        id: 7000 + repo.releases.length,
+        html_url: `${this.url}/${repo.owner}/${repo.name}/releases/tag/${body.tag_name}`,
+        ...body,
+      };
       repo.releases.push(r);
       return [201, r];
     }
@@ -381,7 +534,10 @@ export class GithubPeer {
       return [200, { total_count: runs.length, check_runs: runs }];
     }
     if (method === 'GET' && rest === '/actions/secrets/public-key') {
-      return [200, { key_id: 'peer-key-1', key: sodium.to_base64(this.secretKeys.publicKey, sodium.base64_variants.ORIGINAL) }];
+      return [
+        200,
+        { key_id: 'peer-key-1', key: sodium.to_base64(this.secretKeys.publicKey, sodium.base64_variants.ORIGINAL) },
+      ];
     }
     if (method === 'PUT' && (m = /^\/actions\/secrets\/([A-Za-z0-9_]+)$/.exec(rest))) {
       if (body.key_id !== 'peer-key-1') this.fail(422, 'Bad key id');

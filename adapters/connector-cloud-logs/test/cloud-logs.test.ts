@@ -6,26 +6,49 @@ import cloudLogsModule, { CloudLogsConnectorAdapter } from '../index.js';
 import { normalizeCloudLogEvent } from '../normalize.js';
 import { logEvent, startCloudPeer, type CloudPeer } from './peer.js';
 
-const JS_ERROR = "TypeError: Cannot read properties of undefined (reading 'total')\n    at computeTotal (/var/task/src/cart.js:41:17)\n    at Runtime.handler (/var/task/node_modules/middy/index.js:12:3)";
+const JS_ERROR =
+  "TypeError: Cannot read properties of undefined (reading 'total')\n    at computeTotal (/var/task/src/cart.js:41:17)\n    at Runtime.handler (/var/task/node_modules/middy/index.js:12:3)";
 const LAMBDA_ERROR = `2026-11-20T10:00:00.000Z\t5f1d-req\tERROR\tInvoke Error \t${JSON.stringify({ errorType: 'RangeError', errorMessage: 'x', message: 'Invalid array length', stack: ['RangeError: Invalid array length', '    at grid (/var/task/src/grid.js:7:9)'] })}`;
 
 const peerP = startCloudPeer();
 t.teardown(async () => (await peerP).close());
 
 const create = (peer: CloudPeer, o: Record<string, unknown> = {}) =>
-  new CloudLogsConnectorAdapter(CloudLogsConnectorAdapter.validateOptions({ stsEndpoint: peer.url, logsEndpoint: peer.url, ...o }), { config: {}, log: undefined });
-const settingsOf = (peer: CloudPeer, config: Record<string, unknown> = {}, secrets: ConnectorSettings['secrets'] = {}): ConnectorSettings => ({
+  new CloudLogsConnectorAdapter(
+    CloudLogsConnectorAdapter.validateOptions({ stsEndpoint: peer.url, logsEndpoint: peer.url, ...o }),
+    { config: {}, log: undefined },
+  );
+const settingsOf = (
+  peer: CloudPeer,
+  config: Record<string, unknown> = {},
+  secrets: ConnectorSettings['secrets'] = {},
+): ConnectorSettings => ({
   connectorId: 'con_cl1',
   workspaceId: 'ws_1',
-  config: { region: 'eu-west-1', role_arn: peer.roleArn, external_id: peer.externalId, log_group_name: peer.logGroup, ...config },
+  config: {
+    region: 'eu-west-1',
+    role_arn: peer.roleArn,
+    external_id: peer.externalId,
+    log_group_name: peer.logGroup,
+    ...config,
+  },
   secrets: { access_key_id: peer.accessKeyId, secret_access_key: peer.secretAccessKey, ...secrets },
   lastDeliveryAt: null,
 });
 
 t.test('connector-cloud-logs passes the ConnectorAdapter contract kit against local STS and Logs peers', async (t) => {
   const peer = await peerP;
-  peer.events.push(logEvent(Date.now() - 60_000, JS_ERROR), logEvent(Date.now() - 30_000, LAMBDA_ERROR), logEvent(Date.now() - 20_000, 'INFO request done in 12 ms'));
-  const cfg = { region: 'eu-west-1', role_arn: 'arn:aws:iam::123456789012:role/patchwell-logs', external_id: 'pw-0123456789abcdef0123456789abcdef', log_group_name: '/aws/lambda/shop' };
+  peer.events.push(
+    logEvent(Date.now() - 60_000, JS_ERROR),
+    logEvent(Date.now() - 30_000, LAMBDA_ERROR),
+    logEvent(Date.now() - 20_000, 'INFO request done in 12 ms'),
+  );
+  const cfg = {
+    region: 'eu-west-1',
+    role_arn: 'arn:aws:iam::123456789012:role/patchwell-logs',
+    external_id: 'pw-0123456789abcdef0123456789abcdef',
+    log_group_name: '/aws/lambda/shop',
+  };
   const context = { expectedExternalId: cfg.external_id };
   await runConnectorAdapterContract(t, {
     name: 'connector-cloud-logs',
@@ -33,26 +56,105 @@ t.test('connector-cloud-logs passes the ConnectorAdapter contract kit against lo
     create: () => create(peer),
     module: cloudLogsModule,
     validateOptions: (o: unknown) => CloudLogsConnectorAdapter.validateOptions(o),
-    options: { valid: { pollIntervalMs: 30_000 }, invalid: [{ options: { sessionSeconds: 60 }, key: 'sessionSeconds' }] },
+    options: {
+      valid: { pollIntervalMs: 30_000 },
+      invalid: [{ options: { sessionSeconds: 60 }, key: 'sessionSeconds' }],
+    },
     settings: {
       valid: { config: { ...cfg, filter_pattern: '?ERROR ?Exception' }, secrets: {}, context },
       invalid: [
-        { name: 'another external id', config: { ...cfg, external_id: 'pw-ffffffffffffffffffffffffffffffff' }, secrets: {}, context, code: 'external_id_mismatch', field: 'config.external_id' },
-        { name: 'no external id', config: { ...cfg, external_id: undefined }, secrets: {}, context, code: 'missing_field', field: 'config.external_id' },
-        { name: 'no role', config: { ...cfg, role_arn: '' }, secrets: {}, context, code: 'missing_field', field: 'config.role_arn' },
-        { name: 'a region on Mars', config: { ...cfg, region: 'mars-1' }, secrets: {}, context, code: 'invalid_region', field: 'config.region' },
-        { name: 'a user ARN, not a role', config: { ...cfg, role_arn: 'arn:aws:iam::123456789012:user/bob' }, secrets: {}, context, code: 'invalid_value', field: 'config.role_arn' },
-        { name: 'a log group with spaces', config: { ...cfg, log_group_name: 'my group' }, secrets: {}, context, code: 'invalid_value', field: 'config.log_group_name' },
-        { name: 'a key id without its secret', config: cfg, secrets: { access_key_id: 'AKIA0000' }, context, code: 'missing_field', field: 'secrets.secret_access_key' },
-        { name: 'an unknown config key', config: { ...cfg, endpoint: 'https://evil.example' }, secrets: {}, context, code: 'unknown_field', field: 'config.endpoint' },
+        {
+          name: 'another external id',
+          config: { ...cfg, external_id: 'pw-ffffffffffffffffffffffffffffffff' },
+          secrets: {},
+          context,
+          code: 'external_id_mismatch',
+          field: 'config.external_id',
+        },
+        {
+          name: 'no external id',
+          config: { ...cfg, external_id: undefined },
+          secrets: {},
+          context,
+          code: 'missing_field',
+          field: 'config.external_id',
+        },
+        {
+          name: 'no role',
+          config: { ...cfg, role_arn: '' },
+          secrets: {},
+          context,
+          code: 'missing_field',
+          field: 'config.role_arn',
+        },
+        {
+          name: 'a region on Mars',
+          config: { ...cfg, region: 'mars-1' },
+          secrets: {},
+          context,
+          code: 'invalid_region',
+          field: 'config.region',
+        },
+        {
+          name: 'a user ARN, not a role',
+          config: { ...cfg, role_arn: 'arn:aws:iam::123456789012:user/bob' },
+          secrets: {},
+          context,
+          code: 'invalid_value',
+          field: 'config.role_arn',
+        },
+        {
+          name: 'a log group with spaces',
+          config: { ...cfg, log_group_name: 'my group' },
+          secrets: {},
+          context,
+          code: 'invalid_value',
+          field: 'config.log_group_name',
+        },
+        {
+          name: 'a key id without its secret',
+          config: cfg,
+          secrets: { access_key_id: 'AKIA0000' },
+          context,
+          code: 'missing_field',
+          field: 'secrets.secret_access_key',
+        },
+        {
+          name: 'an unknown config key',
+          config: { ...cfg, endpoint: 'https://evil.example' },
+          secrets: {},
+          context,
+          code: 'unknown_field',
+          field: 'config.endpoint',
+        },
       ],
     },
     test: [
       { name: 'the role is assumed and the group read', settings: () => settingsOf(peer), ok: true, code: 'ok' },
-      { name: 'the role does not trust this external id', settings: () => settingsOf(peer, { external_id: 'pw-ffffffffffffffffffffffffffffffff' }), ok: false, code: 'forbidden' },
-      { name: 'the calling keys are refused', settings: () => settingsOf(peer, {}, { access_key_id: 'AKIAWRONG0000000', secret_access_key: 'nope' }), ok: false, code: 'unauthorized' },
-      { name: 'the log group does not exist', settings: () => settingsOf(peer, { log_group_name: '/aws/lambda/nope' }), ok: false, code: 'not_found' },
-      { name: 'settings are incomplete', settings: () => settingsOf(peer, { region: undefined }), ok: false, code: 'invalid_settings' },
+      {
+        name: 'the role does not trust this external id',
+        settings: () => settingsOf(peer, { external_id: 'pw-ffffffffffffffffffffffffffffffff' }),
+        ok: false,
+        code: 'forbidden',
+      },
+      {
+        name: 'the calling keys are refused',
+        settings: () => settingsOf(peer, {}, { access_key_id: 'AKIAWRONG0000000', secret_access_key: 'nope' }),
+        ok: false,
+        code: 'unauthorized',
+      },
+      {
+        name: 'the log group does not exist',
+        settings: () => settingsOf(peer, { log_group_name: '/aws/lambda/nope' }),
+        ok: false,
+        code: 'not_found',
+      },
+      {
+        name: 'settings are incomplete',
+        settings: () => settingsOf(peer, { region: undefined }),
+        ok: false,
+        code: 'invalid_settings',
+      },
     ],
     poll: { settings: () => settingsOf(peer), minEvents: 2 },
   });
@@ -69,48 +171,79 @@ t.test('the SDK clients load lazily, and AssumeRole carries the role and the ext
   t.match(await a.test(settingsOf(peer)), { ok: true, code: 'ok' });
   const calls = peer.assumeCalls.slice(before);
   t.equal(calls.length, 1, 'the assumed session is reused until it nears expiry');
-  t.match(calls[0], { Action: 'AssumeRole', RoleArn: peer.roleArn, ExternalId: peer.externalId, RoleSessionName: 'patchwell-connector-con_cl1', DurationSeconds: '3600' });
+  t.match(calls[0], {
+    Action: 'AssumeRole',
+    RoleArn: peer.roleArn,
+    ExternalId: peer.externalId,
+    RoleSessionName: 'patchwell-connector-con_cl1',
+    DurationSeconds: '3600',
+  });
   const refused = await create(peer).test(settingsOf(peer, { external_id: 'pw-ffffffffffffffffffffffffffffffff' }));
   t.match(refused.message, /external id/, 'the refusal says what to check');
   t.notOk(JSON.stringify(refused).includes(peer.secretAccessKey), 'no secret in the answer');
 });
 
-t.test('poll walks nextToken pages of error lines, continues a walk cut short, and reports outages as retryable', async (t) => {
-  const peer = await peerP;
-  const base = Date.now() - 50_000;
-  for (let i = 0; i < 5; i++) peer.events.push(logEvent(base + i * 1000, i % 2 ? LAMBDA_ERROR : JS_ERROR));
-  peer.events.push(logEvent(base + 500, 'START RequestId: 5f1d Version: $LATEST'));
-  const settings = settingsOf(peer);
-  const a = create(peer);
-  const firstCall = peer.filterCalls.length;
-  const all = await a.poll(settings, null);
-  t.equal(all.events.length, 5, 'three pages of two, two and one');
-  t.match(peer.filterCalls[firstCall], { logGroupName: peer.logGroup, filterPattern: '?ERROR ?FATAL ?CRITICAL ?Error ?Exception ?Traceback ?error ?fatal' });
-  t.ok(peer.filterCalls.slice(firstCall + 1).every((c) => typeof c.nextToken === 'string'), 'later pages follow nextToken');
-  const again = await a.poll(settings, all.cursor);
-  t.equal(again.events.length, 0, 'the next window starts after the last');
+t.test(
+  'poll walks nextToken pages of error lines, continues a walk cut short, and reports outages as retryable',
+  async (t) => {
+    const peer = await peerP;
+    const base = Date.now() - 50_000;
+    for (let i = 0; i < 5; i++) peer.events.push(logEvent(base + i * 1000, i % 2 ? LAMBDA_ERROR : JS_ERROR));
+    peer.events.push(logEvent(base + 500, 'START RequestId: 5f1d Version: $LATEST'));
+    const settings = settingsOf(peer);
+    const a = create(peer);
+    const firstCall = peer.filterCalls.length;
+    const all = await a.poll(settings, null);
+    t.equal(all.events.length, 5, 'three pages of two, two and one');
+    t.match(peer.filterCalls[firstCall], {
+      logGroupName: peer.logGroup,
+      filterPattern: '?ERROR ?FATAL ?CRITICAL ?Error ?Exception ?Traceback ?error ?fatal',
+    });
+    t.ok(
+      peer.filterCalls.slice(firstCall + 1).every((c) => typeof c.nextToken === 'string'),
+      'later pages follow nextToken',
+    );
+    const again = await a.poll(settings, all.cursor);
+    t.equal(again.events.length, 0, 'the next window starts after the last');
 
-  const short = create(peer, { maxPagesPerPoll: 1 });
-  const p1 = await short.poll(settings, null);
-  t.equal(p1.nextPollInMs, 1_000, 'an unfinished walk continues soon');
-  const p2 = await short.poll(settings, p1.cursor);
-  const p3 = await short.poll(settings, p2.cursor);
-  t.same([...p1.events, ...p2.events, ...p3.events].map((e) => e.external_id), all.events.map((e) => e.external_id), 'nothing skipped, nothing twice');
+    const short = create(peer, { maxPagesPerPoll: 1 });
+    const p1 = await short.poll(settings, null);
+    t.equal(p1.nextPollInMs, 1_000, 'an unfinished walk continues soon');
+    const p2 = await short.poll(settings, p1.cursor);
+    const p3 = await short.poll(settings, p2.cursor);
+    t.same(
+      [...p1.events, ...p2.events, ...p3.events].map((e) => e.external_id),
+      all.events.map((e) => e.external_id),
+      'nothing skipped, nothing twice',
+    );
 
-  peer.fail.push('throttle');
-  await t.rejects(a.poll(settings, null), { code: 'rate_limited', retryable: true });
-  peer.fail.push(500);
-  await t.rejects(a.poll(settings, null), { code: 'provider_error', retryable: true });
-  await t.rejects(create(peer).poll(settingsOf(peer, { external_id: 'pw-ffffffffffffffffffffffffffffffff' }), null), { code: 'forbidden', retryable: false });
-  await t.rejects(create(peer).poll(settingsOf(peer, { role_arn: 'x' }), null), { code: 'invalid_settings' });
-  await t.rejects(create(peer, { stsEndpoint: 'http://127.0.0.1:9' }).poll(settingsOf(peer), null), { code: 'unreachable', retryable: true });
-  peer.events.length = 0;
-});
+    peer.fail.push('throttle');
+    await t.rejects(a.poll(settings, null), { code: 'rate_limited', retryable: true });
+    peer.fail.push(500);
+    await t.rejects(a.poll(settings, null), { code: 'provider_error', retryable: true });
+    await t.rejects(create(peer).poll(settingsOf(peer, { external_id: 'pw-ffffffffffffffffffffffffffffffff' }), null), {
+      code: 'forbidden',
+      retryable: false,
+    });
+    await t.rejects(create(peer).poll(settingsOf(peer, { role_arn: 'x' }), null), { code: 'invalid_settings' });
+    await t.rejects(create(peer, { stsEndpoint: 'http://127.0.0.1:9' }).poll(settingsOf(peer), null), {
+      code: 'unreachable',
+      retryable: true,
+    });
+    peer.events.length = 0;
+  },
+);
 
 t.test('log lines normalise: JSON, Lambda, plain stacks, tracebacks; other lines give nothing', async (t) => {
   const now = new Date().toISOString();
   const js = normalizeCloudLogEvent({ eventId: 'e1', timestamp: 1_763_632_800_000, message: JS_ERROR }, now)!;
-  t.match(js, { external_id: 'e1', type: 'TypeError', message: "Cannot read properties of undefined (reading 'total')", level: 'error', occurred_at: new Date(1_763_632_800_000).toISOString() });
+  t.match(js, {
+    external_id: 'e1',
+    type: 'TypeError',
+    message: "Cannot read properties of undefined (reading 'total')",
+    level: 'error',
+    occurred_at: new Date(1_763_632_800_000).toISOString(),
+  });
   t.same(js.frames, [
     { file: '/var/task/src/cart.js', function: 'computeTotal', line: 41, column: 17, in_app: true },
     { file: '/var/task/node_modules/middy/index.js', function: 'Runtime.handler', line: 12, column: 3, in_app: false },
@@ -118,13 +251,51 @@ t.test('log lines normalise: JSON, Lambda, plain stacks, tracebacks; other lines
   const lambda = normalizeCloudLogEvent({ eventId: 'e2', timestamp: 1, message: LAMBDA_ERROR }, now)!;
   t.match(lambda, { type: 'RangeError', message: 'Invalid array length', level: 'error' });
   t.same(lambda.frames, [{ file: '/var/task/src/grid.js', function: 'grid', line: 7, column: 9, in_app: true }]);
-  const pino = normalizeCloudLogEvent({ eventId: 'e3', timestamp: 1, message: JSON.stringify({ level: 60, msg: 'db down', err: { type: 'ConnectionError', message: 'ECONNREFUSED 10.0.0.5:5432', stack: 'ConnectionError: ECONNREFUSED\n    at connect (/app/db.js:3:1)' }, env: 'production', version: '2.3.1' }) }, now)!;
-  t.match(pino, { type: 'ConnectionError', message: 'ECONNREFUSED 10.0.0.5:5432', level: 'fatal', environment: 'production', release: '2.3.1' });
-  const py = normalizeCloudLogEvent({ eventId: 'e4', timestamp: 1, message: 'Traceback (most recent call last):\n  File "/var/task/app.py", line 9, in handler\n    total = cart["total"]\nKeyError: \'total\'' }, now)!;
+  const pino = normalizeCloudLogEvent(
+    {
+      eventId: 'e3',
+      timestamp: 1,
+      message: JSON.stringify({
+        level: 60,
+        msg: 'db down',
+        err: {
+          type: 'ConnectionError',
+          message: 'ECONNREFUSED 10.0.0.5:5432',
+          stack: 'ConnectionError: ECONNREFUSED\n    at connect (/app/db.js:3:1)',
+        },
+        env: 'production',
+        version: '2.3.1',
+      }),
+    },
+    now,
+  )!;
+  t.match(pino, {
+    type: 'ConnectionError',
+    message: 'ECONNREFUSED 10.0.0.5:5432',
+    level: 'fatal',
+    environment: 'production',
+    release: '2.3.1',
+  });
+  const py = normalizeCloudLogEvent(
+    {
+      eventId: 'e4',
+      timestamp: 1,
+      message:
+        'Traceback (most recent call last):\n  File "/var/task/app.py", line 9, in handler\n    total = cart["total"]\nKeyError: \'total\'',
+    },
+    now,
+  )!;
   t.match(py, { type: 'KeyError', message: "'total'", level: 'error' });
   t.same(py.frames, [{ file: '/var/task/app.py', function: 'handler', line: 9, in_app: true }]);
-  t.match(normalizeCloudLogEvent({ eventId: 'e5', timestamp: 1, message: '[FATAL] out of memory' }, now), { type: 'Error', message: 'out of memory', level: 'fatal' });
+  t.match(normalizeCloudLogEvent({ eventId: 'e5', timestamp: 1, message: '[FATAL] out of memory' }, now), {
+    type: 'Error',
+    message: 'out of memory',
+    level: 'fatal',
+  });
   t.equal(normalizeCloudLogEvent({ eventId: 'e6', timestamp: 1, message: 'INFO request done' }, now), null);
-  t.equal(normalizeCloudLogEvent({ eventId: 'e7', timestamp: 1, message: JSON.stringify({ level: 'info', msg: 'ok' }) }, now), null);
+  t.equal(
+    normalizeCloudLogEvent({ eventId: 'e7', timestamp: 1, message: JSON.stringify({ level: 'info', msg: 'ok' }) }, now),
+    null,
+  );
   t.equal(normalizeCloudLogEvent({ eventId: 'e8', timestamp: 1, message: '' }, now), null);
 });

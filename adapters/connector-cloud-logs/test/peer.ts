@@ -60,16 +60,24 @@ export async function startCloudPeer(): Promise<CloudPeer> {
 
   const stsError = (res: http.ServerResponse, status: number, code: string, message: string) => {
     res.writeHead(status, { 'content-type': 'text/xml' });
-    res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>req-1</RequestId></ErrorResponse>`);
+    res.end(
+      `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>req-1</RequestId></ErrorResponse>`,
+    );
   };
 
   function sts(raw: string, req: http.IncomingMessage, res: http.ServerResponse) {
     const form = Object.fromEntries(new URLSearchParams(raw));
     peer.assumeCalls.push(form);
     if (form.Action !== 'AssumeRole') return stsError(res, 400, 'InvalidAction', 'Could not find operation');
-    if (accessKeyOf(req.headers.authorization) !== peer.accessKeyId) return stsError(res, 403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
+    if (accessKeyOf(req.headers.authorization) !== peer.accessKeyId)
+      return stsError(res, 403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
     if (form.RoleArn !== peer.roleArn || form.ExternalId !== peer.externalId) {
-      return stsError(res, 403, 'AccessDenied', `User: arn:aws:iam::000000000000:user/patchwell is not authorized to perform: sts:AssumeRole on resource: ${form.RoleArn}`);
+      return stsError(
+        res,
+        403,
+        'AccessDenied',
+        `User: arn:aws:iam::000000000000:user/patchwell is not authorized to perform: sts:AssumeRole on resource: ${form.RoleArn}`,
+      );
     }
     const keyId = `ASIA${randomBytes(8).toString('hex').toUpperCase()}`;
     const token = randomBytes(24).toString('base64');
@@ -100,20 +108,33 @@ export async function startCloudPeer(): Promise<CloudPeer> {
     };
     const keyId = accessKeyOf(req.headers.authorization);
     if (!keyId || !sessions.has(keyId) || sessions.get(keyId) !== req.headers['x-amz-security-token']) {
-      return send(400, { __type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' });
+      return send(400, {
+        __type: 'UnrecognizedClientException',
+        message: 'The security token included in the request is invalid.',
+      });
     }
-    const body = JSON.parse(raw) as { logGroupName?: string; startTime?: number; endTime?: number; filterPattern?: string; nextToken?: string; limit?: number };
+    const body = JSON.parse(raw) as {
+      logGroupName?: string;
+      startTime?: number;
+      endTime?: number;
+      filterPattern?: string;
+      nextToken?: string;
+      limit?: number;
+    };
     peer.filterCalls.push(body);
     const failing = peer.fail.shift();
     if (failing === 'throttle') return send(400, { __type: 'ThrottlingException', message: 'Rate exceeded' });
     if (failing === 500) return send(500, { __type: 'ServiceUnavailableException', message: 'Internal error' });
-    if (body.logGroupName !== peer.logGroup) return send(400, { __type: 'ResourceNotFoundException', message: 'The specified log group does not exist.' });
+    if (body.logGroupName !== peer.logGroup)
+      return send(400, { __type: 'ResourceNotFoundException', message: 'The specified log group does not exist.' });
     const terms = (body.filterPattern ?? '').split(/\s+/).filter(Boolean);
     const anyOf = terms.filter((x) => x.startsWith('?')).map((x) => x.slice(1));
     const allOf = terms.filter((x) => !x.startsWith('?'));
     const matching = peer.events
       .filter((e) => e.timestamp >= (body.startTime ?? 0) && e.timestamp <= (body.endTime ?? Infinity))
-      .filter((e) => (!anyOf.length || anyOf.some((x) => e.message.includes(x))) && allOf.every((x) => e.message.includes(x)))
+      .filter(
+        (e) => (!anyOf.length || anyOf.some((x) => e.message.includes(x))) && allOf.every((x) => e.message.includes(x)),
+      )
       .sort((a, b) => a.timestamp - b.timestamp);
     const offset = body.nextToken ? Number(Buffer.from(body.nextToken, 'base64').toString('utf8').split(':')[1]) : 0;
     const limit = Math.min(body.limit ?? 10_000, peer.pageSize);
@@ -128,10 +149,11 @@ export async function startCloudPeer(): Promise<CloudPeer> {
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   peer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  peer.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  peer.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return peer;
 }
 
@@ -140,5 +162,11 @@ let seq = 0;
 /** A log event as FilterLogEvents answers it. */
 export function logEvent(at: number, message: string): CloudPeer['events'][number] {
   seq++;
-  return { eventId: `3778${String(seq).padStart(52, '0')}`, timestamp: at, ingestionTime: at + 50, logStreamName: '2026/11/20/[$LATEST]abc', message };
+  return {
+    eventId: `3778${String(seq).padStart(52, '0')}`,
+    timestamp: at,
+    ingestionTime: at + 50,
+    logStreamName: '2026/11/20/[$LATEST]abc',
+    message,
+  };
 }

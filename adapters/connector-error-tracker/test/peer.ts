@@ -18,10 +18,20 @@ export interface TrackerPeer {
   close(): Promise<void>;
 }
 
-export async function startTrackerPeer(opts: { org?: string; project?: string; token?: string; pageSize?: number } = {}): Promise<TrackerPeer> {
+export async function startTrackerPeer(
+  opts: { org?: string; project?: string; token?: string; pageSize?: number } = {},
+): Promise<TrackerPeer> {
   const org = opts.org ?? 'acme';
   const project = opts.project ?? 'shop';
-  const peer: TrackerPeer = { url: '', token: opts.token ?? 'sntrys_peer_token_0123456789', events: [], pageSize: opts.pageSize ?? 2, failNext: 0, requests: [], close: async () => undefined };
+  const peer: TrackerPeer = {
+    url: '',
+    token: opts.token ?? 'sntrys_peer_token_0123456789',
+    events: [],
+    pageSize: opts.pageSize ?? 2,
+    failNext: 0,
+    requests: [],
+    close: async () => undefined,
+  };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://peer');
     peer.requests.push(`${req.method} ${url.pathname}${url.search}`);
@@ -67,7 +77,14 @@ export async function startTrackerPeer(opts: { org?: string; project?: string; t
 let seq = 0;
 
 /** An event as the tracker's API answers it with full=true. */
-export function apiEvent(o: { at: Date; issue?: string; message?: string; type?: string; user?: string; file?: string }): Record<string, unknown> {
+export function apiEvent(o: {
+  at: Date;
+  issue?: string;
+  message?: string;
+  type?: string;
+  user?: string;
+  file?: string;
+}): Record<string, unknown> {
   seq++;
   const eventId = `${seq.toString(16).padStart(8, '0')}${'a'.repeat(24)}`;
   return {
@@ -78,20 +95,46 @@ export function apiEvent(o: { at: Date; issue?: string; message?: string; type?:
     message: '',
     dateCreated: o.at.toISOString(),
     platform: 'javascript',
-    tags: [{ key: 'environment', value: 'production' }, { key: 'release', value: 'shop@1.2.0' }, { key: 'url', value: 'https://shop.example.com/checkout' }],
+    tags: [
+      { key: 'environment', value: 'production' },
+      { key: 'release', value: 'shop@1.2.0' },
+      { key: 'url', value: 'https://shop.example.com/checkout' },
+    ],
     user: { id: o.user ?? 'u-1', email: `${o.user ?? 'u-1'}@example.com` },
-    entries: [{
-      type: 'exception',
-      data: { values: [{ type: o.type ?? 'TypeError', value: o.message ?? 'x is undefined', stacktrace: { frames: [
-        { filename: 'node_modules/react-dom/index.js', function: 'render', lineno: 1, colno: 1, in_app: false },
-        { filename: o.file ?? 'app/checkout.js', function: 'submit', lineno: 10, colno: 5, in_app: true },
-      ] } }] },
-    }],
+    entries: [
+      {
+        type: 'exception',
+        data: {
+          values: [
+            {
+              type: o.type ?? 'TypeError',
+              value: o.message ?? 'x is undefined',
+              stacktrace: {
+                frames: [
+                  {
+                    filename: 'node_modules/react-dom/index.js',
+                    function: 'render',
+                    lineno: 1,
+                    colno: 1,
+                    in_app: false,
+                  },
+                  { filename: o.file ?? 'app/checkout.js', function: 'submit', lineno: 10, colno: 5, in_app: true },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    ],
   };
 }
 
 /** A webhook delivery as the tracker signs it: hex HMAC-SHA256 of the raw body with the client secret. */
-export function signedDelivery(secret: string, resource: string, body: unknown): { headers: Record<string, string>; rawBody: Buffer } {
+export function signedDelivery(
+  secret: string,
+  resource: string,
+  body: unknown,
+): { headers: Record<string, string>; rawBody: Buffer } {
   const rawBody = Buffer.from(JSON.stringify(body));
   return {
     headers: {
@@ -106,7 +149,13 @@ export function signedDelivery(secret: string, resource: string, body: unknown):
 }
 
 /** The body of an `event_alert` delivery (action triggered) carrying one full event. */
-export function eventAlertBody(o: { eventId: string; issue: string; message: string; user?: string; at?: Date }): Record<string, unknown> {
+export function eventAlertBody(o: {
+  eventId: string;
+  issue: string;
+  message: string;
+  user?: string;
+  at?: Date;
+}): Record<string, unknown> {
   return {
     action: 'triggered',
     installation: { uuid: '7a485448-a9e2-4c85-8a3c-4f44175783c9' },
@@ -122,9 +171,26 @@ export function eventAlertBody(o: { eventId: string; issue: string; message: str
         request: { url: 'https://shop.example.com/cart?id=1', headers: [['User-Agent', 'Mozilla/5.0']] },
         user: { id: o.user ?? 'u-9', email: `${o.user ?? 'u-9'}@example.com`, ip_address: '203.0.113.9' },
         contexts: { browser: { name: 'Chrome', version: '120.0' }, os: { name: 'macOS' } },
-        exception: { values: [{ type: 'TypeError', value: o.message, stacktrace: { frames: [
-          { filename: 'app/cart.js', abs_path: 'https://shop.example.com/static/app/cart.js', function: 'addItem', lineno: 12, colno: 3, in_app: true },
-        ] } }] },
+        exception: {
+          values: [
+            {
+              type: 'TypeError',
+              value: o.message,
+              stacktrace: {
+                frames: [
+                  {
+                    filename: 'app/cart.js',
+                    abs_path: 'https://shop.example.com/static/app/cart.js',
+                    function: 'addItem',
+                    lineno: 12,
+                    colno: 3,
+                    in_app: true,
+                  },
+                ],
+              },
+            },
+          ],
+        },
         web_url: 'https://tracker.example.com/organizations/acme/issues/202/events/x/',
       },
       triggered_rule: 'Notify on new errors',

@@ -20,7 +20,16 @@ export interface LogsPeer {
 }
 
 export async function startLogsPeer(): Promise<LogsPeer> {
-  const peer: LogsPeer = { url: '', apiKey: 'dd-api-0123456789abcdef', appKey: 'dd-app-0123456789abcdef0123', logs: [], fail: [], bodies: [], headers: [], close: async () => undefined };
+  const peer: LogsPeer = {
+    url: '',
+    apiKey: 'dd-api-0123456789abcdef',
+    appKey: 'dd-app-0123456789abcdef0123',
+    logs: [],
+    fail: [],
+    bodies: [],
+    headers: [],
+    close: async () => undefined,
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -30,13 +39,18 @@ export async function startLogsPeer(): Promise<LogsPeer> {
         res.end(JSON.stringify(body));
       };
       peer.headers.push(req.headers);
-      if (req.method !== 'POST' || req.url !== '/api/v2/logs/events/search') return send(404, { errors: ['Not found'] });
+      if (req.method !== 'POST' || req.url !== '/api/v2/logs/events/search')
+        return send(404, { errors: ['Not found'] });
       if (req.headers['dd-api-key'] !== peer.apiKey) return send(401, { errors: ['Unauthorized'] });
       if (req.headers['dd-application-key'] !== peer.appKey) return send(403, { errors: ['Forbidden'] });
       const failing = peer.fail.shift();
       if (failing === 429) return send(429, { errors: ['Too many requests'] }, { 'retry-after': '7' });
       if (failing) return send(failing, { errors: ['Internal Server Error'] });
-      let body: { filter?: { query?: string; from?: string; to?: string }; page?: { cursor?: string; limit?: number }; sort?: string };
+      let body: {
+        filter?: { query?: string; from?: string; to?: string };
+        page?: { cursor?: string; limit?: number };
+        sort?: string;
+      };
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
       } catch {
@@ -53,14 +67,26 @@ export async function startLogsPeer(): Promise<LogsPeer> {
           const at = new Date(a.timestamp).getTime();
           return at >= from && at < to && (!statuses || statuses.includes(a.status));
         })
-        .sort((a, b) => String((a.attributes as { timestamp: string }).timestamp).localeCompare(String((b.attributes as { timestamp: string }).timestamp)) * (body.sort === '-timestamp' ? -1 : 1));
-      const offset = body.page?.cursor ? Number(Buffer.from(body.page.cursor, 'base64').toString('utf8').replace('offset:', '')) : 0;
+        .sort(
+          (a, b) =>
+            String((a.attributes as { timestamp: string }).timestamp).localeCompare(
+              String((b.attributes as { timestamp: string }).timestamp),
+            ) * (body.sort === '-timestamp' ? -1 : 1),
+        );
+      const offset = body.page?.cursor
+        ? Number(Buffer.from(body.page.cursor, 'base64').toString('utf8').replace('offset:', ''))
+        : 0;
       const limit = Math.min(body.page?.limit ?? 10, 1000);
       const page = matching.slice(offset, offset + limit);
       const more = offset + limit < matching.length;
       return send(200, {
         data: page,
-        meta: { elapsed: 3, request_id: 'req', status: 'done', ...(more ? { page: { after: Buffer.from(`offset:${offset + limit}`).toString('base64') } } : {}) },
+        meta: {
+          elapsed: 3,
+          request_id: 'req',
+          status: 'done',
+          ...(more ? { page: { after: Buffer.from(`offset:${offset + limit}`).toString('base64') } } : {}),
+        },
         links: more ? { next: `${peer.url}/api/v2/logs/events?page[cursor]=x` } : {},
       });
     });
@@ -74,7 +100,14 @@ export async function startLogsPeer(): Promise<LogsPeer> {
 let seq = 0;
 
 /** A log as the search API answers it. */
-export function apiLog(o: { at: Date; status?: string; message?: string; kind?: string; stack?: string; service?: string }): Record<string, unknown> {
+export function apiLog(o: {
+  at: Date;
+  status?: string;
+  message?: string;
+  kind?: string;
+  stack?: string;
+  service?: string;
+}): Record<string, unknown> {
   seq++;
   return {
     id: `AQAAAYvL${seq.toString(16).padStart(8, '0')}`,
@@ -92,7 +125,9 @@ export function apiLog(o: { at: Date; status?: string; message?: string; kind?: 
         error: {
           kind: o.kind ?? 'TypeError',
           message: o.message ?? "Cannot read properties of undefined (reading 'total')",
-          stack: o.stack ?? "TypeError: Cannot read properties of undefined (reading 'total')\n    at computeTotal (/srv/app/src/cart.js:41:17)\n    at async Router.handle (/srv/app/node_modules/express/lib/router.js:280:9)",
+          stack:
+            o.stack ??
+            "TypeError: Cannot read properties of undefined (reading 'total')\n    at computeTotal (/srv/app/src/cart.js:41:17)\n    at async Router.handle (/srv/app/node_modules/express/lib/router.js:280:9)",
         },
       },
     },

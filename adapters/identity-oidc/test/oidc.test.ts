@@ -12,14 +12,25 @@ const strictDeps = { config: { security: { allowLoopbackFetch: false } }, log: u
 async function listen(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 t.test('identity-oidc passes the IdentityProvider contract against oidc-provider', async (t) => {
   let issuer = '';
   const server = await listen((req, res) => provider.callback()(req, res));
   issuer = server.url;
-  const provider = new Provider(issuer, { clients: [{ client_id: 'kit', client_secret: 'kit-secret-0123456789', redirect_uris: ['http://localhost:3000/v1/auth/sso/oidc/callback'] }] });
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: 'kit',
+        client_secret: 'kit-secret-0123456789',
+        redirect_uris: ['http://localhost:3000/v1/auth/sso/oidc/callback'],
+      },
+    ],
+  });
   t.teardown(() => server.close());
 
   await runIdentityProviderContract(t, {
@@ -27,19 +38,40 @@ t.test('identity-oidc passes the IdentityProvider contract against oidc-provider
     protocol: 'oidc',
     create: () => new OidcIdentityProvider(OidcIdentityProvider.validateOptions({}), loopbackDeps),
     module: adapterModule('identity', OidcIdentityProvider),
-    options: { valid: { scopes: 'openid email' }, invalid: [{ options: { requestTimeoutMs: 5 }, key: 'requestTimeoutMs' }] },
+    options: {
+      valid: { scopes: 'openid email' },
+      invalid: [{ options: { requestTimeoutMs: 5 }, key: 'requestTimeoutMs' }],
+    },
     validateOptions: (o) => OidcIdentityProvider.validateOptions(o),
     connection: kitConnection('oidc', { issuer, clientId: 'kit', clientSecret: 'kit-secret-0123456789' }),
-    badConnections: [{ name: 'an issuer with another spelling', connection: kitConnection('oidc', { issuer: `${issuer}/`, clientId: 'kit', clientSecret: 'x' }), error: 'issuer_mismatch' }],
+    badConnections: [
+      {
+        name: 'an issuer with another spelling',
+        connection: kitConnection('oidc', { issuer: `${issuer}/`, clientId: 'kit', clientSecret: 'x' }),
+        error: 'issuer_mismatch',
+      },
+    ],
   });
 });
 
 t.test('discovery goes only to public addresses', async (t) => {
   const strict = new OidcIdentityProvider(OidcIdentityProvider.validateOptions({ requestTimeoutMs: 2000 }), strictDeps);
-  const loopback = new OidcIdentityProvider(OidcIdentityProvider.validateOptions({ requestTimeoutMs: 2000 }), loopbackDeps);
-  const test = (idp: OidcIdentityProvider, issuer: string) => idp.testConnection(kitConnection('oidc', { issuer, clientId: 'c', clientSecret: 's' }));
+  const loopback = new OidcIdentityProvider(
+    OidcIdentityProvider.validateOptions({ requestTimeoutMs: 2000 }),
+    loopbackDeps,
+  );
+  const test = (idp: OidcIdentityProvider, issuer: string) =>
+    idp.testConnection(kitConnection('oidc', { issuer, clientId: 'c', clientSecret: 's' }));
 
-  for (const issuer of ['https://10.0.0.1', 'https://169.254.169.254', 'https://[fd00:ec2::254]', 'https://[::1]:9443', 'https://127.0.0.1:9443', 'https://100.64.0.1', 'https://[::ffff:10.0.0.1]']) {
+  for (const issuer of [
+    'https://10.0.0.1',
+    'https://169.254.169.254',
+    'https://[fd00:ec2::254]',
+    'https://[::1]:9443',
+    'https://127.0.0.1:9443',
+    'https://100.64.0.1',
+    'https://[::ffff:10.0.0.1]',
+  ]) {
     const r = await test(strict, issuer);
     t.same([r.ok, r.error], [false, 'blocked_address'], issuer);
   }

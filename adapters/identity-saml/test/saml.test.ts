@@ -11,13 +11,47 @@ function cert(expired: boolean): string {
   const dir = mkdtempSync(join(tmpdir(), 'pw-saml-'));
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    if (!expired) run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '30', '-subj', '/CN=idp']);
+    if (!expired)
+      run([
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        'k.pem',
+        '-out',
+        'c.pem',
+        '-days',
+        '30',
+        '-subj',
+        '/CN=idp',
+      ]);
     else {
       run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'r.csr', '-subj', '/CN=old']);
       writeFileSync(join(dir, 'index.txt'), '');
       writeFileSync(join(dir, 'serial'), '01\n');
-      writeFileSync(join(dir, 'ca.cnf'), `[ca]\ndefault_ca=CA\n[CA]\ndatabase=${dir}/index.txt\nnew_certs_dir=${dir}\nserial=${dir}/serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n`);
-      run(['ca', '-batch', '-selfsign', '-config', 'ca.cnf', '-keyfile', 'k.pem', '-in', 'r.csr', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-out', 'c.pem']);
+      writeFileSync(
+        join(dir, 'ca.cnf'),
+        `[ca]\ndefault_ca=CA\n[CA]\ndatabase=${dir}/index.txt\nnew_certs_dir=${dir}\nserial=${dir}/serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n`,
+      );
+      run([
+        'ca',
+        '-batch',
+        '-selfsign',
+        '-config',
+        'ca.cnf',
+        '-keyfile',
+        'k.pem',
+        '-in',
+        'r.csr',
+        '-startdate',
+        '20200101000000Z',
+        '-enddate',
+        '20200102000000Z',
+        '-out',
+        'c.pem',
+      ]);
     }
     const pem = readFileSync(join(dir, 'c.pem'), 'utf8');
     return pem.slice(pem.indexOf('-----BEGIN CERTIFICATE-----'));
@@ -27,16 +61,25 @@ function cert(expired: boolean): string {
 }
 
 t.test('identity-saml passes the IdentityProvider contract', async (t) => {
-  const good = kitConnection('saml', { issuer: 'https://idp.kit.test', idpSsoUrl: 'https://idp.kit.test/sso', idpCert: cert(false) });
+  const good = kitConnection('saml', {
+    issuer: 'https://idp.kit.test',
+    idpSsoUrl: 'https://idp.kit.test/sso',
+    idpCert: cert(false),
+  });
   await runIdentityProviderContract(t, {
     name: 'identity-saml',
     protocol: 'saml',
     create: () => new SamlIdentityProvider(SamlIdentityProvider.validateOptions({})),
     module: adapterModule('identity', SamlIdentityProvider),
-    options: { valid: { clockToleranceSeconds: 60 }, invalid: [{ options: { maxAssertionAgeSeconds: 1 }, key: 'maxAssertionAgeSeconds' }] },
+    options: {
+      valid: { clockToleranceSeconds: 60 },
+      invalid: [{ options: { maxAssertionAgeSeconds: 1 }, key: 'maxAssertionAgeSeconds' }],
+    },
     validateOptions: (o) => SamlIdentityProvider.validateOptions(o),
     connection: good,
-    badConnections: [{ name: 'an expired certificate', connection: { ...good, idpCert: cert(true) }, error: 'certificate_expired' }],
+    badConnections: [
+      { name: 'an expired certificate', connection: { ...good, idpCert: cert(true) }, error: 'certificate_expired' },
+    ],
   });
 });
 

@@ -29,7 +29,15 @@ const kit = (dataDir: string) => ({
     invalid: [
       { options: { webhookSecret: 'short' }, key: 'adapters.options.mail-outbox.webhookSecret' },
       { options: { domainRecords: { sending: [], receiving: [] } }, key: 'domainRecords.sending' },
-      { options: { domainRecords: { sending: [{ type: 'TXT', name: '{domain}', value: 'v' }], receiving: [{ type: 'TXT', name: '{domain}', value: 'v' }] } }, key: 'domainRecords.receiving' },
+      {
+        options: {
+          domainRecords: {
+            sending: [{ type: 'TXT', name: '{domain}', value: 'v' }],
+            receiving: [{ type: 'TXT', name: '{domain}', value: 'v' }],
+          },
+        },
+        key: 'domainRecords.receiving',
+      },
     ],
   },
   mimeSecret: SECRET,
@@ -69,12 +77,26 @@ t.test('waitFor finds a message sent later and times out otherwise', async (t) =
   const adapter = make({ keep: 2 }, ':memory:');
   const waiting = adapter.waitFor((e) => e.subject === 'third');
   for (const subject of ['first', 'second', 'third']) {
-    await adapter.send({ from: { address: 'a@pw.example.test' }, to: [{ address: 'b@example.test' }], subject, text: 'x', messageId: `<${subject}@pw.example.test>`, headers: {} });
+    await adapter.send({
+      from: { address: 'a@pw.example.test' },
+      to: [{ address: 'b@example.test' }],
+      subject,
+      text: 'x',
+      messageId: `<${subject}@pw.example.test>`,
+      headers: {},
+    });
   }
   t.equal((await waiting).subject, 'third');
-  t.same(adapter.messages.map((m) => m.subject), ['second', 'third'], 'only `keep` messages are kept');
+  t.same(
+    adapter.messages.map((m) => m.subject),
+    ['second', 'third'],
+    'only `keep` messages are kept',
+  );
   t.equal(adapter.sentTo('B@example.test').length, 2);
-  await t.rejects(adapter.waitFor(() => false, 50), { message: /no matching message within 50 ms/ });
+  await t.rejects(
+    adapter.waitFor(() => false, 50),
+    { message: /no matching message within 50 ms/ },
+  );
   adapter.clear();
   t.equal(adapter.messages.length, 0);
 });
@@ -93,10 +115,31 @@ t.test('domains: the configured records, filled in and pending', async (t) => {
     domain: 'mail.acme.com',
     purpose: 'sending',
     status: 'pending',
-    records: [{ purpose: 'sending', record: 'dkim', type: 'CNAME', name: 's1._domainkey.mail.acme.com', value: 's1.dkim.pw.example.test', status: 'pending' }],
+    records: [
+      {
+        purpose: 'sending',
+        record: 'dkim',
+        type: 'CNAME',
+        name: 's1._domainkey.mail.acme.com',
+        value: 's1.dkim.pw.example.test',
+        status: 'pending',
+      },
+    ],
   });
   const receiving = await adapter.checkDomain('in.acme.com', 'receiving');
-  t.same(receiving.records[0], { purpose: 'receiving', record: 'mx', type: 'MX', name: 'in.acme.com', value: 'mx.pw.example.test', priority: 5, status: 'pending' });
+  t.same(receiving.records[0], {
+    purpose: 'receiving',
+    record: 'mx',
+    type: 'MX',
+    name: 'in.acme.com',
+    value: 'mx.pw.example.test',
+    priority: 5,
+    status: 'pending',
+  });
   const defaults = await make({}, ':memory:').registerDomain('mail.acme.com', 'sending');
-  t.same(defaults.records.map((r) => r.record), ['spf', 'dkim', 'return_path', 'dmarc'], 'default records');
+  t.same(
+    defaults.records.map((r) => r.record),
+    ['spf', 'dkim', 'return_path', 'dmarc'],
+    'default records',
+  );
 });

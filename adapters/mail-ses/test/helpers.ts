@@ -39,11 +39,21 @@ export interface SesPeer {
   raws: Buffer[];
   /** Every request the fake saw: `METHOD path`. */
   calls: string[];
-  store(): Promise<{ emails: Array<{ messageId: string; from: string; subject: string; destination: { to: string[]; cc: string[] }; body: { text?: string; html?: string } }> }>;
+  store(): Promise<{
+    emails: Array<{
+      messageId: string;
+      from: string;
+      subject: string;
+      destination: { to: string[]; cc: string[] };
+      body: { text?: string; html?: string };
+    }>;
+  }>;
 }
 
 const listen = (server: Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 
 const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
 
@@ -54,7 +64,10 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 }
 
 function json(res: ServerResponse, status: number, value: unknown, errorType?: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(errorType ? { 'x-amzn-errortype': errorType } : {}),
+  });
   res.end(JSON.stringify(errorType ? { message: String(value) } : value));
 }
 
@@ -67,7 +80,13 @@ function identityJson(id: Identity): Record<string, unknown> {
     ...(id.errorType ? { VerificationInfo: { ErrorType: id.errorType } } : {}),
     DkimAttributes: { SigningEnabled: true, Status: id.dkim, Tokens: id.tokens, SigningAttributesOrigin: 'AWS_SES' },
     ...(id.mailFrom
-      ? { MailFromAttributes: { MailFromDomain: id.mailFrom.domain, MailFromDomainStatus: id.mailFrom.status, BehaviorOnMxFailure: id.mailFrom.behavior } }
+      ? {
+          MailFromAttributes: {
+            MailFromDomain: id.mailFrom.domain,
+            MailFromDomainStatus: id.mailFrom.status,
+            BehaviorOnMxFailure: id.mailFrom.behavior,
+          },
+        }
       : {}),
     Policies: {},
     Tags: [],
@@ -92,10 +111,19 @@ export async function startSesPeer(t: Test): Promise<SesPeer> {
       const name = m[1];
       if (req.method === 'POST' && !name) {
         const { EmailIdentity } = JSON.parse(payload.toString()) as { EmailIdentity: string };
-        if (identities.has(EmailIdentity)) return json(res, 400, `Email identity ${EmailIdentity} already exist.`, 'AlreadyExistsException');
-        const id: Identity = { tokens: [0, 1, 2].map(() => randomBytes(16).toString('hex')), dkim: 'PENDING', verification: 'PENDING' };
+        if (identities.has(EmailIdentity))
+          return json(res, 400, `Email identity ${EmailIdentity} already exist.`, 'AlreadyExistsException');
+        const id: Identity = {
+          tokens: [0, 1, 2].map(() => randomBytes(16).toString('hex')),
+          dkim: 'PENDING',
+          verification: 'PENDING',
+        };
         identities.set(EmailIdentity, id);
-        return json(res, 200, { IdentityType: 'DOMAIN', VerifiedForSendingStatus: false, DkimAttributes: identityJson(id).DkimAttributes });
+        return json(res, 200, {
+          IdentityType: 'DOMAIN',
+          VerifiedForSendingStatus: false,
+          DkimAttributes: identityJson(id).DkimAttributes,
+        });
       }
       const id = name ? identities.get(name) : undefined;
       if (!id) return json(res, 404, `Email identity ${name} does not exist.`, 'NotFoundException');
@@ -115,16 +143,21 @@ export async function startSesPeer(t: Test): Promise<SesPeer> {
       const p = JSON.parse(payload.toString()) as { Content?: { Raw?: { Data?: string } } };
       const raw = p.Content?.Raw?.Data ? Buffer.from(p.Content.Raw.Data, 'base64') : null;
       if (raw) {
-        if (/^To:.*refused@/m.test(raw.toString())) return json(res, 400, 'Email address is not verified.', 'MessageRejected');
-        if (/^To:.*throttled@/m.test(raw.toString())) return json(res, 429, 'Maximum sending rate exceeded.', 'TooManyRequestsException');
+        if (/^To:.*refused@/m.test(raw.toString()))
+          return json(res, 400, 'Email address is not verified.', 'MessageRejected');
+        if (/^To:.*throttled@/m.test(raw.toString()))
+          return json(res, 429, 'Maximum sending rate exceeded.', 'TooManyRequestsException');
         raws.push(raw);
       }
     }
     // Everything else goes to the emulator as it came.
-    const upstream = request({ host: '127.0.0.1', port: emulatorPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = request(
+      { host: '127.0.0.1', port: emulatorPort, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', (err) => json(res, 502, err.message, 'InternalFailure'));
     upstream.end(payload);
   });
@@ -147,7 +180,10 @@ export async function startSesPeer(t: Test): Promise<SesPeer> {
 export interface SnsSigner {
   certPem: string;
   /** An envelope signed with the test key (or `otherKey`), SignatureVersion 2 unless told. */
-  envelope(fields: Partial<SnsMessage> & Pick<SnsMessage, 'Type' | 'Message'>, opts?: { version?: '1' | '2'; otherKey?: boolean }): SnsMessage;
+  envelope(
+    fields: Partial<SnsMessage> & Pick<SnsMessage, 'Type' | 'Message'>,
+    opts?: { version?: '1' | '2'; otherKey?: boolean },
+  ): SnsMessage;
   delivery(m: SnsMessage | string): InboundDelivery;
   fetches: string[];
   fetchCertificate(url: string): Promise<string>;
@@ -156,7 +192,25 @@ export interface SnsSigner {
 function openssl(dir: string, name: string): { cert: string; key: string } {
   const key = join(dir, `${name}.key`);
   const cert = join(dir, `${name}.pem`);
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=sns.amazonaws.com'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=sns.amazonaws.com',
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
   return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
 }
@@ -193,7 +247,12 @@ export function snsSigner(t: Test): SnsSigner {
     delivery(m) {
       const rawBody = Buffer.from(typeof m === 'string' ? m : JSON.stringify(m));
       const type = typeof m === 'string' ? 'Notification' : m.Type;
-      return { provider: 'ses', contentType: 'text/plain', rawBody, headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': type } };
+      return {
+        provider: 'ses',
+        contentType: 'text/plain',
+        rawBody,
+        headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': type },
+      };
     },
   };
 }
@@ -201,16 +260,36 @@ export function snsSigner(t: Test): SnsSigner {
 /** An RFC 5322 message as a sender's server would deliver it. */
 export function inboundRaw(to: string): Buffer {
   return Buffer.from(
-    ['From: Ada <ada@example.test>', `To: ${to}`, 'Subject: Export button broken', `Message-ID: <in-${randomBytes(4).toString('hex')}@example.test>`, 'Date: Tue, 02 Jan 2024 10:00:00 +0000', 'Content-Type: text/plain; charset=utf-8', '', 'The CSV export does nothing.', ''].join('\r\n'),
+    [
+      'From: Ada <ada@example.test>',
+      `To: ${to}`,
+      'Subject: Export button broken',
+      `Message-ID: <in-${randomBytes(4).toString('hex')}@example.test>`,
+      'Date: Tue, 02 Jan 2024 10:00:00 +0000',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'The CSV export does nothing.',
+      '',
+    ].join('\r\n'),
   );
 }
 
 /** An SES receipt notification (SNS action) for `recipients`. */
-export function receivedNotification(recipients: string[], raw: Buffer, verdicts: Record<string, string> = {}, encoding: 'BASE64' | 'UTF8' = 'BASE64'): string {
+export function receivedNotification(
+  recipients: string[],
+  raw: Buffer,
+  verdicts: Record<string, string> = {},
+  encoding: 'BASE64' | 'UTF8' = 'BASE64',
+): string {
   const v = (k: string) => ({ status: verdicts[k] ?? 'PASS' });
   return JSON.stringify({
     notificationType: 'Received',
-    mail: { timestamp: '2024-01-02T10:00:01.000Z', source: 'ada@example.test', messageId: 'o3vrnil0e2ic28trm7dfhrc2v0clambfcd7i0ig01', destination: recipients },
+    mail: {
+      timestamp: '2024-01-02T10:00:01.000Z',
+      source: 'ada@example.test',
+      messageId: 'o3vrnil0e2ic28trm7dfhrc2v0clambfcd7i0ig01',
+      destination: recipients,
+    },
     receipt: {
       timestamp: '2024-01-02T10:00:01.000Z',
       processingTimeMillis: 420,

@@ -15,7 +15,11 @@ const message = (over: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
   text: 'Fixed in 2.0.1.\n',
   html: '<p>Fixed in <b>2.0.1</b>.</p>',
   messageId: `<ses-${Date.now()}-${Math.random().toString(36).slice(2)}@acme.test>`,
-  headers: { 'In-Reply-To': '<c1@example.test>', References: '<c0@example.test> <c1@example.test>', 'Auto-Submitted': 'auto-replied' },
+  headers: {
+    'In-Reply-To': '<c1@example.test>',
+    References: '<c0@example.test> <c1@example.test>',
+    'Auto-Submitted': 'auto-replied',
+  },
   ...over,
 });
 
@@ -24,7 +28,14 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
   const sns = snsSigner(t);
   const make = (over: Partial<SesOptions> = {}) =>
     new SesChannelAdapter(
-      SesChannelAdapter.validateOptions({ region: REGION, endpoint: peer.endpoint, credentials, webhookSecret: SECRET, topicArns: [TOPIC], ...over }),
+      SesChannelAdapter.validateOptions({
+        region: REGION,
+        endpoint: peer.endpoint,
+        credentials,
+        webhookSecret: SECRET,
+        topicArns: [TOPIC],
+        ...over,
+      }),
       { config: {}, log: undefined },
       { fetchCertificate: (url) => sns.fetchCertificate(url), confirmSubscription: async () => {} },
     );
@@ -51,19 +62,72 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
         return raw;
       },
       inbound: {
-        signed: () => sns.delivery(sns.envelope({ Type: 'Notification', Message: receivedNotification(['acme@in.kit.example.test', 'beta@in.kit.example.test'], inboundRaw('acme@in.kit.example.test')) })),
+        signed: () =>
+          sns.delivery(
+            sns.envelope({
+              Type: 'Notification',
+              Message: receivedNotification(
+                ['acme@in.kit.example.test', 'beta@in.kit.example.test'],
+                inboundRaw('acme@in.kit.example.test'),
+              ),
+            }),
+          ),
         expect: { emails: 2, events: 0 },
         forged: [
-          { name: 'signed with a key SNS never used', delivery: () => sns.delivery(sns.envelope({ Type: 'Notification', Message: '{}' }, { otherKey: true })) },
+          {
+            name: 'signed with a key SNS never used',
+            delivery: () => sns.delivery(sns.envelope({ Type: 'Notification', Message: '{}' }, { otherKey: true })),
+          },
           {
             name: 'Message changed after signing',
-            delivery: () => sns.delivery({ ...sns.envelope({ Type: 'Notification', Message: '{"notificationType":"Delivery"}' }), Message: '{"notificationType":"Bounce"}' }),
+            delivery: () =>
+              sns.delivery({
+                ...sns.envelope({ Type: 'Notification', Message: '{"notificationType":"Delivery"}' }),
+                Message: '{"notificationType":"Bounce"}',
+              }),
           },
-          { name: 'certificate on another host', delivery: () => sns.delivery(sns.envelope({ Type: 'Notification', Message: '{}', SigningCertURL: 'https://sns.evil.example.com/cert.pem' })) },
-          { name: 'certificate over http', delivery: () => sns.delivery(sns.envelope({ Type: 'Notification', Message: '{}', SigningCertURL: 'http://sns.eu-west-1.amazonaws.com/cert.pem' })) },
-          { name: 'a topic that is not allowed', delivery: () => sns.delivery(sns.envelope({ Type: 'Notification', Message: '{}', TopicArn: 'arn:aws:sns:eu-west-1:999999999999:attacker' })) },
-          { name: 'no signature', delivery: () => sns.delivery({ ...sns.envelope({ Type: 'Notification', Message: '{}' }), Signature: '' }) },
-          { name: 'unknown SignatureVersion', delivery: () => sns.delivery({ ...sns.envelope({ Type: 'Notification', Message: '{}' }), SignatureVersion: '3' as '2' }) },
+          {
+            name: 'certificate on another host',
+            delivery: () =>
+              sns.delivery(
+                sns.envelope({
+                  Type: 'Notification',
+                  Message: '{}',
+                  SigningCertURL: 'https://sns.evil.example.com/cert.pem',
+                }),
+              ),
+          },
+          {
+            name: 'certificate over http',
+            delivery: () =>
+              sns.delivery(
+                sns.envelope({
+                  Type: 'Notification',
+                  Message: '{}',
+                  SigningCertURL: 'http://sns.eu-west-1.amazonaws.com/cert.pem',
+                }),
+              ),
+          },
+          {
+            name: 'a topic that is not allowed',
+            delivery: () =>
+              sns.delivery(
+                sns.envelope({
+                  Type: 'Notification',
+                  Message: '{}',
+                  TopicArn: 'arn:aws:sns:eu-west-1:999999999999:attacker',
+                }),
+              ),
+          },
+          {
+            name: 'no signature',
+            delivery: () => sns.delivery({ ...sns.envelope({ Type: 'Notification', Message: '{}' }), Signature: '' }),
+          },
+          {
+            name: 'unknown SignatureVersion',
+            delivery: () =>
+              sns.delivery({ ...sns.envelope({ Type: 'Notification', Message: '{}' }), SignatureVersion: '3' as '2' }),
+          },
           { name: 'not JSON', delivery: () => sns.delivery('Type=Notification&Message=hello') },
         ],
       },
@@ -102,13 +166,25 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
         else process.env[k] = saved[k];
       }
     });
-    Object.assign(process.env, { AWS_ENDPOINT_URL_SESV2: peer.emulator, AWS_REGION: 'us-east-2', AWS_ACCESS_KEY_ID: 'AKIDENV', AWS_SECRET_ACCESS_KEY: 'env-secret' });
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_SESV2: peer.emulator,
+      AWS_REGION: 'us-east-2',
+      AWS_ACCESS_KEY_ID: 'AKIDENV',
+      AWS_SECRET_ACCESS_KEY: 'env-secret',
+    });
     const adapter = new SesChannelAdapter(SesChannelAdapter.validateOptions({}), { config: {}, log: undefined });
     t.teardown(() => adapter.close());
     const m = message();
     const { providerMessageId } = await adapter.send(m);
-    t.ok((await peer.store()).emails.some((e) => e.messageId === providerMessageId), 'the emulator named by AWS_ENDPOINT_URL_SESV2 got it');
-    t.equal(peer.raws.some((r) => r.includes(m.messageId)), false, 'not through the configured endpoint of the other adapters');
+    t.ok(
+      (await peer.store()).emails.some((e) => e.messageId === providerMessageId),
+      'the emulator named by AWS_ENDPOINT_URL_SESV2 got it',
+    );
+    t.equal(
+      peer.raws.some((r) => r.includes(m.messageId)),
+      false,
+      'not through the configured endpoint of the other adapters',
+    );
     const receiving = await make().registerDomain('in.env.example.test', 'receiving');
     t.ok(receiving, 'sanity: the fake still answers');
   });
@@ -119,7 +195,9 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
     const refused = await adapter.send(message({ to: [{ address: 'refused@example.test' }] })).catch((e: unknown) => e);
     t.ok(isAdapterError(refused, 'send_rejected'), `MessageRejected: ${(refused as Error).message}`);
     t.equal((refused as { retryable: boolean }).retryable, false);
-    const throttled = await adapter.send(message({ to: [{ address: 'throttled@example.test' }] })).catch((e: unknown) => e);
+    const throttled = await adapter
+      .send(message({ to: [{ address: 'throttled@example.test' }] }))
+      .catch((e: unknown) => e);
     t.ok(isAdapterError(throttled, 'send_failed'), `TooManyRequests: ${(throttled as Error).message}`);
     t.equal((throttled as { retryable: boolean }).retryable, true);
   });
@@ -144,11 +222,19 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
       ],
       'MAIL FROM: MX and SPF',
     );
-    t.same(id.mailFrom, { domain: 'bounce.mail.acme.test', status: 'PENDING', behavior: 'USE_DEFAULT_VALUE' }, 'PutEmailIdentityMailFromAttributes');
+    t.same(
+      id.mailFrom,
+      { domain: 'bounce.mail.acme.test', status: 'PENDING', behavior: 'USE_DEFAULT_VALUE' },
+      'PutEmailIdentityMailFromAttributes',
+    );
 
     id.dkim = 'SUCCESS';
     id.verification = 'SUCCESS';
-    t.equal((await adapter.checkDomain('mail.acme.test', 'sending')).status, 'partially_verified', 'DKIM verified, MAIL FROM pending');
+    t.equal(
+      (await adapter.checkDomain('mail.acme.test', 'sending')).status,
+      'partially_verified',
+      'DKIM verified, MAIL FROM pending',
+    );
     id.mailFrom!.status = 'FAILED';
     const partlyFailed = await adapter.checkDomain('mail.acme.test', 'sending');
     t.equal(partlyFailed.status, 'partially_failed');
@@ -156,10 +242,23 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
     id.mailFrom!.status = 'SUCCESS';
     const verified = await adapter.checkDomain('mail.acme.test', 'sending');
     t.equal(verified.status, 'verified');
-    t.ok(verified.records.every((r) => r.status === 'verified'), 'every record verified');
+    t.ok(
+      verified.records.every((r) => r.status === 'verified'),
+      'every record verified',
+    );
 
     const receiving = await adapter.registerDomain('in.acme.test', 'receiving');
-    t.same(receiving.records.find((r) => r.type === 'MX'), { purpose: 'receiving', record: 'mx', type: 'MX', name: 'in.acme.test', value: `inbound-smtp.${REGION}.amazonaws.com`, priority: 10 });
+    t.same(
+      receiving.records.find((r) => r.type === 'MX'),
+      {
+        purpose: 'receiving',
+        record: 'mx',
+        type: 'MX',
+        name: 'in.acme.test',
+        value: `inbound-smtp.${REGION}.amazonaws.com`,
+        priority: 10,
+      },
+    );
     const inId = peer.identities.get('in.acme.test')!;
     t.equal(inId.mailFrom, undefined, 'no MAIL FROM for a receiving domain');
     inId.verification = 'FAILED';
@@ -172,7 +271,11 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
     t.equal((await adapter.checkDomain('in.acme.test', 'receiving')).status, 'temporary_failure');
 
     const again = await adapter.registerDomain('in.acme.test', 'receiving');
-    t.same(again.records.map((r) => r.name), receiving.records.map((r) => r.name), 'registering again re-reads the identity');
+    t.same(
+      again.records.map((r) => r.name),
+      receiving.records.map((r) => r.name),
+      'registering again re-reads the identity',
+    );
     await adapter.deleteDomain('in.acme.test', 'receiving');
     t.notOk(peer.identities.has('in.acme.test'), 'DeleteEmailIdentity');
     await adapter.deleteDomain('in.acme.test', 'receiving');

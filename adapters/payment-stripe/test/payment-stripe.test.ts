@@ -8,13 +8,26 @@ import { StripePeer } from './stripe-peer.js';
 const peer = await new StripePeer().start();
 t.teardown(() => peer.stop());
 
-const options = () => ({ secretKey: 'sk_test_patchwell', webhookSecret: peer.webhookSecret, connectWebhookSecret: peer.connectSecret, baseUrl: peer.baseUrl, maxNetworkRetries: 0 });
+const options = () => ({
+  secretKey: 'sk_test_patchwell',
+  webhookSecret: peer.webhookSecret,
+  connectWebhookSecret: peer.connectSecret,
+  baseUrl: peer.baseUrl,
+  maxNetworkRetries: 0,
+});
 const create = () => new StripePaymentProvider(StripePaymentProvider.validateOptions(options()));
 
 /** Completes a checkout at the peer, as a paying customer would. */
 async function subscribe(p: StripePaymentProvider, plan: 'indie' | 'startup' = 'indie') {
   const session = await p.createCheckout(
-    { mode: 'subscription', plan, trialDays: 14, customer: { orgId: 'org_kit', email: 'kit@example.test' }, successUrl: 'http://localhost/ok', cancelUrl: 'http://localhost/no' },
+    {
+      mode: 'subscription',
+      plan,
+      trialDays: 14,
+      customer: { orgId: 'org_kit', email: 'kit@example.test' },
+      successUrl: 'http://localhost/ok',
+      cancelUrl: 'http://localhost/no',
+    },
     `sub-${Math.random()}`,
   );
   const { subscription } = peer.completeCheckout(session.checkoutId);
@@ -33,15 +46,39 @@ t.test('payment-stripe meets the PaymentProvider contract against the local peer
         { options: { webhookSecret: 'whsec_0123456789abcdef' }, key: 'secretKey' },
         { options: { secretKey: 'pk_test_x', webhookSecret: 'whsec_0123456789abcdef' }, key: 'secretKey' },
         { options: { secretKey: 'sk_test_x', webhookSecret: 'short' }, key: 'webhookSecret' },
-        { options: { secretKey: 'sk_test_x', webhookSecret: 'whsec_0123456789abcdef', protocol: 'ftp' }, key: 'protocol' },
+        {
+          options: { secretKey: 'sk_test_x', webhookSecret: 'whsec_0123456789abcdef', protocol: 'ftp' },
+          key: 'protocol',
+        },
       ],
     },
     webhooks: {
-      signed: () => peer.sign(peer.event('invoice.paid', { id: 'in_1', object: 'invoice', customer: 'cus_1', status: 'paid', amount_paid: 2900, amount_due: 2900, currency: 'usd', period_start: 1, period_end: 2, parent: null, metadata: { org_id: 'org_1' } })),
+      signed: () =>
+        peer.sign(
+          peer.event('invoice.paid', {
+            id: 'in_1',
+            object: 'invoice',
+            customer: 'cus_1',
+            status: 'paid',
+            amount_paid: 2900,
+            amount_due: 2900,
+            currency: 'usd',
+            period_start: 1,
+            period_end: 2,
+            parent: null,
+            metadata: { org_id: 'org_1' },
+          }),
+        ),
       expectType: 'invoice.paid',
       forged: [
-        { name: 'signed with another secret', delivery: () => peer.sign(peer.event('invoice.paid', {}), { secret: 'whsec_not_the_one_0000' }) },
-        { name: 'signed 301 s ago', delivery: () => peer.sign(peer.event('invoice.paid', {}), { timestamp: Math.floor(Date.now() / 1000) - 301 }) },
+        {
+          name: 'signed with another secret',
+          delivery: () => peer.sign(peer.event('invoice.paid', {}), { secret: 'whsec_not_the_one_0000' }),
+        },
+        {
+          name: 'signed 301 s ago',
+          delivery: () => peer.sign(peer.event('invoice.paid', {}), { timestamp: Math.floor(Date.now() / 1000) - 301 }),
+        },
       ],
     },
     subscribe: (p) => subscribe(p as StripePaymentProvider),
@@ -57,14 +94,37 @@ t.test('what payment-stripe sends to Stripe', async (t) => {
   await p.updateAddons({ subscriptionId: sub.subscriptionId, addons: { badge_removal: 1 } }, 'addons-1');
   await p.updateAddons({ subscriptionId: sub.subscriptionId, addons: { badge_removal: 0 } }, 'addons-2');
   await p.cancelAtPeriodEnd(sub.subscriptionId, 'cancel-1');
-  await p.createConnectOnboarding({ orgId: 'org_1', accountId: null, country: 'IT', email: 'a@example.test', returnUrl: 'http://localhost/r', refreshUrl: 'http://localhost/f' }, 'connect-1');
+  await p.createConnectOnboarding(
+    {
+      orgId: 'org_1',
+      accountId: null,
+      country: 'IT',
+      email: 'a@example.test',
+      returnUrl: 'http://localhost/r',
+      refreshUrl: 'http://localhost/f',
+    },
+    'connect-1',
+  );
   await p.createPortal({ customerId: sub.customerId, returnUrl: 'http://localhost/b' }, 'portal-1');
   const mine = peer.requests.slice(before);
-  t.same(mine.filter((r) => r.method !== 'GET' && !r.idempotencyKey), [], 'every mutating call carries an idempotency key');
+  t.same(
+    mine.filter((r) => r.method !== 'GET' && !r.idempotencyKey),
+    [],
+    'every mutating call carries an idempotency key',
+  );
   const checkout = mine.find((r) => r.path === '/v1/checkout/sessions')!;
-  t.match(checkout.body, { mode: 'subscription', payment_method_collection: 'always', client_reference_id: 'org_kit', subscription_data: { trial_period_days: '14', metadata: { org_id: 'org_kit', plan: 'startup' } } });
+  t.match(checkout.body, {
+    mode: 'subscription',
+    payment_method_collection: 'always',
+    client_reference_id: 'org_kit',
+    subscription_data: { trial_period_days: '14', metadata: { org_id: 'org_kit', plan: 'startup' } },
+  });
   const updates = mine.filter((r) => r.path === `/v1/subscriptions/${sub.subscriptionId}` && r.method === 'POST');
-  t.match(updates[0]!.body, { items: [{ price: 'price_plan_growth' }], proration_behavior: 'always_invoice', metadata: { plan: 'growth' } }, 'a plan switch is prorated by Stripe');
+  t.match(
+    updates[0]!.body,
+    { items: [{ price: 'price_plan_growth' }], proration_behavior: 'always_invoice', metadata: { plan: 'growth' } },
+    'a plan switch is prorated by Stripe',
+  );
   t.match(updates[1]!.body, { items: [{ price: 'price_addon_badge_removal', quantity: '1' }] });
   t.match(updates[2]!.body, { items: [{ deleted: 'true' }] });
   t.match(updates[3]!.body, { cancel_at_period_end: 'true' });
@@ -82,22 +142,78 @@ t.test('Stripe events are normalized', async (t) => {
   const p = create();
   const sub = await subscribe(p, 'indie');
   const stored = peer.subscriptions.get(sub.subscriptionId)!;
-  const created = await p.parseWebhook(...Object.values(peer.sign(peer.event('customer.subscription.updated', { ...stored, status: 'unpaid' }))) as [Record<string, string>, Buffer]);
-  t.match(created, { type: 'subscription.updated', orgId: 'org_kit', subscription: { plan: 'indie', status: 'past_due', subscriptionId: sub.subscriptionId } });
-  const deleted = await p.parseWebhook(...Object.values(peer.sign(peer.event('customer.subscription.deleted', { ...stored, status: 'canceled' }))) as [Record<string, string>, Buffer]);
+  const created = await p.parseWebhook(
+    ...(Object.values(peer.sign(peer.event('customer.subscription.updated', { ...stored, status: 'unpaid' }))) as [
+      Record<string, string>,
+      Buffer,
+    ]),
+  );
+  t.match(created, {
+    type: 'subscription.updated',
+    orgId: 'org_kit',
+    subscription: { plan: 'indie', status: 'past_due', subscriptionId: sub.subscriptionId },
+  });
+  const deleted = await p.parseWebhook(
+    ...(Object.values(peer.sign(peer.event('customer.subscription.deleted', { ...stored, status: 'canceled' }))) as [
+      Record<string, string>,
+      Buffer,
+    ]),
+  );
   t.equal(deleted.type, 'subscription.deleted');
   const topup = await p.parseWebhook(
-    ...(Object.values(peer.sign(peer.event('checkout.session.completed', { id: 'cs_1', object: 'checkout.session', mode: 'payment', payment_status: 'paid', customer: 'cus_1', payment_intent: 'pi_9', amount_total: 12500, metadata: { org_id: 'org_9', kind: 'topup', pack: 'topup_50', fixes: '50' } }))) as [Record<string, string>, Buffer]),
+    ...(Object.values(
+      peer.sign(
+        peer.event('checkout.session.completed', {
+          id: 'cs_1',
+          object: 'checkout.session',
+          mode: 'payment',
+          payment_status: 'paid',
+          customer: 'cus_1',
+          payment_intent: 'pi_9',
+          amount_total: 12500,
+          metadata: { org_id: 'org_9', kind: 'topup', pack: 'topup_50', fixes: '50' },
+        }),
+      ),
+    ) as [Record<string, string>, Buffer]),
   );
-  t.match(topup, { type: 'topup.paid', orgId: 'org_9', pack: 'topup_50', fixes: 50, amountUsd: 125, paymentId: 'pi_9' });
-  const connect = await p.parseWebhook(...(Object.values(peer.sign(peer.event('account.updated', { id: 'acct_1', object: 'account', charges_enabled: true, payouts_enabled: true, details_submitted: true, metadata: { org_id: 'org_9' } }), { secret: peer.connectSecret })) as [Record<string, string>, Buffer]));
-  t.match(connect, { type: 'account.updated', accountId: 'acct_1', chargesEnabled: true }, 'Connect events verify with the Connect secret');
-  const other = await p.parseWebhook(...(Object.values(peer.sign(peer.event('charge.refunded', { id: 'ch_1' }))) as [Record<string, string>, Buffer]));
+  t.match(topup, {
+    type: 'topup.paid',
+    orgId: 'org_9',
+    pack: 'topup_50',
+    fixes: 50,
+    amountUsd: 125,
+    paymentId: 'pi_9',
+  });
+  const connect = await p.parseWebhook(
+    ...(Object.values(
+      peer.sign(
+        peer.event('account.updated', {
+          id: 'acct_1',
+          object: 'account',
+          charges_enabled: true,
+          payouts_enabled: true,
+          details_submitted: true,
+          metadata: { org_id: 'org_9' },
+        }),
+        { secret: peer.connectSecret },
+      ),
+    ) as [Record<string, string>, Buffer]),
+  );
+  t.match(
+    connect,
+    { type: 'account.updated', accountId: 'acct_1', chargesEnabled: true },
+    'Connect events verify with the Connect secret',
+  );
+  const other = await p.parseWebhook(
+    ...(Object.values(peer.sign(peer.event('charge.refunded', { id: 'ch_1' }))) as [Record<string, string>, Buffer]),
+  );
   t.match(other, { type: 'unhandled', providerType: 'charge.refunded' });
 });
 
 t.test('the service on payment-stripe: checkout, webhooks, replay, plan switch', async (t) => {
-  const app = await startTestApp(t, { adapters: { payment: 'payment-stripe', options: { 'payment-stripe': options() } } });
+  const app = await startTestApp(t, {
+    adapters: { payment: 'payment-stripe', options: { 'payment-stripe': options() } },
+  });
   const owner = await signUp(app);
   const call = async (method: string, url: string, payload?: unknown) => {
     const res = await app.server.inject({ method, url, payload: payload as object, ...owner.auth });
@@ -105,12 +221,21 @@ t.test('the service on payment-stripe: checkout, webhooks, replay, plan switch',
   };
   const deliver = async (event: Record<string, unknown>) => {
     const d = peer.sign(event);
-    const res = await app.server.inject({ method: 'POST', url: '/v1/webhooks/payment/stripe', payload: d.rawBody, headers: { ...d.headers, 'content-type': 'application/json; charset=utf-8' } });
+    const res = await app.server.inject({
+      method: 'POST',
+      url: '/v1/webhooks/payment/stripe',
+      payload: d.rawBody,
+      headers: { ...d.headers, 'content-type': 'application/json; charset=utf-8' },
+    });
     return { status: res.statusCode, body: JSON.parse(res.payload) };
   };
 
   const billing = await call('GET', '/v1/billing');
-  t.equal(billing.body.plans.find((p: { id: string }) => p.id === 'growth').price_monthly_usd, 249, 'prices come from Stripe by lookup key');
+  t.equal(
+    billing.body.plans.find((p: { id: string }) => p.id === 'growth').price_monthly_usd,
+    249,
+    'prices come from Stripe by lookup key',
+  );
   const checkout = await call('POST', '/v1/billing/checkout', { plan: 'startup' });
   t.equal(checkout.status, 200, JSON.stringify(checkout.body));
   t.match(checkout.body.url, new RegExp(`^${peer.baseUrl}/pay/`));
@@ -131,7 +256,12 @@ t.test('the service on payment-stripe: checkout, webhooks, replay, plan switch',
   t.equal(sub.last_proration_behavior, 'always_invoice');
 
   const stale = peer.sign(peer.event('invoice.paid', {}), { timestamp: Math.floor(Date.now() / 1000) - 400 });
-  const refused = await app.server.inject({ method: 'POST', url: '/v1/webhooks/payment/stripe', payload: stale.rawBody, headers: { ...stale.headers, 'content-type': 'application/json' } });
+  const refused = await app.server.inject({
+    method: 'POST',
+    url: '/v1/webhooks/payment/stripe',
+    payload: stale.rawBody,
+    headers: { ...stale.headers, 'content-type': 'application/json' },
+  });
   t.equal(refused.statusCode, 400);
   t.equal(JSON.parse(refused.payload).code, 'invalid_signature');
 

@@ -40,7 +40,8 @@ function arrays(v: unknown): unknown {
   if (!v || typeof v !== 'object') return v;
   const o = v as Obj;
   const keys = Object.keys(o);
-  if (keys.length > 0 && keys.every((k) => /^\d+$/.test(k))) return keys.sort((a, b) => Number(a) - Number(b)).map((k) => arrays(o[k]));
+  if (keys.length > 0 && keys.every((k) => /^\d+$/.test(k)))
+    return keys.sort((a, b) => Number(a) - Number(b)).map((k) => arrays(o[k]));
   for (const k of keys) o[k] = arrays(o[k]);
   return o;
 }
@@ -56,7 +57,10 @@ export class StripePeer {
   private server: Server | null = null;
   port = 0;
 
-  constructor(readonly webhookSecret = `whsec_${randomBytes(16).toString('hex')}`, readonly connectSecret = `whsec_${randomBytes(16).toString('hex')}`) {
+  constructor(
+    readonly webhookSecret = `whsec_${randomBytes(16).toString('hex')}`,
+    readonly connectSecret = `whsec_${randomBytes(16).toString('hex')}`,
+  ) {
     const price = (key: string, amount: number, recurring: boolean, metadata: Obj = {}) => ({
       id: `price_${key}`,
       object: 'price',
@@ -111,14 +115,19 @@ export class StripePeer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', this.baseUrl);
-    const body = req.method === 'GET' ? parseForm(url.search.slice(1)) : parseForm(Buffer.concat(chunks).toString('utf8'));
+    const body =
+      req.method === 'GET' ? parseForm(url.search.slice(1)) : parseForm(Buffer.concat(chunks).toString('utf8'));
     const key = (req.headers['idempotency-key'] as string | undefined) ?? null;
     this.requests.push({ method: req.method ?? 'GET', path: url.pathname, idempotencyKey: key, body });
     const send = (status: number, payload: Obj) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'request-id': `req_${randomBytes(6).toString('hex')}`,
+      });
       res.end(JSON.stringify(payload));
     };
-    if (!String(req.headers.authorization ?? '').startsWith('Bearer sk_test_')) return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
+    if (!String(req.headers.authorization ?? '').startsWith('Bearer sk_test_'))
+      return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } });
     const cacheKey = key ? `${req.method} ${url.pathname} ${key}` : null;
     if (cacheKey && this.idempotent.has(cacheKey)) {
       const hit = this.idempotent.get(cacheKey)!;
@@ -130,7 +139,13 @@ export class StripePeer {
       out = this.route(req.method ?? 'GET', url.pathname, body);
     } catch (err) {
       status = (err as { status?: number }).status ?? 400;
-      out = { error: { type: 'invalid_request_error', code: status === 404 ? 'resource_missing' : 'parameter_invalid', message: (err as Error).message } };
+      out = {
+        error: {
+          type: 'invalid_request_error',
+          code: status === 404 ? 'resource_missing' : 'parameter_invalid',
+          message: (err as Error).message,
+        },
+      };
     }
     if (cacheKey) this.idempotent.set(cacheKey, { status, body: out });
     send(status, out);
@@ -142,10 +157,21 @@ export class StripePeer {
     let m: RegExpExecArray | null;
     if (method === 'GET' && path === '/v1/prices') {
       const keys = (body.lookup_keys as string[] | undefined) ?? [];
-      return { object: 'list', data: this.prices.filter((p) => keys.includes(p.lookup_key as string)), has_more: false, url: '/v1/prices' };
+      return {
+        object: 'list',
+        data: this.prices.filter((p) => keys.includes(p.lookup_key as string)),
+        has_more: false,
+        url: '/v1/prices',
+      };
     }
     if (method === 'POST' && path === '/v1/customers') {
-      const c = { id: id('cus'), object: 'customer', email: body.email ?? null, name: body.name ?? null, metadata: body.metadata ?? {} };
+      const c = {
+        id: id('cus'),
+        object: 'customer',
+        email: body.email ?? null,
+        name: body.name ?? null,
+        metadata: body.metadata ?? {},
+      };
       this.customers.set(c.id, c);
       return c;
     }
@@ -153,16 +179,33 @@ export class StripePeer {
       if (!body.customer || !this.customers.has(body.customer as string)) throw missing('customer');
       const items = body.line_items as Array<{ price?: string; quantity: string; price_data?: Obj }>;
       const first = items?.[0];
-      if (!first || (first.price_data ? !(first.price_data as Obj).unit_amount : !this.prices.some((p) => p.id === first.price))) throw new Error('line_items[0][price] is invalid');
+      if (
+        !first ||
+        (first.price_data ? !(first.price_data as Obj).unit_amount : !this.prices.some((p) => p.id === first.price))
+      )
+        throw new Error('line_items[0][price] is invalid');
       const td = ((body.subscription_data ?? {}) as Obj).transfer_data as Obj | undefined;
       if (td && !this.accounts.has(td.destination as string)) throw missing('account');
-      const s = { id: id('cs_test'), object: 'checkout.session', url: `${this.baseUrl}/pay/${randomBytes(4).toString('hex')}`, status: 'open', payment_status: 'unpaid', ...body };
+      const s = {
+        id: id('cs_test'),
+        object: 'checkout.session',
+        url: `${this.baseUrl}/pay/${randomBytes(4).toString('hex')}`,
+        status: 'open',
+        payment_status: 'unpaid',
+        ...body,
+      };
       this.sessions.set(s.id, s);
       return s;
     }
     if (method === 'POST' && path === '/v1/billing_portal/sessions') {
       if (!this.customers.has(body.customer as string)) throw missing('customer');
-      return { id: id('bps'), object: 'billing_portal.session', customer: body.customer, url: `${this.baseUrl}/portal/${randomBytes(4).toString('hex')}`, return_url: body.return_url };
+      return {
+        id: id('bps'),
+        object: 'billing_portal.session',
+        customer: body.customer,
+        url: `${this.baseUrl}/portal/${randomBytes(4).toString('hex')}`,
+        return_url: body.return_url,
+      };
     }
     if ((m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
       const sub = this.subscriptions.get(m[1]!);
@@ -172,13 +215,28 @@ export class StripePeer {
       return sub;
     }
     if (method === 'POST' && path === '/v1/accounts') {
-      const a = { id: id('acct'), object: 'account', type: body.type, country: body.country, email: body.email ?? null, metadata: body.metadata ?? {}, charges_enabled: false, payouts_enabled: false, details_submitted: false };
+      const a = {
+        id: id('acct'),
+        object: 'account',
+        type: body.type,
+        country: body.country,
+        email: body.email ?? null,
+        metadata: body.metadata ?? {},
+        charges_enabled: false,
+        payouts_enabled: false,
+        details_submitted: false,
+      };
       this.accounts.set(a.id, a);
       return a;
     }
     if (method === 'POST' && path === '/v1/account_links') {
       if (!this.accounts.has(body.account as string)) throw missing('account');
-      return { object: 'account_link', url: `${this.baseUrl}/connect/${randomBytes(4).toString('hex')}`, created: Math.floor(Date.now() / 1000), expires_at: Math.floor(Date.now() / 1000) + 300 };
+      return {
+        object: 'account_link',
+        url: `${this.baseUrl}/connect/${randomBytes(4).toString('hex')}`,
+        created: Math.floor(Date.now() / 1000),
+        expires_at: Math.floor(Date.now() / 1000) + 300,
+      };
     }
     throw missing(`route ${method} ${path}`);
   }
@@ -221,7 +279,14 @@ export class StripePeer {
 
   private item(priceId: string, quantity: number, like?: Obj): Obj {
     const now = Math.floor(Date.now() / 1000);
-    return { id: `si_${randomBytes(6).toString('hex')}`, object: 'subscription_item', price: this.price(priceId), quantity, current_period_start: like?.current_period_start ?? now, current_period_end: like?.current_period_end ?? now + 30 * DAY };
+    return {
+      id: `si_${randomBytes(6).toString('hex')}`,
+      object: 'subscription_item',
+      price: this.price(priceId),
+      quantity,
+      current_period_start: like?.current_period_start ?? now,
+      current_period_end: like?.current_period_end ?? now + 30 * DAY,
+    };
   }
 
   /** What Stripe does when the customer pays a checkout session: the subscription, and the events it sends. */
@@ -237,11 +302,19 @@ export class StripePeer {
       s.amount_total = this.prices.find((p) => p.id === (s.line_items as Obj[])[0]!.price)!.unit_amount;
       return { subscription: null, events: [this.event('checkout.session.completed', s, now)] };
     }
-    const sd = (s.subscription_data ?? {}) as { trial_period_days?: string; metadata?: Obj; transfer_data?: Obj; application_fee_percent?: string; on_behalf_of?: string };
+    const sd = (s.subscription_data ?? {}) as {
+      trial_period_days?: string;
+      metadata?: Obj;
+      transfer_data?: Obj;
+      application_fee_percent?: string;
+      on_behalf_of?: string;
+    };
     const trialDays = Number(sd.trial_period_days ?? 0);
     const end = trialDays > 0 ? now + trialDays * DAY : now + 30 * DAY;
     const line = (s.line_items as Obj[])[0]!;
-    const item = line.price_data ? { ...this.item(this.prices[0]!.id as string, 1), price: this.inlinePrice(line.price_data as Obj) } : this.item(line.price as string, 1);
+    const item = line.price_data
+      ? { ...this.item(this.prices[0]!.id as string, 1), price: this.inlinePrice(line.price_data as Obj) }
+      : this.item(line.price as string, 1);
     Object.assign(item, { current_period_start: now, current_period_end: end });
     const sub: Obj = {
       id: `sub_${randomBytes(8).toString('hex')}`,
@@ -272,26 +345,45 @@ export class StripePeer {
       period_start: now,
       period_end: end,
       hosted_invoice_url: `${this.baseUrl}/invoice/x`,
-      parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: { ...(sd.metadata ?? {}), org_id: meta.org_id } } },
+      parent: {
+        type: 'subscription_details',
+        subscription_details: { subscription: sub.id, metadata: { ...(sd.metadata ?? {}), org_id: meta.org_id } },
+      },
       // A destination charge: the connected account and the platform's fee.
       transfer_data: sub.transfer_data ? { destination: (sub.transfer_data as Obj).destination } : null,
       application_fee_amount: feePercent === null ? null : Math.round((amount * feePercent) / 100),
     };
     return {
       subscription: sub,
-      events: [this.event('checkout.session.completed', s, now), this.event('customer.subscription.created', sub, now), this.event('invoice.paid', invoice, now)],
+      events: [
+        this.event('checkout.session.completed', s, now),
+        this.event('customer.subscription.created', sub, now),
+        this.event('invoice.paid', invoice, now),
+      ],
     };
   }
 
   event(type: string, object: Obj, created = Math.floor(Date.now() / 1000)): Obj {
-    return { id: `evt_${randomBytes(8).toString('hex')}`, object: 'event', type, created, api_version: '2026-10-28.endive', data: { object: JSON.parse(JSON.stringify(object)) } };
+    return {
+      id: `evt_${randomBytes(8).toString('hex')}`,
+      object: 'event',
+      type,
+      created,
+      api_version: '2026-10-28.endive',
+      data: { object: JSON.parse(JSON.stringify(object)) },
+    };
   }
 
   /** A webhook delivery of an event, signed like Stripe (`t=…,v1=…`). */
-  sign(event: Obj, opts: { secret?: string; timestamp?: number } = {}): { headers: Record<string, string>; rawBody: Buffer } {
+  sign(
+    event: Obj,
+    opts: { secret?: string; timestamp?: number } = {},
+  ): { headers: Record<string, string>; rawBody: Buffer } {
     const raw = JSON.stringify(event);
     const t = opts.timestamp ?? Math.floor(Date.now() / 1000);
-    const v1 = createHmac('sha256', opts.secret ?? this.webhookSecret).update(`${t}.${raw}`).digest('hex');
+    const v1 = createHmac('sha256', opts.secret ?? this.webhookSecret)
+      .update(`${t}.${raw}`)
+      .digest('hex');
     return { headers: { 'stripe-signature': `t=${t},v1=${v1}` }, rawBody: Buffer.from(raw) };
   }
 }

@@ -11,18 +11,22 @@ process.stdin.on('end', () => {
   if (mode === 'crash') process.exit(3);
   if (mode === 'slow') return void setTimeout(() => {}, 600_000);
   const bug = /error|null|crash|fails?/i.test(`${job.ticket.subject} ${job.ticket.body}`);
-  console.log(JSON.stringify({
-    result: {
-      status: 'succeeded',
-      cost_usd: 0.01,
-      diagnosis: {
-        category: bug ? 'bug' : 'usage',
-        confidence: bug ? 0.8 : 0.55,
-        root_cause_md: bug ? 'The form element is looked up before it exists.' : 'A question about using the product.',
-        references: [],
-        public_summary: bug ? 'We found the cause and are working on a fix.' : 'We are looking into your question.',
+  console.log(
+    JSON.stringify({
+      result: {
+        status: 'succeeded',
+        cost_usd: 0.01,
+        diagnosis: {
+          category: bug ? 'bug' : 'usage',
+          confidence: bug ? 0.8 : 0.55,
+          root_cause_md: bug
+            ? 'The form element is looked up before it exists.'
+            : 'A question about using the product.',
+          references: [],
+          public_summary: bug ? 'We found the cause and are working on a fix.' : 'We are looking into your question.',
+        },
+        drafts: [],
       },
-      drafts: [],
-    },
-  }));
+    }),
+  );
 });

@@ -15,20 +15,33 @@ t.test('a partner agent passes the AgentExecutor contract kit', (t) =>
     create: () => create(),
     module: acme,
     validateOptions: (o) => AcmeAgentExecutor.validateOptions(o),
-    options: { valid: { command: ['acme-agent'] }, invalid: [{ options: { command: [] }, key: 'command' }, { options: { timeoutMs: 10 }, key: 'timeoutMs' }] },
-  }));
+    options: {
+      valid: { command: ['acme-agent'] },
+      invalid: [
+        { options: { command: [] }, key: 'command' },
+        { options: { timeoutMs: 10 }, key: 'timeoutMs' },
+      ],
+    },
+  }),
+);
 
-t.test('the tool\'s lines become job events and its result the job\'s', async (t) => {
+t.test("the tool's lines become job events and its result the job's", async (t) => {
   const io = recordingIO();
   await create().start(kitJob('diagnose'), io);
-  t.same(io.events.map((e) => e.type), ['phase', 'output'], 'events in order; the result line is the result, not an event');
+  t.same(
+    io.events.map((e) => e.type),
+    ['phase', 'output'],
+    'events in order; the result line is the result, not an event',
+  );
   t.match(io.results, [{ status: 'succeeded', cost_usd: 0.01, diagnosis: { category: 'bug', confidence: 0.8 } }]);
 });
 
 t.test('a tool that exits without a result fails the job with the reason', async (t) => {
   const io = recordingIO();
   await create('crash').start(kitJob('diagnose'), io);
-  t.match(io.results, [{ status: 'failed', error: { code: 'agent_failed', detail: /exited with 3 without a result/ } }]);
+  t.match(io.results, [
+    { status: 'failed', error: { code: 'agent_failed', detail: /exited with 3 without a result/ } },
+  ]);
 });
 
 t.test('a tool that does not answer in time is killed and the job fails as timed out', async (t) => {

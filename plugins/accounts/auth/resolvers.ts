@@ -13,7 +13,10 @@ export function sessionCookie(request: Request): string | null {
 }
 
 /** Session cookie → Principal. */
-export function sessionResolver(deps: { sessionService: SessionService; authContextBuilder: AuthContextBuilder }): AuthResolver {
+export function sessionResolver(deps: {
+  sessionService: SessionService;
+  authContextBuilder: AuthContextBuilder;
+}): AuthResolver {
   return {
     strategy: 'session',
     name: 'accounts.session',

@@ -16,16 +16,20 @@ const optionalSession = { strategy: 'session', mode: 'try' } as const;
  * base URL or a dashboard origin (never elsewhere: no open redirects).
  */
 function redirectValidator(config: AppConfig) {
-  const allowed = new Set([config.server.publicBaseUrl, ...config.server.dashboardOrigins].map((o) => new URL(o).origin));
-  return Joi.string().max(2000).custom((value: string, helpers) => {
-    if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
-    try {
-      if (allowed.has(new URL(value).origin)) return value;
-    } catch {
-      // not a URL: refused below
-    }
-    return helpers.message({ custom: 'redirect_to must be a path or a URL of this service' });
-  });
+  const allowed = new Set(
+    [config.server.publicBaseUrl, ...config.server.dashboardOrigins].map((o) => new URL(o).origin),
+  );
+  return Joi.string()
+    .max(2000)
+    .custom((value: string, helpers) => {
+      if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
+      try {
+        if (allowed.has(new URL(value).origin)) return value;
+      } catch {
+        // not a URL: refused below
+      }
+      return helpers.message({ custom: 'redirect_to must be a path or a URL of this service' });
+    });
 }
 
 export function authRoutes(config: AppConfig): ServerRoute[] {
@@ -37,7 +41,8 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         id: 'signup',
         tags,
         description: 'Create an organization and its owner',
-        notes: 'Opens a session (cookie pw_session) and emails a link to verify the address. accept_terms must be true.',
+        notes:
+          'Opens a session (cookie pw_session) and emails a link to verify the address. accept_terms must be true.',
         auth: false,
         validate: {
           payload: Joi.object({
@@ -54,8 +59,16 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 201: SignupAuthContext } },
         plugins: { patchwell: { successStatus: 201 } },
         handler: async (request, h) => {
-          const result = await service(request, 'authService').signup(request.payload as SignupInput, callInfo(request));
-          return withSession(h, { ...result.context, email_verification_required: result.emailVerificationRequired }, result.token, 201);
+          const result = await service(request, 'authService').signup(
+            request.payload as SignupInput,
+            callInfo(request),
+          );
+          return withSession(
+            h,
+            { ...result.context, email_verification_required: result.emailVerificationRequired },
+            result.token,
+            201,
+          );
         },
       },
     },
@@ -66,9 +79,12 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         id: 'login',
         tags,
         description: 'Sign in with email and password',
-        notes: 'Wrong address or password: 401 invalid_credentials. Throttled per address and per client (429 with Retry-After). A new session replaces the one the request carried.',
+        notes:
+          'Wrong address or password: 401 invalid_credentials. Throttled per address and per client (429 with Retry-After). A new session replaces the one the request carried.',
         auth: false,
-        validate: { payload: Joi.object({ email: emailInput().required(), password: Joi.string().max(200).required() }) },
+        validate: {
+          payload: Joi.object({ email: emailInput().required(), password: Joi.string().max(200).required() }),
+        },
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { email, password } = request.payload as { email: string; password: string };
@@ -101,7 +117,8 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         id: 'requestMagicLink',
         tags,
         description: 'Email a one-time sign-in link',
-        notes: 'Same answer, in about the same time, whether or not the address has an account. The link is valid 15 minutes, once.',
+        notes:
+          'Same answer, in about the same time, whether or not the address has an account. The link is valid 15 minutes, once.',
         auth: false,
         validate: { payload: Joi.object({ email: emailInput().required(), redirect_to: redirectValidator(config) }) },
         response: { status: { 200: Sent } },
@@ -147,7 +164,8 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         id: 'requestPasswordReset',
         tags,
         description: 'Email a password reset link',
-        notes: 'Same answer, in about the same time, whether or not the address has an account. The link is valid 30 minutes, once.',
+        notes:
+          'Same answer, in about the same time, whether or not the address has an account. The link is valid 30 minutes, once.',
         auth: false,
         validate: { payload: Joi.object({ email: emailInput().required() }) },
         response: { status: { 200: Sent } },
@@ -183,7 +201,8 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         id: 'verifyEmail',
         tags,
         description: 'Confirm an email address with the token of a verification link',
-        notes: 'Signs in only when nobody is signed in; signed in as the same person: the current session goes on; signed in as someone else: 409 signed_in_as_other_user.',
+        notes:
+          'Signs in only when nobody is signed in; signed in as the same person: the current session goes on; signed in as someone else: 409 signed_in_as_other_user.',
         auth: optionalSession,
         validate: { payload: Joi.object({ token }) },
         response: { status: { 200: AuthContext } },

@@ -2,7 +2,16 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
-import { AuthContext, INVITATION_STATUSES, Invitation, InvitationPreview, emailInput, page, passwordSchema, roleSchema } from '../schemas.js';
+import {
+  AuthContext,
+  INVITATION_STATUSES,
+  Invitation,
+  InvitationPreview,
+  emailInput,
+  page,
+  passwordSchema,
+  roleSchema,
+} from '../schemas.js';
 import type { AcceptInput, CreateInvitationInput } from '../services/invitation-service.js';
 import type { InvitationStatus } from '../services/format.js';
 import { callInfo, service, withSession } from './common.js';
@@ -23,7 +32,11 @@ export function invitationRoutes(): ServerRoute[] {
         validate: { query: Joi.object({ ...paginationQuery, status: Joi.string().valid(...INVITATION_STATUSES) }) },
         response: { status: { 200: page(Invitation, 'InvitationPage') } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
-        handler: (request) => invitations(request).list(requirePrincipal(request), request.query as { cursor?: string; limit?: number; status?: InvitationStatus }),
+        handler: (request) =>
+          invitations(request).list(
+            requirePrincipal(request),
+            request.query as { cursor?: string; limit?: number; status?: InvitationStatus },
+          ),
       },
     },
     {
@@ -33,7 +46,8 @@ export function invitationRoutes(): ServerRoute[] {
         id: 'createInvitation',
         tags,
         description: 'Invite someone by email',
-        notes: 'Emails a link valid for 7 days; a new invitation to the same address replaces a pending one. Only owners invite owners. workspace_ids apply to reviewers and client viewers. Audited.',
+        notes:
+          'Emails a link valid for 7 days; a new invitation to the same address replaces a pending one. Only owners invite owners. workspace_ids apply to reviewers and client viewers. Audited.',
         validate: {
           payload: Joi.object({
             email: emailInput().required(),
@@ -44,7 +58,11 @@ export function invitationRoutes(): ServerRoute[] {
         response: { status: { 201: Invitation } },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         handler: async (request, h) => {
-          const inv = await invitations(request).create(requirePrincipal(request), request.payload as CreateInvitationInput, request.actor());
+          const inv = await invitations(request).create(
+            requirePrincipal(request),
+            request.payload as CreateInvitationInput,
+            request.actor(),
+          );
           return h.response(inv).code(201);
         },
       },
@@ -60,7 +78,11 @@ export function invitationRoutes(): ServerRoute[] {
         validate: { params: Joi.object({ id: Joi.string().max(64).required() }) },
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 204 } },
         handler: async (request, h) => {
-          await invitations(request).revoke(requirePrincipal(request), (request.params as { id: string }).id, request.actor());
+          await invitations(request).revoke(
+            requirePrincipal(request),
+            (request.params as { id: string }).id,
+            request.actor(),
+          );
           return h.response().code(204);
         },
       },
@@ -76,7 +98,9 @@ export function invitationRoutes(): ServerRoute[] {
           'A new address needs name and password and gets an account; an existing account needs only the token and moves to this organization ' +
           '(409 last_owner when it is the last owner of its own). Opens a session and answers the AuthContext.',
         auth: false,
-        validate: { payload: Joi.object({ token, name: Joi.string().trim().min(1).max(120), password: passwordSchema }) },
+        validate: {
+          payload: Joi.object({ token, name: Joi.string().trim().min(1).max(120), password: passwordSchema }),
+        },
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const result = await invitations(request).accept(request.payload as AcceptInput, callInfo(request));
@@ -91,7 +115,8 @@ export function invitationRoutes(): ServerRoute[] {
         id: 'previewInvitation',
         tags,
         description: 'Who invited whom, to which organization, with which role',
-        notes: 'The emailed token is the credential. An unknown, used, revoked or expired token answers 400 invalid_token.',
+        notes:
+          'The emailed token is the credential. An unknown, used, revoked or expired token answers 400 invalid_token.',
         auth: false,
         validate: { payload: Joi.object({ token }) },
         response: { status: { 200: InvitationPreview } },

@@ -27,7 +27,12 @@ export function meRoutes(): ServerRoute[] {
           }).min(1),
         },
         response: { status: { 200: AuthContext } },
-        handler: (request) => service(request, 'meService').update(requirePrincipal(request), request.payload as UpdateMeInput, request.actor()),
+        handler: (request) =>
+          service(request, 'meService').update(
+            requirePrincipal(request),
+            request.payload as UpdateMeInput,
+            request.actor(),
+          ),
       },
     },
   ];

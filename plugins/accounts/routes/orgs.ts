@@ -27,11 +27,16 @@ export function orgRoutes(): ServerRoute[] {
         id: 'updateCurrentOrganization',
         tags,
         description: 'Change the settings of your organization',
-        notes: 'Every change is audited. Plan and billing fields change through billing, approval governance through security.',
+        notes:
+          'Every change is audited. Plan and billing fields change through billing, approval governance through security.',
         validate: {
           payload: Joi.object({
             name: Joi.string().trim().min(1).max(120),
-            slug: Joi.string().trim().lowercase().pattern(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/).message('slug: lower-case letters, digits and dashes, at most 40'),
+            slug: Joi.string()
+              .trim()
+              .lowercase()
+              .pattern(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/)
+              .message('slug: lower-case letters, digits and dashes, at most 40'),
             billing_email: Joi.string().trim().lowercase().email({ tlds: false }).max(254).allow(null),
             locale: localeSchema,
             retention_days: Joi.number().integer().min(7).max(3650),
@@ -40,7 +45,12 @@ export function orgRoutes(): ServerRoute[] {
         },
         response: { status: { 200: Organization } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
-        handler: (request) => service(request, 'orgService').update(requirePrincipal(request), request.payload as UpdateOrganizationInput, request.actor()),
+        handler: (request) =>
+          service(request, 'orgService').update(
+            requirePrincipal(request),
+            request.payload as UpdateOrganizationInput,
+            request.actor(),
+          ),
       },
     },
   ];

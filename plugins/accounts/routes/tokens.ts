@@ -18,10 +18,12 @@ export function tokenRoutes(): ServerRoute[] {
         id: 'listTokens',
         tags,
         description: 'API tokens, newest first',
-        notes: 'Owners and admins see every token of the organization; others see their own. Revoked tokens are left out.',
+        notes:
+          'Owners and admins see every token of the organization; others see their own. Revoked tokens are left out.',
         validate: { query: Joi.object(paginationQuery) },
         response: { status: { 200: page(ApiToken, 'ApiTokenPage') } },
-        handler: (request) => tokens(request).list(requirePrincipal(request), request.query as { cursor?: string; limit?: number }),
+        handler: (request) =>
+          tokens(request).list(requirePrincipal(request), request.query as { cursor?: string; limit?: number }),
       },
     },
     {
@@ -47,7 +49,11 @@ export function tokenRoutes(): ServerRoute[] {
         response: { status: { 201: ApiTokenCreated } },
         plugins: { patchwell: { successStatus: 201 } },
         handler: async (request, h) => {
-          const created = await tokens(request).create(requirePrincipal(request), request.payload as CreateTokenInput, request.actor());
+          const created = await tokens(request).create(
+            requirePrincipal(request),
+            request.payload as CreateTokenInput,
+            request.actor(),
+          );
           return h.response(created).code(201);
         },
       },
@@ -63,7 +69,11 @@ export function tokenRoutes(): ServerRoute[] {
         validate: { params: Joi.object({ id: Joi.string().max(64).required() }) },
         plugins: { patchwell: { successStatus: 204 } },
         handler: async (request, h) => {
-          await tokens(request).revoke(requirePrincipal(request), (request.params as { id: string }).id, request.actor());
+          await tokens(request).revoke(
+            requirePrincipal(request),
+            (request.params as { id: string }).id,
+            request.actor(),
+          );
           return h.response().code(204);
         },
       },

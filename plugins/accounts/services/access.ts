@@ -16,12 +16,23 @@ export const lowerRole = (a: Role, b: Role): Role => (ROLE_RANK[a] <= ROLE_RANK[
 const SUMMARY_COLUMNS = ['id', 'org_id', 'name', 'slug', 'client_name', 'execution_mode', 'autonomy', 'archived_at'];
 
 /** Workspaces a user can open, oldest first. */
-export async function accessibleWorkspaces(db: Knex, user: { id: string; org_id: string; role: Role }): Promise<WorkspaceRow[]> {
-  const q = db('workspaces').select(SUMMARY_COLUMNS.map((c) => `workspaces.${c}`)).where('workspaces.org_id', user.org_id);
+export async function accessibleWorkspaces(
+  db: Knex,
+  user: { id: string; org_id: string; role: Role },
+): Promise<WorkspaceRow[]> {
+  const q = db('workspaces')
+    .select(SUMMARY_COLUMNS.map((c) => `workspaces.${c}`))
+    .where('workspaces.org_id', user.org_id);
   if (!seesAllWorkspaces(user.role)) {
-    q.join('user_workspaces', 'user_workspaces.workspace_id', 'workspaces.id').where('user_workspaces.user_id', user.id);
+    q.join('user_workspaces', 'user_workspaces.workspace_id', 'workspaces.id').where(
+      'user_workspaces.user_id',
+      user.id,
+    );
   }
-  return (await q.orderBy([{ column: 'workspaces.created_at', order: 'asc' }, { column: 'workspaces.id', order: 'asc' }])) as WorkspaceRow[];
+  return (await q.orderBy([
+    { column: 'workspaces.created_at', order: 'asc' },
+    { column: 'workspaces.id', order: 'asc' },
+  ])) as WorkspaceRow[];
 }
 
 /** What an authenticated request needs of its user, read with the credential in one query. */
@@ -40,20 +51,63 @@ export interface CredentialUser {
 
 // What a request needs of each credential kind (explicit columns: these run as prepared statements).
 const CREDENTIAL_COLUMNS = {
-  sessions: ['id', 'org_id', 'user_id', 'token_hash', 'sso', 'last_seen_at', 'idle_expires_at', 'absolute_expires_at', 'revoked_at', 'created_at'],
-  api_tokens: ['id', 'org_id', 'user_id', 'name', 'role', 'workspace_ids', 'token_hash', 'last4', 'expires_at', 'last_used_at', 'revoked_at', 'created_at', 'updated_at'],
+  sessions: [
+    'id',
+    'org_id',
+    'user_id',
+    'token_hash',
+    'sso',
+    'last_seen_at',
+    'idle_expires_at',
+    'absolute_expires_at',
+    'revoked_at',
+    'created_at',
+  ],
+  api_tokens: [
+    'id',
+    'org_id',
+    'user_id',
+    'name',
+    'role',
+    'workspace_ids',
+    'token_hash',
+    'last4',
+    'expires_at',
+    'last_used_at',
+    'revoked_at',
+    'created_at',
+    'updated_at',
+  ],
 } as const;
 
-const credentialStatements = Object.fromEntries(Object.entries(CREDENTIAL_COLUMNS).map(([table, columns]) => [table, acrossOrgs('a credential found by its token hash', `
+const credentialStatements = Object.fromEntries(
+  Object.entries(CREDENTIAL_COLUMNS).map(([table, columns]) => [
+    table,
+    acrossOrgs(
+      'a credential found by its token hash',
+      `
   select ${columns.map((c) => `c.${c}`).join(', ')},
     u.role as u_role, u.email as u_email, u.locale as u_locale, u.staff as u_staff, u.removed_at as u_removed_at, u.disabled_at as u_disabled_at,
     case when u.role in ('owner', 'admin') then null
       else array(select uw.workspace_id from user_workspaces uw where uw.user_id = u.id and uw.org_id = u.org_id order by uw.workspace_id) end as u_workspace_ids
   from ${table} c join users u on u.id = c.user_id and u.org_id = c.org_id
   where c.token_hash = $1
-  limit 1`)])) as Record<keyof typeof CREDENTIAL_COLUMNS, Statement>;
+  limit 1`,
+    ),
+  ]),
+) as Record<keyof typeof CREDENTIAL_COLUMNS, Statement>;
 
-type CredentialRow = Record<string, unknown> & { user_id: string; org_id: string; u_role: Role; u_email: string; u_locale: string; u_staff: boolean | null; u_removed_at: Date | null; u_disabled_at: Date | null; u_workspace_ids: string[] | null };
+type CredentialRow = Record<string, unknown> & {
+  user_id: string;
+  org_id: string;
+  u_role: Role;
+  u_email: string;
+  u_locale: string;
+  u_staff: boolean | null;
+  u_removed_at: Date | null;
+  u_disabled_at: Date | null;
+  u_workspace_ids: string[] | null;
+};
 
 export type FoundCredential = { credential: Record<string, unknown>; user: CredentialUser };
 
@@ -62,13 +116,27 @@ export type FoundCredential = { credential: Record<string, unknown>; user: Crede
  * workspace grants: every authenticated request pays for this, so it is one round trip, not
  * three, through a prepared statement.
  */
-export async function credentialWithUser(db: Knex, table: 'sessions' | 'api_tokens', tokenHash: string): Promise<FoundCredential | null> {
+export async function credentialWithUser(
+  db: Knex,
+  table: 'sessions' | 'api_tokens',
+  tokenHash: string,
+): Promise<FoundCredential | null> {
   const [row] = await run<CredentialRow>(db, credentialStatements[table], [tokenHash]);
   if (!row) return null;
   const { u_role, u_email, u_locale, u_staff, u_removed_at, u_disabled_at, u_workspace_ids, ...credential } = row;
   return {
     credential,
-    user: { id: row.user_id, org_id: row.org_id, role: u_role, email: u_email, locale: u_locale, staff: u_staff === true, removed_at: u_removed_at, disabled_at: u_disabled_at, workspace_ids: u_workspace_ids },
+    user: {
+      id: row.user_id,
+      org_id: row.org_id,
+      role: u_role,
+      email: u_email,
+      locale: u_locale,
+      staff: u_staff === true,
+      removed_at: u_removed_at,
+      disabled_at: u_disabled_at,
+      workspace_ids: u_workspace_ids,
+    },
   };
 }
 
@@ -91,15 +159,28 @@ export class Credentials {
 }
 
 /** workspace_ids of many users at once (User.workspace_ids: every workspace for owners and admins). */
-export async function workspaceIdsByUser(db: Knex, orgId: string, users: { id: string; role: Role }[]): Promise<Map<string, string[]>> {
+export async function workspaceIdsByUser(
+  db: Knex,
+  orgId: string,
+  users: { id: string; role: Role }[],
+): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (users.length === 0) return out;
   const all = users.some((u) => seesAllWorkspaces(u.role))
-    ? ((await db('workspaces').select('id').where('org_id', orgId).orderBy([{ column: 'created_at' }, { column: 'id' }])) as { id: string }[]).map((r) => r.id)
+    ? (
+        (await db('workspaces')
+          .select('id')
+          .where('org_id', orgId)
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])) as { id: string }[]
+      ).map((r) => r.id)
     : [];
   const limited = users.filter((u) => !seesAllWorkspaces(u.role)).map((u) => u.id);
   const grants = limited.length
-    ? ((await db('user_workspaces').select('user_id', 'workspace_id').where('org_id', orgId).whereIn('user_id', limited).orderBy('workspace_id')) as { user_id: string; workspace_id: string }[])
+    ? ((await db('user_workspaces')
+        .select('user_id', 'workspace_id')
+        .where('org_id', orgId)
+        .whereIn('user_id', limited)
+        .orderBy('workspace_id')) as { user_id: string; workspace_id: string }[])
     : [];
   for (const u of users) out.set(u.id, seesAllWorkspaces(u.role) ? [...all] : []);
   for (const g of grants) out.get(g.user_id)!.push(g.workspace_id);
@@ -113,40 +194,60 @@ export async function workspaceIdsByUser(db: Knex, orgId: string, users: { id: s
  */
 export function assertWithinScope(scope: string[] | null, role: Role | null, workspaceIds: readonly string[]): void {
   if (!scope) return;
-  if (role && seesAllWorkspaces(role)) throw forbidden('A token limited to some workspaces cannot give access to every workspace');
-  if (workspaceIds.some((id) => !scope.includes(id))) throw forbidden('A token limited to some workspaces cannot grant others');
+  if (role && seesAllWorkspaces(role))
+    throw forbidden('A token limited to some workspaces cannot give access to every workspace');
+  if (workspaceIds.some((id) => !scope.includes(id)))
+    throw forbidden('A token limited to some workspaces cannot grant others');
 }
 
 /**
  * The workspaces an API token is limited to (its own list within its creator's), or null. A
  * session shows what its person may see, as always; a token shows nothing of other workspaces.
  */
-export const tokenScope = (p: { kind: string; workspaceIds: string[] | null }): string[] | null => (p.kind === 'token' ? p.workspaceIds : null);
+export const tokenScope = (p: { kind: string; workspaceIds: string[] | null }): string[] | null =>
+  p.kind === 'token' ? p.workspaceIds : null;
 
 /** What a token limited to some workspaces sees of a list of workspace ids: those within its list. */
-export const visibleIds = (scope: string[] | null, ids: string[]): string[] => (scope ? ids.filter((id) => scope.includes(id)) : ids);
+export const visibleIds = (scope: string[] | null, ids: string[]): string[] =>
+  scope ? ids.filter((id) => scope.includes(id)) : ids;
 
 /** 400 invalid_request about one field. */
-export const invalidField = (path: string, message: string) => httpError(400, 'invalid_request', message, { errors: [{ path, message }] });
+export const invalidField = (path: string, message: string) =>
+  httpError(400, 'invalid_request', message, { errors: [{ path, message }] });
 
 /**
  * Checks that every id names a workspace of the organization; an unknown id (or another
  * organization's) answers 400 invalid_request naming the field.
  */
-export async function checkWorkspaceIds(db: Knex, orgId: string, ids: string[], path = 'payload.workspace_ids'): Promise<string[]> {
+export async function checkWorkspaceIds(
+  db: Knex,
+  orgId: string,
+  ids: string[],
+  path = 'payload.workspace_ids',
+): Promise<string[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  const found = ((await db('workspaces').select('id').where('org_id', orgId).whereIn('id', unique)) as { id: string }[]).map((r) => r.id);
+  const found = (
+    (await db('workspaces').select('id').where('org_id', orgId).whereIn('id', unique)) as { id: string }[]
+  ).map((r) => r.id);
   const missing = unique.filter((id) => !found.includes(id));
   if (missing.length) {
-    throw httpError(400, 'invalid_request', `Unknown workspace: ${missing.join(', ')}`, { errors: [{ path, message: `unknown workspace ${missing[0]}` }] });
+    throw httpError(400, 'invalid_request', `Unknown workspace: ${missing.join(', ')}`, {
+      errors: [{ path, message: `unknown workspace ${missing[0]}` }],
+    });
   }
   return unique.sort();
 }
 
 /** Replaces a user's workspace grants (owners and admins keep none: they see everything). */
-export async function setWorkspaceGrants(trx: Knex, user: { id: string; org_id: string; role: Role }, ids: string[]): Promise<void> {
+export async function setWorkspaceGrants(
+  trx: Knex,
+  user: { id: string; org_id: string; role: Role },
+  ids: string[],
+): Promise<void> {
   await trx('user_workspaces').where({ user_id: user.id }).delete();
   if (seesAllWorkspaces(user.role) || ids.length === 0) return;
-  await trx('user_workspaces').insert(ids.map((workspace_id) => ({ user_id: user.id, workspace_id, org_id: user.org_id, created_at: new Date() })));
+  await trx('user_workspaces').insert(
+    ids.map((workspace_id) => ({ user_id: user.id, workspace_id, org_id: user.org_id, created_at: new Date() })),
+  );
 }

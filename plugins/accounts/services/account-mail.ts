@@ -3,7 +3,10 @@ import type { Knex } from 'knex';
 /** The part of the mail plugin's `mailer` this plugin uses. */
 export interface MailerLike {
   registerTemplates(templates: MailTemplateLike[]): void;
-  enqueue(trx: Knex, message: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> }): Promise<unknown>;
+  enqueue(
+    trx: Knex,
+    message: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> },
+  ): Promise<unknown>;
 }
 
 export interface MailTemplateLike {
@@ -23,7 +26,10 @@ export const asLocale = (v: string | null | undefined): Locale => (v === 'it' ? 
 export class AccountMail {
   private readonly base: string;
 
-  constructor(private readonly mailer: MailerLike, publicBaseUrl: string) {
+  constructor(
+    private readonly mailer: MailerLike,
+    publicBaseUrl: string,
+  ) {
     this.base = publicBaseUrl.replace(/\/+$/, '');
   }
 
@@ -34,7 +40,20 @@ export class AccountMail {
     return `${this.base}${path}${query ? `?${query}` : ''}`;
   }
 
-  send(trx: Knex, orgId: string, template: string, to: string, locale: string, data: Record<string, unknown>): Promise<unknown> {
-    return this.mailer.enqueue(trx, { orgId, template, locale: asLocale(locale), to, data: { ...data, base_url: this.base } });
+  send(
+    trx: Knex,
+    orgId: string,
+    template: string,
+    to: string,
+    locale: string,
+    data: Record<string, unknown>,
+  ): Promise<unknown> {
+    return this.mailer.enqueue(trx, {
+      orgId,
+      template,
+      locale: asLocale(locale),
+      to,
+      data: { ...data, base_url: this.base },
+    });
   }
 }

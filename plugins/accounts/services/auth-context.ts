@@ -27,7 +27,17 @@ export class AuthContextBuilder {
   private readonly sessions: SessionService;
   private readonly db: Knex;
 
-  constructor({ planCatalog, accountsOptions, sessionService, db }: { planCatalog: PlanCatalog; accountsOptions: AccountsOptions; sessionService: SessionService; db: Knex }) {
+  constructor({
+    planCatalog,
+    accountsOptions,
+    sessionService,
+    db,
+  }: {
+    planCatalog: PlanCatalog;
+    accountsOptions: AccountsOptions;
+    sessionService: SessionService;
+    db: Knex;
+  }) {
     this.planCatalog = planCatalog;
     this.staffEmails = new Set(accountsOptions.staffEmails.map((e) => e.toLowerCase()));
     this.sessions = sessionService;
@@ -42,12 +52,20 @@ export class AuthContextBuilder {
    * Builds the answer for `user` with the given session facts; `db` may be a transaction. `scope`:
    * the workspaces of a token limited to some (the answer shows only those).
    */
-  async build(db: Knex, user: UserModel, session: SessionInfo, scope: string[] | null = null): Promise<AuthContextJson> {
+  async build(
+    db: Knex,
+    user: UserModel,
+    session: SessionInfo,
+    scope: string[] | null = null,
+  ): Promise<AuthContextJson> {
     const org = await OrganizationModel.query(db).findById(user.org_id);
     if (!org) throw new Error(`organization ${user.org_id} of user ${user.id} is missing`);
     const workspaces = (await accessibleWorkspaces(db, user)).filter((w) => !scope || scope.includes(w.id));
     return {
-      user: userJson(user, workspaces.map((w) => w.id)),
+      user: userJson(
+        user,
+        workspaces.map((w) => w.id),
+      ),
       organization: organizationJson(org),
       workspaces: workspaces.map(workspaceSummaryJson),
       session: { expires_at: session.expires_at.toISOString(), sso: session.sso },
@@ -69,7 +87,9 @@ export class AuthContextBuilder {
       if (!s) throw unauthenticated();
       return this.build(db, user, this.sessions.info(s));
     }
-    const token = principal.tokenId ? await ApiTokenModel.query(db).forOrg(principal.orgId).findById(principal.tokenId) : undefined;
+    const token = principal.tokenId
+      ? await ApiTokenModel.query(db).forOrg(principal.orgId).findById(principal.tokenId)
+      : undefined;
     if (!token) throw unauthenticated();
     return this.build(db, user, { expires_at: new Date(token.expires_at), sso: false }, principal.workspaceIds);
   }

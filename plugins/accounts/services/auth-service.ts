@@ -6,7 +6,13 @@ import { hashToken } from '../../../core/security/tokens.js';
 import { OrganizationModel, UserModel } from '../models.js';
 import type { AccountsDeps } from './deps.js';
 import type { AuthContextJson } from './auth-context.js';
-import { requestDetails, systemActor, userActor, type ClientRequest, type RequestDetails } from '../../../core/contracts/index.js';
+import {
+  requestDetails,
+  systemActor,
+  userActor,
+  type ClientRequest,
+  type RequestDetails,
+} from '../../../core/contracts/index.js';
 import type { OpenedSession } from './session-service.js';
 
 export interface SignedIn {
@@ -97,7 +103,12 @@ export class AuthService {
 
   /** Active (not removed) user by address, across organizations: an address has one account. */
   async findByEmail(db: Knex, email: string): Promise<UserModel | undefined> {
-    return UserModel.query(db).acrossOrgs('sign-in by email address').where('email', email.toLowerCase()).whereNull('removed_at').limit(1).first();
+    return UserModel.query(db)
+      .acrossOrgs('sign-in by email address')
+      .where('email', email.toLowerCase())
+      .whereNull('removed_at')
+      .limit(1)
+      .first();
   }
 
   /**
@@ -123,19 +134,24 @@ export class AuthService {
     if (!input.create) return null;
     const org = await OrganizationModel.query(trx).findById(input.orgId);
     if (!org) throw new Error(`organization ${input.orgId} is missing`);
-    const user = await trx.transaction(async (sp) => UserModel.query(sp).insert({
-      org_id: input.orgId,
-      email,
-      name: input.name?.trim() || email.slice(0, email.indexOf('@')),
-      role: input.role,
-      password_hash: null,
-      email_verified_at: input.emailVerified ? now : null,
-      locale: org.locale === 'it' ? 'it' : 'en',
-      staff: false,
-    })).catch((err: unknown) => {
-      if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message))) throw taken();
-      throw err;
-    });
+    const user = await trx
+      .transaction(async (sp) =>
+        UserModel.query(sp).insert({
+          org_id: input.orgId,
+          email,
+          name: input.name?.trim() || email.slice(0, email.indexOf('@')),
+          role: input.role,
+          password_hash: null,
+          email_verified_at: input.emailVerified ? now : null,
+          locale: org.locale === 'it' ? 'it' : 'en',
+          staff: false,
+        }),
+      )
+      .catch((err: unknown) => {
+        if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message)))
+          throw taken();
+        throw err;
+      });
     await this.d.audit.record(trx, {
       orgId: input.orgId,
       actor: systemActor('accounts', input.orgId),
@@ -143,7 +159,12 @@ export class AuthService {
       target: { type: 'user', id: user.id },
       metadata: { via: input.via, ...input.metadata, email, role: user.role },
     });
-    await this.d.outbox.add(trx, 'accounts.member_joined', { org_id: input.orgId, user_id: user.id, role: user.role, via: input.via }, { orgId: input.orgId });
+    await this.d.outbox.add(
+      trx,
+      'accounts.member_joined',
+      { org_id: input.orgId, user_id: user.id, role: user.role, via: input.via },
+      { orgId: input.orgId },
+    );
     return { user: (await UserModel.query(trx).forOrg(input.orgId).findById(user.id))!, created: true };
   }
 
@@ -152,7 +173,11 @@ export class AuthService {
    * an organization (compared without case), so another member holding it loses it.
    */
   async setCodeHostLogin(trx: Knex, user: { id: string; org_id: string }, login: string): Promise<void> {
-    await UserModel.query(trx).forOrg(user.org_id).whereNot('id', user.id).whereRaw('lower(code_host_login) = ?', [login.toLowerCase()]).patch({ code_host_login: null });
+    await UserModel.query(trx)
+      .forOrg(user.org_id)
+      .whereNot('id', user.id)
+      .whereRaw('lower(code_host_login) = ?', [login.toLowerCase()])
+      .patch({ code_host_login: null });
     await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ code_host_login: login });
   }
 
@@ -166,44 +191,79 @@ export class AuthService {
 
   async signup(input: SignupInput, call: CallInfo): Promise<SignedIn & { emailVerificationRequired: boolean }> {
     const { throttle } = this.d.accountsOptions;
-    await this.d.rateLimiter.consume(`signup:ip:${this.ip(call.request)}`, throttle.signupPerIp, 60 * MINUTE, 'Too many signups from this address; retry later');
+    await this.d.rateLimiter.consume(
+      `signup:ip:${this.ip(call.request)}`,
+      throttle.signupPerIp,
+      60 * MINUTE,
+      'Too many signups from this address; retry later',
+    );
     const email = input.email.toLowerCase();
-    if (await this.findByEmail(this.d.db, email)) throw conflict('email_taken', 'An account with this email address exists; sign in instead');
+    if (await this.findByEmail(this.d.db, email))
+      throw conflict('email_taken', 'An account with this email address exists; sign in instead');
     const passwordHash = await this.d.passwords.hash(input.password);
     const locale = input.locale ?? 'en';
 
-    const result = await this.d.db.transaction(async (trx) => {
-      const org = await OrganizationModel.query(trx).insert({
-        name: input.organization_name,
-        slug: await this.freeSlug(trx, input.organization_name),
-        type: input.organization_type ?? 'direct',
-        billing_email: email,
-        signup_source: input.referral_code ? 'referral' : 'direct',
-        referral_code: referralCode(),
-        referred_by_code: input.referral_code ?? null,
-        locale,
-        approval_roles: ['owner', 'admin'],
+    const result = await this.d.db
+      .transaction(async (trx) => {
+        const org = await OrganizationModel.query(trx).insert({
+          name: input.organization_name,
+          slug: await this.freeSlug(trx, input.organization_name),
+          type: input.organization_type ?? 'direct',
+          billing_email: email,
+          signup_source: input.referral_code ? 'referral' : 'direct',
+          referral_code: referralCode(),
+          referred_by_code: input.referral_code ?? null,
+          locale,
+          approval_roles: ['owner', 'admin'],
+        });
+        const user = await UserModel.query(trx).insert({
+          org_id: org.id,
+          email,
+          name: input.name,
+          role: 'owner',
+          password_hash: passwordHash,
+          locale,
+          staff: false,
+        });
+        await this.sendVerification(trx, user);
+        const signedIn = await this.signIn(trx, user, call);
+        await this.d.audit.record(trx, {
+          orgId: org.id,
+          actor: userActor(user, this.from(call.request)),
+          action: 'organization.created',
+          target: { type: 'organization', id: org.id },
+          metadata: { name: org.name, type: org.type },
+        });
+        await this.d.outbox.add(
+          trx,
+          'accounts.organization_created',
+          {
+            org_id: org.id,
+            owner_user_id: user.id,
+            type: org.type,
+            signup_source: org.signup_source,
+            referred_by_code: org.referred_by_code,
+          },
+          { orgId: org.id },
+        );
+        await this.d.outbox.add(
+          trx,
+          'accounts.member_joined',
+          { org_id: org.id, user_id: user.id, role: user.role, via: 'signup' },
+          { orgId: org.id },
+        );
+        return signedIn;
+      })
+      .catch((err: unknown) => {
+        if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message)))
+          throw conflict('email_taken', 'An account with this email address exists; sign in instead');
+        throw err;
       });
-      const user = await UserModel.query(trx).insert({
-        org_id: org.id,
-        email,
-        name: input.name,
-        role: 'owner',
-        password_hash: passwordHash,
-        locale,
-        staff: false,
-      });
-      await this.sendVerification(trx, user);
-      const signedIn = await this.signIn(trx, user, call);
-      await this.d.audit.record(trx, { orgId: org.id, actor: userActor(user, this.from(call.request)), action: 'organization.created', target: { type: 'organization', id: org.id }, metadata: { name: org.name, type: org.type } });
-      await this.d.outbox.add(trx, 'accounts.organization_created', { org_id: org.id, owner_user_id: user.id, type: org.type, signup_source: org.signup_source, referred_by_code: org.referred_by_code }, { orgId: org.id });
-      await this.d.outbox.add(trx, 'accounts.member_joined', { org_id: org.id, user_id: user.id, role: user.role, via: 'signup' }, { orgId: org.id });
-      return signedIn;
-    }).catch((err: unknown) => {
-      if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message))) throw conflict('email_taken', 'An account with this email address exists; sign in instead');
-      throw err;
-    });
-    return { ...result, emailVerificationRequired: this.d.accountsOptions.requireEmailVerification && !result.context.user.email_verified_at };
+    return {
+      ...result,
+      emailVerificationRequired:
+        this.d.accountsOptions.requireEmailVerification && !result.context.user.email_verified_at,
+    };
   }
 
   private async freeSlug(trx: Knex, name: string): Promise<string> {
@@ -225,13 +285,17 @@ export class AuthService {
       await this.d.loginThrottle.failed('login', email, ip);
       throw invalidCredentials();
     }
-    if (user.disabled_at) throw httpError(403, 'account_disabled', 'This account is disabled; ask an administrator of your organization');
+    if (user.disabled_at)
+      throw httpError(403, 'account_disabled', 'This account is disabled; ask an administrator of your organization');
     await this.assertPasswordSignIn(this.d.db, user);
     await this.d.loginThrottle.succeeded('login', email, ip);
 
     return this.d.db.transaction(async (trx) => {
       if (this.d.passwords.needsRehash(user.password_hash!)) {
-        await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ password_hash: await this.d.passwords.hash(password) });
+        await UserModel.query(trx)
+          .forOrg(user.org_id)
+          .findById(user.id)
+          .patch({ password_hash: await this.d.passwords.hash(password) });
       }
       return this.signIn(trx, user, call);
     });
@@ -251,7 +315,10 @@ export class AuthService {
       await this.d.db.transaction(async (trx) => {
         const token = await this.d.emailTokens.issue(trx, user, 'magic_link', { redirectTo });
         const link = this.d.accountMail.link('/magic-link', { token, redirect_to: redirectTo });
-        await this.d.accountMail.send(trx, user.org_id, 'accounts.magic_link', user.email, user.locale, { name: user.name, link });
+        await this.d.accountMail.send(trx, user.org_id, 'accounts.magic_link', user.email, user.locale, {
+          name: user.name,
+          link,
+        });
       });
     });
   }
@@ -263,7 +330,10 @@ export class AuthService {
       await this.d.db.transaction(async (trx) => {
         const token = await this.d.emailTokens.issue(trx, user, 'password_reset');
         const link = this.d.accountMail.link('/reset-password', { token });
-        await this.d.accountMail.send(trx, user.org_id, 'accounts.password_reset', user.email, user.locale, { name: user.name, link });
+        await this.d.accountMail.send(trx, user.org_id, 'accounts.password_reset', user.email, user.locale, {
+          name: user.name,
+          link,
+        });
       });
     });
   }
@@ -279,8 +349,18 @@ export class AuthService {
   private async uniformly(call: CallInfo, email: string, work: () => Promise<void>): Promise<void> {
     const started = Date.now();
     const { throttle, uniformAnswerMs } = this.d.accountsOptions;
-    await this.d.rateLimiter.consume(`mail:ip:${this.ip(call.request)}`, throttle.mailPerIp, this.window, 'Too many requests from this address; retry later');
-    await this.d.rateLimiter.consume(`mail:addr:${hashToken(email.toLowerCase())}`, throttle.mailPerAddress, this.window, 'Too many emails asked for this address; retry later');
+    await this.d.rateLimiter.consume(
+      `mail:ip:${this.ip(call.request)}`,
+      throttle.mailPerIp,
+      this.window,
+      'Too many requests from this address; retry later',
+    );
+    await this.d.rateLimiter.consume(
+      `mail:addr:${hashToken(email.toLowerCase())}`,
+      throttle.mailPerAddress,
+      this.window,
+      'Too many emails asked for this address; retry later',
+    );
     await work();
     const left = uniformAnswerMs - (Date.now() - started);
     if (left > 0) await sleep(left);
@@ -328,7 +408,10 @@ export class AuthService {
       const row = await this.d.emailTokens.find(trx, token, 'verify_email');
       const user = await this.tokenUser(trx, row);
       if (principal && principal.userId !== user.id) {
-        throw conflict('signed_in_as_other_user', 'You are signed in as someone else; sign out, then open the link again');
+        throw conflict(
+          'signed_in_as_other_user',
+          'You are signed in as someone else; sign out, then open the link again',
+        );
       }
       if (!principal) await this.assertPasswordSignIn(trx, user);
       await this.d.emailTokens.markUsed(trx, row);
@@ -341,7 +424,12 @@ export class AuthService {
   /** Emails a new verification link; nothing is sent for a verified address. */
   async resendVerification(principal: Principal): Promise<void> {
     if (!principal.userId) throw forbidden('Only a person can verify an email address');
-    await this.d.rateLimiter.consume(`verify-resend:user:${principal.userId}`, this.d.accountsOptions.throttle.resendPerUser, 60 * MINUTE, 'Too many verification emails; retry later');
+    await this.d.rateLimiter.consume(
+      `verify-resend:user:${principal.userId}`,
+      this.d.accountsOptions.throttle.resendPerUser,
+      60 * MINUTE,
+      'Too many verification emails; retry later',
+    );
     const user = await UserModel.query(this.d.db).forOrg(principal.orgId).findById(principal.userId);
     if (!user || user.email_verified_at) return;
     await this.d.db.transaction((trx) => this.sendVerification(trx, user));
@@ -350,14 +438,21 @@ export class AuthService {
   async sendVerification(trx: Knex, user: UserModel): Promise<void> {
     const token = await this.d.emailTokens.issue(trx, user, 'verify_email');
     const link = this.d.accountMail.link('/verify-email', { token });
-    await this.d.accountMail.send(trx, user.org_id, 'accounts.verify_email', user.email, user.locale, { name: user.name, link });
+    await this.d.accountMail.send(trx, user.org_id, 'accounts.verify_email', user.email, user.locale, {
+      name: user.name,
+      link,
+    });
   }
 
   /** The token's user, still active and still at the address the token was sent to. */
   private async tokenUser(trx: Knex, row: { org_id: string; user_id: string; email: string }): Promise<UserModel> {
     const user = await UserModel.query(trx).forOrg(row.org_id).findById(row.user_id);
-    if (!user || user.removed_at || user.email !== row.email) throw httpError(400, 'invalid_token', 'This link is not valid (any more); ask for a new one', { reason: 'revoked' });
-    if (user.disabled_at) throw httpError(403, 'account_disabled', 'This account is disabled; ask an administrator of your organization');
+    if (!user || user.removed_at || user.email !== row.email)
+      throw httpError(400, 'invalid_token', 'This link is not valid (any more); ask for a new one', {
+        reason: 'revoked',
+      });
+    if (user.disabled_at)
+      throw httpError(403, 'account_disabled', 'This account is disabled; ask an administrator of your organization');
     return user;
   }
 

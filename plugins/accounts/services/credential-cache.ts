@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { listen, type Listener } from '../../../core/data/notifications.js';
 
 // Statements that can end or narrow a credential: any write to these tables through knex.
-const CREDENTIAL_WRITE = /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(?:sessions|api_tokens|users|user_workspaces)"?[\s(]/i;
+const CREDENTIAL_WRITE =
+  /^\s*(?:insert\s+into|update|delete\s+from)\s+"?(?:sessions|api_tokens|users|user_workspaces)"?[\s(]/i;
 
 export interface CredentialCacheOptions {
   /** How long an entry is trusted at most (a backstop: changes empty the cache at once). 0 turns the cache off. */
@@ -29,7 +30,10 @@ export class CredentialCache<V> {
   private live: boolean;
   private listener: Listener | null = null;
 
-  constructor(private readonly opts: CredentialCacheOptions, needsListener: boolean) {
+  constructor(
+    private readonly opts: CredentialCacheOptions,
+    needsListener: boolean,
+  ) {
     this.live = opts.ttlSeconds > 0 && !needsListener;
   }
 

@@ -30,4 +30,3 @@ export interface AccountsDeps {
   credentials: Credentials;
   loginThrottle: LoginThrottle;
 }
-

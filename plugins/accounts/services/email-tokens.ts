@@ -18,11 +18,23 @@ export type TokenProblem = 'unknown' | 'used' | 'expired' | 'revoked';
 
 /** 400 invalid_token: the link is unknown, used, expired or revoked (details.reason says which). */
 export const invalidToken = (reason: TokenProblem) =>
-  httpError(400, 'invalid_token', reason === 'expired' ? 'This link has expired; ask for a new one' : 'This link is not valid (any more); ask for a new one', { reason });
+  httpError(
+    400,
+    'invalid_token',
+    reason === 'expired'
+      ? 'This link has expired; ask for a new one'
+      : 'This link is not valid (any more); ask for a new one',
+    { reason },
+  );
 
 /** Single-use, short-lived tokens sent by email; only their SHA-256 is stored. */
 export class EmailTokens {
-  async issue(trx: Knex, user: UserModel, purpose: EmailTokenPurpose, opts: { redirectTo?: string | null } = {}): Promise<string> {
+  async issue(
+    trx: Knex,
+    user: UserModel,
+    purpose: EmailTokenPurpose,
+    opts: { redirectTo?: string | null } = {},
+  ): Promise<string> {
     const { token, hash } = newToken(PREFIX[purpose]);
     await EmailTokenModel.query(trx).insert({
       org_id: user.org_id,
@@ -64,6 +76,11 @@ export class EmailTokens {
 
   /** Uses up every outstanding token of a purpose for a user (after a reset, an email change). */
   async revokeAll(trx: Knex, user: { id: string; org_id: string }, purposes: EmailTokenPurpose[]): Promise<void> {
-    await EmailTokenModel.query(trx).forOrg(user.org_id).where('user_id', user.id).whereIn('purpose', purposes).whereNull('used_at').patch({ used_at: new Date() });
+    await EmailTokenModel.query(trx)
+      .forOrg(user.org_id)
+      .where('user_id', user.id)
+      .whereIn('purpose', purposes)
+      .whereNull('used_at')
+      .patch({ used_at: new Date() });
   }
 }

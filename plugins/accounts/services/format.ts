@@ -106,7 +106,11 @@ export interface PersonRefJson {
   email: string;
 }
 
-export const personRef = (u: Pick<UserModel, 'id' | 'name' | 'email'>): PersonRefJson => ({ id: u.id, name: u.name, email: u.email });
+export const personRef = (u: Pick<UserModel, 'id' | 'name' | 'email'>): PersonRefJson => ({
+  id: u.id,
+  name: u.name,
+  email: u.email,
+});
 
 export type InvitationStatus = 'pending' | 'accepted' | 'revoked' | 'expired';
 

@@ -21,7 +21,10 @@ export function networkOf(ip: string): string {
     const left = head ? head.split(':') : [];
     const right = tail ? tail.split(':') : [];
     const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-    return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':');
+    return groups
+      .slice(0, 4)
+      .map((g) => g.replace(/^0+(?=.)/, ''))
+      .join(':');
   }
   return ip;
 }
@@ -40,7 +43,15 @@ export class LoginThrottle {
   private readonly rateLimiter: RateLimiter;
   private readonly opts: AccountsOptions['throttle'];
 
-  constructor({ db, rateLimiter, accountsOptions }: { db: Knex; rateLimiter: RateLimiter; accountsOptions: AccountsOptions }) {
+  constructor({
+    db,
+    rateLimiter,
+    accountsOptions,
+  }: {
+    db: Knex;
+    rateLimiter: RateLimiter;
+    accountsOptions: AccountsOptions;
+  }) {
     this.db = db;
     this.rateLimiter = rateLimiter;
     this.opts = accountsOptions.throttle;
@@ -69,14 +80,20 @@ export class LoginThrottle {
    */
   async admit(kind: string, email: string, ip: string, user: { id: string; org_id: string } | null): Promise<void> {
     const k = this.keys(kind, email, ip);
-    for (const [key, limit] of [[k.pair, this.opts.loginPerAddressAndIp], [k.ip, this.opts.loginPerIp]] as const) {
+    for (const [key, limit] of [
+      [k.pair, this.opts.loginPerAddressAndIp],
+      [k.ip, this.opts.loginPerIp],
+    ] as const) {
       const peek = await this.rateLimiter.peek(key, limit, this.window);
       if (!peek.allowed) throw rateLimited(peek.retryAfterSeconds, 'Too many failed sign-ins; retry later');
     }
     const global = await this.rateLimiter.peek(k.addr, this.opts.loginPerAddress, this.addressWindow);
     if (global.allowed) return;
     if (await this.knownNetwork(user, ip)) return;
-    throw rateLimited(global.retryAfterSeconds, 'Too many failed sign-ins for this account; retry later, or sign in with an emailed link');
+    throw rateLimited(
+      global.retryAfterSeconds,
+      'Too many failed sign-ins for this account; retry later, or sign in with an emailed link',
+    );
   }
 
   /** A wrong password (or an unknown address): counts against all three limits. */

@@ -4,7 +4,15 @@ import { conflict, forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { UserModel } from '../models.js';
-import { assertWithinScope, checkWorkspaceIds, seesAllWorkspaces, setWorkspaceGrants, tokenScope, visibleIds, workspaceIdsByUser } from './access.js';
+import {
+  assertWithinScope,
+  checkWorkspaceIds,
+  seesAllWorkspaces,
+  setWorkspaceGrants,
+  tokenScope,
+  visibleIds,
+  workspaceIdsByUser,
+} from './access.js';
 import type { AccountsDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { userJson, type UserJson } from './format.js';
@@ -15,7 +23,8 @@ export interface UpdateMemberInput {
   workspace_ids?: string[];
 }
 
-const lastOwner = () => conflict('last_owner', 'The organization needs at least one owner; make someone else owner first');
+const lastOwner = () =>
+  conflict('last_owner', 'The organization needs at least one owner; make someone else owner first');
 
 /** Members of the caller's organization: list, change role and workspace access, remove. */
 export class MemberService {
@@ -23,13 +32,20 @@ export class MemberService {
 
   async list(principal: Principal, opts: { cursor?: string; limit?: number }): Promise<Page<UserJson>> {
     const q = this.d.db('users').select('*').where('org_id', principal.orgId).whereNull('removed_at');
-    const page = await paginate<Record<string, unknown>>(q, [
-      { column: 'created_at', direction: 'asc', type: 'date' },
-      { column: 'id', direction: 'asc' },
-    ], opts);
+    const page = await paginate<Record<string, unknown>>(
+      q,
+      [
+        { column: 'created_at', direction: 'asc', type: 'date' },
+        { column: 'id', direction: 'asc' },
+      ],
+      opts,
+    );
     const users = page.items.map((r) => UserModel.fromDatabaseJson(r) as UserModel);
     const ws = await workspaceIdsByUser(this.d.db, principal.orgId, users);
-    return { items: users.map((u) => userJson(u, visibleIds(tokenScope(principal), ws.get(u.id) ?? []))), next_cursor: page.next_cursor };
+    return {
+      items: users.map((u) => userJson(u, visibleIds(tokenScope(principal), ws.get(u.id) ?? []))),
+      next_cursor: page.next_cursor,
+    };
   }
 
   /** A member of the organization (not removed), locked in `trx`, or 404. */
@@ -42,7 +58,13 @@ export class MemberService {
   /** Whether `user` is the only owner left (rows locked so two demotions cannot race). */
   private async isLastOwner(trx: Knex, user: UserModel): Promise<boolean> {
     if (user.role !== 'owner') return false;
-    const owners = await UserModel.query(trx).forOrg(user.org_id).where('role', 'owner').whereNull('removed_at').whereNull('disabled_at').forUpdate().select('id');
+    const owners = await UserModel.query(trx)
+      .forOrg(user.org_id)
+      .where('role', 'owner')
+      .whereNull('removed_at')
+      .whereNull('disabled_at')
+      .forUpdate()
+      .select('id');
     return owners.filter((o) => o.id !== user.id).length === 0;
   }
 
@@ -50,10 +72,12 @@ export class MemberService {
     return this.d.db.transaction(async (trx) => {
       const user = await this.target(trx, principal.orgId, id);
       if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can change an owner');
-      if (input.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can make someone an owner');
+      if (input.role === 'owner' && principal.role !== 'owner')
+        throw forbidden('Only an owner can make someone an owner');
       // A scoped token changes members within its workspaces only (docs/security.md).
       const scope = principal.workspaceIds;
-      if (scope && seesAllWorkspaces(user.role)) throw forbidden('A token limited to some workspaces cannot change an owner or admin');
+      if (scope && seesAllWorkspaces(user.role))
+        throw forbidden('A token limited to some workspaces cannot change an owner or admin');
       const role = input.role ?? user.role;
       if (role !== 'owner' && (await this.isLastOwner(trx, user))) throw lastOwner();
 
@@ -64,19 +88,33 @@ export class MemberService {
       // Grants outside the caller's scope are not its to take away.
       if (scope) wanted = [...new Set([...wanted, ...granted.filter((id) => !scope.includes(id))])].sort();
       if (role !== user.role) await UserModel.query(trx).forOrg(principal.orgId).findById(id).patch({ role });
-      if (role !== user.role || input.workspace_ids) await setWorkspaceGrants(trx, { id, org_id: principal.orgId, role }, wanted);
+      if (role !== user.role || input.workspace_ids)
+        await setWorkspaceGrants(trx, { id, org_id: principal.orgId, role }, wanted);
 
       const fresh = (await UserModel.query(trx).forOrg(principal.orgId).findById(id))!;
       const after = (await workspaceIdsByUser(trx, principal.orgId, [fresh])).get(id) ?? [];
       const who = { orgId: principal.orgId, actor, target: { type: 'user', id } };
       if (role !== user.role) {
-        await this.d.audit.record(trx, { ...who, action: 'member.role_changed', changes: diffFields({ role: user.role }, { role }) });
+        await this.d.audit.record(trx, {
+          ...who,
+          action: 'member.role_changed',
+          changes: diffFields({ role: user.role }, { role }),
+        });
       }
       if (JSON.stringify(before) !== JSON.stringify(after)) {
-        await this.d.audit.record(trx, { ...who, action: 'member.workspaces_changed', changes: diffFields({ workspace_ids: before }, { workspace_ids: after }) });
+        await this.d.audit.record(trx, {
+          ...who,
+          action: 'member.workspaces_changed',
+          changes: diffFields({ workspace_ids: before }, { workspace_ids: after }),
+        });
       }
       if (role !== user.role || JSON.stringify(before) !== JSON.stringify(after)) {
-        await this.d.outbox.add(trx, 'accounts.member_updated', { org_id: principal.orgId, user_id: id, role, workspace_ids: seesAllWorkspaces(role) ? null : after }, { orgId: principal.orgId });
+        await this.d.outbox.add(
+          trx,
+          'accounts.member_updated',
+          { org_id: principal.orgId, user_id: id, role, workspace_ids: seesAllWorkspaces(role) ? null : after },
+          { orgId: principal.orgId },
+        );
       }
       return userJson(fresh, visibleIds(tokenScope(principal), after));
     });
@@ -88,13 +126,29 @@ export class MemberService {
       const user = await this.target(trx, principal.orgId, id);
       if (user.role === 'owner' && principal.role !== 'owner') throw forbidden('Only an owner can remove an owner');
       if (principal.workspaceIds) {
-        if (seesAllWorkspaces(user.role)) throw forbidden('A token limited to some workspaces cannot remove an owner or admin');
-        assertWithinScope(principal.workspaceIds, null, (await workspaceIdsByUser(trx, principal.orgId, [user])).get(user.id) ?? []);
+        if (seesAllWorkspaces(user.role))
+          throw forbidden('A token limited to some workspaces cannot remove an owner or admin');
+        assertWithinScope(
+          principal.workspaceIds,
+          null,
+          (await workspaceIdsByUser(trx, principal.orgId, [user])).get(user.id) ?? [],
+        );
       }
       if (await this.isLastOwner(trx, user)) throw lastOwner();
       await this.close(trx, user, 'member_removed');
-      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'member.removed', target: { type: 'user', id }, metadata: { email: user.email, role: user.role } });
-      await this.d.outbox.add(trx, 'accounts.member_removed', { org_id: principal.orgId, user_id: id }, { orgId: principal.orgId });
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId,
+        actor,
+        action: 'member.removed',
+        target: { type: 'user', id },
+        metadata: { email: user.email, role: user.role },
+      });
+      await this.d.outbox.add(
+        trx,
+        'accounts.member_removed',
+        { org_id: principal.orgId, user_id: id },
+        { orgId: principal.orgId },
+      );
     });
   }
 
@@ -103,10 +157,17 @@ export class MemberService {
    * frees its address, and everything it holds ends (detach). The one way accounts are closed:
    * a member removed, or an address released to the organization that verified its domain.
    */
-  async close(trx: Knex, user: { id: string; org_id: string; disabled_at: Date | null }, reason: string): Promise<void> {
+  async close(
+    trx: Knex,
+    user: { id: string; org_id: string; disabled_at: Date | null },
+    reason: string,
+  ): Promise<void> {
     await this.detach(trx, user, reason);
     const now = new Date();
-    await UserModel.query(trx).forOrg(user.org_id).findById(user.id).patch({ removed_at: now, disabled_at: user.disabled_at ?? now });
+    await UserModel.query(trx)
+      .forOrg(user.org_id)
+      .findById(user.id)
+      .patch({ removed_at: now, disabled_at: user.disabled_at ?? now });
   }
 
   /** Ends everything a user holds in their organization: sessions, API tokens, emailed links, workspace grants. */

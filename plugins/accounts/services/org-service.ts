@@ -30,16 +30,35 @@ export class OrgService {
       const org = await OrganizationModel.query(trx).findById(principal.orgId).forUpdate();
       if (!org) throw notFound('organization');
       if (input.slug && input.slug !== org.slug) {
-        const taken = await OrganizationModel.query(trx).where('slug', input.slug).whereNot('id', org.id).limit(1).first();
+        const taken = await OrganizationModel.query(trx)
+          .where('slug', input.slug)
+          .whereNot('id', org.id)
+          .limit(1)
+          .first();
         if (taken) throw conflict('slug_taken', 'Another organization uses this slug');
       }
       const before = organizationJson(org);
-      const changes = diffFields(before as unknown as Record<string, unknown>, input as Record<string, unknown>, Object.keys(input));
+      const changes = diffFields(
+        before as unknown as Record<string, unknown>,
+        input as Record<string, unknown>,
+        Object.keys(input),
+      );
       if (Object.keys(changes).length === 0) return before;
       await OrganizationModel.query(trx).findById(org.id).patch(input);
       const fresh = (await OrganizationModel.query(trx).findById(org.id))!;
-      await this.d.audit.record(trx, { orgId: org.id, actor, action: 'organization.updated', target: { type: 'organization', id: org.id }, changes });
-      await this.d.outbox.add(trx, 'accounts.organization_updated', { org_id: org.id, fields: Object.keys(changes) }, { orgId: org.id });
+      await this.d.audit.record(trx, {
+        orgId: org.id,
+        actor,
+        action: 'organization.updated',
+        target: { type: 'organization', id: org.id },
+        changes,
+      });
+      await this.d.outbox.add(
+        trx,
+        'accounts.organization_updated',
+        { org_id: org.id, fields: Object.keys(changes) },
+        { orgId: org.id },
+      );
       return organizationJson(fresh);
     });
   }

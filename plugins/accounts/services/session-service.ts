@@ -40,7 +40,17 @@ export class SessionService {
 
   private readonly credentials: Credentials;
 
-  constructor({ db, accountsOptions, config, credentials }: { db: Knex; accountsOptions: AccountsOptions; config: AppConfig; credentials: Credentials }) {
+  constructor({
+    db,
+    accountsOptions,
+    config,
+    credentials,
+  }: {
+    db: Knex;
+    accountsOptions: AccountsOptions;
+    config: AppConfig;
+    credentials: Credentials;
+  }) {
     this.db = db;
     this.credentials = credentials;
     this.opts = accountsOptions.session;
@@ -48,7 +58,11 @@ export class SessionService {
   }
 
   /** Opens a session for `user` in `trx` and records the sign-in on the user. */
-  async open(trx: Knex, user: UserModel, { sso, request }: { sso: boolean; request?: ClientRequest | null }): Promise<OpenedSession> {
+  async open(
+    trx: Knex,
+    user: UserModel,
+    { sso, request }: { sso: boolean; request?: ClientRequest | null },
+  ): Promise<OpenedSession> {
     const { token, hash } = newToken('pws');
     const now = new Date();
     const session = await SessionModel.query(trx).insert({
@@ -117,7 +131,12 @@ export class SessionService {
   }
 
   /** Closes every open session of a user, except `exceptId`. */
-  async closeAllForUser(db: Knex, user: { id: string; org_id: string }, reason: string, exceptId?: string): Promise<void> {
+  async closeAllForUser(
+    db: Knex,
+    user: { id: string; org_id: string },
+    reason: string,
+    exceptId?: string,
+  ): Promise<void> {
     const q = SessionModel.query(db).forOrg(user.org_id).where('user_id', user.id).whereNull('revoked_at');
     if (exceptId) q.whereNot('id', exceptId);
     await q.patch({ revoked_at: new Date(), revoked_reason: reason });

@@ -1,5 +1,13 @@
 import t from 'tap';
-import { assertNoSecretsLeaked, cookieHeader, expectStatus, harness, sessionFrom, sessionSetCookie, type AccountsHarness } from './helpers.js';
+import {
+  assertNoSecretsLeaked,
+  cookieHeader,
+  expectStatus,
+  harness,
+  sessionFrom,
+  sessionSetCookie,
+  type AccountsHarness,
+} from './helpers.js';
 
 const PASSWORD = 'a long enough password';
 const NEW_PASSWORD = 'a brand new password';
@@ -11,17 +19,49 @@ async function signup(h: AccountsHarness, email: string, extra: Record<string, u
   return h.call({
     method: 'POST',
     url: '/v1/auth/signup',
-    payload: { name: 'Ada Lovelace', email, password: PASSWORD, organization_name: 'Analytical Engines', accept_terms: true, ...extra },
+    payload: {
+      name: 'Ada Lovelace',
+      email,
+      password: PASSWORD,
+      organization_name: 'Analytical Engines',
+      accept_terms: true,
+      ...extra,
+    },
   });
 }
 
 t.test('a new customer signs up, confirms the address from the mailed link, signs out and back in', async (t) => {
-  const res = await signup(h, 'Ada@Example.test', { organization_type: 'agency', locale: 'it', referral_code: 'friend42' });
+  const res = await signup(h, 'Ada@Example.test', {
+    organization_type: 'agency',
+    locale: 'it',
+    referral_code: 'friend42',
+  });
   expectStatus(t, res, 201, 'signed up');
   const body = res.body as Record<string, any>;
   t.equal(body.email_verification_required, true);
-  t.match(body.user, { email: 'ada@example.test', name: 'Ada Lovelace', role: 'owner', locale: 'it', email_verified_at: null, workspace_ids: [], code_host_login: null, disabled_at: null });
-  t.match(body.organization, { name: 'Analytical Engines', slug: 'analytical-engines', type: 'agency', plan: 'none', subscription_status: 'none', trial_ends_at: null, billing_email: 'ada@example.test', signup_source: 'referral', locale: 'it', sso_enforced: false, spend_cap_usd: null });
+  t.match(body.user, {
+    email: 'ada@example.test',
+    name: 'Ada Lovelace',
+    role: 'owner',
+    locale: 'it',
+    email_verified_at: null,
+    workspace_ids: [],
+    code_host_login: null,
+    disabled_at: null,
+  });
+  t.match(body.organization, {
+    name: 'Analytical Engines',
+    slug: 'analytical-engines',
+    type: 'agency',
+    plan: 'none',
+    subscription_status: 'none',
+    trial_ends_at: null,
+    billing_email: 'ada@example.test',
+    signup_source: 'referral',
+    locale: 'it',
+    sso_enforced: false,
+    spend_cap_usd: null,
+  });
   t.equal(body.user.org_id, body.organization.id);
   t.match(body.organization.referral_code, /^[a-z2-9]{8}$/, 'the organization gets its own referral code');
   t.same(body.workspaces, []);
@@ -29,7 +69,10 @@ t.test('a new customer signs up, confirms the address from the mailed link, sign
   t.equal(body.staff, false);
   t.match(body.plan, { id: 'none', name: 'No plan', limits: { tickets_per_month: Number } });
   const expires = Date.parse(body.session.expires_at);
-  t.ok(expires > Date.now() + 6.9 * 86_400_000 && expires < Date.now() + 7.1 * 86_400_000, 'the session idles out in 7 days');
+  t.ok(
+    expires > Date.now() + 6.9 * 86_400_000 && expires < Date.now() + 7.1 * 86_400_000,
+    'the session idles out in 7 days',
+  );
 
   const setCookie = sessionSetCookie(res)!;
   t.match(setCookie, /^pw_session=pws_[A-Za-z0-9_-]{43};/, 'an opaque 256-bit session token');
@@ -41,7 +84,7 @@ t.test('a new customer signs up, confirms the address from the mailed link, sign
 
   const [mail] = await h.mails('ada@example.test', 'accounts.verify_email');
   t.ok(mail, 'a verification email is sent');
-  t.equal(mail!.locale, 'it', 'in the user\'s language');
+  t.equal(mail!.locale, 'it', "in the user's language");
   t.match(mail!.text, /http:\/\/localhost:3000\/verify-email\?token=pwv_/);
   t.equal(mail!.org_id, body.organization.id);
 
@@ -72,23 +115,43 @@ t.test('a new customer signs up, confirms the address from the mailed link, sign
   t.equal(anonymousOut.statusCode, 200, 'logout succeeds without a session');
   t.ok(sessionSetCookie(anonymousOut), 'and still clears the cookie');
 
-  const wrong = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'ada@example.test', password: 'not the password' } });
-  const unknown = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'nobody@example.test', password: PASSWORD } });
+  const wrong = await h.call({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: 'ada@example.test', password: 'not the password' },
+  });
+  const unknown = await h.call({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: 'nobody@example.test', password: PASSWORD },
+  });
   t.equal(wrong.statusCode, 401);
   t.equal(unknown.statusCode, 401);
   t.equal(wrong.body.code, 'invalid_credentials');
   t.same(wrong.body, unknown.body, 'a wrong password and an unknown address answer alike');
 
-  const login = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'ADA@example.test', password: PASSWORD } });
+  const login = await h.call({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: 'ADA@example.test', password: PASSWORD },
+  });
   expectStatus(t, login, 200, 'signed in');
   t.ok((login.body as any).user.last_login_at);
   const first = sessionFrom(login)!;
-  const rotated = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'ada@example.test', password: PASSWORD }, auth: cookieHeader(first) });
+  const rotated = await h.call({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: 'ada@example.test', password: PASSWORD },
+    auth: cookieHeader(first),
+  });
   const second = sessionFrom(rotated)!;
   t.not(second, first, 'signing in again gives a new session token');
-  t.equal((await h.call({ url: '/v1/auth/me', auth: cookieHeader(first) })).statusCode, 401, 'and closes the one the browser carried');
+  t.equal(
+    (await h.call({ url: '/v1/auth/me', auth: cookieHeader(first) })).statusCode,
+    401,
+    'and closes the one the browser carried',
+  );
   t.equal((await h.call({ url: '/v1/auth/me', auth: cookieHeader(second) })).statusCode, 200);
-
 });
 
 t.test('signup checks its input', async (t) => {
@@ -104,7 +167,11 @@ t.test('signup checks its input', async (t) => {
   t.equal(badType.statusCode, 400);
   t.equal((await h.app.db('users').where({ email: 'x@example.test' })).length, 0, 'bad input stores nothing');
   const sameName = [await signup(h, 'one@example.test'), await signup(h, 'two@example.test')];
-  t.not((sameName[0]!.body as any).organization.slug, (sameName[1]!.body as any).organization.slug, 'slugs stay unique');
+  t.not(
+    (sameName[0]!.body as any).organization.slug,
+    (sameName[1]!.body as any).organization.slug,
+    'slugs stay unique',
+  );
 });
 
 t.test('email verification signs in only when nobody is signed in', async (t) => {
@@ -112,7 +179,12 @@ t.test('email verification signs in only when nobody is signed in', async (t) =>
   const b = await signup(h, 'b@example.test');
   const tokenA = await h.tokenFromMail('a@example.test', 'accounts.verify_email');
 
-  const asOther = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token: tokenA }, auth: cookieHeader(sessionFrom(b)!) });
+  const asOther = await h.call({
+    method: 'POST',
+    url: '/v1/auth/verify-email',
+    payload: { token: tokenA },
+    auth: cookieHeader(sessionFrom(b)!),
+  });
   t.equal(asOther.statusCode, 409);
   t.equal(asOther.body.code, 'signed_in_as_other_user');
 
@@ -129,28 +201,46 @@ t.test('email verification signs in only when nobody is signed in', async (t) =>
   const resend = await h.call({ method: 'POST', url: '/v1/auth/verify-email/resend', auth: bCookie });
   t.same([resend.statusCode, resend.body], [200, { sent: true }]);
   t.equal((await h.mails('b@example.test', 'accounts.verify_email')).length, 2);
-  const resendVerified = await h.call({ method: 'POST', url: '/v1/auth/verify-email/resend', auth: cookieHeader(opened!) });
+  const resendVerified = await h.call({
+    method: 'POST',
+    url: '/v1/auth/verify-email/resend',
+    auth: cookieHeader(opened!),
+  });
   t.same([resendVerified.statusCode, resendVerified.body], [200, { sent: true }]);
   t.equal((await h.mails('a@example.test', 'accounts.verify_email')).length, 1, 'no mail for a verified address');
-  t.equal((await h.call({ method: 'POST', url: '/v1/auth/verify-email/resend' })).statusCode, 401, 'resend needs a session');
+  t.equal(
+    (await h.call({ method: 'POST', url: '/v1/auth/verify-email/resend' })).statusCode,
+    401,
+    'resend needs a session',
+  );
 
   // An expired link.
   const tokenB = await h.tokenFromMail('b@example.test', 'accounts.verify_email');
-  await h.app.db('email_tokens').where({ purpose: 'verify_email', email: 'b@example.test' }).update({ expires_at: new Date(Date.now() - 1000) });
+  await h.app
+    .db('email_tokens')
+    .where({ purpose: 'verify_email', email: 'b@example.test' })
+    .update({ expires_at: new Date(Date.now() - 1000) });
   const expired = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token: tokenB } });
   t.equal(expired.statusCode, 400);
   t.match(expired.body, { code: 'invalid_token', details: { reason: 'expired' } });
   const garbage = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token: 'pwv_nope' } });
   t.match(garbage.body, { code: 'invalid_token', details: { reason: 'unknown' } });
-
 });
 
 t.test('magic link: same answer for unknown addresses, single use, short lived', async (t) => {
   await signup(h, 'magic@example.test');
   const t0 = Date.now();
-  const known = await h.call({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: 'magic@example.test', redirect_to: '/tickets?x=1' } });
+  const known = await h.call({
+    method: 'POST',
+    url: '/v1/auth/magic-link',
+    payload: { email: 'magic@example.test', redirect_to: '/tickets?x=1' },
+  });
   const t1 = Date.now();
-  const unknown = await h.call({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: 'ghost@example.test' } });
+  const unknown = await h.call({
+    method: 'POST',
+    url: '/v1/auth/magic-link',
+    payload: { email: 'ghost@example.test' },
+  });
   const t2 = Date.now();
   t.same([known.statusCode, known.body], [200, { sent: true }]);
   t.same([unknown.statusCode, unknown.body], [200, { sent: true }]);
@@ -159,9 +249,17 @@ t.test('magic link: same answer for unknown addresses, single use, short lived',
   const [mail] = await h.mails('magic@example.test', 'accounts.magic_link');
   t.match(mail!.text, /http:\/\/localhost:3000\/magic-link\?token=pwm_[A-Za-z0-9_-]+&redirect_to=%2Ftickets%3Fx%3D1/);
 
-  const openRedirect = await h.call({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: 'magic@example.test', redirect_to: 'https://evil.example/' } });
+  const openRedirect = await h.call({
+    method: 'POST',
+    url: '/v1/auth/magic-link',
+    payload: { email: 'magic@example.test', redirect_to: 'https://evil.example/' },
+  });
   t.equal(openRedirect.statusCode, 400, 'no redirects to other sites');
-  const protocolRelative = await h.call({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: 'magic@example.test', redirect_to: '//evil.example/' } });
+  const protocolRelative = await h.call({
+    method: 'POST',
+    url: '/v1/auth/magic-link',
+    payload: { email: 'magic@example.test', redirect_to: '//evil.example/' },
+  });
   t.equal(protocolRelative.statusCode, 400);
 
   const token = await h.tokenFromMail('magic@example.test', 'accounts.magic_link');
@@ -175,33 +273,60 @@ t.test('magic link: same answer for unknown addresses, single use, short lived',
 
   await h.call({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: 'magic@example.test' } });
   const late = await h.tokenFromMail('magic@example.test', 'accounts.magic_link');
-  const row = await h.app.db('email_tokens').where({ purpose: 'magic_link', email: 'magic@example.test' }).whereNull('used_at').first();
+  const row = await h.app
+    .db('email_tokens')
+    .where({ purpose: 'magic_link', email: 'magic@example.test' })
+    .whereNull('used_at')
+    .first();
   t.ok(Date.parse(row.expires_at) - Date.parse(row.created_at) <= 15 * 60_000 + 1000, 'valid 15 minutes');
-  await h.app.db('email_tokens').where({ id: row.id }).update({ expires_at: new Date(Date.now() - 1) });
+  await h.app
+    .db('email_tokens')
+    .where({ id: row.id })
+    .update({ expires_at: new Date(Date.now() - 1) });
   const expired = await h.call({ method: 'POST', url: '/v1/auth/magic-link/verify', payload: { token: late } });
   t.match([expired.statusCode, expired.body], [400, { code: 'invalid_token', details: { reason: 'expired' } }]);
-  const wrongKind = await h.call({ method: 'POST', url: '/v1/auth/magic-link/verify', payload: { token: await h.tokenFromMail('magic@example.test', 'accounts.verify_email') } });
+  const wrongKind = await h.call({
+    method: 'POST',
+    url: '/v1/auth/magic-link/verify',
+    payload: { token: await h.tokenFromMail('magic@example.test', 'accounts.verify_email') },
+  });
   t.equal(wrongKind.statusCode, 400, 'a verification token is no sign-in token');
-
 });
 
 t.test('a password reset closes every other session and opens a new one', async (t) => {
   await signup(h, 'reset@example.test');
-  const login = () => h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'reset@example.test', password: PASSWORD } });
+  const login = () =>
+    h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'reset@example.test', password: PASSWORD } });
   const laptop = cookieHeader(sessionFrom(await login())!);
   const phone = cookieHeader(sessionFrom(await login())!);
 
-  const unknown = await h.call({ method: 'POST', url: '/v1/auth/password-reset', payload: { email: 'ghost@example.test' } });
+  const unknown = await h.call({
+    method: 'POST',
+    url: '/v1/auth/password-reset',
+    payload: { email: 'ghost@example.test' },
+  });
   t.same([unknown.statusCode, unknown.body], [200, { sent: true }]);
-  const asked = await h.call({ method: 'POST', url: '/v1/auth/password-reset', payload: { email: 'reset@example.test' } });
+  const asked = await h.call({
+    method: 'POST',
+    url: '/v1/auth/password-reset',
+    payload: { email: 'reset@example.test' },
+  });
   t.same([asked.statusCode, asked.body], [200, { sent: true }]);
   const [mail] = await h.mails('reset@example.test', 'accounts.password_reset');
   t.match(mail!.text, /http:\/\/localhost:3000\/reset-password\?token=pwr_/);
   const token = await h.tokenFromMail('reset@example.test', 'accounts.password_reset');
 
-  const tooShort = await h.call({ method: 'POST', url: '/v1/auth/password-reset/confirm', payload: { token, password: 'short' } });
+  const tooShort = await h.call({
+    method: 'POST',
+    url: '/v1/auth/password-reset/confirm',
+    payload: { token, password: 'short' },
+  });
   t.equal(tooShort.statusCode, 400);
-    const confirmed = await h.call({ method: 'POST', url: '/v1/auth/password-reset/confirm', payload: { token, password: NEW_PASSWORD } });
+  const confirmed = await h.call({
+    method: 'POST',
+    url: '/v1/auth/password-reset/confirm',
+    payload: { token, password: NEW_PASSWORD },
+  });
   expectStatus(t, confirmed, 200, 'new password set');
   t.equal((confirmed.body as any).user.email, 'reset@example.test');
   const fresh = cookieHeader(sessionFrom(confirmed)!);
@@ -209,18 +334,38 @@ t.test('a password reset closes every other session and opens a new one', async 
   t.equal((await h.call({ url: '/v1/auth/me', auth: phone })).statusCode, 401, 'the phone session is closed');
   t.equal((await h.call({ url: '/v1/auth/me', auth: fresh })).statusCode, 200, 'the new session works');
   t.equal((await login()).statusCode, 401, 'the old password no longer works');
-  t.equal((await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'reset@example.test', password: NEW_PASSWORD } })).statusCode, 200);
-  const reuse = await h.call({ method: 'POST', url: '/v1/auth/password-reset/confirm', payload: { token, password: 'yet another password' } });
+  t.equal(
+    (
+      await h.call({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: 'reset@example.test', password: NEW_PASSWORD },
+      })
+    ).statusCode,
+    200,
+  );
+  const reuse = await h.call({
+    method: 'POST',
+    url: '/v1/auth/password-reset/confirm',
+    payload: { token, password: 'yet another password' },
+  });
   t.match([reuse.statusCode, reuse.body], [400, { code: 'invalid_token' }]);
 
   await h.call({ method: 'POST', url: '/v1/auth/password-reset', payload: { email: 'reset@example.test' } });
   const late = await h.tokenFromMail('reset@example.test', 'accounts.password_reset');
-  await h.app.db('email_tokens').where({ purpose: 'password_reset', email: 'reset@example.test' }).whereNull('used_at').update({ expires_at: new Date(Date.now() - 1) });
-  const expired = await h.call({ method: 'POST', url: '/v1/auth/password-reset/confirm', payload: { token: late, password: 'yet another password' } });
+  await h.app
+    .db('email_tokens')
+    .where({ purpose: 'password_reset', email: 'reset@example.test' })
+    .whereNull('used_at')
+    .update({ expires_at: new Date(Date.now() - 1) });
+  const expired = await h.call({
+    method: 'POST',
+    url: '/v1/auth/password-reset/confirm',
+    payload: { token: late, password: 'yet another password' },
+  });
   t.match([expired.statusCode, expired.body], [400, { code: 'invalid_token', details: { reason: 'expired' } }]);
   const audit = await h.app.db('audit_entries').where({ action: 'user.password_reset' });
   t.equal(audit.length, 1, 'the reset is audited');
-
 });
 
 t.test('sessions: idle and absolute lifetimes, sliding touch', async (t) => {
@@ -228,7 +373,10 @@ t.test('sessions: idle and absolute lifetimes, sliding touch', async (t) => {
   const cookie = cookieHeader(sessionFrom(res)!);
   const sessions = () => h.app.db('sessions').where({ user_id: (res.body as any).user.id });
   const row = await sessions().first();
-  t.ok(Date.parse(row.absolute_expires_at) - Date.parse(row.created_at) >= 30 * 86_400_000 - 1000, 'absolute lifetime 30 days');
+  t.ok(
+    Date.parse(row.absolute_expires_at) - Date.parse(row.created_at) >= 30 * 86_400_000 - 1000,
+    'absolute lifetime 30 days',
+  );
 
   // Touched at most once a minute: a request within the minute writes nothing.
   await h.call({ url: '/v1/auth/me', auth: cookie });
@@ -241,8 +389,15 @@ t.test('sessions: idle and absolute lifetimes, sliding touch', async (t) => {
 
   await sessions().update({ idle_expires_at: new Date(Date.now() - 1000) });
   t.equal((await h.call({ url: '/v1/auth/me', auth: cookie })).statusCode, 401, 'an idle session ends');
-  await sessions().update({ idle_expires_at: new Date(Date.now() + 86_400_000), absolute_expires_at: new Date(Date.now() - 1000) });
-  t.equal((await h.call({ url: '/v1/auth/me', auth: cookie })).statusCode, 401, 'so does one past its absolute lifetime');
+  await sessions().update({
+    idle_expires_at: new Date(Date.now() + 86_400_000),
+    absolute_expires_at: new Date(Date.now() - 1000),
+  });
+  t.equal(
+    (await h.call({ url: '/v1/auth/me', auth: cookie })).statusCode,
+    401,
+    'so does one past its absolute lifetime',
+  );
   t.equal((await h.call({ url: '/v1/auth/me', auth: cookieHeader('pws_forged') })).statusCode, 401);
   t.equal((await h.call({ url: '/v1/auth/me' })).statusCode, 401);
 });
@@ -256,20 +411,63 @@ t.test('staff comes from config', async (t) => {
 t.test('the OpenAPI document lists the 24 operations under their sections', async (t) => {
   const res = await h.call({ url: '/v1/openapi.json' });
   expectStatus(t, res, 200, 'the document builds');
-  const doc = res.body as { paths: Record<string, Record<string, { operationId: string; tags: string[]; security?: unknown[] }>>; components: { schemas: Record<string, unknown> } };
+  const doc = res.body as {
+    paths: Record<string, Record<string, { operationId: string; tags: string[]; security?: unknown[] }>>;
+    components: { schemas: Record<string, unknown> };
+  };
   const mine = new Set([
-    'signup', 'login', 'logout', 'requestMagicLink', 'verifyMagicLink', 'getMe', 'requestPasswordReset', 'confirmPasswordReset', 'verifyEmail', 'resendVerificationEmail',
-    'updateMe', 'getCurrentOrganization', 'updateCurrentOrganization', 'listMembers', 'updateMember', 'removeMember',
-    'listInvitations', 'createInvitation', 'revokeInvitation', 'acceptInvitation', 'previewInvitation', 'listTokens', 'createToken', 'revokeToken',
+    'signup',
+    'login',
+    'logout',
+    'requestMagicLink',
+    'verifyMagicLink',
+    'getMe',
+    'requestPasswordReset',
+    'confirmPasswordReset',
+    'verifyEmail',
+    'resendVerificationEmail',
+    'updateMe',
+    'getCurrentOrganization',
+    'updateCurrentOrganization',
+    'listMembers',
+    'updateMember',
+    'removeMember',
+    'listInvitations',
+    'createInvitation',
+    'revokeInvitation',
+    'acceptInvitation',
+    'previewInvitation',
+    'listTokens',
+    'createToken',
+    'revokeToken',
   ]);
   const ops: string[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(methods)) if (mine.has(op.operationId)) ops.push(`${op.tags[0]} ${method.toUpperCase()} ${path}`);
+    for (const [method, op] of Object.entries(methods))
+      if (mine.has(op.operationId)) ops.push(`${op.tags[0]} ${method.toUpperCase()} ${path}`);
   }
   t.equal(ops.length, 24, 'every operation is documented');
-  t.same(new Set(ops.map((o) => o.split(' ')[0])), new Set(['auth', 'me', 'orgs', 'members', 'invitations', 'tokens']), 'under the spec section names');
-  t.ok(ops.includes('auth POST /v1/auth/verify-email/resend') && ops.includes('invitations POST /v1/invitations/preview') && ops.includes('tokens DELETE /v1/tokens/{id}'));
-  for (const name of ['AuthContext', 'SignupAuthContext', 'User', 'Organization', 'WorkspaceSummary', 'Plan', 'Invitation', 'ApiToken', 'ApiTokenCreated']) {
+  t.same(
+    new Set(ops.map((o) => o.split(' ')[0])),
+    new Set(['auth', 'me', 'orgs', 'members', 'invitations', 'tokens']),
+    'under the spec section names',
+  );
+  t.ok(
+    ops.includes('auth POST /v1/auth/verify-email/resend') &&
+      ops.includes('invitations POST /v1/invitations/preview') &&
+      ops.includes('tokens DELETE /v1/tokens/{id}'),
+  );
+  for (const name of [
+    'AuthContext',
+    'SignupAuthContext',
+    'User',
+    'Organization',
+    'WorkspaceSummary',
+    'Plan',
+    'Invitation',
+    'ApiToken',
+    'ApiTokenCreated',
+  ]) {
     t.ok(doc.components.schemas[name], `component ${name}`);
   }
   t.same(doc.paths['/v1/auth/login']!.post!.security, [], 'login is public');

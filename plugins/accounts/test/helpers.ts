@@ -50,19 +50,35 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
     answers,
     async call(opts) {
       const headers = { ...(opts.auth?.headers ?? {}), ...(opts.headers ?? {}) };
-      const res = await app.server.inject({ method: opts.method ?? 'GET', url: opts.url, payload: opts.payload as object | undefined, headers });
+      const res = await app.server.inject({
+        method: opts.method ?? 'GET',
+        url: opts.url,
+        payload: opts.payload as object | undefined,
+        headers,
+      });
       let body: Record<string, unknown> = {};
       try {
         body = res.payload ? (JSON.parse(res.payload) as Record<string, unknown>) : {};
       } catch {
         body = {};
       }
-      const answer: Answer = { statusCode: res.statusCode, headers: res.headers as Record<string, unknown>, payload: res.payload, body };
+      const answer: Answer = {
+        statusCode: res.statusCode,
+        headers: res.headers as Record<string, unknown>,
+        payload: res.payload,
+        body,
+      };
       answers.push(answer);
       return answer;
     },
     async mails(to, template) {
-      const q = app.db('mail_messages').where('to_address', to.toLowerCase()).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      const q = app
+        .db('mail_messages')
+        .where('to_address', to.toLowerCase())
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]);
       if (template) q.where('template', template);
       return (await q) as MailRow[];
     },
@@ -75,7 +91,13 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
     },
     async storedSecrets() {
       const out: string[] = [];
-      for (const [table, column] of [['users', 'password_hash'], ['sessions', 'token_hash'], ['api_tokens', 'token_hash'], ['invitations', 'token_hash'], ['email_tokens', 'token_hash']] as const) {
+      for (const [table, column] of [
+        ['users', 'password_hash'],
+        ['sessions', 'token_hash'],
+        ['api_tokens', 'token_hash'],
+        ['invitations', 'token_hash'],
+        ['email_tokens', 'token_hash'],
+      ] as const) {
         const rows = (await app.db(table).select(column).whereNotNull(column)) as Record<string, string>[];
         out.push(...rows.map((r) => r[column]!));
       }

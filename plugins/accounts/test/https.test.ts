@@ -6,7 +6,13 @@ t.test('an https deployment gets Secure cookies and https links', async (t) => {
   const res = await h.call({
     method: 'POST',
     url: '/v1/auth/signup',
-    payload: { name: 'Sec', email: 'secure@example.test', password: 'a long enough password', organization_name: 'Secure Co', accept_terms: true },
+    payload: {
+      name: 'Sec',
+      email: 'secure@example.test',
+      password: 'a long enough password',
+      organization_name: 'Secure Co',
+      accept_terms: true,
+    },
   });
   expectStatus(t, res, 201, 'signed up');
   t.match(sessionSetCookie(res), /; Secure/, 'the session cookie is Secure');

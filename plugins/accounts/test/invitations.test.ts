@@ -8,10 +8,23 @@ const NEW_PASSWORD = 'invited person password';
 t.test('an owner invites a reviewer who joins with a new account', async (t) => {
   const owner = await signUp(h.app, { orgName: 'Globex', name: 'Hank Scorpio' });
   const ws = await insertWorkspace(h.app, owner.organization.id);
-  const created = await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'New.Person@Example.test', role: 'reviewer', workspace_ids: [ws.id] }, auth: owner.auth });
+  const created = await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: 'New.Person@Example.test', role: 'reviewer', workspace_ids: [ws.id] },
+    auth: owner.auth,
+  });
   expectStatus(t, created, 201, 'invited');
   const inv = created.body as Record<string, any>;
-  t.match(inv, { email: 'new.person@example.test', role: 'reviewer', workspace_ids: [ws.id], status: 'pending', accepted_at: null, revoked_at: null, invited_by: { id: owner.user.id, name: 'Hank Scorpio', email: owner.email } });
+  t.match(inv, {
+    email: 'new.person@example.test',
+    role: 'reviewer',
+    workspace_ids: [ws.id],
+    status: 'pending',
+    accepted_at: null,
+    revoked_at: null,
+    invited_by: { id: owner.user.id, name: 'Hank Scorpio', email: owner.email },
+  });
   const ttl = Date.parse(inv.expires_at) - Date.now();
   t.ok(ttl > 6.99 * 86_400_000 && ttl <= 7 * 86_400_000, 'the link is valid 7 days');
 
@@ -22,7 +35,11 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
   const token = await h.tokenFromMail('new.person@example.test', 'accounts.invitation');
 
   const list = await h.call({ url: '/v1/invitations?status=pending', auth: owner.auth });
-  t.same((list.body as any).items.map((i: { id: string }) => i.id), [inv.id], 'listed as pending');
+  t.same(
+    (list.body as any).items.map((i: { id: string }) => i.id),
+    [inv.id],
+    'listed as pending',
+  );
 
   const preview = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } });
   expectStatus(t, preview, 200, 'previewed with the token alone');
@@ -35,25 +52,54 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
     existing_account: false,
   });
 
-  const noPassword = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token, name: 'New Person' } });
+  const noPassword = await h.call({
+    method: 'POST',
+    url: '/v1/invitations/accept',
+    payload: { token, name: 'New Person' },
+  });
   expectStatus(t, noPassword, 400, 'a new account needs a password');
   t.match((noPassword.body as any).details.errors, [{ path: 'payload.password' }]);
-  const accepted = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token, name: 'New Person', password: NEW_PASSWORD } });
+  const accepted = await h.call({
+    method: 'POST',
+    url: '/v1/invitations/accept',
+    payload: { token, name: 'New Person', password: NEW_PASSWORD },
+  });
   expectStatus(t, accepted, 200, 'accepted');
-  t.match((accepted.body as any).user, { email: 'new.person@example.test', name: 'New Person', role: 'reviewer', org_id: owner.organization.id, workspace_ids: [ws.id] });
+  t.match((accepted.body as any).user, {
+    email: 'new.person@example.test',
+    name: 'New Person',
+    role: 'reviewer',
+    org_id: owner.organization.id,
+    workspace_ids: [ws.id],
+  });
   t.ok((accepted.body as any).user.email_verified_at, 'the invitation proves the address');
-  t.same((accepted.body as any).workspaces.map((w: { id: string }) => w.id), [ws.id]);
+  t.same(
+    (accepted.body as any).workspaces.map((w: { id: string }) => w.id),
+    [ws.id],
+  );
   const session = sessionFrom(accepted);
   t.ok(session, 'a session is opened');
   expectStatus(t, await h.call({ url: '/v1/auth/me', headers: { cookie: `pw_session=${session}` } }), 200, 'and works');
 
-  const reuse = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token, name: 'Again', password: NEW_PASSWORD } });
+  const reuse = await h.call({
+    method: 'POST',
+    url: '/v1/invitations/accept',
+    payload: { token, name: 'Again', password: NEW_PASSWORD },
+  });
   expectStatus(t, reuse, 400, 'an invitation works once');
   t.match(reuse.body, { code: 'invalid_token', details: { reason: 'used' } });
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } }), 400, 'nor can it be previewed again');
+  expectStatus(
+    t,
+    await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } }),
+    400,
+    'nor can it be previewed again',
+  );
   const after = await h.call({ url: '/v1/invitations', auth: owner.auth });
   t.equal((after.body as any).items[0].status, 'accepted');
-  const audit = await h.app.db('audit_entries').where({ org_id: owner.organization.id }).whereIn('action', ['invitation.created', 'invitation.accepted']);
+  const audit = await h.app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id })
+    .whereIn('action', ['invitation.created', 'invitation.accepted']);
   t.equal(audit.length, 2, 'invitation and acceptance are audited');
 });
 
@@ -61,9 +107,19 @@ t.test('an existing account accepts with the token alone and moves over', async 
   const host = await signUp(h.app, { orgName: 'Initech' });
   const elsewhere = await signUp(h.app, { orgName: 'Old Place' });
   const mover = await addMember(h.app, elsewhere, { role: 'admin', email: 'mover@example.test' });
-  const oldToken = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'old bot', role: 'admin' }, auth: mover.auth });
+  const oldToken = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'old bot', role: 'admin' },
+    auth: mover.auth,
+  });
 
-  await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'mover@example.test', role: 'admin' }, auth: host.auth });
+  await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: 'mover@example.test', role: 'admin' },
+    auth: host.auth,
+  });
   const token = await h.tokenFromMail('mover@example.test', 'accounts.invitation');
   const preview = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } });
   t.equal(preview.body.existing_account, true, 'the preview says the account exists');
@@ -71,20 +127,49 @@ t.test('an existing account accepts with the token alone and moves over', async 
   expectStatus(t, accepted, 200, 'accepted without name or password');
   t.match((accepted.body as any).user, { id: mover.user.id, org_id: host.organization.id, role: 'admin' });
   t.equal((accepted.body as any).organization.name, 'Initech');
-  expectStatus(t, await h.call({ url: '/v1/auth/me', auth: mover.auth }), 401, 'sessions of the old organization are closed');
-  expectStatus(t, await h.call({ url: '/v1/auth/me', headers: { authorization: `Bearer ${(oldToken.body as any).token}` } }), 401, 'and its tokens revoked');
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', auth: mover.auth }),
+    401,
+    'sessions of the old organization are closed',
+  );
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', headers: { authorization: `Bearer ${(oldToken.body as any).token}` } }),
+    401,
+    'and its tokens revoked',
+  );
   const oldMembers = await h.call({ url: '/v1/members', auth: elsewhere.auth });
   t.notOk(JSON.stringify(oldMembers.body).includes(mover.user.id), 'they left the old organization');
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'mover@example.test', password: TEST_PASSWORD } }), 200, 'their password still signs in');
+  expectStatus(
+    t,
+    await h.call({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email: 'mover@example.test', password: TEST_PASSWORD },
+    }),
+    200,
+    'their password still signs in',
+  );
 
   // The last owner of an organization cannot leave it this way.
   const loner = await signUp(h.app, { email: 'loner@example.test' });
-  await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: loner.email, role: 'reviewer' }, auth: host.auth });
+  await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: loner.email, role: 'reviewer' },
+    auth: host.auth,
+  });
   const lonerToken = await h.tokenFromMail(loner.email, 'accounts.invitation');
   const refused = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token: lonerToken } });
   expectStatus(t, refused, 409, 'the last owner is refused');
   t.equal(refused.body.code, 'last_owner');
-  expectStatus(t, await h.call({ url: '/v1/auth/me', auth: loner.auth }), 200, 'and keeps their organization and session');
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', auth: loner.auth }),
+    200,
+    'and keeps their organization and session',
+  );
 });
 
 t.test('revoke, replace, expire; who may invite', async (t) => {
@@ -92,52 +177,146 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   const admin = await addMember(h.app, owner, { role: 'admin' });
   const reviewer = await addMember(h.app, owner, { role: 'reviewer' });
 
-  const byReviewer = await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'x@example.test', role: 'client_viewer' }, auth: reviewer.auth });
+  const byReviewer = await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: 'x@example.test', role: 'client_viewer' },
+    auth: reviewer.auth,
+  });
   expectStatus(t, byReviewer, 403, 'a reviewer cannot invite');
   expectStatus(t, await h.call({ url: '/v1/invitations', auth: reviewer.auth }), 403, 'nor list invitations');
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'x@example.test', role: 'owner' }, auth: admin.auth }), 403, 'an admin cannot invite an owner');
-  const member = await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: reviewer.email, role: 'admin' }, auth: admin.auth });
+  expectStatus(
+    t,
+    await h.call({
+      method: 'POST',
+      url: '/v1/invitations',
+      payload: { email: 'x@example.test', role: 'owner' },
+      auth: admin.auth,
+    }),
+    403,
+    'an admin cannot invite an owner',
+  );
+  const member = await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: reviewer.email, role: 'admin' },
+    auth: admin.auth,
+  });
   expectStatus(t, member, 409, 'a member cannot be invited again');
   t.equal(member.body.code, 'already_member');
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'not an address', role: 'admin' }, auth: admin.auth }), 400, 'an invalid address');
+  expectStatus(
+    t,
+    await h.call({
+      method: 'POST',
+      url: '/v1/invitations',
+      payload: { email: 'not an address', role: 'admin' },
+      auth: admin.auth,
+    }),
+    400,
+    'an invalid address',
+  );
 
-  const first = await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'twice@example.test', role: 'reviewer' }, auth: admin.auth });
+  const first = await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: 'twice@example.test', role: 'reviewer' },
+    auth: admin.auth,
+  });
   const firstToken = await h.tokenFromMail('twice@example.test', 'accounts.invitation');
-  const second = await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'twice@example.test', role: 'admin' }, auth: admin.auth });
+  const second = await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: 'twice@example.test', role: 'admin' },
+    auth: admin.auth,
+  });
   expectStatus(t, second, 201, 'inviting again');
   const replaced = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token: firstToken } });
   t.match(replaced.body, { code: 'invalid_token', details: { reason: 'revoked' } }, 'replaces the pending invitation');
   const revokedList = await h.call({ url: '/v1/invitations?status=revoked', auth: owner.auth });
-  t.same((revokedList.body as any).items.map((i: { id: string }) => i.id), [(first.body as any).id]);
+  t.same(
+    (revokedList.body as any).items.map((i: { id: string }) => i.id),
+    [(first.body as any).id],
+  );
 
   const secondToken = await h.tokenFromMail('twice@example.test', 'accounts.invitation');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/invitations/${(second.body as any).id}`, auth: admin.auth }), 204, 'revoked');
-  const gone = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token: secondToken, name: 'X', password: NEW_PASSWORD } });
-  t.match([gone.statusCode, gone.body], [400, { code: 'invalid_token', details: { reason: 'revoked' } }], 'a revoked invitation cannot be accepted');
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/invitations/${(second.body as any).id}`, auth: admin.auth }),
+    204,
+    'revoked',
+  );
+  const gone = await h.call({
+    method: 'POST',
+    url: '/v1/invitations/accept',
+    payload: { token: secondToken, name: 'X', password: NEW_PASSWORD },
+  });
+  t.match(
+    [gone.statusCode, gone.body],
+    [400, { code: 'invalid_token', details: { reason: 'revoked' } }],
+    'a revoked invitation cannot be accepted',
+  );
   const twice = await h.call({ method: 'DELETE', url: `/v1/invitations/${(second.body as any).id}`, auth: admin.auth });
   expectStatus(t, twice, 409, 'only pending invitations are revoked');
   t.equal(twice.body.code, 'invitation_not_pending');
 
-  const late = await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'late@example.test', role: 'reviewer' }, auth: owner.auth });
+  const late = await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: 'late@example.test', role: 'reviewer' },
+    auth: owner.auth,
+  });
   const lateToken = await h.tokenFromMail('late@example.test', 'accounts.invitation');
-  await h.app.db('invitations').where({ id: (late.body as any).id }).update({ expires_at: new Date(Date.now() - 1000) });
-  const expired = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token: lateToken, name: 'Late', password: NEW_PASSWORD } });
-  t.match([expired.statusCode, expired.body], [400, { code: 'invalid_token', details: { reason: 'expired' } }], 'an expired invitation cannot be accepted');
+  await h.app
+    .db('invitations')
+    .where({ id: (late.body as any).id })
+    .update({ expires_at: new Date(Date.now() - 1000) });
+  const expired = await h.call({
+    method: 'POST',
+    url: '/v1/invitations/accept',
+    payload: { token: lateToken, name: 'Late', password: NEW_PASSWORD },
+  });
+  t.match(
+    [expired.statusCode, expired.body],
+    [400, { code: 'invalid_token', details: { reason: 'expired' } }],
+    'an expired invitation cannot be accepted',
+  );
   const expiredList = await h.call({ url: '/v1/invitations?status=expired', auth: owner.auth });
-  t.same((expiredList.body as any).items.map((i: { status: string }) => i.status), ['expired']);
+  t.same(
+    (expiredList.body as any).items.map((i: { status: string }) => i.status),
+    ['expired'],
+  );
   t.equal((await h.app.db('users').where({ email: 'late@example.test' })).length, 0, 'no account was made');
 });
 
 t.test("another organization's invitation ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
-  const inv = await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'only-b@example.test', role: 'reviewer' }, auth: b.auth });
+  const inv = await h.call({
+    method: 'POST',
+    url: '/v1/invitations',
+    payload: { email: 'only-b@example.test', role: 'reviewer' },
+    auth: b.auth,
+  });
   const del = await h.call({ method: 'DELETE', url: `/v1/invitations/${(inv.body as any).id}`, auth: a.auth });
   expectStatus(t, del, 404, 'not found, not forbidden');
   t.equal(del.body.code, 'not_found');
-  t.same((await h.call({ url: '/v1/invitations', auth: a.auth })).body.items, [], "a's list does not show b's invitations");
+  t.same(
+    (await h.call({ url: '/v1/invitations', auth: a.auth })).body.items,
+    [],
+    "a's list does not show b's invitations",
+  );
   const wsB = await insertWorkspace(h.app, b.organization.id);
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/invitations', payload: { email: 'y@example.test', role: 'reviewer', workspace_ids: [wsB.id] }, auth: a.auth }), 400, "b's workspace cannot be granted by a");
+  expectStatus(
+    t,
+    await h.call({
+      method: 'POST',
+      url: '/v1/invitations',
+      payload: { email: 'y@example.test', role: 'reviewer', workspace_ids: [wsB.id] },
+      auth: a.auth,
+    }),
+    400,
+    "b's workspace cannot be granted by a",
+  );
 });
 
 t.test('no answer ever carries a password, a password hash or a token hash', async (t) => {

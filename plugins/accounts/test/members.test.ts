@@ -7,34 +7,82 @@ const NEW_PASSWORD = 'another long password';
 
 t.test('me: a user changes their name, language, password and address', async (t) => {
   const me = await signUp(h.app, { email: 'me@example.test' });
-  const other = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'me@example.test', password: TEST_PASSWORD } });
+  const other = await h.call({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: 'me@example.test', password: TEST_PASSWORD },
+  });
   const otherSession = cookieHeader(sessionFrom(other)!);
 
-  const renamed = await h.call({ method: 'PATCH', url: '/v1/me', payload: { name: 'Grace Hopper', locale: 'it' }, auth: me.auth });
+  const renamed = await h.call({
+    method: 'PATCH',
+    url: '/v1/me',
+    payload: { name: 'Grace Hopper', locale: 'it' },
+    auth: me.auth,
+  });
   expectStatus(t, renamed, 200, 'profile updated');
   t.match((renamed.body as any).user, { name: 'Grace Hopper', locale: 'it' });
   t.ok((renamed.body as any).organization && (renamed.body as any).plan, 'answers the AuthContext');
-  expectStatus(t, await h.call({ method: 'PATCH', url: '/v1/me', payload: {}, auth: me.auth }), 400, 'an empty change is invalid');
+  expectStatus(
+    t,
+    await h.call({ method: 'PATCH', url: '/v1/me', payload: {}, auth: me.auth }),
+    400,
+    'an empty change is invalid',
+  );
 
-  const noCurrent = await h.call({ method: 'PATCH', url: '/v1/me', payload: { password: NEW_PASSWORD }, auth: me.auth });
+  const noCurrent = await h.call({
+    method: 'PATCH',
+    url: '/v1/me',
+    payload: { password: NEW_PASSWORD },
+    auth: me.auth,
+  });
   expectStatus(t, noCurrent, 400, 'a new password needs the current one');
   t.match((noCurrent.body as any).details.errors, [{ path: 'payload.current_password' }]);
-  const wrong = await h.call({ method: 'PATCH', url: '/v1/me', payload: { password: NEW_PASSWORD, current_password: 'not my password' }, auth: me.auth });
+  const wrong = await h.call({
+    method: 'PATCH',
+    url: '/v1/me',
+    payload: { password: NEW_PASSWORD, current_password: 'not my password' },
+    auth: me.auth,
+  });
   expectStatus(t, wrong, 400, 'a wrong current password is refused');
   t.equal(wrong.body.code, 'invalid_current_password');
-  const changed = await h.call({ method: 'PATCH', url: '/v1/me', payload: { password: NEW_PASSWORD, current_password: TEST_PASSWORD }, auth: me.auth });
+  const changed = await h.call({
+    method: 'PATCH',
+    url: '/v1/me',
+    payload: { password: NEW_PASSWORD, current_password: TEST_PASSWORD },
+    auth: me.auth,
+  });
   expectStatus(t, changed, 200, 'password changed');
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: me.auth }), 200, 'the current session goes on');
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: otherSession }), 401, 'the other sessions are closed');
   t.equal((await h.mails('me@example.test', 'accounts.password_changed')).length, 1, 'the user is told by email');
   t.equal((await h.mails('me@example.test', 'accounts.password_changed'))[0]!.locale, 'it', 'in their language');
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'me@example.test', password: NEW_PASSWORD } }), 200, 'the new password signs in');
+  expectStatus(
+    t,
+    await h.call({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email: 'me@example.test', password: NEW_PASSWORD },
+    }),
+    200,
+    'the new password signs in',
+  );
 
   const taken = await signUp(h.app, { email: 'taken@example.test' });
-  const clash = await h.call({ method: 'PATCH', url: '/v1/me', payload: { email: taken.email, current_password: NEW_PASSWORD }, auth: me.auth });
+  const clash = await h.call({
+    method: 'PATCH',
+    url: '/v1/me',
+    payload: { email: taken.email, current_password: NEW_PASSWORD },
+    auth: me.auth,
+  });
   expectStatus(t, clash, 409, 'an address in use is refused');
   t.equal(clash.body.code, 'email_taken');
-  const moved = await h.call({ method: 'PATCH', url: '/v1/me', payload: { email: 'me2@example.test', current_password: NEW_PASSWORD }, auth: me.auth });
+  const moved = await h.call({
+    method: 'PATCH',
+    url: '/v1/me',
+    payload: { email: 'me2@example.test', current_password: NEW_PASSWORD },
+    auth: me.auth,
+  });
   expectStatus(t, moved, 200, 'address changed');
   t.match((moved.body as any).user, { email: 'me2@example.test', email_verified_at: null });
   t.equal((await h.mails('me@example.test', 'accounts.email_changed')).length, 1, 'the old address is told');
@@ -42,12 +90,30 @@ t.test('me: a user changes their name, language, password and address', async (t
   const verified = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token }, auth: me.auth });
   expectStatus(t, verified, 200, 'the new address is verified from its link');
   const oldLink = await h.tokenFromMail('me@example.test', 'accounts.verify_email');
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token: oldLink } }), 400, 'links sent to the old address stop working');
+  expectStatus(
+    t,
+    await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token: oldLink } }),
+    400,
+    'links sent to the old address stop working',
+  );
 
-  const created = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'bot', role: 'owner' }, auth: me.auth });
-  const viaToken = await h.call({ method: 'PATCH', url: '/v1/me', payload: { password: 'a token cannot do this', current_password: NEW_PASSWORD }, headers: { authorization: `Bearer ${(created.body as any).token}` } });
+  const created = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'bot', role: 'owner' },
+    auth: me.auth,
+  });
+  const viaToken = await h.call({
+    method: 'PATCH',
+    url: '/v1/me',
+    payload: { password: 'a token cannot do this', current_password: NEW_PASSWORD },
+    headers: { authorization: `Bearer ${(created.body as any).token}` },
+  });
   expectStatus(t, viaToken, 403, 'an API token cannot change the password');
-  const audit = await h.app.db('audit_entries').where({ org_id: me.organization.id }).whereIn('action', ['user.password_changed', 'user.email_changed']);
+  const audit = await h.app
+    .db('audit_entries')
+    .where({ org_id: me.organization.id })
+    .whereIn('action', ['user.password_changed', 'user.email_changed']);
   t.equal(audit.length, 2, 'password and address changes are audited');
 });
 
@@ -60,25 +126,56 @@ t.test('orgs: owners and admins change the organization, every change audited', 
   expectStatus(t, current, 200, 'every member reads the organization');
   t.match(current.body, { id: owner.organization.id, name: 'Acme Support', plan: 'none', retention_days: 90 });
 
-  expectStatus(t, await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { name: 'Nope' }, auth: reviewer.auth }), 403, 'a reviewer cannot change it');
-  const updated = await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { name: 'Acme Help', billing_email: 'Billing@Acme.test', retention_days: 30, locale: 'it' }, auth: admin.auth });
+  expectStatus(
+    t,
+    await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { name: 'Nope' }, auth: reviewer.auth }),
+    403,
+    'a reviewer cannot change it',
+  );
+  const updated = await h.call({
+    method: 'PATCH',
+    url: '/v1/orgs/current',
+    payload: { name: 'Acme Help', billing_email: 'Billing@Acme.test', retention_days: 30, locale: 'it' },
+    auth: admin.auth,
+  });
   expectStatus(t, updated, 200, 'an admin changes it');
   t.match(updated.body, { name: 'Acme Help', billing_email: 'billing@acme.test', retention_days: 30, locale: 'it' });
-  const [entry] = await h.app.db('audit_entries').where({ org_id: owner.organization.id, action: 'organization.updated' });
-  t.same(entry.changes, {
-    name: { before: 'Acme Support', after: 'Acme Help' },
-    billing_email: { before: owner.email, after: 'billing@acme.test' },
-    retention_days: { before: 90, after: 30 },
-    locale: { before: 'en', after: 'it' },
-  }, 'the audit entry names each changed field');
+  const [entry] = await h.app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id, action: 'organization.updated' });
+  t.same(
+    entry.changes,
+    {
+      name: { before: 'Acme Support', after: 'Acme Help' },
+      billing_email: { before: owner.email, after: 'billing@acme.test' },
+      retention_days: { before: 90, after: 30 },
+      locale: { before: 'en', after: 'it' },
+    },
+    'the audit entry names each changed field',
+  );
   t.equal(entry.actor_id, admin.user.id);
 
   const otherOrg = await signUp(h.app);
-  const clash = await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { slug: otherOrg.organization.slug }, auth: owner.auth });
+  const clash = await h.call({
+    method: 'PATCH',
+    url: '/v1/orgs/current',
+    payload: { slug: otherOrg.organization.slug },
+    auth: owner.auth,
+  });
   expectStatus(t, clash, 409, 'a slug in use is refused');
   t.equal(clash.body.code, 'slug_taken');
-  expectStatus(t, await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { retention_days: 1 }, auth: owner.auth }), 400, 'retention below 7 days is invalid');
-  expectStatus(t, await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { plan: 'enterprise' }, auth: owner.auth }), 400, 'the plan is not changed here');
+  expectStatus(
+    t,
+    await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { retention_days: 1 }, auth: owner.auth }),
+    400,
+    'retention below 7 days is invalid',
+  );
+  expectStatus(
+    t,
+    await h.call({ method: 'PATCH', url: '/v1/orgs/current', payload: { plan: 'enterprise' }, auth: owner.auth }),
+    400,
+    'the plan is not changed here',
+  );
 });
 
 t.test('members: roles, workspace access, owners protected', async (t) => {
@@ -92,57 +189,204 @@ t.test('members: roles, workspace access, owners protected', async (t) => {
   const list = await h.call({ url: '/v1/members', auth: reviewer.auth });
   expectStatus(t, list, 200, 'a reviewer lists members');
   const items = (list.body as any).items as { id: string; role: string; workspace_ids: string[] }[];
-  t.same(items.map((m) => m.role), ['owner', 'admin', 'reviewer', 'client_viewer'], 'oldest first');
+  t.same(
+    items.map((m) => m.role),
+    ['owner', 'admin', 'reviewer', 'client_viewer'],
+    'oldest first',
+  );
   t.same(items[0]!.workspace_ids, [ws1.id, ws2.id], 'owners open every workspace');
   t.same(items[2]!.workspace_ids, [ws1.id], 'reviewers open the ones granted');
   expectStatus(t, await h.call({ url: '/v1/members', auth: viewer.auth }), 403, 'a client viewer cannot list members');
   const paged = await h.call({ url: '/v1/members?limit=3', auth: owner.auth });
   t.equal((paged.body as any).items.length, 3);
   const rest = await h.call({ url: `/v1/members?limit=3&cursor=${(paged.body as any).next_cursor}`, auth: owner.auth });
-  t.same((rest.body as any).items.map((m: { id: string }) => m.id), [viewer.user.id], 'the cursor gives the rest');
+  t.same(
+    (rest.body as any).items.map((m: { id: string }) => m.id),
+    [viewer.user.id],
+    'the cursor gives the rest',
+  );
 
   const reviewerMe = await h.call({ url: '/v1/auth/me', auth: reviewer.auth });
-  t.same((reviewerMe.body as any).workspaces, [{ id: ws1.id, name: 'Alpha', slug: ws1.slug, client_name: 'Client A', execution_mode: 'managed', autonomy: 'approve', archived_at: null }], 'a reviewer sees only granted workspaces');
+  t.same(
+    (reviewerMe.body as any).workspaces,
+    [
+      {
+        id: ws1.id,
+        name: 'Alpha',
+        slug: ws1.slug,
+        client_name: 'Client A',
+        execution_mode: 'managed',
+        autonomy: 'approve',
+        archived_at: null,
+      },
+    ],
+    'a reviewer sees only granted workspaces',
+  );
 
-  const grant = await h.call({ method: 'PATCH', url: `/v1/members/${reviewer.user.id}`, payload: { workspace_ids: [ws1.id, ws2.id] }, auth: admin.auth });
+  const grant = await h.call({
+    method: 'PATCH',
+    url: `/v1/members/${reviewer.user.id}`,
+    payload: { workspace_ids: [ws1.id, ws2.id] },
+    auth: admin.auth,
+  });
   expectStatus(t, grant, 200, 'an admin grants a workspace');
   t.same((grant.body as any).workspace_ids.sort(), [ws1.id, ws2.id].sort());
-  expectStatus(t, await h.call({ method: 'PATCH', url: `/v1/members/${reviewer.user.id}`, payload: { workspace_ids: ['ws_unknown'] }, auth: admin.auth }), 400, 'an unknown workspace is invalid');
-  const promote = await h.call({ method: 'PATCH', url: `/v1/members/${reviewer.user.id}`, payload: { role: 'admin' }, auth: admin.auth });
+  expectStatus(
+    t,
+    await h.call({
+      method: 'PATCH',
+      url: `/v1/members/${reviewer.user.id}`,
+      payload: { workspace_ids: ['ws_unknown'] },
+      auth: admin.auth,
+    }),
+    400,
+    'an unknown workspace is invalid',
+  );
+  const promote = await h.call({
+    method: 'PATCH',
+    url: `/v1/members/${reviewer.user.id}`,
+    payload: { role: 'admin' },
+    auth: admin.auth,
+  });
   expectStatus(t, promote, 200, 'an admin makes a reviewer admin');
   t.same((promote.body as any).workspace_ids, [ws1.id, ws2.id], 'admins open every workspace');
-  const changes = await h.app.db('audit_entries').where({ org_id: owner.organization.id }).whereIn('action', ['member.role_changed', 'member.workspaces_changed']).orderBy('id');
-  t.same(changes.map((c) => c.action), ['member.workspaces_changed', 'member.role_changed'], 'role and access changes are audited');
+  const changes = await h.app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id })
+    .whereIn('action', ['member.role_changed', 'member.workspaces_changed'])
+    .orderBy('id');
+  t.same(
+    changes.map((c) => c.action),
+    ['member.workspaces_changed', 'member.role_changed'],
+    'role and access changes are audited',
+  );
 
-  expectStatus(t, await h.call({ method: 'PATCH', url: `/v1/members/${viewer.user.id}`, payload: { role: 'owner' }, auth: admin.auth }), 403, 'an admin cannot make owners');
-  const demoteOwner = await h.call({ method: 'PATCH', url: `/v1/members/${owner.user.id}`, payload: { role: 'admin' }, auth: admin.auth });
+  expectStatus(
+    t,
+    await h.call({
+      method: 'PATCH',
+      url: `/v1/members/${viewer.user.id}`,
+      payload: { role: 'owner' },
+      auth: admin.auth,
+    }),
+    403,
+    'an admin cannot make owners',
+  );
+  const demoteOwner = await h.call({
+    method: 'PATCH',
+    url: `/v1/members/${owner.user.id}`,
+    payload: { role: 'admin' },
+    auth: admin.auth,
+  });
   expectStatus(t, demoteOwner, 403, 'an admin cannot demote an owner');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/members/${owner.user.id}`, auth: admin.auth }), 403, 'nor remove one');
-  const lastOwner = await h.call({ method: 'PATCH', url: `/v1/members/${owner.user.id}`, payload: { role: 'admin' }, auth: owner.auth });
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/members/${owner.user.id}`, auth: admin.auth }),
+    403,
+    'nor remove one',
+  );
+  const lastOwner = await h.call({
+    method: 'PATCH',
+    url: `/v1/members/${owner.user.id}`,
+    payload: { role: 'admin' },
+    auth: owner.auth,
+  });
   expectStatus(t, lastOwner, 409, 'the last owner cannot be demoted');
   t.equal(lastOwner.body.code, 'last_owner');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/members/${owner.user.id}`, auth: owner.auth }), 409, 'nor removed');
-  expectStatus(t, await h.call({ method: 'PATCH', url: `/v1/members/${admin.user.id}`, payload: { role: 'owner' }, auth: owner.auth }), 200, 'an owner makes another owner');
-  expectStatus(t, await h.call({ method: 'PATCH', url: `/v1/members/${owner.user.id}`, payload: { role: 'admin' }, auth: owner.auth }), 200, 'then steps down');
-  expectStatus(t, await h.call({ method: 'PATCH', url: `/v1/members/${viewer.user.id}`, payload: { role: 'reviewer' }, auth: reviewer.auth }), 200, 'the promoted admin can manage members');
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/members/${owner.user.id}`, auth: owner.auth }),
+    409,
+    'nor removed',
+  );
+  expectStatus(
+    t,
+    await h.call({
+      method: 'PATCH',
+      url: `/v1/members/${admin.user.id}`,
+      payload: { role: 'owner' },
+      auth: owner.auth,
+    }),
+    200,
+    'an owner makes another owner',
+  );
+  expectStatus(
+    t,
+    await h.call({
+      method: 'PATCH',
+      url: `/v1/members/${owner.user.id}`,
+      payload: { role: 'admin' },
+      auth: owner.auth,
+    }),
+    200,
+    'then steps down',
+  );
+  expectStatus(
+    t,
+    await h.call({
+      method: 'PATCH',
+      url: `/v1/members/${viewer.user.id}`,
+      payload: { role: 'reviewer' },
+      auth: reviewer.auth,
+    }),
+    200,
+    'the promoted admin can manage members',
+  );
 });
 
 t.test('members: removal ends sessions and tokens and frees the address', async (t) => {
   const owner = await signUp(h.app);
   const gone = await addMember(h.app, owner, { role: 'reviewer', email: 'leaving@example.test' });
-  const token = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'bot', role: 'reviewer' }, auth: gone.auth });
+  const token = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'bot', role: 'reviewer' },
+    auth: gone.auth,
+  });
   const bearer = { headers: { authorization: `Bearer ${(token.body as any).token}` } };
   expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer }), 200, 'the token works before');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: gone.auth }), 403, 'a reviewer cannot remove members');
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: gone.auth }),
+    403,
+    'a reviewer cannot remove members',
+  );
 
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: owner.auth }), 204, 'removed');
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: owner.auth }),
+    204,
+    'removed',
+  );
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: gone.auth }), 401, 'their session is closed');
   expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer }), 401, 'their token is revoked');
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'leaving@example.test', password: TEST_PASSWORD } }), 401, 'they cannot sign in');
+  expectStatus(
+    t,
+    await h.call({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email: 'leaving@example.test', password: TEST_PASSWORD },
+    }),
+    401,
+    'they cannot sign in',
+  );
   const list = await h.call({ url: '/v1/members', auth: owner.auth });
-  t.same((list.body as any).items.map((m: { id: string }) => m.id), [owner.user.id], 'they leave the list');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: owner.auth }), 404, 'removing twice: not found');
-  t.equal((await h.app.db('audit_entries').where({ org_id: owner.organization.id, action: 'member.removed' })).length, 1, 'audited');
+  t.same(
+    (list.body as any).items.map((m: { id: string }) => m.id),
+    [owner.user.id],
+    'they leave the list',
+  );
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: owner.auth }),
+    404,
+    'removing twice: not found',
+  );
+  t.equal(
+    (await h.app.db('audit_entries').where({ org_id: owner.organization.id, action: 'member.removed' })).length,
+    1,
+    'audited',
+  );
   const again = await signUp(h.app, { email: 'leaving@example.test' });
   t.equal(again.email, 'leaving@example.test', 'the address can make a new account');
 });
@@ -151,14 +395,37 @@ t.test("another organization's member ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
   const bMember = await addMember(h.app, b, { role: 'reviewer' });
-  const patch = await h.call({ method: 'PATCH', url: `/v1/members/${bMember.user.id}`, payload: { role: 'admin' }, auth: a.auth });
+  const patch = await h.call({
+    method: 'PATCH',
+    url: `/v1/members/${bMember.user.id}`,
+    payload: { role: 'admin' },
+    auth: a.auth,
+  });
   expectStatus(t, patch, 404, 'changing: not found');
   t.equal(patch.body.code, 'not_found');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/members/${bMember.user.id}`, auth: a.auth }), 404, 'removing: not found');
-  t.notOk(JSON.stringify((await h.call({ url: '/v1/members', auth: a.auth })).body).includes(bMember.user.id), "a's list does not show b's members");
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/members/${bMember.user.id}`, auth: a.auth }),
+    404,
+    'removing: not found',
+  );
+  t.notOk(
+    JSON.stringify((await h.call({ url: '/v1/members', auth: a.auth })).body).includes(bMember.user.id),
+    "a's list does not show b's members",
+  );
   const wsB = await insertWorkspace(h.app, b.organization.id);
   const aReviewer = await addMember(h.app, a, { role: 'reviewer' });
-  expectStatus(t, await h.call({ method: 'PATCH', url: `/v1/members/${aReviewer.user.id}`, payload: { workspace_ids: [wsB.id] }, auth: a.auth }), 400, "another organization's workspace cannot be granted");
+  expectStatus(
+    t,
+    await h.call({
+      method: 'PATCH',
+      url: `/v1/members/${aReviewer.user.id}`,
+      payload: { workspace_ids: [wsB.id] },
+      auth: a.auth,
+    }),
+    400,
+    "another organization's workspace cannot be granted",
+  );
 });
 
 t.test('no answer ever carries a password, a password hash or a token hash', async (t) => {

@@ -19,33 +19,66 @@ t.test('sign-in is throttled per address and client: 10 failures from one client
   t.equal(locked.body.code, 'rate_limited');
   const retry = Number(locked.headers['retry-after']);
   t.ok(retry > 0 && retry <= 900, `Retry-After is within the 15-minute window (${retry})`);
-  expectStatus(t, await attempt(TEST_PASSWORD, '198.51.100.1'), 429, 'even the right password waits out the window there');
+  expectStatus(
+    t,
+    await attempt(TEST_PASSWORD, '198.51.100.1'),
+    429,
+    'even the right password waits out the window there',
+  );
   expectStatus(t, await attempt(TEST_PASSWORD, '192.0.2.50'), 200, 'the owner signs in from another client meanwhile');
 
-  await h.app.db('rate_limits').where('key', 'like', 'login:addr-ip:%').update({ window_start: new Date(Date.now() - 16 * 60_000) });
+  await h.app
+    .db('rate_limits')
+    .where('key', 'like', 'login:addr-ip:%')
+    .update({ window_start: new Date(Date.now() - 16 * 60_000) });
   expectStatus(t, await attempt(TEST_PASSWORD, '198.51.100.1'), 200, 'after the window the first client may try again');
 });
 
 t.test('sign-in is throttled per client address: 50 failures in 15 minutes', async (t) => {
   const ip = '203.0.113.7';
   for (let i = 0; i < 50; i++) {
-    const res = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: `guess-${i}@example.test`, password: 'whatever it is' }, headers: from(ip) });
+    const res = await h.call({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email: `guess-${i}@example.test`, password: 'whatever it is' },
+      headers: from(ip),
+    });
     if (res.statusCode !== 401) t.fail(`attempt ${i + 1} answered ${res.statusCode}`);
   }
-  const blocked = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'guess-x@example.test', password: 'whatever it is' }, headers: from(ip) });
+  const blocked = await h.call({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: 'guess-x@example.test', password: 'whatever it is' },
+    headers: from(ip),
+  });
   expectStatus(t, blocked, 429, 'the 51st attempt from one client is refused');
   t.ok(Number(blocked.headers['retry-after']) > 0, 'with Retry-After');
-  const other = await h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'guess-x@example.test', password: 'whatever it is' }, headers: from('203.0.113.8') });
+  const other = await h.call({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { email: 'guess-x@example.test', password: 'whatever it is' },
+    headers: from('203.0.113.8'),
+  });
   expectStatus(t, other, 401, 'another client is not affected');
 });
 
 t.test('emailed links are throttled per address, with the same answer until then', async (t) => {
   await signUp(h.app, { email: 'often@example.test' });
   for (let i = 0; i < 5; i++) {
-    const res = await h.call({ method: 'POST', url: '/v1/auth/password-reset', payload: { email: 'often@example.test' }, headers: from(`192.0.2.${i + 1}`) });
+    const res = await h.call({
+      method: 'POST',
+      url: '/v1/auth/password-reset',
+      payload: { email: 'often@example.test' },
+      headers: from(`192.0.2.${i + 1}`),
+    });
     if (res.statusCode !== 200) t.fail(`request ${i + 1} answered ${res.statusCode}`);
   }
-  const sixth = await h.call({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: 'often@example.test' }, headers: from('192.0.2.50') });
+  const sixth = await h.call({
+    method: 'POST',
+    url: '/v1/auth/magic-link',
+    payload: { email: 'often@example.test' },
+    headers: from('192.0.2.50'),
+  });
   expectStatus(t, sixth, 429, 'the sixth request for one address is refused');
   t.ok(sixth.headers['retry-after']);
   t.equal((await h.mails('often@example.test', 'accounts.password_reset')).length, 5, 'five reset mails were sent');
@@ -54,7 +87,13 @@ t.test('emailed links are throttled per address, with the same answer until then
 t.test('CSRF: a cookie-authenticated unsafe request from a foreign Origin is refused', async (t) => {
   const owner = await signUp(h.app);
   const create = (origin?: string) =>
-    h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'ci', role: 'admin' }, auth: owner.auth, headers: origin ? { origin } : {} });
+    h.call({
+      method: 'POST',
+      url: '/v1/tokens',
+      payload: { name: 'ci', role: 'admin' },
+      auth: owner.auth,
+      headers: origin ? { origin } : {},
+    });
   const foreign = await create('https://evil.example');
   expectStatus(t, foreign, 403, 'a foreign Origin is refused');
   t.equal(foreign.body.code, 'forbidden');
@@ -65,13 +104,35 @@ t.test('CSRF: a cookie-authenticated unsafe request from a foreign Origin is ref
   const tokens = await h.app.db('api_tokens').where({ org_id: owner.organization.id });
   t.equal(tokens.length, 3, 'the refused requests created nothing');
 
-  const logout = await h.call({ method: 'POST', url: '/v1/auth/logout', auth: owner.auth, headers: { origin: 'https://evil.example' } });
+  const logout = await h.call({
+    method: 'POST',
+    url: '/v1/auth/logout',
+    auth: owner.auth,
+    headers: { origin: 'https://evil.example' },
+  });
   expectStatus(t, logout, 403, 'a foreign page cannot sign you out either');
-  expectStatus(t, await h.call({ url: '/v1/auth/me', auth: owner.auth, headers: { origin: 'https://evil.example' } }), 200, 'safe methods are not affected');
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', auth: owner.auth, headers: { origin: 'https://evil.example' } }),
+    200,
+    'safe methods are not affected',
+  );
 
   const created = await create();
-  const bearer = { headers: { authorization: `Bearer ${created.body.token as string}`, origin: 'https://evil.example' } };
-  expectStatus(t, await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'from a script', role: 'reviewer' }, ...bearer }), 201, 'a Bearer token (no cookie) is not subject to the Origin check');
+  const bearer = {
+    headers: { authorization: `Bearer ${created.body.token as string}`, origin: 'https://evil.example' },
+  };
+  expectStatus(
+    t,
+    await h.call({
+      method: 'POST',
+      url: '/v1/tokens',
+      payload: { name: 'from a script', role: 'reviewer' },
+      ...bearer,
+    }),
+    201,
+    'a Bearer token (no cookie) is not subject to the Origin check',
+  );
 });
 
 t.test('no answer ever carries a password, a password hash or a token hash', async (t) => {

@@ -9,12 +9,23 @@ const DAY = 86_400_000;
 
 t.test('an owner creates an API token, uses it as Bearer, and revokes it', async (t) => {
   const owner = await signUp(h.app);
-  const created = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'CI deploys', role: 'admin' }, auth: owner.auth });
+  const created = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'CI deploys', role: 'admin' },
+    auth: owner.auth,
+  });
   expectStatus(t, created, 201, 'created');
   const body = created.body as Record<string, any>;
   t.match(body.token, /^pwt_[A-Za-z0-9_-]{43}$/, 'the token is shown once');
   t.equal(body.last4, body.token.slice(-4));
-  t.match(body, { name: 'CI deploys', role: 'admin', workspace_ids: null, last_used_at: null, user: { id: owner.user.id, email: owner.email } });
+  t.match(body, {
+    name: 'CI deploys',
+    role: 'admin',
+    workspace_ids: null,
+    last_used_at: null,
+    user: { id: owner.user.id, email: owner.email },
+  });
   const ttl = Date.parse(body.expires_at) - Date.now();
   t.ok(ttl > 89 * DAY && ttl <= 90 * DAY + 60_000, 'expires in 90 days by default');
 
@@ -38,8 +49,16 @@ t.test('an owner creates an API token, uses it as Bearer, and revokes it', async
   expectStatus(t, after, 401, 'a revoked token is refused');
   t.equal(after.body.code, 'unauthenticated');
   t.same((await h.call({ url: '/v1/tokens', auth: owner.auth })).body.items, [], 'and leaves the list');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/tokens/${body.id}`, auth: owner.auth }), 404, 'revoking twice: not found');
-  const audit = await h.app.db('audit_entries').where({ org_id: owner.organization.id }).whereIn('action', ['token.created', 'token.revoked']);
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/tokens/${body.id}`, auth: owner.auth }),
+    404,
+    'revoking twice: not found',
+  );
+  const audit = await h.app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id })
+    .whereIn('action', ['token.created', 'token.revoked']);
   t.equal(audit.length, 2, 'creation and revocation are audited');
   t.notOk(JSON.stringify(audit).includes(body.token), 'the audit log never holds the token');
 });
@@ -47,16 +66,49 @@ t.test('an owner creates an API token, uses it as Bearer, and revokes it', async
 t.test('expired and malformed tokens are refused; expiry bounds are checked', async (t) => {
   const owner = await signUp(h.app);
   const soon = new Date(Date.now() + DAY).toISOString();
-  const created = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'short', role: 'reviewer', expires_at: soon }, auth: owner.auth });
+  const created = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'short', role: 'reviewer', expires_at: soon },
+    auth: owner.auth,
+  });
   expectStatus(t, created, 201, 'created with an expiry');
   t.equal(Date.parse((created.body as any).expires_at), Date.parse(soon));
-  await h.app.db('api_tokens').where({ id: (created.body as any).id }).update({ expires_at: new Date(Date.now() - 1000) });
-  expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer((created.body as any).token) }), 401, 'an expired token is refused');
-  expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer('pwt_notarealtoken') }), 401, 'an unknown token is refused');
-  expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer('something-else') }), 401, 'a foreign bearer is refused');
-  const past = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'x', role: 'reviewer', expires_at: new Date(Date.now() - DAY).toISOString() }, auth: owner.auth });
+  await h.app
+    .db('api_tokens')
+    .where({ id: (created.body as any).id })
+    .update({ expires_at: new Date(Date.now() - 1000) });
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', ...bearer((created.body as any).token) }),
+    401,
+    'an expired token is refused',
+  );
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', ...bearer('pwt_notarealtoken') }),
+    401,
+    'an unknown token is refused',
+  );
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', ...bearer('something-else') }),
+    401,
+    'a foreign bearer is refused',
+  );
+  const past = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'x', role: 'reviewer', expires_at: new Date(Date.now() - DAY).toISOString() },
+    auth: owner.auth,
+  });
   expectStatus(t, past, 400, 'an expiry in the past is refused');
-  const far = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'x', role: 'reviewer', expires_at: new Date(Date.now() + 800 * DAY).toISOString() }, auth: owner.auth });
+  const far = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'x', role: 'reviewer', expires_at: new Date(Date.now() + 800 * DAY).toISOString() },
+    auth: owner.auth,
+  });
   expectStatus(t, far, 400, 'more than two years is refused');
 });
 
@@ -66,60 +118,150 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
   const ws2 = await insertWorkspace(h.app, owner.organization.id);
   const reviewer = await addMember(h.app, owner, { role: 'reviewer', workspaceIds: [ws1.id] });
 
-  const tooHigh = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'x', role: 'admin' }, auth: reviewer.auth });
+  const tooHigh = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'x', role: 'admin' },
+    auth: reviewer.auth,
+  });
   expectStatus(t, tooHigh, 403, 'a reviewer cannot create an admin token');
-  const outside = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'x', role: 'reviewer', workspace_ids: [ws2.id] }, auth: reviewer.auth });
+  const outside = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'x', role: 'reviewer', workspace_ids: [ws2.id] },
+    auth: reviewer.auth,
+  });
   expectStatus(t, outside, 403, 'nor a token for a workspace they cannot open');
-  const unknown = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'x', role: 'reviewer', workspace_ids: ['ws_nope'] }, auth: reviewer.auth });
+  const unknown = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'x', role: 'reviewer', workspace_ids: ['ws_nope'] },
+    auth: reviewer.auth,
+  });
   expectStatus(t, unknown, 400, 'an unknown workspace is invalid');
-  const fine = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'reviewer bot', role: 'client_viewer' }, auth: reviewer.auth });
+  const fine = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'reviewer bot', role: 'client_viewer' },
+    auth: reviewer.auth,
+  });
   expectStatus(t, fine, 201, 'a lower role is fine');
 
-  const tokenService = (h.app.container.cradle as { tokenService: { authenticate(t: string): Promise<Principal> } }).tokenService;
+  const tokenService = (h.app.container.cradle as { tokenService: { authenticate(t: string): Promise<Principal> } })
+    .tokenService;
   const p = await tokenService.authenticate((fine.body as any).token);
-  t.match(p, { kind: 'token', role: 'client_viewer', userId: reviewer.user.id, orgId: owner.organization.id, staff: false });
+  t.match(p, {
+    kind: 'token',
+    role: 'client_viewer',
+    userId: reviewer.user.id,
+    orgId: owner.organization.id,
+    staff: false,
+  });
   t.same(p.workspaceIds, [ws1.id], "without workspace_ids the token opens its creator's workspaces");
 
-  const scoped = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'one workspace', role: 'owner', workspace_ids: [ws2.id] }, auth: owner.auth });
+  const scoped = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'one workspace', role: 'owner', workspace_ids: [ws2.id] },
+    auth: owner.auth,
+  });
   expectStatus(t, scoped, 201, 'an owner token scoped to one workspace');
   t.same((await tokenService.authenticate((scoped.body as any).token)).workspaceIds, [ws2.id]);
 
   // An admin's admin token follows the admin down when they are demoted.
   const admin = await addMember(h.app, owner, { role: 'admin' });
-  const adminToken = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'admin bot', role: 'admin' }, auth: admin.auth });
-  expectStatus(t, await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }), 200, 'the admin token lists invitations');
-  expectStatus(t, await h.call({ method: 'PATCH', url: `/v1/members/${admin.user.id}`, payload: { role: 'reviewer' }, auth: owner.auth }), 200, 'the admin is demoted');
-  expectStatus(t, await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }), 403, 'their token is now a reviewer too');
+  const adminToken = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'admin bot', role: 'admin' },
+    auth: admin.auth,
+  });
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }),
+    200,
+    'the admin token lists invitations',
+  );
+  expectStatus(
+    t,
+    await h.call({
+      method: 'PATCH',
+      url: `/v1/members/${admin.user.id}`,
+      payload: { role: 'reviewer' },
+      auth: owner.auth,
+    }),
+    200,
+    'the admin is demoted',
+  );
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }),
+    403,
+    'their token is now a reviewer too',
+  );
 
   // Who sees and revokes which tokens.
   const reviewerList = await h.call({ url: '/v1/tokens', auth: reviewer.auth });
-  t.same((reviewerList.body as any).items.map((i: { name: string }) => i.name), ['reviewer bot'], 'a reviewer sees their own tokens');
+  t.same(
+    (reviewerList.body as any).items.map((i: { name: string }) => i.name),
+    ['reviewer bot'],
+    'a reviewer sees their own tokens',
+  );
   const ownerList = await h.call({ url: '/v1/tokens', auth: owner.auth });
   t.equal((ownerList.body as any).items.length, 3, 'an owner sees every token of the organization');
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/tokens/${(scoped.body as any).id}`, auth: reviewer.auth }), 404, "a reviewer cannot revoke someone else's token");
-  expectStatus(t, await h.call({ method: 'DELETE', url: `/v1/tokens/${(fine.body as any).id}`, auth: owner.auth }), 204, "an owner revokes a member's token");
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/tokens/${(scoped.body as any).id}`, auth: reviewer.auth }),
+    404,
+    "a reviewer cannot revoke someone else's token",
+  );
+  expectStatus(
+    t,
+    await h.call({ method: 'DELETE', url: `/v1/tokens/${(fine.body as any).id}`, auth: owner.auth }),
+    204,
+    "an owner revokes a member's token",
+  );
 });
 
 t.test("another organization's token ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
-  const created = await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: 'a bot', role: 'owner' }, auth: a.auth });
+  const created = await h.call({
+    method: 'POST',
+    url: '/v1/tokens',
+    payload: { name: 'a bot', role: 'owner' },
+    auth: a.auth,
+  });
   const del = await h.call({ method: 'DELETE', url: `/v1/tokens/${(created.body as any).id}`, auth: b.auth });
   expectStatus(t, del, 404, 'not found, not forbidden');
   t.equal(del.body.code, 'not_found');
   t.same((await h.call({ url: '/v1/tokens', auth: b.auth })).body.items, [], "b's list does not show a's tokens");
-  expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer((created.body as any).token) }), 200, 'the token still works');
+  expectStatus(
+    t,
+    await h.call({ url: '/v1/auth/me', ...bearer((created.body as any).token) }),
+    200,
+    'the token still works',
+  );
   const page1 = await h.call({ url: '/v1/tokens?limit=1', auth: a.auth });
   t.equal((page1.body as any).items.length, 1);
 });
 
 t.test('lists page with a cursor', async (t) => {
   const owner = await signUp(h.app);
-  for (let i = 0; i < 3; i++) await h.call({ method: 'POST', url: '/v1/tokens', payload: { name: `bot ${i}`, role: 'reviewer' }, auth: owner.auth });
+  for (let i = 0; i < 3; i++)
+    await h.call({
+      method: 'POST',
+      url: '/v1/tokens',
+      payload: { name: `bot ${i}`, role: 'reviewer' },
+      auth: owner.auth,
+    });
   const names: string[] = [];
   let cursor: string | null = null;
   do {
-    const res: { body: Record<string, any> } = await h.call({ url: `/v1/tokens?limit=2${cursor ? `&cursor=${cursor}` : ''}`, auth: owner.auth });
+    const res: { body: Record<string, any> } = await h.call({
+      url: `/v1/tokens?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      auth: owner.auth,
+    });
     names.push(...res.body.items.map((i: { name: string }) => i.name));
     cursor = res.body.next_cursor;
   } while (cursor);

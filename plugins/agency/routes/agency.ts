@@ -9,7 +9,6 @@ const tags = ['agency'];
 const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
 const dt = Joi.string().isoDate().allow(null);
 
-
 const WhiteLabelItem = Joi.object({
   workspace_id: Joi.string().required(),
   name: Joi.string().required(),
@@ -19,9 +18,16 @@ const WhiteLabelItem = Joi.object({
   status_base_url: Joi.string().uri().required(),
   show_badge: Joi.boolean().required(),
   ready: Joi.boolean().required(),
-  missing: Joi.array().items(Joi.string()).required().description('Same values as WorkspaceBrand.white_label_missing (docs/brand.md)'),
+  missing: Joi.array()
+    .items(Joi.string())
+    .required()
+    .description('Same values as WorkspaceBrand.white_label_missing (docs/brand.md)'),
 });
-const WhiteLabelSchema = Joi.object({ items: Joi.array().items(WhiteLabelItem).required(), ready: Joi.number().integer().required(), total: Joi.number().integer().required() }).id('AgencyWhiteLabel');
+const WhiteLabelSchema = Joi.object({
+  items: Joi.array().items(WhiteLabelItem).required(),
+  ready: Joi.number().integer().required(),
+  total: Joi.number().integer().required(),
+}).id('AgencyWhiteLabel');
 
 const code2 = Joi.string().pattern(/^[A-Z]{2}$/);
 export const PartnerSchema = Joi.object({
@@ -36,9 +42,22 @@ export const PartnerSchema = Joi.object({
   services: Joi.array().items(Joi.string()).required(),
   listed: Joi.boolean().required(),
   public: Joi.boolean().required().description('Shown by GET /v1/public/partners: listed and certified'),
-  certification: Joi.object({ status: Joi.string().valid('none', 'requested', 'certified', 'revoked').required(), requested_at: dt.required(), certified_at: dt.required() }).required(),
+  certification: Joi.object({
+    status: Joi.string().valid('none', 'requested', 'certified', 'revoked').required(),
+    requested_at: dt.required(),
+    certified_at: dt.required(),
+  }).required(),
   referral_code: Joi.string().allow(null).required(),
-  referred_customers: Joi.array().items(Joi.object({ organization_id: Joi.string().required(), name: Joi.string().required(), plan: Joi.string().required(), signed_up_at: Joi.string().isoDate().required() })).required(),
+  referred_customers: Joi.array()
+    .items(
+      Joi.object({
+        organization_id: Joi.string().required(),
+        name: Joi.string().required(),
+        plan: Joi.string().required(),
+        signed_up_at: Joi.string().isoDate().required(),
+      }),
+    )
+    .required(),
   created_at: dt.required(),
   updated_at: dt.required(),
 }).id('PartnerProfile');
@@ -58,7 +77,8 @@ export function agencyRoutes(s: AgencyRouteServices): ServerRoute[] {
         id: 'getAgencyWhiteLabel',
         tags,
         description: 'White-label readiness of every client workspace',
-        notes: 'Client workspaces are the agency\'s workspaces with a client_name. 403 not_an_agency for other organizations.',
+        notes:
+          "Client workspaces are the agency's workspaces with a client_name. 403 not_an_agency for other organizations.",
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: WhiteLabelSchema } },
         handler: async (request) => s.whiteLabel().list(requirePrincipal(request)),
@@ -70,7 +90,7 @@ export function agencyRoutes(s: AgencyRouteServices): ServerRoute[] {
       options: {
         id: 'getAgencyPartner',
         tags,
-        description: 'The agency\'s partner profile, its certification and referred customers',
+        description: "The agency's partner profile, its certification and referred customers",
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: PartnerSchema } },
         handler: async (request) => s.partner().get(requirePrincipal(request)),
@@ -83,16 +103,29 @@ export function agencyRoutes(s: AgencyRouteServices): ServerRoute[] {
         id: 'putAgencyPartner',
         tags,
         description: 'Creates or changes the public partner profile; certification is decided by staff',
-        notes: 'request_certification asks staff to certify. Staff send organization_id and certification (certified, revoked, none) to decide; anyone else sending them answers 403. Audited.',
+        notes:
+          'request_certification asks staff to certify. Staff send organization_id and certification (certified, revoked, none) to decide; anyone else sending them answers 403. Audited.',
         validate: {
           payload: Joi.object({
             display_name: Joi.string().trim().min(1).max(100),
-            website_url: Joi.string().trim().uri({ scheme: ['https', 'http'] }).max(500).allow(null, ''),
+            website_url: Joi.string()
+              .trim()
+              .uri({ scheme: ['https', 'http'] })
+              .max(500)
+              .allow(null, ''),
             description: Joi.string().trim().max(2000).allow(null, ''),
-            contact_email: Joi.string().trim().email({ tlds: { allow: false } }).max(254).allow(null, ''),
+            contact_email: Joi.string()
+              .trim()
+              .email({ tlds: { allow: false } })
+              .max(254)
+              .allow(null, ''),
             countries: Joi.array().items(code2).max(50).description('ISO 3166-1 alpha-2 codes'),
-            languages: Joi.array().items(Joi.string().valid('en', 'it', 'de', 'fr', 'es', 'pt', 'nl')).max(10),
-            services: Joi.array().items(Joi.string().valid(...PARTNER_SERVICES)).max(PARTNER_SERVICES.length),
+            languages: Joi.array()
+              .items(Joi.string().valid('en', 'it', 'de', 'fr', 'es', 'pt', 'nl'))
+              .max(10),
+            services: Joi.array()
+              .items(Joi.string().valid(...PARTNER_SERVICES))
+              .max(PARTNER_SERVICES.length),
             listed: Joi.boolean().description('Show the profile publicly once certified'),
             request_certification: Joi.boolean(),
             organization_id: Joi.string().max(64).description('Staff only'),

@@ -24,7 +24,9 @@ export function publicPartnerRoutes(partner: () => PartnerService): ServerRoute[
         description: 'Certified partner agencies, by name',
         notes: 'Agencies whose partner profile is listed and certified by staff. No sign-in.',
         auth: false,
-        response: { status: { 200: Joi.object({ items: Joi.array().items(PartnerListing).required() }).id('PublicPartners') } },
+        response: {
+          status: { 200: Joi.object({ items: Joi.array().items(PartnerListing).required() }).id('PublicPartners') },
+        },
         handler: async () => ({ items: await partner().listed() }),
       },
     },

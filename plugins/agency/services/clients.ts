@@ -9,21 +9,36 @@ export interface BrandDirectoryPort {
 }
 
 export interface WorkspaceReaderPort {
-  get(orgId: string, id: string, trx?: Knex): Promise<{ id: string; name: string; client_name: string | null; archived_at: Date | null } & Record<string, unknown>>;
+  get(
+    orgId: string,
+    id: string,
+    trx?: Knex,
+  ): Promise<
+    { id: string; name: string; client_name: string | null; archived_at: Date | null } & Record<string, unknown>
+  >;
 }
 
 /** The client workspaces of an agency: its workspaces with a client_name, not archived, that the caller can open. */
 export async function clientWorkspaceIds(db: Knex, principal: Principal): Promise<string[]> {
-  const org = (await db('organizations').select('type').where({ id: principal.orgId }).first()) as { type: string } | undefined;
+  const org = (await db('organizations').select('type').where({ id: principal.orgId }).first()) as
+    { type: string } | undefined;
   if (!org) throw notFound('organization');
   assertAgency(org);
-  const rows = (await db('workspaces').where({ org_id: principal.orgId }).whereNull('archived_at').whereNotNull('client_name').whereNot('client_name', '').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id')) as { id: string }[];
+  const rows = (await db('workspaces')
+    .where({ org_id: principal.orgId })
+    .whereNull('archived_at')
+    .whereNotNull('client_name')
+    .whereNot('client_name', '')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id')) as { id: string }[];
   return rows.map((r) => r.id).filter((id) => canOpenWorkspace(principal, id));
 }
 
 /** GET /v1/agency/white-label: readiness of every client (WorkspaceBrand plus ready). */
 export class WhiteLabelReadiness {
-  constructor(private readonly d: { db: () => Knex; directory: () => BrandDirectoryPort; workspaces: () => WorkspaceReaderPort }) {}
+  constructor(
+    private readonly d: { db: () => Knex; directory: () => BrandDirectoryPort; workspaces: () => WorkspaceReaderPort },
+  ) {}
 
   async list(principal: Principal): Promise<{ items: Record<string, unknown>[]; ready: number; total: number }> {
     const db = this.d.db();
@@ -32,7 +47,17 @@ export class WhiteLabelReadiness {
       const ws = await this.d.workspaces().get(principal.orgId, id);
       const brand = await this.d.directory().workspaceBrand(db, ws);
       const missing = brand.white_label_missing as string[];
-      items.push({ workspace_id: ws.id, name: ws.name, client_name: ws.client_name, brand_profile_id: brand.brand_profile_id, effective_profile_id: brand.effective_profile_id, status_base_url: brand.status_base_url, show_badge: brand.show_badge, ready: missing.length === 0, missing });
+      items.push({
+        workspace_id: ws.id,
+        name: ws.name,
+        client_name: ws.client_name,
+        brand_profile_id: brand.brand_profile_id,
+        effective_profile_id: brand.effective_profile_id,
+        status_base_url: brand.status_base_url,
+        show_badge: brand.show_badge,
+        ready: missing.length === 0,
+        missing,
+      });
     }
     return { items, ready: items.filter((i) => i.ready).length, total: items.length };
   }

@@ -37,7 +37,14 @@ export function monthStart(now = new Date()): Date {
  * resale (prices, costs, margins). Read models over the workspaces, tickets and fix jobs.
  */
 export class AgencyConsole {
-  constructor(private readonly d: { db: () => Knex; directory: () => BrandDirectoryPort; workspaces: () => WorkspaceReaderPort; clock?: () => Date }) {}
+  constructor(
+    private readonly d: {
+      db: () => Knex;
+      directory: () => BrandDirectoryPort;
+      workspaces: () => WorkspaceReaderPort;
+      clock?: () => Date;
+    },
+  ) {}
 
   private now(): Date {
     return this.d.clock?.() ?? new Date();
@@ -45,7 +52,10 @@ export class AgencyConsole {
 
   private async clients(db: Knex, orgId: string, ids: string[]): Promise<ClientRow[]> {
     if (ids.length === 0) return [];
-    const rows = (await db('workspaces').where({ org_id: orgId }).whereIn('id', ids).orderBy([{ column: 'created_at' }, { column: 'id' }])) as ClientRow[];
+    const rows = (await db('workspaces')
+      .where({ org_id: orgId })
+      .whereIn('id', ids)
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])) as ClientRow[];
     return rows;
   }
 
@@ -54,19 +64,43 @@ export class AgencyConsole {
     if (ids.length === 0) return new Map();
     const now = this.now();
     const month = monthStart(now);
-    const rows = (await db('tickets').where({ org_id: orgId, is_demo: false }).whereIn('workspace_id', ids).groupBy('workspace_id').select(
-      'workspace_id',
-      db.raw(`count(*) filter (where state not in ('closed', 'customer_notified')) as open`),
-      db.raw(`count(*) filter (where state = 'awaiting_approval') as awaiting_approval`),
-      db.raw(`count(*) filter (where state = 'escalated') as escalated`),
-      db.raw(`count(*) filter (where sla_due_at is not null and sla_due_at < ? and state not in ('closed', 'customer_notified')) as overdue`, [now]),
-      db.raw('count(*) filter (where created_at >= ?) as opened_this_month', [month]),
-      db.raw(`count(*) filter (where state in ('closed', 'customer_notified') and coalesce(released_at, closed_at) >= ?) as resolved_this_month`, [month]),
-    )) as Record<string, unknown>[];
-    return new Map(rows.map((r) => [r.workspace_id as string, Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'workspace_id').map(([k, v]) => [k, num(v)]))]));
+    const rows = (await db('tickets')
+      .where({ org_id: orgId, is_demo: false })
+      .whereIn('workspace_id', ids)
+      .groupBy('workspace_id')
+      .select(
+        'workspace_id',
+        db.raw(`count(*) filter (where state not in ('closed', 'customer_notified')) as open`),
+        db.raw(`count(*) filter (where state = 'awaiting_approval') as awaiting_approval`),
+        db.raw(`count(*) filter (where state = 'escalated') as escalated`),
+        db.raw(
+          `count(*) filter (where sla_due_at is not null and sla_due_at < ? and state not in ('closed', 'customer_notified')) as overdue`,
+          [now],
+        ),
+        db.raw('count(*) filter (where created_at >= ?) as opened_this_month', [month]),
+        db.raw(
+          `count(*) filter (where state in ('closed', 'customer_notified') and coalesce(released_at, closed_at) >= ?) as resolved_this_month`,
+          [month],
+        ),
+      )) as Record<string, unknown>[];
+    return new Map(
+      rows.map((r) => [
+        r.workspace_id as string,
+        Object.fromEntries(
+          Object.entries(r)
+            .filter(([k]) => k !== 'workspace_id')
+            .map(([k, v]) => [k, num(v)]),
+        ),
+      ]),
+    );
   }
 
-  private async card(db: Knex, orgId: string, ws: ClientRow, counts: Record<string, number> | undefined): Promise<Record<string, unknown>> {
+  private async card(
+    db: Knex,
+    orgId: string,
+    ws: ClientRow,
+    counts: Record<string, number> | undefined,
+  ): Promise<Record<string, unknown>> {
     const full = await this.d.workspaces().get(orgId, ws.id);
     const brand = await this.d.directory().workspaceBrand(db, full);
     const missing = brand.white_label_missing as string[];
@@ -121,24 +155,51 @@ export class AgencyConsole {
     const since = new Date(this.now().getTime() - 30 * 86_400_000);
     const fr = `extract(epoch from (first_response_at - created_at)) / 60.0`;
     const res = `extract(epoch from (coalesce(released_at, closed_at) - created_at)) / 60.0`;
-    const met = (await db('tickets').where({ org_id: principal.orgId, workspace_id: id, is_demo: false }).where('created_at', '>=', since).select(
-      db.raw('count(*) filter (where first_response_at is not null) as responded'),
-      db.raw(`count(*) filter (where first_response_at is not null and ${fr} <= ?) as responded_in_time`, [ws.sla_first_response_minutes]),
-      db.raw(`count(*) filter (where state in ('closed', 'customer_notified') and coalesce(released_at, closed_at) is not null) as resolved`),
-      db.raw(`count(*) filter (where state in ('closed', 'customer_notified') and coalesce(released_at, closed_at) is not null and ${res} <= ?) as resolved_in_time`, [ws.sla_resolution_minutes]),
-    ).first()) as Record<string, unknown>;
+    const met = (await db('tickets')
+      .where({ org_id: principal.orgId, workspace_id: id, is_demo: false })
+      .where('created_at', '>=', since)
+      .select(
+        db.raw('count(*) filter (where first_response_at is not null) as responded'),
+        db.raw(`count(*) filter (where first_response_at is not null and ${fr} <= ?) as responded_in_time`, [
+          ws.sla_first_response_minutes,
+        ]),
+        db.raw(
+          `count(*) filter (where state in ('closed', 'customer_notified') and coalesce(released_at, closed_at) is not null) as resolved`,
+        ),
+        db.raw(
+          `count(*) filter (where state in ('closed', 'customer_notified') and coalesce(released_at, closed_at) is not null and ${res} <= ?) as resolved_in_time`,
+          [ws.sla_resolution_minutes],
+        ),
+      )
+      .first()) as Record<string, unknown>;
     const rate = (a: unknown, b: unknown) => (num(b) ? Math.round((num(a) / num(b)) * 10_000) / 10_000 : null);
-    const recipients = typeof ws.report_recipients === 'string' ? (JSON.parse(ws.report_recipients) as string[]) : ws.report_recipients ?? [];
+    const recipients =
+      typeof ws.report_recipients === 'string'
+        ? (JSON.parse(ws.report_recipients) as string[])
+        : (ws.report_recipients ?? []);
     return {
       ...(await this.card(db, principal.orgId, ws, counts.get(id))),
       service_levels: {
         first_response_minutes: ws.sla_first_response_minutes,
         resolution_minutes: ws.sla_resolution_minutes,
-        last_30_days: { responded: num(met.responded), first_response_met_rate: rate(met.responded_in_time, met.responded), resolved: num(met.resolved), resolution_met_rate: rate(met.resolved_in_time, met.resolved) },
+        last_30_days: {
+          responded: num(met.responded),
+          first_response_met_rate: rate(met.responded_in_time, met.responded),
+          resolved: num(met.resolved),
+          resolution_met_rate: rate(met.resolved_in_time, met.resolved),
+        },
       },
       report_settings: { recipients, intro: ws.report_intro ?? null, auto_send: !!ws.report_auto_send },
-      consent: { share_policy: ws.share_policy, patterns_opt_in: !!ws.patterns_opt_in, notify_affected_users: !!ws.notify_affected_users },
-      billing: { resale_price_usd: ws.resale_price === null ? null : num(ws.resale_price), collect_via_connect: !!ws.collect_via_connect, client_email: ws.resale_client_email ?? null },
+      consent: {
+        share_policy: ws.share_policy,
+        patterns_opt_in: !!ws.patterns_opt_in,
+        notify_affected_users: !!ws.notify_affected_users,
+      },
+      billing: {
+        resale_price_usd: ws.resale_price === null ? null : num(ws.resale_price),
+        collect_via_connect: !!ws.collect_via_connect,
+        client_email: ws.resale_client_email ?? null,
+      },
     };
   }
 
@@ -148,11 +209,30 @@ export class AgencyConsole {
     const ids = await clientWorkspaceIds(db, principal);
     if (ids.length === 0) return { items: [], total: 0 };
     const now = this.now();
-    const base = db('tickets').join('workspaces', 'workspaces.id', 'tickets.workspace_id').where('tickets.org_id', principal.orgId).where('tickets.is_demo', false)
-      .whereIn('tickets.workspace_id', ids).whereIn('tickets.state', ['awaiting_approval', 'escalated']);
+    const base = db('tickets')
+      .join('workspaces', 'workspaces.id', 'tickets.workspace_id')
+      .where('tickets.org_id', principal.orgId)
+      .where('tickets.is_demo', false)
+      .whereIn('tickets.workspace_id', ids)
+      .whereIn('tickets.state', ['awaiting_approval', 'escalated']);
     const total = num(((await base.clone().count('* as n').first()) as { n: unknown }).n);
-    const rows = (await base.clone().select('tickets.id', 'tickets.workspace_id', 'workspaces.client_name', 'tickets.subject', 'tickets.state', 'tickets.priority', 'tickets.sla_due_at', 'tickets.escalated_at', 'tickets.escalation_reason', 'tickets.updated_at', 'tickets.created_at')
-      .orderByRaw('tickets.sla_due_at asc nulls last, tickets.created_at asc, tickets.id asc').limit(limit)) as Record<string, unknown>[];
+    const rows = (await base
+      .clone()
+      .select(
+        'tickets.id',
+        'tickets.workspace_id',
+        'workspaces.client_name',
+        'tickets.subject',
+        'tickets.state',
+        'tickets.priority',
+        'tickets.sla_due_at',
+        'tickets.escalated_at',
+        'tickets.escalation_reason',
+        'tickets.updated_at',
+        'tickets.created_at',
+      )
+      .orderByRaw('tickets.sla_due_at asc nulls last, tickets.created_at asc, tickets.id asc')
+      .limit(limit)) as Record<string, unknown>[];
     return {
       items: rows.map((r) => {
         const due = r.sla_due_at ? new Date(r.sla_due_at as Date) : null;
@@ -166,7 +246,11 @@ export class AgencyConsole {
           priority: r.priority,
           reason: (r.escalation_reason as string | null) ?? null,
           waiting_since: iso(((r.state === 'escalated' ? r.escalated_at : null) ?? r.updated_at) as Date | null),
-          sla: { due_at: iso(due), remaining_minutes: due ? Math.round((due.getTime() - now.getTime()) / 60_000) : null, overdue: !!due && due < now },
+          sla: {
+            due_at: iso(due),
+            remaining_minutes: due ? Math.round((due.getTime() - now.getTime()) / 60_000) : null,
+            overdue: !!due && due < now,
+          },
         };
       }),
       total,
@@ -186,7 +270,16 @@ export class AgencyConsole {
     const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
     const costs = new Map<string, number>();
     if (ids.length && (await db.schema.hasTable('fix_jobs'))) {
-      const c = (await db('fix_jobs').where({ org_id: principal.orgId }).whereIn('workspace_id', ids).where('created_at', '>=', start).where('created_at', '<', end).groupBy('workspace_id').select('workspace_id', db.raw('coalesce(sum(cost_usd), 0) as cost'))) as { workspace_id: string; cost: unknown }[];
+      const c = (await db('fix_jobs')
+        .where({ org_id: principal.orgId })
+        .whereIn('workspace_id', ids)
+        .where('created_at', '>=', start)
+        .where('created_at', '<', end)
+        .groupBy('workspace_id')
+        .select('workspace_id', db.raw('coalesce(sum(cost_usd), 0) as cost'))) as {
+        workspace_id: string;
+        cost: unknown;
+      }[];
       for (const r of c) costs.set(r.workspace_id, num(r.cost));
     }
     const items = rows.map((ws) => {
@@ -194,8 +287,14 @@ export class AgencyConsole {
       const cost = money(costs.get(ws.id) ?? 0);
       const margin = price === null ? null : money(price - cost);
       return {
-        workspace_id: ws.id, client_name: ws.client_name, resale_price_usd: price, collect_via_connect: !!ws.collect_via_connect, client_email: ws.resale_client_email ?? null,
-        cost_usd: cost, margin_usd: margin, margin_rate: price ? Math.round(((price - cost) / price) * 10_000) / 10_000 : null,
+        workspace_id: ws.id,
+        client_name: ws.client_name,
+        resale_price_usd: price,
+        collect_via_connect: !!ws.collect_via_connect,
+        client_email: ws.resale_client_email ?? null,
+        cost_usd: cost,
+        margin_usd: margin,
+        margin_rate: price ? Math.round(((price - cost) / price) * 10_000) / 10_000 : null,
       };
     });
     const priced = items.filter((i) => i.resale_price_usd !== null);
@@ -205,7 +304,14 @@ export class AgencyConsole {
       currency: 'usd',
       period: { start: start.toISOString(), end: end.toISOString() },
       items,
-      totals: { clients: items.length, priced: priced.length, revenue_usd: revenue, cost_usd: cost, margin_usd: money(revenue - cost), margin_rate: revenue ? Math.round(((revenue - cost) / revenue) * 10_000) / 10_000 : null },
+      totals: {
+        clients: items.length,
+        priced: priced.length,
+        revenue_usd: revenue,
+        cost_usd: cost,
+        margin_usd: money(revenue - cost),
+        margin_rate: revenue ? Math.round(((revenue - cost) / revenue) * 10_000) / 10_000 : null,
+      },
     };
   }
 }

@@ -28,7 +28,14 @@ export async function renderReportPdf(r: ReportPdfInput): Promise<Buffer> {
     size: 'A4',
     margin: 48,
     compress: false,
-    info: { Title: `${t.title} ${monthLabel(r.month, r.locale)} · ${r.clientName}`, Author: r.agencyName, Producer: r.agencyName, Creator: r.agencyName, CreationDate: r.generatedAt, ModDate: r.generatedAt },
+    info: {
+      Title: `${t.title} ${monthLabel(r.month, r.locale)} · ${r.clientName}`,
+      Author: r.agencyName,
+      Producer: r.agencyName,
+      Creator: r.agencyName,
+      CreationDate: r.generatedAt,
+      ModDate: r.generatedAt,
+    },
   });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
@@ -40,7 +47,11 @@ export async function renderReportPdf(r: ReportPdfInput): Promise<Buffer> {
   const left = 48;
   const width = doc.page.width - 96;
   doc.rect(0, 0, doc.page.width, 72).fill(r.color);
-  doc.fillColor('#ffffff').font('Helvetica-Bold').fontSize(18).text(r.agencyName, left, 26, { width, lineBreak: false });
+  doc
+    .fillColor('#ffffff')
+    .font('Helvetica-Bold')
+    .fontSize(18)
+    .text(r.agencyName, left, 26, { width, lineBreak: false });
   doc.fillColor(INK).font('Helvetica-Bold').fontSize(16).text(`${t.title}: ${r.clientName}`, left, 96, { width });
   doc.font('Helvetica').fontSize(11).fillColor(MUTED).text(monthLabel(r.month, r.locale), { width });
   if (r.intro) doc.moveDown(0.5).fillColor(INK).fontSize(10).text(r.intro, { width });
@@ -58,7 +69,11 @@ export async function renderReportPdf(r: ReportPdfInput): Promise<Buffer> {
   if (f.fixes) rows.push([t.fixesShipped, `${f.fixes.succeeded} / ${f.fixes.attempted}`]);
   for (const [label, value] of rows) {
     const y = doc.y;
-    doc.font('Helvetica').fontSize(11).fillColor(INK).text(label, left, y, { width: width - 120, lineBreak: false });
+    doc
+      .font('Helvetica')
+      .fontSize(11)
+      .fillColor(INK)
+      .text(label, left, y, { width: width - 120, lineBreak: false });
     doc.font('Helvetica-Bold').text(value, left + width - 120, y, { width: 120, align: 'right', lineBreak: false });
     doc.moveDown(0.4);
   }
@@ -66,9 +81,37 @@ export async function renderReportPdf(r: ReportPdfInput): Promise<Buffer> {
   const weeks = f.weekly;
   const labels = weeks.map((w) => w.period_start.slice(5, 10));
   const chartTop = doc.y + 24;
-  barChart(doc, { x: left, y: chartTop, w: width, h: 150, title: t.chartTickets, labels, values: weeks.map((w) => w.tickets), color: r.color });
-  lineChart(doc, { x: left, y: chartTop + 210, w: width, h: 150, title: t.chartResolution, labels, values: weeks.map((w) => w.median_resolution_minutes), color: r.color, locale: r.locale });
-  doc.font('Helvetica').fontSize(8).fillColor(MUTED).text(`${t.generated} ${r.generatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`, left, doc.page.height - 60, { width, lineBreak: false });
+  barChart(doc, {
+    x: left,
+    y: chartTop,
+    w: width,
+    h: 150,
+    title: t.chartTickets,
+    labels,
+    values: weeks.map((w) => w.tickets),
+    color: r.color,
+  });
+  lineChart(doc, {
+    x: left,
+    y: chartTop + 210,
+    w: width,
+    h: 150,
+    title: t.chartResolution,
+    labels,
+    values: weeks.map((w) => w.median_resolution_minutes),
+    color: r.color,
+    locale: r.locale,
+  });
+  doc
+    .font('Helvetica')
+    .fontSize(8)
+    .fillColor(MUTED)
+    .text(
+      `${t.generated} ${r.generatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      left,
+      doc.page.height - 60,
+      { width, lineBreak: false },
+    );
   doc.end();
   return done;
 }
@@ -83,7 +126,12 @@ interface Chart {
   color: string;
 }
 
-function frame(doc: PDFKit.PDFDocument, c: Chart, max: number, fmt: (v: number) => string): { plotX: number; plotY: number; plotW: number; plotH: number } {
+function frame(
+  doc: PDFKit.PDFDocument,
+  c: Chart,
+  max: number,
+  fmt: (v: number) => string,
+): { plotX: number; plotY: number; plotW: number; plotH: number } {
   doc.font('Helvetica-Bold').fontSize(11).fillColor(INK).text(c.title, c.x, c.y, { width: c.w, lineBreak: false });
   const plotX = c.x + 44;
   const plotY = c.y + 20;
@@ -91,11 +139,26 @@ function frame(doc: PDFKit.PDFDocument, c: Chart, max: number, fmt: (v: number) 
   const plotH = c.h - 36;
   for (let i = 0; i <= 4; i++) {
     const gy = plotY + plotH - (plotH * i) / 4;
-    doc.moveTo(plotX, gy).lineTo(plotX + plotW, gy).lineWidth(0.5).strokeColor(GRID).stroke();
-    doc.font('Helvetica').fontSize(7).fillColor(MUTED).text(fmt((max * i) / 4), c.x, gy - 3, { width: 40, align: 'right', lineBreak: false });
+    doc
+      .moveTo(plotX, gy)
+      .lineTo(plotX + plotW, gy)
+      .lineWidth(0.5)
+      .strokeColor(GRID)
+      .stroke();
+    doc
+      .font('Helvetica')
+      .fontSize(7)
+      .fillColor(MUTED)
+      .text(fmt((max * i) / 4), c.x, gy - 3, { width: 40, align: 'right', lineBreak: false });
   }
   const slot = plotW / Math.max(c.labels.length, 1);
-  c.labels.forEach((l, i) => doc.font('Helvetica').fontSize(7).fillColor(MUTED).text(l, plotX + slot * i, plotY + plotH + 4, { width: slot, align: 'center', lineBreak: false }));
+  c.labels.forEach((l, i) =>
+    doc
+      .font('Helvetica')
+      .fontSize(7)
+      .fillColor(MUTED)
+      .text(l, plotX + slot * i, plotY + plotH + 4, { width: slot, align: 'center', lineBreak: false }),
+  );
   return { plotX, plotY, plotW, plotH };
 }
 
@@ -114,7 +177,9 @@ function lineChart(doc: PDFKit.PDFDocument, c: Chart & { values: (number | null)
   const max = Math.max(60, ...known);
   const p = frame(doc, c, max, (v) => formatMinutes(Math.round(v), c.locale));
   const slot = p.plotW / Math.max(c.values.length, 1);
-  const pts = c.values.map((v, i) => (v === null ? null : [p.plotX + slot * i + slot / 2, p.plotY + p.plotH - (p.plotH * v) / max] as const));
+  const pts = c.values.map((v, i) =>
+    v === null ? null : ([p.plotX + slot * i + slot / 2, p.plotY + p.plotH - (p.plotH * v) / max] as const),
+  );
   let drawing = false;
   for (const pt of pts) {
     if (!pt) {

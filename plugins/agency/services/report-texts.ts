@@ -15,7 +15,14 @@ export interface ReportFigures {
   first_response: Durations;
   resolution: Durations;
   fixes: { attempted: number; succeeded: number } | null;
-  weekly: { period_start: string; tickets: number; resolved: number; fixed: number; median_first_response_minutes: number | null; median_resolution_minutes: number | null }[];
+  weekly: {
+    period_start: string;
+    tickets: number;
+    resolved: number;
+    fixed: number;
+    median_first_response_minutes: number | null;
+    median_resolution_minutes: number | null;
+  }[];
 }
 
 export const REPORT_TEXTS = {
@@ -31,11 +38,24 @@ export const REPORT_TEXTS = {
     chartTickets: 'Tickets per week',
     chartResolution: 'Median resolution time per week',
     generated: 'Generated',
-    months: ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'],
+    months: [
+      'January',
+      'February',
+      'March',
+      'April',
+      'May',
+      'June',
+      'July',
+      'August',
+      'September',
+      'October',
+      'November',
+      'December',
+    ],
     none: 'n/a',
   },
   it: {
-    title: 'Report mensile dell\'assistenza',
+    title: "Report mensile dell'assistenza",
     opened: 'Ticket aperti',
     resolved: 'Ticket risolti',
     fixed: 'Risolti con una modifica al codice',
@@ -46,7 +66,20 @@ export const REPORT_TEXTS = {
     chartTickets: 'Ticket per settimana',
     chartResolution: 'Tempo di risoluzione mediano per settimana',
     generated: 'Generato il',
-    months: ['gennaio', 'febbraio', 'marzo', 'aprile', 'maggio', 'giugno', 'luglio', 'agosto', 'settembre', 'ottobre', 'novembre', 'dicembre'],
+    months: [
+      'gennaio',
+      'febbraio',
+      'marzo',
+      'aprile',
+      'maggio',
+      'giugno',
+      'luglio',
+      'agosto',
+      'settembre',
+      'ottobre',
+      'novembre',
+      'dicembre',
+    ],
     none: 'n.d.',
   },
 } as const;
@@ -68,7 +101,8 @@ export function formatMinutes(minutes: number | null, locale: ReportLocale): str
 
 export const REPORT_MAIL_TEMPLATE = 'agency.monthly_report';
 
-const row = (label: string, key: string) => `<tr><td style="padding:6px 0;border-bottom:1px solid #e5e7eb">${label}</td><td style="padding:6px 0;border-bottom:1px solid #e5e7eb;text-align:right;font-weight:bold">{{${key}}}</td></tr>`;
+const row = (label: string, key: string) =>
+  `<tr><td style="padding:6px 0;border-bottom:1px solid #e5e7eb">${label}</td><td style="padding:6px 0;border-bottom:1px solid #e5e7eb;text-align:right;font-weight:bold">{{${key}}}</td></tr>`;
 
 function html(locale: ReportLocale, attached: string): string {
   const t = REPORT_TEXTS[locale];
@@ -119,7 +153,10 @@ function text(locale: ReportLocale, attached: string): string {
   ].join('\n');
 }
 
-const ATTACHED = { en: 'The charts are in the attached PDF ({{pdf_name}}).', it: 'I grafici sono nel PDF allegato ({{pdf_name}}).' };
+const ATTACHED = {
+  en: 'The charts are in the attached PDF ({{pdf_name}}).',
+  it: 'I grafici sono nel PDF allegato ({{pdf_name}}).',
+};
 
 /** Registered with the mail plugin's mailer. Neutral wording: the client reads it under the agency's brand. */
 export const AGENCY_MAIL_TEMPLATES = [

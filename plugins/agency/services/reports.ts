@@ -8,14 +8,30 @@ import { httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
 import { assertAgency } from './partner.js';
 import { renderReportPdf } from './report-pdf.js';
-import { REPORT_MAIL_TEMPLATE, reportSubject, formatMinutes, monthLabel, type ReportFigures, type ReportLocale } from './report-texts.js';
+import {
+  REPORT_MAIL_TEMPLATE,
+  reportSubject,
+  formatMinutes,
+  monthLabel,
+  type ReportFigures,
+  type ReportLocale,
+} from './report-texts.js';
 
 /** The mail plugin's mailer, as far as reports use it. */
 export interface ReportMailerPort {
-  enqueue(trx: Knex, mail: {
-    orgId: string; template: string; locale: ReportLocale; to: string[]; data: Record<string, unknown>;
-    workspaceId?: string; fromName?: string; attachments?: { filename: string; contentType: string; content: Buffer }[];
-  }): Promise<string>;
+  enqueue(
+    trx: Knex,
+    mail: {
+      orgId: string;
+      template: string;
+      locale: ReportLocale;
+      to: string[];
+      data: Record<string, unknown>;
+      workspaceId?: string;
+      fromName?: string;
+      attachments?: { filename: string; contentType: string; content: Buffer }[];
+    },
+  ): Promise<string>;
 }
 
 /** The brand plugin's service, as far as reports use it (the agency's own default profile). */
@@ -50,7 +66,8 @@ interface WorkspaceRow {
 
 const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
 /** Addresses trimmed, lower-cased, without duplicates or blanks. */
-const recipientList = (addresses: string[]): string[] => [...new Set(addresses.map((a) => a.trim().toLowerCase()))].filter(Boolean);
+const recipientList = (addresses: string[]): string[] =>
+  [...new Set(addresses.map((a) => a.trim().toLowerCase()))].filter(Boolean);
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
 export function monthRange(month: string): { start: Date; end: Date } {
@@ -66,11 +83,23 @@ export function previousMonth(now: Date): string {
   return d.toISOString().slice(0, 7);
 }
 
-export const pdfName = (r: Pick<ReportRow, 'client_name' | 'month'>): string => `report-${r.client_name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'client'}-${r.month}.pdf`;
+export const pdfName = (r: Pick<ReportRow, 'client_name' | 'month'>): string =>
+  `report-${
+    r.client_name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'client'
+  }-${r.month}.pdf`;
 
 /** What a report reads of the analytics plugin (`supportMetrics`). */
 export interface ReportMetricsPort {
-  compute(q: { orgId: string; workspaceIds: string[] | null; from: Date; to: Date; interval: 'week' }): Promise<Record<string, unknown>>;
+  compute(q: {
+    orgId: string;
+    workspaceIds: string[] | null;
+    from: Date;
+    to: Date;
+    interval: 'week';
+  }): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -79,29 +108,41 @@ export interface ReportMetricsPort {
  * email with a PDF of charts and sent to the workspace's report recipients.
  */
 export class AgencyReports {
-  constructor(private readonly d: {
-    db: () => Knex;
-    audit: () => AuditWriter;
-    outbox: () => Outbox;
-    mailer: () => ReportMailerPort;
-    brand: () => ReportBrandPort;
-    /** The analytics plugin's `supportMetrics`: a report's figures are the analytics of its month. */
-    metrics: () => ReportMetricsPort;
-    clock?: () => Date;
-  }) {}
+  constructor(
+    private readonly d: {
+      db: () => Knex;
+      audit: () => AuditWriter;
+      outbox: () => Outbox;
+      mailer: () => ReportMailerPort;
+      brand: () => ReportBrandPort;
+      /** The analytics plugin's `supportMetrics`: a report's figures are the analytics of its month. */
+      metrics: () => ReportMetricsPort;
+      clock?: () => Date;
+    },
+  ) {}
 
   private now(): Date {
     return this.d.clock?.() ?? new Date();
   }
 
-  private async agency(db: Knex, principal: Principal): Promise<{ id: string; name: string; badge_removal_addon: boolean }> {
-    const org = (await db('organizations').select('id', 'name', 'type', 'badge_removal_addon').where({ id: principal.orgId }).first()) as { id: string; name: string; type: string; badge_removal_addon: boolean } | undefined;
+  private async agency(
+    db: Knex,
+    principal: Principal,
+  ): Promise<{ id: string; name: string; badge_removal_addon: boolean }> {
+    const org = (await db('organizations')
+      .select('id', 'name', 'type', 'badge_removal_addon')
+      .where({ id: principal.orgId })
+      .first()) as { id: string; name: string; type: string; badge_removal_addon: boolean } | undefined;
     if (!org) throw notFound('organization');
     assertAgency(org);
     return org;
   }
 
-  private async clientWorkspace(db: Knex, principal: Principal, id: string): Promise<WorkspaceRow & { client_name: string }> {
+  private async clientWorkspace(
+    db: Knex,
+    principal: Principal,
+    id: string,
+  ): Promise<WorkspaceRow & { client_name: string }> {
     const ws = (await db('workspaces').where({ org_id: principal.orgId, id }).first()) as WorkspaceRow | undefined;
     if (!ws || !ws.client_name?.trim() || !canOpenWorkspace(principal, ws.id)) throw notFound('client workspace');
     return ws as WorkspaceRow & { client_name: string };
@@ -132,19 +173,30 @@ export class AgencyReports {
     };
   }
 
-  async list(principal: Principal, q: { cursor?: string; limit?: number; workspace_id?: string; month?: string }): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null }> {
+  async list(
+    principal: Principal,
+    q: { cursor?: string; limit?: number; workspace_id?: string; month?: string },
+  ): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null }> {
     const db = this.d.db();
     await this.agency(db, principal);
     const b = db('agency_reports').where({ org_id: principal.orgId });
     if (principal.workspaceIds) b.whereIn('workspace_id', principal.workspaceIds);
     if (q.workspace_id) {
       // A workspace filter is checked as a path id (docs/security.md): 404, not an empty page.
-      const ws = (await db('workspaces').where({ org_id: principal.orgId, id: q.workspace_id }).first('id')) as { id: string } | undefined;
+      const ws = (await db('workspaces').where({ org_id: principal.orgId, id: q.workspace_id }).first('id')) as
+        { id: string } | undefined;
       if (!ws || !canOpenWorkspace(principal, ws.id)) throw notFound('workspace');
       b.where({ workspace_id: q.workspace_id });
     }
     if (q.month) b.where({ month: q.month });
-    const page = await paginate<ReportRow & Record<string, unknown>>(b, [{ column: 'month', direction: 'desc', type: 'string' }, { column: 'id', direction: 'desc', type: 'string' }], q);
+    const page = await paginate<ReportRow & Record<string, unknown>>(
+      b,
+      [
+        { column: 'month', direction: 'desc', type: 'string' },
+        { column: 'id', direction: 'desc', type: 'string' },
+      ],
+      q,
+    );
     return { items: page.items.map((r) => this.out(r)), next_cursor: page.next_cursor };
   }
 
@@ -155,7 +207,10 @@ export class AgencyReports {
   }
 
   /** Generates the report of a client and month, or answers the one already generated (created: false). */
-  async generate(actor: SignedInActor, input: { workspace_id: string; month?: string }): Promise<{ created: boolean; report: Record<string, unknown> }> {
+  async generate(
+    actor: SignedInActor,
+    input: { workspace_id: string; month?: string },
+  ): Promise<{ created: boolean; report: Record<string, unknown> }> {
     const principal = actor.principal;
     const db = this.d.db();
     const org = await this.agency(db, principal);
@@ -169,8 +224,15 @@ export class AgencyReports {
   }
 
   // One report per client and month: the stored one, or a new one (a concurrent duplicate loses on the unique index).
-  private async create(db: Knex, orgId: string, ws: WorkspaceRow & { client_name: string; locale: string | null }, month: string, by: { actor: AuditedActor; generatedBy: string | null; auto?: boolean }): Promise<{ created: boolean; row: ReportRow }> {
-    const existing = (await db('agency_reports').where({ org_id: orgId, workspace_id: ws.id, month }).first()) as ReportRow | undefined;
+  private async create(
+    db: Knex,
+    orgId: string,
+    ws: WorkspaceRow & { client_name: string; locale: string | null },
+    month: string,
+    by: { actor: AuditedActor; generatedBy: string | null; auto?: boolean },
+  ): Promise<{ created: boolean; row: ReportRow }> {
+    const existing = (await db('agency_reports').where({ org_id: orgId, workspace_id: ws.id, month }).first()) as
+      ReportRow | undefined;
     if (existing) return { created: false, row: existing };
     const { start, end } = monthRange(month);
     // Computed outside the transaction: PGlite has one connection, and the metrics run their own queries.
@@ -178,13 +240,35 @@ export class AgencyReports {
     const id = newId('rpt');
     const now = this.now();
     const created = await db.transaction(async (trx) => {
-      const inserted = (await trx('agency_reports').insert({
-        id, org_id: orgId, workspace_id: ws.id, month, client_name: ws.client_name, locale: ws.locale === 'it' ? 'it' : 'en',
-        figures: JSON.stringify(figures), status: 'generated', recipients: JSON.stringify([]), generated_by: by.generatedBy, generated_at: now,
-      }).onConflict(['org_id', 'workspace_id', 'month']).ignore().returning('id')) as { id: string }[];
+      const inserted = (await trx('agency_reports')
+        .insert({
+          id,
+          org_id: orgId,
+          workspace_id: ws.id,
+          month,
+          client_name: ws.client_name,
+          locale: ws.locale === 'it' ? 'it' : 'en',
+          figures: JSON.stringify(figures),
+          status: 'generated',
+          recipients: JSON.stringify([]),
+          generated_by: by.generatedBy,
+          generated_at: now,
+        })
+        .onConflict(['org_id', 'workspace_id', 'month'])
+        .ignore()
+        .returning('id')) as { id: string }[];
       if (inserted.length === 0) return false;
-      await this.d.audit().record(trx, { orgId, actor: by.actor, action: 'agency.report_generated', target: { type: 'agency_report', id }, changes: { month: { before: null, after: month }, workspace_id: { before: null, after: ws.id } }, ...(by.auto ? { metadata: { auto_send: true } } : {}) });
-      await this.d.outbox().add(trx, 'agency.report_generated', { report_id: id, workspace_id: ws.id, month }, { orgId });
+      await this.d.audit().record(trx, {
+        orgId,
+        actor: by.actor,
+        action: 'agency.report_generated',
+        target: { type: 'agency_report', id },
+        changes: { month: { before: null, after: month }, workspace_id: { before: null, after: ws.id } },
+        ...(by.auto ? { metadata: { auto_send: true } } : {}),
+      });
+      await this.d
+        .outbox()
+        .add(trx, 'agency.report_generated', { report_id: id, workspace_id: ws.id, month }, { orgId });
       return true;
     });
     const row = (await db('agency_reports').where({ org_id: orgId, workspace_id: ws.id, month }).first()) as ReportRow;
@@ -200,9 +284,20 @@ export class AgencyReports {
       fixes: { attempted: number; succeeded: number } | null;
       series: ReportFigures['weekly'];
     };
-    const d = (x: ReportFigures['first_response']) => ({ count: x.count, avg_minutes: x.avg_minutes, median_minutes: x.median_minutes, p90_minutes: x.p90_minutes });
+    const d = (x: ReportFigures['first_response']) => ({
+      count: x.count,
+      avg_minutes: x.avg_minutes,
+      median_minutes: x.median_minutes,
+      p90_minutes: x.p90_minutes,
+    });
     return {
-      tickets: { opened: m.volume.total, resolved: m.deflection.resolved, fixed: m.deflection.fixed, escalated: m.deflection.escalated, answered_without_fix: m.deflection.answered_without_fix },
+      tickets: {
+        opened: m.volume.total,
+        resolved: m.deflection.resolved,
+        fixed: m.deflection.fixed,
+        escalated: m.deflection.escalated,
+        answered_without_fix: m.deflection.answered_without_fix,
+      },
       first_response: d(m.first_response),
       resolution: d(m.resolution),
       fixes: m.fixes ? { attempted: m.fixes.attempted, succeeded: m.fixes.succeeded } : null,
@@ -210,17 +305,34 @@ export class AgencyReports {
     };
   }
 
-  private async look(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }): Promise<{ name: string; color: string }> {
+  private async look(
+    db: Knex,
+    org: { id: string; name: string; badge_removal_addon: boolean },
+  ): Promise<{ name: string; color: string }> {
     const profile = await this.d.brand().effectiveProfile(db, org.id, null);
     if (!profile) return { name: org.name, color: '#1f2328' };
     return this.d.brand().lookOf(profile as never, org);
   }
 
   // `reportIntro`: the client workspace's report_intro, read by the caller with its other fields.
-  private async render(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, reportIntro: string | null): Promise<{ filename: string; content: Buffer; look: { name: string; color: string }; intro: string | null }> {
+  private async render(
+    db: Knex,
+    org: { id: string; name: string; badge_removal_addon: boolean },
+    row: ReportRow,
+    reportIntro: string | null,
+  ): Promise<{ filename: string; content: Buffer; look: { name: string; color: string }; intro: string | null }> {
     const look = await this.look(db, org);
     const intro = reportIntro?.trim() || null;
-    const content = await renderReportPdf({ clientName: row.client_name, agencyName: look.name, month: row.month, locale: row.locale, color: look.color, intro, figures: json(row.figures), generatedAt: new Date(row.generated_at) });
+    const content = await renderReportPdf({
+      clientName: row.client_name,
+      agencyName: look.name,
+      month: row.month,
+      locale: row.locale,
+      color: look.color,
+      intro,
+      figures: json(row.figures),
+      generatedAt: new Date(row.generated_at),
+    });
     return { filename: pdfName(row), content, look, intro };
   }
 
@@ -230,9 +342,17 @@ export class AgencyReports {
     const db = this.d.db();
     const org = await this.agency(db, principal);
     const row = await this.row(db, principal, id);
-    const ws = (await db('workspaces').select('report_recipients', 'report_intro').where({ org_id: org.id, id: row.workspace_id }).first()) as Pick<WorkspaceRow, 'report_recipients' | 'report_intro'> | undefined;
+    const ws = (await db('workspaces')
+      .select('report_recipients', 'report_intro')
+      .where({ org_id: org.id, id: row.workspace_id })
+      .first()) as Pick<WorkspaceRow, 'report_recipients' | 'report_intro'> | undefined;
     const recipients = recipientList(input.recipients ?? json(ws?.report_recipients ?? []) ?? []);
-    if (recipients.length === 0) throw httpError(422, 'no_recipients', 'The report has no recipients: give recipients or set the workspace\'s report recipients');
+    if (recipients.length === 0)
+      throw httpError(
+        422,
+        'no_recipients',
+        "The report has no recipients: give recipients or set the workspace's report recipients",
+      );
     await this.deliver(db, org, row, recipients, ws?.report_intro ?? null, { actor });
     return this.out(await this.row(db, principal, id));
   }
@@ -241,14 +361,25 @@ export class AgencyReports {
    * Mails a report and marks it sent, in one transaction. With `onlyOnce` (the monthly auto-send)
    * a report already sent (by hand or by an earlier run) is left alone: false.
    */
-  private async deliver(db: Knex, org: { id: string; name: string; badge_removal_addon: boolean }, row: ReportRow, recipients: string[], reportIntro: string | null, by: { actor: AuditedActor; onlyOnce?: boolean }): Promise<boolean> {
+  private async deliver(
+    db: Knex,
+    org: { id: string; name: string; badge_removal_addon: boolean },
+    row: ReportRow,
+    recipients: string[],
+    reportIntro: string | null,
+    by: { actor: AuditedActor; onlyOnce?: boolean },
+  ): Promise<boolean> {
     const id = row.id;
     const { filename, content, look, intro } = await this.render(db, org, row, reportIntro);
     const f = json(row.figures);
     const sentAt = this.now();
     return db.transaction(async (trx) => {
       if (by.onlyOnce) {
-        const locked = (await trx('agency_reports').select('send_count').where({ org_id: org.id, id }).forUpdate().first()) as { send_count: number } | undefined;
+        const locked = (await trx('agency_reports')
+          .select('send_count')
+          .where({ org_id: org.id, id })
+          .forUpdate()
+          .first()) as { send_count: number } | undefined;
         if (!locked || Number(locked.send_count) > 0) return false;
       }
       const mailId = await this.d.mailer().enqueue(trx, {
@@ -260,15 +391,47 @@ export class AgencyReports {
         workspaceId: row.workspace_id,
         fromName: look.name,
         data: {
-          subject: reportSubject(row.locale, row.client_name, row.month), agency: look.name, client: row.client_name, month: monthLabel(row.month, row.locale),
-          intro: intro ?? '', opened: f.tickets.opened, resolved: f.tickets.resolved, fixed: f.tickets.fixed, escalated: f.tickets.escalated,
-          first_response: formatMinutes(f.first_response.median_minutes, row.locale), resolution: formatMinutes(f.resolution.median_minutes, row.locale), pdf_name: filename,
+          subject: reportSubject(row.locale, row.client_name, row.month),
+          agency: look.name,
+          client: row.client_name,
+          month: monthLabel(row.month, row.locale),
+          intro: intro ?? '',
+          opened: f.tickets.opened,
+          resolved: f.tickets.resolved,
+          fixed: f.tickets.fixed,
+          escalated: f.tickets.escalated,
+          first_response: formatMinutes(f.first_response.median_minutes, row.locale),
+          resolution: formatMinutes(f.resolution.median_minutes, row.locale),
+          pdf_name: filename,
         },
         attachments: [{ filename, contentType: 'application/pdf', content }],
       });
-      await trx('agency_reports').where({ org_id: org.id, id }).update({ status: 'sent', sent_at: sentAt, recipients: JSON.stringify(recipients), send_count: trx.raw('send_count + 1'), last_mail_id: mailId, updated_at: sentAt });
-      await this.d.audit().record(trx, { orgId: org.id, actor: by.actor, action: 'agency.report_sent', target: { type: 'agency_report', id }, changes: { recipients: { before: json(row.recipients), after: recipients } }, ...(by.onlyOnce ? { metadata: { auto_send: true } } : {}) });
-      await this.d.outbox().add(trx, 'agency.report_sent', { report_id: id, workspace_id: row.workspace_id, month: row.month, mail_id: mailId, auto: !!by.onlyOnce }, { orgId: org.id });
+      await trx('agency_reports')
+        .where({ org_id: org.id, id })
+        .update({
+          status: 'sent',
+          sent_at: sentAt,
+          recipients: JSON.stringify(recipients),
+          send_count: trx.raw('send_count + 1'),
+          last_mail_id: mailId,
+          updated_at: sentAt,
+        });
+      await this.d.audit().record(trx, {
+        orgId: org.id,
+        actor: by.actor,
+        action: 'agency.report_sent',
+        target: { type: 'agency_report', id },
+        changes: { recipients: { before: json(row.recipients), after: recipients } },
+        ...(by.onlyOnce ? { metadata: { auto_send: true } } : {}),
+      });
+      await this.d
+        .outbox()
+        .add(
+          trx,
+          'agency.report_sent',
+          { report_id: id, workspace_id: row.workspace_id, month: row.month, mail_id: mailId, auto: !!by.onlyOnce },
+          { orgId: org.id },
+        );
       return true;
     });
   }
@@ -280,14 +443,43 @@ export class AgencyReports {
    * sent once (a report already sent, by hand or by an earlier run, is not sent again). One
    * client's failure is logged and does not stop the others; the next run retries it.
    */
-  async autoSend(opts: { hasAgencyPlan: (plan: string | null) => boolean; days?: number; now?: Date; log?: { warn: (o: object, m: string) => void } }): Promise<{ generated: number; sent: number }> {
+  async autoSend(opts: {
+    hasAgencyPlan: (plan: string | null) => boolean;
+    days?: number;
+    now?: Date;
+    log?: { warn: (o: object, m: string) => void };
+  }): Promise<{ generated: number; sent: number }> {
     const now = opts.now ?? this.now();
     if (now.getUTCDate() > (opts.days ?? 3)) return { generated: 0, sent: 0 };
     const month = previousMonth(now);
     const db = this.d.db();
-    const rows = (await db('workspaces as w').join('organizations as o', 'o.id', 'w.org_id')
-      .where('o.type', 'agency').where('w.report_auto_send', true).whereNull('w.archived_at').whereNotNull('w.client_name')
-      .select('w.id', 'w.org_id', 'w.client_name', 'w.locale', 'w.archived_at', 'w.report_recipients', 'w.report_intro', 'w.created_at', 'o.name as org_name', 'o.plan as org_plan', 'o.badge_removal_addon')) as Array<WorkspaceRow & { org_id: string; created_at: Date; org_name: string; org_plan: string | null; badge_removal_addon: boolean }>;
+    const rows = (await db('workspaces as w')
+      .join('organizations as o', 'o.id', 'w.org_id')
+      .where('o.type', 'agency')
+      .where('w.report_auto_send', true)
+      .whereNull('w.archived_at')
+      .whereNotNull('w.client_name')
+      .select(
+        'w.id',
+        'w.org_id',
+        'w.client_name',
+        'w.locale',
+        'w.archived_at',
+        'w.report_recipients',
+        'w.report_intro',
+        'w.created_at',
+        'o.name as org_name',
+        'o.plan as org_plan',
+        'o.badge_removal_addon',
+      )) as Array<
+      WorkspaceRow & {
+        org_id: string;
+        created_at: Date;
+        org_name: string;
+        org_plan: string | null;
+        badge_removal_addon: boolean;
+      }
+    >;
     let generated = 0;
     let sent = 0;
     for (const ws of rows) {
@@ -297,10 +489,24 @@ export class AgencyReports {
       if (new Date(ws.created_at) >= monthRange(month).end) continue;
       try {
         const system = { actor: systemActor('agency', ws.org_id) };
-        const { created, row } = await this.create(db, ws.org_id, ws as WorkspaceRow & { client_name: string }, month, { ...system, generatedBy: null, auto: true });
+        const { created, row } = await this.create(db, ws.org_id, ws as WorkspaceRow & { client_name: string }, month, {
+          ...system,
+          generatedBy: null,
+          auto: true,
+        });
         if (created) generated += 1;
         if (Number(row.send_count) > 0) continue;
-        if (await this.deliver(db, { id: ws.org_id, name: ws.org_name, badge_removal_addon: ws.badge_removal_addon }, row, recipients, ws.report_intro, { ...system, onlyOnce: true })) sent += 1;
+        if (
+          await this.deliver(
+            db,
+            { id: ws.org_id, name: ws.org_name, badge_removal_addon: ws.badge_removal_addon },
+            row,
+            recipients,
+            ws.report_intro,
+            { ...system, onlyOnce: true },
+          )
+        )
+          sent += 1;
       } catch (err) {
         opts.log?.warn({ err, workspaceId: ws.id, month }, 'agency report auto-send failed; retried at the next run');
       }
@@ -308,4 +514,3 @@ export class AgencyReports {
     return { generated, sent };
   }
 }
-

@@ -14,15 +14,27 @@ const durations = Joi.object({
   median_minutes: Joi.number().allow(null).required(),
   p90_minutes: Joi.number().allow(null).required(),
   p95_minutes: Joi.number().allow(null).required(),
-}).required().id('DurationStats');
+})
+  .required()
+  .id('DurationStats');
 
 export const MetricsSchema = Joi.object({
-  scope: Joi.object({ kind: Joi.string().valid('organization', 'workspace').required(), id: Joi.string().required(), workspace_ids: Joi.array().items(Joi.string()).allow(null).required() }).required(),
-  range: Joi.object({ from: Joi.string().isoDate().required(), to: Joi.string().isoDate().required(), interval: Joi.string().valid('day', 'week', 'month').required() }).required(),
+  scope: Joi.object({
+    kind: Joi.string().valid('organization', 'workspace').required(),
+    id: Joi.string().required(),
+    workspace_ids: Joi.array().items(Joi.string()).allow(null).required(),
+  }).required(),
+  range: Joi.object({
+    from: Joi.string().isoDate().required(),
+    to: Joi.string().isoDate().required(),
+    interval: Joi.string().valid('day', 'week', 'month').required(),
+  }).required(),
   volume: Joi.object({
     total: Joi.number().integer().required(),
     by_origin: Joi.object(Object.fromEntries(ORIGINS.map((o) => [o, Joi.number().integer().required()]))).required(),
-    by_category: Joi.object(Object.fromEntries(CATEGORIES.map((c) => [c, Joi.number().integer().required()]))).required(),
+    by_category: Joi.object(
+      Object.fromEntries(CATEGORIES.map((c) => [c, Joi.number().integer().required()])),
+    ).required(),
   }).required(),
   first_response: durations,
   resolution: durations,
@@ -39,33 +51,44 @@ export const MetricsSchema = Joi.object({
     succeeded: Joi.number().integer().required(),
     cost_usd: Joi.number().required(),
     cost_per_fix_usd: Joi.number().allow(null).required(),
-  }).allow(null).required().description('null when the fix loop is not installed'),
-  series: Joi.array().items(Joi.object({
-    period_start: Joi.string().isoDate().required(),
-    tickets: Joi.number().integer().required(),
-    resolved: Joi.number().integer().required(),
-    fixed: Joi.number().integer().required(),
-    median_first_response_minutes: Joi.number().allow(null).required(),
-    median_resolution_minutes: Joi.number().allow(null).required(),
-  })).required(),
+  })
+    .allow(null)
+    .required()
+    .description('null when the fix loop is not installed'),
+  series: Joi.array()
+    .items(
+      Joi.object({
+        period_start: Joi.string().isoDate().required(),
+        tickets: Joi.number().integer().required(),
+        resolved: Joi.number().integer().required(),
+        fixed: Joi.number().integer().required(),
+        median_first_response_minutes: Joi.number().allow(null).required(),
+        median_resolution_minutes: Joi.number().allow(null).required(),
+      }),
+    )
+    .required(),
 }).id('Metrics');
 
 const rangeQuery = {
   from: Joi.date().iso().description('Start (inclusive); default 30 days before `to`'),
   to: Joi.date().iso().description('End (exclusive); default now'),
-  interval: Joi.string().valid('day', 'week', 'month').description('Series bucket; default day up to 62 days, week up to a year, month beyond'),
+  interval: Joi.string()
+    .valid('day', 'week', 'month')
+    .description('Series bucket; default day up to 62 days, week up to a year, month beyond'),
 };
 
 function range(q: { from?: Date; to?: Date; interval?: Interval }): { from: Date; to: Date; interval: Interval } {
   const to = q.to ?? new Date();
   const from = q.from ?? new Date(to.getTime() - 30 * 86_400_000);
-  const bad = (message: string, path: string) => httpError(400, 'invalid_request', message, { errors: [{ path: `query.${path}`, message }] });
+  const bad = (message: string, path: string) =>
+    httpError(400, 'invalid_request', message, { errors: [{ path: `query.${path}`, message }] });
   if (from >= to) throw bad('from must be before to', 'from');
   const days = (to.getTime() - from.getTime()) / 86_400_000;
   if (days > MAX_DAYS) throw bad(`a range covers at most ${MAX_DAYS} days`, 'from');
   const interval = q.interval ?? defaultInterval(from, to);
   const perBucket = interval === 'day' ? 1 : interval === 'week' ? 7 : 28;
-  if (days / perBucket > MAX_BUCKETS) throw bad(`at most ${MAX_BUCKETS} ${interval}s per series; choose a longer interval`, 'interval');
+  if (days / perBucket > MAX_BUCKETS)
+    throw bad(`at most ${MAX_BUCKETS} ${interval}s per series; choose a longer interval`, 'interval');
   return { from, to, interval };
 }
 
@@ -83,8 +106,14 @@ export function analyticsRoutes(metrics: () => MetricsService, workspaces: () =>
         id: 'getOrganizationAnalytics',
         tags,
         description: 'Support metrics of the organization over a date range, with a time series',
-        notes: 'Volume by origin and category, first-response and resolution times (average, median, p90, p95 in minutes), deflection by answers and fixes, fix jobs and their cost, and a series per day, week or month (UTC). workspace_ids narrows it to some workspaces. Owners and admins; members restricted to some workspaces see only those.',
-        validate: { query: Joi.object({ ...rangeQuery, workspace_ids: Joi.array().items(Joi.string().max(64)).single().max(100) }) },
+        notes:
+          'Volume by origin and category, first-response and resolution times (average, median, p90, p95 in minutes), deflection by answers and fixes, fix jobs and their cost, and a series per day, week or month (UTC). workspace_ids narrows it to some workspaces. Owners and admins; members restricted to some workspaces see only those.',
+        validate: {
+          query: Joi.object({
+            ...rangeQuery,
+            workspace_ids: Joi.array().items(Joi.string().max(64)).single().max(100),
+          }),
+        },
         response: { status: { 200: MetricsSchema } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
         handler: async (request) => {
@@ -108,7 +137,7 @@ export function analyticsRoutes(metrics: () => MetricsService, workspaces: () =>
         id: 'getWorkspaceAnalytics',
         tags,
         description: 'Support metrics of one workspace over a date range, with a time series',
-        notes: 'The same numbers as the organization\'s, for one workspace; every member who can open the workspace.',
+        notes: "The same numbers as the organization's, for one workspace; every member who can open the workspace.",
         validate: { params: Joi.object({ id: Joi.string().max(64).required() }), query: Joi.object(rangeQuery) },
         response: { status: { 200: MetricsSchema } },
         handler: async (request) => {

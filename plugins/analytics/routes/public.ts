@@ -41,13 +41,18 @@ export function publicRoutes(service: () => PublicService): ServerRoute[] {
         id: 'createOssSponsorshipRequest',
         tags,
         description: 'Requests sponsored managed credits for a public repository (reviewed by hand)',
-        notes: 'One open request per repository (409 request_pending); 5 requests per hour per address (429). No sign-in.',
+        notes:
+          'One open request per repository (409 request_pending); 5 requests per hour per address (429). No sign-in.',
         auth: false,
         validate: {
           payload: Joi.object({
             repository_url: Joi.string().trim().max(300).required(),
             name: Joi.string().trim().min(1).max(100).required(),
-            email: Joi.string().trim().email({ tlds: { allow: false } }).max(254).required(),
+            email: Joi.string()
+              .trim()
+              .email({ tlds: { allow: false } })
+              .max(254)
+              .required(),
             project_description: Joi.string().trim().max(2000).allow(null, ''),
             monthly_issues: Joi.number().integer().min(0).max(1_000_000).allow(null),
             locale: Joi.string().valid('en', 'it'),
@@ -55,7 +60,15 @@ export function publicRoutes(service: () => PublicService): ServerRoute[] {
         },
         plugins: { patchwell: { successStatus: 201 } },
         response: { status: { 201: SponsorshipSchema } },
-        handler: async (request, h) => h.response(await service().requestSponsorship(request.payload as SponsorshipInput, request.actor({ anonymous: true }))).code(201),
+        handler: async (request, h) =>
+          h
+            .response(
+              await service().requestSponsorship(
+                request.payload as SponsorshipInput,
+                request.actor({ anonymous: true }),
+              ),
+            )
+            .code(201),
       },
     },
   ];

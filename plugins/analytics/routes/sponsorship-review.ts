@@ -9,8 +9,9 @@ const tags = ['analytics'];
 const STAFF = {
   patchwell: {
     staff: true,
-    extension: 'Staff review the open-source sponsorship requests that POST /v1/public/oss-sponsorship-requests stores '
-      + '("reviewed by hand"); the spec names no operation for it.',
+    extension:
+      'Staff review the open-source sponsorship requests that POST /v1/public/oss-sponsorship-requests stores ' +
+      '("reviewed by hand"); the spec names no operation for it.',
   },
 };
 const dt = Joi.string().isoDate().allow(null).required();
@@ -44,10 +45,20 @@ export function sponsorshipReviewRoutes(review: () => SponsorshipReview): Server
         tags,
         description: 'Open-source sponsorship requests to review (staff)',
         notes: 'Newest first; `status` filters (received = waiting for review).',
-        validate: { query: Joi.object({ status: Joi.string().valid('received', 'approved', 'declined'), ...paginationQuery }) },
-        response: { status: { 200: Joi.object({ items: Joi.array().items(RequestSchema).required(), next_cursor: Joi.string().allow(null).required() }).id('OssSponsorshipReviewPage') } },
+        validate: {
+          query: Joi.object({ status: Joi.string().valid('received', 'approved', 'declined'), ...paginationQuery }),
+        },
+        response: {
+          status: {
+            200: Joi.object({
+              items: Joi.array().items(RequestSchema).required(),
+              next_cursor: Joi.string().allow(null).required(),
+            }).id('OssSponsorshipReviewPage'),
+          },
+        },
         plugins: STAFF,
-        handler: async (request) => review().list(request.query as { status?: string; cursor?: string; limit?: number }),
+        handler: async (request) =>
+          review().list(request.query as { status?: string; cursor?: string; limit?: number }),
       },
     },
     {
@@ -57,7 +68,8 @@ export function sponsorshipReviewRoutes(review: () => SponsorshipReview): Server
         id: 'decideOssSponsorshipRequest',
         tags,
         description: 'Approve or decline an open-source sponsorship request (staff)',
-        notes: 'Approving with organization_id grants `fixes` sponsored credits (default 20, expiring after expires_in_days, default 365) to that organization through billing when billing is on; without it the decision is recorded and the requester is told to write from the project\'s account. The requester is emailed the decision in their language. 409 already_decided; 422 organization_not_found.',
+        notes:
+          "Approving with organization_id grants `fixes` sponsored credits (default 20, expiring after expires_in_days, default 365) to that organization through billing when billing is on; without it the decision is recorded and the requester is told to write from the project's account. The requester is emailed the decision in their language. 409 already_decided; 422 organization_not_found.",
         validate: {
           params: Joi.object({ id: Joi.string().max(100).required() }),
           payload: Joi.object({
@@ -70,7 +82,8 @@ export function sponsorshipReviewRoutes(review: () => SponsorshipReview): Server
         },
         response: { status: { 200: RequestSchema } },
         plugins: STAFF,
-        handler: async (request) => review().decide(request.actor(), (request.params as { id: string }).id, request.payload as DecisionInput),
+        handler: async (request) =>
+          review().decide(request.actor(), (request.params as { id: string }).id, request.payload as DecisionInput),
       },
     },
   ];

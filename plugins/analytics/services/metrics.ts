@@ -22,7 +22,8 @@ interface Durations {
   p95_minutes: number | null;
 }
 
-const round = (v: unknown, digits = 1): number | null => (v === null || v === undefined ? null : Math.round(Number(v) * 10 ** digits) / 10 ** digits);
+const round = (v: unknown, digits = 1): number | null =>
+  v === null || v === undefined ? null : Math.round(Number(v) * 10 ** digits) / 10 ** digits;
 const int = (v: unknown): number => Number(v ?? 0);
 
 /** The default bucket of a range: days up to ~2 months, weeks up to a year, months beyond. */
@@ -33,10 +34,12 @@ export function defaultInterval(from: Date, to: Date): Interval {
 
 /** Bucket starts (UTC) covering [from, to): date_trunc semantics (ISO weeks start on Monday). */
 export function buckets(from: Date, to: Date, interval: Interval): Date[] {
-  const start = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), interval === 'month' ? 1 : from.getUTCDate()));
+  const start = new Date(
+    Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), interval === 'month' ? 1 : from.getUTCDate()),
+  );
   if (interval === 'week') start.setUTCDate(start.getUTCDate() - ((start.getUTCDay() + 6) % 7));
   const out: Date[] = [];
-  for (const d = start; d < to; ) {
+  for (const d = start; d < to;) {
     out.push(new Date(d));
     if (interval === 'day') d.setUTCDate(d.getUTCDate() + 1);
     else if (interval === 'week') d.setUTCDate(d.getUTCDate() + 7);
@@ -47,7 +50,12 @@ export function buckets(from: Date, to: Date, interval: Interval): Date[] {
 
 /** The fix loop's totals of a period, through the fixes plugin's `fixRecords` (its tables stay its own). */
 export interface FixTotalsPort {
-  jobTotals(q: { orgId: string; from: Date; to: Date; workspaceIds: string[] | null }): Promise<{ attempted: number; succeeded: number; cost_usd: number; fix_cost_usd: number }>;
+  jobTotals(q: {
+    orgId: string;
+    from: Date;
+    to: Date;
+    workspaceIds: string[] | null;
+  }): Promise<{ attempted: number; succeeded: number; cost_usd: number; fix_cost_usd: number }>;
 }
 
 /**
@@ -62,47 +70,84 @@ export class MetricsService {
   ) {}
 
   private tickets(q: MetricsQuery, column = 'created_at'): Knex.QueryBuilder {
-    const b = this.db()('tickets').where('tickets.org_id', q.orgId).where('tickets.is_demo', false).where(`tickets.${column}`, '>=', q.from).where(`tickets.${column}`, '<', q.to);
+    const b = this.db()('tickets')
+      .where('tickets.org_id', q.orgId)
+      .where('tickets.is_demo', false)
+      .where(`tickets.${column}`, '>=', q.from)
+      .where(`tickets.${column}`, '<', q.to);
     if (q.workspaceIds) b.whereIn('tickets.workspace_id', q.workspaceIds);
     return b;
   }
 
   private async durations(q: MetricsQuery, endColumn: string, startExpr = 'created_at'): Promise<Durations> {
     const minutes = `extract(epoch from (tickets.${endColumn} - tickets.${startExpr})) / 60.0`;
-    const row = (await this.tickets(q).whereNotNull(`tickets.${endColumn}`).select(
-      this.db().raw('count(*) as count'),
-      this.db().raw(`avg(${minutes}) as avg`),
-      this.db().raw(`percentile_cont(0.5) within group (order by ${minutes}) as p50`),
-      this.db().raw(`percentile_cont(0.9) within group (order by ${minutes}) as p90`),
-      this.db().raw(`percentile_cont(0.95) within group (order by ${minutes}) as p95`),
-    ).first()) as { count: string | number; avg: unknown; p50: unknown; p90: unknown; p95: unknown };
-    return { count: int(row.count), avg_minutes: round(row.avg), median_minutes: round(row.p50), p90_minutes: round(row.p90), p95_minutes: round(row.p95) };
+    const row = (await this.tickets(q)
+      .whereNotNull(`tickets.${endColumn}`)
+      .select(
+        this.db().raw('count(*) as count'),
+        this.db().raw(`avg(${minutes}) as avg`),
+        this.db().raw(`percentile_cont(0.5) within group (order by ${minutes}) as p50`),
+        this.db().raw(`percentile_cont(0.9) within group (order by ${minutes}) as p90`),
+        this.db().raw(`percentile_cont(0.95) within group (order by ${minutes}) as p95`),
+      )
+      .first()) as { count: string | number; avg: unknown; p50: unknown; p90: unknown; p95: unknown };
+    return {
+      count: int(row.count),
+      avg_minutes: round(row.avg),
+      median_minutes: round(row.p50),
+      p90_minutes: round(row.p90),
+      p95_minutes: round(row.p95),
+    };
   }
 
   async compute(q: MetricsQuery): Promise<Record<string, unknown>> {
     const db = this.db();
     const resolvedAt = 'coalesce(tickets.released_at, tickets.closed_at)';
     const [byOrigin, byCategory, firstResponse, outcome] = await Promise.all([
-      this.tickets(q).select('origin').count('* as n').groupBy('origin') as Promise<{ origin: string; n: string | number }[]>,
-      this.tickets(q).select('category').count('* as n').groupBy('category') as Promise<{ category: string; n: string | number }[]>,
+      this.tickets(q).select('origin').count('* as n').groupBy('origin') as Promise<
+        { origin: string; n: string | number }[]
+      >,
+      this.tickets(q).select('category').count('* as n').groupBy('category') as Promise<
+        { category: string; n: string | number }[]
+      >,
       this.durations(q, 'first_response_at'),
-      this.tickets(q).select(
-        db.raw('count(*) as total'),
-        db.raw(`count(*) filter (where tickets.state in ('closed', 'customer_notified')) as resolved`),
-        db.raw('count(*) filter (where tickets.resolved_version is not null) as fixed'),
-        db.raw(`count(*) filter (where tickets.first_response_at is not null and tickets.resolved_version is null and tickets.escalated_at is null and tickets.state in ('answered', 'closed')) as answered`),
-        db.raw('count(*) filter (where tickets.escalated_at is not null) as escalated'),
-      ).first() as Promise<Record<string, string | number>>,
+      this.tickets(q)
+        .select(
+          db.raw('count(*) as total'),
+          db.raw(`count(*) filter (where tickets.state in ('closed', 'customer_notified')) as resolved`),
+          db.raw('count(*) filter (where tickets.resolved_version is not null) as fixed'),
+          db.raw(
+            `count(*) filter (where tickets.first_response_at is not null and tickets.resolved_version is null and tickets.escalated_at is null and tickets.state in ('answered', 'closed')) as answered`,
+          ),
+          db.raw('count(*) filter (where tickets.escalated_at is not null) as escalated'),
+        )
+        .first() as Promise<Record<string, string | number>>,
     ]);
     // Resolution: tickets resolved (closed, or released and the customer told) among those opened in the range.
-    const resolutionRow = (await this.tickets(q).whereRaw(`${resolvedAt} is not null`).whereIn('tickets.state', ['closed', 'customer_notified']).select(
-      db.raw('count(*) as count'),
-      db.raw(`avg(extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as avg`),
-      db.raw(`percentile_cont(0.5) within group (order by extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as p50`),
-      db.raw(`percentile_cont(0.9) within group (order by extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as p90`),
-      db.raw(`percentile_cont(0.95) within group (order by extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as p95`),
-    ).first()) as { count: string | number; avg: unknown; p50: unknown; p90: unknown; p95: unknown };
-    const resolution: Durations = { count: int(resolutionRow.count), avg_minutes: round(resolutionRow.avg), median_minutes: round(resolutionRow.p50), p90_minutes: round(resolutionRow.p90), p95_minutes: round(resolutionRow.p95) };
+    const resolutionRow = (await this.tickets(q)
+      .whereRaw(`${resolvedAt} is not null`)
+      .whereIn('tickets.state', ['closed', 'customer_notified'])
+      .select(
+        db.raw('count(*) as count'),
+        db.raw(`avg(extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as avg`),
+        db.raw(
+          `percentile_cont(0.5) within group (order by extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as p50`,
+        ),
+        db.raw(
+          `percentile_cont(0.9) within group (order by extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as p90`,
+        ),
+        db.raw(
+          `percentile_cont(0.95) within group (order by extract(epoch from (${resolvedAt} - tickets.created_at)) / 60.0) as p95`,
+        ),
+      )
+      .first()) as { count: string | number; avg: unknown; p50: unknown; p90: unknown; p95: unknown };
+    const resolution: Durations = {
+      count: int(resolutionRow.count),
+      avg_minutes: round(resolutionRow.avg),
+      median_minutes: round(resolutionRow.p50),
+      p90_minutes: round(resolutionRow.p90),
+      p95_minutes: round(resolutionRow.p95),
+    };
 
     const total = int(outcome.total);
     const answered = int(outcome.answered);
@@ -148,23 +193,40 @@ export class MetricsService {
   private async series(q: MetricsQuery, resolvedAt: string): Promise<Record<string, unknown>[]> {
     const db = this.db();
     const unit = q.interval;
-    const opened = (await this.tickets(q).select(
-      db.raw(`date_trunc('${unit}', tickets.created_at at time zone 'UTC') as bucket`),
-      db.raw('count(*) as tickets'),
-      db.raw(`percentile_cont(0.5) within group (order by extract(epoch from (tickets.first_response_at - tickets.created_at)) / 60.0) filter (where tickets.first_response_at is not null) as frt`),
-      db.raw('count(*) filter (where tickets.resolved_version is not null) as fixed'),
-    ).groupByRaw('1')) as { bucket: Date | string; tickets: string | number; frt: unknown; fixed: string | number }[];
-    const resolvedQ = db('tickets').where('org_id', q.orgId).where('is_demo', false).whereIn('state', ['closed', 'customer_notified'])
-      .whereRaw(`${resolvedAt.replace(/tickets\./g, '')} >= ? and ${resolvedAt.replace(/tickets\./g, '')} < ?`, [q.from, q.to]);
+    const opened = (await this.tickets(q)
+      .select(
+        db.raw(`date_trunc('${unit}', tickets.created_at at time zone 'UTC') as bucket`),
+        db.raw('count(*) as tickets'),
+        db.raw(
+          `percentile_cont(0.5) within group (order by extract(epoch from (tickets.first_response_at - tickets.created_at)) / 60.0) filter (where tickets.first_response_at is not null) as frt`,
+        ),
+        db.raw('count(*) filter (where tickets.resolved_version is not null) as fixed'),
+      )
+      .groupByRaw('1')) as { bucket: Date | string; tickets: string | number; frt: unknown; fixed: string | number }[];
+    const resolvedQ = db('tickets')
+      .where('org_id', q.orgId)
+      .where('is_demo', false)
+      .whereIn('state', ['closed', 'customer_notified'])
+      .whereRaw(`${resolvedAt.replace(/tickets\./g, '')} >= ? and ${resolvedAt.replace(/tickets\./g, '')} < ?`, [
+        q.from,
+        q.to,
+      ]);
     if (q.workspaceIds) resolvedQ.whereIn('workspace_id', q.workspaceIds);
-    const resolved = (await resolvedQ.select(
-      db.raw(`date_trunc('${unit}', ${resolvedAt.replace(/tickets\./g, '')} at time zone 'UTC') as bucket`),
-      db.raw('count(*) as resolved'),
-      db.raw(`percentile_cont(0.5) within group (order by extract(epoch from (${resolvedAt.replace(/tickets\./g, '')} - created_at)) / 60.0) as ttr`),
-    ).groupByRaw('1')) as { bucket: Date | string; resolved: string | number; ttr: unknown }[];
+    const resolved = (await resolvedQ
+      .select(
+        db.raw(`date_trunc('${unit}', ${resolvedAt.replace(/tickets\./g, '')} at time zone 'UTC') as bucket`),
+        db.raw('count(*) as resolved'),
+        db.raw(
+          `percentile_cont(0.5) within group (order by extract(epoch from (${resolvedAt.replace(/tickets\./g, '')} - created_at)) / 60.0) as ttr`,
+        ),
+      )
+      .groupByRaw('1')) as { bucket: Date | string; resolved: string | number; ttr: unknown }[];
     // date_trunc of a timestamp without time zone comes back as a local Date; read its wall clock as UTC.
     const key = (b: Date | string) => {
-      const d = typeof b === 'string' ? new Date(`${b.replace(' ', 'T')}Z`) : new Date(Date.UTC(b.getFullYear(), b.getMonth(), b.getDate()));
+      const d =
+        typeof b === 'string'
+          ? new Date(`${b.replace(' ', 'T')}Z`)
+          : new Date(Date.UTC(b.getFullYear(), b.getMonth(), b.getDate()));
       return d.toISOString().slice(0, 10);
     };
     const o = new Map(opened.map((r) => [key(r.bucket), r]));

@@ -39,8 +39,16 @@ export class AuditLogService {
     return { ...filters, workspaceIds: principal.workspaceIds };
   }
 
-  async list(orgId: string, filters: AuditFilters, page: { cursor?: string; limit?: number }): Promise<Page<AuditEntryOut>> {
-    const res = await paginate<AuditEntry & Record<string, unknown>>(filtered(this.d.db, orgId, filters).select('*'), NEWEST_FIRST, page);
+  async list(
+    orgId: string,
+    filters: AuditFilters,
+    page: { cursor?: string; limit?: number },
+  ): Promise<Page<AuditEntryOut>> {
+    const res = await paginate<AuditEntry & Record<string, unknown>>(
+      filtered(this.d.db, orgId, filters).select('*'),
+      NEWEST_FIRST,
+      page,
+    );
     return { items: res.items.map(entryOut), next_cursor: res.next_cursor };
   }
 
@@ -57,7 +65,10 @@ export class AuditLogService {
       actor,
       action: 'audit.exported',
       target: { type: 'organization', id: actor.orgId },
-      metadata: { format, filters: { ...asked(filters), from: filters.from?.toISOString(), to: filters.to?.toISOString() } },
+      metadata: {
+        format,
+        filters: { ...asked(filters), from: filters.from?.toISOString(), to: filters.to?.toISOString() },
+      },
     });
     const self = this;
     async function* rows(): AsyncGenerator<string> {

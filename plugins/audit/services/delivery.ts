@@ -21,7 +21,8 @@ export class StreamDelivery {
   /** One pass over every stream with entries due. Answers how many entries were delivered. */
   async deliverDue(): Promise<number> {
     const now = this.d.clock();
-    const due = (await this.d.db('audit_streams as s')
+    const due = (await this.d
+      .db('audit_streams as s')
       .where('s.enabled', true)
       .where((w) => void w.whereNull('s.next_attempt_at').orWhere('s.next_attempt_at', '<=', now))
       .whereExists((q) => void q.select(1).from('audit_stream_queue as q').whereRaw('q.stream_id = s.id'))
@@ -34,7 +35,11 @@ export class StreamDelivery {
   /** Signing secrets of a stream: the current one, then the previous one while it is honoured. */
   secretsOf(row: StreamRow): string[] {
     const out = [this.d.secretBox.decrypt(row.secret_encrypted, secretContext(row.id))];
-    if (row.previous_secret_encrypted && row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) > this.d.clock()) {
+    if (
+      row.previous_secret_encrypted &&
+      row.previous_secret_expires_at &&
+      new Date(row.previous_secret_expires_at) > this.d.clock()
+    ) {
       out.push(this.d.secretBox.decrypt(row.previous_secret_encrypted, secretContext(row.id)));
     }
     return out;
@@ -53,7 +58,13 @@ export class StreamDelivery {
         timeoutMs: o.timeoutMs,
       });
     }
-    const fetch = createSafeFetch({ requireHttps: true, allowLoopback: this.d.allowLoopbackFetch, timeoutMs: o.timeoutMs, maxBytes: 64 * 1024, ...(o.trustedCa ? { ca: o.trustedCa } : {}) });
+    const fetch = createSafeFetch({
+      requireHttps: true,
+      allowLoopback: this.d.allowLoopbackFetch,
+      timeoutMs: o.timeoutMs,
+      maxBytes: 64 * 1024,
+      ...(o.trustedCa ? { ca: o.trustedCa } : {}),
+    });
     return new HttpsSink(row.url!, fetch, () => this.d.clock());
   }
 
@@ -82,7 +93,9 @@ export class StreamDelivery {
     let sink: (AuditSink & { destroy?(): void }) | null = null;
     try {
       if (!(await orgHasFeature(this.d, db, row.org_id, 'audit_stream'))) {
-        await db('audit_streams').where({ id: row.id }).update({ last_error: 'feature_not_in_plan: the plan no longer includes audit log streaming; entries are kept' });
+        await db('audit_streams').where({ id: row.id }).update({
+          last_error: 'feature_not_in_plan: the plan no longer includes audit log streaming; entries are kept',
+        });
         return 0;
       }
       sink = this.sinkOf(row);
@@ -102,7 +115,11 @@ export class StreamDelivery {
         if (present.length === 0) continue;
         const entries = present.map((r) => entryOut(r));
         const batch: AuditBatch = {
-          batch_id: `ab_${createHash('sha256').update(row.id).update(entries.map((e) => e.id).join(',')).digest('hex').slice(0, 32)}`,
+          batch_id: `ab_${createHash('sha256')
+            .update(row.id)
+            .update(entries.map((e) => e.id).join(','))
+            .digest('hex')
+            .slice(0, 32)}`,
           stream_id: row.id,
           org_id: row.org_id,
           test: false,
@@ -114,25 +131,34 @@ export class StreamDelivery {
         if (!result.ok) {
           const failures = row.consecutive_failures + 1;
           const wait = o.backoffMs[Math.min(failures - 1, o.backoffMs.length - 1)]!;
-          await db('audit_streams').where({ id: row.id }).update({
-            consecutive_failures: failures,
-            last_error: result.error,
-            last_attempt_at: at,
-            next_attempt_at: new Date(at.getTime() + wait),
-          });
+          await db('audit_streams')
+            .where({ id: row.id })
+            .update({
+              consecutive_failures: failures,
+              last_error: result.error,
+              last_attempt_at: at,
+              next_attempt_at: new Date(at.getTime() + wait),
+            });
           break;
         }
         await db.transaction(async (trx) => {
-          await trx('audit_stream_queue').whereIn('seq', present.map((r) => r.seq)).delete();
-          await trx('audit_streams').where({ id: row.id }).update({
-            delivered_count: trx.raw('delivered_count + ?', [present.length]),
-            last_delivered_entry_id: entries[entries.length - 1]!.id,
-            last_delivered_at: at,
-            last_attempt_at: at,
-            last_error: null,
-            consecutive_failures: 0,
-            next_attempt_at: null,
-          });
+          await trx('audit_stream_queue')
+            .whereIn(
+              'seq',
+              present.map((r) => r.seq),
+            )
+            .delete();
+          await trx('audit_streams')
+            .where({ id: row.id })
+            .update({
+              delivered_count: trx.raw('delivered_count + ?', [present.length]),
+              last_delivered_entry_id: entries[entries.length - 1]!.id,
+              last_delivered_at: at,
+              last_attempt_at: at,
+              last_error: null,
+              consecutive_failures: 0,
+              next_attempt_at: null,
+            });
         });
         row.consecutive_failures = 0;
         delivered += present.length;

@@ -23,17 +23,33 @@ export interface AuditDeps {
 
 export type AuditFeature = 'audit_export' | 'audit_stream';
 
-const FEATURE_NAMES: Record<AuditFeature, string> = { audit_export: 'Audit log export', audit_stream: 'Audit log streaming' };
+const FEATURE_NAMES: Record<AuditFeature, string> = {
+  audit_export: 'Audit log export',
+  audit_stream: 'Audit log streaming',
+};
 
 /** 402 feature_not_in_plan unless the organization's plan has the feature. */
-export async function requireFeature(d: Pick<AuditDeps, 'planCatalog'>, db: Knex, orgId: string, feature: AuditFeature): Promise<void> {
+export async function requireFeature(
+  d: Pick<AuditDeps, 'planCatalog'>,
+  db: Knex,
+  orgId: string,
+  feature: AuditFeature,
+): Promise<void> {
   const org = (await db('organizations').where({ id: orgId }).first('plan')) as { plan: string | null } | undefined;
   if (!d.planCatalog.hasFeature(org?.plan ?? null, feature)) {
-    throw httpError(402, 'feature_not_in_plan', `${FEATURE_NAMES[feature]} is not part of your plan`, { feature, plan: org?.plan ?? null });
+    throw httpError(402, 'feature_not_in_plan', `${FEATURE_NAMES[feature]} is not part of your plan`, {
+      feature,
+      plan: org?.plan ?? null,
+    });
   }
 }
 
-export async function orgHasFeature(d: Pick<AuditDeps, 'planCatalog'>, db: Knex, orgId: string, feature: AuditFeature): Promise<boolean> {
+export async function orgHasFeature(
+  d: Pick<AuditDeps, 'planCatalog'>,
+  db: Knex,
+  orgId: string,
+  feature: AuditFeature,
+): Promise<boolean> {
   const org = (await db('organizations').where({ id: orgId }).first('plan')) as { plan: string | null } | undefined;
   return d.planCatalog.hasFeature(org?.plan ?? null, feature);
 }

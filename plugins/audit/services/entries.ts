@@ -74,7 +74,22 @@ export function filtered(db: Knex, orgId: string, f: AuditFilters): Knex.QueryBu
   return q;
 }
 
-export const CSV_COLUMNS = ['id', 'created_at', 'action', 'actor_type', 'actor_id', 'actor_email', 'target_type', 'target_id', 'workspace_id', 'ip', 'user_agent', 'request_id', 'changes', 'metadata'] as const;
+export const CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'action',
+  'actor_type',
+  'actor_id',
+  'actor_email',
+  'target_type',
+  'target_id',
+  'workspace_id',
+  'ip',
+  'user_agent',
+  'request_id',
+  'changes',
+  'metadata',
+] as const;
 
 /** RFC 4180 field; a leading =, +, -, @ is prefixed with ' so spreadsheets do not run it as a formula. */
 function csvField(v: unknown): string {

@@ -66,7 +66,8 @@ export class HttpsSink implements AuditSink {
         body,
       });
       await res.arrayBuffer().catch(() => undefined);
-      if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null, latency_ms: elapsed(start) };
+      if (res.status >= 200 && res.status < 300)
+        return { ok: true, status: res.status, error: null, latency_ms: elapsed(start) };
       return { ok: false, status: res.status, error: `destination answered ${res.status}`, latency_ms: elapsed(start) };
     } catch (err) {
       const code = err instanceof SafeFetchError ? err.code : 'request_failed';
@@ -97,7 +98,10 @@ export class CloudWatchSink implements AuditSink {
   constructor(private readonly s: CloudWatchSettings) {}
 
   /** The AWS SDK is imported on the first delivery, not with the plugin (it costs a third of a second). */
-  private async connect(): Promise<{ client: CloudWatchLogsClient; sdk: typeof import('@aws-sdk/client-cloudwatch-logs') }> {
+  private async connect(): Promise<{
+    client: CloudWatchLogsClient;
+    sdk: typeof import('@aws-sdk/client-cloudwatch-logs');
+  }> {
     if (!this.sdk || !this.client) {
       const sdk = await import('@aws-sdk/client-cloudwatch-logs');
       const s = this.s;
@@ -117,22 +121,36 @@ export class CloudWatchSink implements AuditSink {
     const start = performance.now();
     // CloudWatch wants events in time order; the batch is in queue order, which may differ by a hair.
     const logEvents = batch.entries
-      .map((e) => ({ timestamp: Date.parse(e.created_at), message: JSON.stringify({ batch_id: batch.batch_id, test: batch.test, ...e }) }))
+      .map((e) => ({
+        timestamp: Date.parse(e.created_at),
+        message: JSON.stringify({ batch_id: batch.batch_id, test: batch.test, ...e }),
+      }))
       .sort((a, b) => a.timestamp - b.timestamp);
     try {
       const { client, sdk } = await this.connect();
-      const put = () => client.send(new sdk.PutLogEventsCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream, logEvents }));
+      const put = () =>
+        client.send(
+          new sdk.PutLogEventsCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream, logEvents }),
+        );
       try {
         await put();
       } catch (err) {
-        if ((err as { name?: string }).name !== 'ResourceNotFoundException' || !/stream/i.test((err as Error).message)) throw err;
-        await client.send(new sdk.CreateLogStreamCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream }));
+        if ((err as { name?: string }).name !== 'ResourceNotFoundException' || !/stream/i.test((err as Error).message))
+          throw err;
+        await client.send(
+          new sdk.CreateLogStreamCommand({ logGroupName: this.s.logGroup, logStreamName: this.s.logStream }),
+        );
         await put();
       }
       return { ok: true, status: 200, error: null, latency_ms: elapsed(start) };
     } catch (err) {
       const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-      return { ok: false, status: e.$metadata?.httpStatusCode ?? null, error: `${e.name ?? 'Error'}: ${e.message ?? ''}`.slice(0, 500), latency_ms: elapsed(start) };
+      return {
+        ok: false,
+        status: e.$metadata?.httpStatusCode ?? null,
+        error: `${e.name ?? 'Error'}: ${e.message ?? ''}`.slice(0, 500),
+        latency_ms: elapsed(start),
+      };
     }
   }
 

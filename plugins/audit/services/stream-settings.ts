@@ -9,13 +9,27 @@ import { requireFeature, type AuditDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import type { StreamDelivery } from './delivery.js';
 import { SIGNATURE_HEADER, type SinkResult } from './sinks.js';
-import { cloudwatchSecretContext, pendingCount, secretContext, streamOf, streamOut, type AuditStreamOut, type StreamRow } from './stream-store.js';
+import {
+  cloudwatchSecretContext,
+  pendingCount,
+  secretContext,
+  streamOf,
+  streamOut,
+  type AuditStreamOut,
+  type StreamRow,
+} from './stream-store.js';
 
 export interface StreamInput {
   kind: 'https' | 'cloudwatch';
   enabled?: boolean;
   url?: string;
-  cloudwatch?: { region: string; log_group: string; log_stream: string; access_key_id: string; secret_access_key?: string };
+  cloudwatch?: {
+    region: string;
+    log_group: string;
+    log_stream: string;
+    access_key_id: string;
+    secret_access_key?: string;
+  };
 }
 
 export interface TestResult extends SinkResult {
@@ -23,7 +37,8 @@ export interface TestResult extends SinkResult {
 }
 
 const newSigningSecret = () => `pwss_${randomBytes(32).toString('base64url')}`;
-const invalid = (path: string, message: string) => httpError(400, 'invalid_request', message, { errors: [{ path, message }] });
+const invalid = (path: string, message: string) =>
+  httpError(400, 'invalid_request', message, { errors: [{ path, message }] });
 
 /** The organization's stream to an external log system: settings, secret, test batch. */
 export class StreamSettingsService {
@@ -49,7 +64,9 @@ export class StreamSettingsService {
     await requireFeature(this.d, db, actor.orgId, 'audit_stream');
     if (input.kind === 'https') checkUrl(input.url, this.d.allowLoopbackFetch);
     return db.transaction(async (trx) => {
-      const current = ((await trx('audit_streams').where({ org_id: actor.orgId }).forUpdate().first()) as StreamRow | undefined) ?? null;
+      const current =
+        ((await trx('audit_streams').where({ org_id: actor.orgId }).forUpdate().first()) as StreamRow | undefined) ??
+        null;
       const id = current?.id ?? newId('ast');
       const now = this.d.clock();
       const fields: Partial<StreamRow> = {
@@ -67,14 +84,20 @@ export class StreamSettingsService {
       if (input.kind === 'cloudwatch') {
         const cw = input.cloudwatch;
         if (!cw) throw invalid('cloudwatch', 'cloudwatch settings are required for a cloudwatch stream');
-        const keepSecret = current?.kind === 'cloudwatch' && current.cw_access_key_id === cw.access_key_id && current.cw_secret_encrypted;
-        if (!cw.secret_access_key && !keepSecret) throw invalid('cloudwatch.secret_access_key', 'secret_access_key is required for new credentials');
+        const keepSecret =
+          current?.kind === 'cloudwatch' &&
+          current.cw_access_key_id === cw.access_key_id &&
+          current.cw_secret_encrypted;
+        if (!cw.secret_access_key && !keepSecret)
+          throw invalid('cloudwatch.secret_access_key', 'secret_access_key is required for new credentials');
         Object.assign(fields, {
           cw_region: cw.region,
           cw_log_group: cw.log_group,
           cw_log_stream: cw.log_stream,
           cw_access_key_id: cw.access_key_id,
-          cw_secret_encrypted: cw.secret_access_key ? secretBox.encrypt(cw.secret_access_key, cloudwatchSecretContext(id)) : current!.cw_secret_encrypted,
+          cw_secret_encrypted: cw.secret_access_key
+            ? secretBox.encrypt(cw.secret_access_key, cloudwatchSecretContext(id))
+            : current!.cw_secret_encrypted,
           cw_secret_last4: cw.secret_access_key ? last4(cw.secret_access_key) : current!.cw_secret_last4,
         });
       }
@@ -83,14 +106,22 @@ export class StreamSettingsService {
       const who = { orgId: actor.orgId, actor, target: { type: 'audit_stream', id } };
       if (!current) {
         const secret = newSigningSecret();
-        await trx('audit_streams').insert({ id, org_id: actor.orgId, ...fields, secret_encrypted: secretBox.encrypt(secret, secretContext(id)), secret_last4: last4(secret), created_at: now });
+        await trx('audit_streams').insert({
+          id,
+          org_id: actor.orgId,
+          ...fields,
+          secret_encrypted: secretBox.encrypt(secret, secretContext(id)),
+          secret_last4: last4(secret),
+          created_at: now,
+        });
         await this.d.audit.record(trx, { ...who, action: 'audit_stream.created', metadata: destination(fields) });
         const row = (await trx('audit_streams').where({ id }).first()) as StreamRow;
         return { stream: { ...streamOut(row, 0, SIGNATURE_HEADER), secret }, created: true };
       }
       await trx('audit_streams').where({ id }).update(fields);
       const changes = diffFields(destination(current), destination(fields));
-      if (Object.keys(changes).length) await this.d.audit.record(trx, { ...who, action: 'audit_stream.updated', changes });
+      if (Object.keys(changes).length)
+        await this.d.audit.record(trx, { ...who, action: 'audit_stream.updated', changes });
       const row = (await trx('audit_streams').where({ id }).first()) as StreamRow;
       return { stream: streamOut(row, await pendingCount(trx, id), SIGNATURE_HEADER), created: false };
     });
@@ -102,7 +133,13 @@ export class StreamSettingsService {
       const row = (await trx('audit_streams').where({ org_id: actor.orgId }).first()) as StreamRow | undefined;
       if (!row) throw notFound('audit stream');
       await trx('audit_streams').where({ id: row.id }).delete();
-      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'audit_stream.deleted', target: { type: 'audit_stream', id: row.id }, metadata: destination(row) });
+      await this.d.audit.record(trx, {
+        orgId: actor.orgId,
+        actor,
+        action: 'audit_stream.deleted',
+        target: { type: 'audit_stream', id: row.id },
+        metadata: destination(row),
+      });
     });
   }
 
@@ -111,18 +148,26 @@ export class StreamSettingsService {
     const { db, secretBox } = this.d;
     await requireFeature(this.d, db, actor.orgId, 'audit_stream');
     return db.transaction(async (trx) => {
-      const row = (await trx('audit_streams').where({ org_id: actor.orgId }).forUpdate().first()) as StreamRow | undefined;
+      const row = (await trx('audit_streams').where({ org_id: actor.orgId }).forUpdate().first()) as
+        StreamRow | undefined;
       if (!row) throw notFound('audit stream');
       const secret = newSigningSecret();
       const now = this.d.clock();
-      await trx('audit_streams').where({ id: row.id }).update({
-        secret_encrypted: secretBox.encrypt(secret, secretContext(row.id)),
-        secret_last4: last4(secret),
-        previous_secret_encrypted: row.secret_encrypted,
-        previous_secret_expires_at: new Date(now.getTime() + this.d.options.stream.previousSecretHours * 3_600_000),
-        updated_at: now,
+      await trx('audit_streams')
+        .where({ id: row.id })
+        .update({
+          secret_encrypted: secretBox.encrypt(secret, secretContext(row.id)),
+          secret_last4: last4(secret),
+          previous_secret_encrypted: row.secret_encrypted,
+          previous_secret_expires_at: new Date(now.getTime() + this.d.options.stream.previousSecretHours * 3_600_000),
+          updated_at: now,
+        });
+      await this.d.audit.record(trx, {
+        orgId: actor.orgId,
+        actor,
+        action: 'audit_stream.secret_rotated',
+        target: { type: 'audit_stream', id: row.id },
       });
-      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'audit_stream.secret_rotated', target: { type: 'audit_stream', id: row.id } });
       const updated = (await trx('audit_streams').where({ id: row.id }).first()) as StreamRow;
       return { ...streamOut(updated, await pendingCount(trx, row.id), SIGNATURE_HEADER), secret };
     });
@@ -167,7 +212,15 @@ export class StreamSettingsService {
 
 /** The destination fields that audit entries name (never a secret). */
 function destination(f: Partial<StreamRow>): Record<string, unknown> {
-  return { kind: f.kind, enabled: f.enabled, url: f.url ?? null, cw_region: f.cw_region ?? null, cw_log_group: f.cw_log_group ?? null, cw_log_stream: f.cw_log_stream ?? null, cw_access_key_id: f.cw_access_key_id ?? null };
+  return {
+    kind: f.kind,
+    enabled: f.enabled,
+    url: f.url ?? null,
+    cw_region: f.cw_region ?? null,
+    cw_log_group: f.cw_log_group ?? null,
+    cw_log_stream: f.cw_log_stream ?? null,
+    cw_access_key_id: f.cw_access_key_id ?? null,
+  };
 }
 
 /** An https URL without credentials; literal private addresses are refused now (names at delivery). */
@@ -182,6 +235,8 @@ function checkUrl(url: string | undefined, allowLoopback: boolean): void {
   if (u.protocol !== 'https:') throw invalid('url', 'url must use https');
   if (u.username || u.password) throw invalid('url', 'url must not carry credentials');
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  if (host.toLowerCase() === 'localhost' && !allowLoopback) throw httpError(422, 'blocked_address', 'url points to a private or reserved address', { host });
-  if (isIP(host) && blockedReason(host, { allowLoopback })) throw httpError(422, 'blocked_address', 'url points to a private or reserved address', { host });
+  if (host.toLowerCase() === 'localhost' && !allowLoopback)
+    throw httpError(422, 'blocked_address', 'url points to a private or reserved address', { host });
+  if (isIP(host) && blockedReason(host, { allowLoopback }))
+    throw httpError(422, 'blocked_address', 'url points to a private or reserved address', { host });
 }

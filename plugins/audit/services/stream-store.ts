@@ -36,7 +36,13 @@ export interface AuditStreamOut {
   enabled: boolean;
   status: 'active' | 'failing' | 'disabled';
   url: string | null;
-  cloudwatch: { region: string; log_group: string; log_stream: string; access_key_id: string; secret_access_key_last4: string } | null;
+  cloudwatch: {
+    region: string;
+    log_group: string;
+    log_stream: string;
+    access_key_id: string;
+    secret_access_key_last4: string;
+  } | null;
   signature_header: string;
   secret_last4: string;
   delivery: {
@@ -64,7 +70,9 @@ export async function streamOf(db: Knex, orgId: string): Promise<StreamRow | nul
 }
 
 export async function pendingCount(db: Knex, streamId: string): Promise<number> {
-  const [row] = (await db('audit_stream_queue').where({ stream_id: streamId }).count('* as n')) as Array<{ n: string | number }>;
+  const [row] = (await db('audit_stream_queue').where({ stream_id: streamId }).count('* as n')) as Array<{
+    n: string | number;
+  }>;
   return Number(row?.n ?? 0);
 }
 
@@ -77,7 +85,13 @@ export function streamOut(row: StreamRow, pending: number, signatureHeader: stri
     url: row.kind === 'https' ? row.url : null,
     cloudwatch:
       row.kind === 'cloudwatch'
-        ? { region: row.cw_region!, log_group: row.cw_log_group!, log_stream: row.cw_log_stream!, access_key_id: row.cw_access_key_id!, secret_access_key_last4: row.cw_secret_last4! }
+        ? {
+            region: row.cw_region!,
+            log_group: row.cw_log_group!,
+            log_stream: row.cw_log_stream!,
+            access_key_id: row.cw_access_key_id!,
+            secret_access_key_last4: row.cw_secret_last4!,
+          }
         : null,
     signature_header: signatureHeader,
     secret_last4: row.secret_last4,

@@ -26,10 +26,24 @@ export const auditTicketPageSection = {
     const rows = (await db('audit_entries')
       .where('org_id', ticket.org_id)
       .whereIn('target_id', targets)
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
       .limit(PAGE_LIMIT)
-      .select('id', 'action', 'actor_type', 'actor_id', 'actor_email', 'target_type', 'target_id', 'changes', 'metadata', 'request_id', 'created_at')
-    ) as Array<Record<string, unknown>>;
+      .select(
+        'id',
+        'action',
+        'actor_type',
+        'actor_id',
+        'actor_email',
+        'target_type',
+        'target_id',
+        'changes',
+        'metadata',
+        'request_id',
+        'created_at',
+      )) as Array<Record<string, unknown>>;
     return {
       fields: {
         audit: rows.map((r) => ({

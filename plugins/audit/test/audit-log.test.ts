@@ -20,7 +20,12 @@ t.test('an owner reads the audit log of administrative changes, newest first, wi
   const owner = await signUp(app, { orgName: 'Acme' });
   const admin = await addMember(app, owner, { role: 'admin' });
   const reviewer = await addMember(app, owner, { role: 'reviewer' });
-  const changed = await app.server.inject({ method: 'PATCH', url: `/v1/members/${reviewer.user.id}`, payload: { role: 'admin' }, ...owner.auth });
+  const changed = await app.server.inject({
+    method: 'PATCH',
+    url: `/v1/members/${reviewer.user.id}`,
+    payload: { role: 'admin' },
+    ...owner.auth,
+  });
   t.equal(changed.statusCode, 200, json(changed).message as string);
 
   const all = await app.server.inject({ method: 'GET', url: '/v1/audit', ...owner.auth });
@@ -39,14 +44,44 @@ t.test('an owner reads the audit log of administrative changes, newest first, wi
   const prefix = json<Page>(await app.server.inject({ method: 'GET', url: '/v1/audit?action=member.', ...owner.auth }));
   t.ok(prefix.items.length > 0 && prefix.items.every((e) => e.action.startsWith('member.')), 'action prefix');
   const star = json<Page>(await app.server.inject({ method: 'GET', url: '/v1/audit?action=member.*', ...owner.auth }));
-  t.same(star.items.map((e) => e.id), prefix.items.map((e) => e.id), 'prefix with *');
-  const exact = json<Page>(await app.server.inject({ method: 'GET', url: '/v1/audit?action=member.role_changed', ...owner.auth }));
-  t.same(exact.items.map((e) => e.action), ['member.role_changed']);
-  const byEmail = json<Page>(await app.server.inject({ method: 'GET', url: `/v1/audit?actor=${encodeURIComponent(owner.email.toUpperCase())}`, ...owner.auth }));
-  t.ok(byEmail.items.length > 0 && byEmail.items.every((e) => e.actor.email === owner.email), 'actor by email, any case');
-  const byTarget = json<Page>(await app.server.inject({ method: 'GET', url: `/v1/audit?target_type=user&target_id=${reviewer.user.id}`, ...owner.auth }));
+  t.same(
+    star.items.map((e) => e.id),
+    prefix.items.map((e) => e.id),
+    'prefix with *',
+  );
+  const exact = json<Page>(
+    await app.server.inject({ method: 'GET', url: '/v1/audit?action=member.role_changed', ...owner.auth }),
+  );
+  t.same(
+    exact.items.map((e) => e.action),
+    ['member.role_changed'],
+  );
+  const byEmail = json<Page>(
+    await app.server.inject({
+      method: 'GET',
+      url: `/v1/audit?actor=${encodeURIComponent(owner.email.toUpperCase())}`,
+      ...owner.auth,
+    }),
+  );
+  t.ok(
+    byEmail.items.length > 0 && byEmail.items.every((e) => e.actor.email === owner.email),
+    'actor by email, any case',
+  );
+  const byTarget = json<Page>(
+    await app.server.inject({
+      method: 'GET',
+      url: `/v1/audit?target_type=user&target_id=${reviewer.user.id}`,
+      ...owner.auth,
+    }),
+  );
   t.ok(byTarget.items.length > 0 && byTarget.items.every((e) => e.target?.id === reviewer.user.id), 'target');
-  const future = json<Page>(await app.server.inject({ method: 'GET', url: `/v1/audit?from=${new Date(Date.now() + 60_000).toISOString()}`, ...owner.auth }));
+  const future = json<Page>(
+    await app.server.inject({
+      method: 'GET',
+      url: `/v1/audit?from=${new Date(Date.now() + 60_000).toISOString()}`,
+      ...owner.auth,
+    }),
+  );
   t.same(future.items, [], 'date range');
   const past = json<Page>(await app.server.inject({ method: 'GET', url: `/v1/audit?to=2020-01-01`, ...owner.auth }));
   t.same(past.items, []);
@@ -55,26 +90,43 @@ t.test('an owner reads the audit log of administrative changes, newest first, wi
   const seen: string[] = [];
   let cursor: string | null = null;
   do {
-    const res: { statusCode: number; payload: string } = await app.server.inject({ method: 'GET', url: `/v1/audit?limit=2${cursor ? `&cursor=${cursor}` : ''}`, ...admin.auth });
+    const res: { statusCode: number; payload: string } = await app.server.inject({
+      method: 'GET',
+      url: `/v1/audit?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      ...admin.auth,
+    });
     t.equal(res.statusCode, 200);
     const p: Page = json<Page>(res);
     seen.push(...p.items.map((e) => e.id));
     cursor = p.next_cursor;
   } while (cursor);
-  t.same(seen, page.items.map((e) => e.id), 'the cursor pages give the whole list in order');
+  t.same(
+    seen,
+    page.items.map((e) => e.id),
+    'the cursor pages give the whole list in order',
+  );
 
   t.equal((await app.server.inject({ method: 'GET', url: '/v1/audit?cursor=garbage', ...owner.auth })).statusCode, 400);
   t.equal((await app.server.inject({ method: 'GET', url: '/v1/audit?from=yesterday', ...owner.auth })).statusCode, 400);
   const other = await addMember(app, owner, { role: 'client_viewer' });
-  t.equal((await app.server.inject({ method: 'GET', url: '/v1/audit', ...other.auth })).statusCode, 403, 'client viewers do not read the log');
+  t.equal(
+    (await app.server.inject({ method: 'GET', url: '/v1/audit', ...other.auth })).statusCode,
+    403,
+    'client viewers do not read the log',
+  );
   t.equal((await app.server.inject({ method: 'GET', url: '/v1/audit' })).statusCode, 401);
 
   // Another organization sees only its own entries, whatever it filters on.
   const stranger = await signUp(app, { orgName: 'Other' });
-  const theirs = json<Page>(await app.server.inject({ method: 'GET', url: `/v1/audit?target_id=${reviewer.user.id}`, ...stranger.auth }));
+  const theirs = json<Page>(
+    await app.server.inject({ method: 'GET', url: `/v1/audit?target_id=${reviewer.user.id}`, ...stranger.auth }),
+  );
   t.same(theirs.items, []);
   const mine = json<Page>(await app.server.inject({ method: 'GET', url: '/v1/audit', ...stranger.auth }));
-  t.ok(mine.items.every((e) => !page.items.some((x) => x.id === e.id)), 'no entry of another organization');
+  t.ok(
+    mine.items.every((e) => !page.items.some((x) => x.id === e.id)),
+    'no entry of another organization',
+  );
 });
 
 t.test('the export streams CSV or JSON Lines on plans with audit export, and is itself audited', async (t) => {
@@ -92,26 +144,54 @@ t.test('the export streams CSV or JSON Lines on plans with audit export, and is 
   t.match(csv.headers['content-type'], /^text\/csv/);
   t.match(csv.headers['content-disposition'], /attachment; filename="audit-\d{4}-\d{2}-\d{2}\.csv"/);
   const lines = csv.payload.trim().split('\r\n');
-  t.equal(lines[0], 'id,created_at,action,actor_type,actor_id,actor_email,target_type,target_id,workspace_id,ip,user_agent,request_id,changes,metadata');
-  t.ok(lines.some((l) => l.includes(',organization.created,')), 'entries as rows');
+  t.equal(
+    lines[0],
+    'id,created_at,action,actor_type,actor_id,actor_email,target_type,target_id,workspace_id,ip,user_agent,request_id,changes,metadata',
+  );
+  t.ok(
+    lines.some((l) => l.includes(',organization.created,')),
+    'entries as rows',
+  );
   t.ok(lines.some((l) => l.includes(',invitation.created,')));
 
-  const jsonl = await app.server.inject({ method: 'GET', url: '/v1/audit/export?format=jsonl&action=invitation.', ...owner.auth });
+  const jsonl = await app.server.inject({
+    method: 'GET',
+    url: '/v1/audit/export?format=jsonl&action=invitation.',
+    ...owner.auth,
+  });
   t.equal(jsonl.statusCode, 200);
   t.match(jsonl.headers['content-type'], /^application\/x-ndjson/);
-  const entries = jsonl.payload.trim().split('\n').map((l) => JSON.parse(l) as Entry);
+  const entries = jsonl.payload
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Entry);
   t.ok(entries.length > 0 && entries.every((e) => e.action.startsWith('invitation.')), 'filters apply');
 
-  const exported = json<Page>(await app.server.inject({ method: 'GET', url: '/v1/audit?action=audit.exported', ...owner.auth }));
+  const exported = json<Page>(
+    await app.server.inject({ method: 'GET', url: '/v1/audit?action=audit.exported', ...owner.auth }),
+  );
   t.equal(exported.items.length, 2, 'each export is audited');
-  t.equal((await app.server.inject({ method: 'GET', url: '/v1/audit/export?format=xml', ...owner.auth })).statusCode, 400);
+  t.equal(
+    (await app.server.inject({ method: 'GET', url: '/v1/audit/export?format=xml', ...owner.auth })).statusCode,
+    400,
+  );
 });
 
 t.test('a formula in a field does not run in a spreadsheet', async (t) => {
   const { csvLine } = await import('../services/entries.js');
   const line = csvLine({
-    id: 'aud_1', org_id: 'org_1', action: 'x.y', actor: { type: 'user', id: null, email: '=HYPERLINK("http://evil")' }, target: null, workspace_id: null,
-    changes: null, metadata: { note: 'a,b' }, ip: null, user_agent: null, request_id: null, created_at: '2026-01-01T00:00:00.000Z',
+    id: 'aud_1',
+    org_id: 'org_1',
+    action: 'x.y',
+    actor: { type: 'user', id: null, email: '=HYPERLINK("http://evil")' },
+    target: null,
+    workspace_id: null,
+    changes: null,
+    metadata: { note: 'a,b' },
+    ip: null,
+    user_agent: null,
+    request_id: null,
+    created_at: '2026-01-01T00:00:00.000Z',
   });
   t.match(line, /,"'=HYPERLINK\(""http:\/\/evil""\)",/);
   t.match(line, /"\{""note"":""a,b""\}"\r\n$/);
@@ -122,10 +202,25 @@ t.test('the audit and privacy operations are in the OpenAPI document, under thei
   const res = await app.server.inject({ method: 'GET', url: '/v1/openapi.json' });
   t.equal(res.statusCode, 200);
   const doc = json<{ paths: Record<string, Record<string, { operationId: string; tags: string[] }>> }>(res);
-  const ops = Object.values(doc.paths).flatMap((p) => Object.values(p)).map((o) => `${o.tags?.[0]}:${o.operationId}`);
-  for (const id of ['listAuditEntries', 'exportAuditEntries', 'getAuditStream', 'putAuditStream', 'deleteAuditStream', 'rotateAuditStreamSecret', 'testAuditStream']) t.ok(ops.includes(`audit:${id}`), id);
-  for (const id of ['closeOrganization', 'createPrivacyErasure', 'createPrivacyExport', 'deletePrivacyTicket']) t.ok(ops.includes(`privacy:${id}`), id);
-  t.notOk(Object.keys(doc.paths).some((p) => p.startsWith('/downloads')), 'the download page is not an API operation');
+  const ops = Object.values(doc.paths)
+    .flatMap((p) => Object.values(p))
+    .map((o) => `${o.tags?.[0]}:${o.operationId}`);
+  for (const id of [
+    'listAuditEntries',
+    'exportAuditEntries',
+    'getAuditStream',
+    'putAuditStream',
+    'deleteAuditStream',
+    'rotateAuditStreamSecret',
+    'testAuditStream',
+  ])
+    t.ok(ops.includes(`audit:${id}`), id);
+  for (const id of ['closeOrganization', 'createPrivacyErasure', 'createPrivacyExport', 'deletePrivacyTicket'])
+    t.ok(ops.includes(`privacy:${id}`), id);
+  t.notOk(
+    Object.keys(doc.paths).some((p) => p.startsWith('/downloads')),
+    'the download page is not an API operation',
+  );
   const { Validator } = await import('@seriousme/openapi-schema-validator');
   const result = await new Validator().validate(doc as unknown as Record<string, unknown>);
   t.equal(result.valid, true, `the document validates: ${JSON.stringify(result.errors ?? '').slice(0, 300)}`);

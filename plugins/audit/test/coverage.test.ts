@@ -13,21 +13,44 @@ import { auditApp, json, setPlan } from './helpers/setup.js';
  * below (which calls it and looks for the entry) or be listed as not being a change, with why.
  * A new administrative operation without either fails this test.
  */
-const SECTIONS = new Set(['auth', 'me', 'orgs', 'members', 'invitations', 'tokens', 'workspaces', 'codehost', 'repositories', 'billing', 'claims', 'referrals', 'tickets', 'files', 'sso and security', 'channels', 'domains']);
+const SECTIONS = new Set([
+  'auth',
+  'me',
+  'orgs',
+  'members',
+  'invitations',
+  'tokens',
+  'workspaces',
+  'codehost',
+  'repositories',
+  'billing',
+  'claims',
+  'referrals',
+  'tickets',
+  'files',
+  'sso and security',
+  'channels',
+  'domains',
+]);
 
 /** Operations that change nothing an audit log records, or are not reachable offline here. */
 const NOT_CHANGES: Record<string, string> = {
   openBillingPortal: 'answers a URL of the provider’s portal; changes happen there and come back as audited webhooks',
-  createBillingCheckout: 'answers a checkout URL; the subscription change arrives by webhook (billing.subscription_changed)',
+  createBillingCheckout:
+    'answers a checkout URL; the subscription change arrives by webhook (billing.subscription_changed)',
   createBillingTopup: 'answers a checkout URL; the payment arrives by webhook (billing.topup_paid)',
-  createPayoutOnboarding: 'answers an onboarding link; the account change arrives by webhook (billing.connect_account_updated)',
-  startCodeHostInstall: 'answers an install URL with a single-use state; linking is audited (codehost.installation_linked)',
+  createPayoutOnboarding:
+    'answers an onboarding link; the account change arrives by webhook (billing.connect_account_updated)',
+  startCodeHostInstall:
+    'answers an install URL with a single-use state; linking is audited (codehost.installation_linked)',
   testChannelForwarding: 'sends a test email (audited anyway as channel.forwarding_test_sent)',
   testSsoConnection: 'checks a connection’s discovery; changes nothing',
   verifyDomain: 'asks the provider to check DNS; a state change is recorded by the domain service',
-  verifySsoDomain: 'checks a TXT record; audited as sso.domain_verified when it verifies (needs DNS, covered in sso tests)',
+  verifySsoDomain:
+    'checks a TXT record; audited as sso.domain_verified when it verifies (needs DNS, covered in sso tests)',
   readRepositoryGuidelines: 'reads the repository’s contributing guidelines; changes nothing here',
-  refreshRepository: 're-reads repository metadata from the code host (audited as repository.refreshed; needs an installation)',
+  refreshRepository:
+    're-reads repository metadata from the code host (audited as repository.refreshed; needs an installation)',
   createRepositoryLabels: 'creates labels on the code host, not in Patchwell',
   openRepositoryOnboardingPr: 'opens a pull request on the code host (engineer D reuses it in onboarding)',
 };
@@ -39,27 +62,55 @@ const NOT_CHANGES: Record<string, string> = {
  * them against its local peers).
  */
 const NEEDS_A_PEER: Record<string, { plugin: string; action: string; needs: string }> = {
-  registerDomain: { plugin: 'inbox', action: 'domain.registered', needs: 'a sending-domain plan and the email provider' },
+  registerDomain: {
+    plugin: 'inbox',
+    action: 'domain.registered',
+    needs: 'a sending-domain plan and the email provider',
+  },
   updateDomainSender: { plugin: 'inbox', action: 'domain.sender_changed', needs: 'a registered domain' },
   deleteDomain: { plugin: 'inbox', action: 'domain.deleted', needs: 'a registered domain' },
   releaseInboundEmail: { plugin: 'inbox', action: 'inbound_email.released', needs: 'a quarantined inbound email' },
   connectRepository: { plugin: 'codehost', action: 'repository.connected', needs: 'a code-host installation' },
   deleteRepository: { plugin: 'codehost', action: 'repository.disconnected', needs: 'a connected repository' },
   setRepositoryAgentKey: { plugin: 'codehost', action: 'repository.agent_key_set', needs: 'a connected repository' },
-  linkCodeHostInstallation: { plugin: 'codehost', action: 'codehost.installation_linked', needs: 'the code host’s setup redirect' },
-  syncCodeHostInstallation: { plugin: 'codehost', action: 'codehost.installation_synced', needs: 'a linked installation' },
-  unlinkCodeHostInstallation: { plugin: 'codehost', action: 'codehost.installation_unlinked', needs: 'a linked installation' },
+  linkCodeHostInstallation: {
+    plugin: 'codehost',
+    action: 'codehost.installation_linked',
+    needs: 'the code host’s setup redirect',
+  },
+  syncCodeHostInstallation: {
+    plugin: 'codehost',
+    action: 'codehost.installation_synced',
+    needs: 'a linked installation',
+  },
+  unlinkCodeHostInstallation: {
+    plugin: 'codehost',
+    action: 'codehost.installation_unlinked',
+    needs: 'a linked installation',
+  },
   createSsoConnection: { plugin: 'sso', action: 'sso.connection_created', needs: 'an identity provider to discover' },
   updateSsoConnection: { plugin: 'sso', action: 'sso.connection_updated', needs: 'a connection' },
   deleteSsoConnection: { plugin: 'sso', action: 'sso.connection_deleted', needs: 'a connection' },
   unlinkSsoAccount: { plugin: 'sso', action: 'sso.account_unlinked', needs: 'a linked account' },
   releaseSsoAddress: { plugin: 'sso', action: 'sso.address_released', needs: 'a verified domain' },
   setSsoEnforcement: { plugin: 'sso', action: 'sso.enforcement_changed', needs: 'a verified domain and a connection' },
-  switchBillingPlan: { plugin: 'billing', action: 'billing.plan_switched', needs: 'a subscription at the payment provider' },
-  cancelBillingSubscription: { plugin: 'billing', action: 'billing.subscription_cancel_requested', needs: 'a subscription' },
+  switchBillingPlan: {
+    plugin: 'billing',
+    action: 'billing.plan_switched',
+    needs: 'a subscription at the payment provider',
+  },
+  cancelBillingSubscription: {
+    plugin: 'billing',
+    action: 'billing.subscription_cancel_requested',
+    needs: 'a subscription',
+  },
   setBadgeRemovalAddon: { plugin: 'billing', action: 'billing.badge_removal_changed', needs: 'a subscription' },
   setWorkspaceManagedAddon: { plugin: 'billing', action: 'billing.workspace_managed_changed', needs: 'a subscription' },
-  setWorkspaceResale: { plugin: 'billing', action: 'billing.workspace_resale_changed', needs: 'an agency plan with a payout account' },
+  setWorkspaceResale: {
+    plugin: 'billing',
+    action: 'billing.workspace_resale_changed',
+    needs: 'an agency plan with a payout account',
+  },
 };
 
 interface Scenario {
@@ -75,20 +126,39 @@ interface Ctx {
   tokenId: string;
 }
 
-const inject = (c: Ctx, method: string, url: string, payload?: unknown) => c.app.server.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }), ...c.owner.auth });
+const inject = (c: Ctx, method: string, url: string, payload?: unknown) =>
+  c.app.server.inject({
+    method,
+    url,
+    ...(payload === undefined ? {} : { payload: payload as object }),
+    ...c.owner.auth,
+  });
 
 const SCENARIOS: Record<string, Scenario> = {
-  updateCurrentOrganization: { action: 'organization.updated', run: (c) => inject(c, 'PATCH', '/v1/orgs/current', { name: 'Renamed Co' }) },
+  updateCurrentOrganization: {
+    action: 'organization.updated',
+    run: (c) => inject(c, 'PATCH', '/v1/orgs/current', { name: 'Renamed Co' }),
+  },
   createInvitation: {
     action: 'invitation.created',
     run: async (c) => {
-      const res = await inject(c, 'POST', '/v1/invitations', { email: 'walk@example.test', role: 'reviewer', workspace_ids: [] });
+      const res = await inject(c, 'POST', '/v1/invitations', {
+        email: 'walk@example.test',
+        role: 'reviewer',
+        workspace_ids: [],
+      });
       c.invitationId = json<{ id: string }>(res).id;
       return res;
     },
   },
-  revokeInvitation: { action: 'invitation.revoked', run: (c) => inject(c, 'DELETE', `/v1/invitations/${c.invitationId}`) },
-  updateMember: { action: 'member.role_changed', run: (c) => inject(c, 'PATCH', `/v1/members/${c.memberId}`, { role: 'admin' }) },
+  revokeInvitation: {
+    action: 'invitation.revoked',
+    run: (c) => inject(c, 'DELETE', `/v1/invitations/${c.invitationId}`),
+  },
+  updateMember: {
+    action: 'member.role_changed',
+    run: (c) => inject(c, 'PATCH', `/v1/members/${c.memberId}`, { role: 'admin' }),
+  },
   removeMember: { action: 'member.removed', run: (c) => inject(c, 'DELETE', `/v1/members/${c.memberId}`) },
   createWorkspace: {
     action: 'workspace.created',
@@ -98,11 +168,30 @@ const SCENARIOS: Record<string, Scenario> = {
       return res;
     },
   },
-  updateWorkspace: { action: 'workspace.updated', run: (c) => inject(c, 'PATCH', `/v1/workspaces/${c.workspaceId}`, { name: 'Walked again' }) },
-  updateChannel: { action: 'channel.updated', run: (c) => inject(c, 'PATCH', `/v1/channels/${c.workspaceId}`, { accept_list_mail: true }) },
-  setChannelForwarding: { action: 'channel.forwarding_set', run: (c) => inject(c, 'PUT', `/v1/channels/${c.workspaceId}/forwarding`, { address: 'support@walk.example', provider: 'other' }) },
-  deleteChannelForwarding: { action: 'channel.forwarding_removed', run: (c) => inject(c, 'DELETE', `/v1/channels/${c.workspaceId}/forwarding`) },
-  createBillingClaim: { action: 'billing.claim_requested', run: (c) => inject(c, 'POST', '/v1/billing/claims', { kind: 'review', url: 'https://reviews.example/walker' }) },
+  updateWorkspace: {
+    action: 'workspace.updated',
+    run: (c) => inject(c, 'PATCH', `/v1/workspaces/${c.workspaceId}`, { name: 'Walked again' }),
+  },
+  updateChannel: {
+    action: 'channel.updated',
+    run: (c) => inject(c, 'PATCH', `/v1/channels/${c.workspaceId}`, { accept_list_mail: true }),
+  },
+  setChannelForwarding: {
+    action: 'channel.forwarding_set',
+    run: (c) =>
+      inject(c, 'PUT', `/v1/channels/${c.workspaceId}/forwarding`, {
+        address: 'support@walk.example',
+        provider: 'other',
+      }),
+  },
+  deleteChannelForwarding: {
+    action: 'channel.forwarding_removed',
+    run: (c) => inject(c, 'DELETE', `/v1/channels/${c.workspaceId}/forwarding`),
+  },
+  createBillingClaim: {
+    action: 'billing.claim_requested',
+    run: (c) => inject(c, 'POST', '/v1/billing/claims', { kind: 'review', url: 'https://reviews.example/walker' }),
+  },
   enableOpenSourcePlan: {
     action: 'billing.open_source_enabled',
     run: async (c) => {
@@ -112,14 +201,32 @@ const SCENARIOS: Record<string, Scenario> = {
       return res;
     },
   },
-  updateCodeHostOssSettings: { action: /^(codehost\.oss_settings_updated|workspace\.updated)$/, run: (c) => inject(c, 'PATCH', `/v1/codehost/oss/${c.workspaceId}`, { comments_per_hour: 7 }) },
+  updateCodeHostOssSettings: {
+    action: /^(codehost\.oss_settings_updated|workspace\.updated)$/,
+    run: (c) => inject(c, 'PATCH', `/v1/codehost/oss/${c.workspaceId}`, { comments_per_hour: 7 }),
+  },
   setBillingOverage: { action: /^billing\./, run: (c) => inject(c, 'PUT', '/v1/billing/overage', { enabled: true }) },
   setBillingSpendCap: { action: /^billing\./, run: (c) => inject(c, 'PUT', '/v1/billing/spend-cap', { cap_usd: 250 }) },
-  updateGovernance: { action: 'governance.updated', run: (c) => inject(c, 'PUT', '/v1/security/governance', { min_approvers: 2, roles: ['owner', 'admin'] }) },
-  claimSsoDomain: { action: 'sso.domain_claimed', run: (c) => inject(c, 'POST', '/v1/security/sso/domains', { domain: 'walk-example.com' }) },
-  deleteSsoDomain: { action: 'sso.domain_removed', run: (c) => inject(c, 'DELETE', '/v1/security/sso/domains/walk-example.com') },
-  regenerateSsoRecoveryCodes: { action: 'sso.recovery_codes_generated', run: (c) => inject(c, 'POST', '/v1/security/sso/recovery-codes') },
-  archiveWorkspace: { action: 'workspace.archived', run: (c) => inject(c, 'POST', `/v1/workspaces/${c.workspaceId}/archive`) },
+  updateGovernance: {
+    action: 'governance.updated',
+    run: (c) => inject(c, 'PUT', '/v1/security/governance', { min_approvers: 2, roles: ['owner', 'admin'] }),
+  },
+  claimSsoDomain: {
+    action: 'sso.domain_claimed',
+    run: (c) => inject(c, 'POST', '/v1/security/sso/domains', { domain: 'walk-example.com' }),
+  },
+  deleteSsoDomain: {
+    action: 'sso.domain_removed',
+    run: (c) => inject(c, 'DELETE', '/v1/security/sso/domains/walk-example.com'),
+  },
+  regenerateSsoRecoveryCodes: {
+    action: 'sso.recovery_codes_generated',
+    run: (c) => inject(c, 'POST', '/v1/security/sso/recovery-codes'),
+  },
+  archiveWorkspace: {
+    action: 'workspace.archived',
+    run: (c) => inject(c, 'POST', `/v1/workspaces/${c.workspaceId}/archive`),
+  },
 };
 
 t.test('every administrative change of the landed plugins writes an audit entry', async (t) => {
@@ -152,8 +259,15 @@ t.test('every administrative change of the landed plugins writes an audit entry'
     if (!admin.includes(id)) continue; // a plugin that is off
     const before = new Date();
     const res = await s.run(c);
-    t.ok(res.statusCode >= 200 && res.statusCode < 300, `${id} answers ${res.statusCode} ${res.statusCode >= 300 ? res.payload : ''}`);
-    const rows = (await app.db('audit_entries').where({ org_id: owner.organization.id }).where('created_at', '>=', before).select('action', 'actor_id')) as Array<{ action: string; actor_id: string | null }>;
+    t.ok(
+      res.statusCode >= 200 && res.statusCode < 300,
+      `${id} answers ${res.statusCode} ${res.statusCode >= 300 ? res.payload : ''}`,
+    );
+    const rows = (await app
+      .db('audit_entries')
+      .where({ org_id: owner.organization.id })
+      .where('created_at', '>=', before)
+      .select('action', 'actor_id')) as Array<{ action: string; actor_id: string | null }>;
     const found = rows.find((r) => (typeof s.action === 'string' ? r.action === s.action : s.action.test(r.action)));
     t.ok(found, `${id} is audited as ${String(s.action)} (got ${rows.map((r) => r.action).join(', ') || 'nothing'})`);
     if (found) t.equal(found.actor_id, owner.user.id, `${id}: the entry names who did it`);

@@ -12,7 +12,9 @@ const READERS: Role[] = ['owner', 'admin', 'reviewer'];
 
 const enabled = Joi.object({ enabled: Joi.boolean().required() });
 const idempotencyHeader = Joi.object({
-  'idempotency-key': Joi.string().max(200).description('Repeating a request with the same key opens the same hosted page'),
+  'idempotency-key': Joi.string()
+    .max(200)
+    .description('Repeating a request with the same key opens the same hosted page'),
 }).unknown(true);
 
 /** The 15 operations of the billing section. */
@@ -28,7 +30,13 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
     description: string,
     roles: Role[],
     handler: (request: Request) => Promise<unknown>,
-    extra: { payload?: Joi.ObjectSchema; params?: Joi.ObjectSchema; response?: Joi.Schema; notes?: string; headers?: Joi.ObjectSchema } = {},
+    extra: {
+      payload?: Joi.ObjectSchema;
+      params?: Joi.ObjectSchema;
+      response?: Joi.Schema;
+      notes?: string;
+      headers?: Joi.ObjectSchema;
+    } = {},
   ): ServerRoute => ({
     method,
     path,
@@ -50,9 +58,17 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
   const wsParams = Joi.object({ id: Joi.string().max(100).required() });
 
   return [
-    route('GET', '/v1/billing', 'getBilling', 'Plan, subscription, credits, spend, add-ons, offers and usage of the period', READERS, answer, {
-      notes: 'Agency organizations also get `agency`: the payout account and the billing of each client workspace.',
-    }),
+    route(
+      'GET',
+      '/v1/billing',
+      'getBilling',
+      'Plan, subscription, credits, spend, add-ons, offers and usage of the period',
+      READERS,
+      answer,
+      {
+        notes: 'Agency organizations also get `agency`: the payout account and the billing of each client workspace.',
+      },
+    ),
     route(
       'POST',
       '/v1/billing/checkout',
@@ -63,7 +79,16 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
         const { plan } = request.payload as { plan: PaidPlanId };
         return { url: await s.actions.checkout(request.actor(), plan, idempotencyKey(request)) };
       },
-      { payload: Joi.object({ plan: Joi.string().valid(...PAID_PLAN_IDS).required() }), response: HostedUrl, headers: idempotencyHeader, notes: 'Answers 409 subscription_exists when a subscription runs (switch with POST /v1/billing/plan).' },
+      {
+        payload: Joi.object({
+          plan: Joi.string()
+            .valid(...PAID_PLAN_IDS)
+            .required(),
+        }),
+        response: HostedUrl,
+        headers: idempotencyHeader,
+        notes: 'Answers 409 subscription_exists when a subscription runs (switch with POST /v1/billing/plan).',
+      },
     ),
     route(
       'POST',
@@ -72,15 +97,34 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Switches the plan of the current subscription, prorated',
       MANAGERS,
       async (request) => {
-        await s.actions.changePlan(request.actor(), (request.payload as { plan: PaidPlanId }).plan, idempotencyKey(request));
+        await s.actions.changePlan(
+          request.actor(),
+          (request.payload as { plan: PaidPlanId }).plan,
+          idempotencyKey(request),
+        );
         return answer(request);
       },
-      { payload: Joi.object({ plan: Joi.string().valid(...PAID_PLAN_IDS).required() }), headers: idempotencyHeader, notes: 'Answers 409 no_subscription without a running subscription.' },
+      {
+        payload: Joi.object({
+          plan: Joi.string()
+            .valid(...PAID_PLAN_IDS)
+            .required(),
+        }),
+        headers: idempotencyHeader,
+        notes: 'Answers 409 no_subscription without a running subscription.',
+      },
     ),
-    route('POST', '/v1/billing/cancel', 'cancelBillingSubscription', 'Cancels the subscription at the end of the paid period', MANAGERS, async (request) => {
-      await s.actions.cancel(request.actor(), idempotencyKey(request));
-      return answer(request);
-    }),
+    route(
+      'POST',
+      '/v1/billing/cancel',
+      'cancelBillingSubscription',
+      'Cancels the subscription at the end of the paid period',
+      MANAGERS,
+      async (request) => {
+        await s.actions.cancel(request.actor(), idempotencyKey(request));
+        return answer(request);
+      },
+    ),
     route(
       'POST',
       '/v1/billing/portal',
@@ -100,12 +144,27 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
         const { pack } = request.payload as { pack: TopupPackId };
         return { url: await s.actions.topup(request.actor(), pack, idempotencyKey(request)) };
       },
-      { payload: Joi.object({ pack: Joi.string().valid(...TOPUP_PACK_IDS).required() }), response: HostedUrl, headers: idempotencyHeader },
+      {
+        payload: Joi.object({
+          pack: Joi.string()
+            .valid(...TOPUP_PACK_IDS)
+            .required(),
+        }),
+        response: HostedUrl,
+        headers: idempotencyHeader,
+      },
     ),
-    route('POST', '/v1/billing/open-source', 'enableOpenSourcePlan', 'Puts an organization without a plan on the free open-source plan (public repositories only); audited', MANAGERS, async (request) => {
-      await s.actions.openSource(request.actor());
-      return answer(request);
-    }),
+    route(
+      'POST',
+      '/v1/billing/open-source',
+      'enableOpenSourcePlan',
+      'Puts an organization without a plan on the free open-source plan (public repositories only); audited',
+      MANAGERS,
+      async (request) => {
+        await s.actions.openSource(request.actor());
+        return answer(request);
+      },
+    ),
     route(
       'PUT',
       '/v1/billing/overage',
@@ -137,7 +196,11 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Adds or removes the badge removal add-on (Managed plan)',
       MANAGERS,
       async (request) => {
-        await s.actions.setBadgeRemoval(request.actor(), (request.payload as { enabled: boolean }).enabled, idempotencyKey(request));
+        await s.actions.setBadgeRemoval(
+          request.actor(),
+          (request.payload as { enabled: boolean }).enabled,
+          idempotencyKey(request),
+        );
         return answer(request);
       },
       { payload: enabled },
@@ -150,7 +213,12 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const { id } = request.params as { id: string };
-        await s.actions.setManaged(request.actor(), id, (request.payload as { enabled: boolean }).enabled, idempotencyKey(request));
+        await s.actions.setManaged(
+          request.actor(),
+          id,
+          (request.payload as { enabled: boolean }).enabled,
+          idempotencyKey(request),
+        );
         return answer(request);
       },
       { payload: enabled, params: wsParams },
@@ -163,7 +231,11 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const { id } = request.params as { id: string };
-        await s.actions.setResale(request.actor(), id, request.payload as { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null });
+        await s.actions.setResale(
+          request.actor(),
+          id,
+          request.payload as { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null },
+        );
         return answer(request);
       },
       {
@@ -173,7 +245,8 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
           collect_via_connect: Joi.boolean().required(),
           client_email: Joi.string().trim().lowercase().email({ tlds: false }).max(254).allow(null),
         }),
-        notes: 'Collecting through the payout account needs its onboarding finished (409 connect_not_ready) and a client_email.',
+        notes:
+          'Collecting through the payout account needs its onboarding finished (409 connect_not_ready) and a client_email.',
       },
     ),
     route(
@@ -186,7 +259,17 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
         const { country } = request.payload as { country: string };
         return { url: await s.actions.connectOnboarding(request.actor(), country, idempotencyKey(request)) };
       },
-      { payload: Joi.object({ country: Joi.string().trim().uppercase().pattern(/^[A-Z]{2}$/).required().description('ISO 3166-1 alpha-2') }), response: HostedUrl },
+      {
+        payload: Joi.object({
+          country: Joi.string()
+            .trim()
+            .uppercase()
+            .pattern(/^[A-Z]{2}$/)
+            .required()
+            .description('ISO 3166-1 alpha-2'),
+        }),
+        response: HostedUrl,
+      },
     ),
     route(
       'GET',
@@ -198,8 +281,20 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
         const orgId = requirePrincipal(request).orgId;
         return s.db.transaction(async (trx) => {
           await s.store.ensurePlanCredits(trx, orgId);
-          const balances = await trx('credit_balances').where({ org_id: orgId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(500);
-          const ledger = await trx('credit_ledger').where({ org_id: orgId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(500);
+          const balances = await trx('credit_balances')
+            .where({ org_id: orgId })
+            .orderBy([
+              { column: 'created_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .limit(500);
+          const ledger = await trx('credit_ledger')
+            .where({ org_id: orgId })
+            .orderBy([
+              { column: 'created_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .limit(500);
           return { balances: balances.map((b: Row) => balanceJson(b, s.clock())), ledger: ledger.map(ledgerJson) };
         });
       },
@@ -213,7 +308,14 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const orgId = requirePrincipal(request).orgId;
-        const rows = await s.db('billing_invoices').where({ org_id: orgId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(500);
+        const rows = await s
+          .db('billing_invoices')
+          .where({ org_id: orgId })
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .limit(500);
         return { items: rows.map(invoiceJson) };
       },
       { response: InvoiceList },
@@ -231,7 +333,8 @@ function balanceJson(r: Row, now: Date) {
     workspace_id: r.workspace_id ?? null,
     source: r.source,
     granted_fixes: Number(r.granted_fixes),
-    fixes_remaining: r.expires_at && new Date(r.expires_at as string).getTime() <= now.getTime() ? 0 : Number(r.fixes_remaining),
+    fixes_remaining:
+      r.expires_at && new Date(r.expires_at as string).getTime() <= now.getTime() ? 0 : Number(r.fixes_remaining),
     granted_at: iso(r.granted_at),
     expires_at: iso(r.expires_at),
     reference: r.reference,

@@ -17,11 +17,17 @@ export function claimRoutes(s: BillingServices): ServerRoute[] {
         id: 'createBillingClaim',
         tags: [TAG],
         description: 'Asks for credits for a published review or case study',
-        notes: 'One claim of each kind while pending or approved (409 claim_exists). Staff review it; approval grants `review` or `case_study` credits.',
+        notes:
+          'One claim of each kind while pending or approved (409 claim_exists). Staff review it; approval grants `review` or `case_study` credits.',
         validate: {
           payload: Joi.object({
             kind: Joi.string().valid('review', 'case_study').required(),
-            url: Joi.string().trim().uri({ scheme: ['http', 'https'] }).max(2000).required().description('Where the review or case study is published'),
+            url: Joi.string()
+              .trim()
+              .uri({ scheme: ['http', 'https'] })
+              .max(2000)
+              .required()
+              .description('Where the review or case study is published'),
             note: Joi.string().trim().max(2000).allow('', null),
           }),
         },

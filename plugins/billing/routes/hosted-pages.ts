@@ -1,5 +1,11 @@
 import type { Request, ResponseToolkit, Server } from '@hapi/hapi';
-import type { HostedPaymentPage, PaymentHost, PaymentProvider, PaymentWebhookEndpoint, WebhookDelivery } from '../../../core/contracts/index.js';
+import type {
+  HostedPaymentPage,
+  PaymentHost,
+  PaymentProvider,
+  PaymentWebhookEndpoint,
+  WebhookDelivery,
+} from '../../../core/contracts/index.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'";
 
@@ -10,7 +16,11 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-
  * into the service's own webhook route: the same route, signature check and handler as a delivery
  * over HTTP, and finished before the page answers (so a test that posts the form sees the effect).
  */
-export function registerHostedPages(server: Server, provider: PaymentProvider, publicBaseUrl: string): HostedPaymentPage[] {
+export function registerHostedPages(
+  server: Server,
+  provider: PaymentProvider,
+  publicBaseUrl: string,
+): HostedPaymentPage[] {
   if (!provider.hostedPages) return [];
   const short = provider.identifier.replace(/^payment-/, '');
   const host: PaymentHost = {
@@ -32,7 +42,9 @@ export function registerHostedPages(server: Server, provider: PaymentProvider, p
       path: page.path,
       options: {
         auth: false,
-        ...(page.method === 'POST' ? { payload: { parse: true, allow: ['application/x-www-form-urlencoded'], maxBytes: 16 * 1024 } } : {}),
+        ...(page.method === 'POST'
+          ? { payload: { parse: true, allow: ['application/x-www-form-urlencoded'], maxBytes: 16 * 1024 } }
+          : {}),
         handler: async (request: Request, h: ResponseToolkit) => {
           const res = await page.handle({
             params: strings(request.params),
@@ -40,7 +52,12 @@ export function registerHostedPages(server: Server, provider: PaymentProvider, p
             form: strings((request.payload as Record<string, unknown> | null) ?? {}),
           });
           if ('redirect' in res) return h.redirect(res.redirect).code(303);
-          return h.response(res.html).type('text/html; charset=utf-8').code(res.status ?? 200).header('Content-Security-Policy', CSP).header('Cache-Control', 'no-store');
+          return h
+            .response(res.html)
+            .type('text/html; charset=utf-8')
+            .code(res.status ?? 200)
+            .header('Content-Security-Policy', CSP)
+            .header('Cache-Control', 'no-store');
         },
       },
     });

@@ -27,19 +27,37 @@ export function webhookRoutes(s: BillingServices): ServerRoute[] {
       auth: false,
       payload: { parse: false, output: 'data', maxBytes: MAX_BYTES, allow: ['application/json'] },
       validate: {
-        params: Joi.object({ provider: Joi.string().pattern(/^[a-z0-9-]+$/).max(60).required().description('The payment adapter, e.g. `local` or `stripe`') }),
+        params: Joi.object({
+          provider: Joi.string()
+            .pattern(/^[a-z0-9-]+$/)
+            .max(60)
+            .required()
+            .description('The payment adapter, e.g. `local` or `stripe`'),
+        }),
       },
       response: { status: { 200: PaymentWebhookReceipt } },
       plugins: { patchwell: { rawBody: { contentType: 'application/json' } } },
       handler: async (request: Request) => {
         const { provider } = request.params as { provider: string };
-        const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.from((request.payload as string | null) ?? '');
+        const body = Buffer.isBuffer(request.payload)
+          ? request.payload
+          : Buffer.from((request.payload as string | null) ?? '');
         return s.events.receive(provider, endpoint, request.headers as RawHeaders, body);
       },
     },
   });
   return [
-    route('/v1/webhooks/payment/{provider}', 'receivePaymentWebhook', 'account', 'Payment provider events: checkouts, subscriptions, invoices, top-ups'),
-    route('/v1/webhooks/payment/{provider}/connect', 'receivePaymentConnectWebhook', 'connect', 'Payment provider events of connected payout accounts (agencies)'),
+    route(
+      '/v1/webhooks/payment/{provider}',
+      'receivePaymentWebhook',
+      'account',
+      'Payment provider events: checkouts, subscriptions, invoices, top-ups',
+    ),
+    route(
+      '/v1/webhooks/payment/{provider}/connect',
+      'receivePaymentConnectWebhook',
+      'connect',
+      'Payment provider events of connected payout accounts (agencies)',
+    ),
   ];
 }

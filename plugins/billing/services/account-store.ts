@@ -9,9 +9,25 @@ import { currentPeriod, type Period } from './periods.js';
 import { judgeTransition, LIVE_STATUSES, statusRank, type TransitionVerdict } from './subscription-status.js';
 
 const ORG_COLUMNS = [
-  'id', 'name', 'slug', 'type', 'plan', 'subscription_status', 'trial_ends_at', 'current_period_end', 'plan_activated_at',
-  'billing_email', 'spend_cap_usd', 'badge_removal_addon', 'overage_enabled', 'referral_code', 'referred_by_code', 'locale',
-  'payment_connect_account_id', 'connect_charges_enabled', 'created_at',
+  'id',
+  'name',
+  'slug',
+  'type',
+  'plan',
+  'subscription_status',
+  'trial_ends_at',
+  'current_period_end',
+  'plan_activated_at',
+  'billing_email',
+  'spend_cap_usd',
+  'badge_removal_addon',
+  'overage_enabled',
+  'referral_code',
+  'referred_by_code',
+  'locale',
+  'payment_connect_account_id',
+  'connect_charges_enabled',
+  'created_at',
 ];
 
 /**
@@ -40,33 +56,48 @@ export class AccountStore {
     if (found) return found;
     const now = this.d.clock();
     await db('billing_accounts')
-      .insert({ id: newId(BillingAccount.idPrefix), org_id: orgId, provider: this.d.provider?.identifier ?? null, created_at: now, updated_at: now })
+      .insert({
+        id: newId(BillingAccount.idPrefix),
+        org_id: orgId,
+        provider: this.d.provider?.identifier ?? null,
+        created_at: now,
+        updated_at: now,
+      })
       .onConflict('org_id')
       .ignore();
     return (await q())!;
   }
 
   async patchAccount(db: Knex, orgId: string, patch: Partial<Record<keyof BillingAccount, unknown>>): Promise<void> {
-    await db('billing_accounts').where({ org_id: orgId }).update({ ...patch, updated_at: this.d.clock() });
+    await db('billing_accounts')
+      .where({ org_id: orgId })
+      .update({ ...patch, updated_at: this.d.clock() });
   }
 
   async patchOrg(db: Knex, orgId: string, patch: Record<string, unknown>): Promise<void> {
-    await db('organizations').where({ id: orgId }).update({ ...patch, updated_at: this.d.clock() });
+    await db('organizations')
+      .where({ id: orgId })
+      .update({ ...patch, updated_at: this.d.clock() });
   }
 
   /** The period usage, credits and the spend cap count in. */
   period(org: OrgRow, account: BillingAccount, now = this.d.clock()): Period {
     const live = LIVE_STATUSES.includes(org.subscription_status as SubscriptionStatus);
-    return currentPeriod(now, live ? { start: account.current_period_start, end: org.current_period_end } : { start: null, end: null });
+    return currentPeriod(
+      now,
+      live ? { start: account.current_period_start, end: org.current_period_end } : { start: null, end: null },
+    );
   }
 
   async orgByCustomer(db: Knex, customerId: string): Promise<string | null> {
-    const row = (await db('billing_accounts').select('org_id').where({ customer_id: customerId }).first()) as { org_id: string } | undefined;
+    const row = (await db('billing_accounts').select('org_id').where({ customer_id: customerId }).first()) as
+      { org_id: string } | undefined;
     return row?.org_id ?? null;
   }
 
   async orgBySubscription(db: Knex, subscriptionId: string): Promise<string | null> {
-    const row = (await db('billing_accounts').select('org_id').where({ subscription_id: subscriptionId }).first()) as { org_id: string } | undefined;
+    const row = (await db('billing_accounts').select('org_id').where({ subscription_id: subscriptionId }).first()) as
+      { org_id: string } | undefined;
     return row?.org_id ?? null;
   }
 
@@ -129,7 +160,12 @@ export class AccountStore {
     }
     if (isLive && !account.first_subscribed_at) accountPatch.first_subscribed_at = now;
     if (isLive || state.status === 'incomplete') accountPatch.trial_used = true;
-    if (canceled) Object.assign(accountPatch, { badge_removal_quantity: 0, managed_workspace_quantity: 0, extra_workspace_quantity: 0 });
+    if (canceled)
+      Object.assign(accountPatch, {
+        badge_removal_quantity: 0,
+        managed_workspace_quantity: 0,
+        extra_workspace_quantity: 0,
+      });
     await this.patchAccount(trx, orgId, accountPatch);
 
     const changes: Record<string, { before: unknown; after: unknown }> = {};
@@ -143,7 +179,12 @@ export class AccountStore {
         target: { type: 'subscription', id: state.subscriptionId },
         changes,
       });
-      await this.d.outbox.add(trx, 'billing.subscription_changed', { org_id: orgId, plan, subscription_status: state.status, previous_status: current }, { orgId });
+      await this.d.outbox.add(
+        trx,
+        'billing.subscription_changed',
+        { org_id: orgId, plan, subscription_status: state.status, previous_status: current },
+        { orgId },
+      );
     }
     await this.ensurePlanCredits(trx, orgId);
     return verdict;
@@ -175,14 +216,19 @@ export class AccountStore {
       }
       return;
     }
-    const subscribed = status === 'active' && account.subscription_id && account.current_period_start && org.current_period_end;
+    const subscribed =
+      status === 'active' && account.subscription_id && account.current_period_start && org.current_period_end;
     const unsubscribed = (status === 'none' || status === 'lifetime' || status === 'canceled') && org.plan !== 'none';
     if (!subscribed && !unsubscribed) return;
     if (numbers.included_fixes_per_month <= 0) return;
     // A subscription's credits follow its own period (the provider's clock); others the calendar month.
-    const period = subscribed ? { start: new Date(account.current_period_start!), end: new Date(org.current_period_end!) } : this.period(org, account, now);
+    const period = subscribed
+      ? { start: new Date(account.current_period_start!), end: new Date(org.current_period_end!) }
+      : this.period(org, account, now);
     if (period.end.getTime() <= now.getTime()) return;
-    const base = subscribed ? `period:${account.subscription_id}:${period.start.toISOString()}` : `month:${period.start.toISOString()}`;
+    const base = subscribed
+      ? `period:${account.subscription_id}:${period.start.toISOString()}`
+      : `month:${period.start.toISOString()}`;
     const granted = (await trx('credit_balances')
       .where({ org_id: orgId, source: 'plan' })
       .where((q) => q.where('reference', base).orWhere('reference', 'like', `${base}:%`))

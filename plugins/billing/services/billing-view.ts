@@ -16,12 +16,23 @@ const iso = (d: Date | string | null | undefined): string | null => (d ? new Dat
 const OFFERED = ['open_source', ...PAID_PLAN_IDS];
 
 /** Live balances summed by source, with the nearest expiry of each (the Billing answer's credits_by_source). */
-export function creditsBySource(balances: readonly { source: string; fixes_remaining: number; expires_at: Date | null }[]) {
+export function creditsBySource(
+  balances: readonly { source: string; fixes_remaining: number; expires_at: Date | null }[],
+) {
   return CREDIT_SOURCES.flatMap((source) => {
     const own = balances.filter((b) => b.source === source);
     if (own.length === 0) return [];
-    const expiries = own.map((b) => b.expires_at).filter((d): d is Date => d !== null).map((d) => new Date(d).getTime());
-    return [{ source, fixes_remaining: own.reduce((s, b) => s + b.fixes_remaining, 0), next_expiry_at: expiries.length ? new Date(Math.min(...expiries)).toISOString() : null }];
+    const expiries = own
+      .map((b) => b.expires_at)
+      .filter((d): d is Date => d !== null)
+      .map((d) => new Date(d).getTime());
+    return [
+      {
+        source,
+        fixes_remaining: own.reduce((s, b) => s + b.fixes_remaining, 0),
+        next_expiry_at: expiries.length ? new Date(Math.min(...expiries)).toISOString() : null,
+      },
+    ];
   });
 }
 
@@ -52,7 +63,8 @@ export class BillingView {
     const paymentsEnabled = this.d.provider !== null;
     const priceList = await this.prices.list();
     // An extra workspace costs what the provider bills for it on this plan (billing's number when it lists none).
-    const extraPrice = (plan: string, fallback: number) => priceList?.items?.find((i) => i.item === 'extra_workspace' && i.plan === plan)?.amountUsd ?? fallback;
+    const extraPrice = (plan: string, fallback: number) =>
+      priceList?.items?.find((i) => i.item === 'extra_workspace' && i.plan === plan)?.amountUsd ?? fallback;
 
     const balances = await this.d.ledger.liveBalances(trx, orgId, now);
     const creditsRemaining = balances.reduce((s, b) => s + b.fixes_remaining, 0);
@@ -61,41 +73,55 @@ export class BillingView {
     const usage = await this.usage(trx, orgId, period.start);
     const workspacesUsed = await this.limits.countWorkspaces(trx, orgId);
     const ticketsUsed = await this.limits.countTickets(trx, orgId, null, period.start);
-    const managedCount = Number(((await trx('workspaces').where({ org_id: orgId, managed_addon: true }).whereNull('archived_at').count({ n: '*' }).first()) as { n: string | number } | undefined)?.n ?? 0);
+    const managedCount = Number(
+      (
+        (await trx('workspaces')
+          .where({ org_id: orgId, managed_addon: true })
+          .whereNull('archived_at')
+          .count({ n: '*' })
+          .first()) as { n: string | number } | undefined
+      )?.n ?? 0,
+    );
     const cap = org.spend_cap_usd === null ? null : num(org.spend_cap_usd);
     const samePeriod = (d: Date | null) => d !== null && new Date(d).getTime() === period.start.getTime();
     const trialFixes = status === 'trialing' ? numbers.trial_fixes : 0;
 
-    const plans = OFFERED.filter((id) => this.d.catalog.has(id)).concat(OFFERED.includes(org.plan) || org.plan === 'none' ? [] : [org.plan]).map((id) => {
-      const plan = this.d.catalog.get(id);
-      const n = this.d.catalog.numbers(id);
-      const price = id === 'open_source' ? 0 : (priceList?.plans.find((p) => p.plan === id && p.interval === 'month')?.amountUsd ?? null);
-      const paid = (PAID_PLAN_IDS as readonly string[]).includes(id);
-      const current = org.plan === id;
-      const available = current
-        ? false
-        : id === 'open_source'
-          ? org.plan === 'none' && !live && status !== 'lifetime'
-          : paid && paymentsEnabled && price !== null && status !== 'lifetime';
-      return {
-        id,
-        name: plan.name,
-        price_monthly_usd: price,
-        trial_days: paid ? this.d.options.trialDays : 0,
-        trial_fixes: paid ? n.trial_fixes : 0,
-        included_fixes_per_month: n.included_fixes_per_month,
-        tickets_per_month: n.tickets_per_month,
-        repositories_per_workspace: n.repositories_per_workspace,
-        workspaces_included: n.workspaces_included,
-        extra_workspace_price_usd: n.extra_workspace_price_usd > 0 ? extraPrice(id, n.extra_workspace_price_usd) : 0,
-        overage_fix_price_usd: n.overage_fix_price_usd,
-        features: [...plan.features],
-        current,
-        available,
-      };
-    });
+    const plans = OFFERED.filter((id) => this.d.catalog.has(id))
+      .concat(OFFERED.includes(org.plan) || org.plan === 'none' ? [] : [org.plan])
+      .map((id) => {
+        const plan = this.d.catalog.get(id);
+        const n = this.d.catalog.numbers(id);
+        const price =
+          id === 'open_source'
+            ? 0
+            : (priceList?.plans.find((p) => p.plan === id && p.interval === 'month')?.amountUsd ?? null);
+        const paid = (PAID_PLAN_IDS as readonly string[]).includes(id);
+        const current = org.plan === id;
+        const available = current
+          ? false
+          : id === 'open_source'
+            ? org.plan === 'none' && !live && status !== 'lifetime'
+            : paid && paymentsEnabled && price !== null && status !== 'lifetime';
+        return {
+          id,
+          name: plan.name,
+          price_monthly_usd: price,
+          trial_days: paid ? this.d.options.trialDays : 0,
+          trial_fixes: paid ? n.trial_fixes : 0,
+          included_fixes_per_month: n.included_fixes_per_month,
+          tickets_per_month: n.tickets_per_month,
+          repositories_per_workspace: n.repositories_per_workspace,
+          workspaces_included: n.workspaces_included,
+          extra_workspace_price_usd: n.extra_workspace_price_usd > 0 ? extraPrice(id, n.extra_workspace_price_usd) : 0,
+          overage_fix_price_usd: n.overage_fix_price_usd,
+          features: [...plan.features],
+          current,
+          available,
+        };
+      });
 
-    const badgeAvailable = this.d.options.addons.badgeRemovalPlans.includes(org.plan) && (live || status === 'lifetime');
+    const badgeAvailable =
+      this.d.options.addons.badgeRemovalPlans.includes(org.plan) && (live || status === 'lifetime');
     return {
       summary: {
         plan: org.plan,
@@ -109,7 +135,8 @@ export class BillingView {
           used: workspacesUsed,
           included: numbers.workspaces_included,
           extra: Math.max(0, workspacesUsed - numbers.workspaces_included),
-          extra_price_usd: numbers.extra_workspace_price_usd > 0 ? extraPrice(org.plan, numbers.extra_workspace_price_usd) : 0,
+          extra_price_usd:
+            numbers.extra_workspace_price_usd > 0 ? extraPrice(org.plan, numbers.extra_workspace_price_usd) : 0,
         },
         tickets: { used_this_period: ticketsUsed, limit_per_workspace: numbers.tickets_per_month },
         fixes: {
@@ -159,14 +186,24 @@ export class BillingView {
         tickets: ticketsUsed,
         ...usage,
       },
-      agency: await this.agency(trx, org, priceList?.addons?.find((a) => a.addon === 'managed_workspace')?.amountUsd ?? null),
+      agency: await this.agency(
+        trx,
+        org,
+        priceList?.addons?.find((a) => a.addon === 'managed_workspace')?.amountUsd ?? null,
+      ),
     };
   }
 
   private async usage(trx: Knex, orgId: string, periodStart: Date) {
     const rows = (await trx('billing_job_costs')
       .where({ org_id: orgId, period_start: periodStart, status: 'recorded' })
-      .select('kind', 'funding', 'consumed_fix', 'cost_usd', 'charged_usd')) as Array<{ kind: string; funding: string; consumed_fix: boolean; cost_usd: string | number; charged_usd: string | number }>;
+      .select('kind', 'funding', 'consumed_fix', 'cost_usd', 'charged_usd')) as Array<{
+      kind: string;
+      funding: string;
+      consumed_fix: boolean;
+      cost_usd: string | number;
+      charged_usd: string | number;
+    }>;
     const answers = rows.filter((r) => r.kind === 'diagnosis');
     const fixes = rows.filter((r) => r.kind === 'fix' && r.consumed_fix);
     const fixJobs = rows.filter((r) => r.kind === 'fix');
@@ -190,7 +227,15 @@ export class BillingView {
       .where({ org_id: org.id })
       .whereNull('archived_at')
       .orderBy([{ column: 'name' }, { column: 'id' }])
-      .select('id', 'name', 'client_name', 'managed_addon', 'resale_price', 'collect_via_connect', 'resale_client_email')) as Array<{
+      .select(
+        'id',
+        'name',
+        'client_name',
+        'managed_addon',
+        'resale_price',
+        'collect_via_connect',
+        'resale_client_email',
+      )) as Array<{
       id: string;
       name: string;
       client_name: string | null;

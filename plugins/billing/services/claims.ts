@@ -22,10 +22,24 @@ export class Claims {
     return kind === 'review' ? this.d.options.claims.reviewFixes : this.d.options.claims.caseStudyFixes;
   }
 
-  async create(orgId: string, userId: string | null, actor: AuditedActor, input: { kind: ClaimKind; url: string; note?: string | null }): Promise<Claim> {
+  async create(
+    orgId: string,
+    userId: string | null,
+    actor: AuditedActor,
+    input: { kind: ClaimKind; url: string; note?: string | null },
+  ): Promise<Claim> {
     return this.d.db.transaction(async (trx) => {
-      const open = await Claim.query(trx).forOrg(orgId).where({ kind: input.kind }).whereIn('status', ['pending', 'approved']).limit(1).first();
-      if (open) throw conflict('claim_exists', `A ${input.kind.replace('_', ' ')} claim is already ${open.status}`, { claim_id: open.id, status: open.status });
+      const open = await Claim.query(trx)
+        .forOrg(orgId)
+        .where({ kind: input.kind })
+        .whereIn('status', ['pending', 'approved'])
+        .limit(1)
+        .first();
+      if (open)
+        throw conflict('claim_exists', `A ${input.kind.replace('_', ' ')} claim is already ${open.status}`, {
+          claim_id: open.id,
+          status: open.status,
+        });
       const inserted = await Claim.query(trx).insert({
         id: newId(Claim.idPrefix),
         org_id: orgId,
@@ -37,16 +51,46 @@ export class Claims {
         requested_by_user_id: userId,
       });
       const claim = (await Claim.query(trx).forOrg(orgId).findById(inserted.id))!;
-      await this.d.audit.record(trx, { orgId, actor, action: 'billing.claim_requested', target: { type: 'claim', id: claim.id }, metadata: { kind: input.kind, url: input.url } });
-      await this.d.outbox.add(trx, 'billing.claim_requested', { org_id: orgId, claim_id: claim.id, kind: input.kind, url: input.url }, { orgId });
-      if (this.d.options.claims.autoApprove) return this.decideIn(trx, orgId, claim.id, true, { ...BILLING, requestId: actor.requestId }, 'approved on request');
+      await this.d.audit.record(trx, {
+        orgId,
+        actor,
+        action: 'billing.claim_requested',
+        target: { type: 'claim', id: claim.id },
+        metadata: { kind: input.kind, url: input.url },
+      });
+      await this.d.outbox.add(
+        trx,
+        'billing.claim_requested',
+        { org_id: orgId, claim_id: claim.id, kind: input.kind, url: input.url },
+        { orgId },
+      );
+      if (this.d.options.claims.autoApprove)
+        return this.decideIn(
+          trx,
+          orgId,
+          claim.id,
+          true,
+          { ...BILLING, requestId: actor.requestId },
+          'approved on request',
+        );
       return claim;
     });
   }
 
-  async list(db: Knex, orgId: string, opts: { cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+  async list(
+    db: Knex,
+    orgId: string,
+    opts: { cursor?: string; limit?: number },
+  ): Promise<Page<Record<string, unknown>>> {
     const q = db('billing_claims').where({ org_id: orgId });
-    const page = await paginate<Record<string, unknown>>(q, [{ column: 'created_at', direction: 'desc', type: 'date' }, { column: 'id', direction: 'desc', type: 'string' }], opts);
+    const page = await paginate<Record<string, unknown>>(
+      q,
+      [
+        { column: 'created_at', direction: 'desc', type: 'date' },
+        { column: 'id', direction: 'desc', type: 'string' },
+      ],
+      opts,
+    );
     return { items: page.items.map((r) => this.json(r)), next_cursor: page.next_cursor };
   }
 
@@ -55,7 +99,14 @@ export class Claims {
     return this.d.db.transaction((trx) => this.decideIn(trx, orgId, claimId, approve, actor, note));
   }
 
-  private async decideIn(trx: Knex, orgId: string, claimId: string, approve: boolean, actor: AuditedActor, note?: string): Promise<Claim> {
+  private async decideIn(
+    trx: Knex,
+    orgId: string,
+    claimId: string,
+    approve: boolean,
+    actor: AuditedActor,
+    note?: string,
+  ): Promise<Claim> {
     const claim = await Claim.query(trx).forOrg(orgId).findById(claimId).forUpdate();
     if (!claim) throw notFound('claim');
     if (claim.status !== 'pending') throw conflict('claim_decided', `The claim is already ${claim.status}`);
@@ -72,8 +123,23 @@ export class Claims {
       });
       balanceId = balance.id;
     }
-    await Claim.query(trx).forOrg(orgId).where('id', claim.id).patch({ status: approve ? 'approved' : 'rejected', balance_id: balanceId, decided_by: actor.id ?? actor.type, decided_at: now, decision_note: note ?? null });
-    await this.d.audit.record(trx, { orgId, actor, action: approve ? 'billing.claim_approved' : 'billing.claim_rejected', target: { type: 'claim', id: claim.id }, changes: { status: { before: 'pending', after: approve ? 'approved' : 'rejected' } } });
+    await Claim.query(trx)
+      .forOrg(orgId)
+      .where('id', claim.id)
+      .patch({
+        status: approve ? 'approved' : 'rejected',
+        balance_id: balanceId,
+        decided_by: actor.id ?? actor.type,
+        decided_at: now,
+        decision_note: note ?? null,
+      });
+    await this.d.audit.record(trx, {
+      orgId,
+      actor,
+      action: approve ? 'billing.claim_approved' : 'billing.claim_rejected',
+      target: { type: 'claim', id: claim.id },
+      changes: { status: { before: 'pending', after: approve ? 'approved' : 'rejected' } },
+    });
     return (await Claim.query(trx).forOrg(orgId).findById(claim.id))!;
   }
 

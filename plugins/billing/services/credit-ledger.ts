@@ -62,7 +62,10 @@ export class CreditLedger {
    * Takes one fix for a job from the soonest-expiring live balance (of the organization, or of the
    * job's workspace). Null when no fix is left. A job consumes once: repeating returns its balance.
    */
-  async consume(trx: Knex, input: { orgId: string; jobId: string; workspaceId?: string | null; now?: Date; note?: string }): Promise<CreditBalance | null> {
+  async consume(
+    trx: Knex,
+    input: { orgId: string; jobId: string; workspaceId?: string | null; now?: Date; note?: string },
+  ): Promise<CreditBalance | null> {
     const prior = await this.entryOf(trx, input.orgId, input.jobId, 'consume');
     if (prior) return (await CreditBalance.query(trx).forOrg(input.orgId).findById(prior.balance_id)) ?? null;
     const now = input.now ?? new Date();
@@ -70,7 +73,11 @@ export class CreditLedger {
       .forOrg(input.orgId)
       .where('fixes_remaining', '>', 0)
       .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
-      .where((q) => (input.workspaceId ? q.whereNull('workspace_id').orWhere('workspace_id', input.workspaceId) : q.whereNull('workspace_id')))
+      .where((q) =>
+        input.workspaceId
+          ? q.whereNull('workspace_id').orWhere('workspace_id', input.workspaceId)
+          : q.whereNull('workspace_id'),
+      )
       .orderByRaw('expires_at asc nulls last, granted_at asc, id asc')
       .limit(1)
       .forUpdate()
@@ -100,13 +107,19 @@ export class CreditLedger {
   }
 
   /** A staff correction of one balance by `fixes` (clamped to the balance's bounds). */
-  async adjust(trx: Knex, input: { orgId: string; balanceId: string; fixes: number; note: string }): Promise<CreditBalance | null> {
+  async adjust(
+    trx: Knex,
+    input: { orgId: string; balanceId: string; fixes: number; note: string },
+  ): Promise<CreditBalance | null> {
     const balance = await CreditBalance.query(trx).forOrg(input.orgId).findById(input.balanceId).forUpdate();
     if (!balance) return null;
     const next = Math.min(balance.granted_fixes, Math.max(0, balance.fixes_remaining + input.fixes));
     const delta = next - balance.fixes_remaining;
     if (delta === 0) return balance;
-    await CreditBalance.query(trx).forOrg(input.orgId).where('id', balance.id).patch({ fixes_remaining: next, updated_at: new Date() });
+    await CreditBalance.query(trx)
+      .forOrg(input.orgId)
+      .where('id', balance.id)
+      .patch({ fixes_remaining: next, updated_at: new Date() });
     await this.entry(trx, balance, 'adjust', delta, null, input.note);
     return { ...balance, fixes_remaining: next } as CreditBalance;
   }
@@ -124,7 +137,10 @@ export class CreditLedger {
         .skipLocked();
       const due = await (orgId ? q.forOrg(orgId) : q.acrossOrgs('credit expiry sweep'));
       for (const b of due) {
-        await CreditBalance.query(trx).forOrg(b.org_id).where('id', b.id).patch({ fixes_remaining: 0, updated_at: now });
+        await CreditBalance.query(trx)
+          .forOrg(b.org_id)
+          .where('id', b.id)
+          .patch({ fixes_remaining: 0, updated_at: now });
         await this.entry(trx, b, 'expire', -b.fixes_remaining, null, null);
       }
       return due.length;
@@ -142,14 +158,36 @@ export class CreditLedger {
 
   async remaining(db: Knex, orgId: string, now = new Date(), workspaceId?: string | null): Promise<number> {
     const rows = await this.liveBalances(db, orgId, now);
-    return rows.filter((b) => !b.workspace_id || b.workspace_id === workspaceId).reduce((s, b) => s + b.fixes_remaining, 0);
+    return rows
+      .filter((b) => !b.workspace_id || b.workspace_id === workspaceId)
+      .reduce((s, b) => s + b.fixes_remaining, 0);
   }
 
-  private async entryOf(trx: Knex, orgId: string, jobId: string, kind: LedgerKind): Promise<CreditLedgerEntry | undefined> {
+  private async entryOf(
+    trx: Knex,
+    orgId: string,
+    jobId: string,
+    kind: LedgerKind,
+  ): Promise<CreditLedgerEntry | undefined> {
     return CreditLedgerEntry.query(trx).forOrg(orgId).where({ job_id: jobId, kind }).limit(1).first();
   }
 
-  private async entry(trx: Knex, balance: CreditBalance, kind: LedgerKind, fixes: number, jobId: string | null, note: string | null): Promise<void> {
-    await CreditLedgerEntry.query(trx).insert({ org_id: balance.org_id, balance_id: balance.id, source: balance.source, kind, fixes, job_id: jobId, note });
+  private async entry(
+    trx: Knex,
+    balance: CreditBalance,
+    kind: LedgerKind,
+    fixes: number,
+    jobId: string | null,
+    note: string | null,
+  ): Promise<void> {
+    await CreditLedgerEntry.query(trx).insert({
+      org_id: balance.org_id,
+      balance_id: balance.id,
+      source: balance.source,
+      kind,
+      fixes,
+      job_id: jobId,
+      note,
+    });
   }
 }

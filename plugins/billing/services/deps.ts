@@ -11,7 +11,10 @@ import type { CreditLedger } from './credit-ledger.js';
 /** The part of the mail plugin's `mailer` billing uses (structural: no import across plugins). */
 export interface MailerLike {
   registerTemplates(templates: MailTemplateLike[]): void;
-  enqueue(trx: Knex, message: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> }): Promise<unknown>;
+  enqueue(
+    trx: Knex,
+    message: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> },
+  ): Promise<unknown>;
 }
 
 export interface MailTemplateLike {

@@ -36,14 +36,23 @@ export class ExtraWorkspaces {
   ) {}
 
   /** The quantity the subscription should carry now (with the billing account it was read from). */
-  async wanted(orgId: string): Promise<{ quantity: number; subscriptionId: string | null; live: boolean; account: BillingAccount }> {
+  async wanted(
+    orgId: string,
+  ): Promise<{ quantity: number; subscriptionId: string | null; live: boolean; account: BillingAccount }> {
     const org = await this.store.org(this.d.db, orgId);
     const account = await this.store.account(this.d.db, orgId);
-    const live = LIVE_STATUSES.includes(org.subscription_status as SubscriptionStatus) && Boolean(account.subscription_id);
+    const live =
+      LIVE_STATUSES.includes(org.subscription_status as SubscriptionStatus) && Boolean(account.subscription_id);
     const n = this.d.catalog.numbers(org.plan);
-    if (!live || n.extra_workspace_price_usd <= 0) return { quantity: 0, subscriptionId: account.subscription_id, live, account };
+    if (!live || n.extra_workspace_price_usd <= 0)
+      return { quantity: 0, subscriptionId: account.subscription_id, live, account };
     const used = await this.limits.countWorkspaces(this.d.db, orgId);
-    return { quantity: Math.max(0, used - n.workspaces_included), subscriptionId: account.subscription_id, live, account };
+    return {
+      quantity: Math.max(0, used - n.workspaces_included),
+      subscriptionId: account.subscription_id,
+      live,
+      account,
+    };
   }
 
   /** Brings the provider in line; runs one at a time per organization in this process. */
@@ -56,12 +65,15 @@ export class ExtraWorkspaces {
     const account = want.account;
     if (!want.live) {
       // A canceled subscription bills nothing; the provider's side ended with it.
-      if (account.extra_workspace_quantity !== 0) await this.store.patchAccount(this.d.db, orgId, { extra_workspace_quantity: 0 });
+      if (account.extra_workspace_quantity !== 0)
+        await this.store.patchAccount(this.d.db, orgId, { extra_workspace_quantity: 0 });
       return { quantity: 0, changed: false, reason: 'no_subscription' };
     }
-    if (want.quantity === account.extra_workspace_quantity) return { quantity: want.quantity, changed: false, reason: 'unchanged' };
+    if (want.quantity === account.extra_workspace_quantity)
+      return { quantity: want.quantity, changed: false, reason: 'unchanged' };
     const provider = this.d.provider;
-    if (!provider?.setSubscriptionItemQuantity) return { quantity: account.extra_workspace_quantity, changed: false, reason: 'not_billed' };
+    if (!provider?.setSubscriptionItemQuantity)
+      return { quantity: account.extra_workspace_quantity, changed: false, reason: 'not_billed' };
     const seq = account.extra_workspace_sync_seq + 1;
     try {
       await provider.setSubscriptionItemQuantity(
@@ -78,7 +90,10 @@ export class ExtraWorkspaces {
     }
     await this.d.db.transaction(async (trx) => {
       await this.store.account(trx, orgId, { lock: true });
-      await this.store.patchAccount(trx, orgId, { extra_workspace_quantity: want.quantity, extra_workspace_sync_seq: seq });
+      await this.store.patchAccount(trx, orgId, {
+        extra_workspace_quantity: want.quantity,
+        extra_workspace_sync_seq: seq,
+      });
       await this.d.audit.record(trx, {
         orgId,
         actor: BILLING,
@@ -86,14 +101,20 @@ export class ExtraWorkspaces {
         target: { type: 'subscription', id: want.subscriptionId },
         changes: { extra_workspace_quantity: { before: account.extra_workspace_quantity, after: want.quantity } },
       });
-      await this.d.outbox.add(trx, 'billing.extra_workspaces_changed', { org_id: orgId, quantity: want.quantity, previous_quantity: account.extra_workspace_quantity }, { orgId });
+      await this.d.outbox.add(
+        trx,
+        'billing.extra_workspaces_changed',
+        { org_id: orgId, quantity: want.quantity, previous_quantity: account.extra_workspace_quantity },
+        { orgId },
+      );
     });
     return { quantity: want.quantity, changed: true };
   }
 
   /** Organizations whose billed quantity may be off (a missed event): live subscriptions, oldest check first. */
   async sweep(limit = 200): Promise<number> {
-    const rows = (await this.d.db('billing_accounts as a')
+    const rows = (await this.d
+      .db('billing_accounts as a')
       .join('organizations as o', 'o.id', 'a.org_id')
       .whereNotNull('a.subscription_id')
       .whereIn('o.subscription_status', LIVE_STATUSES as string[])

@@ -20,7 +20,12 @@ export interface AuthorizeJobInput {
 
 export type JobDecision =
   | { allowed: true; funding: Funding; chargeUsd: number; creditsRemaining: number; reserved: boolean }
-  | { allowed: false; reason: 'spend_cap' | 'fix_credits_exhausted'; message: string; details: Record<string, unknown> };
+  | {
+      allowed: false;
+      reason: 'spend_cap' | 'fix_credits_exhausted';
+      message: string;
+      details: Record<string, unknown>;
+    };
 
 export interface RecordJobCostInput {
   orgId: string;
@@ -62,16 +67,34 @@ export class BillingGate {
     const cap = org.spend_cap_usd === null ? null : num(org.spend_cap_usd);
     const price = this.d.catalog.numbers(org.plan).overage_fix_price_usd;
     const remaining = await this.d.ledger.remaining(trx, input.orgId, this.d.clock(), input.workspaceId);
-    const facts = { plan: org.plan, cap_usd: cap, spent_this_period_usd: spent, credits_remaining: remaining, estimated_cost_usd: input.estimatedCostUsd };
+    const facts = {
+      plan: org.plan,
+      cap_usd: cap,
+      spent_this_period_usd: spent,
+      credits_remaining: remaining,
+      estimated_cost_usd: input.estimatedCostUsd,
+    };
 
     if (cap !== null && spent >= cap) {
-      return { allowed: false, reason: 'spend_cap', message: 'The monthly spend cap is reached; jobs are paused until the next period or a higher cap', details: facts };
+      return {
+        allowed: false,
+        reason: 'spend_cap',
+        message: 'The monthly spend cap is reached; jobs are paused until the next period or a higher cap',
+        details: facts,
+      };
     }
-    if (input.kind === 'diagnosis') return { allowed: true, funding: 'included', chargeUsd: 0, creditsRemaining: remaining, reserved: false };
-    if (remaining > 0) return { allowed: true, funding: 'credit', chargeUsd: 0, creditsRemaining: remaining, reserved: false };
+    if (input.kind === 'diagnosis')
+      return { allowed: true, funding: 'included', chargeUsd: 0, creditsRemaining: remaining, reserved: false };
+    if (remaining > 0)
+      return { allowed: true, funding: 'credit', chargeUsd: 0, creditsRemaining: remaining, reserved: false };
     if (org.overage_enabled && price > 0) {
       if (cap !== null && spent + price > cap) {
-        return { allowed: false, reason: 'spend_cap', message: 'This fix would pass the monthly spend cap', details: { ...facts, overage_price_usd: price } };
+        return {
+          allowed: false,
+          reason: 'spend_cap',
+          message: 'This fix would pass the monthly spend cap',
+          details: { ...facts, overage_price_usd: price },
+        };
       }
       return { allowed: true, funding: 'overage', chargeUsd: price, creditsRemaining: 0, reserved: false };
     }
@@ -87,7 +110,13 @@ export class BillingGate {
   async authorizeJob(trx: Knex, input: AuthorizeJobInput): Promise<Extract<JobDecision, { allowed: true }>> {
     const existing = input.jobId ? await this.job(trx, input.orgId, input.jobId) : undefined;
     if (existing) {
-      return { allowed: true, funding: existing.funding, chargeUsd: num(existing.charged_usd), creditsRemaining: await this.d.ledger.remaining(trx, input.orgId), reserved: true };
+      return {
+        allowed: true,
+        funding: existing.funding,
+        chargeUsd: num(existing.charged_usd),
+        creditsRemaining: await this.d.ledger.remaining(trx, input.orgId),
+        reserved: true,
+      };
     }
     let decision = await this.checkJob(trx, input);
     if (!decision.allowed) throw refusal(decision);
@@ -95,7 +124,13 @@ export class BillingGate {
 
     let balanceId: string | null = null;
     if (decision.funding === 'credit') {
-      const balance = await this.d.ledger.consume(trx, { orgId: input.orgId, jobId: input.jobId, workspaceId: input.workspaceId, now: this.d.clock(), note: `${input.kind} job` });
+      const balance = await this.d.ledger.consume(trx, {
+        orgId: input.orgId,
+        jobId: input.jobId,
+        workspaceId: input.workspaceId,
+        now: this.d.clock(),
+        note: `${input.kind} job`,
+      });
       if (!balance) {
         // Another job took the last credit between the check and the lock: decide again.
         decision = await this.checkJob(trx, input);
@@ -122,7 +157,13 @@ export class BillingGate {
       let funding: Funding = kind === 'fix' ? 'none' : 'included';
       let balanceId: string | null = null;
       if (kind === 'fix' && input.consumedFix) {
-        const balance = await this.d.ledger.consume(trx, { orgId: input.orgId, jobId: input.jobId, workspaceId: input.workspaceId ?? null, now, note: 'fix job' });
+        const balance = await this.d.ledger.consume(trx, {
+          orgId: input.orgId,
+          jobId: input.jobId,
+          workspaceId: input.workspaceId ?? null,
+          now,
+          note: 'fix job',
+        });
         if (balance) {
           funding = 'credit';
           balanceId = balance.id;
@@ -130,7 +171,14 @@ export class BillingGate {
           funding = 'overage';
         }
       }
-      job = await this.insertJob(trx, org, { orgId: input.orgId, workspaceId: input.workspaceId ?? null, kind, estimatedCostUsd: 0, jobId: input.jobId }, funding, balanceId, 'reserved');
+      job = await this.insertJob(
+        trx,
+        org,
+        { orgId: input.orgId, workspaceId: input.workspaceId ?? null, kind, estimatedCostUsd: 0, jobId: input.jobId },
+        funding,
+        balanceId,
+        'reserved',
+      );
     }
 
     if (job.funding === 'credit' && !input.consumedFix) {
@@ -140,14 +188,23 @@ export class BillingGate {
     await JobCost.query(trx)
       .forOrg(input.orgId)
       .where('id', job.id)
-      .patch({ status: 'recorded', cost_usd: money4(input.costUsd), consumed_fix: input.consumedFix, charged_usd: charged, recorded_at: now });
+      .patch({
+        status: 'recorded',
+        cost_usd: money4(input.costUsd),
+        consumed_fix: input.consumedFix,
+        charged_usd: charged,
+        recorded_at: now,
+      });
     if (charged > 0) await this.alerts.afterCharge(trx, input.orgId);
     return (await this.job(trx, input.orgId, input.jobId))!;
   }
 
   /** Overage charges of the period starting at `periodStart`. */
   async spent(trx: Knex, orgId: string, periodStart: Date): Promise<number> {
-    const row = (await trx('billing_job_costs').where({ org_id: orgId, period_start: periodStart }).sum({ s: 'charged_usd' }).first()) as { s: number | string | null } | undefined;
+    const row = (await trx('billing_job_costs')
+      .where({ org_id: orgId, period_start: periodStart })
+      .sum({ s: 'charged_usd' })
+      .first()) as { s: number | string | null } | undefined;
     return money(num(row?.s));
   }
 
@@ -156,7 +213,14 @@ export class BillingGate {
     return lock ? await q.forUpdate() : await q;
   }
 
-  private async insertJob(trx: Knex, org: OrgRow, input: AuthorizeJobInput & { jobId: string }, funding: Funding, balanceId: string | null, status: 'reserved'): Promise<JobCost> {
+  private async insertJob(
+    trx: Knex,
+    org: OrgRow,
+    input: AuthorizeJobInput & { jobId: string },
+    funding: Funding,
+    balanceId: string | null,
+    status: 'reserved',
+  ): Promise<JobCost> {
     const account = await this.store.account(trx, org.id);
     const period = this.store.period(org, account);
     const inserted = await JobCost.query(trx).insert({

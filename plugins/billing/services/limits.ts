@@ -3,7 +3,8 @@ import { httpError } from '../../../core/http/errors.js';
 import type { AccountStore } from './account-store.js';
 import { hasTable, type BillingDeps } from './deps.js';
 
-export type PlanLimitName = 'tickets_per_month' | 'repositories_per_workspace' | 'workspaces_included' | 'public_repos_only';
+export type PlanLimitName =
+  'tickets_per_month' | 'repositories_per_workspace' | 'workspaces_included' | 'public_repos_only';
 
 export interface PlanLimitContext {
   /** The workspace the new ticket or repository belongs to (tickets and repositories). */
@@ -44,7 +45,12 @@ export class PlanLimits {
     private readonly store: AccountStore,
   ) {}
 
-  async check(trx: Knex, orgId: string, limit: PlanLimitName, context: PlanLimitContext = {}): Promise<PlanLimitResult & { ok: boolean }> {
+  async check(
+    trx: Knex,
+    orgId: string,
+    limit: PlanLimitName,
+    context: PlanLimitContext = {},
+  ): Promise<PlanLimitResult & { ok: boolean }> {
     const org = await this.store.org(trx, orgId);
     const n = this.d.catalog.numbers(org.plan);
     const adding = context.adding ?? 1;
@@ -62,18 +68,34 @@ export class PlanLimits {
       }
       case 'repositories_per_workspace': {
         const used = context.count ?? (await this.countRepositories(trx, orgId, context.workspaceId ?? null));
-        return { ...base, allowed: n.repositories_per_workspace, used, ok: used + adding <= n.repositories_per_workspace };
+        return {
+          ...base,
+          allowed: n.repositories_per_workspace,
+          used,
+          ok: used + adding <= n.repositories_per_workspace,
+        };
       }
       case 'workspaces_included': {
         const used = context.count ?? (await this.countWorkspaces(trx, orgId));
         const over = used + adding > n.workspaces_included;
-        return { ...base, allowed: n.workspaces_included, used, extra: over, ok: !over || n.extra_workspace_price_usd > 0 };
+        return {
+          ...base,
+          allowed: n.workspaces_included,
+          used,
+          extra: over,
+          ok: !over || n.extra_workspace_price_usd > 0,
+        };
       }
     }
   }
 
   /** Throws 402 plan_limit_reached when the plan does not allow it. */
-  async assert(trx: Knex, orgId: string, limit: PlanLimitName, context: PlanLimitContext = {}): Promise<PlanLimitResult> {
+  async assert(
+    trx: Knex,
+    orgId: string,
+    limit: PlanLimitName,
+    context: PlanLimitContext = {},
+  ): Promise<PlanLimitResult> {
     const { ok, ...result } = await this.check(trx, orgId, limit, context);
     if (ok) return result;
     throw httpError(402, 'plan_limit_reached', MESSAGES[limit], {
@@ -85,7 +107,11 @@ export class PlanLimits {
   }
 
   async countWorkspaces(trx: Knex, orgId: string): Promise<number> {
-    const row = (await trx('workspaces').where({ org_id: orgId }).whereNull('archived_at').count({ n: '*' }).first()) as { n: number | string } | undefined;
+    const row = (await trx('workspaces')
+      .where({ org_id: orgId })
+      .whereNull('archived_at')
+      .count({ n: '*' })
+      .first()) as { n: number | string } | undefined;
     return Number(row?.n ?? 0);
   }
 

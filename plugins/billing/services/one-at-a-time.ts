@@ -8,9 +8,11 @@ export class OneAtATime {
   run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const next = (this.running.get(key) ?? Promise.resolve()).catch(() => undefined).then(fn);
     this.running.set(key, next);
-    void next.finally(() => {
-      if (this.running.get(key) === next) this.running.delete(key);
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (this.running.get(key) === next) this.running.delete(key);
+      })
+      .catch(() => undefined);
     return next;
   }
 }

@@ -15,7 +15,9 @@ export async function providerCall<T>(d: Pick<BillingDeps, 'log'>, fn: () => Pro
       if (err.code === 'not_supported') throw conflict('not_supported', err.message);
       if (err.code === 'account_not_ready') throw conflict('connect_not_ready', err.message);
       d.log.warn({ err }, 'payment provider call failed');
-      throw httpError(502, 'payment_provider_error', 'The payment provider did not answer; try again', { retryable: err.retryable });
+      throw httpError(502, 'payment_provider_error', 'The payment provider did not answer; try again', {
+        retryable: err.retryable,
+      });
     }
     d.log.error({ err }, 'payment provider call failed');
     throw httpError(502, 'payment_provider_error', 'The payment provider did not answer; try again');

@@ -30,7 +30,10 @@ export class Referrals {
       const code = [...bytes].map((b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join('');
       const taken = await db('organizations').where({ referral_code: code }).first();
       if (taken) continue;
-      const updated = await db('organizations').where({ id: orgId }).whereNull('referral_code').update({ referral_code: code });
+      const updated = await db('organizations')
+        .where({ id: orgId })
+        .whereNull('referral_code')
+        .update({ referral_code: code });
       if (updated === 1) return code;
       return (await this.store.org(db, orgId)).referral_code!;
     }
@@ -41,11 +44,22 @@ export class Referrals {
   async credit(trx: Knex, referredOrgId: string): Promise<Referral | null> {
     const referred = await this.store.org(trx, referredOrgId);
     if (!referred.referred_by_code) return null;
-    const referrer = (await trx('organizations').select('id').where({ referral_code: referred.referred_by_code }).first()) as { id: string } | undefined;
+    const referrer = (await trx('organizations')
+      .select('id')
+      .where({ referral_code: referred.referred_by_code })
+      .first()) as { id: string } | undefined;
     if (!referrer || referrer.id === referred.id) return null;
     const now = this.d.clock();
     const inserted = (await trx('referrals')
-      .insert({ id: newId(Referral.idPrefix), org_id: referrer.id, referred_org_id: referred.id, code: referred.referred_by_code, fixes: 0, created_at: referred.created_at ?? now, updated_at: now })
+      .insert({
+        id: newId(Referral.idPrefix),
+        org_id: referrer.id,
+        referred_org_id: referred.id,
+        code: referred.referred_by_code,
+        fixes: 0,
+        created_at: referred.created_at ?? now,
+        updated_at: now,
+      })
       .onConflict('referred_org_id')
       .ignore()
       .returning('id')) as unknown[];
@@ -54,15 +68,39 @@ export class Referrals {
     const expiresAt = addDays(now, this.d.options.creditExpiryDays.referral);
     let balanceId: string | null = null;
     if (referrerFixes > 0) {
-      const { balance } = await this.d.ledger.grant(trx, { orgId: referrer.id, source: 'referral', fixes: referrerFixes, reference: `referral:${referred.id}`, expiresAt, note: `referred ${referred.name}` });
+      const { balance } = await this.d.ledger.grant(trx, {
+        orgId: referrer.id,
+        source: 'referral',
+        fixes: referrerFixes,
+        reference: `referral:${referred.id}`,
+        expiresAt,
+        note: `referred ${referred.name}`,
+      });
       balanceId = balance.id;
     }
     if (referredFixes > 0) {
-      await this.d.ledger.grant(trx, { orgId: referred.id, source: 'referral', fixes: referredFixes, reference: `referred-by:${referrer.id}`, expiresAt, note: 'signed up with a referral code' });
+      await this.d.ledger.grant(trx, {
+        orgId: referred.id,
+        source: 'referral',
+        fixes: referredFixes,
+        reference: `referred-by:${referrer.id}`,
+        expiresAt,
+        note: 'signed up with a referral code',
+      });
     }
-    await trx('referrals').where({ referred_org_id: referred.id }).update({ fixes: referrerFixes, balance_id: balanceId, credited_at: now, updated_at: now });
-    await this.d.audit.record(trx, { orgId: referrer.id, actor: BILLING, action: 'billing.referral_credited', target: { type: 'organization', id: referred.id }, metadata: { fixes: referrerFixes } });
-    return (await Referral.query(trx).forOrg(referrer.id).where({ referred_org_id: referred.id }).limit(1).first()) ?? null;
+    await trx('referrals')
+      .where({ referred_org_id: referred.id })
+      .update({ fixes: referrerFixes, balance_id: balanceId, credited_at: now, updated_at: now });
+    await this.d.audit.record(trx, {
+      orgId: referrer.id,
+      actor: BILLING,
+      action: 'billing.referral_credited',
+      target: { type: 'organization', id: referred.id },
+      metadata: { fixes: referrerFixes },
+    });
+    return (
+      (await Referral.query(trx).forOrg(referrer.id).where({ referred_org_id: referred.id }).limit(1).first()) ?? null
+    );
   }
 
   /** Credits every referred organization not credited yet (all, or those of one referrer). */
@@ -94,9 +132,18 @@ export class Referrals {
     const rows = (await db('referrals as r')
       .join('organizations as o', 'o.id', 'r.referred_org_id')
       .where('r.org_id', orgId)
-      .orderBy([{ column: 'r.created_at', order: 'desc' }, { column: 'r.id', order: 'desc' }])
+      .orderBy([
+        { column: 'r.created_at', order: 'desc' },
+        { column: 'r.id', order: 'desc' },
+      ])
       .limit(500)
-      .select('r.id', 'o.name', 'o.created_at as signed_up_at', 'r.fixes', 'r.credited_at')) as Array<{ id: string; name: string; signed_up_at: Date; fixes: number; credited_at: Date | null }>;
+      .select('r.id', 'o.name', 'o.created_at as signed_up_at', 'r.fixes', 'r.credited_at')) as Array<{
+      id: string;
+      name: string;
+      signed_up_at: Date;
+      fixes: number;
+      credited_at: Date | null;
+    }>;
     return {
       code,
       url: `${this.d.publicBaseUrl}/signup?ref=${encodeURIComponent(code)}`,

@@ -34,7 +34,10 @@ export class Resales {
   constructor(private readonly d: BillingDeps) {}
 
   async live(db: Knex, orgId: string, workspaceId: string): Promise<ResaleRow | null> {
-    const row = (await db('billing_resales').where({ org_id: orgId, workspace_id: workspaceId }).whereNot('status', 'canceled').first()) as ResaleRow | undefined;
+    const row = (await db('billing_resales')
+      .where({ org_id: orgId, workspace_id: workspaceId })
+      .whereNot('status', 'canceled')
+      .first()) as ResaleRow | undefined;
     return row ?? null;
   }
 
@@ -45,7 +48,8 @@ export class Resales {
 
   private async reconcileNow(orgId: string, workspaceId: string, actor: AuditedActor): Promise<void> {
     const provider = this.d.provider;
-    const ws = (await this.d.db('workspaces').where({ id: workspaceId, org_id: orgId }).first()) as WorkspaceResale | undefined;
+    const ws = (await this.d.db('workspaces').where({ id: workspaceId, org_id: orgId }).first()) as
+      WorkspaceResale | undefined;
     if (!ws) return;
     const price = ws.resale_price === null ? 0 : num(ws.resale_price);
     const want = ws.collect_via_connect && price > 0 && Boolean(ws.resale_client_email);
@@ -54,26 +58,68 @@ export class Resales {
     if (!provider?.startResaleCollection) return;
 
     if (want && !row) {
-      const org = (await this.d.db('organizations').where({ id: orgId }).select('name', 'payment_connect_account_id').first()) as { name: string; payment_connect_account_id: string };
+      const org = (await this.d
+        .db('organizations')
+        .where({ id: orgId })
+        .select('name', 'payment_connect_account_id')
+        .first()) as { name: string; payment_connect_account_id: string };
       const returnUrl = this.d.options.resale.clientReturnUrl ?? this.d.publicBaseUrl;
       const description = `${org.name} — ${ws.client_name ?? ws.name}`;
       // The same settings after the same history give the same key: a retried request reopens the same page.
-      const earlier = Number(((await this.d.db('billing_resales').where({ org_id: orgId, workspace_id: workspaceId }).count({ n: '*' }).first()) as { n: number | string }).n);
+      const earlier = Number(
+        (
+          (await this.d
+            .db('billing_resales')
+            .where({ org_id: orgId, workspace_id: workspaceId })
+            .count({ n: '*' })
+            .first()) as { n: number | string }
+        ).n,
+      );
       const collection = await providerCall(this.d, () =>
         provider.startResaleCollection!(
-          { orgId, workspaceId, destinationAccountId: org.payment_connect_account_id, client: { email: ws.resale_client_email!, name: ws.client_name }, amountUsd: price, platformFeePercent: fee, description, successUrl: returnUrl, cancelUrl: returnUrl },
+          {
+            orgId,
+            workspaceId,
+            destinationAccountId: org.payment_connect_account_id,
+            client: { email: ws.resale_client_email!, name: ws.client_name },
+            amountUsd: price,
+            platformFeePercent: fee,
+            description,
+            successUrl: returnUrl,
+            cancelUrl: returnUrl,
+          },
           `resale:${orgId}:${workspaceId}:start:${earlier}:${price}:${fee}:${ws.resale_client_email}`,
         ),
       );
       await this.d.db.transaction(async (trx) => {
         const id = newId('bres');
         const inserted = (await trx('billing_resales')
-          .insert({ id, org_id: orgId, workspace_id: workspaceId, provider: provider.identifier, destination_account_id: org.payment_connect_account_id, client_email: ws.resale_client_email, checkout_id: collection.checkoutId, checkout_url: collection.url, customer_id: collection.customerId, status: 'pending', amount_usd: price, platform_fee_percent: fee })
+          .insert({
+            id,
+            org_id: orgId,
+            workspace_id: workspaceId,
+            provider: provider.identifier,
+            destination_account_id: org.payment_connect_account_id,
+            client_email: ws.resale_client_email,
+            checkout_id: collection.checkoutId,
+            checkout_url: collection.url,
+            customer_id: collection.customerId,
+            status: 'pending',
+            amount_usd: price,
+            platform_fee_percent: fee,
+          })
           .onConflict(['provider', 'checkout_id'])
           .ignore()
           .returning('id')) as unknown[];
         if (inserted.length === 0) return; // the same checkout (an idempotent repeat) is already recorded
-        await this.d.audit.record(trx, { orgId, actor, action: 'billing.resale_collection_started', target: { type: 'workspace', id: workspaceId }, workspaceId, metadata: { amount_usd: price, platform_fee_percent: fee, client_email: ws.resale_client_email } });
+        await this.d.audit.record(trx, {
+          orgId,
+          actor,
+          action: 'billing.resale_collection_started',
+          target: { type: 'workspace', id: workspaceId },
+          workspaceId,
+          metadata: { amount_usd: price, platform_fee_percent: fee, client_email: ws.resale_client_email },
+        });
         await this.mailClient(trx, orgId, org.name, ws, collection.url, price);
       });
       return;
@@ -83,13 +129,21 @@ export class Resales {
     if (!want) {
       if (!row.subscription_id) {
         // The client never paid: the page is withdrawn.
-        await this.d.db('billing_resales').where({ id: row.id }).update({ status: 'canceled', checkout_url: null, updated_at: this.d.clock() });
+        await this.d
+          .db('billing_resales')
+          .where({ id: row.id })
+          .update({ status: 'canceled', checkout_url: null, updated_at: this.d.clock() });
         return;
       }
       if (row.cancel_at_period_end || !provider.stopResaleCollection) return;
       const seq = row.sync_seq + 1;
-      await providerCall(this.d, () => provider.stopResaleCollection!(row.subscription_id!, `resale:${orgId}:${workspaceId}:stop:${seq}`));
-      await this.d.db('billing_resales').where({ id: row.id }).update({ cancel_at_period_end: true, sync_seq: seq, updated_at: this.d.clock() });
+      await providerCall(this.d, () =>
+        provider.stopResaleCollection!(row.subscription_id!, `resale:${orgId}:${workspaceId}:stop:${seq}`),
+      );
+      await this.d
+        .db('billing_resales')
+        .where({ id: row.id })
+        .update({ cancel_at_period_end: true, sync_seq: seq, updated_at: this.d.clock() });
       return;
     }
 
@@ -97,26 +151,49 @@ export class Resales {
     if (same) return;
     if (!row.subscription_id) {
       // Not paid yet: a new page at the new price (the old one may still be paid; its events find this row).
-      await this.d.db('billing_resales').where({ id: row.id }).update({ status: 'canceled', updated_at: this.d.clock() });
+      await this.d
+        .db('billing_resales')
+        .where({ id: row.id })
+        .update({ status: 'canceled', updated_at: this.d.clock() });
       return this.reconcileNow(orgId, workspaceId, actor);
     }
     if (!provider.updateResaleCollection) return;
     const seq = row.sync_seq + 1;
     const state = await providerCall(this.d, () =>
-      provider.updateResaleCollection!({ subscriptionId: row.subscription_id!, amountUsd: price, platformFeePercent: fee }, `resale:${orgId}:${workspaceId}:update:${seq}:${price}:${fee}`),
+      provider.updateResaleCollection!(
+        { subscriptionId: row.subscription_id!, amountUsd: price, platformFeePercent: fee },
+        `resale:${orgId}:${workspaceId}:update:${seq}:${price}:${fee}`,
+      ),
     );
-    await this.d.db('billing_resales').where({ id: row.id }).update({ amount_usd: price, platform_fee_percent: fee, cancel_at_period_end: state.cancelAtPeriodEnd, sync_seq: seq, updated_at: this.d.clock() });
+    await this.d.db('billing_resales').where({ id: row.id }).update({
+      amount_usd: price,
+      platform_fee_percent: fee,
+      cancel_at_period_end: state.cancelAtPeriodEnd,
+      sync_seq: seq,
+      updated_at: this.d.clock(),
+    });
   }
 
   // --- provider events ------------------------------------------------------------------------
 
   /** The client paid the checkout: the collection now has its subscription. */
-  async checkoutCompleted(trx: Knex, event: Extract<PaymentEvent, { type: 'checkout.completed' }>): Promise<{ orgId: string | null; outcome: string }> {
-    const row = (await trx('billing_resales').where({ provider: this.d.provider!.identifier, checkout_id: event.checkoutId }).forUpdate().first()) as ResaleRow | undefined;
+  async checkoutCompleted(
+    trx: Knex,
+    event: Extract<PaymentEvent, { type: 'checkout.completed' }>,
+  ): Promise<{ orgId: string | null; outcome: string }> {
+    const row = (await trx('billing_resales')
+      .where({ provider: this.d.provider!.identifier, checkout_id: event.checkoutId })
+      .forUpdate()
+      .first()) as ResaleRow | undefined;
     if (!row) return { orgId: event.orgId, outcome: 'unknown_resale_checkout' };
     await trx('billing_resales')
       .where({ id: row.id })
-      .update({ customer_id: event.customerId, subscription_id: row.subscription_id ?? event.subscriptionId, checkout_url: null, updated_at: this.d.clock() });
+      .update({
+        customer_id: event.customerId,
+        subscription_id: row.subscription_id ?? event.subscriptionId,
+        checkout_url: null,
+        updated_at: this.d.clock(),
+      });
     return { orgId: row.org_id, outcome: 'resale_checkout_completed' };
   }
 
@@ -124,31 +201,51 @@ export class Resales {
   async updated(trx: Knex, event: ResaleEvent): Promise<{ orgId: string | null; outcome: string }> {
     const r = event.resale;
     const provider = this.d.provider!.identifier;
-    let row = (await trx('billing_resales').where({ provider, subscription_id: r.subscriptionId }).forUpdate().first()) as ResaleRow | undefined;
+    let row = (await trx('billing_resales')
+      .where({ provider, subscription_id: r.subscriptionId })
+      .forUpdate()
+      .first()) as ResaleRow | undefined;
     if (!row && event.orgId) {
       // The subscription's first state may come before checkout.completed: the workspace's open collection.
-      row = (await trx('billing_resales').where({ org_id: event.orgId, workspace_id: r.workspaceId }).whereNull('subscription_id').orderBy('created_at', 'desc').forUpdate().first()) as ResaleRow | undefined;
+      row = (await trx('billing_resales')
+        .where({ org_id: event.orgId, workspace_id: r.workspaceId })
+        .whereNull('subscription_id')
+        .orderBy('created_at', 'desc')
+        .forUpdate()
+        .first()) as ResaleRow | undefined;
     }
     if (!row) return { orgId: event.orgId, outcome: 'unknown_resale' };
-    if (row.event_at && new Date(row.event_at).getTime() > event.occurredAt.getTime()) return { orgId: row.org_id, outcome: 'skipped:stale' };
+    if (row.event_at && new Date(row.event_at).getTime() > event.occurredAt.getTime())
+      return { orgId: row.org_id, outcome: 'skipped:stale' };
     const status = r.status as SubscriptionStatus;
-    await trx('billing_resales')
-      .where({ id: row.id })
-      .update({
-        subscription_id: r.subscriptionId,
-        customer_id: r.customerId,
-        status,
-        amount_usd: r.amountUsd,
-        cancel_at_period_end: r.cancelAtPeriodEnd,
-        current_period_start: r.currentPeriodStart,
-        current_period_end: r.currentPeriodEnd,
-        checkout_url: null,
-        event_at: event.occurredAt,
-        updated_at: this.d.clock(),
-      });
+    await trx('billing_resales').where({ id: row.id }).update({
+      subscription_id: r.subscriptionId,
+      customer_id: r.customerId,
+      status,
+      amount_usd: r.amountUsd,
+      cancel_at_period_end: r.cancelAtPeriodEnd,
+      current_period_start: r.currentPeriodStart,
+      current_period_end: r.currentPeriodEnd,
+      checkout_url: null,
+      event_at: event.occurredAt,
+      updated_at: this.d.clock(),
+    });
     if (row.status !== status) {
-      await this.d.audit.record(trx, { orgId: row.org_id, actor: BILLING, action: 'billing.resale_status_changed', target: { type: 'workspace', id: row.workspace_id }, workspaceId: row.workspace_id, changes: { status: { before: row.status, after: status } }, metadata: { subscription_id: r.subscriptionId } });
-      await this.d.outbox.add(trx, 'billing.resale_status_changed', { org_id: row.org_id, workspace_id: row.workspace_id, status, previous_status: row.status }, { orgId: row.org_id });
+      await this.d.audit.record(trx, {
+        orgId: row.org_id,
+        actor: BILLING,
+        action: 'billing.resale_status_changed',
+        target: { type: 'workspace', id: row.workspace_id },
+        workspaceId: row.workspace_id,
+        changes: { status: { before: row.status, after: status } },
+        metadata: { subscription_id: r.subscriptionId },
+      });
+      await this.d.outbox.add(
+        trx,
+        'billing.resale_status_changed',
+        { org_id: row.org_id, workspace_id: row.workspace_id, status, previous_status: row.status },
+        { orgId: row.org_id },
+      );
     }
     return { orgId: row.org_id, outcome: `resale_${status}` };
   }
@@ -156,7 +253,10 @@ export class Resales {
   /** The organization of a resale invoice without org metadata. */
   async orgOf(trx: Knex, subscriptionId: string | null): Promise<string | null> {
     if (!subscriptionId) return null;
-    const row = (await trx('billing_resales').select('org_id').where({ provider: this.d.provider!.identifier, subscription_id: subscriptionId }).first()) as { org_id: string } | undefined;
+    const row = (await trx('billing_resales')
+      .select('org_id')
+      .where({ provider: this.d.provider!.identifier, subscription_id: subscriptionId })
+      .first()) as { org_id: string } | undefined;
     return row?.org_id ?? null;
   }
 
@@ -165,12 +265,24 @@ export class Resales {
    * as charged once (a second paid invoice for the same workspace and period is reported, not
    * counted).
    */
-  async recordCharge(trx: Knex, orgId: string, inv: InvoiceInfo, status: 'paid' | 'payment_failed', occurredAt: Date): Promise<string> {
+  async recordCharge(
+    trx: Knex,
+    orgId: string,
+    inv: InvoiceInfo,
+    status: 'paid' | 'payment_failed',
+    occurredAt: Date,
+  ): Promise<string> {
     const provider = this.d.provider!.identifier;
-    const resale = inv.subscriptionId ? ((await trx('billing_resales').where({ provider, subscription_id: inv.subscriptionId }).first()) as ResaleRow | undefined) : undefined;
+    const resale = inv.subscriptionId
+      ? ((await trx('billing_resales').where({ provider, subscription_id: inv.subscriptionId }).first()) as
+          ResaleRow | undefined)
+      : undefined;
     const workspaceId = inv.workspaceId ?? resale?.workspace_id ?? null;
     if (!workspaceId || !inv.periodStart) return 'resale_invoice_without_workspace';
-    const existing = (await trx('billing_resale_charges').where({ provider, provider_invoice_id: inv.invoiceId }).forUpdate().first()) as { id: string; status: string } | undefined;
+    const existing = (await trx('billing_resale_charges')
+      .where({ provider, provider_invoice_id: inv.invoiceId })
+      .forUpdate()
+      .first()) as { id: string; status: string } | undefined;
     const amount = status === 'paid' ? inv.amountPaidUsd : inv.amountDueUsd;
     const fields = {
       status,
@@ -188,16 +300,44 @@ export class Resales {
         .whereNot('provider_invoice_id', inv.invoiceId)
         .first()) as { provider_invoice_id: string } | undefined;
       if (samePeriod) {
-        this.d.log.error({ orgId, workspaceId, invoiceId: inv.invoiceId, first: samePeriod.provider_invoice_id }, 'a second resale invoice was paid for the same period');
+        this.d.log.error(
+          { orgId, workspaceId, invoiceId: inv.invoiceId, first: samePeriod.provider_invoice_id },
+          'a second resale invoice was paid for the same period',
+        );
         return 'skipped:period_already_charged';
       }
     }
     if (existing) await trx('billing_resale_charges').where({ id: existing.id }).update(fields);
     else {
-      await trx('billing_resale_charges').insert({ id: newId('brc'), org_id: orgId, workspace_id: workspaceId, resale_id: resale?.id ?? null, provider, provider_invoice_id: inv.invoiceId, subscription_id: inv.subscriptionId, period_start: inv.periodStart, period_end: inv.periodEnd, created_at: occurredAt, ...fields });
+      await trx('billing_resale_charges').insert({
+        id: newId('brc'),
+        org_id: orgId,
+        workspace_id: workspaceId,
+        resale_id: resale?.id ?? null,
+        provider,
+        provider_invoice_id: inv.invoiceId,
+        subscription_id: inv.subscriptionId,
+        period_start: inv.periodStart,
+        period_end: inv.periodEnd,
+        created_at: occurredAt,
+        ...fields,
+      });
     }
     if (status === 'paid') {
-      await this.d.audit.record(trx, { orgId, actor: BILLING, action: 'billing.resale_charged', target: { type: 'workspace', id: workspaceId }, workspaceId, metadata: { invoice_id: inv.invoiceId, amount_usd: fields.amount_usd, platform_fee_usd: fields.platform_fee_usd, transferred_usd: fields.transferred_usd, period_start: inv.periodStart.toISOString() } });
+      await this.d.audit.record(trx, {
+        orgId,
+        actor: BILLING,
+        action: 'billing.resale_charged',
+        target: { type: 'workspace', id: workspaceId },
+        workspaceId,
+        metadata: {
+          invoice_id: inv.invoiceId,
+          amount_usd: fields.amount_usd,
+          platform_fee_usd: fields.platform_fee_usd,
+          transferred_usd: fields.transferred_usd,
+          period_start: inv.periodStart.toISOString(),
+        },
+      });
     }
     return `resale_charge_${status}`;
   }
@@ -210,7 +350,13 @@ export class Resales {
       .groupBy('workspace_id')
       .select('workspace_id')
       .sum({ collected: 'amount_usd', transferred: 'transferred_usd', fees: 'platform_fee_usd' })
-      .count({ periods: '*' })) as Array<{ workspace_id: string; collected: string | number; transferred: string | number; fees: string | number; periods: string | number }>;
+      .count({ periods: '*' })) as Array<{
+      workspace_id: string;
+      collected: string | number;
+      transferred: string | number;
+      fees: string | number;
+      periods: string | number;
+    }>;
     const out = new Map<string, Record<string, unknown>>();
     for (const r of rows) {
       if (out.has(r.workspace_id)) continue; // newest first: the live one, else the last ended one
@@ -231,13 +377,29 @@ export class Resales {
     return out;
   }
 
-  private async mailClient(trx: Knex, orgId: string, agency: string, ws: WorkspaceResale, url: string, price: number): Promise<void> {
+  private async mailClient(
+    trx: Knex,
+    orgId: string,
+    agency: string,
+    ws: WorkspaceResale,
+    url: string,
+    price: number,
+  ): Promise<void> {
     const data = { agency, client: ws.client_name ?? ws.name, amount_usd: price.toFixed(2), link: url };
     if (!this.d.mailer) {
-      this.d.log.warn({ orgId, workspaceId: ws.id }, 'no mailer: the resale payment link is only in the Billing answer');
+      this.d.log.warn(
+        { orgId, workspaceId: ws.id },
+        'no mailer: the resale payment link is only in the Billing answer',
+      );
       return;
     }
-    await this.d.mailer.enqueue(trx, { orgId, template: 'billing.resale_payment_link', locale: locale(ws.locale), to: ws.resale_client_email!, data });
+    await this.d.mailer.enqueue(trx, {
+      orgId,
+      template: 'billing.resale_payment_link',
+      locale: locale(ws.locale),
+      to: ws.resale_client_email!,
+      data,
+    });
   }
 }
 

@@ -33,7 +33,10 @@ export class SpendAlerts {
       link: `${this.d.publicBaseUrl}${this.d.options.returnPath}`,
     };
     if (spent >= cap && !same(account.spend_block_period_start)) {
-      await this.store.patchAccount(trx, orgId, { spend_block_period_start: period.start, spend_alert_period_start: period.start });
+      await this.store.patchAccount(trx, orgId, {
+        spend_block_period_start: period.start,
+        spend_alert_period_start: period.start,
+      });
       await this.send(trx, org.id, org.billing_email, org.locale, 'billing.spend_cap_reached', data);
       return;
     }
@@ -43,7 +46,14 @@ export class SpendAlerts {
     }
   }
 
-  private async send(trx: Knex, orgId: string, billingEmail: string | null, orgLocale: string, template: string, data: Record<string, unknown>): Promise<void> {
+  private async send(
+    trx: Knex,
+    orgId: string,
+    billingEmail: string | null,
+    orgLocale: string,
+    template: string,
+    data: Record<string, unknown>,
+  ): Promise<void> {
     if (!this.d.mailer) {
       this.d.log.warn({ orgId, template }, 'no mailer: spend cap mail not sent');
       return;
@@ -56,7 +66,12 @@ export class SpendAlerts {
 
 /** Addresses of the organization's active owners. */
 export async function ownerEmails(trx: Knex, orgId: string): Promise<string[]> {
-  const rows = (await trx('users').select('email').where({ org_id: orgId, role: 'owner' }).whereNull('removed_at').whereNull('disabled_at').orderBy('created_at')) as { email: string }[];
+  const rows = (await trx('users')
+    .select('email')
+    .where({ org_id: orgId, role: 'owner' })
+    .whereNull('removed_at')
+    .whereNull('disabled_at')
+    .orderBy('created_at')) as { email: string }[];
   return rows.map((r) => r.email);
 }
 

@@ -45,13 +45,26 @@ export class StaffDesk {
     private readonly claims: Claims,
   ) {}
 
-  async organizations(opts: { q?: string; plan?: PlanId; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+  async organizations(opts: {
+    q?: string;
+    plan?: PlanId;
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<Record<string, unknown>>> {
     const now = this.d.clock();
     const db = this.d.db;
     const q = db('organizations as o').select(
-      'o.id', 'o.name', 'o.slug', 'o.plan', 'o.subscription_status', 'o.created_at',
-      db('credit_balances as b').sum('b.fixes_remaining').whereRaw('b.org_id = o.id')
-        .where((w) => w.whereNull('b.expires_at').orWhere('b.expires_at', '>', now)).as('credits_remaining'),
+      'o.id',
+      'o.name',
+      'o.slug',
+      'o.plan',
+      'o.subscription_status',
+      'o.created_at',
+      db('credit_balances as b')
+        .sum('b.fixes_remaining')
+        .whereRaw('b.org_id = o.id')
+        .where((w) => w.whereNull('b.expires_at').orWhere('b.expires_at', '>', now))
+        .as('credits_remaining'),
       db('users as u').count('*').whereRaw('u.org_id = o.id').whereNull('u.removed_at').as('members'),
     );
     if (opts.plan) q.where('o.plan', opts.plan);
@@ -71,7 +84,13 @@ export class StaffDesk {
       await this.store.ensurePlanCredits(trx, orgId);
       const balances = await this.d.ledger.liveBalances(trx, orgId, this.d.clock());
       const count = async (table: string, where: (q: Knex.QueryBuilder) => void) =>
-        Number(((await trx(table).where({ org_id: orgId }).modify(where).count({ n: '*' }).first()) as { n: string | number }).n);
+        Number(
+          (
+            (await trx(table).where({ org_id: orgId }).modify(where).count({ n: '*' }).first()) as {
+              n: string | number;
+            }
+          ).n,
+        );
       const members = await count('users', (q) => q.whereNull('removed_at'));
       const workspaces = await count('workspaces', (q) => q.whereNull('archived_at'));
       const credits = balances.reduce((s, b) => s + b.fixes_remaining, 0);
@@ -90,7 +109,11 @@ export class StaffDesk {
    * Puts an organization on a plan without a payment: refused while a subscription runs (the
    * provider would bill the old plan). `none` takes a granted plan back.
    */
-  async grantPlan(actor: SignedInActor, orgId: string, input: { plan: PlanId; reason: string }): Promise<Record<string, unknown>> {
+  async grantPlan(
+    actor: SignedInActor,
+    orgId: string,
+    input: { plan: PlanId; reason: string },
+  ): Promise<Record<string, unknown>> {
     await this.d.db.transaction(async (trx) => {
       const org = await this.store.org(trx, orgId, { lock: true });
       const status = org.subscription_status as SubscriptionStatus;
@@ -116,21 +139,47 @@ export class StaffDesk {
   }
 
   /** Credit claims of every organization, newest first, with the organization's name. */
-  async claimQueue(opts: { status?: 'pending' | 'approved' | 'rejected'; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
-    const q = this.d.db('billing_claims as c').join('organizations as o', 'o.id', 'c.org_id').select('c.*', 'o.name as organization_name');
+  async claimQueue(opts: {
+    status?: 'pending' | 'approved' | 'rejected';
+    cursor?: string;
+    limit?: number;
+  }): Promise<Page<Record<string, unknown>>> {
+    const q = this.d
+      .db('billing_claims as c')
+      .join('organizations as o', 'o.id', 'c.org_id')
+      .select('c.*', 'o.name as organization_name');
     if (opts.status) q.where('c.status', opts.status);
     const page = await paginate<Record<string, unknown>>(q, newestFirst('c'), opts);
-    return { items: page.items.map((r) => ({ ...this.claims.json(r), organization_name: r.organization_name })), next_cursor: page.next_cursor };
+    return {
+      items: page.items.map((r) => ({ ...this.claims.json(r), organization_name: r.organization_name })),
+      next_cursor: page.next_cursor,
+    };
   }
 
-  async decideClaim(actor: SignedInActor, claimId: string, input: { decision: 'approve' | 'reject'; note?: string | null }): Promise<Record<string, unknown>> {
-    const row = (await this.d.db('billing_claims').where({ id: claimId }).first('org_id')) as { org_id: string } | undefined;
+  async decideClaim(
+    actor: SignedInActor,
+    claimId: string,
+    input: { decision: 'approve' | 'reject'; note?: string | null },
+  ): Promise<Record<string, unknown>> {
+    const row = (await this.d.db('billing_claims').where({ id: claimId }).first('org_id')) as
+      { org_id: string } | undefined;
     if (!row) throw notFound('claim');
-    const claim = await this.claims.decide(row.org_id, claimId, input.decision === 'approve', asStaff(actor), input.note || undefined);
+    const claim = await this.claims.decide(
+      row.org_id,
+      claimId,
+      input.decision === 'approve',
+      asStaff(actor),
+      input.note || undefined,
+    );
     return this.claims.json(claim);
   }
 
-  private summary(r: Pick<OrgListRow, 'id' | 'name' | 'slug' | 'plan' | 'subscription_status' | 'created_at' | 'credits_remaining' | 'members'>) {
+  private summary(
+    r: Pick<
+      OrgListRow,
+      'id' | 'name' | 'slug' | 'plan' | 'subscription_status' | 'created_at' | 'credits_remaining' | 'members'
+    >,
+  ) {
     return {
       id: r.id,
       name: r.name,

@@ -46,8 +46,7 @@ export function statusRank(status: SubscriptionStatus): number {
 }
 
 export type TransitionVerdict =
-  | { apply: true }
-  | { apply: false; reason: 'stale' | 'not_allowed' | 'lifetime' | 'other_subscription' };
+  { apply: true } | { apply: false; reason: 'stale' | 'not_allowed' | 'lifetime' | 'other_subscription' };
 
 export interface CurrentSubscription {
   status: SubscriptionStatus;
@@ -77,8 +76,14 @@ export function judgeTransition(current: CurrentSubscription, next: IncomingStat
   if (current.status === 'lifetime') return { apply: false, reason: 'lifetime' };
   const sameSubscription = current.subscriptionId === next.subscriptionId;
   if (!sameSubscription) {
-    if (current.subscriptionId && LIVE_STATUSES.includes(current.status)) return { apply: false, reason: 'other_subscription' };
-    if (current.subscriptionId && current.status === 'incomplete' && current.eventAt && next.occurredAt < current.eventAt) {
+    if (current.subscriptionId && LIVE_STATUSES.includes(current.status))
+      return { apply: false, reason: 'other_subscription' };
+    if (
+      current.subscriptionId &&
+      current.status === 'incomplete' &&
+      current.eventAt &&
+      next.occurredAt < current.eventAt
+    ) {
       return { apply: false, reason: 'stale' };
     }
     return SUBSCRIPTION_TRANSITIONS[current.status].includes(next.status) || current.status === next.status
@@ -94,5 +99,7 @@ export function judgeTransition(current: CurrentSubscription, next: IncomingStat
   if (current.status === next.status) return { apply: true };
   // A canceled subscription stays canceled: only a new one moves the organization on.
   if (current.status === 'canceled') return { apply: false, reason: 'not_allowed' };
-  return SUBSCRIPTION_TRANSITIONS[current.status].includes(next.status) ? { apply: true } : { apply: false, reason: 'not_allowed' };
+  return SUBSCRIPTION_TRANSITIONS[current.status].includes(next.status)
+    ? { apply: true }
+    : { apply: false, reason: 'not_allowed' };
 }

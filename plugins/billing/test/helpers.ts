@@ -34,7 +34,12 @@ export async function startBilling(t: Test, overrides: Record<string, unknown> =
   const app = await startTestApp(t, overrides);
   const local = app.container.resolve<LocalPaymentProvider>(KEYS.paymentProvider);
   const call: BillingHarness['call'] = async (who, method, url, payload, headers = {}) => {
-    const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who?.auth.headers ?? {}), ...headers } });
+    const res = await app.server.inject({
+      method,
+      url,
+      payload: payload as object | undefined,
+      headers: { ...(who?.auth.headers ?? {}), ...headers },
+    });
     let body: Record<string, unknown> = {};
     try {
       body = JSON.parse(res.payload) as Record<string, unknown>;
@@ -48,7 +53,12 @@ export async function startBilling(t: Test, overrides: Record<string, unknown> =
     const res = await app.server.inject({
       method: form ? 'POST' : 'GET',
       url: u.pathname + u.search,
-      ...(form ? { payload: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } } : {}),
+      ...(form
+        ? {
+            payload: new URLSearchParams(form).toString(),
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          }
+        : {}),
     });
     return { status: res.statusCode, body: {}, headers: res.headers as Record<string, unknown>, payload: res.payload };
   };

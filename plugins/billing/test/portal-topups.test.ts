@@ -39,7 +39,11 @@ t.test('portal, payment failures, top-ups and roles on payment-local', async (t)
     await h.page(portal.body.url, { action: 'update_card', card: LOCAL_TEST_CARDS.ok });
     const back = await h.billing(owner);
     t.equal(back.subscription_status, 'active');
-    t.equal((await h.call(owner, 'GET', '/v1/billing/invoices')).body.items[0].status, 'paid', 'the open invoice was paid');
+    t.equal(
+      (await h.call(owner, 'GET', '/v1/billing/invoices')).body.items[0].status,
+      'paid',
+      'the open invoice was paid',
+    );
   });
 
   await t.test('a top-up grants its fixes once; a declined card grants nothing', async (t) => {
@@ -54,14 +58,35 @@ t.test('portal, payment failures, top-ups and roles on payment-local', async (t)
     t.equal(refused.status, 402);
     t.match(refused.payload, /declined/);
 
-    const topup = await h.call(owner, 'POST', '/v1/billing/topups', { pack: 'topup_50' }, { 'idempotency-key': 'topup-1' });
-    const same = await h.call(owner, 'POST', '/v1/billing/topups', { pack: 'topup_50' }, { 'idempotency-key': 'topup-1' });
+    const topup = await h.call(
+      owner,
+      'POST',
+      '/v1/billing/topups',
+      { pack: 'topup_50' },
+      { 'idempotency-key': 'topup-1' },
+    );
+    const same = await h.call(
+      owner,
+      'POST',
+      '/v1/billing/topups',
+      { pack: 'topup_50' },
+      { 'idempotency-key': 'topup-1' },
+    );
     t.equal(same.body.url, topup.body.url, 'the same Idempotency-Key opens the same checkout');
     t.equal((await h.page(topup.body.url, { card: LOCAL_TEST_CARDS.ok })).status, 303);
-    t.equal((await h.page(topup.body.url, { card: LOCAL_TEST_CARDS.ok })).status, 410, 'a completed checkout cannot be paid twice');
+    t.equal(
+      (await h.page(topup.body.url, { card: LOCAL_TEST_CARDS.ok })).status,
+      410,
+      'a completed checkout cannot be paid twice',
+    );
 
     const billing = await h.billing(owner);
-    const bySource = Object.fromEntries(billing.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [c.source, c.fixes_remaining]));
+    const bySource = Object.fromEntries(
+      billing.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [
+        c.source,
+        c.fixes_remaining,
+      ]),
+    );
     t.same(bySource, { plan: 10, topup: 50 });
     t.equal(billing.summary.fixes.credits_remaining, 60);
     const credits = await h.call(owner, 'GET', '/v1/billing/credits');
@@ -69,7 +94,12 @@ t.test('portal, payment failures, top-ups and roles on payment-local', async (t)
     const topupBalance = credits.body.balances.find((b: { source: string }) => b.source === 'topup');
     t.match(topupBalance, { granted_fixes: 50, fixes_remaining: 50 });
     t.ok(new Date(topupBalance.expires_at).getTime() > Date.now() + 360 * DAY, 'top-ups last a year');
-    t.ok(credits.body.ledger.some((e: { kind: string; fixes: number; source: string }) => e.kind === 'grant' && e.fixes === 50 && e.source === 'topup'));
+    t.ok(
+      credits.body.ledger.some(
+        (e: { kind: string; fixes: number; source: string }) =>
+          e.kind === 'grant' && e.fixes === 50 && e.source === 'topup',
+      ),
+    );
     const invoices = (await h.call(owner, 'GET', '/v1/billing/invoices')).body.items;
     t.match(invoices[0], { purpose: 'topup', amount_paid_usd: 125, status: 'paid' });
     t.equal((await h.audit(owner.organization.id, 'billing.topup_paid')).length, 1);

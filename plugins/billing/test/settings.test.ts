@@ -11,7 +11,9 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
   let jobs = 0;
   const runFix = async (orgId: string) => {
     const jobId = `job_${++jobs}`;
-    await h.app.db.transaction((trx) => gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 0.5, jobId }));
+    await h.app.db.transaction((trx) =>
+      gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 0.5, jobId }),
+    );
     await h.app.db.transaction((trx) => gate.recordJobCost(trx, { orgId, jobId, costUsd: 0.42, consumedFix: true }));
   };
   const refusal = async (p: Promise<unknown>) => {
@@ -30,16 +32,33 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     t.equal(res.status, 200, res.payload);
     t.equal(res.body.summary.plan, 'open_source');
     t.equal(res.body.subscription_status, 'none');
-    t.same(res.body.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [c.source, c.fixes_remaining]), [['plan', 20]], 'the monthly fixes of the plan');
+    t.same(
+      res.body.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [
+        c.source,
+        c.fixes_remaining,
+      ]),
+      [['plan', 20]],
+      'the monthly fixes of the plan',
+    );
     const audit = await h.audit(owner.organization.id, 'billing.open_source_enabled');
     t.equal(audit.length, 1);
-    t.match(audit[0], { actor_type: 'user', actor_id: owner.user.id, changes: { plan: { before: 'none', after: 'open_source' } } });
+    t.match(audit[0], {
+      actor_type: 'user',
+      actor_id: owner.user.id,
+      changes: { plan: { before: 'none', after: 'open_source' } },
+    });
     t.equal((await h.call(owner, 'POST', '/v1/billing/open-source')).status, 200, 'again: no change');
     t.equal((await h.audit(owner.organization.id, 'billing.open_source_enabled')).length, 1);
 
-    const ok = await h.app.db.transaction((trx) => limits.assert(trx, owner.organization.id, 'public_repos_only', { isPublic: true }));
+    const ok = await h.app.db.transaction((trx) =>
+      limits.assert(trx, owner.organization.id, 'public_repos_only', { isPublic: true }),
+    );
     t.equal(ok.limit, 'public_repos_only');
-    const refused = await refusal(h.app.db.transaction((trx) => limits.assert(trx, owner.organization.id, 'public_repos_only', { isPublic: false })));
+    const refused = await refusal(
+      h.app.db.transaction((trx) =>
+        limits.assert(trx, owner.organization.id, 'public_repos_only', { isPublic: false }),
+      ),
+    );
     t.same(refused, { status: 402, code: 'plan_limit_reached', reason: 'public_repos_only' });
 
     const subscribed = await h.owner();
@@ -59,7 +78,9 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     t.equal(on.status, 200);
     t.equal(on.body.summary.fixes.overage_enabled, true);
     t.equal(on.body.summary.fixes.overage_price_usd, 3.5);
-    t.match((await h.audit(owner.organization.id, 'billing.overage_changed'))[0], { changes: { overage_enabled: { before: false, after: true } } });
+    t.match((await h.audit(owner.organization.id, 'billing.overage_changed'))[0], {
+      changes: { overage_enabled: { before: false, after: true } },
+    });
   });
 
   await t.test('credits, then overage, then the spend cap: alert at 80 % once, jobs blocked at the cap', async (t) => {
@@ -67,8 +88,16 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     const orgId = owner.organization.id;
     await h.subscribe(owner, 'indie'); // 5 trial fixes, overage at 4 USD
     for (let i = 0; i < 5; i++) await runFix(orgId);
-    const exhausted = await refusal(h.app.db.transaction((trx) => gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 1 })));
-    t.same(exhausted, { status: 402, code: 'plan_limit_reached', reason: 'fix_credits_exhausted' }, 'no credits and overage off');
+    const exhausted = await refusal(
+      h.app.db.transaction((trx) =>
+        gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 1 }),
+      ),
+    );
+    t.same(
+      exhausted,
+      { status: 402, code: 'plan_limit_reached', reason: 'fix_credits_exhausted' },
+      'no credits and overage off',
+    );
 
     await h.call(owner, 'PUT', '/v1/billing/overage', { enabled: true });
     const cap = await h.call(owner, 'PUT', '/v1/billing/spend-cap', { cap_usd: 10 });
@@ -84,9 +113,19 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     t.equal(alerts[0]?.to_address, owner.email);
     t.match(alerts[0]?.subject, /80 % of your monthly spend cap/);
 
-    const over = await refusal(h.app.db.transaction((trx) => gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 1 })));
-    t.same(over, { status: 402, code: 'plan_limit_reached', reason: 'spend_cap' }, 'a fix that would pass the cap is refused');
-    const diagnosis = await h.app.db.transaction((trx) => gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'diagnosis', estimatedCostUsd: 0.1 }));
+    const over = await refusal(
+      h.app.db.transaction((trx) =>
+        gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 1 }),
+      ),
+    );
+    t.same(
+      over,
+      { status: 402, code: 'plan_limit_reached', reason: 'spend_cap' },
+      'a fix that would pass the cap is refused',
+    );
+    const diagnosis = await h.app.db.transaction((trx) =>
+      gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'diagnosis', estimatedCostUsd: 0.1 }),
+    );
     t.equal(diagnosis.funding, 'included', 'diagnoses still run below the cap');
 
     let billing = await h.billing(owner);
@@ -96,7 +135,11 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     await h.call(owner, 'PUT', '/v1/billing/spend-cap', { cap_usd: 8 });
     billing = await h.billing(owner);
     t.equal(billing.summary.spend.blocked, true, 'spend at the cap blocks');
-    const blocked = await refusal(h.app.db.transaction((trx) => gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'diagnosis', estimatedCostUsd: 0.1 })));
+    const blocked = await refusal(
+      h.app.db.transaction((trx) =>
+        gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'diagnosis', estimatedCostUsd: 0.1 }),
+      ),
+    );
     t.same(blocked, { status: 402, code: 'plan_limit_reached', reason: 'spend_cap' }, 'every job is blocked at 100 %');
     t.equal((await h.mails(orgId, 'billing.spend_cap_alert')).length, 1, 'one alert per period');
 
@@ -110,11 +153,23 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     const orgId = owner.organization.id;
     const check = (name: Parameters<PlanLimits['assert']>[2], ctx: Parameters<PlanLimits['assert']>[3]) =>
       refusal(h.app.db.transaction((trx) => limits.assert(trx, orgId, name, ctx)));
-    t.same(await check('tickets_per_month', { workspaceId: 'ws_1', count: 50 }), { status: 402, code: 'plan_limit_reached', reason: 'tickets_per_month' });
+    t.same(await check('tickets_per_month', { workspaceId: 'ws_1', count: 50 }), {
+      status: 402,
+      code: 'plan_limit_reached',
+      reason: 'tickets_per_month',
+    });
     t.equal(await check('tickets_per_month', { workspaceId: 'ws_1', count: 49 }), null);
-    t.same(await check('repositories_per_workspace', { workspaceId: 'ws_1', count: 1 }), { status: 402, code: 'plan_limit_reached', reason: 'repositories_per_workspace' });
+    t.same(await check('repositories_per_workspace', { workspaceId: 'ws_1', count: 1 }), {
+      status: 402,
+      code: 'plan_limit_reached',
+      reason: 'repositories_per_workspace',
+    });
     await insertWorkspace(h.app, orgId);
-    t.same(await check('workspaces_included', {}), { status: 402, code: 'plan_limit_reached', reason: 'workspaces_included' }, 'no extra workspaces without a plan');
+    t.same(
+      await check('workspaces_included', {}),
+      { status: 402, code: 'plan_limit_reached', reason: 'workspaces_included' },
+      'no extra workspaces without a plan',
+    );
     await h.subscribe(owner, 'indie');
     const extra = await h.app.db.transaction((trx) => limits.assert(trx, orgId, 'workspaces_included', {}));
     t.match(extra, { extra: true, extraPriceUsd: 15 }, 'Indie sells extra workspaces');

@@ -5,13 +5,29 @@ import { startBilling, type BillingHarness } from './helpers.js';
 const DAY = 86_400_000;
 
 /** A payment-local event body, signed unless told otherwise. */
-function delivery(h: BillingHarness, type: string, orgId: string | null, data: Record<string, unknown>, opts: { id?: string; created?: Date; signedAt?: number; secret?: string } = {}) {
-  const body = JSON.stringify({ id: opts.id ?? `evt_local_${randomBytes(8).toString('hex')}`, type, created: (opts.created ?? new Date()).toISOString(), org_id: orgId, data });
+function delivery(
+  h: BillingHarness,
+  type: string,
+  orgId: string | null,
+  data: Record<string, unknown>,
+  opts: { id?: string; created?: Date; signedAt?: number; secret?: string } = {},
+) {
+  const body = JSON.stringify({
+    id: opts.id ?? `evt_local_${randomBytes(8).toString('hex')}`,
+    type,
+    created: (opts.created ?? new Date()).toISOString(),
+    org_id: orgId,
+    data,
+  });
   const headers = h.local.sign(body, opts.signedAt);
   return { body, headers };
 }
 
-async function post(h: BillingHarness, d: { body: string; headers: Record<string, string> }, path = '/v1/webhooks/payment/local') {
+async function post(
+  h: BillingHarness,
+  d: { body: string; headers: Record<string, string> },
+  path = '/v1/webhooks/payment/local',
+) {
   return h.call(null, 'POST', path, d.body, { ...d.headers, 'content-type': 'application/json' });
 }
 
@@ -40,17 +56,26 @@ t.test('payment webhooks', async (t) => {
     const topup = { pack: 'topup_10', fixes: 10, amountUsd: 30, paymentId: 'pi_forged', customerId: 'cus_x' };
     const good = delivery(h, 'topup.paid', owner.organization.id, topup);
 
-    const unsigned = await h.call(null, 'POST', '/v1/webhooks/payment/local', good.body, { 'content-type': 'application/json' });
+    const unsigned = await h.call(null, 'POST', '/v1/webhooks/payment/local', good.body, {
+      'content-type': 'application/json',
+    });
     t.equal(unsigned.status, 400);
     t.equal(unsigned.body.code, 'invalid_signature');
     const tampered = await post(h, { body: good.body.replace('"fixes":10', '"fixes":100'), headers: good.headers });
     t.equal(tampered.body.code, 'invalid_signature', 'a body changed after signing');
-    const stale = await post(h, delivery(h, 'topup.paid', owner.organization.id, topup, { signedAt: Math.floor(Date.now() / 1000) - 301 }));
+    const stale = await post(
+      h,
+      delivery(h, 'topup.paid', owner.organization.id, topup, { signedAt: Math.floor(Date.now() / 1000) - 301 }),
+    );
     t.equal(stale.body.code, 'invalid_signature', 'older than the 300 s tolerance');
     const garbled = await post(h, { body: good.body, headers: { 'payment-local-signature': 't=abc,v1=zz' } });
     t.equal(garbled.body.code, 'invalid_signature');
     t.equal((await h.app.db('billing_events')).length, 0, 'no event recorded');
-    t.equal((await h.app.db('credit_balances').where({ org_id: owner.organization.id })).length, 0, 'no credits granted');
+    t.equal(
+      (await h.app.db('credit_balances').where({ org_id: owner.organization.id })).length,
+      0,
+      'no credits granted',
+    );
 
     t.equal((await post(h, good, '/v1/webhooks/payment/stripe')).status, 404, 'a provider that is not active');
     const notJson = await post(h, { body: '{"id":', headers: h.local.sign('{"id":') });
@@ -60,7 +85,13 @@ t.test('payment webhooks', async (t) => {
 
   await t.test('the same event twice is applied once', async (t) => {
     const owner = await h.owner();
-    const d = delivery(h, 'topup.paid', owner.organization.id, { pack: 'topup_10', fixes: 10, amountUsd: 30, paymentId: 'pi_replay', customerId: 'cus_replay' });
+    const d = delivery(h, 'topup.paid', owner.organization.id, {
+      pack: 'topup_10',
+      fixes: 10,
+      amountUsd: 30,
+      paymentId: 'pi_replay',
+      customerId: 'cus_replay',
+    });
     const first = await post(h, d);
     t.equal(first.status, 200, first.payload);
     t.same(first.body, { received: true, duplicate: false, event_id: JSON.parse(d.body).id, type: 'topup.paid' });
@@ -68,7 +99,16 @@ t.test('payment webhooks', async (t) => {
     t.equal(again.body.duplicate, true);
     const resigned = await post(h, { body: d.body, headers: h.local.sign(d.body) });
     t.equal(resigned.body.duplicate, true, 'a re-signed delivery of the same event id too');
-    const other = await post(h, delivery(h, 'topup.paid', owner.organization.id, { pack: 'topup_10', fixes: 10, amountUsd: 30, paymentId: 'pi_replay', customerId: 'cus_replay' }));
+    const other = await post(
+      h,
+      delivery(h, 'topup.paid', owner.organization.id, {
+        pack: 'topup_10',
+        fixes: 10,
+        amountUsd: 30,
+        paymentId: 'pi_replay',
+        customerId: 'cus_replay',
+      }),
+    );
     t.equal(other.body.duplicate, false, 'another event id…');
     const billing = await h.billing(owner);
     t.equal(billing.summary.fixes.credits_remaining, 10, '…for the same payment grants nothing more');
@@ -81,13 +121,27 @@ t.test('payment webhooks', async (t) => {
     const orgId = owner.organization.id;
     const t1 = new Date(Date.now() - 60_000);
     const t2 = new Date(Date.now() - 30_000);
-    const trialing = delivery(h, 'subscription.updated', orgId, subscription('trialing', { trialEndsAt: new Date(Date.now() + 14 * DAY).toISOString() }), { created: t1 });
+    const trialing = delivery(
+      h,
+      'subscription.updated',
+      orgId,
+      subscription('trialing', { trialEndsAt: new Date(Date.now() + 14 * DAY).toISOString() }),
+      { created: t1 },
+    );
     const active = delivery(h, 'subscription.updated', orgId, subscription('active'), { created: t2 });
     t.equal((await post(h, active)).status, 200);
     t.equal((await post(h, trialing)).status, 200);
     let b = await h.billing(owner);
     t.equal(b.subscription_status, 'active', 'the older trialing event came late and was skipped');
-    t.equal((await h.app.db('billing_events').where({ event_id: JSON.parse(trialing.body).id }).first()).outcome, 'skipped:stale');
+    t.equal(
+      (
+        await h.app
+          .db('billing_events')
+          .where({ event_id: JSON.parse(trialing.body).id })
+          .first()
+      ).outcome,
+      'skipped:stale',
+    );
 
     const t3 = new Date(Date.now() - 10_000);
     const pastDue = delivery(h, 'subscription.updated', orgId, subscription('past_due'), { created: t3 });
@@ -102,34 +156,81 @@ t.test('payment webhooks', async (t) => {
     t.equal((await h.billing(owner)).subscription_status, 'canceled', 'a canceled subscription does not come back');
   });
 
-  await t.test('lifetime is fixed; unknown organizations and unused event types are answered and recorded', async (t) => {
-    const owner = await h.owner();
-    await h.app.db('organizations').where({ id: owner.organization.id }).update({ subscription_status: 'lifetime', plan: 'growth' });
-    await post(h, delivery(h, 'subscription.updated', owner.organization.id, subscription('past_due', { subscriptionId: 'sub_local_lifetime' })));
-    const b = await h.billing(owner);
-    t.equal(b.subscription_status, 'lifetime');
-    t.equal(b.summary.plan, 'growth');
+  await t.test(
+    'lifetime is fixed; unknown organizations and unused event types are answered and recorded',
+    async (t) => {
+      const owner = await h.owner();
+      await h.app
+        .db('organizations')
+        .where({ id: owner.organization.id })
+        .update({ subscription_status: 'lifetime', plan: 'growth' });
+      await post(
+        h,
+        delivery(
+          h,
+          'subscription.updated',
+          owner.organization.id,
+          subscription('past_due', { subscriptionId: 'sub_local_lifetime' }),
+        ),
+      );
+      const b = await h.billing(owner);
+      t.equal(b.subscription_status, 'lifetime');
+      t.equal(b.summary.plan, 'growth');
 
-    const unknown = await post(h, delivery(h, 'subscription.updated', 'org_nobody', subscription('active', { subscriptionId: 'sub_local_nobody', customerId: 'cus_local_nobody' })));
-    t.equal(unknown.status, 200);
-    t.equal((await h.app.db('billing_events').where({ event_id: unknown.body.event_id }).first()).outcome, 'unknown_organization');
-    const unused = await post(h, delivery(h, 'customer.updated', owner.organization.id, {}));
-    t.match(unused.body, { type: 'unhandled', duplicate: false });
-  });
+      const unknown = await post(
+        h,
+        delivery(
+          h,
+          'subscription.updated',
+          'org_nobody',
+          subscription('active', { subscriptionId: 'sub_local_nobody', customerId: 'cus_local_nobody' }),
+        ),
+      );
+      t.equal(unknown.status, 200);
+      t.equal(
+        (await h.app.db('billing_events').where({ event_id: unknown.body.event_id }).first()).outcome,
+        'unknown_organization',
+      );
+      const unused = await post(h, delivery(h, 'customer.updated', owner.organization.id, {}));
+      t.match(unused.body, { type: 'unhandled', duplicate: false });
+    },
+  );
 
   await t.test('the connect endpoint applies payout account events only', async (t) => {
     const owner = await h.owner();
-    await h.app.db('organizations').where({ id: owner.organization.id }).update({ payment_connect_account_id: 'acct_local_x1' });
+    await h.app
+      .db('organizations')
+      .where({ id: owner.organization.id })
+      .update({ payment_connect_account_id: 'acct_local_x1' });
     const account = { accountId: 'acct_local_x1', chargesEnabled: true, payoutsEnabled: false, detailsSubmitted: true };
-    const older = delivery(h, 'account.updated', owner.organization.id, { ...account, chargesEnabled: false }, { created: new Date(Date.now() - 60_000) });
+    const older = delivery(
+      h,
+      'account.updated',
+      owner.organization.id,
+      { ...account, chargesEnabled: false },
+      { created: new Date(Date.now() - 60_000) },
+    );
     const newer = delivery(h, 'account.updated', owner.organization.id, account);
     t.equal((await post(h, newer, '/v1/webhooks/payment/local/connect')).status, 200);
     t.equal((await post(h, older, '/v1/webhooks/payment/local/connect')).status, 200);
     const org = await h.app.db('organizations').where({ id: owner.organization.id }).first();
     t.equal(org.connect_charges_enabled, true, 'an older account event does not undo a newer one');
-    const wrong = await post(h, delivery(h, 'topup.paid', owner.organization.id, { pack: 'topup_10', fixes: 10, amountUsd: 30, paymentId: 'pi_c', customerId: 'cus_c' }), '/v1/webhooks/payment/local/connect');
+    const wrong = await post(
+      h,
+      delivery(h, 'topup.paid', owner.organization.id, {
+        pack: 'topup_10',
+        fixes: 10,
+        amountUsd: 30,
+        paymentId: 'pi_c',
+        customerId: 'cus_c',
+      }),
+      '/v1/webhooks/payment/local/connect',
+    );
     t.equal(wrong.status, 200);
-    t.equal((await h.app.db('billing_events').where({ event_id: wrong.body.event_id }).first()).outcome, 'ignored_on_connect_endpoint');
+    t.equal(
+      (await h.app.db('billing_events').where({ event_id: wrong.body.event_id }).first()).outcome,
+      'ignored_on_connect_endpoint',
+    );
   });
 
   await t.test('the webhook operations are documented', async (t) => {

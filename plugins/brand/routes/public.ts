@@ -12,13 +12,18 @@ export const PublicBrandSchema = Joi.object({
     name: Joi.string().required(),
     logo_url: Joi.string().uri().allow(null).required(),
     primary_color: Joi.string().required().description('The color in use (primary_color_effective)'),
-    font_family: Joi.string().valid(...FONT_FAMILIES).required(),
+    font_family: Joi.string()
+      .valid(...FONT_FAMILIES)
+      .required(),
     theme: Joi.string().valid('light', 'dark').required(),
     locale: Joi.string().valid('en', 'it').required(),
     website_url: Joi.string().uri().allow(null).required(),
     show_badge: Joi.boolean().required(),
     widget_texts: Joi.object(Object.fromEntries(WIDGET_TEXT_KEYS.map((k) => [k, Joi.string()]))).required(),
-  }).allow(null).required().description('null unless the Host is a verified white-label (status) domain'),
+  })
+    .allow(null)
+    .required()
+    .description('null unless the Host is a verified white-label (status) domain'),
 }).id('PublicBrand');
 
 /** GET /v1/public/brand (section `public`): what a white-label host shows before anyone signs in. */
@@ -31,7 +36,8 @@ export function publicBrandRoutes(brand: () => BrandService, db: () => Knex): Se
         id: 'getPublicBrand',
         tags: ['public'],
         description: 'The brand of a verified white-label host (null for other hosts)',
-        notes: 'Read from the Host header: a brand profile\'s verified status domain answers its brand; every other host answers brand null. No sign-in.',
+        notes:
+          "Read from the Host header: a brand profile's verified status domain answers its brand; every other host answers brand null. No sign-in.",
         auth: false,
         response: { status: { 200: PublicBrandSchema } },
         handler: async (request) => {
@@ -44,8 +50,15 @@ export function publicBrandRoutes(brand: () => BrandService, db: () => Knex): Se
           return {
             host,
             brand: {
-              name: look.name, logo_url: logoUrl && logoUrl.startsWith('/') ? `https://${host}${logoUrl}` : logoUrl, primary_color: look.color, font_family: look.fontFamily,
-              theme: look.theme, locale: look.locale, website_url: look.websiteUrl, show_badge: look.showBadge, widget_texts: row.widget_texts ?? {},
+              name: look.name,
+              logo_url: logoUrl && logoUrl.startsWith('/') ? `https://${host}${logoUrl}` : logoUrl,
+              primary_color: look.color,
+              font_family: look.fontFamily,
+              theme: look.theme,
+              locale: look.locale,
+              website_url: look.websiteUrl,
+              show_badge: look.showBadge,
+              widget_texts: row.widget_texts ?? {},
             },
           };
         },

@@ -23,7 +23,14 @@ function toRgb(hex: string): Rgb {
   return [0, 2, 4].map((i) => parseInt(h.slice(1 + i, 3 + i), 16)) as Rgb;
 }
 
-const toHex = (rgb: Rgb): string => `#${rgb.map((v) => Math.round(Math.min(255, Math.max(0, v))).toString(16).padStart(2, '0')).join('')}`;
+const toHex = (rgb: Rgb): string =>
+  `#${rgb
+    .map((v) =>
+      Math.round(Math.min(255, Math.max(0, v)))
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 
 /** Relative luminance (WCAG 2.2, sRGB). */
 export function luminance(hex: string): number {
@@ -86,6 +93,7 @@ export function accessiblePrimary(hex: string, ratio = WCAG_AA): { color: string
     else hi = mid;
   }
   let out = toHex(hslToRgb([h, s, lo]));
-  for (let light = lo; contrastRatio(out, '#ffffff') < ratio && light > 0; light = Math.max(0, light - 0.002)) out = toHex(hslToRgb([h, s, light]));
+  for (let light = lo; contrastRatio(out, '#ffffff') < ratio && light > 0; light = Math.max(0, light - 0.002))
+    out = toHex(hslToRgb([h, s, light]));
   return { color: out, adjusted: true };
 }

@@ -20,7 +20,12 @@ export type BrandWorkspace = Awaited<ReturnType<Cradle['workspaceService']['get'
 export interface WorkspacePort {
   get(orgId: string, id: string, trx?: Knex): Promise<BrandWorkspace>;
   open(principal: Principal, id: string, trx?: Knex): Promise<BrandWorkspace>;
-  update(principal: Principal, id: string, input: { brand_profile_id: string | null }, meta: { ip?: string | null; userAgent?: string | null; requestId?: string | null }): Promise<BrandWorkspace>;
+  update(
+    principal: Principal,
+    id: string,
+    input: { brand_profile_id: string | null },
+    meta: { ip?: string | null; userAgent?: string | null; requestId?: string | null },
+  ): Promise<BrandWorkspace>;
 }
 
 export interface PlanCatalogPort {
@@ -43,7 +48,10 @@ export interface EmailDomainsPort {
 
 /** The inbox's channelService: how a workspace's replies would leave now. */
 export interface SendingPort {
-  sendingOf(db: Knex, ws: BrandWorkspace): Promise<{ kind: string; missing: string[]; sender: { address: string; name: string } | null }>;
+  sendingOf(
+    db: Knex,
+    ws: BrandWorkspace,
+  ): Promise<{ kind: string; missing: string[]; sender: { address: string; name: string } | null }>;
 }
 
 export interface BrandDeps {
@@ -69,7 +77,10 @@ export interface OrgFacts {
 }
 
 export async function orgFacts(db: Knex, orgId: string): Promise<OrgFacts> {
-  const row = (await db('organizations').select('id', 'name', 'type', 'plan', 'badge_removal_addon').where({ id: orgId }).first()) as OrgFacts | undefined;
+  const row = (await db('organizations')
+    .select('id', 'name', 'type', 'plan', 'badge_removal_addon')
+    .where({ id: orgId })
+    .first()) as OrgFacts | undefined;
   if (!row) throw new Error(`organization ${orgId} not found`);
   return row;
 }

@@ -13,10 +13,20 @@ import { badgeShows } from './serialize.js';
  * - `badge_removal`: the engine badge still shows (no add-on, or the profile shows it);
  * and, from the inbox's sending check: `sending_domain`, `domain_verification`, `sender_email`, `plan`.
  */
-export const WHITE_LABEL_MISSING = ['white_label_plan', 'brand_profile', 'status_domain', 'badge_removal', 'sending_domain', 'domain_verification', 'sender_email', 'plan'] as const;
+export const WHITE_LABEL_MISSING = [
+  'white_label_plan',
+  'brand_profile',
+  'status_domain',
+  'badge_removal',
+  'sending_domain',
+  'domain_verification',
+  'sender_email',
+  'plan',
+] as const;
 
 /** Whether a workspace is an agency's client workspace (answers under white label). */
-export const isClientWorkspace = (org: Pick<OrgFacts, 'type'>, ws: Pick<BrandWorkspace, 'client_name'>): boolean => org.type === 'agency' && !!ws.client_name?.trim();
+export const isClientWorkspace = (org: Pick<OrgFacts, 'type'>, ws: Pick<BrandWorkspace, 'client_name'>): boolean =>
+  org.type === 'agency' && !!ws.client_name?.trim();
 
 /** The guard shape the tickets plugin calls before a draft leaves (its WhiteLabelGuard). */
 export interface GuardInput {
@@ -43,13 +53,21 @@ export class BrandDirectoryService {
   ) {}
 
   /** Inbox seam: the workspace's email domains belong to its effective profile, or to the workspace when it shows none. */
-  async keyFor(trx: Knex, ws: Pick<BrandWorkspace, 'id' | 'org_id' | 'brand_profile_id'>): Promise<{ brandProfileId: string; scope: 'workspace' | 'organization' }> {
+  async keyFor(
+    trx: Knex,
+    ws: Pick<BrandWorkspace, 'id' | 'org_id' | 'brand_profile_id'>,
+  ): Promise<{ brandProfileId: string; scope: 'workspace' | 'organization' }> {
     const profile = await this.brand.effectiveProfile(trx, ws.org_id, ws.brand_profile_id);
-    return profile ? { brandProfileId: profile.id, scope: 'organization' } : { brandProfileId: ws.id, scope: 'workspace' };
+    return profile
+      ? { brandProfileId: profile.id, scope: 'organization' }
+      : { brandProfileId: ws.id, scope: 'workspace' };
   }
 
   /** Inbox seam: white label applies to an agency's client workspaces; `missing` is the brand side of readiness. */
-  async whiteLabel(trx: Knex, ws: Pick<BrandWorkspace, 'org_id' | 'brand_profile_id' | 'client_name'>): Promise<{ whiteLabel: boolean; missing: string[] }> {
+  async whiteLabel(
+    trx: Knex,
+    ws: Pick<BrandWorkspace, 'org_id' | 'brand_profile_id' | 'client_name'>,
+  ): Promise<{ whiteLabel: boolean; missing: string[] }> {
     const org = await orgFacts(trx, ws.org_id);
     if (!isClientWorkspace(org, ws)) return { whiteLabel: false, missing: [] };
     const profile = await this.brand.effectiveProfile(trx, ws.org_id, ws.brand_profile_id);
@@ -72,7 +90,9 @@ export class BrandDirectoryService {
     // sendingOf asks this directory again and merges its own domain checks into `missing`.
     const sending = this.d.sending ? await this.d.sending.sendingOf(db, ws) : { missing: ['sending_domain'] };
     const all = new Set([...wl.missing, ...sending.missing]);
-    return (WHITE_LABEL_MISSING as readonly string[]).filter((m) => all.has(m)).concat([...all].filter((m) => !(WHITE_LABEL_MISSING as readonly string[]).includes(m)));
+    return (WHITE_LABEL_MISSING as readonly string[])
+      .filter((m) => all.has(m))
+      .concat([...all].filter((m) => !(WHITE_LABEL_MISSING as readonly string[]).includes(m)));
   }
 
   /** WorkspaceBrand of the spec. */

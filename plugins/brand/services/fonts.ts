@@ -5,15 +5,55 @@
  */
 export const FONT_FAMILIES = [
   // Sans serif
-  'Inter', 'Roboto', 'Open Sans', 'Lato', 'Montserrat', 'Poppins', 'Source Sans 3', 'Noto Sans',
-  'Nunito', 'Nunito Sans', 'Raleway', 'Work Sans', 'Rubik', 'Fira Sans', 'IBM Plex Sans', 'PT Sans',
-  'Ubuntu', 'Mulish', 'Manrope', 'DM Sans', 'Karla', 'Barlow', 'Quicksand', 'Cabin',
-  'Heebo', 'Titillium Web', 'Josefin Sans', 'Oswald', 'Outfit', 'Plus Jakarta Sans', 'Lexend', 'Figtree',
-  'Space Grotesk', 'Archivo', 'Public Sans', 'Red Hat Text',
+  'Inter',
+  'Roboto',
+  'Open Sans',
+  'Lato',
+  'Montserrat',
+  'Poppins',
+  'Source Sans 3',
+  'Noto Sans',
+  'Nunito',
+  'Nunito Sans',
+  'Raleway',
+  'Work Sans',
+  'Rubik',
+  'Fira Sans',
+  'IBM Plex Sans',
+  'PT Sans',
+  'Ubuntu',
+  'Mulish',
+  'Manrope',
+  'DM Sans',
+  'Karla',
+  'Barlow',
+  'Quicksand',
+  'Cabin',
+  'Heebo',
+  'Titillium Web',
+  'Josefin Sans',
+  'Oswald',
+  'Outfit',
+  'Plus Jakarta Sans',
+  'Lexend',
+  'Figtree',
+  'Space Grotesk',
+  'Archivo',
+  'Public Sans',
+  'Red Hat Text',
   // Serif
-  'Merriweather', 'Playfair Display', 'Lora', 'PT Serif', 'Noto Serif', 'Libre Baskerville', 'Source Serif 4', 'EB Garamond', 'Roboto Slab',
+  'Merriweather',
+  'Playfair Display',
+  'Lora',
+  'PT Serif',
+  'Noto Serif',
+  'Libre Baskerville',
+  'Source Serif 4',
+  'EB Garamond',
+  'Roboto Slab',
   // Monospace
-  'JetBrains Mono', 'Fira Code',
+  'JetBrains Mono',
+  'Fira Code',
   // The reader's own interface font
   'System UI',
 ] as const;
@@ -22,12 +62,26 @@ export type FontFamily = (typeof FONT_FAMILIES)[number];
 
 export const DEFAULT_FONT: FontFamily = 'Inter';
 
-const SERIF = new Set<string>(['Merriweather', 'Playfair Display', 'Lora', 'PT Serif', 'Noto Serif', 'Libre Baskerville', 'Source Serif 4', 'EB Garamond', 'Roboto Slab']);
+const SERIF = new Set<string>([
+  'Merriweather',
+  'Playfair Display',
+  'Lora',
+  'PT Serif',
+  'Noto Serif',
+  'Libre Baskerville',
+  'Source Serif 4',
+  'EB Garamond',
+  'Roboto Slab',
+]);
 const MONO = new Set<string>(['JetBrains Mono', 'Fira Code']);
 
 /** A CSS font-family value with a generic fallback. */
 export function cssFontStack(family: string): string {
   if (family === 'System UI') return 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-  const generic = SERIF.has(family) ? 'Georgia, serif' : MONO.has(family) ? 'ui-monospace, monospace' : 'system-ui, sans-serif';
+  const generic = SERIF.has(family)
+    ? 'Georgia, serif'
+    : MONO.has(family)
+      ? 'ui-monospace, monospace'
+      : 'system-ui, sans-serif';
   return `"${family}", ${generic}`;
 }

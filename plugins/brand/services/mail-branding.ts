@@ -31,7 +31,10 @@ export class MailBrandingService {
     private readonly brand: BrandService,
   ) {}
 
-  async forMail(trx: Knex, ref: { orgId: string; workspaceId?: string; ticketRef?: string }): Promise<MailBrandOut | null> {
+  async forMail(
+    trx: Knex,
+    ref: { orgId: string; workspaceId?: string; ticketRef?: string },
+  ): Promise<MailBrandOut | null> {
     const ws = await this.workspace(trx, ref);
     if (!ws) return null;
     const org = await orgFacts(trx, ref.orgId);
@@ -48,10 +51,16 @@ export class MailBrandingService {
     };
   }
 
-  private async workspace(trx: Knex, ref: { orgId: string; workspaceId?: string; ticketRef?: string }): Promise<BrandWorkspace | null> {
+  private async workspace(
+    trx: Knex,
+    ref: { orgId: string; workspaceId?: string; ticketRef?: string },
+  ): Promise<BrandWorkspace | null> {
     let id = ref.workspaceId ?? null;
     if (!id && ref.ticketRef) {
-      const ticket = (await trx('tickets').select('workspace_id').where({ org_id: ref.orgId, id: ref.ticketRef }).first()) as { workspace_id: string } | undefined;
+      const ticket = (await trx('tickets')
+        .select('workspace_id')
+        .where({ org_id: ref.orgId, id: ref.ticketRef })
+        .first()) as { workspace_id: string } | undefined;
       id = ticket?.workspace_id ?? null;
     }
     if (!id) return null;
@@ -62,13 +71,19 @@ export class MailBrandingService {
     }
   }
 
-  private async sender(trx: Knex, ws: BrandWorkspace, profile: BrandProfileRow, org: OrgFacts): Promise<{ address: string; name?: string } | null> {
+  private async sender(
+    trx: Knex,
+    ws: BrandWorkspace,
+    profile: BrandProfileRow,
+    org: OrgFacts,
+  ): Promise<{ address: string; name?: string } | null> {
     if (this.d.sending) {
       const sending = await this.d.sending.sendingOf(trx, ws);
       if ((sending.kind === 'custom' || sending.kind === 'white_label') && sending.sender) return sending.sender;
     }
     const address = profile.sender_email?.trim().toLowerCase();
-    if (!address || !this.d.emailDomains || !this.d.planCatalog.hasFeature(org.plan, 'custom_sending_domain')) return null;
+    if (!address || !this.d.emailDomains || !this.d.planCatalog.hasFeature(org.plan, 'custom_sending_domain'))
+      return null;
     const domain = address.slice(address.lastIndexOf('@') + 1);
     const domains = await this.d.emailDomains.ofBrand(trx, org.id, profile.id);
     const verified = domains.some((x) => x.purpose === 'sending' && x.verified_at && x.name.toLowerCase() === domain);

@@ -23,7 +23,8 @@ export class BrandOverviewService {
     const profiles = [];
     for (const row of rows) profiles.push(await this.brand.out(db, row, org));
     const workspaces = [];
-    for (const ws of await this.brand.visibleWorkspaces(principal)) workspaces.push(await this.directory.workspaceBrand(db, ws, org));
+    for (const ws of await this.brand.visibleWorkspaces(principal))
+      workspaces.push(await this.directory.workspaceBrand(db, ws, org));
     const has = (f: string) => this.d.planCatalog.hasFeature(org.plan, f);
     return {
       organization: { name: org.name, type: org.type, plan: org.plan },

@@ -17,7 +17,10 @@ export class ProfileRecords {
   }
 
   async profiles(db: Knex, orgId: string): Promise<BrandProfileRow[]> {
-    return BrandProfileRow.query(db).forOrg(orgId).select(PROFILE_COLUMNS).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return BrandProfileRow.query(db)
+      .forOrg(orgId)
+      .select(PROFILE_COLUMNS)
+      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   }
 
   async defaultProfile(db: Knex, orgId: string): Promise<BrandProfileRow | undefined> {
@@ -37,8 +40,13 @@ export class ProfileRecords {
   async byVerifiedStatusHost(db: Knex, host: string): Promise<BrandProfileRow | undefined> {
     const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (!name) return undefined;
-    return BrandProfileRow.query(db).acrossOrgs('public pages are served by Host').select(PROFILE_COLUMNS)
-      .whereRaw('lower(status_domain) = ?', [name]).where({ status_verified: true }).limit(1).first();
+    return BrandProfileRow.query(db)
+      .acrossOrgs('public pages are served by Host')
+      .select(PROFILE_COLUMNS)
+      .whereRaw('lower(status_domain) = ?', [name])
+      .where({ status_verified: true })
+      .limit(1)
+      .first();
   }
 
   async out(db: Knex, row: BrandProfileRow, org?: OrgFacts): Promise<Record<string, unknown>> {

@@ -84,7 +84,10 @@ export class BrandService {
 
   /** The preview page's data for a profile id (public: it shows only what customers see anyway). */
   async previewOf(id: string): Promise<BrandLook | null> {
-    const row = await BrandProfileRow.query(this.d.db).acrossOrgs('public brand preview by profile id').select(PROFILE_COLUMNS).findById(id);
+    const row = await BrandProfileRow.query(this.d.db)
+      .acrossOrgs('public brand preview by profile id')
+      .select(PROFILE_COLUMNS)
+      .findById(id);
     if (!row) return null;
     return this.lookOf(row, await orgFacts(this.d.db, row.org_id));
   }
@@ -99,11 +102,17 @@ export class BrandService {
       const org = await orgFacts(trx, p.orgId);
       const existing = await this.records.profiles(trx, p.orgId);
       if (existing.length >= 1 && !this.d.planCatalog.hasFeature(org.plan, 'brand_profiles')) {
-        throw httpError(402, 'plan_limit_reached', 'Your plan includes one brand profile; more need a plan with brand profiles', { reason: 'brand_profiles' });
+        throw httpError(
+          402,
+          'plan_limit_reached',
+          'Your plan includes one brand profile; more need a plan with brand profiles',
+          { reason: 'brand_profiles' },
+        );
       }
       assertBadge(input, org);
       const isDefault = existing.length === 0 || input.is_default === true;
-      if (isDefault) await BrandProfileRow.query(trx).forOrg(p.orgId).where({ is_default: true }).patch({ is_default: false });
+      if (isDefault)
+        await BrandProfileRow.query(trx).forOrg(p.orgId).where({ is_default: true }).patch({ is_default: false });
       const now = new Date();
       const values = writeValues(input);
       const row = await BrandProfileRow.query(trx).insert({
@@ -129,7 +138,10 @@ export class BrandService {
         updated_at: now,
       });
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor, action: 'brand.profile_created', target: { type: 'brand_profile', id: row.id },
+        orgId: p.orgId,
+        actor,
+        action: 'brand.profile_created',
+        target: { type: 'brand_profile', id: row.id },
         changes: diffFields({}, { name: row.name, is_default: row.is_default }),
       });
       await this.d.outbox.add(trx, 'brand.profile_created', { brand_profile_id: row.id }, { orgId: p.orgId });
@@ -145,7 +157,11 @@ export class BrandService {
       const org = await orgFacts(trx, p.orgId);
       assertBadge(input, org);
       if (input.is_default === false && before.is_default) {
-        throw httpError(422, 'default_required', 'An organization keeps one default brand profile: make another profile the default instead');
+        throw httpError(
+          422,
+          'default_required',
+          'An organization keeps one default brand profile: make another profile the default instead',
+        );
       }
       const patch: Record<string, unknown> = writeValues(input);
       if (input.name !== undefined) patch.name = input.name.trim();
@@ -159,11 +175,29 @@ export class BrandService {
       if (input.is_default === true && !before.is_default) {
         await BrandProfileRow.query(trx).forOrg(p.orgId).where({ is_default: true }).patch({ is_default: false });
       }
-      const changes = diffFields(snapshot(before), { ...snapshot(before), ...patch }, AUDITED.filter((k) => k in patch));
+      const changes = diffFields(
+        snapshot(before),
+        { ...snapshot(before), ...patch },
+        AUDITED.filter((k) => k in patch),
+      );
       if (Object.keys(changes).length === 0) return this.records.out(trx, before, org);
-      await BrandProfileRow.query(trx).forOrg(p.orgId).findById(id).patch({ ...patch, updated_at: new Date() });
-      await this.d.audit.record(trx, { orgId: p.orgId, actor, action: 'brand.profile_updated', target: { type: 'brand_profile', id }, changes });
-      await this.d.outbox.add(trx, 'brand.profile_updated', { brand_profile_id: id, fields: Object.keys(changes) }, { orgId: p.orgId });
+      await BrandProfileRow.query(trx)
+        .forOrg(p.orgId)
+        .findById(id)
+        .patch({ ...patch, updated_at: new Date() });
+      await this.d.audit.record(trx, {
+        orgId: p.orgId,
+        actor,
+        action: 'brand.profile_updated',
+        target: { type: 'brand_profile', id },
+        changes,
+      });
+      await this.d.outbox.add(
+        trx,
+        'brand.profile_updated',
+        { brand_profile_id: id, fields: Object.keys(changes) },
+        { orgId: p.orgId },
+      );
       return this.records.out(trx, await this.records.find(trx, p.orgId, id), org);
     });
   }
@@ -179,20 +213,39 @@ export class BrandService {
       const row = await this.records.lock(trx, p.orgId, id);
       const others = (await this.records.profiles(trx, p.orgId)).filter((r) => r.id !== id);
       if (row.is_default && others.length > 0) {
-        throw conflict('default_profile', 'This is the default brand profile: make another profile the default before deleting it', { profiles: others.map((o) => o.id) });
+        throw conflict(
+          'default_profile',
+          'This is the default brand profile: make another profile the default before deleting it',
+          { profiles: others.map((o) => o.id) },
+        );
       }
       const domains = this.d.emailDomains ? await this.d.emailDomains.ofBrand(trx, p.orgId, id) : [];
       if (domains.length > 0) {
-        throw conflict('profile_has_domains', 'Delete the email domains of this brand profile first', { domains: domains.map((dm) => ({ name: dm.name, purpose: dm.purpose })) });
+        throw conflict('profile_has_domains', 'Delete the email domains of this brand profile first', {
+          domains: domains.map((dm) => ({ name: dm.name, purpose: dm.purpose })),
+        });
       }
       // The workspaces table belongs to the workspaces plugin; null means "the default profile".
-      const moved = (await trx('workspaces').where({ org_id: p.orgId, brand_profile_id: id }).update({ brand_profile_id: null, updated_at: new Date() }, ['id'])) as { id: string }[];
+      const moved = (await trx('workspaces')
+        .where({ org_id: p.orgId, brand_profile_id: id })
+        .update({ brand_profile_id: null, updated_at: new Date() }, ['id'])) as { id: string }[];
       await BrandProfileRow.query(trx).forOrg(p.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor, action: 'brand.profile_deleted', target: { type: 'brand_profile', id },
-        changes: { name: { before: row.name, after: null }, workspaces_moved_to_default: { before: moved.map((m) => m.id), after: [] } },
+        orgId: p.orgId,
+        actor,
+        action: 'brand.profile_deleted',
+        target: { type: 'brand_profile', id },
+        changes: {
+          name: { before: row.name, after: null },
+          workspaces_moved_to_default: { before: moved.map((m) => m.id), after: [] },
+        },
       });
-      await this.d.outbox.add(trx, 'brand.profile_deleted', { brand_profile_id: id, workspace_ids: moved.map((m) => m.id) }, { orgId: p.orgId });
+      await this.d.outbox.add(
+        trx,
+        'brand.profile_deleted',
+        { brand_profile_id: id, workspace_ids: moved.map((m) => m.id) },
+        { orgId: p.orgId },
+      );
     });
     return { ok: true };
   }
@@ -200,7 +253,11 @@ export class BrandService {
   // ---- logo (logos.ts) --------------------------------------------------------------------
 
   /** Stores an uploaded logo after reading its real type and size from the bytes. */
-  putLogo(actor: SignedInActor, id: string, input: { content_type: LogoContentType; data_base64: string }): Promise<Record<string, unknown>> {
+  putLogo(
+    actor: SignedInActor,
+    id: string,
+    input: { content_type: LogoContentType; data_base64: string },
+  ): Promise<Record<string, unknown>> {
     return this.logos.putLogo(actor, id, input);
   }
 
@@ -245,14 +302,25 @@ export class BrandService {
     const p = actor.principal;
     await this.d.workspaces.open(p, workspaceId);
     if (brandProfileId) await this.records.find(this.d.db, p.orgId, brandProfileId);
-    return this.d.workspaces.update(p, workspaceId, { brand_profile_id: brandProfileId }, { ip: actor.ip ?? null, userAgent: actor.userAgent ?? null, requestId: actor.requestId ?? null });
+    return this.d.workspaces.update(
+      p,
+      workspaceId,
+      { brand_profile_id: brandProfileId },
+      { ip: actor.ip ?? null, userAgent: actor.userAgent ?? null, requestId: actor.requestId ?? null },
+    );
   }
 
   /** Workspaces (not archived) the caller can open. */
   async visibleWorkspaces(principal: Principal): Promise<BrandWorkspace[]> {
-    const rows = (await this.d.db('workspaces').where({ org_id: principal.orgId }).whereNull('archived_at').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id')) as { id: string }[];
+    const rows = (await this.d
+      .db('workspaces')
+      .where({ org_id: principal.orgId })
+      .whereNull('archived_at')
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('id')) as { id: string }[];
     const out: BrandWorkspace[] = [];
-    for (const r of rows) if (canOpenWorkspace(principal, r.id)) out.push(await this.d.workspaces.get(principal.orgId, r.id));
+    for (const r of rows)
+      if (canOpenWorkspace(principal, r.id)) out.push(await this.d.workspaces.get(principal.orgId, r.id));
     return out;
   }
 }

@@ -18,7 +18,10 @@ export interface ProfileContext {
 }
 
 /** Public URL of an uploaded logo; the content hash makes it change with the bytes (long caching). */
-export function logoAssetUrl(baseUrl: string, row: Pick<BrandProfileRow, 'id' | 'logo_sha256' | 'logo_content_type'>): string {
+export function logoAssetUrl(
+  baseUrl: string,
+  row: Pick<BrandProfileRow, 'id' | 'logo_sha256' | 'logo_content_type'>,
+): string {
   return `${baseUrl}/brand-assets/${row.id}/logo-${(row.logo_sha256 ?? '').slice(0, 16)}.${EXT[row.logo_content_type ?? ''] ?? 'bin'}`;
 }
 
@@ -30,15 +33,42 @@ export function logoUrlOf(baseUrl: string, row: BrandProfileRow): string | null 
 }
 
 /** Whether the engine badge shows on this brand's surfaces: always, unless the add-on is active and the profile hides it. */
-export const badgeShows = (row: Pick<BrandProfileRow, 'show_badge'>, badgeRemoval: boolean): boolean => row.show_badge || !badgeRemoval;
+export const badgeShows = (row: Pick<BrandProfileRow, 'show_badge'>, badgeRemoval: boolean): boolean =>
+  row.show_badge || !badgeRemoval;
 
 function statusDnsRecords(row: BrandProfileRow, ctx: ProfileContext): DnsRecord[] {
   if (!row.status_domain || !row.status_txt_token) return [];
-  const r = statusRecords(row.status_domain, row.status_txt_token, { cnameTarget: ctx.cnameTarget, txtLabel: ctx.txtLabel });
-  const state = (ok: boolean) => (ok ? 'verified' : row.status_last_error === 'dns_error' ? 'temporary_failure' : row.status_last_checked_at ? 'failed' : 'pending');
+  const r = statusRecords(row.status_domain, row.status_txt_token, {
+    cnameTarget: ctx.cnameTarget,
+    txtLabel: ctx.txtLabel,
+  });
+  const state = (ok: boolean) =>
+    ok
+      ? 'verified'
+      : row.status_last_error === 'dns_error'
+        ? 'temporary_failure'
+        : row.status_last_checked_at
+          ? 'failed'
+          : 'pending';
   return [
-    { purpose: 'status_page', record: 'status_cname', type: 'CNAME', name: r.cname.name, value: r.cname.value, ttl: 3600, status: state(row.status_cname_ok) },
-    { purpose: 'status_page', record: 'status_txt', type: 'TXT', name: r.txt.name, value: r.txt.value, ttl: 3600, status: state(row.status_txt_ok) },
+    {
+      purpose: 'status_page',
+      record: 'status_cname',
+      type: 'CNAME',
+      name: r.cname.name,
+      value: r.cname.value,
+      ttl: 3600,
+      status: state(row.status_cname_ok),
+    },
+    {
+      purpose: 'status_page',
+      record: 'status_txt',
+      type: 'TXT',
+      name: r.txt.name,
+      value: r.txt.value,
+      ttl: 3600,
+      status: state(row.status_txt_ok),
+    },
   ];
 }
 
@@ -60,7 +90,10 @@ export function profileOut(row: BrandProfileRow, ctx: ProfileContext): Record<st
   const receiving = ctx.emailDomains.find((d) => d.purpose === 'receiving') ?? null;
   const emailRecords = ctx.emailDomains.flatMap((d) => d.records.map(recordOut));
   const statusRecs = statusDnsRecords(row, ctx);
-  const records = row.status_domain && row.status_txt_token ? statusRecords(row.status_domain, row.status_txt_token, { cnameTarget: ctx.cnameTarget, txtLabel: ctx.txtLabel }) : null;
+  const records =
+    row.status_domain && row.status_txt_token
+      ? statusRecords(row.status_domain, row.status_txt_token, { cnameTarget: ctx.cnameTarget, txtLabel: ctx.txtLabel })
+      : null;
   return {
     id: row.id,
     org_id: row.org_id,

@@ -7,7 +7,11 @@ export interface StatusRecords {
   txt: { type: 'TXT'; name: string; value: string };
 }
 
-export function statusRecords(domain: string, token: string, opts: { cnameTarget: string; txtLabel: string }): StatusRecords {
+export function statusRecords(
+  domain: string,
+  token: string,
+  opts: { cnameTarget: string; txtLabel: string },
+): StatusRecords {
   return {
     cname: { type: 'CNAME', name: domain, value: opts.cnameTarget },
     txt: { type: 'TXT', name: `${opts.txtLabel}.${domain}`, value: `patchwell-status-verification=${token}` },
@@ -25,11 +29,15 @@ const bare = (s: string) => s.toLowerCase().replace(/\.$/, '');
 
 /** Looks both records up now (through the shared resolver of core/net/dns.ts). */
 export async function checkStatusRecords(dns: DnsLookup, records: StatusRecords): Promise<StatusCheck> {
-  const [cname, txt]: DnsLookupResult[] = await Promise.all([dns.lookup('CNAME', records.cname.name), dns.lookup('TXT', records.txt.name)]);
+  const [cname, txt]: DnsLookupResult[] = await Promise.all([
+    dns.lookup('CNAME', records.cname.name),
+    dns.lookup('TXT', records.txt.name),
+  ]);
   const cnameOk = 'values' in cname && cname.values.some((v) => bare(v.value) === bare(records.cname.value));
   const txtOk = 'values' in txt && txt.values.some((v) => v.value.trim() === records.txt.value);
   let error: StatusDomainError | null = null;
-  if (('error' in cname && cname.error === 'dns_error') || ('error' in txt && txt.error === 'dns_error')) error = 'dns_error';
+  if (('error' in cname && cname.error === 'dns_error') || ('error' in txt && txt.error === 'dns_error'))
+    error = 'dns_error';
   else if (!cnameOk) error = 'error' in cname || cname.values.length === 0 ? 'cname_missing' : 'cname_mismatch';
   else if (!txtOk) error = 'error' in txt || txt.values.length === 0 ? 'txt_missing' : 'txt_mismatch';
   return { cnameOk, txtOk, error };
@@ -43,7 +51,8 @@ const HOSTNAME = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,6
  */
 export function statusDomainProblem(domain: string, ownHosts: string[]): string | null {
   if (!HOSTNAME.test(domain)) return 'not a valid host name';
-  if (domain.split('.').length < 3) return 'use a subdomain such as status.example.com (a CNAME cannot be set on the domain itself)';
+  if (domain.split('.').length < 3)
+    return 'use a subdomain such as status.example.com (a CNAME cannot be set on the domain itself)';
   if (ownHosts.some((h) => domain === h || domain.endsWith(`.${h}`))) return 'this host belongs to the service';
   return null;
 }

@@ -23,7 +23,11 @@ export class StatusPageBrandingService {
     private readonly brand: BrandService,
   ) {}
 
-  async forStatusPage(input: { host: string; orgId: string; workspaceId: string }): Promise<{ serve: boolean; brand: StatusPageBrand | null }> {
+  async forStatusPage(input: {
+    host: string;
+    orgId: string;
+    workspaceId: string;
+  }): Promise<{ serve: boolean; brand: StatusPageBrand | null }> {
     const db = this.d.db;
     const ws = await this.d.workspaces.get(input.orgId, input.workspaceId);
     const profile = await this.brand.effectiveProfile(db, input.orgId, ws.brand_profile_id);
@@ -40,7 +44,12 @@ export class StatusPageBrandingService {
     const imgSources = profile.logo_source === 'url' && look.logoUrl ? [new URL(look.logoUrl).origin] : [];
     return {
       serve: true,
-      brand: { productName: ws.client_name || profile.name, headerHtml: `${brandHeaderHtml({ ...look, logoUrl })}\n`, footerHtml: footer(look), imgSources },
+      brand: {
+        productName: ws.client_name || profile.name,
+        headerHtml: `${brandHeaderHtml({ ...look, logoUrl })}\n`,
+        footerHtml: footer(look),
+        imgSources,
+      },
     };
   }
 }

@@ -13,7 +13,8 @@ export type Json = Record<string, any>;
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Real images (CPython's imghdr test data, PSF licence): 16×16 PNG, JPEG, WebP (VP8X) and a GIF. */
-export const image = (name: 'python.png' | 'python.jpg' | 'python.webp' | 'python.gif'): Buffer => readFileSync(join(here, 'fixtures', name));
+export const image = (name: 'python.png' | 'python.jpg' | 'python.webp' | 'python.gif'): Buffer =>
+  readFileSync(join(here, 'fixtures', name));
 
 export interface Call {
   status: number;
@@ -23,15 +24,33 @@ export interface Call {
   raw: Buffer;
 }
 
-export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Call> {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who ? who.auth.headers : {}), ...headers } });
+export async function call(
+  app: App,
+  who: SignedUp | null,
+  method: string,
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Call> {
+  const res = await app.server.inject({
+    method,
+    url,
+    payload: payload as object | undefined,
+    headers: { ...(who ? who.auth.headers : {}), ...headers },
+  });
   let body: Json = {};
   try {
     body = res.payload ? (JSON.parse(res.payload) as Json) : {};
   } catch {
     body = {};
   }
-  return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload, raw: res.rawPayload };
+  return {
+    status: res.statusCode,
+    body,
+    headers: res.headers as Record<string, unknown>,
+    payload: res.payload,
+    raw: res.rawPayload,
+  };
 }
 
 /** A service with the brand and inbox plugins looking status and email records up on `dnsServer`. */
@@ -49,7 +68,12 @@ export async function setOrg(app: App, who: SignedUp, patch: Record<string, unkn
   await app.db('organizations').where({ id: who.organization.id }).update(patch);
 }
 
-export async function newWorkspace(app: App, owner: SignedUp, name: string, extra: Record<string, unknown> = {}): Promise<Json> {
+export async function newWorkspace(
+  app: App,
+  owner: SignedUp,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<Json> {
   const res = await call(app, owner, 'POST', '/v1/workspaces', { name, ...extra });
   if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
   return res.body;

@@ -12,7 +12,13 @@ import { call, newProfile, newWorkspace, setOrg, uid, type Json } from './helper
 
 interface MailerLike {
   enqueue(trx: Knex, input: Record<string, unknown>): Promise<string>;
-  renderFor(trx: Knex, ref: Record<string, unknown>, name: string, locale: 'en' | 'it', data: Record<string, unknown>): Promise<{ subject: string; text: string; html: string; from: { address: string; name?: string } }>;
+  renderFor(
+    trx: Knex,
+    ref: Record<string, unknown>,
+    name: string,
+    locale: 'en' | 'it',
+    data: Record<string, unknown>,
+  ): Promise<{ subject: string; text: string; html: string; from: { address: string; name?: string } }>;
   brandFor(trx: Knex, name: string, ref: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -27,47 +33,87 @@ const app = await startTestApp(t, {
   },
 });
 const mailer = app.container.resolve<MailerLike>('mailer');
-const tickets = app.container.resolve<{ createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }> }>('ticketService');
+const tickets = app.container.resolve<{
+  createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
+}>('ticketService');
 
 async function ticketIn(orgId: string, workspaceId: string, language = 'en'): Promise<string> {
-  const tk = await app.db.transaction((trx) => tickets.createTicket(trx, {
-    orgId, workspaceId, origin: 'email', subject: 'Checkout fails', customerEmail: 'jane.doe@example.com', customerName: 'Jane Doe', language,
-    message: { from: 'jane.doe@example.com', subject: 'Checkout fails', bodyText: 'Pay does nothing.', emailMessageId: `<open-${uid()}@mail.example.com>` },
-  }));
+  const tk = await app.db.transaction((trx) =>
+    tickets.createTicket(trx, {
+      orgId,
+      workspaceId,
+      origin: 'email',
+      subject: 'Checkout fails',
+      customerEmail: 'jane.doe@example.com',
+      customerName: 'Jane Doe',
+      language,
+      message: {
+        from: 'jane.doe@example.com',
+        subject: 'Checkout fails',
+        bodyText: 'Pay does nothing.',
+        emailMessageId: `<open-${uid()}@mail.example.com>`,
+      },
+    }),
+  );
   return tk.id;
 }
 
 async function reply(who: Parameters<typeof call>[1], ticketId: string): Promise<Json> {
-  const draft = await call(app, who, 'POST', `/v1/tickets/${ticketId}/drafts`, { kind: 'reply', body_md: 'We are on it.' });
+  const draft = await call(app, who, 'POST', `/v1/tickets/${ticketId}/drafts`, {
+    kind: 'reply',
+    body_md: 'We are on it.',
+  });
   if (draft.status !== 201) throw new Error(`draft: ${draft.status} ${draft.payload}`);
   const sent = await call(app, who, 'POST', `/v1/tickets/${ticketId}/drafts/${draft.body.id}/send`, {});
   if (sent.status !== 200) throw new Error(`send: ${sent.status} ${sent.payload}`);
   return app.db('mail_messages').where({ ticket_ref: ticketId, template: 'tickets.reply' }).first();
 }
 
-const releaseData = { subject: 'Checkout fails', product: 'Shop', version: '1.2.3', summary: 'Payments work again.', status_url: 'https://status.example.test/s/1', unsubscribe_url: 'https://status.example.test/unsubscribe/u1' };
+const releaseData = {
+  subject: 'Checkout fails',
+  product: 'Shop',
+  version: '1.2.3',
+  summary: 'Payments work again.',
+  status_url: 'https://status.example.test/s/1',
+  unsubscribe_url: 'https://status.example.test/unsubscribe/u1',
+};
 
 // An agency's client workspace, white-label ready: brand with a linked logo, a status domain, the
 // badge removed, a verified sending domain with its sender.
 const agency = await signUp(app, { orgName: 'Pixel Agency', organizationType: 'agency' });
 await setOrg(app, agency, { plan: 'agency', badge_removal_addon: true });
 const client = await newWorkspace(app, agency, 'Client shop', { client_name: 'Client Co' });
-const profile = await newProfile(app, agency, { name: 'Client Co', primary_color: '#38bdf8', font_family: 'Lora', logo_url: 'https://cdn.client.test/logo.png', show_badge: false });
+const profile = await newProfile(app, agency, {
+  name: 'Client Co',
+  primary_color: '#38bdf8',
+  font_family: 'Lora',
+  logo_url: 'https://cdn.client.test/logo.png',
+  show_badge: false,
+});
 const base = `client-${uid()}.test`;
 {
   const status = `status.${base}`;
-  const withDomain = (await call(app, agency, 'PUT', `/v1/brand/profiles/${profile.id}/status-domain`, { domain: status })).body;
+  const withDomain = (
+    await call(app, agency, 'PUT', `/v1/brand/profiles/${profile.id}/status-domain`, { domain: status })
+  ).body;
   dns.cname.set(status, 'status.patchwell.test');
   dns.txt.set(withDomain.status_domain_state.txt.name, [withDomain.status_domain_state.txt.value]);
   await call(app, agency, 'POST', `/v1/brand/profiles/${profile.id}/status-domain/verify`);
-  const reg = await call(app, agency, 'POST', '/v1/domains', { workspace_id: client.id, purpose: 'sending', domain: `mail.${base}` });
+  const reg = await call(app, agency, 'POST', '/v1/domains', {
+    workspace_id: client.id,
+    purpose: 'sending',
+    domain: `mail.${base}`,
+  });
   for (const r of reg.body.records as Json[]) {
     if (r.type === 'TXT') dns.txt.set(r.name, [r.value]);
     if (r.type === 'CNAME') dns.cname.set(r.name, r.value);
     if (r.type === 'MX') dns.mx.set(r.name, [{ exchange: r.value, priority: r.priority ?? 10 }]);
   }
   await call(app, agency, 'POST', `/v1/domains/${profile.id}/sending/verify`);
-  await call(app, agency, 'PATCH', `/v1/domains/${profile.id}/sending/sender`, { sender_email: `help@mail.${base}`, sender_name: 'Client Co Support' });
+  await call(app, agency, 'PATCH', `/v1/domains/${profile.id}/sending/sender`, {
+    sender_email: `help@mail.${base}`,
+    sender_name: 'Client Co Support',
+  });
 }
 
 t.test('a ticket reply from a white-labelled client workspace shows the brand and no engine badge', async (t) => {
@@ -76,21 +122,32 @@ t.test('a ticket reply from a white-labelled client workspace shows the brand an
   const mail = await reply(agency, await ticketIn(agency.organization.id, client.id));
   t.equal(mail.from_address, `help@mail.${base}`);
   t.equal(mail.from_name, 'Client Co Support');
-  t.match(mail.html, new RegExp(`data-testid="brand-header" style="background:${p.primary_color_effective};`), 'the effective (accessible) color');
+  t.match(
+    mail.html,
+    new RegExp(`data-testid="brand-header" style="background:${p.primary_color_effective};`),
+    'the effective (accessible) color',
+  );
   t.match(mail.html, /<img src="https:\/\/cdn\.client\.test\/logo\.png" alt="Client Co"/, 'the logo');
-  t.match(mail.html, /font-family: &quot;Lora&quot;, Georgia, serif/, 'the brand\'s font');
+  t.match(mail.html, /font-family: &quot;Lora&quot;, Georgia, serif/, "the brand's font");
   t.match(mail.html, /We are on it\./);
   t.notMatch(mail.html, /engine-badge|Patchwell/);
   t.notMatch(mail.text, /Patchwell/);
 });
 
-t.test('a release notice of a client ticket is branded centrally, in the customer\'s language', async (t) => {
+t.test("a release notice of a client ticket is branded centrally, in the customer's language", async (t) => {
   const ticketId = await ticketIn(agency.organization.id, client.id, 'it');
-  const mailId = await app.db.transaction((trx) => mailer.enqueue(trx, {
-    orgId: agency.organization.id, template: 'fixes.release_notice', locale: 'it', to: 'jane.doe@example.com', data: releaseData, ticketRef: ticketId,
-  }));
+  const mailId = await app.db.transaction((trx) =>
+    mailer.enqueue(trx, {
+      orgId: agency.organization.id,
+      template: 'fixes.release_notice',
+      locale: 'it',
+      to: 'jane.doe@example.com',
+      data: releaseData,
+      ticketRef: ticketId,
+    }),
+  );
   const mail = await app.db('mail_messages').where({ id: mailId }).first();
-  t.equal(mail.from_address, `help@mail.${base}`, 'from the brand\'s verified sender');
+  t.equal(mail.from_address, `help@mail.${base}`, "from the brand's verified sender");
   t.match(mail.html, /<html lang="it">/);
   t.match(mail.html, /data-testid="brand-header"[^>]*><img src="https:\/\/cdn\.client\.test\/logo\.png"/);
   t.match(mail.html, /Risolto: Checkout fails|risolto in Shop 1\.2\.3/);
@@ -99,7 +156,15 @@ t.test('a release notice of a client ticket is branded centrally, in the custome
   // Without a logo the name shows as text; without the add-on the badge comes back.
   await call(app, agency, 'PATCH', `/v1/brand/profiles/${profile.id}`, { logo_url: null });
   await setOrg(app, agency, { badge_removal_addon: false });
-  const r = await app.db.transaction((trx) => mailer.renderFor(trx, { orgId: agency.organization.id, workspaceId: client.id }, 'fixes.release_notice', 'it', releaseData));
+  const r = await app.db.transaction((trx) =>
+    mailer.renderFor(
+      trx,
+      { orgId: agency.organization.id, workspaceId: client.id },
+      'fixes.release_notice',
+      'it',
+      releaseData,
+    ),
+  );
   t.match(r.html, /<strong data-testid="brand-name"[^>]*>Client Co<\/strong>/);
   t.match(r.html, /data-testid="engine-badge"[^>]*>Assistenza di Patchwell</);
   t.match(r.text, /\n--\nAssistenza di Patchwell\n$/);
@@ -113,25 +178,69 @@ t.test('a plain workspace keeps the default sender and look, with the badge; tea
   const mail = await reply(direct, ticketId);
   t.equal(mail.from_address, 'no-reply@localhost');
   t.equal(mail.from_name, 'Patchwell');
-  t.match(mail.html, /data-testid="brand-header" style="background:#1f2328;[^>]*><strong data-testid="brand-name"[^>]*>Plain app</);
+  t.match(
+    mail.html,
+    /data-testid="brand-header" style="background:#1f2328;[^>]*><strong data-testid="brand-name"[^>]*>Plain app</,
+  );
   t.match(mail.html, /data-testid="engine-badge"[^>]*>Support by Patchwell</);
   t.match(mail.text, /Support by Patchwell\n$/);
 
-  const release = await app.db.transaction((trx) => mailer.renderFor(trx, { orgId: direct.organization.id, ticketRef: ticketId }, 'fixes.release_notice', 'en', releaseData));
+  const release = await app.db.transaction((trx) =>
+    mailer.renderFor(
+      trx,
+      { orgId: direct.organization.id, ticketRef: ticketId },
+      'fixes.release_notice',
+      'en',
+      releaseData,
+    ),
+  );
   t.same(release.from, { address: 'no-reply@localhost', name: 'Patchwell' });
   t.match(release.html, /Support by Patchwell/);
 
-  t.equal(await app.db.transaction((trx) => mailer.brandFor(trx, 'tickets.escalated', { orgId: direct.organization.id, ticketRef: ticketId })), null, 'escalations go to the team');
-  t.equal(await app.db.transaction((trx) => mailer.brandFor(trx, 'fixes.release_notice', { orgId: direct.organization.id })), null, 'no workspace, no brand');
-  t.equal(await app.db.transaction((trx) => mailer.brandFor(trx, 'fixes.release_notice', { orgId: direct.organization.id, workspaceId: client.id })), null, 'another organization\'s workspace is not looked up');
+  t.equal(
+    await app.db.transaction((trx) =>
+      mailer.brandFor(trx, 'tickets.escalated', { orgId: direct.organization.id, ticketRef: ticketId }),
+    ),
+    null,
+    'escalations go to the team',
+  );
+  t.equal(
+    await app.db.transaction((trx) => mailer.brandFor(trx, 'fixes.release_notice', { orgId: direct.organization.id })),
+    null,
+    'no workspace, no brand',
+  );
+  t.equal(
+    await app.db.transaction((trx) =>
+      mailer.brandFor(trx, 'fixes.release_notice', { orgId: direct.organization.id, workspaceId: client.id }),
+    ),
+    null,
+    "another organization's workspace is not looked up",
+  );
 });
 
-t.test('a direct customer\'s profile gives its name and look; its sender only on a verified domain', async (t) => {
+t.test("a direct customer's profile gives its name and look; its sender only on a verified domain", async (t) => {
   const direct = await signUp(app, { orgName: 'Acme' });
   const ws = await newWorkspace(app, direct, 'Acme web');
-  await newProfile(app, direct, { name: 'Acme', primary_color: '#14532d', sender_name: 'Acme Help', sender_email: 'help@acme.test' });
-  const r = await app.db.transaction((trx) => mailer.renderFor(trx, { orgId: direct.organization.id, workspaceId: ws.id }, 'fixes.release_notice', 'en', releaseData));
-  t.same(r.from, { address: 'no-reply@localhost', name: 'Acme Help' }, 'the brand\'s name at the service\'s address: acme.test is not verified');
+  await newProfile(app, direct, {
+    name: 'Acme',
+    primary_color: '#14532d',
+    sender_name: 'Acme Help',
+    sender_email: 'help@acme.test',
+  });
+  const r = await app.db.transaction((trx) =>
+    mailer.renderFor(
+      trx,
+      { orgId: direct.organization.id, workspaceId: ws.id },
+      'fixes.release_notice',
+      'en',
+      releaseData,
+    ),
+  );
+  t.same(
+    r.from,
+    { address: 'no-reply@localhost', name: 'Acme Help' },
+    "the brand's name at the service's address: acme.test is not verified",
+  );
   t.match(r.html, /background:#14532d;/);
   t.match(r.html, /<strong data-testid="brand-name"[^>]*>Acme</);
   t.match(r.html, /Support by Patchwell/);

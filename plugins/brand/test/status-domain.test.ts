@@ -13,8 +13,10 @@ const app = await startBrand(t, dns.server, { statusGraceHours: 1 });
 const owner = await signUp(app, { orgName: 'Acme' });
 const profile = await newProfile(app, owner, { name: 'Acme' });
 const domain = `status.acme-${uid()}.test`;
-const verify = async (who = owner, id = profile.id as string) => (await call(app, who, 'POST', `/v1/brand/profiles/${id}/status-domain/verify`)).body.profile as Json;
-const put = (d: string, who = owner, id = profile.id as string) => call(app, who, 'PUT', `/v1/brand/profiles/${id}/status-domain`, { domain: d });
+const verify = async (who = owner, id = profile.id as string) =>
+  (await call(app, who, 'POST', `/v1/brand/profiles/${id}/status-domain/verify`)).body.profile as Json;
+const put = (d: string, who = owner, id = profile.id as string) =>
+  call(app, who, 'PUT', `/v1/brand/profiles/${id}/status-domain`, { domain: d });
 
 t.test('plans without custom domains answer 402; bad names 422', async (t) => {
   const res = await put(domain);
@@ -26,7 +28,10 @@ t.test('plans without custom domains answer 402; bad names 422', async (t) => {
     t.equal(r.status, 422, bad);
     t.equal(r.body.code, 'domain_not_allowed');
   }
-  t.equal((await call(app, owner, 'POST', `/v1/brand/profiles/${profile.id}/status-domain/verify`)).body.code, 'no_status_domain');
+  t.equal(
+    (await call(app, owner, 'POST', `/v1/brand/profiles/${profile.id}/status-domain/verify`)).body.code,
+    'no_status_domain',
+  );
 });
 
 let state: Json;
@@ -36,24 +41,48 @@ t.test('PUT answers the CNAME and TXT records to publish', async (t) => {
   state = res.body.status_domain_state;
   t.match(res.body, { status_domain: domain, status_domain_verified_at: null });
   t.match(state, {
-    domain, verified: false, verified_at: null, cname_ok: false, txt_ok: false, last_checked_at: null, last_error: null, failing_since: null,
+    domain,
+    verified: false,
+    verified_at: null,
+    cname_ok: false,
+    txt_ok: false,
+    last_checked_at: null,
+    last_error: null,
+    failing_since: null,
     cname: { type: 'CNAME', name: domain, value: 'status.patchwell.test' },
     txt: { type: 'TXT', name: `_patchwell-status.${domain}`, value: /^patchwell-status-verification=[0-9a-f]{32}$/ },
   });
-  t.same(res.body.domain_dns_records.map((r: Json) => [r.purpose, r.type, r.name, r.status]), [
-    ['status_page', 'CNAME', domain, 'pending'],
-    ['status_page', 'TXT', `_patchwell-status.${domain}`, 'pending'],
-  ]);
-  t.ok(await app.db('audit_entries').where({ action: 'brand.status_domain_set', target_id: profile.id }).first(), 'audited');
+  t.same(
+    res.body.domain_dns_records.map((r: Json) => [r.purpose, r.type, r.name, r.status]),
+    [
+      ['status_page', 'CNAME', domain, 'pending'],
+      ['status_page', 'TXT', `_patchwell-status.${domain}`, 'pending'],
+    ],
+  );
+  t.ok(
+    await app.db('audit_entries').where({ action: 'brand.status_domain_set', target_id: profile.id }).first(),
+    'audited',
+  );
 });
 
 t.test('verify reports what is wrong, then verifies', async (t) => {
   let p = await verify();
-  t.match(p.status_domain_state, { verified: false, cname_ok: false, txt_ok: false, last_error: 'cname_missing', last_checked_at: /Z$/, failing_since: /Z$/ });
+  t.match(p.status_domain_state, {
+    verified: false,
+    cname_ok: false,
+    txt_ok: false,
+    last_error: 'cname_missing',
+    last_checked_at: /Z$/,
+    failing_since: /Z$/,
+  });
   const since = p.status_domain_state.failing_since;
   dns.cname.set(domain, 'elsewhere.example.net');
   p = await verify();
-  t.match(p.status_domain_state, { last_error: 'cname_mismatch', failing_since: since }, 'failing_since keeps the first failure');
+  t.match(
+    p.status_domain_state,
+    { last_error: 'cname_mismatch', failing_since: since },
+    'failing_since keeps the first failure',
+  );
   dns.cname.set(domain, 'status.patchwell.test.');
   p = await verify();
   t.match(p.status_domain_state, { cname_ok: true, txt_ok: false, last_error: 'txt_missing' });
@@ -67,10 +96,23 @@ t.test('verify reports what is wrong, then verifies', async (t) => {
   dns.failing.delete(state.txt.name);
   dns.txt.set(state.txt.name, ['v=spf1 -all', state.txt.value]);
   p = await verify();
-  t.match(p.status_domain_state, { verified: true, verified_at: /Z$/, cname_ok: true, txt_ok: true, last_error: null, failing_since: null });
+  t.match(p.status_domain_state, {
+    verified: true,
+    verified_at: /Z$/,
+    cname_ok: true,
+    txt_ok: true,
+    last_error: null,
+    failing_since: null,
+  });
   t.equal(p.status_domain_verified_at, p.status_domain_state.verified_at);
-  t.same(p.domain_dns_records.map((r: Json) => r.status), ['verified', 'verified']);
-  t.ok(await app.db('audit_entries').where({ action: 'brand.status_domain_verified', target_id: profile.id }).first(), 'audited');
+  t.same(
+    p.domain_dns_records.map((r: Json) => r.status),
+    ['verified', 'verified'],
+  );
+  t.ok(
+    await app.db('audit_entries').where({ action: 'brand.status_domain_verified', target_id: profile.id }).first(),
+    'audited',
+  );
   t.ok(await app.db('outbox').where({ type: 'brand.status_domain_verified' }).first(), 'event');
   const ws = (await call(app, owner, 'POST', '/v1/workspaces', { name: 'Shop' })).body;
   const brand = (await call(app, owner, 'GET', '/v1/brand')).body.workspaces.find((w: Json) => w.id === ws.id);
@@ -80,18 +122,34 @@ t.test('verify reports what is wrong, then verifies', async (t) => {
 t.test('a verified domain that starts failing keeps serving through the grace period', async (t) => {
   dns.cname.delete(domain);
   let p = await verify();
-  t.match(p.status_domain_state, { verified: true, last_error: 'cname_missing', failing_since: /Z$/ }, 'still verified within the grace');
-  await app.db('brand_profiles').where({ id: profile.id }).update({ status_failing_since: new Date(Date.now() - 2 * 3600_000) });
+  t.match(
+    p.status_domain_state,
+    { verified: true, last_error: 'cname_missing', failing_since: /Z$/ },
+    'still verified within the grace',
+  );
+  await app
+    .db('brand_profiles')
+    .where({ id: profile.id })
+    .update({ status_failing_since: new Date(Date.now() - 2 * 3600_000) });
   p = await verify();
-  t.match(p.status_domain_state, { verified: false, verified_at: null, last_error: 'cname_missing' }, 'unverified after the grace');
-  t.ok(await app.db('audit_entries').where({ action: 'brand.status_domain_unverified', target_id: profile.id }).first());
+  t.match(
+    p.status_domain_state,
+    { verified: false, verified_at: null, last_error: 'cname_missing' },
+    'unverified after the grace',
+  );
+  t.ok(
+    await app.db('audit_entries').where({ action: 'brand.status_domain_unverified', target_id: profile.id }).first(),
+  );
   dns.cname.set(domain, 'status.patchwell.test');
   p = await verify();
   t.match(p.status_domain_state, { verified: true, failing_since: null });
 });
 
 t.test('the scheduled recheck looks at domains not checked lately', async (t) => {
-  await app.db('brand_profiles').where({ id: profile.id }).update({ status_last_checked_at: new Date(Date.now() - 3 * 3600_000) });
+  await app
+    .db('brand_profiles')
+    .where({ id: profile.id })
+    .update({ status_last_checked_at: new Date(Date.now() - 3 * 3600_000) });
   dns.txt.delete(state.txt.name);
   const n = await app.container.resolve<BrandService>('brandService').recheckDue();
   t.ok(n >= 1);
@@ -124,9 +182,22 @@ t.test('a domain verified by one brand is taken for everyone else', async (t) =>
 t.test('the status page served under the verified domain shows the brand', async (t) => {
   const ws = (await call(app, owner, 'GET', '/v1/workspaces')).body.items.find((w: Json) => w.name === 'Shop');
   await call(app, owner, 'PATCH', `/v1/brand/profiles/${profile.id}`, { name: 'Acme Care', primary_color: '#ffcc00' });
-  await call(app, owner, 'PUT', `/v1/brand/profiles/${profile.id}/logo`, { content_type: 'image/png', data_base64: image('python.png').toString('base64') });
-  const tickets = app.container.resolve<{ createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }> }>('ticketService');
-  const tk = await app.db.transaction((trx) => tickets.createTicket(trx, { orgId: owner.organization.id, workspaceId: ws.id, origin: 'email', subject: 'Broken', customerEmail: 'jane@example.com' }));
+  await call(app, owner, 'PUT', `/v1/brand/profiles/${profile.id}/logo`, {
+    content_type: 'image/png',
+    data_base64: image('python.png').toString('base64'),
+  });
+  const tickets = app.container.resolve<{
+    createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
+  }>('ticketService');
+  const tk = await app.db.transaction((trx) =>
+    tickets.createTicket(trx, {
+      orgId: owner.organization.id,
+      workspaceId: ws.id,
+      origin: 'email',
+      subject: 'Broken',
+      customerEmail: 'jane@example.com',
+    }),
+  );
   const url = new URL((await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url as string);
   const p = (await call(app, owner, 'GET', `/v1/brand/profiles/${profile.id}`)).body;
 
@@ -147,20 +218,51 @@ t.test('the status page served under the verified domain shows the brand', async
 
   const pub = await call(app, null, 'GET', '/v1/public/brand', undefined, { host: domain });
   t.equal(pub.status, 200);
-  t.same(pub.body, {
-    host: domain,
-    brand: { name: 'Acme Care', logo_url: `https://${domain}${new URL(p.logo_url).pathname}`, primary_color: p.primary_color_effective, font_family: 'Inter', theme: 'light', locale: 'en', website_url: null, show_badge: false, widget_texts: {} },
-  }, 'GET /v1/public/brand on the verified host');
-  t.same((await call(app, null, 'GET', '/v1/public/brand', undefined, { host: 'elsewhere.example.org' })).body, { host: 'elsewhere.example.org', brand: null }, 'null for other hosts');
+  t.same(
+    pub.body,
+    {
+      host: domain,
+      brand: {
+        name: 'Acme Care',
+        logo_url: `https://${domain}${new URL(p.logo_url).pathname}`,
+        primary_color: p.primary_color_effective,
+        font_family: 'Inter',
+        theme: 'light',
+        locale: 'en',
+        website_url: null,
+        show_badge: false,
+        widget_texts: {},
+      },
+    },
+    'GET /v1/public/brand on the verified host',
+  );
+  t.same(
+    (await call(app, null, 'GET', '/v1/public/brand', undefined, { host: 'elsewhere.example.org' })).body,
+    { host: 'elsewhere.example.org', brand: null },
+    'null for other hosts',
+  );
   const second = (await call(app, owner, 'GET', '/v1/brand')).body.profiles.find((x: Json) => x.name === 'Second');
-  const elsewhere = await app.server.inject({ method: 'GET', url: url.pathname, headers: { host: second.status_domain } });
-  t.equal(elsewhere.statusCode, 404, 'another brand\'s domain does not serve this ticket');
-  t.equal((await app.server.inject({ method: 'GET', url: url.pathname, headers: { host: 'localhost:3000' } })).statusCode, 200, 'the default host still serves it');
+  const elsewhere = await app.server.inject({
+    method: 'GET',
+    url: url.pathname,
+    headers: { host: second.status_domain },
+  });
+  t.equal(elsewhere.statusCode, 404, "another brand's domain does not serve this ticket");
+  t.equal(
+    (await app.server.inject({ method: 'GET', url: url.pathname, headers: { host: 'localhost:3000' } })).statusCode,
+    200,
+    'the default host still serves it',
+  );
 });
 
 t.test('DELETE returns status pages to the default host', async (t) => {
   const res = await call(app, owner, 'DELETE', `/v1/brand/profiles/${profile.id}/status-domain`);
-  t.match(res.body, { status_domain: null, status_domain_state: null, status_domain_verified_at: null, domain_dns_records: [] });
+  t.match(res.body, {
+    status_domain: null,
+    status_domain_state: null,
+    status_domain_verified_at: null,
+    domain_dns_records: [],
+  });
   t.ok(await app.db('audit_entries').where({ action: 'brand.status_domain_removed', target_id: profile.id }).first());
   const again = await put(domain);
   t.equal(again.status, 200, 'the freed domain can be set again');

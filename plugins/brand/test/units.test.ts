@@ -31,7 +31,10 @@ t.test('a primary color is darkened only when white text on it fails AA', async 
     t.ok(contrastRatio(out.color, '#ffffff') < 4.7, `${c} → ${out.color} is not darker than needed`);
   }
   const yellow = accessiblePrimary('#ffcc00').color;
-  t.ok(parseInt(yellow.slice(1, 3), 16) > parseInt(yellow.slice(5, 7), 16), 'the hue is kept (still a yellow, red > blue)');
+  t.ok(
+    parseInt(yellow.slice(1, 3), 16) > parseInt(yellow.slice(5, 7), 16),
+    'the hue is kept (still a yellow, red > blue)',
+  );
 });
 
 t.test('the font list is a closed set of 48 distinct families', async (t) => {
@@ -50,13 +53,22 @@ function png(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr.writeUInt8(8, 8);
   ihdr.writeUInt8(2, 9);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(height * (width * 3 + 1)))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.alloc(height * (width * 3 + 1)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 t.test('logos are recognised from their bytes, with their size', async (t) => {
   t.same(sniffImage(image('python.png')), { contentType: 'image/png', width: 16, height: 16 });
   t.same(sniffImage(image('python.jpg')), { contentType: 'image/jpeg', width: 16, height: 16 });
-  t.same(sniffImage(image('python.webp')), { contentType: 'image/webp', width: 16, height: 16 }, 'extended WebP (VP8X)');
+  t.same(
+    sniffImage(image('python.webp')),
+    { contentType: 'image/webp', width: 16, height: 16 },
+    'extended WebP (VP8X)',
+  );
   t.same(sniffImage(png(320, 80)), { contentType: 'image/png', width: 320, height: 80 });
   // Lossless WebP (VP8L): 14-bit width-1 and height-1 after the 0x2f signature.
   const vp8l = Buffer.alloc(40);

@@ -18,16 +18,34 @@ const internal = await newWorkspace(app, owner, 'Agency site');
 const base = `client-${uid()}.test`;
 
 async function draftFor(workspaceId: string): Promise<{ ticketId: string; draftId: string }> {
-  const tickets = app.container.resolve<{ createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }> }>('ticketService');
-  const tk = await app.db.transaction((trx) => tickets.createTicket(trx, {
-    orgId: owner.organization.id, workspaceId, origin: 'email', subject: 'Checkout fails', customerEmail: 'jane.doe@example.com', customerName: 'Jane Doe',
-    message: { from: 'jane.doe@example.com', subject: 'Checkout fails', bodyText: 'Pay does nothing.', emailMessageId: `<open-${uid()}@mail.example.com>` },
-  }));
-  const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'We are on it.' });
+  const tickets = app.container.resolve<{
+    createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
+  }>('ticketService');
+  const tk = await app.db.transaction((trx) =>
+    tickets.createTicket(trx, {
+      orgId: owner.organization.id,
+      workspaceId,
+      origin: 'email',
+      subject: 'Checkout fails',
+      customerEmail: 'jane.doe@example.com',
+      customerName: 'Jane Doe',
+      message: {
+        from: 'jane.doe@example.com',
+        subject: 'Checkout fails',
+        bodyText: 'Pay does nothing.',
+        emailMessageId: `<open-${uid()}@mail.example.com>`,
+      },
+    }),
+  );
+  const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, {
+    kind: 'reply',
+    body_md: 'We are on it.',
+  });
   if (draft.status !== 201) throw new Error(`draft: ${draft.status} ${draft.payload}`);
   return { ticketId: tk.id, draftId: draft.body.id };
 }
-const send = (d: { ticketId: string; draftId: string }) => call(app, owner, 'POST', `/v1/tickets/${d.ticketId}/drafts/${d.draftId}/send`, {});
+const send = (d: { ticketId: string; draftId: string }) =>
+  call(app, owner, 'POST', `/v1/tickets/${d.ticketId}/drafts/${d.draftId}/send`, {});
 async function brandOf(id: string): Promise<Json> {
   const res = await call(app, owner, 'GET', '/v1/brand');
   if (res.status !== 200) throw new Error(`brand: ${res.status} ${res.payload}`);
@@ -35,62 +53,117 @@ async function brandOf(id: string): Promise<Json> {
 }
 
 t.test('a client workspace that is not white-label ready cannot send; the answer lists what is missing', async (t) => {
-  t.same((await brandOf(client.id)).white_label_missing, ['brand_profile', 'status_domain', 'badge_removal', 'sending_domain']);
-  t.same((await brandOf(internal.id)).white_label_missing, [], 'the agency\'s own workspace is not white-labelled');
+  t.same((await brandOf(client.id)).white_label_missing, [
+    'brand_profile',
+    'status_domain',
+    'badge_removal',
+    'sending_domain',
+  ]);
+  t.same((await brandOf(internal.id)).white_label_missing, [], "the agency's own workspace is not white-labelled");
   const d = await draftFor(client.id);
   const res = await send(d);
   t.equal(res.status, 409);
-  t.match(res.body, { code: 'white_label_not_ready', details: { workspace_id: client.id, missing: ['brand_profile', 'status_domain', 'badge_removal', 'sending_domain'], message_it: /manca/ } });
-  t.equal((await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' })).length, 0, 'nothing was sent');
+  t.match(res.body, {
+    code: 'white_label_not_ready',
+    details: {
+      workspace_id: client.id,
+      missing: ['brand_profile', 'status_domain', 'badge_removal', 'sending_domain'],
+      message_it: /manca/,
+    },
+  });
+  t.equal(
+    (await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' })).length,
+    0,
+    'nothing was sent',
+  );
   t.equal((await app.db('ticket_drafts').where({ id: d.draftId }).first()).status, 'draft');
 });
 
-t.test('other workspaces go through the inbox\'s sending choice', async (t) => {
+t.test("other workspaces go through the inbox's sending choice", async (t) => {
   const d = await draftFor(internal.id);
   const res = await send(d);
   t.equal(res.status, 200);
-  t.equal((await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' }).first()).from_address, 'no-reply@localhost', 'the default sender');
+  t.equal(
+    (await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' }).first()).from_address,
+    'no-reply@localhost',
+    'the default sender',
+  );
 });
 
-t.test('once the brand, status domain, badge and sending domain are ready, the draft leaves from the brand\'s sender', async (t) => {
-  const profile = await newProfile(app, owner, { name: 'Client Co', primary_color: '#0f766e' });
-  t.same((await brandOf(client.id)).white_label_missing, ['status_domain', 'badge_removal', 'sending_domain']);
+t.test(
+  "once the brand, status domain, badge and sending domain are ready, the draft leaves from the brand's sender",
+  async (t) => {
+    const profile = await newProfile(app, owner, { name: 'Client Co', primary_color: '#0f766e' });
+    t.same((await brandOf(client.id)).white_label_missing, ['status_domain', 'badge_removal', 'sending_domain']);
 
-  await setOrg(app, owner, { badge_removal_addon: true });
-  await call(app, owner, 'PATCH', `/v1/brand/profiles/${profile.id}`, { show_badge: false });
-  const status = `status.${base}`;
-  const withDomain = (await call(app, owner, 'PUT', `/v1/brand/profiles/${profile.id}/status-domain`, { domain: status })).body;
-  dns.cname.set(status, 'status.patchwell.test');
-  dns.txt.set(withDomain.status_domain_state.txt.name, [withDomain.status_domain_state.txt.value]);
-  t.match((await call(app, owner, 'POST', `/v1/brand/profiles/${profile.id}/status-domain/verify`)).body.profile.status_domain_state, { verified: true });
-  t.same((await brandOf(client.id)).white_label_missing, ['sending_domain']);
+    await setOrg(app, owner, { badge_removal_addon: true });
+    await call(app, owner, 'PATCH', `/v1/brand/profiles/${profile.id}`, { show_badge: false });
+    const status = `status.${base}`;
+    const withDomain = (
+      await call(app, owner, 'PUT', `/v1/brand/profiles/${profile.id}/status-domain`, { domain: status })
+    ).body;
+    dns.cname.set(status, 'status.patchwell.test');
+    dns.txt.set(withDomain.status_domain_state.txt.name, [withDomain.status_domain_state.txt.value]);
+    t.match(
+      (await call(app, owner, 'POST', `/v1/brand/profiles/${profile.id}/status-domain/verify`)).body.profile
+        .status_domain_state,
+      { verified: true },
+    );
+    t.same((await brandOf(client.id)).white_label_missing, ['sending_domain']);
 
-  // The sending domain is the inbox's: registered for the workspace, it lands on the brand profile.
-  const sending = `mail.${base}`;
-  const reg = await call(app, owner, 'POST', '/v1/domains', { workspace_id: client.id, purpose: 'sending', domain: sending });
-  t.equal(reg.status, 201);
-  t.match(reg.body, { brand_profile_id: profile.id, scope: 'organization' }, 'the brand directory keys the domain on the effective profile');
-  t.same((await brandOf(client.id)).white_label_missing, ['domain_verification', 'sender_email']);
-  for (const r of reg.body.records as Json[]) {
-    if (r.type === 'TXT') dns.txt.set(r.name, [r.value]);
-    if (r.type === 'CNAME') dns.cname.set(r.name, r.value);
-    if (r.type === 'MX') dns.mx.set(r.name, [{ exchange: r.value, priority: r.priority ?? 10 }]);
-  }
-  t.match((await call(app, owner, 'POST', `/v1/domains/${profile.id}/sending/verify`)).body, { status: 'verified' });
-  t.equal((await call(app, owner, 'PATCH', `/v1/domains/${profile.id}/sending/sender`, { sender_email: `help@${sending}`, sender_name: 'Client Co Support' })).status, 200);
+    // The sending domain is the inbox's: registered for the workspace, it lands on the brand profile.
+    const sending = `mail.${base}`;
+    const reg = await call(app, owner, 'POST', '/v1/domains', {
+      workspace_id: client.id,
+      purpose: 'sending',
+      domain: sending,
+    });
+    t.equal(reg.status, 201);
+    t.match(
+      reg.body,
+      { brand_profile_id: profile.id, scope: 'organization' },
+      'the brand directory keys the domain on the effective profile',
+    );
+    t.same((await brandOf(client.id)).white_label_missing, ['domain_verification', 'sender_email']);
+    for (const r of reg.body.records as Json[]) {
+      if (r.type === 'TXT') dns.txt.set(r.name, [r.value]);
+      if (r.type === 'CNAME') dns.cname.set(r.name, r.value);
+      if (r.type === 'MX') dns.mx.set(r.name, [{ exchange: r.value, priority: r.priority ?? 10 }]);
+    }
+    t.match((await call(app, owner, 'POST', `/v1/domains/${profile.id}/sending/verify`)).body, { status: 'verified' });
+    t.equal(
+      (
+        await call(app, owner, 'PATCH', `/v1/domains/${profile.id}/sending/sender`, {
+          sender_email: `help@${sending}`,
+          sender_name: 'Client Co Support',
+        })
+      ).status,
+      200,
+    );
 
-  t.same((await brandOf(client.id)).white_label_missing, []);
-  const p = (await call(app, owner, 'GET', `/v1/brand/profiles/${profile.id}`)).body;
-  t.match(p, { custom_domain: sending, domain_verified_at: /Z$/, show_badge: false });
-  t.ok((p.email_dns_records as Json[]).length >= 3, 'the email records are listed');
-  t.ok((p.domain_dns_records as Json[]).some((r) => r.purpose === 'status_page'), 'with the status records');
-  t.match((await call(app, owner, 'GET', `/v1/channels/${client.id}`)).body.sending, { kind: 'white_label', missing: [] });
+    t.same((await brandOf(client.id)).white_label_missing, []);
+    const p = (await call(app, owner, 'GET', `/v1/brand/profiles/${profile.id}`)).body;
+    t.match(p, { custom_domain: sending, domain_verified_at: /Z$/, show_badge: false });
+    t.ok((p.email_dns_records as Json[]).length >= 3, 'the email records are listed');
+    t.ok(
+      (p.domain_dns_records as Json[]).some((r) => r.purpose === 'status_page'),
+      'with the status records',
+    );
+    t.match((await call(app, owner, 'GET', `/v1/channels/${client.id}`)).body.sending, {
+      kind: 'white_label',
+      missing: [],
+    });
 
-  const d = await draftFor(client.id);
-  const res = await send(d);
-  t.equal(res.status, 200);
-  t.equal((await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' }).first()).from_address, `help@${sending}`, 'sent from the brand\'s verified sender');
-});
+    const d = await draftFor(client.id);
+    const res = await send(d);
+    t.equal(res.status, 200);
+    t.equal(
+      (await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' }).first()).from_address,
+      `help@${sending}`,
+      "sent from the brand's verified sender",
+    );
+  },
+);
 
 t.test('losing a requirement blocks sending again', async (t) => {
   await setOrg(app, owner, { badge_removal_addon: false });

@@ -9,16 +9,20 @@ const tags = ['auth'];
 
 /** A path of this site, or a URL on the public base URL or a dashboard origin (no open redirects). */
 function redirectTo(config: AppConfig) {
-  const allowed = new Set([config.server.publicBaseUrl, ...config.server.dashboardOrigins].map((o) => new URL(o).origin));
-  return Joi.string().max(2000).custom((value: string, helpers) => {
-    if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
-    try {
-      if (allowed.has(new URL(value).origin)) return value;
-    } catch {
-      // not a URL: refused below
-    }
-    return helpers.message({ custom: 'redirect_to must be a path or a URL of this service' });
-  });
+  const allowed = new Set(
+    [config.server.publicBaseUrl, ...config.server.dashboardOrigins].map((o) => new URL(o).origin),
+  );
+  return Joi.string()
+    .max(2000)
+    .custom((value: string, helpers) => {
+      if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
+      try {
+        if (allowed.has(new URL(value).origin)) return value;
+      } catch {
+        // not a URL: refused below
+      }
+      return helpers.message({ custom: 'redirect_to must be a path or a URL of this service' });
+    });
 }
 
 function cookieOf(state: unknown, name: string): string | null {
@@ -45,10 +49,16 @@ export function signInRoutes(s: CodehostRouteServices, config: AppConfig): Serve
         id: 'startCodeHostSignIn',
         tags,
         description: 'Sign in with the code host, or link your code-host login',
-        notes: 'Redirects (302) to the code host with a single-use state and a PKCE challenge. intent link needs a signed-in user. Failures redirect to the sign-in page with ?error=<code>.',
+        notes:
+          'Redirects (302) to the code host with a single-use state and a PKCE challenge. intent link needs a signed-in user. Failures redirect to the sign-in page with ?error=<code>.',
         auth: { strategy: 'session', mode: 'try' },
         plugins: { patchwell: { successStatus: 302 } },
-        validate: { query: Joi.object({ redirect_to: redirectTo(config), intent: Joi.string().valid('signin', 'link').default('signin') }) },
+        validate: {
+          query: Joi.object({
+            redirect_to: redirectTo(config),
+            intent: Joi.string().valid('signin', 'link').default('signin'),
+          }),
+        },
         handler: async (request, h) => {
           const q = request.query as { intent: 'signin' | 'link'; redirect_to?: string };
           return redirect(h, await s.signIn.start(principalOf(request), q));
@@ -62,13 +72,27 @@ export function signInRoutes(s: CodehostRouteServices, config: AppConfig): Serve
         id: 'completeCodeHostSignIn',
         tags,
         description: 'Where the code host returns: signs in or links, then redirects to the dashboard',
-        notes: 'Exchanges the code (with the PKCE verifier kept with the state), then opens a session (cookie pw_session) for the user whose code-host login it is, or links the login to the user who started a link. Errors (?error=): codehost_state_invalid, codehost_access_denied, codehost_exchange_failed, codehost_account_not_linked, sso_required.',
+        notes:
+          'Exchanges the code (with the PKCE verifier kept with the state), then opens a session (cookie pw_session) for the user whose code-host login it is, or links the login to the user who started a link. Errors (?error=): codehost_state_invalid, codehost_access_denied, codehost_exchange_failed, codehost_account_not_linked, sso_required.',
         auth: { strategy: 'session', mode: 'try' },
         plugins: { patchwell: { successStatus: 302 } },
-        validate: { query: Joi.object({ code: Joi.string().max(500), state: Joi.string().max(500), error: Joi.string().max(200), error_description: Joi.string().max(1000).allow(''), error_uri: Joi.string().max(1000) }) },
+        validate: {
+          query: Joi.object({
+            code: Joi.string().max(500),
+            state: Joi.string().max(500),
+            error: Joi.string().max(200),
+            error_description: Joi.string().max(1000).allow(''),
+            error_uri: Joi.string().max(1000),
+          }),
+        },
         handler: async (request, h) => {
           const q = request.query as { code?: string; state?: string; error?: string };
-          const out = await s.signIn.callback(request, q, cookieOf(request.state, OAUTH_COOKIE), cookieOf(request.state, SESSION_COOKIE));
+          const out = await s.signIn.callback(
+            request,
+            q,
+            cookieOf(request.state, OAUTH_COOKIE),
+            cookieOf(request.state, SESSION_COOKIE),
+          );
           return redirect(h, out);
         },
       },

@@ -3,7 +3,16 @@ import type { ServerRoute } from '@hapi/hapi';
 import type { RawHeaders } from '../../../core/contracts/index.js';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
-import { CodeHostInstallation, CodeHostInstallUrl, CodeHostStatus, InstallationRepository, INTAKES, OssSettings, UnlinkResult, WebhookAck } from '../schemas.js';
+import {
+  CodeHostInstallation,
+  CodeHostInstallUrl,
+  CodeHostStatus,
+  InstallationRepository,
+  INTAKES,
+  OssSettings,
+  UnlinkResult,
+  WebhookAck,
+} from '../schemas.js';
 import { ADMIN, idParam, workspaceParam, type CodehostRouteServices } from './context.js';
 
 const tags = ['codehost'];
@@ -17,7 +26,8 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         id: 'getCodeHost',
         tags,
         description: 'Code host status: the app, the installations and your link',
-        notes: 'app.host names the adapter in use; link tells whether your user has a code-host login linked (GET /v1/auth/codehost/start?intent=link).',
+        notes:
+          'app.host names the adapter in use; link tells whether your user has a code-host login linked (GET /v1/auth/codehost/start?intent=link).',
         response: { status: { 200: CodeHostStatus } },
         handler: (request) => s.installations.status(requirePrincipal(request)),
       },
@@ -29,7 +39,8 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         id: 'startCodeHostInstall',
         tags,
         description: 'Install URL of the app, with a single-use state bound to your organization',
-        notes: 'Send the browser to url. The code host comes back to the dashboard with installation_id and state; then POST /v1/codehost/installations. The state expires after an hour.',
+        notes:
+          'Send the browser to url. The code host comes back to the dashboard with installation_id and state; then POST /v1/codehost/installations. The state expires after an hour.',
         plugins: ADMIN,
         response: { status: { 200: CodeHostInstallUrl } },
         handler: (request) => s.installations.startInstall(requirePrincipal(request)),
@@ -42,13 +53,18 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         id: 'linkCodeHostInstallation',
         tags,
         description: "Link an installation after the code host's setup redirect",
-        notes: 'The state must be the one POST /v1/codehost/install gave this organization (single use): 400 invalid_state otherwise. 409 installation_linked_elsewhere when another organization holds it; linking again from the same organization answers 200 with the installation.',
+        notes:
+          'The state must be the one POST /v1/codehost/install gave this organization (single use): 400 invalid_state otherwise. 409 installation_linked_elsewhere when another organization holds it; linking again from the same organization answers 200 with the installation.',
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         validate: {
           payload: Joi.object({
-            installation_id: Joi.alternatives(Joi.string().max(100), Joi.number().integer().min(1)).required().custom((v) => String(v)),
+            installation_id: Joi.alternatives(Joi.string().max(100), Joi.number().integer().min(1))
+              .required()
+              .custom((v) => String(v)),
             state: Joi.string().max(200).required(),
-            setup_action: Joi.string().valid('install', 'update', 'request').description('As the setup redirect gave it; informative'),
+            setup_action: Joi.string()
+              .valid('install', 'update', 'request')
+              .description('As the setup redirect gave it; informative'),
           }),
         },
         response: { status: { 201: CodeHostInstallation, 200: CodeHostInstallation } },
@@ -66,7 +82,8 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         id: 'unlinkCodeHostInstallation',
         tags,
         description: 'Unlink an installation and disconnect its repositories',
-        notes: 'The app stays installed on the code host (remove it there); its repositories leave their workspaces and their code indexes are deleted. Audited.',
+        notes:
+          'The app stays installed on the code host (remove it there); its repositories leave their workspaces and their code indexes are deleted. Audited.',
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: UnlinkResult } },
@@ -82,7 +99,14 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         description: 'Repositories an installation reaches, by name, with their connection',
         plugins: ADMIN,
         validate: { params: idParam, query: Joi.object(paginationQuery) },
-        response: { status: { 200: Joi.object({ items: Joi.array().items(InstallationRepository).required(), next_cursor: Joi.string().allow(null).required() }) } },
+        response: {
+          status: {
+            200: Joi.object({
+              items: Joi.array().items(InstallationRepository).required(),
+              next_cursor: Joi.string().allow(null).required(),
+            }),
+          },
+        },
         handler: (request) => {
           const q = request.query as { cursor?: string; limit: number };
           return s.installations.hostRepositories(requirePrincipal(request), (request.params as { id: string }).id, q);
@@ -96,7 +120,8 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         id: 'syncCodeHostInstallation',
         tags,
         description: 'Re-read the account, permissions and suspension of an installation',
-        notes: 'When the code host no longer knows the installation, removed_at is set and its repositories are disconnected. Changes are audited.',
+        notes:
+          'When the code host no longer knows the installation, removed_at is set and its repositories are disconnected. Changes are audited.',
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: CodeHostInstallation } },
@@ -112,7 +137,8 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         description: 'Open-source settings of a workspace',
         validate: { params: workspaceParam },
         response: { status: { 200: OssSettings } },
-        handler: (request) => s.oss.get(requirePrincipal(request), (request.params as { workspaceId: string }).workspaceId),
+        handler: (request) =>
+          s.oss.get(requirePrincipal(request), (request.params as { workspaceId: string }).workspaceId),
       },
     },
     {
@@ -122,7 +148,8 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         id: 'updateCodeHostOssSettings',
         tags,
         description: 'Change the open-source settings of a workspace',
-        notes: 'Every change is audited. auto_close_issues and comments_per_hour are the workspace settings oss_auto_close_issues and oss_comments_per_hour. 409 labels_equal when both labels would be the same.',
+        notes:
+          'Every change is audited. auto_close_issues and comments_per_hour are the workspace settings oss_auto_close_issues and oss_comments_per_hour. 409 labels_equal when both labels would be the same.',
         plugins: ADMIN,
         validate: {
           params: workspaceParam,
@@ -140,7 +167,12 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
           }).min(1),
         },
         response: { status: { 200: OssSettings } },
-        handler: (request) => s.oss.update(request.actor(), (request.params as { workspaceId: string }).workspaceId, request.payload as Record<string, never>),
+        handler: (request) =>
+          s.oss.update(
+            request.actor(),
+            (request.params as { workspaceId: string }).workspaceId,
+            request.payload as Record<string, never>,
+          ),
       },
     },
     {
@@ -150,15 +182,25 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         id: 'receiveCodeHostWebhook',
         tags,
         description: 'Code-host webhook',
-        notes: 'Signed with X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the webhook secret): 401 invalid_signature otherwise. X-GitHub-Event names the event and X-GitHub-Delivery the delivery; a delivery already received answers 200 with duplicate true and changes nothing. New deliveries answer 202 and are handled asynchronously.',
+        notes:
+          'Signed with X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the webhook secret): 401 invalid_signature otherwise. X-GitHub-Event names the event and X-GitHub-Delivery the delivery; a delivery already received answers 200 with duplicate true and changes nothing. New deliveries answer 202 and are handled asynchronously.',
         auth: false,
-        payload: { parse: false, output: 'data', allow: ['application/json', 'application/x-www-form-urlencoded'], maxBytes: opts.webhookMaxBytes },
+        payload: {
+          parse: false,
+          output: 'data',
+          allow: ['application/json', 'application/x-www-form-urlencoded'],
+          maxBytes: opts.webhookMaxBytes,
+        },
         plugins: { patchwell: { rawBody: { contentType: 'application/json' }, successStatus: 202 } },
         response: { status: { 202: WebhookAck, 200: WebhookAck } },
         handler: async (request, h) => {
-          const raw = Buffer.isBuffer(request.payload) ? request.payload : Buffer.from((request.payload as string | null) ?? '');
+          const raw = Buffer.isBuffer(request.payload)
+            ? request.payload
+            : Buffer.from((request.payload as string | null) ?? '');
           const out = await s.webhooks.receive(request.headers as RawHeaders, raw);
-          return h.response({ ok: true, delivery_id: out.deliveryId, event: out.event, duplicate: out.duplicate }).code(out.duplicate ? 200 : 202);
+          return h
+            .response({ ok: true, delivery_id: out.deliveryId, event: out.event, duplicate: out.duplicate })
+            .code(out.duplicate ? 200 : 202);
         },
       },
     },

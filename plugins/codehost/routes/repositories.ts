@@ -19,8 +19,21 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         tags,
         description: 'Connected repositories, by name',
         notes: 'Only repositories of workspaces you can open.',
-        validate: { query: Joi.object({ ...paginationQuery, workspace_id: Joi.string().max(100), installation_id: Joi.string().max(100) }) },
-        response: { status: { 200: Joi.object({ items: Joi.array().items(Repository).required(), next_cursor: Joi.string().allow(null).required() }) } },
+        validate: {
+          query: Joi.object({
+            ...paginationQuery,
+            workspace_id: Joi.string().max(100),
+            installation_id: Joi.string().max(100),
+          }),
+        },
+        response: {
+          status: {
+            200: Joi.object({
+              items: Joi.array().items(Repository).required(),
+              next_cursor: Joi.string().allow(null).required(),
+            }),
+          },
+        },
         handler: (request) => s.repositories.list(requirePrincipal(request), request.query as { limit: number }),
       },
     },
@@ -31,14 +44,17 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         id: 'connectRepository',
         tags,
         description: 'Connect a repository of an installation to a workspace',
-        notes: 'Name it by external_id or full_name. Plan limits apply (402 plan_limit_reached, details.reason repositories_per_workspace or public_repos_only). 409 repository_already_connected, 422 repository_not_in_installation or repository_archived. The code index is built in the background (index.status).',
+        notes:
+          'Name it by external_id or full_name. Plan limits apply (402 plan_limit_reached, details.reason repositories_per_workspace or public_repos_only). 409 repository_already_connected, 422 repository_not_in_installation or repository_archived. The code index is built in the background (index.status).',
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         validate: {
           payload: Joi.object({
             installation_id: Joi.string().max(100).required(),
             workspace_id: Joi.string().max(100).required(),
             external_id: Joi.alternatives(Joi.string().max(100), Joi.number().integer()).custom((v) => String(v)),
-            full_name: Joi.string().pattern(/^[^/\s]+\/[^/\s]+$/).max(200),
+            full_name: Joi.string()
+              .pattern(/^[^/\s]+\/[^/\s]+$/)
+              .max(200),
           }).or('external_id', 'full_name'),
         },
         response: { status: { 201: Repository } },
@@ -57,7 +73,8 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         description: 'One connected repository',
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.load(requirePrincipal(request), id(request))),
+        handler: async (request) =>
+          s.repositories.json(await s.repositories.load(requirePrincipal(request), id(request))),
       },
     },
     {
@@ -84,11 +101,15 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         id: 'setRepositoryAgentKey',
         tags,
         description: 'Store the agent key as a CI secret of the repository',
-        notes: 'The key goes to the code host (sealed as the host requires) and is never stored here; agent_key.last4 keeps its last four characters. Audited.',
+        notes:
+          'The key goes to the code host (sealed as the host requires) and is never stored here; agent_key.last4 keeps its last four characters. Audited.',
         plugins: ADMIN,
         validate: { params: idParam, payload: Joi.object({ key: Joi.string().trim().min(8).max(4096).required() }) },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.setAgentKey(request.actor(), id(request), (request.payload as { key: string }).key)),
+        handler: async (request) =>
+          s.repositories.json(
+            await s.repositories.setAgentKey(request.actor(), id(request), (request.payload as { key: string }).key),
+          ),
       },
     },
     {
@@ -102,7 +123,8 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.readGuidelines(request.actor(), id(request))),
+        handler: async (request) =>
+          s.repositories.json(await s.repositories.readGuidelines(request.actor(), id(request))),
       },
     },
     {
@@ -116,7 +138,8 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.createLabels(request.actor(), id(request))),
+        handler: async (request) =>
+          s.repositories.json(await s.repositories.createLabels(request.actor(), id(request))),
       },
     },
     {
@@ -126,11 +149,13 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         id: 'openRepositoryOnboardingPr',
         tags,
         description: 'Open or update the onboarding pull request',
-        notes: "Pushes the runner workflow and the Patchwell config to the onboarding branch and opens its pull request, or updates the open one. A code-host refusal is recorded in onboarding_pr.error.",
+        notes:
+          'Pushes the runner workflow and the Patchwell config to the onboarding branch and opens its pull request, or updates the open one. A code-host refusal is recorded in onboarding_pr.error.',
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },
-        handler: async (request) => s.repositories.json(await s.repositories.openOnboardingPr(request.actor(), id(request))),
+        handler: async (request) =>
+          s.repositories.json(await s.repositories.openOnboardingPr(request.actor(), id(request))),
       },
     },
     {
@@ -140,7 +165,8 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         id: 'refreshRepository',
         tags,
         description: 'Re-read name, default branch and visibility',
-        notes: '409 repository_unavailable when the code host no longer gives access. A changed default branch is indexed again.',
+        notes:
+          '409 repository_unavailable when the code host no longer gives access. A changed default branch is indexed again.',
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },

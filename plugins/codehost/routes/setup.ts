@@ -26,20 +26,41 @@ export function setupRoutes(s: CodehostRouteServices, options: CodehostOptions, 
         auth: { strategy: 'session', mode: 'try' },
         validate: {
           query: Joi.object({
-            installation_id: Joi.string().max(100).pattern(/^[A-Za-z0-9_-]+$/).required(),
+            installation_id: Joi.string()
+              .max(100)
+              .pattern(/^[A-Za-z0-9_-]+$/)
+              .required(),
             state: Joi.string().max(200).required(),
             setup_action: Joi.string().valid('install', 'update', 'request'),
           }).unknown(true),
-          failAction: async (_request, h) => h.redirect(to(options.pages.installed, { error: 'invalid_request' })).code(302).takeover(),
+          failAction: async (_request, h) =>
+            h
+              .redirect(to(options.pages.installed, { error: 'invalid_request' }))
+              .code(302)
+              .takeover(),
         },
         handler: async (request, h) => {
           const q = request.query as { installation_id: string; state: string; setup_action?: string };
           const principal = principalOf(request);
-          if (!principal) return h.redirect(to(options.pages.signIn, { redirect_to: request.url.pathname + request.url.search })).code(302);
-          if (!['owner', 'admin'].includes(principal.role)) return h.redirect(to(options.pages.installed, { error: 'forbidden' })).code(302);
+          if (!principal)
+            return h
+              .redirect(to(options.pages.signIn, { redirect_to: request.url.pathname + request.url.search }))
+              .code(302);
+          if (!['owner', 'admin'].includes(principal.role))
+            return h.redirect(to(options.pages.installed, { error: 'forbidden' })).code(302);
           try {
-            const out = await s.installations.link(request.actor(), { installation_id: q.installation_id, state: q.state });
-            return h.redirect(to(options.pages.installed, { installation_id: out.installation.id, setup_action: q.setup_action ?? 'install' })).code(302);
+            const out = await s.installations.link(request.actor(), {
+              installation_id: q.installation_id,
+              state: q.state,
+            });
+            return h
+              .redirect(
+                to(options.pages.installed, {
+                  installation_id: out.installation.id,
+                  setup_action: q.setup_action ?? 'install',
+                }),
+              )
+              .code(302);
           } catch (err) {
             const code = (err as { data?: { code?: string } }).data?.code;
             if (!code) throw err;

@@ -37,7 +37,12 @@ export interface WorkspaceLike {
 export interface WorkspaceReader {
   get(orgId: string, id: string, trx?: Knex): Promise<WorkspaceLike>;
   open(principal: Principal, id: string, trx?: Knex): Promise<WorkspaceLike>;
-  update(principal: Principal, id: string, input: Record<string, unknown>, from: RequestDetails): Promise<WorkspaceLike>;
+  update(
+    principal: Principal,
+    id: string,
+    input: Record<string, unknown>,
+    from: RequestDetails,
+  ): Promise<WorkspaceLike>;
 }
 
 /** `planLimits` of the billing plugin (optional). */
@@ -72,13 +77,17 @@ export interface BuiltinInstallations {
   builtinInstallation(accountLogin: string, pending?: { state: string; setupUrl: string }): Promise<Installation>;
 }
 export interface HostPages {
-  pageRoutes(access: { canView(request: Request, fullName: string): Promise<boolean>; canReadFiles?(request: Request, fullName: string): Promise<boolean> }): ServerRoute[];
+  pageRoutes(access: {
+    canView(request: Request, fullName: string): Promise<boolean>;
+    canReadFiles?(request: Request, fullName: string): Promise<boolean>;
+  }): ServerRoute[];
 }
 export interface SignInAvailability {
   readonly signInAvailable: boolean;
 }
 
-export const hasBuiltinInstallations = (h: unknown): h is BuiltinInstallations => typeof (h as BuiltinInstallations)?.builtinInstallation === 'function';
+export const hasBuiltinInstallations = (h: unknown): h is BuiltinInstallations =>
+  typeof (h as BuiltinInstallations)?.builtinInstallation === 'function';
 export const hasPages = (h: unknown): h is HostPages => typeof (h as HostPages)?.pageRoutes === 'function';
 
 export interface CodehostDeps {

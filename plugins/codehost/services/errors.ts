@@ -11,7 +11,8 @@ export function hostFailure(err: unknown): Boom.Boom {
   if (Boom.isBoom(err)) return err;
   if (isAdapterError(err)) {
     const details = { code: err.code };
-    if (err.retryable) return httpError(503, 'codehost_unavailable', 'The code host is not answering; retry later', details);
+    if (err.retryable)
+      return httpError(503, 'codehost_unavailable', 'The code host is not answering; retry later', details);
     return httpError(502, 'codehost_error', `The code host refused: ${err.message}`, details);
   }
   throw err;

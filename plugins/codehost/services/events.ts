@@ -35,36 +35,72 @@ export class EventHandler {
   ) {}
 
   async handle(trx: Knex, ref: { host: string; delivery_id: string }): Promise<string> {
-    const row = (await trx('codehost_webhook_deliveries').where({ host: ref.host, delivery_id: ref.delivery_id }).forUpdate().first()) as DeliveryRow | undefined;
+    const row = (await trx('codehost_webhook_deliveries')
+      .where({ host: ref.host, delivery_id: ref.delivery_id })
+      .forUpdate()
+      .first()) as DeliveryRow | undefined;
     if (!row) return 'delivery_missing';
     if (row.processed_at) return 'already_processed';
     const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Json;
     const outcome = await this.dispatch(trx, row, payload);
-    await trx('codehost_webhook_deliveries').where({ host: ref.host, delivery_id: ref.delivery_id }).update({ processed_at: new Date(), outcome });
+    await trx('codehost_webhook_deliveries')
+      .where({ host: ref.host, delivery_id: ref.delivery_id })
+      .update({ processed_at: new Date(), outcome });
     return outcome;
   }
 
   private async installation(trx: Knex, externalId: string | null): Promise<InstallationModel | undefined> {
     if (!externalId) return undefined;
-    return InstallationModel.query(trx).acrossOrgs('webhook routing by installation').where({ host: this.d.host.identifier, external_id: externalId }).whereNull('removed_at').limit(1).first();
+    return InstallationModel.query(trx)
+      .acrossOrgs('webhook routing by installation')
+      .where({ host: this.d.host.identifier, external_id: externalId })
+      .whereNull('removed_at')
+      .limit(1)
+      .first();
   }
 
   private async repository(trx: Knex, externalId: string | null | undefined): Promise<RepositoryModel | undefined> {
     if (!externalId) return undefined;
-    return RepositoryModel.query(trx).acrossOrgs('webhook routing by repository').where({ host: this.d.host.identifier, external_id: String(externalId) }).limit(1).first();
+    return RepositoryModel.query(trx)
+      .acrossOrgs('webhook routing by repository')
+      .where({ host: this.d.host.identifier, external_id: String(externalId) })
+      .limit(1)
+      .first();
   }
 
   /** Pull request changes for the plugins that follow their own pull requests (fixes, onboarding). */
-  private async announcePullRequest(trx: Knex, repo: RepositoryModel, action: string, pr: Json | undefined): Promise<void> {
+  private async announcePullRequest(
+    trx: Knex,
+    repo: RepositoryModel,
+    action: string,
+    pr: Json | undefined,
+  ): Promise<void> {
     if (!pr || typeof pr.number !== 'number') return;
     const merged = Boolean(pr.merged || pr.merged_at);
-    await this.d.outbox.add(trx, 'codehost.pull_request_updated', {
-      repository_id: repo.id, number: pr.number, action, state: merged ? 'merged' : pr.state === 'open' ? 'open' : 'closed', draft: Boolean(pr.draft),
-      head_branch: pr.head?.ref ?? null, head_sha: pr.head?.sha ?? null, base_branch: pr.base?.ref ?? null, merge_sha: merged ? (pr.merge_commit_sha ?? null) : null,
-    }, { orgId: repo.org_id });
+    await this.d.outbox.add(
+      trx,
+      'codehost.pull_request_updated',
+      {
+        repository_id: repo.id,
+        number: pr.number,
+        action,
+        state: merged ? 'merged' : pr.state === 'open' ? 'open' : 'closed',
+        draft: Boolean(pr.draft),
+        head_branch: pr.head?.ref ?? null,
+        head_sha: pr.head?.sha ?? null,
+        base_branch: pr.base?.ref ?? null,
+        merge_sha: merged ? (pr.merge_commit_sha ?? null) : null,
+      },
+      { orgId: repo.org_id },
+    );
     const onboarding = repo.onboarding_pr;
     if (onboarding?.number === pr.number && (action === 'closed' || action === 'reopened')) {
-      await RepositoryModel.query(trx).forOrg(repo.org_id).patch({ onboarding_pr: { ...onboarding, status: merged ? 'merged' : action === 'closed' ? 'closed' : 'open' } } as Partial<RepositoryModel>).where('id', repo.id);
+      await RepositoryModel.query(trx)
+        .forOrg(repo.org_id)
+        .patch({
+          onboarding_pr: { ...onboarding, status: merged ? 'merged' : action === 'closed' ? 'closed' : 'open' },
+        } as Partial<RepositoryModel>)
+        .where('id', repo.id);
     }
   }
 
@@ -80,7 +116,12 @@ export class EventHandler {
           await this.installations().markRemoved(trx, inst, systemActor('codehost', inst.org_id));
           return 'installation_removed';
         }
-        await this.installations().applyHostState(trx, inst, installationFromPayload(payload.installation as Json), systemActor('codehost', inst.org_id));
+        await this.installations().applyHostState(
+          trx,
+          inst,
+          installationFromPayload(payload.installation as Json),
+          systemActor('codehost', inst.org_id),
+        );
         return `installation_${action || 'updated'}`;
       }
       case 'installation_repositories': {
@@ -89,7 +130,10 @@ export class EventHandler {
         for (const r of (payload.repositories_removed ?? []) as Json[]) {
           const repo = await this.repository(trx, String(r.id));
           if (!repo) continue;
-          await this.repositories().disconnectRow(trx, repo, { actor: systemActor('codehost', repo.org_id), reason: 'removed_from_installation' });
+          await this.repositories().disconnectRow(trx, repo, {
+            actor: systemActor('codehost', repo.org_id),
+            reason: 'removed_from_installation',
+          });
           n++;
         }
         return `repositories_disconnected:${n}`;
@@ -98,21 +142,34 @@ export class EventHandler {
         const repo = await this.repository(trx, row.repository_external_id);
         if (!repo) return 'repository_not_connected';
         if (action === 'deleted') {
-          await this.repositories().disconnectRow(trx, repo, { actor: systemActor('codehost', repo.org_id), reason: 'deleted_on_host' });
+          await this.repositories().disconnectRow(trx, repo, {
+            actor: systemActor('codehost', repo.org_id),
+            reason: 'deleted_on_host',
+          });
           return 'repository_disconnected';
         }
         const r = payload.repository as Json;
-        await this.repositories().applyHostState(trx, repo, {
-          fullName: String(r.full_name), htmlUrl: String(r.html_url), cloneUrl: String(r.clone_url ?? repo.clone_url), defaultBranch: String(r.default_branch ?? repo.default_branch),
-          isPublic: r.visibility ? r.visibility === 'public' : !r.private, archived: Boolean(r.archived),
-        }, systemActor('codehost', repo.org_id));
+        await this.repositories().applyHostState(
+          trx,
+          repo,
+          {
+            fullName: String(r.full_name),
+            htmlUrl: String(r.html_url),
+            cloneUrl: String(r.clone_url ?? repo.clone_url),
+            defaultBranch: String(r.default_branch ?? repo.default_branch),
+            isPublic: r.visibility ? r.visibility === 'public' : !r.private,
+            archived: Boolean(r.archived),
+          },
+          systemActor('codehost', repo.org_id),
+        );
         return 'repository_updated';
       }
       case 'push': {
         const repo = await this.repository(trx, row.repository_external_id);
         if (!repo) return 'repository_not_connected';
         const after = String(payload.after ?? '');
-        if (payload.ref !== `refs/heads/${repo.default_branch}` || !after || ZERO.test(after)) return 'not_default_branch';
+        if (payload.ref !== `refs/heads/${repo.default_branch}` || !after || ZERO.test(after))
+          return 'not_default_branch';
         await this.repositories().requestIndex(trx, repo, after);
         return 'index_requested';
       }
@@ -120,8 +177,15 @@ export class EventHandler {
       case 'pull_request': {
         const repo = await this.repository(trx, row.repository_external_id);
         if (!repo) return 'repository_not_connected';
-        const outcome = await this.intake().item(trx, repo, row.kind === 'issue' ? 'issue' : 'pull_request', action, payload);
-        if (row.kind === 'pull_request') await this.announcePullRequest(trx, repo, action, payload.pull_request as Json | undefined);
+        const outcome = await this.intake().item(
+          trx,
+          repo,
+          row.kind === 'issue' ? 'issue' : 'pull_request',
+          action,
+          payload,
+        );
+        if (row.kind === 'pull_request')
+          await this.announcePullRequest(trx, repo, action, payload.pull_request as Json | undefined);
         return outcome;
       }
       case 'check': {
@@ -130,7 +194,17 @@ export class EventHandler {
         const sha = String(payload.sha ?? payload.check_run?.head_sha ?? payload.check_suite?.head_sha ?? '');
         if (!sha) return 'ignored';
         // The fix loop reads the combined state from the host (CodeHost.getCommitStatus) when told.
-        await this.d.outbox.add(trx, 'codehost.ci_updated', { repository_id: repo.id, sha, event: payload.check_run ? 'check_run' : payload.check_suite ? 'check_suite' : 'status', action: action || null }, { orgId: repo.org_id });
+        await this.d.outbox.add(
+          trx,
+          'codehost.ci_updated',
+          {
+            repository_id: repo.id,
+            sha,
+            event: payload.check_run ? 'check_run' : payload.check_suite ? 'check_suite' : 'status',
+            action: action || null,
+          },
+          { orgId: repo.org_id },
+        );
         return 'ci_updated';
       }
       case 'issue_comment': {

@@ -39,11 +39,18 @@ function run(args: string[], opts: RunOptions = {}): Promise<Buffer> {
   };
   const full = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
   return new Promise((resolve, reject) => {
-    const child = execFile('git', full, { env, encoding: 'buffer', maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024, timeout: 10 * 60_000 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      // Never echo a URL with credentials; the token is not in args, but keep messages short.
-      reject(new GitCommandError(`git ${args[0]} failed: ${stderr.toString('utf8').trim().slice(0, 500) || err.message}`));
-    });
+    const child = execFile(
+      'git',
+      full,
+      { env, encoding: 'buffer', maxBuffer: opts.maxBuffer ?? 512 * 1024 * 1024, timeout: 10 * 60_000 },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        // Never echo a URL with credentials; the token is not in args, but keep messages short.
+        reject(
+          new GitCommandError(`git ${args[0]} failed: ${stderr.toString('utf8').trim().slice(0, 500) || err.message}`),
+        );
+      },
+    );
     if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
 }
@@ -54,7 +61,11 @@ const text = async (args: string[], opts: RunOptions = {}) => (await run(args, o
 function authEnv(access: GitAccess): Record<string, string> {
   if (!/^https?:\/\//.test(access.cloneUrl)) return {};
   const basic = Buffer.from(`x-access-token:${access.token}`).toString('base64');
-  return { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
+  return {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'http.extraHeader',
+    GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+  };
 }
 
 export interface BlobEntry {
@@ -80,7 +91,10 @@ export class GitRemote {
       await run(['init', '--bare', '--quiet', gitDir]);
     }
     const ref = `refs/remotes/origin/${branch}`;
-    await run(['fetch', '--quiet', '--depth=1', '--no-tags', '--force', access.cloneUrl, `+refs/heads/${branch}:${ref}`], { gitDir, env: authEnv(access) });
+    await run(
+      ['fetch', '--quiet', '--depth=1', '--no-tags', '--force', access.cloneUrl, `+refs/heads/${branch}:${ref}`],
+      { gitDir, env: authEnv(access) },
+    );
     return { gitDir, sha: await text(['rev-parse', '--verify', `${ref}^{commit}`], { gitDir }) };
   }
 
@@ -126,13 +140,26 @@ export class GitRemote {
    * Commits `files` on top of `base` (a branch of the remote) and pushes the commit to `branch`
    * (replacing what it held). Returns the commit.
    */
-  async commitAndPush(access: GitAccess, input: { base: string; branch: string; files: Record<string, string>; message: string }): Promise<string> {
+  async commitAndPush(
+    access: GitAccess,
+    input: { base: string; branch: string; files: Record<string, string>; message: string },
+  ): Promise<string> {
     const tmp = await mkdtemp(join(tmpdir(), 'pw-push-'));
     const gitDir = join(tmp, 'repo.git');
     try {
       await run(['init', '--bare', '--quiet', gitDir]);
       const env = authEnv(access);
-      await run(['fetch', '--quiet', '--depth=1', '--no-tags', access.cloneUrl, `+refs/heads/${input.base}:refs/remotes/origin/base`], { gitDir, env });
+      await run(
+        [
+          'fetch',
+          '--quiet',
+          '--depth=1',
+          '--no-tags',
+          access.cloneUrl,
+          `+refs/heads/${input.base}:refs/remotes/origin/base`,
+        ],
+        { gitDir, env },
+      );
       const parent = await text(['rev-parse', '--verify', 'refs/remotes/origin/base^{commit}'], { gitDir });
       const indexEnv = { GIT_INDEX_FILE: join(tmp, 'index') };
       await run(['read-tree', parent], { gitDir, env: indexEnv });
@@ -142,7 +169,10 @@ export class GitRemote {
       }
       const tree = await text(['write-tree'], { gitDir, env: indexEnv });
       const commit = await text(['commit-tree', tree, '-p', parent, '-m', input.message], { gitDir });
-      await run(['push', '--quiet', '--force', access.cloneUrl, `${commit}:refs/heads/${input.branch}`], { gitDir, env });
+      await run(['push', '--quiet', '--force', access.cloneUrl, `${commit}:refs/heads/${input.branch}`], {
+        gitDir,
+        env,
+      });
       return commit;
     } finally {
       await rm(tmp, { recursive: true, force: true });

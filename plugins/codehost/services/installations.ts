@@ -36,31 +36,56 @@ export class InstallationService {
 
   private async connectedCounts(db: Knex, orgId: string, ids: string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
-    const rows = (await RepositoryModel.query(db).forOrg(orgId).whereIn('installation_id', ids).groupBy('installation_id').select('installation_id').count({ n: '*' })) as unknown as Array<{ installation_id: string; n: number | string }>;
+    const rows = (await RepositoryModel.query(db)
+      .forOrg(orgId)
+      .whereIn('installation_id', ids)
+      .groupBy('installation_id')
+      .select('installation_id')
+      .count({ n: '*' })) as unknown as Array<{ installation_id: string; n: number | string }>;
     return new Map(rows.map((r) => [r.installation_id, Number(r.n)]));
   }
 
   async json(db: Knex, rows: InstallationModel[]) {
     if (rows.length === 0) return [];
-    const counts = await this.connectedCounts(db, rows[0]!.org_id, rows.map((r) => r.id));
+    const counts = await this.connectedCounts(
+      db,
+      rows[0]!.org_id,
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => installationJson(r, counts.get(r.id) ?? 0));
   }
 
   /** The installation of this organization (any state), or 404. */
   async load(orgId: string, id: string, trx?: Knex): Promise<InstallationModel> {
-    const row = await InstallationModel.query(trx ?? this.d.db).forOrg(orgId).findById(id);
+    const row = await InstallationModel.query(trx ?? this.d.db)
+      .forOrg(orgId)
+      .findById(id);
     if (!row) throw notFound('installation');
     return row;
   }
 
   /** GET /v1/codehost: the app, the organization's installations, the user's link. */
   async status(principal: Principal) {
-    const rows = await InstallationModel.query(this.d.db).forOrg(principal.orgId).whereNull('removed_at').orderBy('created_at').orderBy('id');
+    const rows = await InstallationModel.query(this.d.db)
+      .forOrg(principal.orgId)
+      .whereNull('removed_at')
+      .orderBy('created_at')
+      .orderBy('id');
     let link = { linked: false, login: null as string | null, token_last4: null as string | null };
     if (principal.userId) {
-      const user = (await this.d.db('users').where({ id: principal.userId, org_id: principal.orgId }).first('code_host_login')) as { code_host_login: string | null } | undefined;
-      const token = (await this.d.db('codehost_user_tokens').where({ user_id: principal.userId, org_id: principal.orgId }).first('last4')) as { last4: string } | undefined;
-      link = { linked: !!user?.code_host_login, login: user?.code_host_login ?? null, token_last4: token?.last4 ?? null };
+      const user = (await this.d
+        .db('users')
+        .where({ id: principal.userId, org_id: principal.orgId })
+        .first('code_host_login')) as { code_host_login: string | null } | undefined;
+      const token = (await this.d
+        .db('codehost_user_tokens')
+        .where({ user_id: principal.userId, org_id: principal.orgId })
+        .first('last4')) as { last4: string } | undefined;
+      link = {
+        linked: !!user?.code_host_login,
+        login: user?.code_host_login ?? null,
+        token_last4: token?.last4 ?? null,
+      };
     }
     return {
       app: {
@@ -77,13 +102,23 @@ export class InstallationService {
   /** Whether users can sign in through the host: it builds an authorize URL (and, locally, has accounts). */
   async signInAvailable(): Promise<boolean> {
     if ((this.d.host as Partial<SignInAvailability>).signInAvailable === false) return false;
-    const probe = { state: 'probe', codeChallenge: 'A'.repeat(43), redirectUri: `${this.d.config.server.publicBaseUrl}/v1/auth/codehost/callback` };
-    return this.d.host.authorizeUrl(probe).then(() => true, () => false);
+    const probe = {
+      state: 'probe',
+      codeChallenge: 'A'.repeat(43),
+      redirectUri: `${this.d.config.server.publicBaseUrl}/v1/auth/codehost/callback`,
+    };
+    return this.d.host.authorizeUrl(probe).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** POST /v1/codehost/install: the install URL and its single-use state. */
   async startInstall(principal: Principal): Promise<{ url: string; state: string; expires_at: string }> {
-    const { state, expiresAt } = await this.states.create(null, 'install', this.d.options.installStateTtlMinutes, { org_id: principal.orgId, user_id: principal.userId });
+    const { state, expiresAt } = await this.states.create(null, 'install', this.d.options.installStateTtlMinutes, {
+      org_id: principal.orgId,
+      user_id: principal.userId,
+    });
     const host = this.d.host;
     if (hasBuiltinInstallations(host)) {
       // The local host has one built-in installation per organization, on an account named after it.
@@ -97,29 +132,59 @@ export class InstallationService {
   }
 
   /** POST /v1/codehost/installations: links the installation the setup redirect named. */
-  async link(actor: SignedInActor, input: { installation_id: string; state: string }): Promise<{ created: boolean; installation: ReturnType<typeof installationJson> }> {
+  async link(
+    actor: SignedInActor,
+    input: { installation_id: string; state: string },
+  ): Promise<{ created: boolean; installation: ReturnType<typeof installationJson> }> {
     const principal = actor.principal;
     const external = await this.readHostInstallation(input.installation_id, true);
     const outcome = await this.d.db.transaction(async (trx) => {
       const st = await this.states.consume(trx, input.state, ['install']);
-      if (!st || st.org_id !== principal.orgId) throw httpError(400, 'invalid_state', 'The install state is unknown, used, expired or belongs to another organization');
-      const existing = await InstallationModel.query(trx).acrossOrgs('an installation is linked to one organization').where({ host: this.d.host.identifier, external_id: external.id }).whereNull('removed_at').limit(1).first();
-      if (existing && existing.org_id !== principal.orgId) throw conflict('installation_linked_elsewhere', 'This installation is linked to another organization');
+      if (!st || st.org_id !== principal.orgId)
+        throw httpError(
+          400,
+          'invalid_state',
+          'The install state is unknown, used, expired or belongs to another organization',
+        );
+      const existing = await InstallationModel.query(trx)
+        .acrossOrgs('an installation is linked to one organization')
+        .where({ host: this.d.host.identifier, external_id: external.id })
+        .whereNull('removed_at')
+        .limit(1)
+        .first();
+      if (existing && existing.org_id !== principal.orgId)
+        throw conflict('installation_linked_elsewhere', 'This installation is linked to another organization');
       if (existing) return { created: false, row: existing };
       let row: InstallationModel;
       try {
-        row = await InstallationModel.query(trx).insert({
-          org_id: principal.orgId, host: this.d.host.identifier, external_id: external.id, ...fromHost(external), linked_by_user_id: principal.userId, last_synced_at: new Date(),
-        }).returning('*');
+        row = await InstallationModel.query(trx)
+          .insert({
+            org_id: principal.orgId,
+            host: this.d.host.identifier,
+            external_id: external.id,
+            ...fromHost(external),
+            linked_by_user_id: principal.userId,
+            last_synced_at: new Date(),
+          })
+          .returning('*');
       } catch (err) {
-        if ((err as { code?: string }).code === UNIQUE_VIOLATION || /unique/i.test((err as Error).message)) throw conflict('installation_linked_elsewhere', 'This installation is linked to another organization');
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION || /unique/i.test((err as Error).message))
+          throw conflict('installation_linked_elsewhere', 'This installation is linked to another organization');
         throw err;
       }
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: 'codehost.installation_linked', target: { type: 'codehost_installation', id: row.id },
+        orgId: principal.orgId,
+        actor,
+        action: 'codehost.installation_linked',
+        target: { type: 'codehost_installation', id: row.id },
         changes: diffFields({}, { host: row.host, external_id: row.external_id, account_login: row.account_login }),
       });
-      await this.d.outbox.add(trx, 'codehost.installation_linked', { installation_id: row.id, external_id: row.external_id, account_login: row.account_login }, { orgId: principal.orgId });
+      await this.d.outbox.add(
+        trx,
+        'codehost.installation_linked',
+        { installation_id: row.id, external_id: row.external_id, account_login: row.account_login },
+        { orgId: principal.orgId },
+      );
       return { created: true, row };
     });
     const [json] = await this.json(this.d.db, [outcome.row]);
@@ -130,7 +195,8 @@ export class InstallationService {
     try {
       return await this.d.host.getInstallation(externalId);
     } catch (err) {
-      if (isAdapterError(err, 'not_found') && forLink) throw httpError(422, 'installation_not_found', 'The code host does not know this installation');
+      if (isAdapterError(err, 'not_found') && forLink)
+        throw httpError(422, 'installation_not_found', 'The code host does not know this installation');
       throw err;
     }
   }
@@ -142,35 +208,67 @@ export class InstallationService {
     const repos = await RepositoryModel.query(this.d.db).forOrg(principal.orgId).where({ installation_id: inst.id });
     const ids: string[] = [];
     await this.d.db.transaction(async (trx) => {
-      for (const r of repos) ids.push(await this.repositories().disconnectRow(trx, r, { actor, reason: 'installation_unlinked' }));
+      for (const r of repos)
+        ids.push(await this.repositories().disconnectRow(trx, r, { actor, reason: 'installation_unlinked' }));
       await InstallationModel.query(trx).forOrg(principal.orgId).deleteById(inst.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: 'codehost.installation_unlinked', target: { type: 'codehost_installation', id: inst.id },
-        changes: diffFields({ external_id: inst.external_id, account_login: inst.account_login }, {}, ['external_id', 'account_login']),
+        orgId: principal.orgId,
+        actor,
+        action: 'codehost.installation_unlinked',
+        target: { type: 'codehost_installation', id: inst.id },
+        changes: diffFields({ external_id: inst.external_id, account_login: inst.account_login }, {}, [
+          'external_id',
+          'account_login',
+        ]),
         metadata: { disconnected_repository_ids: ids },
       });
-      await this.d.outbox.add(trx, 'codehost.installation_unlinked', { installation_id: inst.id, external_id: inst.external_id, disconnected_repository_ids: ids }, { orgId: principal.orgId });
+      await this.d.outbox.add(
+        trx,
+        'codehost.installation_unlinked',
+        { installation_id: inst.id, external_id: inst.external_id, disconnected_repository_ids: ids },
+        { orgId: principal.orgId },
+      );
     });
     for (const r of repos) await this.repositories().dropCache(r.id);
     return { ok: true, disconnected_repository_ids: ids };
   }
 
   /** GET /v1/codehost/installations/{id}/repositories: what the installation reaches, by name. */
-  async hostRepositories(principal: Principal, id: string, page: { cursor?: string; limit: number }): Promise<Page<Record<string, unknown>>> {
+  async hostRepositories(
+    principal: Principal,
+    id: string,
+    page: { cursor?: string; limit: number },
+  ): Promise<Page<Record<string, unknown>>> {
     const inst = await this.load(principal.orgId, id);
     if (inst.removed_at) throw conflict('installation_removed', 'The app was uninstalled from this account');
-    const all = (await viaHost(() => this.d.host.listRepositories(inst.external_id))).sort((a, b) => (a.fullName.toLowerCase() < b.fullName.toLowerCase() ? -1 : 1));
-    const after = page.cursor ? String(decodeCursor(page.cursor, [{ column: 'full_name', direction: 'asc', type: 'string' }])[0]) : null;
+    const all = (await viaHost(() => this.d.host.listRepositories(inst.external_id))).sort((a, b) =>
+      a.fullName.toLowerCase() < b.fullName.toLowerCase() ? -1 : 1,
+    );
+    const after = page.cursor
+      ? String(decodeCursor(page.cursor, [{ column: 'full_name', direction: 'asc', type: 'string' }])[0])
+      : null;
     const rest = after === null ? all : all.filter((r) => r.fullName.toLowerCase() > after);
     const items = rest.slice(0, page.limit);
     const connected = items.length
-      ? await RepositoryModel.query(this.d.db).forOrg(principal.orgId).where({ host: this.d.host.identifier }).whereIn('external_id', items.map((r) => r.id))
+      ? await RepositoryModel.query(this.d.db)
+          .forOrg(principal.orgId)
+          .where({ host: this.d.host.identifier })
+          .whereIn(
+            'external_id',
+            items.map((r) => r.id),
+          )
       : [];
     const byExt = new Map(connected.map((r) => [r.external_id, r]));
     return {
       items: items.map((r) => ({
-        external_id: r.id, full_name: r.fullName, html_url: r.htmlUrl, default_branch: r.defaultBranch, is_public: r.isPublic, archived: r.archived,
-        repository_id: byExt.get(r.id)?.id ?? null, workspace_id: byExt.get(r.id)?.workspace_id ?? null,
+        external_id: r.id,
+        full_name: r.fullName,
+        html_url: r.htmlUrl,
+        default_branch: r.defaultBranch,
+        is_public: r.isPublic,
+        archived: r.archived,
+        repository_id: byExt.get(r.id)?.id ?? null,
+        workspace_id: byExt.get(r.id)?.workspace_id ?? null,
       })),
       next_cursor: rest.length > page.limit ? encodeCursor([items[items.length - 1]!.fullName.toLowerCase()]) : null,
     };
@@ -188,7 +286,9 @@ export class InstallationService {
       external = null;
     }
     const after = await this.d.db.transaction(async (trx) => {
-      const row = external ? await this.applyHostState(trx, inst, external, actor) : await this.markRemoved(trx, inst, actor);
+      const row = external
+        ? await this.applyHostState(trx, inst, external, actor)
+        : await this.markRemoved(trx, inst, actor);
       return row;
     });
     const [json] = await this.json(this.d.db, [after]);
@@ -196,14 +296,39 @@ export class InstallationService {
   }
 
   /** Brings the record in line with the host (sync and installation webhooks). */
-  async applyHostState(trx: Knex, inst: InstallationModel, external: Installation, actor: AuditedActor): Promise<InstallationModel> {
+  async applyHostState(
+    trx: Knex,
+    inst: InstallationModel,
+    external: Installation,
+    actor: AuditedActor,
+  ): Promise<InstallationModel> {
     const next = { ...fromHost(external), removed_at: null };
     const before = snapshot(inst);
-    const changes = diffFields(before, { ...before, ...next, suspended_at: iso(next.suspended_at) }, ['account_login', 'account_type', 'repository_selection', 'permissions', 'suspended_at', 'removed_at']);
-    const row = await InstallationModel.query(trx).forOrg(inst.org_id).patchAndFetchById(inst.id, { ...next, last_synced_at: new Date() });
+    const changes = diffFields(before, { ...before, ...next, suspended_at: iso(next.suspended_at) }, [
+      'account_login',
+      'account_type',
+      'repository_selection',
+      'permissions',
+      'suspended_at',
+      'removed_at',
+    ]);
+    const row = await InstallationModel.query(trx)
+      .forOrg(inst.org_id)
+      .patchAndFetchById(inst.id, { ...next, last_synced_at: new Date() });
     if (Object.keys(changes).length) {
-      await this.d.audit.record(trx, { orgId: inst.org_id, actor, action: 'codehost.installation_synced', target: { type: 'codehost_installation', id: inst.id }, changes });
-      await this.d.outbox.add(trx, 'codehost.installation_updated', { installation_id: inst.id, fields: Object.keys(changes) }, { orgId: inst.org_id });
+      await this.d.audit.record(trx, {
+        orgId: inst.org_id,
+        actor,
+        action: 'codehost.installation_synced',
+        target: { type: 'codehost_installation', id: inst.id },
+        changes,
+      });
+      await this.d.outbox.add(
+        trx,
+        'codehost.installation_updated',
+        { installation_id: inst.id, fields: Object.keys(changes) },
+        { orgId: inst.org_id },
+      );
     }
     return row;
   }
@@ -213,13 +338,24 @@ export class InstallationService {
     if (inst.removed_at) return inst;
     const repos = await RepositoryModel.query(trx).forOrg(inst.org_id).where({ installation_id: inst.id });
     const ids: string[] = [];
-    for (const r of repos) ids.push(await this.repositories().disconnectRow(trx, r, { actor, reason: 'installation_removed' }));
-    const row = await InstallationModel.query(trx).forOrg(inst.org_id).patchAndFetchById(inst.id, { removed_at: new Date(), last_synced_at: new Date() });
+    for (const r of repos)
+      ids.push(await this.repositories().disconnectRow(trx, r, { actor, reason: 'installation_removed' }));
+    const row = await InstallationModel.query(trx)
+      .forOrg(inst.org_id)
+      .patchAndFetchById(inst.id, { removed_at: new Date(), last_synced_at: new Date() });
     await this.d.audit.record(trx, {
-      orgId: inst.org_id, actor, action: 'codehost.installation_removed', target: { type: 'codehost_installation', id: inst.id },
+      orgId: inst.org_id,
+      actor,
+      action: 'codehost.installation_removed',
+      target: { type: 'codehost_installation', id: inst.id },
       metadata: { disconnected_repository_ids: ids },
     });
-    await this.d.outbox.add(trx, 'codehost.installation_removed', { installation_id: inst.id, disconnected_repository_ids: ids }, { orgId: inst.org_id });
+    await this.d.outbox.add(
+      trx,
+      'codehost.installation_removed',
+      { installation_id: inst.id, disconnected_repository_ids: ids },
+      { orgId: inst.org_id },
+    );
     return row;
   }
 }
@@ -236,7 +372,11 @@ function fromHost(i: Installation) {
 
 function snapshot(i: InstallationModel): Record<string, unknown> {
   return {
-    account_login: i.account_login, account_type: i.account_type, repository_selection: i.repository_selection,
-    permissions: i.permissions, suspended_at: iso(i.suspended_at), removed_at: iso(i.removed_at),
+    account_login: i.account_login,
+    account_type: i.account_type,
+    repository_selection: i.repository_selection,
+    permissions: i.permissions,
+    suspended_at: iso(i.suspended_at),
+    removed_at: iso(i.removed_at),
   };
 }

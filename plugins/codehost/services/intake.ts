@@ -18,7 +18,13 @@ export function isBot(user: Json | null | undefined): boolean {
 }
 
 /** Why an item does (null) or does not become a ticket. */
-export function intakeRefusal(s: OssSettingsRow, kind: 'issue' | 'pull_request', action: string, item: Json, extra: { addedLabel?: string | null; ownBranchPrefix: string }): string | null {
+export function intakeRefusal(
+  s: OssSettingsRow,
+  kind: 'issue' | 'pull_request',
+  action: string,
+  item: Json,
+  extra: { addedLabel?: string | null; ownBranchPrefix: string },
+): string | null {
   if (!s.enabled) return 'oss_disabled';
   if (kind === 'issue' && !s.issues) return 'issues_off';
   if (kind === 'pull_request' && !s.pull_requests) return 'pull_requests_off';
@@ -28,12 +34,14 @@ export function intakeRefusal(s: OssSettingsRow, kind: 'issue' | 'pull_request',
   if (s.intake === 'opt_in' && !labels.includes(s.opt_in_label)) return 'not_opted_in';
   if (action === 'labeled' && extra.addedLabel !== s.opt_in_label) return 'label_not_intake';
   if (s.ignore_bots && isBot(item.user)) return 'bot';
-  if (kind === 'pull_request' && typeof item.head?.ref === 'string' && item.head.ref.startsWith(extra.ownBranchPrefix)) return 'own_pull_request';
+  if (kind === 'pull_request' && typeof item.head?.ref === 'string' && item.head.ref.startsWith(extra.ownBranchPrefix))
+    return 'own_pull_request';
   if (kind === 'pull_request' && item.draft) return 'draft';
   return null;
 }
 
-export const labelNames = (item: Json): string[] => ((item.labels ?? []) as Json[]).map((l) => (typeof l === 'string' ? l : String(l.name)));
+export const labelNames = (item: Json): string[] =>
+  ((item.labels ?? []) as Json[]).map((l) => (typeof l === 'string' ? l : String(l.name)));
 
 export class IntakeService {
   constructor(
@@ -42,13 +50,26 @@ export class IntakeService {
   ) {}
 
   /** An issue or pull request event on a connected repository. Answers the outcome. */
-  async item(trx: Knex, repo: RepositoryModel, kind: 'issue' | 'pull_request', action: string, payload: Json): Promise<string> {
+  async item(
+    trx: Knex,
+    repo: RepositoryModel,
+    kind: 'issue' | 'pull_request',
+    action: string,
+    payload: Json,
+  ): Promise<string> {
     const item = (kind === 'issue' ? payload.issue : payload.pull_request) as Json | undefined;
     if (!item || typeof item.number !== 'number') return 'no_item';
-    const existing = await CodehostItemModel.query(trx).forOrg(repo.org_id).where({ repository_id: repo.id, number: item.number }).limit(1).first();
+    const existing = await CodehostItemModel.query(trx)
+      .forOrg(repo.org_id)
+      .where({ repository_id: repo.id, number: item.number })
+      .limit(1)
+      .first();
     if (existing) {
       if (action === 'closed' || action === 'reopened') {
-        await CodehostItemModel.query(trx).forOrg(repo.org_id).patch({ state: action === 'closed' ? 'closed' : 'open' }).where('id', existing.id);
+        await CodehostItemModel.query(trx)
+          .forOrg(repo.org_id)
+          .patch({ state: action === 'closed' ? 'closed' : 'open' })
+          .where('id', existing.id);
         return `item_${action}`;
       }
       return 'already_followed';
@@ -56,13 +77,20 @@ export class IntakeService {
     if (!OPENING.has(action)) return 'ignored_action';
     const settings = await this.oss().settings(trx, repo.org_id, repo.workspace_id);
     const prefix = this.d.options.onboarding.branch.split('/')[0] + '/';
-    const refusal = intakeRefusal(settings, kind, action, item, { addedLabel: payload.label?.name ?? null, ownBranchPrefix: prefix });
+    const refusal = intakeRefusal(settings, kind, action, item, {
+      addedLabel: payload.label?.name ?? null,
+      ownBranchPrefix: prefix,
+    });
     if (refusal) return refusal;
     const tickets = this.d.tickets();
     if (!tickets) return 'tickets_unavailable';
     if ((await this.d.workspaces().get(repo.org_id, repo.workspace_id, trx)).archived_at) return 'workspace_archived';
     const limits = this.d.planLimits();
-    if (limits?.check && !(await limits.check(trx, repo.org_id, 'tickets_per_month', { workspaceId: repo.workspace_id })).ok) return 'plan_limit_reached';
+    if (
+      limits?.check &&
+      !(await limits.check(trx, repo.org_id, 'tickets_per_month', { workspaceId: repo.workspace_id })).ok
+    )
+      return 'plan_limit_reached';
     const login = typeof item.user?.login === 'string' ? item.user.login : 'unknown';
     const title = String(item.title ?? `#${item.number}`);
     const ticket = await tickets.createTicket(trx, {
@@ -80,10 +108,22 @@ export class IntakeService {
       message: { fromName: login, subject: title, bodyText: String(item.body ?? ''), receivedAt: new Date() },
     });
     await CodehostItemModel.query(trx).insert({
-      org_id: repo.org_id, workspace_id: repo.workspace_id, repository_id: repo.id, kind, number: item.number, ticket_id: ticket.id,
-      html_url: typeof item.html_url === 'string' ? item.html_url : null, author_login: login, state: 'open',
+      org_id: repo.org_id,
+      workspace_id: repo.workspace_id,
+      repository_id: repo.id,
+      kind,
+      number: item.number,
+      ticket_id: ticket.id,
+      html_url: typeof item.html_url === 'string' ? item.html_url : null,
+      author_login: login,
+      state: 'open',
     });
-    await this.d.outbox.add(trx, 'codehost.item_ticketed', { ticket_id: ticket.id, repository_id: repo.id, kind, number: item.number }, { orgId: repo.org_id });
+    await this.d.outbox.add(
+      trx,
+      'codehost.item_ticketed',
+      { ticket_id: ticket.id, repository_id: repo.id, kind, number: item.number },
+      { orgId: repo.org_id },
+    );
     return 'ticket_opened';
   }
 
@@ -93,9 +133,15 @@ export class IntakeService {
     const issue = payload.issue as Json | undefined;
     const comment = payload.comment as Json | undefined;
     if (!issue || !comment || typeof issue.number !== 'number') return 'no_item';
-    const existing = await CodehostItemModel.query(trx).forOrg(repo.org_id).where({ repository_id: repo.id, number: issue.number }).limit(1).first();
+    const existing = await CodehostItemModel.query(trx)
+      .forOrg(repo.org_id)
+      .where({ repository_id: repo.id, number: issue.number })
+      .limit(1)
+      .first();
     if (!existing?.ticket_id) return 'not_followed';
-    const ours = await trx('codehost_comments').where({ org_id: repo.org_id, repository_id: repo.id, external_id: String(comment.id) }).first('id');
+    const ours = await trx('codehost_comments')
+      .where({ org_id: repo.org_id, repository_id: repo.id, external_id: String(comment.id) })
+      .first('id');
     if (ours) return 'own_comment';
     const settings = await this.oss().settings(trx, repo.org_id, repo.workspace_id);
     if (isBot(comment.user) && (settings.ignore_bots || this.isOwnApp(comment))) return 'bot';
@@ -103,10 +149,18 @@ export class IntakeService {
     if (!tickets) return 'tickets_unavailable';
     const login = typeof comment.user?.login === 'string' ? comment.user.login : 'unknown';
     const message = await tickets.addInboundMessage(trx, {
-      orgId: repo.org_id, ticketId: existing.ticket_id, fromName: login, bodyText: String(comment.body ?? ''),
+      orgId: repo.org_id,
+      ticketId: existing.ticket_id,
+      fromName: login,
+      bodyText: String(comment.body ?? ''),
       receivedAt: comment.created_at ? new Date(comment.created_at) : new Date(),
     });
-    await this.d.outbox.add(trx, 'codehost.comment_received', { ticket_id: existing.ticket_id, repository_id: repo.id, number: issue.number, message_id: message.id }, { orgId: repo.org_id });
+    await this.d.outbox.add(
+      trx,
+      'codehost.comment_received',
+      { ticket_id: existing.ticket_id, repository_id: repo.id, number: issue.number, message_id: message.id },
+      { orgId: repo.org_id },
+    );
     return 'comment_added';
   }
 

@@ -6,8 +6,17 @@ import type { WorkspaceLike } from './deps.js';
  * the service dispatches a job (repository_dispatch) or by hand, and the repository's Patchwell
  * config. The agent key reaches the workflow as the repository secret set by PUT agent-key.
  */
-export function onboardingFiles(opts: CodehostOptions, input: { baseUrl: string; workspace: WorkspaceLike; repository: { full_name: string; default_branch: string; runs_on: string[] } }): Record<string, string> {
-  const runsOn = input.repository.runs_on.length ? `[${input.repository.runs_on.map((l) => JSON.stringify(l)).join(', ')}]` : 'ubuntu-latest';
+export function onboardingFiles(
+  opts: CodehostOptions,
+  input: {
+    baseUrl: string;
+    workspace: WorkspaceLike;
+    repository: { full_name: string; default_branch: string; runs_on: string[] };
+  },
+): Record<string, string> {
+  const runsOn = input.repository.runs_on.length
+    ? `[${input.repository.runs_on.map((l) => JSON.stringify(l)).join(', ')}]`
+    : 'ubuntu-latest';
   const command = opts.onboarding.runCommand.replace(/\{base_url\}/g, input.baseUrl);
   const workflow = `# Added by Patchwell: runs support fixes in this repository's CI.
 name: Patchwell

@@ -21,12 +21,33 @@ export interface OssSettingsRow {
   updated_at: Date | null;
 }
 
-export type OssPatch = Partial<Pick<OssSettingsRow, 'enabled' | 'intake' | 'opt_in_label' | 'opt_out_label' | 'issues' | 'pull_requests' | 'follow_guidelines' | 'ignore_bots'>> & {
+export type OssPatch = Partial<
+  Pick<
+    OssSettingsRow,
+    | 'enabled'
+    | 'intake'
+    | 'opt_in_label'
+    | 'opt_out_label'
+    | 'issues'
+    | 'pull_requests'
+    | 'follow_guidelines'
+    | 'ignore_bots'
+  >
+> & {
   auto_close_issues?: boolean;
   comments_per_hour?: number;
 };
 
-const OWN_FIELDS = ['enabled', 'intake', 'opt_in_label', 'opt_out_label', 'issues', 'pull_requests', 'follow_guidelines', 'ignore_bots'] as const;
+const OWN_FIELDS = [
+  'enabled',
+  'intake',
+  'opt_in_label',
+  'opt_out_label',
+  'issues',
+  'pull_requests',
+  'follow_guidelines',
+  'ignore_bots',
+] as const;
 
 /**
  * Open-source settings of a workspace: whether issues and pull requests become tickets, by which
@@ -38,20 +59,35 @@ export class OssService {
 
   /** The settings, or the defaults when never saved (nothing is written). */
   async settings(db: Knex, orgId: string, workspaceId: string): Promise<OssSettingsRow> {
-    const row = (await db('codehost_oss_settings').where({ workspace_id: workspaceId, org_id: orgId }).first()) as OssSettingsRow | undefined;
+    const row = (await db('codehost_oss_settings').where({ workspace_id: workspaceId, org_id: orgId }).first()) as
+      OssSettingsRow | undefined;
     return row ?? this.defaults(orgId, workspaceId);
   }
 
   defaults(orgId: string, workspaceId: string): OssSettingsRow {
     const { optIn, optOut } = this.d.options.labels;
     return {
-      workspace_id: workspaceId, org_id: orgId, enabled: false, intake: 'opt_in', opt_in_label: optIn.name, opt_out_label: optOut.name,
-      issues: true, pull_requests: false, follow_guidelines: true, ignore_bots: true, created_at: null, updated_at: null,
+      workspace_id: workspaceId,
+      org_id: orgId,
+      enabled: false,
+      intake: 'opt_in',
+      opt_in_label: optIn.name,
+      opt_out_label: optOut.name,
+      issues: true,
+      pull_requests: false,
+      follow_guidelines: true,
+      ignore_bots: true,
+      created_at: null,
+      updated_at: null,
     };
   }
 
   async json(db: Knex, ws: WorkspaceLike, row: OssSettingsRow) {
-    const repos = await RepositoryModel.query(db).forOrg(ws.org_id).where({ workspace_id: ws.id }).orderBy('full_name').orderBy('id');
+    const repos = await RepositoryModel.query(db)
+      .forOrg(ws.org_id)
+      .where({ workspace_id: ws.id })
+      .orderBy('full_name')
+      .orderBy('id');
     return {
       workspace_id: ws.id,
       enabled: row.enabled,
@@ -92,17 +128,34 @@ export class OssService {
     const row = await this.d.db.transaction(async (trx) => {
       const before = await this.settings(trx, principal.orgId, workspaceId);
       const after = { ...before, ...own };
-      if (after.opt_in_label === after.opt_out_label) throw conflict('labels_equal', 'The opt-in and opt-out labels must differ');
-      const changes = diffFields(before as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>, Object.keys(own));
+      if (after.opt_in_label === after.opt_out_label)
+        throw conflict('labels_equal', 'The opt-in and opt-out labels must differ');
+      const changes = diffFields(
+        before as unknown as Record<string, unknown>,
+        after as unknown as Record<string, unknown>,
+        Object.keys(own),
+      );
       if (Object.keys(changes).length === 0) return before;
       const now = new Date();
       const values = { ...after, created_at: before.created_at ?? now, updated_at: now };
-      await trx('codehost_oss_settings').insert(values).onConflict('workspace_id').merge([...OWN_FIELDS, 'updated_at']);
+      await trx('codehost_oss_settings')
+        .insert(values)
+        .onConflict('workspace_id')
+        .merge([...OWN_FIELDS, 'updated_at']);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: 'codehost.oss_settings_updated', target: { type: 'workspace', id: workspaceId }, workspaceId,
+        orgId: principal.orgId,
+        actor,
+        action: 'codehost.oss_settings_updated',
+        target: { type: 'workspace', id: workspaceId },
+        workspaceId,
         changes,
       });
-      await this.d.outbox.add(trx, 'codehost.oss_settings_updated', { workspace_id: workspaceId, fields: Object.keys(changes) }, { orgId: principal.orgId });
+      await this.d.outbox.add(
+        trx,
+        'codehost.oss_settings_updated',
+        { workspace_id: workspaceId, fields: Object.keys(changes) },
+        { orgId: principal.orgId },
+      );
       return values;
     });
     const wsPatch: Record<string, unknown> = {};

@@ -6,7 +6,13 @@ import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { last4 } from '../../../core/security/secret-box.js';
-import { InstallationModel, RepositoryModel, type Guideline, type Guidelines, type OnboardingPr } from '../models/index.js';
+import {
+  InstallationModel,
+  RepositoryModel,
+  type Guideline,
+  type Guidelines,
+  type OnboardingPr,
+} from '../models/index.js';
 import type { CodehostDeps } from './deps.js';
 import { hostFailure, viaHost } from './errors.js';
 import type { GitRemote } from './git-remote.js';
@@ -16,7 +22,13 @@ import { repositoryJson } from './serialize.js';
 
 const GUIDELINE_DIRS = ['', '.github/', 'docs/'];
 const CONTRIBUTING = ['CONTRIBUTING.md', 'CONTRIBUTING', 'CONTRIBUTING.rst', 'CONTRIBUTING.txt', 'contributing.md'];
-const CODE_OF_CONDUCT = ['CODE_OF_CONDUCT.md', 'CODE_OF_CONDUCT', 'CODE_OF_CONDUCT.rst', 'CODE_OF_CONDUCT.txt', 'code_of_conduct.md'];
+const CODE_OF_CONDUCT = [
+  'CODE_OF_CONDUCT.md',
+  'CODE_OF_CONDUCT',
+  'CODE_OF_CONDUCT.rst',
+  'CODE_OF_CONDUCT.txt',
+  'code_of_conduct.md',
+];
 const EXCERPT_CHARS = 4000;
 
 export interface ConnectInput {
@@ -41,7 +53,9 @@ export class RepositoryService {
 
   /** The repository of this organization (any workspace), or 404. */
   async loadForOrg(orgId: string, id: string, trx?: Knex): Promise<RepositoryModel> {
-    const row = await RepositoryModel.query(trx ?? this.d.db).forOrg(orgId).findById(id);
+    const row = await RepositoryModel.query(trx ?? this.d.db)
+      .forOrg(orgId)
+      .findById(id);
     if (!row) throw notFound('repository');
     return row;
   }
@@ -49,15 +63,19 @@ export class RepositoryService {
   /** The repository, when the caller may open its workspace (403 otherwise, 404 for another organization's). */
   async load(principal: Principal, id: string, trx?: Knex): Promise<RepositoryModel> {
     const row = await this.loadForOrg(principal.orgId, id, trx);
-    if (!canOpenWorkspace(principal, row.workspace_id)) throw forbidden('You cannot open the workspace of this repository');
+    if (!canOpenWorkspace(principal, row.workspace_id))
+      throw forbidden('You cannot open the workspace of this repository');
     return row;
   }
 
   /** The RepoRef of a connected repository (for CodeHost calls). */
   async ref(orgId: string, repo: RepositoryModel | string, trx?: Knex): Promise<RepoRef> {
     const row = typeof repo === 'string' ? await this.loadForOrg(orgId, repo, trx) : repo;
-    const inst = await InstallationModel.query(trx ?? this.d.db).forOrg(orgId).findById(row.installation_id);
-    if (!inst || inst.removed_at) throw conflict('installation_removed', 'The app was uninstalled from the account of this repository');
+    const inst = await InstallationModel.query(trx ?? this.d.db)
+      .forOrg(orgId)
+      .findById(row.installation_id);
+    if (!inst || inst.removed_at)
+      throw conflict('installation_removed', 'The app was uninstalled from the account of this repository');
     return { installationId: inst.external_id, fullName: row.full_name };
   }
 
@@ -65,18 +83,29 @@ export class RepositoryService {
     return repositoryJson(row);
   }
 
-  async list(principal: Principal, q: { workspace_id?: string; installation_id?: string; cursor?: string; limit: number }): Promise<Page<ReturnType<typeof repositoryJson>>> {
+  async list(
+    principal: Principal,
+    q: { workspace_id?: string; installation_id?: string; cursor?: string; limit: number },
+  ): Promise<Page<ReturnType<typeof repositoryJson>>> {
     // A workspace filter is checked as a path id: 404 unknown or another organization's, 403 outside the caller's.
     if (q.workspace_id) await this.d.workspaces().open(principal, q.workspace_id);
-    if (q.installation_id && !(await InstallationModel.query(this.d.db).forOrg(principal.orgId).findById(q.installation_id))) throw notFound('installation');
+    if (
+      q.installation_id &&
+      !(await InstallationModel.query(this.d.db).forOrg(principal.orgId).findById(q.installation_id))
+    )
+      throw notFound('installation');
     const query = RepositoryModel.query(this.d.db).forOrg(principal.orgId);
     if (q.workspace_id) query.where('workspace_id', q.workspace_id);
     if (q.installation_id) query.where('installation_id', q.installation_id);
     if (principal.workspaceIds !== null) query.whereIn('workspace_id', principal.workspaceIds);
-    const page = await paginate<RepositoryModel & Record<string, unknown>>(query, [
-      { column: 'repositories.full_name', direction: 'asc', type: 'string' },
-      { column: 'repositories.id', direction: 'asc', type: 'string' },
-    ], q);
+    const page = await paginate<RepositoryModel & Record<string, unknown>>(
+      query,
+      [
+        { column: 'repositories.full_name', direction: 'asc', type: 'string' },
+        { column: 'repositories.id', direction: 'asc', type: 'string' },
+      ],
+      q,
+    );
     return { items: page.items.map((r) => repositoryJson(r)), next_cursor: page.next_cursor };
   }
 
@@ -91,36 +120,79 @@ export class RepositoryService {
     const found = await this.findOnHost(inst, input);
     if (found.archived) throw httpError(422, 'repository_archived', 'An archived repository cannot be connected');
     const row = await this.d.db.transaction(async (trx) => {
-      const taken = await RepositoryModel.query(trx).acrossOrgs('a host repository is connected once').where({ host: this.d.host.identifier, external_id: found.id }).limit(1).first();
+      const taken = await RepositoryModel.query(trx)
+        .acrossOrgs('a host repository is connected once')
+        .where({ host: this.d.host.identifier, external_id: found.id })
+        .limit(1)
+        .first();
       if (taken) {
-        throw conflict('repository_already_connected', 'This repository is already connected', taken.org_id === principal.orgId ? { repository_id: taken.id, workspace_id: taken.workspace_id } : undefined);
+        throw conflict(
+          'repository_already_connected',
+          'This repository is already connected',
+          taken.org_id === principal.orgId ? { repository_id: taken.id, workspace_id: taken.workspace_id } : undefined,
+        );
       }
       const limits = this.d.planLimits();
       if (limits) {
-        await limits.assert(trx, principal.orgId, 'public_repos_only', { workspaceId: ws.id, isPublic: found.isPublic });
+        await limits.assert(trx, principal.orgId, 'public_repos_only', {
+          workspaceId: ws.id,
+          isPublic: found.isPublic,
+        });
         await limits.assert(trx, principal.orgId, 'repositories_per_workspace', { workspaceId: ws.id });
       }
-      const created = await RepositoryModel.query(trx).insert({
-        org_id: principal.orgId, workspace_id: ws.id, installation_id: inst.id, host: this.d.host.identifier, external_id: found.id,
-        full_name: found.fullName, html_url: found.htmlUrl, clone_url: found.cloneUrl, default_branch: found.defaultBranch,
-        is_public: found.isPublic, archived: found.archived, runs_on: [], cloud_auth: {}, index_status: 'queued',
-        last_refreshed_at: new Date(), connected_by_user_id: principal.userId,
-      }).returning('*');
+      const created = await RepositoryModel.query(trx)
+        .insert({
+          org_id: principal.orgId,
+          workspace_id: ws.id,
+          installation_id: inst.id,
+          host: this.d.host.identifier,
+          external_id: found.id,
+          full_name: found.fullName,
+          html_url: found.htmlUrl,
+          clone_url: found.cloneUrl,
+          default_branch: found.defaultBranch,
+          is_public: found.isPublic,
+          archived: found.archived,
+          runs_on: [],
+          cloud_auth: {},
+          index_status: 'queued',
+          last_refreshed_at: new Date(),
+          connected_by_user_id: principal.userId,
+        })
+        .returning('*');
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: 'repository.connected', target: { type: 'repository', id: created.id }, workspaceId: ws.id,
-        changes: diffFields({}, { full_name: created.full_name, workspace_id: ws.id, installation_id: inst.id, is_public: created.is_public }),
+        orgId: principal.orgId,
+        actor,
+        action: 'repository.connected',
+        target: { type: 'repository', id: created.id },
+        workspaceId: ws.id,
+        changes: diffFields(
+          {},
+          { full_name: created.full_name, workspace_id: ws.id, installation_id: inst.id, is_public: created.is_public },
+        ),
       });
-      await this.d.outbox.add(trx, 'codehost.repository_connected', { repository_id: created.id, workspace_id: ws.id, full_name: created.full_name }, { orgId: principal.orgId });
+      await this.d.outbox.add(
+        trx,
+        'codehost.repository_connected',
+        { repository_id: created.id, workspace_id: ws.id, full_name: created.full_name },
+        { orgId: principal.orgId },
+      );
       return created;
     });
     return row;
   }
 
   private async findOnHost(inst: InstallationModel, input: ConnectInput): Promise<HostRepository> {
-    if (!input.external_id && !input.full_name) throw httpError(400, 'invalid_request', 'Give external_id or full_name', { errors: [{ path: 'payload.full_name', message: 'external_id or full_name is required' }] });
+    if (!input.external_id && !input.full_name)
+      throw httpError(400, 'invalid_request', 'Give external_id or full_name', {
+        errors: [{ path: 'payload.full_name', message: 'external_id or full_name is required' }],
+      });
     const all = await viaHost(() => this.d.host.listRepositories(inst.external_id));
-    const found = all.find((r) => (input.external_id ? r.id === input.external_id : r.fullName.toLowerCase() === input.full_name!.toLowerCase()));
-    if (!found) throw httpError(422, 'repository_not_in_installation', 'The installation does not reach this repository');
+    const found = all.find((r) =>
+      input.external_id ? r.id === input.external_id : r.fullName.toLowerCase() === input.full_name!.toLowerCase(),
+    );
+    if (!found)
+      throw httpError(422, 'repository_not_in_installation', 'The installation does not reach this repository');
     return found;
   }
 
@@ -130,15 +202,30 @@ export class RepositoryService {
     await trx('codehost_items').where({ repository_id: row.id, org_id: row.org_id }).delete();
     await RepositoryModel.query(trx).forOrg(row.org_id).deleteById(row.id);
     await this.d.audit.record(trx, {
-      orgId: row.org_id, actor: ctx.actor, action: 'repository.disconnected', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
-      changes: diffFields({ full_name: row.full_name, workspace_id: row.workspace_id }, {}, ['full_name', 'workspace_id']), metadata: { reason: ctx.reason },
+      orgId: row.org_id,
+      actor: ctx.actor,
+      action: 'repository.disconnected',
+      target: { type: 'repository', id: row.id },
+      workspaceId: row.workspace_id,
+      changes: diffFields({ full_name: row.full_name, workspace_id: row.workspace_id }, {}, [
+        'full_name',
+        'workspace_id',
+      ]),
+      metadata: { reason: ctx.reason },
     });
-    await this.d.outbox.add(trx, 'codehost.repository_disconnected', { repository_id: row.id, workspace_id: row.workspace_id, full_name: row.full_name, reason: ctx.reason }, { orgId: row.org_id });
+    await this.d.outbox.add(
+      trx,
+      'codehost.repository_disconnected',
+      { repository_id: row.id, workspace_id: row.workspace_id, full_name: row.full_name, reason: ctx.reason },
+      { orgId: row.org_id },
+    );
     return row.id;
   }
 
   async dropCache(repositoryId: string): Promise<void> {
-    await this.git.dropCache(repositoryId).catch((err: unknown) => this.d.log.warn({ err, repositoryId }, 'could not remove a code index cache'));
+    await this.git
+      .dropCache(repositoryId)
+      .catch((err: unknown) => this.d.log.warn({ err, repositoryId }, 'could not remove a code index cache'));
   }
 
   /** DELETE /v1/repositories/{id}. */
@@ -156,12 +243,24 @@ export class RepositoryService {
     const ref = await this.ref(principal.orgId, row);
     await viaHost(() => this.d.host.setSecret(ref, this.d.options.agentKeySecretName, key));
     return this.d.db.transaction(async (trx) => {
-      const after = await RepositoryModel.query(trx).forOrg(principal.orgId).patchAndFetchById(row.id, { agent_key_last4: last4(key), agent_key_set_at: new Date() });
+      const after = await RepositoryModel.query(trx)
+        .forOrg(principal.orgId)
+        .patchAndFetchById(row.id, { agent_key_last4: last4(key), agent_key_set_at: new Date() });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: 'repository.agent_key_set', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
-        changes: { agent_key: { before: row.agent_key_last4 ? 'set' : null, after: 'set' } }, metadata: { secret_name: this.d.options.agentKeySecretName, last4: last4(key) },
+        orgId: principal.orgId,
+        actor,
+        action: 'repository.agent_key_set',
+        target: { type: 'repository', id: row.id },
+        workspaceId: row.workspace_id,
+        changes: { agent_key: { before: row.agent_key_last4 ? 'set' : null, after: 'set' } },
+        metadata: { secret_name: this.d.options.agentKeySecretName, last4: last4(key) },
       });
-      await this.d.outbox.add(trx, 'codehost.agent_key_set', { repository_id: row.id, workspace_id: row.workspace_id }, { orgId: principal.orgId });
+      await this.d.outbox.add(
+        trx,
+        'codehost.agent_key_set',
+        { repository_id: row.id, workspace_id: row.workspace_id },
+        { orgId: principal.orgId },
+      );
       return after;
     });
   }
@@ -170,16 +269,25 @@ export class RepositoryService {
   async readGuidelines(actor: SignedInActor, id: string): Promise<RepositoryModel> {
     const principal = actor.principal;
     const row = await this.load(principal, id);
-    if (!row.is_public) throw httpError(422, 'repository_not_public', 'Guidelines are read for public repositories only');
+    if (!row.is_public)
+      throw httpError(422, 'repository_not_public', 'Guidelines are read for public repositories only');
     const ref = await this.ref(principal.orgId, row);
     const guidelines: Guidelines = {
       contributing: await viaHost(() => this.findGuideline(ref, row, CONTRIBUTING)),
       code_of_conduct: await viaHost(() => this.findGuideline(ref, row, CODE_OF_CONDUCT)),
       read_at: new Date().toISOString(),
     };
-    return this.patchAudited(actor, row, { guidelines }, 'repository.guidelines_read', {
-      contributing: row.guidelines?.contributing?.sha ?? null, code_of_conduct: row.guidelines?.code_of_conduct?.sha ?? null,
-    }, { contributing: guidelines.contributing?.sha ?? null, code_of_conduct: guidelines.code_of_conduct?.sha ?? null });
+    return this.patchAudited(
+      actor,
+      row,
+      { guidelines },
+      'repository.guidelines_read',
+      {
+        contributing: row.guidelines?.contributing?.sha ?? null,
+        code_of_conduct: row.guidelines?.code_of_conduct?.sha ?? null,
+      },
+      { contributing: guidelines.contributing?.sha ?? null, code_of_conduct: guidelines.code_of_conduct?.sha ?? null },
+    );
   }
 
   private async findGuideline(ref: RepoRef, row: RepositoryModel, names: string[]): Promise<Guideline | null> {
@@ -190,7 +298,10 @@ export class RepositoryService {
         return {
           path: file.path,
           sha: file.sha,
-          html_url: this.d.host.identifier === 'codehost-github' ? `${row.html_url}/blob/${encodeURIComponent(row.default_branch)}/${file.path}` : null,
+          html_url:
+            this.d.host.identifier === 'codehost-github'
+              ? `${row.html_url}/blob/${encodeURIComponent(row.default_branch)}/${file.path}`
+              : null,
           excerpt: file.content.toString('utf8').slice(0, EXCERPT_CHARS),
         };
       }
@@ -205,9 +316,24 @@ export class RepositoryService {
     const ref = await this.ref(principal.orgId, row);
     const settings = await this.oss().settings(this.d.db, principal.orgId, row.workspace_id);
     const { optIn, optOut } = this.d.options.labels;
-    await viaHost(() => this.d.host.ensureLabel(ref, { name: settings.opt_in_label, color: optIn.color, description: optIn.description }));
-    await viaHost(() => this.d.host.ensureLabel(ref, { name: settings.opt_out_label, color: optOut.color, description: optOut.description }));
-    return this.patchAudited(actor, row, { labels_created_at: new Date() }, 'repository.labels_created', { labels: null }, { labels: [settings.opt_in_label, settings.opt_out_label] });
+    await viaHost(() =>
+      this.d.host.ensureLabel(ref, { name: settings.opt_in_label, color: optIn.color, description: optIn.description }),
+    );
+    await viaHost(() =>
+      this.d.host.ensureLabel(ref, {
+        name: settings.opt_out_label,
+        color: optOut.color,
+        description: optOut.description,
+      }),
+    );
+    return this.patchAudited(
+      actor,
+      row,
+      { labels_created_at: new Date() },
+      'repository.labels_created',
+      { labels: null },
+      { labels: [settings.opt_in_label, settings.opt_out_label] },
+    );
   }
 
   /** POST /v1/repositories/{id}/onboarding-pr: pushes the runner workflow and config to a branch and opens (or updates) its pull request. */
@@ -219,37 +345,77 @@ export class RepositoryService {
     const o = this.d.options.onboarding;
     const baseUrl = this.d.config.server.publicBaseUrl.replace(/\/+$/, '');
     const files = onboardingFiles(this.d.options, { baseUrl, workspace: ws, repository: row });
-    const body = onboardingBody({ workspaceName: ws.name, files: Object.keys(files), secretName: this.d.options.agentKeySecretName });
+    const body = onboardingBody({
+      workspaceName: ws.name,
+      files: Object.keys(files),
+      secretName: this.d.options.agentKeySecretName,
+    });
     let pr: OnboardingPr;
     const requestedAt = new Date().toISOString();
     try {
       const access = await this.d.host.createGitAccess(ref, { write: true });
       await this.git.commitAndPush(access, { base: row.default_branch, branch: o.branch, files, message: o.title });
       const existing = await this.d.host.findPullRequestByBranch(ref, o.branch);
-      const opened = existing && existing.state === 'open'
-        ? await this.d.host.updatePullRequest(ref, existing.number, { title: o.title, body })
-        : await this.d.host.openPullRequest(ref, { head: o.branch, base: row.default_branch, title: o.title, body });
-      pr = { number: opened.number, url: opened.url, status: opened.state, requested_at: requestedAt, error: null, title: opened.title, branch: o.branch };
+      const opened =
+        existing && existing.state === 'open'
+          ? await this.d.host.updatePullRequest(ref, existing.number, { title: o.title, body })
+          : await this.d.host.openPullRequest(ref, { head: o.branch, base: row.default_branch, title: o.title, body });
+      pr = {
+        number: opened.number,
+        url: opened.url,
+        status: opened.state,
+        requested_at: requestedAt,
+        error: null,
+        title: opened.title,
+        branch: o.branch,
+      };
     } catch (err) {
       const failure = isAdapterError(err) ? err.message : err instanceof Error ? err.message : String(err);
       if (isAdapterError(err) && err.retryable) throw hostFailure(err);
       this.d.log.warn({ err, repositoryId: row.id }, 'the onboarding pull request could not be opened');
-      pr = { ...(row.onboarding_pr ?? { number: null, url: null, status: 'none', title: null, branch: o.branch }), requested_at: requestedAt, error: failure.slice(0, 500) } as OnboardingPr;
+      pr = {
+        ...(row.onboarding_pr ?? { number: null, url: null, status: 'none', title: null, branch: o.branch }),
+        requested_at: requestedAt,
+        error: failure.slice(0, 500),
+      } as OnboardingPr;
     }
-    return this.patchAudited(actor, row, { onboarding_pr: pr }, 'repository.onboarding_pr_requested',
-      { onboarding_pr: row.onboarding_pr?.number ?? null }, { onboarding_pr: pr.number }, { error: pr.error });
+    return this.patchAudited(
+      actor,
+      row,
+      { onboarding_pr: pr },
+      'repository.onboarding_pr_requested',
+      { onboarding_pr: row.onboarding_pr?.number ?? null },
+      { onboarding_pr: pr.number },
+      { error: pr.error },
+    );
   }
 
   /**
    * The files openOnboardingPr would push, without pushing (the onboarding plugin's preview);
    * `runsOn` overrides the repository's runner labels. Also names the CI secret of the agent key.
    */
-  async onboardingPreview(orgId: string, id: string, runsOn?: string[]): Promise<{ files: Record<string, string>; workflowPath: string; secretName: string }> {
+  async onboardingPreview(
+    orgId: string,
+    id: string,
+    runsOn?: string[],
+  ): Promise<{ files: Record<string, string>; workflowPath: string; secretName: string }> {
     const row = await this.loadForOrg(orgId, id);
     const ws = await this.d.workspaces().get(orgId, row.workspace_id);
     const baseUrl = this.d.config.server.publicBaseUrl.replace(/\/+$/, '');
-    const files = onboardingFiles(this.d.options, { baseUrl, workspace: ws, repository: { full_name: row.full_name, default_branch: row.default_branch, runs_on: runsOn ?? row.runs_on ?? [] } });
-    return { files, workflowPath: this.d.options.onboarding.workflowPath, secretName: this.d.options.agentKeySecretName };
+    const files = onboardingFiles(this.d.options, {
+      baseUrl,
+      workspace: ws,
+      repository: {
+        full_name: row.full_name,
+        default_branch: row.default_branch,
+        runs_on: runsOn ?? row.runs_on ?? [],
+      },
+    });
+    return {
+      files,
+      workflowPath: this.d.options.onboarding.workflowPath,
+      secretName: this.d.options.agentKeySecretName,
+    };
   }
 
   /** POST /v1/repositories/{id}/refresh: re-reads name, default branch and visibility. */
@@ -261,43 +427,88 @@ export class RepositoryService {
     try {
       found = await this.d.host.getRepository(ref);
     } catch (err) {
-      if (isAdapterError(err, 'not_found')) throw conflict('repository_unavailable', 'The code host no longer gives access to this repository');
+      if (isAdapterError(err, 'not_found'))
+        throw conflict('repository_unavailable', 'The code host no longer gives access to this repository');
       throw hostFailure(err);
     }
     return this.d.db.transaction((trx) => this.applyHostState(trx, row, found, actor));
   }
 
   /** Brings the record in line with the host (refresh and repository webhooks); a moved default branch is indexed again. */
-  async applyHostState(trx: Knex, row: RepositoryModel, found: Pick<HostRepository, 'fullName' | 'htmlUrl' | 'cloneUrl' | 'defaultBranch' | 'isPublic' | 'archived'>, actor: AuditedActor): Promise<RepositoryModel> {
-    const next = { full_name: found.fullName, html_url: found.htmlUrl, clone_url: found.cloneUrl, default_branch: found.defaultBranch, is_public: found.isPublic, archived: found.archived };
+  async applyHostState(
+    trx: Knex,
+    row: RepositoryModel,
+    found: Pick<HostRepository, 'fullName' | 'htmlUrl' | 'cloneUrl' | 'defaultBranch' | 'isPublic' | 'archived'>,
+    actor: AuditedActor,
+  ): Promise<RepositoryModel> {
+    const next = {
+      full_name: found.fullName,
+      html_url: found.htmlUrl,
+      clone_url: found.cloneUrl,
+      default_branch: found.defaultBranch,
+      is_public: found.isPublic,
+      archived: found.archived,
+    };
     const changes = diffFields(row as unknown as Record<string, unknown>, next);
-    const after = await RepositoryModel.query(trx).forOrg(row.org_id).patchAndFetchById(row.id, { ...next, last_refreshed_at: new Date() });
+    const after = await RepositoryModel.query(trx)
+      .forOrg(row.org_id)
+      .patchAndFetchById(row.id, { ...next, last_refreshed_at: new Date() });
     if (Object.keys(changes).length) {
-      await this.d.audit.record(trx, { orgId: row.org_id, actor, action: 'repository.refreshed', target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id, changes });
-      await this.d.outbox.add(trx, 'codehost.repository_updated', { repository_id: row.id, fields: Object.keys(changes) }, { orgId: row.org_id });
+      await this.d.audit.record(trx, {
+        orgId: row.org_id,
+        actor,
+        action: 'repository.refreshed',
+        target: { type: 'repository', id: row.id },
+        workspaceId: row.workspace_id,
+        changes,
+      });
+      await this.d.outbox.add(
+        trx,
+        'codehost.repository_updated',
+        { repository_id: row.id, fields: Object.keys(changes) },
+        { orgId: row.org_id },
+      );
     }
-    if (changes.default_branch || row.index_status === 'none' || row.index_status === 'failed') await this.requestIndex(trx, after);
+    if (changes.default_branch || row.index_status === 'none' || row.index_status === 'failed')
+      await this.requestIndex(trx, after);
     return after;
   }
 
   /** Queues a rebuild of the code index. */
   async requestIndex(trx: Knex, row: RepositoryModel, sha?: string): Promise<void> {
-    await RepositoryModel.query(trx).forOrg(row.org_id).patch({ index_status: row.index_status === 'building' ? 'building' : 'queued' }).where('id', row.id);
-    await this.d.outbox.add(trx, 'codehost.index_requested', { repository_id: row.id, sha: sha ?? null }, { orgId: row.org_id });
+    await RepositoryModel.query(trx)
+      .forOrg(row.org_id)
+      .patch({ index_status: row.index_status === 'building' ? 'building' : 'queued' })
+      .where('id', row.id);
+    await this.d.outbox.add(
+      trx,
+      'codehost.index_requested',
+      { repository_id: row.id, sha: sha ?? null },
+      { orgId: row.org_id },
+    );
   }
 
   private async patchAudited(
-    actor: SignedInActor, row: RepositoryModel, patch: Partial<RepositoryModel>, action: string,
-    before: Record<string, unknown>, after: Record<string, unknown>, metadata?: Record<string, unknown>,
+    actor: SignedInActor,
+    row: RepositoryModel,
+    patch: Partial<RepositoryModel>,
+    action: string,
+    before: Record<string, unknown>,
+    after: Record<string, unknown>,
+    metadata?: Record<string, unknown>,
   ): Promise<RepositoryModel> {
     return this.d.db.transaction(async (trx) => {
       const updated = await RepositoryModel.query(trx).forOrg(actor.orgId).patchAndFetchById(row.id, patch);
       await this.d.audit.record(trx, {
-        orgId: actor.orgId, actor, action, target: { type: 'repository', id: row.id }, workspaceId: row.workspace_id,
-        changes: diffFields(before, after), ...(metadata ? { metadata } : {}),
+        orgId: actor.orgId,
+        actor,
+        action,
+        target: { type: 'repository', id: row.id },
+        workspaceId: row.workspace_id,
+        changes: diffFields(before, after),
+        ...(metadata ? { metadata } : {}),
       });
       return updated;
     });
   }
 }
-

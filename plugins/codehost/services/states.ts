@@ -23,10 +23,21 @@ export interface StateRow {
 export class StateStore {
   constructor(private readonly db: Knex) {}
 
-  async create(trx: Knex | null, purpose: StatePurpose, ttlMinutes: number, fields: Partial<Omit<StateRow, 'id' | 'purpose' | 'expires_at' | 'used_at'>>): Promise<{ state: string; expiresAt: Date }> {
+  async create(
+    trx: Knex | null,
+    purpose: StatePurpose,
+    ttlMinutes: number,
+    fields: Partial<Omit<StateRow, 'id' | 'purpose' | 'expires_at' | 'used_at'>>,
+  ): Promise<{ state: string; expiresAt: Date }> {
     const { token, hash } = newToken(purpose === 'install' ? 'chs' : 'chl');
     const expiresAt = new Date(Date.now() + ttlMinutes * 60_000);
-    await (trx ?? this.db)('codehost_states').insert({ id: newId('chst'), purpose, state_hash: hash, expires_at: expiresAt, ...fields });
+    await (trx ?? this.db)('codehost_states').insert({
+      id: newId('chst'),
+      purpose,
+      state_hash: hash,
+      expires_at: expiresAt,
+      ...fields,
+    });
     return { state: token, expiresAt };
   }
 
@@ -45,6 +56,8 @@ export class StateStore {
 
   /** Deletes states that expired a day ago (scheduled). */
   async purge(): Promise<number> {
-    return this.db('codehost_states').where('expires_at', '<', new Date(Date.now() - 86_400_000)).delete();
+    return this.db('codehost_states')
+      .where('expires_at', '<', new Date(Date.now() - 86_400_000))
+      .delete();
   }
 }

@@ -4,10 +4,45 @@
  * defined" and for labelling search hits; not a parser.
  */
 const EXT: Record<string, string> = {
-  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
-  py: 'python', rb: 'ruby', go: 'go', rs: 'rust', java: 'java', kt: 'kotlin', kts: 'kotlin', cs: 'csharp', php: 'php', swift: 'swift',
-  c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', hpp: 'cpp', scala: 'scala', ex: 'elixir', exs: 'elixir', vue: 'vue', svelte: 'svelte',
-  md: 'markdown', mdx: 'markdown', json: 'json', yml: 'yaml', yaml: 'yaml', toml: 'toml', sql: 'sql', sh: 'shell', css: 'css', scss: 'css', html: 'html',
+  ts: 'typescript',
+  tsx: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  js: 'javascript',
+  jsx: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  py: 'python',
+  rb: 'ruby',
+  go: 'go',
+  rs: 'rust',
+  java: 'java',
+  kt: 'kotlin',
+  kts: 'kotlin',
+  cs: 'csharp',
+  php: 'php',
+  swift: 'swift',
+  c: 'c',
+  h: 'c',
+  cc: 'cpp',
+  cpp: 'cpp',
+  hpp: 'cpp',
+  scala: 'scala',
+  ex: 'elixir',
+  exs: 'elixir',
+  vue: 'vue',
+  svelte: 'svelte',
+  md: 'markdown',
+  mdx: 'markdown',
+  json: 'json',
+  yml: 'yaml',
+  yaml: 'yaml',
+  toml: 'toml',
+  sql: 'sql',
+  sh: 'shell',
+  css: 'css',
+  scss: 'css',
+  html: 'html',
 };
 
 type Rule = [kind: string, pattern: RegExp];
@@ -18,8 +53,14 @@ const JS: Rule[] = [
   ['interface', /^\s*(?:export\s+)?interface\s+([A-Za-z_$][\w$]*)/],
   ['type', /^\s*(?:export\s+)?type\s+([A-Za-z_$][\w$]*)\s*(?:<[^=]*>)?\s*=/],
   ['enum', /^\s*(?:export\s+)?(?:const\s+)?enum\s+([A-Za-z_$][\w$]*)/],
-  ['function', /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/],
-  ['method', /^\s+(?:public\s+|private\s+|protected\s+|static\s+|async\s+|override\s+|readonly\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{\s*$/],
+  [
+    'function',
+    /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/,
+  ],
+  [
+    'method',
+    /^\s+(?:public\s+|private\s+|protected\s+|static\s+|async\s+|override\s+|readonly\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{\s*$/,
+  ],
 ];
 
 const RULES: Record<string, Rule[]> = {
@@ -27,19 +68,71 @@ const RULES: Record<string, Rule[]> = {
   javascript: JS,
   vue: JS,
   svelte: JS,
-  python: [['function', /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)/], ['class', /^\s*class\s+([A-Za-z_]\w*)/]],
-  ruby: [['method', /^\s*def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?)/], ['class', /^\s*class\s+([A-Z]\w*(?:::\w+)*)/], ['module', /^\s*module\s+([A-Z]\w*(?:::\w+)*)/]],
-  go: [['function', /^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)/], ['type', /^type\s+([A-Za-z_]\w*)/]],
-  rust: [['function', /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+([A-Za-z_]\w*)/], ['type', /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|trait|type)\s+([A-Za-z_]\w*)/]],
-  java: [['class', /^\s*(?:public\s+|protected\s+|private\s+|abstract\s+|final\s+|static\s+)*(?:class|interface|enum|record)\s+([A-Za-z_]\w*)/], ['method', /^\s+(?:public|protected|private|static|final|synchronized|abstract|\s)+[\w<>[\],\s]+\s+([a-z_]\w*)\s*\([^;]*$/]],
-  kotlin: [['function', /^\s*(?:\w+\s+)*fun\s+(?:<[^>]+>\s*)?(?:[\w.]+\.)?([A-Za-z_]\w*)/], ['class', /^\s*(?:\w+\s+)*(?:class|interface|object)\s+([A-Za-z_]\w*)/]],
-  csharp: [['class', /^\s*(?:public\s+|internal\s+|private\s+|protected\s+|abstract\s+|sealed\s+|static\s+|partial\s+)*(?:class|interface|struct|enum|record)\s+([A-Za-z_]\w*)/], ['method', /^\s+(?:public|private|protected|internal|static|async|virtual|override|\s)+[\w<>[\],?\s]+\s+([A-Z]\w*)\s*\(/]],
-  php: [['function', /^\s*(?:public\s+|private\s+|protected\s+|static\s+|abstract\s+|final\s+)*function\s+&?\s*([A-Za-z_]\w*)/], ['class', /^\s*(?:abstract\s+|final\s+)?(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)/]],
-  swift: [['function', /^\s*(?:\w+\s+)*func\s+([A-Za-z_]\w*)/], ['class', /^\s*(?:\w+\s+)*(?:class|struct|protocol|enum|extension)\s+([A-Za-z_]\w*)/]],
+  python: [
+    ['function', /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)/],
+    ['class', /^\s*class\s+([A-Za-z_]\w*)/],
+  ],
+  ruby: [
+    ['method', /^\s*def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?)/],
+    ['class', /^\s*class\s+([A-Z]\w*(?:::\w+)*)/],
+    ['module', /^\s*module\s+([A-Z]\w*(?:::\w+)*)/],
+  ],
+  go: [
+    ['function', /^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)/],
+    ['type', /^type\s+([A-Za-z_]\w*)/],
+  ],
+  rust: [
+    ['function', /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+([A-Za-z_]\w*)/],
+    ['type', /^\s*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|trait|type)\s+([A-Za-z_]\w*)/],
+  ],
+  java: [
+    [
+      'class',
+      /^\s*(?:public\s+|protected\s+|private\s+|abstract\s+|final\s+|static\s+)*(?:class|interface|enum|record)\s+([A-Za-z_]\w*)/,
+    ],
+    [
+      'method',
+      /^\s+(?:public|protected|private|static|final|synchronized|abstract|\s)+[\w<>[\],\s]+\s+([a-z_]\w*)\s*\([^;]*$/,
+    ],
+  ],
+  kotlin: [
+    ['function', /^\s*(?:\w+\s+)*fun\s+(?:<[^>]+>\s*)?(?:[\w.]+\.)?([A-Za-z_]\w*)/],
+    ['class', /^\s*(?:\w+\s+)*(?:class|interface|object)\s+([A-Za-z_]\w*)/],
+  ],
+  csharp: [
+    [
+      'class',
+      /^\s*(?:public\s+|internal\s+|private\s+|protected\s+|abstract\s+|sealed\s+|static\s+|partial\s+)*(?:class|interface|struct|enum|record)\s+([A-Za-z_]\w*)/,
+    ],
+    [
+      'method',
+      /^\s+(?:public|private|protected|internal|static|async|virtual|override|\s)+[\w<>[\],?\s]+\s+([A-Z]\w*)\s*\(/,
+    ],
+  ],
+  php: [
+    [
+      'function',
+      /^\s*(?:public\s+|private\s+|protected\s+|static\s+|abstract\s+|final\s+)*function\s+&?\s*([A-Za-z_]\w*)/,
+    ],
+    ['class', /^\s*(?:abstract\s+|final\s+)?(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)/],
+  ],
+  swift: [
+    ['function', /^\s*(?:\w+\s+)*func\s+([A-Za-z_]\w*)/],
+    ['class', /^\s*(?:\w+\s+)*(?:class|struct|protocol|enum|extension)\s+([A-Za-z_]\w*)/],
+  ],
   c: [['function', /^[A-Za-z_][\w\s*]*?\b([A-Za-z_]\w*)\s*\([^;]*$/]],
-  cpp: [['function', /^[A-Za-z_][\w\s*&:<>]*?\b([A-Za-z_]\w*)\s*\([^;]*$/], ['class', /^\s*(?:class|struct)\s+([A-Za-z_]\w*)/]],
-  scala: [['function', /^\s*(?:\w+\s+)*def\s+([A-Za-z_]\w*)/], ['class', /^\s*(?:\w+\s+)*(?:class|object|trait)\s+([A-Za-z_]\w*)/]],
-  elixir: [['function', /^\s*defp?\s+([a-z_]\w*[?!]?)/], ['module', /^\s*defmodule\s+([A-Z][\w.]*)/]],
+  cpp: [
+    ['function', /^[A-Za-z_][\w\s*&:<>]*?\b([A-Za-z_]\w*)\s*\([^;]*$/],
+    ['class', /^\s*(?:class|struct)\s+([A-Za-z_]\w*)/],
+  ],
+  scala: [
+    ['function', /^\s*(?:\w+\s+)*def\s+([A-Za-z_]\w*)/],
+    ['class', /^\s*(?:\w+\s+)*(?:class|object|trait)\s+([A-Za-z_]\w*)/],
+  ],
+  elixir: [
+    ['function', /^\s*defp?\s+([a-z_]\w*[?!]?)/],
+    ['module', /^\s*defmodule\s+([A-Z][\w.]*)/],
+  ],
   markdown: [['heading', /^#{1,3}\s+(.+?)\s*#*\s*$/]],
 };
 
@@ -82,7 +175,10 @@ export function findSymbols(language: string | null, text: string): FoundSymbol[
 export function searchWords(text: string): string {
   const words = new Set<string>();
   for (const id of text.match(/[A-Za-z_][A-Za-z0-9_]{2,}/g) ?? []) {
-    const parts = id.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').split(/[\s_]+/);
+    const parts = id
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+      .split(/[\s_]+/);
     if (parts.length > 1) for (const p of parts) if (p.length > 1) words.add(p.toLowerCase());
   }
   return [...words].join(' ');

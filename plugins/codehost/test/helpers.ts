@@ -13,15 +13,30 @@ export const LOCAL_USER = { login: 'ada', email: 'ada@example.test', password: '
 /** A service with the local code host, its webhook secret and one local sign-in account. */
 export function startCodehostApp(t: Test, overrides: Record<string, unknown> = {}): Promise<App> {
   return startTestApp(t, {
-    adapters: { codeHost: 'codehost-local', options: { 'codehost-local': { webhookSecret: SECRET, users: [LOCAL_USER] } } },
+    adapters: {
+      codeHost: 'codehost-local',
+      options: { 'codehost-local': { webhookSecret: SECRET, users: [LOCAL_USER] } },
+    },
     ...overrides,
   });
 }
 
 export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;
 
-export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who ? who.auth.headers : {}), ...headers } });
+export async function call(
+  app: App,
+  who: SignedUp | null,
+  method: string,
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await app.server.inject({
+    method,
+    url,
+    payload: payload as object | undefined,
+    headers: { ...(who ? who.auth.headers : {}), ...headers },
+  });
   let body: Json = {};
   try {
     body = res.payload ? (JSON.parse(res.payload) as Json) : {};
@@ -41,9 +56,16 @@ export async function createWorkspace(app: App, owner: SignedUp, name = 'Web'): 
 export async function installAndLink(app: App, owner: SignedUp): Promise<Json> {
   const start = await call(app, owner, 'POST', '/v1/codehost/install');
   if (start.status !== 200) throw new Error(`install: ${start.status} ${JSON.stringify(start.body)}`);
-  const page = await app.server.inject({ method: 'GET', url: new URL(start.body.url).pathname + new URL(start.body.url).search });
+  const page = await app.server.inject({
+    method: 'GET',
+    url: new URL(start.body.url).pathname + new URL(start.body.url).search,
+  });
   const back = new URL(String(page.headers.location));
-  const res = await call(app, owner, 'POST', '/v1/codehost/installations', { installation_id: back.searchParams.get('installation_id'), state: back.searchParams.get('state'), setup_action: 'install' });
+  const res = await call(app, owner, 'POST', '/v1/codehost/installations', {
+    installation_id: back.searchParams.get('installation_id'),
+    state: back.searchParams.get('state'),
+    setup_action: 'install',
+  });
   if (res.status !== 201 && res.status !== 200) throw new Error(`link: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }

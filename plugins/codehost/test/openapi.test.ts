@@ -25,18 +25,28 @@ const OPERATIONS: Record<string, [string, string, string]> = {
   completeCodeHostSignIn: ['get', '/v1/auth/codehost/callback', 'auth'],
 };
 
-t.test('the OpenAPI document lists the 20 code-host operations and stays valid; the local pages stay out', async (t) => {
-  const app = await startCodehostApp(t);
-  const res = await app.server.inject({ method: 'GET', url: '/v1/openapi.json' });
-  t.equal(res.statusCode, 200);
-  const doc = JSON.parse(res.payload);
-  for (const [id, [method, path, tag]] of Object.entries(OPERATIONS)) {
-    const op = doc.paths[path]?.[method];
-    t.equal(op?.operationId, id, `${method.toUpperCase()} ${path}`);
-    t.same(op?.tags, [tag], `${id} is tagged ${tag}`);
-  }
-  t.same(Object.keys(doc.paths).filter((p) => p.startsWith('/codehost/local')), [], 'no local host page is an operation');
-  t.ok(doc.paths['/v1/webhooks/codehost'].post.requestBody.content['application/json'], 'the webhook documents its raw JSON body');
-  const result = await new Validator().validate(doc);
-  t.ok(result.valid, JSON.stringify(result.errors ?? []).slice(0, 2000));
-});
+t.test(
+  'the OpenAPI document lists the 20 code-host operations and stays valid; the local pages stay out',
+  async (t) => {
+    const app = await startCodehostApp(t);
+    const res = await app.server.inject({ method: 'GET', url: '/v1/openapi.json' });
+    t.equal(res.statusCode, 200);
+    const doc = JSON.parse(res.payload);
+    for (const [id, [method, path, tag]] of Object.entries(OPERATIONS)) {
+      const op = doc.paths[path]?.[method];
+      t.equal(op?.operationId, id, `${method.toUpperCase()} ${path}`);
+      t.same(op?.tags, [tag], `${id} is tagged ${tag}`);
+    }
+    t.same(
+      Object.keys(doc.paths).filter((p) => p.startsWith('/codehost/local')),
+      [],
+      'no local host page is an operation',
+    );
+    t.ok(
+      doc.paths['/v1/webhooks/codehost'].post.requestBody.content['application/json'],
+      'the webhook documents its raw JSON body',
+    );
+    const result = await new Validator().validate(doc);
+    t.ok(result.valid, JSON.stringify(result.errors ?? []).slice(0, 2000));
+  },
+);

@@ -15,7 +15,10 @@ const document = await buildServiceDocument({ plugins: builtinPlugins, adapters:
 const schema = await generateSchemaTypes(document);
 
 const stale: string[] = [];
-for (const [path, text] of [[documentPath, document], [schemaPath, schema]] as const) {
+for (const [path, text] of [
+  [documentPath, document],
+  [schemaPath, schema],
+] as const) {
   const current = await readFile(path, 'utf8').catch(() => null);
   if (current === text) continue;
   stale.push(relative(process.cwd(), path));
@@ -25,5 +28,7 @@ if (check && stale.length) {
   console.error(`stale: ${stale.join(', ')} (run npm run api:generate)`);
   process.exit(1);
 }
-console.log(`${check ? 'checked' : stale.length ? `wrote ${stale.join(', ')}` : 'up to date'} in ${Date.now() - started} ms`);
+console.log(
+  `${check ? 'checked' : stale.length ? `wrote ${stale.join(', ')}` : 'up to date'} in ${Date.now() - started} ms`,
+);
 process.exit(0);

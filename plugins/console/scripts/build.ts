@@ -14,7 +14,8 @@ const first = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m
 let firstGz = 0;
 for (const f of first) firstGz += gzipSync(await readFile(join(bundle.dir, f))).length;
 let allGz = 0;
-for (const f of await readdir(join(bundle.dir, 'assets'))) if (f.endsWith('.js')) allGz += gzipSync(await readFile(join(bundle.dir, 'assets', f))).length;
+for (const f of await readdir(join(bundle.dir, 'assets')))
+  if (f.endsWith('.js')) allGz += gzipSync(await readFile(join(bundle.dir, 'assets', f))).length;
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 const how = bundle.built ? `built in ${(bundle.ms / 1000).toFixed(1)} s` : 'is current';
 console.log(`console ${how} (${bundle.hash}): first load ${kb(firstGz)} gzipped JS, all pages ${kb(allGz)}`);

@@ -27,7 +27,10 @@ function sameLock(installedJson: string, lockJson: string): boolean {
     const a = JSON.parse(installedJson) as { packages?: Record<string, { version?: string }> };
     const b = JSON.parse(lockJson) as { packages?: Record<string, { version?: string }> };
     const wanted = Object.entries(b.packages ?? {}).filter(([k]) => k !== '');
-    return wanted.every(([k, v]) => a.packages?.[k]?.version === v.version) && Object.keys(a.packages ?? {}).length === wanted.length;
+    return (
+      wanted.every(([k, v]) => a.packages?.[k]?.version === v.version) &&
+      Object.keys(a.packages ?? {}).length === wanted.length
+    );
   } catch {
     return false;
   }

@@ -11,15 +11,35 @@ if (browserAvailable(t)) {
   const h = await startConsole(t);
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers, checked field by field
-  async function call(who: SignedUp | null, method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>): Promise<Record<string, any>> {
-    const res = await h.app.server.inject({ method, url, payload, remoteAddress: '192.0.2.80', ...(who ? who.auth : {}) });
+  async function call(
+    who: SignedUp | null,
+    method: 'GET' | 'POST',
+    url: string,
+    payload?: Record<string, unknown>,
+  ): Promise<Record<string, any>> {
+    const res = await h.app.server.inject({
+      method,
+      url,
+      payload,
+      remoteAddress: '192.0.2.80',
+      ...(who ? who.auth : {}),
+    });
     if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.payload}`);
     return JSON.parse(res.payload) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   }
 
   /** A ticket opened `daysAgo` days ago through the tickets service, answered after some minutes, maybe closed. */
-  async function ticket(orgId: string, workspaceId: string, origin: string, daysAgo: number, answerMin: number, closeMin?: number): Promise<void> {
-    const tickets = h.app.container.resolve<{ createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }> }>('ticketService');
+  async function ticket(
+    orgId: string,
+    workspaceId: string,
+    origin: string,
+    daysAgo: number,
+    answerMin: number,
+    closeMin?: number,
+  ): Promise<void> {
+    const tickets = h.app.container.resolve<{
+      createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
+    }>('ticketService');
     const input = { orgId, workspaceId, origin, subject: 'Help', customerEmail: 'jo@example.com' };
     const tk = await h.app.db.transaction((trx) => tickets.createTicket(trx, input));
     const start = Date.now() - daysAgo * 86_400_000;
@@ -39,7 +59,7 @@ if (browserAvailable(t)) {
     return out.slice(1);
   }
 
-  t.test('an owner reads the metrics as charts with the API\'s numbers; a reviewer reads their workspace', async (t) => {
+  t.test("an owner reads the metrics as charts with the API's numbers; a reviewer reads their workspace", async (t) => {
     const owner = await signUp(h.app, { orgName: 'Metrics Co', name: 'Mia Owner' });
     await onPlan(h.app, owner.organization.id, 'growth');
     const shop = await call(owner, 'POST', '/v1/workspaces', { name: 'Shop' });
@@ -68,12 +88,32 @@ if (browserAvailable(t)) {
     const volume = await tableOf(page, 'Tickets opened, resolved and fixed');
     t.equal(volume.length, api.series.length, 'a row per bucket of the API');
     const series = api.series.map((s: Record<string, number>) => [s.tickets, s.resolved, s.fixed]);
-    t.same(volume.map((r) => r.slice(1).map(Number)), series, 'the table holds the API\'s series');
+    t.same(
+      volume.map((r) => r.slice(1).map(Number)),
+      series,
+      "the table holds the API's series",
+    );
     const byOrigin = await tableOf(page, 'Tickets by origin');
-    t.same(byOrigin, [['Email', '3'], ['Widget', '1'], ['Code host', '0'], ['Proactive', '0']], 'tickets by origin as the API counts them');
+    t.same(
+      byOrigin,
+      [
+        ['Email', '3'],
+        ['Widget', '1'],
+        ['Code host', '0'],
+        ['Proactive', '0'],
+      ],
+      'tickets by origin as the API counts them',
+    );
     const origins = api.volume.by_origin;
-    t.same(byOrigin.map((r) => Number(r[1])), [origins.email, origins.widget, origins.codehost, origins.proactive]);
-    t.equal(await page.getByRole('heading', { name: 'Open-source sponsorship requests' }).count(), 0, 'no staff section for an owner');
+    t.same(
+      byOrigin.map((r) => Number(r[1])),
+      [origins.email, origins.widget, origins.codehost, origins.proactive],
+    );
+    t.equal(
+      await page.getByRole('heading', { name: 'Open-source sponsorship requests' }).count(),
+      0,
+      'no staff section for an owner',
+    );
     await expectAccessible(t, page, 'analytics of the organization');
     await screenshot(page, 'analytics-organization-en');
 
@@ -86,8 +126,17 @@ if (browserAvailable(t)) {
     const rpage = await signedInPage(h, reviewer, { width: 375, locale: 'en', colorScheme: 'dark' });
     await rpage.goto('/analytics');
     await rpage.getByRole('heading', { name: 'Analytics', exact: true }).waitFor();
-    t.same(await rpage.getByLabel('Show', { exact: true }).locator('option').allInnerTexts(), ['Shop'], 'only the workspace they can open');
-    await rpage.getByRole('region', { name: 'In this range' }).getByRole('definition').first().filter({ hasText: /^3$/ }).waitFor();
+    t.same(
+      await rpage.getByLabel('Show', { exact: true }).locator('option').allInnerTexts(),
+      ['Shop'],
+      'only the workspace they can open',
+    );
+    await rpage
+      .getByRole('region', { name: 'In this range' })
+      .getByRole('definition')
+      .first()
+      .filter({ hasText: /^3$/ })
+      .waitFor();
     await expectAccessible(t, rpage, 'analytics of a workspace on a phone');
     await screenshot(rpage, 'analytics-reviewer-375-dark');
   });
@@ -96,7 +145,12 @@ if (browserAvailable(t)) {
     const staff = await signUp(h.app, { orgName: 'Patchwell staff', name: 'Sam Staff' });
     await h.app.db('users').where({ id: staff.user.id }).update({ staff: true });
     const project = await signUp(h.app, { orgName: 'Gadget OSS' });
-    const request = { repository_url: 'https://github.com/gadget/core', name: 'Grace', email: 'grace@gadget.test', monthly_issues: 40 };
+    const request = {
+      repository_url: 'https://github.com/gadget/core',
+      name: 'Grace',
+      email: 'grace@gadget.test',
+      monthly_issues: 40,
+    };
     await call(null, 'POST', '/v1/public/oss-sponsorship-requests', request);
 
     const page = await signedInPage(h, staff, { width: 1440, locale: 'en', colorScheme: 'light' });
@@ -115,6 +169,6 @@ if (browserAvailable(t)) {
     await section.getByText(`Approved by ${staff.user.email} (15 fixes)`).waitFor();
     const balances = h.app.db('credit_balances').where({ org_id: project.organization.id, source: 'sponsored' });
     const balance = (await balances.first()) as { granted_fixes: number } | undefined;
-    t.equal(balance?.granted_fixes, 15, 'the project\'s organization has its sponsored fixes');
+    t.equal(balance?.granted_fixes, 15, "the project's organization has its sponsored fixes");
   });
 }

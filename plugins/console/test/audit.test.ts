@@ -13,7 +13,13 @@ import { signedInPage } from './tickets-walk.js';
 // the stream. On a plan without streaming an admin is told so; a reviewer's nav has neither section.
 const tls = selfSigned();
 
-async function call(app: App, who: SignedUp, method: 'POST', url: string, payload: Record<string, unknown>): Promise<void> {
+async function call(
+  app: App,
+  who: SignedUp,
+  method: 'POST',
+  url: string,
+  payload: Record<string, unknown>,
+): Promise<void> {
   const res = await app.server.inject({ method, url, payload, ...who.auth });
   if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.payload}`);
 }
@@ -31,8 +37,16 @@ if (browserAvailable(t)) {
     const owner = await signUp(h.app, { orgName: 'Contoso', name: 'Olga Owner' });
     await h.app.db('organizations').where({ id: owner.organization.id }).update({ plan: 'enterprise' });
     await call(h.app, owner, 'POST', '/v1/workspaces', { name: 'Contoso support' });
-    await call(h.app, owner, 'POST', '/v1/invitations', { email: 'dana@client.example', role: 'admin', workspace_ids: [] });
-    await call(h.app, owner, 'POST', '/v1/invitations', { email: 'eve@client.example', role: 'admin', workspace_ids: [] });
+    await call(h.app, owner, 'POST', '/v1/invitations', {
+      email: 'dana@client.example',
+      role: 'admin',
+      workspace_ids: [],
+    });
+    await call(h.app, owner, 'POST', '/v1/invitations', {
+      email: 'eve@client.example',
+      role: 'admin',
+      workspace_ids: [],
+    });
 
     const page = await signedInPage(h, owner, { width: 1440, locale: 'en', colorScheme: 'light' });
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.base });
@@ -55,7 +69,10 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Apply the filters' }).click();
 
     // An entry's details: who, what, and what the API recorded about it.
-    await page.getByRole('button', { name: /^Details of invitation\.created/ }).first().click();
+    await page
+      .getByRole('button', { name: /^Details of invitation\.created/ })
+      .first()
+      .click();
     const details = page.getByRole('dialog', { name: 'Entry invitation.created' });
     await details.getByText('eve@client.example').waitFor();
     await details.getByText(owner.user.email).waitFor();
@@ -63,7 +80,10 @@ if (browserAvailable(t)) {
     await details.getByRole('button', { name: 'Close' }).click();
 
     // The matching entries as a file (the Enterprise plan includes the export).
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download as CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download as CSV' }).click(),
+    ]);
     const csv = await readFile((await download.path())!, 'utf8');
     t.match(csv, /invitation\.created/, 'the file holds the filtered entries');
     t.notMatch(csv, /workspace\.created/, 'and only them');
@@ -102,13 +122,19 @@ if (browserAvailable(t)) {
     t.ok(test, 'the collector received the test batch');
     // The header the page names (X-Patchwell-Signature), as the collector received it.
     await state.getByText('X-Patchwell-Signature').waitFor();
-    t.ok(verifySignature(String(test!.headers['x-patchwell-signature']), test!.raw, secret), 'signed with the secret the page showed');
+    t.ok(
+      verifySignature(String(test!.headers['x-patchwell-signature']), test!.raw, secret),
+      'signed with the secret the page showed',
+    );
     await expectAccessible(t, page, 'audit stream');
     await screenshot(page, 'audit-stream-en');
 
     // Rotating: a new secret, once; afterwards its last four characters.
     await page.getByRole('button', { name: 'Rotate the secret' }).click();
-    await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate it' }).click();
+    await page
+      .getByRole('dialog', { name: 'Rotate the signing secret?' })
+      .getByRole('button', { name: 'Rotate it' })
+      .click();
     await shown.waitFor();
     const rotated = (await shown.locator('code').textContent())!;
     t.not(rotated, secret, 'a new secret');
@@ -135,10 +161,12 @@ if (browserAvailable(t)) {
     await page.getByText('No stream yet').waitFor();
     await page.context().close();
 
-    const reviewer = await signedInPage(h, await addMember(h.app, owner, { role: 'reviewer', name: 'Rick Reviewer' }), { width: 1440 });
+    const reviewer = await signedInPage(h, await addMember(h.app, owner, { role: 'reviewer', name: 'Rick Reviewer' }), {
+      width: 1440,
+    });
     await reviewer.goto('/tickets');
     await reviewer.getByRole('link', { name: 'Team', exact: true }).waitFor();
-    t.equal(await reviewer.getByRole('link', { name: 'Audit log' }).count(), 0, 'no audit log in a reviewer\'s nav');
-    t.equal(await reviewer.getByRole('link', { name: 'Privacy' }).count(), 0, 'no privacy in a reviewer\'s nav');
+    t.equal(await reviewer.getByRole('link', { name: 'Audit log' }).count(), 0, "no audit log in a reviewer's nav");
+    t.equal(await reviewer.getByRole('link', { name: 'Privacy' }).count(), 0, "no privacy in a reviewer's nav");
   });
 }

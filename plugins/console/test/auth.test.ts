@@ -26,7 +26,11 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Create account' }).click();
     // The API's own validation, shown at the fields it names.
     await page.getByText('Check the highlighted fields.').waitFor();
-    t.equal(await page.getByLabel('Password').getAttribute('aria-invalid'), 'true', 'the short password is marked at its field');
+    t.equal(
+      await page.getByLabel('Password').getAttribute('aria-invalid'),
+      'true',
+      'the short password is marked at its field',
+    );
     await expectAccessible(t, page, 'sign up with errors');
 
     await page.getByLabel('Password').fill(password);
@@ -40,7 +44,11 @@ if (browserAvailable(t)) {
     await expectAccessible(t, page, 'verify email');
     await page.getByRole('link', { name: 'Continue' }).click();
     await page.getByRole('heading', { name: 'Your first workspace' }).waitFor();
-    t.equal(await page.getByText('Confirm your email address: we sent you a link.').count(), 0, 'the reminder is gone once confirmed');
+    t.equal(
+      await page.getByText('Confirm your email address: we sent you a link.').count(),
+      0,
+      'the reminder is gone once confirmed',
+    );
 
     await page.getByRole('button', { name: 'Account: Ada Lovelace' }).click();
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -51,7 +59,8 @@ if (browserAvailable(t)) {
     await page.getByRole('heading', { name: 'Sign in to Patchwell' }).waitFor();
     t.match(page.url(), /\/login\?redirect_to=%2Fsettings%2Fprofile$/);
     // By keyboard alone: Tab to the address, type, Tab to the password, Enter.
-    for (let i = 0; i < 6 && !(await page.getByLabel('Email').evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 6 && !(await page.getByLabel('Email').evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
     await page.keyboard.type(email);
     await page.keyboard.press('Tab');
     await page.keyboard.type('not my password');

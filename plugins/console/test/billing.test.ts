@@ -32,13 +32,17 @@ if (browserAvailable(t)) {
     await expectAccessible(t, page, 'checkout dialog');
     await dialog.getByRole('button', { name: 'Go to the payment page' }).click();
     await page.getByRole('heading', { name: 'Checkout' }).waitFor();
-    t.match(new URL(page.url()).pathname, /^\/pay\/local\/checkout\//, 'the payment provider\'s page');
+    t.match(new URL(page.url()).pathname, /^\/pay\/local\/checkout\//, "the payment provider's page");
     await page.getByRole('button', { name: 'Start trial' }).click();
     await page.getByText('Welcome back: the payment page is done').waitFor();
     t.equal(new URL(page.url()).pathname, '/billing', 'back on the billing page');
     await plan.getByText('Startup', { exact: true }).first().waitFor();
     await plan.getByText(/14 days left \(until .+\), 10 trial fixes/).waitFor();
-    t.equal(await page.getByRole('row', { name: /^Startup Current/ }).count(), 1, 'Startup is marked as the current plan');
+    t.equal(
+      await page.getByRole('row', { name: /^Startup Current/ }).count(),
+      1,
+      'Startup is marked as the current plan',
+    );
 
     // A switch says what changes and that it is prorated.
     await page.getByRole('button', { name: 'Switch to Growth' }).click();
@@ -58,13 +62,18 @@ if (browserAvailable(t)) {
     await bySource.getByRole('row', { name: /^Top-up 10/ }).waitFor();
     const ledger = page.getByRole('table', { name: 'Credit ledger' });
     await ledger.getByRole('row', { name: /Granted Top-up \+10/ }).waitFor();
-    t.ok(await ledger.getByRole('row', { name: /Granted Plan/ }).count() >= 1, 'the plan\'s grants are in the ledger too');
+    t.ok(
+      (await ledger.getByRole('row', { name: /Granted Plan/ }).count()) >= 1,
+      "the plan's grants are in the ledger too",
+    );
 
     // The spend cap and its alert threshold.
     await page.getByLabel('Monthly cap in USD').fill('150');
     await page.getByRole('button', { name: 'Save the cap' }).click();
     await page.getByText('Monthly cap $150.00; an email alert at 80% ($120.00).').waitFor();
-    const org = (await h.app.db('organizations').where({ id: owner.organization.id }).first()) as { spend_cap_usd: string | number };
+    const org = (await h.app.db('organizations').where({ id: owner.organization.id }).first()) as {
+      spend_cap_usd: string | number;
+    };
     t.equal(Number(org.spend_cap_usd), 150, 'the cap is stored');
 
     // Invoices: the top-up's, with the provider's page to download it.
@@ -72,8 +81,13 @@ if (browserAvailable(t)) {
     const link = invoices.getByRole('link', { name: /^Download / }).first();
     await link.waitFor();
     await invoices.getByRole('row', { name: /Top-up \$30\.00 Paid/ }).waitFor();
-    const res = await page.request.get((await invoices.getByRole('row', { name: /Top-up/ }).getByRole('link').getAttribute('href'))!);
-    t.equal(res.status(), 200, 'the invoice link opens the provider\'s invoice');
+    const res = await page.request.get(
+      (await invoices
+        .getByRole('row', { name: /Top-up/ })
+        .getByRole('link')
+        .getAttribute('href'))!,
+    );
+    t.equal(res.status(), 200, "the invoice link opens the provider's invoice");
 
     // A second review claim: the API's 409, in words.
     const claims = page.getByRole('region', { name: 'Fixes for a review or case study' });

@@ -16,13 +16,20 @@ if (browserAvailable(t)) {
   const dns = await startDns();
   t.teardown(() => dns.close());
   const h = await startConsole(t, {
-    plugins: { brand: { options: { dnsServers: [dns.server], dnsTimeoutMs: 1000, statusCnameTarget: 'status.patchwell.test' } } },
+    plugins: {
+      brand: { options: { dnsServers: [dns.server], dnsTimeoutMs: 1000, statusCnameTarget: 'status.patchwell.test' } },
+    },
   });
 
   t.test('an owner brands the customer surfaces and sees them before saving', async (t) => {
     const owner = await signUp(h.app, { orgName: 'Acme', name: 'Olga Owner' });
     await onPlan(h.app, owner.organization.id, 'growth'); // brand profiles and custom domains
-    const ws = await h.app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name: 'Acme support' }, ...owner.auth });
+    const ws = await h.app.server.inject({
+      method: 'POST',
+      url: '/v1/workspaces',
+      payload: { name: 'Acme support' },
+      ...owner.auth,
+    });
     t.equal(ws.statusCode, 201, ws.payload);
     const page = await signedInPage(h, owner, { width: 1440, locale: 'en', colorScheme: 'light' });
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.base });
@@ -52,7 +59,10 @@ if (browserAvailable(t)) {
     const answer = JSON.parse(got.payload) as { primary_color_effective: string; color_adjusted: boolean };
     t.ok(answer.color_adjusted, 'the API darkened the color');
     await page.getByText(`In use: ${answer.primary_color_effective}`).waitFor();
-    const header = await preview.locator('.pv-head').first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    const header = await preview
+      .locator('.pv-head')
+      .first()
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
     const [r, g, b] = [1, 3, 5].map((i) => parseInt(answer.primary_color_effective.slice(i, i + 2), 16));
     t.equal(header, `rgb(${r}, ${g}, ${b})`, 'the preview uses the color in use');
 

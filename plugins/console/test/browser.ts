@@ -49,7 +49,11 @@ export interface ConsoleHarness {
   browser: Browser;
   outbox: OutboxChannelAdapter;
   /** A new browser window: `width` 375 or 1440, a language and a color scheme. */
-  open(opts?: { width?: number; locale?: 'en' | 'it'; colorScheme?: 'light' | 'dark' }): Promise<{ context: BrowserContext; page: Page }>;
+  open(opts?: {
+    width?: number;
+    locale?: 'en' | 'it';
+    colorScheme?: 'light' | 'dark';
+  }): Promise<{ context: BrowserContext; page: Page }>;
   /** The `path` link of the latest email to `to` whose subject matches (waits for one). */
   link(to: string, subject: RegExp, path: string): Promise<string>;
 }
@@ -60,13 +64,23 @@ export async function startConsole(t: Test, overrides: Record<string, unknown> =
   const port = await freePort();
   // A host name, not an address: the inbound domain is derived from it (inbound.<host>).
   const base = `http://localhost:${port}`;
-  const app = await startTestApp(t, { ...overrides, server: { host: '127.0.0.1', port, publicBaseUrl: base, validateResponses: true } });
+  const app = await startTestApp(t, {
+    ...overrides,
+    server: { host: '127.0.0.1', port, publicBaseUrl: base, validateResponses: true },
+  });
   await app.server.start();
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--headless',
+    ],
   });
   t.teardown(() => browser.close());
   const outbox = app.container.resolve('channelAdapter') as OutboxChannelAdapter;
@@ -77,12 +91,22 @@ export async function startConsole(t: Test, overrides: Record<string, unknown> =
     browser,
     outbox,
     async open({ width = 1440, locale = 'en', colorScheme = 'light' } = {}) {
-      const context = await browser.newContext({ baseURL: base, viewport: { width, height: width < 500 ? 812 : 900 }, locale, colorScheme });
+      const context = await browser.newContext({
+        baseURL: base,
+        viewport: { width, height: width < 500 ? 812 : 900 },
+        locale,
+        colorScheme,
+      });
       const page = await context.newPage();
       // What the person saw when a step failed: the page's text and a screenshot.
       t.teardown(async () => {
         if (!t.passing()) {
-          t.comment(`page at failure: ${page.url()}\n${await page.locator('body').innerText().catch(() => '')}`);
+          t.comment(
+            `page at failure: ${page.url()}\n${await page
+              .locator('body')
+              .innerText()
+              .catch(() => '')}`,
+          );
           await page.screenshot({ path: join(ARTIFACTS, `failure-${Date.now()}.png`) }).catch(() => {});
         }
         await context.close();
@@ -93,7 +117,8 @@ export async function startConsole(t: Test, overrides: Record<string, unknown> =
     },
     async link(to, subject, path) {
       const linkIn = (m: { links: string[] }) => m.links.find((l) => new URL(l).pathname === path);
-      const wanted = (m: { to: string[]; subject: string; links: string[] }) => m.to.includes(to) && subject.test(m.subject) && !!linkIn(m);
+      const wanted = (m: { to: string[]; subject: string; links: string[] }) =>
+        m.to.includes(to) && subject.test(m.subject) && !!linkIn(m);
       const latest = [...outbox.messages].reverse().find(wanted) ?? (await outbox.waitFor(wanted, 10_000));
       return linkIn(latest)!;
     },
@@ -105,7 +130,13 @@ export async function expectAccessible(t: Test, page: Page, label: string): Prom
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   t.same(
-    bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')})`),
+    bad.map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join('; ')})`,
+    ),
     [],
     `${label}: no serious or critical accessibility violation`,
   );

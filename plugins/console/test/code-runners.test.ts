@@ -10,9 +10,15 @@ import { signedInPage } from './tickets-walk.js';
 // followed until it is diagnosed, with a link to its ticket.
 if (browserAvailable(t)) {
   const h = await startConsole(t, {
-    adapters: { codeHost: 'codehost-local', options: { 'codehost-local': { webhookSecret: 'console-runners-codehost-secret-01' } } },
+    adapters: {
+      codeHost: 'codehost-local',
+      options: { 'codehost-local': { webhookSecret: 'console-runners-codehost-secret-01' } },
+    },
     // The fix loop and the runner plugin are off under the test helpers (on in the product).
-    plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100] } }, runner: { enabled: true } },
+    plugins: {
+      fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100] } },
+      runner: { enabled: true },
+    },
   });
 
   t.test('an owner registers, rotates and revokes a runner, then sends a test ticket', async (t) => {
@@ -44,7 +50,12 @@ if (browserAvailable(t)) {
     const second = (await rotated.getByLabel('Runner token').textContent())!;
     t.not(second, first, 'a new token');
     await rotated.getByRole('button', { name: 'I have copied it' }).click();
-    const claimOld = await h.app.server.inject({ method: 'POST', url: '/v1/runner/claim', headers: { authorization: `Bearer ${first}` }, payload: {} });
+    const claimOld = await h.app.server.inject({
+      method: 'POST',
+      url: '/v1/runner/claim',
+      headers: { authorization: `Bearer ${first}` },
+      payload: {},
+    });
     t.equal(claimOld.statusCode, 401, 'the old token is refused');
 
     await runners.getByRole('button', { name: 'Revoke' }).click();
@@ -58,7 +69,12 @@ if (browserAvailable(t)) {
     await test.getByRole('button', { name: 'Send a test ticket' }).click();
     await test.getByRole('alert').waitFor();
     t.match(await test.getByRole('alert').textContent(), /agent/i, 'refused until an agent is chosen');
-    const agent = await call(h.app, owner, 'POST', '/v1/onboarding/agent', { answer: 'no_agent', mode: 'managed', agent: 'builtin', auth: 'api-key' });
+    const agent = await call(h.app, owner, 'POST', '/v1/onboarding/agent', {
+      answer: 'no_agent',
+      mode: 'managed',
+      agent: 'builtin',
+      auth: 'api-key',
+    });
     t.equal(agent.status, 200);
     await test.getByRole('button', { name: 'Send a test ticket' }).click();
     await test.getByRole('link', { name: 'Open the test ticket' }).waitFor();

@@ -17,7 +17,9 @@ const FILES = {
 // (a refused combination first; then the workflow preview), replaces the key and deletes the
 // unused credential, turns on open-source intake, unlinks the installation, installs it again and connects the repository.
 if (browserAvailable(t)) {
-  const h = await startConsole(t, { adapters: { codeHost: 'codehost-local', options: { 'codehost-local': { webhookSecret: HOST_SECRET } } } });
+  const h = await startConsole(t, {
+    adapters: { codeHost: 'codehost-local', options: { 'codehost-local': { webhookSecret: HOST_SECRET } } },
+  });
 
   t.test('an owner manages the code host, the repository, where jobs run and open source', async (t) => {
     const owner = await signUp(h.app, { orgName: 'Webshop', name: 'Olga Owner' });
@@ -25,7 +27,8 @@ if (browserAvailable(t)) {
     const ws = await createWorkspace(h.app, owner, 'Web');
     const repo = await connectRepository(h.app, owner, ws.id, 'web', FILES);
     const full = `${owner.organization.slug}/web`;
-    const execution = async (): Promise<Json> => (await call(h.app, owner, 'GET', `/v1/onboarding/execution/${ws.id}`)).body;
+    const execution = async (): Promise<Json> =>
+      (await call(h.app, owner, 'GET', `/v1/onboarding/execution/${ws.id}`)).body;
 
     const page = await signedInPage(h, owner, { width: 1440, locale: 'en', colorScheme: 'light' });
     page.setDefaultTimeout(20_000);
@@ -83,11 +86,18 @@ if (browserAvailable(t)) {
     await form.getByRole('button', { name: 'Save the execution settings' }).click();
     await credentials.getByRole('row', { name: /…abcd.*Not used/ }).waitFor();
     await credentials.getByRole('button', { name: 'Delete the credential ending with abcd' }).click();
-    await page.getByRole('dialog', { name: 'Delete the credential ending with abcd?' }).getByRole('button', { name: 'Delete the credential' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete the credential ending with abcd?' })
+      .getByRole('button', { name: 'Delete the credential' })
+      .click();
     await page.getByText('Credential deleted').waitFor();
     await credentials.getByRole('row', { name: /…abcd/ }).waitFor({ state: 'detached' });
     const after = await execution();
-    t.same(after.credentials.map((c: Json) => [c.last4, c.in_use]), [['5432', true]], 'only the key in use is left');
+    t.same(
+      after.credentials.map((c: Json) => [c.last4, c.in_use]),
+      [['5432', true]],
+      'only the key in use is left',
+    );
     t.match(after, { mode: 'managed', agent: 'agent_2', auth: 'api-key' });
 
     // Open source: every issue and pull request but those labelled out.
@@ -102,19 +112,33 @@ if (browserAvailable(t)) {
 
     // Unlinking the installation disconnects the repository.
     await installation.getByRole('button', { name: 'Unlink…' }).click();
-    await page.getByRole('dialog', { name: `Unlink ${owner.organization.slug}?` }).getByRole('button', { name: 'Unlink the installation' }).click();
+    await page
+      .getByRole('dialog', { name: `Unlink ${owner.organization.slug}?` })
+      .getByRole('button', { name: 'Unlink the installation' })
+      .click();
     await page.getByText('Unlinked; 1 repository disconnected').waitFor();
     await page.getByText('No repository is connected to this workspace').waitFor();
-    t.equal((await call(h.app, owner, 'GET', `/v1/repositories/${repo.id}`)).status, 404, 'the repository is disconnected');
+    t.equal(
+      (await call(h.app, owner, 'GET', `/v1/repositories/${repo.id}`)).status,
+      404,
+      'the repository is disconnected',
+    );
 
     // Installing again from here: the code host's page comes back to the code settings, not onboarding.
     await page.getByRole('button', { name: 'Install the app' }).click();
     await page.getByRole('heading', { name: 'Code settings' }).waitFor();
-    await page.getByRole('group', { name: owner.organization.slug, exact: true }).getByRole('button', { name: 'Synchronize' }).waitFor();
+    await page
+      .getByRole('group', { name: owner.organization.slug, exact: true })
+      .getByRole('button', { name: 'Synchronize' })
+      .waitFor();
     t.match(page.url(), /\/settings\/code$/, 'back on the code settings');
     await page.getByRole('button', { name: `Connect ${full}` }).click();
     await page.getByText(`${full} connected: its code index is being built`).waitFor();
     await page.getByRole('group', { name: full }).getByRole('status').filter({ hasText: 'Ready' }).waitFor();
-    t.equal((await call(h.app, owner, 'GET', `/v1/repositories?workspace_id=${ws.id}`)).body.items.length, 1, 'connected again from the page');
+    t.equal(
+      (await call(h.app, owner, 'GET', `/v1/repositories?workspace_id=${ws.id}`)).body.items.length,
+      1,
+      'connected again from the page',
+    );
   });
 }

@@ -11,13 +11,18 @@ import { browserAvailable, expectAccessible, screenshot, startConsole } from './
 // defaults): the sign-in page and the profile say so instead of offering what cannot work.
 if (browserAvailable(t)) {
   // The fix loop is on in the product's defaults; tests turn it on (test/helpers/db.ts), polling fast.
-  const h = await startConsole(t, { plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100] } } } });
+  const h = await startConsole(t, {
+    plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100] } } },
+  });
 
   t.test('an owner allows the demo and watches it diagnose a ticket on their code', async (t) => {
     const owner = await signUp(h.app, { orgName: 'Shop', name: 'Grace Hopper', email: 'grace@shop.example' });
     const ws = await call(h.app, owner, 'POST', '/v1/workspaces', { name: 'Shop' });
     await call(h.app, owner, 'POST', '/v1/onboarding/workspace', { workspace_id: ws.body.id });
-    const repo = await connectRepository(h.app, owner, ws.body.id, 'shop', { 'README.md': SHOP_FILES['README.md']!, 'src/cart.js': SHOP_FILES['src/cart.js']! });
+    const repo = await connectRepository(h.app, owner, ws.body.id, 'shop', {
+      'README.md': SHOP_FILES['README.md']!,
+      'src/cart.js': SHOP_FILES['src/cart.js']!,
+    });
     const step = await call(h.app, owner, 'POST', '/v1/onboarding/repository', { repository_id: repo.id });
     t.equal(step.status, 200, 'the repository step is done');
 
@@ -26,9 +31,14 @@ if (browserAvailable(t)) {
     await page.goto('/onboarding');
     await page.getByRole('heading', { name: 'Channels' }).waitFor();
     // The last step is always reachable from the steps list.
-    await page.getByRole('navigation', { name: 'Onboarding steps' }).getByRole('button', { name: 'Done', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'Onboarding steps' })
+      .getByRole('button', { name: 'Done', exact: true })
+      .click();
     await page.getByRole('heading', { name: 'See it work on your code' }).waitFor();
-    await page.getByText("The demo clones your repository into Patchwell's managed sandbox. Do you allow it?").waitFor();
+    await page
+      .getByText("The demo clones your repository into Patchwell's managed sandbox. Do you allow it?")
+      .waitFor();
     t.equal(await page.getByRole('button', { name: 'Start the demo' }).count(), 0, 'no start before consent');
     await expectAccessible(t, page, 'onboarding: demo consent (dark)');
     await screenshot(page, 'onboarding-demo-consent-en-dark');
@@ -43,14 +53,26 @@ if (browserAvailable(t)) {
     await page.getByText(/Demo email from .+: “.+”/).waitFor();
     const outcome = page.getByRole('status').filter({ hasText: /The demo is done|The demo stopped/ });
     // The running phase, named (it may be over before the first poll on a fast machine).
-    const progress = page.getByRole('progressbar', { name: /^(Choosing a case|Indexing the repository|Reading the code|Diagnosing|Writing a fix)…$/ });
+    const progress = page.getByRole('progressbar', {
+      name: /^(Choosing a case|Indexing the repository|Reading the code|Diagnosing|Writing a fix)…$/,
+    });
     await progress.or(outcome).first().waitFor();
     if (await progress.count()) await expectAccessible(t, page, 'onboarding: demo running (dark)');
     await outcome.waitFor({ timeout: 60_000 });
-    t.match(await outcome.textContent(), /^The demo is done: (a reply is drafted|the case goes to your team)\.$/, 'the outcome, in words');
-    await page.getByRole('heading', { name: /^Diagnosis( \(confidence \d+%\)|: no category fits, the team reads it)$/ }).waitFor();
+    t.match(
+      await outcome.textContent(),
+      /^The demo is done: (a reply is drafted|the case goes to your team)\.$/,
+      'the outcome, in words',
+    );
+    await page
+      .getByRole('heading', { name: /^Diagnosis( \(confidence \d+%\)|: no category fits, the team reads it)$/ })
+      .waitFor();
     t.equal(navigations, 0, 'the progress and the outcome arrived without a reload');
-    t.equal(await page.getByRole('button', { name: 'Run the demo again' }).count(), 0, 'a diagnosed demo is not offered again');
+    t.equal(
+      await page.getByRole('button', { name: 'Run the demo again' }).count(),
+      0,
+      'a diagnosed demo is not offered again',
+    );
     await expectAccessible(t, page, 'onboarding: demo done (dark)');
     await screenshot(page, 'onboarding-demo-done-en-dark');
 
@@ -65,12 +87,20 @@ if (browserAvailable(t)) {
     await page.goto('/login');
     await page.getByRole('link', { name: 'Continue with the code host' }).click();
     await page.getByRole('alert').filter({ hasText: 'Code host sign-in is not available' }).waitFor();
-    t.match(page.url(), /\/login\?error=codehost_sign_in_unavailable$/, 'back on sign-in, not on a form that cannot succeed');
+    t.match(
+      page.url(),
+      /\/login\?error=codehost_sign_in_unavailable$/,
+      'back on sign-in, not on a form that cannot succeed',
+    );
     await expectAccessible(t, page, 'sign in: code host unavailable');
 
     await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1]!, url: h.base }]);
     await page.goto('/settings/profile');
     await page.getByText('Signing in with the code host is not set up on this service.').waitFor();
-    t.equal(await page.getByRole('link', { name: 'Link your code host account' }).count(), 0, 'no link that cannot work');
+    t.equal(
+      await page.getByRole('link', { name: 'Link your code host account' }).count(),
+      0,
+      'no link that cannot work',
+    );
   });
 }

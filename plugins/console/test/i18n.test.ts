@@ -8,12 +8,22 @@ const read = (file: string) => JSON.parse(readFileSync(join(appDir, 'src', 'i18n
 // The foundation's catalogue plus every area's (tickets.en.json, …), merged as src/i18n/index.ts does.
 const catalogues = readdirSync(join(appDir, 'src', 'i18n')).filter((f) => f.endsWith('.json'));
 const load = (locale: string) =>
-  Object.assign({}, ...catalogues.filter((f) => f === `${locale}.json` || f.endsWith(`.${locale}.json`)).map(read)) as Tree;
+  Object.assign(
+    {},
+    ...catalogues.filter((f) => f === `${locale}.json` || f.endsWith(`.${locale}.json`)).map(read),
+  ) as Tree;
 function keys(tree: Tree, prefix = ''): string[] {
-  return Object.entries(tree).flatMap(([k, v]) => (typeof v === 'string' ? [`${prefix}${k}`] : keys(v, `${prefix}${k}.`)));
+  return Object.entries(tree).flatMap(([k, v]) =>
+    typeof v === 'string' ? [`${prefix}${k}`] : keys(v, `${prefix}${k}.`),
+  );
 }
 function value(tree: Tree, key: string): string | Tree | undefined {
-  return key.split('.').reduce<string | Tree | undefined>((node, part) => (node && typeof node === 'object' ? node[part] : undefined), tree);
+  return key
+    .split('.')
+    .reduce<string | Tree | undefined>(
+      (node, part) => (node && typeof node === 'object' ? node[part] : undefined),
+      tree,
+    );
 }
 
 const en = load('en');
@@ -22,8 +32,16 @@ const it = load('it');
 t.test('every text of the console exists in English and Italian', async (t) => {
   const enKeys = keys(en).sort();
   const itKeys = keys(it).sort();
-  t.same(enKeys.filter((k) => !itKeys.includes(k)), [], 'no English text lacks its Italian');
-  t.same(itKeys.filter((k) => !enKeys.includes(k)), [], 'no Italian text lacks its English');
+  t.same(
+    enKeys.filter((k) => !itKeys.includes(k)),
+    [],
+    'no English text lacks its Italian',
+  );
+  t.same(
+    itKeys.filter((k) => !enKeys.includes(k)),
+    [],
+    'no Italian text lacks its English',
+  );
   for (const k of enKeys) {
     const vars = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
     t.same(vars(value(it, k) as string), vars(value(en, k) as string), `${k}: the same placeholders`);
@@ -60,7 +78,8 @@ t.test('every key the pages ask for by its literal name exists', async (t) => {
     for (const m of src.matchAll(/\bt\('([a-zA-Z][\w.]*)'/g)) {
       seen++;
       // A plural key exists as its forms (`key_one`, `key_other`), as i18next looks them up.
-      if (typeof value(en, m[1]!) !== 'string' && typeof value(en, `${m[1]!}_other`) !== 'string') missing.push(`${m[1]} (${file.slice(appDir.length + 1)})`);
+      if (typeof value(en, m[1]!) !== 'string' && typeof value(en, `${m[1]!}_other`) !== 'string')
+        missing.push(`${m[1]} (${file.slice(appDir.length + 1)})`);
     }
   }
   t.ok(seen > 100, `${seen} literal keys checked`);

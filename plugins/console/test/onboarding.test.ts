@@ -11,9 +11,15 @@ if (browserAvailable(t)) {
 
   t.test('an owner completes onboarding with a repository of the local code host', async (t) => {
     const owner = await signUp(h.app, { orgName: 'Webshop', name: 'Ada Lovelace', email: 'ada@storefront.example' });
-    await (h.app.container.resolve('codeHost') as LocalCodeHost).createRepository(`${owner.organization.slug}/storefront`, {
-      files: { 'README.md': '# Storefront\n\nRun `npm start`.\n', 'src/cart.js': 'export function total(items) {\n  throw new Error("not implemented");\n}\n' },
-    });
+    await (h.app.container.resolve('codeHost') as LocalCodeHost).createRepository(
+      `${owner.organization.slug}/storefront`,
+      {
+        files: {
+          'README.md': '# Storefront\n\nRun `npm start`.\n',
+          'src/cart.js': 'export function total(items) {\n  throw new Error("not implemented");\n}\n',
+        },
+      },
+    );
     const { context, page } = await h.open({ width: 1440, locale: 'en', colorScheme: 'light' });
     await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1]!, url: h.base }]);
 
@@ -53,7 +59,11 @@ if (browserAvailable(t)) {
     // The workspace runs in the managed sandbox, so the demo needs no further consent; its
     // progress is polled while it runs.
     await page.getByRole('button', { name: 'Start the demo' }).click();
-    await page.getByRole('progressbar').or(page.getByText(/The demo is done|The demo stopped/)).first().waitFor();
+    await page
+      .getByRole('progressbar')
+      .or(page.getByText(/The demo is done|The demo stopped/))
+      .first()
+      .waitFor();
     await page.getByText('Demo email from').waitFor();
     await expectAccessible(t, page, 'onboarding: demo');
     await page.getByRole('button', { name: 'Finish onboarding' }).click();
@@ -71,7 +81,12 @@ if (browserAvailable(t)) {
     await page.getByRole('heading', { name: 'See it work on your code' }).waitFor();
     const state = (await h.app.server.inject({ url: '/v1/onboarding', ...owner.auth })).payload;
     t.match(JSON.parse(state), {
-      steps: [{ id: 'repository', status: 'done' }, { id: 'channels', status: 'done' }, { id: 'agent', status: 'done' }, { id: 'logs', status: 'skipped' }],
+      steps: [
+        { id: 'repository', status: 'done' },
+        { id: 'channels', status: 'done' },
+        { id: 'agent', status: 'done' },
+        { id: 'logs', status: 'skipped' },
+      ],
     });
   });
 }

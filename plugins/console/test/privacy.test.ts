@@ -19,10 +19,16 @@ if (browserAvailable(t)) {
     t.not(Object.keys(await traces(h.app, 'grace@customer.example')).length, 0, 'the end user is in the data');
 
     // An admin: erasure only (export and closure are the owners').
-    const admin = await signedInPage(h, await addMember(h.app, owner, { role: 'admin', name: 'Adam Admin' }), { width: 1440 });
+    const admin = await signedInPage(h, await addMember(h.app, owner, { role: 'admin', name: 'Adam Admin' }), {
+      width: 1440,
+    });
     await admin.goto('/privacy');
     await admin.getByRole('heading', { name: 'Erase an end user' }).waitFor();
-    t.equal(await admin.getByRole('heading', { name: "Export the organization's data" }).count(), 0, 'no export for an admin');
+    t.equal(
+      await admin.getByRole('heading', { name: "Export the organization's data" }).count(),
+      0,
+      'no export for an admin',
+    );
     t.equal(await admin.getByRole('heading', { name: 'Close the organization' }).count(), 0, 'no closure for an admin');
     await admin.context().close();
 
@@ -35,7 +41,10 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Start an export' }).click();
     await page.getByText('The export is being built').waitFor();
     await page.getByText(`The download link will be emailed to ${owner.user.email}`).waitFor();
-    const mail = await h.outbox.waitFor((m) => m.to.includes(owner.user.email) && /export is ready/.test(m.subject), 20_000);
+    const mail = await h.outbox.waitFor(
+      (m) => m.to.includes(owner.user.email) && /export is ready/.test(m.subject),
+      20_000,
+    );
     const link = new URL(mail.links.find((l) => new URL(l).pathname.startsWith('/downloads/privacy-exports/'))!);
     const archive = await h.app.server.inject({ method: 'GET', url: link.pathname });
     t.equal(archive.statusCode, 200, 'the emailed link downloads the archive');
@@ -47,7 +56,10 @@ if (browserAvailable(t)) {
     const ask = page.getByRole('dialog', { name: 'Erase grace@customer.example?' });
     await ask.getByRole('button', { name: 'Erase everything about them' }).click();
     await page.getByText(/^Erased\. Rows deleted or rewritten: [1-9]/).waitFor();
-    await page.getByRole('region', { name: 'Rows by table' }).getByRole('cell', { name: 'tickets', exact: true }).waitFor();
+    await page
+      .getByRole('region', { name: 'Rows by table' })
+      .getByRole('cell', { name: 'tickets', exact: true })
+      .waitFor();
     t.same(await traces(h.app, 'grace@customer.example'), {}, 'nothing of them is left');
     await expectAccessible(t, page, 'privacy page');
     await screenshot(page, 'privacy-en');
@@ -59,7 +71,16 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Close the organization' }).click();
     await page.getByText(`Type exactly ${slug}, the organization's short name`).waitFor();
     t.equal(await page.getByLabel(`Type ${slug} to confirm`).getAttribute('aria-invalid'), 'true');
-    t.equal(await h.app.db('privacy_closures').where({ org_id: owner.organization.id }).count('* as n').first().then((r) => Number(r!.n)), 0, 'not closed');
+    t.equal(
+      await h.app
+        .db('privacy_closures')
+        .where({ org_id: owner.organization.id })
+        .count('* as n')
+        .first()
+        .then((r) => Number(r!.n)),
+      0,
+      'not closed',
+    );
     await page.getByLabel('Why are you leaving? (optional)').fill('Moving to another tool');
     await page.getByLabel(`Type ${slug} to confirm`).fill(slug);
     await page.getByRole('button', { name: 'Close the organization' }).click();

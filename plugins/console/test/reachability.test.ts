@@ -8,7 +8,11 @@ import { appDir } from '../build.js';
 // operations the console's client calls, compares them with the document, and fails when an
 // operation has no console path (a new route needs its page).
 
-interface Operation { operationId: string; tags?: string[]; security?: Record<string, string[]>[] }
+interface Operation {
+  operationId: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+}
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const doc = JSON.parse(readFileSync(join(appDir, 'src', 'api', 'openapi.json'), 'utf8')) as {
   paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
@@ -40,7 +44,8 @@ function consoleCalls(): { call: string; file: string }[] {
       else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) {
         const src = readFileSync(join(dir, e.name), 'utf8');
         const file = join(dir, e.name).slice(appDir.length + 1);
-        for (const m of src.matchAll(/\bapi\.(GET|POST|PUT|PATCH|DELETE)\(\s*'([^']+)'/g)) calls.push({ call: `${m[1]} ${m[2]}`, file });
+        for (const m of src.matchAll(/\bapi\.(GET|POST|PUT|PATCH|DELETE)\(\s*'([^']+)'/g))
+          calls.push({ call: `${m[1]} ${m[2]}`, file });
         for (const m of src.matchAll(/\bhref\(\s*'(\/v1\/[^']+)'/g)) calls.push({ call: `GET ${m[1]}`, file });
       }
     }
@@ -58,7 +63,10 @@ const unreached = [...operations.entries()]
 
 t.test('every call of the console names an operation of the document', async (t) => {
   t.ok(calls.length > 50, `${calls.length} calls found`);
-  t.same(calls.filter((c) => !operations.has(c.call)).map((c) => `${c.call} (${c.file})`), []);
+  t.same(
+    calls.filter((c) => !operations.has(c.call)).map((c) => `${c.call} (${c.file})`),
+    [],
+  );
 });
 
 t.test('every operation in scope has a console path', async (t) => {

@@ -18,9 +18,20 @@ if (browserAvailable(t)) {
     const id = `rel_${randomBytes(8).toString('hex')}`;
     const now = new Date();
     await h.app.db('fix_releases').insert({
-      id, org_id: owner.organization.id, workspace_id: ws.id, kind: 'batched', status: 'failed', failed_step: 'tagging', strategy: 'manual',
-      head_sha: 'c'.repeat(40), approved_sha: 'c'.repeat(40), merge_sha: 'c'.repeat(40), error_code: 'tag_failed',
-      error_detail: 'The code host refused the tag', created_at: now, updated_at: now,
+      id,
+      org_id: owner.organization.id,
+      workspace_id: ws.id,
+      kind: 'batched',
+      status: 'failed',
+      failed_step: 'tagging',
+      strategy: 'manual',
+      head_sha: 'c'.repeat(40),
+      approved_sha: 'c'.repeat(40),
+      merge_sha: 'c'.repeat(40),
+      error_code: 'tag_failed',
+      error_detail: 'The code host refused the tag',
+      created_at: now,
+      updated_at: now,
     });
 
     const page = await signedInPage(h, owner, { width: 375, locale: 'it', colorScheme: 'dark' });
@@ -45,8 +56,10 @@ if (browserAvailable(t)) {
     await page.getByText('Il rilascio riprende').waitFor();
     const row = (await h.app.db('fix_releases').where({ id }).first()) as { version: string | null };
     t.equal(row.version, '1.4.0', 'the version given is kept');
-    const audit = (await h.app.db('audit_entries').where({ org_id: owner.organization.id, action: 'release.retried' }).first()) as
-      { target_id: string } | undefined;
+    const audit = (await h.app
+      .db('audit_entries')
+      .where({ org_id: owner.organization.id, action: 'release.retried' })
+      .first()) as { target_id: string } | undefined;
     t.equal(audit?.target_id, id, 'the retry is audited');
   });
 }

@@ -28,7 +28,11 @@ if (browserAvailable(t)) {
   t.test('an owner sets up single sign-on, requires it and keeps the recovery codes', async (t) => {
     const owner = await signUp(h.app, { orgName: 'Umbrella', name: 'Olga Owner', email: 'olga@umbrella.test' });
     await setPlan(h.app, owner.organization.id);
-    const stray = await addMember(h.app, owner, { role: 'reviewer', email: 'contractor@gmail.test', name: 'Carl Contractor' });
+    const stray = await addMember(h.app, owner, {
+      role: 'reviewer',
+      email: 'contractor@gmail.test',
+      name: 'Carl Contractor',
+    });
     const page = await signedInPage(h, owner, { width: 1440, locale: 'en', colorScheme: 'light' });
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.base });
     await page.goto('/tickets');
@@ -48,9 +52,13 @@ if (browserAvailable(t)) {
     await oidc.waitFor();
     await oidc.getByRole('button', { name: 'Copy the redirect URI' }).click();
     await page.getByText('Copied', { exact: true }).waitFor();
-    t.equal(await page.evaluate(() => navigator.clipboard.readText()), `${h.base}/v1/auth/sso/oidc/callback`, 'the redirect URI the IdP needs is copied');
+    t.equal(
+      await page.evaluate(() => navigator.clipboard.readText()),
+      `${h.base}/v1/auth/sso/oidc/callback`,
+      'the redirect URI the IdP needs is copied',
+    );
     await oidc.getByRole('button', { name: 'Test the connection' }).click();
-    await oidc.getByText('The connection works: the provider\'s discovery document was read').waitFor();
+    await oidc.getByText("The connection works: the provider's discovery document was read").waitFor();
     await oidc.getByText(`${idp.issuer}/token`, { exact: false }).first().waitFor();
 
     // A SAML connection whose certificate has expired: what failed and what to do.
@@ -96,7 +104,10 @@ if (browserAvailable(t)) {
     await screenshot(page, 'security-en');
 
     // The contractor leaves and the owner signs in through the IdP (the sign-in itself: sign-in-flows.test.ts).
-    t.equal((await h.app.server.inject({ method: 'DELETE', url: `/v1/members/${stray.user.id}`, ...owner.auth })).statusCode, 204);
+    t.equal(
+      (await h.app.server.inject({ method: 'DELETE', url: `/v1/members/${stray.user.id}`, ...owner.auth })).statusCode,
+      204,
+    );
     await h.app.db('sessions').where({ user_id: owner.user.id }).update({ sso: true });
     await page.reload();
     await enforcement.getByText('Not required').waitFor();
@@ -109,14 +120,21 @@ if (browserAvailable(t)) {
     t.match(codes[0], /^[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}$/i);
     await shown.getByRole('button', { name: 'Copy the codes' }).click();
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), codes.join('\n'), 'copied, one a line');
-    const [download] = await Promise.all([page.waitForEvent('download'), shown.getByRole('button', { name: 'Download as a file' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      shown.getByRole('button', { name: 'Download as a file' }).click(),
+    ]);
     t.equal((await readFile((await download.path())!, 'utf8')).trim(), codes.join('\n'), 'and kept as a file');
     await expectAccessible(t, page, 'recovery codes shown once');
     await shown.getByRole('button', { name: 'I have kept them' }).click();
     await enforcement.getByText('Required', { exact: true }).waitFor();
     await enforcement.getByText(/^10 codes left/).waitFor();
     t.notMatch(await page.locator('body').innerText(), codes[0]!, 'the codes are gone from the page');
-    t.equal((await h.app.db('organizations').where({ id: owner.organization.id }).first()).sso_enforced, true, 'single sign-on is required');
+    t.equal(
+      (await h.app.db('organizations').where({ id: owner.organization.id }).first()).sso_enforced,
+      true,
+      'single sign-on is required',
+    );
 
     // Approvals: two people, reviewers too.
     const approvals = page.getByRole('form', { name: 'Approvals' });
@@ -125,7 +143,11 @@ if (browserAvailable(t)) {
     await approvals.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Approval settings saved').waitFor();
     const org = await h.app.db('organizations').where({ id: owner.organization.id }).first();
-    t.same([org.approval_min_approvers, [...org.approval_roles].sort()], [2, ['admin', 'owner', 'reviewer']], 'the governance is stored');
+    t.same(
+      [org.approval_min_approvers, [...org.approval_roles].sort()],
+      [2, ['admin', 'owner', 'reviewer']],
+      'the governance is stored',
+    );
 
     // The organization's own settings; a short name in use is refused at its field.
     const other = await signUp(h.app, { orgName: 'Taken Co' });
@@ -148,12 +170,24 @@ if (browserAvailable(t)) {
   });
 
   t.test('in Italian: the security section of an Enterprise organization', async (t) => {
-    const owner = await signUp(h.app, { orgName: 'Ombrello', name: 'Olivia Titolare', email: 'olivia@ombrello.test', locale: 'it' });
+    const owner = await signUp(h.app, {
+      orgName: 'Ombrello',
+      name: 'Olivia Titolare',
+      email: 'olivia@ombrello.test',
+      locale: 'it',
+    });
     await setPlan(h.app, owner.organization.id);
     const res = await h.app.server.inject({
-      method: 'POST', url: '/v1/security/sso/connections', ...owner.auth,
+      method: 'POST',
+      url: '/v1/security/sso/connections',
+      ...owner.auth,
       payload: {
-        protocol: 'oidc', name: 'Ombrello IdP', domains: ['ombrello.test'], issuer: 'https://10.0.0.9', client_id: 'c', client_secret: 'a-secret-value',
+        protocol: 'oidc',
+        name: 'Ombrello IdP',
+        domains: ['ombrello.test'],
+        issuer: 'https://10.0.0.9',
+        client_id: 'c',
+        client_secret: 'a-secret-value',
       },
     });
     t.equal(res.statusCode, 201, res.payload);
@@ -163,12 +197,15 @@ if (browserAvailable(t)) {
     await page.getByRole('link', { name: 'Sicurezza', exact: true }).click();
     await page.getByRole('heading', { name: 'Sicurezza', exact: true }).waitFor();
     const conn = page.getByRole('article', { name: 'Ombrello IdP' });
-    await conn.getByRole('button', { name: 'Copia l\'URI di reindirizzamento' }).waitFor();
+    await conn.getByRole('button', { name: "Copia l'URI di reindirizzamento" }).waitFor();
     await conn.getByRole('button', { name: 'Prova la connessione' }).click();
-    await conn.getByText('L\'indirizzo dell\'issuer è in una rete privata o riservata').waitFor();
-    await conn.getByText('Usa l\'indirizzo pubblico del provider').waitFor();
+    await conn.getByText("L'indirizzo dell'issuer è in una rete privata o riservata").waitFor();
+    await conn.getByText("Usa l'indirizzo pubblico del provider").waitFor();
     await page.getByRole('article', { name: 'ombrello.test' }).getByText('In attesa di verifica').waitFor();
-    await page.getByRole('region', { name: 'Richiedi il single sign-on' }).getByText('Nessuna connessione indica un dominio verificato.').waitFor();
+    await page
+      .getByRole('region', { name: 'Richiedi il single sign-on' })
+      .getByText('Nessuna connessione indica un dominio verificato.')
+      .waitFor();
     await expectAccessible(t, page, 'sicurezza');
     await screenshot(page, 'security-it-375-dark');
   });

@@ -4,8 +4,14 @@ import { startTestApp } from '../../../test/helpers/app.js';
 // One service with the console on (the default) and one with it off.
 const app = await startTestApp(t);
 
-t.test('the console answers every page path with its index.html, never the API\'s paths', async (t) => {
-  for (const url of ['/', '/login', '/verify-email?token=pwv_x', '/tickets/tkt_123', '/settings/code-host/installed?installation_id=1&state=s']) {
+t.test("the console answers every page path with its index.html, never the API's paths", async (t) => {
+  for (const url of [
+    '/',
+    '/login',
+    '/verify-email?token=pwv_x',
+    '/tickets/tkt_123',
+    '/settings/code-host/installed?installation_id=1&state=s',
+  ]) {
     const res = await app.server.inject(url);
     t.equal(res.statusCode, 200, `${url} is a page`);
     t.match(res.headers['content-type'], /^text\/html/);
@@ -19,16 +25,20 @@ t.test('the console answers every page path with its index.html, never the API\'
   }
 
   const api = await app.server.inject('/v1/no-such-operation');
-  t.equal(api.statusCode, 404, 'an unknown API path stays the API\'s 404');
+  t.equal(api.statusCode, 404, "an unknown API path stays the API's 404");
   t.equal(JSON.parse(api.payload).code, 'not_found');
   t.equal((await app.server.inject('/docs/no-such-page')).statusCode, 404, 'so does one under /docs');
   t.match((await app.server.inject('/docs')).payload, /swagger/i, 'the API docs keep their page');
-  t.equal((await app.server.inject('/widget.js')).headers['content-type'], 'application/javascript; charset=utf-8', 'the widget keeps its script');
+  t.equal(
+    (await app.server.inject('/widget.js')).headers['content-type'],
+    'application/javascript; charset=utf-8',
+    'the widget keeps its script',
+  );
   t.equal((await app.server.inject({ method: 'POST', url: '/login' })).statusCode, 404, 'pages answer GET only');
   t.equal((await app.server.inject('/robots.txt')).statusCode, 404, 'a file the bundle does not have is not a page');
 });
 
-t.test('the bundle\'s assets are served with a year of cache under hashed names', async (t) => {
+t.test("the bundle's assets are served with a year of cache under hashed names", async (t) => {
   const html = (await app.server.inject('/')).payload;
   const scripts = [...html.matchAll(/src="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
   t.ok(scripts.length >= 1, 'index.html loads its entry script');

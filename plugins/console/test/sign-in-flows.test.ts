@@ -19,7 +19,10 @@ if (browserAvailable(t)) {
     security: { allowLoopbackFetch: true },
   });
   const json = (res: { payload: string }) => JSON.parse(res.payload) as Record<string, unknown> & { id: string };
-  interface Me { user: { email: string; role: string; org_id: string }; session: { sso: boolean } }
+  interface Me {
+    user: { email: string; role: string; org_id: string };
+    session: { sso: boolean };
+  }
   /** GET /v1/auth/me with the browser's cookies (in process: no socket to race a keep-alive close). */
   const whoIs = async (context: BrowserContext): Promise<{ status: number; me: Me | null }> => {
     const cookie = (await context.cookies(h.base)).map((c) => `${c.name}=${c.value}`).join('; ');
@@ -80,10 +83,18 @@ if (browserAvailable(t)) {
     const owner = await signUp(h.app, { orgName: 'Acme', email: 'owner@acme.test' });
     await setPlan(h.app, owner.organization.id);
     const created = await h.app.server.inject({
-      method: 'POST', url: '/v1/security/sso/connections', ...owner.auth,
+      method: 'POST',
+      url: '/v1/security/sso/connections',
+      ...owner.auth,
       payload: {
-        protocol: 'oidc', name: 'Acme IdP', issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret,
-        domains: ['acme.test'], jit_enabled: true, default_role: 'reviewer',
+        protocol: 'oidc',
+        name: 'Acme IdP',
+        issuer: idp.issuer,
+        client_id: idp.clientId,
+        client_secret: idp.clientSecret,
+        domains: ['acme.test'],
+        jit_enabled: true,
+        default_role: 'reviewer',
       },
     });
     t.equal(created.statusCode, 201, created.statusCode === 201 ? 'the connection is set up' : created.payload);
@@ -98,60 +109,92 @@ if (browserAvailable(t)) {
     t.equal(new URL(page.url()).origin, h.base, 'back on the console');
     await expectAccessible(t, page, 'signed in by single sign-on (375 px)');
     await screenshot(page, 'sso-signed-in-en-light-375');
-    t.match((await whoIs(context)).me, { user: { email: 'ada@acme.test', role: 'reviewer', org_id: owner.organization.id }, session: { sso: true } },
-      'a member of Acme, in a single sign-on session');
+    t.match(
+      (await whoIs(context)).me,
+      { user: { email: 'ada@acme.test', role: 'reviewer', org_id: owner.organization.id }, session: { sso: true } },
+      'a member of Acme, in a single sign-on session',
+    );
   });
 
-  t.test('an app tile opens the confirmation page; confirming signs in through SAML and its completion step', async (t) => {
-    const keys = makeKeyPair('idp.globex.test');
-    const owner = await signUp(h.app, { orgName: 'Globex', email: 'owner@globex.test' });
-    await setPlan(h.app, owner.organization.id);
-    await verifiedDomain(h.app, owner.organization.id, 'globex.test');
-    const created = await h.app.server.inject({
-      method: 'POST', url: '/v1/security/sso/connections', ...owner.auth,
-      payload: {
-        protocol: 'saml', name: 'Globex SAML', entity_id: IDP_ENTITY_ID, sso_url: 'http://idp.globex.test/sso', certificate: keys.cert,
-        domains: ['globex.test'], jit_enabled: true, default_role: 'admin',
-      },
-    });
-    t.equal(created.statusCode, 201, created.statusCode === 201 ? 'the connection is set up' : created.payload);
-    const conn = json(created) as { id: string; service_provider: { entity_id: string; acs_url: string } };
+  t.test(
+    'an app tile opens the confirmation page; confirming signs in through SAML and its completion step',
+    async (t) => {
+      const keys = makeKeyPair('idp.globex.test');
+      const owner = await signUp(h.app, { orgName: 'Globex', email: 'owner@globex.test' });
+      await setPlan(h.app, owner.organization.id);
+      await verifiedDomain(h.app, owner.organization.id, 'globex.test');
+      const created = await h.app.server.inject({
+        method: 'POST',
+        url: '/v1/security/sso/connections',
+        ...owner.auth,
+        payload: {
+          protocol: 'saml',
+          name: 'Globex SAML',
+          entity_id: IDP_ENTITY_ID,
+          sso_url: 'http://idp.globex.test/sso',
+          certificate: keys.cert,
+          domains: ['globex.test'],
+          jit_enabled: true,
+          default_role: 'admin',
+        },
+      });
+      t.equal(created.statusCode, 201, created.statusCode === 201 ? 'the connection is set up' : created.payload);
+      const conn = json(created) as { id: string; service_provider: { entity_id: string; acs_url: string } };
 
-    const { context, page } = await h.open({ width: 1440, locale: 'en', colorScheme: 'light' });
-    // The identity provider's page: the person is signed in there and posts the answer (HTTP-POST binding).
-    await context.route('http://idp.globex.test/**', async (route) => {
-      const req = readAuthnRequest(route.request().url());
-      const assertion = { inResponseTo: req.id, audience: conn.service_provider.entity_id, recipient: req.acs!, email: 'sam@globex.test', name: 'Sam Saml' };
-      const response = signedResponse(assertion, keys);
-      const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
-      await route.fulfill({
-        contentType: 'text/html; charset=utf-8',
-        body: `<!doctype html><html lang="en"><head><title>Globex sign-in</title></head><body><main><h1>Globex identity provider</h1>
+      const { context, page } = await h.open({ width: 1440, locale: 'en', colorScheme: 'light' });
+      // The identity provider's page: the person is signed in there and posts the answer (HTTP-POST binding).
+      await context.route('http://idp.globex.test/**', async (route) => {
+        const req = readAuthnRequest(route.request().url());
+        const assertion = {
+          inResponseTo: req.id,
+          audience: conn.service_provider.entity_id,
+          recipient: req.acs!,
+          email: 'sam@globex.test',
+          name: 'Sam Saml',
+        };
+        const response = signedResponse(assertion, keys);
+        const hidden = (name: string, value: string) =>
+          `<input type="hidden" name="${name}" value="${value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`;
+        await route.fulfill({
+          contentType: 'text/html; charset=utf-8',
+          body: `<!doctype html><html lang="en"><head><title>Globex sign-in</title></head><body><main><h1>Globex identity provider</h1>
 <form method="post" action="${req.acs}">${hidden('SAMLResponse', response)}${hidden('RelayState', req.relayState)}
 <button type="submit">Continue to Patchwell</button></form></main></body></html>`,
+        });
       });
-    });
-    const visited: string[] = [];
-    page.on('request', (r) => visited.push(new URL(r.url()).pathname));
+      const visited: string[] = [];
+      page.on('request', (r) => visited.push(new URL(r.url()).pathname));
 
-    await page.goto(`/v1/auth/sso/login?connection=${conn.id}&redirect_to=${encodeURIComponent('/settings/profile')}`);
-    await page.getByRole('heading', { name: 'Sign in to Globex' }).waitFor();
-    t.match(new URL(page.url()).pathname, '/sso/confirm', 'the tile lands on the confirmation page');
-    await page.getByText('You will sign in with Globex SAML (SAML). Continue only if you started this sign-in.').waitFor();
-    t.equal((await whoIs(context)).status, 401, 'nothing is signed in before the person confirms');
-    await expectAccessible(t, page, 'single sign-on: confirm');
-    await screenshot(page, 'sso-confirm-en-light');
+      await page.goto(
+        `/v1/auth/sso/login?connection=${conn.id}&redirect_to=${encodeURIComponent('/settings/profile')}`,
+      );
+      await page.getByRole('heading', { name: 'Sign in to Globex' }).waitFor();
+      t.match(new URL(page.url()).pathname, '/sso/confirm', 'the tile lands on the confirmation page');
+      await page
+        .getByText('You will sign in with Globex SAML (SAML). Continue only if you started this sign-in.')
+        .waitFor();
+      t.equal((await whoIs(context)).status, 401, 'nothing is signed in before the person confirms');
+      await expectAccessible(t, page, 'single sign-on: confirm');
+      await screenshot(page, 'sso-confirm-en-light');
 
-    await page.getByRole('button', { name: 'Continue to sign in' }).click();
-    await page.getByRole('heading', { name: 'Globex identity provider' }).waitFor();
-    await page.getByRole('button', { name: 'Continue to Patchwell' }).click();
-    await page.getByRole('heading', { name: 'Your profile' }).waitFor();
-    t.ok(visited.includes('/v1/auth/sso/complete'), 'the session opened at the completion step, in the browser that started');
-    t.match(new URL(page.url()).pathname, '/settings/profile', 'on the page the tile named');
-    await page.getByRole('button', { name: 'Account: Sam Saml' }).waitFor();
-    await expectAccessible(t, page, 'profile after single sign-on');
-    t.match((await whoIs(context)).me, { user: { email: 'sam@globex.test', role: 'admin' }, session: { sso: true } }, 'a new admin of Globex, in a single sign-on session');
-  });
+      await page.getByRole('button', { name: 'Continue to sign in' }).click();
+      await page.getByRole('heading', { name: 'Globex identity provider' }).waitFor();
+      await page.getByRole('button', { name: 'Continue to Patchwell' }).click();
+      await page.getByRole('heading', { name: 'Your profile' }).waitFor();
+      t.ok(
+        visited.includes('/v1/auth/sso/complete'),
+        'the session opened at the completion step, in the browser that started',
+      );
+      t.match(new URL(page.url()).pathname, '/settings/profile', 'on the page the tile named');
+      await page.getByRole('button', { name: 'Account: Sam Saml' }).waitFor();
+      await expectAccessible(t, page, 'profile after single sign-on');
+      t.match(
+        (await whoIs(context)).me,
+        { user: { email: 'sam@globex.test', role: 'admin' }, session: { sso: true } },
+        'a new admin of Globex, in a single sign-on session',
+      );
+    },
+  );
 
   t.test('an app tile of an unknown connection ends on sign-in with the reason', async (t) => {
     const { page } = await h.open({ width: 1440, locale: 'en', colorScheme: 'light' });
@@ -160,7 +203,11 @@ if (browserAvailable(t)) {
     t.match(page.url(), /\/login\?sso_error=connection_not_found$/, 'the failure code stays in the address');
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    t.notMatch(await alert.textContent(), /^The sign-in did not complete/, 'the reason in words, not the generic failure');
+    t.notMatch(
+      await alert.textContent(),
+      /^The sign-in did not complete/,
+      'the reason in words, not the generic failure',
+    );
     await expectAccessible(t, page, 'sign in: unknown connection');
   });
 }

@@ -13,7 +13,12 @@ if (browserAvailable(t)) {
     const operator = await signUp(h.app, { orgName: 'Patchwell Ops', name: 'Otto Operator' });
     await h.app.db('users').where({ id: operator.user.id }).update({ staff: true });
     const initech = await signUp(h.app, { orgName: 'Initech', name: 'Ines Initech' });
-    const claim = await h.app.server.inject({ method: 'POST', url: '/v1/billing/claims', ...initech.auth, payload: { kind: 'case_study', url: 'https://blog.initech.example/patchwell' } });
+    const claim = await h.app.server.inject({
+      method: 'POST',
+      url: '/v1/billing/claims',
+      ...initech.auth,
+      payload: { kind: 'case_study', url: 'https://blog.initech.example/patchwell' },
+    });
     t.equal(claim.statusCode, 201);
 
     // An owner: no Operator group, and the page says who it is for.
@@ -53,7 +58,9 @@ if (browserAvailable(t)) {
     await screenshot(page, 'staff-organization-en');
     const org = await h.app.db('organizations').where({ id: initech.organization.id }).first('plan');
     t.equal(org.plan, 'enterprise', 'the organization is on Enterprise');
-    const audit = await h.app.db('audit_entries').where({ org_id: initech.organization.id, action: 'billing.plan_granted' });
+    const audit = await h.app
+      .db('audit_entries')
+      .where({ org_id: initech.organization.id, action: 'billing.plan_granted' });
     t.equal(audit.length, 1, 'audited once in the organization');
     t.equal(audit[0].actor_type, 'staff');
 
@@ -68,7 +75,10 @@ if (browserAvailable(t)) {
     await approve.getByRole('button', { name: 'Approve', exact: true }).click();
     await page.getByText('The claim of Initech is approved.').waitFor();
     await page.getByText('No claims here').waitFor();
-    const decided = await h.app.db('billing_claims').where({ id: JSON.parse(claim.payload).id }).first('status', 'decision_note');
+    const decided = await h.app
+      .db('billing_claims')
+      .where({ id: JSON.parse(claim.payload).id })
+      .first('status', 'decision_note');
     t.same(decided, { status: 'approved', decision_note: 'Read it, thanks' });
     await screenshot(page, 'staff-claims-en');
 
@@ -76,7 +86,9 @@ if (browserAvailable(t)) {
     await page.getByRole('group', { name: 'Operator' }).getByRole('link', { name: 'Onboarding' }).click();
     const figures = page.getByRole('region', { name: 'Figures' });
     await figures.getByText('Sign-ups').waitFor();
-    const metrics = JSON.parse((await h.app.server.inject({ method: 'GET', url: '/v1/onboarding/metrics', ...operator.auth })).payload) as { signups: number };
+    const metrics = JSON.parse(
+      (await h.app.server.inject({ method: 'GET', url: '/v1/onboarding/metrics', ...operator.auth })).payload,
+    ) as { signups: number };
     t.equal(metrics.signups, 2, 'both organizations signed up in the period');
     t.match(await figures.textContent(), /Sign-ups\s*2(?!\d)/, 'the page shows the same count');
     await expectAccessible(t, page, 'staff onboarding');

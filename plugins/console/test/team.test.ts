@@ -20,13 +20,21 @@ if (browserAvailable(t)) {
     await page.getByRole('link', { name: 'Team', exact: true }).click();
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     await page.getByText('Rick Reviewer').waitFor();
-    t.equal(await page.getByRole('button', { name: 'Change role of Olga Owner' }).count(), 0, 'nobody changes their own role here');
+    t.equal(
+      await page.getByRole('button', { name: 'Change role of Olga Owner' }).count(),
+      0,
+      'nobody changes their own role here',
+    );
 
     // A role change: the reviewer becomes an admin (owners and admins open every workspace).
     await page.getByRole('button', { name: 'Change role of Rick Reviewer' }).click();
     const edit = page.getByRole('dialog', { name: 'Role of Rick Reviewer' });
     await edit.getByLabel('Role', { exact: true }).selectOption('admin');
-    t.equal(await edit.getByRole('group', { name: 'Workspaces they can open' }).count(), 0, 'no workspace choice for an admin');
+    t.equal(
+      await edit.getByRole('group', { name: 'Workspaces they can open' }).count(),
+      0,
+      'no workspace choice for an admin',
+    );
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Rick Reviewer is now Admin').waitFor();
     t.equal((await h.app.db('users').where({ id: reviewer.user.id }).first()).role, 'admin');
@@ -54,15 +62,24 @@ if (browserAvailable(t)) {
 
     // Removing a member, after confirming.
     await page.getByRole('button', { name: 'Remove Carl Client' }).click();
-    await page.getByRole('dialog', { name: 'Remove Carl Client?' }).getByRole('button', { name: 'Remove them' }).click();
+    await page
+      .getByRole('dialog', { name: 'Remove Carl Client?' })
+      .getByRole('button', { name: 'Remove them' })
+      .click();
     await page.getByText('Carl Client removed').waitFor();
     t.equal(await page.getByText('Carl Client', { exact: true }).count(), 0, 'gone from the list');
 
     // An admin is offered no change on the owner.
-    const admin = await signedInPage(h, await addMember(h.app, owner, { role: 'admin', name: 'Adam Admin' }), { width: 1440 });
+    const admin = await signedInPage(h, await addMember(h.app, owner, { role: 'admin', name: 'Adam Admin' }), {
+      width: 1440,
+    });
     await admin.goto('/team');
     await admin.getByText('Olga Owner').waitFor();
-    t.equal(await admin.getByRole('button', { name: 'Change role of Olga Owner' }).count(), 0, 'only owners change owners');
+    t.equal(
+      await admin.getByRole('button', { name: 'Change role of Olga Owner' }).count(),
+      0,
+      'only owners change owners',
+    );
 
     // An API token: the secret once, with a copy button; then only its last four characters.
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.base });
@@ -82,12 +99,20 @@ if (browserAvailable(t)) {
     await shown.getByRole('button', { name: 'I have copied it' }).click();
     await page.getByRole('cell', { name: `…${secret.slice(-4)}` }).waitFor();
     t.notMatch(await page.locator('body').innerText(), secret, 'afterwards the secret is nowhere on the page');
-    const works = await h.app.server.inject({ method: 'GET', url: '/v1/auth/me', headers: { authorization: `Bearer ${secret}` } });
+    const works = await h.app.server.inject({
+      method: 'GET',
+      url: '/v1/auth/me',
+      headers: { authorization: `Bearer ${secret}` },
+    });
     t.equal(works.statusCode, 200, 'the copied token works');
     await page.getByRole('button', { name: 'Revoke CI deploy' }).click();
     await page.getByRole('dialog', { name: 'Revoke CI deploy?' }).getByRole('button', { name: 'Revoke it' }).click();
     await page.getByText('No token yet').waitFor();
-    const revoked = await h.app.server.inject({ method: 'GET', url: '/v1/auth/me', headers: { authorization: `Bearer ${secret}` } });
+    const revoked = await h.app.server.inject({
+      method: 'GET',
+      url: '/v1/auth/me',
+      headers: { authorization: `Bearer ${secret}` },
+    });
     t.equal(revoked.statusCode, 401, 'a revoked token stops working');
   });
 
@@ -101,7 +126,7 @@ if (browserAvailable(t)) {
     await page.getByRole('heading', { name: 'Token API', exact: true }).waitFor();
     t.equal(await page.getByRole('link', { name: 'Spazi di lavoro' }).count(), 0, 'no workspaces page for a reviewer');
     const roles = await page.getByLabel('Ruolo', { exact: true }).locator('option').allTextContents();
-    t.same(roles, ['Revisore', 'Cliente (sola lettura)'], 'a token at most of the reviewer\'s own role');
+    t.same(roles, ['Revisore', 'Cliente (sola lettura)'], "a token at most of the reviewer's own role");
     await page.getByLabel('Nome del token').fill('Script notturno');
     await page.getByRole('button', { name: 'Crea il token' }).click();
     const shown = page.getByRole('dialog', { name: 'Token Script notturno creato' });
@@ -114,7 +139,11 @@ if (browserAvailable(t)) {
     t.ok(await fitsWidth(page), 'the tokens page fits a phone (the table scrolls inside)');
     await page.goto('/team');
     await page.getByRole('heading', { name: 'Membri' }).waitFor();
-    t.equal(await page.getByRole('heading', { name: 'Inviti' }).count(), 0, 'a reviewer reads members, sends no invitation');
+    t.equal(
+      await page.getByRole('heading', { name: 'Inviti' }).count(),
+      0,
+      'a reviewer reads members, sends no invitation',
+    );
     t.equal(await page.getByRole('button', { name: /^Rimuovi/ }).count(), 0, 'and removes nobody');
     await expectAccessible(t, page, 'team (revisore)');
   });

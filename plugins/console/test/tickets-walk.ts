@@ -6,11 +6,19 @@
 import type { Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
-import { HOST_SECRET, MAIL_SECRET, connectRepository, createWorkspace, receiveEmail, type Json } from '../../fixes/test/helpers.js';
+import {
+  HOST_SECRET,
+  MAIL_SECRET,
+  connectRepository,
+  createWorkspace,
+  receiveEmail,
+  type Json,
+} from '../../fixes/test/helpers.js';
 import { startConsole, type ConsoleHarness } from './browser.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
+const TEST =
+  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
 // The managed "agent": a scripted command that fixes the defect (as plugins/fixes/test/managed-fix.test.ts).
 const AGENT = `echo "fixing cart"; sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
 
@@ -20,7 +28,11 @@ export function startTicketsConsole(t: Test): Promise<ConsoleHarness> {
     adapters: {
       codeHost: 'codehost-local',
       agent: ['agent-builtin', 'agent-managed'],
-      options: { 'mail-outbox': { webhookSecret: MAIL_SECRET }, 'codehost-local': { webhookSecret: HOST_SECRET }, 'agent-managed': { command: AGENT } },
+      options: {
+        'mail-outbox': { webhookSecret: MAIL_SECRET },
+        'codehost-local': { webhookSecret: HOST_SECRET },
+        'agent-managed': { command: AGENT },
+      },
     },
     plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100] } } },
   });
@@ -32,13 +44,25 @@ export interface Shop {
 }
 
 /** An owner with a workspace and its repository, as onboarding leaves them. */
-export async function openShop(h: ConsoleHarness, opts: { locale: 'en' | 'it'; orgName: string; name: string }): Promise<Shop> {
+export async function openShop(
+  h: ConsoleHarness,
+  opts: { locale: 'en' | 'it'; orgName: string; name: string },
+): Promise<Shop> {
   const owner = await signUp(h.app, { orgName: opts.orgName, name: opts.name, locale: opts.locale });
   await onPlan(h.app, owner.organization.id, 'growth'); // a managed fix spends a fix credit
   const workspace = await createWorkspace(h.app, owner, opts.orgName, {
-    autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, release_strategy: 'semver', github_release_enabled: true, locale: opts.locale,
+    autonomy: 'approve',
+    test_command: 'node test.js',
+    confidence_threshold: 0.5,
+    release_strategy: 'semver',
+    github_release_enabled: true,
+    locale: opts.locale,
   });
-  await connectRepository(h.app, owner, workspace.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
+  await connectRepository(h.app, owner, workspace.id, 'shop', {
+    'README.md': '# Shop\n',
+    'cart.js': CART,
+    'test.js': TEST,
+  });
   return { owner, workspace };
 }
 
@@ -48,7 +72,11 @@ export function customerWrites(h: ConsoleHarness, shop: Shop, subject: string, b
 }
 
 /** A browser window signed in as `who` (the session cookie the API gave them). */
-export async function signedInPage(h: ConsoleHarness, who: SignedUp, opts: Parameters<ConsoleHarness['open']>[0]): Promise<Page> {
+export async function signedInPage(
+  h: ConsoleHarness,
+  who: SignedUp,
+  opts: Parameters<ConsoleHarness['open']>[0],
+): Promise<Page> {
   const { context, page } = await h.open(opts);
   await context.addCookies([{ name: 'pw_session', value: who.cookie.split('=')[1]!, url: h.base }]);
   // The fix loop takes seconds on two shared cores: wait as a person would, a little longer.

@@ -14,7 +14,12 @@ if (browserAvailable(t)) {
 
   t.test('an owner takes a customer email from the inbox to a released fix and a resolved status page', async (t) => {
     const shop = await openShop(h, { locale: 'en', orgName: 'Storefront', name: 'Ada Lovelace' });
-    const id = await customerWrites(h, shop, 'Cart total is wrong', 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.');
+    const id = await customerWrites(
+      h,
+      shop,
+      'Cart total is wrong',
+      'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
+    );
     const reviewer = await addMember(h.app, shop.owner, { role: 'reviewer', workspaceIds: [shop.workspace.id] });
     const page = await signedInPage(h, shop.owner, { width: 1440, locale: 'en', colorScheme: 'light' });
 
@@ -59,7 +64,11 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Send to the customer' }).click();
     await page.getByText('Sent to the customer.').waitFor();
     await page.getByRole('region', { name: 'Conversation' }).getByText('A fix is on its way.').waitFor();
-    const mail = await h.outbox.waitFor((m) => m.to.some((to) => to.includes('ada.lovelace@example.com')) && m.email.text.includes('A fix is on its way.'), 15_000);
+    const mail = await h.outbox.waitFor(
+      (m) =>
+        m.to.some((to) => to.includes('ada.lovelace@example.com')) && m.email.text.includes('A fix is on its way.'),
+      15_000,
+    );
     t.ok(mail, 'the edited text went to the customer');
 
     // The fix: verified with a pull request; its diff is the agent's change.
@@ -82,10 +91,16 @@ if (browserAvailable(t)) {
     await asReviewer.getByRole('button', { name: 'Request changes' }).waitFor();
     t.equal(await asReviewer.getByRole('button', { name: /^Approve/ }).count(), 0, 'no approve for a reviewer');
     t.equal(await asReviewer.getByRole('button', { name: 'Reject' }).count(), 0, 'no reject for a reviewer');
-    t.equal(await asReviewer.getByRole('link', { name: 'Approvals' }).count(), 0, 'no approvals queue in a reviewer\'s navigation');
+    t.equal(
+      await asReviewer.getByRole('link', { name: 'Approvals' }).count(),
+      0,
+      "no approvals queue in a reviewer's navigation",
+    );
 
     // The approvals queue lists the fix at its head; the owner goes back to it from there.
-    const head = (await page.getByRole('button', { name: /^Approve at/ }).textContent())!.replace('Approve at ', '').trim();
+    const head = (await page.getByRole('button', { name: /^Approve at/ }).textContent())!
+      .replace('Approve at ', '')
+      .trim();
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
     await page.getByRole('cell', { name: head }).waitFor();
@@ -100,7 +115,8 @@ if (browserAvailable(t)) {
     const dialog = page.getByRole('dialog', { name: `Approve the fix at ${head}` });
     await dialog.waitFor();
     const tabTo = async (target: Locator) => {
-      for (let i = 0; i < 8 && !(await target.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+      for (let i = 0; i < 8 && !(await target.evaluate((el) => el === document.activeElement)); i++)
+        await page.keyboard.press('Tab');
       t.ok(await target.evaluate((el) => el === document.activeElement), 'reached by Tab inside the dialog');
     };
     await tabTo(dialog.getByLabel('Public summary'));
@@ -109,13 +125,24 @@ if (browserAvailable(t)) {
     await page.keyboard.press('Enter');
     await page.getByText('The customer sees: Resolved').waitFor({ timeout: 60_000 });
     await page.getByRole('region', { name: 'Release' }).getByText('Released', { exact: true }).waitFor();
-    const approval = await h.app.db('fix_approvals').join('fix_attempts', 'fix_attempts.id', 'fix_approvals.fix_attempt_id').where('fix_attempts.ticket_id', id).first('fix_approvals.sha');
+    const approval = await h.app
+      .db('fix_approvals')
+      .join('fix_attempts', 'fix_attempts.id', 'fix_approvals.fix_attempt_id')
+      .where('fix_attempts.ticket_id', id)
+      .first('fix_approvals.sha');
     t.equal(approval.sha.slice(0, 7), head, 'the approval names the commit the page showed');
     await screenshot(page, 'ticket-released-en-light');
 
     // The customer's status page, opened from the ticket page.
-    const [status] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('link', { name: 'Open the status page' }).click()]);
+    const [status] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.getByRole('link', { name: 'Open the status page' }).click(),
+    ]);
     await status.getByText('Resolved', { exact: true }).first().waitFor();
-    t.match(await status.locator('body').innerText(), /The cart total now counts quantities\./, 'the public summary approved with the fix');
+    t.match(
+      await status.locator('body').innerText(),
+      /The cart total now counts quantities\./,
+      'the public summary approved with the fix',
+    );
   });
 }

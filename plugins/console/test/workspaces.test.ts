@@ -23,7 +23,14 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Create the workspace' }).click();
     await page.getByRole('heading', { name: 'Workspace settings: Help desk' }).waitFor();
     const id = page.url().split('/workspaces/')[1]!;
-    t.match(await page.getByText(/@inbound\./).first().textContent(), /@inbound\./, 'the mailbox address is shown under channels');
+    t.match(
+      await page
+        .getByText(/@inbound\./)
+        .first()
+        .textContent(),
+      /@inbound\./,
+      'the mailbox address is shown under channels',
+    );
 
     // The plan without a subscription includes one workspace: the API's 402 is said in words.
     await page.getByRole('link', { name: '← All workspaces' }).click();
@@ -31,7 +38,7 @@ if (browserAvailable(t)) {
     await page.getByLabel('Workspace name').fill('Second desk');
     await page.getByRole('button', { name: 'Create the workspace' }).click();
     await page.getByText('Your plan does not allow more of these').waitFor();
-    t.match(await page.getByRole('alert').textContent(), /plan_limit_reached/, 'the API\'s code is shown with the text');
+    t.match(await page.getByRole('alert').textContent(), /plan_limit_reached/, "the API's code is shown with the text");
     // On a plan with room, a taken slug is shown at its field.
     await onPlan(h.app, owner.organization.id, 'growth');
     await page.getByLabel('Slug (optional)').fill('help-desk');
@@ -61,7 +68,11 @@ if (browserAvailable(t)) {
     await slas.getByLabel('First response within (minutes)').fill('0');
     await slas.getByRole('button', { name: 'Save: Service levels' }).click();
     await slas.getByText('Check the highlighted fields').waitFor();
-    t.equal(await slas.getByLabel('First response within (minutes)').getAttribute('aria-invalid'), 'true', 'the refused field is marked');
+    t.equal(
+      await slas.getByLabel('First response within (minutes)').getAttribute('aria-invalid'),
+      'true',
+      'the refused field is marked',
+    );
     await slas.getByLabel('First response within (minutes)').fill('30');
     await slas.getByRole('button', { name: 'Save: Service levels' }).click();
     await page.getByText('Service levels: saved').waitFor();
@@ -72,7 +83,11 @@ if (browserAvailable(t)) {
     await agent.getByLabel('Agent', { exact: true }).selectOption('other');
     await agent.getByRole('button', { name: 'Save: Diagnoses and fixes' }).click();
     await agent.getByRole('alert').first().waitFor();
-    t.equal(await agent.getByLabel('Agent', { exact: true }).getAttribute('aria-invalid'), 'true', 'the agent field is marked');
+    t.equal(
+      await agent.getByLabel('Agent', { exact: true }).getAttribute('aria-invalid'),
+      'true',
+      'the agent field is marked',
+    );
     await agent.getByRole('button', { name: 'Undo changes' }).click();
 
     // Reports and open source keep lists and numbers.
@@ -82,8 +97,10 @@ if (browserAvailable(t)) {
     await reports.getByRole('button', { name: 'Save: Reports' }).click();
     await page.getByText('Reports: saved').waitFor();
     const after = await h.app.db('workspaces').where({ id }).first();
-    t.same(typeof after.report_recipients === 'string' ? JSON.parse(after.report_recipients) : after.report_recipients,
-      ['cto@northwind.example', 'support@northwind.example']);
+    t.same(
+      typeof after.report_recipients === 'string' ? JSON.parse(after.report_recipients) : after.report_recipients,
+      ['cto@northwind.example', 'support@northwind.example'],
+    );
     await expectAccessible(t, page, 'workspace settings');
     await screenshot(page, 'workspace-settings-en');
 
@@ -94,7 +111,7 @@ if (browserAvailable(t)) {
     await expectAccessible(t, page, 'archive confirmation');
     await dialog.getByRole('button', { name: 'Archive it' }).click();
     await page.getByText(/^Archived on /).waitFor();
-    t.ok(await page.getByLabel('Workspace name').isDisabled(), 'an archived workspace\'s settings are read-only');
+    t.ok(await page.getByLabel('Workspace name').isDisabled(), "an archived workspace's settings are read-only");
     t.ok((await h.app.db('workspaces').where({ id }).first()).archived_at, 'archived on the service');
     await page.getByRole('link', { name: '← All workspaces' }).click();
     await page.getByLabel('Show archived workspaces').check();

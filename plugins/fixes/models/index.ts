@@ -86,7 +86,8 @@ export class FixDiagnosis extends TenantModel {
   declare duplicate_of_ticket_id: string | null;
 }
 
-export type FixAttemptStatus = 'running' | 'verified' | 'not_verified' | 'failed' | 'superseded' | 'rejected' | 'merged';
+export type FixAttemptStatus =
+  'running' | 'verified' | 'not_verified' | 'failed' | 'superseded' | 'rejected' | 'merged';
 
 export class FixAttempt extends TenantModel {
   static override tableName = 'fix_attempts';
@@ -132,7 +133,17 @@ export class FixApproval extends TenantModel {
  * `proposed`: an open batched proposal collecting merged fixes; `batched`: a ticket's merge that
  * joined a proposal (its `batch_id`); the others are the steps of a release.
  */
-export const RELEASE_STATUSES = ['proposed', 'batched', 'waiting_version', 'merging', 'tagging', 'releasing', 'notifying', 'released', 'failed'] as const;
+export const RELEASE_STATUSES = [
+  'proposed',
+  'batched',
+  'waiting_version',
+  'merging',
+  'tagging',
+  'releasing',
+  'notifying',
+  'released',
+  'failed',
+] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
 
 export class FixRelease extends TenantModel {

@@ -19,9 +19,10 @@ export function ticketJobRoutes(s: FixesServices, jobPage: Joi.Schema | null): S
       options: {
         id: 'listTicketJobs',
         tags: ['tickets'],
-        description: 'Lists a ticket\'s diagnosis and fix jobs, newest first',
-        notes: 'Kind, executor, status, attempts, cost, timings, error and the path of each job\'s log. The ticket page carries the newest 50 '
-          + '(`jobs`); its `jobs.next_cursor` continues here. Keyset pagination.',
+        description: "Lists a ticket's diagnosis and fix jobs, newest first",
+        notes:
+          "Kind, executor, status, attempts, cost, timings, error and the path of each job's log. The ticket page carries the newest 50 " +
+          '(`jobs`); its `jobs.next_cursor` continues here. Keyset pagination.',
         validate: { params: ticketParams, query: Joi.object(paginationQuery) },
         ...(jobPage ? { response: { status: { 200: jobPage } } } : {}),
         plugins: { patchwell: { extension: 'The ticket page caps its jobs; this pages through the rest (issue 25).' } },
@@ -37,13 +38,21 @@ export function ticketJobRoutes(s: FixesServices, jobPage: Joi.Schema | null): S
       options: {
         id: 'listTicketJobEvents',
         tags: ['tickets'],
-        description: 'The log of one of a ticket\'s jobs, oldest first',
-        notes: '`after` (an event id or a date-time) answers only later lines, for tailing a running job. Output of agents is masked before it is stored.',
+        description: "The log of one of a ticket's jobs, oldest first",
+        notes:
+          '`after` (an event id or a date-time) answers only later lines, for tailing a running job. Output of agents is masked before it is stored.',
         validate: { params: jobEventParams, query: Joi.object({ ...paginationQuery, after: Joi.string().max(100) }) },
         response: { status: { 200: JobEventListSchema } },
         handler: async (request) => {
           const p = request.params as { id: string; jobId: string };
-          return listJobEvents(s.db(), s.tickets(), requirePrincipal(request), p.id, p.jobId, request.query as { cursor?: string; limit: number; after?: string });
+          return listJobEvents(
+            s.db(),
+            s.tickets(),
+            requirePrincipal(request),
+            p.id,
+            p.jobId,
+            request.query as { cursor?: string; limit: number; after?: string },
+          );
         },
       },
     },

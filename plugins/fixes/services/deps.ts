@@ -35,15 +35,43 @@ export interface TicketPort {
 /** `approvalGovernance` (sso plugin), when present: who may approve fixes and releases. */
 export interface GovernancePort {
   policy(orgId: string, db?: Knex): Promise<{ minApprovers: number; roles: string[] }>;
-  canApprove(principal: Pick<Principal, 'orgId' | 'role' | 'workspaceIds' | 'userId'>, workspaceId: string, db?: Knex): Promise<boolean>;
+  canApprove(
+    principal: Pick<Principal, 'orgId' | 'role' | 'workspaceIds' | 'userId'>,
+    workspaceId: string,
+    db?: Knex,
+  ): Promise<boolean>;
 }
 
 /** What the loop needs of `draftService` (tickets plugin). */
 export interface DraftPort {
-  createForAgent(trx: Knex, ticket: LoopTicket, input: { kind: 'reply' | 'needs_info' | 'interim'; body_md: string; public_summary?: string | null; diagnosis_id?: string | null; language?: string | null }): Promise<{ id: string } | undefined>;
-  send(actor: SignedInActor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void>;
+  createForAgent(
+    trx: Knex,
+    ticket: LoopTicket,
+    input: {
+      kind: 'reply' | 'needs_info' | 'interim';
+      body_md: string;
+      public_summary?: string | null;
+      diagnosis_id?: string | null;
+      language?: string | null;
+    },
+  ): Promise<{ id: string } | undefined>;
+  send(
+    actor: SignedInActor,
+    ticketId: string,
+    draftId: string,
+    input: { body_md?: string; public_summary?: string | null },
+  ): Promise<void>;
   /** A release notice as a `release_notice` Draft row, sent (or waiting when the white-label guard refuses); undefined without a customer address. */
-  sendNotice(trx: Knex, ticket: LoopTicket, input: { kind: 'release_notice'; template: string; data: Record<string, unknown>; headers?: Record<string, string> }): Promise<{ draft: { id: string; status: string }; mailId: string | null } | undefined>;
+  sendNotice(
+    trx: Knex,
+    ticket: LoopTicket,
+    input: {
+      kind: 'release_notice';
+      template: string;
+      data: Record<string, unknown>;
+      headers?: Record<string, string>;
+    },
+  ): Promise<{ draft: { id: string; status: string }; mailId: string | null } | undefined>;
 }
 
 /** What the release notices need of `subscriberService` (tickets plugin). */
@@ -51,7 +79,12 @@ export interface SubscriberPort {
   /** A notice's unsubscribe link and its List-Unsubscribe headers. */
   unsubscribeLink(ticketId: string, email: string): { url: string; headers: Record<string, string> };
   /** A notice to a subscriber who follows a ticket they did not write; sets notified_at. */
-  notify(trx: Knex, ticket: LoopTicket, sub: { id: string; email: string }, input: { template: string; data: Record<string, unknown> }): Promise<string>;
+  notify(
+    trx: Knex,
+    ticket: LoopTicket,
+    sub: { id: string; email: string },
+    input: { template: string; data: Record<string, unknown> },
+  ): Promise<string>;
   markNotified(trx: Knex, orgId: string, ids: string[], at?: Date): Promise<void>;
 }
 
@@ -66,7 +99,12 @@ export interface LoopWorkspace {
   org_id: string;
   execution_mode: 'managed' | 'runner' | 'mcp';
   agent_id: string;
-  agent_config: { model?: string | null; effort?: string | null; max_minutes?: number | null; max_cost_usd?: number | null } | null;
+  agent_config: {
+    model?: string | null;
+    effort?: string | null;
+    max_minutes?: number | null;
+    max_cost_usd?: number | null;
+  } | null;
   autonomy: 'copilot' | 'approve' | 'autopilot';
   autopilot_categories: string[];
   confidence_threshold: number;
@@ -95,7 +133,12 @@ export interface CodeSearchHit {
 
 /** `codeIndex` (codehost plugin), when present. */
 export interface CodeIndexPort {
-  search(orgId: string, repositoryId: string, query: string, opts?: { limit?: number; trx?: Knex }): Promise<CodeSearchHit[]>;
+  search(
+    orgId: string,
+    repositoryId: string,
+    query: string,
+    opts?: { limit?: number; trx?: Knex },
+  ): Promise<CodeSearchHit[]>;
 }
 
 /** `codehostRepositories` (codehost plugin): the RepoRef of a connected repository. */
@@ -128,16 +171,42 @@ export interface FixesDeps {
 
 /** `patternMatcher` (proactive plugin), when present: learned problem → fix patterns that fit a ticket, best first. */
 export interface PatternMatcherPort {
-  matchTicket(orgId: string, ticketId: string, limit?: number): Promise<Array<{ score: number; pattern: Record<string, unknown> }>>;
+  matchTicket(
+    orgId: string,
+    ticketId: string,
+    limit?: number,
+  ): Promise<Array<{ score: number; pattern: Record<string, unknown> }>>;
 }
 
 /** `billingGate` (billing plugin), when present: caps and fix credits. */
 export interface BillingGatePort {
-  authorizeJob(trx: Knex, input: { orgId: string; workspaceId: string | null; kind: 'fix' | 'diagnosis'; estimatedCostUsd: number; jobId?: string }): Promise<unknown>;
+  authorizeJob(
+    trx: Knex,
+    input: {
+      orgId: string;
+      workspaceId: string | null;
+      kind: 'fix' | 'diagnosis';
+      estimatedCostUsd: number;
+      jobId?: string;
+    },
+  ): Promise<unknown>;
 }
 
 /** `mailer` (mail plugin). */
 export interface MailerPort {
-  registerTemplates(templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[]): void;
-  enqueue(trx: Knex, input: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string | string[]; data: Record<string, unknown>; headers?: Record<string, string>; ticketRef?: string }): Promise<string>;
+  registerTemplates(
+    templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[],
+  ): void;
+  enqueue(
+    trx: Knex,
+    input: {
+      orgId: string | null;
+      template: string;
+      locale: 'en' | 'it';
+      to: string | string[];
+      data: Record<string, unknown>;
+      headers?: Record<string, string>;
+      ticketRef?: string;
+    },
+  ): Promise<string>;
 }

@@ -17,26 +17,55 @@ export interface JobEventOut {
 }
 
 const out = (e: FixJobEvent): JobEventOut => ({
-  id: e.id, org_id: e.org_id, job_id: e.job_id, level: e.level, type: e.type, message: e.message, data: e.data ?? {}, created_at: new Date(e.created_at).toISOString(),
+  id: e.id,
+  org_id: e.org_id,
+  job_id: e.job_id,
+  level: e.level,
+  type: e.type,
+  message: e.message,
+  data: e.data ?? {},
+  created_at: new Date(e.created_at).toISOString(),
 });
 
 /** The log of a ticket's job, oldest first; `after` (an event id or a date-time) tails it. */
-export async function listJobEvents(db: Knex, tickets: TicketPort, principal: Principal, ticketId: string, jobId: string, q: { cursor?: string; limit: number; after?: string }): Promise<Page<JobEventOut>> {
+export async function listJobEvents(
+  db: Knex,
+  tickets: TicketPort,
+  principal: Principal,
+  ticketId: string,
+  jobId: string,
+  q: { cursor?: string; limit: number; after?: string },
+): Promise<Page<JobEventOut>> {
   const ticket = await tickets.load(principal, ticketId);
   const job = await FixJob.query(db).forOrg(principal.orgId).findById(jobId).select('id', 'ticket_id');
   if (!job || job.ticket_id !== ticket.id) throw notFound('job');
   const query = FixJobEvent.query(db).forOrg(principal.orgId).where({ job_id: job.id }).select('*');
   if (q.after) {
     if (/^jev_/.test(q.after)) {
-      const from = await FixJobEvent.query(db).forOrg(principal.orgId).where({ job_id: job.id, id: q.after }).select('seq').limit(1).first();
-      if (!from) throw httpError(400, 'invalid_request', 'after names no event of this job', { errors: [{ path: 'after', message: 'unknown event id' }] });
+      const from = await FixJobEvent.query(db)
+        .forOrg(principal.orgId)
+        .where({ job_id: job.id, id: q.after })
+        .select('seq')
+        .limit(1)
+        .first();
+      if (!from)
+        throw httpError(400, 'invalid_request', 'after names no event of this job', {
+          errors: [{ path: 'after', message: 'unknown event id' }],
+        });
       query.where('seq', '>', from.seq);
     } else {
       const at = new Date(q.after);
-      if (Number.isNaN(at.getTime())) throw httpError(400, 'invalid_request', 'after must be an event id or a date-time', { errors: [{ path: 'after', message: 'must be an event id or a date-time' }] });
+      if (Number.isNaN(at.getTime()))
+        throw httpError(400, 'invalid_request', 'after must be an event id or a date-time', {
+          errors: [{ path: 'after', message: 'must be an event id or a date-time' }],
+        });
       query.where('created_at', '>', at);
     }
   }
-  const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), [{ column: 'seq', direction: 'asc', type: 'string' }], q);
+  const page = await paginate<Record<string, unknown>>(
+    query.toKnexQuery(),
+    [{ column: 'seq', direction: 'asc', type: 'string' }],
+    q,
+  );
   return { items: page.items.map((r) => out(r as unknown as FixJobEvent)), next_cursor: page.next_cursor };
 }

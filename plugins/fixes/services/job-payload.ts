@@ -16,22 +16,38 @@ const BODY_LIMIT = 20_000;
 
 /** Builds what an executor receives for a job: the AgentJob, repository tools and the secrets to mask. */
 export class JobPayloads {
-  constructor(private readonly d: Pick<FixesDeps, 'db' | 'tickets' | 'workspaces' | 'codeIndex' | 'options' | 'codeHost' | 'repositories' | 'patternMatcher'>) {}
+  constructor(
+    private readonly d: Pick<
+      FixesDeps,
+      'db' | 'tickets' | 'workspaces' | 'codeIndex' | 'options' | 'codeHost' | 'repositories' | 'patternMatcher'
+    >,
+  ) {}
 
   /** The workspace's connected repository (codehost plugin's table), if any. */
   async repositoryOf(orgId: string, workspaceId: string): Promise<RepoRow | null> {
-    const row = (await this.d.db('repositories').where({ org_id: orgId, workspace_id: workspaceId }).orderBy('created_at').select('id', 'full_name', 'default_branch', 'html_url', 'is_public').first()) as RepoRow | undefined;
+    const row = (await this.d
+      .db('repositories')
+      .where({ org_id: orgId, workspace_id: workspaceId })
+      .orderBy('created_at')
+      .select('id', 'full_name', 'default_branch', 'html_url', 'is_public')
+      .first()) as RepoRow | undefined;
     return row ?? null;
   }
 
   async build(job: FixJob): Promise<{ agentJob: AgentJob; tools: JobTools | undefined; secrets: string[] }> {
     const ticket = await this.d.tickets.mustGet(this.d.db, job.org_id, job.ticket_id);
     const ws = await this.d.workspaces.get(job.org_id, job.workspace_id);
-    const messages = (await this.d.db('ticket_messages')
+    const messages = (await this.d
+      .db('ticket_messages')
       .where({ org_id: job.org_id, ticket_id: ticket.id, direction: 'in', is_internal_note: false })
       .orderBy([{ column: 'created_at' }, { column: 'id' }])
       .select('body_text')) as Array<{ body_text: string | null }>;
-    const body = mask(messages.map((m) => m.body_text ?? '').filter(Boolean).join('\n\n---\n\n')).slice(0, BODY_LIMIT);
+    const body = mask(
+      messages
+        .map((m) => m.body_text ?? '')
+        .filter(Boolean)
+        .join('\n\n---\n\n'),
+    ).slice(0, BODY_LIMIT);
     const repo = await this.repositoryOf(job.org_id, job.workspace_id);
     const cfg = ws.agent_config ?? {};
     const agentJob: AgentJob = {
@@ -47,12 +63,24 @@ export class JobPayloads {
         category: ticket.category as AgentJob['ticket']['category'],
         language: ticket.language,
       },
-      repository: repo ? { id: repo.id, full_name: repo.full_name, default_branch: repo.default_branch, is_public: repo.is_public } : null,
-      instructions: (job.payload.instructions ?? (job.kind === 'diagnose' ? 'Diagnose the report and draft a reply.' : 'Fix the defect and run the tests.')) + (await this.patternHints(job)),
-      limits: job.payload.limits ?? { max_minutes: cfg.max_minutes ?? this.d.options.defaultMaxMinutes, max_cost_usd: cfg.max_cost_usd ?? this.d.options.defaultMaxCostUsd },
+      repository: repo
+        ? { id: repo.id, full_name: repo.full_name, default_branch: repo.default_branch, is_public: repo.is_public }
+        : null,
+      instructions:
+        (job.payload.instructions ??
+          (job.kind === 'diagnose' ? 'Diagnose the report and draft a reply.' : 'Fix the defect and run the tests.')) +
+        (await this.patternHints(job)),
+      limits: job.payload.limits ?? {
+        max_minutes: cfg.max_minutes ?? this.d.options.defaultMaxMinutes,
+        max_cost_usd: cfg.max_cost_usd ?? this.d.options.defaultMaxCostUsd,
+      },
       ...(job.payload.branch ? { branch: job.payload.branch } : {}),
       test_command: ws.test_command,
-      agent: { agent_id: ws.agent_id, ...(cfg.model ? { model: cfg.model } : {}), ...(cfg.effort ? { effort: cfg.effort } : {}) },
+      agent: {
+        agent_id: ws.agent_id,
+        ...(cfg.model ? { model: cfg.model } : {}),
+        ...(cfg.effort ? { effort: cfg.effort } : {}),
+      },
     };
     const index = this.d.codeIndex;
     const host = this.d.codeHost;
@@ -64,7 +92,9 @@ export class JobPayloads {
           ...(host && repos
             ? {
                 gitAccess: async (input: { write: boolean }) => {
-                  const access = await host.createGitAccess(await repos.ref(job.org_id, repo.id), { write: input.write && job.kind === 'fix' });
+                  const access = await host.createGitAccess(await repos.ref(job.org_id, repo.id), {
+                    write: input.write && job.kind === 'fix',
+                  });
                   secrets.push(access.token);
                   return access;
                 },
@@ -78,7 +108,11 @@ export class JobPayloads {
               line_start: h.line_start,
               line_end: h.line_end,
               ...(h.symbol ? { symbol: h.symbol } : {}),
-              ...(repo.html_url ? { url: `${repo.html_url.replace(/\/+$/, '')}/blob/${repo.default_branch}/${h.path}#L${h.line_start}-L${h.line_end}` } : {}),
+              ...(repo.html_url
+                ? {
+                    url: `${repo.html_url.replace(/\/+$/, '')}/blob/${repo.default_branch}/${h.path}#L${h.line_start}-L${h.line_end}`,
+                  }
+                : {}),
               snippet: h.snippet,
             }));
           },
@@ -91,7 +125,9 @@ export class JobPayloads {
   private async patternHints(job: FixJob): Promise<string> {
     if (!this.d.patternMatcher) return '';
     try {
-      const matches = (await this.d.patternMatcher.matchTicket(job.org_id, job.ticket_id, 3)).filter((m) => m.score >= 0.5);
+      const matches = (await this.d.patternMatcher.matchTicket(job.org_id, job.ticket_id, 3)).filter(
+        (m) => m.score >= 0.5,
+      );
       if (!matches.length) return '';
       const lines = matches.map((m) => {
         const fix = (m.pattern.fix ?? {}) as { summary?: string };

@@ -39,13 +39,24 @@ export const JOB_REQUESTED = 'fixes.job_requested';
  * it produced a fix; idempotent per job id (a second call changes nothing).
  */
 export interface JobCostRecorder {
-  recordJobCost(trx: Knex, input: { orgId: string; jobId: string; costUsd: number; consumedFix: boolean; workspaceId?: string | null; kind?: 'fix' | 'diagnosis' }): Promise<unknown>;
+  recordJobCost(
+    trx: Knex,
+    input: {
+      orgId: string;
+      jobId: string;
+      costUsd: number;
+      consumedFix: boolean;
+      workspaceId?: string | null;
+      kind?: 'fix' | 'diagnosis';
+    },
+  ): Promise<unknown>;
 }
 
-type QueueDeps = Pick<FixesDeps, 'db' | 'outbox' | 'options' | 'log'> & Partial<Pick<FixesDeps, 'tickets'>> & {
-  /** The billing gate; billing may be off (null), or an older gate without recordJobCost. */
-  readonly billingGate?: (FixesDeps['billingGate'] & Partial<JobCostRecorder>) | null;
-};
+type QueueDeps = Pick<FixesDeps, 'db' | 'outbox' | 'options' | 'log'> &
+  Partial<Pick<FixesDeps, 'tickets'>> & {
+    /** The billing gate; billing may be off (null), or an older gate without recordJobCost. */
+    readonly billingGate?: (FixesDeps['billingGate'] & Partial<JobCostRecorder>) | null;
+  };
 
 /** Billing's refusal of a job (402 plan_limit_reached), as the claim keeps it on the job. */
 interface Refusal {
@@ -75,26 +86,38 @@ export class JobQueue {
   /** Queues a job in the caller's transaction; undefined when its idempotency key was used. */
   async enqueue(trx: Knex, input: EnqueueInput): Promise<FixJob | undefined> {
     if (input.idempotencyKey) {
-      const seen = await FixJob.query(trx).forOrg(input.orgId).where({ idempotency_key: input.idempotencyKey }).select('id').limit(1).first();
+      const seen = await FixJob.query(trx)
+        .forOrg(input.orgId)
+        .where({ idempotency_key: input.idempotencyKey })
+        .select('id')
+        .limit(1)
+        .first();
       if (seen) return undefined;
     }
-    const job = await FixJob.query(trx).insert({
-      id: newId(FixJob.idPrefix),
-      org_id: input.orgId,
-      workspace_id: input.workspaceId,
-      ticket_id: input.ticketId,
-      kind: input.kind,
-      executor: input.executor,
-      mode: input.mode,
-      status: 'queued',
-      attempts: 0,
-      max_attempts: this.d.options.maxAttempts,
-      run_after: new Date(),
-      payload: input.payload,
-      idempotency_key: input.idempotencyKey ?? null,
-      fix_attempt_id: input.fixAttemptId ?? null,
-    }).returning('*');
-    await this.d.outbox.add(trx, JOB_REQUESTED, { job_id: job.id, kind: job.kind, executor: job.executor }, { orgId: input.orgId });
+    const job = await FixJob.query(trx)
+      .insert({
+        id: newId(FixJob.idPrefix),
+        org_id: input.orgId,
+        workspace_id: input.workspaceId,
+        ticket_id: input.ticketId,
+        kind: input.kind,
+        executor: input.executor,
+        mode: input.mode,
+        status: 'queued',
+        attempts: 0,
+        max_attempts: this.d.options.maxAttempts,
+        run_after: new Date(),
+        payload: input.payload,
+        idempotency_key: input.idempotencyKey ?? null,
+        fix_attempt_id: input.fixAttemptId ?? null,
+      })
+      .returning('*');
+    await this.d.outbox.add(
+      trx,
+      JOB_REQUESTED,
+      { job_id: job.id, kind: job.kind, executor: job.executor },
+      { orgId: input.orgId },
+    );
     return job;
   }
 
@@ -115,8 +138,19 @@ export class JobQueue {
         // A job named by its claimer (a runner's job_id, an MCP submission) asks billing again at once, even while held.
         const row = await q
           .whereIn('executor', executors)
-          .where((w) => w.where((q) => q.where('status', 'queued').where((d) => (only.jobId ? d.where('run_after', '<=', trx.fn.now()).orWhere('error_code', HELD_CODE) : d.where('run_after', '<=', trx.fn.now()))))
-            .orWhere((q) => q.where('status', 'running').where('lease_expires_at', '<', trx.fn.now())))
+          .where((w) =>
+            w
+              .where((q) =>
+                q
+                  .where('status', 'queued')
+                  .where((d) =>
+                    only.jobId
+                      ? d.where('run_after', '<=', trx.fn.now()).orWhere('error_code', HELD_CODE)
+                      : d.where('run_after', '<=', trx.fn.now()),
+                  ),
+              )
+              .orWhere((q) => q.where('status', 'running').where('lease_expires_at', '<', trx.fn.now())),
+          )
           .orderBy([{ column: 'run_after' }, { column: 'id' }])
           .limit(1)
           .forUpdate()
@@ -124,7 +158,10 @@ export class JobQueue {
           .first();
         if (!row) return { kind: 'none' as const };
         if (row.status === 'running' && row.attempts >= row.max_attempts) {
-          await this.deadLetter(trx, row, { code: 'lease_expired', detail: 'the worker stopped answering and no attempt is left' });
+          await this.deadLetter(trx, row, {
+            code: 'lease_expired',
+            detail: 'the worker stopped answering and no attempt is left',
+          });
           return { kind: 'dead' as const };
         }
         if (row.deadline_at && row.status === 'running' && row.deadline_at.getTime() < Date.now()) {
@@ -138,18 +175,30 @@ export class JobQueue {
           return { kind: 'held' as const, refusal };
         }
         const maxMinutes = this.maxMinutes(row);
-        const claimed = await FixJob.query(trx).forOrg(row.org_id).patchAndFetchById(row.id, {
-          status: 'running',
-          attempts: row.attempts + 1,
-          lease_owner: owner,
-          lease_expires_at: new Date(Date.now() + this.d.options.leaseMs),
-          heartbeat_at: new Date(),
-          started_at: row.started_at ?? new Date(),
-          deadline_at: row.deadline_at ?? new Date(Date.now() + maxMinutes * 60_000),
-          ...(row.error_code === HELD_CODE ? { error_code: null, error_detail: null } : {}),
+        const claimed = await FixJob.query(trx)
+          .forOrg(row.org_id)
+          .patchAndFetchById(row.id, {
+            status: 'running',
+            attempts: row.attempts + 1,
+            lease_owner: owner,
+            lease_expires_at: new Date(Date.now() + this.d.options.leaseMs),
+            heartbeat_at: new Date(),
+            started_at: row.started_at ?? new Date(),
+            deadline_at: row.deadline_at ?? new Date(Date.now() + maxMinutes * 60_000),
+            ...(row.error_code === HELD_CODE ? { error_code: null, error_detail: null } : {}),
+          });
+        if (row.status === 'running')
+          await this.event(trx, claimed, {
+            level: 'warn',
+            type: 'lease_expired',
+            message: `the previous worker's lease expired; attempt ${claimed.attempts} of ${claimed.max_attempts}`,
+          });
+        await this.event(trx, claimed, {
+          level: 'info',
+          type: 'claimed',
+          message: `attempt ${claimed.attempts} started`,
+          data: { attempt: claimed.attempts },
         });
-        if (row.status === 'running') await this.event(trx, claimed, { level: 'warn', type: 'lease_expired', message: `the previous worker's lease expired; attempt ${claimed.attempts} of ${claimed.max_attempts}` });
-        await this.event(trx, claimed, { level: 'info', type: 'claimed', message: `attempt ${claimed.attempts} started`, data: { attempt: claimed.attempts } });
         return { kind: 'claimed' as const, job: claimed };
       });
       if (outcome.kind === 'claimed') return outcome.job;
@@ -167,18 +216,26 @@ export class JobQueue {
   private async authorize(trx: Knex, job: FixJob): Promise<Refusal | null> {
     const gate = this.d.billingGate;
     if (!gate) return null;
-    const demo = (await trx('tickets').where({ org_id: job.org_id, id: job.ticket_id }).select('is_demo').first()) as { is_demo: boolean } | undefined;
+    const demo = (await trx('tickets').where({ org_id: job.org_id, id: job.ticket_id }).select('is_demo').first()) as
+      { is_demo: boolean } | undefined;
     if (demo?.is_demo) return null;
     try {
       // A savepoint: a refusal leaves nothing of billing's half-way work in the claim's transaction.
-      await trx.transaction((sp) => gate.authorizeJob(sp, {
-        orgId: job.org_id, workspaceId: job.workspace_id, kind: job.kind === 'fix' ? 'fix' : 'diagnosis',
-        estimatedCostUsd: job.payload?.limits?.max_cost_usd ?? this.d.options.defaultMaxCostUsd, jobId: job.id,
-      }));
+      await trx.transaction((sp) =>
+        gate.authorizeJob(sp, {
+          orgId: job.org_id,
+          workspaceId: job.workspace_id,
+          kind: job.kind === 'fix' ? 'fix' : 'diagnosis',
+          estimatedCostUsd: job.payload?.limits?.max_cost_usd ?? this.d.options.defaultMaxCostUsd,
+          jobId: job.id,
+        }),
+      );
       return null;
     } catch (err) {
       if (boomCode(err) !== HELD_CODE) throw err;
-      const details = ((err as { data?: { details?: { reason?: string } } }).data?.details ?? {}) as { reason?: string };
+      const details = ((err as { data?: { details?: { reason?: string } } }).data?.details ?? {}) as {
+        reason?: string;
+      };
       return { error: err as Error, reason: details.reason ?? 'plan_limit_reached', message: (err as Error).message };
     }
   }
@@ -190,11 +247,30 @@ export class JobQueue {
    */
   private async hold(trx: Knex, job: FixJob, refusal: Refusal): Promise<void> {
     const detail = `${refusal.reason}: ${refusal.message}`.slice(0, 2000);
-    await FixJob.query(trx).forOrg(job.org_id).patch({ run_after: new Date(Date.now() + this.d.options.holdRecheckMs), error_code: HELD_CODE, error_detail: detail }).where('id', job.id);
+    await FixJob.query(trx)
+      .forOrg(job.org_id)
+      .patch({
+        run_after: new Date(Date.now() + this.d.options.holdRecheckMs),
+        error_code: HELD_CODE,
+        error_detail: detail,
+      })
+      .where('id', job.id);
     if (job.error_code === HELD_CODE && job.error_detail === detail) return;
-    await this.event(trx, job, { level: 'warn', type: 'held', message: `billing refused the ${job.kind === 'fix' ? 'fix' : 'diagnosis'}: ${refusal.message}`, data: { code: HELD_CODE, reason: refusal.reason } });
-    await this.d.outbox.add(trx, 'fixes.job_held', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, reason: refusal.reason }, { orgId: job.org_id });
-    const ticket = this.d.tickets ? await this.d.tickets.mustGet(trx, job.org_id, job.ticket_id).catch(() => null) : null;
+    await this.event(trx, job, {
+      level: 'warn',
+      type: 'held',
+      message: `billing refused the ${job.kind === 'fix' ? 'fix' : 'diagnosis'}: ${refusal.message}`,
+      data: { code: HELD_CODE, reason: refusal.reason },
+    });
+    await this.d.outbox.add(
+      trx,
+      'fixes.job_held',
+      { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, reason: refusal.reason },
+      { orgId: job.org_id },
+    );
+    const ticket = this.d.tickets
+      ? await this.d.tickets.mustGet(trx, job.org_id, job.ticket_id).catch(() => null)
+      : null;
     if (ticket) await this.d.tickets!.update(trx, ticket, { needs_team_action: true });
   }
 
@@ -206,11 +282,23 @@ export class JobQueue {
    * Keeps the lease of a running job. `held` false means the lease is gone (another worker took
    * the job, or it ended): stop working on it. `cancelled` reports a cancellation.
    */
-  async heartbeat(jobId: string, owner: string): Promise<{ held: boolean; cancelled: boolean; leaseExpiresAt: Date | null }> {
-    const rows = (await this.d.db('fix_jobs')
+  async heartbeat(
+    jobId: string,
+    owner: string,
+  ): Promise<{ held: boolean; cancelled: boolean; leaseExpiresAt: Date | null }> {
+    const rows = (await this.d
+      .db('fix_jobs')
       .where({ id: jobId, status: 'running', lease_owner: owner })
-      .update({ lease_expires_at: new Date(Date.now() + this.d.options.leaseMs), heartbeat_at: new Date(), updated_at: new Date() })
-      .returning(['cancel_requested_at', 'deadline_at', 'lease_expires_at'])) as Array<{ cancel_requested_at: Date | null; deadline_at: Date | null; lease_expires_at: Date }>;
+      .update({
+        lease_expires_at: new Date(Date.now() + this.d.options.leaseMs),
+        heartbeat_at: new Date(),
+        updated_at: new Date(),
+      })
+      .returning(['cancel_requested_at', 'deadline_at', 'lease_expires_at'])) as Array<{
+      cancel_requested_at: Date | null;
+      deadline_at: Date | null;
+      lease_expires_at: Date;
+    }>;
     const row = rows[0];
     if (!row) return { held: false, cancelled: true, leaseExpiresAt: null };
     const late = row.deadline_at ? new Date(row.deadline_at).getTime() < Date.now() : false;
@@ -240,7 +328,8 @@ export class JobQueue {
     let ended = 0;
     while (ended < max) {
       const done = await this.d.db.transaction(async (trx) => {
-        const job = await FixJob.query(trx).acrossOrgs('unclaimed remote jobs sweep')
+        const job = await FixJob.query(trx)
+          .acrossOrgs('unclaimed remote jobs sweep')
           .whereIn('executor', executors)
           .where('status', 'queued')
           .where('run_after', '<', new Date(Date.now() - olderThanMs))
@@ -250,9 +339,17 @@ export class JobQueue {
           .skipLocked()
           .first();
         if (!job) return false;
-        const waited = olderThanMs >= 3_600_000 ? `${Math.round((olderThanMs / 3_600_000) * 10) / 10} h` : `${Math.round(olderThanMs / 1000)} s`;
+        const waited =
+          olderThanMs >= 3_600_000
+            ? `${Math.round((olderThanMs / 3_600_000) * 10) / 10} h`
+            : `${Math.round(olderThanMs / 1000)} s`;
         const detail = `no ${job.mode === 'mcp' ? 'IDE agent' : job.mode === 'runner' ? 'runner' : 'remote executor'} took the job within ${waited}`;
-        await this.event(trx, job, { level: 'warn', type: 'not_claimed', message: detail, data: { executor: job.executor, waited_ms: olderThanMs } });
+        await this.event(trx, job, {
+          level: 'warn',
+          type: 'not_claimed',
+          message: detail,
+          data: { executor: job.executor, waited_ms: olderThanMs },
+        });
         await this.end(trx, job, { status: 'failed', cost_usd: 0, error: { code: 'not_claimed', detail } });
         return true;
       });
@@ -265,18 +362,30 @@ export class JobQueue {
   /** Records the end of a job in `trx`: its row, the result event, `fixes.job_finished`, the loop's hook and the cost. */
   private async end(trx: Knex, job: FixJob, result: JobResult): Promise<void> {
     const cost = Math.max(0, Number(result.cost_usd) || 0);
-    const done = await FixJob.query(trx).forOrg(job.org_id).patchAndFetchById(job.id, {
-      status: result.status,
-      result: maskDeep(result) as JobResult,
-      cost_usd: Number(job.cost_usd) + cost,
-      finished_at: new Date(),
-      lease_owner: null,
-      lease_expires_at: null,
-      error_code: result.error?.code ?? null,
-      error_detail: result.error ? mask(result.error.detail).slice(0, 2000) : null,
+    const done = await FixJob.query(trx)
+      .forOrg(job.org_id)
+      .patchAndFetchById(job.id, {
+        status: result.status,
+        result: maskDeep(result) as JobResult,
+        cost_usd: Number(job.cost_usd) + cost,
+        finished_at: new Date(),
+        lease_owner: null,
+        lease_expires_at: null,
+        error_code: result.error?.code ?? null,
+        error_detail: result.error ? mask(result.error.detail).slice(0, 2000) : null,
+      });
+    await this.event(trx, done, {
+      level: result.status === 'failed' ? 'error' : 'info',
+      type: 'result',
+      message: `job ${result.status}`,
+      data: { status: result.status, cost_usd: cost },
     });
-    await this.event(trx, done, { level: result.status === 'failed' ? 'error' : 'info', type: 'result', message: `job ${result.status}`, data: { status: result.status, cost_usd: cost } });
-    await this.d.outbox.add(trx, 'fixes.job_finished', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, status: result.status, cost_usd: cost }, { orgId: job.org_id });
+    await this.d.outbox.add(
+      trx,
+      'fixes.job_finished',
+      { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, status: result.status, cost_usd: cost },
+      { orgId: job.org_id },
+    );
     await this.hooks.onResult(trx, done, result);
     await this.recordCost(trx, done);
   }
@@ -285,13 +394,21 @@ export class JobQueue {
    * A crash of the attempt (thrown error, no result): retried after the back-off while attempts
    * remain, dead-lettered after the last. A non-retryable error dead-letters at once.
    */
-  async fail(jobId: string, owner: string, error: { code: string; detail: string }, opts: { retryable: boolean }): Promise<void> {
+  async fail(
+    jobId: string,
+    owner: string,
+    error: { code: string; detail: string },
+    opts: { retryable: boolean },
+  ): Promise<void> {
     await this.d.db.transaction(async (trx) => {
       const job = await FixJob.query(trx).acrossOrgs('job failure by its worker').findById(jobId).forUpdate();
       if (!job || job.status !== 'running' || job.lease_owner !== owner) return;
       if (!opts.retryable || job.attempts >= job.max_attempts || job.cancel_requested_at) {
         if (job.cancel_requested_at) {
-          await FixJob.query(trx).forOrg(job.org_id).patch({ status: 'cancelled', finished_at: new Date(), lease_owner: null, lease_expires_at: null }).where('id', job.id);
+          await FixJob.query(trx)
+            .forOrg(job.org_id)
+            .patch({ status: 'cancelled', finished_at: new Date(), lease_owner: null, lease_expires_at: null })
+            .where('id', job.id);
           await this.event(trx, job, { level: 'info', type: 'cancelled', message: 'job cancelled' });
           await this.recordCost(trx, job);
           return;
@@ -301,17 +418,33 @@ export class JobQueue {
       }
       const backoff = this.d.options.backoffMs;
       const wait = backoff[Math.min(job.attempts - 1, backoff.length - 1)] ?? 0;
-      await FixJob.query(trx).forOrg(job.org_id).patch({
-        status: 'queued', run_after: new Date(Date.now() + wait), lease_owner: null, lease_expires_at: null, error_code: error.code, error_detail: mask(errorText(error)),
-      }).where('id', job.id);
-      await this.event(trx, job, { level: 'warn', type: 'retry', message: `attempt ${job.attempts} failed (${error.code}); retrying in ${Math.round(wait / 1000)} s`, data: { code: error.code, wait_ms: wait } });
+      await FixJob.query(trx)
+        .forOrg(job.org_id)
+        .patch({
+          status: 'queued',
+          run_after: new Date(Date.now() + wait),
+          lease_owner: null,
+          lease_expires_at: null,
+          error_code: error.code,
+          error_detail: mask(errorText(error)),
+        })
+        .where('id', job.id);
+      await this.event(trx, job, {
+        level: 'warn',
+        type: 'retry',
+        message: `attempt ${job.attempts} failed (${error.code}); retrying in ${Math.round(wait / 1000)} s`,
+        data: { code: error.code, wait_ms: wait },
+      });
     });
   }
 
   /** Cancels a job: a queued one at once, a running one at its next heartbeat. */
   async cancel(trx: Knex, job: FixJob, reason: string): Promise<void> {
     if (job.status === 'queued') {
-      await FixJob.query(trx).forOrg(job.org_id).patch({ status: 'cancelled', cancel_requested_at: new Date(), finished_at: new Date() }).where('id', job.id);
+      await FixJob.query(trx)
+        .forOrg(job.org_id)
+        .patch({ status: 'cancelled', cancel_requested_at: new Date(), finished_at: new Date() })
+        .where('id', job.id);
       await this.event(trx, job, { level: 'info', type: 'cancelled', message: reason });
       // A queued fix may hold a reserved credit (fix in managed): recording it releases the credit.
       if (job.kind === 'fix') await this.recordCost(trx, job);
@@ -322,11 +455,29 @@ export class JobQueue {
   }
 
   private async deadLetter(trx: Knex, job: FixJob, error: { code: string; detail: string }): Promise<void> {
-    const dead = await FixJob.query(trx).forOrg(job.org_id).patchAndFetchById(job.id, {
-      status: 'dead', dead_at: new Date(), finished_at: new Date(), lease_owner: null, lease_expires_at: null, error_code: error.code, error_detail: mask(error.detail).slice(0, 2000),
+    const dead = await FixJob.query(trx)
+      .forOrg(job.org_id)
+      .patchAndFetchById(job.id, {
+        status: 'dead',
+        dead_at: new Date(),
+        finished_at: new Date(),
+        lease_owner: null,
+        lease_expires_at: null,
+        error_code: error.code,
+        error_detail: mask(error.detail).slice(0, 2000),
+      });
+    await this.event(trx, dead, {
+      level: 'error',
+      type: 'dead_letter',
+      message: `job stopped after ${job.attempts} attempt(s): ${error.code}`,
+      data: { code: error.code },
     });
-    await this.event(trx, dead, { level: 'error', type: 'dead_letter', message: `job stopped after ${job.attempts} attempt(s): ${error.code}`, data: { code: error.code } });
-    await this.d.outbox.add(trx, 'fixes.job_dead', { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, code: error.code }, { orgId: job.org_id });
+    await this.d.outbox.add(
+      trx,
+      'fixes.job_dead',
+      { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, code: error.code },
+      { orgId: job.org_id },
+    );
     await this.hooks.onDead(trx, dead);
     await this.recordCost(trx, dead);
   }
@@ -360,7 +511,12 @@ export class JobQueue {
   }
 
   /** Appends a masked line to a job's log. */
-  async event(trx: Knex, job: Pick<FixJob, 'id' | 'org_id'>, e: JobEventInput, secrets: readonly string[] = []): Promise<void> {
+  async event(
+    trx: Knex,
+    job: Pick<FixJob, 'id' | 'org_id'>,
+    e: JobEventInput,
+    secrets: readonly string[] = [],
+  ): Promise<void> {
     await FixJobEvent.query(trx).insert({
       id: newId(FixJobEvent.idPrefix),
       org_id: job.org_id,

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isAdapterError, type AgentExecutor, type AgentJob, type JobIO, type JobResult } from '../../../core/contracts/index.js';
+import {
+  isAdapterError,
+  type AgentExecutor,
+  type AgentJob,
+  type JobIO,
+  type JobResult,
+} from '../../../core/contracts/index.js';
 import type { FixJob } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
 import type { JobPayloads } from './job-payload.js';
@@ -20,7 +26,11 @@ export class JobWorker {
   private again = false;
   private stopped = false;
 
-  constructor(private readonly d: Pick<FixesDeps, 'executors' | 'options' | 'log'>, private readonly queue: JobQueue, private readonly payloads: JobPayloads) {}
+  constructor(
+    private readonly d: Pick<FixesDeps, 'executors' | 'options' | 'log'>,
+    private readonly queue: JobQueue,
+    private readonly payloads: JobPayloads,
+  ) {}
 
   start(): void {
     this.stopped = false;
@@ -34,7 +44,10 @@ export class JobWorker {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.race([Promise.allSettled([...this.inFlight.values(), this.draining]), new Promise((r) => setTimeout(r, waitMs).unref())]);
+    await Promise.race([
+      Promise.allSettled([...this.inFlight.values(), this.draining]),
+      new Promise((r) => setTimeout(r, waitMs).unref()),
+    ]);
   }
 
   /** Looks for work now (the bus signal). */
@@ -90,9 +103,12 @@ export class JobWorker {
       }
       return cancelled;
     };
-    const timer = setInterval(() => {
-      beating = beat().catch((err: unknown) => this.d.log.warn({ err, jobId: job.id }, 'fixes: heartbeat failed'));
-    }, Math.max(250, Math.floor(this.d.options.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        beating = beat().catch((err: unknown) => this.d.log.warn({ err, jobId: job.id }, 'fixes: heartbeat failed'));
+      },
+      Math.max(250, Math.floor(this.d.options.leaseMs / 3)),
+    );
     timer.unref();
     try {
       const { agentJob, tools, secrets } = await this.payloads.build(job);
@@ -109,13 +125,24 @@ export class JobWorker {
       };
       await executor.start(agentJob as AgentJob, io);
       if (!completed) {
-        await this.queue.fail(job.id, this.owner, { code: 'no_result', detail: 'the executor ended without a result' }, { retryable: true });
+        await this.queue.fail(
+          job.id,
+          this.owner,
+          { code: 'no_result', detail: 'the executor ended without a result' },
+          { retryable: true },
+        );
       }
     } catch (err) {
       const code = isAdapterError(err) ? err.code : 'executor_error';
       const retryable = isAdapterError(err) ? err.retryable || code !== 'not_supported' : true;
       this.d.log.warn({ err, jobId: job.id }, 'fixes: job attempt failed');
-      if (!completed) await this.queue.fail(job.id, this.owner, { code, detail: (err as Error).message ?? String(err) }, { retryable });
+      if (!completed)
+        await this.queue.fail(
+          job.id,
+          this.owner,
+          { code, detail: (err as Error).message ?? String(err) },
+          { retryable },
+        );
     } finally {
       clearInterval(timer);
       await beating;

@@ -13,18 +13,23 @@ export const BRANCH_PREFIX = 'patchwell/';
 
 /** Reasons the loop hands a ticket to the team (escalation_reason, shown to the team). */
 const REASONS = {
-  unanswered: (c: string, conf: number) => `The assistant could not answer this from the repository's documentation (category ${c}, confidence ${conf.toFixed(2)}).`,
-  bug: (conf: number) => `The assistant diagnosed a defect (confidence ${conf.toFixed(2)}); a fix needs a person or a fix executor.`,
+  unanswered: (c: string, conf: number) =>
+    `The assistant could not answer this from the repository's documentation (category ${c}, confidence ${conf.toFixed(2)}).`,
+  bug: (conf: number) =>
+    `The assistant diagnosed a defect (confidence ${conf.toFixed(2)}); a fix needs a person or a fix executor.`,
   failed: (code: string) => `The diagnosis job failed (${code}).`,
   dead: (code: string) => `The ${'job'} stopped after its last attempt (${code}).`,
-  duplicate: (d: LikelyDuplicate) => `Likely a duplicate of ticket ${d.id} ("${d.subject.slice(0, 120)}"): ${d.why === 'error_group' ? 'the same error group' : 'a bug in the same code, already being fixed'}. `
-    + 'Close it as a duplicate to keep the customer informed through the original; no second fix was started.',
+  duplicate: (d: LikelyDuplicate) =>
+    `Likely a duplicate of ticket ${d.id} ("${d.subject.slice(0, 120)}"): ${d.why === 'error_group' ? 'the same error group' : 'a bug in the same code, already being fixed'}. ` +
+    'Close it as a duplicate to keep the customer informed through the original; no second fix was started.',
 };
 
 /** The interim message a customer gets while the fix is prepared (a draft; autopilot sends it when it sends bugs). */
 const INTERIM: Record<'en' | 'it', (statusUrl: string) => string> = {
-  en: (url) => `Hello,\n\nthank you for your report. We found the cause of the problem and a fix is being prepared; we will write to you again as soon as it is released.\n\nYou can follow your request here: ${url}\n`,
-  it: (url) => `Buongiorno,\n\ngrazie per la segnalazione. Abbiamo trovato la causa del problema e stiamo preparando una correzione; le scriveremo di nuovo appena sarà rilasciata.\n\nPuò seguire la richiesta qui: ${url}\n`,
+  en: (url) =>
+    `Hello,\n\nthank you for your report. We found the cause of the problem and a fix is being prepared; we will write to you again as soon as it is released.\n\nYou can follow your request here: ${url}\n`,
+  it: (url) =>
+    `Buongiorno,\n\ngrazie per la segnalazione. Abbiamo trovato la causa del problema e stiamo preparando una correzione; le scriveremo di nuovo appena sarà rilasciata.\n\nPuò seguire la richiesta qui: ${url}\n`,
 };
 
 /** An older open ticket the new report likely duplicates, and why. */
@@ -35,7 +40,17 @@ export interface LikelyDuplicate {
 }
 
 /** States of a ticket whose problem is still open (released and closed tickets are not duplicated: a new report after a release may be a regression). */
-const OPEN_PROBLEM = ['received', 'triage', 'draft_ready', 'needs_info', 'answered', 'fixing', 'awaiting_approval', 'releasing', 'escalated'];
+const OPEN_PROBLEM = [
+  'received',
+  'triage',
+  'draft_ready',
+  'needs_info',
+  'answered',
+  'fixing',
+  'awaiting_approval',
+  'releasing',
+  'escalated',
+];
 /** States of a bug whose fix is at work or waits: a report of the same code joins it. */
 const FIX_AT_WORK = ['fixing', 'awaiting_approval', 'releasing'];
 const DOC_PATH = /(^|\/)(docs?|documentation)\/|(^|\/)readme[^/]*$|\.(md|mdx|rst|txt|adoc)$/i;
@@ -46,11 +61,18 @@ function identifiersIn(text: string): Set<string> {
 }
 
 /** The code files a diagnosis points at (documentation left out: many reports quote the same README). */
-const codePaths = (refs: ReadonlyArray<{ path: string }> | null | undefined): Set<string> => new Set((refs ?? []).map((r) => r.path).filter((p) => p && !DOC_PATH.test(p)));
+const codePaths = (refs: ReadonlyArray<{ path: string }> | null | undefined): Set<string> =>
+  new Set((refs ?? []).map((r) => r.path).filter((p) => p && !DOC_PATH.test(p)));
 
 /** Whether autopilot sends a draft of this diagnosis by itself. */
-export function autopilotAllows(ws: Pick<LoopWorkspace, 'autonomy' | 'autopilot_categories' | 'confidence_threshold'>, category: TicketCategory, confidence: number): boolean {
-  return ws.autonomy === 'autopilot' && ws.autopilot_categories.includes(category) && confidence >= ws.confidence_threshold;
+export function autopilotAllows(
+  ws: Pick<LoopWorkspace, 'autonomy' | 'autopilot_categories' | 'confidence_threshold'>,
+  category: TicketCategory,
+  confidence: number,
+): boolean {
+  return (
+    ws.autonomy === 'autopilot' && ws.autopilot_categories.includes(category) && confidence >= ws.confidence_threshold
+  );
 }
 
 /**
@@ -60,7 +82,10 @@ export function autopilotAllows(ws: Pick<LoopWorkspace, 'autonomy' | 'autopilot_
  * confidence_threshold are sent by themselves); what the automation cannot answer is escalated.
  */
 export class FixLoop {
-  constructor(private readonly d: FixesDeps, private readonly queue: JobQueue) {}
+  constructor(
+    private readonly d: FixesDeps,
+    private readonly queue: JobQueue,
+  ) {}
 
   /** The executor that diagnoses: the workspace's execution mode when it runs diagnoses, else the builtin one. */
   diagnoser(ws: LoopWorkspace): AgentExecutor | undefined {
@@ -77,19 +102,48 @@ export class FixLoop {
    * Queues a fix attempt (number n, branch `patchwell/<ticket>-<n>`) and its job; the ticket moves
    * with `event` (fix_started from triage, request_changes from awaiting_approval, …).
    */
-  async queueFix(trx: Knex, ticket: LoopTicket, ws: LoopWorkspace, executor: AgentExecutor, input: { repositoryId: string; notes?: string | null; event: string; instructions: string }): Promise<FixAttempt> {
-    const last = await FixAttempt.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).max('number as n').first() as unknown as { n: number | null } | undefined;
+  async queueFix(
+    trx: Knex,
+    ticket: LoopTicket,
+    ws: LoopWorkspace,
+    executor: AgentExecutor,
+    input: { repositoryId: string; notes?: string | null; event: string; instructions: string },
+  ): Promise<FixAttempt> {
+    const last = (await FixAttempt.query(trx)
+      .forOrg(ticket.org_id)
+      .where({ ticket_id: ticket.id })
+      .max('number as n')
+      .first()) as unknown as { n: number | null } | undefined;
     const number = (last?.n ?? 0) + 1;
-    const attempt = await FixAttempt.query(trx).insert({
-      id: newId(FixAttempt.idPrefix), org_id: ticket.org_id, ticket_id: ticket.id, workspace_id: ticket.workspace_id, number,
-      repository_id: input.repositoryId, branch: `${BRANCH_PREFIX}${ticket.id}-${number}`, status: 'running', reviewer_notes: input.notes ?? null,
-    }).returning('*');
+    const attempt = await FixAttempt.query(trx)
+      .insert({
+        id: newId(FixAttempt.idPrefix),
+        org_id: ticket.org_id,
+        ticket_id: ticket.id,
+        workspace_id: ticket.workspace_id,
+        number,
+        repository_id: input.repositoryId,
+        branch: `${BRANCH_PREFIX}${ticket.id}-${number}`,
+        status: 'running',
+        reviewer_notes: input.notes ?? null,
+      })
+      .returning('*');
     const job = await this.queue.enqueue(trx, {
-      orgId: ticket.org_id, workspaceId: ticket.workspace_id, ticketId: ticket.id, kind: 'fix', executor: executor.identifier, mode: executor.mode,
-      payload: { instructions: input.instructions, branch: attempt.branch, repository_id: input.repositoryId }, idempotencyKey: `fix:${attempt.id}`, fixAttemptId: attempt.id,
+      orgId: ticket.org_id,
+      workspaceId: ticket.workspace_id,
+      ticketId: ticket.id,
+      kind: 'fix',
+      executor: executor.identifier,
+      mode: executor.mode,
+      payload: { instructions: input.instructions, branch: attempt.branch, repository_id: input.repositoryId },
+      idempotencyKey: `fix:${attempt.id}`,
+      fixAttemptId: attempt.id,
       maxMinutes: ws.agent_config?.max_minutes ?? this.d.options.defaultMaxMinutes,
     });
-    await FixAttempt.query(trx).forOrg(ticket.org_id).patch({ job_id: job?.id ?? null }).where('id', attempt.id);
+    await FixAttempt.query(trx)
+      .forOrg(ticket.org_id)
+      .patch({ job_id: job?.id ?? null })
+      .where('id', attempt.id);
     await this.d.tickets.transition(trx, ticket, input.event);
     return attempt;
   }
@@ -108,7 +162,10 @@ export class FixLoop {
       kind: 'diagnose',
       executor: executor.identifier,
       mode: executor.mode,
-      payload: { instructions: 'Diagnose the report, find the places in the repository it concerns and draft a reply when the documentation answers it.' },
+      payload: {
+        instructions:
+          'Diagnose the report, find the places in the repository it concerns and draft a reply when the documentation answers it.',
+      },
       idempotencyKey: `diagnose:${ticket.id}:${ticket.reopened_count}`,
       maxMinutes: this.d.options.defaultMaxMinutes,
     });
@@ -135,7 +192,11 @@ export class FixLoop {
     let draftId: string | undefined;
     if (wanted) {
       const draft = await this.d.drafts.createForAgent(trx, current, {
-        kind: wanted.kind, body_md: wanted.body_md, public_summary: dx.public_summary ?? null, diagnosis_id: diagnosisId, language: wanted.language ?? ticket.language,
+        kind: wanted.kind,
+        body_md: wanted.body_md,
+        public_summary: dx.public_summary ?? null,
+        diagnosis_id: diagnosisId,
+        language: wanted.language ?? ticket.language,
       });
       if (draft) {
         draftId = draft.id;
@@ -159,35 +220,73 @@ export class FixLoop {
       outcome,
       created_at: new Date(),
     });
-    const repositoryId = (await trx('repositories').where({ org_id: job.org_id, workspace_id: job.workspace_id }).orderBy('created_at').select('id').first() as { id: string } | undefined)?.id;
+    const repositoryId = (
+      (await trx('repositories')
+        .where({ org_id: job.org_id, workspace_id: job.workspace_id })
+        .orderBy('created_at')
+        .select('id')
+        .first()) as { id: string } | undefined
+    )?.id;
     const fixer = this.fixer(ws);
     if (duplicate) {
       current = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
       await this.d.ticketActions.escalateBySystem(trx, current, REASONS.duplicate(duplicate));
     } else if (!draftId && dx.category === 'bug' && dx.confidence >= ws.confidence_threshold && fixer && repositoryId) {
       current = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
-      await this.queueFix(trx, current, ws, fixer, { repositoryId, event: 'fix_started', instructions: fixInstructions(dx.root_cause_md, null) });
+      await this.queueFix(trx, current, ws, fixer, {
+        repositoryId,
+        event: 'fix_started',
+        instructions: fixInstructions(dx.root_cause_md, null),
+      });
       await FixDiagnosis.query(trx).forOrg(job.org_id).patch({ outcome: 'fix_queued' }).where('id', diagnosisId);
       outcome = 'fix_queued';
       // The customer hears that a fix is being prepared: an interim draft (sent by autopilot when it sends this category).
       const fixing = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
       const lang = fixing.language === 'it' ? 'it' : 'en';
-      const interim = await this.d.drafts.createForAgent(trx, fixing, { kind: 'interim', body_md: INTERIM[lang](this.d.tickets.statusUrl(fixing)), diagnosis_id: diagnosisId, language: lang });
+      const interim = await this.d.drafts.createForAgent(trx, fixing, {
+        kind: 'interim',
+        body_md: INTERIM[lang](this.d.tickets.statusUrl(fixing)),
+        diagnosis_id: diagnosisId,
+        language: lang,
+      });
       if (interim && autopilotAllows(ws, dx.category, dx.confidence)) {
-        await this.d.outbox.add(trx, AUTOPILOT_SEND, { ticket_id: ticket.id, draft_id: interim.id, job_id: job.id }, { orgId: job.org_id });
+        await this.d.outbox.add(
+          trx,
+          AUTOPILOT_SEND,
+          { ticket_id: ticket.id, draft_id: interim.id, job_id: job.id },
+          { orgId: job.org_id },
+        );
       }
     } else if (!draftId) {
       current = await this.d.tickets.mustGet(trx, job.org_id, ticket.id);
-      const reason = dx.category === 'bug' ? REASONS.bug(dx.confidence) : REASONS.unanswered(dx.category, dx.confidence);
+      const reason =
+        dx.category === 'bug' ? REASONS.bug(dx.confidence) : REASONS.unanswered(dx.category, dx.confidence);
       await this.d.ticketActions.escalateBySystem(trx, current, reason);
     }
     if (outcome === 'autopilot' && draftId) {
-      await this.d.outbox.add(trx, AUTOPILOT_SEND, { ticket_id: ticket.id, draft_id: draftId, job_id: job.id }, { orgId: job.org_id });
+      await this.d.outbox.add(
+        trx,
+        AUTOPILOT_SEND,
+        { ticket_id: ticket.id, draft_id: draftId, job_id: job.id },
+        { orgId: job.org_id },
+      );
     }
-    await this.d.outbox.add(trx, 'fixes.diagnosis_completed', {
-      ticket_id: ticket.id, workspace_id: ticket.workspace_id, diagnosis_id: diagnosisId, job_id: job.id, category: dx.category, confidence: dx.confidence, outcome, draft_id: draftId ?? null,
-      duplicate_of_ticket_id: duplicate?.id ?? null,
-    }, { orgId: job.org_id });
+    await this.d.outbox.add(
+      trx,
+      'fixes.diagnosis_completed',
+      {
+        ticket_id: ticket.id,
+        workspace_id: ticket.workspace_id,
+        diagnosis_id: diagnosisId,
+        job_id: job.id,
+        category: dx.category,
+        confidence: dx.confidence,
+        outcome,
+        draft_id: draftId ?? null,
+        duplicate_of_ticket_id: duplicate?.id ?? null,
+      },
+      { orgId: job.org_id },
+    );
   }
 
   /**
@@ -196,18 +295,42 @@ export class FixLoop {
    * identifiers (`cartTotal`) and, when both diagnoses found places in the code, whose diagnosis
    * points at more than half of the new one's files. Null when none (docs/fixes.md, "Duplicates").
    */
-  async likelyDuplicate(trx: Knex, ticket: LoopTicket, references: ReadonlyArray<{ path: string }>): Promise<LikelyDuplicate | null> {
-    const self = (await trx('tickets').where({ org_id: ticket.org_id, id: ticket.id }).select('error_group_id', 'created_at').first()) as { error_group_id: string | null; created_at: Date };
-    const older = () => trx('tickets').where({ org_id: ticket.org_id, workspace_id: ticket.workspace_id }).whereNot('id', ticket.id).where('created_at', '<', self.created_at);
+  async likelyDuplicate(
+    trx: Knex,
+    ticket: LoopTicket,
+    references: ReadonlyArray<{ path: string }>,
+  ): Promise<LikelyDuplicate | null> {
+    const self = (await trx('tickets')
+      .where({ org_id: ticket.org_id, id: ticket.id })
+      .select('error_group_id', 'created_at')
+      .first()) as { error_group_id: string | null; created_at: Date };
+    const older = () =>
+      trx('tickets')
+        .where({ org_id: ticket.org_id, workspace_id: ticket.workspace_id })
+        .whereNot('id', ticket.id)
+        .where('created_at', '<', self.created_at);
     if (self.error_group_id) {
-      const same = (await older().where('error_group_id', self.error_group_id).whereIn('state', OPEN_PROBLEM).orderBy('created_at').select('id', 'subject').first()) as { id: string; subject: string } | undefined;
+      const same = (await older()
+        .where('error_group_id', self.error_group_id)
+        .whereIn('state', OPEN_PROBLEM)
+        .orderBy('created_at')
+        .select('id', 'subject')
+        .first()) as { id: string; subject: string } | undefined;
       if (same) return { ...same, why: 'error_group' };
     }
     const mine = codePaths(references);
-    const candidates = (await older().whereIn('state', FIX_AT_WORK).orderBy('created_at').limit(50).select('id', 'subject')) as Array<{ id: string; subject: string }>;
+    const candidates = (await older()
+      .whereIn('state', FIX_AT_WORK)
+      .orderBy('created_at')
+      .limit(50)
+      .select('id', 'subject')) as Array<{ id: string; subject: string }>;
     if (candidates.length === 0) return null;
     const ids = candidates.map((c) => c.id);
-    const rows = await FixDiagnosis.query(trx).forOrg(ticket.org_id).whereIn('ticket_id', ids).orderBy('created_at', 'desc').select('ticket_id', 'category', 'references');
+    const rows = await FixDiagnosis.query(trx)
+      .forOrg(ticket.org_id)
+      .whereIn('ticket_id', ids)
+      .orderBy('created_at', 'desc')
+      .select('ticket_id', 'category', 'references');
     const latest = new Map<string, FixDiagnosis>();
     for (const r of rows) if (!latest.has(r.ticket_id)) latest.set(r.ticket_id, r);
     const words = await this.reportTexts(trx, ticket.org_id, [ticket.id, ...ids]);
@@ -230,11 +353,17 @@ export class FixLoop {
   /** Subject and customer messages of each ticket, as one text (the report's words). */
   private async reportTexts(trx: Knex, orgId: string, ticketIds: string[]): Promise<Map<string, string>> {
     const [subjects, messages] = await Promise.all([
-      trx('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject') as Promise<Array<{ id: string; subject: string }>>,
-      trx('ticket_messages').where({ org_id: orgId, direction: 'in', is_internal_note: false }).whereIn('ticket_id', ticketIds).select('ticket_id', 'body_text') as Promise<Array<{ ticket_id: string; body_text: string | null }>>,
+      trx('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject') as Promise<
+        Array<{ id: string; subject: string }>
+      >,
+      trx('ticket_messages')
+        .where({ org_id: orgId, direction: 'in', is_internal_note: false })
+        .whereIn('ticket_id', ticketIds)
+        .select('ticket_id', 'body_text') as Promise<Array<{ ticket_id: string; body_text: string | null }>>,
     ]);
     const out = new Map(subjects.map((r) => [r.id, r.subject]));
-    for (const m of messages) out.set(m.ticket_id, `${out.get(m.ticket_id) ?? ''}\n${(m.body_text ?? '').slice(0, 20_000)}`);
+    for (const m of messages)
+      out.set(m.ticket_id, `${out.get(m.ticket_id) ?? ''}\n${(m.body_text ?? '').slice(0, 20_000)}`);
     return out;
   }
 
@@ -249,30 +378,64 @@ export class FixLoop {
     if (!attempt || attempt.status !== 'running') return;
     const ticket = await this.d.tickets.mustGet(trx, job.org_id, job.ticket_id);
     if (result.status !== 'succeeded' || !result.fix) {
-      await FixAttempt.query(trx).forOrg(job.org_id).patch({ status: 'failed', reason: 'other' }).where('id', attempt.id);
+      await FixAttempt.query(trx)
+        .forOrg(job.org_id)
+        .patch({ status: 'failed', reason: 'other' })
+        .where('id', attempt.id);
       if (result.status === 'cancelled' || ticket.state !== 'fixing') return;
-      await this.d.tickets.transition(trx, ticket, 'fix_failed', { escalation_reason: `The fix job ${result.status} (${result.error?.code ?? 'no fix'}).`, escalated_at: new Date() });
+      await this.d.tickets.transition(trx, ticket, 'fix_failed', {
+        escalation_reason: `The fix job ${result.status} (${result.error?.code ?? 'no fix'}).`,
+        escalated_at: new Date(),
+      });
       return;
     }
     const fix = result.fix;
     const verified = fix.verify_passed && fix.tests_passed;
-    await FixAttempt.query(trx).forOrg(job.org_id).patch({
-      status: verified ? 'verified' : 'not_verified', head_sha: fix.head_sha, branch: fix.branch, tests_ran: fix.tests_ran, tests_passed: fix.tests_passed, verify_passed: fix.verify_passed, reason: verified ? null : fix.reason ?? 'verification_failed',
-    }).where('id', attempt.id);
+    await FixAttempt.query(trx)
+      .forOrg(job.org_id)
+      .patch({
+        status: verified ? 'verified' : 'not_verified',
+        head_sha: fix.head_sha,
+        branch: fix.branch,
+        tests_ran: fix.tests_ran,
+        tests_passed: fix.tests_passed,
+        verify_passed: fix.verify_passed,
+        reason: verified ? null : (fix.reason ?? 'verification_failed'),
+      })
+      .where('id', attempt.id);
     if (ticket.state !== 'fixing') return;
     if (!verified) {
-      await this.d.tickets.transition(trx, ticket, 'fix_failed', { escalation_reason: `The fix was not verified (${fix.reason ?? 'verification_failed'}).`, escalated_at: new Date() });
+      await this.d.tickets.transition(trx, ticket, 'fix_failed', {
+        escalation_reason: `The fix was not verified (${fix.reason ?? 'verification_failed'}).`,
+        escalated_at: new Date(),
+      });
       return;
     }
     await this.d.tickets.transition(trx, ticket, 'fix_verified');
     const ws = await this.d.workspaces.get(job.org_id, job.workspace_id, trx);
-    if (ws.autonomy !== 'copilot') await this.d.outbox.add(trx, OPEN_PR, { fix_attempt_id: attempt.id, ticket_id: ticket.id, draft: false }, { orgId: job.org_id });
-    await this.d.outbox.add(trx, 'fixes.fix_verified', { ticket_id: ticket.id, fix_attempt_id: attempt.id, head_sha: fix.head_sha }, { orgId: job.org_id });
+    if (ws.autonomy !== 'copilot')
+      await this.d.outbox.add(
+        trx,
+        OPEN_PR,
+        { fix_attempt_id: attempt.id, ticket_id: ticket.id, draft: false },
+        { orgId: job.org_id },
+      );
+    await this.d.outbox.add(
+      trx,
+      'fixes.fix_verified',
+      { ticket_id: ticket.id, fix_attempt_id: attempt.id, head_sha: fix.head_sha },
+      { orgId: job.org_id },
+    );
   }
 
   /** The hook of JobQueue for a dead-lettered job: the ticket goes to the team with the reason. */
   async onDead(trx: Knex, job: FixJob): Promise<void> {
-    if (job.fix_attempt_id) await FixAttempt.query(trx).forOrg(job.org_id).patch({ status: 'failed', reason: 'other' }).where('id', job.fix_attempt_id).where('status', 'running');
+    if (job.fix_attempt_id)
+      await FixAttempt.query(trx)
+        .forOrg(job.org_id)
+        .patch({ status: 'failed', reason: 'other' })
+        .where('id', job.fix_attempt_id)
+        .where('status', 'running');
     const ticket: LoopTicket = await this.d.tickets.mustGet(trx, job.org_id, job.ticket_id);
     await this.d.ticketActions.escalateBySystem(trx, ticket, REASONS.dead(job.error_code ?? 'unknown'));
   }
@@ -280,7 +443,12 @@ export class FixLoop {
 
 /** What a fix job is asked to do: the diagnosis notes and, for a new attempt, the reviewer's notes. */
 export function fixInstructions(rootCause: string, reviewerNotes: string | null): string {
-  const parts = ['Fix the defect the ticket reports, with a test that fails before the fix, and run the test command.', '', 'Diagnosis notes:', rootCause];
+  const parts = [
+    'Fix the defect the ticket reports, with a test that fails before the fix, and run the test command.',
+    '',
+    'Diagnosis notes:',
+    rootCause,
+  ];
   if (reviewerNotes) parts.push('', 'The reviewer asked for these changes to the previous attempt:', reviewerNotes);
   return parts.join('\n');
 }

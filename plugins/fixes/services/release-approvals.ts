@@ -10,7 +10,12 @@ import { givenVersion, versionFreeOr409 } from './release-versions.js';
 import { approvalCount, loadRelease } from './releases-read.js';
 
 /** 403 unless the caller holds an approver role of the organization (governance) for the workspace. */
-export async function approverOr403(d: FixesDeps, p: SignedInActor['principal'], workspaceId: string, trx: Knex): Promise<void> {
+export async function approverOr403(
+  d: FixesDeps,
+  p: SignedInActor['principal'],
+  workspaceId: string,
+  trx: Knex,
+): Promise<void> {
   const policy = d.governance ? null : { roles: ['owner', 'admin'] };
   const can = d.governance ? await d.governance.canApprove(p, workspaceId, trx) : policy!.roles.includes(p.role);
   if (!can) throw forbidden('Only the approver roles of your organization can do this');
@@ -25,45 +30,114 @@ export class ReleaseApprovals {
   constructor(private readonly d: FixesDeps) {}
 
   /** POST /v1/tickets/{id}/approve: one approval at the fix's head commit; at the minimum the ticket moves to releasing. */
-  async approve(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; approved_sha: string; comment?: string | null; version?: string | null; public_summary?: string | null }): Promise<void> {
+  async approve(
+    a: SignedInActor,
+    ticketId: string,
+    input: {
+      fix_attempt_id: string;
+      approved_sha: string;
+      comment?: string | null;
+      version?: string | null;
+      public_summary?: string | null;
+    },
+  ): Promise<void> {
     const p = a.principal;
     await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(p, ticketId, trx, { forUpdate: true });
-      const policy = this.d.governance ? await this.d.governance.policy(p.orgId, trx) : { minApprovers: 1, roles: ['owner', 'admin'] };
-      const can = this.d.governance ? await this.d.governance.canApprove(p, ticket.workspace_id, trx) : policy.roles.includes(p.role);
+      const policy = this.d.governance
+        ? await this.d.governance.policy(p.orgId, trx)
+        : { minApprovers: 1, roles: ['owner', 'admin'] };
+      const can = this.d.governance
+        ? await this.d.governance.canApprove(p, ticket.workspace_id, trx)
+        : policy.roles.includes(p.role);
       if (!can || !p.userId) throw forbidden('Only the approver roles of your organization can approve fixes');
       const attempt = await FixAttempt.query(trx).forOrg(p.orgId).findById(input.fix_attempt_id).forUpdate();
       if (!attempt || attempt.ticket_id !== ticket.id) throw notFound('fix attempt');
       if (ticket.state !== 'awaiting_approval' || attempt.status !== 'verified') {
-        throw conflict('invalid_transition', `A fix that is ${attempt.status} on a ticket in state ${ticket.state} cannot be approved`, { state: ticket.state, status: attempt.status });
+        throw conflict(
+          'invalid_transition',
+          `A fix that is ${attempt.status} on a ticket in state ${ticket.state} cannot be approved`,
+          { state: ticket.state, status: attempt.status },
+        );
       }
-      if (attempt.head_sha !== input.approved_sha) throw conflict('sha_mismatch', 'The fix moved: approve its current head commit', { head_sha: attempt.head_sha });
+      if (attempt.head_sha !== input.approved_sha)
+        throw conflict('sha_mismatch', 'The fix moved: approve its current head commit', {
+          head_sha: attempt.head_sha,
+        });
       if (!attempt.pr_number) throw conflict('no_pull_request', 'Open the pull request of this fix first (open-pr)');
       const ws = await this.d.workspaces.get(p.orgId, ticket.workspace_id, trx);
       // Under release_strategy manual a release without a version waits after the merge (waiting_version) until POST /v1/releases/{id}/version.
       const version = givenVersion(input.version);
       // Approvals at an older commit do not count (a push voided them).
-      await FixApproval.query(trx).forOrg(p.orgId).patch({ voided_at: new Date(), void_reason: 'new_push' }).where({ fix_attempt_id: attempt.id }).whereNot('sha', attempt.head_sha).whereNull('voided_at');
-      const mine = await FixApproval.query(trx).forOrg(p.orgId).where({ fix_attempt_id: attempt.id, sha: attempt.head_sha, user_id: p.userId }).whereNull('voided_at').first();
+      await FixApproval.query(trx)
+        .forOrg(p.orgId)
+        .patch({ voided_at: new Date(), void_reason: 'new_push' })
+        .where({ fix_attempt_id: attempt.id })
+        .whereNot('sha', attempt.head_sha)
+        .whereNull('voided_at');
+      const mine = await FixApproval.query(trx)
+        .forOrg(p.orgId)
+        .where({ fix_attempt_id: attempt.id, sha: attempt.head_sha, user_id: p.userId })
+        .whereNull('voided_at')
+        .first();
       if (!mine) {
-        await FixApproval.query(trx).insert({ id: newId(FixApproval.idPrefix), org_id: p.orgId, ticket_id: ticket.id, fix_attempt_id: attempt.id, sha: attempt.head_sha, user_id: p.userId, role: p.role, comment: input.comment ?? null, created_at: new Date() });
+        await FixApproval.query(trx).insert({
+          id: newId(FixApproval.idPrefix),
+          org_id: p.orgId,
+          ticket_id: ticket.id,
+          fix_attempt_id: attempt.id,
+          sha: attempt.head_sha,
+          user_id: p.userId,
+          role: p.role,
+          comment: input.comment ?? null,
+          created_at: new Date(),
+        });
       }
-      const count = Number(((await FixApproval.query(trx).forOrg(p.orgId).where({ fix_attempt_id: attempt.id, sha: attempt.head_sha }).whereNull('voided_at').count('* as n').first()) as unknown as { n: string | number }).n);
+      const count = Number(
+        (
+          (await FixApproval.query(trx)
+            .forOrg(p.orgId)
+            .where({ fix_attempt_id: attempt.id, sha: attempt.head_sha })
+            .whereNull('voided_at')
+            .count('* as n')
+            .first()) as unknown as { n: string | number }
+        ).n,
+      );
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: a, action: 'fix.approved', target: { type: 'fix_attempt', id: attempt.id },
-        workspaceId: ticket.workspace_id, metadata: { ticket_id: ticket.id, sha: attempt.head_sha, approvals: count, needed: policy.minApprovers },
+        orgId: p.orgId,
+        actor: a,
+        action: 'fix.approved',
+        target: { type: 'fix_attempt', id: attempt.id },
+        workspaceId: ticket.workspace_id,
+        metadata: { ticket_id: ticket.id, sha: attempt.head_sha, approvals: count, needed: policy.minApprovers },
       });
       const summary = input.public_summary?.trim();
-      if (summary) await this.d.tickets.update(trx, ticket, { public_summary: summary, public_summary_approved_at: new Date() });
+      if (summary)
+        await this.d.tickets.update(trx, ticket, { public_summary: summary, public_summary_approved_at: new Date() });
       if (count < policy.minApprovers) return;
       const current = await this.d.tickets.mustGet(trx, p.orgId, ticket.id);
       await this.d.tickets.transition(trx, current, 'approve');
       const strategy = ws.release_strategy;
-      const release = await FixRelease.query(trx).insert({
-        id: newId(FixRelease.idPrefix), org_id: p.orgId, workspace_id: ws.id, repository_id: attempt.repository_id, ticket_id: ticket.id, fix_attempt_id: attempt.id,
-        status: 'merging', strategy, version, approved_sha: attempt.head_sha,
-      }).returning('*');
-      await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: release.id, ticket_id: ticket.id }, { orgId: p.orgId });
+      const release = await FixRelease.query(trx)
+        .insert({
+          id: newId(FixRelease.idPrefix),
+          org_id: p.orgId,
+          workspace_id: ws.id,
+          repository_id: attempt.repository_id,
+          ticket_id: ticket.id,
+          fix_attempt_id: attempt.id,
+          status: 'merging',
+          strategy,
+          version,
+          approved_sha: attempt.head_sha,
+        })
+        .returning('*');
+      await this.d.outbox.add(
+        trx,
+        RELEASE_REQUESTED,
+        { release_id: release.id, ticket_id: ticket.id },
+        { orgId: p.orgId },
+      );
     });
   }
 
@@ -72,37 +146,86 @@ export class ReleaseApprovals {
    * current head (409 sha_mismatch when it moved); at the governance minimum of distinct approvers
    * the tag, the release, CI and the notices of every ticket follow.
    */
-  async approveProposal(a: SignedInActor, releaseId: string, input: { sha: string; comment?: string | null; version?: string | null }): Promise<void> {
+  async approveProposal(
+    a: SignedInActor,
+    releaseId: string,
+    input: { sha: string; comment?: string | null; version?: string | null },
+  ): Promise<void> {
     const p = a.principal;
     const given = givenVersion(input.version);
     // The live head is read before the transaction (a code-host call); the row lock then orders approvals and joining fixes.
     const peek = await loadRelease(this.d.db, p, releaseId);
-    if (peek.kind !== 'batched' || peek.status !== 'proposed') throw conflict('invalid_transition', `A release that is ${peek.status} cannot be approved`, { status: peek.status, kind: peek.kind });
+    if (peek.kind !== 'batched' || peek.status !== 'proposed')
+      throw conflict('invalid_transition', `A release that is ${peek.status} cannot be approved`, {
+        status: peek.status,
+        kind: peek.kind,
+      });
     const head = await this.defaultHead(peek);
     await this.d.db.transaction(async (trx) => {
       const rel = await loadRelease(trx, p, releaseId, true);
-      const policy = this.d.governance ? await this.d.governance.policy(p.orgId, trx) : { minApprovers: 1, roles: ['owner', 'admin'] };
+      const policy = this.d.governance
+        ? await this.d.governance.policy(p.orgId, trx)
+        : { minApprovers: 1, roles: ['owner', 'admin'] };
       await approverOr403(this.d, p, rel.workspace_id, trx);
       if (!p.userId) throw forbidden('A release is approved by a person');
-      if (rel.kind !== 'batched' || rel.status !== 'proposed') throw conflict('invalid_transition', `A release that is ${rel.status} cannot be approved`, { status: rel.status, kind: rel.kind });
-      if (input.sha !== head) throw conflict('sha_mismatch', 'The default branch moved: approve its current head commit', { head_sha: head });
+      if (rel.kind !== 'batched' || rel.status !== 'proposed')
+        throw conflict('invalid_transition', `A release that is ${rel.status} cannot be approved`, {
+          status: rel.status,
+          kind: rel.kind,
+        });
+      if (input.sha !== head)
+        throw conflict('sha_mismatch', 'The default branch moved: approve its current head commit', { head_sha: head });
       if (given) await versionFreeOr409(trx, rel, given);
-      if (rel.head_sha !== head) await FixRelease.query(trx).forOrg(p.orgId).patch({ head_sha: head }).where('id', rel.id);
-      await FixApproval.query(trx).forOrg(p.orgId).patch({ voided_at: new Date(), void_reason: 'new_push' }).where({ release_id: rel.id }).whereNot('sha', head).whereNull('voided_at');
-      const mine = await FixApproval.query(trx).forOrg(p.orgId).where({ release_id: rel.id, sha: head, user_id: p.userId! }).whereNull('voided_at').first();
+      if (rel.head_sha !== head)
+        await FixRelease.query(trx).forOrg(p.orgId).patch({ head_sha: head }).where('id', rel.id);
+      await FixApproval.query(trx)
+        .forOrg(p.orgId)
+        .patch({ voided_at: new Date(), void_reason: 'new_push' })
+        .where({ release_id: rel.id })
+        .whereNot('sha', head)
+        .whereNull('voided_at');
+      const mine = await FixApproval.query(trx)
+        .forOrg(p.orgId)
+        .where({ release_id: rel.id, sha: head, user_id: p.userId! })
+        .whereNull('voided_at')
+        .first();
       if (!mine) {
-        await FixApproval.query(trx).insert({ id: newId(FixApproval.idPrefix), org_id: p.orgId, ticket_id: null, fix_attempt_id: null, release_id: rel.id, sha: head, user_id: p.userId!, role: p.role, comment: input.comment ?? null, created_at: new Date() });
+        await FixApproval.query(trx).insert({
+          id: newId(FixApproval.idPrefix),
+          org_id: p.orgId,
+          ticket_id: null,
+          fix_attempt_id: null,
+          release_id: rel.id,
+          sha: head,
+          user_id: p.userId!,
+          role: p.role,
+          comment: input.comment ?? null,
+          created_at: new Date(),
+        });
       }
       const count = await approvalCount(trx, p.orgId, rel.id, head);
       await this.d.audit.record(trx, {
-        orgId: p.orgId, actor: a, action: 'release.approved', target: { type: 'release', id: rel.id },
-        workspaceId: rel.workspace_id, metadata: { sha: head, approvals: count, needed: policy.minApprovers, ...(given ? { version: given } : {}) },
+        orgId: p.orgId,
+        actor: a,
+        action: 'release.approved',
+        target: { type: 'release', id: rel.id },
+        workspaceId: rel.workspace_id,
+        metadata: { sha: head, approvals: count, needed: policy.minApprovers, ...(given ? { version: given } : {}) },
       });
       if (count < policy.minApprovers) return;
       // The workspace's strategy at the approval counts (it may have changed while the proposal was open).
       const strategy = (await this.d.workspaces.get(p.orgId, rel.workspace_id, trx)).release_strategy;
       const version = given ?? rel.version;
-      await FixRelease.query(trx).forOrg(p.orgId).patch({ approved_sha: head, merge_sha: head, version, strategy, status: version || strategy !== 'manual' ? 'tagging' : 'waiting_version' }).where('id', rel.id);
+      await FixRelease.query(trx)
+        .forOrg(p.orgId)
+        .patch({
+          approved_sha: head,
+          merge_sha: head,
+          version,
+          strategy,
+          status: version || strategy !== 'manual' ? 'tagging' : 'waiting_version',
+        })
+        .where('id', rel.id);
       await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: null }, { orgId: p.orgId });
     });
   }
@@ -111,7 +234,8 @@ export class ReleaseApprovals {
   private async defaultHead(rel: FixRelease): Promise<string> {
     const host = this.d.codeHost;
     const repos = this.d.repositories;
-    if (!host || !repos || !rel.repository_id) throw conflict('github_not_configured', 'This release has no code host or repository');
+    if (!host || !repos || !rel.repository_id)
+      throw conflict('github_not_configured', 'This release has no code host or repository');
     try {
       const ref = await repos.ref(rel.org_id, rel.repository_id);
       const repo = await host.getRepository(ref);
@@ -119,7 +243,10 @@ export class ReleaseApprovals {
       if (!branch) throw httpError(503, 'github_unavailable', 'The default branch could not be read');
       return branch.sha;
     } catch (err) {
-      if (isAdapterError(err)) throw httpError(err.retryable ? 503 : 502, 'github_unavailable', 'The code host did not answer', { code: err.code });
+      if (isAdapterError(err))
+        throw httpError(err.retryable ? 503 : 502, 'github_unavailable', 'The code host did not answer', {
+          code: err.code,
+        });
       throw err;
     }
   }

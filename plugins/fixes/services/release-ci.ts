@@ -22,7 +22,10 @@ export class ReleaseCi {
 
   /** `codehost.ci_updated`: the releases at that commit take the new CI state. */
   async onCiUpdated(orgId: string, repositoryId: string, sha: string): Promise<void> {
-    const rels = await FixRelease.query(this.d.db).forOrg(orgId).where({ repository_id: repositoryId, merge_sha: sha }).whereNull('batch_id');
+    const rels = await FixRelease.query(this.d.db)
+      .forOrg(orgId)
+      .where({ repository_id: repositoryId, merge_sha: sha })
+      .whereNull('batch_id');
     for (const rel of rels) await this.refreshCi(rel);
   }
 }

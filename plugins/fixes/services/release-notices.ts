@@ -24,21 +24,38 @@ export const RELEASE_TEMPLATES = [
 ];
 
 /** The ticket fields a notice reads. */
-type NoticeTicket = LoopTicket & { customer_email: string | null; public_summary: string | null; public_summary_approved_at: Date | null };
+type NoticeTicket = LoopTicket & {
+  customer_email: string | null;
+  public_summary: string | null;
+  public_summary_approved_at: Date | null;
+};
 
 /** The public summary a person approved (text already public on the status page), or null. */
-const approvedSummary = (t: NoticeTicket): string | null => (t.public_summary && t.public_summary_approved_at ? t.public_summary : null);
+const approvedSummary = (t: NoticeTicket): string | null =>
+  t.public_summary && t.public_summary_approved_at ? t.public_summary : null;
 
 /** One line per ticket from its approved public summary (the text already public on its status page). */
 export async function changelogOf(db: Knex, orgId: string, ticketIds: string[]): Promise<string | null> {
   if (ticketIds.length === 0) return null;
-  const rows = (await db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'public_summary', 'public_summary_approved_at')) as Array<{ id: string; public_summary: string | null; public_summary_approved_at: Date | null }>;
+  const rows = (await db('tickets')
+    .where('org_id', orgId)
+    .whereIn('id', ticketIds)
+    .select('id', 'public_summary', 'public_summary_approved_at')) as Array<{
+    id: string;
+    public_summary: string | null;
+    public_summary_approved_at: Date | null;
+  }>;
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return ticketIds.map((id) => {
-    const r = byId.get(id);
-    const line = r?.public_summary && r.public_summary_approved_at ? r.public_summary.replace(/\s+/g, ' ').trim() : 'A reported problem is fixed.';
-    return `- ${line}`;
-  }).join('\n');
+  return ticketIds
+    .map((id) => {
+      const r = byId.get(id);
+      const line =
+        r?.public_summary && r.public_summary_approved_at
+          ? r.public_summary.replace(/\s+/g, ' ').trim()
+          : 'A reported problem is fixed.';
+      return `- ${line}`;
+    })
+    .join('\n');
 }
 
 /** What a release says to the people who reported or follow its tickets. */
@@ -53,39 +70,81 @@ export class ReleaseNotices {
    * subscribers get a notice that quotes nobody. Every notice carries an unsubscribe link.
    */
   async notify(trx: Knex, rel: FixRelease, ws: ReleaseWorkspace, ticketId: string, now: Date): Promise<void> {
-    const ticket = await this.d.tickets.mustGet(trx, rel.org_id, ticketId) as NoticeTicket;
-    const optedOut = (await trx('tickets').where({ org_id: rel.org_id, id: ticket.id }).select('notices_unsubscribed_at').first()) as { notices_unsubscribed_at: Date | null } | undefined;
-    const subs = (await trx('ticket_subscribers').where({ org_id: rel.org_id, ticket_id: ticket.id }).whereNull('unsubscribed_at')
-      .orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'email', 'source', 'thread_ticket_id')) as Array<{ id: string; email: string; source: string; thread_ticket_id: string | null }>;
+    const ticket = (await this.d.tickets.mustGet(trx, rel.org_id, ticketId)) as NoticeTicket;
+    const optedOut = (await trx('tickets')
+      .where({ org_id: rel.org_id, id: ticket.id })
+      .select('notices_unsubscribed_at')
+      .first()) as { notices_unsubscribed_at: Date | null } | undefined;
+    const subs = (await trx('ticket_subscribers')
+      .where({ org_id: rel.org_id, ticket_id: ticket.id })
+      .whereNull('unsubscribed_at')
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('id', 'email', 'source', 'thread_ticket_id')) as Array<{
+      id: string;
+      email: string;
+      source: string;
+      thread_ticket_id: string | null;
+    }>;
     const summary = approvedSummary(ticket);
     let notified = 0;
     if (ticket.customer_email && !optedOut?.notices_unsubscribed_at) {
       notified += await this.noticeOf(trx, ticket, ws, rel, summary);
     }
     for (const sub of subs) {
-      const own = sub.source === 'duplicate' && sub.thread_ticket_id ? await this.duplicateOf(trx, rel.org_id, sub.thread_ticket_id, sub.email) : null;
+      const own =
+        sub.source === 'duplicate' && sub.thread_ticket_id
+          ? await this.duplicateOf(trx, rel.org_id, sub.thread_ticket_id, sub.email)
+          : null;
       if (own) {
         notified += await this.noticeOf(trx, own, ws, rel, approvedSummary(own) ?? summary);
         await this.d.tickets.update(trx, own, { resolved_version: rel.version, released_at: now });
         await this.d.subscribers.markNotified(trx, rel.org_id, [sub.id], now);
       } else {
         await this.d.subscribers.notify(trx, ticket, sub, {
-          template: 'fixes.release_notice_subscriber', data: { product: ws.name, version: rel.version, summary: summary ?? '', status_url: this.d.tickets.statusUrl(ticket) },
+          template: 'fixes.release_notice_subscriber',
+          data: {
+            product: ws.name,
+            version: rel.version,
+            summary: summary ?? '',
+            status_url: this.d.tickets.statusUrl(ticket),
+          },
         });
         notified++;
       }
     }
-    if (ticket.state === 'releasing') await this.d.tickets.transition(trx, ticket, 'customer_notified', { resolved_version: rel.version, released_at: now });
-    await this.d.outbox.add(trx, 'fixes.released', { release_id: rel.id, ticket_id: ticket.id, version: rel.version, notified }, { orgId: rel.org_id });
+    if (ticket.state === 'releasing')
+      await this.d.tickets.transition(trx, ticket, 'customer_notified', {
+        resolved_version: rel.version,
+        released_at: now,
+      });
+    await this.d.outbox.add(
+      trx,
+      'fixes.released',
+      { release_id: rel.id, ticket_id: ticket.id, version: rel.version, notified },
+      { orgId: rel.org_id },
+    );
   }
 
   /** The customer's notice of their own ticket, as a `release_notice` Draft row; 1 when it went out. */
-  private async noticeOf(trx: Knex, ticket: NoticeTicket, ws: ReleaseWorkspace, rel: FixRelease, summary: string | null): Promise<number> {
+  private async noticeOf(
+    trx: Knex,
+    ticket: NoticeTicket,
+    ws: ReleaseWorkspace,
+    rel: FixRelease,
+    summary: string | null,
+  ): Promise<number> {
     const unsubscribe = this.d.subscribers.unsubscribeLink(ticket.id, ticket.customer_email!);
     const sent = await this.d.drafts.sendNotice(trx, ticket, {
       kind: 'release_notice',
       template: 'fixes.release_notice',
-      data: { subject: ticket.subject, product: ws.name, version: rel.version, summary: summary ?? '', status_url: this.d.tickets.statusUrl(ticket), unsubscribe_url: unsubscribe.url },
+      data: {
+        subject: ticket.subject,
+        product: ws.name,
+        version: rel.version,
+        summary: summary ?? '',
+        status_url: this.d.tickets.statusUrl(ticket),
+        unsubscribe_url: unsubscribe.url,
+      },
       headers: unsubscribe.headers,
     });
     return sent?.mailId ? 1 : 0;
@@ -93,7 +152,7 @@ export class ReleaseNotices {
 
   /** The duplicate a subscriber came from, when it is still theirs (its customer is the subscriber). */
   private async duplicateOf(trx: Knex, orgId: string, ticketId: string, email: string): Promise<NoticeTicket | null> {
-    const dup = await this.d.tickets.mustGet(trx, orgId, ticketId).catch(() => null) as NoticeTicket | null;
+    const dup = (await this.d.tickets.mustGet(trx, orgId, ticketId).catch(() => null)) as NoticeTicket | null;
     return dup && dup.customer_email?.toLowerCase() === email.toLowerCase() ? dup : null;
   }
 }

@@ -6,7 +6,8 @@ import { FixRelease } from '../models/index.js';
 const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)$/;
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,63}$/;
 
-const invalidVersion = (version: string) => httpError(422, 'invalid_version', 'A version is letters, digits, dots, + and - (at most 64)', { version });
+const invalidVersion = (version: string) =>
+  httpError(422, 'invalid_version', 'A version is letters, digits, dots, + and - (at most 64)', { version });
 
 /** 422 invalid_version unless `version` is letters, digits, dots, + and - (at most 64). */
 export function checkVersion(version: string): string {
@@ -25,7 +26,10 @@ export const tagOf = (version: string) => `v${version.replace(/^v/, '')}`;
 /** The next version of a workspace: semver bumps the patch of the highest release, calver is YYYY.MM.DD(.n). */
 export function nextVersion(strategy: 'semver' | 'calver', previous: string[], now = new Date()): string {
   if (strategy === 'semver') {
-    const parsed = previous.map((v) => SEMVER.exec(v)).filter((m): m is RegExpExecArray => !!m).map((m) => [Number(m[1]), Number(m[2]), Number(m[3])] as const);
+    const parsed = previous
+      .map((v) => SEMVER.exec(v))
+      .filter((m): m is RegExpExecArray => !!m)
+      .map((m) => [Number(m[1]), Number(m[2]), Number(m[3])] as const);
     if (parsed.length === 0) return '0.1.0';
     parsed.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
     const [maj, min, pat] = parsed[parsed.length - 1]!;
@@ -38,7 +42,16 @@ export function nextVersion(strategy: 'semver' | 'calver', previous: string[], n
 
 /** 409 version_exists when another release of the workspace has the version (or its tag). */
 export async function versionFreeOr409(trx: Knex, rel: FixRelease, version: string): Promise<void> {
-  const taken = await FixRelease.query(trx).forOrg(rel.org_id).where({ workspace_id: rel.workspace_id }).whereNot('id', rel.id)
-    .where((q) => q.where('version', version).orWhere('tag', tagOf(version))).limit(1).first();
-  if (taken) throw conflict('version_exists', `Version ${version} exists already in this workspace`, { version, release_id: taken.id });
+  const taken = await FixRelease.query(trx)
+    .forOrg(rel.org_id)
+    .where({ workspace_id: rel.workspace_id })
+    .whereNot('id', rel.id)
+    .where((q) => q.where('version', version).orWhere('tag', tagOf(version)))
+    .limit(1)
+    .first();
+  if (taken)
+    throw conflict('version_exists', `Version ${version} exists already in this workspace`, {
+      version,
+      release_id: taken.id,
+    });
 }

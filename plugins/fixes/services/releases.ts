@@ -35,25 +35,41 @@ export class Releases {
   }
 
   /** POST /v1/tickets/{id}/approve. */
-  async approve(a: SignedInActor, ticketId: string, input: Parameters<ReleaseApprovals['approve']>[2]): Promise<Record<string, unknown>> {
+  async approve(
+    a: SignedInActor,
+    ticketId: string,
+    input: Parameters<ReleaseApprovals['approve']>[2],
+  ): Promise<Record<string, unknown>> {
     await this.approvals.approve(a, ticketId, input);
     return this.d.tickets.detail(a.principal.orgId, ticketId);
   }
 
   /** POST /v1/releases/{id}/approve. */
-  async approveProposal(a: SignedInActor, releaseId: string, input: Parameters<ReleaseApprovals['approveProposal']>[2]): Promise<Record<string, unknown>> {
+  async approveProposal(
+    a: SignedInActor,
+    releaseId: string,
+    input: Parameters<ReleaseApprovals['approveProposal']>[2],
+  ): Promise<Record<string, unknown>> {
     await this.approvals.approveProposal(a, releaseId, input);
     return this.get(a.principal, releaseId);
   }
 
   /** POST /v1/tickets/{id}/release/retry. */
-  async retry(a: SignedInActor, ticketId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
+  async retry(
+    a: SignedInActor,
+    ticketId: string,
+    input: { version?: string | null },
+  ): Promise<Record<string, unknown>> {
     await this.recovery.retry(a, ticketId, input);
     return this.d.tickets.detail(a.principal.orgId, ticketId);
   }
 
   /** POST /v1/releases/{id}/retry. */
-  async retryRelease(a: SignedInActor, releaseId: string, input: { version?: string | null }): Promise<Record<string, unknown>> {
+  async retryRelease(
+    a: SignedInActor,
+    releaseId: string,
+    input: { version?: string | null },
+  ): Promise<Record<string, unknown>> {
     await this.recovery.retryRelease(a, releaseId, input);
     return this.get(a.principal, releaseId);
   }
@@ -65,13 +81,20 @@ export class Releases {
   }
 
   /** POST /v1/tickets/{id}/back-to-approval. */
-  async backToApproval(a: SignedInActor, ticketId: string, input: { fix_attempt_id: string; comment?: string | null }): Promise<Record<string, unknown>> {
+  async backToApproval(
+    a: SignedInActor,
+    ticketId: string,
+    input: { fix_attempt_id: string; comment?: string | null },
+  ): Promise<Record<string, unknown>> {
     await this.recovery.backToApproval(a, ticketId, input);
     return this.d.tickets.detail(a.principal.orgId, ticketId);
   }
 
   /** GET /v1/releases. */
-  list(p: Principal, q: { workspace_id?: string; status?: string; cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+  list(
+    p: Principal,
+    q: { workspace_id?: string; status?: string; cursor?: string; limit?: number },
+  ): Promise<Page<Record<string, unknown>>> {
     return this.reads.list(p, q);
   }
 

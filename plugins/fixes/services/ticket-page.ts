@@ -1,6 +1,13 @@
 import type { Knex } from 'knex';
 import { paginate, type Page, type SortKey } from '../../../core/http/pagination.js';
-import { FixJob, FixRelease, type FixApproval, type FixAttempt, type Reference, type ReleaseStatus } from '../models/index.js';
+import {
+  FixJob,
+  FixRelease,
+  type FixApproval,
+  type FixAttempt,
+  type Reference,
+  type ReleaseStatus,
+} from '../models/index.js';
 import type { FixesDeps } from './deps.js';
 
 /*
@@ -30,8 +37,27 @@ const JOB_KEYS: SortKey[] = [
 
 /** The job columns the page shows (not the payload nor the result, which can be large). */
 const JOB_COLUMNS = [
-  'id', 'org_id', 'ticket_id', 'kind', 'executor', 'mode', 'status', 'attempts', 'max_attempts', 'cost_usd', 'fix_attempt_id', 'error_code', 'error_detail',
-  'run_after', 'started_at', 'heartbeat_at', 'deadline_at', 'finished_at', 'cancel_requested_at', 'created_at', 'updated_at',
+  'id',
+  'org_id',
+  'ticket_id',
+  'kind',
+  'executor',
+  'mode',
+  'status',
+  'attempts',
+  'max_attempts',
+  'cost_usd',
+  'fix_attempt_id',
+  'error_code',
+  'error_detail',
+  'run_after',
+  'started_at',
+  'heartbeat_at',
+  'deadline_at',
+  'finished_at',
+  'cancel_requested_at',
+  'created_at',
+  'updated_at',
 ].map((c) => `fix_jobs.${c}`);
 
 export function jobOut(j: FixJob): Record<string, unknown> {
@@ -62,7 +88,10 @@ export function jobOut(j: FixJob): Record<string, unknown> {
 
 /** A page of a ticket's jobs (the caller checked access to the ticket). */
 export async function listTicketJobs(
-  db: Knex, orgId: string, ticketId: string, q: { cursor?: string | null; limit?: number },
+  db: Knex,
+  orgId: string,
+  ticketId: string,
+  q: { cursor?: string | null; limit?: number },
 ): Promise<Page<Record<string, unknown>>> {
   const query = FixJob.query(db).forOrg(orgId).where('fix_jobs.ticket_id', ticketId).select(JOB_COLUMNS);
   const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), JOB_KEYS, q);
@@ -76,7 +105,10 @@ type DiffUnavailable = 'no_pull_request' | 'no_repository' | 'github_not_configu
  * without calling the code host: only there can it still find the host unavailable.
  */
 function diffLink(
-  ticketId: string, a: Pick<FixAttempt, 'id' | 'repository_id' | 'head_sha' | 'status' | 'pr_number'>, repositoryExists: boolean, hostConfigured: boolean,
+  ticketId: string,
+  a: Pick<FixAttempt, 'id' | 'repository_id' | 'head_sha' | 'status' | 'pr_number'>,
+  repositoryExists: boolean,
+  hostConfigured: boolean,
 ): Record<string, unknown> {
   let unavailable: DiffUnavailable | null = null;
   if (!a.repository_id || !repositoryExists) unavailable = 'no_repository';
@@ -93,18 +125,44 @@ function diffLink(
 
 /** Rows as the page statement gives them: JSON (dates as text), one object per row. */
 interface DiagnosisJson {
-  id: string; job_id: string | null; category: string; confidence: number | string; root_cause_md: string; references: Reference[] | null;
-  public_summary: string | null; language: string | null; outcome: string; duplicate_of_ticket_id?: string | null; created_at: string; history_count: number;
+  id: string;
+  job_id: string | null;
+  category: string;
+  confidence: number | string;
+  root_cause_md: string;
+  references: Reference[] | null;
+  public_summary: string | null;
+  language: string | null;
+  outcome: string;
+  duplicate_of_ticket_id?: string | null;
+  created_at: string;
+  history_count: number;
 }
-type AttemptJson = Omit<FixAttempt, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string; repository_exists: boolean };
-type ApprovalJson = Pick<FixApproval, 'id' | 'fix_attempt_id' | 'user_id' | 'role' | 'sha' | 'comment' | 'void_reason'>
-  & { voided_at: string | null; created_at: string };
-type ReleaseJson = Record<string, unknown> & { id: string; batch_id: string | null; batch: Record<string, unknown> | null };
+type AttemptJson = Omit<FixAttempt, 'created_at' | 'updated_at'> & {
+  created_at: string;
+  updated_at: string;
+  repository_exists: boolean;
+};
+type ApprovalJson = Pick<
+  FixApproval,
+  'id' | 'fix_attempt_id' | 'user_id' | 'role' | 'sha' | 'comment' | 'void_reason'
+> & { voided_at: string | null; created_at: string };
+type ReleaseJson = Record<string, unknown> & {
+  id: string;
+  batch_id: string | null;
+  batch: Record<string, unknown> | null;
+};
 
 function approvalOut(a: ApprovalJson): Record<string, unknown> {
   return {
-    id: a.id, user_id: a.user_id, role: a.role, sha: a.sha, comment: a.comment ?? null,
-    voided_at: iso(a.voided_at), void_reason: a.void_reason ?? null, created_at: iso(a.created_at)!,
+    id: a.id,
+    user_id: a.user_id,
+    role: a.role,
+    sha: a.sha,
+    comment: a.comment ?? null,
+    voided_at: iso(a.voided_at),
+    void_reason: a.void_reason ?? null,
+    created_at: iso(a.created_at)!,
   };
 }
 
@@ -120,7 +178,14 @@ function releaseOut(json: ReleaseJson, notice: NoticeJson | null): Record<string
   // What ships the fix: the batch once the merge joined one, else the ticket's own release.
   const ships = json.batch ? (FixRelease.fromDatabaseJson(json.batch) as FixRelease) : row;
   const status = ships.status;
-  const step = status === 'failed' ? (ships.failed_step && STEPS.has(ships.failed_step) ? ships.failed_step : null) : STEPS.has(status) ? status : null;
+  const step =
+    status === 'failed'
+      ? ships.failed_step && STEPS.has(ships.failed_step)
+        ? ships.failed_step
+        : null
+      : STEPS.has(status)
+        ? status
+        : null;
   const released = status === 'released';
   const noticeSent = released && (!notice || notice.status === 'sent');
   return {
@@ -175,9 +240,17 @@ const PAGE_STATEMENT = `
       where org_id = :org and ticket_id = :ticket and kind = 'release_notice' order by created_at desc, id desc limit 1) n) as notice`;
 
 /** The customer's release notice, a `release_notice` Draft of the ticket (tickets' table, read here like the job payload reads messages). */
-interface NoticeJson { id: string; status: string; sent_at: string | null }
+interface NoticeJson {
+  id: string;
+  status: string;
+  sent_at: string | null;
+}
 interface PageRow {
-  diagnosis: DiagnosisJson | null; attempts: AttemptJson[]; approvals: ApprovalJson[]; release: ReleaseJson | null; notice: NoticeJson | null;
+  diagnosis: DiagnosisJson | null;
+  attempts: AttemptJson[];
+  approvals: ApprovalJson[];
+  release: ReleaseJson | null;
+  notice: NoticeJson | null;
 }
 
 /** JSON columns come parsed from pg, and as text from some drivers. */
@@ -198,8 +271,13 @@ export class FixesTicketPageSection {
     const [rows, jobs, policy] = await Promise.all([
       db.raw(PAGE_STATEMENT, { org: orgId, ticket: ticket.id }) as unknown as Promise<{ rows: PageRow[] }>,
       paginate<Record<string, unknown>>(
-        FixJob.query(db).forOrg(orgId).where('fix_jobs.ticket_id', ticket.id).select([...JOB_COLUMNS, db.raw('count(*) over () as _total')]).toKnexQuery(),
-        JOB_KEYS, { limit: PAGE_LIMIT },
+        FixJob.query(db)
+          .forOrg(orgId)
+          .where('fix_jobs.ticket_id', ticket.id)
+          .select([...JOB_COLUMNS, db.raw('count(*) over () as _total')])
+          .toKnexQuery(),
+        JOB_KEYS,
+        { limit: PAGE_LIMIT },
       ),
       this.d.governance ? this.d.governance.policy(orgId, db) : Promise.resolve({ minApprovers: 1 }),
     ]);
@@ -209,22 +287,28 @@ export class FixesTicketPageSection {
     const approvals = parsed(row.approvals);
     const rel = row.release ? parsed(row.release) : null;
 
-    const diagnosis = dx ? {
-      id: dx.id,
-      job_id: dx.job_id ?? null,
-      category: dx.category,
-      confidence: Number(dx.confidence),
-      root_cause_md: dx.root_cause_md,
-      references: (dx.references ?? []).map((r) => ({
-        path: r.path, line_start: r.line_start ?? null, line_end: r.line_end ?? null, symbol: r.symbol ?? null, url: r.url ?? null,
-      })),
-      public_summary: dx.public_summary ?? null,
-      language: dx.language ?? null,
-      outcome: dx.outcome,
-      duplicate_of_ticket_id: dx.duplicate_of_ticket_id ?? null,
-      created_at: iso(dx.created_at)!,
-      history_count: Number(dx.history_count),
-    } : null;
+    const diagnosis = dx
+      ? {
+          id: dx.id,
+          job_id: dx.job_id ?? null,
+          category: dx.category,
+          confidence: Number(dx.confidence),
+          root_cause_md: dx.root_cause_md,
+          references: (dx.references ?? []).map((r) => ({
+            path: r.path,
+            line_start: r.line_start ?? null,
+            line_end: r.line_end ?? null,
+            symbol: r.symbol ?? null,
+            url: r.url ?? null,
+          })),
+          public_summary: dx.public_summary ?? null,
+          language: dx.language ?? null,
+          outcome: dx.outcome,
+          duplicate_of_ticket_id: dx.duplicate_of_ticket_id ?? null,
+          created_at: iso(dx.created_at)!,
+          history_count: Number(dx.history_count),
+        }
+      : null;
 
     const byAttempt = new Map<string, ApprovalJson[]>();
     for (const a of approvals) {
@@ -251,7 +335,9 @@ export class FixesTicketPageSection {
         reviewer_notes: a.reviewer_notes ?? null,
         pull_request: a.pr_number ? { number: a.pr_number, url: a.pr_url ?? '', state: a.pr_state ?? null } : null,
         approvals: mine.map(approvalOut),
-        approval_count: a.head_sha ? new Set(mine.filter((x) => !x.voided_at && x.sha === a.head_sha).map((x) => x.user_id)).size : 0,
+        approval_count: a.head_sha
+          ? new Set(mine.filter((x) => !x.voided_at && x.sha === a.head_sha).map((x) => x.user_id)).size
+          : 0,
         min_approvers: policy.minApprovers,
         diff: diffLink(ticket.id, a, a.repository_exists, hostConfigured),
         created_at: iso(a.created_at)!,
@@ -271,7 +357,11 @@ export class FixesTicketPageSection {
         diagnosis,
         fixes,
         release: rel ? releaseOut(rel, row.notice ? parsed(row.notice) : null) : null,
-        jobs: { items: jobItems.map(jobOut), next_cursor: jobs.next_cursor, total: jobs.items.length ? Number(jobs.items[0]!._total) : 0 },
+        jobs: {
+          items: jobItems.map(jobOut),
+          next_cursor: jobs.next_cursor,
+          total: jobs.items.length ? Number(jobs.items[0]!._total) : 0,
+        },
       },
       related,
     };

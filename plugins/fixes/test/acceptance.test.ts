@@ -1,77 +1,189 @@
 import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { call, connectRepository, createWorkspace, grantFixCredits, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import {
+  call,
+  connectRepository,
+  createWorkspace,
+  grantFixCredits,
+  localHost,
+  receiveEmail,
+  startFixesApp,
+  waitFor,
+  type Json,
+} from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
+const TEST =
+  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
 const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
 
-t.test('acceptance (issue 7, offline defaults): email → diagnosis → managed fix → PR with passing tests → approval at its SHA → merge, tag, release → notice to subscribers → status page resolved', async (t) => {
-  const app = await startFixesApp(t, {}, {}, { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } });
-  const db = app.db as Knex;
-  const owner = await signUp(app, { orgName: 'Acme' });
-  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
-  const ws = await createWorkspace(app, owner, 'Shop', { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true });
-  const repo = await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
-  const ref = { installationId: null, fullName: repo.full_name };
+t.test(
+  'acceptance (issue 7, offline defaults): email → diagnosis → managed fix → PR with passing tests → approval at its SHA → merge, tag, release → notice to subscribers → status page resolved',
+  async (t) => {
+    const app = await startFixesApp(
+      t,
+      {},
+      {},
+      { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
+    );
+    const db = app.db as Knex;
+    const owner = await signUp(app, { orgName: 'Acme' });
+    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const ws = await createWorkspace(app, owner, 'Shop', {
+      autonomy: 'approve',
+      test_command: 'node test.js',
+      confidence_threshold: 0.5,
+      merge_method: 'squash',
+      release_strategy: 'semver',
+      github_release_enabled: true,
+    });
+    const repo = await connectRepository(app, owner, ws.id, 'shop', {
+      'README.md': '# Shop\n',
+      'cart.js': CART,
+      'test.js': TEST,
+    });
+    const ref = { installationId: null, fullName: repo.full_name };
 
-  const id = await receiveEmail(app, ws.inbound_address, { subject: 'Cart total is wrong', body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.' });
-  const sub = await call(app, owner, 'POST', `/v1/tickets/${id}/subscribers`, { email: 'grace.hopper@example.com' });
-  t.equal(sub.status, 201, 'a second person follows the ticket');
-  const attempt = await waitFor(async () => {
-    const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-    return a?.pr_number ? a : null;
-  }, 'the verified fix with its pull request', 40_000);
-  t.match(attempt, { status: 'verified', tests_passed: true, verify_passed: true });
-  t.match((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body, { state: 'awaiting_approval' });
+    const id = await receiveEmail(app, ws.inbound_address, {
+      subject: 'Cart total is wrong',
+      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
+    });
+    const sub = await call(app, owner, 'POST', `/v1/tickets/${id}/subscribers`, { email: 'grace.hopper@example.com' });
+    t.equal(sub.status, 201, 'a second person follows the ticket');
+    const attempt = await waitFor(
+      async () => {
+        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
+        return a?.pr_number ? a : null;
+      },
+      'the verified fix with its pull request',
+      40_000,
+    );
+    t.match(attempt, { status: 'verified', tests_passed: true, verify_passed: true });
+    t.match((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body, { state: 'awaiting_approval' });
 
-  const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [ws.id] });
-  t.equal((await call(app, reviewer, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha })).status, 403, 'not an approver role');
-  const wrong = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: 'a'.repeat(40) });
-  t.match(wrong, { status: 409, body: { code: 'sha_mismatch', details: { head_sha: attempt.head_sha } } });
-  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: 'nope' })).status, 400);
+    const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [ws.id] });
+    t.equal(
+      (
+        await call(app, reviewer, 'POST', `/v1/tickets/${id}/approve`, {
+          fix_attempt_id: attempt.id,
+          approved_sha: attempt.head_sha,
+        })
+      ).status,
+      403,
+      'not an approver role',
+    );
+    const wrong = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, {
+      fix_attempt_id: attempt.id,
+      approved_sha: 'a'.repeat(40),
+    });
+    t.match(wrong, { status: 409, body: { code: 'sha_mismatch', details: { head_sha: attempt.head_sha } } });
+    t.equal(
+      (
+        await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, {
+          fix_attempt_id: attempt.id,
+          approved_sha: 'nope',
+        })
+      ).status,
+      400,
+    );
 
-  const queue = await call(app, owner, 'GET', '/v1/approvals');
-  t.equal(queue.status, 200, queue.body.message);
-  t.match(queue.body.items, [{ kind: 'fix', ticket_id: id, fix_attempt_id: attempt.id, head_sha: attempt.head_sha, approvals: 0, min_approvers: 1 }], 'the approval queue');
-  t.same((await call(app, reviewer, 'GET', '/v1/approvals')).body.items, [], 'a reviewer approves nothing');
-  const ok = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha, comment: 'LGTM', public_summary: 'The cart total now counts quantities.' });
-  t.equal(ok.status, 200, ok.body.message);
-  t.equal(ok.body.state, 'releasing');
-  const done = await waitFor(async () => {
-    const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
-    return tk.state === 'customer_notified' ? tk : null;
-  }, 'the release and the notice', 30_000);
-  t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
-  t.ok(done.released_at);
+    const queue = await call(app, owner, 'GET', '/v1/approvals');
+    t.equal(queue.status, 200, queue.body.message);
+    t.match(
+      queue.body.items,
+      [
+        {
+          kind: 'fix',
+          ticket_id: id,
+          fix_attempt_id: attempt.id,
+          head_sha: attempt.head_sha,
+          approvals: 0,
+          min_approvers: 1,
+        },
+      ],
+      'the approval queue',
+    );
+    t.same((await call(app, reviewer, 'GET', '/v1/approvals')).body.items, [], 'a reviewer approves nothing');
+    const ok = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, {
+      fix_attempt_id: attempt.id,
+      approved_sha: attempt.head_sha,
+      comment: 'LGTM',
+      public_summary: 'The cart total now counts quantities.',
+    });
+    t.equal(ok.status, 200, ok.body.message);
+    t.equal(ok.body.state, 'releasing');
+    const done = await waitFor(
+      async () => {
+        const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
+        return tk.state === 'customer_notified' ? tk : null;
+      },
+      'the release and the notice',
+      30_000,
+    );
+    t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
+    t.ok(done.released_at);
 
-  const rel = (await db('fix_releases').where({ ticket_id: id })) as Json[];
-  t.equal(rel.length, 1, 'one release');
-  t.match(rel[0], { status: 'released', strategy: 'semver', version: '0.1.0', tag: 'v0.1.0', approved_sha: attempt.head_sha });
-  const pr = await localHost(app).getPullRequest(ref, attempt.pr_number);
-  t.match(pr, { state: 'merged', mergeSha: rel[0]!.merge_sha });
-  const merged = await localHost(app).readFile(ref, 'cart.js', 'main');
-  t.match(merged?.content.toString(), /i\.price \* i\.qty/, 'main carries the fix (squash at the approved commit)');
-  const releases = await localHost(app).listReleases(repo.full_name);
-  t.match(releases, [{ tag: 'v0.1.0' }], 'a code-host release');
-  t.match(await db('fix_approvals').where({ fix_attempt_id: attempt.id }), [{ sha: attempt.head_sha, role: 'owner', voided_at: null }]);
+    const rel = (await db('fix_releases').where({ ticket_id: id })) as Json[];
+    t.equal(rel.length, 1, 'one release');
+    t.match(rel[0], {
+      status: 'released',
+      strategy: 'semver',
+      version: '0.1.0',
+      tag: 'v0.1.0',
+      approved_sha: attempt.head_sha,
+    });
+    const pr = await localHost(app).getPullRequest(ref, attempt.pr_number);
+    t.match(pr, { state: 'merged', mergeSha: rel[0]!.merge_sha });
+    const merged = await localHost(app).readFile(ref, 'cart.js', 'main');
+    t.match(merged?.content.toString(), /i\.price \* i\.qty/, 'main carries the fix (squash at the approved commit)');
+    const releases = await localHost(app).listReleases(repo.full_name);
+    t.match(releases, [{ tag: 'v0.1.0' }], 'a code-host release');
+    t.match(await db('fix_approvals').where({ fix_attempt_id: attempt.id }), [
+      { sha: attempt.head_sha, role: 'owner', voided_at: null },
+    ]);
 
-  // The customer's notice speaks of their own report; the follower's quotes nobody's subject.
-  const notices = (await db('mail_messages').whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber']).orderBy('template')) as Json[];
-  t.same(notices.map((m) => [m.template, m.to_address]), [['fixes.release_notice', 'ada.lovelace@example.com'], ['fixes.release_notice_subscriber', 'grace.hopper@example.com']], 'one notice each');
-  t.match(notices[0]!.subject, 'Fixed: Cart total is wrong');
-  t.notMatch(notices[1]!.text, /Cart total is wrong/, 'the follower is not told another customer\'s subject');
-  t.match(notices[1]!.text, /\/unsubscribe\//, 'every notice carries its unsubscribe link');
-  t.match(await db('ticket_drafts').where({ ticket_id: id, kind: 'release_notice' }), [{ status: 'sent' }], 'the customer\'s notice is a release_notice draft, sent');
-  t.ok((await db('ticket_subscribers').where({ ticket_id: id }).first() as Json).notified_at, 'the subscriber is marked notified');
+    // The customer's notice speaks of their own report; the follower's quotes nobody's subject.
+    const notices = (await db('mail_messages')
+      .whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber'])
+      .orderBy('template')) as Json[];
+    t.same(
+      notices.map((m) => [m.template, m.to_address]),
+      [
+        ['fixes.release_notice', 'ada.lovelace@example.com'],
+        ['fixes.release_notice_subscriber', 'grace.hopper@example.com'],
+      ],
+      'one notice each',
+    );
+    t.match(notices[0]!.subject, 'Fixed: Cart total is wrong');
+    t.notMatch(notices[1]!.text, /Cart total is wrong/, "the follower is not told another customer's subject");
+    t.match(notices[1]!.text, /\/unsubscribe\//, 'every notice carries its unsubscribe link');
+    t.match(
+      await db('ticket_drafts').where({ ticket_id: id, kind: 'release_notice' }),
+      [{ status: 'sent' }],
+      "the customer's notice is a release_notice draft, sent",
+    );
+    t.ok(
+      ((await db('ticket_subscribers').where({ ticket_id: id }).first()) as Json).notified_at,
+      'the subscriber is marked notified',
+    );
 
-  const page = await app.server.inject({ method: 'GET', url: new URL(done.public_status_url).pathname });
-  t.equal(page.statusCode, 200);
-  t.match(page.payload, /0\.1\.0/);
-  t.match(page.payload, /The cart total now counts quantities\./);
+    const page = await app.server.inject({ method: 'GET', url: new URL(done.public_status_url).pathname });
+    t.equal(page.statusCode, 200);
+    t.match(page.payload, /0\.1\.0/);
+    t.match(page.payload, /The cart total now counts quantities\./);
 
-  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha })).status, 409, 'approving again: 409');
-  t.equal((await db('fix_releases').where({ ticket_id: id })).length, 1, 'still one release');
-  t.same((await call(app, owner, 'GET', '/v1/approvals')).body.items, [], 'nothing waits any more');
-});
+    t.equal(
+      (
+        await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, {
+          fix_attempt_id: attempt.id,
+          approved_sha: attempt.head_sha,
+        })
+      ).status,
+      409,
+      'approving again: 409',
+    );
+    t.equal((await db('fix_releases').where({ ticket_id: id })).length, 1, 'still one release');
+    t.same((await call(app, owner, 'GET', '/v1/approvals')).body.items, [], 'nothing waits any more');
+  },
+);

@@ -16,7 +16,18 @@ import { projectRoot } from '../../../core/kernel/config.js';
 import { signUp } from '../../../test/helpers/accounts.js';
 import { dropTestSchema, testConfig } from '../../../test/helpers/db.js';
 import { BUG_REPORT, REPO_FILES, chaosDir, blockingAgent, killAgents, release } from './fixtures/chaos.js';
-import { HOST_SECRET, MAIL_SECRET, call, connectRepository, createWorkspace, grantFixCredits, localHost, receiveEmail, waitFor, type Json } from './helpers.js';
+import {
+  HOST_SECRET,
+  MAIL_SECRET,
+  call,
+  connectRepository,
+  createWorkspace,
+  grantFixCredits,
+  localHost,
+  receiveEmail,
+  waitFor,
+  type Json,
+} from './helpers.js';
 
 const skip = process.env.DATABASE_URL
   ? false
@@ -37,19 +48,29 @@ function spawnWorker(dir: string, name: string, configFile: string): Worker {
   // The config file is the whole configuration; these would only repeat it.
   delete env.DATABASE_URL;
   delete env.AMQP_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'worker'], { cwd: projectRoot, env, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'worker'], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))),
+  );
   return { name, child, log, exited };
 }
 
 async function ready(w: Worker): Promise<void> {
   let gone = false;
   void w.exited.then(() => (gone = true));
-  await waitFor(async () => {
-    if (gone) throw new Error(`worker ${w.name} exited during start:\n${tail(w.log)}`);
-    return readFileSync(w.log, 'utf8').includes('"patchwell started"');
-  }, `worker ${w.name} to start`, 30_000);
+  await waitFor(
+    async () => {
+      if (gone) throw new Error(`worker ${w.name} exited during start:\n${tail(w.log)}`);
+      return readFileSync(w.log, 'utf8').includes('"patchwell started"');
+    },
+    `worker ${w.name} to start`,
+    30_000,
+  );
 }
 
 function tail(file: string, lines = 30): string {
@@ -70,133 +91,229 @@ async function stopWorker(w: Worker): Promise<void> {
 
 const count = async (q: Knex.QueryBuilder): Promise<number> => Number(((await q.count('* as n').first()) as Json).n);
 
-t.test('chaos: a worker killed in the middle of a fix job; the next worker resumes it and the loop ends once', { skip }, async (t) => {
-  const dir = chaosDir();
-  const fixes = { pollMs: 200, leaseMs: 2500, backoffMs: [50, 100] };
-  const config = testConfig({
-    adapters: {
-      codeHost: 'codehost-local',
-      agent: ['agent-builtin', 'agent-managed'],
-      options: {
-        'mail-outbox': { webhookSecret: MAIL_SECRET },
-        'codehost-local': { webhookSecret: HOST_SECRET },
-        'agent-managed': { command: blockingAgent(dir), workRoot: join(dir, 'checkouts') },
+t.test(
+  'chaos: a worker killed in the middle of a fix job; the next worker resumes it and the loop ends once',
+  { skip },
+  async (t) => {
+    const dir = chaosDir();
+    const fixes = { pollMs: 200, leaseMs: 2500, backoffMs: [50, 100] };
+    const config = testConfig({
+      adapters: {
+        codeHost: 'codehost-local',
+        agent: ['agent-builtin', 'agent-managed'],
+        options: {
+          'mail-outbox': { webhookSecret: MAIL_SECRET },
+          'codehost-local': { webhookSecret: HOST_SECRET },
+          'agent-managed': { command: blockingAgent(dir), workRoot: join(dir, 'checkouts') },
+        },
       },
-    },
-    plugins: { fixes: { enabled: true, options: fixes } },
-  });
-  // The workers log at info (their log files are printed when something fails).
-  const configFile = join(dir, 'worker-config.json');
-  writeFileSync(configFile, JSON.stringify({ ...config, log: { level: 'info' } }, null, 2));
+      plugins: { fixes: { enabled: true, options: fixes } },
+    });
+    // The workers log at info (their log files are printed when something fails).
+    const configFile = join(dir, 'worker-config.json');
+    writeFileSync(configFile, JSON.stringify({ ...config, log: { level: 'info' } }, null, 2));
 
-  const workers: Worker[] = [];
-  let ticketId: string | null = null;
-  // This process serves the API only: no consumers, no outbox relay, no job worker.
-  const app: App = await createApp(config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters });
-  const db = app.db as Knex;
-  t.teardown(async () => {
-    for (const w of workers) await stopWorker(w);
-    killAgents(dir);
-    await app.stop();
-    await dropTestSchema(config);
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(config.dataDir, { recursive: true, force: true });
-  });
-  // What a failure message shows: the workers' logs and the ticket's jobs with their events.
-  const logs = async () => {
-    const jobs = (await db.select('*').from('fix_jobs').where({ ticket_id: ticketId ?? '' }).catch(() => [])) as Json[];
-    const events = (await db('fix_job_events').whereIn('job_id', jobs.map((j) => j.id)).orderBy('seq').catch(() => [])) as Json[];
-    return [
-      ...workers.map((w) => `--- ${w.name}\n${tail(w.log)}`),
-      '--- jobs', ...jobs.map((j) => JSON.stringify({ id: j.id, kind: j.kind, status: j.status, attempts: j.attempts, lease_owner: j.lease_owner, lease_expires_at: j.lease_expires_at, run_after: j.run_after, error_code: j.error_code })),
-      '--- job events', ...events.map((e) => `${e.job_id} ${e.type}: ${e.message}`),
-    ].join('\n');
-  };
+    const workers: Worker[] = [];
+    let ticketId: string | null = null;
+    // This process serves the API only: no consumers, no outbox relay, no job worker.
+    const app: App = await createApp(config, { roles: ['api'], plugins: builtinPlugins, adapters: builtinAdapters });
+    const db = app.db as Knex;
+    t.teardown(async () => {
+      for (const w of workers) await stopWorker(w);
+      killAgents(dir);
+      await app.stop();
+      await dropTestSchema(config);
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(config.dataDir, { recursive: true, force: true });
+    });
+    // What a failure message shows: the workers' logs and the ticket's jobs with their events.
+    const logs = async () => {
+      const jobs = (await db
+        .select('*')
+        .from('fix_jobs')
+        .where({ ticket_id: ticketId ?? '' })
+        .catch(() => [])) as Json[];
+      const events = (await db('fix_job_events')
+        .whereIn(
+          'job_id',
+          jobs.map((j) => j.id),
+        )
+        .orderBy('seq')
+        .catch(() => [])) as Json[];
+      return [
+        ...workers.map((w) => `--- ${w.name}\n${tail(w.log)}`),
+        '--- jobs',
+        ...jobs.map((j) =>
+          JSON.stringify({
+            id: j.id,
+            kind: j.kind,
+            status: j.status,
+            attempts: j.attempts,
+            lease_owner: j.lease_owner,
+            lease_expires_at: j.lease_expires_at,
+            run_after: j.run_after,
+            error_code: j.error_code,
+          }),
+        ),
+        '--- job events',
+        ...events.map((e) => `${e.job_id} ${e.type}: ${e.message}`),
+      ].join('\n');
+    };
 
-  await app.start({ listen: false });
+    await app.start({ listen: false });
 
-  const first = spawnWorker(dir, 'worker-1', configFile);
-  workers.push(first);
-  await ready(first);
+    const first = spawnWorker(dir, 'worker-1', configFile);
+    workers.push(first);
+    await ready(first);
 
-  const owner = await signUp(app, { orgName: 'Acme' });
-  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
-  const ws = await createWorkspace(app, owner, 'Shop', { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true });
-  const repo = await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
-  const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
-  ticketId = id;
-  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/subscribers`, { email: 'grace.hopper@example.com' })).status, 201, 'a second person follows the ticket');
+    const owner = await signUp(app, { orgName: 'Acme' });
+    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const ws = await createWorkspace(app, owner, 'Shop', {
+      autonomy: 'approve',
+      test_command: 'node test.js',
+      confidence_threshold: 0.5,
+      merge_method: 'squash',
+      release_strategy: 'semver',
+      github_release_enabled: true,
+    });
+    const repo = await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
+    const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
+    ticketId = id;
+    t.equal(
+      (await call(app, owner, 'POST', `/v1/tickets/${id}/subscribers`, { email: 'grace.hopper@example.com' })).status,
+      201,
+      'a second person follows the ticket',
+    );
 
-  // The fix job runs in worker 1 and its agent is blocked.
-  const running = await waitFor(async () => {
-    const job = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as Json | undefined;
-    if (!job) return null;
-    const started = await db('fix_job_events').where({ job_id: job.id, type: 'agent_output' }).where('message', 'like', 'agent attempt started%').first();
-    return started ? job : null;
-  }, 'the fix job to be mid-run in worker 1', 40_000).catch(async (err: Error) => {
-    throw new Error(`${err.message}\n${await logs()}`);
-  });
-  t.match(running, { status: 'running', attempts: 1, executor: 'agent-managed' });
-  t.match(running.lease_owner, new RegExp(`:${first.child.pid}:`), 'worker 1 holds the lease');
+    // The fix job runs in worker 1 and its agent is blocked.
+    const running = await waitFor(
+      async () => {
+        const job = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as Json | undefined;
+        if (!job) return null;
+        const started = await db('fix_job_events')
+          .where({ job_id: job.id, type: 'agent_output' })
+          .where('message', 'like', 'agent attempt started%')
+          .first();
+        return started ? job : null;
+      },
+      'the fix job to be mid-run in worker 1',
+      40_000,
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await logs()}`);
+    });
+    t.match(running, { status: 'running', attempts: 1, executor: 'agent-managed' });
+    t.match(running.lease_owner, new RegExp(`:${first.child.pid}:`), 'worker 1 holds the lease');
 
-  first.child.kill('SIGKILL');
-  t.equal(await first.exited, -1, 'worker 1 is gone (SIGKILL)');
-  t.ok(killAgents(dir) >= 1, "worker 1's agent is gone too");
-  // While no worker runs, the job stays leased by the dead worker until its lease expires.
-  t.match(await db('fix_jobs').where({ id: running.id }).first(), { status: 'running', attempts: 1, lease_owner: running.lease_owner });
+    first.child.kill('SIGKILL');
+    t.equal(await first.exited, -1, 'worker 1 is gone (SIGKILL)');
+    t.ok(killAgents(dir) >= 1, "worker 1's agent is gone too");
+    // While no worker runs, the job stays leased by the dead worker until its lease expires.
+    t.match(await db('fix_jobs').where({ id: running.id }).first(), {
+      status: 'running',
+      attempts: 1,
+      lease_owner: running.lease_owner,
+    });
 
-  await release(dir);
-  const second = spawnWorker(dir, 'worker-2', configFile);
-  workers.push(second);
-  await ready(second);
+    await release(dir);
+    const second = spawnWorker(dir, 'worker-2', configFile);
+    workers.push(second);
+    await ready(second);
 
-  const attempt = await waitFor(async () => {
-    const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-    return a?.pr_number ? a : null;
-  }, 'the fix and its pull request from worker 2', 40_000).catch(async (err: Error) => {
-    throw new Error(`${err.message}\n${await logs()}`);
-  });
-  t.match(attempt, { number: 1, status: 'verified', tests_passed: true, verify_passed: true, pr_state: 'open' });
+    const attempt = await waitFor(
+      async () => {
+        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
+        return a?.pr_number ? a : null;
+      },
+      'the fix and its pull request from worker 2',
+      40_000,
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await logs()}`);
+    });
+    t.match(attempt, { number: 1, status: 'verified', tests_passed: true, verify_passed: true, pr_state: 'open' });
 
-  const job = (await db('fix_jobs').where({ id: running.id }).first()) as Json;
-  t.match(job, { status: 'succeeded', attempts: 2, lease_owner: null }, 'the job was retried as attempt 2 and finished');
-  t.equal(await count(db('fix_jobs').where({ ticket_id: id, kind: 'fix' })), 1, 'one fix job');
-  t.equal(await count(db('fix_jobs').where({ ticket_id: id, kind: 'diagnose' })), 1, 'one diagnosis job');
-  t.equal(await count(db('fix_attempts').where({ ticket_id: id })), 1, 'one fix attempt');
+    const job = (await db('fix_jobs').where({ id: running.id }).first()) as Json;
+    t.match(
+      job,
+      { status: 'succeeded', attempts: 2, lease_owner: null },
+      'the job was retried as attempt 2 and finished',
+    );
+    t.equal(await count(db('fix_jobs').where({ ticket_id: id, kind: 'fix' })), 1, 'one fix job');
+    t.equal(await count(db('fix_jobs').where({ ticket_id: id, kind: 'diagnose' })), 1, 'one diagnosis job');
+    t.equal(await count(db('fix_attempts').where({ ticket_id: id })), 1, 'one fix attempt');
 
-  const events = await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events?limit=200`);
-  t.equal(events.status, 200);
-  const items = events.body.items as Json[];
-  const started = items.filter((e) => e.type === 'agent_output' && /^agent attempt started/.test(e.message));
-  t.equal(started.length, 2, "both attempts' agent output is in the log (the first attempt's too)");
-  t.ok(items.some((e) => e.type === 'lease_expired' && /attempt 2 of 3/.test(e.message)), 'the log says the lease expired');
-  t.same(items.filter((e) => e.type === 'claimed').map((e) => e.data.attempt).sort(), [1, 2], 'claimed twice');
-  t.equal(items.filter((e) => e.type === 'result').length, 1, 'one result');
+    const events = await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events?limit=200`);
+    t.equal(events.status, 200);
+    const items = events.body.items as Json[];
+    const started = items.filter((e) => e.type === 'agent_output' && /^agent attempt started/.test(e.message));
+    t.equal(started.length, 2, "both attempts' agent output is in the log (the first attempt's too)");
+    t.ok(
+      items.some((e) => e.type === 'lease_expired' && /attempt 2 of 3/.test(e.message)),
+      'the log says the lease expired',
+    );
+    t.same(
+      items
+        .filter((e) => e.type === 'claimed')
+        .map((e) => e.data.attempt)
+        .sort(),
+      [1, 2],
+      'claimed twice',
+    );
+    t.equal(items.filter((e) => e.type === 'result').length, 1, 'one result');
 
-  const prs = (await db('codehost_local_items').where({ repo: repo.full_name, kind: 'pull_request' })) as Json[];
-  t.equal(prs.length, 1, 'exactly one pull request on the code host');
-  t.match(prs[0], { number: attempt.pr_number, head_branch: `patchwell/${id}-1`, head_sha: attempt.head_sha, state: 'open' });
+    const prs = (await db('codehost_local_items').where({ repo: repo.full_name, kind: 'pull_request' })) as Json[];
+    t.equal(prs.length, 1, 'exactly one pull request on the code host');
+    t.match(prs[0], {
+      number: attempt.pr_number,
+      head_branch: `patchwell/${id}-1`,
+      head_sha: attempt.head_sha,
+      state: 'open',
+    });
 
-  const ok = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha, public_summary: 'The cart total now counts quantities.' });
-  t.equal(ok.status, 200, ok.body.message);
-  const done = await waitFor(async () => {
-    const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
-    return tk.state === 'customer_notified' ? tk : null;
-  }, 'the release and the notice', 30_000).catch(async (err: Error) => {
-    throw new Error(`${err.message}\n${await logs()}`);
-  });
-  t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
+    const ok = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, {
+      fix_attempt_id: attempt.id,
+      approved_sha: attempt.head_sha,
+      public_summary: 'The cart total now counts quantities.',
+    });
+    t.equal(ok.status, 200, ok.body.message);
+    const done = await waitFor(
+      async () => {
+        const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
+        return tk.state === 'customer_notified' ? tk : null;
+      },
+      'the release and the notice',
+      30_000,
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await logs()}`);
+    });
+    t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
 
-  const releases = (await db('fix_releases').where({ ticket_id: id })) as Json[];
-  t.equal(releases.length, 1, 'one release');
-  t.match(releases[0], { status: 'released', version: '0.1.0', approved_sha: attempt.head_sha });
-  t.match(await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number), { state: 'merged' });
-  t.equal((await localHost(app).listReleases(repo.full_name)).length, 1, 'one code-host release');
-  // The customer's notice speaks of their report; a follower's quotes nobody (docs/fixes.md, "Notices").
-  const notices = (await db('mail_messages').whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber']).orderBy('template')) as Json[];
-  t.same(notices.map((m) => [m.template, m.to_address]), [['fixes.release_notice', 'ada.lovelace@example.com'], ['fixes.release_notice_subscriber', 'grace.hopper@example.com']], 'one release notice per subscriber');
-  await waitFor(async () => (await count(db('outbox').whereNull('published_at'))) === 0, 'the outbox to drain').catch(async (err: Error) => {
-    throw new Error(`${err.message}: ${JSON.stringify(await db('outbox').whereNull('published_at').select('type', 'attempts', 'last_error'))}`);
-  });
-  t.pass('every event was published');
-});
+    const releases = (await db('fix_releases').where({ ticket_id: id })) as Json[];
+    t.equal(releases.length, 1, 'one release');
+    t.match(releases[0], { status: 'released', version: '0.1.0', approved_sha: attempt.head_sha });
+    t.match(
+      await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number),
+      { state: 'merged' },
+    );
+    t.equal((await localHost(app).listReleases(repo.full_name)).length, 1, 'one code-host release');
+    // The customer's notice speaks of their report; a follower's quotes nobody (docs/fixes.md, "Notices").
+    const notices = (await db('mail_messages')
+      .whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber'])
+      .orderBy('template')) as Json[];
+    t.same(
+      notices.map((m) => [m.template, m.to_address]),
+      [
+        ['fixes.release_notice', 'ada.lovelace@example.com'],
+        ['fixes.release_notice_subscriber', 'grace.hopper@example.com'],
+      ],
+      'one release notice per subscriber',
+    );
+    await waitFor(async () => (await count(db('outbox').whereNull('published_at'))) === 0, 'the outbox to drain').catch(
+      async (err: Error) => {
+        throw new Error(
+          `${err.message}: ${JSON.stringify(await db('outbox').whereNull('published_at').select('type', 'attempts', 'last_error'))}`,
+        );
+      },
+    );
+    t.pass('every event was published');
+  },
+);

@@ -12,12 +12,21 @@ export const MAIL_SECRET = 'fixes-test-mail-webhook-secret-0123';
 export const HOST_SECRET = 'fixes-test-codehost-secret-0123';
 
 /** A whole service on the offline defaults, with short job timings. */
-export function startFixesApp(t: Test, fixes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}, agents?: { list: string[]; options: Record<string, unknown> }): Promise<App> {
+export function startFixesApp(
+  t: Test,
+  fixes: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+  agents?: { list: string[]; options: Record<string, unknown> },
+): Promise<App> {
   return startTestApp(t, {
     adapters: {
       codeHost: 'codehost-local',
       ...(agents ? { agent: agents.list } : {}),
-      options: { 'mail-outbox': { webhookSecret: MAIL_SECRET }, 'codehost-local': { webhookSecret: HOST_SECRET }, ...(agents?.options ?? {}) },
+      options: {
+        'mail-outbox': { webhookSecret: MAIL_SECRET },
+        'codehost-local': { webhookSecret: HOST_SECRET },
+        ...(agents?.options ?? {}),
+      },
     },
     plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100], ...fixes } } },
     ...extra,
@@ -32,7 +41,13 @@ export async function call(app: App, who: SignedUp | null, method: string, url: 
 }
 
 /** A call with these headers; the answer's status and parsed body (`{ raw }` when it is not JSON). */
-export async function inject(app: App, method: string, url: string, headers: Record<string, string>, payload?: unknown) {
+export async function inject(
+  app: App,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  payload?: unknown,
+) {
   const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers });
   let body: Json = {};
   try {
@@ -53,13 +68,30 @@ export async function createWorkspace(app: App, owner: SignedUp, name: string, s
 }
 
 /** Installs the local code host, creates a repository with `files` and connects it to the workspace. */
-export async function connectRepository(app: App, owner: SignedUp, workspaceId: string, name: string, files: Record<string, string>): Promise<Json> {
+export async function connectRepository(
+  app: App,
+  owner: SignedUp,
+  workspaceId: string,
+  name: string,
+  files: Record<string, string>,
+): Promise<Json> {
   await localHost(app).createRepository(`${owner.organization.slug}/${name}`, { isPublic: true, files });
   const start = await call(app, owner, 'POST', '/v1/codehost/install');
-  const page = await app.server.inject({ method: 'GET', url: new URL(start.body.url).pathname + new URL(start.body.url).search });
+  const page = await app.server.inject({
+    method: 'GET',
+    url: new URL(start.body.url).pathname + new URL(start.body.url).search,
+  });
   const back = new URL(String(page.headers.location));
-  const inst = await call(app, owner, 'POST', '/v1/codehost/installations', { installation_id: back.searchParams.get('installation_id'), state: back.searchParams.get('state'), setup_action: 'install' });
-  const repo = await call(app, owner, 'POST', '/v1/repositories', { installation_id: inst.body.id, workspace_id: workspaceId, full_name: `${owner.organization.slug}/${name}` });
+  const inst = await call(app, owner, 'POST', '/v1/codehost/installations', {
+    installation_id: back.searchParams.get('installation_id'),
+    state: back.searchParams.get('state'),
+    setup_action: 'install',
+  });
+  const repo = await call(app, owner, 'POST', '/v1/repositories', {
+    installation_id: inst.body.id,
+    workspace_id: workspaceId,
+    full_name: `${owner.organization.slug}/${name}`,
+  });
   if (repo.status !== 201) throw new Error(`repository: ${repo.status} ${JSON.stringify(repo.body)}`);
   await waitFor(async () => {
     const r = await call(app, owner, 'GET', `/v1/repositories/${repo.body.id}`);
@@ -74,27 +106,39 @@ export async function connectRepository(app: App, owner: SignedUp, workspaceId: 
  */
 export async function grantFixCredits(app: App, orgId: string, fixes = 20): Promise<void> {
   const ledger = app.container.resolve('creditLedger');
-  await app.db.transaction((trx) => ledger.grant(trx, { orgId, source: 'topup', fixes, reference: `test-topup-${uid()}`, expiresAt: null }));
+  await app.db.transaction((trx) =>
+    ledger.grant(trx, { orgId, source: 'topup', fixes, reference: `test-topup-${uid()}`, expiresAt: null }),
+  );
 }
 
 /** An email arriving at the workspace's inbound address (POST /v1/webhooks/email/mime, signed). */
-export async function receiveEmail(app: App, to: string, m: { subject: string; body: string; from?: string }): Promise<string> {
-  const raw = Buffer.from([
-    `From: ${m.from ?? 'Ada Lovelace <ada.lovelace@example.com>'}`,
-    `To: ${to}`,
-    `Subject: ${m.subject}`,
-    'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-    `Message-ID: <m-${uid()}@mail.example.com>`,
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    m.body,
-    '',
-  ].join('\r\n'));
+export async function receiveEmail(
+  app: App,
+  to: string,
+  m: { subject: string; body: string; from?: string },
+): Promise<string> {
+  const raw = Buffer.from(
+    [
+      `From: ${m.from ?? 'Ada Lovelace <ada.lovelace@example.com>'}`,
+      `To: ${to}`,
+      `Subject: ${m.subject}`,
+      'Date: Wed, 10 Jan 2024 10:00:00 +0000',
+      `Message-ID: <m-${uid()}@mail.example.com>`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      m.body,
+      '',
+    ].join('\r\n'),
+  );
   const res = await app.server.inject({
     method: 'POST',
     url: '/v1/webhooks/email/mime',
-    headers: { 'content-type': 'message/rfc822', 'x-envelope-to': to, 'x-webhook-signature': `sha256=${createHmac('sha256', MAIL_SECRET).update(raw).digest('hex')}` },
+    headers: {
+      'content-type': 'message/rfc822',
+      'x-envelope-to': to,
+      'x-webhook-signature': `sha256=${createHmac('sha256', MAIL_SECRET).update(raw).digest('hex')}`,
+    },
     payload: raw,
   });
   const body = JSON.parse(res.payload) as Json;

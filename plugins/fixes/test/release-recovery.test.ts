@@ -1,60 +1,130 @@
 import t from 'tap';
 import type { Knex } from 'knex';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { call, connectRepository, createWorkspace, grantFixCredits, localHost, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import {
+  call,
+  connectRepository,
+  createWorkspace,
+  grantFixCredits,
+  localHost,
+  receiveEmail,
+  startFixesApp,
+  waitFor,
+  type Json,
+} from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
+const TEST =
+  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
 const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
 
-t.test('a release stopped by failing CI: back to approval, approve again, then release retry resumes with the same commit', async (t) => {
-  const app = await startFixesApp(t, {}, {}, { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } });
-  const db = app.db as Knex;
-  const owner = await signUp(app, { orgName: 'Acme' });
-  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
-  const other = await signUp(app, { orgName: 'Other' });
-  const ws = await createWorkspace(app, owner, 'Shop', { test_command: 'node test.js', confidence_threshold: 0.5, release_strategy: 'calver' });
-  const repo = await connectRepository(app, owner, ws.id, 'shop', { 'cart.js': CART, 'test.js': TEST });
-  const host = localHost(app);
-  const id = await receiveEmail(app, ws.inbound_address, { subject: 'Cart total is wrong', body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.' });
-  const attempt = await waitFor(async () => {
-    const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-    return a?.pr_number ? a : null;
-  }, 'the fix', 40_000);
-  const state = (want: string) => waitFor(async () => {
-    const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
-    return tk.state === want ? tk : null;
-  }, want, 30_000);
+t.test(
+  'a release stopped by failing CI: back to approval, approve again, then release retry resumes with the same commit',
+  async (t) => {
+    const app = await startFixesApp(
+      t,
+      {},
+      {},
+      { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
+    );
+    const db = app.db as Knex;
+    const owner = await signUp(app, { orgName: 'Acme' });
+    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const other = await signUp(app, { orgName: 'Other' });
+    const ws = await createWorkspace(app, owner, 'Shop', {
+      test_command: 'node test.js',
+      confidence_threshold: 0.5,
+      release_strategy: 'calver',
+    });
+    const repo = await connectRepository(app, owner, ws.id, 'shop', { 'cart.js': CART, 'test.js': TEST });
+    const host = localHost(app);
+    const id = await receiveEmail(app, ws.inbound_address, {
+      subject: 'Cart total is wrong',
+      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
+    });
+    const attempt = await waitFor(
+      async () => {
+        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
+        return a?.pr_number ? a : null;
+      },
+      'the fix',
+      40_000,
+    );
+    const state = (want: string) =>
+      waitFor(
+        async () => {
+          const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
+          return tk.state === want ? tk : null;
+        },
+        want,
+        30_000,
+      );
 
-  await host.setCommitStatus(repo.full_name, attempt.head_sha, { context: 'ci', state: 'failure' });
-  const approve = () => call(app, owner, 'POST', `/v1/tickets/${id}/approve`, { fix_attempt_id: attempt.id, approved_sha: attempt.head_sha });
-  t.equal((await approve()).status, 200);
-  const stopped = await state('escalated');
-  t.match(stopped, { public_state: 'team_review' });
-  t.match(await db('fix_releases').where({ ticket_id: id }).first(), { status: 'failed', failed_step: 'merging', error_code: /./ });
+    await host.setCommitStatus(repo.full_name, attempt.head_sha, { context: 'ci', state: 'failure' });
+    const approve = () =>
+      call(app, owner, 'POST', `/v1/tickets/${id}/approve`, {
+        fix_attempt_id: attempt.id,
+        approved_sha: attempt.head_sha,
+      });
+    t.equal((await approve()).status, 200);
+    const stopped = await state('escalated');
+    t.match(stopped, { public_state: 'team_review' });
+    t.match(await db('fix_releases').where({ ticket_id: id }).first(), {
+      status: 'failed',
+      failed_step: 'merging',
+      error_code: /./,
+    });
 
-  t.equal((await call(app, other, 'POST', `/v1/tickets/${id}/back-to-approval`, { fix_attempt_id: attempt.id })).status, 404, 'another organization: 404');
-  const back = await call(app, owner, 'POST', `/v1/tickets/${id}/back-to-approval`, { fix_attempt_id: attempt.id, comment: 'CI was red' });
-  t.equal(back.status, 200, back.body.message);
-  t.equal(back.body.state, 'awaiting_approval');
-  t.match(await db('fix_approvals').where({ fix_attempt_id: attempt.id }), [{ void_reason: 'back_to_approval' }], 'earlier approvals are void');
-  t.equal((await host.getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number))?.state, 'open', 'the pull request is kept');
-  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/back-to-approval`, { fix_attempt_id: attempt.id })).status, 409, 'not escalated any more: 409');
+    t.equal(
+      (await call(app, other, 'POST', `/v1/tickets/${id}/back-to-approval`, { fix_attempt_id: attempt.id })).status,
+      404,
+      'another organization: 404',
+    );
+    const back = await call(app, owner, 'POST', `/v1/tickets/${id}/back-to-approval`, {
+      fix_attempt_id: attempt.id,
+      comment: 'CI was red',
+    });
+    t.equal(back.status, 200, back.body.message);
+    t.equal(back.body.state, 'awaiting_approval');
+    t.match(
+      await db('fix_approvals').where({ fix_attempt_id: attempt.id }),
+      [{ void_reason: 'back_to_approval' }],
+      'earlier approvals are void',
+    );
+    t.equal(
+      (await host.getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number))?.state,
+      'open',
+      'the pull request is kept',
+    );
+    t.equal(
+      (await call(app, owner, 'POST', `/v1/tickets/${id}/back-to-approval`, { fix_attempt_id: attempt.id })).status,
+      409,
+      'not escalated any more: 409',
+    );
 
-  t.equal((await approve()).status, 200, 'approved again');
-  await state('escalated');
-  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/release/retry`, {})).status, 200, 'retry while CI is red');
-  await state('escalated');
+    t.equal((await approve()).status, 200, 'approved again');
+    await state('escalated');
+    t.equal(
+      (await call(app, owner, 'POST', `/v1/tickets/${id}/release/retry`, {})).status,
+      200,
+      'retry while CI is red',
+    );
+    await state('escalated');
 
-  await host.setCommitStatus(repo.full_name, attempt.head_sha, { context: 'ci', state: 'success' });
-  const retry = await call(app, owner, 'POST', `/v1/tickets/${id}/release/retry`, {});
-  t.equal(retry.status, 200, retry.body.message);
-  t.equal(retry.body.state, 'releasing');
-  const done = await state('customer_notified');
-  t.match(done.resolved_version, /^\d{4}\.\d{2}\.\d{2}$/, 'calver');
-  const rels = (await db('fix_releases').where({ ticket_id: id }).orderBy('created_at')) as Json[];
-  t.equal(rels.filter((r) => r.status === 'released').length, 1, 'released once');
-  t.equal(rels.at(-1)!.approved_sha, attempt.head_sha, 'at the approved commit');
-  t.equal((await db('mail_messages').where({ template: 'fixes.release_notice' })).length, 1, 'one notice');
-  t.equal((await call(app, owner, 'POST', `/v1/tickets/${id}/release/retry`, {})).status, 409, 'nothing left to retry');
-});
+    await host.setCommitStatus(repo.full_name, attempt.head_sha, { context: 'ci', state: 'success' });
+    const retry = await call(app, owner, 'POST', `/v1/tickets/${id}/release/retry`, {});
+    t.equal(retry.status, 200, retry.body.message);
+    t.equal(retry.body.state, 'releasing');
+    const done = await state('customer_notified');
+    t.match(done.resolved_version, /^\d{4}\.\d{2}\.\d{2}$/, 'calver');
+    const rels = (await db('fix_releases').where({ ticket_id: id }).orderBy('created_at')) as Json[];
+    t.equal(rels.filter((r) => r.status === 'released').length, 1, 'released once');
+    t.equal(rels.at(-1)!.approved_sha, attempt.head_sha, 'at the approved commit');
+    t.equal((await db('mail_messages').where({ template: 'fixes.release_notice' })).length, 1, 'one notice');
+    t.equal(
+      (await call(app, owner, 'POST', `/v1/tickets/${id}/release/retry`, {})).status,
+      409,
+      'nothing left to retry',
+    );
+  },
+);

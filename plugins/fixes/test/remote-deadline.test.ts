@@ -6,14 +6,32 @@ import type { Knex } from 'knex';
 import { signUp } from '../../../test/helpers/accounts.js';
 import type { JobQueue } from '../services/job-queue.js';
 import type { JobWorker } from '../services/job-worker.js';
-import { call, connectRepository, createWorkspace, grantFixCredits, receiveEmail, startFixesApp, waitFor, type Json } from './helpers.js';
+import {
+  call,
+  connectRepository,
+  createWorkspace,
+  grantFixCredits,
+  receiveEmail,
+  startFixesApp,
+  waitFor,
+  type Json,
+} from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST = "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
+const TEST =
+  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
 // The "agent": says its budget, reports a spend of $0.90, then would work for a long time and fix the cart.
 const AGENT = `echo "budget $PATCHWELL_MAX_COST_USD"; echo '{"cost_usd": 0.9}' >> "$PATCHWELL_COST_FILE"; sleep 20; sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
 
-const app = await startFixesApp(t, { remoteClaimTimeoutMs: 300 }, {}, { list: ['agent-builtin', 'agent-managed', 'agent-runner'], options: { 'agent-managed': { command: AGENT, timeoutMs: 30_000 } } });
+const app = await startFixesApp(
+  t,
+  { remoteClaimTimeoutMs: 300 },
+  {},
+  {
+    list: ['agent-builtin', 'agent-managed', 'agent-runner'],
+    options: { 'agent-managed': { command: AGENT, timeoutMs: 30_000 } },
+  },
+);
 const db = app.db as Knex;
 const queue = app.container.resolve('fixJobs') as JobQueue;
 const worker = app.container.resolve('fixWorker') as JobWorker;
@@ -21,13 +39,23 @@ const worker = app.container.resolve('fixWorker') as JobWorker;
 t.test('a runner job nobody claims waits queued, then fails not_claimed and the ticket goes to the team', async (t) => {
   const owner = await signUp(app, { orgName: 'Remote Co' });
   const ws = await createWorkspace(app, owner, 'Runner shop', { execution_mode: 'runner' });
-  const ticketId = await receiveEmail(app, ws.inbound_address, { subject: 'Export is broken', body: 'The export button throws an error since yesterday.' });
-  const job = await waitFor(async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>, 'the diagnosis job');
+  const ticketId = await receiveEmail(app, ws.inbound_address, {
+    subject: 'Export is broken',
+    body: 'The export button throws an error since yesterday.',
+  });
+  const job = await waitFor(
+    async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>,
+    'the diagnosis job',
+  );
   t.match(job, { kind: 'diagnose', executor: 'agent-runner', mode: 'runner', status: 'queued' });
 
   worker.kick();
   await worker.idle();
-  t.match(await db('fix_jobs').where({ id: job.id }).first(), { status: 'queued', attempts: 0, lease_owner: null }, 'the in-process worker does not claim a remote job');
+  t.match(
+    await db('fix_jobs').where({ id: job.id }).first(),
+    { status: 'queued', attempts: 0, lease_owner: null },
+    'the in-process worker does not claim a remote job',
+  );
   t.equal(await queue.expireUnclaimed(['agent-runner'], 3_600_000), 0, 'within its time it keeps waiting');
   t.equal((await db('fix_jobs').where({ id: job.id }).first()).status, 'queued');
 
@@ -37,42 +65,84 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
     const j = (await db('fix_jobs').where({ id: job.id }).first()) as Json;
     return j.status === 'failed' ? j : null;
   }, 'the unclaimed job to fail');
-  t.match(failed, { error_code: 'not_claimed', error_detail: /no runner took the job within/, attempts: 0, started_at: null, finished_at: Date });
+  t.match(failed, {
+    error_code: 'not_claimed',
+    error_detail: /no runner took the job within/,
+    attempts: 0,
+    started_at: null,
+    finished_at: Date,
+  });
   t.match(failed.result, { status: 'failed', cost_usd: 0, error: { code: 'not_claimed' } });
-  const events = (await call(app, owner, 'GET', `/v1/tickets/${ticketId}/jobs/${job.id}/events?limit=50`)).body.items as Json[];
-  t.ok(events.some((e) => e.type === 'not_claimed' && e.level === 'warn'), 'the job log says why');
-  t.ok(events.some((e) => e.type === 'result' && e.level === 'error'), 'and records the failed result');
+  const events = (await call(app, owner, 'GET', `/v1/tickets/${ticketId}/jobs/${job.id}/events?limit=50`)).body
+    .items as Json[];
+  t.ok(
+    events.some((e) => e.type === 'not_claimed' && e.level === 'warn'),
+    'the job log says why',
+  );
+  t.ok(
+    events.some((e) => e.type === 'result' && e.level === 'error'),
+    'and records the failed result',
+  );
   const ticket = await waitFor(async () => {
     const r = await call(app, owner, 'GET', `/v1/tickets/${ticketId}`);
     return r.body.state === 'escalated' ? r.body : null;
   }, 'the escalated ticket');
   t.match(ticket, { state: 'escalated', needs_team_action: true }, 'visible on the ticket like any failed job');
   t.match((await db('tickets').where({ id: ticketId }).first()).escalation_reason, /not_claimed/);
-  t.ok(await db('outbox').where({ type: 'fixes.job_finished' }).whereRaw(`payload->>'job_id' = ?`, [job.id]).first(), 'fixes.job_finished as for any end');
+  t.ok(
+    await db('outbox').where({ type: 'fixes.job_finished' }).whereRaw(`payload->>'job_id' = ?`, [job.id]).first(),
+    'fixes.job_finished as for any end',
+  );
   t.equal(await queue.expireUnclaimed(['agent-runner'], 0), 0, 'an ended job is not swept again');
 });
 
-t.test('a managed agent that spends past the workspace\'s max_cost_usd is stopped: cost_limit_reached with its spend', async (t) => {
-  const owner = await signUp(app, { orgName: 'Budget Co' });
-  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
-  const ws = await createWorkspace(app, owner, 'Shop', { execution_mode: 'managed', autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5, agent_config: { max_cost_usd: 0.5 } });
-  await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
-  const id = await receiveEmail(app, ws.inbound_address, { subject: 'Cart total is wrong', body: 'The cart total is wrong since the last update: cartTotal ignores the quantity. Error 500 at checkout.' });
-  const job = await waitFor(async () => {
-    const j = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as Json | undefined;
-    return j && ['succeeded', 'failed', 'cancelled', 'dead'].includes(j.status) ? j : null;
-  }, 'the fix job to end', 40_000);
-  t.match(job, { status: 'failed', executor: 'agent-managed', error_code: 'cost_limit_reached', attempts: 1 });
-  t.equal(Number(job.cost_usd), 0.9, 'the job costs what the agent reported');
-  const events = (await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events?limit=200`)).body.items as Json[];
-  t.ok(events.some((e) => e.type === 'agent_output' && e.message === 'budget 0.5'), 'the agent was told the workspace\'s limit (agent_config.max_cost_usd)');
-  t.ok(events.some((e) => e.type === 'cost_limit'), 'the overspend is in the log');
-  t.ok(events.some((e) => e.type === 'sandbox'), 'so is the sandbox it ran in');
-  t.match(await db('fix_attempts').where({ ticket_id: id }).first(), { status: 'failed' });
-  const ticket = await waitFor(async () => {
-    const r = await call(app, owner, 'GET', `/v1/tickets/${id}`);
-    return r.body.needs_team_action ? r.body : null;
-  }, 'the ticket back with the team');
-  t.ok(ticket.needs_team_action);
-  t.match((await db('tickets').where({ id }).first()).escalation_reason, /cost_limit_reached/);
-});
+t.test(
+  "a managed agent that spends past the workspace's max_cost_usd is stopped: cost_limit_reached with its spend",
+  async (t) => {
+    const owner = await signUp(app, { orgName: 'Budget Co' });
+    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const ws = await createWorkspace(app, owner, 'Shop', {
+      execution_mode: 'managed',
+      autonomy: 'approve',
+      test_command: 'node test.js',
+      confidence_threshold: 0.5,
+      agent_config: { max_cost_usd: 0.5 },
+    });
+    await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
+    const id = await receiveEmail(app, ws.inbound_address, {
+      subject: 'Cart total is wrong',
+      body: 'The cart total is wrong since the last update: cartTotal ignores the quantity. Error 500 at checkout.',
+    });
+    const job = await waitFor(
+      async () => {
+        const j = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as Json | undefined;
+        return j && ['succeeded', 'failed', 'cancelled', 'dead'].includes(j.status) ? j : null;
+      },
+      'the fix job to end',
+      40_000,
+    );
+    t.match(job, { status: 'failed', executor: 'agent-managed', error_code: 'cost_limit_reached', attempts: 1 });
+    t.equal(Number(job.cost_usd), 0.9, 'the job costs what the agent reported');
+    const events = (await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events?limit=200`)).body
+      .items as Json[];
+    t.ok(
+      events.some((e) => e.type === 'agent_output' && e.message === 'budget 0.5'),
+      "the agent was told the workspace's limit (agent_config.max_cost_usd)",
+    );
+    t.ok(
+      events.some((e) => e.type === 'cost_limit'),
+      'the overspend is in the log',
+    );
+    t.ok(
+      events.some((e) => e.type === 'sandbox'),
+      'so is the sandbox it ran in',
+    );
+    t.match(await db('fix_attempts').where({ ticket_id: id }).first(), { status: 'failed' });
+    const ticket = await waitFor(async () => {
+      const r = await call(app, owner, 'GET', `/v1/tickets/${id}`);
+      return r.body.needs_team_action ? r.body : null;
+    }, 'the ticket back with the team');
+    t.ok(ticket.needs_team_action);
+    t.match((await db('tickets').where({ id }).first()).escalation_reason, /cost_limit_reached/);
+  },
+);

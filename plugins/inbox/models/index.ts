@@ -14,11 +14,31 @@ export type InboundStatus = 'processed' | 'ignored' | 'quarantined' | 'released'
 export const INBOUND_STATUSES: readonly InboundStatus[] = ['processed', 'ignored', 'quarantined', 'released'];
 
 export type InboundReason =
-  | 'duplicate' | 'auto_reply' | 'bounce' | 'no_reply' | 'loop' | 'mailing_list' | 'forwarding_confirmation'
-  | 'forwarding_test' | 'channel_disabled' | 'not_in_plan' | 'spam' | 'rate_limited';
+  | 'duplicate'
+  | 'auto_reply'
+  | 'bounce'
+  | 'no_reply'
+  | 'loop'
+  | 'mailing_list'
+  | 'forwarding_confirmation'
+  | 'forwarding_test'
+  | 'channel_disabled'
+  | 'not_in_plan'
+  | 'spam'
+  | 'rate_limited';
 export const INBOUND_REASONS: readonly InboundReason[] = [
-  'duplicate', 'auto_reply', 'bounce', 'no_reply', 'loop', 'mailing_list', 'forwarding_confirmation',
-  'forwarding_test', 'channel_disabled', 'not_in_plan', 'spam', 'rate_limited',
+  'duplicate',
+  'auto_reply',
+  'bounce',
+  'no_reply',
+  'loop',
+  'mailing_list',
+  'forwarding_confirmation',
+  'forwarding_test',
+  'channel_disabled',
+  'not_in_plan',
+  'spam',
+  'rate_limited',
 ];
 
 export class InboxChannel extends TenantModel {

@@ -21,7 +21,8 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         id: 'getChannel',
         tags,
         description: 'The email inbox of a workspace',
-        notes: 'forwarding is null until a support address is recorded; sending tells how replies leave (kind custom, default, white_label or not_ready, with what is missing).',
+        notes:
+          'forwarding is null until a support address is recorded; sending tells how replies leave (kind custom, default, white_label or not_ready, with what is missing).',
         validate: { params: wsParams },
         response: { status: { 200: ChannelSchema } },
         handler: (request) => service().get(requirePrincipal(request), (request.params as WsParams).workspaceId),
@@ -41,7 +42,12 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },
-        handler: (request) => service().update(request.actor(), (request.params as WsParams).workspaceId, request.payload as { enabled?: boolean; accept_list_mail?: boolean }),
+        handler: (request) =>
+          service().update(
+            request.actor(),
+            (request.params as WsParams).workspaceId,
+            request.payload as { enabled?: boolean; accept_list_mail?: boolean },
+          ),
       },
     },
     {
@@ -56,12 +62,19 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
           params: wsParams,
           payload: Joi.object({
             address: Joi.string().email({ tlds: false }).max(254).required(),
-            provider: Joi.string().valid(...FORWARDING_PROVIDERS).required(),
+            provider: Joi.string()
+              .valid(...FORWARDING_PROVIDERS)
+              .required(),
           }).required(),
         },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },
-        handler: (request) => service().setForwarding(request.actor(), (request.params as WsParams).workspaceId, request.payload as { address: string; provider: 'mail_a' | 'mail_b' | 'other' }),
+        handler: (request) =>
+          service().setForwarding(
+            request.actor(),
+            (request.params as WsParams).workspaceId,
+            request.payload as { address: string; provider: 'mail_a' | 'mail_b' | 'other' },
+          ),
       },
     },
     {
@@ -85,7 +98,8 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         id: 'testChannelForwarding',
         tags,
         description: 'Sends a test email carrying a code to the forwarding address',
-        notes: 'The code is in the subject and the body. When the email comes back through the forwarding, forwarding.verified_at is set. One test a minute per workspace: 429 rate_limited with Retry-After. 409 forwarding_not_set without a forwarding address.',
+        notes:
+          'The code is in the subject and the body. When the email comes back through the forwarding, forwarding.verified_at is set. One test a minute per workspace: 429 rate_limited with Retry-After. 409 forwarding_not_set without a forwarding address.',
         validate: { params: wsParams },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },

@@ -8,8 +8,13 @@ import { OWNERS_ADMINS } from './common.js';
 
 const tags = ['domains'];
 const keyParams = Joi.object({
-  brandProfileId: Joi.string().max(64).required().description('brand_profile_id of the Domain (a brand profile id, or a workspace id for scope workspace)'),
-  purpose: Joi.string().valid(...DOMAIN_PURPOSES).required(),
+  brandProfileId: Joi.string()
+    .max(64)
+    .required()
+    .description('brand_profile_id of the Domain (a brand profile id, or a workspace id for scope workspace)'),
+  purpose: Joi.string()
+    .valid(...DOMAIN_PURPOSES)
+    .required(),
 });
 type KeyParams = { brandProfileId: string; purpose: DomainPurpose };
 
@@ -22,11 +27,14 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
       options: {
         id: 'listDomains',
         tags,
-        description: 'Email domains of a workspace\'s brand (or of the whole organization)',
-        notes: 'With workspace_id: the sending and receiving domains that workspace uses. Without: every domain of the organization the caller can see.',
+        description: "Email domains of a workspace's brand (or of the whole organization)",
+        notes:
+          'With workspace_id: the sending and receiving domains that workspace uses. Without: every domain of the organization the caller can see.',
         validate: { query: Joi.object({ workspace_id: Joi.string().max(64) }) },
         response: { status: { 200: DomainListSchema } },
-        handler: async (request) => ({ items: await service().list(requirePrincipal(request), request.query as { workspace_id?: string }) }),
+        handler: async (request) => ({
+          items: await service().list(requirePrincipal(request), request.query as { workspace_id?: string }),
+        }),
       },
     },
     {
@@ -36,18 +44,24 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
         id: 'registerDomain',
         tags,
         description: 'Registers a sending or receiving domain with the email provider',
-        notes: 'Answers the DNS records to publish. One domain per purpose and brand (409 domain_exists); a name registered elsewhere answers 409 domain_taken; plans without custom domains answer 402 plan_limit_reached.',
+        notes:
+          'Answers the DNS records to publish. One domain per purpose and brand (409 domain_exists); a name registered elsewhere answers 409 domain_taken; plans without custom domains answer 402 plan_limit_reached.',
         validate: {
           payload: Joi.object({
             workspace_id: Joi.string().max(64),
             brand_profile_id: Joi.string().max(64),
-            purpose: Joi.string().valid(...DOMAIN_PURPOSES).required(),
+            purpose: Joi.string()
+              .valid(...DOMAIN_PURPOSES)
+              .required(),
             domain: Joi.string().max(253).required(),
-          }).xor('workspace_id', 'brand_profile_id').required(),
+          })
+            .xor('workspace_id', 'brand_profile_id')
+            .required(),
         },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
         response: { status: { 201: DomainSchema } },
-        handler: async (request, h) => h.response(await service().register(request.actor(), request.payload as RegisterDomainInput)).code(201),
+        handler: async (request, h) =>
+          h.response(await service().register(request.actor(), request.payload as RegisterDomainInput)).code(201),
       },
     },
     {
@@ -95,13 +109,20 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
           payload: Joi.object({
             sender_email: Joi.string().email({ tlds: false }).max(254).allow(null, ''),
             sender_name: Joi.string().max(120).allow(null, ''),
-          }).min(1).required(),
+          })
+            .min(1)
+            .required(),
         },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: DomainSchema } },
         handler: (request) => {
           const p = request.params as KeyParams;
-          return service().setSender(request.actor(), p.brandProfileId, p.purpose, request.payload as { sender_email?: string | null; sender_name?: string | null });
+          return service().setSender(
+            request.actor(),
+            p.brandProfileId,
+            p.purpose,
+            request.payload as { sender_email?: string | null; sender_name?: string | null },
+          );
         },
       },
     },

@@ -7,7 +7,11 @@ import type { InboxWorkspace } from './deps.js';
  * The channel row of a workspace, made on first use (GET of the channel, or the first email):
  * enabled, list mail refused, no forwarding.
  */
-export async function ensureChannel(db: Knex, ws: InboxWorkspace, opts: { forUpdate?: boolean } = {}): Promise<InboxChannel> {
+export async function ensureChannel(
+  db: Knex,
+  ws: InboxWorkspace,
+  opts: { forUpdate?: boolean } = {},
+): Promise<InboxChannel> {
   const read = () => {
     const q = InboxChannel.query(db).forOrg(ws.org_id).where({ workspace_id: ws.id }).limit(1).first();
     if (opts.forUpdate) q.forUpdate();
@@ -17,7 +21,13 @@ export async function ensureChannel(db: Knex, ws: InboxWorkspace, opts: { forUpd
   if (found) return found;
   const now = new Date();
   await db('inbox_channels')
-    .insert({ id: newId(InboxChannel.idPrefix), org_id: ws.org_id, workspace_id: ws.id, created_at: now, updated_at: now })
+    .insert({
+      id: newId(InboxChannel.idPrefix),
+      org_id: ws.org_id,
+      workspace_id: ws.id,
+      created_at: now,
+      updated_at: now,
+    })
     .onConflict('workspace_id')
     .ignore();
   const made = await read();

@@ -9,22 +9,56 @@ import { header, headers, type MessageFacts } from './mime.js';
 // ---------------------------------------------------------------------------------------------
 // Bounces (RFC 3464 DSN, RFC 5965 ARF, and the formats of MTAs that send neither)
 
-const BOUNCE_SENDER = /^(mailer-daemon|mail-daemon|maildaemon|postmaster|post_master|mail\.?delivery\.?(system|subsystem)?|double-bounce|bounce|bounces|mdaemon|nobody-bounce|[a-z0-9._-]+-admin|owner-[a-z0-9._-]+)$/i;
-const BOUNCE_NAME = /^(mail delivery (subsystem|system|service)|mailer[- ]daemon|postmaster|mail administrator|microsoft outlook|system administrator|mail system|internet mail delivery)$/i;
+const BOUNCE_SENDER =
+  /^(mailer-daemon|mail-daemon|maildaemon|postmaster|post_master|mail\.?delivery\.?(system|subsystem)?|double-bounce|bounce|bounces|mdaemon|nobody-bounce|[a-z0-9._-]+-admin|owner-[a-z0-9._-]+)$/i;
+const BOUNCE_NAME =
+  /^(mail delivery (subsystem|system|service)|mailer[- ]daemon|postmaster|mail administrator|microsoft outlook|system administrator|mail system|internet mail delivery)$/i;
 const BOUNCE_SUBJECT = new RegExp(
   [
-    'undeliver(ed|able)', 'undelivered mail', 'delivery (status notification|failure|failed|has failed|notification|problem|report|incomplete)',
-    'mail delivery (failed|failure|error|problem)', 'returned (mail|to sender)', 'failure notice', 'non[- ]?delivery', 'nondeliverable',
-    'message (not delivered|could not be delivered|delivery failed|undeliverable|status)', 'could not send message', 'mail system error',
-    'delivery failure', 'rejected:? ', 'mail (could not|couldn\'t) be delivered', 'unable to deliver', 'permanent error', 'notice of (non-?)?delivery',
-    'delayed mail', 'warning: (could not send|message .* delayed)', 'message you sent .* (blocked|rejected)', 'error sending message', 'bounced mail',
-    'mail failure', 'address not found', 'delivery notification', 'error sending your (mail|message)', 'loop alert', 'complaint about message', 'unzustellbar', 'nicht zustellbar', 'non remis', 'no entregado',
+    'undeliver(ed|able)',
+    'undelivered mail',
+    'delivery (status notification|failure|failed|has failed|notification|problem|report|incomplete)',
+    'mail delivery (failed|failure|error|problem)',
+    'returned (mail|to sender)',
+    'failure notice',
+    'non[- ]?delivery',
+    'nondeliverable',
+    'message (not delivered|could not be delivered|delivery failed|undeliverable|status)',
+    'could not send message',
+    'mail system error',
+    'delivery failure',
+    'rejected:? ',
+    "mail (could not|couldn't) be delivered",
+    'unable to deliver',
+    'permanent error',
+    'notice of (non-?)?delivery',
+    'delayed mail',
+    'warning: (could not send|message .* delayed)',
+    'message you sent .* (blocked|rejected)',
+    'error sending message',
+    'bounced mail',
+    'mail failure',
+    'address not found',
+    'delivery notification',
+    'error sending your (mail|message)',
+    'loop alert',
+    'complaint about message',
+    'unzustellbar',
+    'nicht zustellbar',
+    'non remis',
+    'no entregado',
     // Italian
-    'non recapitabile', 'mancato recapito', 'impossibile recapitare', 'messaggio non recapitato', 'avviso di mancata consegna', 'errore di consegna',
+    'non recapitabile',
+    'mancato recapito',
+    'impossibile recapitare',
+    'messaggio non recapitato',
+    'avviso di mancata consegna',
+    'errore di consegna',
   ].join('|'),
   'i',
 );
-const BOUNCE_BODY = /(this is the mail system at host|i'm sorry to have to inform you that your message could not|this message was created automatically by mail delivery software|the following (message|addresses|recipients?) (had|could not|failed)|delivery to the following recipients? (failed|has failed)|your message (could not|wasn't|was not) (be )?delivered|delivery has failed to these recipients|could not be delivered to one or more recipients|a message that you sent could not be delivered|undeliverable message|permanent fatal errors|the original message was received at|unable to deliver (your )?message|we had trouble delivering your message|could not be delivered to|requested action not taken|no such user|user unknown|mailbox (is )?(full|unavailable|not found)|--- ?below this line is a copy of the message|reporting-mta:|final-recipient:|diagnostic-code:|il messaggio non (è stato|e' stato|puo' essere|può essere) recapitato)/i;
+const BOUNCE_BODY =
+  /(this is the mail system at host|i'm sorry to have to inform you that your message could not|this message was created automatically by mail delivery software|the following (message|addresses|recipients?) (had|could not|failed)|delivery to the following recipients? (failed|has failed)|your message (could not|wasn't|was not) (be )?delivered|delivery has failed to these recipients|could not be delivered to one or more recipients|a message that you sent could not be delivered|undeliverable message|permanent fatal errors|the original message was received at|unable to deliver (your )?message|we had trouble delivering your message|could not be delivered to|requested action not taken|no such user|user unknown|mailbox (is )?(full|unavailable|not found)|--- ?below this line is a copy of the message|reporting-mta:|final-recipient:|diagnostic-code:|il messaggio non (è stato|e' stato|puo' essere|può essere) recapitato)/i;
 
 export interface BounceFinding {
   signal: string;
@@ -40,16 +74,20 @@ export function detectBounce(f: MessageFacts): BounceFinding | null {
 
 function bounceSignal(f: MessageFacts): string | null {
   if (f.reportType === 'delivery-status' || f.reportType === 'global-delivery-status') return 'dsn';
-  if (f.reportType === 'feedback-report' || f.reportParts.some((p) => p.contentType === 'message/feedback-report')) return 'feedback_report';
+  if (f.reportType === 'feedback-report' || f.reportParts.some((p) => p.contentType === 'message/feedback-report'))
+    return 'feedback_report';
   if (f.reportParts.some((p) => /delivery-status$/.test(p.contentType))) return 'dsn';
   if (f.headers.has('x-failed-recipients')) return 'x_failed_recipients';
   const body = (f.text.trim() ? f.text : f.rawBody).slice(0, 20_000);
   // A provider's bounce or complaint notification mailed as JSON (SES through an SNS email subscription).
-  if (/"(notificationType|eventType)"\s*:\s*"(Bounce|Complaint|Delivery|Reject)"/.test(body)) return 'provider_notification';
+  if (/"(notificationType|eventType)"\s*:\s*"(Bounce|Complaint|Delivery|Reject)"/.test(body))
+    return 'provider_notification';
   // Hotmail's feedback loop (JMRP) before ARF existed.
   if (/^complaint about message from /i.test(f.subject)) return 'feedback_report';
   const local = (f.from?.address ?? '').split('@')[0] ?? '';
-  const daemon = /^(mailer-daemon|mail-daemon|postmaster)$/i.test(local) || (!f.from && /mailer-daemon|postmaster/i.test(header(f, 'from')));
+  const daemon =
+    /^(mailer-daemon|mail-daemon|postmaster)$/i.test(local) ||
+    (!f.from && /mailer-daemon|postmaster/i.test(header(f, 'from')));
   const senderLooks = daemon || BOUNCE_SENDER.test(local) || BOUNCE_NAME.test(f.from?.name ?? '') || !f.from;
   const subjectLooks = BOUNCE_SUBJECT.test(f.subject);
   const bodyLooks = BOUNCE_BODY.test(body);
@@ -85,11 +123,24 @@ const AUTO_SUBJECT = new RegExp(
     [
       // "Automatic reply: <subject>" (Outlook), "Auto reply: …" (Apple): with the colon, so a customer's
       // "Automatic replies do not work" is not taken for one.
-      'auto(matic|matische|matica)?[ -]?(reply|response|responder|antwort|risposta)\\s*:', 'autoreply\\s*:', 'out of (the )?office',
-      'away from (the )?(office|desk)', 'on vacation', 'vacation (reply|notice|message)', 'i am (currently )?(out of|away|on (holiday|leave|vacation))',
-      'i\'m (currently )?(out of|away|on (holiday|leave|vacation))', 'abwesenheit', 'office closed', 'ticket received:', 'your request has been received',
+      'auto(matic|matische|matica)?[ -]?(reply|response|responder|antwort|risposta)\\s*:',
+      'autoreply\\s*:',
+      'out of (the )?office',
+      'away from (the )?(office|desk)',
+      'on vacation',
+      'vacation (reply|notice|message)',
+      'i am (currently )?(out of|away|on (holiday|leave|vacation))',
+      "i'm (currently )?(out of|away|on (holiday|leave|vacation))",
+      'abwesenheit',
+      'office closed',
+      'ticket received:',
+      'your request has been received',
       // Italian
-      'risposta automatica\\s*:', 'fuori (sede|ufficio|dall\'ufficio)', 'sono (in ferie|assente|fuori (sede|ufficio))', 'in ferie', 'assente (dall|fino)',
+      'risposta automatica\\s*:',
+      "fuori (sede|ufficio|dall'ufficio)",
+      'sono (in ferie|assente|fuori (sede|ufficio))',
+      'in ferie',
+      'assente (dall|fino)',
     ].join('|') +
     ')',
   'i',
@@ -100,7 +151,13 @@ export function detectAutoReply(f: MessageFacts): string | null {
   const autoSubmitted = header(f, 'auto-submitted').toLowerCase();
   if (autoSubmitted && !/^no\b/.test(autoSubmitted)) return 'auto_submitted';
   if (f.headers.has('x-autoreply') && !/^(no|false|0)$/i.test(header(f, 'x-autoreply').trim())) return 'x_autoreply';
-  if (f.headers.has('x-autorespond') || f.headers.has('x-autoresponder') || f.headers.has('x-autoreply-from') || f.headers.has('x-mail-autoreply')) return 'x_autorespond';
+  if (
+    f.headers.has('x-autorespond') ||
+    f.headers.has('x-autoresponder') ||
+    f.headers.has('x-autoreply-from') ||
+    f.headers.has('x-mail-autoreply')
+  )
+    return 'x_autorespond';
   if (/^reply$/i.test(header(f, 'x-autogenerated'))) return 'x_autogenerated';
   if (/^auto[_-]?reply$/i.test(header(f, 'precedence').trim())) return 'precedence_auto_reply';
   if (header(f, 'x-post-messageclass').trim() === '9; Autoresponder') return 'x_autorespond';
@@ -117,7 +174,13 @@ export function detectMailingList(f: MessageFacts): string | null {
   if (f.headers.has('list-id')) return 'list_id';
   const precedence = header(f, 'precedence').trim().toLowerCase();
   if (precedence === 'bulk' || precedence === 'list' || precedence === 'junk') return `precedence_${precedence}`;
-  if (f.headers.has('list-post') || f.headers.has('mailing-list') || f.headers.has('x-mailing-list') || f.headers.has('list-help')) return 'list_headers';
+  if (
+    f.headers.has('list-post') ||
+    f.headers.has('mailing-list') ||
+    f.headers.has('x-mailing-list') ||
+    f.headers.has('list-help')
+  )
+    return 'list_headers';
   if (f.headers.has('list-unsubscribe')) return 'list_unsubscribe';
   return null;
 }
@@ -125,7 +188,8 @@ export function detectMailingList(f: MessageFacts): string | null {
 // ---------------------------------------------------------------------------------------------
 // No-reply senders
 
-const NO_REPLY = /(^|[-_.+])(no[-_.]?reply|do[-_.]?not[-_.]?reply|donotreply|noreply|no[-_.]?response|do[-_.]?not[-_.]?respond)([-_.+]|$)/i;
+const NO_REPLY =
+  /(^|[-_.+])(no[-_.]?reply|do[-_.]?not[-_.]?reply|donotreply|noreply|no[-_.]?response|do[-_.]?not[-_.]?respond)([-_.+]|$)/i;
 
 /** Whether the sender's address says nobody reads answers to it. */
 export function isNoReplySender(address: string | null | undefined): boolean {
@@ -172,8 +236,10 @@ export interface ForwardingConfirmationFinding {
   requestedBy: string | null;
 }
 
-const CONFIRM_SENDERS = /^(forwarding-noreply@google\.com|mail-noreply@google\.com|[^@]+@(google\.com|googlemail\.com))$/i;
-const CONFIRM_SUBJECT = /(forwarding confirmation|conferma (dell'?|di )?inoltro|confirmation de transfert|weiterleitungsbestätigung|confirmar el reenvío)/i;
+const CONFIRM_SENDERS =
+  /^(forwarding-noreply@google\.com|mail-noreply@google\.com|[^@]+@(google\.com|googlemail\.com))$/i;
+const CONFIRM_SUBJECT =
+  /(forwarding confirmation|conferma (dell'?|di )?inoltro|confirmation de transfert|weiterleitungsbestätigung|confirmar el reenvío)/i;
 
 /**
  * A mailbox provider asking the owner of our inbound address to confirm a forwarding (Gmail's
@@ -185,15 +251,28 @@ export function detectForwardingConfirmation(f: MessageFacts): ForwardingConfirm
   if (!CONFIRM_SUBJECT.test(f.subject) || !CONFIRM_SENDERS.test(from)) return null;
   const text = `${f.subject}\n${f.text}`;
   const code =
-    /(?:confirmation code|codice di conferma|code de confirmation|bestätigungscode|código de confirmación)\s*:\s*([0-9A-Za-z-]{4,40})/i.exec(text)?.[1] ??
+    /(?:confirmation code|codice di conferma|code de confirmation|bestätigungscode|código de confirmación)\s*:\s*([0-9A-Za-z-]{4,40})/i.exec(
+      text,
+    )?.[1] ??
     /\((?:#|n\.?\s*|nº\s*)\s*([0-9]{4,20})\)/i.exec(f.subject)?.[1] ??
     null;
-  const url = /(https:\/\/(?:mail-settings|mail|isolated\.mail)\.google\.com\/[^\s<>"')\]]+)/i.exec(`${f.text}\n${f.html ?? ''}`)?.[1] ?? null;
+  const url =
+    /(https:\/\/(?:mail-settings|mail|isolated\.mail)\.google\.com\/[^\s<>"')\]]+)/i.exec(
+      `${f.text}\n${f.html ?? ''}`,
+    )?.[1] ?? null;
   const requestedBy =
-    /(?:receive mail from|ricevi (?:la )?posta da|ricevere posta da|recevoir des messages de|e-mails empfangen von|recibir correo de)\s+([^\s<>()]+@[^\s<>()]+)/i.exec(f.subject)?.[1] ??
-    /([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})\s+(?:has requested|ha richiesto|a demandé|hat angefordert|ha solicitado)/i.exec(f.text)?.[1] ??
+    /(?:receive mail from|ricevi (?:la )?posta da|ricevere posta da|recevoir des messages de|e-mails empfangen von|recibir correo de)\s+([^\s<>()]+@[^\s<>()]+)/i.exec(
+      f.subject,
+    )?.[1] ??
+    /([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})\s+(?:has requested|ha richiesto|a demandé|hat angefordert|ha solicitado)/i.exec(
+      f.text,
+    )?.[1] ??
     null;
-  return { code, url: url?.replace(/[.,;]+$/, '') ?? null, requestedBy: requestedBy?.toLowerCase().replace(/[.,;]+$/, '') ?? null };
+  return {
+    code,
+    url: url?.replace(/[.,;]+$/, '') ?? null,
+    requestedBy: requestedBy?.toLowerCase().replace(/[.,;]+$/, '') ?? null,
+  };
 }
 
 /** Header our forwarding test carries; the code is also in the subject and the body. */

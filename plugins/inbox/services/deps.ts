@@ -58,41 +58,62 @@ export interface TicketRef {
 }
 
 export interface TicketPort {
-  createTicket(trx: Knex, input: {
-    orgId: string;
-    workspaceId: string;
-    origin: 'email';
-    subject: string;
-    channelId?: string | null;
-    customerEmail?: string | null;
-    customerName?: string | null;
-    message?: TicketMessageInput;
-    /** The routed workspace (saves the tickets plugin a read). */
-    workspace?: InboxWorkspace;
-  }, opts?: { batch?: WriteBatch }): Promise<TicketRef>;
-  addInboundMessage(trx: Knex, input: TicketMessageInput & { orgId: string; ticketId: string }): Promise<{ id: string }>;
+  createTicket(
+    trx: Knex,
+    input: {
+      orgId: string;
+      workspaceId: string;
+      origin: 'email';
+      subject: string;
+      channelId?: string | null;
+      customerEmail?: string | null;
+      customerName?: string | null;
+      message?: TicketMessageInput;
+      /** The routed workspace (saves the tickets plugin a read). */
+      workspace?: InboxWorkspace;
+    },
+    opts?: { batch?: WriteBatch },
+  ): Promise<TicketRef>;
+  addInboundMessage(
+    trx: Knex,
+    input: TicketMessageInput & { orgId: string; ticketId: string },
+  ): Promise<{ id: string }>;
   findByReplyToken(trx: Knex, token: string): Promise<TicketRef | undefined>;
-  findByEmailMessageIds(trx: Knex, orgId: string, workspaceId: string, messageIds: string[]): Promise<TicketRef | undefined>;
+  findByEmailMessageIds(
+    trx: Knex,
+    orgId: string,
+    workspaceId: string,
+    messageIds: string[],
+  ): Promise<TicketRef | undefined>;
   /** Added for the inbox: delivery events and bounces of the service's own replies. */
-  setDeliveryStatus(trx: Knex, where: { mailMessageIds: string[] } | { orgId: string; emailMessageIds: string[] }, status: DeliveryStatus): Promise<string[]>;
+  setDeliveryStatus(
+    trx: Knex,
+    where: { mailMessageIds: string[] } | { orgId: string; emailMessageIds: string[] },
+    status: DeliveryStatus,
+  ): Promise<string[]>;
 }
 
 export type DeliveryStatus = 'delivered' | 'bounced' | 'complained' | 'failed';
 
 export interface MailerPort {
-  registerTemplates(templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[]): void;
-  enqueue(trx: Knex, input: {
-    orgId: string | null;
-    template: string;
-    locale: 'en' | 'it';
-    to: string | string[];
-    data: Record<string, unknown>;
-    from?: { address: string; name?: string };
-    replyTo?: string | { address: string; name?: string };
-    headers?: Record<string, string>;
-    messageId?: string;
-    ticketRef?: string;
-  }): Promise<string>;
+  registerTemplates(
+    templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[],
+  ): void;
+  enqueue(
+    trx: Knex,
+    input: {
+      orgId: string | null;
+      template: string;
+      locale: 'en' | 'it';
+      to: string | string[];
+      data: Record<string, unknown>;
+      from?: { address: string; name?: string };
+      replyTo?: string | { address: string; name?: string };
+      headers?: Record<string, string>;
+      messageId?: string;
+      ticketRef?: string;
+    },
+  ): Promise<string>;
 }
 
 export interface PlanCatalogPort {
@@ -101,7 +122,12 @@ export interface PlanCatalogPort {
 
 export interface PlanLimitsPort {
   /** Billing answers `allowed` and `used` too (the number of tickets of the month). */
-  check(trx: Knex, orgId: string, limit: 'tickets_per_month', context: { workspaceId?: string | null }): Promise<{ ok: boolean; allowed?: unknown; used?: unknown }>;
+  check(
+    trx: Knex,
+    orgId: string,
+    limit: 'tickets_per_month',
+    context: { workspaceId?: string | null },
+  ): Promise<{ ok: boolean; allowed?: unknown; used?: unknown }>;
 }
 
 /** The owner of a workspace's email domains: its brand profile, or the workspace itself. */
@@ -123,7 +149,10 @@ export interface BrandDirectory {
 }
 
 export const defaultBrandDirectory: BrandDirectory = {
-  keyFor: async (_trx, ws) => (ws.brand_profile_id ? { brandProfileId: ws.brand_profile_id, scope: 'organization' } : { brandProfileId: ws.id, scope: 'workspace' }),
+  keyFor: async (_trx, ws) =>
+    ws.brand_profile_id
+      ? { brandProfileId: ws.brand_profile_id, scope: 'organization' }
+      : { brandProfileId: ws.id, scope: 'workspace' },
   whiteLabel: async () => ({ whiteLabel: false, missing: [] }),
 };
 

@@ -5,13 +5,17 @@ import { isRequired } from './serialize.js';
 const norm = (s: string) => s.trim().replace(/^"|"$/g, '').replace(/\.$/, '').replace(/\s+/g, ' ').toLowerCase();
 
 /** Mechanisms an SPF record must contain (`include:`, `a`, `mx`, `ip4:` …), ignoring the others and the `all`. */
-const spfMechanisms = (value: string) => norm(value).split(' ').filter((t) => t && !/^v=spf1$/.test(t) && !/^[-~?+]?all$/.test(t));
+const spfMechanisms = (value: string) =>
+  norm(value)
+    .split(' ')
+    .filter((t) => t && !/^v=spf1$/.test(t) && !/^[-~?+]?all$/.test(t));
 
 /** Whether a published TXT value satisfies the expected one. */
 export function txtMatches(expected: string, published: string): boolean {
   const e = norm(expected);
   const p = norm(published);
-  if (e.startsWith('v=spf1')) return p.startsWith('v=spf1') && spfMechanisms(expected).every((m) => spfMechanisms(published).includes(m));
+  if (e.startsWith('v=spf1'))
+    return p.startsWith('v=spf1') && spfMechanisms(expected).every((m) => spfMechanisms(published).includes(m));
   // Any DMARC policy will do: the record exists, the customer picks the policy.
   if (e.startsWith('v=dmarc1')) return p.startsWith('v=dmarc1');
   return e === p;
@@ -63,7 +67,9 @@ export async function checkDomainRecords(
   opts: { missingFails: boolean },
 ): Promise<{ status: DomainStatus; records: DnsRecord[] }> {
   const records = await Promise.all(
-    state.records.map(async (r) => (r.status && DECIDED.has(r.status) ? r : { ...r, status: await checkRecord(dns, r, opts.missingFails) })),
+    state.records.map(async (r) =>
+      r.status && DECIDED.has(r.status) ? r : { ...r, status: await checkRecord(dns, r, opts.missingFails) },
+    ),
   );
   const status = state.status === 'pending' || state.status === 'not_started' ? aggregate(records) : state.status;
   return { status, records };

@@ -21,7 +21,8 @@ export class QuotaCache {
   }
 
   remember(key: string, result: { ok: boolean; allowed?: unknown; used?: unknown }, now = Date.now()): void {
-    const headroom = typeof result.allowed === 'number' && typeof result.used === 'number' ? result.allowed - result.used - 1 : 0;
+    const headroom =
+      typeof result.allowed === 'number' && typeof result.used === 'number' ? result.allowed - result.used - 1 : 0;
     if (!result.ok || headroom < 20) this.free.delete(key);
     else this.free.set(key, { left: Math.floor(headroom / 10), until: now + 60_000 });
   }
@@ -43,7 +44,10 @@ export interface Delivered {
  */
 export function customerOf(f: MessageFacts): { address: string | null; name: string | null } {
   if (f.replyTo && !isNoReplySender(f.replyTo.address) && f.replyTo.address !== f.from?.address) {
-    return { address: f.replyTo.address, name: f.replyTo.name ?? (f.from && isNoReplySender(f.from.address) ? null : f.from?.name ?? null) };
+    return {
+      address: f.replyTo.address,
+      name: f.replyTo.name ?? (f.from && isNoReplySender(f.from.address) ? null : (f.from?.name ?? null)),
+    };
   }
   return { address: f.from?.address ?? null, name: f.from?.name ?? null };
 }
@@ -61,14 +65,27 @@ export function messageInput(f: MessageFacts, receivedAt: Date): TicketMessageIn
     emailMessageId: f.messageId,
     inReplyTo: f.inReplyTo,
     references: f.references.length ? f.references.join(' ') : null,
-    attachments: f.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content, contentId: a.contentId, inline: a.inline })),
+    attachments: f.attachments.map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      content: a.content,
+      contentId: a.contentId,
+      inline: a.inline,
+    })),
     receivedAt,
   };
 }
 
 /** The ticket of the workspace whose conversation the message continues (In-Reply-To, then References), if any. */
-export async function findThread(db: Knex, tickets: TicketPort, ws: InboxWorkspace, facts: MessageFacts): Promise<TicketRef | null> {
-  const ids = [...new Set([facts.inReplyTo, ...[...facts.references].reverse()].filter((id): id is string => !!id))].slice(0, 50);
+export async function findThread(
+  db: Knex,
+  tickets: TicketPort,
+  ws: InboxWorkspace,
+  facts: MessageFacts,
+): Promise<TicketRef | null> {
+  const ids = [
+    ...new Set([facts.inReplyTo, ...[...facts.references].reverse()].filter((id): id is string => !!id)),
+  ].slice(0, 50);
   return (await tickets.findByEmailMessageIds(db, ws.org_id, ws.id, ids)) ?? null;
 }
 
@@ -80,11 +97,21 @@ export async function findThread(db: Knex, tickets: TicketPort, ws: InboxWorkspa
 export async function deliverToTicket(
   trx: Knex,
   d: { tickets: TicketPort; planLimits: PlanLimitsPort | null; quota?: QuotaCache },
-  input: { workspace: InboxWorkspace; channel: InboxChannel; facts: MessageFacts; ticket: TicketRef | null; receivedAt: Date },
+  input: {
+    workspace: InboxWorkspace;
+    channel: InboxChannel;
+    facts: MessageFacts;
+    ticket: TicketRef | null;
+    receivedAt: Date;
+  },
 ): Promise<Delivered> {
   const ticket = input.ticket ?? (await findThread(trx, d.tickets, input.workspace, input.facts));
   if (ticket) {
-    await d.tickets.addInboundMessage(trx, { ...messageInput(input.facts, input.receivedAt), orgId: input.workspace.org_id, ticketId: ticket.id });
+    await d.tickets.addInboundMessage(trx, {
+      ...messageInput(input.facts, input.receivedAt),
+      orgId: input.workspace.org_id,
+      ticketId: ticket.id,
+    });
     return { ticketId: ticket.id, created: false };
   }
   return openTicket(trx, d, input);
@@ -97,26 +124,36 @@ export async function deliverToTicket(
 export async function openTicket(
   db: Knex,
   d: { tickets: TicketPort; planLimits: PlanLimitsPort | null; quota?: QuotaCache },
-  input: { workspace: InboxWorkspace; channel: InboxChannel; facts: MessageFacts; receivedAt: Date; batch?: WriteBatch },
+  input: {
+    workspace: InboxWorkspace;
+    channel: InboxChannel;
+    facts: MessageFacts;
+    receivedAt: Date;
+    batch?: WriteBatch;
+  },
 ): Promise<Delivered> {
   const { workspace: ws, facts } = input;
   const quotaKey = `${ws.org_id}:${ws.id}`;
   if (d.planLimits && !d.quota?.take(quotaKey)) {
     const check = await d.planLimits.check(db, ws.org_id, 'tickets_per_month', { workspaceId: ws.id });
     d.quota?.remember(quotaKey, check);
-    if (!check.ok) throw new TicketQuotaReached('the plan\'s tickets of this month are used up');
+    if (!check.ok) throw new TicketQuotaReached("the plan's tickets of this month are used up");
   }
   const customer = customerOf(facts);
-  const created = await d.tickets.createTicket(db, {
-    orgId: ws.org_id,
-    workspaceId: ws.id,
-    origin: 'email',
-    subject: facts.subject || '(no subject)',
-    channelId: input.channel.id,
-    customerEmail: customer.address,
-    customerName: customer.name,
-    message: messageInput(facts, input.receivedAt),
-    workspace: ws,
-  }, { batch: input.batch });
+  const created = await d.tickets.createTicket(
+    db,
+    {
+      orgId: ws.org_id,
+      workspaceId: ws.id,
+      origin: 'email',
+      subject: facts.subject || '(no subject)',
+      channelId: input.channel.id,
+      customerEmail: customer.address,
+      customerName: customer.name,
+      message: messageInput(facts, input.receivedAt),
+      workspace: ws,
+    },
+    { batch: input.batch },
+  );
   return { ticketId: created.id, created: true };
 }

@@ -49,7 +49,8 @@ export interface MessageFacts {
   size: number;
 }
 
-const REPORT_PART = /^(message\/(delivery-status|global-delivery-status|rfc822|global|feedback-report|disposition-notification|global-headers)|text\/rfc822-headers)$/;
+const REPORT_PART =
+  /^(message\/(delivery-status|global-delivery-status|rfc822|global|feedback-report|disposition-notification|global-headers)|text\/rfc822-headers)$/;
 
 /** Drops an mbox `From ` separator line some stores keep in front of the message. */
 export function stripMboxLine(raw: Buffer): Buffer {
@@ -91,7 +92,9 @@ function rawHeaders(parsed: ParsedMail): Map<string, string[]> {
 }
 
 const ids = (v: string | string[] | undefined): string[] =>
-  (Array.isArray(v) ? v : v ? [v] : []).flatMap((s) => s.match(/<[^<>\s]+>/g) ?? (s.trim() ? [`<${s.trim().replace(/^<|>$/g, '')}>`] : []));
+  (Array.isArray(v) ? v : v ? [v] : []).flatMap(
+    (s) => s.match(/<[^<>\s]+>/g) ?? (s.trim() ? [`<${s.trim().replace(/^<|>$/g, '')}>`] : []),
+  );
 
 /** Parses one raw message with mailparser into MessageFacts. */
 export async function readMessage(rawInput: Buffer | Uint8Array): Promise<MessageFacts> {
@@ -102,7 +105,8 @@ export async function readMessage(rawInput: Buffer | Uint8Array): Promise<Messag
   const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
   const ct = parsed.headers.get('content-type') as StructuredHeader | undefined;
   const contentType = (ct?.value ?? 'text/plain').toLowerCase();
-  const reportType = contentType === 'multipart/report' ? (ct?.params?.['report-type'] ?? '').toLowerCase() || null : null;
+  const reportType =
+    contentType === 'multipart/report' ? (ct?.params?.['report-type'] ?? '').toLowerCase() || null : null;
 
   const attachments: MessageAttachment[] = [];
   const reportParts: MessageFacts['reportParts'] = [];
@@ -181,7 +185,10 @@ export function contentKey(f: Pick<MessageFacts, 'subject' | 'text'>): string {
     .trim()
     .slice(0, 2000)
     .toLowerCase();
-  return createHash('sha256').update(`${normalizeSubject(f.subject)}\n${text}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${normalizeSubject(f.subject)}\n${text}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** `Re: Fwd: Login fails` → `login fails`. */

@@ -4,11 +4,25 @@ import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import { forOrg, run } from '../../../core/data/statements.js';
 import { WriteBatch } from '../../../core/data/write-batch.js';
 import type { DeliveryEvent, InboundDelivery, ParsedInboundEmail } from '../../../core/contracts/index.js';
-import { InboundEmail, InboxChannel, type GmailConfirmation, type InboundReason, type InboundStatus } from '../models/index.js';
+import {
+  InboundEmail,
+  InboxChannel,
+  type GmailConfirmation,
+  type InboundReason,
+  type InboundStatus,
+} from '../models/index.js';
 import { ensureChannel } from './channel-store.js';
 import {
-  detectAutoReply, detectBounce, detectForwardingConfirmation, detectMailingList, detectOwnMail, isForwardingTest, isNoReplySender,
-  viaForwarding, type ForwardingConfirmationFinding, type OwnIdentity,
+  detectAutoReply,
+  detectBounce,
+  detectForwardingConfirmation,
+  detectMailingList,
+  detectOwnMail,
+  isForwardingTest,
+  isNoReplySender,
+  viaForwarding,
+  type ForwardingConfirmationFinding,
+  type OwnIdentity,
 } from './classify.js';
 import type { InboxDeps, InboxWorkspace } from './deps.js';
 import { deliverToTicket, findThread, openTicket, QuotaCache, TicketQuotaReached, type Delivered } from './intake.js';
@@ -66,8 +80,12 @@ interface ClassifyContext {
   total: number;
 }
 
-const verdict = (status: InboundStatus, reason: InboundReason | null, signal?: string | null, keepRaw = false): Verdict =>
-  ({ status, reason, signals: signal ? [signal] : [], keepRaw });
+const verdict = (
+  status: InboundStatus,
+  reason: InboundReason | null,
+  signal?: string | null,
+  keepRaw = false,
+): Verdict => ({ status, reason, signals: signal ? [signal] : [], keepRaw });
 
 /** A unique violation of the dedupe index: another delivery of the same message won the race. */
 function isDedupeViolation(err: unknown): boolean {
@@ -93,7 +111,10 @@ export class InboundPipeline {
 
   private get own(): OwnIdentity {
     const host = new URL(this.d.config.server.publicBaseUrl).hostname;
-    return { domains: [...new Set([this.d.workspaces.inboundDomain, host, mailDomainOf(this.d.config.server.publicBaseUrl)])], senders: this.d.ownSenders };
+    return {
+      domains: [...new Set([this.d.workspaces.inboundDomain, host, mailDomainOf(this.d.config.server.publicBaseUrl)])],
+      senders: this.d.ownSenders,
+    };
   }
 
   async receive(delivery: InboundDelivery): Promise<{ results: InboundResult[]; events: EventResult[] }> {
@@ -141,7 +162,14 @@ export class InboundPipeline {
     const signals = [...v.signals, ...spam.signals.filter((s) => !v.signals.includes(s))];
 
     if (v.status === 'processed' && v.reason === null) {
-      const logRow = (out: Delivered) => ({ ...row, status: 'processed', reason: null, signals, ticket_id: out.ticketId, ticket_created: out.created });
+      const logRow = (out: Delivered) => ({
+        ...row,
+        status: 'processed',
+        reason: null,
+        signals,
+        ticket_id: out.ticketId,
+        ticket_created: out.created,
+      });
       try {
         const deps = { tickets: this.d.tickets, planLimits: this.d.planLimits, quota: this.quota };
         const thread = route.ticket ?? (await findThread(this.d.db, this.d.tickets, ws, facts));
@@ -149,7 +177,13 @@ export class InboundPipeline {
         if (thread) {
           // A reply joins its ticket under the ticket's row lock, with its log row, in one transaction.
           out = await this.d.db.transaction(async (trx) => {
-            const joined = await deliverToTicket(trx, deps, { workspace: ws, channel, facts, ticket: thread, receivedAt });
+            const joined = await deliverToTicket(trx, deps, {
+              workspace: ws,
+              channel,
+              facts,
+              ticket: thread,
+              receivedAt,
+            });
             await this.queueLog(new WriteBatch(), logRow(joined)).run(trx);
             return joined;
           });
@@ -165,7 +199,12 @@ export class InboundPipeline {
         return { recipient: email.recipient, status: 'processed', reason: null, ticket_id: out.ticketId };
       } catch (err) {
         if (isDedupeViolation(err)) return this.store(email, { ...row, signals }, verdict('ignored', 'duplicate'));
-        if (err instanceof TicketQuotaReached) return this.store(email, { ...row, signals }, verdict('quarantined', 'not_in_plan', 'tickets_per_month', true));
+        if (err instanceof TicketQuotaReached)
+          return this.store(
+            email,
+            { ...row, signals },
+            verdict('quarantined', 'not_in_plan', 'tickets_per_month', true),
+          );
         throw err;
       }
     }
@@ -173,11 +212,20 @@ export class InboundPipeline {
   }
 
   /** The side effect of a stored email's reason, written with its log row; none for most reasons. */
-  private effectOf(v: Verdict, ws: InboxWorkspace, channel: InboxChannel, facts: MessageFacts, receivedAt: Date): ((trx: Knex) => Promise<void>) | undefined {
-    if (v.reason === 'forwarding_confirmation') return (trx) => this.confirmationReceived(trx, channel, detectForwardingConfirmation(facts)!, receivedAt);
+  private effectOf(
+    v: Verdict,
+    ws: InboxWorkspace,
+    channel: InboxChannel,
+    facts: MessageFacts,
+    receivedAt: Date,
+  ): ((trx: Knex) => Promise<void>) | undefined {
+    if (v.reason === 'forwarding_confirmation')
+      return (trx) => this.confirmationReceived(trx, channel, detectForwardingConfirmation(facts)!, receivedAt);
     if (v.reason === 'forwarding_test') return (trx) => this.testReturned(trx, channel, receivedAt);
-    const ids = v.reason === 'bounce' ? detectBounce(facts)?.originalMessageIds ?? [] : [];
-    if (ids.length) return async (trx) => void (await this.d.tickets.setDeliveryStatus(trx, { orgId: ws.org_id, emailMessageIds: ids }, 'bounced'));
+    const ids = v.reason === 'bounce' ? (detectBounce(facts)?.originalMessageIds ?? []) : [];
+    if (ids.length)
+      return async (trx) =>
+        void (await this.d.tickets.setDeliveryStatus(trx, { orgId: ws.org_id, emailMessageIds: ids }, 'bounced'));
     return undefined;
   }
 
@@ -190,11 +238,30 @@ export class InboundPipeline {
     const { loop, senderRateLimit } = this.d.options;
     const loopSince = new Date(now.getTime() - loop.windowMinutes * 60_000);
     const rateSince = new Date(now.getTime() - senderRateLimit.windowMinutes * 60_000);
-    const [row] = await run<{ same_content: number; total: number; channel: Record<string, unknown> | null; plan: string | null; seen: boolean }>(this.d.db, CONTEXT, [
-      ws.org_id, ws.id, messageKey, loopSince, contentKey(f), rateSince, f.from?.address ?? null, loopSince < rateSince ? loopSince : rateSince,
+    const [row] = await run<{
+      same_content: number;
+      total: number;
+      channel: Record<string, unknown> | null;
+      plan: string | null;
+      seen: boolean;
+    }>(this.d.db, CONTEXT, [
+      ws.org_id,
+      ws.id,
+      messageKey,
+      loopSince,
+      contentKey(f),
+      rateSince,
+      f.from?.address ?? null,
+      loopSince < rateSince ? loopSince : rateSince,
     ]);
     const channel = row?.channel ? InboxChannel.fromDatabaseJson(row.channel) : await ensureChannel(this.d.db, ws);
-    return { channel, plan: row?.plan ?? 'none', seen: !!row?.seen, sameContent: Number(row?.same_content ?? 0), total: Number(row?.total ?? 0) };
+    return {
+      channel,
+      plan: row?.plan ?? 'none',
+      seen: !!row?.seen,
+      sameContent: Number(row?.same_content ?? 0),
+      total: Number(row?.total ?? 0),
+    };
   }
 
   /**
@@ -202,13 +269,21 @@ export class InboundPipeline {
    * forwarding_confirmation, forwarding_test, bounce, auto_reply, loop (our own mail, then
    * repeated exchanges), no_reply, mailing_list, spam, rate_limited; otherwise processed.
    */
-  private classify(ws: InboxWorkspace, ctx: ClassifyContext, f: MessageFacts, spam: { score: number; signals: string[] }): Verdict {
+  private classify(
+    ws: InboxWorkspace,
+    ctx: ClassifyContext,
+    f: MessageFacts,
+    spam: { score: number; signals: string[] },
+  ): Verdict {
     const channel = ctx.channel;
     if (ctx.seen) return verdict('ignored', 'duplicate');
-    if (ws.archived_at || !ws.mailbox_enabled) return verdict('ignored', 'channel_disabled', ws.archived_at ? 'workspace_archived' : 'mailbox_disabled');
+    if (ws.archived_at || !ws.mailbox_enabled)
+      return verdict('ignored', 'channel_disabled', ws.archived_at ? 'workspace_archived' : 'mailbox_disabled');
     if (!channel.enabled) return verdict('ignored', 'channel_disabled', 'channel_disabled');
-    if (!this.d.planCatalog.hasFeature(ctx.plan, 'email_channel')) return verdict('quarantined', 'not_in_plan', 'email_channel', true);
-    if (detectForwardingConfirmation(f)) return verdict('processed', 'forwarding_confirmation', 'forwarding_confirmation');
+    if (!this.d.planCatalog.hasFeature(ctx.plan, 'email_channel'))
+      return verdict('quarantined', 'not_in_plan', 'email_channel', true);
+    if (detectForwardingConfirmation(f))
+      return verdict('processed', 'forwarding_confirmation', 'forwarding_confirmation');
     if (isForwardingTest(f, channel.test_code)) return verdict('processed', 'forwarding_test', 'forwarding_test');
     const bounce = detectBounce(f);
     if (bounce) return verdict('ignored', 'bounce', bounce.signal);
@@ -216,19 +291,26 @@ export class InboundPipeline {
     if (auto) return verdict('ignored', 'auto_reply', auto);
     const own = detectOwnMail(f, this.own);
     if (own) return verdict('ignored', 'loop', own);
-    if (f.from && ctx.sameContent + 1 >= this.d.options.loop.max) return verdict('ignored', 'loop', 'repeated_exchange');
-    if (isNoReplySender(f.from?.address) && (!f.replyTo || isNoReplySender(f.replyTo.address))) return verdict('ignored', 'no_reply', 'no_reply_sender');
+    if (f.from && ctx.sameContent + 1 >= this.d.options.loop.max)
+      return verdict('ignored', 'loop', 'repeated_exchange');
+    if (isNoReplySender(f.from?.address) && (!f.replyTo || isNoReplySender(f.replyTo.address)))
+      return verdict('ignored', 'no_reply', 'no_reply_sender');
     const list = channel.accept_list_mail ? null : detectMailingList(f);
     if (list) return verdict('ignored', 'mailing_list', list);
     if (spam.score >= this.d.options.spamThreshold) return verdict('quarantined', 'spam', null, true);
-    if (f.from && ctx.total + 1 > this.d.options.senderRateLimit.max) return verdict('quarantined', 'rate_limited', 'sender_rate', true);
+    if (f.from && ctx.total + 1 > this.d.options.senderRateLimit.max)
+      return verdict('quarantined', 'rate_limited', 'sender_rate', true);
     return verdict('processed', null);
   }
 
   /** Queues the InboundEmail row into `batch`; its id is `batch`'s to write. */
   private queueLog(batch: WriteBatch, row: Record<string, unknown>): WriteBatch {
     const now = new Date();
-    return batch.insert('inbox_emails', [{ ...row, id: newId(InboundEmail.idPrefix), signals: row.signals ?? [], created_at: now, updated_at: now }], ['signals']);
+    return batch.insert(
+      'inbox_emails',
+      [{ ...row, id: newId(InboundEmail.idPrefix), signals: row.signals ?? [], created_at: now, updated_at: now }],
+      ['signals'],
+    );
   }
 
   /**
@@ -236,14 +318,36 @@ export class InboundPipeline {
    * transaction when it has any, else in one statement (a duplicate, an auto-reply …).
    */
   private async store(
-    email: ParsedInboundEmail, row: Record<string, unknown> & { workspace_id: string; org_id: string },
-    v: Verdict, effect?: (trx: Knex) => Promise<void>,
+    email: ParsedInboundEmail,
+    row: Record<string, unknown> & { workspace_id: string; org_id: string },
+    v: Verdict,
+    effect?: (trx: Knex) => Promise<void>,
   ): Promise<InboundResult> {
     const write = async (r: Record<string, unknown>, vv: Verdict, fx?: (trx: Knex) => Promise<void>) => {
-      const batch = this.queueLog(new WriteBatch(), { ...r, status: vv.status, reason: vv.reason, signals: [...vv.signals, ...((r.signals as string[]) ?? []).filter((s) => !vv.signals.includes(s))], raw: vv.keepRaw ? email.raw : null, ticket_id: null });
+      const batch = this.queueLog(new WriteBatch(), {
+        ...r,
+        status: vv.status,
+        reason: vv.reason,
+        signals: [...vv.signals, ...((r.signals as string[]) ?? []).filter((s) => !vv.signals.includes(s))],
+        raw: vv.keepRaw ? email.raw : null,
+        ticket_id: null,
+      });
       if (vv.status === 'quarantined') {
-        const id = (batch.rowsOf('inbox_emails')[0]!).id as string;
-        this.d.outbox.queue(batch, [{ type: 'inbox.email_received', payload: { email_id: id, workspace_id: row.workspace_id, status: vv.status, reason: vv.reason, ticket_id: null, created: false }, orgId: row.org_id }]);
+        const id = batch.rowsOf('inbox_emails')[0]!.id as string;
+        this.d.outbox.queue(batch, [
+          {
+            type: 'inbox.email_received',
+            payload: {
+              email_id: id,
+              workspace_id: row.workspace_id,
+              status: vv.status,
+              reason: vv.reason,
+              ticket_id: null,
+              created: false,
+            },
+            orgId: row.org_id,
+          },
+        ]);
       }
       if (!fx) return batch.run(this.d.db);
       await this.d.db.transaction(async (trx) => {
@@ -263,19 +367,34 @@ export class InboundPipeline {
 
   // ---- forwarding effects
 
-  private async confirmationReceived(trx: Knex, channel: InboxChannel, found: ForwardingConfirmationFinding, at: Date): Promise<void> {
-    const pending: GmailConfirmation = { code: found.code, url: found.url, requested_by: found.requestedBy, received_at: at.toISOString(), verified: false };
+  private async confirmationReceived(
+    trx: Knex,
+    channel: InboxChannel,
+    found: ForwardingConfirmationFinding,
+    at: Date,
+  ): Promise<void> {
+    const pending: GmailConfirmation = {
+      code: found.code,
+      url: found.url,
+      requested_by: found.requestedBy,
+      received_at: at.toISOString(),
+      verified: false,
+    };
     const patch: Partial<InboxChannel> = { pending_gmail_confirmation: pending };
-    if (channel.forwarding_address && found.requestedBy === channel.forwarding_address) patch.gmail_confirmation = pending;
+    if (channel.forwarding_address && found.requestedBy === channel.forwarding_address)
+      patch.gmail_confirmation = pending;
     await InboxChannel.query(trx).forOrg(channel.org_id).patch(patch).where('id', channel.id);
   }
 
   private async testReturned(trx: Knex, channel: InboxChannel, at: Date): Promise<void> {
-    await InboxChannel.query(trx).forOrg(channel.org_id).patch({
-      forwarding_verified_at: channel.forwarding_verified_at ?? at,
-      forwarding_tested_at: at,
-      ...confirmedByForwarding(channel),
-    }).where('id', channel.id);
+    await InboxChannel.query(trx)
+      .forOrg(channel.org_id)
+      .patch({
+        forwarding_verified_at: channel.forwarding_verified_at ?? at,
+        forwarding_tested_at: at,
+        ...confirmedByForwarding(channel),
+      })
+      .where('id', channel.id);
   }
 
   /** Notes mail that came through the forwarding (at most once a minute, unless a confirmation is pending). */
@@ -283,16 +402,30 @@ export class InboundPipeline {
     const confirm = confirmedByForwarding(channel);
     const recent = channel.last_forwarded_at && at.getTime() - new Date(channel.last_forwarded_at).getTime() < 60_000;
     if (recent && Object.keys(confirm).length === 0) return;
-    await InboxChannel.query(this.d.db).forOrg(channel.org_id).patch({ last_forwarded_at: at, ...confirm }).where('id', channel.id);
+    await InboxChannel.query(this.d.db)
+      .forOrg(channel.org_id)
+      .patch({ last_forwarded_at: at, ...confirm })
+      .where('id', channel.id);
   }
 
   // ---- delivery events
 
   async handleEvent(event: DeliveryEvent): Promise<EventResult> {
     // mail_messages belongs to the mail plugin; delivery events find their mail by the provider's id (indexed).
-    const mails = (await this.d.db('mail_messages').select('id').where({ provider_message_id: event.providerMessageId }).limit(10)) as { id: string }[];
-    const changed = mails.length ? await this.d.tickets.setDeliveryStatus(this.d.db, { mailMessageIds: mails.map((m) => m.id) }, event.type) : [];
-    return { type: event.type, provider_message_id: event.providerMessageId, recipient: event.recipient, messages_updated: changed.length };
+    const mails = (await this.d
+      .db('mail_messages')
+      .select('id')
+      .where({ provider_message_id: event.providerMessageId })
+      .limit(10)) as { id: string }[];
+    const changed = mails.length
+      ? await this.d.tickets.setDeliveryStatus(this.d.db, { mailMessageIds: mails.map((m) => m.id) }, event.type)
+      : [];
+    return {
+      type: event.type,
+      provider_message_id: event.providerMessageId,
+      recipient: event.recipient,
+      messages_updated: changed.length,
+    };
   }
 }
 
@@ -305,6 +438,7 @@ function confirmedByForwarding(channel: InboxChannel): Partial<InboxChannel> {
   if (pending && (!pending.requested_by || pending.requested_by === channel.forwarding_address)) {
     return { gmail_confirmation: { ...pending, verified: true }, pending_gmail_confirmation: null };
   }
-  if (channel.gmail_confirmation && !channel.gmail_confirmation.verified) return { gmail_confirmation: { ...channel.gmail_confirmation, verified: true } };
+  if (channel.gmail_confirmation && !channel.gmail_confirmation.verified)
+    return { gmail_confirmation: { ...channel.gmail_confirmation, verified: true } };
   return {};
 }

@@ -66,18 +66,33 @@ export function sendingSection(input: SendingInput): SendingSection {
 
   if (input.whiteLabel.whiteLabel) {
     const missing = [...new Set([...input.whiteLabel.missing, ...domainMissing])];
-    if (missing.length === 0 && custom) return { ...base, kind: 'white_label', from: formatAddress(custom.address, custom.name), missing: [], sender: custom };
+    if (missing.length === 0 && custom)
+      return {
+        ...base,
+        kind: 'white_label',
+        from: formatAddress(custom.address, custom.name),
+        missing: [],
+        sender: custom,
+      };
     return { ...base, kind: 'not_ready', from: defaultFrom, missing, sender: null };
   }
   if (!d) return { ...base, kind: 'default', from: defaultFrom, missing: [], sender: null };
-  if (!input.customDomainInPlan) return { ...base, kind: 'default', from: defaultFrom, missing: ['plan'], sender: null };
-  if (domainMissing.length === 0 && custom) return { ...base, kind: 'custom', from: formatAddress(custom.address, custom.name), missing: [], sender: custom };
+  if (!input.customDomainInPlan)
+    return { ...base, kind: 'default', from: defaultFrom, missing: ['plan'], sender: null };
+  if (domainMissing.length === 0 && custom)
+    return { ...base, kind: 'custom', from: formatAddress(custom.address, custom.name), missing: [], sender: custom };
   return { ...base, kind: 'not_ready', from: defaultFrom, missing: domainMissing, sender: null };
 }
 
 /** The tickets plugin's WhiteLabelGuard shape (resolved under `whiteLabelGuard` at each send). */
 export interface GuardLike {
-  check(input: { trx: Knex; orgId: string; workspace: { id: string }; ticketId: string }): Promise<
-    { allowed: true; from?: { address: string; name?: string } } | { allowed: false; code: string; message: string; details?: Record<string, unknown> }
+  check(input: {
+    trx: Knex;
+    orgId: string;
+    workspace: { id: string };
+    ticketId: string;
+  }): Promise<
+    | { allowed: true; from?: { address: string; name?: string } }
+    | { allowed: false; code: string; message: string; details?: Record<string, unknown> }
   >;
 }

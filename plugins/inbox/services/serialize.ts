@@ -57,7 +57,15 @@ export function domainOut(row: EmailDomain): Record<string, unknown> {
 }
 
 const confirmationOut = (c: GmailConfirmation | null | undefined) =>
-  c ? { code: c.code ?? null, url: c.url ?? null, requested_by: c.requested_by ?? null, received_at: c.received_at ?? null, verified: !!c.verified } : null;
+  c
+    ? {
+        code: c.code ?? null,
+        url: c.url ?? null,
+        requested_by: c.requested_by ?? null,
+        received_at: c.received_at ?? null,
+        verified: !!c.verified,
+      }
+    : null;
 
 export interface ChannelView {
   workspace: InboxWorkspace;
@@ -74,9 +82,10 @@ export interface ChannelView {
 export function channelOut(v: ChannelView): Record<string, unknown> {
   const { workspace: ws, channel: c } = v;
   const receiving = v.receivingDomain;
-  const whiteLabelAddress = receiving && receiving.status === 'verified'
-    ? (receiving.sender_email ?? `${(ws.inbound_address ?? ws.slug).split('@')[0]}@${receiving.name}`)
-    : null;
+  const whiteLabelAddress =
+    receiving && receiving.status === 'verified'
+      ? (receiving.sender_email ?? `${(ws.inbound_address ?? ws.slug).split('@')[0]}@${receiving.name}`)
+      : null;
   return {
     workspace_id: ws.id,
     channel_id: c.id,
@@ -99,7 +108,12 @@ export function channelOut(v: ChannelView): Record<string, unknown> {
         }
       : null,
     pending_gmail_confirmation: confirmationOut(c.pending_gmail_confirmation),
-    sending: { kind: v.sending.kind, from: v.sending.from, reply_to_example: v.sending.replyToExample, missing: v.sending.missing },
+    sending: {
+      kind: v.sending.kind,
+      from: v.sending.from,
+      reply_to_example: v.sending.replyToExample,
+      missing: v.sending.missing,
+    },
     sending_domain: v.sendingDomain ? domainOut(v.sendingDomain) : null,
     receiving_domain: receiving ? domainOut(receiving) : null,
     white_label: v.whiteLabel,
@@ -108,8 +122,20 @@ export function channelOut(v: ChannelView): Record<string, unknown> {
 
 /** Columns of the inbound log (never the raw message). */
 export const LOG_COLUMNS = [
-  'id', 'org_id', 'workspace_id', 'provider', 'recipient', 'from_address', 'from_name', 'subject', 'received_at', 'status', 'reason',
-  'ticket_id', 'spam_score', 'signals',
+  'id',
+  'org_id',
+  'workspace_id',
+  'provider',
+  'recipient',
+  'from_address',
+  'from_name',
+  'subject',
+  'received_at',
+  'status',
+  'reason',
+  'ticket_id',
+  'spam_score',
+  'signals',
 ].map((c) => `inbox_emails.${c}`);
 
 /** The spec's InboundEmail. */

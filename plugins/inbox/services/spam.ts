@@ -40,8 +40,10 @@ export const SPAM_WEIGHTS = {
 
 export type SpamSignal = keyof typeof SPAM_WEIGHTS;
 
-const DANGEROUS = /\.(exe|scr|pif|com|bat|cmd|vbs|vbe|js|jse|wsf|wsh|hta|msi|msp|cpl|jar|ps1|lnk|iso|img|reg|docm|xlsm|pptm)$/i;
-const SHORTENERS = /https?:\/\/(bit\.ly|tinyurl\.com|goo\.gl|t\.co|ow\.ly|is\.gd|buff\.ly|cutt\.ly|rb\.gy|shorturl\.at)\//i;
+const DANGEROUS =
+  /\.(exe|scr|pif|com|bat|cmd|vbs|vbe|js|jse|wsf|wsh|hta|msi|msp|cpl|jar|ps1|lnk|iso|img|reg|docm|xlsm|pptm)$/i;
+const SHORTENERS =
+  /https?:\/\/(bit\.ly|tinyurl\.com|goo\.gl|t\.co|ow\.ly|is\.gd|buff\.ly|cutt\.ly|rb\.gy|shorturl\.at)\//i;
 const IP_URL = /https?:\/\/\d{1,3}(\.\d{1,3}){3}([:/]|\b)/i;
 const PHRASES = [
   /\b(lottery|you(?:'ve| have) won|winner notification|claim your (prize|reward))\b/i,
@@ -73,16 +75,23 @@ export function scoreSpam(f: MessageFacts, verdicts: ProviderVerdicts, now = new
   if (!verdicts.spf && /\bspf=softfail\b/.test(auth)) signals.add('spf_softfail');
   if (!verdicts.dkim && /\bdkim=fail\b/.test(auth)) signals.add('dkim_fail');
   if (!verdicts.dmarc && /\bdmarc=fail\b/.test(auth)) signals.add('dmarc_fail');
-  if (/^yes\b/i.test(header(f, 'x-spam-flag').trim()) || /^yes\b/i.test(header(f, 'x-spam-status').trim())) signals.add('x_spam_flag');
+  if (/^yes\b/i.test(header(f, 'x-spam-flag').trim()) || /^yes\b/i.test(header(f, 'x-spam-status').trim()))
+    signals.add('x_spam_flag');
   const score = Number.parseFloat(header(f, 'x-spam-score'));
-  if ((Number.isFinite(score) && score >= 5) || /^\*{5,}/.test(header(f, 'x-spam-level').trim())) signals.add('x_spam_score');
+  if ((Number.isFinite(score) && score >= 5) || /^\*{5,}/.test(header(f, 'x-spam-level').trim()))
+    signals.add('x_spam_score');
   const scl = Number.parseInt(header(f, 'x-ms-exchange-organization-scl'), 10);
   if (Number.isFinite(scl) && scl >= 5) signals.add('exchange_scl');
 
   // The display name shows an address of another domain than the real sender's.
   const shown = /[A-Za-z0-9._%+-]+@([A-Za-z0-9.-]+\.[A-Za-z]{2,})/.exec(f.from?.name ?? '')?.[1]?.toLowerCase();
   if (shown && f.from && baseDomain(shown) !== baseDomain(domainOf(f.from.address))) signals.add('display_name_spoof');
-  if (f.replyTo && f.from && baseDomain(domainOf(f.replyTo.address)) !== baseDomain(domainOf(f.from.address)) && signals.has('display_name_spoof')) {
+  if (
+    f.replyTo &&
+    f.from &&
+    baseDomain(domainOf(f.replyTo.address)) !== baseDomain(domainOf(f.from.address)) &&
+    signals.has('display_name_spoof')
+  ) {
     signals.add('reply_to_mismatch');
   }
 

@@ -22,8 +22,19 @@ export interface Call {
   payload: string;
 }
 
-export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown): Promise<Call> {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, ...(who ? who.auth : {}) });
+export async function call(
+  app: App,
+  who: SignedUp | null,
+  method: string,
+  url: string,
+  payload?: unknown,
+): Promise<Call> {
+  const res = await app.server.inject({
+    method,
+    url,
+    payload: payload as object | undefined,
+    ...(who ? who.auth : {}),
+  });
   let body: Json = {};
   try {
     body = res.payload ? (JSON.parse(res.payload) as Json) : {};
@@ -34,7 +45,11 @@ export async function call(app: App, who: SignedUp | null, method: string, url: 
 }
 
 /** A service whose `mime` deliveries are signed with SECRET. */
-export async function startInbox(t: Test, inbox: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<App> {
+export async function startInbox(
+  t: Test,
+  inbox: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Promise<App> {
   return startTestApp(t, {
     adapters: { options: { 'mail-outbox': { webhookSecret: SECRET } } },
     plugins: { inbox: { options: inbox } },
@@ -48,7 +63,11 @@ export interface World {
   workspace: Json;
 }
 
-export async function world(t: Test, inbox: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<World> {
+export async function world(
+  t: Test,
+  inbox: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+): Promise<World> {
   const app = await startInbox(t, inbox, extra);
   const owner = await signUp(app, { orgName: 'Acme' });
   const workspace = await newWorkspace(app, owner, 'Shop');
@@ -66,7 +85,10 @@ export const uid = () => randomBytes(6).toString('hex');
 /** A fixture of plugins/inbox/test/fixtures with `{{key}}` filled in (a fresh Message-ID unless given), CRLF line ends. */
 export function fixture(name: string, vars: Record<string, string> = {}): Buffer {
   const text = readFileSync(join(here, 'fixtures', `${name}.eml`), 'utf8');
-  const filled = text.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => vars[k] ?? (k === 'id' ? `fx-${uid()}` : k === 'headers' ? '' : `{{${k}}}`));
+  const filled = text.replace(
+    /\{\{(\w+)\}\}/g,
+    (_m, k: string) => vars[k] ?? (k === 'id' ? `fx-${uid()}` : k === 'headers' ? '' : `{{${k}}}`),
+  );
   return Buffer.from(filled.replace(/\r?\n/g, '\r\n'));
 }
 
@@ -74,7 +96,14 @@ export function fixture(name: string, vars: Record<string, string> = {}): Buffer
 export const sisimai = (file: string): Buffer => readFileSync(join(SISIMAI, file));
 
 /** A small RFC 5322 message. */
-export function eml(m: { from?: string; to: string; subject?: string; id?: string; body?: string; headers?: Record<string, string> }): Buffer {
+export function eml(m: {
+  from?: string;
+  to: string;
+  subject?: string;
+  id?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}): Buffer {
   const lines = [
     `From: ${m.from ?? 'Ada Lovelace <ada.lovelace@example.com>'}`,
     `To: ${m.to}`,
@@ -92,7 +121,12 @@ export function eml(m: { from?: string; to: string; subject?: string; id?: strin
 }
 
 /** POST /v1/webhooks/email/mime with the raw message, signed with SECRET (or `secret`). */
-export async function deliver(app: App, raw: Buffer, recipients: string | string[], opts: { secret?: string | null } = {}): Promise<Call> {
+export async function deliver(
+  app: App,
+  raw: Buffer,
+  recipients: string | string[],
+  opts: { secret?: string | null } = {},
+): Promise<Call> {
   const headers: Record<string, string> = {
     'content-type': 'message/rfc822',
     'x-envelope-to': Array.isArray(recipients) ? recipients.join(', ') : recipients,
@@ -100,7 +134,12 @@ export async function deliver(app: App, raw: Buffer, recipients: string | string
   const secret = opts.secret === undefined ? SECRET : opts.secret;
   if (secret) headers['x-webhook-signature'] = signMimeDelivery(raw, secret);
   const res = await app.server.inject({ method: 'POST', url: '/v1/webhooks/email/mime', headers, payload: raw });
-  return { status: res.statusCode, body: res.payload ? (JSON.parse(res.payload) as Json) : {}, headers: res.headers as Record<string, unknown>, payload: res.payload };
+  return {
+    status: res.statusCode,
+    body: res.payload ? (JSON.parse(res.payload) as Json) : {},
+    headers: res.headers as Record<string, unknown>,
+    payload: res.payload,
+  };
 }
 
 /** The one result of a single-recipient delivery. */

@@ -13,7 +13,11 @@ const sns = snsSigner(t);
 const { app, owner, workspace } = await world(t);
 const outbox = app.container.resolve<OutboxChannelAdapter>('channelAdapter');
 const ses = new SesChannelAdapter(
-  SesChannelAdapter.validateOptions({ region: 'eu-west-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, topicArns: [TOPIC] }),
+  SesChannelAdapter.validateOptions({
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    topicArns: [TOPIC],
+  }),
   { config: {}, log: undefined },
   { fetchCertificate: (url) => sns.fetchCertificate(url), confirmSubscription: async () => {} },
 );
@@ -30,17 +34,27 @@ const both: ChannelAdapter = {
 app.container.register('channelAdapter', asValue(both));
 
 const post = async (d: InboundDelivery) => {
-  const res = await app.server.inject({ method: 'POST', url: '/v1/webhooks/email/ses', headers: d.headers as Record<string, string>, payload: d.rawBody });
+  const res = await app.server.inject({
+    method: 'POST',
+    url: '/v1/webhooks/email/ses',
+    headers: d.headers as Record<string, string>,
+    payload: d.rawBody,
+  });
   return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
 };
-const notify = (message: string, opts: { otherKey?: boolean } = {}) => sns.delivery(sns.envelope({ Type: 'Notification', Message: message }, opts));
+const notify = (message: string, opts: { otherKey?: boolean } = {}) =>
+  sns.delivery(sns.envelope({ Type: 'Notification', Message: message }, opts));
 const to = workspace.inbound_address as string;
 
 t.test('a receipt notification opens a ticket; the provider id and verdicts are kept', async (t) => {
   const res = await post(notify(receivedNotification([to], inboundRaw(to))));
   t.equal(res.status, 200);
   t.match(res.body.results, [{ recipient: to, status: 'processed', reason: null, ticket_id: /^tkt_/ }]);
-  t.match((await inboundLog(app, owner, workspace.id))[0], { provider: 'ses', subject: 'Export button broken', spam_score: 0 });
+  t.match((await inboundLog(app, owner, workspace.id))[0], {
+    provider: 'ses',
+    subject: 'Export button broken',
+    spam_score: 0,
+  });
 });
 
 t.test('SES spam and virus verdicts quarantine; the release path names the provider', async (t) => {
@@ -57,24 +71,43 @@ t.test('SES spam and virus verdicts quarantine; the release path names the provi
 
 t.test('a Bounce notification marks the reply it names bounced', async (t) => {
   const opened = (await post(notify(receivedNotification([to], inboundRaw(to))))).body.results[0] as Json;
-  const draft = await call(app, owner, 'POST', `/v1/tickets/${opened.ticket_id}/drafts`, { kind: 'reply', body_md: 'Fixed, please try again.' });
+  const draft = await call(app, owner, 'POST', `/v1/tickets/${opened.ticket_id}/drafts`, {
+    kind: 'reply',
+    body_md: 'Fixed, please try again.',
+  });
   await call(app, owner, 'POST', `/v1/tickets/${opened.ticket_id}/drafts/${draft.body.id}/send`, {});
-  const out = (await call(app, owner, 'GET', `/v1/tickets/${opened.ticket_id}`)).body.messages.find((m: Json) => m.direction === 'out');
+  const out = (await call(app, owner, 'GET', `/v1/tickets/${opened.ticket_id}`)).body.messages.find(
+    (m: Json) => m.direction === 'out',
+  );
   const sent = await outbox.waitFor((m) => m.messageId === out.email_message_id, 10_000);
   let providerId: string | null = null;
   for (let i = 0; i < 50 && !providerId; i++) {
-    providerId = ((await app.db('mail_messages').where({ message_id: out.email_message_id }).first()) as { provider_message_id: string | null }).provider_message_id;
+    providerId = (
+      (await app.db('mail_messages').where({ message_id: out.email_message_id }).first()) as {
+        provider_message_id: string | null;
+      }
+    ).provider_message_id;
     if (!providerId) await new Promise((r) => setTimeout(r, 100));
   }
   t.equal(providerId, sent.providerMessageId);
   const bounce = JSON.stringify({
     notificationType: 'Bounce',
     mail: { messageId: providerId, timestamp: new Date().toISOString(), destination: ['ada@example.test'] },
-    bounce: { bounceType: 'Permanent', bounceSubType: 'General', timestamp: new Date().toISOString(), bouncedRecipients: [{ emailAddress: 'ada@example.test', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }] },
+    bounce: {
+      bounceType: 'Permanent',
+      bounceSubType: 'General',
+      timestamp: new Date().toISOString(),
+      bouncedRecipients: [{ emailAddress: 'ada@example.test', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }],
+    },
   });
   const res = await post(notify(bounce));
-  t.same(res.body, { results: [], events: [{ type: 'bounced', provider_message_id: providerId, recipient: 'ada@example.test', messages_updated: 1 }] });
-  const after = (await call(app, owner, 'GET', `/v1/tickets/${opened.ticket_id}`)).body.messages.find((m: Json) => m.direction === 'out');
+  t.same(res.body, {
+    results: [],
+    events: [{ type: 'bounced', provider_message_id: providerId, recipient: 'ada@example.test', messages_updated: 1 }],
+  });
+  const after = (await call(app, owner, 'GET', `/v1/tickets/${opened.ticket_id}`)).body.messages.find(
+    (m: Json) => m.direction === 'out',
+  );
   t.equal(after.delivery_status, 'bounced');
 });
 

@@ -45,15 +45,18 @@ const COLOR = /^#[0-9a-f]{6}$/i;
 /** The brand's header: the logo, or the name as text. */
 export function brandHeader(brand: MailBrand): string {
   const color = COLOR.test(brand.color) ? brand.color : '#1f2328';
-  const mark = brand.logoUrl && /^https?:\/\//i.test(brand.logoUrl)
-    ? `<img src="${esc(brand.logoUrl)}" alt="${esc(brand.name)}" style="max-height:40px;max-width:200px;border:0" data-testid="brand-logo">`
-    : `<strong data-testid="brand-name" style="font-size:18px">${esc(brand.name)}</strong>`;
+  const mark =
+    brand.logoUrl && /^https?:\/\//i.test(brand.logoUrl)
+      ? `<img src="${esc(brand.logoUrl)}" alt="${esc(brand.name)}" style="max-height:40px;max-width:200px;border:0" data-testid="brand-logo">`
+      : `<strong data-testid="brand-name" style="font-size:18px">${esc(brand.name)}</strong>`;
   return `<div data-testid="brand-header" style="background:${color};color:#ffffff;padding:14px 20px;font-family:${esc(brand.fontStack)}">${mark}</div>`;
 }
 
 /** The engine badge, or nothing when removed. */
 export function brandFooter(brand: MailBrand, locale: MailLocale): string {
-  return brand.showBadge ? `<p data-testid="engine-badge" style="font-size:12px;color:#6b7280;text-align:center;margin:16px 0">${esc(BADGE_TEXT[locale])}</p>` : '';
+  return brand.showBadge
+    ? `<p data-testid="engine-badge" style="font-size:12px;color:#6b7280;text-align:center;margin:16px 0">${esc(BADGE_TEXT[locale])}</p>`
+    : '';
 }
 
 const HEADER_SLOT = '<!--brand:header-->';
@@ -72,7 +75,9 @@ export function brandHtml(html: string, brand: MailBrand | null, locale: MailLoc
   if (out.includes(HEADER_SLOT)) out = out.split(HEADER_SLOT).join(header);
   else {
     const body = /<body[^>]*>/i.exec(out);
-    out = body ? `${out.slice(0, body.index + body[0].length)}\n${header}${out.slice(body.index + body[0].length)}` : `${header}\n${out}`;
+    out = body
+      ? `${out.slice(0, body.index + body[0].length)}\n${header}${out.slice(body.index + body[0].length)}`
+      : `${header}\n${out}`;
   }
   if (out.includes(FOOTER_SLOT)) out = out.split(FOOTER_SLOT).join(footer);
   else if (footer) {
@@ -80,7 +85,10 @@ export function brandHtml(html: string, brand: MailBrand | null, locale: MailLoc
     out = end >= 0 ? `${out.slice(0, end)}${footer}\n${out.slice(end)}` : `${out}\n${footer}`;
   }
   // The body text in the brand's font (the generated HTML sets a system stack on <body>).
-  return out.replace(/(<body[^>]*style="[^"]*?)font-family:[^;"]*(;?)/i, (_m, pre: string, semi: string) => `${pre}font-family: ${esc(brand.fontStack)}${semi}`);
+  return out.replace(
+    /(<body[^>]*style="[^"]*?)font-family:[^;"]*(;?)/i,
+    (_m, pre: string, semi: string) => `${pre}font-family: ${esc(brand.fontStack)}${semi}`,
+  );
 }
 
 /** Brands a text part: the engine badge as the last line unless removed. */

@@ -1,7 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Outbox } from '../../../core/bus/outbox.js';
-import { isAdapterError, type ChannelAdapter, type EmailAddress, type OutgoingEmail } from '../../../core/contracts/index.js';
+import {
+  isAdapterError,
+  type ChannelAdapter,
+  type EmailAddress,
+  type OutgoingEmail,
+} from '../../../core/contracts/index.js';
 import type { MailMessage } from '../models/mail-message.js';
 import { MAIL_REQUESTED } from './mailer.js';
 
@@ -21,7 +26,19 @@ export interface MailDeliveryOptions {
 
 type Row = Pick<
   MailMessage,
-  'id' | 'org_id' | 'to_address' | 'from_address' | 'from_name' | 'reply_to' | 'subject' | 'text' | 'html' | 'headers' | 'message_id' | 'status' | 'attempts'
+  | 'id'
+  | 'org_id'
+  | 'to_address'
+  | 'from_address'
+  | 'from_name'
+  | 'reply_to'
+  | 'subject'
+  | 'text'
+  | 'html'
+  | 'headers'
+  | 'message_id'
+  | 'status'
+  | 'attempts'
 > & { attachments?: MailMessage['attachments'] | string };
 
 const ms = (db: Knex, value: number) => db.raw(`now() + (?::bigint * interval '1 millisecond')`, [Math.floor(value)]);
@@ -91,7 +108,12 @@ export class MailDelivery {
         .skipLocked()) as Array<{ id: string; org_id: string | null }>;
       for (const row of rows) await outbox.add(trx, MAIL_REQUESTED, { mail_id: row.id }, { orgId: row.org_id });
       if (rows.length > 0) {
-        await trx('mail_messages').whereIn('id', rows.map((r) => r.id)).update({ updated_at: trx.fn.now() });
+        await trx('mail_messages')
+          .whereIn(
+            'id',
+            rows.map((r) => r.id),
+          )
+          .update({ updated_at: trx.fn.now() });
         this.o.log.warn({ mailIds: rows.map((r) => r.id) }, 'queued mail announced again');
       }
       return rows.length;
@@ -102,12 +124,17 @@ export class MailDelivery {
   async purge(olderThanMs: number): Promise<number> {
     const { db } = this.o;
     // `returning` because knex-pglite reports no row count for a plain delete.
-    const deleted = await db('mail_messages').whereIn('status', ['sent', 'failed']).where('created_at', '<', ago(db, olderThanMs)).del().returning('id');
+    const deleted = await db('mail_messages')
+      .whereIn('status', ['sent', 'failed'])
+      .where('created_at', '<', ago(db, olderThanMs))
+      .del()
+      .returning('id');
     return deleted.length;
   }
 
   private async unclaimed(mailId: string): Promise<DeliveryOutcome> {
-    const row = (await this.o.db('mail_messages').where({ id: mailId }).first('status')) as { status: string } | undefined;
+    const row = (await this.o.db('mail_messages').where({ id: mailId }).first('status')) as
+      { status: string } | undefined;
     if (!row) {
       this.o.log.warn({ mailId }, 'mail.requested for a mail that does not exist');
       return 'missing';
@@ -127,7 +154,12 @@ export class MailDelivery {
     await db('mail_messages')
       .where({ id: row.id })
       .whereNot('status', 'sent')
-      .update({ status: final ? 'failed' : 'queued', last_error: message.slice(0, 2000), locked_until: null, updated_at: db.fn.now() });
+      .update({
+        status: final ? 'failed' : 'queued',
+        last_error: message.slice(0, 2000),
+        locked_until: null,
+        updated_at: db.fn.now(),
+      });
     const fields = { mailId: row.id, orgId: row.org_id, attempt, sendAttempts: row.attempts, err: message };
     if (permanent) {
       // Retrying cannot help (the provider refused the message itself): end here, no dead letter.
@@ -149,11 +181,17 @@ function parseAddress(value: string): EmailAddress {
 
 /** The OutgoingEmail of a stored mail: exactly what was rendered at enqueue time. */
 export function outgoing(row: Row): OutgoingEmail {
-  const from: EmailAddress = row.from_name ? { address: row.from_address, name: row.from_name } : { address: row.from_address };
-  const headers = typeof row.headers === 'string' ? (JSON.parse(row.headers) as Record<string, string>) : (row.headers ?? {});
+  const from: EmailAddress = row.from_name
+    ? { address: row.from_address, name: row.from_name }
+    : { address: row.from_address };
+  const headers =
+    typeof row.headers === 'string' ? (JSON.parse(row.headers) as Record<string, string>) : (row.headers ?? {});
   return {
     from,
-    to: row.to_address.split(',').map((a) => ({ address: a.trim() })).filter((a) => a.address),
+    to: row.to_address
+      .split(',')
+      .map((a) => ({ address: a.trim() }))
+      .filter((a) => a.address),
     ...(row.reply_to ? { replyTo: parseAddress(row.reply_to) } : {}),
     subject: row.subject,
     text: row.text,
@@ -165,7 +203,14 @@ export function outgoing(row: Row): OutgoingEmail {
 }
 
 function attachmentsOf(row: Row): Pick<OutgoingEmail, 'attachments'> {
-  const list = typeof row.attachments === 'string' ? (JSON.parse(row.attachments) as MailMessage['attachments']) : row.attachments;
+  const list =
+    typeof row.attachments === 'string' ? (JSON.parse(row.attachments) as MailMessage['attachments']) : row.attachments;
   if (!list?.length) return {};
-  return { attachments: list.map((a) => ({ filename: a.filename, contentType: a.content_type, content: Buffer.from(a.content_base64, 'base64') })) };
+  return {
+    attachments: list.map((a) => ({
+      filename: a.filename,
+      contentType: a.content_type,
+      content: Buffer.from(a.content_base64, 'base64'),
+    })),
+  };
 }

@@ -9,7 +9,15 @@ import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import { MailMessage } from '../models/mail-message.js';
 import type { MailBrand, MailBrandingPort } from './branding.js';
 import type { EnqueueMail, MailAddress, MailerPort } from '../../../core/contracts/mail.js';
-import { MAIL_LOCALES, MailTemplateError, checkTemplate, renderTemplate, type MailLocale, type MailTemplate, type RenderedMail } from './templates.js';
+import {
+  MAIL_LOCALES,
+  MailTemplateError,
+  checkTemplate,
+  renderTemplate,
+  type MailLocale,
+  type MailTemplate,
+  type RenderedMail,
+} from './templates.js';
 
 export type { EnqueueMail, MailAddress } from '../../../core/contracts/mail.js';
 
@@ -28,33 +36,72 @@ export function mailInputError(message: string, details: Record<string, unknown>
 }
 
 /** Whether an error is the mailer's refusal of its input. */
-export const isMailInputError = (err: unknown): boolean => (err as { name?: unknown } | null)?.name === 'MailInputError';
+export const isMailInputError = (err: unknown): boolean =>
+  (err as { name?: unknown } | null)?.name === 'MailInputError';
 
-const email = Joi.string().trim().email({ tlds: { allow: false }, ignoreLength: false }).max(320);
+const email = Joi.string()
+  .trim()
+  .email({ tlds: { allow: false }, ignoreLength: false })
+  .max(320);
 const address = Joi.object<MailAddress>({ address: email.required(), name: Joi.string().max(200).allow('') });
-const headerName = Joi.string().pattern(/^[A-Za-z0-9][A-Za-z0-9-]*$/).max(100);
-const headerValue = Joi.string().max(4000).pattern(/^[^\r\n]*$/, 'one line');
+const headerName = Joi.string()
+  .pattern(/^[A-Za-z0-9][A-Za-z0-9-]*$/)
+  .max(100);
+const headerValue = Joi.string()
+  .max(4000)
+  .pattern(/^[^\r\n]*$/, 'one line');
 
 // Headers the message's own fields set; a caller giving them would contradict the stored row.
 const RESERVED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'reply-to', 'sender', 'subject', 'message-id', 'date', 'mime-version',
-  'content-type', 'content-transfer-encoding', 'content-disposition', 'return-path',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'sender',
+  'subject',
+  'message-id',
+  'date',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'return-path',
 ]);
 
 const enqueueSchema = Joi.object<EnqueueMail>({
   orgId: Joi.string().allow(null).required(),
   template: Joi.string().required(),
-  locale: Joi.string().valid(...MAIL_LOCALES).required(),
+  locale: Joi.string()
+    .valid(...MAIL_LOCALES)
+    .required(),
   to: Joi.alternatives(email, Joi.array().items(email).min(1).max(50)).required(),
   data: Joi.object().unknown(true).required(),
   from: address,
-  fromName: Joi.string().max(200).pattern(/^[^\r\n]*$/, 'one line'),
+  fromName: Joi.string()
+    .max(200)
+    .pattern(/^[^\r\n]*$/, 'one line'),
   replyTo: Joi.alternatives(email, address),
   headers: Joi.object().pattern(headerName, headerValue),
-  messageId: Joi.string().pattern(/^<?[^<>\s@]+@[^<>\s@]+>?$/).max(998),
+  messageId: Joi.string()
+    .pattern(/^<?[^<>\s@]+@[^<>\s@]+>?$/)
+    .max(998),
   ticketRef: Joi.string().max(200),
   workspaceId: Joi.string().max(100),
-  attachments: Joi.array().items(Joi.object({ filename: Joi.string().max(200).pattern(/^[^\r\n/\\]+$/).required(), contentType: Joi.string().max(100).required(), content: Joi.binary().max(5 * 1024 * 1024).required() })).max(5),
+  attachments: Joi.array()
+    .items(
+      Joi.object({
+        filename: Joi.string()
+          .max(200)
+          .pattern(/^[^\r\n/\\]+$/)
+          .required(),
+        contentType: Joi.string().max(100).required(),
+        content: Joi.binary()
+          .max(5 * 1024 * 1024)
+          .required(),
+      }),
+    )
+    .max(5),
 });
 
 export interface MailerOptions {
@@ -122,17 +169,34 @@ export class Mailer implements MailerPort {
    * The brand a mail of this template would carry for `ref` (null: plain look): customer-facing
    * templates of a workspace, when a brand lookup is installed.
    */
-  async brandFor(trx: Knex, name: string, ref: { orgId: string | null; workspaceId?: string; ticketRef?: string }): Promise<MailBrand | null> {
+  async brandFor(
+    trx: Knex,
+    name: string,
+    ref: { orgId: string | null; workspaceId?: string; ticketRef?: string },
+  ): Promise<MailBrand | null> {
     const template = this.template(name);
     const branding = this.branding();
     if (template.audience === 'team' || !branding || !ref.orgId || !(ref.workspaceId || ref.ticketRef)) return null;
-    return branding.forMail(trx, { orgId: ref.orgId, ...(ref.workspaceId ? { workspaceId: ref.workspaceId } : {}), ...(ref.ticketRef ? { ticketRef: ref.ticketRef } : {}) });
+    return branding.forMail(trx, {
+      orgId: ref.orgId,
+      ...(ref.workspaceId ? { workspaceId: ref.workspaceId } : {}),
+      ...(ref.ticketRef ? { ticketRef: ref.ticketRef } : {}),
+    });
   }
 
   /** Renders a template as `enqueue` would for a workspace or ticket (previews, tests), with the sender it would use. */
-  async renderFor(trx: Knex, ref: { orgId: string | null; workspaceId?: string; ticketRef?: string }, name: string, locale: MailLocale, data: Record<string, unknown>): Promise<RenderedMail & { from: MailAddress }> {
+  async renderFor(
+    trx: Knex,
+    ref: { orgId: string | null; workspaceId?: string; ticketRef?: string },
+    name: string,
+    locale: MailLocale,
+    data: Record<string, unknown>,
+  ): Promise<RenderedMail & { from: MailAddress }> {
     const brand = await this.brandFor(trx, name, ref);
-    return { ...renderTemplate(this.template(name), locale, data, brand), from: this.senderOf(undefined, undefined, brand) };
+    return {
+      ...renderTemplate(this.template(name), locale, data, brand),
+      from: this.senderOf(undefined, undefined, brand),
+    };
   }
 
   // Precedence: the caller's `from`, the brand's verified sender, a display name (the caller's, else the brand's) at the default address.
@@ -151,7 +215,10 @@ export class Mailer implements MailerPort {
    */
   async enqueue(trx: Knex, input: EnqueueMail): Promise<string> {
     const { error, value: mail } = enqueueSchema.validate(input, { abortEarly: false, convert: true });
-    if (error) throw mailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`, { errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })) });
+    if (error)
+      throw mailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`, {
+        errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })),
+      });
     const template = this.template(mail.template);
     const headers = this.headers(mail.headers);
     const brand = await this.brandFor(trx, template.name, mail);
@@ -175,7 +242,15 @@ export class Mailer implements MailerPort {
       headers,
       message_id: mail.messageId ? `<${mail.messageId.replace(/^<|>$/g, '')}>` : `<${id}@${this.host}>`,
       ticket_ref: mail.ticketRef ?? null,
-      ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, content_base64: a.content.toString('base64') })) } : {}),
+      ...(mail.attachments?.length
+        ? {
+            attachments: mail.attachments.map((a) => ({
+              filename: a.filename,
+              content_type: a.contentType,
+              content_base64: a.content.toString('base64'),
+            })),
+          }
+        : {}),
       status: 'queued',
       attempts: 0,
     });
@@ -193,7 +268,10 @@ export class Mailer implements MailerPort {
   private headers(extra: Record<string, string> = {}): Record<string, string> {
     const headers: Record<string, string> = { 'Auto-Submitted': 'auto-generated' };
     for (const [name, value] of Object.entries(extra)) {
-      if (RESERVED_HEADERS.has(name.toLowerCase())) throw mailInputError(`mail: header ${name} is set from the mail's own fields`, { errors: [{ path: `headers.${name}`, message: 'set from the mail\'s own fields' }] });
+      if (RESERVED_HEADERS.has(name.toLowerCase()))
+        throw mailInputError(`mail: header ${name} is set from the mail's own fields`, {
+          errors: [{ path: `headers.${name}`, message: "set from the mail's own fields" }],
+        });
       // One spelling per header: a caller's `auto-submitted` replaces the default.
       for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
       headers[name] = value;

@@ -54,7 +54,6 @@ export function placeholders(text: string): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
 }
 
-
 function lookup(data: Record<string, unknown>, path: string): unknown {
   let cur: unknown = data;
   for (const key of path.split('.')) {
@@ -73,11 +72,17 @@ function display(value: unknown): string {
  * Replaces each `{{key}}` with its value (escaped by `escape`). A placeholder without a value
  * (undefined or null) throws: a mail with a blank link is worse than no mail.
  */
-export function fill(text: string, data: Record<string, unknown>, escape: (s: string) => string, where: string): string {
+export function fill(
+  text: string,
+  data: Record<string, unknown>,
+  escape: (s: string) => string,
+  where: string,
+): string {
   return text.replace(PLACEHOLDER, (_m, path: string) => {
     const value = lookup(data, path);
     if (value === undefined || value === null) throw new MailTemplateError(`${where}: no value for {{${path}}}`);
-    if (typeof value === 'object' && !(value instanceof Date)) throw new MailTemplateError(`${where}: {{${path}}} is an object, not a value`);
+    if (typeof value === 'object' && !(value instanceof Date))
+      throw new MailTemplateError(`${where}: {{${path}}} is an object, not a value`);
     return escape(display(value));
   });
 }
@@ -122,10 +127,17 @@ export function htmlFromText(text: string, subject: string, locale: MailLocale):
 }
 
 /** Renders a template in one locale with its data, with a brand's header, font and badge when given. */
-export function renderTemplate(template: MailTemplate, locale: MailLocale, data: Record<string, unknown>, brand: MailBrand | null = null): RenderedMail {
+export function renderTemplate(
+  template: MailTemplate,
+  locale: MailLocale,
+  data: Record<string, unknown>,
+  brand: MailBrand | null = null,
+): RenderedMail {
   const where = (part: string) => `mail template ${template.name} (${part}.${locale})`;
   // A subject is one header line: line breaks inside values become spaces.
-  const subject = fill(template.subject[locale], data, (s) => s, where('subject')).replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const subject = fill(template.subject[locale], data, (s) => s, where('subject'))
+    .replace(/\s*[\r\n]+\s*/g, ' ')
+    .trim();
   const text = fill(template.text[locale], data, (s) => s, where('text'));
   const html = template.html
     ? fill(template.html[locale], data, escapeHtml, where('html'))

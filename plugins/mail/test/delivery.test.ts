@@ -25,7 +25,9 @@ t.test('mail delivery through the bus', async (t) => {
       return send(m);
     };
 
-    const mailId = await db.transaction((trx) => mailer.enqueue(trx, { orgId: 'org_a', template: NOTICE.name, locale: 'en', to: 'ada@example.test', data }));
+    const mailId = await db.transaction((trx) =>
+      mailer.enqueue(trx, { orgId: 'org_a', template: NOTICE.name, locale: 'en', to: 'ada@example.test', data }),
+    );
     const row = await until(async () => {
       const r = await mailRow(db, mailId);
       return r?.status === 'sent' ? r : null;
@@ -36,27 +38,34 @@ t.test('mail delivery through the bus', async (t) => {
     t.equal(outbox.sentTo('ada@example.test').length, 1, 'one message left');
   });
 
-  await t.test('a provider that keeps failing: after the last attempt the mail is failed and the event dead-lettered', async (t) => {
-    let calls = 0;
-    outbox.send = async (): Promise<SendResult> => {
-      calls++;
-      throw new AdapterError('send_failed', `timeout #${calls}`, { retryable: true });
-    };
+  await t.test(
+    'a provider that keeps failing: after the last attempt the mail is failed and the event dead-lettered',
+    async (t) => {
+      let calls = 0;
+      outbox.send = async (): Promise<SendResult> => {
+        calls++;
+        throw new AdapterError('send_failed', `timeout #${calls}`, { retryable: true });
+      };
 
-    const mailId = await db.transaction((trx) => mailer.enqueue(trx, { orgId: 'org_a', template: NOTICE.name, locale: 'en', to: 'ada@example.test', data }));
-    const row = await until(async () => {
-      const r = await mailRow(db, mailId);
-      return r?.status === 'failed' ? r : null;
-    }, 'the mail failed');
-    t.equal(row.attempts, 2, 'two attempts');
-    t.equal(row.last_error, 'send_failed: timeout #2', 'the last error is kept');
-    const dead = await until(async () => {
-      const list = (await app.bus.deadLetters('mail.send')).filter((d) => (d.message.payload as { mail_id: string }).mail_id === mailId);
-      return list.length > 0 ? list : null;
-    }, 'a dead letter');
-    t.equal(dead.length, 1, 'the mail.requested event is dead-lettered');
-    t.equal(calls, 2, 'no third try');
-  });
+      const mailId = await db.transaction((trx) =>
+        mailer.enqueue(trx, { orgId: 'org_a', template: NOTICE.name, locale: 'en', to: 'ada@example.test', data }),
+      );
+      const row = await until(async () => {
+        const r = await mailRow(db, mailId);
+        return r?.status === 'failed' ? r : null;
+      }, 'the mail failed');
+      t.equal(row.attempts, 2, 'two attempts');
+      t.equal(row.last_error, 'send_failed: timeout #2', 'the last error is kept');
+      const dead = await until(async () => {
+        const list = (await app.bus.deadLetters('mail.send')).filter(
+          (d) => (d.message.payload as { mail_id: string }).mail_id === mailId,
+        );
+        return list.length > 0 ? list : null;
+      }, 'a dead letter');
+      t.equal(dead.length, 1, 'the mail.requested event is dead-lettered');
+      t.equal(calls, 2, 'no third try');
+    },
+  );
 
   await t.test('a refused message fails at once: retrying cannot help', async (t) => {
     let calls = 0;
@@ -64,7 +73,9 @@ t.test('mail delivery through the bus', async (t) => {
       calls++;
       throw new AdapterError('send_rejected', '550 5.1.1 mailbox unknown', { retryable: false });
     };
-    const mailId = await db.transaction((trx) => mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'it', to: 'nobody@example.test', data }));
+    const mailId = await db.transaction((trx) =>
+      mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'it', to: 'nobody@example.test', data }),
+    );
     const row = await until(async () => {
       const r = await mailRow(db, mailId);
       return r?.status === 'failed' ? r : null;
@@ -72,14 +83,25 @@ t.test('mail delivery through the bus', async (t) => {
     await sleep(200);
     t.equal(calls, 1, 'one try');
     t.equal(row.last_error, 'send_rejected: 550 5.1.1 mailbox unknown');
-    t.same((await app.bus.deadLetters('mail.send')).filter((d) => (d.message.payload as { mail_id: string }).mail_id === mailId), [], 'no dead letter');
+    t.same(
+      (await app.bus.deadLetters('mail.send')).filter(
+        (d) => (d.message.payload as { mail_id: string }).mail_id === mailId,
+      ),
+      [],
+      'no dead letter',
+    );
   });
 
   await t.test('two deliveries at once send the mail once; lost deliveries are announced again', async (t) => {
-
     // Stored without its event reaching the consumer: the outbox row is removed before the relay sees it.
     const mailId = await db.transaction(async (trx) => {
-      const id = await mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'eve@example.test', data });
+      const id = await mailer.enqueue(trx, {
+        orgId: null,
+        template: NOTICE.name,
+        locale: 'en',
+        to: 'eve@example.test',
+        data,
+      });
       await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
       return id;
     });
@@ -91,7 +113,10 @@ t.test('mail delivery through the bus', async (t) => {
       return send(m);
     };
     const first = delivery.deliver(mailId, 1);
-    await until(async () => ((await mailRow(db, mailId))?.attempts === 1 ? true : null), 'the first delivery claimed the mail');
+    await until(
+      async () => ((await mailRow(db, mailId))?.attempts === 1 ? true : null),
+      'the first delivery claimed the mail',
+    );
     await t.rejects(delivery.deliver(mailId, 1), { name: 'MailBusyError' }, 'the second is told to come back later');
     release();
     t.equal(await first, 'sent');
@@ -101,20 +126,38 @@ t.test('mail delivery through the bus', async (t) => {
 
     // A queued mail nobody touched for a while is announced again and then sent.
     const lost = await db.transaction(async (trx) => {
-      const id = await mailer.enqueue(trx, { orgId: 'org_b', template: NOTICE.name, locale: 'en', to: 'finn@example.test', data });
+      const id = await mailer.enqueue(trx, {
+        orgId: 'org_b',
+        template: NOTICE.name,
+        locale: 'en',
+        to: 'finn@example.test',
+        data,
+      });
       await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
       return id;
     });
     t.equal(await delivery.requeueStuck(60_000), 0, 'a fresh mail is left alone');
-    await db('mail_messages').where({ id: lost }).update({ updated_at: db.raw(`now() - interval '1 hour'`) });
+    await db('mail_messages')
+      .where({ id: lost })
+      .update({ updated_at: db.raw(`now() - interval '1 hour'`) });
     t.equal(await delivery.requeueStuck(60_000), 1, 'the idle mail is announced again');
     await outbox.waitFor((e) => e.to.includes('finn@example.test'));
-    t.equal((await until(async () => ((await mailRow(db, lost))?.status === 'sent' ? mailRow(db, lost) : null), 'sent'))?.org_id, 'org_b');
+    t.equal(
+      (await until(async () => ((await mailRow(db, lost))?.status === 'sent' ? mailRow(db, lost) : null), 'sent'))
+        ?.org_id,
+      'org_b',
+    );
   });
 
   await t.test('old sent and failed mail is purged; queued mail stays', async (t) => {
     const queued = await db.transaction(async (trx) => {
-      const id = await mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'gil@example.test', data });
+      const id = await mailer.enqueue(trx, {
+        orgId: null,
+        template: NOTICE.name,
+        locale: 'en',
+        to: 'gil@example.test',
+        data,
+      });
       await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
       return id;
     });

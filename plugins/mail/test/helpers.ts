@@ -45,7 +45,11 @@ export async function mailRow(db: Knex, id: string): Promise<MailRow | undefined
 }
 
 /** Polls `check` until it returns a truthy value. */
-export async function until<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

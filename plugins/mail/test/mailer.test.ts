@@ -20,7 +20,13 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
     let mailId = '';
     await t.rejects(
       db.transaction(async (trx) => {
-        mailId = await mailer.enqueue(trx, { orgId: 'org_a', template: NOTICE.name, locale: 'en', to: 'ada@example.test', data });
+        mailId = await mailer.enqueue(trx, {
+          orgId: 'org_a',
+          template: NOTICE.name,
+          locale: 'en',
+          to: 'ada@example.test',
+          data,
+        });
         throw new Error('the ticket change failed');
       }),
       { message: 'the ticket change failed' },
@@ -65,7 +71,11 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
     t.equal(row.provider_message_id, sent.providerMessageId);
     t.ok(row.sent_at instanceof Date, 'sent_at');
     t.equal(row.subject, 'Il tuo ticket T-42 è stato aggiornato');
-    t.same(row.headers, { 'Auto-Submitted': 'auto-generated', 'In-Reply-To': '<c1@customer.test>', References: '<c0@customer.test> <c1@customer.test>' });
+    t.same(row.headers, {
+      'Auto-Submitted': 'auto-generated',
+      'In-Reply-To': '<c1@customer.test>',
+      References: '<c0@customer.test> <c1@customer.test>',
+    });
 
     if (memory) t.equal(sent.path, null, 'dataDir :memory:: nothing written');
     else t.ok(sent.path?.startsWith(outbox.dir!), `written under <dataDir>/outbox: ${sent.path}`);
@@ -80,7 +90,10 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
     t.equal(parsed.headers.get('auto-submitted'), 'auto-generated', 'Auto-Submitted');
     t.equal(parsed.from?.value[0]?.address, 'help@example.test');
     t.equal(parsed.from?.value[0]?.name, 'Example Help');
-    t.same((Array.isArray(parsed.to) ? parsed.to : [parsed.to]).flatMap((a) => a!.value.map((v) => v.address)), ['ada@example.test', 'bob@example.test']);
+    t.same(
+      (Array.isArray(parsed.to) ? parsed.to : [parsed.to]).flatMap((a) => a!.value.map((v) => v.address)),
+      ['ada@example.test', 'bob@example.test'],
+    );
     t.equal(parsed.replyTo?.value[0]?.address, 'reply+t42@example.test');
     t.equal(parsed.text?.trimEnd(), row.text.trimEnd(), 'text part is the stored text');
     t.equal(parsed.html, row.html, 'HTML part is the stored HTML');
@@ -88,7 +101,13 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
 
     // The same event again (a broker redelivery): the mail is not sent twice.
     const [event] = await db('outbox').where({ type: 'mail.requested' }).orderBy('id', 'desc').limit(1);
-    await app.bus.publish({ id: `${event.id}-again`, type: 'mail.requested', orgId: 'org_a', occurredAt: new Date().toISOString(), payload: { mail_id: mailId } });
+    await app.bus.publish({
+      id: `${event.id}-again`,
+      type: 'mail.requested',
+      orgId: 'org_a',
+      occurredAt: new Date().toISOString(),
+      payload: { mail_id: mailId },
+    });
     await sleep(300);
     t.equal(outbox.sentTo('ada@example.test').length, 1, 'sent once');
     t.equal((await mailRow(db, mailId))?.attempts, 1, 'no second attempt');
@@ -97,32 +116,84 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
 
   await t.test('bad input is refused before anything is written', async (t) => {
     await db.transaction(async (trx) => {
-      await t.rejects(mailer.enqueue(trx, { orgId: null, template: 'test.unknown', locale: 'en', to: 'a@example.test', data }), { name: 'MailTemplateError', message: /not registered/ });
-      await t.rejects(mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'not an address', data }), { name: 'MailInputError' });
-      await t.rejects(mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'fr' as 'en', to: 'a@example.test', data }), { name: 'MailInputError', message: /locale/ });
-      await t.rejects(mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'a@example.test', data: { name: 'A' } }), { name: 'MailTemplateError', message: /\{\{ticket\}\}/ });
-      await t.rejects(mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'a@example.test', data, headers: { Subject: 'x' } }), { message: /header Subject/ });
-      await t.rejects(mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'a@example.test', data, headers: { 'X-A': 'a\r\nBcc: b@x.test' } }), { name: 'MailInputError' });
+      await t.rejects(
+        mailer.enqueue(trx, { orgId: null, template: 'test.unknown', locale: 'en', to: 'a@example.test', data }),
+        { name: 'MailTemplateError', message: /not registered/ },
+      );
+      await t.rejects(
+        mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'not an address', data }),
+        { name: 'MailInputError' },
+      );
+      await t.rejects(
+        mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'fr' as 'en', to: 'a@example.test', data }),
+        { name: 'MailInputError', message: /locale/ },
+      );
+      await t.rejects(
+        mailer.enqueue(trx, {
+          orgId: null,
+          template: NOTICE.name,
+          locale: 'en',
+          to: 'a@example.test',
+          data: { name: 'A' },
+        }),
+        { name: 'MailTemplateError', message: /\{\{ticket\}\}/ },
+      );
+      await t.rejects(
+        mailer.enqueue(trx, {
+          orgId: null,
+          template: NOTICE.name,
+          locale: 'en',
+          to: 'a@example.test',
+          data,
+          headers: { Subject: 'x' },
+        }),
+        { message: /header Subject/ },
+      );
+      await t.rejects(
+        mailer.enqueue(trx, {
+          orgId: null,
+          template: NOTICE.name,
+          locale: 'en',
+          to: 'a@example.test',
+          data,
+          headers: { 'X-A': 'a\r\nBcc: b@x.test' },
+        }),
+        { name: 'MailInputError' },
+      );
       t.equal((await trx('mail_messages').where('template', NOTICE.name).whereNull('org_id')).length, 0, 'no row');
     });
   });
 
   await t.test('a caller may give the Message-ID and override Auto-Submitted', async (t) => {
     const mailId = await db.transaction((trx) =>
-      mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'carla@example.test', data, messageId: 'reply-1@tickets.example.test', headers: { 'auto-submitted': 'no' } }),
+      mailer.enqueue(trx, {
+        orgId: null,
+        template: NOTICE.name,
+        locale: 'en',
+        to: 'carla@example.test',
+        data,
+        messageId: 'reply-1@tickets.example.test',
+        headers: { 'auto-submitted': 'no' },
+      }),
     );
     const sent = await outbox.waitFor((e) => e.to.includes('carla@example.test'));
     t.equal(sent.messageId, '<reply-1@tickets.example.test>');
     const parsed = await simpleParser(sent.raw);
     t.equal(parsed.messageId, '<reply-1@tickets.example.test>');
     t.equal(parsed.headers.get('auto-submitted'), 'no');
-    t.match(sent.raw.toString(), /\r\nFrom: Patchwell <no-reply@support\.example\.test>\r\n/, 'default sender on the host of PUBLIC_BASE_URL');
+    t.match(
+      sent.raw.toString(),
+      /\r\nFrom: Patchwell <no-reply@support\.example\.test>\r\n/,
+      'default sender on the host of PUBLIC_BASE_URL',
+    );
     t.same((await mailRow(db, mailId))?.headers, { 'auto-submitted': 'no' });
   });
 
   t.test('templates: the same one again is fine, another under a taken name is not', async (t) => {
     mailer.registerTemplates([NOTICE]);
-    t.throws(() => mailer.registerTemplates([{ ...NOTICE, subject: { en: 'x', it: 'y' } }]), { name: 'MailTemplateError' });
+    t.throws(() => mailer.registerTemplates([{ ...NOTICE, subject: { en: 'x', it: 'y' } }]), {
+      name: 'MailTemplateError',
+    });
     t.ok(mailer.templateNames().includes('test.notice'));
     t.equal(mailer.render(NOTICE.name, 'en', data).subject, 'Your ticket T-42 was updated');
     t.end();

@@ -27,10 +27,14 @@ export function mcpRoutes(service: () => McpService, log: () => Logger, version:
         validate: { payload: Joi.alternatives().try(message, Joi.array().items(message).min(1).max(20)).required() },
         handler: async (request, h) => {
           const principal = requirePrincipal(request);
-          if (principal.kind !== 'token') throw httpError(403, 'forbidden', 'The MCP endpoint takes an API token (Authorization: Bearer pwt_…)');
+          if (principal.kind !== 'token')
+            throw httpError(403, 'forbidden', 'The MCP endpoint takes an API token (Authorization: Bearer pwt_…)');
           const server = mcpServer(service(), principal, log(), version);
           // The SDK's web-standard transport answers a Request with a Response; hapi keeps owning the HTTP exchange.
-          const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          const transport = new WebStandardStreamableHTTPServerTransport({
+            sessionIdGenerator: undefined,
+            enableJsonResponse: true,
+          });
           await server.connect(transport);
           try {
             const headers = new Headers();
@@ -39,7 +43,9 @@ export function mcpRoutes(service: () => McpService, log: () => Logger, version:
               headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
             }
             const url = new URL(request.path, 'http://localhost');
-            const answer = await transport.handleRequest(new Request(url, { method: 'POST', headers }), { parsedBody: request.payload });
+            const answer = await transport.handleRequest(new Request(url, { method: 'POST', headers }), {
+              parsedBody: request.payload,
+            });
             const text = await answer.text();
             const response = h.response(text === '' ? undefined : text).code(answer.status);
             answer.headers.forEach((value, name) => {
@@ -64,7 +70,12 @@ export function mcpRoutes(service: () => McpService, log: () => Logger, version:
 export function mcpMethodGuard(server: Server): void {
   server.ext('onRequest', (request, h) => {
     if (request.path !== '/v1/mcp' || request.method === 'post' || request.method === 'options') return h.continue;
-    return h.response({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless and answers POST only' }, id: null })
+    return h
+      .response({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this MCP server is stateless and answers POST only' },
+        id: null,
+      })
       .code(405)
       .header('allow', 'POST')
       .takeover();

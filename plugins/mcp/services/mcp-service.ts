@@ -1,6 +1,14 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { actorOfPrincipal, isAdapterError, type CodeHost, type DraftResult, type FixReason, type JobResult, type TicketCategory } from '../../../core/contracts/index.js';
+import {
+  actorOfPrincipal,
+  isAdapterError,
+  type CodeHost,
+  type DraftResult,
+  type FixReason,
+  type JobResult,
+  type TicketCategory,
+} from '../../../core/contracts/index.js';
 import { authorize, type Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
@@ -25,7 +33,15 @@ export interface McpDeps {
   readonly repositories: Pick<Cradle['codehostRepositories'], 'ref'> | null;
 }
 
-export interface ListInput { workspace_id?: string; state?: string[]; category?: string[]; q?: string; waiting_only?: boolean; cursor?: string; limit?: number }
+export interface ListInput {
+  workspace_id?: string;
+  state?: string[];
+  category?: string[];
+  q?: string;
+  waiting_only?: boolean;
+  cursor?: string;
+  limit?: number;
+}
 export interface DiagnosisInput {
   ticket_id: string;
   category: TicketCategory;
@@ -36,8 +52,21 @@ export interface DiagnosisInput {
   draft?: DraftResult;
   cost_usd?: number;
 }
-export interface DraftInput { ticket_id: string; kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }
-export interface FixInput { ticket_id: string; branch: string; head_sha?: string; tests_ran: boolean; tests_passed: boolean; verify_passed?: boolean; cost_usd?: number }
+export interface DraftInput {
+  ticket_id: string;
+  kind: 'reply' | 'needs_info';
+  body_md: string;
+  public_summary?: string | null;
+}
+export interface FixInput {
+  ticket_id: string;
+  branch: string;
+  head_sha?: string;
+  tests_ran: boolean;
+  tests_passed: boolean;
+  verify_passed?: boolean;
+  cost_usd?: number;
+}
 
 const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
@@ -55,8 +84,19 @@ export class McpService {
    * running with an expired lease (a submission that stopped half-way).
    */
   private waiting(q: Knex.QueryBuilder): Knex.QueryBuilder {
-    return q.where('fix_jobs.executor', MCP_EXECUTOR).where((w) => w.where('fix_jobs.status', 'queued')
-      .orWhere((r) => r.where('fix_jobs.status', 'running').where((o) => o.where('fix_jobs.lease_owner', MCP_OWNER).orWhere('fix_jobs.lease_expires_at', '<', new Date()))));
+    return q
+      .where('fix_jobs.executor', MCP_EXECUTOR)
+      .where((w) =>
+        w
+          .where('fix_jobs.status', 'queued')
+          .orWhere((r) =>
+            r
+              .where('fix_jobs.status', 'running')
+              .where((o) =>
+                o.where('fix_jobs.lease_owner', MCP_OWNER).orWhere('fix_jobs.lease_expires_at', '<', new Date()),
+              ),
+          ),
+      );
   }
 
   /** Jobs of agent-mcp not ended yet (shown to the agent; one being submitted is among them for a moment). */
@@ -66,7 +106,11 @@ export class McpService {
 
   private async waitingJobs(orgId: string, ticketIds: string[]): Promise<Map<string, JobRow>> {
     if (ticketIds.length === 0) return new Map();
-    const rows = (await this.pending(this.d.db('fix_jobs').where('fix_jobs.org_id', orgId).whereIn('fix_jobs.ticket_id', ticketIds)).orderBy('created_at', 'desc').select('*')) as JobRow[];
+    const rows = (await this.pending(
+      this.d.db('fix_jobs').where('fix_jobs.org_id', orgId).whereIn('fix_jobs.ticket_id', ticketIds),
+    )
+      .orderBy('created_at', 'desc')
+      .select('*')) as JobRow[];
     const out = new Map<string, JobRow>();
     for (const r of rows) if (!out.has(r.ticket_id)) out.set(r.ticket_id, r);
     return out;
@@ -78,27 +122,62 @@ export class McpService {
     let next: string | null = null;
     if (input.waiting_only) {
       // The tickets whose job waits for an IDE agent, oldest first (the agent's queue).
-      const q = this.pending(this.d.db('fix_jobs').join('tickets', 'tickets.id', 'fix_jobs.ticket_id').where('fix_jobs.org_id', principal.orgId));
+      const q = this.pending(
+        this.d
+          .db('fix_jobs')
+          .join('tickets', 'tickets.id', 'fix_jobs.ticket_id')
+          .where('fix_jobs.org_id', principal.orgId),
+      );
       if (input.workspace_id) q.where('fix_jobs.workspace_id', input.workspace_id);
       if (principal.workspaceIds !== null) q.whereIn('fix_jobs.workspace_id', principal.workspaceIds);
       if (input.state?.length) q.whereIn('tickets.state', input.state);
       if (input.category?.length) q.whereIn('tickets.category', input.category);
       if (input.q) q.whereRaw(`tickets.search_vector @@ websearch_to_tsquery('simple', ?)`, [input.q]);
-      const rows = (await q.orderBy([{ column: 'fix_jobs.created_at' }, { column: 'fix_jobs.id' }]).limit(limit)
-        .select('tickets.id', 'tickets.workspace_id', 'tickets.subject', 'tickets.state', 'tickets.category', 'tickets.priority', 'tickets.language', 'tickets.latest_confidence', 'tickets.updated_at')) as Array<Record<string, unknown>>;
+      const rows = (await q
+        .orderBy([{ column: 'fix_jobs.created_at' }, { column: 'fix_jobs.id' }])
+        .limit(limit)
+        .select(
+          'tickets.id',
+          'tickets.workspace_id',
+          'tickets.subject',
+          'tickets.state',
+          'tickets.category',
+          'tickets.priority',
+          'tickets.language',
+          'tickets.latest_confidence',
+          'tickets.updated_at',
+        )) as Array<Record<string, unknown>>;
       items = rows;
     } else {
-      const page = await this.d.tickets.list(principal, { workspace_id: input.workspace_id, state: input.state, category: input.category, q: input.q, sort: 'updated', cursor: input.cursor, limit });
+      const page = await this.d.tickets.list(principal, {
+        workspace_id: input.workspace_id,
+        state: input.state,
+        category: input.category,
+        q: input.q,
+        sort: 'updated',
+        cursor: input.cursor,
+        limit,
+      });
       items = page.items;
       next = page.next_cursor;
     }
-    const jobs = await this.waitingJobs(principal.orgId, items.map((i) => String(i.id)));
+    const jobs = await this.waitingJobs(
+      principal.orgId,
+      items.map((i) => String(i.id)),
+    );
     return {
       items: items.map((i) => {
         const job = jobs.get(String(i.id));
         return {
-          id: i.id, workspace_id: i.workspace_id, subject: i.subject, state: i.state, category: i.category ?? null, priority: i.priority ?? null,
-          language: i.language ?? null, latest_confidence: i.latest_confidence ?? null, updated_at: iso(i.updated_at as Date | string | null),
+          id: i.id,
+          workspace_id: i.workspace_id,
+          subject: i.subject,
+          state: i.state,
+          category: i.category ?? null,
+          priority: i.priority ?? null,
+          language: i.language ?? null,
+          latest_confidence: i.latest_confidence ?? null,
+          updated_at: iso(i.updated_at as Date | string | null),
           waiting_job: job ? { id: job.id, kind: job.kind } : null,
         };
       }),
@@ -112,14 +191,23 @@ export class McpService {
    */
   async getTicket(principal: Principal, ticketId: string): Promise<Record<string, unknown>> {
     const ticket = await this.d.tickets.load(principal, ticketId);
-    const [page, jobs] = await Promise.all([this.d.tickets.detail(ticket.org_id, ticket.id), this.waitingJobs(ticket.org_id, [ticket.id])]);
+    const [page, jobs] = await Promise.all([
+      this.d.tickets.detail(ticket.org_id, ticket.id),
+      this.waitingJobs(ticket.org_id, [ticket.id]),
+    ]);
     const job = jobs.get(ticket.id);
     let waiting: Record<string, unknown> | null = null;
     if (job) {
       const { agentJob } = await this.d.payloads.build(job);
       waiting = {
-        id: job.id, kind: job.kind, branch: agentJob.branch ?? null, instructions: agentJob.instructions, test_command: agentJob.test_command ?? null,
-        repository: agentJob.repository, limits: agentJob.limits, deadline_at: iso(job.deadline_at),
+        id: job.id,
+        kind: job.kind,
+        branch: agentJob.branch ?? null,
+        instructions: agentJob.instructions,
+        test_command: agentJob.test_command ?? null,
+        repository: agentJob.repository,
+        limits: agentJob.limits,
+        deadline_at: iso(job.deadline_at),
       };
     }
     return { ticket: page, waiting_job: waiting };
@@ -129,12 +217,27 @@ export class McpService {
   private async jobFor(principal: Principal, ticketId: string, kind: 'diagnose' | 'fix'): Promise<JobRow> {
     const ticket = await this.d.tickets.load(principal, ticketId);
     authorize(principal, { roles: WORKERS });
-    const job = (await this.waiting(this.d.db('fix_jobs').where({ 'fix_jobs.org_id': ticket.org_id, 'fix_jobs.ticket_id': ticket.id, 'fix_jobs.kind': kind }))
-      .orderBy('created_at', 'desc').first()) as JobRow | undefined;
+    const job = (await this.waiting(
+      this.d
+        .db('fix_jobs')
+        .where({ 'fix_jobs.org_id': ticket.org_id, 'fix_jobs.ticket_id': ticket.id, 'fix_jobs.kind': kind }),
+    )
+      .orderBy('created_at', 'desc')
+      .first()) as JobRow | undefined;
     if (!job) {
-      const held = (await this.d.db('fix_jobs').where({ org_id: ticket.org_id, ticket_id: ticket.id, kind, executor: MCP_EXECUTOR, status: 'running' }).first()) as JobRow | undefined;
-      if (held) throw conflict('job_not_waiting', 'Another submission is recording this job\'s result; try again in a moment', { job_id: held.id });
-      throw conflict('no_waiting_job', `No ${kind === 'fix' ? 'fix' : 'diagnosis'} job of this ticket waits for an IDE agent (the workspace's execution_mode must be mcp)`, { kind });
+      const held = (await this.d
+        .db('fix_jobs')
+        .where({ org_id: ticket.org_id, ticket_id: ticket.id, kind, executor: MCP_EXECUTOR, status: 'running' })
+        .first()) as JobRow | undefined;
+      if (held)
+        throw conflict('job_not_waiting', "Another submission is recording this job's result; try again in a moment", {
+          job_id: held.id,
+        });
+      throw conflict(
+        'no_waiting_job',
+        `No ${kind === 'fix' ? 'fix' : 'diagnosis'} job of this ticket waits for an IDE agent (the workspace's execution_mode must be mcp)`,
+        { kind },
+      );
     }
     return job;
   }
@@ -142,16 +245,40 @@ export class McpService {
   /** Takes the job for the IDE agent and records its result; the loop continues in the same transaction. */
   private async submit(principal: Principal, job: JobRow, result: JobResult): Promise<Record<string, unknown>> {
     if (!(job.status === 'running' && job.lease_owner === MCP_OWNER)) {
-      const claimed = await this.d.jobs.claim(MCP_OWNER, [MCP_EXECUTOR], { orgId: job.org_id, workspaceId: job.workspace_id, jobId: job.id });
+      const claimed = await this.d.jobs.claim(MCP_OWNER, [MCP_EXECUTOR], {
+        orgId: job.org_id,
+        workspaceId: job.workspace_id,
+        jobId: job.id,
+      });
       if (!claimed) throw conflict('job_not_waiting', 'The job no longer waits for an IDE agent', { job_id: job.id });
     }
     const ok = await this.d.jobs.finish(job.id, MCP_OWNER, result);
     if (!ok) throw conflict('job_not_waiting', 'The job no longer waits for an IDE agent', { job_id: job.id });
-    await this.d.jobs.event(this.d.db, job, { level: 'info', type: 'mcp_result', message: `result submitted through MCP by ${principal.email ?? principal.userId ?? 'a token'}`, data: { user_id: principal.userId, token_id: principal.tokenId ?? null } });
-    const next = (await this.d.db('fix_jobs').where({ org_id: job.org_id, ticket_id: job.ticket_id, executor: MCP_EXECUTOR }).whereIn('status', ['queued', 'running']).whereNot('id', job.id)
-      .orderBy('created_at', 'desc').select('id', 'kind').first()) as { id: string; kind: string } | undefined;
-    const ticket = (await this.d.db('tickets').where({ org_id: job.org_id, id: job.ticket_id }).select('state').first()) as { state: string };
-    return { job_id: job.id, status: result.status, ticket_state: ticket.state, next_job: next ? { id: next.id, kind: next.kind } : null };
+    await this.d.jobs.event(this.d.db, job, {
+      level: 'info',
+      type: 'mcp_result',
+      message: `result submitted through MCP by ${principal.email ?? principal.userId ?? 'a token'}`,
+      data: { user_id: principal.userId, token_id: principal.tokenId ?? null },
+    });
+    const next = (await this.d
+      .db('fix_jobs')
+      .where({ org_id: job.org_id, ticket_id: job.ticket_id, executor: MCP_EXECUTOR })
+      .whereIn('status', ['queued', 'running'])
+      .whereNot('id', job.id)
+      .orderBy('created_at', 'desc')
+      .select('id', 'kind')
+      .first()) as { id: string; kind: string } | undefined;
+    const ticket = (await this.d
+      .db('tickets')
+      .where({ org_id: job.org_id, id: job.ticket_id })
+      .select('state')
+      .first()) as { state: string };
+    return {
+      job_id: job.id,
+      status: result.status,
+      ticket_state: ticket.state,
+      next_job: next ? { id: next.id, kind: next.kind } : null,
+    };
   }
 
   async submitDiagnosis(principal: Principal, input: DiagnosisInput): Promise<Record<string, unknown>> {
@@ -159,43 +286,76 @@ export class McpService {
     return this.submit(principal, job, {
       status: 'succeeded',
       cost_usd: input.cost_usd ?? 0,
-      diagnosis: { category: input.category, confidence: input.confidence, root_cause_md: input.root_cause_md, references: input.references, ...(input.public_summary ? { public_summary: input.public_summary } : {}) },
+      diagnosis: {
+        category: input.category,
+        confidence: input.confidence,
+        root_cause_md: input.root_cause_md,
+        references: input.references,
+        ...(input.public_summary ? { public_summary: input.public_summary } : {}),
+      },
       drafts: input.draft ? [input.draft] : [],
     });
   }
 
   async submitDraft(principal: Principal, input: DraftInput): Promise<Record<string, unknown>> {
     authorize(principal, { roles: WORKERS });
-    const draft = await this.d.drafts.create(actorOfPrincipal(principal), input.ticket_id, { kind: input.kind, body_md: input.body_md, public_summary: input.public_summary ?? null });
+    const draft = await this.d.drafts.create(actorOfPrincipal(principal), input.ticket_id, {
+      kind: input.kind,
+      body_md: input.body_md,
+      public_summary: input.public_summary ?? null,
+    });
     return { draft_id: draft.id, kind: draft.kind, status: draft.status, created_at: iso(draft.created_at) };
   }
 
   async submitFix(principal: Principal, input: FixInput): Promise<Record<string, unknown>> {
     const job = await this.jobFor(principal, input.ticket_id, 'fix');
     const branch = job.payload?.branch;
-    if (branch && input.branch !== branch) throw httpError(422, 'branch_mismatch', `Push the fix to ${branch}`, { branch });
+    if (branch && input.branch !== branch)
+      throw httpError(422, 'branch_mismatch', `Push the fix to ${branch}`, { branch });
     const host = this.d.codeHost;
     const repos = this.d.repositories;
     if (!host || !repos) throw httpError(422, 'no_repository', 'No code host is configured');
-    const repositoryId = job.payload?.repository_id ?? (await this.d.payloads.repositoryOf(job.org_id, job.workspace_id))?.id;
+    const repositoryId =
+      job.payload?.repository_id ?? (await this.d.payloads.repositoryOf(job.org_id, job.workspace_id))?.id;
     if (!repositoryId) throw httpError(422, 'no_repository', 'The workspace has no repository');
     let head: string;
     try {
       const found = await host.getBranch(await repos.ref(job.org_id, repositoryId), input.branch);
-      if (!found) throw conflict('branch_not_found', `Push ${input.branch} to the repository first`, { branch: input.branch });
+      if (!found)
+        throw conflict('branch_not_found', `Push ${input.branch} to the repository first`, { branch: input.branch });
       head = found.sha;
     } catch (err) {
-      if (isAdapterError(err)) throw httpError(err.retryable ? 503 : 502, err.retryable ? 'codehost_unavailable' : 'codehost_error', 'The code host did not answer', { code: err.code });
+      if (isAdapterError(err))
+        throw httpError(
+          err.retryable ? 503 : 502,
+          err.retryable ? 'codehost_unavailable' : 'codehost_error',
+          'The code host did not answer',
+          { code: err.code },
+        );
       throw err;
     }
-    if (input.head_sha && input.head_sha !== head) throw conflict('sha_mismatch', 'The branch head is not the commit you verified', { head_sha: head });
+    if (input.head_sha && input.head_sha !== head)
+      throw conflict('sha_mismatch', 'The branch head is not the commit you verified', { head_sha: head });
     const verify = input.verify_passed ?? (input.tests_ran && input.tests_passed);
     const verified = verify && input.tests_ran && input.tests_passed;
-    const reason: FixReason | null = verified ? null : !input.tests_ran ? 'tests_not_run_without_reason' : !input.tests_passed ? 'tests_failed' : 'verification_failed';
+    const reason: FixReason | null = verified
+      ? null
+      : !input.tests_ran
+        ? 'tests_not_run_without_reason'
+        : !input.tests_passed
+          ? 'tests_failed'
+          : 'verification_failed';
     const answer = await this.submit(principal, job, {
       status: 'succeeded',
       cost_usd: input.cost_usd ?? 0,
-      fix: { branch: input.branch, head_sha: head, tests_ran: input.tests_ran, tests_passed: input.tests_passed, verify_passed: verify, reason },
+      fix: {
+        branch: input.branch,
+        head_sha: head,
+        tests_ran: input.tests_ran,
+        tests_passed: input.tests_passed,
+        verify_passed: verify,
+        reason,
+      },
     });
     return { ...answer, branch: input.branch, head_sha: head, verified };
   }

@@ -9,7 +9,9 @@ import type { SignedInActor } from '../../../core/contracts/index.js';
 const FIX_REASONS = new Set(['verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other']);
 
 /** What the fix loop has done with the run's tickets (through its `fixRecords`), and the first draft of the current diagnosis. */
-interface Progress extends FixProgress { draft: { kind: string; body_md: string; created_at: Date } | null }
+interface Progress extends FixProgress {
+  draft: { kind: string; body_md: string; created_at: Date } | null;
+}
 
 /**
  * The demo: a demo ticket made through the tickets service and diagnosed by the fix loop; the run
@@ -21,15 +23,31 @@ export class DemoService {
   constructor(private readonly d: OnboardingDeps) {}
 
   async latest(orgId: string, trx?: Knex): Promise<DemoRunModel | undefined> {
-    return DemoRunModel.query(trx ?? this.d.db).forOrg(orgId).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(1).first();
+    return DemoRunModel.query(trx ?? this.d.db)
+      .forOrg(orgId)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(1)
+      .first();
   }
 
   async managedRun(orgId: string, trx?: Knex): Promise<DemoRunModel | undefined> {
-    return DemoRunModel.query(trx ?? this.d.db).forOrg(orgId).where({ mode: 'managed' }).limit(1).first();
+    return DemoRunModel.query(trx ?? this.d.db)
+      .forOrg(orgId)
+      .where({ mode: 'managed' })
+      .limit(1)
+      .first();
   }
 
   /** Starts a run on the workspace's first repository: chooses the case, opens the demo ticket. */
-  async start(actor: SignedInActor, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace'): Promise<DemoRunModel> {
+  async start(
+    actor: SignedInActor,
+    ws: WorkspaceLike,
+    repo: RepositoryRow,
+    mode: 'managed' | 'workspace',
+  ): Promise<DemoRunModel> {
     const principal = actor.principal;
     const locale = principal.locale === 'it' ? 'it' : 'en';
     const chosen = await chooseCase(this.d, principal.orgId, ws.id, repo, locale);
@@ -39,39 +57,91 @@ export class DemoService {
     } catch (err) {
       // Two starts at once: the unique index keeps one; the other is the same refusal.
       const e = err as { code?: string; nativeError?: { code?: string } };
-      if (mode === 'managed' && (e.code === '23505' || e.nativeError?.code === '23505')) throw conflict('demo_already_used', 'The demo runs once per organization');
+      if (mode === 'managed' && (e.code === '23505' || e.nativeError?.code === '23505'))
+        throw conflict('demo_already_used', 'The demo runs once per organization');
       throw err;
     }
   }
 
-  private async insertRun(actor: SignedInActor, ws: WorkspaceLike, repo: RepositoryRow, mode: 'managed' | 'workspace', chosen: Awaited<ReturnType<typeof chooseCase>>, locale: string, now: Date): Promise<DemoRunModel> {
+  private async insertRun(
+    actor: SignedInActor,
+    ws: WorkspaceLike,
+    repo: RepositoryRow,
+    mode: 'managed' | 'workspace',
+    chosen: Awaited<ReturnType<typeof chooseCase>>,
+    locale: string,
+    now: Date,
+  ): Promise<DemoRunModel> {
     const principal = actor.principal;
     return this.d.db.transaction(async (trx) => {
-      if (mode === 'managed' && (await this.managedRun(principal.orgId, trx))) throw conflict('demo_already_used', 'The demo runs once per organization');
+      if (mode === 'managed' && (await this.managedRun(principal.orgId, trx)))
+        throw conflict('demo_already_used', 'The demo runs once per organization');
       if (mode === 'workspace') {
-        const active = await DemoRunModel.query(trx).forOrg(principal.orgId).where({ mode: 'workspace' }).whereNotIn('status', ['completed', 'failed']).limit(1).first();
+        const active = await DemoRunModel.query(trx)
+          .forOrg(principal.orgId)
+          .where({ mode: 'workspace' })
+          .whereNotIn('status', ['completed', 'failed'])
+          .limit(1)
+          .first();
         if (active) throw conflict('demo_running', 'A workspace demo is still running', { run_id: active.id });
       }
       const id = newId(DemoRunModel.idPrefix);
       const base = {
-        id, org_id: principal.orgId, workspace_id: ws.id, mode, started_at: now, cap_usd: mode === 'managed' ? this.d.options.demoCapUsd : 0,
-        repository: { full_name: repo.full_name, html_url: repo.html_url }, repository_id: repo.id, indexed: repo.index_status === 'ready', attempts: 1, ticket_ids: [] as string[],
+        id,
+        org_id: principal.orgId,
+        workspace_id: ws.id,
+        mode,
+        started_at: now,
+        cap_usd: mode === 'managed' ? this.d.options.demoCapUsd : 0,
+        repository: { full_name: repo.full_name, html_url: repo.html_url },
+        repository_id: repo.id,
+        indexed: repo.index_status === 'ready',
+        attempts: 1,
+        ticket_ids: [] as string[],
       };
       let run: DemoRunModel;
       if (!chosen) {
-        run = await DemoRunModel.query(trx).insert({ ...base, status: 'failed', phase: 'failed', completed_at: now, error_code: 'no_case', error_detail: 'The repository gave no error, issue, defect or README to build a demo from.' }).returning('*');
+        run = await DemoRunModel.query(trx)
+          .insert({
+            ...base,
+            status: 'failed',
+            phase: 'failed',
+            completed_at: now,
+            error_code: 'no_case',
+            error_detail: 'The repository gave no error, issue, defect or README to build a demo from.',
+          })
+          .returning('*');
       } else {
         const ticket = await this.openTicket(trx, principal.orgId, ws.id, chosen, locale);
-        run = await DemoRunModel.query(trx).insert({
-          ...base, status: 'running', phase: base.indexed ? 'reading_code' : 'indexing', case_kind: chosen.source.kind, source: chosen.source, email: chosen.email, ticket_id: ticket.id, ticket_ids: [ticket.id],
-        }).returning('*');
+        run = await DemoRunModel.query(trx)
+          .insert({
+            ...base,
+            status: 'running',
+            phase: base.indexed ? 'reading_code' : 'indexing',
+            case_kind: chosen.source.kind,
+            source: chosen.source,
+            email: chosen.email,
+            ticket_id: ticket.id,
+            ticket_ids: [ticket.id],
+          })
+          .returning('*');
       }
       if (mode === 'managed') await trx('organizations').where({ id: principal.orgId }).update({ demo_used_at: now });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: mode === 'managed' ? 'onboarding.demo_started' : 'onboarding.workspace_demo_started', target: { type: 'demo_run', id },
-        workspaceId: ws.id, changes: { demo: { before: null, after: run.status } }, metadata: { case_kind: run.case_kind, ticket_id: run.ticket_id, cap_usd: Number(run.cap_usd) },
+        orgId: principal.orgId,
+        actor,
+        action: mode === 'managed' ? 'onboarding.demo_started' : 'onboarding.workspace_demo_started',
+        target: { type: 'demo_run', id },
+        workspaceId: ws.id,
+        changes: { demo: { before: null, after: run.status } },
+        metadata: { case_kind: run.case_kind, ticket_id: run.ticket_id, cap_usd: Number(run.cap_usd) },
       });
-      await this.d.outbox.add(trx, 'onboarding.demo_started', { run_id: id, mode, workspace_id: ws.id, ticket_id: run.ticket_id, case_kind: run.case_kind }, { orgId: principal.orgId });
+      await this.d.outbox.add(
+        trx,
+        'onboarding.demo_started',
+        { run_id: id, mode, workspace_id: ws.id, ticket_id: run.ticket_id, case_kind: run.case_kind },
+        { orgId: principal.orgId },
+      );
       return run;
     });
   }
@@ -83,43 +153,103 @@ export class DemoService {
     if (!current) throw notFound('demo');
     const run = await this.sync(current);
     const retry = this.retryOf(run);
-    if (!retry.allowed) throw conflict('retry_not_allowed', 'Only a demo that stopped without a diagnosis can be retried, within its cap', { reason: retry.reason });
+    if (!retry.allowed)
+      throw conflict(
+        'retry_not_allowed',
+        'Only a demo that stopped without a diagnosis can be retried, within its cap',
+        { reason: retry.reason },
+      );
     const ws = await this.d.workspaces.get(principal.orgId, run.workspace_id);
-    const repo = run.repository_id && this.d.repositories ? await this.d.repositories.loadForOrg(principal.orgId, run.repository_id).catch(() => null) : null;
+    const repo =
+      run.repository_id && this.d.repositories
+        ? await this.d.repositories.loadForOrg(principal.orgId, run.repository_id).catch(() => null)
+        : null;
     if (!repo) throw httpError(422, 'no_repository', 'The demo repository is no longer connected');
     const locale = principal.locale === 'it' ? 'it' : 'en';
     const chosen = await chooseCase(this.d, principal.orgId, ws.id, repo, locale);
     return this.d.db.transaction(async (trx) => {
       const locked = await DemoRunModel.query(trx).forOrg(principal.orgId).findById(run.id).forUpdate();
-      if (!locked || locked.status !== 'failed' || locked.attempts !== run.attempts) throw conflict('retry_not_allowed', 'The demo changed meanwhile', { reason: 'not_failed' });
+      if (!locked || locked.status !== 'failed' || locked.attempts !== run.attempts)
+        throw conflict('retry_not_allowed', 'The demo changed meanwhile', { reason: 'not_failed' });
       const now = this.d.clock();
-      const patch: Partial<DemoRunModel> = { attempts: run.attempts + 1, started_at: now, completed_at: null, error_code: null, error_detail: null, outcome: null };
-      if (!chosen) Object.assign(patch, { status: 'failed', phase: 'failed', completed_at: now, error_code: 'no_case', error_detail: 'The repository gave no case for the demo.' });
+      const patch: Partial<DemoRunModel> = {
+        attempts: run.attempts + 1,
+        started_at: now,
+        completed_at: null,
+        error_code: null,
+        error_detail: null,
+        outcome: null,
+      };
+      if (!chosen)
+        Object.assign(patch, {
+          status: 'failed',
+          phase: 'failed',
+          completed_at: now,
+          error_code: 'no_case',
+          error_detail: 'The repository gave no case for the demo.',
+        });
       else {
         const ticket = await this.openTicket(trx, principal.orgId, ws.id, chosen, locale);
-        Object.assign(patch, { status: 'running', phase: 'reading_code', case_kind: chosen.source.kind, source: chosen.source, email: chosen.email, ticket_id: ticket.id, ticket_ids: [...run.ticket_ids, ticket.id] });
+        Object.assign(patch, {
+          status: 'running',
+          phase: 'reading_code',
+          case_kind: chosen.source.kind,
+          source: chosen.source,
+          email: chosen.email,
+          ticket_id: ticket.id,
+          ticket_ids: [...run.ticket_ids, ticket.id],
+        });
       }
       const after = await DemoRunModel.query(trx).forOrg(principal.orgId).patchAndFetchById(run.id, patch);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: 'onboarding.demo_retried', target: { type: 'demo_run', id: run.id }, workspaceId: run.workspace_id,
-        changes: { attempts: { before: run.attempts, after: after.attempts }, status: { before: run.status, after: after.status } }, metadata: { previous_error: run.error_code },
+        orgId: principal.orgId,
+        actor,
+        action: 'onboarding.demo_retried',
+        target: { type: 'demo_run', id: run.id },
+        workspaceId: run.workspace_id,
+        changes: {
+          attempts: { before: run.attempts, after: after.attempts },
+          status: { before: run.status, after: after.status },
+        },
+        metadata: { previous_error: run.error_code },
       });
       return after;
     });
   }
 
-  private async openTicket(trx: Knex, orgId: string, workspaceId: string, chosen: NonNullable<Awaited<ReturnType<typeof chooseCase>>>, locale: string) {
+  private async openTicket(
+    trx: Knex,
+    orgId: string,
+    workspaceId: string,
+    chosen: NonNullable<Awaited<ReturnType<typeof chooseCase>>>,
+    locale: string,
+  ) {
     const e = chosen.email;
     return this.d.tickets.createTicket(trx, {
-      orgId, workspaceId, origin: 'email', subject: e.subject, customerEmail: e.from_address, customerName: e.from_name, language: locale, isDemo: true, errorGroupId: chosen.errorGroupId,
-      message: { from: e.from_address, fromName: e.from_name, subject: e.subject, bodyText: e.body, receivedAt: new Date(e.received_at) },
+      orgId,
+      workspaceId,
+      origin: 'email',
+      subject: e.subject,
+      customerEmail: e.from_address,
+      customerName: e.from_name,
+      language: locale,
+      isDemo: true,
+      errorGroupId: chosen.errorGroupId,
+      message: {
+        from: e.from_address,
+        fromName: e.from_name,
+        subject: e.subject,
+        bodyText: e.body,
+        receivedAt: new Date(e.received_at),
+      },
     });
   }
 
   retryOf(run: DemoRunModel): { allowed: boolean; reason: string | null } {
     if (run.first_diagnosis_at) return { allowed: false, reason: 'diagnosed' };
     if (run.status !== 'failed') return { allowed: false, reason: 'not_failed' };
-    if (run.mode === 'managed' && Number(run.cost_usd) >= Number(run.cap_usd) && Number(run.cap_usd) > 0) return { allowed: false, reason: 'budget_exhausted' };
+    if (run.mode === 'managed' && Number(run.cost_usd) >= Number(run.cap_usd) && Number(run.cap_usd) > 0)
+      return { allowed: false, reason: 'budget_exhausted' };
     if (run.attempts >= this.d.options.demoMaxAttempts) return { allowed: false, reason: 'max_attempts' };
     return { allowed: true, reason: null };
   }
@@ -127,9 +257,17 @@ export class DemoService {
   /** The run's tickets as the fix loop left them. */
   private async progress(db: Knex, run: DemoRunModel): Promise<Progress> {
     const ids = run.ticket_ids.length ? run.ticket_ids : run.ticket_id ? [run.ticket_id] : [];
-    const fix = this.d.fixRecords ? await this.d.fixRecords.progress(db, run.org_id, ids, run.ticket_id) : { jobs: [], diagnoses: [], attempt: null };
+    const fix = this.d.fixRecords
+      ? await this.d.fixRecords.progress(db, run.org_id, ids, run.ticket_id)
+      : { jobs: [], diagnoses: [], attempt: null };
     const current = fix.diagnoses.filter((x) => x.ticket_id === run.ticket_id).pop();
-    const draft = current ? ((await db('ticket_drafts').where({ org_id: run.org_id, diagnosis_id: current.id }).orderBy('created_at').select('kind', 'body_md', 'created_at').first()) as Progress['draft'] | undefined) ?? null : null;
+    const draft = current
+      ? (((await db('ticket_drafts')
+          .where({ org_id: run.org_id, diagnosis_id: current.id })
+          .orderBy('created_at')
+          .select('kind', 'body_md', 'created_at')
+          .first()) as Progress['draft'] | undefined) ?? null)
+      : null;
     return { ...fix, draft };
   }
 
@@ -138,7 +276,9 @@ export class DemoService {
     const db = trx ?? this.d.db;
     const p = await this.progress(db, run);
     const next = this.derive(run, p);
-    const changed = (Object.keys(next) as Array<keyof typeof next>).some((k) => String(next[k] ?? '') !== String(run[k] instanceof Date ? (run[k] as Date).toISOString() : run[k] ?? ''));
+    const changed = (Object.keys(next) as Array<keyof typeof next>).some(
+      (k) => String(next[k] ?? '') !== String(run[k] instanceof Date ? (run[k] as Date).toISOString() : (run[k] ?? '')),
+    );
     if (!changed) return run;
     return DemoRunModel.query(db).forOrg(run.org_id).patchAndFetchById(run.id, next);
   }
@@ -155,15 +295,29 @@ export class DemoService {
     let errorCode = run.error_code;
     let errorDetail = run.error_detail;
     let completedAt: Date | string | null = run.completed_at;
-    const done = (s: DemoStatus, ph: string) => { status = s; phase = ph; completedAt ??= now; };
+    const done = (s: DemoStatus, ph: string) => {
+      status = s;
+      phase = ph;
+      completedAt ??= now;
+    };
     if (run.error_code === 'no_case') return { cost_usd: cost };
     if (current) {
-      errorCode = null; errorDetail = null;
+      errorCode = null;
+      errorDetail = null;
       if (current.outcome === 'fix_queued') {
         const a = p.attempt;
-        if (!a || a.status === 'running') { status = 'running'; phase = 'fixing'; completedAt = null; outcome = null; }
-        else if (a.status === 'verified' || a.status === 'merged') { outcome = a.pr_number ? 'pull_request' : 'fix_ready'; done('completed', 'done'); }
-        else { outcome = 'fix_not_verified'; done('completed', 'done'); }
+        if (!a || a.status === 'running') {
+          status = 'running';
+          phase = 'fixing';
+          completedAt = null;
+          outcome = null;
+        } else if (a.status === 'verified' || a.status === 'merged') {
+          outcome = a.pr_number ? 'pull_request' : 'fix_ready';
+          done('completed', 'done');
+        } else {
+          outcome = 'fix_not_verified';
+          done('completed', 'done');
+        }
       } else {
         outcome = current.outcome === 'escalated' ? 'escalated' : 'answer';
         done('completed', 'done');
@@ -173,22 +327,36 @@ export class DemoService {
       errorDetail = (job.error_detail ?? `The diagnosis job ${job.status}.`).slice(0, 500);
       done('failed', 'failed');
     } else if (job && job.status === 'succeeded') {
-      errorCode = 'job_failed'; errorDetail = 'The diagnosis job ended without a diagnosis.';
+      errorCode = 'job_failed';
+      errorDetail = 'The diagnosis job ended without a diagnosis.';
       done('failed', 'failed');
     } else if (run.status !== 'failed' && run.status !== 'completed') {
       status = 'running';
-      phase = job ? (job.mode === 'runner' || job.mode === 'mcp' ? 'waiting_runner' : 'diagnosing') : run.indexed ? 'reading_code' : 'indexing';
+      phase = job
+        ? job.mode === 'runner' || job.mode === 'mcp'
+          ? 'waiting_runner'
+          : 'diagnosing'
+        : run.indexed
+          ? 'reading_code'
+          : 'indexing';
       if (now.getTime() - new Date(run.started_at).getTime() > this.d.options.demoTimeoutMinutes * 60_000) {
-        errorCode = 'timed_out'; errorDetail = 'No diagnosis arrived in time.';
+        errorCode = 'timed_out';
+        errorDetail = 'No diagnosis arrived in time.';
         done('failed', 'failed');
       }
     }
     if (status !== 'completed' && run.mode === 'managed' && Number(run.cap_usd) > 0 && cost >= Number(run.cap_usd)) {
-      errorCode = 'budget_exhausted'; errorDetail = `The demo reached its cap of ${Number(run.cap_usd).toFixed(2)} USD.`;
+      errorCode = 'budget_exhausted';
+      errorDetail = `The demo reached its cap of ${Number(run.cap_usd).toFixed(2)} USD.`;
       done('failed', 'failed');
     }
     return {
-      status, phase, outcome, error_code: errorCode, error_detail: errorDetail, cost_usd: cost,
+      status,
+      phase,
+      outcome,
+      error_code: errorCode,
+      error_detail: errorDetail,
+      cost_usd: cost,
       first_diagnosis_at: first ? new Date(first.created_at) : null,
       completed_at: completedAt ? new Date(completedAt) : null,
       indexed: run.indexed || !!job,
@@ -220,7 +388,18 @@ export class DemoService {
       outcome: synced.outcome,
       done: synced.status === 'completed' || synced.status === 'failed',
       case_kind: synced.case_kind,
-      source: synced.source ? { kind: synced.source.kind, error_group_id: synced.source.error_group_id ?? null, issue_number: synced.source.issue_number ?? null, issue_url: synced.source.issue_url ?? null, path: synced.source.path ?? null, line_start: synced.source.line_start ?? null, line_end: synced.source.line_end ?? null, readme_path: synced.source.readme_path ?? null } : null,
+      source: synced.source
+        ? {
+            kind: synced.source.kind,
+            error_group_id: synced.source.error_group_id ?? null,
+            issue_number: synced.source.issue_number ?? null,
+            issue_url: synced.source.issue_url ?? null,
+            path: synced.source.path ?? null,
+            line_start: synced.source.line_start ?? null,
+            line_end: synced.source.line_end ?? null,
+            readme_path: synced.source.readme_path ?? null,
+          }
+        : null,
       started_at: iso(synced.started_at)!,
       first_diagnosis_at: iso(synced.first_diagnosis_at),
       completed_at: iso(synced.completed_at),
@@ -234,30 +413,61 @@ export class DemoService {
       ticket,
       status_page_url: statusUrl,
       indexed: synced.indexed,
-      diagnosis: current ? {
-        category: current.category,
-        confidence: Number(current.confidence),
-        root_cause_md: current.root_cause_md,
-        references: (current.references ?? []).map((r) => ({
-          path: r.path, line_start: r.line_start ?? null, line_end: r.line_end ?? null, symbol: r.symbol ?? null,
-          url: repoUrl && /^https?:/.test(repoUrl) ? `${repoUrl}/blob/HEAD/${r.path}${r.line_start ? `#L${r.line_start}` : ''}` : null,
-        })),
-        public_summary: current.public_summary,
-        created_at: iso(current.created_at)!,
-      } : null,
+      diagnosis: current
+        ? {
+            category: current.category,
+            confidence: Number(current.confidence),
+            root_cause_md: current.root_cause_md,
+            references: (current.references ?? []).map((r) => ({
+              path: r.path,
+              line_start: r.line_start ?? null,
+              line_end: r.line_end ?? null,
+              symbol: r.symbol ?? null,
+              url:
+                repoUrl && /^https?:/.test(repoUrl)
+                  ? `${repoUrl}/blob/HEAD/${r.path}${r.line_start ? `#L${r.line_start}` : ''}`
+                  : null,
+            })),
+            public_summary: current.public_summary,
+            created_at: iso(current.created_at)!,
+          }
+        : null,
       draft: p.draft ? { kind: p.draft.kind, body_md: p.draft.body_md, created_at: iso(p.draft.created_at)! } : null,
-      fix: a ? {
-        status: a.status === 'running' ? 'running' : a.status === 'verified' || a.status === 'merged' ? 'verified' : 'not_verified',
-        verify_passed: a.verify_passed, tests_passed: a.tests_passed, tests_ran: a.tests_ran, reason: a.reason && FIX_REASONS.has(a.reason) ? a.reason : a.reason ? 'other' : null,
-      } : null,
-      pull_request: a?.pr_number ? { number: a.pr_number, url: a.pr_url, title: synced.email?.subject ?? null, branch: a.branch, draft: false, labeled: false } : null,
+      fix: a
+        ? {
+            status:
+              a.status === 'running'
+                ? 'running'
+                : a.status === 'verified' || a.status === 'merged'
+                  ? 'verified'
+                  : 'not_verified',
+            verify_passed: a.verify_passed,
+            tests_passed: a.tests_passed,
+            tests_ran: a.tests_ran,
+            reason: a.reason && FIX_REASONS.has(a.reason) ? a.reason : a.reason ? 'other' : null,
+          }
+        : null,
+      pull_request: a?.pr_number
+        ? {
+            number: a.pr_number,
+            url: a.pr_url,
+            title: synced.email?.subject ?? null,
+            branch: a.branch,
+            draft: false,
+            labeled: false,
+          }
+        : null,
       ticket_closed: ticket?.state === 'closed',
     };
   }
 
   /** The bus: a job of a demo ticket moved; the run follows (in the consumer's transaction). */
   async onJobEvent(trx: Knex, orgId: string, ticketId: string): Promise<void> {
-    const run = await DemoRunModel.query(trx).forOrg(orgId).whereRaw('ticket_ids @> ?::jsonb', [JSON.stringify([ticketId])]).limit(1).first();
+    const run = await DemoRunModel.query(trx)
+      .forOrg(orgId)
+      .whereRaw('ticket_ids @> ?::jsonb', [JSON.stringify([ticketId])])
+      .limit(1)
+      .first();
     if (run) await this.sync(run, trx);
   }
 }

@@ -27,7 +27,12 @@ export interface WorkspaceLike {
 export interface WorkspacePort {
   get(orgId: string, id: string, trx?: Knex): Promise<WorkspaceLike>;
   open(principal: Principal, id: string, trx?: Knex): Promise<WorkspaceLike>;
-  update(principal: Principal, id: string, input: Record<string, unknown>, from: RequestDetails): Promise<WorkspaceLike>;
+  update(
+    principal: Principal,
+    id: string,
+    input: Record<string, unknown>,
+    from: RequestDetails,
+  ): Promise<WorkspaceLike>;
 }
 
 /** A connected repository as the codehost plugin stores it. */
@@ -41,7 +46,14 @@ export interface RepositoryRow {
   is_public: boolean;
   agent_key_last4: string | null;
   agent_key_set_at: Date | null;
-  onboarding_pr: { number: number | null; url: string | null; status: string; requested_at: string | null; error: string | null; title: string | null } | null;
+  onboarding_pr: {
+    number: number | null;
+    url: string | null;
+    status: string;
+    requested_at: string | null;
+    error: string | null;
+    title: string | null;
+  } | null;
   runs_on: string[];
   cloud_auth: Record<string, unknown>;
   index_status: string;
@@ -54,9 +66,16 @@ export interface RepositoriesPort {
   loadForOrg(orgId: string, id: string, trx?: Knex): Promise<RepositoryRow>;
   openOnboardingPr(actor: SignedInActor, id: string): Promise<RepositoryRow>;
   setAgentKey(actor: SignedInActor, id: string, key: string): Promise<RepositoryRow>;
-  list(principal: Principal, q: { workspace_id?: string; limit: number }): Promise<{ items: Array<OnboardingRepositoryJson & Record<string, unknown>> }>;
+  list(
+    principal: Principal,
+    q: { workspace_id?: string; limit: number },
+  ): Promise<{ items: Array<OnboardingRepositoryJson & Record<string, unknown>> }>;
   json(row: RepositoryRow): OnboardingRepositoryJson & Record<string, unknown>;
-  onboardingPreview(orgId: string, id: string, runsOn?: string[]): Promise<{ files: Record<string, string>; workflowPath: string; secretName: string }>;
+  onboardingPreview(
+    orgId: string,
+    id: string,
+    runsOn?: string[],
+  ): Promise<{ files: Record<string, string>; workflowPath: string; secretName: string }>;
 }
 
 /** The OnboardingRepository fields of the codehost plugin's repository answer. */
@@ -66,7 +85,14 @@ export interface OnboardingRepositoryJson {
   html_url: string;
   default_branch: string;
   is_public: boolean;
-  onboarding_pr: { number: number | null; url: string | null; status: string; requested_at: string | null; error: string | null; title: string | null };
+  onboarding_pr: {
+    number: number | null;
+    url: string | null;
+    status: string;
+    requested_at: string | null;
+    error: string | null;
+    title: string | null;
+  };
   agent_key: { last4: string | null; set_at: string | null };
   runs_on: string[];
   cloud_auth: Record<string, unknown>;
@@ -74,17 +100,41 @@ export interface OnboardingRepositoryJson {
 
 /** The codehost plugin's `codeIndex` (case selection of the demo). */
 export interface CodeIndexPort {
-  search(orgId: string, repositoryId: string, query: string, opts?: { limit?: number; trx?: Knex }): Promise<Array<{ path: string; line_start: number; line_end: number; symbol: string | null; snippet: string }>>;
-  tree(orgId: string, repositoryId: string): Promise<Array<{ path: string; size: number; language: string | null; indexed: boolean }>>;
+  search(
+    orgId: string,
+    repositoryId: string,
+    query: string,
+    opts?: { limit?: number; trx?: Knex },
+  ): Promise<Array<{ path: string; line_start: number; line_end: number; symbol: string | null; snippet: string }>>;
+  tree(
+    orgId: string,
+    repositoryId: string,
+  ): Promise<Array<{ path: string; size: number; language: string | null; indexed: boolean }>>;
 }
 
 /** The tickets plugin's `ticketService` (the demo ticket). */
 export interface TicketPort {
-  createTicket(trx: Knex, input: {
-    orgId: string; workspaceId: string; origin: 'email'; subject: string; customerEmail?: string | null; customerName?: string | null;
-    language?: string | null; isDemo?: boolean; errorGroupId?: string | null;
-    message?: { from?: string | null; fromName?: string | null; subject?: string | null; bodyText?: string | null; receivedAt?: Date };
-  }): Promise<{ id: string; state: string }>;
+  createTicket(
+    trx: Knex,
+    input: {
+      orgId: string;
+      workspaceId: string;
+      origin: 'email';
+      subject: string;
+      customerEmail?: string | null;
+      customerName?: string | null;
+      language?: string | null;
+      isDemo?: boolean;
+      errorGroupId?: string | null;
+      message?: {
+        from?: string | null;
+        fromName?: string | null;
+        subject?: string | null;
+        bodyText?: string | null;
+        receivedAt?: Date;
+      };
+    },
+  ): Promise<{ id: string; state: string }>;
   mustGet(trx: Knex, orgId: string, id: string): Promise<{ id: string; state: string; closed_at?: Date | null }>;
   statusUrl(ticket: unknown): string;
   detail(orgId: string, id: string, trx?: Knex): Promise<Record<string, unknown>>;
@@ -105,11 +155,38 @@ export interface FixRecordsPort {
 
 export interface FixProgress {
   /** The tickets' jobs, oldest first. */
-  jobs: Array<{ ticket_id: string; kind: string; status: string; mode: string; cost_usd: string | number; error_code: string | null; error_detail: string | null }>;
+  jobs: Array<{
+    ticket_id: string;
+    kind: string;
+    status: string;
+    mode: string;
+    cost_usd: string | number;
+    error_code: string | null;
+    error_detail: string | null;
+  }>;
   /** The tickets' diagnoses, oldest first. */
-  diagnoses: Array<{ id: string; ticket_id: string; category: string; confidence: number; root_cause_md: string; references: Array<{ path: string; line_start?: number; line_end?: number; symbol?: string | null }>; public_summary: string | null; outcome: string; created_at: Date }>;
+  diagnoses: Array<{
+    id: string;
+    ticket_id: string;
+    category: string;
+    confidence: number;
+    root_cause_md: string;
+    references: Array<{ path: string; line_start?: number; line_end?: number; symbol?: string | null }>;
+    public_summary: string | null;
+    outcome: string;
+    created_at: Date;
+  }>;
   /** The latest attempt of the run's ticket. */
-  attempt: { status: string; verify_passed: boolean; tests_passed: boolean; tests_ran: boolean; reason: string | null; pr_number: number | null; pr_url: string | null; branch: string } | null;
+  attempt: {
+    status: string;
+    verify_passed: boolean;
+    tests_passed: boolean;
+    tests_ran: boolean;
+    reason: string | null;
+    pr_number: number | null;
+    pr_url: string | null;
+    branch: string;
+  } | null;
 }
 
 export interface OnboardingDeps {
@@ -128,4 +205,5 @@ export interface OnboardingDeps {
   clock(): Date;
 }
 
-export const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+export const iso = (d: Date | string | null | undefined): string | null =>
+  d == null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString();

@@ -53,7 +53,9 @@ export class ExecutionService {
       try {
         JSON.parse(input.codex_auth_json);
       } catch {
-        throw httpError(400, 'invalid_request', 'codex_auth_json must be the content of the agent login file (JSON)', { errors: [{ path: 'payload.codex_auth_json', message: 'is not JSON' }] });
+        throw httpError(400, 'invalid_request', 'codex_auth_json must be the content of the agent login file (JSON)', {
+          errors: [{ path: 'payload.codex_auth_json', message: 'is not JSON' }],
+        });
       }
     }
     const repos = await this.repositories(principal, ws.id);
@@ -63,39 +65,86 @@ export class ExecutionService {
     await this.d.db.transaction(async (trx) => {
       const add = async (kind: string, plain: string, shown: string) => {
         const id = newId(OnboardingCredential.idPrefix);
-        const row = await OnboardingCredential.query(trx).insert({ id, org_id: principal.orgId, workspace_id: ws.id, kind, sealed: this.d.secretBox.encrypt(plain, sealContext(id)), last4: shown }).returning('*');
+        const row = await OnboardingCredential.query(trx)
+          .insert({
+            id,
+            org_id: principal.orgId,
+            workspace_id: ws.id,
+            kind,
+            sealed: this.d.secretBox.encrypt(plain, sealContext(id)),
+            last4: shown,
+          })
+          .returning('*');
         await this.d.audit.record(trx, {
-          orgId: principal.orgId, actor, action: 'credential.created', target: { type: 'credential', id }, workspaceId: ws.id,
-          changes: { credential: { before: null, after: 'set' } }, metadata: { kind, last4: shown },
+          orgId: principal.orgId,
+          actor,
+          action: 'credential.created',
+          target: { type: 'credential', id },
+          workspaceId: ws.id,
+          changes: { credential: { before: null, after: 'set' } },
+          metadata: { kind, last4: shown },
         });
         created.push(row);
       };
       if (input.agent_key) await add(keyKind(input.agent), input.agent_key, last4(input.agent_key));
-      if (input.codex_auth_json !== undefined) await add('agent_login_file', input.codex_auth_json, fingerprint4(input.codex_auth_json));
+      if (input.codex_auth_json !== undefined)
+        await add('agent_login_file', input.codex_auth_json, fingerprint4(input.codex_auth_json));
       if (input.cloud_auth && Object.keys(input.cloud_auth).length) {
         const text = JSON.stringify(input.cloud_auth);
-        await add(input.auth === 'cloud_b' ? 'cloud_b' : input.auth === 'cloud_a' ? 'cloud_a' : 'cloud_credentials', text, fingerprint4(text));
+        await add(
+          input.auth === 'cloud_b' ? 'cloud_b' : input.auth === 'cloud_a' ? 'cloud_a' : 'cloud_credentials',
+          text,
+          fingerprint4(text),
+        );
       }
-      const before = await OnboardingExecution.query(trx).forOrg(principal.orgId).where({ workspace_id: ws.id }).limit(1).first();
+      const before = await OnboardingExecution.query(trx)
+        .forOrg(principal.orgId)
+        .where({ workspace_id: ws.id })
+        .limit(1)
+        .first();
       const next = {
         runs_on: input.runs_on ?? before?.runs_on ?? [],
-        cloud_auth: input.cloud_auth ? publicCloudAuth(input.cloud_auth) : before?.cloud_auth ?? {},
+        cloud_auth: input.cloud_auth ? publicCloudAuth(input.cloud_auth) : (before?.cloud_auth ?? {}),
         credential_later: input.credential_later ?? false,
       };
       if (before) await OnboardingExecution.query(trx).forOrg(principal.orgId).patch(next).where('id', before.id);
       else await OnboardingExecution.query(trx).insert({ org_id: principal.orgId, workspace_id: ws.id, ...next });
-      const changes = diffFields({ runs_on: before?.runs_on ?? [], cloud_auth: before?.cloud_auth ?? {}, credential_later: before?.credential_later ?? false }, next);
+      const changes = diffFields(
+        {
+          runs_on: before?.runs_on ?? [],
+          cloud_auth: before?.cloud_auth ?? {},
+          credential_later: before?.credential_later ?? false,
+        },
+        next,
+      );
       if (Object.keys(changes).length) {
-        await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'onboarding.execution_updated', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id, changes });
+        await this.d.audit.record(trx, {
+          orgId: principal.orgId,
+          actor,
+          action: 'onboarding.execution_updated',
+          target: { type: 'workspace', id: ws.id },
+          workspaceId: ws.id,
+          changes,
+        });
       }
     });
 
     const credentialId = await this.primaryCredential(principal.orgId, ws, input.auth, created);
-    await this.d.workspaces.update(principal, ws.id, {
-      execution_mode: input.mode, agent_id: input.agent, auth_method: input.auth, runner_transport: transport, agent_config: { credential_id: credentialId },
-    }, actor);
+    await this.d.workspaces.update(
+      principal,
+      ws.id,
+      {
+        execution_mode: input.mode,
+        agent_id: input.agent,
+        auth_method: input.auth,
+        runner_transport: transport,
+        agent_config: { credential_id: credentialId },
+      },
+      actor,
+    );
     // The key goes to the repository's CI secret (the codehost plugin's agent-key operation).
-    if (ciRepo && input.agent_key && this.d.repositories) await this.d.repositories.setAgentKey(actor, ciRepo.id, input.agent_key);
+    if (ciRepo && input.agent_key && this.d.repositories)
+      await this.d.repositories.setAgentKey(actor, ciRepo.id, input.agent_key);
     return this.settings(principal, await this.d.workspaces.get(principal.orgId, ws.id));
   }
 
@@ -104,14 +153,27 @@ export class ExecutionService {
     const principal = actor.principal;
     const ws = await this.d.workspaces.open(principal, workspaceId);
     await this.d.db.transaction(async (trx) => {
-      const cred = await OnboardingCredential.query(trx).forOrg(principal.orgId).where({ id: credentialId, workspace_id: ws.id }).forUpdate().limit(1).first();
+      const cred = await OnboardingCredential.query(trx)
+        .forOrg(principal.orgId)
+        .where({ id: credentialId, workspace_id: ws.id })
+        .forUpdate()
+        .limit(1)
+        .first();
       if (!cred) throw notFound('credential');
       const users = await this.usersOf(trx, principal.orgId, [cred.id]);
-      if (users.length) throw conflict('credential_in_use', 'A workspace still uses this credential; choose another one first', { workspace_ids: users.map((u) => u.workspace_id) });
+      if (users.length)
+        throw conflict('credential_in_use', 'A workspace still uses this credential; choose another one first', {
+          workspace_ids: users.map((u) => u.workspace_id),
+        });
       await OnboardingCredential.query(trx).forOrg(principal.orgId).delete().where('id', cred.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action: 'credential.deleted', target: { type: 'credential', id: cred.id }, workspaceId: ws.id,
-        changes: { credential: { before: 'set', after: null } }, metadata: { kind: cred.kind, last4: cred.last4 },
+        orgId: principal.orgId,
+        actor,
+        action: 'credential.deleted',
+        target: { type: 'credential', id: cred.id },
+        workspaceId: ws.id,
+        changes: { credential: { before: 'set', after: null } },
+        metadata: { kind: cred.kind, last4: cred.last4 },
       });
     });
     return this.settings(principal, ws);
@@ -120,8 +182,19 @@ export class ExecutionService {
   /** Credential[] of a workspace with in_use. */
   async credentials(orgId: string, workspaceId: string, trx?: Knex) {
     const db = trx ?? this.d.db;
-    const rows = await OnboardingCredential.query(db).forOrg(orgId).where({ workspace_id: workspaceId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-    const used = new Set((await this.usersOf(db, orgId, rows.map((r) => r.id))).map((u) => u.credential_id));
+    const rows = await OnboardingCredential.query(db)
+      .forOrg(orgId)
+      .where({ workspace_id: workspaceId })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    const used = new Set(
+      (
+        await this.usersOf(
+          db,
+          orgId,
+          rows.map((r) => r.id),
+        )
+      ).map((u) => u.credential_id),
+    );
     return rows.map((r) => credentialJson(r, used));
   }
 
@@ -138,24 +211,33 @@ export class ExecutionService {
   }
 
   /** What the workspace still needs before jobs can run (see docs/onboarding.md). */
-  requirements(ws: WorkspaceLike, repos: OnboardingRepositoryJson[], creds: Array<{ kind: string }>, credentialLater: boolean): string[] {
+  requirements(
+    ws: WorkspaceLike,
+    repos: OnboardingRepositoryJson[],
+    creds: Array<{ kind: string }>,
+    credentialLater: boolean,
+  ): string[] {
     const out: string[] = [];
     const kinds = new Set(creds.map((c) => c.kind));
     if (repos.length === 0) out.push('repository');
     if (ws.execution_mode === 'runner' && ws.runner_transport === 'github_actions') {
-      if (ws.auth_method === 'api-key' && !repos.some((r) => r.agent_key.last4) && !credentialLater) out.push('agent_key');
-      if (!repos.some((r) => r.onboarding_pr.status === 'open' || r.onboarding_pr.status === 'merged')) out.push('onboarding_pr');
+      if (ws.auth_method === 'api-key' && !repos.some((r) => r.agent_key.last4) && !credentialLater)
+        out.push('agent_key');
+      if (!repos.some((r) => r.onboarding_pr.status === 'open' || r.onboarding_pr.status === 'merged'))
+        out.push('onboarding_pr');
     } else if (ws.execution_mode !== 'mcp' && ws.agent_id !== 'builtin' && !credentialLater) {
       if (ws.auth_method === 'api-key' && !kinds.has('model_key_a') && !kinds.has('model_key_b')) out.push('agent_key');
       if (ws.auth_method === 'account_login' && !kinds.has('agent_login_file')) out.push('agent_login_file');
-      if ((ws.auth_method === 'cloud_a' || ws.auth_method === 'cloud_b') && !kinds.has(ws.auth_method)) out.push('cloud_auth');
+      if ((ws.auth_method === 'cloud_a' || ws.auth_method === 'cloud_b') && !kinds.has(ws.auth_method))
+        out.push('cloud_auth');
     }
     if (ws.execution_mode === 'mcp') out.push('mcp_client');
     return out;
   }
 
   async allowedModes(orgId: string): Promise<string[]> {
-    const org = await this.d.db('organizations').where({ id: orgId }).select('plan').first() as { plan: string | null } | undefined;
+    const org = (await this.d.db('organizations').where({ id: orgId }).select('plan').first()) as
+      { plan: string | null } | undefined;
     return this.d.plans ? [...this.d.plans.get(org?.plan ?? 'none').execution_modes] : ['managed', 'runner', 'mcp'];
   }
 
@@ -189,11 +271,19 @@ export class ExecutionService {
    * over github_actions, the config alone for container and mcp, nothing for managed.
    */
   async preview(orgId: string, ws: WorkspaceLike, repo: OnboardingRepositoryJson | undefined, runsOn: string[]) {
-    const empty = { files: [] as Array<{ path: string; content: string }>, includes_workflow: false, needs_agent_key: false, missing_variables: [] as string[], repository_id: repo?.id ?? null };
+    const empty = {
+      files: [] as Array<{ path: string; content: string }>,
+      includes_workflow: false,
+      needs_agent_key: false,
+      missing_variables: [] as string[],
+      repository_id: repo?.id ?? null,
+    };
     if (!repo || !this.d.repositories || ws.execution_mode === 'managed') return empty;
     const p = await this.d.repositories.onboardingPreview(orgId, repo.id, runsOn.length ? runsOn : undefined);
     const workflow = ws.execution_mode === 'runner' && ws.runner_transport === 'github_actions';
-    const files = Object.entries(p.files).filter(([path]) => workflow || path !== p.workflowPath).map(([path, content]) => ({ path, content }));
+    const files = Object.entries(p.files)
+      .filter(([path]) => workflow || path !== p.workflowPath)
+      .map(([path, content]) => ({ path, content }));
     const needsKey = workflow && ws.auth_method === 'api-key';
     return {
       files,
@@ -204,15 +294,37 @@ export class ExecutionService {
     };
   }
 
-  private async usersOf(db: Knex, orgId: string, ids: string[]): Promise<Array<{ workspace_id: string; credential_id: string }>> {
+  private async usersOf(
+    db: Knex,
+    orgId: string,
+    ids: string[],
+  ): Promise<Array<{ workspace_id: string; credential_id: string }>> {
     if (ids.length === 0) return [];
-    const rows = await db('workspaces').where({ org_id: orgId }).whereRaw(`agent_config->>'credential_id' in (${ids.map(() => '?').join(', ')})`, ids).select('id', db.raw(`agent_config->>'credential_id' as credential_id`)) as Array<{ id: string; credential_id: string }>;
+    const rows = (await db('workspaces')
+      .where({ org_id: orgId })
+      .whereRaw(`agent_config->>'credential_id' in (${ids.map(() => '?').join(', ')})`, ids)
+      .select('id', db.raw(`agent_config->>'credential_id' as credential_id`))) as Array<{
+      id: string;
+      credential_id: string;
+    }>;
     return rows.map((r) => ({ workspace_id: r.id, credential_id: r.credential_id }));
   }
 
   /** The credential the workspace's auth method uses: a new one of the right kind, else the current one when it still fits. */
-  private async primaryCredential(orgId: string, ws: WorkspaceLike, auth: string, created: OnboardingCredential[]): Promise<string | null> {
-    const fits = (kind: string) => (auth === 'api-key' ? kind === 'model_key_a' || kind === 'model_key_b' : auth === 'account_login' ? kind === 'agent_login_file' : auth === 'cloud_a' || auth === 'cloud_b' ? kind === auth : false);
+  private async primaryCredential(
+    orgId: string,
+    ws: WorkspaceLike,
+    auth: string,
+    created: OnboardingCredential[],
+  ): Promise<string | null> {
+    const fits = (kind: string) =>
+      auth === 'api-key'
+        ? kind === 'model_key_a' || kind === 'model_key_b'
+        : auth === 'account_login'
+          ? kind === 'agent_login_file'
+          : auth === 'cloud_a' || auth === 'cloud_b'
+            ? kind === auth
+            : false;
     const fresh = created.find((c) => fits(c.kind));
     if (fresh) return fresh.id;
     const current = ws.agent_config?.credential_id;

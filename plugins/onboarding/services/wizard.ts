@@ -24,7 +24,11 @@ export interface AgentInput extends ExecutionInput {
  * the rules), the demo section, and the end. Every change is audited.
  */
 export class WizardService {
-  constructor(private readonly d: OnboardingDeps, private readonly execution: ExecutionService, private readonly demo: DemoService) {}
+  constructor(
+    private readonly d: OnboardingDeps,
+    private readonly execution: ExecutionService,
+    private readonly demo: DemoService,
+  ) {}
 
   /** The state, created on first read with the organization's first workspace. */
   /**
@@ -35,11 +39,23 @@ export class WizardService {
     const db = trx ?? this.d.db;
     const found = await OnboardingState.query(db).forOrg(orgId).limit(1).first();
     if (found) return found;
-    return Object.assign(new OnboardingState(), { org_id: orgId, ...(await this.initial(db, orgId)), repository_id: null, demo_consent: null, demo_consent_at: null, completed_at: null });
+    return Object.assign(new OnboardingState(), {
+      org_id: orgId,
+      ...(await this.initial(db, orgId)),
+      repository_id: null,
+      demo_consent: null,
+      demo_consent_at: null,
+      completed_at: null,
+    });
   }
 
   private async initial(db: Knex, orgId: string): Promise<Pick<OnboardingState, 'workspace_id' | 'steps' | 'agent'>> {
-    const ws = await db('workspaces').where({ org_id: orgId }).whereNull('archived_at').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id').first() as { id: string } | undefined;
+    const ws = (await db('workspaces')
+      .where({ org_id: orgId })
+      .whereNull('archived_at')
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('id')
+      .first()) as { id: string } | undefined;
     return { workspace_id: ws?.id ?? null, steps: {}, agent: null };
   }
 
@@ -47,7 +63,11 @@ export class WizardService {
     const principal = actor.principal;
     const ws = await this.d.workspaces.open(principal, workspaceId);
     if (ws.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be set up');
-    await this.change(actor, 'onboarding.workspace_chosen', (s) => (s.workspace_id === ws.id ? null : { workspace_id: ws.id, repository_id: null, steps: {}, agent: null, completed_at: null }));
+    await this.change(actor, 'onboarding.workspace_chosen', (s) =>
+      s.workspace_id === ws.id
+        ? null
+        : { workspace_id: ws.id, repository_id: null, steps: {}, agent: null, completed_at: null },
+    );
     return this.view(principal);
   }
 
@@ -58,12 +78,17 @@ export class WizardService {
     if (!s.workspace_id) throw conflict('workspace_required', 'Choose the workspace first');
     if (!this.d.repositories) throw httpError(422, 'codehost_unavailable', 'The code host is not configured');
     const repo = await this.d.repositories.load(principal, repositoryId);
-    if (repo.workspace_id !== s.workspace_id) throw httpError(422, 'repository_not_in_workspace', 'The repository is connected to another workspace', { workspace_id: repo.workspace_id });
+    if (repo.workspace_id !== s.workspace_id)
+      throw httpError(422, 'repository_not_in_workspace', 'The repository is connected to another workspace', {
+        workspace_id: repo.workspace_id,
+      });
     const after = await this.d.repositories.openOnboardingPr(actor, repo.id);
     const opened = !after.onboarding_pr?.error && after.onboarding_pr?.number != null;
     await this.change(actor, 'onboarding.repository_chosen', (st) => ({
       repository_id: repo.id,
-      steps: opened ? { ...st.steps, repository: { status: 'done', completed_at: this.d.clock().toISOString() } } : st.steps,
+      steps: opened
+        ? { ...st.steps, repository: { status: 'done', completed_at: this.d.clock().toISOString() } }
+        : st.steps,
     }));
     return this.view(principal);
   }
@@ -81,10 +106,15 @@ export class WizardService {
       agent: input.agent,
       auth: input.auth,
       transport: input.transport ?? null,
-      credential_pending: settings.requirements.some((r) => r === 'agent_key' || r === 'agent_login_file' || r === 'cloud_auth') || (input.credential_later === true && !input.agent_key && !input.codex_auth_json && !input.cloud_auth),
+      credential_pending:
+        settings.requirements.some((r) => r === 'agent_key' || r === 'agent_login_file' || r === 'cloud_auth') ||
+        (input.credential_later === true && !input.agent_key && !input.codex_auth_json && !input.cloud_auth),
       confirmed_at: this.d.clock().toISOString(),
     };
-    await this.change(actor, 'onboarding.agent_confirmed', (st) => ({ agent, steps: { ...st.steps, agent: { status: 'done', completed_at: agent.confirmed_at } } }));
+    await this.change(actor, 'onboarding.agent_confirmed', (st) => ({
+      agent,
+      steps: { ...st.steps, agent: { status: 'done', completed_at: agent.confirmed_at } },
+    }));
     return this.view(principal);
   }
 
@@ -92,14 +122,26 @@ export class WizardService {
     const principal = actor.principal;
     const s = await this.state(principal.orgId);
     const avail = this.availability(s);
-    if (action !== 'reopen' && !avail[step]) throw conflict('step_unavailable', `The ${step} step is not available yet`, { step });
-    if (action === 'skip' && !OPTIONAL.has(step)) throw conflict('step_not_optional', `The ${step} step cannot be skipped`, { step });
-    if (action === 'complete' && step === 'repository' && !s.repository_id) throw conflict('repository_required', 'Choose the repository first (POST /v1/onboarding/repository)');
-    if (action === 'complete' && step === 'agent' && !s.agent) throw conflict('agent_required', 'Choose the agent first (POST /v1/onboarding/agent)');
-    const next: StepState = action === 'reopen' ? { status: 'todo', completed_at: null } : { status: action === 'complete' ? 'done' : 'skipped', completed_at: this.d.clock().toISOString() };
-    await this.change(actor, `onboarding.step_${action === 'complete' ? 'completed' : action === 'skip' ? 'skipped' : 'reopened'}`, (st) => ({
-      steps: { ...st.steps, [step]: next }, ...(action === 'reopen' ? { completed_at: null } : {}),
-    }));
+    if (action !== 'reopen' && !avail[step])
+      throw conflict('step_unavailable', `The ${step} step is not available yet`, { step });
+    if (action === 'skip' && !OPTIONAL.has(step))
+      throw conflict('step_not_optional', `The ${step} step cannot be skipped`, { step });
+    if (action === 'complete' && step === 'repository' && !s.repository_id)
+      throw conflict('repository_required', 'Choose the repository first (POST /v1/onboarding/repository)');
+    if (action === 'complete' && step === 'agent' && !s.agent)
+      throw conflict('agent_required', 'Choose the agent first (POST /v1/onboarding/agent)');
+    const next: StepState =
+      action === 'reopen'
+        ? { status: 'todo', completed_at: null }
+        : { status: action === 'complete' ? 'done' : 'skipped', completed_at: this.d.clock().toISOString() };
+    await this.change(
+      actor,
+      `onboarding.step_${action === 'complete' ? 'completed' : action === 'skip' ? 'skipped' : 'reopened'}`,
+      (st) => ({
+        steps: { ...st.steps, [step]: next },
+        ...(action === 'reopen' ? { completed_at: null } : {}),
+      }),
+    );
     return this.view(principal);
   }
 
@@ -107,17 +149,32 @@ export class WizardService {
     const principal = actor.principal;
     const s = await this.state(principal.orgId);
     const missing = STEPS.filter((id) => !OPTIONAL.has(id) && s.steps[id]?.status !== 'done');
-    if (!s.workspace_id || missing.length) throw conflict('onboarding_incomplete', 'Finish the required steps first', { steps: missing });
-    await this.change(actor, 'onboarding.completed', (st) => (st.completed_at ? null : {
-      completed_at: this.d.clock(),
-      steps: Object.fromEntries(STEPS.map((id) => [id, st.steps[id]?.status && st.steps[id]!.status !== 'todo' ? st.steps[id]! : { status: 'skipped', completed_at: this.d.clock().toISOString() }])),
-    }));
+    if (!s.workspace_id || missing.length)
+      throw conflict('onboarding_incomplete', 'Finish the required steps first', { steps: missing });
+    await this.change(actor, 'onboarding.completed', (st) =>
+      st.completed_at
+        ? null
+        : {
+            completed_at: this.d.clock(),
+            steps: Object.fromEntries(
+              STEPS.map((id) => [
+                id,
+                st.steps[id]?.status && st.steps[id]!.status !== 'todo'
+                  ? st.steps[id]!
+                  : { status: 'skipped', completed_at: this.d.clock().toISOString() },
+              ]),
+            ),
+          },
+    );
     return this.view(principal);
   }
 
   async consent(actor: SignedInActor, consent: 'granted' | 'refused') {
     const principal = actor.principal;
-    await this.change(actor, 'onboarding.demo_consent', () => ({ demo_consent: consent, demo_consent_at: this.d.clock() }));
+    await this.change(actor, 'onboarding.demo_consent', () => ({
+      demo_consent: consent,
+      demo_consent_at: this.d.clock(),
+    }));
     if (consent === 'granted') {
       const view = await this.view(principal);
       if (view.demo.can_start) return this.startDemo(actor);
@@ -128,7 +185,10 @@ export class WizardService {
   async startDemo(actor: SignedInActor) {
     const principal = actor.principal;
     const view = await this.view(principal);
-    if (!view.demo.can_start) throw conflict(view.demo.start_blocker ?? 'demo_unavailable', demoBlockerText(view.demo.start_blocker), { blocker: view.demo.start_blocker });
+    if (!view.demo.can_start)
+      throw conflict(view.demo.start_blocker ?? 'demo_unavailable', demoBlockerText(view.demo.start_blocker), {
+        blocker: view.demo.start_blocker,
+      });
     const { ws, repo } = await this.target(principal);
     await this.demo.start(actor, ws, repo, 'managed');
     return this.view(principal);
@@ -137,7 +197,12 @@ export class WizardService {
   async startWorkspaceDemo(actor: SignedInActor) {
     const principal = actor.principal;
     const view = await this.view(principal);
-    if (!view.demo.workspace_demo.available) throw conflict(view.demo.workspace_demo.blocker ?? 'demo_unavailable', demoBlockerText(view.demo.workspace_demo.blocker), { blocker: view.demo.workspace_demo.blocker });
+    if (!view.demo.workspace_demo.available)
+      throw conflict(
+        view.demo.workspace_demo.blocker ?? 'demo_unavailable',
+        demoBlockerText(view.demo.workspace_demo.blocker),
+        { blocker: view.demo.workspace_demo.blocker },
+      );
     const { ws, repo } = await this.target(principal);
     await this.demo.start(actor, ws, repo, 'workspace');
     return this.view(principal);
@@ -153,7 +218,12 @@ export class WizardService {
   availability(s: OnboardingState): Record<StepId, boolean> {
     const hasWs = !!s.workspace_id;
     const repoDone = s.steps.repository?.status === 'done';
-    return { repository: hasWs, channels: hasWs, agent: hasWs && repoDone, logs: hasWs && s.steps.agent?.status === 'done' };
+    return {
+      repository: hasWs,
+      channels: hasWs,
+      agent: hasWs && repoDone,
+      logs: hasWs && s.steps.agent?.status === 'done',
+    };
   }
 
   /** The Onboarding answer. */
@@ -164,8 +234,14 @@ export class WizardService {
     const repo = repos.find((r) => r.id === s.repository_id) ?? null;
     const creds = ws ? await this.execution.credentials(principal.orgId, ws.id) : [];
     const avail = this.availability(s);
-    const steps = STEPS.map((id) => ({ id, status: s.steps[id]?.status ?? 'todo', completed_at: s.steps[id]?.completed_at ?? null, available: avail[id], optional: OPTIONAL.has(id) }));
-    const current = s.completed_at ? 'done' : steps.find((st) => st.status === 'todo')?.id ?? 'done';
+    const steps = STEPS.map((id) => ({
+      id,
+      status: s.steps[id]?.status ?? 'todo',
+      completed_at: s.steps[id]?.completed_at ?? null,
+      available: avail[id],
+      optional: OPTIONAL.has(id),
+    }));
+    const current = s.completed_at ? 'done' : (steps.find((st) => st.status === 'todo')?.id ?? 'done');
     const managedRun = await this.demo.managedRun(principal.orgId);
     const latest = await this.demo.latest(principal.orgId);
     const used = !!managedRun;
@@ -173,16 +249,45 @@ export class WizardService {
     const runsManaged = !!s.agent && ws?.execution_mode === 'managed';
     const consentRequired = !runsManaged;
     const consentReason = consentRequired ? (s.agent ? 'runs_elsewhere' : 'not_chosen') : null;
-    const blocker = !ws ? 'workspace_required' : repos.length === 0 ? 'repository_required' : used ? 'demo_already_used' : consentRequired && s.demo_consent !== 'granted' ? (s.demo_consent === 'refused' ? 'consent_refused' : 'consent_required') : null;
-    const activeWsDemo = latest && latest.mode === 'workspace' && latest.status !== 'completed' && latest.status !== 'failed';
-    const wsBlocker = !ws ? 'workspace_required' : repos.length === 0 ? 'repository_required' : !s.agent ? 'agent_required' : activeWsDemo ? 'demo_running' : null;
+    const blocker = !ws
+      ? 'workspace_required'
+      : repos.length === 0
+        ? 'repository_required'
+        : used
+          ? 'demo_already_used'
+          : consentRequired && s.demo_consent !== 'granted'
+            ? s.demo_consent === 'refused'
+              ? 'consent_refused'
+              : 'consent_required'
+            : null;
+    const activeWsDemo =
+      latest && latest.mode === 'workspace' && latest.status !== 'completed' && latest.status !== 'failed';
+    const wsBlocker = !ws
+      ? 'workspace_required'
+      : repos.length === 0
+        ? 'repository_required'
+        : !s.agent
+          ? 'agent_required'
+          : activeWsDemo
+            ? 'demo_running'
+            : null;
     let execFile: Awaited<ReturnType<ExecutionService['settings']>> | null = null;
     if (ws) execFile = await this.execution.settings(principal, ws);
     return {
-      workspace: ws ? {
-        id: ws.id, name: ws.name, client_name: ws.client_name, slug: ws.slug, locale: ws.locale === 'it' ? 'it' : 'en', execution_mode: ws.execution_mode,
-        agent_id: ws.agent_id, auth_method: ws.auth_method, runner_transport: ws.runner_transport, inbound_address: ws.inbound_address,
-      } : null,
+      workspace: ws
+        ? {
+            id: ws.id,
+            name: ws.name,
+            client_name: ws.client_name,
+            slug: ws.slug,
+            locale: ws.locale === 'it' ? 'it' : 'en',
+            execution_mode: ws.execution_mode,
+            agent_id: ws.agent_id,
+            auth_method: ws.auth_method,
+            runner_transport: ws.runner_transport,
+            inbound_address: ws.inbound_address,
+          }
+        : null,
       repository: repo ? onboardingRepository(repo) : null,
       current,
       steps,
@@ -205,7 +310,11 @@ export class WizardService {
   }
 
   /** Applies a patch to the state under a row lock and audits what changed. */
-  private async change(actor: SignedInActor, action: string, patchOf: (s: OnboardingState) => Partial<OnboardingState> | null): Promise<void> {
+  private async change(
+    actor: SignedInActor,
+    action: string,
+    patchOf: (s: OnboardingState) => Partial<OnboardingState> | null,
+  ): Promise<void> {
     const principal = actor.principal;
     await this.d.db.transaction(async (trx) => {
       const locked = () => OnboardingState.query(trx).forOrg(principal.orgId).forUpdate().limit(1).first();
@@ -214,7 +323,10 @@ export class WizardService {
       let stored: Record<string, unknown> | null = null;
       if (!s) {
         const initial = await this.initial(trx, principal.orgId);
-        await OnboardingState.query(trx).insert({ org_id: principal.orgId, ...initial }).onConflict('org_id').ignore();
+        await OnboardingState.query(trx)
+          .insert({ org_id: principal.orgId, ...initial })
+          .onConflict('org_id')
+          .ignore();
         s = (await locked())!;
         stored = { workspace_id: s.workspace_id };
       }
@@ -222,11 +334,17 @@ export class WizardService {
       const changed = patch ?? stored;
       if (!changed) return;
       const plain = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
-      const before = Object.fromEntries(Object.keys(changed).map((k) => [k, stored ? null : plain((s as unknown as Record<string, unknown>)[k])]));
+      const before = Object.fromEntries(
+        Object.keys(changed).map((k) => [k, stored ? null : plain((s as unknown as Record<string, unknown>)[k])]),
+      );
       const after = Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, plain(v)]));
       if (patch) await OnboardingState.query(trx).forOrg(principal.orgId).patch(patch).where('id', s.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId, actor, action, target: { type: 'onboarding', id: s.id }, workspaceId: (patch?.workspace_id ?? s.workspace_id) || null,
+        orgId: principal.orgId,
+        actor,
+        action,
+        target: { type: 'onboarding', id: s.id },
+        workspaceId: (patch?.workspace_id ?? s.workspace_id) || null,
         changes: diffFields(before, after),
       });
     });
@@ -235,13 +353,21 @@ export class WizardService {
 
 function demoBlockerText(blocker: string | null): string {
   switch (blocker) {
-    case 'demo_already_used': return 'The demo runs once per organization';
-    case 'consent_required': return 'Consent to clone the repository in the managed sandbox first';
-    case 'consent_refused': return 'Consent to clone the repository was refused';
-    case 'workspace_required': return 'Choose the workspace first';
-    case 'repository_required': return 'Connect a repository to the workspace first';
-    case 'agent_required': return 'Choose the agent first';
-    case 'demo_running': return 'A workspace demo is still running';
-    default: return 'The demo cannot start';
+    case 'demo_already_used':
+      return 'The demo runs once per organization';
+    case 'consent_required':
+      return 'Consent to clone the repository in the managed sandbox first';
+    case 'consent_refused':
+      return 'Consent to clone the repository was refused';
+    case 'workspace_required':
+      return 'Choose the workspace first';
+    case 'repository_required':
+      return 'Connect a repository to the workspace first';
+    case 'agent_required':
+      return 'Choose the agent first';
+    case 'demo_running':
+      return 'A workspace demo is still running';
+    default:
+      return 'The demo cannot start';
   }
 }

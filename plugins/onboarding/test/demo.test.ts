@@ -3,7 +3,15 @@
 // the staff metrics computed from the stored rows.
 import t from 'tap';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
-import { SHOP_FILES, call, connectRepository, createWorkspace, startOnboardingApp, waitFor, type Json } from './helpers.js';
+import {
+  SHOP_FILES,
+  call,
+  connectRepository,
+  createWorkspace,
+  startOnboardingApp,
+  waitFor,
+  type Json,
+} from './helpers.js';
 
 const app = await startOnboardingApp(t, { fixes: true });
 
@@ -16,10 +24,15 @@ async function wizardWithRepository(owner: SignedUp, name: string, files: Record
   return { ws, repo };
 }
 
-const finished = (owner: SignedUp) => waitFor(async () => {
-  const r = await call(app, owner, 'GET', '/v1/onboarding/demo');
-  return r.body.done ? (r.body as Json) : null;
-}, 'the demo to finish', 30_000);
+const finished = (owner: SignedUp) =>
+  waitFor(
+    async () => {
+      const r = await call(app, owner, 'GET', '/v1/onboarding/demo');
+      return r.body.done ? (r.body as Json) : null;
+    },
+    'the demo to finish',
+    30_000,
+  );
 
 let demoOwner: SignedUp;
 
@@ -81,7 +94,12 @@ t.test('the workspace demo runs through the workspace’s own agent without cons
   const noAgent = await call(app, owner, 'POST', '/v1/onboarding/demo/workspace');
   t.equal(noAgent.status, 409);
   t.equal(noAgent.body.code, 'agent_required');
-  const agent = await call(app, owner, 'POST', '/v1/onboarding/agent', { answer: 'no_agent', mode: 'managed', agent: 'builtin', auth: 'api-key' });
+  const agent = await call(app, owner, 'POST', '/v1/onboarding/agent', {
+    answer: 'no_agent',
+    mode: 'managed',
+    agent: 'builtin',
+    auth: 'api-key',
+  });
   t.equal(agent.status, 200, JSON.stringify(agent.body));
   const started = await call(app, owner, 'POST', '/v1/onboarding/demo/workspace');
   t.equal(started.status, 202, JSON.stringify(started.body));
@@ -111,7 +129,9 @@ t.test('a demo that stopped without a diagnosis is retried, within its attempts'
   const r3 = await call(app, owner, 'POST', '/v1/onboarding/demo/retry');
   t.equal(r3.status, 409);
   t.equal(r3.body.details.reason, 'max_attempts');
-  const audit = await app.db('audit_entries').where({ org_id: owner.organization.id, action: 'onboarding.demo_retried' });
+  const audit = await app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id, action: 'onboarding.demo_retried' });
   t.equal(audit.length, 2);
 });
 
@@ -138,7 +158,10 @@ t.test('staff metrics come from the stored rows', async (t) => {
   t.equal(m.time_to_first_diagnosis.p90_s, secs);
   t.equal(m.time_to_first_diagnosis.under_target_ratio, secs <= m.target_s ? 1 : 0);
   t.equal(m.target_s, 600);
-  t.same(m.by_case.map((c: Json) => c.kind).sort(), [...new Set(runs.map((r: Json) => r.case_kind).filter(Boolean))].sort());
+  t.same(
+    m.by_case.map((c: Json) => c.kind).sort(),
+    [...new Set(runs.map((r: Json) => r.case_kind).filter(Boolean))].sort(),
+  );
   t.equal(m.cost.total_usd, 0);
   const past = await call(app, staff, 'GET', '/v1/onboarding/metrics?from=2020-01-01&to=2020-01-31');
   t.equal(past.body.signups, 0);

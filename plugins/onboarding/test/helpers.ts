@@ -8,11 +8,19 @@ import { call, type Json } from '../../fixes/test/helpers.js';
 export { call, connectRepository, localHost, waitFor, type Json } from '../../fixes/test/helpers.js';
 
 /** A whole service on the offline defaults (local code host, builtin agent), the fix loop on or off. */
-export function startOnboardingApp(t: Test, opts: { fixes?: boolean; onboarding?: Record<string, unknown> } = {}): Promise<App> {
+export function startOnboardingApp(
+  t: Test,
+  opts: { fixes?: boolean; onboarding?: Record<string, unknown> } = {},
+): Promise<App> {
   return startTestApp(t, {
-    adapters: { codeHost: 'codehost-local', options: { 'codehost-local': { webhookSecret: 'onboarding-test-codehost-secret-01' } } },
+    adapters: {
+      codeHost: 'codehost-local',
+      options: { 'codehost-local': { webhookSecret: 'onboarding-test-codehost-secret-01' } },
+    },
     plugins: {
-      ...(opts.fixes ? { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100] } } } : {}),
+      ...(opts.fixes
+        ? { fixes: { enabled: true, options: { pollMs: 100, leaseMs: 2000, backoffMs: [50, 100] } } }
+        : {}),
       ...(opts.onboarding ? { onboarding: { options: opts.onboarding } } : {}),
     },
   });

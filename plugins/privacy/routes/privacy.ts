@@ -1,7 +1,14 @@
 import type { Request, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
-import { PrivacyClosure, PrivacyErasure, PrivacyExport, PrivacyTicketDeletion, closurePayload, erasurePayload } from '../schemas.js';
+import {
+  PrivacyClosure,
+  PrivacyErasure,
+  PrivacyExport,
+  PrivacyTicketDeletion,
+  closurePayload,
+  erasurePayload,
+} from '../schemas.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
 
 const TAG = 'privacy';
@@ -19,11 +26,16 @@ export function privacyRoutes(): ServerRoute[] {
         id: 'closeOrganization',
         tags: [TAG],
         description: 'Closes the organization',
-        notes: 'Body: confirm* (the organization’s slug), reason. The subscription stops renewing, every session and API token stops at once, members are disabled, pending invitations revoked; all data is deleted by purge_after (30 days). 422 confirmation_mismatch, 409 already_closed. Owners. Audited.',
+        notes:
+          'Body: confirm* (the organization’s slug), reason. The subscription stops renewing, every session and API token stops at once, members are disabled, pending invitations revoked; all data is deleted by purge_after (30 days). 422 confirmation_mismatch, 409 already_closed. Owners. Audited.',
         validate: { payload: closurePayload },
         response: { status: { 200: PrivacyClosure } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => service(request, 'privacyClosure').close(request.actor(), request.payload as { confirm: string; reason?: string | null }),
+        handler: async (request) =>
+          service(request, 'privacyClosure').close(
+            request.actor(),
+            request.payload as { confirm: string; reason?: string | null },
+          ),
       },
     },
     {
@@ -33,11 +45,20 @@ export function privacyRoutes(): ServerRoute[] {
         id: 'createPrivacyErasure',
         tags: [TAG],
         description: 'Erases one end user by email or widget user id',
-        notes: 'Body: email or user_id (at least one). Across tickets, messages, subscriptions, identities, error events, reports, sent and received emails, and a sweep of every text and JSON column of the organization’s data. Synchronous; the answer counts the rows by table. Owners and admins. Audited without the address.',
+        notes:
+          'Body: email or user_id (at least one). Across tickets, messages, subscriptions, identities, error events, reports, sent and received emails, and a sweep of every text and JSON column of the organization’s data. Synchronous; the answer counts the rows by table. Owners and admins. Audited without the address.',
         validate: { payload: erasurePayload },
         response: { status: { 201: PrivacyErasure } },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await service(request, 'privacyErasure').erase(request.actor(), request.payload as { email?: string; user_id?: string })).code(201),
+        handler: async (request, h) =>
+          h
+            .response(
+              await service(request, 'privacyErasure').erase(
+                request.actor(),
+                request.payload as { email?: string; user_id?: string },
+              ),
+            )
+            .code(201),
       },
     },
     {
@@ -47,10 +68,16 @@ export function privacyRoutes(): ServerRoute[] {
         id: 'createPrivacyExport',
         tags: [TAG],
         description: 'Builds an archive of the organization’s data and emails a download link',
-        notes: 'No body. Answers 202 at once; a worker writes a .tar.gz (manifest.json and one JSON Lines file per table; credentials left out) and emails the requesting owner a link valid 7 days. 409 export_in_progress while one is being built. Owners. Audited.',
+        notes:
+          'No body. Answers 202 at once; a worker writes a .tar.gz (manifest.json and one JSON Lines file per table; credentials left out) and emails the requesting owner a link valid 7 days. 409 export_in_progress while one is being built. Owners. Audited.',
         response: { status: { 202: PrivacyExport } },
         plugins: { patchwell: { ...OWNERS, successStatus: 202 } },
-        handler: async (request, h) => h.response(await service(request, 'privacyExports').request(request.actor(), requirePrincipal(request).locale)).code(202),
+        handler: async (request, h) =>
+          h
+            .response(
+              await service(request, 'privacyExports').request(request.actor(), requirePrincipal(request).locale),
+            )
+            .code(202),
       },
     },
     {
@@ -81,9 +108,17 @@ export function downloadRoutes(): ServerRoute[] {
       path: '/downloads/privacy-exports/{token}',
       options: {
         auth: false,
-        validate: { params: Joi.object({ token: Joi.string().pattern(/^pwx_[\w-]{43}$/).required() }) },
+        validate: {
+          params: Joi.object({
+            token: Joi.string()
+              .pattern(/^pwx_[\w-]{43}$/)
+              .required(),
+          }),
+        },
         handler: async (request, h) => {
-          const { file, id } = await service(request, 'privacyExports').open((request.params as { token: string }).token);
+          const { file, id } = await service(request, 'privacyExports').open(
+            (request.params as { token: string }).token,
+          );
           const { createReadStream } = await import('node:fs');
           return h
             .response(createReadStream(file))

@@ -21,4 +21,3 @@ export interface PrivacyDeps {
   readonly log: Logger;
   clock(): Date;
 }
-

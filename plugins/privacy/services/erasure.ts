@@ -29,7 +29,10 @@ export class ErasureService {
   constructor(private readonly d: PrivacyDeps) {}
 
   async erase(actor: SignedInActor, input: { email?: string; user_id?: string }): Promise<ErasureOut> {
-    const subject: ErasureSubject = { email: input.email ? input.email.trim().toLowerCase() : null, userId: input.user_id?.trim() || null };
+    const subject: ErasureSubject = {
+      email: input.email ? input.email.trim().toLowerCase() : null,
+      userId: input.user_id?.trim() || null,
+    };
     const id = newId('era');
     const now = this.d.clock();
     const counts: Record<string, number> = {};
@@ -38,25 +41,51 @@ export class ErasureService {
     };
     const cols = byTable(await columnsOf(this.d.db));
     await this.d.db.transaction(async (trx) => {
-      for (const decl of this.d.registry.declarations()) add(decl.table, await this.applyDeclaration(trx, actor.orgId, subject, decl, cols));
+      for (const decl of this.d.registry.declarations())
+        add(decl.table, await this.applyDeclaration(trx, actor.orgId, subject, decl, cols));
       for (const [table, columns] of cols) add(table, await sweep(trx, actor.orgId, subject, table, columns));
       const kind = subject.email ? 'email' : 'user_id';
       await trx('privacy_erasures').insert({
         id,
         org_id: actor.orgId,
         subject_kind: kind,
-        subject_hash: createHash('sha256').update(subject.email ?? subject.userId!).digest('hex'),
+        subject_hash: createHash('sha256')
+          .update(subject.email ?? subject.userId!)
+          .digest('hex'),
         counts: JSON.stringify(counts),
         requested_by_user_id: actor.userId,
         created_at: now,
       });
-      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'privacy.end_user_erased', target: { type: 'erasure', id }, metadata: { subject: kind, counts } });
-      await this.d.outbox.add(trx, 'privacy.end_user_erased', { org_id: actor.orgId, erasure_id: id }, { orgId: actor.orgId });
+      await this.d.audit.record(trx, {
+        orgId: actor.orgId,
+        actor,
+        action: 'privacy.end_user_erased',
+        target: { type: 'erasure', id },
+        metadata: { subject: kind, counts },
+      });
+      await this.d.outbox.add(
+        trx,
+        'privacy.end_user_erased',
+        { org_id: actor.orgId, erasure_id: id },
+        { orgId: actor.orgId },
+      );
     });
-    return { id, status: 'completed', subject: subject.email ? 'email' : 'user_id', counts, created_at: now.toISOString() };
+    return {
+      id,
+      status: 'completed',
+      subject: subject.email ? 'email' : 'user_id',
+      counts,
+      created_at: now.toISOString(),
+    };
   }
 
-  private async applyDeclaration(trx: Knex.Transaction, orgId: string, s: ErasureSubject, d: PersonalDataDeclaration, cols: Map<string, ColumnInfo[]>): Promise<number> {
+  private async applyDeclaration(
+    trx: Knex.Transaction,
+    orgId: string,
+    s: ErasureSubject,
+    d: PersonalDataDeclaration,
+    cols: Map<string, ColumnInfo[]>,
+  ): Promise<number> {
     const have = new Set((cols.get(d.table) ?? []).map((c) => c.column));
     const orgColumn = d.orgColumn ?? 'org_id';
     const needed = [orgColumn, ...(d.emailColumns ?? []), ...(d.userIdColumns ?? []), ...(d.columns ?? [])];
@@ -74,15 +103,26 @@ export class ErasureService {
       });
     const onMatch = d.onMatch ?? 'delete';
     // Counted by the rows returned: knex-pglite answers no row count for a delete.
-    n += onMatch === 'delete' ? ((await q.delete().returning(orgColumn)) as unknown[]).length : Number(await q.update(onMatch.set));
+    n +=
+      onMatch === 'delete'
+        ? ((await q.delete().returning(orgColumn)) as unknown[]).length
+        : Number(await q.update(onMatch.set));
     return n;
   }
 }
 
 /** Rewrites the subject out of every text, JSON and binary column of the organization's rows of one table. */
-async function sweep(trx: Knex.Transaction, orgId: string, s: ErasureSubject, table: string, columns: ColumnInfo[]): Promise<number> {
+async function sweep(
+  trx: Knex.Transaction,
+  orgId: string,
+  s: ErasureSubject,
+  table: string,
+  columns: ColumnInfo[],
+): Promise<number> {
   if (SKIP_SWEEP.has(table) || !columns.some((c) => c.column === 'org_id')) return 0;
-  const needles = [s.email, s.userId && s.userId.length >= MIN_SWEEP_ID ? s.userId : null].filter((x): x is string => !!x);
+  const needles = [s.email, s.userId && s.userId.length >= MIN_SWEEP_ID ? s.userId : null].filter(
+    (x): x is string => !!x,
+  );
   let touched = 0;
   for (const needle of needles) {
     const pattern = regexLiteral(needle);
@@ -98,7 +138,9 @@ async function sweep(trx: Knex.Transaction, orgId: string, s: ErasureSubject, ta
         touched += await trx(table)
           .where('org_id', orgId)
           .whereRaw('??::text ilike ?', [c.column, like])
-          .update({ [c.column]: trx.raw(`regexp_replace(??::text, ?, ?, 'gi')::${c.type}`, [c.column, pattern, ERASED]) });
+          .update({
+            [c.column]: trx.raw(`regexp_replace(??::text, ?, ?, 'gi')::${c.type}`, [c.column, pattern, ERASED]),
+          });
       } else if (c.type === 'bytea' && c.nullable) {
         const variants = [...new Set([needle, needle.toLowerCase(), needle.toUpperCase()])];
         touched += await trx(table)

@@ -15,7 +15,15 @@ import { tarEntry, TAR_END } from './tar.js';
 /** Columns never exported: credentials and their hashes, sealed secrets. */
 const SECRET_COLUMN = /(password|secret|token|_hash$|encrypted|sealed|^key$|_key$)/i;
 /** Tables never exported: delivery plumbing, other exports. */
-const SKIP_TABLES = new Set(['privacy_exports', 'audit_stream_queue', 'outbox', 'inbox', 'dead_letters', 'sessions', 'rate_limits']);
+const SKIP_TABLES = new Set([
+  'privacy_exports',
+  'audit_stream_queue',
+  'outbox',
+  'inbox',
+  'dead_letters',
+  'sessions',
+  'rate_limits',
+]);
 const PAGE = 1000;
 
 export interface ExportOut {
@@ -25,7 +33,10 @@ export interface ExportOut {
 }
 
 interface MailerPort {
-  enqueue(trx: Knex, input: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> }): Promise<string>;
+  enqueue(
+    trx: Knex,
+    input: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> },
+  ): Promise<string>;
 }
 
 /**
@@ -46,25 +57,51 @@ export class ExportService {
   }
 
   async request(actor: SignedInActor, locale: string): Promise<ExportOut> {
-    if (!actor.email) throw httpError(422, 'no_email', 'The export link is emailed: sign in as a member with an email address');
+    if (!actor.email)
+      throw httpError(422, 'no_email', 'The export link is emailed: sign in as a member with an email address');
     const { db } = this.d;
     return db.transaction(async (trx) => {
       // A build that never finished (its message dead-lettered) must not block the next request.
-      await trx('privacy_exports').where({ org_id: actor.orgId, status: 'pending' }).where('created_at', '<', new Date(this.d.clock().getTime() - 3_600_000)).update({ status: 'failed', error: 'not built within an hour' });
+      await trx('privacy_exports')
+        .where({ org_id: actor.orgId, status: 'pending' })
+        .where('created_at', '<', new Date(this.d.clock().getTime() - 3_600_000))
+        .update({ status: 'failed', error: 'not built within an hour' });
       const busy = await trx('privacy_exports').where({ org_id: actor.orgId, status: 'pending' }).first('id');
-      if (busy) throw conflict('export_in_progress', 'An export is being built; its link will be emailed', { export_id: (busy as { id: string }).id });
+      if (busy)
+        throw conflict('export_in_progress', 'An export is being built; its link will be emailed', {
+          export_id: (busy as { id: string }).id,
+        });
       const id = newId('exp');
       const now = this.d.clock();
-      await trx('privacy_exports').insert({ id, org_id: actor.orgId, requested_by_user_id: actor.userId, email: actor.email, locale: locale === 'it' ? 'it' : 'en', status: 'pending', created_at: now });
-      await this.d.audit.record(trx, { orgId: actor.orgId, actor, action: 'privacy.export_requested', target: { type: 'export', id } });
-      await this.d.outbox.add(trx, 'privacy.export_requested', { org_id: actor.orgId, export_id: id }, { orgId: actor.orgId });
+      await trx('privacy_exports').insert({
+        id,
+        org_id: actor.orgId,
+        requested_by_user_id: actor.userId,
+        email: actor.email,
+        locale: locale === 'it' ? 'it' : 'en',
+        status: 'pending',
+        created_at: now,
+      });
+      await this.d.audit.record(trx, {
+        orgId: actor.orgId,
+        actor,
+        action: 'privacy.export_requested',
+        target: { type: 'export', id },
+      });
+      await this.d.outbox.add(
+        trx,
+        'privacy.export_requested',
+        { org_id: actor.orgId, export_id: id },
+        { orgId: actor.orgId },
+      );
       return { id, status: 'pending' as const, created_at: now.toISOString() };
     });
   }
 
   /** The worker's part (idempotent: an export already built is left alone), in the consumer's transaction. */
   async build(exportId: string, db: Knex = this.d.db): Promise<void> {
-    const row = (await db('privacy_exports').where({ id: exportId }).first()) as { id: string; org_id: string; status: string; email: string; locale: 'en' | 'it' } | undefined;
+    const row = (await db('privacy_exports').where({ id: exportId }).first()) as
+      { id: string; org_id: string; status: string; email: string; locale: 'en' | 'it' } | undefined;
     if (!row || row.status !== 'pending') return;
     const parts: Buffer[] = [];
     const manifest: Record<string, number> = {};
@@ -74,11 +111,18 @@ export class ExportService {
       const keep = columns.filter((c) => !SECRET_COLUMN.test(c.column)).map((c) => c.column);
       const lines: string[] = [];
       const order = columns.some((c) => c.column === 'id') ? 'id' : keep[0]!;
-      for (let offsetKey: unknown = null; ; ) {
+      for (let offsetKey: unknown = null; ;) {
         const q = db(table).where('org_id', row.org_id).orderBy(order).limit(PAGE).select(keep);
         if (offsetKey !== null) q.where(order, '>', offsetKey as Knex.Value);
         const rows = (await q) as Array<Record<string, unknown>>;
-        for (const r of rows) lines.push(JSON.stringify(r, (_k, v: unknown) => (v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' ? Buffer.from((v as { data: number[] }).data).toString('base64') : v)));
+        for (const r of rows)
+          lines.push(
+            JSON.stringify(r, (_k, v: unknown) =>
+              v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer'
+                ? Buffer.from((v as { data: number[] }).data).toString('base64')
+                : v,
+            ),
+          );
         if (rows.length < PAGE || order !== 'id') break;
         offsetKey = rows[rows.length - 1]![order];
       }
@@ -87,7 +131,18 @@ export class ExportService {
       parts.push(tarEntry(`${table}.jsonl`, Buffer.from(`${lines.join('\n')}\n`)));
     }
     const now = this.d.clock();
-    parts.unshift(tarEntry('manifest.json', Buffer.from(JSON.stringify({ organization_id: row.org_id, export_id: row.id, created_at: now.toISOString(), tables: manifest }, null, 2))));
+    parts.unshift(
+      tarEntry(
+        'manifest.json',
+        Buffer.from(
+          JSON.stringify(
+            { organization_id: row.org_id, export_id: row.id, created_at: now.toISOString(), tables: manifest },
+            null,
+            2,
+          ),
+        ),
+      ),
+    );
     const archive = gzipSync(Buffer.concat([...parts, TAR_END]));
     mkdirSync(this.dir, { recursive: true });
     const file = join(this.dir, `${row.id}.tar.gz`);
@@ -96,10 +151,17 @@ export class ExportService {
     const expiresAt = new Date(now.getTime() + this.d.options.exportLinkDays * 86_400_000);
     const org = (await db('organizations').where({ id: row.org_id }).first('name')) as { name: string } | undefined;
     await db.transaction(async (trx) => {
-      await trx('privacy_exports').where({ id: row.id }).update({
-        status: 'ready', file_path: file, size_bytes: archive.length, sha256: createHash('sha256').update(archive).digest('hex'),
-        download_token_hash: hash, expires_at: expiresAt, completed_at: now,
-      });
+      await trx('privacy_exports')
+        .where({ id: row.id })
+        .update({
+          status: 'ready',
+          file_path: file,
+          size_bytes: archive.length,
+          sha256: createHash('sha256').update(archive).digest('hex'),
+          download_token_hash: hash,
+          expires_at: expiresAt,
+          completed_at: now,
+        });
       const mailer = this.mailer();
       if (!mailer) throw new Error('the mail plugin is needed to send the export link');
       await mailer.enqueue(trx, {
@@ -107,30 +169,51 @@ export class ExportService {
         template: 'privacy.export_ready',
         locale: row.locale,
         to: row.email,
-        data: { org_name: org?.name ?? '', url: `${this.publicBaseUrl}/downloads/privacy-exports/${token}`, expires_at: expiresAt.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' },
+        data: {
+          org_name: org?.name ?? '',
+          url: `${this.publicBaseUrl}/downloads/privacy-exports/${token}`,
+          expires_at: expiresAt.toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+        },
       });
     });
   }
 
   /** The archive a download token opens, or 404 (unknown, expired, purged). */
   async open(token: string): Promise<{ file: string; id: string }> {
-    const row = (await this.d.db('privacy_exports').where({ download_token_hash: hashToken(token), status: 'ready' }).first('id', 'file_path', 'expires_at', 'org_id')) as { id: string; file_path: string; expires_at: Date; org_id: string } | undefined;
-    if (!row || new Date(row.expires_at) <= this.d.clock()) throw httpError(404, 'not_found', 'This link is unknown or has expired');
+    const row = (await this.d
+      .db('privacy_exports')
+      .where({ download_token_hash: hashToken(token), status: 'ready' })
+      .first('id', 'file_path', 'expires_at', 'org_id')) as
+      { id: string; file_path: string; expires_at: Date; org_id: string } | undefined;
+    if (!row || new Date(row.expires_at) <= this.d.clock())
+      throw httpError(404, 'not_found', 'This link is unknown or has expired');
     try {
       statSync(row.file_path);
     } catch {
       throw httpError(404, 'not_found', 'This link is unknown or has expired');
     }
-    await this.d.audit.record(this.d.db, { orgId: row.org_id, actor: systemActor('privacy', row.org_id), action: 'privacy.export_downloaded', target: { type: 'export', id: row.id } });
+    await this.d.audit.record(this.d.db, {
+      orgId: row.org_id,
+      actor: systemActor('privacy', row.org_id),
+      action: 'privacy.export_downloaded',
+      target: { type: 'export', id: row.id },
+    });
     return { file: row.file_path, id: row.id };
   }
 
   /** Deletes archives whose link expired. */
   async expire(): Promise<number> {
-    const rows = (await this.d.db('privacy_exports').where({ status: 'ready' }).where('expires_at', '<=', this.d.clock()).select('id', 'file_path')) as Array<{ id: string; file_path: string }>;
+    const rows = (await this.d
+      .db('privacy_exports')
+      .where({ status: 'ready' })
+      .where('expires_at', '<=', this.d.clock())
+      .select('id', 'file_path')) as Array<{ id: string; file_path: string }>;
     for (const r of rows) {
       rmSync(r.file_path, { force: true });
-      await this.d.db('privacy_exports').where({ id: r.id }).update({ status: 'expired', file_path: null, download_token_hash: null });
+      await this.d
+        .db('privacy_exports')
+        .where({ id: r.id })
+        .update({ status: 'expired', file_path: null, download_token_hash: null });
     }
     return rows.length;
   }

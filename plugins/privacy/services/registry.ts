@@ -39,7 +39,8 @@ export class PersonalDataRegistry {
   private readonly list: PersonalDataDeclaration[] = [];
 
   declare(d: PersonalDataDeclaration): void {
-    if (!d.custom && !d.emailColumns?.length && !d.userIdColumns?.length) throw new Error(`personal data of ${d.table}: name columns or a custom eraser`);
+    if (!d.custom && !d.emailColumns?.length && !d.userIdColumns?.length)
+      throw new Error(`personal data of ${d.table}: name columns or a custom eraser`);
     this.list.push(d);
   }
 

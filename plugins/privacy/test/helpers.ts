@@ -14,7 +14,12 @@ export async function privacyApp(t: Test): Promise<App> {
 }
 
 export async function workspace(app: App, owner: SignedUp): Promise<{ id: string; inbound_address: string }> {
-  const res = await app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name: `Shop ${uid()}` }, ...owner.auth });
+  const res = await app.server.inject({
+    method: 'POST',
+    url: '/v1/workspaces',
+    payload: { name: `Shop ${uid()}` },
+    ...owner.auth,
+  });
   if (res.statusCode !== 201) throw new Error(res.payload);
   return json(res);
 }
@@ -22,16 +27,32 @@ export async function workspace(app: App, owner: SignedUp): Promise<{ id: string
 /** An email from an end user to the workspace's inbound address; answers the ticket it opened. */
 export async function emailIn(app: App, to: string, from: string, body: string): Promise<string> {
   const raw = Buffer.from(
-    [`From: ${from}`, `To: ${to}`, `Subject: Help ${uid()}`, 'Date: Wed, 10 Jan 2024 10:00:00 +0000', `Message-ID: <m-${uid()}@mail.example.com>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', body, ''].join('\r\n'),
+    [
+      `From: ${from}`,
+      `To: ${to}`,
+      `Subject: Help ${uid()}`,
+      'Date: Wed, 10 Jan 2024 10:00:00 +0000',
+      `Message-ID: <m-${uid()}@mail.example.com>`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      body,
+      '',
+    ].join('\r\n'),
   );
   const res = await app.server.inject({
     method: 'POST',
     url: '/v1/webhooks/email/mime',
-    headers: { 'content-type': 'message/rfc822', 'x-envelope-to': to, 'x-webhook-signature': signMimeDelivery(raw, SECRET) },
+    headers: {
+      'content-type': 'message/rfc822',
+      'x-envelope-to': to,
+      'x-webhook-signature': signMimeDelivery(raw, SECRET),
+    },
     payload: raw,
   });
   if (res.statusCode !== 200) throw new Error(`delivery ${res.statusCode} ${res.payload}`);
-  const ticketId = json<{ results: Array<{ ticket_id: string | null; status: string; reason: string | null }> }>(res).results[0]!;
+  const ticketId = json<{ results: Array<{ ticket_id: string | null; status: string; reason: string | null }> }>(res)
+    .results[0]!;
   if (!ticketId.ticket_id) throw new Error(`no ticket: ${JSON.stringify(ticketId)}`);
   return ticketId.ticket_id;
 }
@@ -45,7 +66,13 @@ export async function traces(app: App, needle: string): Promise<Record<string, n
   const out: Record<string, number> = {};
   for (const { t, c, type } of rows) {
     const q = app.db(t);
-    if (type === 'bytea') q.whereRaw('position(?::bytea in ??) > 0 or position(?::bytea in ??) > 0', [Buffer.from(needle), c, Buffer.from(needle.toLowerCase()), c]);
+    if (type === 'bytea')
+      q.whereRaw('position(?::bytea in ??) > 0 or position(?::bytea in ??) > 0', [
+        Buffer.from(needle),
+        c,
+        Buffer.from(needle.toLowerCase()),
+        c,
+      ]);
     else q.whereRaw('??::text ilike ?', [c, `%${needle}%`]);
     const [row] = (await q.count('* as n')) as Array<{ n: string | number }>;
     if (Number(row!.n) > 0) out[`${t}.${c}`] = Number(row!.n);

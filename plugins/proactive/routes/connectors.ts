@@ -14,7 +14,7 @@ import {
 } from '../schemas.js';
 import type { ConnectorService, CreateConnectorInput } from '../services/connectors.js';
 import type { Connector } from '../models.js';
-import { ADMINS} from './context.js';
+import { ADMINS } from './context.js';
 
 const TAG = 'connectors-admin';
 
@@ -35,7 +35,10 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         handler: async (request) => {
           const p = requirePrincipal(request);
           const rows = await svc().list(p, (request.query as { workspace_id: string }).workspace_id);
-          const counts = await svc().events24h(p.orgId, rows.map((r) => r.id));
+          const counts = await svc().events24h(
+            p.orgId,
+            rows.map((r) => r.id),
+          );
           return { items: rows.map((r) => svc().serialize(r, counts.get(r.id) ?? 0)) };
         },
       },
@@ -47,7 +50,8 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         id: 'createConnector',
         tags: [TAG],
         description: 'Creates a log connector; settings are checked by kind',
-        notes: '422 invalid_settings with details.errors [{code, field, message}] (codes: missing_field, unknown_field, invalid_value, invalid_url, insecure_url, blocked_address, invalid_region, external_id_mismatch); 422 connector_kind_unavailable when no adapter of the kind is installed. The generic endpoint\'s token appears in this answer only.',
+        notes:
+          "422 invalid_settings with details.errors [{code, field, message}] (codes: missing_field, unknown_field, invalid_value, invalid_url, insecure_url, blocked_address, invalid_region, external_id_mismatch); 422 connector_kind_unavailable when no adapter of the kind is installed. The generic endpoint's token appears in this answer only.",
         validate: { payload: connectorCreatePayload },
         response: { status: { 201: ConnectorWithTokenSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },
@@ -66,7 +70,8 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         description: 'The external id and policies for the role a cloud-logs connector assumes',
         validate: { query: workspaceQuery },
         response: { status: { 200: CloudLogsSetupSchema } },
-        handler: async (request) => svc().cloudLogsSetup(requirePrincipal(request), (request.query as { workspace_id: string }).workspace_id),
+        handler: async (request) =>
+          svc().cloudLogsSetup(requirePrincipal(request), (request.query as { workspace_id: string }).workspace_id),
       },
     },
     {
@@ -91,7 +96,8 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         validate: { params: idParams, payload: connectorUpdatePayload },
         response: { status: { 200: ConnectorSchema } },
         plugins: { patchwell: ADMINS },
-        handler: async (request) => one(await svc().update(request.actor(), idOf(request.params), request.payload as { name?: string })),
+        handler: async (request) =>
+          one(await svc().update(request.actor(), idOf(request.params), request.payload as { name?: string })),
       },
     },
     {
@@ -116,7 +122,10 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
       options: {
         id: action === 'pause' ? 'pauseConnector' : 'resumeConnector',
         tags: [TAG],
-        description: action === 'pause' ? 'Pauses a connector: polling and ingestion stop (pushes answer 409 connector_paused)' : 'Resumes a paused connector; a polling connector polls at once',
+        description:
+          action === 'pause'
+            ? 'Pauses a connector: polling and ingestion stop (pushes answer 409 connector_paused)'
+            : 'Resumes a paused connector; a polling connector polls at once',
         validate: { params: idParams },
         response: { status: { 200: ConnectorSchema } },
         plugins: { patchwell: ADMINS },
@@ -147,7 +156,8 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         id: 'testConnector',
         tags: [TAG],
         description: 'Tests the stored settings against the provider and records the outcome',
-        notes: 'Push-only connectors answer ok null with code awaiting_delivery or receiving (details.last_delivery_at) and keep their status.',
+        notes:
+          'Push-only connectors answer ok null with code awaiting_delivery or receiving (details.last_delivery_at) and keep their status.',
         validate: { params: idParams },
         response: { status: { 200: ConnectorTestSchema } },
         plugins: { patchwell: ADMINS },

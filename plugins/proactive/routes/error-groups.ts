@@ -10,7 +10,7 @@ import {
 } from '../schemas.js';
 import type { ErrorGroupService, ListQuery } from '../services/error-groups.js';
 import type { ProactiveTickets } from '../services/proactive-tickets.js';
-import { WORKERS} from './context.js';
+import { WORKERS } from './context.js';
 
 const TAG = 'error-groups';
 
@@ -57,7 +57,12 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
         handler: async (request) => groups().detail(requirePrincipal(request), idOf(request.params)),
       },
     },
-    action('ignore', 'ignoreErrorGroup', 'Ignores a group in every release (kept and counted, never ticketed)', '409 group_has_open_ticket while an open ticket follows the group.'),
+    action(
+      'ignore',
+      'ignoreErrorGroup',
+      'Ignores a group in every release (kept and counted, never ticketed)',
+      '409 group_has_open_ticket while an open ticket follows the group.',
+    ),
     {
       method: 'POST',
       path: '/v1/error-groups/{id}/resolve',
@@ -69,7 +74,12 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
         validate: { params: idParams, payload: resolvePayload },
         response: { status: { 200: ErrorGroupDetailSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => groups().resolve(request.actor(), idOf(request.params), (request.payload as { release?: string } | null)?.release ?? null),
+        handler: async (request) =>
+          groups().resolve(
+            request.actor(),
+            idOf(request.params),
+            (request.payload as { release?: string } | null)?.release ?? null,
+          ),
       },
     },
     {
@@ -79,7 +89,8 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
         id: 'openErrorGroupTicket',
         tags: [TAG],
         description: 'Opens a proactive ticket for a watching group, or joins the open ticket that already reports it',
-        notes: '402 plan_limit_reached (details.reason proactive_cap_reached, plan_feature, tickets_per_month or spend_cap; the group is held with that reason), 422 no_repository, 409 group_not_watching.',
+        notes:
+          '402 plan_limit_reached (details.reason proactive_cap_reached, plan_feature, tickets_per_month or spend_cap; the group is held with that reason), 422 no_repository, 409 group_not_watching.',
         validate: { params: idParams },
         response: { status: { 201: ErrorGroupTicketSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
@@ -87,10 +98,21 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
           const actor = request.actor();
           const g = await groups().load(actor.principal, idOf(request.params));
           const out = await tickets().open(actor.principal.orgId, g.id, actor);
-          return h.response({ outcome: out.outcome, ticket_id: out.ticketId, detail: await groups().detail(actor.principal, g.id) }).code(201);
+          return h
+            .response({
+              outcome: out.outcome,
+              ticket_id: out.ticketId,
+              detail: await groups().detail(actor.principal, g.id),
+            })
+            .code(201);
         },
       },
     },
-    action('unignore', 'unignoreErrorGroup', 'Puts an ignored or resolved group back to watching', '409 group_not_ignored for a ticketed group.'),
+    action(
+      'unignore',
+      'unignoreErrorGroup',
+      'Puts an ignored or resolved group back to watching',
+      '409 group_not_ignored for a ticketed group.',
+    ),
   ];
 }

@@ -13,9 +13,10 @@ export function errorTrackerWebhookRoutes(svc: () => ErrorTrackerWebhook, maxByt
       options: {
         id: 'errorTrackerWebhook',
         tags: ['error-tracker webhook'],
-        description: 'Receives the integration webhook of a Sentry-compatible error tracker for one error_tracker connector',
+        description:
+          'Receives the integration webhook of a Sentry-compatible error tracker for one error_tracker connector',
         notes:
-          'Headers: Sentry-Hook-Signature (hex HMAC-SHA256 of the raw body keyed with the connector\'s client_secret), ' +
+          "Headers: Sentry-Hook-Signature (hex HMAC-SHA256 of the raw body keyed with the connector's client_secret), " +
           'Sentry-Hook-Resource (event_alert, error, issue carry events; installation, metric_alert, comment are acknowledged). ' +
           'Answers 202 {accepted, duplicates, group_ids} once the events are stored and grouped. 401 for an unknown connector or a ' +
           'missing or wrong signature; 409 connector_paused; 400 invalid_payload; 429 rate_limited with Retry-After under overload.',
@@ -26,8 +27,14 @@ export function errorTrackerWebhookRoutes(svc: () => ErrorTrackerWebhook, maxByt
         // Error events are stored with NULs dropped and lone surrogates replaced (group-writer), never refused.
         plugins: { patchwell: { successStatus: 202, rawBody: { contentType: 'application/json' }, cleansText: true } },
         handler: async (request, h) => {
-          const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.from((request.payload as string | null) ?? '');
-          const receipt = await svc().deliver((request.params as { connectorId: string }).connectorId, request.headers as RawHeaders, body);
+          const body = Buffer.isBuffer(request.payload)
+            ? request.payload
+            : Buffer.from((request.payload as string | null) ?? '');
+          const receipt = await svc().deliver(
+            (request.params as { connectorId: string }).connectorId,
+            request.headers as RawHeaders,
+            body,
+          );
           return h.response(receipt).code(202);
         },
       },

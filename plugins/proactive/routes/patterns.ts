@@ -12,16 +12,22 @@ const id = () => Joi.string().max(100);
 
 export const PatternSchema = Joi.object({
   id: Joi.string().required(),
-  owned: Joi.boolean().required().description('Whether the pattern belongs to the caller\'s organization (else it is shared by another, anonymously)'),
+  owned: Joi.boolean()
+    .required()
+    .description(
+      "Whether the pattern belongs to the caller's organization (else it is shared by another, anonymously)",
+    ),
   shared: Joi.boolean().required(),
-  workspace_id: Joi.string().allow(null).required().description('Null for another organization\'s pattern'),
-  source_ticket_id: Joi.string().allow(null).required().description('Null for another organization\'s pattern'),
+  workspace_id: Joi.string().allow(null).required().description("Null for another organization's pattern"),
+  source_ticket_id: Joi.string().allow(null).required().description("Null for another organization's pattern"),
   title: Joi.string().allow('').required(),
   category: Joi.string().required(),
   problem: Joi.object({
     error_type: Joi.string().allow(null).required(),
     normalized_message: Joi.string().allow('').required(),
-    frames: Joi.array().items(Joi.object({ file: Joi.string().allow('').required(), function: Joi.string().allow('').required() })).required(),
+    frames: Joi.array()
+      .items(Joi.object({ file: Joi.string().allow('').required(), function: Joi.string().allow('').required() }))
+      .required(),
     keywords: Joi.array().items(Joi.string()).required(),
     signature: Joi.string().required(),
   }).required(),
@@ -35,15 +41,34 @@ export const PatternSchema = Joi.object({
   updated_at: Joi.string().isoDate().required(),
 }).id('Pattern');
 
-const PatternListSchema = Joi.object({ items: Joi.array().items(PatternSchema).required(), next_cursor: Joi.string().allow(null).required() }).id('PatternList');
+const PatternListSchema = Joi.object({
+  items: Joi.array().items(PatternSchema).required(),
+  next_cursor: Joi.string().allow(null).required(),
+}).id('PatternList');
 
 const PatternMatchListSchema = Joi.object({
   ticket_id: Joi.string().required(),
-  items: Joi.array().items(Joi.object({
-    score: Joi.number().min(0).max(1).required(),
-    reasons: Joi.array().items(Joi.string().valid('same_error_group', 'same_signature', 'error_type', 'message', 'frames', 'keywords', 'category')).required(),
-    pattern: PatternSchema,
-  })).required(),
+  items: Joi.array()
+    .items(
+      Joi.object({
+        score: Joi.number().min(0).max(1).required(),
+        reasons: Joi.array()
+          .items(
+            Joi.string().valid(
+              'same_error_group',
+              'same_signature',
+              'error_type',
+              'message',
+              'frames',
+              'keywords',
+              'category',
+            ),
+          )
+          .required(),
+        pattern: PatternSchema,
+      }),
+    )
+    .required(),
 }).id('PatternMatchList');
 
 const WORKERS = { roles: ['owner', 'admin', 'reviewer'] };
@@ -57,8 +82,10 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
       options: {
         id: 'listPatterns',
         tags: ['patterns'],
-        description: 'Patterns the organization may use: its own, and (when it opted in) those other opted-in organizations share',
-        notes: 'Newest first. scope own | shared | all (default). Another organization\'s pattern carries no workspace, ticket or organization.',
+        description:
+          'Patterns the organization may use: its own, and (when it opted in) those other opted-in organizations share',
+        notes:
+          "Newest first. scope own | shared | all (default). Another organization's pattern carries no workspace, ticket or organization.",
         validate: {
           query: Joi.object({
             ...paginationQuery,
@@ -79,7 +106,8 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
       options: {
         id: 'getPattern',
         tags: ['patterns'],
-        description: 'One pattern (404 for another organization\'s private pattern, or any shared one when the caller did not opt in)',
+        description:
+          "One pattern (404 for another organization's private pattern, or any shared one when the caller did not opt in)",
         validate: { params },
         response: { status: { 200: PatternSchema } },
         plugins: { patchwell: WORKERS },
@@ -92,8 +120,10 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
       options: {
         id: 'createPattern',
         tags: ['patterns'],
-        description: 'Learns a pattern from a resolved ticket: the problem signature and the fix, scrubbed of customer and tenant data',
-        notes: '409 ticket_not_resolved, 409 pattern_exists (details.pattern_id), 409 patterns_opt_in_required (shared without the opt-in). ' +
+        description:
+          'Learns a pattern from a resolved ticket: the problem signature and the fix, scrubbed of customer and tenant data',
+        notes:
+          '409 ticket_not_resolved, 409 pattern_exists (details.pattern_id), 409 patterns_opt_in_required (shared without the opt-in). ' +
           'shared defaults to true when both the organization and the workspace have patterns_opt_in.',
         validate: {
           payload: Joi.object({
@@ -101,12 +131,19 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
             title: Joi.string().trim().min(1).max(200),
             fix_summary: Joi.string().max(4000).allow(''),
             shared: Joi.boolean(),
-            diff_stats: Joi.object({ files_changed: Joi.number().integer().min(0), additions: Joi.number().integer().min(0), deletions: Joi.number().integer().min(0) }),
+            diff_stats: Joi.object({
+              files_changed: Joi.number().integer().min(0),
+              additions: Joi.number().integer().min(0),
+              deletions: Joi.number().integer().min(0),
+            }),
           }),
         },
         response: { status: { 201: PatternSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await svc().create(request.actor(), request.payload as Parameters<PatternService['create']>[1])).code(201),
+        handler: async (request, h) =>
+          h
+            .response(await svc().create(request.actor(), request.payload as Parameters<PatternService['create']>[1]))
+            .code(201),
       },
     },
     {
@@ -127,7 +164,12 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
         },
         response: { status: { 200: PatternSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => svc().update(request.actor(), (request.params as { id: string }).id, request.payload as Parameters<PatternService['update']>[2]),
+        handler: async (request) =>
+          svc().update(
+            request.actor(),
+            (request.params as { id: string }).id,
+            request.payload as Parameters<PatternService['update']>[2],
+          ),
       },
     },
     {
@@ -153,11 +195,15 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
         id: 'matchPatterns',
         tags: ['patterns'],
         description: 'Ranks the patterns that may fix a ticket (score 0–1 with the reasons)',
-        notes: 'Shared patterns take part when the ticket\'s organization and workspace opted in. The ticket\'s own pattern is left out.',
-        validate: { payload: Joi.object({ ticket_id: id().required(), limit: Joi.number().integer().min(1).max(20).default(5) }) },
+        notes:
+          "Shared patterns take part when the ticket's organization and workspace opted in. The ticket's own pattern is left out.",
+        validate: {
+          payload: Joi.object({ ticket_id: id().required(), limit: Joi.number().integer().min(1).max(20).default(5) }),
+        },
         response: { status: { 200: PatternMatchListSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => svc().match(requirePrincipal(request), request.payload as { ticket_id: string; limit?: number }),
+        handler: async (request) =>
+          svc().match(requirePrincipal(request), request.payload as { ticket_id: string; limit?: number }),
       },
     },
   ];

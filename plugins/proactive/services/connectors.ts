@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
-import type { ConnectorAdapter, ConnectorKind, ConnectorSecretName, ConnectorSettings, ConnectorTestResult, SignedInActor } from '../../../core/contracts/index.js';
+import type {
+  ConnectorAdapter,
+  ConnectorKind,
+  ConnectorSecretName,
+  ConnectorSettings,
+  ConnectorTestResult,
+  SignedInActor,
+} from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { forbidden, httpError, notFound } from '../../../core/http/errors.js';
@@ -58,7 +65,9 @@ export class ConnectorService {
 
   /** A connector the caller may see: 404 for unknown ids and other organizations', 403 outside their workspaces. */
   async load(principal: Principal, id: string, trx?: Knex, forUpdate = false): Promise<Connector> {
-    const q = Connector.query(trx ?? this.d.db).forOrg(principal.orgId).findById(id);
+    const q = Connector.query(trx ?? this.d.db)
+      .forOrg(principal.orgId)
+      .findById(id);
     if (forUpdate) q.forUpdate();
     const c = await q;
     if (!c) throw notFound('connector');
@@ -68,7 +77,11 @@ export class ConnectorService {
 
   async list(principal: Principal, workspaceId: string): Promise<Connector[]> {
     await this.d.workspaces().open(principal, workspaceId);
-    return Connector.query(this.d.db).forOrg(principal.orgId).where({ workspace_id: workspaceId }).orderBy('created_at').orderBy('id');
+    return Connector.query(this.d.db)
+      .forOrg(principal.orgId)
+      .where({ workspace_id: workspaceId })
+      .orderBy('created_at')
+      .orderBy('id');
   }
 
   async create(a: SignedInActor, input: CreateConnectorInput): Promise<{ connector: Connector; token: string | null }> {
@@ -76,31 +89,38 @@ export class ConnectorService {
     await this.d.workspaces().open(a.principal, input.workspace_id);
     const adapter = this.adapterFor(input.kind);
     if (!adapter) {
-      throw httpError(422, 'connector_kind_unavailable', `No ${input.kind} connector is installed on this service`, { kind: input.kind });
+      throw httpError(422, 'connector_kind_unavailable', `No ${input.kind} connector is installed on this service`, {
+        kind: input.kind,
+      });
     }
     return this.d.db.transaction(async (trx) => {
-      const expectedExternalId = input.kind === 'cloud_logs' ? (await this.setup(trx, a.principal.orgId, input.workspace_id)).external_id : undefined;
+      const expectedExternalId =
+        input.kind === 'cloud_logs'
+          ? (await this.setup(trx, a.principal.orgId, input.workspace_id)).external_id
+          : undefined;
       this.validate(adapter, input.config, input.secrets, { expectedExternalId });
       const id = newId(Connector.idPrefix);
       const token = adapter.kind === 'endpoint' ? newToken('pwi') : null;
       const now = new Date();
-      const row = await Connector.query(trx).insert({
-        id,
-        org_id: a.principal.orgId,
-        workspace_id: input.workspace_id,
-        kind: input.kind,
-        name: input.name,
-        status: 'active',
-        config: input.config,
-        secrets: this.seal(id, {}, input.secrets),
-        token_hash: token?.hash ?? null,
-        token_last4: token ? last4(token.token) : null,
-        key_id: token ? keyId() : null,
-        next_poll_at: adapter.polls ? now : null,
-        error_count: 0,
-        created_at: now,
-        updated_at: now,
-      }).returning('*');
+      const row = await Connector.query(trx)
+        .insert({
+          id,
+          org_id: a.principal.orgId,
+          workspace_id: input.workspace_id,
+          kind: input.kind,
+          name: input.name,
+          status: 'active',
+          config: input.config,
+          secrets: this.seal(id, {}, input.secrets),
+          token_hash: token?.hash ?? null,
+          token_last4: token ? last4(token.token) : null,
+          key_id: token ? keyId() : null,
+          next_poll_at: adapter.polls ? now : null,
+          error_count: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*');
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
         actor: a,
@@ -113,22 +133,33 @@ export class ConnectorService {
     });
   }
 
-  async update(a: SignedInActor, id: string, patch: { name?: string; config?: Record<string, unknown>; secrets?: Record<string, string> }): Promise<Connector> {
+  async update(
+    a: SignedInActor,
+    id: string,
+    patch: { name?: string; config?: Record<string, unknown>; secrets?: Record<string, string> },
+  ): Promise<Connector> {
     this.requireAdmin(a);
     return this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
       const adapter = this.adapterFor(before.kind);
       const config = patch.config ?? before.config;
       if (adapter && (patch.config || patch.secrets)) {
-        const expectedExternalId = before.kind === 'cloud_logs' ? (await this.setup(trx, a.principal.orgId, before.workspace_id)).external_id : undefined;
-        this.validate(adapter, config, patch.secrets ?? {}, { expectedExternalId, storedSecrets: Object.keys(before.secrets ?? {}) as ConnectorSecretName[] });
+        const expectedExternalId =
+          before.kind === 'cloud_logs'
+            ? (await this.setup(trx, a.principal.orgId, before.workspace_id)).external_id
+            : undefined;
+        this.validate(adapter, config, patch.secrets ?? {}, {
+          expectedExternalId,
+          storedSecrets: Object.keys(before.secrets ?? {}) as ConnectorSecretName[],
+        });
       }
       const changes: Partial<Connector> = {};
       if (patch.name !== undefined) changes.name = patch.name;
       if (patch.config) changes.config = patch.config;
       if (patch.secrets) changes.secrets = this.seal(id, before.secrets ?? {}, patch.secrets);
       // New settings deserve a new try at once.
-      if ((patch.config || patch.secrets) && adapter?.polls && before.status !== 'paused') Object.assign(changes, { next_poll_at: new Date(), status: 'active', error_count: 0 });
+      if ((patch.config || patch.secrets) && adapter?.polls && before.status !== 'paused')
+        Object.assign(changes, { next_poll_at: new Date(), status: 'active', error_count: 0 });
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, changes);
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
@@ -150,7 +181,11 @@ export class ConnectorService {
       const c = await this.load(a.principal, id, trx, true);
       await Connector.query(trx).forOrg(a.principal.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: a, action: 'connector.deleted', target: { type: 'connector', id }, workspaceId: c.workspace_id,
+        orgId: a.principal.orgId,
+        actor: a,
+        action: 'connector.deleted',
+        target: { type: 'connector', id },
+        workspaceId: c.workspace_id,
         metadata: { kind: c.kind, name: c.name },
       });
     });
@@ -162,14 +197,19 @@ export class ConnectorService {
     const out = await this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
       const polls = this.adapterFor(before.kind)?.polls ?? false;
-      const patch: Partial<Connector> = action === 'pause'
-        ? { status: 'paused' }
-        : { status: 'active', next_poll_at: polls ? new Date() : null, error_count: 0 };
+      const patch: Partial<Connector> =
+        action === 'pause'
+          ? { status: 'paused' }
+          : { status: 'active', next_poll_at: polls ? new Date() : null, error_count: 0 };
       if (action === 'resume' && before.status !== 'paused') return before;
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch);
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: a, action: action === 'pause' ? 'connector.paused' : 'connector.resumed', target: { type: 'connector', id },
-        workspaceId: before.workspace_id, changes: diffFields({ status: before.status }, { status: after.status }),
+        orgId: a.principal.orgId,
+        actor: a,
+        action: action === 'pause' ? 'connector.paused' : 'connector.resumed',
+        target: { type: 'connector', id },
+        workspaceId: before.workspace_id,
+        changes: diffFields({ status: before.status }, { status: after.status }),
       });
       return after;
     });
@@ -182,11 +222,18 @@ export class ConnectorService {
     this.requireAdmin(a);
     const out = await this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
-      if (before.kind !== 'endpoint') throw httpError(409, 'not_endpoint_connector', 'Only generic endpoint connectors have a push token');
+      if (before.kind !== 'endpoint')
+        throw httpError(409, 'not_endpoint_connector', 'Only generic endpoint connectors have a push token');
       const token = newToken('pwi');
-      const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, { token_hash: token.hash, token_last4: last4(token.token), key_id: keyId() });
+      const after = await Connector.query(trx)
+        .forOrg(a.principal.orgId)
+        .patchAndFetchById(id, { token_hash: token.hash, token_last4: last4(token.token), key_id: keyId() });
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: a, action: 'connector.token_rotated', target: { type: 'connector', id }, workspaceId: before.workspace_id,
+        orgId: a.principal.orgId,
+        actor: a,
+        action: 'connector.token_rotated',
+        target: { type: 'connector', id },
+        workspaceId: before.workspace_id,
         metadata: { key_id_before: before.key_id, key_id_after: after.key_id },
       });
       return { connector: after, token: token.token };
@@ -201,7 +248,13 @@ export class ConnectorService {
     const c = await this.load(a.principal, id);
     const adapter = this.adapterFor(c.kind);
     let result: ConnectorTestResult;
-    if (!adapter) result = { ok: false, code: 'invalid_settings', message: `No ${c.kind} connector is installed on this service`, details: {} };
+    if (!adapter)
+      result = {
+        ok: false,
+        code: 'invalid_settings',
+        message: `No ${c.kind} connector is installed on this service`,
+        details: {},
+      };
     else {
       try {
         result = await adapter.test(this.settingsOf(c));
@@ -211,12 +264,18 @@ export class ConnectorService {
     }
     const now = new Date();
     const patch: Partial<Connector> = { last_activity_at: now };
-    if (result.ok === true && c.status !== 'paused') Object.assign(patch, { status: 'active', last_error_code: null, last_error: null, error_count: 0 });
-    if (result.ok === false && c.status !== 'paused') Object.assign(patch, { status: 'error', last_error_code: result.code, last_error: result.message });
+    if (result.ok === true && c.status !== 'paused')
+      Object.assign(patch, { status: 'active', last_error_code: null, last_error: null, error_count: 0 });
+    if (result.ok === false && c.status !== 'paused')
+      Object.assign(patch, { status: 'error', last_error_code: result.code, last_error: result.message });
     const connector = await this.d.db.transaction(async (trx) => {
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch);
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId, actor: a, action: 'connector.tested', target: { type: 'connector', id }, workspaceId: c.workspace_id,
+        orgId: a.principal.orgId,
+        actor: a,
+        action: 'connector.tested',
+        target: { type: 'connector', id },
+        workspaceId: c.workspace_id,
         metadata: { ok: result.ok, code: result.code },
       });
       return after;
@@ -225,47 +284,101 @@ export class ConnectorService {
   }
 
   /** The external id a workspace's cloud-logs role must require (made on first use), with the policies to paste. */
-  async cloudLogsSetup(principal: Principal, workspaceId: string): Promise<{ external_id: string; principal_arn: string; trust_policy: string; permissions_policy: string }> {
+  async cloudLogsSetup(
+    principal: Principal,
+    workspaceId: string,
+  ): Promise<{ external_id: string; principal_arn: string; trust_policy: string; permissions_policy: string }> {
     await this.d.workspaces().open(principal, workspaceId);
     const setup = await this.d.db.transaction((trx) => this.setup(trx, principal.orgId, workspaceId));
     const principalArn = this.d.options.cloudLogs.principalArn;
     const trust = {
       Version: '2012-10-17',
-      Statement: [{ Effect: 'Allow', Principal: { AWS: principalArn }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'sts:ExternalId': setup.external_id } } }],
+      Statement: [
+        {
+          Effect: 'Allow',
+          Principal: { AWS: principalArn },
+          Action: 'sts:AssumeRole',
+          Condition: { StringEquals: { 'sts:ExternalId': setup.external_id } },
+        },
+      ],
     };
     const permissions = {
       Version: '2012-10-17',
-      Statement: [{ Effect: 'Allow', Action: ['logs:FilterLogEvents', 'logs:DescribeLogGroups', 'logs:DescribeLogStreams'], Resource: '*' }],
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: ['logs:FilterLogEvents', 'logs:DescribeLogGroups', 'logs:DescribeLogStreams'],
+          Resource: '*',
+        },
+      ],
     };
-    return { external_id: setup.external_id, principal_arn: principalArn, trust_policy: JSON.stringify(trust, null, 2), permissions_policy: JSON.stringify(permissions, null, 2) };
+    return {
+      external_id: setup.external_id,
+      principal_arn: principalArn,
+      trust_policy: JSON.stringify(trust, null, 2),
+      permissions_policy: JSON.stringify(permissions, null, 2),
+    };
   }
 
   private async setup(trx: Knex, orgId: string, workspaceId: string): Promise<ConnectorSetup> {
-    const found = await ConnectorSetup.query(trx).forOrg(orgId).where({ workspace_id: workspaceId, kind: 'cloud_logs' }).limit(1).first();
+    const found = await ConnectorSetup.query(trx)
+      .forOrg(orgId)
+      .where({ workspace_id: workspaceId, kind: 'cloud_logs' })
+      .limit(1)
+      .first();
     if (found) return found;
     await trx('connector_setups')
-      .insert({ id: newId(ConnectorSetup.idPrefix), org_id: orgId, workspace_id: workspaceId, kind: 'cloud_logs', external_id: `pw-${randomBytes(16).toString('hex')}` })
+      .insert({
+        id: newId(ConnectorSetup.idPrefix),
+        org_id: orgId,
+        workspace_id: workspaceId,
+        kind: 'cloud_logs',
+        external_id: `pw-${randomBytes(16).toString('hex')}`,
+      })
       .onConflict(['workspace_id', 'kind'])
       .ignore();
-    return (await ConnectorSetup.query(trx).forOrg(orgId).where({ workspace_id: workspaceId, kind: 'cloud_logs' }).limit(1).first())!;
+    return (await ConnectorSetup.query(trx)
+      .forOrg(orgId)
+      .where({ workspace_id: workspaceId, kind: 'cloud_logs' })
+      .limit(1)
+      .first())!;
   }
 
-  private validate(adapter: ConnectorAdapter, config: Record<string, unknown>, secrets: Record<string, string>, context: Parameters<ConnectorAdapter['validateSettings']>[2]): void {
+  private validate(
+    adapter: ConnectorAdapter,
+    config: Record<string, unknown>,
+    secrets: Record<string, string>,
+    context: Parameters<ConnectorAdapter['validateSettings']>[2],
+  ): void {
     const issues = adapter.validateSettings(config, secrets, context);
-    if (issues.length) throw httpError(422, 'invalid_settings', 'The connector settings are not valid', { errors: issues });
+    if (issues.length)
+      throw httpError(422, 'invalid_settings', 'The connector settings are not valid', { errors: issues });
   }
 
-  private seal(id: string, current: Record<string, SealedSecret>, incoming: Record<string, string>): Record<string, SealedSecret> {
+  private seal(
+    id: string,
+    current: Record<string, SealedSecret>,
+    incoming: Record<string, string>,
+  ): Record<string, SealedSecret> {
     const out = { ...current };
-    for (const [name, value] of Object.entries(incoming)) out[name] = { box: this.d.secretBox.encrypt(value, secretContext(id, name)), last4: last4(value) };
+    for (const [name, value] of Object.entries(incoming))
+      out[name] = { box: this.d.secretBox.encrypt(value, secretContext(id, name)), last4: last4(value) };
     return out;
   }
 
   /** The decrypted settings an adapter works with. */
   settingsOf(c: Connector): ConnectorSettings {
     const secrets: Partial<Record<ConnectorSecretName, string>> = {};
-    for (const [name, sealed] of Object.entries(c.secrets ?? {})) secrets[name as ConnectorSecretName] = this.d.secretBox.decrypt(sealed.box, secretContext(c.id, name));
-    return { connectorId: c.id, workspaceId: c.workspace_id, config: c.config ?? {}, secrets, lastDeliveryAt: c.last_delivery_at ? new Date(c.last_delivery_at) : null, tokenHash: c.token_hash };
+    for (const [name, sealed] of Object.entries(c.secrets ?? {}))
+      secrets[name as ConnectorSecretName] = this.d.secretBox.decrypt(sealed.box, secretContext(c.id, name));
+    return {
+      connectorId: c.id,
+      workspaceId: c.workspace_id,
+      config: c.config ?? {},
+      secrets,
+      lastDeliveryAt: c.last_delivery_at ? new Date(c.last_delivery_at) : null,
+      tokenHash: c.token_hash,
+    };
   }
 
   /**
@@ -274,8 +387,14 @@ export class ConnectorService {
    */
   async events24h(orgId: string, ids: string[]): Promise<Map<string, number>> {
     if (!ids.length) return new Map();
-    const rows = (await this.d.db('connector_hours').where({ org_id: orgId }).whereIn('connector_id', ids).where('hour', '>=', firstHourOfDay(Date.now()))
-      .groupBy('connector_id').select('connector_id').sum({ n: 'count' })) as Array<{ connector_id: string; n: number | string }>;
+    const rows = (await this.d
+      .db('connector_hours')
+      .where({ org_id: orgId })
+      .whereIn('connector_id', ids)
+      .where('hour', '>=', firstHourOfDay(Date.now()))
+      .groupBy('connector_id')
+      .select('connector_id')
+      .sum({ n: 'count' })) as Array<{ connector_id: string; n: number | string }>;
     return new Map(rows.map((r) => [r.connector_id, Number(r.n)]));
   }
 
@@ -299,7 +418,11 @@ export class ConnectorService {
       white_label_pending: false,
       key_id: c.key_id,
       polls: adapter?.polls ?? false,
-      last_activity_at: iso(c.last_delivery_at && (!c.last_activity_at || c.last_delivery_at > c.last_activity_at) ? c.last_delivery_at : c.last_activity_at),
+      last_activity_at: iso(
+        c.last_delivery_at && (!c.last_activity_at || c.last_delivery_at > c.last_activity_at)
+          ? c.last_delivery_at
+          : c.last_activity_at,
+      ),
       next_poll_at: adapter?.polls && c.status !== 'paused' ? iso(c.next_poll_at) : null,
       last_error_code: c.last_error_code,
       last_error: c.last_error,

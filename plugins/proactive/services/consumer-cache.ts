@@ -25,7 +25,10 @@ export class ConsumerCache {
   drop(key: string): void {
     const p = this.map.get(key);
     this.map.delete(key);
-    void p?.then((c) => c?.destroy(), () => undefined);
+    void p?.then(
+      (c) => c?.destroy(),
+      () => undefined,
+    );
   }
 
   dropPrefix(prefix: string): void {

@@ -58,7 +58,9 @@ export class ErrorGroupService {
   constructor(private readonly d: ErrorGroupDeps) {}
 
   async load(principal: Principal, id: string, trx?: Knex, forUpdate = false): Promise<ErrorGroup> {
-    const q = ErrorGroup.query(trx ?? this.d.db).forOrg(principal.orgId).findById(id);
+    const q = ErrorGroup.query(trx ?? this.d.db)
+      .forOrg(principal.orgId)
+      .findById(id);
     if (forUpdate) q.forUpdate();
     const g = await q;
     if (!g) throw notFound('error group');
@@ -66,7 +68,10 @@ export class ErrorGroupService {
     return g;
   }
 
-  async list(principal: Principal, query: ListQuery): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null; overview: Record<string, unknown> }> {
+  async list(
+    principal: Principal,
+    query: ListQuery,
+  ): Promise<{ items: Record<string, unknown>[]; next_cursor: string | null; overview: Record<string, unknown> }> {
     if (query.workspace_id) await this.d.workspaces().open(principal, query.workspace_id);
     const q = ErrorGroup.query(this.d.db).forOrg(principal.orgId);
     if (query.workspace_id) q.where('workspace_id', query.workspace_id);
@@ -74,14 +79,24 @@ export class ErrorGroupService {
     if (query.status?.length) q.whereIn('status', query.status);
     if (query.q) {
       const like = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q.where((w) => w.where('title', 'ilike', like).orWhere('normalized_message', 'ilike', like).orWhere('type', 'ilike', like));
+      q.where((w) =>
+        w.where('title', 'ilike', like).orWhere('normalized_message', 'ilike', like).orWhere('type', 'ilike', like),
+      );
     }
-    const page = await paginate<ErrorGroup & Record<string, unknown>>(q, [
-      { column: 'error_groups.last_seen', direction: 'desc', type: 'date' },
-      { column: 'error_groups.id', direction: 'desc', type: 'string' },
-    ], { cursor: query.cursor, limit: query.limit });
+    const page = await paginate<ErrorGroup & Record<string, unknown>>(
+      q,
+      [
+        { column: 'error_groups.last_seen', direction: 'desc', type: 'date' },
+        { column: 'error_groups.id', direction: 'desc', type: 'string' },
+      ],
+      { cursor: query.cursor, limit: query.limit },
+    );
     const items = await this.serializeMany(this.d.db, principal.orgId, page.items as ErrorGroup[]);
-    return { items, next_cursor: page.next_cursor, overview: await this.overview(principal, query.workspace_id ?? null) };
+    return {
+      items,
+      next_cursor: page.next_cursor,
+      overview: await this.overview(principal, query.workspace_id ?? null),
+    };
   }
 
   async detail(principal: Principal, id: string, trx?: Knex): Promise<Record<string, unknown>> {
@@ -93,7 +108,11 @@ export class ErrorGroupService {
     return this.act(a, id, 'error_group.ignored', async (trx, g) => {
       const ticket = g.ticket_id ? (await this.tickets(trx, g.org_id, [g.ticket_id])).get(g.ticket_id) : undefined;
       if (ticket && ticket.state !== 'closed') {
-        throw conflict('group_has_open_ticket', 'An open ticket follows this error group; close it before ignoring the group', { ticket_id: ticket.id });
+        throw conflict(
+          'group_has_open_ticket',
+          'An open ticket follows this error group; close it before ignoring the group',
+          { ticket_id: ticket.id },
+        );
       }
       return { status: 'ignored', held_reason: null, held_at: null };
     });
@@ -102,32 +121,61 @@ export class ErrorGroupService {
   async resolve(a: SignedInActor, id: string, release: string | null): Promise<Record<string, unknown>> {
     return this.act(a, id, 'error_group.resolved', async (trx, g) => {
       const now = new Date();
-      await trx('error_group_releases').where({ group_id: g.id, org_id: g.org_id }).update({ status: 'resolved', resolved_in_release: release });
-      return { status: 'resolved', resolved_at: now, resolved_in_release: release, held_reason: null, held_at: null, triggered_at: null };
+      await trx('error_group_releases')
+        .where({ group_id: g.id, org_id: g.org_id })
+        .update({ status: 'resolved', resolved_in_release: release });
+      return {
+        status: 'resolved',
+        resolved_at: now,
+        resolved_in_release: release,
+        held_reason: null,
+        held_at: null,
+        triggered_at: null,
+      };
     });
   }
 
   async unignore(a: SignedInActor, id: string): Promise<Record<string, unknown>> {
     return this.act(a, id, 'error_group.unignored', async (trx, g) => {
       if (g.status === 'watching') return {};
-      if (g.status === 'ticketed') throw conflict('group_not_ignored', 'Only an ignored or resolved group goes back to watching');
+      if (g.status === 'ticketed')
+        throw conflict('group_not_ignored', 'Only an ignored or resolved group goes back to watching');
       await trx('error_group_releases').where({ group_id: g.id, org_id: g.org_id }).update({ status: 'watching' });
       return { status: 'watching', triggered_at: null };
     });
   }
 
-  private async act(a: SignedInActor, id: string, action: string, change: (trx: Knex, g: ErrorGroup) => Promise<Partial<ErrorGroup>>): Promise<Record<string, unknown>> {
+  private async act(
+    a: SignedInActor,
+    id: string,
+    action: string,
+    change: (trx: Knex, g: ErrorGroup) => Promise<Partial<ErrorGroup>>,
+  ): Promise<Record<string, unknown>> {
     if (!WORKERS.has(a.principal.role)) throw forbidden('Client viewers cannot change error groups');
     return this.d.db.transaction(async (trx) => {
       const before = await this.load(a.principal, id, trx, true);
       const patch = await change(trx, before);
-      const after = Object.keys(patch).length ? await ErrorGroup.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch) : before;
+      const after = Object.keys(patch).length
+        ? await ErrorGroup.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch)
+        : before;
       if (Object.keys(patch).length) {
         await this.d.audit.record(trx, {
-          orgId: a.principal.orgId, actor: a, action, target: { type: 'error_group', id }, workspaceId: before.workspace_id,
-          changes: diffFields({ status: before.status, resolved_in_release: before.resolved_in_release }, { status: after.status, resolved_in_release: after.resolved_in_release }),
+          orgId: a.principal.orgId,
+          actor: a,
+          action,
+          target: { type: 'error_group', id },
+          workspaceId: before.workspace_id,
+          changes: diffFields(
+            { status: before.status, resolved_in_release: before.resolved_in_release },
+            { status: after.status, resolved_in_release: after.resolved_in_release },
+          ),
         });
-        await this.d.outbox.add(trx, action.replace('error_group.', 'proactive.group_'), { group_id: id, workspace_id: before.workspace_id, status: after.status }, { orgId: a.principal.orgId });
+        await this.d.outbox.add(
+          trx,
+          action.replace('error_group.', 'proactive.group_'),
+          { group_id: id, workspace_id: before.workspace_id, status: after.status },
+          { orgId: a.principal.orgId },
+        );
       }
       return this.detailOf(trx, after);
     });
@@ -137,7 +185,12 @@ export class ErrorGroupService {
 
   async tickets(db: Knex, orgId: string, ids: string[]): Promise<Map<string, TicketRef>> {
     if (!ids.length) return new Map();
-    const rows = (await db('tickets').where({ org_id: orgId }).whereIn('id', ids).select('id', 'subject', 'state', 'origin', 'resolved_version', 'released_at')) as Array<TicketRef & { released_at: Date | null }>;
+    const rows = (await db('tickets')
+      .where({ org_id: orgId })
+      .whereIn('id', ids)
+      .select('id', 'subject', 'state', 'origin', 'resolved_version', 'released_at')) as Array<
+      TicketRef & { released_at: Date | null }
+    >;
     return new Map(rows.map((r) => [r.id, { ...r, released_at: iso(r.released_at) }]));
   }
 
@@ -147,10 +200,23 @@ export class ErrorGroupService {
     const now = Date.now();
     const since = firstHourOfDay(now);
     const currentHour = since.getTime() + 23 * HOUR;
-    const hours = (await db('error_group_hours').where({ org_id: orgId }).whereIn('group_id', ids).where('hour', '>=', since).select('group_id', 'hour', 'count')) as Array<{ group_id: string; hour: Date; count: number }>;
-    const users = (await db('error_group_users').where({ org_id: orgId }).whereIn('group_id', ids).where('last_seen', '>', new Date(now - 24 * HOUR))
-      .groupBy('group_id').select('group_id').count({ n: '*' })) as Array<{ group_id: string; n: number | string }>;
-    const tickets = await this.tickets(db, orgId, groups.map((g) => g.ticket_id).filter((t): t is string => !!t));
+    const hours = (await db('error_group_hours')
+      .where({ org_id: orgId })
+      .whereIn('group_id', ids)
+      .where('hour', '>=', since)
+      .select('group_id', 'hour', 'count')) as Array<{ group_id: string; hour: Date; count: number }>;
+    const users = (await db('error_group_users')
+      .where({ org_id: orgId })
+      .whereIn('group_id', ids)
+      .where('last_seen', '>', new Date(now - 24 * HOUR))
+      .groupBy('group_id')
+      .select('group_id')
+      .count({ n: '*' })) as Array<{ group_id: string; n: number | string }>;
+    const tickets = await this.tickets(
+      db,
+      orgId,
+      groups.map((g) => g.ticket_id).filter((t): t is string => !!t),
+    );
     const trend = new Map<string, number[]>();
     for (const h of hours) {
       const slot = 23 - Math.round((currentHour - new Date(h.hour).getTime()) / HOUR);
@@ -192,8 +258,15 @@ export class ErrorGroupService {
 
   async detailOf(db: Knex, g: ErrorGroup): Promise<Record<string, unknown>> {
     const [group] = await this.serializeMany(db, g.org_id, [g]);
-    const events = (await db('error_events').where({ org_id: g.org_id, group_id: g.id }).orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(this.d.sampleEvents)) as Array<Record<string, unknown>>;
-    const releases = (await db('error_group_releases').where({ org_id: g.org_id, group_id: g.id }).orderBy('last_seen', 'desc').limit(100)) as Array<Record<string, unknown>>;
+    const events = (await db('error_events')
+      .where({ org_id: g.org_id, group_id: g.id })
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(this.d.sampleEvents)) as Array<Record<string, unknown>>;
+    const releases = (await db('error_group_releases')
+      .where({ org_id: g.org_id, group_id: g.id })
+      .orderBy('last_seen', 'desc')
+      .limit(100)) as Array<Record<string, unknown>>;
     const ticket = (group!.ticket as TicketRef | null) ?? null;
     const openTicket = !!ticket && ticket.state !== 'closed';
     const frames = (g.frames ?? []) as StoredFrame[];
@@ -251,8 +324,20 @@ export class ErrorGroupService {
     const wsq = db('workspaces').where({ org_id: principal.orgId }).whereNull('archived_at');
     if (workspaceId) wsq.where({ id: workspaceId });
     else if (principal.workspaceIds !== null) wsq.whereIn('id', principal.workspaceIds);
-    const workspaces = (await wsq.select('id', 'proactive_enabled', 'proactive_threshold_users', 'proactive_monthly_fix_cap', 'critical_paths', 'notify_affected_users')) as Array<{
-      id: string; proactive_enabled: boolean; proactive_threshold_users: number; proactive_monthly_fix_cap: number; critical_paths: string[] | string; notify_affected_users: boolean;
+    const workspaces = (await wsq.select(
+      'id',
+      'proactive_enabled',
+      'proactive_threshold_users',
+      'proactive_monthly_fix_cap',
+      'critical_paths',
+      'notify_affected_users',
+    )) as Array<{
+      id: string;
+      proactive_enabled: boolean;
+      proactive_threshold_users: number;
+      proactive_monthly_fix_cap: number;
+      critical_paths: string[] | string;
+      notify_affected_users: boolean;
     }>;
     const ids = workspaces.map((w) => w.id);
     const counts = { watching: 0, ticketed: 0, resolved: 0, ignored: 0, held: 0 };
@@ -260,19 +345,43 @@ export class ErrorGroupService {
     let pending = 0;
     const perWs = new Map<string, number>();
     if (ids.length) {
-      const rows = (await db('error_groups').where({ org_id: principal.orgId }).whereIn('workspace_id', ids).groupBy('status').select('status').count({ n: '*' })) as Array<{ status: keyof typeof counts; n: number | string }>;
+      const rows = (await db('error_groups')
+        .where({ org_id: principal.orgId })
+        .whereIn('workspace_id', ids)
+        .groupBy('status')
+        .select('status')
+        .count({ n: '*' })) as Array<{ status: keyof typeof counts; n: number | string }>;
       for (const r of rows) counts[r.status] = Number(r.n);
-      const held = (await db('error_groups').where({ org_id: principal.orgId }).whereIn('workspace_id', ids).whereNotNull('held_reason').count({ n: '*' }).first()) as { n: number | string } | undefined;
+      const held = (await db('error_groups')
+        .where({ org_id: principal.orgId })
+        .whereIn('workspace_id', ids)
+        .whereNotNull('held_reason')
+        .count({ n: '*' })
+        .first()) as { n: number | string } | undefined;
       counts.held = Number(held?.n ?? 0);
-      const month = (await db('tickets').where({ org_id: principal.orgId, origin: 'proactive' }).whereIn('workspace_id', ids).where('created_at', '>=', monthStart())
-        .groupBy('workspace_id').select('workspace_id').count({ n: '*' })) as Array<{ workspace_id: string; n: number | string }>;
+      const month = (await db('tickets')
+        .where({ org_id: principal.orgId, origin: 'proactive' })
+        .whereIn('workspace_id', ids)
+        .where('created_at', '>=', monthStart())
+        .groupBy('workspace_id')
+        .select('workspace_id')
+        .count({ n: '*' })) as Array<{ workspace_id: string; n: number | string }>;
       for (const m of month) perWs.set(m.workspace_id, Number(m.n));
       fixes = [...perWs.values()].reduce((s, n) => s + n, 0);
-      const open = (await db('tickets').where({ org_id: principal.orgId, origin: 'proactive' }).whereIn('workspace_id', ids).whereNot('state', 'closed').count({ n: '*' }).first()) as { n: number | string } | undefined;
+      const open = (await db('tickets')
+        .where({ org_id: principal.orgId, origin: 'proactive' })
+        .whereIn('workspace_id', ids)
+        .whereNot('state', 'closed')
+        .count({ n: '*' })
+        .first()) as { n: number | string } | undefined;
       pending = Number(open?.n ?? 0);
     }
     const paths = new Set<string>();
-    for (const w of workspaces) for (const p of Array.isArray(w.critical_paths) ? w.critical_paths : (JSON.parse(w.critical_paths || '[]') as string[])) paths.add(p);
+    for (const w of workspaces)
+      for (const p of Array.isArray(w.critical_paths)
+        ? w.critical_paths
+        : (JSON.parse(w.critical_paths || '[]') as string[]))
+        paths.add(p);
     const cap = workspaces.reduce((s, w) => s + w.proactive_monthly_fix_cap, 0);
     return {
       workspace_id: workspaceId,
@@ -284,7 +393,8 @@ export class ErrorGroupService {
       monthly_fix_cap: cap,
       fixes_this_month: fixes,
       pending_tickets: pending,
-      cap_reached: workspaces.length > 0 && workspaces.every((w) => (perWs.get(w.id) ?? 0) >= w.proactive_monthly_fix_cap),
+      cap_reached:
+        workspaces.length > 0 && workspaces.every((w) => (perWs.get(w.id) ?? 0) >= w.proactive_monthly_fix_cap),
       counts,
     };
   }
@@ -308,6 +418,7 @@ function maskUser(u: Record<string, unknown> | null): Record<string, unknown> | 
   if (typeof u.id === 'string') out.id = u.id;
   if (typeof u.username === 'string') out.username = maskText(u.username);
   if (typeof u.email === 'string') out.email = maskEmail(u.email);
-  if (typeof u.ip_address === 'string') out.ip_address = u.ip_address.replace(/(\d+)\.(\d+)$/, '0.0').replace(/:[0-9a-f]*:[0-9a-f]*$/i, ':0:0');
+  if (typeof u.ip_address === 'string')
+    out.ip_address = u.ip_address.replace(/(\d+)\.(\d+)$/, '0.0').replace(/:[0-9a-f]*:[0-9a-f]*$/i, ':0:0');
   return out;
 }

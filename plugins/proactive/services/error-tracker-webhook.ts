@@ -28,12 +28,16 @@ export class ErrorTrackerWebhook {
   ) {}
 
   async deliver(connectorId: string, headers: RawHeaders, rawBody: Buffer): Promise<IngestReceipt> {
-    const c = await Connector.query(this.d.db).acrossOrgs('webhook delivery: the connector id in the path names the tenant').findById(connectorId);
+    const c = await Connector.query(this.d.db)
+      .acrossOrgs('webhook delivery: the connector id in the path names the tenant')
+      .findById(connectorId);
     const adapter = c?.kind === 'error_tracker' ? this.d.adapters().find((a) => a.kind === 'error_tracker') : undefined;
-    if (!c || !adapter?.verifyPush || !adapter.normalizePush) throw unauthenticated('Unknown connector or wrong signature');
+    if (!c || !adapter?.verifyPush || !adapter.normalizePush)
+      throw unauthenticated('Unknown connector or wrong signature');
     const settings = this.d.connectors().settingsOf(c);
     if (!adapter.verifyPush(headers, rawBody, settings)) throw unauthenticated('Unknown connector or wrong signature');
-    if (c.status === 'paused') throw httpError(409, 'connector_paused', 'This connector is paused; resume it to ingest events again');
+    if (c.status === 'paused')
+      throw httpError(409, 'connector_paused', 'This connector is paused; resume it to ingest events again');
 
     const resource = (headerValue(headers, 'sentry-hook-resource') ?? '').trim().toLowerCase();
     let events: ReturnType<NonNullable<ConnectorAdapter['normalizePush']>> = [];
@@ -57,7 +61,15 @@ export class ErrorTrackerWebhook {
       await this.d.db('connectors').where({ id: c.id }).update({ last_delivery_at: now, last_activity_at: now });
       return { accepted: 0, duplicates: 0, group_ids: [] };
     }
-    const outcomes = await this.d.queue.submit(events.map((event) => ({ orgId: c.org_id, workspaceId: c.workspace_id, connectorId: c.id, source: 'error_tracker' as const, event })));
+    const outcomes = await this.d.queue.submit(
+      events.map((event) => ({
+        orgId: c.org_id,
+        workspaceId: c.workspace_id,
+        connectorId: c.id,
+        source: 'error_tracker' as const,
+        event,
+      })),
+    );
     return {
       accepted: outcomes.filter((o) => !o.duplicate).length,
       duplicates: outcomes.filter((o) => o.duplicate).length,

@@ -4,7 +4,15 @@ import type { Outbox } from '../../../core/bus/outbox.js';
 import { increasingId, newId } from '../../../core/data/ids.js';
 import { acrossOrgs, run } from '../../../core/data/statements.js';
 import { outermostTransaction } from '../../../core/data/write-batch.js';
-import { criticalPathHit, fingerprintOf, framesOfEvent, isInApp, normalizeMessage, titleOf, userKeyOf } from './grouping.js';
+import {
+  criticalPathHit,
+  fingerprintOf,
+  framesOfEvent,
+  isInApp,
+  normalizeMessage,
+  titleOf,
+  userKeyOf,
+} from './grouping.js';
 
 export type EventSource = 'widget' | 'error_tracker' | 'metrics_platform' | 'cloud_logs' | 'endpoint';
 
@@ -65,7 +73,11 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export function jsonParam(rows: unknown[]): string {
   const json = JSON.stringify(rows);
   if (!needsCleaning(json)) return json;
-  return JSON.stringify(JSON.parse(json, (_k, v: unknown) => (typeof v === 'string' ? v.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\ufffd') : v)));
+  return JSON.stringify(
+    JSON.parse(json, (_k, v: unknown) =>
+      typeof v === 'string' ? v.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\ufffd') : v,
+    ),
+  );
 }
 
 /** Whether JSON.stringify wrote `\u0000` or a lone surrogate (`\ud800`–`\udfff`; pairs are written as they are). */
@@ -103,7 +115,9 @@ const versionOf = (rel: string) =>
  * events then point at an id that was never inserted, the foreign key refuses the statement, and
  * GroupWriter runs it again (it finds the group then).
  */
-const FLUSH = acrossOrgs('an ingest batch holds events of many organizations', `
+const FLUSH = acrossOrgs(
+  'an ingest batch holds events of many organizations',
+  `
 with x as (
   select * from json_to_recordset($2::json) as x(id text, org_id text, workspace_id text, fingerprint text, type text, title text, normalized_message text,
     sample_stack text, frames jsonb, symbolicated boolean, noise boolean, first_seen timestamptz, critical boolean, ws_enabled boolean, ws_threshold int, outbox_id text)
@@ -239,7 +253,8 @@ with x as (
 )
 select coalesce((select json_agg(json_build_array(g.workspace_id, g.fingerprint, g.id)) from g), '[]'::json) as groups,
   coalesce((select array_agg(e.id) from e), '{}'::text[]) as inserted,
-  (select count(*) from o)::int as announced`);
+  (select count(*) from o)::int as announced`,
+);
 
 /** Postgres refused the statement for a reason that a second run, on a fresh snapshot, does not meet. */
 const RETRIED = new Set(['23503', '40P01']); // foreign key (a group two batches created at once), deadlock
@@ -258,12 +273,24 @@ export class GroupWriter {
   constructor(private readonly outbox: Outbox) {}
 
   /** Writes the batch on `db` (the pool; or a caller's transaction, which then holds it). */
-  async write(db: Knex, incoming: IncomingEvent[], workspaces: Map<string, WorkspaceProactive>, now = new Date()): Promise<WriteOutcome[]> {
+  async write(
+    db: Knex,
+    incoming: IncomingEvent[],
+    workspaces: Map<string, WorkspaceProactive>,
+    now = new Date(),
+  ): Promise<WriteOutcome[]> {
     if (incoming.length === 0) return [];
     const prepared = incoming.map((e) => prepare(e, workspaces, now));
     // Delivery times are kept to the second: a busy connector is touched once a second, not per batch.
-    const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter((id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000);
-    const values = [now.toISOString(), jsonParam(this.groupRows(prepared, workspaces)), jsonParam(prepared.map(eventRow)), connectorIds];
+    const connectorIds = [...new Set(prepared.map((p) => p.connectorId).filter((c): c is string => !!c))].filter(
+      (id) => (this.touched.get(id) ?? 0) < now.getTime() - 1_000,
+    );
+    const values = [
+      now.toISOString(),
+      jsonParam(this.groupRows(prepared, workspaces)),
+      jsonParam(prepared.map(eventRow)),
+      connectorIds,
+    ];
     // Only ids and group keys wait for Postgres with the statement: what a batch holds while it
     // waits outlives a scavenge and is copied (bench/results/2026-11-26-ingest-tuning.md, session 9).
     const keys = prepared.map((p) => [p.id, `${p.workspaceId}\n${p.fingerprint}`] as const);
@@ -284,7 +311,8 @@ export class GroupWriter {
         return (await run<FlushRow>(db, FLUSH, values))[0]!;
       } catch (err) {
         // In a caller's transaction the refusal ended the transaction: the caller runs it again.
-        if (attempt >= ATTEMPTS || outermostTransaction(db) || !RETRIED.has((err as { code?: string }).code ?? '')) throw err;
+        if (attempt >= ATTEMPTS || outermostTransaction(db) || !RETRIED.has((err as { code?: string }).code ?? ''))
+          throw err;
       }
     }
   }
@@ -342,7 +370,12 @@ function prepare(e: IncomingEvent, workspaces: Map<string, WorkspaceProactive>, 
     // Increasing in batch order: of two events of a group at the same time, the later one's release is the group's.
     id: increasingId('evt'),
     frames,
-    fingerprint: fingerprintOf({ type: e.event.type, message: e.event.message, frames, fingerprint: e.event.fingerprint }),
+    fingerprint: fingerprintOf({
+      type: e.event.type,
+      message: e.event.message,
+      frames,
+      fingerprint: e.event.fingerprint,
+    }),
     userKey: userKeyOf(e.event.user),
     critical: criticalPathHit(workspaces.get(e.workspaceId)?.critical_paths ?? [], e.event.url, frames),
     occurred: Number.isNaN(occurred.getTime()) || occurred > now ? now : occurred,

@@ -55,7 +55,10 @@ export function parseStack(stack: string | undefined | null): StackFrame[] {
 
 function frame(file: string, fn: string | undefined, line: string | undefined, col: string | undefined): StackFrame {
   const f: StackFrame = { file: file.replace(/^async /, '') };
-  const name = fn?.replace(/^async /, '').replace(/^new /, '').trim();
+  const name = fn
+    ?.replace(/^async /, '')
+    .replace(/^new /, '')
+    .trim();
   if (name) f.function = name;
   if (line !== undefined) f.line = Number(line);
   if (col !== undefined) f.column = Number(col);
@@ -70,7 +73,8 @@ export function isInApp(f: StackFrame): boolean {
 }
 
 function inAppFile(file: string): boolean {
-  if (/node_modules|bower_components|\/vendor\/|^node:|^internal\/|<anonymous>|^native$|^\[native code\]/.test(file)) return false;
+  if (/node_modules|bower_components|\/vendor\/|^node:|^internal\/|<anonymous>|^native$|^\[native code\]/.test(file))
+    return false;
   if (/^(chrome|moz|safari(-web)?)-extension:/.test(file)) return false;
   if (/(^|\/)(react-dom|vue|angular|jquery|lodash|zone)(\.production)?(\.min)?\.js/.test(file)) return false;
   return true;
@@ -85,7 +89,10 @@ export function normalizeFile(file: string): string {
 }
 
 function normalizeFileOnce(file: string): string {
-  let f = file.replace(/^webpack:\/\/\/?/, '').replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/[?#].*$/, '');
+  let f = file
+    .replace(/^webpack:\/\/\/?/, '')
+    .replace(/^[a-z]+:\/\/[^/]+/i, '')
+    .replace(/[?#].*$/, '');
   f = f.replace(/^\/?(\.\/)+/, '/');
   f = f.replace(/([.-])[0-9a-f]{8,}(?=\.[a-z]+$)/i, ''); // app.3f9a1c2b.js → app.js
   f = f.replace(/\/v?\d+\.\d+\.\d+[^/]*\//, '/'); // /1.4.2/ → /
@@ -95,7 +102,10 @@ function normalizeFileOnce(file: string): string {
 /** A function name without anonymous markers or bundler suffixes. */
 export function normalizeFunction(fn: string | undefined): string {
   if (!fn) return '?';
-  return fn.replace(/^Object\./, '').replace(/\$\d+$/, '').replace(/<anonymous>|anonymous/g, '?');
+  return fn
+    .replace(/^Object\./, '')
+    .replace(/\$\d+$/, '')
+    .replace(/<anonymous>|anonymous/g, '?');
 }
 
 /**
@@ -112,9 +122,7 @@ export function normalizeMessage(message: string): string {
   const digits = /\d/.test(m);
   if (m.includes('-')) m = m.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>');
   if (digits) {
-    m = m
-      .replace(/\b0x[0-9a-f]+\b/gi, '<hex>')
-      .replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>');
+    m = m.replace(/\b0x[0-9a-f]+\b/gi, '<hex>').replace(/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>');
   }
   if (m.includes('_')) m = m.replace(/\b[a-z]{2,5}_[A-Za-z0-9]{8,}\b/g, '<id>');
   if (digits) m = m.replace(/\b(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}\b/g, '<id>').replace(/\d+(\.\d+)?/g, '<n>');
@@ -196,7 +204,15 @@ export function maskEmail(email: string): string {
 
 /** A stable key of the affected user: id, else email, else username, else IP (hashed; never shown). */
 export function userKeyOf(user: NormalizedEvent['user']): string | null {
-  const basis = user?.id ? `id:${user.id}` : user?.email ? `email:${user.email.toLowerCase()}` : user?.username ? `u:${user.username}` : user?.ip_address ? `ip:${user.ip_address}` : null;
+  const basis = user?.id
+    ? `id:${user.id}`
+    : user?.email
+      ? `email:${user.email.toLowerCase()}`
+      : user?.username
+        ? `u:${user.username}`
+        : user?.ip_address
+          ? `ip:${user.ip_address}`
+          : null;
   if (!basis) return null;
   return userKeys.get(basis) ?? userKeys.set(basis, createHash('sha256').update(basis).digest('hex').slice(0, 32));
 }
@@ -208,7 +224,11 @@ export function titleOf(type: string, message: string): string {
 }
 
 /** Whether a critical path (a URL path prefix or a file/function fragment) matches the event. */
-export function criticalPathHit(paths: readonly string[], url: string | undefined, frames: readonly StackFrame[]): boolean {
+export function criticalPathHit(
+  paths: readonly string[],
+  url: string | undefined,
+  frames: readonly StackFrame[],
+): boolean {
   if (!paths.length) return false;
   let path = '';
   if (url) {
@@ -221,7 +241,12 @@ export function criticalPathHit(paths: readonly string[], url: string | undefine
   return paths.some((raw) => {
     const p = raw.trim().toLowerCase();
     if (!p) return false;
-    if (p.startsWith('/') && path && (path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`) || path.startsWith(p))) return true;
+    if (
+      p.startsWith('/') &&
+      path &&
+      (path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`) || path.startsWith(p))
+    )
+      return true;
     return frames.some((f) => f.file.toLowerCase().includes(p) || (f.function ?? '').toLowerCase().includes(p));
   });
 }

@@ -55,9 +55,12 @@ export class IngestQueue {
   /** Writes the events (grouped, counted) and resolves once they are committed. 429 when the queue is full. */
   submit(events: IncomingEvent[]): Promise<WriteOutcome[]> {
     if (events.length === 0) return Promise.resolve([]);
-    if (this.stopped) return Promise.reject(rateLimited(this.opts.retryAfterSeconds, 'The service is shutting down; retry later'));
+    if (this.stopped)
+      return Promise.reject(rateLimited(this.opts.retryAfterSeconds, 'The service is shutting down; retry later'));
     if (this.queued + events.length > this.opts.maxQueuedEvents) {
-      return Promise.reject(rateLimited(this.opts.retryAfterSeconds, 'Too many events are waiting to be stored; retry later'));
+      return Promise.reject(
+        rateLimited(this.opts.retryAfterSeconds, 'Too many events are waiting to be stored; retry later'),
+      );
     }
     return new Promise<WriteOutcome[]>((resolve, reject) => {
       this.pending.push({ events, resolve, reject });
@@ -106,7 +109,10 @@ export class IngestQueue {
       const workspaces = await this.workspaceSettings(events);
       const started = performance.now();
       const outcomes = await this.writer.write(this.db, events, workspaces);
-      this.log.debug({ events: n, ms: Math.round(performance.now() - started), waiting: this.queued - n }, 'proactive: ingest batch committed');
+      this.log.debug(
+        { events: n, ms: Math.round(performance.now() - started), waiting: this.queued - n },
+        'proactive: ingest batch committed',
+      );
       let i = 0;
       for (const p of batch) {
         p.resolve(outcomes.slice(i, i + p.events.length));
@@ -131,13 +137,17 @@ export class IngestQueue {
     if (missing.length) {
       const rows = (await this.db('workspaces')
         .whereIn('id', missing)
-        .select('id', 'proactive_enabled', 'proactive_threshold_users', 'critical_paths')) as Array<WorkspaceProactive & { critical_paths: string[] | string }>;
+        .select('id', 'proactive_enabled', 'proactive_threshold_users', 'critical_paths')) as Array<
+        WorkspaceProactive & { critical_paths: string[] | string }
+      >;
       for (const r of rows) {
         const value: WorkspaceProactive = {
           id: r.id,
           proactive_enabled: r.proactive_enabled,
           proactive_threshold_users: Number(r.proactive_threshold_users),
-          critical_paths: Array.isArray(r.critical_paths) ? r.critical_paths : (JSON.parse(r.critical_paths || '[]') as string[]),
+          critical_paths: Array.isArray(r.critical_paths)
+            ? r.critical_paths
+            : (JSON.parse(r.critical_paths || '[]') as string[]),
         };
         out.set(r.id, this.settings.set(r.id, value));
       }

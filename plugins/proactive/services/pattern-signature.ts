@@ -20,10 +20,70 @@ export interface ProblemSignature {
 }
 
 const STOP = new Set([
-  'the', 'and', 'for', 'with', 'that', 'this', 'from', 'have', 'when', 'what', 'your', 'into', 'there', 'does', 'not', 'are', 'was', 'but', 'can',
-  'cannot', 'after', 'before', 'will', 'would', 'could', 'should', 'they', 'them', 'then', 'than', 'just', 'also', 'some', 'only', 'please',
-  'thanks', 'hello', 'error', 'errors', 'null', 'undefined', 'str', 'email', 'url', 'uuid', 'hex', 'redacted', 'customer', 'org', 'workspace',
-  'repository', 'della', 'delle', 'dello', 'sono', 'quando', 'questo', 'questa', 'grazie', 'ciao', 'non', 'per', 'con', 'che',
+  'the',
+  'and',
+  'for',
+  'with',
+  'that',
+  'this',
+  'from',
+  'have',
+  'when',
+  'what',
+  'your',
+  'into',
+  'there',
+  'does',
+  'not',
+  'are',
+  'was',
+  'but',
+  'can',
+  'cannot',
+  'after',
+  'before',
+  'will',
+  'would',
+  'could',
+  'should',
+  'they',
+  'them',
+  'then',
+  'than',
+  'just',
+  'also',
+  'some',
+  'only',
+  'please',
+  'thanks',
+  'hello',
+  'error',
+  'errors',
+  'null',
+  'undefined',
+  'str',
+  'email',
+  'url',
+  'uuid',
+  'hex',
+  'redacted',
+  'customer',
+  'org',
+  'workspace',
+  'repository',
+  'della',
+  'delle',
+  'dello',
+  'sono',
+  'quando',
+  'questo',
+  'questa',
+  'grazie',
+  'ciao',
+  'non',
+  'per',
+  'con',
+  'che',
 ]);
 
 /** Replaces the tenant's own names (case-insensitive, longest first) before anything is stored or shared. */
@@ -37,12 +97,18 @@ export function scrubber(names: Array<{ value: string | null | undefined; as: st
 
 /** Text safe to keep: tenant names replaced, then masked (emails, secrets, card numbers). */
 export function safeText(text: string | null | undefined, scrub: (t: string) => string, max: number): string {
-  return maskText(scrub(text ?? '')).replace(/\s+/g, ' ').trim().slice(0, max);
+  return maskText(scrub(text ?? ''))
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, max);
 }
 
 /** A frame as patterns keep it: the last two path segments of the normalised file (no host, no tenant's directory layout) and the function. */
 export function patternFrame(f: StackFrame): { file: string; function: string } {
-  return { file: normalizeFile(f.file).split('/').filter(Boolean).slice(-2).join('/'), function: normalizeFunction(f.function) };
+  return {
+    file: normalizeFile(f.file).split('/').filter(Boolean).slice(-2).join('/'),
+    function: normalizeFunction(f.function),
+  };
 }
 
 export function tokensOf(text: string): string[] {
@@ -53,10 +119,17 @@ export function tokensOf(text: string): string[] {
 export function keywordsOf(...texts: string[]): string[] {
   const counts = new Map<string, number>();
   for (const t of texts) for (const w of tokensOf(t)) counts.set(w, (counts.get(w) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 12).map(([w]) => w);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 12)
+    .map(([w]) => w);
 }
 
-export function signatureOf(errorType: string | null, message: string, frames: Array<{ file: string; function: string }>): string {
+export function signatureOf(
+  errorType: string | null,
+  message: string,
+  frames: Array<{ file: string; function: string }>,
+): string {
   const h = createHash('sha1').update(`${errorType ?? ''}\n${message}\n`);
   for (const f of frames) h.update(`${f.file}|${f.function}\n`);
   return h.digest('hex');
@@ -106,9 +179,27 @@ export interface Scored {
  * is 1; the same signature 0.95; otherwise a weighted sum: error type 0.3, message words 0.35,
  * frames 0.2, keywords 0.15 (Jaccard similarities).
  */
-export function scorePattern(probe: ProblemSignature, probeWorkspace: string, p: { workspace_id: string; error_type: string | null; normalized_message: string; frames: Array<{ file: string; function: string }>; keywords: string[]; signature: string; group_fingerprint: string | null; category: string }): Scored {
-  if (probe.group_fingerprint && p.group_fingerprint === probe.group_fingerprint && p.workspace_id === probeWorkspace) return { score: 1, reasons: ['same_error_group'] };
-  if (p.signature === probe.signature && (probe.error_type || probe.frames.length || probe.normalized_message.length > 10)) return { score: 0.95, reasons: ['same_signature'] };
+export function scorePattern(
+  probe: ProblemSignature,
+  probeWorkspace: string,
+  p: {
+    workspace_id: string;
+    error_type: string | null;
+    normalized_message: string;
+    frames: Array<{ file: string; function: string }>;
+    keywords: string[];
+    signature: string;
+    group_fingerprint: string | null;
+    category: string;
+  },
+): Scored {
+  if (probe.group_fingerprint && p.group_fingerprint === probe.group_fingerprint && p.workspace_id === probeWorkspace)
+    return { score: 1, reasons: ['same_error_group'] };
+  if (
+    p.signature === probe.signature &&
+    (probe.error_type || probe.frames.length || probe.normalized_message.length > 10)
+  )
+    return { score: 0.95, reasons: ['same_signature'] };
   const reasons: string[] = [];
   let score = 0;
   if (probe.error_type && p.error_type === probe.error_type) {
@@ -120,7 +211,10 @@ export function scorePattern(probe: ProblemSignature, probeWorkspace: string, p:
     score += 0.35 * words;
     reasons.push('message');
   }
-  const frames = jaccard(probe.frames.map((f) => `${f.file}|${f.function}`), p.frames.map((f) => `${f.file}|${f.function}`));
+  const frames = jaccard(
+    probe.frames.map((f) => `${f.file}|${f.function}`),
+    p.frames.map((f) => `${f.file}|${f.function}`),
+  );
   if (frames > 0) {
     score += 0.2 * frames;
     reasons.push('frames');

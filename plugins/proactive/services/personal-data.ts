@@ -1,11 +1,19 @@
 import type { Knex } from 'knex';
 import { userKeyOf } from './grouping.js';
 
-interface Subject { email: string | null; userId: string | null }
+interface Subject {
+  email: string | null;
+  userId: string | null;
+}
 
 /** The privacy plugin's registry (container key `personalData`), as far as proactive declares into it. */
 export interface PersonalDataPort {
-  declare(d: { plugin: string; table: string; columns?: string[]; custom?: (trx: Knex.Transaction, orgId: string, s: Subject) => Promise<number> }): void;
+  declare(d: {
+    plugin: string;
+    table: string;
+    columns?: string[];
+    custom?: (trx: Knex.Transaction, orgId: string, s: Subject) => Promise<number>;
+  }): void;
 }
 
 /**
@@ -30,13 +38,27 @@ export function declarePersonalData(registry: PersonalDataPort): void {
     }
     return keys;
   };
-  const deleteKeys = (table: string) => async (trx: Knex.Transaction, orgId: string, s: Subject): Promise<number> => {
-    const keys = await keysOf(trx, orgId, s);
-    return keys.length ? (await trx(table).where('org_id', orgId).whereIn('user_key', keys).delete().returning('org_id')).length : 0;
-  };
+  const deleteKeys =
+    (table: string) =>
+    async (trx: Knex.Transaction, orgId: string, s: Subject): Promise<number> => {
+      const keys = await keysOf(trx, orgId, s);
+      return keys.length
+        ? (await trx(table).where('org_id', orgId).whereIn('user_key', keys).delete().returning('org_id')).length
+        : 0;
+    };
   // Keys first: they are read from the events, which the last declaration deletes.
-  registry.declare({ plugin: 'proactive', table: 'error_group_release_users', columns: ['user_key'], custom: deleteKeys('error_group_release_users') });
-  registry.declare({ plugin: 'proactive', table: 'error_group_users', columns: ['user_key'], custom: deleteKeys('error_group_users') });
+  registry.declare({
+    plugin: 'proactive',
+    table: 'error_group_release_users',
+    columns: ['user_key'],
+    custom: deleteKeys('error_group_release_users'),
+  });
+  registry.declare({
+    plugin: 'proactive',
+    table: 'error_group_users',
+    columns: ['user_key'],
+    custom: deleteKeys('error_group_users'),
+  });
   registry.declare({
     plugin: 'proactive',
     table: 'error_events',
@@ -58,7 +80,11 @@ function naming(q: Knex.QueryBuilder, s: Subject, keys: string[]): Knex.QueryBui
 }
 
 async function userKeysOf(trx: Knex.Transaction, orgId: string, s: Subject): Promise<string[]> {
-  const own = [s.userId ? userKeyOf({ id: s.userId }) : null, s.email ? userKeyOf({ email: s.email }) : null].filter((k): k is string => !!k);
-  const fromEvents = (await naming(trx('error_events').where('org_id', orgId).whereNotNull('user_key'), s, own).distinct('user_key').pluck('user_key')) as string[];
+  const own = [s.userId ? userKeyOf({ id: s.userId }) : null, s.email ? userKeyOf({ email: s.email }) : null].filter(
+    (k): k is string => !!k,
+  );
+  const fromEvents = (await naming(trx('error_events').where('org_id', orgId).whereNotNull('user_key'), s, own)
+    .distinct('user_key')
+    .pluck('user_key')) as string[];
   return [...new Set([...own, ...fromEvents])];
 }

@@ -21,7 +21,12 @@ export interface PollerOptions {
   minIntervalMs: number;
 }
 
-export const DEFAULT_POLLER_OPTIONS: PollerOptions = { batch: 20, backoffBaseMs: 30_000, backoffMaxMs: 3_600_000, minIntervalMs: 1_000 };
+export const DEFAULT_POLLER_OPTIONS: PollerOptions = {
+  batch: 20,
+  backoffBaseMs: 30_000,
+  backoffMaxMs: 3_600_000,
+  minIntervalMs: 1_000,
+};
 
 export interface PollOutcome {
   connectorId: string;
@@ -57,10 +62,13 @@ export class ConnectorPoller {
 
   /** One sweep: polls every due connector (up to `batch`), one after the other. */
   async runOnce(now = new Date()): Promise<PollOutcome[]> {
-    const kinds = this.d.adapters().filter((a) => a.polls).map((a) => a.kind);
+    const kinds = this.d
+      .adapters()
+      .filter((a) => a.polls)
+      .map((a) => a.kind);
     if (!kinds.length) return [];
     const due = await Connector.query(this.d.db)
-      .acrossOrgs('polling scheduler: every organization\'s due connectors')
+      .acrossOrgs("polling scheduler: every organization's due connectors")
       .whereIn('kind', kinds)
       .whereNot('status', 'paused')
       .whereNotNull('next_poll_at')
@@ -79,14 +87,26 @@ export class ConnectorPoller {
     try {
       const result = await adapter.poll(this.d.connectors().settingsOf(c), c.cursor);
       if (result.events.length) {
-        await this.d.queue.submit(result.events.map((event) => ({ orgId: c.org_id, workspaceId: c.workspace_id, connectorId: c.id, source: c.kind as EventSource, event })));
+        await this.d.queue.submit(
+          result.events.map((event) => ({
+            orgId: c.org_id,
+            workspaceId: c.workspace_id,
+            connectorId: c.id,
+            source: c.kind as EventSource,
+            event,
+          })),
+        );
       }
       const now = new Date();
       const next = new Date(now.getTime() + Math.max(this.o.minIntervalMs, result.nextPollInMs));
       await this.d.db.transaction(async (trx) => {
         await trx('connectors').where({ id: c.id }).update({ cursor: result.cursor, last_activity_at: now });
         await trx('connectors').where({ id: c.id }).whereNot('status', 'paused').update({
-          status: 'active', next_poll_at: next, error_count: 0, last_error_code: null, last_error: null,
+          status: 'active',
+          next_poll_at: next,
+          error_count: 0,
+          last_error_code: null,
+          last_error: null,
         });
       });
       return { connectorId: c.id, ok: true, events: result.events.length };
@@ -95,21 +115,29 @@ export class ConnectorPoller {
       const code = (CONNECTOR_TEST_CODES as readonly string[]).includes(rawCode) ? rawCode : 'provider_error';
       // An overloaded ingest queue is ours, not the provider's: retry soon without an error status.
       if ((err as { output?: { statusCode?: number } }).output?.statusCode === 429) {
-        await this.d.db('connectors').where({ id: c.id }).whereNot('status', 'paused').update({ next_poll_at: new Date(Date.now() + this.o.backoffBaseMs) });
+        await this.d
+          .db('connectors')
+          .where({ id: c.id })
+          .whereNot('status', 'paused')
+          .update({ next_poll_at: new Date(Date.now() + this.o.backoffBaseMs) });
         return { connectorId: c.id, ok: false, events: 0, code: 'rate_limited' };
       }
       const failures = (c.error_count ?? 0) + 1;
       const delay = Math.min(this.o.backoffMaxMs, this.o.backoffBaseMs * 2 ** Math.min(failures - 1, 20));
       const now = new Date();
-      await this.d.db('connectors').where({ id: c.id }).whereNot('status', 'paused').update({
-        status: 'error',
-        error_count: failures,
-        last_error_code: code,
-        last_error: maskText(String((err as Error).message ?? err)).slice(0, 300),
-        next_poll_at: new Date(now.getTime() + delay),
-        last_activity_at: now,
-        updated_at: now,
-      });
+      await this.d
+        .db('connectors')
+        .where({ id: c.id })
+        .whereNot('status', 'paused')
+        .update({
+          status: 'error',
+          error_count: failures,
+          last_error_code: code,
+          last_error: maskText(String((err as Error).message ?? err)).slice(0, 300),
+          next_poll_at: new Date(now.getTime() + delay),
+          last_activity_at: now,
+          updated_at: now,
+        });
       this.d.log.info({ connector_id: c.id, code, failures, retry_in_ms: delay }, 'proactive: connector poll failed');
       return { connectorId: c.id, ok: false, events: 0, code };
     }

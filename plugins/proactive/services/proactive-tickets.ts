@@ -10,21 +10,44 @@ import { systemActor, type SignedInActor } from '../../../core/contracts/index.j
 
 /** The parts of the tickets plugin's services this plugin calls (container keys ticketService, subscriberService). */
 export interface TicketServicePort {
-  createTicket(trx: Knex, input: {
-    orgId: string; workspaceId: string; origin: 'proactive'; subject: string; errorGroupId: string; category?: string; priority?: string;
-    externalId?: string | null; labels?: string[]; message?: { bodyText?: string | null; subject?: string | null };
-  }): Promise<{ id: string; org_id: string; workspace_id: string; customer_email: string | null }>;
+  createTicket(
+    trx: Knex,
+    input: {
+      orgId: string;
+      workspaceId: string;
+      origin: 'proactive';
+      subject: string;
+      errorGroupId: string;
+      category?: string;
+      priority?: string;
+      externalId?: string | null;
+      labels?: string[];
+      message?: { bodyText?: string | null; subject?: string | null };
+    },
+  ): Promise<{ id: string; org_id: string; workspace_id: string; customer_email: string | null }>;
 }
 export interface SubscriberServicePort {
-  subscribe(trx: Knex, ticket: never, input: { email: string; source: 'proactive'; userHash?: string | null }): Promise<unknown>;
+  subscribe(
+    trx: Knex,
+    ticket: never,
+    input: { email: string; source: 'proactive'; userHash?: string | null },
+  ): Promise<unknown>;
 }
 /** Billing's planLimits (assert throws 402 plan_limit_reached with details.reason). */
 export interface PlanLimitsPort {
-  assert(trx: Knex, orgId: string, limit: 'tickets_per_month', context: { workspaceId?: string | null }): Promise<unknown>;
+  assert(
+    trx: Knex,
+    orgId: string,
+    limit: 'tickets_per_month',
+    context: { workspaceId?: string | null },
+  ): Promise<unknown>;
 }
 /** Billing's billingGate (checkJob tells whether the spend cap blocks jobs). */
 export interface BillingGatePort {
-  checkJob(trx: Knex, input: { orgId: string; workspaceId: string | null; kind: 'diagnosis'; estimatedCostUsd: number }): Promise<{ allowed: boolean; reason?: string; details?: Record<string, unknown> }>;
+  checkJob(
+    trx: Knex,
+    input: { orgId: string; workspaceId: string | null; kind: 'diagnosis'; estimatedCostUsd: number },
+  ): Promise<{ allowed: boolean; reason?: string; details?: Record<string, unknown> }>;
 }
 export interface PlanCatalogPort {
   hasFeature(planId: string | null | undefined, feature: string): boolean;
@@ -71,30 +94,52 @@ const MESSAGES = {
 export class ProactiveTickets {
   constructor(private readonly d: ProactiveTicketDeps) {}
 
-  async open(orgId: string, groupId: string, who: SignedInActor | null, trigger: GroupTrigger | null = null): Promise<OpenOutcome> {
-    if (who && !['owner', 'admin', 'reviewer'].includes(who.principal.role)) throw forbidden('Client viewers cannot open tickets');
+  async open(
+    orgId: string,
+    groupId: string,
+    who: SignedInActor | null,
+    trigger: GroupTrigger | null = null,
+  ): Promise<OpenOutcome> {
+    if (who && !['owner', 'admin', 'reviewer'].includes(who.principal.role))
+      throw forbidden('Client viewers cannot open tickets');
     let refusal: Boom.Boom | null = null;
     const result = await this.d.db.transaction(async (trx) => {
       const g = await ErrorGroup.query(trx).forOrg(orgId).findById(groupId).forUpdate();
       if (!g) throw notFound('error group');
-      if (g.status !== 'watching') throw conflict('group_not_watching', `The group is ${g.status}; only a watching group opens a ticket`, { status: g.status });
+      if (g.status !== 'watching')
+        throw conflict('group_not_watching', `The group is ${g.status}; only a watching group opens a ticket`, {
+          status: g.status,
+        });
       const now = new Date();
 
       const existing = await this.openTicketFor(trx, g);
       if (existing) {
-        await ErrorGroup.query(trx).forOrg(orgId).patchAndFetchById(g.id, { status: 'ticketed', ticket_id: existing, held_reason: null, held_at: null });
+        await ErrorGroup.query(trx)
+          .forOrg(orgId)
+          .patchAndFetchById(g.id, { status: 'ticketed', ticket_id: existing, held_reason: null, held_at: null });
         await this.record(trx, g, who, 'error_group.ticket_linked', existing, trigger);
         return { outcome: 'linked' as const, ticketId: existing };
       }
 
-      const ws = (await trx('workspaces').where({ org_id: orgId, id: g.workspace_id }).first()) as { proactive_monthly_fix_cap: number; notify_affected_users: boolean; locale: string } | undefined;
+      const ws = (await trx('workspaces').where({ org_id: orgId, id: g.workspace_id }).first()) as
+        { proactive_monthly_fix_cap: number; notify_affected_users: boolean; locale: string } | undefined;
       if (!ws) throw notFound('workspace');
-      const repos = (await trx('repositories').where({ org_id: orgId, workspace_id: g.workspace_id }).count({ n: '*' }).first()) as { n: number | string } | undefined;
-      if (Number(repos?.n ?? 0) === 0) throw httpError(422, 'no_repository', 'Connect a repository to this workspace before opening proactive tickets');
+      const repos = (await trx('repositories')
+        .where({ org_id: orgId, workspace_id: g.workspace_id })
+        .count({ n: '*' })
+        .first()) as { n: number | string } | undefined;
+      if (Number(repos?.n ?? 0) === 0)
+        throw httpError(
+          422,
+          'no_repository',
+          'Connect a repository to this workspace before opening proactive tickets',
+        );
 
       const held = await this.refusal(trx, orgId, g.workspace_id, ws);
       if (held) {
-        await ErrorGroup.query(trx).forOrg(orgId).patchAndFetchById(g.id, { held_reason: held.reason, held_at: g.held_at ?? now });
+        await ErrorGroup.query(trx)
+          .forOrg(orgId)
+          .patchAndFetchById(g.id, { held_reason: held.reason, held_at: g.held_at ?? now });
         refusal = httpError(402, 'plan_limit_reached', held.message, { ...held.details, reason: held.reason });
         return null;
       }
@@ -110,7 +155,15 @@ export class ProactiveTickets {
         labels: ['proactive', ...(trigger ? [trigger] : g.trigger ? [g.trigger] : [])],
         message: { bodyText: this.body(g) },
       });
-      await ErrorGroup.query(trx).forOrg(orgId).patchAndFetchById(g.id, { status: 'ticketed', ticket_id: ticket.id, held_reason: null, held_at: null, ...(trigger ? { trigger } : {}) });
+      await ErrorGroup.query(trx)
+        .forOrg(orgId)
+        .patchAndFetchById(g.id, {
+          status: 'ticketed',
+          ticket_id: ticket.id,
+          held_reason: null,
+          held_at: null,
+          ...(trigger ? { trigger } : {}),
+        });
       if (ws.notify_affected_users) await this.subscribeAffected(trx, g, ticket);
       await this.record(trx, g, who, 'error_group.ticket_opened', ticket.id, trigger);
       return { outcome: 'opened' as const, ticketId: ticket.id };
@@ -120,17 +173,34 @@ export class ProactiveTickets {
   }
 
   /** Why the workspace may not open a proactive ticket now, or null. */
-  private async refusal(trx: Knex, orgId: string, workspaceId: string, ws: { proactive_monthly_fix_cap: number; locale: string }) {
+  private async refusal(
+    trx: Knex,
+    orgId: string,
+    workspaceId: string,
+    ws: { proactive_monthly_fix_cap: number; locale: string },
+  ) {
     const lang = ws.locale === 'it' ? 'it' : 'en';
     const org = (await trx('organizations').where({ id: orgId }).first('plan')) as { plan: string } | undefined;
     const catalog = this.d.planCatalog();
     if (catalog && !catalog.hasFeature(org?.plan, 'proactive')) {
-      return { reason: 'plan_feature', message: MESSAGES.plan_feature[lang], details: { plan: org?.plan ?? 'none', feature: 'proactive' } };
+      return {
+        reason: 'plan_feature',
+        message: MESSAGES.plan_feature[lang],
+        details: { plan: org?.plan ?? 'none', feature: 'proactive' },
+      };
     }
-    const month = (await trx('tickets').where({ org_id: orgId, workspace_id: workspaceId, origin: 'proactive' }).where('created_at', '>=', monthStart()).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    const month = (await trx('tickets')
+      .where({ org_id: orgId, workspace_id: workspaceId, origin: 'proactive' })
+      .where('created_at', '>=', monthStart())
+      .count({ n: '*' })
+      .first()) as { n: number | string } | undefined;
     const used = Number(month?.n ?? 0);
     if (used >= ws.proactive_monthly_fix_cap) {
-      return { reason: 'proactive_cap_reached', message: MESSAGES.proactive_cap_reached[lang], details: { limit: ws.proactive_monthly_fix_cap, used } };
+      return {
+        reason: 'proactive_cap_reached',
+        message: MESSAGES.proactive_cap_reached[lang],
+        details: { limit: ws.proactive_monthly_fix_cap, used },
+      };
     }
     const limits = this.d.planLimits();
     if (limits) {
@@ -138,7 +208,8 @@ export class ProactiveTickets {
         await limits.assert(trx, orgId, 'tickets_per_month', { workspaceId });
       } catch (err) {
         const e = err as Boom.Boom & { data?: { details?: Record<string, unknown> } };
-        const details = (e.output?.payload as { details?: Record<string, unknown> } | undefined)?.details ?? e.data?.details;
+        const details =
+          (e.output?.payload as { details?: Record<string, unknown> } | undefined)?.details ?? e.data?.details;
         if (e.output?.statusCode !== 402) throw err;
         return { reason: String(details?.reason ?? 'tickets_per_month'), message: e.message, details: details ?? {} };
       }
@@ -146,7 +217,8 @@ export class ProactiveTickets {
     const gate = this.d.billingGate();
     if (gate) {
       const decision = await gate.checkJob(trx, { orgId, workspaceId, kind: 'diagnosis', estimatedCostUsd: 0 });
-      if (!decision.allowed && decision.reason === 'spend_cap') return { reason: 'spend_cap', message: MESSAGES.spend_cap[lang], details: decision.details ?? {} };
+      if (!decision.allowed && decision.reason === 'spend_cap')
+        return { reason: 'spend_cap', message: MESSAGES.spend_cap[lang], details: decision.details ?? {} };
     }
     return null;
   }
@@ -172,10 +244,21 @@ export class ProactiveTickets {
       .where('t.created_at', '>', new Date(Date.now() - 30 * 86_400_000))
       .orderBy('t.created_at', 'desc')
       .limit(200)
-      .select('t.id', 'm.widget_context')) as Array<{ id: string; widget_context: { console?: Array<{ message?: string }> } | string | null }>;
+      .select('t.id', 'm.widget_context')) as Array<{
+      id: string;
+      widget_context: { console?: Array<{ message?: string }> } | string | null;
+    }>;
     for (const r of reports) {
-      const ctx = typeof r.widget_context === 'string' ? (JSON.parse(r.widget_context) as { console?: Array<{ message?: string }> }) : r.widget_context;
-      if (ctx?.console?.some((c) => typeof c.message === 'string' && normalizeMessage(c.message).includes(g.normalized_message))) return r.id;
+      const ctx =
+        typeof r.widget_context === 'string'
+          ? (JSON.parse(r.widget_context) as { console?: Array<{ message?: string }> })
+          : r.widget_context;
+      if (
+        ctx?.console?.some(
+          (c) => typeof c.message === 'string' && normalizeMessage(c.message).includes(g.normalized_message),
+        )
+      )
+        return r.id;
     }
     return null;
   }
@@ -183,7 +266,12 @@ export class ProactiveTickets {
   private async subscribeAffected(trx: Knex, g: ErrorGroup, ticket: { id: string }): Promise<void> {
     const subs = this.d.subscribers();
     if (!subs) return;
-    const rows = (await trx('error_events').where({ org_id: g.org_id, group_id: g.id }).whereNotNull('user').orderBy('occurred_at', 'desc').limit(500).select('user', 'user_key')) as Array<{ user: { email?: string } | string; user_key: string | null }>;
+    const rows = (await trx('error_events')
+      .where({ org_id: g.org_id, group_id: g.id })
+      .whereNotNull('user')
+      .orderBy('occurred_at', 'desc')
+      .limit(500)
+      .select('user', 'user_key')) as Array<{ user: { email?: string } | string; user_key: string | null }>;
     const seen = new Set<string>();
     const full = await trx('tickets').where({ org_id: g.org_id, id: ticket.id }).first();
     for (const r of rows) {
@@ -202,11 +290,22 @@ export class ProactiveTickets {
       maskText(g.title),
       '',
       `Events: ${Number(g.event_count)} · affected users: ${g.affected_users}${g.release ? ` · latest release: ${g.release}` : ''}`,
-      inApp.length ? `\nIn-app frames:\n${inApp.map((f) => `  at ${f.function ?? '?'} (${f.file}${f.line ? `:${f.line}` : ''}${f.column ? `:${f.column}` : ''})`).join('\n')}` : '',
-    ].join('\n').trim();
+      inApp.length
+        ? `\nIn-app frames:\n${inApp.map((f) => `  at ${f.function ?? '?'} (${f.file}${f.line ? `:${f.line}` : ''}${f.column ? `:${f.column}` : ''})`).join('\n')}`
+        : '',
+    ]
+      .join('\n')
+      .trim();
   }
 
-  private async record(trx: Knex, g: ErrorGroup, who: SignedInActor | null, action: string, ticketId: string, trigger: GroupTrigger | null): Promise<void> {
+  private async record(
+    trx: Knex,
+    g: ErrorGroup,
+    who: SignedInActor | null,
+    action: string,
+    ticketId: string,
+    trigger: GroupTrigger | null,
+  ): Promise<void> {
     await this.d.audit.record(trx, {
       orgId: g.org_id,
       actor: who ?? systemActor('proactive', g.org_id),
@@ -215,6 +314,16 @@ export class ProactiveTickets {
       workspaceId: g.workspace_id,
       metadata: { ticket_id: ticketId, trigger },
     });
-    await this.d.outbox.add(trx, 'proactive.group_ticketed', { group_id: g.id, workspace_id: g.workspace_id, ticket_id: ticketId, outcome: action.endsWith('linked') ? 'linked' : 'opened' }, { orgId: g.org_id });
+    await this.d.outbox.add(
+      trx,
+      'proactive.group_ticketed',
+      {
+        group_id: g.id,
+        workspace_id: g.workspace_id,
+        ticket_id: ticketId,
+        outcome: action.endsWith('linked') ? 'linked' : 'opened',
+      },
+      { orgId: g.org_id },
+    );
   }
 }

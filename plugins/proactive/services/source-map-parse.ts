@@ -38,8 +38,10 @@ export async function checkMap(text: string): Promise<{ code: string; message: s
     return { code: 'invalid_json', message: 'The map is not JSON' };
   }
   const m = raw as { version?: unknown; mappings?: unknown; sources?: unknown; sections?: unknown };
-  if (!m || typeof m !== 'object' || Array.isArray(m)) return { code: 'invalid_source_map', message: 'The map is not a JSON object' };
-  if (m.version !== 3) return { code: 'unsupported_version', message: 'Only source map revision 3 is supported ("version": 3)' };
+  if (!m || typeof m !== 'object' || Array.isArray(m))
+    return { code: 'invalid_source_map', message: 'The map is not a JSON object' };
+  if (m.version !== 3)
+    return { code: 'unsupported_version', message: 'Only source map revision 3 is supported ("version": 3)' };
   const indexed = Array.isArray(m.sections);
   if (!indexed && (typeof m.mappings !== 'string' || !Array.isArray(m.sources))) {
     return { code: 'invalid_source_map', message: 'A source map needs "sources" (an array) and "mappings" (a string)' };

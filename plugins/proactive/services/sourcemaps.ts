@@ -40,7 +40,18 @@ export interface SourceMapRow {
   updated_at: Date;
 }
 
-const META = ['id', 'org_id', 'workspace_id', 'release', 'url_path', 'size', 'sha256', 'sources_count', 'created_at', 'updated_at'] as const;
+const META = [
+  'id',
+  'org_id',
+  'workspace_id',
+  'release',
+  'url_path',
+  'size',
+  'sha256',
+  'sources_count',
+  'created_at',
+  'updated_at',
+] as const;
 const ADMIN = new Set(['owner', 'admin']);
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -82,7 +93,10 @@ export class SourceMapService {
     if (!ADMIN.has(a.principal.role)) throw httpError(403, 'forbidden', 'Only owners and admins manage source maps');
   }
 
-  async upload(a: SignedInActor, input: { workspace_id: string; release: string; files: Array<{ url_path: string; map: string }> }) {
+  async upload(
+    a: SignedInActor,
+    input: { workspace_id: string; release: string; files: Array<{ url_path: string; map: string }> },
+  ) {
     this.requireAdmin(a);
     const ws = await this.d.workspaces().open(a.principal, input.workspace_id);
     const issues: MapIssue[] = [];
@@ -92,14 +106,29 @@ export class SourceMapService {
       const path = bundlePath(f.url_path);
       const size = Buffer.byteLength(f.map, 'utf8');
       if (size > this.d.limits.maxMapBytes) {
-        throw httpError(413, 'source_map_too_large', `The map for ${f.url_path} is larger than ${this.d.limits.maxMapBytes} bytes`, { index, url_path: f.url_path, size, limit: this.d.limits.maxMapBytes });
+        throw httpError(
+          413,
+          'source_map_too_large',
+          `The map for ${f.url_path} is larger than ${this.d.limits.maxMapBytes} bytes`,
+          { index, url_path: f.url_path, size, limit: this.d.limits.maxMapBytes },
+        );
       }
       if (!path) {
-        issues.push({ index, url_path: f.url_path, code: 'invalid_url_path', message: 'url_path must be the bundle\'s URL or its path (starting with /)' });
+        issues.push({
+          index,
+          url_path: f.url_path,
+          code: 'invalid_url_path',
+          message: "url_path must be the bundle's URL or its path (starting with /)",
+        });
         continue;
       }
       if (seen.has(path)) {
-        issues.push({ index, url_path: f.url_path, code: 'duplicate_url_path', message: 'Two files of this upload have the same url_path' });
+        issues.push({
+          index,
+          url_path: f.url_path,
+          code: 'duplicate_url_path',
+          message: 'Two files of this upload have the same url_path',
+        });
         continue;
       }
       seen.add(path);
@@ -108,18 +137,47 @@ export class SourceMapService {
         issues.push({ index, url_path: f.url_path, code: check.code, message: check.message });
         continue;
       }
-      checked.push({ url_path: path, map: f.map, size, sha256: createHash('sha256').update(f.map).digest('hex'), sources: check.sources ?? 0 });
+      checked.push({
+        url_path: path,
+        map: f.map,
+        size,
+        sha256: createHash('sha256').update(f.map).digest('hex'),
+        sources: check.sources ?? 0,
+      });
     }
-    if (issues.length) throw httpError(422, 'invalid_source_map', 'Some source maps cannot be used; nothing was stored', { errors: issues });
+    if (issues.length)
+      throw httpError(422, 'invalid_source_map', 'Some source maps cannot be used; nothing was stored', {
+        errors: issues,
+      });
 
     const now = new Date();
     const rows = await this.d.db.transaction(async (trx) => {
-      const before = new Set((await trx('source_maps').where({ org_id: a.principal.orgId, workspace_id: ws.id, release: input.release }).whereIn('url_path', checked.map((c) => c.url_path)).pluck('url_path')) as string[]);
+      const before = new Set(
+        (await trx('source_maps')
+          .where({ org_id: a.principal.orgId, workspace_id: ws.id, release: input.release })
+          .whereIn(
+            'url_path',
+            checked.map((c) => c.url_path),
+          )
+          .pluck('url_path')) as string[],
+      );
       const out = (await trx('source_maps')
-        .insert(checked.map((c) => ({
-          id: newId('sm'), org_id: a.principal.orgId, workspace_id: ws.id, release: input.release, url_path: c.url_path, map: c.map,
-          size: c.size, sha256: c.sha256, sources_count: c.sources, uploaded_by: a.principal.userId ?? a.principal.tokenId ?? null, created_at: now, updated_at: now,
-        })))
+        .insert(
+          checked.map((c) => ({
+            id: newId('sm'),
+            org_id: a.principal.orgId,
+            workspace_id: ws.id,
+            release: input.release,
+            url_path: c.url_path,
+            map: c.map,
+            size: c.size,
+            sha256: c.sha256,
+            sources_count: c.sources,
+            uploaded_by: a.principal.userId ?? a.principal.tokenId ?? null,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
         .onConflict(['workspace_id', 'release', 'url_path'])
         .merge(['map', 'size', 'sha256', 'sources_count', 'uploaded_by', 'updated_at'])
         .returning([...META])) as SourceMapRow[];
@@ -131,26 +189,49 @@ export class SourceMapService {
         workspaceId: ws.id,
         metadata: {
           release: input.release,
-          files: checked.map((c) => ({ url_path: c.url_path, size: c.size, sha256: c.sha256, replaced: before.has(c.url_path) })),
+          files: checked.map((c) => ({
+            url_path: c.url_path,
+            size: c.size,
+            sha256: c.sha256,
+            replaced: before.has(c.url_path),
+          })),
         },
       });
       return out;
     });
     this.d.symbolicator.forget(ws.id, input.release);
-    return { workspace_id: ws.id, release: input.release, files: rows.sort((x, y) => (x.url_path < y.url_path ? -1 : 1)).map(serializeSourceMap) };
+    return {
+      workspace_id: ws.id,
+      release: input.release,
+      files: rows.sort((x, y) => (x.url_path < y.url_path ? -1 : 1)).map(serializeSourceMap),
+    };
   }
 
-  async list(a: SignedInActor, q: { workspace_id: string; release: string; cursor?: string; limit?: number }): Promise<Page<ReturnType<typeof serializeSourceMap>>> {
+  async list(
+    a: SignedInActor,
+    q: { workspace_id: string; release: string; cursor?: string; limit?: number },
+  ): Promise<Page<ReturnType<typeof serializeSourceMap>>> {
     const ws = await this.d.workspaces().open(a.principal, q.workspace_id);
-    const query = this.d.db('source_maps').where({ org_id: a.principal.orgId, workspace_id: ws.id, release: q.release }).select([...META]);
-    const page = await paginate<Record<string, unknown>>(query, [{ column: 'url_path', direction: 'asc', type: 'string' }, { column: 'id', direction: 'asc', type: 'string' }], q);
+    const query = this.d
+      .db('source_maps')
+      .where({ org_id: a.principal.orgId, workspace_id: ws.id, release: q.release })
+      .select([...META]);
+    const page = await paginate<Record<string, unknown>>(
+      query,
+      [
+        { column: 'url_path', direction: 'asc', type: 'string' },
+        { column: 'id', direction: 'asc', type: 'string' },
+      ],
+      q,
+    );
     return { items: (page.items as unknown as SourceMapRow[]).map(serializeSourceMap), next_cursor: page.next_cursor };
   }
 
   async releases(a: SignedInActor, q: { workspace_id: string; cursor?: string; limit?: number }) {
     const ws = await this.d.workspaces().open(a.principal, q.workspace_id);
     const db = this.d.db;
-    const inner = db('source_maps').where({ org_id: a.principal.orgId, workspace_id: ws.id })
+    const inner = db('source_maps')
+      .where({ org_id: a.principal.orgId, workspace_id: ws.id })
       .groupBy('release')
       .select('release')
       .count({ files: '*' })
@@ -158,7 +239,14 @@ export class SourceMapService {
       .max({ last_uploaded_at: 'updated_at' })
       .min({ first_uploaded_at: 'created_at' });
     const query = db.from(inner.as('r')).select('*');
-    const page = await paginate<Record<string, unknown>>(query, [{ column: 'r.last_uploaded_at', direction: 'desc', type: 'date', field: 'last_uploaded_at' }, { column: 'r.release', direction: 'desc', type: 'string', field: 'release' }], q);
+    const page = await paginate<Record<string, unknown>>(
+      query,
+      [
+        { column: 'r.last_uploaded_at', direction: 'desc', type: 'date', field: 'last_uploaded_at' },
+        { column: 'r.release', direction: 'desc', type: 'string', field: 'release' },
+      ],
+      q,
+    );
     return {
       items: page.items.map((r) => ({
         workspace_id: ws.id,
@@ -176,7 +264,10 @@ export class SourceMapService {
     this.requireAdmin(a);
     const ws = await this.d.workspaces().open(a.principal, q.workspace_id);
     const deleted = await this.d.db.transaction(async (trx) => {
-      const gone = (await trx('source_maps').where({ org_id: a.principal.orgId, workspace_id: ws.id, release: q.release }).delete().returning(['url_path', 'size'])) as Array<{ url_path: string; size: number }>;
+      const gone = (await trx('source_maps')
+        .where({ org_id: a.principal.orgId, workspace_id: ws.id, release: q.release })
+        .delete()
+        .returning(['url_path', 'size'])) as Array<{ url_path: string; size: number }>;
       if (!gone.length) throw notFound('This release has no source maps');
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,

@@ -70,7 +70,10 @@ export class Symbolicator {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<IncomingEvent[]>((resolve) => {
       timer = setTimeout(() => {
-        this.log.warn({ events: events.length, ms: this.limits.timeoutMs }, 'proactive: symbolication too slow; events stored as they came');
+        this.log.warn(
+          { events: events.length, ms: this.limits.timeoutMs },
+          'proactive: symbolication too slow; events stored as they came',
+        );
         resolve(events);
       }, this.limits.timeoutMs);
     });
@@ -93,7 +96,12 @@ export class Symbolicator {
       framesOf.set(e, frames);
       for (const f of frames) {
         const path = typeof f.line === 'number' ? bundlePath(f.file) : null;
-        if (path) needed.set(`${e.workspaceId}\n${e.event.release}\n${path}`, { workspaceId: e.workspaceId, release: e.event.release, path });
+        if (path)
+          needed.set(`${e.workspaceId}\n${e.event.release}\n${path}`, {
+            workspaceId: e.workspaceId,
+            release: e.event.release,
+            path,
+          });
       }
     }
     if (!needed.size) return events;
@@ -107,7 +115,12 @@ export class Symbolicator {
         .whereIn('workspace_id', [...new Set(load.map((l) => l.workspaceId))])
         .whereIn('release', [...new Set(load.map((l) => l.release))])
         .whereIn('url_path', [...new Set(load.map((l) => l.path))])
-        .select('workspace_id', 'release', 'url_path', 'map')) as Array<{ workspace_id: string; release: string; url_path: string; map: string }>;
+        .select('workspace_id', 'release', 'url_path', 'map')) as Array<{
+        workspace_id: string;
+        release: string;
+        url_path: string;
+        map: string;
+      }>;
       const found = new Map(rows.map((r) => [`${r.workspace_id}\n${r.release}\n${r.url_path}`, r.map]));
       for (const l of load) {
         const text = found.get(l.key);
@@ -115,14 +128,19 @@ export class Symbolicator {
           this.misses.set(l.key, true);
           continue;
         }
-        this.consumers.set(l.key, (async () => {
-          try {
-            return await new SourceMapConsumer(JSON.parse(text) as ConstructorParameters<typeof SourceMapConsumer>[0]);
-          } catch (err) {
-            this.log.warn({ err, url_path: l.path }, 'proactive: a stored source map cannot be read');
-            return null;
-          }
-        })());
+        this.consumers.set(
+          l.key,
+          (async () => {
+            try {
+              return await new SourceMapConsumer(
+                JSON.parse(text) as ConstructorParameters<typeof SourceMapConsumer>[0],
+              );
+            } catch (err) {
+              this.log.warn({ err, url_path: l.path }, 'proactive: a stored source map cannot be read');
+              return null;
+            }
+          })(),
+        );
       }
     }
     for (const key of needed.keys()) {
@@ -161,7 +179,9 @@ export class Symbolicator {
       else load.push(id);
     }
     if (!load.length) return out;
-    const rows = (await this.db('source_maps').whereIn('workspace_id', load).distinct('workspace_id', 'release')) as Array<{ workspace_id: string; release: string }>;
+    const rows = (await this.db('source_maps')
+      .whereIn('workspace_id', load)
+      .distinct('workspace_id', 'release')) as Array<{ workspace_id: string; release: string }>;
     for (const id of load) out.set(id, this.mapped.set(id, new Set()));
     for (const r of rows) out.get(r.workspace_id)!.add(r.release);
     return out;

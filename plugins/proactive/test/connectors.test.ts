@@ -8,14 +8,20 @@ let h: ProactiveHarness;
 // connector-metrics is left out of the adapters: a kind whose adapter is not installed answers
 // 422 connector_kind_unavailable.
 t.before(async () => {
-  h = await startProactive(t, { adapters: { connector: ['connector-endpoint', 'connector-error-tracker', 'connector-cloud-logs'] } });
+  h = await startProactive(t, {
+    adapters: { connector: ['connector-endpoint', 'connector-error-tracker', 'connector-cloud-logs'] },
+  });
 });
 
 t.test('connectors-admin: an owner sets up a generic endpoint, rotates its token and pauses it', async (t) => {
   const owner = await h.owner();
   const ws = await h.workspace(owner);
 
-  const created = await h.call(owner, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'endpoint', name: 'Backend' });
+  const created = await h.call(owner, 'POST', '/v1/connectors', {
+    workspace_id: ws.id,
+    kind: 'endpoint',
+    name: 'Backend',
+  });
   t.equal(created.status, 201, created.payload);
   const token = created.body.token as string;
   const c = created.body.connector;
@@ -26,7 +32,10 @@ t.test('connectors-admin: an owner sets up a generic endpoint, rotates its token
   t.equal(c.ingest_url, `http://localhost:3000/v1/ingest/${c.id}`);
   t.equal(c.webhook_url, null);
   t.same(c.secrets, [{ name: 'token', last4: token.slice(-4) }], 'only the last four characters of the token');
-  t.notOk(created.payload.includes(token.slice(0, 20)) && JSON.stringify(c).includes(token), 'the connector never carries the token');
+  t.notOk(
+    created.payload.includes(token.slice(0, 20)) && JSON.stringify(c).includes(token),
+    'the connector never carries the token',
+  );
   const stored = await h.app.db('connectors').where({ id: c.id }).first();
   t.not(stored.token_hash, token, 'stored hashed');
   t.notOk(JSON.stringify(stored).includes(token), 'the token is nowhere in the row');
@@ -78,9 +87,24 @@ t.test('connectors-admin: an owner sets up a generic endpoint, rotates its token
   t.equal(list.status, 200);
   t.equal(list.body.items.length, 1);
 
-  const audits = await h.app.db('audit_entries').where({ org_id: owner.organization.id }).whereLike('action', 'connector.%').pluck('action');
-  for (const a of ['connector.created', 'connector.token_rotated', 'connector.paused', 'connector.resumed', 'connector.updated', 'connector.tested']) t.ok(audits.includes(a), `audited: ${a}`);
-  t.notOk(JSON.stringify(await h.app.db('audit_entries').where({ org_id: owner.organization.id })).includes(token2), 'no token in the audit log');
+  const audits = await h.app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id })
+    .whereLike('action', 'connector.%')
+    .pluck('action');
+  for (const a of [
+    'connector.created',
+    'connector.token_rotated',
+    'connector.paused',
+    'connector.resumed',
+    'connector.updated',
+    'connector.tested',
+  ])
+    t.ok(audits.includes(a), `audited: ${a}`);
+  t.notOk(
+    JSON.stringify(await h.app.db('audit_entries').where({ org_id: owner.organization.id })).includes(token2),
+    'no token in the audit log',
+  );
 
   const del = await h.call(owner, 'DELETE', `/v1/connectors/${c.id}`);
   t.same(del.body, { ok: true });
@@ -90,56 +114,90 @@ t.test('connectors-admin: an owner sets up a generic endpoint, rotates its token
   t.equal(Number(kept!.n), 3, 'stored events stay until retention');
 });
 
-t.test("a connector's events_24h: counted per hour as batches arrive, over the current hour and the 23 before it", async (t) => {
-  const owner = await h.owner();
-  const ws = await h.workspace(owner);
-  const made = await h.call(owner, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'endpoint', name: 'Counted' });
-  const c = made.body.connector as { id: string };
-  const token = made.body.token as string;
-  const events24h = async () => ((await h.call(owner, 'GET', `/v1/connectors/${c.id}`)).body.events_24h as number);
-  t.equal(await events24h(), 0);
-  const batch = await h.ingest(c.id, token, [{ message: 'one', external_id: 'e-1' }, { message: 'two' }, { message: 'three' }]);
-  t.equal(batch.body.accepted, 3);
-  t.equal((await h.ingest(c.id, token, { message: 'one', external_id: 'e-1' })).body.duplicates, 1);
-  t.equal(await events24h(), 3, 'a duplicate is not counted');
-  const listed = (await h.call(owner, 'GET', `/v1/connectors?workspace_id=${ws.id}`)).body.items as Array<{ id: string; events_24h: number }>;
-  t.equal(listed.find((x) => x.id === c.id)?.events_24h, 3, 'the list reads the same counters');
+t.test(
+  "a connector's events_24h: counted per hour as batches arrive, over the current hour and the 23 before it",
+  async (t) => {
+    const owner = await h.owner();
+    const ws = await h.workspace(owner);
+    const made = await h.call(owner, 'POST', '/v1/connectors', {
+      workspace_id: ws.id,
+      kind: 'endpoint',
+      name: 'Counted',
+    });
+    const c = made.body.connector as { id: string };
+    const token = made.body.token as string;
+    const events24h = async () => (await h.call(owner, 'GET', `/v1/connectors/${c.id}`)).body.events_24h as number;
+    t.equal(await events24h(), 0);
+    const batch = await h.ingest(c.id, token, [
+      { message: 'one', external_id: 'e-1' },
+      { message: 'two' },
+      { message: 'three' },
+    ]);
+    t.equal(batch.body.accepted, 3);
+    t.equal((await h.ingest(c.id, token, { message: 'one', external_id: 'e-1' })).body.duplicates, 1);
+    t.equal(await events24h(), 3, 'a duplicate is not counted');
+    const listed = (await h.call(owner, 'GET', `/v1/connectors?workspace_id=${ws.id}`)).body.items as Array<{
+      id: string;
+      events_24h: number;
+    }>;
+    t.equal(listed.find((x) => x.id === c.id)?.events_24h, 3, 'the list reads the same counters');
 
-  // The window is 24 hourly buckets: the one that started 23 hours before this hour counts, the one before it does not.
-  const HOUR = 3_600_000;
-  const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
-  const orgId = owner.organization.id;
-  await h.app.db('connector_hours').insert([
-    { connector_id: c.id, hour: new Date(thisHour - 23 * HOUR), org_id: orgId, count: 5 },
-    { connector_id: c.id, hour: new Date(thisHour - 24 * HOUR), org_id: orgId, count: 7 },
-    { connector_id: c.id, hour: new Date(thisHour - 50 * HOUR), org_id: orgId, count: 11 },
-  ]);
-  t.equal(await events24h(), 8);
-  const other = await h.owner();
-  await h.app.db('connector_hours').insert({ connector_id: c.id, hour: new Date(thisHour - HOUR), org_id: other.organization.id, count: 100 });
-  t.equal(await events24h(), 8, "a row of another organization's is never added");
+    // The window is 24 hourly buckets: the one that started 23 hours before this hour counts, the one before it does not.
+    const HOUR = 3_600_000;
+    const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+    const orgId = owner.organization.id;
+    await h.app.db('connector_hours').insert([
+      { connector_id: c.id, hour: new Date(thisHour - 23 * HOUR), org_id: orgId, count: 5 },
+      { connector_id: c.id, hour: new Date(thisHour - 24 * HOUR), org_id: orgId, count: 7 },
+      { connector_id: c.id, hour: new Date(thisHour - 50 * HOUR), org_id: orgId, count: 11 },
+    ]);
+    t.equal(await events24h(), 8);
+    const other = await h.owner();
+    await h.app
+      .db('connector_hours')
+      .insert({ connector_id: c.id, hour: new Date(thisHour - HOUR), org_id: other.organization.id, count: 100 });
+    t.equal(await events24h(), 8, "a row of another organization's is never added");
 
-  // Counters older than two days are purged with the events; the newer ones stay.
-  await purgeExpiredEvents(h.app.db, new Date());
-  const hours = (await h.app.db('connector_hours').where({ connector_id: c.id, org_id: orgId }).pluck('count')) as number[];
-  t.same(hours.map(Number).sort((a, b) => a - b), [3, 5, 7]);
+    // Counters older than two days are purged with the events; the newer ones stay.
+    await purgeExpiredEvents(h.app.db, new Date());
+    const hours = (await h.app
+      .db('connector_hours')
+      .where({ connector_id: c.id, org_id: orgId })
+      .pluck('count')) as number[];
+    t.same(
+      hours.map(Number).sort((a, b) => a - b),
+      [3, 5, 7],
+    );
 
-  // The upgrade fills the last day's counters from the stored events.
-  await h.app.db('connector_hours').where({ connector_id: c.id }).delete();
-  await countLastDay(h.app.db);
-  t.equal(await events24h(), 3, 'the stored events of the last day, counted again');
-});
+    // The upgrade fills the last day's counters from the stored events.
+    await h.app.db('connector_hours').where({ connector_id: c.id }).delete();
+    await countLastDay(h.app.db);
+    t.equal(await events24h(), 3, 'the stored events of the last day, counted again');
+  },
+);
 
 t.test('connectors-admin: refusals, secrets and another organization', async (t) => {
   const owner = await h.owner();
   const ws = await h.workspace(owner);
 
-  const bad = await h.call(owner, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'endpoint', name: 'x', secrets: { api_key: 'abcd1234' } });
+  const bad = await h.call(owner, 'POST', '/v1/connectors', {
+    workspace_id: ws.id,
+    kind: 'endpoint',
+    name: 'x',
+    secrets: { api_key: 'abcd1234' },
+  });
   t.equal(bad.status, 422, bad.payload);
   t.equal(bad.body.code, 'invalid_settings');
-  t.same(bad.body.details.errors.map((e: { code: string; field: string }) => `${e.code}@${e.field}`), ['unknown_field@secrets.api_key']);
+  t.same(
+    bad.body.details.errors.map((e: { code: string; field: string }) => `${e.code}@${e.field}`),
+    ['unknown_field@secrets.api_key'],
+  );
 
-  const missingKind = await h.call(owner, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'metrics_platform', name: 'x' });
+  const missingKind = await h.call(owner, 'POST', '/v1/connectors', {
+    workspace_id: ws.id,
+    kind: 'metrics_platform',
+    name: 'x',
+  });
   t.equal(missingKind.status, 422);
   t.equal(missingKind.body.code, 'connector_kind_unavailable');
 
@@ -163,15 +221,21 @@ t.test('connectors-admin: refusals, secrets and another organization', async (t)
   const other = await h.owner();
   const otherWs = await h.workspace(other);
   for (const [method, url] of [
-    ['GET', `/v1/connectors/${id}`], ['PATCH', `/v1/connectors/${id}`], ['DELETE', `/v1/connectors/${id}`], ['POST', `/v1/connectors/${id}/pause`],
-    ['POST', `/v1/connectors/${id}/resume`], ['POST', `/v1/connectors/${id}/rotate-token`], ['POST', `/v1/connectors/${id}/test`],
-    ['GET', `/v1/connectors?workspace_id=${ws.id}`], ['GET', `/v1/connectors/setup/cloud_logs?workspace_id=${ws.id}`],
+    ['GET', `/v1/connectors/${id}`],
+    ['PATCH', `/v1/connectors/${id}`],
+    ['DELETE', `/v1/connectors/${id}`],
+    ['POST', `/v1/connectors/${id}/pause`],
+    ['POST', `/v1/connectors/${id}/resume`],
+    ['POST', `/v1/connectors/${id}/rotate-token`],
+    ['POST', `/v1/connectors/${id}/test`],
+    ['GET', `/v1/connectors?workspace_id=${ws.id}`],
+    ['GET', `/v1/connectors/setup/cloud_logs?workspace_id=${ws.id}`],
   ] as const) {
     const res = await h.call(other, method, url, method === 'PATCH' ? { name: 'mine' } : undefined);
     t.equal(res.status, 404, `${method} ${url} is 404 for another organization`);
   }
   const steal = await h.call(other, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'endpoint', name: 'x' });
-  t.equal(steal.status, 404, 'cannot create in another organization\'s workspace');
+  t.equal(steal.status, 404, "cannot create in another organization's workspace");
   const otherList = await h.call(other, 'GET', `/v1/connectors?workspace_id=${otherWs.id}`);
   t.equal(otherList.status, 200, otherList.payload);
   t.same(otherList.body.items, []);
@@ -186,12 +250,21 @@ t.test('connectors-admin: refusals, secrets and another organization', async (t)
   const c2 = await h.endpoint(owner, ws.id);
   t.equal((await h.call(null, 'POST', `/v1/ingest/${c2.id}`, { message: 'x' })).status, 401, 'no token');
   t.equal((await h.ingest('con_unknown', c2.token, { message: 'x' })).status, 401, 'unknown connector');
-  const notJson = await h.app.server.inject({ method: 'POST', url: `/v1/ingest/${c2.id}`, payload: '{nope', headers: { authorization: `Bearer ${c2.token}`, 'content-type': 'application/json' } });
+  const notJson = await h.app.server.inject({
+    method: 'POST',
+    url: `/v1/ingest/${c2.id}`,
+    payload: '{nope',
+    headers: { authorization: `Bearer ${c2.token}`, 'content-type': 'application/json' },
+  });
   t.equal(notJson.statusCode, 400);
-  const noMessage = await h.ingest(c2.id, c2.token, [{ type: 'X' , message: 5 }]);
+  const noMessage = await h.ingest(c2.id, c2.token, [{ type: 'X', message: 5 }]);
   t.equal(noMessage.status, 400);
   t.equal(noMessage.body.code, 'invalid_payload');
-  const tooMany = await h.ingest(c2.id, c2.token, Array.from({ length: 101 }, () => ({ message: 'x' })));
+  const tooMany = await h.ingest(
+    c2.id,
+    c2.token,
+    Array.from({ length: 101 }, () => ({ message: 'x' })),
+  );
   t.equal(tooMany.status, 400);
   const stored = await h.app.db('error_events').where({ connector_id: c2.id }).count({ n: '*' }).first();
   t.equal(Number(stored!.n), 0, 'bad input stores nothing');

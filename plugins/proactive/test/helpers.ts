@@ -33,11 +33,20 @@ export interface ProactiveHarness {
 const NEEDED = new Set(['mail', 'accounts', 'workspaces', 'codehost', 'billing', 'tickets', 'proactive']);
 
 export async function startProactive(t: Test, overrides: Record<string, unknown> = {}): Promise<ProactiveHarness> {
-  const off = Object.fromEntries(Object.keys(builtinPlugins).filter((n) => !NEEDED.has(n)).map((n) => [n, { enabled: false }]));
+  const off = Object.fromEntries(
+    Object.keys(builtinPlugins)
+      .filter((n) => !NEEDED.has(n))
+      .map((n) => [n, { enabled: false }]),
+  );
   const plugins = { ...off, ...((overrides.plugins as Record<string, unknown> | undefined) ?? {}) };
   const app = await startTestApp(t, { ...overrides, plugins });
   const call: ProactiveHarness['call'] = async (who, method, url, payload, headers = {}) => {
-    const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers: { ...(who?.auth.headers ?? {}), ...headers } });
+    const res = await app.server.inject({
+      method,
+      url,
+      payload: payload as object | undefined,
+      headers: { ...(who?.auth.headers ?? {}), ...headers },
+    });
     let body: Record<string, unknown> = {};
     try {
       body = JSON.parse(res.payload) as Record<string, unknown>;
@@ -64,17 +73,46 @@ export async function startProactive(t: Test, overrides: Record<string, unknown>
       return { id: res.body.id as string };
     },
     async endpoint(who, workspaceId) {
-      const res = await call(who, 'POST', '/v1/connectors', { workspace_id: workspaceId, kind: 'endpoint', name: 'Backend' });
+      const res = await call(who, 'POST', '/v1/connectors', {
+        workspace_id: workspaceId,
+        kind: 'endpoint',
+        name: 'Backend',
+      });
       if (res.status !== 201) throw new Error(`connector: ${res.status} ${res.payload}`);
-      return { id: res.body.connector.id as string, token: res.body.token as string, ingestUrl: res.body.connector.ingest_url as string };
+      return {
+        id: res.body.connector.id as string,
+        token: res.body.token as string,
+        ingestUrl: res.body.connector.ingest_url as string,
+      };
     },
-    ingest: (connectorId, token, body) => call(null, 'POST', `/v1/ingest/${connectorId}`, body, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
+    ingest: (connectorId, token, body) =>
+      call(null, 'POST', `/v1/ingest/${connectorId}`, body, {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+      }),
     async repository(orgId, workspaceId) {
       const inst = `chi_${randomBytes(6).toString('hex')}`;
-      await app.db('codehost_installations').insert({ id: inst, org_id: orgId, host: 'local', external_id: inst, account_login: 'acme', account_type: 'Organization', repository_selection: 'all' });
+      await app.db('codehost_installations').insert({
+        id: inst,
+        org_id: orgId,
+        host: 'local',
+        external_id: inst,
+        account_login: 'acme',
+        account_type: 'Organization',
+        repository_selection: 'all',
+      });
       await app.db('repositories').insert({
-        id: `repo_${randomBytes(6).toString('hex')}`, org_id: orgId, workspace_id: workspaceId, installation_id: inst, host: 'local', external_id: inst,
-        full_name: 'acme/shop', html_url: 'http://localhost/acme/shop', clone_url: 'http://localhost/acme/shop.git', default_branch: 'main', is_public: false,
+        id: `repo_${randomBytes(6).toString('hex')}`,
+        org_id: orgId,
+        workspace_id: workspaceId,
+        installation_id: inst,
+        host: 'local',
+        external_id: inst,
+        full_name: 'acme/shop',
+        html_url: 'http://localhost/acme/shop',
+        clone_url: 'http://localhost/acme/shop.git',
+        default_branch: 'main',
+        is_public: false,
       });
     },
     async setPlan(orgId, plan) {
@@ -82,7 +120,8 @@ export async function startProactive(t: Test, overrides: Record<string, unknown>
     },
     async settle() {
       for (let i = 0; i < 40; i++) {
-        const pending = (await app.db('outbox').whereNull('published_at').count({ n: '*' }).first()) as { n: number | string } | undefined;
+        const pending = (await app.db('outbox').whereNull('published_at').count({ n: '*' }).first()) as
+          { n: number | string } | undefined;
         if (Number(pending?.n ?? 0) === 0) break;
         await new Promise((r) => setTimeout(r, 50));
       }

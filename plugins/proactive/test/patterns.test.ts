@@ -18,7 +18,12 @@ const CHECKOUT_ERROR = (order: number) => ({
   level: 'error',
   frames: [
     { file: 'https://cdn.example.com/static/js/checkout.3f9a1c2b.js', function: 'computeTotal', line: 10, column: 4 },
-    { file: 'https://cdn.example.com/static/js/vendor/react-dom.production.min.js', function: 'render', line: 1, column: 1 },
+    {
+      file: 'https://cdn.example.com/static/js/vendor/react-dom.production.min.js',
+      function: 'render',
+      line: 1,
+      column: 1,
+    },
   ],
   user: { id: `u-${order}` },
 });
@@ -32,17 +37,34 @@ async function tenant(orgName: string, optIn: boolean): Promise<{ owner: SignedU
 }
 
 /** A ticket following an error group of the workspace, with a diagnosis, optionally closed as resolved. */
-async function ticketWithError(who: SignedUp, wsId: string, opts: { close: boolean; subject: string; customer?: { email: string; name: string }; order: number }): Promise<string> {
+async function ticketWithError(
+  who: SignedUp,
+  wsId: string,
+  opts: { close: boolean; subject: string; customer?: { email: string; name: string }; order: number },
+): Promise<string> {
   const c = await h.endpoint(who, wsId);
   const ingested = await h.ingest(c.id, c.token, CHECKOUT_ERROR(opts.order));
   const groupId = ingested.body.group_ids[0] as string;
   const tickets = h.app.container.resolve<TicketServiceLike>('ticketService');
-  const ticket = await h.app.db.transaction((trx) => tickets.createTicket(trx, {
-    orgId: who.organization.id, workspaceId: wsId, origin: 'email', subject: opts.subject, errorGroupId: groupId,
-    customerEmail: opts.customer?.email ?? null, customerName: opts.customer?.name ?? null, category: 'bug',
-  }));
+  const ticket = await h.app.db.transaction((trx) =>
+    tickets.createTicket(trx, {
+      orgId: who.organization.id,
+      workspaceId: wsId,
+      origin: 'email',
+      subject: opts.subject,
+      errorGroupId: groupId,
+      customerEmail: opts.customer?.email ?? null,
+      customerName: opts.customer?.name ?? null,
+      category: 'bug',
+    }),
+  );
   await h.app.db('fix_diagnoses').insert({
-    id: `dx_${ticket.id}`, org_id: who.organization.id, ticket_id: ticket.id, category: 'bug', confidence: 0.9, outcome: 'fix_queued',
+    id: `dx_${ticket.id}`,
+    org_id: who.organization.id,
+    ticket_id: ticket.id,
+    category: 'bug',
+    confidence: 0.9,
+    outcome: 'fix_queued',
     root_cause_md: `computeTotal reads cart.total before the cart of ${opts.customer?.name ?? 'the user'} (${opts.customer?.email ?? 'n/a'}) is loaded.\n\nMore notes.`,
     public_summary: `Checkout totals now wait for the cart to load; reported by ${opts.customer?.email ?? 'a user'}.`,
   });
@@ -65,10 +87,16 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   t.equal(early.body.code, 'ticket_not_resolved');
 
   const resolved = await ticketWithError(a.owner, a.ws.id, {
-    close: true, order: 42, customer,
+    close: true,
+    order: 42,
+    customer,
     subject: 'Rocketshop Labs checkout broken for Jane Doe (jane.doe@example.com), card 4111 1111 1111 1111',
   });
-  const created = await h.call(a.owner, 'POST', '/v1/patterns', { ticket_id: resolved, title: 'Total for Jane Doe <jane.doe@example.com> fails', diff_stats: { files_changed: 2, additions: 14, deletions: 3 } });
+  const created = await h.call(a.owner, 'POST', '/v1/patterns', {
+    ticket_id: resolved,
+    title: 'Total for Jane Doe <jane.doe@example.com> fails',
+    diff_stats: { files_changed: 2, additions: 14, deletions: 3 },
+  });
   t.equal(created.status, 201, created.payload);
   const p = created.body;
   t.equal(p.owned, true);
@@ -78,7 +106,11 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   t.equal(p.category, 'bug');
   t.equal(p.problem.error_type, 'TypeError');
   t.equal(p.problem.normalized_message, 'Cannot read properties of undefined (reading <str>) for order <n>');
-  t.same(p.problem.frames, [{ file: 'js/checkout.js', function: 'computeTotal' }], 'in-app frames only, no host, two path segments');
+  t.same(
+    p.problem.frames,
+    [{ file: 'js/checkout.js', function: 'computeTotal' }],
+    'in-app frames only, no host, two path segments',
+  );
   t.same(p.fix, { summary: p.fix.summary, files_changed: 2, additions: 14, deletions: 3 });
   t.match(p.fix.summary, /Checkout totals now wait for the cart to load/);
   for (const secret of ['jane', 'Jane', 'Doe', '4111 1111 1111 1111', 'Rocketshop', 'example.com']) {
@@ -90,8 +122,16 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   t.equal(dup.body.code, 'pattern_exists');
   t.equal(dup.body.details.pattern_id, p.id);
 
-  const privTicket = await ticketWithError(a.owner, a.ws.id, { close: true, subject: 'Checkout broken again', order: 7 });
-  const priv = await h.call(a.owner, 'POST', '/v1/patterns', { ticket_id: privTicket, shared: false, fix_summary: 'Internal only' });
+  const privTicket = await ticketWithError(a.owner, a.ws.id, {
+    close: true,
+    subject: 'Checkout broken again',
+    order: 7,
+  });
+  const priv = await h.call(a.owner, 'POST', '/v1/patterns', {
+    ticket_id: privTicket,
+    shared: false,
+    fix_summary: 'Internal only',
+  });
   t.equal(priv.status, 201, priv.payload);
   t.equal(priv.body.shared, false);
 
@@ -103,36 +143,75 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   t.equal(seen.owned, false);
   t.equal(seen.workspace_id, null);
   t.equal(seen.source_ticket_id, null);
-  t.notOk(bList.payload.includes(a.owner.organization.id) || bList.payload.includes(a.ws.id) || bList.payload.includes(resolved), 'no ids of the source organization');
-  t.notOk(bList.body.items.some((x: { id: string }) => x.id === priv.body.id), 'the private pattern is not listed');
+  t.notOk(
+    bList.payload.includes(a.owner.organization.id) ||
+      bList.payload.includes(a.ws.id) ||
+      bList.payload.includes(resolved),
+    'no ids of the source organization',
+  );
+  t.notOk(
+    bList.body.items.some((x: { id: string }) => x.id === priv.body.id),
+    'the private pattern is not listed',
+  );
   t.equal((await h.call(b.owner, 'GET', `/v1/patterns/${p.id}`)).status, 200);
-  t.equal((await h.call(b.owner, 'GET', `/v1/patterns/${priv.body.id}`)).status, 404, 'another organization\'s private pattern is 404');
-  t.equal((await h.call(b.owner, 'PATCH', `/v1/patterns/${p.id}`, { title: 'mine' })).status, 404, 'a shared pattern is not the reader\'s to change');
+  t.equal(
+    (await h.call(b.owner, 'GET', `/v1/patterns/${priv.body.id}`)).status,
+    404,
+    "another organization's private pattern is 404",
+  );
+  t.equal(
+    (await h.call(b.owner, 'PATCH', `/v1/patterns/${p.id}`, { title: 'mine' })).status,
+    404,
+    "a shared pattern is not the reader's to change",
+  );
   t.equal((await h.call(b.owner, 'DELETE', `/v1/patterns/${p.id}`)).status, 404);
   const bShared = await h.call(b.owner, 'GET', '/v1/patterns?scope=own');
   t.same(bShared.body.items, [], 'scope own: B has none');
 
   // B's own ticket with the same error matches A's pattern.
-  const bTicket = await ticketWithError(b.owner, b.ws.id, { close: false, subject: 'Checkout total missing', order: 99 });
+  const bTicket = await ticketWithError(b.owner, b.ws.id, {
+    close: false,
+    subject: 'Checkout total missing',
+    order: 99,
+  });
   const match = await h.call(b.owner, 'POST', '/v1/patterns/match', { ticket_id: bTicket });
   t.equal(match.status, 200, match.payload);
   t.equal(match.body.ticket_id, bTicket);
-  t.equal(match.body.items[0]?.pattern.id, p.id, 'A\'s shared pattern ranks first');
+  t.equal(match.body.items[0]?.pattern.id, p.id, "A's shared pattern ranks first");
   t.equal(match.body.items[0]?.score, 0.95);
   t.same(match.body.items[0]?.reasons, ['same_signature']);
-  t.notOk(match.body.items.some((x: { pattern: { id: string } }) => x.pattern.id === priv.body.id), 'private patterns of others never match');
+  t.notOk(
+    match.body.items.some((x: { pattern: { id: string } }) => x.pattern.id === priv.body.id),
+    'private patterns of others never match',
+  );
 
   // The fixes plugin's hook: a diagnosis job of B's ticket is told about the shared fix.
   const { JobPayloads } = await import('../../fixes/services/job-payload.js');
   const { fixesOptionsSchema } = await import('../../fixes/options.js');
   const payloads = new JobPayloads({
-    db: h.app.db, tickets: h.app.container.resolve('ticketService'), workspaces: h.app.container.resolve('workspaceService'),
-    codeIndex: null, codeHost: null, repositories: null, options: fixesOptionsSchema.validate({}).value!,
+    db: h.app.db,
+    tickets: h.app.container.resolve('ticketService'),
+    workspaces: h.app.container.resolve('workspaceService'),
+    codeIndex: null,
+    codeHost: null,
+    repositories: null,
+    options: fixesOptionsSchema.validate({}).value!,
     patternMatcher: h.app.container.resolve('patternMatcher'),
   });
-  const job = { id: 'job_hook', kind: 'diagnose', org_id: b.owner.organization.id, workspace_id: b.ws.id, ticket_id: bTicket, payload: {} };
+  const job = {
+    id: 'job_hook',
+    kind: 'diagnose',
+    org_id: b.owner.organization.id,
+    workspace_id: b.ws.id,
+    ticket_id: bTicket,
+    payload: {},
+  };
   const built = await payloads.build(job as unknown as Parameters<typeof payloads.build>[0]);
-  t.match(built.agentJob.instructions, /Known fixes of similar problems[\s\S]*score 0\.95\): Checkout totals now wait/, 'diagnosis sees the learned fix');
+  t.match(
+    built.agentJob.instructions,
+    /Known fixes of similar problems[\s\S]*score 0\.95\): Checkout totals now wait/,
+    'diagnosis sees the learned fix',
+  );
 
   // Within A, the same error group matches best, the pattern of the ticket itself is left out.
   const aMatch = await h.call(a.owner, 'POST', '/v1/patterns/match', { ticket_id: open });
@@ -141,9 +220,18 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   t.equal(aMatch.body.items[0].score, 1);
   t.same(aMatch.body.items[0].reasons, ['same_error_group']);
   const selfMatch = await h.call(a.owner, 'POST', '/v1/patterns/match', { ticket_id: resolved });
-  t.notOk(selfMatch.body.items.some((x: { pattern: { id: string } }) => x.pattern.id === p.id), 'a ticket does not match its own pattern');
-  const hook = h.app.container.resolve<{ matchTicket(orgId: string, ticketId: string, limit?: number): Promise<Array<{ score: number }>> }>('patternMatcher');
-  t.equal((await hook.matchTicket(a.owner.organization.id, open, 1)).length, 1, 'the diagnosis hook answers the same ranking');
+  t.notOk(
+    selfMatch.body.items.some((x: { pattern: { id: string } }) => x.pattern.id === p.id),
+    'a ticket does not match its own pattern',
+  );
+  const hook = h.app.container.resolve<{
+    matchTicket(orgId: string, ticketId: string, limit?: number): Promise<Array<{ score: number }>>;
+  }>('patternMatcher');
+  t.equal(
+    (await hook.matchTicket(a.owner.organization.id, open, 1)).length,
+    1,
+    'the diagnosis hook answers the same ranking',
+  );
 
   // C (not opted in) sees only its own; A's shared pattern is 404 and never matches.
   const cList = await h.call(c.owner, 'GET', '/v1/patterns');
@@ -158,7 +246,11 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   t.equal(cOwn.status, 201);
   t.equal(cOwn.body.shared, false, 'not opted in: private');
   t.equal((await h.call(b.owner, 'GET', `/v1/patterns/${cOwn.body.id}`)).status, 404);
-  t.equal((await h.call(a.owner, 'POST', '/v1/patterns/match', { ticket_id: cTicket })).status, 404, 'another organization\'s ticket is 404');
+  t.equal(
+    (await h.call(a.owner, 'POST', '/v1/patterns/match', { ticket_id: cTicket })).status,
+    404,
+    "another organization's ticket is 404",
+  );
 
   // A opts out: its patterns stop being shared at once.
   await h.call(a.owner, 'PATCH', '/v1/orgs/current', { patterns_opt_in: false });
@@ -168,12 +260,22 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
 
 t.test('patterns: update masks again, roles, delete and audit', async (t) => {
   const a = await tenant('Update Works', true);
-  const ticket = await ticketWithError(a.owner, a.ws.id, { close: true, subject: 'Cart total fails', order: 3, customer: { email: 'mario.rossi@example.it', name: 'Mario Rossi' } });
+  const ticket = await ticketWithError(a.owner, a.ws.id, {
+    close: true,
+    subject: 'Cart total fails',
+    order: 3,
+    customer: { email: 'mario.rossi@example.it', name: 'Mario Rossi' },
+  });
   const created = await h.call(a.owner, 'POST', '/v1/patterns', { ticket_id: ticket });
   t.equal(created.status, 201, created.payload);
   const id = created.body.id as string;
 
-  const patched = await h.call(a.owner, 'PATCH', `/v1/patterns/${id}`, { title: 'Totale per Mario Rossi', fix_summary: 'Ask mario.rossi@example.it; token=abcd1234efgh', keywords: ['Checkout', 'total'], shared: false });
+  const patched = await h.call(a.owner, 'PATCH', `/v1/patterns/${id}`, {
+    title: 'Totale per Mario Rossi',
+    fix_summary: 'Ask mario.rossi@example.it; token=abcd1234efgh',
+    keywords: ['Checkout', 'total'],
+    shared: false,
+  });
   t.equal(patched.status, 200, patched.payload);
   t.equal(patched.body.title, 'Totale per <customer>');
   t.notOk(patched.payload.includes('mario') || patched.payload.includes('abcd1234efgh'), 'masked again');
@@ -195,9 +297,18 @@ t.test('patterns: update masks again, roles, delete and audit', async (t) => {
   const del = await h.call(a.owner, 'DELETE', `/v1/patterns/${id}`);
   t.same(del.body, { ok: true });
   t.equal((await h.call(a.owner, 'GET', `/v1/patterns/${id}`)).status, 404);
-  const audits = await h.app.db('audit_entries').where({ org_id: a.owner.organization.id }).whereLike('action', 'pattern.%').pluck('action');
+  const audits = await h.app
+    .db('audit_entries')
+    .where({ org_id: a.owner.organization.id })
+    .whereLike('action', 'pattern.%')
+    .pluck('action');
   t.same([...audits].sort(), ['pattern.created', 'pattern.deleted', 'pattern.updated']);
-  t.notOk(JSON.stringify(await h.app.db('audit_entries').where({ org_id: a.owner.organization.id }).whereLike('action', 'pattern.%')).includes('mario.rossi'), 'no customer data in the audit log');
+  t.notOk(
+    JSON.stringify(
+      await h.app.db('audit_entries').where({ org_id: a.owner.organization.id }).whereLike('action', 'pattern.%'),
+    ).includes('mario.rossi'),
+    'no customer data in the audit log',
+  );
 });
 
 t.test('the OpenAPI document lists the patterns and error-tracker webhook operations and stays valid', async (t) => {

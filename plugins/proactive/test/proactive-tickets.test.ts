@@ -20,8 +20,15 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
   const owner = await h.owner();
   const ws = await h.workspace(owner, { proactive_monthly_fix_cap: 1, notify_affected_users: true });
   const c = await h.endpoint(owner, ws.id);
-  const send = (msg: string, extra: Record<string, unknown> = {}) => h.ingest(c.id, c.token, { type: 'Error', message: msg, stack: stack(msg.replace(/\W/g, ''), 'app.js', 1), ...extra });
-  const g1 = (await send('first failure', { user: { id: 'u1', email: 'ann@example.com' } })).body.group_ids[0] as string;
+  const send = (msg: string, extra: Record<string, unknown> = {}) =>
+    h.ingest(c.id, c.token, {
+      type: 'Error',
+      message: msg,
+      stack: stack(msg.replace(/\W/g, ''), 'app.js', 1),
+      ...extra,
+    });
+  const g1 = (await send('first failure', { user: { id: 'u1', email: 'ann@example.com' } })).body
+    .group_ids[0] as string;
   const g2 = (await send('second failure')).body.group_ids[0] as string;
 
   const noRepo = await h.call(owner, 'POST', `/v1/error-groups/${g1}/ticket`);
@@ -44,7 +51,11 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
   t.equal(ticket.error_group_id, g1);
   t.equal(ticket.origin, 'proactive');
   const subs = await h.app.db('ticket_subscribers').where({ ticket_id: ticket.id });
-  t.same(subs.map((s: { email: string; source: string }) => [s.email, s.source]), [['ann@example.com', 'proactive']], 'affected users are subscribed');
+  t.same(
+    subs.map((s: { email: string; source: string }) => [s.email, s.source]),
+    [['ann@example.com', 'proactive']],
+    'affected users are subscribed',
+  );
 
   const notWatching = await h.call(owner, 'POST', `/v1/error-groups/${g1}/ticket`);
   t.equal(notWatching.status, 409);
@@ -83,28 +94,53 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
 t.test('triggers: enough affected users or a critical path open a proactive ticket on their own', async (t) => {
   const owner = await h.owner();
   await h.setPlan(owner.organization.id, 'startup');
-  const ws = await h.workspace(owner, { proactive_enabled: true, proactive_threshold_users: 2, critical_paths: ['/checkout'], proactive_monthly_fix_cap: 5 });
+  const ws = await h.workspace(owner, {
+    proactive_enabled: true,
+    proactive_threshold_users: 2,
+    critical_paths: ['/checkout'],
+    proactive_monthly_fix_cap: 5,
+  });
   await h.repository(owner.organization.id, ws.id);
   const c = await h.endpoint(owner, ws.id);
 
-  const one = await h.ingest(c.id, c.token, { message: 'search index stale', stack: stack('search', 'search.js', 3), user: { id: 'a' } });
+  const one = await h.ingest(c.id, c.token, {
+    message: 'search index stale',
+    stack: stack('search', 'search.js', 3),
+    user: { id: 'a' },
+  });
   const gid = one.body.group_ids[0] as string;
   await h.settle();
-  t.equal((await h.call(owner, 'GET', `/v1/error-groups/${gid}`)).body.group.status, 'watching', 'one user is below the threshold');
-  await h.ingest(c.id, c.token, { message: 'search index stale', stack: stack('search', 'search.js', 3), user: { id: 'b' } });
+  t.equal(
+    (await h.call(owner, 'GET', `/v1/error-groups/${gid}`)).body.group.status,
+    'watching',
+    'one user is below the threshold',
+  );
+  await h.ingest(c.id, c.token, {
+    message: 'search index stale',
+    stack: stack('search', 'search.js', 3),
+    user: { id: 'b' },
+  });
   await h.settle();
   const after = await h.call(owner, 'GET', `/v1/error-groups/${gid}`);
   t.equal(after.body.group.trigger, 'user_threshold');
   t.equal(after.body.group.status, 'ticketed', 'the threshold opened a ticket');
 
-  const crit = await h.ingest(c.id, c.token, { message: 'pay button dead', url: 'https://shop.example.com/checkout/pay', stack: stack('pay', 'pay.js', 3) });
+  const crit = await h.ingest(c.id, c.token, {
+    message: 'pay button dead',
+    url: 'https://shop.example.com/checkout/pay',
+    stack: stack('pay', 'pay.js', 3),
+  });
   await h.settle();
   const cg = await h.call(owner, 'GET', `/v1/error-groups/${crit.body.group_ids[0]}`);
   t.equal(cg.body.group.critical_path_hit, true);
   t.equal(cg.body.group.trigger, 'critical_path');
   t.equal(cg.body.group.status, 'ticketed');
 
-  const noise = await h.ingest(c.id, c.token, { message: 'ResizeObserver loop limit exceeded', url: 'https://shop.example.com/checkout', user: { id: 'z' } });
+  const noise = await h.ingest(c.id, c.token, {
+    message: 'ResizeObserver loop limit exceeded',
+    url: 'https://shop.example.com/checkout',
+    user: { id: 'z' },
+  });
   await h.settle();
   const ng = await h.call(owner, 'GET', `/v1/error-groups/${noise.body.group_ids[0]}`);
   t.equal(ng.body.group.noise, true);

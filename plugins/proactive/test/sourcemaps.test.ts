@@ -15,18 +15,43 @@ const CDN = 'https://cdn.example.com/static/js/app.3f9a1c2b.js';
  */
 function bundleMap(layout: { cart: number; checkout: number }): string {
   const g = new SourceMapGenerator({ file: 'app.js' });
-  g.addMapping({ generated: { line: 1, column: layout.cart }, original: { line: 42, column: 4 }, source: 'webpack:///src/cart.ts', name: 'addToCart' });
-  g.addMapping({ generated: { line: 1, column: layout.cart + 20 }, original: { line: 44, column: 10 }, source: 'webpack:///src/cart.ts', name: 'addToCart' });
-  g.addMapping({ generated: { line: 1, column: layout.checkout }, original: { line: 7, column: 2 }, source: 'webpack:///src/checkout.ts', name: 'checkout' });
-  g.addMapping({ generated: { line: 2, column: 0 }, original: { line: 1, column: 0 }, source: 'webpack:///node_modules/react-dom/index.js', name: 'render' });
+  g.addMapping({
+    generated: { line: 1, column: layout.cart },
+    original: { line: 42, column: 4 },
+    source: 'webpack:///src/cart.ts',
+    name: 'addToCart',
+  });
+  g.addMapping({
+    generated: { line: 1, column: layout.cart + 20 },
+    original: { line: 44, column: 10 },
+    source: 'webpack:///src/cart.ts',
+    name: 'addToCart',
+  });
+  g.addMapping({
+    generated: { line: 1, column: layout.checkout },
+    original: { line: 7, column: 2 },
+    source: 'webpack:///src/checkout.ts',
+    name: 'checkout',
+  });
+  g.addMapping({
+    generated: { line: 2, column: 0 },
+    original: { line: 1, column: 0 },
+    source: 'webpack:///node_modules/react-dom/index.js',
+    name: 'render',
+  });
   g.setSourceContent('webpack:///src/cart.ts', 'export function addToCart() {}\n');
   return g.toString();
 }
 
 /** An event thrown in addToCart (called from checkout), with the bundle's minified frames. */
-const crash = (release: string, cols: { cart: number; checkout: number }, names: [string, string], extra: Record<string, unknown> = {}) => ({
+const crash = (
+  release: string,
+  cols: { cart: number; checkout: number },
+  names: [string, string],
+  extra: Record<string, unknown> = {},
+) => ({
   type: 'TypeError',
-  message: 'Cannot read properties of undefined (reading \'price\')',
+  message: "Cannot read properties of undefined (reading 'price')",
   release,
   frames: [
     { file: CDN, function: names[0], line: 1, column: cols.cart + 21 + 1 },
@@ -44,44 +69,89 @@ t.test('bundle paths', async (t) => {
 });
 
 t.test('upload, list, releases and delete: roles, validation, limits, audit and tenant isolation', async (t) => {
-  const h = await startProactive(t, { plugins: { proactive: { options: { sourcemaps: { maxMapBytes: 4096, maxUploadBytes: 64 * 1024 } } } } });
+  const h = await startProactive(t, {
+    plugins: { proactive: { options: { sourcemaps: { maxMapBytes: 4096, maxUploadBytes: 64 * 1024 } } } },
+  });
   const owner = await h.owner();
   const ws = await h.workspace(owner);
   const reviewer = await h.member(owner, 'reviewer', [ws.id]);
   const viewer = await h.member(owner, 'client_viewer', [ws.id]);
   const map = bundleMap({ cart: 10, checkout: 60 });
 
-  const up = await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@1.0.0', files: [{ url_path: CDN, map }, { url_path: '~/static/js/vendor.js', map }] });
+  const up = await h.call(owner, 'POST', '/v1/sourcemaps', {
+    workspace_id: ws.id,
+    release: 'shop@1.0.0',
+    files: [
+      { url_path: CDN, map },
+      { url_path: '~/static/js/vendor.js', map },
+    ],
+  });
   t.equal(up.status, 201, up.payload);
-  t.same(up.body.files.map((f: { url_path: string }) => f.url_path), ['/static/js/app.3f9a1c2b.js', '/static/js/vendor.js'], 'stored by URL path, host and query dropped');
+  t.same(
+    up.body.files.map((f: { url_path: string }) => f.url_path),
+    ['/static/js/app.3f9a1c2b.js', '/static/js/vendor.js'],
+    'stored by URL path, host and query dropped',
+  );
   t.equal(up.body.files[0].size, Buffer.byteLength(map));
   t.equal(up.body.files[0].sources_count, 3);
   t.notOk('map' in up.body.files[0], 'the map itself is not answered');
 
   // Replacing one path keeps one row.
-  const again = await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@1.0.0', files: [{ url_path: '/static/js/vendor.js', map: bundleMap({ cart: 0, checkout: 30 }) }] });
+  const again = await h.call(owner, 'POST', '/v1/sourcemaps', {
+    workspace_id: ws.id,
+    release: 'shop@1.0.0',
+    files: [{ url_path: '/static/js/vendor.js', map: bundleMap({ cart: 0, checkout: 30 }) }],
+  });
   t.equal(again.status, 201);
-  await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@1.1.0', files: [{ url_path: CDN, map }] });
+  await h.call(owner, 'POST', '/v1/sourcemaps', {
+    workspace_id: ws.id,
+    release: 'shop@1.1.0',
+    files: [{ url_path: CDN, map }],
+  });
 
   const list = await h.call(reviewer, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0&limit=1`);
   t.equal(list.status, 200, list.payload);
   t.equal(list.body.items.length, 1);
-  const page2 = await h.call(reviewer, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0&limit=1&cursor=${list.body.next_cursor}`);
-  t.same(page2.body.items.map((f: { url_path: string }) => f.url_path), ['/static/js/vendor.js']);
+  const page2 = await h.call(
+    reviewer,
+    'GET',
+    `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0&limit=1&cursor=${list.body.next_cursor}`,
+  );
+  t.same(
+    page2.body.items.map((f: { url_path: string }) => f.url_path),
+    ['/static/js/vendor.js'],
+  );
   t.equal(page2.body.items[0].sha256.length, 64);
 
   const releases = await h.call(reviewer, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`);
   t.equal(releases.status, 200, releases.payload);
-  t.same(releases.body.items.map((r: { release: string; files: number }) => [r.release, r.files]), [['shop@1.1.0', 1], ['shop@1.0.0', 2]], 'most recent upload first');
+  t.same(
+    releases.body.items.map((r: { release: string; files: number }) => [r.release, r.files]),
+    [
+      ['shop@1.1.0', 1],
+      ['shop@1.0.0', 2],
+    ],
+    'most recent upload first',
+  );
 
   // Roles: reviewers read but neither upload nor delete; client viewers do not read.
-  t.equal((await h.call(reviewer, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'r', files: [{ url_path: CDN, map }] })).status, 403);
+  t.equal(
+    (
+      await h.call(reviewer, 'POST', '/v1/sourcemaps', {
+        workspace_id: ws.id,
+        release: 'r',
+        files: [{ url_path: CDN, map }],
+      })
+    ).status,
+    403,
+  );
   t.equal((await h.call(reviewer, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 403);
   t.equal((await h.call(viewer, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`)).status, 403);
 
   // Validation: all or nothing, with a reason per file.
   const bad = await h.call(owner, 'POST', '/v1/sourcemaps', {
-    workspace_id: ws.id, release: 'shop@2.0.0',
+    workspace_id: ws.id,
+    release: 'shop@2.0.0',
     files: [
       { url_path: CDN, map },
       { url_path: '/a.js', map: '{not json' },
@@ -94,18 +164,47 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   });
   t.equal(bad.status, 422, bad.payload);
   t.equal(bad.body.code, 'invalid_source_map');
-  t.same(bad.body.details.errors.map((e: { index: number; code: string }) => [e.index, e.code]), [
-    [1, 'invalid_json'], [2, 'unsupported_version'], [3, 'invalid_source_map'], [4, 'invalid_source_map'], [5, 'invalid_url_path'], [6, 'duplicate_url_path'],
-  ]);
-  t.equal((await h.call(owner, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@2.0.0`)).body.items.length, 0, 'nothing of a refused upload was stored');
-  t.equal((await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@2.0.0', files: [] })).status, 400);
+  t.same(
+    bad.body.details.errors.map((e: { index: number; code: string }) => [e.index, e.code]),
+    [
+      [1, 'invalid_json'],
+      [2, 'unsupported_version'],
+      [3, 'invalid_source_map'],
+      [4, 'invalid_source_map'],
+      [5, 'invalid_url_path'],
+      [6, 'duplicate_url_path'],
+    ],
+  );
+  t.equal(
+    (await h.call(owner, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@2.0.0`)).body.items.length,
+    0,
+    'nothing of a refused upload was stored',
+  );
+  t.equal(
+    (await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@2.0.0', files: [] })).status,
+    400,
+  );
 
   // Limits: one map over maxMapBytes, a body over maxUploadBytes.
-  const big = JSON.stringify({ version: 3, sources: ['a.ts'], names: [], mappings: 'AAAA', sourcesContent: ['x'.repeat(5000)] });
-  const tooBig = await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@2.0.0', files: [{ url_path: '/big.js', map: big }] });
+  const big = JSON.stringify({
+    version: 3,
+    sources: ['a.ts'],
+    names: [],
+    mappings: 'AAAA',
+    sourcesContent: ['x'.repeat(5000)],
+  });
+  const tooBig = await h.call(owner, 'POST', '/v1/sourcemaps', {
+    workspace_id: ws.id,
+    release: 'shop@2.0.0',
+    files: [{ url_path: '/big.js', map: big }],
+  });
   t.equal(tooBig.status, 413);
   t.equal(tooBig.body.code, 'source_map_too_large');
-  const huge = await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@2.0.0', files: Array.from({ length: 30 }, (_, i) => ({ url_path: `/f${i}.js`, map: big.slice(0, 3000) })) });
+  const huge = await h.call(owner, 'POST', '/v1/sourcemaps', {
+    workspace_id: ws.id,
+    release: 'shop@2.0.0',
+    files: Array.from({ length: 30 }, (_, i) => ({ url_path: `/f${i}.js`, map: big.slice(0, 3000) })),
+  });
   t.equal(huge.status, 413);
   t.equal(huge.body.code, 'payload_too_large');
 
@@ -114,98 +213,192 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   const otherWs = await h.workspace(other);
   t.equal((await h.call(other, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 404);
   t.equal((await h.call(other, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`)).status, 404);
-  t.equal((await h.call(other, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@1.0.0', files: [{ url_path: CDN, map }] })).status, 404);
+  t.equal(
+    (
+      await h.call(other, 'POST', '/v1/sourcemaps', {
+        workspace_id: ws.id,
+        release: 'shop@1.0.0',
+        files: [{ url_path: CDN, map }],
+      })
+    ).status,
+    404,
+  );
   t.equal((await h.call(other, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 404);
   t.same((await h.call(other, 'GET', `/v1/sourcemaps/releases?workspace_id=${otherWs.id}`)).body.items, []);
-  t.equal((await h.call(owner, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).body.items.length, 2, 'still there');
+  t.equal(
+    (await h.call(owner, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).body.items.length,
+    2,
+    'still there',
+  );
 
   // Delete every map of a release.
   const del = await h.call(owner, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`);
   t.equal(del.status, 200, del.payload);
   t.same(del.body, { workspace_id: ws.id, release: 'shop@1.0.0', deleted: 2 });
-  t.equal((await h.call(owner, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 404, 'nothing left to delete');
-  t.same((await h.call(owner, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`)).body.items.map((r: { release: string }) => r.release), ['shop@1.1.0']);
+  t.equal(
+    (await h.call(owner, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status,
+    404,
+    'nothing left to delete',
+  );
+  t.same(
+    (await h.call(owner, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`)).body.items.map(
+      (r: { release: string }) => r.release,
+    ),
+    ['shop@1.1.0'],
+  );
 
-  const audits = (await h.app.db('audit_entries').where({ org_id: owner.organization.id }).whereLike('action', 'sourcemap.%').orderBy('created_at').select('action', 'metadata')) as Array<{ action: string; metadata: unknown }>;
-  t.same(audits.map((a) => a.action), ['sourcemap.uploaded', 'sourcemap.uploaded', 'sourcemap.uploaded', 'sourcemap.deleted']);
+  const audits = (await h.app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id })
+    .whereLike('action', 'sourcemap.%')
+    .orderBy('created_at')
+    .select('action', 'metadata')) as Array<{ action: string; metadata: unknown }>;
+  t.same(
+    audits.map((a) => a.action),
+    ['sourcemap.uploaded', 'sourcemap.uploaded', 'sourcemap.uploaded', 'sourcemap.deleted'],
+  );
   t.notOk(JSON.stringify(audits).includes('mappings'), 'maps never enter the audit log');
 });
 
-t.test('symbolication: frames mapped to the original source, generated kept, grouped on the original frames', async (t) => {
-  const h = await startProactive(t);
-  const owner = await h.owner();
-  const ws = await h.workspace(owner);
-  const c = await h.endpoint(owner, ws.id);
-  const layout1 = { cart: 10, checkout: 60 };
-  const layout2 = { cart: 100, checkout: 5 };
+t.test(
+  'symbolication: frames mapped to the original source, generated kept, grouped on the original frames',
+  async (t) => {
+    const h = await startProactive(t);
+    const owner = await h.owner();
+    const ws = await h.workspace(owner);
+    const c = await h.endpoint(owner, ws.id);
+    const layout1 = { cart: 10, checkout: 60 };
+    const layout2 = { cart: 100, checkout: 5 };
 
-  // Before any map: stored as it came (bundle frames, not symbolicated).
-  const before = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b']));
-  t.equal(before.status, 202, before.payload);
-  const plain = await h.call(owner, 'GET', `/v1/error-groups/${before.body.group_ids[0]}`);
-  t.equal(plain.body.symbolicated, false);
-  t.equal(plain.body.frames[0].generated, null);
-  t.equal(plain.body.events[0].symbolicated, false);
+    // Before any map: stored as it came (bundle frames, not symbolicated).
+    const before = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b']));
+    t.equal(before.status, 202, before.payload);
+    const plain = await h.call(owner, 'GET', `/v1/error-groups/${before.body.group_ids[0]}`);
+    t.equal(plain.body.symbolicated, false);
+    t.equal(plain.body.frames[0].generated, null);
+    t.equal(plain.body.events[0].symbolicated, false);
 
-  t.equal((await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@1.0.0', files: [{ url_path: CDN, map: bundleMap(layout1) }] })).status, 201);
-  // Release 1.1.0 was built again: other minified names and columns, the same original code.
-  t.equal((await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@1.1.0', files: [{ url_path: '/static/js/app.3f9a1c2b.js', map: bundleMap(layout2) }] })).status, 201);
+    t.equal(
+      (
+        await h.call(owner, 'POST', '/v1/sourcemaps', {
+          workspace_id: ws.id,
+          release: 'shop@1.0.0',
+          files: [{ url_path: CDN, map: bundleMap(layout1) }],
+        })
+      ).status,
+      201,
+    );
+    // Release 1.1.0 was built again: other minified names and columns, the same original code.
+    t.equal(
+      (
+        await h.call(owner, 'POST', '/v1/sourcemaps', {
+          workspace_id: ws.id,
+          release: 'shop@1.1.0',
+          files: [{ url_path: '/static/js/app.3f9a1c2b.js', map: bundleMap(layout2) }],
+        })
+      ).status,
+      201,
+    );
 
-  const r1 = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b'], { user: 'u1' }));
-  const r2 = await h.ingest(c.id, c.token, crash('shop@1.1.0', layout2, ['Xe', 'Qt'], { user: 'u2' }));
-  t.equal(r1.status, 202);
-  t.equal(r2.status, 202);
-  t.equal(r1.body.group_ids[0], r2.body.group_ids[0], 'two builds of the same code fall into one group once symbolicated');
-  t.not(r1.body.group_ids[0], before.body.group_ids[0], 'events stored before the map keep their group (no reprocessing)');
+    const r1 = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b'], { user: 'u1' }));
+    const r2 = await h.ingest(c.id, c.token, crash('shop@1.1.0', layout2, ['Xe', 'Qt'], { user: 'u2' }));
+    t.equal(r1.status, 202);
+    t.equal(r2.status, 202);
+    t.equal(
+      r1.body.group_ids[0],
+      r2.body.group_ids[0],
+      'two builds of the same code fall into one group once symbolicated',
+    );
+    t.not(
+      r1.body.group_ids[0],
+      before.body.group_ids[0],
+      'events stored before the map keep their group (no reprocessing)',
+    );
 
-  const d = await h.call(owner, 'GET', `/v1/error-groups/${r1.body.group_ids[0]}`);
-  t.equal(d.status, 200, d.payload);
-  t.equal(d.body.symbolicated, true);
-  t.same(d.body.frames[0], {
-    file: 'webpack:///src/cart.ts', function: 'addToCart', line: 44, column: 11, in_app: true,
-    generated: { file: CDN, function: 'a', line: 1, column: layout1.cart + 22 },
-  });
-  t.equal(d.body.frames[1].file, 'webpack:///src/checkout.ts');
-  t.equal(d.body.frames[1].function, 'checkout');
-  t.equal(d.body.frames[1].line, 7);
-  t.same(d.body.frames[1].generated, { file: `${CDN}?v=2`, function: 'b', line: 1, column: layout1.checkout + 4 });
-  t.ok(d.body.events.every((e: { symbolicated: boolean }) => e.symbolicated), 'events symbolicated');
-  t.equal(d.body.group.event_count, 2);
+    const d = await h.call(owner, 'GET', `/v1/error-groups/${r1.body.group_ids[0]}`);
+    t.equal(d.status, 200, d.payload);
+    t.equal(d.body.symbolicated, true);
+    t.same(d.body.frames[0], {
+      file: 'webpack:///src/cart.ts',
+      function: 'addToCart',
+      line: 44,
+      column: 11,
+      in_app: true,
+      generated: { file: CDN, function: 'a', line: 1, column: layout1.cart + 22 },
+    });
+    t.equal(d.body.frames[1].file, 'webpack:///src/checkout.ts');
+    t.equal(d.body.frames[1].function, 'checkout');
+    t.equal(d.body.frames[1].line, 7);
+    t.same(d.body.frames[1].generated, { file: `${CDN}?v=2`, function: 'b', line: 1, column: layout1.checkout + 4 });
+    t.ok(
+      d.body.events.every((e: { symbolicated: boolean }) => e.symbolicated),
+      'events symbolicated',
+    );
+    t.equal(d.body.group.event_count, 2);
 
-  // A V8 stack string (no frames) is parsed and symbolicated too; a vendored original source is not in-app.
-  const stack = `TypeError: boom\n    at render (${CDN}:2:1)\n    at a (${CDN}:1:${layout1.cart + 22})`;
-  const s = await h.ingest(c.id, c.token, { type: 'TypeError', message: 'boom', release: 'shop@1.0.0', stack });
-  const sd = await h.call(owner, 'GET', `/v1/error-groups/${s.body.group_ids[0]}`);
-  t.equal(sd.body.symbolicated, true);
-  t.same(sd.body.frames.map((f: { file: string; in_app: boolean }) => [f.file, f.in_app]), [['webpack:///node_modules/react-dom/index.js', false], ['webpack:///src/cart.ts', true]]);
+    // A V8 stack string (no frames) is parsed and symbolicated too; a vendored original source is not in-app.
+    const stack = `TypeError: boom\n    at render (${CDN}:2:1)\n    at a (${CDN}:1:${layout1.cart + 22})`;
+    const s = await h.ingest(c.id, c.token, { type: 'TypeError', message: 'boom', release: 'shop@1.0.0', stack });
+    const sd = await h.call(owner, 'GET', `/v1/error-groups/${s.body.group_ids[0]}`);
+    t.equal(sd.body.symbolicated, true);
+    t.same(
+      sd.body.frames.map((f: { file: string; in_app: boolean }) => [f.file, f.in_app]),
+      [
+        ['webpack:///node_modules/react-dom/index.js', false],
+        ['webpack:///src/cart.ts', true],
+      ],
+    );
 
-  // Frames of another release, or of a bundle without a map, stay as they came.
-  const none = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b']));
-  t.equal((await h.call(owner, 'GET', `/v1/error-groups/${none.body.group_ids[0]}`)).body.symbolicated, false);
+    // Frames of another release, or of a bundle without a map, stay as they came.
+    const none = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b']));
+    t.equal((await h.call(owner, 'GET', `/v1/error-groups/${none.body.group_ids[0]}`)).body.symbolicated, false);
 
-  // A group first seen with bundle frames (an explicit fingerprint keeps it one group) takes the
-  // original frames of its first symbolicated event once the map arrives.
-  const fp = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b'], { fingerprint: 'cart-price' }));
-  t.equal((await h.call(owner, 'POST', '/v1/sourcemaps', { workspace_id: ws.id, release: 'shop@9.9.9', files: [{ url_path: CDN, map: bundleMap(layout1) }] })).status, 201);
-  const fp2 = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b'], { fingerprint: 'cart-price' }));
-  t.equal(fp2.body.group_ids[0], fp.body.group_ids[0]);
-  const fd = await h.call(owner, 'GET', `/v1/error-groups/${fp.body.group_ids[0]}`);
-  t.equal(fd.body.symbolicated, true, 'the group is symbolicated now');
-  t.equal(fd.body.frames[0].function, 'addToCart');
-  t.same(fd.body.events.map((e: { symbolicated: boolean }) => e.symbolicated), [true, false], 'each event keeps its own flag');
+    // A group first seen with bundle frames (an explicit fingerprint keeps it one group) takes the
+    // original frames of its first symbolicated event once the map arrives.
+    const fp = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b'], { fingerprint: 'cart-price' }));
+    t.equal(
+      (
+        await h.call(owner, 'POST', '/v1/sourcemaps', {
+          workspace_id: ws.id,
+          release: 'shop@9.9.9',
+          files: [{ url_path: CDN, map: bundleMap(layout1) }],
+        })
+      ).status,
+      201,
+    );
+    const fp2 = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b'], { fingerprint: 'cart-price' }));
+    t.equal(fp2.body.group_ids[0], fp.body.group_ids[0]);
+    const fd = await h.call(owner, 'GET', `/v1/error-groups/${fp.body.group_ids[0]}`);
+    t.equal(fd.body.symbolicated, true, 'the group is symbolicated now');
+    t.equal(fd.body.frames[0].function, 'addToCart');
+    t.same(
+      fd.body.events.map((e: { symbolicated: boolean }) => e.symbolicated),
+      [true, false],
+      'each event keeps its own flag',
+    );
 
-  // After the release's maps are deleted, its new events are no longer symbolicated.
-  t.equal((await h.call(owner, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 200);
-  const after = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b']));
-  t.equal(after.body.group_ids[0], before.body.group_ids[0], 'back to the bundle-frame group');
+    // After the release's maps are deleted, its new events are no longer symbolicated.
+    t.equal((await h.call(owner, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 200);
+    const after = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b']));
+    t.equal(after.body.group_ids[0], before.body.group_ids[0], 'back to the bundle-frame group');
 
-  // Another organization's maps never symbolicate this workspace's events.
-  const other = await h.owner();
-  const otherWs = await h.workspace(other);
-  t.equal((await h.call(other, 'POST', '/v1/sourcemaps', { workspace_id: otherWs.id, release: 'shop@1.0.0', files: [{ url_path: CDN, map: bundleMap(layout1) }] })).status, 201);
-  const mine = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b']));
-  t.equal(mine.body.group_ids[0], before.body.group_ids[0], 'still not symbolicated');
-});
+    // Another organization's maps never symbolicate this workspace's events.
+    const other = await h.owner();
+    const otherWs = await h.workspace(other);
+    t.equal(
+      (
+        await h.call(other, 'POST', '/v1/sourcemaps', {
+          workspace_id: otherWs.id,
+          release: 'shop@1.0.0',
+          files: [{ url_path: CDN, map: bundleMap(layout1) }],
+        })
+      ).status,
+      201,
+    );
+    const mine = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b']));
+    t.equal(mine.body.group_ids[0], before.body.group_ids[0], 'still not symbolicated');
+  },
+);
 
 t.test('a slow map lookup never holds ingest beyond the time limit', async (t) => {
   const never = new Promise<never>(() => undefined);
@@ -215,8 +408,25 @@ t.test('a slow map lookup never holds ingest beyond the time limit', async (t) =
   builder.distinct = () => never;
   const db = (() => builder) as unknown as Knex;
   const warned: string[] = [];
-  const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 50, missCacheMs: 1000 }, { warn: (_o: unknown, msg?: string) => { warned.push(msg ?? ''); } } as never);
-  const ev: IncomingEvent = { orgId: 'o', workspaceId: 'w', connectorId: null, source: 'endpoint', event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString(), release: '1', frames: [{ file: CDN, line: 1, column: 2 }] } };
+  const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 50, missCacheMs: 1000 }, {
+    warn: (_o: unknown, msg?: string) => {
+      warned.push(msg ?? '');
+    },
+  } as never);
+  const ev: IncomingEvent = {
+    orgId: 'o',
+    workspaceId: 'w',
+    connectorId: null,
+    source: 'endpoint',
+    event: {
+      type: 'E',
+      message: 'm',
+      level: 'error',
+      occurred_at: new Date().toISOString(),
+      release: '1',
+      frames: [{ file: CDN, line: 1, column: 2 }],
+    },
+  };
   const started = Date.now();
   const out = await sym.symbolicate([ev]);
   t.ok(Date.now() - started < 1000, 'answered at the time limit');
@@ -225,31 +435,49 @@ t.test('a slow map lookup never holds ingest beyond the time limit', async (t) =
   sym.stop();
 });
 
-t.test('events of releases without maps skip stack parsing and lookups: one query per workspace per missCacheMs', async (t) => {
-  const queries: string[] = [];
-  const builder: Record<string, unknown> = {};
-  builder.whereIn = () => builder;
-  builder.distinct = async () => {
-    queries.push('releases');
-    return [{ workspace_id: 'w', release: 'mapped' }];
-  };
-  builder.select = async () => {
-    queries.push('maps');
-    return [];
-  };
-  const db = (() => builder) as unknown as Knex;
-  const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 1000, missCacheMs: 60_000 }, { warn: () => undefined } as never);
-  const ev = (release: string, n: number): IncomingEvent => ({ orgId: 'o', workspaceId: 'w', connectorId: null, source: 'endpoint', event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString(), release, frames: [{ file: `https://cdn.example.com/app.${n}.js`, line: 1, column: 2 }] } });
+t.test(
+  'events of releases without maps skip stack parsing and lookups: one query per workspace per missCacheMs',
+  async (t) => {
+    const queries: string[] = [];
+    const builder: Record<string, unknown> = {};
+    builder.whereIn = () => builder;
+    builder.distinct = async () => {
+      queries.push('releases');
+      return [{ workspace_id: 'w', release: 'mapped' }];
+    };
+    builder.select = async () => {
+      queries.push('maps');
+      return [];
+    };
+    const db = (() => builder) as unknown as Knex;
+    const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 1000, missCacheMs: 60_000 }, {
+      warn: () => undefined,
+    } as never);
+    const ev = (release: string, n: number): IncomingEvent => ({
+      orgId: 'o',
+      workspaceId: 'w',
+      connectorId: null,
+      source: 'endpoint',
+      event: {
+        type: 'E',
+        message: 'm',
+        level: 'error',
+        occurred_at: new Date().toISOString(),
+        release,
+        frames: [{ file: `https://cdn.example.com/app.${n}.js`, line: 1, column: 2 }],
+      },
+    });
 
-  const batch = [ev('plain', 1), ev('plain', 2)];
-  t.equal((await sym.symbolicate(batch))[0], batch[0], 'as they came');
-  t.same(queries, ['releases'], 'the releases with maps of the workspace, once');
-  await sym.symbolicate([ev('plain', 3), ev('plain', 4)]);
-  t.same(queries, ['releases'], 'new bundle paths of a release without maps cost nothing more');
-  await sym.symbolicate([ev('mapped', 5)]);
-  t.same(queries, ['releases', 'maps'], 'a release with maps looks its bundle up');
-  sym.forget('w', 'plain');
-  await sym.symbolicate([ev('plain', 6)]);
-  t.same(queries, ['releases', 'maps', 'releases'], 'an upload in this process reads the releases again');
-  sym.stop();
-});
+    const batch = [ev('plain', 1), ev('plain', 2)];
+    t.equal((await sym.symbolicate(batch))[0], batch[0], 'as they came');
+    t.same(queries, ['releases'], 'the releases with maps of the workspace, once');
+    await sym.symbolicate([ev('plain', 3), ev('plain', 4)]);
+    t.same(queries, ['releases'], 'new bundle paths of a release without maps cost nothing more');
+    await sym.symbolicate([ev('mapped', 5)]);
+    t.same(queries, ['releases', 'maps'], 'a release with maps looks its bundle up');
+    sym.forget('w', 'plain');
+    await sym.symbolicate([ev('plain', 6)]);
+    t.same(queries, ['releases', 'maps', 'releases'], 'an upload in this process reads the releases again');
+    sym.stop();
+  },
+);

@@ -29,25 +29,58 @@ export class AgentCredentials {
   /** Stores (or replaces) the workspace's agent login, encrypted. */
   async store(trx: Knex, orgId: string, workspaceId: string, plain: string): Promise<RunnerAgentCredential> {
     const box = this.d.secretBox.encrypt(plain, context(orgId, workspaceId));
-    const row = await RunnerAgentCredential.query(trx).forOrg(orgId).where({ workspace_id: workspaceId }).forUpdate().limit(1).first();
-    if (row) return RunnerAgentCredential.query(trx).forOrg(orgId).patchAndFetchById(row.id, { secret_box: box, last4: last4(plain), rotated_at: new Date() });
-    return RunnerAgentCredential.query(trx).insert({ id: newId(RunnerAgentCredential.idPrefix), org_id: orgId, workspace_id: workspaceId, kind: 'agent_login_file', secret_box: box, last4: last4(plain) }).returning('*');
+    const row = await RunnerAgentCredential.query(trx)
+      .forOrg(orgId)
+      .where({ workspace_id: workspaceId })
+      .forUpdate()
+      .limit(1)
+      .first();
+    if (row)
+      return RunnerAgentCredential.query(trx)
+        .forOrg(orgId)
+        .patchAndFetchById(row.id, { secret_box: box, last4: last4(plain), rotated_at: new Date() });
+    return RunnerAgentCredential.query(trx)
+      .insert({
+        id: newId(RunnerAgentCredential.idPrefix),
+        org_id: orgId,
+        workspace_id: workspaceId,
+        kind: 'agent_login_file',
+        secret_box: box,
+        last4: last4(plain),
+      })
+      .returning('*');
   }
 
   private async holderAlive(trx: Knex, row: RunnerAgentCredential, job: JobRow): Promise<string | null> {
     if (!row.locked_job_id || row.locked_job_id === job.id) return null;
-    const holder = (await trx('fix_jobs').where({ id: row.locked_job_id, org_id: row.org_id }).select('status').first()) as { status: string } | undefined;
+    const holder = (await trx('fix_jobs')
+      .where({ id: row.locked_job_id, org_id: row.org_id })
+      .select('status')
+      .first()) as { status: string } | undefined;
     return holder && LIVE.has(holder.status) ? row.locked_job_id : null;
   }
 
   /** Takes the lock for the job and answers the login in clear. */
   async take(job: JobRow): Promise<CredentialOut> {
     return this.d.db.transaction(async (trx) => {
-      const row = await RunnerAgentCredential.query(trx).forOrg(job.org_id).where({ workspace_id: job.workspace_id }).forUpdate().limit(1).first();
+      const row = await RunnerAgentCredential.query(trx)
+        .forOrg(job.org_id)
+        .where({ workspace_id: job.workspace_id })
+        .forUpdate()
+        .limit(1)
+        .first();
       if (!row) throw notFound('agent credential');
       const holder = await this.holderAlive(trx, row, job);
-      if (holder) throw conflict('credential_locked', 'Another job of this workspace holds the agent login until it ends', { job_id: holder });
-      const locked = row.locked_job_id === job.id ? row : await RunnerAgentCredential.query(trx).forOrg(job.org_id).patchAndFetchById(row.id, { locked_job_id: job.id, locked_at: new Date() });
+      if (holder)
+        throw conflict('credential_locked', 'Another job of this workspace holds the agent login until it ends', {
+          job_id: holder,
+        });
+      const locked =
+        row.locked_job_id === job.id
+          ? row
+          : await RunnerAgentCredential.query(trx)
+              .forOrg(job.org_id)
+              .patchAndFetchById(row.id, { locked_job_id: job.id, locked_at: new Date() });
       return this.out(locked, this.d.secretBox.decrypt(row.secret_box, context(row.org_id, row.workspace_id)));
     });
   }
@@ -55,17 +88,34 @@ export class AgentCredentials {
   /** Stores the refreshed login of the job that holds the lock (or only releases it) and releases the lock. */
   async put(job: JobRow, plain: string | null): Promise<CredentialOut> {
     return this.d.db.transaction(async (trx) => {
-      const row = await RunnerAgentCredential.query(trx).forOrg(job.org_id).where({ workspace_id: job.workspace_id }).forUpdate().limit(1).first();
+      const row = await RunnerAgentCredential.query(trx)
+        .forOrg(job.org_id)
+        .where({ workspace_id: job.workspace_id })
+        .forUpdate()
+        .limit(1)
+        .first();
       if (!row) throw notFound('agent credential');
-      if (row.locked_job_id !== job.id) throw conflict('credential_not_locked', 'This job does not hold the agent login; GET it first', {});
+      if (row.locked_job_id !== job.id)
+        throw conflict('credential_not_locked', 'This job does not hold the agent login; GET it first', {});
       const patch: Partial<RunnerAgentCredential> = { locked_job_id: null, locked_at: null };
-      if (plain !== null) Object.assign(patch, { secret_box: this.d.secretBox.encrypt(plain, context(row.org_id, row.workspace_id)), last4: last4(plain), rotated_at: new Date() });
+      if (plain !== null)
+        Object.assign(patch, {
+          secret_box: this.d.secretBox.encrypt(plain, context(row.org_id, row.workspace_id)),
+          last4: last4(plain),
+          rotated_at: new Date(),
+        });
       const saved = await RunnerAgentCredential.query(trx).forOrg(job.org_id).patchAndFetchById(row.id, patch);
       return this.out(saved, null);
     });
   }
 
   private out(row: RunnerAgentCredential, plain: string | null): CredentialOut {
-    return { kind: row.kind, credential: plain, last4: row.last4, locked_by_job_id: row.locked_job_id, rotated_at: row.rotated_at ? new Date(row.rotated_at).toISOString() : null };
+    return {
+      kind: row.kind,
+      credential: plain,
+      last4: row.last4,
+      locked_by_job_id: row.locked_job_id,
+      rotated_at: row.rotated_at ? new Date(row.rotated_at).toISOString() : null,
+    };
   }
 }

@@ -27,7 +27,11 @@ export interface JobRow {
 
 /** `fixJobs` (fixes plugin): the job queue. */
 export interface JobQueuePort {
-  claim(owner: string, executors: string[], only?: { orgId?: string; workspaceId?: string; jobId?: string }): Promise<JobRow | undefined>;
+  claim(
+    owner: string,
+    executors: string[],
+    only?: { orgId?: string; workspaceId?: string; jobId?: string },
+  ): Promise<JobRow | undefined>;
   /** `leaseExpiresAt`: the renewed lease (null when the lease is not held). */
   heartbeat(jobId: string, owner: string): Promise<{ held: boolean; cancelled: boolean; leaseExpiresAt: Date | null }>;
   finish(jobId: string, owner: string | null, result: JobResult): Promise<boolean>;
@@ -37,12 +41,30 @@ export interface JobQueuePort {
 /** `fixPayloads` (fixes plugin): the AgentJob of a job. */
 export interface PayloadPort {
   build(job: JobRow): Promise<{ agentJob: AgentJob }>;
-  repositoryOf(orgId: string, workspaceId: string): Promise<{ id: string; full_name: string; default_branch: string } | null>;
+  repositoryOf(
+    orgId: string,
+    workspaceId: string,
+  ): Promise<{ id: string; full_name: string; default_branch: string } | null>;
 }
 
 /** `fixPullRequests` (fixes plugin): opens or finds the pull request of a fix attempt. */
 export interface PullRequestPort {
-  openFor(orgId: string, attemptId: string, draft: boolean, runnerVerified?: { tests_ran: boolean; tests_passed: boolean }): Promise<{ id: string; pr_number: number | null; pr_url: string | null; pr_state: string | null; branch: string; status: string } | undefined>;
+  openFor(
+    orgId: string,
+    attemptId: string,
+    draft: boolean,
+    runnerVerified?: { tests_ran: boolean; tests_passed: boolean },
+  ): Promise<
+    | {
+        id: string;
+        pr_number: number | null;
+        pr_url: string | null;
+        pr_state: string | null;
+        branch: string;
+        status: string;
+      }
+    | undefined
+  >;
 }
 
 /** `codehostRepositories` (codehost plugin). */

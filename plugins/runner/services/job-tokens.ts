@@ -33,12 +33,26 @@ export function jobTokenResolver(d: Pick<RunnerDeps, 'db'>): AuthResolver {
     async authenticate(request) {
       const token = bearerJobToken(request.headers.authorization);
       if (!token) return null;
-      const row = await RunnerJobToken.query(d.db).acrossOrgs('job token lookup').where({ token_hash: hashToken(token) }).limit(1).first();
+      const row = await RunnerJobToken.query(d.db)
+        .acrossOrgs('job token lookup')
+        .where({ token_hash: hashToken(token) })
+        .limit(1)
+        .first();
       if (!row || row.revoked_at) throw unauthenticated('This job token is not valid');
-      if (new Date(row.expires_at).getTime() <= Date.now()) throw unauthenticated('This job token has expired; renew it with POST /v1/jobs/{id}/token before it expires');
+      if (new Date(row.expires_at).getTime() <= Date.now())
+        throw unauthenticated('This job token has expired; renew it with POST /v1/jobs/{id}/token before it expires');
       (request.app as WithJobToken).runnerJobToken = row;
       const principal: Principal = {
-        kind: 'job', userId: null, orgId: row.org_id, role: 'admin', staff: false, email: null, locale: 'en', workspaceIds: [], jobId: row.job_id, tokenId: row.id,
+        kind: 'job',
+        userId: null,
+        orgId: row.org_id,
+        role: 'admin',
+        staff: false,
+        email: null,
+        locale: 'en',
+        workspaceIds: [],
+        jobId: row.job_id,
+        tokenId: row.id,
       };
       return principal;
     },

@@ -4,7 +4,13 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import { createWorkspace as createFixesWorkspace, HOST_SECRET, inject, MAIL_SECRET, type Json } from '../../fixes/test/helpers.js';
+import {
+  createWorkspace as createFixesWorkspace,
+  HOST_SECRET,
+  inject,
+  MAIL_SECRET,
+  type Json,
+} from '../../fixes/test/helpers.js';
 
 // The fix loop's test harness (repository, inbound email, polling); the runner adds bearer calls.
 export { call, connectRepository, localHost, receiveEmail, uid, waitFor, type Json } from '../../fixes/test/helpers.js';
@@ -19,12 +25,16 @@ export function startRunnerApp(t: Test): Promise<App> {
       agent: ['agent-builtin', 'agent-runner'],
       options: { 'mail-outbox': { webhookSecret: MAIL_SECRET }, 'codehost-local': { webhookSecret: HOST_SECRET } },
     },
-    plugins: { fixes: { enabled: true, options: { pollMs: 100, leaseMs: LEASE_MS, backoffMs: [50, 100] } }, runner: { enabled: true } },
+    plugins: {
+      fixes: { enabled: true, options: { pollMs: 100, leaseMs: LEASE_MS, backoffMs: [50, 100] } },
+      runner: { enabled: true },
+    },
   });
 }
 
 /** A runner's or job's call with `Authorization: Bearer <token>`. */
-export const bearer = (app: App, token: string | null, method: string, url: string, payload?: unknown) => inject(app, method, url, token ? { authorization: `Bearer ${token}` } : {}, payload);
+export const bearer = (app: App, token: string | null, method: string, url: string, payload?: unknown) =>
+  inject(app, method, url, token ? { authorization: `Bearer ${token}` } : {}, payload);
 
 /** A workspace whose jobs run on its runner (execution_mode runner, github_actions transport). */
 export const createWorkspace = (app: App, owner: SignedUp, name: string, settings: Json = {}): Promise<Json> =>
@@ -36,7 +46,17 @@ const exec = promisify(execFile);
 
 /** git as a runner runs it (no global config). */
 export async function git(cwd: string, args: string[]): Promise<string> {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_AUTHOR_NAME: 'Runner', GIT_AUTHOR_EMAIL: 'runner@example.test', GIT_COMMITTER_NAME: 'Runner', GIT_COMMITTER_EMAIL: 'runner@example.test' };
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: cwd,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_AUTHOR_NAME: 'Runner',
+    GIT_AUTHOR_EMAIL: 'runner@example.test',
+    GIT_COMMITTER_NAME: 'Runner',
+    GIT_COMMITTER_EMAIL: 'runner@example.test',
+  };
   const { stdout } = await exec('git', args, { cwd, env });
   return stdout;
 }

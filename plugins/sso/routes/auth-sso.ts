@@ -14,14 +14,30 @@ function browserCall(request: Request): BrowserCall {
 }
 
 /** Starts a sign-in and sets the browser-binding cookie when the browser has none yet. */
-async function startFor(request: Request, h: ResponseToolkit, pick: () => Promise<Parameters<SignInService['start']>[0]>, redirectToPath: string | null) {
+async function startFor(
+  request: Request,
+  h: ResponseToolkit,
+  pick: () => Promise<Parameters<SignInService['start']>[0]>,
+  redirectToPath: string | null,
+) {
   const conn = await pick();
   const browser = browserToken(browserCookie(request));
   let url: string;
   try {
-    url = await signIn(request).start(conn, redirectToPath, browser.token, request.actor({ anonymous: true }).ip ?? 'unknown');
+    url = await signIn(request).start(
+      conn,
+      redirectToPath,
+      browser.token,
+      request.actor({ anonymous: true }).ip ?? 'unknown',
+    );
   } catch (err) {
-    if (err instanceof SsoFailure) throw httpError(502, 'idp_unavailable', 'The identity provider cannot be reached; try again or ask your administrator', { reason: err.message });
+    if (err instanceof SsoFailure)
+      throw httpError(
+        502,
+        'idp_unavailable',
+        'The identity provider cannot be reached; try again or ask your administrator',
+        { reason: err.message },
+      );
     throw err;
   }
   const res = h.response({ redirect_url: url });
@@ -30,7 +46,11 @@ async function startFor(request: Request, h: ResponseToolkit, pick: () => Promis
 }
 
 /** Runs a browser step; a refused sign-in lands on the dashboard's sign-in page with the reason. */
-async function browserStep(request: Request, h: ResponseToolkit, step: () => Promise<{ token: string; redirect: string }>) {
+async function browserStep(
+  request: Request,
+  h: ResponseToolkit,
+  step: () => Promise<{ token: string; redirect: string }>,
+) {
   try {
     const { token, redirect: to } = await step();
     return withSession(redirect(h, to), token).unstate(BROWSER_COOKIE);
@@ -52,7 +72,8 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         auth: false,
         description: 'Starts single sign-on for an email address',
-        notes: 'Finds the connection of the address\'s verified domain and answers the identity provider\'s address. 404 when the email domain has no single sign-on. Sets the short-lived pw_sso cookie that binds the sign-in to this browser.',
+        notes:
+          "Finds the connection of the address's verified domain and answers the identity provider's address. 404 when the email domain has no single sign-on. Sets the short-lived pw_sso cookie that binds the sign-in to this browser.",
         validate: { payload: Joi.object({ email: emailInputSchema().required(), redirect_to: redirectTo() }) },
         response: { status: { 200: RedirectUrl } },
         handler: async (request, h) => {
@@ -81,13 +102,19 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         id: 'startSsoConnectionSignIn',
         tags: [TAG],
         auth: false,
-        description: 'Starts the sign-in once confirmed on the app\'s own page',
-        notes: 'The second step of an identity-provider app tile: the person confirmed on our page, so this sign-in is started by us (SP-initiated) and bound to this browser.',
+        description: "Starts the sign-in once confirmed on the app's own page",
+        notes:
+          'The second step of an identity-provider app tile: the person confirmed on our page, so this sign-in is started by us (SP-initiated) and bound to this browser.',
         validate: { params: idParams, payload: Joi.object({ redirect_to: redirectTo() }).allow(null).default({}) },
         response: { status: { 200: RedirectUrl } },
         handler: async (request, h) => {
           const body = (request.payload ?? {}) as { redirect_to?: string };
-          return startFor(request, h, () => signIn(request).usableConnection((request.params as { id: string }).id), body.redirect_to ?? null);
+          return startFor(
+            request,
+            h,
+            () => signIn(request).usableConnection((request.params as { id: string }).id),
+            body.redirect_to ?? null,
+          );
         },
       },
     },
@@ -99,7 +126,8 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         auth: false,
         description: 'Identity-provider app tile: redirects to the confirmation page',
-        notes: 'Nothing is signed in here: the dashboard\'s confirmation page shows the connection and starts the sign-in when the person confirms.',
+        notes:
+          "Nothing is signed in here: the dashboard's confirmation page shows the connection and starts the sign-in when the person confirms.",
         validate: { query: Joi.object({ connection: Joi.string().max(64).required(), redirect_to: redirectTo() }) },
         plugins: { patchwell: { successStatus: 302 } },
         handler: async (request, h) => {
@@ -124,7 +152,10 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         notes: 'A refused sign-in redirects to the dashboard sign-in page with `sso_error=<code>`.',
         validate: { query: Joi.object().pattern(Joi.string().max(100), Joi.string().allow('').max(8192)).max(30) },
         plugins: { patchwell: { successStatus: 302 } },
-        handler: async (request, h) => browserStep(request, h, () => signIn(request).oidcCallback(request.query as Record<string, string>, browserCall(request))),
+        handler: async (request, h) =>
+          browserStep(request, h, () =>
+            signIn(request).oidcCallback(request.query as Record<string, string>, browserCall(request)),
+          ),
       },
     },
     {
@@ -135,17 +166,29 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         auth: false,
         description: 'SAML assertion consumer service (HTTP-POST binding)',
-        notes: 'Validates the response, then 303 to the completion step. A response that answers no sign-in started here (IdP-initiated) is not trusted: 303 to the confirmation page.',
+        notes:
+          'Validates the response, then 303 to the completion step. A response that answers no sign-in started here (IdP-initiated) is not trusted: 303 to the confirmation page.',
         payload: { allow: ['application/x-www-form-urlencoded'], maxBytes: 512 * 1024, parse: true },
         validate: {
           params: idParams,
-          payload: Joi.object({ SAMLResponse: Joi.string().max(500_000).required(), RelayState: Joi.string().allow('').max(1024) }).unknown(true),
+          payload: Joi.object({
+            SAMLResponse: Joi.string().max(500_000).required(),
+            RelayState: Joi.string().allow('').max(1024),
+          }).unknown(true),
         },
         plugins: { patchwell: { successStatus: 303, rawBody: { contentType: 'application/x-www-form-urlencoded' } } },
         handler: async (request, h) => {
           const form = request.payload as Record<string, string>;
           try {
-            return redirect(h, await signIn(request).samlAcs((request.params as { id: string }).id, form, request.actor({ anonymous: true })), 303);
+            return redirect(
+              h,
+              await signIn(request).samlAcs(
+                (request.params as { id: string }).id,
+                form,
+                request.actor({ anonymous: true }),
+              ),
+              303,
+            );
           } catch (err) {
             if (!(err instanceof SsoFailure)) throw err;
             request.log(['sso', 'refused'], { code: err.code, message: err.message });
@@ -162,10 +205,14 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         auth: false,
         description: 'Opens the session of a validated SAML sign-in in the browser that started it',
-        notes: 'The token is single use and lives two minutes; the browser must carry the pw_sso cookie of the sign-in\'s start.',
+        notes:
+          "The token is single use and lives two minutes; the browser must carry the pw_sso cookie of the sign-in's start.",
         validate: { query: Joi.object({ token: Joi.string().max(200).required() }) },
         plugins: { patchwell: { successStatus: 302 } },
-        handler: async (request, h) => browserStep(request, h, () => signIn(request).complete((request.query as { token: string }).token, browserCall(request))),
+        handler: async (request, h) =>
+          browserStep(request, h, () =>
+            signIn(request).complete((request.query as { token: string }).token, browserCall(request)),
+          ),
       },
     },
     {
@@ -194,14 +241,22 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         auth: false,
         description: 'Break-glass sign-in for an owner while single sign-on is required',
-        notes: 'Email, password and one unused recovery code of the organization; the code is spent. Any wrong part answers 401 invalid_credentials; 409 sso_not_enforced when single sign-on is not required (use the password sign-in).',
+        notes:
+          'Email, password and one unused recovery code of the organization; the code is spent. Any wrong part answers 401 invalid_credentials; 409 sso_not_enforced when single sign-on is not required (use the password sign-in).',
         validate: {
-          payload: Joi.object({ email: emailInputSchema().required(), password: Joi.string().max(200).required(), code: Joi.string().trim().max(40).required() }),
+          payload: Joi.object({
+            email: emailInputSchema().required(),
+            password: Joi.string().max(200).required(),
+            code: Joi.string().trim().max(40).required(),
+          }),
         },
         response: { status: { 200: authContext } },
         handler: async (request, h) => {
           const body = request.payload as { email: string; password: string; code: string };
-          const result = await service(request, 'ssoEnforcement').recover(body, { request, currentCookie: sessionCookie(request) });
+          const result = await service(request, 'ssoEnforcement').recover(body, {
+            request,
+            currentCookie: sessionCookie(request),
+          });
           return withSession(h.response(result.context), result.token);
         },
       },

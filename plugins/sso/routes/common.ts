@@ -28,4 +28,5 @@ export function withSession(res: ResponseObject, token: string | null): Response
 }
 
 /** A redirect answer: 302 for GET, 303 after a POST. */
-export const redirect = (h: ResponseToolkit, url: string, code: 302 | 303 = 302): ResponseObject => h.redirect(url).code(code);
+export const redirect = (h: ResponseToolkit, url: string, code: 302 | 303 = 302): ResponseObject =>
+  h.redirect(url).code(code);

@@ -2,8 +2,18 @@ import type { Request, ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal, type Role } from '../../../core/http/auth.js';
 import {
-  APPROVER_ROLES, ConnectionTest, EnforcementAnswer, Governance, RecoveryCodes, Released, SecurityOverview, SsoConnection, SsoDomain,
-  createConnectionPayload, domainName, updateConnectionPayload,
+  APPROVER_ROLES,
+  ConnectionTest,
+  EnforcementAnswer,
+  Governance,
+  RecoveryCodes,
+  Released,
+  SecurityOverview,
+  SsoConnection,
+  SsoDomain,
+  createConnectionPayload,
+  domainName,
+  updateConnectionPayload,
 } from '../schemas.js';
 import type { CreateConnectionInput, UpdateConnectionInput } from '../services/connections.js';
 import { emailInputSchema } from './inputs.js';
@@ -36,7 +46,10 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         handler: async (request) => {
           const p = requirePrincipal(request);
           const db = service(request, 'db');
-          return { sso: await enforcement(request).overview(db, p), governance: await governance(request).json(p.orgId) };
+          return {
+            sso: await enforcement(request).overview(db, p),
+            governance: await governance(request).json(p.orgId),
+          };
         },
       },
     },
@@ -47,16 +60,26 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         id: 'updateGovernance',
         tags: [TAG],
         description: 'Sets how many approvals fixes and releases need, and which roles approve',
-        notes: 'min_approvers from 1 to max_min_approvers; roles among owner, admin, reviewer. Plans without approval governance answer 402 feature_not_in_plan.',
+        notes:
+          'min_approvers from 1 to max_min_approvers; roles among owner, admin, reviewer. Plans without approval governance answer 402 feature_not_in_plan.',
         validate: {
           payload: Joi.object({
             min_approvers: Joi.number().integer().min(1).required(),
-            roles: Joi.array().items(Joi.string().valid(...APPROVER_ROLES)).min(1).unique().required(),
+            roles: Joi.array()
+              .items(Joi.string().valid(...APPROVER_ROLES))
+              .min(1)
+              .unique()
+              .required(),
           }),
         },
         response: { status: { 200: Governance } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => governance(request).update(requirePrincipal(request), request.payload as { min_approvers: number; roles: Role[] }, request.actor()),
+        handler: async (request) =>
+          governance(request).update(
+            requirePrincipal(request),
+            request.payload as { min_approvers: number; roles: Role[] },
+            request.actor(),
+          ),
       },
     },
     {
@@ -66,11 +89,21 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         id: 'createSsoConnection',
         tags: [TAG],
         description: 'Creates a single sign-on connection',
-        notes: 'OIDC: issuer, client_id and client_secret (sealed; never returned). SAML: metadata_xml, or entity_id, sso_url and certificate. Domains named here are claimed (pending) when not yet. Plans without single sign-on answer 402 feature_not_in_plan.',
+        notes:
+          'OIDC: issuer, client_id and client_secret (sealed; never returned). SAML: metadata_xml, or entity_id, sso_url and certificate. Domains named here are claimed (pending) when not yet. Plans without single sign-on answer 402 feature_not_in_plan.',
         validate: { payload: createConnectionPayload },
         response: { status: { 201: SsoConnection } },
         plugins: { patchwell: { ...OWNERS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await connections(request).create(requirePrincipal(request), request.payload as CreateConnectionInput, request.actor())).code(201),
+        handler: async (request, h) =>
+          h
+            .response(
+              await connections(request).create(
+                requirePrincipal(request),
+                request.payload as CreateConnectionInput,
+                request.actor(),
+              ),
+            )
+            .code(201),
       },
     },
     {
@@ -80,11 +113,18 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         id: 'updateSsoConnection',
         tags: [TAG],
         description: 'Changes a connection',
-        notes: 'name, default_role and jit_enabled: owners and admins; provider settings and domains: owners. client_secret replaces the stored one. metadata_xml fills entity_id, sso_url and certificate (fields given beside it win).',
+        notes:
+          'name, default_role and jit_enabled: owners and admins; provider settings and domains: owners. client_secret replaces the stored one. metadata_xml fills entity_id, sso_url and certificate (fields given beside it win).',
         validate: { params: idParams, payload: updateConnectionPayload },
         response: { status: { 200: SsoConnection } },
         plugins: { patchwell: OWNERS_ADMINS },
-        handler: async (request) => connections(request).update(requirePrincipal(request), id(request), request.payload as UpdateConnectionInput, request.actor()),
+        handler: async (request) =>
+          connections(request).update(
+            requirePrincipal(request),
+            id(request),
+            request.payload as UpdateConnectionInput,
+            request.actor(),
+          ),
       },
     },
     {
@@ -111,7 +151,8 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         id: 'testSsoConnection',
         tags: [TAG],
         description: 'Checks OIDC discovery or the SAML certificate',
-        notes: 'Discovery goes through the SSRF guard: private, loopback, link-local and metadata addresses answer error blocked_address; http issuers insecure_issuer.',
+        notes:
+          'Discovery goes through the SSRF guard: private, loopback, link-local and metadata addresses answer error blocked_address; http issuers insecure_issuer.',
         validate: { params: idParams },
         response: { status: { 200: ConnectionTest } },
         plugins: { patchwell: OWNERS_ADMINS },
@@ -128,7 +169,13 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { params: idParams, payload: Joi.object({ email: emailInputSchema().required() }) },
         response: { status: { 200: SsoConnection } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => connections(request).unlink(requirePrincipal(request), id(request), (request.payload as { email: string }).email, request.actor()),
+        handler: async (request) =>
+          connections(request).unlink(
+            requirePrincipal(request),
+            id(request),
+            (request.payload as { email: string }).email,
+            request.actor(),
+          ),
       },
     },
     {
@@ -141,7 +188,16 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         validate: { payload: Joi.object({ domain: domainName().required() }) },
         response: { status: { 201: SsoDomain } },
         plugins: { patchwell: { ...OWNERS, successStatus: 201 } },
-        handler: async (request, h) => h.response(await domains(request).claim(requirePrincipal(request), (request.payload as { domain: string }).domain, request.actor())).code(201),
+        handler: async (request, h) =>
+          h
+            .response(
+              await domains(request).claim(
+                requirePrincipal(request),
+                (request.payload as { domain: string }).domain,
+                request.actor(),
+              ),
+            )
+            .code(201),
       },
     },
     {
@@ -167,11 +223,13 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         id: 'verifySsoDomain',
         tags: [TAG],
         description: 'Looks up the TXT record now',
-        notes: 'verified when `_patchwell-challenge.<domain>` holds the value; else last_error is txt_missing, txt_mismatch, dns_error or domain_taken (verified by another organization).',
+        notes:
+          'verified when `_patchwell-challenge.<domain>` holds the value; else last_error is txt_missing, txt_mismatch, dns_error or domain_taken (verified by another organization).',
         validate: { params: domainParams },
         response: { status: { 200: SsoDomain } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => domains(request).verify(requirePrincipal(request), domain(request), request.actor()),
+        handler: async (request) =>
+          domains(request).verify(requirePrincipal(request), domain(request), request.actor()),
       },
     },
     {
@@ -181,11 +239,17 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         id: 'setSsoEnforcement',
         tags: [TAG],
         description: 'Requires single sign-on for the organization, or stops requiring it',
-        notes: 'Enabling answers fresh recovery codes (shown once) and ends the password sessions of other members; 409 enforcement_blocked with details.blockers when it cannot be enabled yet.',
+        notes:
+          'Enabling answers fresh recovery codes (shown once) and ends the password sessions of other members; 409 enforcement_blocked with details.blockers when it cannot be enabled yet.',
         validate: { payload: Joi.object({ enforced: Joi.boolean().required() }) },
         response: { status: { 200: EnforcementAnswer } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => enforcement(request).setEnforced(requirePrincipal(request), (request.payload as { enforced: boolean }).enforced, request.actor()),
+        handler: async (request) =>
+          enforcement(request).setEnforced(
+            requirePrincipal(request),
+            (request.payload as { enforced: boolean }).enforced,
+            request.actor(),
+          ),
       },
     },
     {
@@ -208,11 +272,17 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         id: 'releaseSsoAddress',
         tags: [TAG],
         description: 'Frees an address of a verified domain from an account of another organization, which is closed',
-        notes: '422 domain_not_verified when the address is outside the organization\'s verified domains; 404 when no other organization has an account with it.',
+        notes:
+          "422 domain_not_verified when the address is outside the organization's verified domains; 404 when no other organization has an account with it.",
         validate: { payload: Joi.object({ email: emailInputSchema().required() }) },
         response: { status: { 200: Released } },
         plugins: { patchwell: OWNERS },
-        handler: async (request) => domains(request).releaseAddress(requirePrincipal(request), (request.payload as { email: string }).email, request.actor()),
+        handler: async (request) =>
+          domains(request).releaseAddress(
+            requirePrincipal(request),
+            (request.payload as { email: string }).email,
+            request.actor(),
+          ),
       },
     },
   ];

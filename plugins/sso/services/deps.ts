@@ -51,13 +51,30 @@ export interface PlanCatalogPort {
 export type RequestLike = ClientRequest;
 
 export interface AuthServicePort {
-  signIn(trx: Knex, user: never, call: { request: RequestLike; currentCookie: string | null }, sso?: boolean): Promise<{ context: Record<string, unknown>; token: string | null }>;
+  signIn(
+    trx: Knex,
+    user: never,
+    call: { request: RequestLike; currentCookie: string | null },
+    sso?: boolean,
+  ): Promise<{ context: Record<string, unknown>; token: string | null }>;
   /**
    * The account of an address as a member of the organization, or (create) a new member with the
    * role, audited and announced by the accounts plugin; 409 `email_taken` when the address belongs
    * to another organization; null when there is none and create is false.
    */
-  memberFor(trx: Knex, input: { orgId: string; email: string; name?: string | null; role: Role; emailVerified: boolean; create: boolean; via: string; metadata?: Record<string, unknown> }): Promise<{ user: UserRow; created: boolean } | null>;
+  memberFor(
+    trx: Knex,
+    input: {
+      orgId: string;
+      email: string;
+      name?: string | null;
+      role: Role;
+      emailVerified: boolean;
+      create: boolean;
+      via: string;
+      metadata?: Record<string, unknown>;
+    },
+  ): Promise<{ user: UserRow; created: boolean } | null>;
 }
 
 export interface SessionServicePort {
@@ -114,8 +131,11 @@ export async function loadOrg(db: Knex, orgId: string): Promise<OrgRow> {
   return org;
 }
 
-export const hasPlanFeature = (d: Pick<SsoDeps, 'planCatalog'>, org: OrgRow, feature: 'sso' | 'approval_governance'): boolean =>
-  d.planCatalog.hasFeature(org.plan, feature as never);
+export const hasPlanFeature = (
+  d: Pick<SsoDeps, 'planCatalog'>,
+  org: OrgRow,
+  feature: 'sso' | 'approval_governance',
+): boolean => d.planCatalog.hasFeature(org.plan, feature as never);
 
 /** The email's domain, lower-case. */
 export const emailDomain = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();

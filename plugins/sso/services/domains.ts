@@ -31,7 +31,9 @@ export class DomainService {
   }
 
   async listModels(db: Knex, orgId: string): Promise<SsoDomainModel[]> {
-    return SsoDomainModel.query(db).forOrg(orgId).orderBy([{ column: 'domain' }]);
+    return SsoDomainModel.query(db)
+      .forOrg(orgId)
+      .orderBy([{ column: 'domain' }]);
   }
 
   private async find(db: Knex, orgId: string, domain: string): Promise<SsoDomainModel> {
@@ -47,21 +49,50 @@ export class DomainService {
   /** Pending claims for domains a connection names and the organization has not claimed yet. */
   async ensureClaimed(trx: Knex, orgId: string, domains: string[], actor: SignedInActor): Promise<void> {
     if (!domains.length) return;
-    const have = new Set((await SsoDomainModel.query(trx).forOrg(orgId).whereIn('domain', domains)).map((d) => d.domain));
+    const have = new Set(
+      (await SsoDomainModel.query(trx).forOrg(orgId).whereIn('domain', domains)).map((d) => d.domain),
+    );
     for (const domain of domains.filter((x) => !have.has(x))) {
-      const row = await SsoDomainModel.query(trx).insert({ org_id: orgId, domain, status: 'pending', txt_value: randomBytes(18).toString('base64url') });
-      await this.d.audit.record(trx, { orgId, actor, action: 'sso.domain_claimed', target: { type: 'sso_domain', id: row.id }, metadata: { domain, via: 'connection' } });
+      const row = await SsoDomainModel.query(trx).insert({
+        org_id: orgId,
+        domain,
+        status: 'pending',
+        txt_value: randomBytes(18).toString('base64url'),
+      });
+      await this.d.audit.record(trx, {
+        orgId,
+        actor,
+        action: 'sso.domain_claimed',
+        target: { type: 'sso_domain', id: row.id },
+        metadata: { domain, via: 'connection' },
+      });
     }
   }
 
   async claim(principal: Principal, domain: string, actor: SignedInActor) {
     const org = await loadOrg(this.d.db, principal.orgId);
-    if (!hasPlanFeature(this.d, org, 'sso')) throw httpError(402, 'feature_not_in_plan', 'Single sign-on is not part of your plan', { feature: 'sso', plan: org.plan });
+    if (!hasPlanFeature(this.d, org, 'sso'))
+      throw httpError(402, 'feature_not_in_plan', 'Single sign-on is not part of your plan', {
+        feature: 'sso',
+        plan: org.plan,
+      });
     return this.d.db.transaction(async (trx) => {
       const existing = await SsoDomainModel.query(trx).forOrg(principal.orgId).where('domain', domain).limit(1).first();
-      if (existing) throw conflict('domain_already_claimed', 'Your organization has already claimed this domain', { domain });
-      const row = await SsoDomainModel.query(trx).insert({ org_id: principal.orgId, domain, status: 'pending', txt_value: randomBytes(18).toString('base64url') });
-      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.domain_claimed', target: { type: 'sso_domain', id: row.id }, metadata: { domain } });
+      if (existing)
+        throw conflict('domain_already_claimed', 'Your organization has already claimed this domain', { domain });
+      const row = await SsoDomainModel.query(trx).insert({
+        org_id: principal.orgId,
+        domain,
+        status: 'pending',
+        txt_value: randomBytes(18).toString('base64url'),
+      });
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId,
+        actor,
+        action: 'sso.domain_claimed',
+        target: { type: 'sso_domain', id: row.id },
+        metadata: { domain },
+      });
       return this.jsonOne(trx, principal.orgId, row);
     });
   }
@@ -73,9 +104,15 @@ export class DomainService {
     const expected = txtValue(row);
     let error: SsoDomainModel['last_error'] = null;
     if ('error' in lookup) error = lookup.error === 'missing' ? 'txt_missing' : 'dns_error';
-    else if (!lookup.records.includes(expected)) error = lookup.records.some((r) => r.startsWith(TXT_VALUE_PREFIX)) ? 'txt_mismatch' : 'txt_missing';
+    else if (!lookup.records.includes(expected))
+      error = lookup.records.some((r) => r.startsWith(TXT_VALUE_PREFIX)) ? 'txt_mismatch' : 'txt_missing';
     if (!error) {
-      const taken = await SsoDomainModel.query(this.d.db).acrossOrgs('a domain is verified by one organization').where({ domain: row.domain, status: 'verified' }).whereNot('org_id', principal.orgId).limit(1).first();
+      const taken = await SsoDomainModel.query(this.d.db)
+        .acrossOrgs('a domain is verified by one organization')
+        .where({ domain: row.domain, status: 'verified' })
+        .whereNot('org_id', principal.orgId)
+        .limit(1)
+        .first();
       if (taken) error = 'domain_taken';
     }
 
@@ -84,12 +121,19 @@ export class DomainService {
       this.d.db.transaction(async (trx) => {
         await SsoDomainModel.query(trx).forOrg(principal.orgId).findById(row.id).patch(patch);
         if (patch.status === 'verified' && row.status !== 'verified') {
-          await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.domain_verified', target: { type: 'sso_domain', id: row.id }, metadata: { domain: row.domain } });
+          await this.d.audit.record(trx, {
+            orgId: principal.orgId,
+            actor,
+            action: 'sso.domain_verified',
+            target: { type: 'sso_domain', id: row.id },
+            metadata: { domain: row.domain },
+          });
         }
       });
     try {
       if (error) await save({ last_checked_at: now, last_error: error });
-      else await save({ status: 'verified', verified_at: row.verified_at ?? now, last_checked_at: now, last_error: null });
+      else
+        await save({ status: 'verified', verified_at: row.verified_at ?? now, last_checked_at: now, last_error: null });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       await save({ last_checked_at: now, last_error: 'domain_taken' });
@@ -102,22 +146,43 @@ export class DomainService {
       const row = await this.find(trx, principal.orgId, domain);
       const org = await loadOrg(trx, principal.orgId);
       if (org.sso_enforced && row.status === 'verified') {
-        const others = await SsoDomainModel.query(trx).forOrg(principal.orgId).where('status', 'verified').whereNot('id', row.id).resultSize();
-        if (others === 0) throw conflict('sso_enforced', 'Single sign-on is required; turn the requirement off before removing the last verified domain');
+        const others = await SsoDomainModel.query(trx)
+          .forOrg(principal.orgId)
+          .where('status', 'verified')
+          .whereNot('id', row.id)
+          .resultSize();
+        if (others === 0)
+          throw conflict(
+            'sso_enforced',
+            'Single sign-on is required; turn the requirement off before removing the last verified domain',
+          );
       }
       await SsoDomainModel.query(trx).forOrg(principal.orgId).deleteById(row.id);
       for (const c of await SsoConnectionModel.query(trx).forOrg(principal.orgId)) {
         if ((c.domains ?? []).includes(row.domain)) {
-          await SsoConnectionModel.query(trx).forOrg(principal.orgId).findById(c.id).patch({ domains: c.domains.filter((x) => x !== row.domain) });
+          await SsoConnectionModel.query(trx)
+            .forOrg(principal.orgId)
+            .findById(c.id)
+            .patch({ domains: c.domains.filter((x) => x !== row.domain) });
         }
       }
-      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.domain_removed', target: { type: 'sso_domain', id: row.id }, metadata: { domain: row.domain, status: row.status } });
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId,
+        actor,
+        action: 'sso.domain_removed',
+        target: { type: 'sso_domain', id: row.id },
+        metadata: { domain: row.domain, status: row.status },
+      });
     });
   }
 
   /** Whether the organization has verified the domain of this address. */
   async isVerifiedFor(db: Knex, orgId: string, email: string): Promise<boolean> {
-    const row = await SsoDomainModel.query(db).forOrg(orgId).where({ domain: emailDomain(email), status: 'verified' }).limit(1).first();
+    const row = await SsoDomainModel.query(db)
+      .forOrg(orgId)
+      .where({ domain: emailDomain(email), status: 'verified' })
+      .limit(1)
+      .first();
     return Boolean(row);
   }
 
@@ -126,19 +191,44 @@ export class DomainService {
    * the account is closed (removed, disabled, its sessions and API tokens ended), so the person
    * can sign in here with single sign-on.
    */
-  async releaseAddress(principal: Principal, email: string, actor: SignedInActor): Promise<{ released: true; was_verified: boolean }> {
+  async releaseAddress(
+    principal: Principal,
+    email: string,
+    actor: SignedInActor,
+  ): Promise<{ released: true; was_verified: boolean }> {
     if (!(await this.isVerifiedFor(this.d.db, principal.orgId, email))) {
-      throw httpError(422, 'domain_not_verified', 'The address is not in a domain your organization has verified', { domain: emailDomain(email) });
+      throw httpError(422, 'domain_not_verified', 'The address is not in a domain your organization has verified', {
+        domain: emailDomain(email),
+      });
     }
     return this.d.db.transaction(async (trx) => {
-      const user = (await trx('users').where({ email }).whereNull('removed_at').forUpdate().first()) as UserRow | undefined;
+      const user = (await trx('users').where({ email }).whereNull('removed_at').forUpdate().first()) as
+        UserRow | undefined;
       if (!user) throw notFound('account');
-      if (user.org_id === principal.orgId) throw conflict('same_organization', 'This address belongs to a member of your own organization');
+      if (user.org_id === principal.orgId)
+        throw conflict('same_organization', 'This address belongs to a member of your own organization');
       await this.d.memberService.close(trx, user, 'address_released');
       const meta = { email, released_to_org_id: principal.orgId, was_verified: Boolean(user.email_verified_at) };
-      await this.d.audit.record(trx, { orgId: principal.orgId, actor, action: 'sso.address_released', target: { type: 'user', id: user.id }, metadata: meta });
-      await this.d.audit.record(trx, { orgId: user.org_id, actor: systemActor('sso', user.org_id), action: 'user.closed_by_domain_owner', target: { type: 'user', id: user.id }, metadata: meta });
-      await this.d.outbox.add(trx, 'sso.address_released', { org_id: principal.orgId, closed_user_id: user.id, closed_user_org_id: user.org_id, email }, { orgId: principal.orgId });
+      await this.d.audit.record(trx, {
+        orgId: principal.orgId,
+        actor,
+        action: 'sso.address_released',
+        target: { type: 'user', id: user.id },
+        metadata: meta,
+      });
+      await this.d.audit.record(trx, {
+        orgId: user.org_id,
+        actor: systemActor('sso', user.org_id),
+        action: 'user.closed_by_domain_owner',
+        target: { type: 'user', id: user.id },
+        metadata: meta,
+      });
+      await this.d.outbox.add(
+        trx,
+        'sso.address_released',
+        { org_id: principal.orgId, closed_user_id: user.id, closed_user_org_id: user.org_id, email },
+        { orgId: principal.orgId },
+      );
       return { released: true as const, was_verified: Boolean(user.email_verified_at) };
     });
   }

@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
-import { isAdapterError, requestDetails, SIGN_IN_ERROR_CODES, userActor, type RequestDetails, type SsoIdentity } from '../../../core/contracts/index.js';
+import {
+  isAdapterError,
+  requestDetails,
+  SIGN_IN_ERROR_CODES,
+  userActor,
+  type RequestDetails,
+  type SsoIdentity,
+} from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { notFound } from '../../../core/http/errors.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
@@ -20,7 +27,10 @@ export type SsoFailureCode =
   | 'connection_not_found';
 
 export class SsoFailure extends Error {
-  constructor(readonly code: SsoFailureCode, message: string) {
+  constructor(
+    readonly code: SsoFailureCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -38,7 +48,8 @@ const BROWSER_PREFIX = 'pwb';
 
 /** A browser-binding token: the one the browser has, or a new one to set. */
 export function browserToken(existing: string | null): { token: string; isNew: boolean } {
-  if (existing && existing.startsWith(`${BROWSER_PREFIX}_`) && existing.length < 100) return { token: existing, isNew: false };
+  if (existing && existing.startsWith(`${BROWSER_PREFIX}_`) && existing.length < 100)
+    return { token: existing, isNew: false };
   return { token: newToken(BROWSER_PREFIX).token, isNew: true };
 }
 
@@ -89,14 +100,24 @@ export class SignInService {
   /** The connection for an email address: its domain verified, a connection naming it. */
   async connectionForEmail(email: string): Promise<SsoConnectionModel> {
     const domain = emailDomain(email);
-    const claim = await SsoDomainModel.query(this.d.db).acrossOrgs('sign-in by email domain').where({ domain, status: 'verified' }).limit(1).first();
+    const claim = await SsoDomainModel.query(this.d.db)
+      .acrossOrgs('sign-in by email domain')
+      .where({ domain, status: 'verified' })
+      .limit(1)
+      .first();
     if (!claim) throw notFound('single sign-on for this email domain');
     const org = await loadOrg(this.d.db, claim.org_id);
     if (!hasPlanFeature(this.d, org, 'sso')) throw notFound('single sign-on for this email domain');
-    const conns = (await this.d.ssoConnections.listModels(this.d.db, claim.org_id)).filter((c) => (c.domains ?? []).includes(domain));
+    const conns = (await this.d.ssoConnections.listModels(this.d.db, claim.org_id)).filter((c) =>
+      (c.domains ?? []).includes(domain),
+    );
     if (!conns.length) throw notFound('single sign-on for this email domain');
     // The one people used last, else the oldest.
-    conns.sort((a, b) => (b.last_login_at ? new Date(b.last_login_at).getTime() : 0) - (a.last_login_at ? new Date(a.last_login_at).getTime() : 0));
+    conns.sort(
+      (a, b) =>
+        (b.last_login_at ? new Date(b.last_login_at).getTime() : 0) -
+        (a.last_login_at ? new Date(a.last_login_at).getTime() : 0),
+    );
     return conns[0]!;
   }
 
@@ -106,7 +127,8 @@ export class SignInService {
     const provider = this.d.ssoConnections.provider(conn.protocol);
     const settings = this.d.ssoConnections.settings(conn);
     const state = newToken('st').token;
-    const redirectUri = conn.protocol === 'oidc' ? settings.serviceProvider.redirectUri : settings.serviceProvider.acsUrl;
+    const redirectUri =
+      conn.protocol === 'oidc' ? settings.serviceProvider.redirectUri : settings.serviceProvider.acsUrl;
     let started: { redirectUrl: string; pending: Record<string, unknown> };
     try {
       started = await provider.startSignIn(settings, { redirectUri, state });
@@ -129,24 +151,53 @@ export class SignInService {
   }
 
   /** Takes the sign-in a state names, once: it must be live and started in this browser. */
-  private async take(state: string | undefined, browser: string | null, connectionId?: string): Promise<{ row: SsoSignInModel; pending: Record<string, unknown> }> {
+  private async take(
+    state: string | undefined,
+    browser: string | null,
+    connectionId?: string,
+  ): Promise<{ row: SsoSignInModel; pending: Record<string, unknown> }> {
     if (!state) throw new SsoFailure('state_mismatch', 'the callback carries no state');
-    const row = await SsoSignInModel.query(this.d.db).acrossOrgs('sign-in callback by state').where('state_hash', hashToken(state)).limit(1).first();
-    if (!row || (connectionId && row.connection_id !== connectionId)) throw new SsoFailure('state_mismatch', 'no sign-in was started with this state');
+    const row = await SsoSignInModel.query(this.d.db)
+      .acrossOrgs('sign-in callback by state')
+      .where('state_hash', hashToken(state))
+      .limit(1)
+      .first();
+    if (!row || (connectionId && row.connection_id !== connectionId))
+      throw new SsoFailure('state_mismatch', 'no sign-in was started with this state');
     if (row.used_at) throw new SsoFailure('state_mismatch', 'this sign-in was already used');
-    if (new Date(row.expires_at).getTime() <= Date.now()) throw new SsoFailure('sign_in_expired', 'the sign-in took too long; start again');
-    if (browser !== null && hashToken(browser) !== row.browser_hash) throw new SsoFailure('state_mismatch', 'the sign-in was started in another browser');
+    if (new Date(row.expires_at).getTime() <= Date.now())
+      throw new SsoFailure('sign_in_expired', 'the sign-in took too long; start again');
+    if (browser !== null && hashToken(browser) !== row.browser_hash)
+      throw new SsoFailure('state_mismatch', 'the sign-in was started in another browser');
     // Counted by returned rows: both engines agree on those.
-    const used = (await this.d.db('sso_sign_ins').where({ id: row.id, org_id: row.org_id }).whereNull('used_at').update({ used_at: new Date() }).returning('id')) as unknown[];
+    const used = (await this.d
+      .db('sso_sign_ins')
+      .where({ id: row.id, org_id: row.org_id })
+      .whereNull('used_at')
+      .update({ used_at: new Date() })
+      .returning('id')) as unknown[];
     if (used.length !== 1) throw new SsoFailure('state_mismatch', 'this sign-in was already used');
-    return { row, pending: JSON.parse(this.d.secretBox.decrypt(row.pending_sealed, pendingContext(row.id))) as Record<string, unknown> };
+    return {
+      row,
+      pending: JSON.parse(this.d.secretBox.decrypt(row.pending_sealed, pendingContext(row.id))) as Record<
+        string,
+        unknown
+      >,
+    };
   }
 
-  private async validate(conn: SsoConnectionModel, callback: { method: 'GET' | 'POST'; url: string; params: Record<string, string> }, pending: Record<string, unknown>): Promise<SsoIdentity> {
+  private async validate(
+    conn: SsoConnectionModel,
+    callback: { method: 'GET' | 'POST'; url: string; params: Record<string, string> },
+    pending: Record<string, unknown>,
+  ): Promise<SsoIdentity> {
     try {
-      return await this.d.ssoConnections.provider(conn.protocol).completeSignIn(this.d.ssoConnections.settings(conn), callback, pending);
+      return await this.d.ssoConnections
+        .provider(conn.protocol)
+        .completeSignIn(this.d.ssoConnections.settings(conn), callback, pending);
     } catch (err) {
-      if (isAdapterError(err) && (SIGN_IN_ERROR_CODES as readonly string[]).includes(err.code)) throw new SsoFailure(err.code as SsoFailureCode, `${err.message} (${JSON.stringify(err.details)})`);
+      if (isAdapterError(err) && (SIGN_IN_ERROR_CODES as readonly string[]).includes(err.code))
+        throw new SsoFailure(err.code as SsoFailureCode, `${err.message} (${JSON.stringify(err.details)})`);
       if (isAdapterError(err)) throw new SsoFailure('invalid_response', err.message);
       throw err;
     }
@@ -156,9 +207,18 @@ export class SignInService {
   async oidcCallback(query: Record<string, string>, call: BrowserCall): Promise<{ token: string; redirect: string }> {
     const { row, pending } = await this.take(query.state, call.browser ?? '');
     const conn = await this.d.ssoConnections.find(this.d.db, row.org_id, row.connection_id);
-    const identity = await this.validate(conn, { method: 'GET', url: `${base(this.d.config)}/v1/auth/sso/oidc/callback`, params: query }, pending);
+    const identity = await this.validate(
+      conn,
+      { method: 'GET', url: `${base(this.d.config)}/v1/auth/sso/oidc/callback`, params: query },
+      pending,
+    );
     return this.d.db.transaction(async (trx) => {
-      const user = await this.provision(trx, conn, identity, requestDetails(call.request, this.d.config.server.trustProxy));
+      const user = await this.provision(
+        trx,
+        conn,
+        identity,
+        requestDetails(call.request, this.d.config.server.trustProxy),
+      );
       const { token } = await this.d.authService.signIn(trx, user as never, call, true);
       return { token: token!, redirect: this.afterSignInUrl(row.redirect_to) };
     });
@@ -174,42 +234,75 @@ export class SignInService {
     const conn = await this.usableConnection(connectionId);
     if (conn.protocol !== 'saml') throw notFound('connection');
     const relay = form.RelayState;
-    const known = relay ? await SsoSignInModel.query(this.d.db).forOrg(conn.org_id).where({ state_hash: hashToken(relay), connection_id: conn.id }).limit(1).first() : undefined;
+    const known = relay
+      ? await SsoSignInModel.query(this.d.db)
+          .forOrg(conn.org_id)
+          .where({ state_hash: hashToken(relay), connection_id: conn.id })
+          .limit(1)
+          .first()
+      : undefined;
     if (!known) return this.confirmUrl(conn.id, null);
 
     // The binding cookie is not sent on this cross-site POST; /complete checks it.
     const { row, pending } = await this.take(relay, null, conn.id);
-    const identity = await this.validate(conn, { method: 'POST', url: this.d.ssoConnections.serviceProvider(conn.id).acsUrl, params: form }, pending);
+    const identity = await this.validate(
+      conn,
+      { method: 'POST', url: this.d.ssoConnections.serviceProvider(conn.id).acsUrl, params: form },
+      pending,
+    );
     const { token, hash } = newToken('ssoc');
     await this.d.db.transaction(async (trx) => {
       if (identity.assertion) {
         const inserted = (await trx('sso_assertions')
-          .insert({ connection_id: conn.id, assertion_id: identity.assertion.id, org_id: conn.org_id, expires_at: new Date(identity.assertion.expiresAt), created_at: new Date() })
+          .insert({
+            connection_id: conn.id,
+            assertion_id: identity.assertion.id,
+            org_id: conn.org_id,
+            expires_at: new Date(identity.assertion.expiresAt),
+            created_at: new Date(),
+          })
           .onConflict(['connection_id', 'assertion_id'])
           .ignore()
           .returning('assertion_id')) as unknown[];
         if (inserted.length === 0) throw new SsoFailure('assertion_replayed', 'this assertion was already used');
       }
       const user = await this.provision(trx, conn, identity, from);
-      await SsoSignInModel.query(trx).forOrg(conn.org_id).findById(row.id).patch({
-        complete_token_hash: hash,
-        user_id: user.id,
-        complete_expires_at: new Date(Date.now() + this.d.ssoOptions.completeTtlSeconds * 1000),
-      });
+      await SsoSignInModel.query(trx)
+        .forOrg(conn.org_id)
+        .findById(row.id)
+        .patch({
+          complete_token_hash: hash,
+          user_id: user.id,
+          complete_expires_at: new Date(Date.now() + this.d.ssoOptions.completeTtlSeconds * 1000),
+        });
     });
     return `${base(this.d.config)}/v1/auth/sso/complete?token=${encodeURIComponent(token)}`;
   }
 
   /** Opens the session of a validated SAML sign-in, once, in the browser that started it. */
   async complete(token: string, call: BrowserCall): Promise<{ token: string; redirect: string }> {
-    const row = await SsoSignInModel.query(this.d.db).acrossOrgs('completion by single-use token').where('complete_token_hash', hashToken(token)).limit(1).first();
-    if (!row || row.completed_at || !row.user_id) throw new SsoFailure('state_mismatch', 'this sign-in cannot be completed');
-    if (!row.complete_expires_at || new Date(row.complete_expires_at).getTime() <= Date.now()) throw new SsoFailure('sign_in_expired', 'the sign-in took too long; start again');
-    if (!call.browser || hashToken(call.browser) !== row.browser_hash) throw new SsoFailure('state_mismatch', 'the sign-in was started in another browser');
+    const row = await SsoSignInModel.query(this.d.db)
+      .acrossOrgs('completion by single-use token')
+      .where('complete_token_hash', hashToken(token))
+      .limit(1)
+      .first();
+    if (!row || row.completed_at || !row.user_id)
+      throw new SsoFailure('state_mismatch', 'this sign-in cannot be completed');
+    if (!row.complete_expires_at || new Date(row.complete_expires_at).getTime() <= Date.now())
+      throw new SsoFailure('sign_in_expired', 'the sign-in took too long; start again');
+    if (!call.browser || hashToken(call.browser) !== row.browser_hash)
+      throw new SsoFailure('state_mismatch', 'the sign-in was started in another browser');
     return this.d.db.transaction(async (trx) => {
-      const done = (await trx('sso_sign_ins').where({ id: row.id, org_id: row.org_id }).whereNull('completed_at').update({ completed_at: new Date() }).returning('id')) as unknown[];
+      const done = (await trx('sso_sign_ins')
+        .where({ id: row.id, org_id: row.org_id })
+        .whereNull('completed_at')
+        .update({ completed_at: new Date() })
+        .returning('id')) as unknown[];
       if (done.length !== 1) throw new SsoFailure('state_mismatch', 'this sign-in was already completed');
-      const user = (await trx('users').where({ id: row.user_id, org_id: row.org_id }).whereNull('removed_at').first()) as UserRow | undefined;
+      const user = (await trx('users')
+        .where({ id: row.user_id, org_id: row.org_id })
+        .whereNull('removed_at')
+        .first()) as UserRow | undefined;
       if (!user || user.disabled_at) throw new SsoFailure('account_disabled', 'this account is closed or disabled');
       const { token: session } = await this.d.authService.signIn(trx, user as never, call, true);
       return { token: session!, redirect: this.afterSignInUrl(row.redirect_to) };
@@ -223,19 +316,40 @@ export class SignInService {
    */
   async provision(trx: Knex, conn: SsoConnectionModel, identity: SsoIdentity, from?: RequestDetails): Promise<UserRow> {
     const now = new Date();
-    const link = await SsoIdentityModel.query(trx).forOrg(conn.org_id).where({ connection_id: conn.id, subject: identity.subject }).limit(1).first();
+    const link = await SsoIdentityModel.query(trx)
+      .forOrg(conn.org_id)
+      .where({ connection_id: conn.id, subject: identity.subject })
+      .limit(1)
+      .first();
     let user: UserRow | undefined;
     if (link) {
-      user = (await trx('users').where({ id: link.user_id, org_id: conn.org_id }).whereNull('removed_at').first()) as UserRow | undefined;
+      user = (await trx('users').where({ id: link.user_id, org_id: conn.org_id }).whereNull('removed_at').first()) as
+        UserRow | undefined;
       if (!user) throw new SsoFailure('account_disabled', 'the linked account is closed');
-      await SsoIdentityModel.query(trx).forOrg(conn.org_id).findById(link.id).patch({ last_login_at: now, email: identity.email });
+      await SsoIdentityModel.query(trx)
+        .forOrg(conn.org_id)
+        .findById(link.id)
+        .patch({ last_login_at: now, email: identity.email });
     } else {
       const domain = emailDomain(identity.email);
-      const verified = await SsoDomainModel.query(trx).forOrg(conn.org_id).where({ domain, status: 'verified' }).limit(1).first();
-      if (!verified || !(conn.domains ?? []).includes(domain)) throw new SsoFailure('domain_not_allowed', `${domain} is not a verified domain of this connection`);
-      if (!identity.emailVerified) throw new SsoFailure('email_not_verified', 'the identity provider has not verified this address');
+      const verified = await SsoDomainModel.query(trx)
+        .forOrg(conn.org_id)
+        .where({ domain, status: 'verified' })
+        .limit(1)
+        .first();
+      if (!verified || !(conn.domains ?? []).includes(domain))
+        throw new SsoFailure('domain_not_allowed', `${domain} is not a verified domain of this connection`);
+      if (!identity.emailVerified)
+        throw new SsoFailure('email_not_verified', 'the identity provider has not verified this address');
       user = await this.memberFor(trx, conn, identity);
-      await SsoIdentityModel.query(trx).insert({ org_id: conn.org_id, connection_id: conn.id, user_id: user.id, subject: identity.subject, email: identity.email, last_login_at: now });
+      await SsoIdentityModel.query(trx).insert({
+        org_id: conn.org_id,
+        connection_id: conn.id,
+        user_id: user.id,
+        subject: identity.subject,
+        email: identity.email,
+        last_login_at: now,
+      });
       await this.d.audit.record(trx, {
         orgId: conn.org_id,
         actor: userActor(user, from),
@@ -259,15 +373,29 @@ export class SignInService {
     let found;
     try {
       found = await this.d.authService.memberFor(trx, {
-        orgId: conn.org_id, email: identity.email, name: identity.name ?? null, role: conn.default_role, emailVerified: identity.emailVerified,
-        create: conn.jit_enabled, via: 'sso', metadata: { connection_id: conn.id },
+        orgId: conn.org_id,
+        email: identity.email,
+        name: identity.name ?? null,
+        role: conn.default_role,
+        emailVerified: identity.emailVerified,
+        create: conn.jit_enabled,
+        via: 'sso',
+        metadata: { connection_id: conn.id },
       });
     } catch (err) {
-      if ((err as { data?: { code?: string } }).data?.code === 'email_taken') throw new SsoFailure('email_taken', 'this address belongs to an account of another organization');
+      if ((err as { data?: { code?: string } }).data?.code === 'email_taken')
+        throw new SsoFailure('email_taken', 'this address belongs to an account of another organization');
       throw err;
     }
-    if (!found) throw new SsoFailure('not_provisioned', 'you have no account here yet; ask an administrator to invite you');
-    if (found.created) await this.d.outbox.add(trx, 'sso.member_provisioned', { org_id: conn.org_id, user_id: found.user.id, role: found.user.role, connection_id: conn.id }, { orgId: conn.org_id });
+    if (!found)
+      throw new SsoFailure('not_provisioned', 'you have no account here yet; ask an administrator to invite you');
+    if (found.created)
+      await this.d.outbox.add(
+        trx,
+        'sso.member_provisioned',
+        { org_id: conn.org_id, user_id: found.user.id, role: found.user.role, connection_id: conn.id },
+        { orgId: conn.org_id },
+      );
     return found.user;
   }
 }

@@ -4,24 +4,50 @@ import { signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
 import { startDns } from '../../../test/helpers/dns-server.js';
 import { json, setPlan } from './helpers/fixtures.js';
 
-interface Domain { domain: string; status: string; last_error: string | null; txt: { name: string; value: string }; verified_at: string | null; connection_ids: string[] }
+interface Domain {
+  domain: string;
+  status: string;
+  last_error: string | null;
+  txt: { name: string; value: string };
+  verified_at: string | null;
+  connection_ids: string[];
+}
 
 t.test('claimed domains are verified through a TXT record on a local DNS server', async (t) => {
   const dns = await startDns();
   t.teardown(() => dns.close());
-  const app = await startTestApp(t, { plugins: { sso: { options: { dnsServers: [dns.server], dnsTimeoutMs: 1000 } } } });
+  const app = await startTestApp(t, {
+    plugins: { sso: { options: { dnsServers: [dns.server], dnsTimeoutMs: 1000 } } },
+  });
   const owner = await signUp(app, { email: 'owner@initech.test' });
   const rival = await signUp(app, { email: 'owner@rival.test' });
   await setPlan(app, owner.organization.id);
   await setPlan(app, rival.organization.id);
-  const verify = (who: typeof owner, domain: string) => app.server.inject({ method: 'POST', url: `/v1/security/sso/domains/${domain}/verify`, ...who.auth });
+  const verify = (who: typeof owner, domain: string) =>
+    app.server.inject({ method: 'POST', url: `/v1/security/sso/domains/${domain}/verify`, ...who.auth });
 
-  const claim = await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...owner.auth, payload: { domain: 'Initech.test' } });
+  const claim = await app.server.inject({
+    method: 'POST',
+    url: '/v1/security/sso/domains',
+    ...owner.auth,
+    payload: { domain: 'Initech.test' },
+  });
   t.equal(claim.statusCode, 201, claim.payload);
   const d = json<Domain>(claim);
   t.same([d.domain, d.status, d.txt.name], ['initech.test', 'pending', '_patchwell-challenge.initech.test']);
   t.match(d.txt.value, /^patchwell-verification=[A-Za-z0-9_-]{20,}$/);
-  t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...owner.auth, payload: { domain: 'initech.test' } })).statusCode, 409, 'claimed once');
+  t.equal(
+    (
+      await app.server.inject({
+        method: 'POST',
+        url: '/v1/security/sso/domains',
+        ...owner.auth,
+        payload: { domain: 'initech.test' },
+      })
+    ).statusCode,
+    409,
+    'claimed once',
+  );
 
   t.same(json<Domain>(await verify(owner, 'initech.test')).last_error, 'txt_missing', 'no record yet');
   dns.txt.set(d.txt.name, ['patchwell-verification=something-else']);
@@ -35,7 +61,14 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
   t.ok(ok.verified_at);
 
   await t.test('another organization cannot verify a verified domain', async (t) => {
-    const c = json<Domain>(await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...rival.auth, payload: { domain: 'initech.test' } }));
+    const c = json<Domain>(
+      await app.server.inject({
+        method: 'POST',
+        url: '/v1/security/sso/domains',
+        ...rival.auth,
+        payload: { domain: 'initech.test' },
+      }),
+    );
     dns.txt.set(c.txt.name, [c.txt.value]);
     const r = json<Domain>(await verify(rival, 'initech.test'));
     t.same([r.status, r.last_error], ['pending', 'domain_taken']);
@@ -43,33 +76,109 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
 
   await t.test('an address of a verified domain is released from another organization', async (t) => {
     const stray = await signUp(app, { email: 'milton@initech.test' });
-    const apiToken = json<{ token: string }>(await app.server.inject({ method: 'POST', url: '/v1/tokens', ...stray.auth, payload: { name: 'stapler bot', role: 'admin' } })).token;
-    t.equal((await app.server.inject({ method: 'POST', url: '/v1/auth/password-reset', payload: { email: 'milton@initech.test' } })).statusCode, 200);
+    const apiToken = json<{ token: string }>(
+      await app.server.inject({
+        method: 'POST',
+        url: '/v1/tokens',
+        ...stray.auth,
+        payload: { name: 'stapler bot', role: 'admin' },
+      }),
+    ).token;
+    t.equal(
+      (
+        await app.server.inject({
+          method: 'POST',
+          url: '/v1/auth/password-reset',
+          payload: { email: 'milton@initech.test' },
+        })
+      ).statusCode,
+      200,
+    );
     const openLinks = () => app.db('email_tokens').where({ user_id: stray.user.id }).whereNull('used_at');
-    t.same((await openLinks()).map((l: { purpose: string }) => l.purpose).sort(), ['password_reset', 'verify_email'], 'emailed links are out');
-    const res = await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'milton@initech.test' } });
+    t.same(
+      (await openLinks()).map((l: { purpose: string }) => l.purpose).sort(),
+      ['password_reset', 'verify_email'],
+      'emailed links are out',
+    );
+    const res = await app.server.inject({
+      method: 'POST',
+      url: '/v1/security/sso/released-addresses',
+      ...owner.auth,
+      payload: { email: 'milton@initech.test' },
+    });
     t.equal(res.statusCode, 200, res.payload);
     t.same(json(res), { released: true, was_verified: false });
     const me = await app.server.inject({ method: 'GET', url: '/v1/auth/me', ...stray.auth });
     t.equal(me.statusCode, 401, 'the closed account is signed out');
-    const login = await app.server.inject({ method: 'POST', url: '/v1/auth/login', payload: { email: 'milton@initech.test', password: TEST_PASSWORD } });
+    const login = await app.server.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email: 'milton@initech.test', password: TEST_PASSWORD },
+    });
     t.equal(login.statusCode, 401, 'and cannot sign in');
-    const byToken = await app.server.inject({ method: 'GET', url: '/v1/auth/me', headers: { authorization: `Bearer ${apiToken}` } });
+    const byToken = await app.server.inject({
+      method: 'GET',
+      url: '/v1/auth/me',
+      headers: { authorization: `Bearer ${apiToken}` },
+    });
     t.equal(byToken.statusCode, 401, 'its API token ends');
     t.equal((await openLinks()).length, 0, 'its emailed links end');
     const closed = await app.db('users').where({ id: stray.user.id }).first();
     t.ok(closed.removed_at && closed.disabled_at, 'the account is removed and disabled; its row stays');
-    const audit = await app.db('audit_entries').where({ org_id: stray.organization.id, action: 'user.closed_by_domain_owner' });
+    const audit = await app
+      .db('audit_entries')
+      .where({ org_id: stray.organization.id, action: 'user.closed_by_domain_owner' });
     t.equal(audit.length, 1, 'audited in the other organization');
-    t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'milton@initech.test' } })).statusCode, 404, 'nothing left to release');
-    t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/released-addresses', ...owner.auth, payload: { email: 'someone@rival.test' } })).statusCode, 422, 'not our domain');
+    t.equal(
+      (
+        await app.server.inject({
+          method: 'POST',
+          url: '/v1/security/sso/released-addresses',
+          ...owner.auth,
+          payload: { email: 'milton@initech.test' },
+        })
+      ).statusCode,
+      404,
+      'nothing left to release',
+    );
+    t.equal(
+      (
+        await app.server.inject({
+          method: 'POST',
+          url: '/v1/security/sso/released-addresses',
+          ...owner.auth,
+          payload: { email: 'someone@rival.test' },
+        })
+      ).statusCode,
+      422,
+      'not our domain',
+    );
   });
 
-  await t.test('owners only; another organization\'s domain is not found', async (t) => {
+  await t.test("owners only; another organization's domain is not found", async (t) => {
     const admin = await signUp(app, { role: 'admin' });
-    t.equal((await app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...admin.auth, payload: { domain: 'x.test' } })).statusCode, 403);
-    t.equal((await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/rival-only.test', ...owner.auth })).statusCode, 404);
-    t.equal((await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/initech.test', ...rival.auth })).statusCode, 200, 'the rival removes its own pending claim');
+    t.equal(
+      (
+        await app.server.inject({
+          method: 'POST',
+          url: '/v1/security/sso/domains',
+          ...admin.auth,
+          payload: { domain: 'x.test' },
+        })
+      ).statusCode,
+      403,
+    );
+    t.equal(
+      (await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/rival-only.test', ...owner.auth }))
+        .statusCode,
+      404,
+    );
+    t.equal(
+      (await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/initech.test', ...rival.auth }))
+        .statusCode,
+      200,
+      'the rival removes its own pending claim',
+    );
     t.equal((await verify(rival, 'initech.test')).statusCode, 404);
   });
 });

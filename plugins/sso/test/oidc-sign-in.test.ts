@@ -14,8 +14,19 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   await setPlan(app, owner.organization.id);
 
   const created = await app.server.inject({
-    method: 'POST', url: '/v1/security/sso/connections', ...owner.auth,
-    payload: { protocol: 'oidc', name: 'Acme IdP', issuer: idp.issuer, client_id: idp.clientId, client_secret: idp.clientSecret, domains: ['acme.test'], jit_enabled: true, default_role: 'reviewer' },
+    method: 'POST',
+    url: '/v1/security/sso/connections',
+    ...owner.auth,
+    payload: {
+      protocol: 'oidc',
+      name: 'Acme IdP',
+      issuer: idp.issuer,
+      client_id: idp.clientId,
+      client_secret: idp.clientSecret,
+      domains: ['acme.test'],
+      jit_enabled: true,
+      default_role: 'reviewer',
+    },
   });
   t.equal(created.statusCode, 201, created.payload);
   const conn = json<{ id: string; has_client_secret: boolean; service_provider: { redirect_uri: string } }>(created);
@@ -25,15 +36,31 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   const sealed = await app.db('sso_connections').where({ id: conn.id }).first();
   t.notOk(String(sealed.client_secret_sealed).includes(idp.clientSecret), 'the secret is sealed at rest');
 
-  const test = await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth });
-  t.same(json(test), { ok: true, protocol: 'oidc', details: json<{ details: object }>(test).details, error: null }, 'discovery works');
+  const test = await app.server.inject({
+    method: 'POST',
+    url: `/v1/security/sso/connections/${conn.id}/test`,
+    ...owner.auth,
+  });
+  t.same(
+    json(test),
+    { ok: true, protocol: 'oidc', details: json<{ details: object }>(test).details, error: null },
+    'discovery works',
+  );
 
-  const notYet = await app.server.inject({ method: 'POST', url: '/v1/auth/sso/start', payload: { email: 'ada@acme.test' } });
+  const notYet = await app.server.inject({
+    method: 'POST',
+    url: '/v1/auth/sso/start',
+    payload: { email: 'ada@acme.test' },
+  });
   t.equal(notYet.statusCode, 404, 'no sign-on before the domain is verified');
   await verifiedDomain(app, owner.organization.id, 'acme.test');
 
   const signInOnce = async (redirectTo?: string) => {
-    const start = await app.server.inject({ method: 'POST', url: '/v1/auth/sso/start', payload: { email: 'Ada@Acme.test', ...(redirectTo ? { redirect_to: redirectTo } : {}) } });
+    const start = await app.server.inject({
+      method: 'POST',
+      url: '/v1/auth/sso/start',
+      payload: { email: 'Ada@Acme.test', ...(redirectTo ? { redirect_to: redirectTo } : {}) },
+    });
     t.equal(start.statusCode, 200, start.payload);
     const browser = cookieFrom(start, 'pw_sso');
     t.ok(browser, 'the start binds the browser');
@@ -53,23 +80,46 @@ t.test('an organization signs its people in with OIDC against a real identity pr
     t.equal(res.headers.location, 'http://localhost:3000/tickets');
     const session = cookieFrom(res, 'pw_session');
     t.ok(session, 'signed in');
-    const me = json<{ user: { email: string; role: string }; session: { sso: boolean } }>(await app.server.inject({ method: 'GET', url: '/v1/auth/me', headers: { cookie: `pw_session=${session}` } }));
+    const me = json<{ user: { email: string; role: string }; session: { sso: boolean } }>(
+      await app.server.inject({ method: 'GET', url: '/v1/auth/me', headers: { cookie: `pw_session=${session}` } }),
+    );
     t.equal(me.user.email, 'ada@acme.test');
     t.equal(me.user.role, 'reviewer', 'default_role');
     t.equal(me.session.sso, true, 'AuthContext.session.sso');
     // Provisioned through the accounts service: its audit entry and its event, plus this plugin's own event.
     const ada = (await app.db('users').where({ email: 'ada@acme.test' }).first()) as { id: string; org_id: string };
-    t.match(await app.db('audit_entries').where({ action: 'member.provisioned', target_id: ada.id }), [{ actor_type: 'system', org_id: owner.organization.id }], 'member.provisioned audited');
-    const events = (await app.db('outbox').whereIn('type', ['accounts.member_joined', 'sso.member_provisioned']).select('type', 'payload')) as Array<{ type: string; payload: unknown }>;
-    const about = events.map((e) => ({ type: e.type, payload: (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload) as Record<string, unknown> })).filter((e) => e.payload.user_id === ada.id);
-    t.match(about.sort((x, y) => x.type.localeCompare(y.type)), [{ type: 'accounts.member_joined', payload: { via: 'sso', role: 'reviewer' } }, { type: 'sso.member_provisioned', payload: { connection_id: conn.id } }], 'accounts.member_joined and sso.member_provisioned');
+    t.match(
+      await app.db('audit_entries').where({ action: 'member.provisioned', target_id: ada.id }),
+      [{ actor_type: 'system', org_id: owner.organization.id }],
+      'member.provisioned audited',
+    );
+    const events = (await app
+      .db('outbox')
+      .whereIn('type', ['accounts.member_joined', 'sso.member_provisioned'])
+      .select('type', 'payload')) as Array<{ type: string; payload: unknown }>;
+    const about = events
+      .map((e) => ({
+        type: e.type,
+        payload: (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload) as Record<string, unknown>,
+      }))
+      .filter((e) => e.payload.user_id === ada.id);
+    t.match(
+      about.sort((x, y) => x.type.localeCompare(y.type)),
+      [
+        { type: 'accounts.member_joined', payload: { via: 'sso', role: 'reviewer' } },
+        { type: 'sso.member_provisioned', payload: { connection_id: conn.id } },
+      ],
+      'accounts.member_joined and sso.member_provisioned',
+    );
 
     const before = await sessionCount(app);
     const again = await app.server.inject({ method: 'GET', url: back, headers: { cookie: `pw_sso=${browser}` } });
     t.equal(again.headers.location, 'http://localhost:3000/login?sso_error=state_mismatch', 'a callback works once');
     t.equal(await sessionCount(app), before, 'no session opened');
 
-    const overview = json<{ sso: { connections: Array<{ linked_accounts: number; last_login_at: string | null }> } }>(await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth }));
+    const overview = json<{ sso: { connections: Array<{ linked_accounts: number; last_login_at: string | null }> } }>(
+      await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth }),
+    );
     t.equal(overview.sso.connections[0]!.linked_accounts, 1, 'linked_accounts');
     t.ok(overview.sso.connections[0]!.last_login_at, 'last_login_at');
   });
@@ -83,7 +133,12 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   });
 
   await t.test('unlinking makes the next sign-in link again by verified email', async (t) => {
-    const res = await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/unlink`, ...owner.auth, payload: { email: 'ada@acme.test' } });
+    const res = await app.server.inject({
+      method: 'POST',
+      url: `/v1/security/sso/connections/${conn.id}/unlink`,
+      ...owner.auth,
+      payload: { email: 'ada@acme.test' },
+    });
     t.equal(res.statusCode, 200, res.payload);
     t.equal(json<{ linked_accounts: number }>(res).linked_accounts, 0);
     idp.account.sub = 'sub-ada-2';
@@ -93,13 +148,26 @@ t.test('an organization signs its people in with OIDC against a real identity pr
     const users = await app.db('users').where({ email: 'ada@acme.test' });
     t.equal(users.length, 1, 'the same account, linked again');
     const links = await app.db('sso_identities').where({ connection_id: conn.id });
-    t.same(links.map((l: { subject: string }) => l.subject), ['sub-ada-2']);
-    const missing = await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/unlink`, ...owner.auth, payload: { email: 'nobody@acme.test' } });
+    t.same(
+      links.map((l: { subject: string }) => l.subject),
+      ['sub-ada-2'],
+    );
+    const missing = await app.server.inject({
+      method: 'POST',
+      url: `/v1/security/sso/connections/${conn.id}/unlink`,
+      ...owner.auth,
+      payload: { email: 'nobody@acme.test' },
+    });
     t.equal(missing.statusCode, 404);
   });
 
   await t.test('without JIT, an unknown person is refused', async (t) => {
-    await app.server.inject({ method: 'PATCH', url: `/v1/security/sso/connections/${conn.id}`, ...owner.auth, payload: { jit_enabled: false } });
+    await app.server.inject({
+      method: 'PATCH',
+      url: `/v1/security/sso/connections/${conn.id}`,
+      ...owner.auth,
+      payload: { jit_enabled: false },
+    });
     idp.account.sub = 'sub-bob';
     idp.account.email = 'bob@acme.test';
     const { back, browser } = await signInOnce();
@@ -110,7 +178,12 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   });
 
   await t.test('an unverified address at the IdP does not link an existing member', async (t) => {
-    await app.server.inject({ method: 'PATCH', url: `/v1/security/sso/connections/${conn.id}`, ...owner.auth, payload: { jit_enabled: true } });
+    await app.server.inject({
+      method: 'PATCH',
+      url: `/v1/security/sso/connections/${conn.id}`,
+      ...owner.auth,
+      payload: { jit_enabled: true },
+    });
     idp.account.sub = 'sub-owner';
     idp.account.email = 'owner@acme.test';
     idp.account.email_verified = false;
@@ -121,16 +194,34 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   });
 
   await t.test('an issuer that differs from the discovered one by a slash is refused', async (t) => {
-    const res = await app.server.inject({ method: 'PATCH', url: `/v1/security/sso/connections/${conn.id}`, ...owner.auth, payload: { issuer: `${idp.issuer}/` } });
+    const res = await app.server.inject({
+      method: 'PATCH',
+      url: `/v1/security/sso/connections/${conn.id}`,
+      ...owner.auth,
+      payload: { issuer: `${idp.issuer}/` },
+    });
     t.equal(res.statusCode, 200);
-    const test = json<{ ok: boolean; error: string }>(await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }));
+    const test = json<{ ok: boolean; error: string }>(
+      await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }),
+    );
     t.same([test.ok, test.error], [false, 'issuer_mismatch']);
   });
 
   await t.test('discovery refuses private and metadata addresses', async (t) => {
-    for (const [issuer, error] of [['https://169.254.169.254', 'blocked_address'], ['http://10.0.0.1', 'blocked_address'], ['https://[fd00:ec2::254]', 'blocked_address']] as const) {
-      await app.server.inject({ method: 'PATCH', url: `/v1/security/sso/connections/${conn.id}`, ...owner.auth, payload: { issuer } });
-      const test = json<{ ok: boolean; error: string }>(await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }));
+    for (const [issuer, error] of [
+      ['https://169.254.169.254', 'blocked_address'],
+      ['http://10.0.0.1', 'blocked_address'],
+      ['https://[fd00:ec2::254]', 'blocked_address'],
+    ] as const) {
+      await app.server.inject({
+        method: 'PATCH',
+        url: `/v1/security/sso/connections/${conn.id}`,
+        ...owner.auth,
+        payload: { issuer },
+      });
+      const test = json<{ ok: boolean; error: string }>(
+        await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }),
+      );
       t.same([test.ok, test.error], [false, error], issuer);
     }
   });

@@ -24,7 +24,8 @@ export function fileRoutes(s: TicketRouteServices): ServerRoute[] {
         id: 'getFile',
         tags: ['files'],
         description: 'Downloads an attachment or screenshot',
-        notes: 'Authorized by a session (the caller must open the ticket\'s workspace) or by the short-lived signed link the conversation carries (`exp` and `sig`, valid about an hour). 403 invalid_link or link_expired for a bad link.',
+        notes:
+          "Authorized by a session (the caller must open the ticket's workspace) or by the short-lived signed link the conversation carries (`exp` and `sig`, valid about an hour). 403 invalid_link or link_expired for a bad link.",
         auth: { strategy: 'session', mode: 'try' },
         validate: {
           params: Joi.object({ id: Joi.string().max(64).required().description('File id') }),
@@ -41,18 +42,25 @@ export function fileRoutes(s: TicketRouteServices): ServerRoute[] {
           if (principal) {
             file = await TicketFile.query().forOrg(principal.orgId).findById(id);
             if (!file) throw notFound('file');
-            if (!canOpenWorkspace(principal, file.workspace_id)) throw forbidden('You cannot open this file\'s workspace');
+            if (!canOpenWorkspace(principal, file.workspace_id))
+              throw forbidden("You cannot open this file's workspace");
           } else if (exp !== undefined && sig) {
             const verdict = s.fileLinks().check(id, exp, sig);
             if (verdict === 'invalid') throw httpError(403, 'invalid_link', 'This download link is not valid');
-            if (verdict === 'expired') throw httpError(403, 'link_expired', 'This download link has expired; open the ticket again for a fresh one');
+            if (verdict === 'expired')
+              throw httpError(
+                403,
+                'link_expired',
+                'This download link has expired; open the ticket again for a fresh one',
+              );
             file = await TicketFile.query().acrossOrgs('signed file link').findById(id);
             if (!file) throw notFound('file');
           } else {
             throw unauthenticated('Sign in or use a signed link');
           }
           // pg answers a Buffer, PGlite a Uint8Array.
-          return h.response(Buffer.from(file.content as Uint8Array))
+          return h
+            .response(Buffer.from(file.content as Uint8Array))
             .type(file.content_type)
             .header('Content-Disposition', disposition(file))
             .header('Content-Length', String(file.size))

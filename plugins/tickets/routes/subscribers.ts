@@ -1,5 +1,12 @@
 import type { ServerRoute } from '@hapi/hapi';
-import { OkSchema, SubscriberListSchema, SubscriberSchema, subscriberParams, subscriberPayload, ticketIdParams } from '../schemas/index.js';
+import {
+  OkSchema,
+  SubscriberListSchema,
+  SubscriberSchema,
+  subscriberParams,
+  subscriberPayload,
+  ticketIdParams,
+} from '../schemas/index.js';
 import { subscriberOut } from '../services/serialize.js';
 import { TAG, WORKERS, type TicketRouteServices } from './context.js';
 
@@ -15,7 +22,11 @@ export function subscriberRoutes(s: TicketRouteServices): ServerRoute[] {
         description: 'Lists the people subscribed to a ticket (addresses masked)',
         validate: { params: ticketIdParams },
         response: { status: { 200: SubscriberListSchema } },
-        handler: async (request) => ({ items: (await s.subscribers().list(request.actor(), (request.params as { id: string }).id)).map(subscriberOut) }),
+        handler: async (request) => ({
+          items: (await s.subscribers().list(request.actor(), (request.params as { id: string }).id)).map(
+            subscriberOut,
+          ),
+        }),
       },
     },
     {
@@ -24,13 +35,15 @@ export function subscriberRoutes(s: TicketRouteServices): ServerRoute[] {
       options: {
         id: 'addTicketSubscriber',
         tags: [TAG],
-        description: 'Subscribes an address to a ticket\'s updates',
-        notes: '409 already_subscribed for the ticket\'s customer or an address already subscribed.',
+        description: "Subscribes an address to a ticket's updates",
+        notes: "409 already_subscribed for the ticket's customer or an address already subscribed.",
         validate: { params: ticketIdParams, payload: subscriberPayload },
         response: { status: { 201: SubscriberSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },
         handler: async (request, h) => {
-          const sub = await s.subscribers().add(request.actor(), (request.params as { id: string }).id, (request.payload as { email: string }).email);
+          const sub = await s
+            .subscribers()
+            .add(request.actor(), (request.params as { id: string }).id, (request.payload as { email: string }).email);
           return h.response(subscriberOut(sub)).code(201);
         },
       },

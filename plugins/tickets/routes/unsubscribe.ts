@@ -27,9 +27,14 @@ export function unsubscribeRoutes(s: TicketRouteServices, workspaces: () => Work
         handler: async (request, h) => {
           const token = String((request.params as { token?: string }).token ?? '');
           const found = await s.subscribers().ticketOfToken(token);
-          if (!found) return headers(h.response(renderNotFound(request.headers['accept-language'] as string | undefined)).code(404));
+          if (!found)
+            return headers(
+              h.response(renderNotFound(request.headers['accept-language'] as string | undefined)).code(404),
+            );
           const ws = await workspaces().get(found.ticket.org_id, found.ticket.workspace_id);
-          return headers(h.response(renderUnsubscribe(found.ticket.language, ws.client_name || ws.name, 'ask', request.path)));
+          return headers(
+            h.response(renderUnsubscribe(found.ticket.language, ws.client_name || ws.name, 'ask', request.path)),
+          );
         },
       },
     },
@@ -38,16 +43,24 @@ export function unsubscribeRoutes(s: TicketRouteServices, workspaces: () => Work
       path: '/unsubscribe/{token}',
       options: {
         auth: false,
-        payload: { allow: ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'], maxBytes: 4096, failAction: 'ignore' },
+        payload: {
+          allow: ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'],
+          maxBytes: 4096,
+          failAction: 'ignore',
+        },
         validate: { params, failAction: 'ignore' },
         handler: async (request, h) => {
           const token = String((request.params as { token?: string }).token ?? '');
           const found = await s.subscribers().ticketOfToken(token);
           if (!found || !(await s.subscribers().unsubscribe(token))) {
-            return headers(h.response(renderNotFound(request.headers['accept-language'] as string | undefined)).code(404));
+            return headers(
+              h.response(renderNotFound(request.headers['accept-language'] as string | undefined)).code(404),
+            );
           }
           const ws = await workspaces().get(found.ticket.org_id, found.ticket.workspace_id);
-          return headers(h.response(renderUnsubscribe(found.ticket.language, ws.client_name || ws.name, 'done', request.path)));
+          return headers(
+            h.response(renderUnsubscribe(found.ticket.language, ws.client_name || ws.name, 'done', request.path)),
+          );
         },
       },
     },

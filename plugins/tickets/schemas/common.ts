@@ -4,7 +4,10 @@ import Joi from 'joi';
 export const dt = Joi.string().isoDate().allow(null);
 export const str = Joi.string().allow(null);
 export const count = () => Joi.number().integer().min(0);
-export const cursor = () => Joi.string().allow(null).required()
-  .description('Continues the list with its list operation (`?cursor=`); null when the page holds it all');
+export const cursor = () =>
+  Joi.string()
+    .allow(null)
+    .required()
+    .description('Continues the list with its list operation (`?cursor=`); null when the page holds it all');
 
 export const OkSchema = Joi.object({ ok: Joi.boolean().valid(true).required() }).id('Ok');

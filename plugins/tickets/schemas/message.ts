@@ -14,20 +14,28 @@ const AttachmentSchema = Joi.object({
 });
 
 const WidgetContextSchema = Joi.object({
-  console: Joi.array().items(Joi.object({
-    level: Joi.string().valid('error', 'warn', 'unhandled_exception', 'unhandled_rejection').required(),
-    message: Joi.string().allow('').required(),
-    stack: Joi.string().allow(''),
-    timestamp: Joi.string().required(),
-  })).required(),
-  network: Joi.array().items(Joi.object({
-    method: Joi.string().required(),
-    url: Joi.string().allow('').required(),
-    status: Joi.number().integer().required(),
-    duration_ms: Joi.number().required(),
-    timestamp: Joi.string().required(),
-    error: Joi.string().allow(''),
-  })).required(),
+  console: Joi.array()
+    .items(
+      Joi.object({
+        level: Joi.string().valid('error', 'warn', 'unhandled_exception', 'unhandled_rejection').required(),
+        message: Joi.string().allow('').required(),
+        stack: Joi.string().allow(''),
+        timestamp: Joi.string().required(),
+      }),
+    )
+    .required(),
+  network: Joi.array()
+    .items(
+      Joi.object({
+        method: Joi.string().required(),
+        url: Joi.string().allow('').required(),
+        status: Joi.number().integer().required(),
+        duration_ms: Joi.number().required(),
+        timestamp: Joi.string().required(),
+        error: Joi.string().allow(''),
+      }),
+    )
+    .required(),
   browser: Joi.object({
     user_agent: Joi.string().allow('').required(),
     name: Joi.string().allow(''),
@@ -60,7 +68,10 @@ export const MessageSchema = Joi.object({
   references: str.required(),
   attachments: Joi.array().items(AttachmentSchema).required(),
   widget_context: WidgetContextSchema.allow(null).required(),
-  delivery_status: Joi.string().valid(...DELIVERY_STATUSES).allow(null).required(),
+  delivery_status: Joi.string()
+    .valid(...DELIVERY_STATUSES)
+    .allow(null)
+    .required(),
   sent_by_user_id: str.required(),
   is_internal_note: Joi.boolean().required(),
   created_at: Joi.string().isoDate().required(),
@@ -71,10 +82,16 @@ export const DraftSchema = Joi.object({
   org_id: Joi.string().required(),
   ticket_id: Joi.string().required(),
   diagnosis_id: str.required().description('The diagnosis the automation wrote it from; null for a team-written draft'),
-  kind: Joi.string().valid(...DRAFT_KINDS).required(),
+  kind: Joi.string()
+    .valid(...DRAFT_KINDS)
+    .required(),
   body_md: Joi.string().allow('').required(),
-  public_summary: str.required().description('The public summary it proposes for the status page (approved when the draft is sent)'),
-  status: Joi.string().valid(...DRAFT_STATUSES).required(),
+  public_summary: str
+    .required()
+    .description('The public summary it proposes for the status page (approved when the draft is sent)'),
+  status: Joi.string()
+    .valid(...DRAFT_STATUSES)
+    .required(),
   language: Joi.string().required(),
   sent_message_id: str.required().description('The conversation message it became when sent'),
   created_by_user_id: str.required().description('Who wrote it; null when the automation did'),

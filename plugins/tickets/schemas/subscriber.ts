@@ -10,10 +10,14 @@ export const SubscriberSchema = Joi.object({
   thread_ticket_id: str.required(),
   email_masked: Joi.string().required(),
   user_hash: str.required(),
-  source: Joi.string().valid(...SUBSCRIBER_SOURCES).required(),
+  source: Joi.string()
+    .valid(...SUBSCRIBER_SOURCES)
+    .required(),
   notified_at: dt.required(),
   unsubscribed_at: dt.required(),
   created_at: Joi.string().isoDate().required(),
 }).id('Subscriber');
 
-export const SubscriberListSchema = Joi.object({ items: Joi.array().items(SubscriberSchema).required() }).id('SubscriberList');
+export const SubscriberListSchema = Joi.object({ items: Joi.array().items(SubscriberSchema).required() }).id(
+  'SubscriberList',
+);

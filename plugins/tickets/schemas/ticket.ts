@@ -4,7 +4,12 @@ import { PUBLIC_STATES, TICKET_STATES } from '../services/state-machine.js';
 import { count, dt, str } from './common.js';
 import { MessageSchema } from './message.js';
 import {
-  TicketAuditEntrySchema, TicketDiagnosisSchema, TicketDraftListSchema, TicketFixAttemptSchema, TicketJobListSchema, TicketReleaseSchema,
+  TicketAuditEntrySchema,
+  TicketDiagnosisSchema,
+  TicketDraftListSchema,
+  TicketFixAttemptSchema,
+  TicketJobListSchema,
+  TicketReleaseSchema,
 } from './ticket-page.js';
 import { CATEGORIES, ORIGINS, PRIORITIES } from './values.js';
 
@@ -15,15 +20,25 @@ const ticketItemFields = {
   workspace_name: Joi.string().required(),
   client_name: str.required(),
   channel_id: str.required(),
-  origin: Joi.string().valid(...ORIGINS).required(),
+  origin: Joi.string()
+    .valid(...ORIGINS)
+    .required(),
   external_id: str.required(),
   customer_email: str.required(),
   customer_name: str.required(),
   subject: Joi.string().allow('').required(),
-  state: Joi.string().valid(...TICKET_STATES).required(),
-  public_state: Joi.string().valid(...PUBLIC_STATES).required(),
-  category: Joi.string().valid(...CATEGORIES).required(),
-  priority: Joi.string().valid(...PRIORITIES).required(),
+  state: Joi.string()
+    .valid(...TICKET_STATES)
+    .required(),
+  public_state: Joi.string()
+    .valid(...PUBLIC_STATES)
+    .required(),
+  category: Joi.string()
+    .valid(...CATEGORIES)
+    .required(),
+  priority: Joi.string()
+    .valid(...PRIORITIES)
+    .required(),
   assignee_user_id: str.required(),
   codehost_item_kind: Joi.string().valid('issue', 'pull_request').allow(null).required(),
   codehost_number: Joi.number().integer().allow(null).required(),
@@ -65,21 +80,36 @@ export const TicketSchema = Joi.object({
   // Shared shapes carry their descriptions (a use site's would be lost beside the $ref).
   diagnosis: TicketDiagnosisSchema.allow(null).required(),
   drafts: TicketDraftListSchema.required(),
-  fixes: Joi.array().items(TicketFixAttemptSchema).allow(null).required()
+  fixes: Joi.array()
+    .items(TicketFixAttemptSchema)
+    .allow(null)
+    .required()
     .description('Fix attempts, newest first (at most 50); null when the fix loop is off'),
   release: TicketReleaseSchema.allow(null).required(),
-  audit: Joi.array().items(TicketAuditEntrySchema).allow(null).required()
-    .description('The newest 50 audit entries about the ticket and its drafts, fix attempts and releases, newest first; null when the audit plugin is off'),
+  audit: Joi.array()
+    .items(TicketAuditEntrySchema)
+    .allow(null)
+    .required()
+    .description(
+      'The newest 50 audit entries about the ticket and its drafts, fix attempts and releases, newest first; null when the audit plugin is off',
+    ),
   jobs: TicketJobListSchema.allow(null).required(),
-}).id('Ticket').description('A ticket with its conversation and its page: diagnosis, drafts, fixes, release, audit and jobs. '
-  + 'A key whose plugin is off (the fix loop: diagnosis, fixes, release, jobs; the audit plugin: audit) is null.');
+})
+  .id('Ticket')
+  .description(
+    'A ticket with its conversation and its page: diagnosis, drafts, fixes, release, audit and jobs. ' +
+      'A key whose plugin is off (the fix loop: diagnosis, fixes, release, jobs; the audit plugin: audit) is null.',
+  );
 
 export const TicketCountsSchema = Joi.object({
-  by_state: Joi.object(Object.fromEntries(TICKET_STATES.map((st) => [st, count().required()]))).required()
+  by_state: Joi.object(Object.fromEntries(TICKET_STATES.map((st) => [st, count().required()])))
+    .required()
     .description('Tickets per state, every state present (0 when none)'),
   needs_team_action: count().required().description('Tickets waiting for the team (needs_team_action true)'),
   total: count().required().description('Every ticket the filters match (the sum of by_state)'),
-}).id('TicketCounts').description('How many tickets the list\'s filters match, over the workspaces the caller can open');
+})
+  .id('TicketCounts')
+  .description("How many tickets the list's filters match, over the workspaces the caller can open");
 
 export const StatusLinkSchema = Joi.object({
   public_status_url: Joi.string().uri().required(),

@@ -33,19 +33,24 @@ export interface MailAddress {
 
 /** What tickets need of `mailer` (the mail plugin). */
 export interface MailerPort {
-  registerTemplates(templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[]): void;
-  enqueue(trx: Knex, input: {
-    orgId: string | null;
-    template: string;
-    locale: 'en' | 'it';
-    to: string | string[];
-    data: Record<string, unknown>;
-    from?: MailAddress;
-    replyTo?: string | MailAddress;
-    headers?: Record<string, string>;
-    messageId?: string;
-    ticketRef?: string;
-  }): Promise<string>;
+  registerTemplates(
+    templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[],
+  ): void;
+  enqueue(
+    trx: Knex,
+    input: {
+      orgId: string | null;
+      template: string;
+      locale: 'en' | 'it';
+      to: string | string[];
+      data: Record<string, unknown>;
+      from?: MailAddress;
+      replyTo?: string | MailAddress;
+      headers?: Record<string, string>;
+      messageId?: string;
+      ticketRef?: string;
+    },
+  ): Promise<string>;
   /** Renders a registered template without sending (a notice's text becomes its Draft's body). */
   render(name: string, locale: 'en' | 'it', data: Record<string, unknown>): { subject: string; text: string };
 }
@@ -78,4 +83,3 @@ export interface TicketsDeps {
   whiteLabelGuard: WhiteLabelGuard;
   fileLinks: FileLinks;
 }
-

@@ -29,34 +29,60 @@ const blankToNull = (s: string | null | undefined): string | null | undefined =>
  * per-ticket Reply-To, after the white-label guard agreed.
  */
 export class DraftService {
-  constructor(private readonly deps: TicketsDeps, private readonly tickets: TicketService) {}
+  constructor(
+    private readonly deps: TicketsDeps,
+    private readonly tickets: TicketService,
+  ) {}
 
-  async create(actor: SignedInActor, ticketId: string, input: { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null }): Promise<TicketDraft> {
+  async create(
+    actor: SignedInActor,
+    ticketId: string,
+    input: { kind: 'reply' | 'needs_info'; body_md: string; public_summary?: string | null },
+  ): Promise<TicketDraft> {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
       nextState(ticket.state, 'draft_created');
-      const open = await TicketDraft.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).whereIn('status', OPEN).select('id').limit(1).first();
-      if (open) throw conflict('open_draft_exists', 'This ticket already has a draft waiting; edit, send or discard it first', { draft_id: open.id });
+      const open = await TicketDraft.query(trx)
+        .forOrg(ticket.org_id)
+        .where({ ticket_id: ticket.id })
+        .whereIn('status', OPEN)
+        .select('id')
+        .limit(1)
+        .first();
+      if (open)
+        throw conflict('open_draft_exists', 'This ticket already has a draft waiting; edit, send or discard it first', {
+          draft_id: open.id,
+        });
       let draft: TicketDraft;
       try {
-        draft = await trx.transaction(async (sp) => await TicketDraft.query(sp).insert({
-          id: newId(TicketDraft.idPrefix),
-          org_id: ticket.org_id,
-          ticket_id: ticket.id,
-          kind: input.kind,
-          body_md: input.body_md,
-          public_summary: blankToNull(input.public_summary) ?? null,
-          status: 'draft',
-          language: ticket.language,
-          created_by_user_id: actor.principal.userId,
-          edited_by_user_id: actor.principal.userId,
-        }).returning('*'));
+        draft = await trx.transaction(
+          async (sp) =>
+            await TicketDraft.query(sp)
+              .insert({
+                id: newId(TicketDraft.idPrefix),
+                org_id: ticket.org_id,
+                ticket_id: ticket.id,
+                kind: input.kind,
+                body_md: input.body_md,
+                public_summary: blankToNull(input.public_summary) ?? null,
+                status: 'draft',
+                language: ticket.language,
+                created_by_user_id: actor.principal.userId,
+                edited_by_user_id: actor.principal.userId,
+              })
+              .returning('*'),
+        );
       } catch (err) {
         if (isUniqueViolation(err)) throw conflict('open_draft_exists', 'This ticket already has a draft waiting', {});
         throw err;
       }
       await this.tickets.transition(trx, ticket, 'draft_created');
-      await this.deps.outbox.add(trx, 'drafts.created', { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'team' }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'drafts.created',
+        { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'team' },
+        { orgId: ticket.org_id },
+      );
       return draft;
     });
   }
@@ -66,23 +92,46 @@ export class DraftService {
    * a draft already waits for its click or the ticket's state takes no draft (closed): the
    * team's draft wins.
    */
-  async createForAgent(trx: Knex, ticket: Ticket, input: { kind: TicketDraft['kind']; body_md: string; public_summary?: string | null; diagnosis_id?: string | null; language?: string | null }): Promise<TicketDraft | undefined> {
+  async createForAgent(
+    trx: Knex,
+    ticket: Ticket,
+    input: {
+      kind: TicketDraft['kind'];
+      body_md: string;
+      public_summary?: string | null;
+      diagnosis_id?: string | null;
+      language?: string | null;
+    },
+  ): Promise<TicketDraft | undefined> {
     if (!canApply(ticket.state, 'draft_created')) return undefined;
-    const open = await TicketDraft.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).whereIn('status', OPEN).select('id').limit(1).first();
+    const open = await TicketDraft.query(trx)
+      .forOrg(ticket.org_id)
+      .where({ ticket_id: ticket.id })
+      .whereIn('status', OPEN)
+      .select('id')
+      .limit(1)
+      .first();
     if (open) return undefined;
-    const draft = await TicketDraft.query(trx).insert({
-      id: newId(TicketDraft.idPrefix),
-      org_id: ticket.org_id,
-      ticket_id: ticket.id,
-      diagnosis_id: input.diagnosis_id ?? null,
-      kind: input.kind,
-      body_md: input.body_md,
-      public_summary: blankToNull(input.public_summary) ?? null,
-      status: 'draft',
-      language: input.language === 'it' || input.language === 'en' ? input.language : ticket.language,
-    }).returning('*');
+    const draft = await TicketDraft.query(trx)
+      .insert({
+        id: newId(TicketDraft.idPrefix),
+        org_id: ticket.org_id,
+        ticket_id: ticket.id,
+        diagnosis_id: input.diagnosis_id ?? null,
+        kind: input.kind,
+        body_md: input.body_md,
+        public_summary: blankToNull(input.public_summary) ?? null,
+        status: 'draft',
+        language: input.language === 'it' || input.language === 'en' ? input.language : ticket.language,
+      })
+      .returning('*');
     await this.tickets.transition(trx, ticket, 'draft_created');
-    await this.deps.outbox.add(trx, 'drafts.created', { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'agent' }, { orgId: ticket.org_id });
+    await this.deps.outbox.add(
+      trx,
+      'drafts.created',
+      { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'agent' },
+      { orgId: ticket.org_id },
+    );
     return draft;
   }
 
@@ -98,12 +147,21 @@ export class DraftService {
       // What goes out to the customer changed: who changed which field. The body's text stays in the
       // draft (the audit says that it changed, not the words); kind and language are shown as they were and are.
       const fields = ['kind', 'language', 'public_summary'];
-      const changes = diffFields(draft as unknown as Record<string, unknown>, edited as unknown as Record<string, unknown>, fields);
+      const changes = diffFields(
+        draft as unknown as Record<string, unknown>,
+        edited as unknown as Record<string, unknown>,
+        fields,
+      );
       if (edited.body_md !== draft.body_md) changes.body_md = { before: '[edited]', after: '[edited]' };
       if (Object.keys(changes).length) {
         await this.deps.audit.record(trx, {
-          orgId: actor.orgId, actor, action: 'ticket.draft_edited', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
-          changes, metadata: { ticket_id: ticket.id },
+          orgId: actor.orgId,
+          actor,
+          action: 'ticket.draft_edited',
+          target: { type: 'draft', id: draft.id },
+          workspaceId: ticket.workspace_id,
+          changes,
+          metadata: { ticket_id: ticket.id },
         });
       }
       return edited;
@@ -113,14 +171,33 @@ export class DraftService {
   async discard(actor: SignedInActor, ticketId: string, draftId: string, reason: string | null): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'discard');
-      await TicketDraft.query(trx).forOrg(draft.org_id).patch({ status: 'discarded', discarded_at: new Date(), discard_reason: reason || null, edited_by_user_id: actor.principal.userId }).where('id', draft.id);
+      await TicketDraft.query(trx)
+        .forOrg(draft.org_id)
+        .patch({
+          status: 'discarded',
+          discarded_at: new Date(),
+          discard_reason: reason || null,
+          edited_by_user_id: actor.principal.userId,
+        })
+        .where('id', draft.id);
       // The team has the next move: it writes its own draft.
-      if (ticket.state !== 'closed') await this.tickets.transition(trx, ticket, 'draft_discarded', { needs_team_action: true });
+      if (ticket.state !== 'closed')
+        await this.tickets.transition(trx, ticket, 'draft_discarded', { needs_team_action: true });
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.draft_discarded', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
-        changes: diffFields({ status: draft.status }, { status: 'discarded' }), metadata: reason ? { reason } : undefined,
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.draft_discarded',
+        target: { type: 'draft', id: draft.id },
+        workspaceId: ticket.workspace_id,
+        changes: diffFields({ status: draft.status }, { status: 'discarded' }),
+        metadata: reason ? { reason } : undefined,
       });
-      await this.deps.outbox.add(trx, 'drafts.discarded', { ticket_id: ticket.id, draft_id: draft.id, reason: reason || null }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'drafts.discarded',
+        { ticket_id: ticket.id, draft_id: draft.id, reason: reason || null },
+        { orgId: ticket.org_id },
+      );
     });
   }
 
@@ -130,46 +207,93 @@ export class DraftService {
    * marks the draft sent and moves the ticket (reply → answered, needs_info → needs_info; during
    * the fix loop the state stays). The first outgoing reply sets first_response_at.
    */
-  async send(actor: SignedInActor, ticketId: string, draftId: string, input: { body_md?: string; public_summary?: string | null }): Promise<void> {
+  async send(
+    actor: SignedInActor,
+    ticketId: string,
+    draftId: string,
+    input: { body_md?: string; public_summary?: string | null },
+  ): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const { ticket, draft } = await this.lockOpen(trx, actor, ticketId, draftId, 'send');
       const event = draft.kind === 'needs_info' ? 'needs_info_sent' : 'reply_sent';
       nextState(ticket.state, event);
       const body = input.body_md ?? draft.body_md;
-      const summary = input.public_summary !== undefined ? blankToNull(input.public_summary) ?? null : draft.public_summary;
+      const summary =
+        input.public_summary !== undefined ? (blankToNull(input.public_summary) ?? null) : draft.public_summary;
       // A code-host ticket is answered where it was asked: the codehost plugin posts the sent
       // reply as a comment (drafts.sent). Every other ticket needs an address to email.
       const viaCodeHost = ticket.origin === 'codehost' && !ticket.customer_email;
-      if (!ticket.customer_email && !viaCodeHost) throw httpError(422, 'no_customer_address', 'This ticket has no customer email address to reply to');
+      if (!ticket.customer_email && !viaCodeHost)
+        throw httpError(422, 'no_customer_address', 'This ticket has no customer email address to reply to');
 
       const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
-      const guard = await this.deps.whiteLabelGuard.check({ trx, orgId: ticket.org_id, workspace: ws, ticketId: ticket.id });
+      const guard = await this.deps.whiteLabelGuard.check({
+        trx,
+        orgId: ticket.org_id,
+        workspace: ws,
+        ticketId: ticket.id,
+      });
       if (!guard.allowed) throw httpError(409, guard.code, guard.message, guard.details);
 
       const subject = replySubject(ticket.subject);
       const { messageRowId, mailId, now } = await this.deliver(trx, ticket, ws, guard.from, {
-        template: 'tickets.reply', data: { subject, body }, subject, body, autoSubmitted: 'no', viaCodeHost, sentByUserId: actor.principal.userId,
+        template: 'tickets.reply',
+        data: { subject, body },
+        subject,
+        body,
+        autoSubmitted: 'no',
+        viaCodeHost,
+        sentByUserId: actor.principal.userId,
         // The email's own texts (brand lines, the HTML's lang) in the reply's language, which the team may have changed.
         locale: draft.language === 'it' ? 'it' : 'en',
       });
-      await TicketDraft.query(trx).forOrg(draft.org_id).patch({
-        status: 'sent', body_md: body, public_summary: summary, sent_at: now, sent_message_id: messageRowId,
-        approved_by_user_id: actor.principal.userId, approved_at: draft.approved_at ?? now,
-        edited_by_user_id: body !== draft.body_md ? actor.principal.userId : draft.edited_by_user_id,
-      }).where('id', draft.id);
-      await this.tickets.transition(trx, ticket, event, {
-        message_count: ticket.message_count + 1,
-        last_message_at: now,
-        first_response_at: ticket.first_response_at ?? now,
-        ...(summary ? { public_summary: summary, public_summary_approved_at: now } : {}),
-      }, ws);
+      await TicketDraft.query(trx)
+        .forOrg(draft.org_id)
+        .patch({
+          status: 'sent',
+          body_md: body,
+          public_summary: summary,
+          sent_at: now,
+          sent_message_id: messageRowId,
+          approved_by_user_id: actor.principal.userId,
+          approved_at: draft.approved_at ?? now,
+          edited_by_user_id: body !== draft.body_md ? actor.principal.userId : draft.edited_by_user_id,
+        })
+        .where('id', draft.id);
+      await this.tickets.transition(
+        trx,
+        ticket,
+        event,
+        {
+          message_count: ticket.message_count + 1,
+          last_message_at: now,
+          first_response_at: ticket.first_response_at ?? now,
+          ...(summary ? { public_summary: summary, public_summary_approved_at: now } : {}),
+        },
+        ws,
+      );
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.draft_sent', target: { type: 'draft', id: draft.id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.draft_sent',
+        target: { type: 'draft', id: draft.id },
+        workspaceId: ticket.workspace_id,
         metadata: { ticket_id: ticket.id, kind: draft.kind, message_id: messageRowId, mail_id: mailId },
       });
-      await this.deps.outbox.add(trx, 'drafts.sent', {
-        ticket_id: ticket.id, workspace_id: ticket.workspace_id, draft_id: draft.id, kind: draft.kind, message_id: messageRowId, mail_id: mailId, first_response: !ticket.first_response_at,
-      }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'drafts.sent',
+        {
+          ticket_id: ticket.id,
+          workspace_id: ticket.workspace_id,
+          draft_id: draft.id,
+          kind: draft.kind,
+          message_id: messageRowId,
+          mail_id: mailId,
+          first_response: !ticket.first_response_at,
+        },
+        { orgId: ticket.org_id },
+      );
     });
   }
 
@@ -181,35 +305,97 @@ export class DraftService {
    * leaves: the notice waits as a draft for a person's click (or is kept discarded when another
    * draft waits). Undefined without a customer address.
    */
-  async sendNotice(trx: Knex, ticket: Ticket, input: { kind: 'release_notice'; template: string; data: Record<string, unknown>; headers?: Record<string, string> }): Promise<{ draft: TicketDraft; mailId: string | null } | undefined> {
+  async sendNotice(
+    trx: Knex,
+    ticket: Ticket,
+    input: {
+      kind: 'release_notice';
+      template: string;
+      data: Record<string, unknown>;
+      headers?: Record<string, string>;
+    },
+  ): Promise<{ draft: TicketDraft; mailId: string | null } | undefined> {
     if (!ticket.customer_email) return undefined;
     const locale = ticket.language === 'it' ? 'it' : 'en';
     const rendered = this.deps.mailer.render(input.template, locale, input.data);
     const now = new Date();
-    const open = await TicketDraft.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).whereIn('status', OPEN).forUpdate();
+    const open = await TicketDraft.query(trx)
+      .forOrg(ticket.org_id)
+      .where({ ticket_id: ticket.id })
+      .whereIn('status', OPEN)
+      .forUpdate();
     for (const d of open.filter((x) => !x.created_by_user_id && x.kind === 'interim')) {
-      await TicketDraft.query(trx).forOrg(ticket.org_id).patch({ status: 'discarded', discarded_at: now, discard_reason: 'superseded by the release notice' }).where('id', d.id);
+      await TicketDraft.query(trx)
+        .forOrg(ticket.org_id)
+        .patch({ status: 'discarded', discarded_at: now, discard_reason: 'superseded by the release notice' })
+        .where('id', d.id);
     }
     const waiting = open.some((x) => x.created_by_user_id || x.kind !== 'interim');
-    const row = { id: newId(TicketDraft.idPrefix), org_id: ticket.org_id, ticket_id: ticket.id, kind: input.kind, body_md: rendered.text, public_summary: null, language: locale };
+    const row = {
+      id: newId(TicketDraft.idPrefix),
+      org_id: ticket.org_id,
+      ticket_id: ticket.id,
+      kind: input.kind,
+      body_md: rendered.text,
+      public_summary: null,
+      language: locale,
+    };
     const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
-    const guard = await this.deps.whiteLabelGuard.check({ trx, orgId: ticket.org_id, workspace: ws, ticketId: ticket.id });
+    const guard = await this.deps.whiteLabelGuard.check({
+      trx,
+      orgId: ticket.org_id,
+      workspace: ws,
+      ticketId: ticket.id,
+    });
     if (!guard.allowed) {
-      const draft = await TicketDraft.query(trx).insert({
-        ...row, status: waiting ? 'discarded' : 'draft', ...(waiting ? { discarded_at: now, discard_reason: `not sent: ${guard.code}` } : {}),
-      }).returning('*');
-      await this.deps.outbox.add(trx, 'drafts.created', { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'agent' }, { orgId: ticket.org_id });
+      const draft = await TicketDraft.query(trx)
+        .insert({
+          ...row,
+          status: waiting ? 'discarded' : 'draft',
+          ...(waiting ? { discarded_at: now, discard_reason: `not sent: ${guard.code}` } : {}),
+        })
+        .returning('*');
+      await this.deps.outbox.add(
+        trx,
+        'drafts.created',
+        { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'agent' },
+        { orgId: ticket.org_id },
+      );
       return { draft, mailId: null };
     }
     const { messageRowId, mailId } = await this.deliver(trx, ticket, ws, guard.from, {
-      template: input.template, data: input.data, subject: rendered.subject, body: rendered.text, autoSubmitted: 'auto-generated', viaCodeHost: false,
-      sentByUserId: null, headers: input.headers, locale,
+      template: input.template,
+      data: input.data,
+      subject: rendered.subject,
+      body: rendered.text,
+      autoSubmitted: 'auto-generated',
+      viaCodeHost: false,
+      sentByUserId: null,
+      headers: input.headers,
+      locale,
     });
-    const draft = await TicketDraft.query(trx).insert({ ...row, status: 'sent', sent_at: now, approved_at: now, sent_message_id: messageRowId }).returning('*');
-    await this.tickets.update(trx, ticket, { message_count: ticket.message_count + 1, last_message_at: now, first_response_at: ticket.first_response_at ?? now });
-    await this.deps.outbox.add(trx, 'drafts.sent', {
-      ticket_id: ticket.id, workspace_id: ticket.workspace_id, draft_id: draft.id, kind: draft.kind, message_id: messageRowId, mail_id: mailId, first_response: !ticket.first_response_at,
-    }, { orgId: ticket.org_id });
+    const draft = await TicketDraft.query(trx)
+      .insert({ ...row, status: 'sent', sent_at: now, approved_at: now, sent_message_id: messageRowId })
+      .returning('*');
+    await this.tickets.update(trx, ticket, {
+      message_count: ticket.message_count + 1,
+      last_message_at: now,
+      first_response_at: ticket.first_response_at ?? now,
+    });
+    await this.deps.outbox.add(
+      trx,
+      'drafts.sent',
+      {
+        ticket_id: ticket.id,
+        workspace_id: ticket.workspace_id,
+        draft_id: draft.id,
+        kind: draft.kind,
+        message_id: messageRowId,
+        mail_id: mailId,
+        first_response: !ticket.first_response_at,
+      },
+      { orgId: ticket.org_id },
+    );
     return { draft, mailId };
   }
 
@@ -217,11 +403,27 @@ export class DraftService {
    * Enqueues one mail of the ticket's conversation (threaded, Message-ID on the inbound domain,
    * Reply-To the ticket's own address) and records the outgoing Message (delivery_status queued).
    */
-  private async deliver(trx: Knex, ticket: Ticket, ws: TicketWorkspace, from: MailAddress | undefined, m: {
-    template: string; data: Record<string, unknown>; subject: string; body: string; autoSubmitted: string; viaCodeHost: boolean; sentByUserId: string | null;
-    headers?: Record<string, string>; locale: 'en' | 'it';
-  }): Promise<{ messageRowId: string; mailId: string | null; now: Date }> {
-    const conversation = await TicketMessage.query(trx).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  private async deliver(
+    trx: Knex,
+    ticket: Ticket,
+    ws: TicketWorkspace,
+    from: MailAddress | undefined,
+    m: {
+      template: string;
+      data: Record<string, unknown>;
+      subject: string;
+      body: string;
+      autoSubmitted: string;
+      viaCodeHost: boolean;
+      sentByUserId: string | null;
+      headers?: Record<string, string>;
+      locale: 'en' | 'it';
+    },
+  ): Promise<{ messageRowId: string; mailId: string | null; now: Date }> {
+    const conversation = await TicketMessage.query(trx)
+      .forOrg(ticket.org_id)
+      .where({ ticket_id: ticket.id })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
     const threading = threadingFor(conversation);
     const messageRowId = newId(TicketMessage.idPrefix);
     const domain = ws.inbound_address?.split('@')[1] ?? mailDomainOf(this.deps.config.server.publicBaseUrl);
@@ -231,19 +433,24 @@ export class DraftService {
     if (threading.inReplyTo) headers['In-Reply-To'] = threading.inReplyTo;
     if (threading.references) headers.References = threading.references;
 
-    const mailId = m.viaCodeHost ? null : await this.deps.mailer.enqueue(trx, {
-      orgId: ticket.org_id,
-      template: m.template,
-      locale: m.locale,
-      to: ticket.customer_email!,
-      data: m.data,
-      ...(from ? { from } : {}),
-      ...(replyTo ? { replyTo } : {}),
-      headers,
-      messageId: emailMessageId,
-      ticketRef: ticket.id,
-    });
-    const sent = mailId ? ((await trx('mail_messages').select('from_address').where({ id: mailId }).first()) as { from_address: string } | undefined) : undefined;
+    const mailId = m.viaCodeHost
+      ? null
+      : await this.deps.mailer.enqueue(trx, {
+          orgId: ticket.org_id,
+          template: m.template,
+          locale: m.locale,
+          to: ticket.customer_email!,
+          data: m.data,
+          ...(from ? { from } : {}),
+          ...(replyTo ? { replyTo } : {}),
+          headers,
+          messageId: emailMessageId,
+          ticketRef: ticket.id,
+        });
+    const sent = mailId
+      ? ((await trx('mail_messages').select('from_address').where({ id: mailId }).first()) as
+          { from_address: string } | undefined)
+      : undefined;
 
     const now = new Date();
     await TicketMessage.query(trx).insert({
@@ -270,12 +477,22 @@ export class DraftService {
     return { messageRowId, mailId, now };
   }
 
-  private async lockOpen(trx: Knex, actor: SignedInActor, ticketId: string, draftId: string, action: string): Promise<{ ticket: Ticket; draft: TicketDraft }> {
+  private async lockOpen(
+    trx: Knex,
+    actor: SignedInActor,
+    ticketId: string,
+    draftId: string,
+    action: string,
+  ): Promise<{ ticket: Ticket; draft: TicketDraft }> {
     const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
     const draft = await TicketDraft.query(trx).forOrg(ticket.org_id).findById(draftId).forUpdate();
     if (!draft || draft.ticket_id !== ticket.id) throw notFound('draft');
     if (!OPEN.includes(draft.status)) {
-      throw conflict('invalid_transition', `A draft that is ${draft.status} cannot be ${action === 'send' ? 'sent' : action === 'edit' ? 'edited' : 'discarded'}`, { resource: 'draft', status: draft.status, action });
+      throw conflict(
+        'invalid_transition',
+        `A draft that is ${draft.status} cannot be ${action === 'send' ? 'sent' : action === 'edit' ? 'edited' : 'discarded'}`,
+        { resource: 'draft', status: draft.status, action },
+      );
     }
     return { ticket, draft };
   }

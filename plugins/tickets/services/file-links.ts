@@ -10,7 +10,12 @@ import { safeEqual } from '../../../core/security/tokens.js';
 export class FileLinks {
   private readonly key: Buffer;
 
-  constructor(secretKeysSpec: string, private readonly publicBaseUrl: string, readonly ttlS = 3600, private readonly roundS = 300) {
+  constructor(
+    secretKeysSpec: string,
+    private readonly publicBaseUrl: string,
+    readonly ttlS = 3600,
+    private readonly roundS = 300,
+  ) {
     this.key = createHash('sha256').update('patchwell:file-links:v1:').update(secretKeysSpec).digest();
   }
 

@@ -54,12 +54,20 @@ export function ticketItem(t: Ticket, ws: WorkspaceNames | undefined): Record<st
 }
 
 export function messageOut(m: TicketMessage, files: TicketFile[], links: FileLinks): Record<string, unknown> {
-  const attachments = files.filter((f) => f.kind === 'attachment').map((f) => {
-    const a: Record<string, unknown> = { id: f.id, filename: f.filename, content_type: f.content_type, size: f.size, url: links.url(f.id) };
-    if (f.content_id) a.content_id = f.content_id;
-    if (f.inline) a.inline = true;
-    return a;
-  });
+  const attachments = files
+    .filter((f) => f.kind === 'attachment')
+    .map((f) => {
+      const a: Record<string, unknown> = {
+        id: f.id,
+        filename: f.filename,
+        content_type: f.content_type,
+        size: f.size,
+        url: links.url(f.id),
+      };
+      if (f.content_id) a.content_id = f.content_id;
+      if (f.inline) a.inline = true;
+      return a;
+    });
   return {
     id: m.id,
     org_id: m.org_id,

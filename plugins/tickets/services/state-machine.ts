@@ -7,12 +7,29 @@ import { conflict } from '../../../core/http/errors.js';
  */
 
 export const TICKET_STATES = [
-  'received', 'triage', 'needs_info', 'draft_ready', 'answered', 'fixing',
-  'awaiting_approval', 'releasing', 'customer_notified', 'closed', 'escalated',
+  'received',
+  'triage',
+  'needs_info',
+  'draft_ready',
+  'answered',
+  'fixing',
+  'awaiting_approval',
+  'releasing',
+  'customer_notified',
+  'closed',
+  'escalated',
 ] as const;
 export type TicketState = (typeof TICKET_STATES)[number];
 
-export const PUBLIC_STATES = ['in_analysis', 'needs_reply', 'answered', 'fix_in_progress', 'releasing', 'resolved', 'team_review'] as const;
+export const PUBLIC_STATES = [
+  'in_analysis',
+  'needs_reply',
+  'answered',
+  'fix_in_progress',
+  'releasing',
+  'resolved',
+  'team_review',
+] as const;
 export type PublicState = (typeof PUBLIC_STATES)[number];
 
 /** What the customer sees on the status page for each internal state. */
@@ -43,12 +60,28 @@ export const OPEN_STATES: readonly TicketState[] = TICKET_STATES.filter((s) => s
 /** Everything that can move a ticket: API operations and events of other plugins. */
 export type TicketEvent =
   // intake and conversation (tickets, inbox, widget)
-  | 'diagnosis_started' | 'draft_created' | 'draft_discarded' | 'reply_sent' | 'needs_info_sent' | 'customer_replied'
+  | 'diagnosis_started'
+  | 'draft_created'
+  | 'draft_discarded'
+  | 'reply_sent'
+  | 'needs_info_sent'
+  | 'customer_replied'
   // team operations (tickets section)
-  | 'escalate' | 'close' | 'reopen'
+  | 'escalate'
+  | 'close'
+  | 'reopen'
   // fix loop (fixes plugin)
-  | 'fix_started' | 'fix_verified' | 'fix_failed' | 'approve' | 'request_changes' | 'reject' | 'back_to_approval'
-  | 'fix_in_managed' | 'release_failed' | 'release_retry' | 'customer_notified';
+  | 'fix_started'
+  | 'fix_verified'
+  | 'fix_failed'
+  | 'approve'
+  | 'request_changes'
+  | 'reject'
+  | 'back_to_approval'
+  | 'fix_in_managed'
+  | 'release_failed'
+  | 'release_retry'
+  | 'customer_notified';
 
 interface Rule {
   from: readonly TicketState[];
@@ -104,7 +137,11 @@ export function canApply(state: TicketState, event: TicketEvent): boolean {
 export function nextState(state: TicketState, event: TicketEvent): TicketState {
   const rule = TRANSITIONS[event];
   if (!rule.from.includes(state)) {
-    throw conflict('invalid_transition', `A ticket in state ${state} cannot ${event.replace(/_/g, ' ')}`, { state, event, allowed_from: [...rule.from] });
+    throw conflict('invalid_transition', `A ticket in state ${state} cannot ${event.replace(/_/g, ' ')}`, {
+      state,
+      event,
+      allowed_from: [...rule.from],
+    });
   }
   return typeof rule.to === 'function' ? rule.to(state) : rule.to;
 }

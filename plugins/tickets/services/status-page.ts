@@ -5,11 +5,22 @@ import { escapeHtml as esc } from '../../../core/http/html.js';
 
 type Lang = 'en' | 'it';
 
-const TEXTS: Record<Lang, {
-  title: string; status: string; summary: string; noSummary: string; release: (v: string, d: string | null) => string;
-  updated: string; opened: string; notFoundTitle: string; notFound: string; states: Record<PublicState, { label: string; help: string }>;
-  unsubscribe: { title: string; ask: string; button: string; done: string };
-}> = {
+const TEXTS: Record<
+  Lang,
+  {
+    title: string;
+    status: string;
+    summary: string;
+    noSummary: string;
+    release: (v: string, d: string | null) => string;
+    updated: string;
+    opened: string;
+    notFoundTitle: string;
+    notFound: string;
+    states: Record<PublicState, { label: string; help: string }>;
+    unsubscribe: { title: string; ask: string; button: string; done: string };
+  }
+> = {
   en: {
     title: 'Request status',
     status: 'Status',
@@ -28,7 +39,10 @@ const TEXTS: Record<Lang, {
     },
     states: {
       in_analysis: { label: 'In analysis', help: 'We received your request and are looking into it.' },
-      needs_reply: { label: 'Waiting for your reply', help: 'We asked you for some details: reply to our email to continue.' },
+      needs_reply: {
+        label: 'Waiting for your reply',
+        help: 'We asked you for some details: reply to our email to continue.',
+      },
       answered: { label: 'Answered', help: 'We answered your request by email.' },
       fix_in_progress: { label: 'Fix in progress', help: 'We found the cause and a fix is being prepared.' },
       releasing: { label: 'Releasing', help: 'The fix is being released.' },
@@ -54,25 +68,36 @@ const TEXTS: Record<Lang, {
     },
     states: {
       in_analysis: { label: 'In analisi', help: 'Abbiamo ricevuto la tua richiesta e la stiamo analizzando.' },
-      needs_reply: { label: 'In attesa di una tua risposta', help: 'Ti abbiamo chiesto alcuni dettagli: rispondi alla nostra email per continuare.' },
+      needs_reply: {
+        label: 'In attesa di una tua risposta',
+        help: 'Ti abbiamo chiesto alcuni dettagli: rispondi alla nostra email per continuare.',
+      },
       answered: { label: 'Risposta inviata', help: 'Abbiamo risposto alla tua richiesta via email.' },
-      fix_in_progress: { label: 'Correzione in corso', help: 'Abbiamo trovato la causa e stiamo preparando una correzione.' },
+      fix_in_progress: {
+        label: 'Correzione in corso',
+        help: 'Abbiamo trovato la causa e stiamo preparando una correzione.',
+      },
       releasing: { label: 'In rilascio', help: 'La correzione è in fase di rilascio.' },
       resolved: { label: 'Risolta', help: 'La tua richiesta è stata risolta.' },
-      team_review: { label: 'In mano al nostro team', help: 'Una persona del nostro team sta esaminando la tua richiesta.' },
+      team_review: {
+        label: 'In mano al nostro team',
+        help: 'Una persona del nostro team sta esaminando la tua richiesta.',
+      },
     },
   },
 };
 
-
 function formatDate(d: Date | null, lang: Lang): string | null {
   if (!d) return null;
-  return new Intl.DateTimeFormat(lang === 'it' ? 'it-IT' : 'en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(d));
+  return new Intl.DateTimeFormat(lang === 'it' ? 'it-IT' : 'en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(
+    new Date(d),
+  );
 }
 
 /** Security headers of the public pages: nothing loads from elsewhere, nothing frames them, nothing indexes them. */
 export const STATUS_PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'Cache-Control': 'no-store',
   'Referrer-Policy': 'no-referrer',
   'X-Robots-Tag': 'noindex, nofollow',
@@ -120,8 +145,15 @@ ${brand?.footerHtml ?? ''}</body>
 }
 
 /** A ticket closed as a duplicate of another, not released itself yet: its page follows the original. */
-export function isFollowingDuplicate(ticket: Pick<Ticket, 'state' | 'close_reason' | 'duplicate_of_ticket_id' | 'resolved_version'>): boolean {
-  return ticket.state === 'closed' && ticket.close_reason === 'duplicate' && !!ticket.duplicate_of_ticket_id && !ticket.resolved_version;
+export function isFollowingDuplicate(
+  ticket: Pick<Ticket, 'state' | 'close_reason' | 'duplicate_of_ticket_id' | 'resolved_version'>,
+): boolean {
+  return (
+    ticket.state === 'closed' &&
+    ticket.close_reason === 'duplicate' &&
+    !!ticket.duplicate_of_ticket_id &&
+    !ticket.resolved_version
+  );
 }
 
 /**
@@ -138,15 +170,24 @@ export function publicStateFollowing(ticket: Ticket, original?: Pick<Ticket, 'st
  * summary and the release when there is one. Never the subject, an address or a note: the
  * summary is the only free text, and addresses inside it are masked.
  */
-export function renderStatusPage(ticket: Ticket, product: string, brand?: StatusPageBrand | null, original?: Ticket | null): string {
+export function renderStatusPage(
+  ticket: Ticket,
+  product: string,
+  brand?: StatusPageBrand | null,
+  original?: Ticket | null,
+): string {
   const lang: Lang = ticket.language === 'it' ? 'it' : 'en';
   const t = TEXTS[lang];
   const state = publicStateFollowing(ticket, original);
-  const approved = (x: Ticket | null | undefined) => (x?.public_summary && x.public_summary_approved_at ? x.public_summary : null);
+  const approved = (x: Ticket | null | undefined) =>
+    x?.public_summary && x.public_summary_approved_at ? x.public_summary : null;
   // A duplicate without a summary of its own shows its original's, text already public on the original's page.
-  const own = approved(ticket) ?? (original && original.id === ticket.duplicate_of_ticket_id ? approved(original) : null);
+  const own =
+    approved(ticket) ?? (original && original.id === ticket.duplicate_of_ticket_id ? approved(original) : null);
   const summary = own ? maskEmailsIn(own) : null;
-  const release = ticket.resolved_version ? t.release(ticket.resolved_version, formatDate(ticket.released_at, lang)) : null;
+  const release = ticket.resolved_version
+    ? t.release(ticket.resolved_version, formatDate(ticket.released_at, lang))
+    : null;
   const body = [
     `<h1>${esc(t.title)}</h1>`,
     `<p class="product">${esc(product)}</p>`,
@@ -171,7 +212,10 @@ export function renderNotFound(acceptLanguage: string | undefined): string {
 /** Headers of the unsubscribe page: those of the status page, with its own form allowed. */
 export const UNSUBSCRIBE_PAGE_HEADERS: Record<string, string> = {
   ...STATUS_PAGE_HEADERS,
-  'Content-Security-Policy': STATUS_PAGE_HEADERS['Content-Security-Policy']!.replace("form-action 'none'", "form-action 'self'"),
+  'Content-Security-Policy': STATUS_PAGE_HEADERS['Content-Security-Policy']!.replace(
+    "form-action 'none'",
+    "form-action 'self'",
+  ),
 };
 
 /**
@@ -181,8 +225,9 @@ export const UNSUBSCRIBE_PAGE_HEADERS: Record<string, string> = {
 export function renderUnsubscribe(language: string, product: string, step: 'ask' | 'done', action: string): string {
   const lang: Lang = language === 'it' ? 'it' : 'en';
   const t = TEXTS[lang].unsubscribe;
-  const body = step === 'ask'
-    ? `<h1>${esc(t.title)}</h1>\n<p class="product">${esc(product)}</p>\n<p>${esc(t.ask)}</p>\n<form method="post" action="${esc(action)}"><button type="submit">${esc(t.button)}</button></form>`
-    : `<h1>${esc(t.title)}</h1>\n<p class="product">${esc(product)}</p>\n<p data-testid="unsubscribed">${esc(t.done)}</p>`;
+  const body =
+    step === 'ask'
+      ? `<h1>${esc(t.title)}</h1>\n<p class="product">${esc(product)}</p>\n<p>${esc(t.ask)}</p>\n<form method="post" action="${esc(action)}"><button type="submit">${esc(t.button)}</button></form>`
+      : `<h1>${esc(t.title)}</h1>\n<p class="product">${esc(product)}</p>\n<p data-testid="unsubscribed">${esc(t.done)}</p>`;
   return page(lang, `${t.title} · ${product}`, body);
 }

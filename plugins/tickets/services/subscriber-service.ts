@@ -10,28 +10,41 @@ import { systemActor, type SignedInActor } from '../../../core/contracts/index.j
 /** The secret box context of unsubscribe tokens (a token opens nothing else). */
 const UNSUBSCRIBE_CONTEXT = 'ticket-notice-unsubscribe:v1';
 
-
 /**
  * People kept informed about a ticket besides its customer (release notices go to them):
  * customers of duplicates, affected users of an error group, people the team adds. Addresses
  * are stored for sending and only ever leave the API masked.
  */
 export class SubscriberService {
-  constructor(private readonly deps: TicketsDeps, private readonly tickets: TicketService) {}
+  constructor(
+    private readonly deps: TicketsDeps,
+    private readonly tickets: TicketService,
+  ) {}
 
   async list(actor: SignedInActor, ticketId: string): Promise<TicketSubscriber[]> {
     const ticket = await this.tickets.load(actor.principal, ticketId);
-    return TicketSubscriber.query(this.deps.db).forOrg(ticket.org_id).where({ ticket_id: ticket.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return TicketSubscriber.query(this.deps.db)
+      .forOrg(ticket.org_id)
+      .where({ ticket_id: ticket.id })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   }
 
   /** Added by the team: 409 already_subscribed for the ticket's customer or an address already on the list. */
   async add(actor: SignedInActor, ticketId: string, email: string): Promise<TicketSubscriber> {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
-      const sub = await this.subscribe(trx, ticket, { email, source: 'status_page', addedByUserId: actor.principal.userId });
+      const sub = await this.subscribe(trx, ticket, {
+        email,
+        source: 'status_page',
+        addedByUserId: actor.principal.userId,
+      });
       if (!sub) throw conflict('already_subscribed', `${maskEmail(email)} already receives this ticket's updates`);
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.subscriber_added', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.subscriber_added',
+        target: { type: 'ticket', id: ticket.id },
+        workspaceId: ticket.workspace_id,
         metadata: { subscriber_id: sub.id, email_masked: maskEmail(email) },
       });
       return sub;
@@ -41,14 +54,27 @@ export class SubscriberService {
   async remove(actor: SignedInActor, ticketId: string, subscriberId: string): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, ticketId, trx);
-      const deleted = await TicketSubscriber.query(trx).forOrg(ticket.org_id).where({ id: subscriberId, ticket_id: ticket.id }).delete().returning('*');
+      const deleted = await TicketSubscriber.query(trx)
+        .forOrg(ticket.org_id)
+        .where({ id: subscriberId, ticket_id: ticket.id })
+        .delete()
+        .returning('*');
       const sub = (deleted as unknown as TicketSubscriber[])[0];
       if (!sub) throw notFound('subscriber');
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.subscriber_removed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.subscriber_removed',
+        target: { type: 'ticket', id: ticket.id },
+        workspaceId: ticket.workspace_id,
         metadata: { subscriber_id: sub.id, email_masked: maskEmail(sub.email), source: sub.source },
       });
-      await this.deps.outbox.add(trx, 'tickets.subscriber_removed', { ticket_id: ticket.id, subscriber_id: sub.id }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.subscriber_removed',
+        { ticket_id: ticket.id, subscriber_id: sub.id },
+        { orgId: ticket.org_id },
+      );
     });
   }
 
@@ -59,29 +85,49 @@ export class SubscriberService {
   async subscribe(
     trx: Knex,
     ticket: Ticket,
-    input: { email: string; source: TicketSubscriber['source']; threadTicketId?: string | null; userHash?: string | null; addedByUserId?: string | null },
+    input: {
+      email: string;
+      source: TicketSubscriber['source'];
+      threadTicketId?: string | null;
+      userHash?: string | null;
+      addedByUserId?: string | null;
+    },
   ): Promise<TicketSubscriber | null> {
     const email = input.email.trim().toLowerCase();
     if (ticket.customer_email && ticket.customer_email.toLowerCase() === email) return null;
     let sub: TicketSubscriber;
     try {
       // A savepoint: a duplicate address must not abort the caller's transaction.
-      sub = await trx.transaction(async (sp) => await TicketSubscriber.query(sp).insert({
-        org_id: ticket.org_id,
-        ticket_id: ticket.id,
-        thread_ticket_id: input.threadTicketId ?? null,
-        email,
-        user_hash: input.userHash ?? null,
-        source: input.source,
-        added_by_user_id: input.addedByUserId ?? null,
-      }).returning('*'));
+      sub = await trx.transaction(
+        async (sp) =>
+          await TicketSubscriber.query(sp)
+            .insert({
+              org_id: ticket.org_id,
+              ticket_id: ticket.id,
+              thread_ticket_id: input.threadTicketId ?? null,
+              email,
+              user_hash: input.userHash ?? null,
+              source: input.source,
+              added_by_user_id: input.addedByUserId ?? null,
+            })
+            .returning('*'),
+      );
     } catch (err) {
       if (isUniqueViolation(err)) return null;
       throw err;
     }
-    await this.deps.outbox.add(trx, 'tickets.subscriber_added', {
-      ticket_id: ticket.id, workspace_id: ticket.workspace_id, subscriber_id: sub.id, source: sub.source, thread_ticket_id: sub.thread_ticket_id,
-    }, { orgId: ticket.org_id });
+    await this.deps.outbox.add(
+      trx,
+      'tickets.subscriber_added',
+      {
+        ticket_id: ticket.id,
+        workspace_id: ticket.workspace_id,
+        subscriber_id: sub.id,
+        source: sub.source,
+        thread_ticket_id: sub.thread_ticket_id,
+      },
+      { orgId: ticket.org_id },
+    );
     return sub;
   }
 
@@ -99,7 +145,10 @@ export class SubscriberService {
    * names its address to nobody who reads the URL).
    */
   unsubscribeUrl(ticketId: string, email: string): string {
-    const token = this.deps.secretBox.encrypt(JSON.stringify({ t: ticketId, e: email.trim().toLowerCase() }), UNSUBSCRIBE_CONTEXT);
+    const token = this.deps.secretBox.encrypt(
+      JSON.stringify({ t: ticketId, e: email.trim().toLowerCase() }),
+      UNSUBSCRIBE_CONTEXT,
+    );
     return `${this.deps.config.server.publicBaseUrl.replace(/\/+$/, '')}/unsubscribe/${token}`;
   }
 
@@ -142,18 +191,41 @@ export class SubscriberService {
     const { ticket, email } = found;
     const now = new Date();
     await this.deps.db.transaction(async (trx) => {
-      const subs = await TicketSubscriber.query(trx).forOrg(ticket.org_id).whereRaw('lower(email) = ?', [email])
-        .where((q) => q.where('ticket_id', ticket.id).orWhere('thread_ticket_id', ticket.id)).whereNull('unsubscribed_at');
-      if (subs.length) await TicketSubscriber.query(trx).forOrg(ticket.org_id).patch({ unsubscribed_at: now }).whereIn('id', subs.map((x) => x.id));
+      const subs = await TicketSubscriber.query(trx)
+        .forOrg(ticket.org_id)
+        .whereRaw('lower(email) = ?', [email])
+        .where((q) => q.where('ticket_id', ticket.id).orWhere('thread_ticket_id', ticket.id))
+        .whereNull('unsubscribed_at');
+      if (subs.length)
+        await TicketSubscriber.query(trx)
+          .forOrg(ticket.org_id)
+          .patch({ unsubscribed_at: now })
+          .whereIn(
+            'id',
+            subs.map((x) => x.id),
+          );
       const own = ticket.customer_email?.toLowerCase() === email;
-      if (own) await trx('tickets').where({ org_id: ticket.org_id, id: ticket.id }).whereNull('notices_unsubscribed_at').update({ notices_unsubscribed_at: now });
+      if (own)
+        await trx('tickets')
+          .where({ org_id: ticket.org_id, id: ticket.id })
+          .whereNull('notices_unsubscribed_at')
+          .update({ notices_unsubscribed_at: now });
       if (!subs.length && !own) return;
       await this.deps.audit.record(trx, {
-        orgId: ticket.org_id, actor: systemActor('tickets', ticket.org_id), action: 'ticket.notices_unsubscribed', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
+        orgId: ticket.org_id,
+        actor: systemActor('tickets', ticket.org_id),
+        action: 'ticket.notices_unsubscribed',
+        target: { type: 'ticket', id: ticket.id },
+        workspaceId: ticket.workspace_id,
         metadata: { email_masked: maskEmail(email), subscriber_ids: subs.map((x) => x.id), customer: own },
       });
       for (const sub of subs) {
-        await this.deps.outbox.add(trx, 'tickets.subscriber_unsubscribed', { ticket_id: sub.ticket_id, subscriber_id: sub.id }, { orgId: ticket.org_id });
+        await this.deps.outbox.add(
+          trx,
+          'tickets.subscriber_unsubscribed',
+          { ticket_id: sub.ticket_id, subscriber_id: sub.id },
+          { orgId: ticket.org_id },
+        );
       }
     });
     return true;
@@ -169,11 +241,21 @@ export class SubscriberService {
    * issue followers): the template with the unsubscribe link and headers, and `notified_at`, in the
    * caller's transaction. The text must not quote the ticket's customer (their subject, their words).
    */
-  async notify(trx: Knex, ticket: Ticket, sub: Pick<TicketSubscriber, 'id' | 'email'>, input: { template: string; data: Record<string, unknown> }): Promise<string> {
+  async notify(
+    trx: Knex,
+    ticket: Ticket,
+    sub: Pick<TicketSubscriber, 'id' | 'email'>,
+    input: { template: string; data: Record<string, unknown> },
+  ): Promise<string> {
     const link = this.unsubscribeLink(ticket.id, sub.email);
     const mailId = await this.deps.mailer.enqueue(trx, {
-      orgId: ticket.org_id, template: input.template, locale: ticket.language === 'it' ? 'it' : 'en', to: sub.email,
-      data: { ...input.data, unsubscribe_url: link.url }, headers: { 'Auto-Submitted': 'auto-generated', ...link.headers }, ticketRef: ticket.id,
+      orgId: ticket.org_id,
+      template: input.template,
+      locale: ticket.language === 'it' ? 'it' : 'en',
+      to: sub.email,
+      data: { ...input.data, unsubscribe_url: link.url },
+      headers: { 'Auto-Submitted': 'auto-generated', ...link.headers },
+      ticketRef: ticket.id,
     });
     await TicketSubscriber.query(trx).forOrg(ticket.org_id).patch({ notified_at: new Date() }).where('id', sub.id);
     return mailId;

@@ -31,10 +31,19 @@ export class TicketActions {
       if (ticket.assignee_user_id === assigneeUserId) return;
       await this.tickets.update(trx, ticket, { assignee_user_id: assigneeUserId });
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.assigned', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.assigned',
+        target: { type: 'ticket', id },
+        workspaceId: ticket.workspace_id,
         changes: diffFields({ assignee_user_id: ticket.assignee_user_id }, { assignee_user_id: assigneeUserId }),
       });
-      await this.deps.outbox.add(trx, 'tickets.assigned', { ticket_id: id, workspace_id: ticket.workspace_id, assignee_user_id: assigneeUserId }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.assigned',
+        { ticket_id: id, workspace_id: ticket.workspace_id, assignee_user_id: assigneeUserId },
+        { orgId: ticket.org_id },
+      );
     });
   }
 
@@ -44,12 +53,17 @@ export class TicketActions {
    * page keeps following the original until that is released. The fixes plugin stops the closed
    * ticket's fix work on `tickets.closed` (jobs cancelled, pull requests closed).
    */
-  async close(actor: SignedInActor, id: string, input: { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null }): Promise<void> {
+  async close(
+    actor: SignedInActor,
+    id: string,
+    input: { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null },
+  ): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       nextState(ticket.state, 'close');
       let original: Ticket | null = null;
-      if (input.reason === 'duplicate') original = await this.originalOf(trx, actor, ticket, input.duplicate_of_ticket_id!);
+      if (input.reason === 'duplicate')
+        original = await this.originalOf(trx, actor, ticket, input.duplicate_of_ticket_id!);
       const now = new Date();
       await this.tickets.transition(trx, ticket, 'close', {
         closed_at: now,
@@ -57,18 +71,42 @@ export class TicketActions {
         duplicate_of_ticket_id: original?.id ?? null,
         // An original already released resolves its duplicate at once; otherwise the duplicate's
         // status page follows the original until the release (status-page.ts), which notifies its customer.
-        ...(original?.resolved_version ? { resolved_version: original.resolved_version, released_at: original.released_at } : {}),
+        ...(original?.resolved_version
+          ? { resolved_version: original.resolved_version, released_at: original.released_at }
+          : {}),
       });
       if (input.comment) await this.addNoteRow(trx, actor, ticket, `${input.comment}`);
       if (original && ticket.customer_email) {
-        await this.subscribers.subscribe(trx, original, { email: ticket.customer_email, source: 'duplicate', threadTicketId: ticket.id, addedByUserId: actor.principal.userId });
+        await this.subscribers.subscribe(trx, original, {
+          email: ticket.customer_email,
+          source: 'duplicate',
+          threadTicketId: ticket.id,
+          addedByUserId: actor.principal.userId,
+        });
       }
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.closed', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
-        changes: diffFields({ state: ticket.state, duplicate_of_ticket_id: ticket.duplicate_of_ticket_id }, { state: 'closed', duplicate_of_ticket_id: original?.id ?? null }),
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.closed',
+        target: { type: 'ticket', id },
+        workspaceId: ticket.workspace_id,
+        changes: diffFields(
+          { state: ticket.state, duplicate_of_ticket_id: ticket.duplicate_of_ticket_id },
+          { state: 'closed', duplicate_of_ticket_id: original?.id ?? null },
+        ),
         metadata: { reason: input.reason },
       });
-      await this.deps.outbox.add(trx, 'tickets.closed', { ticket_id: id, workspace_id: ticket.workspace_id, reason: input.reason, duplicate_of_ticket_id: original?.id ?? null }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.closed',
+        {
+          ticket_id: id,
+          workspace_id: ticket.workspace_id,
+          reason: input.reason,
+          duplicate_of_ticket_id: original?.id ?? null,
+        },
+        { orgId: ticket.org_id },
+      );
     });
   }
 
@@ -85,27 +123,49 @@ export class TicketActions {
       });
       if (reason) await this.addNoteRow(trx, actor, ticket, reason);
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.reopened', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
-        changes: diffFields({ state: ticket.state, reopened_count: ticket.reopened_count }, { state: 'triage', reopened_count: ticket.reopened_count + 1 }),
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.reopened',
+        target: { type: 'ticket', id },
+        workspaceId: ticket.workspace_id,
+        changes: diffFields(
+          { state: ticket.state, reopened_count: ticket.reopened_count },
+          { state: 'triage', reopened_count: ticket.reopened_count + 1 },
+        ),
         metadata: reason ? { reason } : undefined,
       });
-      await this.deps.outbox.add(trx, 'tickets.reopened', { ticket_id: id, workspace_id: ticket.workspace_id, by: 'team', reopened_count: ticket.reopened_count + 1 }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.reopened',
+        { ticket_id: id, workspace_id: ticket.workspace_id, by: 'team', reopened_count: ticket.reopened_count + 1 },
+        { orgId: ticket.org_id },
+      );
     });
   }
 
   /** Hands the ticket to a person; the organization's owners and admins (and the assignee) get an email each, in their language. */
-  async escalate(actor: SignedInActor, id: string, input: { reason: string; assignee_user_id?: string | null }): Promise<void> {
+  async escalate(
+    actor: SignedInActor,
+    id: string,
+    input: { reason: string; assignee_user_id?: string | null },
+  ): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       nextState(ticket.state, 'escalate');
       const assignee = input.assignee_user_id ? await this.checkAssignee(trx, ticket, input.assignee_user_id) : null;
       const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
       const now = new Date();
-      await this.tickets.transition(trx, ticket, 'escalate', {
-        escalation_reason: input.reason,
-        escalated_at: now,
-        ...(assignee ? { assignee_user_id: assignee.id } : {}),
-      }, ws);
+      await this.tickets.transition(
+        trx,
+        ticket,
+        'escalate',
+        {
+          escalation_reason: input.reason,
+          escalated_at: now,
+          ...(assignee ? { assignee_user_id: assignee.id } : {}),
+        },
+        ws,
+      );
 
       const recipients = await teamLeads(trx, ticket.org_id);
       if (assignee && !recipients.some((r) => r.id === assignee.id)) recipients.push(assignee);
@@ -116,18 +176,40 @@ export class TicketActions {
           template: 'tickets.escalated',
           locale: mailLocale(r.locale),
           to: r.email,
-          data: { subject: ticket.subject || ticket.id, workspace: ws.client_name || ws.name, reason: input.reason, actor: actor.principal.email ?? 'API', url },
+          data: {
+            subject: ticket.subject || ticket.id,
+            workspace: ws.client_name || ws.name,
+            reason: input.reason,
+            actor: actor.principal.email ?? 'API',
+            url,
+          },
           ticketRef: ticket.id,
         });
       }
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: 'ticket.escalated', target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
-        changes: diffFields({ state: ticket.state, assignee_user_id: ticket.assignee_user_id }, { state: 'escalated', assignee_user_id: assignee?.id ?? ticket.assignee_user_id }),
+        orgId: actor.orgId,
+        actor,
+        action: 'ticket.escalated',
+        target: { type: 'ticket', id },
+        workspaceId: ticket.workspace_id,
+        changes: diffFields(
+          { state: ticket.state, assignee_user_id: ticket.assignee_user_id },
+          { state: 'escalated', assignee_user_id: assignee?.id ?? ticket.assignee_user_id },
+        ),
         metadata: { reason: input.reason, notified: recipients.length },
       });
-      await this.deps.outbox.add(trx, 'tickets.escalated', {
-        ticket_id: id, workspace_id: ticket.workspace_id, reason: input.reason, assignee_user_id: assignee?.id ?? ticket.assignee_user_id, from: ticket.state,
-      }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.escalated',
+        {
+          ticket_id: id,
+          workspace_id: ticket.workspace_id,
+          reason: input.reason,
+          assignee_user_id: assignee?.id ?? ticket.assignee_user_id,
+          from: ticket.state,
+        },
+        { orgId: ticket.org_id },
+      );
     });
   }
 
@@ -143,15 +225,41 @@ export class TicketActions {
     const url = `${this.deps.config.server.publicBaseUrl.replace(/\/+$/, '')}/tickets/${ticket.id}`;
     for (const r of await teamLeads(trx, ticket.org_id)) {
       await this.deps.mailer.enqueue(trx, {
-        orgId: ticket.org_id, template: 'tickets.escalated', locale: mailLocale(r.locale), to: r.email,
-        data: { subject: ticket.subject || ticket.id, workspace: ws.client_name || ws.name, reason, actor: 'Patchwell', url }, ticketRef: ticket.id,
+        orgId: ticket.org_id,
+        template: 'tickets.escalated',
+        locale: mailLocale(r.locale),
+        to: r.email,
+        data: {
+          subject: ticket.subject || ticket.id,
+          workspace: ws.client_name || ws.name,
+          reason,
+          actor: 'Patchwell',
+          url,
+        },
+        ticketRef: ticket.id,
       });
     }
     await this.deps.audit.record(trx, {
-      orgId: ticket.org_id, actor: systemActor('tickets', ticket.org_id), action: 'ticket.escalated', target: { type: 'ticket', id: ticket.id }, workspaceId: ticket.workspace_id,
-      changes: diffFields({ state: ticket.state }, { state: 'escalated' }), metadata: { reason },
+      orgId: ticket.org_id,
+      actor: systemActor('tickets', ticket.org_id),
+      action: 'ticket.escalated',
+      target: { type: 'ticket', id: ticket.id },
+      workspaceId: ticket.workspace_id,
+      changes: diffFields({ state: ticket.state }, { state: 'escalated' }),
+      metadata: { reason },
     });
-    await this.deps.outbox.add(trx, 'tickets.escalated', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, reason, assignee_user_id: ticket.assignee_user_id, from: ticket.state }, { orgId: ticket.org_id });
+    await this.deps.outbox.add(
+      trx,
+      'tickets.escalated',
+      {
+        ticket_id: ticket.id,
+        workspace_id: ticket.workspace_id,
+        reason,
+        assignee_user_id: ticket.assignee_user_id,
+        from: ticket.state,
+      },
+      { orgId: ticket.org_id },
+    );
     return true;
   }
 
@@ -161,47 +269,78 @@ export class TicketActions {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
       const note = await this.addNoteRow(trx, actor, ticket, bodyMd);
       await this.tickets.update(trx, ticket, {});
-      await this.deps.outbox.add(trx, 'tickets.note_added', { ticket_id: id, workspace_id: ticket.workspace_id, message_id: note.id }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.note_added',
+        { ticket_id: id, workspace_id: ticket.workspace_id, message_id: note.id },
+        { orgId: ticket.org_id },
+      );
       return note;
     });
   }
 
   /** revoke: the status page answers 404 until a rotate; rotate: a new URL, the old one answers 404. */
-  async statusLink(actor: SignedInActor, id: string, action: 'revoke' | 'rotate'): Promise<{ public_status_url: string; public_token_revoked_at: string | null }> {
+  async statusLink(
+    actor: SignedInActor,
+    id: string,
+    action: 'revoke' | 'rotate',
+  ): Promise<{ public_status_url: string; public_token_revoked_at: string | null }> {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, id, trx, { forUpdate: true });
-      const patch = action === 'rotate' ? this.tickets.newStatusToken(ticket.id) : { public_token_revoked_at: ticket.public_token_revoked_at ?? new Date() };
+      const patch =
+        action === 'rotate'
+          ? this.tickets.newStatusToken(ticket.id)
+          : { public_token_revoked_at: ticket.public_token_revoked_at ?? new Date() };
       const updated = await this.tickets.update(trx, ticket, patch);
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId, actor, action: `ticket.status_link_${action === 'rotate' ? 'rotated' : 'revoked'}`, target: { type: 'ticket', id }, workspaceId: ticket.workspace_id,
-        changes: diffFields({ public_token_revoked_at: iso(ticket.public_token_revoked_at) }, { public_token_revoked_at: iso(updated.public_token_revoked_at) }),
+        orgId: actor.orgId,
+        actor,
+        action: `ticket.status_link_${action === 'rotate' ? 'rotated' : 'revoked'}`,
+        target: { type: 'ticket', id },
+        workspaceId: ticket.workspace_id,
+        changes: diffFields(
+          { public_token_revoked_at: iso(ticket.public_token_revoked_at) },
+          { public_token_revoked_at: iso(updated.public_token_revoked_at) },
+        ),
       });
-      return { public_status_url: this.tickets.statusUrl(updated), public_token_revoked_at: iso(updated.public_token_revoked_at) };
+      return {
+        public_status_url: this.tickets.statusUrl(updated),
+        public_token_revoked_at: iso(updated.public_token_revoked_at),
+      };
     });
   }
 
   private async addNoteRow(trx: Knex, actor: SignedInActor, ticket: Ticket, bodyMd: string): Promise<TicketMessage> {
-    return TicketMessage.query(trx).insert({
-      org_id: ticket.org_id,
-      workspace_id: ticket.workspace_id,
-      ticket_id: ticket.id,
-      direction: 'out',
-      from_address: actor.principal.email,
-      to_addresses: [],
-      cc_addresses: [],
-      body_text: bodyMd,
-      sent_by_user_id: actor.principal.userId,
-      is_internal_note: true,
-      delivery_status: null,
-    }).returning('*');
+    return TicketMessage.query(trx)
+      .insert({
+        org_id: ticket.org_id,
+        workspace_id: ticket.workspace_id,
+        ticket_id: ticket.id,
+        direction: 'out',
+        from_address: actor.principal.email,
+        to_addresses: [],
+        cc_addresses: [],
+        body_text: bodyMd,
+        sent_by_user_id: actor.principal.userId,
+        is_internal_note: true,
+        delivery_status: null,
+      })
+      .returning('*');
   }
 
   /** The member must be active in the organization and able to open the ticket's workspace. */
   private async checkAssignee(trx: Knex, ticket: Ticket, userId: string) {
     const member = await findMember(trx, ticket.org_id, userId);
-    if (!member) throw httpError(422, 'invalid_assignee', 'The assignee is not an active member of this organization', { reason: 'not_a_member', assignee_user_id: userId });
+    if (!member)
+      throw httpError(422, 'invalid_assignee', 'The assignee is not an active member of this organization', {
+        reason: 'not_a_member',
+        assignee_user_id: userId,
+      });
     if (!(await memberCanOpen(trx, ticket.org_id, member, ticket.workspace_id))) {
-      throw httpError(422, 'invalid_assignee', 'The assignee cannot open this ticket\'s workspace', { reason: 'no_workspace_access', assignee_user_id: userId });
+      throw httpError(422, 'invalid_assignee', "The assignee cannot open this ticket's workspace", {
+        reason: 'no_workspace_access',
+        assignee_user_id: userId,
+      });
     }
     return member;
   }
@@ -211,10 +350,21 @@ export class TicketActions {
     for (let hops = 0; original?.duplicate_of_ticket_id && hops < 5; hops++) {
       original = await Ticket.query(trx).forOrg(ticket.org_id).findById(original.duplicate_of_ticket_id);
     }
-    if (!original) throw httpError(422, 'invalid_duplicate', 'The original ticket does not exist', { reason: 'not_found', duplicate_of_ticket_id: originalId });
-    if (original.id === ticket.id) throw httpError(422, 'invalid_duplicate', 'A ticket cannot be a duplicate of itself', { reason: 'self', duplicate_of_ticket_id: originalId });
+    if (!original)
+      throw httpError(422, 'invalid_duplicate', 'The original ticket does not exist', {
+        reason: 'not_found',
+        duplicate_of_ticket_id: originalId,
+      });
+    if (original.id === ticket.id)
+      throw httpError(422, 'invalid_duplicate', 'A ticket cannot be a duplicate of itself', {
+        reason: 'self',
+        duplicate_of_ticket_id: originalId,
+      });
     if (actor.principal.workspaceIds !== null && !actor.principal.workspaceIds.includes(original.workspace_id)) {
-      throw httpError(422, 'invalid_duplicate', 'You cannot open the original ticket\'s workspace', { reason: 'no_access', duplicate_of_ticket_id: originalId });
+      throw httpError(422, 'invalid_duplicate', "You cannot open the original ticket's workspace", {
+        reason: 'no_access',
+        duplicate_of_ticket_id: originalId,
+      });
     }
     return original;
   }

@@ -58,7 +58,10 @@ export interface CreateTicketInput {
    * The workspace, when the caller has just read it (the inbox routes on it): saves the read.
    * It must be the row of orgId/workspaceId; only locale and the SLA minutes are used.
    */
-  workspace?: Pick<TicketWorkspace, 'id' | 'org_id' | 'locale' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
+  workspace?: Pick<
+    TicketWorkspace,
+    'id' | 'org_id' | 'locale' | 'sla_first_response_minutes' | 'sla_resolution_minutes'
+  >;
 }
 
 export type ListQuery = ListFilters;

@@ -53,7 +53,9 @@ export interface ListRow {
 }
 
 // `,"public_state":"…"}` per state: the end of each item, from the state machine's table.
-const ITEM_END = new Map(Object.entries(PUBLIC_STATE).map(([state, shown]) => [state, `,"public_state":${JSON.stringify(shown)}}`]));
+const ITEM_END = new Map(
+  Object.entries(PUBLIC_STATE).map(([state, shown]) => [state, `,"public_state":${JSON.stringify(shown)}}`]),
+);
 
 /**
  * The item of a list row as JSON text: the stored item with the fields that are not the row's own
@@ -82,7 +84,10 @@ export function nextCursor(rows: ListRow[], limit: number): string | null {
   return rows.length > limit && last ? encodeCursor([last.cursor_key, last.id]) : null;
 }
 
-const CURSOR_KEYS: SortKey[] = [{ column: 'sort key', direction: 'desc', type: 'date' }, { column: 'id', direction: 'desc', type: 'string' }];
+const CURSOR_KEYS: SortKey[] = [
+  { column: 'sort key', direction: 'desc', type: 'date' },
+  { column: 'id', direction: 'desc', type: 'string' },
+];
 
 /** The cursor's [sort key, id], or 400 invalid_request. */
 function decode(cursor: string): [string, string] {
@@ -96,7 +101,10 @@ function decode(cursor: string): [string, string] {
  * `param` adds a value and answers its placeholder. Returns null when the caller can open no
  * workspace at all. Workspace access for an explicit workspace_id is the caller's to check.
  */
-export function ticketWhere(principal: Principal, f: TicketFilters): { where: string[]; values: unknown[]; param: (v: unknown) => string } | null {
+export function ticketWhere(
+  principal: Principal,
+  f: TicketFilters,
+): { where: string[]; values: unknown[]; param: (v: unknown) => string } | null {
   const values: unknown[] = [principal.orgId];
   const where: string[] = ['t.org_id = $1'];
   const param = (v: unknown) => `$${values.push(v)}`;
@@ -112,7 +120,10 @@ export function ticketWhere(principal: Principal, f: TicketFilters): { where: st
   }
   if (f.assignee === 'unassigned') where.push('t.assignee_user_id is null');
   else if (f.assignee === 'me') {
-    if (!principal.userId) throw httpError(400, 'invalid_request', 'assignee=me needs a signed-in user', { errors: [{ path: 'query.assignee', message: 'no user behind this credential' }] });
+    if (!principal.userId)
+      throw httpError(400, 'invalid_request', 'assignee=me needs a signed-in user', {
+        errors: [{ path: 'query.assignee', message: 'no user behind this credential' }],
+      });
     where.push(`t.assignee_user_id = ${param(principal.userId)}`);
   } else if (f.assignee) where.push(`t.assignee_user_id = ${param(f.assignee)}`);
   // Written out, not a value: a generic plan can use the partial index only for the literal predicate.
@@ -163,15 +174,19 @@ export interface CountRow {
  * the tickets waiting for the team (the partial index tickets_needs_team_idx). The state filter,
  * sort and cursor are the list's own and do not apply. Null when the caller can open no workspace.
  */
-export function countStatement(principal: Principal, f: Omit<TicketFilters, 'state'>): { stmt: Statement; values: unknown[] } | null {
+export function countStatement(
+  principal: Principal,
+  f: Omit<TicketFilters, 'state'>,
+): { stmt: Statement; values: unknown[] } | null {
   const built = ticketWhere(principal, { ...f, state: undefined });
   if (!built) return null;
   const where = built.where.join(' and ');
   const needs = f.needs_team_action === undefined ? `${where} and t.needs_team_action` : where;
   // With needs_team_action=false no ticket of the answer waits for the team: nothing to count.
-  const needsPart = f.needs_team_action === false
-    ? "select 'needs_team_action' as key, 0 as n"
-    : `select 'needs_team_action' as key, count(*)::int as n from tickets t where ${needs}`;
+  const needsPart =
+    f.needs_team_action === false
+      ? "select 'needs_team_action' as key, 0 as n"
+      : `select 'needs_team_action' as key, count(*)::int as n from tickets t where ${needs}`;
   const text = `select t.state as key, count(*)::int as n from tickets t where ${where} group by t.state
     union all
     ${needsPart}`;

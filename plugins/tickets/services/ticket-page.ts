@@ -90,18 +90,29 @@ const DRAFT_KEYS: SortKey[] = [
 
 /** A page of a ticket's drafts (the caller checked access to the ticket). */
 export async function listDrafts(
-  db: Knex, orgId: string, ticketId: string, q: { cursor?: string | null; limit?: number },
+  db: Knex,
+  orgId: string,
+  ticketId: string,
+  q: { cursor?: string | null; limit?: number },
 ): Promise<Page<Record<string, unknown>>> {
-  const query = TicketDraft.query(db).forOrg(orgId).where('ticket_drafts.ticket_id', ticketId).select('ticket_drafts.*');
+  const query = TicketDraft.query(db)
+    .forOrg(orgId)
+    .where('ticket_drafts.ticket_id', ticketId)
+    .select('ticket_drafts.*');
   const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), DRAFT_KEYS, q);
-  return { items: page.items.map((r) => draftOut(TicketDraft.fromDatabaseJson(r) as TicketDraft)), next_cursor: page.next_cursor };
+  return {
+    items: page.items.map((r) => draftOut(TicketDraft.fromDatabaseJson(r) as TicketDraft)),
+    next_cursor: page.next_cursor,
+  };
 }
 
 /** The tickets plugin's own section: `drafts`, the newest PAGE_LIST_LIMIT with the total, in one query. */
 export const draftsSection: TicketPageSection = {
   keys: ['drafts'],
   async load({ db, ticket }) {
-    const query = TicketDraft.query(db).forOrg(ticket.org_id).where('ticket_drafts.ticket_id', ticket.id)
+    const query = TicketDraft.query(db)
+      .forOrg(ticket.org_id)
+      .where('ticket_drafts.ticket_id', ticket.id)
       .select('ticket_drafts.*', db.raw('count(*) over () as _total'));
     const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), DRAFT_KEYS, { limit: PAGE_LIST_LIMIT });
     const total = page.items.length ? Number(page.items[0]!._total) : 0;

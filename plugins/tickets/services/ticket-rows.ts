@@ -33,8 +33,15 @@ export function newReplyToken(): string {
 export const statusContext = (ticketId: string) => `ticket:${ticketId}:status_token`;
 
 /** A new ticket's row (state received): every column but the generated ones, so the row is the ticket as stored. */
-export function ticketRow(id: string, input: CreateTicketInput, ws: IntakeWorkspace, now: Date, status: StatusTokenColumns) {
-  const language = input.language && LANGUAGES.has(input.language) ? input.language : LANGUAGES.has(ws.locale) ? ws.locale : 'en';
+export function ticketRow(
+  id: string,
+  input: CreateTicketInput,
+  ws: IntakeWorkspace,
+  now: Date,
+  status: StatusTokenColumns,
+) {
+  const language =
+    input.language && LANGUAGES.has(input.language) ? input.language : LANGUAGES.has(ws.locale) ? ws.locale : 'en';
   return {
     id,
     org_id: input.orgId,
@@ -120,14 +127,26 @@ export function inboundMessageRows(ticket: Ticket, input: InboundMessageInput, a
 }
 
 function searchText(input: CreateTicketInput): string {
-  return [input.subject, input.customerName, input.customerEmail, input.externalId, input.message?.bodyText?.slice(0, 2000)]
+  return [
+    input.subject,
+    input.customerName,
+    input.customerEmail,
+    input.externalId,
+    input.message?.bodyText?.slice(0, 2000),
+  ]
     .filter((s): s is string => !!s)
     .join(' ')
     .slice(0, 4000);
 }
 
 /** A ticket_files row of an attachment or screenshot. */
-function fileRow(ticket: Ticket, messageId: string | null, file: AttachmentInput, kind: TicketFile['kind'], at: Date): Record<string, unknown> {
+function fileRow(
+  ticket: Ticket,
+  messageId: string | null,
+  file: AttachmentInput,
+  kind: TicketFile['kind'],
+  at: Date,
+): Record<string, unknown> {
   return {
     id: newId(TicketFile.idPrefix),
     org_id: ticket.org_id,
@@ -147,6 +166,9 @@ function fileRow(ticket: Ticket, messageId: string | null, file: AttachmentInput
 }
 
 function sanitizeFilename(name: string): string {
-  const base = name.replace(/[\\/]/g, '_').replace(/[\u0000-\u001f\u007f"]/g, '').trim();
+  const base = name
+    .replace(/[\\/]/g, '_')
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim();
   return (base || 'file').slice(0, 200);
 }

@@ -13,7 +13,15 @@ import { ticketDetail } from './serialize.js';
 import { listDrafts, type TicketPage } from './ticket-page.js';
 import { slaDueAt } from './sla.js';
 import type { CountQuery, CreateTicketInput, InboundMessageInput, ListQuery, TicketCounts } from './ticket-inputs.js';
-import { countStatement, listStatement, nextCursor, pageItems, pageJson, type CountRow, type ListRow } from './ticket-list.js';
+import {
+  countStatement,
+  listStatement,
+  nextCursor,
+  pageItems,
+  pageJson,
+  type CountRow,
+  type ListRow,
+} from './ticket-list.js';
 import { inboundMessageRows, statusContext, ticketRow, type StatusTokenColumns } from './ticket-rows.js';
 import { TICKET_STATES, needsTeamActionIn, nextState, type TicketEvent, type TicketState } from './state-machine.js';
 
@@ -23,7 +31,10 @@ import { TICKET_STATES, needsTeamActionIn, nextState, type TicketEvent, type Tic
  * public status link.
  */
 export class TicketService {
-  constructor(private readonly deps: TicketsDeps, private readonly page: TicketPage) {}
+  constructor(
+    private readonly deps: TicketsDeps,
+    private readonly page: TicketPage,
+  ) {}
 
   // ---- intake (inbox, widget, code host, proactive)
 
@@ -35,7 +46,8 @@ export class TicketService {
    */
   async createTicket(trx: Knex, input: CreateTicketInput, opts: { batch?: WriteBatch } = {}): Promise<Ticket> {
     const given = input.workspace;
-    if (given && (given.id !== input.workspaceId || given.org_id !== input.orgId)) throw new TypeError('createTicket: the workspace given is not the ticket\'s');
+    if (given && (given.id !== input.workspaceId || given.org_id !== input.orgId))
+      throw new TypeError("createTicket: the workspace given is not the ticket's");
     const ws = given ?? (await this.deps.workspaceService.get(input.orgId, input.workspaceId, trx));
     const id = newId(Ticket.idPrefix);
     const now = input.message?.receivedAt ?? new Date();
@@ -43,8 +55,15 @@ export class TicketService {
     const batch = opts.batch ?? new WriteBatch();
     batch.insert(Ticket, [row]);
     const ticket = Ticket.fromDatabaseJson(row) as Ticket;
-    const created = { type: 'tickets.created', payload: { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' }, orgId: input.orgId };
-    if (input.message) this.queueInboundMessage(batch, ticket, { ...input.message, receivedAt: now, orgId: input.orgId, ticketId: id }, [created]);
+    const created = {
+      type: 'tickets.created',
+      payload: { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' },
+      orgId: input.orgId,
+    };
+    if (input.message)
+      this.queueInboundMessage(batch, ticket, { ...input.message, receivedAt: now, orgId: input.orgId, ticketId: id }, [
+        created,
+      ]);
     else this.deps.outbox.queue(batch, [created]);
     if (!opts.batch) await batch.run(trx);
     return ticket;
@@ -68,10 +87,28 @@ export class TicketService {
     } else {
       const reopening = ticket.state === 'closed';
       const patch: Partial<Ticket> = reopening
-        ? { ...counters, reopened_count: ticket.reopened_count + 1, closed_at: null, close_reason: null, duplicate_of_ticket_id: null, sla_started_at: at }
+        ? {
+            ...counters,
+            reopened_count: ticket.reopened_count + 1,
+            closed_at: null,
+            close_reason: null,
+            duplicate_of_ticket_id: null,
+            sla_started_at: at,
+          }
         : counters;
       await this.transition(trx, ticket, 'customer_replied', patch);
-      if (reopening) await this.deps.outbox.add(trx, 'tickets.reopened', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, by: 'customer', reopened_count: ticket.reopened_count + 1 }, { orgId: ticket.org_id });
+      if (reopening)
+        await this.deps.outbox.add(
+          trx,
+          'tickets.reopened',
+          {
+            ticket_id: ticket.id,
+            workspace_id: ticket.workspace_id,
+            by: 'customer',
+            reopened_count: ticket.reopened_count + 1,
+          },
+          { orgId: ticket.org_id },
+        );
     }
     return message;
   }
@@ -80,24 +117,52 @@ export class TicketService {
    * Queues the message row, its files and `tickets.message_received` (after `before`: a new
    * ticket's tickets.created) into `batch`; the caller keeps the ticket's counters.
    */
-  private queueInboundMessage(batch: WriteBatch, ticket: Ticket, input: InboundMessageInput, before: OutboxEvent[] = []): TicketMessage {
+  private queueInboundMessage(
+    batch: WriteBatch,
+    ticket: Ticket,
+    input: InboundMessageInput,
+    before: OutboxEvent[] = [],
+  ): TicketMessage {
     const { row, files } = inboundMessageRows(ticket, input, input.receivedAt ?? new Date());
     const messageId = row.id;
     batch.insert(TicketMessage, [row]);
     batch.insert(TicketFile, files);
-    this.deps.outbox.queue(batch, [...before, { type: 'tickets.message_received', payload: { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: messageId }, orgId: ticket.org_id }]);
+    this.deps.outbox.queue(batch, [
+      ...before,
+      {
+        type: 'tickets.message_received',
+        payload: { ticket_id: ticket.id, workspace_id: ticket.workspace_id, message_id: messageId },
+        orgId: ticket.org_id,
+      },
+    ]);
     return TicketMessage.fromDatabaseJson(row) as TicketMessage;
   }
 
   /** The ticket a per-ticket reply address points at (`…+t_<token>@…`), any organization. */
   async findByReplyToken(trx: Knex, token: string): Promise<Ticket | undefined> {
-    return Ticket.query(trx).acrossOrgs('reply address routing').where({ reply_token: token.toLowerCase() }).limit(1).first();
+    return Ticket.query(trx)
+      .acrossOrgs('reply address routing')
+      .where({ reply_token: token.toLowerCase() })
+      .limit(1)
+      .first();
   }
 
   /** The ticket of a workspace whose conversation holds one of these Message-IDs (threading). */
-  async findByEmailMessageIds(trx: Knex, orgId: string, workspaceId: string, messageIds: string[]): Promise<Ticket | undefined> {
+  async findByEmailMessageIds(
+    trx: Knex,
+    orgId: string,
+    workspaceId: string,
+    messageIds: string[],
+  ): Promise<Ticket | undefined> {
     if (messageIds.length === 0) return undefined;
-    const hit = await TicketMessage.query(trx).forOrg(orgId).where({ workspace_id: workspaceId }).whereIn('email_message_id', messageIds).orderBy('created_at', 'desc').select('ticket_id').limit(1).first();
+    const hit = await TicketMessage.query(trx)
+      .forOrg(orgId)
+      .where({ workspace_id: workspaceId })
+      .whereIn('email_message_id', messageIds)
+      .orderBy('created_at', 'desc')
+      .select('ticket_id')
+      .limit(1)
+      .first();
     return hit ? Ticket.query(trx).forOrg(orgId).findById(hit.ticket_id) : undefined;
   }
 
@@ -112,18 +177,32 @@ export class TicketService {
     where: { mailMessageIds: string[] } | { orgId: string; emailMessageIds: string[] },
     status: 'delivered' | 'bounced' | 'complained' | 'failed',
   ): Promise<string[]> {
-    const q = 'mailMessageIds' in where
-      ? TicketMessage.query(trx).acrossOrgs('delivery events by mail id').whereIn('mail_message_id', where.mailMessageIds.length ? where.mailMessageIds : [''])
-      : TicketMessage.query(trx).forOrg(where.orgId).whereIn('email_message_id', where.emailMessageIds.length ? where.emailMessageIds : ['']);
+    const q =
+      'mailMessageIds' in where
+        ? TicketMessage.query(trx)
+            .acrossOrgs('delivery events by mail id')
+            .whereIn('mail_message_id', where.mailMessageIds.length ? where.mailMessageIds : [''])
+        : TicketMessage.query(trx)
+            .forOrg(where.orgId)
+            .whereIn('email_message_id', where.emailMessageIds.length ? where.emailMessageIds : ['']);
     q.where('direction', 'out').where('is_internal_note', false);
-    if (status === 'delivered') q.where((w) => w.whereNull('delivery_status').orWhereIn('delivery_status', ['queued', 'sent']));
+    if (status === 'delivered')
+      q.where((w) => w.whereNull('delivery_status').orWhereIn('delivery_status', ['queued', 'sent']));
     else q.where((w) => w.whereNull('delivery_status').orWhereNot('delivery_status', status));
-    const changed = (await q.patch({ delivery_status: status }).returning(['id', 'org_id', 'ticket_id'])) as unknown as { id: string; org_id: string; ticket_id: string }[];
+    const changed = (await q
+      .patch({ delivery_status: status })
+      .returning(['id', 'org_id', 'ticket_id'])) as unknown as { id: string; org_id: string; ticket_id: string }[];
     if (status !== 'delivered') {
-      for (const m of changed) await Ticket.query(trx).forOrg(m.org_id).patch({ needs_team_action: true }).where('id', m.ticket_id);
+      for (const m of changed)
+        await Ticket.query(trx).forOrg(m.org_id).patch({ needs_team_action: true }).where('id', m.ticket_id);
     }
     for (const m of changed) {
-      await this.deps.outbox.add(trx, 'tickets.delivery_status_changed', { ticket_id: m.ticket_id, message_id: m.id, status }, { orgId: m.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.delivery_status_changed',
+        { ticket_id: m.ticket_id, message_id: m.id, status },
+        { orgId: m.org_id },
+      );
     }
     return changed.map((m) => m.id);
   }
@@ -135,7 +214,13 @@ export class TicketService {
    * not allow it) with `patch`, recomputes needs_team_action and the SLA due time, and announces
    * a change of state (`tickets.state_changed`). The fixes plugin moves tickets through this.
    */
-  async transition(trx: Knex, ticket: Ticket, event: TicketEvent, patch: Partial<Ticket> = {}, ws?: TicketWorkspace): Promise<Ticket> {
+  async transition(
+    trx: Knex,
+    ticket: Ticket,
+    event: TicketEvent,
+    patch: Partial<Ticket> = {},
+    ws?: TicketWorkspace,
+  ): Promise<Ticket> {
     const from = ticket.state;
     const to = nextState(from, event);
     const workspace = ws ?? (await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx));
@@ -148,7 +233,12 @@ export class TicketService {
     };
     const updated = await Ticket.query(trx).forOrg(ticket.org_id).patchAndFetchById(ticket.id, full);
     if (from !== to) {
-      await this.deps.outbox.add(trx, 'tickets.state_changed', { ticket_id: ticket.id, workspace_id: ticket.workspace_id, from, to, event }, { orgId: ticket.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'tickets.state_changed',
+        { ticket_id: ticket.id, workspace_id: ticket.workspace_id, from, to, event },
+        { orgId: ticket.org_id },
+      );
     }
     return updated;
   }
@@ -157,18 +247,23 @@ export class TicketService {
   async update(trx: Knex, ticket: Ticket, patch: Partial<Ticket>, ws?: TicketWorkspace): Promise<Ticket> {
     const workspace = ws ?? (await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx));
     const merged = { ...ticket, ...patch } as Ticket;
-    return Ticket.query(trx).forOrg(ticket.org_id).patchAndFetchById(ticket.id, { ...patch, sla_due_at: slaDueAt(merged, workspace) });
+    return Ticket.query(trx)
+      .forOrg(ticket.org_id)
+      .patchAndFetchById(ticket.id, { ...patch, sla_due_at: slaDueAt(merged, workspace) });
   }
 
   // ---- reads
 
   /** The ticket, when the caller may open its workspace: 404 (unknown, another organization), 403. */
   async load(principal: Principal, id: string, trx?: Knex, opts: { forUpdate?: boolean } = {}): Promise<Ticket> {
-    const q = Ticket.query(trx ?? this.deps.db).forOrg(principal.orgId).findById(id).select(TICKET_COLUMNS);
+    const q = Ticket.query(trx ?? this.deps.db)
+      .forOrg(principal.orgId)
+      .findById(id)
+      .select(TICKET_COLUMNS);
     if (opts.forUpdate) q.forUpdate();
     const ticket = await q;
     if (!ticket) throw notFound('ticket');
-    if (!canOpenWorkspace(principal, ticket.workspace_id)) throw forbidden('You cannot open this ticket\'s workspace');
+    if (!canOpenWorkspace(principal, ticket.workspace_id)) throw forbidden("You cannot open this ticket's workspace");
     return ticket;
   }
 
@@ -194,7 +289,8 @@ export class TicketService {
    * workspaces the caller can open (the list's own access rules and conditions: ticketWhere).
    */
   async counts(principal: Principal, query: CountQuery): Promise<TicketCounts> {
-    if (query.workspace_id && !canOpenWorkspace(principal, query.workspace_id)) await this.deps.workspaceService.open(principal, query.workspace_id);
+    if (query.workspace_id && !canOpenWorkspace(principal, query.workspace_id))
+      await this.deps.workspaceService.open(principal, query.workspace_id);
     const by_state = Object.fromEntries(TICKET_STATES.map((s) => [s, 0])) as Record<TicketState, number>;
     const out: TicketCounts = { by_state, needs_team_action: 0, total: 0 };
     const counts = countStatement(principal, query);
@@ -217,7 +313,8 @@ export class TicketService {
     // 403 or 404 before anything is read when the caller may not open the workspace; one the caller
     // may open is proven to exist by any ticket of the page (joined within the organization), so
     // it is read only for an empty page (404 for an unknown id): one statement less per page.
-    if (query.workspace_id && !canOpenWorkspace(principal, query.workspace_id)) await this.deps.workspaceService.open(principal, query.workspace_id);
+    if (query.workspace_id && !canOpenWorkspace(principal, query.workspace_id))
+      await this.deps.workspaceService.open(principal, query.workspace_id);
     const page = listStatement(principal, query);
     if (!page) return [];
     const rows = await run<ListRow>(this.deps.db, page.stmt, page.values);
@@ -240,7 +337,10 @@ export class TicketService {
     const { org_id: orgId, id } = ticket;
     const [ws, messages, files, page] = await Promise.all([
       this.deps.workspaceService.get(orgId, ticket.workspace_id, db),
-      TicketMessage.query(db).forOrg(orgId).where({ ticket_id: id }).orderBy([{ column: 'created_at' }, { column: 'id' }]),
+      TicketMessage.query(db)
+        .forOrg(orgId)
+        .where({ ticket_id: id })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]),
       TicketFile.query(db).forOrg(orgId).where({ ticket_id: id }).select(FILE_META_COLUMNS).orderBy('created_at'),
       this.page.load(db, ticket),
     ]);
@@ -248,7 +348,11 @@ export class TicketService {
   }
 
   /** GET /v1/tickets/{id}/drafts: the ticket's drafts, newest first (keyset; the page's drafts.next_cursor continues it). */
-  async listDrafts(principal: Principal, id: string, q: { cursor?: string; limit?: number }): Promise<Page<Record<string, unknown>>> {
+  async listDrafts(
+    principal: Principal,
+    id: string,
+    q: { cursor?: string; limit?: number },
+  ): Promise<Page<Record<string, unknown>>> {
     const ticket = await this.load(principal, id);
     return listDrafts(this.deps.db, ticket.org_id, ticket.id, q);
   }
@@ -263,15 +367,23 @@ export class TicketService {
   /** A new status token (the old URL answers 404 from now on). */
   newStatusToken(ticketId: string): StatusTokenColumns {
     const status = newToken('st');
-    return { public_token_hash: status.hash, public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(ticketId)), public_token_revoked_at: null };
+    return {
+      public_token_hash: status.hash,
+      public_token_sealed: this.deps.secretBox.encrypt(status.token, statusContext(ticketId)),
+      public_token_revoked_at: null,
+    };
   }
 
   /** The ticket behind a live status token (any organization), or undefined. */
   async findByStatusToken(token: string): Promise<Ticket | undefined> {
     if (!/^st_[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
-    return Ticket.query(this.deps.db).acrossOrgs('public status page by token').where({ public_token_hash: hashToken(token) }).whereNull('public_token_revoked_at').limit(1).first();
+    return Ticket.query(this.deps.db)
+      .acrossOrgs('public status page by token')
+      .where({ public_token_hash: hashToken(token) })
+      .whereNull('public_token_revoked_at')
+      .limit(1)
+      .first();
   }
-
 }
 
 export type { TicketState };

@@ -14,23 +14,47 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
 
   await t.test('one draft waits at a time; edit and discard', async (t) => {
     const tk = await openTicket(app, orgId, workspace.id);
-    const created = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'First try', public_summary: 'We are on it' });
+    const created = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, {
+      kind: 'reply',
+      body_md: 'First try',
+      public_summary: 'We are on it',
+    });
     t.equal(created.status, 201, created.payload);
-    t.match(created.body, { ticket_id: tk.id, kind: 'reply', status: 'draft', body_md: 'First try', language: 'en', edited_by_user_id: owner.user.id, sent_at: null });
+    t.match(created.body, {
+      ticket_id: tk.id,
+      kind: 'reply',
+      status: 'draft',
+      body_md: 'First try',
+      language: 'en',
+      edited_by_user_id: owner.user.id,
+      sent_at: null,
+    });
     const detail = await call(app, owner, 'GET', `/v1/tickets/${tk.id}`);
     t.match(detail.body, { state: 'draft_ready', needs_team_action: true, public_state: 'in_analysis' });
 
     const second = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'Another' });
     t.equal(second.status, 409);
     t.match(second.body, { code: 'open_draft_exists', details: { draft_id: created.body.id } });
-    t.equal((await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'release_notice', body_md: 'x' })).status, 400, 'the team writes reply or needs_info drafts only');
+    t.equal(
+      (await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'release_notice', body_md: 'x' })).status,
+      400,
+      'the team writes reply or needs_info drafts only',
+    );
 
-    const edited = await call(app, owner, 'PATCH', `/v1/tickets/${tk.id}/drafts/${created.body.id}`, { body_md: 'Second try', kind: 'needs_info' });
+    const edited = await call(app, owner, 'PATCH', `/v1/tickets/${tk.id}/drafts/${created.body.id}`, {
+      body_md: 'Second try',
+      kind: 'needs_info',
+    });
     t.equal(edited.status, 200);
     t.match(edited.body, { body_md: 'Second try', kind: 'needs_info', status: 'draft' });
-    t.equal((await call(app, owner, 'PATCH', `/v1/tickets/${tk.id}/drafts/${created.body.id}`, { kind: 'interim' })).status, 400);
+    t.equal(
+      (await call(app, owner, 'PATCH', `/v1/tickets/${tk.id}/drafts/${created.body.id}`, { kind: 'interim' })).status,
+      400,
+    );
 
-    const discarded = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${created.body.id}/discard`, { reason: 'Wrong tone' });
+    const discarded = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${created.body.id}/discard`, {
+      reason: 'Wrong tone',
+    });
     t.equal(discarded.status, 200, discarded.payload);
     t.match(discarded.body, { id: tk.id, state: 'triage', needs_team_action: true }, 'the team has the next move');
     for (const [method, url] of [
@@ -42,24 +66,49 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
       t.equal(res.status, 409, `${method} on a discarded draft`);
       t.match(res.body, { code: 'invalid_transition', details: { resource: 'draft', status: 'discarded' } });
     }
-    t.equal((await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'Team-written' })).status, 201, 'after a discard the team writes its own');
+    t.equal(
+      (await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'Team-written' }))
+        .status,
+      201,
+      'after a discard the team writes its own',
+    );
     t.equal((await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/drf_unknown/send`)).status, 404);
   });
 
-  await t.test('send emails the customer after the click, threaded, with the ticket\'s reply address', async (t) => {
+  await t.test("send emails the customer after the click, threaded, with the ticket's reply address", async (t) => {
     const tk = await openTicket(app, orgId, workspace.id, { subject: 'Checkout fails' });
-    const opening = (tk as unknown as Json);
+    const opening = tk as unknown as Json;
     const openingId = (await app.db('ticket_messages').where({ ticket_id: tk.id }).first()).email_message_id as string;
-    const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'needs_info', body_md: 'Which browser do you use?' });
+    const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, {
+      kind: 'needs_info',
+      body_md: 'Which browser do you use?',
+    });
     t.equal((await app.db('mail_messages').where({ ticket_ref: tk.id })).length, 0, 'nothing leaves before the click');
 
-    const sent = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`, { public_summary: 'We asked for the browser version' });
+    const sent = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`, {
+      public_summary: 'We asked for the browser version',
+    });
     t.equal(sent.status, 200, sent.payload);
-    t.match(sent.body, { state: 'needs_info', public_state: 'needs_reply', message_count: 2, public_summary: 'We asked for the browser version', sla_due_at: null });
+    t.match(sent.body, {
+      state: 'needs_info',
+      public_state: 'needs_reply',
+      message_count: 2,
+      public_summary: 'We asked for the browser version',
+      sla_due_at: null,
+    });
     t.ok(sent.body.first_response_at, 'the first outgoing reply sets first_response_at');
     t.ok(sent.body.public_summary_approved_at);
     const out = sent.body.messages.find((m: Json) => m.direction === 'out');
-    t.match(out, { to_addresses: ['jane.doe@example.com'], subject: 'Re: Checkout fails', body_text: 'Which browser do you use?', delivery_status: 'queued', sent_by_user_id: owner.user.id, in_reply_to: openingId, references: openingId, is_internal_note: false });
+    t.match(out, {
+      to_addresses: ['jane.doe@example.com'],
+      subject: 'Re: Checkout fails',
+      body_text: 'Which browser do you use?',
+      delivery_status: 'queued',
+      sent_by_user_id: owner.user.id,
+      in_reply_to: openingId,
+      references: openingId,
+      is_internal_note: false,
+    });
     t.match(out.email_message_id, /^<msg_[a-z0-9]+@inbound\.localhost>$/);
 
     const stored = await app.db('ticket_drafts').where({ id: draft.body.id }).first();
@@ -84,36 +133,87 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     t.equal(parsed.to && !Array.isArray(parsed.to) ? parsed.to.value[0]?.address : null, 'jane.doe@example.com');
 
     // Delivery news from the inbox: delivered, then a bounce (final, and the team is told).
-    t.same(await app.db.transaction((trx) => tickets.setDeliveryStatus(trx, { mailMessageIds: [mail.id] }, 'delivered')), [out.id]);
-    t.same(await app.db.transaction((trx) => tickets.setDeliveryStatus(trx, { orgId, emailMessageIds: [out.email_message_id] }, 'bounced')), [out.id]);
-    t.same(await app.db.transaction((trx) => tickets.setDeliveryStatus(trx, { mailMessageIds: [mail.id] }, 'delivered')), [], 'a bounce is final');
-    t.same(await app.db.transaction((trx) => tickets.setDeliveryStatus(trx, { orgId: 'org_other', emailMessageIds: [out.email_message_id] }, 'failed')), [], 'scoped to the organization');
+    t.same(
+      await app.db.transaction((trx) => tickets.setDeliveryStatus(trx, { mailMessageIds: [mail.id] }, 'delivered')),
+      [out.id],
+    );
+    t.same(
+      await app.db.transaction((trx) =>
+        tickets.setDeliveryStatus(trx, { orgId, emailMessageIds: [out.email_message_id] }, 'bounced'),
+      ),
+      [out.id],
+    );
+    t.same(
+      await app.db.transaction((trx) => tickets.setDeliveryStatus(trx, { mailMessageIds: [mail.id] }, 'delivered')),
+      [],
+      'a bounce is final',
+    );
+    t.same(
+      await app.db.transaction((trx) =>
+        tickets.setDeliveryStatus(trx, { orgId: 'org_other', emailMessageIds: [out.email_message_id] }, 'failed'),
+      ),
+      [],
+      'scoped to the organization',
+    );
     const bounced = await call(app, owner, 'GET', `/v1/tickets/${tk.id}`);
     t.equal(bounced.body.messages.find((m: Json) => m.id === out.id).delivery_status, 'bounced');
     t.equal(bounced.body.needs_team_action, true, 'a reply that did not arrive needs the team');
 
     // The customer answers; the next reply carries the whole thread.
-    await app.db.transaction((trx) => tickets.addInboundMessage(trx, {
-      orgId, ticketId: tk.id, from: 'jane.doe@example.com', bodyText: 'Firefox 128', emailMessageId: '<answer-1@mail.example.com>',
-      inReplyTo: out.email_message_id, references: `${openingId} ${out.email_message_id}`,
-    }));
-    t.match((await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body, { state: 'triage', message_count: 3 }, 'the answer moves it back to triage');
-    const reply = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'Fixed in Firefox too.' });
-    const done = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${reply.body.id}/send`, { body_md: 'Fixed in Firefox too, thanks!' });
+    await app.db.transaction((trx) =>
+      tickets.addInboundMessage(trx, {
+        orgId,
+        ticketId: tk.id,
+        from: 'jane.doe@example.com',
+        bodyText: 'Firefox 128',
+        emailMessageId: '<answer-1@mail.example.com>',
+        inReplyTo: out.email_message_id,
+        references: `${openingId} ${out.email_message_id}`,
+      }),
+    );
+    t.match(
+      (await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body,
+      { state: 'triage', message_count: 3 },
+      'the answer moves it back to triage',
+    );
+    const reply = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, {
+      kind: 'reply',
+      body_md: 'Fixed in Firefox too.',
+    });
+    const done = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${reply.body.id}/send`, {
+      body_md: 'Fixed in Firefox too, thanks!',
+    });
     t.match(done.body, { state: 'answered', public_state: 'answered', first_response_at: sent.body.first_response_at });
     const last = done.body.messages.filter((m: Json) => m.direction === 'out').pop();
     t.equal(last.body_text, 'Fixed in Firefox too, thanks!', 'the body given with the click wins');
-    t.equal(last.in_reply_to, '<answer-1@mail.example.com>', 'In-Reply-To is the customer\'s latest message');
-    t.equal(last.references, `${openingId} ${out.email_message_id} <answer-1@mail.example.com>`, 'References carry the thread in order');
-    const events = (await app.db('outbox').where({ type: 'drafts.sent' }).whereRaw(`payload->>'ticket_id' = ?`, [tk.id])).length;
+    t.equal(last.in_reply_to, '<answer-1@mail.example.com>', "In-Reply-To is the customer's latest message");
+    t.equal(
+      last.references,
+      `${openingId} ${out.email_message_id} <answer-1@mail.example.com>`,
+      'References carry the thread in order',
+    );
+    const events = (
+      await app.db('outbox').where({ type: 'drafts.sent' }).whereRaw(`payload->>'ticket_id' = ?`, [tk.id])
+    ).length;
     t.equal(events, 2, 'drafts.sent per send');
-    t.equal((await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${reply.body.id}/send`)).body.code, 'invalid_transition', 'a sent draft is not sent twice');
+    t.equal(
+      (await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${reply.body.id}/send`)).body.code,
+      'invalid_transition',
+      'a sent draft is not sent twice',
+    );
   });
 
   await t.test('the white-label guard can refuse; nothing is sent or stored then', async (t) => {
     const tk = await openTicket(app, orgId, workspace.id);
     const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'Hello' });
-    const refuse: WhiteLabelGuard = { check: async () => ({ allowed: false, code: 'white_label_not_ready', message: 'White-label sending is not ready', details: { missing: ['sending_domain'] } }) };
+    const refuse: WhiteLabelGuard = {
+      check: async () => ({
+        allowed: false,
+        code: 'white_label_not_ready',
+        message: 'White-label sending is not ready',
+        details: { missing: ['sending_domain'] },
+      }),
+    };
     app.container.register('whiteLabelGuard', asValue(refuse));
     const res = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`);
     t.equal(res.status, 409);
@@ -121,16 +221,26 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     t.equal((await app.db('mail_messages').where({ ticket_ref: tk.id })).length, 0);
     t.equal((await app.db('ticket_drafts').where({ id: draft.body.id }).first()).status, 'draft');
 
-    const from: WhiteLabelGuard = { check: async () => ({ allowed: true, from: { address: 'help@client.example', name: 'Client Help' } }) };
+    const from: WhiteLabelGuard = {
+      check: async () => ({ allowed: true, from: { address: 'help@client.example', name: 'Client Help' } }),
+    };
     app.container.register('whiteLabelGuard', asValue(from));
     const ok = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`);
     t.equal(ok.status, 200);
-    t.equal(ok.body.messages.find((m: Json) => m.direction === 'out').from, 'help@client.example', 'the guard may choose the sender');
+    t.equal(
+      ok.body.messages.find((m: Json) => m.direction === 'out').from,
+      'help@client.example',
+      'the guard may choose the sender',
+    );
     t.equal((await app.db('mail_messages').where({ ticket_ref: tk.id }).first()).from_address, 'help@client.example');
   });
 
   await t.test('a ticket without a customer address cannot be answered by email', async (t) => {
-    const tk = await openTicket(app, orgId, workspace.id, { customerEmail: null, origin: 'proactive', message: undefined });
+    const tk = await openTicket(app, orgId, workspace.id, {
+      customerEmail: null,
+      origin: 'proactive',
+      message: undefined,
+    });
     const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'Hello' });
     const res = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`);
     t.equal(res.status, 422);

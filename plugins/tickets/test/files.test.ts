@@ -3,7 +3,10 @@ import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { FileLinks } from '../services/file-links.js';
 import { call, newWorkspace, openTicket, world, type Json } from './helpers.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 t.test('files: attachments and screenshots by session or by a signed link', async (t) => {
   const { app, owner, workspace } = await world(t);
@@ -17,13 +20,23 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
       bodyText: 'The page is blank, see the screenshot',
       widgetContext: {
         console: [{ level: 'error', message: 'TypeError: x is undefined', timestamp: '2026-01-01T10:00:00Z' }],
-        network: [{ method: 'GET', url: 'https://shop.example/api/cart', status: 500, duration_ms: 120.5, timestamp: '2026-01-01T10:00:00Z' }],
+        network: [
+          {
+            method: 'GET',
+            url: 'https://shop.example/api/cart',
+            status: 500,
+            duration_ms: 120.5,
+            timestamp: '2026-01-01T10:00:00Z',
+          },
+        ],
         browser: { user_agent: 'Mozilla/5.0', name: 'Firefox', viewport: { width: 1280, height: 720 } },
         url: 'https://shop.example/cart',
         release: '1.4.2',
       },
       screenshot: { filename: 'screenshot.png', contentType: 'image/png', content: PNG },
-      attachments: [{ filename: 'réçu "final".pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 fake') }],
+      attachments: [
+        { filename: 'réçu "final".pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4 fake') },
+      ],
     },
   });
 
@@ -34,7 +47,12 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
   const att = message.attachments[0];
   t.match(att, { filename: 'réçu final.pdf', content_type: 'application/pdf', size: 13 });
   t.match(att.url, /^http:\/\/localhost:3000\/v1\/files\/file_[a-z0-9]+\?exp=\d+&sig=[A-Za-z0-9_-]+$/);
-  t.match(message.widget_context, { console: [{ level: 'error' }], network: [{ status: 500 }], url: 'https://shop.example/cart', release: '1.4.2' });
+  t.match(message.widget_context, {
+    console: [{ level: 'error' }],
+    network: [{ status: 500 }],
+    url: 'https://shop.example/cart',
+    release: '1.4.2',
+  });
   t.match(message.widget_context.screenshot_url, /\/v1\/files\/file_[a-z0-9]+\?exp=/);
   t.notOk('screenshot_file_id' in message.widget_context);
 
@@ -44,7 +62,10 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
     t.equal(res.statusCode, 200);
     t.equal(res.rawPayload.toString(), '%PDF-1.4 fake');
     t.equal(res.headers['content-type'], 'application/pdf');
-    t.match(String(res.headers['content-disposition']), /^attachment; filename="r__u final.pdf"; filename\*=UTF-8''r%C3%A9%C3%A7u%20final.pdf$/);
+    t.match(
+      String(res.headers['content-disposition']),
+      /^attachment; filename="r__u final.pdf"; filename\*=UTF-8''r%C3%A9%C3%A7u%20final.pdf$/,
+    );
     t.equal(res.headers['x-content-type-options'], 'nosniff');
     const shot = new URL(message.widget_context.screenshot_url);
     const img = await app.server.inject(shot.pathname + shot.search);
@@ -56,7 +77,9 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
   await t.test('a tampered, expired or missing signature is refused', async (t) => {
     const url = new URL(att.url);
     const id = url.pathname.split('/').pop()!;
-    const tampered = await app.server.inject(`${url.pathname}?exp=${Number(url.searchParams.get('exp')) + 300}&sig=${url.searchParams.get('sig')}`);
+    const tampered = await app.server.inject(
+      `${url.pathname}?exp=${Number(url.searchParams.get('exp')) + 300}&sig=${url.searchParams.get('sig')}`,
+    );
     t.equal(tampered.statusCode, 403);
     t.equal(JSON.parse(tampered.payload).code, 'invalid_link');
     const old = new URL(links.url(id, Date.now() - 3 * 3600_000));
@@ -67,7 +90,15 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
     t.equal(bare.statusCode, 401);
     t.equal((await app.server.inject(`${url.pathname}?exp=1`)).statusCode, 400, 'exp without sig');
     const otherFile = new URL(links.url('file_other'));
-    t.equal((await app.server.inject(`${url.pathname}?exp=${otherFile.searchParams.get('exp')}&sig=${otherFile.searchParams.get('sig')}`)).statusCode, 403, 'a signature is bound to its file');
+    t.equal(
+      (
+        await app.server.inject(
+          `${url.pathname}?exp=${otherFile.searchParams.get('exp')}&sig=${otherFile.searchParams.get('sig')}`,
+        )
+      ).statusCode,
+      403,
+      'a signature is bound to its file',
+    );
   });
 
   await t.test('a session opens files of the workspaces it can open; another organization gets 404', async (t) => {
@@ -88,13 +119,37 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
     const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload);
     t.equal(doc.paths['/v1/files/{id}']?.get?.operationId, 'getFile');
     t.same(doc.paths['/v1/files/{id}'].get.tags, ['files']);
-    t.notOk(Object.keys(doc.paths).some((p) => p.startsWith('/status')), 'no /status path in the document');
-    const ops = Object.values(doc.paths as Record<string, Record<string, Json>>).flatMap((p) => Object.values(p)).filter((o) => o.tags?.[0] === 'tickets' || o.tags?.[0] === 'files' || o.tags?.[0] === 'workspaces');
+    t.notOk(
+      Object.keys(doc.paths).some((p) => p.startsWith('/status')),
+      'no /status path in the document',
+    );
+    const ops = Object.values(doc.paths as Record<string, Record<string, Json>>)
+      .flatMap((p) => Object.values(p))
+      .filter((o) => o.tags?.[0] === 'tickets' || o.tags?.[0] === 'files' || o.tags?.[0] === 'workspaces');
     const documented = new Set(ops.map((o) => o.operationId));
     for (const id of [
-      'addTicketSubscriber', 'archiveWorkspace', 'assignTicket', 'closeTicket', 'createTicketDraft', 'createTicketNote', 'createWorkspace',
-      'deleteTicketSubscriber', 'discardTicketDraft', 'escalateTicket', 'getFile', 'getTicket', 'getWorkspace', 'listTicketSubscribers',
-      'listTickets', 'listWorkspaces', 'reopenTicket', 'sendTicketDraft', 'updateTicketDraft', 'updateTicketStatusLink', 'updateWorkspace',
-    ]) t.ok(documented.has(id), `${id} is documented`);
+      'addTicketSubscriber',
+      'archiveWorkspace',
+      'assignTicket',
+      'closeTicket',
+      'createTicketDraft',
+      'createTicketNote',
+      'createWorkspace',
+      'deleteTicketSubscriber',
+      'discardTicketDraft',
+      'escalateTicket',
+      'getFile',
+      'getTicket',
+      'getWorkspace',
+      'listTicketSubscribers',
+      'listTickets',
+      'listWorkspaces',
+      'reopenTicket',
+      'sendTicketDraft',
+      'updateTicketDraft',
+      'updateTicketStatusLink',
+      'updateWorkspace',
+    ])
+      t.ok(documented.has(id), `${id} is documented`);
   });
 });

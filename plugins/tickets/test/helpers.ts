@@ -15,8 +15,19 @@ export interface Call {
   payload: string;
 }
 
-export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown): Promise<Call> {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, ...(who ? who.auth : {}) });
+export async function call(
+  app: App,
+  who: SignedUp | null,
+  method: string,
+  url: string,
+  payload?: unknown,
+): Promise<Call> {
+  const res = await app.server.inject({
+    method,
+    url,
+    payload: payload as object | undefined,
+    ...(who ? who.auth : {}),
+  });
   let body: Json = {};
   try {
     body = res.payload ? (JSON.parse(res.payload) as Json) : {};
@@ -33,7 +44,11 @@ export interface World {
 }
 
 /** A service with an organization, its owner and one workspace made through the API. */
-export async function world(t: Test, overrides: Record<string, unknown> = {}, ws: Json = { name: 'Shop', client_name: 'Shop Inc' }): Promise<World> {
+export async function world(
+  t: Test,
+  overrides: Record<string, unknown> = {},
+  ws: Json = { name: 'Shop', client_name: 'Shop Inc' },
+): Promise<World> {
   const app = await startTestApp(t, overrides);
   const owner = await signUp(app, { orgName: 'Acme' });
   const res = await call(app, owner, 'POST', '/v1/workspaces', ws);
@@ -55,24 +70,31 @@ let seq = 0;
  * Opens a ticket the way an intake plugin will: ticketService.createTicket in a transaction,
  * with an emailed opening message.
  */
-export async function openTicket(app: App, orgId: string, workspaceId: string, overrides: Partial<CreateTicketInput> = {}): Promise<Ticket> {
+export async function openTicket(
+  app: App,
+  orgId: string,
+  workspaceId: string,
+  overrides: Partial<CreateTicketInput> = {},
+): Promise<Ticket> {
   const service = app.container.resolve<TicketService>('ticketService');
   const n = ++seq;
-  return app.db.transaction((trx) => service.createTicket(trx, {
-    orgId,
-    workspaceId,
-    origin: 'email',
-    subject: `Checkout fails ${n}`,
-    customerEmail: 'jane.doe@example.com',
-    customerName: 'Jane Doe',
-    message: {
-      from: 'jane.doe@example.com',
-      fromName: 'Jane Doe',
-      to: ['support@shop.example'],
+  return app.db.transaction((trx) =>
+    service.createTicket(trx, {
+      orgId,
+      workspaceId,
+      origin: 'email',
       subject: `Checkout fails ${n}`,
-      bodyText: 'When I press pay nothing happens.',
-      emailMessageId: `<opening-${n}-${Date.now()}@mail.example.com>`,
-    },
-    ...overrides,
-  }));
+      customerEmail: 'jane.doe@example.com',
+      customerName: 'Jane Doe',
+      message: {
+        from: 'jane.doe@example.com',
+        fromName: 'Jane Doe',
+        to: ['support@shop.example'],
+        subject: `Checkout fails ${n}`,
+        bodyText: 'When I press pay nothing happens.',
+        emailMessageId: `<opening-${n}-${Date.now()}@mail.example.com>`,
+      },
+      ...overrides,
+    }),
+  );
 }

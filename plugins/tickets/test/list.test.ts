@@ -17,7 +17,11 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
       category: i < 3 ? 'bug' : 'usage',
       priority: i === 7 ? 'urgent' : 'normal',
       customerEmail: `customer${i}@example.com`,
-      message: { from: `customer${i}@example.com`, bodyText: i === 5 ? 'The export button crashes Safari' : 'Hello', receivedAt: new Date(base + i * 60_000) },
+      message: {
+        from: `customer${i}@example.com`,
+        bodyText: i === 5 ? 'The export button crashes Safari' : 'Hello',
+        receivedAt: new Date(base + i * 60_000),
+      },
     });
     made.push(tk as unknown as Json);
   }
@@ -29,25 +33,43 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
     const newest = await call(app, owner, 'GET', '/v1/tickets');
     t.equal(newest.status, 200, newest.payload);
     t.same(ids(newest), made.map((m) => m.id).reverse(), 'newest first by default');
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?sort=oldest')), made.map((m) => m.id));
+    t.same(
+      ids(await call(app, owner, 'GET', '/v1/tickets?sort=oldest')),
+      made.map((m) => m.id),
+    );
     const updated = ids(await call(app, owner, 'GET', '/v1/tickets?sort=updated'));
     t.same(updated.slice(0, 2), [made[9]!.id, made[8]!.id], 'latest change first');
     const sla = (await call(app, owner, 'GET', '/v1/tickets?sort=sla')).body.items as Json[];
     t.equal(sla[sla.length - 1].id, made[9]!.id, 'tickets without an SLA due time come last');
     const dues = sla.filter((i) => i.sla_due_at).map((i) => Date.parse(i.sla_due_at));
-    t.same(dues, [...dues].sort((a, b) => a - b), 'earliest due first');
+    t.same(
+      dues,
+      [...dues].sort((a, b) => a - b),
+      'earliest due first',
+    );
     t.match(newest.body.items[0], { workspace_name: 'Second', public_state: 'resolved' });
   });
 
   await t.test('filters: state[], origin[], category[], priority[], workspace_id, q', async (t) => {
     t.same(ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated')), [made[8]!.id]);
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated&state=closed')).sort(), [made[8]!.id, made[9]!.id].sort(), 'repeated parameter');
+    t.same(
+      ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated&state=closed')).sort(),
+      [made[8]!.id, made[9]!.id].sort(),
+      'repeated parameter',
+    );
     t.same(ids(await call(app, owner, 'GET', '/v1/tickets?origin=widget&category=bug')), [made[1]!.id]);
     t.same(ids(await call(app, owner, 'GET', '/v1/tickets?priority=urgent')), [made[7]!.id]);
-    t.same(ids(await call(app, owner, 'GET', `/v1/tickets?workspace_id=${second.id}&sort=oldest`)), [0, 3, 6, 9].map((i) => made[i]!.id));
+    t.same(
+      ids(await call(app, owner, 'GET', `/v1/tickets?workspace_id=${second.id}&sort=oldest`)),
+      [0, 3, 6, 9].map((i) => made[i]!.id),
+    );
     t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=invoice')), [made[4]!.id], 'full text in the subject');
     t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=safari crashes')), [made[5]!.id], 'in the opening message');
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=customer3@example.com')), [made[3]!.id], 'by customer address');
+    t.same(
+      ids(await call(app, owner, 'GET', '/v1/tickets?q=customer3@example.com')),
+      [made[3]!.id],
+      'by customer address',
+    );
     t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=nothing-matches-this')), []);
   });
 
@@ -57,7 +79,12 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { body: Json } = await call(app, owner, 'GET', `/v1/tickets?sort=${sort}&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+        const page: { body: Json } = await call(
+          app,
+          owner,
+          'GET',
+          `/v1/tickets?sort=${sort}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         seen.push(...ids(page));
         cursor = page.body.next_cursor;
       } while (cursor);
@@ -69,14 +96,31 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
   });
 
   await t.test('refusals: unknown enum values, bad cursor, limit bounds', async (t) => {
-    for (const q of ['state=lost', 'origin=fax', 'category=gossip', 'priority=meh', 'sort=random', 'limit=0', 'limit=201', 'cursor=%%%']) {
+    for (const q of [
+      'state=lost',
+      'origin=fax',
+      'category=gossip',
+      'priority=meh',
+      'sort=random',
+      'limit=0',
+      'limit=201',
+      'cursor=%%%',
+    ]) {
       const res = await call(app, owner, 'GET', `/v1/tickets?${q}`);
       t.equal(res.status, 400, q);
       t.equal(res.body.code, 'invalid_request');
     }
     // Cursors that decode but name no real row: each a 400, never a database error.
     const forged = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-    for (const v of [['2026-13-01 00:00:00+00', 'tkt_x'], ['2026-02-30 10:00:00+00', 'tkt_x'], ['2026-02-28 10:00:00+16', 'tkt_x'], ['2026-02-28 10:00:00+00', 42], [null, 'tkt_x'], ['2026-02-28 10:00:00+00', ''], ['2026-02-28 10:00:00+00']]) {
+    for (const v of [
+      ['2026-13-01 00:00:00+00', 'tkt_x'],
+      ['2026-02-30 10:00:00+00', 'tkt_x'],
+      ['2026-02-28 10:00:00+16', 'tkt_x'],
+      ['2026-02-28 10:00:00+00', 42],
+      [null, 'tkt_x'],
+      ['2026-02-28 10:00:00+00', ''],
+      ['2026-02-28 10:00:00+00'],
+    ]) {
       const res = await call(app, owner, 'GET', `/v1/tickets?cursor=${forged(v)}`);
       t.equal(res.status, 400, `forged cursor ${JSON.stringify(v)}`);
       t.equal(res.body.message, 'cursor is not valid for this list');
@@ -93,24 +137,44 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
     t.same(ids(await call(app, none, 'GET', '/v1/tickets')), []);
   });
 
-  await t.test('the cursor keeps full precision: rows within one millisecond are neither skipped nor repeated', async (t) => {
-    // Tickets written by SQL share now() to the microsecond; a millisecond cursor skipped them.
-    // Three groups of equal timestamps, all within one millisecond.
-    await app.db.raw(`update tickets set updated_at = timestamptz '2030-01-01 00:00:00.123456+00' - (ascii(right(id, 1)) % 3) * interval '1 microsecond' where org_id = ?`, [orgId]);
-    const all = ids(await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=200'));
-    t.equal(all.length, 10);
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: Json } = await call(app, owner, 'GET', `/v1/tickets?sort=updated&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
-      seen.push(...ids(page));
-      cursor = page.body.next_cursor;
-    } while (cursor);
-    t.same(seen, all, 'every ticket once, in order');
-    t.match((await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=1')).body.items[0].updated_at, /^2030-01-01T00:00:00\.12[0-3]Z$/, 'timestamps leave as ISO strings with milliseconds');
-    for (const bad of [['not a time', 'tkt_x'], ['2030-01-01T00:00:00Z', 7], ['2030-01-01T00:00:00Z']]) {
-      const res = await call(app, owner, 'GET', `/v1/tickets?sort=updated&cursor=${Buffer.from(JSON.stringify(bad)).toString('base64url')}`);
-      t.equal(res.status, 400, `cursor ${JSON.stringify(bad)}`);
-    }
-  });
+  await t.test(
+    'the cursor keeps full precision: rows within one millisecond are neither skipped nor repeated',
+    async (t) => {
+      // Tickets written by SQL share now() to the microsecond; a millisecond cursor skipped them.
+      // Three groups of equal timestamps, all within one millisecond.
+      await app.db.raw(
+        `update tickets set updated_at = timestamptz '2030-01-01 00:00:00.123456+00' - (ascii(right(id, 1)) % 3) * interval '1 microsecond' where org_id = ?`,
+        [orgId],
+      );
+      const all = ids(await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=200'));
+      t.equal(all.length, 10);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: Json } = await call(
+          app,
+          owner,
+          'GET',
+          `/v1/tickets?sort=updated&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        seen.push(...ids(page));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      t.same(seen, all, 'every ticket once, in order');
+      t.match(
+        (await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=1')).body.items[0].updated_at,
+        /^2030-01-01T00:00:00\.12[0-3]Z$/,
+        'timestamps leave as ISO strings with milliseconds',
+      );
+      for (const bad of [['not a time', 'tkt_x'], ['2030-01-01T00:00:00Z', 7], ['2030-01-01T00:00:00Z']]) {
+        const res = await call(
+          app,
+          owner,
+          'GET',
+          `/v1/tickets?sort=updated&cursor=${Buffer.from(JSON.stringify(bad)).toString('base64url')}`,
+        );
+        t.equal(res.status, 400, `cursor ${JSON.stringify(bad)}`);
+      }
+    },
+  );
 });

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { PUBLIC_STATE, PUBLIC_STATES, TICKET_STATES, TRANSITIONS, canApply, nextState, type TicketEvent } from '../services/state-machine.js';
+import {
+  PUBLIC_STATE,
+  PUBLIC_STATES,
+  TICKET_STATES,
+  TRANSITIONS,
+  canApply,
+  nextState,
+  type TicketEvent,
+} from '../services/state-machine.js';
 import { slaDueAt } from '../services/sla.js';
 
 t.test('every state maps to a public_state, and every public_state is reachable', async (t) => {
@@ -18,12 +26,23 @@ function refusal(fn: () => unknown): { status: number; code: string; details: un
   }
 }
 
-t.test('the spec\'s transitions', async (t) => {
-  for (const s of TICKET_STATES.filter((x) => x !== 'closed')) t.equal(nextState(s, 'close'), 'closed', `${s} → closed`);
+t.test("the spec's transitions", async (t) => {
+  for (const s of TICKET_STATES.filter((x) => x !== 'closed'))
+    t.equal(nextState(s, 'close'), 'closed', `${s} → closed`);
   t.equal(nextState('closed', 'reopen'), 'triage');
   t.equal(nextState('escalated', 'back_to_approval'), 'awaiting_approval');
-  t.match(refusal(() => nextState('closed', 'close')), { status: 409, code: 'invalid_transition' });
-  t.match(refusal(() => nextState('triage', 'reopen')), { status: 409, code: 'invalid_transition', details: { state: 'triage', event: 'reopen', allowed_from: ['closed'] } });
+  t.match(
+    refusal(() => nextState('closed', 'close')),
+    { status: 409, code: 'invalid_transition' },
+  );
+  t.match(
+    refusal(() => nextState('triage', 'reopen')),
+    {
+      status: 409,
+      code: 'invalid_transition',
+      details: { state: 'triage', event: 'reopen', allowed_from: ['closed'] },
+    },
+  );
   t.equal(nextState('fixing', 'reply_sent'), 'fixing', 'a reply during the fix loop keeps the state');
   t.equal(nextState('draft_ready', 'reply_sent'), 'answered');
   t.equal(nextState('triage', 'needs_info_sent'), 'needs_info');
@@ -38,13 +57,21 @@ t.test('docs/tickets.md documents the whole table', async (t) => {
     t.match(doc, new RegExp(`\\| \`${event}\` \\|`), `${event} has a row`);
     for (const from of rule.from) t.ok(doc.includes(from), `${event}: ${from}`);
   }
-  for (const [state, pub] of Object.entries(PUBLIC_STATE)) t.match(doc, new RegExp(`\\| \`${state}\` \\| \`${pub}\` \\|`), `${state} → ${pub}`);
+  for (const [state, pub] of Object.entries(PUBLIC_STATE))
+    t.match(doc, new RegExp(`\\| \`${state}\` \\| \`${pub}\` \\|`), `${state} → ${pub}`);
 });
 
 t.test('the SLA clock', async (t) => {
   const start = new Date('2026-01-01T00:00:00Z');
   const ws = { sla_first_response_minutes: 60, sla_resolution_minutes: 600 };
-  t.equal(slaDueAt({ state: 'received', sla_started_at: start, first_response_at: null }, ws)?.toISOString(), '2026-01-01T01:00:00.000Z');
-  t.equal(slaDueAt({ state: 'triage', sla_started_at: start, first_response_at: start }, ws)?.toISOString(), '2026-01-01T10:00:00.000Z');
-  for (const s of ['needs_info', 'answered', 'customer_notified', 'closed'] as const) t.equal(slaDueAt({ state: s, sla_started_at: start, first_response_at: null }, ws), null, `${s}: no SLA`);
+  t.equal(
+    slaDueAt({ state: 'received', sla_started_at: start, first_response_at: null }, ws)?.toISOString(),
+    '2026-01-01T01:00:00.000Z',
+  );
+  t.equal(
+    slaDueAt({ state: 'triage', sla_started_at: start, first_response_at: start }, ws)?.toISOString(),
+    '2026-01-01T10:00:00.000Z',
+  );
+  for (const s of ['needs_info', 'answered', 'customer_notified', 'closed'] as const)
+    t.equal(slaDueAt({ state: s, sla_started_at: start, first_response_at: null }, ws), null, `${s}: no SLA`);
 });

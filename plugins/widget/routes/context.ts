@@ -17,7 +17,9 @@ export function callerOf(request: Request): CallerMeta {
 export function keyOf(request: Request): string | undefined {
   const q = request.query as { key?: string; public_key?: string };
   const body = request.payload as { public_key?: string } | null;
-  return (request.headers['x-widget-key'] as string | undefined) || q.key || q.public_key || body?.public_key || undefined;
+  return (
+    (request.headers['x-widget-key'] as string | undefined) || q.key || q.public_key || body?.public_key || undefined
+  );
 }
 
 declare module '@hapi/hapi' {

@@ -50,7 +50,8 @@ export interface StoredContext {
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\b/g;
 const BEARER = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-const SECRET_PARAM = /([?&;,\s"']?(?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|passwd|pwd|auth|session|sig|signature|code)["']?\s*[=:]\s*["']?)[^&\s"',;]+/gi;
+const SECRET_PARAM =
+  /([?&;,\s"']?(?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|passwd|pwd|auth|session|sig|signature|code)["']?\s*[=:]\s*["']?)[^&\s"',;]+/gi;
 const LONG_TOKEN = /\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}\b/g;
 const CARD = /\b(?:\d[ -]?){13,19}\b/g;
 
@@ -78,8 +79,13 @@ export function parseUserAgent(ua: string): { name?: string; version?: string; o
     return true;
   };
   // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- first match wins
-  pick(/Edg(?:e|A|iOS)?\/([\d.]+)/, 'Edge') || pick(/OPR\/([\d.]+)/, 'Opera') || pick(/Firefox\/([\d.]+)/, 'Firefox') || pick(/FxiOS\/([\d.]+)/, 'Firefox')
-    || pick(/HeadlessChrome\/([\d.]+)/, 'Chrome Headless') || pick(/(?:Chrome|CriOS)\/([\d.]+)/, 'Chrome') || pick(/Version\/([\d.]+).*Safari\//, 'Safari');
+  pick(/Edg(?:e|A|iOS)?\/([\d.]+)/, 'Edge') ||
+    pick(/OPR\/([\d.]+)/, 'Opera') ||
+    pick(/Firefox\/([\d.]+)/, 'Firefox') ||
+    pick(/FxiOS\/([\d.]+)/, 'Firefox') ||
+    pick(/HeadlessChrome\/([\d.]+)/, 'Chrome Headless') ||
+    pick(/(?:Chrome|CriOS)\/([\d.]+)/, 'Chrome') ||
+    pick(/Version\/([\d.]+).*Safari\//, 'Safari');
   if (/Windows NT/.test(ua)) out.os = 'Windows';
   else if (/Android/.test(ua)) out.os = 'Android';
   else if (/iPhone|iPad|iPod/.test(ua)) out.os = 'iOS';
@@ -90,7 +96,10 @@ export function parseUserAgent(ua: string): { name?: string; version?: string; o
 }
 
 /** The browser block: what the script sent, the user agent of the request otherwise; parsed fields filled in. */
-export function browserOf(input: Partial<BrowserInfo> | undefined, requestUserAgent: string | undefined): BrowserInfo | undefined {
+export function browserOf(
+  input: Partial<BrowserInfo> | undefined,
+  requestUserAgent: string | undefined,
+): BrowserInfo | undefined {
   const ua = (input?.user_agent || requestUserAgent || '').slice(0, 512);
   if (!ua && !input) return undefined;
   const parsed = parseUserAgent(ua);
@@ -108,7 +117,10 @@ export function browserOf(input: Partial<BrowserInfo> | undefined, requestUserAg
 }
 
 /** The stored widget_context: at most `maxEntries` of each list (the latest), every text masked. */
-export function sanitizeContext(input: ReportContextInput | undefined, opts: { maxEntries: number; console: boolean; network: boolean; userAgent?: string }): StoredContext {
+export function sanitizeContext(
+  input: ReportContextInput | undefined,
+  opts: { maxEntries: number; console: boolean; network: boolean; userAgent?: string },
+): StoredContext {
   const consoleEntries = opts.console ? (input?.console ?? []).slice(-opts.maxEntries) : [];
   const networkEntries = opts.network ? (input?.network ?? []).slice(-opts.maxEntries) : [];
   const out: StoredContext = {
@@ -118,7 +130,13 @@ export function sanitizeContext(input: ReportContextInput | undefined, opts: { m
       return e;
     }),
     network: networkEntries.map((n) => {
-      const e: NetworkEntry = { method: n.method.toUpperCase().slice(0, 10), url: mask(n.url.slice(0, 2000)), status: n.status, duration_ms: n.duration_ms, timestamp: n.timestamp };
+      const e: NetworkEntry = {
+        method: n.method.toUpperCase().slice(0, 10),
+        url: mask(n.url.slice(0, 2000)),
+        status: n.status,
+        duration_ms: n.duration_ms,
+        timestamp: n.timestamp,
+      };
       if (n.error) e.error = mask(n.error.slice(0, 500));
       return e;
     }),

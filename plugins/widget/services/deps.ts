@@ -47,7 +47,9 @@ export type TicketPort = Pick<Cradle['ticketService'], 'createTicket' | 'transit
 
 /** The proactive plugin's ingest queue (`errorIngest`). */
 export interface ErrorIngestPort {
-  submit(events: Array<{ orgId: string; workspaceId: string; connectorId: null; source: 'widget'; event: NormalizedEvent }>): Promise<Array<{ groupId: string; duplicate: boolean }>>;
+  submit(
+    events: Array<{ orgId: string; workspaceId: string; connectorId: null; source: 'widget'; event: NormalizedEvent }>,
+  ): Promise<Array<{ groupId: string; duplicate: boolean }>>;
 }
 
 /** A brand profile as the brand plugin stores it (the fields the widget shows). */
@@ -94,4 +96,3 @@ export interface WidgetDeps {
   readonly brand: BrandPort | null;
   readonly planLimits: PlanLimitsPort | null;
 }
-

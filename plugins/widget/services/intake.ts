@@ -63,15 +63,22 @@ export interface ReportInput {
 }
 
 /** The hex HMAC-SHA256 of the lower-cased email, keyed with the install's identity secret (what the host computes). */
-export const userHashOf = (secret: string, email: string): string => createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
+export const userHashOf = (secret: string, email: string): string =>
+  createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
 
 const IMAGE_TYPES: Array<{ type: string; ext: string; test: (b: Buffer) => boolean }> = [
   { type: 'image/png', ext: 'png', test: (b) => b.length > 8 && b.readUInt32BE(0) === 0x89504e47 },
   { type: 'image/jpeg', ext: 'jpg', test: (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  { type: 'image/webp', ext: 'webp', test: (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP' },
+  {
+    type: 'image/webp',
+    ext: 'webp',
+    test: (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP',
+  },
 ];
 
-const EMAIL_OF_USER = forOrg(`select i.email from widget_identities i where i.org_id = $1 and i.workspace_id = $2 and i.user_id = $3 order by i.identified_at desc limit 1`);
+const EMAIL_OF_USER = forOrg(
+  `select i.email from widget_identities i where i.org_id = $1 and i.workspace_id = $2 and i.user_id = $3 order by i.identified_at desc limit 1`,
+);
 
 /** How long the events path trusts what it read (settings with passive collection on, a user id without identity). */
 const EVENTS_CACHE_MS = 2_000;
@@ -104,7 +111,10 @@ export class WidgetIntake {
 
   /** The install of a live public key; 404 for an unknown, rotated or revoked key. */
   async install(key: string | undefined): Promise<WidgetWorkspace> {
-    if (!key) throw httpError(400, 'invalid_request', 'The widget key is missing: send X-Widget-Key or public_key', { errors: [{ path: 'public_key', message: 'required' }] });
+    if (!key)
+      throw httpError(400, 'invalid_request', 'The widget key is missing: send X-Widget-Key or public_key', {
+        errors: [{ path: 'public_key', message: 'required' }],
+      });
     const ws = await this.d.workspaces.findByWidgetKey(key);
     if (!ws) throw refuse(404, 'not_found', 'unknown_key');
     return ws;
@@ -124,7 +134,8 @@ export class WidgetIntake {
   admit(ws: WidgetWorkspace, meta: CallerMeta, write: boolean): boolean {
     if (!meta.origin) return false;
     const ok = originAllowed(meta.origin, ws.widget_allowed_origins ?? []);
-    if (!ok && write) throw refuse(403, 'origin_not_allowed', 'origin_not_allowed', { origin: meta.origin.slice(0, 200) });
+    if (!ok && write)
+      throw refuse(403, 'origin_not_allowed', 'origin_not_allowed', { origin: meta.origin.slice(0, 200) });
     return ok;
   }
 
@@ -141,7 +152,11 @@ export class WidgetIntake {
   }
 
   /** Passive error events (window.onerror, unhandledrejection) with the host site's consent. */
-  async events(ws: WidgetWorkspace, input: EventsInput, meta: CallerMeta): Promise<{ accepted: number; duplicates: number }> {
+  async events(
+    ws: WidgetWorkspace,
+    input: EventsInput,
+    meta: CallerMeta,
+  ): Promise<{ accepted: number; duplicates: number }> {
     if (input.consent !== true) throw refuse(403, 'consent_required', 'host_consent', { consent: 'host' });
     const settings = await this.eventSettings(ws);
     const ingest = this.d.errorIngest;
@@ -150,34 +165,57 @@ export class WidgetIntake {
     const email = input.user_id ? await this.cachedEmailOfUser(ws, input.user_id) : null;
     const browser = browserOf(input.browser as never, meta.userAgent);
     const now = new Date().toISOString();
-    const outcomes = await ingest.submit(input.events.map((e) => ({
-      orgId: ws.org_id,
-      workspaceId: ws.id,
-      connectorId: null,
-      source: 'widget' as const,
-      event: {
-        type: e.type || 'Error',
-        message: e.message,
-        level: e.level ?? 'error',
-        ...(e.stack ? { stack: e.stack } : {}),
-        ...(e.url ? { url: e.url } : {}),
-        ...(e.release ? { release: e.release } : {}),
-        ...(e.environment ? { environment: e.environment } : {}),
-        ...(e.fingerprint ? { fingerprint: e.fingerprint } : {}),
-        ...(input.user_id ? { user: { id: input.user_id, ...(email ? { email } : {}) } } : {}),
-        ...(browser ? { browser: { user_agent: browser.user_agent, name: browser.name, version: browser.version, os: browser.os } } : {}),
-        occurred_at: e.occurred_at ?? now,
-      },
-    })));
-    return { accepted: outcomes.filter((o) => !o.duplicate).length, duplicates: outcomes.filter((o) => o.duplicate).length };
+    const outcomes = await ingest.submit(
+      input.events.map((e) => ({
+        orgId: ws.org_id,
+        workspaceId: ws.id,
+        connectorId: null,
+        source: 'widget' as const,
+        event: {
+          type: e.type || 'Error',
+          message: e.message,
+          level: e.level ?? 'error',
+          ...(e.stack ? { stack: e.stack } : {}),
+          ...(e.url ? { url: e.url } : {}),
+          ...(e.release ? { release: e.release } : {}),
+          ...(e.environment ? { environment: e.environment } : {}),
+          ...(e.fingerprint ? { fingerprint: e.fingerprint } : {}),
+          ...(input.user_id ? { user: { id: input.user_id, ...(email ? { email } : {}) } } : {}),
+          ...(browser
+            ? {
+                browser: {
+                  user_agent: browser.user_agent,
+                  name: browser.name,
+                  version: browser.version,
+                  os: browser.os,
+                },
+              }
+            : {}),
+          occurred_at: e.occurred_at ?? now,
+        },
+      })),
+    );
+    return {
+      accepted: outcomes.filter((o) => !o.duplicate).length,
+      duplicates: outcomes.filter((o) => o.duplicate).length,
+    };
   }
 
   /** Links the host's end user (an email vouched for by the host's HMAC) to this install, with consent. */
-  async identify(ws: WidgetWorkspace, input: IdentifyInput): Promise<{ identified: boolean; email: string; user_id: string | null }> {
+  async identify(
+    ws: WidgetWorkspace,
+    input: IdentifyInput,
+  ): Promise<{ identified: boolean; email: string; user_id: string | null }> {
     if (input.consent !== true) throw refuse(403, 'consent_required', 'host_consent', { consent: 'host' });
-    await this.d.rateLimiter.consume(`widget-identify:${ws.id}`, this.d.options.identifyPerMinute, 60_000, 'Too many identify calls; retry later');
+    await this.d.rateLimiter.consume(
+      `widget-identify:${ws.id}`,
+      this.d.options.identifyPerMinute,
+      60_000,
+      'Too many identify calls; retry later',
+    );
     const email = input.email.trim().toLowerCase();
-    if (!(await this.hashValid(ws, email, input.user_hash))) throw refuse(401, 'invalid_user_hash', 'invalid_user_hash');
+    if (!(await this.hashValid(ws, email, input.user_hash)))
+      throw refuse(401, 'invalid_user_hash', 'invalid_user_hash');
     const now = new Date();
     await this.d.db.raw(
       `insert into widget_identities (id, org_id, workspace_id, email, user_id, consent_at, identified_at) values (?, ?, ?, ?, ?, ?, ?)
@@ -193,26 +231,54 @@ export class WidgetIntake {
     const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
     let screenshot: { filename: string; contentType: string; content: Buffer } | null = null;
     if (input.screenshot) {
-      if (input.screenshot_consent !== true) throw refuse(403, 'consent_required', 'screenshot_consent', { consent: 'screenshot' });
-      if (!settings.capture_screenshot) throw httpError(422, 'screenshot_not_accepted', 'This widget does not accept screenshots', { message_it: 'Questo widget non accetta screenshot' });
+      if (input.screenshot_consent !== true)
+        throw refuse(403, 'consent_required', 'screenshot_consent', { consent: 'screenshot' });
+      if (!settings.capture_screenshot)
+        throw httpError(422, 'screenshot_not_accepted', 'This widget does not accept screenshots', {
+          message_it: 'Questo widget non accetta screenshot',
+        });
       screenshot = this.decodeScreenshot(input.screenshot);
     }
-    await this.d.rateLimiter.consume(`widget-reports:${ws.id}`, this.d.options.reportsPerMinute, 60_000, 'Too many reports; retry later');
-    if (meta.ip) await this.d.rateLimiter.consume(`widget-reports:ip:${meta.ip}`, this.d.options.reportsPerIpPerMinute, 60_000, 'Too many reports from this address; retry later');
+    await this.d.rateLimiter.consume(
+      `widget-reports:${ws.id}`,
+      this.d.options.reportsPerMinute,
+      60_000,
+      'Too many reports; retry later',
+    );
+    if (meta.ip)
+      await this.d.rateLimiter.consume(
+        `widget-reports:ip:${meta.ip}`,
+        this.d.options.reportsPerIpPerMinute,
+        60_000,
+        'Too many reports from this address; retry later',
+      );
 
     const email = input.email.trim().toLowerCase();
-    const identified = input.user_hash ? await this.hashValid(ws, email, input.user_hash) : input.user_id ? (await this.emailOfUser(ws, input.user_id)) === email : false;
+    const identified = input.user_hash
+      ? await this.hashValid(ws, email, input.user_hash)
+      : input.user_id
+        ? (await this.emailOfUser(ws, input.user_id)) === email
+        : false;
     const technical = input.technical_consent === true;
     const context = technical
-      ? sanitizeContext(input.context, { maxEntries: settings.max_entries, console: settings.capture_console, network: settings.capture_network, userAgent: meta.userAgent })
-      : sanitizeContext({ url: input.context?.url, release: input.context?.release }, { maxEntries: 0, console: false, network: false });
+      ? sanitizeContext(input.context, {
+          maxEntries: settings.max_entries,
+          console: settings.capture_console,
+          network: settings.capture_network,
+          userAgent: meta.userAgent,
+        })
+      : sanitizeContext(
+          { url: input.context?.url, release: input.context?.release },
+          { maxEntries: 0, console: false, network: false },
+        );
     if (!technical) delete context.browser;
     const firstLine = input.message.trim().split('\n')[0]!.trim();
     const subject = firstLine.length > 120 ? `${firstLine.slice(0, 117)}…` : firstLine || 'Widget report';
     const language = localeOf(input.locale);
 
     return this.d.db.transaction(async (trx) => {
-      if (this.d.planLimits) await this.d.planLimits.assert(trx, ws.org_id, 'tickets_per_month', { workspaceId: ws.id });
+      if (this.d.planLimits)
+        await this.d.planLimits.assert(trx, ws.org_id, 'tickets_per_month', { workspaceId: ws.id });
       const ticket = await this.d.tickets.createTicket(trx, {
         orgId: ws.org_id,
         workspaceId: ws.id,
@@ -221,19 +287,65 @@ export class WidgetIntake {
         customerEmail: email,
         customerName: input.name?.trim() || null,
         language,
-        message: { from: email, fromName: input.name?.trim() || null, bodyText: input.message, widgetContext: context, screenshot },
+        message: {
+          from: email,
+          fromName: input.name?.trim() || null,
+          bodyText: input.message,
+          widgetContext: context,
+          screenshot,
+        },
       });
       const id = newId('wrp');
       const created = new Date();
-      await this.insertReport(trx, { id, ws, ticketId: ticket.id, email, userId: input.user_id ?? null, identified, test: false, origin: meta.origin ?? null, pageUrl: context.url ?? null, created });
-      return { id, ticket_id: ticket.id, status_url: this.d.tickets.statusUrl(ticket), identified, created_at: created.toISOString() };
+      await this.insertReport(trx, {
+        id,
+        ws,
+        ticketId: ticket.id,
+        email,
+        userId: input.user_id ?? null,
+        identified,
+        test: false,
+        origin: meta.origin ?? null,
+        pageUrl: context.url ?? null,
+        created,
+      });
+      return {
+        id,
+        ticket_id: ticket.id,
+        status_url: this.d.tickets.statusUrl(ticket),
+        identified,
+        created_at: created.toISOString(),
+      };
     });
   }
 
-  async insertReport(trx: Knex, r: { id: string; ws: WidgetWorkspace; ticketId: string; email: string | null; userId: string | null; identified: boolean; test: boolean; origin: string | null; pageUrl: string | null; created: Date }): Promise<void> {
+  async insertReport(
+    trx: Knex,
+    r: {
+      id: string;
+      ws: WidgetWorkspace;
+      ticketId: string;
+      email: string | null;
+      userId: string | null;
+      identified: boolean;
+      test: boolean;
+      origin: string | null;
+      pageUrl: string | null;
+      created: Date;
+    },
+  ): Promise<void> {
     await trx('widget_reports').insert({
-      id: r.id, org_id: r.ws.org_id, workspace_id: r.ws.id, ticket_id: r.ticketId, email: r.email, user_id: r.userId, identified: r.identified, test: r.test,
-      origin: r.origin?.slice(0, 300) ?? null, page_url: r.pageUrl?.slice(0, 2000) ?? null, created_at: r.created,
+      id: r.id,
+      org_id: r.ws.org_id,
+      workspace_id: r.ws.id,
+      ticket_id: r.ticketId,
+      email: r.email,
+      user_id: r.userId,
+      identified: r.identified,
+      test: r.test,
+      origin: r.origin?.slice(0, 300) ?? null,
+      page_url: r.pageUrl?.slice(0, 2000) ?? null,
+      created_at: r.created,
     });
   }
 
@@ -265,7 +377,9 @@ export class WidgetIntake {
    */
   private async consumeEvents(ws: WidgetWorkspace): Promise<void> {
     const limit = this.d.options.eventsPerMinute;
-    await this.d.rateLimiter.consume(`widget-events:${ws.id}`, limit, 60_000, 'Too many widget events; retry later', { reserve: Math.min(100, Math.ceil(limit / 20)) });
+    await this.d.rateLimiter.consume(`widget-events:${ws.id}`, limit, 60_000, 'Too many widget events; retry later', {
+      reserve: Math.min(100, Math.ceil(limit / 20)),
+    });
   }
 
   /**
@@ -291,9 +405,11 @@ export class WidgetIntake {
     const m = /^data:(image\/[a-z+.-]+);base64,(.*)$/is.exec(value.trim());
     const b64 = (m ? m[2]! : value).replace(/\s+/g, '');
     if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64)) throw refuse(422, 'invalid_screenshot', 'screenshot_invalid');
-    if (Math.floor((b64.length * 3) / 4) > this.d.options.maxScreenshotBytes + 3) throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
+    if (Math.floor((b64.length * 3) / 4) > this.d.options.maxScreenshotBytes + 3)
+      throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
     const content = Buffer.from(b64, 'base64');
-    if (content.length > this.d.options.maxScreenshotBytes) throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
+    if (content.length > this.d.options.maxScreenshotBytes)
+      throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
     const kind = IMAGE_TYPES.find((t) => t.test(content));
     if (!kind) throw refuse(422, 'invalid_screenshot', 'screenshot_invalid');
     return { filename: `screenshot.${kind.ext}`, contentType: kind.type, content };

@@ -10,7 +10,8 @@ export function normalizeOrigin(value: string): string | null {
   try {
     const url = new URL(wildcard ? `${wildcard[1]}://wildcard.${wildcard[2]}` : raw);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return null;
+    if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+      return null;
     if (raw.replace(/\/+$/, '').split('/').length > 3) return null;
     return wildcard ? url.origin.replace('://wildcard.', '://*.') : url.origin;
   } catch {

@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
-import { BADGE_TEXT, DEFAULT_TEXTS, WIDGET_TEXT_KEYS, localeOf, type WidgetLocale, type WidgetTexts } from '../texts.js';
+import {
+  BADGE_TEXT,
+  DEFAULT_TEXTS,
+  WIDGET_TEXT_KEYS,
+  localeOf,
+  type WidgetLocale,
+  type WidgetTexts,
+} from '../texts.js';
 import type { BrandPort, WidgetWorkspace } from './deps.js';
 import type { SettingsRow } from './store.js';
 
@@ -14,7 +21,12 @@ export interface WidgetBrand {
   website_url: string | null;
 }
 
-export const captureOf = (s: SettingsRow) => ({ console: s.capture_console, network: s.capture_network, screenshot: s.capture_screenshot, max_entries: s.max_entries });
+export const captureOf = (s: SettingsRow) => ({
+  console: s.capture_console,
+  network: s.capture_network,
+  screenshot: s.capture_screenshot,
+  max_entries: s.max_entries,
+});
 export const passiveOf = (s: SettingsRow) => ({ enabled: s.passive_enabled });
 
 /**
@@ -30,7 +42,8 @@ export async function presentConfig(
   settings: SettingsRow,
   requested: string | null | undefined,
 ): Promise<Record<string, unknown>> {
-  const org = (await db('organizations').where({ id: ws.org_id }).first('badge_removal_addon')) as { badge_removal_addon: boolean } | undefined;
+  const org = (await db('organizations').where({ id: ws.org_id }).first('badge_removal_addon')) as
+    { badge_removal_addon: boolean } | undefined;
   const addon = !!org?.badge_removal_addon;
   const profile = brand ? await brand.effectiveProfile(db, ws.org_id, ws.brand_profile_id) : undefined;
   const look = profile && brand ? brand.lookOf(profile, { badge_removal_addon: addon }) : null;

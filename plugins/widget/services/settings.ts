@@ -41,7 +41,13 @@ export class WidgetSettingsService {
   async update(actor: SignedInActor, workspaceId: string, input: SettingsPatch): Promise<Record<string, unknown>> {
     const origins = input.allowed_origins?.map((o, i) => {
       const n = normalizeOrigin(o);
-      if (!n) throw httpError(400, 'invalid_request', `${o} is not an origin (scheme://host[:port], optionally https://*.domain)`, { errors: [{ path: `payload.allowed_origins.${i}`, message: 'must be an http(s) origin without a path' }] });
+      if (!n)
+        throw httpError(
+          400,
+          'invalid_request',
+          `${o} is not an origin (scheme://host[:port], optionally https://*.domain)`,
+          { errors: [{ path: `payload.allowed_origins.${i}`, message: 'must be an http(s) origin without a path' }] },
+        );
       return n;
     });
     const { ws, row } = await this.d.db.transaction(async (trx) => {
@@ -51,7 +57,10 @@ export class WidgetSettingsService {
       let ws = before;
       if (origins) {
         const unique = [...new Set(origins)];
-        const [updated] = (await trx('workspaces').where({ org_id: before.org_id, id: before.id }).update({ widget_allowed_origins: JSON.stringify(unique), updated_at: new Date() }).returning('*')) as WidgetWorkspace[];
+        const [updated] = (await trx('workspaces')
+          .where({ org_id: before.org_id, id: before.id })
+          .update({ widget_allowed_origins: JSON.stringify(unique), updated_at: new Date() })
+          .returning('*')) as WidgetWorkspace[];
         ws = { ...before, ...updated!, widget_allowed_origins: unique };
       }
       const patch: Partial<SettingsRow> = {};
@@ -65,8 +74,20 @@ export class WidgetSettingsService {
       const changes = diffFields(beforeView, this.auditView(ws, row));
       if (input.rotate_identity_secret) changes.identity_secret_rotated = { before: false, after: true };
       if (Object.keys(changes).length) {
-        await this.d.audit.record(trx, { orgId: ws.org_id, actor, action: 'widget.settings_updated', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id, changes });
-        await this.d.outbox.add(trx, 'widget.settings_updated', { workspace_id: ws.id, fields: Object.keys(changes) }, { orgId: ws.org_id });
+        await this.d.audit.record(trx, {
+          orgId: ws.org_id,
+          actor,
+          action: 'widget.settings_updated',
+          target: { type: 'workspace', id: ws.id },
+          workspaceId: ws.id,
+          changes,
+        });
+        await this.d.outbox.add(
+          trx,
+          'widget.settings_updated',
+          { workspace_id: ws.id, fields: Object.keys(changes) },
+          { orgId: ws.org_id },
+        );
       }
       return { ws, row };
     });
@@ -80,11 +101,17 @@ export class WidgetSettingsService {
       const before = await this.lockWorkspace(trx, actor, workspaceId);
       const key = newPublicKey();
       const now = new Date();
-      await trx('workspaces').where({ org_id: before.org_id, id: before.id }).update({ widget_public_key: key, widget_key_revoked_at: null, updated_at: now });
+      await trx('workspaces')
+        .where({ org_id: before.org_id, id: before.id })
+        .update({ widget_public_key: key, widget_key_revoked_at: null, updated_at: now });
       await this.store.ensure(trx, before.org_id, before.id);
       const row = await this.store.patch(trx, before.org_id, before.id, { key_rotated_at: now });
       await this.d.audit.record(trx, {
-        orgId: before.org_id, actor, action: 'widget.key_rotated', target: { type: 'workspace', id: before.id }, workspaceId: before.id,
+        orgId: before.org_id,
+        actor,
+        action: 'widget.key_rotated',
+        target: { type: 'workspace', id: before.id },
+        workspaceId: before.id,
         metadata: { previous_key_ending: before.widget_public_key?.slice(-4) ?? null, new_key_ending: key.slice(-4) },
       });
       await this.d.outbox.add(trx, 'widget.key_rotated', { workspace_id: before.id }, { orgId: before.org_id });
@@ -117,15 +144,40 @@ export class WidgetSettingsService {
           from: email,
           bodyText: text.body,
           widgetContext: {
-            console: [{ level: 'error', message: 'TypeError: this is a test entry of the widget', timestamp: now.toISOString() }],
-            network: [{ method: 'GET', url: '/api/example', status: 500, duration_ms: 42, timestamp: now.toISOString() }],
+            console: [
+              {
+                level: 'error',
+                message: 'TypeError: this is a test entry of the widget',
+                timestamp: now.toISOString(),
+              },
+            ],
+            network: [
+              { method: 'GET', url: '/api/example', status: 500, duration_ms: 42, timestamp: now.toISOString() },
+            ],
             browser: { user_agent: actor.userAgent ?? 'unknown' },
           },
         },
       });
       await this.d.tickets.transition(trx, ticket, 'close', { closed_at: now, close_reason: 'other' });
-      await this.intake.insertReport(trx, { id: newId('wrp'), ws, ticketId: ticket.id, email, userId: null, identified: false, test: true, origin: null, pageUrl: null, created: now });
-      await this.d.audit.record(trx, { orgId: ws.org_id, actor, action: 'widget.test_report_sent', target: { type: 'ticket', id: ticket.id }, workspaceId: ws.id });
+      await this.intake.insertReport(trx, {
+        id: newId('wrp'),
+        ws,
+        ticketId: ticket.id,
+        email,
+        userId: null,
+        identified: false,
+        test: true,
+        origin: null,
+        pageUrl: null,
+        created: now,
+      });
+      await this.d.audit.record(trx, {
+        orgId: ws.org_id,
+        actor,
+        action: 'widget.test_report_sent',
+        target: { type: 'ticket', id: ticket.id },
+        workspaceId: ws.id,
+      });
       return ticket.id;
     });
     return this.d.tickets.detail(actor.principal.orgId, ticketId);

@@ -41,23 +41,35 @@ export class SettingsStore {
 
   /** The stored settings, or the defaults. */
   async read(db: Knex, orgId: string, workspaceId: string): Promise<SettingsRow> {
-    const row = (await db('widget_settings').where({ org_id: orgId, workspace_id: workspaceId }).first()) as SettingsRow | undefined;
+    const row = (await db('widget_settings').where({ org_id: orgId, workspace_id: workspaceId }).first()) as
+      SettingsRow | undefined;
     return row ?? { workspace_id: workspaceId, org_id: orgId, ...DEFAULTS };
   }
 
   /** The row (created with the defaults and an identity secret when missing), locked for update. */
   async ensure(trx: Knex, orgId: string, workspaceId: string): Promise<SettingsRow> {
-    await trx('widget_settings').insert({ workspace_id: workspaceId, org_id: orgId, identity_secret_sealed: this.seal(workspaceId, newSecret()) }).onConflict('workspace_id').ignore();
-    const row = (await trx('widget_settings').where({ org_id: orgId, workspace_id: workspaceId }).forUpdate().first()) as SettingsRow;
+    await trx('widget_settings')
+      .insert({ workspace_id: workspaceId, org_id: orgId, identity_secret_sealed: this.seal(workspaceId, newSecret()) })
+      .onConflict('workspace_id')
+      .ignore();
+    const row = (await trx('widget_settings')
+      .where({ org_id: orgId, workspace_id: workspaceId })
+      .forUpdate()
+      .first()) as SettingsRow;
     if (!row.identity_secret_sealed) {
       row.identity_secret_sealed = this.seal(workspaceId, newSecret());
-      await trx('widget_settings').where({ org_id: orgId, workspace_id: workspaceId }).update({ identity_secret_sealed: row.identity_secret_sealed });
+      await trx('widget_settings')
+        .where({ org_id: orgId, workspace_id: workspaceId })
+        .update({ identity_secret_sealed: row.identity_secret_sealed });
     }
     return row;
   }
 
   async patch(trx: Knex, orgId: string, workspaceId: string, patch: Partial<SettingsRow>): Promise<SettingsRow> {
-    const [row] = (await trx('widget_settings').where({ org_id: orgId, workspace_id: workspaceId }).update({ ...patch, updated_at: new Date() }).returning('*')) as SettingsRow[];
+    const [row] = (await trx('widget_settings')
+      .where({ org_id: orgId, workspace_id: workspaceId })
+      .update({ ...patch, updated_at: new Date() })
+      .returning('*')) as SettingsRow[];
     return row!;
   }
 
@@ -67,7 +79,9 @@ export class SettingsStore {
 
   /** The identify secret in clear, or null when none was made yet (the settings were never opened). */
   identitySecret(row: SettingsRow): string | null {
-    return row.identity_secret_sealed ? this.secretBox.decrypt(row.identity_secret_sealed, secretContext(row.workspace_id)) : null;
+    return row.identity_secret_sealed
+      ? this.secretBox.decrypt(row.identity_secret_sealed, secretContext(row.workspace_id))
+      : null;
   }
 
   /**

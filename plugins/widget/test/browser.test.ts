@@ -27,7 +27,11 @@ function hostPage(scriptUrl: string, key: string): string {
 }
 
 if (!existsSync(CHROMIUM)) {
-  t.skip('a visitor reports a problem through the embedded widget', { skip: `chromium is not installed at ${CHROMIUM}` }, async () => {});
+  t.skip(
+    'a visitor reports a problem through the embedded widget',
+    { skip: `chromium is not installed at ${CHROMIUM}` },
+    async () => {},
+  );
 } else {
   const app = await startTestApp(t, { server: { host: '127.0.0.1', port: 0 } });
   await app.server.start();
@@ -48,9 +52,19 @@ if (!existsSync(CHROMIUM)) {
 
   t.test('a visitor reports a problem through the embedded widget', async (t) => {
     const owner = await signUp(app, { orgName: 'Browser Shop' });
-    const wsRes = await app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name: 'Browser Shop' }, ...owner.auth });
+    const wsRes = await app.server.inject({
+      method: 'POST',
+      url: '/v1/workspaces',
+      payload: { name: 'Browser Shop' },
+      ...owner.auth,
+    });
     const ws = json<{ id: string; widget: { public_key: string } }>(wsRes);
-    const patch = await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id}/widget`, payload: { allowed_origins: [shopOrigin] }, ...owner.auth });
+    const patch = await app.server.inject({
+      method: 'PATCH',
+      url: `/v1/workspaces/${ws.id}/widget`,
+      payload: { allowed_origins: [shopOrigin] },
+      ...owner.auth,
+    });
     t.equal(patch.statusCode, 200, patch.payload);
     page = hostPage(`${apiBase}/widget.js`, ws.widget.public_key);
 
@@ -58,7 +72,14 @@ if (!existsSync(CHROMIUM)) {
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     t.teardown(() => browser.close());
     const tab = await browser.newPage();
@@ -72,22 +93,40 @@ if (!existsSync(CHROMIUM)) {
     await tab.getByTestId('pw-technical').check();
     await tab.getByTestId('pw-submit').click();
     await tab.getByTestId('pw-confirmation').waitFor({ timeout: 10_000 });
-    t.equal(await tab.getByTestId('pw-confirmation').textContent(), 'Thank you! We received your report and will get back to you by email.');
+    t.equal(
+      await tab.getByTestId('pw-confirmation').textContent(),
+      'Thank you! We received your report and will get back to you by email.',
+    );
     t.match(await tab.getByTestId('pw-follow').getAttribute('href'), /\/status\/st_/);
     t.same(pageErrors, [], 'no errors on the host page');
 
-    const list = json<{ items: Array<{ id: string; origin: string }> }>(await app.server.inject({ method: 'GET', url: `/v1/tickets?workspace_id=${ws.id}`, ...owner.auth }));
+    const list = json<{ items: Array<{ id: string; origin: string }> }>(
+      await app.server.inject({ method: 'GET', url: `/v1/tickets?workspace_id=${ws.id}`, ...owner.auth }),
+    );
     t.equal(list.items.length, 1);
     t.equal(list.items[0]!.origin, 'widget');
-    const ticket = json<{ customer_email: string; messages: Array<{ widget_context: { console: Array<{ level: string; message: string }>; network: Array<{ method: string; url: string; status: number }>; browser: { name: string; user_agent: string }; url: string; release: string } }> }>(
-      await app.server.inject({ method: 'GET', url: `/v1/tickets/${list.items[0]!.id}`, ...owner.auth }),
-    );
+    const ticket = json<{
+      customer_email: string;
+      messages: Array<{
+        widget_context: {
+          console: Array<{ level: string; message: string }>;
+          network: Array<{ method: string; url: string; status: number }>;
+          browser: { name: string; user_agent: string };
+          url: string;
+          release: string;
+        };
+      }>;
+    }>(await app.server.inject({ method: 'GET', url: `/v1/tickets/${list.items[0]!.id}`, ...owner.auth }));
     t.equal(ticket.customer_email, 'mario.rossi@example.com');
     const wc = ticket.messages[0]!.widget_context;
-    t.same(wc.console.map((c) => [c.level, c.message]), [
-      ['error', 'Payment failed for [email] with token=[masked]'],
-      ['warn', 'Retrying payment'],
-    ], 'the captured console entries, masked');
+    t.same(
+      wc.console.map((c) => [c.level, c.message]),
+      [
+        ['error', 'Payment failed for [email] with token=[masked]'],
+        ['warn', 'Retrying payment'],
+      ],
+      'the captured console entries, masked',
+    );
     t.equal(wc.network.length, 1, 'the host page’s request, not the widget’s own');
     t.match(wc.network[0], { method: 'POST', status: 500 });
     t.match(wc.network[0]!.url, /\/api\/pay\?session=\[masked\]$/);
@@ -95,7 +134,9 @@ if (!existsSync(CHROMIUM)) {
     t.equal(wc.url, `${shopOrigin}/checkout`);
     t.equal(wc.release, '3.1.4');
 
-    const s = json<{ install: { status: string; last_seen_origin: string } }>(await app.server.inject({ method: 'GET', url: `/v1/workspaces/${ws.id}/widget`, ...owner.auth }));
+    const s = json<{ install: { status: string; last_seen_origin: string } }>(
+      await app.server.inject({ method: 'GET', url: `/v1/workspaces/${ws.id}/widget`, ...owner.auth }),
+    );
     t.same(s.install.status, 'active');
     t.equal(s.install.last_seen_origin, shopOrigin);
   });

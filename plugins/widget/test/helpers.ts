@@ -7,7 +7,8 @@ export const uid = () => randomBytes(4).toString('hex');
 export const HOST = 'https://shop.example.com';
 
 /** A 1×1 PNG. */
-export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 export interface TestWorkspace {
   id: string;
@@ -15,21 +16,36 @@ export interface TestWorkspace {
 }
 
 export async function workspace(app: App, owner: SignedUp, origins: string[] = [HOST]): Promise<TestWorkspace> {
-  const res = await app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name: `Shop ${uid()}` }, ...owner.auth });
+  const res = await app.server.inject({
+    method: 'POST',
+    url: '/v1/workspaces',
+    payload: { name: `Shop ${uid()}` },
+    ...owner.auth,
+  });
   if (res.statusCode !== 201) throw new Error(res.payload);
   const ws = json<TestWorkspace>(res);
   if (origins.length) {
-    const patch = await app.server.inject({ method: 'PATCH', url: `/v1/workspaces/${ws.id}/widget`, payload: { allowed_origins: origins }, ...owner.auth });
+    const patch = await app.server.inject({
+      method: 'PATCH',
+      url: `/v1/workspaces/${ws.id}/widget`,
+      payload: { allowed_origins: origins },
+      ...owner.auth,
+    });
     if (patch.statusCode !== 200) throw new Error(patch.payload);
     ws.widget.allowed_origins = origins;
   }
   return ws;
 }
 
-export async function settings(app: App, owner: SignedUp, wsId: string): Promise<Record<string, unknown> & { identity_secret: string; public_key: string }> {
+export async function settings(
+  app: App,
+  owner: SignedUp,
+  wsId: string,
+): Promise<Record<string, unknown> & { identity_secret: string; public_key: string }> {
   const res = await app.server.inject({ method: 'GET', url: `/v1/workspaces/${wsId}/widget`, ...owner.auth });
   if (res.statusCode !== 200) throw new Error(res.payload);
   return json(res);
 }
 
-export const userHash = (secret: string, email: string) => createHmac('sha256', secret).update(email.toLowerCase()).digest('hex');
+export const userHash = (secret: string, email: string) =>
+  createHmac('sha256', secret).update(email.toLowerCase()).digest('hex');

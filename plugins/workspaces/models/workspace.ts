@@ -12,7 +12,13 @@ export interface AgentConfig {
 export class Workspace extends TenantModel {
   static override tableName = 'workspaces';
   static override idPrefix = 'ws';
-  static override jsonAttributes = ['agent_config', 'autopilot_categories', 'critical_paths', 'report_recipients', 'widget_allowed_origins'];
+  static override jsonAttributes = [
+    'agent_config',
+    'autopilot_categories',
+    'critical_paths',
+    'report_recipients',
+    'widget_allowed_origins',
+  ];
 
   declare name: string;
   declare slug: string;

@@ -7,7 +7,12 @@ import type { Knex } from 'knex';
  * others and loses this one. Unrestricted tokens are left alone (the workspace is archived, so
  * nothing reaches it through them anyway).
  */
-export async function revokeWorkspaceTokens(trx: Knex, orgId: string, workspaceId: string, now: Date): Promise<{ revoked: string[]; narrowed: string[] }> {
+export async function revokeWorkspaceTokens(
+  trx: Knex,
+  orgId: string,
+  workspaceId: string,
+  now: Date,
+): Promise<{ revoked: string[]; narrowed: string[] }> {
   const rows = (await trx('api_tokens')
     .select('id', 'workspace_ids')
     .where({ org_id: orgId })
@@ -17,12 +22,16 @@ export async function revokeWorkspaceTokens(trx: Knex, orgId: string, workspaceI
   const revoked: string[] = [];
   const narrowed: string[] = [];
   for (const row of rows) {
-    const ids = (typeof row.workspace_ids === 'string' ? (JSON.parse(row.workspace_ids) as string[]) : row.workspace_ids).filter((id) => id !== workspaceId);
+    const ids = (
+      typeof row.workspace_ids === 'string' ? (JSON.parse(row.workspace_ids) as string[]) : row.workspace_ids
+    ).filter((id) => id !== workspaceId);
     if (ids.length === 0) {
       await trx('api_tokens').where({ id: row.id, org_id: orgId }).update({ revoked_at: now, updated_at: now });
       revoked.push(row.id);
     } else {
-      await trx('api_tokens').where({ id: row.id, org_id: orgId }).update({ workspace_ids: JSON.stringify(ids), updated_at: now });
+      await trx('api_tokens')
+        .where({ id: row.id, org_id: orgId })
+        .update({ workspace_ids: JSON.stringify(ids), updated_at: now });
       narrowed.push(row.id);
     }
   }

@@ -32,7 +32,11 @@ export interface FixCreditsProvider {
  * execution settings; throws 422 forbidden_combination.
  */
 export interface ExecutionRulesPort {
-  assertAllowed(choice: { mode: string; agent: string; auth: string | null; transport: string | null }, locale: string | null | undefined, opts?: { patch?: boolean }): void;
+  assertAllowed(
+    choice: { mode: string; agent: string; auth: string | null; transport: string | null },
+    locale: string | null | undefined,
+    opts?: { patch?: boolean },
+  ): void;
 }
 
 /**
@@ -41,7 +45,12 @@ export interface ExecutionRulesPort {
  * `extra` says the new workspace is billed beyond the included ones.
  */
 export interface WorkspaceLimitsPort {
-  assert(trx: Knex, orgId: string, limit: 'workspaces_included', context: Record<string, never>): Promise<{ extra: boolean; extraPriceUsd: number; allowed: number | boolean; used: number; plan: string }>;
+  assert(
+    trx: Knex,
+    orgId: string,
+    limit: 'workspaces_included',
+    context: Record<string, never>,
+  ): Promise<{ extra: boolean; extraPriceUsd: number; allowed: number | boolean; used: number; plan: string }>;
 }
 
 export interface WorkspaceServiceDeps {
@@ -58,7 +67,14 @@ function isUniqueViolation(err: unknown): boolean {
 
 /** A URL-safe slug from a display name: `Acme Shop (EU)` → `acme-shop-eu`. */
 export function slugify(name: string): string {
-  const s = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const s = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
   return s || 'workspace';
 }
 
@@ -72,21 +88,53 @@ function randomLocal(n = 6): string {
 
 /** The fields of a workspace that inbound routing hands to the inbox (its InboxWorkspace). */
 /** A workspace as inbound routing reads it: what the inbox and the brand's white-label check use. */
-export type RoutedWorkspace = Pick<Workspace, 'id' | 'org_id' | 'name' | 'slug' | 'client_name' | 'locale' | 'brand_profile_id' | 'inbound_address' | 'mailbox_enabled' | 'archived_at' | 'sla_first_response_minutes' | 'sla_resolution_minutes'>;
+export type RoutedWorkspace = Pick<
+  Workspace,
+  | 'id'
+  | 'org_id'
+  | 'name'
+  | 'slug'
+  | 'client_name'
+  | 'locale'
+  | 'brand_profile_id'
+  | 'inbound_address'
+  | 'mailbox_enabled'
+  | 'archived_at'
+  | 'sla_first_response_minutes'
+  | 'sla_resolution_minutes'
+>;
 
-const BY_INBOUND_ADDRESS = acrossOrgs('inbound mail routing by address', `
+const BY_INBOUND_ADDRESS = acrossOrgs(
+  'inbound mail routing by address',
+  `
   select w.id, w.org_id, w.name, w.slug, w.client_name, w.locale, w.brand_profile_id, w.inbound_address, w.mailbox_enabled, w.archived_at,
     w.sla_first_response_minutes, w.sla_resolution_minutes
-  from workspaces w where lower(w.inbound_address) = $1 and w.inbound_address is not null limit 1`);
+  from workspaces w where lower(w.inbound_address) = $1 and w.inbound_address is not null limit 1`,
+);
 
 /** The fields of a workspace the widget reads of the install behind a public key. */
-export type WidgetInstall = Pick<Workspace, 'id' | 'org_id' | 'name' | 'client_name' | 'locale' | 'brand_profile_id' | 'widget_public_key' | 'widget_allowed_origins' | 'widget_key_revoked_at' | 'archived_at'>;
+export type WidgetInstall = Pick<
+  Workspace,
+  | 'id'
+  | 'org_id'
+  | 'name'
+  | 'client_name'
+  | 'locale'
+  | 'brand_profile_id'
+  | 'widget_public_key'
+  | 'widget_allowed_origins'
+  | 'widget_key_revoked_at'
+  | 'archived_at'
+>;
 
 // Every widget request (events from every page of a host site) reads this: a prepared statement.
-const BY_WIDGET_KEY = acrossOrgs('widget public key lookup', `
+const BY_WIDGET_KEY = acrossOrgs(
+  'widget public key lookup',
+  `
   select w.id, w.org_id, w.name, w.client_name, w.locale, w.brand_profile_id, w.widget_public_key, w.widget_allowed_origins,
     w.widget_key_revoked_at, w.archived_at
-  from workspaces w where w.widget_public_key = $1 and w.widget_key_revoked_at is null and w.archived_at is null limit 1`);
+  from workspaces w where w.widget_public_key = $1 and w.widget_key_revoked_at is null and w.archived_at is null limit 1`,
+);
 
 /**
  * Workspaces of an organization: reads with access checks (used by every plugin that takes a
@@ -105,7 +153,9 @@ export class WorkspaceService {
 
   /** The workspace of this organization, or 404 (also for another organization's id). */
   async get(orgId: string, id: string, trx?: Knex): Promise<Workspace> {
-    const ws = await Workspace.query(trx ?? this.deps.db).forOrg(orgId).findById(id);
+    const ws = await Workspace.query(trx ?? this.deps.db)
+      .forOrg(orgId)
+      .findById(id);
     if (!ws) throw notFound('workspace');
     return ws;
   }
@@ -124,7 +174,9 @@ export class WorkspaceService {
   async getMany(orgId: string, ids: string[], trx?: Knex): Promise<Map<string, Workspace>> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return new Map();
-    const rows = await Workspace.query(trx ?? this.deps.db).forOrg(orgId).whereIn('id', unique);
+    const rows = await Workspace.query(trx ?? this.deps.db)
+      .forOrg(orgId)
+      .whereIn('id', unique);
     return new Map(rows.map((w) => [w.id, w]));
   }
 
@@ -146,14 +198,21 @@ export class WorkspaceService {
   }
 
   /** The workspaces the caller can open, by name; archived ones only on request. */
-  async list(principal: Principal, opts: { includeArchived: boolean; cursor?: string; limit?: number }): Promise<Page<Workspace>> {
+  async list(
+    principal: Principal,
+    opts: { includeArchived: boolean; cursor?: string; limit?: number },
+  ): Promise<Page<Workspace>> {
     const q = Workspace.query(this.deps.db).forOrg(principal.orgId);
     if (!opts.includeArchived) q.whereNull('archived_at');
     if (principal.workspaceIds !== null) q.whereIn('id', principal.workspaceIds);
-    return paginate<Workspace & Record<string, unknown>>(q, [
-      { column: 'workspaces.name', direction: 'asc', type: 'string' },
-      { column: 'workspaces.id', direction: 'asc', type: 'string' },
-    ], opts);
+    return paginate<Workspace & Record<string, unknown>>(
+      q,
+      [
+        { column: 'workspaces.name', direction: 'asc', type: 'string' },
+        { column: 'workspaces.id', direction: 'asc', type: 'string' },
+      ],
+      opts,
+    );
   }
 
   async create(actor: SignedInActor, input: CreateWorkspaceInput): Promise<Workspace> {
@@ -174,11 +233,38 @@ export class WorkspaceService {
         mailbox_enabled: true,
       });
       await this.deps.audit.record(trx, {
-        orgId: ws.org_id, actor, action: 'workspace.created', target: { type: 'workspace', id: ws.id }, workspaceId: ws.id,
-        changes: diffFields({}, { name: ws.name, slug: ws.slug, client_name: ws.client_name, locale: ws.locale, execution_mode: ws.execution_mode, inbound_address: ws.inbound_address }),
-        ...(plan ? { metadata: { plan: plan.plan, extra_workspace: plan.extra, extra_price_usd: plan.extra ? plan.extraPriceUsd : 0 } } : {}),
+        orgId: ws.org_id,
+        actor,
+        action: 'workspace.created',
+        target: { type: 'workspace', id: ws.id },
+        workspaceId: ws.id,
+        changes: diffFields(
+          {},
+          {
+            name: ws.name,
+            slug: ws.slug,
+            client_name: ws.client_name,
+            locale: ws.locale,
+            execution_mode: ws.execution_mode,
+            inbound_address: ws.inbound_address,
+          },
+        ),
+        ...(plan
+          ? {
+              metadata: {
+                plan: plan.plan,
+                extra_workspace: plan.extra,
+                extra_price_usd: plan.extra ? plan.extraPriceUsd : 0,
+              },
+            }
+          : {}),
       });
-      await this.deps.outbox.add(trx, 'workspaces.created', { workspace_id: ws.id, slug: ws.slug, inbound_address: ws.inbound_address, extra: plan?.extra ?? false }, { orgId: ws.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'workspaces.created',
+        { workspace_id: ws.id, slug: ws.slug, inbound_address: ws.inbound_address, extra: plan?.extra ?? false },
+        { orgId: ws.org_id },
+      );
       return ws;
     });
   }
@@ -187,7 +273,12 @@ export class WorkspaceService {
    * Other plugins (brand, onboarding, codehost) call this one with the caller's principal and the request details
    * (their `request.actor()`); the entry's actor is built from both.
    */
-  async update(principal: Principal, id: string, input: UpdateWorkspaceInput, from: RequestDetails): Promise<Workspace> {
+  async update(
+    principal: Principal,
+    id: string,
+    input: UpdateWorkspaceInput,
+    from: RequestDetails,
+  ): Promise<Workspace> {
     return this.deps.db.transaction(async (trx) => {
       const before = await this.lockOpen(trx, principal, id);
       if (before.archived_at) throw conflict('workspace_archived', 'An archived workspace cannot be changed');
@@ -195,25 +286,51 @@ export class WorkspaceService {
       const patch: Record<string, unknown> = { ...input };
       if (['execution_mode', 'agent_id', 'auth_method', 'runner_transport'].some((k) => k in patch)) {
         const pick = <T>(k: string, current: T): T => (k in patch ? (patch[k] as T) : current);
-        this.rules()?.assertAllowed({
-          mode: pick('execution_mode', before.execution_mode), agent: pick('agent_id', before.agent_id), auth: pick('auth_method', before.auth_method), transport: pick('runner_transport', before.runner_transport),
-        }, principal.locale, { patch: true });
+        this.rules()?.assertAllowed(
+          {
+            mode: pick('execution_mode', before.execution_mode),
+            agent: pick('agent_id', before.agent_id),
+            auth: pick('auth_method', before.auth_method),
+            transport: pick('runner_transport', before.runner_transport),
+          },
+          principal.locale,
+          { patch: true },
+        );
       }
       for (const k of ['client_name', 'test_command', 'report_intro']) if (patch[k] === '') patch[k] = null;
       if (input.agent_config) patch.agent_config = mergeAgentConfig(before.agent_config ?? {}, input.agent_config);
-      const firstResponse = (patch.sla_first_response_minutes as number | undefined) ?? before.sla_first_response_minutes;
+      const firstResponse =
+        (patch.sla_first_response_minutes as number | undefined) ?? before.sla_first_response_minutes;
       const resolution = (patch.sla_resolution_minutes as number | undefined) ?? before.sla_resolution_minutes;
       if (resolution < firstResponse) {
-        throw httpError(400, 'invalid_request', 'sla_resolution_minutes must not be shorter than sla_first_response_minutes', {
-          errors: [{ path: 'payload.sla_resolution_minutes', message: 'must be at least sla_first_response_minutes' }],
-        });
+        throw httpError(
+          400,
+          'invalid_request',
+          'sla_resolution_minutes must not be shorter than sla_first_response_minutes',
+          {
+            errors: [
+              { path: 'payload.sla_resolution_minutes', message: 'must be at least sla_first_response_minutes' },
+            ],
+          },
+        );
       }
       const changes = diffFields(snapshot(before), { ...snapshot(before), ...patch }, Object.keys(patch));
       if (Object.keys(changes).length === 0) return before;
       const after = await Workspace.query(trx).forOrg(principal.orgId).patchAndFetchById(id, patch);
-      await this.deps.audit.record(trx, { orgId: after.org_id, actor: actorOfPrincipal(principal, { ip: from.ip, userAgent: from.userAgent, requestId: from.requestId }), action: 'workspace.updated',
-        target: { type: 'workspace', id }, workspaceId: id, changes });
-      await this.deps.outbox.add(trx, 'workspaces.updated', { workspace_id: id, fields: Object.keys(changes) }, { orgId: after.org_id });
+      await this.deps.audit.record(trx, {
+        orgId: after.org_id,
+        actor: actorOfPrincipal(principal, { ip: from.ip, userAgent: from.userAgent, requestId: from.requestId }),
+        action: 'workspace.updated',
+        target: { type: 'workspace', id },
+        workspaceId: id,
+        changes,
+      });
+      await this.deps.outbox.add(
+        trx,
+        'workspaces.updated',
+        { workspace_id: id, fields: Object.keys(changes) },
+        { orgId: after.org_id },
+      );
       return after;
     });
   }
@@ -229,17 +346,32 @@ export class WorkspaceService {
       const before = await this.lockOpen(trx, principal, id);
       if (before.archived_at) throw conflict('workspace_archived', 'The workspace is already archived');
       const now = new Date();
-      const after = await Workspace.query(trx).forOrg(principal.orgId).patchAndFetchById(id, { archived_at: now, mailbox_enabled: false, widget_key_revoked_at: now });
+      const after = await Workspace.query(trx)
+        .forOrg(principal.orgId)
+        .patchAndFetchById(id, { archived_at: now, mailbox_enabled: false, widget_key_revoked_at: now });
       const tokens = await revokeWorkspaceTokens(trx, principal.orgId, id, now);
       await this.deps.audit.record(trx, {
-        orgId: after.org_id, actor, action: 'workspace.archived', target: { type: 'workspace', id }, workspaceId: id,
+        orgId: after.org_id,
+        actor,
+        action: 'workspace.archived',
+        target: { type: 'workspace', id },
+        workspaceId: id,
         changes: diffFields(
-          { archived_at: null, mailbox_enabled: before.mailbox_enabled, widget_key_revoked_at: before.widget_key_revoked_at?.toISOString() ?? null },
+          {
+            archived_at: null,
+            mailbox_enabled: before.mailbox_enabled,
+            widget_key_revoked_at: before.widget_key_revoked_at?.toISOString() ?? null,
+          },
           { archived_at: now.toISOString(), mailbox_enabled: false, widget_key_revoked_at: now.toISOString() },
         ),
         metadata: { revoked_token_ids: tokens.revoked, narrowed_token_ids: tokens.narrowed },
       });
-      await this.deps.outbox.add(trx, 'workspaces.archived', { workspace_id: id, revoked_token_ids: tokens.revoked }, { orgId: after.org_id });
+      await this.deps.outbox.add(
+        trx,
+        'workspaces.archived',
+        { workspace_id: id, revoked_token_ids: tokens.revoked },
+        { orgId: after.org_id },
+      );
       return after;
     });
   }
@@ -262,7 +394,8 @@ export class WorkspaceService {
    * these references, so the check reads the referenced tables by id and organization.
    */
   private async assertReferences(trx: Knex, principal: Principal, input: UpdateWorkspaceInput): Promise<void> {
-    const missing = (path: string, what: string) => httpError(404, 'not_found', `${what} not found`, { errors: [{ path, message: `unknown ${what}` }] });
+    const missing = (path: string, what: string) =>
+      httpError(404, 'not_found', `${what} not found`, { errors: [{ path, message: `unknown ${what}` }] });
     const brandProfileId = input.brand_profile_id;
     if (typeof brandProfileId === 'string') {
       const profile = await trx('brand_profiles').where({ org_id: principal.orgId, id: brandProfileId }).first('id');
@@ -270,8 +403,11 @@ export class WorkspaceService {
     }
     const credentialId = input.agent_config?.credential_id;
     if (typeof credentialId === 'string') {
-      const credential = (await trx('onboarding_credentials').where({ org_id: principal.orgId, id: credentialId }).first('workspace_id')) as { workspace_id: string | null } | undefined;
-      if (!credential || (credential.workspace_id && !canOpenWorkspace(principal, credential.workspace_id))) throw missing('payload.agent_config.credential_id', 'credential');
+      const credential = (await trx('onboarding_credentials')
+        .where({ org_id: principal.orgId, id: credentialId })
+        .first('workspace_id')) as { workspace_id: string | null } | undefined;
+      if (!credential || (credential.workspace_id && !canOpenWorkspace(principal, credential.workspace_id)))
+        throw missing('payload.agent_config.credential_id', 'credential');
     }
   }
 
@@ -283,9 +419,13 @@ export class WorkspaceService {
   }
 
   private async pickSlug(trx: Knex, orgId: string, wanted: string | undefined, name: string): Promise<string> {
-    const taken = async (slug: string) => !!(await Workspace.query(trx).forOrg(orgId).where({ slug }).select('id').limit(1).first());
+    const taken = async (slug: string) =>
+      !!(await Workspace.query(trx).forOrg(orgId).where({ slug }).select('id').limit(1).first());
     if (wanted) {
-      if (await taken(wanted)) throw conflict('slug_taken', `The slug "${wanted}" is already used by a workspace of this organization`, { slug: wanted });
+      if (await taken(wanted))
+        throw conflict('slug_taken', `The slug "${wanted}" is already used by a workspace of this organization`, {
+          slug: wanted,
+        });
       return wanted;
     }
     const base = slugify(name);
@@ -303,12 +443,22 @@ export class WorkspaceService {
       const address = `${row.slug as string}-${randomLocal()}@${this.inboundDomain}`;
       try {
         // A savepoint, so a unique violation does not abort the caller's transaction.
-        return await trx.transaction(async (sp) => await Workspace.query(sp).insert({ ...row, inbound_address: address } as Partial<Workspace>).returning('*'));
+        return await trx.transaction(
+          async (sp) =>
+            await Workspace.query(sp)
+              .insert({ ...row, inbound_address: address } as Partial<Workspace>)
+              .returning('*'),
+        );
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
         const constraint = String((err as { constraint?: string }).constraint ?? (err as Error).message);
         if (!/inbound_address/.test(constraint) || attempt >= 5) {
-          if (/slug/.test(constraint)) throw conflict('slug_taken', `The slug "${row.slug as string}" is already used by a workspace of this organization`, { slug: row.slug });
+          if (/slug/.test(constraint))
+            throw conflict(
+              'slug_taken',
+              `The slug "${row.slug as string}" is already used by a workspace of this organization`,
+              { slug: row.slug },
+            );
           throw err;
         }
       }

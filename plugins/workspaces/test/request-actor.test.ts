@@ -8,21 +8,42 @@ import { startTestApp } from '../../../test/helpers/app.js';
  * `server.trustProxy`, not the socket address built by hand (issue 28).
  */
 
-interface AuditRow { actor_type: string; actor_id: string | null; ip: string | null; user_agent: string | null; request_id: string | null }
+interface AuditRow {
+  actor_type: string;
+  actor_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+}
 
 const create = (app: App, owner: SignedUp, name: string, headers: Record<string, string>) =>
-  app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name }, headers: { cookie: owner.cookie, ...headers } });
+  app.server.inject({
+    method: 'POST',
+    url: '/v1/workspaces',
+    payload: { name },
+    headers: { cookie: owner.cookie, ...headers },
+  });
 const entry = async (app: App, owner: SignedUp, action: string, workspaceId: string) =>
-  (await app.db('audit_entries').where({ org_id: owner.organization.id, action, workspace_id: workspaceId }).first()) as AuditRow;
+  (await app
+    .db('audit_entries')
+    .where({ org_id: owner.organization.id, action, workspace_id: workspaceId })
+    .first()) as AuditRow;
 
 t.test('behind one trusted proxy, a new workspace is audited with the address the proxy appended', async (t) => {
   const app = await startTestApp(t, { server: { trustProxy: 1 } });
   const owner = await signUp(app);
   await onPlan(app, owner.organization.id, 'growth');
-  const res = await create(app, owner, 'Proxied Shop', { 'x-forwarded-for': '1.2.3.4, 198.51.100.7', 'user-agent': 'Scenario/1.0' });
+  const res = await create(app, owner, 'Proxied Shop', {
+    'x-forwarded-for': '1.2.3.4, 198.51.100.7',
+    'user-agent': 'Scenario/1.0',
+  });
   t.equal(res.statusCode, 201);
   const row = await entry(app, owner, 'workspace.created', (res.result as { id: string }).id);
-  t.match(row, { actor_type: 'user', actor_id: owner.user.id, ip: '198.51.100.7', user_agent: 'Scenario/1.0' }, 'not the client-written 1.2.3.4');
+  t.match(
+    row,
+    { actor_type: 'user', actor_id: owner.user.id, ip: '198.51.100.7', user_agent: 'Scenario/1.0' },
+    'not the client-written 1.2.3.4',
+  );
   t.ok(row.request_id, 'with the request id');
 });
 

@@ -11,7 +11,27 @@ import { join } from 'node:path';
 export function selfSigned(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), 'pw-audit-cert-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        'k.pem',
+        '-out',
+        'c.pem',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      ],
+      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     return { key: readFileSync(join(dir, 'k.pem'), 'utf8'), cert: readFileSync(join(dir, 'c.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -21,7 +41,13 @@ export function selfSigned(): { key: string; cert: string } {
 export interface ReceivedBatch {
   headers: http.IncomingHttpHeaders;
   raw: string;
-  body: { batch_id: string; stream_id: string; org_id: string; test: boolean; entries: Array<{ id: string; action: string; created_at: string }> };
+  body: {
+    batch_id: string;
+    stream_id: string;
+    org_id: string;
+    test: boolean;
+    entries: Array<{ id: string; action: string; created_at: string }>;
+  };
 }
 
 /**
@@ -86,7 +112,9 @@ export class HttpsPeer {
 
   /** Every delivered entry id, in arrival order. */
   entryIds(opts: { includeTests?: boolean } = {}): string[] {
-    return this.batches.filter((b) => opts.includeTests || !b.body.test).flatMap((b) => b.body.entries.map((e) => e.id));
+    return this.batches
+      .filter((b) => opts.includeTests || !b.body.test)
+      .flatMap((b) => b.body.entries.map((e) => e.id));
   }
 }
 
@@ -139,10 +167,15 @@ export class CloudWatchLogsPeer {
         res.end(JSON.stringify(body));
       };
       const auth = String(req.headers.authorization ?? '');
-      if (!auth.startsWith('AWS4-HMAC-SHA256 ') || !auth.includes(`Credential=${this.accessKeyId}/`)) return fail(400, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+      if (!auth.startsWith('AWS4-HMAC-SHA256 ') || !auth.includes(`Credential=${this.accessKeyId}/`))
+        return fail(400, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
       const op = String(req.headers['x-amz-target'] ?? '').replace(/^Logs_20140328\./, '');
       this.calls.push(op);
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { logGroupName?: string; logStreamName?: string; logEvents?: Array<{ timestamp: number; message: string }> };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+        logGroupName?: string;
+        logStreamName?: string;
+        logEvents?: Array<{ timestamp: number; message: string }>;
+      };
       const group = this.groups.get(body.logGroupName ?? '');
       switch (op) {
         case 'CreateLogGroup':
@@ -151,7 +184,8 @@ export class CloudWatchLogsPeer {
           return ok({});
         case 'CreateLogStream':
           if (!group) return fail(400, 'ResourceNotFoundException', 'The specified log group does not exist.');
-          if (group.has(body.logStreamName!)) return fail(400, 'ResourceAlreadyExistsException', 'The specified log stream already exists');
+          if (group.has(body.logStreamName!))
+            return fail(400, 'ResourceAlreadyExistsException', 'The specified log stream already exists');
           group.set(body.logStreamName!, []);
           return ok({});
         case 'PutLogEvents': {
@@ -160,7 +194,12 @@ export class CloudWatchLogsPeer {
           if (!stream) return fail(400, 'ResourceNotFoundException', 'The specified log stream does not exist.');
           const events = body.logEvents ?? [];
           for (let i = 1; i < events.length; i++) {
-            if (events[i]!.timestamp < events[i - 1]!.timestamp) return fail(400, 'InvalidParameterException', 'Log events in a single PutLogEvents request must be in chronological order.');
+            if (events[i]!.timestamp < events[i - 1]!.timestamp)
+              return fail(
+                400,
+                'InvalidParameterException',
+                'Log events in a single PutLogEvents request must be in chronological order.',
+              );
           }
           stream.push(...events);
           return ok({ nextSequenceToken: String(stream.length) });

@@ -83,7 +83,14 @@ export const router = createBrowserRouter([
         element: <RequireSession />,
         children: [
           { index: true, element: <Home /> },
-          { path: 'onboarding', element: <RequireRole roles={['owner', 'admin']}><Onboarding /></RequireRole> },
+          {
+            path: 'onboarding',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Onboarding />
+              </RequireRole>
+            ),
+          },
           { path: 'tickets', element: <Tickets /> },
           { path: 'tickets/:id', element: <TicketPage /> },
           { path: 'approvals', element: <Approvals /> },
@@ -91,30 +98,170 @@ export const router = createBrowserRouter([
           { path: 'settings/profile', element: <Profile /> },
           { path: 'settings/code-host/installed', element: <CodeHostInstalled /> },
           { path: 'settings/tokens', element: <Tokens /> },
-          { path: 'workspaces', element: <RequireRole roles={['owner', 'admin']}><Workspaces /></RequireRole> },
-          { path: 'workspaces/:id', element: <RequireRole roles={['owner', 'admin']}><WorkspaceSettings /></RequireRole> },
-          { path: 'team', element: <RequireRole roles={['owner', 'admin', 'reviewer']}><Team /></RequireRole> },
-          { path: 'audit', element: <RequireRole roles={['owner', 'admin']}><AuditLog /></RequireRole> },
-          { path: 'audit/stream', element: <RequireRole roles={['owner', 'admin']}><AuditStream /></RequireRole> },
-          { path: 'privacy', element: <RequireRole roles={['owner', 'admin']}><Privacy /></RequireRole> },
-          { path: 'settings/inbox', element: <RequireRole roles={['owner', 'admin']}><InboxSettings /></RequireRole> },
-          { path: 'settings/code', element: <RequireRole roles={['owner', 'admin']}><CodeSettings /></RequireRole> },
-          { path: 'settings/organization', element: <RequireRole roles={['owner', 'admin']}><Organization /></RequireRole> },
-          { path: 'security', element: <RequireRole roles={['owner', 'admin']}><Security /></RequireRole> },
-          { path: 'brand', element: <RequireRole roles={['owner', 'admin']}><Brand /></RequireRole> },
-          { path: 'brand/:id', element: <RequireRole roles={['owner', 'admin']}><BrandProfile /></RequireRole> },
+          {
+            path: 'workspaces',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Workspaces />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'workspaces/:id',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <WorkspaceSettings />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'team',
+            element: (
+              <RequireRole roles={['owner', 'admin', 'reviewer']}>
+                <Team />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'audit',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <AuditLog />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'audit/stream',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <AuditStream />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'privacy',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Privacy />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'settings/inbox',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <InboxSettings />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'settings/code',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <CodeSettings />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'settings/organization',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Organization />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'security',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Security />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'brand',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Brand />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'brand/:id',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <BrandProfile />
+              </RequireRole>
+            ),
+          },
           { path: 'error-groups', element: <ErrorGroups /> },
           { path: 'error-groups/:id', element: <ErrorGroup /> },
           { path: 'releases', element: <Releases /> },
           { path: 'releases/:id', element: <ReleasePage /> },
-          { path: 'proactive', element: <RequireRole roles={['owner', 'admin']}><Proactive /></RequireRole> },
-          { path: 'proactive/:tab', element: <RequireRole roles={['owner', 'admin']}><Proactive /></RequireRole> },
-          { path: 'billing', element: <RequireRole roles={['owner', 'admin', 'reviewer']}><Billing /></RequireRole> },
-          { path: 'agency', element: <RequireRole roles={['owner', 'admin']}><AgencyOverview /></RequireRole> },
-          { path: 'agency/clients/:id', element: <RequireRole roles={['owner', 'admin']}><AgencyClient /></RequireRole> },
-          { path: 'agency/reports/:id', element: <RequireRole roles={['owner', 'admin']}><AgencyReport /></RequireRole> },
-          { path: 'agency/resale', element: <RequireRole roles={['owner', 'admin']}><AgencyResale /></RequireRole> },
-          { path: 'agency/partner', element: <RequireRole roles={['owner', 'admin']}><AgencyPartner /></RequireRole> },
+          {
+            path: 'proactive',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Proactive />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'proactive/:tab',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <Proactive />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'billing',
+            element: (
+              <RequireRole roles={['owner', 'admin', 'reviewer']}>
+                <Billing />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'agency',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <AgencyOverview />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'agency/clients/:id',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <AgencyClient />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'agency/reports/:id',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <AgencyReport />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'agency/resale',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <AgencyResale />
+              </RequireRole>
+            ),
+          },
+          {
+            path: 'agency/partner',
+            element: (
+              <RequireRole roles={['owner', 'admin']}>
+                <AgencyPartner />
+              </RequireRole>
+            ),
+          },
           { path: 'analytics', element: <Analytics /> },
           { path: 'staff', element: <Navigate to="/staff/organizations" replace /> },
           { path: 'staff/organizations', element: <StaffOrganizations /> },

@@ -15,16 +15,58 @@ export function makeKeyPair(cn = 'idp.test', opts: { expired?: boolean } = {}): 
   const dir = mkdtempSync(join(tmpdir(), 'pw-cert-'));
   try {
     if (!opts.expired) {
-      run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '30', '-subj', `/CN=${cn}`], dir);
+      run(
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          'k.pem',
+          '-out',
+          'c.pem',
+          '-days',
+          '30',
+          '-subj',
+          `/CN=${cn}`,
+        ],
+        dir,
+      );
     } else {
       run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'r.csr', '-subj', `/CN=${cn}`], dir);
       writeFileSync(join(dir, 'index.txt'), '');
       writeFileSync(join(dir, 'serial'), '01\n');
-      writeFileSync(join(dir, 'ca.cnf'), `[ca]\ndefault_ca=CA\n[CA]\ndatabase=${dir}/index.txt\nnew_certs_dir=${dir}\nserial=${dir}/serial\ndefault_md=sha256\npolicy=pol\n[pol]\ncommonName=supplied\n`);
-      run(['ca', '-batch', '-selfsign', '-config', 'ca.cnf', '-keyfile', 'k.pem', '-in', 'r.csr', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-out', 'c.pem'], dir);
+      writeFileSync(
+        join(dir, 'ca.cnf'),
+        `[ca]\ndefault_ca=CA\n[CA]\ndatabase=${dir}/index.txt\nnew_certs_dir=${dir}\nserial=${dir}/serial\ndefault_md=sha256\npolicy=pol\n[pol]\ncommonName=supplied\n`,
+      );
+      run(
+        [
+          'ca',
+          '-batch',
+          '-selfsign',
+          '-config',
+          'ca.cnf',
+          '-keyfile',
+          'k.pem',
+          '-in',
+          'r.csr',
+          '-startdate',
+          '20200101000000Z',
+          '-enddate',
+          '20200102000000Z',
+          '-out',
+          'c.pem',
+        ],
+        dir,
+      );
     }
     const cert = readFileSync(join(dir, 'c.pem'), 'utf8');
-    return { key: readFileSync(join(dir, 'k.pem'), 'utf8'), cert: cert.slice(cert.indexOf('-----BEGIN CERTIFICATE-----')) };
+    return {
+      key: readFileSync(join(dir, 'k.pem'), 'utf8'),
+      cert: cert.slice(cert.indexOf('-----BEGIN CERTIFICATE-----')),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,8 +8,20 @@ export async function setPlan(app: App, orgId: string, plan = 'enterprise'): Pro
 
 /** A domain the organization has verified (the verification itself is tested in domains.test.ts). */
 export async function verifiedDomain(app: App, orgId: string, domain: string): Promise<void> {
-  await app.db('sso_domains').insert({ id: newId('ssod'), org_id: orgId, domain, status: 'verified', txt_value: 'x', verified_at: new Date(), created_at: new Date(), updated_at: new Date() })
-    .onConflict(['org_id', 'domain']).merge({ status: 'verified', verified_at: new Date() });
+  await app
+    .db('sso_domains')
+    .insert({
+      id: newId('ssod'),
+      org_id: orgId,
+      domain,
+      status: 'verified',
+      txt_value: 'x',
+      verified_at: new Date(),
+      created_at: new Date(),
+      updated_at: new Date(),
+    })
+    .onConflict(['org_id', 'domain'])
+    .merge({ status: 'verified', verified_at: new Date() });
 }
 
 export async function sessionCount(app: App): Promise<number> {

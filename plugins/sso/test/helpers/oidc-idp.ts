@@ -20,14 +20,27 @@ export interface LocalOidc {
 export async function startOidcProvider(redirectUri: string): Promise<LocalOidc> {
   const clientId = 'patchwell-test';
   const clientSecret = 'a-long-client-secret-for-the-test-idp-0123456789';
-  const state: LocalOidc['account'] = { sub: 'sub-ada', email: 'ada@acme.test', email_verified: true, name: 'Ada Lovelace' };
+  const state: LocalOidc['account'] = {
+    sub: 'sub-ada',
+    email: 'ada@acme.test',
+    email_verified: true,
+    name: 'Ada Lovelace',
+  };
 
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ ...state, sub }) }),
     pkce: { required: () => true },
@@ -45,7 +58,12 @@ export async function startOidcProvider(redirectUri: string): Promise<LocalOidc>
       const grant = new provider.Grant({ accountId: state.sub, clientId });
       grant.addOIDCScope('openid email profile');
       const grantId = await grant.save();
-      await provider.interactionFinished(req, res, { login: { accountId: state.sub }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: state.sub }, consent: { grantId } },
+        { mergeWithLastSubmission: false },
+      );
       void details;
     })().catch((err: Error) => {
       res.statusCode = 500;
@@ -58,14 +76,18 @@ export async function startOidcProvider(redirectUri: string): Promise<LocalOidc>
     let url = start;
     for (let i = 0; i < 10; i++) {
       if (!url.startsWith(issuer)) return url;
-      const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+      const res = await fetch(url, {
+        redirect: 'manual',
+        headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+      });
       for (const c of res.headers.getSetCookie()) {
         const [pair] = c.split(';');
         const idx = pair!.indexOf('=');
         jar.set(pair!.slice(0, idx), pair!.slice(idx + 1));
       }
       const location = res.headers.get('location');
-      if (!location) throw new Error(`the IdP answered ${res.status} without a redirect: ${(await res.text()).slice(0, 300)}`);
+      if (!location)
+        throw new Error(`the IdP answered ${res.status} without a redirect: ${(await res.text()).slice(0, 300)}`);
       url = new URL(location, url).href;
     }
     throw new Error('too many redirects at the IdP');

@@ -34,7 +34,9 @@ const errors: Middleware = {
   },
   onError({ error }) {
     // fetch itself failed (offline, server down): still an ApiError, so pages show one kind of error.
-    return error instanceof ApiError ? error : new ApiError(0, { message: error instanceof Error ? error.message : String(error) });
+    return error instanceof ApiError
+      ? error
+      : new ApiError(0, { message: error instanceof Error ? error.message : String(error) });
   },
 };
 api.use(errors);

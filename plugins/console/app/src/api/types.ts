@@ -12,7 +12,10 @@ export type RequestBody<P extends keyof paths, M extends 'post' | 'put' | 'patch
   : never;
 
 /** The 200/201 JSON answer of an operation: `ResponseBody<'/v1/onboarding', 'get'>`. */
-export type ResponseBody<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'patch' | 'delete'> = paths[P][M] extends {
+export type ResponseBody<
+  P extends keyof paths,
+  M extends 'get' | 'post' | 'put' | 'patch' | 'delete',
+> = paths[P][M] extends {
   responses: infer R;
 }
   ? R extends { 200: { content: { 'application/json': infer B } } }

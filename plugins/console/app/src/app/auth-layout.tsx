@@ -11,8 +11,12 @@ export function AuthLayout() {
   const { t } = useTranslation();
   return (
     <div className="auth-page">
-      <a className="skip-link" href="#main">{t('common.skipToContent')}</a>
-      <header><Logo /></header>
+      <a className="skip-link" href="#main">
+        {t('common.skipToContent')}
+      </a>
+      <header>
+        <Logo />
+      </header>
       <main id="main" className="card auth-card" tabIndex={-1}>
         <Suspense fallback={<LoadingState />}>
           <Outlet />

@@ -16,7 +16,11 @@ export function LocaleSwitch({ onChange }: { onChange?: (locale: Locale) => void
         onChange?.(v);
       }}
     >
-      {LOCALES.map((l) => <option key={l} value={l}>{t(`common.locales.${l}`)}</option>)}
+      {LOCALES.map((l) => (
+        <option key={l} value={l}>
+          {t(`common.locales.${l}`)}
+        </option>
+      ))}
     </SelectField>
   );
 }

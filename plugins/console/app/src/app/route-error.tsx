@@ -13,7 +13,9 @@ export function RouteError() {
       <Logo />
       <main className="card auth-card">
         <ErrorState error={shown} retry={() => window.location.reload()} />
-        <p><a href="/">{t('common.home')}</a></p>
+        <p>
+          <a href="/">{t('common.home')}</a>
+        </p>
       </main>
     </div>
   );

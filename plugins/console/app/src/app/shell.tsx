@@ -19,7 +19,8 @@ export function RequireSession() {
   const { t } = useTranslation();
   if (me.isPending) return <LoadingState />;
   // A 401 has already sent the person to sign-in (api/client.ts); anything else is shown.
-  if (me.isError && isApiError(me.error) && me.error.status === 401) return <LoadingState label={t('auth.redirecting')} />;
+  if (me.isError && isApiError(me.error) && me.error.status === 401)
+    return <LoadingState label={t('auth.redirecting')} />;
   if (me.isError) return <ErrorState error={me.error} retry={() => void me.refetch()} />;
   return <Shell me={me.data} />;
 }
@@ -36,17 +37,30 @@ function Shell({ me }: { me: AuthContext }) {
     const stored = storedWorkspace();
     return workspaces.find((w) => w.id === stored)?.id ?? workspaces[0]?.id ?? null;
   });
-  const current = workspaces.some((w) => w.id === workspaceId) ? workspaceId : workspaces[0]?.id ?? null;
-  const workspace = useMemo(() => ({ workspaceId: current, setWorkspaceId: (id: string) => { storeWorkspace(id); setWorkspace(id); } }), [current]);
+  const current = workspaces.some((w) => w.id === workspaceId) ? workspaceId : (workspaces[0]?.id ?? null);
+  const workspace = useMemo(
+    () => ({
+      workspaceId: current,
+      setWorkspaceId: (id: string) => {
+        storeWorkspace(id);
+        setWorkspace(id);
+      },
+    }),
+    [current],
+  );
 
   // The profile's language wins over the browser's.
-  useEffect(() => { void setLocale(me.user.locale as Locale); }, [me.user.locale]);
+  useEffect(() => {
+    void setLocale(me.user.locale as Locale);
+  }, [me.user.locale]);
 
   // Owners and admins see the workspace's brand color (the brand API is theirs).
   const brand = useQuery({ ...brandQuery(), enabled: canAdminister(me) });
   useEffect(() => {
     const ws = brand.data?.workspaces.find((w) => w.id === current);
-    const profile = brand.data?.profiles.find((p) => p.id === ws?.effective_profile_id) ?? brand.data?.profiles.find((p) => p.is_default);
+    const profile =
+      brand.data?.profiles.find((p) => p.id === ws?.effective_profile_id) ??
+      brand.data?.profiles.find((p) => p.is_default);
     applyBrandColor(profile?.primary_color_effective ?? null);
   }, [brand.data, current]);
 
@@ -54,21 +68,28 @@ function Shell({ me }: { me: AuthContext }) {
   const first = useRef(true);
   useEffect(() => {
     setNavOpen(false);
-    if (first.current) { first.current = false; return; }
+    if (first.current) {
+      first.current = false;
+      return;
+    }
     mainRef.current?.focus();
   }, [location.pathname]);
 
   return (
     <WorkspaceContext.Provider value={workspace}>
       <div className={`shell${navOpen ? ' nav-open' : ''}`}>
-        <a className="skip-link" href="#main">{t('common.skipToContent')}</a>
+        <a className="skip-link" href="#main">
+          {t('common.skipToContent')}
+        </a>
         <aside className="sidebar" id="sidebar" aria-label={t('nav.label')}>
           <Logo />
           <nav className="nav" aria-label={t('nav.label')}>
             {/* Grouped as people look for things: the daily work, the settings of the product, their own. */}
             <NavGroup label={t('nav.groups.work')}>
               <NavLink to="/tickets">{t('nav.tickets')}</NavLink>
-              {me.organization.approval_roles.includes(me.user.role) && <NavLink to="/approvals">{t('approvals.nav')}</NavLink>}
+              {me.organization.approval_roles.includes(me.user.role) && (
+                <NavLink to="/approvals">{t('approvals.nav')}</NavLink>
+              )}
               <NavLink to="/analytics">{t('nav.analytics')}</NavLink>
               <NavLink to="/error-groups">{t('nav.errorGroups')}</NavLink>
               <NavLink to="/releases">{t('nav.releases')}</NavLink>
@@ -108,7 +129,12 @@ function Shell({ me }: { me: AuthContext }) {
         <div className="main">
           <header className="topbar">
             <div className="row">
-              <Button className="menu-toggle" aria-expanded={navOpen} aria-controls="sidebar" onClick={() => setNavOpen((o) => !o)}>
+              <Button
+                className="menu-toggle"
+                aria-expanded={navOpen}
+                aria-controls="sidebar"
+                onClick={() => setNavOpen((o) => !o)}
+              >
                 {t('nav.menu')}
               </Button>
               {workspaces.length > 0 && (
@@ -134,17 +160,35 @@ function NavGroup({ label, children }: { label: string; children: ReactNode }) {
   const id = useId();
   return (
     <div className="nav-group" role="group" aria-labelledby={id}>
-      <div className="nav-group-label" id={id}>{label}</div>
+      <div className="nav-group-label" id={id}>
+        {label}
+      </div>
       {children}
     </div>
   );
 }
 
-function WorkspaceSwitcher({ workspaces, value, onChange }: { workspaces: AuthContext['workspaces']; value: string | null; onChange: (id: string) => void }) {
+function WorkspaceSwitcher({
+  workspaces,
+  value,
+  onChange,
+}: {
+  workspaces: AuthContext['workspaces'];
+  value: string | null;
+  onChange: (id: string) => void;
+}) {
   const { t } = useTranslation();
   return (
-    <SelectField label={<span className="visually-hidden">{t('nav.workspace')}</span>} value={value ?? ''} onChange={(e) => onChange(e.target.value)}>
-      {workspaces.map((w) => <option key={w.id} value={w.id}>{w.client_name ? `${w.name} (${w.client_name})` : w.name}</option>)}
+    <SelectField
+      label={<span className="visually-hidden">{t('nav.workspace')}</span>}
+      value={value ?? ''}
+      onChange={(e) => onChange(e.target.value)}
+    >
+      {workspaces.map((w) => (
+        <option key={w.id} value={w.id}>
+          {w.client_name ? `${w.name} (${w.client_name})` : w.name}
+        </option>
+      ))}
     </SelectField>
   );
 }
@@ -166,14 +210,20 @@ function UserMenu({ me }: { me: AuthContext }) {
   useEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') { setOpen(false); button.current?.focus(); }
+      if (e.key === 'Escape') {
+        setOpen(false);
+        button.current?.focus();
+      }
     };
     const onClick = (e: MouseEvent) => {
       if (!panel.current?.contains(e.target as Node) && !button.current?.contains(e.target as Node)) setOpen(false);
     };
     document.addEventListener('keydown', onKey);
     document.addEventListener('mousedown', onClick);
-    return () => { document.removeEventListener('keydown', onKey); document.removeEventListener('mousedown', onClick); };
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('mousedown', onClick);
+    };
   }, [open]);
   return (
     <div className="menu">
@@ -185,15 +235,29 @@ function UserMenu({ me }: { me: AuthContext }) {
           <div>
             <strong>{me.user.name}</strong>
             <div className="muted">{me.user.email}</div>
-            <div className="muted">{me.organization.name} · {t(`roles.${me.user.role}`)}</div>
+            <div className="muted">
+              {me.organization.name} · {t(`roles.${me.user.role}`)}
+            </div>
           </div>
           <LocaleSwitch onChange={(l) => saveLocale.mutate(l)} />
           <ThemeSwitch />
-          <Button onClick={() => { setOpen(false); void navigate('/settings/profile'); }}>{t('nav.profile')}</Button>
+          <Button
+            onClick={() => {
+              setOpen(false);
+              void navigate('/settings/profile');
+            }}
+          >
+            {t('nav.profile')}
+          </Button>
           <Button
             variant="primary"
             pending={signOut.isPending}
-            onClick={() => signOut.mutate(undefined, { onSuccess: () => void navigate('/login', { replace: true }), onError: (e) => toast.error(e) })}
+            onClick={() =>
+              signOut.mutate(undefined, {
+                onSuccess: () => void navigate('/login', { replace: true }),
+                onError: (e) => toast.error(e),
+              })
+            }
           >
             {t('auth.signOut')}
           </Button>
@@ -215,7 +279,9 @@ function VerifyBanner() {
     <div role="note" className="alert alert-warning banner">
       <div className="spread">
         <span>{t('auth.verify.banner')}</span>
-        <Button pending={resend.isPending} onClick={() => resend.mutate()}>{t('auth.verify.resend')}</Button>
+        <Button pending={resend.isPending} onClick={() => resend.mutate()}>
+          {t('auth.verify.resend')}
+        </Button>
       </div>
     </div>
   );

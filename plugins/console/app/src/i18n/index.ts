@@ -18,7 +18,8 @@ export type Locale = (typeof LOCALES)[number];
 
 const STORAGE_KEY = 'pw.locale';
 
-export const isLocale = (v: unknown): v is Locale => typeof v === 'string' && (LOCALES as readonly string[]).includes(v);
+export const isLocale = (v: unknown): v is Locale =>
+  typeof v === 'string' && (LOCALES as readonly string[]).includes(v);
 
 /** Before the profile is known: the last choice on this browser, else the browser's languages. */
 export function initialLocale(): Locale {

@@ -18,12 +18,23 @@ export const agencyKeys = {
 /** The agency operations answer 403 not_an_agency to other organizations: the console offers them to agencies only. */
 export const isAgency = (me: AuthContext) => me.organization.type === 'agency';
 
-export const agencyOverviewQuery = () => queryOptions({ queryKey: agencyKeys.overview(), queryFn: () => data(api.GET('/v1/agency/overview')) });
-export const agencyQueueQuery = () => queryOptions({ queryKey: agencyKeys.queue(), queryFn: () => data(api.GET('/v1/agency/queue')) });
-export const agencyWhiteLabelQuery = () => queryOptions({ queryKey: agencyKeys.whiteLabel(), queryFn: () => data(api.GET('/v1/agency/white-label')) });
+export const agencyOverviewQuery = () =>
+  queryOptions({ queryKey: agencyKeys.overview(), queryFn: () => data(api.GET('/v1/agency/overview')) });
+export const agencyQueueQuery = () =>
+  queryOptions({ queryKey: agencyKeys.queue(), queryFn: () => data(api.GET('/v1/agency/queue')) });
+export const agencyWhiteLabelQuery = () =>
+  queryOptions({ queryKey: agencyKeys.whiteLabel(), queryFn: () => data(api.GET('/v1/agency/white-label')) });
 export const agencyClientQuery = (id: string) =>
-  queryOptions({ queryKey: agencyKeys.client(id), queryFn: () => data(api.GET('/v1/agency/clients/{id}', { params: { path: { id } } })) });
+  queryOptions({
+    queryKey: agencyKeys.client(id),
+    queryFn: () => data(api.GET('/v1/agency/clients/{id}', { params: { path: { id } } })),
+  });
 export const agencyReportQuery = (id: string) =>
-  queryOptions({ queryKey: agencyKeys.report(id), queryFn: () => data(api.GET('/v1/agency/reports/{id}', { params: { path: { id } } })) });
-export const agencyResaleQuery = () => queryOptions({ queryKey: agencyKeys.resale(), queryFn: () => data(api.GET('/v1/agency/resale')) });
-export const agencyPartnerQuery = () => queryOptions({ queryKey: agencyKeys.partner(), queryFn: () => data(api.GET('/v1/agency/partner')) });
+  queryOptions({
+    queryKey: agencyKeys.report(id),
+    queryFn: () => data(api.GET('/v1/agency/reports/{id}', { params: { path: { id } } })),
+  });
+export const agencyResaleQuery = () =>
+  queryOptions({ queryKey: agencyKeys.resale(), queryFn: () => data(api.GET('/v1/agency/resale')) });
+export const agencyPartnerQuery = () =>
+  queryOptions({ queryKey: agencyKeys.partner(), queryFn: () => data(api.GET('/v1/agency/partner')) });

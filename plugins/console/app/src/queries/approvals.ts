@@ -10,4 +10,5 @@ export const approvalKeys = {
 export type ApprovalItem = Schema<'ApprovalItem'>;
 
 /** One page of the caller's queue, oldest first. */
-export const fetchApprovals = (cursor: string | undefined) => data(api.GET('/v1/approvals', { params: { query: { cursor, limit: 50 } } }));
+export const fetchApprovals = (cursor: string | undefined) =>
+  data(api.GET('/v1/approvals', { params: { query: { cursor, limit: 50 } } }));

@@ -32,5 +32,6 @@ export const auditStreamQuery = () =>
       }
     },
     // Entries waiting or a failing destination: the delivery state moves on its own, so it is polled.
-    refetchInterval: (q) => (q.state.data && (q.state.data.delivery.pending > 0 || q.state.data.status === 'failing') ? 5000 : false),
+    refetchInterval: (q) =>
+      q.state.data && (q.state.data.delivery.pending > 0 || q.state.data.status === 'failing') ? 5000 : false,
   });

@@ -18,10 +18,14 @@ export type PaidPlan = Exclude<PlanId, 'none' | 'open_source' | 'enterprise'>;
 export const PAID_PLANS: readonly PaidPlan[] = ['indie', 'startup', 'growth', 'managed', 'agency'];
 export const isPaidPlan = (id: PlanId): id is PaidPlan => (PAID_PLANS as readonly string[]).includes(id);
 
-export const billingQuery = () => queryOptions({ queryKey: billingKeys.summary(), queryFn: () => data(api.GET('/v1/billing')) });
-export const creditsQuery = () => queryOptions({ queryKey: billingKeys.credits(), queryFn: () => data(api.GET('/v1/billing/credits')) });
-export const invoicesQuery = () => queryOptions({ queryKey: billingKeys.invoices(), queryFn: () => data(api.GET('/v1/billing/invoices')) });
-export const referralsQuery = () => queryOptions({ queryKey: billingKeys.referrals(), queryFn: () => data(api.GET('/v1/referrals')) });
+export const billingQuery = () =>
+  queryOptions({ queryKey: billingKeys.summary(), queryFn: () => data(api.GET('/v1/billing')) });
+export const creditsQuery = () =>
+  queryOptions({ queryKey: billingKeys.credits(), queryFn: () => data(api.GET('/v1/billing/credits')) });
+export const invoicesQuery = () =>
+  queryOptions({ queryKey: billingKeys.invoices(), queryFn: () => data(api.GET('/v1/billing/invoices')) });
+export const referralsQuery = () =>
+  queryOptions({ queryKey: billingKeys.referrals(), queryFn: () => data(api.GET('/v1/referrals')) });
 
 /**
  * Where a hosted page of the payment provider opens: the browser leaves the console for it and

@@ -18,7 +18,10 @@ export const brandQuery = () =>
 
 /** One brand profile (the editor's). */
 export const brandProfileQuery = (id: string) =>
-  queryOptions({ queryKey: brandKeys.profile(id), queryFn: () => data(api.GET('/v1/brand/profiles/{id}', { params: { path: { id } } })) });
+  queryOptions({
+    queryKey: brandKeys.profile(id),
+    queryFn: () => data(api.GET('/v1/brand/profiles/{id}', { params: { path: { id } } })),
+  });
 
 /** After a change to a profile: the cache takes the answer, and the overview (the shell reads the brand color from it) is read again. */
 export function useProfileInCache() {

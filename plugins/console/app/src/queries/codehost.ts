@@ -5,17 +5,24 @@ import { api, data } from '../api/client';
 export const codehostKeys = {
   all: ['codehost'] as const,
   status: () => [...codehostKeys.all, 'status'] as const,
-  installationRepositories: (installationId: string) => [...codehostKeys.all, 'installation', installationId, 'repositories'] as const,
+  installationRepositories: (installationId: string) =>
+    [...codehostKeys.all, 'installation', installationId, 'repositories'] as const,
   repositories: (workspaceId: string) => [...codehostKeys.all, 'repositories', workspaceId] as const,
 };
 
-export const codehostStatusQuery = () => queryOptions({ queryKey: codehostKeys.status(), queryFn: () => data(api.GET('/v1/codehost')) });
+export const codehostStatusQuery = () =>
+  queryOptions({ queryKey: codehostKeys.status(), queryFn: () => data(api.GET('/v1/codehost')) });
 
 /** The repositories an installation reaches (the first 100 by name), connected or not. */
 export const installationRepositoriesQuery = (installationId: string) =>
   queryOptions({
     queryKey: codehostKeys.installationRepositories(installationId),
-    queryFn: () => data(api.GET('/v1/codehost/installations/{id}/repositories', { params: { path: { id: installationId }, query: { limit: 100 } } })),
+    queryFn: () =>
+      data(
+        api.GET('/v1/codehost/installations/{id}/repositories', {
+          params: { path: { id: installationId }, query: { limit: 100 } },
+        }),
+      ),
   });
 
 const RETURN_KEY = 'pw.codehost.return';

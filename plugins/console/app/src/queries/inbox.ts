@@ -12,10 +12,12 @@ export type DomainPurpose = Domain['purpose'];
 export const inboxKeys = {
   all: ['inbox'] as const,
   channel: (workspaceId: string) => [...inboxKeys.all, 'channel', workspaceId] as const,
-  inbound: (workspaceId: string, status: InboundStatus | '') => [...inboxKeys.all, 'inbound', workspaceId, status] as const,
+  inbound: (workspaceId: string, status: InboundStatus | '') =>
+    [...inboxKeys.all, 'inbound', workspaceId, status] as const,
   inboundAll: (workspaceId: string) => [...inboxKeys.all, 'inbound', workspaceId] as const,
   domains: (workspaceId: string) => [...inboxKeys.all, 'domains', workspaceId] as const,
-  domain: (brandProfileId: string, purpose: DomainPurpose) => [...inboxKeys.all, 'domain', brandProfileId, purpose] as const,
+  domain: (brandProfileId: string, purpose: DomainPurpose) =>
+    [...inboxKeys.all, 'domain', brandProfileId, purpose] as const,
 };
 
 /** Statuses still moving: the provider or DNS may change them without anyone acting. */
@@ -45,6 +47,11 @@ export const domainsQuery = (workspaceId: string) =>
 export const domainQuery = (d: Pick<Domain, 'brand_profile_id' | 'purpose'>) =>
   queryOptions({
     queryKey: inboxKeys.domain(d.brand_profile_id, d.purpose),
-    queryFn: () => data(api.GET('/v1/domains/{brandProfileId}/{purpose}', { params: { path: { brandProfileId: d.brand_profile_id, purpose: d.purpose } } })),
+    queryFn: () =>
+      data(
+        api.GET('/v1/domains/{brandProfileId}/{purpose}', {
+          params: { path: { brandProfileId: d.brand_profile_id, purpose: d.purpose } },
+        }),
+      ),
     refetchInterval: (q) => (q.state.data && !DOMAIN_SETTLED.includes(q.state.data.status) ? 5000 : false),
   });

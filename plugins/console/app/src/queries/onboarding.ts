@@ -9,4 +9,5 @@ export const onboardingKeys = {
   execution: (workspaceId: string) => [...onboardingKeys.all, 'execution', workspaceId] as const,
 };
 
-export const onboardingQuery = () => queryOptions({ queryKey: onboardingKeys.state(), queryFn: () => data(api.GET('/v1/onboarding')) });
+export const onboardingQuery = () =>
+  queryOptions({ queryKey: onboardingKeys.state(), queryFn: () => data(api.GET('/v1/onboarding')) });

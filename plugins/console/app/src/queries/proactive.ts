@@ -16,12 +16,14 @@ export const GROUP_STATUSES: GroupStatus[] = ['watching', 'ticketed', 'resolved'
 export const proactiveKeys = {
   all: ['proactive'] as const,
   connectors: (workspaceId: string) => [...proactiveKeys.all, 'connectors', workspaceId] as const,
-  groups: (workspaceId: string | null, statuses: GroupStatus[], q: string) => [...proactiveKeys.all, 'groups', workspaceId, statuses, q] as const,
+  groups: (workspaceId: string | null, statuses: GroupStatus[], q: string) =>
+    [...proactiveKeys.all, 'groups', workspaceId, statuses, q] as const,
   groupLists: () => [...proactiveKeys.all, 'groups'] as const,
   group: (id: string) => [...proactiveKeys.all, 'group', id] as const,
   mapReleases: (workspaceId: string) => [...proactiveKeys.all, 'map-releases', workspaceId] as const,
   maps: (workspaceId: string, release: string) => [...proactiveKeys.all, 'maps', workspaceId, release] as const,
-  patterns: (workspaceId: string | null, scope: string) => [...proactiveKeys.all, 'patterns', workspaceId, scope] as const,
+  patterns: (workspaceId: string | null, scope: string) =>
+    [...proactiveKeys.all, 'patterns', workspaceId, scope] as const,
   patternLists: () => [...proactiveKeys.all, 'patterns'] as const,
   widget: (workspaceId: string) => [...proactiveKeys.all, 'widget', workspaceId] as const,
 };
@@ -39,7 +41,10 @@ export const connectorsQuery = (workspaceId: string) =>
   });
 
 export const errorGroupQuery = (id: string) =>
-  queryOptions({ queryKey: proactiveKeys.group(id), queryFn: () => data(api.GET('/v1/error-groups/{id}', { params: { path: { id } } })) });
+  queryOptions({
+    queryKey: proactiveKeys.group(id),
+    queryFn: () => data(api.GET('/v1/error-groups/{id}', { params: { path: { id } } })),
+  });
 
 export const widgetQuery = (workspaceId: string) =>
   queryOptions({

@@ -17,7 +17,9 @@ export type Governance = Schema<'Governance'>;
 export type Organization = Schema<'Organization'>;
 
 /** Single sign-on and approval governance of the organization (owners and admins). */
-export const securityQuery = () => queryOptions({ queryKey: securityKeys.overview(), queryFn: () => data(api.GET('/v1/security')) });
+export const securityQuery = () =>
+  queryOptions({ queryKey: securityKeys.overview(), queryFn: () => data(api.GET('/v1/security')) });
 
 /** The organization's own settings (any member reads them). */
-export const organizationQuery = () => queryOptions({ queryKey: securityKeys.organization(), queryFn: () => data(api.GET('/v1/orgs/current')) });
+export const organizationQuery = () =>
+  queryOptions({ queryKey: securityKeys.organization(), queryFn: () => data(api.GET('/v1/orgs/current')) });

@@ -3,7 +3,10 @@ import { api, data } from '../api/client';
 import type { operations } from '../api/schema';
 
 /** The organization list's filters as GET /v1/staff/organizations names them. */
-export type StaffFilters = Omit<NonNullable<operations['listStaffOrganizations']['parameters']['query']>, 'cursor' | 'limit'>;
+export type StaffFilters = Omit<
+  NonNullable<operations['listStaffOrganizations']['parameters']['query']>,
+  'cursor' | 'limit'
+>;
 export type ClaimStatus = NonNullable<NonNullable<operations['listStaffClaims']['parameters']['query']>['status']>;
 
 /** Query keys of the operator's desk (staff only). */
@@ -21,4 +24,13 @@ export const staffOrganizationQuery = (id: string) =>
   });
 
 /** The plans a staff member may grant, in the order people read them. */
-export const GRANTABLE_PLANS = ['enterprise', 'agency', 'growth', 'startup', 'indie', 'managed', 'open_source', 'none'] as const;
+export const GRANTABLE_PLANS = [
+  'enterprise',
+  'agency',
+  'growth',
+  'startup',
+  'indie',
+  'managed',
+  'open_source',
+  'none',
+] as const;

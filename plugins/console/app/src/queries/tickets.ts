@@ -12,10 +12,12 @@ export const ticketKeys = {
   counts: (filters: Record<string, unknown>) => [...ticketKeys.lists(), 'counts', filters] as const,
   detail: (id: string) => [...ticketKeys.all, 'detail', id] as const,
   subscribers: (id: string) => [...ticketKeys.detail(id), 'subscribers'] as const,
-  diff: (id: string, attemptId: string, sha: string | null) => [...ticketKeys.detail(id), 'diff', attemptId, sha] as const,
+  diff: (id: string, attemptId: string, sha: string | null) =>
+    [...ticketKeys.detail(id), 'diff', attemptId, sha] as const,
   events: (id: string, jobId: string) => [...ticketKeys.detail(id), 'events', jobId] as const,
   /** The drafts or jobs beyond the ticket page's newest 50, from the page's `next_cursor` on. */
-  older: (id: string, list: 'drafts' | 'jobs', from: string) => [...ticketKeys.detail(id), 'older', list, from] as const,
+  older: (id: string, list: 'drafts' | 'jobs', from: string) =>
+    [...ticketKeys.detail(id), 'older', list, from] as const,
 };
 
 export type Ticket = Schema<'Ticket'>;
@@ -57,7 +59,12 @@ export const subscribersQuery = (id: string) =>
 export const fixDiffQuery = (id: string, attemptId: string, sha: string | null) =>
   queryOptions({
     queryKey: ticketKeys.diff(id, attemptId, sha),
-    queryFn: () => data(api.GET('/v1/tickets/{id}/fix-attempts/{fixAttemptId}/diff', { params: { path: { id, fixAttemptId: attemptId } } })),
+    queryFn: () =>
+      data(
+        api.GET('/v1/tickets/{id}/fix-attempts/{fixAttemptId}/diff', {
+          params: { path: { id, fixAttemptId: attemptId } },
+        }),
+      ),
     // A diff at a given head never changes; a new push changes the key.
     staleTime: Infinity,
   });

@@ -10,7 +10,10 @@ export const workspaceKeys = {
 };
 
 export const workspaceQuery = (id: string) =>
-  queryOptions({ queryKey: workspaceKeys.detail(id), queryFn: () => data(api.GET('/v1/workspaces/{id}', { params: { path: { id } } })) });
+  queryOptions({
+    queryKey: workspaceKeys.detail(id),
+    queryFn: () => data(api.GET('/v1/workspaces/{id}', { params: { path: { id } } })),
+  });
 
 /** The workspace the person works in now (the top bar's switcher); null when they have none. */
 export interface CurrentWorkspace {

@@ -8,7 +8,16 @@ export interface ButtonProps extends ComponentPropsWithRef<'button'> {
   block?: boolean;
 }
 
-export function Button({ variant = 'secondary', pending = false, block = false, className, children, disabled, type = 'button', ...rest }: ButtonProps) {
+export function Button({
+  variant = 'secondary',
+  pending = false,
+  block = false,
+  className,
+  children,
+  disabled,
+  type = 'button',
+  ...rest
+}: ButtonProps) {
   const classes = ['btn', `btn-${variant}`, block ? 'btn-block' : '', className ?? ''].filter(Boolean).join(' ');
   return (
     <button type={type} className={classes} disabled={disabled || pending} aria-busy={pending || undefined} {...rest}>

@@ -35,7 +35,8 @@ export function Chart({ title, x, series, kind = 'line', height = 220, formatVal
   const id = useId();
   const box = useRef<HTMLDivElement>(null);
   const isTime = x.length > 0 && x[0] instanceof Date;
-  const label = (i: number) => (isTime ? (formatTime ?? ((d: Date) => fmt.date(d.toISOString())))((x as Date[])[i]!) : (x as string[])[i]!);
+  const label = (i: number) =>
+    isTime ? (formatTime ?? ((d: Date) => fmt.date(d.toISOString())))((x as Date[])[i]!) : (x as string[])[i]!;
   const show = formatValue ?? ((v: number) => fmt.number(v));
   // The canvas reads the formatter at draw time: a new function per render must not rebuild the chart.
   const format = useRef(show);
@@ -59,7 +60,12 @@ export function Chart({ title, x, series, kind = 'line', height = 220, formatVal
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: isTime, ...(isTime ? {} : { range: [-0.5, xs.length - 0.5] as uPlot.Range.MinMax }) } },
       axes: [
-        { ...axis, ...(isTime ? {} : { splits: () => xs, values: (_u: uPlot, ticks: number[]) => ticks.map((i) => (x as string[])[i] ?? '') }) },
+        {
+          ...axis,
+          ...(isTime
+            ? {}
+            : { splits: () => xs, values: (_u: uPlot, ticks: number[]) => ticks.map((i) => (x as string[])[i] ?? '') }),
+        },
         { ...axis, values: (_u: uPlot, ticks: number[]) => ticks.map((v) => format.current(v)) },
       ],
       series: [
@@ -87,8 +93,15 @@ export function Chart({ title, x, series, kind = 'line', height = 220, formatVal
 
   return (
     <figure className="chart" aria-labelledby={id}>
-      <figcaption id={id} className="chart-title">{title}</figcaption>
-      <div ref={box} className="chart-canvas" role="img" aria-label={t('common.chart.summary', { title, count: x.length })} />
+      <figcaption id={id} className="chart-title">
+        {title}
+      </figcaption>
+      <div
+        ref={box}
+        className="chart-canvas"
+        role="img"
+        aria-label={t('common.chart.summary', { title, count: x.length })}
+      />
       <details className="chart-table">
         <summary>{t('common.chart.showTable')}</summary>
         <table>
@@ -96,14 +109,20 @@ export function Chart({ title, x, series, kind = 'line', height = 220, formatVal
           <thead>
             <tr>
               <th scope="col">{isTime ? t('common.chart.date') : t('common.chart.item')}</th>
-              {series.map((s) => <th scope="col" key={s.label}>{s.label}</th>)}
+              {series.map((s) => (
+                <th scope="col" key={s.label}>
+                  {s.label}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {x.map((_, i) => (
               <tr key={i}>
                 <th scope="row">{label(i)}</th>
-                {series.map((s) => <td key={s.label}>{s.values[i] == null ? '–' : show(s.values[i]!)}</td>)}
+                {series.map((s) => (
+                  <td key={s.label}>{s.values[i] == null ? '–' : show(s.values[i]!)}</td>
+                ))}
               </tr>
             ))}
           </tbody>
@@ -129,7 +148,10 @@ function usePaintVersion(): number {
   useEffect(() => {
     const bump = () => setVersion((v) => v + 1);
     const observer = new MutationObserver(bump);
-    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['style', 'class', 'data-theme', 'data-brand'] });
+    observer.observe(document.documentElement, {
+      attributes: true,
+      attributeFilter: ['style', 'class', 'data-theme', 'data-brand'],
+    });
     const scheme = matchMedia('(prefers-color-scheme: dark)');
     scheme.addEventListener('change', bump);
     return () => {

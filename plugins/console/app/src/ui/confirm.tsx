@@ -8,7 +8,16 @@ import { ErrorAlert } from './errors';
  * "Are you sure?" before an action that cannot be taken back: what happens, the action's error
  * if it fails, the action and Cancel (focused first, so Enter does not confirm by accident).
  */
-export function ConfirmDialog({ title, children, confirm, danger, pending, error, onConfirm, onClose }: {
+export function ConfirmDialog({
+  title,
+  children,
+  confirm,
+  danger,
+  pending,
+  error,
+  onConfirm,
+  onClose,
+}: {
   title: string;
   children: ReactNode;
   confirm: string;
@@ -25,8 +34,12 @@ export function ConfirmDialog({ title, children, confirm, danger, pending, error
         {children}
         <ErrorAlert error={error} />
         <div className="row">
-          <Button variant={danger ? 'danger' : 'primary'} pending={pending} onClick={onConfirm}>{confirm}</Button>
-          <Button onClick={onClose} autoFocus>{t('common.cancel')}</Button>
+          <Button variant={danger ? 'danger' : 'primary'} pending={pending} onClick={onConfirm}>
+            {confirm}
+          </Button>
+          <Button onClick={onClose} autoFocus>
+            {t('common.cancel')}
+          </Button>
         </div>
       </div>
     </Dialog>

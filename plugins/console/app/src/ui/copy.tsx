@@ -27,7 +27,12 @@ export function useCopy(texts: { copied: string; failed: string }) {
  * A value someone pastes elsewhere (a DNS record, the redirect URI an identity provider needs):
  * shown as code, with a button that copies it.
  */
-export function CopyValue({ value, label, action, texts }: {
+export function CopyValue({
+  value,
+  label,
+  action,
+  texts,
+}: {
   value: string;
   /** The value's accessible name ("Redirect URI"). */
   label: string;
@@ -39,7 +44,9 @@ export function CopyValue({ value, label, action, texts }: {
   return (
     <div className="secret copy-value">
       <code aria-label={label}>{value}</code>
-      <Button onClick={() => void copy(value)} aria-label={action}>{texts.button}</Button>
+      <Button onClick={() => void copy(value)} aria-label={action}>
+        {texts.button}
+      </Button>
     </div>
   );
 }

@@ -4,7 +4,17 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
  * A modal dialog on the native <dialog>: focus moves into it when it opens (the first control,
  * or the one marked autoFocus), Escape closes it, and focus returns to where it was.
  */
-export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ReactNode }) {
+export function Dialog({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const opener = useRef<Element | null>(null);
   const titleId = useId();
@@ -18,9 +28,12 @@ export function Dialog({ open, title, onClose, children }: { open: boolean; titl
       dialog.close();
     }
   }, [open]);
-  useEffect(() => () => {
-    if (opener.current instanceof HTMLElement) opener.current.focus();
-  }, []);
+  useEffect(
+    () => () => {
+      if (opener.current instanceof HTMLElement) opener.current.focus();
+    },
+    [],
+  );
   return (
     <dialog
       ref={ref}

@@ -31,7 +31,13 @@ export function ErrorAlert({ error, fields = [] }: { error: unknown; fields?: st
       <strong>{onlyFields ? t('errors.checkFields') : title}</strong>
       {!onlyFields && message !== title && <div>{message}</div>}
       {others.length > 0 && (
-        <ul>{others.map((e) => <li key={e.path}>{e.path}: {e.message}</li>)}</ul>
+        <ul>
+          {others.map((e) => (
+            <li key={e.path}>
+              {e.path}: {e.message}
+            </li>
+          ))}
+        </ul>
       )}
       {code && !onlyFields && <div className="code">{t('errors.code', { code })}</div>}
     </div>

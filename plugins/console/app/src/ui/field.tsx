@@ -1,4 +1,10 @@
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import {
+  useId,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from 'react';
 
 interface Common {
   label: ReactNode;
@@ -15,8 +21,16 @@ function described(id: string, hint: ReactNode, error?: string) {
 function Extra({ id, hint, error }: { id: string; hint: ReactNode; error?: string }) {
   return (
     <>
-      {hint && <span className="hint" id={`${id}-hint`}>{hint}</span>}
-      {error && <span className="error" id={`${id}-error`}>{error}</span>}
+      {hint && (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+      {error && (
+        <span className="error" id={`${id}-error`}>
+          {error}
+        </span>
+      )}
     </>
   );
 }
@@ -33,7 +47,13 @@ export function TextField({ label, error, hint, id: given, ...input }: Common & 
   );
 }
 
-export function TextArea({ label, error, hint, id: given, ...input }: Common & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+export function TextArea({
+  label,
+  error,
+  hint,
+  id: given,
+  ...input
+}: Common & TextareaHTMLAttributes<HTMLTextAreaElement>) {
   const auto = useId();
   const id = given ?? auto;
   return (
@@ -45,19 +65,34 @@ export function TextArea({ label, error, hint, id: given, ...input }: Common & T
   );
 }
 
-export function SelectField({ label, error, hint, id: given, children, ...select }: Common & SelectHTMLAttributes<HTMLSelectElement>) {
+export function SelectField({
+  label,
+  error,
+  hint,
+  id: given,
+  children,
+  ...select
+}: Common & SelectHTMLAttributes<HTMLSelectElement>) {
   const auto = useId();
   const id = given ?? auto;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} {...described(id, hint, error)} {...select}>{children}</select>
+      <select id={id} {...described(id, hint, error)} {...select}>
+        {children}
+      </select>
       <Extra id={id} hint={hint} error={error} />
     </div>
   );
 }
 
-export function CheckboxField({ label, error, hint, id: given, ...input }: Common & Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
+export function CheckboxField({
+  label,
+  error,
+  hint,
+  id: given,
+  ...input
+}: Common & Omit<InputHTMLAttributes<HTMLInputElement>, 'type'>) {
   const auto = useId();
   const id = given ?? auto;
   return (

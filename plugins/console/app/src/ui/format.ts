@@ -10,14 +10,22 @@ export function useFormat() {
       iso ? new Intl.DateTimeFormat(locale, opts).format(new Date(iso)) : '',
     dateTime: (iso: string | null | undefined) =>
       iso ? new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)) : '',
-    number: (n: number | null | undefined, opts?: Intl.NumberFormatOptions) => (n == null ? '' : new Intl.NumberFormat(locale, opts).format(n)),
+    number: (n: number | null | undefined, opts?: Intl.NumberFormatOptions) =>
+      n == null ? '' : new Intl.NumberFormat(locale, opts).format(n),
     /** "3 minutes ago", "in 2 days". */
     relative: (iso: string | null | undefined, now = Date.now()) => {
       if (!iso) return '';
       const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
       const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
-      const units: [Intl.RelativeTimeFormatUnit, number][] = [['year', 31536000], ['month', 2592000], ['day', 86400], ['hour', 3600], ['minute', 60]];
-      for (const [unit, size] of units) if (Math.abs(seconds) >= size) return rtf.format(Math.round(seconds / size), unit);
+      const units: [Intl.RelativeTimeFormatUnit, number][] = [
+        ['year', 31536000],
+        ['month', 2592000],
+        ['day', 86400],
+        ['hour', 3600],
+        ['minute', 60],
+      ];
+      for (const [unit, size] of units)
+        if (Math.abs(seconds) >= size) return rtf.format(Math.round(seconds / size), unit);
       return rtf.format(seconds, 'second');
     },
   };

@@ -20,19 +20,35 @@ export interface SecretTexts {
  * A secret the API shows once (an API token, a signing secret): copy it now (the clipboard API;
  * a refusal says to copy it by hand); closing the dialog forgets it.
  */
-export function SecretOnce({ secret, texts, onClose, extra }: { secret: string; texts: SecretTexts; onClose: () => void; extra?: ReactNode }) {
+export function SecretOnce({
+  secret,
+  texts,
+  onClose,
+  extra,
+}: {
+  secret: string;
+  texts: SecretTexts;
+  onClose: () => void;
+  extra?: ReactNode;
+}) {
   const copy = useCopy(texts);
   return (
     <Dialog open title={texts.title} onClose={onClose}>
       <div className="stack">
-        <div className="alert alert-warning" role="note">{texts.warning}</div>
+        <div className="alert alert-warning" role="note">
+          {texts.warning}
+        </div>
         <div className="secret">
           <code aria-label={texts.label}>{secret}</code>
-          <Button variant="primary" onClick={() => void copy(secret)}>{texts.copy}</Button>
+          <Button variant="primary" onClick={() => void copy(secret)}>
+            {texts.copy}
+          </Button>
           {/* Another way to keep it (recovery codes: a file). */}
           {extra}
         </div>
-        <div><Button onClick={onClose}>{texts.done}</Button></div>
+        <div>
+          <Button onClick={onClose}>{texts.done}</Button>
+        </div>
       </div>
     </Dialog>
   );

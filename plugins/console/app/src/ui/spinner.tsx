@@ -18,7 +18,9 @@ export function Progress({ label, value, max = 100 }: { label: string; value?: n
   const id = useId();
   return (
     <div className="field">
-      <span className="label" id={id}>{label}</span>
+      <span className="label" id={id}>
+        {label}
+      </span>
       <progress aria-labelledby={id} value={value} max={value === undefined ? undefined : max} />
     </div>
   );

@@ -31,7 +31,14 @@ export interface Column<T> {
   hiddenHeader?: boolean;
 }
 
-export function KeysetTable<T>({ caption, columns, query, rowKey, emptyTitle, emptyBody }: {
+export function KeysetTable<T>({
+  caption,
+  columns,
+  query,
+  rowKey,
+  emptyTitle,
+  emptyBody,
+}: {
   caption: string;
   columns: Column<T>[];
   query: ReturnType<typeof useKeysetQuery<T>>;
@@ -52,7 +59,9 @@ export function KeysetTable<T>({ caption, columns, query, rowKey, emptyTitle, em
       {query.isFetchNextPageError && <ErrorState error={query.error} retry={() => void query.fetchNextPage()} />}
       {query.hasNextPage && (
         <div className="row">
-          <Button onClick={() => void query.fetchNextPage()} pending={query.isFetchingNextPage}>{t('common.loadMore')}</Button>
+          <Button onClick={() => void query.fetchNextPage()} pending={query.isFetchingNextPage}>
+            {t('common.loadMore')}
+          </Button>
         </div>
       )}
     </div>
@@ -60,18 +69,38 @@ export function KeysetTable<T>({ caption, columns, query, rowKey, emptyTitle, em
 }
 
 /** A table of rows already at hand, each column a header and a cell (KeysetTable pages into one). */
-export function DataTable<T>({ caption, columns, rows, rowKey }: { caption: string; columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string }) {
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string;
+}) {
   return (
     // Focusable, so a table wider than a phone scrolls by keyboard too (rows may hold no link).
     <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
       <table>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
-          <tr>{columns.map((c) => <th key={c.header} scope="col">{c.hiddenHeader ? <span className="visually-hidden">{c.header}</span> : c.header}</th>)}</tr>
+          <tr>
+            {columns.map((c) => (
+              <th key={c.header} scope="col">
+                {c.hiddenHeader ? <span className="visually-hidden">{c.header}</span> : c.header}
+              </th>
+            ))}
+          </tr>
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={rowKey(row)}>{columns.map((c) => <td key={c.header}>{c.cell(row)}</td>)}</tr>
+            <tr key={rowKey(row)}>
+              {columns.map((c) => (
+                <td key={c.header}>{c.cell(row)}</td>
+              ))}
+            </tr>
           ))}
         </tbody>
       </table>

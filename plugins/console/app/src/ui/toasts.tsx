@@ -3,7 +3,11 @@ import { useTranslation } from 'react-i18next';
 import { useErrorText } from './errors';
 
 type Kind = 'success' | 'error' | 'info';
-interface Toast { id: number; kind: Kind; text: string }
+interface Toast {
+  id: number;
+  kind: Kind;
+  text: string;
+}
 interface ToastApi {
   success(text: string): void;
   info(text: string): void;
@@ -20,19 +24,25 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const next = useRef(1);
   const dismiss = useCallback((id: number) => setToasts((all) => all.filter((x) => x.id !== id)), []);
-  const push = useCallback((kind: Kind, text: string) => {
-    const id = next.current++;
-    setToasts((all) => [...all.slice(-3), { id, kind, text }]);
-    window.setTimeout(() => dismiss(id), kind === 'error' ? 10000 : 5000);
-  }, [dismiss]);
-  const api = useMemo<ToastApi>(() => ({
-    success: (text) => push('success', text),
-    info: (text) => push('info', text),
-    error: (error) => {
-      const { title, message } = errorText(error);
-      push('error', message && message !== title ? `${title}: ${message}` : title);
+  const push = useCallback(
+    (kind: Kind, text: string) => {
+      const id = next.current++;
+      setToasts((all) => [...all.slice(-3), { id, kind, text }]);
+      window.setTimeout(() => dismiss(id), kind === 'error' ? 10000 : 5000);
     },
-  }), [push, errorText]);
+    [dismiss],
+  );
+  const api = useMemo<ToastApi>(
+    () => ({
+      success: (text) => push('success', text),
+      info: (text) => push('info', text),
+      error: (error) => {
+        const { title, message } = errorText(error);
+        push('error', message && message !== title ? `${title}: ${message}` : title);
+      },
+    }),
+    [push, errorText],
+  );
   return (
     <ToastContext.Provider value={api}>
       {children}
@@ -40,7 +50,14 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         {toasts.map((x) => (
           <div key={x.id} className={`toast toast-${x.kind}`}>
             <p>{x.text}</p>
-            <button type="button" className="btn btn-link" onClick={() => dismiss(x.id)} aria-label={t('common.dismiss')}>×</button>
+            <button
+              type="button"
+              className="btn btn-link"
+              onClick={() => dismiss(x.id)}
+              aria-label={t('common.dismiss')}
+            >
+              ×
+            </button>
           </div>
         ))}
       </div>

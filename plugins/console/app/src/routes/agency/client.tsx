@@ -5,7 +5,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { agencyClientQuery, agencyKeys } from '../../queries/agency';
-import { Button, KeysetTable, LoadingState, TextField, fieldError, useFormat, useKeysetQuery, type Column } from '../../ui';
+import {
+  Button,
+  KeysetTable,
+  LoadingState,
+  TextField,
+  fieldError,
+  useFormat,
+  useKeysetQuery,
+  type Column,
+} from '../../ui';
 import { ReasonAlert } from '../billing/reason';
 import { AgencyError, AgencyNav, useTicketsText } from './nav';
 import '../workspaces/workspaces.css';
@@ -28,7 +37,13 @@ export default function AgencyClient() {
   const ticketsText = useTicketsText();
   const pct = (v: number | null) => (v == null ? '–' : fmt.number(v, { style: 'percent' }));
   if (client.isPending) return <LoadingState />;
-  if (client.isError) return <div className="stack"><AgencyNav /><AgencyError error={client.error} retry={() => void client.refetch()} /></div>;
+  if (client.isError)
+    return (
+      <div className="stack">
+        <AgencyNav />
+        <AgencyError error={client.error} retry={() => void client.refetch()} />
+      </div>
+    );
   const c = client.data;
   const sl = c.service_levels;
   const last30 = sl.last_30_days;
@@ -39,7 +54,10 @@ export default function AgencyClient() {
       <section className="card stack" aria-labelledby="client-card">
         <h2 id="client-card">{t('agency.client.title')}</h2>
         <dl className="ws-facts">
-          <dt>{t('agency.client.workspace')}</dt><dd><Link to={`/workspaces/${c.workspace_id}`}>{c.name}</Link></dd>
+          <dt>{t('agency.client.workspace')}</dt>
+          <dd>
+            <Link to={`/workspaces/${c.workspace_id}`}>{c.name}</Link>
+          </dd>
           <dt>{t('agency.client.tickets')}</dt>
           <dd>{ticketsText(c.tickets)}</dd>
           <dt>{t('agency.client.serviceLevels')}</dt>
@@ -67,8 +85,12 @@ export default function AgencyClient() {
           </dd>
           <dt>{t('agency.client.price')}</dt>
           <dd>
-            {c.billing.resale_price_usd == null ? t('agency.noPrice') : fmt.number(c.billing.resale_price_usd, { style: 'currency', currency: 'USD' })}
-            {c.billing.collect_via_connect ? ` · ${t('agency.client.collected', { email: c.billing.client_email ?? '' })}` : ''}
+            {c.billing.resale_price_usd == null
+              ? t('agency.noPrice')
+              : fmt.number(c.billing.resale_price_usd, { style: 'currency', currency: 'USD' })}
+            {c.billing.collect_via_connect
+              ? ` · ${t('agency.client.collected', { email: c.billing.client_email ?? '' })}`
+              : ''}
           </dd>
         </dl>
       </section>
@@ -95,17 +117,33 @@ function Reports({ workspaceId }: { workspaceId: string }) {
       void navigate(`/agency/reports/${r.id}`);
     },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); generate.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    generate.mutate();
+  };
   const columns: Column<Report>[] = [
-    { header: t('agency.reports.month'), cell: (r) => <Link to={`/agency/reports/${r.id}`}>{t('agency.reports.open', { month: r.month })}</Link> },
+    {
+      header: t('agency.reports.month'),
+      cell: (r) => <Link to={`/agency/reports/${r.id}`}>{t('agency.reports.open', { month: r.month })}</Link>,
+    },
     { header: t('agency.reports.status'), cell: (r) => t(`agency.reports.statuses.${r.status}`) },
     { header: t('agency.reports.tickets'), cell: (r) => fmt.number(r.figures.tickets.opened) },
-    { header: t('agency.reports.sent'), cell: (r) => (r.sent_at ? t('agency.reports.sentTo', { when: fmt.dateTime(r.sent_at), count: r.send_count }) : '–') },
+    {
+      header: t('agency.reports.sent'),
+      cell: (r) =>
+        r.sent_at ? t('agency.reports.sentTo', { when: fmt.dateTime(r.sent_at), count: r.send_count }) : '–',
+    },
   ];
   return (
     <section className="card stack" aria-labelledby="client-reports">
       <h2 id="client-reports">{t('agency.reports.title')}</h2>
-      <KeysetTable caption={t('agency.reports.title')} columns={columns} query={query} rowKey={(r) => r.id} emptyTitle={t('agency.reports.empty')} />
+      <KeysetTable
+        caption={t('agency.reports.title')}
+        columns={columns}
+        query={query}
+        rowKey={(r) => r.id}
+        emptyTitle={t('agency.reports.empty')}
+      />
       <form className="row" onSubmit={submit} noValidate>
         <TextField
           label={t('agency.reports.monthLabel')}
@@ -114,7 +152,9 @@ function Reports({ workspaceId }: { workspaceId: string }) {
           onChange={(e) => setMonth(e.target.value)}
           error={fieldError(generate.error, 'month')}
         />
-        <Button type="submit" variant="primary" pending={generate.isPending}>{t('agency.reports.generate')}</Button>
+        <Button type="submit" variant="primary" pending={generate.isPending}>
+          {t('agency.reports.generate')}
+        </Button>
       </form>
       <ReasonAlert error={generate.error} fields={['month']} />
     </section>

@@ -10,7 +10,9 @@ export function AgencyNav() {
   const { t } = useTranslation();
   return (
     <nav aria-label={t('agency.nav.label')} className="row agency-nav">
-      <NavLink to="/agency" end>{t('agency.nav.overview')}</NavLink>
+      <NavLink to="/agency" end>
+        {t('agency.nav.overview')}
+      </NavLink>
       <NavLink to="/agency/resale">{t('agency.nav.resale')}</NavLink>
       <NavLink to="/agency/partner">{t('agency.nav.partner')}</NavLink>
     </nav>
@@ -22,7 +24,13 @@ type ClientTickets = Schema<'AgencyClientSummary'>['tickets'];
 /** A client's open work in one sentence (the overview's cards and the client page). */
 export function useTicketsText() {
   const { t } = useTranslation();
-  return (k: ClientTickets) => t('agency.clients.tickets', { open: k.open, approval: k.awaiting_approval, escalated: k.escalated, overdue: k.overdue });
+  return (k: ClientTickets) =>
+    t('agency.clients.tickets', {
+      open: k.open,
+      approval: k.awaiting_approval,
+      escalated: k.escalated,
+      overdue: k.overdue,
+    });
 }
 
 /** A section that could not load: a plan without agency features (402) says so and points to billing. */
@@ -32,7 +40,11 @@ export function AgencyError({ error, retry }: { error: unknown; retry: () => voi
     return (
       <div className="stack">
         <ReasonAlert error={error} />
-        {error.status === 402 && <p><Link to="/billing">{t('agency.toBilling')}</Link></p>}
+        {error.status === 402 && (
+          <p>
+            <Link to="/billing">{t('agency.toBilling')}</Link>
+          </p>
+        )}
       </div>
     );
   }

@@ -14,7 +14,14 @@ type Body = RequestBody<'/v1/agency/partner', 'put'>;
 type Language = NonNullable<Body['languages']>[number];
 type Service = NonNullable<Body['services']>[number];
 const LANGUAGES: Language[] = ['en', 'it', 'de', 'fr', 'es', 'pt', 'nl'];
-const SERVICES: Service[] = ['setup', 'managed_support', 'white_label', 'custom_integrations', 'training', 'development'];
+const SERVICES: Service[] = [
+  'setup',
+  'managed_support',
+  'white_label',
+  'custom_integrations',
+  'training',
+  'development',
+];
 
 /** /agency/partner: the public partner profile, its certification, and the customers it referred. */
 export default function AgencyPartner() {
@@ -24,8 +31,13 @@ export default function AgencyPartner() {
     <div className="stack">
       <h1>{t('agency.partner.title')}</h1>
       <AgencyNav />
-      {partner.isPending ? <LoadingState /> : partner.isError ? <AgencyError error={partner.error} retry={() => void partner.refetch()} />
-        : <PartnerForm key={partner.data.updated_at ?? 'new'} profile={partner.data} />}
+      {partner.isPending ? (
+        <LoadingState />
+      ) : partner.isError ? (
+        <AgencyError error={partner.error} retry={() => void partner.refetch()} />
+      ) : (
+        <PartnerForm key={partner.data.updated_at ?? 'new'} profile={partner.data} />
+      )}
     </div>
   );
 }
@@ -45,19 +57,25 @@ function PartnerForm({ profile }: { profile: Profile }) {
   const [listed, setListed] = useState(profile.listed);
   const [certify, setCertify] = useState(false);
   const save = useMutation({
-    mutationFn: () => data(api.PUT('/v1/agency/partner', {
-      body: {
-        display_name: name,
-        website_url: website || null,
-        description: description || null,
-        contact_email: contact || null,
-        countries: countries.split(/[,\s]+/).map((c) => c.trim().toUpperCase()).filter(Boolean),
-        languages: languages as Language[],
-        services: services as Service[],
-        listed,
-        ...(certify ? { request_certification: true } : {}),
-      },
-    })),
+    mutationFn: () =>
+      data(
+        api.PUT('/v1/agency/partner', {
+          body: {
+            display_name: name,
+            website_url: website || null,
+            description: description || null,
+            contact_email: contact || null,
+            countries: countries
+              .split(/[,\s]+/)
+              .map((c) => c.trim().toUpperCase())
+              .filter(Boolean),
+            languages: languages as Language[],
+            services: services as Service[],
+            listed,
+            ...(certify ? { request_certification: true } : {}),
+          },
+        }),
+      ),
     onSuccess: (next) => {
       qc.setQueryData(agencyKeys.partner(), next);
       setCertify(false);
@@ -65,29 +83,45 @@ function PartnerForm({ profile }: { profile: Profile }) {
     },
   });
   const toggle = (list: string[], v: string, on: boolean) => (on ? [...list, v] : list.filter((x) => x !== v));
-  const submit = (e: FormEvent) => { e.preventDefault(); save.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
   const c = profile.certification;
   return (
     <>
       <section className="card stack" aria-labelledby="partner-state">
         <h2 id="partner-state">{t('agency.partner.state')}</h2>
         <p>
-          {t(`agency.partner.certification.${c.status}`, { date: fmt.date(c.certified_at ?? c.requested_at) })}
-          {' '}{profile.public ? t('agency.partner.public') : t('agency.partner.notPublic')}
+          {t(`agency.partner.certification.${c.status}`, { date: fmt.date(c.certified_at ?? c.requested_at) })}{' '}
+          {profile.public ? t('agency.partner.public') : t('agency.partner.notPublic')}
         </p>
-        {profile.referral_code && <p>{t('agency.partner.code')}: <code>{profile.referral_code}</code></p>}
+        {profile.referral_code && (
+          <p>
+            {t('agency.partner.code')}: <code>{profile.referral_code}</code>
+          </p>
+        )}
         <h3>{t('agency.partner.referred')}</h3>
-        {profile.referred_customers.length === 0 ? <p className="muted">{t('agency.partner.noReferred')}</p> : (
+        {profile.referred_customers.length === 0 ? (
+          <p className="muted">{t('agency.partner.noReferred')}</p>
+        ) : (
           <ul>
             {profile.referred_customers.map((r) => (
-              <li key={r.organization_id}>{t('agency.partner.referredItem', { name: r.name, plan: r.plan, date: fmt.date(r.signed_up_at) })}</li>
+              <li key={r.organization_id}>
+                {t('agency.partner.referredItem', { name: r.name, plan: r.plan, date: fmt.date(r.signed_up_at) })}
+              </li>
             ))}
           </ul>
         )}
       </section>
       <form className="card stack" onSubmit={submit} noValidate aria-labelledby="partner-profile">
         <h2 id="partner-profile">{t('agency.partner.profile')}</h2>
-        <TextField label={t('agency.partner.name')} value={name} onChange={(e) => setName(e.target.value)} error={fieldError(save.error, 'display_name')} />
+        <TextField
+          label={t('agency.partner.name')}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={fieldError(save.error, 'display_name')}
+        />
         <TextField
           label={t('agency.partner.website')}
           type="url"
@@ -144,10 +178,21 @@ function PartnerForm({ profile }: { profile: Profile }) {
           onChange={(e) => setListed(e.target.checked)}
         />
         {(c.status === 'none' || c.status === 'revoked') && (
-          <CheckboxField label={t('agency.partner.requestCertification')} checked={certify} onChange={(e) => setCertify(e.target.checked)} />
+          <CheckboxField
+            label={t('agency.partner.requestCertification')}
+            checked={certify}
+            onChange={(e) => setCertify(e.target.checked)}
+          />
         )}
-        <ReasonAlert error={save.error} fields={['display_name', 'website_url', 'description', 'contact_email', 'countries']} />
-        <div><Button type="submit" variant="primary" pending={save.isPending}>{t('agency.partner.save')}</Button></div>
+        <ReasonAlert
+          error={save.error}
+          fields={['display_name', 'website_url', 'description', 'contact_email', 'countries']}
+        />
+        <div>
+          <Button type="submit" variant="primary" pending={save.isPending}>
+            {t('agency.partner.save')}
+          </Button>
+        </div>
       </form>
     </>
   );

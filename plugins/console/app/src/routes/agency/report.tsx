@@ -20,22 +20,35 @@ export default function AgencyReportPage() {
   const r = report.data;
   const x = useMemo(() => (r ? r.figures.weekly.map((w) => new Date(w.period_start)) : []), [r]);
   const series = useMemo<ChartSeries[]>(
-    () => (r ? [
-      { label: t('agency.report.opened'), values: r.figures.weekly.map((w) => w.tickets) },
-      { label: t('agency.report.resolved'), values: r.figures.weekly.map((w) => w.resolved) },
-      { label: t('agency.report.fixed'), values: r.figures.weekly.map((w) => w.fixed) },
-    ] : []),
+    () =>
+      r
+        ? [
+            { label: t('agency.report.opened'), values: r.figures.weekly.map((w) => w.tickets) },
+            { label: t('agency.report.resolved'), values: r.figures.weekly.map((w) => w.resolved) },
+            { label: t('agency.report.fixed'), values: r.figures.weekly.map((w) => w.fixed) },
+          ]
+        : [],
     [r, t],
   );
   if (report.isPending) return <LoadingState />;
-  if (report.isError) return <div className="stack"><AgencyNav /><AgencyError error={report.error} retry={() => void report.refetch()} /></div>;
+  if (report.isError)
+    return (
+      <div className="stack">
+        <AgencyNav />
+        <AgencyError error={report.error} retry={() => void report.refetch()} />
+      </div>
+    );
   const f = report.data.figures;
   const minutes = (v: number | null) => (v == null ? '–' : t('agency.report.minutes', { n: fmt.number(v) }));
   return (
     <div className="stack">
       <h1>{t('agency.report.title', { client: report.data.client_name, month: report.data.month })}</h1>
       <AgencyNav />
-      <p><Link to={`/agency/clients/${report.data.workspace_id}`}>{t('agency.report.backToClient', { client: report.data.client_name })}</Link></p>
+      <p>
+        <Link to={`/agency/clients/${report.data.workspace_id}`}>
+          {t('agency.report.backToClient', { client: report.data.client_name })}
+        </Link>
+      </p>
       <section className="card stack" aria-labelledby="report-preview">
         <h2 id="report-preview">{t('agency.report.preview')}</h2>
         <p className="muted">
@@ -46,13 +59,34 @@ export default function AgencyReportPage() {
           })}
         </p>
         <dl className="billing-figures">
-          <div><dt>{t('agency.report.opened')}</dt><dd>{fmt.number(f.tickets.opened)}</dd></div>
-          <div><dt>{t('agency.report.resolved')}</dt><dd>{fmt.number(f.tickets.resolved)}</dd></div>
-          <div><dt>{t('agency.report.fixed')}</dt><dd>{fmt.number(f.tickets.fixed)}</dd></div>
-          <div><dt>{t('agency.report.answered')}</dt><dd>{fmt.number(f.tickets.answered_without_fix)}</dd></div>
-          <div><dt>{t('agency.report.escalated')}</dt><dd>{fmt.number(f.tickets.escalated)}</dd></div>
-          <div><dt>{t('agency.report.firstResponse')}</dt><dd>{minutes(f.first_response.median_minutes)}</dd></div>
-          <div><dt>{t('agency.report.resolution')}</dt><dd>{minutes(f.resolution.median_minutes)}</dd></div>
+          <div>
+            <dt>{t('agency.report.opened')}</dt>
+            <dd>{fmt.number(f.tickets.opened)}</dd>
+          </div>
+          <div>
+            <dt>{t('agency.report.resolved')}</dt>
+            <dd>{fmt.number(f.tickets.resolved)}</dd>
+          </div>
+          <div>
+            <dt>{t('agency.report.fixed')}</dt>
+            <dd>{fmt.number(f.tickets.fixed)}</dd>
+          </div>
+          <div>
+            <dt>{t('agency.report.answered')}</dt>
+            <dd>{fmt.number(f.tickets.answered_without_fix)}</dd>
+          </div>
+          <div>
+            <dt>{t('agency.report.escalated')}</dt>
+            <dd>{fmt.number(f.tickets.escalated)}</dd>
+          </div>
+          <div>
+            <dt>{t('agency.report.firstResponse')}</dt>
+            <dd>{minutes(f.first_response.median_minutes)}</dd>
+          </div>
+          <div>
+            <dt>{t('agency.report.resolution')}</dt>
+            <dd>{minutes(f.resolution.median_minutes)}</dd>
+          </div>
           {f.fixes && (
             <div>
               <dt>{t('agency.report.fixes')}</dt>
@@ -75,21 +109,41 @@ export default function AgencyReportPage() {
   );
 }
 
-function Send({ reportId, workspaceId, status, sentAt, sendCount, recipients }: {
-  reportId: string; workspaceId: string; status: 'generated' | 'sent'; sentAt: string | null; sendCount: number; recipients: string[];
+function Send({
+  reportId,
+  workspaceId,
+  status,
+  sentAt,
+  sendCount,
+  recipients,
+}: {
+  reportId: string;
+  workspaceId: string;
+  status: 'generated' | 'sent';
+  sentAt: string | null;
+  sendCount: number;
+  recipients: string[];
 }) {
   const { t } = useTranslation();
   const fmt = useFormat();
   const toast = useToast();
   const qc = useQueryClient();
   const client = useQuery(agencyClientQuery(workspaceId));
-  const defaults = recipients.length > 0 ? recipients : client.data?.report_settings.recipients ?? [];
+  const defaults = recipients.length > 0 ? recipients : (client.data?.report_settings.recipients ?? []);
   const [edited, setEdited] = useState<string | null>(null);
   const value = edited ?? defaults.join(', ');
   const send = useMutation({
     mutationFn: () => {
-      const list = value.split(/[,\s]+/).map((s) => s.trim()).filter(Boolean);
-      return data(api.POST('/v1/agency/reports/{id}/send', { params: { path: { id: reportId } }, body: list.length > 0 ? { recipients: list } : {} }));
+      const list = value
+        .split(/[,\s]+/)
+        .map((s) => s.trim())
+        .filter(Boolean);
+      return data(
+        api.POST('/v1/agency/reports/{id}/send', {
+          params: { path: { id: reportId } },
+          body: list.length > 0 ? { recipients: list } : {},
+        }),
+      );
     },
     onSuccess: (r) => {
       qc.setQueryData(agencyKeys.report(r.id), r);
@@ -97,7 +151,10 @@ function Send({ reportId, workspaceId, status, sentAt, sendCount, recipients }: 
       toast.success(t('agency.report.sentToast', { to: r.recipients.join(', ') }));
     },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); send.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    send.mutate();
+  };
   return (
     <section className="card stack" aria-labelledby="report-send">
       <h2 id="report-send">{t('agency.report.send')}</h2>

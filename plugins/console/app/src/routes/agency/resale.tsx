@@ -29,11 +29,24 @@ export default function AgencyResale() {
     <div className="stack">
       <h1>{t('agency.resale.title')}</h1>
       <AgencyNav />
-      {billing.isPending ? <LoadingState /> : billing.isError ? <AgencyError error={billing.error} retry={() => void billing.refetch()} />
-        : agency ? <Payouts agency={agency} /> : <div className="alert alert-info" role="status">{t('agency.resale.noAgencyPlan')}</div>}
+      {billing.isPending ? (
+        <LoadingState />
+      ) : billing.isError ? (
+        <AgencyError error={billing.error} retry={() => void billing.refetch()} />
+      ) : agency ? (
+        <Payouts agency={agency} />
+      ) : (
+        <div className="alert alert-info" role="status">
+          {t('agency.resale.noAgencyPlan')}
+        </div>
+      )}
       <section className="card stack" aria-labelledby="resale-clients">
         <h2 id="resale-clients">{t('agency.resale.clients')}</h2>
-        {resale.isPending ? <LoadingState /> : resale.isError ? <AgencyError error={resale.error} retry={() => void resale.refetch()} /> : (
+        {resale.isPending ? (
+          <LoadingState />
+        ) : resale.isError ? (
+          <AgencyError error={resale.error} retry={() => void resale.refetch()} />
+        ) : (
           <ResaleTable resale={resale.data} agency={agency ?? null} />
         )}
       </section>
@@ -50,12 +63,23 @@ function Payouts({ agency }: { agency: AgencyBilling }) {
     onSuccess: ({ url }) => goToProvider(url),
   });
   const c = agency.connect;
-  const state = !c.account_id ? 'none' : c.charges_enabled && c.payouts_enabled ? 'ready' : c.details_submitted ? 'review' : 'incomplete';
-  const submit = (e: FormEvent) => { e.preventDefault(); onboarding.mutate(); };
+  const state = !c.account_id
+    ? 'none'
+    : c.charges_enabled && c.payouts_enabled
+      ? 'ready'
+      : c.details_submitted
+        ? 'review'
+        : 'incomplete';
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onboarding.mutate();
+  };
   return (
     <section className="card stack" aria-labelledby="resale-payouts">
       <h2 id="resale-payouts">{t('agency.payouts.title')}</h2>
-      <p><strong>{t(`agency.payouts.states.${state}`)}</strong></p>
+      <p>
+        <strong>{t(`agency.payouts.states.${state}`)}</strong>
+      </p>
       <p className="muted">{t('agency.payouts.fee', { percent: agency.platform_fee_percent })}</p>
       {me.user.role === 'owner' ? (
         <form className="row" onSubmit={submit} noValidate>
@@ -67,9 +91,13 @@ function Payouts({ agency }: { agency: AgencyBilling }) {
             onChange={(e) => setCountry(e.target.value.toUpperCase())}
             error={fieldError(onboarding.error, 'country')}
           />
-          <Button type="submit" pending={onboarding.isPending}>{state === 'none' ? t('agency.payouts.start') : t('agency.payouts.continue')}</Button>
+          <Button type="submit" pending={onboarding.isPending}>
+            {state === 'none' ? t('agency.payouts.start') : t('agency.payouts.continue')}
+          </Button>
         </form>
-      ) : <p className="muted">{t('agency.payouts.ownersOnly')}</p>}
+      ) : (
+        <p className="muted">{t('agency.payouts.ownersOnly')}</p>
+      )}
       <ReasonAlert error={onboarding.error} fields={['country']} />
     </section>
   );
@@ -92,7 +120,12 @@ function ResaleTable({ resale, agency }: { resale: Schema<'AgencyResale'>; agenc
   const ws = (id: string) => agency?.workspaces.find((w) => w.id === id) ?? null;
   return (
     <div className="stack">
-      <p>{t('agency.resale.period', { start: fmt.date(resale.period.start), end: fmt.date(lastDayOf(resale.period.end)) })}</p>
+      <p>
+        {t('agency.resale.period', {
+          start: fmt.date(resale.period.start),
+          end: fmt.date(lastDayOf(resale.period.end)),
+        })}
+      </p>
       <ScrollTable caption={t('agency.resale.clients')}>
         <thead>
           <tr>
@@ -102,7 +135,9 @@ function ResaleTable({ resale, agency }: { resale: Schema<'AgencyResale'>; agenc
             <th scope="col">{t('agency.resale.margin')}</th>
             <th scope="col">{t('agency.resale.collection')}</th>
             <th scope="col">{t('agency.resale.managed')}</th>
-            <th scope="col"><span className="visually-hidden">{t('agency.resale.actions')}</span></th>
+            <th scope="col">
+              <span className="visually-hidden">{t('agency.resale.actions')}</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -113,24 +148,42 @@ function ResaleTable({ resale, agency }: { resale: Schema<'AgencyResale'>; agenc
                 <th scope="row">{i.client_name}</th>
                 <td>{usd(i.resale_price_usd)}</td>
                 <td>{usd(i.cost_usd)}</td>
-                <td>{i.margin_usd == null ? '–' : `${usd(i.margin_usd)} (${fmt.number(i.margin_rate ?? 0, { style: 'percent' })})`}</td>
                 <td>
-                  {w?.collection ? t(`agency.resale.statuses.${w.collection.status}`)
-                    : i.collect_via_connect ? t('agency.resale.statuses.pending') : t('agency.resale.notCollected')}
+                  {i.margin_usd == null
+                    ? '–'
+                    : `${usd(i.margin_usd)} (${fmt.number(i.margin_rate ?? 0, { style: 'percent' })})`}
+                </td>
+                <td>
+                  {w?.collection
+                    ? t(`agency.resale.statuses.${w.collection.status}`)
+                    : i.collect_via_connect
+                      ? t('agency.resale.statuses.pending')
+                      : t('agency.resale.notCollected')}
                 </td>
                 <td>
                   {w ? (
                     <CheckboxField
-                      label={<span className="visually-hidden">{t('agency.resale.managedFor', { client: i.client_name })}</span>}
+                      label={
+                        <span className="visually-hidden">
+                          {t('agency.resale.managedFor', { client: i.client_name })}
+                        </span>
+                      }
                       checked={w.managed_addon}
                       disabled={managed.isPending}
                       onChange={(e) => managed.mutate({ id: w.id, enabled: e.target.checked })}
                     />
-                  ) : '–'}
+                  ) : (
+                    '–'
+                  )}
                 </td>
                 <td>
                   {w && (
-                    <Button aria-label={t('agency.resale.editFor', { client: i.client_name })} onClick={() => setEditing(w)}>{t('agency.resale.edit')}</Button>
+                    <Button
+                      aria-label={t('agency.resale.editFor', { client: i.client_name })}
+                      onClick={() => setEditing(w)}
+                    >
+                      {t('agency.resale.edit')}
+                    </Button>
                   )}
                 </td>
               </tr>
@@ -147,7 +200,9 @@ function ResaleTable({ resale, agency }: { resale: Schema<'AgencyResale'>; agenc
           </tr>
         </tfoot>
       </ScrollTable>
-      {agency?.managed_addon_price_usd != null && <p className="muted">{t('agency.resale.managedPrice', { price: usd(agency.managed_addon_price_usd) })}</p>}
+      {agency?.managed_addon_price_usd != null && (
+        <p className="muted">{t('agency.resale.managedPrice', { price: usd(agency.managed_addon_price_usd) })}</p>
+      )}
       <ReasonAlert error={managed.error} />
       {editing && <EditResale workspace={editing} onClose={() => setEditing(null)} />}
     </div>
@@ -161,19 +216,33 @@ function EditResale({ workspace, onClose }: { workspace: ClientWorkspace; onClos
   const [collect, setCollect] = useState(workspace.collect_via_connect);
   const [email, setEmail] = useState(workspace.client_email ?? '');
   const save = useMutation({
-    mutationFn: () => data(api.PUT('/v1/billing/workspaces/{id}/resale', {
-      params: { path: { id: workspace.id } },
-      body: { resale_price_usd: Number(price || 0), collect_via_connect: collect, ...(email ? { client_email: email } : {}) },
-    })),
+    mutationFn: () =>
+      data(
+        api.PUT('/v1/billing/workspaces/{id}/resale', {
+          params: { path: { id: workspace.id } },
+          body: {
+            resale_price_usd: Number(price || 0),
+            collect_via_connect: collect,
+            ...(email ? { client_email: email } : {}),
+          },
+        }),
+      ),
     onSuccess: (next) => {
       qc.setQueryData(billingKeys.summary(), next);
       void qc.invalidateQueries({ queryKey: agencyKeys.all });
       onClose();
     },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); save.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
   return (
-    <Dialog open title={t('agency.resale.editTitle', { client: workspace.client_name ?? workspace.name })} onClose={onClose}>
+    <Dialog
+      open
+      title={t('agency.resale.editTitle', { client: workspace.client_name ?? workspace.name })}
+      onClose={onClose}
+    >
       <form className="stack" onSubmit={submit} noValidate>
         <TextField
           label={t('agency.resale.priceLabel')}
@@ -197,7 +266,9 @@ function EditResale({ workspace, onClose }: { workspace: ClientWorkspace; onClos
         />
         <ReasonAlert error={save.error} fields={['resale_price_usd', 'client_email']} />
         <div className="row">
-          <Button type="submit" variant="primary" pending={save.isPending}>{t('common.save')}</Button>
+          <Button type="submit" variant="primary" pending={save.isPending}>
+            {t('common.save')}
+          </Button>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
         </div>
       </form>

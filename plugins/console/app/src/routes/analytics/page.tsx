@@ -26,32 +26,56 @@ export default function Analytics() {
   const orgWide = me.user.role === 'owner' || me.user.role === 'admin';
   const workspaces = me.workspaces.filter((w) => !w.archived_at);
   // Owners and admins start with the whole organization; others with the workspace they work in.
-  const [scope, setScope] = useState<string>(orgWide ? '' : current ?? workspaces[0]?.id ?? '');
+  const [scope, setScope] = useState<string>(orgWide ? '' : (current ?? workspaces[0]?.id ?? ''));
   const [days, setDays] = useState<number>(30);
   const [interval, setInterval] = useState<Interval | ''>('');
-  const metrics = useQuery({ ...metricsQuery({ workspaceId: scope || null, days, interval: interval || null }), enabled: orgWide || !!scope });
+  const metrics = useQuery({
+    ...metricsQuery({ workspaceId: scope || null, days, interval: interval || null }),
+    enabled: orgWide || !!scope,
+  });
   return (
     <div className="stack">
       <h1>{t('analytics.title')}</h1>
       <div className="row">
         <SelectField label={t('analytics.scope')} value={scope} onChange={(e) => setScope(e.target.value)}>
           {orgWide && <option value="">{t('analytics.organization')}</option>}
-          {workspaces.map((w) => <option key={w.id} value={w.id}>{w.client_name ? `${w.name} (${w.client_name})` : w.name}</option>)}
+          {workspaces.map((w) => (
+            <option key={w.id} value={w.id}>
+              {w.client_name ? `${w.name} (${w.client_name})` : w.name}
+            </option>
+          ))}
         </SelectField>
-        <SelectField label={t('analytics.range')} value={String(days)} onChange={(e) => setDays(Number(e.target.value))}>
-          {RANGES.map((d) => <option key={d} value={d}>{t('analytics.lastDays', { count: d })}</option>)}
+        <SelectField
+          label={t('analytics.range')}
+          value={String(days)}
+          onChange={(e) => setDays(Number(e.target.value))}
+        >
+          {RANGES.map((d) => (
+            <option key={d} value={d}>
+              {t('analytics.lastDays', { count: d })}
+            </option>
+          ))}
         </SelectField>
-        <SelectField label={t('analytics.interval')} value={interval} onChange={(e) => setInterval(e.target.value as Interval | '')}>
+        <SelectField
+          label={t('analytics.interval')}
+          value={interval}
+          onChange={(e) => setInterval(e.target.value as Interval | '')}
+        >
           <option value="">{t('analytics.intervals.auto')}</option>
           <option value="day">{t('analytics.intervals.day')}</option>
           <option value="week">{t('analytics.intervals.week')}</option>
           <option value="month">{t('analytics.intervals.month')}</option>
         </SelectField>
       </div>
-      {!orgWide && !scope ? <p className="muted">{t('analytics.noWorkspace')}</p>
-        : metrics.isPending ? <LoadingState />
-        : metrics.isError ? <ErrorState error={metrics.error} retry={() => void metrics.refetch()} />
-        : <MetricsView metrics={metrics.data} />}
+      {!orgWide && !scope ? (
+        <p className="muted">{t('analytics.noWorkspace')}</p>
+      ) : metrics.isPending ? (
+        <LoadingState />
+      ) : metrics.isError ? (
+        <ErrorState error={metrics.error} retry={() => void metrics.refetch()} />
+      ) : (
+        <MetricsView metrics={metrics.data} />
+      )}
       {me.staff && <Sponsorships />}
     </div>
   );
@@ -60,23 +84,36 @@ export default function Analytics() {
 function MetricsView({ metrics: m }: { metrics: Metrics }) {
   const { t } = useTranslation();
   const fmt = useFormat();
-  const minutes = (v: number | null) => (v == null ? '–' : t('analytics.minutes', { n: fmt.number(v, { maximumFractionDigits: 1 }) }));
+  const minutes = (v: number | null) =>
+    v == null ? '–' : t('analytics.minutes', { n: fmt.number(v, { maximumFractionDigits: 1 }) });
   const pct = (v: number | null) => (v == null ? '–' : fmt.number(v, { style: 'percent', maximumFractionDigits: 1 }));
   const usd = (v: number | null) => (v == null ? '–' : fmt.number(v, { style: 'currency', currency: 'USD' }));
   const x = useMemo(() => m.series.map((s) => new Date(s.period_start)), [m]);
-  const volume = useMemo<ChartSeries[]>(() => [
-    { label: t('analytics.series.tickets'), values: m.series.map((s) => s.tickets) },
-    { label: t('analytics.series.resolved'), values: m.series.map((s) => s.resolved) },
-    { label: t('analytics.series.fixed'), values: m.series.map((s) => s.fixed) },
-  ], [m, t]);
-  const times = useMemo<ChartSeries[]>(() => [
-    { label: t('analytics.series.firstResponse'), values: m.series.map((s) => s.median_first_response_minutes) },
-    { label: t('analytics.series.resolution'), values: m.series.map((s) => s.median_resolution_minutes) },
-  ], [m, t]);
+  const volume = useMemo<ChartSeries[]>(
+    () => [
+      { label: t('analytics.series.tickets'), values: m.series.map((s) => s.tickets) },
+      { label: t('analytics.series.resolved'), values: m.series.map((s) => s.resolved) },
+      { label: t('analytics.series.fixed'), values: m.series.map((s) => s.fixed) },
+    ],
+    [m, t],
+  );
+  const times = useMemo<ChartSeries[]>(
+    () => [
+      { label: t('analytics.series.firstResponse'), values: m.series.map((s) => s.median_first_response_minutes) },
+      { label: t('analytics.series.resolution'), values: m.series.map((s) => s.median_resolution_minutes) },
+    ],
+    [m, t],
+  );
   const originX = useMemo(() => ORIGINS.map((o) => t(`analytics.origins.${o}`)), [t]);
-  const origin = useMemo<ChartSeries[]>(() => [{ label: t('analytics.series.tickets'), values: ORIGINS.map((o) => m.volume.by_origin[o]) }], [m, t]);
+  const origin = useMemo<ChartSeries[]>(
+    () => [{ label: t('analytics.series.tickets'), values: ORIGINS.map((o) => m.volume.by_origin[o]) }],
+    [m, t],
+  );
   const categoryX = useMemo(() => CATEGORIES.map((c) => t(`analytics.categories.${c}`)), [t]);
-  const category = useMemo<ChartSeries[]>(() => [{ label: t('analytics.series.tickets'), values: CATEGORIES.map((c) => m.volume.by_category[c]) }], [m, t]);
+  const category = useMemo<ChartSeries[]>(
+    () => [{ label: t('analytics.series.tickets'), values: CATEGORIES.map((c) => m.volume.by_category[c]) }],
+    [m, t],
+  );
   return (
     <>
       <p className="muted">
@@ -89,17 +126,46 @@ function MetricsView({ metrics: m }: { metrics: Metrics }) {
       <section className="card stack" aria-labelledby="analytics-figures">
         <h2 id="analytics-figures">{t('analytics.figures')}</h2>
         <dl className="billing-figures">
-          <div><dt>{t('analytics.volume')}</dt><dd>{fmt.number(m.volume.total)}</dd></div>
-          <div><dt>{t('analytics.firstResponse')}</dt><dd>{minutes(m.first_response.median_minutes)}</dd></div>
-          <div><dt>{t('analytics.firstResponseP90')}</dt><dd>{minutes(m.first_response.p90_minutes)}</dd></div>
-          <div><dt>{t('analytics.resolution')}</dt><dd>{minutes(m.resolution.median_minutes)}</dd></div>
-          <div><dt>{t('analytics.answerRate')}</dt><dd>{pct(m.deflection.answer_rate)}</dd></div>
-          <div><dt>{t('analytics.fixRate')}</dt><dd>{pct(m.deflection.fix_rate)}</dd></div>
-          <div><dt>{t('analytics.escalated')}</dt><dd>{fmt.number(m.deflection.escalated)}</dd></div>
+          <div>
+            <dt>{t('analytics.volume')}</dt>
+            <dd>{fmt.number(m.volume.total)}</dd>
+          </div>
+          <div>
+            <dt>{t('analytics.firstResponse')}</dt>
+            <dd>{minutes(m.first_response.median_minutes)}</dd>
+          </div>
+          <div>
+            <dt>{t('analytics.firstResponseP90')}</dt>
+            <dd>{minutes(m.first_response.p90_minutes)}</dd>
+          </div>
+          <div>
+            <dt>{t('analytics.resolution')}</dt>
+            <dd>{minutes(m.resolution.median_minutes)}</dd>
+          </div>
+          <div>
+            <dt>{t('analytics.answerRate')}</dt>
+            <dd>{pct(m.deflection.answer_rate)}</dd>
+          </div>
+          <div>
+            <dt>{t('analytics.fixRate')}</dt>
+            <dd>{pct(m.deflection.fix_rate)}</dd>
+          </div>
+          <div>
+            <dt>{t('analytics.escalated')}</dt>
+            <dd>{fmt.number(m.deflection.escalated)}</dd>
+          </div>
           {m.fixes && (
-            <div><dt>{t('analytics.fixes')}</dt><dd>{t('analytics.fixesValue', { succeeded: m.fixes.succeeded, attempted: m.fixes.attempted })}</dd></div>
+            <div>
+              <dt>{t('analytics.fixes')}</dt>
+              <dd>{t('analytics.fixesValue', { succeeded: m.fixes.succeeded, attempted: m.fixes.attempted })}</dd>
+            </div>
           )}
-          {m.fixes && <div><dt>{t('analytics.costPerFix')}</dt><dd>{usd(m.fixes.cost_per_fix_usd)}</dd></div>}
+          {m.fixes && (
+            <div>
+              <dt>{t('analytics.costPerFix')}</dt>
+              <dd>{usd(m.fixes.cost_per_fix_usd)}</dd>
+            </div>
+          )}
         </dl>
       </section>
       <section className="card stack" aria-labelledby="analytics-charts">

@@ -4,7 +4,17 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { analyticsKeys } from '../../queries/analytics';
-import { Button, Dialog, KeysetTable, SelectField, TextField, fieldError, useFormat, useKeysetQuery, type Column } from '../../ui';
+import {
+  Button,
+  Dialog,
+  KeysetTable,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useKeysetQuery,
+  type Column,
+} from '../../ui';
 import { ReasonAlert } from '../billing/reason';
 
 type Review = Schema<'OssSponsorshipReview'>;
@@ -20,31 +30,53 @@ export function Sponsorships() {
     data(api.GET('/v1/analytics/oss-sponsorship-requests', { params: { query: { status, cursor } } })),
   );
   const columns: Column<Review>[] = [
-    { header: t('analytics.sponsorship.repository'), cell: (r) => <a href={r.repository_url} target="_blank" rel="noopener noreferrer">{r.repository}</a> },
+    {
+      header: t('analytics.sponsorship.repository'),
+      cell: (r) => (
+        <a href={r.repository_url} target="_blank" rel="noopener noreferrer">
+          {r.repository}
+        </a>
+      ),
+    },
     { header: t('analytics.sponsorship.from'), cell: (r) => `${r.name} <${r.email}>` },
-    { header: t('analytics.sponsorship.issues'), cell: (r) => (r.monthly_issues == null ? '–' : fmt.number(r.monthly_issues)) },
+    {
+      header: t('analytics.sponsorship.issues'),
+      cell: (r) => (r.monthly_issues == null ? '–' : fmt.number(r.monthly_issues)),
+    },
     { header: t('analytics.sponsorship.received'), cell: (r) => fmt.date(r.created_at) },
     {
       header: t('analytics.sponsorship.decision'),
-      cell: (r) => (r.status === 'received'
-        ? (
-          <Button aria-label={t('analytics.sponsorship.decideFor', { repository: r.repository })} onClick={() => setDeciding(r)}>
+      cell: (r) =>
+        r.status === 'received' ? (
+          <Button
+            aria-label={t('analytics.sponsorship.decideFor', { repository: r.repository })}
+            onClick={() => setDeciding(r)}
+          >
             {t('analytics.sponsorship.decide')}
           </Button>
-        )
-        : t('analytics.sponsorship.decided', {
-          status: t(`analytics.sponsorship.statuses.${r.status}`),
-          who: r.decided_by ?? '',
-          fixes: r.fixes_granted ?? 0,
-        })),
+        ) : (
+          t('analytics.sponsorship.decided', {
+            status: t(`analytics.sponsorship.statuses.${r.status}`),
+            who: r.decided_by ?? '',
+            fixes: r.fixes_granted ?? 0,
+          })
+        ),
     },
   ];
   return (
     <section className="card stack" aria-labelledby="analytics-sponsorship">
       <h2 id="analytics-sponsorship">{t('analytics.sponsorship.title')}</h2>
       <p className="muted">{t('analytics.sponsorship.staffOnly')}</p>
-      <SelectField label={t('analytics.sponsorship.status')} value={status} onChange={(e) => setStatus(e.target.value as Status)}>
-        {(['received', 'approved', 'declined'] as const).map((s) => <option key={s} value={s}>{t(`analytics.sponsorship.statuses.${s}`)}</option>)}
+      <SelectField
+        label={t('analytics.sponsorship.status')}
+        value={status}
+        onChange={(e) => setStatus(e.target.value as Status)}
+      >
+        {(['received', 'approved', 'declined'] as const).map((s) => (
+          <option key={s} value={s}>
+            {t(`analytics.sponsorship.statuses.${s}`)}
+          </option>
+        ))}
       </SelectField>
       <KeysetTable
         caption={t('analytics.sponsorship.title')}
@@ -65,16 +97,27 @@ function Decide({ review, onClose }: { review: Review; onClose: () => void }) {
   const [fixes, setFixes] = useState('20');
   const [note, setNote] = useState('');
   const decide = useMutation({
-    mutationFn: (decision: 'approve' | 'decline') => data(api.POST('/v1/analytics/oss-sponsorship-requests/{id}/decision', {
-      params: { path: { id: review.id } },
-      body: { decision, organization_id: orgId || null, note: note || null, ...(decision === 'approve' ? { fixes: Number(fixes) } : {}) },
-    })),
+    mutationFn: (decision: 'approve' | 'decline') =>
+      data(
+        api.POST('/v1/analytics/oss-sponsorship-requests/{id}/decision', {
+          params: { path: { id: review.id } },
+          body: {
+            decision,
+            organization_id: orgId || null,
+            note: note || null,
+            ...(decision === 'approve' ? { fixes: Number(fixes) } : {}),
+          },
+        }),
+      ),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: [...analyticsKeys.all, 'sponsorships'] });
       onClose();
     },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); decide.mutate('approve'); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    decide.mutate('approve');
+  };
   return (
     <Dialog open title={t('analytics.sponsorship.decideTitle', { repository: review.repository })} onClose={onClose}>
       <form className="stack" onSubmit={submit} noValidate>
@@ -93,11 +136,22 @@ function Decide({ review, onClose }: { review: Review; onClose: () => void }) {
           onChange={(e) => setFixes(e.target.value)}
           error={fieldError(decide.error, 'fixes')}
         />
-        <TextField label={t('analytics.sponsorship.note')} value={note} onChange={(e) => setNote(e.target.value)} error={fieldError(decide.error, 'note')} />
+        <TextField
+          label={t('analytics.sponsorship.note')}
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          error={fieldError(decide.error, 'note')}
+        />
         <ReasonAlert error={decide.error} fields={['organization_id', 'fixes', 'note']} />
         <div className="row">
-          <Button type="submit" variant="primary" pending={decide.isPending && decide.variables === 'approve'}>{t('analytics.sponsorship.approve')}</Button>
-          <Button variant="danger" pending={decide.isPending && decide.variables === 'decline'} onClick={() => decide.mutate('decline')}>
+          <Button type="submit" variant="primary" pending={decide.isPending && decide.variables === 'approve'}>
+            {t('analytics.sponsorship.approve')}
+          </Button>
+          <Button
+            variant="danger"
+            pending={decide.isPending && decide.variables === 'decline'}
+            onClick={() => decide.mutate('decline')}
+          >
             {t('analytics.sponsorship.decline')}
           </Button>
           <Button onClick={onClose}>{t('common.cancel')}</Button>

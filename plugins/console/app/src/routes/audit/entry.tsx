@@ -13,33 +13,61 @@ export function EntryDetails({ entry, onClose }: { entry: Entry; onClose: () => 
   const { t } = useTranslation();
   const fmt = useFormat();
   const me = useMe().data!;
-  const workspace = entry.workspace_id ? me.workspaces.find((w) => w.id === entry.workspace_id)?.name ?? entry.workspace_id : null;
+  const workspace = entry.workspace_id
+    ? (me.workspaces.find((w) => w.id === entry.workspace_id)?.name ?? entry.workspace_id)
+    : null;
   const changes = Object.entries(entry.changes ?? {});
   return (
     <Dialog open title={t('audit.detailsTitle', { action: entry.action })} onClose={onClose}>
       <div className="stack">
         <dl className="ws-facts">
-          <dt>{t('audit.when')}</dt><dd>{fmt.dateTime(entry.created_at)}</dd>
-          <dt>{t('audit.action')}</dt><dd><code>{entry.action}</code></dd>
+          <dt>{t('audit.when')}</dt>
+          <dd>{fmt.dateTime(entry.created_at)}</dd>
+          <dt>{t('audit.action')}</dt>
+          <dd>
+            <code>{entry.action}</code>
+          </dd>
           <dt>{t('audit.actor')}</dt>
           <dd>
-            {t(`audit.actorTypes.${entry.actor.type}`)}{entry.actor.email && ` · ${entry.actor.email}`}
+            {t(`audit.actorTypes.${entry.actor.type}`)}
+            {entry.actor.email && ` · ${entry.actor.email}`}
             {entry.actor.id && <div className="muted">{entry.actor.id}</div>}
           </dd>
-          <dt>{t('audit.target')}</dt><dd>{entry.target ? `${entry.target.type} · ${entry.target.id ?? '—'}` : '—'}</dd>
-          <dt>{t('audit.workspace')}</dt><dd>{workspace ?? '—'}</dd>
-          <dt>{t('audit.ip')}</dt><dd>{entry.ip ?? '—'}</dd>
-          <dt>{t('audit.userAgent')}</dt><dd>{entry.user_agent ?? '—'}</dd>
-          <dt>{t('audit.requestId')}</dt><dd>{entry.request_id ? <code>{entry.request_id}</code> : '—'}</dd>
+          <dt>{t('audit.target')}</dt>
+          <dd>{entry.target ? `${entry.target.type} · ${entry.target.id ?? '—'}` : '—'}</dd>
+          <dt>{t('audit.workspace')}</dt>
+          <dd>{workspace ?? '—'}</dd>
+          <dt>{t('audit.ip')}</dt>
+          <dd>{entry.ip ?? '—'}</dd>
+          <dt>{t('audit.userAgent')}</dt>
+          <dd>{entry.user_agent ?? '—'}</dd>
+          <dt>{t('audit.requestId')}</dt>
+          <dd>{entry.request_id ? <code>{entry.request_id}</code> : '—'}</dd>
         </dl>
         {changes.length > 0 && (
           <div className="table-wrap" role="region" aria-label={t('audit.changes')} tabIndex={0}>
             <table>
               <caption>{t('audit.changes')}</caption>
-              <thead><tr><th scope="col">{t('audit.field')}</th><th scope="col">{t('audit.before')}</th><th scope="col">{t('audit.after')}</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">{t('audit.field')}</th>
+                  <th scope="col">{t('audit.before')}</th>
+                  <th scope="col">{t('audit.after')}</th>
+                </tr>
+              </thead>
               <tbody>
                 {changes.map(([field, c]) => (
-                  <tr key={field}><th scope="row"><code>{field}</code></th><td><code>{json(c.before)}</code></td><td><code>{json(c.after)}</code></td></tr>
+                  <tr key={field}>
+                    <th scope="row">
+                      <code>{field}</code>
+                    </th>
+                    <td>
+                      <code>{json(c.before)}</code>
+                    </td>
+                    <td>
+                      <code>{json(c.after)}</code>
+                    </td>
+                  </tr>
                 ))}
               </tbody>
             </table>
@@ -51,7 +79,11 @@ export function EntryDetails({ entry, onClose }: { entry: Entry; onClose: () => 
             <pre className="audit-json">{JSON.stringify(entry.metadata, null, 2)}</pre>
           </div>
         )}
-        <div><Button onClick={onClose} autoFocus>{t('audit.close')}</Button></div>
+        <div>
+          <Button onClick={onClose} autoFocus>
+            {t('audit.close')}
+          </Button>
+        </div>
       </div>
     </Dialog>
   );

@@ -7,7 +7,18 @@ import { isApiError } from '../../api/errors';
 import type { RequestBody } from '../../api/types';
 import { auditKeys, auditStreamQuery, withoutSecret, type AuditStream } from '../../queries/audit';
 import {
-  Button, CheckboxField, ConfirmDialog, ErrorAlert, ErrorState, LoadingState, SecretOnce, SelectField, TextField, fieldError, useFormat, useToast,
+  Button,
+  CheckboxField,
+  ConfirmDialog,
+  ErrorAlert,
+  ErrorState,
+  LoadingState,
+  SecretOnce,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
 } from '../../ui';
 import '../workspaces/workspaces.css';
 import './audit.css';
@@ -34,20 +45,35 @@ export default function AuditStreamPage() {
     <div className="stack">
       <div className="spread">
         <h1>{t('audit.stream.title')}</h1>
-        <Link className="btn" to="/audit">{t('audit.stream.back')}</Link>
+        <Link className="btn" to="/audit">
+          {t('audit.stream.back')}
+        </Link>
       </div>
       <p className="muted">{t('audit.stream.intro')}</p>
-      {stream.isPending ? <LoadingState /> : stream.isError ? <ErrorState error={stream.error} retry={() => void stream.refetch()} /> : (
+      {stream.isPending ? (
+        <LoadingState />
+      ) : stream.isError ? (
+        <ErrorState error={stream.error} retry={() => void stream.refetch()} />
+      ) : (
         <>
           {stream.data && <State stream={stream.data} onRotated={took} />}
           <StreamForm key={stream.data?.id ?? 'new'} stream={stream.data} onSaved={took} />
         </>
       )}
       {secret && (
-        <SecretOnce secret={secret} onClose={() => setSecret(null)} texts={{
-          title: t('audit.stream.secretTitle'), label: t('audit.stream.secret'), warning: t('audit.stream.secretWarning'),
-          copy: t('audit.stream.copy'), copied: t('audit.stream.copied'), failed: t('audit.stream.copyFailed'), done: t('tokens.done'),
-        }} />
+        <SecretOnce
+          secret={secret}
+          onClose={() => setSecret(null)}
+          texts={{
+            title: t('audit.stream.secretTitle'),
+            label: t('audit.stream.secret'),
+            warning: t('audit.stream.secretWarning'),
+            copy: t('audit.stream.copy'),
+            copied: t('audit.stream.copied'),
+            failed: t('audit.stream.copyFailed'),
+            done: t('tokens.done'),
+          }}
+        />
       )}
     </div>
   );
@@ -63,19 +89,47 @@ function State({ stream, onRotated }: { stream: AuditStream; onRotated: (s: Audi
     <section className="card stack" aria-labelledby="stream-state">
       <div className="spread">
         <h2 id="stream-state">{t('audit.stream.state')}</h2>
-        <span className={`audit-status audit-status-${stream.status}`}>{t(`audit.stream.statuses.${stream.status}`)}</span>
+        <span className={`audit-status audit-status-${stream.status}`}>
+          {t(`audit.stream.statuses.${stream.status}`)}
+        </span>
       </div>
       <dl className="ws-facts">
         <dt>{t('audit.stream.destination')}</dt>
-        <dd>{stream.kind === 'https' ? stream.url : `CloudWatch · ${cw?.region} · ${cw?.log_group}/${cw?.log_stream}`}</dd>
-        <dt>{t('audit.stream.secret')}</dt><dd><code>{t('tokens.endsWith', { last4: stream.secret_last4 })}</code></dd>
-        <dt>{t('audit.stream.signatureHeader')}</dt><dd><code>{stream.signature_header}</code></dd>
-        <dt>{t('audit.stream.delivered')}</dt><dd>{fmt.number(d.delivered)}</dd>
-        <dt>{t('audit.stream.pending')}</dt><dd>{fmt.number(d.pending)}</dd>
-        <dt>{t('audit.stream.lastDelivered')}</dt><dd>{fmt.dateTime(d.last_delivered_at) || t('audit.stream.never')}</dd>
-        {d.last_error && <><dt>{t('audit.stream.lastError')}</dt><dd>{d.last_error}</dd></>}
-        {d.consecutive_failures > 0 && <><dt>{t('audit.stream.failures')}</dt><dd>{fmt.number(d.consecutive_failures)}</dd></>}
-        {d.next_attempt_at && <><dt>{t('audit.stream.nextAttempt')}</dt><dd>{fmt.dateTime(d.next_attempt_at)}</dd></>}
+        <dd>
+          {stream.kind === 'https' ? stream.url : `CloudWatch · ${cw?.region} · ${cw?.log_group}/${cw?.log_stream}`}
+        </dd>
+        <dt>{t('audit.stream.secret')}</dt>
+        <dd>
+          <code>{t('tokens.endsWith', { last4: stream.secret_last4 })}</code>
+        </dd>
+        <dt>{t('audit.stream.signatureHeader')}</dt>
+        <dd>
+          <code>{stream.signature_header}</code>
+        </dd>
+        <dt>{t('audit.stream.delivered')}</dt>
+        <dd>{fmt.number(d.delivered)}</dd>
+        <dt>{t('audit.stream.pending')}</dt>
+        <dd>{fmt.number(d.pending)}</dd>
+        <dt>{t('audit.stream.lastDelivered')}</dt>
+        <dd>{fmt.dateTime(d.last_delivered_at) || t('audit.stream.never')}</dd>
+        {d.last_error && (
+          <>
+            <dt>{t('audit.stream.lastError')}</dt>
+            <dd>{d.last_error}</dd>
+          </>
+        )}
+        {d.consecutive_failures > 0 && (
+          <>
+            <dt>{t('audit.stream.failures')}</dt>
+            <dd>{fmt.number(d.consecutive_failures)}</dd>
+          </>
+        )}
+        {d.next_attempt_at && (
+          <>
+            <dt>{t('audit.stream.nextAttempt')}</dt>
+            <dd>{fmt.dateTime(d.next_attempt_at)}</dd>
+          </>
+        )}
       </dl>
       <TestBatch />
       <div className="row">
@@ -93,14 +147,22 @@ function TestBatch() {
   const r = test.data;
   return (
     <div className="stack">
-      <div><Button variant="primary" pending={test.isPending} onClick={() => test.mutate()}>{t('audit.stream.test')}</Button></div>
+      <div>
+        <Button variant="primary" pending={test.isPending} onClick={() => test.mutate()}>
+          {t('audit.stream.test')}
+        </Button>
+      </div>
       <ErrorAlert error={test.error} />
       {r && !test.isPending && (
         <div className={`alert ${r.ok ? 'alert-success' : 'alert-error'}`} role="status">
           <strong>{r.ok ? t('audit.stream.testOk') : t('audit.stream.testFailed')}</strong>
           <div>
-            {[r.status != null && t('audit.stream.testStatus', { status: r.status }), t('audit.stream.testLatency', { ms: fmt.number(r.latency_ms) })]
-              .filter(Boolean).join(' · ')}
+            {[
+              r.status != null && t('audit.stream.testStatus', { status: r.status }),
+              t('audit.stream.testLatency', { ms: fmt.number(r.latency_ms) }),
+            ]
+              .filter(Boolean)
+              .join(' · ')}
           </div>
           {r.error && <div>{r.error}</div>}
           <div className="muted">{t('audit.stream.testBatch', { id: r.batch_id })}</div>
@@ -115,14 +177,26 @@ function Rotate({ onRotated }: { onRotated: (s: AuditStream) => void }) {
   const [asking, setAsking] = useState(false);
   const rotate = useMutation({
     mutationFn: () => data(api.POST('/v1/audit/stream/rotate-secret')),
-    onSuccess: (s) => { setAsking(false); onRotated(s); },
+    onSuccess: (s) => {
+      setAsking(false);
+      onRotated(s);
+    },
   });
   return (
     <>
       <Button onClick={() => setAsking(true)}>{t('audit.stream.rotate')}</Button>
       {asking && (
-        <ConfirmDialog title={t('audit.stream.rotateTitle')} confirm={t('audit.stream.rotateConfirm')} pending={rotate.isPending} error={rotate.error}
-          onConfirm={() => rotate.mutate()} onClose={() => { setAsking(false); rotate.reset(); }}>
+        <ConfirmDialog
+          title={t('audit.stream.rotateTitle')}
+          confirm={t('audit.stream.rotateConfirm')}
+          pending={rotate.isPending}
+          error={rotate.error}
+          onConfirm={() => rotate.mutate()}
+          onClose={() => {
+            setAsking(false);
+            rotate.reset();
+          }}
+        >
           <p>{t('audit.stream.rotateBody')}</p>
         </ConfirmDialog>
       )}
@@ -144,10 +218,22 @@ function Remove() {
   });
   return (
     <>
-      <Button variant="danger" onClick={() => setAsking(true)}>{t('audit.stream.delete')}</Button>
+      <Button variant="danger" onClick={() => setAsking(true)}>
+        {t('audit.stream.delete')}
+      </Button>
       {asking && (
-        <ConfirmDialog title={t('audit.stream.deleteTitle')} confirm={t('audit.stream.deleteConfirm')} danger pending={remove.isPending} error={remove.error}
-          onConfirm={() => remove.mutate()} onClose={() => { setAsking(false); remove.reset(); }}>
+        <ConfirmDialog
+          title={t('audit.stream.deleteTitle')}
+          confirm={t('audit.stream.deleteConfirm')}
+          danger
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onClose={() => {
+            setAsking(false);
+            remove.reset();
+          }}
+        >
           <p>{t('audit.stream.deleteBody')}</p>
         </ConfirmDialog>
       )}
@@ -176,7 +262,10 @@ function StreamForm({ stream, onSaved }: { stream: AuditStream | null; onSaved: 
     mutationFn: () => {
       const { secret_access_key, ...rest } = cw;
       // The secret key is write-only: left blank, the stored one stays.
-      const body: Body = kind === 'https' ? { kind, enabled, url: url.trim() } : { kind, enabled, cloudwatch: secret_access_key ? cw : rest };
+      const body: Body =
+        kind === 'https'
+          ? { kind, enabled, url: url.trim() }
+          : { kind, enabled, cloudwatch: secret_access_key ? cw : rest };
       return data(api.PUT('/v1/audit/stream', { body }));
     },
     onSuccess: (s) => {
@@ -194,29 +283,66 @@ function StreamForm({ stream, onSaved }: { stream: AuditStream | null; onSaved: 
     <form className="card stack" onSubmit={submit} noValidate aria-labelledby="stream-settings">
       <h2 id="stream-settings">{stream ? t('audit.stream.change') : t('audit.stream.create')}</h2>
       {!stream && <p className="muted">{t('audit.stream.none')}</p>}
-      <ErrorAlert error={save.error} fields={['kind', 'url', 'enabled', ...CW_FIELDS.map((f) => `cloudwatch.${f}`), 'cloudwatch.secret_access_key']} />
+      <ErrorAlert
+        error={save.error}
+        fields={['kind', 'url', 'enabled', ...CW_FIELDS.map((f) => `cloudwatch.${f}`), 'cloudwatch.secret_access_key']}
+      />
       <div className="ws-fields">
-        <SelectField label={t('audit.stream.kind')} value={kind} onChange={(e) => setKind(e.target.value as Kind)} error={fieldError(save.error, 'kind')}>
+        <SelectField
+          label={t('audit.stream.kind')}
+          value={kind}
+          onChange={(e) => setKind(e.target.value as Kind)}
+          error={fieldError(save.error, 'kind')}
+        >
           <option value="https">{t('audit.stream.kinds.https')}</option>
           <option value="cloudwatch">{t('audit.stream.kinds.cloudwatch')}</option>
         </SelectField>
         {kind === 'https' ? (
-          <TextField label={t('audit.stream.url')} hint={t('audit.stream.urlHint')} type="url" value={url} onChange={(e) => setUrl(e.target.value)}
-            error={fieldError(save.error, 'url') ?? (blocked ? t('audit.stream.blocked') : undefined)} />
+          <TextField
+            label={t('audit.stream.url')}
+            hint={t('audit.stream.urlHint')}
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            error={fieldError(save.error, 'url') ?? (blocked ? t('audit.stream.blocked') : undefined)}
+          />
         ) : (
           <>
             {CW_FIELDS.map((f) => (
-              <TextField key={f} label={t(`audit.stream.cloudwatch.${f}`)} value={cw[f]} error={cwError(f)}
-                onChange={(e) => setCw({ ...cw, [f]: e.target.value })} />
+              <TextField
+                key={f}
+                label={t(`audit.stream.cloudwatch.${f}`)}
+                value={cw[f]}
+                error={cwError(f)}
+                onChange={(e) => setCw({ ...cw, [f]: e.target.value })}
+              />
             ))}
-            <TextField label={t('audit.stream.cloudwatch.secret_access_key')} type="password" autoComplete="off" value={cw.secret_access_key ?? ''}
-              hint={stream?.cloudwatch ? t('audit.stream.cloudwatch.keepSecret', { last4: stream.cloudwatch.secret_access_key_last4 }) : undefined}
-              onChange={(e) => setCw({ ...cw, secret_access_key: e.target.value })} error={cwError('secret_access_key')} />
+            <TextField
+              label={t('audit.stream.cloudwatch.secret_access_key')}
+              type="password"
+              autoComplete="off"
+              value={cw.secret_access_key ?? ''}
+              hint={
+                stream?.cloudwatch
+                  ? t('audit.stream.cloudwatch.keepSecret', { last4: stream.cloudwatch.secret_access_key_last4 })
+                  : undefined
+              }
+              onChange={(e) => setCw({ ...cw, secret_access_key: e.target.value })}
+              error={cwError('secret_access_key')}
+            />
           </>
         )}
       </div>
-      <CheckboxField label={t('audit.stream.enabled')} checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-      <div><Button type="submit" variant="primary" pending={save.isPending}>{stream ? t('common.save') : t('audit.stream.createSubmit')}</Button></div>
+      <CheckboxField
+        label={t('audit.stream.enabled')}
+        checked={enabled}
+        onChange={(e) => setEnabled(e.target.checked)}
+      />
+      <div>
+        <Button type="submit" variant="primary" pending={save.isPending}>
+          {stream ? t('common.save') : t('audit.stream.createSubmit')}
+        </Button>
+      </div>
     </form>
   );
 }

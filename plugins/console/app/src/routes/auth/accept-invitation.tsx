@@ -31,7 +31,12 @@ export default function AcceptInvitation() {
       void navigate('/', { replace: true });
     },
   });
-  if (!token) return <div className="alert alert-error" role="alert">{t('auth.missingToken')}</div>;
+  if (!token)
+    return (
+      <div className="alert alert-error" role="alert">
+        {t('auth.missingToken')}
+      </div>
+    );
   if (preview.isPending) return <LoadingState />;
   if (preview.isError) return <ErrorState error={preview.error} />;
   const inv = preview.data;
@@ -52,13 +57,27 @@ export default function AcceptInvitation() {
       <form className="stack" onSubmit={submit} noValidate>
         {!inv.existing_account && (
           <>
-            <TextField label={t('fields.name')} autoComplete="name" value={name} onChange={(e) => setName(e.target.value)}
-              error={fieldError(accept.error, 'name')} />
-            <TextField label={t('fields.password')} type="password" autoComplete="new-password" hint={t('fields.passwordHint')} value={password}
-              onChange={(e) => setPassword(e.target.value)} error={fieldError(accept.error, 'password')} />
+            <TextField
+              label={t('fields.name')}
+              autoComplete="name"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              error={fieldError(accept.error, 'name')}
+            />
+            <TextField
+              label={t('fields.password')}
+              type="password"
+              autoComplete="new-password"
+              hint={t('fields.passwordHint')}
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              error={fieldError(accept.error, 'password')}
+            />
           </>
         )}
-        <Button type="submit" variant="primary" block pending={accept.isPending}>{t('auth.invitation.accept')}</Button>
+        <Button type="submit" variant="primary" block pending={accept.isPending}>
+          {t('auth.invitation.accept')}
+        </Button>
       </form>
     </div>
   );

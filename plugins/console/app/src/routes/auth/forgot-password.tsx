@@ -19,13 +19,23 @@ export default function ForgotPassword() {
       <h1>{t('auth.forgot.title')}</h1>
       <p className="muted">{t('auth.forgot.intro')}</p>
       {request.isSuccess ? (
-        <div className="alert alert-success" role="status">{t('auth.forgot.sent', { email })}</div>
+        <div className="alert alert-success" role="status">
+          {t('auth.forgot.sent', { email })}
+        </div>
       ) : (
         <form className="stack" onSubmit={submit} noValidate>
           <ErrorAlert error={request.error} fields={['email']} />
-          <TextField label={t('fields.email')} type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)}
-            error={fieldError(request.error, 'email')} />
-          <Button type="submit" variant="primary" block pending={request.isPending}>{t('auth.forgot.submit')}</Button>
+          <TextField
+            label={t('fields.email')}
+            type="email"
+            autoComplete="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={fieldError(request.error, 'email')}
+          />
+          <Button type="submit" variant="primary" block pending={request.isPending}>
+            {t('auth.forgot.submit')}
+          </Button>
         </form>
       )}
       <Link to="/login">{t('auth.signIn.link')}</Link>

@@ -22,7 +22,11 @@ export default function MagicLink() {
   return (
     <div className="stack">
       <h1>{t('auth.magic.title')}</h1>
-      {!token && <div className="alert alert-error" role="alert">{t('auth.missingToken')}</div>}
+      {!token && (
+        <div className="alert alert-error" role="alert">
+          {t('auth.missingToken')}
+        </div>
+      )}
       {verify.isPending && <LoadingState label={t('auth.magic.checking')} />}
       <ErrorAlert error={verify.error} />
       {verify.isError && <Link to="/login">{t('auth.magic.again')}</Link>}

@@ -31,14 +31,33 @@ export default function ResetPassword() {
   return (
     <div className="stack">
       <h1>{t('auth.reset.title')}</h1>
-      {!token && <div className="alert alert-error" role="alert">{t('auth.missingToken')}</div>}
+      {!token && (
+        <div className="alert alert-error" role="alert">
+          {t('auth.missingToken')}
+        </div>
+      )}
       <ErrorAlert error={confirm.error} fields={['password']} />
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField label={t('fields.newPassword')} type="password" autoComplete="new-password" hint={t('fields.passwordHint')} value={password}
-          onChange={(e) => setPassword(e.target.value)} error={fieldError(confirm.error, 'password')} />
-        <TextField label={t('fields.repeatPassword')} type="password" autoComplete="new-password" value={repeat}
-          onChange={(e) => setRepeat(e.target.value)} error={mismatch ? t('fields.passwordsDiffer') : undefined} />
-        <Button type="submit" variant="primary" block pending={confirm.isPending} disabled={!token}>{t('auth.reset.submit')}</Button>
+        <TextField
+          label={t('fields.newPassword')}
+          type="password"
+          autoComplete="new-password"
+          hint={t('fields.passwordHint')}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={fieldError(confirm.error, 'password')}
+        />
+        <TextField
+          label={t('fields.repeatPassword')}
+          type="password"
+          autoComplete="new-password"
+          value={repeat}
+          onChange={(e) => setRepeat(e.target.value)}
+          error={mismatch ? t('fields.passwordsDiffer') : undefined}
+        />
+        <Button type="submit" variant="primary" block pending={confirm.isPending} disabled={!token}>
+          {t('auth.reset.submit')}
+        </Button>
       </form>
       <Link to="/forgot-password">{t('auth.reset.again')}</Link>
     </div>

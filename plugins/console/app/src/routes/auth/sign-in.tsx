@@ -28,7 +28,9 @@ export default function SignIn() {
       void navigate(redirectTo, { replace: true });
     },
   });
-  const magic = useMutation({ mutationFn: () => data(api.POST('/v1/auth/magic-link', { body: { email, redirect_to: redirectTo } })) });
+  const magic = useMutation({
+    mutationFn: () => data(api.POST('/v1/auth/magic-link', { body: { email, redirect_to: redirectTo } })),
+  });
   const sso = useMutation({
     mutationFn: () => data(api.POST('/v1/auth/sso/start', { body: { email, redirect_to: redirectTo } })),
     onSuccess: (r) => window.location.assign(r.redirect_url),
@@ -49,26 +51,74 @@ export default function SignIn() {
       <h1>{t('auth.signIn.title')}</h1>
       {flowError && (
         <div className="alert alert-error" role="alert">
-          {t(`errors.codes.${flowError}`, { defaultValue: t('auth.signIn.flowFailed') })} <span className="code">({flowError})</span>
+          {t(`errors.codes.${flowError}`, { defaultValue: t('auth.signIn.flowFailed') })}{' '}
+          <span className="code">({flowError})</span>
         </div>
       )}
-      {magic.isSuccess && <div className="alert alert-success" role="status">{t('auth.signIn.magicSent', { email })}</div>}
+      {magic.isSuccess && (
+        <div className="alert alert-success" role="status">
+          {t('auth.signIn.magicSent', { email })}
+        </div>
+      )}
       <ErrorAlert error={failed} fields={['email', 'password']} />
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField label={t('fields.email')} type="email" name="email" autoComplete="email" required value={email}
-          onChange={(e) => setEmail(e.target.value)} error={fieldError(failed, 'email')} />
-        <TextField label={t('fields.password')} type="password" name="password" autoComplete="current-password" value={password}
-          onChange={(e) => setPassword(e.target.value)} error={fieldError(login.error, 'password')} />
-        <Button type="submit" variant="primary" block pending={login.isPending}>{t('auth.signIn.submit')}</Button>
+        <TextField
+          label={t('fields.email')}
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={fieldError(failed, 'email')}
+        />
+        <TextField
+          label={t('fields.password')}
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={fieldError(login.error, 'password')}
+        />
+        <Button type="submit" variant="primary" block pending={login.isPending}>
+          {t('auth.signIn.submit')}
+        </Button>
       </form>
-      <p><Link to="/forgot-password">{t('auth.signIn.forgot')}</Link></p>
+      <p>
+        <Link to="/forgot-password">{t('auth.signIn.forgot')}</Link>
+      </p>
       <div className="divider">{t('common.or')}</div>
       <div className="stack">
-        <Button block pending={magic.isPending} onClick={() => { login.reset(); sso.reset(); magic.mutate(); }}>{t('auth.signIn.magic')}</Button>
-        <Button block pending={sso.isPending} onClick={() => { login.reset(); magic.reset(); sso.mutate(); }}>{t('auth.signIn.sso')}</Button>
-        <a className="btn btn-secondary btn-block" href={href('/v1/auth/codehost/start', { redirect_to: redirectTo })}>{t('auth.signIn.codeHost')}</a>
+        <Button
+          block
+          pending={magic.isPending}
+          onClick={() => {
+            login.reset();
+            sso.reset();
+            magic.mutate();
+          }}
+        >
+          {t('auth.signIn.magic')}
+        </Button>
+        <Button
+          block
+          pending={sso.isPending}
+          onClick={() => {
+            login.reset();
+            magic.reset();
+            sso.mutate();
+          }}
+        >
+          {t('auth.signIn.sso')}
+        </Button>
+        <a className="btn btn-secondary btn-block" href={href('/v1/auth/codehost/start', { redirect_to: redirectTo })}>
+          {t('auth.signIn.codeHost')}
+        </a>
       </div>
-      <p className="muted">{t('auth.signIn.noAccount')} <Link to="/signup">{t('auth.signUp.link')}</Link></p>
+      <p className="muted">
+        {t('auth.signIn.noAccount')} <Link to="/signup">{t('auth.signUp.link')}</Link>
+      </p>
     </div>
   );
 }

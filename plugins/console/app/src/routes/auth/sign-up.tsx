@@ -16,20 +16,27 @@ export default function SignUp() {
   const navigate = useNavigate();
   const setSession = useSetSession();
   const [form, setForm] = useState({
-    name: '', email: '', password: '', organization_name: '', organization_type: 'direct' as 'direct' | 'agency', accept_terms: false,
+    name: '',
+    email: '',
+    password: '',
+    organization_name: '',
+    organization_type: 'direct' as 'direct' | 'agency',
+    accept_terms: false,
   });
   const referral = params.get('ref') ?? undefined;
   const signup = useMutation({
     mutationFn: () =>
-      data(api.POST('/v1/auth/signup', {
-        body: {
-          ...form,
-          // Sent as the person checked it; the API refuses anything but true (accept_terms is `const: true`).
-          accept_terms: form.accept_terms as true,
-          locale: isLocale(i18n.language) ? i18n.language : 'en',
-          referral_code: referral,
-        },
-      })),
+      data(
+        api.POST('/v1/auth/signup', {
+          body: {
+            ...form,
+            // Sent as the person checked it; the API refuses anything but true (accept_terms is `const: true`).
+            accept_terms: form.accept_terms as true,
+            locale: isLocale(i18n.language) ? i18n.language : 'en',
+            referral_code: referral,
+          },
+        }),
+      ),
     onSuccess: (ctx) => {
       const { email_verification_required: _, ...session } = ctx;
       setSession(session);
@@ -48,26 +55,65 @@ export default function SignUp() {
       <p className="muted">{t('auth.signUp.intro')}</p>
       <ErrorAlert error={signup.error} fields={FIELDS} />
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField label={t('fields.name')} name="name" autoComplete="name" value={form.name}
-          onChange={(e) => set('name', e.target.value)} error={err('name')} />
-        <TextField label={t('fields.workEmail')} type="email" name="email" autoComplete="email" value={form.email}
-          onChange={(e) => set('email', e.target.value)} error={err('email')} />
-        <TextField label={t('fields.password')} type="password" name="password" autoComplete="new-password" hint={t('fields.passwordHint')}
-          value={form.password} onChange={(e) => set('password', e.target.value)} error={err('password')} />
-        <TextField label={t('fields.organizationName')} name="organization_name" autoComplete="organization" value={form.organization_name}
-          onChange={(e) => set('organization_name', e.target.value)} error={err('organization_name')} />
-        <SelectField label={t('fields.organizationType')} value={form.organization_type}
+        <TextField
+          label={t('fields.name')}
+          name="name"
+          autoComplete="name"
+          value={form.name}
+          onChange={(e) => set('name', e.target.value)}
+          error={err('name')}
+        />
+        <TextField
+          label={t('fields.workEmail')}
+          type="email"
+          name="email"
+          autoComplete="email"
+          value={form.email}
+          onChange={(e) => set('email', e.target.value)}
+          error={err('email')}
+        />
+        <TextField
+          label={t('fields.password')}
+          type="password"
+          name="password"
+          autoComplete="new-password"
+          hint={t('fields.passwordHint')}
+          value={form.password}
+          onChange={(e) => set('password', e.target.value)}
+          error={err('password')}
+        />
+        <TextField
+          label={t('fields.organizationName')}
+          name="organization_name"
+          autoComplete="organization"
+          value={form.organization_name}
+          onChange={(e) => set('organization_name', e.target.value)}
+          error={err('organization_name')}
+        />
+        <SelectField
+          label={t('fields.organizationType')}
+          value={form.organization_type}
           onChange={(e) => set('organization_type', e.target.value as 'direct' | 'agency')}
-          error={err('organization_type')} hint={t('auth.signUp.typeHint')}>
+          error={err('organization_type')}
+          hint={t('auth.signUp.typeHint')}
+        >
           <option value="direct">{t('auth.signUp.types.direct')}</option>
           <option value="agency">{t('auth.signUp.types.agency')}</option>
         </SelectField>
-        <CheckboxField label={t('auth.signUp.terms')} checked={form.accept_terms}
-          onChange={(e) => set('accept_terms', e.target.checked)} error={err('accept_terms')} />
+        <CheckboxField
+          label={t('auth.signUp.terms')}
+          checked={form.accept_terms}
+          onChange={(e) => set('accept_terms', e.target.checked)}
+          error={err('accept_terms')}
+        />
         {referral && <p className="muted">{t('auth.signUp.referral', { code: referral })}</p>}
-        <Button type="submit" variant="primary" block pending={signup.isPending}>{t('auth.signUp.submit')}</Button>
+        <Button type="submit" variant="primary" block pending={signup.isPending}>
+          {t('auth.signUp.submit')}
+        </Button>
       </form>
-      <p className="muted">{t('auth.signUp.haveAccount')} <Link to="/login">{t('auth.signIn.link')}</Link></p>
+      <p className="muted">
+        {t('auth.signUp.haveAccount')} <Link to="/login">{t('auth.signIn.link')}</Link>
+      </p>
     </div>
   );
 }

@@ -23,10 +23,21 @@ export default function SsoConfirm() {
     retry: false,
   });
   const start = useMutation({
-    mutationFn: () => data(api.POST('/v1/auth/sso/connections/{id}/start', { params: { path: { id } }, body: { redirect_to: redirectTo } })),
+    mutationFn: () =>
+      data(
+        api.POST('/v1/auth/sso/connections/{id}/start', {
+          params: { path: { id } },
+          body: { redirect_to: redirectTo },
+        }),
+      ),
     onSuccess: (r) => window.location.assign(r.redirect_url),
   });
-  if (!id) return <div className="alert alert-error" role="alert">{t('auth.sso.missing')}</div>;
+  if (!id)
+    return (
+      <div className="alert alert-error" role="alert">
+        {t('auth.sso.missing')}
+      </div>
+    );
   if (tile.isPending) return <LoadingState />;
   if (tile.isError) return <ErrorState error={tile.error} />;
   return (
@@ -34,7 +45,9 @@ export default function SsoConfirm() {
       <h1>{t('auth.sso.title', { org: tile.data.organization.name })}</h1>
       <p>{t('auth.sso.body', { name: tile.data.name, protocol: tile.data.protocol.toUpperCase() })}</p>
       <ErrorAlert error={start.error} />
-      <Button variant="primary" block pending={start.isPending || start.isSuccess} onClick={() => start.mutate()}>{t('auth.sso.continue')}</Button>
+      <Button variant="primary" block pending={start.isPending || start.isSuccess} onClick={() => start.mutate()}>
+        {t('auth.sso.continue')}
+      </Button>
       <Link to="/login">{t('common.cancel')}</Link>
     </div>
   );

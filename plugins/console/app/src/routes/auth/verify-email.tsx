@@ -20,13 +20,21 @@ export default function VerifyEmail() {
   return (
     <div className="stack">
       <h1>{t('auth.verify.title')}</h1>
-      {!token && <div className="alert alert-error" role="alert">{t('auth.missingToken')}</div>}
+      {!token && (
+        <div className="alert alert-error" role="alert">
+          {t('auth.missingToken')}
+        </div>
+      )}
       {verify.isPending && <LoadingState label={t('auth.verify.checking')} />}
       <ErrorAlert error={verify.error} />
       {verify.isSuccess && (
         <>
-          <div className="alert alert-success" role="status">{t('auth.verify.done', { email: verify.data.user.email })}</div>
-          <Link className="btn btn-primary btn-block" to="/">{t('common.continue')}</Link>
+          <div className="alert alert-success" role="status">
+            {t('auth.verify.done', { email: verify.data.user.email })}
+          </div>
+          <Link className="btn btn-primary btn-block" to="/">
+            {t('common.continue')}
+          </Link>
         </>
       )}
       {verify.isError && <Link to="/login">{t('auth.signIn.link')}</Link>}

@@ -4,7 +4,19 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { billingKeys, referralsQuery } from '../../queries/billing';
-import { Button, ErrorState, KeysetTable, LoadingState, SelectField, TextField, fieldError, useFormat, useKeysetQuery, useToast, type Column } from '../../ui';
+import {
+  Button,
+  ErrorState,
+  KeysetTable,
+  LoadingState,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useKeysetQuery,
+  useToast,
+  type Column,
+} from '../../ui';
 import { ReasonAlert } from './reason';
 
 type Claim = Schema<'Claim'>;
@@ -15,7 +27,9 @@ export function Claims({ manage }: { manage: boolean }) {
   const fmt = useFormat();
   const toast = useToast();
   const client = useQueryClient();
-  const query = useKeysetQuery<Claim>(billingKeys.claims(), (cursor) => data(api.GET('/v1/billing/claims', { params: { query: { cursor } } })));
+  const query = useKeysetQuery<Claim>(billingKeys.claims(), (cursor) =>
+    data(api.GET('/v1/billing/claims', { params: { query: { cursor } } })),
+  );
   const [kind, setKind] = useState<Claim['kind']>('review');
   const [url, setUrl] = useState('');
   const [note, setNote] = useState('');
@@ -28,10 +42,20 @@ export function Claims({ manage }: { manage: boolean }) {
       void client.invalidateQueries({ queryKey: billingKeys.claims() });
     },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
   const columns: Column<Claim>[] = [
     { header: t('billing.claims.kind'), cell: (c) => t(`billing.claims.kinds.${c.kind}`) },
-    { header: t('billing.claims.url'), cell: (c) => <a href={c.url} target="_blank" rel="noopener noreferrer">{c.url}</a> },
+    {
+      header: t('billing.claims.url'),
+      cell: (c) => (
+        <a href={c.url} target="_blank" rel="noopener noreferrer">
+          {c.url}
+        </a>
+      ),
+    },
     { header: t('billing.claims.status'), cell: (c) => t(`billing.claims.statuses.${c.status}`) },
     { header: t('billing.claims.fixes'), cell: (c) => fmt.number(c.fixes) },
     { header: t('billing.claims.date'), cell: (c) => fmt.date(c.created_at) },
@@ -40,17 +64,42 @@ export function Claims({ manage }: { manage: boolean }) {
     <section className="card stack" aria-labelledby="billing-claims">
       <h2 id="billing-claims">{t('billing.claims.title')}</h2>
       <p className="muted">{t('billing.claims.intro')}</p>
-      <KeysetTable caption={t('billing.claims.title')} columns={columns} query={query} rowKey={(c) => c.id} emptyTitle={t('billing.claims.empty')} />
+      <KeysetTable
+        caption={t('billing.claims.title')}
+        columns={columns}
+        query={query}
+        rowKey={(c) => c.id}
+        emptyTitle={t('billing.claims.empty')}
+      />
       {manage && (
         <form className="stack" onSubmit={submit} noValidate>
-          <SelectField label={t('billing.claims.kind')} value={kind} onChange={(e) => setKind(e.target.value as Claim['kind'])}>
+          <SelectField
+            label={t('billing.claims.kind')}
+            value={kind}
+            onChange={(e) => setKind(e.target.value as Claim['kind'])}
+          >
             <option value="review">{t('billing.claims.kinds.review')}</option>
             <option value="case_study">{t('billing.claims.kinds.case_study')}</option>
           </SelectField>
-          <TextField label={t('billing.claims.url')} type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={fieldError(create.error, 'url')} />
-          <TextField label={t('billing.claims.note')} value={note} onChange={(e) => setNote(e.target.value)} error={fieldError(create.error, 'note')} />
+          <TextField
+            label={t('billing.claims.url')}
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            error={fieldError(create.error, 'url')}
+          />
+          <TextField
+            label={t('billing.claims.note')}
+            value={note}
+            onChange={(e) => setNote(e.target.value)}
+            error={fieldError(create.error, 'note')}
+          />
           <ReasonAlert error={create.error} fields={['url', 'note', 'kind']} />
-          <div><Button type="submit" pending={create.isPending}>{t('billing.claims.submit')}</Button></div>
+          <div>
+            <Button type="submit" pending={create.isPending}>
+              {t('billing.claims.submit')}
+            </Button>
+          </div>
         </form>
       )}
     </section>
@@ -65,15 +114,37 @@ export function Referrals() {
   return (
     <section className="card stack" aria-labelledby="billing-referrals">
       <h2 id="billing-referrals">{t('billing.referrals.title')}</h2>
-      {referrals.isPending ? <LoadingState /> : referrals.isError ? <ErrorState error={referrals.error} retry={() => void referrals.refetch()} /> : (
+      {referrals.isPending ? (
+        <LoadingState />
+      ) : referrals.isError ? (
+        <ErrorState error={referrals.error} retry={() => void referrals.refetch()} />
+      ) : (
         <>
-          <p>{t('billing.referrals.intro', { referrer: referrals.data.referrer_fixes, referred: referrals.data.referred_fixes })}</p>
-          <p>{t('billing.referrals.link')}: <code>{referrals.data.url}</code></p>
-          <p>{t('billing.referrals.count', { count: referrals.data.referred_count, earned: referrals.data.earned_fixes })}</p>
+          <p>
+            {t('billing.referrals.intro', {
+              referrer: referrals.data.referrer_fixes,
+              referred: referrals.data.referred_fixes,
+            })}
+          </p>
+          <p>
+            {t('billing.referrals.link')}: <code>{referrals.data.url}</code>
+          </p>
+          <p>
+            {t('billing.referrals.count', {
+              count: referrals.data.referred_count,
+              earned: referrals.data.earned_fixes,
+            })}
+          </p>
           {referrals.data.items.length > 0 && (
             <ul>
               {referrals.data.items.map((r) => (
-                <li key={r.id}>{t('billing.referrals.item', { name: r.organization_name, date: fmt.date(r.signed_up_at), fixes: r.fixes })}</li>
+                <li key={r.id}>
+                  {t('billing.referrals.item', {
+                    name: r.organization_name,
+                    date: fmt.date(r.signed_up_at),
+                    fixes: r.fixes,
+                  })}
+                </li>
               ))}
             </ul>
           )}

@@ -21,7 +21,9 @@ export function Credits({ billing }: { billing: Billing }) {
     <section className="card stack" aria-labelledby="billing-credits">
       <h2 id="billing-credits">{t('billing.credits.title')}</h2>
       <p>{t('billing.credits.remaining', { count: billing.summary.fixes.credits_remaining })}</p>
-      {bySource.length === 0 ? <p className="muted">{t('billing.credits.noneLeft')}</p> : (
+      {bySource.length === 0 ? (
+        <p className="muted">{t('billing.credits.noneLeft')}</p>
+      ) : (
         <ScrollTable caption={t('billing.credits.bySource')}>
           <thead>
             <tr>
@@ -42,8 +44,13 @@ export function Credits({ billing }: { billing: Billing }) {
         </ScrollTable>
       )}
       <h3>{t('billing.credits.ledger')}</h3>
-      {credits.isPending ? <LoadingState /> : credits.isError ? <ErrorState error={credits.error} retry={() => void credits.refetch()} />
-        : credits.data.ledger.length === 0 ? <EmptyState title={t('billing.credits.emptyLedger')} /> : (
+      {credits.isPending ? (
+        <LoadingState />
+      ) : credits.isError ? (
+        <ErrorState error={credits.error} retry={() => void credits.refetch()} />
+      ) : credits.data.ledger.length === 0 ? (
+        <EmptyState title={t('billing.credits.emptyLedger')} />
+      ) : (
         <div className="stack">
           <ScrollTable caption={t('billing.credits.ledger')}>
             <thead>
@@ -69,9 +76,14 @@ export function Credits({ billing }: { billing: Billing }) {
           </ScrollTable>
           <div className="spread">
             <span className="muted">
-              {t('billing.credits.showing', { shown: Math.min(shown, credits.data.ledger.length), total: credits.data.ledger.length })}
+              {t('billing.credits.showing', {
+                shown: Math.min(shown, credits.data.ledger.length),
+                total: credits.data.ledger.length,
+              })}
             </span>
-            {shown < credits.data.ledger.length && <Button onClick={() => setShown((n) => n + PAGE)}>{t('common.loadMore')}</Button>}
+            {shown < credits.data.ledger.length && (
+              <Button onClick={() => setShown((n) => n + PAGE)}>{t('common.loadMore')}</Button>
+            )}
           </div>
         </div>
       )}

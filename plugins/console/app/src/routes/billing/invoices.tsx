@@ -12,8 +12,13 @@ export function Invoices() {
   return (
     <section className="card stack" aria-labelledby="billing-invoices">
       <h2 id="billing-invoices">{t('billing.invoices.title')}</h2>
-      {invoices.isPending ? <LoadingState /> : invoices.isError ? <ErrorState error={invoices.error} retry={() => void invoices.refetch()} />
-        : invoices.data.items.length === 0 ? <EmptyState title={t('billing.invoices.empty')} /> : (
+      {invoices.isPending ? (
+        <LoadingState />
+      ) : invoices.isError ? (
+        <ErrorState error={invoices.error} retry={() => void invoices.refetch()} />
+      ) : invoices.data.items.length === 0 ? (
+        <EmptyState title={t('billing.invoices.empty')} />
+      ) : (
         <ScrollTable caption={t('billing.invoices.title')}>
           <thead>
             <tr>
@@ -22,7 +27,9 @@ export function Invoices() {
               <th scope="col">{t('billing.invoices.purpose')}</th>
               <th scope="col">{t('billing.invoices.amount')}</th>
               <th scope="col">{t('billing.invoices.status')}</th>
-              <th scope="col"><span className="visually-hidden">{t('billing.invoices.download')}</span></th>
+              <th scope="col">
+                <span className="visually-hidden">{t('billing.invoices.download')}</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -33,11 +40,18 @@ export function Invoices() {
                   <th scope="row">{name}</th>
                   <td>{fmt.date(i.paid_at ?? i.created_at)}</td>
                   <td>{t(`billing.purposes.${i.purpose}`)}</td>
-                  <td>{fmt.number(i.amount_paid_usd > 0 ? i.amount_paid_usd : i.amount_due_usd, { style: 'currency', currency: i.currency.toUpperCase() })}</td>
+                  <td>
+                    {fmt.number(i.amount_paid_usd > 0 ? i.amount_paid_usd : i.amount_due_usd, {
+                      style: 'currency',
+                      currency: i.currency.toUpperCase(),
+                    })}
+                  </td>
                   <td>{t(`billing.invoiceStatuses.${i.status}`, { defaultValue: i.status })}</td>
                   <td>
                     {i.hosted_invoice_url && (
-                      <a href={i.hosted_invoice_url} target="_blank" rel="noopener noreferrer">{t('billing.invoices.open', { number: name })}</a>
+                      <a href={i.hosted_invoice_url} target="_blank" rel="noopener noreferrer">
+                        {t('billing.invoices.open', { number: name })}
+                      </a>
                     )}
                   </td>
                 </tr>

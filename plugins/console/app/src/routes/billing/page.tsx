@@ -42,12 +42,26 @@ export default function BillingPage() {
     <div className="stack">
       <h1>{t('billing.title')}</h1>
       {back && (
-        <div className={`alert ${back.outcome === 'canceled' || back.outcome === 'refresh' ? 'alert-info' : 'alert-success'}`} role="status">
-          {t(`billing.back.${back.from}_${back.outcome === 'canceled' || back.outcome === 'refresh' ? 'canceled' : 'done'}`)}
-          {back.from === 'connect' && me.organization.type === 'agency' && <> <Link to="/agency/resale">{t('billing.back.toResale')}</Link></>}
+        <div
+          className={`alert ${back.outcome === 'canceled' || back.outcome === 'refresh' ? 'alert-info' : 'alert-success'}`}
+          role="status"
+        >
+          {t(
+            `billing.back.${back.from}_${back.outcome === 'canceled' || back.outcome === 'refresh' ? 'canceled' : 'done'}`,
+          )}
+          {back.from === 'connect' && me.organization.type === 'agency' && (
+            <>
+              {' '}
+              <Link to="/agency/resale">{t('billing.back.toResale')}</Link>
+            </>
+          )}
         </div>
       )}
-      {billing.isPending ? <LoadingState /> : billing.isError ? <ErrorState error={billing.error} retry={() => void billing.refetch()} /> : (
+      {billing.isPending ? (
+        <LoadingState />
+      ) : billing.isError ? (
+        <ErrorState error={billing.error} retry={() => void billing.refetch()} />
+      ) : (
         <>
           <Plans billing={billing.data} manage={manage} />
           <Credits billing={billing.data} />

@@ -19,7 +19,8 @@ export function Plans({ billing, manage }: { billing: Billing; manage: boolean }
   const [cancelling, setCancelling] = useState(false);
   const s = billing.summary;
   const current = billing.plans.find((p) => p.current) ?? null;
-  const usd = (v: number | null) => (v == null ? t('billing.plans.noPrice') : fmt.number(v, { style: 'currency', currency: 'USD' }));
+  const usd = (v: number | null) =>
+    v == null ? t('billing.plans.noPrice') : fmt.number(v, { style: 'currency', currency: 'USD' });
   const refresh = (next?: Billing) => {
     if (next) client.setQueryData(billingKeys.summary(), next);
     void client.invalidateQueries({ queryKey: billingKeys.all });
@@ -32,14 +33,23 @@ export function Plans({ billing, manage }: { billing: Billing; manage: boolean }
   });
   const switchPlan = useMutation({
     mutationFn: (plan: PaidPlan) => data(api.POST('/v1/billing/plan', { body: { plan } })),
-    onSuccess: (next) => { refresh(next); setChosen(null); },
+    onSuccess: (next) => {
+      refresh(next);
+      setChosen(null);
+    },
   });
   const openSource = useMutation({ mutationFn: () => data(api.POST('/v1/billing/open-source')), onSuccess: refresh });
   const cancel = useMutation({
     mutationFn: () => data(api.POST('/v1/billing/cancel')),
-    onSuccess: (next) => { refresh(next); setCancelling(false); },
+    onSuccess: (next) => {
+      refresh(next);
+      setCancelling(false);
+    },
   });
-  const portal = useMutation({ mutationFn: () => data(api.POST('/v1/billing/portal')), onSuccess: ({ url }) => goToProvider(url) });
+  const portal = useMutation({
+    mutationFn: () => data(api.POST('/v1/billing/portal')),
+    onSuccess: ({ url }) => goToProvider(url),
+  });
   const action = billing.has_subscription ? switchPlan : checkout;
   const openSourceOffer = billing.plans.find((p) => p.id === 'open_source' && p.available);
   // What a plan's button does: switch the running subscription, or a checkout with or without the trial.
@@ -50,13 +60,21 @@ export function Plans({ billing, manage }: { billing: Billing; manage: boolean }
       <h2 id="billing-plan">{t('billing.plan.title')}</h2>
       <dl className="ws-facts">
         <dt>{t('billing.plan.current')}</dt>
-        <dd><strong>{current?.name ?? t('billing.plan.none')}</strong></dd>
+        <dd>
+          <strong>{current?.name ?? t('billing.plan.none')}</strong>
+        </dd>
         <dt>{t('billing.plan.status')}</dt>
         <dd>{t(`billing.statuses.${billing.subscription_status}`)}</dd>
         {billing.subscription_status === 'trialing' && (
           <>
             <dt>{t('billing.plan.trial')}</dt>
-            <dd>{t('billing.plan.trialLeft', { count: billing.trial.days_left, date: fmt.date(billing.trial.ends_at), fixes: billing.trial.fixes })}</dd>
+            <dd>
+              {t('billing.plan.trialLeft', {
+                count: billing.trial.days_left,
+                date: fmt.date(billing.trial.ends_at),
+                fixes: billing.trial.fixes,
+              })}
+            </dd>
           </>
         )}
         {s.current_period_end && (
@@ -66,25 +84,60 @@ export function Plans({ billing, manage }: { billing: Billing; manage: boolean }
           </>
         )}
         <dt>{t('billing.plan.workspaces')}</dt>
-        <dd>{t('billing.plan.workspacesUsed', { used: s.workspaces.used, included: s.workspaces.included, extra: s.workspaces.extra })}</dd>
+        <dd>
+          {t('billing.plan.workspacesUsed', {
+            used: s.workspaces.used,
+            included: s.workspaces.included,
+            extra: s.workspaces.extra,
+          })}
+        </dd>
         <dt>{t('billing.plan.tickets')}</dt>
-        <dd>{t('billing.plan.ticketsUsed', { used: fmt.number(s.tickets.used_this_period), limit: fmt.number(s.tickets.limit_per_workspace) })}</dd>
+        <dd>
+          {t('billing.plan.ticketsUsed', {
+            used: fmt.number(s.tickets.used_this_period),
+            limit: fmt.number(s.tickets.limit_per_workspace),
+          })}
+        </dd>
         <dt>{t('billing.plan.fixes')}</dt>
-        <dd>{t('billing.plan.fixesUsed', { used: s.fixes.used_this_period, included: s.fixes.included_per_month, credits: s.fixes.credits_remaining })}</dd>
+        <dd>
+          {t('billing.plan.fixesUsed', {
+            used: s.fixes.used_this_period,
+            included: s.fixes.included_per_month,
+            credits: s.fixes.credits_remaining,
+          })}
+        </dd>
       </dl>
-      {billing.past_due && <div className="alert alert-warning" role="status">{t('billing.plan.pastDue')}</div>}
-      {s.cancel_at_period_end && <div className="alert alert-info" role="status">{t('billing.plan.cancelling', { date: fmt.date(s.current_period_end) })}</div>}
-      {!billing.payments_enabled && <div className="alert alert-info" role="status">{t('billing.plan.paymentsDisabled')}</div>}
+      {billing.past_due && (
+        <div className="alert alert-warning" role="status">
+          {t('billing.plan.pastDue')}
+        </div>
+      )}
+      {s.cancel_at_period_end && (
+        <div className="alert alert-info" role="status">
+          {t('billing.plan.cancelling', { date: fmt.date(s.current_period_end) })}
+        </div>
+      )}
+      {!billing.payments_enabled && (
+        <div className="alert alert-info" role="status">
+          {t('billing.plan.paymentsDisabled')}
+        </div>
+      )}
       {manage && (
         <div className="row">
           {billing.has_subscription && billing.payments_enabled && (
-            <Button pending={portal.isPending} onClick={() => portal.mutate()}>{t('billing.plan.portal')}</Button>
+            <Button pending={portal.isPending} onClick={() => portal.mutate()}>
+              {t('billing.plan.portal')}
+            </Button>
           )}
           {billing.has_subscription && !s.cancel_at_period_end && (
-            <Button variant="danger" onClick={() => setCancelling(true)}>{t('billing.plan.cancel')}</Button>
+            <Button variant="danger" onClick={() => setCancelling(true)}>
+              {t('billing.plan.cancel')}
+            </Button>
           )}
           {openSourceOffer && (
-            <Button pending={openSource.isPending} onClick={() => openSource.mutate()}>{t('billing.plan.openSource')}</Button>
+            <Button pending={openSource.isPending} onClick={() => openSource.mutate()}>
+              {t('billing.plan.openSource')}
+            </Button>
           )}
         </div>
       )}
@@ -99,7 +152,9 @@ export function Plans({ billing, manage }: { billing: Billing; manage: boolean }
             <th scope="col">{t('billing.plans.tickets')}</th>
             <th scope="col">{t('billing.plans.workspaces')}</th>
             <th scope="col">{t('billing.plans.overage')}</th>
-            <th scope="col"><span className="visually-hidden">{t('billing.plans.actions')}</span></th>
+            <th scope="col">
+              <span className="visually-hidden">{t('billing.plans.actions')}</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -127,17 +182,26 @@ export function Plans({ billing, manage }: { billing: Billing; manage: boolean }
 
       {chosen && isPaidPlan(chosen.id) && (
         <ConfirmDialog
-          title={t(billing.has_subscription ? 'billing.change.switchTitle' : 'billing.change.checkoutTitle', { plan: chosen.name })}
+          title={t(billing.has_subscription ? 'billing.change.switchTitle' : 'billing.change.checkoutTitle', {
+            plan: chosen.name,
+          })}
           confirm={billing.has_subscription ? t('billing.change.switch') : t('billing.change.checkout')}
           pending={action.isPending}
           error={null}
           onConfirm={() => action.mutate(chosen.id as PaidPlan)}
-          onClose={() => { setChosen(null); action.reset(); }}
+          onClose={() => {
+            setChosen(null);
+            action.reset();
+          }}
         >
           <Changes from={current} to={chosen} usd={usd} />
-          {billing.has_subscription ? <p>{t('billing.change.prorated')}</p>
-            : billing.trial_available ? <p>{t('billing.change.trial', { count: chosen.trial_days, fixes: chosen.trial_fixes })}</p>
-            : <p>{t('billing.change.noTrial')}</p>}
+          {billing.has_subscription ? (
+            <p>{t('billing.change.prorated')}</p>
+          ) : billing.trial_available ? (
+            <p>{t('billing.change.trial', { count: chosen.trial_days, fixes: chosen.trial_fixes })}</p>
+          ) : (
+            <p>{t('billing.change.noTrial')}</p>
+          )}
           {!billing.has_subscription && <p className="muted">{t('billing.change.provider')}</p>}
           <ReasonAlert error={action.error} />
         </ConfirmDialog>
@@ -165,19 +229,37 @@ function Changes({ from, to, usd }: { from: Plan | null; to: Plan; usd: (v: numb
   const fmt = useFormat();
   const rows: [string, string, string][] = [
     [t('billing.plans.price'), from ? usd(from.price_monthly_usd) : '–', usd(to.price_monthly_usd)],
-    [t('billing.plans.fixes'), fmt.number(from?.included_fixes_per_month ?? 0), fmt.number(to.included_fixes_per_month)],
+    [
+      t('billing.plans.fixes'),
+      fmt.number(from?.included_fixes_per_month ?? 0),
+      fmt.number(to.included_fixes_per_month),
+    ],
     [t('billing.plans.tickets'), fmt.number(from?.tickets_per_month ?? 0), fmt.number(to.tickets_per_month)],
     [t('billing.plans.workspaces'), fmt.number(from?.workspaces_included ?? 0), fmt.number(to.workspaces_included)],
-    [t('billing.plans.repositories'), fmt.number(from?.repositories_per_workspace ?? 0), fmt.number(to.repositories_per_workspace)],
+    [
+      t('billing.plans.repositories'),
+      fmt.number(from?.repositories_per_workspace ?? 0),
+      fmt.number(to.repositories_per_workspace),
+    ],
   ];
   return (
     <table>
       <caption>{t('billing.change.caption')}</caption>
       <thead>
-        <tr><th scope="col">{t('billing.change.what')}</th><th scope="col">{t('billing.change.now')}</th><th scope="col">{t('billing.change.after')}</th></tr>
+        <tr>
+          <th scope="col">{t('billing.change.what')}</th>
+          <th scope="col">{t('billing.change.now')}</th>
+          <th scope="col">{t('billing.change.after')}</th>
+        </tr>
       </thead>
       <tbody>
-        {rows.map(([what, now, after]) => <tr key={what}><th scope="row">{what}</th><td>{now}</td><td>{after}</td></tr>)}
+        {rows.map(([what, now, after]) => (
+          <tr key={what}>
+            <th scope="row">{what}</th>
+            <td>{now}</td>
+            <td>{after}</td>
+          </tr>
+        ))}
       </tbody>
     </table>
   );

@@ -12,7 +12,9 @@ export function ReasonAlert({ error, fields = [] }: { error: unknown; fields?: s
   if (!error) return null;
   if (!isApiError(error)) return <ErrorAlert error={error} fields={fields} />;
   const detail = typeof error.details.reason === 'string' ? error.details.reason : '';
-  const reason = (detail && t(`billing.reasons.${detail}`, { defaultValue: '' })) || t(`billing.reasons.${error.code}`, { defaultValue: '' });
+  const reason =
+    (detail && t(`billing.reasons.${detail}`, { defaultValue: '' })) ||
+    t(`billing.reasons.${error.code}`, { defaultValue: '' });
   if (!reason) return <ErrorAlert error={error} fields={fields} />;
   const known = t(`errors.codes.${error.code}`, { defaultValue: '' });
   // A code the shared catalogue knows keeps its title; otherwise the reason is the title.

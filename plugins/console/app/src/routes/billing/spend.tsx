@@ -28,7 +28,10 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
   const [cap, setCap] = useState(spend.cap_usd == null ? '' : String(spend.cap_usd));
   const setSpendCap = useMutation({
     mutationFn: (cap_usd: number | null) => data(api.PUT('/v1/billing/spend-cap', { body: { cap_usd } })),
-    onSuccess: (next) => { save(next); toast.success(t('billing.spend.saved')); },
+    onSuccess: (next) => {
+      save(next);
+      toast.success(t('billing.spend.saved'));
+    },
   });
   const overage = useMutation({
     mutationFn: (enabled: boolean) => data(api.PUT('/v1/billing/overage', { body: { enabled } })),
@@ -44,11 +47,24 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
     <section className="card stack" aria-labelledby="billing-spend">
       <h2 id="billing-spend">{t('billing.spend.title')}</h2>
       <p>{t('billing.spend.spent', { spent: usd(spend.spent_this_period_usd) })}</p>
-      {spend.blocked && <div className="alert alert-error" role="status">{t('billing.spend.blocked')}</div>}
-      {!spend.blocked && spend.alert_sent && <div className="alert alert-warning" role="status">{t('billing.spend.alertSent')}</div>}
+      {spend.blocked && (
+        <div className="alert alert-error" role="status">
+          {t('billing.spend.blocked')}
+        </div>
+      )}
+      {!spend.blocked && spend.alert_sent && (
+        <div className="alert alert-warning" role="status">
+          {t('billing.spend.alertSent')}
+        </div>
+      )}
       <p>
-        {spend.cap_usd == null ? t('billing.spend.noCap')
-          : t('billing.spend.cap', { cap: usd(spend.cap_usd), percent: fmt.number(spend.alert_ratio, { style: 'percent' }), alert: usd(alertAt!) })}
+        {spend.cap_usd == null
+          ? t('billing.spend.noCap')
+          : t('billing.spend.cap', {
+              cap: usd(spend.cap_usd),
+              percent: fmt.number(spend.alert_ratio, { style: 'percent' }),
+              alert: usd(alertAt!),
+            })}
       </p>
       {manage && (
         <form className="stack" onSubmit={submit} noValidate>
@@ -61,11 +77,19 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
             error={fieldError(setSpendCap.error, 'cap_usd')}
           />
           <ReasonAlert error={setSpendCap.error} fields={['cap_usd']} />
-          <div><Button type="submit" variant="primary" pending={setSpendCap.isPending}>{t('billing.spend.saveCap')}</Button></div>
+          <div>
+            <Button type="submit" variant="primary" pending={setSpendCap.isPending}>
+              {t('billing.spend.saveCap')}
+            </Button>
+          </div>
         </form>
       )}
       <h3>{t('billing.overage.title')}</h3>
-      <p>{fixes.overage_price_usd > 0 ? t('billing.overage.body', { price: usd(fixes.overage_price_usd) }) : t('billing.overage.notOnPlan')}</p>
+      <p>
+        {fixes.overage_price_usd > 0
+          ? t('billing.overage.body', { price: usd(fixes.overage_price_usd) })
+          : t('billing.overage.notOnPlan')}
+      </p>
       {manage && fixes.overage_price_usd > 0 && (
         <CheckboxField
           label={t('billing.overage.enable')}
@@ -85,7 +109,8 @@ export function Extras({ billing, manage }: { billing: Billing; manage: boolean 
   const { t } = useTranslation();
   const fmt = useFormat();
   const save = useSaveBilling();
-  const usd = (v: number | null) => (v == null ? t('billing.plans.noPrice') : fmt.number(v, { style: 'currency', currency: 'USD' }));
+  const usd = (v: number | null) =>
+    v == null ? t('billing.plans.noPrice') : fmt.number(v, { style: 'currency', currency: 'USD' });
   const topup = useMutation({
     mutationFn: (pack: Pack) => data(api.POST('/v1/billing/topups', { body: { pack } })),
     onSuccess: ({ url }) => goToProvider(url),
@@ -128,8 +153,12 @@ export function Extras({ billing, manage }: { billing: Billing; manage: boolean 
             disabled={badge.isPending}
             onChange={(e) => badge.mutate(e.target.checked)}
           />
-        ) : <p>{addon.active ? t('billing.addons.on') : t('billing.addons.off')}</p>
-      ) : <p className="muted">{t('billing.addons.notOnPlan')}</p>}
+        ) : (
+          <p>{addon.active ? t('billing.addons.on') : t('billing.addons.off')}</p>
+        )
+      ) : (
+        <p className="muted">{t('billing.addons.notOnPlan')}</p>
+      )}
       <ReasonAlert error={badge.error} />
     </section>
   );

@@ -25,7 +25,13 @@ export function fullHex(input: string): string | null {
 export function readableOnWhite(hex: string): string {
   const rgb = channels(hex);
   for (let k = 1; k > 0; k -= 0.01) {
-    const out = `#${rgb.map((v) => Math.floor(v * k).toString(16).padStart(2, '0')).join('')}`;
+    const out = `#${rgb
+      .map((v) =>
+        Math.floor(v * k)
+          .toString(16)
+          .padStart(2, '0'),
+      )
+      .join('')}`;
     if (whiteContrast(out) >= 4.5) return out;
   }
   return '#000000';

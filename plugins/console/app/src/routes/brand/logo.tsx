@@ -30,10 +30,12 @@ export function Logo({ profile }: { profile: BrandProfile }) {
   const [refused, setRefused] = useState<string | null>(null);
   const upload = useMutation({
     mutationFn: async (file: File & { type: LogoType }) =>
-      data(api.PUT('/v1/brand/profiles/{id}/logo', {
-        params: { path: { id: profile.id } },
-        body: { content_type: file.type, data_base64: await base64Of(file) },
-      })),
+      data(
+        api.PUT('/v1/brand/profiles/{id}/logo', {
+          params: { path: { id: profile.id } },
+          body: { content_type: file.type, data_base64: await base64Of(file) },
+        }),
+      ),
     onSuccess: inCache,
   });
   const remove = useMutation({
@@ -48,7 +50,8 @@ export function Logo({ profile }: { profile: BrandProfile }) {
     if (!file) return;
     // Checked here so a wrong file is explained before it is sent; the API checks again from the bytes.
     if (!isLogoType(file.type)) return setRefused(t('brand.logo.wrongType', { name: file.name }));
-    if (file.size > MAX_LOGO_BYTES) return setRefused(t('brand.logo.tooBig', { name: file.name, size: fmt.number(Math.ceil(file.size / 1024)) }));
+    if (file.size > MAX_LOGO_BYTES)
+      return setRefused(t('brand.logo.tooBig', { name: file.name, size: fmt.number(Math.ceil(file.size / 1024)) }));
     upload.mutate(file as File & { type: LogoType });
   };
   const logo = profile.logo;
@@ -62,24 +65,48 @@ export function Logo({ profile }: { profile: BrandProfile }) {
           <span className="muted">
             {logo.source === 'upload'
               ? t('brand.logo.facts', {
-                type: logo.content_type?.replace('image/', '').toUpperCase(), width: logo.width, height: logo.height,
-                size: fmt.number(Math.ceil((logo.size_bytes ?? 0) / 1024)), date: fmt.date(logo.uploaded_at),
-              })
+                  type: logo.content_type?.replace('image/', '').toUpperCase(),
+                  width: logo.width,
+                  height: logo.height,
+                  size: fmt.number(Math.ceil((logo.size_bytes ?? 0) / 1024)),
+                  date: fmt.date(logo.uploaded_at),
+                })
               : t('brand.logo.linked')}
           </span>
         </div>
-      ) : <p>{t('brand.logo.none')}</p>}
-      {refused && <div className="alert alert-error" role="alert">{refused}</div>}
+      ) : (
+        <p>{t('brand.logo.none')}</p>
+      )}
+      {refused && (
+        <div className="alert alert-error" role="alert">
+          {refused}
+        </div>
+      )}
       <ErrorAlert error={upload.error} />
       <ErrorAlert error={remove.error} />
-      <input ref={input} id="brand-logo-file" className="visually-hidden" type="file" accept={TYPES.join(',')} onChange={chosen}
-        aria-label={t('brand.logo.file')} />
+      <input
+        ref={input}
+        id="brand-logo-file"
+        className="visually-hidden"
+        type="file"
+        accept={TYPES.join(',')}
+        onChange={chosen}
+        aria-label={t('brand.logo.file')}
+      />
       <div className="row">
         <Button variant="primary" pending={upload.isPending} onClick={() => input.current?.click()}>
           {logo ? t('brand.logo.replace') : t('brand.logo.upload')}
         </Button>
-        {logo && <Button pending={remove.isPending} onClick={() => remove.mutate()}>{t('brand.logo.remove')}</Button>}
-        {logo && <a href={logo.preview_url} target="_blank" rel="noreferrer">{t('brand.logo.previewPage')}</a>}
+        {logo && (
+          <Button pending={remove.isPending} onClick={() => remove.mutate()}>
+            {t('brand.logo.remove')}
+          </Button>
+        )}
+        {logo && (
+          <a href={logo.preview_url} target="_blank" rel="noreferrer">
+            {t('brand.logo.previewPage')}
+          </a>
+        )}
       </div>
     </section>
   );

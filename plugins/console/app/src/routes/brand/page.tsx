@@ -20,7 +20,11 @@ export default function BrandPage() {
     <div className="stack">
       <h1>{t('brand.title')}</h1>
       <p className="muted">{t('brand.intro')}</p>
-      {brand.isPending ? <LoadingState /> : brand.isError ? <ErrorState error={brand.error} retry={() => void brand.refetch()} /> : (
+      {brand.isPending ? (
+        <LoadingState />
+      ) : brand.isError ? (
+        <ErrorState error={brand.error} retry={() => void brand.refetch()} />
+      ) : (
         <>
           <Profiles overview={brand.data} />
           <Workspaces overview={brand.data} />
@@ -36,7 +40,9 @@ function Profiles({ overview }: { overview: BrandOverview }) {
   return (
     <section className="card stack" aria-labelledby="brand-profiles">
       <h2 id="brand-profiles">{t('brand.profiles.title')}</h2>
-      <p className="muted">{limit == null ? t('brand.profiles.unlimited') : t('brand.profiles.limited', { count: limit })}</p>
+      <p className="muted">
+        {limit == null ? t('brand.profiles.unlimited') : t('brand.profiles.limited', { count: limit })}
+      </p>
       {overview.profiles.length === 0 && <p className="muted">{t('brand.profiles.none')}</p>}
       <ul className="brand-list">
         {overview.profiles.map((p) => (
@@ -45,8 +51,14 @@ function Profiles({ overview }: { overview: BrandOverview }) {
             <div className="stack brand-item-text">
               <Link to={`/brand/${p.id}`}>{p.name}</Link>
               <span className="muted">
-                {[p.is_default ? t('brand.profiles.default') : null, p.font_family, t(`common.locales.${p.locale}`), p.status_domain]
-                  .filter(Boolean).join(' · ')}
+                {[
+                  p.is_default ? t('brand.profiles.default') : null,
+                  p.font_family,
+                  t(`common.locales.${p.locale}`),
+                  p.status_domain,
+                ]
+                  .filter(Boolean)
+                  .join(' · ')}
               </span>
             </div>
           </li>
@@ -80,8 +92,15 @@ function CreateProfile({ first }: { first: boolean }) {
       {first && <p className="muted">{t('brand.profiles.firstIsDefault')}</p>}
       <ErrorAlert error={create.error} fields={['name']} />
       <div className="row brand-inline">
-        <TextField label={t('brand.profiles.name')} value={name} onChange={(e) => setName(e.target.value)} error={fieldError(create.error, 'name')} />
-        <Button type="submit" variant="primary" pending={create.isPending}>{t('brand.profiles.create')}</Button>
+        <TextField
+          label={t('brand.profiles.name')}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={fieldError(create.error, 'name')}
+        />
+        <Button type="submit" variant="primary" pending={create.isPending}>
+          {t('brand.profiles.create')}
+        </Button>
       </div>
     </form>
   );
@@ -95,36 +114,62 @@ function Workspaces({ overview }: { overview: BrandOverview }) {
     <section className="card stack" aria-labelledby="brand-workspaces">
       <h2 id="brand-workspaces">{t('brand.workspaces.title')}</h2>
       <p className="muted">{t('brand.workspaces.intro')}</p>
-      {overview.workspaces.map((w) => <WorkspaceBrand key={w.id} workspace={w} overview={overview} />)}
+      {overview.workspaces.map((w) => (
+        <WorkspaceBrand key={w.id} workspace={w} overview={overview} />
+      ))}
     </section>
   );
 }
 
-function WorkspaceBrand({ workspace: w, overview }: { workspace: BrandOverview['workspaces'][number]; overview: BrandOverview }) {
+function WorkspaceBrand({
+  workspace: w,
+  overview,
+}: {
+  workspace: BrandOverview['workspaces'][number];
+  overview: BrandOverview;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
   const fallback = overview.profiles.find((p) => p.is_default);
   const assign = useMutation({
-    mutationFn: (id: string | null) => data(api.PUT('/v1/brand/workspaces/{id}', { params: { path: { id: w.id } }, body: { brand_profile_id: id } })),
+    mutationFn: (id: string | null) =>
+      data(api.PUT('/v1/brand/workspaces/{id}', { params: { path: { id: w.id } }, body: { brand_profile_id: id } })),
     onSuccess: (next) => {
-      client.setQueryData<BrandOverview>(brandKeys.overview(), (o) => o && { ...o, workspaces: o.workspaces.map((x) => (x.id === next.id ? next : x)) });
+      client.setQueryData<BrandOverview>(
+        brandKeys.overview(),
+        (o) => o && { ...o, workspaces: o.workspaces.map((x) => (x.id === next.id ? next : x)) },
+      );
       toast.success(t('brand.workspaces.saved', { name: w.name }));
     },
   });
   return (
     <div className="stack brand-sub">
-      <SelectField label={w.client_name ? `${w.name} (${w.client_name})` : w.name} value={w.brand_profile_id ?? ''} disabled={assign.isPending}
+      <SelectField
+        label={w.client_name ? `${w.name} (${w.client_name})` : w.name}
+        value={w.brand_profile_id ?? ''}
+        disabled={assign.isPending}
         onChange={(e) => assign.mutate(e.target.value || null)}
-        hint={t('brand.workspaces.statusAt', { url: w.status_base_url })}>
-        <option value="">{fallback ? t('brand.workspaces.defaultOf', { name: fallback.name }) : t('brand.workspaces.noProfile')}</option>
-        {overview.profiles.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+        hint={t('brand.workspaces.statusAt', { url: w.status_base_url })}
+      >
+        <option value="">
+          {fallback ? t('brand.workspaces.defaultOf', { name: fallback.name }) : t('brand.workspaces.noProfile')}
+        </option>
+        {overview.profiles.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
       </SelectField>
       <ErrorAlert error={assign.error} />
       {w.white_label_missing.length > 0 && (
         <div className="alert alert-warning" role="note">
           <strong>{t('brand.workspaces.missing')}</strong>
-          <ul>{w.white_label_missing.map((m) => <li key={m}>{t(`brand.workspaces.missingItems.${m}`, { defaultValue: m })}</li>)}</ul>
+          <ul>
+            {w.white_label_missing.map((m) => (
+              <li key={m}>{t(`brand.workspaces.missingItems.${m}`, { defaultValue: m })}</li>
+            ))}
+          </ul>
         </div>
       )}
     </div>

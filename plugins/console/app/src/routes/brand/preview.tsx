@@ -34,7 +34,11 @@ export function BrandPreview({ brand }: { brand: PreviewBrand }) {
   const widget = (k: keyof PreviewBrand['widgetTexts']) => brand.widgetTexts[k] || p(`widget.${k}`);
   const head = (
     <div className="pv-head">
-      {brand.logoUrl ? <img className="pv-logo" src={brand.logoUrl} alt={brand.name} /> : <span className="pv-name">{brand.name}</span>}
+      {brand.logoUrl ? (
+        <img className="pv-logo" src={brand.logoUrl} alt={brand.name} />
+      ) : (
+        <span className="pv-name">{brand.name}</span>
+      )}
     </div>
   );
   const badge = brand.showBadge && <div className="pv-badge">{p('badge')}</div>;
@@ -79,7 +83,12 @@ export function BrandPreview({ brand }: { brand: PreviewBrand }) {
           <figcaption>{t('brand.preview.captions.email')}</figcaption>
           <div className="pv-surface">
             <div className="pv-mailhead">
-              <div>{p('email.from', { from: brand.senderName || brand.name, address: brand.senderEmail || p('email.defaultAddress') })}</div>
+              <div>
+                {p('email.from', {
+                  from: brand.senderName || brand.name,
+                  address: brand.senderEmail || p('email.defaultAddress'),
+                })}
+              </div>
               <div>{p('email.subject')}</div>
             </div>
             {head}

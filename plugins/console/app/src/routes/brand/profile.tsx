@@ -7,7 +7,17 @@ import type { RequestBody } from '../../api/types';
 import { LOCALES } from '../../i18n';
 import { brandKeys, brandProfileQuery, useProfileInCache, type BrandProfile } from '../../queries/brand';
 import {
-  Button, CheckboxField, ConfirmDialog, ErrorAlert, ErrorState, LoadingState, SelectField, TextField, fieldError, useFormat, useToast,
+  Button,
+  CheckboxField,
+  ConfirmDialog,
+  ErrorAlert,
+  ErrorState,
+  LoadingState,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
 } from '../../ui';
 import { fullHex, readableOnWhite, whiteContrast } from './contrast';
 import { FONTS } from './fonts';
@@ -20,8 +30,20 @@ import './brand.css';
 
 type Body = RequestBody<'/v1/brand/profiles/{id}', 'patch'>;
 type WidgetKey = keyof BrandProfile['widget_texts'];
-const WIDGET_KEYS: WidgetKey[] = ['button', 'title', 'message_label', 'message_placeholder', 'email_label', 'technical_consent', 'screenshot_button',
-  'screenshot_consent', 'submit', 'confirmation', 'follow_link', 'error'];
+const WIDGET_KEYS: WidgetKey[] = [
+  'button',
+  'title',
+  'message_label',
+  'message_placeholder',
+  'email_label',
+  'technical_consent',
+  'screenshot_button',
+  'screenshot_consent',
+  'submit',
+  'confirmation',
+  'follow_link',
+  'error',
+];
 
 /** /brand/{id}: a profile's settings beside a live preview; its logo and status domain; delete. */
 export default function BrandProfilePage() {
@@ -32,9 +54,15 @@ export default function BrandProfilePage() {
     <div className="stack">
       <div className="spread">
         <h1>{profile.data ? profile.data.name : t('brand.profile.title')}</h1>
-        <Link className="btn" to="/brand">{t('brand.profile.back')}</Link>
+        <Link className="btn" to="/brand">
+          {t('brand.profile.back')}
+        </Link>
       </div>
-      {profile.isPending ? <LoadingState /> : profile.isError ? <ErrorState error={profile.error} retry={() => void profile.refetch()} /> : (
+      {profile.isPending ? (
+        <LoadingState />
+      ) : profile.isError ? (
+        <ErrorState error={profile.error} retry={() => void profile.refetch()} />
+      ) : (
         <>
           <Editor key={profile.data.updated_at} profile={profile.data} />
           <Logo profile={profile.data} />
@@ -52,9 +80,17 @@ function Editor({ profile }: { profile: BrandProfile }) {
   const toast = useToast();
   const inCache = useProfileInCache();
   const [f, setF] = useState({
-    name: profile.name, primary_color: profile.primary_color, font_family: profile.font_family, locale: profile.locale, theme: profile.theme,
-    sender_name: profile.sender_name ?? '', sender_email: profile.sender_email ?? '', website_url: profile.website_url ?? '',
-    show_badge: profile.show_badge, is_default: profile.is_default, widget_texts: { ...profile.widget_texts },
+    name: profile.name,
+    primary_color: profile.primary_color,
+    font_family: profile.font_family,
+    locale: profile.locale,
+    theme: profile.theme,
+    sender_name: profile.sender_name ?? '',
+    sender_email: profile.sender_email ?? '',
+    website_url: profile.website_url ?? '',
+    show_badge: profile.show_badge,
+    is_default: profile.is_default,
+    widget_texts: { ...profile.widget_texts },
   });
   const save = useMutation({
     mutationFn: () => {
@@ -96,66 +132,164 @@ function Editor({ profile }: { profile: BrandProfile }) {
     <div className="brand-editor">
       <form className="card stack" onSubmit={submit} noValidate aria-labelledby="brand-settings">
         <h2 id="brand-settings">{t('brand.profile.settings')}</h2>
-        <ErrorAlert error={save.error} fields={['name', 'primary_color', 'font_family', 'locale', 'theme', 'sender_name', 'sender_email', 'website_url',
-          'show_badge', 'is_default', ...WIDGET_KEYS.map((k) => `widget_texts.${k}`)]} />
+        <ErrorAlert
+          error={save.error}
+          fields={[
+            'name',
+            'primary_color',
+            'font_family',
+            'locale',
+            'theme',
+            'sender_name',
+            'sender_email',
+            'website_url',
+            'show_badge',
+            'is_default',
+            ...WIDGET_KEYS.map((k) => `widget_texts.${k}`),
+          ]}
+        />
         <div className="ws-fields">
-          <TextField label={t('brand.profile.name')} value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} error={err('name')} />
+          <TextField
+            label={t('brand.profile.name')}
+            value={f.name}
+            onChange={(e) => setF({ ...f, name: e.target.value })}
+            error={err('name')}
+          />
           <div className="stack brand-color">
-            <TextField label={t('brand.profile.color')} hint={t('brand.profile.colorHint')} value={f.primary_color}
-              onChange={(e) => setF({ ...f, primary_color: e.target.value })} error={err('primary_color')} />
-            <input type="color" aria-label={t('brand.profile.pick')} value={chosen ?? '#000000'}
-              onChange={(e) => setF({ ...f, primary_color: e.target.value })} />
+            <TextField
+              label={t('brand.profile.color')}
+              hint={t('brand.profile.colorHint')}
+              value={f.primary_color}
+              onChange={(e) => setF({ ...f, primary_color: e.target.value })}
+              error={err('primary_color')}
+            />
+            <input
+              type="color"
+              aria-label={t('brand.profile.pick')}
+              value={chosen ?? '#000000'}
+              onChange={(e) => setF({ ...f, primary_color: e.target.value })}
+            />
           </div>
-          <SelectField label={t('brand.profile.font')} value={f.font_family} error={err('font_family')}
-            onChange={(e) => setF({ ...f, font_family: e.target.value as BrandProfile['font_family'] })}>
-            {FONTS.map((x) => <option key={x} value={x}>{x}</option>)}
+          <SelectField
+            label={t('brand.profile.font')}
+            value={f.font_family}
+            error={err('font_family')}
+            onChange={(e) => setF({ ...f, font_family: e.target.value as BrandProfile['font_family'] })}
+          >
+            {FONTS.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
           </SelectField>
-          <SelectField label={t('brand.profile.locale')} value={f.locale} onChange={(e) => setF({ ...f, locale: e.target.value as BrandProfile['locale'] })}>
-            {LOCALES.map((l) => <option key={l} value={l}>{t(`common.locales.${l}`)}</option>)}
+          <SelectField
+            label={t('brand.profile.locale')}
+            value={f.locale}
+            onChange={(e) => setF({ ...f, locale: e.target.value as BrandProfile['locale'] })}
+          >
+            {LOCALES.map((l) => (
+              <option key={l} value={l}>
+                {t(`common.locales.${l}`)}
+              </option>
+            ))}
           </SelectField>
-          <SelectField label={t('brand.profile.theme')} value={f.theme} onChange={(e) => setF({ ...f, theme: e.target.value as BrandProfile['theme'] })}>
+          <SelectField
+            label={t('brand.profile.theme')}
+            value={f.theme}
+            onChange={(e) => setF({ ...f, theme: e.target.value as BrandProfile['theme'] })}
+          >
             <option value="light">{t('brand.profile.themes.light')}</option>
             <option value="dark">{t('brand.profile.themes.dark')}</option>
           </SelectField>
-          <TextField label={t('brand.profile.senderName')} value={f.sender_name} error={err('sender_name')}
-            onChange={(e) => setF({ ...f, sender_name: e.target.value })} />
-          <TextField label={t('brand.profile.senderEmail')} hint={t('brand.profile.senderEmailHint')} type="email" value={f.sender_email}
-            onChange={(e) => setF({ ...f, sender_email: e.target.value })} error={err('sender_email')} />
-          <TextField label={t('brand.profile.website')} type="url" value={f.website_url} onChange={(e) => setF({ ...f, website_url: e.target.value })}
-            error={err('website_url')} />
+          <TextField
+            label={t('brand.profile.senderName')}
+            value={f.sender_name}
+            error={err('sender_name')}
+            onChange={(e) => setF({ ...f, sender_name: e.target.value })}
+          />
+          <TextField
+            label={t('brand.profile.senderEmail')}
+            hint={t('brand.profile.senderEmailHint')}
+            type="email"
+            value={f.sender_email}
+            onChange={(e) => setF({ ...f, sender_email: e.target.value })}
+            error={err('sender_email')}
+          />
+          <TextField
+            label={t('brand.profile.website')}
+            type="url"
+            value={f.website_url}
+            onChange={(e) => setF({ ...f, website_url: e.target.value })}
+            error={err('website_url')}
+          />
         </div>
         {chosen && (
           <div className="brand-colors" role="status">
-            <span className="row"><Swatch color={chosen} /> {t('brand.profile.chosen', { color: chosen })}</span>
-            <span className="row"><Swatch color={effective} /> {t('brand.profile.effective', { color: effective })}</span>
+            <span className="row">
+              <Swatch color={chosen} /> {t('brand.profile.chosen', { color: chosen })}
+            </span>
+            <span className="row">
+              <Swatch color={effective} /> {t('brand.profile.effective', { color: effective })}
+            </span>
             <span className="muted">
               {adjusted
-                ? t('brand.profile.adjusted', { ratio: fmt.number(whiteContrast(chosen), { maximumFractionDigits: 1 }) })
+                ? t('brand.profile.adjusted', {
+                    ratio: fmt.number(whiteContrast(chosen), { maximumFractionDigits: 1 }),
+                  })
                 : t('brand.profile.notAdjusted')}
               {!saved && ` ${t('brand.profile.untilSaved')}`}
             </span>
           </div>
         )}
-        <CheckboxField label={t('brand.profile.badge')} hint={t('brand.profile.badgeHint')} checked={f.show_badge}
-          onChange={(e) => setF({ ...f, show_badge: e.target.checked })} error={err('show_badge')} />
-        <CheckboxField label={t('brand.profile.default')} hint={profile.is_default ? t('brand.profile.isDefault') : undefined} checked={f.is_default}
-          disabled={profile.is_default} onChange={(e) => setF({ ...f, is_default: e.target.checked })} />
+        <CheckboxField
+          label={t('brand.profile.badge')}
+          hint={t('brand.profile.badgeHint')}
+          checked={f.show_badge}
+          onChange={(e) => setF({ ...f, show_badge: e.target.checked })}
+          error={err('show_badge')}
+        />
+        <CheckboxField
+          label={t('brand.profile.default')}
+          hint={profile.is_default ? t('brand.profile.isDefault') : undefined}
+          checked={f.is_default}
+          disabled={profile.is_default}
+          onChange={(e) => setF({ ...f, is_default: e.target.checked })}
+        />
         <details className="brand-texts">
           <summary>{t('brand.profile.widgetTexts')}</summary>
           <p className="muted">{t('brand.profile.widgetTextsHint')}</p>
           <div className="ws-fields">
             {WIDGET_KEYS.map((k) => (
-              <TextField key={k} label={t(`brand.profile.widget.${k}`)} value={f.widget_texts[k] ?? ''} error={err(`widget_texts.${k}`)}
-                onChange={(e) => setF({ ...f, widget_texts: { ...f.widget_texts, [k]: e.target.value } })} />
+              <TextField
+                key={k}
+                label={t(`brand.profile.widget.${k}`)}
+                value={f.widget_texts[k] ?? ''}
+                error={err(`widget_texts.${k}`)}
+                onChange={(e) => setF({ ...f, widget_texts: { ...f.widget_texts, [k]: e.target.value } })}
+              />
             ))}
           </div>
         </details>
-        <div><Button type="submit" variant="primary" pending={save.isPending}>{t('common.save')}</Button></div>
+        <div>
+          <Button type="submit" variant="primary" pending={save.isPending}>
+            {t('common.save')}
+          </Button>
+        </div>
       </form>
-      <BrandPreview brand={{
-        name: f.name || profile.name, color: effective, font: f.font_family, locale: f.locale, theme: f.theme, logoUrl: profile.logo?.url ?? null,
-        showBadge: f.show_badge, senderName: f.sender_name, senderEmail: f.sender_email, widgetTexts: f.widget_texts,
-      }} />
+      <BrandPreview
+        brand={{
+          name: f.name || profile.name,
+          color: effective,
+          font: f.font_family,
+          locale: f.locale,
+          theme: f.theme,
+          logoUrl: profile.logo?.url ?? null,
+          showBadge: f.show_badge,
+          senderName: f.sender_name,
+          senderEmail: f.sender_email,
+          widgetTexts: f.widget_texts,
+        }}
+      />
     </div>
   );
 }
@@ -179,11 +313,24 @@ function Remove({ profile }: { profile: BrandProfile }) {
     <section className="card stack" aria-labelledby="brand-delete">
       <h2 id="brand-delete">{t('brand.profile.delete')}</h2>
       <p className="muted">{profile.is_default ? t('brand.profile.deleteDefault') : t('brand.profile.deleteIntro')}</p>
-      <div><Button variant="danger" onClick={() => setAsking(true)}>{t('brand.profile.delete')}</Button></div>
+      <div>
+        <Button variant="danger" onClick={() => setAsking(true)}>
+          {t('brand.profile.delete')}
+        </Button>
+      </div>
       {asking && (
-        <ConfirmDialog title={t('brand.profile.deleteTitle', { name: profile.name })} confirm={t('brand.profile.deleteConfirm')} danger
+        <ConfirmDialog
+          title={t('brand.profile.deleteTitle', { name: profile.name })}
+          confirm={t('brand.profile.deleteConfirm')}
+          danger
           pending={remove.isPending}
-          error={remove.error} onConfirm={() => remove.mutate()} onClose={() => { setAsking(false); remove.reset(); }}>
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onClose={() => {
+            setAsking(false);
+            remove.reset();
+          }}
+        >
           <p>{t('brand.profile.deleteBody')}</p>
         </ConfirmDialog>
       )}

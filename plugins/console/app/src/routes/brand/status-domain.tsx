@@ -3,7 +3,17 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { brandKeys, useProfileInCache, type BrandProfile } from '../../queries/brand';
-import { Button, ConfirmDialog, CopyValue, ErrorAlert, TextField, fieldError, useFormat, useRepeat, type CopyTexts } from '../../ui';
+import {
+  Button,
+  ConfirmDialog,
+  CopyValue,
+  ErrorAlert,
+  TextField,
+  fieldError,
+  useFormat,
+  useRepeat,
+  type CopyTexts,
+} from '../../ui';
 
 type State = NonNullable<BrandProfile['status_domain_state']>;
 
@@ -25,16 +35,36 @@ function SetDomain({ profile }: { profile: BrandProfile }) {
   const inCache = useProfileInCache();
   const [domain, setDomain] = useState('');
   const set = useMutation({
-    mutationFn: () => data(api.PUT('/v1/brand/profiles/{id}/status-domain', { params: { path: { id: profile.id } }, body: { domain: domain.trim() } })),
+    mutationFn: () =>
+      data(
+        api.PUT('/v1/brand/profiles/{id}/status-domain', {
+          params: { path: { id: profile.id } },
+          body: { domain: domain.trim() },
+        }),
+      ),
     onSuccess: inCache,
   });
   return (
-    <form className="stack" noValidate onSubmit={(e) => { e.preventDefault(); set.mutate(); }}>
+    <form
+      className="stack"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        set.mutate();
+      }}
+    >
       <ErrorAlert error={set.error} fields={['domain']} />
       <div className="row brand-inline">
-        <TextField label={t('brand.status.domain')} hint={t('brand.status.domainHint')} value={domain} onChange={(e) => setDomain(e.target.value)}
-          error={fieldError(set.error, 'domain')} />
-        <Button type="submit" variant="primary" pending={set.isPending}>{t('brand.status.set')}</Button>
+        <TextField
+          label={t('brand.status.domain')}
+          hint={t('brand.status.domainHint')}
+          value={domain}
+          onChange={(e) => setDomain(e.target.value)}
+          error={fieldError(set.error, 'domain')}
+        />
+        <Button type="submit" variant="primary" pending={set.isPending}>
+          {t('brand.status.set')}
+        </Button>
       </div>
     </form>
   );
@@ -48,18 +78,33 @@ function Records({ profile, state }: { profile: BrandProfile; state: State }) {
   const [asking, setAsking] = useState(false);
   const copy: CopyTexts = { button: t('brand.copy'), copied: t('brand.copied'), failed: t('brand.copyFailed') };
   const verify = useMutation({
-    mutationFn: () => data(api.POST('/v1/brand/profiles/{id}/status-domain/verify', { params: { path: { id: profile.id } } })),
+    mutationFn: () =>
+      data(api.POST('/v1/brand/profiles/{id}/status-domain/verify', { params: { path: { id: profile.id } } })),
     // The document marks `profile` optional (the schema's quirk); without it the profile is read again.
-    onSuccess: (r) => (r.profile ? inCache(r.profile) : void client.invalidateQueries({ queryKey: brandKeys.profile(profile.id) })),
+    onSuccess: (r) =>
+      r.profile ? inCache(r.profile) : void client.invalidateQueries({ queryKey: brandKeys.profile(profile.id) }),
   });
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/v1/brand/profiles/{id}/status-domain', { params: { path: { id: profile.id } } })),
-    onSuccess: (p) => { setAsking(false); inCache(p); },
+    mutationFn: () =>
+      data(api.DELETE('/v1/brand/profiles/{id}/status-domain', { params: { path: { id: profile.id } } })),
+    onSuccess: (p) => {
+      setAsking(false);
+      inCache(p);
+    },
   });
   // Once checked and not verified, checked again every 30 s while the page is open (the records may be on their way).
   const waiting = !state.verified && !!state.last_checked_at && state.last_error !== 'domain_taken';
-  useRepeat(() => { if (!verify.isPending) verify.mutate(); }, 30_000, waiting);
-  const records = [['cname', state.cname, state.cname_ok], ['txt', state.txt, state.txt_ok]] as const;
+  useRepeat(
+    () => {
+      if (!verify.isPending) verify.mutate();
+    },
+    30_000,
+    waiting,
+  );
+  const records = [
+    ['cname', state.cname, state.cname_ok],
+    ['txt', state.txt, state.txt_ok],
+  ] as const;
   return (
     <div className="stack">
       <div className="spread">
@@ -72,7 +117,11 @@ function Records({ profile, state }: { profile: BrandProfile; state: State }) {
           <caption className="visually-hidden">{t('brand.status.records')}</caption>
           <thead>
             <tr>
-              {(['type', 'name', 'value', 'found'] as const).map((c) => <th key={c} scope="col">{t(`brand.status.${c}`)}</th>)}
+              {(['type', 'name', 'value', 'found'] as const).map((c) => (
+                <th key={c} scope="col">
+                  {t(`brand.status.${c}`)}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
@@ -80,12 +129,20 @@ function Records({ profile, state }: { profile: BrandProfile; state: State }) {
               <tr key={k}>
                 <td>{r.type}</td>
                 <td>
-                  <CopyValue value={r.name} label={t('brand.status.nameOf', { type: r.type })} texts={copy}
-                    action={t('brand.status.copyName', { type: r.type })} />
+                  <CopyValue
+                    value={r.name}
+                    label={t('brand.status.nameOf', { type: r.type })}
+                    texts={copy}
+                    action={t('brand.status.copyName', { type: r.type })}
+                  />
                 </td>
                 <td>
-                  <CopyValue value={r.value} label={t('brand.status.valueOf', { type: r.type })} texts={copy}
-                    action={t('brand.status.copyValue', { type: r.type })} />
+                  <CopyValue
+                    value={r.value}
+                    label={t('brand.status.valueOf', { type: r.type })}
+                    texts={copy}
+                    action={t('brand.status.copyValue', { type: r.type })}
+                  />
                 </td>
                 <td>{state.last_checked_at ? (ok ? t('brand.status.ok') : t('brand.status.notYet')) : '—'}</td>
               </tr>
@@ -94,27 +151,50 @@ function Records({ profile, state }: { profile: BrandProfile; state: State }) {
         </table>
       </div>
       <div aria-live="polite" className="stack">
-        {state.verified && <div className="alert alert-success" role="status">{t('brand.status.verifiedAt', { date: fmt.dateTime(state.verified_at) })}</div>}
+        {state.verified && (
+          <div className="alert alert-success" role="status">
+            {t('brand.status.verifiedAt', { date: fmt.dateTime(state.verified_at) })}
+          </div>
+        )}
         {state.last_error && (
           <div className={`alert ${state.verified ? 'alert-warning' : 'alert-error'}`} role="status">
             <strong>{t(`brand.status.errors.${state.last_error}`)}</strong>
-            {state.last_checked_at && <div className="muted">{t('brand.status.checkedAt', { date: fmt.dateTime(state.last_checked_at) })}</div>}
-            {state.verified && state.failing_since && <div>{t('brand.status.failingSince', { date: fmt.dateTime(state.failing_since) })}</div>}
+            {state.last_checked_at && (
+              <div className="muted">{t('brand.status.checkedAt', { date: fmt.dateTime(state.last_checked_at) })}</div>
+            )}
+            {state.verified && state.failing_since && (
+              <div>{t('brand.status.failingSince', { date: fmt.dateTime(state.failing_since) })}</div>
+            )}
           </div>
         )}
         {waiting && <p className="muted">{t('brand.status.rechecking')}</p>}
       </div>
       <ErrorAlert error={verify.error} />
       <div className="row">
-        <Button variant={state.verified ? 'secondary' : 'primary'} pending={verify.isPending} onClick={() => verify.mutate()}>
+        <Button
+          variant={state.verified ? 'secondary' : 'primary'}
+          pending={verify.isPending}
+          onClick={() => verify.mutate()}
+        >
           {state.verified ? t('brand.status.recheck') : t('brand.status.verify')}
         </Button>
-        <Button variant="danger" onClick={() => setAsking(true)}>{t('brand.status.remove')}</Button>
+        <Button variant="danger" onClick={() => setAsking(true)}>
+          {t('brand.status.remove')}
+        </Button>
       </div>
       {asking && (
-        <ConfirmDialog title={t('brand.status.removeTitle', { domain: state.domain })} confirm={t('brand.status.removeConfirm')} danger
+        <ConfirmDialog
+          title={t('brand.status.removeTitle', { domain: state.domain })}
+          confirm={t('brand.status.removeConfirm')}
+          danger
           pending={remove.isPending}
-          error={remove.error} onConfirm={() => remove.mutate()} onClose={() => { setAsking(false); remove.reset(); }}>
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onClose={() => {
+            setAsking(false);
+            remove.reset();
+          }}
+        >
           <p>{t('brand.status.removeBody')}</p>
         </ConfirmDialog>
       )}

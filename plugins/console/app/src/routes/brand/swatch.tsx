@@ -6,6 +6,16 @@ import { useEffect, useRef } from 'react';
  */
 export function Swatch({ color, label }: { color: string; label?: string }) {
   const ref = useRef<HTMLSpanElement>(null);
-  useEffect(() => { ref.current?.style.setProperty('--swatch', color); }, [color]);
-  return <span ref={ref} className="brand-swatch" role={label ? 'img' : undefined} aria-label={label} aria-hidden={label ? undefined : true} />;
+  useEffect(() => {
+    ref.current?.style.setProperty('--swatch', color);
+  }, [color]);
+  return (
+    <span
+      ref={ref}
+      className="brand-swatch"
+      role={label ? 'img' : undefined}
+      aria-label={label}
+      aria-hidden={label ? undefined : true}
+    />
+  );
 }

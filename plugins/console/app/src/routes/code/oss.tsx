@@ -4,10 +4,28 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody } from '../../api/types';
 import { codeKeys, ossQuery, type OssSettings } from '../../queries/code';
-import { Button, CheckboxField, ErrorAlert, ErrorState, LoadingState, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  CheckboxField,
+  ErrorAlert,
+  ErrorState,
+  LoadingState,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 
 type Body = RequestBody<'/v1/codehost/oss/{workspaceId}', 'patch'>;
-const SWITCHES = ['enabled', 'issues', 'pull_requests', 'follow_guidelines', 'ignore_bots', 'auto_close_issues'] as const;
+const SWITCHES = [
+  'enabled',
+  'issues',
+  'pull_requests',
+  'follow_guidelines',
+  'ignore_bots',
+  'auto_close_issues',
+] as const;
 
 /** Open-source intake: issues and pull requests of public repositories become tickets, by label. */
 export function OpenSource({ workspaceId }: { workspaceId: string }) {
@@ -17,7 +35,11 @@ export function OpenSource({ workspaceId }: { workspaceId: string }) {
     <section className="card stack" aria-labelledby="code-oss">
       <h2 id="code-oss">{t('code.oss.title')}</h2>
       <p className="muted">{t('code.oss.intro')}</p>
-      {oss.isPending ? <LoadingState /> : oss.isError ? <ErrorState error={oss.error} retry={() => void oss.refetch()} /> : (
+      {oss.isPending ? (
+        <LoadingState />
+      ) : oss.isError ? (
+        <ErrorState error={oss.error} retry={() => void oss.refetch()} />
+      ) : (
         <OssForm key={oss.data.updated_at ?? 'new'} settings={oss.data} />
       )}
     </section>
@@ -30,15 +52,25 @@ function OssForm({ settings: s }: { settings: OssSettings }) {
   const toast = useToast();
   const client = useQueryClient();
   const [form, setForm] = useState({
-    enabled: s.enabled, intake: s.intake, opt_in_label: s.opt_in_label, opt_out_label: s.opt_out_label, issues: s.issues, pull_requests: s.pull_requests,
-    follow_guidelines: s.follow_guidelines, ignore_bots: s.ignore_bots, auto_close_issues: s.auto_close_issues, comments_per_hour: String(s.comments_per_hour),
+    enabled: s.enabled,
+    intake: s.intake,
+    opt_in_label: s.opt_in_label,
+    opt_out_label: s.opt_out_label,
+    issues: s.issues,
+    pull_requests: s.pull_requests,
+    follow_guidelines: s.follow_guidelines,
+    ignore_bots: s.ignore_bots,
+    auto_close_issues: s.auto_close_issues,
+    comments_per_hour: String(s.comments_per_hour),
   });
   const set = <K extends keyof typeof form>(k: K, v: (typeof form)[K]) => setForm((f) => ({ ...f, [k]: v }));
   const save = useMutation({
     mutationFn: () => {
       const { comments_per_hour, ...rest } = form;
       const body: Body = { ...rest, comments_per_hour: Number(comments_per_hour) };
-      return data(api.PATCH('/v1/codehost/oss/{workspaceId}', { params: { path: { workspaceId: s.workspace_id } }, body }));
+      return data(
+        api.PATCH('/v1/codehost/oss/{workspaceId}', { params: { path: { workspaceId: s.workspace_id } }, body }),
+      );
     },
     onSuccess: (next) => {
       client.setQueryData(codeKeys.oss(s.workspace_id), next);
@@ -51,22 +83,52 @@ function OssForm({ settings: s }: { settings: OssSettings }) {
   };
   return (
     <form className="stack" onSubmit={submit} noValidate aria-label={t('code.oss.title')}>
-      <ErrorAlert error={save.error} fields={['intake', 'opt_in_label', 'opt_out_label', 'comments_per_hour', ...SWITCHES]} />
+      <ErrorAlert
+        error={save.error}
+        fields={['intake', 'opt_in_label', 'opt_out_label', 'comments_per_hour', ...SWITCHES]}
+      />
       <div className="ws-multi">
-        {SWITCHES.map((k) => <CheckboxField key={k} label={t(`code.oss.switches.${k}`)} checked={form[k]} onChange={(e) => set(k, e.target.checked)} />)}
+        {SWITCHES.map((k) => (
+          <CheckboxField
+            key={k}
+            label={t(`code.oss.switches.${k}`)}
+            checked={form[k]}
+            onChange={(e) => set(k, e.target.checked)}
+          />
+        ))}
       </div>
       <div className="ws-fields">
-        <SelectField label={t('code.oss.intake')} value={form.intake} onChange={(e) => set('intake', e.target.value as NonNullable<Body['intake']>)}
-          hint={t(`code.oss.intakeHints.${form.intake}`)} error={fieldError(save.error, 'intake')}>
+        <SelectField
+          label={t('code.oss.intake')}
+          value={form.intake}
+          onChange={(e) => set('intake', e.target.value as NonNullable<Body['intake']>)}
+          hint={t(`code.oss.intakeHints.${form.intake}`)}
+          error={fieldError(save.error, 'intake')}
+        >
           <option value="opt_in">{t('code.oss.intakes.opt_in')}</option>
           <option value="opt_out">{t('code.oss.intakes.opt_out')}</option>
         </SelectField>
-        <TextField label={t('code.oss.optIn')} value={form.opt_in_label} onChange={(e) => set('opt_in_label', e.target.value)}
-          error={fieldError(save.error, 'opt_in_label')} />
-        <TextField label={t('code.oss.optOut')} value={form.opt_out_label} onChange={(e) => set('opt_out_label', e.target.value)}
-          error={fieldError(save.error, 'opt_out_label')} />
-        <TextField label={t('code.oss.commentsPerHour')} type="number" min={0} max={1000} value={form.comments_per_hour}
-          onChange={(e) => set('comments_per_hour', e.target.value)} error={fieldError(save.error, 'comments_per_hour')} />
+        <TextField
+          label={t('code.oss.optIn')}
+          value={form.opt_in_label}
+          onChange={(e) => set('opt_in_label', e.target.value)}
+          error={fieldError(save.error, 'opt_in_label')}
+        />
+        <TextField
+          label={t('code.oss.optOut')}
+          value={form.opt_out_label}
+          onChange={(e) => set('opt_out_label', e.target.value)}
+          error={fieldError(save.error, 'opt_out_label')}
+        />
+        <TextField
+          label={t('code.oss.commentsPerHour')}
+          type="number"
+          min={0}
+          max={1000}
+          value={form.comments_per_hour}
+          onChange={(e) => set('comments_per_hour', e.target.value)}
+          error={fieldError(save.error, 'comments_per_hour')}
+        />
       </div>
       {s.repositories.length > 0 && (
         <ul className="stack" aria-label={t('code.oss.repositories')}>
@@ -76,15 +138,23 @@ function OssForm({ settings: s }: { settings: OssSettings }) {
               <span className="muted">
                 {[
                   r.is_public ? t('code.repos.public') : t('code.repos.private'),
-                  r.labels_created_at ? t('code.repos.labelsAt', { at: fmt.dateTime(r.labels_created_at) }) : t('code.repos.labelsNone'),
-                  r.guidelines_read_at ? t('code.repos.readAt', { at: fmt.dateTime(r.guidelines_read_at) }) : t('code.repos.guidelinesUnread'),
+                  r.labels_created_at
+                    ? t('code.repos.labelsAt', { at: fmt.dateTime(r.labels_created_at) })
+                    : t('code.repos.labelsNone'),
+                  r.guidelines_read_at
+                    ? t('code.repos.readAt', { at: fmt.dateTime(r.guidelines_read_at) })
+                    : t('code.repos.guidelinesUnread'),
                 ].join(' · ')}
               </span>
             </li>
           ))}
         </ul>
       )}
-      <div><Button type="submit" variant="primary" pending={save.isPending}>{t('common.save')}</Button></div>
+      <div>
+        <Button type="submit" variant="primary" pending={save.isPending}>
+          {t('common.save')}
+        </Button>
+      </div>
     </form>
   );
 }

@@ -38,7 +38,9 @@ export default function CodeSettingsPage() {
           <TestTicket />
           <OpenSource workspaceId={workspaceId} />
         </div>
-      ) : <EmptyState title={t('code.noWorkspace')} />}
+      ) : (
+        <EmptyState title={t('code.noWorkspace')} />
+      )}
     </div>
   );
 }
@@ -55,11 +57,19 @@ function CodeHost() {
     <section className="card stack" aria-labelledby="code-host">
       <h2 id="code-host">{t('code.host.title')}</h2>
       <p className="muted">{t('code.host.intro', { host })}</p>
-      {installations.length === 0 ? <p>{t('code.host.none')}</p> : installations.map((i) => <InstallationCard key={i.id} installation={i} />)}
+      {installations.length === 0 ? (
+        <p>{t('code.host.none')}</p>
+      ) : (
+        installations.map((i) => <InstallationCard key={i.id} installation={i} />)
+      )}
       <ErrorAlert error={install.error} />
       <div>
-        <Button variant={installations.length ? undefined : 'primary'} pending={install.isPending || install.isSuccess} disabled={!app.install_available}
-          onClick={() => install.mutate()}>
+        <Button
+          variant={installations.length ? undefined : 'primary'}
+          pending={install.isPending || install.isSuccess}
+          disabled={!app.install_available}
+          onClick={() => install.mutate()}
+        >
           {installations.length ? t('code.host.installAnother') : t('code.host.install')}
         </Button>
       </div>
@@ -76,7 +86,10 @@ function InstallationCard({ installation: i }: { installation: Installation }) {
   const [asking, setAsking] = useState(false);
   const sync = useMutation({
     mutationFn: () => data(api.POST('/v1/codehost/installations/{id}/sync', { params: { path: { id: i.id } } })),
-    onSuccess: () => { toast.success(t('code.host.synced')); void client.invalidateQueries({ queryKey: codehostKeys.status() }); },
+    onSuccess: () => {
+      toast.success(t('code.host.synced'));
+      void client.invalidateQueries({ queryKey: codehostKeys.status() });
+    },
   });
   const unlink = useMutation({
     mutationFn: () => data(api.DELETE('/v1/codehost/installations/{id}', { params: { path: { id: i.id } } })),
@@ -93,22 +106,42 @@ function InstallationCard({ installation: i }: { installation: Installation }) {
     <div className="stack code-item" role="group" aria-labelledby={headingId}>
       <div className="spread">
         <h3 id={headingId}>{i.account.login}</h3>
-        <span className={`inbox-status inbox-status-${state === 'active' ? 'verified' : 'failed'}`}>{t(`code.host.states.${state}`)}</span>
+        <span className={`inbox-status inbox-status-${state === 'active' ? 'verified' : 'failed'}`}>
+          {t(`code.host.states.${state}`)}
+        </span>
       </div>
       <dl className="ws-facts">
-        <dt>{t('code.host.account')}</dt><dd>{t(`code.host.accountTypes.${i.account.type}`)}</dd>
-        <dt>{t('code.host.selection')}</dt><dd>{t(`code.host.selections.${i.repository_selection}`)}</dd>
-        <dt>{t('code.host.connected')}</dt><dd>{fmt.number(i.repositories_connected)}</dd>
-        <dt>{t('code.host.lastSynced')}</dt><dd>{fmt.dateTime(i.last_synced_at) || t('code.never')}</dd>
+        <dt>{t('code.host.account')}</dt>
+        <dd>{t(`code.host.accountTypes.${i.account.type}`)}</dd>
+        <dt>{t('code.host.selection')}</dt>
+        <dd>{t(`code.host.selections.${i.repository_selection}`)}</dd>
+        <dt>{t('code.host.connected')}</dt>
+        <dd>{fmt.number(i.repositories_connected)}</dd>
+        <dt>{t('code.host.lastSynced')}</dt>
+        <dd>{fmt.dateTime(i.last_synced_at) || t('code.never')}</dd>
       </dl>
       <ErrorAlert error={sync.error} />
       <div className="row">
-        <Button pending={sync.isPending} onClick={() => sync.mutate()}>{t('code.host.sync')}</Button>
-        <Button variant="danger" onClick={() => setAsking(true)}>{t('code.host.unlink')}</Button>
+        <Button pending={sync.isPending} onClick={() => sync.mutate()}>
+          {t('code.host.sync')}
+        </Button>
+        <Button variant="danger" onClick={() => setAsking(true)}>
+          {t('code.host.unlink')}
+        </Button>
       </div>
       {asking && (
-        <ConfirmDialog title={t('code.host.unlinkTitle', { login: i.account.login })} confirm={t('code.host.unlinkConfirm')} danger pending={unlink.isPending}
-          error={unlink.error} onConfirm={() => unlink.mutate()} onClose={() => { setAsking(false); unlink.reset(); }}>
+        <ConfirmDialog
+          title={t('code.host.unlinkTitle', { login: i.account.login })}
+          confirm={t('code.host.unlinkConfirm')}
+          danger
+          pending={unlink.isPending}
+          error={unlink.error}
+          onConfirm={() => unlink.mutate()}
+          onClose={() => {
+            setAsking(false);
+            unlink.reset();
+          }}
+        >
           <p>{t('code.host.unlinkBody', { count: i.repositories_connected })}</p>
         </ConfirmDialog>
       )}

@@ -4,7 +4,19 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { codeKeys, repositoriesQuery, repositoryQuery, type Repository } from '../../queries/code';
 import { codehostKeys, codehostStatusQuery, installationRepositoriesQuery } from '../../queries/codehost';
-import { Button, ConfirmDialog, EmptyState, ErrorAlert, ErrorState, LoadingState, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  ConfirmDialog,
+  EmptyState,
+  ErrorAlert,
+  ErrorState,
+  LoadingState,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 
 /** The workspace's repositories, each with its code index, onboarding pull request, guidelines, labels and agent key. */
 export function Repositories({ workspaceId }: { workspaceId: string }) {
@@ -13,10 +25,16 @@ export function Repositories({ workspaceId }: { workspaceId: string }) {
   return (
     <section className="card stack" aria-labelledby="code-repositories">
       <h2 id="code-repositories">{t('code.repos.title')}</h2>
-      {list.isPending ? <LoadingState /> : list.isError ? <ErrorState error={list.error} retry={() => void list.refetch()} /> : (
-        list.data.items.length === 0
-          ? <EmptyState title={t('code.repos.none')}><p>{t('code.repos.noneBody')}</p></EmptyState>
-          : list.data.items.map((r) => <RepositoryCard key={r.id} initial={r} workspaceId={workspaceId} />)
+      {list.isPending ? (
+        <LoadingState />
+      ) : list.isError ? (
+        <ErrorState error={list.error} retry={() => void list.refetch()} />
+      ) : list.data.items.length === 0 ? (
+        <EmptyState title={t('code.repos.none')}>
+          <p>{t('code.repos.noneBody')}</p>
+        </EmptyState>
+      ) : (
+        list.data.items.map((r) => <RepositoryCard key={r.id} initial={r} workspaceId={workspaceId} />)
       )}
       <ConnectRepository workspaceId={workspaceId} />
     </section>
@@ -36,8 +54,16 @@ function ConnectRepository({ workspaceId }: { workspaceId: string }) {
       <h3 id="code-connect">{t('code.repos.connectTitle')}</h3>
       {active.length > 1 && (
         <div className="ws-fields">
-          <SelectField label={t('code.repos.installation')} value={installationId} onChange={(e) => setChosen(e.target.value)}>
-            {active.map((i) => <option key={i.id} value={i.id}>{i.account.login}</option>)}
+          <SelectField
+            label={t('code.repos.installation')}
+            value={installationId}
+            onChange={(e) => setChosen(e.target.value)}
+          >
+            {active.map((i) => (
+              <option key={i.id} value={i.id}>
+                {i.account.login}
+              </option>
+            ))}
           </SelectField>
         </div>
       )}
@@ -53,7 +79,11 @@ function ConnectList({ installationId, workspaceId }: { installationId: string; 
   const repos = useQuery(installationRepositoriesQuery(installationId));
   const connect = useMutation({
     mutationFn: (fullName: string) =>
-      data(api.POST('/v1/repositories', { body: { installation_id: installationId, workspace_id: workspaceId, full_name: fullName } })),
+      data(
+        api.POST('/v1/repositories', {
+          body: { installation_id: installationId, workspace_id: workspaceId, full_name: fullName },
+        }),
+      ),
     onSuccess: (r) => {
       void client.invalidateQueries({ queryKey: codehostKeys.all });
       void client.invalidateQueries({ queryKey: codeKeys.all });
@@ -70,9 +100,15 @@ function ConnectList({ installationId, workspaceId }: { installationId: string; 
       <ul className="stack" aria-label={t('code.repos.connectList')}>
         {free.map((r) => (
           <li key={r.external_id} className="spread">
-            <span><strong>{r.full_name}</strong> <span className="muted">({r.default_branch})</span></span>
-            <Button pending={connect.isPending && connect.variables === r.full_name} disabled={connect.isPending}
-              aria-label={t('code.repos.connectNamed', { name: r.full_name })} onClick={() => connect.mutate(r.full_name)}>
+            <span>
+              <strong>{r.full_name}</strong> <span className="muted">({r.default_branch})</span>
+            </span>
+            <Button
+              pending={connect.isPending && connect.variables === r.full_name}
+              disabled={connect.isPending}
+              aria-label={t('code.repos.connectNamed', { name: r.full_name })}
+              onClick={() => connect.mutate(r.full_name)}
+            >
               {t('code.repos.connect')}
             </Button>
           </li>
@@ -106,30 +142,62 @@ function RepositoryCard({ initial, workspaceId }: { initial: Repository; workspa
   const live = useQuery({ ...repositoryQuery(initial.id), initialData: initial });
   const r = live.data;
   const path = { params: { path: { id: r.id } } };
-  const refresh = useRepositoryAction(r.id, () => data(api.POST('/v1/repositories/{id}/refresh', path)), t('code.repos.refreshed'));
-  const pr = useRepositoryAction(r.id, () => data(api.POST('/v1/repositories/{id}/onboarding-pr', path)), t('code.repos.prDone'));
-  const guidelines = useRepositoryAction(r.id, () => data(api.POST('/v1/repositories/{id}/guidelines', path)), t('code.repos.guidelinesRead'));
-  const labels = useRepositoryAction(r.id, () => data(api.POST('/v1/repositories/{id}/labels', path)), t('code.repos.labelsCreated'));
+  const refresh = useRepositoryAction(
+    r.id,
+    () => data(api.POST('/v1/repositories/{id}/refresh', path)),
+    t('code.repos.refreshed'),
+  );
+  const pr = useRepositoryAction(
+    r.id,
+    () => data(api.POST('/v1/repositories/{id}/onboarding-pr', path)),
+    t('code.repos.prDone'),
+  );
+  const guidelines = useRepositoryAction(
+    r.id,
+    () => data(api.POST('/v1/repositories/{id}/guidelines', path)),
+    t('code.repos.guidelinesRead'),
+  );
+  const labels = useRepositoryAction(
+    r.id,
+    () => data(api.POST('/v1/repositories/{id}/labels', path)),
+    t('code.repos.labelsCreated'),
+  );
   const error = refresh.error ?? pr.error ?? guidelines.error ?? labels.error;
   const headingId = `repo-${r.id}`;
   const ix = r.index;
   return (
     <div className="stack code-item" role="group" aria-labelledby={headingId}>
       <div className="spread">
-        <h3 id={headingId}><a href={r.html_url} target="_blank" rel="noreferrer">{r.full_name}</a></h3>
-        <span className="badge">{r.is_public ? t('code.repos.public') : t('code.repos.private')}{r.archived ? ` · ${t('code.repos.archived')}` : ''}</span>
+        <h3 id={headingId}>
+          <a href={r.html_url} target="_blank" rel="noreferrer">
+            {r.full_name}
+          </a>
+        </h3>
+        <span className="badge">
+          {r.is_public ? t('code.repos.public') : t('code.repos.private')}
+          {r.archived ? ` · ${t('code.repos.archived')}` : ''}
+        </span>
       </div>
       <dl className="ws-facts">
-        <dt>{t('code.repos.branch')}</dt><dd><code>{r.default_branch}</code></dd>
+        <dt>{t('code.repos.branch')}</dt>
+        <dd>
+          <code>{r.default_branch}</code>
+        </dd>
         <dt>{t('code.repos.index')}</dt>
         <dd>
-          <span className={`inbox-status inbox-status-${ix.status === 'ready' ? 'verified' : ix.status === 'failed' ? 'failed' : 'pending'}`} role="status">
+          <span
+            className={`inbox-status inbox-status-${ix.status === 'ready' ? 'verified' : ix.status === 'failed' ? 'failed' : 'pending'}`}
+            role="status"
+          >
             {t(`code.repos.indexStates.${ix.status}`)}
           </span>
           {ix.status === 'ready' && (
             <div className="muted">
               {t('code.repos.indexFacts', {
-                files: fmt.number(ix.files), symbols: fmt.number(ix.symbols), sha: ix.indexed_sha?.slice(0, 7) ?? '', at: fmt.dateTime(ix.indexed_at),
+                files: fmt.number(ix.files),
+                symbols: fmt.number(ix.symbols),
+                sha: ix.indexed_sha?.slice(0, 7) ?? '',
+                at: fmt.dateTime(ix.indexed_at),
               })}
             </div>
           )}
@@ -137,7 +205,11 @@ function RepositoryCard({ initial, workspaceId }: { initial: Repository; workspa
         </dd>
         <dt>{t('code.repos.pr')}</dt>
         <dd>
-          {r.onboarding_pr.url ? <a href={r.onboarding_pr.url} target="_blank" rel="noreferrer">#{r.onboarding_pr.number}</a> : null}{' '}
+          {r.onboarding_pr.url ? (
+            <a href={r.onboarding_pr.url} target="_blank" rel="noreferrer">
+              #{r.onboarding_pr.number}
+            </a>
+          ) : null}{' '}
           {t(`code.repos.prStates.${r.onboarding_pr.status}`)}
           {r.onboarding_pr.error && <div className="muted">{r.onboarding_pr.error}</div>}
         </dd>
@@ -146,22 +218,42 @@ function RepositoryCard({ initial, workspaceId }: { initial: Repository; workspa
             <dt>{t('code.repos.guidelines')}</dt>
             <dd>
               {r.guidelines
-                ? [r.guidelines.contributing?.path, r.guidelines.code_of_conduct?.path].filter(Boolean).join(', ') || t('code.repos.noGuidelines')
+                ? [r.guidelines.contributing?.path, r.guidelines.code_of_conduct?.path].filter(Boolean).join(', ') ||
+                  t('code.repos.noGuidelines')
                 : t('code.repos.guidelinesUnread')}
-              {r.guidelines && <div className="muted">{t('code.repos.readAt', { at: fmt.dateTime(r.guidelines.read_at) })}</div>}
+              {r.guidelines && (
+                <div className="muted">{t('code.repos.readAt', { at: fmt.dateTime(r.guidelines.read_at) })}</div>
+              )}
             </dd>
             <dt>{t('code.repos.labels')}</dt>
-            <dd>{r.labels_created_at ? t('code.repos.labelsAt', { at: fmt.dateTime(r.labels_created_at) }) : t('code.repos.labelsNone')}</dd>
+            <dd>
+              {r.labels_created_at
+                ? t('code.repos.labelsAt', { at: fmt.dateTime(r.labels_created_at) })
+                : t('code.repos.labelsNone')}
+            </dd>
           </>
         )}
-        <dt>{t('code.repos.refreshedAt')}</dt><dd>{fmt.dateTime(r.last_refreshed_at) || t('code.never')}</dd>
+        <dt>{t('code.repos.refreshedAt')}</dt>
+        <dd>{fmt.dateTime(r.last_refreshed_at) || t('code.never')}</dd>
       </dl>
       <ErrorAlert error={error} />
       <div className="row">
-        <Button pending={refresh.isPending} onClick={() => refresh.mutate()}>{t('code.repos.refresh')}</Button>
-        <Button pending={pr.isPending} onClick={() => pr.mutate()}>{t('code.repos.openPr')}</Button>
-        {r.is_public && <Button pending={guidelines.isPending} onClick={() => guidelines.mutate()}>{t('code.repos.readGuidelines')}</Button>}
-        {r.is_public && <Button pending={labels.isPending} onClick={() => labels.mutate()}>{t('code.repos.createLabels')}</Button>}
+        <Button pending={refresh.isPending} onClick={() => refresh.mutate()}>
+          {t('code.repos.refresh')}
+        </Button>
+        <Button pending={pr.isPending} onClick={() => pr.mutate()}>
+          {t('code.repos.openPr')}
+        </Button>
+        {r.is_public && (
+          <Button pending={guidelines.isPending} onClick={() => guidelines.mutate()}>
+            {t('code.repos.readGuidelines')}
+          </Button>
+        )}
+        {r.is_public && (
+          <Button pending={labels.isPending} onClick={() => labels.mutate()}>
+            {t('code.repos.createLabels')}
+          </Button>
+        )}
       </div>
       <AgentKey repository={r} />
       <Disconnect repository={r} workspaceId={workspaceId} />
@@ -174,8 +266,11 @@ function AgentKey({ repository: r }: { repository: Repository }) {
   const { t } = useTranslation();
   const fmt = useFormat();
   const [key, setKey] = useState('');
-  const save = useRepositoryAction(r.id, () => data(api.PUT('/v1/repositories/{id}/agent-key', { params: { path: { id: r.id } }, body: { key } })),
-    t('code.repos.keySaved'));
+  const save = useRepositoryAction(
+    r.id,
+    () => data(api.PUT('/v1/repositories/{id}/agent-key', { params: { path: { id: r.id } }, body: { key } })),
+    t('code.repos.keySaved'),
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate(undefined, { onSuccess: () => setKey('') });
@@ -184,12 +279,24 @@ function AgentKey({ repository: r }: { repository: Repository }) {
   return (
     <form className="stack" onSubmit={submit} noValidate aria-label={t('code.repos.keyTitle', { name: r.full_name })}>
       <div className="ws-fields">
-        <TextField label={t('code.repos.key')} type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)}
-          hint={k.last4 ? t('code.repos.keyHint', { last4: k.last4, at: fmt.dateTime(k.set_at) }) : t('code.repos.keyNone')}
-          error={fieldError(save.error, 'key')} />
+        <TextField
+          label={t('code.repos.key')}
+          type="password"
+          autoComplete="off"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          hint={
+            k.last4 ? t('code.repos.keyHint', { last4: k.last4, at: fmt.dateTime(k.set_at) }) : t('code.repos.keyNone')
+          }
+          error={fieldError(save.error, 'key')}
+        />
       </div>
       <ErrorAlert error={save.error} fields={['key']} />
-      <div><Button type="submit" disabled={!key} pending={save.isPending}>{k.last4 ? t('code.repos.keyReplace') : t('code.repos.keySet')}</Button></div>
+      <div>
+        <Button type="submit" disabled={!key} pending={save.isPending}>
+          {k.last4 ? t('code.repos.keyReplace') : t('code.repos.keySet')}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -203,8 +310,11 @@ function Disconnect({ repository: r, workspaceId }: { repository: Repository; wo
     mutationFn: () => data(api.DELETE('/v1/repositories/{id}', { params: { path: { id: r.id } } })),
     onSuccess: () => {
       setAsking(false);
-      client.setQueryData(codeKeys.repositories(workspaceId), (old: { items: Repository[]; next_cursor: string | null } | undefined) =>
-        old && { ...old, items: old.items.filter((x) => x.id !== r.id) });
+      client.setQueryData(
+        codeKeys.repositories(workspaceId),
+        (old: { items: Repository[]; next_cursor: string | null } | undefined) =>
+          old && { ...old, items: old.items.filter((x) => x.id !== r.id) },
+      );
       client.removeQueries({ queryKey: codeKeys.repository(r.id) });
       void client.invalidateQueries({ queryKey: codehostKeys.all });
       void client.invalidateQueries({ queryKey: codeKeys.all });
@@ -213,10 +323,22 @@ function Disconnect({ repository: r, workspaceId }: { repository: Repository; wo
   });
   return (
     <div>
-      <Button variant="danger" onClick={() => setAsking(true)}>{t('code.repos.disconnect')}</Button>
+      <Button variant="danger" onClick={() => setAsking(true)}>
+        {t('code.repos.disconnect')}
+      </Button>
       {asking && (
-        <ConfirmDialog title={t('code.repos.disconnectTitle', { name: r.full_name })} confirm={t('code.repos.disconnectConfirm')} danger
-          pending={remove.isPending} error={remove.error} onConfirm={() => remove.mutate()} onClose={() => { setAsking(false); remove.reset(); }}>
+        <ConfirmDialog
+          title={t('code.repos.disconnectTitle', { name: r.full_name })}
+          confirm={t('code.repos.disconnectConfirm')}
+          danger
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onClose={() => {
+            setAsking(false);
+            remove.reset();
+          }}
+        >
           <p>{t('code.repos.disconnectBody')}</p>
         </ConfirmDialog>
       )}

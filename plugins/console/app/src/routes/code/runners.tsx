@@ -6,7 +6,18 @@ import { api, data } from '../../api/client';
 import { isApiError } from '../../api/errors';
 import type { Schema } from '../../api/types';
 import { codeKeys } from '../../queries/code';
-import { Button, ConfirmDialog, ErrorAlert, Progress, SecretOnce, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  ConfirmDialog,
+  ErrorAlert,
+  Progress,
+  SecretOnce,
+  TextArea,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 
 type Runner = Schema<'Runner'>;
 type DemoRun = Schema<'DemoRun'>;
@@ -26,9 +37,17 @@ export function Runners({ workspaceId }: { workspaceId: string }) {
   const [done, setDone] = useState<Runner[]>([]);
   const [revoking, setRevoking] = useState(false);
   const register = useMutation({
-    mutationFn: (revoke: boolean) => data(api.POST('/v1/runner/register', {
-      body: { workspace_id: workspaceId, name: name.trim() || 'default', revoke, ...(agentLogin.trim() && !revoke ? { agent_login: agentLogin } : {}) },
-    })),
+    mutationFn: (revoke: boolean) =>
+      data(
+        api.POST('/v1/runner/register', {
+          body: {
+            workspace_id: workspaceId,
+            name: name.trim() || 'default',
+            revoke,
+            ...(agentLogin.trim() && !revoke ? { agent_login: agentLogin } : {}),
+          },
+        }),
+      ),
     onSuccess: (runner) => {
       // The token stays only in the dialog; the list keeps the rest.
       setDone((list) => [{ ...runner, token: null }, ...list.filter((r) => r.id !== runner.id)]);
@@ -48,15 +67,36 @@ export function Runners({ workspaceId }: { workspaceId: string }) {
       <p className="muted">{t('code.runners.intro')}</p>
       <form className="stack" onSubmit={submit} noValidate>
         <div className="ws-fields">
-          <TextField label={t('code.runners.name')} hint={t('code.runners.nameHint')} value={name} onChange={(e) => setName(e.target.value)}
-            error={fieldError(register.error, 'name')} />
-          <TextArea label={t('code.runners.agentLogin')} hint={t('code.runners.agentLoginHint')} value={agentLogin} rows={3}
-            onChange={(e) => setAgentLogin(e.target.value)} error={fieldError(register.error, 'agent_login')} />
+          <TextField
+            label={t('code.runners.name')}
+            hint={t('code.runners.nameHint')}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={fieldError(register.error, 'name')}
+          />
+          <TextArea
+            label={t('code.runners.agentLogin')}
+            hint={t('code.runners.agentLoginHint')}
+            value={agentLogin}
+            rows={3}
+            onChange={(e) => setAgentLogin(e.target.value)}
+            error={fieldError(register.error, 'agent_login')}
+          />
         </div>
         {!revoking && <ErrorAlert error={register.error} fields={['name', 'agent_login']} />}
         <div className="row">
-          <Button type="submit" variant="primary" pending={register.isPending && register.variables === false}>{t('code.runners.register')}</Button>
-          <Button variant="danger" onClick={() => { register.reset(); setRevoking(true); }}>{t('code.runners.revoke')}</Button>
+          <Button type="submit" variant="primary" pending={register.isPending && register.variables === false}>
+            {t('code.runners.register')}
+          </Button>
+          <Button
+            variant="danger"
+            onClick={() => {
+              register.reset();
+              setRevoking(true);
+            }}
+          >
+            {t('code.runners.revoke')}
+          </Button>
         </div>
       </form>
       {done.length > 0 && (
@@ -65,23 +105,43 @@ export function Runners({ workspaceId }: { workspaceId: string }) {
             <li key={r.id}>
               <strong>{r.name}</strong> <code>{t('code.runners.endsWith', { last4: r.token_last4 })}</code>{' '}
               <span className="muted">
-                {r.revoked_at ? t('code.runners.revokedAt', { when: fmt.dateTime(r.revoked_at) })
-                  : r.rotated_at ? t('code.runners.rotatedAt', { when: fmt.dateTime(r.rotated_at) }) : t('code.runners.createdAt', { when: fmt.dateTime(r.created_at) })}
+                {r.revoked_at
+                  ? t('code.runners.revokedAt', { when: fmt.dateTime(r.revoked_at) })
+                  : r.rotated_at
+                    ? t('code.runners.rotatedAt', { when: fmt.dateTime(r.rotated_at) })
+                    : t('code.runners.createdAt', { when: fmt.dateTime(r.created_at) })}
               </span>
             </li>
           ))}
         </ul>
       )}
       {shown?.token && (
-        <SecretOnce secret={shown.token} onClose={() => setShown(null)} texts={{
-          title: t(shown.rotated_at ? 'code.runners.rotatedTitle' : 'code.runners.createdTitle', { name: shown.name }),
-          label: t('code.runners.token'), warning: t('code.runners.warning'), copy: t('code.runners.copy'), copied: t('code.runners.copied'),
-          failed: t('code.runners.copyFailed'), done: t('code.runners.done'),
-        }} />
+        <SecretOnce
+          secret={shown.token}
+          onClose={() => setShown(null)}
+          texts={{
+            title: t(shown.rotated_at ? 'code.runners.rotatedTitle' : 'code.runners.createdTitle', {
+              name: shown.name,
+            }),
+            label: t('code.runners.token'),
+            warning: t('code.runners.warning'),
+            copy: t('code.runners.copy'),
+            copied: t('code.runners.copied'),
+            failed: t('code.runners.copyFailed'),
+            done: t('code.runners.done'),
+          }}
+        />
       )}
       {revoking && (
-        <ConfirmDialog title={t('code.runners.revokeTitle', { name: name.trim() || 'default' })} confirm={t('code.runners.revoke')} danger
-          pending={register.isPending} error={register.error} onConfirm={() => register.mutate(true)} onClose={() => setRevoking(false)}>
+        <ConfirmDialog
+          title={t('code.runners.revokeTitle', { name: name.trim() || 'default' })}
+          confirm={t('code.runners.revoke')}
+          danger
+          pending={register.isPending}
+          error={register.error}
+          onConfirm={() => register.mutate(true)}
+          onClose={() => setRevoking(false)}
+        >
           <p>{t('code.runners.revokeBody')}</p>
         </ConfirmDialog>
       )}
@@ -123,14 +183,26 @@ export function TestTicket() {
       <ErrorAlert error={start.error} />
       {run && (
         <div className="stack" role="status">
-          {running ? <Progress label={t(`code.testTicket.phases.${run.phase}`)} /> : (
-            <p>{run.status === 'failed' ? t('code.testTicket.failed', { reason: run.error?.detail ?? run.error?.code ?? '' }) : t(`code.testTicket.outcomes.${run.outcome ?? 'answer'}`)}</p>
+          {running ? (
+            <Progress label={t(`code.testTicket.phases.${run.phase}`)} />
+          ) : (
+            <p>
+              {run.status === 'failed'
+                ? t('code.testTicket.failed', { reason: run.error?.detail ?? run.error?.code ?? '' })
+                : t(`code.testTicket.outcomes.${run.outcome ?? 'answer'}`)}
+            </p>
           )}
-          {run.ticket && <p><Link to={`/tickets/${run.ticket.id}`}>{t('code.testTicket.open')}</Link></p>}
+          {run.ticket && (
+            <p>
+              <Link to={`/tickets/${run.ticket.id}`}>{t('code.testTicket.open')}</Link>
+            </p>
+          )}
         </div>
       )}
       <div>
-        <Button variant="primary" pending={start.isPending} disabled={running} onClick={() => start.mutate()}>{t('code.testTicket.start')}</Button>
+        <Button variant="primary" pending={start.isPending} disabled={running} onClick={() => start.mutate()}>
+          {t('code.testTicket.start')}
+        </Button>
       </div>
     </section>
   );

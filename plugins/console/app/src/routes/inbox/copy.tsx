@@ -5,5 +5,9 @@ import { Button, useCopy } from '../../ui';
 export function CopyButton({ value, label }: { value: string; label: string }) {
   const { t } = useTranslation();
   const copy = useCopy({ copied: t('inboxSettings.copied'), failed: t('inboxSettings.copyFailed') });
-  return <Button className="btn-small" aria-label={label} onClick={() => void copy(value)}>{t('inboxSettings.copy')}</Button>;
+  return (
+    <Button className="btn-small" aria-label={label} onClick={() => void copy(value)}>
+      {t('inboxSettings.copy')}
+    </Button>
+  );
 }

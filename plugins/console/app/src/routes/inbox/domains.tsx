@@ -2,8 +2,27 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
-import { domainQuery, domainsQuery, inboxKeys, type Channel, type Domain, type DomainPurpose } from '../../queries/inbox';
-import { Button, ConfirmDialog, DataTable, ErrorAlert, ErrorState, LoadingState, TextField, fieldError, useFormat, useToast, type Column } from '../../ui';
+import {
+  domainQuery,
+  domainsQuery,
+  inboxKeys,
+  type Channel,
+  type Domain,
+  type DomainPurpose,
+} from '../../queries/inbox';
+import {
+  Button,
+  ConfirmDialog,
+  DataTable,
+  ErrorAlert,
+  ErrorState,
+  LoadingState,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+  type Column,
+} from '../../ui';
 import { CopyButton } from './copy';
 
 const PURPOSES: DomainPurpose[] = ['sending', 'receiving'];
@@ -16,13 +35,28 @@ export function Domains({ channel }: { channel: Channel }) {
     <section className="card stack" aria-labelledby="inbox-domains">
       <h2 id="inbox-domains">{t('inboxSettings.domains.title')}</h2>
       <p className="muted">{t('inboxSettings.domains.intro')}</p>
-      {!channel.custom_domain_in_plan && <div className="alert alert-warning" role="note">{t('inboxSettings.domains.notInPlan')}</div>}
-      {domains.isPending ? <LoadingState /> : domains.isError ? <ErrorState error={domains.error} retry={() => void domains.refetch()} /> : (
+      {!channel.custom_domain_in_plan && (
+        <div className="alert alert-warning" role="note">
+          {t('inboxSettings.domains.notInPlan')}
+        </div>
+      )}
+      {domains.isPending ? (
+        <LoadingState />
+      ) : domains.isError ? (
+        <ErrorState error={domains.error} retry={() => void domains.refetch()} />
+      ) : (
         PURPOSES.map((purpose) => {
           const d = domains.data.items.find((x) => x.purpose === purpose);
-          return d
-            ? <DomainCard key={purpose} initial={d} workspaceId={channel.workspace_id} />
-            : <RegisterDomain key={purpose} purpose={purpose} workspaceId={channel.workspace_id} disabled={!channel.custom_domain_in_plan} />;
+          return d ? (
+            <DomainCard key={purpose} initial={d} workspaceId={channel.workspace_id} />
+          ) : (
+            <RegisterDomain
+              key={purpose}
+              purpose={purpose}
+              workspaceId={channel.workspace_id}
+              disabled={!channel.custom_domain_in_plan}
+            />
+          );
         })
       )}
     </section>
@@ -39,14 +73,26 @@ function useDomainChanged(workspaceId: string) {
   };
 }
 
-function RegisterDomain({ purpose, workspaceId, disabled }: { purpose: DomainPurpose; workspaceId: string; disabled: boolean }) {
+function RegisterDomain({
+  purpose,
+  workspaceId,
+  disabled,
+}: {
+  purpose: DomainPurpose;
+  workspaceId: string;
+  disabled: boolean;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const changed = useDomainChanged(workspaceId);
   const [name, setName] = useState('');
   const register = useMutation({
-    mutationFn: () => data(api.POST('/v1/domains', { body: { workspace_id: workspaceId, purpose, domain: name.trim() } })),
-    onSuccess: (d) => { changed(d); toast.success(t('inboxSettings.domains.registered', { name: d.name })); },
+    mutationFn: () =>
+      data(api.POST('/v1/domains', { body: { workspace_id: workspaceId, purpose, domain: name.trim() } })),
+    onSuccess: (d) => {
+      changed(d);
+      toast.success(t('inboxSettings.domains.registered', { name: d.name }));
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -58,11 +104,19 @@ function RegisterDomain({ purpose, workspaceId, disabled }: { purpose: DomainPur
       <p className="muted">{t(`inboxSettings.domains.purposeHints.${purpose}`)}</p>
       <ErrorAlert error={register.error} fields={['domain']} />
       <div className="ws-fields">
-        <TextField label={t(`inboxSettings.domains.nameLabel.${purpose}`)} value={name} onChange={(e) => setName(e.target.value)} disabled={disabled}
-          placeholder={purpose === 'sending' ? 'mail.example.com' : 'support.example.com'} error={fieldError(register.error, 'domain')} />
+        <TextField
+          label={t(`inboxSettings.domains.nameLabel.${purpose}`)}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          disabled={disabled}
+          placeholder={purpose === 'sending' ? 'mail.example.com' : 'support.example.com'}
+          error={fieldError(register.error, 'domain')}
+        />
       </div>
       <div>
-        <Button type="submit" variant="primary" disabled={disabled || !name.trim()} pending={register.isPending}>{t('inboxSettings.domains.register')}</Button>
+        <Button type="submit" variant="primary" disabled={disabled || !name.trim()} pending={register.isPending}>
+          {t('inboxSettings.domains.register')}
+        </Button>
       </div>
     </form>
   );
@@ -85,21 +139,32 @@ function DomainCard({ initial, workspaceId }: { initial: Domain; workspaceId: st
   return (
     <div className="stack inbox-item" role="group" aria-labelledby={headingId}>
       <div className="spread">
-        <h3 id={headingId}>{t(`inboxSettings.domains.purposes.${d.purpose}`)}: {d.name}</h3>
-        <span className={`inbox-status inbox-status-${d.status}`} role="status" aria-label={t('inboxSettings.domains.statusOf', { name: d.name, status })}>
+        <h3 id={headingId}>
+          {t(`inboxSettings.domains.purposes.${d.purpose}`)}: {d.name}
+        </h3>
+        <span
+          className={`inbox-status inbox-status-${d.status}`}
+          role="status"
+          aria-label={t('inboxSettings.domains.statusOf', { name: d.name, status })}
+        >
           {status}
         </span>
       </div>
       <dl className="ws-facts">
-        <dt>{t('inboxSettings.domains.scope')}</dt><dd>{t(`inboxSettings.domains.scopes.${d.scope}`)}</dd>
-        <dt>{t('inboxSettings.domains.verifiedAt')}</dt><dd>{fmt.dateTime(d.verified_at) || t('inboxSettings.domains.notYet')}</dd>
-        <dt>{t('inboxSettings.domains.checkedAt')}</dt><dd>{fmt.dateTime(d.last_checked_at) || t('inboxSettings.never')}</dd>
+        <dt>{t('inboxSettings.domains.scope')}</dt>
+        <dd>{t(`inboxSettings.domains.scopes.${d.scope}`)}</dd>
+        <dt>{t('inboxSettings.domains.verifiedAt')}</dt>
+        <dd>{fmt.dateTime(d.verified_at) || t('inboxSettings.domains.notYet')}</dd>
+        <dt>{t('inboxSettings.domains.checkedAt')}</dt>
+        <dd>{fmt.dateTime(d.last_checked_at) || t('inboxSettings.never')}</dd>
       </dl>
       {d.status !== 'verified' && <p>{t('inboxSettings.domains.publish')}</p>}
       <Records domain={d} />
       <ErrorAlert error={verify.error} />
       <div className="row">
-        <Button pending={verify.isPending} onClick={() => verify.mutate()}>{t('inboxSettings.domains.verify')}</Button>
+        <Button pending={verify.isPending} onClick={() => verify.mutate()}>
+          {t('inboxSettings.domains.verify')}
+        </Button>
         <RemoveDomain domain={d} workspaceId={workspaceId} onRemoved={() => changed(null)} />
       </div>
       {d.purpose === 'sending' && <SenderForm domain={d} onSaved={changed} />}
@@ -112,28 +177,61 @@ type DnsRecord = Domain['records'][number];
 /** The DNS records to publish, each host and value with its copy button. */
 function Records({ domain }: { domain: Domain }) {
   const { t } = useTranslation();
-  const label = (r: DnsRecord) => (r.record ? t(`inboxSettings.domains.recordNames.${r.record}`, { defaultValue: r.record }) : r.type);
+  const label = (r: DnsRecord) =>
+    r.record ? t(`inboxSettings.domains.recordNames.${r.record}`, { defaultValue: r.record }) : r.type;
   const copyable = (value: string, name: string) => (
-    <span className="inbox-value"><code>{value}</code><CopyButton value={value} label={name} /></span>
+    <span className="inbox-value">
+      <code>{value}</code>
+      <CopyButton value={value} label={name} />
+    </span>
   );
   const columns: Column<DnsRecord>[] = [
     {
       header: t('inboxSettings.domains.record'),
-      cell: (r) => <>{label(r)}{!r.required && <div className="muted">{t('inboxSettings.domains.recommended')}</div>}</>,
+      cell: (r) => (
+        <>
+          {label(r)}
+          {!r.required && <div className="muted">{t('inboxSettings.domains.recommended')}</div>}
+        </>
+      ),
     },
     {
       header: t('inboxSettings.domains.type'),
-      cell: (r) => <>{r.type}{r.priority != null && <div className="muted">{t('inboxSettings.domains.priority', { priority: r.priority })}</div>}</>,
+      cell: (r) => (
+        <>
+          {r.type}
+          {r.priority != null && (
+            <div className="muted">{t('inboxSettings.domains.priority', { priority: r.priority })}</div>
+          )}
+        </>
+      ),
     },
-    { header: t('inboxSettings.domains.host'), cell: (r) => copyable(r.host, t('inboxSettings.domains.copyHost', { record: label(r) })) },
-    { header: t('inboxSettings.domains.value'), cell: (r) => copyable(r.value, t('inboxSettings.domains.copyValue', { record: label(r) })) },
+    {
+      header: t('inboxSettings.domains.host'),
+      cell: (r) => copyable(r.host, t('inboxSettings.domains.copyHost', { record: label(r) })),
+    },
+    {
+      header: t('inboxSettings.domains.value'),
+      cell: (r) => copyable(r.value, t('inboxSettings.domains.copyValue', { record: label(r) })),
+    },
     {
       header: t('inboxSettings.domains.recordStatus'),
-      cell: (r) => r.status && <span className={`inbox-status inbox-status-${r.status}`}>{t(`inboxSettings.domains.statuses.${r.status}`)}</span>,
+      cell: (r) =>
+        r.status && (
+          <span className={`inbox-status inbox-status-${r.status}`}>
+            {t(`inboxSettings.domains.statuses.${r.status}`)}
+          </span>
+        ),
     },
   ];
-  return <DataTable caption={t('inboxSettings.domains.records', { name: domain.name })} columns={columns} rows={domain.records}
-    rowKey={(r) => `${r.record ?? ''}-${r.type}-${r.name}`} />;
+  return (
+    <DataTable
+      caption={t('inboxSettings.domains.records', { name: domain.name })}
+      columns={columns}
+      rows={domain.records}
+      rowKey={(r) => `${r.record ?? ''}-${r.type}-${r.name}`}
+    />
+  );
 }
 
 function SenderForm({ domain, onSaved }: { domain: Domain; onSaved: (d: Domain) => void }) {
@@ -142,11 +240,17 @@ function SenderForm({ domain, onSaved }: { domain: Domain; onSaved: (d: Domain) 
   const [email, setEmail] = useState(domain.sender_email ?? '');
   const [name, setName] = useState(domain.sender_name ?? '');
   const save = useMutation({
-    mutationFn: () => data(api.PATCH('/v1/domains/{brandProfileId}/{purpose}/sender', {
-      params: { path: { brandProfileId: domain.brand_profile_id, purpose: domain.purpose } },
-      body: { sender_email: email.trim() || null, sender_name: name.trim() || null },
-    })),
-    onSuccess: (d) => { onSaved(d); toast.success(t('inboxSettings.domains.senderSaved')); },
+    mutationFn: () =>
+      data(
+        api.PATCH('/v1/domains/{brandProfileId}/{purpose}/sender', {
+          params: { path: { brandProfileId: domain.brand_profile_id, purpose: domain.purpose } },
+          body: { sender_email: email.trim() || null, sender_name: name.trim() || null },
+        }),
+      ),
+    onSuccess: (d) => {
+      onSaved(d);
+      toast.success(t('inboxSettings.domains.senderSaved'));
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -157,30 +261,58 @@ function SenderForm({ domain, onSaved }: { domain: Domain; onSaved: (d: Domain) 
       <h4 id="domain-sender">{t('inboxSettings.domains.sender')}</h4>
       <ErrorAlert error={save.error} fields={['sender_email', 'sender_name']} />
       <div className="ws-fields">
-        <TextField label={t('inboxSettings.domains.senderEmail')} type="email" value={email} onChange={(e) => setEmail(e.target.value)}
-          hint={t('inboxSettings.domains.senderEmailHint', { name: domain.name })} error={fieldError(save.error, 'sender_email')} />
-        <TextField label={t('inboxSettings.domains.senderName')} value={name} onChange={(e) => setName(e.target.value)}
-          error={fieldError(save.error, 'sender_name')} />
+        <TextField
+          label={t('inboxSettings.domains.senderEmail')}
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          hint={t('inboxSettings.domains.senderEmailHint', { name: domain.name })}
+          error={fieldError(save.error, 'sender_email')}
+        />
+        <TextField
+          label={t('inboxSettings.domains.senderName')}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={fieldError(save.error, 'sender_name')}
+        />
       </div>
-      <div><Button type="submit" variant="primary" pending={save.isPending}>{t('inboxSettings.domains.saveSender')}</Button></div>
+      <div>
+        <Button type="submit" variant="primary" pending={save.isPending}>
+          {t('inboxSettings.domains.saveSender')}
+        </Button>
+      </div>
     </form>
   );
 }
 
-function RemoveDomain({ domain, workspaceId, onRemoved }: { domain: Domain; workspaceId: string; onRemoved: () => void }) {
+function RemoveDomain({
+  domain,
+  workspaceId,
+  onRemoved,
+}: {
+  domain: Domain;
+  workspaceId: string;
+  onRemoved: () => void;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
   const [asking, setAsking] = useState(false);
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/v1/domains/{brandProfileId}/{purpose}', {
-      params: { path: { brandProfileId: domain.brand_profile_id, purpose: domain.purpose } },
-    })),
+    mutationFn: () =>
+      data(
+        api.DELETE('/v1/domains/{brandProfileId}/{purpose}', {
+          params: { path: { brandProfileId: domain.brand_profile_id, purpose: domain.purpose } },
+        }),
+      ),
     onSuccess: () => {
       setAsking(false);
       // Out of the list first, so the card goes away before anything reads the deleted domain again.
-      client.setQueryData(inboxKeys.domains(workspaceId), (old: { items: Domain[] } | undefined) =>
-        old && { items: old.items.filter((x) => x.purpose !== domain.purpose) });
+      client.setQueryData(
+        inboxKeys.domains(workspaceId),
+        (old: { items: Domain[] } | undefined) =>
+          old && { items: old.items.filter((x) => x.purpose !== domain.purpose) },
+      );
       client.removeQueries({ queryKey: inboxKeys.domain(domain.brand_profile_id, domain.purpose) });
       onRemoved();
       toast.success(t('inboxSettings.domains.removed', { name: domain.name }));
@@ -188,10 +320,22 @@ function RemoveDomain({ domain, workspaceId, onRemoved }: { domain: Domain; work
   });
   return (
     <>
-      <Button variant="danger" onClick={() => setAsking(true)}>{t('inboxSettings.domains.remove')}</Button>
+      <Button variant="danger" onClick={() => setAsking(true)}>
+        {t('inboxSettings.domains.remove')}
+      </Button>
       {asking && (
-        <ConfirmDialog title={t('inboxSettings.domains.removeTitle', { name: domain.name })} confirm={t('inboxSettings.domains.removeConfirm')} danger
-          pending={remove.isPending} error={remove.error} onConfirm={() => remove.mutate()} onClose={() => { setAsking(false); remove.reset(); }}>
+        <ConfirmDialog
+          title={t('inboxSettings.domains.removeTitle', { name: domain.name })}
+          confirm={t('inboxSettings.domains.removeConfirm')}
+          danger
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onClose={() => {
+            setAsking(false);
+            remove.reset();
+          }}
+        >
           <p>{t(`inboxSettings.domains.removeBody.${domain.purpose}`)}</p>
         </ConfirmDialog>
       )}

@@ -37,22 +37,41 @@ export function Forwarding({ channel }: { channel: Channel }) {
       {f && !editing ? (
         <ForwardingState channel={channel} onChange={() => setEditing(true)} />
       ) : (
-        <ForwardingForm channel={channel} onDone={() => setEditing(false)} onCancel={f ? () => setEditing(false) : undefined} />
+        <ForwardingForm
+          channel={channel}
+          onDone={() => setEditing(false)}
+          onCancel={f ? () => setEditing(false) : undefined}
+        />
       )}
     </section>
   );
 }
 
-function ForwardingForm({ channel, onDone, onCancel }: { channel: Channel; onDone: () => void; onCancel?: () => void }) {
+function ForwardingForm({
+  channel,
+  onDone,
+  onCancel,
+}: {
+  channel: Channel;
+  onDone: () => void;
+  onCancel?: () => void;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const [address, setAddress] = useState(channel.forwarding?.address ?? '');
   const [provider, setProvider] = useState<Provider>(channel.forwarding?.provider ?? 'other');
   const save = useChannelMutation(
-    () => data(api.PUT('/v1/channels/{workspaceId}/forwarding', {
-      params: { path: { workspaceId: channel.workspace_id } }, body: { address: address.trim(), provider },
-    })),
-    () => { toast.success(t('inboxSettings.forwarding.saved')); onDone(); },
+    () =>
+      data(
+        api.PUT('/v1/channels/{workspaceId}/forwarding', {
+          params: { path: { workspaceId: channel.workspace_id } },
+          body: { address: address.trim(), provider },
+        }),
+      ),
+    () => {
+      toast.success(t('inboxSettings.forwarding.saved'));
+      onDone();
+    },
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -62,15 +81,31 @@ function ForwardingForm({ channel, onDone, onCancel }: { channel: Channel; onDon
     <form className="stack" onSubmit={submit} noValidate>
       <ErrorAlert error={save.error} fields={['address', 'provider']} />
       <div className="ws-fields">
-        <TextField label={t('inboxSettings.forwarding.address')} type="email" value={address} onChange={(e) => setAddress(e.target.value)}
-          hint={t('inboxSettings.forwarding.addressHint')} error={fieldError(save.error, 'address')} />
-        <SelectField label={t('inboxSettings.forwarding.provider')} value={provider} onChange={(e) => setProvider(e.target.value as Provider)}
-          error={fieldError(save.error, 'provider')}>
-          {PROVIDERS.map((p) => <option key={p} value={p}>{t(`inboxSettings.forwarding.providers.${p}`)}</option>)}
+        <TextField
+          label={t('inboxSettings.forwarding.address')}
+          type="email"
+          value={address}
+          onChange={(e) => setAddress(e.target.value)}
+          hint={t('inboxSettings.forwarding.addressHint')}
+          error={fieldError(save.error, 'address')}
+        />
+        <SelectField
+          label={t('inboxSettings.forwarding.provider')}
+          value={provider}
+          onChange={(e) => setProvider(e.target.value as Provider)}
+          error={fieldError(save.error, 'provider')}
+        >
+          {PROVIDERS.map((p) => (
+            <option key={p} value={p}>
+              {t(`inboxSettings.forwarding.providers.${p}`)}
+            </option>
+          ))}
         </SelectField>
       </div>
       <div className="row">
-        <Button type="submit" variant="primary" pending={save.isPending}>{t('inboxSettings.forwarding.save')}</Button>
+        <Button type="submit" variant="primary" pending={save.isPending}>
+          {t('inboxSettings.forwarding.save')}
+        </Button>
         {onCancel && <Button onClick={onCancel}>{t('common.cancel')}</Button>}
       </div>
     </form>
@@ -85,8 +120,12 @@ function ForwardingState({ channel, onChange }: { channel: Channel; onChange: ()
   return (
     <div className="stack">
       <dl className="ws-facts">
-        <dt>{t('inboxSettings.forwarding.address')}</dt><dd><code>{f.address}</code></dd>
-        <dt>{t('inboxSettings.forwarding.provider')}</dt><dd>{t(`inboxSettings.forwarding.providers.${f.provider}`)}</dd>
+        <dt>{t('inboxSettings.forwarding.address')}</dt>
+        <dd>
+          <code>{f.address}</code>
+        </dd>
+        <dt>{t('inboxSettings.forwarding.provider')}</dt>
+        <dd>{t(`inboxSettings.forwarding.providers.${f.provider}`)}</dd>
         <dt>{t('inboxSettings.forwarding.state')}</dt>
         <dd>
           <span className={`inbox-status inbox-status-${f.verified_at ? 'verified' : 'pending'}`}>
@@ -99,17 +138,28 @@ function ForwardingState({ channel, onChange }: { channel: Channel; onChange: ()
             <dt>{t('inboxSettings.forwarding.lastTest')}</dt>
             <dd>
               {t('inboxSettings.forwarding.testSent', { code: f.test.code, at: fmt.dateTime(f.test.sent_at) })}
-              {!f.verified_at && <div className="muted" role="status">{t('inboxSettings.forwarding.waiting')}</div>}
+              {!f.verified_at && (
+                <div className="muted" role="status">
+                  {t('inboxSettings.forwarding.waiting')}
+                </div>
+              )}
             </dd>
           </>
         )}
-        <dt>{t('inboxSettings.forwarding.lastForwarded')}</dt><dd>{fmt.dateTime(f.last_forwarded_at) || t('inboxSettings.never')}</dd>
+        <dt>{t('inboxSettings.forwarding.lastForwarded')}</dt>
+        <dd>{fmt.dateTime(f.last_forwarded_at) || t('inboxSettings.never')}</dd>
       </dl>
       {gmail && !gmail.verified && (
         <div className="alert alert-info" role="note">
           <strong>{t('inboxSettings.forwarding.gmailTitle')}</strong>
           {gmail.code && <div>{t('inboxSettings.forwarding.gmailCode', { code: gmail.code })}</div>}
-          {gmail.url && <div><a href={gmail.url} target="_blank" rel="noreferrer">{t('inboxSettings.forwarding.gmailLink')}</a></div>}
+          {gmail.url && (
+            <div>
+              <a href={gmail.url} target="_blank" rel="noreferrer">
+                {t('inboxSettings.forwarding.gmailLink')}
+              </a>
+            </div>
+          )}
         </div>
       )}
       <ForwardingTest workspaceId={channel.workspace_id} />
@@ -140,14 +190,20 @@ function ForwardingTest({ workspaceId }: { workspaceId: string }) {
   );
   useEffect(() => {
     const wait = retryAfter(test.error);
-    if (wait != null) { setUntil(Date.now() + wait * 1000); setNow(Date.now()); }
+    if (wait != null) {
+      setUntil(Date.now() + wait * 1000);
+      setNow(Date.now());
+    }
   }, [test.error]);
   useEffect(() => {
     if (until == null) return;
     const timer = window.setInterval(() => {
       const n = Date.now();
       setNow(n);
-      if (n >= until) { setUntil(null); test.reset(); }
+      if (n >= until) {
+        setUntil(null);
+        test.reset();
+      }
     }, 1000);
     return () => window.clearInterval(timer);
   }, [until, test]);
@@ -155,13 +211,17 @@ function ForwardingTest({ workspaceId }: { workspaceId: string }) {
   return (
     <div className="stack">
       <div>
-        <Button variant="primary" pending={test.isPending} disabled={seconds > 0} onClick={() => test.mutate()}>{t('inboxSettings.forwarding.test')}</Button>
+        <Button variant="primary" pending={test.isPending} disabled={seconds > 0} onClick={() => test.mutate()}>
+          {t('inboxSettings.forwarding.test')}
+        </Button>
       </div>
       {seconds > 0 ? (
-        <div className="alert alert-warning" role="status">{t('inboxSettings.forwarding.tooSoon', { count: seconds })}</div>
-      ) : (
-        !isApiError(test.error) || test.error.status !== 429 ? <ErrorAlert error={test.error} /> : null
-      )}
+        <div className="alert alert-warning" role="status">
+          {t('inboxSettings.forwarding.tooSoon', { count: seconds })}
+        </div>
+      ) : !isApiError(test.error) || test.error.status !== 429 ? (
+        <ErrorAlert error={test.error} />
+      ) : null}
     </div>
   );
 }
@@ -171,15 +231,35 @@ function RemoveForwarding({ channel }: { channel: Channel }) {
   const toast = useToast();
   const [asking, setAsking] = useState(false);
   const remove = useChannelMutation(
-    () => data(api.DELETE('/v1/channels/{workspaceId}/forwarding', { params: { path: { workspaceId: channel.workspace_id } } })),
-    () => { setAsking(false); toast.success(t('inboxSettings.forwarding.removed')); },
+    () =>
+      data(
+        api.DELETE('/v1/channels/{workspaceId}/forwarding', {
+          params: { path: { workspaceId: channel.workspace_id } },
+        }),
+      ),
+    () => {
+      setAsking(false);
+      toast.success(t('inboxSettings.forwarding.removed'));
+    },
   );
   return (
     <>
-      <Button variant="danger" onClick={() => setAsking(true)}>{t('inboxSettings.forwarding.remove')}</Button>
+      <Button variant="danger" onClick={() => setAsking(true)}>
+        {t('inboxSettings.forwarding.remove')}
+      </Button>
       {asking && (
-        <ConfirmDialog title={t('inboxSettings.forwarding.removeTitle')} confirm={t('inboxSettings.forwarding.removeConfirm')} danger pending={remove.isPending}
-          error={remove.error} onConfirm={() => remove.mutate()} onClose={() => { setAsking(false); remove.reset(); }}>
+        <ConfirmDialog
+          title={t('inboxSettings.forwarding.removeTitle')}
+          confirm={t('inboxSettings.forwarding.removeConfirm')}
+          danger
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onClose={() => {
+            setAsking(false);
+            remove.reset();
+          }}
+        >
           <p>{t('inboxSettings.forwarding.removeBody', { address: channel.forwarding?.address ?? '' })}</p>
         </ConfirmDialog>
       )}

@@ -24,7 +24,11 @@ export default function InboxSettingsPage() {
     <div className="stack">
       <h1>{t('inboxSettings.title')}</h1>
       <p className="muted">{t('inboxSettings.intro')}</p>
-      {workspaceId ? <Sections key={workspaceId} workspaceId={workspaceId} /> : <EmptyState title={t('inboxSettings.noWorkspace')} />}
+      {workspaceId ? (
+        <Sections key={workspaceId} workspaceId={workspaceId} />
+      ) : (
+        <EmptyState title={t('inboxSettings.noWorkspace')} />
+      )}
     </div>
   );
 }
@@ -51,9 +55,13 @@ function ChannelSection({ channel }: { channel: Channel }) {
   const [enabled, setEnabled] = useState(channel.enabled);
   const [listMail, setListMail] = useState(channel.accept_list_mail);
   const save = useMutation({
-    mutationFn: () => data(api.PATCH('/v1/channels/{workspaceId}', {
-      params: { path: { workspaceId: channel.workspace_id } }, body: { enabled, accept_list_mail: listMail },
-    })),
+    mutationFn: () =>
+      data(
+        api.PATCH('/v1/channels/{workspaceId}', {
+          params: { path: { workspaceId: channel.workspace_id } },
+          body: { enabled, accept_list_mail: listMail },
+        }),
+      ),
     onSuccess: (c) => {
       client.setQueryData(inboxKeys.channel(c.workspace_id), c);
       toast.success(t('inboxSettings.channel.saved'));
@@ -74,7 +82,11 @@ function ChannelSection({ channel }: { channel: Channel }) {
           {channel.enabled ? t('inboxSettings.channel.on') : t('inboxSettings.channel.off')}
         </span>
       </div>
-      {!channel.inbox_in_plan && <div className="alert alert-warning" role="note">{t('inboxSettings.channel.notInPlan')}</div>}
+      {!channel.inbox_in_plan && (
+        <div className="alert alert-warning" role="note">
+          {t('inboxSettings.channel.notInPlan')}
+        </div>
+      )}
       <dl className="ws-facts">
         <dt>{t('inboxSettings.channel.address')}</dt>
         <dd>
@@ -83,29 +95,47 @@ function ChannelSection({ channel }: { channel: Channel }) {
               <code>{channel.inbound_address}</code>
               <CopyButton value={channel.inbound_address} label={t('inboxSettings.channel.copyAddress')} />
             </span>
-          ) : t('inboxSettings.none')}
+          ) : (
+            t('inboxSettings.none')
+          )}
         </dd>
         {channel.white_label_address && (
           <>
             <dt>{t('inboxSettings.channel.whiteLabel')}</dt>
-            <dd className="inbox-value"><code>{channel.white_label_address}</code></dd>
+            <dd className="inbox-value">
+              <code>{channel.white_label_address}</code>
+            </dd>
           </>
         )}
         <dt>{t('inboxSettings.channel.sending')}</dt>
         <dd>
-          <div>{t(`inboxSettings.channel.sendingKinds.${s.kind}`)}: <code>{s.from}</code></div>
-          {s.reply_to_example && <div className="muted">{t('inboxSettings.channel.replyTo', { address: s.reply_to_example })}</div>}
+          <div>
+            {t(`inboxSettings.channel.sendingKinds.${s.kind}`)}: <code>{s.from}</code>
+          </div>
+          {s.reply_to_example && (
+            <div className="muted">{t('inboxSettings.channel.replyTo', { address: s.reply_to_example })}</div>
+          )}
           {s.missing.length > 0 && (
-            <div className="muted">
-              {t('inboxSettings.channel.missing', { items: missing })}
-            </div>
+            <div className="muted">{t('inboxSettings.channel.missing', { items: missing })}</div>
           )}
         </dd>
       </dl>
       <ErrorAlert error={save.error} fields={['enabled', 'accept_list_mail']} />
-      <CheckboxField label={t('inboxSettings.channel.enabled')} checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-      <CheckboxField label={t('inboxSettings.channel.listMail')} checked={listMail} onChange={(e) => setListMail(e.target.checked)} />
-      <div><Button type="submit" variant="primary" disabled={!changed} pending={save.isPending}>{t('common.save')}</Button></div>
+      <CheckboxField
+        label={t('inboxSettings.channel.enabled')}
+        checked={enabled}
+        onChange={(e) => setEnabled(e.target.checked)}
+      />
+      <CheckboxField
+        label={t('inboxSettings.channel.listMail')}
+        checked={listMail}
+        onChange={(e) => setListMail(e.target.checked)}
+      />
+      <div>
+        <Button type="submit" variant="primary" disabled={!changed} pending={save.isPending}>
+          {t('common.save')}
+        </Button>
+      </div>
     </form>
   );
 }

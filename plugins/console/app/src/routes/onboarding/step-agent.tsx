@@ -7,7 +7,14 @@ import { AgentChoiceFields, ExecutionError, MODES, type Transport } from './exec
 import { useOnboardingMutation, type Onboarding } from './use-onboarding';
 
 type AgentBody = RequestBody<'/v1/onboarding/agent', 'post'>;
-const ANSWERS: AgentBody['answer'][] = ['no_agent', 'api_key_only', 'agent_1_api', 'agent_1_subscription', 'agent_2', 'ide_agent'];
+const ANSWERS: AgentBody['answer'][] = [
+  'no_agent',
+  'api_key_only',
+  'agent_1_api',
+  'agent_1_subscription',
+  'agent_2',
+  'ide_agent',
+];
 
 /**
  * The agent step: who runs diagnoses and fixes, and where. A forbidden combination answers 422
@@ -32,29 +39,63 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const { transport, agent_key, ...rest } = form;
-    save.mutate({ ...rest, transport: transport || null, ...(agent_key ? { agent_key, credential_later: false } : {}) }, { onSuccess: onDone });
+    save.mutate(
+      { ...rest, transport: transport || null, ...(agent_key ? { agent_key, credential_later: false } : {}) },
+      { onSuccess: onDone },
+    );
   };
   return (
     <form className="stack" onSubmit={submit} noValidate>
       <p>{t('onboarding.agent.intro')}</p>
       <ExecutionError error={save.error} fields={['mode', 'agent', 'auth', 'transport', 'agent_key', 'answer']} />
-      <SelectField label={t('onboarding.agent.answer')} value={form.answer} onChange={(e) => set('answer', e.target.value as AgentBody['answer'])}>
-        {ANSWERS.map((a) => <option key={a} value={a}>{t(`onboarding.agent.answers.${a}`)}</option>)}
+      <SelectField
+        label={t('onboarding.agent.answer')}
+        value={form.answer}
+        onChange={(e) => set('answer', e.target.value as AgentBody['answer'])}
+      >
+        {ANSWERS.map((a) => (
+          <option key={a} value={a}>
+            {t(`onboarding.agent.answers.${a}`)}
+          </option>
+        ))}
       </SelectField>
       <fieldset className="stack">
         <legend>{t('onboarding.agent.settings')}</legend>
-        <SelectField label={t('onboarding.agent.mode')} value={form.mode} onChange={(e) => set('mode', e.target.value as AgentBody['mode'])}
+        <SelectField
+          label={t('onboarding.agent.mode')}
+          value={form.mode}
+          onChange={(e) => set('mode', e.target.value as AgentBody['mode'])}
           error={fieldError(save.error, 'mode')}
-          hint={t(`onboarding.agent.modeHints.${form.mode}`)}>
-          {MODES.map((m) => <option key={m} value={m}>{t(`onboarding.agent.modes.${m}`)}</option>)}
+          hint={t(`onboarding.agent.modeHints.${form.mode}`)}
+        >
+          {MODES.map((m) => (
+            <option key={m} value={m}>
+              {t(`onboarding.agent.modes.${m}`)}
+            </option>
+          ))}
         </SelectField>
         <AgentChoiceFields value={form} onChange={(p) => setForm((f) => ({ ...f, ...p }))} error={save.error} />
-        <TextField label={t('onboarding.agent.key')} type="password" autoComplete="off" value={form.agent_key} hint={t('onboarding.agent.keyHint')}
-          onChange={(e) => set('agent_key', e.target.value)} error={fieldError(save.error, 'agent_key')} />
-        <CheckboxField label={t('onboarding.agent.later')} checked={form.credential_later && !form.agent_key} disabled={!!form.agent_key}
-          onChange={(e) => set('credential_later', e.target.checked)} />
+        <TextField
+          label={t('onboarding.agent.key')}
+          type="password"
+          autoComplete="off"
+          value={form.agent_key}
+          hint={t('onboarding.agent.keyHint')}
+          onChange={(e) => set('agent_key', e.target.value)}
+          error={fieldError(save.error, 'agent_key')}
+        />
+        <CheckboxField
+          label={t('onboarding.agent.later')}
+          checked={form.credential_later && !form.agent_key}
+          disabled={!!form.agent_key}
+          onChange={(e) => set('credential_later', e.target.checked)}
+        />
       </fieldset>
-      <div><Button type="submit" variant="primary" pending={save.isPending}>{t('onboarding.agent.submit')}</Button></div>
+      <div>
+        <Button type="submit" variant="primary" pending={save.isPending}>
+          {t('onboarding.agent.submit')}
+        </Button>
+      </div>
     </form>
   );
 }

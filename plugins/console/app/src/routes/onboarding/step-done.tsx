@@ -13,7 +13,9 @@ export function DoneStep({ onboarding }: { onboarding: Onboarding }) {
   const navigate = useNavigate();
   const demo = onboarding.demo;
   const run = demo.run;
-  const consent = useOnboardingMutation((c: 'granted' | 'refused') => data(api.POST('/v1/onboarding/demo/consent', { body: { consent: c } })));
+  const consent = useOnboardingMutation((c: 'granted' | 'refused') =>
+    data(api.POST('/v1/onboarding/demo/consent', { body: { consent: c } })),
+  );
   const start = useOnboardingMutation(() => data(api.POST('/v1/onboarding/demo')));
   const retry = useOnboardingMutation(async () => {
     await data(api.POST('/v1/onboarding/demo/retry'));
@@ -31,10 +33,17 @@ export function DoneStep({ onboarding }: { onboarding: Onboarding }) {
             <p>{t('onboarding.demo.consentText')}</p>
             <ErrorAlert error={consent.error} />
             <div className="row">
-              <Button variant="primary" pending={consent.isPending && consent.variables === 'granted'} onClick={() => consent.mutate('granted')}>
+              <Button
+                variant="primary"
+                pending={consent.isPending && consent.variables === 'granted'}
+                onClick={() => consent.mutate('granted')}
+              >
                 {t('onboarding.demo.consentYes')}
               </Button>
-              <Button pending={consent.isPending && consent.variables === 'refused'} onClick={() => consent.mutate('refused')}>
+              <Button
+                pending={consent.isPending && consent.variables === 'refused'}
+                onClick={() => consent.mutate('refused')}
+              >
                 {t('onboarding.demo.consentNo')}
               </Button>
             </div>
@@ -43,11 +52,17 @@ export function DoneStep({ onboarding }: { onboarding: Onboarding }) {
         {!run && demo.can_start && (
           <div className="stack">
             <ErrorAlert error={start.error} />
-            <div><Button variant="primary" pending={start.isPending} onClick={() => start.mutate(undefined)}>{t('onboarding.demo.start')}</Button></div>
+            <div>
+              <Button variant="primary" pending={start.isPending} onClick={() => start.mutate(undefined)}>
+                {t('onboarding.demo.start')}
+              </Button>
+            </div>
           </div>
         )}
         {!run && !demo.can_start && demo.start_blocker && (!demo.consent_required || demo.consent === 'granted') && (
-          <p className="muted">{t(`onboarding.demo.blockers.${demo.start_blocker}`, { defaultValue: demo.start_blocker })}</p>
+          <p className="muted">
+            {t(`onboarding.demo.blockers.${demo.start_blocker}`, { defaultValue: demo.start_blocker })}
+          </p>
         )}
         {run && (
           <div className="stack" aria-live="polite">
@@ -55,20 +70,34 @@ export function DoneStep({ onboarding }: { onboarding: Onboarding }) {
               <div className={`alert ${run.status === 'failed' ? 'alert-error' : 'alert-success'}`} role="status">
                 {run.status === 'failed'
                   ? t('onboarding.demo.failed', { code: run.error?.code ?? '' })
-                  : t('onboarding.demo.finished', { outcome: t(`onboarding.demo.outcomes.${run.outcome ?? 'answer'}`) })}
+                  : t('onboarding.demo.finished', {
+                      outcome: t(`onboarding.demo.outcomes.${run.outcome ?? 'answer'}`),
+                    })}
               </div>
             ) : (
               <Progress label={t(`onboarding.demo.phases.${run.phase}`)} value={phaseIndex} max={PHASES.length - 1} />
             )}
-            {run.email && <p>{t('onboarding.demo.email', { from: run.email.from_name, subject: run.email.subject })}</p>}
+            {run.email && (
+              <p>{t('onboarding.demo.email', { from: run.email.from_name, subject: run.email.subject })}</p>
+            )}
             {run.diagnosis && (
               <div className="card">
-                <h4>{run.diagnosis.category === 'unknown' ? t('onboarding.demo.diagnosisUnknown') : t('onboarding.demo.diagnosis', { confidence: fmt.number(run.diagnosis.confidence, { style: 'percent' }) })}</h4>
+                <h4>
+                  {run.diagnosis.category === 'unknown'
+                    ? t('onboarding.demo.diagnosisUnknown')
+                    : t('onboarding.demo.diagnosis', {
+                        confidence: fmt.number(run.diagnosis.confidence, { style: 'percent' }),
+                      })}
+                </h4>
                 <p>{run.diagnosis.public_summary ?? run.diagnosis.root_cause_md}</p>
               </div>
             )}
             {run.done && run.retry.allowed && (
-              <div><Button pending={retry.isPending} onClick={() => retry.mutate(undefined)}>{t('onboarding.demo.retry')}</Button></div>
+              <div>
+                <Button pending={retry.isPending} onClick={() => retry.mutate(undefined)}>
+                  {t('onboarding.demo.retry')}
+                </Button>
+              </div>
             )}
             <ErrorAlert error={retry.error} />
           </div>
@@ -76,8 +105,13 @@ export function DoneStep({ onboarding }: { onboarding: Onboarding }) {
       </section>
       <ErrorAlert error={complete.error} />
       <div>
-        <Button variant="primary" pending={complete.isPending}
-          onClick={() => complete.mutate(undefined, { onSuccess: () => void navigate('/tickets') })}>{t('onboarding.finish')}</Button>
+        <Button
+          variant="primary"
+          pending={complete.isPending}
+          onClick={() => complete.mutate(undefined, { onSuccess: () => void navigate('/tickets') })}
+        >
+          {t('onboarding.finish')}
+        </Button>
       </div>
     </div>
   );

@@ -1,7 +1,12 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
-import { codehostKeys, codehostStatusQuery, installationRepositoriesQuery, useInstallCodeHost } from '../../queries/codehost';
+import {
+  codehostKeys,
+  codehostStatusQuery,
+  installationRepositoriesQuery,
+  useInstallCodeHost,
+} from '../../queries/codehost';
 import { Button, EmptyState, ErrorAlert, ErrorState, LoadingState } from '../../ui';
 import { useOnboardingMutation, type Onboarding } from './use-onboarding';
 
@@ -25,8 +30,16 @@ export function RepositoryStep({ onboarding, onDone }: { onboarding: Onboarding;
             <span className="badge">{t(`onboarding.repository.prStatus.${pr.status}`)}</span>
           </p>
         )}
-        {pr.error && <div className="alert alert-error" role="alert">{pr.error}</div>}
-        <div><Button variant="primary" onClick={onDone}>{t('common.continue')}</Button></div>
+        {pr.error && (
+          <div className="alert alert-error" role="alert">
+            {pr.error}
+          </div>
+        )}
+        <div>
+          <Button variant="primary" onClick={onDone}>
+            {t('common.continue')}
+          </Button>
+        </div>
       </div>
     );
   }
@@ -36,11 +49,19 @@ export function RepositoryStep({ onboarding, onDone }: { onboarding: Onboarding;
   if (!installation) {
     return (
       <div className="stack">
-        <p>{t('onboarding.repository.install', { host: t(`codehost.hosts.${status.data.app.host}`, { defaultValue: status.data.app.host }) })}</p>
+        <p>
+          {t('onboarding.repository.install', {
+            host: t(`codehost.hosts.${status.data.app.host}`, { defaultValue: status.data.app.host }),
+          })}
+        </p>
         <ErrorAlert error={install.error} />
         <div>
-          <Button variant="primary" pending={install.isPending || install.isSuccess} disabled={!status.data.app.install_available}
-            onClick={() => install.mutate()}>
+          <Button
+            variant="primary"
+            pending={install.isPending || install.isSuccess}
+            disabled={!status.data.app.install_available}
+            onClick={() => install.mutate()}
+          >
             {t('onboarding.repository.installButton')}
           </Button>
         </div>
@@ -62,7 +83,12 @@ function RepositoryPicker({ installationId, workspaceId }: { installationId: str
   if (repos.isPending) return <LoadingState />;
   if (repos.isError) return <ErrorState error={repos.error} retry={() => void repos.refetch()} />;
   const usable = repos.data.items.filter((r) => !r.archived && (!r.workspace_id || r.workspace_id === workspaceId));
-  if (usable.length === 0) return <EmptyState title={t('onboarding.repository.none')}><p>{t('onboarding.repository.noneBody')}</p></EmptyState>;
+  if (usable.length === 0)
+    return (
+      <EmptyState title={t('onboarding.repository.none')}>
+        <p>{t('onboarding.repository.noneBody')}</p>
+      </EmptyState>
+    );
   return (
     <div className="stack">
       <p>{t('onboarding.repository.pick')}</p>
@@ -70,10 +96,18 @@ function RepositoryPicker({ installationId, workspaceId }: { installationId: str
       <ul className="stack" aria-label={t('onboarding.repository.listLabel')}>
         {usable.map((r) => (
           <li key={r.external_id} className="spread">
-            <span><strong>{r.full_name}</strong> <span className="muted">({r.default_branch})</span></span>
-            <Button variant="primary" pending={choose.isPending && choose.variables?.full_name === r.full_name} disabled={choose.isPending}
+            <span>
+              <strong>{r.full_name}</strong> <span className="muted">({r.default_branch})</span>
+            </span>
+            <Button
+              variant="primary"
+              pending={choose.isPending && choose.variables?.full_name === r.full_name}
+              disabled={choose.isPending}
               aria-label={t('onboarding.repository.useNamed', { name: r.full_name })}
-              onClick={() => choose.mutate(r, { onSuccess: () => void client.invalidateQueries({ queryKey: codehostKeys.all }) })}>
+              onClick={() =>
+                choose.mutate(r, { onSuccess: () => void client.invalidateQueries({ queryKey: codehostKeys.all }) })
+              }
+            >
               {t('onboarding.repository.use')}
             </Button>
           </li>

@@ -24,9 +24,17 @@ export function WorkspaceStep() {
         <p>{t('onboarding.workspaceStep.intro')}</p>
         <ErrorAlert error={create.error} fields={['name']} />
         <form className="stack" onSubmit={submit} noValidate>
-          <TextField label={t('onboarding.workspaceStep.name')} value={name} onChange={(e) => setName(e.target.value)}
-            error={fieldError(create.error, 'name')} />
-          <div><Button type="submit" variant="primary" pending={create.isPending}>{t('onboarding.workspaceStep.submit')}</Button></div>
+          <TextField
+            label={t('onboarding.workspaceStep.name')}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={fieldError(create.error, 'name')}
+          />
+          <div>
+            <Button type="submit" variant="primary" pending={create.isPending}>
+              {t('onboarding.workspaceStep.submit')}
+            </Button>
+          </div>
         </form>
       </section>
     </div>

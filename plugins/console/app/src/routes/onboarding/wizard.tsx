@@ -35,10 +35,14 @@ export default function Wizard() {
         <ol className="steps">
           {order.map((id) => {
             const s = ob.steps.find((x) => x.id === id);
-            const available = id === 'done' ? true : s?.available ?? false;
+            const available = id === 'done' ? true : (s?.available ?? false);
             const status = s ? t(`onboarding.status.${s.status}`) : '';
             return (
-              <li key={id} aria-current={view === id ? 'step' : undefined} className={s?.status === 'done' ? 'done' : undefined}>
+              <li
+                key={id}
+                aria-current={view === id ? 'step' : undefined}
+                className={s?.status === 'done' ? 'done' : undefined}
+              >
                 <button type="button" className="btn-link btn" disabled={!available} onClick={() => go(id)}>
                   {t(`onboarding.steps.${id}`)}
                 </button>
@@ -54,7 +58,10 @@ export default function Wizard() {
         {info && info.status !== 'todo' && (
           <div className="spread">
             <span className="badge">{t(`onboarding.status.${info.status}`)}</span>
-            <Button pending={step.isPending} onClick={() => step.mutate({ step: info.id, action: 'reopen' }, { onSuccess: () => go(info.id) })}>
+            <Button
+              pending={step.isPending}
+              onClick={() => step.mutate({ step: info.id, action: 'reopen' }, { onSuccess: () => go(info.id) })}
+            >
               {t('onboarding.reopen')}
             </Button>
           </div>

@@ -16,7 +16,8 @@ export function Closure({ slug, name }: { slug: string; name: string }) {
   const [confirm, setConfirm] = useState('');
   const [reason, setReason] = useState('');
   const close = useMutation({
-    mutationFn: () => data(api.POST('/v1/privacy/closure', { body: { confirm, ...(reason.trim() ? { reason: reason.trim() } : {}) } })),
+    mutationFn: () =>
+      data(api.POST('/v1/privacy/closure', { body: { confirm, ...(reason.trim() ? { reason: reason.trim() } : {}) } })),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -30,10 +31,18 @@ export function Closure({ slug, name }: { slug: string; name: string }) {
         <div className="alert alert-success" role="status">
           <strong>{t('privacy.closure.closed', { name, when: fmt.dateTime(close.data.closed_at) })}</strong>
           <div>{t('privacy.closure.purge', { when: fmt.date(close.data.purge_after) })}</div>
-          <div>{close.data.subscription_canceled ? t('privacy.closure.subscriptionCanceled') : t('privacy.closure.noSubscription')}</div>
+          <div>
+            {close.data.subscription_canceled
+              ? t('privacy.closure.subscriptionCanceled')
+              : t('privacy.closure.noSubscription')}
+          </div>
         </div>
         {/* A full page load: this session has stopped, nothing cached of it should remain. */}
-        <div><a className="btn" href="/login">{t('privacy.closure.toSignIn')}</a></div>
+        <div>
+          <a className="btn" href="/login">
+            {t('privacy.closure.toSignIn')}
+          </a>
+        </div>
       </section>
     );
   }
@@ -49,11 +58,25 @@ export function Closure({ slug, name }: { slug: string; name: string }) {
       </ul>
       <p>{t('privacy.closure.exportFirst')}</p>
       <ErrorAlert error={mismatch ? null : close.error} fields={['confirm', 'reason']} />
-      <TextArea label={t('privacy.closure.reason')} value={reason} onChange={(e) => setReason(e.target.value)} error={fieldError(close.error, 'reason')} />
-      <TextField label={t('privacy.closure.confirm', { slug })} autoComplete="off" spellCheck={false} value={confirm}
+      <TextArea
+        label={t('privacy.closure.reason')}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        error={fieldError(close.error, 'reason')}
+      />
+      <TextField
+        label={t('privacy.closure.confirm', { slug })}
+        autoComplete="off"
+        spellCheck={false}
+        value={confirm}
         onChange={(e) => setConfirm(e.target.value)}
-        error={fieldError(close.error, 'confirm') ?? (mismatch ? t('privacy.closure.mismatch', { slug }) : undefined)} />
-      <div><Button type="submit" variant="danger" pending={close.isPending}>{t('privacy.closure.submit')}</Button></div>
+        error={fieldError(close.error, 'confirm') ?? (mismatch ? t('privacy.closure.mismatch', { slug }) : undefined)}
+      />
+      <div>
+        <Button type="submit" variant="danger" pending={close.isPending}>
+          {t('privacy.closure.submit')}
+        </Button>
+      </div>
     </form>
   );
 }

@@ -16,10 +16,18 @@ export function Erasure() {
   const [asking, setAsking] = useState(false);
   const erase = useMutation({
     mutationFn: (body: Body) => data(api.POST('/v1/privacy/erasures', { body })),
-    onSuccess: () => { setAsking(false); setEmail(''); setUserId(''); },
+    onSuccess: () => {
+      setAsking(false);
+      setEmail('');
+      setUserId('');
+    },
     onError: () => setAsking(false),
   });
-  const body = (): Body => ({ ...(email.trim() ? { email: email.trim() } : {}), ...(userId.trim() ? { user_id: userId.trim() } : {}) }) as Body;
+  const body = (): Body =>
+    ({
+      ...(email.trim() ? { email: email.trim() } : {}),
+      ...(userId.trim() ? { user_id: userId.trim() } : {}),
+    }) as Body;
   const who = [email.trim(), userId.trim()].filter(Boolean).join(' · ');
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -34,12 +42,26 @@ export function Erasure() {
       <form className="stack" onSubmit={submit} noValidate>
         <ErrorAlert error={erase.error} fields={['email', 'user_id']} />
         <div className="ws-fields">
-          <TextField label={t('privacy.erasure.email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)}
-            error={fieldError(erase.error, 'email')} />
-          <TextField label={t('privacy.erasure.userId')} hint={t('privacy.erasure.userIdHint')} value={userId} onChange={(e) => setUserId(e.target.value)}
-            error={fieldError(erase.error, 'user_id')} />
+          <TextField
+            label={t('privacy.erasure.email')}
+            type="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            error={fieldError(erase.error, 'email')}
+          />
+          <TextField
+            label={t('privacy.erasure.userId')}
+            hint={t('privacy.erasure.userIdHint')}
+            value={userId}
+            onChange={(e) => setUserId(e.target.value)}
+            error={fieldError(erase.error, 'user_id')}
+          />
         </div>
-        <div><Button type="submit" variant="danger">{t('privacy.erasure.submit')}</Button></div>
+        <div>
+          <Button type="submit" variant="danger">
+            {t('privacy.erasure.submit')}
+          </Button>
+        </div>
       </form>
       {erase.data && (
         <div className="alert alert-success stack" role="status">
@@ -48,16 +70,37 @@ export function Erasure() {
             <div className="table-wrap" role="region" aria-label={t('privacy.erasure.counts')} tabIndex={0}>
               <table>
                 <caption className="visually-hidden">{t('privacy.erasure.counts')}</caption>
-                <thead><tr><th scope="col">{t('privacy.erasure.table')}</th><th scope="col">{t('privacy.erasure.rows')}</th></tr></thead>
-                <tbody>{counts.map(([table, n]) => <tr key={table}><td><code>{table}</code></td><td>{fmt.number(n)}</td></tr>)}</tbody>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('privacy.erasure.table')}</th>
+                    <th scope="col">{t('privacy.erasure.rows')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {counts.map(([table, n]) => (
+                    <tr key={table}>
+                      <td>
+                        <code>{table}</code>
+                      </td>
+                      <td>{fmt.number(n)}</td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </div>
           )}
         </div>
       )}
       {asking && (
-        <ConfirmDialog title={t('privacy.erasure.confirmTitle', { who: who || t('privacy.erasure.nobody') })} confirm={t('privacy.erasure.confirm')} danger
-          pending={erase.isPending} error={null} onConfirm={() => erase.mutate(body())} onClose={() => setAsking(false)}>
+        <ConfirmDialog
+          title={t('privacy.erasure.confirmTitle', { who: who || t('privacy.erasure.nobody') })}
+          confirm={t('privacy.erasure.confirm')}
+          danger
+          pending={erase.isPending}
+          error={null}
+          onConfirm={() => erase.mutate(body())}
+          onClose={() => setAsking(false)}
+        >
           <p>{t('privacy.erasure.confirmBody')}</p>
         </ConfirmDialog>
       )}

@@ -25,7 +25,11 @@ export function Export({ email }: { email: string }) {
           <div className="muted">{t('privacy.export.started', { when: fmt.dateTime(e.created_at) })}</div>
         </div>
       )}
-      <div><Button variant="primary" pending={start.isPending} onClick={() => start.mutate()}>{t('privacy.export.start')}</Button></div>
+      <div>
+        <Button variant="primary" pending={start.isPending} onClick={() => start.mutate()}>
+          {t('privacy.export.start')}
+        </Button>
+      </div>
     </section>
   );
 }

@@ -29,11 +29,15 @@ export default function ProactivePage() {
       <h1>{t('proactive.title')}</h1>
       <nav className="pa-tabs" aria-label={t('proactive.tabsLabel')}>
         {TABS.map((k) => (
-          <NavLink key={k} to={k === 'connectors' ? '/proactive' : `/proactive/${k}`} end>{t(`proactive.tabs.${k}`)}</NavLink>
+          <NavLink key={k} to={k === 'connectors' ? '/proactive' : `/proactive/${k}`} end>
+            {t(`proactive.tabs.${k}`)}
+          </NavLink>
         ))}
       </nav>
       <h2>{t(`proactive.tabs.${tab}`)}</h2>
-      {!workspaceId ? <EmptyState title={t('proactive.noWorkspace')} /> : (
+      {!workspaceId ? (
+        <EmptyState title={t('proactive.noWorkspace')} />
+      ) : (
         <>
           {tab === 'connectors' && <Connectors workspaceId={workspaceId} canChange={admin} />}
           {tab === 'sourcemaps' && <SourceMaps workspaceId={workspaceId} canChange={admin} />}

@@ -11,16 +11,33 @@ export function StatusBadge({ group }: { group: ErrorGroup }) {
     <span className="row pa-badges">
       <span className={`badge pa-status pa-status-${group.status}`}>{t(`proactive.statuses.${group.status}`)}</span>
       {group.held_reason && <span className="badge pa-status pa-status-held">{t('proactive.statuses.held')}</span>}
-      {group.regressed_at && group.status === 'watching' && <span className="badge">{t('proactive.groups.regressed')}</span>}
+      {group.regressed_at && group.status === 'watching' && (
+        <span className="badge">{t('proactive.groups.regressed')}</span>
+      )}
     </span>
   );
 }
 
 /** Codes whose reason the spec names (402, 409, 422 of the group and connector actions): said in words. */
 const REASONS = new Set([
-  'plan_limit_reached', 'no_repository', 'group_not_watching', 'group_has_open_ticket', 'group_not_ignored', 'not_endpoint_connector',
-  'connector_kind_unavailable', 'invalid_settings', 'workspace_archived', 'invalid_transition', 'version_exists', 'invalid_version',
-  'pattern_exists', 'ticket_not_resolved', 'patterns_opt_in_required', 'invalid_source_map', 'source_map_too_large', 'payload_too_large',
+  'plan_limit_reached',
+  'no_repository',
+  'group_not_watching',
+  'group_has_open_ticket',
+  'group_not_ignored',
+  'not_endpoint_connector',
+  'connector_kind_unavailable',
+  'invalid_settings',
+  'workspace_archived',
+  'invalid_transition',
+  'version_exists',
+  'invalid_version',
+  'pattern_exists',
+  'ticket_not_resolved',
+  'patterns_opt_in_required',
+  'invalid_source_map',
+  'source_map_too_large',
+  'payload_too_large',
 ]);
 
 /**
@@ -31,8 +48,11 @@ export function ActionError({ error, fields }: { error: unknown; fields?: string
   const { t } = useTranslation();
   if (!error) return null;
   if (!isApiError(error) || !REASONS.has(error.code)) return <ErrorAlert error={error} fields={fields} />;
-  const held = error.code === 'plan_limit_reached' && typeof error.details.reason === 'string' ? error.details.reason : null;
-  const reason = held ? t(`proactive.held.${held}`, { defaultValue: t('proactive.reasons.plan_limit_reached') }) : t(`proactive.reasons.${error.code}`);
+  const held =
+    error.code === 'plan_limit_reached' && typeof error.details.reason === 'string' ? error.details.reason : null;
+  const reason = held
+    ? t(`proactive.held.${held}`, { defaultValue: t('proactive.reasons.plan_limit_reached') })
+    : t(`proactive.reasons.${error.code}`);
   return (
     <div className="alert alert-error" role="alert">
       <strong>{reason}</strong>
@@ -59,9 +79,21 @@ export function TrendChart({ group, at }: { group: ErrorGroup; at: number }) {
     return group.trend.map((_, i) => new Date(hour - (group.trend.length - 1 - i) * 3_600_000));
   }, [group.trend, at]);
   const series = useMemo(() => [{ label: t('proactive.group.events'), values: group.trend }], [group.trend, t]);
-  return <Chart title={t('proactive.group.trend')} x={x} series={series} kind="bars" height={180}
-    formatTime={(d) => fmt.dateTime(d.toISOString())} />;
+  return (
+    <Chart
+      title={t('proactive.group.trend')}
+      x={x}
+      series={series}
+      kind="bars"
+      height={180}
+      formatTime={(d) => fmt.dateTime(d.toISOString())}
+    />
+  );
 }
 
 /** What the area's copy buttons say. */
-export const copyTexts = (t: (k: string) => string) => ({ button: t('proactive.copy'), copied: t('proactive.copied'), failed: t('proactive.copyFailed') });
+export const copyTexts = (t: (k: string) => string) => ({
+  button: t('proactive.copy'),
+  copied: t('proactive.copied'),
+  failed: t('proactive.copyFailed'),
+});

@@ -5,15 +5,34 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { proactiveKeys, type Pattern } from '../../queries/proactive';
 import {
-  Button, CheckboxField, ConfirmDialog, Dialog, ErrorState, KeysetTable, LoadingState, SelectField, TextArea, TextField, fieldError, useFormat,
-  useKeysetQuery, useToast, type Column,
+  Button,
+  CheckboxField,
+  ConfirmDialog,
+  Dialog,
+  ErrorState,
+  KeysetTable,
+  LoadingState,
+  SelectField,
+  TextArea,
+  TextField,
+  fieldError,
+  useFormat,
+  useKeysetQuery,
+  useToast,
+  type Column,
 } from '../../ui';
 import { ActionError } from './parts';
 
 type Scope = 'all' | 'own' | 'shared';
 
 /** A ticket's id, also from its pasted address (…/tickets/tkt_…). */
-const ticketId = (s: string) => s.trim().replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() ?? '';
+const ticketId = (s: string) =>
+  s
+    .trim()
+    .replace(/[?#].*$/, '')
+    .replace(/\/+$/, '')
+    .split('/')
+    .pop() ?? '';
 
 /**
  * Patterns: what a resolved ticket taught (the problem's signature and the fix), shared anonymously between
@@ -25,17 +44,34 @@ export function Patterns({ workspaceId, canDelete }: { workspaceId: string; canD
   const [scope, setScope] = useState<Scope>('all');
   const [open, setOpen] = useState<string | null>(null);
   const list = useKeysetQuery<Pattern>(proactiveKeys.patterns(workspaceId, scope), (cursor) =>
-    data(api.GET('/v1/patterns', { params: { query: { cursor, scope, workspace_id: scope === 'shared' ? undefined : workspaceId } } })));
+    data(
+      api.GET('/v1/patterns', {
+        params: { query: { cursor, scope, workspace_id: scope === 'shared' ? undefined : workspaceId } },
+      }),
+    ),
+  );
   const whose = (p: Pattern) =>
-    (p.owned ? (p.shared ? t('proactive.patterns.ownShared') : t('proactive.patterns.ownPrivate')) : t('proactive.patterns.others'));
+    p.owned
+      ? p.shared
+        ? t('proactive.patterns.ownShared')
+        : t('proactive.patterns.ownPrivate')
+      : t('proactive.patterns.others');
   const columns: Column<Pattern>[] = [
-    { header: t('proactive.patterns.titleField'), cell: (p) => (
-      <div className="pa-title">
-        <Button variant="link" onClick={() => setOpen(p.id)}>{p.title}</Button>
-        <span className="muted">{p.fix.summary}</span>
-      </div>
-    ) },
-    { header: t('proactive.patterns.category'), cell: (p) => t(`proactive.categories.${p.category}`, { defaultValue: p.category }) },
+    {
+      header: t('proactive.patterns.titleField'),
+      cell: (p) => (
+        <div className="pa-title">
+          <Button variant="link" onClick={() => setOpen(p.id)}>
+            {p.title}
+          </Button>
+          <span className="muted">{p.fix.summary}</span>
+        </div>
+      ),
+    },
+    {
+      header: t('proactive.patterns.category'),
+      cell: (p) => t(`proactive.categories.${p.category}`, { defaultValue: p.category }),
+    },
     { header: t('proactive.patterns.whose'), cell: (p) => whose(p) },
     { header: t('proactive.patterns.created'), cell: (p) => fmt.date(p.created_at) },
   ];
@@ -46,11 +82,25 @@ export function Patterns({ workspaceId, canDelete }: { workspaceId: string; canD
       <TryTicket onOpen={setOpen} />
       <h3>{t('proactive.patterns.list')}</h3>
       <div className="row">
-        <SelectField label={t('proactive.patterns.scope')} value={scope} onChange={(e) => setScope(e.target.value as Scope)}>
-          {(['all', 'own', 'shared'] as const).map((s) => <option key={s} value={s}>{t(`proactive.patterns.scopes.${s}`)}</option>)}
+        <SelectField
+          label={t('proactive.patterns.scope')}
+          value={scope}
+          onChange={(e) => setScope(e.target.value as Scope)}
+        >
+          {(['all', 'own', 'shared'] as const).map((s) => (
+            <option key={s} value={s}>
+              {t(`proactive.patterns.scopes.${s}`)}
+            </option>
+          ))}
         </SelectField>
       </div>
-      <KeysetTable caption={t('proactive.patterns.list')} columns={columns} query={list} rowKey={(p) => p.id} emptyTitle={t('proactive.patterns.none')} />
+      <KeysetTable
+        caption={t('proactive.patterns.list')}
+        columns={columns}
+        query={list}
+        rowKey={(p) => p.id}
+        emptyTitle={t('proactive.patterns.none')}
+      />
       {open && <PatternDialog id={open} canDelete={canDelete} onClose={() => setOpen(null)} />}
     </div>
   );
@@ -65,35 +115,66 @@ function Learn() {
   const [summary, setSummary] = useState('');
   const [shared, setShared] = useState(false);
   const create = useMutation({
-    mutationFn: () => data(api.POST('/v1/patterns', {
-      body: {
-        ticket_id: ticketId(ticket), shared,
-        ...(title.trim() ? { title: title.trim() } : {}), ...(summary.trim() ? { fix_summary: summary.trim() } : {}),
-      },
-    })),
+    mutationFn: () =>
+      data(
+        api.POST('/v1/patterns', {
+          body: {
+            ticket_id: ticketId(ticket),
+            shared,
+            ...(title.trim() ? { title: title.trim() } : {}),
+            ...(summary.trim() ? { fix_summary: summary.trim() } : {}),
+          },
+        }),
+      ),
     onSuccess: (p) => {
       toast.success(t('proactive.patterns.createdToast', { title: p.title }));
-      setTicket(''); setTitle(''); setSummary('');
+      setTicket('');
+      setTitle('');
+      setSummary('');
       void client.invalidateQueries({ queryKey: proactiveKeys.patternLists() });
     },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); create.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
   return (
     <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-learn">
       <h3 id="pa-learn">{t('proactive.patterns.learn')}</h3>
       <p className="muted">{t('proactive.patterns.learnIntro')}</p>
       <ActionError error={create.error} fields={['ticket_id', 'title', 'fix_summary']} />
       <div className="pa-fields">
-        <TextField label={t('proactive.patterns.ticket')} hint={t('proactive.patterns.ticketHint')} value={ticket} onChange={(e) => setTicket(e.target.value)}
-          error={fieldError(create.error, 'ticket_id')} />
-        <TextField label={t('proactive.patterns.titleOptional')} value={title} onChange={(e) => setTitle(e.target.value)}
-          error={fieldError(create.error, 'title')} />
-        <TextArea label={t('proactive.patterns.summaryOptional')} value={summary} onChange={(e) => setSummary(e.target.value)}
-          error={fieldError(create.error, 'fix_summary')} />
+        <TextField
+          label={t('proactive.patterns.ticket')}
+          hint={t('proactive.patterns.ticketHint')}
+          value={ticket}
+          onChange={(e) => setTicket(e.target.value)}
+          error={fieldError(create.error, 'ticket_id')}
+        />
+        <TextField
+          label={t('proactive.patterns.titleOptional')}
+          value={title}
+          onChange={(e) => setTitle(e.target.value)}
+          error={fieldError(create.error, 'title')}
+        />
+        <TextArea
+          label={t('proactive.patterns.summaryOptional')}
+          value={summary}
+          onChange={(e) => setSummary(e.target.value)}
+          error={fieldError(create.error, 'fix_summary')}
+        />
       </div>
-      <CheckboxField label={t('proactive.patterns.share')} hint={t('proactive.patterns.shareHint')} checked={shared}
-        onChange={(e) => setShared(e.target.checked)} />
-      <div><Button type="submit" variant="primary" pending={create.isPending} disabled={!ticket.trim()}>{t('proactive.patterns.learnSubmit')}</Button></div>
+      <CheckboxField
+        label={t('proactive.patterns.share')}
+        hint={t('proactive.patterns.shareHint')}
+        checked={shared}
+        onChange={(e) => setShared(e.target.checked)}
+      />
+      <div>
+        <Button type="submit" variant="primary" pending={create.isPending} disabled={!ticket.trim()}>
+          {t('proactive.patterns.learnSubmit')}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -103,34 +184,55 @@ function TryTicket({ onOpen }: { onOpen: (id: string) => void }) {
   const { t } = useTranslation();
   const fmt = useFormat();
   const [ticket, setTicket] = useState('');
-  const match = useMutation({ mutationFn: () => data(api.POST('/v1/patterns/match', { body: { ticket_id: ticketId(ticket), limit: 5 } })) });
-  const submit = (e: FormEvent) => { e.preventDefault(); match.mutate(); };
+  const match = useMutation({
+    mutationFn: () => data(api.POST('/v1/patterns/match', { body: { ticket_id: ticketId(ticket), limit: 5 } })),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    match.mutate();
+  };
   return (
     <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-try">
       <h3 id="pa-try">{t('proactive.patterns.try')}</h3>
       <p className="muted">{t('proactive.patterns.tryIntro')}</p>
       <ActionError error={match.error} fields={['ticket_id']} />
       <div className="row pa-inline">
-        <TextField label={t('proactive.patterns.ticketToTry')} value={ticket} onChange={(e) => setTicket(e.target.value)}
-          error={fieldError(match.error, 'ticket_id')} />
-        <Button type="submit" pending={match.isPending} disabled={!ticket.trim()}>{t('proactive.patterns.match')}</Button>
+        <TextField
+          label={t('proactive.patterns.ticketToTry')}
+          value={ticket}
+          onChange={(e) => setTicket(e.target.value)}
+          error={fieldError(match.error, 'ticket_id')}
+        />
+        <Button type="submit" pending={match.isPending} disabled={!ticket.trim()}>
+          {t('proactive.patterns.match')}
+        </Button>
       </div>
       {match.data && !match.isPending && (
         <div role="status" className="stack">
-          {match.data.items.length === 0 ? <p>{t('proactive.patterns.noMatch')}</p> : (
+          {match.data.items.length === 0 ? (
+            <p>{t('proactive.patterns.noMatch')}</p>
+          ) : (
             <ol className="stack">
               {match.data.items.map((m, i) => (
                 <li key={m.pattern?.id ?? i}>
                   <strong>{t('proactive.patterns.score', { score: fmt.number(m.score, { style: 'percent' }) })}</strong>{' '}
-                  {m.pattern && <Button variant="link" onClick={() => onOpen(m.pattern!.id)}>{m.pattern.title}</Button>}
+                  {m.pattern && (
+                    <Button variant="link" onClick={() => onOpen(m.pattern!.id)}>
+                      {m.pattern.title}
+                    </Button>
+                  )}
                   <div className="muted">
-                    {t('proactive.patterns.because', { reasons: m.reasons.map((r) => t(`proactive.patterns.reasons.${r}`)).join(', ') })}
+                    {t('proactive.patterns.because', {
+                      reasons: m.reasons.map((r) => t(`proactive.patterns.reasons.${r}`)).join(', '),
+                    })}
                   </div>
                 </li>
               ))}
             </ol>
           )}
-          <p><Link to={`/tickets/${match.data.ticket_id}`}>{t('proactive.patterns.openTicket')}</Link></p>
+          <p>
+            <Link to={`/tickets/${match.data.ticket_id}`}>{t('proactive.patterns.openTicket')}</Link>
+          </p>
         </div>
       )}
     </form>
@@ -146,14 +248,26 @@ function PatternDialog({ id, canDelete, onClose }: { id: string; canDelete: bool
   });
   return (
     <Dialog open title={p.data?.title ?? t('proactive.patterns.pattern')} onClose={onClose}>
-      {p.isPending ? <LoadingState /> : p.isError ? <ErrorState error={p.error} retry={() => void p.refetch()} /> : (
+      {p.isPending ? (
+        <LoadingState />
+      ) : p.isError ? (
+        <ErrorState error={p.error} retry={() => void p.refetch()} />
+      ) : (
         <PatternBody pattern={p.data} canDelete={canDelete} onClose={onClose} />
       )}
     </Dialog>
   );
 }
 
-function PatternBody({ pattern: p, canDelete, onClose }: { pattern: Pattern; canDelete: boolean; onClose: () => void }) {
+function PatternBody({
+  pattern: p,
+  canDelete,
+  onClose,
+}: {
+  pattern: Pattern;
+  canDelete: boolean;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
@@ -163,10 +277,21 @@ function PatternBody({ pattern: p, canDelete, onClose }: { pattern: Pattern; can
   const [keywords, setKeywords] = useState(p.problem.keywords.join(', '));
   const [asking, setAsking] = useState(false);
   const save = useMutation({
-    mutationFn: () => data(api.PATCH('/v1/patterns/{id}', {
-      params: { path: { id: p.id } },
-      body: { title: title.trim(), fix_summary: summary, shared, keywords: keywords.split(',').map((k) => k.trim()).filter(Boolean) },
-    })),
+    mutationFn: () =>
+      data(
+        api.PATCH('/v1/patterns/{id}', {
+          params: { path: { id: p.id } },
+          body: {
+            title: title.trim(),
+            fix_summary: summary,
+            shared,
+            keywords: keywords
+              .split(',')
+              .map((k) => k.trim())
+              .filter(Boolean),
+          },
+        }),
+      ),
     onSuccess: (next) => {
       toast.success(t('proactive.saved'));
       client.setQueryData([...proactiveKeys.patternLists(), 'detail', p.id], next);
@@ -175,47 +300,111 @@ function PatternBody({ pattern: p, canDelete, onClose }: { pattern: Pattern; can
   });
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/patterns/{id}', { params: { path: { id: p.id } } })),
-    onSuccess: () => { toast.success(t('proactive.patterns.deleted')); void client.invalidateQueries({ queryKey: proactiveKeys.patternLists() }); onClose(); },
+    onSuccess: () => {
+      toast.success(t('proactive.patterns.deleted'));
+      void client.invalidateQueries({ queryKey: proactiveKeys.patternLists() });
+      onClose();
+    },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); save.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
   return (
     <div className="stack">
       <dl className="pa-facts">
-        {p.problem.error_type && <><dt>{t('proactive.group.type')}</dt><dd><code>{p.problem.error_type}</code></dd></>}
-        <dt>{t('proactive.group.message')}</dt><dd><code>{p.problem.normalized_message}</code></dd>
-        {p.problem.frames.length > 0 && (
-          <><dt>{t('proactive.group.frames')}</dt><dd>{p.problem.frames.map((f) => `${f.function} (${f.file})`).join(' ← ')}</dd></>
+        {p.problem.error_type && (
+          <>
+            <dt>{t('proactive.group.type')}</dt>
+            <dd>
+              <code>{p.problem.error_type}</code>
+            </dd>
+          </>
         )}
-        <dt>{t('proactive.patterns.fix')}</dt><dd>{p.fix.summary || '–'}</dd>
+        <dt>{t('proactive.group.message')}</dt>
+        <dd>
+          <code>{p.problem.normalized_message}</code>
+        </dd>
+        {p.problem.frames.length > 0 && (
+          <>
+            <dt>{t('proactive.group.frames')}</dt>
+            <dd>{p.problem.frames.map((f) => `${f.function} (${f.file})`).join(' ← ')}</dd>
+          </>
+        )}
+        <dt>{t('proactive.patterns.fix')}</dt>
+        <dd>{p.fix.summary || '–'}</dd>
         {p.fix.files_changed != null && (
           <>
             <dt>{t('proactive.patterns.diff')}</dt>
-            <dd>{t('proactive.patterns.diffValue', { files: p.fix.files_changed, add: p.fix.additions ?? 0, del: p.fix.deletions ?? 0 })}</dd>
+            <dd>
+              {t('proactive.patterns.diffValue', {
+                files: p.fix.files_changed,
+                add: p.fix.additions ?? 0,
+                del: p.fix.deletions ?? 0,
+              })}
+            </dd>
           </>
         )}
-        {p.source_ticket_id && <><dt>{t('proactive.patterns.ticket')}</dt><dd><Link to={`/tickets/${p.source_ticket_id}`}>{p.source_ticket_id}</Link></dd></>}
+        {p.source_ticket_id && (
+          <>
+            <dt>{t('proactive.patterns.ticket')}</dt>
+            <dd>
+              <Link to={`/tickets/${p.source_ticket_id}`}>{p.source_ticket_id}</Link>
+            </dd>
+          </>
+        )}
       </dl>
       {p.owned ? (
         <form className="stack" onSubmit={submit} noValidate>
           <ActionError error={save.error} fields={['title', 'fix_summary', 'keywords']} />
-          <TextField label={t('proactive.patterns.titleField')} value={title} onChange={(e) => setTitle(e.target.value)}
-            error={fieldError(save.error, 'title')} />
-          <TextArea label={t('proactive.patterns.fix')} value={summary} onChange={(e) => setSummary(e.target.value)}
-            error={fieldError(save.error, 'fix_summary')} />
-          <TextField label={t('proactive.patterns.keywords')} hint={t('proactive.patterns.keywordsHint')} value={keywords}
-            onChange={(e) => setKeywords(e.target.value)} />
-          <CheckboxField label={t('proactive.patterns.share')} hint={t('proactive.patterns.shareHint')} checked={shared}
-            onChange={(e) => setShared(e.target.checked)} />
+          <TextField
+            label={t('proactive.patterns.titleField')}
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            error={fieldError(save.error, 'title')}
+          />
+          <TextArea
+            label={t('proactive.patterns.fix')}
+            value={summary}
+            onChange={(e) => setSummary(e.target.value)}
+            error={fieldError(save.error, 'fix_summary')}
+          />
+          <TextField
+            label={t('proactive.patterns.keywords')}
+            hint={t('proactive.patterns.keywordsHint')}
+            value={keywords}
+            onChange={(e) => setKeywords(e.target.value)}
+          />
+          <CheckboxField
+            label={t('proactive.patterns.share')}
+            hint={t('proactive.patterns.shareHint')}
+            checked={shared}
+            onChange={(e) => setShared(e.target.checked)}
+          />
           <div className="row">
-            <Button type="submit" variant="primary" pending={save.isPending}>{t('proactive.save')}</Button>
-            {canDelete && <Button variant="danger" onClick={() => setAsking(true)}>{t('proactive.patterns.delete')}</Button>}
+            <Button type="submit" variant="primary" pending={save.isPending}>
+              {t('proactive.save')}
+            </Button>
+            {canDelete && (
+              <Button variant="danger" onClick={() => setAsking(true)}>
+                {t('proactive.patterns.delete')}
+              </Button>
+            )}
           </div>
         </form>
-      ) : <p className="muted">{t('proactive.patterns.othersNote')}</p>}
+      ) : (
+        <p className="muted">{t('proactive.patterns.othersNote')}</p>
+      )}
       {asking && (
-        <ConfirmDialog title={t('proactive.patterns.deleteTitle')} confirm={t('proactive.patterns.delete')} danger pending={remove.isPending}
+        <ConfirmDialog
+          title={t('proactive.patterns.deleteTitle')}
+          confirm={t('proactive.patterns.delete')}
+          danger
+          pending={remove.isPending}
           error={remove.error}
-          onConfirm={() => remove.mutate()} onClose={() => setAsking(false)}>
+          onConfirm={() => remove.mutate()}
+          onClose={() => setAsking(false)}
+        >
           <p>{t('proactive.patterns.deleteBody')}</p>
         </ConfirmDialog>
       )}

@@ -30,27 +30,75 @@ export default function ReleasePage() {
       <section className="card stack" aria-labelledby="pa-release-facts">
         <h2 id="pa-release-facts">{t('proactive.releases.facts')}</h2>
         <dl className="pa-facts">
-          <dt>{t('proactive.releases.kind')}</dt><dd>{t(`proactive.releases.kinds.${r.kind}`)} · {r.strategy}</dd>
-          {r.tag && <><dt>{t('proactive.releases.tag')}</dt><dd><code>{r.tag}</code></dd></>}
-          {r.merge_sha && <><dt>{t('proactive.releases.commit')}</dt><dd><code>{r.merge_sha.slice(0, 12)}</code></dd></>}
-          <dt>{t('proactive.releases.ci')}</dt><dd>{r.ci_state ? t(`proactive.releases.ciStates.${r.ci_state}`) : '–'}</dd>
-          {r.release_url && <><dt>{t('proactive.releases.page')}</dt><dd><a href={r.release_url} target="_blank" rel="noreferrer">{r.release_url}</a></dd></>}
-          {r.kind === 'batched' && (
-            <><dt>{t('proactive.releases.approvals')}</dt><dd>{t('proactive.releases.approvalsValue', { n: r.approvals, min: r.min_approvers })}</dd></>
+          <dt>{t('proactive.releases.kind')}</dt>
+          <dd>
+            {t(`proactive.releases.kinds.${r.kind}`)} · {r.strategy}
+          </dd>
+          {r.tag && (
+            <>
+              <dt>{t('proactive.releases.tag')}</dt>
+              <dd>
+                <code>{r.tag}</code>
+              </dd>
+            </>
           )}
-          <dt>{t('proactive.releases.created')}</dt><dd>{fmt.dateTime(r.created_at)}</dd>
-          {r.released_at && <><dt>{t('proactive.releases.released')}</dt><dd>{fmt.dateTime(r.released_at)}</dd></>}
+          {r.merge_sha && (
+            <>
+              <dt>{t('proactive.releases.commit')}</dt>
+              <dd>
+                <code>{r.merge_sha.slice(0, 12)}</code>
+              </dd>
+            </>
+          )}
+          <dt>{t('proactive.releases.ci')}</dt>
+          <dd>{r.ci_state ? t(`proactive.releases.ciStates.${r.ci_state}`) : '–'}</dd>
+          {r.release_url && (
+            <>
+              <dt>{t('proactive.releases.page')}</dt>
+              <dd>
+                <a href={r.release_url} target="_blank" rel="noreferrer">
+                  {r.release_url}
+                </a>
+              </dd>
+            </>
+          )}
+          {r.kind === 'batched' && (
+            <>
+              <dt>{t('proactive.releases.approvals')}</dt>
+              <dd>{t('proactive.releases.approvalsValue', { n: r.approvals, min: r.min_approvers })}</dd>
+            </>
+          )}
+          <dt>{t('proactive.releases.created')}</dt>
+          <dd>{fmt.dateTime(r.created_at)}</dd>
+          {r.released_at && (
+            <>
+              <dt>{t('proactive.releases.released')}</dt>
+              <dd>{fmt.dateTime(r.released_at)}</dd>
+            </>
+          )}
         </dl>
       </section>
       {r.status === 'failed' && (
-        <Failed releaseId={r.id} step={r.failed_step} code={r.error_code} detail={r.error_detail} canRetry={approver} tagged={!!r.tag} />
+        <Failed
+          releaseId={r.id}
+          step={r.failed_step}
+          code={r.error_code}
+          detail={r.error_detail}
+          canRetry={approver}
+          tagged={!!r.tag}
+        />
       )}
       <section className="card stack" aria-labelledby="pa-release-tickets">
         <h2 id="pa-release-tickets">{t('proactive.releases.tickets')}</h2>
-        {r.tickets.length === 0 ? <p className="muted">{t('proactive.releases.noTickets')}</p> : (
+        {r.tickets.length === 0 ? (
+          <p className="muted">{t('proactive.releases.noTickets')}</p>
+        ) : (
           <ul>
             {r.tickets.map((tk) => (
-              <li key={tk.ticket_id}><Link to={`/tickets/${tk.ticket_id}`}>{tk.subject}</Link>{tk.state && <span className="muted"> · {tk.state}</span>}</li>
+              <li key={tk.ticket_id}>
+                <Link to={`/tickets/${tk.ticket_id}`}>{tk.subject}</Link>
+                {tk.state && <span className="muted"> · {tk.state}</span>}
+              </li>
             ))}
           </ul>
         )}
@@ -66,32 +114,52 @@ export default function ReleasePage() {
 }
 
 /** Where it stopped and why; retry resumes there (a version can be set while nothing is tagged yet). */
-function Failed({ releaseId, step, code, detail, canRetry, tagged }: {
-  releaseId: string; step: string | null; code: string | null; detail: string | null; canRetry: boolean; tagged: boolean;
+function Failed({
+  releaseId,
+  step,
+  code,
+  detail,
+  canRetry,
+  tagged,
+}: {
+  releaseId: string;
+  step: string | null;
+  code: string | null;
+  detail: string | null;
+  canRetry: boolean;
+  tagged: boolean;
 }) {
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
   const [version, setVersion] = useState('');
   const retry = useMutation({
-    mutationFn: () => data(api.POST('/v1/releases/{id}/retry', {
-      params: { path: { id: releaseId } },
-      body: version.trim() ? { version: version.trim() } : {},
-    })),
+    mutationFn: () =>
+      data(
+        api.POST('/v1/releases/{id}/retry', {
+          params: { path: { id: releaseId } },
+          body: version.trim() ? { version: version.trim() } : {},
+        }),
+      ),
     onSuccess: (next) => {
       client.setQueryData(releaseKeys.detail(releaseId), next);
       void client.invalidateQueries({ queryKey: [...releaseKeys.all, 'list'] });
       toast.success(t('proactive.releases.retried'));
     },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); retry.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    retry.mutate();
+  };
   return (
     <section className="card stack" aria-labelledby="pa-release-failed">
       <h2 id="pa-release-failed">{t('proactive.releases.failedTitle')}</h2>
       <div className="alert alert-error" role="note">
         <strong>
           {step
-            ? t('proactive.releases.stoppedAt', { step: t(`proactive.releases.statuses.${step}`, { defaultValue: step }) })
+            ? t('proactive.releases.stoppedAt', {
+                step: t(`proactive.releases.statuses.${step}`, { defaultValue: step }),
+              })
             : t('proactive.releases.stopped')}
         </strong>
         {detail && <div>{detail}</div>}
@@ -100,10 +168,16 @@ function Failed({ releaseId, step, code, detail, canRetry, tagged }: {
       {canRetry && (
         <form className="row pa-inline" onSubmit={submit} noValidate>
           {!tagged && (
-            <TextField label={t('proactive.releases.versionOptional')} value={version} onChange={(e) => setVersion(e.target.value)}
-              error={fieldError(retry.error, 'version')} />
+            <TextField
+              label={t('proactive.releases.versionOptional')}
+              value={version}
+              onChange={(e) => setVersion(e.target.value)}
+              error={fieldError(retry.error, 'version')}
+            />
           )}
-          <Button type="submit" variant="primary" pending={retry.isPending}>{t('proactive.releases.retry')}</Button>
+          <Button type="submit" variant="primary" pending={retry.isPending}>
+            {t('proactive.releases.retry')}
+          </Button>
         </form>
       )}
       <ActionError error={retry.error} fields={['version']} />

@@ -7,7 +7,17 @@ import { isApiError } from '../../api/errors';
 import type { RequestBody } from '../../api/types';
 import { proactiveKeys, widgetQuery, type WidgetSettings } from '../../queries/proactive';
 import {
-  Button, CheckboxField, ConfirmDialog, CopyValue, ErrorState, LoadingState, TextArea, TextField, fieldError, useFormat, useToast,
+  Button,
+  CheckboxField,
+  ConfirmDialog,
+  CopyValue,
+  ErrorState,
+  LoadingState,
+  TextArea,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
 } from '../../ui';
 import { ActionError, copyTexts } from './parts';
 
@@ -40,27 +50,43 @@ function Install({ settings: w }: { settings: WidgetSettings }) {
   const fmt = useFormat();
   const client = useQueryClient();
   const test = useMutation({
-    mutationFn: () => data(api.POST('/v1/workspaces/{id}/widget/test-report', { params: { path: { id: w.workspace_id } } })),
+    mutationFn: () =>
+      data(api.POST('/v1/workspaces/{id}/widget/test-report', { params: { path: { id: w.workspace_id } } })),
     onSuccess: () => void client.invalidateQueries({ queryKey: ['tickets'] }),
   });
   return (
     <section className="card stack" aria-labelledby="pa-install">
       <div className="spread">
         <h3 id="pa-install">{t('proactive.widget.install')}</h3>
-        <span className={`badge pa-status pa-install-${w.install.status}`}>{t(`proactive.widget.installStatus.${w.install.status}`)}</span>
+        <span className={`badge pa-status pa-install-${w.install.status}`}>
+          {t(`proactive.widget.installStatus.${w.install.status}`)}
+        </span>
       </div>
       {w.install.last_seen_at && (
-        <p>{t('proactive.widget.lastSeen', { at: fmt.dateTime(w.install.last_seen_at), origin: w.install.last_seen_origin ?? '?' })}</p>
+        <p>
+          {t('proactive.widget.lastSeen', {
+            at: fmt.dateTime(w.install.last_seen_at),
+            origin: w.install.last_seen_origin ?? '?',
+          })}
+        </p>
       )}
       <p className="muted">{t('proactive.widget.embedIntro')}</p>
-      <CopyValue value={w.embed_snippet} label={t('proactive.widget.snippet')} action={t('proactive.widget.copySnippet')} texts={copyTexts(t)} />
+      <CopyValue
+        value={w.embed_snippet}
+        label={t('proactive.widget.snippet')}
+        action={t('proactive.widget.copySnippet')}
+        texts={copyTexts(t)}
+      />
       <div className="row">
-        <Button pending={test.isPending} onClick={() => test.mutate()}>{t('proactive.widget.testReport')}</Button>
+        <Button pending={test.isPending} onClick={() => test.mutate()}>
+          {t('proactive.widget.testReport')}
+        </Button>
       </div>
       <ActionError error={test.error} />
       {test.data && (
         <div className="alert alert-success" role="status">
-          {t('proactive.widget.testSent')} <Link to={`/tickets/${test.data.id}`}>{t('proactive.widget.testTicket')}</Link>
+          {t('proactive.widget.testSent')}{' '}
+          <Link to={`/tickets/${test.data.id}`}>{t('proactive.widget.testTicket')}</Link>
         </div>
       )}
     </section>
@@ -77,43 +103,84 @@ function SettingsForm({ settings: w }: { settings: WidgetSettings }) {
   const save = useMutation({
     mutationFn: () => {
       const body: Patch = {
-        allowed_origins: origins.split(/[\s,]+/).map((o) => o.trim()).filter(Boolean),
+        allowed_origins: origins
+          .split(/[\s,]+/)
+          .map((o) => o.trim())
+          .filter(Boolean),
         capture,
         passive_collection: { enabled: passive },
       };
       return data(api.PATCH('/v1/workspaces/{id}/widget', { params: { path: { id: w.workspace_id } }, body }));
     },
-    onSuccess: (next) => { client.setQueryData(proactiveKeys.widget(w.workspace_id), next); toast.success(t('proactive.widget.saved')); },
+    onSuccess: (next) => {
+      client.setQueryData(proactiveKeys.widget(w.workspace_id), next);
+      toast.success(t('proactive.widget.saved'));
+    },
   });
-  const submit = (e: FormEvent) => { e.preventDefault(); save.mutate(); };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
   const originError = fieldError(save.error, 'allowed_origins') ?? isOriginIssue(save.error);
   return (
     <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-widget-settings">
       <h3 id="pa-widget-settings">{t('proactive.widget.settings')}</h3>
       <ActionError error={save.error} fields={['allowed_origins', 'capture.max_entries']} />
-      <TextArea label={t('proactive.widget.origins')} hint={t('proactive.widget.originsHint')} rows={4} value={origins}
-        onChange={(e) => setOrigins(e.target.value)} error={originError} />
+      <TextArea
+        label={t('proactive.widget.origins')}
+        hint={t('proactive.widget.originsHint')}
+        rows={4}
+        value={origins}
+        onChange={(e) => setOrigins(e.target.value)}
+        error={originError}
+      />
       <fieldset className="pa-checks">
         <legend>{t('proactive.widget.capture')}</legend>
-        <CheckboxField label={t('proactive.widget.console')} checked={capture.console}
-          onChange={(e) => setCapture({ ...capture, console: e.target.checked })} />
-        <CheckboxField label={t('proactive.widget.network')} checked={capture.network}
-          onChange={(e) => setCapture({ ...capture, network: e.target.checked })} />
-        <CheckboxField label={t('proactive.widget.screenshot')} checked={capture.screenshot}
-          onChange={(e) => setCapture({ ...capture, screenshot: e.target.checked })} />
+        <CheckboxField
+          label={t('proactive.widget.console')}
+          checked={capture.console}
+          onChange={(e) => setCapture({ ...capture, console: e.target.checked })}
+        />
+        <CheckboxField
+          label={t('proactive.widget.network')}
+          checked={capture.network}
+          onChange={(e) => setCapture({ ...capture, network: e.target.checked })}
+        />
+        <CheckboxField
+          label={t('proactive.widget.screenshot')}
+          checked={capture.screenshot}
+          onChange={(e) => setCapture({ ...capture, screenshot: e.target.checked })}
+        />
       </fieldset>
-      <TextField label={t('proactive.widget.maxEntries')} type="number" min={1} max={100} value={String(capture.max_entries)}
-        onChange={(e) => setCapture({ ...capture, max_entries: Number(e.target.value) })} error={fieldError(save.error, 'capture.max_entries')} />
-      <CheckboxField label={t('proactive.widget.passive')} hint={t('proactive.widget.passiveHint')} checked={passive}
-        onChange={(e) => setPassive(e.target.checked)} />
-      <div><Button type="submit" variant="primary" pending={save.isPending}>{t('proactive.save')}</Button></div>
+      <TextField
+        label={t('proactive.widget.maxEntries')}
+        type="number"
+        min={1}
+        max={100}
+        value={String(capture.max_entries)}
+        onChange={(e) => setCapture({ ...capture, max_entries: Number(e.target.value) })}
+        error={fieldError(save.error, 'capture.max_entries')}
+      />
+      <CheckboxField
+        label={t('proactive.widget.passive')}
+        hint={t('proactive.widget.passiveHint')}
+        checked={passive}
+        onChange={(e) => setPassive(e.target.checked)}
+      />
+      <div>
+        <Button type="submit" variant="primary" pending={save.isPending}>
+          {t('proactive.save')}
+        </Button>
+      </div>
     </form>
   );
 }
 
 /** A refused origin list names the bad origin in the API's message (a 400 on allowed_origins items). */
 function isOriginIssue(error: unknown): string | undefined {
-  return isApiError(error) ? error.fieldErrors.find((f) => f.path.startsWith('payload.allowed_origins'))?.message : undefined;
+  return isApiError(error)
+    ? error.fieldErrors.find((f) => f.path.startsWith('payload.allowed_origins'))?.message
+    : undefined;
 }
 
 /** The public key (rotating it stops the old one at once) and the identify secret (kept on the host's server). */
@@ -124,41 +191,91 @@ function Keys({ settings: w }: { settings: WidgetSettings }) {
   const client = useQueryClient();
   const [asking, setAsking] = useState<'key' | 'identity' | null>(null);
   const [reveal, setReveal] = useState(false);
-  const took = (next: WidgetSettings) => { client.setQueryData(proactiveKeys.widget(w.workspace_id), next); setAsking(null); };
+  const took = (next: WidgetSettings) => {
+    client.setQueryData(proactiveKeys.widget(w.workspace_id), next);
+    setAsking(null);
+  };
   const rotateKey = useMutation({
-    mutationFn: () => data(api.POST('/v1/workspaces/{id}/widget/rotate-key', { params: { path: { id: w.workspace_id } } })),
-    onSuccess: (next) => { took(next); toast.success(t('proactive.widget.keyRotated')); },
+    mutationFn: () =>
+      data(api.POST('/v1/workspaces/{id}/widget/rotate-key', { params: { path: { id: w.workspace_id } } })),
+    onSuccess: (next) => {
+      took(next);
+      toast.success(t('proactive.widget.keyRotated'));
+    },
   });
   const rotateIdentity = useMutation({
-    mutationFn: () => data(api.PATCH('/v1/workspaces/{id}/widget', { params: { path: { id: w.workspace_id } }, body: { rotate_identity_secret: true } })),
-    onSuccess: (next) => { took(next); setReveal(false); toast.success(t('proactive.widget.identityRotated')); },
+    mutationFn: () =>
+      data(
+        api.PATCH('/v1/workspaces/{id}/widget', {
+          params: { path: { id: w.workspace_id } },
+          body: { rotate_identity_secret: true },
+        }),
+      ),
+    onSuccess: (next) => {
+      took(next);
+      setReveal(false);
+      toast.success(t('proactive.widget.identityRotated'));
+    },
   });
   return (
     <section className="card stack" aria-labelledby="pa-keys">
       <h3 id="pa-keys">{t('proactive.widget.keys')}</h3>
       <dl className="pa-facts">
-        <dt>{t('proactive.widget.publicKey')}</dt><dd><code>{w.public_key ?? '–'}</code></dd>
-        {w.key_rotated_at && <><dt>{t('proactive.widget.keyRotatedAt')}</dt><dd>{fmt.dateTime(w.key_rotated_at)}</dd></>}
+        <dt>{t('proactive.widget.publicKey')}</dt>
+        <dd>
+          <code>{w.public_key ?? '–'}</code>
+        </dd>
+        {w.key_rotated_at && (
+          <>
+            <dt>{t('proactive.widget.keyRotatedAt')}</dt>
+            <dd>{fmt.dateTime(w.key_rotated_at)}</dd>
+          </>
+        )}
         <dt>{t('proactive.widget.identitySecret')}</dt>
         <dd>
-          {w.identity_secret ? <code>{reveal ? w.identity_secret : t('proactive.endsWith', { last4: w.identity_secret.slice(-4) })}</code> : '–'}
+          {w.identity_secret ? (
+            <code>{reveal ? w.identity_secret : t('proactive.endsWith', { last4: w.identity_secret.slice(-4) })}</code>
+          ) : (
+            '–'
+          )}
         </dd>
       </dl>
       <div className="row">
         <Button onClick={() => setAsking('key')}>{t('proactive.widget.rotateKey')}</Button>
-        {w.identity_secret && <Button onClick={() => setReveal(!reveal)} aria-pressed={reveal}>{t('proactive.widget.showIdentity')}</Button>}
+        {w.identity_secret && (
+          <Button onClick={() => setReveal(!reveal)} aria-pressed={reveal}>
+            {t('proactive.widget.showIdentity')}
+          </Button>
+        )}
         <Button onClick={() => setAsking('identity')}>{t('proactive.widget.rotateIdentity')}</Button>
       </div>
       {asking === 'key' && (
-        <ConfirmDialog title={t('proactive.widget.rotateKeyTitle')} confirm={t('proactive.widget.rotateKey')} pending={rotateKey.isPending}
+        <ConfirmDialog
+          title={t('proactive.widget.rotateKeyTitle')}
+          confirm={t('proactive.widget.rotateKey')}
+          pending={rotateKey.isPending}
           error={rotateKey.error}
-          onConfirm={() => rotateKey.mutate()} onClose={() => { setAsking(null); rotateKey.reset(); }}>
+          onConfirm={() => rotateKey.mutate()}
+          onClose={() => {
+            setAsking(null);
+            rotateKey.reset();
+          }}
+        >
           <p>{t('proactive.widget.rotateKeyBody')}</p>
         </ConfirmDialog>
       )}
       {asking === 'identity' && (
-        <ConfirmDialog title={t('proactive.widget.rotateIdentityTitle')} confirm={t('proactive.widget.rotateIdentity')} pending={rotateIdentity.isPending}
-          error={rotateIdentity.error} onConfirm={() => rotateIdentity.mutate()} onClose={() => { setAsking(null); rotateIdentity.reset(); }}>
+        <ConfirmDialog
+          title={t('proactive.widget.rotateIdentityTitle')}
+          confirm={t('proactive.widget.rotateIdentity')}
+          pending={rotateIdentity.isPending}
+          error={rotateIdentity.error}
+          onConfirm={() => rotateIdentity.mutate()}
+          onClose={() => {
+            setAsking(null);
+            rotateIdentity.reset();
+          }}
+        >
           <p>{t('proactive.widget.rotateIdentityBody')}</p>
         </ConfirmDialog>
       )}
@@ -185,32 +302,62 @@ function Preview({ settings: w }: { settings: WidgetSettings }) {
     <section className="card stack" aria-labelledby="pa-preview">
       <h3 id="pa-preview">{t('proactive.widget.preview')}</h3>
       <p className="muted">{t('proactive.widget.previewIntro', { locale: p.locale })}</p>
-      <div ref={box} className={`pa-preview pa-preview-${p.brand.theme}`} role="group" aria-label={t('proactive.widget.previewLabel')} lang={p.locale}>
+      <div
+        ref={box}
+        className={`pa-preview pa-preview-${p.brand.theme}`}
+        role="group"
+        aria-label={t('proactive.widget.previewLabel')}
+        lang={p.locale}
+      >
         {open && (
           <div className="pa-preview-panel">
             <div className="pa-preview-head">
-              {p.brand.logo_url ? <img src={p.brand.logo_url} alt={p.brand.name} className="pa-preview-logo" /> : <strong>{p.brand.name}</strong>}
+              {p.brand.logo_url ? (
+                <img src={p.brand.logo_url} alt={p.brand.name} className="pa-preview-logo" />
+              ) : (
+                <strong>{p.brand.name}</strong>
+              )}
               <span>{p.texts.title}</span>
             </div>
-            <label className="pa-preview-label" htmlFor="pa-preview-message">{p.texts.message_label}</label>
+            <label className="pa-preview-label" htmlFor="pa-preview-message">
+              {p.texts.message_label}
+            </label>
             <textarea id="pa-preview-message" rows={3} placeholder={p.texts.message_placeholder} readOnly />
-            <label className="pa-preview-label" htmlFor="pa-preview-email">{p.texts.email_label}</label>
+            <label className="pa-preview-label" htmlFor="pa-preview-email">
+              {p.texts.email_label}
+            </label>
             <input id="pa-preview-email" type="email" readOnly />
-            {(p.capture.console || p.capture.network) && <p className="pa-preview-small">{p.texts.technical_consent}</p>}
-            {p.capture.screenshot && <button type="button" className="pa-preview-secondary" tabIndex={-1}>{p.texts.screenshot_button}</button>}
-            <button type="button" className="pa-preview-primary" tabIndex={-1}>{p.texts.submit}</button>
+            {(p.capture.console || p.capture.network) && (
+              <p className="pa-preview-small">{p.texts.technical_consent}</p>
+            )}
+            {p.capture.screenshot && (
+              <button type="button" className="pa-preview-secondary" tabIndex={-1}>
+                {p.texts.screenshot_button}
+              </button>
+            )}
+            <button type="button" className="pa-preview-primary" tabIndex={-1}>
+              {p.texts.submit}
+            </button>
             {p.brand.show_badge && p.brand.badge_text && <p className="pa-preview-small">{p.brand.badge_text}</p>}
           </div>
         )}
-        <button type="button" className="pa-preview-launcher" aria-expanded={open} onClick={() => setOpen(!open)}>{p.texts.button}</button>
+        <button type="button" className="pa-preview-launcher" aria-expanded={open} onClick={() => setOpen(!open)}>
+          {p.texts.button}
+        </button>
       </div>
       <dl className="pa-facts">
         <dt>{t('proactive.widget.capture')}</dt>
         <dd>
-          {[p.capture.console && t('proactive.widget.console'), p.capture.network && t('proactive.widget.network'),
-            p.capture.screenshot && t('proactive.widget.screenshot')].filter(Boolean).join(', ') || t('proactive.widget.nothing')}
+          {[
+            p.capture.console && t('proactive.widget.console'),
+            p.capture.network && t('proactive.widget.network'),
+            p.capture.screenshot && t('proactive.widget.screenshot'),
+          ]
+            .filter(Boolean)
+            .join(', ') || t('proactive.widget.nothing')}
         </dd>
-        <dt>{t('proactive.widget.passive')}</dt><dd>{p.passive_collection.enabled ? t('proactive.yes') : t('proactive.no')}</dd>
+        <dt>{t('proactive.widget.passive')}</dt>
+        <dd>{p.passive_collection.enabled ? t('proactive.yes') : t('proactive.no')}</dd>
       </dl>
     </section>
   );

@@ -12,8 +12,10 @@ const RECHECK_MS = 30_000;
 function useDomainInCache() {
   const client = useQueryClient();
   return (d: SsoDomain) =>
-    client.setQueryData<SecurityOverview>(securityKeys.overview(), (o) =>
-      o && { ...o, sso: { ...o.sso, domains: o.sso.domains.map((x) => (x.domain === d.domain ? d : x)) } });
+    client.setQueryData<SecurityOverview>(
+      securityKeys.overview(),
+      (o) => o && { ...o, sso: { ...o.sso, domains: o.sso.domains.map((x) => (x.domain === d.domain ? d : x)) } },
+    );
 }
 
 /** Email domains: claim one, publish its TXT record, verify it (owners). */
@@ -24,7 +26,9 @@ export function Domains({ sso, owner }: { sso: SsoOverview; owner: boolean }) {
       <h2 id="sso-domains">{t('security.domains.title')}</h2>
       <p className="muted">{t('security.domains.intro')}</p>
       {sso.domains.length === 0 && <p className="muted">{t('security.domains.none')}</p>}
-      {sso.domains.map((d) => <Domain key={d.domain} domain={d} owner={owner} />)}
+      {sso.domains.map((d) => (
+        <Domain key={d.domain} domain={d} owner={owner} />
+      ))}
       {owner && <Claim />}
     </section>
   );
@@ -42,13 +46,28 @@ function Claim() {
     },
   });
   return (
-    <form className="stack sec-subcard" noValidate onSubmit={(e) => { e.preventDefault(); claim.mutate(); }} aria-labelledby="sso-claim">
+    <form
+      className="stack sec-subcard"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        claim.mutate();
+      }}
+      aria-labelledby="sso-claim"
+    >
       <h3 id="sso-claim">{t('security.domains.claim')}</h3>
       <ErrorAlert error={claim.error} fields={['domain']} />
       <div className="row sec-inline">
-        <TextField label={t('security.domains.domain')} hint={t('security.domains.domainHint')} value={domain} onChange={(e) => setDomain(e.target.value)}
-          error={fieldError(claim.error, 'domain')} />
-        <Button type="submit" variant="primary" pending={claim.isPending}>{t('security.domains.claimSubmit')}</Button>
+        <TextField
+          label={t('security.domains.domain')}
+          hint={t('security.domains.domainHint')}
+          value={domain}
+          onChange={(e) => setDomain(e.target.value)}
+          error={fieldError(claim.error, 'domain')}
+        />
+        <Button type="submit" variant="primary" pending={claim.isPending}>
+          {t('security.domains.claimSubmit')}
+        </Button>
       </div>
     </form>
   );
@@ -60,14 +79,21 @@ function Domain({ domain: d, owner }: { domain: SsoDomain; owner: boolean }) {
   const copy = useCopyTexts();
   const inCache = useDomainInCache();
   const verify = useMutation({
-    mutationFn: () => data(api.POST('/v1/security/sso/domains/{domain}/verify', { params: { path: { domain: d.domain } } })),
+    mutationFn: () =>
+      data(api.POST('/v1/security/sso/domains/{domain}/verify', { params: { path: { domain: d.domain } } })),
     onSuccess: inCache,
   });
   const id = `sso-domain-${d.domain.replace(/[^a-z0-9]/g, '-')}`;
   const verified = d.status === 'verified';
   // Once checked and still pending, checked again every 30 s while the page is open (the record may be on its way).
   const waiting = owner && !verified && !!d.last_checked_at && d.last_error !== 'domain_taken';
-  useRepeat(() => { if (!verify.isPending) verify.mutate(); }, RECHECK_MS, waiting);
+  useRepeat(
+    () => {
+      if (!verify.isPending) verify.mutate();
+    },
+    RECHECK_MS,
+    waiting,
+  );
   return (
     <article className="stack sec-subcard" aria-labelledby={id}>
       <div className="spread">
@@ -78,22 +104,36 @@ function Domain({ domain: d, owner }: { domain: SsoDomain; owner: boolean }) {
       <div className="ws-fields">
         <div className="field">
           <span className="sec-label">{t('security.domains.txtName')}</span>
-          <CopyValue value={d.txt.name} label={t('security.domains.txtName')} texts={copy}
-            action={t('security.copyThe', { what: t('security.domains.txtName') })} />
+          <CopyValue
+            value={d.txt.name}
+            label={t('security.domains.txtName')}
+            texts={copy}
+            action={t('security.copyThe', { what: t('security.domains.txtName') })}
+          />
         </div>
         <div className="field">
           <span className="sec-label">{t('security.domains.txtValue')}</span>
-          <CopyValue value={d.txt.value} label={t('security.domains.txtValue')} texts={copy}
-            action={t('security.copyThe', { what: t('security.domains.txtValue') })} />
+          <CopyValue
+            value={d.txt.value}
+            label={t('security.domains.txtValue')}
+            texts={copy}
+            action={t('security.copyThe', { what: t('security.domains.txtValue') })}
+          />
         </div>
       </div>
       {/* The verification state is announced when a check changes it. */}
       <div aria-live="polite" className="stack">
-        {verified && <div className="alert alert-success" role="status">{t('security.domains.verifiedAt', { date: fmt.dateTime(d.verified_at) })}</div>}
+        {verified && (
+          <div className="alert alert-success" role="status">
+            {t('security.domains.verifiedAt', { date: fmt.dateTime(d.verified_at) })}
+          </div>
+        )}
         {d.last_error && (
           <div className={`alert ${verified ? 'alert-warning' : 'alert-error'}`} role="status">
             <strong>{t(`security.domains.errors.${d.last_error}`)}</strong>
-            {d.last_checked_at && <div className="muted">{t('security.domains.checkedAt', { date: fmt.dateTime(d.last_checked_at) })}</div>}
+            {d.last_checked_at && (
+              <div className="muted">{t('security.domains.checkedAt', { date: fmt.dateTime(d.last_checked_at) })}</div>
+            )}
           </div>
         )}
         {!d.last_error && !verified && d.last_checked_at && (
@@ -104,7 +144,11 @@ function Domain({ domain: d, owner }: { domain: SsoDomain; owner: boolean }) {
       <ErrorAlert error={verify.error} />
       {owner && (
         <div className="row">
-          <Button variant={verified ? 'secondary' : 'primary'} pending={verify.isPending} onClick={() => verify.mutate()}>
+          <Button
+            variant={verified ? 'secondary' : 'primary'}
+            pending={verify.isPending}
+            onClick={() => verify.mutate()}
+          >
             {verified ? t('security.domains.recheck') : t('security.domains.verify')}
           </Button>
           <RemoveDomain domain={d.domain} />
@@ -127,10 +171,22 @@ function RemoveDomain({ domain }: { domain: string }) {
   });
   return (
     <>
-      <Button variant="danger" onClick={() => setAsking(true)}>{t('security.domains.remove')}</Button>
+      <Button variant="danger" onClick={() => setAsking(true)}>
+        {t('security.domains.remove')}
+      </Button>
       {asking && (
-        <ConfirmDialog title={t('security.domains.removeTitle', { domain })} confirm={t('security.domains.removeConfirm')} danger pending={remove.isPending}
-          error={remove.error} onConfirm={() => remove.mutate()} onClose={() => { setAsking(false); remove.reset(); }}>
+        <ConfirmDialog
+          title={t('security.domains.removeTitle', { domain })}
+          confirm={t('security.domains.removeConfirm')}
+          danger
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate()}
+          onClose={() => {
+            setAsking(false);
+            remove.reset();
+          }}
+        >
           <p>{t('security.domains.removeBody')}</p>
         </ConfirmDialog>
       )}

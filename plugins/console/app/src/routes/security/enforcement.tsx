@@ -17,12 +17,20 @@ function Blockers({ blockers }: { blockers: Blocker[] }) {
     <ul className="sec-blockers">
       {blockers.map((b) => (
         <li key={b.code}>
-          <strong>{t(`security.enforcement.blockers.${b.code}.what`, { count: b.total ?? b.members?.length ?? 0 })}</strong>
+          <strong>
+            {t(`security.enforcement.blockers.${b.code}.what`, { count: b.total ?? b.members?.length ?? 0 })}
+          </strong>
           <div>{t(`security.enforcement.blockers.${b.code}.fix`)}</div>
           {b.members && b.members.length > 0 && (
             <ul>
-              {b.members.map((m) => <li key={m.id}>{m.name ? `${m.name} <${m.email}>` : m.email} · {t(`roles.${m.role}`)}</li>)}
-              {(b.total ?? 0) > b.members.length && <li>{t('security.enforcement.more', { count: (b.total ?? 0) - b.members.length })}</li>}
+              {b.members.map((m) => (
+                <li key={m.id}>
+                  {m.name ? `${m.name} <${m.email}>` : m.email} · {t(`roles.${m.role}`)}
+                </li>
+              ))}
+              {(b.total ?? 0) > b.members.length && (
+                <li>{t('security.enforcement.more', { count: (b.total ?? 0) - b.members.length })}</li>
+              )}
             </ul>
           )}
         </li>
@@ -44,10 +52,20 @@ function ShowCodes({ codes, onClose }: { codes: Codes; onClose: () => void }) {
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   };
   return (
-    <SecretOnce secret={text} onClose={onClose} extra={<Button onClick={download}>{t('security.codes.download')}</Button>} texts={{
-      title: t('security.codes.shownTitle'), label: t('security.codes.label'), warning: t('security.codes.warning'),
-      copy: t('security.codes.copy'), copied: t('security.codes.copied'), failed: t('security.copyFailed'), done: t('security.codes.done'),
-    }} />
+    <SecretOnce
+      secret={text}
+      onClose={onClose}
+      extra={<Button onClick={download}>{t('security.codes.download')}</Button>}
+      texts={{
+        title: t('security.codes.shownTitle'),
+        label: t('security.codes.label'),
+        warning: t('security.codes.warning'),
+        copy: t('security.codes.copy'),
+        copied: t('security.codes.copied'),
+        failed: t('security.copyFailed'),
+        done: t('security.codes.done'),
+      }}
+    />
   );
 }
 
@@ -59,7 +77,8 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
   const client = useQueryClient();
   const [codes, setCodes] = useState<Codes | null>(null);
   const [asking, setAsking] = useState<'off' | 'regenerate' | null>(null);
-  const putSso = (s: SsoOverview) => client.setQueryData<SecurityOverview>(securityKeys.overview(), (o) => o && { ...o, sso: s });
+  const putSso = (s: SsoOverview) =>
+    client.setQueryData<SecurityOverview>(securityKeys.overview(), (o) => o && { ...o, sso: s });
   const enforce = useMutation({
     mutationFn: (enforced: boolean) => data(api.PUT('/v1/security/sso/enforcement', { body: { enforced } })),
     onSuccess: (r) => {
@@ -78,7 +97,10 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
     },
   });
   // A refusal names its blockers (409 enforcement_blocked, details.blockers): listed, not just a code.
-  const refused = isApiError(enforce.error) && Array.isArray(enforce.error.details.blockers) ? (enforce.error.details.blockers as Blocker[]) : null;
+  const refused =
+    isApiError(enforce.error) && Array.isArray(enforce.error.details.blockers)
+      ? (enforce.error.details.blockers as Blocker[])
+      : null;
   const blockers = sso.enforcement.blockers;
   return (
     <section className="card stack" aria-labelledby="sso-enforcement">
@@ -104,9 +126,15 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
       {enforce.error && !refused && <ErrorAlert error={enforce.error} />}
       {owner && (
         <div className="row">
-          {sso.enforced
-            ? <Button variant="danger" onClick={() => setAsking('off')}>{t('security.enforcement.disable')}</Button>
-            : <Button variant="primary" pending={enforce.isPending} onClick={() => enforce.mutate(true)}>{t('security.enforcement.enable')}</Button>}
+          {sso.enforced ? (
+            <Button variant="danger" onClick={() => setAsking('off')}>
+              {t('security.enforcement.disable')}
+            </Button>
+          ) : (
+            <Button variant="primary" pending={enforce.isPending} onClick={() => enforce.mutate(true)}>
+              {t('security.enforcement.enable')}
+            </Button>
+          )}
         </div>
       )}
       <div className="stack">
@@ -114,20 +142,46 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
         <p className="muted">{t('security.codes.intro')}</p>
         <p>
           {sso.recovery_codes.generated_at
-            ? t('security.codes.remaining', { count: sso.recovery_codes.remaining, date: fmt.date(sso.recovery_codes.generated_at) })
+            ? t('security.codes.remaining', {
+                count: sso.recovery_codes.remaining,
+                date: fmt.date(sso.recovery_codes.generated_at),
+              })
             : t('security.codes.noneYet')}
         </p>
-        {owner && sso.enforced && <div><Button onClick={() => setAsking('regenerate')}>{t('security.codes.regenerate')}</Button></div>}
+        {owner && sso.enforced && (
+          <div>
+            <Button onClick={() => setAsking('regenerate')}>{t('security.codes.regenerate')}</Button>
+          </div>
+        )}
       </div>
       {asking === 'off' && (
-        <ConfirmDialog title={t('security.enforcement.disableTitle')} confirm={t('security.enforcement.disableConfirm')} danger pending={enforce.isPending}
-          error={enforce.error} onConfirm={() => enforce.mutate(false)} onClose={() => { setAsking(null); enforce.reset(); }}>
+        <ConfirmDialog
+          title={t('security.enforcement.disableTitle')}
+          confirm={t('security.enforcement.disableConfirm')}
+          danger
+          pending={enforce.isPending}
+          error={enforce.error}
+          onConfirm={() => enforce.mutate(false)}
+          onClose={() => {
+            setAsking(null);
+            enforce.reset();
+          }}
+        >
           <p>{t('security.enforcement.disableBody')}</p>
         </ConfirmDialog>
       )}
       {asking === 'regenerate' && (
-        <ConfirmDialog title={t('security.codes.regenerateTitle')} confirm={t('security.codes.regenerateConfirm')} pending={regenerate.isPending}
-          error={regenerate.error} onConfirm={() => regenerate.mutate()} onClose={() => { setAsking(null); regenerate.reset(); }}>
+        <ConfirmDialog
+          title={t('security.codes.regenerateTitle')}
+          confirm={t('security.codes.regenerateConfirm')}
+          pending={regenerate.isPending}
+          error={regenerate.error}
+          onConfirm={() => regenerate.mutate()}
+          onClose={() => {
+            setAsking(null);
+            regenerate.reset();
+          }}
+        >
           <p>{t('security.codes.regenerateBody')}</p>
         </ConfirmDialog>
       )}
@@ -149,10 +203,25 @@ export function ReleaseAddress() {
     <section className="card stack" aria-labelledby="sso-release">
       <h2 id="sso-release">{t('security.release.title')}</h2>
       <p className="muted">{t('security.release.intro')}</p>
-      <form className="row sec-inline" noValidate onSubmit={(e) => { e.preventDefault(); release.reset(); setAsking(true); }}>
-        <TextField label={t('security.release.email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)}
-          error={fieldError(release.error, 'email')} />
-        <Button type="submit" variant="danger">{t('security.release.submit')}</Button>
+      <form
+        className="row sec-inline"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          release.reset();
+          setAsking(true);
+        }}
+      >
+        <TextField
+          label={t('security.release.email')}
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={fieldError(release.error, 'email')}
+        />
+        <Button type="submit" variant="danger">
+          {t('security.release.submit')}
+        </Button>
       </form>
       {!asking && <ErrorAlert error={release.error} fields={['email']} />}
       {release.data && (
@@ -161,8 +230,15 @@ export function ReleaseAddress() {
         </div>
       )}
       {asking && (
-        <ConfirmDialog title={t('security.release.confirmTitle', { email: email.trim() })} confirm={t('security.release.confirm')} danger
-          pending={release.isPending} error={release.error} onConfirm={() => release.mutate()} onClose={() => setAsking(false)}>
+        <ConfirmDialog
+          title={t('security.release.confirmTitle', { email: email.trim() })}
+          confirm={t('security.release.confirm')}
+          danger
+          pending={release.isPending}
+          error={release.error}
+          onConfirm={() => release.mutate()}
+          onClose={() => setAsking(false)}
+        >
           <p>{t('security.release.confirmBody')}</p>
         </ConfirmDialog>
       )}

@@ -30,22 +30,41 @@ export function GovernanceSection({ governance: g, owner }: { governance: Govern
     e.preventDefault();
     save.mutate();
   };
-  const toggle = (r: ApproverRole, on: boolean) => setRoles((rs) => (on ? ROLES.filter((x) => x === r || rs.includes(x)) : rs.filter((x) => x !== r)));
+  const toggle = (r: ApproverRole, on: boolean) =>
+    setRoles((rs) => (on ? ROLES.filter((x) => x === r || rs.includes(x)) : rs.filter((x) => x !== r)));
   return (
     <form className="card stack" onSubmit={submit} noValidate aria-labelledby="governance">
       <h2 id="governance">{t('security.governance.title')}</h2>
       <p className="muted">
-        {t('security.governance.intro', { min: g.defaults.min_approvers, roles: g.defaults.roles.map((r) => t(`roles.${r}`)).join(', ') })}
+        {t('security.governance.intro', {
+          min: g.defaults.min_approvers,
+          roles: g.defaults.roles.map((r) => t(`roles.${r}`)).join(', '),
+        })}
       </p>
       <ErrorAlert error={save.error} fields={['min_approvers', 'roles']} />
       <div className="ws-fields">
-        <TextField label={t('security.governance.min')} hint={t('security.governance.minHint', { max: g.max_min_approvers })} type="number" min={1}
-          max={g.max_min_approvers} value={min} onChange={(e) => setMin(e.target.value)} disabled={!owner} error={fieldError(save.error, 'min_approvers')} />
+        <TextField
+          label={t('security.governance.min')}
+          hint={t('security.governance.minHint', { max: g.max_min_approvers })}
+          type="number"
+          min={1}
+          max={g.max_min_approvers}
+          value={min}
+          onChange={(e) => setMin(e.target.value)}
+          disabled={!owner}
+          error={fieldError(save.error, 'min_approvers')}
+        />
         <fieldset>
           <legend>{t('security.governance.roles')}</legend>
           <div className="ws-multi">
             {ROLES.map((r) => (
-              <CheckboxField key={r} label={t(`roles.${r}`)} checked={roles.includes(r)} disabled={!owner} onChange={(e) => toggle(r, e.target.checked)} />
+              <CheckboxField
+                key={r}
+                label={t(`roles.${r}`)}
+                checked={roles.includes(r)}
+                disabled={!owner}
+                onChange={(e) => toggle(r, e.target.checked)}
+              />
             ))}
           </div>
         </fieldset>
@@ -56,12 +75,24 @@ export function GovernanceSection({ governance: g, owner }: { governance: Govern
           <strong>{t('security.governance.below')}</strong>
           <ul>
             {g.workspaces_below_minimum.map((w) => (
-              <li key={w.id}>{t('security.governance.belowOne', { name: w.name, count: w.eligible, eligible: fmt.number(w.eligible) })}</li>
+              <li key={w.id}>
+                {t('security.governance.belowOne', {
+                  name: w.name,
+                  count: w.eligible,
+                  eligible: fmt.number(w.eligible),
+                })}
+              </li>
             ))}
           </ul>
         </div>
       )}
-      {owner && <div><Button type="submit" variant="primary" pending={save.isPending}>{t('common.save')}</Button></div>}
+      {owner && (
+        <div>
+          <Button type="submit" variant="primary" pending={save.isPending}>
+            {t('common.save')}
+          </Button>
+        </div>
+      )}
     </form>
   );
 }

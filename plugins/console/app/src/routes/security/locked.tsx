@@ -4,7 +4,15 @@ import { useTranslation } from 'react-i18next';
  * A part of the section the plan does not include: why (the API's 402 `feature_not_in_plan`
  * would say the same) and which plan has it, instead of forms that would only fail.
  */
-export function Locked({ title, feature, plan }: { title: string; feature: 'sso' | 'approval_governance'; plan: string }) {
+export function Locked({
+  title,
+  feature,
+  plan,
+}: {
+  title: string;
+  feature: 'sso' | 'approval_governance';
+  plan: string;
+}) {
   const { t } = useTranslation();
   const id = `locked-${feature}`;
   return (

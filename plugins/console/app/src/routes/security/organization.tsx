@@ -7,7 +7,18 @@ import type { RequestBody } from '../../api/types';
 import { LOCALES } from '../../i18n';
 import { authKeys } from '../../queries/session';
 import { organizationQuery, securityKeys, type Organization } from '../../queries/security';
-import { Button, CheckboxField, ErrorAlert, ErrorState, LoadingState, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  CheckboxField,
+  ErrorAlert,
+  ErrorState,
+  LoadingState,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 import '../workspaces/workspaces.css';
 
 type Body = RequestBody<'/v1/orgs/current', 'patch'>;
@@ -23,7 +34,11 @@ export default function OrganizationPage() {
     <div className="stack">
       <h1>{t('security.org.title')}</h1>
       <p className="muted">{t('security.org.intro')}</p>
-      {org.isPending ? <LoadingState /> : org.isError ? <ErrorState error={org.error} retry={() => void org.refetch()} /> : (
+      {org.isPending ? (
+        <LoadingState />
+      ) : org.isError ? (
+        <ErrorState error={org.error} retry={() => void org.refetch()} />
+      ) : (
         <>
           <OrgForm key={org.data.updated_at} org={org.data} />
           <Facts org={org.data} />
@@ -38,7 +53,11 @@ function OrgForm({ org }: { org: Organization }) {
   const toast = useToast();
   const client = useQueryClient();
   const [f, setF] = useState({
-    name: org.name, slug: org.slug, billing_email: org.billing_email ?? '', locale: org.locale, retention_days: String(org.retention_days),
+    name: org.name,
+    slug: org.slug,
+    billing_email: org.billing_email ?? '',
+    locale: org.locale,
+    retention_days: String(org.retention_days),
     patterns_opt_in: org.patterns_opt_in,
   });
   const save = useMutation({
@@ -69,22 +88,68 @@ function OrgForm({ org }: { org: Organization }) {
   return (
     <form className="card stack" onSubmit={submit} noValidate aria-labelledby="org-settings">
       <h2 id="org-settings">{t('security.org.settings')}</h2>
-      <ErrorAlert error={save.error} fields={['name', 'slug', 'billing_email', 'locale', 'retention_days', 'patterns_opt_in']} />
+      <ErrorAlert
+        error={save.error}
+        fields={['name', 'slug', 'billing_email', 'locale', 'retention_days', 'patterns_opt_in']}
+      />
       <div className="ws-fields">
-        <TextField label={t('security.org.name')} value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} error={err('name')} />
-        <TextField label={t('security.org.slug')} hint={t('security.org.slugHint')} value={f.slug} onChange={(e) => setF({ ...f, slug: e.target.value })}
-          error={err('slug') ?? (isApiError(save.error) && save.error.code === 'slug_taken' ? t('security.org.slugTaken') : undefined)} />
-        <TextField label={t('security.org.billingEmail')} hint={t('security.org.billingEmailHint')} type="email" value={f.billing_email}
-          onChange={(e) => setF({ ...f, billing_email: e.target.value })} error={err('billing_email')} />
-        <SelectField label={t('security.org.locale')} value={f.locale} onChange={(e) => setF({ ...f, locale: e.target.value as Organization['locale'] })}>
-          {LOCALES.map((l) => <option key={l} value={l}>{t(`common.locales.${l}`)}</option>)}
+        <TextField
+          label={t('security.org.name')}
+          value={f.name}
+          onChange={(e) => setF({ ...f, name: e.target.value })}
+          error={err('name')}
+        />
+        <TextField
+          label={t('security.org.slug')}
+          hint={t('security.org.slugHint')}
+          value={f.slug}
+          onChange={(e) => setF({ ...f, slug: e.target.value })}
+          error={
+            err('slug') ??
+            (isApiError(save.error) && save.error.code === 'slug_taken' ? t('security.org.slugTaken') : undefined)
+          }
+        />
+        <TextField
+          label={t('security.org.billingEmail')}
+          hint={t('security.org.billingEmailHint')}
+          type="email"
+          value={f.billing_email}
+          onChange={(e) => setF({ ...f, billing_email: e.target.value })}
+          error={err('billing_email')}
+        />
+        <SelectField
+          label={t('security.org.locale')}
+          value={f.locale}
+          onChange={(e) => setF({ ...f, locale: e.target.value as Organization['locale'] })}
+        >
+          {LOCALES.map((l) => (
+            <option key={l} value={l}>
+              {t(`common.locales.${l}`)}
+            </option>
+          ))}
         </SelectField>
-        <TextField label={t('security.org.retention')} hint={t('security.org.retentionHint')} type="number" min={7} max={3650} value={f.retention_days}
-          onChange={(e) => setF({ ...f, retention_days: e.target.value })} error={err('retention_days')} />
+        <TextField
+          label={t('security.org.retention')}
+          hint={t('security.org.retentionHint')}
+          type="number"
+          min={7}
+          max={3650}
+          value={f.retention_days}
+          onChange={(e) => setF({ ...f, retention_days: e.target.value })}
+          error={err('retention_days')}
+        />
       </div>
-      <CheckboxField label={t('security.org.patterns')} hint={t('security.org.patternsHint')} checked={f.patterns_opt_in}
-        onChange={(e) => setF({ ...f, patterns_opt_in: e.target.checked })} />
-      <div><Button type="submit" variant="primary" pending={save.isPending}>{t('common.save')}</Button></div>
+      <CheckboxField
+        label={t('security.org.patterns')}
+        hint={t('security.org.patternsHint')}
+        checked={f.patterns_opt_in}
+        onChange={(e) => setF({ ...f, patterns_opt_in: e.target.checked })}
+      />
+      <div>
+        <Button type="submit" variant="primary" pending={save.isPending}>
+          {t('common.save')}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -96,12 +161,21 @@ function Facts({ org }: { org: Organization }) {
     <section className="card stack" aria-labelledby="org-facts">
       <h2 id="org-facts">{t('security.org.facts')}</h2>
       <dl className="ws-facts">
-        <dt>{t('security.org.plan')}</dt><dd>{t(`security.plans.${org.plan}`, { defaultValue: org.plan })}</dd>
-        <dt>{t('security.org.type')}</dt><dd>{t(`security.org.types.${org.type}`)}</dd>
-        <dt>{t('security.org.ssoEnforced')}</dt><dd>{org.sso_enforced ? t('security.yes') : t('security.no')}</dd>
+        <dt>{t('security.org.plan')}</dt>
+        <dd>{t(`security.plans.${org.plan}`, { defaultValue: org.plan })}</dd>
+        <dt>{t('security.org.type')}</dt>
+        <dd>{t(`security.org.types.${org.type}`)}</dd>
+        <dt>{t('security.org.ssoEnforced')}</dt>
+        <dd>{org.sso_enforced ? t('security.yes') : t('security.no')}</dd>
         <dt>{t('security.org.approvals')}</dt>
-        <dd>{t('security.org.approvalsValue', { count: org.approval_min_approvers, roles: org.approval_roles.map((r) => t(`roles.${r}`)).join(', ') })}</dd>
-        <dt>{t('security.org.created')}</dt><dd>{fmt.date(org.created_at)}</dd>
+        <dd>
+          {t('security.org.approvalsValue', {
+            count: org.approval_min_approvers,
+            roles: org.approval_roles.map((r) => t(`roles.${r}`)).join(', '),
+          })}
+        </dd>
+        <dt>{t('security.org.created')}</dt>
+        <dd>{fmt.date(org.created_at)}</dd>
       </dl>
     </section>
   );

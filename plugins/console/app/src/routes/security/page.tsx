@@ -26,7 +26,11 @@ export default function SecurityPage() {
     <div className="stack">
       <h1>{t('security.title')}</h1>
       <p className="muted">{t('security.intro')}</p>
-      {security.isPending ? <LoadingState /> : security.isError ? <ErrorState error={security.error} retry={() => void security.refetch()} /> : (
+      {security.isPending ? (
+        <LoadingState />
+      ) : security.isError ? (
+        <ErrorState error={security.error} retry={() => void security.refetch()} />
+      ) : (
         <>
           {security.data.sso.available ? (
             <>

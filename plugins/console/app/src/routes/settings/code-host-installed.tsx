@@ -28,13 +28,15 @@ export default function CodeHostInstalled() {
   const [next] = useState(installReturn);
   const link = useMutation({
     mutationFn: (st: string) =>
-      data(api.POST('/v1/codehost/installations', {
-        body: {
-          installation_id: installationId ?? '',
-          state: st,
-          ...(action === 'install' || action === 'update' || action === 'request' ? { setup_action: action } : {}),
-        },
-      })),
+      data(
+        api.POST('/v1/codehost/installations', {
+          body: {
+            installation_id: installationId ?? '',
+            state: st,
+            ...(action === 'install' || action === 'update' || action === 'request' ? { setup_action: action } : {}),
+          },
+        }),
+      ),
     onSuccess: () => void client.invalidateQueries({ queryKey: codehostKeys.all }),
   });
   useTokenAction(installationId && !error ? state : null, link);
@@ -52,7 +54,11 @@ export default function CodeHostInstalled() {
           {t(`errors.codes.${error}`, { defaultValue: t('errors.generic') })} <span className="code">({error})</span>
         </div>
       )}
-      {!error && !installationId && <div className="alert alert-error" role="alert">{t('codehost.missingParams')}</div>}
+      {!error && !installationId && (
+        <div className="alert alert-error" role="alert">
+          {t('codehost.missingParams')}
+        </div>
+      )}
       {link.isPending && <LoadingState label={t('codehost.linking')} />}
       <ErrorAlert error={link.error} />
       <Link to="/onboarding">{t('nav.onboarding')}</Link>

@@ -51,12 +51,26 @@ function Details({ name: initialName, locale: initialLocale }: { name: string; l
       <h2 id="profile-details">{t('profile.details')}</h2>
       <ErrorAlert error={save.error} fields={['name', 'locale']} />
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField label={t('fields.name')} value={name} onChange={(e) => setName(e.target.value)} error={fieldError(save.error, 'name')} />
-        <SelectField label={t('common.language')} value={locale} onChange={(e) => setLocaleChoice(e.target.value)} error={fieldError(save.error, 'locale')}>
+        <TextField
+          label={t('fields.name')}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={fieldError(save.error, 'name')}
+        />
+        <SelectField
+          label={t('common.language')}
+          value={locale}
+          onChange={(e) => setLocaleChoice(e.target.value)}
+          error={fieldError(save.error, 'locale')}
+        >
           <option value="en">{t('common.locales.en')}</option>
           <option value="it">{t('common.locales.it')}</option>
         </SelectField>
-        <div><Button type="submit" variant="primary" pending={save.isPending}>{t('common.save')}</Button></div>
+        <div>
+          <Button type="submit" variant="primary" pending={save.isPending}>
+            {t('common.save')}
+          </Button>
+        </div>
       </form>
     </section>
   );
@@ -82,13 +96,36 @@ function Credentials({ email: initialEmail }: { email: string }) {
       <p className="muted">{t('profile.credentialsIntro')}</p>
       <ErrorAlert error={save.error} fields={['email', 'password', 'current_password']} />
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField label={t('fields.email')} type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)}
-          error={fieldError(save.error, 'email')} />
-        <TextField label={t('fields.newPassword')} type="password" autoComplete="new-password" hint={t('fields.passwordHint')} value={password}
-          onChange={(e) => setPassword(e.target.value)} error={fieldError(save.error, 'password')} />
-        <TextField label={t('fields.currentPassword')} type="password" autoComplete="current-password" value={current}
-          onChange={(e) => setCurrent(e.target.value)} error={fieldError(save.error, 'current_password')} />
-        <div><Button type="submit" variant="primary" pending={save.isPending}>{t('profile.saveCredentials')}</Button></div>
+        <TextField
+          label={t('fields.email')}
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={fieldError(save.error, 'email')}
+        />
+        <TextField
+          label={t('fields.newPassword')}
+          type="password"
+          autoComplete="new-password"
+          hint={t('fields.passwordHint')}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={fieldError(save.error, 'password')}
+        />
+        <TextField
+          label={t('fields.currentPassword')}
+          type="password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+          error={fieldError(save.error, 'current_password')}
+        />
+        <div>
+          <Button type="submit" variant="primary" pending={save.isPending}>
+            {t('profile.saveCredentials')}
+          </Button>
+        </div>
       </form>
     </section>
   );
@@ -107,7 +144,10 @@ function CodeHost({ login, lastLogin }: { login: string | null; lastLogin: strin
       {available === false && <p className="muted">{t('profile.codeHostUnavailable')}</p>}
       {available && (
         <div>
-          <a className="btn btn-secondary" href={href('/v1/auth/codehost/start', { intent: 'link', redirect_to: '/settings/profile' })}>
+          <a
+            className="btn btn-secondary"
+            href={href('/v1/auth/codehost/start', { intent: 'link', redirect_to: '/settings/profile' })}
+          >
             {login ? t('profile.codeHostRelink') : t('profile.codeHostLink')}
           </a>
         </div>

@@ -5,7 +5,18 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody, Schema } from '../../api/types';
 import { GRANTABLE_PLANS, staffKeys, staffOrganizationQuery } from '../../queries/staff';
-import { Button, ConfirmDialog, ErrorAlert, ErrorState, LoadingState, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  ConfirmDialog,
+  ErrorAlert,
+  ErrorState,
+  LoadingState,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 import { RequireStaff } from './require-staff';
 import '../workspaces/workspaces.css';
 
@@ -57,18 +68,37 @@ function Summary({ org }: { org: Detail }) {
       <section className="card stack" aria-labelledby="staff-summary">
         <h2 id="staff-summary">{t('staff.organization.summary')}</h2>
         <dl className="ws-facts">
-          {rows.map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd>{v}</dd></Fragment>)}
+          {rows.map(([k, v]) => (
+            <Fragment key={k}>
+              <dt>{k}</dt>
+              <dd>{v}</dd>
+            </Fragment>
+          ))}
         </dl>
       </section>
       <section className="card stack" aria-labelledby="staff-credits">
-        <h2 id="staff-credits">{t('staff.organization.credits', { count: org.credits_remaining, n: fmt.number(org.credits_remaining) })}</h2>
-        {org.credits_by_source.length === 0 ? <p className="muted">{t('staff.organization.noCredits')}</p> : (
+        <h2 id="staff-credits">
+          {t('staff.organization.credits', { count: org.credits_remaining, n: fmt.number(org.credits_remaining) })}
+        </h2>
+        {org.credits_by_source.length === 0 ? (
+          <p className="muted">{t('staff.organization.noCredits')}</p>
+        ) : (
           <table>
             <caption className="visually-hidden">{t('staff.organization.creditsBySource')}</caption>
-            <thead><tr><th scope="col">{t('staff.organization.source')}</th><th scope="col">{t('staff.organization.fixes')}</th><th scope="col">{t('staff.organization.nextExpiry')}</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">{t('staff.organization.source')}</th>
+                <th scope="col">{t('staff.organization.fixes')}</th>
+                <th scope="col">{t('staff.organization.nextExpiry')}</th>
+              </tr>
+            </thead>
             <tbody>
               {org.credits_by_source.map((c) => (
-                <tr key={c.source}><th scope="row">{t(`staff.sources.${c.source}`)}</th><td>{fmt.number(c.fixes_remaining)}</td><td>{fmt.date(c.next_expiry_at) || '—'}</td></tr>
+                <tr key={c.source}>
+                  <th scope="row">{t(`staff.sources.${c.source}`)}</th>
+                  <td>{fmt.number(c.fixes_remaining)}</td>
+                  <td>{fmt.date(c.next_expiry_at) || '—'}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -87,7 +117,8 @@ function GrantPlan({ org }: { org: Detail }) {
   const [reason, setReason] = useState('');
   const [asking, setAsking] = useState(false);
   const grant = useMutation({
-    mutationFn: (body: Grant) => data(api.PUT('/v1/staff/organizations/{id}/plan', { params: { path: { id: org.id } }, body })),
+    mutationFn: (body: Grant) =>
+      data(api.PUT('/v1/staff/organizations/{id}/plan', { params: { path: { id: org.id } }, body })),
     onSuccess: (detail) => {
       client.setQueryData(staffKeys.organization(org.id), detail);
       void client.invalidateQueries({ queryKey: [...staffKeys.all, 'organizations'] });
@@ -106,15 +137,33 @@ function GrantPlan({ org }: { org: Detail }) {
       <h2 id="staff-grant">{t('staff.grant.title')}</h2>
       <p className="muted">{t('staff.grant.intro')}</p>
       <div className="ws-fields">
-        <SelectField label={t('staff.grant.plan')} value={plan} onChange={(e) => setPlan(e.target.value as Grant['plan'])}>
-          {GRANTABLE_PLANS.map((p) => <option key={p} value={p}>{t(`staff.plans.${p}`)}</option>)}
+        <SelectField
+          label={t('staff.grant.plan')}
+          value={plan}
+          onChange={(e) => setPlan(e.target.value as Grant['plan'])}
+        >
+          {GRANTABLE_PLANS.map((p) => (
+            <option key={p} value={p}>
+              {t(`staff.plans.${p}`)}
+            </option>
+          ))}
         </SelectField>
-        <TextField label={t('staff.grant.reason')} hint={t('staff.grant.reasonHint')} value={reason} required minLength={3} maxLength={500}
-          onChange={(e) => setReason(e.target.value)} error={fieldError(grant.error, 'reason')} />
+        <TextField
+          label={t('staff.grant.reason')}
+          hint={t('staff.grant.reasonHint')}
+          value={reason}
+          required
+          minLength={3}
+          maxLength={500}
+          onChange={(e) => setReason(e.target.value)}
+          error={fieldError(grant.error, 'reason')}
+        />
       </div>
       {!asking && <ErrorAlert error={grant.error} fields={['reason', 'plan']} />}
       <div className="row">
-        <Button type="submit" variant="primary" disabled={plan === org.plan}>{t('staff.grant.submit')}</Button>
+        <Button type="submit" variant="primary" disabled={plan === org.plan}>
+          {t('staff.grant.submit')}
+        </Button>
         {plan === org.plan && <span className="muted">{t('staff.grant.already')}</span>}
       </div>
       {asking && (

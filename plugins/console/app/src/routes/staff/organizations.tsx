@@ -26,14 +26,36 @@ function Organizations() {
   const [plan, setPlan] = useState('');
   const [filters, setFilters] = useState<StaffFilters>({});
   const query = useKeysetQuery<Org>(staffKeys.organizations(filters), (cursor) =>
-    data(api.GET('/v1/staff/organizations', { params: { query: { ...filters, cursor } } })));
-  const columns = useMemo<Column<Org>[]>(() => [
-    { header: t('staff.columns.name'), cell: (o) => <><Link to={`/staff/organizations/${o.id}`}>{o.name}</Link><div className="muted"><code>{o.slug}</code></div></> },
-    { header: t('staff.columns.plan'), cell: (o) => <>{t(`staff.plans.${o.plan}`)}<div className="muted">{t(`staff.statuses.${o.subscription_status}`)}</div></> },
-    { header: t('staff.columns.credits'), cell: (o) => fmt.number(o.credits_remaining) },
-    { header: t('staff.columns.members'), cell: (o) => fmt.number(o.members) },
-    { header: t('staff.columns.created'), cell: (o) => fmt.date(o.created_at) },
-  ], [t, fmt]);
+    data(api.GET('/v1/staff/organizations', { params: { query: { ...filters, cursor } } })),
+  );
+  const columns = useMemo<Column<Org>[]>(
+    () => [
+      {
+        header: t('staff.columns.name'),
+        cell: (o) => (
+          <>
+            <Link to={`/staff/organizations/${o.id}`}>{o.name}</Link>
+            <div className="muted">
+              <code>{o.slug}</code>
+            </div>
+          </>
+        ),
+      },
+      {
+        header: t('staff.columns.plan'),
+        cell: (o) => (
+          <>
+            {t(`staff.plans.${o.plan}`)}
+            <div className="muted">{t(`staff.statuses.${o.subscription_status}`)}</div>
+          </>
+        ),
+      },
+      { header: t('staff.columns.credits'), cell: (o) => fmt.number(o.credits_remaining) },
+      { header: t('staff.columns.members'), cell: (o) => fmt.number(o.members) },
+      { header: t('staff.columns.created'), cell: (o) => fmt.date(o.created_at) },
+    ],
+    [t, fmt],
+  );
   const search = (e: FormEvent) => {
     e.preventDefault();
     setFilters({ ...(q.trim() ? { q: q.trim() } : {}), ...(plan ? { plan: plan as StaffFilters['plan'] } : {}) });
@@ -42,18 +64,37 @@ function Organizations() {
     <div className="stack">
       <div className="spread">
         <h1>{t('staff.organizations.title')}</h1>
-        <Link className="btn" to="/staff/claims">{t('staff.claims.nav')}</Link>
+        <Link className="btn" to="/staff/claims">
+          {t('staff.claims.nav')}
+        </Link>
       </div>
       <p className="muted">{t('staff.organizations.intro')}</p>
       <form className="card row" onSubmit={search} role="search" aria-label={t('staff.organizations.search')}>
-        <TextField label={t('staff.organizations.query')} hint={t('staff.organizations.queryHint')} value={q} onChange={(e) => setQ(e.target.value)} />
+        <TextField
+          label={t('staff.organizations.query')}
+          hint={t('staff.organizations.queryHint')}
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+        />
         <SelectField label={t('staff.columns.plan')} value={plan} onChange={(e) => setPlan(e.target.value)}>
           <option value="">{t('staff.organizations.anyPlan')}</option>
-          {GRANTABLE_PLANS.map((p) => <option key={p} value={p}>{t(`staff.plans.${p}`)}</option>)}
+          {GRANTABLE_PLANS.map((p) => (
+            <option key={p} value={p}>
+              {t(`staff.plans.${p}`)}
+            </option>
+          ))}
         </SelectField>
-        <Button type="submit" variant="primary">{t('staff.organizations.search')}</Button>
+        <Button type="submit" variant="primary">
+          {t('staff.organizations.search')}
+        </Button>
       </form>
-      <KeysetTable caption={t('staff.organizations.title')} columns={columns} query={query} rowKey={(o) => o.id} emptyTitle={t('staff.organizations.empty')} />
+      <KeysetTable
+        caption={t('staff.organizations.title')}
+        columns={columns}
+        query={query}
+        rowKey={(o) => o.id}
+        emptyTitle={t('staff.organizations.empty')}
+      />
     </div>
   );
 }

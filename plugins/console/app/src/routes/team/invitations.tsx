@@ -6,7 +6,18 @@ import { isApiError } from '../../api/errors';
 import type { Schema } from '../../api/types';
 import { grantableRoles, scoped, teamInvitationKeys, type Role } from '../../queries/team';
 import { useMe } from '../../queries/session';
-import { Button, ErrorAlert, KeysetTable, SelectField, TextField, fieldError, useFormat, useKeysetQuery, useToast, type Column } from '../../ui';
+import {
+  Button,
+  ErrorAlert,
+  KeysetTable,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useKeysetQuery,
+  useToast,
+  type Column,
+} from '../../ui';
 import { WorkspaceChecks } from './workspace-checks';
 
 type Invitation = Schema<'Invitation'>;
@@ -21,7 +32,8 @@ export function Invitations() {
   const client = useQueryClient();
   const [status, setStatus] = useState<Status | ''>('pending');
   const query = useKeysetQuery<Invitation>(teamInvitationKeys.list(status), (cursor) =>
-    data(api.GET('/v1/invitations', { params: { query: { cursor, ...(status ? { status } : {}) } } })));
+    data(api.GET('/v1/invitations', { params: { query: { cursor, ...(status ? { status } : {}) } } })),
+  );
   const revoke = useMutation({
     mutationFn: (inv: Invitation) => data(api.DELETE('/v1/invitations/{id}', { params: { path: { id: inv.id } } })),
     onSuccess: (_r, inv) => {
@@ -30,32 +42,62 @@ export function Invitations() {
     },
     onError: (e) => toast.error(e),
   });
-  const columns = useMemo<Column<Invitation>[]>(() => [
-    { header: t('team.invitations.email'), cell: (i) => i.email },
-    { header: t('team.members.role'), cell: (i) => t(`roles.${i.role}`) },
-    { header: t('team.invitations.status'), cell: (i) => <span className="badge">{t(`team.invitations.statuses.${i.status}`)}</span> },
-    { header: t('team.invitations.invitedBy'), cell: (i) => (i.invited_by as Schema<'PersonRef'> | null)?.name ?? '' },
-    { header: t('team.invitations.expires'), cell: (i) => fmt.dateTime(i.expires_at) },
-    {
-      header: t('team.members.actions'),
-      hiddenHeader: true,
-      cell: (i) => (i.status === 'pending' ? (
-        <Button variant="danger" pending={revoke.isPending && revoke.variables?.id === i.id} onClick={() => revoke.mutate(i)}
-          aria-label={t('team.invitations.revokeOf', { email: i.email })}>{t('team.invitations.revoke')}</Button>
-      ) : null),
-    },
-  ], [t, fmt, revoke]);
+  const columns = useMemo<Column<Invitation>[]>(
+    () => [
+      { header: t('team.invitations.email'), cell: (i) => i.email },
+      { header: t('team.members.role'), cell: (i) => t(`roles.${i.role}`) },
+      {
+        header: t('team.invitations.status'),
+        cell: (i) => <span className="badge">{t(`team.invitations.statuses.${i.status}`)}</span>,
+      },
+      {
+        header: t('team.invitations.invitedBy'),
+        cell: (i) => (i.invited_by as Schema<'PersonRef'> | null)?.name ?? '',
+      },
+      { header: t('team.invitations.expires'), cell: (i) => fmt.dateTime(i.expires_at) },
+      {
+        header: t('team.members.actions'),
+        hiddenHeader: true,
+        cell: (i) =>
+          i.status === 'pending' ? (
+            <Button
+              variant="danger"
+              pending={revoke.isPending && revoke.variables?.id === i.id}
+              onClick={() => revoke.mutate(i)}
+              aria-label={t('team.invitations.revokeOf', { email: i.email })}
+            >
+              {t('team.invitations.revoke')}
+            </Button>
+          ) : null,
+      },
+    ],
+    [t, fmt, revoke],
+  );
   return (
     <section className="stack" aria-labelledby="team-invitations">
       <h2 id="team-invitations">{t('team.invitations.title')}</h2>
       <Invite />
       <div className="row">
-        <SelectField label={t('team.invitations.status')} value={status} onChange={(e) => setStatus(e.target.value as Status | '')}>
+        <SelectField
+          label={t('team.invitations.status')}
+          value={status}
+          onChange={(e) => setStatus(e.target.value as Status | '')}
+        >
           <option value="">{t('team.invitations.anyStatus')}</option>
-          {STATUSES.map((s) => <option key={s} value={s}>{t(`team.invitations.statuses.${s}`)}</option>)}
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {t(`team.invitations.statuses.${s}`)}
+            </option>
+          ))}
         </SelectField>
       </div>
-      <KeysetTable caption={t('team.invitations.title')} columns={columns} query={query} rowKey={(i) => i.id} emptyTitle={t('team.invitations.empty')} />
+      <KeysetTable
+        caption={t('team.invitations.title')}
+        columns={columns}
+        query={query}
+        rowKey={(i) => i.id}
+        emptyTitle={t('team.invitations.empty')}
+      />
     </section>
   );
 }
@@ -69,7 +111,12 @@ function Invite() {
   const [role, setRole] = useState<Role>('reviewer');
   const [workspaces, setWorkspaces] = useState<string[]>([]);
   const invite = useMutation({
-    mutationFn: () => data(api.POST('/v1/invitations', { body: { email: email.trim(), role, ...(scoped(role) ? { workspace_ids: workspaces } : {}) } })),
+    mutationFn: () =>
+      data(
+        api.POST('/v1/invitations', {
+          body: { email: email.trim(), role, ...(scoped(role) ? { workspace_ids: workspaces } : {}) },
+        }),
+      ),
     onSuccess: (inv) => {
       void client.invalidateQueries({ queryKey: teamInvitationKeys.all });
       toast.success(t('team.invitations.sent', { email: inv.email }));
@@ -88,16 +135,39 @@ function Invite() {
       <h3 id="team-invite">{t('team.invitations.send')}</h3>
       {!refused && <ErrorAlert error={invite.error} fields={['email', 'role', 'workspace_ids']} />}
       <div className="ws-fields">
-        <TextField label={t('fields.email')} type="email" value={email} onChange={(e) => setEmail(e.target.value)}
-          error={fieldError(invite.error, 'email') ?? refused} />
-        <SelectField label={t('team.members.role')} value={role} onChange={(e) => setRole(e.target.value as Role)} error={fieldError(invite.error, 'role')}>
-          {grantableRoles(me.user.role).map((r) => <option key={r} value={r}>{t(`roles.${r}`)}</option>)}
+        <TextField
+          label={t('fields.email')}
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={fieldError(invite.error, 'email') ?? refused}
+        />
+        <SelectField
+          label={t('team.members.role')}
+          value={role}
+          onChange={(e) => setRole(e.target.value as Role)}
+          error={fieldError(invite.error, 'role')}
+        >
+          {grantableRoles(me.user.role).map((r) => (
+            <option key={r} value={r}>
+              {t(`roles.${r}`)}
+            </option>
+          ))}
         </SelectField>
       </div>
       {scoped(role) && (
-        <WorkspaceChecks legend={t('team.workspacesLegend')} value={workspaces} onChange={setWorkspaces} error={fieldError(invite.error, 'workspace_ids')} />
+        <WorkspaceChecks
+          legend={t('team.workspacesLegend')}
+          value={workspaces}
+          onChange={setWorkspaces}
+          error={fieldError(invite.error, 'workspace_ids')}
+        />
       )}
-      <div><Button type="submit" variant="primary" pending={invite.isPending}>{t('team.invitations.submit')}</Button></div>
+      <div>
+        <Button type="submit" variant="primary" pending={invite.isPending}>
+          {t('team.invitations.submit')}
+        </Button>
+      </div>
     </form>
   );
 }

@@ -5,7 +5,18 @@ import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { grantableRoles, memberKeys, scoped, type Role } from '../../queries/team';
 import { useMe, type AuthContext } from '../../queries/session';
-import { Button, Dialog, ErrorAlert, KeysetTable, SelectField, fieldError, useFormat, useKeysetQuery, useToast, type Column } from '../../ui';
+import {
+  Button,
+  Dialog,
+  ErrorAlert,
+  KeysetTable,
+  SelectField,
+  fieldError,
+  useFormat,
+  useKeysetQuery,
+  useToast,
+  type Column,
+} from '../../ui';
 import { WorkspaceChecks } from './workspace-checks';
 
 type Member = Schema<'User'>;
@@ -20,34 +31,63 @@ export function Members() {
   const me = useMe().data!;
   const [editing, setEditing] = useState<Member | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
-  const query = useKeysetQuery<Member>(memberKeys.page(), (cursor) => data(api.GET('/v1/members', { params: { query: { cursor } } })));
+  const query = useKeysetQuery<Member>(memberKeys.page(), (cursor) =>
+    data(api.GET('/v1/members', { params: { query: { cursor } } })),
+  );
   const manage = canManage(me);
-  const columns = useMemo<Column<Member>[]>(() => [
-    { header: t('team.members.name'), cell: (m) => <><strong>{m.name}</strong><div className="muted">{m.email}</div></> },
-    { header: t('team.members.role'), cell: (m) => t(`roles.${m.role}`) },
-    {
-      header: t('team.members.workspaces'),
-      cell: (m) => (scoped(m.role) ? fmt.number(m.workspace_ids.length) : t('team.members.allWorkspaces')),
-    },
-    {
-      header: t('team.members.lastLogin'),
-      cell: (m) => (m.disabled_at ? t('team.members.disabled') : fmt.dateTime(m.last_login_at) || t('team.members.never')),
-    },
-    {
-      header: t('team.members.actions'),
-      hiddenHeader: true,
-      cell: (m) => (manage(m) ? (
-        <div className="row">
-          <Button onClick={() => setEditing(m)} aria-label={t('team.members.editOf', { name: m.name })}>{t('team.members.edit')}</Button>
-          <Button variant="danger" onClick={() => setRemoving(m)} aria-label={t('team.members.removeOf', { name: m.name })}>{t('team.members.remove')}</Button>
-        </div>
-      ) : null),
-    },
-  ], [t, fmt, manage]);
+  const columns = useMemo<Column<Member>[]>(
+    () => [
+      {
+        header: t('team.members.name'),
+        cell: (m) => (
+          <>
+            <strong>{m.name}</strong>
+            <div className="muted">{m.email}</div>
+          </>
+        ),
+      },
+      { header: t('team.members.role'), cell: (m) => t(`roles.${m.role}`) },
+      {
+        header: t('team.members.workspaces'),
+        cell: (m) => (scoped(m.role) ? fmt.number(m.workspace_ids.length) : t('team.members.allWorkspaces')),
+      },
+      {
+        header: t('team.members.lastLogin'),
+        cell: (m) =>
+          m.disabled_at ? t('team.members.disabled') : fmt.dateTime(m.last_login_at) || t('team.members.never'),
+      },
+      {
+        header: t('team.members.actions'),
+        hiddenHeader: true,
+        cell: (m) =>
+          manage(m) ? (
+            <div className="row">
+              <Button onClick={() => setEditing(m)} aria-label={t('team.members.editOf', { name: m.name })}>
+                {t('team.members.edit')}
+              </Button>
+              <Button
+                variant="danger"
+                onClick={() => setRemoving(m)}
+                aria-label={t('team.members.removeOf', { name: m.name })}
+              >
+                {t('team.members.remove')}
+              </Button>
+            </div>
+          ) : null,
+      },
+    ],
+    [t, fmt, manage],
+  );
   return (
     <section className="stack" aria-labelledby="team-members">
       <h2 id="team-members">{t('team.members.title')}</h2>
-      <KeysetTable caption={t('team.members.title')} columns={columns} query={query} rowKey={(m) => m.id} emptyTitle={t('team.members.empty')} />
+      <KeysetTable
+        caption={t('team.members.title')}
+        columns={columns}
+        query={query}
+        rowKey={(m) => m.id}
+        emptyTitle={t('team.members.empty')}
+      />
       {editing && <EditMember member={editing} me={me} onClose={() => setEditing(null)} />}
       {removing && <RemoveMember member={removing} onClose={() => setRemoving(null)} />}
     </section>
@@ -56,7 +96,8 @@ export function Members() {
 
 /** Who the signed-in person may change: owners anyone but themselves; admins non-owners but themselves. */
 function canManage(me: AuthContext) {
-  return (m: Member) => m.id !== me.user.id && (me.user.role === 'owner' || (me.user.role === 'admin' && m.role !== 'owner'));
+  return (m: Member) =>
+    m.id !== me.user.id && (me.user.role === 'owner' || (me.user.role === 'admin' && m.role !== 'owner'));
 }
 
 function EditMember({ member, me, onClose }: { member: Member; me: AuthContext; onClose: () => void }) {
@@ -66,10 +107,13 @@ function EditMember({ member, me, onClose }: { member: Member; me: AuthContext; 
   const [role, setRole] = useState<Role>(member.role);
   const [workspaces, setWorkspaces] = useState(member.workspace_ids);
   const save = useMutation({
-    mutationFn: () => data(api.PATCH('/v1/members/{id}', {
-      params: { path: { id: member.id } },
-      body: scoped(role) ? { role, workspace_ids: workspaces } : { role },
-    })),
+    mutationFn: () =>
+      data(
+        api.PATCH('/v1/members/{id}', {
+          params: { path: { id: member.id } },
+          body: scoped(role) ? { role, workspace_ids: workspaces } : { role },
+        }),
+      ),
     onSuccess: (m) => {
       void client.invalidateQueries({ queryKey: memberKeys.all });
       toast.success(t('team.members.saved', { name: m.name, role: t(`roles.${m.role}`) }));
@@ -80,14 +124,30 @@ function EditMember({ member, me, onClose }: { member: Member; me: AuthContext; 
     <Dialog open title={t('team.members.editTitle', { name: member.name })} onClose={onClose}>
       <div className="stack">
         <ErrorAlert error={save.error} fields={['role', 'workspace_ids']} />
-        <SelectField label={t('team.members.role')} value={role} onChange={(e) => setRole(e.target.value as Role)} error={fieldError(save.error, 'role')}>
-          {grantableRoles(me.user.role).map((r) => <option key={r} value={r}>{t(`roles.${r}`)}</option>)}
+        <SelectField
+          label={t('team.members.role')}
+          value={role}
+          onChange={(e) => setRole(e.target.value as Role)}
+          error={fieldError(save.error, 'role')}
+        >
+          {grantableRoles(me.user.role).map((r) => (
+            <option key={r} value={r}>
+              {t(`roles.${r}`)}
+            </option>
+          ))}
         </SelectField>
         {scoped(role) && (
-          <WorkspaceChecks legend={t('team.workspacesLegend')} value={workspaces} onChange={setWorkspaces} error={fieldError(save.error, 'workspace_ids')} />
+          <WorkspaceChecks
+            legend={t('team.workspacesLegend')}
+            value={workspaces}
+            onChange={setWorkspaces}
+            error={fieldError(save.error, 'workspace_ids')}
+          />
         )}
         <div className="row">
-          <Button variant="primary" pending={save.isPending} onClick={() => save.mutate()}>{t('common.save')}</Button>
+          <Button variant="primary" pending={save.isPending} onClick={() => save.mutate()}>
+            {t('common.save')}
+          </Button>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
         </div>
       </div>
@@ -113,8 +173,12 @@ function RemoveMember({ member, onClose }: { member: Member; onClose: () => void
         <p>{t('team.members.removeBody', { email: member.email })}</p>
         <ErrorAlert error={remove.error} />
         <div className="row">
-          <Button variant="danger" pending={remove.isPending} onClick={() => remove.mutate()}>{t('team.members.removeConfirm')}</Button>
-          <Button onClick={onClose} autoFocus>{t('common.cancel')}</Button>
+          <Button variant="danger" pending={remove.isPending} onClick={() => remove.mutate()}>
+            {t('team.members.removeConfirm')}
+          </Button>
+          <Button onClick={onClose} autoFocus>
+            {t('common.cancel')}
+          </Button>
         </div>
       </div>
     </Dialog>

@@ -5,7 +5,20 @@ import { api, data } from '../../api/client';
 import type { ResponseBody, Schema } from '../../api/types';
 import { grantableRoles, tokenKeys, type Role } from '../../queries/team';
 import { useMe } from '../../queries/session';
-import { Button, Dialog, ErrorAlert, KeysetTable, SecretOnce, SelectField, TextField, fieldError, useFormat, useKeysetQuery, useToast, type Column } from '../../ui';
+import {
+  Button,
+  Dialog,
+  ErrorAlert,
+  KeysetTable,
+  SecretOnce,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useKeysetQuery,
+  useToast,
+  type Column,
+} from '../../ui';
 import { WorkspaceChecks } from './workspace-checks';
 import '../workspaces/workspaces.css';
 
@@ -21,7 +34,9 @@ export default function Tokens() {
   const me = useMe().data!;
   const [created, setCreated] = useState<Created | null>(null);
   const [revoking, setRevoking] = useState<Token | null>(null);
-  const query = useKeysetQuery<Token>(tokenKeys.list(), (cursor) => data(api.GET('/v1/tokens', { params: { query: { cursor } } })));
+  const query = useKeysetQuery<Token>(tokenKeys.list(), (cursor) =>
+    data(api.GET('/v1/tokens', { params: { query: { cursor } } })),
+  );
   const admin = me.user.role === 'owner' || me.user.role === 'admin';
   const revoke = useMutation({
     mutationFn: (tok: Token) => data(api.DELETE('/v1/tokens/{id}', { params: { path: { id: tok.id } } })),
@@ -31,21 +46,38 @@ export default function Tokens() {
       setRevoking(null);
     },
   });
-  const columns = useMemo<Column<Token>[]>(() => [
-    { header: t('tokens.name'), cell: (k) => <><strong>{k.name}</strong><div className="muted">{k.user.name}</div></> },
-    { header: t('tokens.secret'), cell: (k) => <code>{t('tokens.endsWith', { last4: k.last4 })}</code> },
-    { header: t('team.members.role'), cell: (k) => t(`roles.${k.role}`) },
-    { header: t('tokens.workspaces'), cell: (k) => (k.workspace_ids ? fmt.number(k.workspace_ids.length) : t('tokens.creatorWorkspaces')) },
-    { header: t('tokens.expires'), cell: (k) => fmt.date(k.expires_at) },
-    { header: t('tokens.lastUsed'), cell: (k) => fmt.dateTime(k.last_used_at) || t('team.members.never') },
-    {
-      header: t('team.members.actions'),
-      hiddenHeader: true,
-      cell: (k) => (admin || k.user.id === me.user.id ? (
-        <Button variant="danger" onClick={() => setRevoking(k)} aria-label={t('tokens.revokeOf', { name: k.name })}>{t('tokens.revoke')}</Button>
-      ) : null),
-    },
-  ], [t, fmt, admin, me.user.id]);
+  const columns = useMemo<Column<Token>[]>(
+    () => [
+      {
+        header: t('tokens.name'),
+        cell: (k) => (
+          <>
+            <strong>{k.name}</strong>
+            <div className="muted">{k.user.name}</div>
+          </>
+        ),
+      },
+      { header: t('tokens.secret'), cell: (k) => <code>{t('tokens.endsWith', { last4: k.last4 })}</code> },
+      { header: t('team.members.role'), cell: (k) => t(`roles.${k.role}`) },
+      {
+        header: t('tokens.workspaces'),
+        cell: (k) => (k.workspace_ids ? fmt.number(k.workspace_ids.length) : t('tokens.creatorWorkspaces')),
+      },
+      { header: t('tokens.expires'), cell: (k) => fmt.date(k.expires_at) },
+      { header: t('tokens.lastUsed'), cell: (k) => fmt.dateTime(k.last_used_at) || t('team.members.never') },
+      {
+        header: t('team.members.actions'),
+        hiddenHeader: true,
+        cell: (k) =>
+          admin || k.user.id === me.user.id ? (
+            <Button variant="danger" onClick={() => setRevoking(k)} aria-label={t('tokens.revokeOf', { name: k.name })}>
+              {t('tokens.revoke')}
+            </Button>
+          ) : null,
+      },
+    ],
+    [t, fmt, admin, me.user.id],
+  );
   return (
     <div className="stack">
       <h1>{t('tokens.title')}</h1>
@@ -53,17 +85,34 @@ export default function Tokens() {
       <CreateToken role={me.user.role} onCreated={setCreated} />
       <section className="stack" aria-labelledby="tokens-list">
         <h2 id="tokens-list">{t('tokens.listTitle')}</h2>
-        <KeysetTable caption={t('tokens.listTitle')} columns={columns} query={query} rowKey={(k) => k.id} emptyTitle={t('tokens.empty')} />
+        <KeysetTable
+          caption={t('tokens.listTitle')}
+          columns={columns}
+          query={query}
+          rowKey={(k) => k.id}
+          emptyTitle={t('tokens.empty')}
+        />
       </section>
       {created && <ShownOnce token={created} onClose={() => setCreated(null)} />}
       {revoking && (
-        <Dialog open title={t('tokens.revokeTitle', { name: revoking.name })} onClose={() => { setRevoking(null); revoke.reset(); }}>
+        <Dialog
+          open
+          title={t('tokens.revokeTitle', { name: revoking.name })}
+          onClose={() => {
+            setRevoking(null);
+            revoke.reset();
+          }}
+        >
           <div className="stack">
             <p>{t('tokens.revokeBody')}</p>
             <ErrorAlert error={revoke.error} />
             <div className="row">
-              <Button variant="danger" pending={revoke.isPending} onClick={() => revoke.mutate(revoking)}>{t('tokens.revokeConfirm')}</Button>
-              <Button onClick={() => setRevoking(null)} autoFocus>{t('common.cancel')}</Button>
+              <Button variant="danger" pending={revoke.isPending} onClick={() => revoke.mutate(revoking)}>
+                {t('tokens.revokeConfirm')}
+              </Button>
+              <Button onClick={() => setRevoking(null)} autoFocus>
+                {t('common.cancel')}
+              </Button>
             </div>
           </div>
         </Dialog>
@@ -80,16 +129,19 @@ function CreateToken({ role: mine, onCreated }: { role: Role; onCreated: (c: Cre
   const [workspaces, setWorkspaces] = useState<string[]>([]);
   const [expires, setExpires] = useState('');
   const create = useMutation({
-    mutationFn: () => data(api.POST('/v1/tokens', {
-      body: {
-        name: name.trim(),
-        role,
-        // None chosen: the token opens the creator's workspaces (null), as the API defines.
-        ...(workspaces.length ? { workspace_ids: workspaces } : {}),
-        // A day chosen in the person's calendar: valid until that day's end, in their time zone.
-        ...(expires ? { expires_at: new Date(`${expires}T23:59:59`).toISOString() } : {}),
-      },
-    })),
+    mutationFn: () =>
+      data(
+        api.POST('/v1/tokens', {
+          body: {
+            name: name.trim(),
+            role,
+            // None chosen: the token opens the creator's workspaces (null), as the API defines.
+            ...(workspaces.length ? { workspace_ids: workspaces } : {}),
+            // A day chosen in the person's calendar: valid until that day's end, in their time zone.
+            ...(expires ? { expires_at: new Date(`${expires}T23:59:59`).toISOString() } : {}),
+          },
+        }),
+      ),
     onSuccess: (c) => {
       void client.invalidateQueries({ queryKey: tokenKeys.all });
       setName('');
@@ -107,17 +159,46 @@ function CreateToken({ role: mine, onCreated }: { role: Role; onCreated: (c: Cre
       <h2 id="tokens-create">{t('tokens.create')}</h2>
       <ErrorAlert error={create.error} fields={['name', 'role', 'workspace_ids', 'expires_at']} />
       <div className="ws-fields">
-        <TextField label={t('tokens.name')} value={name} onChange={(e) => setName(e.target.value)} error={fieldError(create.error, 'name')} />
-        <SelectField label={t('team.members.role')} hint={t('tokens.roleHint')} value={role} onChange={(e) => setRole(e.target.value as Role)}
-          error={fieldError(create.error, 'role')}>
-          {grantableRoles(mine).map((r) => <option key={r} value={r}>{t(`roles.${r}`)}</option>)}
+        <TextField
+          label={t('tokens.name')}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={fieldError(create.error, 'name')}
+        />
+        <SelectField
+          label={t('team.members.role')}
+          hint={t('tokens.roleHint')}
+          value={role}
+          onChange={(e) => setRole(e.target.value as Role)}
+          error={fieldError(create.error, 'role')}
+        >
+          {grantableRoles(mine).map((r) => (
+            <option key={r} value={r}>
+              {t(`roles.${r}`)}
+            </option>
+          ))}
         </SelectField>
-        <TextField label={t('tokens.expires')} hint={t('tokens.expiresHint')} type="date" value={expires} onChange={(e) => setExpires(e.target.value)}
-          error={fieldError(create.error, 'expires_at')} />
+        <TextField
+          label={t('tokens.expires')}
+          hint={t('tokens.expiresHint')}
+          type="date"
+          value={expires}
+          onChange={(e) => setExpires(e.target.value)}
+          error={fieldError(create.error, 'expires_at')}
+        />
       </div>
-      <WorkspaceChecks legend={t('tokens.workspaces')} hint={t('tokens.workspacesHint')} value={workspaces} onChange={setWorkspaces}
-        error={fieldError(create.error, 'workspace_ids')} />
-      <div><Button type="submit" variant="primary" pending={create.isPending}>{t('tokens.submit')}</Button></div>
+      <WorkspaceChecks
+        legend={t('tokens.workspaces')}
+        hint={t('tokens.workspacesHint')}
+        value={workspaces}
+        onChange={setWorkspaces}
+        error={fieldError(create.error, 'workspace_ids')}
+      />
+      <div>
+        <Button type="submit" variant="primary" pending={create.isPending}>
+          {t('tokens.submit')}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -126,9 +207,18 @@ function CreateToken({ role: mine, onCreated }: { role: Role; onCreated: (c: Cre
 function ShownOnce({ token, onClose }: { token: Created; onClose: () => void }) {
   const { t } = useTranslation();
   return (
-    <SecretOnce secret={token.token} onClose={onClose} texts={{
-      title: t('tokens.createdTitle', { name: token.name }), label: t('tokens.secret'), warning: t('tokens.onceWarning'),
-      copy: t('tokens.copy'), copied: t('tokens.copied'), failed: t('tokens.copyFailed'), done: t('tokens.done'),
-    }} />
+    <SecretOnce
+      secret={token.token}
+      onClose={onClose}
+      texts={{
+        title: t('tokens.createdTitle', { name: token.name }),
+        label: t('tokens.secret'),
+        warning: t('tokens.onceWarning'),
+        copy: t('tokens.copy'),
+        copied: t('tokens.copied'),
+        failed: t('tokens.copyFailed'),
+        done: t('tokens.done'),
+      }}
+    />
   );
 }

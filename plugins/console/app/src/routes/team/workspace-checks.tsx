@@ -3,7 +3,13 @@ import { useMe } from '../../queries/session';
 import { CheckboxField } from '../../ui';
 
 /** The workspaces a reviewer, client viewer or token may open: the caller's own, one checkbox each. */
-export function WorkspaceChecks({ legend, hint, value, onChange, error }: {
+export function WorkspaceChecks({
+  legend,
+  hint,
+  value,
+  onChange,
+  error,
+}: {
   legend: string;
   hint?: string;
   value: string[];
@@ -19,11 +25,19 @@ export function WorkspaceChecks({ legend, hint, value, onChange, error }: {
       {workspaces.length === 0 && <p className="muted">{t('team.noWorkspaces')}</p>}
       <div className="team-checks">
         {workspaces.map((w) => (
-          <CheckboxField key={w.id} label={w.name} checked={value.includes(w.id)}
-            onChange={(e) => onChange(e.target.checked ? [...value, w.id] : value.filter((id) => id !== w.id))} />
+          <CheckboxField
+            key={w.id}
+            label={w.name}
+            checked={value.includes(w.id)}
+            onChange={(e) => onChange(e.target.checked ? [...value, w.id] : value.filter((id) => id !== w.id))}
+          />
         ))}
       </div>
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
     </fieldset>
   );
 }

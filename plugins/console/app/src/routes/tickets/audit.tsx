@@ -10,13 +10,16 @@ export function AuditTrail({ ticket }: { ticket: Ticket }) {
   if (!ticket.audit) return null;
   return (
     <Card title={t('ticket.audit.title')}>
-      {ticket.audit.length === 0 ? <p className="muted">{t('ticket.audit.none')}</p> : (
+      {ticket.audit.length === 0 ? (
+        <p className="muted">{t('ticket.audit.none')}</p>
+      ) : (
         <ol className="plain audit">
           {ticket.audit.map((a) => (
             <li key={a.id}>
-              <time dateTime={a.created_at} className="muted">{fmt.dateTime(a.created_at)}</time>{' '}
-              <code>{a.action}</code>{' '}
-              <span>{a.actor.email ?? t(`ticket.audit.actors.${a.actor.type}`)}</span>
+              <time dateTime={a.created_at} className="muted">
+                {fmt.dateTime(a.created_at)}
+              </time>{' '}
+              <code>{a.action}</code> <span>{a.actor.email ?? t(`ticket.audit.actors.${a.actor.type}`)}</span>
               {a.changes && Object.keys(a.changes).length > 0 && (
                 <span className="muted"> · {Object.keys(a.changes).join(', ')}</span>
               )}

@@ -1,7 +1,17 @@
 import { useId, type ReactNode } from 'react';
 
 /** A titled part of the ticket page: a landmark region named by its heading. */
-export function Card({ title, actions, children, className }: { title: string; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Card({
+  title,
+  actions,
+  children,
+  className,
+}: {
+  title: string;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   const id = useId();
   return (
     <section className={`card stack ${className ?? ''}`} aria-labelledby={id}>

@@ -16,7 +16,9 @@ export function Conversation({ ticket, can }: { ticket: Ticket; can: TicketPermi
   return (
     <Card title={t('ticket.conversation.title')}>
       <ol className="messages">
-        {ticket.messages.map((m) => <MessageItem key={m.id} message={m} />)}
+        {ticket.messages.map((m) => (
+          <MessageItem key={m.id} message={m} />
+        ))}
       </ol>
       {can.work && <NoteForm ticketId={ticket.id} />}
     </Card>
@@ -30,7 +32,10 @@ function MessageItem({ message: m }: { message: Message }) {
   return (
     <li className={`message message-${kind}`}>
       <div className="spread">
-        <strong>{t(`ticket.conversation.kinds.${kind}`)}{m.from ? ` · ${m.from}` : ''}</strong>
+        <strong>
+          {t(`ticket.conversation.kinds.${kind}`)}
+          {m.from ? ` · ${m.from}` : ''}
+        </strong>
         <span className="muted">
           <time dateTime={m.created_at}>{fmt.dateTime(m.created_at)}</time>
           {m.delivery_status && ` · ${t(`ticket.conversation.delivery.${m.delivery_status}`)}`}
@@ -41,8 +46,12 @@ function MessageItem({ message: m }: { message: Message }) {
         <ul className="attachments" aria-label={t('ticket.conversation.attachments')}>
           {m.attachments.map((a) => (
             <li key={a.id}>
-              <a href={a.url} target="_blank" rel="noreferrer">{a.filename}</a>{' '}
-              <span className="muted">{a.content_type} · {fmt.number(a.size / 1024, { maximumFractionDigits: 1 })} KB</span>
+              <a href={a.url} target="_blank" rel="noreferrer">
+                {a.filename}
+              </a>{' '}
+              <span className="muted">
+                {a.content_type} · {fmt.number(a.size / 1024, { maximumFractionDigits: 1 })} KB
+              </span>
             </li>
           ))}
         </ul>
@@ -59,19 +68,60 @@ function WidgetContextView({ context: c }: { context: WidgetContext }) {
     <details className="widget-context">
       <summary>{t('ticket.conversation.context', { console: c.console.length, network: c.network.length })}</summary>
       <dl className="facts">
-        {c.url && <><dt>{t('ticket.conversation.page')}</dt><dd><code>{c.url}</code></dd></>}
-        {c.release && <><dt>{t('ticket.conversation.release')}</dt><dd><code>{c.release}</code></dd></>}
-        {c.browser && <><dt>{t('ticket.conversation.browser')}</dt><dd>{[c.browser.name, c.browser.version, c.browser.os].filter(Boolean).join(' · ') || c.browser.user_agent}</dd></>}
-        {c.screenshot_url && <><dt>{t('ticket.conversation.screenshot')}</dt><dd><a href={c.screenshot_url} target="_blank" rel="noreferrer">{t('ticket.conversation.openScreenshot')}</a></dd></>}
+        {c.url && (
+          <>
+            <dt>{t('ticket.conversation.page')}</dt>
+            <dd>
+              <code>{c.url}</code>
+            </dd>
+          </>
+        )}
+        {c.release && (
+          <>
+            <dt>{t('ticket.conversation.release')}</dt>
+            <dd>
+              <code>{c.release}</code>
+            </dd>
+          </>
+        )}
+        {c.browser && (
+          <>
+            <dt>{t('ticket.conversation.browser')}</dt>
+            <dd>
+              {[c.browser.name, c.browser.version, c.browser.os].filter(Boolean).join(' · ') || c.browser.user_agent}
+            </dd>
+          </>
+        )}
+        {c.screenshot_url && (
+          <>
+            <dt>{t('ticket.conversation.screenshot')}</dt>
+            <dd>
+              <a href={c.screenshot_url} target="_blank" rel="noreferrer">
+                {t('ticket.conversation.openScreenshot')}
+              </a>
+            </dd>
+          </>
+        )}
       </dl>
       {c.console.length > 0 && (
         <div className="table-wrap">
           <table>
             <caption className="visually-hidden">{t('ticket.conversation.console')}</caption>
-            <thead><tr><th scope="col">{t('ticket.conversation.level')}</th><th scope="col">{t('ticket.conversation.message')}</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">{t('ticket.conversation.level')}</th>
+                <th scope="col">{t('ticket.conversation.message')}</th>
+              </tr>
+            </thead>
             <tbody>
               {c.console.map((e, i) => (
-                <tr key={i}><td>{e.level}</td><td><code className="wrap">{e.message}</code>{e.stack && <pre className="stack-trace">{e.stack}</pre>}</td></tr>
+                <tr key={i}>
+                  <td>{e.level}</td>
+                  <td>
+                    <code className="wrap">{e.message}</code>
+                    {e.stack && <pre className="stack-trace">{e.stack}</pre>}
+                  </td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -81,10 +131,25 @@ function WidgetContextView({ context: c }: { context: WidgetContext }) {
         <div className="table-wrap">
           <table>
             <caption className="visually-hidden">{t('ticket.conversation.network')}</caption>
-            <thead><tr><th scope="col">{t('ticket.conversation.request')}</th><th scope="col">{t('ticket.conversation.status')}</th><th scope="col">{t('ticket.conversation.duration')}</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">{t('ticket.conversation.request')}</th>
+                <th scope="col">{t('ticket.conversation.status')}</th>
+                <th scope="col">{t('ticket.conversation.duration')}</th>
+              </tr>
+            </thead>
             <tbody>
               {c.network.map((n, i) => (
-                <tr key={i}><td><code className="wrap">{n.method} {n.url}</code>{n.error && <div className="error">{n.error}</div>}</td><td>{n.status}</td><td>{Math.round(n.duration_ms)} ms</td></tr>
+                <tr key={i}>
+                  <td>
+                    <code className="wrap">
+                      {n.method} {n.url}
+                    </code>
+                    {n.error && <div className="error">{n.error}</div>}
+                  </td>
+                  <td>{n.status}</td>
+                  <td>{Math.round(n.duration_ms)} ms</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -98,17 +163,33 @@ function NoteForm({ ticketId }: { ticketId: string }) {
   const { t } = useTranslation();
   const toast = useToast();
   const [body, setBody] = useState('');
-  const add = useTicketChange(ticketId, (body_md: string) => data(api.POST('/v1/tickets/{id}/notes', { params: { path: { id: ticketId } }, body: { body_md } })));
+  const add = useTicketChange(ticketId, (body_md: string) =>
+    data(api.POST('/v1/tickets/{id}/notes', { params: { path: { id: ticketId } }, body: { body_md } })),
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    add.mutate(body, { onSuccess: () => { setBody(''); toast.success(t('ticket.conversation.noteAdded')); } });
+    add.mutate(body, {
+      onSuccess: () => {
+        setBody('');
+        toast.success(t('ticket.conversation.noteAdded'));
+      },
+    });
   };
   return (
     <form className="stack" onSubmit={submit} noValidate>
       <ErrorAlert error={add.error} fields={['body_md']} />
-      <TextArea label={t('ticket.conversation.note')} hint={t('ticket.conversation.noteHint')} value={body} onChange={(e) => setBody(e.target.value)}
-        error={fieldError(add.error, 'body_md')} />
-      <div><Button type="submit" pending={add.isPending} disabled={!body.trim()}>{t('ticket.conversation.addNote')}</Button></div>
+      <TextArea
+        label={t('ticket.conversation.note')}
+        hint={t('ticket.conversation.noteHint')}
+        value={body}
+        onChange={(e) => setBody(e.target.value)}
+        error={fieldError(add.error, 'body_md')}
+      />
+      <div>
+        <Button type="submit" pending={add.isPending} disabled={!body.trim()}>
+          {t('ticket.conversation.addNote')}
+        </Button>
+      </div>
     </form>
   );
 }

@@ -30,7 +30,17 @@ export function DeleteTicket({ ticket }: { ticket: Ticket }) {
   return (
     <Card title={t('ticket.delete.title')}>
       <p className="muted">{t('ticket.delete.intro')}</p>
-      <div><Button variant="danger" onClick={() => { remove.reset(); setAsking(true); }}>{t('ticket.delete.action')}</Button></div>
+      <div>
+        <Button
+          variant="danger"
+          onClick={() => {
+            remove.reset();
+            setAsking(true);
+          }}
+        >
+          {t('ticket.delete.action')}
+        </Button>
+      </div>
       {asking && (
         <ConfirmDialog
           title={t('ticket.delete.confirmTitle')}

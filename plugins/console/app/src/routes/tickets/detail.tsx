@@ -27,7 +27,9 @@ export default function TicketPage() {
   if (ticket.isError) {
     return (
       <div className="stack">
-        <p><Link to="/tickets">{t('ticket.back')}</Link></p>
+        <p>
+          <Link to="/tickets">{t('ticket.back')}</Link>
+        </p>
         <ErrorState error={ticket.error} retry={() => void ticket.refetch()} />
       </div>
     );
@@ -42,7 +44,9 @@ function Page({ ticket, can, refreshing }: { ticket: Ticket; can: TicketPermissi
   const live = ticketAtWork(ticket);
   return (
     <div className="stack ticket-page">
-      <p><Link to="/tickets">{t('ticket.back')}</Link></p>
+      <p>
+        <Link to="/tickets">{t('ticket.back')}</Link>
+      </p>
       <header className="stack ticket-header">
         <h1>{ticket.subject || t('inbox.noSubject')}</h1>
         <div className="row">
@@ -52,7 +56,11 @@ function Page({ ticket, can, refreshing }: { ticket: Ticket; can: TicketPermissi
           {ticket.needs_team_action && <span className="badge badge-attention">{t('inbox.needsTeam')}</span>}
           {ticket.state !== 'closed' && ticket.state !== 'customer_notified' && <SlaBadge due={ticket.sla_due_at} />}
           <span className="muted">
-            {t('ticket.meta', { workspace: ticket.workspace_name, origin: t(`inbox.origins.${ticket.origin}`), when: fmt.dateTime(ticket.created_at) })}
+            {t('ticket.meta', {
+              workspace: ticket.workspace_name,
+              origin: t(`inbox.origins.${ticket.origin}`),
+              when: fmt.dateTime(ticket.created_at),
+            })}
           </span>
         </div>
         {live && (

@@ -16,8 +16,14 @@ export default function DiffViewer({ text }: { text: string }) {
       {files.map((file) => {
         const path = file.type === 'delete' ? file.oldPath : file.newPath;
         return (
-          <section key={`${file.oldPath}->${file.newPath}`} className="diff-file" aria-label={t('ticket.fix.diffOf', { path })}>
-            <h4 className="diff-path"><code>{path}</code> <span className="muted">{t(`ticket.fix.fileTypes.${file.type}`)}</span></h4>
+          <section
+            key={`${file.oldPath}->${file.newPath}`}
+            className="diff-file"
+            aria-label={t('ticket.fix.diffOf', { path })}
+          >
+            <h4 className="diff-path">
+              <code>{path}</code> <span className="muted">{t(`ticket.fix.fileTypes.${file.type}`)}</span>
+            </h4>
             <div className="diff-scroll" tabIndex={0}>
               <Diff viewType="unified" diffType={file.type} hunks={file.hunks}>
                 {(hunks) => hunks.map((hunk) => <Hunk key={hunk.content} hunk={hunk} />)}

@@ -2,7 +2,17 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
 import { useTicketAction, useTicketChange, type Draft, type Ticket } from '../../queries/tickets';
-import { Button, Dialog, ErrorAlert, SelectField, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  Dialog,
+  ErrorAlert,
+  SelectField,
+  TextArea,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 import { Card, Prose } from './card';
 import { OlderItems } from './older';
 import type { TicketPermissions } from './permissions';
@@ -17,12 +27,24 @@ export function Drafts({ ticket, can }: { ticket: Ticket; can: TicketPermissions
   return (
     <Card title={t('ticket.drafts.title')}>
       {open.length === 0 && <p className="muted">{t('ticket.drafts.none')}</p>}
-      {open.map((d) => (can.work ? <DraftEditor key={`${d.id}-${d.updated_at}`} ticket={ticket} draft={d} /> : <PastDraft key={d.id} draft={d} />))}
+      {open.map((d) =>
+        can.work ? (
+          <DraftEditor key={`${d.id}-${d.updated_at}`} ticket={ticket} draft={d} />
+        ) : (
+          <PastDraft key={d.id} draft={d} />
+        ),
+      )}
       {can.work && open.length === 0 && !closed && <NewDraft ticketId={ticket.id} />}
       {past.length > 0 && (
         <details>
           <summary>{t('ticket.drafts.history', { count: past.length })}</summary>
-          <ul className="plain stack">{past.map((d) => <li key={d.id}><PastDraft draft={d} /></li>)}</ul>
+          <ul className="plain stack">
+            {past.map((d) => (
+              <li key={d.id}>
+                <PastDraft draft={d} />
+              </li>
+            ))}
+          </ul>
         </details>
       )}
       <OlderItems ticket={ticket} list="drafts" render={(d) => <PastDraft draft={d} />} />
@@ -47,17 +69,35 @@ function DraftEditor({ ticket, draft }: { ticket: Ticket; draft: Draft }) {
   const [language, setLanguage] = useState(draft.language);
   const [discarding, setDiscarding] = useState(false);
   const path = { id: ticket.id, draftId: draft.id };
-  const changed = body !== draft.body_md || summary !== (draft.public_summary ?? '') || kind !== draft.kind || language !== draft.language;
+  const changed =
+    body !== draft.body_md ||
+    summary !== (draft.public_summary ?? '') ||
+    kind !== draft.kind ||
+    language !== draft.language;
   const languageChange = isDraftLanguage(language) && language !== draft.language ? { language } : {};
   const save = useTicketChange(ticket.id, () =>
-    data(api.PATCH('/v1/tickets/{id}/drafts/{draftId}', {
-      params: { path },
-      body: { body_md: body, public_summary: summary || null, ...(isEditableKind(kind) && kind !== draft.kind ? { kind } : {}), ...languageChange },
-    })));
+    data(
+      api.PATCH('/v1/tickets/{id}/drafts/{draftId}', {
+        params: { path },
+        body: {
+          body_md: body,
+          public_summary: summary || null,
+          ...(isEditableKind(kind) && kind !== draft.kind ? { kind } : {}),
+          ...languageChange,
+        },
+      }),
+    ),
+  );
   // Send takes body and summary with the click; a changed language is saved first, so the email goes out in it.
   const send = useTicketAction(ticket.id, async () => {
-    if ('language' in languageChange) await data(api.PATCH('/v1/tickets/{id}/drafts/{draftId}', { params: { path }, body: languageChange }));
-    return data(api.POST('/v1/tickets/{id}/drafts/{draftId}/send', { params: { path }, body: { body_md: body, public_summary: summary || null } }));
+    if ('language' in languageChange)
+      await data(api.PATCH('/v1/tickets/{id}/drafts/{draftId}', { params: { path }, body: languageChange }));
+    return data(
+      api.POST('/v1/tickets/{id}/drafts/{draftId}/send', {
+        params: { path },
+        body: { body_md: body, public_summary: summary || null },
+      }),
+    );
   });
   const error = save.error ?? send.error;
   const submit = (e: FormEvent) => {
@@ -68,47 +108,114 @@ function DraftEditor({ ticket, draft }: { ticket: Ticket; draft: Draft }) {
     <form className="stack draft" onSubmit={submit} noValidate aria-label={t(`ticket.drafts.kinds.${draft.kind}`)}>
       <div className="row">
         <span className="badge">{t(`ticket.drafts.kinds.${draft.kind}`)}</span>
-        <span className="muted">{t('ticket.drafts.language', { language: t(`common.locales.${draft.language}`, { defaultValue: draft.language }) })}</span>
+        <span className="muted">
+          {t('ticket.drafts.language', {
+            language: t(`common.locales.${draft.language}`, { defaultValue: draft.language }),
+          })}
+        </span>
         {!draft.diagnosis_id && <span className="muted">{t('ticket.drafts.byTeam')}</span>}
       </div>
       <ErrorAlert error={error} fields={['body_md', 'public_summary', 'kind', 'language']} />
       {isEditableKind(draft.kind) && (
-        <SelectField label={t('ticket.drafts.kind')} value={kind} onChange={(e) => setKind(e.target.value as Draft['kind'])}>
-          {EDITABLE_KINDS.map((k) => <option key={k} value={k}>{t(`ticket.drafts.kinds.${k}`)}</option>)}
+        <SelectField
+          label={t('ticket.drafts.kind')}
+          value={kind}
+          onChange={(e) => setKind(e.target.value as Draft['kind'])}
+        >
+          {EDITABLE_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {t(`ticket.drafts.kinds.${k}`)}
+            </option>
+          ))}
         </SelectField>
       )}
-      <SelectField label={t('ticket.drafts.languageLabel')} hint={t('ticket.drafts.languageHint')} value={language}
-        onChange={(e) => setLanguage(e.target.value)} error={fieldError(error, 'language')}>
-        {DRAFT_LANGUAGES.map((l) => <option key={l} value={l}>{t(`common.locales.${l}`)}</option>)}
+      <SelectField
+        label={t('ticket.drafts.languageLabel')}
+        hint={t('ticket.drafts.languageHint')}
+        value={language}
+        onChange={(e) => setLanguage(e.target.value)}
+        error={fieldError(error, 'language')}
+      >
+        {DRAFT_LANGUAGES.map((l) => (
+          <option key={l} value={l}>
+            {t(`common.locales.${l}`)}
+          </option>
+        ))}
       </SelectField>
-      <TextArea label={t('ticket.drafts.body')} value={body} onChange={(e) => setBody(e.target.value)} rows={8} error={fieldError(error, 'body_md')} />
-      <TextField label={t('ticket.drafts.publicSummary')} hint={t('ticket.drafts.publicSummaryHint')} value={summary} onChange={(e) => setSummary(e.target.value)}
-        error={fieldError(error, 'public_summary')} />
+      <TextArea
+        label={t('ticket.drafts.body')}
+        value={body}
+        onChange={(e) => setBody(e.target.value)}
+        rows={8}
+        error={fieldError(error, 'body_md')}
+      />
+      <TextField
+        label={t('ticket.drafts.publicSummary')}
+        hint={t('ticket.drafts.publicSummaryHint')}
+        value={summary}
+        onChange={(e) => setSummary(e.target.value)}
+        error={fieldError(error, 'public_summary')}
+      />
       <div className="row">
-        <Button variant="primary" pending={send.isPending} disabled={save.isPending || !body.trim()}
-          onClick={() => send.mutate(undefined, { onSuccess: () => toast.success(t('ticket.drafts.sent')) })}>
+        <Button
+          variant="primary"
+          pending={send.isPending}
+          disabled={save.isPending || !body.trim()}
+          onClick={() => send.mutate(undefined, { onSuccess: () => toast.success(t('ticket.drafts.sent')) })}
+        >
           {t('ticket.drafts.send')}
         </Button>
-        <Button type="submit" pending={save.isPending} disabled={!changed || send.isPending}>{t('ticket.drafts.save')}</Button>
-        <Button variant="danger" onClick={() => setDiscarding(true)} disabled={send.isPending}>{t('ticket.drafts.discard')}</Button>
+        <Button type="submit" pending={save.isPending} disabled={!changed || send.isPending}>
+          {t('ticket.drafts.save')}
+        </Button>
+        <Button variant="danger" onClick={() => setDiscarding(true)} disabled={send.isPending}>
+          {t('ticket.drafts.discard')}
+        </Button>
       </div>
       <DiscardDialog open={discarding} onClose={() => setDiscarding(false)} ticketId={ticket.id} draftId={draft.id} />
     </form>
   );
 }
 
-function DiscardDialog({ open, onClose, ticketId, draftId }: { open: boolean; onClose: () => void; ticketId: string; draftId: string }) {
+function DiscardDialog({
+  open,
+  onClose,
+  ticketId,
+  draftId,
+}: {
+  open: boolean;
+  onClose: () => void;
+  ticketId: string;
+  draftId: string;
+}) {
   const { t } = useTranslation();
   const [reason, setReason] = useState('');
   const discard = useTicketAction(ticketId, () =>
-    data(api.POST('/v1/tickets/{id}/drafts/{draftId}/discard', { params: { path: { id: ticketId, draftId } }, body: { reason: reason || null } })));
+    data(
+      api.POST('/v1/tickets/{id}/drafts/{draftId}/discard', {
+        params: { path: { id: ticketId, draftId } },
+        body: { reason: reason || null },
+      }),
+    ),
+  );
   return (
     <Dialog open={open} title={t('ticket.drafts.discardTitle')} onClose={onClose}>
       <div className="stack">
         <ErrorAlert error={discard.error} fields={['reason']} />
-        <TextField label={t('ticket.drafts.discardReason')} value={reason} onChange={(e) => setReason(e.target.value)} autoFocus />
+        <TextField
+          label={t('ticket.drafts.discardReason')}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          autoFocus
+        />
         <div className="row">
-          <Button variant="danger" pending={discard.isPending} onClick={() => discard.mutate(undefined, { onSuccess: onClose })}>{t('ticket.drafts.discardConfirm')}</Button>
+          <Button
+            variant="danger"
+            pending={discard.isPending}
+            onClick={() => discard.mutate(undefined, { onSuccess: onClose })}
+          >
+            {t('ticket.drafts.discardConfirm')}
+          </Button>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
         </div>
       </div>
@@ -120,7 +227,9 @@ function NewDraft({ ticketId }: { ticketId: string }) {
   const { t } = useTranslation();
   const [body, setBody] = useState('');
   const [kind, setKind] = useState<EditableKind>('reply');
-  const create = useTicketChange(ticketId, () => data(api.POST('/v1/tickets/{id}/drafts', { params: { path: { id: ticketId } }, body: { kind, body_md: body } })));
+  const create = useTicketChange(ticketId, () =>
+    data(api.POST('/v1/tickets/{id}/drafts', { params: { path: { id: ticketId } }, body: { kind, body_md: body } })),
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate(undefined, { onSuccess: () => setBody('') });
@@ -128,11 +237,28 @@ function NewDraft({ ticketId }: { ticketId: string }) {
   return (
     <form className="stack" onSubmit={submit} noValidate>
       <ErrorAlert error={create.error} fields={['body_md', 'kind']} />
-      <SelectField label={t('ticket.drafts.kind')} value={kind} onChange={(e) => setKind(e.target.value as EditableKind)}>
-        {EDITABLE_KINDS.map((k) => <option key={k} value={k}>{t(`ticket.drafts.kinds.${k}`)}</option>)}
+      <SelectField
+        label={t('ticket.drafts.kind')}
+        value={kind}
+        onChange={(e) => setKind(e.target.value as EditableKind)}
+      >
+        {EDITABLE_KINDS.map((k) => (
+          <option key={k} value={k}>
+            {t(`ticket.drafts.kinds.${k}`)}
+          </option>
+        ))}
       </SelectField>
-      <TextArea label={t('ticket.drafts.write')} value={body} onChange={(e) => setBody(e.target.value)} error={fieldError(create.error, 'body_md')} />
-      <div><Button type="submit" pending={create.isPending} disabled={!body.trim()}>{t('ticket.drafts.create')}</Button></div>
+      <TextArea
+        label={t('ticket.drafts.write')}
+        value={body}
+        onChange={(e) => setBody(e.target.value)}
+        error={fieldError(create.error, 'body_md')}
+      />
+      <div>
+        <Button type="submit" pending={create.isPending} disabled={!body.trim()}>
+          {t('ticket.drafts.create')}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -146,7 +272,9 @@ function PastDraft({ draft: d }: { draft: Draft }) {
       <div className="row">
         <span className="badge">{t(`ticket.drafts.kinds.${d.kind}`)}</span>
         <span className="badge">{t(`ticket.drafts.statuses.${d.status}`)}</span>
-        <time className="muted" dateTime={when}>{fmt.dateTime(when)}</time>
+        <time className="muted" dateTime={when}>
+          {fmt.dateTime(when)}
+        </time>
       </div>
       <Prose text={d.body_md} />
       {d.discard_reason && <p className="muted">{t('ticket.drafts.discardedBecause', { reason: d.discard_reason })}</p>}

@@ -6,7 +6,19 @@ type Sort = NonNullable<ListQuery['sort']>;
 /** The query of GET /v1/tickets/counts: the list's filters but state, sort and paging. */
 export type CountQuery = NonNullable<paths['/v1/tickets/counts']['get']['parameters']['query']>;
 
-export const STATES = ['received', 'triage', 'needs_info', 'draft_ready', 'answered', 'fixing', 'awaiting_approval', 'releasing', 'customer_notified', 'closed', 'escalated'] as const;
+export const STATES = [
+  'received',
+  'triage',
+  'needs_info',
+  'draft_ready',
+  'answered',
+  'fixing',
+  'awaiting_approval',
+  'releasing',
+  'customer_notified',
+  'closed',
+  'escalated',
+] as const;
 export const ORIGINS = ['email', 'widget', 'codehost', 'proactive'] as const;
 export const CATEGORIES = ['usage', 'config', 'docs', 'bug', 'feature_request', 'unknown'] as const;
 export const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;

@@ -17,7 +17,11 @@ export function Jobs({ ticket }: { ticket: Ticket }) {
     <Card title={t('ticket.jobs.title')}>
       {ticket.jobs.items.length === 0 && <p className="muted">{t('ticket.jobs.none')}</p>}
       <ul className="plain stack">
-        {ticket.jobs.items.map((j) => <li key={j.id}><Job ticketId={ticket.id} job={j} /></li>)}
+        {ticket.jobs.items.map((j) => (
+          <li key={j.id}>
+            <Job ticketId={ticket.id} job={j} />
+          </li>
+        ))}
       </ul>
       <OlderItems ticket={ticket} list="jobs" render={(j) => <Job ticketId={ticket.id} job={j} />} />
     </Card>
@@ -32,22 +36,38 @@ function Job({ ticketId, job: j }: { ticketId: string; job: TicketJob }) {
   return (
     <div className="job stack">
       <div className="spread">
-        <strong>{t(`ticket.jobs.kinds.${j.kind}`)} · {j.mode}</strong>
-        <span className={`badge job-${j.status}`}>{atWork(j) && <span className="live-dot" aria-hidden="true" />}{t(`ticket.jobs.statuses.${j.status}`)}</span>
+        <strong>
+          {t(`ticket.jobs.kinds.${j.kind}`)} · {j.mode}
+        </strong>
+        <span className={`badge job-${j.status}`}>
+          {atWork(j) && <span className="live-dot" aria-hidden="true" />}
+          {t(`ticket.jobs.statuses.${j.status}`)}
+        </span>
       </div>
       <p className="muted">
         {t('ticket.jobs.summary', {
-          attempts: j.attempts, max: j.max_attempts, cost: fmt.number(j.cost_usd, { style: 'currency', currency: 'USD' }),
+          attempts: j.attempts,
+          max: j.max_attempts,
+          cost: fmt.number(j.cost_usd, { style: 'currency', currency: 'USD' }),
           when: fmt.dateTime(j.finished_at ?? j.started_at ?? j.created_at),
         })}
       </p>
-      {j.error_code && <p className="error">{j.error_code}{j.error_detail ? `: ${j.error_detail}` : ''}</p>}
+      {j.error_code && (
+        <p className="error">
+          {j.error_code}
+          {j.error_detail ? `: ${j.error_detail}` : ''}
+        </p>
+      )}
       <div>
         <Button variant="link" aria-expanded={open} aria-controls={logId} onClick={() => setOpen((o) => !o)}>
           {t(open ? 'ticket.jobs.hideLog' : 'ticket.jobs.showLog')}
         </Button>
       </div>
-      {open && <div id={logId}><JobLog ticketId={ticketId} job={j} /></div>}
+      {open && (
+        <div id={logId}>
+          <JobLog ticketId={ticketId} job={j} />
+        </div>
+      )}
     </div>
   );
 }
@@ -58,9 +78,12 @@ function JobLog({ ticketId, job }: { ticketId: string; job: TicketJob }) {
   const events = useInfiniteQuery({
     queryKey: ticketKeys.events(ticketId, job.id),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => data(api.GET('/v1/tickets/{id}/jobs/{jobId}/events', {
-      params: { path: { id: ticketId, jobId: job.id }, query: { cursor: pageParam, limit: 200 } },
-    })),
+    queryFn: ({ pageParam }) =>
+      data(
+        api.GET('/v1/tickets/{id}/jobs/{jobId}/events', {
+          params: { path: { id: ticketId, jobId: job.id }, query: { cursor: pageParam, limit: 200 } },
+        }),
+      ),
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     // A running job's log grows: read again while it runs (the ticket's own poll says when it ends).
     refetchInterval: atWork(job) ? LIVE_INTERVAL_MS : false,
@@ -70,16 +93,25 @@ function JobLog({ ticketId, job }: { ticketId: string; job: TicketJob }) {
   const items = events.data.pages.flatMap((p) => p.items);
   return (
     <div className="stack">
-      {items.length === 0 ? <p className="muted">{t('ticket.jobs.noEvents')}</p> : (
+      {items.length === 0 ? (
+        <p className="muted">{t('ticket.jobs.noEvents')}</p>
+      ) : (
         <ol className="job-log" aria-label={t('ticket.jobs.log')} tabIndex={0}>
           {items.map((e) => (
             <li key={e.id} className={`log-${e.level}`}>
-              <time dateTime={e.created_at}>{fmt.date(e.created_at, { timeStyle: 'medium' })}</time> <span className="log-type">{e.type}</span> {e.message}
+              <time dateTime={e.created_at}>{fmt.date(e.created_at, { timeStyle: 'medium' })}</time>{' '}
+              <span className="log-type">{e.type}</span> {e.message}
             </li>
           ))}
         </ol>
       )}
-      {events.hasNextPage && <div><Button onClick={() => void events.fetchNextPage()} pending={events.isFetchingNextPage}>{t('common.loadMore')}</Button></div>}
+      {events.hasNextPage && (
+        <div>
+          <Button onClick={() => void events.fetchNextPage()} pending={events.isFetchingNextPage}>
+            {t('common.loadMore')}
+          </Button>
+        </div>
+      )}
     </div>
   );
 }

@@ -6,8 +6,28 @@ import { api, data } from '../../api/client';
 import { ticketKeys, type TicketCounts, type TicketItem } from '../../queries/tickets';
 import { useMe } from '../../queries/session';
 import { useCurrentWorkspace } from '../../queries/workspaces';
-import { Button, EmptyState, KeysetTable, SelectField, TextField, useFormat, useKeysetQuery, type Column } from '../../ui';
-import { ALL_WORKSPACES, CATEGORIES, NEEDS_TEAM, ORIGINS, PRIORITIES, SORTS, STATES, countFilters, filtersFrom, withFilter } from './filters';
+import {
+  Button,
+  EmptyState,
+  KeysetTable,
+  SelectField,
+  TextField,
+  useFormat,
+  useKeysetQuery,
+  type Column,
+} from '../../ui';
+import {
+  ALL_WORKSPACES,
+  CATEGORIES,
+  NEEDS_TEAM,
+  ORIGINS,
+  PRIORITIES,
+  SORTS,
+  STATES,
+  countFilters,
+  filtersFrom,
+  withFilter,
+} from './filters';
 import { useMembers } from './members';
 import { ticketPermissions } from './permissions';
 import { SlaBadge } from './sla-badge';
@@ -37,7 +57,11 @@ export default function TicketList() {
   if (!workspaceId) {
     // Onboarding (where workspaces are made) is for owners and admins; the others wait to be given one.
     const canCreate = me.data?.user.role === 'owner' || me.data?.user.role === 'admin';
-    return <EmptyState title={t('tickets.noWorkspace')}><p>{t(canCreate ? 'tickets.noWorkspaceBody' : 'tickets.noWorkspaceMember')}</p></EmptyState>;
+    return (
+      <EmptyState title={t('tickets.noWorkspace')}>
+        <p>{t(canCreate ? 'tickets.noWorkspaceBody' : 'tickets.noWorkspaceMember')}</p>
+      </EmptyState>
+    );
   }
   return (
     <div className="stack">
@@ -46,21 +70,38 @@ export default function TicketList() {
         <div className="inbox-counts">
           {counts.data && (
             <p className="muted" data-testid="inbox-total">
-              {t('inbox.total', { count: counts.data.total })} · {t('inbox.totalNeedsTeam', { count: counts.data.needs_team_action })}
+              {t('inbox.total', { count: counts.data.total })} ·{' '}
+              {t('inbox.totalNeedsTeam', { count: counts.data.needs_team_action })}
             </p>
           )}
           {loaded > 0 && (
-            <p className="muted" aria-live="polite">{t(query.hasNextPage ? 'inbox.countMore' : 'inbox.count', { count: loaded })}</p>
+            <p className="muted" aria-live="polite">
+              {t(query.hasNextPage ? 'inbox.countMore' : 'inbox.count', { count: loaded })}
+            </p>
           )}
         </div>
       </div>
-      <Filters params={params} set={set} canWork={ticketPermissions(me.data).work} workspaceValue={params.get('workspace') ?? workspaceId ?? ''}
-        counts={counts.data} />
-      <KeysetTable caption={t('inbox.caption')} columns={columns} query={query} rowKey={(r) => r.id}
+      <Filters
+        params={params}
+        set={set}
+        canWork={ticketPermissions(me.data).work}
+        workspaceValue={params.get('workspace') ?? workspaceId ?? ''}
+        counts={counts.data}
+      />
+      <KeysetTable
+        caption={t('inbox.caption')}
+        columns={columns}
+        query={query}
+        rowKey={(r) => r.id}
         emptyTitle={hasFilters(params) ? t('inbox.noMatch') : t('tickets.empty')}
-        emptyBody={hasFilters(params)
-          ? <Button onClick={() => setParams(new URLSearchParams(), { replace: true })}>{t('inbox.clear')}</Button>
-          : <p>{t('tickets.emptyBody')}</p>} />
+        emptyBody={
+          hasFilters(params) ? (
+            <Button onClick={() => setParams(new URLSearchParams(), { replace: true })}>{t('inbox.clear')}</Button>
+          ) : (
+            <p>{t('tickets.emptyBody')}</p>
+          )
+        }
+      />
     </div>
   );
 }
@@ -79,7 +120,9 @@ function useColumns(showWorkspace: boolean): Column<TicketItem>[] {
         header: t('tickets.subject'),
         cell: (r) => (
           <div className="ticket-cell">
-            <Link to={`/tickets/${r.id}`} className="ticket-link">{r.subject || t('inbox.noSubject')}</Link>
+            <Link to={`/tickets/${r.id}`} className="ticket-link">
+              {r.subject || t('inbox.noSubject')}
+            </Link>
             <span className="muted">{r.customer_name ?? r.customer_email ?? ''}</span>
           </div>
         ),
@@ -93,18 +136,41 @@ function useColumns(showWorkspace: boolean): Column<TicketItem>[] {
           </div>
         ),
       },
-      { header: t('tickets.priority'), cell: (r) => <span className={`priority priority-${r.priority}`}>{t(`tickets.priorities.${r.priority}`)}</span> },
+      {
+        header: t('tickets.priority'),
+        cell: (r) => <span className={`priority priority-${r.priority}`}>{t(`tickets.priorities.${r.priority}`)}</span>,
+      },
       { header: t('inbox.category'), cell: (r) => t(`inbox.categories.${r.category}`) },
-      { header: t('inbox.sla.header'), cell: (r) => (r.state === 'closed' || r.state === 'customer_notified' ? null : <SlaBadge due={r.sla_due_at} />) },
-      { header: t('tickets.updated'), cell: (r) => <time dateTime={r.updated_at} title={fmt.dateTime(r.updated_at)}>{fmt.relative(r.updated_at)}</time> },
+      {
+        header: t('inbox.sla.header'),
+        cell: (r) => (r.state === 'closed' || r.state === 'customer_notified' ? null : <SlaBadge due={r.sla_due_at} />),
+      },
+      {
+        header: t('tickets.updated'),
+        cell: (r) => (
+          <time dateTime={r.updated_at} title={fmt.dateTime(r.updated_at)}>
+            {fmt.relative(r.updated_at)}
+          </time>
+        ),
+      },
     ];
-    if (showWorkspace) cols.splice(1, 0, { header: t('inbox.workspace'), cell: (r) => r.client_name ? `${r.workspace_name} (${r.client_name})` : r.workspace_name });
+    if (showWorkspace)
+      cols.splice(1, 0, {
+        header: t('inbox.workspace'),
+        cell: (r) => (r.client_name ? `${r.workspace_name} (${r.client_name})` : r.workspace_name),
+      });
     return cols;
     // fmt is a new object each render, but what it formats changes with the language only.
   }, [t, fmt.locale, showWorkspace]);
 }
 
-function Filters({ params, set, canWork, workspaceValue, counts }: {
+function Filters({
+  params,
+  set,
+  canWork,
+  workspaceValue,
+  counts,
+}: {
   params: URLSearchParams;
   set: (name: string, value: string) => void;
   canWork: boolean;
@@ -119,7 +185,11 @@ function Filters({ params, set, canWork, workspaceValue, counts }: {
   const one = (name: string, label: string, values: readonly string[], text: (v: string) => string, any: string) => (
     <SelectField label={label} value={params.get(name) ?? ''} onChange={(e) => set(name, e.target.value)}>
       <option value="">{any}</option>
-      {values.map((v) => <option key={v} value={v}>{text(v)}</option>)}
+      {values.map((v) => (
+        <option key={v} value={v}>
+          {text(v)}
+        </option>
+      ))}
     </SelectField>
   );
   return (
@@ -128,25 +198,60 @@ function Filters({ params, set, canWork, workspaceValue, counts }: {
       <SearchForm key={params.get('q') ?? ''} initial={params.get('q') ?? ''} onSearch={(q) => set('q', q)} />
       <div className="filters">
         {workspaces.length > 1 && (
-          <SelectField label={t('inbox.workspace')} value={workspaceValue} onChange={(e) => set('workspace', e.target.value)}>
+          <SelectField
+            label={t('inbox.workspace')}
+            value={workspaceValue}
+            onChange={(e) => set('workspace', e.target.value)}
+          >
             <option value={ALL_WORKSPACES}>{t('inbox.allWorkspaces')}</option>
-            {workspaces.map((w) => <option key={w.id} value={w.id}>{w.name}</option>)}
+            {workspaces.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.name}
+              </option>
+            ))}
           </SelectField>
         )}
-        {one('state', t('tickets.state'), STATES, (v) => withCount(t(`tickets.states.${v}`), counts?.by_state[v as (typeof STATES)[number]]),
-          withCount(t('inbox.any'), counts?.total))}
-        {one('needs_team', t('inbox.needsTeamFilter'), NEEDS_TEAM, (v) => t(`inbox.needsTeamValues.${v}`), t('inbox.any'))}
+        {one(
+          'state',
+          t('tickets.state'),
+          STATES,
+          (v) => withCount(t(`tickets.states.${v}`), counts?.by_state[v as (typeof STATES)[number]]),
+          withCount(t('inbox.any'), counts?.total),
+        )}
+        {one(
+          'needs_team',
+          t('inbox.needsTeamFilter'),
+          NEEDS_TEAM,
+          (v) => t(`inbox.needsTeamValues.${v}`),
+          t('inbox.any'),
+        )}
         {one('origin', t('inbox.origin'), ORIGINS, (v) => t(`inbox.origins.${v}`), t('inbox.any'))}
         {one('priority', t('tickets.priority'), PRIORITIES, (v) => t(`tickets.priorities.${v}`), t('inbox.any'))}
         {one('category', t('inbox.category'), CATEGORIES, (v) => t(`inbox.categories.${v}`), t('inbox.any'))}
-        <SelectField label={t('inbox.assignee')} value={params.get('assignee') ?? ''} onChange={(e) => set('assignee', e.target.value)}>
+        <SelectField
+          label={t('inbox.assignee')}
+          value={params.get('assignee') ?? ''}
+          onChange={(e) => set('assignee', e.target.value)}
+        >
           <option value="">{t('inbox.any')}</option>
           <option value="me">{t('inbox.assignedToMe')}</option>
           <option value="unassigned">{t('inbox.unassigned')}</option>
-          {members.data?.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
+          {members.data?.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.name}
+            </option>
+          ))}
         </SelectField>
-        <SelectField label={t('inbox.sort')} value={params.get('sort') ?? 'newest'} onChange={(e) => set('sort', e.target.value === 'newest' ? '' : e.target.value)}>
-          {SORTS.map((v) => <option key={v} value={v}>{t(`inbox.sorts.${v}`)}</option>)}
+        <SelectField
+          label={t('inbox.sort')}
+          value={params.get('sort') ?? 'newest'}
+          onChange={(e) => set('sort', e.target.value === 'newest' ? '' : e.target.value)}
+        >
+          {SORTS.map((v) => (
+            <option key={v} value={v}>
+              {t(`inbox.sorts.${v}`)}
+            </option>
+          ))}
         </SelectField>
       </div>
     </div>
@@ -162,7 +267,13 @@ function SearchForm({ initial, onSearch }: { initial: string; onSearch: (q: stri
   };
   return (
     <form role="search" className="search-row" onSubmit={submit} aria-label={t('inbox.search')}>
-      <TextField label={t('inbox.search')} type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder={t('inbox.searchHint')} />
+      <TextField
+        label={t('inbox.search')}
+        type="search"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        placeholder={t('inbox.searchHint')}
+      />
       <Button type="submit">{t('inbox.searchButton')}</Button>
     </form>
   );

@@ -17,5 +17,9 @@ export function ticketPermissions(me: AuthContext | undefined): TicketPermission
   if (!me) return { work: false, approve: false, erase: false };
   const role = me.user.role;
   const work = role === 'owner' || role === 'admin' || role === 'reviewer';
-  return { work, approve: work && me.organization.approval_roles.includes(role), erase: role === 'owner' || role === 'admin' };
+  return {
+    work,
+    approve: work && me.organization.approval_roles.includes(role),
+    erase: role === 'owner' || role === 'admin',
+  };
 }

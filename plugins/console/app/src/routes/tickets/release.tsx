@@ -33,26 +33,78 @@ export function ReleaseProgress({ ticket, can }: { ticket: Ticket; can: TicketPe
       <Progress label={t('ticket.release.progress', { done, total: STEPS.length })} value={done} max={STEPS.length} />
       <ol className="release-steps">
         {STEPS.map((s, i) => {
-          const state = i < done ? 'done' : r.status === 'failed' && i === done ? 'failed' : i === done && r.status !== 'proposed' && r.status !== 'batched' ? 'current' : 'todo';
+          const state =
+            i < done
+              ? 'done'
+              : r.status === 'failed' && i === done
+                ? 'failed'
+                : i === done && r.status !== 'proposed' && r.status !== 'batched'
+                  ? 'current'
+                  : 'todo';
           return (
             <li key={s} className={`step-${state}`} aria-current={state === 'current' ? 'step' : undefined}>
-              {t(`ticket.release.steps.${s}`)} <span className="visually-hidden">({t(`ticket.release.stepStates.${state}`)})</span>
+              {t(`ticket.release.steps.${s}`)}{' '}
+              <span className="visually-hidden">({t(`ticket.release.stepStates.${state}`)})</span>
             </li>
           );
         })}
       </ol>
       <dl className="facts">
-        {r.version && <><dt>{t('ticket.release.version')}</dt><dd>{r.version}{r.tag && ` (${r.tag})`}</dd></>}
-        {r.approved_sha && <><dt>{t('ticket.release.approvedSha')}</dt><dd><Sha sha={r.approved_sha} /></dd></>}
-        {r.merge_sha && <><dt>{t('ticket.release.mergeSha')}</dt><dd><Sha sha={r.merge_sha} /></dd></>}
-        {r.ci_state && <><dt>{t('ticket.release.ci')}</dt><dd>{t(`ticket.release.ciStates.${r.ci_state}`)}</dd></>}
+        {r.version && (
+          <>
+            <dt>{t('ticket.release.version')}</dt>
+            <dd>
+              {r.version}
+              {r.tag && ` (${r.tag})`}
+            </dd>
+          </>
+        )}
+        {r.approved_sha && (
+          <>
+            <dt>{t('ticket.release.approvedSha')}</dt>
+            <dd>
+              <Sha sha={r.approved_sha} />
+            </dd>
+          </>
+        )}
+        {r.merge_sha && (
+          <>
+            <dt>{t('ticket.release.mergeSha')}</dt>
+            <dd>
+              <Sha sha={r.merge_sha} />
+            </dd>
+          </>
+        )}
+        {r.ci_state && (
+          <>
+            <dt>{t('ticket.release.ci')}</dt>
+            <dd>{t(`ticket.release.ciStates.${r.ci_state}`)}</dd>
+          </>
+        )}
         <dt>{t('ticket.release.notice')}</dt>
-        <dd>{r.notice_sent ? t('ticket.release.noticeSent', { when: fmt.dateTime(r.notice_sent_at) }) : t('ticket.release.noticeNotYet')}</dd>
-        {r.url && <><dt>{t('ticket.release.link')}</dt><dd><a href={r.url} target="_blank" rel="noreferrer">{r.tag ?? r.version ?? r.url}</a></dd></>}
+        <dd>
+          {r.notice_sent
+            ? t('ticket.release.noticeSent', { when: fmt.dateTime(r.notice_sent_at) })
+            : t('ticket.release.noticeNotYet')}
+        </dd>
+        {r.url && (
+          <>
+            <dt>{t('ticket.release.link')}</dt>
+            <dd>
+              <a href={r.url} target="_blank" rel="noreferrer">
+                {r.tag ?? r.version ?? r.url}
+              </a>
+            </dd>
+          </>
+        )}
       </dl>
       {r.status === 'failed' && (
         <div className="alert alert-error" role="alert">
-          <strong>{t('ticket.release.failed', { step: r.failed_step ? t(`ticket.release.steps.${r.failed_step}`, { defaultValue: r.failed_step }) : '' })}</strong>
+          <strong>
+            {t('ticket.release.failed', {
+              step: r.failed_step ? t(`ticket.release.steps.${r.failed_step}`, { defaultValue: r.failed_step }) : '',
+            })}
+          </strong>
           {r.error_detail && <div>{r.error_detail}</div>}
           {r.error_code && <div className="code">{t('errors.code', { code: r.error_code })}</div>}
         </div>
@@ -67,7 +119,14 @@ function RetryForm({ ticket }: { ticket: Ticket }) {
   const { t } = useTranslation();
   const toast = useToast();
   const [version, setVersion] = useState('');
-  const retry = useTicketAction(ticket.id, () => data(api.POST('/v1/tickets/{id}/release/retry', { params: { path: { id: ticket.id } }, body: { version: version || null } })));
+  const retry = useTicketAction(ticket.id, () =>
+    data(
+      api.POST('/v1/tickets/{id}/release/retry', {
+        params: { path: { id: ticket.id } },
+        body: { version: version || null },
+      }),
+    ),
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     retry.mutate(undefined, { onSuccess: () => toast.success(t('ticket.release.retried')) });
@@ -75,9 +134,18 @@ function RetryForm({ ticket }: { ticket: Ticket }) {
   return (
     <form className="stack" onSubmit={submit} noValidate>
       <ErrorAlert error={retry.error} fields={['version']} />
-      <TextField label={t('ticket.fix.version')} hint={t('ticket.release.retryVersionHint')} value={version} onChange={(e) => setVersion(e.target.value)}
-        error={fieldError(retry.error, 'version')} />
-      <div><Button type="submit" variant="primary" pending={retry.isPending}>{t('ticket.release.retry')}</Button></div>
+      <TextField
+        label={t('ticket.fix.version')}
+        hint={t('ticket.release.retryVersionHint')}
+        value={version}
+        onChange={(e) => setVersion(e.target.value)}
+        error={fieldError(retry.error, 'version')}
+      />
+      <div>
+        <Button type="submit" variant="primary" pending={retry.isPending}>
+          {t('ticket.release.retry')}
+        </Button>
+      </div>
     </form>
   );
 }
@@ -85,12 +153,30 @@ function RetryForm({ ticket }: { ticket: Ticket }) {
 function VersionForm({ ticket, release }: { ticket: Ticket; release: TicketRelease }) {
   const { t } = useTranslation();
   const [version, setVersion] = useState('');
-  const set = useTicketChange(ticket.id, () => data(api.POST('/v1/releases/{id}/version', { params: { path: { id: release.release_id } }, body: { version } })));
+  const set = useTicketChange(ticket.id, () =>
+    data(api.POST('/v1/releases/{id}/version', { params: { path: { id: release.release_id } }, body: { version } })),
+  );
   return (
-    <form className="stack" noValidate onSubmit={(e) => { e.preventDefault(); set.mutate(undefined); }}>
+    <form
+      className="stack"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        set.mutate(undefined);
+      }}
+    >
       <ErrorAlert error={set.error} fields={['version']} />
-      <TextField label={t('ticket.release.setVersion')} value={version} onChange={(e) => setVersion(e.target.value)} error={fieldError(set.error, 'version')} />
-      <div><Button type="submit" variant="primary" pending={set.isPending} disabled={!version.trim()}>{t('ticket.release.setVersionConfirm')}</Button></div>
+      <TextField
+        label={t('ticket.release.setVersion')}
+        value={version}
+        onChange={(e) => setVersion(e.target.value)}
+        error={fieldError(set.error, 'version')}
+      />
+      <div>
+        <Button type="submit" variant="primary" pending={set.isPending} disabled={!version.trim()}>
+          {t('ticket.release.setVersionConfirm')}
+        </Button>
+      </div>
     </form>
   );
 }

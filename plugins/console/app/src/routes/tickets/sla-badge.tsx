@@ -10,7 +10,10 @@ export function SlaBadge({ due, now = Date.now() }: { due: string | null; now?: 
   if (!due) return null;
   const left = new Date(due).getTime() - now;
   const kind = left < 0 ? 'overdue' : left < SOON_MS ? 'soon' : 'ok';
-  const text = kind === 'overdue' ? t('inbox.sla.overdue', { when: fmt.relative(due, now) }) : t('inbox.sla.due', { when: fmt.relative(due, now) });
+  const text =
+    kind === 'overdue'
+      ? t('inbox.sla.overdue', { when: fmt.relative(due, now) })
+      : t('inbox.sla.due', { when: fmt.relative(due, now) });
   return (
     <span className={`badge sla-${kind}`} title={fmt.dateTime(due)}>
       {text}

@@ -4,7 +4,13 @@ import { CheckboxField, SelectField, TextArea, TextField } from '../../ui';
 import type { FieldSpec, FormValue } from './fields';
 
 /** One workspace setting as the control its type asks for; label, hint and the API's error from the catalogue. */
-export function FieldInput({ spec, value, error, choices, onChange }: {
+export function FieldInput({
+  spec,
+  value,
+  error,
+  choices,
+  onChange,
+}: {
   spec: FieldSpec;
   value: FormValue;
   error?: string;
@@ -20,41 +26,103 @@ export function FieldInput({ spec, value, error, choices, onChange }: {
     spec.name === 'locale' ? t(`common.locales.${v}`) : spec.labelled ? t(`workspaces.options.${spec.name}.${v}`) : v;
   switch (spec.kind) {
     case 'check':
-      return <CheckboxField label={label} hint={hint} error={error} checked={value as boolean} onChange={(e) => onChange(e.target.checked)} />;
+      return (
+        <CheckboxField
+          label={label}
+          hint={hint}
+          error={error}
+          checked={value as boolean}
+          onChange={(e) => onChange(e.target.checked)}
+        />
+      );
     case 'multi': {
       const chosen = value as string[];
       return (
         <fieldset aria-describedby={hint ? `${legendId}-hint` : undefined}>
           <legend id={legendId}>{label}</legend>
-          {hint && <p className="hint muted" id={`${legendId}-hint`}>{hint}</p>}
+          {hint && (
+            <p className="hint muted" id={`${legendId}-hint`}>
+              {hint}
+            </p>
+          )}
           <div className="ws-multi">
             {(spec.options ?? []).map((o) => (
-              <CheckboxField key={o} label={optionLabel(o)} checked={chosen.includes(o)}
-                onChange={(e) => onChange(e.target.checked ? [...chosen, o] : chosen.filter((c) => c !== o))} />
+              <CheckboxField
+                key={o}
+                label={optionLabel(o)}
+                checked={chosen.includes(o)}
+                onChange={(e) => onChange(e.target.checked ? [...chosen, o] : chosen.filter((c) => c !== o))}
+              />
             ))}
           </div>
-          {error && <p className="error" role="alert">{error}</p>}
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
         </fieldset>
       );
     }
     case 'select': {
       const list = choices ?? (spec.options ?? []).map((o) => ({ value: o, label: optionLabel(o) }));
       return (
-        <SelectField label={label} hint={hint} error={error} value={value as string} onChange={(e) => onChange(e.target.value)}>
-          {spec.nullable && <option value="">{t(spec.name === 'brand_profile_id' ? 'workspaces.defaultBrand' : 'workspaces.notSet')}</option>}
+        <SelectField
+          label={label}
+          hint={hint}
+          error={error}
+          value={value as string}
+          onChange={(e) => onChange(e.target.value)}
+        >
+          {spec.nullable && (
+            <option value="">
+              {t(spec.name === 'brand_profile_id' ? 'workspaces.defaultBrand' : 'workspaces.notSet')}
+            </option>
+          )}
           {/* A stored value the list does not know (a profile not loaded yet) stays selectable. */}
-          {value !== '' && !list.some((o) => o.value === value) && <option value={value as string}>{value as string}</option>}
-          {list.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+          {value !== '' && !list.some((o) => o.value === value) && (
+            <option value={value as string}>{value as string}</option>
+          )}
+          {list.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
         </SelectField>
       );
     }
     case 'textarea':
     case 'lines':
-      return <TextArea label={label} hint={hint} error={error} value={value as string} onChange={(e) => onChange(e.target.value)} />;
+      return (
+        <TextArea
+          label={label}
+          hint={hint}
+          error={error}
+          value={value as string}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
     case 'number':
-      return <TextField label={label} hint={hint} error={error} type="number" inputMode="decimal" step={spec.step ?? '1'} value={value as string}
-        onChange={(e) => onChange(e.target.value)} />;
+      return (
+        <TextField
+          label={label}
+          hint={hint}
+          error={error}
+          type="number"
+          inputMode="decimal"
+          step={spec.step ?? '1'}
+          value={value as string}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
     default:
-      return <TextField label={label} hint={hint} error={error} value={value as string} onChange={(e) => onChange(e.target.value)} />;
+      return (
+        <TextField
+          label={label}
+          hint={hint}
+          error={error}
+          value={value as string}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      );
   }
 }

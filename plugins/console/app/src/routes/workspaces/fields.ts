@@ -47,11 +47,22 @@ export const GROUPS: Group[] = [
     fields: [
       { name: 'execution_mode', kind: 'select', options: ['managed', 'runner', 'mcp'], labelled: true },
       { name: 'agent_id', kind: 'select', options: AGENTS },
-      { name: 'auth_method', kind: 'select', options: ['api-key', 'account_login', 'cloud_a', 'cloud_b', 'subscription'], nullable: true },
+      {
+        name: 'auth_method',
+        kind: 'select',
+        options: ['api-key', 'account_login', 'cloud_a', 'cloud_b', 'subscription'],
+        nullable: true,
+      },
       { name: 'runner_transport', kind: 'select', options: ['github_actions', 'container'], nullable: true },
       { name: 'agent_config.model', kind: 'text', nullable: true },
       { name: 'agent_config.credential_id', kind: 'text', nullable: true, hint: true },
-      { name: 'agent_config.effort', kind: 'select', options: ['low', 'medium', 'high'], labelled: true, nullable: true },
+      {
+        name: 'agent_config.effort',
+        kind: 'select',
+        options: ['low', 'medium', 'high'],
+        labelled: true,
+        nullable: true,
+      },
       { name: 'agent_config.max_minutes', kind: 'number', nullable: true },
       { name: 'agent_config.max_cost_usd', kind: 'number', nullable: true, step: '0.01' },
       { name: 'managed_fixes_with_credits', kind: 'check', hint: true },
@@ -62,7 +73,13 @@ export const GROUPS: Group[] = [
     id: 'autonomy',
     fields: [
       { name: 'autonomy', kind: 'select', options: ['copilot', 'approve', 'autopilot'], labelled: true, hint: true },
-      { name: 'autopilot_categories', kind: 'multi', options: ['usage', 'config', 'docs', 'bug', 'feature_request', 'unknown'], labelled: true, hint: true },
+      {
+        name: 'autopilot_categories',
+        kind: 'multi',
+        options: ['usage', 'config', 'docs', 'bug', 'feature_request', 'unknown'],
+        labelled: true,
+        hint: true,
+      },
       { name: 'confidence_threshold', kind: 'number', step: '0.05', hint: true },
       { name: 'share_policy', kind: 'select', options: ['snippets', 'references_only'], labelled: true, hint: true },
     ],
@@ -137,7 +154,11 @@ export function initialValues(ws: Workspace, fields: FieldSpec[]): Record<string
 
 function toApi(f: FieldSpec, v: FormValue): unknown {
   if (f.kind === 'check' || f.kind === 'multi') return v;
-  if (f.kind === 'lines') return (v as string).split('\n').map((s) => s.trim()).filter(Boolean);
+  if (f.kind === 'lines')
+    return (v as string)
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const s = (v as string).trim();
   if (s === '' && f.nullable) return null;
   // A number the browser could not read is sent as typed: the API names the field in its 400.
@@ -146,7 +167,11 @@ function toApi(f: FieldSpec, v: FormValue): unknown {
 }
 
 /** The PATCH body of what changed in the form (agent_config as a partial object, merged by the API). */
-export function changes(fields: FieldSpec[], before: Record<string, FormValue>, now: Record<string, FormValue>): WorkspacePatch {
+export function changes(
+  fields: FieldSpec[],
+  before: Record<string, FormValue>,
+  now: Record<string, FormValue>,
+): WorkspacePatch {
   const body: Record<string, unknown> = {};
   const agent: Record<string, unknown> = {};
   for (const f of fields) {

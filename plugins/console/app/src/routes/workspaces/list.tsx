@@ -7,7 +7,18 @@ import { isApiError } from '../../api/errors';
 import type { RequestBody, Schema } from '../../api/types';
 import { authKeys } from '../../queries/session';
 import { workspaceKeys } from '../../queries/workspaces';
-import { Button, CheckboxField, ErrorAlert, KeysetTable, SelectField, TextField, fieldError, useKeysetQuery, useToast, type Column } from '../../ui';
+import {
+  Button,
+  CheckboxField,
+  ErrorAlert,
+  KeysetTable,
+  SelectField,
+  TextField,
+  fieldError,
+  useKeysetQuery,
+  useToast,
+  type Column,
+} from '../../ui';
 import './workspaces.css';
 
 type Item = Schema<'WorkspaceListItem'>;
@@ -18,18 +29,23 @@ export default function Workspaces() {
   const { t } = useTranslation();
   const [archived, setArchived] = useState(false);
   const query = useKeysetQuery<Item>([...workspaceKeys.list(), { archived }], (cursor) =>
-    data(api.GET('/v1/workspaces', { params: { query: { cursor, include_archived: archived } } })));
-  const columns = useMemo<Column<Item>[]>(() => [
-    { header: t('workspaces.columns.name'), cell: (w) => <Link to={`/workspaces/${w.id}`}>{w.name}</Link> },
-    { header: t('workspaces.columns.client'), cell: (w) => w.client_name ?? '' },
-    { header: t('workspaces.columns.slug'), cell: (w) => <code>{w.slug}</code> },
-    { header: t('workspaces.columns.mode'), cell: (w) => t(`workspaces.options.execution_mode.${w.execution_mode}`) },
-    { header: t('workspaces.columns.autonomy'), cell: (w) => t(`workspaces.options.autonomy.${w.autonomy}`) },
-    {
-      header: t('workspaces.columns.status'),
-      cell: (w) => (w.archived_at ? <span className="badge">{t('workspaces.archived')}</span> : t('workspaces.active')),
-    },
-  ], [t]);
+    data(api.GET('/v1/workspaces', { params: { query: { cursor, include_archived: archived } } })),
+  );
+  const columns = useMemo<Column<Item>[]>(
+    () => [
+      { header: t('workspaces.columns.name'), cell: (w) => <Link to={`/workspaces/${w.id}`}>{w.name}</Link> },
+      { header: t('workspaces.columns.client'), cell: (w) => w.client_name ?? '' },
+      { header: t('workspaces.columns.slug'), cell: (w) => <code>{w.slug}</code> },
+      { header: t('workspaces.columns.mode'), cell: (w) => t(`workspaces.options.execution_mode.${w.execution_mode}`) },
+      { header: t('workspaces.columns.autonomy'), cell: (w) => t(`workspaces.options.autonomy.${w.autonomy}`) },
+      {
+        header: t('workspaces.columns.status'),
+        cell: (w) =>
+          w.archived_at ? <span className="badge">{t('workspaces.archived')}</span> : t('workspaces.active'),
+      },
+    ],
+    [t],
+  );
   return (
     <div className="stack">
       <h1>{t('workspaces.title')}</h1>
@@ -37,9 +53,19 @@ export default function Workspaces() {
       <section className="stack" aria-labelledby="ws-list-title">
         <div className="spread">
           <h2 id="ws-list-title">{t('workspaces.listTitle')}</h2>
-          <CheckboxField label={t('workspaces.showArchived')} checked={archived} onChange={(e) => setArchived(e.target.checked)} />
+          <CheckboxField
+            label={t('workspaces.showArchived')}
+            checked={archived}
+            onChange={(e) => setArchived(e.target.checked)}
+          />
         </div>
-        <KeysetTable caption={t('workspaces.listTitle')} columns={columns} query={query} rowKey={(w) => w.id} emptyTitle={t('workspaces.empty')} />
+        <KeysetTable
+          caption={t('workspaces.listTitle')}
+          columns={columns}
+          query={query}
+          rowKey={(w) => w.id}
+          emptyTitle={t('workspaces.empty')}
+        />
       </section>
     </div>
   );
@@ -61,7 +87,8 @@ function CreateWorkspace() {
       void navigate(`/workspaces/${ws.id}`);
     },
   });
-  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [k]: e.target.value }));
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate({
@@ -77,24 +104,58 @@ function CreateWorkspace() {
   return (
     <section className="card stack" aria-labelledby="ws-create-title">
       <h2 id="ws-create-title">{t('workspaces.create.title')}</h2>
-      {!slugTaken && <ErrorAlert error={create.error} fields={['name', 'slug', 'client_name', 'locale', 'execution_mode']} />}
+      {!slugTaken && (
+        <ErrorAlert error={create.error} fields={['name', 'slug', 'client_name', 'locale', 'execution_mode']} />
+      )}
       <form className="stack" onSubmit={submit} noValidate>
         <div className="ws-fields">
-          <TextField label={t('workspaces.fields.name')} value={form.name} onChange={set('name')} error={fieldError(create.error, 'name')} />
-          <TextField label={t('workspaces.create.slug')} hint={t('workspaces.create.slugHint')} value={form.slug} onChange={set('slug')}
-            error={fieldError(create.error, 'slug') ?? slugTaken} />
-          <TextField label={t('workspaces.fields.client_name')} hint={t('workspaces.hints.client_name')} value={form.client_name}
-            onChange={set('client_name')} error={fieldError(create.error, 'client_name')} />
-          <SelectField label={t('workspaces.fields.locale')} value={form.locale} onChange={set('locale')} error={fieldError(create.error, 'locale')}>
+          <TextField
+            label={t('workspaces.fields.name')}
+            value={form.name}
+            onChange={set('name')}
+            error={fieldError(create.error, 'name')}
+          />
+          <TextField
+            label={t('workspaces.create.slug')}
+            hint={t('workspaces.create.slugHint')}
+            value={form.slug}
+            onChange={set('slug')}
+            error={fieldError(create.error, 'slug') ?? slugTaken}
+          />
+          <TextField
+            label={t('workspaces.fields.client_name')}
+            hint={t('workspaces.hints.client_name')}
+            value={form.client_name}
+            onChange={set('client_name')}
+            error={fieldError(create.error, 'client_name')}
+          />
+          <SelectField
+            label={t('workspaces.fields.locale')}
+            value={form.locale}
+            onChange={set('locale')}
+            error={fieldError(create.error, 'locale')}
+          >
             <option value="en">{t('common.locales.en')}</option>
             <option value="it">{t('common.locales.it')}</option>
           </SelectField>
-          <SelectField label={t('workspaces.fields.execution_mode')} value={form.execution_mode} onChange={set('execution_mode')}
-            error={fieldError(create.error, 'execution_mode')}>
-            {(['managed', 'runner', 'mcp'] as const).map((m) => <option key={m} value={m}>{t(`workspaces.options.execution_mode.${m}`)}</option>)}
+          <SelectField
+            label={t('workspaces.fields.execution_mode')}
+            value={form.execution_mode}
+            onChange={set('execution_mode')}
+            error={fieldError(create.error, 'execution_mode')}
+          >
+            {(['managed', 'runner', 'mcp'] as const).map((m) => (
+              <option key={m} value={m}>
+                {t(`workspaces.options.execution_mode.${m}`)}
+              </option>
+            ))}
           </SelectField>
         </div>
-        <div><Button type="submit" variant="primary" pending={create.isPending}>{t('workspaces.create.submit')}</Button></div>
+        <div>
+          <Button type="submit" variant="primary" pending={create.isPending}>
+            {t('workspaces.create.submit')}
+          </Button>
+        </div>
       </form>
     </section>
   );

@@ -9,7 +9,16 @@ import { authKeys } from '../../queries/session';
 import { workspaceKeys, workspaceQuery } from '../../queries/workspaces';
 import { Button, Dialog, ErrorAlert, ErrorState, LoadingState, useFormat, useToast } from '../../ui';
 import { FieldInput } from './field-input';
-import { GROUPS, changes, initialValues, type FieldName, type FormValue, type Group, type Workspace, type WorkspacePatch } from './fields';
+import {
+  GROUPS,
+  changes,
+  initialValues,
+  type FieldName,
+  type FormValue,
+  type Group,
+  type Workspace,
+  type WorkspacePatch,
+} from './fields';
 import './workspaces.css';
 
 /** /workspaces/{id}: every setting of a workspace, one form per group; archive at the end. */
@@ -23,20 +32,32 @@ export default function WorkspaceSettings() {
   const ws = query.data;
   return (
     <div className="stack">
-      <p><Link to="/workspaces">{t('workspaces.back')}</Link></p>
+      <p>
+        <Link to="/workspaces">{t('workspaces.back')}</Link>
+      </p>
       <div className="spread">
         <h1>{t('workspaces.settingsTitle', { name: ws.name })}</h1>
         {ws.archived_at && <span className="badge">{t('workspaces.archived')}</span>}
       </div>
       {ws.archived_at && (
-        <div className="alert alert-warning" role="note">{t('workspaces.archivedNote', { date: fmt.dateTime(ws.archived_at) })}</div>
+        <div className="alert alert-warning" role="note">
+          {t('workspaces.archivedNote', { date: fmt.dateTime(ws.archived_at) })}
+        </div>
       )}
       <nav aria-label={t('workspaces.groupsNav')} className="row ws-groups">
-        {GROUPS.map((g) => <a key={g.id} href={`#ws-${g.id}`}>{t(`workspaces.groups.${g.id}.title`)}</a>)}
+        {GROUPS.map((g) => (
+          <a key={g.id} href={`#ws-${g.id}`}>
+            {t(`workspaces.groups.${g.id}.title`)}
+          </a>
+        ))}
       </nav>
-      {GROUPS.map((g) => (g.id === 'channels' ? <Channels key={g.id} ws={ws} /> : (
-        <GroupForm key={`${g.id}-${JSON.stringify(initialValues(ws, g.fields))}`} ws={ws} group={g} />
-      )))}
+      {GROUPS.map((g) =>
+        g.id === 'channels' ? (
+          <Channels key={g.id} ws={ws} />
+        ) : (
+          <GroupForm key={`${g.id}-${JSON.stringify(initialValues(ws, g.fields))}`} ws={ws} group={g} />
+        ),
+      )}
       <Facts ws={ws} />
       {!ws.archived_at && <Archive ws={ws} />}
     </div>
@@ -54,7 +75,12 @@ function useWorkspaceAnswer() {
 }
 
 // The fields a forbidden execution combination names (details.combination of the 422).
-const COMBINATION: Record<string, FieldName> = { mode: 'execution_mode', agent: 'agent_id', auth: 'auth_method', transport: 'runner_transport' };
+const COMBINATION: Record<string, FieldName> = {
+  mode: 'execution_mode',
+  agent: 'agent_id',
+  auth: 'auth_method',
+  transport: 'runner_transport',
+};
 
 function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
   const { t } = useTranslation();
@@ -64,8 +90,12 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
   const [values, setValues] = useState(before);
   const brand = useQuery({ ...brandQuery(), enabled: group.id === 'general' });
   const save = useMutation({
-    mutationFn: (body: WorkspacePatch) => data(api.PATCH('/v1/workspaces/{id}', { params: { path: { id: ws.id } }, body })),
-    onSuccess: (next) => { answer(next); toast.success(t('workspaces.saved', { group: t(`workspaces.groups.${group.id}.title`) })); },
+    mutationFn: (body: WorkspacePatch) =>
+      data(api.PATCH('/v1/workspaces/{id}', { params: { path: { id: ws.id } }, body })),
+    onSuccess: (next) => {
+      answer(next);
+      toast.success(t('workspaces.saved', { group: t(`workspaces.groups.${group.id}.title`) }));
+    },
   });
   const body = changes(group.fields, before, values);
   const dirty = Object.keys(body).length > 0;
@@ -79,12 +109,18 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
     const own = save.error.fieldError(name);
     if (own) return own;
     const combo = forbidden?.combination as Record<string, unknown> | undefined;
-    if (combo && Object.entries(COMBINATION).some(([k, f]) => f === name && combo[k] !== undefined && body[name as keyof WorkspacePatch] !== undefined)) {
+    if (
+      combo &&
+      Object.entries(COMBINATION).some(
+        ([k, f]) => f === name && combo[k] !== undefined && body[name as keyof WorkspacePatch] !== undefined,
+      )
+    ) {
       return String(forbidden?.message ?? save.error.message);
     }
     return undefined;
   };
-  const options = group.id === 'general' ? brand.data?.profiles.map((p) => ({ value: p.id, label: p.name })) : undefined;
+  const options =
+    group.id === 'general' ? brand.data?.profiles.map((p) => ({ value: p.id, label: p.name })) : undefined;
   const headingId = `ws-${group.id}-title`;
   return (
     <section className="card stack" id={`ws-${group.id}`} aria-labelledby={headingId}>
@@ -104,9 +140,14 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
         <fieldset className="ws-fields" disabled={!!ws.archived_at}>
           <legend className="visually-hidden">{t(`workspaces.groups.${group.id}.title`)}</legend>
           {group.fields.map((f) => (
-            <FieldInput key={f.name} spec={f} value={values[f.name]!} error={fieldMessage(f.name)}
+            <FieldInput
+              key={f.name}
+              spec={f}
+              value={values[f.name]!}
+              error={fieldMessage(f.name)}
               choices={f.name === 'brand_profile_id' ? options : undefined}
-              onChange={(v: FormValue) => setValues((all) => ({ ...all, [f.name]: v }))} />
+              onChange={(v: FormValue) => setValues((all) => ({ ...all, [f.name]: v }))}
+            />
           ))}
         </fieldset>
         {!ws.archived_at && (
@@ -114,7 +155,16 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
             <Button type="submit" variant="primary" pending={save.isPending} disabled={!dirty}>
               {t('workspaces.saveGroup', { group: t(`workspaces.groups.${group.id}.title`) })}
             </Button>
-            {dirty && <Button onClick={() => { setValues(before); save.reset(); }}>{t('workspaces.undo')}</Button>}
+            {dirty && (
+              <Button
+                onClick={() => {
+                  setValues(before);
+                  save.reset();
+                }}
+              >
+                {t('workspaces.undo')}
+              </Button>
+            )}
           </div>
         )}
       </form>
@@ -152,14 +202,26 @@ function Facts({ ws }: { ws: Workspace }) {
     <section className="card stack" aria-labelledby="ws-facts-title">
       <h2 id="ws-facts-title">{t('workspaces.facts.title')}</h2>
       <dl className="ws-facts">
-        <dt>{t('workspaces.facts.slug')}</dt><dd><code>{ws.slug}</code></dd>
-        <dt>{t('workspaces.facts.id')}</dt><dd><code>{ws.id}</code></dd>
-        <dt>{t('workspaces.facts.available_fix_credits')}</dt><dd>{fmt.number(ws.available_fix_credits)}</dd>
-        <dt>{t('workspaces.facts.managed_addon')}</dt><dd>{yes(ws.managed_addon)}</dd>
-        <dt>{t('workspaces.facts.collect_via_connect')}</dt><dd>{yes(ws.collect_via_connect)}</dd>
-        <dt>{t('workspaces.facts.resale_price')}</dt><dd>{ws.resale_price === null ? t('workspaces.none') : fmt.number(ws.resale_price)}</dd>
-        <dt>{t('workspaces.facts.created_at')}</dt><dd>{fmt.dateTime(ws.created_at)}</dd>
-        <dt>{t('workspaces.facts.updated_at')}</dt><dd>{fmt.dateTime(ws.updated_at)}</dd>
+        <dt>{t('workspaces.facts.slug')}</dt>
+        <dd>
+          <code>{ws.slug}</code>
+        </dd>
+        <dt>{t('workspaces.facts.id')}</dt>
+        <dd>
+          <code>{ws.id}</code>
+        </dd>
+        <dt>{t('workspaces.facts.available_fix_credits')}</dt>
+        <dd>{fmt.number(ws.available_fix_credits)}</dd>
+        <dt>{t('workspaces.facts.managed_addon')}</dt>
+        <dd>{yes(ws.managed_addon)}</dd>
+        <dt>{t('workspaces.facts.collect_via_connect')}</dt>
+        <dd>{yes(ws.collect_via_connect)}</dd>
+        <dt>{t('workspaces.facts.resale_price')}</dt>
+        <dd>{ws.resale_price === null ? t('workspaces.none') : fmt.number(ws.resale_price)}</dd>
+        <dt>{t('workspaces.facts.created_at')}</dt>
+        <dd>{fmt.dateTime(ws.created_at)}</dd>
+        <dt>{t('workspaces.facts.updated_at')}</dt>
+        <dd>{fmt.dateTime(ws.updated_at)}</dd>
       </dl>
     </section>
   );
@@ -172,20 +234,39 @@ function Archive({ ws }: { ws: Workspace }) {
   const [open, setOpen] = useState(false);
   const archive = useMutation({
     mutationFn: () => data(api.POST('/v1/workspaces/{id}/archive', { params: { path: { id: ws.id } } })),
-    onSuccess: (next) => { setOpen(false); answer(next); toast.success(t('workspaces.archiveDone', { name: next.name })); },
+    onSuccess: (next) => {
+      setOpen(false);
+      answer(next);
+      toast.success(t('workspaces.archiveDone', { name: next.name }));
+    },
   });
   return (
     <section className="card stack" aria-labelledby="ws-archive-title">
       <h2 id="ws-archive-title">{t('workspaces.archive.title')}</h2>
       <p>{t('workspaces.archive.intro')}</p>
-      <div><Button variant="danger" onClick={() => setOpen(true)}>{t('workspaces.archive.button')}</Button></div>
-      <Dialog open={open} title={t('workspaces.archive.confirmTitle', { name: ws.name })} onClose={() => { setOpen(false); archive.reset(); }}>
+      <div>
+        <Button variant="danger" onClick={() => setOpen(true)}>
+          {t('workspaces.archive.button')}
+        </Button>
+      </div>
+      <Dialog
+        open={open}
+        title={t('workspaces.archive.confirmTitle', { name: ws.name })}
+        onClose={() => {
+          setOpen(false);
+          archive.reset();
+        }}
+      >
         <div className="stack">
           <p>{t('workspaces.archive.confirmBody')}</p>
           <ErrorAlert error={archive.error} />
           <div className="row">
-            <Button variant="danger" pending={archive.isPending} onClick={() => archive.mutate()}>{t('workspaces.archive.confirm')}</Button>
-            <Button onClick={() => setOpen(false)} autoFocus>{t('common.cancel')}</Button>
+            <Button variant="danger" pending={archive.isPending} onClick={() => archive.mutate()}>
+              {t('workspaces.archive.confirm')}
+            </Button>
+            <Button onClick={() => setOpen(false)} autoFocus>
+              {t('common.cancel')}
+            </Button>
           </div>
         </div>
       </Dialog>
