@@ -44,7 +44,7 @@ export class Outbox {
   /** Inserts the event in `trx` (the caller's transaction) and returns its message id. */
   async add(trx: Knex, type: string, payload: unknown, options: OutboxAddOptions = {}): Promise<string> {
     const [id] = await this.addMany(trx, [{ type, payload, ...options }]);
-    return id!;
+    return id;
   }
 
   /** Inserts several events in one statement in `trx`, in order; returns their message ids. */
@@ -241,8 +241,8 @@ export class OutboxRelay {
     // together, instead of one round trip per row. A row whose publish failed is deferred alone;
     // with the bus down that is every row of the pass.
     const results = await Promise.allSettled(rows.map((row) => this.bus.publish(toMessage(row))));
-    const published = rows.filter((_, i) => results[i]!.status === 'fulfilled').map((row) => row.id);
-    const failed = rows.filter((_, i) => results[i]!.status === 'rejected');
+    const published = rows.filter((_, i) => results[i].status === 'fulfilled').map((row) => row.id);
+    const failed = rows.filter((_, i) => results[i].status === 'rejected');
     if (failed.length > 0) {
       const first = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
       await this.defer(trx, failed, first.reason);

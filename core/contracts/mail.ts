@@ -62,4 +62,6 @@ export interface MailerPort {
   registerTemplates(templates: MailTemplate[]): void;
   /** Stores the mail in `trx` and announces it on the outbox; answers the mail's id. 422 invalid_mail for bad input. */
   enqueue(trx: Knex, input: EnqueueMail): Promise<string>;
+  /** Renders a registered template without sending (a notice's text becomes its Draft's body). */
+  render(name: string, locale: MailLocale, data: Record<string, unknown>): { subject: string; text: string };
 }

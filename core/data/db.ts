@@ -5,7 +5,7 @@ import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import type { AppConfig } from '../kernel/config.js';
-import { cachedTemplate } from './pglite-template.js';
+import { extractTemplate } from './pglite-template.js';
 
 // timestamptz and date columns come back as JS Dates from pg; numerics (bigint counts) as numbers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -61,14 +61,11 @@ export function createDatabase(config: AppConfig, opts: CreateDatabaseOptions = 
     const dir = resolve(config.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
     // A fresh directory starts from the migrated template when one is cached (core/data/pglite-template.ts).
-    const template = !config.database.pgliteTemplate || existsSync(join(dir, 'PG_VERSION')) ? null : cachedTemplate();
-    if (template) {
-      const pglite = new PGlite(dir, { loadDataDir: template });
-      connection = () => ({ pglite });
-    } else connection = { filename: dir };
+    if (config.database.pgliteTemplate && !existsSync(join(dir, 'PG_VERSION'))) extractTemplate(dir);
+    connection = { filename: dir };
   }
   const db = knexFactory({
-    client: ClientPgLite as unknown as typeof knexFactory.Client,
+    client: ClientPgLite,
     dialect: 'postgres',
     connection,
     acquireConnectionTimeout: 60_000,

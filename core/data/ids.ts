@@ -31,7 +31,7 @@ function writeBody(at: number, ms: number): void {
     randomFillSync(pool);
     poolAt = 0;
   }
-  for (let i = 0; i < 16; i++) scratch[at + 10 + i] = CODES[pool[poolAt + i]! & 31]!;
+  for (let i = 0; i < 16; i++) scratch[at + 10 + i] = CODES[pool[poolAt + i] & 31]!;
   poolAt += 16;
 }
 
@@ -80,7 +80,7 @@ export function increasingId(prefix: string): string {
 /** Counts the random part (the last 16 characters) of a body up by one; false when it overflowed. */
 function countUp(body: Uint8Array): boolean {
   for (let i = 25; i >= 10; i--) {
-    const v = VALUE[body[i]!]! + 1;
+    const v = VALUE[body[i]] + 1;
     if (v < 32) {
       body[i] = CODES[v]!;
       return true;

@@ -64,7 +64,7 @@ export class WriteBatch {
       }).join(', ')})`);
       return `insert into ${quote(table)} (${columns.map(quote).join(', ')}) values ${tuples.join(', ')}`;
     });
-    if (statements.length === 1) return { text: statements[0]!, values };
+    if (statements.length === 1) return { text: statements[0], values };
     return { text: `with ${statements.map((s, i) => `w${i} as (${s})`).join(', ')} select 1`, values };
   }
 

@@ -70,7 +70,7 @@ export function registerAuth(
 
   // CSRF: a browser request carrying our cookie from a foreign Origin never reaches a handler.
   server.ext('onPreAuth', (request, h) => {
-    if (!UNSAFE.has(request.method as string)) return h.continue;
+    if (!UNSAFE.has(request.method)) return h.continue;
     if (!(request.state as Record<string, unknown> | undefined)?.[SESSION_COOKIE]) return h.continue;
     const origin = request.headers.origin as string | undefined;
     if (!origin) return h.continue;

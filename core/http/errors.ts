@@ -73,7 +73,7 @@ export function invalidRequest(err: ValidationError | Error, source?: string): B
         message: d.message,
       }))
     : [{ path: source ?? '', message: err.message }];
-  const message = errors.length === 1 ? errors[0]!.message : `${errors.length} fields are invalid`;
+  const message = errors.length === 1 ? errors[0].message : `${errors.length} fields are invalid`;
   return httpError(400, 'invalid_request', message, { errors });
 }
 
@@ -91,7 +91,7 @@ export function registerErrorEnvelope(server: Server, report: (err: Error, reque
     if (!Boom.isBoom(res)) return h.continue;
     const err = res as Boom.Boom<ErrorData | null>;
     const status = err.output.statusCode;
-    const data = (err.data ?? {}) as ErrorData;
+    const data = err.data ?? {};
     let code = data.code ?? DEFAULT_CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
     let message = err.output.payload.message;
     let details = data.details;

@@ -2,5 +2,5 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 
 /** Text made safe for HTML content and quoted attribute values (null and undefined become ''). */
 export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }

@@ -93,7 +93,7 @@ export function decodeCursor(cursor: string, keys: SortKey[]): unknown[] {
   } catch {
     values = null;
   }
-  if (!Array.isArray(values) || values.length !== keys.length || !values.every((v, i) => fitsKey(v, keys[i]!)))
+  if (!Array.isArray(values) || values.length !== keys.length || !values.every((v, i) => fitsKey(v, keys[i])))
     throw invalidCursor();
   return values;
 }
@@ -122,7 +122,7 @@ function selectCursorFields(q: Builder, keys: SortKey[]): string[] {
     : (q as unknown as { _statements: { grouping: string }[] })._statements.some((s) => s.grouping === 'columns');
   if (!hasSelects) q.select(objection ? `${q.tableRefFor!(q.modelClass!())}.*` : '*');
   const knex = objection ? q.knex!() : (q as unknown as { client: Knex }).client;
-  keys.forEach((k, i) => k.type === 'date' && q.select(knex.raw('??::text as ??', [k.column, fields[i]!])));
+  keys.forEach((k, i) => k.type === 'date' && q.select(knex.raw('??::text as ??', [k.column, fields[i]])));
   return fields;
 }
 
@@ -141,7 +141,7 @@ export async function paginate<T extends Record<string, unknown>>(
   const q = query as Builder;
   if (opts.cursor) {
     const values = decodeCursor(opts.cursor, keys);
-    const first = keys[0]!;
+    const first = keys[0];
     if (keys.every((k) => k.direction === first.direction)) {
       // One direction: a row-value comparison `(a, b) < (x, y)`, which Postgres turns into an
       // index range condition, so a page deep in the list costs what the first page costs.
@@ -158,7 +158,7 @@ export async function paginate<T extends Record<string, unknown>>(
       q.where((outer) => {
         keys.forEach((key, i) => {
           outer.orWhere((inner) => {
-            for (let j = 0; j < i; j++) inner.where(keys[j]!.column, values[j] as Knex.Value);
+            for (let j = 0; j < i; j++) inner.where(keys[j].column, values[j] as Knex.Value);
             inner.where(key.column, key.direction === 'asc' ? '>' : '<', values[i] as Knex.Value);
           });
         });
@@ -171,7 +171,7 @@ export async function paginate<T extends Record<string, unknown>>(
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const next_cursor = rows.length > limit && last ? encodeCursor(fields.map((f) => last[f] ?? null)) : null;
-  const selected = fields.filter((_, i) => keys[i]!.type === 'date');
+  const selected = fields.filter((_, i) => keys[i].type === 'date');
   for (const row of rows) for (const f of selected) delete (row as Record<string, unknown>)[f];
   return { items, next_cursor };
 }

@@ -98,7 +98,7 @@ export class RateLimiter {
        returning count, window_start, now() as now`,
       [key, n, seconds, seconds],
     );
-    const row = rows[0]!;
+    const row = rows[0];
     const msLeft = Math.max(0, new Date(row.window_start).getTime() + windowMs - new Date(row.now).getTime());
     return { count: row.count, retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)), msLeft };
   }

@@ -11,7 +11,7 @@ const JOI = Symbol('patchwell.joiSchema');
 
 /** `fn`, carrying the joi schema it validates against. */
 export function backedBy<F extends (...args: never[]) => unknown>(fn: F, schema: Joi.Schema): JoiBacked<F> {
-  return Object.assign(fn, { [JOI]: schema }) as JoiBacked<F>;
+  return Object.assign(fn, { [JOI]: schema });
 }
 
 /** The joi schema behind a validator function (undefined for anything else). */

@@ -104,17 +104,17 @@ LOOPBACK.addAddress('::1', 'ipv6');
 function embeddedIpv4(ip: string): string | null {
   const lower = ip.toLowerCase();
   const dotted = /^(?:::ffff:(?:0:)?|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
+  if (dotted) return dotted[1];
   const hex = /^(?:::ffff:(?:0:)?|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
+    const hi = parseInt(hex[1], 16);
+    const lo = parseInt(hex[2], 16);
     return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   }
   const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
   if (sixToFour) {
-    const hi = parseInt(sixToFour[1]!, 16);
-    const lo = parseInt(sixToFour[2]!, 16);
+    const hi = parseInt(sixToFour[1], 16);
+    const lo = parseInt(sixToFour[2], 16);
     return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   }
   return null;
@@ -170,7 +170,7 @@ async function vet(url: URL, opts: SafeFetchOptions): Promise<{ address: string;
         reason,
       });
   }
-  return addresses[0]!;
+  return addresses[0];
 }
 
 function headerRecord(h: SafeRequestInit['headers']): Record<string, string> {

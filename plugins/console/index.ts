@@ -59,7 +59,12 @@ export default definePlugin({
         if (!/^[A-Za-z0-9._-]+$/.test(file) || file === 'index.html') throw notFound('file');
         return h.file(join(b.dir, file), { confine: b.dir }).header('cache-control', 'public, max-age=3600');
       }
-      const html = await readFile(join(b.dir, 'index.html'));
+      const html = await readFile(join(b.dir, 'index.html')).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        // Another process built newer sources and pruned this bundle: find (or build) the current one.
+        pending = null;
+        return readFile(join((await bundle()).dir, 'index.html'));
+      });
       return h
         .response(html)
         .type('text/html; charset=utf-8')

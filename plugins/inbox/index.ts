@@ -1,4 +1,5 @@
 import { asValue } from 'awilix';
+import type { MailerPort } from '../../core/contracts/mail.js';
 import { optional, selected } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { DnsLookup } from '../../core/net/dns.js';
@@ -11,7 +12,6 @@ import {
   defaultBrandDirectory,
   type BrandDirectory,
   type InboxDeps,
-  type MailerPort,
   type PlanCatalogPort,
   type PlanLimitsPort,
   type TicketPort,

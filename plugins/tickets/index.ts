@@ -9,7 +9,7 @@ import { subscriberRoutes } from './routes/subscribers.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.js';
 import { ticketRoutes } from './routes/tickets.js';
 import type { TicketRouteServices } from './routes/context.js';
-import { allowAllGuard, type MailerPort, type TicketsDeps, type WorkspaceReader } from './services/deps.js';
+import { allowAllGuard, type TicketsDeps } from './services/deps.js';
 import { DraftService } from './services/draft-service.js';
 import { FileLinks } from './services/file-links.js';
 import { SubscriberService } from './services/subscriber-service.js';
@@ -48,23 +48,8 @@ export default definePlugin<TicketsOptions>({
       config.server.publicBaseUrl,
       ctx.options.fileLinkTtlSeconds,
     );
-    const deps = (): TicketsDeps => {
-      const c = container.cradle;
-      return {
-        db: c.db as TicketsDeps['db'],
-        outbox: c.outbox as TicketsDeps['outbox'],
-        audit: c.audit as TicketsDeps['audit'],
-        secretBox: c.secretBox as TicketsDeps['secretBox'],
-        config,
-        workspaceService: c.workspaceService as WorkspaceReader,
-        mailer: c.mailer as MailerPort,
-        // Resolved at each use, so a guard the brand plugin registers later wins.
-        get whiteLabelGuard() {
-          return container.resolve('whiteLabelGuard');
-        },
-        fileLinks,
-      };
-    };
+    // The container's cradle resolves each key when read, so a guard the brand plugin registers later wins.
+    const deps = (): TicketsDeps => container.cradle;
 
     ctx.provide({
       fileLinks: asValue(fileLinks),

@@ -16,7 +16,7 @@ export function networkOf(ip: string): string {
   if (v === 4) return ip.split('.').slice(0, 3).join('.');
   if (v === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-    if (mapped) return networkOf(mapped[1]!);
+    if (mapped) return networkOf(mapped[1]);
     const [head = '', tail = ''] = ip.toLowerCase().split('::');
     const left = head ? head.split(':') : [];
     const right = tail ? tail.split(':') : [];

@@ -38,11 +38,7 @@ export class OrgService {
         if (taken) throw conflict('slug_taken', 'Another organization uses this slug');
       }
       const before = organizationJson(org);
-      const changes = diffFields(
-        before as unknown as Record<string, unknown>,
-        input as Record<string, unknown>,
-        Object.keys(input),
-      );
+      const changes = diffFields(before, input as Record<string, unknown>, Object.keys(input));
       if (Object.keys(changes).length === 0) return before;
       await OrganizationModel.query(trx).findById(org.id).patch(input);
       const fresh = (await OrganizationModel.query(trx).findById(org.id))!;

@@ -129,7 +129,7 @@ export class AgencyConsole {
     const counts = await this.counts(db, principal.orgId, ids);
     const clients: Record<string, unknown>[] = [];
     for (const ws of rows) clients.push(await this.card(db, principal.orgId, ws, counts.get(ws.id)));
-    const sum = (k: string) => clients.reduce((a, c) => a + (c.tickets as Record<string, number>)[k]!, 0);
+    const sum = (k: string) => clients.reduce((a, c) => a + (c.tickets as Record<string, number>)[k], 0);
     return {
       clients,
       totals: {

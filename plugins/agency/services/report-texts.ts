@@ -87,7 +87,7 @@ export const REPORT_TEXTS = {
 /** `2026-10` → `October 2026` / `ottobre 2026`. */
 export function monthLabel(month: string, locale: ReportLocale): string {
   const [y, m] = month.split('-').map(Number);
-  return `${REPORT_TEXTS[locale].months[m! - 1]} ${y}`;
+  return `${REPORT_TEXTS[locale].months[m - 1]} ${y}`;
 }
 
 /** Minutes as `45 min`, `3.5 h` (`3,5 h` in Italian) or `2.1 d`; null as n/a. */

@@ -16,23 +16,7 @@ import {
   type ReportFigures,
   type ReportLocale,
 } from './report-texts.js';
-
-/** The mail plugin's mailer, as far as reports use it. */
-export interface ReportMailerPort {
-  enqueue(
-    trx: Knex,
-    mail: {
-      orgId: string;
-      template: string;
-      locale: ReportLocale;
-      to: string[];
-      data: Record<string, unknown>;
-      workspaceId?: string;
-      fromName?: string;
-      attachments?: { filename: string; contentType: string; content: Buffer }[];
-    },
-  ): Promise<string>;
-}
+import type { MailerPort } from '../../../core/contracts/mail.js';
 
 /** The brand plugin's service, as far as reports use it (the agency's own default profile). */
 export interface ReportBrandPort {
@@ -113,7 +97,7 @@ export class AgencyReports {
       db: () => Knex;
       audit: () => AuditWriter;
       outbox: () => Outbox;
-      mailer: () => ReportMailerPort;
+      mailer: () => MailerPort;
       brand: () => ReportBrandPort;
       /** The analytics plugin's `supportMetrics`: a report's figures are the analytics of its month. */
       metrics: () => ReportMetricsPort;

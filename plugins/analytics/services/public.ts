@@ -38,7 +38,7 @@ export function repositoryKey(url: string): string | null {
     .split('/')
     .filter(Boolean);
   if (parts.length !== 2 || !parts.every((p) => /^[A-Za-z0-9_.-]{1,100}$/.test(p))) return null;
-  return `${u.hostname.toLowerCase()}/${parts[0]!.toLowerCase()}/${parts[1]!.toLowerCase()}`;
+  return `${u.hostname.toLowerCase()}/${parts[0].toLowerCase()}/${parts[1].toLowerCase()}`;
 }
 
 /**

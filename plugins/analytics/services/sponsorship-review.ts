@@ -4,6 +4,7 @@ import type { Outbox } from '../../../core/bus/outbox.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
+import type { MailerPort } from '../../../core/contracts/mail.js';
 
 /** Billing's `creditLedger`, as far as approvals use it (absent when billing is off). */
 export interface SponsoredCreditsPort {
@@ -18,14 +19,6 @@ export interface SponsoredCreditsPort {
       note?: string | null;
     },
   ): Promise<{ created: boolean }>;
-}
-
-/** The mail plugin's mailer, as far as decisions use it. */
-export interface DecisionMailerPort {
-  enqueue(
-    trx: Knex,
-    input: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> },
-  ): Promise<string>;
 }
 
 export const SPONSORSHIP_DECISION_TEMPLATES = [
@@ -97,7 +90,7 @@ export class SponsorshipReview {
       db: () => Knex;
       audit: () => AuditWriter;
       outbox: () => Outbox;
-      mailer: () => DecisionMailerPort;
+      mailer: () => MailerPort;
       credits: () => SponsoredCreditsPort | null;
       defaultFixes: number;
       defaultExpiryDays: number;

@@ -130,7 +130,7 @@ export class StreamDelivery {
         const at = this.d.clock();
         if (!result.ok) {
           const failures = row.consecutive_failures + 1;
-          const wait = o.backoffMs[Math.min(failures - 1, o.backoffMs.length - 1)]!;
+          const wait = o.backoffMs[Math.min(failures - 1, o.backoffMs.length - 1)];
           await db('audit_streams')
             .where({ id: row.id })
             .update({
@@ -152,7 +152,7 @@ export class StreamDelivery {
             .where({ id: row.id })
             .update({
               delivered_count: trx.raw('delivered_count + ?', [present.length]),
-              last_delivered_entry_id: entries[entries.length - 1]!.id,
+              last_delivered_entry_id: entries[entries.length - 1].id,
               last_delivered_at: at,
               last_attempt_at: at,
               last_error: null,

@@ -46,7 +46,7 @@ export class CreditLedger {
       .ignore()
       .returning('*')) as Record<string, unknown>[];
     if (rows.length > 0) {
-      const balance = CreditBalance.fromDatabaseJson(rows[0]!);
+      const balance = CreditBalance.fromDatabaseJson(rows[0]);
       await this.entry(trx, balance, 'grant', input.fixes, null, input.note ?? null);
       return { balance, created: true };
     }

@@ -31,7 +31,7 @@ export class BillingPlanCatalog implements PlanCatalogLike {
   }
 
   get(id: string | null | undefined): PlanShape {
-    return this.byId.get(id ?? 'none') ?? this.byId.get('none') ?? this.plans[0]!;
+    return this.byId.get(id ?? 'none') ?? this.byId.get('none') ?? this.plans[0];
   }
 
   has(id: string): boolean {

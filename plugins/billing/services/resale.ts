@@ -217,7 +217,7 @@ export class Resales {
     if (!row) return { orgId: event.orgId, outcome: 'unknown_resale' };
     if (row.event_at && new Date(row.event_at).getTime() > event.occurredAt.getTime())
       return { orgId: row.org_id, outcome: 'skipped:stale' };
-    const status = r.status as SubscriptionStatus;
+    const status = r.status;
     await trx('billing_resales').where({ id: row.id }).update({
       subscription_id: r.subscriptionId,
       customer_id: r.customerId,

@@ -13,7 +13,7 @@ type Rgb = [number, number, number];
 export function normalizeHex(input: string): string | null {
   const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(input.trim());
   if (!m) return null;
-  const h = m[1]!.toLowerCase();
+  const h = m[1].toLowerCase();
   return `#${h.length === 3 ? [...h].map((c) => c + c).join('') : h}`;
 }
 

@@ -27,7 +27,7 @@ function jpeg(b: Buffer): ImageInfo | null {
   let i = 2;
   while (i + 4 <= b.length) {
     if (b[i] !== 0xff) return null;
-    const marker = b[i + 1]!;
+    const marker = b[i + 1];
     if (marker === 0xff) {
       i += 1; // fill byte
       continue;

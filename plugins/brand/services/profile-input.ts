@@ -65,7 +65,7 @@ export function writeValues(input: ProfileInput): Record<string, unknown> &
     out.widget_texts = Object.fromEntries(
       Object.entries(input.widget_texts)
         .filter(([, v]) => typeof v === 'string' && v.trim() !== '')
-        .map(([k, v]) => [k, v!.trim()]),
+        .map(([k, v]) => [k, v.trim()]),
     );
   for (const k of ['sender_name', 'sender_email', 'website_url', 'logo_url'] as const) {
     const v = blankToNull(input[k]);

@@ -72,7 +72,7 @@ export class CommentService {
     for (const c of pending) byWorkspace.set(c.workspace_id, [...(byWorkspace.get(c.workspace_id) ?? []), c]);
     let posted = 0;
     for (const [workspaceId, list] of byWorkspace) {
-      const orgId = list[0]!.org_id;
+      const orgId = list[0].org_id;
       const ws = await this.d
         .workspaces()
         .get(orgId, workspaceId)

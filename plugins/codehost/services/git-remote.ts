@@ -130,7 +130,7 @@ export class GitRemote {
       pos = nl + 1;
       if (header[1] === 'missing' || header.length < 3) continue;
       const size = Number(header[2]);
-      out.set(header[0]!, buf.subarray(pos, pos + size));
+      out.set(header[0], buf.subarray(pos, pos + size));
       pos += size + 1;
     }
     return out;

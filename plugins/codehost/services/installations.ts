@@ -49,7 +49,7 @@ export class InstallationService {
     if (rows.length === 0) return [];
     const counts = await this.connectedCounts(
       db,
-      rows[0]!.org_id,
+      rows[0].org_id,
       rows.map((r) => r.id),
     );
     return rows.map((r) => installationJson(r, counts.get(r.id) ?? 0));
@@ -188,7 +188,7 @@ export class InstallationService {
       return { created: true, row };
     });
     const [json] = await this.json(this.d.db, [outcome.row]);
-    return { created: outcome.created, installation: json! };
+    return { created: outcome.created, installation: json };
   }
 
   private async readHostInstallation(externalId: string, forLink: boolean): Promise<Installation> {
@@ -270,7 +270,7 @@ export class InstallationService {
         repository_id: byExt.get(r.id)?.id ?? null,
         workspace_id: byExt.get(r.id)?.workspace_id ?? null,
       })),
-      next_cursor: rest.length > page.limit ? encodeCursor([items[items.length - 1]!.fullName.toLowerCase()]) : null,
+      next_cursor: rest.length > page.limit ? encodeCursor([items[items.length - 1].fullName.toLowerCase()]) : null,
     };
   }
 
@@ -292,7 +292,7 @@ export class InstallationService {
       return row;
     });
     const [json] = await this.json(this.d.db, [after]);
-    return json!;
+    return json;
   }
 
   /** Brings the record in line with the host (sync and installation webhooks). */

@@ -130,11 +130,7 @@ export class OssService {
       const after = { ...before, ...own };
       if (after.opt_in_label === after.opt_out_label)
         throw conflict('labels_equal', 'The opt-in and opt-out labels must differ');
-      const changes = diffFields(
-        before as unknown as Record<string, unknown>,
-        after as unknown as Record<string, unknown>,
-        Object.keys(own),
-      );
+      const changes = diffFields(before as unknown as Record<string, unknown>, after, Object.keys(own));
       if (Object.keys(changes).length === 0) return before;
       const now = new Date();
       const values = { ...after, created_at: before.created_at ?? now, updated_at: now };

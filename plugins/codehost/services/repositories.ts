@@ -377,7 +377,7 @@ export class RepositoryService {
         ...(row.onboarding_pr ?? { number: null, url: null, status: 'none', title: null, branch: o.branch }),
         requested_at: requestedAt,
         error: failure.slice(0, 500),
-      } as OnboardingPr;
+      };
     }
     return this.patchAudited(
       actor,

@@ -159,7 +159,7 @@ export function findSymbols(language: string | null, text: string): FoundSymbol[
   const out: FoundSymbol[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = lines[i];
     if (line.length > 400) continue;
     for (const [kind, re] of rules) {
       const m = re.exec(line);

@@ -6,6 +6,7 @@ import type { AgentExecutor, CodeHost, RepoRef, SignedInActor } from '../../../c
 import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { FixesOptions } from '../options.js';
+import type { MailerPort } from '../../../core/contracts/mail.js';
 
 /** The ticket row fields the loop reads (tickets plugin). */
 export interface LoopTicket {
@@ -190,23 +191,4 @@ export interface BillingGatePort {
       jobId?: string;
     },
   ): Promise<unknown>;
-}
-
-/** `mailer` (mail plugin). */
-export interface MailerPort {
-  registerTemplates(
-    templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[],
-  ): void;
-  enqueue(
-    trx: Knex,
-    input: {
-      orgId: string | null;
-      template: string;
-      locale: 'en' | 'it';
-      to: string | string[];
-      data: Record<string, unknown>;
-      headers?: Record<string, string>;
-      ticketRef?: string;
-    },
-  ): Promise<string>;
 }

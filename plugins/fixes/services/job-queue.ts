@@ -233,9 +233,7 @@ export class JobQueue {
       return null;
     } catch (err) {
       if (boomCode(err) !== HELD_CODE) throw err;
-      const details = ((err as { data?: { details?: { reason?: string } } }).data?.details ?? {}) as {
-        reason?: string;
-      };
+      const details = (err as { data?: { details?: { reason?: string } } }).data?.details ?? {};
       return { error: err as Error, reason: details.reason ?? 'plan_limit_reached', message: (err as Error).message };
     }
   }

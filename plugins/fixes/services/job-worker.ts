@@ -123,7 +123,7 @@ export class JobWorker {
           await this.queue.finish(job.id, this.owner, result);
         },
       };
-      await executor.start(agentJob as AgentJob, io);
+      await executor.start(agentJob, io);
       if (!completed) {
         await this.queue.fail(
           job.id,

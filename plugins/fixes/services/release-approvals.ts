@@ -186,7 +186,7 @@ export class ReleaseApprovals {
         .whereNull('voided_at');
       const mine = await FixApproval.query(trx)
         .forOrg(p.orgId)
-        .where({ release_id: rel.id, sha: head, user_id: p.userId! })
+        .where({ release_id: rel.id, sha: head, user_id: p.userId })
         .whereNull('voided_at')
         .first();
       if (!mine) {
@@ -197,7 +197,7 @@ export class ReleaseApprovals {
           fix_attempt_id: null,
           release_id: rel.id,
           sha: head,
-          user_id: p.userId!,
+          user_id: p.userId,
           role: p.role,
           comment: input.comment ?? null,
           created_at: new Date(),

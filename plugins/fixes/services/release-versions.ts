@@ -32,7 +32,7 @@ export function nextVersion(strategy: 'semver' | 'calver', previous: string[], n
       .map((m) => [Number(m[1]), Number(m[2]), Number(m[3])] as const);
     if (parsed.length === 0) return '0.1.0';
     parsed.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const [maj, min, pat] = parsed[parsed.length - 1]!;
+    const [maj, min, pat] = parsed[parsed.length - 1];
     return `${maj}.${min}.${pat + 1}`;
   }
   const day = `${now.getUTCFullYear()}.${String(now.getUTCMonth() + 1).padStart(2, '0')}.${String(now.getUTCDate()).padStart(2, '0')}`;

@@ -76,12 +76,12 @@ export class ReleaseReads {
   /** GET /v1/releases/{id}: the stored release, CI state as last reported (no code-host call). */
   async get(p: Principal, id: string): Promise<Record<string, unknown>> {
     const rel = await loadRelease(this.d.db, p, id);
-    return (await this.serialize([rel]))[0]!;
+    return (await this.serialize([rel]))[0];
   }
 
   private async serialize(rows: FixRelease[]): Promise<Record<string, unknown>[]> {
     if (rows.length === 0) return [];
-    const orgId = rows[0]!.org_id;
+    const orgId = rows[0].org_id;
     const batchIds = rows.filter((r) => r.kind === 'batched').map((r) => r.id);
     const merges = batchIds.length
       ? await FixRelease.query(this.d.db).forOrg(orgId).whereIn('batch_id', batchIds).orderBy('created_at')
@@ -90,10 +90,9 @@ export class ReleaseReads {
       ...new Set([...rows.map((r) => r.ticket_id), ...merges.map((m) => m.ticket_id)].filter((x): x is string => !!x)),
     ];
     const tickets = new Map(
-      (
-        (ticketIds.length
-          ? await this.d.db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject', 'state')
-          : []) as Array<{ id: string; subject: string; state: string }>
+      (ticketIds.length
+        ? await this.d.db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject', 'state')
+        : []
       ).map((t) => [t.id, t]),
     );
     const policy = this.d.governance ? await this.d.governance.policy(orgId) : { minApprovers: 1, roles: [] };

@@ -281,7 +281,7 @@ export class FixesTicketPageSection {
       ),
       this.d.governance ? this.d.governance.policy(orgId, db) : Promise.resolve({ minApprovers: 1 }),
     ]);
-    const row = rows.rows[0]!;
+    const row = rows.rows[0];
     const dx = row.diagnosis ? parsed(row.diagnosis) : null;
     const attempts = parsed(row.attempts);
     const approvals = parsed(row.approvals);
@@ -360,7 +360,7 @@ export class FixesTicketPageSection {
         jobs: {
           items: jobItems.map(jobOut),
           next_cursor: jobs.next_cursor,
-          total: jobs.items.length ? Number(jobs.items[0]!._total) : 0,
+          total: jobs.items.length ? Number(jobs.items[0]._total) : 0,
         },
       },
       related,

@@ -22,7 +22,7 @@ const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 function testCode(): string {
   const bytes = randomBytes(8);
   let out = '';
-  for (let i = 0; i < 8; i++) out += CODE_ALPHABET[bytes[i]! & 31];
+  for (let i = 0; i < 8; i++) out += CODE_ALPHABET[bytes[i] & 31];
   return `FT-${out}`;
 }
 

@@ -105,11 +105,11 @@ const isAutoSubmittedReply = (f: MessageFacts) => /^auto-replied/i.test(header(f
 function originalIds(f: MessageFacts): string[] {
   const out = new Set<string>();
   for (const p of f.reportParts) {
-    for (const m of p.text.matchAll(/^(?:original-)?message-id:\s*(<[^<>\s]+>)/gim)) out.add(m[1]!);
+    for (const m of p.text.matchAll(/^(?:original-)?message-id:\s*(<[^<>\s]+>)/gim)) out.add(m[1]);
   }
   if (out.size === 0) {
     // MTAs that quote the original inline.
-    for (const m of f.text.matchAll(/^\s*message-id:\s*(<[^<>\s]+>)/gim)) out.add(m[1]!);
+    for (const m of f.text.matchAll(/^\s*message-id:\s*(<[^<>\s]+>)/gim)) out.add(m[1]);
   }
   if (f.messageId) out.delete(f.messageId);
   return [...out].slice(0, 10);

@@ -14,6 +14,7 @@ import type { AppConfig } from '../../../core/kernel/config.js';
 import type { DnsLookup } from '../../../core/net/dns.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { InboxOptions } from '../options.js';
+import type { MailerPort } from '../../../core/contracts/mail.js';
 
 /** The workspace fields the inbox reads. */
 /** A workspace as the workspaces plugin routes inbound mail to it (container entry `workspaceService`). */
@@ -94,27 +95,6 @@ export interface TicketPort {
 }
 
 export type DeliveryStatus = 'delivered' | 'bounced' | 'complained' | 'failed';
-
-export interface MailerPort {
-  registerTemplates(
-    templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[],
-  ): void;
-  enqueue(
-    trx: Knex,
-    input: {
-      orgId: string | null;
-      template: string;
-      locale: 'en' | 'it';
-      to: string | string[];
-      data: Record<string, unknown>;
-      from?: { address: string; name?: string };
-      replyTo?: string | { address: string; name?: string };
-      headers?: Record<string, string>;
-      messageId?: string;
-      ticketRef?: string;
-    },
-  ): Promise<string>;
-}
 
 export interface PlanCatalogPort {
   hasFeature(planId: string | null | undefined, feature: string): boolean;

@@ -27,7 +27,7 @@ export function txtMatches(expected: string, published: string): boolean {
  * `temporary_failure` when DNS did not answer.
  */
 export async function checkRecord(dns: DnsLookup, r: DnsRecord, missingFails: boolean): Promise<DnsRecordStatus> {
-  const type = r.type as DnsLookupType;
+  const type = r.type;
   const found = await dns.lookup(type, r.name);
   if ('error' in found) {
     if (found.error === 'dns_error') return 'temporary_failure';

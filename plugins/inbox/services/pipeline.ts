@@ -333,7 +333,7 @@ export class InboundPipeline {
         ticket_id: null,
       });
       if (vv.status === 'quarantined') {
-        const id = batch.rowsOf('inbox_emails')[0]!.id as string;
+        const id = batch.rowsOf('inbox_emails')[0].id as string;
         this.d.outbox.queue(batch, [
           {
             type: 'inbox.email_received',

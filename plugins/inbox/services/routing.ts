@@ -41,7 +41,7 @@ export class InboundRouter {
     if (!workspace) return null;
     let ticket: TicketRef | null = null;
     if (token) {
-      const found = await this.tickets().findByReplyToken(this.db, token[2]!);
+      const found = await this.tickets().findByReplyToken(this.db, token[2]);
       // A token of another workspace's ticket is ignored: the address's workspace decides.
       if (found && found.workspace_id === workspace.id && found.org_id === workspace.org_id) {
         ticket = found;

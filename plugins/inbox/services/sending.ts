@@ -40,7 +40,7 @@ export function replyToExample(ws: InboxWorkspace): string | null {
   if (!ws.inbound_address) return null;
   const bytes = createHash('sha256').update(`reply-example:${ws.id}`).digest();
   let token = '';
-  for (let i = 0; i < 16; i++) token += TOKEN_ALPHABET[bytes[i]! & 31];
+  for (let i = 0; i < 16; i++) token += TOKEN_ALPHABET[bytes[i] & 31];
   const at = ws.inbound_address.lastIndexOf('@');
   return `${ws.inbound_address.slice(0, at)}+t_${token}@${ws.inbound_address.slice(at + 1)}`;
 }

@@ -12,8 +12,8 @@ const TWO_LABEL_SUFFIX = /^(co|com|net|org|gov|edu|ac|or|ne|go|gob|mil|nom|ltd|p
 export function zoneOf(domain: string): string {
   const labels = domain.toLowerCase().split('.');
   if (labels.length <= 2) return labels.join('.');
-  const tld = labels[labels.length - 1]!;
-  const sld = labels[labels.length - 2]!;
+  const tld = labels[labels.length - 1];
+  const sld = labels[labels.length - 2];
   const take = tld.length === 2 && TWO_LABEL_SUFFIX.test(sld) ? 3 : 2;
   return labels.slice(-take).join('.');
 }

@@ -175,8 +175,8 @@ export class MailDelivery {
 function parseAddress(value: string): EmailAddress {
   const m = /^\s*"?(.*?)"?\s*<([^>]+)>\s*$/.exec(value);
   if (!m) return { address: value.trim() };
-  const name = m[1]!.replace(/\\(["\\])/g, '$1');
-  return name ? { address: m[2]!, name } : { address: m[2]! };
+  const name = m[1].replace(/\\(["\\])/g, '$1');
+  return name ? { address: m[2], name } : { address: m[2] };
 }
 
 /** The OutgoingEmail of a stored mail: exactly what was rendered at enqueue time. */

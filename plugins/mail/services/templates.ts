@@ -51,7 +51,7 @@ export function checkTemplate(template: MailTemplate): void {
 
 /** Placeholders a text uses, e.g. `['user.name', 'link']`. */
 export function placeholders(text: string): string[] {
-  return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]!);
+  return [...text.matchAll(PLACEHOLDER)].map((m) => m[1]);
 }
 
 function lookup(data: Record<string, unknown>, path: string): unknown {
@@ -96,7 +96,7 @@ function paragraphHtml(paragraph: string): string {
   for (const m of paragraph.matchAll(URL_IN_TEXT)) {
     // Sentence punctuation right after a URL is not part of it.
     const url = m[0].replace(/[.,;:!?)\]]+$/, '');
-    const start = m.index!;
+    const start = m.index;
     out += escapeHtml(paragraph.slice(last, start));
     out += `<a href="${escapeHtml(url)}">${escapeHtml(url)}</a>`;
     last = start + url.length;

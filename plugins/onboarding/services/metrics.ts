@@ -5,7 +5,7 @@ import { iso, type OnboardingDeps } from './deps.js';
 export function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1]!;
+  return sorted[Math.min(rank, sorted.length) - 1];
 }
 
 /**

@@ -159,8 +159,8 @@ export class WizardService {
             steps: Object.fromEntries(
               STEPS.map((id) => [
                 id,
-                st.steps[id]?.status && st.steps[id]!.status !== 'todo'
-                  ? st.steps[id]!
+                st.steps[id]?.status && st.steps[id].status !== 'todo'
+                  ? st.steps[id]
                   : { status: 'skipped', completed_at: this.d.clock().toISOString() },
               ]),
             ),
@@ -212,7 +212,7 @@ export class WizardService {
     const s = await this.state(principal.orgId);
     const ws = await this.d.workspaces.get(principal.orgId, s.workspace_id!);
     const repoId = s.repository_id ?? (await this.execution.repositories(principal, ws.id))[0]?.id;
-    return { ws, repo: await this.d.repositories!.loadForOrg(principal.orgId, repoId!) };
+    return { ws, repo: await this.d.repositories!.loadForOrg(principal.orgId, repoId) };
   }
 
   availability(s: OnboardingState): Record<StepId, boolean> {

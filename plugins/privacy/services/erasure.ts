@@ -99,7 +99,7 @@ export class ErasureService {
       .where(orgColumn, orgId)
       .where((w) => {
         for (const c of emailCols) w.orWhereRaw('lower(??) = ?', [c, s.email!]);
-        for (const c of idCols) w.orWhere(c, s.userId!);
+        for (const c of idCols) w.orWhere(c, s.userId);
       });
     const onMatch = d.onMatch ?? 'delete';
     // Counted by the rows returned: knex-pglite answers no row count for a delete.

@@ -11,6 +11,7 @@ import type { PrivacyDeps } from './deps.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import { byTable, columnsOf } from './schema.js';
 import { tarEntry, TAR_END } from './tar.js';
+import type { MailerPort } from '../../../core/contracts/mail.js';
 
 /** Columns never exported: credentials and their hashes, sealed secrets. */
 const SECRET_COLUMN = /(password|secret|token|_hash$|encrypted|sealed|^key$|_key$)/i;
@@ -30,13 +31,6 @@ export interface ExportOut {
   id: string;
   status: 'pending' | 'ready' | 'failed' | 'expired';
   created_at: string;
-}
-
-interface MailerPort {
-  enqueue(
-    trx: Knex,
-    input: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> },
-  ): Promise<string>;
 }
 
 /**
@@ -110,7 +104,7 @@ export class ExportService {
       if (SKIP_TABLES.has(table) || !columns.some((c) => c.column === 'org_id')) continue;
       const keep = columns.filter((c) => !SECRET_COLUMN.test(c.column)).map((c) => c.column);
       const lines: string[] = [];
-      const order = columns.some((c) => c.column === 'id') ? 'id' : keep[0]!;
+      const order = columns.some((c) => c.column === 'id') ? 'id' : keep[0];
       for (let offsetKey: unknown = null; ;) {
         const q = db(table).where('org_id', row.org_id).orderBy(order).limit(PAGE).select(keep);
         if (offsetKey !== null) q.where(order, '>', offsetKey as Knex.Value);
@@ -124,7 +118,7 @@ export class ExportService {
             ),
           );
         if (rows.length < PAGE || order !== 'id') break;
-        offsetKey = rows[rows.length - 1]![order];
+        offsetKey = rows[rows.length - 1][order];
       }
       if (!lines.length) continue;
       manifest[table] = lines.length;

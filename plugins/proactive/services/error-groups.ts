@@ -91,7 +91,7 @@ export class ErrorGroupService {
       ],
       { cursor: query.cursor, limit: query.limit },
     );
-    const items = await this.serializeMany(this.d.db, principal.orgId, page.items as ErrorGroup[]);
+    const items = await this.serializeMany(this.d.db, principal.orgId, page.items);
     return {
       items,
       next_cursor: page.next_cursor,
@@ -267,9 +267,9 @@ export class ErrorGroupService {
       .where({ org_id: g.org_id, group_id: g.id })
       .orderBy('last_seen', 'desc')
       .limit(100)) as Array<Record<string, unknown>>;
-    const ticket = (group!.ticket as TicketRef | null) ?? null;
+    const ticket = (group.ticket as TicketRef | null) ?? null;
     const openTicket = !!ticket && ticket.state !== 'closed';
-    const frames = (g.frames ?? []) as StoredFrame[];
+    const frames = g.frames ?? [];
     return {
       group,
       normalized_message: maskText(g.normalized_message),

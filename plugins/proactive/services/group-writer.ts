@@ -84,7 +84,7 @@ export function jsonParam(rows: unknown[]): string {
 function needsCleaning(json: string): boolean {
   for (let i = json.indexOf('\\u'); i >= 0; i = json.indexOf('\\u', i + 2)) {
     const code = json.slice(i + 2, i + 6).toLowerCase();
-    if (code === '0000' || (code[0] === 'd' && '89abcdef'.includes(code[1]!))) return true;
+    if (code === '0000' || (code[0] === 'd' && '89abcdef'.includes(code[1]))) return true;
   }
   return false;
 }
@@ -308,7 +308,7 @@ export class GroupWriter {
   private async flush(db: Knex, values: unknown[]): Promise<FlushRow> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await run<FlushRow>(db, FLUSH, values))[0]!;
+        return (await run<FlushRow>(db, FLUSH, values))[0];
       } catch (err) {
         // In a caller's transaction the refusal ended the transaction: the caller runs it again.
         if (attempt >= ATTEMPTS || outermostTransaction(db) || !RETRIED.has((err as { code?: string }).code ?? ''))

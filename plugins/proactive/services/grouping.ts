@@ -39,16 +39,16 @@ export function parseStack(stack: string | undefined | null): StackFrame[] {
     const line = raw.trim();
     let m = /^at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/.exec(line);
     if (m) {
-      frames.push(frame(m[2]!, m[1], m[3], m[4]));
+      frames.push(frame(m[2], m[1], m[3], m[4]));
       continue;
     }
     m = /^at (?:(.+?) \()?([^():]+)\)?$/.exec(line);
     if (m && line.startsWith('at ')) {
-      frames.push(frame(m[2]!, m[1], undefined, undefined));
+      frames.push(frame(m[2], m[1], undefined, undefined));
       continue;
     }
     m = /^(.*?)@(.+?):(\d+):(\d+)$/.exec(line);
-    if (m) frames.push(frame(m[2]!, m[1] || undefined, m[3], m[4]));
+    if (m) frames.push(frame(m[2], m[1] || undefined, m[3], m[4]));
   }
   return frames;
 }
@@ -219,7 +219,7 @@ export function userKeyOf(user: NormalizedEvent['user']): string | null {
 
 /** A title for a group: `TypeError: Cannot read properties of undefined`. */
 export function titleOf(type: string, message: string): string {
-  const first = message.split('\n')[0]!.trim();
+  const first = message.split('\n')[0].trim();
   return (first ? `${type}: ${first}` : type).slice(0, 300);
 }
 

@@ -97,7 +97,7 @@ export class IngestQueue {
   private async flushOnce(): Promise<void> {
     const batch: Pending[] = [];
     let n = 0;
-    while (this.pending.length && (n === 0 || n + this.pending[0]!.events.length <= this.opts.batchMaxEvents)) {
+    while (this.pending.length && (n === 0 || n + this.pending[0].events.length <= this.opts.batchMaxEvents)) {
       const p = this.pending.shift()!;
       batch.push(p);
       n += p.events.length;

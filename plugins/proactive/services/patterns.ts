@@ -173,7 +173,7 @@ export class PatternService {
         signature: p.signature,
       },
       fix: { summary: p.fix_summary, files_changed: p.files_changed, additions: p.additions, deletions: p.deletions },
-      created_at: iso(p.created_at as unknown as Date),
+      created_at: iso(p.created_at),
       updated_at: iso(p.updated_at),
     };
   }

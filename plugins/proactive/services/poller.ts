@@ -92,7 +92,7 @@ export class ConnectorPoller {
             orgId: c.org_id,
             workspaceId: c.workspace_id,
             connectorId: c.id,
-            source: c.kind as EventSource,
+            source: c.kind,
             event,
           })),
         );

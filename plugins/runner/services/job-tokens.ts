@@ -10,7 +10,7 @@ const BEARER = /^Bearer\s+(pw_(?:job|agent)_[A-Za-z0-9_-]+)\s*$/i;
 /** The job or agent token of a request's Authorization header, if it carries one. */
 export function bearerJobToken(header: unknown): string | null {
   const m = typeof header === 'string' ? BEARER.exec(header) : null;
-  return m ? m[1]! : null;
+  return m ? m[1] : null;
 }
 
 /** Where the resolver leaves the token row it authenticated, so the route does not read it again. */

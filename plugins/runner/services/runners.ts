@@ -195,7 +195,7 @@ export class Runners {
     if (!m) throw unauthenticated('A runner token is required (Authorization: Bearer pw_runner_…)');
     const runner = await Runner.query(this.d.db)
       .acrossOrgs('runner token lookup')
-      .where({ token_hash: hashToken(m[1]!) })
+      .where({ token_hash: hashToken(m[1]) })
       .limit(1)
       .first();
     if (!runner || runner.revoked_at) throw unauthenticated('This runner token is not valid');

@@ -141,7 +141,7 @@ export class ConnectionService {
 
   async one(db: Knex, orgId: string, c: SsoConnectionModel) {
     const [json] = await this.json(db, await loadOrg(db, orgId), [c]);
-    return json!;
+    return json;
   }
 
   serialize(c: SsoConnectionModel, enforced: boolean, linked: number) {

@@ -86,7 +86,7 @@ export class EnforcementService {
     const rows = await SsoRecoveryCodeModel.query(db).forOrg(orgId).select('generated_at', 'used_at');
     return {
       remaining: rows.filter((r) => !r.used_at).length,
-      generated_at: rows.length ? iso(rows[0]!.generated_at) : null,
+      generated_at: rows.length ? iso(rows[0].generated_at) : null,
     };
   }
 

@@ -118,7 +118,7 @@ export class SignInService {
         (b.last_login_at ? new Date(b.last_login_at).getTime() : 0) -
         (a.last_login_at ? new Date(a.last_login_at).getTime() : 0),
     );
-    return conns[0]!;
+    return conns[0];
   }
 
   /** Starts a sign-in; answers the IdP address. */

@@ -5,6 +5,7 @@ import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
 import type { FileLinks } from './file-links.js';
+import type { MailerPort } from '../../../core/contracts/mail.js';
 
 /** The workspace fields tickets read, from the workspaces plugin's `workspaceService`. */
 export interface TicketWorkspace {
@@ -29,30 +30,6 @@ export interface WorkspaceReader {
 export interface MailAddress {
   address: string;
   name?: string;
-}
-
-/** What tickets need of `mailer` (the mail plugin). */
-export interface MailerPort {
-  registerTemplates(
-    templates: { name: string; subject: Record<'en' | 'it', string>; text: Record<'en' | 'it', string> }[],
-  ): void;
-  enqueue(
-    trx: Knex,
-    input: {
-      orgId: string | null;
-      template: string;
-      locale: 'en' | 'it';
-      to: string | string[];
-      data: Record<string, unknown>;
-      from?: MailAddress;
-      replyTo?: string | MailAddress;
-      headers?: Record<string, string>;
-      messageId?: string;
-      ticketRef?: string;
-    },
-  ): Promise<string>;
-  /** Renders a registered template without sending (a notice's text becomes its Draft's body). */
-  render(name: string, locale: 'en' | 'it', data: Record<string, unknown>): { subject: string; text: string };
 }
 
 /** What the white-label guard decides before a reply leaves (see WhiteLabelGuard). */

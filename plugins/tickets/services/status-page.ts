@@ -212,7 +212,7 @@ export function renderNotFound(acceptLanguage: string | undefined): string {
 /** Headers of the unsubscribe page: those of the status page, with its own form allowed. */
 export const UNSUBSCRIBE_PAGE_HEADERS: Record<string, string> = {
   ...STATUS_PAGE_HEADERS,
-  'Content-Security-Policy': STATUS_PAGE_HEADERS['Content-Security-Policy']!.replace(
+  'Content-Security-Policy': STATUS_PAGE_HEADERS['Content-Security-Policy'].replace(
     "form-action 'none'",
     "form-action 'self'",
   ),

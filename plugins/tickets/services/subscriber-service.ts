@@ -59,7 +59,7 @@ export class SubscriberService {
         .where({ id: subscriberId, ticket_id: ticket.id })
         .delete()
         .returning('*');
-      const sub = (deleted as unknown as TicketSubscriber[])[0];
+      const sub = deleted[0];
       if (!sub) throw notFound('subscriber');
       await this.deps.audit.record(trx, {
         orgId: actor.orgId,

@@ -18,7 +18,7 @@ export function threadingFor(messages: TicketMessage[]): Threading {
   const mail = messages.filter((m) => !m.is_internal_note && m.email_message_id);
   if (mail.length === 0) return { inReplyTo: null, references: null };
   const lastIn = [...mail].reverse().find((m) => m.direction === 'in');
-  const parent = lastIn ?? mail[mail.length - 1]!;
+  const parent = lastIn ?? mail[mail.length - 1];
   const ids: string[] = [];
   const push = (id: string) => {
     if (!ids.includes(id)) ids.push(id);
@@ -29,7 +29,7 @@ export function threadingFor(messages: TicketMessage[]): Threading {
   }
   // The parent's id ends the list.
   const ordered = [...ids.filter((i) => i !== parent.email_message_id), parent.email_message_id!];
-  const refs = ordered.length > MAX_REFERENCES ? [ordered[0]!, ...ordered.slice(-(MAX_REFERENCES - 1))] : ordered;
+  const refs = ordered.length > MAX_REFERENCES ? [ordered[0], ...ordered.slice(-(MAX_REFERENCES - 1))] : ordered;
   return { inReplyTo: parent.email_message_id, references: refs.join(' ') };
 }
 

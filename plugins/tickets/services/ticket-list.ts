@@ -69,7 +69,7 @@ export function itemJson(row: ListRow): string {
 /** A page (`limit + 1` rows at most) as the JSON text of a TicketPage. */
 export function pageJson(rows: ListRow[], limit: number): string {
   let items = '';
-  for (let i = 0; i < rows.length && i < limit; i++) items += (i ? ',' : '') + itemJson(rows[i]!);
+  for (let i = 0; i < rows.length && i < limit; i++) items += (i ? ',' : '') + itemJson(rows[i]);
   const next = nextCursor(rows, limit);
   return `{"items":[${items}],"next_cursor":${next === null ? 'null' : JSON.stringify(next)}}`;
 }

@@ -115,7 +115,7 @@ export const draftsSection: TicketPageSection = {
       .where('ticket_drafts.ticket_id', ticket.id)
       .select('ticket_drafts.*', db.raw('count(*) over () as _total'));
     const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), DRAFT_KEYS, { limit: PAGE_LIST_LIMIT });
-    const total = page.items.length ? Number(page.items[0]!._total) : 0;
+    const total = page.items.length ? Number(page.items[0]._total) : 0;
     const items = page.items.map(({ _total, ...r }) => TicketDraft.fromDatabaseJson(r) as TicketDraft);
     return {
       fields: { drafts: { items: items.map(draftOut), next_cursor: page.next_cursor, total } },

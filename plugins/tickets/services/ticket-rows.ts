@@ -25,7 +25,7 @@ const TOKEN_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 export function newReplyToken(): string {
   const bytes = randomBytes(16);
   let out = '';
-  for (let i = 0; i < 16; i++) out += TOKEN_ALPHABET[bytes[i]! & 31];
+  for (let i = 0; i < 16; i++) out += TOKEN_ALPHABET[bytes[i] & 31];
   return out;
 }
 
@@ -155,7 +155,7 @@ function fileRow(
     message_id: messageId,
     kind,
     filename: sanitizeFilename(file.filename),
-    content_type: file.contentType.toLowerCase().split(';')[0]!.trim() || 'application/octet-stream',
+    content_type: file.contentType.toLowerCase().split(';')[0].trim() || 'application/octet-stream',
     size: file.content.length,
     sha256: createHash('sha256').update(file.content).digest('hex'),
     content_id: file.contentId ?? null,

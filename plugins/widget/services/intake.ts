@@ -163,7 +163,7 @@ export class WidgetIntake {
     if (!settings.passive_enabled || !ingest) throw refuse(403, 'passive_collection_disabled', 'passive_disabled');
     await this.consumeEvents(ws);
     const email = input.user_id ? await this.cachedEmailOfUser(ws, input.user_id) : null;
-    const browser = browserOf(input.browser as never, meta.userAgent);
+    const browser = browserOf(input.browser, meta.userAgent);
     const now = new Date().toISOString();
     const outcomes = await ingest.submit(
       input.events.map((e) => ({
@@ -272,7 +272,7 @@ export class WidgetIntake {
           { maxEntries: 0, console: false, network: false },
         );
     if (!technical) delete context.browser;
-    const firstLine = input.message.trim().split('\n')[0]!.trim();
+    const firstLine = input.message.trim().split('\n')[0].trim();
     const subject = firstLine.length > 120 ? `${firstLine.slice(0, 117)}…` : firstLine || 'Widget report';
     const language = localeOf(input.locale);
 
@@ -403,7 +403,7 @@ export class WidgetIntake {
 
   private decodeScreenshot(value: string): { filename: string; contentType: string; content: Buffer } {
     const m = /^data:(image\/[a-z+.-]+);base64,(.*)$/is.exec(value.trim());
-    const b64 = (m ? m[2]! : value).replace(/\s+/g, '');
+    const b64 = (m ? m[2] : value).replace(/\s+/g, '');
     if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64)) throw refuse(422, 'invalid_screenshot', 'screenshot_invalid');
     if (Math.floor((b64.length * 3) / 4) > this.d.options.maxScreenshotBytes + 3)
       throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });

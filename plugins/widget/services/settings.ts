@@ -61,7 +61,7 @@ export class WidgetSettingsService {
           .where({ org_id: before.org_id, id: before.id })
           .update({ widget_allowed_origins: JSON.stringify(unique), updated_at: new Date() })
           .returning('*')) as WidgetWorkspace[];
-        ws = { ...before, ...updated!, widget_allowed_origins: unique };
+        ws = { ...before, ...updated, widget_allowed_origins: unique };
       }
       const patch: Partial<SettingsRow> = {};
       if (input.capture?.console !== undefined) patch.capture_console = input.capture.console;

@@ -70,7 +70,7 @@ export class SettingsStore {
       .where({ org_id: orgId, workspace_id: workspaceId })
       .update({ ...patch, updated_at: new Date() })
       .returning('*')) as SettingsRow[];
-    return row!;
+    return row;
   }
 
   seal(workspaceId: string, secret: string): string {

@@ -82,7 +82,7 @@ const LOCAL_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 function randomLocal(n = 6): string {
   const bytes = randomBytes(n);
   let out = '';
-  for (let i = 0; i < n; i++) out += LOCAL_ALPHABET[bytes[i]! % LOCAL_ALPHABET.length];
+  for (let i = 0; i < n; i++) out += LOCAL_ALPHABET[bytes[i] % LOCAL_ALPHABET.length];
   return out;
 }
 
@@ -472,7 +472,7 @@ function mergeAgentConfig(current: AgentConfig, patch: AgentConfig): AgentConfig
     if (v === null) delete out[k];
     else out[k] = v;
   }
-  return out as AgentConfig;
+  return out;
 }
 
 /** The stored settings as plain JSON values, for before/after diffs. */
