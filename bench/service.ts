@@ -1,30 +1,30 @@
 import { spawn } from 'node:child_process';
 
+/** The entry point and its loader: the sources under tsx, or `['bin/start.mjs']` (compiled dist/, `npm start`). */
+export const TSX_ENTRY = ['--import', 'tsx', 'bin/patchwell.ts'];
+
 /**
- * The service as `npm start` runs it, on its own port and data directory; resolves once it says
- * ready, with what it printed until then. `env` adds variables (e.g. PGLITE_TEMPLATE=false).
+ * The service on its own port and data directory; resolves once it says ready, with what it printed
+ * until then and its pid. `env` adds variables (e.g. PGLITE_TEMPLATE=false).
  */
 export async function startService(
   port: number,
   dataDir: string,
   env: Record<string, string> = {},
-): Promise<{ stop: () => Promise<void>; log: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=64', '--import', 'tsx', 'bin/patchwell.ts', '--role', 'all'],
-    {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        PUBLIC_BASE_URL: `http://localhost:${port}`,
-        LOG_LEVEL: 'info',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  entry: string[] = TSX_ENTRY,
+): Promise<{ stop: () => Promise<void>; log: string; pid: number }> {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', ...entry, '--role', 'all'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      PUBLIC_BASE_URL: `http://localhost:${port}`,
+      LOG_LEVEL: 'info',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let seen = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -39,5 +39,5 @@ export async function startService(
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
-  return { stop, log: seen };
+  return { stop, log: seen, pid: child.pid! };
 }

@@ -1,13 +1,15 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
-import { projectRoot } from '../kernel/config.js';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
   down?(knex: Knex): Promise<void>;
 }
+
+/** The migrations beside this module: the sources under tsx and tap, dist/migrations when compiled. */
+const migrationsDir = fileURLToPath(new URL('../../migrations', import.meta.url));
 
 /**
  * One ordered history for the whole product: every file in migrations/ named
@@ -15,7 +17,7 @@ interface MigrationModule {
  * built dist/ alike, because names are recorded without their extension.
  */
 export class DirectoryMigrationSource implements Knex.MigrationSource<string> {
-  constructor(private readonly dir = resolve(projectRoot, 'migrations')) {}
+  constructor(private readonly dir = migrationsDir) {}
 
   async getMigrations(): Promise<string[]> {
     return readdirSync(this.dir)
@@ -33,10 +35,33 @@ export class DirectoryMigrationSource implements Knex.MigrationSource<string> {
   }
 }
 
+/**
+ * Applies the migrations not yet applied; returns their names. A start with nothing to apply (every
+ * restart) reads the applied names in one query instead of knex's table checks, lock and listing.
+ */
 export async function migrateLatest(db: Knex): Promise<string[]> {
+  const source = new DirectoryMigrationSource();
+  if (await upToDate(db, source)) return [];
   const [, applied] = (await db.migrate.latest({
-    migrationSource: new DirectoryMigrationSource(),
+    migrationSource: source,
     tableName: 'knex_migrations',
   })) as [number, string[]];
   return applied;
+}
+
+/**
+ * True when the recorded migrations are exactly the ones on disk. Anything else (a new database, a
+ * pending migration, a recorded one whose file is gone) goes through knex, which applies or reports it.
+ */
+async function upToDate(db: Knex, source: DirectoryMigrationSource): Promise<boolean> {
+  const names = (await source.getMigrations()).map((f) => source.getMigrationName(f));
+  // In the current schema only, as knex looks (a test schema, not public's table); no error on a new database.
+  const found = (await db.raw(
+    `select to_regclass(quote_ident(current_schema()) || '.knex_migrations')::text as "table"`,
+  )) as { rows: { table: string | null }[] };
+  const table = found.rows[0]?.table;
+  if (!table) return false;
+  const rows = (await db.select('name').from(db.raw(table))) as { name: string }[];
+  const recorded = new Set(rows.map((r) => r.name.replace(/\.(ts|js|mjs)$/, '')));
+  return recorded.size === names.length && names.every((n) => recorded.has(n));
 }

@@ -229,10 +229,16 @@ function checkOf(schema: Joi.Schema): ValidateFunction {
   return check;
 }
 
-/** `schema` for a route's `validate.payload`, with the compiled check in front of joi. */
+/**
+ * `schema` for a route's `validate.payload`, with the compiled check in front of joi. The JSON Schema is
+ * made now (a schema the check cannot model fails the start); ajv compiles it, and its own meta-schema
+ * the first time, at the route's first request, off the start path (~0.3 s of a start, bench/results/2026-11-27-boot-2.md).
+ */
 export function withCompiledCheck(schema: Joi.Schema): CompiledValidator {
-  const check = checkOf(schema);
+  asIsJsonSchema(schema);
+  let check: ValidateFunction | null = null;
   const validator = async (value: unknown, options: object) => {
+    check ??= checkOf(schema);
     if (Object.keys(options).every((k) => NEUTRAL_OPTIONS.has(k)) && check(value)) return value;
     return schema.validateAsync(value, options);
   };

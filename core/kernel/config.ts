@@ -153,7 +153,13 @@ export class ConfigError extends Error {
 }
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const projectRoot = resolve(here, '..', '..');
+/**
+ * The checkout: core/kernel/../.. from the sources, dist/core/kernel/../../.. from the compiled
+ * tree `npm start` runs (bin/build.mjs), which holds no package.json of its own.
+ */
+export const projectRoot = existsSync(resolve(here, '..', '..', 'package.json'))
+  ? resolve(here, '..', '..')
+  : resolve(here, '..', '..', '..');
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { asValue } from 'awilix';
 import type { Container } from './cradle.js';
@@ -37,9 +38,30 @@ const POINT_KEYS: Record<ExtensionPoint, { one?: string; list?: string }> = {
 
 const isPath = (name: string) => name.startsWith('.') || name.startsWith('/');
 
+/** Running the compiled tree (dist/, `npm start`) rather than the sources under tsx or tap. */
+const compiled = import.meta.url.endsWith('.js');
+
+/**
+ * A partner module named by its TypeScript path: compiled, its twin in dist/ when the build made one
+ * (examples/), else tsx registered for this one import. Sources run under tsx already.
+ */
+async function modulePath(spec: string): Promise<string> {
+  const path = resolve(projectRoot, spec);
+  if (!compiled || !/\.m?ts$/.test(path)) return path;
+  const twin = resolve(projectRoot, 'dist', relative(projectRoot, path))
+    .replace(/\.ts$/, '.js')
+    .replace(/\.mts$/, '.mjs');
+  if (!relative(projectRoot, path).startsWith('..') && existsSync(twin)) return twin;
+  // What `--import tsx` does: its ESM and CommonJS hooks, from here on.
+  tsx ??= import('tsx' as string).then(() => undefined);
+  await tsx;
+  return path;
+}
+let tsx: Promise<void> | null = null;
+
 async function importDefault<T>(spec: string, what: string): Promise<T> {
   try {
-    const mod = (await import(pathToFileURL(resolve(projectRoot, spec)).href)) as { default?: T };
+    const mod = (await import(pathToFileURL(await modulePath(spec)).href)) as { default?: T };
     if (!mod.default) throw new Error('it has no default export');
     return mod.default;
   } catch (err) {
