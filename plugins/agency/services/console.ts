@@ -4,7 +4,6 @@ import { notFound } from '../../../core/http/errors.js';
 import { clientWorkspaceIds, type BrandDirectoryPort, type WorkspaceReaderPort } from './clients.js';
 import { assertAgency } from './partner.js';
 
-const OPEN_EXCLUDED = ['closed', 'customer_notified'];
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const num = (v: unknown): number => Number(v ?? 0);
 const money = (v: number) => Math.round(v * 100) / 100;

@@ -201,7 +201,7 @@ export class AgencyReports {
     const ws = await this.clientWorkspace(db, principal, input.workspace_id);
     const now = this.now();
     const month = input.month ?? previousMonth(now);
-    const { start, end } = monthRange(month);
+    const { start } = monthRange(month);
     if (start > now) throw httpError(422, 'month_not_started', `${month} has not started yet`);
     const { created, row } = await this.create(db, org.id, ws, month, { actor, generatedBy: principal.userId });
     return { created, report: this.out(row) };

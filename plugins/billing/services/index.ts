@@ -41,9 +41,9 @@ export function createBillingServices(deps: BillingDeps): BillingServices {
   const limits = new PlanLimits(deps, store);
   const resales = new Resales(deps);
   const view = new BillingView(deps, store, prices, limits, resales);
-  let gate: BillingGate;
-  const alerts = new SpendAlerts(deps, store, (trx, orgId, start) => gate.spent(trx, orgId, start));
-  gate = new BillingGate(deps, store, alerts);
+  // The alerts ask the gate what was spent; the gate is made next and they only ask later.
+  const alerts: SpendAlerts = new SpendAlerts(deps, store, (trx, orgId, start) => gate.spent(trx, orgId, start));
+  const gate: BillingGate = new BillingGate(deps, store, alerts);
   const claims = new Claims(deps);
   return {
     db: deps.db,

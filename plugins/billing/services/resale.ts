@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { InvoiceInfo, PaymentEvent, SubscriptionStatus } from '../../../core/contracts/index.js';
+import type { InvoiceInfo, PaymentEvent } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { money, num, type ResaleRow } from '../models.js';
 import type { AuditedActor } from '../../../core/audit/audit-writer.js';

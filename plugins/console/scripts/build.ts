@@ -10,7 +10,7 @@ import { buildBundle } from '../build.js';
 const bundle = await buildBundle({ force: process.argv.includes('--force'), log: (m) => console.log(m) });
 const html = await readFile(join(bundle.dir, 'index.html'), 'utf8');
 // The first load: the scripts and module preloads index.html names (the pages load later, on demand).
-const first = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+const first = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
 let firstGz = 0;
 for (const f of first) firstGz += gzipSync(await readFile(join(bundle.dir, f))).length;
 let allGz = 0;

@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import {
-  isAdapterError,
-  type AgentExecutor,
-  type AgentJob,
-  type JobIO,
-  type JobResult,
-} from '../../../core/contracts/index.js';
+import { isAdapterError, type AgentExecutor, type JobIO, type JobResult } from '../../../core/contracts/index.js';
 import type { FixJob } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
 import type { JobPayloads } from './job-payload.js';

@@ -1,5 +1,5 @@
 import type { DnsRecord, DnsRecordStatus, DomainState, DomainStatus } from '../../../core/contracts/index.js';
-import type { DnsLookup, DnsLookupType } from '../../../core/net/dns.js';
+import type { DnsLookup } from '../../../core/net/dns.js';
 import { isRequired } from './serialize.js';
 
 const norm = (s: string) => s.trim().replace(/^"|"$/g, '').replace(/\.$/, '').replace(/\s+/g, ' ').toLowerCase();

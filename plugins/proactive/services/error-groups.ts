@@ -5,7 +5,7 @@ import type { Outbox } from '../../../core/bus/outbox.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
-import { ErrorGroup, type StoredFrame } from '../models.js';
+import { ErrorGroup } from '../models.js';
 import type { WorkspaceOpener } from './connectors.js';
 import { maskEmail, maskText } from './grouping.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';

@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { CONNECTOR_TEST_CODES, isAdapterError, type ConnectorAdapter } from '../../../core/contracts/index.js';
 import { Connector } from '../models.js';
 import type { ConnectorService } from './connectors.js';
-import type { EventSource } from './group-writer.js';
 import { maskText } from './grouping.js';
 import type { IngestQueue } from './ingest-queue.js';
 
