@@ -83,3 +83,39 @@ export class TenantModel extends BaseModel {
     if (!this.org_id) throw new TenancyError(`insert into ${(this.constructor as typeof Model).tableName} without org_id`);
   }
 }
+
+/** What a model says about its table; ids, timestamps and JSON columns are then handled by the base. */
+export interface TableSpec {
+  table: string;
+  /** Prefix of new ids, e.g. `tkt`. */
+  idPrefix: string;
+  /** Columns stored as JSON (objection parses and formats them). */
+  json?: string[];
+  /** False for tables without an updated_at column. */
+  updatedAt?: false;
+}
+
+function describeTable(model: typeof BaseModel, spec: TableSpec): void {
+  model.tableName = spec.table;
+  model.idPrefix = spec.idPrefix;
+  if (spec.json) model.jsonAttributes = spec.json;
+  if (spec.updatedAt === false) model.hasUpdatedAt = false;
+}
+
+/** Base of a global (not per-organization) model: `class X extends globalModel({ table, idPrefix })`. */
+export function globalModel(spec: TableSpec) {
+  return class extends BaseModel {
+    static {
+      describeTable(this, spec);
+    }
+  };
+}
+
+/** Base of a tenant model, whose queries must say whose rows they touch (see TenantModel). */
+export function tenantModel(spec: TableSpec) {
+  return class extends TenantModel {
+    static {
+      describeTable(this, spec);
+    }
+  };
+}

@@ -1,14 +1,12 @@
-import { BaseModel, TenantModel } from '../../core/data/model.js';
+import { globalModel, tenantModel } from '../../core/data/model.js';
 import type { Role } from '../../core/http/auth.js';
 
 /** An organization is the tenant itself, so it is a global model. */
-export class OrganizationModel extends BaseModel {
-  static override tableName = 'organizations';
-  static override idPrefix = 'org';
-  static override get jsonAttributes(): string[] {
-    return ['approval_roles'];
-  }
-
+export class OrganizationModel extends globalModel({
+  table: 'organizations',
+  idPrefix: 'org',
+  json: ['approval_roles'],
+}) {
   declare name: string;
   declare slug: string;
   declare type: 'direct' | 'agency';
@@ -37,10 +35,7 @@ export class OrganizationModel extends BaseModel {
   declare updated_at: Date;
 }
 
-export class UserModel extends TenantModel {
-  static override tableName = 'users';
-  static override idPrefix = 'usr';
-
+export class UserModel extends tenantModel({ table: 'users', idPrefix: 'usr' }) {
   declare email: string;
   declare name: string;
   declare role: Role;
@@ -55,11 +50,7 @@ export class UserModel extends TenantModel {
   declare updated_at: Date;
 }
 
-export class SessionModel extends TenantModel {
-  static override tableName = 'sessions';
-  static override idPrefix = 'ses';
-  static override hasUpdatedAt = false;
-
+export class SessionModel extends tenantModel({ table: 'sessions', idPrefix: 'ses', updatedAt: false }) {
   declare user_id: string;
   declare token_hash: string;
   declare sso: boolean;
@@ -72,13 +63,7 @@ export class SessionModel extends TenantModel {
   declare revoked_reason: string | null;
 }
 
-export class ApiTokenModel extends TenantModel {
-  static override tableName = 'api_tokens';
-  static override idPrefix = 'tok';
-  static override get jsonAttributes(): string[] {
-    return ['workspace_ids'];
-  }
-
+export class ApiTokenModel extends tenantModel({ table: 'api_tokens', idPrefix: 'tok', json: ['workspace_ids'] }) {
   declare user_id: string;
   declare name: string;
   declare role: Role;
@@ -91,13 +76,7 @@ export class ApiTokenModel extends TenantModel {
   declare updated_at: Date;
 }
 
-export class InvitationModel extends TenantModel {
-  static override tableName = 'invitations';
-  static override idPrefix = 'inv';
-  static override get jsonAttributes(): string[] {
-    return ['workspace_ids'];
-  }
-
+export class InvitationModel extends tenantModel({ table: 'invitations', idPrefix: 'inv', json: ['workspace_ids'] }) {
   declare email: string;
   declare role: Role;
   declare workspace_ids: string[];
@@ -112,11 +91,7 @@ export class InvitationModel extends TenantModel {
 
 export type EmailTokenPurpose = 'magic_link' | 'password_reset' | 'verify_email';
 
-export class EmailTokenModel extends TenantModel {
-  static override tableName = 'email_tokens';
-  static override idPrefix = 'etk';
-  static override hasUpdatedAt = false;
-
+export class EmailTokenModel extends tenantModel({ table: 'email_tokens', idPrefix: 'etk', updatedAt: false }) {
   declare user_id: string;
   declare purpose: EmailTokenPurpose;
   declare email: string;

@@ -1,11 +1,8 @@
-import { TenantModel } from '../../core/data/model.js';
+import { tenantModel } from '../../core/data/model.js';
 import type { CreditSource } from './options.js';
 
 /** The organization at the payment provider and the subscription state billing keeps. */
-export class BillingAccount extends TenantModel {
-  static override tableName = 'billing_accounts';
-  static override idPrefix = 'bac';
-
+export class BillingAccount extends tenantModel({ table: 'billing_accounts', idPrefix: 'bac' }) {
   declare provider: string | null;
   declare customer_id: string | null;
   declare subscription_id: string | null;
@@ -29,10 +26,7 @@ export class BillingAccount extends TenantModel {
   declare updated_at: Date;
 }
 
-export class CreditBalance extends TenantModel {
-  static override tableName = 'credit_balances';
-  static override idPrefix = 'cbal';
-
+export class CreditBalance extends tenantModel({ table: 'credit_balances', idPrefix: 'cbal' }) {
   declare workspace_id: string | null;
   declare source: CreditSource;
   declare granted_fixes: number;
@@ -45,11 +39,7 @@ export class CreditBalance extends TenantModel {
 
 export type LedgerKind = 'grant' | 'consume' | 'refund' | 'expire' | 'adjust';
 
-export class CreditLedgerEntry extends TenantModel {
-  static override tableName = 'credit_ledger';
-  static override idPrefix = 'cled';
-  static override hasUpdatedAt = false;
-
+export class CreditLedgerEntry extends tenantModel({ table: 'credit_ledger', idPrefix: 'cled', updatedAt: false }) {
   declare balance_id: string;
   declare source: CreditSource;
   declare kind: LedgerKind;
@@ -58,10 +48,7 @@ export class CreditLedgerEntry extends TenantModel {
   declare note: string | null;
 }
 
-export class JobCost extends TenantModel {
-  static override tableName = 'billing_job_costs';
-  static override idPrefix = 'bjc';
-
+export class JobCost extends tenantModel({ table: 'billing_job_costs', idPrefix: 'bjc' }) {
   declare workspace_id: string | null;
   declare job_id: string;
   declare kind: 'fix' | 'diagnosis';
@@ -77,10 +64,7 @@ export class JobCost extends TenantModel {
   declare updated_at: Date;
 }
 
-export class Invoice extends TenantModel {
-  static override tableName = 'billing_invoices';
-  static override idPrefix = 'binv';
-
+export class Invoice extends tenantModel({ table: 'billing_invoices', idPrefix: 'binv' }) {
   declare provider: string;
   declare provider_invoice_id: string;
   declare number: string | null;
@@ -97,10 +81,7 @@ export class Invoice extends TenantModel {
   declare updated_at: Date;
 }
 
-export class Checkout extends TenantModel {
-  static override tableName = 'billing_checkouts';
-  static override idPrefix = 'bchk';
-
+export class Checkout extends tenantModel({ table: 'billing_checkouts', idPrefix: 'bchk' }) {
   declare provider: string;
   declare provider_checkout_id: string;
   declare mode: 'subscription' | 'topup';
@@ -113,10 +94,7 @@ export class Checkout extends TenantModel {
   declare updated_at: Date;
 }
 
-export class Claim extends TenantModel {
-  static override tableName = 'billing_claims';
-  static override idPrefix = 'clm';
-
+export class Claim extends tenantModel({ table: 'billing_claims', idPrefix: 'clm' }) {
   declare kind: 'review' | 'case_study';
   declare status: 'pending' | 'approved' | 'rejected';
   declare url: string;
@@ -130,10 +108,7 @@ export class Claim extends TenantModel {
   declare updated_at: Date;
 }
 
-export class Referral extends TenantModel {
-  static override tableName = 'referrals';
-  static override idPrefix = 'rfl';
-
+export class Referral extends tenantModel({ table: 'referrals', idPrefix: 'rfl' }) {
   declare referred_org_id: string;
   declare code: string;
   declare fixes: number;

@@ -1,4 +1,4 @@
-import { TenantModel } from '../../core/data/model.js';
+import { tenantModel } from '../../core/data/model.js';
 import type { LogoContentType } from './services/image.js';
 
 export type StatusDomainError =
@@ -22,11 +22,7 @@ export const WIDGET_TEXT_KEYS = [
 ] as const;
 
 /** A brand profile (table brand_profiles, migration 0900). */
-export class BrandProfileRow extends TenantModel {
-  static override tableName = 'brand_profiles';
-  static override idPrefix = 'bp';
-  static override jsonAttributes = ['widget_texts'];
-
+export class BrandProfileRow extends tenantModel({ table: 'brand_profiles', idPrefix: 'bp', json: ['widget_texts'] }) {
   declare name: string;
   declare is_default: boolean;
   declare primary_color: string;

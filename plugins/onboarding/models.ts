@@ -1,4 +1,4 @@
-import { TenantModel } from '../../core/data/model.js';
+import { tenantModel } from '../../core/data/model.js';
 
 export type StepId = 'repository' | 'channels' | 'agent' | 'logs';
 export interface StepState {
@@ -18,11 +18,11 @@ export interface AgentChoice {
 }
 
 /** The wizard of one organization (created lazily by GET /v1/onboarding). */
-export class OnboardingState extends TenantModel {
-  static override tableName = 'onboarding_states';
-  static override idPrefix = 'onb';
-  static override jsonAttributes = ['steps', 'agent'];
-
+export class OnboardingState extends tenantModel({
+  table: 'onboarding_states',
+  idPrefix: 'onb',
+  json: ['steps', 'agent'],
+}) {
   declare workspace_id: string | null;
   declare repository_id: string | null;
   declare steps: Partial<Record<StepId, StepState>>;
@@ -34,11 +34,11 @@ export class OnboardingState extends TenantModel {
 }
 
 /** A write-only secret of execution settings: sealed, only last4 in clear. */
-export class OnboardingCredential extends TenantModel {
-  static override tableName = 'onboarding_credentials';
-  static override idPrefix = 'cred';
-  static override hasUpdatedAt = false;
-
+export class OnboardingCredential extends tenantModel({
+  table: 'onboarding_credentials',
+  idPrefix: 'cred',
+  updatedAt: false,
+}) {
   declare workspace_id: string;
   declare kind: string;
   declare sealed: string;
@@ -47,11 +47,11 @@ export class OnboardingCredential extends TenantModel {
 }
 
 /** Non-secret execution details of a workspace (runner labels, the public part of cloud auth). */
-export class OnboardingExecution extends TenantModel {
-  static override tableName = 'onboarding_execution';
-  static override idPrefix = 'oex';
-  static override jsonAttributes = ['runs_on', 'cloud_auth'];
-
+export class OnboardingExecution extends tenantModel({
+  table: 'onboarding_execution',
+  idPrefix: 'oex',
+  json: ['runs_on', 'cloud_auth'],
+}) {
   declare workspace_id: string;
   declare runs_on: string[];
   declare cloud_auth: Record<string, unknown>;
@@ -82,11 +82,11 @@ export interface DemoEmail {
 }
 
 /** One demo: a demo ticket (or several, after retries) followed through the fix loop. */
-export class DemoRunModel extends TenantModel {
-  static override tableName = 'onboarding_demo_runs';
-  static override idPrefix = 'demo';
-  static override jsonAttributes = ['source', 'email', 'repository', 'ticket_ids'];
-
+export class DemoRunModel extends tenantModel({
+  table: 'onboarding_demo_runs',
+  idPrefix: 'demo',
+  json: ['source', 'email', 'repository', 'ticket_ids'],
+}) {
   declare workspace_id: string;
   declare mode: 'managed' | 'workspace';
   declare status: DemoStatus;

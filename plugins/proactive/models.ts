@@ -1,4 +1,4 @@
-import { TenantModel } from '../../core/data/model.js';
+import { tenantModel } from '../../core/data/model.js';
 import type { StackFrame } from '../../core/contracts/index.js';
 
 export interface SealedSecret {
@@ -7,11 +7,7 @@ export interface SealedSecret {
 }
 
 /** A log connector of a workspace. */
-export class Connector extends TenantModel {
-  static override tableName = 'connectors';
-  static override idPrefix = 'con';
-  static override jsonAttributes = ['config', 'secrets'];
-
+export class Connector extends tenantModel({ table: 'connectors', idPrefix: 'con', json: ['config', 'secrets'] }) {
   declare workspace_id: string;
   declare kind: 'error_tracker' | 'metrics_platform' | 'cloud_logs' | 'endpoint';
   declare name: string;
@@ -31,10 +27,7 @@ export class Connector extends TenantModel {
   declare updated_at: Date;
 }
 
-export class ConnectorSetup extends TenantModel {
-  static override tableName = 'connector_setups';
-  static override idPrefix = 'cset';
-
+export class ConnectorSetup extends tenantModel({ table: 'connector_setups', idPrefix: 'cset' }) {
   declare workspace_id: string;
   declare kind: string;
   declare external_id: string;
@@ -48,11 +41,11 @@ export interface StoredFrame extends StackFrame {
   generated?: { file: string; function: string | null; line: number | null; column: number | null } | null;
 }
 
-export class ErrorGroup extends TenantModel {
-  static override tableName = 'error_groups';
-  static override idPrefix = 'eg';
-  static override jsonAttributes = ['frames', 'sources', 'environments'];
-
+export class ErrorGroup extends tenantModel({
+  table: 'error_groups',
+  idPrefix: 'eg',
+  json: ['frames', 'sources', 'environments'],
+}) {
   declare workspace_id: string;
   declare fingerprint: string;
   declare status: GroupStatus;

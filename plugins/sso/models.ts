@@ -1,15 +1,9 @@
-import { TenantModel } from '../../core/data/model.js';
+import { tenantModel } from '../../core/data/model.js';
 import type { Role } from '../../core/http/auth.js';
 
 export type SsoProtocolName = 'oidc' | 'saml';
 
-export class SsoConnectionModel extends TenantModel {
-  static override tableName = 'sso_connections';
-  static override idPrefix = 'ssoc';
-  static override get jsonAttributes(): string[] {
-    return ['domains'];
-  }
-
+export class SsoConnectionModel extends tenantModel({ table: 'sso_connections', idPrefix: 'ssoc', json: ['domains'] }) {
   declare protocol: SsoProtocolName;
   declare name: string;
   declare issuer: string | null;
@@ -26,10 +20,7 @@ export class SsoConnectionModel extends TenantModel {
   declare updated_at: Date;
 }
 
-export class SsoDomainModel extends TenantModel {
-  static override tableName = 'sso_domains';
-  static override idPrefix = 'ssod';
-
+export class SsoDomainModel extends tenantModel({ table: 'sso_domains', idPrefix: 'ssod' }) {
   declare domain: string;
   declare status: 'pending' | 'verified';
   declare txt_value: string;
@@ -39,11 +30,7 @@ export class SsoDomainModel extends TenantModel {
   declare updated_at: Date;
 }
 
-export class SsoIdentityModel extends TenantModel {
-  static override tableName = 'sso_identities';
-  static override idPrefix = 'ssoi';
-  static override hasUpdatedAt = false;
-
+export class SsoIdentityModel extends tenantModel({ table: 'sso_identities', idPrefix: 'ssoi', updatedAt: false }) {
   declare connection_id: string;
   declare user_id: string;
   declare subject: string;
@@ -51,11 +38,7 @@ export class SsoIdentityModel extends TenantModel {
   declare last_login_at: Date | null;
 }
 
-export class SsoSignInModel extends TenantModel {
-  static override tableName = 'sso_sign_ins';
-  static override idPrefix = 'ssos';
-  static override hasUpdatedAt = false;
-
+export class SsoSignInModel extends tenantModel({ table: 'sso_sign_ins', idPrefix: 'ssos', updatedAt: false }) {
   declare connection_id: string;
   declare state_hash: string;
   declare browser_hash: string;
@@ -69,11 +52,11 @@ export class SsoSignInModel extends TenantModel {
   declare completed_at: Date | null;
 }
 
-export class SsoRecoveryCodeModel extends TenantModel {
-  static override tableName = 'sso_recovery_codes';
-  static override idPrefix = 'ssor';
-  static override hasUpdatedAt = false;
-
+export class SsoRecoveryCodeModel extends tenantModel({
+  table: 'sso_recovery_codes',
+  idPrefix: 'ssor',
+  updatedAt: false,
+}) {
   declare code_hash: string;
   declare generated_at: Date;
   declare used_at: Date | null;

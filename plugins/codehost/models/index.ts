@@ -1,13 +1,11 @@
-import { TenantModel } from '../../../core/data/model.js';
+import { tenantModel } from '../../../core/data/model.js';
 
 /** An installation of the app on a code-host account, linked to one organization. */
-export class InstallationModel extends TenantModel {
-  static override tableName = 'codehost_installations';
-  static override idPrefix = 'chi';
-  static override get jsonAttributes(): string[] {
-    return ['permissions'];
-  }
-
+export class InstallationModel extends tenantModel({
+  table: 'codehost_installations',
+  idPrefix: 'chi',
+  json: ['permissions'],
+}) {
   declare host: string;
   declare external_id: string;
   declare account_login: string;
@@ -45,13 +43,11 @@ export interface OnboardingPr {
 }
 
 /** A repository of an installation connected to a workspace. */
-export class RepositoryModel extends TenantModel {
-  static override tableName = 'repositories';
-  static override idPrefix = 'repo';
-  static override get jsonAttributes(): string[] {
-    return ['guidelines', 'onboarding_pr', 'runs_on', 'cloud_auth'];
-  }
-
+export class RepositoryModel extends tenantModel({
+  table: 'repositories',
+  idPrefix: 'repo',
+  json: ['guidelines', 'onboarding_pr', 'runs_on', 'cloud_auth'],
+}) {
   declare workspace_id: string;
   declare installation_id: string;
   declare host: string;
@@ -81,10 +77,7 @@ export class RepositoryModel extends TenantModel {
 }
 
 /** An issue or pull request followed as a ticket. */
-export class CodehostItemModel extends TenantModel {
-  static override tableName = 'codehost_items';
-  static override idPrefix = 'chit';
-
+export class CodehostItemModel extends tenantModel({ table: 'codehost_items', idPrefix: 'chit' }) {
   declare workspace_id: string;
   declare repository_id: string;
   declare kind: 'issue' | 'pull_request';
@@ -98,10 +91,7 @@ export class CodehostItemModel extends TenantModel {
 }
 
 /** A comment waiting to be posted on an issue or pull request, or posted. */
-export class CodehostCommentModel extends TenantModel {
-  static override tableName = 'codehost_comments';
-  static override idPrefix = 'chc';
-
+export class CodehostCommentModel extends tenantModel({ table: 'codehost_comments', idPrefix: 'chc' }) {
   declare workspace_id: string;
   declare repository_id: string;
   declare number: number;

@@ -1,14 +1,10 @@
-import { TenantModel } from '../../../core/data/model.js';
+import { tenantModel } from '../../../core/data/model.js';
 import type { JobKind, JobResult, TicketCategory } from '../../../core/contracts/index.js';
 
 export type FixJobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
 
 /** A diagnosis or fix job; the row is also its lease (docs/fixes.md, "Jobs"). */
-export class FixJob extends TenantModel {
-  static override tableName = 'fix_jobs';
-  static override idPrefix = 'job';
-  static override jsonAttributes = ['payload', 'result'];
-
+export class FixJob extends tenantModel({ table: 'fix_jobs', idPrefix: 'job', json: ['payload', 'result'] }) {
   declare workspace_id: string;
   declare ticket_id: string;
   declare kind: JobKind;
@@ -44,12 +40,12 @@ export interface JobPayload {
   repository_id?: string | null;
 }
 
-export class FixJobEvent extends TenantModel {
-  static override tableName = 'fix_job_events';
-  static override idPrefix = 'jev';
-  static override hasUpdatedAt = false;
-  static override jsonAttributes = ['data'];
-
+export class FixJobEvent extends tenantModel({
+  table: 'fix_job_events',
+  idPrefix: 'jev',
+  json: ['data'],
+  updatedAt: false,
+}) {
   declare job_id: string;
   /** Generated (bigserial): order of lines within a job. */
   declare seq: string;
@@ -67,12 +63,12 @@ export interface Reference {
   url?: string;
 }
 
-export class FixDiagnosis extends TenantModel {
-  static override tableName = 'fix_diagnoses';
-  static override idPrefix = 'dgn';
-  static override hasUpdatedAt = false;
-  static override jsonAttributes = ['references'];
-
+export class FixDiagnosis extends tenantModel({
+  table: 'fix_diagnoses',
+  idPrefix: 'dgn',
+  json: ['references'],
+  updatedAt: false,
+}) {
   declare ticket_id: string;
   declare job_id: string | null;
   declare category: TicketCategory;
@@ -89,10 +85,7 @@ export class FixDiagnosis extends TenantModel {
 export type FixAttemptStatus =
   'running' | 'verified' | 'not_verified' | 'failed' | 'superseded' | 'rejected' | 'merged';
 
-export class FixAttempt extends TenantModel {
-  static override tableName = 'fix_attempts';
-  static override idPrefix = 'fxa';
-
+export class FixAttempt extends tenantModel({ table: 'fix_attempts', idPrefix: 'fxa' }) {
   declare ticket_id: string;
   declare workspace_id: string;
   declare number: number;
@@ -113,11 +106,7 @@ export class FixAttempt extends TenantModel {
   declare updated_at: Date;
 }
 
-export class FixApproval extends TenantModel {
-  static override tableName = 'fix_approvals';
-  static override idPrefix = 'apr';
-  static override hasUpdatedAt = false;
-
+export class FixApproval extends tenantModel({ table: 'fix_approvals', idPrefix: 'apr', updatedAt: false }) {
   declare ticket_id: string | null;
   declare fix_attempt_id: string | null;
   declare release_id: string | null;
@@ -146,10 +135,7 @@ export const RELEASE_STATUSES = [
 ] as const;
 export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
 
-export class FixRelease extends TenantModel {
-  static override tableName = 'fix_releases';
-  static override idPrefix = 'rel';
-
+export class FixRelease extends tenantModel({ table: 'fix_releases', idPrefix: 'rel' }) {
   declare workspace_id: string;
   declare repository_id: string | null;
   declare ticket_id: string | null;

@@ -1,4 +1,4 @@
-import { TenantModel } from '../../../core/data/model.js';
+import { tenantModel } from '../../../core/data/model.js';
 import type { DnsRecord, DomainPurpose, DomainStatus } from '../../../core/contracts/index.js';
 
 /** A forwarding provider's confirmation request (the spec's gmail_confirmation shape). */
@@ -41,11 +41,11 @@ export const INBOUND_REASONS: readonly InboundReason[] = [
   'rate_limited',
 ];
 
-export class InboxChannel extends TenantModel {
-  static override tableName = 'inbox_channels';
-  static override idPrefix = 'ch';
-  static override jsonAttributes = ['gmail_confirmation', 'pending_gmail_confirmation'];
-
+export class InboxChannel extends tenantModel({
+  table: 'inbox_channels',
+  idPrefix: 'ch',
+  json: ['gmail_confirmation', 'pending_gmail_confirmation'],
+}) {
   declare workspace_id: string;
   declare enabled: boolean;
   declare accept_list_mail: boolean;
@@ -62,11 +62,7 @@ export class InboxChannel extends TenantModel {
   declare updated_at: Date;
 }
 
-export class InboundEmail extends TenantModel {
-  static override tableName = 'inbox_emails';
-  static override idPrefix = 'ie';
-  static override jsonAttributes = ['signals'];
-
+export class InboundEmail extends tenantModel({ table: 'inbox_emails', idPrefix: 'ie', json: ['signals'] }) {
   declare workspace_id: string;
   declare channel_id: string;
   declare provider: string;
@@ -93,11 +89,11 @@ export class InboundEmail extends TenantModel {
   declare updated_at: Date;
 }
 
-export class EmailDomain extends TenantModel {
-  static override tableName = 'inbox_domains';
-  static override idPrefix = 'dom';
-  static override jsonAttributes = ['records', 'last_error'];
-
+export class EmailDomain extends tenantModel({
+  table: 'inbox_domains',
+  idPrefix: 'dom',
+  json: ['records', 'last_error'],
+}) {
   declare brand_profile_id: string;
   declare scope: 'workspace' | 'organization';
   declare workspace_id: string | null;

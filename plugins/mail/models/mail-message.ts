@@ -1,4 +1,4 @@
-import { BaseModel } from '../../../core/data/model.js';
+import { globalModel } from '../../../core/data/model.js';
 
 /** An attachment as stored with a mail. */
 export interface StoredAttachment {
@@ -10,17 +10,15 @@ export interface StoredAttachment {
 export type MailStatus = 'queued' | 'sent' | 'failed';
 
 /**
- * One email the service sends by itself. A global table (BaseModel), not a tenant one: org_id is
+ * One email the service sends by itself. A global table (globalModel), not a tenant one: org_id is
  * null for mail that belongs to no organization, and rows are only read by the mail plugin's own
  * consumer (system work), never through the API.
  */
-export class MailMessage extends BaseModel {
-  static override tableName = 'mail_messages';
-  static override idPrefix = 'mail';
-  static override get jsonAttributes(): string[] {
-    return ['headers', 'attachments'];
-  }
-
+export class MailMessage extends globalModel({
+  table: 'mail_messages',
+  idPrefix: 'mail',
+  json: ['headers', 'attachments'],
+}) {
   declare org_id: string | null;
   declare template: string;
   declare locale: string;

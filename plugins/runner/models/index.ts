@@ -1,10 +1,7 @@
-import { TenantModel } from '../../../core/data/model.js';
+import { tenantModel } from '../../../core/data/model.js';
 
 /** A customer's runner registered for one workspace; its token is stored hashed. */
-export class Runner extends TenantModel {
-  static override tableName = 'runners';
-  static override idPrefix = 'rnr';
-
+export class Runner extends tenantModel({ table: 'runners', idPrefix: 'rnr' }) {
   declare workspace_id: string;
   declare name: string;
   declare token_hash: string;
@@ -19,11 +16,7 @@ export class Runner extends TenantModel {
 export type JobTokenKind = 'job' | 'agent';
 
 /** A job token (the runner's) or agent token (the agent process's) of one claim of a job. */
-export class RunnerJobToken extends TenantModel {
-  static override tableName = 'runner_job_tokens';
-  static override idPrefix = 'rjt';
-  static override hasUpdatedAt = false;
-
+export class RunnerJobToken extends tenantModel({ table: 'runner_job_tokens', idPrefix: 'rjt', updatedAt: false }) {
   declare job_id: string;
   declare runner_id: string;
   declare attempt: number;
@@ -34,11 +27,7 @@ export class RunnerJobToken extends TenantModel {
 }
 
 /** What the runner that holds a job did with it. */
-export class RunnerJob extends TenantModel {
-  static override tableName = 'runner_jobs';
-  static override idPrefix = 'rjb';
-  static override jsonAttributes = ['result_answer'];
-
+export class RunnerJob extends tenantModel({ table: 'runner_jobs', idPrefix: 'rjb', json: ['result_answer'] }) {
   declare job_id: string;
   declare runner_id: string;
   declare attempt: number;
@@ -57,10 +46,7 @@ export interface ResultAnswer {
 }
 
 /** The workspace's agent login file, encrypted; one job at a time holds it. */
-export class RunnerAgentCredential extends TenantModel {
-  static override tableName = 'runner_agent_credentials';
-  static override idPrefix = 'rac';
-
+export class RunnerAgentCredential extends tenantModel({ table: 'runner_agent_credentials', idPrefix: 'rac' }) {
   declare workspace_id: string;
   declare kind: string;
   declare secret_box: string;

@@ -1,11 +1,7 @@
-import { TenantModel } from '../../../core/data/model.js';
+import { tenantModel } from '../../../core/data/model.js';
 import type { TicketState } from '../services/state-machine.js';
 
-export class Ticket extends TenantModel {
-  static override tableName = 'tickets';
-  static override idPrefix = 'tkt';
-  static override jsonAttributes = ['labels'];
-
+export class Ticket extends tenantModel({ table: 'tickets', idPrefix: 'tkt', json: ['labels'] }) {
   declare workspace_id: string;
   declare channel_id: string | null;
   declare origin: 'email' | 'widget' | 'codehost' | 'proactive';
@@ -120,12 +116,12 @@ export interface WidgetContext {
   symbolicated?: boolean;
 }
 
-export class TicketMessage extends TenantModel {
-  static override tableName = 'ticket_messages';
-  static override idPrefix = 'msg';
-  static override hasUpdatedAt = false;
-  static override jsonAttributes = ['to_addresses', 'cc_addresses', 'widget_context'];
-
+export class TicketMessage extends tenantModel({
+  table: 'ticket_messages',
+  idPrefix: 'msg',
+  json: ['to_addresses', 'cc_addresses', 'widget_context'],
+  updatedAt: false,
+}) {
   declare workspace_id: string;
   declare ticket_id: string;
   declare direction: 'in' | 'out';
@@ -146,10 +142,7 @@ export class TicketMessage extends TenantModel {
   declare is_internal_note: boolean;
 }
 
-export class TicketDraft extends TenantModel {
-  static override tableName = 'ticket_drafts';
-  static override idPrefix = 'drf';
-
+export class TicketDraft extends tenantModel({ table: 'ticket_drafts', idPrefix: 'drf' }) {
   declare ticket_id: string;
   declare diagnosis_id: string | null;
   declare kind: 'reply' | 'needs_info' | 'interim' | 'release_notice' | 'proactive_notice';
@@ -168,11 +161,7 @@ export class TicketDraft extends TenantModel {
   declare updated_at: Date;
 }
 
-export class TicketSubscriber extends TenantModel {
-  static override tableName = 'ticket_subscribers';
-  static override idPrefix = 'sub';
-  static override hasUpdatedAt = false;
-
+export class TicketSubscriber extends tenantModel({ table: 'ticket_subscribers', idPrefix: 'sub', updatedAt: false }) {
   declare ticket_id: string;
   declare thread_ticket_id: string | null;
   declare email: string;
@@ -183,11 +172,7 @@ export class TicketSubscriber extends TenantModel {
   declare unsubscribed_at: Date | null;
 }
 
-export class TicketFile extends TenantModel {
-  static override tableName = 'ticket_files';
-  static override idPrefix = 'file';
-  static override hasUpdatedAt = false;
-
+export class TicketFile extends tenantModel({ table: 'ticket_files', idPrefix: 'file', updatedAt: false }) {
   declare workspace_id: string;
   declare ticket_id: string;
   declare message_id: string | null;

@@ -1,4 +1,4 @@
-import { TenantModel } from '../../../core/data/model.js';
+import { tenantModel } from '../../../core/data/model.js';
 
 export interface AgentConfig {
   model?: string | null;
@@ -9,17 +9,11 @@ export interface AgentConfig {
 }
 
 /** A row of `workspaces` (base columns from accounts, settings from migration 0300). */
-export class Workspace extends TenantModel {
-  static override tableName = 'workspaces';
-  static override idPrefix = 'ws';
-  static override jsonAttributes = [
-    'agent_config',
-    'autopilot_categories',
-    'critical_paths',
-    'report_recipients',
-    'widget_allowed_origins',
-  ];
-
+export class Workspace extends tenantModel({
+  table: 'workspaces',
+  idPrefix: 'ws',
+  json: ['agent_config', 'autopilot_categories', 'critical_paths', 'report_recipients', 'widget_allowed_origins'],
+}) {
   declare name: string;
   declare slug: string;
   declare client_name: string | null;
