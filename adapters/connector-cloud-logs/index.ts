@@ -3,10 +3,8 @@ import {
   AbstractConnectorAdapter,
   AdapterError,
   adapterModule,
-  connectorAdapterOptionKeys,
   settingsIssue,
   type AdapterDeps,
-  type ConnectorAdapterOptions,
   type ConnectorSecretName,
   type ConnectorSettings,
   type ConnectorTestCode,
@@ -17,20 +15,15 @@ import {
   type SettingsIssue,
 } from '../../core/contracts/index.js';
 import { DEFAULT_FILTER_PATTERN, normalizeCloudLogEvent } from './normalize.js';
+import { windowPollOptionKeys, type WindowPollOptions } from '../connector-common/http-poll.js';
 
-export interface CloudLogsOptions extends ConnectorAdapterOptions {
+export interface CloudLogsOptions extends WindowPollOptions {
   /** STS endpoint (default: the SDK's regional endpoint). For tests and private endpoints. */
   stsEndpoint?: string;
   /** CloudWatch Logs endpoint (default: the SDK's regional endpoint). */
   logsEndpoint?: string;
-  /** Interval between two polls of one connector when nothing is wrong. */
-  pollIntervalMs: number;
-  /** How far back the first poll of a connector reads. */
-  initialLookbackMs: number;
   /** Events per FilterLogEvents page (the API takes at most 10000). */
   pageLimit: number;
-  /** Pages read in one poll; the walk continues at the next poll beyond it. */
-  maxPagesPerPoll: number;
   /** Lifetime of the assumed-role session. */
   sessionSeconds: number;
   /** Session name prefix in the customer's CloudTrail. */
@@ -71,17 +64,10 @@ const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
 export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLogsOptions> {
   static override identifier = 'connector-cloud-logs';
   static override optionsSchema = Joi.object<CloudLogsOptions>({
-    ...connectorAdapterOptionKeys,
+    ...windowPollOptionKeys,
     stsEndpoint: Joi.string().uri({ scheme: ['https', 'http'] }),
     logsEndpoint: Joi.string().uri({ scheme: ['https', 'http'] }),
-    pollIntervalMs: Joi.number().integer().min(1_000).default(60_000),
-    initialLookbackMs: Joi.number()
-      .integer()
-      .min(0)
-      .max(30 * 86_400_000)
-      .default(3_600_000),
     pageLimit: Joi.number().integer().min(1).max(10_000).default(1_000),
-    maxPagesPerPoll: Joi.number().integer().min(1).max(100).default(10),
     sessionSeconds: Joi.number().integer().min(900).max(43_200).default(3_600),
     sessionName: Joi.string()
       .pattern(/^[\w+=,.@-]{2,40}$/)

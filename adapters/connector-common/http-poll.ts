@@ -1,9 +1,164 @@
 // Shared by the connectors that poll a vendor's HTTP API through the SSRF-guarded fetch
-// (connector-error-tracker, connector-metrics): the poll cursor and the mapping of failures to
-// connector test codes.
+// (connector-error-tracker, connector-metrics): their options, the walk of a time window page by
+// page, the poll cursor and the mapping of failures to connector test codes. connector-cloud-logs
+// shares only the window options.
 import { isIP } from 'node:net';
-import { AdapterError, settingsIssue, type ConnectorTestCode, type SettingsIssue } from '../../core/contracts/index.js';
-import { SafeFetchError, blockedReason } from '../../core/security/safe-fetch.js';
+import Joi from 'joi';
+import {
+  AbstractConnectorAdapter,
+  AdapterError,
+  connectorAdapterOptionKeys,
+  settingsIssue,
+  type AdapterDeps,
+  type ConnectorAdapterOptions,
+  type ConnectorSettings,
+  type ConnectorTestCode,
+  type NormalizedEvent,
+  type PollResult,
+  type SettingsIssue,
+} from '../../core/contracts/index.js';
+import { SafeFetchError, blockedReason, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
+
+/** Options of every connector that polls a time window page by page (cloud-logs too). */
+export interface WindowPollOptions extends ConnectorAdapterOptions {
+  /** Interval between two polls of one connector when nothing is wrong. */
+  pollIntervalMs: number;
+  /** How far back the first poll of a connector reads. */
+  initialLookbackMs: number;
+  /** Pages read in one poll; the walk continues at the next poll beyond it. */
+  maxPagesPerPoll: number;
+}
+
+/** Joi keys of WindowPollOptions, for a vendor schema to spread. */
+export const windowPollOptionKeys: Joi.PartialSchemaMap<WindowPollOptions> = {
+  ...connectorAdapterOptionKeys,
+  pollIntervalMs: Joi.number().integer().min(1_000).default(60_000),
+  initialLookbackMs: Joi.number()
+    .integer()
+    .min(0)
+    .max(30 * 86_400_000)
+    .default(3_600_000),
+  maxPagesPerPoll: Joi.number().integer().min(1).max(100).default(10),
+};
+
+export interface HttpPollOptions extends WindowPollOptions {
+  /** Base URL used when a connector sets no `base_url`. */
+  defaultBaseUrl: string;
+  /** Accept http base URLs (a vendor on a private network, tests against a local peer). */
+  allowHttp: boolean;
+}
+
+/** Joi keys of HttpPollOptions, for a vendor schema to spread. */
+export function httpPollOptionKeys(defaultBaseUrl: string): Joi.PartialSchemaMap<HttpPollOptions> {
+  return {
+    ...windowPollOptionKeys,
+    defaultBaseUrl: Joi.string()
+      .uri({ scheme: ['https', 'http'] })
+      .default(defaultBaseUrl),
+    allowHttp: Joi.boolean().default(false),
+  };
+}
+
+/** The time window a poll walks (ISO 8601), and the time the poll started. */
+export interface PollWindow {
+  since: string;
+  until: string;
+  now: Date;
+}
+
+/** One page read: the events kept, and the vendor's token of the next page (null after the last). */
+export interface WindowPage {
+  events: NormalizedEvent[];
+  next: string | null;
+}
+
+/**
+ * A connector that polls a vendor's HTTP API: the fetch (SSRF-guarded, loopback only when the
+ * config allows it), `config.base_url`, and the walk of a time window page by page.
+ */
+export abstract class HttpPollConnectorAdapter<O extends HttpPollOptions> extends AbstractConnectorAdapter<O> {
+  protected readonly fetch: SafeFetch;
+  protected readonly allowLoopback: boolean;
+
+  constructor(options: O, deps: AdapterDeps | undefined, maxResponseBytes: number) {
+    super(options, deps);
+    const config = deps?.config as { security?: { allowLoopbackFetch?: boolean } } | undefined;
+    this.allowLoopback = config?.security?.allowLoopbackFetch === true;
+    this.fetch = createSafeFetch({
+      allowLoopback: this.allowLoopback,
+      timeoutMs: options.requestTimeoutMs,
+      maxBytes: maxResponseBytes,
+    });
+  }
+
+  /** Interval to the next poll when nothing is wrong (never under the operator's minimum). */
+  protected get pollInterval(): number {
+    return Math.max(this.options.pollIntervalMs, this.options.minPollIntervalMs ?? 0);
+  }
+
+  /** Issues of the connector's optional `config.base_url`. */
+  protected baseUrlIssues(config: Record<string, unknown>): SettingsIssue[] {
+    return baseUrlIssues(
+      config.base_url,
+      (url) => this.checkUrl('config.base_url', url, this.options.allowHttp),
+      this.allowLoopback,
+    );
+  }
+
+  /** The connector's base URL, or the default, without a trailing slash. */
+  protected baseUrl(settings: ConnectorSettings): string {
+    return String(settings.config.base_url ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
+  }
+
+  /**
+   * Reads the window the cursor names (the first poll: the last `initialLookbackMs`) page by
+   * page; after `maxPagesPerPoll` pages the cursor keeps the window and page, and the walk
+   * continues at a poll soon after.
+   */
+  protected async pollWindow(
+    cursor: string | null,
+    readPage: (window: PollWindow, page: string | null) => Promise<WindowPage>,
+  ): Promise<PollResult> {
+    const now = new Date();
+    const state = parseWindowCursor(cursor) ?? {
+      since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString(),
+    };
+    const window: PollWindow = { since: state.since, until: state.until ?? now.toISOString(), now };
+    let page = state.page ?? null;
+    const events: NormalizedEvent[] = [];
+    for (let i = 0; i < this.options.maxPagesPerPoll; i++) {
+      const read = await readPage(window, page);
+      events.push(...read.events);
+      page = read.next;
+      if (!page)
+        return {
+          events,
+          cursor: JSON.stringify({ since: window.until } satisfies WindowCursor),
+          nextPollInMs: this.pollInterval,
+        };
+    }
+    return {
+      events,
+      cursor: JSON.stringify({
+        since: window.since,
+        until: window.until,
+        page: page ?? undefined,
+      } satisfies WindowCursor),
+      nextPollInMs: 1_000,
+    };
+  }
+}
+
+/** Issues of config keys other than `known`. */
+export function unknownConfigIssues(
+  kind: string,
+  config: Record<string, unknown>,
+  known: readonly string[],
+): SettingsIssue[] {
+  return Object.keys(config)
+    .filter((key) => !known.includes(key))
+    .map((key) => settingsIssue('unknown_field', `config.${key}`, `${kind} connectors take no ${key}`));
+}
 
 /** A poll cursor: the time window being walked (ISO 8601) and the vendor's page token within it. */
 export interface WindowCursor {

@@ -1,12 +1,9 @@
 import Joi from 'joi';
 import {
-  AbstractConnectorAdapter,
   AdapterError,
   adapterModule,
-  connectorAdapterOptionKeys,
   settingsIssue,
   type AdapterDeps,
-  type ConnectorAdapterOptions,
   type ConnectorSecretName,
   type ConnectorSettings,
   type ConnectorTestCode,
@@ -16,33 +13,23 @@ import {
   type SettingsContext,
   type SettingsIssue,
 } from '../../core/contracts/index.js';
-import { createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
 import { ERROR_STATUS_QUERY, normalizeLog } from './normalize.js';
 import {
+  HttpPollConnectorAdapter,
   asConnectorError,
-  baseUrlIssues,
   codeOfStatus,
-  parseWindowCursor,
-  type WindowCursor,
+  httpPollOptionKeys,
+  unknownConfigIssues,
+  type HttpPollOptions,
+  type PollWindow,
+  type WindowPage,
 } from '../connector-common/http-poll.js';
 
-export interface MetricsOptions extends ConnectorAdapterOptions {
-  /** API base URL used when a connector sets no `base_url` (the US1 site). */
-  defaultBaseUrl: string;
-  /** Interval between two polls of one connector when nothing is wrong. */
-  pollIntervalMs: number;
-  /** How far back the first poll of a connector reads. */
-  initialLookbackMs: number;
+/** `defaultBaseUrl` is the US1 site; pages are read `pageLimit` logs at a time. */
+export interface MetricsOptions extends HttpPollOptions {
   /** Logs per page (the API takes at most 1000). */
   pageLimit: number;
-  /** Pages read in one poll; the walk continues at the next poll beyond it. */
-  maxPagesPerPoll: number;
-  /** Accept http base URLs (tests against a local peer). */
-  allowHttp: boolean;
 }
-
-/** Poll state kept in connectors.cursor: the window start, and while a walk is unfinished its end and page cursor. */
-type PollState = WindowCursor;
 
 const CONFIG_KEYS = ['base_url', 'query'];
 const SEARCH_PATH = '/api/v2/logs/events/search';
@@ -56,39 +43,19 @@ const SEARCH_PATH = '/api/v2/logs/events/search';
  * search narrowing the error logs, e.g. `service:shop env:prod`). Secrets: `api_key`,
  * `application_key` (both required).
  */
-export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOptions> {
+export class MetricsConnectorAdapter extends HttpPollConnectorAdapter<MetricsOptions> {
   static override identifier = 'connector-metrics';
   static override optionsSchema = Joi.object<MetricsOptions>({
-    ...connectorAdapterOptionKeys,
-    defaultBaseUrl: Joi.string()
-      .uri({ scheme: ['https', 'http'] })
-      .default('https://api.datadoghq.com'),
-    pollIntervalMs: Joi.number().integer().min(1_000).default(60_000),
-    initialLookbackMs: Joi.number()
-      .integer()
-      .min(0)
-      .max(30 * 86_400_000)
-      .default(3_600_000),
+    ...httpPollOptionKeys('https://api.datadoghq.com'),
     pageLimit: Joi.number().integer().min(1).max(1000).default(500),
-    maxPagesPerPoll: Joi.number().integer().min(1).max(100).default(10),
-    allowHttp: Joi.boolean().default(false),
   });
 
   readonly kind = 'metrics_platform' as const;
   readonly secretNames: readonly ConnectorSecretName[] = ['api_key', 'application_key'];
   protected override readonly requiredSecrets: readonly ConnectorSecretName[] = ['api_key', 'application_key'];
-  private readonly fetch: SafeFetch;
-  private readonly allowLoopback: boolean;
 
   constructor(options: MetricsOptions, deps?: AdapterDeps) {
-    super(options, deps);
-    const config = deps?.config as { security?: { allowLoopbackFetch?: boolean } } | undefined;
-    this.allowLoopback = config?.security?.allowLoopbackFetch === true;
-    this.fetch = createSafeFetch({
-      allowLoopback: this.allowLoopback,
-      timeoutMs: options.requestTimeoutMs,
-      maxBytes: 16 * 1024 * 1024,
-    });
+    super(options, deps, 16 * 1024 * 1024);
   }
 
   protected override checkSettings(
@@ -96,11 +63,7 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
     _secrets: Record<string, string>,
     _context: SettingsContext,
   ): SettingsIssue[] {
-    const issues = baseUrlIssues(
-      config.base_url,
-      (url) => this.checkUrl('config.base_url', url, this.options.allowHttp),
-      this.allowLoopback,
-    );
+    const issues = this.baseUrlIssues(config);
     if (
       config.query !== undefined &&
       config.query !== null &&
@@ -110,10 +73,7 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
         settingsIssue('invalid_value', 'config.query', 'query is a log search of at most 1000 characters on one line'),
       );
     }
-    for (const key of Object.keys(config)) {
-      if (!CONFIG_KEYS.includes(key))
-        issues.push(settingsIssue('unknown_field', `config.${key}`, `metrics_platform connectors take no ${key}`));
-    }
+    issues.push(...unknownConfigIssues(this.kind, config, CONFIG_KEYS));
     return issues;
   }
 
@@ -142,65 +102,52 @@ export class MetricsConnectorAdapter extends AbstractConnectorAdapter<MetricsOpt
   }
 
   async poll(settings: ConnectorSettings, cursor: string | null): Promise<PollResult> {
-    const interval = Math.max(this.options.pollIntervalMs, this.options.minPollIntervalMs ?? 0);
     if (!settings.secrets.api_key || !settings.secrets.application_key)
       throw new AdapterError('invalid_settings', 'api_key and application_key are required');
-    const now = new Date();
-    const state = parseWindowCursor(cursor) ?? {
-      since: new Date(now.getTime() - this.options.initialLookbackMs).toISOString(),
-    };
-    const until = state.until ?? now.toISOString();
-    let page = state.page ?? null;
-    const events: NormalizedEvent[] = [];
-    for (let i = 0; i < this.options.maxPagesPerPoll; i++) {
-      let res: Response;
-      try {
-        res = await this.search(settings, {
-          from: state.since,
-          to: until,
-          limit: this.options.pageLimit,
-          cursor: page,
-        });
-      } catch (err) {
-        throw asConnectorError(err, 'the logs search could not be reached');
-      }
-      if (!res.ok) {
-        const retryAfter = Number(res.headers.get('retry-after') ?? res.headers.get('x-ratelimit-reset'));
-        const details: Record<string, unknown> = { status: res.status };
-        if (Number.isFinite(retryAfter) && retryAfter > 0) details.retry_after_s = retryAfter;
-        throw new AdapterError(codeOfStatus(res.status), `the logs search answered ${res.status}`, {
-          details,
-          retryable: res.status >= 500 || res.status === 429,
-        });
-      }
-      const body = (await res.json().catch(() => null)) as {
-        data?: unknown;
-        meta?: { page?: { after?: unknown } };
-      } | null;
-      if (!body || !Array.isArray(body.data))
-        throw new AdapterError('provider_error', 'the logs search answered without data', { retryable: true });
-      for (const item of body.data) {
-        const e = normalizeLog(item, now.toISOString());
-        if (e) events.push(e);
-      }
-      const after = body.meta?.page?.after;
-      page = typeof after === 'string' && after !== '' && body.data.length > 0 ? after : null;
-      if (!page)
-        return { events, cursor: JSON.stringify({ since: until } satisfies PollState), nextPollInMs: interval };
+    return this.pollWindow(cursor, (window, page) => this.readPage(settings, window, page));
+  }
+
+  private async readPage(settings: ConnectorSettings, window: PollWindow, page: string | null): Promise<WindowPage> {
+    let res: Response;
+    try {
+      res = await this.search(settings, {
+        from: window.since,
+        to: window.until,
+        limit: this.options.pageLimit,
+        cursor: page,
+      });
+    } catch (err) {
+      throw asConnectorError(err, 'the logs search could not be reached');
     }
-    // More pages than one poll reads: continue the same window soon.
-    return {
-      events,
-      cursor: JSON.stringify({ since: state.since, until, page: page ?? undefined } satisfies PollState),
-      nextPollInMs: 1_000,
-    };
+    if (!res.ok) {
+      const retryAfter = Number(res.headers.get('retry-after') ?? res.headers.get('x-ratelimit-reset'));
+      const details: Record<string, unknown> = { status: res.status };
+      if (Number.isFinite(retryAfter) && retryAfter > 0) details.retry_after_s = retryAfter;
+      throw new AdapterError(codeOfStatus(res.status), `the logs search answered ${res.status}`, {
+        details,
+        retryable: res.status >= 500 || res.status === 429,
+      });
+    }
+    const body = (await res.json().catch(() => null)) as {
+      data?: unknown;
+      meta?: { page?: { after?: unknown } };
+    } | null;
+    if (!body || !Array.isArray(body.data))
+      throw new AdapterError('provider_error', 'the logs search answered without data', { retryable: true });
+    const events: NormalizedEvent[] = [];
+    for (const item of body.data) {
+      const e = normalizeLog(item, window.now.toISOString());
+      if (e) events.push(e);
+    }
+    const after = body.meta?.page?.after;
+    return { events, next: typeof after === 'string' && after !== '' && body.data.length > 0 ? after : null };
   }
 
   private search(
     settings: ConnectorSettings,
     q: { from: string; to: string; limit: number; cursor?: string | null },
   ): Promise<Response> {
-    const base = String(settings.config.base_url ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
+    const base = this.baseUrl(settings);
     const extra =
       typeof settings.config.query === 'string' && settings.config.query.trim() ? settings.config.query.trim() : '';
     const body = {

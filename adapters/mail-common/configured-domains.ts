@@ -6,7 +6,11 @@
  */
 import Joi from 'joi';
 import {
+  AbstractChannelAdapter,
   DNS_RECORD_TYPES,
+  channelAdapterOptionKeys,
+  type AdapterDeps,
+  type ChannelAdapterOptions,
   type DnsRecord,
   type DnsRecordType,
   type DomainPurpose,
@@ -92,5 +96,46 @@ export function publicHost(config: unknown): string {
     return url ? new URL(url).hostname : 'localhost';
   } catch {
     return 'localhost';
+  }
+}
+
+/** Options of an adapter whose customer domains are configured records. */
+export interface ConfiguredDomainsOptions extends ChannelAdapterOptions {
+  /** DNS records reported for customer domains. */
+  domainRecords?: DomainRecordOptions;
+}
+
+/** Joi keys of ConfiguredDomainsOptions, for a vendor schema to spread. */
+export const configuredDomainsOptionKeys: Joi.PartialSchemaMap<ConfiguredDomainsOptions> = {
+  ...channelAdapterOptionKeys,
+  domainRecords: domainRecordsSchema,
+};
+
+/**
+ * A channel adapter whose provider has no domain API (the outbox, a plain SMTP relay): a domain is
+ * registered nowhere, and its state is the configured records, all `pending`.
+ */
+export abstract class ConfiguredDomainsChannelAdapter<
+  O extends ConfiguredDomainsOptions,
+> extends AbstractChannelAdapter<O> {
+  private readonly host: string;
+  private readonly records: DomainRecordOptions;
+
+  constructor(options: O, deps?: AdapterDeps) {
+    super(options, deps);
+    this.host = publicHost(deps?.config);
+    this.records = options.domainRecords ?? defaultDomainRecords();
+  }
+
+  async registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
+    return configuredDomainState(this.records, this.host, domain, purpose);
+  }
+
+  async checkDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
+    return configuredDomainState(this.records, this.host, domain, purpose);
+  }
+
+  async deleteDomain(): Promise<void> {
+    // Nothing was registered anywhere.
   }
 }

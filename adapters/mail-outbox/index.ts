@@ -4,33 +4,24 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import Joi from 'joi';
 import {
-  AbstractChannelAdapter,
   AdapterError,
   adapterModule,
-  channelAdapterOptionKeys,
   type AdapterDeps,
-  type ChannelAdapterOptions,
-  type DomainPurpose,
-  type DomainState,
   type OutgoingEmail,
   type SendResult,
 } from '../../core/contracts/index.js';
 import { composeMime, linksIn } from '../mail-common/mime.js';
 import {
-  configuredDomainState,
-  defaultDomainRecords,
-  domainRecordsSchema,
-  publicHost,
-  type DomainRecordOptions,
+  ConfiguredDomainsChannelAdapter,
+  configuredDomainsOptionKeys,
+  type ConfiguredDomainsOptions,
 } from '../mail-common/configured-domains.js';
 
-export interface OutboxOptions extends ChannelAdapterOptions {
+export interface OutboxOptions extends ConfiguredDomainsOptions {
   /** Directory of the .eml files. Default `<dataDir>/outbox`; none (memory only) when dataDir is `:memory:`. */
   dir?: string;
   /** Messages kept in memory for `messages`/`waitFor` (oldest dropped first). */
   keep: number;
-  /** DNS records reported for customer domains; see mail-common/configured-domains. */
-  domainRecords?: DomainRecordOptions;
 }
 
 /** One message the outbox took. */
@@ -61,21 +52,18 @@ interface Log {
  * (open it with any mail client) and a log line with its path and links. With dataDir
  * `:memory:` nothing touches the disk; `messages` and `waitFor` give tests what was sent.
  */
-export class OutboxChannelAdapter extends AbstractChannelAdapter<OutboxOptions> {
+export class OutboxChannelAdapter extends ConfiguredDomainsChannelAdapter<OutboxOptions> {
   static override identifier = 'mail-outbox';
   static override optionsSchema = Joi.object<OutboxOptions>({
-    ...channelAdapterOptionKeys,
+    ...configuredDomainsOptionKeys,
     dir: Joi.string(),
     keep: Joi.number().integer().min(0).max(100000).default(1000),
-    domainRecords: domainRecordsSchema,
   });
 
   /** Directory of the .eml files, or null in memory-only mode. */
   readonly dir: string | null;
   private readonly entries: OutboxEntry[] = [];
   private readonly events = new EventEmitter();
-  private readonly host: string;
-  private readonly records: DomainRecordOptions;
 
   constructor(options: OutboxOptions, deps?: AdapterDeps) {
     super(options, deps);
@@ -85,8 +73,6 @@ export class OutboxChannelAdapter extends AbstractChannelAdapter<OutboxOptions> 
       : dataDir && dataDir !== ':memory:'
         ? resolve(dataDir, 'outbox')
         : null;
-    this.host = publicHost(deps?.config);
-    this.records = options.domainRecords ?? defaultDomainRecords();
     this.events.setMaxListeners(0);
   }
 
@@ -166,18 +152,6 @@ export class OutboxChannelAdapter extends AbstractChannelAdapter<OutboxOptions> 
     );
     this.events.emit('sent', entry);
     return { providerMessageId, accepted: envelope.to };
-  }
-
-  async registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
-    return configuredDomainState(this.records, this.host, domain, purpose);
-  }
-
-  async checkDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
-    return configuredDomainState(this.records, this.host, domain, purpose);
-  }
-
-  async deleteDomain(): Promise<void> {
-    // Nothing is registered anywhere.
   }
 }
 

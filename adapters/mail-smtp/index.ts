@@ -1,27 +1,21 @@
 import Joi from 'joi';
 import nodemailer, { type SMTPSentMessageInfo, type SMTPTransportOptions, type Transporter } from 'nodemailer';
 import {
-  AbstractChannelAdapter,
   AdapterError,
   adapterModule,
-  channelAdapterOptionKeys,
   type AdapterDeps,
-  type ChannelAdapterOptions,
-  type DomainPurpose,
-  type DomainState,
   type OutgoingEmail,
   type SendResult,
 } from '../../core/contracts/index.js';
 import { composeMime } from '../mail-common/mime.js';
 import {
-  configuredDomainState,
-  defaultDomainRecords,
-  domainRecordsSchema,
-  publicHost,
-  type DomainRecordOptions,
+  ConfiguredDomainsChannelAdapter,
+  configuredDomainsOptionKeys,
+  type ConfiguredDomainsOptions,
 } from '../mail-common/configured-domains.js';
 
-export interface SmtpOptions extends ChannelAdapterOptions {
+/** `domainRecords`: the relay's SPF/DKIM/MX records for customer domains. */
+export interface SmtpOptions extends ConfiguredDomainsOptions {
   /** `smtp://user:pass@host:587` or `smtps://…:465`; instead of host/port/secure/auth. */
   url?: string;
   host?: string;
@@ -38,8 +32,6 @@ export interface SmtpOptions extends ChannelAdapterOptions {
   envelopeFrom?: string;
   connectionTimeoutMs: number;
   socketTimeoutMs: number;
-  /** DNS records reported for customer domains (the relay's SPF/DKIM/MX). */
-  domainRecords?: DomainRecordOptions;
 }
 
 interface SmtpErrorShape {
@@ -65,10 +57,10 @@ export function smtpError(err: unknown): AdapterError {
  * endpoint). The message is composed once (mail-common/mime) and handed over raw, so headers
  * and threading are exactly those of the other adapters. Inbound mail arrives as `mime`.
  */
-export class SmtpChannelAdapter extends AbstractChannelAdapter<SmtpOptions> {
+export class SmtpChannelAdapter extends ConfiguredDomainsChannelAdapter<SmtpOptions> {
   static override identifier = 'mail-smtp';
   static override optionsSchema = Joi.object<SmtpOptions>({
-    ...channelAdapterOptionKeys,
+    ...configuredDomainsOptionKeys,
     url: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
     host: Joi.string().hostname(),
     port: Joi.number().integer().min(1).max(65535),
@@ -80,12 +72,9 @@ export class SmtpChannelAdapter extends AbstractChannelAdapter<SmtpOptions> {
     envelopeFrom: Joi.string().email({ tlds: { allow: false } }),
     connectionTimeoutMs: Joi.number().integer().min(100).default(30_000),
     socketTimeoutMs: Joi.number().integer().min(100).default(60_000),
-    domainRecords: domainRecordsSchema,
   }).xor('url', 'host');
 
   private readonly transport: Transporter<SMTPSentMessageInfo>;
-  private readonly host: string;
-  private readonly records: DomainRecordOptions;
 
   constructor(options: SmtpOptions, deps?: AdapterDeps) {
     super(options, deps);
@@ -100,8 +89,6 @@ export class SmtpChannelAdapter extends AbstractChannelAdapter<SmtpOptions> {
       greetingTimeout: o.connectionTimeoutMs,
       socketTimeout: o.socketTimeoutMs,
     } as SMTPTransportOptions);
-    this.host = publicHost(deps?.config);
-    this.records = options.domainRecords ?? defaultDomainRecords();
   }
 
   async send(email: OutgoingEmail): Promise<SendResult> {
@@ -124,18 +111,6 @@ export class SmtpChannelAdapter extends AbstractChannelAdapter<SmtpOptions> {
       accepted: addresses(info.accepted),
       ...(rejected.length ? { rejected } : {}),
     };
-  }
-
-  async registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
-    return configuredDomainState(this.records, this.host, domain, purpose);
-  }
-
-  async checkDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
-    return configuredDomainState(this.records, this.host, domain, purpose);
-  }
-
-  async deleteDomain(): Promise<void> {
-    // A plain SMTP relay has no domain registry.
   }
 
   /** Closes pooled connections. */
