@@ -218,6 +218,25 @@ export function withGarbageHeaders<D extends WebhookDelivery>(d: D): D {
   return { ...d, headers };
 }
 
+/**
+ * A signed delivery's forged copies, by name: headers removed, header values garbled, the body
+ * changed after signing (unless the body is not signed), then the adapter's own forgeries.
+ */
+export async function forgeriesOf(
+  signed: WebhookDelivery,
+  own: Forgery[] = [],
+  { bodySigned = true, extra = [] }: { bodySigned?: boolean; extra?: Array<[string, WebhookDelivery]> } = {},
+): Promise<Array<[string, WebhookDelivery]>> {
+  const forged: Array<[string, WebhookDelivery]> = [
+    ['headers removed', withoutHeaders(signed)],
+    ['header values garbled', withGarbageHeaders(signed)],
+  ];
+  if (bodySigned) forged.push(['body changed after signing', withBodyChanged(signed)]);
+  forged.push(...extra);
+  for (const f of own) forged.push([f.name, await resolveLazy(f.delivery)]);
+  return forged;
+}
+
 /** A short random suffix for names the kit creates (domains, branches, jobs). */
 export function kitSuffix(): string {
   return randomBytes(4).toString('hex');

@@ -19,14 +19,12 @@ import {
 } from '../../core/contracts/index.js';
 import {
   describeError,
+  forgeriesOf,
   problems,
   resolveLazy,
   runCommonCases,
   shapes,
   withAdapter,
-  withBodyChanged,
-  withGarbageHeaders,
-  withoutHeaders,
   type ContractTest,
   type Forgery,
   type KitOptions,
@@ -267,13 +265,7 @@ async function runPushCases(
     await withAdapter(opts, async (a) => {
       if (!a.verifyPush) return void t.fail('verifyPush is missing');
       const settings = await resolveLazy(push.settings);
-      const signed = await resolveLazy(push.signed);
-      const forged: Array<[string, WebhookDelivery]> = [
-        ['headers removed', withoutHeaders(signed)],
-        ['header values garbled', withGarbageHeaders(signed)],
-      ];
-      if (push.bodySigned) forged.push(['body changed after signing', withBodyChanged(signed)]);
-      for (const f of push.forged ?? []) forged.push([f.name, await resolveLazy(f.delivery)]);
+      const forged = await forgeriesOf(await resolveLazy(push.signed), push.forged, { bodySigned: !!push.bodySigned });
       for (const [name, d] of forged) {
         try {
           t.equal(a.verifyPush(d.headers, d.rawBody, settings), false, name);

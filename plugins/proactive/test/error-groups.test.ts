@@ -1,22 +1,13 @@
 import t from 'tap';
 import { Outbox } from '../../../core/bus/outbox.js';
 import { GroupWriter, type IncomingEvent } from '../services/group-writer.js';
-import { startProactive, type ProactiveHarness } from './helpers.js';
+import { browserStack, startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organization).
 let h: ProactiveHarness;
 t.before(async () => {
   h = await startProactive(t);
 });
-
-const stack = (fn: string, file: string, line: number) =>
-  `TypeError: Cannot read properties of undefined\n    at ${fn} (https://shop.example.com/static/${file}:${line}:17)\n    at dispatch (https://shop.example.com/node_modules/react-dom/cjs/react-dom.production.min.js:1:200)`;
-
-async function groupsOf(h: ProactiveHarness, who: Parameters<ProactiveHarness['call']>[0], ws: string) {
-  const res = await h.call(who, 'GET', `/v1/error-groups?workspace_id=${ws}`);
-  if (res.status !== 200) throw new Error(res.payload);
-  return res.body;
-}
 
 t.test('grouping: the same error with other numbers is one group, another in-app frame is another', async (t) => {
   const owner = await h.owner();
@@ -27,7 +18,7 @@ t.test('grouping: the same error with other numbers is one group, another in-app
     {
       type: 'TypeError',
       message: "Cannot read properties of undefined (reading 'total') for order 42",
-      stack: stack('renderCart', 'cart.3f9a1c2b.js', 10),
+      stack: browserStack('renderCart', 'cart.3f9a1c2b.js', 10),
       release: '1.0.0',
       environment: 'production',
       user: { id: 'u1', email: 'ann@example.com' },
@@ -36,7 +27,7 @@ t.test('grouping: the same error with other numbers is one group, another in-app
     {
       type: 'TypeError',
       message: "Cannot read properties of undefined (reading 'items') for order 97",
-      stack: stack('renderCart', 'cart.77aa00ff.js', 12),
+      stack: browserStack('renderCart', 'cart.77aa00ff.js', 12),
       release: '1.0.1',
       environment: 'staging',
       user: { id: 'u2' },
@@ -44,7 +35,7 @@ t.test('grouping: the same error with other numbers is one group, another in-app
     {
       type: 'TypeError',
       message: "Cannot read properties of undefined (reading 'total') for order 42",
-      stack: stack('renderCheckout', 'checkout.js', 10),
+      stack: browserStack('renderCheckout', 'checkout.js', 10),
       release: '1.0.0',
       user: { id: 'u1' },
     },
@@ -55,7 +46,7 @@ t.test('grouping: the same error with other numbers is one group, another in-app
   t.equal(a, b, 'numbers, quoted values and bundle hashes do not split a group');
   t.not(a, c3, 'another in-app function is another group');
 
-  const list = await groupsOf(h, owner, ws.id);
+  const list = await h.errorGroups(owner, ws.id);
   t.equal(list.items.length, 2);
   const g = list.items.find((x: { id: string }) => x.id === a);
   t.equal(g.event_count, 2);
@@ -126,7 +117,7 @@ t.test('regression: a new event after resolve regresses, one from an older relea
   const ev = (release: string) => ({
     type: 'RangeError',
     message: 'Invalid array length',
-    stack: stack('paginate', 'list.js', 5),
+    stack: browserStack('paginate', 'list.js', 5),
     release,
   });
   const first = await h.ingest(c.id, c.token, [ev('2.3.0'), ev('2.4.0')]);
@@ -201,7 +192,7 @@ t.test(
     const ev = (release: string, occurred_at?: string) => ({
       type: 'SyntaxError',
       message: 'Unexpected token',
-      stack: stack('parse', 'json.js', 3),
+      stack: browserStack('parse', 'json.js', 3),
       release,
       ...(occurred_at ? { occurred_at } : {}),
     });
@@ -262,7 +253,7 @@ t.test('events of one batch at the same moment: the release of the last one is t
     releases.map((release) => ({
       type: 'Tie',
       message: 'same moment',
-      stack: stack('tie', 'tie.js', 1),
+      stack: browserStack('tie', 'tie.js', 1),
       release,
       occurred_at: at,
     })),

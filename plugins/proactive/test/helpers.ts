@@ -22,12 +22,18 @@ export interface ProactiveHarness {
   workspace(who: SignedUp, patch?: Record<string, unknown>): Promise<{ id: string }>;
   endpoint(who: SignedUp, workspaceId: string): Promise<{ id: string; token: string; ingestUrl: string }>;
   ingest(connectorId: string, token: string, body: unknown): Promise<Reply>;
+  /** The answer of GET /v1/error-groups for the workspace, as `who` (throws unless 200). */
+  errorGroups(who: Who, workspaceId: string): Promise<Reply['body']>;
   /** A repository row for the workspace (the codehost plugin owns the API; tests need only the row). */
   repository(orgId: string, workspaceId: string): Promise<void>;
   setPlan(orgId: string, plan: string): Promise<void>;
   /** Runs the outbox relay and waits until the bus has handled what it published. */
   settle(): Promise<void>;
 }
+
+/** A browser error's stack: `fn` in the shop's bundle `file` at `line`, called from React's (vendor) dispatch. */
+export const browserStack = (fn: string, file: string, line: number): string =>
+  `TypeError: Cannot read properties of undefined\n    at ${fn} (https://shop.example.com/static/${file}:${line}:17)\n    at dispatch (https://shop.example.com/node_modules/react-dom/cjs/react-dom.production.min.js:1:200)`;
 
 /** Plugins these tests need; the others are switched off, so the tests do not depend on unrelated sections. */
 const NEEDED = new Set(['mail', 'accounts', 'workspaces', 'codehost', 'billing', 'tickets', 'proactive']);
@@ -90,6 +96,11 @@ export async function startProactive(t: Test, overrides: Record<string, unknown>
         authorization: `Bearer ${token}`,
         'content-type': 'application/json',
       }),
+    async errorGroups(who, workspaceId) {
+      const res = await call(who, 'GET', `/v1/error-groups?workspace_id=${workspaceId}`);
+      if (res.status !== 200) throw new Error(res.payload);
+      return res.body;
+    },
     async repository(orgId, workspaceId) {
       const inst = `chi_${randomBytes(6).toString('hex')}`;
       await app.db('codehost_installations').insert({

@@ -1,20 +1,11 @@
 import t from 'tap';
-import { startProactive, type ProactiveHarness } from './helpers.js';
+import { browserStack, startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organization).
 let h: ProactiveHarness;
 t.before(async () => {
   h = await startProactive(t);
 });
-
-const stack = (fn: string, file: string, line: number) =>
-  `TypeError: Cannot read properties of undefined\n    at ${fn} (https://shop.example.com/static/${file}:${line}:17)\n    at dispatch (https://shop.example.com/node_modules/react-dom/cjs/react-dom.production.min.js:1:200)`;
-
-async function groupsOf(h: ProactiveHarness, who: Parameters<ProactiveHarness['call']>[0], ws: string) {
-  const res = await h.call(who, 'GET', `/v1/error-groups?workspace_id=${ws}`);
-  if (res.status !== 200) throw new Error(res.payload);
-  return res.body;
-}
 
 t.test('proactive tickets: refusals, the monthly cap holds the group, opening and joining', async (t) => {
   const owner = await h.owner();
@@ -24,7 +15,7 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
     h.ingest(c.id, c.token, {
       type: 'Error',
       message: msg,
-      stack: stack(msg.replace(/\W/g, ''), 'app.js', 1),
+      stack: browserStack(msg.replace(/\W/g, ''), 'app.js', 1),
       ...extra,
     });
   const g1 = (await send('first failure', { user: { id: 'u1', email: 'ann@example.com' } })).body
@@ -71,7 +62,7 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
   t.equal(held.body.group.status, 'watching', 'the group stays watching');
   t.equal(held.body.group.held_reason, 'proactive_cap_reached');
   t.ok(held.body.group.held_at);
-  const overview = (await groupsOf(h, owner, ws.id)).overview;
+  const overview = (await h.errorGroups(owner, ws.id)).overview;
   t.equal(overview.fixes_this_month, 1);
   t.equal(overview.cap_reached, true);
   t.equal(overview.counts.held, 1);
@@ -105,7 +96,7 @@ t.test('triggers: enough affected users or a critical path open a proactive tick
 
   const one = await h.ingest(c.id, c.token, {
     message: 'search index stale',
-    stack: stack('search', 'search.js', 3),
+    stack: browserStack('search', 'search.js', 3),
     user: { id: 'a' },
   });
   const gid = one.body.group_ids[0] as string;
@@ -117,7 +108,7 @@ t.test('triggers: enough affected users or a critical path open a proactive tick
   );
   await h.ingest(c.id, c.token, {
     message: 'search index stale',
-    stack: stack('search', 'search.js', 3),
+    stack: browserStack('search', 'search.js', 3),
     user: { id: 'b' },
   });
   await h.settle();
@@ -128,7 +119,7 @@ t.test('triggers: enough affected users or a critical path open a proactive tick
   const crit = await h.ingest(c.id, c.token, {
     message: 'pay button dead',
     url: 'https://shop.example.com/checkout/pay',
-    stack: stack('pay', 'pay.js', 3),
+    stack: browserStack('pay', 'pay.js', 3),
   });
   await h.settle();
   const cg = await h.call(owner, 'GET', `/v1/error-groups/${crit.body.group_ids[0]}`);
