@@ -16,7 +16,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const checkout = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** The trees tsconfig.build.json compiles. */
+/** The trees that run in production (tests, bench and fixtures stay sources). */
 const ROOTS = ['core', 'plugins', 'adapters', 'migrations', 'bin', 'examples'];
 /** Linked whole: not compiled by us (the console app is Vite's), or not needed to run (tests, fixtures). */
 const LINKED_DIRS = new Set(['plugins/console/app']);

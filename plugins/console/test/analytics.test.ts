@@ -10,7 +10,6 @@ import { signedInPage } from './tickets-walk.js';
 if (browserAvailable(t)) {
   const h = await startConsole(t);
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers, checked field by field
   async function call(
     who: SignedUp | null,
     method: 'GET' | 'POST',
