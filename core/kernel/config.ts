@@ -200,7 +200,15 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
     for (const k of keys.slice(0, -1)) cur = (cur[k] ??= {}) as Json;
     cur[keys[keys.length - 1]!] = value;
   };
-  if (env.PORT) set('server.port', intEnv('PORT', env.PORT));
+  if (env.PORT) {
+    const port = intEnv('PORT', env.PORT);
+    set('server.port', port);
+    // The public address follows PORT while it is still the local one of the configured port (nobody set a
+    // real one), so the console link printed at start and the links in mail point where the service listens.
+    const server = (base.server ?? {}) as { port?: unknown; publicBaseUrl?: unknown };
+    if (!env.PUBLIC_BASE_URL && port > 0 && server.publicBaseUrl === `http://localhost:${String(server.port)}`)
+      set('server.publicBaseUrl', `http://localhost:${port}`);
+  }
   if (env.HOST) set('server.host', env.HOST);
   if (env.API_PROCESSES) set('server.apiProcesses', intEnv('API_PROCESSES', env.API_PROCESSES, 'server.apiProcesses'));
   if (env.PUBLIC_BASE_URL) set('server.publicBaseUrl', env.PUBLIC_BASE_URL.replace(/\/+$/, ''));

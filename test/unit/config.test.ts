@@ -31,6 +31,25 @@ t.test('the environment maps onto config keys', async (t) => {
   t.equal(c.server.publicBaseUrl, 'https://pw.example');
 });
 
+void t.test('PORT moves the local public address with it, never one that was set', (t) => {
+  t.equal(loadConfig({ env: { PORT: '4100' } }).server.publicBaseUrl, 'http://localhost:4100');
+  t.equal(
+    loadConfig({ env: { PORT: '0' } }).server.publicBaseUrl,
+    'http://localhost:3000',
+    'an ephemeral port has no address yet',
+  );
+  const set = loadConfig({ env: { PORT: '4100', PUBLIC_BASE_URL: 'https://support.example' } });
+  t.equal(set.server.publicBaseUrl, 'https://support.example');
+  const dir = mkdtempSync(join(tmpdir(), 'pwcfg-'));
+  const file = join(dir, 'c.json');
+  writeFileSync(file, JSON.stringify({ server: { publicBaseUrl: 'https://behind.proxy.example' } }));
+  t.equal(
+    loadConfig({ env: { PORT: '4100', CONFIG_FILE: file } }).server.publicBaseUrl,
+    'https://behind.proxy.example',
+  );
+  t.end();
+});
+
 t.test('CONFIG_FILE merges over defaults', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pwcfg-'));
   const file = join(dir, 'c.json');
