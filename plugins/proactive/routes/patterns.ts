@@ -2,7 +2,8 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery } from '../../../core/http/pagination.js';
-import type { ListPatternsQuery, PatternService } from '../services/patterns.js';
+import type { ListPatternsQuery } from '../services/pattern-model.js';
+import type { PatternService } from '../services/patterns.js';
 import {} from './context.js';
 
 /** Section patterns (6): learned problem → fix patterns; docs/proactive.md "Patterns". */

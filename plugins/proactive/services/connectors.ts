@@ -16,7 +16,8 @@ import { forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
 import { last4 } from '../../../core/security/secret-box.js';
 import { newToken } from '../../../core/security/tokens.js';
-import { Connector, ConnectorSetup, type SealedSecret } from '../models.js';
+import { Connector, type SealedSecret } from '../models.js';
+import { cloudLogsPolicies, cloudLogsSetupOf } from './connector-cloud-logs.js';
 import type { ProactiveOptions } from '../options.js';
 import { firstHourOfDay } from './error-groups.js';
 
@@ -96,7 +97,7 @@ export class ConnectorService {
     return this.d.db.transaction(async (trx) => {
       const expectedExternalId =
         input.kind === 'cloud_logs'
-          ? (await this.setup(trx, a.principal.orgId, input.workspace_id)).external_id
+          ? (await cloudLogsSetupOf(trx, a.principal.orgId, input.workspace_id)).external_id
           : undefined;
       this.validate(adapter, input.config, input.secrets, { expectedExternalId });
       const id = newId(Connector.idPrefix);
@@ -146,7 +147,7 @@ export class ConnectorService {
       if (adapter && (patch.config || patch.secrets)) {
         const expectedExternalId =
           before.kind === 'cloud_logs'
-            ? (await this.setup(trx, a.principal.orgId, before.workspace_id)).external_id
+            ? (await cloudLogsSetupOf(trx, a.principal.orgId, before.workspace_id)).external_id
             : undefined;
         this.validate(adapter, config, patch.secrets ?? {}, {
           expectedExternalId,
@@ -289,59 +290,8 @@ export class ConnectorService {
     workspaceId: string,
   ): Promise<{ external_id: string; principal_arn: string; trust_policy: string; permissions_policy: string }> {
     await this.d.workspaces().open(principal, workspaceId);
-    const setup = await this.d.db.transaction((trx) => this.setup(trx, principal.orgId, workspaceId));
-    const principalArn = this.d.options.cloudLogs.principalArn;
-    const trust = {
-      Version: '2012-10-17',
-      Statement: [
-        {
-          Effect: 'Allow',
-          Principal: { AWS: principalArn },
-          Action: 'sts:AssumeRole',
-          Condition: { StringEquals: { 'sts:ExternalId': setup.external_id } },
-        },
-      ],
-    };
-    const permissions = {
-      Version: '2012-10-17',
-      Statement: [
-        {
-          Effect: 'Allow',
-          Action: ['logs:FilterLogEvents', 'logs:DescribeLogGroups', 'logs:DescribeLogStreams'],
-          Resource: '*',
-        },
-      ],
-    };
-    return {
-      external_id: setup.external_id,
-      principal_arn: principalArn,
-      trust_policy: JSON.stringify(trust, null, 2),
-      permissions_policy: JSON.stringify(permissions, null, 2),
-    };
-  }
-
-  private async setup(trx: Knex, orgId: string, workspaceId: string): Promise<ConnectorSetup> {
-    const found = await ConnectorSetup.query(trx)
-      .forOrg(orgId)
-      .where({ workspace_id: workspaceId, kind: 'cloud_logs' })
-      .limit(1)
-      .first();
-    if (found) return found;
-    await trx('connector_setups')
-      .insert({
-        id: newId(ConnectorSetup.idPrefix),
-        org_id: orgId,
-        workspace_id: workspaceId,
-        kind: 'cloud_logs',
-        external_id: `pw-${randomBytes(16).toString('hex')}`,
-      })
-      .onConflict(['workspace_id', 'kind'])
-      .ignore();
-    return (await ConnectorSetup.query(trx)
-      .forOrg(orgId)
-      .where({ workspace_id: workspaceId, kind: 'cloud_logs' })
-      .limit(1)
-      .first())!;
+    const setup = await this.d.db.transaction((trx) => cloudLogsSetupOf(trx, principal.orgId, workspaceId));
+    return cloudLogsPolicies(this.d.options.cloudLogs.principalArn, setup.external_id);
   }
 
   private validate(

@@ -1,5 +1,5 @@
 /**
- * The rules of GroupWriter's ingest statement (FLUSH in group-writer.ts), written out in plain
+ * The rules of GroupWriter's ingest statement (FLUSH in group-flush.ts), written out in plain
  * TypeScript: given the rows the statement reads and one batch, the rows it leaves behind.
  *
  * Readable over fast, and never on the ingest path: the SQL statement stays the one write path.

@@ -4,7 +4,7 @@ import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { ErrorGroup, type GroupTrigger } from '../models.js';
-import { monthStart } from './error-groups.js';
+import { monthStart } from './error-group-overview.js';
 import { maskText, normalizeMessage } from './grouping.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 
