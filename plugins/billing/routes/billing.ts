@@ -196,7 +196,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       'Adds or removes the badge removal add-on (Managed plan)',
       MANAGERS,
       async (request) => {
-        await s.actions.setBadgeRemoval(
+        await s.addons.setBadgeRemoval(
           request.actor(),
           (request.payload as { enabled: boolean }).enabled,
           idempotencyKey(request),
@@ -213,7 +213,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const { id } = request.params as { id: string };
-        await s.actions.setManaged(
+        await s.addons.setManaged(
           request.actor(),
           id,
           (request.payload as { enabled: boolean }).enabled,
@@ -231,7 +231,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       MANAGERS,
       async (request) => {
         const { id } = request.params as { id: string };
-        await s.actions.setResale(
+        await s.addons.setResale(
           request.actor(),
           id,
           request.payload as { resale_price_usd: number; collect_via_connect: boolean; client_email?: string | null },
@@ -257,7 +257,7 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
       ['owner'],
       async (request) => {
         const { country } = request.payload as { country: string };
-        return { url: await s.actions.connectOnboarding(request.actor(), country, idempotencyKey(request)) };
+        return { url: await s.addons.connectOnboarding(request.actor(), country, idempotencyKey(request)) };
       },
       {
         payload: Joi.object({

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { AccountStore } from './account-store.js';
+import { AddonActions } from './addon-actions.js';
 import { BillingActions } from './billing-actions.js';
 import { BillingView } from './billing-view.js';
 import { Claims } from './claims.js';
@@ -12,6 +13,7 @@ import { PriceCache } from './prices.js';
 import { ExtraWorkspaces } from './extra-workspaces.js';
 import { Referrals } from './referrals.js';
 import { Resales } from './resale.js';
+import { ResaleEvents } from './resale-events.js';
 import { SpendAlerts } from './spend-alerts.js';
 import { StaffDesk } from './staff.js';
 
@@ -24,6 +26,7 @@ export interface BillingServices {
   prices: PriceCache;
   view: BillingView;
   actions: BillingActions;
+  addons: AddonActions;
   events: PaymentEvents;
   gate: BillingGate;
   limits: PlanLimits;
@@ -52,8 +55,9 @@ export function createBillingServices(deps: BillingDeps): BillingServices {
     store,
     prices,
     view,
-    actions: new BillingActions(deps, store, view, prices, resales),
-    events: new PaymentEvents(deps, store, resales),
+    actions: new BillingActions(deps, store, view, prices),
+    addons: new AddonActions(deps, store, resales),
+    events: new PaymentEvents(deps, store, new ResaleEvents(deps)),
     gate,
     limits,
     claims,

@@ -11,7 +11,7 @@ import { httpError, notFound } from '../../../core/http/errors.js';
 import { money } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import { addDays } from './periods.js';
-import type { Resales } from './resale.js';
+import type { ResaleEvents } from './resale-events.js';
 import { BILLING, type BillingDeps } from './deps.js';
 
 export interface WebhookReceipt {
@@ -42,7 +42,7 @@ export class PaymentEvents {
   constructor(
     private readonly d: BillingDeps,
     private readonly store: AccountStore,
-    private readonly resales: Resales,
+    private readonly resaleEvents: ResaleEvents,
   ) {}
 
   /** `provider` as in the path: the adapter identifier, with or without its `payment-` prefix. */
@@ -104,10 +104,10 @@ export class PaymentEvents {
       case 'unhandled':
         return { orgId: event.orgId, outcome: `ignored:${event.providerType}` };
       case 'checkout.completed':
-        if (event.mode === 'resale') return this.resales.checkoutCompleted(trx, event);
+        if (event.mode === 'resale') return this.resaleEvents.checkoutCompleted(trx, event);
         return this.checkoutCompleted(trx, event);
       case 'resale.updated':
-        return this.resales.updated(trx, event);
+        return this.resaleEvents.updated(trx, event);
       case 'subscription.updated':
       case 'subscription.deleted': {
         const state =
@@ -129,7 +129,7 @@ export class PaymentEvents {
         const orgId = resale
           ? (await this.store.orgExists(trx, event.orgId))
             ? event.orgId
-            : await this.resales.orgOf(trx, event.invoice.subscriptionId)
+            : await this.resaleEvents.orgOf(trx, event.invoice.subscriptionId)
           : await this.resolve(trx, event.orgId, {
               customerId: event.invoice.customerId,
               subscriptionId: event.invoice.subscriptionId,
@@ -141,7 +141,7 @@ export class PaymentEvents {
         if (!resale || outcome === 'skipped:stale_invoice') return { orgId, outcome };
         return {
           orgId,
-          outcome: `${outcome};${await this.resales.recordCharge(trx, orgId, event.invoice, status, event.occurredAt)}`,
+          outcome: `${outcome};${await this.resaleEvents.recordCharge(trx, orgId, event.invoice, status, event.occurredAt)}`,
         };
       }
       case 'topup.paid': {

@@ -1,4 +1,4 @@
-import { isAdapterError } from '../../../core/contracts/index.js';
+import { isAdapterError, type PaymentProvider } from '../../../core/contracts/index.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import type { BillingDeps } from './deps.js';
 
@@ -22,4 +22,10 @@ export async function providerCall<T>(d: Pick<BillingDeps, 'log'>, fn: () => Pro
     d.log.error({ err }, 'payment provider call failed');
     throw httpError(502, 'payment_provider_error', 'The payment provider did not answer; try again');
   }
+}
+
+/** The payment provider, or 409 payments_disabled when payments are off on this service. */
+export function requireProvider(d: Pick<BillingDeps, 'provider'>): PaymentProvider {
+  if (!d.provider) throw conflict('payments_disabled', 'Payments are not enabled on this service');
+  return d.provider;
 }
