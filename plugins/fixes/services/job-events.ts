@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
+import type { JobEventInput } from '../../../core/contracts/index.js';
+import { newId } from '../../../core/data/ids.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { httpError, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { FixJob, FixJobEvent } from '../models/index.js';
 import type { TicketPort } from './deps.js';
+import { mask, maskDeep } from './mask.js';
 
 export interface JobEventOut {
   id: string;
@@ -68,4 +71,23 @@ export async function listJobEvents(
     q,
   );
   return { items: page.items.map((r) => out(r as unknown as FixJobEvent)), next_cursor: page.next_cursor };
+}
+
+/** Appends a masked line to a job's log. */
+export async function appendJobEvent(
+  trx: Knex,
+  job: Pick<FixJob, 'id' | 'org_id'>,
+  e: JobEventInput,
+  secrets: readonly string[] = [],
+): Promise<void> {
+  await FixJobEvent.query(trx).insert({
+    id: newId(FixJobEvent.idPrefix),
+    org_id: job.org_id,
+    job_id: job.id,
+    level: e.level,
+    type: e.type.slice(0, 64),
+    message: mask(e.message, secrets).slice(0, 8000),
+    data: (maskDeep(e.data ?? {}, secrets) as Record<string, unknown>) ?? {},
+    created_at: new Date(),
+  });
 }

@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import type { JobEventInput, JobKind, JobResult } from '../../../core/contracts/index.js';
-import { FixAttempt, FixJob, FixJobEvent, type JobPayload } from '../models/index.js';
+import { FixJob, type JobPayload } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
+import { authorizeJob, HELD_CODE, holdJob, recordJobCost, type JobBillingDeps } from './job-billing.js';
+import { nextClaimable, type ClaimFilter } from './job-claimable.js';
+import { appendJobEvent } from './job-events.js';
 import { mask, maskDeep } from './mask.js';
 
 export interface EnqueueInput {
@@ -25,50 +28,9 @@ export interface JobHooks {
   onDead(trx: Knex, job: FixJob): Promise<void>;
 }
 
-/** Narrows a claim (a runner claims only its workspace's jobs, or one job by id). */
-export interface ClaimFilter {
-  orgId?: string;
-  workspaceId?: string;
-  jobId?: string;
-}
-
 export const JOB_REQUESTED = 'fixes.job_requested';
 
-/**
- * `billingGate.recordJobCost` (billing plugin), when present: what a finished job cost and whether
- * it produced a fix; idempotent per job id (a second call changes nothing).
- */
-export interface JobCostRecorder {
-  recordJobCost(
-    trx: Knex,
-    input: {
-      orgId: string;
-      jobId: string;
-      costUsd: number;
-      consumedFix: boolean;
-      workspaceId?: string | null;
-      kind?: 'fix' | 'diagnosis';
-    },
-  ): Promise<unknown>;
-}
-
-type QueueDeps = Pick<FixesDeps, 'db' | 'outbox' | 'options' | 'log'> &
-  Partial<Pick<FixesDeps, 'tickets'>> & {
-    /** The billing gate; billing may be off (null), or an older gate without recordJobCost. */
-    readonly billingGate?: (FixesDeps['billingGate'] & Partial<JobCostRecorder>) | null;
-  };
-
-/** Billing's refusal of a job (402 plan_limit_reached), as the claim keeps it on the job. */
-interface Refusal {
-  error: Error;
-  reason: string;
-  message: string;
-}
-
-/** The error code a job billing refused carries while it waits (shown on the ticket's jobs). */
-export const HELD_CODE = 'plan_limit_reached';
-
-const boomCode = (err: unknown): string | undefined => (err as { data?: { code?: string } } | null)?.data?.code;
+type QueueDeps = Pick<FixesDeps, 'db' | 'log'> & JobBillingDeps;
 
 const errorText = (e: { code: string; detail: string }) => `${e.code}: ${e.detail}`.slice(0, 2000);
 
@@ -130,32 +92,7 @@ export class JobQueue {
     if (executors.length === 0) return undefined;
     for (;;) {
       const outcome = await this.d.db.transaction(async (trx) => {
-        const q = FixJob.query(trx).acrossOrgs('job claim by a worker');
-        // A customer's runner claims only its workspace's jobs (plugin runner).
-        if (only.orgId) q.where('org_id', only.orgId);
-        if (only.workspaceId) q.where('workspace_id', only.workspaceId);
-        if (only.jobId) q.where('id', only.jobId);
-        // A job named by its claimer (a runner's job_id, an MCP submission) asks billing again at once, even while held.
-        const row = await q
-          .whereIn('executor', executors)
-          .where((w) =>
-            w
-              .where((q) =>
-                q
-                  .where('status', 'queued')
-                  .where((d) =>
-                    only.jobId
-                      ? d.where('run_after', '<=', trx.fn.now()).orWhere('error_code', HELD_CODE)
-                      : d.where('run_after', '<=', trx.fn.now()),
-                  ),
-              )
-              .orWhere((q) => q.where('status', 'running').where('lease_expires_at', '<', trx.fn.now())),
-          )
-          .orderBy([{ column: 'run_after' }, { column: 'id' }])
-          .limit(1)
-          .forUpdate()
-          .skipLocked()
-          .first();
+        const row = await nextClaimable(trx, executors, only);
         if (!row) return { kind: 'none' as const };
         if (row.status === 'running' && row.attempts >= row.max_attempts) {
           await this.deadLetter(trx, row, {
@@ -169,9 +106,9 @@ export class JobQueue {
           return { kind: 'dead' as const };
         }
         // Billing first (docs/fixes.md, "Plans gate fixes"): a refusal holds the job with the reason instead of running it.
-        const refusal = row.status === 'queued' ? await this.authorize(trx, row) : null;
+        const refusal = row.status === 'queued' ? await authorizeJob(this.d, trx, row) : null;
         if (refusal) {
-          await this.hold(trx, row, refusal);
+          await holdJob(this.d, trx, row, refusal);
           return { kind: 'held' as const, refusal };
         }
         const maxMinutes = this.maxMinutes(row);
@@ -206,70 +143,6 @@ export class JobQueue {
       // The claimer named this job: it hears billing's 402 (the hold is committed). Otherwise the next job.
       if (outcome.kind === 'held' && only.jobId) throw outcome.refusal.error;
     }
-  }
-
-  /**
-   * Asks billing whether the job may run (a fix reserves its credit now, with the job id); null
-   * when it may, or billing is off, or the ticket is the onboarding demo (run at the service's
-   * expense). Only billing's 402 is a refusal; any other error fails the claim.
-   */
-  private async authorize(trx: Knex, job: FixJob): Promise<Refusal | null> {
-    const gate = this.d.billingGate;
-    if (!gate) return null;
-    const demo = (await trx('tickets').where({ org_id: job.org_id, id: job.ticket_id }).select('is_demo').first()) as
-      { is_demo: boolean } | undefined;
-    if (demo?.is_demo) return null;
-    try {
-      // A savepoint: a refusal leaves nothing of billing's half-way work in the claim's transaction.
-      await trx.transaction((sp) =>
-        gate.authorizeJob(sp, {
-          orgId: job.org_id,
-          workspaceId: job.workspace_id,
-          kind: job.kind === 'fix' ? 'fix' : 'diagnosis',
-          estimatedCostUsd: job.payload?.limits?.max_cost_usd ?? this.d.options.defaultMaxCostUsd,
-          jobId: job.id,
-        }),
-      );
-      return null;
-    } catch (err) {
-      if (boomCode(err) !== HELD_CODE) throw err;
-      const details = (err as { data?: { details?: { reason?: string } } }).data?.details ?? {};
-      return { error: err as Error, reason: details.reason ?? 'plan_limit_reached', message: (err as Error).message };
-    }
-  }
-
-  /**
-   * Holds a job billing refused: it stays queued with the reason (error_code plan_limit_reached,
-   * error_detail), billing is asked again after `holdRecheckMs`, and the first hold logs a `held`
-   * event, announces `fixes.job_held` and puts the ticket on the team's list.
-   */
-  private async hold(trx: Knex, job: FixJob, refusal: Refusal): Promise<void> {
-    const detail = `${refusal.reason}: ${refusal.message}`.slice(0, 2000);
-    await FixJob.query(trx)
-      .forOrg(job.org_id)
-      .patch({
-        run_after: new Date(Date.now() + this.d.options.holdRecheckMs),
-        error_code: HELD_CODE,
-        error_detail: detail,
-      })
-      .where('id', job.id);
-    if (job.error_code === HELD_CODE && job.error_detail === detail) return;
-    await this.event(trx, job, {
-      level: 'warn',
-      type: 'held',
-      message: `billing refused the ${job.kind === 'fix' ? 'fix' : 'diagnosis'}: ${refusal.message}`,
-      data: { code: HELD_CODE, reason: refusal.reason },
-    });
-    await this.d.outbox.add(
-      trx,
-      'fixes.job_held',
-      { job_id: job.id, ticket_id: job.ticket_id, kind: job.kind, reason: refusal.reason },
-      { orgId: job.org_id },
-    );
-    const ticket = this.d.tickets
-      ? await this.d.tickets.mustGet(trx, job.org_id, job.ticket_id).catch(() => null)
-      : null;
-    if (ticket) await this.d.tickets!.update(trx, ticket, { needs_team_action: true });
   }
 
   private maxMinutes(job: FixJob): number {
@@ -385,7 +258,7 @@ export class JobQueue {
       { orgId: job.org_id },
     );
     await this.hooks.onResult(trx, done, result);
-    await this.recordCost(trx, done);
+    await recordJobCost(this.d, trx, done);
   }
 
   /**
@@ -408,7 +281,7 @@ export class JobQueue {
             .patch({ status: 'cancelled', finished_at: new Date(), lease_owner: null, lease_expires_at: null })
             .where('id', job.id);
           await this.event(trx, job, { level: 'info', type: 'cancelled', message: 'job cancelled' });
-          await this.recordCost(trx, job);
+          await recordJobCost(this.d, trx, job);
           return;
         }
         await this.deadLetter(trx, job, error);
@@ -445,7 +318,7 @@ export class JobQueue {
         .where('id', job.id);
       await this.event(trx, job, { level: 'info', type: 'cancelled', message: reason });
       // A queued fix may hold a reserved credit (fix in managed): recording it releases the credit.
-      if (job.kind === 'fix') await this.recordCost(trx, job);
+      if (job.kind === 'fix') await recordJobCost(this.d, trx, job);
     } else if (job.status === 'running') {
       await FixJob.query(trx).forOrg(job.org_id).patch({ cancel_requested_at: new Date() }).where('id', job.id);
       await this.event(trx, job, { level: 'info', type: 'cancel_requested', message: reason });
@@ -477,30 +350,7 @@ export class JobQueue {
       { orgId: job.org_id },
     );
     await this.hooks.onDead(trx, dead);
-    await this.recordCost(trx, dead);
-  }
-
-  /**
-   * Tells billing what an ended job cost, in the transaction that records its end (after the
-   * loop's hook, so a fix attempt's verification is known): a fix job consumed a fix only when
-   * its attempt is verified. Billing records a job once; a repeated end changes nothing.
-   */
-  private async recordCost(trx: Knex, job: FixJob): Promise<void> {
-    const gate = this.d.billingGate;
-    if (!gate?.recordJobCost) return;
-    let consumedFix = false;
-    if (job.kind === 'fix' && job.fix_attempt_id) {
-      const attempt = await FixAttempt.query(trx).forOrg(job.org_id).findById(job.fix_attempt_id).select('status');
-      consumedFix = attempt?.status === 'verified';
-    }
-    await gate.recordJobCost(trx, {
-      orgId: job.org_id,
-      jobId: job.id,
-      workspaceId: job.workspace_id,
-      kind: job.kind === 'fix' ? 'fix' : 'diagnosis',
-      costUsd: Math.max(0, Number(job.cost_usd) || 0),
-      consumedFix,
-    });
+    await recordJobCost(this.d, trx, dead);
   }
 
   /** Appends a masked line to a job's log, outside any transaction (executors' output). */
@@ -515,15 +365,6 @@ export class JobQueue {
     e: JobEventInput,
     secrets: readonly string[] = [],
   ): Promise<void> {
-    await FixJobEvent.query(trx).insert({
-      id: newId(FixJobEvent.idPrefix),
-      org_id: job.org_id,
-      job_id: job.id,
-      level: e.level,
-      type: e.type.slice(0, 64),
-      message: mask(e.message, secrets).slice(0, 8000),
-      data: (maskDeep(e.data ?? {}, secrets) as Record<string, unknown>) ?? {},
-      created_at: new Date(),
-    });
+    await appendJobEvent(trx, job, e, secrets);
   }
 }
