@@ -23,6 +23,7 @@ import { InstallationService } from './services/installations.js';
 import { IntakeService } from './services/intake.js';
 import { OssService } from './services/oss.js';
 import { RepositoryService } from './services/repositories.js';
+import { RepositoryOpenSource } from './services/repository-open-source.js';
 import { OAUTH_COOKIE, SignInService } from './services/sign-in.js';
 import { StateStore } from './services/states.js';
 import { WebhookService } from './services/webhooks.js';
@@ -75,7 +76,12 @@ export default definePlugin<CodehostOptions>({
     let installations!: InstallationService;
     let intake!: IntakeService;
     const oss = new OssService(deps);
-    repositories = new RepositoryService(deps, git, () => oss);
+    repositories = new RepositoryService(deps, git);
+    const repositoryOpenSource = new RepositoryOpenSource(
+      deps,
+      () => repositories,
+      () => oss,
+    );
     installations = new InstallationService(deps, () => repositories);
     intake = new IntakeService(deps, () => oss);
     const codeIndex = new CodeIndexService(deps, git, () => repositories);
@@ -96,7 +102,15 @@ export default definePlugin<CodehostOptions>({
       codehostComments: asValue(comments),
     });
 
-    const services: CodehostRouteServices = { installations, repositories, oss, webhooks, signIn, codeIndex };
+    const services: CodehostRouteServices = {
+      installations,
+      repositories,
+      repositoryOpenSource,
+      oss,
+      webhooks,
+      signIn,
+      codeIndex,
+    };
     ctx.server.state(OAUTH_COOKIE, {
       ttl: options.signInStateTtlMinutes * 60_000,
       isSecure: config.server.publicBaseUrl.startsWith('https:'),

@@ -3,6 +3,7 @@ import type { CodeIndexService } from '../services/code-index.js';
 import type { InstallationService } from '../services/installations.js';
 import type { OssService } from '../services/oss.js';
 import type { RepositoryService } from '../services/repositories.js';
+import type { RepositoryOpenSource } from '../services/repository-open-source.js';
 import type { SignInService } from '../services/sign-in.js';
 import type { WebhookService } from '../services/webhooks.js';
 
@@ -10,6 +11,7 @@ import type { WebhookService } from '../services/webhooks.js';
 export interface CodehostRouteServices {
   installations: InstallationService;
   repositories: RepositoryService;
+  repositoryOpenSource: RepositoryOpenSource;
   oss: OssService;
   webhooks: WebhookService;
   signIn: SignInService;

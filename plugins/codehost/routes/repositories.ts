@@ -124,7 +124,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         validate: { params: idParam },
         response: { status: { 200: Repository } },
         handler: async (request) =>
-          s.repositories.json(await s.repositories.readGuidelines(request.actor(), id(request))),
+          s.repositories.json(await s.repositoryOpenSource.readGuidelines(request.actor(), id(request))),
       },
     },
     {
@@ -139,7 +139,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         validate: { params: idParam },
         response: { status: { 200: Repository } },
         handler: async (request) =>
-          s.repositories.json(await s.repositories.createLabels(request.actor(), id(request))),
+          s.repositories.json(await s.repositoryOpenSource.createLabels(request.actor(), id(request))),
       },
     },
     {

@@ -6,30 +6,14 @@ import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { last4 } from '../../../core/security/secret-box.js';
-import {
-  InstallationModel,
-  RepositoryModel,
-  type Guideline,
-  type Guidelines,
-  type OnboardingPr,
-} from '../models/index.js';
+import { InstallationModel, RepositoryModel } from '../models/index.js';
 import type { CodehostDeps } from './deps.js';
 import { hostFailure, viaHost } from './errors.js';
 import type { GitRemote } from './git-remote.js';
-import { onboardingBody, onboardingFiles } from './onboarding-files.js';
-import type { OssService } from './oss.js';
+import { onboardingFiles } from './onboarding-files.js';
+import { pushOnboardingPr } from './onboarding-pr.js';
+import { patchRepositoryAudited } from './repository-audit.js';
 import { repositoryJson } from './serialize.js';
-
-const GUIDELINE_DIRS = ['', '.github/', 'docs/'];
-const CONTRIBUTING = ['CONTRIBUTING.md', 'CONTRIBUTING', 'CONTRIBUTING.rst', 'CONTRIBUTING.txt', 'contributing.md'];
-const CODE_OF_CONDUCT = [
-  'CODE_OF_CONDUCT.md',
-  'CODE_OF_CONDUCT',
-  'CODE_OF_CONDUCT.rst',
-  'CODE_OF_CONDUCT.txt',
-  'code_of_conduct.md',
-];
-const EXCERPT_CHARS = 4000;
 
 export interface ConnectInput {
   installation_id: string;
@@ -40,15 +24,14 @@ export interface ConnectInput {
 
 /**
  * Repositories connected to workspaces: list, connect (plan limits), read, disconnect (the code
- * index and its cache go too), the agent key as a CI secret, guidelines, the open-source labels,
- * the onboarding pull request and refresh. `ref()` gives other plugins the RepoRef of a
+ * index and its cache go too), the agent key as a CI secret, the onboarding pull request and
+ * refresh (guidelines and open-source labels: RepositoryOpenSource). `ref()` gives other plugins the RepoRef of a
  * repository for CodeHost calls.
  */
 export class RepositoryService {
   constructor(
     private readonly d: CodehostDeps,
     private readonly git: GitRemote,
-    private readonly oss: () => OssService,
   ) {}
 
   /** The repository of this organization (any workspace), or 404. */
@@ -265,121 +248,15 @@ export class RepositoryService {
     });
   }
 
-  /** POST /v1/repositories/{id}/guidelines: re-reads CONTRIBUTING and CODE_OF_CONDUCT of a public repository. */
-  async readGuidelines(actor: SignedInActor, id: string): Promise<RepositoryModel> {
-    const principal = actor.principal;
-    const row = await this.load(principal, id);
-    if (!row.is_public)
-      throw httpError(422, 'repository_not_public', 'Guidelines are read for public repositories only');
-    const ref = await this.ref(principal.orgId, row);
-    const guidelines: Guidelines = {
-      contributing: await viaHost(() => this.findGuideline(ref, row, CONTRIBUTING)),
-      code_of_conduct: await viaHost(() => this.findGuideline(ref, row, CODE_OF_CONDUCT)),
-      read_at: new Date().toISOString(),
-    };
-    return this.patchAudited(
-      actor,
-      row,
-      { guidelines },
-      'repository.guidelines_read',
-      {
-        contributing: row.guidelines?.contributing?.sha ?? null,
-        code_of_conduct: row.guidelines?.code_of_conduct?.sha ?? null,
-      },
-      { contributing: guidelines.contributing?.sha ?? null, code_of_conduct: guidelines.code_of_conduct?.sha ?? null },
-    );
-  }
-
-  private async findGuideline(ref: RepoRef, row: RepositoryModel, names: string[]): Promise<Guideline | null> {
-    for (const dir of GUIDELINE_DIRS) {
-      for (const name of names) {
-        const file = await this.d.host.readFile(ref, `${dir}${name}`);
-        if (!file) continue;
-        return {
-          path: file.path,
-          sha: file.sha,
-          html_url:
-            this.d.host.identifier === 'codehost-github'
-              ? `${row.html_url}/blob/${encodeURIComponent(row.default_branch)}/${file.path}`
-              : null,
-          excerpt: file.content.toString('utf8').slice(0, EXCERPT_CHARS),
-        };
-      }
-    }
-    return null;
-  }
-
-  /** POST /v1/repositories/{id}/labels: creates the opt-in and opt-out labels of the workspace's settings. */
-  async createLabels(actor: SignedInActor, id: string): Promise<RepositoryModel> {
-    const principal = actor.principal;
-    const row = await this.load(principal, id);
-    const ref = await this.ref(principal.orgId, row);
-    const settings = await this.oss().settings(this.d.db, principal.orgId, row.workspace_id);
-    const { optIn, optOut } = this.d.options.labels;
-    await viaHost(() =>
-      this.d.host.ensureLabel(ref, { name: settings.opt_in_label, color: optIn.color, description: optIn.description }),
-    );
-    await viaHost(() =>
-      this.d.host.ensureLabel(ref, {
-        name: settings.opt_out_label,
-        color: optOut.color,
-        description: optOut.description,
-      }),
-    );
-    return this.patchAudited(
-      actor,
-      row,
-      { labels_created_at: new Date() },
-      'repository.labels_created',
-      { labels: null },
-      { labels: [settings.opt_in_label, settings.opt_out_label] },
-    );
-  }
-
   /** POST /v1/repositories/{id}/onboarding-pr: pushes the runner workflow and config to a branch and opens (or updates) its pull request. */
   async openOnboardingPr(actor: SignedInActor, id: string): Promise<RepositoryModel> {
     const principal = actor.principal;
     const row = await this.load(principal, id);
     const ref = await this.ref(principal.orgId, row);
     const ws = await this.d.workspaces().get(principal.orgId, row.workspace_id);
-    const o = this.d.options.onboarding;
-    const baseUrl = this.d.config.server.publicBaseUrl.replace(/\/+$/, '');
-    const files = onboardingFiles(this.d.options, { baseUrl, workspace: ws, repository: row });
-    const body = onboardingBody({
-      workspaceName: ws.name,
-      files: Object.keys(files),
-      secretName: this.d.options.agentKeySecretName,
-    });
-    let pr: OnboardingPr;
-    const requestedAt = new Date().toISOString();
-    try {
-      const access = await this.d.host.createGitAccess(ref, { write: true });
-      await this.git.commitAndPush(access, { base: row.default_branch, branch: o.branch, files, message: o.title });
-      const existing = await this.d.host.findPullRequestByBranch(ref, o.branch);
-      const opened =
-        existing && existing.state === 'open'
-          ? await this.d.host.updatePullRequest(ref, existing.number, { title: o.title, body })
-          : await this.d.host.openPullRequest(ref, { head: o.branch, base: row.default_branch, title: o.title, body });
-      pr = {
-        number: opened.number,
-        url: opened.url,
-        status: opened.state,
-        requested_at: requestedAt,
-        error: null,
-        title: opened.title,
-        branch: o.branch,
-      };
-    } catch (err) {
-      const failure = isAdapterError(err) ? err.message : err instanceof Error ? err.message : String(err);
-      if (isAdapterError(err) && err.retryable) throw hostFailure(err);
-      this.d.log.warn({ err, repositoryId: row.id }, 'the onboarding pull request could not be opened');
-      pr = {
-        ...(row.onboarding_pr ?? { number: null, url: null, status: 'none', title: null, branch: o.branch }),
-        requested_at: requestedAt,
-        error: failure.slice(0, 500),
-      };
-    }
-    return this.patchAudited(
+    const pr = await pushOnboardingPr(this.d, this.git, ref, row, ws);
+    return patchRepositoryAudited(
+      this.d,
       actor,
       row,
       { onboarding_pr: pr },
@@ -486,29 +363,5 @@ export class RepositoryService {
       { repository_id: row.id, sha: sha ?? null },
       { orgId: row.org_id },
     );
-  }
-
-  private async patchAudited(
-    actor: SignedInActor,
-    row: RepositoryModel,
-    patch: Partial<RepositoryModel>,
-    action: string,
-    before: Record<string, unknown>,
-    after: Record<string, unknown>,
-    metadata?: Record<string, unknown>,
-  ): Promise<RepositoryModel> {
-    return this.d.db.transaction(async (trx) => {
-      const updated = await RepositoryModel.query(trx).forOrg(actor.orgId).patchAndFetchById(row.id, patch);
-      await this.d.audit.record(trx, {
-        orgId: actor.orgId,
-        actor,
-        action,
-        target: { type: 'repository', id: row.id },
-        workspaceId: row.workspace_id,
-        changes: diffFields(before, after),
-        ...(metadata ? { metadata } : {}),
-      });
-      return updated;
-    });
   }
 }
