@@ -13,7 +13,8 @@ import { WhiteLabelReadiness, type BrandDirectoryPort, type WorkspaceReaderPort 
 import { PartnerService } from './services/partner.js';
 import { reportRoutes } from './routes/reports.js';
 import { AGENCY_MAIL_TEMPLATES } from './services/report-texts.js';
-import { AgencyReports, type ReportBrandPort, type ReportMetricsPort } from './services/reports.js';
+import type { ReportBrandPort, ReportMetricsPort } from './services/report-model.js';
+import { AgencyReports } from './services/reports.js';
 
 /**
  * Agency features (section `agency`: overview, client card, queue, monthly reports, resale,

@@ -1,90 +1,23 @@
 import type { Knex } from 'knex';
-import type { AuditedActor, AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditedActor } from '../../../core/audit/audit-writer.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
-import type { Outbox } from '../../../core/bus/outbox.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
 import { assertAgency } from './partner.js';
-import { renderReportPdf } from './report-pdf.js';
+import { deliverReport } from './report-delivery.js';
 import {
-  REPORT_MAIL_TEMPLATE,
-  reportSubject,
-  formatMinutes,
-  monthLabel,
-  type ReportFigures,
-  type ReportLocale,
-} from './report-texts.js';
-import type { MailerPort } from '../../../core/contracts/mail.js';
-
-/** The brand plugin's service, as far as reports use it (the agency's own default profile). */
-export interface ReportBrandPort {
-  effectiveProfile(db: Knex, orgId: string, brandProfileId: string | null): Promise<unknown>;
-  lookOf(row: never, org: { badge_removal_addon: boolean }): { name: string; color: string };
-}
-
-interface ReportRow {
-  id: string;
-  org_id: string;
-  workspace_id: string;
-  month: string;
-  client_name: string;
-  locale: ReportLocale;
-  figures: ReportFigures | string;
-  status: 'generated' | 'sent';
-  recipients: string[] | string;
-  generated_at: Date;
-  sent_at: Date | null;
-  send_count: number;
-}
-
-interface WorkspaceRow {
-  id: string;
-  client_name: string | null;
-  locale: string | null;
-  archived_at: Date | null;
-  report_recipients: string[] | string;
-  report_intro: string | null;
-}
-
-const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
-/** Addresses trimmed, lower-cased, without duplicates or blanks. */
-const recipientList = (addresses: string[]): string[] =>
-  [...new Set(addresses.map((a) => a.trim().toLowerCase()))].filter(Boolean);
-const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
-
-export function monthRange(month: string): { start: Date; end: Date } {
-  const m = MONTH.exec(month);
-  if (!m) throw httpError(422, 'invalid_month', 'month must be YYYY-MM');
-  const start = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
-  return { start, end: new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1)) };
-}
-
-/** The last complete UTC month before `now`, `YYYY-MM`. */
-export function previousMonth(now: Date): string {
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
-  return d.toISOString().slice(0, 7);
-}
-
-export const pdfName = (r: Pick<ReportRow, 'client_name' | 'month'>): string =>
-  `report-${
-    r.client_name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-|-$/g, '') || 'client'
-  }-${r.month}.pdf`;
-
-/** What a report reads of the analytics plugin (`supportMetrics`). */
-export interface ReportMetricsPort {
-  compute(q: {
-    orgId: string;
-    workspaceIds: string[] | null;
-    from: Date;
-    to: Date;
-    interval: 'week';
-  }): Promise<Record<string, unknown>>;
-}
+  json,
+  monthRange,
+  previousMonth,
+  recipientList,
+  reportJson,
+  type AgencyReportsDeps,
+  type ReportRow,
+  type WorkspaceRow,
+} from './report-model.js';
+import type { ReportFigures } from './report-texts.js';
 
 /**
  * Monthly client reports of an agency: generated once per client workspace and month (a second
@@ -92,18 +25,7 @@ export interface ReportMetricsPort {
  * email with a PDF of charts and sent to the workspace's report recipients.
  */
 export class AgencyReports {
-  constructor(
-    private readonly d: {
-      db: () => Knex;
-      audit: () => AuditWriter;
-      outbox: () => Outbox;
-      mailer: () => MailerPort;
-      brand: () => ReportBrandPort;
-      /** The analytics plugin's `supportMetrics`: a report's figures are the analytics of its month. */
-      metrics: () => ReportMetricsPort;
-      clock?: () => Date;
-    },
-  ) {}
+  constructor(private readonly d: AgencyReportsDeps) {}
 
   private now(): Date {
     return this.d.clock?.() ?? new Date();
@@ -138,25 +60,6 @@ export class AgencyReports {
     return row;
   }
 
-  out(r: ReportRow): Record<string, unknown> {
-    const { start, end } = monthRange(r.month);
-    return {
-      id: r.id,
-      workspace_id: r.workspace_id,
-      client_name: r.client_name,
-      month: r.month,
-      period: { start: start.toISOString(), end: end.toISOString() },
-      locale: r.locale,
-      status: r.status,
-      figures: json(r.figures),
-      recipients: json(r.recipients),
-      pdf_filename: pdfName(r),
-      generated_at: new Date(r.generated_at).toISOString(),
-      sent_at: r.sent_at ? new Date(r.sent_at).toISOString() : null,
-      send_count: Number(r.send_count),
-    };
-  }
-
   async list(
     principal: Principal,
     q: { cursor?: string; limit?: number; workspace_id?: string; month?: string },
@@ -181,13 +84,13 @@ export class AgencyReports {
       ],
       q,
     );
-    return { items: page.items.map((r) => this.out(r)), next_cursor: page.next_cursor };
+    return { items: page.items.map((r) => reportJson(r)), next_cursor: page.next_cursor };
   }
 
   async get(principal: Principal, id: string): Promise<Record<string, unknown>> {
     const db = this.d.db();
     await this.agency(db, principal);
-    return this.out(await this.row(db, principal, id));
+    return reportJson(await this.row(db, principal, id));
   }
 
   /** Generates the report of a client and month, or answers the one already generated (created: false). */
@@ -204,7 +107,7 @@ export class AgencyReports {
     const { start } = monthRange(month);
     if (start > now) throw httpError(422, 'month_not_started', `${month} has not started yet`);
     const { created, row } = await this.create(db, org.id, ws, month, { actor, generatedBy: principal.userId });
-    return { created, report: this.out(row) };
+    return { created, report: reportJson(row) };
   }
 
   // One report per client and month: the stored one, or a new one (a concurrent duplicate loses on the unique index).
@@ -289,37 +192,6 @@ export class AgencyReports {
     };
   }
 
-  private async look(
-    db: Knex,
-    org: { id: string; name: string; badge_removal_addon: boolean },
-  ): Promise<{ name: string; color: string }> {
-    const profile = await this.d.brand().effectiveProfile(db, org.id, null);
-    if (!profile) return { name: org.name, color: '#1f2328' };
-    return this.d.brand().lookOf(profile as never, org);
-  }
-
-  // `reportIntro`: the client workspace's report_intro, read by the caller with its other fields.
-  private async render(
-    db: Knex,
-    org: { id: string; name: string; badge_removal_addon: boolean },
-    row: ReportRow,
-    reportIntro: string | null,
-  ): Promise<{ filename: string; content: Buffer; look: { name: string; color: string }; intro: string | null }> {
-    const look = await this.look(db, org);
-    const intro = reportIntro?.trim() || null;
-    const content = await renderReportPdf({
-      clientName: row.client_name,
-      agencyName: look.name,
-      month: row.month,
-      locale: row.locale,
-      color: look.color,
-      intro,
-      figures: json(row.figures),
-      generatedAt: new Date(row.generated_at),
-    });
-    return { filename: pdfName(row), content, look, intro };
-  }
-
   /** Emails the report with the agency's brand to the given recipients or the workspace's report recipients. */
   async send(actor: SignedInActor, id: string, input: { recipients?: string[] }): Promise<Record<string, unknown>> {
     const principal = actor.principal;
@@ -337,87 +209,8 @@ export class AgencyReports {
         'no_recipients',
         "The report has no recipients: give recipients or set the workspace's report recipients",
       );
-    await this.deliver(db, org, row, recipients, ws?.report_intro ?? null, { actor });
-    return this.out(await this.row(db, principal, id));
-  }
-
-  /**
-   * Mails a report and marks it sent, in one transaction. With `onlyOnce` (the monthly auto-send)
-   * a report already sent (by hand or by an earlier run) is left alone: false.
-   */
-  private async deliver(
-    db: Knex,
-    org: { id: string; name: string; badge_removal_addon: boolean },
-    row: ReportRow,
-    recipients: string[],
-    reportIntro: string | null,
-    by: { actor: AuditedActor; onlyOnce?: boolean },
-  ): Promise<boolean> {
-    const id = row.id;
-    const { filename, content, look, intro } = await this.render(db, org, row, reportIntro);
-    const f = json(row.figures);
-    const sentAt = this.now();
-    return db.transaction(async (trx) => {
-      if (by.onlyOnce) {
-        const locked = (await trx('agency_reports')
-          .select('send_count')
-          .where({ org_id: org.id, id })
-          .forUpdate()
-          .first()) as { send_count: number } | undefined;
-        if (!locked || Number(locked.send_count) > 0) return false;
-      }
-      const mailId = await this.d.mailer().enqueue(trx, {
-        orgId: org.id,
-        template: REPORT_MAIL_TEMPLATE,
-        locale: row.locale,
-        to: recipients,
-        // The client workspace's brand and, when its domain is verified, its sender (the mail plugin decides).
-        workspaceId: row.workspace_id,
-        fromName: look.name,
-        data: {
-          subject: reportSubject(row.locale, row.client_name, row.month),
-          agency: look.name,
-          client: row.client_name,
-          month: monthLabel(row.month, row.locale),
-          intro: intro ?? '',
-          opened: f.tickets.opened,
-          resolved: f.tickets.resolved,
-          fixed: f.tickets.fixed,
-          escalated: f.tickets.escalated,
-          first_response: formatMinutes(f.first_response.median_minutes, row.locale),
-          resolution: formatMinutes(f.resolution.median_minutes, row.locale),
-          pdf_name: filename,
-        },
-        attachments: [{ filename, contentType: 'application/pdf', content }],
-      });
-      await trx('agency_reports')
-        .where({ org_id: org.id, id })
-        .update({
-          status: 'sent',
-          sent_at: sentAt,
-          recipients: JSON.stringify(recipients),
-          send_count: trx.raw('send_count + 1'),
-          last_mail_id: mailId,
-          updated_at: sentAt,
-        });
-      await this.d.audit().record(trx, {
-        orgId: org.id,
-        actor: by.actor,
-        action: 'agency.report_sent',
-        target: { type: 'agency_report', id },
-        changes: { recipients: { before: json(row.recipients), after: recipients } },
-        ...(by.onlyOnce ? { metadata: { auto_send: true } } : {}),
-      });
-      await this.d
-        .outbox()
-        .add(
-          trx,
-          'agency.report_sent',
-          { report_id: id, workspace_id: row.workspace_id, month: row.month, mail_id: mailId, auto: !!by.onlyOnce },
-          { orgId: org.id },
-        );
-      return true;
-    });
+    await deliverReport(this.d, db, org, row, recipients, ws?.report_intro ?? null, { actor });
+    return reportJson(await this.row(db, principal, id));
   }
 
   /**
@@ -481,7 +274,8 @@ export class AgencyReports {
         if (created) generated += 1;
         if (Number(row.send_count) > 0) continue;
         if (
-          await this.deliver(
+          await deliverReport(
+            this.d,
             db,
             { id: ws.org_id, name: ws.org_name, badge_removal_addon: ws.badge_removal_addon },
             row,
