@@ -2,16 +2,15 @@ import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
-import { Ticket, TicketDraft, TicketMessage } from '../models/index.js';
+import { Ticket, TicketDraft } from '../models/index.js';
+import { announceDraftSent, mailToConversation } from './conversation-mail.js';
 import { isUniqueViolation } from './db-errors.js';
-import type { MailAddress, TicketsDeps, TicketWorkspace } from './deps.js';
+import type { TicketsDeps } from './deps.js';
+import { OPEN_DRAFTS, sendNotice } from './draft-notices.js';
 import { canApply, nextState } from './state-machine.js';
-import { replyAddress, replySubject, threadingFor } from './threading.js';
-import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
+import { replySubject } from './threading.js';
 import type { TicketService } from './ticket-service.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
-
-const OPEN: readonly TicketDraft['status'][] = ['draft', 'approved'];
 
 /** What PATCH …/drafts/{draftId} may change (language: an extension of the spec's body, issue 26). */
 export interface DraftEdit {
@@ -45,7 +44,7 @@ export class DraftService {
       const open = await TicketDraft.query(trx)
         .forOrg(ticket.org_id)
         .where({ ticket_id: ticket.id })
-        .whereIn('status', OPEN)
+        .whereIn('status', OPEN_DRAFTS)
         .select('id')
         .limit(1)
         .first();
@@ -107,7 +106,7 @@ export class DraftService {
     const open = await TicketDraft.query(trx)
       .forOrg(ticket.org_id)
       .where({ ticket_id: ticket.id })
-      .whereIn('status', OPEN)
+      .whereIn('status', OPEN_DRAFTS)
       .select('id')
       .limit(1)
       .first();
@@ -236,7 +235,7 @@ export class DraftService {
       if (!guard.allowed) throw httpError(409, guard.code, guard.message, guard.details);
 
       const subject = replySubject(ticket.subject);
-      const { messageRowId, mailId, now } = await this.deliver(trx, ticket, ws, guard.from, {
+      const { messageRowId, mailId, now } = await mailToConversation(this.deps, trx, ticket, ws, guard.from, {
         template: 'tickets.reply',
         data: { subject, body },
         subject,
@@ -280,201 +279,17 @@ export class DraftService {
         workspaceId: ticket.workspace_id,
         metadata: { ticket_id: ticket.id, kind: draft.kind, message_id: messageRowId, mail_id: mailId },
       });
-      await this.deps.outbox.add(
-        trx,
-        'drafts.sent',
-        {
-          ticket_id: ticket.id,
-          workspace_id: ticket.workspace_id,
-          draft_id: draft.id,
-          kind: draft.kind,
-          message_id: messageRowId,
-          mail_id: mailId,
-          first_response: !ticket.first_response_at,
-        },
-        { orgId: ticket.org_id },
-      );
+      await announceDraftSent(this.deps, trx, ticket, draft, { messageRowId, mailId });
     });
   }
 
-  /**
-   * A notice the automation sends by itself (a release notice): a Draft row of its kind, `sent`,
-   * whose body is the mail's text, and the outgoing Message in the conversation, threaded and with
-   * the ticket's reply address, in the caller's transaction. An agent's draft still waiting (an
-   * interim message) is discarded: the notice says more. When the white-label guard refuses, nothing
-   * leaves: the notice waits as a draft for a person's click (or is kept discarded when another
-   * draft waits). Undefined without a customer address.
-   */
-  async sendNotice(
+  /** A notice the automation sends by itself (a release notice), in the caller's transaction: see draft-notices.ts. */
+  sendNotice(
     trx: Knex,
     ticket: Ticket,
-    input: {
-      kind: 'release_notice';
-      template: string;
-      data: Record<string, unknown>;
-      headers?: Record<string, string>;
-    },
+    input: Parameters<typeof sendNotice>[4],
   ): Promise<{ draft: TicketDraft; mailId: string | null } | undefined> {
-    if (!ticket.customer_email) return undefined;
-    const locale = ticket.language === 'it' ? 'it' : 'en';
-    const rendered = this.deps.mailer.render(input.template, locale, input.data);
-    const now = new Date();
-    const open = await TicketDraft.query(trx)
-      .forOrg(ticket.org_id)
-      .where({ ticket_id: ticket.id })
-      .whereIn('status', OPEN)
-      .forUpdate();
-    for (const d of open.filter((x) => !x.created_by_user_id && x.kind === 'interim')) {
-      await TicketDraft.query(trx)
-        .forOrg(ticket.org_id)
-        .patch({ status: 'discarded', discarded_at: now, discard_reason: 'superseded by the release notice' })
-        .where('id', d.id);
-    }
-    const waiting = open.some((x) => x.created_by_user_id || x.kind !== 'interim');
-    const row = {
-      id: newId(TicketDraft.idPrefix),
-      org_id: ticket.org_id,
-      ticket_id: ticket.id,
-      kind: input.kind,
-      body_md: rendered.text,
-      public_summary: null,
-      language: locale,
-    };
-    const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
-    const guard = await this.deps.whiteLabelGuard.check({
-      trx,
-      orgId: ticket.org_id,
-      workspace: ws,
-      ticketId: ticket.id,
-    });
-    if (!guard.allowed) {
-      const draft = await TicketDraft.query(trx)
-        .insert({
-          ...row,
-          status: waiting ? 'discarded' : 'draft',
-          ...(waiting ? { discarded_at: now, discard_reason: `not sent: ${guard.code}` } : {}),
-        })
-        .returning('*');
-      await this.deps.outbox.add(
-        trx,
-        'drafts.created',
-        { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'agent' },
-        { orgId: ticket.org_id },
-      );
-      return { draft, mailId: null };
-    }
-    const { messageRowId, mailId } = await this.deliver(trx, ticket, ws, guard.from, {
-      template: input.template,
-      data: input.data,
-      subject: rendered.subject,
-      body: rendered.text,
-      autoSubmitted: 'auto-generated',
-      viaCodeHost: false,
-      sentByUserId: null,
-      headers: input.headers,
-      locale,
-    });
-    const draft = await TicketDraft.query(trx)
-      .insert({ ...row, status: 'sent', sent_at: now, approved_at: now, sent_message_id: messageRowId })
-      .returning('*');
-    await this.tickets.update(trx, ticket, {
-      message_count: ticket.message_count + 1,
-      last_message_at: now,
-      first_response_at: ticket.first_response_at ?? now,
-    });
-    await this.deps.outbox.add(
-      trx,
-      'drafts.sent',
-      {
-        ticket_id: ticket.id,
-        workspace_id: ticket.workspace_id,
-        draft_id: draft.id,
-        kind: draft.kind,
-        message_id: messageRowId,
-        mail_id: mailId,
-        first_response: !ticket.first_response_at,
-      },
-      { orgId: ticket.org_id },
-    );
-    return { draft, mailId };
-  }
-
-  /**
-   * Enqueues one mail of the ticket's conversation (threaded, Message-ID on the inbound domain,
-   * Reply-To the ticket's own address) and records the outgoing Message (delivery_status queued).
-   */
-  private async deliver(
-    trx: Knex,
-    ticket: Ticket,
-    ws: TicketWorkspace,
-    from: MailAddress | undefined,
-    m: {
-      template: string;
-      data: Record<string, unknown>;
-      subject: string;
-      body: string;
-      autoSubmitted: string;
-      viaCodeHost: boolean;
-      sentByUserId: string | null;
-      headers?: Record<string, string>;
-      locale: 'en' | 'it';
-    },
-  ): Promise<{ messageRowId: string; mailId: string | null; now: Date }> {
-    const conversation = await TicketMessage.query(trx)
-      .forOrg(ticket.org_id)
-      .where({ ticket_id: ticket.id })
-      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-    const threading = threadingFor(conversation);
-    const messageRowId = newId(TicketMessage.idPrefix);
-    const domain = ws.inbound_address?.split('@')[1] ?? mailDomainOf(this.deps.config.server.publicBaseUrl);
-    const emailMessageId = `<${messageRowId}@${domain}>`;
-    const replyTo = ws.inbound_address ? replyAddress(ws.inbound_address, ticket.reply_token) : undefined;
-    const headers: Record<string, string> = { ...m.headers, 'Auto-Submitted': m.autoSubmitted };
-    if (threading.inReplyTo) headers['In-Reply-To'] = threading.inReplyTo;
-    if (threading.references) headers.References = threading.references;
-
-    const mailId = m.viaCodeHost
-      ? null
-      : await this.deps.mailer.enqueue(trx, {
-          orgId: ticket.org_id,
-          template: m.template,
-          locale: m.locale,
-          to: ticket.customer_email!,
-          data: m.data,
-          ...(from ? { from } : {}),
-          ...(replyTo ? { replyTo } : {}),
-          headers,
-          messageId: emailMessageId,
-          ticketRef: ticket.id,
-        });
-    const sent = mailId
-      ? ((await trx('mail_messages').select('from_address').where({ id: mailId }).first()) as
-          { from_address: string } | undefined)
-      : undefined;
-
-    const now = new Date();
-    await TicketMessage.query(trx).insert({
-      id: messageRowId,
-      org_id: ticket.org_id,
-      workspace_id: ticket.workspace_id,
-      ticket_id: ticket.id,
-      direction: 'out',
-      from_address: from?.address ?? sent?.from_address ?? null,
-      to_addresses: ticket.customer_email ? [ticket.customer_email] : [],
-      cc_addresses: [],
-      subject: m.subject,
-      body_text: m.body,
-      body_html: null,
-      email_message_id: mailId ? emailMessageId : null,
-      in_reply_to: threading.inReplyTo,
-      references_header: threading.references,
-      delivery_status: 'queued',
-      mail_message_id: mailId,
-      sent_by_user_id: m.sentByUserId,
-      is_internal_note: false,
-      created_at: now,
-    });
-    return { messageRowId, mailId, now };
+    return sendNotice(this.deps, this.tickets, trx, ticket, input);
   }
 
   private async lockOpen(
@@ -487,7 +302,7 @@ export class DraftService {
     const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
     const draft = await TicketDraft.query(trx).forOrg(ticket.org_id).findById(draftId).forUpdate();
     if (!draft || draft.ticket_id !== ticket.id) throw notFound('draft');
-    if (!OPEN.includes(draft.status)) {
+    if (!OPEN_DRAFTS.includes(draft.status)) {
       throw conflict(
         'invalid_transition',
         `A draft that is ${draft.status} cannot be ${action === 'send' ? 'sent' : action === 'edit' ? 'edited' : 'discarded'}`,
