@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { acrossOrgs, run } from '../../../core/data/statements.js';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { actorOfPrincipal, type RequestDetails, type SignedInActor } from '../../../core/contracts/index.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
@@ -11,6 +10,14 @@ import { conflict, forbidden, httpError, notFound } from '../../../core/http/err
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { Workspace, type AgentConfig } from '../models/workspace.js';
 import { revokeWorkspaceTokens } from './tokens.js';
+import {
+  findByInboundAddress,
+  findByWidgetKey,
+  type RoutedWorkspace,
+  type WidgetInstall,
+} from './workspace-lookups.js';
+import { insertWithAddress, pickSlug } from './workspace-naming.js';
+import type { ExecutionRulesPort, FixCreditsProvider, WorkspaceLimitsPort } from './workspace-ports.js';
 
 export interface CreateWorkspaceInput {
   name: string;
@@ -22,119 +29,11 @@ export interface CreateWorkspaceInput {
 
 export type UpdateWorkspaceInput = Partial<Record<string, unknown>> & { agent_config?: AgentConfig };
 
-/** Optional seam the billing plugin fills: fix credits a workspace can spend. */
-export interface FixCreditsProvider {
-  available(orgId: string, workspaceId: string): Promise<number>;
-}
-
-/**
- * Optional seam the onboarding plugin fills (`executionRules`): the forbidden combinations of
- * execution settings; throws 422 forbidden_combination.
- */
-export interface ExecutionRulesPort {
-  assertAllowed(
-    choice: { mode: string; agent: string; auth: string | null; transport: string | null },
-    locale: string | null | undefined,
-    opts?: { patch?: boolean },
-  ): void;
-}
-
-/**
- * Optional seam the billing plugin fills (`planLimits`): the plan's included workspaces. Throws
- * 402 plan_limit_reached (details.reason `workspaces_included`) when the plan allows no more;
- * `extra` says the new workspace is billed beyond the included ones.
- */
-export interface WorkspaceLimitsPort {
-  assert(
-    trx: Knex,
-    orgId: string,
-    limit: 'workspaces_included',
-    context: Record<string, never>,
-  ): Promise<{ extra: boolean; extraPriceUsd: number; allowed: number | boolean; used: number; plan: string }>;
-}
-
 export interface WorkspaceServiceDeps {
   db: Db;
   outbox: Outbox;
   audit: AuditWriter;
 }
-
-/** Whether a database error (raw pg, or wrapped by objection's db-errors) is a unique violation. */
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; name?: string; nativeError?: { code?: string } } | null;
-  return !!e && (e.code === '23505' || e.nativeError?.code === '23505' || e.name === 'UniqueViolationError');
-}
-
-/** A URL-safe slug from a display name: `Acme Shop (EU)` → `acme-shop-eu`. */
-export function slugify(name: string): string {
-  const s = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return s || 'workspace';
-}
-
-const LOCAL_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
-function randomLocal(n = 6): string {
-  const bytes = randomBytes(n);
-  let out = '';
-  for (let i = 0; i < n; i++) out += LOCAL_ALPHABET[bytes[i] % LOCAL_ALPHABET.length];
-  return out;
-}
-
-/** The fields of a workspace that inbound routing hands to the inbox (its InboxWorkspace). */
-/** A workspace as inbound routing reads it: what the inbox and the brand's white-label check use. */
-export type RoutedWorkspace = Pick<
-  Workspace,
-  | 'id'
-  | 'org_id'
-  | 'name'
-  | 'slug'
-  | 'client_name'
-  | 'locale'
-  | 'brand_profile_id'
-  | 'inbound_address'
-  | 'mailbox_enabled'
-  | 'archived_at'
-  | 'sla_first_response_minutes'
-  | 'sla_resolution_minutes'
->;
-
-const BY_INBOUND_ADDRESS = acrossOrgs(
-  'inbound mail routing by address',
-  `
-  select w.id, w.org_id, w.name, w.slug, w.client_name, w.locale, w.brand_profile_id, w.inbound_address, w.mailbox_enabled, w.archived_at,
-    w.sla_first_response_minutes, w.sla_resolution_minutes
-  from workspaces w where lower(w.inbound_address) = $1 and w.inbound_address is not null limit 1`,
-);
-
-/** The fields of a workspace the widget reads of the install behind a public key. */
-export type WidgetInstall = Pick<
-  Workspace,
-  | 'id'
-  | 'org_id'
-  | 'name'
-  | 'client_name'
-  | 'locale'
-  | 'brand_profile_id'
-  | 'widget_public_key'
-  | 'widget_allowed_origins'
-  | 'widget_key_revoked_at'
-  | 'archived_at'
->;
-
-// Every widget request (events from every page of a host site) reads this: a prepared statement.
-const BY_WIDGET_KEY = acrossOrgs(
-  'widget public key lookup',
-  `
-  select w.id, w.org_id, w.name, w.client_name, w.locale, w.brand_profile_id, w.widget_public_key, w.widget_allowed_origins,
-    w.widget_key_revoked_at, w.archived_at
-  from workspaces w where w.widget_public_key = $1 and w.widget_key_revoked_at is null and w.archived_at is null limit 1`,
-);
 
 /**
  * Workspaces of an organization: reads with access checks (used by every plugin that takes a
@@ -182,14 +81,12 @@ export class WorkspaceService {
 
   /** Routing of inbound mail: the workspace owning an inbound address (any organization), what the inbox reads of it. */
   async findByInboundAddress(address: string, trx?: Knex): Promise<RoutedWorkspace | undefined> {
-    const [row] = await run<RoutedWorkspace>(trx ?? this.deps.db, BY_INBOUND_ADDRESS, [address.toLowerCase()]);
-    return row;
+    return findByInboundAddress(trx ?? this.deps.db, address);
   }
 
   /** The widget install of a public key, when the key is live (not revoked, workspace not archived). */
   async findByWidgetKey(publicKey: string, trx?: Knex): Promise<WidgetInstall | undefined> {
-    const [row] = await run<WidgetInstall>(trx ?? this.deps.db, BY_WIDGET_KEY, [publicKey]);
-    return row;
+    return findByWidgetKey(trx ?? this.deps.db, publicKey);
   }
 
   async availableFixCredits(ws: Workspace): Promise<number> {
@@ -219,19 +116,23 @@ export class WorkspaceService {
     const principal = actor.principal;
     return this.deps.db.transaction(async (trx) => {
       const plan = await this.assertPlanAllows(trx, principal.orgId);
-      const slug = await this.pickSlug(trx, principal.orgId, input.slug, input.name);
-      const ws = await this.insertWithAddress(trx, {
-        org_id: principal.orgId,
-        name: input.name,
-        slug,
-        client_name: input.client_name || null,
-        locale: input.locale ?? principal.locale ?? 'en',
-        execution_mode: input.execution_mode ?? 'managed',
-        autonomy: 'approve',
-        widget_public_key: `pk_${randomBytes(24).toString('base64url')}`,
-        widget_allowed_origins: [],
-        mailbox_enabled: true,
-      });
+      const slug = await pickSlug(trx, principal.orgId, input.slug, input.name);
+      const ws = await insertWithAddress(
+        trx,
+        {
+          org_id: principal.orgId,
+          name: input.name,
+          slug,
+          client_name: input.client_name || null,
+          locale: input.locale ?? principal.locale ?? 'en',
+          execution_mode: input.execution_mode ?? 'managed',
+          autonomy: 'approve',
+          widget_public_key: `pk_${randomBytes(24).toString('base64url')}`,
+          widget_allowed_origins: [],
+          mailbox_enabled: true,
+        },
+        this.inboundDomain,
+      );
       await this.deps.audit.record(trx, {
         orgId: ws.org_id,
         actor,
@@ -416,53 +317,6 @@ export class WorkspaceService {
     if (!ws) throw notFound('workspace');
     if (!canOpenWorkspace(principal, ws.id)) throw forbidden('You cannot open this workspace');
     return ws;
-  }
-
-  private async pickSlug(trx: Knex, orgId: string, wanted: string | undefined, name: string): Promise<string> {
-    const taken = async (slug: string) =>
-      !!(await Workspace.query(trx).forOrg(orgId).where({ slug }).select('id').limit(1).first());
-    if (wanted) {
-      if (await taken(wanted))
-        throw conflict('slug_taken', `The slug "${wanted}" is already used by a workspace of this organization`, {
-          slug: wanted,
-        });
-      return wanted;
-    }
-    const base = slugify(name);
-    if (!(await taken(base))) return base;
-    for (let i = 2; i < 1000; i++) {
-      const candidate = `${base.slice(0, 36)}-${i}`;
-      if (!(await taken(candidate))) return candidate;
-    }
-    return `${base.slice(0, 32)}-${randomLocal(6)}`;
-  }
-
-  /** Inserts with a fresh inbound address; a collision of the random part is retried. */
-  private async insertWithAddress(trx: Knex, row: Record<string, unknown>): Promise<Workspace> {
-    for (let attempt = 0; ; attempt++) {
-      const address = `${row.slug as string}-${randomLocal()}@${this.inboundDomain}`;
-      try {
-        // A savepoint, so a unique violation does not abort the caller's transaction.
-        return await trx.transaction(
-          async (sp) =>
-            await Workspace.query(sp)
-              .insert({ ...row, inbound_address: address } as Partial<Workspace>)
-              .returning('*'),
-        );
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        const constraint = String((err as { constraint?: string }).constraint ?? (err as Error).message);
-        if (!/inbound_address/.test(constraint) || attempt >= 5) {
-          if (/slug/.test(constraint))
-            throw conflict(
-              'slug_taken',
-              `The slug "${row.slug as string}" is already used by a workspace of this organization`,
-              { slug: row.slug },
-            );
-          throw err;
-        }
-      }
-    }
   }
 }
 
