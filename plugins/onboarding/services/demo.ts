@@ -1,17 +1,12 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
-import { DemoRunModel, type DemoStatus } from '../models.js';
+import { DemoRunModel } from '../models.js';
 import { chooseCase } from './demo-cases.js';
-import { iso, type FixProgress, type OnboardingDeps, type RepositoryRow, type WorkspaceLike } from './deps.js';
+import { deriveRun, readProgress } from './demo-progress.js';
+import { demoRunView, type DemoTicket } from './demo-view.js';
+import type { OnboardingDeps, RepositoryRow, WorkspaceLike } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
-
-const FIX_REASONS = new Set(['verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other']);
-
-/** What the fix loop has done with the run's tickets (through its `fixRecords`), and the first draft of the current diagnosis. */
-interface Progress extends FixProgress {
-  draft: { kind: string; body_md: string; created_at: Date } | null;
-}
 
 /**
  * The demo: a demo ticket made through the tickets service and diagnosed by the fix loop; the run
@@ -254,28 +249,11 @@ export class DemoService {
     return { allowed: true, reason: null };
   }
 
-  /** The run's tickets as the fix loop left them. */
-  private async progress(db: Knex, run: DemoRunModel): Promise<Progress> {
-    const ids = run.ticket_ids.length ? run.ticket_ids : run.ticket_id ? [run.ticket_id] : [];
-    const fix = this.d.fixRecords
-      ? await this.d.fixRecords.progress(db, run.org_id, ids, run.ticket_id)
-      : { jobs: [], diagnoses: [], attempt: null };
-    const current = fix.diagnoses.filter((x) => x.ticket_id === run.ticket_id).pop();
-    const draft = current
-      ? (((await db('ticket_drafts')
-          .where({ org_id: run.org_id, diagnosis_id: current.id })
-          .orderBy('created_at')
-          .select('kind', 'body_md', 'created_at')
-          .first()) as Progress['draft'] | undefined) ?? null)
-      : null;
-    return { ...fix, draft };
-  }
-
   /** Brings the run in line with its ticket's jobs and stores what changed (bus consumer and reads). */
   async sync(run: DemoRunModel, trx?: Knex): Promise<DemoRunModel> {
     const db = trx ?? this.d.db;
-    const p = await this.progress(db, run);
-    const next = this.derive(run, p);
+    const p = await readProgress(this.d, db, run);
+    const next = deriveRun(run, p, this.d.clock(), this.d.options);
     const changed = (Object.keys(next) as Array<keyof typeof next>).some(
       (k) => String(next[k] ?? '') !== String(run[k] instanceof Date ? (run[k] as Date).toISOString() : (run[k] ?? '')),
     );
@@ -283,92 +261,11 @@ export class DemoService {
     return DemoRunModel.query(db).forOrg(run.org_id).patchAndFetchById(run.id, next);
   }
 
-  private derive(run: DemoRunModel, p: Progress) {
-    const cost = p.jobs.reduce((s, j) => s + Number(j.cost_usd || 0), 0);
-    const first = p.diagnoses[0];
-    const current = p.diagnoses.filter((x) => x.ticket_id === run.ticket_id).pop();
-    const job = p.jobs.filter((j) => j.ticket_id === run.ticket_id && j.kind === 'diagnose').pop();
-    const now = this.d.clock();
-    let status: DemoStatus = run.status;
-    let phase = run.phase;
-    let outcome: string | null = run.outcome;
-    let errorCode = run.error_code;
-    let errorDetail = run.error_detail;
-    let completedAt: Date | string | null = run.completed_at;
-    const done = (s: DemoStatus, ph: string) => {
-      status = s;
-      phase = ph;
-      completedAt ??= now;
-    };
-    if (run.error_code === 'no_case') return { cost_usd: cost };
-    if (current) {
-      errorCode = null;
-      errorDetail = null;
-      if (current.outcome === 'fix_queued') {
-        const a = p.attempt;
-        if (!a || a.status === 'running') {
-          status = 'running';
-          phase = 'fixing';
-          completedAt = null;
-          outcome = null;
-        } else if (a.status === 'verified' || a.status === 'merged') {
-          outcome = a.pr_number ? 'pull_request' : 'fix_ready';
-          done('completed', 'done');
-        } else {
-          outcome = 'fix_not_verified';
-          done('completed', 'done');
-        }
-      } else {
-        outcome = current.outcome === 'escalated' ? 'escalated' : 'answer';
-        done('completed', 'done');
-      }
-    } else if (job && ['failed', 'dead', 'cancelled'].includes(job.status)) {
-      errorCode = job.error_code === 'timed_out' || job.error_code === 'timeout' ? 'timed_out' : 'job_failed';
-      errorDetail = (job.error_detail ?? `The diagnosis job ${job.status}.`).slice(0, 500);
-      done('failed', 'failed');
-    } else if (job && job.status === 'succeeded') {
-      errorCode = 'job_failed';
-      errorDetail = 'The diagnosis job ended without a diagnosis.';
-      done('failed', 'failed');
-    } else if (run.status !== 'failed' && run.status !== 'completed') {
-      status = 'running';
-      phase = job
-        ? job.mode === 'runner' || job.mode === 'mcp'
-          ? 'waiting_runner'
-          : 'diagnosing'
-        : run.indexed
-          ? 'reading_code'
-          : 'indexing';
-      if (now.getTime() - new Date(run.started_at).getTime() > this.d.options.demoTimeoutMinutes * 60_000) {
-        errorCode = 'timed_out';
-        errorDetail = 'No diagnosis arrived in time.';
-        done('failed', 'failed');
-      }
-    }
-    if (status !== 'completed' && run.mode === 'managed' && Number(run.cap_usd) > 0 && cost >= Number(run.cap_usd)) {
-      errorCode = 'budget_exhausted';
-      errorDetail = `The demo reached its cap of ${Number(run.cap_usd).toFixed(2)} USD.`;
-      done('failed', 'failed');
-    }
-    return {
-      status,
-      phase,
-      outcome,
-      error_code: errorCode,
-      error_detail: errorDetail,
-      cost_usd: cost,
-      first_diagnosis_at: first ? new Date(first.created_at) : null,
-      completed_at: completedAt ? new Date(completedAt) : null,
-      indexed: run.indexed || !!job,
-    };
-  }
-
   /** The DemoRun answer (syncs first). */
   async json(run: DemoRunModel) {
     const synced = await this.sync(run);
-    const p = await this.progress(this.d.db, synced);
-    const current = p.diagnoses.filter((x) => x.ticket_id === synced.ticket_id).pop();
-    let ticket: { id: string; state: string; public_state: string } | null = null;
+    const p = await readProgress(this.d, this.d.db, synced);
+    let ticket: DemoTicket | null = null;
     let statusUrl: string | null = null;
     if (synced.ticket_id) {
       const t = await this.d.tickets.mustGet(this.d.db, synced.org_id, synced.ticket_id).catch(() => null);
@@ -378,87 +275,7 @@ export class DemoService {
         statusUrl = this.d.tickets.statusUrl(t);
       }
     }
-    const repoUrl = synced.repository?.html_url ?? null;
-    const a = p.attempt;
-    return {
-      id: synced.id,
-      status: synced.status,
-      mode: synced.mode,
-      phase: synced.phase,
-      outcome: synced.outcome,
-      done: synced.status === 'completed' || synced.status === 'failed',
-      case_kind: synced.case_kind,
-      source: synced.source
-        ? {
-            kind: synced.source.kind,
-            error_group_id: synced.source.error_group_id ?? null,
-            issue_number: synced.source.issue_number ?? null,
-            issue_url: synced.source.issue_url ?? null,
-            path: synced.source.path ?? null,
-            line_start: synced.source.line_start ?? null,
-            line_end: synced.source.line_end ?? null,
-            readme_path: synced.source.readme_path ?? null,
-          }
-        : null,
-      started_at: iso(synced.started_at)!,
-      first_diagnosis_at: iso(synced.first_diagnosis_at),
-      completed_at: iso(synced.completed_at),
-      cost_usd: Number(synced.cost_usd),
-      cap_usd: Number(synced.cap_usd),
-      error: synced.error_code ? { code: synced.error_code, detail: synced.error_detail } : null,
-      retry: this.retryOf(synced),
-      attempts: synced.attempts,
-      repository: synced.repository,
-      email: synced.email,
-      ticket,
-      status_page_url: statusUrl,
-      indexed: synced.indexed,
-      diagnosis: current
-        ? {
-            category: current.category,
-            confidence: Number(current.confidence),
-            root_cause_md: current.root_cause_md,
-            references: (current.references ?? []).map((r) => ({
-              path: r.path,
-              line_start: r.line_start ?? null,
-              line_end: r.line_end ?? null,
-              symbol: r.symbol ?? null,
-              url:
-                repoUrl && /^https?:/.test(repoUrl)
-                  ? `${repoUrl}/blob/HEAD/${r.path}${r.line_start ? `#L${r.line_start}` : ''}`
-                  : null,
-            })),
-            public_summary: current.public_summary,
-            created_at: iso(current.created_at)!,
-          }
-        : null,
-      draft: p.draft ? { kind: p.draft.kind, body_md: p.draft.body_md, created_at: iso(p.draft.created_at)! } : null,
-      fix: a
-        ? {
-            status:
-              a.status === 'running'
-                ? 'running'
-                : a.status === 'verified' || a.status === 'merged'
-                  ? 'verified'
-                  : 'not_verified',
-            verify_passed: a.verify_passed,
-            tests_passed: a.tests_passed,
-            tests_ran: a.tests_ran,
-            reason: a.reason && FIX_REASONS.has(a.reason) ? a.reason : a.reason ? 'other' : null,
-          }
-        : null,
-      pull_request: a?.pr_number
-        ? {
-            number: a.pr_number,
-            url: a.pr_url,
-            title: synced.email?.subject ?? null,
-            branch: a.branch,
-            draft: false,
-            labeled: false,
-          }
-        : null,
-      ticket_closed: ticket?.state === 'closed',
-    };
+    return demoRunView(synced, p, ticket, statusUrl, this.retryOf(synced));
   }
 
   /** The bus: a job of a demo ticket moved; the run follows (in the consumer's transaction). */
