@@ -6,6 +6,7 @@ import type { Credentials, FoundCredential } from './services/access.js';
 import type { AuthContextBuilder } from './services/auth-context.js';
 import type { AuthService } from './services/auth-service.js';
 import type { CredentialCache } from './services/credential-cache.js';
+import type { EmailLinkService } from './services/email-link-service.js';
 import type { EmailTokens } from './services/email-tokens.js';
 import type { InvitationService } from './services/invitation-service.js';
 import type { LoginThrottle } from './services/login-throttle.js';
@@ -29,6 +30,7 @@ declare module '../../core/kernel/cradle.js' {
     sessionService: SessionService;
     authContextBuilder: AuthContextBuilder;
     authService: AuthService;
+    emailLinkService: EmailLinkService;
     loginThrottle: LoginThrottle;
     tokenService: TokenService;
     memberService: MemberService;

@@ -11,6 +11,7 @@ import { Credentials } from './services/access.js';
 import { AuthContextBuilder } from './services/auth-context.js';
 import { CredentialCache } from './services/credential-cache.js';
 import { AuthService } from './services/auth-service.js';
+import { EmailLinkService } from './services/email-link-service.js';
 import { EmailTokens } from './services/email-tokens.js';
 import { InvitationService } from './services/invitation-service.js';
 import { LoginThrottle } from './services/login-throttle.js';
@@ -65,6 +66,7 @@ export default definePlugin<AccountsOptions>({
       sessionService: asClass(SessionService).singleton(),
       authContextBuilder: asClass(AuthContextBuilder).singleton(),
       authService: asClass(AuthService).singleton(),
+      emailLinkService: asClass(EmailLinkService).singleton(),
       loginThrottle: asClass(LoginThrottle).singleton(),
       tokenService: asClass(TokenService).singleton(),
       memberService: asClass(MemberService).singleton(),

@@ -124,7 +124,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: Sent } },
         handler: async (request) => {
           const { email, redirect_to } = request.payload as { email: string; redirect_to?: string };
-          await service(request, 'authService').requestMagicLink(email, redirect_to ?? null, callInfo(request));
+          await service(request, 'emailLinkService').requestMagicLink(email, redirect_to ?? null, callInfo(request));
           return { sent: true };
         },
       },
@@ -141,7 +141,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { token: t } = request.payload as { token: string };
-          const result = await service(request, 'authService').verifyMagicLink(t, callInfo(request));
+          const result = await service(request, 'emailLinkService').verifyMagicLink(t, callInfo(request));
           return withSession(h, result.context, result.token);
         },
       },
@@ -171,7 +171,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: Sent } },
         handler: async (request) => {
           const { email } = request.payload as { email: string };
-          await service(request, 'authService').requestPasswordReset(email, callInfo(request));
+          await service(request, 'emailLinkService').requestPasswordReset(email, callInfo(request));
           return { sent: true };
         },
       },
@@ -189,7 +189,11 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { token: t, password } = request.payload as { token: string; password: string };
-          const result = await service(request, 'authService').confirmPasswordReset(t, password, callInfo(request));
+          const result = await service(request, 'emailLinkService').confirmPasswordReset(
+            t,
+            password,
+            callInfo(request),
+          );
           return withSession(h, result.context, result.token);
         },
       },
@@ -208,7 +212,11 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         response: { status: { 200: AuthContext } },
         handler: async (request, h) => {
           const { token: t } = request.payload as { token: string };
-          const result = await service(request, 'authService').verifyEmail(t, principalOf(request), callInfo(request));
+          const result = await service(request, 'emailLinkService').verifyEmail(
+            t,
+            principalOf(request),
+            callInfo(request),
+          );
           return withSession(h, result.context, result.token);
         },
       },
@@ -223,7 +231,7 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         notes: 'Nothing is sent when the address is verified already. At most 5 per hour.',
         response: { status: { 200: Sent } },
         handler: async (request) => {
-          await service(request, 'authService').resendVerification(requirePrincipal(request));
+          await service(request, 'emailLinkService').resendVerification(requirePrincipal(request));
           return { sent: true };
         },
       },

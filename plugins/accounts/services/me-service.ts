@@ -3,6 +3,7 @@ import { conflict, forbidden, httpError, rateLimited, unauthenticated } from '..
 import { UserModel } from '../models.js';
 import type { AuthContextJson } from './auth-context.js';
 import type { AuthService } from './auth-service.js';
+import type { EmailLinkService } from './email-link-service.js';
 import type { AccountsDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { invalidField } from './access.js';
@@ -21,7 +22,7 @@ export interface UpdateMeInput {
  * verified again, and the old one is told.
  */
 export class MeService {
-  constructor(private readonly d: AccountsDeps & { authService: AuthService }) {}
+  constructor(private readonly d: AccountsDeps & { authService: AuthService; emailLinkService: EmailLinkService }) {}
 
   async update(principal: Principal, input: UpdateMeInput, actor: SignedInActor): Promise<AuthContextJson> {
     if (!principal.userId) throw unauthenticated();
@@ -58,7 +59,7 @@ export class MeService {
         }
         if (newEmail) {
           await this.d.emailTokens.revokeAll(trx, user, ['magic_link', 'password_reset', 'verify_email']);
-          await this.d.authService.sendVerification(trx, fresh);
+          await this.d.emailLinkService.sendVerification(trx, fresh);
           await this.d.accountMail.send(trx, user.org_id, 'accounts.email_changed', user.email, fresh.locale, {
             name: fresh.name,
             new_email: newEmail,
