@@ -1,30 +1,13 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
-import { forOrg, run } from '../../../core/data/statements.js';
 import { WriteBatch } from '../../../core/data/write-batch.js';
 import type { DeliveryEvent, InboundDelivery, ParsedInboundEmail } from '../../../core/contracts/index.js';
-import {
-  InboundEmail,
-  InboxChannel,
-  type GmailConfirmation,
-  type InboundReason,
-  type InboundStatus,
-} from '../models/index.js';
-import { ensureChannel } from './channel-store.js';
-import {
-  detectAutoReply,
-  detectBounce,
-  detectForwardingConfirmation,
-  detectMailingList,
-  detectOwnMail,
-  isForwardingTest,
-  isNoReplySender,
-  viaForwarding,
-  type ForwardingConfirmationFinding,
-  type OwnIdentity,
-} from './classify.js';
+import { InboundEmail, type InboxChannel, type InboundReason, type InboundStatus } from '../models/index.js';
+import { classifyEmail, loadClassifyContext, verdict, type Verdict } from './classification.js';
+import { detectBounce, detectForwardingConfirmation, viaForwarding, type OwnIdentity } from './classify.js';
 import type { InboxDeps, InboxWorkspace } from './deps.js';
+import { confirmationReceived, forwarded, testReturned } from './forwarding-effects.js';
 import { deliverToTicket, findThread, openTicket, QuotaCache, TicketQuotaReached, type Delivered } from './intake.js';
 import { contentKey, readMessage, type MessageFacts } from './mime.js';
 import { InboundRouter } from './routing.js';
@@ -47,45 +30,6 @@ export interface EventResult {
   /** Messages of conversations whose delivery_status changed. */
   messages_updated: number;
 }
-
-export interface Verdict {
-  status: InboundStatus;
-  reason: InboundReason | null;
-  signals: string[];
-  /** Kept for a person to release (quarantined only). */
-  keepRaw: boolean;
-}
-
-/**
- * What classification reads, one prepared statement: the channel, the plan, whether the workspace
- * holds an original of the message (not a stored duplicate: the predicate of
- * inbox_emails_dedupe_uq), and the sender's recent mail. $1 org, $2 workspace, $3 message key,
- * $4 loop window start, $5 content key, $6 rate window start, $7 sender, $8 the earlier window.
- */
-const CONTEXT = forOrg(`
-  select r.same_content, r.total,
-    (select row_to_json(c) from inbox_channels c where c.org_id = $1 and c.workspace_id = $2) as channel,
-    (select o.plan from organizations o where o.id = $1) as plan,
-    exists (select 1 from inbox_emails d where d.org_id = $1 and d.workspace_id = $2 and d.message_key = $3 and (d.reason is null or d.reason <> 'duplicate')) as seen
-  from (select count(*) filter (where e.received_at > $4 and e.content_key = $5)::int as same_content,
-               count(*) filter (where e.received_at > $6)::int as total
-        from inbox_emails e
-        where e.org_id = $1 and e.workspace_id = $2 and e.sender_key = $7 and e.received_at > $8 and (e.reason is null or e.reason <> 'duplicate')) r`);
-
-interface ClassifyContext {
-  channel: InboxChannel;
-  plan: string;
-  seen: boolean;
-  sameContent: number;
-  total: number;
-}
-
-const verdict = (
-  status: InboundStatus,
-  reason: InboundReason | null,
-  signal?: string | null,
-  keepRaw = false,
-): Verdict => ({ status, reason, signals: signal ? [signal] : [], keepRaw });
 
 /** A unique violation of the dedupe index: another delivery of the same message won the race. */
 function isDedupeViolation(err: unknown): boolean {
@@ -137,7 +81,7 @@ export class InboundPipeline {
     const ws = route.workspace;
     const receivedAt = new Date();
     const messageKey = facts.messageId ?? `sha256:${facts.rawHash}`;
-    const ctx = await this.context(ws, facts, messageKey, receivedAt);
+    const ctx = await loadClassifyContext(this.d, ws, facts, messageKey, receivedAt);
     const channel = ctx.channel;
     const spam = scoreSpam(facts, email.providerVerdicts, receivedAt);
     const row = {
@@ -158,7 +102,7 @@ export class InboundPipeline {
       spam_score: Math.min(spam.score, 1000),
       size: facts.size,
     };
-    const v = this.classify(ws, ctx, facts, spam);
+    const v = classifyEmail(this.d, this.own, ws, ctx, facts, spam);
     const signals = [...v.signals, ...spam.signals.filter((s) => !v.signals.includes(s))];
 
     if (v.status === 'processed' && v.reason === null) {
@@ -195,7 +139,7 @@ export class InboundPipeline {
           await this.queueLog(batch, logRow(out)).run(this.d.db);
         }
         // After the commit, outside the ticket's transaction: a busy forwarded inbox must not queue on its channel row.
-        if (viaForwarding(facts, channel.forwarding_address)) await this.forwarded(channel, receivedAt);
+        if (viaForwarding(facts, channel.forwarding_address)) await forwarded(this.d.db, channel, receivedAt);
         return { recipient: email.recipient, status: 'processed', reason: null, ticket_id: out.ticketId };
       } catch (err) {
         if (isDedupeViolation(err)) return this.store(email, { ...row, signals }, verdict('ignored', 'duplicate'));
@@ -220,87 +164,13 @@ export class InboundPipeline {
     receivedAt: Date,
   ): ((trx: Knex) => Promise<void>) | undefined {
     if (v.reason === 'forwarding_confirmation')
-      return (trx) => this.confirmationReceived(trx, channel, detectForwardingConfirmation(facts)!, receivedAt);
-    if (v.reason === 'forwarding_test') return (trx) => this.testReturned(trx, channel, receivedAt);
+      return (trx) => confirmationReceived(trx, channel, detectForwardingConfirmation(facts)!, receivedAt);
+    if (v.reason === 'forwarding_test') return (trx) => testReturned(trx, channel, receivedAt);
     const ids = v.reason === 'bounce' ? (detectBounce(facts)?.originalMessageIds ?? []) : [];
     if (ids.length)
       return async (trx) =>
         void (await this.d.tickets.setDeliveryStatus(trx, { orgId: ws.org_id, emailMessageIds: ids }, 'bounced'));
     return undefined;
-  }
-
-  /**
-   * What classification needs from the database, in one round trip: the channel, the plan,
-   * whether the workspace holds an original of the message, and the sender's recent mail (the same
-   * subject and text within the loop window, all within the rate window). Stored duplicates are not counted.
-   */
-  private async context(ws: InboxWorkspace, f: MessageFacts, messageKey: string, now: Date): Promise<ClassifyContext> {
-    const { loop, senderRateLimit } = this.d.options;
-    const loopSince = new Date(now.getTime() - loop.windowMinutes * 60_000);
-    const rateSince = new Date(now.getTime() - senderRateLimit.windowMinutes * 60_000);
-    const [row] = await run<{
-      same_content: number;
-      total: number;
-      channel: Record<string, unknown> | null;
-      plan: string | null;
-      seen: boolean;
-    }>(this.d.db, CONTEXT, [
-      ws.org_id,
-      ws.id,
-      messageKey,
-      loopSince,
-      contentKey(f),
-      rateSince,
-      f.from?.address ?? null,
-      loopSince < rateSince ? loopSince : rateSince,
-    ]);
-    const channel = row?.channel ? InboxChannel.fromDatabaseJson(row.channel) : await ensureChannel(this.d.db, ws);
-    return {
-      channel,
-      plan: row?.plan ?? 'none',
-      seen: !!row?.seen,
-      sameContent: Number(row?.same_content ?? 0),
-      total: Number(row?.total ?? 0),
-    };
-  }
-
-  /**
-   * The classification, in order: duplicate, channel_disabled, not_in_plan,
-   * forwarding_confirmation, forwarding_test, bounce, auto_reply, loop (our own mail, then
-   * repeated exchanges), no_reply, mailing_list, spam, rate_limited; otherwise processed.
-   */
-  private classify(
-    ws: InboxWorkspace,
-    ctx: ClassifyContext,
-    f: MessageFacts,
-    spam: { score: number; signals: string[] },
-  ): Verdict {
-    const channel = ctx.channel;
-    if (ctx.seen) return verdict('ignored', 'duplicate');
-    if (ws.archived_at || !ws.mailbox_enabled)
-      return verdict('ignored', 'channel_disabled', ws.archived_at ? 'workspace_archived' : 'mailbox_disabled');
-    if (!channel.enabled) return verdict('ignored', 'channel_disabled', 'channel_disabled');
-    if (!this.d.planCatalog.hasFeature(ctx.plan, 'email_channel'))
-      return verdict('quarantined', 'not_in_plan', 'email_channel', true);
-    if (detectForwardingConfirmation(f))
-      return verdict('processed', 'forwarding_confirmation', 'forwarding_confirmation');
-    if (isForwardingTest(f, channel.test_code)) return verdict('processed', 'forwarding_test', 'forwarding_test');
-    const bounce = detectBounce(f);
-    if (bounce) return verdict('ignored', 'bounce', bounce.signal);
-    const auto = detectAutoReply(f);
-    if (auto) return verdict('ignored', 'auto_reply', auto);
-    const own = detectOwnMail(f, this.own);
-    if (own) return verdict('ignored', 'loop', own);
-    if (f.from && ctx.sameContent + 1 >= this.d.options.loop.max)
-      return verdict('ignored', 'loop', 'repeated_exchange');
-    if (isNoReplySender(f.from?.address) && (!f.replyTo || isNoReplySender(f.replyTo.address)))
-      return verdict('ignored', 'no_reply', 'no_reply_sender');
-    const list = channel.accept_list_mail ? null : detectMailingList(f);
-    if (list) return verdict('ignored', 'mailing_list', list);
-    if (spam.score >= this.d.options.spamThreshold) return verdict('quarantined', 'spam', null, true);
-    if (f.from && ctx.total + 1 > this.d.options.senderRateLimit.max)
-      return verdict('quarantined', 'rate_limited', 'sender_rate', true);
-    return verdict('processed', null);
   }
 
   /** Queues the InboundEmail row into `batch`; its id is `batch`'s to write. */
@@ -365,49 +235,6 @@ export class InboundPipeline {
     return { recipient: email.recipient, status: v.status, reason: v.reason, ticket_id: null };
   }
 
-  // ---- forwarding effects
-
-  private async confirmationReceived(
-    trx: Knex,
-    channel: InboxChannel,
-    found: ForwardingConfirmationFinding,
-    at: Date,
-  ): Promise<void> {
-    const pending: GmailConfirmation = {
-      code: found.code,
-      url: found.url,
-      requested_by: found.requestedBy,
-      received_at: at.toISOString(),
-      verified: false,
-    };
-    const patch: Partial<InboxChannel> = { pending_gmail_confirmation: pending };
-    if (channel.forwarding_address && found.requestedBy === channel.forwarding_address)
-      patch.gmail_confirmation = pending;
-    await InboxChannel.query(trx).forOrg(channel.org_id).patch(patch).where('id', channel.id);
-  }
-
-  private async testReturned(trx: Knex, channel: InboxChannel, at: Date): Promise<void> {
-    await InboxChannel.query(trx)
-      .forOrg(channel.org_id)
-      .patch({
-        forwarding_verified_at: channel.forwarding_verified_at ?? at,
-        forwarding_tested_at: at,
-        ...confirmedByForwarding(channel),
-      })
-      .where('id', channel.id);
-  }
-
-  /** Notes mail that came through the forwarding (at most once a minute, unless a confirmation is pending). */
-  private async forwarded(channel: InboxChannel, at: Date): Promise<void> {
-    const confirm = confirmedByForwarding(channel);
-    const recent = channel.last_forwarded_at && at.getTime() - new Date(channel.last_forwarded_at).getTime() < 60_000;
-    if (recent && Object.keys(confirm).length === 0) return;
-    await InboxChannel.query(this.d.db)
-      .forOrg(channel.org_id)
-      .patch({ last_forwarded_at: at, ...confirm })
-      .where('id', channel.id);
-  }
-
   // ---- delivery events
 
   async handleEvent(event: DeliveryEvent): Promise<EventResult> {
@@ -427,18 +254,4 @@ export class InboundPipeline {
       messages_updated: changed.length,
     };
   }
-}
-
-/**
- * Mail that came through the forwarding proves a pending provider confirmation was accepted:
- * it becomes the forwarding's confirmation, verified.
- */
-function confirmedByForwarding(channel: InboxChannel): Partial<InboxChannel> {
-  const pending = channel.pending_gmail_confirmation;
-  if (pending && (!pending.requested_by || pending.requested_by === channel.forwarding_address)) {
-    return { gmail_confirmation: { ...pending, verified: true }, pending_gmail_confirmation: null };
-  }
-  if (channel.gmail_confirmation && !channel.gmail_confirmation.verified)
-    return { gmail_confirmation: { ...channel.gmail_confirmation, verified: true } };
-  return {};
 }
