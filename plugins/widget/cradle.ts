@@ -1,3 +1,4 @@
+import type { WidgetIdentities } from './services/identities.js';
 import type { WidgetIntake } from './services/intake.js';
 import type { WidgetSettingsService } from './services/settings.js';
 
@@ -5,6 +6,7 @@ import type { WidgetSettingsService } from './services/settings.js';
 declare module '../../core/kernel/cradle.js' {
   interface Cradle {
     widgetIntake: WidgetIntake;
+    widgetIdentities: WidgetIdentities;
     widgetSettings: WidgetSettingsService;
   }
 }

@@ -8,6 +8,7 @@ import { assetRoutes } from './routes/assets.js';
 import { publicWidgetRoutes } from './routes/public.js';
 import { settingsRoutes } from './routes/settings.js';
 import type { WidgetDeps } from './services/deps.js';
+import { WidgetIdentities } from './services/identities.js';
 import { WidgetIntake } from './services/intake.js';
 import { WidgetSettingsService } from './services/settings.js';
 import { SettingsStore } from './services/store.js';
@@ -29,7 +30,7 @@ interface PersonalDataPort {
  * preflight of the public operations. Builds on the widget install the workspaces plugin creates
  * with every workspace (public key, allowed origins). See docs/widget.md.
  *
- * Container entries: `widgetIntake`, `widgetSettings`.
+ * Container entries: `widgetIntake`, `widgetIdentities`, `widgetSettings`.
  */
 export default definePlugin<WidgetOptions>({
   name: 'widget',
@@ -75,9 +76,14 @@ export default definePlugin<WidgetOptions>({
       },
     };
     const store = new SettingsStore(deps.secretBox);
-    const intake = new WidgetIntake(deps, store);
+    const identities = new WidgetIdentities(deps, store);
+    const intake = new WidgetIntake(deps, store, identities);
     const settings = new WidgetSettingsService(deps, store, intake);
-    ctx.provide({ widgetIntake: asValue(intake), widgetSettings: asValue(settings) });
+    ctx.provide({
+      widgetIntake: asValue(intake),
+      widgetIdentities: asValue(identities),
+      widgetSettings: asValue(settings),
+    });
 
     // Erasure of an end user (privacy plugin) reaches the identities and reports; declared at
     // start, when every plugin has registered.
@@ -99,7 +105,13 @@ export default definePlugin<WidgetOptions>({
       });
     });
 
-    ctx.routes(publicWidgetRoutes(() => intake, options.maxReportBodyBytes));
+    ctx.routes(
+      publicWidgetRoutes(
+        () => intake,
+        () => identities,
+        options.maxReportBodyBytes,
+      ),
+    );
     ctx.routes(settingsRoutes(() => settings, container.cradle.ticketSchema));
     ctx.server.route(
       assetRoutes(() => intake, new URL('./client/widget.js', import.meta.url), options.scriptMaxAgeSeconds),

@@ -10,14 +10,19 @@ import {
   WidgetIdentity,
   WidgetReportReceipt,
 } from '../schemas.js';
-import type { EventsInput, IdentifyInput, ReportInput, WidgetIntake } from '../services/intake.js';
+import type { IdentifyInput, WidgetIdentities } from '../services/identities.js';
+import type { EventsInput, ReportInput, WidgetIntake } from '../services/intake.js';
 import { withCompiledCheck } from '../../../core/http/compiled-validator.js';
 import { allowCors, callerOf, keyOf, TAG } from './context.js';
 
 const keyQuery = Joi.object({ key: Joi.string().max(80), public_key: Joi.string().max(80) });
 
 /** The public operations of the widget section (auth false; the public key names the install). */
-export function publicWidgetRoutes(intake: () => WidgetIntake, maxReportBytes: number): ServerRoute[] {
+export function publicWidgetRoutes(
+  intake: () => WidgetIntake,
+  identities: () => WidgetIdentities,
+  maxReportBytes: number,
+): ServerRoute[] {
   return [
     {
       method: 'GET',
@@ -79,7 +84,7 @@ export function publicWidgetRoutes(intake: () => WidgetIntake, maxReportBytes: n
           const ws = await svc.install(keyOf(request));
           const meta = callerOf(request);
           if (svc.admit(ws, meta, true)) allowCors(request, meta.origin);
-          return svc.identify(ws, request.payload as IdentifyInput);
+          return identities().identify(ws, request.payload as IdentifyInput);
         },
       },
     },

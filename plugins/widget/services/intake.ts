@@ -1,20 +1,16 @@
-import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import { forOrg, run } from '../../../core/data/statements.js';
 import { TtlMap } from '../../../core/data/ttl-map.js';
 import { httpError } from '../../../core/http/errors.js';
-import { safeEqual } from '../../../core/security/tokens.js';
-import { REFUSALS, localeOf } from '../texts.js';
+import { localeOf } from '../texts.js';
 import { browserOf, sanitizeContext, type ReportContextInput } from './context.js';
 import type { WidgetDeps, WidgetWorkspace } from './deps.js';
 import { originAllowed } from './origins.js';
 import { presentConfig } from './present.js';
+import type { WidgetIdentities } from './identities.js';
+import { refuse } from './refusals.js';
+import { decodeScreenshot, type Screenshot } from './screenshot.js';
 import type { SettingsRow, SettingsStore } from './store.js';
-
-type Refusal = keyof typeof REFUSALS;
-const refuse = (status: number, code: string, key: Refusal, details: Record<string, unknown> = {}) =>
-  httpError(status, code, REFUSALS[key].en, { ...details, message_it: REFUSALS[key].it });
 
 /** Where a public request came from. */
 export interface CallerMeta {
@@ -42,13 +38,6 @@ export interface EventsInput {
   browser?: Record<string, unknown>;
 }
 
-export interface IdentifyInput {
-  consent: boolean;
-  email: string;
-  user_hash: string;
-  user_id?: string;
-}
-
 export interface ReportInput {
   email: string;
   message: string;
@@ -62,45 +51,27 @@ export interface ReportInput {
   context?: ReportContextInput;
 }
 
-/** The hex HMAC-SHA256 of the lower-cased email, keyed with the install's identity secret (what the host computes). */
-export const userHashOf = (secret: string, email: string): string =>
-  createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
-
-const IMAGE_TYPES: Array<{ type: string; ext: string; test: (b: Buffer) => boolean }> = [
-  { type: 'image/png', ext: 'png', test: (b) => b.length > 8 && b.readUInt32BE(0) === 0x89504e47 },
-  { type: 'image/jpeg', ext: 'jpg', test: (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
-  {
-    type: 'image/webp',
-    ext: 'webp',
-    test: (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP',
-  },
-];
-
-const EMAIL_OF_USER = forOrg(
-  `select i.email from widget_identities i where i.org_id = $1 and i.workspace_id = $2 and i.user_id = $3 order by i.identified_at desc limit 1`,
-);
-
 /** How long the events path trusts what it read (settings with passive collection on, a user id without identity). */
-const EVENTS_CACHE_MS = 2_000;
-const CACHE_MAX = 10_000;
+export const EVENTS_CACHE_MS = 2_000;
+export const CACHE_MAX = 10_000;
 
 /**
  * The public side of the widget (section widget, auth false): the configuration for a public
- * key, passive error events into the proactive pipeline, identify, and reports that open
- * tickets of origin widget. Every call names the install by its public key; browsers are held
+ * key, passive error events into the proactive pipeline, and reports that open tickets of origin
+ * widget (identify is WidgetIdentities'). Every call names the install by its public key; browsers are held
  * to the install's allowed origins.
  */
 export class WidgetIntake {
   // The events path runs per page error: it keeps what it reads for EVENTS_CACHE_MS instead of
   // reading it per request (see docs/proactive.md, "Per-event and per-request work").
   private readonly passiveOn = new TtlMap<string, SettingsRow>(EVENTS_CACHE_MS, CACHE_MAX);
-  private readonly unknownUsers = new TtlMap<string, true>(EVENTS_CACHE_MS, CACHE_MAX);
   /** Live installs by public key, for the events path only (unknown keys are not kept). */
   private readonly installs = new TtlMap<string, WidgetWorkspace>(EVENTS_CACHE_MS, CACHE_MAX);
 
   constructor(
     private readonly d: WidgetDeps,
     private readonly store: SettingsStore,
+    private readonly identities: WidgetIdentities,
   ) {}
 
   /** Forgets what the events path cached of a workspace (after a settings change or a key rotation in this process). */
@@ -162,7 +133,7 @@ export class WidgetIntake {
     const ingest = this.d.errorIngest;
     if (!settings.passive_enabled || !ingest) throw refuse(403, 'passive_collection_disabled', 'passive_disabled');
     await this.consumeEvents(ws);
-    const email = input.user_id ? await this.cachedEmailOfUser(ws, input.user_id) : null;
+    const email = input.user_id ? await this.identities.cachedEmailOfUser(ws, input.user_id) : null;
     const browser = browserOf(input.browser, meta.userAgent);
     const now = new Date().toISOString();
     const outcomes = await ingest.submit(
@@ -201,35 +172,10 @@ export class WidgetIntake {
     };
   }
 
-  /** Links the host's end user (an email vouched for by the host's HMAC) to this install, with consent. */
-  async identify(
-    ws: WidgetWorkspace,
-    input: IdentifyInput,
-  ): Promise<{ identified: boolean; email: string; user_id: string | null }> {
-    if (input.consent !== true) throw refuse(403, 'consent_required', 'host_consent', { consent: 'host' });
-    await this.d.rateLimiter.consume(
-      `widget-identify:${ws.id}`,
-      this.d.options.identifyPerMinute,
-      60_000,
-      'Too many identify calls; retry later',
-    );
-    const email = input.email.trim().toLowerCase();
-    if (!(await this.hashValid(ws, email, input.user_hash)))
-      throw refuse(401, 'invalid_user_hash', 'invalid_user_hash');
-    const now = new Date();
-    await this.d.db.raw(
-      `insert into widget_identities (id, org_id, workspace_id, email, user_id, consent_at, identified_at) values (?, ?, ?, ?, ?, ?, ?)
-       on conflict (workspace_id, email) do update set user_id = coalesce(excluded.user_id, widget_identities.user_id), consent_at = excluded.consent_at, identified_at = excluded.identified_at`,
-      [newId('wid'), ws.org_id, ws.id, email, input.user_id ?? null, now, now],
-    );
-    if (input.user_id) this.unknownUsers.delete(`${ws.id}\n${input.user_id}`);
-    return { identified: true, email, user_id: input.user_id ?? null };
-  }
-
   /** A report from the widget's form: a ticket of origin widget with its technical context and screenshot. */
   async report(ws: WidgetWorkspace, input: ReportInput, meta: CallerMeta): Promise<Record<string, unknown>> {
     const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
-    let screenshot: { filename: string; contentType: string; content: Buffer } | null = null;
+    let screenshot: Screenshot | null = null;
     if (input.screenshot) {
       if (input.screenshot_consent !== true)
         throw refuse(403, 'consent_required', 'screenshot_consent', { consent: 'screenshot' });
@@ -237,7 +183,7 @@ export class WidgetIntake {
         throw httpError(422, 'screenshot_not_accepted', 'This widget does not accept screenshots', {
           message_it: 'Questo widget non accetta screenshot',
         });
-      screenshot = this.decodeScreenshot(input.screenshot);
+      screenshot = decodeScreenshot(input.screenshot, this.d.options.maxScreenshotBytes);
     }
     await this.d.rateLimiter.consume(
       `widget-reports:${ws.id}`,
@@ -255,9 +201,9 @@ export class WidgetIntake {
 
     const email = input.email.trim().toLowerCase();
     const identified = input.user_hash
-      ? await this.hashValid(ws, email, input.user_hash)
+      ? await this.identities.hashValid(ws, email, input.user_hash)
       : input.user_id
-        ? (await this.emailOfUser(ws, input.user_id)) === email
+        ? (await this.identities.emailOfUser(ws, input.user_id)) === email
         : false;
     const technical = input.technical_consent === true;
     const context = technical
@@ -349,12 +295,6 @@ export class WidgetIntake {
     });
   }
 
-  private async hashValid(ws: WidgetWorkspace, email: string, hash: string): Promise<boolean> {
-    const settings = await this.store.read(this.d.db, ws.org_id, ws.id);
-    const secret = this.store.identitySecret(settings);
-    return !!secret && safeEqual(userHashOf(secret, email), hash.trim().toLowerCase());
-  }
-
   /**
    * The widget settings for the events path. Only "passive collection on" is kept (for
    * EVENTS_CACHE_MS): turning it on works at the next event; turning it off stops events within
@@ -380,38 +320,5 @@ export class WidgetIntake {
     await this.d.rateLimiter.consume(`widget-events:${ws.id}`, limit, 60_000, 'Too many widget events; retry later', {
       reserve: Math.min(100, Math.ceil(limit / 20)),
     });
-  }
-
-  /**
-   * emailOfUser for the events path. Only "no identity for this user id" is kept (for
-   * EVENTS_CACHE_MS; an identify in this process forgets it at once): an email is read each time,
-   * so an erased identity never reaches a later event.
-   */
-  private async cachedEmailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {
-    const key = `${ws.id}\n${userId}`;
-    if (this.unknownUsers.get(key)) return null;
-    const email = await this.emailOfUser(ws, userId);
-    if (email !== null) this.unknownUsers.delete(key);
-    else this.unknownUsers.set(key, true);
-    return email;
-  }
-
-  private async emailOfUser(ws: WidgetWorkspace, userId: string): Promise<string | null> {
-    const [row] = await run<{ email: string }>(this.d.db, EMAIL_OF_USER, [ws.org_id, ws.id, userId]);
-    return row?.email ?? null;
-  }
-
-  private decodeScreenshot(value: string): { filename: string; contentType: string; content: Buffer } {
-    const m = /^data:(image\/[a-z+.-]+);base64,(.*)$/is.exec(value.trim());
-    const b64 = (m ? m[2] : value).replace(/\s+/g, '');
-    if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(b64)) throw refuse(422, 'invalid_screenshot', 'screenshot_invalid');
-    if (Math.floor((b64.length * 3) / 4) > this.d.options.maxScreenshotBytes + 3)
-      throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
-    const content = Buffer.from(b64, 'base64');
-    if (content.length > this.d.options.maxScreenshotBytes)
-      throw refuse(413, 'payload_too_large', 'screenshot_too_large', { max_bytes: this.d.options.maxScreenshotBytes });
-    const kind = IMAGE_TYPES.find((t) => t.test(content));
-    if (!kind) throw refuse(422, 'invalid_screenshot', 'screenshot_invalid');
-    return { filename: `screenshot.${kind.ext}`, contentType: kind.type, content };
   }
 }
