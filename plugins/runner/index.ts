@@ -7,6 +7,7 @@ import { runnerRoutes } from './routes/runner.js';
 import { AgentCredentials } from './services/credentials.js';
 import type { RunnerDeps } from './services/deps.js';
 import { JobApi } from './services/job-api.js';
+import { JobCodeHost } from './services/job-code-host.js';
 import { jobTokenResolver } from './services/job-tokens.js';
 import { Runners } from './services/runners.js';
 
@@ -14,7 +15,8 @@ import { Runners } from './services/runners.js';
  * Customer runners (docs/runner.md): the runner section registers runners and hands out the
  * queued jobs of `agent-runner`; the jobs section is the API a runner drives a job through with
  * its job token. The loop itself stays in the fixes plugin (`fixJobs`, `fixPayloads`,
- * `fixPullRequests`). Container entries: `runners`, `runnerJobApi`, `runnerAgentCredentials`.
+ * `fixPullRequests`). Container entries: `runners`, `runnerJobApi`, `runnerJobCodeHost`,
+ * `runnerAgentCredentials`.
  */
 export default definePlugin<RunnerOptions>({
   name: 'runner',
@@ -62,13 +64,21 @@ export default definePlugin<RunnerOptions>({
     const credentials = new AgentCredentials(deps);
     const runners = new Runners(deps, credentials);
     const api = new JobApi(deps, runners, credentials);
+    const codeHost = new JobCodeHost(deps);
     ctx.provide({
       runners: asValue(runners),
       runnerJobApi: asValue(api),
+      runnerJobCodeHost: asValue(codeHost),
       runnerAgentCredentials: asValue(credentials),
     });
     container.cradle.authResolvers.push(jobTokenResolver(deps));
-    ctx.routes([...runnerRoutes(() => runners), ...jobRoutes(() => api)]);
+    ctx.routes([
+      ...runnerRoutes(() => runners),
+      ...jobRoutes(
+        () => api,
+        () => codeHost,
+      ),
+    ]);
     // An archived workspace or a closed organization keeps no working runner token.
     ctx.consume('revoke', ['workspaces.archived', 'privacy.organization_closed'], async (message, scope) => {
       if (!message.orgId) return;

@@ -17,14 +17,16 @@ import {
   pullRequestPayload,
   resultPayload,
 } from '../schemas.js';
-import type { JobApi, JobCall, PullRequestInput } from '../services/job-api.js';
+import type { JobApi } from '../services/job-api.js';
+import type { JobCall } from '../services/job-call.js';
+import type { JobCodeHost, PullRequestInput } from '../services/job-code-host.js';
 import { authenticatedJobToken, bearerJobToken } from '../services/job-tokens.js';
 
 const TAG = 'jobs';
 const JOB_AUTH = { strategy: 'job' };
 
 /** The jobs section (9 operations), authenticated by the job's token (strategy `job`). */
-export function jobRoutes(api: () => JobApi): ServerRoute[] {
+export function jobRoutes(api: () => JobApi, codeHost: () => JobCodeHost): ServerRoute[] {
   const call = (request: Request): Promise<JobCall> =>
     api().load(
       requirePrincipal(request),
@@ -107,7 +109,8 @@ export function jobRoutes(api: () => JobApi): ServerRoute[] {
       'A short-lived installation token for the job’s repository',
       `${common} Job token only. Body: write (default: true for a fix job, false for a diagnosis). Push only for fix jobs: write true on a diagnosis job answers 403. 422 no_repository; 502/503 code host errors.`,
       GitTokenSchema,
-      async (request) => api().gitToken(await call(request), (request.payload as { write?: boolean } | null) ?? {}),
+      async (request) =>
+        codeHost().gitToken(await call(request), (request.payload as { write?: boolean } | null) ?? {}),
       { payload: gitTokenPayload },
     ),
     route(
@@ -126,7 +129,7 @@ export function jobRoutes(api: () => JobApi): ServerRoute[] {
       'Opens or finds the pull request of the verified branch',
       `${common} Job token only, fix jobs only (409 not_a_fix_job). Body: head_sha*, tests_ran*, tests_passed*, verify_passed*, branch (must be the job’s service-prefixed branch, 422 branch_mismatch), draft. 409 fix_not_verified, branch_not_found, sha_mismatch (details.head_sha), copilot_mode (a person opens it). Idempotent: the attempt’s pull request is found before one is opened.`,
       JobPullRequestSchema,
-      async (request) => api().pullRequest(await call(request), request.payload as PullRequestInput),
+      async (request) => codeHost().pullRequest(await call(request), request.payload as PullRequestInput),
       { payload: pullRequestPayload },
     ),
     route(
