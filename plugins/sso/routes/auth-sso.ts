@@ -3,7 +3,8 @@ import Joi from 'joi';
 import { httpError } from '../../../core/http/errors.js';
 import { emailInputSchema } from './inputs.js';
 import { ConnectionTile, RedirectUrl, redirectTo } from '../schemas.js';
-import { SsoFailure, browserToken, type BrowserCall, type SignInService } from '../services/sign-in.js';
+import { browserToken, type BrowserCall, type SignInService } from '../services/sign-in.js';
+import { SsoFailure } from '../services/sso-failure.js';
 import { BROWSER_COOKIE, TAG, browserCookie, redirect, service, sessionCookie, withSession } from './common.js';
 
 const idParams = Joi.object({ id: Joi.string().max(64).required().description('Connection id') });

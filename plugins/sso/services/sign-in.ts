@@ -1,39 +1,18 @@
-import type { Knex } from 'knex';
 import {
   isAdapterError,
   requestDetails,
   SIGN_IN_ERROR_CODES,
-  userActor,
   type RequestDetails,
   type SsoIdentity,
 } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { notFound } from '../../../core/http/errors.js';
 import { hashToken, newToken } from '../../../core/security/tokens.js';
-import { SsoConnectionModel, SsoDomainModel, SsoIdentityModel, SsoSignInModel } from '../models.js';
+import { SsoConnectionModel, SsoDomainModel, SsoSignInModel } from '../models.js';
 import type { ConnectionService } from './connections.js';
+import { provisionUser } from './provisioning.js';
+import { SsoFailure, type SsoFailureCode } from './sso-failure.js';
 import { base, emailDomain, hasPlanFeature, loadOrg, type RequestLike, type SsoDeps, type UserRow } from './deps.js';
-
-/** Why a browser sign-in failed; the dashboard's sign-in page shows `?sso_error=<code>`. */
-export type SsoFailureCode =
-  | (typeof SIGN_IN_ERROR_CODES)[number]
-  | 'sign_in_expired'
-  | 'assertion_replayed'
-  | 'domain_not_allowed'
-  | 'email_taken'
-  | 'email_not_verified'
-  | 'not_provisioned'
-  | 'account_disabled'
-  | 'connection_not_found';
-
-export class SsoFailure extends Error {
-  constructor(
-    readonly code: SsoFailureCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface BrowserCall {
   request: RequestLike;
@@ -57,8 +36,8 @@ const pendingContext = (id: string) => `sso:sign_in:${id}`;
 
 /**
  * Browser sign-in with single sign-on: start (by email domain, or by connection after the app
- * tile confirmation), the OIDC callback, the SAML ACS and its completion step, JIT provisioning
- * and linking. State, PKCE verifier, nonce and SAML request id stay server side (sealed); the
+ * tile confirmation), the OIDC callback, the SAML ACS and its completion step; the identity
+ * becomes a user through provisioning.ts (linking, JIT provisioning). State, PKCE verifier, nonce and SAML request id stay server side (sealed); the
  * browser holds only the state and a binding cookie whose hash the sign-in row keeps.
  */
 export class SignInService {
@@ -213,7 +192,8 @@ export class SignInService {
       pending,
     );
     return this.d.db.transaction(async (trx) => {
-      const user = await this.provision(
+      const user = await provisionUser(
+        this.d,
         trx,
         conn,
         identity,
@@ -266,7 +246,7 @@ export class SignInService {
           .returning('assertion_id')) as unknown[];
         if (inserted.length === 0) throw new SsoFailure('assertion_replayed', 'this assertion was already used');
       }
-      const user = await this.provision(trx, conn, identity, from);
+      const user = await provisionUser(this.d, trx, conn, identity, from);
       await SsoSignInModel.query(trx)
         .forOrg(conn.org_id)
         .findById(row.id)
@@ -307,95 +287,5 @@ export class SignInService {
       const { token: session } = await this.d.authService.signIn(trx, user as never, call, true);
       return { token: session!, redirect: this.afterSignInUrl(row.redirect_to) };
     });
-  }
-
-  /**
-   * The user an identity signs in as: the linked one; else a member with the same verified
-   * address in one of the connection's verified domains (linked now); else a new member with
-   * the connection's default role when JIT provisioning is on.
-   */
-  async provision(trx: Knex, conn: SsoConnectionModel, identity: SsoIdentity, from?: RequestDetails): Promise<UserRow> {
-    const now = new Date();
-    const link = await SsoIdentityModel.query(trx)
-      .forOrg(conn.org_id)
-      .where({ connection_id: conn.id, subject: identity.subject })
-      .limit(1)
-      .first();
-    let user: UserRow | undefined;
-    if (link) {
-      user = (await trx('users').where({ id: link.user_id, org_id: conn.org_id }).whereNull('removed_at').first()) as
-        UserRow | undefined;
-      if (!user) throw new SsoFailure('account_disabled', 'the linked account is closed');
-      await SsoIdentityModel.query(trx)
-        .forOrg(conn.org_id)
-        .findById(link.id)
-        .patch({ last_login_at: now, email: identity.email });
-    } else {
-      const domain = emailDomain(identity.email);
-      const verified = await SsoDomainModel.query(trx)
-        .forOrg(conn.org_id)
-        .where({ domain, status: 'verified' })
-        .limit(1)
-        .first();
-      if (!verified || !(conn.domains ?? []).includes(domain))
-        throw new SsoFailure('domain_not_allowed', `${domain} is not a verified domain of this connection`);
-      if (!identity.emailVerified)
-        throw new SsoFailure('email_not_verified', 'the identity provider has not verified this address');
-      user = await this.memberFor(trx, conn, identity);
-      await SsoIdentityModel.query(trx).insert({
-        org_id: conn.org_id,
-        connection_id: conn.id,
-        user_id: user.id,
-        subject: identity.subject,
-        email: identity.email,
-        last_login_at: now,
-      });
-      await this.d.audit.record(trx, {
-        orgId: conn.org_id,
-        actor: userActor(user, from),
-        action: 'sso.account_linked',
-        target: { type: 'user', id: user.id },
-        metadata: { connection_id: conn.id, subject: identity.subject },
-      });
-    }
-    if (user.disabled_at) throw new SsoFailure('account_disabled', 'this account is disabled');
-    await SsoConnectionModel.query(trx).forOrg(conn.org_id).findById(conn.id).patch({ last_login_at: now });
-    return user;
-  }
-
-  /**
-   * The member an identity's address belongs to, through the accounts service (address
-   * normalisation, verification, audit and `accounts.member_joined` in one place): the existing
-   * account of this organization, else a new one with the connection's default role when JIT
-   * provisioning is on. `sso.member_provisioned` stays this plugin's event.
-   */
-  private async memberFor(trx: Knex, conn: SsoConnectionModel, identity: SsoIdentity): Promise<UserRow> {
-    let found;
-    try {
-      found = await this.d.authService.memberFor(trx, {
-        orgId: conn.org_id,
-        email: identity.email,
-        name: identity.name ?? null,
-        role: conn.default_role,
-        emailVerified: identity.emailVerified,
-        create: conn.jit_enabled,
-        via: 'sso',
-        metadata: { connection_id: conn.id },
-      });
-    } catch (err) {
-      if ((err as { data?: { code?: string } }).data?.code === 'email_taken')
-        throw new SsoFailure('email_taken', 'this address belongs to an account of another organization');
-      throw err;
-    }
-    if (!found)
-      throw new SsoFailure('not_provisioned', 'you have no account here yet; ask an administrator to invite you');
-    if (found.created)
-      await this.d.outbox.add(
-        trx,
-        'sso.member_provisioned',
-        { org_id: conn.org_id, user_id: found.user.id, role: found.user.role, connection_id: conn.id },
-        { orgId: conn.org_id },
-      );
-    return found.user;
   }
 }
