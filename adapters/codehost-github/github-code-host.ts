@@ -12,36 +12,35 @@ import {
   codeHostOptionKeys,
   isAdapterError,
   type AuthorizeInput,
-  type Branch,
   type CiStatus,
   type CodeHostEvent,
   type CodeHostUser,
-  type CompareResult,
   type ExchangeInput,
   type GitAccess,
-  type Installation,
   type LabelInput,
   type MergeInput,
   type OpenPullRequestInput,
   type PullRequest,
   type RawHeaders,
   type ReleaseInput,
-  type RepoFile,
   type RepoRef,
-  type Repository,
   type TagInput,
-  type TreeEntry,
   type UpdatePullRequestInput,
 } from '../../core/contracts/index.js';
 import { parseHubWebhook } from '../codehost-common/hub-webhook.js';
-import { GithubConnection, enc, encPath, type GithubCodeHostOptions } from './github-connection.js';
-import { ciStatus, toPullRequest, toRepository, type Json } from './github-json.js';
+import { enc, type GithubCodeHostOptions } from './github-connection.js';
+import { ciStatus, toPullRequest, type Json } from './github-json.js';
 import { exchangeGithubCode, githubAuthorizeUrl } from './github-sign-in.js';
+import { GithubRepositoryReads } from './github-repositories.js';
 import { sealForRepository } from './seal.js';
 
 export type { GithubCodeHostOptions } from './github-connection.js';
 
-export class GithubCodeHost extends GithubConnection {
+/**
+ * The GitHub App as the CodeHost contract: repository reads (GithubRepositoryReads), pull requests,
+ * labels, comments and issues, tags and releases, CI status, secrets, git access, webhooks and sign-in.
+ */
+export class GithubCodeHost extends GithubRepositoryReads {
   static override identifier = 'codehost-github';
   static override optionsSchema = Joi.object<GithubCodeHostOptions>({
     ...codeHostOptionKeys,
@@ -66,101 +65,6 @@ export class GithubCodeHost extends GithubConnection {
       .min(1024)
       .default(1024 * 1024),
   });
-
-  // ---- installations and repositories
-
-  async installUrl(state: string): Promise<string> {
-    return `${this.webUrl}/apps/${enc(this.options.appSlug)}/installations/new?state=${enc(state)}`;
-  }
-
-  async getInstallation(installationId: string): Promise<Installation> {
-    const { data } = await this.app('GET', `/app/installations/${enc(installationId)}`);
-    return {
-      id: String(data.id),
-      account: {
-        login: String(data.account?.login ?? ''),
-        type: data.account?.type === 'User' ? 'user' : 'organization',
-      },
-      repositorySelection: data.repository_selection === 'selected' ? 'selected' : 'all',
-      permissions: { ...(data.permissions ?? {}) },
-      suspendedAt: data.suspended_at ? new Date(data.suspended_at) : null,
-    };
-  }
-
-  async listRepositories(installationId: string): Promise<Repository[]> {
-    const out: Repository[] = [];
-    for (let page = 1; page <= 100; page++) {
-      const { data } = await this.inst<{ total_count: number; repositories: Json[] }>(installationId, {
-        path: '/installation/repositories',
-        query: { per_page: 100, page },
-      });
-      out.push(...data.repositories.map(toRepository));
-      if (data.repositories.length < 100 || out.length >= data.total_count) break;
-    }
-    return out;
-  }
-
-  async getRepository(ref: RepoRef): Promise<Repository> {
-    return toRepository((await this.inst(ref.installationId, { path: this.repoPath(ref) })).data);
-  }
-
-  async readFile(ref: RepoRef, path: string, at?: string): Promise<RepoFile | null> {
-    const res = await this.orNull(
-      this.inst(ref.installationId, { path: this.repoPath(ref, `/contents/${encPath(path)}`), query: { ref: at } }),
-    );
-    if (!res || Array.isArray(res.data) || res.data.type !== 'file') return null;
-    const f = res.data;
-    let content = typeof f.content === 'string' && f.encoding === 'base64' ? Buffer.from(f.content, 'base64') : null;
-    if (!content || (content.length === 0 && f.size > 0)) {
-      // Files over 1 MB come without content: read the blob.
-      const blob = await this.inst(ref.installationId, { path: this.repoPath(ref, `/git/blobs/${enc(f.sha)}`) });
-      content = Buffer.from(String(blob.data.content ?? ''), 'base64');
-    }
-    return { path, content, sha: String(f.sha) };
-  }
-
-  async listTree(ref: RepoRef, at?: string): Promise<TreeEntry[]> {
-    const treeRef = at ?? (await this.getRepository(ref)).defaultBranch;
-    const { data } = await this.inst(ref.installationId, {
-      path: this.repoPath(ref, `/git/trees/${enc(treeRef)}`),
-      query: { recursive: 1 },
-    });
-    return (data.tree as Json[]).map((e) => {
-      if (e.type === 'tree') return { path: e.path, type: 'dir' as const, sha: e.sha };
-      if (e.type === 'commit') return { path: e.path, type: 'submodule' as const, sha: e.sha };
-      return {
-        path: e.path,
-        type: e.mode === '120000' ? ('symlink' as const) : ('file' as const),
-        sha: e.sha,
-        size: Number(e.size ?? 0),
-      };
-    });
-  }
-
-  async getBranch(ref: RepoRef, branch: string): Promise<Branch | null> {
-    const res = await this.orNull(
-      this.inst(ref.installationId, { path: this.repoPath(ref, `/branches/${enc(branch)}`) }),
-    );
-    return res ? { name: res.data.name, sha: res.data.commit.sha, protected: Boolean(res.data.protected) } : null;
-  }
-
-  async compare(ref: RepoRef, base: string, head: string): Promise<CompareResult> {
-    const path = this.repoPath(ref, `/compare/${enc(base)}...${enc(head)}`);
-    const { data } = await this.inst(ref.installationId, { path });
-    if (data.ahead_by === 0 && data.behind_by === 0 && (data.files?.length ?? 0) === 0)
-      return { diff: '', truncated: false, aheadBy: 0, behindBy: 0 };
-    const text = String(
-      (await this.inst<string>(ref.installationId, { path, accept: 'application/vnd.github.diff' })).data ?? '',
-    );
-    const raw = Buffer.from(text);
-    const truncated = raw.length > this.options.maxDiffBytes;
-    return {
-      diff: truncated ? raw.subarray(0, this.options.maxDiffBytes).toString('utf8') : text,
-      truncated,
-      aheadBy: Number(data.ahead_by ?? 0),
-      behindBy: Number(data.behind_by ?? 0),
-    };
-  }
 
   // ---- pull requests
 
