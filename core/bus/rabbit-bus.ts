@@ -1,26 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import {
-  Connection,
-  ConsumerStatus,
-  type AsyncMessage,
-  type Consumer,
-  type ConnectionOptions,
-  type Envelope,
-  type Publisher,
-} from 'rabbitmq-client';
-import type { Bus, BusMessage, ConsumerOptions, DeadLetter, MessageHandler, OutgoingMessage } from './bus.js';
-import { listDeadLetters, recordDeadLetter } from './dead-letters.js';
-import {
-  backoffDelay,
-  envelopeJson,
-  errorMessage,
-  readEnvelope,
-  silentLog,
-  withTimeout,
-  type BusConfig,
-  type BusLog,
-} from './support.js';
+import { Connection, type Consumer, type ConnectionOptions, type Envelope, type Publisher } from 'rabbitmq-client';
+import type { Bus, ConsumerOptions, DeadLetter, MessageHandler, OutgoingMessage } from './bus.js';
+import { listDeadLetters } from './dead-letters.js';
+import { RabbitDelivery, messageProperties, type ConsumerDef } from './rabbit-delivery.js';
+import { envelopeJson, errorMessage, silentLog, withTimeout, type BusConfig, type BusLog } from './support.js';
 
 export interface RabbitBusOptions {
   /** Database holding the `dead_letters` table. */
@@ -35,25 +18,6 @@ export interface RabbitBusOptions {
     ConnectionOptions,
     'retryLow' | 'retryHigh' | 'heartbeat' | 'connectionName' | 'acquireTimeout' | 'connectionTimeout'
   >;
-}
-
-/** Attempt number of a delivery; absent on the first one. */
-const ATTEMPT_HEADER = 'x-attempt';
-
-interface QueueNames {
-  main: string;
-  retry: string;
-  dead: string;
-}
-
-interface ConsumerDef {
-  name: string;
-  patterns: string[];
-  handler: MessageHandler;
-  prefetch: number;
-  maxAttempts: number;
-  backoffMs: number[];
-  queues: QueueNames;
 }
 
 /** A started consumer: its rabbitmq-client Consumer, and the confirming publisher for its retry and dead queues. */
@@ -86,6 +50,7 @@ export class RabbitBus implements Bus {
   private consuming = false;
   private lastError: string | null = null;
   private blockedReason: string | null = null;
+  private readonly delivery: RabbitDelivery;
 
   constructor(
     private readonly config: BusConfig,
@@ -96,6 +61,7 @@ export class RabbitBus implements Bus {
     this.log = options.log ?? silentLog;
     this.publishTimeoutMs = options.publishTimeoutMs ?? 10_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.delivery = new RabbitDelivery({ db: options.db, log: this.log, publishTimeoutMs: this.publishTimeoutMs });
   }
 
   /**
@@ -250,7 +216,7 @@ export class RabbitBus implements Bus {
         concurrency: def.prefetch,
         requeue: true,
       },
-      (msg) => this.onDelivery(def, requeuer, msg),
+      (msg) => this.delivery.onDelivery(def, requeuer, msg),
     );
     consumer.on('error', (err: unknown) =>
       this.log.warn({ consumer: def.name, err: errorMessage(err) }, 'RabbitMQ consumer error'),
@@ -284,91 +250,6 @@ export class RabbitBus implements Bus {
     await conn.queueDeclare({ queue: dead, durable: true });
   }
 
-  private async onDelivery(def: ConsumerDef, requeuer: Publisher, msg: AsyncMessage): Promise<ConsumerStatus> {
-    const envelope = readEnvelope(msg.body);
-    const attempt = attemptOf(msg);
-    if (!envelope) return this.dropUnreadable(def, msg, attempt);
-    const message: BusMessage = { ...envelope, attempt };
-    try {
-      await def.handler(message);
-      return ConsumerStatus.ACK;
-    } catch (err) {
-      await this.afterFailure(def, requeuer, message, err);
-      return ConsumerStatus.ACK;
-    }
-  }
-
-  /**
-   * Moves a failed message on (to `.retry` or, after its last attempt, to `.dead` and the
-   * table) before the original is acked. If that fails (broker or database trouble) the error
-   * propagates: the delivery is requeued and the handler runs again with the same attempt.
-   */
-  private async afterFailure(def: ConsumerDef, requeuer: Publisher, message: BusMessage, err: unknown): Promise<void> {
-    const fields = {
-      consumer: def.name,
-      messageId: message.id,
-      type: message.type,
-      attempt: message.attempt,
-      err: errorMessage(err),
-    };
-    try {
-      if (message.attempt >= def.maxAttempts) {
-        this.log.error(fields, 'message dead-lettered after its last attempt');
-        // The table first: it is what operators look at, and a failure here leaves no copy in `.dead`.
-        await recordDeadLetter(this.options.db, def.name, message, err);
-        await this.send(requeuer, def.queues.dead, message, {
-          [ATTEMPT_HEADER]: message.attempt,
-          'x-error': errorMessage(err).slice(0, 500),
-        });
-        return;
-      }
-      const delay = backoffDelay(def.backoffMs, message.attempt);
-      this.log.warn({ ...fields, retryInMs: delay }, 'handler failed; retrying');
-      await this.send(requeuer, def.queues.retry, message, { [ATTEMPT_HEADER]: message.attempt + 1 }, String(delay));
-    } catch (moveErr) {
-      this.log.error({ ...fields, moveErr: errorMessage(moveErr) }, 'could not move failed message; requeueing it');
-      // Pause so a broken database or broker does not turn the requeue into a hot loop.
-      await sleep(Math.min(backoffDelay(def.backoffMs, 1), 5_000));
-      throw moveErr;
-    }
-  }
-
-  /** Publishes straight to a queue through the default exchange and waits for the confirm. */
-  private async send(
-    requeuer: Publisher,
-    queue: string,
-    message: BusMessage,
-    headers: Record<string, unknown>,
-    expiration?: string,
-  ): Promise<void> {
-    const envelope: Envelope = { exchange: '', routingKey: queue, ...messageProperties(message), headers, expiration };
-    await withTimeout(
-      this.publishTimeoutMs,
-      `publish to ${queue}`,
-      requeuer.send(envelope, Buffer.from(envelopeJson(message))),
-    );
-  }
-
-  private async dropUnreadable(def: ConsumerDef, msg: AsyncMessage, attempt: number): Promise<ConsumerStatus> {
-    const raw = Buffer.isBuffer(msg.body) ? msg.body.toString('utf8') : JSON.stringify(msg.body);
-    const message: BusMessage = {
-      id: msg.messageId ?? `unreadable-${Date.now()}`,
-      type: msg.routingKey,
-      orgId: null,
-      occurredAt: new Date().toISOString(),
-      attempt,
-      payload: raw.slice(0, 10_000),
-    };
-    this.log.error(
-      { consumer: def.name, messageId: message.id, type: message.type },
-      'unreadable message sent to the dead-letter queue',
-    );
-    await recordDeadLetter(this.options.db, def.name, message, new Error('message body is not a bus envelope')).catch(
-      (err: unknown) => this.log.error({ consumer: def.name, err: errorMessage(err) }, 'could not store dead letter'),
-    );
-    return ConsumerStatus.DROP;
-  }
-
   private async deleteTopology(conn: Connection): Promise<void> {
     if (!conn.ready) {
       this.log.warn({ exchange: this.config.exchange }, 'broker unreachable; queues not deleted');
@@ -388,14 +269,4 @@ export class RabbitBus implements Bus {
       this.log.warn({ err: errorMessage(err) }, 'topology cleanup failed');
     }
   }
-}
-
-/** Properties every copy of a message carries (original, retries, dead letter). */
-function messageProperties(message: OutgoingMessage): Envelope {
-  return { durable: true, messageId: message.id, type: message.type, contentType: 'application/json' };
-}
-
-function attemptOf(msg: AsyncMessage): number {
-  const value: unknown = msg.headers?.[ATTEMPT_HEADER];
-  return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : 1;
 }

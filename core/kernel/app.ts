@@ -4,22 +4,24 @@ import HapiPino from 'hapi-pino';
 import type { Logger } from 'pino';
 import { Model } from 'objection';
 import type { AppConfig } from './config.js';
-import { optional, type Container, type Cradle, type MessageCradle } from './cradle.js';
+import { optional, type Container, type Cradle } from './cradle.js';
 import { KEYS } from './keys.js';
 import { loadAdapters, resolvePlugins, type LoadedAdapter, type Registries } from './loader.js';
 import { createLogger, maskPath, redacting } from './logger.js';
-import type { PluginContext, PluginConsumerOptions, PluginMessageHandler, Role } from './plugin.js';
+import type { Role } from './plugin.js';
+import { pluginContext } from './plugin-context.js';
+import { registerRequestScope } from './request-scope.js';
 import { createDatabase, type Db, type DatabaseInfo } from '../data/db.js';
 import { migrateLatest } from '../data/migrate.js';
-import { createBus, Outbox, OutboxRelay, idempotent, purgeInbox } from '../bus/index.js';
-import type { Bus, BusMessage } from '../bus/bus.js';
+import { createBus, Outbox, OutboxRelay, purgeInbox } from '../bus/index.js';
+import type { Bus } from '../bus/bus.js';
 import { SecretBox, resolveSecretKeys } from '../security/secret-box.js';
 import { PasswordHasher } from '../security/passwords.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import { AuditWriter } from '../audit/audit-writer.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { registerErrorEnvelope, validationFailAction } from '../http/errors.js';
-import { registerAuth, principalOf, type AuthResolver } from '../http/auth.js';
+import { registerAuth, type AuthResolver } from '../http/auth.js';
 import { registerHealthRoutes } from '../http/health.js';
 import { registerInputGuard } from '../http/input-guard.js';
 import { buildOpenApiDocument, registerErrorContractCheck, registerOpenApiRoutes } from '../http/openapi.js';
@@ -271,142 +273,4 @@ function createServer(config: AppConfig): Server {
 
 function hstsFor(publicBaseUrl: string): { maxAge: number } | false {
   return publicBaseUrl.startsWith('https:') ? { maxAge: 31_536_000 } : false;
-}
-
-declare module '@hapi/hapi' {
-  interface RequestApplicationState {
-    /** The request's container scope: holds `request` and, after auth, `principal`. */
-    scope: RequestScope;
-  }
-}
-
-/**
- * A request's container scope, made on first use. Most requests resolve only singletons, and an
- * awilix scope is dear beyond its allocation: its container object is a literal with a getter, so
- * V8 gives every scope a hidden class of its own, in old space, which keeps whatever the scope
- * reaches (the request, its answer) alive through every scavenge until the next full GC. Made for
- * each request, that promoted a page's whole request to the old generation (docs/decisions.md).
- */
-export class RequestScope {
-  private made: Container | null = null;
-
-  constructor(
-    private readonly root: Container,
-    private readonly request: Request,
-  ) {}
-
-  /** The awilix scope: `request`, and `principal` once the request is authenticated. */
-  get container(): Container {
-    if (!this.made) {
-      this.made = this.root.createScope();
-      this.made.register({
-        [KEYS.request]: asValue(this.request),
-        [KEYS.principal]: asValue(principalOf(this.request)),
-      });
-    }
-    return this.made;
-  }
-
-  resolve<K extends keyof Cradle>(name: K): Cradle[K] {
-    return this.container.resolve(name);
-  }
-
-  /** After authentication: a scope made before it learns the principal. */
-  authenticated(): void {
-    this.made?.register(KEYS.principal, asValue(principalOf(this.request)));
-  }
-}
-
-function registerRequestScope(server: Server, container: Container): void {
-  server.ext('onRequest', (request, h) => {
-    request.app.scope = new RequestScope(container, request);
-    return h.continue;
-  });
-  server.ext('onPostAuth', (request, h) => {
-    request.app.scope.authenticated();
-    return h.continue;
-  });
-  server.ext('onPreResponse', (request, h) => {
-    const res = request.response as {
-      header?: (k: string, v: string) => unknown;
-      output?: { headers: Record<string, string> };
-    };
-    if (res?.output) res.output.headers['X-Request-Id'] = request.info.id;
-    else res?.header?.('X-Request-Id', request.info.id);
-    return h.continue;
-  });
-}
-
-interface ContextDeps {
-  name: string;
-  options: Record<string, unknown>;
-  config: AppConfig;
-  container: Container;
-  server: Server;
-  log: Logger;
-  roles: ReadonlySet<Role>;
-  bus: Bus;
-  db: Db;
-  scheduler: Scheduler;
-  startHooks: (() => Promise<void> | void)[];
-  stopHooks: (() => Promise<void> | void)[];
-}
-
-function pluginContext(d: ContextDeps): PluginContext<Record<string, unknown>> {
-  const log = d.log.child({ plugin: d.name });
-  return {
-    name: d.name,
-    options: d.options,
-    config: d.config,
-    container: d.container,
-    server: d.server,
-    log,
-    roles: d.roles,
-    routes(routes) {
-      for (const r of routes) {
-        const o = (r.options ?? {}) as { id?: string; tags?: string[] };
-        if (!o.id) throw new Error(`plugin ${d.name}: route ${r.method} ${r.path} has no options.id (operationId)`);
-        if (!o.tags || o.tags.length !== 1)
-          throw new Error(`plugin ${d.name}: route ${o.id} needs exactly one tag (its spec section)`);
-      }
-      d.server.route(routes);
-    },
-    provide(registrations) {
-      d.container.register(registrations);
-    },
-    consume(name, patterns, handler, options) {
-      d.bus.consume(`${d.name}.${name}`, patterns, wrapConsumer(d, `${d.name}.${name}`, handler, options), options);
-    },
-    schedule(name, options, task) {
-      d.scheduler.add({
-        name: `${d.name}.${name}`,
-        everyMs: options.everyMs,
-        runAtStart: options.runAtStart ?? false,
-        run: task,
-      });
-    },
-    onStart(fn) {
-      d.startHooks.push(fn);
-    },
-    onStop(fn) {
-      d.stopHooks.push(fn);
-    },
-  };
-}
-
-/** Each message runs in its own scope; idempotent consumers record it in the inbox in the handler's transaction. */
-function wrapConsumer(
-  d: ContextDeps,
-  consumer: string,
-  handler: PluginMessageHandler,
-  options?: PluginConsumerOptions,
-) {
-  const run = (message: BusMessage, trx: Db | null) => {
-    const scope = d.container.createScope<MessageCradle>();
-    scope.register({ [KEYS.message]: asValue(message) });
-    if (trx) scope.register({ trx: asValue(trx) });
-    return handler(message, scope);
-  };
-  if (options?.idempotent === false) return (message: BusMessage) => run(message, null);
-  return idempotent(d.db, consumer, (message, trx) => run(message, trx as unknown as Db));
 }
