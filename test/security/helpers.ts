@@ -7,8 +7,8 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { createLogger } from '../../core/kernel/logger.js';
 import { testConfig, dropTestSchema } from '../helpers/db.js';
 import { pgliteTemplate } from '../../core/data/pglite-template.js';
-
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are read field by field
+import { call, type Call, type Json, type Caller } from '../helpers/call.js';
+export { call, type Call, type Json, type Caller };
 
 /** Every operation on: the fix loop, the runner and MCP plugins are off in other tests' config. */
 export const ALL_PLUGINS = { plugins: { fixes: { enabled: true }, runner: { enabled: true }, mcp: { enabled: true } } };
@@ -55,35 +55,6 @@ export async function startSecurityApp(
     await dropTestSchema(config);
   });
   return app;
-}
-
-/** Whoever calls: a signed-in person (SignedUp) or a token (`apiToken`). */
-export interface Caller {
-  auth: { headers: Record<string, string> };
-}
-
-/** A call and its answer: status, parsed body, headers. */
-export async function call(
-  app: App,
-  who: Caller | null,
-  method: string,
-  url: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await app.server.inject({
-    method,
-    url,
-    payload: payload as object | undefined,
-    headers: { ...(who?.auth.headers ?? {}), ...headers },
-  });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = { raw: res.payload };
-  }
-  return { status: res.statusCode, body, headers: res.headers, payload: res.payload };
 }
 
 export const uid = (): string => randomBytes(5).toString('hex');

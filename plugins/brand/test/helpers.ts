@@ -6,52 +6,14 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
-export type Json = Record<string, any>;
+import { call, type Call, type Json } from '../../../test/helpers/call.js';
+export { call, type Call, type Json };
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Real images (CPython's imghdr test data, PSF licence): 16×16 PNG, JPEG, WebP (VP8X) and a GIF. */
 export const image = (name: 'python.png' | 'python.jpg' | 'python.webp' | 'python.gif'): Buffer =>
   readFileSync(join(here, 'fixtures', name));
-
-export interface Call {
-  status: number;
-  body: Json;
-  headers: Record<string, unknown>;
-  payload: string;
-  raw: Buffer;
-}
-
-export async function call(
-  app: App,
-  who: SignedUp | null,
-  method: string,
-  url: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-): Promise<Call> {
-  const res = await app.server.inject({
-    method,
-    url,
-    payload: payload as object | undefined,
-    headers: { ...(who ? who.auth.headers : {}), ...headers },
-  });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = {};
-  }
-  return {
-    status: res.statusCode,
-    body,
-    headers: res.headers as Record<string, unknown>,
-    payload: res.payload,
-    raw: res.rawPayload,
-  };
-}
 
 /** A service with the brand and inbox plugins looking status and email records up on `dnsServer`. */
 export async function startBrand(t: Test, dnsServer?: string, brand: Record<string, unknown> = {}): Promise<App> {

@@ -4,8 +4,8 @@ import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
 import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
 import { waitFor } from '../../../test/helpers/wait.js';
-
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API answers
+import { call, type Call, type Json } from '../../../test/helpers/call.js';
+export { call, type Call, type Json };
 
 export const SECRET = 'codehost-test-webhook-secret-42';
 export const LOCAL_USER = { login: 'ada', email: 'ada@example.test', password: 'lovelace-1815' };
@@ -22,29 +22,6 @@ export function startCodehostApp(t: Test, overrides: Record<string, unknown> = {
 }
 
 export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;
-
-export async function call(
-  app: App,
-  who: SignedUp | null,
-  method: string,
-  url: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await app.server.inject({
-    method,
-    url,
-    payload: payload as object | undefined,
-    headers: { ...(who ? who.auth.headers : {}), ...headers },
-  });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = { raw: res.payload };
-  }
-  return { status: res.statusCode, body, headers: res.headers };
-}
 
 export async function createWorkspace(app: App, owner: SignedUp, name = 'Web'): Promise<Json> {
   const res = await call(app, owner, 'POST', '/v1/workspaces', { name });

@@ -6,25 +6,16 @@ import {
   connectRepository,
   createWorkspace,
   receiveEmail,
-  startFixesApp,
   waitFor,
   type Json,
+  startManagedFixesApp,
 } from './helpers.js';
-
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST =
-  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
-const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
+import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
 
 t.test(
   'fix-in-managed: an escalated bug of a runner workspace is fixed in the managed sandbox for one fix credit',
   async (t) => {
-    const app = await startFixesApp(
-      t,
-      {},
-      {},
-      { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
-    );
+    const app = await startManagedFixesApp(t);
     const db = app.db as Knex;
     const owner = await signUp(app, { orgName: 'Acme' });
     const ws = await createWorkspace(app, owner, 'Shop', {
@@ -32,11 +23,8 @@ t.test(
       test_command: 'node test.js',
       confidence_threshold: 0.5,
     });
-    await connectRepository(app, owner, ws.id, 'shop', { 'cart.js': CART, 'test.js': TEST });
-    const id = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    });
+    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
+    const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     await waitFor(
       async () => ((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body.state === 'escalated' ? true : null),
       'escalated: no runner executor here',

@@ -2,11 +2,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import type { SignedUp } from '../../../test/helpers/accounts.js';
+import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
 import { waitFor } from '../../../test/helpers/wait.js';
-
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- API answers are checked field by field
+import { CART_FIX } from './fixtures/cart.js';
+import { call, type Call, type Json } from '../../../test/helpers/call.js';
+export { call, type Call, type Json };
 
 export const MAIL_SECRET = 'fixes-test-mail-webhook-secret-0123';
 export const HOST_SECRET = 'fixes-test-codehost-secret-0123';
@@ -33,29 +34,26 @@ export function startFixesApp(
   });
 }
 
+/** startFixesApp with the managed executor, running `command` as its agent, beside the builtin one. */
+export function startManagedFixesApp(
+  t: Test,
+  command = CART_FIX,
+  extra: Record<string, unknown> = {},
+  fixes: Record<string, unknown> = {},
+): Promise<App> {
+  return startFixesApp(t, fixes, extra, {
+    list: ['agent-builtin', 'agent-managed'],
+    options: { 'agent-managed': { command } },
+  });
+}
+
 export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;
 export const uid = () => randomBytes(5).toString('hex');
 
-export async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown) {
-  return inject(app, method, url, who ? who.auth.headers : {}, payload);
-}
-
 /** A call with these headers; the answer's status and parsed body (`{ raw }` when it is not JSON). */
-export async function inject(
-  app: App,
-  method: string,
-  url: string,
-  headers: Record<string, string>,
-  payload?: unknown,
-) {
-  const res = await app.server.inject({ method, url, payload: payload as object | undefined, headers });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = { raw: res.payload };
-  }
-  return { status: res.statusCode, body };
+/** A request with the given headers only (a signature, a token…). */
+export function inject(app: App, method: string, url: string, headers: Record<string, string>, payload?: unknown) {
+  return call(app, null, method, url, payload, headers);
 }
 
 export async function createWorkspace(app: App, owner: SignedUp, name: string, settings: Json = {}): Promise<Json> {
@@ -109,6 +107,13 @@ export async function grantFixCredits(app: App, orgId: string, fixes = 20): Prom
   await app.db.transaction((trx) =>
     ledger.grant(trx, { orgId, source: 'topup', fixes, reference: `test-topup-${uid()}`, expiresAt: null }),
   );
+}
+
+/** A new organization's owner, with fix credits. */
+export async function signUpWithCredits(app: App, orgName: string, fixes = 20): Promise<SignedUp> {
+  const owner = await signUp(app, { orgName });
+  await grantFixCredits(app, owner.organization.id, fixes);
+  return owner;
 }
 
 /** An email arriving at the workspace's inbound address (POST /v1/webhooks/email/mime, signed). */

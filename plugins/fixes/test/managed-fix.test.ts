@@ -5,41 +5,29 @@ import {
   call,
   connectRepository,
   createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
-  startFixesApp,
   waitFor,
   type Json,
+  startManagedFixesApp,
+  signUpWithCredits,
 } from './helpers.js';
+import { REPO_FILES } from './fixtures/cart.js';
 
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST =
-  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
 // The "agent": a scripted command that fixes the defect.
 const AGENT = `echo "fixing cart for $PATCHWELL_TICKET_ID"; sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
 
 t.test('a bug report becomes a verified fix with a pull request (managed executor, codehost-local)', async (t) => {
-  const app = await startFixesApp(
-    t,
-    {},
-    {},
-    { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
-  );
+  const app = await startManagedFixesApp(t, AGENT);
   const db = app.db as Knex;
-  const owner = await signUp(app, { orgName: 'Acme' });
-  await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+  const owner = await signUpWithCredits(app, 'Acme');
   const ws = await createWorkspace(app, owner, 'Shop', {
     execution_mode: 'managed',
     autonomy: 'approve',
     test_command: 'node test.js',
     confidence_threshold: 0.5,
   });
-  const repo = await connectRepository(app, owner, ws.id, 'shop', {
-    'README.md': '# Shop\n',
-    'cart.js': CART,
-    'test.js': TEST,
-  });
+  const repo = await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
 
   const id = await receiveEmail(app, ws.inbound_address, {
     subject: 'Cart total is wrong',

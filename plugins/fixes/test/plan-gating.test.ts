@@ -14,11 +14,7 @@ import {
   waitFor,
   type Json,
 } from './helpers.js';
-
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST =
-  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
-const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
+import { BUG_REPORT, CART_FIX, REPO_FILES } from './fixtures/cart.js';
 
 // One service: the managed agent (worker), a runner and an IDE agent (remote), billing on its defaults; held jobs are asked again after 300 ms.
 const app = await startFixesApp(
@@ -33,7 +29,7 @@ const app = await startFixesApp(
   },
   {
     list: ['agent-builtin', 'agent-managed', 'agent-runner', 'agent-mcp'],
-    options: { 'agent-managed': { command: AGENT } },
+    options: { 'agent-managed': { command: CART_FIX } },
   },
 );
 const db = app.db as Knex;
@@ -76,11 +72,8 @@ t.test(
       test_command: 'node test.js',
       confidence_threshold: 0.5,
     });
-    await connectRepository(app, owner, ws.id, 'shop', { 'cart.js': CART, 'test.js': TEST });
-    const id = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    });
+    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
+    const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
 
     const held = await waitFor(
       async () =>

@@ -5,43 +5,30 @@ import {
   call,
   connectRepository,
   createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
-  startFixesApp,
   waitFor,
   type Json,
+  startManagedFixesApp,
+  signUpWithCredits,
 } from './helpers.js';
-
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST =
-  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
-const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
+import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
 
 t.test(
   'a release stopped by failing CI: back to approval, approve again, then release retry resumes with the same commit',
   async (t) => {
-    const app = await startFixesApp(
-      t,
-      {},
-      {},
-      { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
-    );
+    const app = await startManagedFixesApp(t);
     const db = app.db as Knex;
-    const owner = await signUp(app, { orgName: 'Acme' });
-    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const owner = await signUpWithCredits(app, 'Acme');
     const other = await signUp(app, { orgName: 'Other' });
     const ws = await createWorkspace(app, owner, 'Shop', {
       test_command: 'node test.js',
       confidence_threshold: 0.5,
       release_strategy: 'calver',
     });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', { 'cart.js': CART, 'test.js': TEST });
+    const repo = await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
     const host = localHost(app);
-    const id = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    });
+    const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     const attempt = await waitFor(
       async () => {
         const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;

@@ -10,16 +10,14 @@ import {
   call,
   connectRepository,
   createWorkspace,
-  grantFixCredits,
   receiveEmail,
   startFixesApp,
   waitFor,
   type Json,
+  signUpWithCredits,
 } from './helpers.js';
+import { REPO_FILES } from './fixtures/cart.js';
 
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST =
-  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\n";
 // The "agent": says its budget, reports a spend of $0.90, then would work for a long time and fix the cart.
 const AGENT = `echo "budget $PATCHWELL_MAX_COST_USD"; echo '{"cost_usd": 0.9}' >> "$PATCHWELL_COST_FILE"; sleep 20; sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
 
@@ -99,8 +97,7 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
 t.test(
   "a managed agent that spends past the workspace's max_cost_usd is stopped: cost_limit_reached with its spend",
   async (t) => {
-    const owner = await signUp(app, { orgName: 'Budget Co' });
-    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const owner = await signUpWithCredits(app, 'Budget Co');
     const ws = await createWorkspace(app, owner, 'Shop', {
       execution_mode: 'managed',
       autonomy: 'approve',
@@ -108,7 +105,7 @@ t.test(
       confidence_threshold: 0.5,
       agent_config: { max_cost_usd: 0.5 },
     });
-    await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
+    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
     const id = await receiveEmail(app, ws.inbound_address, {
       subject: 'Cart total is wrong',
       body: 'The cart total is wrong since the last update: cartTotal ignores the quantity. Error 500 at checkout.',

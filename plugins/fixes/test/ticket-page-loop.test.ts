@@ -10,16 +10,11 @@ import {
   connectRepository,
   createWorkspace,
   receiveEmail,
-  startFixesApp,
   waitFor,
   type Json,
+  startManagedFixesApp,
 } from './helpers.js';
-
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST =
-  "const assert = require('node:assert');\n" +
-  "assert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
-const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
+import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
 
 const counting = new AsyncLocalStorage<{ queries: number }>();
 
@@ -41,12 +36,7 @@ async function countQueries<T>(app: App, fn: () => Promise<T>): Promise<{ result
   }
 }
 
-const app = await startFixesApp(
-  t,
-  {},
-  {},
-  { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
-);
+const app = await startManagedFixesApp(t);
 const db = app.db as Knex;
 
 t.test(
@@ -61,7 +51,7 @@ t.test(
       release_strategy: 'semver',
       github_release_enabled: true,
     });
-    await connectRepository(app, owner, ws.id, 'shop', { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST });
+    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
     const viewer = await addMember(app, owner, { role: 'client_viewer', workspaceIds: [ws.id] });
     const page = async (who: SignedUp = owner) => {
       const res = await call(app, who, 'GET', `/v1/tickets/${id}`);
@@ -79,10 +69,7 @@ t.test(
       );
 
     // 1. The email opens the ticket; its diagnosis job shows on the page.
-    const report = {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    };
+    const report = BUG_REPORT;
     const id = await receiveEmail(app, ws.inbound_address, report);
     const opened = await pageWhen('the diagnosis job', (p) => p.jobs.items.some((j: Json) => j.kind === 'diagnose'));
     t.match(opened, {

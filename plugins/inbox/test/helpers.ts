@@ -7,42 +7,12 @@ import { signMimeDelivery } from '../../../core/contracts/index.js';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
-export type Json = Record<string, any>;
+import { call, type Call, type Json } from '../../../test/helpers/call.js';
+export { call, type Call, type Json };
 
 export const SECRET = 'inbox-test-webhook-secret-0123456789';
 const here = dirname(fileURLToPath(import.meta.url));
 export const SISIMAI = join(here, '../../../test/fixtures/email/bounces');
-
-export interface Call {
-  status: number;
-  body: Json;
-  headers: Record<string, unknown>;
-  payload: string;
-}
-
-export async function call(
-  app: App,
-  who: SignedUp | null,
-  method: string,
-  url: string,
-  payload?: unknown,
-): Promise<Call> {
-  const res = await app.server.inject({
-    method,
-    url,
-    payload: payload as object | undefined,
-    ...(who ? who.auth : {}),
-  });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = {};
-  }
-  return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload };
-}
 
 /** A service whose `mime` deliveries are signed with SECRET. */
 export async function startInbox(
@@ -133,13 +103,7 @@ export async function deliver(
   };
   const secret = opts.secret === undefined ? SECRET : opts.secret;
   if (secret) headers['x-webhook-signature'] = signMimeDelivery(raw, secret);
-  const res = await app.server.inject({ method: 'POST', url: '/v1/webhooks/email/mime', headers, payload: raw });
-  return {
-    status: res.statusCode,
-    body: res.payload ? (JSON.parse(res.payload) as Json) : {},
-    headers: res.headers as Record<string, unknown>,
-    payload: res.payload,
-  };
+  return call(app, null, 'POST', '/v1/webhooks/email/mime', raw, headers);
 }
 
 /** The one result of a single-recipient delivery. */

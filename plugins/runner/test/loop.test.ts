@@ -162,7 +162,11 @@ t.test(
       ...dxResult,
       diagnosis: { ...dxResult.diagnosis },
     });
-    t.same(again, res, 'the same result again answers the same');
+    t.same(
+      { status: again.status, body: again.body },
+      { status: res.status, body: res.body },
+      'the same result again answers the same',
+    );
     t.match(await bearer(app, dxToken, 'POST', `/v1/jobs/${queued.id}/result`, { ...dxResult, cost_usd: 0.5 }), {
       status: 409,
       body: { code: 'result_conflict' },

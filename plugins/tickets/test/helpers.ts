@@ -5,37 +5,8 @@ import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js
 import type { Ticket } from '../models/index.js';
 import type { CreateTicketInput } from '../services/ticket-inputs.js';
 import type { TicketService } from '../services/ticket-service.js';
-
-export type Json = Record<string, any>;
-
-export interface Call {
-  status: number;
-  body: Json;
-  headers: Record<string, unknown>;
-  payload: string;
-}
-
-export async function call(
-  app: App,
-  who: SignedUp | null,
-  method: string,
-  url: string,
-  payload?: unknown,
-): Promise<Call> {
-  const res = await app.server.inject({
-    method,
-    url,
-    payload: payload as object | undefined,
-    ...(who ? who.auth : {}),
-  });
-  let body: Json = {};
-  try {
-    body = res.payload ? (JSON.parse(res.payload) as Json) : {};
-  } catch {
-    body = {};
-  }
-  return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload };
-}
+import { call, type Call, type Json } from '../../../test/helpers/call.js';
+export { call, type Call, type Json };
 
 export interface World {
   app: App;
