@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import Joi from 'joi';
 import { AdapterOptionsError } from '../../core/contracts/index.js';
 
 export type SandboxMode = 'auto' | 'user' | 'namespace' | 'none';
@@ -13,6 +14,22 @@ export interface SandboxOptions {
   /** Whether the commands reach the network (namespace mode only: false gives them a network namespace with loopback down). */
   network: boolean;
 }
+
+/** The `sandbox` option of the executors that run commands in a checkout (agent-managed, agent-model). */
+export const sandboxOptionsSchema = Joi.object<SandboxOptions>({
+  mode: Joi.string().valid('auto', 'user', 'namespace', 'none').default('auto'),
+  user: Joi.string()
+    .pattern(/^(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?|\d{1,10})$/)
+    .messages({ 'string.pattern.base': 'must be an account name or a numeric uid' }),
+  network: Joi.boolean().default(true),
+}).default();
+
+/** Options of every executor that works in a checkout: where checkouts go, output kept as events, the sandbox. */
+export const checkoutOptionKeys = {
+  workRoot: Joi.string(),
+  maxEventLines: Joi.number().integer().min(10).max(100_000).default(2000),
+  sandbox: sandboxOptionsSchema,
+};
 
 /** A local account the commands run as. */
 export interface SandboxUser {
@@ -211,5 +228,15 @@ export function chownTree(dir: string, user: SandboxUser): Promise<void> {
     child.on('close', (code) =>
       code === 0 ? resolve() : reject(new Error(`chown of the job directory failed: ${err.trim().slice(0, 300)}`)),
     );
+  });
+}
+
+/** The sandbox an executor decides on at start-up, warning through its logger (else a process warning). */
+export function sandboxAtStart(opts: SandboxOptions | undefined, log: unknown, adapter: string): Sandbox {
+  const warn = (log as { warn?: (msg: string) => void } | undefined)?.warn;
+  return resolveSandbox(opts ?? { mode: 'auto', network: true }, (msg) => {
+    const text = msg.replace(/^agent-managed:/, `${adapter}:`);
+    if (warn) warn.call(log, text);
+    else process.emitWarning(text);
   });
 }
