@@ -11,6 +11,7 @@ export const builtinAdapters: Record<string, Loader> = {
   'agent-builtin': () => import('./agent-builtin/index.js'),
   'agent-managed': () => import('./agent-managed/index.js'),
   'agent-mcp': () => import('./agent-mcp/index.js'),
+  'agent-model': () => import('./agent-model/index.js'),
   'agent-runner': () => import('./agent-runner/index.js'),
   'codehost-github': () => import('./codehost-github/index.js'),
   'codehost-local': () => import('./codehost-local/index.js'),

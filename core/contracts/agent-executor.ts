@@ -103,6 +103,36 @@ export interface DraftResult {
   language?: string;
 }
 
+/**
+ * Joi schemas of a diagnosis and a draft as a JobResult carries them: an executor that builds them
+ * from a model's answer checks them here before it completes the job.
+ */
+export const diagnosisResultSchema: Joi.ObjectSchema<DiagnosisResult> = Joi.object<DiagnosisResult>({
+  category: Joi.string()
+    .valid(...TICKET_CATEGORIES)
+    .required(),
+  confidence: Joi.number().min(0).max(1).required(),
+  root_cause_md: Joi.string().min(1).required(),
+  references: Joi.array()
+    .items(
+      Joi.object({
+        path: Joi.string().min(1).required(),
+        line_start: Joi.number().integer().min(1),
+        line_end: Joi.number().integer().min(1),
+        symbol: Joi.string(),
+        url: Joi.string().uri({ scheme: ['http', 'https'] }),
+      }),
+    )
+    .required(),
+  public_summary: Joi.string(),
+});
+
+export const draftResultSchema: Joi.ObjectSchema<DraftResult> = Joi.object<DraftResult>({
+  kind: Joi.string().valid('reply', 'needs_info', 'interim').required(),
+  body_md: Joi.string().min(1).required(),
+  language: Joi.string(),
+});
+
 export type FixReason = 'verification_failed' | 'tests_failed' | 'tests_not_run_without_reason' | 'other';
 
 export interface FixResult {

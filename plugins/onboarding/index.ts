@@ -8,6 +8,7 @@ import { DemoService } from './services/demo.js';
 import type { OnboardingDeps } from './services/deps.js';
 import { ExecutionService } from './services/execution.js';
 import { MetricsService } from './services/metrics.js';
+import { ModelKeys } from './services/model-keys.js';
 import { assertAllowed } from './services/rules.js';
 import { WizardService } from './services/wizard.js';
 
@@ -65,7 +66,11 @@ export default definePlugin<OnboardingOptions>({
     const demo = new DemoService(deps);
     const wizard = new WizardService(deps, execution, demo);
     const metrics = new MetricsService(deps);
-    ctx.provide({ executionRules: asValue({ assertAllowed }), onboardingDemo: asValue(demo) });
+    ctx.provide({
+      executionRules: asValue({ assertAllowed }),
+      onboardingDemo: asValue(demo),
+      agentModelKeys: asValue(new ModelKeys(deps)),
+    });
     ctx.routes(onboardingRoutes({ wizard, execution, demo, metrics }));
     // The run follows its ticket's jobs: each end of a job or diagnosis of a demo ticket updates it.
     ctx.consume(

@@ -23,7 +23,7 @@ export interface ExecutionInput {
   credential_later?: boolean;
 }
 
-const sealContext = (id: string) => `onboarding-credential:${id}`;
+export const sealContext = (id: string) => `onboarding-credential:${id}`;
 /** The credential kind the agent key becomes (the spec's credential kinds). */
 const keyKind = (agent: string) => (agent === 'agent_2' ? 'model_key_b' : 'model_key_a');
 const fingerprint4 = (text: string) => createHash('sha256').update(text).digest('hex').slice(-4);
