@@ -100,6 +100,8 @@ export interface LoopWorkspace {
   org_id: string;
   execution_mode: 'managed' | 'runner' | 'mcp';
   agent_id: string;
+  /** How the agent authenticates (spec auth methods); `api-key` managed workspaces go to agent-model when it is on. */
+  auth_method?: string | null;
   agent_config: {
     model?: string | null;
     effort?: string | null;

@@ -7,6 +7,8 @@ import type { JobQueue } from './job-queue.js';
 
 export const AUTOPILOT_SEND = 'fixes.autopilot_send';
 export const OPEN_PR = 'fixes.open_pr';
+/** The model-backed executor (adapters/agent-model): managed workspaces with an API key use it when it is on. */
+const MODEL_EXECUTOR = 'agent-model';
 
 /** The service prefix of every branch the loop pushes (the codehost plugin ignores its own pull requests by it). */
 export const BRANCH_PREFIX = 'patchwell/';
@@ -17,7 +19,8 @@ const REASONS = {
     `The assistant could not answer this from the repository's documentation (category ${c}, confidence ${conf.toFixed(2)}).`,
   bug: (conf: number) =>
     `The assistant diagnosed a defect (confidence ${conf.toFixed(2)}); a fix needs a person or a fix executor.`,
-  failed: (code: string) => `The diagnosis job failed (${code}).`,
+  failed: (error: { code: string; detail?: string } | undefined) =>
+    `The diagnosis job failed (${error?.code ?? 'no_diagnosis'})${error?.detail ? `: ${error.detail.slice(0, 500)}` : '.'}`,
   dead: (code: string) => `The ${'job'} stopped after its last attempt (${code}).`,
   duplicate: (d: LikelyDuplicate) =>
     `Likely a duplicate of ticket ${d.id} ("${d.subject.slice(0, 120)}"): ${d.why === 'error_group' ? 'the same error group' : 'a bug in the same code, already being fixed'}. ` +
@@ -87,15 +90,28 @@ export class FixLoop {
     private readonly queue: JobQueue,
   ) {}
 
+  /**
+   * Whether an executor serves the workspace: its execution mode, and in managed mode the
+   * model-backed executor (agent-model, when configured) for workspaces whose agent signs in with
+   * an API key (a model key credential), the CLI agent (agent-managed) for the others.
+   */
+  private serves(e: AgentExecutor, ws: LoopWorkspace): boolean {
+    if (e.mode !== ws.execution_mode) return false;
+    if (ws.execution_mode !== 'managed') return true;
+    const modelBacked = e.identifier === MODEL_EXECUTOR;
+    const wantsModel = ws.auth_method === 'api-key' && this.d.executors.some((x) => x.identifier === MODEL_EXECUTOR);
+    return modelBacked === wantsModel;
+  }
+
   /** The executor that diagnoses: the workspace's execution mode when it runs diagnoses, else the builtin one. */
   diagnoser(ws: LoopWorkspace): AgentExecutor | undefined {
     const capable = this.d.executors.filter((e) => e.capabilities.diagnose);
-    return capable.find((e) => e.mode === ws.execution_mode) ?? capable.find((e) => e.mode === 'builtin') ?? capable[0];
+    return capable.find((e) => this.serves(e, ws)) ?? capable.find((e) => e.mode === 'builtin') ?? capable[0];
   }
 
   /** The executor that writes fixes for the workspace's execution mode, if one is configured. */
   fixer(ws: LoopWorkspace): AgentExecutor | undefined {
-    return this.d.executors.find((e) => e.capabilities.fix && e.mode === ws.execution_mode);
+    return this.d.executors.find((e) => e.capabilities.fix && this.serves(e, ws));
   }
 
   /**
@@ -179,7 +195,7 @@ export class FixLoop {
     const ticket = await this.d.tickets.mustGet(trx, job.org_id, job.ticket_id);
     if (result.status === 'cancelled') return;
     if (result.status === 'failed' || !result.diagnosis) {
-      await this.d.ticketActions.escalateBySystem(trx, ticket, REASONS.failed(result.error?.code ?? 'no_diagnosis'));
+      await this.d.ticketActions.escalateBySystem(trx, ticket, REASONS.failed(result.error));
       return;
     }
     const dx = result.diagnosis;
