@@ -151,8 +151,8 @@ async function check(history: History): Promise<void> {
       sent.push(ev);
       return ev;
     });
-    // Two events of one batch with one connector and external id: the statement keeps one of them, in
-    // no set order; as a redelivery is, the copies here are the same event.
+    // Two events of one batch with one connector and external id: the statement keeps the first, as the
+    // reference does (a seed once showed the kept copy deciding the group's release); the copies are one event.
     const firstByDedup = new Map<string, IncomingEvent>();
     const written = batch.map((ev) => {
       if (!ev.connectorId || ev.event.external_id === undefined) return ev;
