@@ -105,10 +105,12 @@ void t.test('the ingest statement applies exactly the rules of group-rules.ts', 
   t.pass(`${runs} histories (shrinking included) in ${Date.now() - started} ms`);
   // What the histories went through, so a generator that stops reaching a rule shows here.
   t.comment(JSON.stringify(seen));
-  t.ok(
-    seen.regressions > 0 && seen.lateOrOlder > 0 && seen.duplicates > 0 && seen.announced > 0,
-    'the histories reach the rules',
-  );
+  // A replayed failure (FC_SEED) is one history: it need not reach every rule.
+  if (!process.env.FC_SEED)
+    t.ok(
+      seen.regressions > 0 && seen.lateOrOlder > 0 && seen.duplicates > 0 && seen.announced > 0,
+      'the histories reach the rules',
+    );
 });
 
 const seen = { batches: 0, events: 0, duplicates: 0, regressions: 0, lateOrOlder: 0, announced: 0, emptyGroups: 0 };
