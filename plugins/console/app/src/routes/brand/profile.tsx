@@ -5,7 +5,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody } from '../../api/types';
 import { LOCALES } from '../../i18n';
-import { brandKeys, brandProfileQuery, useProfileInCache, type BrandProfile } from '../../queries/brand';
+import {
+  brandKeys,
+  brandProfileQuery,
+  useProfileInCache,
+  type BrandOverview,
+  type BrandProfile,
+} from '../../queries/brand';
 import {
   Button,
   CheckboxField,
@@ -304,6 +310,10 @@ function Remove({ profile }: { profile: BrandProfile }) {
     mutationFn: () => data(api.DELETE('/v1/brand/profiles/{id}', { params: { path: { id: profile.id } } })),
     onSuccess: () => {
       client.removeQueries({ queryKey: brandKeys.profile(profile.id) });
+      // Gone from the list at once (the list is shown next), then read again for the workspaces it served.
+      client.setQueryData<BrandOverview>(brandKeys.overview(), (o) =>
+        o ? { ...o, profiles: o.profiles.filter((p) => p.id !== profile.id) } : o,
+      );
       void client.invalidateQueries({ queryKey: brandKeys.overview() });
       toast.success(t('brand.profile.deleted', { name: profile.name }));
       void navigate('/brand');
