@@ -15,6 +15,7 @@ import {
 import type { OpenedSession } from './session-service.js';
 import type { EmailLinkService } from './email-link-service.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
+import { slugify } from '../../../core/data/slug.js';
 
 export interface SignedIn {
   context: AuthContextJson;
@@ -72,19 +73,6 @@ export function callerIp(request: ClientRequest, trustProxy: AppConfig['server']
 export async function assertPasswordSignIn(db: Knex, user: UserModel): Promise<void> {
   const org = await OrganizationModel.query(db).findById(user.org_id);
   if (org?.sso_enforced) throw ssoRequired();
-}
-
-/** Lower-case, ASCII, dash-separated; at most 40 characters. */
-export function slugify(name: string): string {
-  const s = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return s || 'org';
 }
 
 const REF_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
@@ -272,7 +260,7 @@ export class AuthService {
   }
 
   private async freeSlug(trx: Knex, name: string): Promise<string> {
-    const base = slugify(name);
+    const base = slugify(name, 'org');
     for (let i = 0; i < 5; i++) {
       const slug = i === 0 ? base : `${base.slice(0, 34)}-${referralCode().slice(0, 5)}`;
       if (!(await OrganizationModel.query(trx).where('slug', slug).limit(1).first())) return slug;

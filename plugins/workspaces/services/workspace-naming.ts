@@ -2,19 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { conflict } from '../../../core/http/errors.js';
 import { Workspace } from '../models/workspace.js';
-
-/** A URL-safe slug from a display name: `Acme Shop (EU)` → `acme-shop-eu`. */
-export function slugify(name: string): string {
-  const s = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return s || 'workspace';
-}
+import { slugify } from '../../../core/data/slug.js';
 
 const LOCAL_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 function randomLocal(n = 6): string {
@@ -41,7 +29,7 @@ export async function pickSlug(trx: Knex, orgId: string, wanted: string | undefi
       });
     return wanted;
   }
-  const base = slugify(name);
+  const base = slugify(name, 'workspace');
   if (!(await taken(base))) return base;
   for (let i = 2; i < 1000; i++) {
     const candidate = `${base.slice(0, 36)}-${i}`;
