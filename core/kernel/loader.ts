@@ -8,7 +8,12 @@ import type { AppConfig } from './config.js';
 import { ConfigError, projectRoot } from './config.js';
 import { KEYS, adapterKey } from './keys.js';
 import type { PluginDefinition } from './plugin.js';
-import { SINGLE_ADAPTER_POINTS, type AdapterModule, type ExtensionPoint } from '../contracts/adapter.js';
+import {
+  SINGLE_ADAPTER_POINTS,
+  type AdapterDeps,
+  type AdapterModule,
+  type ExtensionPoint,
+} from '../contracts/adapter.js';
 
 /** Imports one plugin module on demand: `() => import('./tickets/index.js')`. */
 export type PluginLoader = () => Promise<{ default: PluginDefinition<Record<string, unknown>> }>;
@@ -123,7 +128,7 @@ export async function loadAdapters(
         config.adapters.options[mod.name] ?? config.adapters.options[name],
         `adapters.options.${mod.name}`,
       );
-      const instance = await mod.create(options, container.cradle as never);
+      const instance = await mod.create(options, adapterDeps(container));
       container.register(adapterKey(point, mod.name), asValue(instance));
       instances.push(instance);
       loaded.push({ point, name: mod.name, module: mod, instance });
@@ -133,6 +138,26 @@ export async function loadAdapters(
     if (keys.one && SINGLE_ADAPTER_POINTS.includes(point)) container.register(keys.one, asValue(instances[0] ?? null));
   }
   return loaded;
+}
+
+/**
+ * The root container as an adapter sees it (AdapterDeps: a record by key name): each read resolves
+ * that registration when it is made, as the cradle does, so later registrations are seen too.
+ */
+function adapterDeps(container: Container): AdapterDeps {
+  const { config, log } = container.cradle;
+  const registered = (key: string | symbol): key is string => typeof key === 'string' && container.hasRegistration(key);
+  return new Proxy<AdapterDeps>(
+    { config, log },
+    {
+      get: (base, key): unknown => {
+        if (registered(key)) return container.resolve<unknown>(key);
+        const own: unknown = Reflect.get(base, key);
+        return own;
+      },
+      has: (base, key) => registered(key) || Reflect.has(base, key),
+    },
+  );
 }
 
 export interface ResolvedPlugin {

@@ -1,19 +1,16 @@
 import type { ServerRoute } from '@hapi/hapi';
 import { asValue } from 'awilix';
-import type { Knex } from 'knex';
-import type { AuditWriter } from '../../core/audit/audit-writer.js';
-import type { Outbox } from '../../core/bus/outbox.js';
+import type { Cradle } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { agencyRoutes } from './routes/agency.js';
 import { consoleRoutes } from './routes/console.js';
-import { gateAgencyRoutes, type AgencyPlanPort } from './routes/gate.js';
+import { gateAgencyRoutes } from './routes/gate.js';
 import { AgencyConsole } from './services/console.js';
 import { publicPartnerRoutes } from './routes/public.js';
-import { WhiteLabelReadiness, type BrandDirectoryPort, type WorkspaceReaderPort } from './services/clients.js';
+import { WhiteLabelReadiness } from './services/clients.js';
 import { PartnerService } from './services/partner.js';
 import { reportRoutes } from './routes/reports.js';
 import { AGENCY_MAIL_TEMPLATES } from './services/report-texts.js';
-import type { ReportBrandPort, ReportMetricsPort } from './services/report-model.js';
 import { AgencyReports } from './services/reports.js';
 
 /**
@@ -30,39 +27,38 @@ export default definePlugin({
   requires: ['accounts', 'workspaces', 'brand', 'mail', 'analytics'],
   register(ctx) {
     const r =
-      <T>(key: string) =>
+      <K extends keyof Cradle>(key: K) =>
       () =>
-        ctx.container.resolve(key) as T;
+        ctx.container.resolve(key);
     // Every /v1/agency/* route: agency organizations on a plan with the `agency` feature (402 otherwise).
-    const gated = (routes: ServerRoute[]) =>
-      gateAgencyRoutes(routes, { db: r<Knex>('db'), plans: r<AgencyPlanPort>('planCatalog') });
+    const gated = (routes: ServerRoute[]) => gateAgencyRoutes(routes, { db: r('db'), plans: r('planCatalog') });
     const partner = new PartnerService({
-      db: r<Knex>('db'),
-      audit: r<AuditWriter>('audit'),
-      outbox: r<Outbox>('outbox'),
+      db: r('db'),
+      audit: r('audit'),
+      outbox: r('outbox'),
     });
     const whiteLabel = new WhiteLabelReadiness({
-      db: r<Knex>('db'),
-      directory: r<BrandDirectoryPort>('brandDirectory'),
-      workspaces: r<WorkspaceReaderPort>('workspaceService'),
+      db: r('db'),
+      directory: r('brandDirectory'),
+      workspaces: r('workspaceService'),
     });
     ctx.routes(gated(agencyRoutes({ partner: () => partner, whiteLabel: () => whiteLabel })));
     const agencyConsole = new AgencyConsole({
-      db: r<Knex>('db'),
-      directory: r<BrandDirectoryPort>('brandDirectory'),
-      workspaces: r<WorkspaceReaderPort>('workspaceService'),
+      db: r('db'),
+      directory: r('brandDirectory'),
+      workspaces: r('workspaceService'),
     });
     ctx.routes(gated(consoleRoutes(() => agencyConsole)));
     ctx.routes(publicPartnerRoutes(() => partner));
     const mailer = ctx.container.resolve('mailer');
     mailer.registerTemplates(AGENCY_MAIL_TEMPLATES);
     const reports = new AgencyReports({
-      db: r<Knex>('db'),
-      audit: r<AuditWriter>('audit'),
-      outbox: r<Outbox>('outbox'),
+      db: r('db'),
+      audit: r('audit'),
+      outbox: r('outbox'),
       mailer: () => mailer,
-      brand: r<ReportBrandPort>('brandService'),
-      metrics: r<ReportMetricsPort>('supportMetrics'),
+      brand: r('brandService'),
+      metrics: r('supportMetrics'),
     });
     ctx.routes(gated(reportRoutes(() => reports)));
     ctx.provide({ agencyReports: asValue(reports) });

@@ -1,5 +1,4 @@
 import { asValue } from 'awilix';
-import type { PaymentProvider } from '../../core/contracts/index.js';
 import type { AuditWriter } from '../../core/audit/audit-writer.js';
 import type { Outbox } from '../../core/bus/outbox.js';
 import type { Db } from '../../core/data/db.js';
@@ -39,8 +38,7 @@ export default definePlugin<BillingOptions>({
     const { container, options, config } = ctx;
     const base = container.resolve('planCatalog');
     const catalog = new BillingPlanCatalog(base, options);
-    const provider =
-      (container.resolve(KEYS.paymentProvider, { allowUnregistered: true }) as PaymentProvider | null) ?? null;
+    const provider = container.resolve(KEYS.paymentProvider, { allowUnregistered: true }) ?? null;
     const publicBaseUrl = config.server.publicBaseUrl.replace(/\/+$/, '');
     const deps: BillingDeps = {
       db: container.resolve<Db>(KEYS.db),

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { notFound } from '../../../core/http/errors.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import { assertAgency } from './partner.js';
 
 /** The brand plugin's directory, as far as the agency reads it. */
@@ -8,15 +9,8 @@ export interface BrandDirectoryPort {
   workspaceBrand(db: Knex, ws: unknown): Promise<Record<string, unknown>>;
 }
 
-export interface WorkspaceReaderPort {
-  get(
-    orgId: string,
-    id: string,
-    trx?: Knex,
-  ): Promise<
-    { id: string; name: string; client_name: string | null; archived_at: Date | null } & Record<string, unknown>
-  >;
-}
+/** The workspaces plugin's service, as far as the agency reads it. */
+export type WorkspaceReaderPort = Pick<Cradle['workspaceService'], 'get'>;
 
 /** The client workspaces of an agency: its workspaces with a client_name, not archived, that the caller can open. */
 export async function clientWorkspaceIds(db: Knex, principal: Principal): Promise<string[]> {
