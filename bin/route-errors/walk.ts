@@ -1,6 +1,7 @@
 /** Walking a function's body, transitively through the calls it makes, for the errors it can throw. */
 import ts from 'typescript';
 import { join } from 'node:path';
+import { defaultErrorCode } from '../../core/http/errors.js';
 import { Evaluator } from './evaluate.js';
 import type { RouteError, UnresolvedError } from './types.js';
 import { Env, calleeName, skipOuter, type FunctionNode } from './values.js';
@@ -29,26 +30,6 @@ const BOOM_FACTORIES: Record<string, number> = {
   badGateway: 502,
   serverUnavailable: 503,
   gatewayTimeout: 504,
-};
-
-const DEFAULT_CODES: Record<number, string> = {
-  400: 'invalid_request',
-  401: 'unauthenticated',
-  402: 'payment_required',
-  403: 'forbidden',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  408: 'request_timeout',
-  409: 'conflict',
-  410: 'gone',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  422: 'unprocessable_entity',
-  429: 'rate_limited',
-  500: 'internal_error',
-  502: 'bad_gateway',
-  503: 'service_unavailable',
-  504: 'gateway_timeout',
 };
 
 export interface Effects {
@@ -268,7 +249,7 @@ export class FunctionWalker extends Evaluator {
   }
 
   protected addError(out: Effects, status: number, code: string | null): void {
-    const c = code ?? DEFAULT_CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
+    const c = code ?? defaultErrorCode(status);
     out.errors.set(`${status} ${c}`, { status, code: c });
   }
 

@@ -1,6 +1,7 @@
 import Boom from '@hapi/boom';
 import type { Request, ResponseToolkit, Lifecycle, Server } from '@hapi/hapi';
 import type { ValidationError } from 'joi';
+import { isDatabaseUnavailable } from '../data/unavailable.js';
 
 /** The body of every failure. `code` is stable snake_case; clients branch on it. */
 export interface ErrorBody {
@@ -30,6 +31,11 @@ const DEFAULT_CODES: Record<number, string> = {
   503: 'service_unavailable',
   504: 'gateway_timeout',
 };
+
+/** The error code an answer of this status carries when the thrower named none. */
+export function defaultErrorCode(status: number): string {
+  return DEFAULT_CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
+}
 
 interface ErrorData {
   code?: string;
@@ -90,9 +96,15 @@ export function registerErrorEnvelope(server: Server, report: (err: Error, reque
     const res = request.response;
     if (!Boom.isBoom(res)) return h.continue;
     const err = res as Boom.Boom<ErrorData | null>;
+    if (err.output.statusCode === 500 && isDatabaseUnavailable(err)) {
+      err.output.statusCode = 503;
+      err.output.payload.error = 'Service Unavailable';
+      err.output.payload.message = 'The database is unavailable for a moment; retry shortly (Retry-After)';
+      err.output.headers['Retry-After'] = '2';
+    }
     const status = err.output.statusCode;
     const data = err.data ?? {};
-    let code = data.code ?? DEFAULT_CODES[status] ?? (status >= 500 ? 'internal_error' : 'error');
+    let code = data.code ?? defaultErrorCode(status);
     let message = err.output.payload.message;
     let details = data.details;
 
