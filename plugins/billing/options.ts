@@ -1,14 +1,11 @@
 import Joi from 'joi';
+import type { Cradle } from '../../core/kernel/cradle.js';
+
+/** The spec's Plan.limits, as the accounts catalogue answers them. */
+type PlanLimits = ReturnType<Cradle['planCatalog']['get']>['limits'];
 
 /** A plan's numbers: the spec's Plan.limits plus what billing adds (trial fixes). */
-export interface PlanNumbers {
-  tickets_per_month: number;
-  repositories_per_workspace: number;
-  public_repos_only: boolean;
-  workspaces_included: number;
-  extra_workspace_price_usd: number;
-  included_fixes_per_month: number;
-  overage_fix_price_usd: number;
+export interface PlanNumbers extends PlanLimits {
   /** Fixes granted for the trial (expire when it ends); 0 for plans without a trial. */
   trial_fixes: number;
 }
