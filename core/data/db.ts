@@ -55,14 +55,15 @@ export function createDatabase(config: AppConfig, opts: CreateDatabaseOptions = 
   let connection: Record<string, string> | (() => { pglite: PGlite }) = {};
   if (inMemory && opts.pgliteTemplate) {
     // One instance: knex may call a connection function more than once.
-    const pglite = new PGlite({ loadDataDir: opts.pgliteTemplate });
+    const pglite = new PGlite({ loadDataDir: opts.pgliteTemplate, startParams: pgliteStartParams() });
     connection = () => ({ pglite });
   } else if (!inMemory) {
     const dir = resolve(config.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
     // A fresh directory starts from the migrated template when one is cached (core/data/pglite-template.ts).
     if (config.database.pgliteTemplate && !existsSync(join(dir, 'PG_VERSION'))) extractTemplate(dir);
-    connection = { filename: dir };
+    const pglite = new PGlite(dir, { startParams: pgliteStartParams() });
+    connection = () => ({ pglite });
   }
   const db = knexFactory({
     client: ClientPgLite,
@@ -71,4 +72,13 @@ export function createDatabase(config: AppConfig, opts: CreateDatabaseOptions = 
     acquireConnectionTimeout: 60_000,
   } as Knex.Config);
   return { db, info: { engine: 'pglite', schema: null } };
+}
+
+/**
+ * PGlite's own start parameters, plus a 16 MB buffer pool instead of the 128 MB initdb writes: PGlite zeroes the
+ * whole pool in WebAssembly at every open (0.6–0.9 s of CPU per start, per test app), and its pages are a copy of
+ * what the emulated or the OS file cache already holds (bench/results/2026-11-28-pglite-buffers.md).
+ */
+function pgliteStartParams(): string[] {
+  return [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 }
