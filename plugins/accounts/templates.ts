@@ -1,4 +1,4 @@
-import type { MailTemplateLike } from './services/account-mail.js';
+import type { MailTemplate } from '../../core/contracts/mail.js';
 
 /**
  * Emails of the accounts plugin, in English and Italian. `{{key}}` placeholders are filled from
@@ -12,7 +12,7 @@ const html = (body: string, link?: string, cta?: string): string =>
     : '') +
   '</body></html>';
 
-export const ACCOUNT_TEMPLATES: MailTemplateLike[] = [
+export const ACCOUNT_TEMPLATES: MailTemplate[] = [
   {
     name: 'accounts.verify_email',
     subject: { en: 'Confirm your email address', it: 'Conferma il tuo indirizzo email' },

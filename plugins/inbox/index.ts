@@ -1,6 +1,5 @@
 import { asValue } from 'awilix';
-import type { MailerPort } from '../../core/contracts/mail.js';
-import { optional, selected } from '../../core/kernel/cradle.js';
+import { optional, selected, type Cradle } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { DnsLookup } from '../../core/net/dns.js';
 import { inboxOptionsSchema, type InboxOptions } from './options.js';
@@ -8,18 +7,9 @@ import { channelRoutes } from './routes/channels.js';
 import { domainRoutes } from './routes/domains.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { ChannelService, defaultSender } from './services/channels.js';
-import {
-  defaultBrandDirectory,
-  type BrandDirectory,
-  type InboxDeps,
-  type PlanCatalogPort,
-  type PlanLimitsPort,
-  type TicketPort,
-  type WorkspacePort,
-} from './services/deps.js';
+import { defaultBrandDirectory, type InboxDeps } from './services/deps.js';
 import { DomainService } from './services/domains.js';
 import { InboundPipeline } from './services/pipeline.js';
-import type { GuardLike } from './services/sending.js';
 import { INBOX_MAIL_TEMPLATES } from './services/templates.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -88,7 +78,7 @@ export default definePlugin<InboxOptions>({
     const domains = new DomainService(deps);
     const pipeline = new InboundPipeline(deps);
     // Replies of a workspace with a verified custom sending domain leave from it.
-    const guard: GuardLike = {
+    const guard: Cradle['whiteLabelGuard'] = {
       async check({ trx, orgId, workspace }) {
         const ws = await deps.workspaces.get(orgId, workspace.id, trx);
         const sending = await channels.sendingOf(trx, ws);

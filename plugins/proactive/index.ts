@@ -16,14 +16,7 @@ import { ConnectorPoller, POLL_SWEEP_MS } from './services/poller.js';
 import { GroupWriter } from './services/group-writer.js';
 import { IngestQueue } from './services/ingest-queue.js';
 import { IngestService } from './services/ingest.js';
-import {
-  ProactiveTickets,
-  type BillingGatePort,
-  type PlanCatalogPort,
-  type PlanLimitsPort,
-  type SubscriberServicePort,
-  type TicketServicePort,
-} from './services/proactive-tickets.js';
+import { ProactiveTickets } from './services/proactive-tickets.js';
 import { declarePersonalData } from './services/personal-data.js';
 import { purgeExpiredEvents } from './services/retention.js';
 import { SourceMapService } from './services/sourcemaps.js';

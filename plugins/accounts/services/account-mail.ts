@@ -1,20 +1,5 @@
 import type { Knex } from 'knex';
-
-/** The part of the mail plugin's `mailer` this plugin uses. */
-export interface MailerLike {
-  registerTemplates(templates: MailTemplateLike[]): void;
-  enqueue(
-    trx: Knex,
-    message: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> },
-  ): Promise<unknown>;
-}
-
-export interface MailTemplateLike {
-  name: string;
-  subject: { en: string; it: string };
-  text: { en: string; it: string };
-  html?: { en: string; it: string };
-}
+import type { MailerPort } from '../../../core/contracts/mail.js';
 
 export type Locale = 'en' | 'it';
 export const asLocale = (v: string | null | undefined): Locale => (v === 'it' ? 'it' : 'en');
@@ -27,7 +12,7 @@ export class AccountMail {
   private readonly base: string;
 
   constructor(
-    private readonly mailer: MailerLike,
+    private readonly mailer: Pick<MailerPort, 'enqueue'>,
     publicBaseUrl: string,
   ) {
     this.base = publicBaseUrl.replace(/\/+$/, '');

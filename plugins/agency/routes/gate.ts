@@ -2,11 +2,10 @@ import type { Request, ServerRoute } from '@hapi/hapi';
 import type { Knex } from 'knex';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 
 /** The accounts plugin's plan catalog, as far as the gate uses it. */
-export interface AgencyPlanPort {
-  hasFeature(planId: string | null | undefined, feature: string): boolean;
-}
+export type AgencyPlanPort = Pick<Cradle['planCatalog'], 'hasFeature'>;
 
 /**
  * Agency features belong to agency organizations on a plan with the `agency` feature (plans in

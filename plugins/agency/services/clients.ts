@@ -5,9 +5,7 @@ import type { Cradle } from '../../../core/kernel/cradle.js';
 import { assertAgency } from './partner.js';
 
 /** The brand plugin's directory, as far as the agency reads it. */
-export interface BrandDirectoryPort {
-  workspaceBrand(db: Knex, ws: unknown): Promise<Record<string, unknown>>;
-}
+export type BrandDirectoryPort = Pick<Cradle['brandDirectory'], 'workspaceBrand'>;
 
 /** The workspaces plugin's service, as far as the agency reads it. */
 export type WorkspaceReaderPort = Pick<Cradle['workspaceService'], 'get'>;

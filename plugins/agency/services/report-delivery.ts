@@ -11,7 +11,7 @@ async function lookOf(
 ): Promise<{ name: string; color: string }> {
   const profile = await d.brand().effectiveProfile(db, org.id, null);
   if (!profile) return { name: org.name, color: '#1f2328' };
-  return d.brand().lookOf(profile as never, org);
+  return d.brand().lookOf(profile, org);
 }
 
 // `reportIntro`: the client workspace's report_intro, read by the caller with its other fields.

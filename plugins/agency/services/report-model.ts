@@ -3,24 +3,14 @@ import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { MailerPort } from '../../../core/contracts/mail.js';
 import { httpError } from '../../../core/http/errors.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { ReportFigures, ReportLocale } from './report-texts.js';
 
 /** The brand plugin's service, as far as reports use it (the agency's own default profile). */
-export interface ReportBrandPort {
-  effectiveProfile(db: Knex, orgId: string, brandProfileId: string | null): Promise<unknown>;
-  lookOf(row: never, org: { badge_removal_addon: boolean }): { name: string; color: string };
-}
+export type ReportBrandPort = Pick<Cradle['brandService'], 'effectiveProfile' | 'lookOf'>;
 
 /** What a report reads of the analytics plugin (`supportMetrics`). */
-export interface ReportMetricsPort {
-  compute(q: {
-    orgId: string;
-    workspaceIds: string[] | null;
-    from: Date;
-    to: Date;
-    interval: 'week';
-  }): Promise<Record<string, unknown>>;
-}
+export type ReportMetricsPort = Pick<Cradle['supportMetrics'], 'compute'>;
 
 /** What the reports service works with (getters: the container resolves them when first used). */
 export interface AgencyReportsDeps {

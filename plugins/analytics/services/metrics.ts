@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 
 export type Interval = 'day' | 'week' | 'month';
 
@@ -49,14 +50,7 @@ export function buckets(from: Date, to: Date, interval: Interval): Date[] {
 }
 
 /** The fix loop's totals of a period, through the fixes plugin's `fixRecords` (its tables stay its own). */
-export interface FixTotalsPort {
-  jobTotals(q: {
-    orgId: string;
-    from: Date;
-    to: Date;
-    workspaceIds: string[] | null;
-  }): Promise<{ attempted: number; succeeded: number; cost_usd: number; fix_cost_usd: number }>;
-}
+export type FixTotalsPort = Pick<Cradle['fixRecords'], 'jobTotals'>;
 
 /**
  * Support metrics of an organization or a workspace over [from, to), computed from the tickets

@@ -5,21 +5,10 @@ import type { SignedInActor } from '../../../core/contracts/index.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
 import type { MailerPort } from '../../../core/contracts/mail.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 
 /** Billing's `creditLedger`, as far as approvals use it (absent when billing is off). */
-export interface SponsoredCreditsPort {
-  grant(
-    trx: Knex,
-    input: {
-      orgId: string;
-      source: 'sponsored';
-      fixes: number;
-      reference: string;
-      expiresAt: Date | null;
-      note?: string | null;
-    },
-  ): Promise<{ created: boolean }>;
-}
+export type SponsoredCreditsPort = Pick<Cradle['creditLedger'], 'grant'>;
 
 export const SPONSORSHIP_DECISION_TEMPLATES = [
   {

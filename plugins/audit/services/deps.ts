@@ -3,11 +3,11 @@ import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { httpError } from '../../../core/http/errors.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { AuditOptions } from '../options.js';
 
-export interface PlanCatalogPort {
-  hasFeature(planId: string | null | undefined, feature: string): boolean;
-}
+/** The accounts plugin's `planCatalog` (billing's over it when on). */
+export type PlanCatalogPort = Pick<Cradle['planCatalog'], 'hasFeature'>;
 
 /** What the audit plugin's services need, resolved lazily from the container. */
 export interface AuditDeps {

@@ -4,25 +4,10 @@ import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { systemActor } from '../../../core/http/actor.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { PaymentProvider } from '../../../core/contracts/index.js';
+import type { MailerPort } from '../../../core/contracts/mail.js';
 import type { BillingOptions } from '../options.js';
 import type { BillingPlanCatalog } from './plans.js';
 import type { CreditLedger } from './credit-ledger.js';
-
-/** The part of the mail plugin's `mailer` billing uses (structural: no import across plugins). */
-export interface MailerLike {
-  registerTemplates(templates: MailTemplateLike[]): void;
-  enqueue(
-    trx: Knex,
-    message: { orgId: string | null; template: string; locale: 'en' | 'it'; to: string; data: Record<string, unknown> },
-  ): Promise<unknown>;
-}
-
-export interface MailTemplateLike {
-  name: string;
-  subject: { en: string; it: string };
-  text: { en: string; it: string };
-  html?: { en: string; it: string };
-}
 
 /** What billing's services share. */
 export interface BillingDeps {
@@ -36,7 +21,7 @@ export interface BillingDeps {
   /** The active payment provider; null when config selects none (payments disabled). */
   provider: PaymentProvider | null;
   /** The mail plugin's mailer; null when mail is off. */
-  mailer: MailerLike | null;
+  mailer: Pick<MailerPort, 'registerTemplates' | 'enqueue'> | null;
   publicBaseUrl: string;
   clock: () => Date;
 }

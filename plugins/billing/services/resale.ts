@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { money, num, type ResaleRow } from '../models.js';
 import type { AuditedActor } from '../../../core/audit/audit-writer.js';
-import { locale, type BillingDeps, type MailTemplateLike } from './deps.js';
+import type { MailTemplate } from '../../../core/contracts/mail.js';
+import { locale, type BillingDeps } from './deps.js';
 import { OneAtATime } from './one-at-a-time.js';
 import { providerCall } from './provider-call.js';
 
@@ -231,7 +232,7 @@ export class Resales {
   }
 }
 
-export const RESALE_TEMPLATES: MailTemplateLike[] = [
+export const RESALE_TEMPLATES: MailTemplate[] = [
   {
     name: 'billing.resale_payment_link',
     subject: {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { num } from '../models.js';
 import type { AccountStore } from './account-store.js';
-import { locale, type BillingDeps, type MailTemplateLike } from './deps.js';
+import type { MailTemplate } from '../../../core/contracts/mail.js';
+import { locale, type BillingDeps } from './deps.js';
 
 /**
  * Spend cap mail: an alert when the period's spend reaches the alert ratio (80 %) of the cap, and
@@ -75,7 +76,7 @@ export async function ownerEmails(trx: Knex, orgId: string): Promise<string[]> {
   return rows.map((r) => r.email);
 }
 
-export const SPEND_TEMPLATES: MailTemplateLike[] = [
+export const SPEND_TEMPLATES: MailTemplate[] = [
   {
     name: 'billing.spend_cap_alert',
     subject: {

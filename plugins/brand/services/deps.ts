@@ -1,58 +1,30 @@
 /**
- * What the brand plugin needs of other plugins, declared as its own ports (the container gives
- * the real services: `workspaceService`, `planCatalog`, and the inbox's `domainService` and
- * `channelService` when the inbox is on).
+ * What the brand plugin needs of other plugins, as Picks of the services the container gives
+ * (`workspaceService`, `planCatalog`, and the inbox's `domainService` and `channelService` when
+ * the inbox is on).
  */
 import type { Knex } from 'knex';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
-import type { DnsRecord } from '../../../core/contracts/index.js';
-import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import type { DnsLookup } from '../../../core/net/dns.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { BrandOptions } from '../options.js';
 
-/** The workspace fields the brand plugin reads (the inbox's InboxWorkspace is a superset). */
-/** A workspace row as the workspaces plugin answers it (container entry `workspaceService`). */
-export type BrandWorkspace = Awaited<ReturnType<Cradle['workspaceService']['get']>>;
+/** The workspaces plugin's `workspaceService`, as far as the brand plugin uses it. */
+export type WorkspacePort = Pick<Cradle['workspaceService'], 'get' | 'open' | 'update'>;
+/** A workspace row as the workspaces plugin answers it. */
+export type BrandWorkspace = Awaited<ReturnType<WorkspacePort['get']>>;
 
-export interface WorkspacePort {
-  get(orgId: string, id: string, trx?: Knex): Promise<BrandWorkspace>;
-  open(principal: Principal, id: string, trx?: Knex): Promise<BrandWorkspace>;
-  update(
-    principal: Principal,
-    id: string,
-    input: { brand_profile_id: string | null },
-    meta: { ip?: string | null; userAgent?: string | null; requestId?: string | null },
-  ): Promise<BrandWorkspace>;
-}
-
-export interface PlanCatalogPort {
-  hasFeature(planId: string | null | undefined, feature: string): boolean;
-}
-
-/** An email domain of a brand, as the inbox keeps it. */
-export interface EmailDomainView {
-  name: string;
-  purpose: 'sending' | 'receiving';
-  status: string;
-  records: DnsRecord[];
-  verified_at: Date | null;
-}
+export type PlanCatalogPort = Pick<Cradle['planCatalog'], 'hasFeature'>;
 
 /** The inbox's domainService, as far as the brand plugin uses it. */
-export interface EmailDomainsPort {
-  ofBrand(db: Knex, orgId: string, brandProfileId: string): Promise<EmailDomainView[]>;
-}
+export type EmailDomainsPort = Pick<Cradle['domainService'], 'ofBrand'>;
+/** An email domain of a brand, as the inbox keeps it. */
+export type EmailDomainView = Awaited<ReturnType<EmailDomainsPort['ofBrand']>>[number];
 
 /** The inbox's channelService: how a workspace's replies would leave now. */
-export interface SendingPort {
-  sendingOf(
-    db: Knex,
-    ws: BrandWorkspace,
-  ): Promise<{ kind: string; missing: string[]; sender: { address: string; name: string } | null }>;
-}
+export type SendingPort = Pick<Cradle['channelService'], 'sendingOf'>;
 
 export interface BrandDeps {
   readonly db: Knex;

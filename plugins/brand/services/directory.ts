@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { BrandProfileRow } from '../models.js';
 import { baseUrl, orgFacts, type BrandDeps, type BrandWorkspace, type OrgFacts } from './deps.js';
 import type { BrandService } from './profiles.js';
@@ -28,19 +29,8 @@ export const WHITE_LABEL_MISSING = [
 export const isClientWorkspace = (org: Pick<OrgFacts, 'type'>, ws: Pick<BrandWorkspace, 'client_name'>): boolean =>
   org.type === 'agency' && !!ws.client_name?.trim();
 
-/** The guard shape the tickets plugin calls before a draft leaves (its WhiteLabelGuard). */
-export interface GuardInput {
-  trx: Knex;
-  orgId: string;
-  workspace: { id: string };
-  ticketId: string;
-}
-export type GuardDecision =
-  | { allowed: true; from?: { address: string; name?: string } }
-  | { allowed: false; code: string; message: string; details?: Record<string, unknown> };
-export interface Guard {
-  check(input: GuardInput): Promise<GuardDecision>;
-}
+/** The guard the tickets plugin calls before a draft leaves (its `whiteLabelGuard`). */
+type Guard = Cradle['whiteLabelGuard'];
 
 /**
  * The brand seams other plugins read: the inbox's `brandDirectory` (whose domains a workspace

@@ -5,14 +5,21 @@ import { cssFontStack } from './fonts.js';
 import { plainLook } from './preview.js';
 import type { BrandService } from './profiles.js';
 
-/** The mail plugin's MailBrand (declared here as the brand plugin's side of the seam). */
+/** How one mail is branded (the mail plugin renders it: header, font, badge, sender). */
 export interface MailBrandOut {
+  /** Brand name shown as text when there is no logo, and the logo's alt text. */
   name: string;
+  /** Absolute https/http URL of the logo; null shows the name as text. */
   logoUrl: string | null;
+  /** Header background behind white text (already WCAG AA adjusted). */
   color: string;
+  /** CSS font-family stack. */
   fontStack: string;
+  /** Whether the engine badge shows (false only with the badge removal add-on). */
   showBadge: boolean;
+  /** Verified sender of the brand (a verified sending domain), used when the caller gives no `from`. */
   from: { address: string; name?: string } | null;
+  /** Display name at the default address when there is no verified sender; null keeps the default name. */
   fromName: string | null;
 }
 

@@ -86,10 +86,7 @@ export class IntakeService {
     if (!tickets) return 'tickets_unavailable';
     if ((await this.d.workspaces().get(repo.org_id, repo.workspace_id, trx)).archived_at) return 'workspace_archived';
     const limits = this.d.planLimits();
-    if (
-      limits?.check &&
-      !(await limits.check(trx, repo.org_id, 'tickets_per_month', { workspaceId: repo.workspace_id })).ok
-    )
+    if (limits && !(await limits.check(trx, repo.org_id, 'tickets_per_month', { workspaceId: repo.workspace_id })).ok)
       return 'plan_limit_reached';
     const login = typeof item.user?.login === 'string' ? item.user.login : 'unknown';
     const title = String(item.title ?? `#${item.number}`);

@@ -29,13 +29,8 @@ export interface Redirect {
   cookies: Record<string, string | null>;
 }
 
-interface UserRow extends SessionUser {
-  email: string;
-  code_host_login: string | null;
-  email_verified_at: Date | null;
-  disabled_at: Date | null;
-  removed_at: Date | null;
-}
+/** A member's account, as the accounts plugin stores it. */
+type UserRow = SessionUser;
 
 export class SignInService {
   private readonly states: StateStore;

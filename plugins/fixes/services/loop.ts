@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import type { AgentExecutor, JobResult, TicketCategory } from '../../../core/contracts/index.js';
 import { FixAttempt, FixDiagnosis, type FixJob } from '../models/index.js';
-import type { FixesDeps, LoopTicket, LoopWorkspace } from './deps.js';
+import type { FixesDeps, LoopTicket, LoopWorkspace, TicketEvent } from './deps.js';
 import type { JobQueue } from './job-queue.js';
 import { likelyDuplicate, type LikelyDuplicate } from './likely-duplicate.js';
 
@@ -92,7 +92,7 @@ export class FixLoop {
     ticket: LoopTicket,
     ws: LoopWorkspace,
     executor: AgentExecutor,
-    input: { repositoryId: string; notes?: string | null; event: string; instructions: string },
+    input: { repositoryId: string; notes?: string | null; event: TicketEvent; instructions: string },
   ): Promise<FixAttempt> {
     const last = (await FixAttempt.query(trx)
       .forOrg(ticket.org_id)

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { EmailDomain } from '../models/index.js';
 import type { InboxWorkspace } from './deps.js';
 
@@ -82,17 +81,4 @@ export function sendingSection(input: SendingInput): SendingSection {
   if (domainMissing.length === 0 && custom)
     return { ...base, kind: 'custom', from: formatAddress(custom.address, custom.name), missing: [], sender: custom };
   return { ...base, kind: 'not_ready', from: defaultFrom, missing: domainMissing, sender: null };
-}
-
-/** The tickets plugin's WhiteLabelGuard shape (resolved under `whiteLabelGuard` at each send). */
-export interface GuardLike {
-  check(input: {
-    trx: Knex;
-    orgId: string;
-    workspace: { id: string };
-    ticketId: string;
-  }): Promise<
-    | { allowed: true; from?: { address: string; name?: string } }
-    | { allowed: false; code: string; message: string; details?: Record<string, unknown> }
-  >;
 }

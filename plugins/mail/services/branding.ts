@@ -4,39 +4,16 @@
  * badge unless removed) and leaves from the brand's sender. The brand is looked up through the
  * container key `mailBranding` (the brand plugin fills it); without it mail keeps the plain look.
  */
-import type { Knex } from 'knex';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import { escapeHtml as esc } from '../../../core/http/html.js';
 import type { MailLocale } from './templates.js';
 
+/** Container key `mailBranding` (the brand plugin's): the brand of a mail's workspace, or null (no workspace found). */
+export type MailBrandingPort = Pick<Cradle['mailBranding'], 'forMail'>;
 /** How one mail is branded: what the brand plugin's `mailBranding.forMail` answers. */
-export interface MailBrand {
-  /** Brand name shown as text when there is no logo, and the logo's alt text. */
-  name: string;
-  /** Absolute https/http URL of the logo; null shows the name as text. */
-  logoUrl: string | null;
-  /** Header background behind white text (already WCAG AA adjusted). */
-  color: string;
-  /** CSS font-family stack. */
-  fontStack: string;
-  /** Whether the engine badge shows (false only with the badge removal add-on). */
-  showBadge: boolean;
-  /** Verified sender of the brand (a verified sending domain), used when the caller gives no `from`. */
-  from: { address: string; name?: string } | null;
-  /** Display name at the default address when there is no verified sender; null keeps the default name. */
-  fromName: string | null;
-}
-
+export type MailBrand = NonNullable<Awaited<ReturnType<MailBrandingPort['forMail']>>>;
 /** Which workspace a mail belongs to: given, or the workspace of the ticket `ticketRef` names. */
-export interface MailBrandRef {
-  orgId: string;
-  workspaceId?: string;
-  ticketRef?: string;
-}
-
-/** Container key `mailBranding`: the brand of a mail's workspace, or null (no workspace found). */
-export interface MailBrandingPort {
-  forMail(trx: Knex, ref: MailBrandRef): Promise<MailBrand | null>;
-}
+export type MailBrandRef = Parameters<MailBrandingPort['forMail']>[1];
 
 export const BADGE_TEXT: Record<MailLocale, string> = { en: 'Support by Patchwell', it: 'Assistenza di Patchwell' };
 

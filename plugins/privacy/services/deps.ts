@@ -1,15 +1,13 @@
 import type { Knex } from 'knex';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
-import type { SignedInActor } from '../../../core/http/actor.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Logger } from 'pino';
 import type { PrivacyOptions } from '../options.js';
 import type { PersonalDataRegistry } from './registry.js';
 
 /** The billing plugin's actions this plugin uses (container key `billingActions`). */
-export interface BillingActionsPort {
-  cancel(actor: SignedInActor, key: string): Promise<void>;
-}
+export type BillingActionsPort = Pick<Cradle['billingActions'], 'cancel'>;
 
 export interface PrivacyDeps {
   readonly db: Knex;

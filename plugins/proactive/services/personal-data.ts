@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import { userKeyOf } from './grouping.js';
 
 interface Subject {
@@ -7,14 +8,7 @@ interface Subject {
 }
 
 /** The privacy plugin's registry (container key `personalData`), as far as proactive declares into it. */
-export interface PersonalDataPort {
-  declare(d: {
-    plugin: string;
-    table: string;
-    columns?: string[];
-    custom?: (trx: Knex.Transaction, orgId: string, s: Subject) => Promise<number>;
-  }): void;
-}
+export type PersonalDataPort = Pick<Cradle['personalData'], 'declare'>;
 
 /**
  * Where proactive keeps an end user, for the privacy plugin's erasure:

@@ -7,51 +7,16 @@ import { ErrorGroup, type GroupTrigger } from '../models.js';
 import { monthStart } from './error-group-overview.js';
 import { maskText, normalizeMessage } from './grouping.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 
 /** The parts of the tickets plugin's services this plugin calls (container keys ticketService, subscriberService). */
-export interface TicketServicePort {
-  createTicket(
-    trx: Knex,
-    input: {
-      orgId: string;
-      workspaceId: string;
-      origin: 'proactive';
-      subject: string;
-      errorGroupId: string;
-      category?: string;
-      priority?: string;
-      externalId?: string | null;
-      labels?: string[];
-      message?: { bodyText?: string | null; subject?: string | null };
-    },
-  ): Promise<{ id: string; org_id: string; workspace_id: string; customer_email: string | null }>;
-}
-export interface SubscriberServicePort {
-  subscribe(
-    trx: Knex,
-    ticket: never,
-    input: { email: string; source: 'proactive'; userHash?: string | null },
-  ): Promise<unknown>;
-}
+export type TicketServicePort = Pick<Cradle['ticketService'], 'createTicket'>;
+export type SubscriberServicePort = Pick<Cradle['subscriberService'], 'subscribe'>;
 /** Billing's planLimits (assert throws 402 plan_limit_reached with details.reason). */
-export interface PlanLimitsPort {
-  assert(
-    trx: Knex,
-    orgId: string,
-    limit: 'tickets_per_month',
-    context: { workspaceId?: string | null },
-  ): Promise<unknown>;
-}
+export type PlanLimitsPort = Pick<Cradle['planLimits'], 'assert'>;
 /** Billing's billingGate (checkJob tells whether the spend cap blocks jobs). */
-export interface BillingGatePort {
-  checkJob(
-    trx: Knex,
-    input: { orgId: string; workspaceId: string | null; kind: 'diagnosis'; estimatedCostUsd: number },
-  ): Promise<{ allowed: boolean; reason?: string; details?: Record<string, unknown> }>;
-}
-export interface PlanCatalogPort {
-  hasFeature(planId: string | null | undefined, feature: string): boolean;
-}
+export type BillingGatePort = Pick<Cradle['billingGate'], 'checkJob'>;
+export type PlanCatalogPort = Pick<Cradle['planCatalog'], 'hasFeature'>;
 
 export interface ProactiveTicketDeps {
   db: Knex;
@@ -273,14 +238,16 @@ export class ProactiveTickets {
       .limit(500)
       .select('user', 'user_key')) as Array<{ user: { email?: string } | string; user_key: string | null }>;
     const seen = new Set<string>();
-    const full = await trx('tickets').where({ org_id: g.org_id, id: ticket.id }).first();
+    const full = (await trx('tickets').where({ org_id: g.org_id, id: ticket.id }).first()) as Parameters<
+      SubscriberServicePort['subscribe']
+    >[1];
     for (const r of rows) {
       const u = typeof r.user === 'string' ? (JSON.parse(r.user) as { email?: string }) : r.user;
       const email = u?.email?.trim().toLowerCase();
       if (!email || seen.has(email) || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) continue;
       seen.add(email);
       if (seen.size > 100) break;
-      await subs.subscribe(trx, full as never, { email, source: 'proactive', userHash: r.user_key });
+      await subs.subscribe(trx, full, { email, source: 'proactive', userHash: r.user_key });
     }
   }
 

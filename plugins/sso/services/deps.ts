@@ -8,6 +8,7 @@ import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { PasswordHasher } from '../../../core/security/passwords.js';
 import type { Role } from '../../../core/http/auth.js';
 import type { SsoOptions } from '../options.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { DnsResolver } from './dns-resolver.js';
 
 /**
@@ -16,22 +17,15 @@ import type { DnsResolver } from './dns-resolver.js';
  * `authService.memberFor` (JIT provisioning), `sessionService.closeAllForUser`,
  * `memberService.close` (an address released to the organization that verified its domain).
  */
-export interface UserRow {
-  id: string;
-  org_id: string;
-  email: string;
-  name: string;
-  role: Role;
-  password_hash: string | null;
-  email_verified_at: Date | null;
-  disabled_at: Date | null;
-  removed_at: Date | null;
-  staff: boolean;
-  locale: string;
-  created_at: Date;
-  updated_at: Date;
-  [key: string]: unknown;
-}
+export type PlanCatalogPort = Pick<Cradle['planCatalog'], 'hasFeature'>;
+export type AuthServicePort = Pick<Cradle['authService'], 'signIn' | 'memberFor'>;
+export type SessionServicePort = Pick<Cradle['sessionService'], 'closeAllForUser'>;
+export type MemberServicePort = Pick<Cradle['memberService'], 'close'>;
+/** The accounts plugin's counter of failed password checks. */
+export type LoginThrottlePort = Pick<Cradle['loginThrottle'], 'admit' | 'failed' | 'succeeded'>;
+
+/** A user as the accounts plugin stores it. */
+export type UserRow = NonNullable<Awaited<ReturnType<AuthServicePort['memberFor']>>>['user'];
 
 export interface OrgRow {
   id: string;
@@ -43,56 +37,8 @@ export interface OrgRow {
   locale: string;
 }
 
-export interface PlanCatalogPort {
-  hasFeature(planId: string | null | undefined, feature: never): boolean;
-}
-
 /** The request parts a sign-in records (the client address follows core's one trust rule). */
 export type RequestLike = ClientRequest;
-
-export interface AuthServicePort {
-  signIn(
-    trx: Knex,
-    user: never,
-    call: { request: RequestLike; currentCookie: string | null },
-    sso?: boolean,
-  ): Promise<{ context: Record<string, unknown>; token: string | null }>;
-  /**
-   * The account of an address as a member of the organization, or (create) a new member with the
-   * role, audited and announced by the accounts plugin; 409 `email_taken` when the address belongs
-   * to another organization; null when there is none and create is false.
-   */
-  memberFor(
-    trx: Knex,
-    input: {
-      orgId: string;
-      email: string;
-      name?: string | null;
-      role: Role;
-      emailVerified: boolean;
-      create: boolean;
-      via: string;
-      metadata?: Record<string, unknown>;
-    },
-  ): Promise<{ user: UserRow; created: boolean } | null>;
-}
-
-export interface SessionServicePort {
-  closeAllForUser(db: Knex, user: { id: string; org_id: string }, reason: string, exceptId?: string): Promise<void>;
-}
-
-export interface MemberServicePort {
-  /** Closes the account: removed and disabled, its sessions, API tokens, emailed links and workspace grants ended. */
-  close(trx: Knex, user: { id: string; org_id: string; disabled_at: Date | null }, reason: string): Promise<void>;
-}
-
-/** The accounts plugin's counter of failed password checks (plugins/accounts/services/login-throttle.ts). */
-export interface LoginThrottlePort {
-  /** 429 rate_limited when this client may not try a password for this address now. */
-  admit(kind: string, email: string, ip: string, user: { id: string; org_id: string } | null): Promise<void>;
-  failed(kind: string, email: string, ip: string): Promise<void>;
-  succeeded(kind: string, email: string, ip: string): Promise<void>;
-}
 
 export interface SsoDeps {
   db: Knex;
@@ -135,7 +81,7 @@ export const hasPlanFeature = (
   d: Pick<SsoDeps, 'planCatalog'>,
   org: OrgRow,
   feature: 'sso' | 'approval_governance',
-): boolean => d.planCatalog.hasFeature(org.plan, feature as never);
+): boolean => d.planCatalog.hasFeature(org.plan, feature);
 
 /** The email's domain, lower-case. */
 export const emailDomain = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();

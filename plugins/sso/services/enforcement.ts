@@ -219,7 +219,7 @@ export class EnforcementService {
         .update({ used_at: new Date(), used_by_user_id: user.id })
         .returning('id')) as unknown[];
       if (spent.length !== 1) return null;
-      const result = await this.d.authService.signIn(trx, user as never, call, false);
+      const result = await this.d.authService.signIn(trx, user, call, false);
       await this.d.audit.record(trx, {
         orgId: org.id,
         actor: userActor(user, from),

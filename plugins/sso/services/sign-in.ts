@@ -199,7 +199,7 @@ export class SignInService {
         identity,
         requestDetails(call.request, this.d.config.server.trustProxy),
       );
-      const { token } = await this.d.authService.signIn(trx, user as never, call, true);
+      const { token } = await this.d.authService.signIn(trx, user, call, true);
       return { token: token!, redirect: this.afterSignInUrl(row.redirect_to) };
     });
   }
@@ -284,7 +284,7 @@ export class SignInService {
         .whereNull('removed_at')
         .first()) as UserRow | undefined;
       if (!user || user.disabled_at) throw new SsoFailure('account_disabled', 'this account is closed or disabled');
-      const { token: session } = await this.d.authService.signIn(trx, user as never, call, true);
+      const { token: session } = await this.d.authService.signIn(trx, user, call, true);
       return { token: session!, redirect: this.afterSignInUrl(row.redirect_to) };
     });
   }

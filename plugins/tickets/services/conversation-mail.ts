@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import { TicketMessage, type Ticket, type TicketDraft } from '../models/index.js';
-import type { MailAddress, TicketsDeps, TicketWorkspace } from './deps.js';
+import type { MailAddress } from '../../../core/contracts/mail.js';
+import type { TicketsDeps, TicketWorkspace } from './deps.js';
 import { replyAddress, threadingFor } from './threading.js';
 
 /** One mail of a ticket's conversation: what is sent, and how it is marked. */

@@ -1,36 +1,16 @@
 import type { Knex } from 'knex';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
-import type { Principal } from '../../../core/http/auth.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
 import type { FileLinks } from './file-links.js';
-import type { MailerPort } from '../../../core/contracts/mail.js';
-
-/** The workspace fields tickets read, from the workspaces plugin's `workspaceService`. */
-export interface TicketWorkspace {
-  id: string;
-  org_id: string;
-  name: string;
-  client_name: string | null;
-  locale: string;
-  inbound_address: string | null;
-  sla_first_response_minutes: number;
-  sla_resolution_minutes: number;
-  archived_at: Date | null;
-}
+import type { MailAddress, MailerPort } from '../../../core/contracts/mail.js';
 
 /** What tickets need of `workspaceService` (the workspaces plugin). */
-export interface WorkspaceReader {
-  get(orgId: string, id: string, trx?: Knex): Promise<TicketWorkspace>;
-  open(principal: Principal, id: string, trx?: Knex): Promise<TicketWorkspace>;
-  getMany(orgId: string, ids: string[], trx?: Knex): Promise<Map<string, TicketWorkspace>>;
-}
-
-export interface MailAddress {
-  address: string;
-  name?: string;
-}
+export type WorkspaceReader = Pick<Cradle['workspaceService'], 'get' | 'open' | 'getMany'>;
+/** A workspace as the workspaces plugin stores it. */
+export type TicketWorkspace = Awaited<ReturnType<WorkspaceReader['get']>>;
 
 /** What the white-label guard decides before a reply leaves (see WhiteLabelGuard). */
 export type WhiteLabelDecision =

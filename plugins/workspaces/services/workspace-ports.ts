@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Cradle } from '../../../core/kernel/cradle.js';
 
 /** Optional seam the billing plugin fills: fix credits a workspace can spend. */
 export interface FixCreditsProvider {
@@ -9,24 +9,11 @@ export interface FixCreditsProvider {
  * Optional seam the onboarding plugin fills (`executionRules`): the forbidden combinations of
  * execution settings; throws 422 forbidden_combination.
  */
-export interface ExecutionRulesPort {
-  assertAllowed(
-    choice: { mode: string; agent: string; auth: string | null; transport: string | null },
-    locale: string | null | undefined,
-    opts?: { patch?: boolean },
-  ): void;
-}
+export type ExecutionRulesPort = Pick<Cradle['executionRules'], 'assertAllowed'>;
 
 /**
  * Optional seam the billing plugin fills (`planLimits`): the plan's included workspaces. Throws
  * 402 plan_limit_reached (details.reason `workspaces_included`) when the plan allows no more;
  * `extra` says the new workspace is billed beyond the included ones.
  */
-export interface WorkspaceLimitsPort {
-  assert(
-    trx: Knex,
-    orgId: string,
-    limit: 'workspaces_included',
-    context: Record<string, never>,
-  ): Promise<{ extra: boolean; extraPriceUsd: number; allowed: number | boolean; used: number; plan: string }>;
-}
+export type WorkspaceLimitsPort = Pick<Cradle['planLimits'], 'assert'>;
