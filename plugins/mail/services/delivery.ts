@@ -10,7 +10,7 @@ import {
 import type { MailMessage } from '../models/mail-message.js';
 import { MAIL_REQUESTED } from './mailer.js';
 
-export type DeliveryOutcome = 'sent' | 'already_sent' | 'missing' | 'failed';
+export type DeliveryOutcome = 'sent' | 'already_sent' | 'missing' | 'failed' | 'busy';
 
 export interface MailDeliveryOptions {
   db: Knex;
@@ -58,8 +58,9 @@ export class MailDelivery {
   constructor(private readonly o: MailDeliveryOptions) {}
 
   /**
-   * Sends one mail. Resolves when it was sent, was sent before, does not exist, or failed for
-   * good (a permanent provider error); throws to have the bus retry (after recording the error).
+   * Sends one mail. Resolves when it was sent, was sent before, does not exist, failed for good (a permanent
+   * provider error) or is still held by another delivery at the last attempt; throws to have the bus retry (after
+   * recording the error, or while another delivery holds the mail).
    */
   async deliver(mailId: string, attempt: number): Promise<DeliveryOutcome> {
     const { db, log } = this.o;
@@ -69,7 +70,7 @@ export class MailDelivery {
       .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', db.fn.now()))
       .update({ attempts: db.raw('attempts + 1'), locked_until: ms(db, this.o.leaseMs), updated_at: db.fn.now() })
       .returning('*')) as Row[];
-    if (!row) return this.unclaimed(mailId);
+    if (!row) return this.unclaimed(mailId, attempt);
 
     let providerMessageId: string;
     try {
@@ -90,8 +91,9 @@ export class MailDelivery {
   }
 
   /**
-   * Announces again queued mail that nobody has touched for `idleMs` (younger than `maxAgeMs`):
-   * the in-process bus loses pending deliveries and retries when the process stops.
+   * Announces again queued mail (younger than `maxAgeMs`) that nobody has touched for `idleMs`, or whose send
+   * lease lapsed unfinished (a finished attempt clears it: its worker died mid-send): the in-process bus loses
+   * pending deliveries when the process stops, and a killed worker's redeliveries found the mail still held.
    */
   async requeueStuck(idleMs: number, maxAgeMs = 24 * 60 * 60 * 1000): Promise<number> {
     const { db, outbox } = this.o;
@@ -99,9 +101,12 @@ export class MailDelivery {
       const rows = (await trx('mail_messages')
         .select('id', 'org_id')
         .where('status', 'queued')
-        .where('updated_at', '<', ago(trx, idleMs))
         .where('created_at', '>', ago(trx, maxAgeMs))
-        .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', trx.fn.now()))
+        .where((q) =>
+          q
+            .where((idle) => idle.whereNull('locked_until').where('updated_at', '<', ago(trx, idleMs)))
+            .orWhere('locked_until', '<', trx.fn.now()),
+        )
         .orderBy('updated_at')
         .limit(100)
         .forUpdate()
@@ -113,7 +118,7 @@ export class MailDelivery {
             'id',
             rows.map((r) => r.id),
           )
-          .update({ updated_at: trx.fn.now() });
+          .update({ updated_at: trx.fn.now(), locked_until: null });
         this.o.log.warn({ mailIds: rows.map((r) => r.id) }, 'queued mail announced again');
       }
       return rows.length;
@@ -132,7 +137,7 @@ export class MailDelivery {
     return deleted.length;
   }
 
-  private async unclaimed(mailId: string): Promise<DeliveryOutcome> {
+  private async unclaimed(mailId: string, attempt: number): Promise<DeliveryOutcome> {
     const row = (await this.o.db('mail_messages').where({ id: mailId }).first('status')) as
       { status: string } | undefined;
     if (!row) {
@@ -142,6 +147,12 @@ export class MailDelivery {
     if (row.status === 'sent') {
       this.o.log.debug({ mailId }, 'mail already sent; not sending again');
       return 'already_sent';
+    }
+    // Held by another delivery: come back later. At the last attempt the holder may have died with its lease (a
+    // killed worker): not a dead letter, since requeueStuck announces a mail whose lease lapsed unfinished.
+    if (attempt >= this.o.maxAttempts) {
+      this.o.log.warn({ mailId, attempt }, 'mail held by another delivery; left to its lease');
+      return 'busy';
     }
     throw new MailBusyError(`mail ${mailId} is being sent by another worker`);
   }

@@ -118,6 +118,11 @@ t.test('mail delivery through the bus', async (t) => {
       'the first delivery claimed the mail',
     );
     await t.rejects(delivery.deliver(mailId, 1), { name: 'MailBusyError' }, 'the second is told to come back later');
+    t.equal(
+      await delivery.deliver(mailId, 2),
+      'busy',
+      'at its last attempt it is left to the lease, not dead-lettered',
+    );
     release();
     t.equal(await first, 'sent');
     t.equal(await delivery.deliver(mailId, 2), 'already_sent', 'a late one sends nothing');
@@ -141,6 +146,32 @@ t.test('mail delivery through the bus', async (t) => {
       .where({ id: lost })
       .update({ updated_at: db.raw(`now() - interval '1 hour'`) });
     t.equal(await delivery.requeueStuck(60_000), 1, 'the idle mail is announced again');
+
+    // A worker killed mid-send leaves its lease behind: once the lease lapses the mail is announced again at once.
+    const held = await db.transaction(async (trx) => {
+      const id = await mailer.enqueue(trx, {
+        orgId: 'org_b',
+        template: NOTICE.name,
+        locale: 'en',
+        to: 'gus@example.test',
+        data,
+      });
+      await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
+      await trx('mail_messages')
+        .where({ id })
+        .update({ attempts: 1, locked_until: trx.raw(`now() + interval '1 hour'`) });
+      return id;
+    });
+    t.equal(await delivery.requeueStuck(60 * 60_000), 0, 'a held mail is left to its holder');
+    await db('mail_messages')
+      .where({ id: held })
+      .update({ locked_until: db.raw(`now() - interval '1 second'`) });
+    t.equal(
+      await delivery.requeueStuck(60 * 60_000),
+      1,
+      'a lapsed lease is announced again without waiting for idleMs',
+    );
+    await outbox.waitFor((e) => e.to.includes('gus@example.test'));
     await outbox.waitFor((e) => e.to.includes('finn@example.test'));
     t.equal(
       (await until(async () => ((await mailRow(db, lost))?.status === 'sent' ? mailRow(db, lost) : null), 'sent'))
