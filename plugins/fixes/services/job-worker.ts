@@ -76,10 +76,16 @@ export class JobWorker {
     while (!this.stopped && this.inFlight.size < this.d.options.maxConcurrentJobs) {
       const job = await this.queue.claim(this.owner, this.executorNames());
       if (!job) return;
-      const p = this.run(job).finally(() => {
-        this.inFlight.delete(job.id);
-        this.kick();
-      });
+      // run() records a failure with queue.fail(); when that write fails too (the database is gone), the
+      // lease expires and the job runs again: logged here, never an unhandled rejection that ends the worker.
+      const p = this.run(job)
+        .catch((err: unknown) =>
+          this.d.log.error({ err, jobId: job.id }, 'fixes: job ended unrecorded; its lease expires'),
+        )
+        .finally(() => {
+          this.inFlight.delete(job.id);
+          this.kick();
+        });
       this.inFlight.set(job.id, p);
     }
   }
