@@ -1,8 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { Connection, type Consumer, type ConnectionOptions, type Envelope, type Publisher } from 'rabbitmq-client';
 import type { Bus, ConsumerOptions, DeadLetter, MessageHandler, OutgoingMessage } from './bus.js';
 import { listDeadLetters } from './dead-letters.js';
 import { RabbitDelivery, messageProperties, type ConsumerDef } from './rabbit-delivery.js';
+import {
+  declareQueues,
+  featuresOf,
+  isPreconditionFailed,
+  preferredType,
+  QueueMismatchError,
+  readBrokerVersion,
+  type BrokerFeatures,
+  type QueuePlan,
+  type QueueDeclaration,
+} from './rabbit-queues.js';
 import { envelopeJson, errorMessage, silentLog, withTimeout, type BusConfig, type BusLog } from './support.js';
 
 export interface RabbitBusOptions {
@@ -34,8 +46,10 @@ interface ConsumerRuntime {
  *   republished (with confirms) to `<exchange>.<name>.retry`, where each message waits for its
  *   back-off (`expiration`) and is then dead-lettered back to the main queue through the default
  *   exchange; after maxAttempts it goes to `<exchange>.<name>.dead` and the `dead_letters` table.
- * The attempt number travels in the `x-attempt` header. rabbitmq-client reconnects by itself
- * and re-declares the topology on every new channel.
+ * The attempt number travels in the `x-attempt` header. Queues are quorum or classic per
+ * `bus.queueType` (rabbit-queues.ts). rabbitmq-client reconnects by itself and re-declares the
+ * topology on every new channel, so consumers resume after a channel error, a connection loss or a
+ * deleted queue.
  */
 export class RabbitBus implements Bus {
   readonly kind = 'rabbitmq' as const;
@@ -50,6 +64,11 @@ export class RabbitBus implements Bus {
   private consuming = false;
   private lastError: string | null = null;
   private blockedReason: string | null = null;
+  private features: BrokerFeatures | null = null;
+  /** Consumers that cannot start, with why (health() reports them). */
+  private readonly problems = new Map<string, string>();
+  /** Consumer setups begun (by name); a setup waits for the broker in the background. */
+  private readonly setups = new Map<string, Promise<void>>();
   private readonly delivery: RabbitDelivery;
 
   constructor(
@@ -70,7 +89,9 @@ export class RabbitBus implements Bus {
    */
   async start(): Promise<void> {
     if (this.conn) return;
-    const conn = new Connection({ ...this.options.connection, url: this.url });
+    // Reconnect back-off 1 s → 5 s (rabbitmq-client's default tops out at 30 s): an idle api process
+    // is back (and ready) within seconds of the broker.
+    const conn = new Connection({ retryLow: 1000, retryHigh: 5000, ...this.options.connection, url: this.url });
     this.conn = conn;
     this.watchConnection(conn);
     this.publisher = conn.createPublisher({ confirm: true, maxAttempts: 2, exchanges: [this.exchangeDeclaration()] });
@@ -127,7 +148,7 @@ export class RabbitBus implements Bus {
   async startConsumers(): Promise<void> {
     this.started();
     this.consuming = true;
-    const pending = [...this.defs.values()].filter((def) => !this.runtimes.some((r) => r.def === def));
+    const pending = [...this.defs.values()].filter((def) => !this.setups.has(def.name));
     await Promise.all(pending.map((def) => this.startConsumer(def)));
   }
 
@@ -148,6 +169,8 @@ export class RabbitBus implements Bus {
     await Promise.allSettled([...this.runtimes.map((r) => r.requeuer.close()), this.publisher?.close()]);
     if (this.config.deleteQueuesOnStop) await this.deleteTopology(conn);
     this.runtimes.length = 0;
+    this.setups.clear();
+    this.problems.clear();
     this.publisher = null;
     this.conn = null;
     if (reachable) await conn.close();
@@ -155,6 +178,11 @@ export class RabbitBus implements Bus {
 
   async health(): Promise<{ ok: boolean; detail?: string }> {
     if (!this.conn) return { ok: false, detail: 'not started' };
+    const [problem] = this.problems.entries();
+    if (problem) return { ok: false, detail: `consumer ${problem[0]}: ${problem[1]}` };
+    // Blocked (a memory or disk alarm): publishing waits, the api keeps working through the outbox.
+    if (this.conn.ready && this.blockedReason)
+      return { ok: true, detail: `connected, blocked by the broker: ${this.blockedReason}` };
     if (this.conn.ready) return { ok: true, detail: 'connected' };
     if (this.blockedReason) return { ok: false, detail: `blocked by the broker: ${this.blockedReason}` };
     return { ok: false, detail: `disconnected${this.lastError ? `: ${this.lastError}` : ''}` };
@@ -192,24 +220,69 @@ export class RabbitBus implements Bus {
     return { exchange: this.config.exchange, type: 'topic', durable: true };
   }
 
+  /**
+   * Declares the consumer's queues (their type per `bus.queueType`, see rabbit-queues.ts) and starts
+   * consuming. Waits up to connectTimeoutMs; a broker that is not reachable yet is waited for in the
+   * background. A queue of another type than an explicit `bus.queueType` rejects (the worker does not
+   * start half-consuming) and stays in health() until fixed.
+   */
   private async startConsumer(def: ConsumerDef): Promise<void> {
-    const { conn } = this.started();
-    const { main, retry, dead } = def.queues;
+    const setup = this.setupConsumer(def);
+    this.setups.set(def.name, setup);
+    setup.catch(() => undefined); // a failure after the wait below is logged by setupConsumer
+    try {
+      await withTimeout(this.connectTimeoutMs, `consumer ${def.name} setup`, setup);
+    } catch (err) {
+      if (err instanceof QueueMismatchError) throw err;
+      this.log.error(
+        { consumer: def.name, err: errorMessage(err) },
+        'consumer not ready yet; it starts when RabbitMQ is reachable',
+      );
+    }
+  }
+
+  private async setupConsumer(def: ConsumerDef): Promise<void> {
+    for (let attempt = 1; this.consuming; attempt++) {
+      const conn = this.conn;
+      if (!conn) return;
+      try {
+        const features = await this.brokerFeatures();
+        const plan = await withTimeout(
+          this.connectTimeoutMs,
+          `declaring the queues of ${def.name}`,
+          declareQueues(conn, def.queues, this.config.queueType, features, this.log),
+        );
+        if (!this.consuming || this.conn !== conn) return;
+        const consumer = this.createConsumer(conn, def, plan);
+        await new Promise<void>((resolve) => consumer.once('ready', resolve));
+        this.problems.delete(def.name);
+        this.log.debug({ consumer: def.name, queue: def.queues.main, type: queueTypeOf(plan.main) }, 'consumer ready');
+        return;
+      } catch (err) {
+        if (err instanceof QueueMismatchError) {
+          this.problems.set(def.name, err.message);
+          this.log.error({ consumer: def.name, err: err.message }, 'consumer NOT started: queue type mismatch');
+          throw err;
+        }
+        if (attempt === 1)
+          this.log.warn({ consumer: def.name, err: errorMessage(err) }, 'consumer setup failed; retrying');
+        await sleep(Math.min(250 * 2 ** Math.min(attempt, 5), 5_000));
+      }
+    }
+  }
+
+  private createConsumer(conn: Connection, def: ConsumerDef, plan: QueuePlan): Consumer {
+    const { main } = def.queues;
     // The requeuer declares the retry and dead queues on every channel it opens, so they exist
     // before anything is sent there, also after a broker restart or a manual delete.
-    const requeuer = conn.createPublisher({
-      confirm: true,
-      maxAttempts: 2,
-      queues: [
-        { queue: retry, durable: true, arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': main } },
-        { queue: dead, durable: true },
-      ],
-    });
+    const requeuer = conn.createPublisher({ confirm: true, maxAttempts: 2, queues: [plan.retry, plan.dead] });
+    // rabbitmq-client sets the consumer up again on a new channel after a channel error, a
+    // connection loss or a basic.cancel (queue deleted): declarations, bindings, qos, consume.
     const consumer = conn.createConsumer(
       {
         queue: main,
         // Messages the bus cannot even read are nacked without requeue and land in `.dead`.
-        queueOptions: { durable: true, arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': dead } },
+        queueOptions: plan.main,
         exchanges: [this.exchangeDeclaration()],
         queueBindings: def.patterns.map((routingKey) => ({ exchange: this.config.exchange, queue: main, routingKey })),
         qos: { prefetchCount: def.prefetch },
@@ -218,36 +291,41 @@ export class RabbitBus implements Bus {
       },
       (msg) => this.delivery.onDelivery(def, requeuer, msg),
     );
-    consumer.on('error', (err: unknown) =>
-      this.log.warn({ consumer: def.name, err: errorMessage(err) }, 'RabbitMQ consumer error'),
-    );
+    consumer.on('error', (err: unknown) => {
+      if (isPreconditionFailed(err)) {
+        // Someone re-created the queue with other arguments: setup retries forever, say why once per error.
+        this.problems.set(def.name, errorMessage(err));
+        this.log.error(
+          { consumer: def.name, queue: main, err: errorMessage(err) },
+          'RabbitMQ refuses the consumer queue declaration (PRECONDITION_FAILED); see docs/bus.md, "Moving to quorum queues"',
+        );
+        return;
+      }
+      this.log.warn({ consumer: def.name, err: errorMessage(err) }, 'RabbitMQ consumer error');
+    });
+    consumer.on('ready', () => this.problems.delete(def.name));
     this.runtimes.push({ def, consumer, requeuer });
-    await this.waitReady(def, consumer);
+    return consumer;
   }
 
-  private async waitReady(def: ConsumerDef, consumer: Consumer): Promise<void> {
-    const ready = new Promise<void>((resolve) => consumer.once('ready', resolve));
-    try {
-      await withTimeout(this.connectTimeoutMs, `consumer ${def.name} setup`, ready);
-      await this.declareRetryQueues(def);
-    } catch (err) {
-      this.log.error(
-        { consumer: def.name, err: errorMessage(err) },
-        'consumer not ready yet; it starts when RabbitMQ is reachable',
+  /** The broker's version (read once per process); unknown → classic queues with `auto`, logged. */
+  private async brokerFeatures(): Promise<BrokerFeatures> {
+    if (this.features) return this.features;
+    const version = await readBrokerVersion(this.url, Math.min(this.connectTimeoutMs, 5_000));
+    const features = featuresOf(version);
+    if (version) {
+      this.features = features;
+      this.log.info(
+        { version, queueType: preferredType(this.config.queueType, features), setting: this.config.queueType },
+        `RabbitMQ ${version}: consumer queues are ${preferredType(this.config.queueType, features)}`,
+      );
+    } else if (this.config.queueType === 'auto') {
+      this.log.warn(
+        { url: redactUrl(this.url) },
+        'RabbitMQ version not readable; bus.queueType auto declares classic queues',
       );
     }
-  }
-
-  /** Eager declaration so operators see `.retry` and `.dead` before the first failure. */
-  private async declareRetryQueues(def: ConsumerDef): Promise<void> {
-    const { conn } = this.started();
-    const { main, retry, dead } = def.queues;
-    await conn.queueDeclare({
-      queue: retry,
-      durable: true,
-      arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': main },
-    });
-    await conn.queueDeclare({ queue: dead, durable: true });
+    return features;
   }
 
   private async deleteTopology(conn: Connection): Promise<void> {
@@ -269,4 +347,14 @@ export class RabbitBus implements Bus {
       this.log.warn({ err: errorMessage(err) }, 'topology cleanup failed');
     }
   }
+}
+
+function queueTypeOf(declaration: QueueDeclaration): string {
+  return declaration.arguments['x-queue-type'] === 'quorum' ? 'quorum' : 'classic';
+}
+
+function redactUrl(url: string): string {
+  const u = new URL(url);
+  u.password = u.password ? '***' : '';
+  return u.toString();
 }

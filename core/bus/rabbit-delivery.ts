@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { ConsumerStatus, type AsyncMessage, type Envelope, type Publisher } from 'rabbitmq-client';
 import type { BusMessage, MessageHandler, OutgoingMessage } from './bus.js';
+import { isDatabaseUnavailable } from '../data/unavailable.js';
 import { recordDeadLetter } from './dead-letters.js';
 import { backoffDelay, envelopeJson, errorMessage, readEnvelope, withTimeout, type BusLog } from './support.js';
 
@@ -50,6 +51,16 @@ export class RabbitDelivery {
       await def.handler(message);
       return ConsumerStatus.ACK;
     } catch (err) {
+      if (isDatabaseUnavailable(err)) {
+        // Postgres restarting is nobody's fault: the attempt is not spent (an outage longer than the
+        // retry span would dead-letter everything in flight). Requeued after a pause, same attempt.
+        this.log.warn(
+          { consumer: def.name, messageId: message.id, attempt, err: errorMessage(err) },
+          'database unavailable; message requeued without spending an attempt',
+        );
+        await sleep(Math.min(Math.max(backoffDelay(def.backoffMs, 1), 250), 5_000));
+        return ConsumerStatus.REQUEUE;
+      }
       await this.afterFailure(def, requeuer, message, err);
       return ConsumerStatus.ACK;
     }

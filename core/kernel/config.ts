@@ -41,6 +41,12 @@ export interface AppConfig {
     outboxPollMs: number;
     outboxBatch: number;
     deleteQueuesOnStop: boolean;
+    /** RabbitMQ queue type of consumer queues: `auto` = quorum when the broker has them (3.8+), else classic. */
+    queueType: 'auto' | 'quorum' | 'classic';
+  };
+  scheduler: {
+    /** How often a follower tries to take the lead, and a leader checks the session holding its lock. */
+    electionMs: number;
   };
   security: {
     secretKeys: string | null;
@@ -116,7 +122,11 @@ export const configSchema = Joi.object<AppConfig>({
     outboxPollMs: Joi.number().integer().min(10).required(),
     outboxBatch: Joi.number().integer().min(1).max(10000).required(),
     deleteQueuesOnStop: Joi.boolean().required(),
+    queueType: Joi.string().valid('auto', 'quorum', 'classic').default('auto'),
   }).required(),
+  scheduler: Joi.object({
+    electionMs: Joi.number().integer().min(100).max(600_000).default(5_000),
+  }).default({ electionMs: 5_000 }),
   security: Joi.object({
     secretKeys: Joi.string().allow(null).required(),
     passwordHashCost: Joi.number().integer().min(10).max(20).required(),
@@ -224,6 +234,7 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
   if (env.PGLITE_TEMPLATE)
     set('database.pgliteTemplate', env.PGLITE_TEMPLATE !== 'false' && env.PGLITE_TEMPLATE !== '0');
   if (env.AMQP_URL) set('bus.url', env.AMQP_URL);
+  if (env.BUS_QUEUE_TYPE) set('bus.queueType', env.BUS_QUEUE_TYPE);
   if (env.SECRET_KEYS) set('security.secretKeys', env.SECRET_KEYS);
   if (env.LOG_LEVEL) set('log.level', env.LOG_LEVEL);
   if (env.SENTRY_DSN) set('sentry.dsn', env.SENTRY_DSN);
