@@ -8,7 +8,8 @@
  */
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type AppConfig } from '../core/kernel/config.js';
-import { ALL_ROLES, createApp } from '../core/kernel/app.js';
+import type { Logger } from 'pino';
+import { ALL_ROLES, createApp, type StopProgress } from '../core/kernel/app.js';
 import { builtinAdapters } from '../adapters/index.js';
 import { builtinPlugins } from '../plugins/index.js';
 import { createLogger } from '../core/kernel/logger.js';
@@ -53,6 +54,7 @@ async function runApp(config: AppConfig, roles: Role[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'patchwell stopping');
+    hardDeadline(app.config, app.log, () => app.stopProgress);
     try {
       await app.stop();
       process.exit(0);
@@ -63,6 +65,32 @@ async function runApp(config: AppConfig, roles: Role[]): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Beyond the drain timeout app.stop() may use this much for its other (bounded) steps. */
+const SHUTDOWN_MARGIN_MS = 5000;
+
+/**
+ * The last resort of a stop: once server.shutdownTimeoutMs plus a margin has passed, log the step
+ * that hangs and exit 1 (an orchestrator would SIGKILL later, with nothing in the log).
+ */
+function hardDeadline(
+  config: AppConfig,
+  log: Pick<Logger, 'fatal'>,
+  progress: () => StopProgress | null,
+  extra = 0,
+): void {
+  const ms = config.server.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS + extra;
+  setTimeout(() => {
+    const state = progress();
+    const step = state?.step ?? 'stopping the api processes';
+    log.fatal(
+      { step, done: state?.done ?? [], ms },
+      `patchwell: stop still running after ${ms} ms, hung in: ${step}; exiting`,
+    );
+    process.stderr.write(`patchwell: stop hung in "${step}" after ${ms} ms; exiting with status 1\n`);
+    process.exit(1);
+  }, ms).unref();
 }
 
 /**
@@ -98,6 +126,8 @@ async function runPrimary(config: AppConfig, roles: Role[], processes: number): 
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'patchwell stopping');
+    // The api processes get their own deadline first (SIGKILL below), then this process its stop.
+    hardDeadline(config, log, () => app?.stopProgress ?? null, config.server.shutdownTimeoutMs + 5000);
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is NonNullable<typeof w> => !!w);
     const exited = workers.map(
       (w) => new Promise<void>((resolve) => (w.isDead() ? resolve() : w.once('exit', () => resolve()))),

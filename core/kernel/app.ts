@@ -45,9 +45,24 @@ export interface App {
   adapters: LoadedAdapter[];
   /** Starts the bus, and per role: consumers and outbox relay (worker), the scheduler, the HTTP listener (api). */
   start(opts?: { listen?: boolean; scheduler?: boolean }): Promise<void>;
-  /** Graceful stop: drain HTTP, stop scheduler and relay, finish in-flight messages, close pools. */
+  /**
+   * Graceful stop: drain HTTP, stop scheduler and relay, finish in-flight messages, close pools. Each
+   * step is bounded; rejects naming the steps that failed or timed out, after running all of them.
+   */
   stop(): Promise<void>;
+  /** Where a running stop() is (for the hard deadline's log line in bin/patchwell.ts). */
+  readonly stopProgress: StopProgress;
 }
+
+export interface StopProgress {
+  /** The step running now, null when none is. */
+  step: string | null;
+  /** Steps that finished. */
+  done: string[];
+}
+
+/** Least time a stop step gets, also once server.shutdownTimeoutMs is used up. */
+const STOP_STEP_FLOOR_MS = 500;
 
 export interface CreateAppOptions extends Registries {
   roles?: Iterable<Role>;
@@ -89,7 +104,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
     backoffMs: config.bus.backoffMs,
   });
   if (roles.has('worker')) outbox.onCommitted(() => relay.kick());
-  const scheduler = new Scheduler(db, log, { engine: dbInfo.engine });
+  const scheduler = new Scheduler(db, log, { engine: dbInfo.engine, electionMs: config.scheduler.electionMs });
   const authResolvers: AuthResolver[] = [];
   const rateLimiter = new RateLimiter(db);
   scheduleHousekeeping(scheduler, { db, relay, rateLimiter });
@@ -178,6 +193,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
   );
 
   let started = false;
+  const stopProgress: StopProgress = { step: null, done: [] };
   const app: App = {
     config,
     container,
@@ -203,19 +219,49 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
       else await server.initialize();
       started = true;
     },
+    stopProgress,
     async stop() {
+      // Every step is bounded, so one dependency that hangs (a frozen Postgres, a blocked broker, a
+      // deleted data directory) cannot hold the others; the steps after the drain share what is left of
+      // server.shutdownTimeoutMs, each with a floor. bin/patchwell.ts adds a hard deadline on top.
+      const began = Date.now();
+      const budget = config.server.shutdownTimeoutMs;
+      const failed: string[] = [];
+      const step = async (name: string, maxMs: number, work: () => unknown): Promise<void> => {
+        const ms = Math.max(STOP_STEP_FLOOR_MS, Math.min(maxMs, budget - (Date.now() - began)));
+        stopProgress.step = name;
+        const stepBegan = Date.now();
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            Promise.resolve().then(work),
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => reject(new Error(`did not finish within ${ms} ms`)), ms);
+            }),
+          ]);
+          stopProgress.done.push(name);
+        } catch (err) {
+          failed.push(name);
+          log.error({ step: name, ms: Date.now() - stepBegan, err }, `stop: ${name} failed; going on`);
+        } finally {
+          clearTimeout(timer);
+        }
+      };
       if (started) {
-        await server.stop({ timeout: config.server.shutdownTimeoutMs });
-        await scheduler.stop();
-        await relay.stop();
+        await step('http drain', budget + 1000, () => server.stop({ timeout: budget }));
+        await step('scheduler', 5000, () => scheduler.stop());
+        await step('outbox relay', 5000, () => relay.stop());
         // Consumers finish their in-flight messages before plugins release what they use.
-        await bus.stop();
-        for (const hook of [...stopHooks].reverse()) await hook();
+        await step('bus', 10_000, () => bus.stop());
+        const hooks = [...stopHooks].reverse();
+        for (const [i, hook] of hooks.entries()) await step(`stop hook ${hooks.length - i}`, 5000, hook);
       }
-      for (const a of adapters) await a.module.close?.(a.instance);
-      await reporter.flush(2000);
-      await db.destroy();
+      for (const a of adapters) await step(`adapter ${a.name}`, 3000, () => a.module.close?.(a.instance));
+      await step('error reporter', 2000, () => reporter.flush(2000));
+      await step('database', 3000, () => db.destroy());
+      stopProgress.step = null;
       started = false;
+      if (failed.length) throw new Error(`stop: ${failed.join(', ')} did not finish cleanly`);
     },
   };
   return app;
