@@ -1,14 +1,29 @@
 #!/usr/bin/env node
 // Runs the tap suite and prints a plain closing line `N passed, N failed` after tap's own summary.
 // Arguments are passed to tap (e.g. `npm test -- test/api/auth`).
+// The fault suite (test/chaos/, issue 31) restarts and kills the shared services, so it is never part of a plain run:
+// `--chaos` (npm run chaos) runs only its files, one at a time (all of test/chaos/*.test.ts, or the files given).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const tapBin = require.resolve('tap/package.json').replace(/package\.json$/, 'dist/esm/run.mjs');
-const args = process.argv.slice(2);
+let args = process.argv.slice(2);
+if (args.includes('--chaos')) {
+  args = args.filter((a) => a !== '--chaos');
+  const files = args.filter((a) => !a.startsWith('-'));
+  const all = readdirSync(new URL('../test/chaos/', import.meta.url))
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => `test/chaos/${f}`);
+  args = ['--jobs=1', ...args.filter((a) => a.startsWith('-')), ...(files.length ? files : all)];
+} else {
+  // An --exclude given here replaces tap's default one (fixtures, dist), so that one is repeated.
+  if (!args.some((a) => a.startsWith('--exclude'))) args.push('--exclude=**/@(fixture*(s)|dist)/**');
+  args.push('--exclude=test/chaos/**');
+}
 
 // .taprc swaps tap's ts-node plugin for tsx. tap rebuilds its runtime when the plugin list
 // changes, but only after it has computed the loaders of the run it is starting, so the first run
