@@ -38,126 +38,52 @@ function event(i: number): string {
 /** This scenario starts the Patchwell it measures (the widget's per-install limit raised). */
 export const ownService = true;
 
-interface Shape {
+export interface Shape {
   name: string;
   /** Events per request: the endpoint takes up to 100, widget.js sends up to 20 per flush. */
   batch: number;
   request(next: () => number): Pick<autocannon.Request, 'method' | 'path' | 'setupRequest'>;
 }
 
-export default async function ingest(_shared: Running): Promise<Measurement[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'pw-bench-ingest-'));
-  const configFile = join(dir, 'config.json');
+/** The plugin options the ingest measurement needs (merged into a CONFIG_FILE; bench/scenarios/scale-out.ts adds its own). */
+export function ingestPluginOptions(): Record<string, unknown> {
   // 50 simulated pages of one install: the per-install limit (600 events/min by default) is for
   // real traffic; here it would answer 429 to the whole measurement.
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      plugins: {
-        widget: { options: { eventsPerMinute: 1_000_000 } },
-        ...(process.env.BENCH_INGEST_FLUSHERS
-          ? {
-              proactive: {
-                options: {
-                  ingest: {
-                    flushers: Number(process.env.BENCH_INGEST_FLUSHERS),
-                    batchMaxEvents: Number(process.env.BENCH_INGEST_BATCH ?? 500),
-                  },
-                },
+  return {
+    widget: { options: { eventsPerMinute: 1_000_000 } },
+    ...(process.env.BENCH_INGEST_FLUSHERS
+      ? {
+          proactive: {
+            options: {
+              ingest: {
+                flushers: Number(process.env.BENCH_INGEST_FLUSHERS),
+                batchMaxEvents: Number(process.env.BENCH_INGEST_BATCH ?? 500),
               },
-            }
-          : {}),
-      },
-    }),
-  );
-  // The bench organization is reused across runs (below), and its widget settings hold a sealed
-  // secret: every run seals with the same key ring, a bench-only key (never a deployment's).
+            },
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The bench organization is reused across runs (below), and its widget settings hold a sealed
+ * secret: every run (and every process of one) seals with the same key ring, a bench-only key.
+ */
+export function benchSecretKeys(): string {
   const benchKey = createHash('sha256')
     .update(`patchwell bench ingest ${process.env.DATABASE_URL ?? ''}`)
     .digest('base64');
-  const service = await startPatchwell({ CONFIG_FILE: configFile, SECRET_KEYS: `bench:${benchKey}` });
-  try {
-    // One bench organization per database, reused by later runs (signups from one address are rate-limited).
-    let auth = await api(service.url, 'POST', '/v1/auth/login', null, { email: BENCH_EMAIL, password: BENCH_PASSWORD });
-    if (auth.status !== 200) {
-      auth = await api(service.url, 'POST', '/v1/auth/signup', null, {
-        name: 'Bench Owner',
-        email: BENCH_EMAIL,
-        password: BENCH_PASSWORD,
-        organization_name: 'Bench Ingest',
-        accept_terms: true,
-      });
-      if (auth.status !== 201) throw new Error(`signup: ${auth.status} ${JSON.stringify(auth.json)}`);
-    }
-    const cookie = `pw_session=${/pw_session=([^;]+)/.exec(auth.setCookie ?? '')![1]}`;
-    const workspaces = await api(service.url, 'GET', '/v1/workspaces?limit=200', cookie);
-    let workspaceId = (workspaces.json.items as Array<{ id: string; name: string }>).find(
-      (w) => w.name === 'Ingest',
-    )?.id;
-    if (!workspaceId) {
-      const ws = await api(service.url, 'POST', '/v1/workspaces', cookie, { name: 'Ingest' });
-      if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${JSON.stringify(ws.json)}`);
-      workspaceId = ws.json.id as string;
-    }
-    // The endpoint connector of an earlier run gets a new token (shown once), else one is created.
-    const connectors = await api(service.url, 'GET', `/v1/connectors?workspace_id=${workspaceId}`, cookie);
-    const existing = (connectors.json.items as Array<{ id: string; kind: string }>).find((c) => c.kind === 'endpoint');
-    const created = existing
-      ? await api(service.url, 'POST', `/v1/connectors/${existing.id}/rotate-token`, cookie)
-      : await api(service.url, 'POST', '/v1/connectors', cookie, {
-          workspace_id: workspaceId,
-          kind: 'endpoint',
-          name: 'Bench',
-        });
-    if (created.status !== (existing ? 200 : 201))
-      throw new Error(`connector: ${created.status} ${JSON.stringify(created.json)}`);
-    const connector = created.json.connector as { id: string };
-    const token = created.json.token as string;
-    const widget = await api(service.url, 'PATCH', `/v1/workspaces/${workspaceId}/widget`, cookie, {
-      passive_collection: { enabled: true },
-    });
-    if (widget.status !== 200) throw new Error(`widget: ${widget.status} ${JSON.stringify(widget.json)}`);
-    const publicKey = widget.json.public_key as string;
+  return `bench:${benchKey}`;
+}
 
-    const endpoint = (batch: number): Shape => ({
-      name: `ingest events/s (endpoint, ${batch} per request)`,
-      batch,
-      request: (next) => ({
-        method: 'POST',
-        path: `/v1/ingest/${connector.id}`,
-        setupRequest: (req) => ({
-          ...req,
-          body: batch === 1 ? event(next()) : `[${Array.from({ length: batch }, () => event(next())).join(',')}]`,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        }),
-      }),
-    });
-    const widgetShape = (batch: number): Shape => ({
-      name: `ingest events/s (widget, ${batch} per request)`,
-      batch,
-      request: (next) => ({
-        method: 'POST',
-        path: `/v1/widget/events?key=${publicKey}`,
-        setupRequest: (req) => {
-          // The body widget.js sends (plugins/widget/client/widget.js, flush()).
-          const events = Array.from({ length: batch }, () => JSON.parse(event(next())) as Record<string, unknown>).map(
-            ({ user: _user, ...e }) => ({ ...e, occurred_at: new Date().toISOString() }),
-          );
-          const browser = {
-            user_agent:
-              'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
-            language: 'it-IT',
-            viewport: { width: 1280, height: 720 },
-            screen: { width: 1920, height: 1080 },
-          };
-          return {
-            ...req,
-            body: JSON.stringify({ consent: true, events, browser, user_id: `user-${next() % USERS}` }),
-            headers: { 'content-type': 'application/json' },
-          };
-        },
-      }),
-    });
+export default async function ingest(_shared: Running): Promise<Measurement[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'pw-bench-ingest-'));
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ plugins: ingestPluginOptions() }));
+  const service = await startPatchwell({ CONFIG_FILE: configFile, SECRET_KEYS: benchSecretKeys() });
+  try {
+    const { cookie, workspaceId, endpoint, widget: widgetShape } = await prepareIngest(service.url);
     const rows: Measurement[] = [];
     // BENCH_INGEST_OFFERED_ONLY=1 skips the closed-loop shapes; BENCH_INGEST_ROUNDS repeats the offered ones.
     const closedLoop = process.env.BENCH_INGEST_OFFERED_ONLY ? [] : [endpoint(1), endpoint(10), widgetShape(5)];
@@ -184,13 +110,105 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
 }
 
 /**
+ * Signs in to (or creates) the bench organization and its Ingest workspace, gives its endpoint
+ * connector a new token and turns passive collection on: the request shapes, ready to send.
+ */
+export async function prepareIngest(url: string): Promise<{
+  cookie: string;
+  workspaceId: string;
+  endpoint: (batch: number) => Shape;
+  widget: (batch: number) => Shape;
+}> {
+  // One bench organization per database, reused by later runs (signups from one address are rate-limited).
+  let auth = await api(url, 'POST', '/v1/auth/login', null, { email: BENCH_EMAIL, password: BENCH_PASSWORD });
+  if (auth.status !== 200) {
+    auth = await api(url, 'POST', '/v1/auth/signup', null, {
+      name: 'Bench Owner',
+      email: BENCH_EMAIL,
+      password: BENCH_PASSWORD,
+      organization_name: 'Bench Ingest',
+      accept_terms: true,
+    });
+    if (auth.status !== 201) throw new Error(`signup: ${auth.status} ${JSON.stringify(auth.json)}`);
+  }
+  const cookie = `pw_session=${/pw_session=([^;]+)/.exec(auth.setCookie ?? '')![1]}`;
+  const workspaces = await api(url, 'GET', '/v1/workspaces?limit=200', cookie);
+  let workspaceId = (workspaces.json.items as Array<{ id: string; name: string }>).find((w) => w.name === 'Ingest')?.id;
+  if (!workspaceId) {
+    const ws = await api(url, 'POST', '/v1/workspaces', cookie, { name: 'Ingest' });
+    if (ws.status !== 201) throw new Error(`workspace: ${ws.status} ${JSON.stringify(ws.json)}`);
+    workspaceId = ws.json.id as string;
+  }
+  // The endpoint connector of an earlier run gets a new token (shown once), else one is created.
+  const connectors = await api(url, 'GET', `/v1/connectors?workspace_id=${workspaceId}`, cookie);
+  const existing = (connectors.json.items as Array<{ id: string; kind: string }>).find((c) => c.kind === 'endpoint');
+  const created = existing
+    ? await api(url, 'POST', `/v1/connectors/${existing.id}/rotate-token`, cookie)
+    : await api(url, 'POST', '/v1/connectors', cookie, {
+        workspace_id: workspaceId,
+        kind: 'endpoint',
+        name: 'Bench',
+      });
+  if (created.status !== (existing ? 200 : 201))
+    throw new Error(`connector: ${created.status} ${JSON.stringify(created.json)}`);
+  const connector = created.json.connector as { id: string };
+  const token = created.json.token as string;
+  const widget = await api(url, 'PATCH', `/v1/workspaces/${workspaceId}/widget`, cookie, {
+    passive_collection: { enabled: true },
+  });
+  if (widget.status !== 200) throw new Error(`widget: ${widget.status} ${JSON.stringify(widget.json)}`);
+  const publicKey = widget.json.public_key as string;
+
+  const endpoint = (batch: number): Shape => ({
+    name: `ingest events/s (endpoint, ${batch} per request)`,
+    batch,
+    request: (next) => ({
+      method: 'POST',
+      path: `/v1/ingest/${connector.id}`,
+      setupRequest: (req) => ({
+        ...req,
+        body: batch === 1 ? event(next()) : `[${Array.from({ length: batch }, () => event(next())).join(',')}]`,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      }),
+    }),
+  });
+  const widgetShape = (batch: number): Shape => ({
+    name: `ingest events/s (widget, ${batch} per request)`,
+    batch,
+    request: (next) => ({
+      method: 'POST',
+      path: `/v1/widget/events?key=${publicKey}`,
+      setupRequest: (req) => {
+        // The body widget.js sends (plugins/widget/client/widget.js, flush()).
+        const events = Array.from({ length: batch }, () => JSON.parse(event(next())) as Record<string, unknown>).map(
+          ({ user: _user, ...e }) => ({ ...e, occurred_at: new Date().toISOString() }),
+        );
+        const browser = {
+          user_agent:
+            'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+          language: 'it-IT',
+          viewport: { width: 1280, height: 720 },
+          screen: { width: 1920, height: 1080 },
+        };
+        return {
+          ...req,
+          body: JSON.stringify({ consent: true, events, browser, user_id: `user-${next() % USERS}` }),
+          headers: { 'content-type': 'application/json' },
+        };
+      },
+    }),
+  });
+  return { cookie, workspaceId, endpoint, widget: widgetShape };
+}
+
+/**
  * Ingest updates its few hot group rows on every batch (counts, last seen). Production Postgres
  * vacuums them as it goes; this machine's runs with `autovacuum = off` (a CI setting), where dead
  * versions pile up across runs (1.4 million for 520 live groups after a day of benchmarks) and
  * every upsert wades through them. So each measurement starts from a vacuumed state, as
  * autovacuum (naptime 1 min) would leave it.
  */
-async function vacuumChurned(): Promise<void> {
+export async function vacuumChurned(): Promise<void> {
   await onBenchDatabase((db) =>
     db.query(
       'vacuum error_groups, error_group_users, error_group_releases, error_group_hours, connectors, rate_limits',
@@ -279,7 +297,12 @@ async function measureOffered(
 }
 
 /** Warm-up, then one measured run of a shape; checks that every accepted event was counted in the groups. */
-async function measureShape(url: string, cookie: string, workspaceId: string, shape: Shape): Promise<Measurement> {
+export async function measureShape(
+  url: string,
+  cookie: string,
+  workspaceId: string,
+  shape: Shape,
+): Promise<Measurement> {
   let next = 0;
   let accepted = 0;
   let limited = 0;
