@@ -1,7 +1,7 @@
 /**
  * Chaos (issue 7): RabbitMQ becomes unreachable in the middle of the loop. The service talks to the
  * broker through a TCP proxy that cuts every connection and refuses new ones for a few seconds
- * (the real broker is shared by the whole suite and is not restarted here; test/chaos/broker-restart.ts
+ * (the real broker is shared by the whole suite and is not restarted here; test/chaos/rabbitmq.test.ts
  * does that). Events written meanwhile wait in the outbox and are published after the reconnect;
  * nothing is lost and nothing is applied twice.
  */
