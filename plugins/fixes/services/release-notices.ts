@@ -23,12 +23,8 @@ export const RELEASE_TEMPLATES = [
   },
 ];
 
-/** The ticket fields a notice reads. */
-type NoticeTicket = LoopTicket & {
-  customer_email: string | null;
-  public_summary: string | null;
-  public_summary_approved_at: Date | null;
-};
+/** A ticket as the tickets service answers it (customer_email, public_summary and its approval are what a notice reads). */
+type NoticeTicket = LoopTicket;
 
 /** The public summary a person approved (text already public on the status page), or null. */
 const approvedSummary = (t: NoticeTicket): string | null =>
@@ -70,7 +66,7 @@ export class ReleaseNotices {
    * subscribers get a notice that quotes nobody. Every notice carries an unsubscribe link.
    */
   async notify(trx: Knex, rel: FixRelease, ws: ReleaseWorkspace, ticketId: string, now: Date): Promise<void> {
-    const ticket = (await this.d.tickets.mustGet(trx, rel.org_id, ticketId)) as NoticeTicket;
+    const ticket = await this.d.tickets.mustGet(trx, rel.org_id, ticketId);
     const optedOut = (await trx('tickets')
       .where({ org_id: rel.org_id, id: ticket.id })
       .select('notices_unsubscribed_at')
@@ -152,7 +148,7 @@ export class ReleaseNotices {
 
   /** The duplicate a subscriber came from, when it is still theirs (its customer is the subscriber). */
   private async duplicateOf(trx: Knex, orgId: string, ticketId: string, email: string): Promise<NoticeTicket | null> {
-    const dup = (await this.d.tickets.mustGet(trx, orgId, ticketId).catch(() => null)) as NoticeTicket | null;
+    const dup = await this.d.tickets.mustGet(trx, orgId, ticketId).catch(() => null);
     return dup && dup.customer_email?.toLowerCase() === email.toLowerCase() ? dup : null;
   }
 }

@@ -1,6 +1,6 @@
 import { isAdapterError } from '../../../core/contracts/index.js';
 import { FixAttempt, FixRelease, type ReleaseStatus } from '../models/index.js';
-import type { FixesDeps, ReleaseWorkspace } from './deps.js';
+import type { FixesDeps } from './deps.js';
 import { mask } from './mask.js';
 import { joinProposal } from './release-batching.js';
 import { ReleaseNotices, changelogOf } from './release-notices.js';
@@ -48,7 +48,7 @@ export class ReleaseSteps {
     if (!host || !repos || !rel.repository_id)
       return this.fail(rel, 'github_not_configured', 'no code host or repository');
     const ref = await repos.ref(rel.org_id, rel.repository_id);
-    const ws = (await this.d.workspaces.get(rel.org_id, rel.workspace_id)) as ReleaseWorkspace;
+    const ws = await this.d.workspaces.get(rel.org_id, rel.workspace_id);
     const save = (patch: Partial<FixRelease>) =>
       FixRelease.query(this.d.db).forOrg(rel.org_id).patch(patch).where('id', rel.id).where('status', rel.status);
     switch (rel.status) {
