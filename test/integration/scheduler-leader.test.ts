@@ -44,7 +44,9 @@ function countingTask(db: Db, name: string, everyMs: number, runs: { by: string;
 
 void t.test('two schedulers that both lead run each task once per period', async (t) => {
   const runs: { by: string; period: number }[] = [];
-  const everyMs = 400;
+  // A run reads its claim back after the claim: a period much longer than that read keeps the next period's claim
+  // (by the other scheduler) from landing in between (at 400 ms a loaded CI machine saw one run report the next).
+  const everyMs = 1000;
   // engine 'pglite' makes every instance lead without a lock: two processes that both think they lead.
   const dbs = [ctx.db, otherPool()];
   const schedulers = dbs.map((db, i) => {
