@@ -3,7 +3,7 @@ import t from 'tap';
 import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { App } from '../../../core/kernel/app.js';
 import { HttpsPeer, selfSigned, verifySignature } from '../../audit/test/helpers/peers.js';
-import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
+import { browserAvailable, copyShownSecret, expectAccessible, screenshot, startConsole } from './browser.js';
 import { signedInPage } from './tickets-walk.js';
 
 // Issue 27, the audit section: an owner on the Enterprise plan reads the audit log from the nav,
@@ -103,12 +103,11 @@ if (browserAvailable(t)) {
     await page.getByLabel('Collector URL').fill(collector);
     await page.getByRole('button', { name: 'Create the stream' }).click();
     const shown = page.getByRole('dialog', { name: "The stream's signing secret" });
-    await shown.waitFor();
-    const secret = (await shown.locator('code').textContent())!;
-    t.match(secret, /^pwss_/, 'the signing secret is shown');
-    await shown.getByRole('button', { name: 'Copy the secret' }).click();
-    await page.getByText('Secret copied').waitFor();
-    t.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the copy button copies it');
+    const secret = await copyShownSecret(t, shown, {
+      copy: 'Copy the secret',
+      copied: 'Secret copied',
+      prefix: /^pwss_/,
+    });
     await expectAccessible(t, page, 'stream secret shown once');
     await shown.getByRole('button', { name: 'I have copied it' }).click();
     const state = page.getByRole('region', { name: 'Delivery' });

@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import AxeBuilder from '@axe-core/playwright';
 import type { App } from '../../../core/kernel/app.js';
 import { projectRoot } from '../../../core/kernel/config.js';
@@ -145,4 +145,23 @@ export async function expectAccessible(t: Test, page: Page, label: string): Prom
 /** A full-page screenshot under test-artifacts/console/. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A secret shown once (`SecretOnce`): reads it from the dialog, copies it with the dialog's button and checks
+ * the clipboard holds it (the page needs clipboard permissions). Answers the secret; the dialog stays open.
+ */
+export async function copyShownSecret(
+  t: Test,
+  dialog: Locator,
+  texts: { copy: string; copied: string; prefix: RegExp },
+): Promise<string> {
+  await dialog.waitFor();
+  const page = dialog.page();
+  const secret = (await dialog.locator('code').textContent())!;
+  t.match(secret, texts.prefix, 'the whole secret is shown');
+  await dialog.getByRole('button', { name: texts.copy }).click();
+  await page.getByText(texts.copied).waitFor();
+  t.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the copy button copies it');
+  return secret;
 }

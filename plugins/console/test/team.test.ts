@@ -1,6 +1,6 @@
 import t from 'tap';
 import { addMember, insertWorkspace, signUp } from '../../../test/helpers/accounts.js';
-import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
+import { browserAvailable, copyShownSecret, expectAccessible, screenshot, startConsole } from './browser.js';
 import { fitsWidth, signedInPage } from './tickets-walk.js';
 
 // Issue 27, members, invitations and API tokens: an owner changes a reviewer's role, invites a
@@ -88,12 +88,7 @@ if (browserAvailable(t)) {
     await page.getByLabel('Token name').fill('CI deploy');
     await page.getByRole('button', { name: 'Create the token' }).click();
     const shown = page.getByRole('dialog', { name: 'Token CI deploy created' });
-    await shown.waitFor();
-    const secret = (await shown.locator('code').textContent())!;
-    t.match(secret, /^pwt_/, 'the whole token is shown');
-    await shown.getByRole('button', { name: 'Copy the token' }).click();
-    await page.getByText('Token copied').waitFor();
-    t.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the copy button copies it');
+    const secret = await copyShownSecret(t, shown, { copy: 'Copy the token', copied: 'Token copied', prefix: /^pwt_/ });
     await expectAccessible(t, page, 'token shown once');
     await screenshot(page, 'token-created-en');
     await shown.getByRole('button', { name: 'I have copied it' }).click();

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
-import { SelectField } from '../ui';
-import { LOCALES, isLocale, setLocale, type Locale } from '../i18n';
+import { LocaleOptions, SelectField } from '../ui';
+import { isLocale, setLocale, type Locale } from '../i18n';
 
 /** The language select; `onChange` also saves it to the profile when someone is signed in. */
 export function LocaleSwitch({ onChange }: { onChange?: (locale: Locale) => void }) {
@@ -16,11 +16,7 @@ export function LocaleSwitch({ onChange }: { onChange?: (locale: Locale) => void
         onChange?.(v);
       }}
     >
-      {LOCALES.map((l) => (
-        <option key={l} value={l}>
-          {t(`common.locales.${l}`)}
-        </option>
-      ))}
+      <LocaleOptions />
     </SelectField>
   );
 }

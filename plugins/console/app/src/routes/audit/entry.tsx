@@ -76,7 +76,7 @@ export function EntryDetails({ entry, onClose }: { entry: Entry; onClose: () => 
         {entry.metadata && Object.keys(entry.metadata).length > 0 && (
           <div className="stack">
             <h3>{t('audit.metadata')}</h3>
-            <pre className="audit-json">{JSON.stringify(entry.metadata, null, 2)}</pre>
+            <pre className="pre-block">{JSON.stringify(entry.metadata, null, 2)}</pre>
           </div>
         )}
         <div>

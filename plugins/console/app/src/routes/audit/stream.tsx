@@ -9,7 +9,7 @@ import { auditKeys, auditStreamQuery, withoutSecret, type AuditStream } from '..
 import {
   Button,
   CheckboxField,
-  ConfirmDialog,
+  ConfirmAction,
   ErrorAlert,
   ErrorState,
   LoadingState,
@@ -174,33 +174,19 @@ function TestBatch() {
 
 function Rotate({ onRotated }: { onRotated: (s: AuditStream) => void }) {
   const { t } = useTranslation();
-  const [asking, setAsking] = useState(false);
   const rotate = useMutation({
     mutationFn: () => data(api.POST('/v1/audit/stream/rotate-secret')),
-    onSuccess: (s) => {
-      setAsking(false);
-      onRotated(s);
-    },
+    onSuccess: onRotated,
   });
   return (
-    <>
-      <Button onClick={() => setAsking(true)}>{t('audit.stream.rotate')}</Button>
-      {asking && (
-        <ConfirmDialog
-          title={t('audit.stream.rotateTitle')}
-          confirm={t('audit.stream.rotateConfirm')}
-          pending={rotate.isPending}
-          error={rotate.error}
-          onConfirm={() => rotate.mutate()}
-          onClose={() => {
-            setAsking(false);
-            rotate.reset();
-          }}
-        >
-          <p>{t('audit.stream.rotateBody')}</p>
-        </ConfirmDialog>
-      )}
-    </>
+    <ConfirmAction
+      label={t('audit.stream.rotate')}
+      title={t('audit.stream.rotateTitle')}
+      confirm={t('audit.stream.rotateConfirm')}
+      action={rotate}
+    >
+      <p>{t('audit.stream.rotateBody')}</p>
+    </ConfirmAction>
   );
 }
 
@@ -208,7 +194,6 @@ function Remove() {
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/audit/stream')),
     onSuccess: () => {
@@ -217,27 +202,15 @@ function Remove() {
     },
   });
   return (
-    <>
-      <Button variant="danger" onClick={() => setAsking(true)}>
-        {t('audit.stream.delete')}
-      </Button>
-      {asking && (
-        <ConfirmDialog
-          title={t('audit.stream.deleteTitle')}
-          confirm={t('audit.stream.deleteConfirm')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
-        >
-          <p>{t('audit.stream.deleteBody')}</p>
-        </ConfirmDialog>
-      )}
-    </>
+    <ConfirmAction
+      label={t('audit.stream.delete')}
+      title={t('audit.stream.deleteTitle')}
+      confirm={t('audit.stream.deleteConfirm')}
+      danger
+      action={remove}
+    >
+      <p>{t('audit.stream.deleteBody')}</p>
+    </ConfirmAction>
   );
 }
 

@@ -5,7 +5,16 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { invitationKeys } from '../../queries/invitations';
 import { useSetSession } from '../../queries/session';
-import { Button, ErrorAlert, ErrorState, LoadingState, TextField, fieldError, useFormat } from '../../ui';
+import {
+  Button,
+  ErrorAlert,
+  NewPasswordField,
+  ErrorState,
+  LoadingState,
+  TextField,
+  fieldError,
+  useFormat,
+} from '../../ui';
 
 /** /invitations/accept?token=: who invites, to which organization and role; accept to join. */
 export default function AcceptInvitation() {
@@ -64,11 +73,8 @@ export default function AcceptInvitation() {
               onChange={(e) => setName(e.target.value)}
               error={fieldError(accept.error, 'name')}
             />
-            <TextField
+            <NewPasswordField
               label={t('fields.password')}
-              type="password"
-              autoComplete="new-password"
-              hint={t('fields.passwordHint')}
               value={password}
               onChange={(e) => setPassword(e.target.value)}
               error={fieldError(accept.error, 'password')}

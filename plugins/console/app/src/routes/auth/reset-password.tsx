@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useMutation } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { useSetSession } from '../../queries/session';
-import { Button, ErrorAlert, TextField, fieldError } from '../../ui';
+import { Button, ErrorAlert, NewPasswordField, TextField, fieldError } from '../../ui';
 
 /** /reset-password?token=: the emailed reset link; a new password signs the person in. */
 export default function ResetPassword() {
@@ -38,11 +38,8 @@ export default function ResetPassword() {
       )}
       <ErrorAlert error={confirm.error} fields={['password']} />
       <form className="stack" onSubmit={submit} noValidate>
-        <TextField
+        <NewPasswordField
           label={t('fields.newPassword')}
-          type="password"
-          autoComplete="new-password"
-          hint={t('fields.passwordHint')}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           error={fieldError(confirm.error, 'password')}

@@ -5,7 +5,7 @@ import { useMutation } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { isLocale } from '../../i18n';
 import { useSetSession } from '../../queries/session';
-import { Button, CheckboxField, ErrorAlert, SelectField, TextField, fieldError } from '../../ui';
+import { Button, CheckboxField, ErrorAlert, NewPasswordField, SelectField, TextField, fieldError } from '../../ui';
 
 const FIELDS = ['name', 'email', 'password', 'organization_name', 'organization_type', 'accept_terms', 'referral_code'];
 
@@ -72,12 +72,9 @@ export default function SignUp() {
           onChange={(e) => set('email', e.target.value)}
           error={err('email')}
         />
-        <TextField
+        <NewPasswordField
           label={t('fields.password')}
-          type="password"
           name="password"
-          autoComplete="new-password"
-          hint={t('fields.passwordHint')}
           value={form.password}
           onChange={(e) => set('password', e.target.value)}
           error={err('password')}

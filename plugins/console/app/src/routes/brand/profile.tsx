@@ -4,7 +4,6 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody } from '../../api/types';
-import { LOCALES } from '../../i18n';
 import {
   brandKeys,
   brandProfileQuery,
@@ -15,10 +14,11 @@ import {
 import {
   Button,
   CheckboxField,
-  ConfirmDialog,
+  ConfirmAction,
   ErrorAlert,
   ErrorState,
   LoadingState,
+  LocaleOptions,
   SelectField,
   TextField,
   fieldError,
@@ -193,11 +193,7 @@ function Editor({ profile }: { profile: BrandProfile }) {
             value={f.locale}
             onChange={(e) => setF({ ...f, locale: e.target.value as BrandProfile['locale'] })}
           >
-            {LOCALES.map((l) => (
-              <option key={l} value={l}>
-                {t(`common.locales.${l}`)}
-              </option>
-            ))}
+            <LocaleOptions />
           </SelectField>
           <SelectField
             label={t('brand.profile.theme')}
@@ -305,7 +301,6 @@ function Remove({ profile }: { profile: BrandProfile }) {
   const toast = useToast();
   const navigate = useNavigate();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/brand/profiles/{id}', { params: { path: { id: profile.id } } })),
     onSuccess: () => {
@@ -324,26 +319,16 @@ function Remove({ profile }: { profile: BrandProfile }) {
       <h2 id="brand-delete">{t('brand.profile.delete')}</h2>
       <p className="muted">{profile.is_default ? t('brand.profile.deleteDefault') : t('brand.profile.deleteIntro')}</p>
       <div>
-        <Button variant="danger" onClick={() => setAsking(true)}>
-          {t('brand.profile.delete')}
-        </Button>
-      </div>
-      {asking && (
-        <ConfirmDialog
+        <ConfirmAction
+          label={t('brand.profile.delete')}
           title={t('brand.profile.deleteTitle', { name: profile.name })}
           confirm={t('brand.profile.deleteConfirm')}
           danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
+          action={remove}
         >
           <p>{t('brand.profile.deleteBody')}</p>
-        </ConfirmDialog>
-      )}
+        </ConfirmAction>
+      </div>
     </section>
   );
 }

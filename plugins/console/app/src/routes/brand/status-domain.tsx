@@ -5,13 +5,15 @@ import { api, data } from '../../api/client';
 import { brandKeys, useProfileInCache, type BrandProfile } from '../../queries/brand';
 import {
   Button,
-  ConfirmDialog,
+  ConfirmAction,
   CopyValue,
   ErrorAlert,
   TextField,
   fieldError,
   useFormat,
-  useRepeat,
+  VerificationState,
+  VerifyButton,
+  useRecheck,
   type CopyTexts,
 } from '../../ui';
 
@@ -75,7 +77,6 @@ function Records({ profile, state }: { profile: BrandProfile; state: State }) {
   const fmt = useFormat();
   const inCache = useProfileInCache();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const copy: CopyTexts = { button: t('brand.copy'), copied: t('brand.copied'), failed: t('brand.copyFailed') };
   const verify = useMutation({
     mutationFn: () =>
@@ -88,19 +89,11 @@ function Records({ profile, state }: { profile: BrandProfile; state: State }) {
     mutationFn: () =>
       data(api.DELETE('/v1/brand/profiles/{id}/status-domain', { params: { path: { id: profile.id } } })),
     onSuccess: (p) => {
-      setAsking(false);
       inCache(p);
     },
   });
-  // Once checked and not verified, checked again every 30 s while the page is open (the records may be on their way).
   const waiting = !state.verified && !!state.last_checked_at && state.last_error !== 'domain_taken';
-  useRepeat(
-    () => {
-      if (!verify.isPending) verify.mutate();
-    },
-    30_000,
-    waiting,
-  );
+  useRecheck(verify, waiting);
   const records = [
     ['cname', state.cname, state.cname_ok],
     ['txt', state.txt, state.txt_ok],
@@ -150,54 +143,37 @@ function Records({ profile, state }: { profile: BrandProfile; state: State }) {
           </tbody>
         </table>
       </div>
-      <div aria-live="polite" className="stack">
-        {state.verified && (
-          <div className="alert alert-success" role="status">
-            {t('brand.status.verifiedAt', { date: fmt.dateTime(state.verified_at) })}
-          </div>
-        )}
-        {state.last_error && (
-          <div className={`alert ${state.verified ? 'alert-warning' : 'alert-error'}`} role="status">
-            <strong>{t(`brand.status.errors.${state.last_error}`)}</strong>
-            {state.last_checked_at && (
-              <div className="muted">{t('brand.status.checkedAt', { date: fmt.dateTime(state.last_checked_at) })}</div>
-            )}
-            {state.verified && state.failing_since && (
-              <div>{t('brand.status.failingSince', { date: fmt.dateTime(state.failing_since) })}</div>
-            )}
-          </div>
-        )}
-        {waiting && <p className="muted">{t('brand.status.rechecking')}</p>}
-      </div>
+      <VerificationState
+        verified={state.verified}
+        verifiedAt={t('brand.status.verifiedAt', { date: fmt.dateTime(state.verified_at) })}
+        failure={state.last_error && t(`brand.status.errors.${state.last_error}`)}
+        checkedAt={state.last_checked_at && t('brand.status.checkedAt', { date: fmt.dateTime(state.last_checked_at) })}
+        failureDetail={
+          state.verified &&
+          state.failing_since && (
+            <div>{t('brand.status.failingSince', { date: fmt.dateTime(state.failing_since) })}</div>
+          )
+        }
+        rechecking={waiting ? t('brand.status.rechecking') : null}
+      />
       <ErrorAlert error={verify.error} />
       <div className="row">
-        <Button
-          variant={state.verified ? 'secondary' : 'primary'}
-          pending={verify.isPending}
-          onClick={() => verify.mutate()}
-        >
-          {state.verified ? t('brand.status.recheck') : t('brand.status.verify')}
-        </Button>
-        <Button variant="danger" onClick={() => setAsking(true)}>
-          {t('brand.status.remove')}
-        </Button>
-      </div>
-      {asking && (
-        <ConfirmDialog
+        <VerifyButton
+          check={verify}
+          verified={state.verified}
+          verify={t('brand.status.verify')}
+          recheck={t('brand.status.recheck')}
+        />
+        <ConfirmAction
+          label={t('brand.status.remove')}
           title={t('brand.status.removeTitle', { domain: state.domain })}
           confirm={t('brand.status.removeConfirm')}
           danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
+          action={remove}
         >
           <p>{t('brand.status.removeBody')}</p>
-        </ConfirmDialog>
-      )}
+        </ConfirmAction>
+      </div>
     </div>
   );
 }

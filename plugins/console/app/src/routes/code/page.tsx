@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -6,7 +5,7 @@ import type { Schema } from '../../api/types';
 import { codeKeys } from '../../queries/code';
 import { codehostKeys, codehostStatusQuery, useInstallCodeHost } from '../../queries/codehost';
 import { useCurrentWorkspace } from '../../queries/workspaces';
-import { Button, ConfirmDialog, EmptyState, ErrorAlert, ErrorState, LoadingState, useFormat, useToast } from '../../ui';
+import { Button, ConfirmAction, EmptyState, ErrorAlert, ErrorState, LoadingState, useFormat, useToast } from '../../ui';
 import { Execution } from './execution';
 import { OpenSource } from './oss';
 import { Repositories } from './repositories';
@@ -83,7 +82,6 @@ function InstallationCard({ installation: i }: { installation: Installation }) {
   const fmt = useFormat();
   const toast = useToast();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const sync = useMutation({
     mutationFn: () => data(api.POST('/v1/codehost/installations/{id}/sync', { params: { path: { id: i.id } } })),
     onSuccess: () => {
@@ -94,7 +92,6 @@ function InstallationCard({ installation: i }: { installation: Installation }) {
   const unlink = useMutation({
     mutationFn: () => data(api.DELETE('/v1/codehost/installations/{id}', { params: { path: { id: i.id } } })),
     onSuccess: (r) => {
-      setAsking(false);
       toast.success(t('code.host.unlinked', { count: r.disconnected_repository_ids.length }));
       void client.invalidateQueries({ queryKey: codehostKeys.all });
       void client.invalidateQueries({ queryKey: codeKeys.all });
@@ -125,26 +122,16 @@ function InstallationCard({ installation: i }: { installation: Installation }) {
         <Button pending={sync.isPending} onClick={() => sync.mutate()}>
           {t('code.host.sync')}
         </Button>
-        <Button variant="danger" onClick={() => setAsking(true)}>
-          {t('code.host.unlink')}
-        </Button>
-      </div>
-      {asking && (
-        <ConfirmDialog
+        <ConfirmAction
+          label={t('code.host.unlink')}
           title={t('code.host.unlinkTitle', { login: i.account.login })}
           confirm={t('code.host.unlinkConfirm')}
           danger
-          pending={unlink.isPending}
-          error={unlink.error}
-          onConfirm={() => unlink.mutate()}
-          onClose={() => {
-            setAsking(false);
-            unlink.reset();
-          }}
+          action={unlink}
         >
           <p>{t('code.host.unlinkBody', { count: i.repositories_connected })}</p>
-        </ConfirmDialog>
-      )}
+        </ConfirmAction>
+      </div>
     </div>
   );
 }

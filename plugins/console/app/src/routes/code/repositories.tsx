@@ -6,7 +6,7 @@ import { codeKeys, repositoriesQuery, repositoryQuery, type Repository } from '.
 import { codehostKeys, codehostStatusQuery, installationRepositoriesQuery } from '../../queries/codehost';
 import {
   Button,
-  ConfirmDialog,
+  ConfirmAction,
   EmptyState,
   ErrorAlert,
   ErrorState,
@@ -305,11 +305,9 @@ function Disconnect({ repository: r, workspaceId }: { repository: Repository; wo
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/repositories/{id}', { params: { path: { id: r.id } } })),
     onSuccess: () => {
-      setAsking(false);
       client.setQueryData(
         codeKeys.repositories(workspaceId),
         (old: { items: Repository[]; next_cursor: string | null } | undefined) =>
@@ -323,25 +321,15 @@ function Disconnect({ repository: r, workspaceId }: { repository: Repository; wo
   });
   return (
     <div>
-      <Button variant="danger" onClick={() => setAsking(true)}>
-        {t('code.repos.disconnect')}
-      </Button>
-      {asking && (
-        <ConfirmDialog
-          title={t('code.repos.disconnectTitle', { name: r.full_name })}
-          confirm={t('code.repos.disconnectConfirm')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
-        >
-          <p>{t('code.repos.disconnectBody')}</p>
-        </ConfirmDialog>
-      )}
+      <ConfirmAction
+        label={t('code.repos.disconnect')}
+        title={t('code.repos.disconnectTitle', { name: r.full_name })}
+        confirm={t('code.repos.disconnectConfirm')}
+        danger
+        action={remove}
+      >
+        <p>{t('code.repos.disconnectBody')}</p>
+      </ConfirmAction>
     </div>
   );
 }

@@ -12,7 +12,7 @@ import {
 } from '../../queries/inbox';
 import {
   Button,
-  ConfirmDialog,
+  ConfirmAction,
   DataTable,
   ErrorAlert,
   ErrorState,
@@ -297,7 +297,6 @@ function RemoveDomain({
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const remove = useMutation({
     mutationFn: () =>
       data(
@@ -306,7 +305,6 @@ function RemoveDomain({
         }),
       ),
     onSuccess: () => {
-      setAsking(false);
       // Out of the list first, so the card goes away before anything reads the deleted domain again.
       client.setQueryData(
         inboxKeys.domains(workspaceId),
@@ -319,26 +317,14 @@ function RemoveDomain({
     },
   });
   return (
-    <>
-      <Button variant="danger" onClick={() => setAsking(true)}>
-        {t('inboxSettings.domains.remove')}
-      </Button>
-      {asking && (
-        <ConfirmDialog
-          title={t('inboxSettings.domains.removeTitle', { name: domain.name })}
-          confirm={t('inboxSettings.domains.removeConfirm')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
-        >
-          <p>{t(`inboxSettings.domains.removeBody.${domain.purpose}`)}</p>
-        </ConfirmDialog>
-      )}
-    </>
+    <ConfirmAction
+      label={t('inboxSettings.domains.remove')}
+      title={t('inboxSettings.domains.removeTitle', { name: domain.name })}
+      confirm={t('inboxSettings.domains.removeConfirm')}
+      danger
+      action={remove}
+    >
+      <p>{t(`inboxSettings.domains.removeBody.${domain.purpose}`)}</p>
+    </ConfirmAction>
   );
 }

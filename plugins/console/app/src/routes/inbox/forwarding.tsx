@@ -5,7 +5,7 @@ import { api, data } from '../../api/client';
 import { isApiError } from '../../api/errors';
 import type { RequestBody } from '../../api/types';
 import { inboxKeys, type Channel } from '../../queries/inbox';
-import { Button, ConfirmDialog, ErrorAlert, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { Button, ConfirmAction, ErrorAlert, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
 
 type Provider = RequestBody<'/v1/channels/{workspaceId}/forwarding', 'put'>['provider'];
 const PROVIDERS: Provider[] = ['mail_a', 'mail_b', 'other'];
@@ -229,7 +229,6 @@ function ForwardingTest({ workspaceId }: { workspaceId: string }) {
 function RemoveForwarding({ channel }: { channel: Channel }) {
   const { t } = useTranslation();
   const toast = useToast();
-  const [asking, setAsking] = useState(false);
   const remove = useChannelMutation(
     () =>
       data(
@@ -238,31 +237,18 @@ function RemoveForwarding({ channel }: { channel: Channel }) {
         }),
       ),
     () => {
-      setAsking(false);
       toast.success(t('inboxSettings.forwarding.removed'));
     },
   );
   return (
-    <>
-      <Button variant="danger" onClick={() => setAsking(true)}>
-        {t('inboxSettings.forwarding.remove')}
-      </Button>
-      {asking && (
-        <ConfirmDialog
-          title={t('inboxSettings.forwarding.removeTitle')}
-          confirm={t('inboxSettings.forwarding.removeConfirm')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
-        >
-          <p>{t('inboxSettings.forwarding.removeBody', { address: channel.forwarding?.address ?? '' })}</p>
-        </ConfirmDialog>
-      )}
-    </>
+    <ConfirmAction
+      label={t('inboxSettings.forwarding.remove')}
+      title={t('inboxSettings.forwarding.removeTitle')}
+      confirm={t('inboxSettings.forwarding.removeConfirm')}
+      danger
+      action={remove}
+    >
+      <p>{t('inboxSettings.forwarding.removeBody', { address: channel.forwarding?.address ?? '' })}</p>
+    </ConfirmAction>
   );
 }

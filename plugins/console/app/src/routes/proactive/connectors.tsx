@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { connectorsQuery, proactiveKeys, type Connector } from '../../queries/proactive';
-import { Button, ConfirmDialog, CopyValue, ErrorState, LoadingState, SecretOnce, useFormat, useToast } from '../../ui';
+import { Button, ConfirmAction, CopyValue, ErrorState, LoadingState, SecretOnce, useFormat, useToast } from '../../ui';
 import { ActionError, copyTexts } from './parts';
 import { CreateConnector, EditConnector } from './connector-forms';
 
@@ -57,7 +57,7 @@ function ConnectorCard({
   const fmt = useFormat();
   const toast = useToast();
   const client = useQueryClient();
-  const [asking, setAsking] = useState<'rotate' | 'delete' | 'edit' | null>(null);
+  const [editing, setEditing] = useState(false);
   const put = (next: Connector) =>
     client.setQueryData(
       proactiveKeys.connectors(c.workspace_id),
@@ -84,7 +84,6 @@ function ConnectorCard({
   const rotate = useMutation({
     mutationFn: () => data(api.POST('/v1/connectors/{id}/rotate-token', path)),
     onSuccess: (r) => {
-      setAsking(null);
       if (r.connector) put(r.connector);
       if (r.token) onToken(r.token);
     },
@@ -92,7 +91,6 @@ function ConnectorCard({
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/connectors/{id}', path)),
     onSuccess: () => {
-      setAsking(null);
       toast.success(t('proactive.connectors.deleted'));
       void client.invalidateQueries({ queryKey: proactiveKeys.connectors(c.workspace_id) });
     },
@@ -176,12 +174,25 @@ function ConnectorCard({
             {c.status === 'paused' ? t('proactive.connectors.resume') : t('proactive.connectors.pause')}
           </Button>
           {c.kind === 'endpoint' && (
-            <Button onClick={() => setAsking('rotate')}>{t('proactive.connectors.rotate')}</Button>
+            <ConfirmAction
+              label={t('proactive.connectors.rotate')}
+              title={t('proactive.connectors.rotateTitle')}
+              confirm={t('proactive.connectors.rotateConfirm')}
+              action={rotate}
+            >
+              <p>{t('proactive.connectors.rotateBody')}</p>
+            </ConfirmAction>
           )}
-          {c.kind !== 'endpoint' && <Button onClick={() => setAsking('edit')}>{t('proactive.connectors.edit')}</Button>}
-          <Button variant="danger" onClick={() => setAsking('delete')}>
-            {t('proactive.connectors.delete')}
-          </Button>
+          {c.kind !== 'endpoint' && <Button onClick={() => setEditing(true)}>{t('proactive.connectors.edit')}</Button>}
+          <ConfirmAction
+            label={t('proactive.connectors.delete')}
+            title={t('proactive.connectors.deleteTitle', { name: c.name })}
+            confirm={t('proactive.connectors.deleteConfirm')}
+            danger
+            action={remove}
+          >
+            <p>{t('proactive.connectors.deleteBody')}</p>
+          </ConfirmAction>
         </div>
       )}
       <ActionError error={test.error ?? pause.error} />
@@ -204,44 +215,13 @@ function ConnectorCard({
           <div className="code">{t('proactive.connectors.code', { code: r.code })}</div>
         </div>
       )}
-      {asking === 'rotate' && (
-        <ConfirmDialog
-          title={t('proactive.connectors.rotateTitle')}
-          confirm={t('proactive.connectors.rotateConfirm')}
-          pending={rotate.isPending}
-          error={rotate.error}
-          onConfirm={() => rotate.mutate()}
-          onClose={() => {
-            setAsking(null);
-            rotate.reset();
-          }}
-        >
-          <p>{t('proactive.connectors.rotateBody')}</p>
-        </ConfirmDialog>
-      )}
-      {asking === 'delete' && (
-        <ConfirmDialog
-          title={t('proactive.connectors.deleteTitle', { name: c.name })}
-          confirm={t('proactive.connectors.deleteConfirm')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(null);
-            remove.reset();
-          }}
-        >
-          <p>{t('proactive.connectors.deleteBody')}</p>
-        </ConfirmDialog>
-      )}
-      {asking === 'edit' && (
+      {editing && (
         <EditConnector
           connector={c}
-          onClose={() => setAsking(null)}
+          onClose={() => setEditing(false)}
           onSaved={(next) => {
             put(next);
-            setAsking(null);
+            setEditing(false);
           }}
         />
       )}

@@ -251,7 +251,7 @@ function Frames({ detail }: { detail: ErrorGroupDetail }) {
       {detail.sample_stack && (
         <details>
           <summary>{t('proactive.group.rawStack')}</summary>
-          <pre className="pa-pre">{detail.sample_stack}</pre>
+          <pre className="pre-block">{detail.sample_stack}</pre>
         </details>
       )}
     </section>

@@ -7,7 +7,7 @@ import { proactiveKeys, type Pattern } from '../../queries/proactive';
 import {
   Button,
   CheckboxField,
-  ConfirmDialog,
+  ConfirmAction,
   Dialog,
   ErrorState,
   KeysetTable,
@@ -134,7 +134,6 @@ function PatternBody({
   const [summary, setSummary] = useState(p.fix.summary);
   const [shared, setShared] = useState(p.shared);
   const [keywords, setKeywords] = useState(p.problem.keywords.join(', '));
-  const [asking, setAsking] = useState(false);
   const save = useMutation({
     mutationFn: () =>
       data(
@@ -245,27 +244,20 @@ function PatternBody({
               {t('proactive.save')}
             </Button>
             {canDelete && (
-              <Button variant="danger" onClick={() => setAsking(true)}>
-                {t('proactive.patterns.delete')}
-              </Button>
+              <ConfirmAction
+                label={t('proactive.patterns.delete')}
+                title={t('proactive.patterns.deleteTitle')}
+                confirm={t('proactive.patterns.delete')}
+                danger
+                action={remove}
+              >
+                <p>{t('proactive.patterns.deleteBody')}</p>
+              </ConfirmAction>
             )}
           </div>
         </form>
       ) : (
         <p className="muted">{t('proactive.patterns.othersNote')}</p>
-      )}
-      {asking && (
-        <ConfirmDialog
-          title={t('proactive.patterns.deleteTitle')}
-          confirm={t('proactive.patterns.delete')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => setAsking(false)}
-        >
-          <p>{t('proactive.patterns.deleteBody')}</p>
-        </ConfirmDialog>
       )}
     </div>
   );

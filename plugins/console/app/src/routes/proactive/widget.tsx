@@ -9,7 +9,7 @@ import { proactiveKeys, widgetQuery, type WidgetSettings } from '../../queries/p
 import {
   Button,
   CheckboxField,
-  ConfirmDialog,
+  ConfirmAction,
   CopyValue,
   ErrorState,
   LoadingState,
@@ -189,11 +189,9 @@ function Keys({ settings: w }: { settings: WidgetSettings }) {
   const fmt = useFormat();
   const toast = useToast();
   const client = useQueryClient();
-  const [asking, setAsking] = useState<'key' | 'identity' | null>(null);
   const [reveal, setReveal] = useState(false);
   const took = (next: WidgetSettings) => {
     client.setQueryData(proactiveKeys.widget(w.workspace_id), next);
-    setAsking(null);
   };
   const rotateKey = useMutation({
     mutationFn: () =>
@@ -241,44 +239,28 @@ function Keys({ settings: w }: { settings: WidgetSettings }) {
         </dd>
       </dl>
       <div className="row">
-        <Button onClick={() => setAsking('key')}>{t('proactive.widget.rotateKey')}</Button>
+        <ConfirmAction
+          label={t('proactive.widget.rotateKey')}
+          title={t('proactive.widget.rotateKeyTitle')}
+          confirm={t('proactive.widget.rotateKey')}
+          action={rotateKey}
+        >
+          <p>{t('proactive.widget.rotateKeyBody')}</p>
+        </ConfirmAction>
         {w.identity_secret && (
           <Button onClick={() => setReveal(!reveal)} aria-pressed={reveal}>
             {t('proactive.widget.showIdentity')}
           </Button>
         )}
-        <Button onClick={() => setAsking('identity')}>{t('proactive.widget.rotateIdentity')}</Button>
-      </div>
-      {asking === 'key' && (
-        <ConfirmDialog
-          title={t('proactive.widget.rotateKeyTitle')}
-          confirm={t('proactive.widget.rotateKey')}
-          pending={rotateKey.isPending}
-          error={rotateKey.error}
-          onConfirm={() => rotateKey.mutate()}
-          onClose={() => {
-            setAsking(null);
-            rotateKey.reset();
-          }}
-        >
-          <p>{t('proactive.widget.rotateKeyBody')}</p>
-        </ConfirmDialog>
-      )}
-      {asking === 'identity' && (
-        <ConfirmDialog
+        <ConfirmAction
+          label={t('proactive.widget.rotateIdentity')}
           title={t('proactive.widget.rotateIdentityTitle')}
           confirm={t('proactive.widget.rotateIdentity')}
-          pending={rotateIdentity.isPending}
-          error={rotateIdentity.error}
-          onConfirm={() => rotateIdentity.mutate()}
-          onClose={() => {
-            setAsking(null);
-            rotateIdentity.reset();
-          }}
+          action={rotateIdentity}
         >
           <p>{t('proactive.widget.rotateIdentityBody')}</p>
-        </ConfirmDialog>
-      )}
+        </ConfirmAction>
+      </div>
     </section>
   );
 }

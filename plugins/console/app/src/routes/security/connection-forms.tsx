@@ -12,6 +12,7 @@ type Protocol = SsoConnection['protocol'];
 type CreateBody = RequestBody<'/v1/security/sso/connections', 'post'>;
 
 const JIT_ROLES = ['reviewer', 'admin'] as const;
+type JitRole = (typeof JIT_ROLES)[number];
 
 /** "a.com, b.com" → ['a.com', 'b.com']. */
 const domainList = (text: string) =>
@@ -28,7 +29,7 @@ export function CreateConnection({ onDone }: { onDone: () => void }) {
   const [f, setF] = useState({
     name: '',
     domains: '',
-    default_role: 'reviewer' as (typeof JIT_ROLES)[number],
+    default_role: 'reviewer' as JitRole,
     jit_enabled: false,
     issuer: '',
     client_id: '',
@@ -113,30 +114,7 @@ export function CreateConnection({ onDone }: { onDone: () => void }) {
           error={err('domains')}
         />
         {protocol === 'oidc' ? (
-          <>
-            <TextField
-              label={t('security.connections.issuer')}
-              hint={t('security.connections.issuerHint')}
-              type="url"
-              value={f.issuer}
-              onChange={set('issuer')}
-              error={err('issuer')}
-            />
-            <TextField
-              label={t('security.connections.clientId')}
-              value={f.client_id}
-              onChange={set('client_id')}
-              error={err('client_id')}
-            />
-            <TextField
-              label={t('security.connections.clientSecret')}
-              type="password"
-              autoComplete="off"
-              value={f.client_secret}
-              onChange={set('client_secret')}
-              error={err('client_secret')}
-            />
-          </>
+          <OidcFields f={f} set={set} err={err} />
         ) : (
           <>
             <TextArea
@@ -153,33 +131,10 @@ export function CreateConnection({ onDone }: { onDone: () => void }) {
               onChange={set('entity_id')}
               error={err('entity_id')}
             />
-            <TextField
-              label={t('security.connections.ssoUrl')}
-              type="url"
-              value={f.sso_url}
-              onChange={set('sso_url')}
-              error={err('sso_url')}
-            />
-            <TextArea
-              label={t('security.connections.certificate')}
-              rows={4}
-              value={f.certificate}
-              onChange={set('certificate')}
-              error={err('certificate')}
-            />
+            <SamlFields f={f} set={set} err={err} />
           </>
         )}
-        <SelectField
-          label={t('security.connections.defaultRole')}
-          value={f.default_role}
-          onChange={(e) => setF({ ...f, default_role: e.target.value as (typeof JIT_ROLES)[number] })}
-        >
-          {JIT_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {t(`roles.${r}`)}
-            </option>
-          ))}
-        </SelectField>
+        <JitRoleSelect value={f.default_role} onChange={(default_role) => setF({ ...f, default_role })} />
       </div>
       <CheckboxField
         label={t('security.connections.jit')}
@@ -199,8 +154,7 @@ export function CreateConnection({ onDone }: { onDone: () => void }) {
 
 /** Name, who is created on first sign-in (owners and admins); provider settings and domains (owners). */
 /** The JIT role a connection gives, as the form offers it. */
-const jitRole = (role: string | null | undefined): (typeof JIT_ROLES)[number] =>
-  role === 'admin' ? 'admin' : 'reviewer';
+const jitRole = (role: string | null | undefined): JitRole => (role === 'admin' ? 'admin' : 'reviewer');
 
 export function EditConnection({
   connection: c,
@@ -278,17 +232,7 @@ export function EditConnection({
       />
       <div className="ws-fields">
         <TextField label={t('security.connections.name')} value={f.name} onChange={set('name')} error={err('name')} />
-        <SelectField
-          label={t('security.connections.defaultRole')}
-          value={f.default_role}
-          onChange={(e) => setF({ ...f, default_role: e.target.value as (typeof JIT_ROLES)[number] })}
-        >
-          {JIT_ROLES.map((r) => (
-            <option key={r} value={r}>
-              {t(`roles.${r}`)}
-            </option>
-          ))}
-        </SelectField>
+        <JitRoleSelect value={f.default_role} onChange={(default_role) => setF({ ...f, default_role })} />
         {owner && (
           <>
             <TextField
@@ -299,48 +243,9 @@ export function EditConnection({
               error={err('domains')}
             />
             {c.protocol === 'oidc' ? (
-              <>
-                <TextField
-                  label={t('security.connections.issuer')}
-                  type="url"
-                  value={f.issuer}
-                  onChange={set('issuer')}
-                  error={err('issuer')}
-                />
-                <TextField
-                  label={t('security.connections.clientId')}
-                  value={f.client_id}
-                  onChange={set('client_id')}
-                  error={err('client_id')}
-                />
-                <TextField
-                  label={t('security.connections.newSecret')}
-                  hint={t('security.connections.keepSecret')}
-                  type="password"
-                  autoComplete="off"
-                  value={f.client_secret}
-                  onChange={set('client_secret')}
-                  error={err('client_secret')}
-                />
-              </>
+              <OidcFields f={f} set={set} err={err} changing />
             ) : (
-              <>
-                <TextField
-                  label={t('security.connections.ssoUrl')}
-                  type="url"
-                  value={f.sso_url}
-                  onChange={set('sso_url')}
-                  error={err('sso_url')}
-                />
-                <TextArea
-                  label={t('security.connections.newCertificate')}
-                  hint={t('security.connections.keepCertificate')}
-                  rows={4}
-                  value={f.certificate}
-                  onChange={set('certificate')}
-                  error={err('certificate')}
-                />
-              </>
+              <SamlFields f={f} set={set} err={err} changing />
             )}
           </>
         )}
@@ -357,5 +262,88 @@ export function EditConnection({
         <Button onClick={onDone}>{t('common.cancel')}</Button>
       </div>
     </form>
+  );
+}
+
+/** The roles a connection may give the people it creates on first sign-in. */
+function JitRoleSelect({ value, onChange }: { value: JitRole; onChange: (role: JitRole) => void }) {
+  const { t } = useTranslation();
+  return (
+    <SelectField
+      label={t('security.connections.defaultRole')}
+      value={value}
+      onChange={(e) => onChange(e.target.value as JitRole)}
+    >
+      {JIT_ROLES.map((r) => (
+        <option key={r} value={r}>
+          {t(`roles.${r}`)}
+        </option>
+      ))}
+    </SelectField>
+  );
+}
+
+/** A form's fields and how it sets and checks them, as both connection forms hold them. */
+interface FieldsOf<K extends string> {
+  f: Record<K, string>;
+  set: (k: K) => (e: { target: { value: string } }) => void;
+  err: (k: string) => string | undefined;
+  /** A change to a connection: a blank secret or certificate keeps the stored one. */
+  changing?: boolean;
+}
+
+/** The OIDC provider's issuer, client id and client secret. */
+function OidcFields({ f, set, err, changing }: FieldsOf<'issuer' | 'client_id' | 'client_secret'>) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <TextField
+        label={t('security.connections.issuer')}
+        hint={changing ? undefined : t('security.connections.issuerHint')}
+        type="url"
+        value={f.issuer}
+        onChange={set('issuer')}
+        error={err('issuer')}
+      />
+      <TextField
+        label={t('security.connections.clientId')}
+        value={f.client_id}
+        onChange={set('client_id')}
+        error={err('client_id')}
+      />
+      <TextField
+        label={changing ? t('security.connections.newSecret') : t('security.connections.clientSecret')}
+        hint={changing ? t('security.connections.keepSecret') : undefined}
+        type="password"
+        autoComplete="off"
+        value={f.client_secret}
+        onChange={set('client_secret')}
+        error={err('client_secret')}
+      />
+    </>
+  );
+}
+
+/** The SAML provider's sign-in URL and certificate (a new connection may give its metadata instead, above them). */
+function SamlFields({ f, set, err, changing }: FieldsOf<'sso_url' | 'certificate'>) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <TextField
+        label={t('security.connections.ssoUrl')}
+        type="url"
+        value={f.sso_url}
+        onChange={set('sso_url')}
+        error={err('sso_url')}
+      />
+      <TextArea
+        label={changing ? t('security.connections.newCertificate') : t('security.connections.certificate')}
+        hint={changing ? t('security.connections.keepCertificate') : undefined}
+        rows={4}
+        value={f.certificate}
+        onChange={set('certificate')}
+        error={err('certificate')}
+      />
+    </>
   );
 }

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { securityKeys, type SsoConnection, type SsoOverview } from '../../queries/security';
-import { Button, ConfirmDialog, CopyValue, ErrorAlert, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { Button, ConfirmAction, CopyValue, ErrorAlert, TextField, fieldError, useFormat, useToast } from '../../ui';
 import { useCopyTexts } from './copy-texts';
 import { CreateConnection, EditConnection } from './connection-forms';
 
@@ -164,37 +164,23 @@ function RemoveConnection({ connection: c }: { connection: SsoConnection }) {
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/security/sso/connections/{id}', { params: { path: { id: c.id } } })),
     onSuccess: () => {
-      setAsking(false);
       toast.success(t('security.connections.deleted', { name: c.name }));
       void client.invalidateQueries({ queryKey: securityKeys.overview() });
     },
   });
   return (
-    <>
-      <Button variant="danger" onClick={() => setAsking(true)}>
-        {t('security.connections.delete')}
-      </Button>
-      {asking && (
-        <ConfirmDialog
-          title={t('security.connections.deleteTitle', { name: c.name })}
-          confirm={t('security.connections.deleteConfirm')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
-        >
-          <p>{t('security.connections.deleteBody')}</p>
-        </ConfirmDialog>
-      )}
-    </>
+    <ConfirmAction
+      label={t('security.connections.delete')}
+      title={t('security.connections.deleteTitle', { name: c.name })}
+      confirm={t('security.connections.deleteConfirm')}
+      danger
+      action={remove}
+    >
+      <p>{t('security.connections.deleteBody')}</p>
+    </ConfirmAction>
   );
 }
 

@@ -3,10 +3,19 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { securityKeys, type SecurityOverview, type SsoDomain, type SsoOverview } from '../../queries/security';
-import { Button, ConfirmDialog, CopyValue, ErrorAlert, TextField, fieldError, useFormat, useRepeat } from '../../ui';
+import {
+  Button,
+  ConfirmAction,
+  CopyValue,
+  ErrorAlert,
+  TextField,
+  VerificationState,
+  VerifyButton,
+  fieldError,
+  useFormat,
+  useRecheck,
+} from '../../ui';
 import { useCopyTexts } from './copy-texts';
-
-const RECHECK_MS = 30_000;
 
 /** Puts a domain's new state in the cached overview (verify answers the domain alone). */
 function useDomainInCache() {
@@ -85,15 +94,9 @@ function Domain({ domain: d, owner }: { domain: SsoDomain; owner: boolean }) {
   });
   const id = `sso-domain-${d.domain.replace(/[^a-z0-9]/g, '-')}`;
   const verified = d.status === 'verified';
-  // Once checked and still pending, checked again every 30 s while the page is open (the record may be on its way).
+  const checkedAt = d.last_checked_at && t('security.domains.checkedAt', { date: fmt.dateTime(d.last_checked_at) });
   const waiting = owner && !verified && !!d.last_checked_at && d.last_error !== 'domain_taken';
-  useRepeat(
-    () => {
-      if (!verify.isPending) verify.mutate();
-    },
-    RECHECK_MS,
-    waiting,
-  );
+  useRecheck(verify, waiting);
   return (
     <article className="stack sec-subcard" aria-labelledby={id}>
       <div className="spread">
@@ -121,36 +124,24 @@ function Domain({ domain: d, owner }: { domain: SsoDomain; owner: boolean }) {
           />
         </div>
       </div>
-      {/* The verification state is announced when a check changes it. */}
-      <div aria-live="polite" className="stack">
-        {verified && (
-          <div className="alert alert-success" role="status">
-            {t('security.domains.verifiedAt', { date: fmt.dateTime(d.verified_at) })}
-          </div>
-        )}
-        {d.last_error && (
-          <div className={`alert ${verified ? 'alert-warning' : 'alert-error'}`} role="status">
-            <strong>{t(`security.domains.errors.${d.last_error}`)}</strong>
-            {d.last_checked_at && (
-              <div className="muted">{t('security.domains.checkedAt', { date: fmt.dateTime(d.last_checked_at) })}</div>
-            )}
-          </div>
-        )}
-        {!d.last_error && !verified && d.last_checked_at && (
-          <p className="muted">{t('security.domains.checkedAt', { date: fmt.dateTime(d.last_checked_at) })}</p>
-        )}
-        {waiting && <p className="muted">{t('security.domains.rechecking')}</p>}
-      </div>
+      <VerificationState
+        verified={verified}
+        verifiedAt={t('security.domains.verifiedAt', { date: fmt.dateTime(d.verified_at) })}
+        failure={d.last_error && t(`security.domains.errors.${d.last_error}`)}
+        checkedAt={checkedAt}
+        rechecking={waiting ? t('security.domains.rechecking') : null}
+      >
+        {!d.last_error && !verified && checkedAt && <p className="muted">{checkedAt}</p>}
+      </VerificationState>
       <ErrorAlert error={verify.error} />
       {owner && (
         <div className="row">
-          <Button
-            variant={verified ? 'secondary' : 'primary'}
-            pending={verify.isPending}
-            onClick={() => verify.mutate()}
-          >
-            {verified ? t('security.domains.recheck') : t('security.domains.verify')}
-          </Button>
+          <VerifyButton
+            check={verify}
+            verified={verified}
+            verify={t('security.domains.verify')}
+            recheck={t('security.domains.recheck')}
+          />
           <RemoveDomain domain={d.domain} />
         </div>
       )}
@@ -161,35 +152,21 @@ function Domain({ domain: d, owner }: { domain: SsoDomain; owner: boolean }) {
 function RemoveDomain({ domain }: { domain: string }) {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/security/sso/domains/{domain}', { params: { path: { domain } } })),
     onSuccess: () => {
-      setAsking(false);
       void client.invalidateQueries({ queryKey: securityKeys.overview() });
     },
   });
   return (
-    <>
-      <Button variant="danger" onClick={() => setAsking(true)}>
-        {t('security.domains.remove')}
-      </Button>
-      {asking && (
-        <ConfirmDialog
-          title={t('security.domains.removeTitle', { domain })}
-          confirm={t('security.domains.removeConfirm')}
-          danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => {
-            setAsking(false);
-            remove.reset();
-          }}
-        >
-          <p>{t('security.domains.removeBody')}</p>
-        </ConfirmDialog>
-      )}
-    </>
+    <ConfirmAction
+      label={t('security.domains.remove')}
+      title={t('security.domains.removeTitle', { domain })}
+      confirm={t('security.domains.removeConfirm')}
+      danger
+      action={remove}
+    >
+      <p>{t('security.domains.removeBody')}</p>
+    </ConfirmAction>
   );
 }

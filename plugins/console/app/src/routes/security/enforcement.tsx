@@ -5,7 +5,17 @@ import { api, data } from '../../api/client';
 import { isApiError } from '../../api/errors';
 import type { Schema } from '../../api/types';
 import { securityKeys, type SecurityOverview, type SsoOverview } from '../../queries/security';
-import { Button, ConfirmDialog, ErrorAlert, SecretOnce, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  ConfirmAction,
+  ConfirmDialog,
+  ErrorAlert,
+  SecretOnce,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 
 type Blocker = SsoOverview['enforcement']['blockers'][number];
 type Codes = Schema<'SsoRecoveryCodes'>;
@@ -76,14 +86,14 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
   const toast = useToast();
   const client = useQueryClient();
   const [codes, setCodes] = useState<Codes | null>(null);
-  const [asking, setAsking] = useState<'off' | 'regenerate' | null>(null);
+  const [asking, setAsking] = useState(false);
   const putSso = (s: SsoOverview) =>
     client.setQueryData<SecurityOverview>(securityKeys.overview(), (o) => o && { ...o, sso: s });
   const enforce = useMutation({
     mutationFn: (enforced: boolean) => data(api.PUT('/v1/security/sso/enforcement', { body: { enforced } })),
     onSuccess: (r) => {
       putSso(r.sso);
-      setAsking(null);
+      setAsking(false);
       if (r.recovery_codes.codes.length > 0) setCodes(r.recovery_codes);
       else toast.success(t('security.enforcement.stopped'));
     },
@@ -91,7 +101,6 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
   const regenerate = useMutation({
     mutationFn: () => data(api.POST('/v1/security/sso/recovery-codes')),
     onSuccess: (r) => {
-      setAsking(null);
       setCodes(r);
       void client.invalidateQueries({ queryKey: securityKeys.overview() });
     },
@@ -127,7 +136,7 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
       {owner && (
         <div className="row">
           {sso.enforced ? (
-            <Button variant="danger" onClick={() => setAsking('off')}>
+            <Button variant="danger" onClick={() => setAsking(true)}>
               {t('security.enforcement.disable')}
             </Button>
           ) : (
@@ -150,11 +159,18 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
         </p>
         {owner && sso.enforced && (
           <div>
-            <Button onClick={() => setAsking('regenerate')}>{t('security.codes.regenerate')}</Button>
+            <ConfirmAction
+              label={t('security.codes.regenerate')}
+              title={t('security.codes.regenerateTitle')}
+              confirm={t('security.codes.regenerateConfirm')}
+              action={regenerate}
+            >
+              <p>{t('security.codes.regenerateBody')}</p>
+            </ConfirmAction>
           </div>
         )}
       </div>
-      {asking === 'off' && (
+      {asking && (
         <ConfirmDialog
           title={t('security.enforcement.disableTitle')}
           confirm={t('security.enforcement.disableConfirm')}
@@ -163,26 +179,11 @@ export function Enforcement({ sso, owner }: { sso: SsoOverview; owner: boolean }
           error={enforce.error}
           onConfirm={() => enforce.mutate(false)}
           onClose={() => {
-            setAsking(null);
+            setAsking(false);
             enforce.reset();
           }}
         >
           <p>{t('security.enforcement.disableBody')}</p>
-        </ConfirmDialog>
-      )}
-      {asking === 'regenerate' && (
-        <ConfirmDialog
-          title={t('security.codes.regenerateTitle')}
-          confirm={t('security.codes.regenerateConfirm')}
-          pending={regenerate.isPending}
-          error={regenerate.error}
-          onConfirm={() => regenerate.mutate()}
-          onClose={() => {
-            setAsking(null);
-            regenerate.reset();
-          }}
-        >
-          <p>{t('security.codes.regenerateBody')}</p>
         </ConfirmDialog>
       )}
       {codes && <ShowCodes codes={codes} onClose={() => setCodes(null)} />}

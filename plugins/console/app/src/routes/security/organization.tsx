@@ -4,7 +4,6 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { isApiError } from '../../api/errors';
 import type { RequestBody } from '../../api/types';
-import { LOCALES } from '../../i18n';
 import { authKeys } from '../../queries/session';
 import { organizationQuery, securityKeys, type Organization } from '../../queries/security';
 import {
@@ -13,6 +12,7 @@ import {
   ErrorAlert,
   ErrorState,
   LoadingState,
+  LocaleOptions,
   SelectField,
   TextField,
   fieldError,
@@ -122,11 +122,7 @@ function OrgForm({ org }: { org: Organization }) {
           value={f.locale}
           onChange={(e) => setF({ ...f, locale: e.target.value as Organization['locale'] })}
         >
-          {LOCALES.map((l) => (
-            <option key={l} value={l}>
-              {t(`common.locales.${l}`)}
-            </option>
-          ))}
+          <LocaleOptions />
         </SelectField>
         <TextField
           label={t('security.org.retention')}

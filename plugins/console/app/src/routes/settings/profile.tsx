@@ -6,7 +6,18 @@ import type { RequestBody } from '../../api/types';
 import { setLocale, type Locale } from '../../i18n';
 import { codehostStatusQuery } from '../../queries/codehost';
 import { useMe, useSetSession } from '../../queries/session';
-import { Button, ErrorAlert, LoadingState, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  ErrorAlert,
+  NewPasswordField,
+  LoadingState,
+  LocaleOptions,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 
 /** /settings/profile: name and language; address and password need the current password. */
 export default function Profile() {
@@ -63,8 +74,7 @@ function Details({ name: initialName, locale: initialLocale }: { name: string; l
           onChange={(e) => setLocaleChoice(e.target.value)}
           error={fieldError(save.error, 'locale')}
         >
-          <option value="en">{t('common.locales.en')}</option>
-          <option value="it">{t('common.locales.it')}</option>
+          <LocaleOptions />
         </SelectField>
         <div>
           <Button type="submit" variant="primary" pending={save.isPending}>
@@ -104,11 +114,8 @@ function Credentials({ email: initialEmail }: { email: string }) {
           onChange={(e) => setEmail(e.target.value)}
           error={fieldError(save.error, 'email')}
         />
-        <TextField
+        <NewPasswordField
           label={t('fields.newPassword')}
-          type="password"
-          autoComplete="new-password"
-          hint={t('fields.passwordHint')}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
           error={fieldError(save.error, 'password')}

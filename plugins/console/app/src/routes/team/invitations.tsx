@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { isApiError } from '../../api/errors';
 import type { Schema } from '../../api/types';
-import { grantableRoles, scoped, teamInvitationKeys, type Role } from '../../queries/team';
+import { scoped, teamInvitationKeys, type Role } from '../../queries/team';
 import { useMe } from '../../queries/session';
 import {
   Button,
@@ -18,6 +18,7 @@ import {
   useToast,
   type Column,
 } from '../../ui';
+import { RoleSelect } from './role-select';
 import { WorkspaceChecks } from './workspace-checks';
 
 type Invitation = Schema<'Invitation'>;
@@ -142,18 +143,7 @@ function Invite() {
           onChange={(e) => setEmail(e.target.value)}
           error={fieldError(invite.error, 'email') ?? refused}
         />
-        <SelectField
-          label={t('team.members.role')}
-          value={role}
-          onChange={(e) => setRole(e.target.value as Role)}
-          error={fieldError(invite.error, 'role')}
-        >
-          {grantableRoles(me.user.role).map((r) => (
-            <option key={r} value={r}>
-              {t(`roles.${r}`)}
-            </option>
-          ))}
-        </SelectField>
+        <RoleSelect mine={me.user.role} value={role} onChange={setRole} error={fieldError(invite.error, 'role')} />
       </div>
       {scoped(role) && (
         <WorkspaceChecks

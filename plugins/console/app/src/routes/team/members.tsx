@@ -3,20 +3,21 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
-import { grantableRoles, memberKeys, scoped, type Role } from '../../queries/team';
+import { memberKeys, scoped, type Role } from '../../queries/team';
 import { useMe, type AuthContext } from '../../queries/session';
 import {
   Button,
+  ConfirmDialog,
   Dialog,
   ErrorAlert,
   KeysetTable,
-  SelectField,
   fieldError,
   useFormat,
   useKeysetQuery,
   useToast,
   type Column,
 } from '../../ui';
+import { RoleSelect } from './role-select';
 import { WorkspaceChecks } from './workspace-checks';
 
 type Member = Schema<'User'>;
@@ -124,18 +125,7 @@ function EditMember({ member, me, onClose }: { member: Member; me: AuthContext; 
     <Dialog open title={t('team.members.editTitle', { name: member.name })} onClose={onClose}>
       <div className="stack">
         <ErrorAlert error={save.error} fields={['role', 'workspace_ids']} />
-        <SelectField
-          label={t('team.members.role')}
-          value={role}
-          onChange={(e) => setRole(e.target.value as Role)}
-          error={fieldError(save.error, 'role')}
-        >
-          {grantableRoles(me.user.role).map((r) => (
-            <option key={r} value={r}>
-              {t(`roles.${r}`)}
-            </option>
-          ))}
-        </SelectField>
+        <RoleSelect mine={me.user.role} value={role} onChange={setRole} error={fieldError(save.error, 'role')} />
         {scoped(role) && (
           <WorkspaceChecks
             legend={t('team.workspacesLegend')}
@@ -168,19 +158,16 @@ function RemoveMember({ member, onClose }: { member: Member; onClose: () => void
     },
   });
   return (
-    <Dialog open title={t('team.members.removeTitle', { name: member.name })} onClose={onClose}>
-      <div className="stack">
-        <p>{t('team.members.removeBody', { email: member.email })}</p>
-        <ErrorAlert error={remove.error} />
-        <div className="row">
-          <Button variant="danger" pending={remove.isPending} onClick={() => remove.mutate()}>
-            {t('team.members.removeConfirm')}
-          </Button>
-          <Button onClick={onClose} autoFocus>
-            {t('common.cancel')}
-          </Button>
-        </div>
-      </div>
-    </Dialog>
+    <ConfirmDialog
+      title={t('team.members.removeTitle', { name: member.name })}
+      confirm={t('team.members.removeConfirm')}
+      danger
+      pending={remove.isPending}
+      error={remove.error}
+      onConfirm={() => remove.mutate()}
+      onClose={onClose}
+    >
+      <p>{t('team.members.removeBody', { email: member.email })}</p>
+    </ConfirmDialog>
   );
 }

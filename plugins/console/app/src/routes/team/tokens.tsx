@@ -3,15 +3,14 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { ResponseBody, Schema } from '../../api/types';
-import { grantableRoles, tokenKeys, type Role } from '../../queries/team';
+import { tokenKeys, type Role } from '../../queries/team';
 import { useMe } from '../../queries/session';
 import {
   Button,
-  Dialog,
+  ConfirmDialog,
   ErrorAlert,
   KeysetTable,
   SecretOnce,
-  SelectField,
   TextField,
   fieldError,
   useFormat,
@@ -19,6 +18,7 @@ import {
   useToast,
   type Column,
 } from '../../ui';
+import { RoleSelect } from './role-select';
 import { WorkspaceChecks } from './workspace-checks';
 import '../workspaces/workspaces.css';
 
@@ -95,27 +95,20 @@ export default function Tokens() {
       </section>
       {created && <ShownOnce token={created} onClose={() => setCreated(null)} />}
       {revoking && (
-        <Dialog
-          open
+        <ConfirmDialog
           title={t('tokens.revokeTitle', { name: revoking.name })}
+          confirm={t('tokens.revokeConfirm')}
+          danger
+          pending={revoke.isPending}
+          error={revoke.error}
+          onConfirm={() => revoke.mutate(revoking)}
           onClose={() => {
             setRevoking(null);
             revoke.reset();
           }}
         >
-          <div className="stack">
-            <p>{t('tokens.revokeBody')}</p>
-            <ErrorAlert error={revoke.error} />
-            <div className="row">
-              <Button variant="danger" pending={revoke.isPending} onClick={() => revoke.mutate(revoking)}>
-                {t('tokens.revokeConfirm')}
-              </Button>
-              <Button onClick={() => setRevoking(null)} autoFocus>
-                {t('common.cancel')}
-              </Button>
-            </div>
-          </div>
-        </Dialog>
+          <p>{t('tokens.revokeBody')}</p>
+        </ConfirmDialog>
       )}
     </div>
   );
@@ -165,19 +158,13 @@ function CreateToken({ role: mine, onCreated }: { role: Role; onCreated: (c: Cre
           onChange={(e) => setName(e.target.value)}
           error={fieldError(create.error, 'name')}
         />
-        <SelectField
-          label={t('team.members.role')}
+        <RoleSelect
+          mine={mine}
           hint={t('tokens.roleHint')}
           value={role}
-          onChange={(e) => setRole(e.target.value as Role)}
+          onChange={setRole}
           error={fieldError(create.error, 'role')}
-        >
-          {grantableRoles(mine).map((r) => (
-            <option key={r} value={r}>
-              {t(`roles.${r}`)}
-            </option>
-          ))}
-        </SelectField>
+        />
         <TextField
           label={t('tokens.expires')}
           hint={t('tokens.expiresHint')}

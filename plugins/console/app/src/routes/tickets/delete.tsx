@@ -1,10 +1,9 @@
-import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { ticketKeys, type Ticket } from '../../queries/tickets';
-import { Button, ConfirmDialog, useToast } from '../../ui';
+import { ConfirmAction, useToast } from '../../ui';
 import { Card } from './card';
 
 /**
@@ -17,7 +16,6 @@ export function DeleteTicket({ ticket }: { ticket: Ticket }) {
   const toast = useToast();
   const navigate = useNavigate();
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
   const remove = useMutation({
     mutationFn: () => data(api.DELETE('/v1/privacy/tickets/{id}', { params: { path: { id: ticket.id } } })),
     onSuccess: () => {
@@ -31,29 +29,16 @@ export function DeleteTicket({ ticket }: { ticket: Ticket }) {
     <Card title={t('ticket.delete.title')}>
       <p className="muted">{t('ticket.delete.intro')}</p>
       <div>
-        <Button
-          variant="danger"
-          onClick={() => {
-            remove.reset();
-            setAsking(true);
-          }}
-        >
-          {t('ticket.delete.action')}
-        </Button>
-      </div>
-      {asking && (
-        <ConfirmDialog
+        <ConfirmAction
+          label={t('ticket.delete.action')}
           title={t('ticket.delete.confirmTitle')}
           confirm={t('ticket.delete.confirm')}
           danger
-          pending={remove.isPending}
-          error={remove.error}
-          onConfirm={() => remove.mutate()}
-          onClose={() => setAsking(false)}
+          action={remove}
         >
           <p>{t('ticket.delete.confirmBody', { subject: ticket.subject || t('inbox.noSubject') })}</p>
-        </ConfirmDialog>
-      )}
+        </ConfirmAction>
+      </div>
     </Card>
   );
 }

@@ -160,12 +160,38 @@ export function TeamActions({ ticket }: { ticket: Ticket }) {
 
 function EscalateDialog({ ticket, onClose }: { ticket: Ticket; onClose: () => void }) {
   const { t } = useTranslation();
-  const [reason, setReason] = useState('');
-  const run = useTicketAction(ticket.id, () =>
-    data(api.POST('/v1/tickets/{id}/escalate', { params: { path: { id: ticket.id } }, body: { reason } })),
-  );
   return (
-    <Dialog open title={t('ticket.actions.escalateTitle')} onClose={onClose}>
+    <ReasonDialog
+      ticket={ticket}
+      title={t('ticket.actions.escalateTitle')}
+      confirm={t('ticket.actions.escalateConfirm')}
+      send={(reason) =>
+        data(api.POST('/v1/tickets/{id}/escalate', { params: { path: { id: ticket.id } }, body: { reason } }))
+      }
+      onClose={onClose}
+    />
+  );
+}
+
+/** A ticket action that takes a reason, typed in a dialog; the dialog closes once the action is done. */
+function ReasonDialog({
+  ticket,
+  title,
+  confirm,
+  send,
+  onClose,
+}: {
+  ticket: Ticket;
+  title: string;
+  confirm: string;
+  send: (reason: string) => Promise<Ticket>;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const [reason, setReason] = useState('');
+  const run = useTicketAction(ticket.id, () => send(reason));
+  return (
+    <Dialog open title={title} onClose={onClose}>
       <form
         className="stack"
         noValidate
@@ -184,7 +210,7 @@ function EscalateDialog({ ticket, onClose }: { ticket: Ticket; onClose: () => vo
         />
         <div className="row">
           <Button type="submit" variant="primary" pending={run.isPending}>
-            {t('ticket.actions.escalateConfirm')}
+            {confirm}
           </Button>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
         </div>
@@ -260,37 +286,21 @@ function CloseDialog({ ticket, onClose }: { ticket: Ticket; onClose: () => void 
 
 function ReopenDialog({ ticket, onClose }: { ticket: Ticket; onClose: () => void }) {
   const { t } = useTranslation();
-  const [reason, setReason] = useState('');
-  const run = useTicketAction(ticket.id, () =>
-    data(
-      api.POST('/v1/tickets/{id}/reopen', { params: { path: { id: ticket.id } }, body: { reason: reason || null } }),
-    ),
-  );
   return (
-    <Dialog open title={t('ticket.actions.reopenTitle')} onClose={onClose}>
-      <form
-        className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          run.mutate(undefined, { onSuccess: onClose });
-        }}
-      >
-        <ErrorAlert error={run.error} fields={['reason']} />
-        <TextArea
-          label={t('ticket.actions.reason')}
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          autoFocus
-        />
-        <div className="row">
-          <Button type="submit" variant="primary" pending={run.isPending}>
-            {t('ticket.actions.reopenConfirm')}
-          </Button>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-        </div>
-      </form>
-    </Dialog>
+    <ReasonDialog
+      ticket={ticket}
+      title={t('ticket.actions.reopenTitle')}
+      confirm={t('ticket.actions.reopenConfirm')}
+      send={(reason) =>
+        data(
+          api.POST('/v1/tickets/{id}/reopen', {
+            params: { path: { id: ticket.id } },
+            body: { reason: reason || null },
+          }),
+        )
+      }
+      onClose={onClose}
+    />
   );
 }
 

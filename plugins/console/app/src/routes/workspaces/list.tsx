@@ -12,6 +12,7 @@ import {
   CheckboxField,
   ErrorAlert,
   KeysetTable,
+  LocaleOptions,
   SelectField,
   TextField,
   fieldError,
@@ -135,8 +136,7 @@ function CreateWorkspace() {
             onChange={set('locale')}
             error={fieldError(create.error, 'locale')}
           >
-            <option value="en">{t('common.locales.en')}</option>
-            <option value="it">{t('common.locales.it')}</option>
+            <LocaleOptions />
           </SelectField>
           <SelectField
             label={t('workspaces.fields.execution_mode')}
