@@ -39,7 +39,7 @@ import type { BareRepo, CommitFilesInput } from './bare-repo.js';
 import { LocalChecks } from './checks.js';
 import { LocalInstallations } from './installations.js';
 import { LocalIssues } from './issues.js';
-import { ItemRows, type ItemRow } from './item-rows.js';
+import { ItemRows } from './item-rows.js';
 import { localCodeHostSchema, type LocalCodeHostOptions, type LocalHostContext, type SecretSealer } from './options.js';
 import { localPageRoutes, type LocalPageAccess } from './pages.js';
 import { LocalPullRequests } from './pull-requests.js';
@@ -378,15 +378,7 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
   }
 
   /** An issue or pull request with what its page shows. */
-  itemDetail(
-    fullName: string,
-    number: number,
-  ): Promise<{
-    item: ItemRow;
-    pull: PullRequest | null;
-    diff: CompareResult | null;
-    commits: Array<{ sha: string; subject: string; author: string }>;
-  } | null> {
+  itemDetail(fullName: string, number: number): ReturnType<LocalPullRequests['itemDetail']> {
     return this.pulls.itemDetail(fullName, number);
   }
 }

@@ -56,5 +56,95 @@ export interface SubscriptionItemPrice {
 export type AddonId = AddonPrice['addon'];
 export const ADDON_IDS: readonly AddonId[] = ['badge_removal', 'managed_workspace'];
 
+/** The spec's Plan.limits. */
+export interface PlanLimits {
+  tickets_per_month: number;
+  repositories_per_workspace: number;
+  public_repos_only: boolean;
+  workspaces_included: number;
+  extra_workspace_price_usd: number;
+  included_fixes_per_month: number;
+  overage_fix_price_usd: number;
+}
+
+/**
+ * Each plan's limits as shipped: the accounts catalogue answers them, billing starts its
+ * configurable plan numbers from them (one table, so the two cannot drift apart).
+ */
+export const DEFAULT_PLAN_LIMITS: Readonly<Record<PlanId, Readonly<PlanLimits>>> = {
+  none: {
+    tickets_per_month: 50,
+    repositories_per_workspace: 1,
+    public_repos_only: false,
+    workspaces_included: 1,
+    extra_workspace_price_usd: 0,
+    included_fixes_per_month: 0,
+    overage_fix_price_usd: 0,
+  },
+  open_source: {
+    tickets_per_month: 500,
+    repositories_per_workspace: 3,
+    public_repos_only: true,
+    workspaces_included: 3,
+    extra_workspace_price_usd: 0,
+    included_fixes_per_month: 20,
+    overage_fix_price_usd: 0,
+  },
+  indie: {
+    tickets_per_month: 300,
+    repositories_per_workspace: 2,
+    public_repos_only: false,
+    workspaces_included: 1,
+    extra_workspace_price_usd: 15,
+    included_fixes_per_month: 15,
+    overage_fix_price_usd: 4,
+  },
+  startup: {
+    tickets_per_month: 1500,
+    repositories_per_workspace: 5,
+    public_repos_only: false,
+    workspaces_included: 3,
+    extra_workspace_price_usd: 15,
+    included_fixes_per_month: 60,
+    overage_fix_price_usd: 3.5,
+  },
+  growth: {
+    tickets_per_month: 5000,
+    repositories_per_workspace: 15,
+    public_repos_only: false,
+    workspaces_included: 10,
+    extra_workspace_price_usd: 12,
+    included_fixes_per_month: 200,
+    overage_fix_price_usd: 3,
+  },
+  managed: {
+    tickets_per_month: 5000,
+    repositories_per_workspace: 15,
+    public_repos_only: false,
+    workspaces_included: 5,
+    extra_workspace_price_usd: 25,
+    included_fixes_per_month: 300,
+    overage_fix_price_usd: 2.5,
+  },
+  agency: {
+    tickets_per_month: 10000,
+    repositories_per_workspace: 50,
+    public_repos_only: false,
+    workspaces_included: 10,
+    extra_workspace_price_usd: 9,
+    included_fixes_per_month: 400,
+    overage_fix_price_usd: 2.5,
+  },
+  enterprise: {
+    tickets_per_month: 100000,
+    repositories_per_workspace: 500,
+    public_repos_only: false,
+    workspaces_included: 100,
+    extra_workspace_price_usd: 0,
+    included_fixes_per_month: 2000,
+    overage_fix_price_usd: 2,
+  },
+};
+
 /** Fixes in each top-up pack. */
 export const TOPUP_FIXES: Readonly<Record<TopupPackId, number>> = { topup_10: 10, topup_50: 50, topup_100: 100 };

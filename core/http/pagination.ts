@@ -35,6 +35,10 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
+/** The answer schema of a list: `{ items, next_cursor }` (null on the last page); name it with `.id()`. */
+export const pageSchema = (item: Joi.Schema): Joi.ObjectSchema<Page<unknown>> =>
+  Joi.object({ items: Joi.array().items(item).required(), next_cursor: Joi.string().allow(null).required() });
+
 export function encodeCursor(values: unknown[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }

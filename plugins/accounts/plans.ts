@@ -3,6 +3,9 @@
  * the billing plugin takes it over later (prices and trials live there, not here).
  * Numbers are documented in docs/accounts.md.
  */
+import { DEFAULT_PLAN_LIMITS, type PlanLimits } from '../../core/contracts/index.js';
+
+export type { PlanLimits };
 
 export const PLAN_IDS = [
   'none',
@@ -43,16 +46,6 @@ export const PLAN_FEATURES = [
 ] as const;
 export type PlanFeature = (typeof PLAN_FEATURES)[number];
 
-export interface PlanLimits {
-  tickets_per_month: number;
-  repositories_per_workspace: number;
-  public_repos_only: boolean;
-  workspaces_included: number;
-  extra_workspace_price_usd: number;
-  included_fixes_per_month: number;
-  overage_fix_price_usd: number;
-}
-
 /** The spec's Plan shape. */
 export interface Plan {
   id: PlanId;
@@ -74,15 +67,7 @@ export const PLANS: readonly Plan[] = [
     features: ['email_channel', 'widget'],
     autonomy: ['copilot'],
     execution_modes: ['mcp'],
-    limits: {
-      tickets_per_month: 50,
-      repositories_per_workspace: 1,
-      public_repos_only: false,
-      workspaces_included: 1,
-      extra_workspace_price_usd: 0,
-      included_fixes_per_month: 0,
-      overage_fix_price_usd: 0,
-    },
+    limits: DEFAULT_PLAN_LIMITS.none,
   },
   {
     id: 'open_source',
@@ -90,15 +75,7 @@ export const PLANS: readonly Plan[] = [
     features: BASE,
     autonomy: ['copilot', 'approve'],
     execution_modes: ['runner', 'mcp'],
-    limits: {
-      tickets_per_month: 500,
-      repositories_per_workspace: 3,
-      public_repos_only: true,
-      workspaces_included: 3,
-      extra_workspace_price_usd: 0,
-      included_fixes_per_month: 20,
-      overage_fix_price_usd: 0,
-    },
+    limits: DEFAULT_PLAN_LIMITS.open_source,
   },
   {
     id: 'indie',
@@ -106,15 +83,7 @@ export const PLANS: readonly Plan[] = [
     features: BASE,
     autonomy: ['copilot', 'approve'],
     execution_modes: ALL_MODES,
-    limits: {
-      tickets_per_month: 300,
-      repositories_per_workspace: 2,
-      public_repos_only: false,
-      workspaces_included: 1,
-      extra_workspace_price_usd: 15,
-      included_fixes_per_month: 15,
-      overage_fix_price_usd: 4,
-    },
+    limits: DEFAULT_PLAN_LIMITS.indie,
   },
   {
     id: 'startup',
@@ -122,15 +91,7 @@ export const PLANS: readonly Plan[] = [
     features: [...BASE, 'custom_sending_domain', 'badge_removal'],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: {
-      tickets_per_month: 1500,
-      repositories_per_workspace: 5,
-      public_repos_only: false,
-      workspaces_included: 3,
-      extra_workspace_price_usd: 15,
-      included_fixes_per_month: 60,
-      overage_fix_price_usd: 3.5,
-    },
+    limits: DEFAULT_PLAN_LIMITS.startup,
   },
   {
     id: 'growth',
@@ -146,15 +107,7 @@ export const PLANS: readonly Plan[] = [
     ],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: {
-      tickets_per_month: 5000,
-      repositories_per_workspace: 15,
-      public_repos_only: false,
-      workspaces_included: 10,
-      extra_workspace_price_usd: 12,
-      included_fixes_per_month: 200,
-      overage_fix_price_usd: 3,
-    },
+    limits: DEFAULT_PLAN_LIMITS.growth,
   },
   {
     id: 'managed',
@@ -162,15 +115,7 @@ export const PLANS: readonly Plan[] = [
     features: [...BASE, 'custom_sending_domain', 'brand_profiles', 'managed_fixes', 'approval_governance', 'sla'],
     autonomy: ALL_AUTONOMY,
     execution_modes: ['managed'],
-    limits: {
-      tickets_per_month: 5000,
-      repositories_per_workspace: 15,
-      public_repos_only: false,
-      workspaces_included: 5,
-      extra_workspace_price_usd: 25,
-      included_fixes_per_month: 300,
-      overage_fix_price_usd: 2.5,
-    },
+    limits: DEFAULT_PLAN_LIMITS.managed,
   },
   {
     id: 'agency',
@@ -190,15 +135,7 @@ export const PLANS: readonly Plan[] = [
     ],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: {
-      tickets_per_month: 10000,
-      repositories_per_workspace: 50,
-      public_repos_only: false,
-      workspaces_included: 10,
-      extra_workspace_price_usd: 9,
-      included_fixes_per_month: 400,
-      overage_fix_price_usd: 2.5,
-    },
+    limits: DEFAULT_PLAN_LIMITS.agency,
   },
   {
     id: 'enterprise',
@@ -206,15 +143,7 @@ export const PLANS: readonly Plan[] = [
     features: [...PLAN_FEATURES],
     autonomy: ALL_AUTONOMY,
     execution_modes: ALL_MODES,
-    limits: {
-      tickets_per_month: 100000,
-      repositories_per_workspace: 500,
-      public_repos_only: false,
-      workspaces_included: 100,
-      extra_workspace_price_usd: 0,
-      included_fixes_per_month: 2000,
-      overage_fix_price_usd: 2,
-    },
+    limits: DEFAULT_PLAN_LIMITS.enterprise,
   },
 ];
 

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { pageSchema } from '../../core/http/pagination.js';
 
 const nullableString = () => Joi.string().allow(null).required();
 const when = () => Joi.string().isoDate().allow(null).required();
@@ -28,12 +29,7 @@ export const AuditEntry = Joi.object({
   // Not .required(): inside an array that would make an empty page invalid.
   .id('AuditEntry');
 
-export const AuditEntryPage = Joi.object({
-  items: Joi.array().items(AuditEntry).required(),
-  next_cursor: Joi.string().allow(null).required(),
-})
-  .required()
-  .id('AuditEntryPage');
+export const AuditEntryPage = pageSchema(AuditEntry).required().id('AuditEntryPage');
 
 export const AuditStream = Joi.object({
   id: Joi.string().required(),

@@ -1,8 +1,5 @@
 import Joi from 'joi';
-import type { Cradle } from '../../core/kernel/cradle.js';
-
-/** The spec's Plan.limits, as the accounts catalogue answers them. */
-type PlanLimits = ReturnType<Cradle['planCatalog']['get']>['limits'];
+import { DEFAULT_PLAN_LIMITS, type PlanLimits } from '../../core/contracts/index.js';
 
 /** A plan's numbers: the spec's Plan.limits plus what billing adds (trial fixes). */
 export interface PlanNumbers extends PlanLimits {
@@ -80,86 +77,14 @@ const planNumbers = Joi.object<PlanNumbers>({
  * (0: no overage on that plan).
  */
 export const DEFAULT_PLAN_NUMBERS: Record<string, PlanNumbers> = {
-  none: {
-    tickets_per_month: 50,
-    repositories_per_workspace: 1,
-    public_repos_only: false,
-    workspaces_included: 1,
-    extra_workspace_price_usd: 0,
-    included_fixes_per_month: 0,
-    overage_fix_price_usd: 0,
-    trial_fixes: 0,
-  },
-  open_source: {
-    tickets_per_month: 500,
-    repositories_per_workspace: 3,
-    public_repos_only: true,
-    workspaces_included: 3,
-    extra_workspace_price_usd: 0,
-    included_fixes_per_month: 20,
-    overage_fix_price_usd: 0,
-    trial_fixes: 0,
-  },
-  indie: {
-    tickets_per_month: 300,
-    repositories_per_workspace: 2,
-    public_repos_only: false,
-    workspaces_included: 1,
-    extra_workspace_price_usd: 15,
-    included_fixes_per_month: 15,
-    overage_fix_price_usd: 4,
-    trial_fixes: 5,
-  },
-  startup: {
-    tickets_per_month: 1500,
-    repositories_per_workspace: 5,
-    public_repos_only: false,
-    workspaces_included: 3,
-    extra_workspace_price_usd: 15,
-    included_fixes_per_month: 60,
-    overage_fix_price_usd: 3.5,
-    trial_fixes: 10,
-  },
-  growth: {
-    tickets_per_month: 5000,
-    repositories_per_workspace: 15,
-    public_repos_only: false,
-    workspaces_included: 10,
-    extra_workspace_price_usd: 12,
-    included_fixes_per_month: 200,
-    overage_fix_price_usd: 3,
-    trial_fixes: 20,
-  },
-  managed: {
-    tickets_per_month: 5000,
-    repositories_per_workspace: 15,
-    public_repos_only: false,
-    workspaces_included: 5,
-    extra_workspace_price_usd: 25,
-    included_fixes_per_month: 300,
-    overage_fix_price_usd: 2.5,
-    trial_fixes: 20,
-  },
-  agency: {
-    tickets_per_month: 10000,
-    repositories_per_workspace: 50,
-    public_repos_only: false,
-    workspaces_included: 10,
-    extra_workspace_price_usd: 9,
-    included_fixes_per_month: 400,
-    overage_fix_price_usd: 2.5,
-    trial_fixes: 20,
-  },
-  enterprise: {
-    tickets_per_month: 100000,
-    repositories_per_workspace: 500,
-    public_repos_only: false,
-    workspaces_included: 100,
-    extra_workspace_price_usd: 0,
-    included_fixes_per_month: 2000,
-    overage_fix_price_usd: 2,
-    trial_fixes: 0,
-  },
+  none: { ...DEFAULT_PLAN_LIMITS.none, trial_fixes: 0 },
+  open_source: { ...DEFAULT_PLAN_LIMITS.open_source, trial_fixes: 0 },
+  indie: { ...DEFAULT_PLAN_LIMITS.indie, trial_fixes: 5 },
+  startup: { ...DEFAULT_PLAN_LIMITS.startup, trial_fixes: 10 },
+  growth: { ...DEFAULT_PLAN_LIMITS.growth, trial_fixes: 20 },
+  managed: { ...DEFAULT_PLAN_LIMITS.managed, trial_fixes: 20 },
+  agency: { ...DEFAULT_PLAN_LIMITS.agency, trial_fixes: 20 },
+  enterprise: { ...DEFAULT_PLAN_LIMITS.enterprise, trial_fixes: 0 },
 };
 
 export const billingOptionsSchema = Joi.object<BillingOptions>({

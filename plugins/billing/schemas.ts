@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { PAID_PLAN_IDS, SUBSCRIPTION_STATUSES, TOPUP_PACK_IDS } from '../../core/contracts/index.js';
 import { CREDIT_SOURCES } from './options.js';
+import { pageSchema } from '../../core/http/pagination.js';
 
 /**
  * Answer shapes of the billing sections. Each `.id()` schema is one OpenAPI component; these very
@@ -17,6 +18,15 @@ export const planIdSchema = Joi.string().valid(...PLAN_IDS);
 export const paidPlanSchema = Joi.string().valid(...PAID_PLAN_IDS);
 export const statusSchema = Joi.string().valid(...SUBSCRIPTION_STATUSES);
 export const sourceSchema = Joi.string().valid(...CREDIT_SOURCES);
+
+/** Live fixes per credit source with the next expiry (the organization's and the staff's view). */
+const creditsBySource = Joi.array().items(
+  Joi.object({
+    source: sourceSchema.required(),
+    fixes_remaining: int().required(),
+    next_expiry_at: nullableDatetime(),
+  }),
+);
 
 const Summary = Joi.object({
   plan: planIdSchema.required(),
@@ -43,15 +53,7 @@ const Summary = Joi.object({
     overage_enabled: Joi.boolean().required(),
     overage_price_usd: usd().required(),
   }).required(),
-  credits_by_source: Joi.array()
-    .items(
-      Joi.object({
-        source: sourceSchema.required(),
-        fixes_remaining: int().required(),
-        next_expiry_at: nullableDatetime(),
-      }),
-    )
-    .required(),
+  credits_by_source: creditsBySource.required(),
   spend: Joi.object({
     cap_usd: usd().allow(null).required(),
     spent_this_period_usd: usd().required(),
@@ -250,12 +252,7 @@ export const ClaimSchema = Joi.object({
   .id('Claim')
   .description('A request for credits for a published review or case study');
 
-export const ClaimPage = Joi.object({
-  items: Joi.array().items(ClaimSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-})
-  .required()
-  .id('ClaimPage');
+export const ClaimPage = pageSchema(ClaimSchema).required().id('ClaimPage');
 
 export const ReferralsSchema = Joi.object({
   code: Joi.string().required(),
@@ -303,12 +300,7 @@ export const StaffOrganizationSchema = Joi.object(StaffOrganizationFields)
   .id('StaffOrganization')
   .description("An organization as the installation's staff see it");
 
-export const StaffOrganizationPage = Joi.object({
-  items: Joi.array().items(StaffOrganizationSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-})
-  .required()
-  .id('StaffOrganizationPage');
+export const StaffOrganizationPage = pageSchema(StaffOrganizationSchema).required().id('StaffOrganizationPage');
 
 export const StaffOrganizationDetail = Joi.object({
   ...StaffOrganizationFields,
@@ -316,23 +308,10 @@ export const StaffOrganizationDetail = Joi.object({
   trial_ends_at: nullableDatetime(),
   current_period_end: nullableDatetime(),
   workspaces: int().required().description('Workspaces not archived'),
-  credits_by_source: Joi.array()
-    .items(
-      Joi.object({
-        source: sourceSchema.required(),
-        fixes_remaining: int().required(),
-        next_expiry_at: nullableDatetime(),
-      }),
-    )
-    .required(),
+  credits_by_source: creditsBySource.required(),
 })
   .required()
   .id('StaffOrganizationDetail');
 
 export const StaffClaimSchema = ClaimSchema.keys({ organization_name: Joi.string().required() }).id('StaffClaim');
-export const StaffClaimPage = Joi.object({
-  items: Joi.array().items(StaffClaimSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-})
-  .required()
-  .id('StaffClaimPage');
+export const StaffClaimPage = pageSchema(StaffClaimSchema).required().id('StaffClaimPage');

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { RELEASE_STATUSES } from './models/index.js';
+import { pageSchema } from '../../core/http/pagination.js';
 
 const id = Joi.string().max(100);
 
@@ -14,10 +15,7 @@ export const JobEventSchema = Joi.object({
   created_at: Joi.string().isoDate().required(),
 }).id('JobEvent');
 
-export const JobEventListSchema = Joi.object({
-  items: Joi.array().items(JobEventSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('JobEventList');
+export const JobEventListSchema = pageSchema(JobEventSchema).id('JobEventList');
 
 export const jobEventParams = Joi.object({ id: id.required(), jobId: id.required() });
 
@@ -108,10 +106,7 @@ export const ReleaseSchema = Joi.object({
   updated_at: Joi.string().isoDate().required(),
 }).id('Release');
 
-export const ReleaseListSchema = Joi.object({
-  items: Joi.array().items(ReleaseSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('ReleaseList');
+export const ReleaseListSchema = pageSchema(ReleaseSchema).id('ReleaseList');
 
 export const releaseParams = Joi.object({ id: id.required() });
 export const releaseListFilters = { workspace_id: id, status: Joi.string().valid(...RELEASE_STATUSES) };

@@ -4,6 +4,11 @@ export const EXECUTION_MODES = ['managed', 'runner', 'mcp'] as const;
 export const AGENT_IDS = ['builtin', 'other', ...Array.from({ length: 11 }, (_, i) => `agent_${i + 1}`)] as const;
 export const AUTH_METHODS = ['api-key', 'account_login', 'cloud_a', 'cloud_b', 'subscription'] as const;
 export const TRANSPORTS = ['github_actions', 'container'] as const;
+// The execution choice's values, one schema each wherever the choice is read or answered.
+const executionMode = Joi.string().valid(...EXECUTION_MODES);
+const agentId = Joi.string().valid(...AGENT_IDS);
+const authMethod = Joi.string().valid(...AUTH_METHODS);
+const transport = Joi.string().valid(...TRANSPORTS);
 export const ANSWERS = [
   'no_agent',
   'api_key_only',
@@ -190,20 +195,10 @@ export const OnboardingSchema = Joi.object({
     client_name: str.required(),
     slug: Joi.string().required(),
     locale: Joi.string().valid('it', 'en').required(),
-    execution_mode: Joi.string()
-      .valid(...EXECUTION_MODES)
-      .required(),
-    agent_id: Joi.string()
-      .valid(...AGENT_IDS)
-      .required(),
-    auth_method: Joi.string()
-      .valid(...AUTH_METHODS)
-      .allow(null)
-      .required(),
-    runner_transport: Joi.string()
-      .valid(...TRANSPORTS)
-      .allow(null)
-      .required(),
+    execution_mode: executionMode.required(),
+    agent_id: agentId.required(),
+    auth_method: authMethod.allow(null).required(),
+    runner_transport: transport.allow(null).required(),
     inbound_address: str.required(),
   })
     .allow(null)
@@ -230,21 +225,12 @@ export const OnboardingSchema = Joi.object({
     detail: Joi.object({
       codex_auth: Joi.string().valid('account_login', 'api-key'),
       claude_auth: Joi.string().valid('api-key', 'cloud_a', 'cloud_b'),
-      ide_agent: Joi.string().valid(...AGENT_IDS),
+      ide_agent: agentId,
     }).required(),
-    mode: Joi.string()
-      .valid(...EXECUTION_MODES)
-      .required(),
-    agent: Joi.string()
-      .valid(...AGENT_IDS)
-      .required(),
-    auth: Joi.string()
-      .valid(...AUTH_METHODS)
-      .required(),
-    transport: Joi.string()
-      .valid(...TRANSPORTS)
-      .allow(null)
-      .required(),
+    mode: executionMode.required(),
+    agent: agentId.required(),
+    auth: authMethod.required(),
+    transport: transport.allow(null).required(),
     credential_pending: Joi.boolean().required(),
     confirmed_at: Joi.string().isoDate().required(),
   })
@@ -268,23 +254,11 @@ export const OnboardingSchema = Joi.object({
 
 export const ExecutionSettingsSchema = Joi.object({
   workspace_id: Joi.string().required(),
-  mode: Joi.string()
-    .valid(...EXECUTION_MODES)
-    .required(),
-  agent: Joi.string()
-    .valid(...AGENT_IDS)
-    .required(),
-  auth: Joi.string()
-    .valid(...AUTH_METHODS)
-    .allow(null)
-    .required(),
-  transport: Joi.string()
-    .valid(...TRANSPORTS)
-    .allow(null)
-    .required(),
-  allowed_modes: Joi.array()
-    .items(Joi.string().valid(...EXECUTION_MODES))
-    .required(),
+  mode: executionMode.required(),
+  agent: agentId.required(),
+  auth: authMethod.allow(null).required(),
+  transport: transport.allow(null).required(),
+  allowed_modes: Joi.array().items(executionMode).required(),
   managed_available: Joi.boolean().required(),
   requirements: Joi.array().items(Joi.string()).required(),
   credentials: Joi.array().items(CredentialSchema).required(),
@@ -348,18 +322,10 @@ export const OnboardingMetricsSchema = Joi.object({
 // ---- input
 
 const executionFields = {
-  mode: Joi.string()
-    .valid(...EXECUTION_MODES)
-    .required(),
-  agent: Joi.string()
-    .valid(...AGENT_IDS)
-    .required(),
-  auth: Joi.string()
-    .valid(...AUTH_METHODS)
-    .required(),
-  transport: Joi.string()
-    .valid(...TRANSPORTS)
-    .allow(null),
+  mode: executionMode.required(),
+  agent: agentId.required(),
+  auth: authMethod.required(),
+  transport: transport.allow(null),
   agent_key: Joi.string().trim().min(8).max(500),
   codex_auth_json: Joi.string()
     .max(64 * 1024)
@@ -378,6 +344,6 @@ export const agentPayload = Joi.object({
   detail: Joi.object({
     codex_auth: Joi.string().valid('account_login', 'api-key'),
     claude_auth: Joi.string().valid('api-key', 'cloud_a', 'cloud_b'),
-    ide_agent: Joi.string().valid(...AGENT_IDS),
+    ide_agent: agentId,
   }),
 });

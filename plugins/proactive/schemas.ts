@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { CONNECTOR_KINDS, CONNECTOR_SECRET_NAMES } from '../../core/contracts/index.js';
-import { paginationQuery } from '../../core/http/pagination.js';
+import { paginationQuery, pageSchema } from '../../core/http/pagination.js';
 
 /** Answer and request shapes of the proactive sections; each `.id()` schema is one OpenAPI component. */
 
@@ -289,10 +289,7 @@ export const SourceMapSchema = Joi.object({
   updated_at: datetime().required(),
 }).id('SourceMap');
 
-export const SourceMapListSchema = Joi.object({
-  items: Joi.array().items(SourceMapSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('SourceMapList');
+export const SourceMapListSchema = pageSchema(SourceMapSchema).id('SourceMapList');
 
 export const SourceMapUploadResultSchema = Joi.object({
   workspace_id: Joi.string().required(),

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { pageSchema } from '../../core/http/pagination.js';
 
 export const LOCALES = ['en', 'it'] as const;
 export const EXECUTION_MODES = ['managed', 'runner', 'mcp'] as const;
@@ -112,10 +113,7 @@ export const WorkspaceSchema = Joi.object({
   available_fix_credits: Joi.number().integer().min(0).required(),
 }).id('Workspace');
 
-export const WorkspacePageSchema = Joi.object({
-  items: Joi.array().items(WorkspaceListItemSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('WorkspacePage');
+export const WorkspacePageSchema = pageSchema(WorkspaceListItemSchema).id('WorkspacePage');
 
 // ---- input
 

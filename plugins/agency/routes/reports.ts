@@ -1,7 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
-import { paginationQuery } from '../../../core/http/pagination.js';
+import { paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import type { AgencyReports } from '../services/reports.js';
 
 const tags = ['agency'];
@@ -57,10 +57,7 @@ const ReportSchema = Joi.object({
   sent_at: Joi.string().isoDate().allow(null).required(),
   send_count: Joi.number().integer().required(),
 }).id('AgencyReport');
-const ReportList = Joi.object({
-  items: Joi.array().items(ReportSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('AgencyReportList');
+const ReportList = pageSchema(ReportSchema).id('AgencyReportList');
 
 /** The agency's monthly client reports (docs/agency.md). */
 export function reportRoutes(reports: () => AgencyReports): ServerRoute[] {

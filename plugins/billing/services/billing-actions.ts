@@ -1,9 +1,15 @@
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import type { PaidPlanId, SubscriptionStatus, TopupPackId } from '../../../core/contracts/index.js';
+import type {
+  PaidPlanId,
+  PaymentProvider,
+  SubscriptionState,
+  SubscriptionStatus,
+  TopupPackId,
+} from '../../../core/contracts/index.js';
 import type { SignedInActor } from '../../../core/http/actor.js';
 import { conflict } from '../../../core/http/errors.js';
-import { num } from '../models.js';
+import { num, type BillingAccount, type OrgRow } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import { auditBilling } from './billing-audit.js';
 import type { BillingDeps } from './deps.js';
@@ -45,43 +51,10 @@ export class BillingActions {
     if ((await this.prices.plan(plan)) === null)
       throw conflict('plan_not_available', `The ${plan} plan is not on sale`);
     const trialDays = this.view.trialAvailable(account) ? this.d.options.trialDays : 0;
-    const session = await this.call(() =>
-      provider.createCheckout(
-        {
-          mode: 'subscription',
-          plan,
-          trialDays,
-          customer: {
-            orgId: org.id,
-            customerId: account.customer_id,
-            email: org.billing_email ?? actor.email ?? '',
-            name: org.name,
-          },
-          ...this.urls('checkout'),
-        },
-        `checkout:${org.id}:${key}`,
-      ),
-    );
-    await this.d.db.transaction(async (trx) => {
-      await this.recordCheckout(trx, org.id, provider.identifier, session.checkoutId, 'subscription', {
-        plan,
-        trialDays,
-        userId: actor.userId,
-      });
-      if (session.customerId && !account.customer_id)
-        await this.store.patchAccount(trx, org.id, { customer_id: session.customerId, provider: provider.identifier });
-      await auditBilling(
-        this.d,
-        trx,
-        org.id,
-        actor,
-        'billing.checkout_started',
-        { type: 'checkout', id: session.checkoutId },
-        undefined,
-        { metadata: { plan, trial_days: trialDays } },
-      );
+    return this.openCheckout(actor, provider, org, account, { mode: 'subscription', plan, trialDays }, key, {
+      action: 'billing.checkout_started',
+      metadata: { plan, trial_days: trialDays },
     });
-    return session.url;
   }
 
   async topup(actor: SignedInActor, pack: TopupPackId, key: string): Promise<string> {
@@ -91,26 +64,42 @@ export class BillingActions {
     if ((await this.prices.topup(pack)) === null)
       throw conflict('topups_not_available', `The ${pack} pack is not on sale`);
     const account = await this.store.account(this.d.db, actor.orgId);
+    return this.openCheckout(actor, provider, org, account, { mode: 'topup', pack }, key, {
+      action: 'billing.topup_started',
+      metadata: { pack },
+    });
+  }
+
+  /**
+   * Opens the provider's checkout page (outside any transaction), then records the checkout, the
+   * customer id the provider may have created and the audit entry in one transaction.
+   */
+  private async openCheckout(
+    actor: SignedInActor,
+    provider: PaymentProvider,
+    org: OrgRow,
+    account: BillingAccount,
+    purchase: { mode: 'subscription'; plan: PaidPlanId; trialDays: number } | { mode: 'topup'; pack: TopupPackId },
+    key: string,
+    audit: { action: string; metadata: Record<string, unknown> },
+  ): Promise<string> {
+    const page = purchase.mode === 'subscription' ? 'checkout' : 'topup';
+    const customer = {
+      orgId: org.id,
+      customerId: account.customer_id,
+      email: org.billing_email ?? actor.email ?? '',
+      name: org.name,
+    };
     const session = await this.call(() =>
-      provider.createCheckout(
-        {
-          mode: 'topup',
-          pack,
-          customer: {
-            orgId: org.id,
-            customerId: account.customer_id,
-            email: org.billing_email ?? actor.email ?? '',
-            name: org.name,
-          },
-          ...this.urls('topup'),
-        },
-        `topup:${org.id}:${key}`,
-      ),
+      provider.createCheckout({ ...purchase, customer, ...this.urls(page) }, `${page}:${org.id}:${key}`),
     );
+    const bought =
+      purchase.mode === 'subscription'
+        ? { plan: purchase.plan, trialDays: purchase.trialDays }
+        : { pack: purchase.pack, trialDays: 0 };
     await this.d.db.transaction(async (trx) => {
-      await this.recordCheckout(trx, org.id, provider.identifier, session.checkoutId, 'topup', {
-        pack,
-        trialDays: 0,
+      await this.recordCheckout(trx, org.id, provider.identifier, session.checkoutId, purchase.mode, {
+        ...bought,
         userId: actor.userId,
       });
       if (session.customerId && !account.customer_id)
@@ -120,10 +109,12 @@ export class BillingActions {
         trx,
         org.id,
         actor,
-        'billing.topup_started',
+        audit.action,
         { type: 'checkout', id: session.checkoutId },
         undefined,
-        { metadata: { pack } },
+        {
+          metadata: audit.metadata,
+        },
       );
     });
     return session.url;
@@ -138,18 +129,7 @@ export class BillingActions {
     const state = await this.call(() =>
       provider.changePlan({ subscriptionId: account.subscription_id!, plan }, `plan:${org.id}:${key}`),
     );
-    await this.d.db.transaction(async (trx) => {
-      await this.store.applySubscription(trx, org.id, state, null, actor);
-      await auditBilling(
-        this.d,
-        trx,
-        org.id,
-        actor,
-        'billing.plan_switched',
-        { type: 'subscription', id: state.subscriptionId },
-        { plan: { before: org.plan, after: plan } },
-      );
-    });
+    await this.applyState(actor, org.id, state, 'billing.plan_switched', { plan: { before: org.plan, after: plan } });
   }
 
   async cancel(actor: SignedInActor, key: string): Promise<void> {
@@ -159,17 +139,8 @@ export class BillingActions {
     const state = await this.call(() =>
       provider.cancelAtPeriodEnd(account.subscription_id!, `cancel:${org.id}:${key}`),
     );
-    await this.d.db.transaction(async (trx) => {
-      await this.store.applySubscription(trx, org.id, state, null, actor);
-      await auditBilling(
-        this.d,
-        trx,
-        org.id,
-        actor,
-        'billing.subscription_cancel_requested',
-        { type: 'subscription', id: state.subscriptionId },
-        { cancel_at_period_end: { before: false, after: true } },
-      );
+    await this.applyState(actor, org.id, state, 'billing.subscription_cancel_requested', {
+      cancel_at_period_end: { before: false, after: true },
     });
   }
 
@@ -269,6 +240,28 @@ export class BillingActions {
       });
     }
     return { org, account };
+  }
+
+  /** The subscription as the provider answered a change, applied with the change's audit entry. */
+  private async applyState(
+    actor: SignedInActor,
+    orgId: string,
+    state: SubscriptionState,
+    action: string,
+    changes: Record<string, { before: unknown; after: unknown }>,
+  ): Promise<void> {
+    await this.d.db.transaction(async (trx) => {
+      await this.store.applySubscription(trx, orgId, state, null, actor);
+      await auditBilling(
+        this.d,
+        trx,
+        orgId,
+        actor,
+        action,
+        { type: 'subscription', id: state.subscriptionId },
+        changes,
+      );
+    });
   }
 
   private async recordCheckout(

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import type { RawHeaders } from '../../../core/contracts/index.js';
 import { requirePrincipal } from '../../../core/http/auth.js';
-import { paginationQuery } from '../../../core/http/pagination.js';
+import { paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import {
   CodeHostInstallation,
   CodeHostInstallUrl,
@@ -101,10 +101,7 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         validate: { params: idParam, query: Joi.object(paginationQuery) },
         response: {
           status: {
-            200: Joi.object({
-              items: Joi.array().items(InstallationRepository).required(),
-              next_cursor: Joi.string().allow(null).required(),
-            }),
+            200: pageSchema(InstallationRepository),
           },
         },
         handler: (request) => {

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { requirePrincipal } from '../../../core/http/auth.js';
-import { paginationQuery } from '../../../core/http/pagination.js';
+import { paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import { Ok, Repository } from '../schemas.js';
 import type { ConnectInput } from '../services/repositories.js';
 import { ADMIN, idParam, type CodehostRouteServices } from './context.js';
@@ -28,10 +28,7 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         },
         response: {
           status: {
-            200: Joi.object({
-              items: Joi.array().items(Repository).required(),
-              next_cursor: Joi.string().allow(null).required(),
-            }),
+            200: pageSchema(Repository),
           },
         },
         handler: (request) => s.repositories.list(requirePrincipal(request), request.query as { limit: number }),

@@ -2,7 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { Knex } from 'knex';
 import { requirePrincipal, type Principal } from '../../../core/http/auth.js';
-import { paginate, paginationQuery } from '../../../core/http/pagination.js';
+import { paginate, paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import type { GovernancePort } from '../services/deps.js';
 
 export const ApprovalItemSchema = Joi.object({
@@ -31,10 +31,7 @@ export const ApprovalItemSchema = Joi.object({
   waiting_since: Joi.string().isoDate().required(),
 }).id('ApprovalItem');
 
-const ListSchema = Joi.object({
-  items: Joi.array().items(ApprovalItemSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('ApprovalQueue');
+const ListSchema = pageSchema(ApprovalItemSchema).id('ApprovalQueue');
 
 /**
  * The caller's queue, as one keyset-ordered list: verified fixes (with a pull request, ticket

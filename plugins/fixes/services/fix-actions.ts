@@ -69,12 +69,7 @@ export class FixActions {
             .where('id', j.fix_attempt_id);
       }
       const ws = await this.d.workspaces.get(ticket.org_id, ticket.workspace_id, trx);
-      const dx = await FixDiagnosis.query(trx)
-        .forOrg(ticket.org_id)
-        .where({ ticket_id: ticket.id })
-        .orderBy('created_at', 'desc')
-        .limit(1)
-        .first();
+      const dx = await this.latestDiagnosis(trx, ticket);
       const attempt = await this.loop.queueFix(trx, ticket, ws, managed, {
         repositoryId: repo.id,
         event: 'fix_in_managed',
@@ -121,6 +116,16 @@ export class FixActions {
       changes: diffFields({ status: attempt.status }, changes),
       metadata: { ticket_id: ticket.id, ...metadata },
     });
+  }
+
+  /** The ticket's latest diagnosis, whose root cause a new fix starts from. */
+  private async latestDiagnosis(trx: Knex, ticket: LoopTicket): Promise<FixDiagnosis | undefined> {
+    return FixDiagnosis.query(trx)
+      .forOrg(ticket.org_id)
+      .where({ ticket_id: ticket.id })
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .first();
   }
 
   private async assertApprover(p: Principal, workspaceId: string, trx?: Knex): Promise<void> {
@@ -283,12 +288,7 @@ export class FixActions {
         .forOrg(ticket.org_id)
         .patch({ status: 'superseded', reviewer_notes: input.comment })
         .where('id', attempt.id);
-      const dx = await FixDiagnosis.query(trx)
-        .forOrg(ticket.org_id)
-        .where({ ticket_id: ticket.id })
-        .orderBy('created_at', 'desc')
-        .limit(1)
-        .first();
+      const dx = await this.latestDiagnosis(trx, ticket);
       const next = await this.loop.queueFix(trx, ticket, ws, fixer, {
         repositoryId: attempt.repository_id,
         notes: input.comment,

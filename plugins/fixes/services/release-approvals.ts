@@ -5,7 +5,7 @@ import { conflict, forbidden, httpError, notFound } from '../../../core/http/err
 import { FixApproval, FixAttempt, FixRelease } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
-import { RELEASE_REQUESTED } from './release-steps.js';
+import { requestRelease } from './release-steps.js';
 import { givenVersion, versionFreeOr409 } from './release-versions.js';
 import { approvalCount, loadRelease } from './releases-read.js';
 
@@ -132,12 +132,7 @@ export class ReleaseApprovals {
           approved_sha: attempt.head_sha,
         })
         .returning('*');
-      await this.d.outbox.add(
-        trx,
-        RELEASE_REQUESTED,
-        { release_id: release.id, ticket_id: ticket.id },
-        { orgId: p.orgId },
-      );
+      await requestRelease(this.d, trx, p.orgId, release.id, ticket.id);
     });
   }
 
@@ -226,7 +221,7 @@ export class ReleaseApprovals {
           status: version || strategy !== 'manual' ? 'tagging' : 'waiting_version',
         })
         .where('id', rel.id);
-      await this.d.outbox.add(trx, RELEASE_REQUESTED, { release_id: rel.id, ticket_id: null }, { orgId: p.orgId });
+      await requestRelease(this.d, trx, p.orgId, rel.id, null);
     });
   }
 

@@ -4,7 +4,7 @@ import { FixApproval, FixAttempt, FixRelease } from '../models/index.js';
 import type { FixesDeps, LoopTicket } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { approverOr403 } from './release-approvals.js';
-import { RELEASE_REQUESTED } from './release-steps.js';
+import { requestRelease } from './release-steps.js';
 import { checkVersion, givenVersion, versionFreeOr409 } from './release-versions.js';
 import { loadRelease, ticketIdsOf } from './releases-read.js';
 
@@ -87,12 +87,7 @@ export class ReleaseRecovery {
       workspaceId: rel.workspace_id,
       metadata: { ticket_id: rel.ticket_id, step: rel.failed_step, ...(given ? { version } : {}) },
     });
-    await this.d.outbox.add(
-      trx,
-      RELEASE_REQUESTED,
-      { release_id: rel.id, ticket_id: rel.ticket_id },
-      { orgId: p.orgId },
-    );
+    await requestRelease(this.d, trx, p.orgId, rel.id, rel.ticket_id);
   }
 
   /**
@@ -120,12 +115,7 @@ export class ReleaseRecovery {
         workspaceId: rel.workspace_id,
         changes: { version: { before: null, after: version } },
       });
-      await this.d.outbox.add(
-        trx,
-        RELEASE_REQUESTED,
-        { release_id: rel.id, ticket_id: rel.ticket_id },
-        { orgId: p.orgId },
-      );
+      await requestRelease(this.d, trx, p.orgId, rel.id, rel.ticket_id);
     });
   }
 

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { isAdapterError } from '../../../core/contracts/index.js';
 import { FixAttempt, FixRelease, type ReleaseStatus } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
@@ -9,6 +10,17 @@ import { ticketIdsOf } from './releases-read.js';
 
 /** The event that (re)starts the release runner; approvals and retries add it in their transaction. */
 export const RELEASE_REQUESTED = 'fixes.release_requested';
+
+/** Adds RELEASE_REQUESTED for a release to the caller's transaction (`ticketId` null for a batch). */
+export async function requestRelease(
+  d: Pick<FixesDeps, 'outbox'>,
+  trx: Knex,
+  orgId: string,
+  releaseId: string,
+  ticketId: string | null,
+): Promise<void> {
+  await d.outbox.add(trx, RELEASE_REQUESTED, { release_id: releaseId, ticket_id: ticketId }, { orgId });
+}
 
 /** Statuses at which `advance` has nothing to do (it waits for a person, or it is over). */
 const RESTING: ReadonlySet<ReleaseStatus> = new Set(['released', 'failed', 'waiting_version', 'proposed', 'batched']);

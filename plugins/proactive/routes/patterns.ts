@@ -1,7 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
-import { paginationQuery } from '../../../core/http/pagination.js';
+import { paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import type { ListPatternsQuery } from '../services/pattern-model.js';
 import type { PatternService } from '../services/patterns.js';
 import {} from './context.js';
@@ -42,10 +42,7 @@ export const PatternSchema = Joi.object({
   updated_at: Joi.string().isoDate().required(),
 }).id('Pattern');
 
-const PatternListSchema = Joi.object({
-  items: Joi.array().items(PatternSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('PatternList');
+const PatternListSchema = pageSchema(PatternSchema).id('PatternList');
 
 const PatternMatchListSchema = Joi.object({
   ticket_id: Joi.string().required(),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { AuditWriter } from '../../../core/audit/audit-writer.js';
+import type { AuditEntryInput, AuditWriter } from '../../../core/audit/audit-writer.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import type {
   ConnectorAdapter,
@@ -64,6 +64,25 @@ export class ConnectorService {
     if (!ADMIN.has(a.principal.role)) throw forbidden('Only owners and admins manage connectors');
   }
 
+  /** The audit entry of an administrative change to a connector, in the change's transaction. */
+  private async audit(
+    trx: Knex,
+    a: SignedInActor,
+    action: string,
+    id: string,
+    workspaceId: string,
+    entry: Pick<AuditEntryInput, 'changes' | 'metadata'>,
+  ): Promise<void> {
+    await this.d.audit.record(trx, {
+      orgId: a.principal.orgId,
+      actor: a,
+      action,
+      target: { type: 'connector', id },
+      workspaceId,
+      ...entry,
+    });
+  }
+
   /** A connector the caller may see: 404 for unknown ids and other organizations', 403 outside their workspaces. */
   async load(principal: Principal, id: string, trx?: Knex, forUpdate = false): Promise<Connector> {
     const q = Connector.query(trx ?? this.d.db)
@@ -122,12 +141,7 @@ export class ConnectorService {
           updated_at: now,
         })
         .returning('*');
-      await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
-        actor: a,
-        action: 'connector.created',
-        target: { type: 'connector', id },
-        workspaceId: input.workspace_id,
+      await this.audit(trx, a, 'connector.created', id, input.workspace_id, {
         metadata: { kind: input.kind, name: input.name, secrets: Object.keys(input.secrets) },
       });
       return { connector: row, token: token?.token ?? null };
@@ -162,12 +176,7 @@ export class ConnectorService {
       if ((patch.config || patch.secrets) && adapter?.polls && before.status !== 'paused')
         Object.assign(changes, { next_poll_at: new Date(), status: 'active', error_count: 0 });
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, changes);
-      await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
-        actor: a,
-        action: 'connector.updated',
-        target: { type: 'connector', id },
-        workspaceId: before.workspace_id,
+      await this.audit(trx, a, 'connector.updated', id, before.workspace_id, {
         changes: diffFields({ name: before.name, config: before.config }, { name: after.name, config: after.config }),
         metadata: patch.secrets ? { secrets_replaced: Object.keys(patch.secrets) } : undefined,
       });
@@ -181,14 +190,7 @@ export class ConnectorService {
     await this.d.db.transaction(async (trx) => {
       const c = await this.load(a.principal, id, trx, true);
       await Connector.query(trx).forOrg(a.principal.orgId).deleteById(id);
-      await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
-        actor: a,
-        action: 'connector.deleted',
-        target: { type: 'connector', id },
-        workspaceId: c.workspace_id,
-        metadata: { kind: c.kind, name: c.name },
-      });
+      await this.audit(trx, a, 'connector.deleted', id, c.workspace_id, { metadata: { kind: c.kind, name: c.name } });
     });
     this.d.onChanged(id);
   }
@@ -204,12 +206,7 @@ export class ConnectorService {
           : { status: 'active', next_poll_at: polls ? new Date() : null, error_count: 0 };
       if (action === 'resume' && before.status !== 'paused') return before;
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch);
-      await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
-        actor: a,
-        action: action === 'pause' ? 'connector.paused' : 'connector.resumed',
-        target: { type: 'connector', id },
-        workspaceId: before.workspace_id,
+      await this.audit(trx, a, action === 'pause' ? 'connector.paused' : 'connector.resumed', id, before.workspace_id, {
         changes: diffFields({ status: before.status }, { status: after.status }),
       });
       return after;
@@ -229,12 +226,7 @@ export class ConnectorService {
       const after = await Connector.query(trx)
         .forOrg(a.principal.orgId)
         .patchAndFetchById(id, { token_hash: token.hash, token_last4: last4(token.token), key_id: keyId() });
-      await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
-        actor: a,
-        action: 'connector.token_rotated',
-        target: { type: 'connector', id },
-        workspaceId: before.workspace_id,
+      await this.audit(trx, a, 'connector.token_rotated', id, before.workspace_id, {
         metadata: { key_id_before: before.key_id, key_id_after: after.key_id },
       });
       return { connector: after, token: token.token };
@@ -271,12 +263,7 @@ export class ConnectorService {
       Object.assign(patch, { status: 'error', last_error_code: result.code, last_error: result.message });
     const connector = await this.d.db.transaction(async (trx) => {
       const after = await Connector.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, patch);
-      await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
-        actor: a,
-        action: 'connector.tested',
-        target: { type: 'connector', id },
-        workspaceId: c.workspace_id,
+      await this.audit(trx, a, 'connector.tested', id, c.workspace_id, {
         metadata: { ok: result.ok, code: result.code },
       });
       return after;

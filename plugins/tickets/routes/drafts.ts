@@ -15,7 +15,7 @@ import {
 } from '../schemas/index.js';
 import type { DraftEdit } from '../services/draft-service.js';
 import { draftOut } from '../services/serialize.js';
-import { TAG, WORKERS, type TicketRouteServices } from './context.js';
+import { TAG, WORKERS, actThenTicket, type TicketRouteServices } from './context.js';
 
 type DraftParams = { id: string; draftId: string };
 
@@ -96,14 +96,10 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         validate: { params: draftParams, payload: discardDraftPayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => {
-          const actor = request.actor();
-          const p = request.params as DraftParams;
-          await s
-            .drafts()
-            .discard(actor, p.id, p.draftId, (request.payload as { reason?: string | null } | null)?.reason ?? null);
-          return s.tickets().detail(actor.principal.orgId, p.id);
-        },
+        handler: (request) =>
+          actThenTicket(s, request, (actor, p: DraftParams, payload: { reason?: string | null } | null) =>
+            s.drafts().discard(actor, p.id, p.draftId, payload?.reason ?? null),
+          ),
       },
     },
     {
@@ -118,19 +114,13 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         validate: { params: draftParams, payload: sendDraftPayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => {
-          const actor = request.actor();
-          const p = request.params as DraftParams;
-          await s
-            .drafts()
-            .send(
-              actor,
-              p.id,
-              p.draftId,
-              (request.payload as { body_md?: string; public_summary?: string | null } | null) ?? {},
-            );
-          return s.tickets().detail(actor.principal.orgId, p.id);
-        },
+        handler: (request) =>
+          actThenTicket(
+            s,
+            request,
+            (actor, p: DraftParams, payload: { body_md?: string; public_summary?: string | null } | null) =>
+              s.drafts().send(actor, p.id, p.draftId, payload ?? {}),
+          ),
       },
     },
   ];

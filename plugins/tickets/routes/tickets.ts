@@ -21,13 +21,12 @@ import {
 } from '../schemas/index.js';
 import { messageOut } from '../services/serialize.js';
 import type { CountQuery, ListQuery } from '../services/ticket-inputs.js';
-import { TAG, WORKERS, type TicketRouteServices } from './context.js';
+import { TAG, WORKERS, actThenTicket, type TicketRouteServices } from './context.js';
 
 type IdParams = { id: string };
 
 /** Route table of the ticket operations this plugin owns (conversation, team actions, status link). */
 export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
-  const detail = (orgId: string, id: string) => s.tickets().detail(orgId, id);
   return [
     {
       method: 'GET',
@@ -94,14 +93,10 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         validate: { params: ticketIdParams, payload: assignPayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => {
-          const actor = request.actor();
-          const { id } = request.params as IdParams;
-          await s
-            .actions()
-            .assign(actor, id, (request.payload as { assignee_user_id: string | null }).assignee_user_id);
-          return detail(actor.principal.orgId, id);
-        },
+        handler: (request) =>
+          actThenTicket(s, request, (actor, { id }: IdParams, payload: { assignee_user_id: string | null }) =>
+            s.actions().assign(actor, id, payload.assignee_user_id),
+          ),
       },
     },
     {
@@ -116,18 +111,16 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         validate: { params: ticketIdParams, payload: closePayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => {
-          const actor = request.actor();
-          const { id } = request.params as IdParams;
-          await s
-            .actions()
-            .close(
+        handler: (request) =>
+          actThenTicket(
+            s,
+            request,
+            (
               actor,
-              id,
-              request.payload as { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null },
-            );
-          return detail(actor.principal.orgId, id);
-        },
+              { id }: IdParams,
+              payload: { reason: string; duplicate_of_ticket_id?: string | null; comment?: string | null },
+            ) => s.actions().close(actor, id, payload),
+          ),
       },
     },
     {
@@ -142,12 +135,10 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         validate: { params: ticketIdParams, payload: reopenPayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => {
-          const actor = request.actor();
-          const { id } = request.params as IdParams;
-          await s.actions().reopen(actor, id, (request.payload as { reason?: string | null } | null)?.reason ?? null);
-          return detail(actor.principal.orgId, id);
-        },
+        handler: (request) =>
+          actThenTicket(s, request, (actor, { id }: IdParams, payload: { reason?: string | null } | null) =>
+            s.actions().reopen(actor, id, payload?.reason ?? null),
+          ),
       },
     },
     {
@@ -162,14 +153,13 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         validate: { params: ticketIdParams, payload: escalatePayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => {
-          const actor = request.actor();
-          const { id } = request.params as IdParams;
-          await s
-            .actions()
-            .escalate(actor, id, request.payload as { reason: string; assignee_user_id?: string | null });
-          return detail(actor.principal.orgId, id);
-        },
+        handler: (request) =>
+          actThenTicket(
+            s,
+            request,
+            (actor, { id }: IdParams, payload: { reason: string; assignee_user_id?: string | null }) =>
+              s.actions().escalate(actor, id, payload),
+          ),
       },
     },
     {

@@ -2,6 +2,7 @@
 import Joi from 'joi';
 import { dt, str } from './common.js';
 import { DELIVERY_STATUSES, DRAFT_KINDS, DRAFT_STATUSES } from './values.js';
+import { pageSchema } from '../../../core/http/pagination.js';
 
 const AttachmentSchema = Joi.object({
   id: Joi.string().required(),
@@ -105,7 +106,4 @@ export const DraftSchema = Joi.object({
   updated_at: Joi.string().isoDate().required(),
 }).id('Draft');
 
-export const DraftPageSchema = Joi.object({
-  items: Joi.array().items(DraftSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('DraftPage');
+export const DraftPageSchema = pageSchema(DraftSchema).id('DraftPage');

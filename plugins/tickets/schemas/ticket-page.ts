@@ -10,6 +10,7 @@ import {
   JOB_STATUSES,
   RELEASE_STATUSES,
 } from './values.js';
+import { pageSchema } from '../../../core/http/pagination.js';
 
 export const CodeReferenceSchema = Joi.object({
   path: Joi.string().required().description('File path in the repository'),
@@ -267,7 +268,4 @@ export const TicketAuditEntrySchema = Joi.object({
   .id('TicketAuditEntry')
   .description('An audit entry about the ticket or its records (IP address and user agent: GET /v1/audit)');
 
-export const TicketJobPageSchema = Joi.object({
-  items: Joi.array().items(TicketJobSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('TicketJobPage');
+export const TicketJobPageSchema = pageSchema(TicketJobSchema).id('TicketJobPage');

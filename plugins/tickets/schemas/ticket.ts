@@ -12,6 +12,7 @@ import {
   TicketReleaseSchema,
 } from './ticket-page.js';
 import { CATEGORIES, ORIGINS, PRIORITIES } from './values.js';
+import { pageSchema } from '../../../core/http/pagination.js';
 
 const ticketItemFields = {
   id: Joi.string().required(),
@@ -65,10 +66,7 @@ const ticketItemFields = {
 
 export const TicketItemSchema = Joi.object(ticketItemFields).id('TicketItem');
 
-export const TicketPageSchema = Joi.object({
-  items: Joi.array().items(TicketItemSchema).required(),
-  next_cursor: Joi.string().allow(null).required(),
-}).id('TicketPage');
+export const TicketPageSchema = pageSchema(TicketItemSchema).id('TicketPage');
 
 export const TicketSchema = Joi.object({
   ...ticketItemFields,

@@ -41,13 +41,7 @@ export class DraftService {
     return this.deps.db.transaction(async (trx) => {
       const ticket = await this.tickets.load(actor.principal, ticketId, trx, { forUpdate: true });
       nextState(ticket.state, 'draft_created');
-      const open = await TicketDraft.query(trx)
-        .forOrg(ticket.org_id)
-        .where({ ticket_id: ticket.id })
-        .whereIn('status', OPEN_DRAFTS)
-        .select('id')
-        .limit(1)
-        .first();
+      const open = await this.openDraft(trx, ticket);
       if (open)
         throw conflict('open_draft_exists', 'This ticket already has a draft waiting; edit, send or discard it first', {
           draft_id: open.id,
@@ -75,13 +69,7 @@ export class DraftService {
         if (isUniqueViolation(err)) throw conflict('open_draft_exists', 'This ticket already has a draft waiting', {});
         throw err;
       }
-      await this.tickets.transition(trx, ticket, 'draft_created');
-      await this.deps.outbox.add(
-        trx,
-        'drafts.created',
-        { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'team' },
-        { orgId: ticket.org_id },
-      );
+      await this.drafted(trx, ticket, draft, 'team');
       return draft;
     });
   }
@@ -103,13 +91,7 @@ export class DraftService {
     },
   ): Promise<TicketDraft | undefined> {
     if (!canApply(ticket.state, 'draft_created')) return undefined;
-    const open = await TicketDraft.query(trx)
-      .forOrg(ticket.org_id)
-      .where({ ticket_id: ticket.id })
-      .whereIn('status', OPEN_DRAFTS)
-      .select('id')
-      .limit(1)
-      .first();
+    const open = await this.openDraft(trx, ticket);
     if (open) return undefined;
     const draft = await TicketDraft.query(trx)
       .insert({
@@ -124,13 +106,7 @@ export class DraftService {
         language: input.language === 'it' || input.language === 'en' ? input.language : ticket.language,
       })
       .returning('*');
-    await this.tickets.transition(trx, ticket, 'draft_created');
-    await this.deps.outbox.add(
-      trx,
-      'drafts.created',
-      { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by: 'agent' },
-      { orgId: ticket.org_id },
-    );
+    await this.drafted(trx, ticket, draft, 'agent');
     return draft;
   }
 
@@ -290,6 +266,28 @@ export class DraftService {
     input: Parameters<typeof sendNotice>[4],
   ): Promise<{ draft: TicketDraft; mailId: string | null } | undefined> {
     return sendNotice(this.deps, this.tickets, trx, ticket, input);
+  }
+
+  /** The draft still waiting for the team on this ticket (one at most), if any. */
+  private async openDraft(trx: Knex, ticket: Ticket): Promise<Pick<TicketDraft, 'id'> | undefined> {
+    return TicketDraft.query(trx)
+      .forOrg(ticket.org_id)
+      .where({ ticket_id: ticket.id })
+      .whereIn('status', OPEN_DRAFTS)
+      .select('id')
+      .limit(1)
+      .first();
+  }
+
+  /** A new draft moves its ticket to draft_created and announces itself (`drafts.created`), in the same transaction. */
+  private async drafted(trx: Knex, ticket: Ticket, draft: TicketDraft, by: 'team' | 'agent'): Promise<void> {
+    await this.tickets.transition(trx, ticket, 'draft_created');
+    await this.deps.outbox.add(
+      trx,
+      'drafts.created',
+      { ticket_id: ticket.id, draft_id: draft.id, kind: draft.kind, by },
+      { orgId: ticket.org_id },
+    );
   }
 
   private async lockOpen(

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { diffFields } from '../../../core/audit/audit-writer.js';
+import { diffFields, type AuditEntryInput, type AuditedActor } from '../../../core/audit/audit-writer.js';
 import { httpError } from '../../../core/http/errors.js';
 import { Ticket, TicketMessage } from '../models/index.js';
 import type { TicketsDeps } from './deps.js';
@@ -30,20 +30,10 @@ export class TicketActions {
       if (assigneeUserId) await this.checkAssignee(trx, ticket, assigneeUserId);
       if (ticket.assignee_user_id === assigneeUserId) return;
       await this.tickets.update(trx, ticket, { assignee_user_id: assigneeUserId });
-      await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
-        actor,
-        action: 'ticket.assigned',
-        target: { type: 'ticket', id },
-        workspaceId: ticket.workspace_id,
+      await this.recordAction(trx, actor, ticket, 'assigned', {
         changes: diffFields({ assignee_user_id: ticket.assignee_user_id }, { assignee_user_id: assigneeUserId }),
+        event: { assignee_user_id: assigneeUserId },
       });
-      await this.deps.outbox.add(
-        trx,
-        'tickets.assigned',
-        { ticket_id: id, workspace_id: ticket.workspace_id, assignee_user_id: assigneeUserId },
-        { orgId: ticket.org_id },
-      );
     });
   }
 
@@ -84,29 +74,14 @@ export class TicketActions {
           addedByUserId: actor.principal.userId,
         });
       }
-      await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
-        actor,
-        action: 'ticket.closed',
-        target: { type: 'ticket', id },
-        workspaceId: ticket.workspace_id,
+      await this.recordAction(trx, actor, ticket, 'closed', {
         changes: diffFields(
           { state: ticket.state, duplicate_of_ticket_id: ticket.duplicate_of_ticket_id },
           { state: 'closed', duplicate_of_ticket_id: original?.id ?? null },
         ),
         metadata: { reason: input.reason },
+        event: { reason: input.reason, duplicate_of_ticket_id: original?.id ?? null },
       });
-      await this.deps.outbox.add(
-        trx,
-        'tickets.closed',
-        {
-          ticket_id: id,
-          workspace_id: ticket.workspace_id,
-          reason: input.reason,
-          duplicate_of_ticket_id: original?.id ?? null,
-        },
-        { orgId: ticket.org_id },
-      );
     });
   }
 
@@ -122,24 +97,14 @@ export class TicketActions {
         sla_started_at: now,
       });
       if (reason) await this.addNoteRow(trx, actor, ticket, reason);
-      await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
-        actor,
-        action: 'ticket.reopened',
-        target: { type: 'ticket', id },
-        workspaceId: ticket.workspace_id,
+      await this.recordAction(trx, actor, ticket, 'reopened', {
         changes: diffFields(
           { state: ticket.state, reopened_count: ticket.reopened_count },
           { state: 'triage', reopened_count: ticket.reopened_count + 1 },
         ),
         metadata: reason ? { reason } : undefined,
+        event: { by: 'team', reopened_count: ticket.reopened_count + 1 },
       });
-      await this.deps.outbox.add(
-        trx,
-        'tickets.reopened',
-        { ticket_id: id, workspace_id: ticket.workspace_id, by: 'team', reopened_count: ticket.reopened_count + 1 },
-        { orgId: ticket.org_id },
-      );
     });
   }
 
@@ -169,47 +134,15 @@ export class TicketActions {
 
       const recipients = await teamLeads(trx, ticket.org_id);
       if (assignee && !recipients.some((r) => r.id === assignee.id)) recipients.push(assignee);
-      const url = `${this.deps.config.server.publicBaseUrl.replace(/\/+$/, '')}/tickets/${ticket.id}`;
-      for (const r of recipients) {
-        await this.deps.mailer.enqueue(trx, {
-          orgId: ticket.org_id,
-          template: 'tickets.escalated',
-          locale: mailLocale(r.locale),
-          to: r.email,
-          data: {
-            subject: ticket.subject || ticket.id,
-            workspace: ws.client_name || ws.name,
-            reason: input.reason,
-            actor: actor.principal.email ?? 'API',
-            url,
-          },
-          ticketRef: ticket.id,
-        });
-      }
-      await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
-        actor,
-        action: 'ticket.escalated',
-        target: { type: 'ticket', id },
-        workspaceId: ticket.workspace_id,
+      await this.mailEscalation(trx, ticket, ws, recipients, input.reason, actor.principal.email ?? 'API');
+      await this.recordAction(trx, actor, ticket, 'escalated', {
         changes: diffFields(
           { state: ticket.state, assignee_user_id: ticket.assignee_user_id },
           { state: 'escalated', assignee_user_id: assignee?.id ?? ticket.assignee_user_id },
         ),
         metadata: { reason: input.reason, notified: recipients.length },
+        event: { reason: input.reason, assignee_user_id: assignee?.id ?? ticket.assignee_user_id, from: ticket.state },
       });
-      await this.deps.outbox.add(
-        trx,
-        'tickets.escalated',
-        {
-          ticket_id: id,
-          workspace_id: ticket.workspace_id,
-          reason: input.reason,
-          assignee_user_id: assignee?.id ?? ticket.assignee_user_id,
-          from: ticket.state,
-        },
-        { orgId: ticket.org_id },
-      );
     });
   }
 
@@ -222,44 +155,12 @@ export class TicketActions {
     if (!canApply(ticket.state, 'escalate')) return false;
     const ws = await this.deps.workspaceService.get(ticket.org_id, ticket.workspace_id, trx);
     await this.tickets.transition(trx, ticket, 'escalate', { escalation_reason: reason, escalated_at: new Date() }, ws);
-    const url = `${this.deps.config.server.publicBaseUrl.replace(/\/+$/, '')}/tickets/${ticket.id}`;
-    for (const r of await teamLeads(trx, ticket.org_id)) {
-      await this.deps.mailer.enqueue(trx, {
-        orgId: ticket.org_id,
-        template: 'tickets.escalated',
-        locale: mailLocale(r.locale),
-        to: r.email,
-        data: {
-          subject: ticket.subject || ticket.id,
-          workspace: ws.client_name || ws.name,
-          reason,
-          actor: 'Patchwell',
-          url,
-        },
-        ticketRef: ticket.id,
-      });
-    }
-    await this.deps.audit.record(trx, {
-      orgId: ticket.org_id,
-      actor: systemActor('tickets', ticket.org_id),
-      action: 'ticket.escalated',
-      target: { type: 'ticket', id: ticket.id },
-      workspaceId: ticket.workspace_id,
+    await this.mailEscalation(trx, ticket, ws, await teamLeads(trx, ticket.org_id), reason, 'Patchwell');
+    await this.recordAction(trx, systemActor('tickets', ticket.org_id), ticket, 'escalated', {
       changes: diffFields({ state: ticket.state }, { state: 'escalated' }),
       metadata: { reason },
+      event: { reason, assignee_user_id: ticket.assignee_user_id, from: ticket.state },
     });
-    await this.deps.outbox.add(
-      trx,
-      'tickets.escalated',
-      {
-        ticket_id: ticket.id,
-        workspace_id: ticket.workspace_id,
-        reason,
-        assignee_user_id: ticket.assignee_user_id,
-        from: ticket.state,
-      },
-      { orgId: ticket.org_id },
-    );
     return true;
   }
 
@@ -308,6 +209,56 @@ export class TicketActions {
         public_token_revoked_at: iso(updated.public_token_revoked_at),
       };
     });
+  }
+
+  /**
+   * The audit entry `ticket.<what>` and the event `tickets.<what>` of one action, in its transaction;
+   * the event carries the ticket and workspace ids before `entry.event`'s fields.
+   */
+  private async recordAction(
+    trx: Knex,
+    actor: AuditedActor,
+    ticket: Ticket,
+    what: 'assigned' | 'closed' | 'reopened' | 'escalated',
+    entry: Pick<AuditEntryInput, 'changes' | 'metadata'> & { event: Record<string, unknown> },
+  ): Promise<void> {
+    await this.deps.audit.record(trx, {
+      orgId: ticket.org_id,
+      actor,
+      action: `ticket.${what}`,
+      target: { type: 'ticket', id: ticket.id },
+      workspaceId: ticket.workspace_id,
+      changes: entry.changes,
+      metadata: entry.metadata,
+    });
+    await this.deps.outbox.add(
+      trx,
+      `tickets.${what}`,
+      { ticket_id: ticket.id, workspace_id: ticket.workspace_id, ...entry.event },
+      { orgId: ticket.org_id },
+    );
+  }
+
+  /** The escalation email to each recipient, in their language; `by` names who escalated. */
+  private async mailEscalation(
+    trx: Knex,
+    ticket: Ticket,
+    ws: { name: string; client_name?: string | null },
+    recipients: { email: string; locale?: string | null }[],
+    reason: string,
+    by: string,
+  ): Promise<void> {
+    const url = `${this.deps.config.server.publicBaseUrl.replace(/\/+$/, '')}/tickets/${ticket.id}`;
+    for (const r of recipients) {
+      await this.deps.mailer.enqueue(trx, {
+        orgId: ticket.org_id,
+        template: 'tickets.escalated',
+        locale: mailLocale(r.locale),
+        to: r.email,
+        data: { subject: ticket.subject || ticket.id, workspace: ws.client_name || ws.name, reason, actor: by, url },
+        ticketRef: ticket.id,
+      });
+    }
   }
 
   private async addNoteRow(trx: Knex, actor: SignedInActor, ticket: Ticket, bodyMd: string): Promise<TicketMessage> {
