@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import {
   AbstractIdentityProvider,
   SignInError,
@@ -14,6 +14,7 @@ import {
   type StartSignInResult,
 } from '../../core/contracts/index.js';
 import { SafeFetchError, createSafeFetch, type SafeFetch } from '../../core/security/safe-fetch.js';
+import { lazyImport } from '../../core/kernel/lazy.js';
 
 export interface OidcOptions extends IdentityProviderOptions {
   /** Scopes asked for; `openid` is always included. */
@@ -23,7 +24,7 @@ export interface OidcOptions extends IdentityProviderOptions {
 }
 
 interface Discovered {
-  metadata: oidc.ServerMetadata;
+  metadata: Oidc.ServerMetadata;
   at: number;
 }
 
@@ -39,6 +40,9 @@ class DiscoveryError extends Error {
 }
 
 const DISCOVERY_TTL_MS = 5 * 60_000;
+
+/** openid-client loads with the first sign-in or test of an OIDC connection, not at every start (docs/boot.md). */
+const loadOidc = lazyImport(() => import('openid-client'));
 
 /**
  * OpenID Connect with openid-client: authorization code flow with PKCE (S256), state and nonce,
@@ -100,6 +104,7 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
 
   async startSignIn(conn: SsoConnectionSettings, input: StartSignInInput): Promise<StartSignInResult> {
     const config = await this.configuration(conn);
+    const oidc = await loadOidc();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const nonce = oidc.randomNonce();
     const url = oidc.buildAuthorizationUrl(config, {
@@ -133,12 +138,13 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
     if (typeof pending.codeVerifier !== 'string' || typeof pending.nonce !== 'string')
       throw new SignInError('state_mismatch', 'no sign-in was started');
 
-    let config: oidc.Configuration;
+    let config: Oidc.Configuration;
     try {
       config = await this.configuration(conn);
     } catch (err) {
       throw new SignInError('idp_error', (err as Error).message, { cause: err });
     }
+    const oidc = await loadOidc();
     const current = new URL(typeof pending.redirectUri === 'string' ? pending.redirectUri : input.url);
     current.search = new URLSearchParams({ ...params }).toString();
     try {
@@ -165,7 +171,7 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
       }
       return this.identity(claims.sub, email, verified, name);
     } catch (err) {
-      throw toSignInError(err);
+      throw toSignInError(oidc, err);
     }
   }
 
@@ -175,14 +181,15 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
   }
 
   /** An openid-client Configuration on guarded, exactly matched discovery; secrets never cached. */
-  private async configuration(conn: SsoConnectionSettings): Promise<oidc.Configuration> {
+  private async configuration(conn: SsoConnectionSettings): Promise<Oidc.Configuration> {
     const metadata = await this.discover(conn, { fresh: false });
     if (!conn.clientId) throw new DiscoveryError('discovery_failed', 'the connection has no client id');
+    const oidc = await loadOidc();
     const methods = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
     const auth = methods.includes('client_secret_basic')
       ? oidc.ClientSecretBasic(conn.clientSecret ?? '')
       : oidc.ClientSecretPost(conn.clientSecret ?? '');
-    const client: Partial<oidc.ClientMetadata> = {
+    const client: Partial<Oidc.ClientMetadata> = {
       client_secret: conn.clientSecret ?? undefined,
       [oidc.clockTolerance]: this.options.clockToleranceSeconds ?? 60,
     };
@@ -194,7 +201,7 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
   }
 
   /** Fetches `<issuer>/.well-known/openid-configuration` through the guard; the issuer must match exactly. */
-  private async discover(conn: SsoConnectionSettings, { fresh }: { fresh: boolean }): Promise<oidc.ServerMetadata> {
+  private async discover(conn: SsoConnectionSettings, { fresh }: { fresh: boolean }): Promise<Oidc.ServerMetadata> {
     const issuer = conn.issuer ?? '';
     let url: URL;
     try {
@@ -246,14 +253,14 @@ export class OidcIdentityProvider extends AbstractIdentityProvider<OidcOptions> 
       if (typeof body[key] !== 'string')
         throw new DiscoveryError('discovery_failed', `discovery has no ${key}`, { missing: key });
     }
-    const metadata = body as unknown as oidc.ServerMetadata;
+    const metadata = body as unknown as Oidc.ServerMetadata;
     this.cache.set(issuer, { metadata, at: Date.now() });
     return metadata;
   }
 }
 
 /** openid-client and guard errors → the contract's sign-in error codes. */
-function toSignInError(err: unknown): SignInError {
+function toSignInError(oidc: typeof Oidc, err: unknown): SignInError {
   if (err instanceof SignInError) return err;
   if (err instanceof SafeFetchError)
     return new SignInError('idp_error', err.message, { details: { reason: err.code }, cause: err });

@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
-import {
-  SAML,
-  ValidateInResponseTo,
-  generateServiceProviderMetadata,
-  type CacheProvider,
-  type Profile,
-} from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import {
   AbstractIdentityProvider,
   SignInError,
@@ -20,6 +14,7 @@ import {
   type StartSignInInput,
   type StartSignInResult,
 } from '../../core/contracts/index.js';
+import { lazyImport } from '../../core/kernel/lazy.js';
 import { readCertificate, toPem } from '../../core/security/x509.js';
 import { parseIdpMetadata } from './metadata.js';
 
@@ -27,6 +22,9 @@ export interface SamlProviderOptions extends IdentityProviderOptions {
   /** Oldest assertion accepted, counted from its IssueInstant, whatever NotOnOrAfter says. */
   maxAssertionAgeSeconds: number;
 }
+
+/** @node-saml/node-saml and its XML signature stack load with the first SAML sign-in, not at every start (docs/boot.md). */
+const loadSaml = lazyImport(() => import('@node-saml/node-saml'));
 
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const EMAIL_ATTRIBUTES = [
@@ -103,7 +101,7 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
       getAsync: async () => null,
       removeAsync: async () => null,
     };
-    const saml = this.saml(conn, cache, conn.idpCert ?? 'unused-for-requests');
+    const saml = await this.saml(conn, cache, conn.idpCert ?? 'unused-for-requests');
     const redirectUrl = await saml.getAuthorizeUrlAsync(input.state, undefined, {});
     return { redirectUrl, pending: { state: input.state, requestId, requestIssuedAt } };
   }
@@ -135,7 +133,9 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     };
     let profile: Profile | null;
     try {
-      ({ profile } = await this.saml(conn, cache, toPem(conn.idpCert!)).validatePostResponseAsync({
+      ({ profile } = await (
+        await this.saml(conn, cache, toPem(conn.idpCert!))
+      ).validatePostResponseAsync({
         SAMLResponse: response,
       }));
     } catch (err) {
@@ -145,7 +145,8 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     return this.toIdentity(profile);
   }
 
-  serviceProviderMetadata(conn: SsoConnectionSettings): string {
+  async serviceProviderMetadata(conn: SsoConnectionSettings): Promise<string> {
+    const { generateServiceProviderMetadata } = await loadSaml();
     return generateServiceProviderMetadata({
       issuer: conn.serviceProvider.entityId,
       callbackUrl: conn.serviceProvider.acsUrl,
@@ -159,7 +160,8 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     return parseIdpMetadata(xml);
   }
 
-  private saml(conn: SsoConnectionSettings, cacheProvider: CacheProvider, idpCert: string): SAML {
+  private async saml(conn: SsoConnectionSettings, cacheProvider: CacheProvider, idpCert: string): Promise<SAML> {
+    const { SAML, ValidateInResponseTo } = await loadSaml();
     return new SAML({
       idpCert,
       issuer: conn.serviceProvider.entityId,

@@ -3,8 +3,11 @@
  * built with nodemailer's MailComposer so every provider sends byte-for-byte the same MIME, with
  * real encodings and the threading headers intact.
  */
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type { EmailAddress, OutgoingEmail } from '../../core/contracts/index.js';
+import { lazyImport } from '../../core/kernel/lazy.js';
+
+/** MailComposer loads with the first message composed, not at every start (docs/boot.md). */
+const loadComposer = lazyImport(async () => (await import('nodemailer/lib/mail-composer/index.js')).default);
 
 export interface ComposedMessage {
   /** The whole message, CRLF line ends. */
@@ -41,6 +44,7 @@ export async function composeMime(email: OutgoingEmail, date = new Date()): Prom
   const extra: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (!OWN_FIELDS.has(k.toLowerCase()) && v !== undefined) extra[k] = v;
   const references = header(headers, 'References');
+  const MailComposer = await loadComposer();
   const composer = new MailComposer({
     from: addr(email.from),
     to: email.to.map(addr),

@@ -178,7 +178,7 @@ export interface IdentityProvider {
    *
    * @example idp.serviceProviderMetadata?.(conn) // '<EntityDescriptor entityID="…">…'
    */
-  serviceProviderMetadata?(conn: SsoConnectionSettings): string;
+  serviceProviderMetadata?(conn: SsoConnectionSettings): string | Promise<string>;
 
   /**
    * Reads an IdP metadata XML document (SAML only). Throws an AdapterError `invalid_metadata`

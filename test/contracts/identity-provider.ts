@@ -154,7 +154,7 @@ export async function runIdentityProviderContract(t: ContractTest, opts: Identit
     await t.test('service provider metadata names the entity id and the ACS URL', async (t) => {
       await withAdapter(opts, async (idp) => {
         const conn = opts.connection ?? kitConnection('saml');
-        const xml = idp.serviceProviderMetadata?.(conn) ?? '';
+        const xml = (await idp.serviceProviderMetadata?.(conn)) ?? '';
         t.ok(xml.includes('EntityDescriptor'), 'an EntityDescriptor');
         t.ok(xml.includes(conn.serviceProvider.entityId), 'the entity id');
         t.ok(xml.includes(conn.serviceProvider.acsUrl), 'the ACS URL');

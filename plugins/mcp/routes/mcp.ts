@@ -1,11 +1,18 @@
 import type { Server, ServerRoute } from '@hapi/hapi';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import Joi from 'joi';
 import type { Logger } from 'pino';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
+import { lazyImport } from '../../../core/kernel/lazy.js';
 import type { McpService } from '../services/mcp-service.js';
-import { mcpServer } from '../services/tools.js';
+
+/** The MCP SDK (with zod) costs a third of a second of CPU to load: it loads with the first MCP request. */
+const loadSdk = lazyImport(() =>
+  Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('../services/tools.js'),
+  ]),
+);
 
 const message = Joi.object({ jsonrpc: Joi.string().valid('2.0').required() }).unknown(true);
 
@@ -29,6 +36,7 @@ export function mcpRoutes(service: () => McpService, log: () => Logger, version:
           const principal = requirePrincipal(request);
           if (principal.kind !== 'token')
             throw httpError(403, 'forbidden', 'The MCP endpoint takes an API token (Authorization: Bearer pwt_…)');
+          const [{ WebStandardStreamableHTTPServerTransport }, { mcpServer }] = await loadSdk();
           const server = mcpServer(service(), principal, log(), version);
           // The SDK's web-standard transport answers a Request with a Response; hapi keeps owning the HTTP exchange.
           const transport = new WebStandardStreamableHTTPServerTransport({

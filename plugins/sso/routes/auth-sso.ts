@@ -74,7 +74,9 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         auth: false,
         description: 'Starts single sign-on for an email address',
         notes:
-          "Finds the connection of the address's verified domain and answers the identity provider's address. 404 when the email domain has no single sign-on. Sets the short-lived pw_sso cookie that binds the sign-in to this browser.",
+          "Finds the connection of the address's verified domain and answers the identity provider's address. " +
+          '404 when the email domain has no single sign-on. Sets the short-lived pw_sso cookie that binds the ' +
+          'sign-in to this browser.',
         validate: { payload: Joi.object({ email: emailInputSchema().required(), redirect_to: redirectTo() }) },
         response: { status: { 200: RedirectUrl } },
         handler: async (request, h) => {
@@ -105,7 +107,8 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         auth: false,
         description: "Starts the sign-in once confirmed on the app's own page",
         notes:
-          'The second step of an identity-provider app tile: the person confirmed on our page, so this sign-in is started by us (SP-initiated) and bound to this browser.',
+          'The second step of an identity-provider app tile: the person confirmed on our page, so this sign-in ' +
+          'is started by us (SP-initiated) and bound to this browser.',
         validate: { params: idParams, payload: Joi.object({ redirect_to: redirectTo() }).allow(null).default({}) },
         response: { status: { 200: RedirectUrl } },
         handler: async (request, h) => {
@@ -168,7 +171,8 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         auth: false,
         description: 'SAML assertion consumer service (HTTP-POST binding)',
         notes:
-          'Validates the response, then 303 to the completion step. A response that answers no sign-in started here (IdP-initiated) is not trusted: 303 to the confirmation page.',
+          'Validates the response, then 303 to the completion step. A response that answers no sign-in started ' +
+          'here (IdP-initiated) is not trusted: 303 to the confirmation page.',
         payload: { allow: ['application/x-www-form-urlencoded'], maxBytes: 512 * 1024, parse: true },
         validate: {
           params: idParams,
@@ -229,7 +233,7 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         handler: async (request, h) => {
           const conn = await signIn(request).usableConnection((request.params as { id: string }).id);
           const connections = service(request, 'ssoConnections');
-          const xml = connections.provider('saml').serviceProviderMetadata!(connections.settings(conn));
+          const xml = await connections.provider('saml').serviceProviderMetadata!(connections.settings(conn));
           return h.response(xml).type('application/samlmetadata+xml');
         },
       },
@@ -243,7 +247,9 @@ export function authSsoRoutes(authContext: Joi.ObjectSchema): ServerRoute[] {
         auth: false,
         description: 'Break-glass sign-in for an owner while single sign-on is required',
         notes:
-          'Email, password and one unused recovery code of the organization; the code is spent. Any wrong part answers 401 invalid_credentials; 409 sso_not_enforced when single sign-on is not required (use the password sign-in).',
+          'Email, password and one unused recovery code of the organization; the code is spent. Any wrong part ' +
+          'answers 401 invalid_credentials; 409 sso_not_enforced when single sign-on is not required (use the ' +
+          'password sign-in).',
         validate: {
           payload: Joi.object({
             email: emailInputSchema().required(),
