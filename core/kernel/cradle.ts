@@ -85,3 +85,24 @@ export function selected<T>(adapter: T | null, point: ExtensionPoint): T {
   if (!adapter) throw new ConfigError(`config key adapters.${point} selects no adapter`);
   return adapter;
 }
+
+/** The Cradle keys whose value fits T. */
+type KeyFitting<T> = { [C in keyof Cradle]-?: Cradle[C] extends T ? C : never }[keyof Cradle];
+
+/** Where each entry of a plugin's port comes from: the Cradle key, or a function (an optional key, a plugin's own value). */
+export type CradleMap<D> = { readonly [K in keyof D]-?: KeyFitting<D[K]> | (() => D[K]) };
+
+/**
+ * A plugin's port as a view of the container: each entry is read when used (a key is resolved at
+ * its first read, so plugins can register in any order), typed against the Cradle.
+ *
+ * @example cradleView<McpDeps>(container, { db: 'db', jobs: 'fixJobs', repositories: () => optional(container, 'codehostRepositories') ?? null })
+ */
+export function cradleView<D extends object>(container: Container, map: CradleMap<D>): D {
+  const view = {} as D;
+  for (const [name, source] of Object.entries<keyof Cradle | (() => unknown)>(map)) {
+    const get = typeof source === 'function' ? source : () => container.cradle[source];
+    Object.defineProperty(view, name, { enumerable: true, get });
+  }
+  return view;
+}

@@ -1,4 +1,5 @@
 import { asValue } from 'awilix';
+import { cradleView } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { auditOptionsSchema, type AuditOptions } from './options.js';
 import { auditRoutes } from './routes/audit.js';
@@ -22,26 +23,16 @@ export default definePlugin<AuditOptions>({
   options: auditOptionsSchema,
   register(ctx) {
     const { container, options, config } = ctx;
-    const deps: AuditDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      get secretBox() {
-        return container.cradle.secretBox;
-      },
-      get rateLimiter() {
-        return container.cradle.rateLimiter;
-      },
-      get planCatalog() {
-        return container.cradle.planCatalog;
-      },
-      options,
-      allowLoopbackFetch: config.security.allowLoopbackFetch,
-      clock: () => new Date(),
-    };
+    const deps = cradleView<AuditDeps>(container, {
+      db: 'db',
+      audit: 'audit',
+      secretBox: 'secretBox',
+      rateLimiter: 'rateLimiter',
+      planCatalog: 'planCatalog',
+      options: () => options,
+      allowLoopbackFetch: () => config.security.allowLoopbackFetch,
+      clock: () => () => new Date(),
+    });
     const log = new AuditLogService(deps);
     const delivery = new StreamDelivery(deps);
     const settings = new StreamSettingsService(deps, delivery);

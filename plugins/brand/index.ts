@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { optional } from '../../core/kernel/cradle.js';
+import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { DnsLookup } from '../../core/net/dns.js';
 import { brandOptionsSchema, type BrandOptions } from './options.js';
@@ -31,32 +31,19 @@ export default definePlugin<BrandOptions>({
   options: brandOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const deps: BrandDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      config,
-      options,
-      get outbox() {
-        return container.cradle.outbox;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      dns: new DnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs }),
-      get workspaces() {
-        return container.cradle.workspaceService;
-      },
-      get planCatalog() {
-        return container.cradle.planCatalog;
-      },
-      get emailDomains() {
-        return optional(container, 'domainService') ?? null;
-      },
-      get sending() {
-        return optional(container, 'channelService') ?? null;
-      },
-    };
+    const dns = new DnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
+    const deps = cradleView<BrandDeps>(container, {
+      db: 'db',
+      config: () => config,
+      options: () => options,
+      outbox: 'outbox',
+      audit: 'audit',
+      dns: () => dns,
+      workspaces: 'workspaceService',
+      planCatalog: 'planCatalog',
+      emailDomains: () => optional(container, 'domainService') ?? null,
+      sending: () => optional(container, 'channelService') ?? null,
+    });
 
     const brand = new BrandService(deps);
     const directory = new BrandDirectoryService(deps, brand);

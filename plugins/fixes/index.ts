@@ -1,7 +1,7 @@
 import { asValue } from 'awilix';
 import { actorOfPrincipal } from '../../core/contracts/index.js';
 import type { Principal } from '../../core/http/auth.js';
-import { optional } from '../../core/kernel/cradle.js';
+import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { fixesOptionsSchema, type FixesOptions } from './options.js';
 import { ticketJobRoutes } from './routes/ticket-jobs.js';
@@ -36,61 +36,27 @@ export default definePlugin<FixesOptions>({
   options: fixesOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const deps: FixesDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      get outbox() {
-        return container.cradle.outbox;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      config,
-      get log() {
-        return container.cradle.log;
-      },
-      options,
-      get executors() {
-        return container.cradle.agentExecutors;
-      },
-      get tickets() {
-        return container.cradle.ticketService;
-      },
-      get drafts() {
-        return container.cradle.draftService;
-      },
-      get subscribers() {
-        return container.cradle.subscriberService;
-      },
-      get ticketActions() {
-        return container.cradle.ticketActions;
-      },
-      get workspaces() {
-        return container.cradle.workspaceService;
-      },
-      get codeIndex() {
-        return optional(container, 'codeIndex') ?? null;
-      },
-      get codeHost() {
-        return container.cradle.codeHost;
-      },
-      get repositories() {
-        return optional(container, 'codehostRepositories') ?? null;
-      },
-      get governance() {
-        return optional(container, 'approvalGovernance') ?? null;
-      },
-      get mailer() {
-        return container.cradle.mailer;
-      },
-      get billingGate() {
-        return optional(container, 'billingGate') ?? null;
-      },
-      get patternMatcher() {
-        return optional(container, 'patternMatcher') ?? null;
-      },
-    };
+    const deps = cradleView<FixesDeps>(container, {
+      db: 'db',
+      outbox: 'outbox',
+      audit: 'audit',
+      config: () => config,
+      log: 'log',
+      options: () => options,
+      executors: 'agentExecutors',
+      tickets: 'ticketService',
+      drafts: 'draftService',
+      subscribers: 'subscriberService',
+      ticketActions: 'ticketActions',
+      workspaces: 'workspaceService',
+      codeIndex: () => optional(container, 'codeIndex') ?? null,
+      codeHost: 'codeHost',
+      repositories: () => optional(container, 'codehostRepositories') ?? null,
+      governance: () => optional(container, 'approvalGovernance') ?? null,
+      mailer: 'mailer',
+      billingGate: () => optional(container, 'billingGate') ?? null,
+      patternMatcher: () => optional(container, 'patternMatcher') ?? null,
+    });
     const queue = new JobQueue(deps);
     const loop = new FixLoop(deps, queue);
     queue.hooks = {

@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { optional, selected, type Cradle } from '../../core/kernel/cradle.js';
+import { cradleView, optional, selected, type Cradle } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { DnsLookup } from '../../core/net/dns.js';
 import { inboxOptionsSchema, type InboxOptions } from './options.js';
@@ -34,45 +34,24 @@ export default definePlugin<InboxOptions>({
   register(ctx) {
     const { container, config, options } = ctx;
     const dns = new DnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs });
-    const deps: InboxDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      config,
-      options,
-      get outbox() {
-        return container.cradle.outbox;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      get rateLimiter() {
-        return container.cradle.rateLimiter;
-      },
-      dns,
-      get workspaces() {
-        return container.cradle.workspaceService;
-      },
-      get tickets() {
-        return container.cradle.ticketService;
-      },
-      get mailer() {
-        return container.cradle.mailer;
-      },
-      get channelAdapter() {
-        return selected(container.cradle.channelAdapter, 'channel');
-      },
-      get planCatalog() {
-        return container.cradle.planCatalog;
-      },
-      get planLimits() {
-        return optional(container, 'planLimits') ?? null;
-      },
-      get brandDirectory() {
-        return optional(container, 'brandDirectory') ?? defaultBrandDirectory;
-      },
-      ownSenders: [defaultSender({ config }).address],
-    };
+    const ownSenders = [defaultSender({ config }).address];
+    const deps = cradleView<InboxDeps>(container, {
+      db: 'db',
+      config: () => config,
+      options: () => options,
+      outbox: 'outbox',
+      audit: 'audit',
+      rateLimiter: 'rateLimiter',
+      dns: () => dns,
+      workspaces: 'workspaceService',
+      tickets: 'ticketService',
+      mailer: 'mailer',
+      channelAdapter: () => selected(container.cradle.channelAdapter, 'channel'),
+      planCatalog: 'planCatalog',
+      planLimits: () => optional(container, 'planLimits') ?? null,
+      brandDirectory: () => optional(container, 'brandDirectory') ?? defaultBrandDirectory,
+      ownSenders: () => ownSenders,
+    });
 
     const channels = new ChannelService(deps);
     const domains = new DomainService(deps);

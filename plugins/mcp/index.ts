@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { optional } from '../../core/kernel/cradle.js';
+import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { mcpMethodGuard, mcpRoutes } from './routes/mcp.js';
 import { McpService, type McpDeps } from './services/mcp-service.js';
@@ -18,32 +18,16 @@ export default definePlugin({
   requires: ['accounts', 'workspaces', 'tickets', 'fixes'],
   register(ctx) {
     const { container } = ctx;
-    const deps: McpDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      get log() {
-        return container.cradle.log;
-      },
-      get jobs() {
-        return container.cradle.fixJobs;
-      },
-      get payloads() {
-        return container.cradle.fixPayloads;
-      },
-      get tickets() {
-        return container.cradle.ticketService;
-      },
-      get drafts() {
-        return container.cradle.draftService;
-      },
-      get codeHost() {
-        return container.cradle.codeHost;
-      },
-      get repositories() {
-        return optional(container, 'codehostRepositories') ?? null;
-      },
-    };
+    const deps = cradleView<McpDeps>(container, {
+      db: 'db',
+      log: 'log',
+      jobs: 'fixJobs',
+      payloads: 'fixPayloads',
+      tickets: 'ticketService',
+      drafts: 'draftService',
+      codeHost: 'codeHost',
+      repositories: () => optional(container, 'codehostRepositories') ?? null,
+    });
     const service = new McpService(deps);
     ctx.provide({ mcpService: asValue(service) });
     ctx.routes(

@@ -1,6 +1,6 @@
 import { asValue } from 'awilix';
 import type { Logger } from 'pino';
-import { optional } from '../../core/kernel/cradle.js';
+import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { onboardingOptionsSchema, type OnboardingOptions } from './options.js';
 import { onboardingRoutes } from './routes/onboarding.js';
@@ -25,43 +25,21 @@ export default definePlugin<OnboardingOptions>({
   options: onboardingOptionsSchema,
   register(ctx) {
     const { container, options } = ctx;
-    const deps: OnboardingDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      get outbox() {
-        return container.cradle.outbox;
-      },
-      get secretBox() {
-        return container.cradle.secretBox;
-      },
-      get workspaces() {
-        return container.cradle.workspaceService;
-      },
-      get repositories() {
-        return optional(container, 'codehostRepositories') ?? null;
-      },
-      get codeIndex() {
-        return optional(container, 'codeIndex') ?? null;
-      },
-      get tickets() {
-        return container.cradle.ticketService;
-      },
-      get plans() {
-        return optional(container, 'planCatalog') ?? null;
-      },
-      get fixRecords() {
-        return optional(container, 'fixRecords') ?? null;
-      },
-      options,
-      get log() {
-        return ctx.log as Logger;
-      },
-      clock: () => new Date(),
-    };
+    const deps = cradleView<OnboardingDeps>(container, {
+      db: 'db',
+      audit: 'audit',
+      outbox: 'outbox',
+      secretBox: 'secretBox',
+      workspaces: 'workspaceService',
+      repositories: () => optional(container, 'codehostRepositories') ?? null,
+      codeIndex: () => optional(container, 'codeIndex') ?? null,
+      tickets: 'ticketService',
+      plans: () => optional(container, 'planCatalog') ?? null,
+      fixRecords: () => optional(container, 'fixRecords') ?? null,
+      options: () => options,
+      log: () => ctx.log as Logger,
+      clock: () => () => new Date(),
+    });
     const execution = new ExecutionService(deps);
     const demo = new DemoService(deps);
     const wizard = new WizardService(deps, execution, demo);

@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { optional } from '../../core/kernel/cradle.js';
+import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { privacyOptionsSchema, type PrivacyOptions } from './options.js';
 import { downloadRoutes, privacyRoutes } from './routes/privacy.js';
@@ -28,24 +28,16 @@ export default definePlugin<PrivacyOptions>({
     const { container, options } = ctx;
     const registry = new PersonalDataRegistry();
     declareBuiltins(registry);
-    const deps: PrivacyDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      get outbox() {
-        return container.cradle.outbox;
-      },
-      get billing() {
-        return optional(container, 'billingActions') ?? null;
-      },
-      registry,
-      options,
-      log: ctx.log,
-      clock: () => new Date(),
-    };
+    const deps = cradleView<PrivacyDeps>(container, {
+      db: 'db',
+      audit: 'audit',
+      outbox: 'outbox',
+      billing: () => optional(container, 'billingActions') ?? null,
+      registry: () => registry,
+      options: () => options,
+      log: () => ctx.log,
+      clock: () => () => new Date(),
+    });
     const closure = new ClosureService(deps);
     const mailer = () => optional(container, 'mailer') ?? null;
     const exportsService = new ExportService(

@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { optional } from '../../core/kernel/cradle.js';
+import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { runnerOptionsSchema, type RunnerOptions } from './options.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -25,42 +25,20 @@ export default definePlugin<RunnerOptions>({
   options: runnerOptionsSchema,
   register(ctx) {
     const { container, options } = ctx;
-    const deps: RunnerDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      get secretBox() {
-        return container.cradle.secretBox;
-      },
-      get rateLimiter() {
-        return container.cradle.rateLimiter;
-      },
-      get log() {
-        return container.cradle.log;
-      },
-      options,
-      get jobs() {
-        return container.cradle.fixJobs;
-      },
-      get payloads() {
-        return container.cradle.fixPayloads;
-      },
-      get pullRequests() {
-        return container.cradle.fixPullRequests;
-      },
-      get workspaces() {
-        return container.cradle.workspaceService;
-      },
-      get codeHost() {
-        return container.cradle.codeHost;
-      },
-      get repositories() {
-        return optional(container, 'codehostRepositories') ?? null;
-      },
-    };
+    const deps = cradleView<RunnerDeps>(container, {
+      db: 'db',
+      audit: 'audit',
+      secretBox: 'secretBox',
+      rateLimiter: 'rateLimiter',
+      log: 'log',
+      options: () => options,
+      jobs: 'fixJobs',
+      payloads: 'fixPayloads',
+      pullRequests: 'fixPullRequests',
+      workspaces: 'workspaceService',
+      codeHost: 'codeHost',
+      repositories: () => optional(container, 'codehostRepositories') ?? null,
+    });
     const credentials = new AgentCredentials(deps);
     const runners = new Runners(deps, credentials);
     const api = new JobApi(deps, runners, credentials);

@@ -1,7 +1,7 @@
 import { asValue } from 'awilix';
 import Boom from '@hapi/boom';
 import type { Logger } from 'pino';
-import { optional } from '../../core/kernel/cradle.js';
+import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { widgetOptionsSchema, type WidgetOptions } from './options.js';
 import { assetRoutes } from './routes/assets.js';
@@ -39,42 +39,22 @@ export default definePlugin<WidgetOptions>({
   options: widgetOptionsSchema,
   register(ctx) {
     const { container, config, options } = ctx;
-    const deps: WidgetDeps = {
-      get db() {
-        return container.cradle.db;
-      },
-      get audit() {
-        return container.cradle.audit;
-      },
-      get outbox() {
-        return container.cradle.outbox;
-      },
-      get secretBox() {
-        return container.cradle.secretBox;
-      },
-      get rateLimiter() {
-        return container.cradle.rateLimiter;
-      },
-      config,
-      options,
-      log: ctx.log as Logger,
-      get workspaces() {
-        return container.cradle.workspaceService;
-      },
-      get tickets() {
-        return container.cradle.ticketService;
-      },
+    const deps = cradleView<WidgetDeps>(container, {
+      db: 'db',
+      audit: 'audit',
+      outbox: 'outbox',
+      secretBox: 'secretBox',
+      rateLimiter: 'rateLimiter',
+      config: () => config,
+      options: () => options,
+      log: () => ctx.log as Logger,
+      workspaces: 'workspaceService',
+      tickets: 'ticketService',
       // Optional plugins, looked up at each use (they may register after this one).
-      get errorIngest() {
-        return optional(container, 'errorIngest') ?? null;
-      },
-      get brand() {
-        return optional(container, 'brandService') ?? null;
-      },
-      get planLimits() {
-        return optional(container, 'planLimits') ?? null;
-      },
-    };
+      errorIngest: () => optional(container, 'errorIngest') ?? null,
+      brand: () => optional(container, 'brandService') ?? null,
+      planLimits: () => optional(container, 'planLimits') ?? null,
+    });
     const store = new SettingsStore(deps.secretBox);
     const identities = new WidgetIdentities(deps, store);
     const intake = new WidgetIntake(deps, store, identities);
