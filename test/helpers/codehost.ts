@@ -8,6 +8,9 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import type { App } from '../../core/kernel/app.js';
+import type { SignedUp } from './accounts.js';
+import { call } from './call.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- webhook payloads are free-form
 
@@ -60,4 +63,20 @@ export function signedDelivery(
   const payload = webhookExample(event, action);
   edit?.(payload);
   return signPayload(event, payload, secret, deliveryId);
+}
+
+/** The whole install flow of the local host: install URL, its page's redirect, link. */
+export async function installAndLink(app: App, owner: SignedUp): Promise<Json> {
+  const start = await call(app, owner, 'POST', '/v1/codehost/install');
+  if (start.status !== 200) throw new Error(`install: ${start.status} ${JSON.stringify(start.body)}`);
+  const url = new URL(String(start.body.url));
+  const page = await app.server.inject({ method: 'GET', url: url.pathname + url.search });
+  const back = new URL(String(page.headers.location));
+  const res = await call(app, owner, 'POST', '/v1/codehost/installations', {
+    installation_id: back.searchParams.get('installation_id'),
+    state: back.searchParams.get('state'),
+    setup_action: 'install',
+  });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`link: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
 }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import Hapi from '@hapi/hapi';
+import Hapi, { type ServerRoute } from '@hapi/hapi';
 import Inert from '@hapi/inert';
 import Joi from 'joi';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -529,32 +529,18 @@ t.test('the document is deterministic and built fresh on each call', async (t) =
   t.notOk(a.servers);
 });
 
+/** GET /v1/<name> (operation `name`, anonymous) answering `schema`. */
+const getRoute = (name: string, schema: Joi.Schema): ServerRoute => ({
+  method: 'GET',
+  path: `/v1/${name}`,
+  options: { id: name, tags: ['x'], auth: false, response: { schema }, handler: () => ({}) },
+});
+
 t.test('two different schemas under one id are refused', async (t) => {
   const server = Hapi.server();
-  const handler = () => ({});
   server.route([
-    {
-      method: 'GET',
-      path: '/v1/a',
-      options: {
-        id: 'a',
-        tags: ['x'],
-        auth: false,
-        response: { schema: Joi.object({ a: Joi.string() }).id('Thing') },
-        handler,
-      },
-    },
-    {
-      method: 'GET',
-      path: '/v1/b',
-      options: {
-        id: 'b',
-        tags: ['x'],
-        auth: false,
-        response: { schema: Joi.object({ b: Joi.number() }).id('Thing') },
-        handler,
-      },
-    },
+    getRoute('a', Joi.object({ a: Joi.string() }).id('Thing')),
+    getRoute('b', Joi.object({ b: Joi.number() }).id('Thing')),
   ]);
   t.throws(
     () => buildOpenApiDocument(server, { title: 'x', version: '1.0.0' }),
@@ -601,28 +587,8 @@ t.test('a shared schema keeps its definition; use sites add their own notes', as
   const handler = () => ({});
   const Person = Joi.object({ id: Joi.string().required() }).id('Person').description('A person');
   server.route([
-    {
-      method: 'GET',
-      path: '/v1/a',
-      options: {
-        id: 'a',
-        tags: ['x'],
-        auth: false,
-        response: { schema: Joi.object({ p: Person, q: Joi.alternatives(Person, null) }) },
-        handler,
-      },
-    },
-    {
-      method: 'GET',
-      path: '/v1/b',
-      options: {
-        id: 'b',
-        tags: ['x'],
-        auth: false,
-        response: { schema: Joi.object({ owner: Person.description('The owner') }) },
-        handler,
-      },
-    },
+    getRoute('a', Joi.object({ p: Person, q: Joi.alternatives(Person, null) })),
+    getRoute('b', Joi.object({ owner: Person.description('The owner') })),
     {
       method: 'POST',
       path: '/v1/c',

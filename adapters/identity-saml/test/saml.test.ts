@@ -1,64 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { adapterModule } from '../../../core/contracts/index.js';
+import { makeKeyPair } from '../../../test/helpers/certs.js';
 import { kitConnection, runIdentityProviderContract } from '../../../test/contracts/identity-provider.js';
 import { SamlIdentityProvider } from '../saml-identity-provider.js';
 
-function cert(expired: boolean): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pw-saml-'));
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  try {
-    if (!expired)
-      run([
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        'k.pem',
-        '-out',
-        'c.pem',
-        '-days',
-        '30',
-        '-subj',
-        '/CN=idp',
-      ]);
-    else {
-      run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'r.csr', '-subj', '/CN=old']);
-      writeFileSync(join(dir, 'index.txt'), '');
-      writeFileSync(join(dir, 'serial'), '01\n');
-      writeFileSync(
-        join(dir, 'ca.cnf'),
-        `[ca]\ndefault_ca=CA\n[CA]\ndatabase=${dir}/index.txt\nnew_certs_dir=${dir}\nserial=${dir}/serial\ndefault_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n`,
-      );
-      run([
-        'ca',
-        '-batch',
-        '-selfsign',
-        '-config',
-        'ca.cnf',
-        '-keyfile',
-        'k.pem',
-        '-in',
-        'r.csr',
-        '-startdate',
-        '20200101000000Z',
-        '-enddate',
-        '20200102000000Z',
-        '-out',
-        'c.pem',
-      ]);
-    }
-    const pem = readFileSync(join(dir, 'c.pem'), 'utf8');
-    return pem.slice(pem.indexOf('-----BEGIN CERTIFICATE-----'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** The identity provider's signing certificate (PEM), current or one that ended in 2020. */
+const cert = (expired: boolean): string => makeKeyPair(expired ? 'old' : 'idp', { expired }).cert;
 
 t.test('identity-saml passes the IdentityProvider contract', async (t) => {
   const good = kitConnection('saml', {

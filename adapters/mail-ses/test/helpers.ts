@@ -5,16 +5,13 @@
  *   lacks (Create/Get/Delete identity, MAIL FROM), which also keeps the raw MIME of each send;
  * - an SNS signer: a self-signed certificate and key made with openssl, and signed envelopes.
  */
-import { spawnSync } from 'node:child_process';
 import { createSign, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sesLocal from 'aws-ses-v2-local';
 import type { Test } from 'tap';
 import type { InboundDelivery } from '../../../core/contracts/index.js';
+import { makeKeyPair } from '../../../test/helpers/certs.js';
 import { snsStringToSign, type SnsMessage } from '../sns.js';
 
 export const REGION = 'eu-west-1';
@@ -189,38 +186,10 @@ export interface SnsSigner {
   fetchCertificate(url: string): Promise<string>;
 }
 
-function openssl(dir: string, name: string): { cert: string; key: string } {
-  const key = join(dir, `${name}.key`);
-  const cert = join(dir, `${name}.pem`);
-  const r = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=sns.amazonaws.com',
-    ],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`openssl failed: ${r.stderr}`);
-  return { cert: readFileSync(cert, 'utf8'), key: readFileSync(key, 'utf8') };
-}
-
 /** A self-signed SNS-like certificate and key (and a second key that SNS never used). */
-export function snsSigner(t: Test): SnsSigner {
-  const dir = mkdtempSync(join(tmpdir(), 'pw-sns-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const main = openssl(dir, 'sns');
-  const other = openssl(dir, 'other');
+export function snsSigner(): SnsSigner {
+  const main = makeKeyPair('sns.amazonaws.com', { days: 2 });
+  const other = makeKeyPair('sns.amazonaws.com', { days: 2 });
   const fetches: string[] = [];
   return {
     certPem: main.cert,

@@ -25,7 +25,7 @@ const message = (over: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
 
 t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity operations)', async (t) => {
   const peer = await startSesPeer(t);
-  const sns = snsSigner(t);
+  const sns = snsSigner();
   const make = (over: Partial<SesOptions> = {}) =>
     new SesChannelAdapter(
       SesChannelAdapter.validateOptions({

@@ -4,7 +4,7 @@ import { SesChannelAdapter, type SesHooks, type SesOptions } from '../index.js';
 import { SnsVerifier, isSnsUrl } from '../sns.js';
 import { CERT_URL, TOPIC, inboundRaw, receivedNotification, snsSigner } from './helpers.js';
 
-const sns = snsSigner(t);
+const sns = snsSigner();
 const confirmed: string[] = [];
 
 function make(over: Partial<SesOptions> = {}, hooks: SesHooks = {}): SesChannelAdapter {

@@ -120,21 +120,13 @@ t.test('a new customer signs up, confirms the address from the mailed link, sign
     url: '/v1/auth/login',
     payload: { email: 'ada@example.test', password: 'not the password' },
   });
-  const unknown = await h.call({
-    method: 'POST',
-    url: '/v1/auth/login',
-    payload: { email: 'nobody@example.test', password: PASSWORD },
-  });
+  const unknown = await h.login('nobody@example.test', PASSWORD);
   t.equal(wrong.statusCode, 401);
   t.equal(unknown.statusCode, 401);
   t.equal(wrong.body.code, 'invalid_credentials');
   t.same(wrong.body, unknown.body, 'a wrong password and an unknown address answer alike');
 
-  const login = await h.call({
-    method: 'POST',
-    url: '/v1/auth/login',
-    payload: { email: 'ADA@example.test', password: PASSWORD },
-  });
+  const login = await h.login('ADA@example.test', PASSWORD);
   expectStatus(t, login, 200, 'signed in');
   t.ok((login.body as any).user.last_login_at);
   const first = sessionFrom(login)!;
@@ -295,8 +287,7 @@ t.test('magic link: same answer for unknown addresses, single use, short lived',
 
 t.test('a password reset closes every other session and opens a new one', async (t) => {
   await signup(h, 'reset@example.test');
-  const login = () =>
-    h.call({ method: 'POST', url: '/v1/auth/login', payload: { email: 'reset@example.test', password: PASSWORD } });
+  const login = () => h.login('reset@example.test', PASSWORD);
   const laptop = cookieHeader(sessionFrom(await login())!);
   const phone = cookieHeader(sessionFrom(await login())!);
 
@@ -334,16 +325,7 @@ t.test('a password reset closes every other session and opens a new one', async 
   t.equal((await h.call({ url: '/v1/auth/me', auth: phone })).statusCode, 401, 'the phone session is closed');
   t.equal((await h.call({ url: '/v1/auth/me', auth: fresh })).statusCode, 200, 'the new session works');
   t.equal((await login()).statusCode, 401, 'the old password no longer works');
-  t.equal(
-    (
-      await h.call({
-        method: 'POST',
-        url: '/v1/auth/login',
-        payload: { email: 'reset@example.test', password: NEW_PASSWORD },
-      })
-    ).statusCode,
-    200,
-  );
+  t.equal((await h.login('reset@example.test', NEW_PASSWORD)).statusCode, 200);
   const reuse = await h.call({
     method: 'POST',
     url: '/v1/auth/password-reset/confirm',

@@ -22,6 +22,8 @@ export interface AccountsHarness {
   app: App;
   answers: Answer[];
   call(opts: InjectOptions & { auth?: { headers: Record<string, string> } }): Promise<Answer>;
+  /** POST /v1/auth/login with an email and a password. */
+  login(email: string, password: string): Promise<Answer>;
   /** Mail sent to an address (newest first), optionally of one template. */
   mails(to: string, template?: string): Promise<MailRow[]>;
   /** The token in the link of the newest mail of a template to an address. */
@@ -71,6 +73,7 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
       answers.push(answer);
       return answer;
     },
+    login: (email, password) => h.call({ method: 'POST', url: '/v1/auth/login', payload: { email, password } }),
     async mails(to, template) {
       const q = app
         .db('mail_messages')

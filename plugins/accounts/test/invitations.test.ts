@@ -3,17 +3,15 @@ import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test
 import { assertNoSecretsLeaked, expectStatus, harness, sessionFrom } from './helpers.js';
 
 const h = await harness(t);
+/** POST /v1/invitations as `who`. */
+const invite = (who: { auth: { headers: Record<string, string> } }, payload: Record<string, unknown>) =>
+  h.call({ method: 'POST', url: '/v1/invitations', payload, auth: who.auth });
 const NEW_PASSWORD = 'invited person password';
 
 t.test('an owner invites a reviewer who joins with a new account', async (t) => {
   const owner = await signUp(h.app, { orgName: 'Globex', name: 'Hank Scorpio' });
   const ws = await insertWorkspace(h.app, owner.organization.id);
-  const created = await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: 'New.Person@Example.test', role: 'reviewer', workspace_ids: [ws.id] },
-    auth: owner.auth,
-  });
+  const created = await invite(owner, { email: 'New.Person@Example.test', role: 'reviewer', workspace_ids: [ws.id] });
   expectStatus(t, created, 201, 'invited');
   const inv = created.body as Record<string, any>;
   t.match(inv, {
@@ -114,12 +112,7 @@ t.test('an existing account accepts with the token alone and moves over', async 
     auth: mover.auth,
   });
 
-  await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: 'mover@example.test', role: 'admin' },
-    auth: host.auth,
-  });
+  await invite(host, { email: 'mover@example.test', role: 'admin' });
   const token = await h.tokenFromMail('mover@example.test', 'accounts.invitation');
   const preview = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } });
   t.equal(preview.body.existing_account, true, 'the preview says the account exists');
@@ -141,25 +134,11 @@ t.test('an existing account accepts with the token alone and moves over', async 
   );
   const oldMembers = await h.call({ url: '/v1/members', auth: elsewhere.auth });
   t.notOk(JSON.stringify(oldMembers.body).includes(mover.user.id), 'they left the old organization');
-  expectStatus(
-    t,
-    await h.call({
-      method: 'POST',
-      url: '/v1/auth/login',
-      payload: { email: 'mover@example.test', password: TEST_PASSWORD },
-    }),
-    200,
-    'their password still signs in',
-  );
+  expectStatus(t, await h.login('mover@example.test', TEST_PASSWORD), 200, 'their password still signs in');
 
   // The last owner of an organization cannot leave it this way.
   const loner = await signUp(h.app, { email: 'loner@example.test' });
-  await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: loner.email, role: 'reviewer' },
-    auth: host.auth,
-  });
+  await invite(host, { email: loner.email, role: 'reviewer' });
   const lonerToken = await h.tokenFromMail(loner.email, 'accounts.invitation');
   const refused = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token: lonerToken } });
   expectStatus(t, refused, 409, 'the last owner is refused');
@@ -177,58 +156,23 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   const admin = await addMember(h.app, owner, { role: 'admin' });
   const reviewer = await addMember(h.app, owner, { role: 'reviewer' });
 
-  const byReviewer = await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: 'x@example.test', role: 'client_viewer' },
-    auth: reviewer.auth,
-  });
+  const byReviewer = await invite(reviewer, { email: 'x@example.test', role: 'client_viewer' });
   expectStatus(t, byReviewer, 403, 'a reviewer cannot invite');
   expectStatus(t, await h.call({ url: '/v1/invitations', auth: reviewer.auth }), 403, 'nor list invitations');
   expectStatus(
     t,
-    await h.call({
-      method: 'POST',
-      url: '/v1/invitations',
-      payload: { email: 'x@example.test', role: 'owner' },
-      auth: admin.auth,
-    }),
+    await invite(admin, { email: 'x@example.test', role: 'owner' }),
     403,
     'an admin cannot invite an owner',
   );
-  const member = await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: reviewer.email, role: 'admin' },
-    auth: admin.auth,
-  });
+  const member = await invite(admin, { email: reviewer.email, role: 'admin' });
   expectStatus(t, member, 409, 'a member cannot be invited again');
   t.equal(member.body.code, 'already_member');
-  expectStatus(
-    t,
-    await h.call({
-      method: 'POST',
-      url: '/v1/invitations',
-      payload: { email: 'not an address', role: 'admin' },
-      auth: admin.auth,
-    }),
-    400,
-    'an invalid address',
-  );
+  expectStatus(t, await invite(admin, { email: 'not an address', role: 'admin' }), 400, 'an invalid address');
 
-  const first = await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: 'twice@example.test', role: 'reviewer' },
-    auth: admin.auth,
-  });
+  const first = await invite(admin, { email: 'twice@example.test', role: 'reviewer' });
   const firstToken = await h.tokenFromMail('twice@example.test', 'accounts.invitation');
-  const second = await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: 'twice@example.test', role: 'admin' },
-    auth: admin.auth,
-  });
+  const second = await invite(admin, { email: 'twice@example.test', role: 'admin' });
   expectStatus(t, second, 201, 'inviting again');
   const replaced = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token: firstToken } });
   t.match(replaced.body, { code: 'invalid_token', details: { reason: 'revoked' } }, 'replaces the pending invitation');
@@ -259,12 +203,7 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   expectStatus(t, twice, 409, 'only pending invitations are revoked');
   t.equal(twice.body.code, 'invitation_not_pending');
 
-  const late = await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: 'late@example.test', role: 'reviewer' },
-    auth: owner.auth,
-  });
+  const late = await invite(owner, { email: 'late@example.test', role: 'reviewer' });
   const lateToken = await h.tokenFromMail('late@example.test', 'accounts.invitation');
   await h.app
     .db('invitations')
@@ -291,12 +230,7 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
 t.test("another organization's invitation ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
-  const inv = await h.call({
-    method: 'POST',
-    url: '/v1/invitations',
-    payload: { email: 'only-b@example.test', role: 'reviewer' },
-    auth: b.auth,
-  });
+  const inv = await invite(b, { email: 'only-b@example.test', role: 'reviewer' });
   const del = await h.call({ method: 'DELETE', url: `/v1/invitations/${(inv.body as any).id}`, auth: a.auth });
   expectStatus(t, del, 404, 'not found, not forbidden');
   t.equal(del.body.code, 'not_found');
@@ -308,12 +242,7 @@ t.test("another organization's invitation ids answer 404", async (t) => {
   const wsB = await insertWorkspace(h.app, b.organization.id);
   expectStatus(
     t,
-    await h.call({
-      method: 'POST',
-      url: '/v1/invitations',
-      payload: { email: 'y@example.test', role: 'reviewer', workspace_ids: [wsB.id] },
-      auth: a.auth,
-    }),
+    await invite(a, { email: 'y@example.test', role: 'reviewer', workspace_ids: [wsB.id] }),
     400,
     "b's workspace cannot be granted by a",
   );

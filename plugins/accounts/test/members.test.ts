@@ -7,11 +7,7 @@ const NEW_PASSWORD = 'another long password';
 
 t.test('me: a user changes their name, language, password and address', async (t) => {
   const me = await signUp(h.app, { email: 'me@example.test' });
-  const other = await h.call({
-    method: 'POST',
-    url: '/v1/auth/login',
-    payload: { email: 'me@example.test', password: TEST_PASSWORD },
-  });
+  const other = await h.login('me@example.test', TEST_PASSWORD);
   const otherSession = cookieHeader(sessionFrom(other)!);
 
   const renamed = await h.call({
@@ -57,16 +53,7 @@ t.test('me: a user changes their name, language, password and address', async (t
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: otherSession }), 401, 'the other sessions are closed');
   t.equal((await h.mails('me@example.test', 'accounts.password_changed')).length, 1, 'the user is told by email');
   t.equal((await h.mails('me@example.test', 'accounts.password_changed'))[0]!.locale, 'it', 'in their language');
-  expectStatus(
-    t,
-    await h.call({
-      method: 'POST',
-      url: '/v1/auth/login',
-      payload: { email: 'me@example.test', password: NEW_PASSWORD },
-    }),
-    200,
-    'the new password signs in',
-  );
+  expectStatus(t, await h.login('me@example.test', NEW_PASSWORD), 200, 'the new password signs in');
 
   const taken = await signUp(h.app, { email: 'taken@example.test' });
   const clash = await h.call({
@@ -360,16 +347,7 @@ t.test('members: removal ends sessions and tokens and frees the address', async 
   );
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: gone.auth }), 401, 'their session is closed');
   expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer }), 401, 'their token is revoked');
-  expectStatus(
-    t,
-    await h.call({
-      method: 'POST',
-      url: '/v1/auth/login',
-      payload: { email: 'leaving@example.test', password: TEST_PASSWORD },
-    }),
-    401,
-    'they cannot sign in',
-  );
+  expectStatus(t, await h.login('leaving@example.test', TEST_PASSWORD), 401, 'they cannot sign in');
   const list = await h.call({ url: '/v1/members', auth: owner.auth });
   t.same(
     (list.body as any).items.map((m: { id: string }) => m.id),

@@ -4,23 +4,12 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { addMember, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
-type Json = Record<string, any>;
+import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { caller, signUpAgency, type Json } from './helpers.js';
 
 const app = await startTestApp(t);
-const call = async (who: SignedUp | null, method: string, url: string, payload?: unknown) => {
-  const res = await app.server.inject({
-    method,
-    url,
-    payload: payload as object | undefined,
-    ...(who ? who.auth : {}),
-  });
-  return { status: res.statusCode, body: (res.payload ? JSON.parse(res.payload) : {}) as Json };
-};
-const agency = await signUp(app, { orgName: 'Pixel Agency', organizationType: 'agency' });
-await app.db('organizations').where({ id: agency.organization.id }).update({ plan: 'agency' });
+const call = caller(app);
+const agency = await signUpAgency(app);
 const clientWs = (await call(agency, 'POST', '/v1/workspaces', { name: 'Client shop', client_name: 'Client Co' })).body;
 await call(agency, 'POST', '/v1/workspaces', { name: 'Our site' });
 

@@ -2,17 +2,14 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { KEYS } from '../../../core/kernel/keys.js';
 import { startTestApp } from '../../../test/helpers/app.js';
+import { call as callApp, type Call, type Caller } from '../../../test/helpers/call.js';
 import { signUp, type SignedUp, type TestRole } from '../../../test/helpers/accounts.js';
 import type { LocalPaymentProvider } from '../../../adapters/payment-local/index.js';
 
-export interface Reply {
-  status: number;
-  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are checked field by field
-  headers: Record<string, unknown>;
-  payload: string;
-}
+/** An answer: status, parsed body, headers, payload (test/helpers/call.ts). */
+export type Reply = Call;
 
-type Who = Pick<SignedUp, 'auth'> | null;
+type Who = Caller | null;
 
 /** A service with billing on payment-local, and small helpers for its flows. */
 export interface BillingHarness {
@@ -33,21 +30,8 @@ export interface BillingHarness {
 export async function startBilling(t: Test, overrides: Record<string, unknown> = {}): Promise<BillingHarness> {
   const app = await startTestApp(t, overrides);
   const local = app.container.resolve<LocalPaymentProvider>(KEYS.paymentProvider);
-  const call: BillingHarness['call'] = async (who, method, url, payload, headers = {}) => {
-    const res = await app.server.inject({
-      method,
-      url,
-      payload: payload as object | undefined,
-      headers: { ...(who?.auth.headers ?? {}), ...headers },
-    });
-    let body: Record<string, unknown> = {};
-    try {
-      body = JSON.parse(res.payload) as Record<string, unknown>;
-    } catch {
-      body = {};
-    }
-    return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload };
-  };
+  const call: BillingHarness['call'] = (who, method, url, payload, headers) =>
+    callApp(app, who, method, url, payload, headers);
   const page: BillingHarness['page'] = async (url, form) => {
     const u = new URL(url);
     const res = await app.server.inject({
@@ -60,7 +44,7 @@ export async function startBilling(t: Test, overrides: Record<string, unknown> =
           }
         : {}),
     });
-    return { status: res.statusCode, body: {}, headers: res.headers as Record<string, unknown>, payload: res.payload };
+    return { status: res.statusCode, body: {}, headers: res.headers, payload: res.payload, raw: res.rawPayload };
   };
   const h: BillingHarness = {
     app,

@@ -6,6 +6,7 @@ import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
 import { waitFor } from '../../../test/helpers/wait.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
 export { call, type Call, type Json };
+export { installAndLink } from '../../../test/helpers/codehost.js';
 
 export const SECRET = 'codehost-test-webhook-secret-42';
 export const LOCAL_USER = { login: 'ada', email: 'ada@example.test', password: 'lovelace-1815' };
@@ -26,24 +27,6 @@ export const localHost = (app: App): LocalCodeHost => app.container.resolve('cod
 export async function createWorkspace(app: App, owner: SignedUp, name = 'Web'): Promise<Json> {
   const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
   if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-/** The whole install flow of the local host: install URL, its page's redirect, link. */
-export async function installAndLink(app: App, owner: SignedUp): Promise<Json> {
-  const start = await call(app, owner, 'POST', '/v1/codehost/install');
-  if (start.status !== 200) throw new Error(`install: ${start.status} ${JSON.stringify(start.body)}`);
-  const page = await app.server.inject({
-    method: 'GET',
-    url: new URL(start.body.url).pathname + new URL(start.body.url).search,
-  });
-  const back = new URL(String(page.headers.location));
-  const res = await call(app, owner, 'POST', '/v1/codehost/installations', {
-    installation_id: back.searchParams.get('installation_id'),
-    state: back.searchParams.get('state'),
-    setup_action: 'install',
-  });
-  if (res.status !== 201 && res.status !== 200) throw new Error(`link: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 

@@ -42,13 +42,16 @@ t.test(
     // A second workspace outside the none plan's one (the plan limits of repositories are tested on this plan).
     const ws2 = await insertWorkspace(app, owner.organization.id, { name: 'Api' });
 
+    /** POST /v1/repositories as `who`: the installation's repository `name` into workspace `into`. */
+    const connect = (who: typeof owner, workspace: Json, name: string) =>
+      call(app, who, 'POST', '/v1/repositories', {
+        installation_id: inst.id,
+        workspace_id: workspace.id,
+        full_name: `${slug}/${name}`,
+      });
     let repo: Json = {};
     await t.test('an owner connects a repository; the code index is built in the background', async (t) => {
-      const res = await call(app, owner, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws.id,
-        full_name: `${slug}/web`,
-      });
+      const res = await connect(owner, ws, 'web');
       t.equal(res.status, 201, JSON.stringify(res.body));
       repo = res.body;
       t.match(repo, {
@@ -94,36 +97,20 @@ t.test(
     });
 
     await t.test('plan limits: a second repository in the workspace is refused with 402', async (t) => {
-      const res = await call(app, owner, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws.id,
-        full_name: `${slug}/api`,
-      });
+      const res = await connect(owner, ws, 'api');
       t.equal(res.status, 402, JSON.stringify(res.body));
       t.match(res.body, { code: 'plan_limit_reached', details: { reason: 'repositories_per_workspace' } });
-      const taken = await call(app, owner, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws2.id,
-        full_name: `${slug}/web`,
-      });
+      const taken = await connect(owner, ws2, 'web');
       t.equal(taken.status, 409);
       t.match(taken.body, { code: 'repository_already_connected', details: { repository_id: repo.id } });
-      const missing = await call(app, owner, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws2.id,
-        full_name: `${slug}/nope`,
-      });
+      const missing = await connect(owner, ws2, 'nope');
       t.equal(missing.status, 422);
       t.equal(missing.body.code, 'repository_not_in_installation');
     });
 
     await t.test('plan limits: the open-source plan takes public repositories only', async (t) => {
       await app.db('organizations').where({ id: owner.organization.id }).update({ plan: 'open_source' });
-      const res = await call(app, owner, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws2.id,
-        full_name: `${slug}/api`,
-      });
+      const res = await connect(owner, ws2, 'api');
       t.equal(res.status, 402, JSON.stringify(res.body));
       t.match(res.body, { code: 'plan_limit_reached', details: { reason: 'public_repos_only' } });
       await app.db('organizations').where({ id: owner.organization.id }).update({ plan: 'none' });
@@ -140,11 +127,7 @@ t.test(
           },
         }),
       );
-      const res = await call(app, owner, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws2.id,
-        full_name: `${slug}/api`,
-      });
+      const res = await connect(owner, ws2, 'api');
       t.equal(res.status, 402);
       app.container.register('planLimits', asValue(saved));
     });
@@ -224,11 +207,7 @@ t.test(
     });
 
     await t.test('refresh re-reads visibility; a private repository has no guidelines to read', async (t) => {
-      const res = await call(app, owner, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws.id,
-        full_name: `${slug}/web`,
-      });
+      const res = await connect(owner, ws, 'web');
       t.equal(res.status, 201, JSON.stringify(res.body));
       repo = res.body;
       await host.setRepositorySettings(`${slug}/web`, { isPublic: false });
@@ -260,11 +239,7 @@ t.test(
         const res = await call(app, other, method, url, payload);
         t.equal(res.status, 404, `${method} ${url}`);
       }
-      const foreignInst = await call(app, other, 'POST', '/v1/repositories', {
-        installation_id: inst.id,
-        workspace_id: ws.id,
-        full_name: `${slug}/api`,
-      });
+      const foreignInst = await connect(other, ws, 'api');
       t.equal(foreignInst.status, 404, "another organization's installation and workspace are not found");
       const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [ws.id] });
       t.equal((await call(app, reviewer, 'GET', `/v1/repositories/${repo.id}`)).status, 200);

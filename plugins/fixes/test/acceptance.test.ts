@@ -1,16 +1,18 @@
 import t from 'tap';
 import type { Knex } from 'knex';
-import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { addMember } from '../../../test/helpers/accounts.js';
 import {
   call,
-  connectRepository,
-  createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
   startFixesApp,
-  waitFor,
   type Json,
+  fixWithPullRequest,
+  APPROVED_FIXES,
+  shopWithRepository,
+  ticketInState,
+  releaseNotices,
+  NOTICES_TO_REPORTER_AND_FOLLOWER,
 } from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
@@ -28,21 +30,11 @@ t.test(
       { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
     );
     const db = app.db as Knex;
-    const owner = await signUp(app, { orgName: 'Acme' });
-    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      merge_method: 'squash',
-      release_strategy: 'semver',
-      github_release_enabled: true,
-    });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', {
-      'README.md': '# Shop\n',
-      'cart.js': CART,
-      'test.js': TEST,
-    });
+    const { owner, ws, repo } = await shopWithRepository(
+      app,
+      { ...APPROVED_FIXES, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true },
+      { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST },
+    );
     const ref = { installationId: null, fullName: repo.full_name };
 
     const id = await receiveEmail(app, ws.inbound_address, {
@@ -51,14 +43,7 @@ t.test(
     });
     const sub = await call(app, owner, 'POST', `/v1/tickets/${id}/subscribers`, { email: 'grace.hopper@example.com' });
     t.equal(sub.status, 201, 'a second person follows the ticket');
-    const attempt = await waitFor(
-      async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-        return a?.pr_number ? a : null;
-      },
-      'the verified fix with its pull request',
-      40_000,
-    );
+    const attempt = await fixWithPullRequest(db, id, 'the verified fix with its pull request');
     t.match(attempt, { status: 'verified', tests_passed: true, verify_passed: true });
     t.match((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body, { state: 'awaiting_approval' });
 
@@ -113,14 +98,7 @@ t.test(
     });
     t.equal(ok.status, 200, ok.body.message);
     t.equal(ok.body.state, 'releasing');
-    const done = await waitFor(
-      async () => {
-        const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
-        return tk.state === 'customer_notified' ? tk : null;
-      },
-      'the release and the notice',
-      30_000,
-    );
+    const done = await ticketInState(app, owner, id, 'customer_notified', 'the release and the notice');
     t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
     t.ok(done.released_at);
 
@@ -144,15 +122,10 @@ t.test(
     ]);
 
     // The customer's notice speaks of their own report; the follower's quotes nobody's subject.
-    const notices = (await db('mail_messages')
-      .whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber'])
-      .orderBy('template')) as Json[];
+    const notices = await releaseNotices(db);
     t.same(
       notices.map((m) => [m.template, m.to_address]),
-      [
-        ['fixes.release_notice', 'ada.lovelace@example.com'],
-        ['fixes.release_notice_subscriber', 'grace.hopper@example.com'],
-      ],
+      NOTICES_TO_REPORTER_AND_FOLLOWER,
       'one notice each',
     );
     t.match(notices[0]!.subject, 'Fixed: Cart total is wrong');

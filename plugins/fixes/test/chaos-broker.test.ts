@@ -10,19 +10,20 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { signUp } from '../../../test/helpers/accounts.js';
 import { TcpProxy } from '../../../test/helpers/tcp-proxy.js';
 import { BUG_REPORT, REPO_FILES, blockingAgent, chaosDir, killAgents, release } from './fixtures/chaos.js';
 import {
   call,
-  connectRepository,
-  createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
   startFixesApp,
   waitFor,
   type Json,
+  fixWithPullRequest,
+  APPROVED_FIXES,
+  shopWithRepository,
+  releaseNotices,
+  NOTICES_TO_REPORTER_AND_FOLLOWER,
 } from './helpers.js';
 
 const AMQP_URL = process.env.AMQP_URL;
@@ -61,16 +62,11 @@ t.test(
     t.teardown(() => release(dir));
     const db = app.db as Knex;
     t.equal(app.bus.kind, 'rabbitmq');
-    const owner = await signUp(app, { orgName: 'Acme' });
-    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      merge_method: 'squash',
-      release_strategy: 'semver',
-    });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', { ...REPO_FILES, 'docs/export.md': DOCS });
+    const { owner, ws, repo } = await shopWithRepository(
+      app,
+      { ...APPROVED_FIXES, merge_method: 'squash', release_strategy: 'semver' },
+      { ...REPO_FILES, 'docs/export.md': DOCS },
+    );
 
     const bug = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     t.equal(
@@ -137,14 +133,7 @@ t.test(
     await sleep(3000); // the outage lasts a few seconds
     await proxy.restore();
 
-    const attempt = await waitFor(
-      async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: bug }).first()) as Json | undefined;
-        return a?.pr_number ? a : null;
-      },
-      'the pull request after the reconnect',
-      30_000,
-    );
+    const attempt = await fixWithPullRequest(db, bug, 'the pull request after the reconnect', 30_000);
     t.ok(proxy.accepted > acceptedBefore, 'the service reconnected through the proxy');
     const dx = await waitFor(
       async () => db('fix_diagnoses').where({ ticket_id: question }).first() as Promise<Json | undefined>,
@@ -201,15 +190,10 @@ t.test(
       { state: 'merged' },
     );
     // The customer's notice speaks of their report; a follower's quotes nobody (docs/fixes.md, "Notices").
-    const notices = (await db('mail_messages')
-      .whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber'])
-      .orderBy('template')) as Json[];
+    const notices = await releaseNotices(db);
     t.same(
       notices.map((m) => [m.template, m.to_address]),
-      [
-        ['fixes.release_notice', 'ada.lovelace@example.com'],
-        ['fixes.release_notice_subscriber', 'grace.hopper@example.com'],
-      ],
+      NOTICES_TO_REPORTER_AND_FOLLOWER,
       'one release notice per subscriber',
     );
     t.equal(

@@ -13,20 +13,22 @@ import { createApp, type App } from '../../../core/kernel/app.js';
 import { builtinAdapters } from '../../../adapters/index.js';
 import { builtinPlugins } from '../../../plugins/index.js';
 import { projectRoot } from '../../../core/kernel/config.js';
-import { signUp } from '../../../test/helpers/accounts.js';
 import { dropTestSchema, testConfig } from '../../../test/helpers/db.js';
 import { BUG_REPORT, REPO_FILES, chaosDir, blockingAgent, killAgents, release } from './fixtures/chaos.js';
 import {
   HOST_SECRET,
   MAIL_SECRET,
   call,
-  connectRepository,
-  createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
   waitFor,
   type Json,
+  fixWithPullRequest,
+  APPROVED_FIXES,
+  shopWithRepository,
+  ticketInState,
+  releaseNotices,
+  NOTICES_TO_REPORTER_AND_FOLLOWER,
 } from './helpers.js';
 
 const skip = process.env.DATABASE_URL
@@ -166,17 +168,11 @@ t.test(
     workers.push(first);
     await ready(first);
 
-    const owner = await signUp(app, { orgName: 'Acme' });
-    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      merge_method: 'squash',
-      release_strategy: 'semver',
-      github_release_enabled: true,
-    });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
+    const { owner, ws, repo } = await shopWithRepository(
+      app,
+      { ...APPROVED_FIXES, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true },
+      REPO_FILES,
+    );
     const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     ticketId = id;
     t.equal(
@@ -219,16 +215,11 @@ t.test(
     workers.push(second);
     await ready(second);
 
-    const attempt = await waitFor(
-      async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-        return a?.pr_number ? a : null;
+    const attempt = await fixWithPullRequest(db, id, 'the fix and its pull request from worker 2').catch(
+      async (err: Error) => {
+        throw new Error(`${err.message}\n${await logs()}`);
       },
-      'the fix and its pull request from worker 2',
-      40_000,
-    ).catch(async (err: Error) => {
-      throw new Error(`${err.message}\n${await logs()}`);
-    });
+    );
     t.match(attempt, { number: 1, status: 'verified', tests_passed: true, verify_passed: true, pr_state: 'open' });
 
     const job = (await db('fix_jobs').where({ id: running.id }).first()) as Json;
@@ -275,16 +266,11 @@ t.test(
       public_summary: 'The cart total now counts quantities.',
     });
     t.equal(ok.status, 200, ok.body.message);
-    const done = await waitFor(
-      async () => {
-        const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
-        return tk.state === 'customer_notified' ? tk : null;
+    const done = await ticketInState(app, owner, id, 'customer_notified', 'the release and the notice').catch(
+      async (err: Error) => {
+        throw new Error(`${err.message}\n${await logs()}`);
       },
-      'the release and the notice',
-      30_000,
-    ).catch(async (err: Error) => {
-      throw new Error(`${err.message}\n${await logs()}`);
-    });
+    );
     t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
 
     const releases = (await db('fix_releases').where({ ticket_id: id })) as Json[];
@@ -296,15 +282,10 @@ t.test(
     );
     t.equal((await localHost(app).listReleases(repo.full_name)).length, 1, 'one code-host release');
     // The customer's notice speaks of their report; a follower's quotes nobody (docs/fixes.md, "Notices").
-    const notices = (await db('mail_messages')
-      .whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber'])
-      .orderBy('template')) as Json[];
+    const notices = await releaseNotices(db);
     t.same(
       notices.map((m) => [m.template, m.to_address]),
-      [
-        ['fixes.release_notice', 'ada.lovelace@example.com'],
-        ['fixes.release_notice_subscriber', 'grace.hopper@example.com'],
-      ],
+      NOTICES_TO_REPORTER_AND_FOLLOWER,
       'one release notice per subscriber',
     );
     await waitFor(async () => (await count(db('outbox').whereNull('published_at'))) === 0, 'the outbox to drain').catch(

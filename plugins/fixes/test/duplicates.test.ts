@@ -1,15 +1,14 @@
 import t from 'tap';
 import type { Knex } from 'knex';
-import { signUp } from '../../../test/helpers/accounts.js';
 import {
   call,
-  connectRepository,
-  createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
   waitFor,
   type Json,
+  fixWithPullRequest,
+  APPROVED_FIXES,
+  shopWithRepository,
 } from './helpers.js';
 import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
 
@@ -30,25 +29,13 @@ t.test(
   async (t) => {
     const app = await startReleasesApp(t);
     const db = app.db as Knex;
-    const owner = await signUp(app, { orgName: 'Acme' });
-    await grantFixCredits(app, owner.organization.id);
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      release_strategy: 'semver',
-    });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', SHOP_FILES);
+    const { owner, ws, repo } = await shopWithRepository(
+      app,
+      { ...APPROVED_FIXES, release_strategy: 'semver' },
+      SHOP_FILES,
+    );
     const ref = { installationId: null, fullName: repo.full_name };
-    const verified = (ticketId: string) =>
-      waitFor(
-        async () => {
-          const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
-          return a?.pr_number ? a : null;
-        },
-        'the verified fix with its pull request',
-        40_000,
-      );
+    const verified = (ticketId: string) => fixWithPullRequest(db, ticketId, 'the verified fix with its pull request');
 
     // Ada reports the cart defect, Dora the tax one: each gets a fix and its pull request.
     const cart = await receiveEmail(app, ws.inbound_address, {

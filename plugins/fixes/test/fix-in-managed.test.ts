@@ -9,6 +9,7 @@ import {
   waitFor,
   type Json,
   startManagedFixesApp,
+  fixWithPullRequest,
 } from './helpers.js';
 import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
 
@@ -83,14 +84,7 @@ t.test(
       'the queued fix is replaced',
     );
     t.equal(await credits(), granted - 1, 'one fix credit');
-    const attempt = await waitFor(
-      async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-        return a?.pr_number ? a : null;
-      },
-      'the managed fix',
-      40_000,
-    );
+    const attempt = await fixWithPullRequest(db, id, 'the managed fix');
     t.match(attempt, { status: 'verified', tests_passed: true });
     t.match(await db('fix_jobs').where({ fix_attempt_id: attempt.id }).first(), {
       executor: 'agent-managed',

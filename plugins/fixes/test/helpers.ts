@@ -1,10 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
+import type { Knex } from 'knex';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
 import { waitFor } from '../../../test/helpers/wait.js';
+import { installAndLink } from '../../../test/helpers/codehost.js';
 import { CART_FIX } from './fixtures/cart.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
 export { call, type Call, type Json };
@@ -74,19 +76,9 @@ export async function connectRepository(
   files: Record<string, string>,
 ): Promise<Json> {
   await localHost(app).createRepository(`${owner.organization.slug}/${name}`, { isPublic: true, files });
-  const start = await call(app, owner, 'POST', '/v1/codehost/install');
-  const page = await app.server.inject({
-    method: 'GET',
-    url: new URL(start.body.url).pathname + new URL(start.body.url).search,
-  });
-  const back = new URL(String(page.headers.location));
-  const inst = await call(app, owner, 'POST', '/v1/codehost/installations', {
-    installation_id: back.searchParams.get('installation_id'),
-    state: back.searchParams.get('state'),
-    setup_action: 'install',
-  });
+  const inst = await installAndLink(app, owner);
   const repo = await call(app, owner, 'POST', '/v1/repositories', {
-    installation_id: inst.body.id,
+    installation_id: inst.id,
     workspace_id: workspaceId,
     full_name: `${owner.organization.slug}/${name}`,
   });
@@ -115,6 +107,69 @@ export async function signUpWithCredits(app: App, orgName: string, fixes = 20): 
   await grantFixCredits(app, owner.organization.id, fixes);
   return owner;
 }
+
+/** Workspace settings under which a diagnosed bug becomes a tested fix that waits for approval. */
+export const APPROVED_FIXES = { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5 } as const;
+
+/**
+ * A new organization (with fix credits) whose workspace "Shop" has `settings` and is connected to
+ * the repository "shop" holding `files` on the local code host.
+ */
+export async function shopWithRepository(
+  app: App,
+  settings: Json,
+  files: Record<string, string>,
+  orgName = 'Acme',
+): Promise<{ owner: SignedUp; ws: Json; repo: Json }> {
+  const owner = await signUpWithCredits(app, orgName);
+  const ws = await createWorkspace(app, owner, 'Shop', settings);
+  const repo = await connectRepository(app, owner, ws.id as string, 'shop', files);
+  return { owner, ws, repo };
+}
+
+/** Waits until the ticket's fix attempt has a pull request (the fix passed its tests), and answers the attempt row. */
+export function fixWithPullRequest(db: Knex, ticketId: string, what: string, timeoutMs = 40_000): Promise<Json> {
+  return waitFor(
+    async () => {
+      const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
+      return a?.pr_number ? a : null;
+    },
+    what,
+    timeoutMs,
+  );
+}
+
+/** Waits until GET /v1/tickets/:id, as `who`, answers the ticket in `state`, and answers it. */
+export function ticketInState(
+  app: App,
+  who: SignedUp,
+  ticketId: string,
+  state: string,
+  what = `ticket ${state}`,
+  timeoutMs = 30_000,
+): Promise<Json> {
+  return waitFor(
+    async () => {
+      const tk = (await call(app, who, 'GET', `/v1/tickets/${ticketId}`)).body;
+      return tk.state === state ? tk : null;
+    },
+    what,
+    timeoutMs,
+  );
+}
+
+/** The release notices sent, the reporter's (`fixes.release_notice`) before a follower's (`…_subscriber`). */
+export async function releaseNotices(db: Knex): Promise<Json[]> {
+  return (await db('mail_messages')
+    .whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber'])
+    .orderBy('template')) as Json[];
+}
+
+/** [template, to] of the notices in the loop scenarios: Ada reported the bug, Grace follows the ticket. */
+export const NOTICES_TO_REPORTER_AND_FOLLOWER = [
+  ['fixes.release_notice', 'ada.lovelace@example.com'],
+  ['fixes.release_notice_subscriber', 'grace.hopper@example.com'],
+];
 
 /** An email arriving at the workspace's inbound address (POST /v1/webhooks/email/mime, signed). */
 export async function receiveEmail(

@@ -3,14 +3,14 @@ import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import {
   call,
-  connectRepository,
-  createWorkspace,
   localHost,
   receiveEmail,
   waitFor,
   type Json,
   startManagedFixesApp,
-  signUpWithCredits,
+  fixWithPullRequest,
+  APPROVED_FIXES,
+  shopWithRepository,
 } from './helpers.js';
 import { REPO_FILES } from './fixtures/cart.js';
 
@@ -20,14 +20,11 @@ const AGENT = `echo "fixing cart for $PATCHWELL_TICKET_ID"; sed -i 's/sum + i.pr
 t.test('a bug report becomes a verified fix with a pull request (managed executor, codehost-local)', async (t) => {
   const app = await startManagedFixesApp(t, AGENT);
   const db = app.db as Knex;
-  const owner = await signUpWithCredits(app, 'Acme');
-  const ws = await createWorkspace(app, owner, 'Shop', {
-    execution_mode: 'managed',
-    autonomy: 'approve',
-    test_command: 'node test.js',
-    confidence_threshold: 0.5,
-  });
-  const repo = await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
+  const { owner, ws, repo } = await shopWithRepository(
+    app,
+    { ...APPROVED_FIXES, execution_mode: 'managed' },
+    REPO_FILES,
+  );
 
   const id = await receiveEmail(app, ws.inbound_address, {
     subject: 'Cart total is wrong',
@@ -43,14 +40,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     'references point at the code',
   );
 
-  const attempt = await waitFor(
-    async () => {
-      const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-      return a?.pr_number ? a : null;
-    },
-    'the verified fix and its pull request',
-    40_000,
-  );
+  const attempt = await fixWithPullRequest(db, id, 'the verified fix and its pull request');
   t.match(attempt, {
     number: 1,
     status: 'verified',

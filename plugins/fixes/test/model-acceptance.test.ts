@@ -12,8 +12,9 @@ import {
   grantFixCredits,
   receiveEmail,
   startFixesApp,
-  waitFor,
   type Json,
+  fixWithPullRequest,
+  ticketInState,
 } from './helpers.js';
 
 const KEY = 'sk-model-test-9f8e7d6c5b4a';
@@ -59,14 +60,7 @@ void t.test(
     await connectRepository(app, owner, String(ws.id), 'shop', REPO_FILES);
 
     const id = await receiveEmail(app, String(ws.inbound_address), BUG_REPORT);
-    const attempt = await waitFor(
-      async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-        return a?.pr_number ? a : null;
-      },
-      'the verified fix with its pull request',
-      40_000,
-    );
+    const attempt = await fixWithPullRequest(db, id, 'the verified fix with its pull request');
     t.match(attempt, { status: 'verified', tests_passed: true, verify_passed: true });
     t.match((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body, { state: 'awaiting_approval', category: 'bug' });
     const jobs = (await db('fix_jobs').where({ ticket_id: id }).orderBy('created_at')) as Json[];
@@ -95,14 +89,7 @@ void t.test(
       subject: 'Invoices are missing',
       body: 'Since Monday the invoices of March are missing from the list.',
     });
-    const escalated = await waitFor(
-      async () => {
-        const tk = (await call(app, owner, 'GET', `/v1/tickets/${bad}`)).body;
-        return tk.state === 'escalated' ? tk : null;
-      },
-      'the escalation after two invalid answers',
-      30_000,
-    );
+    const escalated = await ticketInState(app, owner, bad, 'escalated', 'the escalation after two invalid answers');
     t.equal(escalated.id, bad);
     const row = (await db('tickets').where({ id: bad }).first()) as Json;
     t.match(

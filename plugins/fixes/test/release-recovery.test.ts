@@ -3,14 +3,13 @@ import type { Knex } from 'knex';
 import { signUp } from '../../../test/helpers/accounts.js';
 import {
   call,
-  connectRepository,
-  createWorkspace,
   localHost,
   receiveEmail,
-  waitFor,
   type Json,
   startManagedFixesApp,
-  signUpWithCredits,
+  fixWithPullRequest,
+  shopWithRepository,
+  ticketInState,
 } from './helpers.js';
 import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
 
@@ -19,33 +18,16 @@ t.test(
   async (t) => {
     const app = await startManagedFixesApp(t);
     const db = app.db as Knex;
-    const owner = await signUpWithCredits(app, 'Acme');
+    const { owner, ws, repo } = await shopWithRepository(
+      app,
+      { test_command: 'node test.js', confidence_threshold: 0.5, release_strategy: 'calver' },
+      REPO_FILES,
+    );
     const other = await signUp(app, { orgName: 'Other' });
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      release_strategy: 'calver',
-    });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
     const host = localHost(app);
     const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
-    const attempt = await waitFor(
-      async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json | undefined;
-        return a?.pr_number ? a : null;
-      },
-      'the fix',
-      40_000,
-    );
-    const state = (want: string) =>
-      waitFor(
-        async () => {
-          const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
-          return tk.state === want ? tk : null;
-        },
-        want,
-        30_000,
-      );
+    const attempt = await fixWithPullRequest(db, id, 'the fix');
+    const state = (want: string) => ticketInState(app, owner, id, want, want);
 
     await host.setCommitStatus(repo.full_name, attempt.head_sha, { context: 'ci', state: 'failure' });
     const approve = () =>

@@ -4,13 +4,13 @@ import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { Releases } from '../services/releases.js';
 import {
   call,
-  connectRepository,
-  createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
   waitFor,
   type Json,
+  fixWithPullRequest,
+  APPROVED_FIXES,
+  shopWithRepository,
 } from './helpers.js';
 import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
 
@@ -21,19 +21,18 @@ const releases = app.container.resolve('fixReleases') as Releases;
 t.test(
   'batched: two merged fixes make one proposal, approved at the head SHA (a stale SHA is refused), one tag and release cover both tickets, each gets its notice',
   async (t) => {
-    const owner = await signUp(app, { orgName: 'Acme' });
-    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const { owner, ws, repo } = await shopWithRepository(
+      app,
+      {
+        ...APPROVED_FIXES,
+        release_strategy: 'semver',
+        release_batching: 'batched',
+        changelog_enabled: true,
+        github_release_enabled: true,
+      },
+      SHOP_FILES,
+    );
     const other = await signUp(app, { orgName: 'Other' });
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      release_strategy: 'semver',
-      release_batching: 'batched',
-      changelog_enabled: true,
-      github_release_enabled: true,
-    });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', SHOP_FILES);
     const host = localHost(app);
     const ref = { installationId: null, fullName: repo.full_name };
 
@@ -46,15 +45,7 @@ t.test(
       body: 'The tax total is wrong: taxTotal ignores the rate. Error 500 at checkout.',
       from: 'Bob Byte <bob.byte@example.com>',
     });
-    const verified = (ticketId: string) =>
-      waitFor(
-        async () => {
-          const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
-          return a?.pr_number ? a : null;
-        },
-        'the verified fix with its pull request',
-        40_000,
-      );
+    const verified = (ticketId: string) => fixWithPullRequest(db, ticketId, 'the verified fix with its pull request');
     const [a1, a2] = await Promise.all([verified(cart), verified(tax)]);
     const proposal = () => call(app, owner, 'GET', `/v1/releases?workspace_id=${ws.id}&status=proposed`);
 

@@ -6,13 +6,14 @@ import { signPayload } from '../../../test/helpers/codehost.js';
 import {
   HOST_SECRET,
   call,
-  connectRepository,
-  createWorkspace,
-  grantFixCredits,
   localHost,
   receiveEmail,
   waitFor,
   type Json,
+  fixWithPullRequest,
+  APPROVED_FIXES,
+  shopWithRepository,
+  ticketInState,
 } from './helpers.js';
 import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
 
@@ -23,37 +24,17 @@ const releases = app.container.resolve('fixReleases') as Releases;
 t.test(
   'per ticket: history with CI status, manual version (waiting_version, 409 version_exists), a stopped tag resumed by retry, auto close, another organization 404',
   async (t) => {
-    const owner = await signUp(app, { orgName: 'Acme' });
-    await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
+    const { owner, ws, repo } = await shopWithRepository(
+      app,
+      { ...APPROVED_FIXES, release_strategy: 'semver' },
+      SHOP_FILES,
+    );
     const other = await signUp(app, { orgName: 'Other' });
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      release_strategy: 'semver',
-    });
-    const repo = await connectRepository(app, owner, ws.id, 'shop', SHOP_FILES);
     const host = localHost(app);
     const ref = { installationId: null, fullName: repo.full_name };
 
-    const verified = (ticketId: string) =>
-      waitFor(
-        async () => {
-          const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
-          return a?.pr_number ? a : null;
-        },
-        'the verified fix with its pull request',
-        40_000,
-      );
-    const ticketIn = (id: string, state: string) =>
-      waitFor(
-        async () => {
-          const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
-          return tk.state === state ? tk : null;
-        },
-        `ticket ${state}`,
-        30_000,
-      );
+    const verified = (ticketId: string) => fixWithPullRequest(db, ticketId, 'the verified fix with its pull request');
+    const ticketIn = (id: string, state: string) => ticketInState(app, owner, id, state);
     const releaseIn = (id: string, status: string) =>
       waitFor(
         async () => {

@@ -8,13 +8,13 @@ import type { JobQueue } from '../services/job-queue.js';
 import type { JobWorker } from '../services/job-worker.js';
 import {
   call,
-  connectRepository,
   createWorkspace,
   receiveEmail,
   startFixesApp,
   waitFor,
   type Json,
-  signUpWithCredits,
+  APPROVED_FIXES,
+  shopWithRepository,
 } from './helpers.js';
 import { REPO_FILES } from './fixtures/cart.js';
 
@@ -97,15 +97,12 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
 t.test(
   "a managed agent that spends past the workspace's max_cost_usd is stopped: cost_limit_reached with its spend",
   async (t) => {
-    const owner = await signUpWithCredits(app, 'Budget Co');
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      execution_mode: 'managed',
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-      agent_config: { max_cost_usd: 0.5 },
-    });
-    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
+    const { owner, ws } = await shopWithRepository(
+      app,
+      { ...APPROVED_FIXES, execution_mode: 'managed', agent_config: { max_cost_usd: 0.5 } },
+      REPO_FILES,
+      'Budget Co',
+    );
     const id = await receiveEmail(app, ws.inbound_address, {
       subject: 'Cart total is wrong',
       body: 'The cart total is wrong since the last update: cartTotal ignores the quantity. Error 500 at checkout.',

@@ -9,7 +9,7 @@ import { TOPIC, inboundRaw, receivedNotification, snsSigner } from '../../../ada
 import type { ChannelAdapter, InboundDelivery } from '../../../core/contracts/index.js';
 import { call, countRows, inboundLog, world, type Json } from './helpers.js';
 
-const sns = snsSigner(t);
+const sns = snsSigner();
 const { app, owner, workspace } = await world(t);
 const outbox = app.container.resolve<OutboxChannelAdapter>('channelAdapter');
 const ses = new SesChannelAdapter(

@@ -115,51 +115,19 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
   });
 
   await t.test('bad input is refused before anything is written', async (t) => {
+    const good = { orgId: null, template: NOTICE.name, locale: 'en' as const, to: 'a@example.test', data };
+    const cases: Array<
+      [Partial<Parameters<typeof mailer.enqueue>[1]>, { name: string; message?: RegExp } | { message: RegExp }]
+    > = [
+      [{ template: 'test.unknown' }, { name: 'MailTemplateError', message: /not registered/ }],
+      [{ to: 'not an address' }, { name: 'MailInputError' }],
+      [{ locale: 'fr' as 'en' }, { name: 'MailInputError', message: /locale/ }],
+      [{ data: { name: 'A' } }, { name: 'MailTemplateError', message: /\{\{ticket\}\}/ }],
+      [{ headers: { Subject: 'x' } }, { message: /header Subject/ }],
+      [{ headers: { 'X-A': 'a\r\nBcc: b@x.test' } }, { name: 'MailInputError' }],
+    ];
     await db.transaction(async (trx) => {
-      await t.rejects(
-        mailer.enqueue(trx, { orgId: null, template: 'test.unknown', locale: 'en', to: 'a@example.test', data }),
-        { name: 'MailTemplateError', message: /not registered/ },
-      );
-      await t.rejects(
-        mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'en', to: 'not an address', data }),
-        { name: 'MailInputError' },
-      );
-      await t.rejects(
-        mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'fr' as 'en', to: 'a@example.test', data }),
-        { name: 'MailInputError', message: /locale/ },
-      );
-      await t.rejects(
-        mailer.enqueue(trx, {
-          orgId: null,
-          template: NOTICE.name,
-          locale: 'en',
-          to: 'a@example.test',
-          data: { name: 'A' },
-        }),
-        { name: 'MailTemplateError', message: /\{\{ticket\}\}/ },
-      );
-      await t.rejects(
-        mailer.enqueue(trx, {
-          orgId: null,
-          template: NOTICE.name,
-          locale: 'en',
-          to: 'a@example.test',
-          data,
-          headers: { Subject: 'x' },
-        }),
-        { message: /header Subject/ },
-      );
-      await t.rejects(
-        mailer.enqueue(trx, {
-          orgId: null,
-          template: NOTICE.name,
-          locale: 'en',
-          to: 'a@example.test',
-          data,
-          headers: { 'X-A': 'a\r\nBcc: b@x.test' },
-        }),
-        { name: 'MailInputError' },
-      );
+      for (const [change, error] of cases) await t.rejects(mailer.enqueue(trx, { ...good, ...change }), error);
       t.equal((await trx('mail_messages').where('template', NOTICE.name).whereNull('org_id')).length, 0, 'no row');
     });
   });

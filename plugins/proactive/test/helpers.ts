@@ -3,16 +3,13 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { builtinPlugins } from '../../index.js';
 import { startTestApp } from '../../../test/helpers/app.js';
+import { call as callApp, type Call, type Caller } from '../../../test/helpers/call.js';
 import { signUp, type SignedUp, type TestRole } from '../../../test/helpers/accounts.js';
 
-export interface Reply {
-  status: number;
-  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- answers are checked field by field
-  headers: Record<string, unknown>;
-  payload: string;
-}
+/** An answer: status, parsed body, headers, payload (test/helpers/call.ts). */
+export type Reply = Call;
 
-type Who = Pick<SignedUp, 'auth'> | null;
+type Who = Caller | null;
 
 export interface ProactiveHarness {
   app: App;
@@ -46,21 +43,8 @@ export async function startProactive(t: Test, overrides: Record<string, unknown>
   );
   const plugins = { ...off, ...((overrides.plugins as Record<string, unknown> | undefined) ?? {}) };
   const app = await startTestApp(t, { ...overrides, plugins });
-  const call: ProactiveHarness['call'] = async (who, method, url, payload, headers = {}) => {
-    const res = await app.server.inject({
-      method,
-      url,
-      payload: payload as object | undefined,
-      headers: { ...(who?.auth.headers ?? {}), ...headers },
-    });
-    let body: Record<string, unknown> = {};
-    try {
-      body = JSON.parse(res.payload) as Record<string, unknown>;
-    } catch {
-      body = {};
-    }
-    return { status: res.statusCode, body, headers: res.headers as Record<string, unknown>, payload: res.payload };
-  };
+  const call: ProactiveHarness['call'] = (who, method, url, payload, headers) =>
+    callApp(app, who, method, url, payload, headers);
   const h: ProactiveHarness = {
     app,
     call,

@@ -6,37 +6,49 @@ import type { GroupWriter, IncomingEvent } from '../services/group-writer.js';
 import { IngestQueue } from '../services/ingest-queue.js';
 import { startProactive } from './helpers.js';
 
+/**
+ * An ingest queue over a group writer that runs `write` (and answers every event as new in group
+ * eg_1) and a database that only opens transactions: the queue's own bounds and flushing are tested.
+ */
+function queueWith(
+  write: (events: IncomingEvent[]) => Promise<void>,
+  options: { batchMaxEvents: number; maxQueuedEvents: number; retryAfterSeconds: number; flushers: number },
+): IngestQueue {
+  const writer = {
+    write: async (_trx: unknown, events: IncomingEvent[]) => {
+      await write(events);
+      return events.map(() => ({ groupId: 'eg_1', duplicate: false }));
+    },
+  } as unknown as GroupWriter;
+  const builder = { whereIn: () => builder, select: async () => [] };
+  const db = Object.assign(() => builder, {
+    transaction: async (fn: (trx: unknown) => unknown) => fn({}),
+  }) as unknown as Knex;
+  const log = { error() {}, debug() {} } as unknown as Logger;
+  return new IngestQueue(db, writer, { ...options, settingsCacheMs: 1000 }, log);
+}
+
+const ev = (): IncomingEvent => ({
+  orgId: 'o',
+  workspaceId: 'w',
+  connectorId: null,
+  source: 'endpoint',
+  event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString() },
+});
+
 t.test(
   'the ingest queue refuses beyond its bound while a batch commits, and answers accepted events once committed',
   async (t) => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const written: number[] = [];
-    const writer = {
-      write: async (_trx: unknown, events: IncomingEvent[]) => {
+    const queue = queueWith(
+      async (events) => {
         await gate;
         written.push(events.length);
-        return events.map(() => ({ groupId: 'eg_1', duplicate: false }));
       },
-    } as unknown as GroupWriter;
-    const builder = { whereIn: () => builder, select: async () => [] };
-    const db = Object.assign(() => builder, {
-      transaction: async (fn: (trx: unknown) => unknown) => fn({}),
-    }) as unknown as Knex;
-    const log = { error() {}, debug() {} } as unknown as Logger;
-    const queue = new IngestQueue(
-      db,
-      writer,
-      { batchMaxEvents: 10, maxQueuedEvents: 3, retryAfterSeconds: 4, settingsCacheMs: 1000, flushers: 1 },
-      log,
+      { batchMaxEvents: 10, maxQueuedEvents: 3, retryAfterSeconds: 4, flushers: 1 },
     );
-    const ev = (): IncomingEvent => ({
-      orgId: 'o',
-      workspaceId: 'w',
-      connectorId: null,
-      source: 'endpoint',
-      event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString() },
-    });
 
     const first = queue.submit([ev(), ev()]);
     t.equal(queue.depth, 2);
@@ -73,34 +85,16 @@ t.test(
     let concurrent = 0;
     let most = 0;
     const written: number[] = [];
-    const writer = {
-      write: async (_trx: unknown, events: IncomingEvent[]) => {
+    const queue = queueWith(
+      async (events) => {
         concurrent++;
         most = Math.max(most, concurrent);
         await new Promise<void>((r) => gates.push(r));
         concurrent--;
         written.push(events.length);
-        return events.map(() => ({ groupId: 'eg_1', duplicate: false }));
       },
-    } as unknown as GroupWriter;
-    const builder = { whereIn: () => builder, select: async () => [] };
-    const db = Object.assign(() => builder, {
-      transaction: async (fn: (trx: unknown) => unknown) => fn({}),
-    }) as unknown as Knex;
-    const log = { error() {}, debug() {} } as unknown as Logger;
-    const queue = new IngestQueue(
-      db,
-      writer,
-      { batchMaxEvents: 2, maxQueuedEvents: 100, retryAfterSeconds: 1, settingsCacheMs: 1000, flushers: 2 },
-      log,
+      { batchMaxEvents: 2, maxQueuedEvents: 100, retryAfterSeconds: 1, flushers: 2 },
     );
-    const ev = (): IncomingEvent => ({
-      orgId: 'o',
-      workspaceId: 'w',
-      connectorId: null,
-      source: 'endpoint',
-      event: { type: 'E', message: 'm', level: 'error', occurred_at: new Date().toISOString() },
-    });
     const answers = [queue.submit([ev(), ev()]), queue.submit([ev(), ev()]), queue.submit([ev()])];
     while (gates.length < 2) await new Promise((r) => setTimeout(r, 5));
     t.equal(most, 2, 'two batches in flight at once');

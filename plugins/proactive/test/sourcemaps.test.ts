@@ -4,7 +4,8 @@ import { SourceMapGenerator } from 'source-map';
 import type { IncomingEvent } from '../services/group-writer.js';
 import { bundlePath } from '../services/source-map-parse.js';
 import { Symbolicator } from '../services/symbolicator.js';
-import { startProactive } from './helpers.js';
+import type { SignedUp } from '../../../test/helpers/accounts.js';
+import { startProactive, type ProactiveHarness, type Reply } from './helpers.js';
 
 const CDN = 'https://cdn.example.com/static/js/app.3f9a1c2b.js';
 
@@ -60,6 +61,33 @@ const crash = (
   ...extra,
 });
 
+/** POST /v1/sourcemaps: maps of one release of the workspace, as `who`. */
+function uploadMaps(
+  h: ProactiveHarness,
+  who: SignedUp,
+  workspaceId: string,
+  release: string,
+  files: Array<{ url_path: string; map: string }>,
+): Promise<Reply> {
+  return h.call(who, 'POST', '/v1/sourcemaps', { workspace_id: workspaceId, release, files });
+}
+
+/** An event of workspace w's `release` whose one frame is in the bundle `file` (no database: Symbolicator unit tests). */
+const frameEvent = (release: string, file: string): IncomingEvent => ({
+  orgId: 'o',
+  workspaceId: 'w',
+  connectorId: null,
+  source: 'endpoint',
+  event: {
+    type: 'E',
+    message: 'm',
+    level: 'error',
+    occurred_at: new Date().toISOString(),
+    release,
+    frames: [{ file, line: 1, column: 2 }],
+  },
+});
+
 t.test('bundle paths', async (t) => {
   t.equal(bundlePath('https://cdn.example.com/static/app.js?v=3#x'), '/static/app.js');
   t.equal(bundlePath('~/static/app.js'), '/static/app.js');
@@ -97,17 +125,11 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   t.notOk('map' in up.body.files[0], 'the map itself is not answered');
 
   // Replacing one path keeps one row.
-  const again = await h.call(owner, 'POST', '/v1/sourcemaps', {
-    workspace_id: ws.id,
-    release: 'shop@1.0.0',
-    files: [{ url_path: '/static/js/vendor.js', map: bundleMap({ cart: 0, checkout: 30 }) }],
-  });
+  const again = await uploadMaps(h, owner, ws.id, 'shop@1.0.0', [
+    { url_path: '/static/js/vendor.js', map: bundleMap({ cart: 0, checkout: 30 }) },
+  ]);
   t.equal(again.status, 201);
-  await h.call(owner, 'POST', '/v1/sourcemaps', {
-    workspace_id: ws.id,
-    release: 'shop@1.1.0',
-    files: [{ url_path: CDN, map }],
-  });
+  await uploadMaps(h, owner, ws.id, 'shop@1.1.0', [{ url_path: CDN, map }]);
 
   const list = await h.call(reviewer, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0&limit=1`);
   t.equal(list.status, 200, list.payload);
@@ -135,16 +157,7 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   );
 
   // Roles: reviewers read but neither upload nor delete; client viewers do not read.
-  t.equal(
-    (
-      await h.call(reviewer, 'POST', '/v1/sourcemaps', {
-        workspace_id: ws.id,
-        release: 'r',
-        files: [{ url_path: CDN, map }],
-      })
-    ).status,
-    403,
-  );
+  t.equal((await uploadMaps(h, reviewer, ws.id, 'r', [{ url_path: CDN, map }])).status, 403);
   t.equal((await h.call(reviewer, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 403);
   t.equal((await h.call(viewer, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`)).status, 403);
 
@@ -193,11 +206,7 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
     mappings: 'AAAA',
     sourcesContent: ['x'.repeat(5000)],
   });
-  const tooBig = await h.call(owner, 'POST', '/v1/sourcemaps', {
-    workspace_id: ws.id,
-    release: 'shop@2.0.0',
-    files: [{ url_path: '/big.js', map: big }],
-  });
+  const tooBig = await uploadMaps(h, owner, ws.id, 'shop@2.0.0', [{ url_path: '/big.js', map: big }]);
   t.equal(tooBig.status, 413);
   t.equal(tooBig.body.code, 'source_map_too_large');
   const huge = await h.call(owner, 'POST', '/v1/sourcemaps', {
@@ -213,16 +222,7 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   const otherWs = await h.workspace(other);
   t.equal((await h.call(other, 'GET', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 404);
   t.equal((await h.call(other, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`)).status, 404);
-  t.equal(
-    (
-      await h.call(other, 'POST', '/v1/sourcemaps', {
-        workspace_id: ws.id,
-        release: 'shop@1.0.0',
-        files: [{ url_path: CDN, map }],
-      })
-    ).status,
-    404,
-  );
+  t.equal((await uploadMaps(h, other, ws.id, 'shop@1.0.0', [{ url_path: CDN, map }])).status, 404);
   t.equal((await h.call(other, 'DELETE', `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0`)).status, 404);
   t.same((await h.call(other, 'GET', `/v1/sourcemaps/releases?workspace_id=${otherWs.id}`)).body.items, []);
   t.equal(
@@ -279,23 +279,15 @@ t.test(
     t.equal(plain.body.events[0].symbolicated, false);
 
     t.equal(
-      (
-        await h.call(owner, 'POST', '/v1/sourcemaps', {
-          workspace_id: ws.id,
-          release: 'shop@1.0.0',
-          files: [{ url_path: CDN, map: bundleMap(layout1) }],
-        })
-      ).status,
+      (await uploadMaps(h, owner, ws.id, 'shop@1.0.0', [{ url_path: CDN, map: bundleMap(layout1) }])).status,
       201,
     );
     // Release 1.1.0 was built again: other minified names and columns, the same original code.
     t.equal(
       (
-        await h.call(owner, 'POST', '/v1/sourcemaps', {
-          workspace_id: ws.id,
-          release: 'shop@1.1.0',
-          files: [{ url_path: '/static/js/app.3f9a1c2b.js', map: bundleMap(layout2) }],
-        })
+        await uploadMaps(h, owner, ws.id, 'shop@1.1.0', [
+          { url_path: '/static/js/app.3f9a1c2b.js', map: bundleMap(layout2) },
+        ])
       ).status,
       201,
     );
@@ -357,13 +349,7 @@ t.test(
     // original frames of its first symbolicated event once the map arrives.
     const fp = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b'], { fingerprint: 'cart-price' }));
     t.equal(
-      (
-        await h.call(owner, 'POST', '/v1/sourcemaps', {
-          workspace_id: ws.id,
-          release: 'shop@9.9.9',
-          files: [{ url_path: CDN, map: bundleMap(layout1) }],
-        })
-      ).status,
+      (await uploadMaps(h, owner, ws.id, 'shop@9.9.9', [{ url_path: CDN, map: bundleMap(layout1) }])).status,
       201,
     );
     const fp2 = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b'], { fingerprint: 'cart-price' }));
@@ -386,13 +372,7 @@ t.test(
     const other = await h.owner();
     const otherWs = await h.workspace(other);
     t.equal(
-      (
-        await h.call(other, 'POST', '/v1/sourcemaps', {
-          workspace_id: otherWs.id,
-          release: 'shop@1.0.0',
-          files: [{ url_path: CDN, map: bundleMap(layout1) }],
-        })
-      ).status,
+      (await uploadMaps(h, other, otherWs.id, 'shop@1.0.0', [{ url_path: CDN, map: bundleMap(layout1) }])).status,
       201,
     );
     const mine = await h.ingest(c.id, c.token, crash('shop@1.0.0', layout1, ['a', 'b']));
@@ -413,20 +393,7 @@ t.test('a slow map lookup never holds ingest beyond the time limit', async (t) =
       warned.push(msg ?? '');
     },
   } as never);
-  const ev: IncomingEvent = {
-    orgId: 'o',
-    workspaceId: 'w',
-    connectorId: null,
-    source: 'endpoint',
-    event: {
-      type: 'E',
-      message: 'm',
-      level: 'error',
-      occurred_at: new Date().toISOString(),
-      release: '1',
-      frames: [{ file: CDN, line: 1, column: 2 }],
-    },
-  };
+  const ev = frameEvent('1', CDN);
   const started = Date.now();
   const out = await sym.symbolicate([ev]);
   t.ok(Date.now() - started < 1000, 'answered at the time limit');
@@ -453,20 +420,7 @@ t.test(
     const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 1000, missCacheMs: 60_000 }, {
       warn: () => undefined,
     } as never);
-    const ev = (release: string, n: number): IncomingEvent => ({
-      orgId: 'o',
-      workspaceId: 'w',
-      connectorId: null,
-      source: 'endpoint',
-      event: {
-        type: 'E',
-        message: 'm',
-        level: 'error',
-        occurred_at: new Date().toISOString(),
-        release,
-        frames: [{ file: `https://cdn.example.com/app.${n}.js`, line: 1, column: 2 }],
-      },
-    });
+    const ev = (release: string, n: number) => frameEvent(release, `https://cdn.example.com/app.${n}.js`);
 
     const batch = [ev('plain', 1), ev('plain', 2)];
     t.equal((await sym.symbolicate(batch))[0], batch[0], 'as they came');

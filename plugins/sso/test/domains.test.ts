@@ -23,6 +23,9 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
   const rival = await signUp(app, { email: 'owner@rival.test' });
   await setPlan(app, owner.organization.id);
   await setPlan(app, rival.organization.id);
+  /** The status code of a call as `who`. */
+  const statusOf = async (who: typeof owner, method: string, url: string, payload?: object) =>
+    (await app.server.inject({ method, url, ...who.auth, payload })).statusCode;
   const verify = (who: typeof owner, domain: string) =>
     app.server.inject({ method: 'POST', url: `/v1/security/sso/domains/${domain}/verify`, ...who.auth });
 
@@ -36,18 +39,7 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
   const d = json<Domain>(claim);
   t.same([d.domain, d.status, d.txt.name], ['initech.test', 'pending', '_patchwell-challenge.initech.test']);
   t.match(d.txt.value, /^patchwell-verification=[A-Za-z0-9_-]{20,}$/);
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'POST',
-        url: '/v1/security/sso/domains',
-        ...owner.auth,
-        payload: { domain: 'initech.test' },
-      })
-    ).statusCode,
-    409,
-    'claimed once',
-  );
+  t.equal(await statusOf(owner, 'POST', '/v1/security/sso/domains', { domain: 'initech.test' }), 409, 'claimed once');
 
   t.same(json<Domain>(await verify(owner, 'initech.test')).last_error, 'txt_missing', 'no record yet');
   dns.txt.set(d.txt.name, ['patchwell-verification=something-else']);
@@ -130,26 +122,12 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
       .where({ org_id: stray.organization.id, action: 'user.closed_by_domain_owner' });
     t.equal(audit.length, 1, 'audited in the other organization');
     t.equal(
-      (
-        await app.server.inject({
-          method: 'POST',
-          url: '/v1/security/sso/released-addresses',
-          ...owner.auth,
-          payload: { email: 'milton@initech.test' },
-        })
-      ).statusCode,
+      await statusOf(owner, 'POST', '/v1/security/sso/released-addresses', { email: 'milton@initech.test' }),
       404,
       'nothing left to release',
     );
     t.equal(
-      (
-        await app.server.inject({
-          method: 'POST',
-          url: '/v1/security/sso/released-addresses',
-          ...owner.auth,
-          payload: { email: 'someone@rival.test' },
-        })
-      ).statusCode,
+      await statusOf(owner, 'POST', '/v1/security/sso/released-addresses', { email: 'someone@rival.test' }),
       422,
       'not our domain',
     );
@@ -157,25 +135,10 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
 
   await t.test("owners only; another organization's domain is not found", async (t) => {
     const admin = await signUp(app, { role: 'admin' });
+    t.equal(await statusOf(admin, 'POST', '/v1/security/sso/domains', { domain: 'x.test' }), 403);
+    t.equal(await statusOf(owner, 'DELETE', '/v1/security/sso/domains/rival-only.test'), 404);
     t.equal(
-      (
-        await app.server.inject({
-          method: 'POST',
-          url: '/v1/security/sso/domains',
-          ...admin.auth,
-          payload: { domain: 'x.test' },
-        })
-      ).statusCode,
-      403,
-    );
-    t.equal(
-      (await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/rival-only.test', ...owner.auth }))
-        .statusCode,
-      404,
-    );
-    t.equal(
-      (await app.server.inject({ method: 'DELETE', url: '/v1/security/sso/domains/initech.test', ...rival.auth }))
-        .statusCode,
+      await statusOf(rival, 'DELETE', '/v1/security/sso/domains/initech.test'),
       200,
       'the rival removes its own pending claim',
     );

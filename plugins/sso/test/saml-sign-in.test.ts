@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { makeKeyPair } from './helpers/certs.js';
+import { makeKeyPair } from '../../../test/helpers/certs.js';
 import {
   IDP_ENTITY_ID,
   IDP_SSO_URL,

@@ -49,3 +49,24 @@ export async function settings(
 
 export const userHash = (secret: string, email: string) =>
   createHmac('sha256', secret).update(email.toLowerCase()).digest('hex');
+
+/** Turns the workspace's passive collection on or off; the answer's status code. */
+export async function setPassiveCollection(app: App, owner: SignedUp, wsId: string, enabled: boolean): Promise<number> {
+  const res = await app.server.inject({
+    method: 'PATCH',
+    url: `/v1/workspaces/${wsId}/widget`,
+    payload: { passive_collection: { enabled } },
+    ...owner.auth,
+  });
+  return res.statusCode;
+}
+
+/** Passive events sent by a host page with the widget's key (from the allowed origin unless `headers` say otherwise). */
+export function sendEvents(
+  app: App,
+  key: string,
+  payload: Record<string, unknown>,
+  headers: Record<string, string> = { origin: HOST },
+) {
+  return app.server.inject({ method: 'POST', url: `/v1/widget/events?key=${key}`, headers, payload });
+}

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { HOST, json, PNG_BASE64, settings, userHash, workspace } from './helpers.js';
+import { HOST, json, PNG_BASE64, sendEvents, setPassiveCollection, settings, userHash, workspace } from './helpers.js';
 
 const app = await startTestApp(t);
 const EVIL = 'https://evil.example.net';
@@ -163,49 +163,29 @@ t.test('passive events need the host consent and passive collection, then reach 
     release: '1.4.0',
   };
 
-  const noConsent = await app.server.inject({
-    method: 'POST',
-    url: `/v1/widget/events?key=${key}`,
-    headers: { origin: HOST },
-    payload: { consent: false, events: [event] },
-  });
+  const noConsent = await sendEvents(app, key, { consent: false, events: [event] });
   t.equal(noConsent.statusCode, 403);
   t.equal(json(noConsent).code, 'consent_required');
   t.equal(noConsent.headers['access-control-allow-origin'], HOST, 'the refusal is readable by the allowed page');
-  const off = await app.server.inject({
-    method: 'POST',
-    url: `/v1/widget/events?key=${key}`,
-    headers: { origin: HOST },
-    payload: { consent: true, events: [event] },
-  });
+  const off = await sendEvents(app, key, { consent: true, events: [event] });
   t.equal(off.statusCode, 403);
   t.equal(json(off).code, 'passive_collection_disabled');
 
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'PATCH',
-        url: `/v1/workspaces/${ws.id}/widget`,
-        payload: { passive_collection: { enabled: true } },
-        ...owner.auth,
-      })
-    ).statusCode,
-    200,
-  );
-  const ok = await app.server.inject({
-    method: 'POST',
-    url: `/v1/widget/events?key=${key}`,
-    headers: {
-      origin: HOST,
-      'user-agent':
-        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
-    },
-    payload: {
+  t.equal(await setPassiveCollection(app, owner, ws.id, true), 200);
+  const ok = await sendEvents(
+    app,
+    key,
+    {
       consent: true,
       user_id: 'u-1',
       events: [event, { ...event, message: "Cannot read properties of undefined (reading 'total')" }],
     },
-  });
+    {
+      origin: HOST,
+      'user-agent':
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+    },
+  );
   t.equal(ok.statusCode, 202, ok.payload);
   t.same(json(ok), { accepted: 2, duplicates: 0 });
   const groups = json<{ items: Array<{ id: string; event_count: number; sources: string[] }> }>(
@@ -216,35 +196,10 @@ t.test('passive events need the host consent and passive collection, then reach 
   t.same(groups.items[0]!.sources, ['widget']);
 
   // The settings are cached for a moment per process; turning passive collection off is at once here.
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'PATCH',
-        url: `/v1/workspaces/${ws.id}/widget`,
-        payload: { passive_collection: { enabled: false } },
-        ...owner.auth,
-      })
-    ).statusCode,
-    200,
-  );
-  const stopped = await app.server.inject({
-    method: 'POST',
-    url: `/v1/widget/events?key=${key}`,
-    headers: { origin: HOST },
-    payload: { consent: true, events: [event] },
-  });
+  t.equal(await setPassiveCollection(app, owner, ws.id, false), 200);
+  const stopped = await sendEvents(app, key, { consent: true, events: [event] });
   t.equal(json(stopped).code, 'passive_collection_disabled', 'off takes effect on the next event');
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'PATCH',
-        url: `/v1/workspaces/${ws.id}/widget`,
-        payload: { passive_collection: { enabled: true } },
-        ...owner.auth,
-      })
-    ).statusCode,
-    200,
-  );
+  t.equal(await setPassiveCollection(app, owner, ws.id, true), 200);
 
   const limited = await startLimit(key);
   t.equal(limited.statusCode, 429, 'rate limited per key');
@@ -254,12 +209,7 @@ t.test('passive events need the host consent and passive collection, then reach 
     .db('rate_limits')
     .where({ key: `widget-events:${ws.id}` })
     .delete();
-  const still = await app.server.inject({
-    method: 'POST',
-    url: `/v1/widget/events?key=${key}`,
-    headers: { origin: HOST },
-    payload: { consent: true, events: [{ message: 'x' }] },
-  });
+  const still = await sendEvents(app, key, { consent: true, events: [{ message: 'x' }] });
   t.equal(still.statusCode, 429, 'still refused within the window');
   t.ok(Number(still.headers['retry-after']) >= 1, 'with Retry-After');
   t.notOk(
@@ -275,24 +225,9 @@ t.test('the events path keeps a live install for a moment; changes made here app
   const owner = await signUp(app, { orgName: 'Install Cache Co' });
   const ws = await workspace(app, owner);
   const key = ws.widget.public_key;
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'PATCH',
-        url: `/v1/workspaces/${ws.id}/widget`,
-        payload: { passive_collection: { enabled: true } },
-        ...owner.auth,
-      })
-    ).statusCode,
-    200,
-  );
+  t.equal(await setPassiveCollection(app, owner, ws.id, true), 200);
   const send = (k: string, origin = HOST) =>
-    app.server.inject({
-      method: 'POST',
-      url: `/v1/widget/events?key=${k}`,
-      headers: { origin },
-      payload: { consent: true, events: [{ message: 'cached install' }] },
-    });
+    sendEvents(app, k, { consent: true, events: [{ message: 'cached install' }] }, { origin });
   t.equal((await send(key)).statusCode, 202);
 
   // A change another process made (here: a raw update nobody announces) is seen once the entry ages out.
@@ -344,12 +279,7 @@ async function startLimit(key: string) {
     .onConflict('key')
     .merge();
   for (let i = 0; ; i++) {
-    const res = await app.server.inject({
-      method: 'POST',
-      url: `/v1/widget/events?key=${key}`,
-      headers: { origin: HOST },
-      payload: { consent: true, events: [{ message: 'x' }] },
-    });
+    const res = await sendEvents(app, key, { consent: true, events: [{ message: 'x' }] });
     if (res.statusCode !== 202 || i >= 600 / 20) return res;
   }
 }
@@ -380,24 +310,9 @@ t.test('identify links the end-user hash to an email, with consent', async (t) =
   t.equal(wrong.statusCode, 401);
   t.equal(json(wrong).code, 'invalid_user_hash');
   // An event of the user before identify carries no email; one after it does (no stale "unknown").
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'PATCH',
-        url: `/v1/workspaces/${ws.id}/widget`,
-        payload: { passive_collection: { enabled: true } },
-        ...owner.auth,
-      })
-    ).statusCode,
-    200,
-  );
+  t.equal(await setPassiveCollection(app, owner, ws.id, true), 200);
   const sendEvent = (message: string) =>
-    app.server.inject({
-      method: 'POST',
-      url: `/v1/widget/events?key=${key}`,
-      headers: { origin: HOST },
-      payload: { consent: true, user_id: 'user-42', events: [{ message }] },
-    });
+    sendEvents(app, key, { consent: true, user_id: 'user-42', events: [{ message }] });
   t.equal((await sendEvent('before identify')).statusCode, 202);
   const ok = await app.server.inject({
     method: 'POST',

@@ -1,42 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { makeKeyPair, type KeyPair } from '../../../../test/helpers/certs.js';
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made with openssl. */
-export function selfSigned(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'pw-audit-cert-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        'k.pem',
-        '-out',
-        'c.pem',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    return { key: readFileSync(join(dir, 'k.pem'), 'utf8'), cert: readFileSync(join(dir, 'c.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+export const selfSigned = (): KeyPair =>
+  makeKeyPair('localhost', { days: 2, subjectAltName: 'IP:127.0.0.1,DNS:localhost' });
 
 export interface ReceivedBatch {
   headers: http.IncomingHttpHeaders;
