@@ -18,7 +18,8 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('create index fix_releases_batch_idx on fix_releases (org_id, batch_id) where batch_id is not null');
   await knex.raw(
-    "create unique index fix_releases_open_proposal_uq on fix_releases (org_id, workspace_id, coalesce(repository_id, '')) where kind = 'batched' and status = 'proposed'",
+    'create unique index fix_releases_open_proposal_uq on fix_releases (org_id, workspace_id, ' +
+      "coalesce(repository_id, '')) where kind = 'batched' and status = 'proposed'",
   );
   await knex.raw('create index fix_releases_ws_idx on fix_releases (org_id, workspace_id, created_at desc, id desc)');
 }

@@ -99,7 +99,8 @@ export async function up(knex: Knex): Promise<void> {
     'alter table credit_balances add constraint credit_balances_remaining_check check (fixes_remaining >= 0 and fixes_remaining <= granted_fixes)',
   );
   await knex.raw(
-    "alter table credit_balances add constraint credit_balances_source_check check (source in ('plan', 'referral', 'review', 'case_study', 'sponsored', 'topup'))",
+    "alter table credit_balances add constraint credit_balances_source_check check (source in ('plan', " +
+      "'referral', 'review', 'case_study', 'sponsored', 'topup'))",
   );
   await knex.raw('create unique index credit_balances_reference_uq on credit_balances (org_id, source, reference)');
   await knex.raw(

@@ -202,7 +202,8 @@ export function resolveSandbox(opts: SandboxOptions, warn: (msg: string) => void
   if (opts.mode === 'namespace')
     throw optionsError(
       'mode',
-      '"namespace": unshare cannot create user, PID and mount namespaces here (util-linux unshare missing, or user namespaces disabled by the kernel or the container)',
+      '"namespace": unshare cannot create user, PID and mount namespaces here (util-linux unshare missing, ' +
+        'or user namespaces disabled by the kernel or the container)',
     );
 
   // auto without namespaces
@@ -210,7 +211,9 @@ export function resolveSandbox(opts: SandboxOptions, warn: (msg: string) => void
   if (!warnedNone) {
     warnedNone = true;
     warn(
-      "agent-managed: no sandbox available (unshare cannot create namespaces here and no sandbox.user is configured for a service running as root); agent commands run as the service's user with a clean environment only",
+      'agent-managed: no sandbox available (unshare cannot create namespaces here and no sandbox.user is ' +
+        "configured for a service running as root); agent commands run as the service's user with a clean " +
+        'environment only',
     );
   }
   return none();

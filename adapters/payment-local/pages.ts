@@ -7,7 +7,8 @@ export const langOf = (q: Record<string, string>): Lang => (q.lang === 'it' ? 'i
 const T = {
   en: {
     banner:
-      'Simulated payment provider: no money moves. Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 0002 is declined; 4000 0000 0000 0341 is saved but its charges fail.',
+      'Simulated payment provider: no money moves. Test cards: 4242 4242 4242 4242 pays; 4000 0000 0000 ' +
+      '0002 is declined; 4000 0000 0000 0341 is saved but its charges fail.',
     checkoutTitle: 'Checkout',
     plan: 'Plan',
     pack: 'Top-up',
@@ -39,7 +40,9 @@ const T = {
   },
   it: {
     banner:
-      'Fornitore di pagamenti simulato: nessun addebito reale. Carte di prova: 4242 4242 4242 4242 paga; 4000 0000 0000 0002 viene rifiutata; 4000 0000 0000 0341 viene salvata ma i suoi addebiti falliscono.',
+      'Fornitore di pagamenti simulato: nessun addebito reale. Carte di prova: 4242 4242 4242 4242 paga; ' +
+      '4000 0000 0000 0002 viene rifiutata; 4000 0000 0000 0341 viene salvata ma i suoi addebiti ' +
+      'falliscono.',
     checkoutTitle: 'Pagamento',
     plan: 'Piano',
     pack: 'Ricarica',

@@ -17,8 +17,12 @@ export const ACCOUNT_TEMPLATES: MailTemplate[] = [
     name: 'accounts.verify_email',
     subject: { en: 'Confirm your email address', it: 'Conferma il tuo indirizzo email' },
     text: {
-      en: 'Hello {{name}},\n\nconfirm your email address for Patchwell by opening this link (valid for 48 hours):\n\n{{link}}\n\nIf you did not sign up, ignore this email.\n',
-      it: 'Ciao {{name}},\n\nconferma il tuo indirizzo email per Patchwell aprendo questo link (valido 48 ore):\n\n{{link}}\n\nSe non ti sei registrato, ignora questa email.\n',
+      en:
+        'Hello {{name}},\n\nconfirm your email address for Patchwell by opening this link (valid for 48 ' +
+        'hours):\n\n{{link}}\n\nIf you did not sign up, ignore this email.\n',
+      it:
+        'Ciao {{name}},\n\nconferma il tuo indirizzo email per Patchwell aprendo questo link (valido 48 ' +
+        'ore):\n\n{{link}}\n\nSe non ti sei registrato, ignora questa email.\n',
     },
     html: {
       en: html(
@@ -37,17 +41,23 @@ export const ACCOUNT_TEMPLATES: MailTemplate[] = [
     name: 'accounts.magic_link',
     subject: { en: 'Your sign-in link', it: 'Il tuo link di accesso' },
     text: {
-      en: 'Hello {{name}},\n\nopen this link to sign in to Patchwell. It works once and expires in 15 minutes:\n\n{{link}}\n\nIf you did not ask for it, ignore this email.\n',
-      it: "Ciao {{name}},\n\napri questo link per accedere a Patchwell. Funziona una sola volta e scade tra 15 minuti:\n\n{{link}}\n\nSe non l'hai richiesto, ignora questa email.\n",
+      en:
+        'Hello {{name}},\n\nopen this link to sign in to Patchwell. It works once and expires in 15 ' +
+        'minutes:\n\n{{link}}\n\nIf you did not ask for it, ignore this email.\n',
+      it:
+        'Ciao {{name}},\n\napri questo link per accedere a Patchwell. Funziona una sola volta e scade tra 15 ' +
+        "minuti:\n\n{{link}}\n\nSe non l'hai richiesto, ignora questa email.\n",
     },
     html: {
       en: html(
-        '<p>Hello {{name}},</p><p>use this link to sign in to Patchwell. It works once and expires in 15 minutes. If you did not ask for it, ignore this email.</p>',
+        '<p>Hello {{name}},</p><p>use this link to sign in to Patchwell. It works once and expires in 15 ' +
+          'minutes. If you did not ask for it, ignore this email.</p>',
         '{{link}}',
         'Sign in',
       ),
       it: html(
-        "<p>Ciao {{name}},</p><p>usa questo link per accedere a Patchwell. Funziona una sola volta e scade tra 15 minuti. Se non l'hai richiesto, ignora questa email.</p>",
+        '<p>Ciao {{name}},</p><p>usa questo link per accedere a Patchwell. Funziona una sola volta e scade ' +
+          "tra 15 minuti. Se non l'hai richiesto, ignora questa email.</p>",
         '{{link}}',
         'Accedi',
       ),
@@ -57,17 +67,27 @@ export const ACCOUNT_TEMPLATES: MailTemplate[] = [
     name: 'accounts.password_reset',
     subject: { en: 'Reset your password', it: 'Reimposta la password' },
     text: {
-      en: 'Hello {{name}},\n\nopen this link to choose a new Patchwell password. It works once and expires in 30 minutes:\n\n{{link}}\n\nChoosing a new password signs you out everywhere else. If you did not ask for it, ignore this email.\n',
-      it: "Ciao {{name}},\n\napri questo link per scegliere una nuova password di Patchwell. Funziona una sola volta e scade tra 30 minuti:\n\n{{link}}\n\nLa nuova password chiude tutte le altre sessioni. Se non l'hai richiesto, ignora questa email.\n",
+      en:
+        'Hello {{name}},\n\nopen this link to choose a new Patchwell password. It works once and expires in ' +
+        '30 minutes:\n\n{{link}}\n\nChoosing a new password signs you out everywhere else. If you did not ' +
+        'ask for it, ignore this email.\n',
+      it:
+        'Ciao {{name}},\n\napri questo link per scegliere una nuova password di Patchwell. Funziona una sola ' +
+        'volta e scade tra 30 minuti:\n\n{{link}}\n\nLa nuova password chiude tutte le altre sessioni. Se ' +
+        "non l'hai richiesto, ignora questa email.\n",
     },
     html: {
       en: html(
-        '<p>Hello {{name}},</p><p>choose a new Patchwell password with this link. It works once and expires in 30 minutes; a new password signs you out everywhere else. If you did not ask for it, ignore this email.</p>',
+        '<p>Hello {{name}},</p><p>choose a new Patchwell password with this link. It works once and expires ' +
+          'in 30 minutes; a new password signs you out everywhere else. If you did not ask for it, ignore this ' +
+          'email.</p>',
         '{{link}}',
         'Choose a new password',
       ),
       it: html(
-        "<p>Ciao {{name}},</p><p>scegli una nuova password di Patchwell con questo link. Funziona una sola volta e scade tra 30 minuti; la nuova password chiude tutte le altre sessioni. Se non l'hai richiesto, ignora questa email.</p>",
+        '<p>Ciao {{name}},</p><p>scegli una nuova password di Patchwell con questo link. Funziona una sola ' +
+          "volta e scade tra 30 minuti; la nuova password chiude tutte le altre sessioni. Se non l'hai " +
+          'richiesto, ignora questa email.</p>',
         '{{link}}',
         'Scegli una nuova password',
       ),
@@ -80,17 +100,23 @@ export const ACCOUNT_TEMPLATES: MailTemplate[] = [
       it: '{{inviter_name}} ti ha invitato in {{org_name}} su Patchwell',
     },
     text: {
-      en: 'Hello,\n\n{{inviter_name}} invited you to join {{org_name}} on Patchwell as {{role}}.\nAccept the invitation with this link (valid for 7 days, until {{expires_at}}):\n\n{{link}}\n',
-      it: "Ciao,\n\n{{inviter_name}} ti ha invitato a unirti a {{org_name}} su Patchwell con il ruolo {{role}}.\nAccetta l'invito con questo link (valido 7 giorni, fino al {{expires_at}}):\n\n{{link}}\n",
+      en:
+        'Hello,\n\n{{inviter_name}} invited you to join {{org_name}} on Patchwell as {{role}}.\nAccept the ' +
+        'invitation with this link (valid for 7 days, until {{expires_at}}):\n\n{{link}}\n',
+      it:
+        'Ciao,\n\n{{inviter_name}} ti ha invitato a unirti a {{org_name}} su Patchwell con il ruolo ' +
+        "{{role}}.\nAccetta l'invito con questo link (valido 7 giorni, fino al {{expires_at}}):\n\n{{link}}\n",
     },
     html: {
       en: html(
-        '<p>Hello,</p><p><strong>{{inviter_name}}</strong> invited you to join <strong>{{org_name}}</strong> on Patchwell as {{role}}. The link is valid for 7 days.</p>',
+        '<p>Hello,</p><p><strong>{{inviter_name}}</strong> invited you to join <strong>{{org_name}}</strong> ' +
+          'on Patchwell as {{role}}. The link is valid for 7 days.</p>',
         '{{link}}',
         'Accept the invitation',
       ),
       it: html(
-        '<p>Ciao,</p><p><strong>{{inviter_name}}</strong> ti ha invitato a unirti a <strong>{{org_name}}</strong> su Patchwell con il ruolo {{role}}. Il link è valido 7 giorni.</p>',
+        '<p>Ciao,</p><p><strong>{{inviter_name}}</strong> ti ha invitato a unirti a ' +
+          '<strong>{{org_name}}</strong> su Patchwell con il ruolo {{role}}. Il link è valido 7 giorni.</p>',
         '{{link}}',
         "Accetta l'invito",
       ),
@@ -100,15 +126,23 @@ export const ACCOUNT_TEMPLATES: MailTemplate[] = [
     name: 'accounts.email_changed',
     subject: { en: 'Your Patchwell email address was changed', it: "L'indirizzo email di Patchwell è cambiato" },
     text: {
-      en: 'Hello {{name}},\n\nthe email address of your Patchwell account was changed to {{new_email}}. If you did not do this, reset your password and contact your administrator at once.\n',
-      it: "Ciao {{name}},\n\nl'indirizzo email del tuo account Patchwell è stato cambiato in {{new_email}}. Se non sei stato tu, reimposta la password e contatta subito il tuo amministratore.\n",
+      en:
+        'Hello {{name}},\n\nthe email address of your Patchwell account was changed to {{new_email}}. If you ' +
+        'did not do this, reset your password and contact your administrator at once.\n',
+      it:
+        "Ciao {{name}},\n\nl'indirizzo email del tuo account Patchwell è stato cambiato in {{new_email}}. Se " +
+        'non sei stato tu, reimposta la password e contatta subito il tuo amministratore.\n',
     },
     html: {
       en: html(
-        '<p>Hello {{name}},</p><p>the email address of your Patchwell account was changed to <strong>{{new_email}}</strong>. If you did not do this, reset your password and contact your administrator at once.</p>',
+        '<p>Hello {{name}},</p><p>the email address of your Patchwell account was changed to ' +
+          '<strong>{{new_email}}</strong>. If you did not do this, reset your password and contact your ' +
+          'administrator at once.</p>',
       ),
       it: html(
-        "<p>Ciao {{name}},</p><p>l'indirizzo email del tuo account Patchwell è stato cambiato in <strong>{{new_email}}</strong>. Se non sei stato tu, reimposta la password e contatta subito il tuo amministratore.</p>",
+        "<p>Ciao {{name}},</p><p>l'indirizzo email del tuo account Patchwell è stato cambiato in " +
+          '<strong>{{new_email}}</strong>. Se non sei stato tu, reimposta la password e contatta subito il tuo ' +
+          'amministratore.</p>',
       ),
     },
   },
@@ -116,17 +150,23 @@ export const ACCOUNT_TEMPLATES: MailTemplate[] = [
     name: 'accounts.password_changed',
     subject: { en: 'Your Patchwell password was changed', it: 'La password di Patchwell è cambiata' },
     text: {
-      en: 'Hello {{name}},\n\nthe password of your Patchwell account was changed and your other sessions were closed. If you did not do this, reset your password at once: {{link}}\n',
-      it: 'Ciao {{name}},\n\nla password del tuo account Patchwell è stata cambiata e le altre sessioni sono state chiuse. Se non sei stato tu, reimposta subito la password: {{link}}\n',
+      en:
+        'Hello {{name}},\n\nthe password of your Patchwell account was changed and your other sessions were ' +
+        'closed. If you did not do this, reset your password at once: {{link}}\n',
+      it:
+        'Ciao {{name}},\n\nla password del tuo account Patchwell è stata cambiata e le altre sessioni sono ' +
+        'state chiuse. Se non sei stato tu, reimposta subito la password: {{link}}\n',
     },
     html: {
       en: html(
-        '<p>Hello {{name}},</p><p>the password of your Patchwell account was changed and your other sessions were closed. If you did not do this, reset your password at once.</p>',
+        '<p>Hello {{name}},</p><p>the password of your Patchwell account was changed and your other sessions ' +
+          'were closed. If you did not do this, reset your password at once.</p>',
         '{{link}}',
         'Reset password',
       ),
       it: html(
-        '<p>Ciao {{name}},</p><p>la password del tuo account Patchwell è stata cambiata e le altre sessioni sono state chiuse. Se non sei stato tu, reimposta subito la password.</p>',
+        '<p>Ciao {{name}},</p><p>la password del tuo account Patchwell è stata cambiata e le altre sessioni ' +
+          'sono state chiuse. Se non sei stato tu, reimposta subito la password.</p>',
         '{{link}}',
         'Reimposta la password',
       ),

@@ -80,7 +80,8 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         tags,
         description: 'Sign in with email and password',
         notes:
-          'Wrong address or password: 401 invalid_credentials. Throttled per address and per client (429 with Retry-After). A new session replaces the one the request carried.',
+          'Wrong address or password: 401 invalid_credentials. Throttled per address and per client (429 with ' +
+          'Retry-After). A new session replaces the one the request carried.',
         auth: false,
         validate: {
           payload: Joi.object({ email: emailInput().required(), password: Joi.string().max(200).required() }),
@@ -206,7 +207,8 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         tags,
         description: 'Confirm an email address with the token of a verification link',
         notes:
-          'Signs in only when nobody is signed in; signed in as the same person: the current session goes on; signed in as someone else: 409 signed_in_as_other_user.',
+          'Signs in only when nobody is signed in; signed in as the same person: the current session goes on; ' +
+          'signed in as someone else: 409 signed_in_as_other_user.',
         auth: optionalSession,
         validate: { payload: Joi.object({ token }) },
         response: { status: { 200: AuthContext } },

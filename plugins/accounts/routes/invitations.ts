@@ -47,7 +47,8 @@ export function invitationRoutes(): ServerRoute[] {
         tags,
         description: 'Invite someone by email',
         notes:
-          'Emails a link valid for 7 days; a new invitation to the same address replaces a pending one. Only owners invite owners. workspace_ids apply to reviewers and client viewers. Audited.',
+          'Emails a link valid for 7 days; a new invitation to the same address replaces a pending one. Only ' +
+          'owners invite owners. workspace_ids apply to reviewers and client viewers. Audited.',
         validate: {
           payload: Joi.object({
             email: emailInput().required(),

@@ -36,7 +36,9 @@ export function memberRoutes(): ServerRoute[] {
         tags,
         description: "Change a member's role or workspace access",
         notes:
-          'Only owners change owners or make owners; the last owner cannot be demoted (409 last_owner). workspace_ids apply to reviewers and client viewers (owners and admins open every workspace). Audited.',
+          'Only owners change owners or make owners; the last owner cannot be demoted (409 last_owner). ' +
+          'workspace_ids apply to reviewers and client viewers (owners and admins open every workspace). ' +
+          'Audited.',
         validate: {
           params: id,
           payload: Joi.object({

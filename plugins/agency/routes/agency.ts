@@ -104,7 +104,8 @@ export function agencyRoutes(s: AgencyRouteServices): ServerRoute[] {
         tags,
         description: 'Creates or changes the public partner profile; certification is decided by staff',
         notes:
-          'request_certification asks staff to certify. Staff send organization_id and certification (certified, revoked, none) to decide; anyone else sending them answers 403. Audited.',
+          'request_certification asks staff to certify. Staff send organization_id and certification ' +
+          '(certified, revoked, none) to decide; anyone else sending them answers 403. Audited.',
         validate: {
           payload: Joi.object({
             display_name: Joi.string().trim().min(1).max(100),

@@ -88,7 +88,8 @@ export function reportRoutes(reports: () => AgencyReports): ServerRoute[] {
         tags,
         description: "Generates a client's report for a month (idempotent per client and month)",
         notes:
-          "month defaults to the last complete UTC month. 201 with a new report; 200 with the stored one when the client's month was generated before. 422 month_not_started for a future month.",
+          'month defaults to the last complete UTC month. 201 with a new report; 200 with the stored one when ' +
+          "the client's month was generated before. 422 month_not_started for a future month.",
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
         validate: { payload: Joi.object({ workspace_id: Joi.string().max(64).required(), month }).required() },
         response: { status: { 200: ReportSchema, 201: ReportSchema } },

@@ -109,7 +109,9 @@ function html(locale: ReportLocale, attached: string): string {
   return [
     '<!doctype html>',
     `<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{{subject}}</title></head>`,
-    '<body style="margin:0;background:#f9fafb;color:#1f2328;font-family:-apple-system, BlinkMacSystemFont, \'Segoe UI\', Roboto, Helvetica, Arial, sans-serif;font-size:15px;line-height:1.5">',
+    '<body style="margin:0;background:#f9fafb;color:#1f2328;font-family:-apple-system, ' +
+      "BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, " +
+      'sans-serif;font-size:15px;line-height:1.5">',
     '<div style="max-width:600px;margin:0 auto;background:#ffffff">',
     // The mail plugin puts the client workspace's brand here (logo or name, color, font) and the badge below, unless removed.
     '<!--brand:header-->',

@@ -107,7 +107,10 @@ export function analyticsRoutes(metrics: () => MetricsService, workspaces: () =>
         tags,
         description: 'Support metrics of the organization over a date range, with a time series',
         notes:
-          'Volume by origin and category, first-response and resolution times (average, median, p90, p95 in minutes), deflection by answers and fixes, fix jobs and their cost, and a series per day, week or month (UTC). workspace_ids narrows it to some workspaces. Owners and admins; members restricted to some workspaces see only those.',
+          'Volume by origin and category, first-response and resolution times (average, median, p90, p95 in ' +
+          'minutes), deflection by answers and fixes, fix jobs and their cost, and a series per day, week or ' +
+          'month (UTC). workspace_ids narrows it to some workspaces. Owners and admins; members restricted to ' +
+          'some workspaces see only those.',
         validate: {
           query: Joi.object({
             ...rangeQuery,

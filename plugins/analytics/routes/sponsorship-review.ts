@@ -69,7 +69,11 @@ export function sponsorshipReviewRoutes(review: () => SponsorshipReview): Server
         tags,
         description: 'Approve or decline an open-source sponsorship request (staff)',
         notes:
-          "Approving with organization_id grants `fixes` sponsored credits (default 20, expiring after expires_in_days, default 365) to that organization through billing when billing is on; without it the decision is recorded and the requester is told to write from the project's account. The requester is emailed the decision in their language. 409 already_decided; 422 organization_not_found.",
+          'Approving with organization_id grants `fixes` sponsored credits (default 20, expiring after ' +
+          'expires_in_days, default 365) to that organization through billing when billing is on; without it ' +
+          "the decision is recorded and the requester is told to write from the project's account. The " +
+          'requester is emailed the decision in their language. 409 already_decided; 422 ' +
+          'organization_not_found.',
         validate: {
           params: Joi.object({ id: Joi.string().max(100).required() }),
           payload: Joi.object({

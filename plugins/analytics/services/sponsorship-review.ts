@@ -19,8 +19,12 @@ export const SPONSORSHIP_DECISION_TEMPLATES = [
       it: 'La richiesta di sponsorizzazione per {{repository}} è approvata',
     },
     text: {
-      en: 'Hello {{name}},\n\nyour request for sponsored fixes for {{repository}} is approved.\n\n{{credits}}\n\n{{note}}\n\nThank you for your open-source work.\n',
-      it: 'Buongiorno {{name}},\n\nla richiesta di interventi sponsorizzati per {{repository}} è approvata.\n\n{{credits}}\n\n{{note}}\n\nGrazie per il suo lavoro open source.\n',
+      en:
+        'Hello {{name}},\n\nyour request for sponsored fixes for {{repository}} is ' +
+        'approved.\n\n{{credits}}\n\n{{note}}\n\nThank you for your open-source work.\n',
+      it:
+        'Buongiorno {{name}},\n\nla richiesta di interventi sponsorizzati per {{repository}} è ' +
+        'approvata.\n\n{{credits}}\n\n{{note}}\n\nGrazie per il suo lavoro open source.\n',
     },
   },
   {
@@ -32,7 +36,9 @@ export const SPONSORSHIP_DECISION_TEMPLATES = [
     },
     text: {
       en: 'Hello {{name}},\n\nwe are sorry: we cannot sponsor {{repository}} at this time.\n\n{{note}}\n\nYou are welcome to ask again later.\n',
-      it: 'Buongiorno {{name}},\n\nci dispiace: al momento non possiamo sponsorizzare {{repository}}.\n\n{{note}}\n\nPuò fare una nuova richiesta più avanti.\n',
+      it:
+        'Buongiorno {{name}},\n\nci dispiace: al momento non possiamo sponsorizzare ' +
+        '{{repository}}.\n\n{{note}}\n\nPuò fare una nuova richiesta più avanti.\n',
     },
   },
 ];

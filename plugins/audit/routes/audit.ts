@@ -32,7 +32,8 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         description: 'The organization audit log, newest first',
         notes:
-          'Filters: actor (id or email), action (exact, or a prefix ending with . or *), target_type, target_id, workspace_id, from (inclusive), to (exclusive).',
+          'Filters: actor (id or email), action (exact, or a prefix ending with . or *), target_type, ' +
+          'target_id, workspace_id, from (inclusive), to (exclusive).',
         validate: { query: Joi.object({ ...listQuery, ...paginationQuery }) },
         response: { status: { 200: AuditEntryPage } },
         plugins: { patchwell: OWNERS_ADMINS },
@@ -54,7 +55,9 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         description: 'Matching entries as CSV or JSON Lines, streamed, newest first',
         notes:
-          'format csv (text/csv) or jsonl (application/x-ndjson, one AuditEntry a line). Same filters as the list. Plans without audit_export answer 402 feature_not_in_plan; 10 exports a minute. The export is itself audited (audit.exported).',
+          'format csv (text/csv) or jsonl (application/x-ndjson, one AuditEntry a line). Same filters as the ' +
+          'list. Plans without audit_export answer 402 feature_not_in_plan; 10 exports a minute. The export is ' +
+          'itself audited (audit.exported).',
         validate: { query: Joi.object({ ...listQuery, format: Joi.string().valid('csv', 'jsonl').default('jsonl') }) },
         plugins: { patchwell: OWNERS_ADMINS },
         handler: async (request, h) => {
@@ -97,7 +100,10 @@ export function auditRoutes(okSchema: Joi.ObjectSchema): ServerRoute[] {
         tags: [TAG],
         description: 'Creates or changes the stream to an external log system',
         notes:
-          'kind https (url*) or cloudwatch (cloudwatch {region, log_group, log_stream, access_key_id, secret_access_key}). Creating answers `secret`, the signing secret, once. Entries written from creation on are delivered in order, none lost, none twice. Plans without audit_stream (Enterprise) answer 402 feature_not_in_plan. Audited.',
+          'kind https (url*) or cloudwatch (cloudwatch {region, log_group, log_stream, access_key_id, ' +
+          'secret_access_key}). Creating answers `secret`, the signing secret, once. Entries written from ' +
+          'creation on are delivered in order, none lost, none twice. Plans without audit_stream (Enterprise) ' +
+          'answer 402 feature_not_in_plan. Audited.',
         validate: { payload: streamPayload },
         response: { status: { 200: AuditStream } },
         plugins: { patchwell: OWNERS_ADMINS },

@@ -23,7 +23,8 @@ export function webhookRoutes(s: BillingServices): ServerRoute[] {
       description,
       notes:
         'Signed by the provider over the raw body; a missing or wrong signature answers 400 invalid_signature and stores nothing. ' +
-        'Events are deduplicated by provider event id (a repeated delivery answers duplicate: true and changes nothing) and applied independently of delivery order.',
+        'Events are deduplicated by provider event id (a repeated delivery answers duplicate: true and ' +
+        'changes nothing) and applied independently of delivery order.',
       auth: false,
       payload: { parse: false, output: 'data', maxBytes: MAX_BYTES, allow: ['application/json'] },
       validate: {

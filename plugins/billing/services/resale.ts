@@ -240,8 +240,14 @@ export const RESALE_TEMPLATES: MailTemplate[] = [
       it: '{{agency}}: pagamento mensile per {{client}}',
     },
     text: {
-      en: 'Hello,\n\n{{agency}} bills {{client}} {{amount_usd}} USD a month for its support service. Enter a card on this page to start the monthly payments:\n{{link}}\n\nThe payments go to {{agency}}; you can ask them to stop at any time.\n',
-      it: 'Ciao,\n\n{{agency}} addebita a {{client}} {{amount_usd}} USD al mese per il servizio di assistenza. Inserisci una carta in questa pagina per avviare i pagamenti mensili:\n{{link}}\n\nI pagamenti vanno a {{agency}}; puoi chiedere di interromperli in qualsiasi momento.\n',
+      en:
+        'Hello,\n\n{{agency}} bills {{client}} {{amount_usd}} USD a month for its support service. Enter a ' +
+        'card on this page to start the monthly payments:\n{{link}}\n\nThe payments go to {{agency}}; you ' +
+        'can ask them to stop at any time.\n',
+      it:
+        'Ciao,\n\n{{agency}} addebita a {{client}} {{amount_usd}} USD al mese per il servizio di assistenza. ' +
+        'Inserisci una carta in questa pagina per avviare i pagamenti mensili:\n{{link}}\n\nI pagamenti ' +
+        'vanno a {{agency}}; puoi chiedere di interromperli in qualsiasi momento.\n',
     },
   },
 ];

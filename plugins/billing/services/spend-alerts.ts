@@ -84,8 +84,15 @@ export const SPEND_TEMPLATES: MailTemplate[] = [
       it: '{{organization}}: hai usato il {{percent}} % del limite di spesa mensile',
     },
     text: {
-      en: 'Hello,\n\n{{organization}} has spent {{spent_usd}} USD of its {{cap_usd}} USD monthly spend cap on fixes beyond its credits.\n\nWhen the cap is reached, new jobs stop until the next period. You can raise the cap, buy a top-up or turn overage off:\n{{link}}\n\nPatchwell',
-      it: 'Ciao,\n\n{{organization}} ha speso {{spent_usd}} USD dei {{cap_usd}} USD del limite di spesa mensile in fix oltre i crediti.\n\nAl raggiungimento del limite i nuovi job si fermano fino al prossimo periodo. Puoi alzare il limite, acquistare una ricarica o disattivare le eccedenze:\n{{link}}\n\nPatchwell',
+      en:
+        'Hello,\n\n{{organization}} has spent {{spent_usd}} USD of its {{cap_usd}} USD monthly spend cap on ' +
+        'fixes beyond its credits.\n\nWhen the cap is reached, new jobs stop until the next period. You can ' +
+        'raise the cap, buy a top-up or turn overage off:\n{{link}}\n\nPatchwell',
+      it:
+        'Ciao,\n\n{{organization}} ha speso {{spent_usd}} USD dei {{cap_usd}} USD del limite di spesa ' +
+        'mensile in fix oltre i crediti.\n\nAl raggiungimento del limite i nuovi job si fermano fino al ' +
+        'prossimo periodo. Puoi alzare il limite, acquistare una ricarica o disattivare le ' +
+        'eccedenze:\n{{link}}\n\nPatchwell',
     },
   },
   {
@@ -95,8 +102,14 @@ export const SPEND_TEMPLATES: MailTemplate[] = [
       it: '{{organization}}: limite di spesa mensile raggiunto, job in pausa',
     },
     text: {
-      en: 'Hello,\n\n{{organization}} has reached its monthly spend cap of {{cap_usd}} USD ({{spent_usd}} USD spent). New jobs are paused until the next period.\n\nRaise the cap or buy a top-up to continue:\n{{link}}\n\nPatchwell',
-      it: 'Ciao,\n\n{{organization}} ha raggiunto il limite di spesa mensile di {{cap_usd}} USD ({{spent_usd}} USD spesi). I nuovi job sono in pausa fino al prossimo periodo.\n\nAlza il limite o acquista una ricarica per continuare:\n{{link}}\n\nPatchwell',
+      en:
+        'Hello,\n\n{{organization}} has reached its monthly spend cap of {{cap_usd}} USD ({{spent_usd}} USD ' +
+        'spent). New jobs are paused until the next period.\n\nRaise the cap or buy a top-up to ' +
+        'continue:\n{{link}}\n\nPatchwell',
+      it:
+        'Ciao,\n\n{{organization}} ha raggiunto il limite di spesa mensile di {{cap_usd}} USD ({{spent_usd}} ' +
+        'USD spesi). I nuovi job sono in pausa fino al prossimo periodo.\n\nAlza il limite o acquista una ' +
+        'ricarica per continuare:\n{{link}}\n\nPatchwell',
     },
   },
 ];

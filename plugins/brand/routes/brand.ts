@@ -73,7 +73,8 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
         tags,
         description: 'Creates a brand profile',
         notes:
-          'The first profile becomes the default. Plans without brand profiles keep one (402 plan_limit_reached, details.reason brand_profiles). show_badge false needs the badge removal add-on.',
+          'The first profile becomes the default. Plans without brand profiles keep one (402 ' +
+          'plan_limit_reached, details.reason brand_profiles). show_badge false needs the badge removal add-on.',
         validate: { payload: CreateProfileInput },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
         response: { status: { 201: BrandProfileSchema } },
@@ -97,7 +98,9 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
     },
     profileRoute('PATCH', '/v1/brand/profiles/{id}', 'updateBrandProfile', 'Changes a brand profile', {
       notes:
-        'All fields optional. primary_color is kept as given; primary_color_effective is darkened until white text on it meets WCAG AA (4.5:1). is_default true makes this the default; the default cannot be unset (422 default_required).',
+        'All fields optional. primary_color is kept as given; primary_color_effective is darkened until ' +
+        'white text on it meets WCAG AA (4.5:1). is_default true makes this the default; the default cannot ' +
+        'be unset (422 default_required).',
       payload: UpdateProfileInput,
       handler: async (request) =>
         s.brand().update(request.actor(), (request.params as IdParams).id, request.payload as ProfileInput),
@@ -124,7 +127,9 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
       'Uploads the logo (PNG, JPEG or WebP; at most 512 KiB)',
       {
         notes:
-          'The type is read from the bytes and must match content_type (422 content_type_mismatch); other formats answer 422 unsupported_image; more than 512 KiB answers 413 payload_too_large. Width and height are read from the image.',
+          'The type is read from the bytes and must match content_type (422 content_type_mismatch); other ' +
+          'formats answer 422 unsupported_image; more than 512 KiB answers 413 payload_too_large. Width and ' +
+          'height are read from the image.',
         payload: LogoInput,
         handler: async (request) =>
           s
@@ -153,7 +158,8 @@ export function brandRoutes(s: BrandRouteServices, ok: Joi.ObjectSchema): Server
       'Sets the status-page domain and returns the DNS records to publish',
       {
         notes:
-          'Publish the CNAME (to the service) and the TXT challenge shown in status_domain_state, then verify. A domain verified by another brand answers 409 domain_taken.',
+          'Publish the CNAME (to the service) and the TXT challenge shown in status_domain_state, then verify. ' +
+          'A domain verified by another brand answers 409 domain_taken.',
         payload: StatusDomainInput,
         handler: async (request) =>
           s

@@ -50,7 +50,8 @@ export function signInRoutes(s: CodehostRouteServices, config: AppConfig): Serve
         tags,
         description: 'Sign in with the code host, or link your code-host login',
         notes:
-          'Redirects (302) to the code host with a single-use state and a PKCE challenge. intent link needs a signed-in user. Failures redirect to the sign-in page with ?error=<code>.',
+          'Redirects (302) to the code host with a single-use state and a PKCE challenge. intent link needs a ' +
+          'signed-in user. Failures redirect to the sign-in page with ?error=<code>.',
         auth: { strategy: 'session', mode: 'try' },
         plugins: { patchwell: { successStatus: 302 } },
         validate: {
@@ -73,7 +74,10 @@ export function signInRoutes(s: CodehostRouteServices, config: AppConfig): Serve
         tags,
         description: 'Where the code host returns: signs in or links, then redirects to the dashboard',
         notes:
-          'Exchanges the code (with the PKCE verifier kept with the state), then opens a session (cookie pw_session) for the user whose code-host login it is, or links the login to the user who started a link. Errors (?error=): codehost_state_invalid, codehost_access_denied, codehost_exchange_failed, codehost_account_not_linked, sso_required.',
+          'Exchanges the code (with the PKCE verifier kept with the state), then opens a session (cookie ' +
+          'pw_session) for the user whose code-host login it is, or links the login to the user who started a ' +
+          'link. Errors (?error=): codehost_state_invalid, codehost_access_denied, codehost_exchange_failed, ' +
+          'codehost_account_not_linked, sso_required.',
         auth: { strategy: 'session', mode: 'try' },
         plugins: { patchwell: { successStatus: 302 } },
         validate: {

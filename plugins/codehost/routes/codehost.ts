@@ -40,7 +40,8 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         tags,
         description: 'Install URL of the app, with a single-use state bound to your organization',
         notes:
-          'Send the browser to url. The code host comes back to the dashboard with installation_id and state; then POST /v1/codehost/installations. The state expires after an hour.',
+          'Send the browser to url. The code host comes back to the dashboard with installation_id and state; ' +
+          'then POST /v1/codehost/installations. The state expires after an hour.',
         plugins: ADMIN,
         response: { status: { 200: CodeHostInstallUrl } },
         handler: (request) => s.installations.startInstall(requirePrincipal(request)),
@@ -54,7 +55,9 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         tags,
         description: "Link an installation after the code host's setup redirect",
         notes:
-          'The state must be the one POST /v1/codehost/install gave this organization (single use): 400 invalid_state otherwise. 409 installation_linked_elsewhere when another organization holds it; linking again from the same organization answers 200 with the installation.',
+          'The state must be the one POST /v1/codehost/install gave this organization (single use): 400 ' +
+          'invalid_state otherwise. 409 installation_linked_elsewhere when another organization holds it; ' +
+          'linking again from the same organization answers 200 with the installation.',
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         validate: {
           payload: Joi.object({
@@ -146,7 +149,9 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         tags,
         description: 'Change the open-source settings of a workspace',
         notes:
-          'Every change is audited. auto_close_issues and comments_per_hour are the workspace settings oss_auto_close_issues and oss_comments_per_hour. 409 labels_equal when both labels would be the same.',
+          'Every change is audited. auto_close_issues and comments_per_hour are the workspace settings ' +
+          'oss_auto_close_issues and oss_comments_per_hour. 409 labels_equal when both labels would be the ' +
+          'same.',
         plugins: ADMIN,
         validate: {
           params: workspaceParam,
@@ -180,7 +185,10 @@ export function codehostRoutes(s: CodehostRouteServices, opts: { webhookMaxBytes
         tags,
         description: 'Code-host webhook',
         notes:
-          'Signed with X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the webhook secret): 401 invalid_signature otherwise. X-GitHub-Event names the event and X-GitHub-Delivery the delivery; a delivery already received answers 200 with duplicate true and changes nothing. New deliveries answer 202 and are handled asynchronously.',
+          'Signed with X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the webhook secret): 401 ' +
+          'invalid_signature otherwise. X-GitHub-Event names the event and X-GitHub-Delivery the delivery; a ' +
+          'delivery already received answers 200 with duplicate true and changes nothing. New deliveries ' +
+          'answer 202 and are handled asynchronously.',
         auth: false,
         payload: {
           parse: false,

@@ -42,7 +42,10 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         tags,
         description: 'Connect a repository of an installation to a workspace',
         notes:
-          'Name it by external_id or full_name. Plan limits apply (402 plan_limit_reached, details.reason repositories_per_workspace or public_repos_only). 409 repository_already_connected, 422 repository_not_in_installation or repository_archived. The code index is built in the background (index.status).',
+          'Name it by external_id or full_name. Plan limits apply (402 plan_limit_reached, details.reason ' +
+          'repositories_per_workspace or public_repos_only). 409 repository_already_connected, 422 ' +
+          'repository_not_in_installation or repository_archived. The code index is built in the background ' +
+          '(index.status).',
         plugins: { patchwell: { roles: ['owner', 'admin'], successStatus: 201 } },
         validate: {
           payload: Joi.object({
@@ -147,7 +150,8 @@ export function repositoryRoutes(s: CodehostRouteServices): ServerRoute[] {
         tags,
         description: 'Open or update the onboarding pull request',
         notes:
-          'Pushes the runner workflow and the Patchwell config to the onboarding branch and opens its pull request, or updates the open one. A code-host refusal is recorded in onboarding_pr.error.',
+          'Pushes the runner workflow and the Patchwell config to the onboarding branch and opens its pull ' +
+          'request, or updates the open one. A code-host refusal is recorded in onboarding_pr.error.',
         plugins: ADMIN,
         validate: { params: idParam },
         response: { status: { 200: Repository } },

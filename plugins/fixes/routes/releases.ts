@@ -31,7 +31,8 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         tags: [TAG],
         description: 'Release history with CI status, newest first, with the open batched proposals',
         notes:
-          "Filters: workspace_id, status (proposed lists the open batched proposals). A ticket's merge that joined a batched release is shown inside it (tickets).",
+          "Filters: workspace_id, status (proposed lists the open batched proposals). A ticket's merge that " +
+          'joined a batched release is shown inside it (tickets).',
         validate: { query: Joi.object({ ...paginationQuery, ...releaseListFilters }) },
         response: { status: { 200: ReleaseListSchema } },
         // A workspace_id filter is checked as a path id (docs/security.md).
@@ -58,7 +59,8 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         tags: [TAG],
         description: 'A release, with its tickets and the CI state of its commit as last reported by the code host',
         notes:
-          'The CI state is stored: it is recorded when the release is published and updated when the code host reports a CI change (codehost.ci_updated); a read does not call the code host.',
+          'The CI state is stored: it is recorded when the release is published and updated when the code host ' +
+          'reports a CI change (codehost.ci_updated); a read does not call the code host.',
         validate: { params: releaseParams },
         response: answer,
         handler: async (request) => releases().get(requirePrincipal(request), idOf(request)),
@@ -73,7 +75,9 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         description:
           "Approves a batched proposal at the default branch's head; tag, release, CI and the notices follow",
         notes:
-          'Approver roles (governance, min approvers). 409 sha_mismatch (details.head_sha) when the default branch moved; 409 invalid_transition unless the release is an open proposal; version (manual strategy; else the release waits in waiting_version): 422 invalid_version, 409 version_exists.',
+          'Approver roles (governance, min approvers). 409 sha_mismatch (details.head_sha) when the default ' +
+          'branch moved; 409 invalid_transition unless the release is an open proposal; version (manual ' +
+          'strategy; else the release waits in waiting_version): 422 invalid_version, 409 version_exists.',
         validate: { params: releaseParams, payload: approveReleasePayload },
         response: answer,
         plugins: { patchwell: WORKERS },
@@ -93,7 +97,8 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         tags: [TAG],
         description: 'Resumes a release stopped after the merge, with the same approvals and commit',
         notes:
-          'Approver roles. Resumes at the step that stopped (merge, tag, release and CI, notice); `version` sets the version of a release not yet tagged. 409 invalid_transition unless the release failed.',
+          'Approver roles. Resumes at the step that stopped (merge, tag, release and CI, notice); `version` ' +
+          'sets the version of a release not yet tagged. 409 invalid_transition unless the release failed.',
         validate: { params: releaseParams, payload: retryPayload.allow(null) },
         response: answer,
         plugins: { patchwell: WORKERS },
@@ -114,7 +119,8 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
         description:
           'Sets the version of a release waiting for one (release_strategy manual); tag, release and notices follow',
         notes:
-          'Approver roles. 409 invalid_transition unless the release is waiting_version; 422 invalid_version; 409 version_exists when another release of the workspace has it.',
+          'Approver roles. 409 invalid_transition unless the release is waiting_version; 422 invalid_version; ' +
+          '409 version_exists when another release of the workspace has it.',
         validate: { params: releaseParams, payload: releaseVersionPayload },
         response: answer,
         plugins: { patchwell: WORKERS },

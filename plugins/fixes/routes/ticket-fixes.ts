@@ -39,7 +39,9 @@ export function ticketFixRoutes(
         tags: [TAG],
         description: 'Fixes an escalated ticket in the managed sandbox for one fix credit',
         notes:
-          'Approver roles. Empty body. A queued fix job is replaced; 409 fix_job_active while a fix job is at work; 402 plan_limit_reached without a fix credit (billing); 409 no_fix_executor without agent-managed; 422 no_repository.',
+          'Approver roles. Empty body. A queued fix job is replaced; 409 fix_job_active while a fix job is at ' +
+          'work; 402 plan_limit_reached without a fix credit (billing); 409 no_fix_executor without ' +
+          'agent-managed; 422 no_repository.',
         validate: { params: ticketParams },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
@@ -54,7 +56,9 @@ export function ticketFixRoutes(
         tags: [TAG],
         description: 'Resumes a stopped release with the same approvals and commit',
         notes:
-          'Approver roles. Resumes at the step that stopped (merge, tag, release and CI, notice); `version` sets the version of a manual release not yet tagged. 409 invalid_transition without a stopped release.',
+          'Approver roles. Resumes at the step that stopped (merge, tag, release and CI, notice); `version` ' +
+          'sets the version of a manual release not yet tagged. 409 invalid_transition without a stopped ' +
+          'release.',
         validate: { params: ticketParams, payload: retryPayload.allow(null) },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
@@ -90,7 +94,14 @@ export function ticketFixRoutes(
         tags: [TAG],
         description: 'Approves the fix at its exact head commit; merge, tag and release follow',
         notes:
-          "Approver roles (governance). The approval counts only at approved_sha (409 sha_mismatch when the fix moved; a new push voids earlier approvals); when the governance minimum of distinct approvers is reached the ticket moves to releasing and the release runs: merge with the workspace's merge_method at that commit, tag (release_strategy: semver bumps the patch, calver is YYYY.MM.DD, manual takes `version`, else the release waits for POST /v1/releases/{id}/version after the merge), code-host release when github_release_enabled, release notice email to the customer and the subscribers, ticket customer_notified (public state resolved). 409 no_pull_request, invalid_transition.",
+          'Approver roles (governance). The approval counts only at approved_sha (409 sha_mismatch when the ' +
+          'fix moved; a new push voids earlier approvals); when the governance minimum of distinct approvers ' +
+          "is reached the ticket moves to releasing and the release runs: merge with the workspace's " +
+          'merge_method at that commit, tag (release_strategy: semver bumps the patch, calver is YYYY.MM.DD, ' +
+          'manual takes `version`, else the release waits for POST /v1/releases/{id}/version after the merge), ' +
+          'code-host release when github_release_enabled, release notice email to the customer and the ' +
+          'subscribers, ticket customer_notified (public state resolved). 409 no_pull_request, ' +
+          'invalid_transition.',
         validate: { params: ticketParams, payload: approvePayload },
         ...ticketAnswer,
         plugins: { patchwell: WORKERS },
@@ -116,7 +127,9 @@ export function ticketFixRoutes(
         tags: [TAG],
         description: 'The diff of a fix attempt',
         notes:
-          "From the pull request, or a compare of the attempt's branch with the default branch; `unavailable` says why there is none (no_pull_request, no_repository, github_unavailable, github_not_configured, not_loaded).",
+          "From the pull request, or a compare of the attempt's branch with the default branch; `unavailable` " +
+          'says why there is none (no_pull_request, no_repository, github_unavailable, github_not_configured, ' +
+          'not_loaded).',
         validate: { params: fixAttemptParams },
         response: { status: { 200: FixDiffSchema } },
         handler: async (request) =>

@@ -8,8 +8,15 @@ export const RELEASE_TEMPLATES = [
     name: 'fixes.release_notice',
     subject: { en: 'Fixed: {{subject}}', it: 'Risolto: {{subject}}' },
     text: {
-      en: 'Hello,\n\nthe problem you reported ("{{subject}}") is fixed in {{product}} {{version}}, released today.\n\n{{summary}}\n\nYou can follow the request here: {{status_url}}\n\nThank you for reporting it.\n\nTo stop receiving emails about this request: {{unsubscribe_url}}\n',
-      it: 'Buongiorno,\n\nil problema che ci ha segnalato ("{{subject}}") è risolto in {{product}} {{version}}, rilasciata oggi.\n\n{{summary}}\n\nPuò seguire la richiesta qui: {{status_url}}\n\nGrazie per la segnalazione.\n\nPer non ricevere più email su questa richiesta: {{unsubscribe_url}}\n',
+      en:
+        'Hello,\n\nthe problem you reported ("{{subject}}") is fixed in {{product}} {{version}}, released ' +
+        'today.\n\n{{summary}}\n\nYou can follow the request here: {{status_url}}\n\nThank you for reporting ' +
+        'it.\n\nTo stop receiving emails about this request: {{unsubscribe_url}}\n',
+      it:
+        'Buongiorno,\n\nil problema che ci ha segnalato ("{{subject}}") è risolto in {{product}} ' +
+        '{{version}}, rilasciata oggi.\n\n{{summary}}\n\nPuò seguire la richiesta qui: ' +
+        '{{status_url}}\n\nGrazie per la segnalazione.\n\nPer non ricevere più email su questa richiesta: ' +
+        '{{unsubscribe_url}}\n',
     },
   },
   {
@@ -17,8 +24,14 @@ export const RELEASE_TEMPLATES = [
     name: 'fixes.release_notice_subscriber',
     subject: { en: 'Fixed in {{product}} {{version}}', it: 'Risolto in {{product}} {{version}}' },
     text: {
-      en: 'Hello,\n\na problem you asked us to keep you informed about is fixed in {{product}} {{version}}, released today.\n\n{{summary}}\n\nYou can follow it here: {{status_url}}\n\nTo stop receiving these emails: {{unsubscribe_url}}\n',
-      it: 'Buongiorno,\n\nun problema su cui ha chiesto di essere aggiornato è risolto in {{product}} {{version}}, rilasciata oggi.\n\n{{summary}}\n\nPuò seguirlo qui: {{status_url}}\n\nPer non ricevere più queste email: {{unsubscribe_url}}\n',
+      en:
+        'Hello,\n\na problem you asked us to keep you informed about is fixed in {{product}} {{version}}, ' +
+        'released today.\n\n{{summary}}\n\nYou can follow it here: {{status_url}}\n\nTo stop receiving these ' +
+        'emails: {{unsubscribe_url}}\n',
+      it:
+        'Buongiorno,\n\nun problema su cui ha chiesto di essere aggiornato è risolto in {{product}} ' +
+        '{{version}}, rilasciata oggi.\n\n{{summary}}\n\nPuò seguirlo qui: {{status_url}}\n\nPer non ' +
+        'ricevere più queste email: {{unsubscribe_url}}\n',
     },
   },
 ];

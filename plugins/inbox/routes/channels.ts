@@ -22,7 +22,8 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         tags,
         description: 'The email inbox of a workspace',
         notes:
-          'forwarding is null until a support address is recorded; sending tells how replies leave (kind custom, default, white_label or not_ready, with what is missing).',
+          'forwarding is null until a support address is recorded; sending tells how replies leave (kind ' +
+          'custom, default, white_label or not_ready, with what is missing).',
         validate: { params: wsParams },
         response: { status: { 200: ChannelSchema } },
         handler: (request) => service().get(requirePrincipal(request), (request.params as WsParams).workspaceId),
@@ -99,7 +100,9 @@ export function channelRoutes(service: () => ChannelService): ServerRoute[] {
         tags,
         description: 'Sends a test email carrying a code to the forwarding address',
         notes:
-          'The code is in the subject and the body. When the email comes back through the forwarding, forwarding.verified_at is set. One test a minute per workspace: 429 rate_limited with Retry-After. 409 forwarding_not_set without a forwarding address.',
+          'The code is in the subject and the body. When the email comes back through the forwarding, ' +
+          'forwarding.verified_at is set. One test a minute per workspace: 429 rate_limited with Retry-After. ' +
+          '409 forwarding_not_set without a forwarding address.',
         validate: { params: wsParams },
         plugins: { patchwell: OWNERS_ADMINS },
         response: { status: { 200: ChannelSchema } },

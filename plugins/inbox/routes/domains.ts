@@ -45,7 +45,9 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
         tags,
         description: 'Registers a sending or receiving domain with the email provider',
         notes:
-          'Answers the DNS records to publish. One domain per purpose and brand (409 domain_exists); a name registered elsewhere answers 409 domain_taken; plans without custom domains answer 402 plan_limit_reached.',
+          'Answers the DNS records to publish. One domain per purpose and brand (409 domain_exists); a name ' +
+          'registered elsewhere answers 409 domain_taken; plans without custom domains answer 402 ' +
+          'plan_limit_reached.',
         validate: {
           payload: Joi.object({
             workspace_id: Joi.string().max(64),

@@ -19,9 +19,14 @@ export function webhookRoutes(
         tags: ['email-webhooks'],
         description: 'Inbound email and delivery events from the email provider',
         notes: [
-          'Provider `mime`: the raw RFC 5322 message (Content-Type message/rfc822), the envelope recipients in X-Envelope-To (comma-separated), and X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body keyed with EMAIL_WEBHOOK_SECRET>.',
+          'Provider `mime`: the raw RFC 5322 message (Content-Type message/rfc822), the envelope recipients in ' +
+            'X-Envelope-To (comma-separated), and X-Webhook-Signature: sha256=<hex HMAC-SHA256 of the raw body ' +
+            'keyed with EMAIL_WEBHOOK_SECRET>.',
           'Provider `ses`: Amazon SNS notifications (signature, certificate host and topic checked).',
-          "A missing or wrong signature answers 401 invalid_signature and stores nothing. Each recipient gets one result: status and reason as in InboundEmail (reason `unknown_recipient` for an address no workspace owns: nothing stored), and the ticket opened or joined. Delivery events (delivered, bounced, complained, failed) update the delivery status of the service's replies.",
+          'A missing or wrong signature answers 401 invalid_signature and stores nothing. Each recipient gets ' +
+            'one result: status and reason as in InboundEmail (reason `unknown_recipient` for an address no ' +
+            'workspace owns: nothing stored), and the ticket opened or joined. Delivery events (delivered, ' +
+            "bounced, complained, failed) update the delivery status of the service's replies.",
         ].join('\n\n'),
         auth: false,
         payload: {

@@ -19,14 +19,16 @@ export const INBOX_MAIL_TEMPLATES = [
         '',
         'Test code: {{code}}',
         '',
-        'When this message arrives at {{inbound_address}} through your forwarding, the forwarding is marked as verified. There is nothing else to do, and nobody needs to answer this message.',
+        'When this message arrives at {{inbound_address}} through your forwarding, the forwarding is marked ' +
+          'as verified. There is nothing else to do, and nobody needs to answer this message.',
       ].join('\n'),
       it: [
         "Questo è un test dell'inoltro di {{address}} alla casella di assistenza di {{workspace}}.",
         '',
         'Codice del test: {{code}}',
         '',
-        "Quando questo messaggio arriva a {{inbound_address}} attraverso il tuo inoltro, l'inoltro risulta verificato. Non serve fare altro e non occorre rispondere a questo messaggio.",
+        "Quando questo messaggio arriva a {{inbound_address}} attraverso il tuo inoltro, l'inoltro risulta " +
+          'verificato. Non serve fare altro e non occorre rispondere a questo messaggio.',
       ].join('\n'),
     },
   },

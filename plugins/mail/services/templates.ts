@@ -118,7 +118,8 @@ export function htmlFromText(text: string, subject: string, locale: MailLocale):
     `<html lang="${locale}">`,
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(subject)}</title></head>`,
-    '<body style="font-family: -apple-system, BlinkMacSystemFont, \'Segoe UI\', Roboto, Helvetica, Arial, sans-serif; font-size: 15px; line-height: 1.5; color: #1f2328;">',
+    "<body style=\"font-family: -apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, " +
+      'Arial, sans-serif; font-size: 15px; line-height: 1.5; color: #1f2328;">',
     ...paragraphs,
     '</body>',
     '</html>',

@@ -28,7 +28,8 @@ const reference = z
 export const TOOLS = {
   list_tickets: {
     description:
-      'Lists tickets of the workspaces your token opens, most recently updated first. waiting_only: only tickets whose diagnosis or fix job waits for you (oldest first). Each item names its waiting_job.',
+      'Lists tickets of the workspaces your token opens, most recently updated first. waiting_only: only ' +
+      'tickets whose diagnosis or fix job waits for you (oldest first). Each item names its waiting_job.',
     schema: z
       .object({
         workspace_id: id.optional(),
@@ -46,12 +47,17 @@ export const TOOLS = {
   },
   get_ticket: {
     description:
-      'One ticket as the ticket page shows it ({ticket, waiting_job}): ticket carries the conversation, the latest diagnosis (ticket.diagnosis, with references into the repository), drafts, fix attempts with their pull requests and approvals, the release, recent audit entries and jobs; waiting_job is the job waiting for you (branch to push, instructions, test command) or null.',
+      'One ticket as the ticket page shows it ({ticket, waiting_job}): ticket carries the conversation, ' +
+      'the latest diagnosis (ticket.diagnosis, with references into the repository), drafts, fix attempts ' +
+      'with their pull requests and approvals, the release, recent audit entries and jobs; waiting_job is ' +
+      'the job waiting for you (branch to push, instructions, test command) or null.',
     schema: z.object({ ticket_id: id }).strict(),
   },
   submit_diagnosis: {
     description:
-      'Submits the diagnosis of a ticket whose diagnosis job waits for you: category, confidence 0..1, root cause (markdown), references, optional public summary and a draft reply. The loop continues (drafts, autonomy, a fix job for a confident bug).',
+      'Submits the diagnosis of a ticket whose diagnosis job waits for you: category, confidence 0..1, ' +
+      'root cause (markdown), references, optional public summary and a draft reply. The loop continues ' +
+      '(drafts, autonomy, a fix job for a confident bug).',
     schema: z
       .object({
         ticket_id: id,
@@ -86,7 +92,9 @@ export const TOOLS = {
   },
   submit_fix: {
     description:
-      "Submits the fix of a ticket whose fix job waits for you: push your commit to the job's branch first, then name it with your test outcome. The service checks the branch at the code host and hands it to the loop (pull request, approval at the commit SHA, release).",
+      "Submits the fix of a ticket whose fix job waits for you: push your commit to the job's branch " +
+      'first, then name it with your test outcome. The service checks the branch at the code host and ' +
+      'hands it to the loop (pull request, approval at the commit SHA, release).',
     schema: z
       .object({
         ticket_id: id,

@@ -74,7 +74,10 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Step 1: the repository; opens the onboarding pull request',
         notes:
-          'The repository must be connected to the chosen workspace (422 repository_not_in_workspace). Opens or updates the onboarding pull request through the codehost plugin (the same service as POST /v1/repositories/{id}/onboarding-pr); the step is done once the pull request is open. Owners and admins. Audited.',
+          'The repository must be connected to the chosen workspace (422 repository_not_in_workspace). Opens ' +
+          'or updates the onboarding pull request through the codehost plugin (the same service as POST ' +
+          '/v1/repositories/{id}/onboarding-pr); the step is done once the pull request is open. Owners and ' +
+          'admins. Audited.',
         validate: { payload: Joi.object({ repository_id: Joi.string().max(64).required() }) },
         response: { status: { 200: OnboardingSchema } },
         plugins: { patchwell: ADMINS },
@@ -90,7 +93,8 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Completes, skips or reopens a step',
         notes:
-          'complete gives done, skip gives skipped (channels and logs only: 409 step_not_optional), reopen gives todo. 409 step_unavailable before its turn. Owners and admins. Audited.',
+          'complete gives done, skip gives skipped (channels and logs only: 409 step_not_optional), reopen ' +
+          'gives todo. 409 step_unavailable before its turn. Owners and admins. Audited.',
         validate: {
           params: Joi.object({
             step: Joi.string()
@@ -117,7 +121,10 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'The agent step: execution settings of the chosen workspace',
         notes:
-          'Secrets are write-only: agent_key becomes an encrypted credential and, for runner mode over github_actions, the repository’s CI secret; codex_auth_json and cloud_auth are stored encrypted. Forbidden combinations answer 422 forbidden_combination with details.message and details.suggestion in the user’s language. Owners and admins. Audited.',
+          'Secrets are write-only: agent_key becomes an encrypted credential and, for runner mode over ' +
+          'github_actions, the repository’s CI secret; codex_auth_json and cloud_auth are stored encrypted. ' +
+          'Forbidden combinations answer 422 forbidden_combination with details.message and details.suggestion ' +
+          'in the user’s language. Owners and admins. Audited.',
         validate: { payload: agentPayload },
         response: { status: { 200: OnboardingSchema } },
         plugins: { patchwell: ADMINS },
@@ -132,7 +139,8 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Ends the wizard',
         notes:
-          '409 onboarding_incomplete (details.steps) while the repository or agent step is not done; optional steps left open are skipped. Owners and admins. Audited.',
+          '409 onboarding_incomplete (details.steps) while the repository or agent step is not done; optional ' +
+          'steps left open are skipped. Owners and admins. Audited.',
         response: { status: { 200: OnboardingSchema } },
         plugins: { patchwell: ADMINS },
         handler: async (request) => s.wizard.complete(request.actor()),
@@ -162,7 +170,9 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Starts the demo ticket, once per organization',
         notes:
-          'At the service’s expense within cap_usd. 409 with the start blocker as code: demo_already_used, consent_required, consent_refused, workspace_required, repository_required. Owners and admins. Audited.',
+          'At the service’s expense within cap_usd. 409 with the start blocker as code: demo_already_used, ' +
+          'consent_required, consent_refused, workspace_required, repository_required. Owners and admins. ' +
+          'Audited.',
         response: { status: { 202: OnboardingSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 202 } },
         handler: async (request, h) => h.response(await s.wizard.startDemo(request.actor())).code(202),
@@ -234,7 +244,8 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Changes the execution settings of a workspace',
         notes:
-          'Stored on the workspace (the same columns as PATCH /v1/workspaces/{id}). Forbidden combinations answer 422 forbidden_combination (rules in docs/onboarding.md). Owners and admins. Audited.',
+          'Stored on the workspace (the same columns as PATCH /v1/workspaces/{id}). Forbidden combinations ' +
+          'answer 422 forbidden_combination (rules in docs/onboarding.md). Owners and admins. Audited.',
         validate: { params: wsParams, payload: executionPayload },
         response: { status: { 200: ExecutionSettingsSchema } },
         plugins: { patchwell: ADMINS },
@@ -276,7 +287,9 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Onboarding metrics (staff)',
         notes:
-          'from and to: datetime or date (a date-only to includes the day); default the last 30 days. Time to first diagnosis runs from signup to the first diagnosis of the organization’s demo; median and p90 are nearest-rank.',
+          'from and to: datetime or date (a date-only to includes the day); default the last 30 days. Time to ' +
+          'first diagnosis runs from signup to the first diagnosis of the organization’s demo; median and p90 ' +
+          'are nearest-rank.',
         validate: { query: Joi.object({ from: Joi.string().isoDate(), to: Joi.string().isoDate() }) },
         response: { status: { 200: OnboardingMetricsSchema } },
         plugins: { patchwell: { staff: true } },

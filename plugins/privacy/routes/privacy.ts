@@ -27,7 +27,9 @@ export function privacyRoutes(): ServerRoute[] {
         tags: [TAG],
         description: 'Closes the organization',
         notes:
-          'Body: confirm* (the organization’s slug), reason. The subscription stops renewing, every session and API token stops at once, members are disabled, pending invitations revoked; all data is deleted by purge_after (30 days). 422 confirmation_mismatch, 409 already_closed. Owners. Audited.',
+          'Body: confirm* (the organization’s slug), reason. The subscription stops renewing, every session ' +
+          'and API token stops at once, members are disabled, pending invitations revoked; all data is deleted ' +
+          'by purge_after (30 days). 422 confirmation_mismatch, 409 already_closed. Owners. Audited.',
         validate: { payload: closurePayload },
         response: { status: { 200: PrivacyClosure } },
         plugins: { patchwell: OWNERS },
@@ -46,7 +48,10 @@ export function privacyRoutes(): ServerRoute[] {
         tags: [TAG],
         description: 'Erases one end user by email or widget user id',
         notes:
-          'Body: email or user_id (at least one). Across tickets, messages, subscriptions, identities, error events, reports, sent and received emails, and a sweep of every text and JSON column of the organization’s data. Synchronous; the answer counts the rows by table. Owners and admins. Audited without the address.',
+          'Body: email or user_id (at least one). Across tickets, messages, subscriptions, identities, error ' +
+          'events, reports, sent and received emails, and a sweep of every text and JSON column of the ' +
+          'organization’s data. Synchronous; the answer counts the rows by table. Owners and admins. Audited ' +
+          'without the address.',
         validate: { payload: erasurePayload },
         response: { status: { 201: PrivacyErasure } },
         plugins: { patchwell: { ...OWNERS_ADMINS, successStatus: 201 } },
@@ -69,7 +74,9 @@ export function privacyRoutes(): ServerRoute[] {
         tags: [TAG],
         description: 'Builds an archive of the organization’s data and emails a download link',
         notes:
-          'No body. Answers 202 at once; a worker writes a .tar.gz (manifest.json and one JSON Lines file per table; credentials left out) and emails the requesting owner a link valid 7 days. 409 export_in_progress while one is being built. Owners. Audited.',
+          'No body. Answers 202 at once; a worker writes a .tar.gz (manifest.json and one JSON Lines file per ' +
+          'table; credentials left out) and emails the requesting owner a link valid 7 days. 409 ' +
+          'export_in_progress while one is being built. Owners. Audited.',
         response: { status: { 202: PrivacyExport } },
         plugins: { patchwell: { ...OWNERS, successStatus: 202 } },
         handler: async (request, h) =>

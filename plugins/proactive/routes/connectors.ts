@@ -51,7 +51,10 @@ export function connectorRoutes(svc: () => ConnectorService): ServerRoute[] {
         tags: [TAG],
         description: 'Creates a log connector; settings are checked by kind',
         notes:
-          "422 invalid_settings with details.errors [{code, field, message}] (codes: missing_field, unknown_field, invalid_value, invalid_url, insecure_url, blocked_address, invalid_region, external_id_mismatch); 422 connector_kind_unavailable when no adapter of the kind is installed. The generic endpoint's token appears in this answer only.",
+          '422 invalid_settings with details.errors [{code, field, message}] (codes: missing_field, ' +
+          'unknown_field, invalid_value, invalid_url, insecure_url, blocked_address, invalid_region, ' +
+          'external_id_mismatch); 422 connector_kind_unavailable when no adapter of the kind is installed. The ' +
+          "generic endpoint's token appears in this answer only.",
         validate: { payload: connectorCreatePayload },
         response: { status: { 201: ConnectorWithTokenSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },

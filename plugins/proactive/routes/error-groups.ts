@@ -90,7 +90,8 @@ export function errorGroupRoutes(groups: () => ErrorGroupService, tickets: () =>
         tags: [TAG],
         description: 'Opens a proactive ticket for a watching group, or joins the open ticket that already reports it',
         notes:
-          '402 plan_limit_reached (details.reason proactive_cap_reached, plan_feature, tickets_per_month or spend_cap; the group is held with that reason), 422 no_repository, 409 group_not_watching.',
+          '402 plan_limit_reached (details.reason proactive_cap_reached, plan_feature, tickets_per_month or ' +
+          'spend_cap; the group is held with that reason), 422 no_repository, 409 group_not_watching.',
         validate: { params: idParams },
         response: { status: { 201: ErrorGroupTicketSchema } },
         plugins: { patchwell: { ...WORKERS, successStatus: 201 } },

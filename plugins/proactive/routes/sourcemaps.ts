@@ -46,8 +46,10 @@ export function sourceMapRoutes(
         tags: [TAG],
         description: "Stores a release's source maps for symbolication",
         notes:
-          'Body {workspace_id, release, files: [{url_path, map}]}: map is the source map JSON as text; a url_path already stored for the release is replaced. ' +
-          'All or nothing: 422 invalid_source_map with details.errors [{index, url_path, code (invalid_json, invalid_source_map, unsupported_version, invalid_url_path, duplicate_url_path), message}]; ' +
+          'Body {workspace_id, release, files: [{url_path, map}]}: map is the source map JSON as text; a ' +
+          'url_path already stored for the release is replaced. ' +
+          'All or nothing: 422 invalid_source_map with details.errors [{index, url_path, code (invalid_json, ' +
+          'invalid_source_map, unsupported_version, invalid_url_path, duplicate_url_path), message}]; ' +
           '413 source_map_too_large for one map over the limit, 413 payload_too_large for the whole body.',
         payload: { maxBytes: limits.maxUploadBytes, allow: ['application/json'] },
         validate: { payload: sourceMapUploadPayload(limits.maxFiles) },

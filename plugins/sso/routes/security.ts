@@ -90,7 +90,9 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         tags: [TAG],
         description: 'Creates a single sign-on connection',
         notes:
-          'OIDC: issuer, client_id and client_secret (sealed; never returned). SAML: metadata_xml, or entity_id, sso_url and certificate. Domains named here are claimed (pending) when not yet. Plans without single sign-on answer 402 feature_not_in_plan.',
+          'OIDC: issuer, client_id and client_secret (sealed; never returned). SAML: metadata_xml, or ' +
+          'entity_id, sso_url and certificate. Domains named here are claimed (pending) when not yet. Plans ' +
+          'without single sign-on answer 402 feature_not_in_plan.',
         validate: { payload: createConnectionPayload },
         response: { status: { 201: SsoConnection } },
         plugins: { patchwell: { ...OWNERS, successStatus: 201 } },
@@ -114,7 +116,9 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         tags: [TAG],
         description: 'Changes a connection',
         notes:
-          'name, default_role and jit_enabled: owners and admins; provider settings and domains: owners. client_secret replaces the stored one. metadata_xml fills entity_id, sso_url and certificate (fields given beside it win).',
+          'name, default_role and jit_enabled: owners and admins; provider settings and domains: owners. ' +
+          'client_secret replaces the stored one. metadata_xml fills entity_id, sso_url and certificate ' +
+          '(fields given beside it win).',
         validate: { params: idParams, payload: updateConnectionPayload },
         response: { status: { 200: SsoConnection } },
         plugins: { patchwell: OWNERS_ADMINS },
@@ -152,7 +156,8 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         tags: [TAG],
         description: 'Checks OIDC discovery or the SAML certificate',
         notes:
-          'Discovery goes through the SSRF guard: private, loopback, link-local and metadata addresses answer error blocked_address; http issuers insecure_issuer.',
+          'Discovery goes through the SSRF guard: private, loopback, link-local and metadata addresses answer ' +
+          'error blocked_address; http issuers insecure_issuer.',
         validate: { params: idParams },
         response: { status: { 200: ConnectionTest } },
         plugins: { patchwell: OWNERS_ADMINS },
@@ -224,7 +229,8 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         tags: [TAG],
         description: 'Looks up the TXT record now',
         notes:
-          'verified when `_patchwell-challenge.<domain>` holds the value; else last_error is txt_missing, txt_mismatch, dns_error or domain_taken (verified by another organization).',
+          'verified when `_patchwell-challenge.<domain>` holds the value; else last_error is txt_missing, ' +
+          'txt_mismatch, dns_error or domain_taken (verified by another organization).',
         validate: { params: domainParams },
         response: { status: { 200: SsoDomain } },
         plugins: { patchwell: OWNERS },
@@ -240,7 +246,8 @@ export function securityRoutes(okSchema: Joi.ObjectSchema = Ok): ServerRoute[] {
         tags: [TAG],
         description: 'Requires single sign-on for the organization, or stops requiring it',
         notes:
-          'Enabling answers fresh recovery codes (shown once) and ends the password sessions of other members; 409 enforcement_blocked with details.blockers when it cannot be enabled yet.',
+          'Enabling answers fresh recovery codes (shown once) and ends the password sessions of other members; ' +
+          '409 enforcement_blocked with details.blockers when it cannot be enabled yet.',
         validate: { payload: Joi.object({ enforced: Joi.boolean().required() }) },
         response: { status: { 200: EnforcementAnswer } },
         plugins: { patchwell: OWNERS },

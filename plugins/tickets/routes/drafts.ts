@@ -110,7 +110,10 @@ export function draftRoutes(s: TicketRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Sends a draft to the customer',
         notes:
-          "Emails the customer after this click, threaded into the conversation (Message-ID, In-Reply-To, References) with the ticket's own Reply-To address. body_md and public_summary, when given, replace the draft's. The white-label guard may refuse with 409 and its own code; 422 no_customer_address without an address.",
+          'Emails the customer after this click, threaded into the conversation (Message-ID, In-Reply-To, ' +
+          "References) with the ticket's own Reply-To address. body_md and public_summary, when given, replace " +
+          "the draft's. The white-label guard may refuse with 409 and its own code; 422 no_customer_address " +
+          'without an address.',
         validate: { params: draftParams, payload: sendDraftPayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },

@@ -25,7 +25,9 @@ export function fileRoutes(s: TicketRouteServices): ServerRoute[] {
         tags: ['files'],
         description: 'Downloads an attachment or screenshot',
         notes:
-          "Authorized by a session (the caller must open the ticket's workspace) or by the short-lived signed link the conversation carries (`exp` and `sig`, valid about an hour). 403 invalid_link or link_expired for a bad link.",
+          "Authorized by a session (the caller must open the ticket's workspace) or by the short-lived signed " +
+          'link the conversation carries (`exp` and `sig`, valid about an hour). 403 invalid_link or ' +
+          'link_expired for a bad link.',
         auth: { strategy: 'session', mode: 'try' },
         validate: {
           params: Joi.object({ id: Joi.string().max(64).required().description('File id') }),

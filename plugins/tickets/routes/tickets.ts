@@ -107,7 +107,8 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
         tags: [TAG],
         description: 'Closes a ticket with a reason',
         notes:
-          "reason duplicate needs duplicate_of_ticket_id and subscribes this ticket's customer to the original. 409 invalid_transition on a closed ticket; 422 invalid_duplicate for a bad original.",
+          "reason duplicate needs duplicate_of_ticket_id and subscribes this ticket's customer to the " +
+          'original. 409 invalid_transition on a closed ticket; 422 invalid_duplicate for a bad original.',
         validate: { params: ticketIdParams, payload: closePayload },
         response: { status: { 200: TicketSchema } },
         plugins: { patchwell: WORKERS },

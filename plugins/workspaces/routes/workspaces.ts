@@ -51,7 +51,9 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         tags: [TAG],
         description: 'Creates a workspace with its inbound address and widget install',
         notes:
-          "Within the plan's included workspaces; beyond them, an extra workspace (billed at the plan's extra_workspace_price_usd a month) on plans that price extra workspaces, else 402 plan_limit_reached with details.reason workspaces_included.",
+          "Within the plan's included workspaces; beyond them, an extra workspace (billed at the plan's " +
+          'extra_workspace_price_usd a month) on plans that price extra workspaces, else 402 ' +
+          'plan_limit_reached with details.reason workspaces_included.',
         validate: { payload: createWorkspacePayload },
         response: { status: { 201: WorkspaceSchema } },
         plugins: { patchwell: { ...ADMINS, successStatus: 201 } },
@@ -82,7 +84,8 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         tags: [TAG],
         description: 'Updates workspace settings; every change is audited',
         notes:
-          'All fields optional, at least one. agent_config is merged into the stored configuration (a key set to null is removed). An archived workspace answers 409 workspace_archived.',
+          'All fields optional, at least one. agent_config is merged into the stored configuration (a key set ' +
+          'to null is removed). An archived workspace answers 409 workspace_archived.',
         validate: { params: idParams, payload: updateWorkspacePayload },
         response: { status: { 200: WorkspaceSchema } },
         // The onboarding plugin's rules sit behind an optional port the error walk does not reach (docs/openapi.md).
@@ -106,7 +109,8 @@ export function workspaceRoutes(service: () => WorkspaceService): ServerRoute[] 
         tags: [TAG],
         description: 'Archives a workspace',
         notes:
-          'Sets archived_at, stops the mailbox receiving, revokes the widget key and the API tokens restricted to the workspace. 409 workspace_archived when it already is.',
+          'Sets archived_at, stops the mailbox receiving, revokes the widget key and the API tokens restricted ' +
+          'to the workspace. 409 workspace_archived when it already is.',
         validate: { params: idParams },
         response: { status: { 200: WorkspaceSchema } },
         plugins: { patchwell: ADMINS },
