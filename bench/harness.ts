@@ -224,6 +224,12 @@ export async function startBareHapi(): Promise<Running> {
 }
 
 /**
+ * The bus exchange of this bench run: every service one `npm run bench` starts shares it, and no other run's
+ * leftover messages (durable queues of the default `patchwell` exchange) reach its consumers.
+ */
+const BENCH_EXCHANGE = process.env.BUS_EXCHANGE ?? `pw_bench_${process.pid}_${Date.now().toString(36)}`;
+
+/**
  * Starts Patchwell in its own process on a free port with a fresh data directory: all roles, or the
  * roles given (a process without the api role is waited for through its start-up log line).
  */
@@ -246,6 +252,7 @@ export async function startPatchwell(env: Record<string, string> = {}, roles = '
         PORT: String(port),
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
+        BUS_EXCHANGE: BENCH_EXCHANGE,
         LOG_LEVEL: roles.split(',').includes('api') || roles === 'all' ? 'warn' : 'info',
         ...env,
       },

@@ -234,6 +234,7 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
   if (env.PGLITE_TEMPLATE)
     set('database.pgliteTemplate', env.PGLITE_TEMPLATE !== 'false' && env.PGLITE_TEMPLATE !== '0');
   if (env.AMQP_URL) set('bus.url', env.AMQP_URL);
+  if (env.BUS_EXCHANGE) set('bus.exchange', env.BUS_EXCHANGE);
   if (env.BUS_QUEUE_TYPE) set('bus.queueType', env.BUS_QUEUE_TYPE);
   if (env.SECRET_KEYS) set('security.secretKeys', env.SECRET_KEYS);
   if (env.LOG_LEVEL) set('log.level', env.LOG_LEVEL);

@@ -18,6 +18,7 @@ t.test('the environment maps onto config keys', async (t) => {
       PORT: '4000',
       DATABASE_URL: 'postgres://u@h/db',
       AMQP_URL: 'amqp://g:g@h:5672',
+      BUS_EXCHANGE: 'patchwell_staging',
       DASHBOARD_ORIGINS: 'https://a.example, https://b.example',
       MAIL_PROVIDER: 'smtp',
       PUBLIC_BASE_URL: 'https://pw.example/',
@@ -26,6 +27,7 @@ t.test('the environment maps onto config keys', async (t) => {
   t.equal(c.server.port, 4000);
   t.equal(c.database.url, 'postgres://u@h/db');
   t.equal(c.bus.url, 'amqp://g:g@h:5672');
+  t.equal(c.bus.exchange, 'patchwell_staging');
   t.same(c.server.dashboardOrigins, ['https://a.example', 'https://b.example']);
   t.equal(c.adapters.channel, 'mail-smtp');
   t.equal(c.server.publicBaseUrl, 'https://pw.example');
@@ -67,6 +69,7 @@ t.test('a wrong value names the key', async (t) => {
   });
   t.throws(() => loadConfig({ env: { DATABASE_URL: 'mysql://x' } }), /config key database\.url/);
   t.throws(() => loadConfig({ env: { PORT: 'eighty' } }), /PORT/);
+  t.throws(() => loadConfig({ env: { BUS_EXCHANGE: 'two words' } }), /config key bus\.exchange/);
 });
 
 t.test('booting with a bad config value exits non-zero with a clear message', async (t) => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AddressObject, HeaderValue, ParsedMail, StructuredHeader } from 'mailparser';
 import { cleanText } from '../../../core/http/input-guard.js';
+import { lazyImport } from '../../../core/kernel/lazy.js';
 
 export interface Mailbox {
   address: string;
@@ -96,12 +97,15 @@ const ids = (v: string | string[] | undefined): string[] =>
     (s) => s.match(/<[^<>\s]+>/g) ?? (s.trim() ? [`<${s.trim().replace(/^<|>$/g, '')}>`] : []),
   );
 
+// Loaded with the first message, not at start: mailparser and its encodings are a third of a second of every boot.
+// Once: an `import()` per message resolves the module again each time (through the loader's hooks thread under tsx).
+const loadMailparser = lazyImport(() => import('mailparser'));
+
 /** Parses one raw message with mailparser into MessageFacts. */
 export async function readMessage(rawInput: Buffer | Uint8Array): Promise<MessageFacts> {
   // bytea columns come back as a Uint8Array from some drivers (PGlite).
   const raw = stripMboxLine(Buffer.isBuffer(rawInput) ? rawInput : Buffer.from(rawInput));
-  // Loaded on the first message, not at start: mailparser and its encodings are a third of a second of every boot.
-  const { simpleParser } = await import('mailparser');
+  const { simpleParser } = await loadMailparser();
   const parsed = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
   const ct = parsed.headers.get('content-type') as StructuredHeader | undefined;
   const contentType = (ct?.value ?? 'text/plain').toLowerCase();
