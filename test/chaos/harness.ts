@@ -79,7 +79,7 @@
  *   message; no ticket without its first message or its tickets.created outbox row; the outbox drained; no dead letter.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   appendFileSync,
   chmodSync,
@@ -106,6 +106,7 @@ import { dropTestSchema, testConfig } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { onPlan, signUp, type SignedUp } from '../helpers/accounts.js';
 import { call, type Call, type Json } from '../helpers/call.js';
+import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
   HOST_SECRET,
   MAIL_SECRET,
@@ -513,25 +514,8 @@ export async function sendEmail(
   to: string,
   m: { subject: string; body: string; from?: string; messageId?: string },
 ): Promise<Call> {
-  const raw = Buffer.from(
-    [
-      `From: ${m.from ?? 'Ada Lovelace <ada.lovelace@example.com>'}`,
-      `To: ${to}`,
-      `Subject: ${m.subject}`,
-      'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-      `Message-ID: <${m.messageId ?? `m-${randomBytes(6).toString('hex')}@mail.example.com`}>`,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      m.body,
-      '',
-    ].join('\r\n'),
-  );
-  return call(cluster.http, null, 'POST', '/v1/webhooks/email/mime', raw, {
-    'content-type': 'message/rfc822',
-    'x-envelope-to': to,
-    'x-webhook-signature': `sha256=${createHmac('sha256', MAIL_SECRET).update(raw).digest('hex')}`,
-  });
+  const raw = inboundEmail({ to, ...m, id: m.messageId === undefined ? undefined : `<${m.messageId}>` });
+  return deliverMime(cluster.http, raw, to, MAIL_SECRET);
 }
 
 export interface LoadOptions {

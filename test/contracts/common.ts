@@ -29,6 +29,11 @@ export class CollectingTest implements ContractTest {
 
   constructor(private readonly path = '') {}
 
+  /** Whether some failure names every one of `parts` (a test of a kit checks that it caught a broken adapter). */
+  caught(...parts: string[]): boolean {
+    return this.failures.some((f) => parts.every((part) => f.includes(part)));
+  }
+
   private record(ok: boolean, message: string): boolean {
     (ok ? this.passed : this.failures).push(`${this.path}${message}`);
     return ok;

@@ -32,20 +32,51 @@ import {
 } from './common.js';
 import type { WebhookDelivery } from '../../core/contracts/index.js';
 
+/** The settings the service hands an adapter: `config` and the decrypted `secrets` of connector con_1 (`more` overrides). */
+export function connectorSettings(
+  config: Record<string, unknown>,
+  secrets: ConnectorSettings['secrets'],
+  more: Partial<ConnectorSettings> = {},
+): ConnectorSettings {
+  return { connectorId: 'con_1', workspaceId: 'ws_1', config, secrets, lastDeliveryAt: null, ...more };
+}
+
+/** Wrong settings `validateSettings` must refuse, with the issue it must name. */
+export interface InvalidSettingsCase {
+  name: string;
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+  context?: SettingsContext;
+  code: SettingsIssueCode;
+  field: string;
+}
+
+/** An issue written `code@field`, as the API's error list reads (`missing_field@secrets.api_key`). */
+export type SettingsIssue = `${SettingsIssueCode}@${string}`;
+
+/**
+ * One wrong-settings case, `issue` written `code@field` as the API's error list reads, e.g.
+ * `refusedSettings('no api key', 'missing_field@secrets.api_key', {}, { application_key: 'a' })`.
+ */
+export function refusedSettings(
+  name: string,
+  issue: SettingsIssue,
+  config: Record<string, unknown>,
+  secrets: Record<string, string> = {},
+  context?: SettingsContext,
+): InvalidSettingsCase {
+  const at = issue.indexOf('@');
+  const code = issue.slice(0, at) as SettingsIssueCode;
+  return { name, config, secrets, ...(context ? { context } : {}), code, field: issue.slice(at + 1) };
+}
+
 export interface ConnectorAdapterKitOptions extends KitOptions<ConnectorAdapter> {
   kind: ConnectorKind;
   settings: {
     /** Settings `validateSettings` accepts. */
     valid: { config: Record<string, unknown>; secrets: Record<string, string>; context?: SettingsContext };
-    /** Wrong settings, each with an issue it must produce. */
-    invalid?: Array<{
-      name: string;
-      config: Record<string, unknown>;
-      secrets: Record<string, string>;
-      context?: SettingsContext;
-      code: SettingsIssueCode;
-      field: string;
-    }>;
+    /** Wrong settings, each with an issue it must produce (`refusedSettings` writes one a line). */
+    invalid?: InvalidSettingsCase[];
   };
   /** Test cases: settings to test and the `ok` expected (a peer must answer for true/false). */
   test?: Array<{ name: string; settings: Lazy<ConnectorSettings>; ok: boolean | null; code?: string }>;

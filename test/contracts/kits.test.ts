@@ -19,7 +19,13 @@ import {
   mimeDelivery,
   runChannelAdapterContract,
 } from './channel-adapter.js';
-import { checkConnectorTestResult, checkNormalizedEvent, runConnectorAdapterContract } from './connector-adapter.js';
+import {
+  checkConnectorTestResult,
+  checkNormalizedEvent,
+  connectorSettings,
+  refusedSettings,
+  runConnectorAdapterContract,
+} from './connector-adapter.js';
 import { checkJobResult, kitJob, runAgentExecutorContract } from './agent-executor.js';
 import { checkPaymentEvent, checkPriceList, runPaymentProviderContract } from './payment-provider.js';
 import { checkCodeHostEvent, checkPullRequest, runCodeHostContract } from './code-host.js';
@@ -65,7 +71,7 @@ t.test('connector kit: a push-only endpoint passes', (t) =>
     module: adapterModule('connector', FakeEndpointConnector),
     settings: {
       valid: { config: {}, secrets: { token: 'tok-123' } },
-      invalid: [{ name: 'no token', config: {}, secrets: {}, code: 'missing_field', field: 'secrets.token' }],
+      invalid: [refusedSettings('no token', 'missing_field@secrets.token', {})],
     },
     test: [
       {
@@ -105,22 +111,20 @@ t.test('connector kit: a polling source passes', (t) =>
     settings: {
       valid: { config: { site: 'https://logs.example.test' }, secrets: { api_key: 'k' } },
       invalid: [
-        { name: 'no site', config: {}, secrets: { api_key: 'k' }, code: 'missing_field', field: 'config.site' },
-        {
-          name: 'http site',
-          config: { site: 'http://logs.example.test' },
-          secrets: { api_key: 'k' },
-          code: 'insecure_url',
-          field: 'config.site',
-        },
-        {
-          name: 'stored key counts',
-          config: { site: 'x' },
-          secrets: {},
-          context: { storedSecrets: ['api_key'] },
-          code: 'invalid_url',
-          field: 'config.site',
-        },
+        refusedSettings('no site', 'missing_field@config.site', {}, { api_key: 'k' }),
+        refusedSettings(
+          'http site',
+          'insecure_url@config.site',
+          { site: 'http://logs.example.test' },
+          { api_key: 'k' },
+        ),
+        refusedSettings(
+          'stored key counts',
+          'invalid_url@config.site',
+          { site: 'x' },
+          {},
+          { storedSecrets: ['api_key'] },
+        ),
       ],
     },
     test: [
@@ -232,18 +236,9 @@ t.test('a kit refuses a broken adapter', async (t) => {
       ...channelKit,
       create: () => new Careless({ sendingHost: 'mail.fake.test', webhookSecret: SECRET }),
     });
-    t.ok(
-      c.failures.some((f) => f.includes('forged mime deliveries') && f.includes('no signature header')),
-      'unsigned delivery caught',
-    );
-    t.ok(
-      c.failures.some((f) => f.includes('unknown provider')),
-      'unknown provider caught',
-    );
-    t.ok(
-      c.failures.some((f) => f.includes('checkDomain answers a DomainState')),
-      'bad domain status caught',
-    );
+    t.ok(c.caught('forged mime deliveries', 'no signature header'), 'unsigned delivery caught');
+    t.ok(c.caught('unknown provider'), 'unknown provider caught');
+    t.ok(c.caught('checkDomain answers a DomainState'), 'bad domain status caught');
   });
 
   await t.test('a connector with another identifier whose verifyPush throws fails', async (t) => {
@@ -263,14 +258,8 @@ t.test('a kit refuses a broken adapter', async (t) => {
         signed: { headers: { authorization: 'Bearer t' }, rawBody: Buffer.from('{"message":"m"}') },
       },
     });
-    t.ok(
-      c.failures.some((f) => f.includes('identifier')),
-      'wrong identifier caught',
-    );
-    t.ok(
-      c.failures.some((f) => f.includes('verifyPush threw')),
-      'throwing verifyPush caught',
-    );
+    t.ok(c.caught('identifier'), 'wrong identifier caught');
+    t.ok(c.caught('verifyPush threw'), 'throwing verifyPush caught');
   });
 
   await t.test('an executor that reports a fix it cannot run fails', async (t) => {
@@ -284,10 +273,7 @@ t.test('a kit refuses a broken adapter', async (t) => {
       completes: true,
       create: () => new Liar({}),
     });
-    t.ok(
-      c.failures.some((f) => f.includes('a fix job') && f.includes('fix: a succeeded fix job has one')),
-      'missing fix caught',
-    );
+    t.ok(c.caught('a fix job', 'fix: a succeeded fix job has one'), 'missing fix caught');
   });
 });
 
@@ -399,13 +385,7 @@ t.test('shared helpers of core/contracts', async (t) => {
 });
 
 function settingsWith(secrets: Record<string, string>, lastDeliveryAt: Date | null = null) {
-  return {
-    connectorId: 'con_kit',
-    workspaceId: 'wsp_kit',
-    config: { site: 'https://logs.example.test' },
-    secrets,
-    lastDeliveryAt,
-  };
+  return connectorSettings({ site: 'https://logs.example.test' }, secrets, { lastDeliveryAt });
 }
 
 function catchError(fn: () => unknown): unknown {

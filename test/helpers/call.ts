@@ -46,3 +46,15 @@ export async function call(
     raw: res.rawPayload,
   };
 }
+
+/** Every page of a cursor-paginated GET as `who`: `url` (with its own query), then each `next_cursor` until none. */
+export async function allPages(app: App, who: Caller | null, url: string): Promise<Call[]> {
+  const pages: Call[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await call(app, who, 'GET', cursor ? `${url}${url.includes('?') ? '&' : '?'}cursor=${cursor}` : url);
+    pages.push(page);
+    cursor = (page.body.next_cursor as string | null | undefined) ?? null;
+  } while (cursor);
+  return pages;
+}

@@ -1,5 +1,13 @@
 import dns2 from 'dns2';
 
+/** A record a domain answer asks to publish (`records` of POST /v1/domains). */
+export interface DnsRecord {
+  type: string;
+  name: string;
+  value: string;
+  priority?: number | null;
+}
+
 export interface LocalDns {
   /** `127.0.0.1:<port>` for a plugin's dnsServers option (inbox, brand). */
   server: string;
@@ -8,6 +16,8 @@ export interface LocalDns {
   mx: Map<string, { exchange: string; priority: number }[]>;
   /** Names answered with SERVFAIL. */
   failing: Set<string>;
+  /** Publishes the records a domain answer asks for (`records` of POST /v1/domains): TXT, CNAME and MX. */
+  publish(records: DnsRecord[]): void;
   clear(): void;
   close(): Promise<void>;
 }
@@ -48,6 +58,13 @@ export async function startDns(): Promise<LocalDns> {
     cname,
     mx,
     failing,
+    publish(records) {
+      for (const r of records) {
+        if (r.type === 'TXT') txt.set(r.name, [r.value]);
+        if (r.type === 'CNAME') cname.set(r.name, r.value);
+        if (r.type === 'MX') mx.set(r.name, [{ exchange: r.value, priority: r.priority ?? 10 }]);
+      }
+    },
     clear() {
       txt.clear();
       cname.clear();

@@ -1,12 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { createApp, type App } from '../../core/kernel/app.js';
-import { builtinAdapters } from '../../adapters/index.js';
-import { builtinPlugins } from '../../plugins/index.js';
-import { testConfig, dropTestSchema } from '../helpers/db.js';
-import { pgliteTemplate } from '../../core/data/pglite-template.js';
 import { signUp, type SignedUp } from '../helpers/accounts.js';
-import { ALL_PLUGINS, createWorkspace, uid, watchWrites, type Json } from './helpers.js';
+import { ALL_PLUGINS, createWorkspace, startSecurityApp, uid, watchWrites, type Json } from './helpers.js';
 
 /**
  * Every operation of the service's own OpenAPI document gets malformed requests (wrong types,
@@ -283,19 +278,7 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
 }
 
 t.test('malformed requests to every operation: no 5xx, unstorable text refused, refusals store nothing', async (t) => {
-  const config = testConfig(ALL_PLUGINS);
-  const pglite = config.database.url ? undefined : await pgliteTemplate();
-  const app: App = await createApp(config, {
-    roles: ['api'],
-    plugins: builtinPlugins,
-    adapters: builtinAdapters,
-    pgliteTemplate: pglite,
-  });
-  await app.start({ listen: false, scheduler: false });
-  t.teardown(async () => {
-    await app.stop();
-    await dropTestSchema(config);
-  });
+  const app = await startSecurityApp(t, ALL_PLUGINS, undefined, ['api']);
 
   const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as Json;
   const ops = operations(doc);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Test } from 'tap';
 import { createApp, type App } from '../../core/kernel/app.js';
+import type { Role } from '../../core/kernel/plugin.js';
 import { builtinAdapters } from '../../adapters/index.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import { createLogger } from '../../core/kernel/logger.js';
@@ -24,11 +25,15 @@ export const OFFLINE_ADAPTERS = {
   },
 };
 
-/** A whole service like startTestApp's, optionally logging at `trace` into `lines` through the service's own logger. */
+/**
+ * A whole service like startTestApp's, optionally logging at `trace` into `capture` through the
+ * service's own logger, and optionally running only some `roles` (default: all).
+ */
 export async function startSecurityApp(
   t: Test,
   overrides: Record<string, unknown> = {},
   capture?: string[],
+  roles?: Role[],
 ): Promise<App> {
   const config = testConfig(overrides);
   const logger = capture
@@ -45,6 +50,7 @@ export async function startSecurityApp(
   const pglite = config.database.url ? undefined : await pgliteTemplate();
   const app = await createApp(config, {
     logger,
+    ...(roles ? { roles } : {}),
     plugins: builtinPlugins,
     adapters: builtinAdapters,
     pgliteTemplate: pglite,

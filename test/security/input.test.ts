@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
-import { signMimeDelivery } from '../../core/contracts/index.js';
 import { signUp } from '../helpers/accounts.js';
+import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
   HOST_SECRET,
   MAIL_SECRET,
@@ -24,23 +24,11 @@ const app = await startSecurityApp(t, OFFLINE_ADAPTERS);
 const owner = await signUp(app);
 const ws = await createWorkspace(app, owner);
 
-const deliver = (raw: Buffer) =>
-  app.server.inject({
-    method: 'POST',
-    url: '/v1/webhooks/email/mime',
-    payload: raw,
-    headers: {
-      'content-type': 'message/rfc822',
-      'x-envelope-to': ws.inbound_address as string,
-      'x-webhook-signature': signMimeDelivery(raw, MAIL_SECRET),
-    },
-  });
-const message = (subject: string, body: string) =>
-  Buffer.from(
-    `From: Ada <ada@example.com>\r\nTo: ${ws.inbound_address as string}\r\nSubject: ${subject}\r\nMessage-ID: <i-${uid()}@x>\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`,
-  );
+const to = ws.inbound_address as string;
+const deliver = (subject: string, body: string) =>
+  deliverMime(app, inboundEmail({ to, subject, body }), to, MAIL_SECRET);
 
-const first = JSON.parse((await deliver(message('Checkout fails', 'The button does nothing.'))).payload) as Json;
+const first = (await deliver('Checkout fails', 'The button does nothing.')).body;
 const ticketId = first.results[0].ticket_id as string;
 
 t.test('a NUL in a path id answers 400 on the operations that need no sign-in', async (t) => {
@@ -146,9 +134,9 @@ t.test(
 );
 
 t.test('inside a MIME message NULs are dropped, the message is taken', async (t) => {
-  const res = await deliver(message('Hel\u0000lo there', 'Bo\u0000dy with a NUL'));
-  t.equal(res.statusCode, 200, res.payload);
-  const result = (JSON.parse(res.payload) as Json).results[0] as Json;
+  const res = await deliver('Hel\u0000lo there', 'Bo\u0000dy with a NUL');
+  t.equal(res.status, 200, res.payload);
+  const result = res.body.results[0] as Json;
   t.equal(result.status, 'processed');
   const ticket = await call(app, owner, 'GET', `/v1/tickets/${result.ticket_id as string}`);
   t.equal(ticket.body.subject, 'Hello there', 'stored without the NUL');

@@ -3,6 +3,7 @@ import t from 'tap';
 import { signMimeDelivery } from '../../core/contracts/index.js';
 import { createLogger, scrubSecrets } from '../../core/kernel/logger.js';
 import { TEST_PASSWORD, sessionFrom } from '../helpers/accounts.js';
+import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
   HOST_SECRET,
   MAIL_SECRET,
@@ -106,22 +107,10 @@ t.test('a day of traffic leaves no credential in the log', async (t) => {
 
   // Webhooks: an email delivery and a code-host delivery, with their signatures.
   const ws = await createWorkspace(app, owner);
-  const raw = Buffer.from(
-    `From: Ada <ada@example.com>\r\nTo: ${ws.inbound_address as string}\r\nSubject: Hi\r\nMessage-ID: <l-${uid()}@x>\r\n\r\nHello\r\n`,
-  );
-  const mailSignature = signMimeDelivery(raw, MAIL_SECRET);
-  secrets.push(mailSignature.replace(/^sha256=/, ''));
-  const mime = await app.server.inject({
-    method: 'POST',
-    url: '/v1/webhooks/email/mime',
-    payload: raw,
-    headers: {
-      'content-type': 'message/rfc822',
-      'x-envelope-to': ws.inbound_address as string,
-      'x-webhook-signature': mailSignature,
-    },
-  });
-  t.equal(mime.statusCode, 200, 'the email delivery is taken');
+  const raw = inboundEmail({ to: ws.inbound_address as string, subject: 'Hi', body: 'Hello' });
+  secrets.push(signMimeDelivery(raw, MAIL_SECRET).replace(/^sha256=/, ''));
+  const mime = await deliverMime(app, raw, ws.inbound_address as string, MAIL_SECRET);
+  t.equal(mime.status, 200, 'the email delivery is taken');
   const hook = Buffer.from(JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }));
   const hubSignature = createHmac('sha256', HOST_SECRET).update(hook).digest('hex');
   secrets.push(hubSignature);

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { signMimeDelivery } from '../../core/contracts/index.js';
 import { addMember, onPlan, signUp } from '../helpers/accounts.js';
+import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
   ALL_PLUGINS,
   MAIL_SECRET,
@@ -27,35 +27,23 @@ const wsB = await createWorkspace(app, owner, `Bravo ${uid()}`);
 
 // A ticket in B, from an email to B's inbound address.
 const subjectB = `Bravo checkout fails ${uid()}`;
-const raw = Buffer.from(
-  [
-    `From: Ada <ada-${uid()}@example.com>`,
-    `To: ${wsB.inbound_address as string}`,
-    `Subject: ${subjectB}`,
-    `Message-ID: <m-${uid()}@example.com>`,
-    'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    'The checkout button does nothing.',
-    '',
-  ].join('\r\n'),
+const delivered = await deliverMime(
+  app,
+  inboundEmail({
+    to: wsB.inbound_address as string,
+    from: `Ada <ada-${uid()}@example.com>`,
+    subject: subjectB,
+    body: 'The checkout button does nothing.',
+  }),
+  wsB.inbound_address as string,
+  MAIL_SECRET,
 );
-const delivered = await app.server.inject({
-  method: 'POST',
-  url: '/v1/webhooks/email/mime',
-  payload: raw,
-  headers: {
-    'content-type': 'message/rfc822',
-    'x-envelope-to': wsB.inbound_address as string,
-    'x-webhook-signature': signMimeDelivery(raw, MAIL_SECRET),
-  },
-});
-const ticketB = (JSON.parse(delivered.payload) as Json).results?.[0]?.ticket_id as string;
+const ticketB = delivered.body.results?.[0]?.ticket_id as string;
 
 const markers = [wsB.id as string, wsB.name as string, wsB.inbound_address as string, ticketB, subjectB];
 
 t.test('the setup made a ticket in the other workspace', async (t) => {
-  t.equal(delivered.statusCode, 200, delivered.payload);
+  t.equal(delivered.status, 200, delivered.payload);
   t.match(ticketB, /^tkt_/);
 });
 

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import t from 'tap';
+import t, { type Test } from 'tap';
+import type { AgentJob } from '../../../core/contracts/index.js';
 import { checkJobResult, runAgentExecutorContract } from '../../../test/contracts/agent-executor.js';
 import { bareRepo, fixJob } from '../../agent-managed/test/helpers.js';
 import mod, { ModelAgentExecutor } from '../index.js';
@@ -11,6 +12,14 @@ const usd = (input: number, output: number) =>
 for (const protocol of PROTOCOLS) {
   void t.test(`${protocol} wire protocol`, async (t) => {
     const peer = await peerFor(t, protocol);
+    /** Runs `job` on a new executor against the peer: its one result, checked against the contract, and what it sent. */
+    const run = async (t: Test, job: AgentJob, io = ioWith(indexTools()), fits = 'the result fits the contract') => {
+      const before = peer.requests.length;
+      await createExecutor(protocol, peer.baseUrl).start(job, io);
+      const r = io.results[0];
+      t.same(checkJobResult(r, job), [], fits);
+      return { r, io, sent: peer.requests.slice(before) };
+    };
 
     await t.test('agent-model passes the AgentExecutor contract kit against the peer', (t) =>
       runAgentExecutorContract(t, {
@@ -38,18 +47,13 @@ for (const protocol of PROTOCOLS) {
           'Cart total ignores quantity',
           'Two shirts at 10 € cost 10 € in the cart: total is wrong.',
         );
-        const io = ioWith(indexTools());
-        const before = peer.requests.length;
-        await createExecutor(protocol, peer.baseUrl).start(job, io);
-        const r = io.results[0];
-        t.same(checkJobResult(r, job), [], 'the result fits the contract');
+        const { r, io, sent } = await run(t, job);
         t.match(r, {
           status: 'succeeded',
           diagnosis: { category: 'bug', confidence: 0.86, references: [{ path: 'cart.js', symbol: 'total' }] },
         });
         t.same(r.drafts, [], 'a defect gets no reply draft');
         t.equal(r.cost_usd, usd(1034, 142), 'cost_usd from the tokens and the configured price');
-        const sent = peer.requests.slice(before);
         t.equal(sent.length, 1, 'one model call');
         t.ok(sent[0].stream, 'the answer was streamed');
         t.match(sent[0].authorization, new RegExp(KEY), "the workspace's model key reached the API");
@@ -76,10 +80,7 @@ for (const protocol of PROTOCOLS) {
           },
         },
       );
-      const io = ioWith(indexTools());
-      await createExecutor(protocol, peer.baseUrl).start(job, io);
-      const r = io.results[0];
-      t.same(checkJobResult(r, job), [], 'the result fits the contract');
+      const { r } = await run(t, job);
       t.match(r, { status: 'succeeded', diagnosis: { category: 'usage', references: [{ path: 'docs/checkout.md' }] } });
       t.equal(r.drafts?.length, 1, 'one draft');
       t.match(r.drafts![0], { kind: 'reply', language: 'it' });
@@ -99,10 +100,7 @@ for (const protocol of PROTOCOLS) {
           ...fixJob(),
           ticket: { ...fixJob().ticket, subject: 'Checkout total is wrong for several items' },
         };
-        const io = ioWith(indexTools(gitTo(bare, 60_000)));
-        await createExecutor(protocol, peer.baseUrl).start(job, io);
-        const r = io.results[0];
-        t.same(checkJobResult(r, job), [], 'the result fits the contract');
+        const { r, io } = await run(t, job, ioWith(indexTools(gitTo(bare, 60_000))));
         t.match(r, {
           status: 'succeeded',
           fix: { branch: job.branch, tests_ran: true, tests_passed: true, verify_passed: true, reason: null },
@@ -129,16 +127,11 @@ for (const protocol of PROTOCOLS) {
 
     await t.test('an invalid answer is retried once, then the job fails for the loop to escalate', async (t) => {
       const job = diagnoseJob('Invoices are missing', 'Since Monday the invoices of March are missing from the list.');
-      const io = ioWith(indexTools());
-      const before = peer.requests.length;
-      await createExecutor(protocol, peer.baseUrl).start(job, io);
-      const r = io.results[0];
-      t.same(checkJobResult(r, job), [], 'the result fits the contract');
+      const { r, io, sent } = await run(t, job);
       t.match(r, {
         status: 'failed',
         error: { code: 'invalid_model_output', detail: /src\/invoices\/pdf\.ts.*not in the repository's code index/ },
       });
-      const sent = peer.requests.slice(before);
       t.same(
         sent.map((s) => s.turn),
         [0, 1],
@@ -158,18 +151,15 @@ for (const protocol of PROTOCOLS) {
           ticket: { ...base.ticket, subject: 'A very long log to read' },
           limits: { max_minutes: 5, max_cost_usd: 1 },
         };
-        const io = ioWith(indexTools(gitTo(bare, 60_000)));
-        const before = peer.requests.length;
-        await createExecutor(protocol, peer.baseUrl).start(job, io);
-        const r = io.results[0];
-        t.same(
-          checkJobResult(r, job),
-          [],
+        const { r, sent } = await run(
+          t,
+          job,
+          ioWith(indexTools(gitTo(bare, 60_000))),
           'the result fits the contract (over the limit only with cost_limit_reached)',
         );
         t.match(r, { status: 'failed', error: { code: 'cost_limit_reached' } });
         t.ok(r.cost_usd > 1, 'the spend is reported');
-        t.equal(peer.requests.length - before, 1, 'no second model turn');
+        t.equal(sent.length, 1, 'no second model turn');
         t.throws(
           () => execFileSync('git', ['--git-dir', bare, 'rev-parse', '--verify', job.branch!], { stdio: 'ignore' }),
           'nothing pushed',

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { ConnectorSettings } from '../../../core/contracts/index.js';
-import { runConnectorAdapterContract } from '../../../test/contracts/connector-adapter.js';
+import {
+  connectorSettings,
+  refusedSettings,
+  runConnectorAdapterContract,
+  type SettingsIssue,
+} from '../../../test/contracts/connector-adapter.js';
 import cloudLogsModule, { CloudLogsConnectorAdapter } from '../index.js';
 import { normalizeCloudLogEvent } from '../normalize.js';
 import { logEvent, startCloudPeer, type CloudPeer } from './peer.js';
@@ -22,19 +27,18 @@ const settingsOf = (
   peer: CloudPeer,
   config: Record<string, unknown> = {},
   secrets: ConnectorSettings['secrets'] = {},
-): ConnectorSettings => ({
-  connectorId: 'con_cl1',
-  workspaceId: 'ws_1',
-  config: {
-    region: 'eu-west-1',
-    role_arn: peer.roleArn,
-    external_id: peer.externalId,
-    log_group_name: peer.logGroup,
-    ...config,
-  },
-  secrets: { access_key_id: peer.accessKeyId, secret_access_key: peer.secretAccessKey, ...secrets },
-  lastDeliveryAt: null,
-});
+): ConnectorSettings =>
+  connectorSettings(
+    {
+      region: 'eu-west-1',
+      role_arn: peer.roleArn,
+      external_id: peer.externalId,
+      log_group_name: peer.logGroup,
+      ...config,
+    },
+    { access_key_id: peer.accessKeyId, secret_access_key: peer.secretAccessKey, ...secrets },
+    { connectorId: 'con_cl1' },
+  );
 
 t.test('connector-cloud-logs passes the ConnectorAdapter contract kit against local STS and Logs peers', async (t) => {
   const peer = await peerP;
@@ -50,6 +54,9 @@ t.test('connector-cloud-logs passes the ConnectorAdapter contract kit against lo
     log_group_name: '/aws/lambda/shop',
   };
   const context = { expectedExternalId: cfg.external_id };
+  /** Settings `change`d from the good ones, refused with `issue`. */
+  const refused = (name: string, issue: SettingsIssue, change: object, secrets: Record<string, string> = {}) =>
+    refusedSettings(name, issue, { ...cfg, ...change }, secrets, context);
   await runConnectorAdapterContract(t, {
     name: 'connector-cloud-logs',
     kind: 'cloud_logs',
@@ -63,70 +70,23 @@ t.test('connector-cloud-logs passes the ConnectorAdapter contract kit against lo
     settings: {
       valid: { config: { ...cfg, filter_pattern: '?ERROR ?Exception' }, secrets: {}, context },
       invalid: [
-        {
-          name: 'another external id',
-          config: { ...cfg, external_id: 'pw-ffffffffffffffffffffffffffffffff' },
-          secrets: {},
-          context,
-          code: 'external_id_mismatch',
-          field: 'config.external_id',
-        },
-        {
-          name: 'no external id',
-          config: { ...cfg, external_id: undefined },
-          secrets: {},
-          context,
-          code: 'missing_field',
-          field: 'config.external_id',
-        },
-        {
-          name: 'no role',
-          config: { ...cfg, role_arn: '' },
-          secrets: {},
-          context,
-          code: 'missing_field',
-          field: 'config.role_arn',
-        },
-        {
-          name: 'a region on Mars',
-          config: { ...cfg, region: 'mars-1' },
-          secrets: {},
-          context,
-          code: 'invalid_region',
-          field: 'config.region',
-        },
-        {
-          name: 'a user ARN, not a role',
-          config: { ...cfg, role_arn: 'arn:aws:iam::123456789012:user/bob' },
-          secrets: {},
-          context,
-          code: 'invalid_value',
-          field: 'config.role_arn',
-        },
-        {
-          name: 'a log group with spaces',
-          config: { ...cfg, log_group_name: 'my group' },
-          secrets: {},
-          context,
-          code: 'invalid_value',
-          field: 'config.log_group_name',
-        },
-        {
-          name: 'a key id without its secret',
-          config: cfg,
-          secrets: { access_key_id: 'AKIA0000' },
-          context,
-          code: 'missing_field',
-          field: 'secrets.secret_access_key',
-        },
-        {
-          name: 'an unknown config key',
-          config: { ...cfg, endpoint: 'https://evil.example' },
-          secrets: {},
-          context,
-          code: 'unknown_field',
-          field: 'config.endpoint',
-        },
+        refused('another external id', 'external_id_mismatch@config.external_id', {
+          external_id: 'pw-ffffffffffffffffffffffffffffffff',
+        }),
+        refused('no external id', 'missing_field@config.external_id', { external_id: undefined }),
+        refused('no role', 'missing_field@config.role_arn', { role_arn: '' }),
+        refused('a region on Mars', 'invalid_region@config.region', { region: 'mars-1' }),
+        refused('a user ARN, not a role', 'invalid_value@config.role_arn', {
+          role_arn: 'arn:aws:iam::123456789012:user/bob',
+        }),
+        refused('a log group with spaces', 'invalid_value@config.log_group_name', { log_group_name: 'my group' }),
+        refused(
+          'a key id without its secret',
+          'missing_field@secrets.secret_access_key',
+          {},
+          { access_key_id: 'AKIA0000' },
+        ),
+        refused('an unknown config key', 'unknown_field@config.endpoint', { endpoint: 'https://evil.example' }),
       ],
     },
     test: [

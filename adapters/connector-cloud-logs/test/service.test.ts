@@ -37,8 +37,7 @@ t.test(
     };
     const secrets = { access_key_id: peer.accessKeyId, secret_access_key: peer.secretAccessKey };
 
-    const mismatch = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const mismatch = await h.createConnector(owner, ws.id, {
       kind: 'cloud_logs',
       name: 'Lambda',
       config: { ...config, external_id: 'pw-00000000000000000000000000000000' },
@@ -52,8 +51,7 @@ t.test(
       ),
       ['external_id_mismatch@config.external_id'],
     );
-    const region = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const region = await h.createConnector(owner, ws.id, {
       kind: 'cloud_logs',
       name: 'Lambda',
       config: { ...config, region: 'moon-1' },
@@ -73,13 +71,7 @@ t.test(
       logEvent(base + 2000, JS_ERROR(202)),
       logEvent(base + 3000, JS_ERROR(303)),
     );
-    const created = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
-      kind: 'cloud_logs',
-      name: 'Lambda',
-      config,
-      secrets,
-    });
+    const created = await h.createConnector(owner, ws.id, { kind: 'cloud_logs', name: 'Lambda', config, secrets });
     t.equal(created.status, 201, created.payload);
     const c = created.body.connector as { id: string; polls: boolean };
     t.equal(c.polls, true);

@@ -1,18 +1,11 @@
 import t from 'tap';
-import { adapterModule, type ConnectorSettings } from '../../../core/contracts/index.js';
+import { adapterModule } from '../../../core/contracts/index.js';
 import { newToken } from '../../../core/security/tokens.js';
-import { runConnectorAdapterContract } from '../../../test/contracts/connector-adapter.js';
+import { connectorSettings, runConnectorAdapterContract } from '../../../test/contracts/connector-adapter.js';
 import endpointModule, { EndpointConnectorAdapter } from '../index.js';
 
 const { token, hash } = newToken('pwi');
-const settings = (lastDeliveryAt: Date | null = null): ConnectorSettings => ({
-  connectorId: 'con_1',
-  workspaceId: 'ws_1',
-  config: {},
-  secrets: {},
-  lastDeliveryAt,
-  tokenHash: hash,
-});
+const settings = (lastDeliveryAt: Date | null = null) => connectorSettings({}, {}, { lastDeliveryAt, tokenHash: hash });
 
 t.test('connector-endpoint passes the ConnectorAdapter contract kit', (t) =>
   runConnectorAdapterContract(t, {

@@ -1,11 +1,18 @@
 import t from 'tap';
 import type { ConnectorSettings } from '../../../core/contracts/index.js';
-import { runConnectorAdapterContract } from '../../../test/contracts/connector-adapter.js';
+import {
+  connectorSettings,
+  refusedSettings,
+  runConnectorAdapterContract,
+} from '../../../test/contracts/connector-adapter.js';
 import trackerModule, { ErrorTrackerConnectorAdapter } from '../index.js';
 import { nextCursorOf, normalizeWebhookBody } from '../normalize.js';
 import { apiEvent, eventAlertBody, signedDelivery, startTrackerPeer } from './peer.js';
 
 const SECRET = 'a5c3f0b1e2d4c6b8a0f1e3d5c7b9a1f3e5d7c9b1a3f5e7d9c1b3a5f7e9d1c3b5';
+/** The secrets of a polling setup (an auth token) and of a push-only one (the client secret). */
+const polling = { auth_token: 'tok' };
+const pushed = { client_secret: SECRET };
 const loopback = { config: { security: { allowLoopbackFetch: true } }, log: undefined };
 const create = () =>
   new ErrorTrackerConnectorAdapter(ErrorTrackerConnectorAdapter.validateOptions({ allowHttp: true }), loopback);
@@ -20,13 +27,7 @@ t.test('connector-error-tracker passes the ConnectorAdapter contract kit against
   const settings = (
     secrets: ConnectorSettings['secrets'],
     config: Record<string, unknown> = { organization: 'acme', project: 'shop', base_url: peer.url },
-  ): ConnectorSettings => ({
-    connectorId: 'con_1',
-    workspaceId: 'ws_1',
-    config,
-    secrets,
-    lastDeliveryAt: null,
-  });
+  ) => connectorSettings(config, secrets);
   const delivery = signedDelivery(
     SECRET,
     'event_alert',
@@ -53,42 +54,27 @@ t.test('connector-error-tracker passes the ConnectorAdapter contract kit against
         secrets: { client_secret: SECRET, auth_token: 'tok' },
       },
       invalid: [
-        { name: 'no secret at all', config: {}, secrets: {}, code: 'missing_field', field: 'secrets.client_secret' },
-        {
-          name: 'polling without a project',
-          config: { organization: 'acme' },
-          secrets: { auth_token: 'tok' },
-          code: 'missing_field',
-          field: 'config.project',
-        },
-        {
-          name: 'a slug with a slash',
-          config: { organization: 'acme/x', project: 'shop' },
-          secrets: { auth_token: 'tok' },
-          code: 'invalid_value',
-          field: 'config.organization',
-        },
-        {
-          name: 'an ftp base URL',
-          config: { base_url: 'ftp://tracker.example.com' },
-          secrets: { client_secret: SECRET },
-          code: 'invalid_url',
-          field: 'config.base_url',
-        },
-        {
-          name: 'a metadata address',
-          config: { base_url: 'https://169.254.169.254' },
-          secrets: { client_secret: SECRET },
-          code: 'blocked_address',
-          field: 'config.base_url',
-        },
-        {
-          name: 'an unknown config key',
-          config: { region: 'eu' },
-          secrets: { client_secret: SECRET },
-          code: 'unknown_field',
-          field: 'config.region',
-        },
+        refusedSettings('no secret at all', 'missing_field@secrets.client_secret', {}),
+        refusedSettings('polling without a project', 'missing_field@config.project', { organization: 'acme' }, polling),
+        refusedSettings(
+          'a slug with a slash',
+          'invalid_value@config.organization',
+          { organization: 'acme/x', project: 'shop' },
+          polling,
+        ),
+        refusedSettings(
+          'an ftp base URL',
+          'invalid_url@config.base_url',
+          { base_url: 'ftp://tracker.example.com' },
+          pushed,
+        ),
+        refusedSettings(
+          'a metadata address',
+          'blocked_address@config.base_url',
+          { base_url: 'https://169.254.169.254' },
+          pushed,
+        ),
+        refusedSettings('an unknown config key', 'unknown_field@config.region', { region: 'eu' }, pushed),
       ],
     },
     test: [
@@ -215,12 +201,10 @@ t.test('poll walks every page of the window, and continues a walk cut short', as
   t.teardown(() => peer.close());
   const base = Date.now() - 50_000;
   for (let i = 0; i < 5; i++) peer.events.push(apiEvent({ at: new Date(base + i * 1000) }));
-  const settings: ConnectorSettings = {
-    connectorId: 'con_1',
-    workspaceId: 'ws_1',
-    config: { organization: 'acme', project: 'shop', base_url: peer.url },
-    secrets: { auth_token: peer.token },
-  };
+  const settings = connectorSettings(
+    { organization: 'acme', project: 'shop', base_url: peer.url },
+    { auth_token: peer.token },
+  );
   const all = await create().poll(settings, null);
   t.equal(all.events.length, 5, 'three pages of two, two and one');
   t.equal(peer.requests.filter((r) => r.includes('/events/')).length, 3);

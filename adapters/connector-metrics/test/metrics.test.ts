@@ -1,10 +1,16 @@
 import t from 'tap';
 import type { ConnectorSettings } from '../../../core/contracts/index.js';
-import { runConnectorAdapterContract } from '../../../test/contracts/connector-adapter.js';
+import {
+  connectorSettings,
+  refusedSettings,
+  runConnectorAdapterContract,
+} from '../../../test/contracts/connector-adapter.js';
 import metricsModule, { MetricsConnectorAdapter } from '../index.js';
 import { framesOfStack, normalizeLog } from '../normalize.js';
 import { apiLog, startLogsPeer } from './peer.js';
 
+/** Both keys, for the settings cases about something else. */
+const KEYS = { api_key: 'k', application_key: 'a' };
 const loopback = { config: { security: { allowLoopbackFetch: true } }, log: undefined };
 const create = (o: Record<string, unknown> = {}) =>
   new MetricsConnectorAdapter(MetricsConnectorAdapter.validateOptions({ allowHttp: true, ...o }), loopback);
@@ -16,16 +22,8 @@ t.test('connector-metrics passes the ConnectorAdapter contract kit against a loc
     apiLog({ at: new Date(Date.now() - 60_000) }),
     apiLog({ at: new Date(Date.now() - 30_000), message: 'y is null', kind: 'RangeError' }),
   );
-  const settings = (
-    secrets: ConnectorSettings['secrets'],
-    config: Record<string, unknown> = { base_url: peer.url },
-  ): ConnectorSettings => ({
-    connectorId: 'con_1',
-    workspaceId: 'ws_1',
-    config,
-    secrets,
-    lastDeliveryAt: null,
-  });
+  const settings = (secrets: ConnectorSettings['secrets'], config: Record<string, unknown> = { base_url: peer.url }) =>
+    connectorSettings(config, secrets);
   const keys = { api_key: peer.apiKey, application_key: peer.appKey };
 
   await runConnectorAdapterContract(t, {
@@ -38,51 +36,20 @@ t.test('connector-metrics passes the ConnectorAdapter contract kit against a loc
     settings: {
       valid: {
         config: { base_url: 'https://api.datadoghq.eu', query: 'service:shop env:production' },
-        secrets: { api_key: 'k', application_key: 'a' },
+        secrets: KEYS,
       },
       invalid: [
-        {
-          name: 'no application key',
-          config: {},
-          secrets: { api_key: 'k' },
-          code: 'missing_field',
-          field: 'secrets.application_key',
-        },
-        {
-          name: 'no api key',
-          config: {},
-          secrets: { application_key: 'a' },
-          code: 'missing_field',
-          field: 'secrets.api_key',
-        },
-        {
-          name: 'an ftp site',
-          config: { base_url: 'ftp://api.datadoghq.com' },
-          secrets: { api_key: 'k', application_key: 'a' },
-          code: 'invalid_url',
-          field: 'config.base_url',
-        },
-        {
-          name: 'a metadata address',
-          config: { base_url: 'https://169.254.169.254' },
-          secrets: { api_key: 'k', application_key: 'a' },
-          code: 'blocked_address',
-          field: 'config.base_url',
-        },
-        {
-          name: 'a query on two lines',
-          config: { query: 'a\nb' },
-          secrets: { api_key: 'k', application_key: 'a' },
-          code: 'invalid_value',
-          field: 'config.query',
-        },
-        {
-          name: 'an unknown config key',
-          config: { region: 'eu' },
-          secrets: { api_key: 'k', application_key: 'a' },
-          code: 'unknown_field',
-          field: 'config.region',
-        },
+        refusedSettings('no application key', 'missing_field@secrets.application_key', {}, { api_key: 'k' }),
+        refusedSettings('no api key', 'missing_field@secrets.api_key', {}, { application_key: 'a' }),
+        refusedSettings('an ftp site', 'invalid_url@config.base_url', { base_url: 'ftp://api.datadoghq.com' }, KEYS),
+        refusedSettings(
+          'a metadata address',
+          'blocked_address@config.base_url',
+          { base_url: 'https://169.254.169.254' },
+          KEYS,
+        ),
+        refusedSettings('a query on two lines', 'invalid_value@config.query', { query: 'a\nb' }, KEYS),
+        refusedSettings('an unknown config key', 'unknown_field@config.region', { region: 'eu' }, KEYS),
       ],
     },
     test: [
@@ -171,12 +138,10 @@ t.test('poll asks for error logs with the keys, walks every page, and continues 
     apiLog({ at: new Date(base + 500), status: 'info', message: 'all good' }),
     apiLog({ at: new Date(base + 600), status: 'warn' }),
   );
-  const settings: ConnectorSettings = {
-    connectorId: 'con_1',
-    workspaceId: 'ws_1',
-    config: { base_url: peer.url, query: 'service:shop-api' },
-    secrets: { api_key: peer.apiKey, application_key: peer.appKey },
-  };
+  const settings = connectorSettings(
+    { base_url: peer.url, query: 'service:shop-api' },
+    { api_key: peer.apiKey, application_key: peer.appKey },
+  );
 
   const all = await create({ pageLimit: 2 }).poll(settings, null);
   t.equal(all.events.length, 5, 'three pages of two, two and one; info and warn logs left out');
@@ -210,12 +175,7 @@ t.test(
   async (t) => {
     const peer = await startLogsPeer();
     t.teardown(() => peer.close());
-    const settings: ConnectorSettings = {
-      connectorId: 'con_1',
-      workspaceId: 'ws_1',
-      config: { base_url: peer.url },
-      secrets: { api_key: peer.apiKey, application_key: peer.appKey },
-    };
+    const settings = connectorSettings({ base_url: peer.url }, { api_key: peer.apiKey, application_key: peer.appKey });
     await t.rejects(create().poll({ ...settings, secrets: { ...settings.secrets, api_key: 'wrong' } }, null), {
       code: 'unauthorized',
       retryable: false,

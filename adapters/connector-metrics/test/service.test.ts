@@ -23,8 +23,7 @@ t.test(
     const owner = await h.owner();
     const ws = await h.workspace(owner);
 
-    const missing = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const missing = await h.createConnector(owner, ws.id, {
       kind: 'metrics_platform',
       name: 'Logs',
       config: { base_url: peer.url },
@@ -39,8 +38,7 @@ t.test(
       ['missing_field@secrets.application_key'],
     );
 
-    const wrong = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const wrong = await h.createConnector(owner, ws.id, {
       kind: 'metrics_platform',
       name: 'Logs',
       config: { base_url: peer.url },
@@ -64,8 +62,7 @@ t.test(
         }),
       );
     peer.logs.push(apiLog({ at: new Date(base + 5000), status: 'info', message: 'checkout ok' }));
-    const created = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const created = await h.createConnector(owner, ws.id, {
       kind: 'metrics_platform',
       name: 'Logs',
       config: { base_url: peer.url, query: 'service:shop-api' },

@@ -6,15 +6,13 @@ import { assertNoSecretsLeaked, expectStatus, harness } from './helpers.js';
 const h = await harness(t);
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 const DAY = 86_400_000;
+/** POST /v1/tokens as `who`. */
+const createToken = (who: { auth: { headers: Record<string, string> } }, payload: object) =>
+  h.call({ method: 'POST', url: '/v1/tokens', payload, auth: who.auth });
 
 t.test('an owner creates an API token, uses it as Bearer, and revokes it', async (t) => {
   const owner = await signUp(h.app);
-  const created = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'CI deploys', role: 'admin' },
-    auth: owner.auth,
-  });
+  const created = await createToken(owner, { name: 'CI deploys', role: 'admin' });
   expectStatus(t, created, 201, 'created');
   const body = created.body as Record<string, any>;
   t.match(body.token, /^pwt_[A-Za-z0-9_-]{43}$/, 'the token is shown once');
@@ -66,12 +64,7 @@ t.test('an owner creates an API token, uses it as Bearer, and revokes it', async
 t.test('expired and malformed tokens are refused; expiry bounds are checked', async (t) => {
   const owner = await signUp(h.app);
   const soon = new Date(Date.now() + DAY).toISOString();
-  const created = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'short', role: 'reviewer', expires_at: soon },
-    auth: owner.auth,
-  });
+  const created = await createToken(owner, { name: 'short', role: 'reviewer', expires_at: soon });
   expectStatus(t, created, 201, 'created with an expiry');
   t.equal(Date.parse((created.body as any).expires_at), Date.parse(soon));
   await h.app
@@ -96,18 +89,16 @@ t.test('expired and malformed tokens are refused; expiry bounds are checked', as
     401,
     'a foreign bearer is refused',
   );
-  const past = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'x', role: 'reviewer', expires_at: new Date(Date.now() - DAY).toISOString() },
-    auth: owner.auth,
+  const past = await createToken(owner, {
+    name: 'x',
+    role: 'reviewer',
+    expires_at: new Date(Date.now() - DAY).toISOString(),
   });
   expectStatus(t, past, 400, 'an expiry in the past is refused');
-  const far = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'x', role: 'reviewer', expires_at: new Date(Date.now() + 800 * DAY).toISOString() },
-    auth: owner.auth,
+  const far = await createToken(owner, {
+    name: 'x',
+    role: 'reviewer',
+    expires_at: new Date(Date.now() + 800 * DAY).toISOString(),
   });
   expectStatus(t, far, 400, 'more than two years is refused');
 });
@@ -118,33 +109,13 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
   const ws2 = await insertWorkspace(h.app, owner.organization.id);
   const reviewer = await addMember(h.app, owner, { role: 'reviewer', workspaceIds: [ws1.id] });
 
-  const tooHigh = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'x', role: 'admin' },
-    auth: reviewer.auth,
-  });
+  const tooHigh = await createToken(reviewer, { name: 'x', role: 'admin' });
   expectStatus(t, tooHigh, 403, 'a reviewer cannot create an admin token');
-  const outside = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'x', role: 'reviewer', workspace_ids: [ws2.id] },
-    auth: reviewer.auth,
-  });
+  const outside = await createToken(reviewer, { name: 'x', role: 'reviewer', workspace_ids: [ws2.id] });
   expectStatus(t, outside, 403, 'nor a token for a workspace they cannot open');
-  const unknown = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'x', role: 'reviewer', workspace_ids: ['ws_nope'] },
-    auth: reviewer.auth,
-  });
+  const unknown = await createToken(reviewer, { name: 'x', role: 'reviewer', workspace_ids: ['ws_nope'] });
   expectStatus(t, unknown, 400, 'an unknown workspace is invalid');
-  const fine = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'reviewer bot', role: 'client_viewer' },
-    auth: reviewer.auth,
-  });
+  const fine = await createToken(reviewer, { name: 'reviewer bot', role: 'client_viewer' });
   expectStatus(t, fine, 201, 'a lower role is fine');
 
   const tokenService = (h.app.container.cradle as { tokenService: { authenticate(t: string): Promise<Principal> } })
@@ -159,23 +130,13 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
   });
   t.same(p.workspaceIds, [ws1.id], "without workspace_ids the token opens its creator's workspaces");
 
-  const scoped = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'one workspace', role: 'owner', workspace_ids: [ws2.id] },
-    auth: owner.auth,
-  });
+  const scoped = await createToken(owner, { name: 'one workspace', role: 'owner', workspace_ids: [ws2.id] });
   expectStatus(t, scoped, 201, 'an owner token scoped to one workspace');
   t.same((await tokenService.authenticate((scoped.body as any).token)).workspaceIds, [ws2.id]);
 
   // An admin's admin token follows the admin down when they are demoted.
   const admin = await addMember(h.app, owner, { role: 'admin' });
-  const adminToken = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'admin bot', role: 'admin' },
-    auth: admin.auth,
-  });
+  const adminToken = await createToken(admin, { name: 'admin bot', role: 'admin' });
   expectStatus(
     t,
     await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }),
@@ -226,12 +187,7 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
 t.test("another organization's token ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
-  const created = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'a bot', role: 'owner' },
-    auth: a.auth,
-  });
+  const created = await createToken(a, { name: 'a bot', role: 'owner' });
   const del = await h.call({ method: 'DELETE', url: `/v1/tokens/${(created.body as any).id}`, auth: b.auth });
   expectStatus(t, del, 404, 'not found, not forbidden');
   t.equal(del.body.code, 'not_found');
@@ -248,13 +204,7 @@ t.test("another organization's token ids answer 404", async (t) => {
 
 t.test('lists page with a cursor', async (t) => {
   const owner = await signUp(h.app);
-  for (let i = 0; i < 3; i++)
-    await h.call({
-      method: 'POST',
-      url: '/v1/tokens',
-      payload: { name: `bot ${i}`, role: 'reviewer' },
-      auth: owner.auth,
-    });
+  for (let i = 0; i < 3; i++) await createToken(owner, { name: `bot ${i}`, role: 'reviewer' });
   const names: string[] = [];
   let cursor: string | null = null;
   do {

@@ -5,6 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { createTicket } from '../../../test/helpers/tickets.js';
 import { caller, signUpAgency, type Json } from './helpers.js';
 
 const app = await startTestApp(t);
@@ -145,19 +146,12 @@ t.test("referred customers are the organizations that signed up with the agency'
 });
 
 t.test('overview, client card, queue with SLA timers, resale', async (t) => {
-  const tickets = app.container.resolve<{
-    createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
-  }>('ticketService');
   const open = async (patch: Record<string, unknown>) => {
-    const tk = await app.db.transaction((trx) =>
-      tickets.createTicket(trx, {
-        orgId: agency.organization.id,
-        workspaceId: clientWs.id,
-        origin: 'email',
-        subject: `Ticket ${Math.random()}`,
-        customerEmail: 'jane@example.com',
-      }),
-    );
+    const tk = await createTicket(app, {
+      orgId: agency.organization.id,
+      workspaceId: clientWs.id as string,
+      subject: `Ticket ${Math.random()}`,
+    });
     await app.db('tickets').where({ id: tk.id }).update(patch);
     return tk.id;
   };

@@ -6,6 +6,7 @@ import t from 'tap';
 import { outgoing } from '../../mail/services/delivery.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { datedTicket, type TicketHistory } from '../../../test/helpers/tickets.js';
 import { caller, signUpAgency, type Json } from './helpers.js';
 
 const app = await startTestApp(t);
@@ -23,34 +24,8 @@ await app
   .update({ locale: 'it', report_intro: 'Ecco il riepilogo del mese.' });
 
 // Tickets of October 2026 in the shop (made through the tickets service, then dated).
-const tickets = app.container.resolve<{
-  createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
-}>('ticketService');
-const at = (day: number, minutes = 0) => new Date(Date.UTC(2026, 9, day, 10, 0, 0) + minutes * 60_000);
-async function ticket(
-  workspaceId: string,
-  o: { day: number; frMin?: number; resolveMin?: number; fixed?: boolean },
-): Promise<void> {
-  const tk = await app.db.transaction((trx) =>
-    tickets.createTicket(trx, {
-      orgId: agency.organization.id,
-      workspaceId,
-      origin: 'email',
-      subject: 'Help',
-      customerEmail: 'jane@example.com',
-    }),
-  );
-  const patch: Record<string, unknown> = { created_at: at(o.day) };
-  if (o.frMin !== undefined) Object.assign(patch, { first_response_at: at(o.day, o.frMin), state: 'answered' });
-  if (o.resolveMin !== undefined)
-    Object.assign(
-      patch,
-      o.fixed
-        ? { state: 'customer_notified', released_at: at(o.day, o.resolveMin), resolved_version: '1.2.3' }
-        : { state: 'closed', closed_at: at(o.day, o.resolveMin) },
-    );
-  await app.db('tickets').where({ id: tk.id }).update(patch);
-}
+const ticket = (workspaceId: string, o: { day: number } & TicketHistory) =>
+  datedTicket(app, agency.organization.id, workspaceId, new Date(Date.UTC(2026, 9, o.day, 10, 0, 0)), o);
 await ticket(shop.id, { day: 5, frMin: 10, resolveMin: 60 });
 await ticket(shop.id, { day: 6, frMin: 30, resolveMin: 600, fixed: true });
 await ticket(shop.id, { day: 20, frMin: 20 });

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { createTicket, datedTicket, type TicketHistory } from '../../../test/helpers/tickets.js';
 import { buckets } from '../services/metrics.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed JSON answers
@@ -27,49 +28,9 @@ const blog = await newWs(owner, 'Blog');
 const DAY = 86_400_000;
 const base = Date.UTC(2026, 9, 5, 10, 0, 0); // Monday 5 October 2026, 10:00 UTC
 const at = (days: number, minutes = 0) => new Date(base + days * DAY + minutes * 60_000);
-const tickets = app.container.resolve<{
-  createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
-}>('ticketService');
-
-async function ticket(
-  orgId: string,
-  workspaceId: string,
-  o: {
-    day: number;
-    origin?: string;
-    category?: string;
-    frMin?: number;
-    resolveMin?: number;
-    fixed?: boolean;
-    escalated?: boolean;
-  },
-): Promise<void> {
-  const tk = await app.db.transaction((trx) =>
-    tickets.createTicket(trx, {
-      orgId,
-      workspaceId,
-      origin: o.origin ?? 'email',
-      subject: 'Help',
-      customerEmail: 'jane@example.com',
-    }),
-  );
-  const created = at(o.day);
-  const patch: Record<string, unknown> = {
-    created_at: created,
-    category: o.category ?? 'usage',
-    origin: o.origin ?? 'email',
-  };
-  if (o.frMin !== undefined) Object.assign(patch, { first_response_at: at(o.day, o.frMin), state: 'answered' });
-  if (o.resolveMin !== undefined)
-    Object.assign(
-      patch,
-      o.fixed
-        ? { state: 'customer_notified', released_at: at(o.day, o.resolveMin), resolved_version: '1.2.3' }
-        : { state: 'closed', closed_at: at(o.day, o.resolveMin) },
-    );
-  if (o.escalated) Object.assign(patch, { state: 'escalated', escalated_at: at(o.day, 5) });
-  await app.db('tickets').where({ id: tk.id }).update(patch);
-}
+/** A ticket opened on day `o.day` of the range (a usage question by email unless told), then dated. */
+const ticket = (orgId: string, workspaceId: string, o: { day: number } & TicketHistory) =>
+  datedTicket(app, orgId, workspaceId, at(o.day), { origin: 'email', category: 'usage', ...o });
 
 // Shop: 4 tickets over two days; Blog: 1 ticket; one ticket outside the range.
 await ticket(owner.organization.id, shop.id, { day: 0, origin: 'email', category: 'usage', frMin: 10, resolveMin: 60 });
@@ -158,16 +119,7 @@ t.test('with the fix loop on, its jobs of the range (read through fixRecords)', 
       })
     ).payload,
   ) as Json;
-  const service = withFixes.container.resolve<typeof tickets>('ticketService');
-  const tk = await withFixes.db.transaction((trx) =>
-    service.createTicket(trx, {
-      orgId: someone.organization.id,
-      workspaceId: ws.id,
-      origin: 'email',
-      subject: 'Help',
-      customerEmail: 'jane@example.com',
-    }),
-  );
+  const tk = await createTicket(withFixes, { orgId: someone.organization.id, workspaceId: ws.id as string });
   const get = async (url: string) =>
     JSON.parse((await withFixes.server.inject({ method: 'GET', url, ...someone.auth })).payload) as Json;
   t.same(

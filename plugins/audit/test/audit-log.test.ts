@@ -1,5 +1,6 @@
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import { allPages } from '../../../test/helpers/call.js';
 import { auditApp, json, setPlan } from './helpers/setup.js';
 
 interface Entry {
@@ -87,19 +88,9 @@ t.test('an owner reads the audit log of administrative changes, newest first, wi
   t.same(past.items, []);
 
   // The cursor walks the same entries one by one.
-  const seen: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const res: { statusCode: number; payload: string } = await app.server.inject({
-      method: 'GET',
-      url: `/v1/audit?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
-      ...admin.auth,
-    });
-    t.equal(res.statusCode, 200);
-    const p: Page = json<Page>(res);
-    seen.push(...p.items.map((e) => e.id));
-    cursor = p.next_cursor;
-  } while (cursor);
+  const pages = await allPages(app, admin, '/v1/audit?limit=2');
+  for (const p of pages) t.equal(p.status, 200);
+  const seen = pages.flatMap((p) => (p.body as Page).items.map((e) => e.id));
   t.same(
     seen,
     page.items.map((e) => e.id),

@@ -45,6 +45,10 @@ async function entriesSince(app: App, orgId: string, since: string): Promise<str
   return rows.map((r) => r.id);
 }
 
+/** A call to the organization's audit stream (`/v1/audit/stream` and `sub`) as `who`. */
+const onStream = (app: App, who: SignedUp, method: string, payload?: object, sub = '') =>
+  app.server.inject({ method, url: `/v1/audit/stream${sub}`, ...(payload ? { payload } : {}), ...who.auth });
+
 t.test(
   'a stream to an HTTPS collector delivers signed batches in order and survives its downtime without loss',
   async (t) => {
@@ -55,60 +59,34 @@ t.test(
     const owner = await signUp(app, { orgName: 'Streamer' });
     const org = owner.organization.id;
 
-    const notInPlan = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/audit/stream',
-      payload: { kind: 'https', url },
-      ...owner.auth,
-    });
+    const notInPlan = await onStream(app, owner, 'PUT', { kind: 'https', url });
     t.equal(notInPlan.statusCode, 402);
     t.equal(json(notInPlan).code, 'feature_not_in_plan');
     await setPlan(app, org, 'enterprise');
+    t.equal((await onStream(app, owner, 'GET')).statusCode, 404, 'no stream yet');
     t.equal(
-      (await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth })).statusCode,
-      404,
-      'no stream yet',
-    );
-    t.equal(
-      (
-        await app.server.inject({
-          method: 'PUT',
-          url: '/v1/audit/stream',
-          payload: { kind: 'https', url: url.replace('https', 'http') },
-          ...owner.auth,
-        })
-      ).statusCode,
+      (await onStream(app, owner, 'PUT', { kind: 'https', url: url.replace('https', 'http') })).statusCode,
       400,
       'https only',
     );
-    const privateAddress = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/audit/stream',
-      payload: { kind: 'https', url: 'https://10.1.2.3/in' },
-      ...owner.auth,
-    });
+    const privateAddress = await onStream(app, owner, 'PUT', { kind: 'https', url: 'https://10.1.2.3/in' });
     t.equal(privateAddress.statusCode, 422);
     t.equal(json(privateAddress).code, 'blocked_address');
 
-    const created = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/audit/stream',
-      payload: { kind: 'https', url },
-      ...owner.auth,
-    });
+    const created = await onStream(app, owner, 'PUT', { kind: 'https', url });
     t.equal(created.statusCode, 200, created.payload);
     const stream = json<Stream>(created);
     const createdAt = (stream as unknown as { created_at: string }).created_at;
     t.match(stream.secret, /^pwss_[\w-]{43}$/, 'the signing secret, once');
     t.equal(stream.secret_last4, stream.secret!.slice(-4));
     const secret = stream.secret!;
-    const read = json<Stream>(await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth }));
+    const read = json<Stream>(await onStream(app, owner, 'GET'));
     t.notOk('secret' in read, 'never shown again');
     const stored = (await app.db('audit_streams').where({ id: stream.id }).first()) as { secret_encrypted: string };
     t.notOk(stored.secret_encrypted.includes(secret), 'stored encrypted');
 
     // The test batch reaches the collector, signed, and is not part of the log.
-    const tested = await app.server.inject({ method: 'POST', url: '/v1/audit/stream/test', ...owner.auth });
+    const tested = await onStream(app, owner, 'POST', undefined, '/test');
     t.equal(tested.statusCode, 200);
     t.match(json(tested), { ok: true, status: 204, error: null });
     const testBatch = peer.batches.at(-1)!;
@@ -137,7 +115,7 @@ t.test(
     await peer.down('closed');
     for (let i = 0; i < 4; i++) await invite(app, owner);
     t.equal(await delivery.deliverDue(), 0);
-    let state = json<Stream>(await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth }));
+    let state = json<Stream>(await onStream(app, owner, 'GET'));
     t.equal(state.status, 'failing');
     t.equal(state.delivery.consecutive_failures, 1);
     t.match(state.delivery.last_error, /request_failed/);
@@ -149,14 +127,14 @@ t.test(
     await peer.down('error');
     await skipBackoff(app);
     t.equal(await delivery.deliverDue(), 0);
-    state = json<Stream>(await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth }));
+    state = json<Stream>(await onStream(app, owner, 'GET'));
     t.equal(state.delivery.consecutive_failures, 2);
     t.match(state.delivery.last_error, /503/);
     t.ok(peer.refused >= 1);
     await peer.up();
     await skipBackoff(app);
     t.ok((await delivery.deliverDue()) >= 4, 'delivered once the collector is back');
-    state = json<Stream>(await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth }));
+    state = json<Stream>(await onStream(app, owner, 'GET'));
     t.match(state, { status: 'active', delivery: { pending: 0, consecutive_failures: 0, last_error: null } });
 
     const delivered = peer.entryIds();
@@ -167,7 +145,7 @@ t.test(
     t.same(times, [...times].sort(), 'in order');
 
     // Rotation: the new secret shown once; for a while batches carry both signatures.
-    const rotated = await app.server.inject({ method: 'POST', url: '/v1/audit/stream/rotate-secret', ...owner.auth });
+    const rotated = await onStream(app, owner, 'POST', undefined, '/rotate-secret');
     t.equal(rotated.statusCode, 200);
     const fresh = json<Stream>(rotated).secret!;
     t.not(fresh, secret);
@@ -185,19 +163,12 @@ t.test(
 
     // Roles and tenancy.
     const reviewer = await addMember(app, owner, { role: 'reviewer' });
-    t.equal((await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...reviewer.auth })).statusCode, 403);
+    t.equal((await onStream(app, reviewer, 'GET')).statusCode, 403);
     const stranger = await signUp(app, { orgName: 'Elsewhere' });
     await setPlan(app, stranger.organization.id, 'enterprise');
-    t.equal(
-      (await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...stranger.auth })).statusCode,
-      404,
-      'another organization sees no stream',
-    );
-    t.equal(
-      (await app.server.inject({ method: 'POST', url: '/v1/audit/stream/test', ...stranger.auth })).statusCode,
-      404,
-    );
-    t.equal((await app.server.inject({ method: 'DELETE', url: '/v1/audit/stream', ...stranger.auth })).statusCode, 404);
+    t.equal((await onStream(app, stranger, 'GET')).statusCode, 404, 'another organization sees no stream');
+    t.equal((await onStream(app, stranger, 'POST', undefined, '/test')).statusCode, 404);
+    t.equal((await onStream(app, stranger, 'DELETE')).statusCode, 404);
     await delivery.deliverDue();
     const foreign = (await app.db('audit_entries').where({ org_id: stranger.organization.id }).select('id')) as Array<{
       id: string;
@@ -208,23 +179,14 @@ t.test(
     );
 
     // Changing and deleting are audited; the queue goes with the stream.
-    const paused = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/audit/stream',
-      payload: { kind: 'https', url, enabled: false },
-      ...owner.auth,
-    });
+    const paused = await onStream(app, owner, 'PUT', { kind: 'https', url, enabled: false });
     t.equal(json<Stream>(paused).status, 'disabled');
     await invite(app, owner);
     t.equal(await delivery.deliverDue(), 0, 'a disabled stream sends nothing');
-    t.ok(
-      json<Stream>(await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth })).delivery
-        .pending >= 2,
-      'but keeps what it would send',
-    );
-    const deleted = await app.server.inject({ method: 'DELETE', url: '/v1/audit/stream', ...owner.auth });
+    t.ok(json<Stream>(await onStream(app, owner, 'GET')).delivery.pending >= 2, 'but keeps what it would send');
+    const deleted = await onStream(app, owner, 'DELETE');
     t.same(json(deleted), { ok: true });
-    t.equal((await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth })).statusCode, 404);
+    t.equal((await onStream(app, owner, 'GET')).statusCode, 404);
     const [queued] = (await app.db('audit_stream_queue').count('* as n')) as Array<{ n: string | number }>;
     t.equal(Number(queued!.n), 0);
     const actions = (
@@ -266,18 +228,11 @@ t.test('a stream to CloudWatch Logs puts each entry as a log event, creating the
     },
   };
   t.equal(
-    (
-      await app.server.inject({
-        method: 'PUT',
-        url: '/v1/audit/stream',
-        payload: { ...payload, url: 'https://example.com' },
-        ...owner.auth,
-      })
-    ).statusCode,
+    (await onStream(app, owner, 'PUT', { ...payload, url: 'https://example.com' })).statusCode,
     400,
     'no url on a cloudwatch stream',
   );
-  const res = await app.server.inject({ method: 'PUT', url: '/v1/audit/stream', payload, ...owner.auth });
+  const res = await onStream(app, owner, 'PUT', payload);
   t.equal(res.statusCode, 200, res.payload);
   const stream = json<Stream>(res);
   t.same(stream.cloudwatch, {
@@ -301,30 +256,22 @@ t.test('a stream to CloudWatch Logs puts each entry as a log event, creating the
   );
   t.ok(messages.every((m) => m.batch_id.startsWith('ab_')));
 
-  const test = await app.server.inject({ method: 'POST', url: '/v1/audit/stream/test', ...owner.auth });
+  const test = await onStream(app, owner, 'POST', undefined, '/test');
   t.match(json(test), { ok: true });
   t.equal(cw.events('/patchwell/audit', 'acme').length, 4);
 
   // Same access key without the secret keeps the stored secret; a new key needs its secret.
   const { secret_access_key: _omit, ...keep } = payload.cloudwatch;
   t.equal(
-    (
-      await app.server.inject({
-        method: 'PUT',
-        url: '/v1/audit/stream',
-        payload: { kind: 'cloudwatch', cloudwatch: { ...keep, log_stream: 'acme-2' } },
-        ...owner.auth,
-      })
-    ).statusCode,
+    (await onStream(app, owner, 'PUT', { kind: 'cloudwatch', cloudwatch: { ...keep, log_stream: 'acme-2' } }))
+      .statusCode,
     200,
   );
   t.equal(
     (
-      await app.server.inject({
-        method: 'PUT',
-        url: '/v1/audit/stream',
-        payload: { kind: 'cloudwatch', cloudwatch: { ...keep, access_key_id: 'AKIAOTHERKEY00000' } },
-        ...owner.auth,
+      await onStream(app, owner, 'PUT', {
+        kind: 'cloudwatch',
+        cloudwatch: { ...keep, access_key_id: 'AKIAOTHERKEY00000' },
       })
     ).statusCode,
     400,
@@ -332,18 +279,12 @@ t.test('a stream to CloudWatch Logs puts each entry as a log event, creating the
 
   // A log group that does not exist is an error the owner sees, and the entries wait.
   t.equal(
-    (
-      await app.server.inject({
-        method: 'PUT',
-        url: '/v1/audit/stream',
-        payload: { kind: 'cloudwatch', cloudwatch: { ...keep, log_group: 'missing' } },
-        ...owner.auth,
-      })
-    ).statusCode,
+    (await onStream(app, owner, 'PUT', { kind: 'cloudwatch', cloudwatch: { ...keep, log_group: 'missing' } }))
+      .statusCode,
     200,
   );
   await deliveryOf(app).deliverDue();
-  const state = json<Stream>(await app.server.inject({ method: 'GET', url: '/v1/audit/stream', ...owner.auth }));
+  const state = json<Stream>(await onStream(app, owner, 'GET'));
   t.match(state.delivery.last_error, /ResourceNotFoundException/);
   t.ok(state.delivery.pending >= 1);
 });

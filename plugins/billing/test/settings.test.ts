@@ -8,12 +8,13 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
   const h = await startBilling(t);
   const gate = h.app.container.resolve<BillingGate>('billingGate');
   const limits = h.app.container.resolve<PlanLimits>('planLimits');
+  /** The gate's answer for a job of the organization (outside any workspace), in its own transaction. */
+  const authorize = (orgId: string, kind: 'fix' | 'diagnosis', estimatedCostUsd: number, jobId?: string) =>
+    h.app.db.transaction((trx) => gate.authorizeJob(trx, { orgId, workspaceId: null, kind, estimatedCostUsd, jobId }));
   let jobs = 0;
   const runFix = async (orgId: string) => {
     const jobId = `job_${++jobs}`;
-    await h.app.db.transaction((trx) =>
-      gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 0.5, jobId }),
-    );
+    await authorize(orgId, 'fix', 0.5, jobId);
     await h.app.db.transaction((trx) => gate.recordJobCost(trx, { orgId, jobId, costUsd: 0.42, consumedFix: true }));
   };
   const refusal = async (p: Promise<unknown>) => {
@@ -88,11 +89,7 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     const orgId = owner.organization.id;
     await h.subscribe(owner, 'indie'); // 5 trial fixes, overage at 4 USD
     for (let i = 0; i < 5; i++) await runFix(orgId);
-    const exhausted = await refusal(
-      h.app.db.transaction((trx) =>
-        gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 1 }),
-      ),
-    );
+    const exhausted = await refusal(authorize(orgId, 'fix', 1));
     t.same(
       exhausted,
       { status: 402, code: 'plan_limit_reached', reason: 'fix_credits_exhausted' },
@@ -113,19 +110,13 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     t.equal(alerts[0]?.to_address, owner.email);
     t.match(alerts[0]?.subject, /80 % of your monthly spend cap/);
 
-    const over = await refusal(
-      h.app.db.transaction((trx) =>
-        gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'fix', estimatedCostUsd: 1 }),
-      ),
-    );
+    const over = await refusal(authorize(orgId, 'fix', 1));
     t.same(
       over,
       { status: 402, code: 'plan_limit_reached', reason: 'spend_cap' },
       'a fix that would pass the cap is refused',
     );
-    const diagnosis = await h.app.db.transaction((trx) =>
-      gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'diagnosis', estimatedCostUsd: 0.1 }),
-    );
+    const diagnosis = await authorize(orgId, 'diagnosis', 0.1);
     t.equal(diagnosis.funding, 'included', 'diagnoses still run below the cap');
 
     let billing = await h.billing(owner);
@@ -135,11 +126,7 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     await h.call(owner, 'PUT', '/v1/billing/spend-cap', { cap_usd: 8 });
     billing = await h.billing(owner);
     t.equal(billing.summary.spend.blocked, true, 'spend at the cap blocks');
-    const blocked = await refusal(
-      h.app.db.transaction((trx) =>
-        gate.authorizeJob(trx, { orgId, workspaceId: null, kind: 'diagnosis', estimatedCostUsd: 0.1 }),
-      ),
-    );
+    const blocked = await refusal(authorize(orgId, 'diagnosis', 0.1));
     t.same(blocked, { status: 402, code: 'plan_limit_reached', reason: 'spend_cap' }, 'every job is blocked at 100 %');
     t.equal((await h.mails(orgId, 'billing.spend_cap_alert')).length, 1, 'one alert per period');
 

@@ -48,12 +48,21 @@ function subscription(status: string, over: Record<string, unknown> = {}) {
   };
 }
 
+/** The data of a paid 10-fix top-up. */
+const topup10 = (paymentId: string, customerId: string) => ({
+  pack: 'topup_10',
+  fixes: 10,
+  amountUsd: 30,
+  paymentId,
+  customerId,
+});
+
 t.test('payment webhooks', async (t) => {
   const h = await startBilling(t);
 
   await t.test('a missing, wrong or stale signature is refused and nothing is stored', async (t) => {
     const owner = await h.owner();
-    const topup = { pack: 'topup_10', fixes: 10, amountUsd: 30, paymentId: 'pi_forged', customerId: 'cus_x' };
+    const topup = topup10('pi_forged', 'cus_x');
     const good = delivery(h, 'topup.paid', owner.organization.id, topup);
 
     const unsigned = await h.call(null, 'POST', '/v1/webhooks/payment/local', good.body, {
@@ -85,13 +94,7 @@ t.test('payment webhooks', async (t) => {
 
   await t.test('the same event twice is applied once', async (t) => {
     const owner = await h.owner();
-    const d = delivery(h, 'topup.paid', owner.organization.id, {
-      pack: 'topup_10',
-      fixes: 10,
-      amountUsd: 30,
-      paymentId: 'pi_replay',
-      customerId: 'cus_replay',
-    });
+    const d = delivery(h, 'topup.paid', owner.organization.id, topup10('pi_replay', 'cus_replay'));
     const first = await post(h, d);
     t.equal(first.status, 200, first.payload);
     t.same(first.body, { received: true, duplicate: false, event_id: JSON.parse(d.body).id, type: 'topup.paid' });
@@ -99,16 +102,7 @@ t.test('payment webhooks', async (t) => {
     t.equal(again.body.duplicate, true);
     const resigned = await post(h, { body: d.body, headers: h.local.sign(d.body) });
     t.equal(resigned.body.duplicate, true, 'a re-signed delivery of the same event id too');
-    const other = await post(
-      h,
-      delivery(h, 'topup.paid', owner.organization.id, {
-        pack: 'topup_10',
-        fixes: 10,
-        amountUsd: 30,
-        paymentId: 'pi_replay',
-        customerId: 'cus_replay',
-      }),
-    );
+    const other = await post(h, delivery(h, 'topup.paid', owner.organization.id, topup10('pi_replay', 'cus_replay')));
     t.equal(other.body.duplicate, false, 'another event id…');
     const billing = await h.billing(owner);
     t.equal(billing.summary.fixes.credits_remaining, 10, '…for the same payment grants nothing more');
@@ -217,13 +211,7 @@ t.test('payment webhooks', async (t) => {
     t.equal(org.connect_charges_enabled, true, 'an older account event does not undo a newer one');
     const wrong = await post(
       h,
-      delivery(h, 'topup.paid', owner.organization.id, {
-        pack: 'topup_10',
-        fixes: 10,
-        amountUsd: 30,
-        paymentId: 'pi_c',
-        customerId: 'cus_c',
-      }),
+      delivery(h, 'topup.paid', owner.organization.id, topup10('pi_c', 'cus_c')),
       '/v1/webhooks/payment/local/connect',
     );
     t.equal(wrong.status, 200);

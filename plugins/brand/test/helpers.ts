@@ -6,7 +6,9 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
+import type { LocalDns } from '../../../test/helpers/dns-server.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
+import { createTicket } from '../../../test/helpers/tickets.js';
 export { call, type Call, type Json };
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -48,3 +50,37 @@ export async function newProfile(app: App, owner: SignedUp, body: Record<string,
 }
 
 export const uid = () => randomBytes(5).toString('hex');
+
+/** Jane Doe's email "Checkout fails" opening a ticket in the workspace (in `language` when given); answers its id. */
+export async function checkoutTicket(app: App, orgId: string, workspaceId: string, language?: string): Promise<string> {
+  const tk = await createTicket(app, {
+    orgId,
+    workspaceId,
+    subject: 'Checkout fails',
+    customerEmail: 'jane.doe@example.com',
+    customerName: 'Jane Doe',
+    ...(language ? { language } : {}),
+    message: {
+      from: 'jane.doe@example.com',
+      subject: 'Checkout fails',
+      bodyText: 'Pay does nothing.',
+      emailMessageId: `<open-${uid()}@mail.example.com>`,
+    },
+  });
+  return tk.id;
+}
+
+/** Puts `domain` as the profile's status domain, publishes its CNAME and TXT on `dns` and asks to verify it: the answer. */
+export async function verifyStatusDomain(
+  app: App,
+  who: SignedUp,
+  dns: LocalDns,
+  profileId: string,
+  domain: string,
+): Promise<Call> {
+  const state = (await call(app, who, 'PUT', `/v1/brand/profiles/${profileId}/status-domain`, { domain })).body
+    .status_domain_state as { txt: { name: string; value: string } };
+  dns.cname.set(domain, 'status.patchwell.test');
+  dns.txt.set(state.txt.name, [state.txt.value]);
+  return call(app, who, 'POST', `/v1/brand/profiles/${profileId}/status-domain/verify`);
+}

@@ -6,9 +6,18 @@
 import type { Knex } from 'knex';
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { startDns } from '../../../test/helpers/dns-server.js';
+import { startDns, type DnsRecord } from '../../../test/helpers/dns-server.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { call, newProfile, newWorkspace, setOrg, uid, type Json } from './helpers.js';
+import {
+  call,
+  checkoutTicket,
+  newProfile,
+  newWorkspace,
+  setOrg,
+  uid,
+  verifyStatusDomain,
+  type Json,
+} from './helpers.js';
 
 interface MailerLike {
   enqueue(trx: Knex, input: Record<string, unknown>): Promise<string>;
@@ -33,30 +42,8 @@ const app = await startTestApp(t, {
   },
 });
 const mailer = app.container.resolve<MailerLike>('mailer');
-const tickets = app.container.resolve<{
-  createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
-}>('ticketService');
-
-async function ticketIn(orgId: string, workspaceId: string, language = 'en'): Promise<string> {
-  const tk = await app.db.transaction((trx) =>
-    tickets.createTicket(trx, {
-      orgId,
-      workspaceId,
-      origin: 'email',
-      subject: 'Checkout fails',
-      customerEmail: 'jane.doe@example.com',
-      customerName: 'Jane Doe',
-      language,
-      message: {
-        from: 'jane.doe@example.com',
-        subject: 'Checkout fails',
-        bodyText: 'Pay does nothing.',
-        emailMessageId: `<open-${uid()}@mail.example.com>`,
-      },
-    }),
-  );
-  return tk.id;
-}
+const ticketIn = (orgId: string, workspaceId: string, language = 'en') =>
+  checkoutTicket(app, orgId, workspaceId, language);
 
 async function reply(who: Parameters<typeof call>[1], ticketId: string): Promise<Json> {
   const draft = await call(app, who, 'POST', `/v1/tickets/${ticketId}/drafts`, {
@@ -77,6 +64,9 @@ const releaseData = {
   status_url: 'https://status.example.test/s/1',
   unsubscribe_url: 'https://status.example.test/unsubscribe/u1',
 };
+/** The release notice as the mailer renders it for `ref` (a workspace or a ticket of an organization). */
+const releaseNotice = (ref: Record<string, unknown>, locale: 'en' | 'it') =>
+  app.db.transaction((trx) => mailer.renderFor(trx, ref, 'fixes.release_notice', locale, releaseData));
 
 // An agency's client workspace, white-label ready: brand with a linked logo, a status domain, the
 // badge removed, a verified sending domain with its sender.
@@ -92,23 +82,13 @@ const profile = await newProfile(app, agency, {
 });
 const base = `client-${uid()}.test`;
 {
-  const status = `status.${base}`;
-  const withDomain = (
-    await call(app, agency, 'PUT', `/v1/brand/profiles/${profile.id}/status-domain`, { domain: status })
-  ).body;
-  dns.cname.set(status, 'status.patchwell.test');
-  dns.txt.set(withDomain.status_domain_state.txt.name, [withDomain.status_domain_state.txt.value]);
-  await call(app, agency, 'POST', `/v1/brand/profiles/${profile.id}/status-domain/verify`);
+  await verifyStatusDomain(app, agency, dns, profile.id, `status.${base}`);
   const reg = await call(app, agency, 'POST', '/v1/domains', {
     workspace_id: client.id,
     purpose: 'sending',
     domain: `mail.${base}`,
   });
-  for (const r of reg.body.records as Json[]) {
-    if (r.type === 'TXT') dns.txt.set(r.name, [r.value]);
-    if (r.type === 'CNAME') dns.cname.set(r.name, r.value);
-    if (r.type === 'MX') dns.mx.set(r.name, [{ exchange: r.value, priority: r.priority ?? 10 }]);
-  }
+  dns.publish(reg.body.records as DnsRecord[]);
   await call(app, agency, 'POST', `/v1/domains/${profile.id}/sending/verify`);
   await call(app, agency, 'PATCH', `/v1/domains/${profile.id}/sending/sender`, {
     sender_email: `help@mail.${base}`,
@@ -156,15 +136,7 @@ t.test("a release notice of a client ticket is branded centrally, in the custome
   // Without a logo the name shows as text; without the add-on the badge comes back.
   await call(app, agency, 'PATCH', `/v1/brand/profiles/${profile.id}`, { logo_url: null });
   await setOrg(app, agency, { badge_removal_addon: false });
-  const r = await app.db.transaction((trx) =>
-    mailer.renderFor(
-      trx,
-      { orgId: agency.organization.id, workspaceId: client.id },
-      'fixes.release_notice',
-      'it',
-      releaseData,
-    ),
-  );
+  const r = await releaseNotice({ orgId: agency.organization.id, workspaceId: client.id }, 'it');
   t.match(r.html, /<strong data-testid="brand-name"[^>]*>Client Co<\/strong>/);
   t.match(r.html, /data-testid="engine-badge"[^>]*>Assistenza di Patchwell</);
   t.match(r.text, /\n--\nAssistenza di Patchwell\n$/);
@@ -185,15 +157,7 @@ t.test('a plain workspace keeps the default sender and look, with the badge; tea
   t.match(mail.html, /data-testid="engine-badge"[^>]*>Support by Patchwell</);
   t.match(mail.text, /Support by Patchwell\n$/);
 
-  const release = await app.db.transaction((trx) =>
-    mailer.renderFor(
-      trx,
-      { orgId: direct.organization.id, ticketRef: ticketId },
-      'fixes.release_notice',
-      'en',
-      releaseData,
-    ),
-  );
+  const release = await releaseNotice({ orgId: direct.organization.id, ticketRef: ticketId }, 'en');
   t.same(release.from, { address: 'no-reply@localhost', name: 'Patchwell' });
   t.match(release.html, /Support by Patchwell/);
 
@@ -227,15 +191,7 @@ t.test("a direct customer's profile gives its name and look; its sender only on 
     sender_name: 'Acme Help',
     sender_email: 'help@acme.test',
   });
-  const r = await app.db.transaction((trx) =>
-    mailer.renderFor(
-      trx,
-      { orgId: direct.organization.id, workspaceId: ws.id },
-      'fixes.release_notice',
-      'en',
-      releaseData,
-    ),
-  );
+  const r = await releaseNotice({ orgId: direct.organization.id, workspaceId: ws.id }, 'en');
   t.same(
     r.from,
     { address: 'no-reply@localhost', name: 'Acme Help' },

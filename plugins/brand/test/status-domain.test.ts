@@ -5,6 +5,7 @@ import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
 import type { BrandService } from '../services/profiles.js';
 import { startDns } from '../../../test/helpers/dns-server.js';
+import { createTicket } from '../../../test/helpers/tickets.js';
 import { call, image, newProfile, setOrg, startBrand, uid, type Json } from './helpers.js';
 
 const dns = await startDns();
@@ -186,18 +187,7 @@ t.test('the status page served under the verified domain shows the brand', async
     content_type: 'image/png',
     data_base64: image('python.png').toString('base64'),
   });
-  const tickets = app.container.resolve<{
-    createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
-  }>('ticketService');
-  const tk = await app.db.transaction((trx) =>
-    tickets.createTicket(trx, {
-      orgId: owner.organization.id,
-      workspaceId: ws.id,
-      origin: 'email',
-      subject: 'Broken',
-      customerEmail: 'jane@example.com',
-    }),
-  );
+  const tk = await createTicket(app, { orgId: owner.organization.id, workspaceId: ws.id as string, subject: 'Broken' });
   const url = new URL((await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url as string);
   const p = (await call(app, owner, 'GET', `/v1/brand/profiles/${profile.id}`)).body;
 

@@ -5,8 +5,18 @@
 // inbox's sending choice decide the From address.
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { startDns } from '../../../test/helpers/dns-server.js';
-import { call, newProfile, newWorkspace, setOrg, startBrand, uid, type Json } from './helpers.js';
+import { startDns, type DnsRecord } from '../../../test/helpers/dns-server.js';
+import {
+  call,
+  checkoutTicket,
+  newProfile,
+  newWorkspace,
+  setOrg,
+  startBrand,
+  uid,
+  verifyStatusDomain,
+  type Json,
+} from './helpers.js';
 
 const dns = await startDns();
 t.teardown(() => dns.close());
@@ -18,31 +28,13 @@ const internal = await newWorkspace(app, owner, 'Agency site');
 const base = `client-${uid()}.test`;
 
 async function draftFor(workspaceId: string): Promise<{ ticketId: string; draftId: string }> {
-  const tickets = app.container.resolve<{
-    createTicket: (trx: unknown, input: Record<string, unknown>) => Promise<{ id: string }>;
-  }>('ticketService');
-  const tk = await app.db.transaction((trx) =>
-    tickets.createTicket(trx, {
-      orgId: owner.organization.id,
-      workspaceId,
-      origin: 'email',
-      subject: 'Checkout fails',
-      customerEmail: 'jane.doe@example.com',
-      customerName: 'Jane Doe',
-      message: {
-        from: 'jane.doe@example.com',
-        subject: 'Checkout fails',
-        bodyText: 'Pay does nothing.',
-        emailMessageId: `<open-${uid()}@mail.example.com>`,
-      },
-    }),
-  );
-  const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, {
+  const ticketId = await checkoutTicket(app, owner.organization.id, workspaceId);
+  const draft = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/drafts`, {
     kind: 'reply',
     body_md: 'We are on it.',
   });
   if (draft.status !== 201) throw new Error(`draft: ${draft.status} ${draft.payload}`);
-  return { ticketId: tk.id, draftId: draft.body.id };
+  return { ticketId, draftId: draft.body.id };
 }
 const send = (d: { ticketId: string; draftId: string }) =>
   call(app, owner, 'POST', `/v1/tickets/${d.ticketId}/drafts/${d.draftId}/send`, {});
@@ -98,15 +90,8 @@ t.test(
 
     await setOrg(app, owner, { badge_removal_addon: true });
     await call(app, owner, 'PATCH', `/v1/brand/profiles/${profile.id}`, { show_badge: false });
-    const status = `status.${base}`;
-    const withDomain = (
-      await call(app, owner, 'PUT', `/v1/brand/profiles/${profile.id}/status-domain`, { domain: status })
-    ).body;
-    dns.cname.set(status, 'status.patchwell.test');
-    dns.txt.set(withDomain.status_domain_state.txt.name, [withDomain.status_domain_state.txt.value]);
     t.match(
-      (await call(app, owner, 'POST', `/v1/brand/profiles/${profile.id}/status-domain/verify`)).body.profile
-        .status_domain_state,
+      (await verifyStatusDomain(app, owner, dns, profile.id, `status.${base}`)).body.profile.status_domain_state,
       { verified: true },
     );
     t.same((await brandOf(client.id)).white_label_missing, ['sending_domain']);
@@ -125,11 +110,7 @@ t.test(
       'the brand directory keys the domain on the effective profile',
     );
     t.same((await brandOf(client.id)).white_label_missing, ['domain_verification', 'sender_email']);
-    for (const r of reg.body.records as Json[]) {
-      if (r.type === 'TXT') dns.txt.set(r.name, [r.value]);
-      if (r.type === 'CNAME') dns.cname.set(r.name, r.value);
-      if (r.type === 'MX') dns.mx.set(r.name, [{ exchange: r.value, priority: r.priority ?? 10 }]);
-    }
+    dns.publish(reg.body.records as DnsRecord[]);
     t.match((await call(app, owner, 'POST', `/v1/domains/${profile.id}/sending/verify`)).body, { status: 'verified' });
     t.equal(
       (

@@ -3,47 +3,31 @@ import type { Knex } from 'knex';
 import { addMember } from '../../../test/helpers/accounts.js';
 import {
   call,
-  localHost,
   receiveEmail,
-  startFixesApp,
+  startManagedFixesApp,
   type Json,
-  fixWithPullRequest,
-  APPROVED_FIXES,
-  shopWithRepository,
+  shopWithApprovedFixes,
   ticketInState,
   releaseNotices,
   NOTICES_TO_REPORTER_AND_FOLLOWER,
 } from './helpers.js';
-
-const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
-const TEST =
-  "const assert = require('node:assert');\nassert.strictEqual(require('./cart.js').cartTotal([{ price: 2, qty: 3 }]), 6);\nconsole.log('cart ok');\n";
-const AGENT = `sed -i 's/sum + i.price,/sum + i.price * i.qty,/' cart.js`;
+import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
 
 t.test(
   'acceptance (issue 7, offline defaults): email → diagnosis → managed fix → PR with passing tests → approval at its SHA → merge, tag, release → notice to subscribers → status page resolved',
   async (t) => {
-    const app = await startFixesApp(
-      t,
-      {},
-      {},
-      { list: ['agent-builtin', 'agent-managed'], options: { 'agent-managed': { command: AGENT } } },
-    );
+    const app = await startManagedFixesApp(t);
     const db = app.db as Knex;
-    const { owner, ws, repo } = await shopWithRepository(
+    const { owner, ws, repo, host, ref, verified } = await shopWithApprovedFixes(
       app,
-      { ...APPROVED_FIXES, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true },
-      { 'README.md': '# Shop\n', 'cart.js': CART, 'test.js': TEST },
+      { merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true },
+      REPO_FILES,
     );
-    const ref = { installationId: null, fullName: repo.full_name };
 
-    const id = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    });
+    const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     const sub = await call(app, owner, 'POST', `/v1/tickets/${id}/subscribers`, { email: 'grace.hopper@example.com' });
     t.equal(sub.status, 201, 'a second person follows the ticket');
-    const attempt = await fixWithPullRequest(db, id, 'the verified fix with its pull request');
+    const attempt = await verified(id);
     t.match(attempt, { status: 'verified', tests_passed: true, verify_passed: true });
     t.match((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body, { state: 'awaiting_approval' });
 
@@ -111,11 +95,11 @@ t.test(
       tag: 'v0.1.0',
       approved_sha: attempt.head_sha,
     });
-    const pr = await localHost(app).getPullRequest(ref, attempt.pr_number);
+    const pr = await host.getPullRequest(ref, attempt.pr_number);
     t.match(pr, { state: 'merged', mergeSha: rel[0]!.merge_sha });
-    const merged = await localHost(app).readFile(ref, 'cart.js', 'main');
+    const merged = await host.readFile(ref, 'cart.js', 'main');
     t.match(merged?.content.toString(), /i\.price \* i\.qty/, 'main carries the fix (squash at the approved commit)');
-    const releases = await localHost(app).listReleases(repo.full_name);
+    const releases = await host.listReleases(repo.full_name);
     t.match(releases, [{ tag: 'v0.1.0' }], 'a code-host release');
     t.match(await db('fix_approvals').where({ fix_attempt_id: attempt.id }), [
       { sha: attempt.head_sha, role: 'owner', voided_at: null },

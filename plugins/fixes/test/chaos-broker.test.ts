@@ -14,14 +14,11 @@ import { TcpProxy } from '../../../test/helpers/tcp-proxy.js';
 import { BUG_REPORT, REPO_FILES, blockingAgent, chaosDir, killAgents, release } from './fixtures/chaos.js';
 import {
   call,
-  localHost,
   receiveEmail,
   startFixesApp,
   waitFor,
   type Json,
-  fixWithPullRequest,
-  APPROVED_FIXES,
-  shopWithRepository,
+  shopWithApprovedFixes,
   releaseNotices,
   NOTICES_TO_REPORTER_AND_FOLLOWER,
 } from './helpers.js';
@@ -62,9 +59,9 @@ t.test(
     t.teardown(() => release(dir));
     const db = app.db as Knex;
     t.equal(app.bus.kind, 'rabbitmq');
-    const { owner, ws, repo } = await shopWithRepository(
+    const { owner, ws, repo, host, ref, verified } = await shopWithApprovedFixes(
       app,
-      { ...APPROVED_FIXES, merge_method: 'squash', release_strategy: 'semver' },
+      { merge_method: 'squash', release_strategy: 'semver' },
       { ...REPO_FILES, 'docs/export.md': DOCS },
     );
 
@@ -133,7 +130,7 @@ t.test(
     await sleep(3000); // the outage lasts a few seconds
     await proxy.restore();
 
-    const attempt = await fixWithPullRequest(db, bug, 'the pull request after the reconnect', 30_000);
+    const attempt = await verified(bug, 'the pull request after the reconnect', 30_000);
     t.ok(proxy.accepted > acceptedBefore, 'the service reconnected through the proxy');
     const dx = await waitFor(
       async () => db('fix_diagnoses').where({ ticket_id: question }).first() as Promise<Json | undefined>,
@@ -185,10 +182,7 @@ t.test(
       'one pull request',
     );
     t.equal(await count(db('fix_releases').where({ ticket_id: bug })), 1, 'one release');
-    t.match(
-      await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number),
-      { state: 'merged' },
-    );
+    t.match(await host.getPullRequest(ref, attempt.pr_number), { state: 'merged' });
     // The customer's notice speaks of their report; a follower's quotes nobody (docs/fixes.md, "Notices").
     const notices = await releaseNotices(db);
     t.same(

@@ -19,13 +19,10 @@ import {
   HOST_SECRET,
   MAIL_SECRET,
   call,
-  localHost,
   receiveEmail,
   waitFor,
   type Json,
-  fixWithPullRequest,
-  APPROVED_FIXES,
-  shopWithRepository,
+  shopWithApprovedFixes,
   ticketInState,
   releaseNotices,
   NOTICES_TO_REPORTER_AND_FOLLOWER,
@@ -168,9 +165,9 @@ t.test(
     workers.push(first);
     await ready(first);
 
-    const { owner, ws, repo } = await shopWithRepository(
+    const { owner, ws, repo, host, ref, verified } = await shopWithApprovedFixes(
       app,
-      { ...APPROVED_FIXES, merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true },
+      { merge_method: 'squash', release_strategy: 'semver', github_release_enabled: true },
       REPO_FILES,
     );
     const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
@@ -215,11 +212,9 @@ t.test(
     workers.push(second);
     await ready(second);
 
-    const attempt = await fixWithPullRequest(db, id, 'the fix and its pull request from worker 2').catch(
-      async (err: Error) => {
-        throw new Error(`${err.message}\n${await logs()}`);
-      },
-    );
+    const attempt = await verified(id, 'the fix and its pull request from worker 2').catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await logs()}`);
+    });
     t.match(attempt, { number: 1, status: 'verified', tests_passed: true, verify_passed: true, pr_state: 'open' });
 
     const job = (await db('fix_jobs').where({ id: running.id }).first()) as Json;
@@ -276,11 +271,8 @@ t.test(
     const releases = (await db('fix_releases').where({ ticket_id: id })) as Json[];
     t.equal(releases.length, 1, 'one release');
     t.match(releases[0], { status: 'released', version: '0.1.0', approved_sha: attempt.head_sha });
-    t.match(
-      await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number),
-      { state: 'merged' },
-    );
-    t.equal((await localHost(app).listReleases(repo.full_name)).length, 1, 'one code-host release');
+    t.match(await host.getPullRequest(ref, attempt.pr_number), { state: 'merged' });
+    t.equal((await host.listReleases(repo.full_name)).length, 1, 'one code-host release');
     // The customer's notice speaks of their report; a follower's quotes nobody (docs/fixes.md, "Notices").
     const notices = await releaseNotices(db);
     t.same(

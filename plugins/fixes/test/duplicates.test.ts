@@ -1,16 +1,8 @@
 import t from 'tap';
 import type { Knex } from 'knex';
-import {
-  call,
-  localHost,
-  receiveEmail,
-  waitFor,
-  type Json,
-  fixWithPullRequest,
-  APPROVED_FIXES,
-  shopWithRepository,
-} from './helpers.js';
-import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
+import { call, receiveEmail, waitFor, type Json, shopWithApprovedFixes } from './helpers.js';
+import { BUG_REPORT } from './fixtures/cart.js';
+import { SHOP_FILES, TAX_REPORT, startReleasesApp } from './fixtures/releases.js';
 
 /** What a public status page shows: its public state and its release line. */
 async function statusPage(
@@ -29,24 +21,15 @@ t.test(
   async (t) => {
     const app = await startReleasesApp(t);
     const db = app.db as Knex;
-    const { owner, ws, repo } = await shopWithRepository(
+    const { owner, ws, host, ref, verified } = await shopWithApprovedFixes(
       app,
-      { ...APPROVED_FIXES, release_strategy: 'semver' },
+      { release_strategy: 'semver' },
       SHOP_FILES,
     );
-    const ref = { installationId: null, fullName: repo.full_name };
-    const verified = (ticketId: string) => fixWithPullRequest(db, ticketId, 'the verified fix with its pull request');
 
     // Ada reports the cart defect, Dora the tax one: each gets a fix and its pull request.
-    const cart = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    });
-    const tax = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Tax total is wrong',
-      body: 'The tax total is wrong: taxTotal ignores the rate. Error 500 at checkout.',
-      from: 'Dora Dee <dora.dee@example.com>',
-    });
+    const cart = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
+    const tax = await receiveEmail(app, ws.inbound_address, { ...TAX_REPORT, from: 'Dora Dee <dora.dee@example.com>' });
     const [cartFix, taxFix] = await Promise.all([verified(cart), verified(tax)]);
 
     // Bob writes about the cart defect again: offered as a duplicate of Ada's, no second fix.
@@ -110,7 +93,7 @@ t.test(
     }, "Dora's fix attempt closed");
     t.ok(superseded, 'her attempt is superseded');
     t.match(
-      await localHost(app).getPullRequest(ref, taxFix.pr_number),
+      await host.getPullRequest(ref, taxFix.pr_number),
       { state: 'closed' },
       'her pull request is closed on the code host',
     );

@@ -1,13 +1,11 @@
 import t from 'tap';
 import type { Knex } from 'knex';
-import { signUp } from '../../../test/helpers/accounts.js';
 import {
   call,
-  connectRepository,
-  createWorkspace,
   receiveEmail,
   waitFor,
   type Json,
+  shopWithRepository,
   startManagedFixesApp,
   fixWithPullRequest,
 } from './helpers.js';
@@ -18,13 +16,12 @@ t.test(
   async (t) => {
     const app = await startManagedFixesApp(t);
     const db = app.db as Knex;
-    const owner = await signUp(app, { orgName: 'Acme' });
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      execution_mode: 'runner',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
-    });
-    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
+    const { owner, ws } = await shopWithRepository(
+      app,
+      { execution_mode: 'runner', test_command: 'node test.js', confidence_threshold: 0.5 },
+      REPO_FILES,
+      { credits: 0 },
+    );
     const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     await waitFor(
       async () => ((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body.state === 'escalated' ? true : null),

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
 import type { Knex } from 'knex';
 import type { App } from '../../../core/kernel/app.js';
@@ -9,6 +9,7 @@ import { waitFor } from '../../../test/helpers/wait.js';
 import { installAndLink } from '../../../test/helpers/codehost.js';
 import { CART_FIX } from './fixtures/cart.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
+import { deliverMime, inboundEmail } from '../../../test/helpers/mail.js';
 export { call, type Call, type Json };
 
 export const MAIL_SECRET = 'fixes-test-mail-webhook-secret-0123';
@@ -112,19 +113,35 @@ export async function signUpWithCredits(app: App, orgName: string, fixes = 20): 
 export const APPROVED_FIXES = { autonomy: 'approve', test_command: 'node test.js', confidence_threshold: 0.5 } as const;
 
 /**
- * A new organization (with fix credits) whose workspace "Shop" has `settings` and is connected to
- * the repository "shop" holding `files` on the local code host.
+ * A new organization (with `credits` fix credits, 20 unless told) whose workspace "Shop" has
+ * `settings` and is connected to the repository "shop" holding `files` on the local code host.
  */
 export async function shopWithRepository(
   app: App,
   settings: Json,
   files: Record<string, string>,
-  orgName = 'Acme',
+  { orgName = 'Acme', credits = 20 }: { orgName?: string; credits?: number } = {},
 ): Promise<{ owner: SignedUp; ws: Json; repo: Json }> {
-  const owner = await signUpWithCredits(app, orgName);
+  const owner = credits > 0 ? await signUpWithCredits(app, orgName, credits) : await signUp(app, { orgName });
   const ws = await createWorkspace(app, owner, 'Shop', settings);
   const repo = await connectRepository(app, owner, ws.id as string, 'shop', files);
   return { owner, ws, repo };
+}
+
+/**
+ * The shop of the loop scenarios: shopWithRepository with APPROVED_FIXES and `settings`, the local
+ * code host and the repository's ref on it, and `verified(ticketId)`, which waits for the ticket's
+ * tested fix and its pull request.
+ */
+export async function shopWithApprovedFixes(app: App, settings: Json, files: Record<string, string>) {
+  const shop = await shopWithRepository(app, { ...APPROVED_FIXES, ...settings }, files);
+  return {
+    ...shop,
+    host: localHost(app),
+    ref: { installationId: null, fullName: shop.repo.full_name as string },
+    verified: (ticketId: string, what = 'the verified fix with its pull request', timeoutMs?: number) =>
+      fixWithPullRequest(app.db, ticketId, what, timeoutMs),
+  };
 }
 
 /** Waits until the ticket's fix attempt has a pull request (the fix passed its tests), and answers the attempt row. */
@@ -177,33 +194,9 @@ export async function receiveEmail(
   to: string,
   m: { subject: string; body: string; from?: string },
 ): Promise<string> {
-  const raw = Buffer.from(
-    [
-      `From: ${m.from ?? 'Ada Lovelace <ada.lovelace@example.com>'}`,
-      `To: ${to}`,
-      `Subject: ${m.subject}`,
-      'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-      `Message-ID: <m-${uid()}@mail.example.com>`,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      m.body,
-      '',
-    ].join('\r\n'),
-  );
-  const res = await app.server.inject({
-    method: 'POST',
-    url: '/v1/webhooks/email/mime',
-    headers: {
-      'content-type': 'message/rfc822',
-      'x-envelope-to': to,
-      'x-webhook-signature': `sha256=${createHmac('sha256', MAIL_SECRET).update(raw).digest('hex')}`,
-    },
-    payload: raw,
-  });
-  const body = JSON.parse(res.payload) as Json;
-  const ticketId = body.results?.[0]?.ticket_id as string | undefined;
-  if (res.statusCode !== 200 || !ticketId) throw new Error(`email: ${res.statusCode} ${res.payload}`);
+  const res = await deliverMime(app, inboundEmail({ to, ...m }), to, MAIL_SECRET);
+  const ticketId = res.body.results?.[0]?.ticket_id as string | undefined;
+  if (res.status !== 200 || !ticketId) throw new Error(`email: ${res.status} ${res.payload}`);
   return ticketId;
 }
 

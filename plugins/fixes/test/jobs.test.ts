@@ -7,7 +7,8 @@ import type { JobPayloads } from '../services/job-payload.js';
 import type { JobQueue } from '../services/job-queue.js';
 import { JobWorker } from '../services/job-worker.js';
 import { mask } from '../services/mask.js';
-import { call, createWorkspace, grantFixCredits, startFixesApp, waitFor } from './helpers.js';
+import { allPages } from '../../../test/helpers/call.js';
+import { call, createWorkspace, grantFixCredits, startFixesApp, waitFor, type Json } from './helpers.js';
 
 /** An executor the tests drive: each job waits for `release(jobId)` before it completes. */
 class ScriptedExecutor extends AbstractAgentExecutor {
@@ -238,24 +239,14 @@ t.test(
         t.equal(exec.completions, 1, 'one completion');
         t.equal((await job(j.id)).attempts, 2);
 
-        const res = await call(app, owner, 'GET', `/v1/tickets/${tk.id}/jobs/${j.id}/events?limit=2`);
+        const pages = await allPages(app, owner, `/v1/tickets/${tk.id}/jobs/${j.id}/events?limit=2`);
+        const res = pages[0];
         t.equal(res.status, 200);
         t.equal(res.body.items.length, 2);
         t.ok(res.body.next_cursor);
-        const all = [...res.body.items];
-        let cursor = res.body.next_cursor;
-        while (cursor) {
-          const page = await call(
-            app,
-            owner,
-            'GET',
-            `/v1/tickets/${tk.id}/jobs/${j.id}/events?limit=2&cursor=${cursor}`,
-          );
-          all.push(...page.body.items);
-          cursor = page.body.next_cursor;
-        }
+        const all = pages.flatMap((page) => page.body.items as Json[]);
         t.same(all.map((e) => e.type).slice(0, 2), ['claimed', 'output']);
-        const output = all.find((e) => e.type === 'output');
+        const output = all.find((e) => e.type === 'output')!;
         t.notMatch(output.message, /ghp_0123/, 'token masked');
         t.notMatch(output.message, /ada@example\.com/, 'address masked');
         const tail = await call(

@@ -1,17 +1,7 @@
 import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import {
-  call,
-  localHost,
-  receiveEmail,
-  waitFor,
-  type Json,
-  startManagedFixesApp,
-  fixWithPullRequest,
-  APPROVED_FIXES,
-  shopWithRepository,
-} from './helpers.js';
+import { call, receiveEmail, waitFor, type Json, startManagedFixesApp, shopWithApprovedFixes } from './helpers.js';
 import { REPO_FILES } from './fixtures/cart.js';
 
 // The "agent": a scripted command that fixes the defect.
@@ -20,9 +10,9 @@ const AGENT = `echo "fixing cart for $PATCHWELL_TICKET_ID"; sed -i 's/sum + i.pr
 t.test('a bug report becomes a verified fix with a pull request (managed executor, codehost-local)', async (t) => {
   const app = await startManagedFixesApp(t, AGENT);
   const db = app.db as Knex;
-  const { owner, ws, repo } = await shopWithRepository(
+  const { owner, ws, host, ref, verified } = await shopWithApprovedFixes(
     app,
-    { ...APPROVED_FIXES, execution_mode: 'managed' },
+    { execution_mode: 'managed' },
     REPO_FILES,
   );
 
@@ -40,7 +30,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     'references point at the code',
   );
 
-  const attempt = await fixWithPullRequest(db, id, 'the verified fix and its pull request');
+  const attempt = await verified(id);
   t.match(attempt, {
     number: 1,
     status: 'verified',
@@ -51,17 +41,13 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     branch: `patchwell/${id}-1`,
     pr_state: 'open',
   });
-  const pr = await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number);
+  const pr = await host.getPullRequest(ref, attempt.pr_number);
   t.match(pr, {
     state: 'open',
     head: { branch: `patchwell/${id}-1`, sha: attempt.head_sha },
     base: { branch: 'main' },
   });
-  const file = await localHost(app).readFile(
-    { installationId: null, fullName: repo.full_name },
-    'cart.js',
-    attempt.head_sha,
-  );
+  const file = await host.readFile(ref, 'cart.js', attempt.head_sha);
   t.match(file?.content.toString(), /i\.price \* i\.qty/, 'the branch carries the fix');
 
   const tk = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
@@ -123,11 +109,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
   });
   t.equal(rc.status, 200, rc.body.message);
   t.equal(rc.body.state, 'fixing');
-  t.equal(
-    (await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, attempt.pr_number))?.state,
-    'closed',
-    'the old pull request is closed',
-  );
+  t.equal((await host.getPullRequest(ref, attempt.pr_number))?.state, 'closed', 'the old pull request is closed');
   const second = await waitFor(
     async () => {
       const a = (await db('fix_attempts').where({ ticket_id: id, number: 2 }).first()) as Json | undefined;
@@ -164,7 +146,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
   t.equal(opened.status, 200, opened.body.message);
   const second2 = (await db('fix_attempts').where({ id: second.id }).first()) as Json;
   t.ok(second2.pr_number, 'copilot: the pull request opened on request');
-  t.match(await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, second2.pr_number), {
+  t.match(await host.getPullRequest(ref, second2.pr_number), {
     draft: true,
     head: { sha: second2.head_sha },
   });
@@ -191,11 +173,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
   });
   t.equal(rej.status, 200, rej.body.message);
   t.match(rej.body, { state: 'escalated', public_state: 'team_review' });
-  t.equal(
-    (await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, second2.pr_number))?.state,
-    'closed',
-    'the pull request is closed',
-  );
+  t.equal((await host.getPullRequest(ref, second2.pr_number))?.state, 'closed', 'the pull request is closed');
   t.equal(((await db('fix_attempts').where({ id: second.id }).first()) as Json).status, 'rejected');
   t.ok(await db('audit_entries').where({ action: 'fix.rejected', target_id: second.id }).first(), 'audited');
   t.equal(

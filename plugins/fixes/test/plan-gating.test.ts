@@ -4,12 +4,13 @@ import type { Principal } from '../../../core/http/auth.js';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { JobQueue } from '../services/job-queue.js';
 import {
+  APPROVED_FIXES,
   call,
-  connectRepository,
   createWorkspace,
   grantFixCredits,
   inject,
   receiveEmail,
+  shopWithRepository,
   startFixesApp,
   waitFor,
   type Json,
@@ -66,13 +67,10 @@ async function ticketIn(orgId: string, workspaceId: string, subject: string): Pr
 t.test(
   'plan none, no credit: the managed fix is held with the reason on the ticket until a credit arrives',
   async (t) => {
-    const owner = await signUp(app, { orgName: 'No Plan Co' });
-    const ws = await createWorkspace(app, owner, 'Shop', {
-      autonomy: 'approve',
-      test_command: 'node test.js',
-      confidence_threshold: 0.5,
+    const { owner, ws } = await shopWithRepository(app, APPROVED_FIXES, REPO_FILES, {
+      orgName: 'No Plan Co',
+      credits: 0,
     });
-    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
     const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
 
     const held = await waitFor(

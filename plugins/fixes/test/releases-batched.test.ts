@@ -2,17 +2,9 @@ import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { Releases } from '../services/releases.js';
-import {
-  call,
-  localHost,
-  receiveEmail,
-  waitFor,
-  type Json,
-  fixWithPullRequest,
-  APPROVED_FIXES,
-  shopWithRepository,
-} from './helpers.js';
-import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
+import { call, receiveEmail, waitFor, type Json, shopWithApprovedFixes } from './helpers.js';
+import { BUG_REPORT } from './fixtures/cart.js';
+import { SHOP_FILES, TAX_REPORT, startReleasesApp } from './fixtures/releases.js';
 
 const app = await startReleasesApp(t);
 const db = app.db as Knex;
@@ -21,10 +13,9 @@ const releases = app.container.resolve('fixReleases') as Releases;
 t.test(
   'batched: two merged fixes make one proposal, approved at the head SHA (a stale SHA is refused), one tag and release cover both tickets, each gets its notice',
   async (t) => {
-    const { owner, ws, repo } = await shopWithRepository(
+    const { owner, ws, repo, host, ref, verified } = await shopWithApprovedFixes(
       app,
       {
-        ...APPROVED_FIXES,
         release_strategy: 'semver',
         release_batching: 'batched',
         changelog_enabled: true,
@@ -33,19 +24,9 @@ t.test(
       SHOP_FILES,
     );
     const other = await signUp(app, { orgName: 'Other' });
-    const host = localHost(app);
-    const ref = { installationId: null, fullName: repo.full_name };
 
-    const cart = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    });
-    const tax = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Tax total is wrong',
-      body: 'The tax total is wrong: taxTotal ignores the rate. Error 500 at checkout.',
-      from: 'Bob Byte <bob.byte@example.com>',
-    });
-    const verified = (ticketId: string) => fixWithPullRequest(db, ticketId, 'the verified fix with its pull request');
+    const cart = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
+    const tax = await receiveEmail(app, ws.inbound_address, TAX_REPORT);
     const [a1, a2] = await Promise.all([verified(cart), verified(tax)]);
     const proposal = () => call(app, owner, 'GET', `/v1/releases?workspace_id=${ws.id}&status=proposed`);
 

@@ -6,16 +6,14 @@ import { signPayload } from '../../../test/helpers/codehost.js';
 import {
   HOST_SECRET,
   call,
-  localHost,
   receiveEmail,
   waitFor,
   type Json,
-  fixWithPullRequest,
-  APPROVED_FIXES,
-  shopWithRepository,
+  shopWithApprovedFixes,
   ticketInState,
 } from './helpers.js';
-import { SHOP_FILES, startReleasesApp } from './fixtures/releases.js';
+import { BUG_REPORT } from './fixtures/cart.js';
+import { SHOP_FILES, TAX_REPORT, startReleasesApp } from './fixtures/releases.js';
 
 const app = await startReleasesApp(t);
 const db = app.db as Knex;
@@ -24,16 +22,13 @@ const releases = app.container.resolve('fixReleases') as Releases;
 t.test(
   'per ticket: history with CI status, manual version (waiting_version, 409 version_exists), a stopped tag resumed by retry, auto close, another organization 404',
   async (t) => {
-    const { owner, ws, repo } = await shopWithRepository(
+    const { owner, ws, repo, host, ref, verified } = await shopWithApprovedFixes(
       app,
-      { ...APPROVED_FIXES, release_strategy: 'semver' },
+      { release_strategy: 'semver' },
       SHOP_FILES,
     );
     const other = await signUp(app, { orgName: 'Other' });
-    const host = localHost(app);
-    const ref = { installationId: null, fullName: repo.full_name };
 
-    const verified = (ticketId: string) => fixWithPullRequest(db, ticketId, 'the verified fix with its pull request');
     const ticketIn = (id: string, state: string) => ticketInState(app, owner, id, state);
     const releaseIn = (id: string, status: string) =>
       waitFor(
@@ -46,10 +41,7 @@ t.test(
       );
 
     // 1. a per-ticket release, listed with its CI state
-    const first = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Cart total is wrong',
-      body: 'The cart total is wrong: cartTotal ignores the quantity. Error 500 at checkout.',
-    });
+    const first = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     const a1 = await verified(first);
     t.equal(
       (
@@ -161,11 +153,7 @@ t.test(
     t.equal((await call(app, owner, 'PATCH', `/v1/workspaces/${ws.id}`, { release_strategy: 'manual' })).status, 200);
     const main = (await host.getBranch(ref, 'main'))!.sha;
     await host.createTag(ref, { name: 'v1.0.0', sha: main, message: 'made by hand' });
-    const second = await receiveEmail(app, ws.inbound_address, {
-      subject: 'Tax total is wrong',
-      body: 'The tax total is wrong: taxTotal ignores the rate. Error 500 at checkout.',
-      from: 'Bob Byte <bob.byte@example.com>',
-    });
+    const second = await receiveEmail(app, ws.inbound_address, TAX_REPORT);
     const a2 = await verified(second);
     const ok = await call(app, owner, 'POST', `/v1/tickets/${second}/approve`, {
       fix_attempt_id: a2.id,

@@ -101,7 +101,7 @@ t.test(
       app,
       { ...APPROVED_FIXES, execution_mode: 'managed', agent_config: { max_cost_usd: 0.5 } },
       REPO_FILES,
-      'Budget Co',
+      { orgName: 'Budget Co' },
     );
     const id = await receiveEmail(app, ws.inbound_address, {
       subject: 'Cart total is wrong',

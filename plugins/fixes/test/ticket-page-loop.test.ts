@@ -1,8 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import t from 'tap';
 import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
-import type { App } from '../../../core/kernel/app.js';
+import { countQueries } from '../../../test/helpers/queries.js';
 import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { seedBusyTicket } from './fixtures/busy-ticket.js';
 import {
@@ -15,26 +14,6 @@ import {
   startManagedFixesApp,
 } from './helpers.js';
 import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
-
-const counting = new AsyncLocalStorage<{ queries: number }>();
-
-/** Queries `fn` sent, by async context (the worker, relay and consumers working meanwhile are not counted). */
-async function countQueries<T>(app: App, fn: () => Promise<T>): Promise<{ result: T; queries: number; ms: number }> {
-  const db = app.db as Knex;
-  const store = { queries: 0 };
-  const onQuery = () => {
-    const mine = counting.getStore();
-    if (mine) mine.queries++;
-  };
-  db.on('query', onQuery);
-  try {
-    const started = performance.now();
-    const result = await counting.run(store, fn);
-    return { result, queries: store.queries, ms: performance.now() - started };
-  } finally {
-    db.off('query', onQuery);
-  }
-}
 
 const app = await startManagedFixesApp(t);
 const db = app.db as Knex;

@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { signMimeDelivery } from '../../../core/contracts/index.js';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
+import { deliverMime, inboundEmail } from '../../../test/helpers/mail.js';
 export { call, type Call, type Json };
 
 export const SECRET = 'inbox-test-webhook-secret-0123456789';
@@ -65,45 +65,17 @@ export function fixture(name: string, vars: Record<string, string> = {}): Buffer
 /** A real bounce or auto-reply of the Sisimai corpus, as delivered. */
 export const sisimai = (file: string): Buffer => readFileSync(join(SISIMAI, file));
 
-/** A small RFC 5322 message. */
-export function eml(m: {
-  from?: string;
-  to: string;
-  subject?: string;
-  id?: string;
-  body?: string;
-  headers?: Record<string, string>;
-}): Buffer {
-  const lines = [
-    `From: ${m.from ?? 'Ada Lovelace <ada.lovelace@example.com>'}`,
-    `To: ${m.to}`,
-    `Subject: ${m.subject ?? `Question ${uid()}`}`,
-    'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-    `Message-ID: ${m.id ?? `<m-${uid()}@mail.example.com>`}`,
-    ...Object.entries(m.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    m.body ?? 'Something does not work.',
-    '',
-  ];
-  return Buffer.from(lines.join('\r\n'));
-}
+/** A small RFC 5322 message (test/helpers/mail.ts). */
+export const eml = inboundEmail;
 
-/** POST /v1/webhooks/email/mime with the raw message, signed with SECRET (or `secret`). */
-export async function deliver(
+/** POST /v1/webhooks/email/mime with the raw message, signed with SECRET (or `secret`; null: unsigned). */
+export function deliver(
   app: App,
   raw: Buffer,
   recipients: string | string[],
   opts: { secret?: string | null } = {},
 ): Promise<Call> {
-  const headers: Record<string, string> = {
-    'content-type': 'message/rfc822',
-    'x-envelope-to': Array.isArray(recipients) ? recipients.join(', ') : recipients,
-  };
-  const secret = opts.secret === undefined ? SECRET : opts.secret;
-  if (secret) headers['x-webhook-signature'] = signMimeDelivery(raw, secret);
-  return call(app, null, 'POST', '/v1/webhooks/email/mime', raw, headers);
+  return deliverMime(app, raw, recipients, opts.secret === undefined ? SECRET : opts.secret);
 }
 
 /** The one result of a single-recipient delivery. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Test } from 'tap';
-import { signMimeDelivery } from '../../../core/contracts/index.js';
 import type { App } from '../../../core/kernel/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
 import { startTestApp } from '../../../test/helpers/app.js';
+import { deliverMime, inboundEmail } from '../../../test/helpers/mail.js';
 
 export const SECRET = 'privacy-test-webhook-secret-0123456789';
 export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
@@ -26,35 +26,13 @@ export async function workspace(app: App, owner: SignedUp): Promise<{ id: string
 
 /** An email from an end user to the workspace's inbound address; answers the ticket it opened. */
 export async function emailIn(app: App, to: string, from: string, body: string): Promise<string> {
-  const raw = Buffer.from(
-    [
-      `From: ${from}`,
-      `To: ${to}`,
-      `Subject: Help ${uid()}`,
-      'Date: Wed, 10 Jan 2024 10:00:00 +0000',
-      `Message-ID: <m-${uid()}@mail.example.com>`,
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      '',
-      body,
-      '',
-    ].join('\r\n'),
-  );
-  const res = await app.server.inject({
-    method: 'POST',
-    url: '/v1/webhooks/email/mime',
-    headers: {
-      'content-type': 'message/rfc822',
-      'x-envelope-to': to,
-      'x-webhook-signature': signMimeDelivery(raw, SECRET),
-    },
-    payload: raw,
-  });
-  if (res.statusCode !== 200) throw new Error(`delivery ${res.statusCode} ${res.payload}`);
-  const ticketId = json<{ results: Array<{ ticket_id: string | null; status: string; reason: string | null }> }>(res)
+  const raw = inboundEmail({ to, from, subject: `Help ${uid()}`, body });
+  const res = await deliverMime(app, raw, to, SECRET);
+  if (res.status !== 200) throw new Error(`delivery ${res.status} ${res.payload}`);
+  const result = json<{ results: Array<{ ticket_id: string | null; status: string; reason: string | null }> }>(res)
     .results[0]!;
-  if (!ticketId.ticket_id) throw new Error(`no ticket: ${JSON.stringify(ticketId)}`);
-  return ticketId.ticket_id;
+  if (!result.ticket_id) throw new Error(`no ticket: ${JSON.stringify(result)}`);
+  return result.ticket_id;
 }
 
 /** Every row of every table (text, JSON and binary columns) that still holds `needle`: "table.column" → rows. */

@@ -17,11 +17,7 @@ t.test('connectors-admin: an owner sets up a generic endpoint, rotates its token
   const owner = await h.owner();
   const ws = await h.workspace(owner);
 
-  const created = await h.call(owner, 'POST', '/v1/connectors', {
-    workspace_id: ws.id,
-    kind: 'endpoint',
-    name: 'Backend',
-  });
+  const created = await h.createConnector(owner, ws.id, { kind: 'endpoint', name: 'Backend' });
   t.equal(created.status, 201, created.payload);
   const token = created.body.token as string;
   const c = created.body.connector;
@@ -119,11 +115,7 @@ t.test(
   async (t) => {
     const owner = await h.owner();
     const ws = await h.workspace(owner);
-    const made = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
-      kind: 'endpoint',
-      name: 'Counted',
-    });
+    const made = await h.createConnector(owner, ws.id, { kind: 'endpoint', name: 'Counted' });
     const c = made.body.connector as { id: string };
     const token = made.body.token as string;
     const events24h = async () => (await h.call(owner, 'GET', `/v1/connectors/${c.id}`)).body.events_24h as number;
@@ -180,12 +172,7 @@ t.test('connectors-admin: refusals, secrets and another organization', async (t)
   const owner = await h.owner();
   const ws = await h.workspace(owner);
 
-  const bad = await h.call(owner, 'POST', '/v1/connectors', {
-    workspace_id: ws.id,
-    kind: 'endpoint',
-    name: 'x',
-    secrets: { api_key: 'abcd1234' },
-  });
+  const bad = await h.createConnector(owner, ws.id, { kind: 'endpoint', name: 'x', secrets: { api_key: 'abcd1234' } });
   t.equal(bad.status, 422, bad.payload);
   t.equal(bad.body.code, 'invalid_settings');
   t.same(
@@ -193,15 +180,11 @@ t.test('connectors-admin: refusals, secrets and another organization', async (t)
     ['unknown_field@secrets.api_key'],
   );
 
-  const missingKind = await h.call(owner, 'POST', '/v1/connectors', {
-    workspace_id: ws.id,
-    kind: 'metrics_platform',
-    name: 'x',
-  });
+  const missingKind = await h.createConnector(owner, ws.id, { kind: 'metrics_platform', name: 'x' });
   t.equal(missingKind.status, 422);
   t.equal(missingKind.body.code, 'connector_kind_unavailable');
 
-  const invalid = await h.call(owner, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'nope', name: 'x' });
+  const invalid = await h.createConnector(owner, ws.id, { kind: 'nope', name: 'x' });
   t.equal(invalid.status, 400);
   t.equal(invalid.body.code, 'invalid_request');
 
@@ -234,7 +217,7 @@ t.test('connectors-admin: refusals, secrets and another organization', async (t)
     const res = await h.call(other, method, url, method === 'PATCH' ? { name: 'mine' } : undefined);
     t.equal(res.status, 404, `${method} ${url} is 404 for another organization`);
   }
-  const steal = await h.call(other, 'POST', '/v1/connectors', { workspace_id: ws.id, kind: 'endpoint', name: 'x' });
+  const steal = await h.createConnector(other, ws.id, { kind: 'endpoint', name: 'x' });
   t.equal(steal.status, 404, "cannot create in another organization's workspace");
   const otherList = await h.call(other, 'GET', `/v1/connectors?workspace_id=${otherWs.id}`);
   t.equal(otherList.status, 200, otherList.payload);

@@ -39,8 +39,7 @@ t.test(
   async (t) => {
     const owner = await h.owner();
     const ws = await h.workspace(owner);
-    const created = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const created = await h.createConnector(owner, ws.id, {
       kind: 'error_tracker',
       name: 'Tracker',
       secrets: { client_secret: SECRET },
@@ -173,8 +172,7 @@ t.test(
     );
 
     // Settings problems answer stable issue codes.
-    const invalid = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const invalid = await h.createConnector(owner, ws.id, {
       kind: 'error_tracker',
       name: 'x',
       config: { organization: 'acme' },
@@ -196,8 +194,7 @@ t.test(
     const base = Date.now() - 10 * 60_000;
     for (let i = 0; i < 5; i++)
       peer.events.push(apiEvent({ at: new Date(base + i * 1000), issue: '555', user: `u-${i}` }));
-    const bad = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const bad = await h.createConnector(owner, ws.id, {
       kind: 'error_tracker',
       name: 'API',
       config: { organization: 'acme', project: 'shop', base_url: peer.url },
@@ -210,8 +207,7 @@ t.test(
     t.equal(refused.body.connector.status, 'error');
     await h.call(owner, 'DELETE', `/v1/connectors/${bad.body.connector.id}`);
 
-    const created = await h.call(owner, 'POST', '/v1/connectors', {
-      workspace_id: ws.id,
+    const created = await h.createConnector(owner, ws.id, {
       kind: 'error_tracker',
       name: 'API',
       config: { organization: 'acme', project: 'shop', base_url: peer.url },

@@ -17,6 +17,8 @@ export interface ProactiveHarness {
   owner(): Promise<SignedUp>;
   member(owner: SignedUp, role: TestRole, workspaceIds?: string[]): Promise<SignedUp>;
   workspace(who: SignedUp, patch?: Record<string, unknown>): Promise<{ id: string }>;
+  /** POST /v1/connectors as `who` in the workspace (`body`: kind, name, config, secrets); the answer as it is. */
+  createConnector(who: Who, workspaceId: string, body: Record<string, unknown>): Promise<Reply>;
   endpoint(who: SignedUp, workspaceId: string): Promise<{ id: string; token: string; ingestUrl: string }>;
   ingest(connectorId: string, token: string, body: unknown): Promise<Reply>;
   /** The answer of GET /v1/error-groups for the workspace, as `who` (throws unless 200). */
@@ -62,12 +64,10 @@ export async function startProactive(t: Test, overrides: Record<string, unknown>
       }
       return { id: res.body.id as string };
     },
+    createConnector: (who, workspaceId, body) =>
+      call(who, 'POST', '/v1/connectors', { workspace_id: workspaceId, ...body }),
     async endpoint(who, workspaceId) {
-      const res = await call(who, 'POST', '/v1/connectors', {
-        workspace_id: workspaceId,
-        kind: 'endpoint',
-        name: 'Backend',
-      });
+      const res = await h.createConnector(who, workspaceId, { kind: 'endpoint', name: 'Backend' });
       if (res.status !== 201) throw new Error(`connector: ${res.status} ${res.payload}`);
       return {
         id: res.body.connector.id as string,

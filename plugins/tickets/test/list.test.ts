@@ -1,5 +1,6 @@
 import t from 'tap';
 import { addMember } from '../../../test/helpers/accounts.js';
+import { allPages } from '../../../test/helpers/call.js';
 import { call, newWorkspace, openTicket, world, type Json } from './helpers.js';
 
 t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => {
@@ -76,18 +77,7 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
   await t.test('keyset cursor walks every page in order, for each sort and with filters', async (t) => {
     for (const sort of ['newest', 'oldest', 'updated', 'sla']) {
       const all = ids(await call(app, owner, 'GET', `/v1/tickets?sort=${sort}&limit=200`));
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: { body: Json } = await call(
-          app,
-          owner,
-          'GET',
-          `/v1/tickets?sort=${sort}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
-        );
-        seen.push(...ids(page));
-        cursor = page.body.next_cursor;
-      } while (cursor);
+      const seen = (await allPages(app, owner, `/v1/tickets?sort=${sort}&limit=3`)).flatMap(ids);
       t.same(seen, all, `${sort}: no gaps, no repeats`);
     }
     const first = await call(app, owner, 'GET', '/v1/tickets?origin=email&limit=2');
@@ -148,18 +138,7 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
       );
       const all = ids(await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=200'));
       t.equal(all.length, 10);
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: { body: Json } = await call(
-          app,
-          owner,
-          'GET',
-          `/v1/tickets?sort=updated&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
-        );
-        seen.push(...ids(page));
-        cursor = page.body.next_cursor;
-      } while (cursor);
+      const seen = (await allPages(app, owner, '/v1/tickets?sort=updated&limit=3')).flatMap(ids);
       t.same(seen, all, 'every ticket once, in order');
       t.match(
         (await call(app, owner, 'GET', '/v1/tickets?sort=updated&limit=1')).body.items[0].updated_at,

@@ -1,34 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
-import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
+import { countQueries } from '../../../test/helpers/queries.js';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import type { App } from '../../../core/kernel/app.js';
 import type { TicketService } from '../services/ticket-service.js';
 import { call, openTicket, world, type Json } from './helpers.js';
-
-const counting = new AsyncLocalStorage<{ queries: number }>();
-
-/**
- * Queries `fn` sent (knex's query event, every engine), by async context: the outbox relay and
- * the consumers working meanwhile are not counted.
- */
-async function countQueries<T>(app: App, fn: () => Promise<T>): Promise<{ result: T; queries: number }> {
-  const db = app.db as Knex;
-  const store = { queries: 0 };
-  const onQuery = () => {
-    const mine = counting.getStore();
-    if (mine) mine.queries++;
-  };
-  db.on('query', onQuery);
-  try {
-    const result = await counting.run(store, fn);
-    return { result, queries: store.queries };
-  } finally {
-    db.off('query', onQuery);
-  }
-}
 
 t.test('the ticket page (fix loop off in this service)', async (t) => {
   const { app, owner, workspace } = await world(t);

@@ -1,20 +1,8 @@
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
-import type { App } from '../../../core/kernel/app.js';
+import { addMember, onPlan, signUp } from '../../../test/helpers/accounts.js';
 import { newId } from '../../../core/data/ids.js';
-
-type Json = Record<string, any>;
-
-async function call(app: App, who: SignedUp | null, method: string, url: string, payload?: unknown) {
-  const res = await app.server.inject({
-    method,
-    url,
-    payload: payload as object | undefined,
-    ...(who ? who.auth : {}),
-  });
-  return { status: res.statusCode, body: res.payload ? (JSON.parse(res.payload) as Json) : {} };
-}
+import { allPages, call, type Json } from '../../../test/helpers/call.js';
 
 const LIST_ONLY_ABSENT = ['inbound_address', 'widget', 'release_strategy', 'available_fix_credits'];
 
@@ -342,19 +330,9 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
     t.equal((await call(app, owner, 'GET', '/v1/workspaces?include_archived=maybe')).status, 400);
 
     const all = names(await call(app, owner, 'GET', '/v1/workspaces?include_archived=1&limit=200'));
-    const paged: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { body: Json } = await call(
-        app,
-        owner,
-        'GET',
-        `/v1/workspaces?include_archived=true&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
-      );
-      t.ok(page.body.items.length <= 2);
-      paged.push(...names(page));
-      cursor = page.body.next_cursor;
-    } while (cursor);
+    const pages = await allPages(app, owner, '/v1/workspaces?include_archived=true&limit=2');
+    for (const page of pages) t.ok(page.body.items.length <= 2);
+    const paged = pages.flatMap(names);
     t.same(paged, all, 'pages in order without gaps or repeats');
     t.equal((await call(app, owner, 'GET', '/v1/workspaces?cursor=nonsense')).status, 400);
   });
