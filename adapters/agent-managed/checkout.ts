@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { AgentJob, FixResult, JobIO } from '../../core/contracts/index.js';
+import { cleanGitEnv } from '../../core/security/git-env.js';
 import type { CostMeter } from './cost.js';
 import type { Sandbox } from './sandbox.js';
 
@@ -29,18 +30,7 @@ const DRAIN_MS = 2_000;
 
 /** Runs git as the service in `cwd`; the token travels as an HTTP header in the environment, never in arguments or URLs. */
 export function runGit(args: string[], cwd: string, access: GitAccess): Promise<string> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: cwd,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Patchwell',
-    GIT_AUTHOR_EMAIL: 'patchwell@localhost',
-    GIT_COMMITTER_NAME: 'Patchwell',
-    GIT_COMMITTER_EMAIL: 'patchwell@localhost',
-    LC_ALL: 'C',
-  };
+  const env = cleanGitEnv(cwd);
   // The checkout belongs to the sandbox account while its commands run: git (as the service) must still work in it.
   const config: Array<[string, string]> = [['safe.directory', '*']];
   if (/^https?:\/\//.test(access.cloneUrl))

@@ -1,10 +1,4 @@
-import {
-  AbstractAgentExecutor,
-  adapterModule,
-  type AgentExecutorOptions,
-  type AgentJob,
-  type JobIO,
-} from '../../core/contracts/index.js';
+import { RemoteAgentExecutor, adapterModule, type AgentJob } from '../../core/contracts/index.js';
 
 /**
  * An IDE agent (Claude Code, Cursor, …) runs the job through the MCP endpoint (plugin `mcp`,
@@ -14,16 +8,13 @@ import {
  * claims and answers it, as an `agent-runner` job waits for a runner. A job nobody answers within
  * the fixes option `remoteClaimTimeoutMs` fails `not_claimed` (docs/mcp.md).
  */
-export class McpAgentExecutor extends AbstractAgentExecutor<AgentExecutorOptions> {
+export class McpAgentExecutor extends RemoteAgentExecutor {
   static override identifier = 'agent-mcp';
   readonly mode = 'mcp' as const;
-  override readonly runsIn = 'remote' as const;
-  readonly capabilities = { diagnose: true, fix: true };
-
-  /** Hands the job over: the IDE agent answers later through MCP, so nothing completes here. */
-  protected async run(job: AgentJob, io: JobIO): Promise<void> {
-    await io.emit({ level: 'info', type: 'waiting_mcp', message: `job ${job.id} waits for the IDE agent (MCP)` });
-  }
+  protected readonly waiting = {
+    type: 'waiting_mcp',
+    message: (job: AgentJob) => `job ${job.id} waits for the IDE agent (MCP)`,
+  };
 }
 
 export default adapterModule('agent', McpAgentExecutor);

@@ -1,10 +1,4 @@
-import {
-  AbstractAgentExecutor,
-  adapterModule,
-  type AgentExecutorOptions,
-  type AgentJob,
-  type JobIO,
-} from '../../core/contracts/index.js';
+import { RemoteAgentExecutor, adapterModule, type AgentJob } from '../../core/contracts/index.js';
 
 /**
  * The customer's runner (a GitHub Actions workflow or a container, the workspace's
@@ -15,16 +9,13 @@ import {
  * result continues the loop exactly as an in-process one. A job no runner claims within the fixes
  * option `remoteClaimTimeoutMs` fails `not_claimed`. See docs/runner.md.
  */
-export class RunnerAgentExecutor extends AbstractAgentExecutor<AgentExecutorOptions> {
+export class RunnerAgentExecutor extends RemoteAgentExecutor {
   static override identifier = 'agent-runner';
   readonly mode = 'runner' as const;
-  override readonly runsIn = 'remote' as const;
-  readonly capabilities = { diagnose: true, fix: true };
-
-  /** Hands the job over: the runner answers later through the jobs API, so nothing completes here. */
-  protected async run(job: AgentJob, io: JobIO): Promise<void> {
-    await io.emit({ level: 'info', type: 'waiting_runner', message: `job ${job.id} waits for the workspace's runner` });
-  }
+  protected readonly waiting = {
+    type: 'waiting_runner',
+    message: (job: AgentJob) => `job ${job.id} waits for the workspace's runner`,
+  };
 }
 
 export default adapterModule('agent', RunnerAgentExecutor);

@@ -28,6 +28,7 @@ import {
   type UpdatePullRequestInput,
 } from '../../core/contracts/index.js';
 import { parseHubWebhook } from '../codehost-common/hub-webhook.js';
+import { assertMergeableAt } from '../codehost-common/merge-check.js';
 import { enc, type GithubCodeHostOptions } from './github-connection.js';
 import { ciStatus, toPullRequest, type Json } from './github-json.js';
 import { exchangeGithubCode, githubAuthorizeUrl } from './github-sign-in.js';
@@ -135,13 +136,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
   async mergePullRequest(ref: RepoRef, number: number, input: MergeInput): Promise<{ sha: string }> {
     const pr = await this.getPullRequest(ref, number);
     if (!pr) throw new AdapterNotFoundError(`pull request #${number} does not exist`);
-    if (pr.state !== 'open') throw new AdapterError('not_mergeable', `pull request #${number} is ${pr.state}`);
-    if (pr.head.sha !== input.sha)
-      throw new AdapterError(
-        'sha_mismatch',
-        `the head of #${number} is ${pr.head.sha}, not the approved ${input.sha}`,
-        { details: { head_sha: pr.head.sha } },
-      );
+    assertMergeableAt(pr, number, input.sha);
     try {
       const { data } = await this.inst(ref.installationId, {
         method: 'PUT',

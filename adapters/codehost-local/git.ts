@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { cleanGitEnv } from '../../core/security/git-env.js';
 
 /** A failed git command: its arguments, exit code and stderr. */
 export class GitError extends Error {
@@ -24,29 +25,13 @@ export interface GitOptions {
   maxBuffer?: number;
 }
 
-const IDENTITY = {
-  GIT_AUTHOR_NAME: 'Patchwell',
-  GIT_AUTHOR_EMAIL: 'patchwell@localhost',
-  GIT_COMMITTER_NAME: 'Patchwell',
-  GIT_COMMITTER_EMAIL: 'patchwell@localhost',
-};
-
 /**
  * Runs git with execFile (never a shell), in a clean environment: no user or system config, no
  * prompts, a fixed identity unless the caller gives one. Output is returned as a Buffer.
  */
 export function git(args: string[], opts: GitOptions = {}): Promise<{ stdout: Buffer; code: number }> {
   const full = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    LC_ALL: 'C',
-    ...IDENTITY,
-    ...opts.env,
-  };
+  const env = { ...cleanGitEnv(process.env.HOME ?? '/tmp'), ...opts.env };
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',

@@ -8,6 +8,7 @@ import {
   type RepoRef,
   type UpdatePullRequestInput,
 } from '../../core/contracts/index.js';
+import { assertMergeableAt } from '../codehost-common/merge-check.js';
 import { labelsOf, type ItemRow, type ItemRows } from './item-rows.js';
 import type { LocalHostContext } from './options.js';
 import type { LocalRepositories } from './repositories.js';
@@ -143,13 +144,7 @@ export class LocalPullRequests {
   async mergePullRequest(ref: RepoRef, number: number, input: MergeInput): Promise<{ sha: string }> {
     const row = await this.mustPull(ref, number);
     const pr = await this.toPullRequest(row.repo, row);
-    if (pr.state !== 'open') throw new AdapterError('not_mergeable', `pull request #${number} is ${pr.state}`);
-    if (pr.head.sha !== input.sha)
-      throw new AdapterError(
-        'sha_mismatch',
-        `the head of #${number} is ${pr.head.sha}, not the approved ${input.sha}`,
-        { details: { head_sha: pr.head.sha } },
-      );
+    assertMergeableAt(pr, number, input.sha);
     if (pr.draft) throw new AdapterError('not_mergeable', `pull request #${number} is a draft`);
     const ci = await this.ci.getCommitStatus(ref, input.sha);
     if (ci.state === 'failure')

@@ -12,20 +12,14 @@ import {
   type AdapterDeps,
   type ChannelAdapterOptions,
   type DnsRecord,
-  type DnsRecordType,
   type DomainPurpose,
   type DomainState,
 } from '../../core/contracts/index.js';
 
-export interface ConfiguredRecord {
-  /** What the record proves: `spf`, `dkim`, `dmarc`, `return_path`, `mx`… */
-  record?: string;
-  type: DnsRecordType;
+/** A DnsRecord as configured: no purpose or status yet, and `{domain}` in its name. */
+export interface ConfiguredRecord extends Omit<DnsRecord, 'purpose' | 'status' | 'name'> {
   /** Fully qualified name, with `{domain}`, e.g. `pw._domainkey.{domain}`. */
   name: string;
-  value: string;
-  priority?: number;
-  ttl?: string | number;
 }
 
 export interface DomainRecordOptions {

@@ -310,3 +310,18 @@ export abstract class AbstractAgentExecutor<O extends AgentExecutorOptions = Age
     await this.stop(jobId);
   }
 }
+
+/**
+ * Base of executors whose jobs run elsewhere (`runsIn: 'remote'`): the customer's runner or an IDE
+ * agent over MCP claims a queued job and answers it later, so `run` only records what the job waits for.
+ */
+export abstract class RemoteAgentExecutor extends AbstractAgentExecutor<AgentExecutorOptions> {
+  override readonly runsIn = 'remote' as const;
+  readonly capabilities = { diagnose: true, fix: true };
+  /** The event `run` records: its type (e.g. `waiting_runner`) and what the job waits for. */
+  protected abstract readonly waiting: { type: string; message: (job: AgentJob) => string };
+
+  protected async run(job: AgentJob, io: JobIO): Promise<void> {
+    await io.emit({ level: 'info', type: this.waiting.type, message: this.waiting.message(job) });
+  }
+}

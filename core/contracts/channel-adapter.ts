@@ -56,6 +56,34 @@ export interface DnsRecord {
   status?: DnsRecordStatus;
 }
 
+/** Joi keys of the spec's DnsRecord answer; the domain and brand schemas spread them (each its own component). */
+export const dnsRecordSchemaKeys = {
+  purpose: Joi.string().valid('sending', 'receiving', 'status_page').required(),
+  record: Joi.string(),
+  type: Joi.string()
+    .valid(...DNS_RECORD_TYPES)
+    .required(),
+  name: Joi.string().required(),
+  value: Joi.string().required(),
+  priority: Joi.number().integer(),
+  ttl: Joi.alternatives(Joi.string(), Joi.number().integer()),
+  status: Joi.string().valid(...DNS_RECORD_STATUSES),
+};
+
+/** A DnsRecord with the spec's fields only (stored records may carry more), in the spec's order. */
+export function dnsRecordOut(r: DnsRecord): DnsRecord {
+  return {
+    purpose: r.purpose,
+    ...(r.record !== undefined ? { record: r.record } : {}),
+    type: r.type,
+    name: r.name,
+    value: r.value,
+    ...(r.priority !== undefined ? { priority: r.priority } : {}),
+    ...(r.ttl !== undefined ? { ttl: r.ttl } : {}),
+    ...(r.status !== undefined ? { status: r.status } : {}),
+  };
+}
+
 /** What the provider knows about one domain. */
 export interface DomainState {
   /** Lower-case domain name as registered. */

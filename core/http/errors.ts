@@ -64,6 +64,16 @@ export const unauthenticated = (message = 'Sign in first'): Boom.Boom => httpErr
 export const conflict = (code: string, message: string, details?: Record<string, unknown>): Boom.Boom =>
   httpError(409, code, message, details);
 
+/**
+ * A code host's failure (an AdapterError) met while serving a job: 503 codehost_unavailable when the
+ * host may answer later, 502 codehost_error otherwise; details.code is the adapter's own code.
+ */
+export function codeHostFailure(err: { retryable: boolean; code: string }, message: string): Boom.Boom {
+  return httpError(err.retryable ? 503 : 502, err.retryable ? 'codehost_unavailable' : 'codehost_error', message, {
+    code: err.code,
+  });
+}
+
 export function rateLimited(retryAfterSeconds: number, message = 'Too many requests, retry later'): Boom.Boom {
   const err = new Boom.Boom<ErrorData>(message, { statusCode: 429, data: { code: 'rate_limited', retryAfterSeconds } });
   err.output.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));

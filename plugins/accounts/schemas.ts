@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { ROLES } from '../../core/http/auth.js';
+import { SUBSCRIPTION_STATUSES } from '../../core/contracts/index.js';
 import { AUTONOMY_LEVELS, EXECUTION_MODES, PLAN_FEATURES, PLAN_IDS } from './plans.js';
 
 /**
@@ -8,15 +9,6 @@ import { AUTONOMY_LEVELS, EXECUTION_MODES, PLAN_FEATURES, PLAN_IDS } from './pla
  */
 
 export const LOCALES = ['en', 'it'] as const;
-export const SUBSCRIPTION_STATUSES = [
-  'none',
-  'trialing',
-  'active',
-  'past_due',
-  'canceled',
-  'incomplete',
-  'lifetime',
-] as const;
 export const ORG_TYPES = ['direct', 'agency'] as const;
 export const SIGNUP_SOURCES = ['direct', 'badge', 'referral', 'sibling_product', 'open_source', 'partner'] as const;
 

@@ -1,25 +1,11 @@
 import { tenantModel } from '../../core/data/model.js';
+import type { WidgetTextKey } from '../../core/kernel/widget-texts.js';
 import type { LogoContentType } from './services/image.js';
 
 export type StatusDomainError =
   'cname_missing' | 'cname_mismatch' | 'txt_missing' | 'txt_mismatch' | 'dns_error' | 'domain_taken';
 
-export type WidgetTexts = Partial<Record<(typeof WIDGET_TEXT_KEYS)[number], string>>;
-
-export const WIDGET_TEXT_KEYS = [
-  'button',
-  'title',
-  'message_label',
-  'message_placeholder',
-  'email_label',
-  'technical_consent',
-  'screenshot_button',
-  'screenshot_consent',
-  'submit',
-  'confirmation',
-  'follow_link',
-  'error',
-] as const;
+export type WidgetTexts = Partial<Record<WidgetTextKey, string>>;
 
 /** A brand profile (table brand_profiles, migration 0900). */
 export class BrandProfileRow extends tenantModel({ table: 'brand_profiles', idPrefix: 'bp', json: ['widget_texts'] }) {

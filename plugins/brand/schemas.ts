@@ -1,6 +1,6 @@
 import Joi from 'joi';
-import { DNS_RECORD_STATUSES, DNS_RECORD_TYPES } from '../../core/contracts/index.js';
-import { WIDGET_TEXT_KEYS } from './models.js';
+import { dnsRecordSchemaKeys } from '../../core/contracts/index.js';
+import { WIDGET_TEXT_KEYS } from '../../core/kernel/widget-texts.js';
 import { WHITE_LABEL_MISSING } from './services/directory.js';
 import { FONT_FAMILIES } from './services/fonts.js';
 import { LOGO_CONTENT_TYPES } from './services/image.js';
@@ -94,18 +94,7 @@ export const AssignInput = Joi.object({
 
 // ---- answers -------------------------------------------------------------------------------
 
-export const DnsRecordSchema = Joi.object({
-  purpose: Joi.string().valid('sending', 'receiving', 'status_page').required(),
-  record: Joi.string(),
-  type: Joi.string()
-    .valid(...DNS_RECORD_TYPES)
-    .required(),
-  name: Joi.string().required(),
-  value: Joi.string().required(),
-  priority: Joi.number().integer(),
-  ttl: Joi.alternatives(Joi.string(), Joi.number().integer()),
-  status: Joi.string().valid(...DNS_RECORD_STATUSES),
-}).id('DnsRecord');
+export const DnsRecordSchema = Joi.object(dnsRecordSchemaKeys).id('DnsRecord');
 
 const statusRecord = Joi.object({
   type: Joi.string().valid('CNAME', 'TXT').required(),

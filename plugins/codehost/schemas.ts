@@ -45,13 +45,18 @@ export const CodeHostInstallUrl = Joi.object({
   expires_at: Joi.string().isoDate().required(),
 }).id('CodeHostInstallUrl');
 
-export const InstallationRepository = Joi.object({
+// What the code host says of a repository, in an installation's list and on a connected Repository.
+const hostRepositoryKeys = {
   external_id: Joi.string().required(),
   full_name: Joi.string().required(),
   html_url: Joi.string().uri().required(),
   default_branch: Joi.string().required(),
   is_public: Joi.boolean().required(),
   archived: Joi.boolean().required(),
+};
+
+export const InstallationRepository = Joi.object({
+  ...hostRepositoryKeys,
   repository_id: str.required().description('Set when the repository is connected to a workspace'),
   workspace_id: str.required(),
 }).id('InstallationRepository');
@@ -68,12 +73,7 @@ export const Repository = Joi.object({
   org_id: Joi.string().required(),
   workspace_id: Joi.string().required(),
   installation_id: Joi.string().required(),
-  external_id: Joi.string().required(),
-  full_name: Joi.string().required(),
-  html_url: Joi.string().uri().required(),
-  default_branch: Joi.string().required(),
-  is_public: Joi.boolean().required(),
-  archived: Joi.boolean().required(),
+  ...hostRepositoryKeys,
   agent_key: Joi.object({ last4: str.required(), set_at: datetime.required() }).required(),
   onboarding_pr: Joi.object({
     number: Joi.number().integer().allow(null).required(),

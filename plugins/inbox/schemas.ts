@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { DNS_RECORD_STATUSES, DNS_RECORD_TYPES, DOMAIN_STATUSES } from '../../core/contracts/index.js';
+import { DOMAIN_STATUSES, dnsRecordSchemaKeys } from '../../core/contracts/index.js';
 import { INBOUND_REASONS, INBOUND_STATUSES } from './models/index.js';
 
 const dt = Joi.string().isoDate().allow(null);
@@ -10,16 +10,7 @@ export const SENDING_KINDS = ['custom', 'default', 'white_label', 'not_ready'] a
 export const DOMAIN_PURPOSES = ['sending', 'receiving'] as const;
 
 export const DnsRecordSchema = Joi.object({
-  purpose: Joi.string().valid('sending', 'receiving', 'status_page').required(),
-  record: Joi.string(),
-  type: Joi.string()
-    .valid(...DNS_RECORD_TYPES)
-    .required(),
-  name: Joi.string().required(),
-  value: Joi.string().required(),
-  priority: Joi.number().integer(),
-  ttl: Joi.alternatives(Joi.string(), Joi.number().integer()),
-  status: Joi.string().valid(...DNS_RECORD_STATUSES),
+  ...dnsRecordSchemaKeys,
   host: Joi.string()
     .required()
     .description('The name relative to the zone, as DNS panels ask for it (`@` for the apex)'),

@@ -36,6 +36,15 @@ export const CASE_KINDS = ['real_error', 'github_issue', 'plausible_defect', 're
 export const STEP_IDS = ['repository', 'channels', 'agent', 'logs'] as const;
 
 const str = Joi.string().allow(null);
+// The agent step's answer and its detail, as the wizard takes them and as the onboarding answers them.
+const agentAnswer = Joi.string()
+  .valid(...ANSWERS)
+  .required();
+const agentDetail = Joi.object({
+  codex_auth: Joi.string().valid('account_login', 'api-key'),
+  claude_auth: Joi.string().valid('api-key', 'cloud_a', 'cloud_b'),
+  ide_agent: agentId,
+});
 const dt = Joi.string().isoDate().allow(null);
 const int = Joi.number().integer().allow(null);
 
@@ -219,14 +228,8 @@ export const OnboardingSchema = Joi.object({
     )
     .required(),
   agent: Joi.object({
-    answer: Joi.string()
-      .valid(...ANSWERS)
-      .required(),
-    detail: Joi.object({
-      codex_auth: Joi.string().valid('account_login', 'api-key'),
-      claude_auth: Joi.string().valid('api-key', 'cloud_a', 'cloud_b'),
-      ide_agent: agentId,
-    }).required(),
+    answer: agentAnswer,
+    detail: agentDetail.required(),
     mode: executionMode.required(),
     agent: agentId.required(),
     auth: authMethod.required(),
@@ -338,12 +341,6 @@ const executionFields = {
 export const executionPayload = Joi.object(executionFields);
 export const agentPayload = Joi.object({
   ...executionFields,
-  answer: Joi.string()
-    .valid(...ANSWERS)
-    .required(),
-  detail: Joi.object({
-    codex_auth: Joi.string().valid('account_login', 'api-key'),
-    claude_auth: Joi.string().valid('api-key', 'cloud_a', 'cloud_b'),
-    ide_agent: agentId,
-  }),
+  answer: agentAnswer,
+  detail: agentDetail,
 });

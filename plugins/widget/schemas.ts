@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { WIDGET_TEXT_KEYS } from './texts.js';
+import { WIDGET_TEXT_KEYS } from '../../core/kernel/widget-texts.js';
 
 const str = Joi.string().allow(null);
 const dt = Joi.string().isoDate().allow(null);

@@ -1,20 +1,6 @@
-/** The twelve widget text keys of BrandProfile.widget_texts, in the spec's order. */
-export const WIDGET_TEXT_KEYS = [
-  'button',
-  'title',
-  'message_label',
-  'message_placeholder',
-  'email_label',
-  'technical_consent',
-  'screenshot_button',
-  'screenshot_consent',
-  'submit',
-  'confirmation',
-  'follow_link',
-  'error',
-] as const;
+import type { WidgetTextKey } from '../../core/kernel/widget-texts.js';
 
-export type WidgetTextKey = (typeof WIDGET_TEXT_KEYS)[number];
+/** The widget's texts, every key set (brand profiles set some; DEFAULT_TEXTS fill the rest). */
 export type WidgetTexts = Record<WidgetTextKey, string>;
 export type WidgetLocale = 'en' | 'it';
 

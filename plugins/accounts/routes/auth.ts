@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import type { ServerRoute } from '@hapi/hapi';
 import { SESSION_COOKIE, principalOf, requirePrincipal } from '../../../core/http/auth.js';
+import { redirectTargetSchema } from '../../../core/http/redirect-target.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import { sessionCookie } from '../auth/resolvers.js';
 import { AuthContext, Ok, Sent, SignupAuthContext, emailInput, localeSchema, passwordSchema } from '../schemas.js';
@@ -10,27 +11,6 @@ import { callInfo, service, withSession } from './common.js';
 const tags = ['auth'];
 const token = Joi.string().max(200).required().description('The token from the emailed link');
 const optionalSession = { strategy: 'session', mode: 'try' } as const;
-
-/**
- * Where a magic link may send the browser afterwards: a path of this site, or a URL on the public
- * base URL or a dashboard origin (never elsewhere: no open redirects).
- */
-function redirectValidator(config: AppConfig) {
-  const allowed = new Set(
-    [config.server.publicBaseUrl, ...config.server.dashboardOrigins].map((o) => new URL(o).origin),
-  );
-  return Joi.string()
-    .max(2000)
-    .custom((value: string, helpers) => {
-      if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
-      try {
-        if (allowed.has(new URL(value).origin)) return value;
-      } catch {
-        // not a URL: refused below
-      }
-      return helpers.message({ custom: 'redirect_to must be a path or a URL of this service' });
-    });
-}
 
 export function authRoutes(config: AppConfig): ServerRoute[] {
   return [
@@ -121,7 +101,9 @@ export function authRoutes(config: AppConfig): ServerRoute[] {
         notes:
           'Same answer, in about the same time, whether or not the address has an account. The link is valid 15 minutes, once.',
         auth: false,
-        validate: { payload: Joi.object({ email: emailInput().required(), redirect_to: redirectValidator(config) }) },
+        validate: {
+          payload: Joi.object({ email: emailInput().required(), redirect_to: redirectTargetSchema(config) }),
+        },
         response: { status: { 200: Sent } },
         handler: async (request) => {
           const { email, redirect_to } = request.payload as { email: string; redirect_to?: string };

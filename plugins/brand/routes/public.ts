@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { FONT_FAMILIES } from '../services/fonts.js';
 import type { BrandService } from '../services/profiles.js';
 import { orgFacts } from '../services/deps.js';
-import { WIDGET_TEXT_KEYS } from '../models.js';
+import { WIDGET_TEXT_KEYS } from '../../../core/kernel/widget-texts.js';
 
 export const PublicBrandSchema = Joi.object({
   host: Joi.string().required().description('The Host the request was made to'),

@@ -1,3 +1,17 @@
+// Listed apart because cssFontStack picks the generic fallback by kind.
+const SERIF_FAMILIES = [
+  'Merriweather',
+  'Playfair Display',
+  'Lora',
+  'PT Serif',
+  'Noto Serif',
+  'Libre Baskerville',
+  'Source Serif 4',
+  'EB Garamond',
+  'Roboto Slab',
+] as const;
+const MONO_FAMILIES = ['JetBrains Mono', 'Fira Code'] as const;
+
 /**
  * The closed set of 48 font families a brand profile may use (BrandProfile.font_family): widely
  * available web fonts (Google Fonts, open licences) plus the platform's system stack. Emails
@@ -41,19 +55,8 @@ export const FONT_FAMILIES = [
   'Archivo',
   'Public Sans',
   'Red Hat Text',
-  // Serif
-  'Merriweather',
-  'Playfair Display',
-  'Lora',
-  'PT Serif',
-  'Noto Serif',
-  'Libre Baskerville',
-  'Source Serif 4',
-  'EB Garamond',
-  'Roboto Slab',
-  // Monospace
-  'JetBrains Mono',
-  'Fira Code',
+  ...SERIF_FAMILIES,
+  ...MONO_FAMILIES,
   // The reader's own interface font
   'System UI',
 ] as const;
@@ -62,18 +65,8 @@ export type FontFamily = (typeof FONT_FAMILIES)[number];
 
 export const DEFAULT_FONT: FontFamily = 'Inter';
 
-const SERIF = new Set<string>([
-  'Merriweather',
-  'Playfair Display',
-  'Lora',
-  'PT Serif',
-  'Noto Serif',
-  'Libre Baskerville',
-  'Source Serif 4',
-  'EB Garamond',
-  'Roboto Slab',
-]);
-const MONO = new Set<string>(['JetBrains Mono', 'Fira Code']);
+const SERIF = new Set<string>(SERIF_FAMILIES);
+const MONO = new Set<string>(MONO_FAMILIES);
 
 /** A CSS font-family value with a generic fallback. */
 export function cssFontStack(family: string): string {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
 import { httpError } from '../../../core/http/errors.js';
 import { BrandProfileRow } from '../models.js';
 import type { BrandDeps } from './deps.js';
@@ -88,24 +89,10 @@ export class BrandLogos {
         logo_uploaded_at: now,
         updated_at: now,
       });
-      await this.d.audit.record(trx, {
-        orgId: p.orgId,
-        actor,
-        action: 'brand.logo_uploaded',
-        target: { type: 'brand_profile', id },
-        changes: {
-          logo: {
-            before: before.logo_source ? { source: before.logo_source, sha256: before.logo_sha256 } : null,
-            after: { source: 'upload', sha256: sha, content_type: info.contentType, size_bytes: bytes.length },
-          },
-        },
+      await this.logoChanged(trx, actor, 'brand.logo_uploaded', id, {
+        before: before.logo_source ? { source: before.logo_source, sha256: before.logo_sha256 } : null,
+        after: { source: 'upload', sha256: sha, content_type: info.contentType, size_bytes: bytes.length },
       });
-      await this.d.outbox.add(
-        trx,
-        'brand.profile_updated',
-        { brand_profile_id: id, fields: ['logo'] },
-        { orgId: p.orgId },
-      );
       return this.records.out(trx, await this.records.find(trx, p.orgId, id));
     });
   }
@@ -120,27 +107,26 @@ export class BrandLogos {
           .forOrg(p.orgId)
           .findById(id)
           .patch({ logo_source: null, logo_url: null, ...NO_UPLOAD, updated_at: new Date() });
-        await this.d.audit.record(trx, {
-          orgId: p.orgId,
-          actor,
-          action: 'brand.logo_deleted',
-          target: { type: 'brand_profile', id },
-          changes: {
-            logo: {
-              before: { source: before.logo_source, url: before.logo_url, sha256: before.logo_sha256 },
-              after: null,
-            },
-          },
+        await this.logoChanged(trx, actor, 'brand.logo_deleted', id, {
+          before: { source: before.logo_source, url: before.logo_url, sha256: before.logo_sha256 },
+          after: null,
         });
-        await this.d.outbox.add(
-          trx,
-          'brand.profile_updated',
-          { brand_profile_id: id, fields: ['logo'] },
-          { orgId: p.orgId },
-        );
       }
       return this.records.out(trx, await this.records.find(trx, p.orgId, id));
     });
+  }
+
+  /** A logo change is audited and announced as a profile update, in the change's transaction. */
+  private async logoChanged(
+    trx: Knex,
+    actor: SignedInActor,
+    action: 'brand.logo_uploaded' | 'brand.logo_deleted',
+    id: string,
+    logo: { before: unknown; after: unknown },
+  ): Promise<void> {
+    const orgId = actor.principal.orgId;
+    await this.d.audit.record(trx, { orgId, actor, action, target: { type: 'brand_profile', id }, changes: { logo } });
+    await this.d.outbox.add(trx, 'brand.profile_updated', { brand_profile_id: id, fields: ['logo'] }, { orgId });
   }
 
   /** The uploaded logo bytes (public asset route); null when the profile has none. */

@@ -1,4 +1,4 @@
-import type { DnsRecord } from '../../../core/contracts/index.js';
+import { dnsRecordOut, type DnsRecord } from '../../../core/contracts/index.js';
 import type { BrandProfileRow } from '../models.js';
 import { accessiblePrimary } from './color.js';
 import type { EmailDomainView } from './deps.js';
@@ -72,23 +72,12 @@ function statusDnsRecords(row: BrandProfileRow, ctx: ProfileContext): DnsRecord[
   ];
 }
 
-const recordOut = (r: DnsRecord): DnsRecord => ({
-  purpose: r.purpose,
-  ...(r.record !== undefined ? { record: r.record } : {}),
-  type: r.type,
-  name: r.name,
-  value: r.value,
-  ...(r.priority !== undefined ? { priority: r.priority } : {}),
-  ...(r.ttl !== undefined ? { ttl: r.ttl } : {}),
-  ...(r.status !== undefined ? { status: r.status } : {}),
-});
-
 /** BrandProfile, exactly as the spec shapes it (docs/brand.md says where each field comes from). */
 export function profileOut(row: BrandProfileRow, ctx: ProfileContext): Record<string, unknown> {
   const effective = accessiblePrimary(row.primary_color);
   const sending = ctx.emailDomains.find((d) => d.purpose === 'sending') ?? null;
   const receiving = ctx.emailDomains.find((d) => d.purpose === 'receiving') ?? null;
-  const emailRecords = ctx.emailDomains.flatMap((d) => d.records.map(recordOut));
+  const emailRecords = ctx.emailDomains.flatMap((d) => d.records.map(dnsRecordOut));
   const statusRecs = statusDnsRecords(row, ctx);
   const records =
     row.status_domain && row.status_txt_token

@@ -1,29 +1,12 @@
 import Joi from 'joi';
 import type { ResponseToolkit, ServerRoute } from '@hapi/hapi';
 import { SESSION_COOKIE, principalOf } from '../../../core/http/auth.js';
+import { redirectTargetSchema } from '../../../core/http/redirect-target.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import { OAUTH_COOKIE, type Redirect } from '../services/sign-in.js';
 import type { CodehostRouteServices } from './context.js';
 
 const tags = ['auth'];
-
-/** A path of this site, or a URL on the public base URL or a dashboard origin (no open redirects). */
-function redirectTo(config: AppConfig) {
-  const allowed = new Set(
-    [config.server.publicBaseUrl, ...config.server.dashboardOrigins].map((o) => new URL(o).origin),
-  );
-  return Joi.string()
-    .max(2000)
-    .custom((value: string, helpers) => {
-      if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
-      try {
-        if (allowed.has(new URL(value).origin)) return value;
-      } catch {
-        // not a URL: refused below
-      }
-      return helpers.message({ custom: 'redirect_to must be a path or a URL of this service' });
-    });
-}
 
 function cookieOf(state: unknown, name: string): string | null {
   const v = (state as Record<string, unknown> | null | undefined)?.[name];
@@ -56,7 +39,7 @@ export function signInRoutes(s: CodehostRouteServices, config: AppConfig): Serve
         plugins: { patchwell: { successStatus: 302 } },
         validate: {
           query: Joi.object({
-            redirect_to: redirectTo(config),
+            redirect_to: redirectTargetSchema(config),
             intent: Joi.string().valid('signin', 'link').default('signin'),
           }),
         },

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitAccess } from '../../../core/contracts/index.js';
+import { cleanGitEnv } from '../../../core/security/git-env.js';
 
 export class GitCommandError extends Error {
   override name = 'GitCommandError';
@@ -24,19 +25,7 @@ interface RunOptions {
 }
 
 function run(args: string[], opts: RunOptions = {}): Promise<Buffer> {
-  const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_AUTHOR_NAME: 'Patchwell',
-    GIT_AUTHOR_EMAIL: 'patchwell@localhost',
-    GIT_COMMITTER_NAME: 'Patchwell',
-    GIT_COMMITTER_EMAIL: 'patchwell@localhost',
-    LC_ALL: 'C',
-    ...opts.env,
-  };
+  const env = { ...cleanGitEnv(process.env.HOME ?? '/tmp'), ...opts.env };
   const full = opts.gitDir ? [`--git-dir=${opts.gitDir}`, ...args] : args;
   return new Promise((resolve, reject) => {
     const child = execFile(

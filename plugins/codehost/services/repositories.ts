@@ -15,6 +15,21 @@ import { pushOnboardingPr } from './onboarding-pr.js';
 import { patchRepositoryAudited } from './repository-audit.js';
 import { repositoryJson } from './serialize.js';
 
+type HostColumnsOf = Pick<
+  HostRepository,
+  'fullName' | 'htmlUrl' | 'cloneUrl' | 'defaultBranch' | 'isPublic' | 'archived'
+>;
+
+/** The columns a repository record copies from the code host (set on connect, kept in line on refresh). */
+const hostColumns = (found: HostColumnsOf) => ({
+  full_name: found.fullName,
+  html_url: found.htmlUrl,
+  clone_url: found.cloneUrl,
+  default_branch: found.defaultBranch,
+  is_public: found.isPublic,
+  archived: found.archived,
+});
+
 export interface ConnectInput {
   installation_id: string;
   workspace_id: string;
@@ -130,12 +145,7 @@ export class RepositoryService {
           installation_id: inst.id,
           host: this.d.host.identifier,
           external_id: found.id,
-          full_name: found.fullName,
-          html_url: found.htmlUrl,
-          clone_url: found.cloneUrl,
-          default_branch: found.defaultBranch,
-          is_public: found.isPublic,
-          archived: found.archived,
+          ...hostColumns(found),
           runs_on: [],
           cloud_auth: {},
           index_status: 'queued',
@@ -315,17 +325,10 @@ export class RepositoryService {
   async applyHostState(
     trx: Knex,
     row: RepositoryModel,
-    found: Pick<HostRepository, 'fullName' | 'htmlUrl' | 'cloneUrl' | 'defaultBranch' | 'isPublic' | 'archived'>,
+    found: HostColumnsOf,
     actor: AuditedActor,
   ): Promise<RepositoryModel> {
-    const next = {
-      full_name: found.fullName,
-      html_url: found.htmlUrl,
-      clone_url: found.cloneUrl,
-      default_branch: found.defaultBranch,
-      is_public: found.isPublic,
-      archived: found.archived,
-    };
+    const next = hostColumns(found);
     const changes = diffFields(row as unknown as Record<string, unknown>, next);
     const after = await RepositoryModel.query(trx)
       .forOrg(row.org_id)

@@ -39,6 +39,11 @@ const ListSchema = pageSchema(ApprovalItemSchema).id('ApprovalQueue');
  * head not approved by the caller at it; in workspaces the caller opens.
  */
 function queueQuery(db: Knex, p: Principal & { userId: string }): Knex.QueryBuilder {
+  // The approvals that still count: given on the item's current head and not voided.
+  const approvalsOf = (column: 'fix_attempt_id' | 'release_id', table: 'fix_attempts' | 'fix_releases') =>
+    db('fix_approvals').whereRaw(
+      `fix_approvals.${column} = ${table}.id and fix_approvals.sha = ${table}.head_sha and fix_approvals.voided_at is null`,
+    );
   const fixes = db('fix_attempts')
     .join('tickets', 'tickets.id', 'fix_attempts.ticket_id')
     .where('fix_attempts.org_id', p.orgId)
@@ -47,12 +52,7 @@ function queueQuery(db: Knex, p: Principal & { userId: string }): Knex.QueryBuil
     .whereNotNull('fix_attempts.pr_number')
     .where('tickets.state', 'awaiting_approval')
     .whereNotExists(
-      db('fix_approvals')
-        .select(db.raw('1'))
-        .whereRaw(
-          'fix_approvals.fix_attempt_id = fix_attempts.id and fix_approvals.sha = fix_attempts.head_sha and fix_approvals.voided_at is null',
-        )
-        .where('fix_approvals.user_id', p.userId),
+      approvalsOf('fix_attempt_id', 'fix_attempts').select(db.raw('1')).where('fix_approvals.user_id', p.userId),
     )
     .select(
       db.raw("'fix'::text as kind"),
@@ -65,12 +65,7 @@ function queueQuery(db: Knex, p: Principal & { userId: string }): Knex.QueryBuil
       'fix_attempts.head_sha',
       'fix_attempts.pr_url',
       db.raw('1 as tickets'),
-      db('fix_approvals')
-        .count('*')
-        .whereRaw(
-          'fix_approvals.fix_attempt_id = fix_attempts.id and fix_approvals.sha = fix_attempts.head_sha and fix_approvals.voided_at is null',
-        )
-        .as('approvals'),
+      approvalsOf('fix_attempt_id', 'fix_attempts').count('*').as('approvals'),
       'fix_attempts.updated_at as waiting_since',
     );
   const releases = db('fix_releases')
@@ -78,12 +73,7 @@ function queueQuery(db: Knex, p: Principal & { userId: string }): Knex.QueryBuil
     .where({ 'fix_releases.kind': 'batched', 'fix_releases.status': 'proposed' })
     .whereNotNull('fix_releases.head_sha')
     .whereNotExists(
-      db('fix_approvals')
-        .select(db.raw('1'))
-        .whereRaw(
-          'fix_approvals.release_id = fix_releases.id and fix_approvals.sha = fix_releases.head_sha and fix_approvals.voided_at is null',
-        )
-        .where('fix_approvals.user_id', p.userId),
+      approvalsOf('release_id', 'fix_releases').select(db.raw('1')).where('fix_approvals.user_id', p.userId),
     )
     .select(
       db.raw("'release'::text as kind"),
@@ -96,12 +86,7 @@ function queueQuery(db: Knex, p: Principal & { userId: string }): Knex.QueryBuil
       'fix_releases.head_sha',
       db.raw('null::text as pr_url'),
       db('fix_releases as m').count('*').whereRaw('m.batch_id = fix_releases.id').as('tickets'),
-      db('fix_approvals')
-        .count('*')
-        .whereRaw(
-          'fix_approvals.release_id = fix_releases.id and fix_approvals.sha = fix_releases.head_sha and fix_approvals.voided_at is null',
-        )
-        .as('approvals'),
+      approvalsOf('release_id', 'fix_releases').count('*').as('approvals'),
       'fix_releases.updated_at as waiting_since',
     );
   if (p.workspaceIds) {

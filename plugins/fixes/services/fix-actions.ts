@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { isAdapterError, systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
-import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
+import { codeHostFailure, conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { FixApproval, FixAttempt, FixDiagnosis, FixJob, FixRelease } from '../models/index.js';
 import type { FixesDeps, LoopTicket } from './deps.js';
 import { fixInstructions, type FixLoop } from './loop.js';
@@ -194,13 +194,7 @@ export class FixActions {
       try {
         await this.prs.openFor(ticket.org_id, attempt.id, input.draft ?? false);
       } catch (err) {
-        if (isAdapterError(err))
-          throw httpError(
-            err.retryable ? 503 : 502,
-            err.retryable ? 'codehost_unavailable' : 'codehost_error',
-            'The code host refused to open the pull request',
-            { code: err.code },
-          );
+        if (isAdapterError(err)) throw codeHostFailure(err, 'The code host refused to open the pull request');
         throw err;
       }
       await this.d.db.transaction(async (trx) => {

@@ -7,7 +7,7 @@ import type { FixesDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { requestRelease } from './release-steps.js';
 import { givenVersion, versionFreeOr409 } from './release-versions.js';
-import { approvalCount, loadRelease } from './releases-read.js';
+import { loadRelease } from './releases-read.js';
 
 /** 403 unless the caller holds an approver role of the organization (governance) for the workspace. */
 export async function approverOr403(
@@ -19,6 +19,57 @@ export async function approverOr403(
   const policy = d.governance ? null : { roles: ['owner', 'admin'] };
   const can = d.governance ? await d.governance.canApprove(p, workspaceId, trx) : policy!.roles.includes(p.role);
   if (!can) throw forbidden('Only the approver roles of your organization can do this');
+}
+
+/** What an approval is for: the fix attempt of a ticket, or a batched release. */
+type ApprovalOf = { ticket_id: string; fix_attempt_id: string } | { release_id: string };
+
+/**
+ * Records the caller's approval of `of` at `sha` (once per person and commit) after voiding the
+ * approvals given at older commits (a push voided them); answers how many approvals stand at `sha`.
+ */
+async function approveAt(
+  trx: Knex,
+  p: SignedInActor['principal'],
+  userId: string,
+  of: ApprovalOf,
+  sha: string,
+  comment: string | null | undefined,
+): Promise<number> {
+  const key = 'release_id' in of ? { release_id: of.release_id } : { fix_attempt_id: of.fix_attempt_id };
+  await FixApproval.query(trx)
+    .forOrg(p.orgId)
+    .patch({ voided_at: new Date(), void_reason: 'new_push' })
+    .where(key)
+    .whereNot('sha', sha)
+    .whereNull('voided_at');
+  const mine = await FixApproval.query(trx)
+    .forOrg(p.orgId)
+    .where({ ...key, sha, user_id: userId })
+    .whereNull('voided_at')
+    .first();
+  if (!mine) {
+    await FixApproval.query(trx).insert({
+      id: newId(FixApproval.idPrefix),
+      org_id: p.orgId,
+      ticket_id: null,
+      fix_attempt_id: null,
+      release_id: null,
+      ...of,
+      sha,
+      user_id: userId,
+      role: p.role,
+      comment: comment ?? null,
+      created_at: new Date(),
+    });
+  }
+  const live = (await FixApproval.query(trx)
+    .forOrg(p.orgId)
+    .where({ ...key, sha })
+    .whereNull('voided_at')
+    .count('* as n')
+    .first()) as unknown as { n: string | number };
+  return Number(live.n);
 }
 
 /**
@@ -68,41 +119,8 @@ export class ReleaseApprovals {
       const ws = await this.d.workspaces.get(p.orgId, ticket.workspace_id, trx);
       // Under release_strategy manual a release without a version waits after the merge (waiting_version) until POST /v1/releases/{id}/version.
       const version = givenVersion(input.version);
-      // Approvals at an older commit do not count (a push voided them).
-      await FixApproval.query(trx)
-        .forOrg(p.orgId)
-        .patch({ voided_at: new Date(), void_reason: 'new_push' })
-        .where({ fix_attempt_id: attempt.id })
-        .whereNot('sha', attempt.head_sha)
-        .whereNull('voided_at');
-      const mine = await FixApproval.query(trx)
-        .forOrg(p.orgId)
-        .where({ fix_attempt_id: attempt.id, sha: attempt.head_sha, user_id: p.userId })
-        .whereNull('voided_at')
-        .first();
-      if (!mine) {
-        await FixApproval.query(trx).insert({
-          id: newId(FixApproval.idPrefix),
-          org_id: p.orgId,
-          ticket_id: ticket.id,
-          fix_attempt_id: attempt.id,
-          sha: attempt.head_sha,
-          user_id: p.userId,
-          role: p.role,
-          comment: input.comment ?? null,
-          created_at: new Date(),
-        });
-      }
-      const count = Number(
-        (
-          (await FixApproval.query(trx)
-            .forOrg(p.orgId)
-            .where({ fix_attempt_id: attempt.id, sha: attempt.head_sha })
-            .whereNull('voided_at')
-            .count('* as n')
-            .first()) as unknown as { n: string | number }
-        ).n,
-      );
+      const fix = { ticket_id: ticket.id, fix_attempt_id: attempt.id };
+      const count = await approveAt(trx, p, p.userId, fix, attempt.head_sha, input.comment);
       await this.d.audit.record(trx, {
         orgId: p.orgId,
         actor: a,
@@ -173,32 +191,7 @@ export class ReleaseApprovals {
       if (given) await versionFreeOr409(trx, rel, given);
       if (rel.head_sha !== head)
         await FixRelease.query(trx).forOrg(p.orgId).patch({ head_sha: head }).where('id', rel.id);
-      await FixApproval.query(trx)
-        .forOrg(p.orgId)
-        .patch({ voided_at: new Date(), void_reason: 'new_push' })
-        .where({ release_id: rel.id })
-        .whereNot('sha', head)
-        .whereNull('voided_at');
-      const mine = await FixApproval.query(trx)
-        .forOrg(p.orgId)
-        .where({ release_id: rel.id, sha: head, user_id: p.userId })
-        .whereNull('voided_at')
-        .first();
-      if (!mine) {
-        await FixApproval.query(trx).insert({
-          id: newId(FixApproval.idPrefix),
-          org_id: p.orgId,
-          ticket_id: null,
-          fix_attempt_id: null,
-          release_id: rel.id,
-          sha: head,
-          user_id: p.userId,
-          role: p.role,
-          comment: input.comment ?? null,
-          created_at: new Date(),
-        });
-      }
-      const count = await approvalCount(trx, p.orgId, rel.id, head);
+      const count = await approveAt(trx, p, p.userId, { release_id: rel.id }, head, input.comment);
       await this.d.audit.record(trx, {
         orgId: p.orgId,
         actor: a,

@@ -28,18 +28,6 @@ export async function ticketIdsOf(db: Knex, rel: FixRelease): Promise<string[]> 
   return [...new Set(rows.map((r) => r.ticket_id).filter((x): x is string => !!x))];
 }
 
-/** Live (not voided) approvals of a release at `sha`. */
-export async function approvalCount(db: Knex, orgId: string, releaseId: string, sha: string | null): Promise<number> {
-  if (!sha) return 0;
-  const row = (await FixApproval.query(db)
-    .forOrg(orgId)
-    .where({ release_id: releaseId, sha })
-    .whereNull('voided_at')
-    .count('* as n')
-    .first()) as unknown as { n: string | number };
-  return Number(row.n);
-}
-
 /**
  * The read side of the releases section: the history, one release, and how a release is
  * presented. Reads answer what is stored; nothing here calls the code host (the CI state is

@@ -1,4 +1,4 @@
-import type { DnsRecord } from '../../../core/contracts/index.js';
+import { dnsRecordOut, type DnsRecord } from '../../../core/contracts/index.js';
 import type { EmailDomain, GmailConfirmation, InboundEmail, InboxChannel } from '../models/index.js';
 import type { InboxWorkspace } from './deps.js';
 import type { SendingSection } from './sending.js';
@@ -37,14 +37,7 @@ export function domainOut(row: EmailDomain): Record<string, unknown> {
     scope: row.scope,
     status: row.status,
     records: (row.records ?? []).map((r) => ({
-      purpose: r.purpose,
-      ...(r.record !== undefined ? { record: r.record } : {}),
-      type: r.type,
-      name: r.name,
-      value: r.value,
-      ...(r.priority !== undefined ? { priority: r.priority } : {}),
-      ...(r.ttl !== undefined ? { ttl: r.ttl } : {}),
-      ...(r.status !== undefined ? { status: r.status } : {}),
+      ...dnsRecordOut(r),
       host: hostOf(r.name, zone),
       required: isRequired(r),
     })),

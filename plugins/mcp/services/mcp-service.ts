@@ -10,7 +10,7 @@ import {
   type TicketCategory,
 } from '../../../core/contracts/index.js';
 import { authorize, type Principal } from '../../../core/http/auth.js';
-import { conflict, httpError } from '../../../core/http/errors.js';
+import { codeHostFailure, conflict, httpError } from '../../../core/http/errors.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
 
 /** The lease owner of a job an IDE agent holds (claimed by its submission, for the moment of recording the result). */
@@ -325,13 +325,7 @@ export class McpService {
         throw conflict('branch_not_found', `Push ${input.branch} to the repository first`, { branch: input.branch });
       head = found.sha;
     } catch (err) {
-      if (isAdapterError(err))
-        throw httpError(
-          err.retryable ? 503 : 502,
-          err.retryable ? 'codehost_unavailable' : 'codehost_error',
-          'The code host did not answer',
-          { code: err.code },
-        );
+      if (isAdapterError(err)) throw codeHostFailure(err, 'The code host did not answer');
       throw err;
     }
     if (input.head_sha && input.head_sha !== head)

@@ -1,7 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
-import Joi from 'joi';
 import type { RawHeaders } from '../../../core/contracts/index.js';
-import { IngestReceiptSchema } from '../schemas.js';
+import { rawPushBody, rawPushOptions } from './raw-push.js';
 import type { ErrorTrackerWebhook } from '../services/error-tracker-webhook.js';
 
 /** POST /v1/webhooks/error-tracker/{connectorId} (section "error-tracker webhook"). */
@@ -20,16 +19,9 @@ export function errorTrackerWebhookRoutes(svc: () => ErrorTrackerWebhook, maxByt
           'Sentry-Hook-Resource (event_alert, error, issue carry events; installation, metric_alert, comment are acknowledged). ' +
           'Answers 202 {accepted, duplicates, group_ids} once the events are stored and grouped. 401 for an unknown connector or a ' +
           'missing or wrong signature; 409 connector_paused; 400 invalid_payload; 429 rate_limited with Retry-After under overload.',
-        auth: false,
-        payload: { parse: false, output: 'data', maxBytes, allow: ['application/json'] },
-        validate: { params: Joi.object({ connectorId: Joi.string().max(100).required() }) },
-        response: { status: { 202: IngestReceiptSchema } },
-        // Error events are stored with NULs dropped and lone surrogates replaced (group-writer), never refused.
-        plugins: { patchwell: { successStatus: 202, rawBody: { contentType: 'application/json' }, cleansText: true } },
+        ...rawPushOptions(maxBytes),
         handler: async (request, h) => {
-          const body = Buffer.isBuffer(request.payload)
-            ? request.payload
-            : Buffer.from((request.payload as string | null) ?? '');
+          const body = rawPushBody(request);
           const receipt = await svc().deliver(
             (request.params as { connectorId: string }).connectorId,
             request.headers as RawHeaders,

@@ -1,7 +1,6 @@
 import type { ServerRoute } from '@hapi/hapi';
-import Joi from 'joi';
 import type { RawHeaders } from '../../../core/contracts/index.js';
-import { IngestReceiptSchema } from '../schemas.js';
+import { rawPushBody, rawPushOptions } from './raw-push.js';
 import type { IngestService } from '../services/ingest.js';
 
 /** POST /v1/ingest/{connectorId}: the generic endpoint (section ingest). */
@@ -19,16 +18,9 @@ export function ingestRoutes(svc: () => IngestService, maxBytes: number): Server
           '{type, message*, level, stack, url, release, environment, user, occurred_at, fingerprint, external_id, frames, browser}. ' +
           'Answers 202 once the events are stored and grouped. 401 for an unknown connector or a wrong token; 409 connector_paused; ' +
           '400 invalid_payload; 429 rate_limited with Retry-After when the service is overloaded (nothing of the request was accepted).',
-        auth: false,
-        payload: { parse: false, output: 'data', maxBytes, allow: ['application/json'] },
-        validate: { params: Joi.object({ connectorId: Joi.string().max(100).required() }) },
-        response: { status: { 202: IngestReceiptSchema } },
-        // Error events are stored with NULs dropped and lone surrogates replaced (group-writer), never refused.
-        plugins: { patchwell: { successStatus: 202, rawBody: { contentType: 'application/json' }, cleansText: true } },
+        ...rawPushOptions(maxBytes),
         handler: async (request, h) => {
-          const body = Buffer.isBuffer(request.payload)
-            ? request.payload
-            : Buffer.from((request.payload as string | null) ?? '');
+          const body = rawPushBody(request);
           const receipt = await svc().push(
             (request.params as { connectorId: string }).connectorId,
             request.headers as RawHeaders,

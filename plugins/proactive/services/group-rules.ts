@@ -16,20 +16,11 @@ import {
   emptyState,
   type GroupStatus,
   type GroupState,
-  type ReleaseState,
-  type EventState,
   type GroupsState,
   type BatchOutcome,
 } from './group-rules-state.js';
-export {
-  emptyState,
-  type GroupStatus,
-  type GroupState,
-  type ReleaseState,
-  type EventState,
-  type GroupsState,
-  type BatchOutcome,
-} from './group-rules-state.js';
+// The state's types are part of this module's API: callers name them from here.
+export * from './group-rules-state.js';
 import {
   criticalPathHit,
   fingerprintOf,

@@ -182,16 +182,7 @@ export interface Scored {
 export function scorePattern(
   probe: ProblemSignature,
   probeWorkspace: string,
-  p: {
-    workspace_id: string;
-    error_type: string | null;
-    normalized_message: string;
-    frames: Array<{ file: string; function: string }>;
-    keywords: string[];
-    signature: string;
-    group_fingerprint: string | null;
-    category: string;
-  },
+  p: ProblemSignature & { workspace_id: string },
 ): Scored {
   if (probe.group_fingerprint && p.group_fingerprint === probe.group_fingerprint && p.workspace_id === probeWorkspace)
     return { score: 1, reasons: ['same_error_group'] };

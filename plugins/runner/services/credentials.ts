@@ -8,6 +8,10 @@ import type { JobRow, RunnerDeps } from './deps.js';
 const context = (orgId: string, workspaceId: string) => `runner-agent-credential:${orgId}:${workspaceId}`;
 const LIVE = new Set(['queued', 'running']);
 
+/** The workspace's agent login row, locked for the rest of the transaction. */
+const credentialForUpdate = (trx: Knex, orgId: string, workspaceId: string) =>
+  RunnerAgentCredential.query(trx).forOrg(orgId).where({ workspace_id: workspaceId }).forUpdate().limit(1).first();
+
 export interface CredentialOut {
   kind: string;
   credential: string | null;
@@ -29,12 +33,7 @@ export class AgentCredentials {
   /** Stores (or replaces) the workspace's agent login, encrypted. */
   async store(trx: Knex, orgId: string, workspaceId: string, plain: string): Promise<RunnerAgentCredential> {
     const box = this.d.secretBox.encrypt(plain, context(orgId, workspaceId));
-    const row = await RunnerAgentCredential.query(trx)
-      .forOrg(orgId)
-      .where({ workspace_id: workspaceId })
-      .forUpdate()
-      .limit(1)
-      .first();
+    const row = await credentialForUpdate(trx, orgId, workspaceId);
     if (row)
       return RunnerAgentCredential.query(trx)
         .forOrg(orgId)
@@ -63,12 +62,7 @@ export class AgentCredentials {
   /** Takes the lock for the job and answers the login in clear. */
   async take(job: JobRow): Promise<CredentialOut> {
     return this.d.db.transaction(async (trx) => {
-      const row = await RunnerAgentCredential.query(trx)
-        .forOrg(job.org_id)
-        .where({ workspace_id: job.workspace_id })
-        .forUpdate()
-        .limit(1)
-        .first();
+      const row = await credentialForUpdate(trx, job.org_id, job.workspace_id);
       if (!row) throw notFound('agent credential');
       const holder = await this.holderAlive(trx, row, job);
       if (holder)
@@ -88,12 +82,7 @@ export class AgentCredentials {
   /** Stores the refreshed login of the job that holds the lock (or only releases it) and releases the lock. */
   async put(job: JobRow, plain: string | null): Promise<CredentialOut> {
     return this.d.db.transaction(async (trx) => {
-      const row = await RunnerAgentCredential.query(trx)
-        .forOrg(job.org_id)
-        .where({ workspace_id: job.workspace_id })
-        .forUpdate()
-        .limit(1)
-        .first();
+      const row = await credentialForUpdate(trx, job.org_id, job.workspace_id);
       if (!row) throw notFound('agent credential');
       if (row.locked_job_id !== job.id)
         throw conflict('credential_not_locked', 'This job does not hold the agent login; GET it first', {});

@@ -1,5 +1,5 @@
 import { isAdapterError } from '../../../core/contracts/index.js';
-import { conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
+import { codeHostFailure, conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
 import { RunnerJob } from '../models/index.js';
 import { assertCurrent, runnerOnly, type JobCall } from './job-call.js';
 import type { JobRow, RunnerDeps } from './deps.js';
@@ -26,6 +26,17 @@ export async function gitTokensOf(d: Pick<RunnerDeps, 'db' | 'secretBox'>, job: 
   return row?.git_tokens_box
     ? (JSON.parse(d.secretBox.decrypt(row.git_tokens_box, gitBoxContext(job.id))) as string[])
     : [];
+}
+
+/** The fix's pull request as POST pull-request answers it (an attempt's stored one, or the one just opened). */
+function pullRequestOut(
+  number: number,
+  url: string,
+  state: string | null | undefined,
+  branch: string,
+  headSha: string,
+) {
+  return { number, url, state: state ?? 'open', branch, head_sha: headSha };
 }
 
 /**
@@ -60,13 +71,7 @@ export class JobCodeHost {
     try {
       access = await host.createGitAccess(ref, { write });
     } catch (err) {
-      if (isAdapterError(err))
-        throw httpError(
-          err.retryable ? 503 : 502,
-          err.retryable ? 'codehost_unavailable' : 'codehost_error',
-          'The code host gave no token',
-          { code: err.code },
-        );
+      if (isAdapterError(err)) throw codeHostFailure(err, 'The code host gave no token');
       throw err;
     }
     await this.d.db.transaction(async (trx) => {
@@ -116,13 +121,7 @@ export class JobCodeHost {
     if (input.branch && input.branch !== attempt.branch)
       throw httpError(422, 'branch_mismatch', `The fix's branch is ${attempt.branch}`, { branch: attempt.branch });
     if (attempt.pr_number && attempt.pr_url)
-      return {
-        number: attempt.pr_number,
-        url: attempt.pr_url,
-        state: attempt.pr_state ?? 'open',
-        branch: attempt.branch,
-        head_sha: input.head_sha,
-      };
+      return pullRequestOut(attempt.pr_number, attempt.pr_url, attempt.pr_state, attempt.branch, input.head_sha);
     assertCurrent(c);
     if (!(input.verify_passed && input.tests_passed && input.tests_ran))
       throw conflict('fix_not_verified', 'Only a verified fix gets a pull request', {
@@ -157,21 +156,9 @@ export class JobCodeHost {
         message: `pull request #${opened.pr_number} for ${attempt.branch}`,
         data: { number: opened.pr_number, url: opened.pr_url },
       });
-      return {
-        number: opened.pr_number,
-        url: opened.pr_url,
-        state: opened.pr_state ?? 'open',
-        branch: attempt.branch,
-        head_sha: input.head_sha,
-      };
+      return pullRequestOut(opened.pr_number, opened.pr_url, opened.pr_state, attempt.branch, input.head_sha);
     } catch (err) {
-      if (isAdapterError(err))
-        throw httpError(
-          err.retryable ? 503 : 502,
-          err.retryable ? 'codehost_unavailable' : 'codehost_error',
-          'The code host refused the pull request',
-          { code: err.code },
-        );
+      if (isAdapterError(err)) throw codeHostFailure(err, 'The code host refused the pull request');
       throw err;
     }
   }

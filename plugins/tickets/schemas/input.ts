@@ -37,13 +37,7 @@ export const countQuery = {
 
 export const listQuery = {
   state: arrayOf(TICKET_STATES, 'states'),
-  origin: arrayOf(ORIGINS, 'origins'),
-  category: arrayOf(CATEGORIES, 'categories'),
-  priority: arrayOf(PRIORITIES, 'priorities'),
-  workspace_id: Joi.string().max(64).description('Only this workspace'),
-  q: Joi.string().trim().min(1).max(200).description('Full-text search in subject, customer and the opening message'),
-  assignee: Joi.string().max(64).description('`me`, `unassigned` or a user id'),
-  needs_team_action: needsTeamAction,
+  ...countQuery,
   sort: Joi.string()
     .valid(...SORTS)
     .default('newest')

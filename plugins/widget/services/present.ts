@@ -1,12 +1,6 @@
 import type { Knex } from 'knex';
-import {
-  BADGE_TEXT,
-  DEFAULT_TEXTS,
-  WIDGET_TEXT_KEYS,
-  localeOf,
-  type WidgetLocale,
-  type WidgetTexts,
-} from '../texts.js';
+import { WIDGET_TEXT_KEYS } from '../../../core/kernel/widget-texts.js';
+import { BADGE_TEXT, DEFAULT_TEXTS, localeOf, type WidgetLocale, type WidgetTexts } from '../texts.js';
 import type { BrandPort, WidgetWorkspace } from './deps.js';
 import type { SettingsRow } from './store.js';
 
