@@ -105,3 +105,54 @@ export function CheckboxField({
     </div>
   );
 }
+
+/**
+ * Several choices out of a list, one checkbox each, kept as the list of chosen values (a new one
+ * goes last). `children` says something before the boxes (e.g. that there is nothing to choose).
+ */
+export function CheckboxGroup<T extends string>({
+  legend,
+  hint,
+  error,
+  options,
+  value,
+  onChange,
+  className,
+  children,
+}: Omit<Common, 'label'> & {
+  legend: ReactNode;
+  options: readonly { value: T; label: string }[];
+  value: readonly T[];
+  onChange: (value: T[]) => void;
+  /** The class of the boxes' container (their grid). */
+  className: string;
+  children?: ReactNode;
+}) {
+  const id = useId();
+  return (
+    <fieldset aria-describedby={hint ? `${id}-hint` : undefined}>
+      <legend id={id}>{legend}</legend>
+      {hint && (
+        <p className="hint muted" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {children}
+      <div className={className}>
+        {options.map((o) => (
+          <CheckboxField
+            key={o.value}
+            label={o.label}
+            checked={value.includes(o.value)}
+            onChange={(e) => onChange(e.target.checked ? [...value, o.value] : value.filter((v) => v !== o.value))}
+          />
+        ))}
+      </div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </fieldset>
+  );
+}

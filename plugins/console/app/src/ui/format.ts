@@ -4,14 +4,17 @@ import { useTranslation } from 'react-i18next';
 export function useFormat() {
   const { i18n } = useTranslation();
   const locale = i18n.language;
+  const number = (n: number | null | undefined, opts?: Intl.NumberFormatOptions) =>
+    n == null ? '' : new Intl.NumberFormat(locale, opts).format(n);
   return {
     locale,
     date: (iso: string | null | undefined, opts: Intl.DateTimeFormatOptions = { dateStyle: 'medium' }) =>
       iso ? new Intl.DateTimeFormat(locale, opts).format(new Date(iso)) : '',
     dateTime: (iso: string | null | undefined) =>
       iso ? new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)) : '',
-    number: (n: number | null | undefined, opts?: Intl.NumberFormatOptions) =>
-      n == null ? '' : new Intl.NumberFormat(locale, opts).format(n),
+    number,
+    /** Money: the API's amounts (`*_usd`) are US dollars. */
+    usd: (n: number | null | undefined) => number(n, { style: 'currency', currency: 'USD' }),
     /** "3 minutes ago", "in 2 days". */
     relative: (iso: string | null | undefined, now = Date.now()) => {
       if (!iso) return '';

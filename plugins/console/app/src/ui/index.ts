@@ -1,13 +1,15 @@
 // The console's design system: import from 'ui' (src/ui/index.ts), never from a page.
 export { Button, type ButtonProps } from './button';
 export { Spinner, Progress } from './spinner';
-export { TextField, TextArea, SelectField, CheckboxField } from './field';
+export { TextField, TextArea, SelectField, CheckboxField, CheckboxGroup } from './field';
 export { NewPasswordField } from './password';
 export { LocaleOptions } from './locale';
 export { ErrorAlert, ErrorState, fieldError, useErrorText } from './errors';
 export { LoadingState, EmptyState } from './states';
+export { QueryView } from './query-view';
 export { ToastProvider, useToast } from './toasts';
 export { Dialog } from './dialog';
+export { Form, FormActions, FormDialog } from './form';
 export { ConfirmDialog, ConfirmAction, type ConfirmableAction } from './confirm';
 export { SecretOnce, type SecretTexts } from './secret';
 export { CopyValue, useCopy, type CopyTexts } from './copy';

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -7,6 +7,7 @@ import type { Schema } from '../../api/types';
 import { agencyClientQuery, agencyKeys } from '../../queries/agency';
 import {
   Button,
+  Form,
   KeysetTable,
   LoadingState,
   TextField,
@@ -85,9 +86,7 @@ export default function AgencyClient() {
           </dd>
           <dt>{t('agency.client.price')}</dt>
           <dd>
-            {c.billing.resale_price_usd == null
-              ? t('agency.noPrice')
-              : fmt.number(c.billing.resale_price_usd, { style: 'currency', currency: 'USD' })}
+            {c.billing.resale_price_usd == null ? t('agency.noPrice') : fmt.usd(c.billing.resale_price_usd)}
             {c.billing.collect_via_connect
               ? ` · ${t('agency.client.collected', { email: c.billing.client_email ?? '' })}`
               : ''}
@@ -117,10 +116,6 @@ function Reports({ workspaceId }: { workspaceId: string }) {
       void navigate(`/agency/reports/${r.id}`);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    generate.mutate();
-  };
   const columns: Column<Report>[] = [
     {
       header: t('agency.reports.month'),
@@ -144,7 +139,7 @@ function Reports({ workspaceId }: { workspaceId: string }) {
         rowKey={(r) => r.id}
         emptyTitle={t('agency.reports.empty')}
       />
-      <form className="row" onSubmit={submit} noValidate>
+      <Form className="row" onSubmit={() => generate.mutate()}>
         <TextField
           label={t('agency.reports.monthLabel')}
           type="month"
@@ -155,7 +150,7 @@ function Reports({ workspaceId }: { workspaceId: string }) {
         <Button type="submit" variant="primary" pending={generate.isPending}>
           {t('agency.reports.generate')}
         </Button>
-      </form>
+      </Form>
       <ReasonAlert error={generate.error} fields={['month']} />
     </section>
   );

@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { agencyOverviewQuery, agencyQueueQuery, agencyWhiteLabelQuery } from '../../queries/agency';
-import { EmptyState, LoadingState, useFormat } from '../../ui';
+import { EmptyState, QueryView, useFormat } from '../../ui';
 import { AgencyError, AgencyNav, useTicketsText } from './nav';
 import '../workspaces/workspaces.css';
 import '../billing/billing.css';
@@ -15,71 +15,68 @@ export default function AgencyOverview() {
   const overview = useQuery(agencyOverviewQuery());
   const readiness = useReadiness();
   const ticketsText = useTicketsText();
-  const usd = (v: number | null) =>
-    v == null ? t('agency.noPrice') : fmt.number(v, { style: 'currency', currency: 'USD' });
+  const usd = (v: number | null) => (v == null ? t('agency.noPrice') : fmt.usd(v));
   return (
     <div className="stack">
       <h1>{t('agency.title')}</h1>
       <AgencyNav />
-      {overview.isPending ? (
-        <LoadingState />
-      ) : overview.isError ? (
-        <AgencyError error={overview.error} retry={() => void overview.refetch()} />
-      ) : (
-        <>
-          <section className="card stack" aria-labelledby="agency-totals">
-            <h2 id="agency-totals">{t('agency.totals.title')}</h2>
-            <dl className="billing-figures">
-              {(['clients', 'open', 'awaiting_approval', 'escalated', 'overdue', 'white_label_ready'] as const).map(
-                (k) => (
-                  <div key={k}>
-                    <dt>{t(`agency.totals.${k}`)}</dt>
-                    <dd>{fmt.number(overview.data.totals[k])}</dd>
-                  </div>
-                ),
+      <QueryView query={overview} failed={AgencyError}>
+        {(o) => (
+          <>
+            <section className="card stack" aria-labelledby="agency-totals">
+              <h2 id="agency-totals">{t('agency.totals.title')}</h2>
+              <dl className="billing-figures">
+                {(['clients', 'open', 'awaiting_approval', 'escalated', 'overdue', 'white_label_ready'] as const).map(
+                  (k) => (
+                    <div key={k}>
+                      <dt>{t(`agency.totals.${k}`)}</dt>
+                      <dd>{fmt.number(o.totals[k])}</dd>
+                    </div>
+                  ),
+                )}
+              </dl>
+            </section>
+            <section className="stack" aria-labelledby="agency-clients">
+              <h2 id="agency-clients">{t('agency.clients.title')}</h2>
+              {o.clients.length === 0 ? (
+                <EmptyState title={t('agency.clients.empty')}>
+                  <p>{t('agency.clients.emptyBody')}</p>
+                </EmptyState>
+              ) : (
+                <ul className="billing-cards">
+                  {o.clients.map((c) => (
+                    <li key={c.workspace_id} className="card stack">
+                      <h3>
+                        <Link to={`/agency/clients/${c.workspace_id}`}>{c.client_name}</Link>
+                      </h3>
+                      <div className="muted">{t('agency.clients.workspace', { name: c.name })}</div>
+                      <div>{ticketsText(c.tickets)}</div>
+                      <div>
+                        {t('agency.clients.month', {
+                          opened: c.tickets.opened_this_month,
+                          resolved: c.tickets.resolved_this_month,
+                        })}
+                      </div>
+                      <div>
+                        {t('agency.clients.price', { price: usd(c.resale_price_usd) })}
+                        {c.managed_addon && (
+                          <>
+                            {' '}
+                            · <span className="badge">{t('agency.clients.managed')}</span>
+                          </>
+                        )}
+                      </div>
+                      <div>{readiness(c.white_label)}</div>
+                    </li>
+                  ))}
+                </ul>
               )}
-            </dl>
-          </section>
-          <section className="stack" aria-labelledby="agency-clients">
-            <h2 id="agency-clients">{t('agency.clients.title')}</h2>
-            {overview.data.clients.length === 0 ? (
-              <EmptyState title={t('agency.clients.empty')}>
-                <p>{t('agency.clients.emptyBody')}</p>
-              </EmptyState>
-            ) : (
-              <ul className="billing-cards">
-                {overview.data.clients.map((c) => (
-                  <li key={c.workspace_id} className="card stack">
-                    <h3>
-                      <Link to={`/agency/clients/${c.workspace_id}`}>{c.client_name}</Link>
-                    </h3>
-                    <div className="muted">{t('agency.clients.workspace', { name: c.name })}</div>
-                    <div>{ticketsText(c.tickets)}</div>
-                    <div>
-                      {t('agency.clients.month', {
-                        opened: c.tickets.opened_this_month,
-                        resolved: c.tickets.resolved_this_month,
-                      })}
-                    </div>
-                    <div>
-                      {t('agency.clients.price', { price: usd(c.resale_price_usd) })}
-                      {c.managed_addon && (
-                        <>
-                          {' '}
-                          · <span className="badge">{t('agency.clients.managed')}</span>
-                        </>
-                      )}
-                    </div>
-                    <div>{readiness(c.white_label)}</div>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </section>
-          <Queue />
-          <WhiteLabel />
-        </>
-      )}
+            </section>
+            <Queue />
+            <WhiteLabel />
+          </>
+        )}
+      </QueryView>
     </div>
   );
 }
@@ -92,45 +89,45 @@ function Queue() {
   return (
     <section className="card stack" aria-labelledby="agency-queue">
       <h2 id="agency-queue">{t('agency.queue.title')}</h2>
-      {queue.isPending ? (
-        <LoadingState />
-      ) : queue.isError ? (
-        <AgencyError error={queue.error} retry={() => void queue.refetch()} />
-      ) : queue.data.items.length === 0 ? (
-        <p className="muted">{t('agency.queue.empty')}</p>
-      ) : (
-        <ScrollTable caption={t('agency.queue.title')}>
-          <thead>
-            <tr>
-              <th scope="col">{t('agency.queue.ticket')}</th>
-              <th scope="col">{t('agency.queue.client')}</th>
-              <th scope="col">{t('agency.queue.kind')}</th>
-              <th scope="col">{t('agency.queue.sla')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {queue.data.items.map((i) => (
-              <tr key={i.ticket_id}>
-                <td>
-                  <Link to={`/tickets/${i.ticket_id}`}>{i.subject}</Link>
-                </td>
-                <td>{i.client_name}</td>
-                <td>
-                  {t(`agency.queue.kinds.${i.kind}`)}
-                  {i.reason ? `: ${i.reason}` : ''}
-                </td>
-                <td>
-                  {i.sla.due_at
-                    ? t(i.sla.overdue ? 'agency.queue.overdue' : 'agency.queue.due', {
-                        when: fmt.relative(i.sla.due_at),
-                      })
-                    : '–'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </ScrollTable>
-      )}
+      <QueryView query={queue} failed={AgencyError}>
+        {(q) =>
+          q.items.length === 0 ? (
+            <p className="muted">{t('agency.queue.empty')}</p>
+          ) : (
+            <ScrollTable caption={t('agency.queue.title')}>
+              <thead>
+                <tr>
+                  <th scope="col">{t('agency.queue.ticket')}</th>
+                  <th scope="col">{t('agency.queue.client')}</th>
+                  <th scope="col">{t('agency.queue.kind')}</th>
+                  <th scope="col">{t('agency.queue.sla')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {q.items.map((i) => (
+                  <tr key={i.ticket_id}>
+                    <td>
+                      <Link to={`/tickets/${i.ticket_id}`}>{i.subject}</Link>
+                    </td>
+                    <td>{i.client_name}</td>
+                    <td>
+                      {t(`agency.queue.kinds.${i.kind}`)}
+                      {i.reason ? `: ${i.reason}` : ''}
+                    </td>
+                    <td>
+                      {i.sla.due_at
+                        ? t(i.sla.overdue ? 'agency.queue.overdue' : 'agency.queue.due', {
+                            when: fmt.relative(i.sla.due_at),
+                          })
+                        : '–'}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </ScrollTable>
+          )
+        }
+      </QueryView>
     </section>
   );
 }
@@ -143,22 +140,20 @@ function WhiteLabel() {
   return (
     <section className="card stack" aria-labelledby="agency-white-label">
       <h2 id="agency-white-label">{t('agency.whiteLabel.title')}</h2>
-      {wl.isPending ? (
-        <LoadingState />
-      ) : wl.isError ? (
-        <AgencyError error={wl.error} retry={() => void wl.refetch()} />
-      ) : (
-        <>
-          <p>{t('agency.whiteLabel.summary', { ready: wl.data.ready, total: wl.data.total })}</p>
-          <ul>
-            {wl.data.items.map((i) => (
-              <li key={i.workspace_id}>
-                <strong>{i.client_name}</strong>: {readiness(i)}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
+      <QueryView query={wl} failed={AgencyError}>
+        {(w) => (
+          <>
+            <p>{t('agency.whiteLabel.summary', { ready: w.ready, total: w.total })}</p>
+            <ul>
+              {w.items.map((i) => (
+                <li key={i.workspace_id}>
+                  <strong>{i.client_name}</strong>: {readiness(i)}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }

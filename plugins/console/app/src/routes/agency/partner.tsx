@@ -1,10 +1,20 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody, Schema } from '../../api/types';
 import { agencyKeys, agencyPartnerQuery } from '../../queries/agency';
-import { Button, CheckboxField, LoadingState, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  CheckboxField,
+  Form,
+  FormActions,
+  QueryView,
+  TextArea,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 import { ReasonAlert } from '../billing/reason';
 import { AgencyError, AgencyNav } from './nav';
 import '../workspaces/workspaces.css';
@@ -31,13 +41,9 @@ export default function AgencyPartner() {
     <div className="stack">
       <h1>{t('agency.partner.title')}</h1>
       <AgencyNav />
-      {partner.isPending ? (
-        <LoadingState />
-      ) : partner.isError ? (
-        <AgencyError error={partner.error} retry={() => void partner.refetch()} />
-      ) : (
-        <PartnerForm key={partner.data.updated_at ?? 'new'} profile={partner.data} />
-      )}
+      <QueryView query={partner} failed={AgencyError}>
+        {(profile) => <PartnerForm key={profile.updated_at ?? 'new'} profile={profile} />}
+      </QueryView>
     </div>
   );
 }
@@ -83,10 +89,6 @@ function PartnerForm({ profile }: { profile: Profile }) {
     },
   });
   const toggle = (list: string[], v: string, on: boolean) => (on ? [...list, v] : list.filter((x) => x !== v));
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const c = profile.certification;
   return (
     <>
@@ -114,7 +116,7 @@ function PartnerForm({ profile }: { profile: Profile }) {
           </ul>
         )}
       </section>
-      <form className="card stack" onSubmit={submit} noValidate aria-labelledby="partner-profile">
+      <Form className="card stack" onSubmit={() => save.mutate()} aria-labelledby="partner-profile">
         <h2 id="partner-profile">{t('agency.partner.profile')}</h2>
         <TextField
           label={t('agency.partner.name')}
@@ -188,12 +190,8 @@ function PartnerForm({ profile }: { profile: Profile }) {
           error={save.error}
           fields={['display_name', 'website_url', 'description', 'contact_email', 'countries']}
         />
-        <div>
-          <Button type="submit" variant="primary" pending={save.isPending}>
-            {t('agency.partner.save')}
-          </Button>
-        </div>
-      </form>
+        <FormActions submit={t('agency.partner.save')} pending={save.isPending} />
+      </Form>
     </>
   );
 }

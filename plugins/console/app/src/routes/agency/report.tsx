@@ -1,10 +1,20 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { agencyClientQuery, agencyKeys, agencyReportQuery } from '../../queries/agency';
-import { Button, Chart, LoadingState, TextField, fieldError, useFormat, useToast, type ChartSeries } from '../../ui';
+import {
+  Chart,
+  Form,
+  FormActions,
+  LoadingState,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+  type ChartSeries,
+} from '../../ui';
 import { ReasonAlert } from '../billing/reason';
 import { AgencyError, AgencyNav } from './nav';
 import '../workspaces/workspaces.css';
@@ -151,10 +161,6 @@ function Send({
       toast.success(t('agency.report.sentToast', { to: r.recipients.join(', ') }));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    send.mutate();
-  };
   return (
     <section className="card stack" aria-labelledby="report-send">
       <h2 id="report-send">{t('agency.report.send')}</h2>
@@ -163,7 +169,7 @@ function Send({
           {t('agency.report.sentState', { when: fmt.dateTime(sentAt), count: sendCount, to: recipients.join(', ') })}
         </div>
       )}
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={() => send.mutate()}>
         <TextField
           label={t('agency.report.recipients')}
           hint={t('agency.report.recipientsHint')}
@@ -172,12 +178,11 @@ function Send({
           error={fieldError(send.error, 'recipients')}
         />
         <ReasonAlert error={send.error} fields={['recipients']} />
-        <div>
-          <Button type="submit" variant="primary" pending={send.isPending}>
-            {status === 'sent' ? t('agency.report.sendAgain') : t('agency.report.sendNow')}
-          </Button>
-        </div>
-      </form>
+        <FormActions
+          submit={status === 'sent' ? t('agency.report.sendAgain') : t('agency.report.sendNow')}
+          pending={send.isPending}
+        />
+      </Form>
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -6,7 +6,7 @@ import type { Schema } from '../../api/types';
 import { agencyKeys, agencyResaleQuery } from '../../queries/agency';
 import { billingKeys, billingQuery, goToProvider, type Billing } from '../../queries/billing';
 import { useMe } from '../../queries/session';
-import { Button, CheckboxField, Dialog, LoadingState, TextField, fieldError, useFormat } from '../../ui';
+import { Button, CheckboxField, Form, FormDialog, QueryView, TextField, fieldError, useFormat } from '../../ui';
 import { ReasonAlert } from '../billing/reason';
 import { AgencyError, AgencyNav } from './nav';
 import '../workspaces/workspaces.css';
@@ -29,26 +29,22 @@ export default function AgencyResale() {
     <div className="stack">
       <h1>{t('agency.resale.title')}</h1>
       <AgencyNav />
-      {billing.isPending ? (
-        <LoadingState />
-      ) : billing.isError ? (
-        <AgencyError error={billing.error} retry={() => void billing.refetch()} />
-      ) : agency ? (
-        <Payouts agency={agency} />
-      ) : (
-        <div className="alert alert-info" role="status">
-          {t('agency.resale.noAgencyPlan')}
-        </div>
-      )}
+      <QueryView query={billing} failed={AgencyError}>
+        {(b) =>
+          b.agency ? (
+            <Payouts agency={b.agency} />
+          ) : (
+            <div className="alert alert-info" role="status">
+              {t('agency.resale.noAgencyPlan')}
+            </div>
+          )
+        }
+      </QueryView>
       <section className="card stack" aria-labelledby="resale-clients">
         <h2 id="resale-clients">{t('agency.resale.clients')}</h2>
-        {resale.isPending ? (
-          <LoadingState />
-        ) : resale.isError ? (
-          <AgencyError error={resale.error} retry={() => void resale.refetch()} />
-        ) : (
-          <ResaleTable resale={resale.data} agency={agency ?? null} />
-        )}
+        <QueryView query={resale} failed={AgencyError}>
+          {(r) => <ResaleTable resale={r} agency={agency ?? null} />}
+        </QueryView>
       </section>
     </div>
   );
@@ -70,10 +66,6 @@ function Payouts({ agency }: { agency: AgencyBilling }) {
       : c.details_submitted
         ? 'review'
         : 'incomplete';
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    onboarding.mutate();
-  };
   return (
     <section className="card stack" aria-labelledby="resale-payouts">
       <h2 id="resale-payouts">{t('agency.payouts.title')}</h2>
@@ -82,7 +74,7 @@ function Payouts({ agency }: { agency: AgencyBilling }) {
       </p>
       <p className="muted">{t('agency.payouts.fee', { percent: agency.platform_fee_percent })}</p>
       {me.user.role === 'owner' ? (
-        <form className="row" onSubmit={submit} noValidate>
+        <Form className="row" onSubmit={() => onboarding.mutate()}>
           <TextField
             label={t('agency.payouts.country')}
             hint={t('agency.payouts.countryHint')}
@@ -94,7 +86,7 @@ function Payouts({ agency }: { agency: AgencyBilling }) {
           <Button type="submit" pending={onboarding.isPending}>
             {state === 'none' ? t('agency.payouts.start') : t('agency.payouts.continue')}
           </Button>
-        </form>
+        </Form>
       ) : (
         <p className="muted">{t('agency.payouts.ownersOnly')}</p>
       )}
@@ -108,7 +100,7 @@ function ResaleTable({ resale, agency }: { resale: Schema<'AgencyResale'>; agenc
   const fmt = useFormat();
   const qc = useQueryClient();
   const [editing, setEditing] = useState<ClientWorkspace | null>(null);
-  const usd = (v: number | null) => (v == null ? '–' : fmt.number(v, { style: 'currency', currency: 'USD' }));
+  const usd = (v: number | null) => (v == null ? '–' : fmt.usd(v));
   const managed = useMutation({
     mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
       data(api.PUT('/v1/billing/workspaces/{id}/managed', { params: { path: { id } }, body: { enabled } })),
@@ -233,45 +225,35 @@ function EditResale({ workspace, onClose }: { workspace: ClientWorkspace; onClos
       onClose();
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <Dialog
-      open
+    <FormDialog
       title={t('agency.resale.editTitle', { client: workspace.client_name ?? workspace.name })}
       onClose={onClose}
+      onSubmit={() => save.mutate()}
+      submit={t('common.save')}
+      pending={save.isPending}
     >
-      <form className="stack" onSubmit={submit} noValidate>
-        <TextField
-          label={t('agency.resale.priceLabel')}
-          inputMode="decimal"
-          value={price}
-          onChange={(e) => setPrice(e.target.value)}
-          error={fieldError(save.error, 'resale_price_usd')}
-        />
-        <CheckboxField
-          label={t('agency.resale.collectLabel')}
-          hint={t('agency.resale.collectHint')}
-          checked={collect}
-          onChange={(e) => setCollect(e.target.checked)}
-        />
-        <TextField
-          label={t('agency.resale.emailLabel')}
-          type="email"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
-          error={fieldError(save.error, 'client_email')}
-        />
-        <ReasonAlert error={save.error} fields={['resale_price_usd', 'client_email']} />
-        <div className="row">
-          <Button type="submit" variant="primary" pending={save.isPending}>
-            {t('common.save')}
-          </Button>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-        </div>
-      </form>
-    </Dialog>
+      <TextField
+        label={t('agency.resale.priceLabel')}
+        inputMode="decimal"
+        value={price}
+        onChange={(e) => setPrice(e.target.value)}
+        error={fieldError(save.error, 'resale_price_usd')}
+      />
+      <CheckboxField
+        label={t('agency.resale.collectLabel')}
+        hint={t('agency.resale.collectHint')}
+        checked={collect}
+        onChange={(e) => setCollect(e.target.checked)}
+      />
+      <TextField
+        label={t('agency.resale.emailLabel')}
+        type="email"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={fieldError(save.error, 'client_email')}
+      />
+      <ReasonAlert error={save.error} fields={['resale_price_usd', 'client_email']} />
+    </FormDialog>
   );
 }

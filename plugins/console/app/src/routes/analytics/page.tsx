@@ -5,7 +5,7 @@ import type { Schema } from '../../api/types';
 import { metricsQuery, type Interval } from '../../queries/analytics';
 import { useMe } from '../../queries/session';
 import { useCurrentWorkspace } from '../../queries/workspaces';
-import { Chart, ErrorState, LoadingState, SelectField, useFormat, type ChartSeries } from '../../ui';
+import { Chart, QueryView, SelectField, useFormat, type ChartSeries } from '../../ui';
 import { Sponsorships } from './sponsorships';
 import '../billing/billing.css';
 import { lastDayOf } from '../billing/table';
@@ -69,12 +69,8 @@ export default function Analytics() {
       </div>
       {!orgWide && !scope ? (
         <p className="muted">{t('analytics.noWorkspace')}</p>
-      ) : metrics.isPending ? (
-        <LoadingState />
-      ) : metrics.isError ? (
-        <ErrorState error={metrics.error} retry={() => void metrics.refetch()} />
       ) : (
-        <MetricsView metrics={metrics.data} />
+        <QueryView query={metrics}>{(m) => <MetricsView metrics={m} />}</QueryView>
       )}
       {me.staff && <Sponsorships />}
     </div>
@@ -87,7 +83,7 @@ function MetricsView({ metrics: m }: { metrics: Metrics }) {
   const minutes = (v: number | null) =>
     v == null ? '–' : t('analytics.minutes', { n: fmt.number(v, { maximumFractionDigits: 1 }) });
   const pct = (v: number | null) => (v == null ? '–' : fmt.number(v, { style: 'percent', maximumFractionDigits: 1 }));
-  const usd = (v: number | null) => (v == null ? '–' : fmt.number(v, { style: 'currency', currency: 'USD' }));
+  const usd = (v: number | null) => (v == null ? '–' : fmt.usd(v));
   const x = useMemo(() => m.series.map((s) => new Date(s.period_start)), [m]);
   const volume = useMemo<ChartSeries[]>(
     () => [

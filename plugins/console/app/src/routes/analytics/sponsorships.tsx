@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -7,6 +7,7 @@ import { analyticsKeys } from '../../queries/analytics';
 import {
   Button,
   Dialog,
+  Form,
   KeysetTable,
   SelectField,
   TextField,
@@ -114,13 +115,12 @@ function Decide({ review, onClose }: { review: Review; onClose: () => void }) {
       onClose();
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     decide.mutate('approve');
   };
   return (
     <Dialog open title={t('analytics.sponsorship.decideTitle', { repository: review.repository })} onClose={onClose}>
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         {review.project_description && <p>{review.project_description}</p>}
         <TextField
           label={t('analytics.sponsorship.organization')}
@@ -156,7 +156,7 @@ function Decide({ review, onClose }: { review: Review; onClose: () => void }) {
           </Button>
           <Button onClick={onClose}>{t('common.cancel')}</Button>
         </div>
-      </form>
+      </Form>
     </Dialog>
   );
 }

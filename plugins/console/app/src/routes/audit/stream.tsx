@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,8 +11,9 @@ import {
   CheckboxField,
   ConfirmAction,
   ErrorAlert,
-  ErrorState,
-  LoadingState,
+  Form,
+  FormActions,
+  QueryView,
   SecretOnce,
   SelectField,
   TextField,
@@ -50,16 +51,14 @@ export default function AuditStreamPage() {
         </Link>
       </div>
       <p className="muted">{t('audit.stream.intro')}</p>
-      {stream.isPending ? (
-        <LoadingState />
-      ) : stream.isError ? (
-        <ErrorState error={stream.error} retry={() => void stream.refetch()} />
-      ) : (
-        <>
-          {stream.data && <State stream={stream.data} onRotated={took} />}
-          <StreamForm key={stream.data?.id ?? 'new'} stream={stream.data} onSaved={took} />
-        </>
-      )}
+      <QueryView query={stream}>
+        {(current) => (
+          <>
+            {current && <State stream={current} onRotated={took} />}
+            <StreamForm key={current?.id ?? 'new'} stream={current} onSaved={took} />
+          </>
+        )}
+      </QueryView>
       {secret && (
         <SecretOnce
           secret={secret}
@@ -246,14 +245,10 @@ function StreamForm({ stream, onSaved }: { stream: AuditStream | null; onSaved: 
       onSaved(s);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const cwError = (f: string) => fieldError(save.error, `cloudwatch.${f}`);
   const blocked = isApiError(save.error) && save.error.code === 'blocked_address';
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="stream-settings">
+    <Form className="card stack" onSubmit={() => save.mutate()} aria-labelledby="stream-settings">
       <h2 id="stream-settings">{stream ? t('audit.stream.change') : t('audit.stream.create')}</h2>
       {!stream && <p className="muted">{t('audit.stream.none')}</p>}
       <ErrorAlert
@@ -311,11 +306,7 @@ function StreamForm({ stream, onSaved }: { stream: AuditStream | null; onSaved: 
         checked={enabled}
         onChange={(e) => setEnabled(e.target.checked)}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {stream ? t('common.save') : t('audit.stream.createSubmit')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={stream ? t('common.save') : t('audit.stream.createSubmit')} pending={save.isPending} />
+    </Form>
   );
 }

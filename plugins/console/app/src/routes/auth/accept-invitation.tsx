@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery } from '@tanstack/react-query';
@@ -8,6 +8,7 @@ import { useSetSession } from '../../queries/session';
 import {
   Button,
   ErrorAlert,
+  Form,
   NewPasswordField,
   ErrorState,
   LoadingState,
@@ -49,8 +50,7 @@ export default function AcceptInvitation() {
   if (preview.isPending) return <LoadingState />;
   if (preview.isError) return <ErrorState error={preview.error} />;
   const inv = preview.data;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     accept.mutate(!inv.existing_account);
   };
   return (
@@ -63,7 +63,7 @@ export default function AcceptInvitation() {
       </p>
       <p className="muted">{t('auth.invitation.expires', { date: fmt.dateTime(inv.expires_at) })}</p>
       <ErrorAlert error={accept.error} fields={['name', 'password']} />
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         {!inv.existing_account && (
           <>
             <TextField
@@ -84,7 +84,7 @@ export default function AcceptInvitation() {
         <Button type="submit" variant="primary" block pending={accept.isPending}>
           {t('auth.invitation.accept')}
         </Button>
-      </form>
+      </Form>
     </div>
   );
 }

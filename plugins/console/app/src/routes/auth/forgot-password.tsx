@@ -1,19 +1,15 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
-import { Button, ErrorAlert, TextField, fieldError } from '../../ui';
+import { Button, ErrorAlert, Form, TextField, fieldError } from '../../ui';
 
 /** /forgot-password: asks for a reset link (the answer is the same whether the address exists or not). */
 export default function ForgotPassword() {
   const { t } = useTranslation();
   const [email, setEmail] = useState('');
   const request = useMutation({ mutationFn: () => data(api.POST('/v1/auth/password-reset', { body: { email } })) });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    request.mutate();
-  };
   return (
     <div className="stack">
       <h1>{t('auth.forgot.title')}</h1>
@@ -23,7 +19,7 @@ export default function ForgotPassword() {
           {t('auth.forgot.sent', { email })}
         </div>
       ) : (
-        <form className="stack" onSubmit={submit} noValidate>
+        <Form className="stack" onSubmit={() => request.mutate()}>
           <ErrorAlert error={request.error} fields={['email']} />
           <TextField
             label={t('fields.email')}
@@ -36,7 +32,7 @@ export default function ForgotPassword() {
           <Button type="submit" variant="primary" block pending={request.isPending}>
             {t('auth.forgot.submit')}
           </Button>
-        </form>
+        </Form>
       )}
       <Link to="/login">{t('auth.signIn.link')}</Link>
     </div>

@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { useSetSession } from '../../queries/session';
-import { Button, ErrorAlert, NewPasswordField, TextField, fieldError } from '../../ui';
+import { Button, ErrorAlert, Form, NewPasswordField, TextField, fieldError } from '../../ui';
 
 /** /reset-password?token=: the emailed reset link; a new password signs the person in. */
 export default function ResetPassword() {
@@ -23,8 +23,7 @@ export default function ResetPassword() {
       void navigate('/', { replace: true });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     setMismatch(password !== repeat);
     if (password === repeat) confirm.mutate();
   };
@@ -37,7 +36,7 @@ export default function ResetPassword() {
         </div>
       )}
       <ErrorAlert error={confirm.error} fields={['password']} />
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <NewPasswordField
           label={t('fields.newPassword')}
           value={password}
@@ -55,7 +54,7 @@ export default function ResetPassword() {
         <Button type="submit" variant="primary" block pending={confirm.isPending} disabled={!token}>
           {t('auth.reset.submit')}
         </Button>
-      </form>
+      </Form>
       <Link to="/forgot-password">{t('auth.reset.again')}</Link>
     </div>
   );

@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, data, href } from '../../api/client';
 import { meQuery, useSetSession } from '../../queries/session';
 import { safeRedirect } from '../../app/paths';
-import { Button, ErrorAlert, TextField, fieldError } from '../../ui';
+import { Button, ErrorAlert, Form, TextField, fieldError } from '../../ui';
 
 /**
  * /login: password, emailed link, single sign-on by the address's domain, or the code host.
@@ -40,8 +40,7 @@ export default function SignIn() {
 
   const flowError = params.get('sso_error') ?? params.get('error');
   const failed = login.error ?? magic.error ?? sso.error;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     magic.reset();
     sso.reset();
     login.mutate();
@@ -61,7 +60,7 @@ export default function SignIn() {
         </div>
       )}
       <ErrorAlert error={failed} fields={['email', 'password']} />
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <TextField
           label={t('fields.email')}
           type="email"
@@ -84,7 +83,7 @@ export default function SignIn() {
         <Button type="submit" variant="primary" block pending={login.isPending}>
           {t('auth.signIn.submit')}
         </Button>
-      </form>
+      </Form>
       <p>
         <Link to="/forgot-password">{t('auth.signIn.forgot')}</Link>
       </p>

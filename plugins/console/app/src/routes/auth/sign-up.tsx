@@ -1,11 +1,20 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { isLocale } from '../../i18n';
 import { useSetSession } from '../../queries/session';
-import { Button, CheckboxField, ErrorAlert, NewPasswordField, SelectField, TextField, fieldError } from '../../ui';
+import {
+  Button,
+  CheckboxField,
+  ErrorAlert,
+  Form,
+  NewPasswordField,
+  SelectField,
+  TextField,
+  fieldError,
+} from '../../ui';
 
 const FIELDS = ['name', 'email', 'password', 'organization_name', 'organization_type', 'accept_terms', 'referral_code'];
 
@@ -44,17 +53,13 @@ export default function SignUp() {
     },
   });
   const set = <K extends keyof typeof form>(k: K, v: (typeof form)[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    signup.mutate();
-  };
   const err = (name: string) => fieldError(signup.error, name);
   return (
     <div className="stack">
       <h1>{t('auth.signUp.title')}</h1>
       <p className="muted">{t('auth.signUp.intro')}</p>
       <ErrorAlert error={signup.error} fields={FIELDS} />
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={() => signup.mutate()}>
         <TextField
           label={t('fields.name')}
           name="name"
@@ -107,7 +112,7 @@ export default function SignUp() {
         <Button type="submit" variant="primary" block pending={signup.isPending}>
           {t('auth.signUp.submit')}
         </Button>
-      </form>
+      </Form>
       <p className="muted">
         {t('auth.signUp.haveAccount')} <Link to="/login">{t('auth.signIn.link')}</Link>
       </p>

@@ -1,14 +1,14 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { billingKeys, referralsQuery } from '../../queries/billing';
 import {
-  Button,
-  ErrorState,
+  Form,
+  FormActions,
   KeysetTable,
-  LoadingState,
+  QueryView,
   SelectField,
   TextField,
   fieldError,
@@ -42,10 +42,6 @@ export function Claims({ manage }: { manage: boolean }) {
       void client.invalidateQueries({ queryKey: billingKeys.claims() });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
   const columns: Column<Claim>[] = [
     { header: t('billing.claims.kind'), cell: (c) => t(`billing.claims.kinds.${c.kind}`) },
     {
@@ -72,7 +68,7 @@ export function Claims({ manage }: { manage: boolean }) {
         emptyTitle={t('billing.claims.empty')}
       />
       {manage && (
-        <form className="stack" onSubmit={submit} noValidate>
+        <Form className="stack" onSubmit={() => create.mutate()}>
           <SelectField
             label={t('billing.claims.kind')}
             value={kind}
@@ -95,12 +91,8 @@ export function Claims({ manage }: { manage: boolean }) {
             error={fieldError(create.error, 'note')}
           />
           <ReasonAlert error={create.error} fields={['url', 'note', 'kind']} />
-          <div>
-            <Button type="submit" pending={create.isPending}>
-              {t('billing.claims.submit')}
-            </Button>
-          </div>
-        </form>
+          <FormActions submit={t('billing.claims.submit')} variant="secondary" pending={create.isPending} />
+        </Form>
       )}
     </section>
   );
@@ -114,42 +106,40 @@ export function Referrals() {
   return (
     <section className="card stack" aria-labelledby="billing-referrals">
       <h2 id="billing-referrals">{t('billing.referrals.title')}</h2>
-      {referrals.isPending ? (
-        <LoadingState />
-      ) : referrals.isError ? (
-        <ErrorState error={referrals.error} retry={() => void referrals.refetch()} />
-      ) : (
-        <>
-          <p>
-            {t('billing.referrals.intro', {
-              referrer: referrals.data.referrer_fixes,
-              referred: referrals.data.referred_fixes,
-            })}
-          </p>
-          <p>
-            {t('billing.referrals.link')}: <code>{referrals.data.url}</code>
-          </p>
-          <p>
-            {t('billing.referrals.count', {
-              count: referrals.data.referred_count,
-              earned: referrals.data.earned_fixes,
-            })}
-          </p>
-          {referrals.data.items.length > 0 && (
-            <ul>
-              {referrals.data.items.map((r) => (
-                <li key={r.id}>
-                  {t('billing.referrals.item', {
-                    name: r.organization_name,
-                    date: fmt.date(r.signed_up_at),
-                    fixes: r.fixes,
-                  })}
-                </li>
-              ))}
-            </ul>
-          )}
-        </>
-      )}
+      <QueryView query={referrals}>
+        {(r) => (
+          <>
+            <p>
+              {t('billing.referrals.intro', {
+                referrer: r.referrer_fixes,
+                referred: r.referred_fixes,
+              })}
+            </p>
+            <p>
+              {t('billing.referrals.link')}: <code>{r.url}</code>
+            </p>
+            <p>
+              {t('billing.referrals.count', {
+                count: r.referred_count,
+                earned: r.earned_fixes,
+              })}
+            </p>
+            {r.items.length > 0 && (
+              <ul>
+                {r.items.map((r) => (
+                  <li key={r.id}>
+                    {t('billing.referrals.item', {
+                      name: r.organization_name,
+                      date: fmt.date(r.signed_up_at),
+                      fixes: r.fixes,
+                    })}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }

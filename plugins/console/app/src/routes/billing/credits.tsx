@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { creditsQuery, type Billing } from '../../queries/billing';
-import { Button, EmptyState, ErrorState, LoadingState, useFormat } from '../../ui';
+import { Button, EmptyState, QueryView, useFormat } from '../../ui';
 import { ScrollTable } from './table';
 
 const PAGE = 20;
@@ -44,49 +44,49 @@ export function Credits({ billing }: { billing: Billing }) {
         </ScrollTable>
       )}
       <h3>{t('billing.credits.ledger')}</h3>
-      {credits.isPending ? (
-        <LoadingState />
-      ) : credits.isError ? (
-        <ErrorState error={credits.error} retry={() => void credits.refetch()} />
-      ) : credits.data.ledger.length === 0 ? (
-        <EmptyState title={t('billing.credits.emptyLedger')} />
-      ) : (
-        <div className="stack">
-          <ScrollTable caption={t('billing.credits.ledger')}>
-            <thead>
-              <tr>
-                <th scope="col">{t('billing.credits.when')}</th>
-                <th scope="col">{t('billing.credits.kind')}</th>
-                <th scope="col">{t('billing.credits.source')}</th>
-                <th scope="col">{t('billing.credits.fixes')}</th>
-                <th scope="col">{t('billing.credits.note')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {credits.data.ledger.slice(0, shown).map((e) => (
-                <tr key={e.id}>
-                  <td>{fmt.dateTime(e.created_at)}</td>
-                  <td>{t(`billing.kinds.${e.kind}`)}</td>
-                  <td>{t(`billing.sources.${e.source}`)}</td>
-                  <td>{e.fixes > 0 ? `+${fmt.number(e.fixes)}` : fmt.number(e.fixes)}</td>
-                  <td>{e.note ?? (e.job_id ? t('billing.credits.job', { id: e.job_id }) : '')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </ScrollTable>
-          <div className="spread">
-            <span className="muted">
-              {t('billing.credits.showing', {
-                shown: Math.min(shown, credits.data.ledger.length),
-                total: credits.data.ledger.length,
-              })}
-            </span>
-            {shown < credits.data.ledger.length && (
-              <Button onClick={() => setShown((n) => n + PAGE)}>{t('common.loadMore')}</Button>
-            )}
-          </div>
-        </div>
-      )}
+      <QueryView query={credits}>
+        {(c) =>
+          c.ledger.length === 0 ? (
+            <EmptyState title={t('billing.credits.emptyLedger')} />
+          ) : (
+            <div className="stack">
+              <ScrollTable caption={t('billing.credits.ledger')}>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('billing.credits.when')}</th>
+                    <th scope="col">{t('billing.credits.kind')}</th>
+                    <th scope="col">{t('billing.credits.source')}</th>
+                    <th scope="col">{t('billing.credits.fixes')}</th>
+                    <th scope="col">{t('billing.credits.note')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {c.ledger.slice(0, shown).map((e) => (
+                    <tr key={e.id}>
+                      <td>{fmt.dateTime(e.created_at)}</td>
+                      <td>{t(`billing.kinds.${e.kind}`)}</td>
+                      <td>{t(`billing.sources.${e.source}`)}</td>
+                      <td>{e.fixes > 0 ? `+${fmt.number(e.fixes)}` : fmt.number(e.fixes)}</td>
+                      <td>{e.note ?? (e.job_id ? t('billing.credits.job', { id: e.job_id }) : '')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </ScrollTable>
+              <div className="spread">
+                <span className="muted">
+                  {t('billing.credits.showing', {
+                    shown: Math.min(shown, c.ledger.length),
+                    total: c.ledger.length,
+                  })}
+                </span>
+                {shown < c.ledger.length && (
+                  <Button onClick={() => setShown((n) => n + PAGE)}>{t('common.loadMore')}</Button>
+                )}
+              </div>
+            </div>
+          )
+        }
+      </QueryView>
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { billingKeys, billingQuery } from '../../queries/billing';
 import { authKeys, useMe } from '../../queries/session';
-import { ErrorState, LoadingState } from '../../ui';
+import { QueryView } from '../../ui';
 import { Claims, Referrals } from './claims';
 import { Credits } from './credits';
 import { Invoices } from './invoices';
@@ -57,21 +57,19 @@ export default function BillingPage() {
           )}
         </div>
       )}
-      {billing.isPending ? (
-        <LoadingState />
-      ) : billing.isError ? (
-        <ErrorState error={billing.error} retry={() => void billing.refetch()} />
-      ) : (
-        <>
-          <Plans billing={billing.data} manage={manage} />
-          <Credits billing={billing.data} />
-          <Spend billing={billing.data} manage={manage} />
-          <Extras billing={billing.data} manage={manage} />
-          {manage && <Invoices />}
-          <Claims manage={manage} />
-          {manage && <Referrals />}
-        </>
-      )}
+      <QueryView query={billing}>
+        {(b) => (
+          <>
+            <Plans billing={b} manage={manage} />
+            <Credits billing={b} />
+            <Spend billing={b} manage={manage} />
+            <Extras billing={b} manage={manage} />
+            {manage && <Invoices />}
+            <Claims manage={manage} />
+            {manage && <Referrals />}
+          </>
+        )}
+      </QueryView>
     </div>
   );
 }

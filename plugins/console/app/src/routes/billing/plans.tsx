@@ -19,8 +19,7 @@ export function Plans({ billing, manage }: { billing: Billing; manage: boolean }
   const [cancelling, setCancelling] = useState(false);
   const s = billing.summary;
   const current = billing.plans.find((p) => p.current) ?? null;
-  const usd = (v: number | null) =>
-    v == null ? t('billing.plans.noPrice') : fmt.number(v, { style: 'currency', currency: 'USD' });
+  const usd = (v: number | null) => (v == null ? t('billing.plans.noPrice') : fmt.usd(v));
   const refresh = (next?: Billing) => {
     if (next) client.setQueryData(billingKeys.summary(), next);
     void client.invalidateQueries({ queryKey: billingKeys.all });

@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { billingKeys, goToProvider, type Billing } from '../../queries/billing';
-import { Button, CheckboxField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { Button, CheckboxField, Form, FormActions, TextField, fieldError, useFormat, useToast } from '../../ui';
 import { ReasonAlert } from './reason';
 
 type Pack = Billing['topup_packs'][number]['id'];
@@ -24,7 +24,6 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
   const save = useSaveBilling();
   const spend = billing.summary.spend;
   const fixes = billing.summary.fixes;
-  const usd = (v: number) => fmt.number(v, { style: 'currency', currency: 'USD' });
   const [cap, setCap] = useState(spend.cap_usd == null ? '' : String(spend.cap_usd));
   const setSpendCap = useMutation({
     mutationFn: (cap_usd: number | null) => data(api.PUT('/v1/billing/spend-cap', { body: { cap_usd } })),
@@ -37,8 +36,7 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
     mutationFn: (enabled: boolean) => data(api.PUT('/v1/billing/overage', { body: { enabled } })),
     onSuccess: save,
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     // An empty field removes the cap (the API's cap_usd: null).
     setSpendCap.mutate(cap.trim() === '' ? null : Number(cap));
   };
@@ -46,7 +44,7 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
   return (
     <section className="card stack" aria-labelledby="billing-spend">
       <h2 id="billing-spend">{t('billing.spend.title')}</h2>
-      <p>{t('billing.spend.spent', { spent: usd(spend.spent_this_period_usd) })}</p>
+      <p>{t('billing.spend.spent', { spent: fmt.usd(spend.spent_this_period_usd) })}</p>
       {spend.blocked && (
         <div className="alert alert-error" role="status">
           {t('billing.spend.blocked')}
@@ -61,13 +59,13 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
         {spend.cap_usd == null
           ? t('billing.spend.noCap')
           : t('billing.spend.cap', {
-              cap: usd(spend.cap_usd),
+              cap: fmt.usd(spend.cap_usd),
               percent: fmt.number(spend.alert_ratio, { style: 'percent' }),
-              alert: usd(alertAt!),
+              alert: fmt.usd(alertAt),
             })}
       </p>
       {manage && (
-        <form className="stack" onSubmit={submit} noValidate>
+        <Form className="stack" onSubmit={submit}>
           <TextField
             label={t('billing.spend.capLabel')}
             hint={t('billing.spend.capHint', { percent: fmt.number(spend.alert_ratio, { style: 'percent' }) })}
@@ -77,17 +75,13 @@ export function Spend({ billing, manage }: { billing: Billing; manage: boolean }
             error={fieldError(setSpendCap.error, 'cap_usd')}
           />
           <ReasonAlert error={setSpendCap.error} fields={['cap_usd']} />
-          <div>
-            <Button type="submit" variant="primary" pending={setSpendCap.isPending}>
-              {t('billing.spend.saveCap')}
-            </Button>
-          </div>
-        </form>
+          <FormActions submit={t('billing.spend.saveCap')} pending={setSpendCap.isPending} />
+        </Form>
       )}
       <h3>{t('billing.overage.title')}</h3>
       <p>
         {fixes.overage_price_usd > 0
-          ? t('billing.overage.body', { price: usd(fixes.overage_price_usd) })
+          ? t('billing.overage.body', { price: fmt.usd(fixes.overage_price_usd) })
           : t('billing.overage.notOnPlan')}
       </p>
       {manage && fixes.overage_price_usd > 0 && (
@@ -109,8 +103,7 @@ export function Extras({ billing, manage }: { billing: Billing; manage: boolean 
   const { t } = useTranslation();
   const fmt = useFormat();
   const save = useSaveBilling();
-  const usd = (v: number | null) =>
-    v == null ? t('billing.plans.noPrice') : fmt.number(v, { style: 'currency', currency: 'USD' });
+  const usd = (v: number | null) => (v == null ? t('billing.plans.noPrice') : fmt.usd(v));
   const topup = useMutation({
     mutationFn: (pack: Pack) => data(api.POST('/v1/billing/topups', { body: { pack } })),
     onSuccess: ({ url }) => goToProvider(url),

@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { brandKeys, brandQuery, type BrandOverview } from '../../queries/brand';
-import { Button, ErrorAlert, ErrorState, LoadingState, SelectField, TextField, fieldError, useToast } from '../../ui';
+import { Button, ErrorAlert, Form, QueryView, SelectField, TextField, fieldError, useToast } from '../../ui';
 import { Swatch } from './swatch';
 import '../workspaces/workspaces.css';
 import './brand.css';
@@ -20,16 +20,14 @@ export default function BrandPage() {
     <div className="stack">
       <h1>{t('brand.title')}</h1>
       <p className="muted">{t('brand.intro')}</p>
-      {brand.isPending ? (
-        <LoadingState />
-      ) : brand.isError ? (
-        <ErrorState error={brand.error} retry={() => void brand.refetch()} />
-      ) : (
-        <>
-          <Profiles overview={brand.data} />
-          <Workspaces overview={brand.data} />
-        </>
-      )}
+      <QueryView query={brand}>
+        {(overview) => (
+          <>
+            <Profiles overview={overview} />
+            <Workspaces overview={overview} />
+          </>
+        )}
+      </QueryView>
     </div>
   );
 }
@@ -82,12 +80,8 @@ function CreateProfile({ first }: { first: boolean }) {
       void navigate(`/brand/${p.id}`);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
   return (
-    <form className="stack brand-sub" onSubmit={submit} noValidate aria-labelledby="brand-new">
+    <Form className="stack brand-sub" onSubmit={() => create.mutate()} aria-labelledby="brand-new">
       <h3 id="brand-new">{t('brand.profiles.new')}</h3>
       {first && <p className="muted">{t('brand.profiles.firstIsDefault')}</p>}
       <ErrorAlert error={create.error} fields={['name']} />
@@ -102,7 +96,7 @@ function CreateProfile({ first }: { first: boolean }) {
           {t('brand.profiles.create')}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -12,13 +12,13 @@ import {
   type BrandProfile,
 } from '../../queries/brand';
 import {
-  Button,
   CheckboxField,
   ConfirmAction,
   ErrorAlert,
-  ErrorState,
-  LoadingState,
+  Form,
+  FormActions,
   LocaleOptions,
+  QueryView,
   SelectField,
   TextField,
   fieldError,
@@ -64,18 +64,16 @@ export default function BrandProfilePage() {
           {t('brand.profile.back')}
         </Link>
       </div>
-      {profile.isPending ? (
-        <LoadingState />
-      ) : profile.isError ? (
-        <ErrorState error={profile.error} retry={() => void profile.refetch()} />
-      ) : (
-        <>
-          <Editor key={profile.data.updated_at} profile={profile.data} />
-          <Logo profile={profile.data} />
-          <StatusDomain profile={profile.data} />
-          <Remove profile={profile.data} />
-        </>
-      )}
+      <QueryView query={profile}>
+        {(p) => (
+          <>
+            <Editor key={p.updated_at} profile={p} />
+            <Logo profile={p} />
+            <StatusDomain profile={p} />
+            <Remove profile={p} />
+          </>
+        )}
+      </QueryView>
     </div>
   );
 }
@@ -123,10 +121,6 @@ function Editor({ profile }: { profile: BrandProfile }) {
       toast.success(t('brand.profile.saved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const err = (k: string) => fieldError(save.error, k);
   const chosen = fullHex(f.primary_color);
   // The saved color's effective one is the API's; an edited one is previewed with an approximation.
@@ -136,7 +130,7 @@ function Editor({ profile }: { profile: BrandProfile }) {
   const adjusted = saved ? profile.color_adjusted : !!chosen && effective !== chosen;
   return (
     <div className="brand-editor">
-      <form className="card stack" onSubmit={submit} noValidate aria-labelledby="brand-settings">
+      <Form className="card stack" onSubmit={() => save.mutate()} aria-labelledby="brand-settings">
         <h2 id="brand-settings">{t('brand.profile.settings')}</h2>
         <ErrorAlert
           error={save.error}
@@ -272,12 +266,8 @@ function Editor({ profile }: { profile: BrandProfile }) {
             ))}
           </div>
         </details>
-        <div>
-          <Button type="submit" variant="primary" pending={save.isPending}>
-            {t('common.save')}
-          </Button>
-        </div>
-      </form>
+        <FormActions submit={t('common.save')} pending={save.isPending} />
+      </Form>
       <BrandPreview
         brand={{
           name: f.name || profile.name,

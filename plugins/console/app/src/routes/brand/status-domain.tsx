@@ -8,6 +8,7 @@ import {
   ConfirmAction,
   CopyValue,
   ErrorAlert,
+  Form,
   TextField,
   fieldError,
   useFormat,
@@ -47,14 +48,7 @@ function SetDomain({ profile }: { profile: BrandProfile }) {
     onSuccess: inCache,
   });
   return (
-    <form
-      className="stack"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        set.mutate();
-      }}
-    >
+    <Form className="stack" onSubmit={() => set.mutate()}>
       <ErrorAlert error={set.error} fields={['domain']} />
       <div className="row brand-inline">
         <TextField
@@ -68,7 +62,7 @@ function SetDomain({ profile }: { profile: BrandProfile }) {
           {t('brand.status.set')}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -9,8 +9,9 @@ import {
   CheckboxField,
   ConfirmDialog,
   DataTable,
-  ErrorState,
-  LoadingState,
+  Form,
+  FormActions,
+  QueryView,
   SelectField,
   TextArea,
   TextField,
@@ -32,18 +33,16 @@ export function Execution({ workspaceId }: { workspaceId: string }) {
     <section className="card stack" aria-labelledby="code-execution">
       <h2 id="code-execution">{t('code.execution.title')}</h2>
       <p className="muted">{t('code.execution.intro')}</p>
-      {settings.isPending ? (
-        <LoadingState />
-      ) : settings.isError ? (
-        <ErrorState error={settings.error} retry={() => void settings.refetch()} />
-      ) : (
-        <>
-          <ExecutionForm key={formKey(settings.data)} settings={settings.data} />
-          <Requirements settings={settings.data} />
-          <Credentials settings={settings.data} />
-          <Preview settings={settings.data} />
-        </>
-      )}
+      <QueryView query={settings}>
+        {(s) => (
+          <>
+            <ExecutionForm key={formKey(s)} settings={s} />
+            <Requirements settings={s} />
+            <Credentials settings={s} />
+            <Preview settings={s} />
+          </>
+        )}
+      </QueryView>
     </section>
   );
 }
@@ -80,8 +79,7 @@ function ExecutionForm({ settings: s }: { settings: ExecutionSettings }) {
       toast.success(t('code.execution.saved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     let cloud: Record<string, unknown> | undefined;
     if (form.cloud.trim()) {
       try {
@@ -111,7 +109,7 @@ function ExecutionForm({ settings: s }: { settings: ExecutionSettings }) {
   };
   const cloudAuth = form.auth === 'cloud_a' || form.auth === 'cloud_b';
   return (
-    <form className="stack" onSubmit={submit} noValidate aria-label={t('code.execution.formLabel')}>
+    <Form className="stack" onSubmit={submit} aria-label={t('code.execution.formLabel')}>
       <ExecutionError
         error={save.error}
         fields={['mode', 'agent', 'auth', 'transport', 'agent_key', 'codex_auth_json', 'cloud_auth', 'runs_on']}
@@ -179,12 +177,8 @@ function ExecutionForm({ settings: s }: { settings: ExecutionSettings }) {
         checked={form.credential_later}
         onChange={(e) => set('credential_later', e.target.checked)}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {t('code.execution.save')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('code.execution.save')} pending={save.isPending} />
+    </Form>
   );
 }
 

@@ -1,15 +1,15 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody } from '../../api/types';
 import { codeKeys, ossQuery, type OssSettings } from '../../queries/code';
 import {
-  Button,
   CheckboxField,
   ErrorAlert,
-  ErrorState,
-  LoadingState,
+  Form,
+  FormActions,
+  QueryView,
   SelectField,
   TextField,
   fieldError,
@@ -35,13 +35,9 @@ export function OpenSource({ workspaceId }: { workspaceId: string }) {
     <section className="card stack" aria-labelledby="code-oss">
       <h2 id="code-oss">{t('code.oss.title')}</h2>
       <p className="muted">{t('code.oss.intro')}</p>
-      {oss.isPending ? (
-        <LoadingState />
-      ) : oss.isError ? (
-        <ErrorState error={oss.error} retry={() => void oss.refetch()} />
-      ) : (
-        <OssForm key={oss.data.updated_at ?? 'new'} settings={oss.data} />
-      )}
+      <QueryView query={oss}>
+        {(settings) => <OssForm key={settings.updated_at ?? 'new'} settings={settings} />}
+      </QueryView>
     </section>
   );
 }
@@ -77,12 +73,8 @@ function OssForm({ settings: s }: { settings: OssSettings }) {
       toast.success(t('code.oss.saved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <form className="stack" onSubmit={submit} noValidate aria-label={t('code.oss.title')}>
+    <Form className="stack" onSubmit={() => save.mutate()} aria-label={t('code.oss.title')}>
       <ErrorAlert
         error={save.error}
         fields={['intake', 'opt_in_label', 'opt_out_label', 'comments_per_hour', ...SWITCHES]}
@@ -150,11 +142,7 @@ function OssForm({ settings: s }: { settings: OssSettings }) {
           ))}
         </ul>
       )}
-      <div>
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {t('common.save')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('common.save')} pending={save.isPending} />
+    </Form>
   );
 }

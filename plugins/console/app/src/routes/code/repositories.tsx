@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -10,7 +10,10 @@ import {
   EmptyState,
   ErrorAlert,
   ErrorState,
+  Form,
+  FormActions,
   LoadingState,
+  QueryView,
   SelectField,
   TextField,
   fieldError,
@@ -25,17 +28,17 @@ export function Repositories({ workspaceId }: { workspaceId: string }) {
   return (
     <section className="card stack" aria-labelledby="code-repositories">
       <h2 id="code-repositories">{t('code.repos.title')}</h2>
-      {list.isPending ? (
-        <LoadingState />
-      ) : list.isError ? (
-        <ErrorState error={list.error} retry={() => void list.refetch()} />
-      ) : list.data.items.length === 0 ? (
-        <EmptyState title={t('code.repos.none')}>
-          <p>{t('code.repos.noneBody')}</p>
-        </EmptyState>
-      ) : (
-        list.data.items.map((r) => <RepositoryCard key={r.id} initial={r} workspaceId={workspaceId} />)
-      )}
+      <QueryView query={list}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <EmptyState title={t('code.repos.none')}>
+              <p>{t('code.repos.noneBody')}</p>
+            </EmptyState>
+          ) : (
+            page.items.map((r) => <RepositoryCard key={r.id} initial={r} workspaceId={workspaceId} />)
+          )
+        }
+      </QueryView>
       <ConnectRepository workspaceId={workspaceId} />
     </section>
   );
@@ -271,13 +274,12 @@ function AgentKey({ repository: r }: { repository: Repository }) {
     () => data(api.PUT('/v1/repositories/{id}/agent-key', { params: { path: { id: r.id } }, body: { key } })),
     t('code.repos.keySaved'),
   );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     save.mutate(undefined, { onSuccess: () => setKey('') });
   };
   const k = r.agent_key;
   return (
-    <form className="stack" onSubmit={submit} noValidate aria-label={t('code.repos.keyTitle', { name: r.full_name })}>
+    <Form className="stack" onSubmit={submit} aria-label={t('code.repos.keyTitle', { name: r.full_name })}>
       <div className="ws-fields">
         <TextField
           label={t('code.repos.key')}
@@ -292,12 +294,13 @@ function AgentKey({ repository: r }: { repository: Repository }) {
         />
       </div>
       <ErrorAlert error={save.error} fields={['key']} />
-      <div>
-        <Button type="submit" disabled={!key} pending={save.isPending}>
-          {k.last4 ? t('code.repos.keyReplace') : t('code.repos.keySet')}
-        </Button>
-      </div>
-    </form>
+      <FormActions
+        submit={k.last4 ? t('code.repos.keyReplace') : t('code.repos.keySet')}
+        variant="secondary"
+        disabled={!key}
+        pending={save.isPending}
+      />
+    </Form>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -10,6 +10,7 @@ import {
   Button,
   ConfirmDialog,
   ErrorAlert,
+  Form,
   Progress,
   SecretOnce,
   TextArea,
@@ -57,15 +58,14 @@ export function Runners({ workspaceId }: { workspaceId: string }) {
       setRevoking(false);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     register.mutate(false);
   };
   return (
     <section className="card stack" aria-labelledby="code-runners">
       <h2 id="code-runners">{t('code.runners.title')}</h2>
       <p className="muted">{t('code.runners.intro')}</p>
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <div className="ws-fields">
           <TextField
             label={t('code.runners.name')}
@@ -98,7 +98,7 @@ export function Runners({ workspaceId }: { workspaceId: string }) {
             {t('code.runners.revoke')}
           </Button>
         </div>
-      </form>
+      </Form>
       {done.length > 0 && (
         <ul className="plain stack" aria-label={t('code.runners.thisVisit')}>
           {done.map((r) => (

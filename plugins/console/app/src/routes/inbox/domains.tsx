@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -15,8 +15,9 @@ import {
   ConfirmAction,
   DataTable,
   ErrorAlert,
-  ErrorState,
-  LoadingState,
+  Form,
+  FormActions,
+  QueryView,
   TextField,
   fieldError,
   useFormat,
@@ -40,25 +41,23 @@ export function Domains({ channel }: { channel: Channel }) {
           {t('inboxSettings.domains.notInPlan')}
         </div>
       )}
-      {domains.isPending ? (
-        <LoadingState />
-      ) : domains.isError ? (
-        <ErrorState error={domains.error} retry={() => void domains.refetch()} />
-      ) : (
-        PURPOSES.map((purpose) => {
-          const d = domains.data.items.find((x) => x.purpose === purpose);
-          return d ? (
-            <DomainCard key={purpose} initial={d} workspaceId={channel.workspace_id} />
-          ) : (
-            <RegisterDomain
-              key={purpose}
-              purpose={purpose}
-              workspaceId={channel.workspace_id}
-              disabled={!channel.custom_domain_in_plan}
-            />
-          );
-        })
-      )}
+      <QueryView query={domains}>
+        {(list) =>
+          PURPOSES.map((purpose) => {
+            const d = list.items.find((x) => x.purpose === purpose);
+            return d ? (
+              <DomainCard key={purpose} initial={d} workspaceId={channel.workspace_id} />
+            ) : (
+              <RegisterDomain
+                key={purpose}
+                purpose={purpose}
+                workspaceId={channel.workspace_id}
+                disabled={!channel.custom_domain_in_plan}
+              />
+            );
+          })
+        }
+      </QueryView>
     </section>
   );
 }
@@ -94,12 +93,8 @@ function RegisterDomain({
       toast.success(t('inboxSettings.domains.registered', { name: d.name }));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    register.mutate();
-  };
   return (
-    <form className="stack inbox-item" onSubmit={submit} noValidate aria-labelledby={`domain-${purpose}`}>
+    <Form className="stack inbox-item" onSubmit={() => register.mutate()} aria-labelledby={`domain-${purpose}`}>
       <h3 id={`domain-${purpose}`}>{t(`inboxSettings.domains.purposes.${purpose}`)}</h3>
       <p className="muted">{t(`inboxSettings.domains.purposeHints.${purpose}`)}</p>
       <ErrorAlert error={register.error} fields={['domain']} />
@@ -113,12 +108,12 @@ function RegisterDomain({
           error={fieldError(register.error, 'domain')}
         />
       </div>
-      <div>
-        <Button type="submit" variant="primary" disabled={disabled || !name.trim()} pending={register.isPending}>
-          {t('inboxSettings.domains.register')}
-        </Button>
-      </div>
-    </form>
+      <FormActions
+        submit={t('inboxSettings.domains.register')}
+        disabled={disabled || !name.trim()}
+        pending={register.isPending}
+      />
+    </Form>
   );
 }
 
@@ -252,12 +247,8 @@ function SenderForm({ domain, onSaved }: { domain: Domain; onSaved: (d: Domain) 
       toast.success(t('inboxSettings.domains.senderSaved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <form className="stack" onSubmit={submit} noValidate aria-labelledby="domain-sender">
+    <Form className="stack" onSubmit={() => save.mutate()} aria-labelledby="domain-sender">
       <h4 id="domain-sender">{t('inboxSettings.domains.sender')}</h4>
       <ErrorAlert error={save.error} fields={['sender_email', 'sender_name']} />
       <div className="ws-fields">
@@ -276,12 +267,8 @@ function SenderForm({ domain, onSaved }: { domain: Domain; onSaved: (d: Domain) 
           error={fieldError(save.error, 'sender_name')}
         />
       </div>
-      <div>
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {t('inboxSettings.domains.saveSender')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('inboxSettings.domains.saveSender')} pending={save.isPending} />
+    </Form>
   );
 }
 

@@ -1,11 +1,21 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { isApiError } from '../../api/errors';
 import type { RequestBody } from '../../api/types';
 import { inboxKeys, type Channel } from '../../queries/inbox';
-import { Button, ConfirmAction, ErrorAlert, SelectField, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  ConfirmAction,
+  ErrorAlert,
+  Form,
+  SelectField,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 
 type Provider = RequestBody<'/v1/channels/{workspaceId}/forwarding', 'put'>['provider'];
 const PROVIDERS: Provider[] = ['mail_a', 'mail_b', 'other'];
@@ -73,12 +83,8 @@ function ForwardingForm({
       onDone();
     },
   );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <Form className="stack" onSubmit={() => save.mutate()}>
       <ErrorAlert error={save.error} fields={['address', 'provider']} />
       <div className="ws-fields">
         <TextField
@@ -108,7 +114,7 @@ function ForwardingForm({
         </Button>
         {onCancel && <Button onClick={onCancel}>{t('common.cancel')}</Button>}
       </div>
-    </form>
+    </Form>
   );
 }
 

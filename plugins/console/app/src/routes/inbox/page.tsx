@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { channelQuery, inboxKeys, type Channel } from '../../queries/inbox';
 import { useCurrentWorkspace } from '../../queries/workspaces';
-import { Button, CheckboxField, EmptyState, ErrorAlert, ErrorState, LoadingState, useToast } from '../../ui';
+import { CheckboxField, EmptyState, ErrorAlert, ErrorState, Form, FormActions, LoadingState, useToast } from '../../ui';
 import { CopyButton } from './copy';
 import { Domains } from './domains';
 import { Forwarding } from './forwarding';
@@ -67,15 +67,11 @@ function ChannelSection({ channel }: { channel: Channel }) {
       toast.success(t('inboxSettings.channel.saved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const s = channel.sending;
   const missing = s.missing.map((m) => t(`inboxSettings.channel.missingItems.${m}`, { defaultValue: m })).join(', ');
   const changed = enabled !== channel.enabled || listMail !== channel.accept_list_mail;
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="inbox-channel">
+    <Form className="card stack" onSubmit={() => save.mutate()} aria-labelledby="inbox-channel">
       <div className="spread">
         <h2 id="inbox-channel">{t('inboxSettings.channel.title')}</h2>
         <span className={`inbox-status inbox-status-${channel.enabled ? 'on' : 'off'}`}>
@@ -131,11 +127,7 @@ function ChannelSection({ channel }: { channel: Channel }) {
         checked={listMail}
         onChange={(e) => setListMail(e.target.checked)}
       />
-      <div>
-        <Button type="submit" variant="primary" disabled={!changed} pending={save.isPending}>
-          {t('common.save')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('common.save')} disabled={!changed} pending={save.isPending} />
+    </Form>
   );
 }

@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
 import type { RequestBody } from '../../api/types';
-import { Button, CheckboxField, SelectField, TextField, fieldError } from '../../ui';
+import { CheckboxField, Form, FormActions, SelectField, TextField, fieldError } from '../../ui';
 import { AgentChoiceFields, ExecutionError, MODES, type Transport } from './execution-fields';
 import { useOnboardingMutation, type Onboarding } from './use-onboarding';
 
@@ -36,8 +36,7 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
   });
   const save = useOnboardingMutation((body: AgentBody) => data(api.POST('/v1/onboarding/agent', { body })));
   const set = <K extends keyof typeof form>(k: K, v: (typeof form)[K]) => setForm((f) => ({ ...f, [k]: v }));
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     const { transport, agent_key, ...rest } = form;
     save.mutate(
       { ...rest, transport: transport || null, ...(agent_key ? { agent_key, credential_later: false } : {}) },
@@ -45,7 +44,7 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
     );
   };
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <Form className="stack" onSubmit={submit}>
       <p>{t('onboarding.agent.intro')}</p>
       <ExecutionError error={save.error} fields={['mode', 'agent', 'auth', 'transport', 'agent_key', 'answer']} />
       <SelectField
@@ -91,11 +90,7 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
           onChange={(e) => set('credential_later', e.target.checked)}
         />
       </fieldset>
-      <div>
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {t('onboarding.agent.submit')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('onboarding.agent.submit')} pending={save.isPending} />
+    </Form>
   );
 }

@@ -27,7 +27,7 @@ export function DoneStep({ onboarding }: { onboarding: Onboarding }) {
     <div className="stack">
       <section className="stack" aria-labelledby="demo-title">
         <h3 id="demo-title">{t('onboarding.demo.title')}</h3>
-        <p>{t('onboarding.demo.intro', { cap: fmt.number(demo.cap_usd, { style: 'currency', currency: 'USD' }) })}</p>
+        <p>{t('onboarding.demo.intro', { cap: fmt.usd(demo.cap_usd) })}</p>
         {!run && demo.consent_required && demo.consent !== 'granted' && (
           <div className="stack">
             <p>{t('onboarding.demo.consentText')}</p>

@@ -1,7 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
-import { Button, ErrorAlert, TextField, fieldError } from '../../ui';
+import { ErrorAlert, Form, FormActions, TextField, fieldError } from '../../ui';
 import { useOnboardingMutation } from './use-onboarding';
 
 /** Before the steps: the workspace the wizard sets up (a new organization has none yet). */
@@ -12,8 +12,7 @@ export function WorkspaceStep() {
     const ws = await data(api.POST('/v1/workspaces', { body: { name: workspaceName } }));
     return data(api.POST('/v1/onboarding/workspace', { body: { workspace_id: ws.id } }));
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     create.mutate(name);
   };
   return (
@@ -23,19 +22,15 @@ export function WorkspaceStep() {
         <h2 id="ws-title">{t('onboarding.workspaceStep.title')}</h2>
         <p>{t('onboarding.workspaceStep.intro')}</p>
         <ErrorAlert error={create.error} fields={['name']} />
-        <form className="stack" onSubmit={submit} noValidate>
+        <Form className="stack" onSubmit={submit}>
           <TextField
             label={t('onboarding.workspaceStep.name')}
             value={name}
             onChange={(e) => setName(e.target.value)}
             error={fieldError(create.error, 'name')}
           />
-          <div>
-            <Button type="submit" variant="primary" pending={create.isPending}>
-              {t('onboarding.workspaceStep.submit')}
-            </Button>
-          </div>
-        </form>
+          <FormActions submit={t('onboarding.workspaceStep.submit')} pending={create.isPending} />
+        </Form>
       </section>
     </div>
   );

@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { isApiError } from '../../api/errors';
-import { Button, ErrorAlert, TextArea, TextField, fieldError, useFormat } from '../../ui';
+import { ErrorAlert, Form, FormActions, TextArea, TextField, fieldError, useFormat } from '../../ui';
 
 /**
  * Closing the organization: what happens, then the owner types the organization's slug (the API
@@ -19,10 +19,6 @@ export function Closure({ slug, name }: { slug: string; name: string }) {
     mutationFn: () =>
       data(api.POST('/v1/privacy/closure', { body: { confirm, ...(reason.trim() ? { reason: reason.trim() } : {}) } })),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    close.mutate();
-  };
   const mismatch = isApiError(close.error) && close.error.code === 'confirmation_mismatch';
   if (close.data) {
     return (
@@ -47,7 +43,7 @@ export function Closure({ slug, name }: { slug: string; name: string }) {
     );
   }
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="privacy-closure">
+    <Form className="card stack" onSubmit={() => close.mutate()} aria-labelledby="privacy-closure">
       <h2 id="privacy-closure">{t('privacy.closure.title')}</h2>
       <p>{t('privacy.closure.body', { name })}</p>
       <ul>
@@ -72,11 +68,7 @@ export function Closure({ slug, name }: { slug: string; name: string }) {
         onChange={(e) => setConfirm(e.target.value)}
         error={fieldError(close.error, 'confirm') ?? (mismatch ? t('privacy.closure.mismatch', { slug }) : undefined)}
       />
-      <div>
-        <Button type="submit" variant="danger" pending={close.isPending}>
-          {t('privacy.closure.submit')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('privacy.closure.submit')} variant="danger" pending={close.isPending} />
+    </Form>
   );
 }

@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody } from '../../api/types';
-import { Button, ConfirmDialog, ErrorAlert, TextField, fieldError, useFormat } from '../../ui';
+import { Button, ConfirmDialog, ErrorAlert, Form, TextField, fieldError, useFormat } from '../../ui';
 
 type Body = RequestBody<'/v1/privacy/erasures', 'post'>;
 
@@ -29,8 +29,7 @@ export function Erasure() {
       ...(userId.trim() ? { user_id: userId.trim() } : {}),
     }) as Body;
   const who = [email.trim(), userId.trim()].filter(Boolean).join(' · ');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     erase.reset();
     setAsking(true);
   };
@@ -39,7 +38,7 @@ export function Erasure() {
     <section className="card stack" aria-labelledby="privacy-erasure">
       <h2 id="privacy-erasure">{t('privacy.erasure.title')}</h2>
       <p>{t('privacy.erasure.body')}</p>
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <ErrorAlert error={erase.error} fields={['email', 'user_id']} />
         <div className="ws-fields">
           <TextField
@@ -62,7 +61,7 @@ export function Erasure() {
             {t('privacy.erasure.submit')}
           </Button>
         </div>
-      </form>
+      </Form>
       {erase.data && (
         <div className="alert alert-success stack" role="status">
           <strong>{t('privacy.erasure.done', { count: counts.reduce((sum, [, n]) => sum + n, 0) })}</strong>

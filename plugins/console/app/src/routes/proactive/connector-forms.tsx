@@ -1,5 +1,5 @@
 /** The forms of a connector: its kind's fields, a new connector (with its token, shown once) and the changes to one. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -8,8 +8,9 @@ import { proactiveKeys, type Connector } from '../../queries/proactive';
 import {
   Button,
   Dialog,
-  ErrorState,
-  LoadingState,
+  Form,
+  FormActions,
+  QueryView,
   SelectField,
   TextArea,
   TextField,
@@ -141,12 +142,8 @@ export function CreateConnector({ workspaceId, onToken }: { workspaceId: string;
       if (r.token) onToken(r.token);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-new-connector">
+    <Form className="card stack" onSubmit={() => create.mutate()} aria-labelledby="pa-new-connector">
       <h3 id="pa-new-connector">{t('proactive.connectors.create')}</h3>
       <ActionError error={create.error} fields={['name', 'kind']} />
       <div className="pa-fields">
@@ -196,12 +193,8 @@ export function CreateConnector({ workspaceId, onToken }: { workspaceId: string;
           />
         </details>
       )}
-      <div>
-        <Button type="submit" variant="primary" pending={create.isPending}>
-          {t('proactive.connectors.createSubmit')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('proactive.connectors.createSubmit')} pending={create.isPending} />
+    </Form>
   );
 }
 
@@ -223,13 +216,9 @@ export function EditConnector({
   });
   return (
     <Dialog open title={t('proactive.connectors.editTitle', { name: connector.name })} onClose={onClose}>
-      {fresh.isPending ? (
-        <LoadingState />
-      ) : fresh.isError ? (
-        <ErrorState error={fresh.error} retry={() => void fresh.refetch()} />
-      ) : (
-        <EditForm connector={fresh.data} onClose={onClose} onSaved={onSaved} />
-      )}
+      <QueryView query={fresh}>
+        {(current) => <EditForm connector={current} onClose={onClose} onSaved={onSaved} />}
+      </QueryView>
     </Dialog>
   );
 }
@@ -264,12 +253,8 @@ function EditForm({
       onSaved(next);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <Form className="stack" onSubmit={() => save.mutate()}>
       <ActionError error={save.error} fields={['name']} />
       <TextField
         label={t('proactive.connectors.name')}
@@ -293,6 +278,6 @@ function EditForm({
         </Button>
         <Button onClick={onClose}>{t('proactive.cancel')}</Button>
       </div>
-    </form>
+    </Form>
   );
 }

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { connectorsQuery, proactiveKeys, type Connector } from '../../queries/proactive';
-import { Button, ConfirmAction, CopyValue, ErrorState, LoadingState, SecretOnce, useFormat, useToast } from '../../ui';
+import { Button, ConfirmAction, CopyValue, QueryView, SecretOnce, useFormat, useToast } from '../../ui';
 import { ActionError, copyTexts } from './parts';
 import { CreateConnector, EditConnector } from './connector-forms';
 
@@ -15,15 +15,15 @@ export function Connectors({ workspaceId, canChange }: { workspaceId: string; ca
   return (
     <div className="stack">
       <p className="muted">{t('proactive.connectors.intro')}</p>
-      {list.isPending ? (
-        <LoadingState />
-      ) : list.isError ? (
-        <ErrorState error={list.error} retry={() => void list.refetch()} />
-      ) : list.data.items.length === 0 ? (
-        <p>{t('proactive.connectors.none')}</p>
-      ) : (
-        list.data.items.map((c) => <ConnectorCard key={c.id} connector={c} canChange={canChange} onToken={setToken} />)
-      )}
+      <QueryView query={list}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p>{t('proactive.connectors.none')}</p>
+          ) : (
+            page.items.map((c) => <ConnectorCard key={c.id} connector={c} canChange={canChange} onToken={setToken} />)
+          )
+        }
+      </QueryView>
       {canChange && <CreateConnector workspaceId={workspaceId} onToken={setToken} />}
       {token && (
         <SecretOnce

@@ -1,11 +1,21 @@
 /** Learning a pattern from a resolved ticket, and trying the patterns on a ticket. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { proactiveKeys } from '../../queries/proactive';
-import { Button, CheckboxField, TextArea, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  CheckboxField,
+  Form,
+  FormActions,
+  TextArea,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 import { ActionError } from './parts';
 
 /** A ticket's id, also from its pasted address (…/tickets/tkt_…). */
@@ -45,12 +55,8 @@ export function Learn() {
       void client.invalidateQueries({ queryKey: proactiveKeys.patternLists() });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-learn">
+    <Form className="card stack" onSubmit={() => create.mutate()} aria-labelledby="pa-learn">
       <h3 id="pa-learn">{t('proactive.patterns.learn')}</h3>
       <p className="muted">{t('proactive.patterns.learnIntro')}</p>
       <ActionError error={create.error} fields={['ticket_id', 'title', 'fix_summary']} />
@@ -81,12 +87,8 @@ export function Learn() {
         checked={shared}
         onChange={(e) => setShared(e.target.checked)}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={create.isPending} disabled={!ticket.trim()}>
-          {t('proactive.patterns.learnSubmit')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('proactive.patterns.learnSubmit')} pending={create.isPending} disabled={!ticket.trim()} />
+    </Form>
   );
 }
 
@@ -98,12 +100,8 @@ export function TryTicket({ onOpen }: { onOpen: (id: string) => void }) {
   const match = useMutation({
     mutationFn: () => data(api.POST('/v1/patterns/match', { body: { ticket_id: ticketId(ticket), limit: 5 } })),
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    match.mutate();
-  };
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-try">
+    <Form className="card stack" onSubmit={() => match.mutate()} aria-labelledby="pa-try">
       <h3 id="pa-try">{t('proactive.patterns.try')}</h3>
       <p className="muted">{t('proactive.patterns.tryIntro')}</p>
       <ActionError error={match.error} fields={['ticket_id']} />
@@ -146,6 +144,6 @@ export function TryTicket({ onOpen }: { onOpen: (id: string) => void }) {
           </p>
         </div>
       )}
-    </form>
+    </Form>
   );
 }

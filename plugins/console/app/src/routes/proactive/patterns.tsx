@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -9,9 +9,9 @@ import {
   CheckboxField,
   ConfirmAction,
   Dialog,
-  ErrorState,
+  Form,
   KeysetTable,
-  LoadingState,
+  QueryView,
   SelectField,
   TextArea,
   TextField,
@@ -107,13 +107,9 @@ function PatternDialog({ id, canDelete, onClose }: { id: string; canDelete: bool
   });
   return (
     <Dialog open title={p.data?.title ?? t('proactive.patterns.pattern')} onClose={onClose}>
-      {p.isPending ? (
-        <LoadingState />
-      ) : p.isError ? (
-        <ErrorState error={p.error} retry={() => void p.refetch()} />
-      ) : (
-        <PatternBody pattern={p.data} canDelete={canDelete} onClose={onClose} />
-      )}
+      <QueryView query={p}>
+        {(pattern) => <PatternBody pattern={pattern} canDelete={canDelete} onClose={onClose} />}
+      </QueryView>
     </Dialog>
   );
 }
@@ -164,10 +160,6 @@ function PatternBody({
       onClose();
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   return (
     <div className="stack">
       <dl className="pa-facts">
@@ -213,7 +205,7 @@ function PatternBody({
         )}
       </dl>
       {p.owned ? (
-        <form className="stack" onSubmit={submit} noValidate>
+        <Form className="stack" onSubmit={() => save.mutate()}>
           <ActionError error={save.error} fields={['title', 'fix_summary', 'keywords']} />
           <TextField
             label={t('proactive.patterns.titleField')}
@@ -255,7 +247,7 @@ function PatternBody({
               </ConfirmAction>
             )}
           </div>
-        </form>
+        </Form>
       ) : (
         <p className="muted">{t('proactive.patterns.othersNote')}</p>
       )}

@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { releaseKeys, releaseQuery } from '../../queries/proactive';
 import { useMe } from '../../queries/session';
-import { Button, ErrorState, LoadingState, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { Button, ErrorState, Form, LoadingState, TextField, fieldError, useFormat, useToast } from '../../ui';
 import { ActionError } from './parts';
 import './proactive.css';
 
@@ -147,10 +147,6 @@ function Failed({
       toast.success(t('proactive.releases.retried'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    retry.mutate();
-  };
   return (
     <section className="card stack" aria-labelledby="pa-release-failed">
       <h2 id="pa-release-failed">{t('proactive.releases.failedTitle')}</h2>
@@ -166,7 +162,7 @@ function Failed({
         {code && <div className="code">{t('errors.code', { code })}</div>}
       </div>
       {canRetry && (
-        <form className="row pa-inline" onSubmit={submit} noValidate>
+        <Form className="row pa-inline" onSubmit={() => retry.mutate()}>
           {!tagged && (
             <TextField
               label={t('proactive.releases.versionOptional')}
@@ -178,7 +174,7 @@ function Failed({
           <Button type="submit" variant="primary" pending={retry.isPending}>
             {t('proactive.releases.retry')}
           </Button>
-        </form>
+        </Form>
       )}
       <ActionError error={retry.error} fields={['version']} />
     </section>

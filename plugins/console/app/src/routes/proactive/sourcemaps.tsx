@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -8,6 +8,7 @@ import { proactiveKeys } from '../../queries/proactive';
 import {
   Button,
   ConfirmDialog,
+  Form,
   KeysetTable,
   TextField,
   useFormat,
@@ -182,15 +183,11 @@ function Upload({ workspaceId }: { workspaceId: string }) {
       void client.invalidateQueries({ queryKey: proactiveKeys.maps(workspaceId, r.release) });
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    upload.mutate();
-  };
   // A refused map names its file and problem (details.errors of 422 invalid_source_map).
   const issues =
     isApiError(upload.error) && upload.error.code === 'invalid_source_map' ? upload.error.details.errors : null;
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-upload">
+    <Form className="card stack" onSubmit={() => upload.mutate()} aria-labelledby="pa-upload">
       <h3 id="pa-upload">{t('proactive.maps.upload')}</h3>
       <p className="muted">{t('proactive.maps.limits', { files: MAX_FILES, map: MAX_MAP_MB, total: MAX_UPLOAD_MB })}</p>
       <ActionError error={upload.error} fields={['release', 'files']} />
@@ -255,6 +252,6 @@ function Upload({ workspaceId }: { workspaceId: string }) {
           {t('proactive.maps.uploadSubmit')}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }

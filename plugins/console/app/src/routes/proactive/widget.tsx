@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -12,6 +12,8 @@ import {
   ConfirmAction,
   CopyValue,
   ErrorState,
+  Form,
+  FormActions,
   LoadingState,
   TextArea,
   TextField,
@@ -117,13 +119,9 @@ function SettingsForm({ settings: w }: { settings: WidgetSettings }) {
       toast.success(t('proactive.widget.saved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const originError = fieldError(save.error, 'allowed_origins') ?? isOriginIssue(save.error);
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="pa-widget-settings">
+    <Form className="card stack" onSubmit={() => save.mutate()} aria-labelledby="pa-widget-settings">
       <h3 id="pa-widget-settings">{t('proactive.widget.settings')}</h3>
       <ActionError error={save.error} fields={['allowed_origins', 'capture.max_entries']} />
       <TextArea
@@ -167,12 +165,8 @@ function SettingsForm({ settings: w }: { settings: WidgetSettings }) {
         checked={passive}
         onChange={(e) => setPassive(e.target.checked)}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {t('proactive.save')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('proactive.save')} pending={save.isPending} />
+    </Form>
   );
 }
 

@@ -1,11 +1,21 @@
 /** The forms of an SSO connection: a new one (OIDC or SAML) and the changes to one. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { RequestBody } from '../../api/types';
 import { securityKeys, type SsoConnection } from '../../queries/security';
-import { Button, CheckboxField, ErrorAlert, SelectField, TextArea, TextField, fieldError, useToast } from '../../ui';
+import {
+  CheckboxField,
+  ErrorAlert,
+  Form,
+  FormActions,
+  SelectField,
+  TextArea,
+  TextField,
+  fieldError,
+  useToast,
+} from '../../ui';
 
 type Protocol = SsoConnection['protocol'];
 
@@ -72,13 +82,9 @@ export function CreateConnection({ onDone }: { onDone: () => void }) {
       onDone();
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
   const err = (k: string) => fieldError(create.error, k);
   return (
-    <form className="stack sec-subcard" onSubmit={submit} noValidate aria-labelledby="sso-new">
+    <Form className="stack sec-subcard" onSubmit={() => create.mutate()} aria-labelledby="sso-new">
       <h3 id="sso-new">{t('security.connections.new')}</h3>
       <ErrorAlert
         error={create.error}
@@ -106,13 +112,7 @@ export function CreateConnection({ onDone }: { onDone: () => void }) {
           <option value="saml">SAML 2.0</option>
         </SelectField>
         <TextField label={t('security.connections.name')} value={f.name} onChange={set('name')} error={err('name')} />
-        <TextField
-          label={t('security.connections.domains')}
-          hint={t('security.connections.domainsHint')}
-          value={f.domains}
-          onChange={set('domains')}
-          error={err('domains')}
-        />
+        <DomainsField f={f} set={set} err={err} />
         {protocol === 'oidc' ? (
           <OidcFields f={f} set={set} err={err} />
         ) : (
@@ -142,13 +142,8 @@ export function CreateConnection({ onDone }: { onDone: () => void }) {
         checked={f.jit_enabled}
         onChange={(e) => setF({ ...f, jit_enabled: e.target.checked })}
       />
-      <div className="row">
-        <Button type="submit" variant="primary" pending={create.isPending}>
-          {t('security.connections.create')}
-        </Button>
-        <Button onClick={onDone}>{t('common.cancel')}</Button>
-      </div>
-    </form>
+      <FormActions submit={t('security.connections.create')} pending={create.isPending} onCancel={onDone} />
+    </Form>
   );
 }
 
@@ -204,16 +199,11 @@ export function EditConnection({
       onDone();
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const err = (k: string) => fieldError(save.error, k);
   return (
-    <form
+    <Form
       className="stack"
-      onSubmit={submit}
-      noValidate
+      onSubmit={() => save.mutate()}
       aria-label={t('security.connections.editOf', { name: c.name })}
     >
       <ErrorAlert
@@ -235,13 +225,7 @@ export function EditConnection({
         <JitRoleSelect value={f.default_role} onChange={(default_role) => setF({ ...f, default_role })} />
         {owner && (
           <>
-            <TextField
-              label={t('security.connections.domains')}
-              hint={t('security.connections.domainsHint')}
-              value={f.domains}
-              onChange={set('domains')}
-              error={err('domains')}
-            />
+            <DomainsField f={f} set={set} err={err} />
             {c.protocol === 'oidc' ? (
               <OidcFields f={f} set={set} err={err} changing />
             ) : (
@@ -255,13 +239,8 @@ export function EditConnection({
         checked={f.jit_enabled}
         onChange={(e) => setF({ ...f, jit_enabled: e.target.checked })}
       />
-      <div className="row">
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {t('common.save')}
-        </Button>
-        <Button onClick={onDone}>{t('common.cancel')}</Button>
-      </div>
-    </form>
+      <FormActions submit={t('common.save')} pending={save.isPending} onCancel={onDone} />
+    </Form>
   );
 }
 
@@ -290,6 +269,20 @@ interface FieldsOf<K extends string> {
   err: (k: string) => string | undefined;
   /** A change to a connection: a blank secret or certificate keeps the stored one. */
   changing?: boolean;
+}
+
+/** The email domains whose people sign in through the connection ("a.com, b.com"). */
+function DomainsField({ f, set, err }: FieldsOf<'domains'>) {
+  const { t } = useTranslation();
+  return (
+    <TextField
+      label={t('security.connections.domains')}
+      hint={t('security.connections.domainsHint')}
+      value={f.domains}
+      onChange={set('domains')}
+      error={err('domains')}
+    />
+  );
 }
 
 /** The OIDC provider's issuer, client id and client secret. */

@@ -4,7 +4,17 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { securityKeys, type SsoConnection, type SsoOverview } from '../../queries/security';
-import { Button, ConfirmAction, CopyValue, ErrorAlert, TextField, fieldError, useFormat, useToast } from '../../ui';
+import {
+  Button,
+  ConfirmAction,
+  CopyValue,
+  ErrorAlert,
+  Form,
+  TextField,
+  fieldError,
+  useFormat,
+  useToast,
+} from '../../ui';
 import { useCopyTexts } from './copy-texts';
 import { CreateConnection, EditConnection } from './connection-forms';
 
@@ -205,14 +215,10 @@ function Unlink({ connection: c }: { connection: SsoConnection }) {
     },
   });
   return (
-    <form
+    <Form
       className="row sec-inline"
-      noValidate
       aria-label={t('security.unlink.title', { name: c.name })}
-      onSubmit={(e) => {
-        e.preventDefault();
-        unlink.mutate();
-      }}
+      onSubmit={() => unlink.mutate()}
     >
       <TextField
         label={t('security.unlink.email')}
@@ -226,6 +232,6 @@ function Unlink({ connection: c }: { connection: SsoConnection }) {
         {t('security.unlink.submit')}
       </Button>
       <ErrorAlert error={unlink.error} fields={['email']} />
-    </form>
+    </Form>
   );
 }

@@ -8,6 +8,7 @@ import {
   ConfirmAction,
   CopyValue,
   ErrorAlert,
+  Form,
   TextField,
   VerificationState,
   VerifyButton,
@@ -55,15 +56,7 @@ function Claim() {
     },
   });
   return (
-    <form
-      className="stack sec-subcard"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        claim.mutate();
-      }}
-      aria-labelledby="sso-claim"
-    >
+    <Form className="stack sec-subcard" onSubmit={() => claim.mutate()} aria-labelledby="sso-claim">
       <h3 id="sso-claim">{t('security.domains.claim')}</h3>
       <ErrorAlert error={claim.error} fields={['domain']} />
       <div className="row sec-inline">
@@ -78,7 +71,7 @@ function Claim() {
           {t('security.domains.claimSubmit')}
         </Button>
       </div>
-    </form>
+    </Form>
   );
 }
 

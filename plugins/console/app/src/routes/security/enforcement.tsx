@@ -10,6 +10,7 @@ import {
   ConfirmAction,
   ConfirmDialog,
   ErrorAlert,
+  Form,
   SecretOnce,
   TextField,
   fieldError,
@@ -204,11 +205,9 @@ export function ReleaseAddress() {
     <section className="card stack" aria-labelledby="sso-release">
       <h2 id="sso-release">{t('security.release.title')}</h2>
       <p className="muted">{t('security.release.intro')}</p>
-      <form
+      <Form
         className="row sec-inline"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           release.reset();
           setAsking(true);
         }}
@@ -223,7 +222,7 @@ export function ReleaseAddress() {
         <Button type="submit" variant="danger">
           {t('security.release.submit')}
         </Button>
-      </form>
+      </Form>
       {!asking && <ErrorAlert error={release.error} fields={['email']} />}
       {release.data && (
         <div className="alert alert-success" role="status">

@@ -1,10 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { securityKeys, type Governance, type SecurityOverview } from '../../queries/security';
 import { authKeys } from '../../queries/session';
-import { Button, CheckboxField, ErrorAlert, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { CheckboxField, ErrorAlert, Form, FormActions, TextField, fieldError, useFormat, useToast } from '../../ui';
 
 type ApproverRole = Governance['roles'][number];
 const ROLES: ApproverRole[] = ['owner', 'admin', 'reviewer'];
@@ -26,14 +26,10 @@ export function GovernanceSection({ governance: g, owner }: { governance: Govern
       toast.success(t('security.governance.saved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const toggle = (r: ApproverRole, on: boolean) =>
     setRoles((rs) => (on ? ROLES.filter((x) => x === r || rs.includes(x)) : rs.filter((x) => x !== r)));
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="governance">
+    <Form className="card stack" onSubmit={() => save.mutate()} aria-labelledby="governance">
       <h2 id="governance">{t('security.governance.title')}</h2>
       <p className="muted">
         {t('security.governance.intro', {
@@ -86,13 +82,7 @@ export function GovernanceSection({ governance: g, owner }: { governance: Govern
           </ul>
         </div>
       )}
-      {owner && (
-        <div>
-          <Button type="submit" variant="primary" pending={save.isPending}>
-            {t('common.save')}
-          </Button>
-        </div>
-      )}
-    </form>
+      {owner && <FormActions submit={t('common.save')} pending={save.isPending} />}
+    </Form>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -7,12 +7,12 @@ import type { RequestBody } from '../../api/types';
 import { authKeys } from '../../queries/session';
 import { organizationQuery, securityKeys, type Organization } from '../../queries/security';
 import {
-  Button,
   CheckboxField,
   ErrorAlert,
-  ErrorState,
-  LoadingState,
+  Form,
+  FormActions,
   LocaleOptions,
+  QueryView,
   SelectField,
   TextField,
   fieldError,
@@ -34,16 +34,14 @@ export default function OrganizationPage() {
     <div className="stack">
       <h1>{t('security.org.title')}</h1>
       <p className="muted">{t('security.org.intro')}</p>
-      {org.isPending ? (
-        <LoadingState />
-      ) : org.isError ? (
-        <ErrorState error={org.error} retry={() => void org.refetch()} />
-      ) : (
-        <>
-          <OrgForm key={org.data.updated_at} org={org.data} />
-          <Facts org={org.data} />
-        </>
-      )}
+      <QueryView query={org}>
+        {(o) => (
+          <>
+            <OrgForm key={o.updated_at} org={o} />
+            <Facts org={o} />
+          </>
+        )}
+      </QueryView>
     </div>
   );
 }
@@ -80,13 +78,9 @@ function OrgForm({ org }: { org: Organization }) {
       toast.success(t('security.org.saved'));
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    save.mutate();
-  };
   const err = (k: string) => fieldError(save.error, k);
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="org-settings">
+    <Form className="card stack" onSubmit={() => save.mutate()} aria-labelledby="org-settings">
       <h2 id="org-settings">{t('security.org.settings')}</h2>
       <ErrorAlert
         error={save.error}
@@ -141,12 +135,8 @@ function OrgForm({ org }: { org: Organization }) {
         checked={f.patterns_opt_in}
         onChange={(e) => setF({ ...f, patterns_opt_in: e.target.checked })}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={save.isPending}>
-          {t('common.save')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('common.save')} pending={save.isPending} />
+    </Form>
   );
 }
 

@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { useMe } from '../../queries/session';
 import { securityQuery } from '../../queries/security';
-import { ErrorState, LoadingState } from '../../ui';
+import { QueryView } from '../../ui';
 import { Connections } from './connections';
 import { Domains } from './domains';
 import { Enforcement, ReleaseAddress } from './enforcement';
@@ -26,29 +26,27 @@ export default function SecurityPage() {
     <div className="stack">
       <h1>{t('security.title')}</h1>
       <p className="muted">{t('security.intro')}</p>
-      {security.isPending ? (
-        <LoadingState />
-      ) : security.isError ? (
-        <ErrorState error={security.error} retry={() => void security.refetch()} />
-      ) : (
-        <>
-          {security.data.sso.available ? (
-            <>
-              <Connections sso={security.data.sso} owner={owner} />
-              <Domains sso={security.data.sso} owner={owner} />
-              <Enforcement sso={security.data.sso} owner={owner} />
-              {owner && <ReleaseAddress />}
-            </>
-          ) : (
-            <Locked title={t('security.sso.title')} feature="sso" plan={plan} />
-          )}
-          {security.data.governance.available ? (
-            <GovernanceSection governance={security.data.governance} owner={owner} />
-          ) : (
-            <Locked title={t('security.governance.title')} feature="approval_governance" plan={plan} />
-          )}
-        </>
-      )}
+      <QueryView query={security}>
+        {(s) => (
+          <>
+            {s.sso.available ? (
+              <>
+                <Connections sso={s.sso} owner={owner} />
+                <Domains sso={s.sso} owner={owner} />
+                <Enforcement sso={s.sso} owner={owner} />
+                {owner && <ReleaseAddress />}
+              </>
+            ) : (
+              <Locked title={t('security.sso.title')} feature="sso" plan={plan} />
+            )}
+            {s.governance.available ? (
+              <GovernanceSection governance={s.governance} owner={owner} />
+            ) : (
+              <Locked title={t('security.governance.title')} feature="approval_governance" plan={plan} />
+            )}
+          </>
+        )}
+      </QueryView>
     </div>
   );
 }

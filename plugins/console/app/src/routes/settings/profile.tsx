@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, data, href } from '../../api/client';
@@ -7,8 +7,9 @@ import { setLocale, type Locale } from '../../i18n';
 import { codehostStatusQuery } from '../../queries/codehost';
 import { useMe, useSetSession } from '../../queries/session';
 import {
-  Button,
   ErrorAlert,
+  Form,
+  FormActions,
   NewPasswordField,
   LoadingState,
   LocaleOptions,
@@ -53,15 +54,14 @@ function Details({ name: initialName, locale: initialLocale }: { name: string; l
   const [name, setName] = useState(initialName);
   const [locale, setLocaleChoice] = useState(initialLocale);
   const save = useUpdateMe('profile.saved');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     save.mutate({ name, locale: locale as Locale });
   };
   return (
     <section className="card stack" aria-labelledby="profile-details">
       <h2 id="profile-details">{t('profile.details')}</h2>
       <ErrorAlert error={save.error} fields={['name', 'locale']} />
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <TextField
           label={t('fields.name')}
           value={name}
@@ -76,12 +76,8 @@ function Details({ name: initialName, locale: initialLocale }: { name: string; l
         >
           <LocaleOptions />
         </SelectField>
-        <div>
-          <Button type="submit" variant="primary" pending={save.isPending}>
-            {t('common.save')}
-          </Button>
-        </div>
-      </form>
+        <FormActions submit={t('common.save')} pending={save.isPending} />
+      </Form>
     </section>
   );
 }
@@ -92,8 +88,7 @@ function Credentials({ email: initialEmail }: { email: string }) {
   const [password, setPassword] = useState('');
   const [current, setCurrent] = useState('');
   const save = useUpdateMe('profile.credentialsSaved');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     save.mutate({
       ...(email !== initialEmail ? { email } : {}),
       ...(password ? { password } : {}),
@@ -105,7 +100,7 @@ function Credentials({ email: initialEmail }: { email: string }) {
       <h2 id="profile-credentials">{t('profile.credentials')}</h2>
       <p className="muted">{t('profile.credentialsIntro')}</p>
       <ErrorAlert error={save.error} fields={['email', 'password', 'current_password']} />
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <TextField
           label={t('fields.email')}
           type="email"
@@ -128,12 +123,8 @@ function Credentials({ email: initialEmail }: { email: string }) {
           onChange={(e) => setCurrent(e.target.value)}
           error={fieldError(save.error, 'current_password')}
         />
-        <div>
-          <Button type="submit" variant="primary" pending={save.isPending}>
-            {t('profile.saveCredentials')}
-          </Button>
-        </div>
-      </form>
+        <FormActions submit={t('profile.saveCredentials')} pending={save.isPending} />
+      </Form>
     </section>
   );
 }

@@ -56,7 +56,7 @@ function Metrics() {
       { header: t('staff.onboarding.toDiagnosis'), cell: (r) => seconds(r.seconds_to_first_diagnosis) },
       {
         header: t('staff.onboarding.cost'),
-        cell: (r) => fmt.number(r.cost_usd, { style: 'currency', currency: 'USD' }),
+        cell: (r) => fmt.usd(r.cost_usd),
       },
     ],
     [t, fmt, seconds],
@@ -112,9 +112,9 @@ function Metrics() {
               <dt>{t('staff.onboarding.underTarget', { target: fmt.number(m.target_s) })}</dt>
               <dd>{fmt.number(m.time_to_first_diagnosis.under_target_ratio, { style: 'percent' })}</dd>
               <dt>{t('staff.onboarding.totalCost')}</dt>
-              <dd>{fmt.number(m.cost.total_usd, { style: 'currency', currency: 'USD' })}</dd>
+              <dd>{fmt.usd(m.cost.total_usd)}</dd>
               <dt>{t('staff.onboarding.averageCost')}</dt>
-              <dd>{fmt.number(m.cost.average_usd, { style: 'currency', currency: 'USD' })}</dd>
+              <dd>{fmt.usd(m.cost.average_usd)}</dd>
             </dl>
           </section>
           {cases.length > 0 && (

@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -9,6 +9,8 @@ import { useMe } from '../../queries/session';
 import {
   Button,
   ErrorAlert,
+  Form,
+  FormActions,
   KeysetTable,
   SelectField,
   TextField,
@@ -125,14 +127,10 @@ function Invite() {
       setWorkspaces([]);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    invite.mutate();
-  };
   // 422 invalid_mail: the mail service refused the address; it belongs at the address field.
   const refused = isApiError(invite.error) && invite.error.code === 'invalid_mail' ? invite.error.message : undefined;
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="team-invite">
+    <Form className="card stack" onSubmit={() => invite.mutate()} aria-labelledby="team-invite">
       <h3 id="team-invite">{t('team.invitations.send')}</h3>
       {!refused && <ErrorAlert error={invite.error} fields={['email', 'role', 'workspace_ids']} />}
       <div className="ws-fields">
@@ -153,11 +151,7 @@ function Invite() {
           error={fieldError(invite.error, 'workspace_ids')}
         />
       )}
-      <div>
-        <Button type="submit" variant="primary" pending={invite.isPending}>
-          {t('team.invitations.submit')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('team.invitations.submit')} pending={invite.isPending} />
+    </Form>
   );
 }

@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -9,6 +9,8 @@ import {
   Button,
   ConfirmDialog,
   ErrorAlert,
+  Form,
+  FormActions,
   KeysetTable,
   SecretOnce,
   TextField,
@@ -143,12 +145,8 @@ function CreateToken({ role: mine, onCreated }: { role: Role; onCreated: (c: Cre
       onCreated(c);
     },
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate();
-  };
   return (
-    <form className="card stack" onSubmit={submit} noValidate aria-labelledby="tokens-create">
+    <Form className="card stack" onSubmit={() => create.mutate()} aria-labelledby="tokens-create">
       <h2 id="tokens-create">{t('tokens.create')}</h2>
       <ErrorAlert error={create.error} fields={['name', 'role', 'workspace_ids', 'expires_at']} />
       <div className="ws-fields">
@@ -181,12 +179,8 @@ function CreateToken({ role: mine, onCreated }: { role: Role; onCreated: (c: Cre
         onChange={setWorkspaces}
         error={fieldError(create.error, 'workspace_ids')}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={create.isPending}>
-          {t('tokens.submit')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('tokens.submit')} pending={create.isPending} />
+    </Form>
   );
 }
 

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
 import { useMe } from '../../queries/session';
-import { CheckboxField } from '../../ui';
+import { CheckboxGroup } from '../../ui';
 
 /** The workspaces a reviewer, client viewer or token may open: the caller's own, one checkbox each. */
 export function WorkspaceChecks({
@@ -19,25 +19,16 @@ export function WorkspaceChecks({
   const { t } = useTranslation();
   const workspaces = (useMe().data?.workspaces ?? []).filter((w) => !w.archived_at);
   return (
-    <fieldset>
-      <legend>{legend}</legend>
-      {hint && <p className="hint muted">{hint}</p>}
+    <CheckboxGroup
+      legend={legend}
+      hint={hint}
+      error={error}
+      options={workspaces.map((w) => ({ value: w.id, label: w.name }))}
+      value={value}
+      onChange={onChange}
+      className="team-checks"
+    >
       {workspaces.length === 0 && <p className="muted">{t('team.noWorkspaces')}</p>}
-      <div className="team-checks">
-        {workspaces.map((w) => (
-          <CheckboxField
-            key={w.id}
-            label={w.name}
-            checked={value.includes(w.id)}
-            onChange={(e) => onChange(e.target.checked ? [...value, w.id] : value.filter((id) => id !== w.id))}
-          />
-        ))}
-      </div>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-    </fieldset>
+    </CheckboxGroup>
   );
 }

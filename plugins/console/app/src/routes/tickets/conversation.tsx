@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
 import type { Schema } from '../../api/types';
 import { useTicketChange, type Ticket } from '../../queries/tickets';
-import { Button, ErrorAlert, TextArea, fieldError, useFormat, useToast } from '../../ui';
+import { ErrorAlert, Form, FormActions, TextArea, fieldError, useFormat, useToast } from '../../ui';
 import { Card, Prose } from './card';
 import type { TicketPermissions } from './permissions';
 
@@ -166,8 +166,7 @@ function NoteForm({ ticketId }: { ticketId: string }) {
   const add = useTicketChange(ticketId, (body_md: string) =>
     data(api.POST('/v1/tickets/{id}/notes', { params: { path: { id: ticketId } }, body: { body_md } })),
   );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     add.mutate(body, {
       onSuccess: () => {
         setBody('');
@@ -176,7 +175,7 @@ function NoteForm({ ticketId }: { ticketId: string }) {
     });
   };
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <Form className="stack" onSubmit={submit}>
       <ErrorAlert error={add.error} fields={['body_md']} />
       <TextArea
         label={t('ticket.conversation.note')}
@@ -185,11 +184,12 @@ function NoteForm({ ticketId }: { ticketId: string }) {
         onChange={(e) => setBody(e.target.value)}
         error={fieldError(add.error, 'body_md')}
       />
-      <div>
-        <Button type="submit" pending={add.isPending} disabled={!body.trim()}>
-          {t('ticket.conversation.addNote')}
-        </Button>
-      </div>
-    </form>
+      <FormActions
+        submit={t('ticket.conversation.addNote')}
+        variant="secondary"
+        pending={add.isPending}
+        disabled={!body.trim()}
+      />
+    </Form>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
 import { useTicketAction, useTicketChange, type Draft, type Ticket } from '../../queries/tickets';
@@ -6,6 +6,8 @@ import {
   Button,
   Dialog,
   ErrorAlert,
+  Form,
+  FormActions,
   SelectField,
   TextArea,
   TextField,
@@ -100,12 +102,11 @@ function DraftEditor({ ticket, draft }: { ticket: Ticket; draft: Draft }) {
     );
   });
   const error = save.error ?? send.error;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     save.mutate(undefined, { onSuccess: () => toast.success(t('ticket.drafts.saved')) });
   };
   return (
-    <form className="stack draft" onSubmit={submit} noValidate aria-label={t(`ticket.drafts.kinds.${draft.kind}`)}>
+    <Form className="stack draft" onSubmit={submit} aria-label={t(`ticket.drafts.kinds.${draft.kind}`)}>
       <div className="row">
         <span className="badge">{t(`ticket.drafts.kinds.${draft.kind}`)}</span>
         <span className="muted">
@@ -173,7 +174,7 @@ function DraftEditor({ ticket, draft }: { ticket: Ticket; draft: Draft }) {
         </Button>
       </div>
       <DiscardDialog open={discarding} onClose={() => setDiscarding(false)} ticketId={ticket.id} draftId={draft.id} />
-    </form>
+    </Form>
   );
 }
 
@@ -230,12 +231,11 @@ function NewDraft({ ticketId }: { ticketId: string }) {
   const create = useTicketChange(ticketId, () =>
     data(api.POST('/v1/tickets/{id}/drafts', { params: { path: { id: ticketId } }, body: { kind, body_md: body } })),
   );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     create.mutate(undefined, { onSuccess: () => setBody('') });
   };
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <Form className="stack" onSubmit={submit}>
       <ErrorAlert error={create.error} fields={['body_md', 'kind']} />
       <SelectField
         label={t('ticket.drafts.kind')}
@@ -254,12 +254,13 @@ function NewDraft({ ticketId }: { ticketId: string }) {
         onChange={(e) => setBody(e.target.value)}
         error={fieldError(create.error, 'body_md')}
       />
-      <div>
-        <Button type="submit" pending={create.isPending} disabled={!body.trim()}>
-          {t('ticket.drafts.create')}
-        </Button>
-      </div>
-    </form>
+      <FormActions
+        submit={t('ticket.drafts.create')}
+        variant="secondary"
+        pending={create.isPending}
+        disabled={!body.trim()}
+      />
+    </Form>
   );
 }
 

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
 import { ticketKeys, useTicketAction, type FixAttempt, type Ticket } from '../../queries/tickets';
-import { Button, CheckboxField, Dialog, ErrorAlert, TextArea, TextField, fieldError, useToast } from '../../ui';
+import { Button, CheckboxField, ErrorAlert, FormDialog, TextArea, TextField, fieldError, useToast } from '../../ui';
 import { shortSha } from './card';
 
 /** After a refusal such as 409 sha_mismatch, the page is read again so the new head shows. */
@@ -49,48 +49,41 @@ export function ApproveButton({ ticket, attempt }: { ticket: Ticket; attempt: Fi
       <Button variant="primary" onClick={() => setOpen(true)}>
         {t('ticket.fix.approveAt', { sha: shortSha(sha) })}
       </Button>
-      <Dialog open={open} title={t('ticket.fix.approveTitle', { sha: shortSha(sha) })} onClose={() => setOpen(false)}>
-        <form
-          className="stack"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            submit();
-          }}
-        >
-          <p>{t('ticket.fix.approveBody')}</p>
-          <p>
-            <code className="wrap">{sha}</code>
-          </p>
-          <ErrorAlert error={approve.error} fields={['comment', 'public_summary', 'version']} />
-          <TextField
-            label={t('ticket.fix.publicSummary')}
-            hint={t('ticket.fix.publicSummaryHint')}
-            value={summary}
-            onChange={(e) => setSummary(e.target.value)}
-            error={fieldError(approve.error, 'public_summary')}
-          />
-          <TextArea
-            label={t('ticket.fix.comment')}
-            value={comment}
-            onChange={(e) => setComment(e.target.value)}
-            error={fieldError(approve.error, 'comment')}
-          />
-          <TextField
-            label={t('ticket.fix.version')}
-            hint={t('ticket.fix.versionHint')}
-            value={version}
-            onChange={(e) => setVersion(e.target.value)}
-            error={fieldError(approve.error, 'version')}
-          />
-          <div className="row">
-            <Button type="submit" variant="primary" pending={approve.isPending} autoFocus>
-              {t('ticket.fix.approveConfirm', { sha: shortSha(sha) })}
-            </Button>
-            <Button onClick={() => setOpen(false)}>{t('common.cancel')}</Button>
-          </div>
-        </form>
-      </Dialog>
+      <FormDialog
+        open={open}
+        title={t('ticket.fix.approveTitle', { sha: shortSha(sha) })}
+        onClose={() => setOpen(false)}
+        onSubmit={submit}
+        submit={t('ticket.fix.approveConfirm', { sha: shortSha(sha) })}
+        pending={approve.isPending}
+        autoFocus
+      >
+        <p>{t('ticket.fix.approveBody')}</p>
+        <p>
+          <code className="wrap">{sha}</code>
+        </p>
+        <ErrorAlert error={approve.error} fields={['comment', 'public_summary', 'version']} />
+        <TextField
+          label={t('ticket.fix.publicSummary')}
+          hint={t('ticket.fix.publicSummaryHint')}
+          value={summary}
+          onChange={(e) => setSummary(e.target.value)}
+          error={fieldError(approve.error, 'public_summary')}
+        />
+        <TextArea
+          label={t('ticket.fix.comment')}
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+          error={fieldError(approve.error, 'comment')}
+        />
+        <TextField
+          label={t('ticket.fix.version')}
+          hint={t('ticket.fix.versionHint')}
+          value={version}
+          onChange={(e) => setVersion(e.target.value)}
+          error={fieldError(approve.error, 'version')}
+        />
+      </FormDialog>
     </>
   );
 }
@@ -126,43 +119,34 @@ function CommentAction({
       <Button variant={variant} onClick={() => setOpen(true)}>
         {label}
       </Button>
-      <Dialog open={open} title={title} onClose={() => setOpen(false)}>
-        <form
-          className="stack"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            run.mutate(comment, {
-              onSuccess: () => {
-                setOpen(false);
-                toast.success(done);
-              },
-              onError: refresh,
-            });
-          }}
-        >
-          <ErrorAlert error={run.error} fields={['comment']} />
-          <TextArea
-            label={t(required ? 'ticket.fix.commentRequired' : 'ticket.fix.comment')}
-            value={comment}
-            onChange={(e) => setComment(e.target.value)}
-            error={fieldError(run.error, 'comment')}
-            required={required}
-            autoFocus
-          />
-          <div className="row">
-            <Button
-              type="submit"
-              variant={variant === 'danger' ? 'danger' : 'primary'}
-              pending={run.isPending}
-              disabled={required && !comment.trim()}
-            >
-              {confirm}
-            </Button>
-            <Button onClick={() => setOpen(false)}>{t('common.cancel')}</Button>
-          </div>
-        </form>
-      </Dialog>
+      <FormDialog
+        open={open}
+        title={title}
+        onClose={() => setOpen(false)}
+        onSubmit={() =>
+          run.mutate(comment, {
+            onSuccess: () => {
+              setOpen(false);
+              toast.success(done);
+            },
+            onError: refresh,
+          })
+        }
+        submit={confirm}
+        variant={variant === 'danger' ? 'danger' : 'primary'}
+        pending={run.isPending}
+        disabled={required && !comment.trim()}
+      >
+        <ErrorAlert error={run.error} fields={['comment']} />
+        <TextArea
+          label={t(required ? 'ticket.fix.commentRequired' : 'ticket.fix.comment')}
+          value={comment}
+          onChange={(e) => setComment(e.target.value)}
+          error={fieldError(run.error, 'comment')}
+          required={required}
+          autoFocus
+        />
+      </FormDialog>
     </>
   );
 }
@@ -230,30 +214,25 @@ export function OpenPrButton({ ticket, attempt }: { ticket: Ticket; attempt: Fix
       <Button variant="primary" onClick={() => setOpen(true)}>
         {t('ticket.fix.openPr')}
       </Button>
-      <Dialog open={open} title={t('ticket.fix.openPr')} onClose={() => setOpen(false)}>
-        <form
-          className="stack"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            run.mutate(undefined, {
-              onSuccess: () => {
-                setOpen(false);
-                toast.success(t('ticket.fix.prOpened'));
-              },
-            });
-          }}
-        >
-          <ErrorAlert error={run.error} />
-          <CheckboxField label={t('ticket.fix.asDraft')} checked={draft} onChange={(e) => setDraft(e.target.checked)} />
-          <div className="row">
-            <Button type="submit" variant="primary" pending={run.isPending} autoFocus>
-              {t('ticket.fix.openPrConfirm')}
-            </Button>
-            <Button onClick={() => setOpen(false)}>{t('common.cancel')}</Button>
-          </div>
-        </form>
-      </Dialog>
+      <FormDialog
+        open={open}
+        title={t('ticket.fix.openPr')}
+        onClose={() => setOpen(false)}
+        onSubmit={() =>
+          run.mutate(undefined, {
+            onSuccess: () => {
+              setOpen(false);
+              toast.success(t('ticket.fix.prOpened'));
+            },
+          })
+        }
+        submit={t('ticket.fix.openPrConfirm')}
+        pending={run.isPending}
+        autoFocus
+      >
+        <ErrorAlert error={run.error} />
+        <CheckboxField label={t('ticket.fix.asDraft')} checked={draft} onChange={(e) => setDraft(e.target.checked)} />
+      </FormDialog>
     </>
   );
 }

@@ -48,7 +48,7 @@ function Job({ ticketId, job: j }: { ticketId: string; job: TicketJob }) {
         {t('ticket.jobs.summary', {
           attempts: j.attempts,
           max: j.max_attempts,
-          cost: fmt.number(j.cost_usd, { style: 'currency', currency: 'USD' }),
+          cost: fmt.usd(j.cost_usd),
           when: fmt.dateTime(j.finished_at ?? j.started_at ?? j.created_at),
         })}
       </p>

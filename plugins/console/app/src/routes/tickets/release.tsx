@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, data } from '../../api/client';
 import { useTicketAction, useTicketChange, type Ticket, type TicketRelease } from '../../queries/tickets';
-import { Button, ErrorAlert, Progress, TextField, fieldError, useFormat, useToast } from '../../ui';
+import { ErrorAlert, Form, FormActions, Progress, TextField, fieldError, useFormat, useToast } from '../../ui';
 import { Card, Sha } from './card';
 import type { TicketPermissions } from './permissions';
 
@@ -127,12 +127,11 @@ function RetryForm({ ticket }: { ticket: Ticket }) {
       }),
     ),
   );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     retry.mutate(undefined, { onSuccess: () => toast.success(t('ticket.release.retried')) });
   };
   return (
-    <form className="stack" onSubmit={submit} noValidate>
+    <Form className="stack" onSubmit={submit}>
       <ErrorAlert error={retry.error} fields={['version']} />
       <TextField
         label={t('ticket.fix.version')}
@@ -141,12 +140,8 @@ function RetryForm({ ticket }: { ticket: Ticket }) {
         onChange={(e) => setVersion(e.target.value)}
         error={fieldError(retry.error, 'version')}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={retry.isPending}>
-          {t('ticket.release.retry')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('ticket.release.retry')} pending={retry.isPending} />
+    </Form>
   );
 }
 
@@ -157,14 +152,7 @@ function VersionForm({ ticket, release }: { ticket: Ticket; release: TicketRelea
     data(api.POST('/v1/releases/{id}/version', { params: { path: { id: release.release_id } }, body: { version } })),
   );
   return (
-    <form
-      className="stack"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        set.mutate(undefined);
-      }}
-    >
+    <Form className="stack" onSubmit={() => set.mutate(undefined)}>
       <ErrorAlert error={set.error} fields={['version']} />
       <TextField
         label={t('ticket.release.setVersion')}
@@ -172,11 +160,7 @@ function VersionForm({ ticket, release }: { ticket: Ticket; release: TicketRelea
         onChange={(e) => setVersion(e.target.value)}
         error={fieldError(set.error, 'version')}
       />
-      <div>
-        <Button type="submit" variant="primary" pending={set.isPending} disabled={!version.trim()}>
-          {t('ticket.release.setVersionConfirm')}
-        </Button>
-      </div>
-    </form>
+      <FormActions submit={t('ticket.release.setVersionConfirm')} pending={set.isPending} disabled={!version.trim()} />
+    </Form>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { api, data } from '../../api/client';
@@ -6,12 +6,15 @@ import { subscribersQuery, useTicketAction, useTicketChange, type Ticket } from 
 import { useMe } from '../../queries/session';
 import {
   Button,
-  Dialog,
   ErrorAlert,
+  Form,
+  FormActions,
+  FormDialog,
   SelectField,
   TextArea,
   TextField,
   fieldError,
+  useCopy,
   useFormat,
   useToast,
 } from '../../ui';
@@ -37,8 +40,7 @@ export function CustomerCard({ ticket, can }: { ticket: Ticket; can: TicketPermi
       api.DELETE('/v1/tickets/{id}/subscribers/{subscriberId}', { params: { path: { id: ticket.id, subscriberId } } }),
     ),
   );
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     add.mutate(email, {
       onSuccess: () => {
         setEmail('');
@@ -85,7 +87,7 @@ export function CustomerCard({ ticket, can }: { ticket: Ticket; can: TicketPermi
         ))}
       </ul>
       {can.work && (
-        <form className="stack" onSubmit={submit} noValidate>
+        <Form className="stack" onSubmit={submit}>
           <ErrorAlert error={add.error} fields={['email']} />
           <TextField
             label={t('ticket.customer.addSubscriber')}
@@ -94,12 +96,13 @@ export function CustomerCard({ ticket, can }: { ticket: Ticket; can: TicketPermi
             onChange={(e) => setEmail(e.target.value)}
             error={fieldError(add.error, 'email')}
           />
-          <div>
-            <Button type="submit" pending={add.isPending} disabled={!email.trim()}>
-              {t('ticket.customer.subscribe')}
-            </Button>
-          </div>
-        </form>
+          <FormActions
+            submit={t('ticket.customer.subscribe')}
+            variant="secondary"
+            pending={add.isPending}
+            disabled={!email.trim()}
+          />
+        </Form>
       )}
     </Card>
   );
@@ -191,31 +194,22 @@ function ReasonDialog({
   const [reason, setReason] = useState('');
   const run = useTicketAction(ticket.id, () => send(reason));
   return (
-    <Dialog open title={title} onClose={onClose}>
-      <form
-        className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          run.mutate(undefined, { onSuccess: onClose });
-        }}
-      >
-        <ErrorAlert error={run.error} fields={['reason']} />
-        <TextArea
-          label={t('ticket.actions.reason')}
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          error={fieldError(run.error, 'reason')}
-          autoFocus
-        />
-        <div className="row">
-          <Button type="submit" variant="primary" pending={run.isPending}>
-            {confirm}
-          </Button>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={title}
+      onClose={onClose}
+      onSubmit={() => run.mutate(undefined, { onSuccess: onClose })}
+      submit={confirm}
+      pending={run.isPending}
+    >
+      <ErrorAlert error={run.error} fields={['reason']} />
+      <TextArea
+        label={t('ticket.actions.reason')}
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        error={fieldError(run.error, 'reason')}
+        autoFocus
+      />
+    </FormDialog>
   );
 }
 
@@ -237,50 +231,42 @@ function CloseDialog({ ticket, onClose }: { ticket: Ticket; onClose: () => void 
     ),
   );
   return (
-    <Dialog open title={t('ticket.actions.closeTitle')} onClose={onClose}>
-      <form
-        className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          run.mutate(undefined, { onSuccess: onClose });
-        }}
+    <FormDialog
+      title={t('ticket.actions.closeTitle')}
+      onClose={onClose}
+      onSubmit={() => run.mutate(undefined, { onSuccess: onClose })}
+      submit={t('ticket.actions.closeConfirm')}
+      variant="danger"
+      pending={run.isPending}
+    >
+      <ErrorAlert error={run.error} fields={['reason', 'duplicate_of_ticket_id', 'comment']} />
+      <SelectField
+        label={t('ticket.actions.closeReason')}
+        value={reason}
+        onChange={(e) => setReason(e.target.value as CloseReason)}
+        autoFocus
       >
-        <ErrorAlert error={run.error} fields={['reason', 'duplicate_of_ticket_id', 'comment']} />
-        <SelectField
-          label={t('ticket.actions.closeReason')}
-          value={reason}
-          onChange={(e) => setReason(e.target.value as CloseReason)}
-          autoFocus
-        >
-          {CLOSE_REASONS.map((r) => (
-            <option key={r} value={r}>
-              {t(`ticket.actions.closeReasons.${r}`)}
-            </option>
-          ))}
-        </SelectField>
-        {reason === 'duplicate' && (
-          <TextField
-            label={t('ticket.actions.duplicateOf')}
-            value={duplicateOf}
-            onChange={(e) => setDuplicateOf(e.target.value)}
-            error={fieldError(run.error, 'duplicate_of_ticket_id')}
-          />
-        )}
-        <TextArea
-          label={t('ticket.actions.comment')}
-          value={comment}
-          onChange={(e) => setComment(e.target.value)}
-          error={fieldError(run.error, 'comment')}
+        {CLOSE_REASONS.map((r) => (
+          <option key={r} value={r}>
+            {t(`ticket.actions.closeReasons.${r}`)}
+          </option>
+        ))}
+      </SelectField>
+      {reason === 'duplicate' && (
+        <TextField
+          label={t('ticket.actions.duplicateOf')}
+          value={duplicateOf}
+          onChange={(e) => setDuplicateOf(e.target.value)}
+          error={fieldError(run.error, 'duplicate_of_ticket_id')}
         />
-        <div className="row">
-          <Button type="submit" variant="danger" pending={run.isPending}>
-            {t('ticket.actions.closeConfirm')}
-          </Button>
-          <Button onClick={onClose}>{t('common.cancel')}</Button>
-        </div>
-      </form>
-    </Dialog>
+      )}
+      <TextArea
+        label={t('ticket.actions.comment')}
+        value={comment}
+        onChange={(e) => setComment(e.target.value)}
+        error={fieldError(run.error, 'comment')}
+      />
+    </FormDialog>
   );
 }
 
@@ -313,14 +299,8 @@ export function StatusLinkCard({ ticket, can }: { ticket: Ticket; can: TicketPer
     data(api.POST('/v1/tickets/{id}/status-link', { params: { path: { id: ticket.id } }, body: { action } })),
   );
   const revoked = !!ticket.public_token_revoked_at;
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(ticket.public_status_url);
-      toast.success(t('ticket.status.copied'));
-    } catch {
-      toast.info(ticket.public_status_url);
-    }
-  };
+  // Where the clipboard refuses, the address itself is shown to copy by hand.
+  const copy = useCopy({ copied: t('ticket.status.copied'), failed: ticket.public_status_url });
   const run = (action: 'rotate' | 'revoke') =>
     change.mutate(action, {
       onSuccess: () => toast.success(t(`ticket.status.done.${action}`)),
@@ -342,7 +322,7 @@ export function StatusLinkCard({ ticket, can }: { ticket: Ticket; can: TicketPer
         <p className="muted">{t('ticket.status.summary', { summary: ticket.public_summary })}</p>
       )}
       <div className="row">
-        {!revoked && <Button onClick={() => void copy()}>{t('ticket.status.copy')}</Button>}
+        {!revoked && <Button onClick={() => void copy(ticket.public_status_url)}>{t('ticket.status.copy')}</Button>}
         {can.work && (
           <Button pending={change.isPending && change.variables === 'rotate'} onClick={() => run('rotate')}>
             {t('ticket.status.rotate')}

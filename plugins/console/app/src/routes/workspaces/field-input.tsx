@@ -1,6 +1,5 @@
-import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
-import { CheckboxField, SelectField, TextArea, TextField } from '../../ui';
+import { CheckboxField, CheckboxGroup, SelectField, TextArea, TextField } from '../../ui';
 import type { FieldSpec, FormValue } from './fields';
 
 /** One workspace setting as the control its type asks for; label, hint and the API's error from the catalogue. */
@@ -19,7 +18,6 @@ export function FieldInput({
   onChange: (v: FormValue) => void;
 }) {
   const { t } = useTranslation();
-  const legendId = useId();
   const label = t(`workspaces.fields.${spec.name}`);
   const hint = spec.hint ? t(`workspaces.hints.${spec.name}`) : undefined;
   const optionLabel = (v: string) =>
@@ -35,34 +33,18 @@ export function FieldInput({
           onChange={(e) => onChange(e.target.checked)}
         />
       );
-    case 'multi': {
-      const chosen = value as string[];
+    case 'multi':
       return (
-        <fieldset aria-describedby={hint ? `${legendId}-hint` : undefined}>
-          <legend id={legendId}>{label}</legend>
-          {hint && (
-            <p className="hint muted" id={`${legendId}-hint`}>
-              {hint}
-            </p>
-          )}
-          <div className="ws-multi">
-            {(spec.options ?? []).map((o) => (
-              <CheckboxField
-                key={o}
-                label={optionLabel(o)}
-                checked={chosen.includes(o)}
-                onChange={(e) => onChange(e.target.checked ? [...chosen, o] : chosen.filter((c) => c !== o))}
-              />
-            ))}
-          </div>
-          {error && (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          )}
-        </fieldset>
+        <CheckboxGroup
+          legend={label}
+          hint={hint}
+          error={error}
+          options={(spec.options ?? []).map((o) => ({ value: o, label: optionLabel(o) }))}
+          value={value as string[]}
+          onChange={onChange}
+          className="ws-multi"
+        />
       );
-    }
     case 'select': {
       const list = choices ?? (spec.options ?? []).map((o) => ({ value: o, label: optionLabel(o) }));
       return (

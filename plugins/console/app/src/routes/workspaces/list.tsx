@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -8,9 +8,10 @@ import type { RequestBody, Schema } from '../../api/types';
 import { authKeys } from '../../queries/session';
 import { workspaceKeys } from '../../queries/workspaces';
 import {
-  Button,
   CheckboxField,
   ErrorAlert,
+  Form,
+  FormActions,
   KeysetTable,
   LocaleOptions,
   SelectField,
@@ -90,8 +91,7 @@ function CreateWorkspace() {
   });
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [k]: e.target.value }));
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     create.mutate({
       name: form.name.trim(),
       ...(form.slug.trim() ? { slug: form.slug.trim() } : {}),
@@ -108,7 +108,7 @@ function CreateWorkspace() {
       {!slugTaken && (
         <ErrorAlert error={create.error} fields={['name', 'slug', 'client_name', 'locale', 'execution_mode']} />
       )}
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <div className="ws-fields">
           <TextField
             label={t('workspaces.fields.name')}
@@ -151,12 +151,8 @@ function CreateWorkspace() {
             ))}
           </SelectField>
         </div>
-        <div>
-          <Button type="submit" variant="primary" pending={create.isPending}>
-            {t('workspaces.create.submit')}
-          </Button>
-        </div>
-      </form>
+        <FormActions submit={t('workspaces.create.submit')} pending={create.isPending} />
+      </Form>
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -7,7 +7,7 @@ import { isApiError } from '../../api/errors';
 import { brandQuery } from '../../queries/brand';
 import { authKeys } from '../../queries/session';
 import { workspaceKeys, workspaceQuery } from '../../queries/workspaces';
-import { Button, Dialog, ErrorAlert, ErrorState, LoadingState, useFormat, useToast } from '../../ui';
+import { Button, Dialog, ErrorAlert, ErrorState, Form, LoadingState, useFormat, useToast } from '../../ui';
 import { FieldInput } from './field-input';
 import {
   GROUPS,
@@ -99,8 +99,7 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
   });
   const body = changes(group.fields, before, values);
   const dirty = Object.keys(body).length > 0;
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
+  const submit = () => {
     if (dirty) save.mutate(body);
   };
   const forbidden = isApiError(save.error) && save.error.code === 'forbidden_combination' ? save.error.details : null;
@@ -136,7 +135,7 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
       ) : (
         <ErrorAlert error={save.error} fields={group.fields.map((f) => f.name)} />
       )}
-      <form className="stack" onSubmit={submit} noValidate>
+      <Form className="stack" onSubmit={submit}>
         <fieldset className="ws-fields" disabled={!!ws.archived_at}>
           <legend className="visually-hidden">{t(`workspaces.groups.${group.id}.title`)}</legend>
           {group.fields.map((f) => (
@@ -167,7 +166,7 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
             )}
           </div>
         )}
-      </form>
+      </Form>
     </section>
   );
 }
