@@ -5,7 +5,7 @@ import { appDir } from '../build.js';
 
 type Tree = { [k: string]: string | Tree };
 const read = (file: string) => JSON.parse(readFileSync(join(appDir, 'src', 'i18n', file), 'utf8')) as Tree;
-// The foundation's catalogue plus every area's (tickets.en.json, …), merged as src/i18n/index.ts does.
+// The foundation's catalogue plus every area's (tickets.en.json, …), merged as src/i18n/texts-<locale>.ts does.
 const catalogues = readdirSync(join(appDir, 'src', 'i18n')).filter((f) => f.endsWith('.json'));
 const load = (locale: string) =>
   Object.assign(

@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import './ui/styles.css';
-import './i18n';
+import { i18nReady } from './i18n';
 import { onUnauthenticated } from './api/client';
 import { isApiError } from './api/errors';
 import { isPublicPath, signInPath } from './app/paths';
@@ -33,6 +33,8 @@ onUnauthenticated(() => {
   void router.navigate(signInPath(pathname + search), { replace: true });
 });
 
+// The texts of the first locale come first (a chunk of their own); the app renders with them.
+await i18nReady;
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>

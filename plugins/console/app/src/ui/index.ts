@@ -18,4 +18,5 @@ export { useRecheck, VerifyButton, VerificationState, type Check } from './verif
 export { DataTable, KeysetTable, useKeysetQuery, type Column, type Page } from './table';
 export { useFormat } from './format';
 export { useTheme, applyTheme, storedTheme, applyBrandColor, type ThemeChoice } from './theme';
-export { Chart, type ChartProps, type ChartSeries } from './chart';
+export { Chart } from './chart-lazy';
+export type { ChartProps, ChartSeries } from './chart';

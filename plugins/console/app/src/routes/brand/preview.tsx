@@ -1,5 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useLocaleLoaded } from '../../i18n';
+import { LoadingState } from '../../ui';
 import type { BrandProfile } from '../../queries/brand';
 import { fontStack } from './fonts';
 
@@ -25,11 +27,13 @@ export interface PreviewBrand {
 export function BrandPreview({ brand }: { brand: PreviewBrand }) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDivElement>(null);
+  const lng = brand.locale;
+  // The customers' language may not be the console's: its texts load first (a chunk of their own).
+  const textsLoaded = useLocaleLoaded(lng);
   useEffect(() => {
     ref.current?.style.setProperty('--pv-brand', brand.color);
     ref.current?.style.setProperty('--pv-font', fontStack(brand.font));
-  }, [brand.color, brand.font]);
-  const lng = brand.locale;
+  }, [brand.color, brand.font, textsLoaded]);
   const p = (key: string, opts: Record<string, unknown> = {}) => t(`brand.preview.${key}`, { ...opts, lng });
   const widget = (k: keyof PreviewBrand['widgetTexts']) => brand.widgetTexts[k] || p(`widget.${k}`);
   const head = (
@@ -46,61 +50,65 @@ export function BrandPreview({ brand }: { brand: PreviewBrand }) {
     <section className="card stack brand-preview" aria-labelledby="brand-preview">
       <h2 id="brand-preview">{t('brand.preview.title')}</h2>
       <p className="muted">{t('brand.preview.intro')}</p>
-      <div ref={ref} className={`pv pv-${brand.theme}`} lang={lng}>
-        <figure className="pv-frame">
-          <figcaption>{t('brand.preview.captions.statusPage')}</figcaption>
-          <div className="pv-surface">
-            {head}
-            <div className="pv-body">
-              <p className="pv-title">{p('status.title')}</p>
-              <ol className="pv-steps">
-                <li className="pv-done">{p('status.received')}</li>
-                <li className="pv-done">{p('status.diagnosed')}</li>
-                <li className="pv-now">{p('status.fixing')}</li>
-                <li>{p('status.released')}</li>
-              </ol>
-              <span className="pv-button">{p('status.subscribe')}</span>
-            </div>
-            {badge}
-          </div>
-        </figure>
-        <figure className="pv-frame">
-          <figcaption>{t('brand.preview.captions.widget')}</figcaption>
-          <div className="pv-surface">
-            <div className="pv-body">
-              <p className="pv-title">{widget('title')}</p>
-              <span className="pv-label">{widget('message_label')}</span>
-              <span className="pv-input">{widget('message_placeholder')}</span>
-              <span className="pv-label">{widget('email_label')}</span>
-              <span className="pv-input">name@example.com</span>
-              <span className="pv-button">{widget('submit')}</span>
-            </div>
-            {badge}
-          </div>
-          <span className="pv-button pv-launcher">{widget('button')}</span>
-        </figure>
-        <figure className="pv-frame">
-          <figcaption>{t('brand.preview.captions.email')}</figcaption>
-          <div className="pv-surface">
-            <div className="pv-mailhead">
-              <div>
-                {p('email.from', {
-                  from: brand.senderName || brand.name,
-                  address: brand.senderEmail || p('email.defaultAddress'),
-                })}
+      {textsLoaded ? (
+        <div ref={ref} className={`pv pv-${brand.theme}`} lang={lng}>
+          <figure className="pv-frame">
+            <figcaption>{t('brand.preview.captions.statusPage')}</figcaption>
+            <div className="pv-surface">
+              {head}
+              <div className="pv-body">
+                <p className="pv-title">{p('status.title')}</p>
+                <ol className="pv-steps">
+                  <li className="pv-done">{p('status.received')}</li>
+                  <li className="pv-done">{p('status.diagnosed')}</li>
+                  <li className="pv-now">{p('status.fixing')}</li>
+                  <li>{p('status.released')}</li>
+                </ol>
+                <span className="pv-button">{p('status.subscribe')}</span>
               </div>
-              <div>{p('email.subject')}</div>
+              {badge}
             </div>
-            {head}
-            <div className="pv-body">
-              <p>{p('email.body')}</p>
-              <span className="pv-button">{p('email.button')}</span>
-              <p>{p('email.signature', { name: brand.name })}</p>
+          </figure>
+          <figure className="pv-frame">
+            <figcaption>{t('brand.preview.captions.widget')}</figcaption>
+            <div className="pv-surface">
+              <div className="pv-body">
+                <p className="pv-title">{widget('title')}</p>
+                <span className="pv-label">{widget('message_label')}</span>
+                <span className="pv-input">{widget('message_placeholder')}</span>
+                <span className="pv-label">{widget('email_label')}</span>
+                <span className="pv-input">name@example.com</span>
+                <span className="pv-button">{widget('submit')}</span>
+              </div>
+              {badge}
             </div>
-            {badge}
-          </div>
-        </figure>
-      </div>
+            <span className="pv-button pv-launcher">{widget('button')}</span>
+          </figure>
+          <figure className="pv-frame">
+            <figcaption>{t('brand.preview.captions.email')}</figcaption>
+            <div className="pv-surface">
+              <div className="pv-mailhead">
+                <div>
+                  {p('email.from', {
+                    from: brand.senderName || brand.name,
+                    address: brand.senderEmail || p('email.defaultAddress'),
+                  })}
+                </div>
+                <div>{p('email.subject')}</div>
+              </div>
+              {head}
+              <div className="pv-body">
+                <p>{p('email.body')}</p>
+                <span className="pv-button">{p('email.button')}</span>
+                <p>{p('email.signature', { name: brand.name })}</p>
+              </div>
+              {badge}
+            </div>
+          </figure>
+        </div>
+      ) : (
+        <LoadingState />
+      )}
     </section>
   );
 }
