@@ -41,6 +41,9 @@ export const domainsQuery = (workspaceId: string) =>
   queryOptions({
     queryKey: inboxKeys.domains(workspaceId),
     queryFn: () => data(api.GET('/v1/domains', { params: { query: { workspace_id: workspaceId } } })),
+    // Domains change outside this window (another admin registers one, the service verifies it from DNS):
+    // opening the page reads them again, however recent the cached list.
+    refetchOnMount: 'always',
   });
 
 /** One domain, read again every 5 s until its status settles (the service refreshes it from DNS when stale). */
