@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useCallback } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocaleLoaded } from '../../i18n';
 import { LoadingState } from '../../ui';
@@ -26,14 +26,18 @@ export interface PreviewBrand {
  */
 export function BrandPreview({ brand }: { brand: PreviewBrand }) {
   const { t } = useTranslation();
-  const ref = useRef<HTMLDivElement>(null);
   const lng = brand.locale;
   // The customers' language may not be the console's: its texts load first (a chunk of their own).
   const textsLoaded = useLocaleLoaded(lng);
-  useEffect(() => {
-    ref.current?.style.setProperty('--pv-brand', brand.color);
-    ref.current?.style.setProperty('--pv-font', fontStack(brand.font));
-  }, [brand.color, brand.font, textsLoaded]);
+  // Through the CSSOM, not a style attribute (the console's CSP has no 'unsafe-inline'); React calls a new
+  // callback ref when the frame mounts and whenever the color or the font changes.
+  const paint = useCallback(
+    (el: HTMLDivElement | null) => {
+      el?.style.setProperty('--pv-brand', brand.color);
+      el?.style.setProperty('--pv-font', fontStack(brand.font));
+    },
+    [brand.color, brand.font],
+  );
   const p = (key: string, opts: Record<string, unknown> = {}) => t(`brand.preview.${key}`, { ...opts, lng });
   const widget = (k: keyof PreviewBrand['widgetTexts']) => brand.widgetTexts[k] || p(`widget.${k}`);
   const head = (
@@ -51,7 +55,7 @@ export function BrandPreview({ brand }: { brand: PreviewBrand }) {
       <h2 id="brand-preview">{t('brand.preview.title')}</h2>
       <p className="muted">{t('brand.preview.intro')}</p>
       {textsLoaded ? (
-        <div ref={ref} className={`pv pv-${brand.theme}`} lang={lng}>
+        <div ref={paint} className={`pv pv-${brand.theme}`} lang={lng}>
           <figure className="pv-frame">
             <figcaption>{t('brand.preview.captions.statusPage')}</figcaption>
             <div className="pv-surface">
