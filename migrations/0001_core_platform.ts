@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId } from './columns.js';
 
 export async function up(knex: Knex): Promise<void> {
   // Transactional outbox: rows written in the caller's transaction, relayed to the bus with confirms.
@@ -47,8 +48,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // Append-only audit log of administrative changes.
   await knex.schema.createTable('audit_entries', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('actor_type').notNullable();
     t.text('actor_id');
     t.text('actor_email');

@@ -28,8 +28,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('provider_message_id');
     // A worker sending the message holds it until then, so two deliveries never send it twice at once.
     t.timestamp('locked_until', { useTz: true });
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.timestamp('sent_at', { useTz: true });
   });
   await knex.raw(

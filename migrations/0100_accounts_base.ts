@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Accounts: organizations, users (one organization each), the base `workspaces` table (the
@@ -7,8 +8,6 @@ import type { Knex } from 'knex';
  * Every credential is stored as its SHA-256 only (`token_hash`).
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('organizations', (t) => {
     t.text('id').primary();
     t.text('name').notNullable();
@@ -39,13 +38,11 @@ export async function up(knex: Knex): Promise<void> {
     t.text('payment_connect_account_id');
     t.boolean('connect_charges_enabled').notNullable().defaultTo(false);
     ts(t, 'demo_used_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
 
   await knex.schema.createTable('users', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('email').notNullable(); // stored lower-case
     t.text('name').notNullable();
     t.text('role').notNullable();
@@ -58,15 +55,13 @@ export async function up(knex: Knex): Promise<void> {
     // Removed members keep their row (other tables point at it) but free their address.
     ts(t, 'removed_at');
     t.boolean('staff').notNullable().defaultTo(false);
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index users_email_active_uq on users (email) where removed_at is null');
   await knex.raw('create index users_org_idx on users (org_id, created_at, id)');
 
   await knex.schema.createTable('workspaces', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('name').notNullable();
     t.text('slug').notNullable();
     t.text('client_name');
@@ -74,8 +69,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('execution_mode').notNullable().defaultTo('managed');
     t.text('autonomy').notNullable().defaultTo('approve');
     ts(t, 'archived_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.unique(['org_id', 'slug']);
   });
 
@@ -89,8 +83,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index user_workspaces_ws_idx on user_workspaces (workspace_id)');
 
   await knex.schema.createTable('sessions', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('user_id').notNullable().references('users.id').onDelete('CASCADE');
     t.text('token_hash').notNullable().unique();
     t.boolean('sso').notNullable().defaultTo(false);
@@ -106,8 +99,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index sessions_user_idx on sessions (user_id) where revoked_at is null');
 
   await knex.schema.createTable('api_tokens', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('user_id').notNullable().references('users.id').onDelete('CASCADE');
     t.text('name').notNullable();
     t.text('role').notNullable();
@@ -117,14 +109,12 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'expires_at').notNullable();
     ts(t, 'last_used_at');
     ts(t, 'revoked_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index api_tokens_org_idx on api_tokens (org_id, created_at desc, id desc)');
 
   await knex.schema.createTable('invitations', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('email').notNullable();
     t.text('role').notNullable();
     t.jsonb('workspace_ids').notNullable().defaultTo('[]');
@@ -134,14 +124,12 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'accepted_at');
     t.text('accepted_user_id');
     ts(t, 'revoked_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index invitations_org_idx on invitations (org_id, created_at desc, id desc)');
 
   await knex.schema.createTable('email_tokens', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('user_id').notNullable().references('users.id').onDelete('CASCADE');
     t.text('purpose').notNullable(); // magic_link | password_reset | verify_email
     t.text('email').notNullable();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Tickets: the ticket with its denormalized conversation counters and SLA, the messages of its
@@ -6,11 +7,8 @@ import type { Knex } from 'knex';
  * See docs/tickets.md for the fields and docs/tickets-explain.md for the list's query plans.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('tickets', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('channel_id');
     t.text('origin').notNullable();
@@ -55,8 +53,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('reply_token').notNullable();
     // What `q` searches: subject, customer, external id and the first message's opening.
     t.text('search_text').notNullable().defaultTo('');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   // The `sla` sort wants due tickets first and the others (null) last; a generated key keeps
   // keyset pagination on non-null values.
@@ -91,8 +88,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('ticket_messages', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('ticket_id').notNullable().references('tickets.id').onDelete('CASCADE');
     t.text('direction').notNullable();
@@ -122,8 +118,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('ticket_drafts', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('ticket_id').notNullable().references('tickets.id').onDelete('CASCADE');
     t.text('diagnosis_id');
     t.text('kind').notNullable();
@@ -139,8 +134,7 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'sent_at');
     ts(t, 'discarded_at');
     t.text('discard_reason');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index ticket_drafts_ticket_idx on ticket_drafts (ticket_id, created_at, id)');
   // At most one draft waiting for its click per ticket (a double click cannot make two).
@@ -149,8 +143,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('ticket_subscribers', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('ticket_id').notNullable().references('tickets.id').onDelete('CASCADE');
     t.text('thread_ticket_id');
     t.text('email').notNullable();
@@ -164,8 +157,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create unique index ticket_subscribers_email_uq on ticket_subscribers (ticket_id, lower(email))');
 
   await knex.schema.createTable('ticket_files', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('ticket_id').notNullable().references('tickets.id').onDelete('CASCADE');
     t.text('message_id');

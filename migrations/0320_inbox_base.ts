@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * The email inbox of each workspace: its channel (switches, forwarding and its verification),
@@ -7,11 +8,8 @@ import type { Knex } from 'knex';
  * with the email provider. See docs/inbox.md.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('inbox_channels', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.boolean('enabled').notNullable().defaultTo(true);
     t.boolean('accept_list_mail').notNullable().defaultTo(false);
@@ -27,15 +25,13 @@ export async function up(knex: Knex): Promise<void> {
     // {code, url, requested_by, received_at, verified}
     t.jsonb('gmail_confirmation');
     t.jsonb('pending_gmail_confirmation');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index inbox_channels_workspace_uq on inbox_channels (workspace_id)');
   await knex.raw('create index inbox_channels_org_idx on inbox_channels (org_id)');
 
   await knex.schema.createTable('inbox_emails', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('channel_id').notNullable();
     t.text('provider').notNullable();
@@ -62,8 +58,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('size').notNullable().defaultTo(0);
     ts(t, 'released_at');
     t.text('released_by_user_id');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw(
     `alter table inbox_emails add constraint inbox_emails_status_check check (status in ('processed','ignored','quarantined','released'))`,
@@ -82,8 +77,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index inbox_emails_quarantine_idx on inbox_emails (received_at) where raw is not null');
 
   await knex.schema.createTable('inbox_domains', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     // The brand the domain belongs to: a brand profile id, or a workspace id (scope workspace).
     t.text('brand_profile_id').notNullable();
     t.text('scope').notNullable(); // workspace | organization
@@ -98,8 +92,7 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('last_error');
     ts(t, 'verified_at');
     ts(t, 'last_checked_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index inbox_domains_brand_uq on inbox_domains (org_id, brand_profile_id, purpose)');
   // A domain name is registered once per purpose across the service (no one claims another's).

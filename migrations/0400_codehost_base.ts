@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Code host: installations of the app linked to organizations, single-use states of the install
@@ -7,11 +8,8 @@ import type { Knex } from 'knex';
  * comment queue (oss_comments_per_hour). See docs/codehost.md.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('codehost_installations', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     // Adapter identifier (codehost-local, codehost-github) and the host's own installation id.
     t.text('host').notNullable();
     t.text('external_id').notNullable();
@@ -24,8 +22,7 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'removed_at');
     t.text('linked_by_user_id');
     ts(t, 'last_synced_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   // One organization per live installation of the host.
   await knex.raw(
@@ -51,8 +48,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index codehost_states_expiry_idx on codehost_states (expires_at)');
 
   await knex.schema.createTable('repositories', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('installation_id').notNullable().references('codehost_installations.id').onDelete('CASCADE');
     t.text('host').notNullable();
@@ -78,8 +74,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('index_symbols').notNullable().defaultTo(0);
     ts(t, 'last_refreshed_at');
     t.text('connected_by_user_id');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   // A repository of the host is connected once (to one workspace of one organization).
   await knex.raw('create unique index repositories_host_ext_uq on repositories (host, external_id)');
@@ -98,14 +93,12 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('pull_requests').notNullable().defaultTo(false);
     t.boolean('follow_guidelines').notNullable().defaultTo(true);
     t.boolean('ignore_bots').notNullable().defaultTo(true);
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
 
   // Issues and pull requests followed as tickets (numbers share one space per repository).
   await knex.schema.createTable('codehost_items', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('repository_id').notNullable().references('repositories.id').onDelete('CASCADE');
     t.text('kind').notNullable(); // issue | pull_request
@@ -115,8 +108,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('author_login');
     t.text('state').notNullable().defaultTo('open'); // open | closed
     ts(t, 'closed_by_service_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.unique(['repository_id', 'number']);
   });
   await knex.raw('create index codehost_items_ticket_idx on codehost_items (ticket_id)');
@@ -141,8 +133,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // Outbound comments on issues and pull requests, posted within oss_comments_per_hour.
   await knex.schema.createTable('codehost_comments', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('repository_id').notNullable().references('repositories.id').onDelete('CASCADE');
     t.integer('number').notNullable();
@@ -156,8 +147,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('url');
     t.text('error');
     ts(t, 'posted_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.unique(['org_id', 'source']);
   });
   await knex.raw(
@@ -175,8 +165,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('login').notNullable();
     t.text('token_sealed').notNullable();
     t.text('last4').notNullable();
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { ts } from './columns.js';
 
 /**
  * The codehost-local adapter's own records: the "code host" that lives inside the service.
@@ -9,8 +10,6 @@ import type { Knex } from 'knex';
  * host, not to a tenant: rows are keyed by repository full name, as on a real host.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('codehost_local_installations', (t) => {
     t.text('id').primary();
     t.text('account_login').notNullable().unique();
@@ -48,8 +47,7 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('labels').notNullable().defaultTo('[]');
     ts(t, 'closed_at');
     ts(t, 'merged_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.primary(['repo', 'number']);
   });
   await knex.raw('create index codehost_local_items_head_idx on codehost_local_items (repo, head_branch)');

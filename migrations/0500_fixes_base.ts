@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * The fix loop (plugin `fixes`, docs/fixes.md): jobs leased in Postgres with their event log,
@@ -6,17 +7,10 @@ import type { Knex } from 'knex';
  * table (`org_id`); rows die with their ticket.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-  const stamps = (t: Knex.CreateTableBuilder) => {
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
-  };
-
   // A unit of agent work. The row is the lease: a worker claims it with FOR UPDATE SKIP LOCKED,
   // keeps it with heartbeats, and a lease that runs out makes the job claimable again.
   await knex.schema.createTable('fix_jobs', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('ticket_id').notNullable().references('tickets.id').onDelete('CASCADE');
     t.text('kind').notNullable();
@@ -41,7 +35,7 @@ export async function up(knex: Knex): Promise<void> {
     t.decimal('cost_usd', 12, 4).notNullable().defaultTo(0);
     t.text('idempotency_key');
     t.text('fix_attempt_id');
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw(
     `alter table fix_jobs add constraint fix_jobs_status_check check (status in ('queued','running','succeeded','failed','cancelled','dead'))`,
@@ -55,8 +49,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index fix_jobs_ticket_idx on fix_jobs (ticket_id, created_at)');
 
   await knex.schema.createTable('fix_job_events', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('job_id').notNullable().references('fix_jobs.id').onDelete('CASCADE');
     t.text('level').notNullable();
     t.text('type').notNullable();
@@ -69,8 +62,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index fix_job_events_job_idx on fix_job_events (job_id, seq)');
 
   await knex.schema.createTable('fix_diagnoses', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('ticket_id').notNullable().references('tickets.id').onDelete('CASCADE');
     t.text('job_id').references('fix_jobs.id').onDelete('SET NULL');
     t.text('category').notNullable();
@@ -86,8 +78,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index fix_diagnoses_ticket_idx on fix_diagnoses (ticket_id, created_at)');
 
   await knex.schema.createTable('fix_attempts', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('ticket_id').notNullable().references('tickets.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable();
     t.integer('number').notNullable();
@@ -106,14 +97,13 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('pr_number');
     t.text('pr_url');
     t.text('pr_state');
-    stamps(t);
+    t.timestamps(true, true);
     t.unique(['ticket_id', 'number']);
   });
 
   // An approval names the exact head commit; a later push voids it (voided_at).
   await knex.schema.createTable('fix_approvals', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('ticket_id').references('tickets.id').onDelete('CASCADE');
     t.text('fix_attempt_id');
     t.text('release_id');
@@ -130,8 +120,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('fix_releases', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('repository_id');
     t.text('ticket_id').references('tickets.id').onDelete('SET NULL');
@@ -150,7 +139,7 @@ export async function up(knex: Knex): Promise<void> {
     // The step a failed release stopped at (release/retry resumes there).
     t.text('failed_step');
     ts(t, 'released_at');
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw('create index fix_releases_org_idx on fix_releases (org_id, created_at desc, id desc)');
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Customer runners (plugin `runner`, docs/runner.md): registered runners with their hashed
@@ -7,11 +8,8 @@ import type { Knex } from 'knex';
  * login that one job at a time may hold.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('runners', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('name').notNullable();
     t.text('token_hash').notNullable();
@@ -20,8 +18,7 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'rotated_at');
     ts(t, 'revoked_at');
     ts(t, 'last_seen_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index runners_token_uq on runners (token_hash)');
   await knex.raw('create unique index runners_name_uq on runners (org_id, workspace_id, name)');
@@ -29,8 +26,7 @@ export async function up(knex: Knex): Promise<void> {
   // One row per claim of a job by a runner (the job id and its attempt): tokens of an older
   // attempt are revoked when the job is claimed again.
   await knex.schema.createTable('runner_job_tokens', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('job_id').notNullable().references('fix_jobs.id').onDelete('CASCADE');
     t.text('runner_id').notNullable().references('runners.id').onDelete('CASCADE');
     t.integer('attempt').notNullable();
@@ -48,8 +44,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('runner_jobs', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('job_id').notNullable().references('fix_jobs.id').onDelete('CASCADE');
     t.text('runner_id').notNullable().references('runners.id').onDelete('CASCADE');
     t.integer('attempt').notNullable();
@@ -60,14 +55,12 @@ export async function up(knex: Knex): Promise<void> {
     // The accepted result (sha256 of its canonical JSON) and the answer given, for replays.
     t.text('result_hash');
     t.jsonb('result_answer');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index runner_jobs_job_uq on runner_jobs (job_id)');
 
   await knex.schema.createTable('runner_agent_credentials', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable();
     t.text('kind').notNullable().defaultTo('agent_login_file');
     t.text('secret_box').notNullable();
@@ -75,8 +68,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('locked_job_id');
     ts(t, 'locked_at');
     ts(t, 'rotated_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw(
     'create unique index runner_agent_credentials_ws_uq on runner_agent_credentials (org_id, workspace_id)',

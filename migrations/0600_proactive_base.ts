@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Proactive: log connectors, the error events they bring, and the error groups events fall into
@@ -6,11 +7,8 @@ import type { Knex } from 'knex';
  * docs/proactive.md.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('connectors', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('kind').notNullable(); // error_tracker | metrics_platform | cloud_logs | endpoint
     t.text('name').notNullable();
@@ -29,8 +27,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('last_error_code');
     t.text('last_error');
     t.integer('error_count').notNullable().defaultTo(0);
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index connectors_workspace_idx on connectors (org_id, workspace_id)');
   await knex.raw(
@@ -40,19 +37,16 @@ export async function up(knex: Knex): Promise<void> {
 
   // The external id an assumed cloud-logs role must require, one per workspace.
   await knex.schema.createTable('connector_setups', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('kind').notNullable();
     t.text('external_id').notNullable();
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index connector_setups_uq on connector_setups (workspace_id, kind)');
 
   await knex.schema.createTable('error_groups', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('fingerprint').notNullable();
     t.text('status').notNullable().defaultTo('watching'); // watching | ticketed | resolved | ignored
@@ -80,8 +74,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('ticket_id');
     // Set when a trigger fired and the proactive ticket is being opened (once per trigger).
     ts(t, 'triggered_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index error_groups_fingerprint_uq on error_groups (workspace_id, fingerprint)');
   await knex.raw('create index error_groups_list_idx on error_groups (org_id, last_seen desc, id desc)');
@@ -118,8 +111,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // Stored events. connector_id has no foreign key: events outlive a deleted connector until retention.
   await knex.schema.createTable('error_events', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('group_id').notNullable().references('error_groups.id').onDelete('CASCADE');
     t.text('connector_id');

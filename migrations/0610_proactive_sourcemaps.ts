@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId } from './columns.js';
 
 /**
  * Proactive: source maps of a workspace's releases, one per bundle URL path, used to symbolicate
@@ -6,8 +7,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('source_maps', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('release').notNullable();
     // The bundle's URL path (`/static/js/app.js`: no scheme, host or query).
@@ -17,8 +17,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('sha256').notNullable();
     t.integer('sources_count').notNullable().defaultTo(0);
     t.text('uploaded_by');
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.unique(['workspace_id', 'release', 'url_path']);
     t.index(['org_id', 'workspace_id', 'release']);
   });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Widget: per-workspace settings of the embeddable widget (the public key and allowed origins
@@ -6,8 +7,6 @@ import type { Knex } from 'knex';
  * the reports the widget sent. See docs/widget.md.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('widget_settings', (t) => {
     t.text('workspace_id').primary().references('workspaces.id').onDelete('CASCADE');
     t.text('org_id').notNullable();
@@ -21,14 +20,12 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'key_rotated_at');
     ts(t, 'last_seen_at');
     t.text('last_seen_origin');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index widget_settings_org_idx on widget_settings (org_id)');
 
   await knex.schema.createTable('widget_identities', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('email').notNullable();
     t.text('user_id');
@@ -42,8 +39,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('widget_reports', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     t.text('ticket_id').notNullable();
     t.text('email');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId } from './columns.js';
 
 /**
  * Patterns (section patterns): learned problem → fix patterns, made from resolved tickets, masked,
@@ -6,8 +7,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('patterns', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     // No foreign key: the pattern holds no customer data and outlives a deleted ticket.
     t.text('source_ticket_id');
@@ -28,8 +28,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('deletions');
     t.boolean('shared').notNullable().defaultTo(false);
     t.text('created_by_user_id');
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw(
     'create unique index patterns_source_ticket_uq on patterns (org_id, source_ticket_id) where source_ticket_id is not null',

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Billing: the organization's account at the payment provider, the credits ledger (balances by
@@ -10,12 +11,6 @@ import type { Knex } from 'knex';
  * adds any of them that are missing, so billing works whatever accounts shipped.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-  const stamps = (t: Knex.CreateTableBuilder) => {
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
-  };
-
   const orgColumns: [string, string][] = [
     ['plan', "text not null default 'none'"],
     ['subscription_status', "text not null default 'none'"],
@@ -49,8 +44,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // One per organization: who it is at the provider and the subscription state billing keeps.
   await knex.schema.createTable('billing_accounts', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().unique().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).unique().references('organizations.id').onDelete('CASCADE');
     t.text('provider');
     t.text('customer_id');
     t.text('subscription_id');
@@ -73,7 +67,7 @@ export async function up(knex: Knex): Promise<void> {
     // Add-on quantities billed on the subscription.
     t.integer('badge_removal_quantity').notNullable().defaultTo(0);
     t.integer('managed_workspace_quantity').notNullable().defaultTo(0);
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw(
     'create unique index billing_accounts_customer_uq on billing_accounts (provider, customer_id) where customer_id is not null',
@@ -83,8 +77,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('credit_balances', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id');
     t.text('source').notNullable();
     t.integer('granted_fixes').notNullable();
@@ -93,7 +86,7 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'expires_at');
     // What granted it (period, payment, claim, referral…): one balance per (org, source, reference).
     t.text('reference').notNullable();
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw(
     'alter table credit_balances add constraint credit_balances_remaining_check check (fixes_remaining >= 0 and fixes_remaining <= granted_fixes)',
@@ -108,8 +101,7 @@ export async function up(knex: Knex): Promise<void> {
   );
 
   await knex.schema.createTable('credit_ledger', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('balance_id').notNullable().references('credit_balances.id').onDelete('CASCADE');
     t.text('source').notNullable();
     t.text('kind').notNullable();
@@ -133,8 +125,7 @@ export async function up(knex: Knex): Promise<void> {
 
   // Each job the fix loop authorized or recorded: funding, cost and charge, for the gate and usage.
   await knex.schema.createTable('billing_job_costs', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id');
     t.text('job_id').notNullable();
     t.text('kind').notNullable(); // fix | diagnosis
@@ -148,7 +139,7 @@ export async function up(knex: Knex): Promise<void> {
     t.decimal('charged_usd', 12, 2).notNullable().defaultTo(0);
     ts(t, 'period_start').notNullable();
     ts(t, 'recorded_at');
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw('create unique index billing_job_costs_job_uq on billing_job_costs (org_id, job_id)');
   await knex.raw('create index billing_job_costs_period_idx on billing_job_costs (org_id, created_at)');
@@ -168,8 +159,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index billing_events_org_idx on billing_events (org_id, received_at desc)');
 
   await knex.schema.createTable('billing_invoices', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('provider').notNullable();
     t.text('provider_invoice_id').notNullable();
     t.text('number');
@@ -183,7 +173,7 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'period_end');
     ts(t, 'paid_at');
     t.text('hosted_invoice_url');
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw(
     'create unique index billing_invoices_provider_uq on billing_invoices (provider, provider_invoice_id)',
@@ -191,8 +181,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index billing_invoices_org_idx on billing_invoices (org_id, created_at desc, id desc)');
 
   await knex.schema.createTable('billing_checkouts', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('provider').notNullable();
     t.text('provider_checkout_id').notNullable();
     t.text('mode').notNullable(); // subscription | topup
@@ -202,15 +191,14 @@ export async function up(knex: Knex): Promise<void> {
     t.text('status').notNullable().defaultTo('open'); // open | completed
     t.text('created_by_user_id');
     ts(t, 'completed_at');
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw(
     'create unique index billing_checkouts_provider_uq on billing_checkouts (provider, provider_checkout_id)',
   );
 
   await knex.schema.createTable('billing_claims', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('kind').notNullable(); // review | case_study
     t.text('status').notNullable().defaultTo('pending'); // pending | approved | rejected
     t.text('url').notNullable();
@@ -221,7 +209,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('decided_by');
     ts(t, 'decided_at');
     t.text('decision_note');
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw(
     "create unique index billing_claims_open_uq on billing_claims (org_id, kind) where status in ('pending', 'approved')",
@@ -230,14 +218,13 @@ export async function up(knex: Knex): Promise<void> {
 
   // A referred organization credits its referrer once (unique referred_org_id).
   await knex.schema.createTable('referrals', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('referred_org_id').notNullable().unique().references('organizations.id').onDelete('CASCADE');
     t.text('code').notNullable();
     t.integer('fixes').notNullable().defaultTo(0);
     t.text('balance_id');
     ts(t, 'credited_at');
-    stamps(t);
+    t.timestamps(true, true);
   });
   await knex.raw('create index referrals_org_idx on referrals (org_id, created_at desc, id desc)');
 }

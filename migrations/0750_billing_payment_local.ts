@@ -11,8 +11,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('id').primary();
     t.text('kind').notNullable();
     t.jsonb('data').notNullable();
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index payment_local_objects_kind_idx on payment_local_objects (kind, created_at)');
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Billing: extra workspaces billed on the subscription, and agency resale collected through the
@@ -15,15 +16,13 @@ import type { Knex } from 'knex';
  *   per workspace and period (the same period is never recorded as charged twice).
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
   await knex.schema.alterTable('billing_accounts', (t) => {
     t.integer('extra_workspace_quantity').notNullable().defaultTo(0);
     t.integer('extra_workspace_sync_seq').notNullable().defaultTo(0);
   });
 
   await knex.schema.createTable('billing_resales', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable();
     t.text('provider').notNullable();
     t.text('destination_account_id').notNullable();
@@ -43,8 +42,7 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'event_at');
     // Each provider call of this resale gets its own idempotency key suffix.
     t.integer('sync_seq').notNullable().defaultTo(0);
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   // One running collection per client workspace (a canceled one may be followed by a new one).
   await knex.raw(
@@ -54,8 +52,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create unique index billing_resales_checkout_uq on billing_resales (provider, checkout_id)');
 
   await knex.schema.createTable('billing_resale_charges', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable();
     t.text('resale_id').references('billing_resales.id').onDelete('SET NULL');
     t.text('provider').notNullable();
@@ -69,8 +66,7 @@ export async function up(knex: Knex): Promise<void> {
     t.decimal('transferred_usd', 12, 2).notNullable().defaultTo(0);
     t.text('destination_account_id');
     ts(t, 'paid_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw(
     'create unique index billing_resale_charges_invoice_uq on billing_resale_charges (provider, provider_invoice_id)',

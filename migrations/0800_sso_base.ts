@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Single sign-on: connections (OIDC or SAML; the client secret sealed by the secret box), claimed
@@ -7,11 +8,8 @@ import type { Knex } from 'knex';
  * hash), SAML assertion ids seen (each accepted once) and break-glass recovery codes (hashed).
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
-
   await knex.schema.createTable('sso_connections', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('protocol').notNullable(); // oidc | saml
     t.text('name').notNullable();
     t.text('issuer'); // OIDC issuer; SAML IdP entity id
@@ -25,30 +23,26 @@ export async function up(knex: Knex): Promise<void> {
     t.text('default_role').notNullable().defaultTo('reviewer');
     t.boolean('jit_enabled').notNullable().defaultTo(false);
     ts(t, 'last_login_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index sso_connections_org_idx on sso_connections (org_id, created_at, id)');
 
   await knex.schema.createTable('sso_domains', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('domain').notNullable(); // lower-case, no trailing dot
     t.text('status').notNullable().defaultTo('pending'); // pending | verified
     t.text('txt_value').notNullable();
     ts(t, 'verified_at');
     ts(t, 'last_checked_at');
     t.text('last_error');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.unique(['org_id', 'domain']);
   });
   // A domain is verified by one organization at most.
   await knex.raw("create unique index sso_domains_verified_uq on sso_domains (domain) where status = 'verified'");
 
   await knex.schema.createTable('sso_identities', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('connection_id').notNullable().references('sso_connections.id').onDelete('CASCADE');
     t.text('user_id').notNullable().references('users.id').onDelete('CASCADE');
     t.text('subject').notNullable();
@@ -60,8 +54,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('sso_sign_ins', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('connection_id').notNullable().references('sso_connections.id').onDelete('CASCADE');
     t.text('state_hash').notNullable().unique();
     t.text('browser_hash').notNullable();
@@ -88,8 +81,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('sso_recovery_codes', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('code_hash').notNullable().unique();
     ts(t, 'generated_at').notNullable();
     ts(t, 'used_at');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Brand profiles of an organization (plugin brand): look (colors, font, theme, widget texts),
@@ -7,10 +8,8 @@ import type { Knex } from 'knex';
  * Workspaces point at a profile with `workspaces.brand_profile_id` (null: the default).
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
   await knex.schema.createTable('brand_profiles', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('name').notNullable();
     t.boolean('is_default').notNullable().defaultTo(false);
     t.text('primary_color').notNullable();
@@ -42,8 +41,7 @@ export async function up(knex: Knex): Promise<void> {
     ts(t, 'status_last_checked_at');
     t.text('status_last_error');
     ts(t, 'status_failing_since');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw('create index brand_profiles_org_idx on brand_profiles (org_id, created_at, id)');
   await knex.raw('create unique index brand_profiles_default_uq on brand_profiles (org_id) where is_default');

@@ -17,8 +17,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('locale').notNullable().defaultTo('en');
     t.text('status').notNullable().defaultTo('received'); // received | approved | declined
     t.text('ip_hash');
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw(
     `create unique index oss_sponsorship_open_uq on oss_sponsorship_requests (repository_key) where status = 'received'`,

@@ -19,8 +19,7 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('certification_requested_at', { useTz: true });
     t.timestamp('certified_at', { useTz: true });
     t.text('certified_by');
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw(
     `create index agency_partner_listed_idx on agency_partner_profiles (lower(display_name)) where listed and certification = 'certified'`,

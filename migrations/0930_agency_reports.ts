@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId } from './columns.js';
 
 /**
  * Monthly client reports of agencies (plugin agency): one row per client workspace and month,
@@ -8,8 +9,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('agency_reports', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
     // The UTC calendar month, `YYYY-MM`.
     t.text('month').notNullable();
@@ -24,8 +24,7 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('sent_at', { useTz: true });
     t.integer('send_count').notNullable().defaultTo(0);
     t.text('last_mail_id');
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.raw(
     `alter table agency_reports add constraint agency_reports_status_check check (status in ('generated', 'sent'))`,

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId } from './columns.js';
 
 /**
  * The audit stream: one destination per organization and a durable delivery queue. A trigger on
@@ -8,8 +9,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('audit_streams', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().unique();
+    idAndOrgId(t).unique();
     t.text('kind').notNullable(); // https | cloudwatch
     t.boolean('enabled').notNullable().defaultTo(true);
     t.text('url');
@@ -31,8 +31,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('consecutive_failures').notNullable().defaultTo(0);
     t.timestamp('next_attempt_at', { useTz: true });
     t.timestamp('lease_until', { useTz: true });
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.schema.createTable('audit_stream_queue', (t) => {
     t.bigIncrements('seq').primary();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId } from './columns.js';
 
 /**
  * Privacy operations: erasures done (by a hash of the subject, never the address), organization
@@ -6,8 +7,7 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('privacy_erasures', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('subject_kind').notNullable(); // email | user_id
     t.text('subject_hash').notNullable(); // sha256 of the normalized subject
     t.jsonb('counts').notNullable().defaultTo('{}');
@@ -25,8 +25,7 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('purge_counts');
   });
   await knex.schema.createTable('privacy_exports', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable();
+    idAndOrgId(t);
     t.text('requested_by_user_id');
     t.text('email').notNullable(); // where the link goes (the requesting owner)
     t.text('locale').notNullable().defaultTo('en');

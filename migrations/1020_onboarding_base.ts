@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { idAndOrgId, ts } from './columns.js';
 
 /**
  * Onboarding: the wizard's state per organization, the write-only credentials of execution
@@ -6,10 +7,8 @@ import type { Knex } from 'knex';
  * ticket through the fix loop. See docs/onboarding.md.
  */
 export async function up(knex: Knex): Promise<void> {
-  const ts = (t: Knex.CreateTableBuilder, name: string) => t.timestamp(name, { useTz: true });
   await knex.schema.createTable('onboarding_states', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().unique().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).unique().references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id');
     t.text('repository_id');
     // { repository|channels|agent|logs: { status: todo|done|skipped, completed_at } }
@@ -19,12 +18,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('demo_consent'); // granted | refused
     ts(t, 'demo_consent_at');
     ts(t, 'completed_at');
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.schema.createTable('onboarding_credentials', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable();
     t.text('kind').notNullable();
     t.text('sealed').notNullable();
@@ -35,18 +32,15 @@ export async function up(knex: Knex): Promise<void> {
   });
   // Non-secret execution details per workspace that the workspace row has no column for.
   await knex.schema.createTable('onboarding_execution', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable().unique();
     t.jsonb('runs_on').notNullable().defaultTo('[]');
     t.jsonb('cloud_auth').notNullable().defaultTo('{}');
     t.boolean('credential_later').notNullable().defaultTo(false);
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
   });
   await knex.schema.createTable('onboarding_demo_runs', (t) => {
-    t.text('id').primary();
-    t.text('org_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    idAndOrgId(t).references('organizations.id').onDelete('CASCADE');
     t.text('workspace_id').notNullable();
     t.text('mode').notNullable(); // managed | workspace
     t.text('status').notNullable().defaultTo('pending');
@@ -68,8 +62,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('error_code');
     t.text('error_detail');
     t.integer('attempts').notNullable().defaultTo(1);
-    ts(t, 'created_at').notNullable().defaultTo(knex.fn.now());
-    ts(t, 'updated_at').notNullable().defaultTo(knex.fn.now());
+    t.timestamps(true, true);
     t.index(['org_id', 'created_at']);
     t.index(['ticket_id']);
   });
