@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { RELEASE_STATUSES } from './models/index.js';
+import { DIFF_UNAVAILABLE, RELEASE_STATUSES } from '../../core/contracts/fix-statuses.js';
 import { pageSchema } from '../../core/http/pagination.js';
 
 const id = Joi.string().max(100);
@@ -23,7 +23,7 @@ export const FixDiffSchema = Joi.object({
   text: Joi.string().allow('', null).required(),
   truncated: Joi.boolean().required(),
   unavailable: Joi.string()
-    .valid('no_pull_request', 'no_repository', 'github_unavailable', 'github_not_configured', 'not_loaded')
+    .valid(...DIFF_UNAVAILABLE)
     .allow(null)
     .required(),
   source: Joi.string().valid('pull_request', 'compare').allow(null).required(),

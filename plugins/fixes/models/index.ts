@@ -1,7 +1,10 @@
 import { tenantModel } from '../../../core/data/model.js';
 import type { JobKind, JobResult, TicketCategory } from '../../../core/contracts/index.js';
+import type { FixAttemptStatus, FixJobStatus, ReleaseStatus } from '../../../core/contracts/fix-statuses.js';
 
-export type FixJobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'dead';
+// The statuses' vocabulary is shared with the ticket page (core/contracts/fix-statuses.ts).
+export { FIX_ATTEMPT_STATUSES, RELEASE_STATUSES } from '../../../core/contracts/fix-statuses.js';
+export type { FixAttemptStatus, FixJobStatus, ReleaseStatus };
 
 /** A diagnosis or fix job; the row is also its lease (docs/fixes.md, "Jobs"). */
 export class FixJob extends tenantModel({ table: 'fix_jobs', idPrefix: 'job', json: ['payload', 'result'] }) {
@@ -82,9 +85,6 @@ export class FixDiagnosis extends tenantModel({
   declare duplicate_of_ticket_id: string | null;
 }
 
-export type FixAttemptStatus =
-  'running' | 'verified' | 'not_verified' | 'failed' | 'superseded' | 'rejected' | 'merged';
-
 export class FixAttempt extends tenantModel({ table: 'fix_attempts', idPrefix: 'fxa' }) {
   declare ticket_id: string;
   declare workspace_id: string;
@@ -117,23 +117,6 @@ export class FixApproval extends tenantModel({ table: 'fix_approvals', idPrefix:
   declare voided_at: Date | null;
   declare void_reason: string | null;
 }
-
-/**
- * `proposed`: an open batched proposal collecting merged fixes; `batched`: a ticket's merge that
- * joined a proposal (its `batch_id`); the others are the steps of a release.
- */
-export const RELEASE_STATUSES = [
-  'proposed',
-  'batched',
-  'waiting_version',
-  'merging',
-  'tagging',
-  'releasing',
-  'notifying',
-  'released',
-  'failed',
-] as const;
-export type ReleaseStatus = (typeof RELEASE_STATUSES)[number];
 
 export class FixRelease extends tenantModel({ table: 'fix_releases', idPrefix: 'rel' }) {
   declare workspace_id: string;

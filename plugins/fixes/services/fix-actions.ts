@@ -2,22 +2,21 @@ import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
 import { isAdapterError, systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
-import { codeHostFailure, conflict, forbidden, httpError, notFound } from '../../../core/http/errors.js';
+import { codeHostFailure, conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { FixApproval, FixAttempt, FixDiagnosis, FixJob, FixRelease } from '../models/index.js';
 import type { FixesDeps, LoopTicket } from './deps.js';
 import { fixInstructions, type FixLoop } from './loop.js';
 import type { PullRequests } from './pull-requests.js';
 import type { JobQueue } from './job-queue.js';
+import type { DiffUnavailable } from '../../../core/contracts/fix-statuses.js';
+import { approverOr403 } from './release-approvals.js';
 
 export interface FixDiff {
   text: string | null;
   truncated: boolean;
-  unavailable:
-    'no_pull_request' | 'no_repository' | 'github_unavailable' | 'github_not_configured' | 'not_loaded' | null;
+  unavailable: DiffUnavailable | null;
   source: 'pull_request' | 'compare' | null;
 }
-
-const GOVERNANCE_FALLBACK = ['owner', 'admin'];
 
 /**
  * The team's fix operations of the tickets section: read a fix's diff, open its pull request
@@ -39,7 +38,7 @@ export class FixActions {
   async fixInManaged(a: SignedInActor, ticketId: string): Promise<Record<string, unknown>> {
     await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(a.principal, ticketId, trx, { forUpdate: true });
-      await this.assertApprover(a.principal, ticket.workspace_id, trx);
+      await approverOr403(this.d, a.principal, ticket.workspace_id, trx);
       const active = await FixJob.query(trx)
         .forOrg(ticket.org_id)
         .where({ ticket_id: ticket.id, kind: 'fix' })
@@ -126,12 +125,6 @@ export class FixActions {
       .orderBy('created_at', 'desc')
       .limit(1)
       .first();
-  }
-
-  private async assertApprover(p: Principal, workspaceId: string, trx?: Knex): Promise<void> {
-    const gov = this.d.governance;
-    const ok = gov ? await gov.canApprove(p, workspaceId, trx) : GOVERNANCE_FALLBACK.includes(p.role);
-    if (!ok) throw forbidden('Only the approver roles of your organization can do this');
   }
 
   private async attemptOf(trx: Knex, ticket: LoopTicket, attemptId: string, lock = false): Promise<FixAttempt> {
@@ -221,7 +214,7 @@ export class FixActions {
   ): Promise<Record<string, unknown>> {
     const closing = await this.d.db.transaction(async (trx) => {
       const ticket = await this.d.tickets.load(a.principal, ticketId, trx, { forUpdate: true });
-      await this.assertApprover(a.principal, ticket.workspace_id, trx);
+      await approverOr403(this.d, a.principal, ticket.workspace_id, trx);
       const attempt = await this.attemptOf(trx, ticket, input.fix_attempt_id, true);
       if (!['verified', 'not_verified'].includes(attempt.status))
         throw conflict('invalid_transition', `A fix attempt that is ${attempt.status} cannot be rejected`, {

@@ -9,15 +9,22 @@ import { requestRelease } from './release-steps.js';
 import { givenVersion, versionFreeOr409 } from './release-versions.js';
 import { loadRelease } from './releases-read.js';
 
-/** 403 unless the caller holds an approver role of the organization (governance) for the workspace. */
+/** Who approves without the governance plugin (approvalGovernance). */
+const APPROVER_ROLES_FALLBACK = ['owner', 'admin'];
+
+/**
+ * 403 unless the caller holds an approver role of the organization (governance) for the workspace:
+ * the rule of every fix and release operation an approver does (approve, reject, retry, managed fix).
+ */
 export async function approverOr403(
-  d: FixesDeps,
+  d: Pick<FixesDeps, 'governance'>,
   p: SignedInActor['principal'],
   workspaceId: string,
   trx: Knex,
 ): Promise<void> {
-  const policy = d.governance ? null : { roles: ['owner', 'admin'] };
-  const can = d.governance ? await d.governance.canApprove(p, workspaceId, trx) : policy!.roles.includes(p.role);
+  const can = d.governance
+    ? await d.governance.canApprove(p, workspaceId, trx)
+    : APPROVER_ROLES_FALLBACK.includes(p.role);
   if (!can) throw forbidden('Only the approver roles of your organization can do this');
 }
 
@@ -97,7 +104,7 @@ export class ReleaseApprovals {
       const ticket = await this.d.tickets.load(p, ticketId, trx, { forUpdate: true });
       const policy = this.d.governance
         ? await this.d.governance.policy(p.orgId, trx)
-        : { minApprovers: 1, roles: ['owner', 'admin'] };
+        : { minApprovers: 1, roles: APPROVER_ROLES_FALLBACK };
       const can = this.d.governance
         ? await this.d.governance.canApprove(p, ticket.workspace_id, trx)
         : policy.roles.includes(p.role);
@@ -178,7 +185,7 @@ export class ReleaseApprovals {
       const rel = await loadRelease(trx, p, releaseId, true);
       const policy = this.d.governance
         ? await this.d.governance.policy(p.orgId, trx)
-        : { minApprovers: 1, roles: ['owner', 'admin'] };
+        : { minApprovers: 1, roles: APPROVER_ROLES_FALLBACK };
       await approverOr403(this.d, p, rel.workspace_id, trx);
       if (!p.userId) throw forbidden('A release is approved by a person');
       if (rel.kind !== 'batched' || rel.status !== 'proposed')

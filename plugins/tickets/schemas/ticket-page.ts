@@ -6,8 +6,8 @@ import {
   CATEGORIES,
   DIFF_UNAVAILABLE,
   FIX_ATTEMPT_STATUSES,
+  FIX_JOB_STATUSES,
   FIX_REASONS,
-  JOB_STATUSES,
   RELEASE_STATUSES,
 } from './values.js';
 import { pageSchema } from '../../../core/http/pagination.js';
@@ -214,7 +214,7 @@ export const TicketJobSchema = Joi.object({
     .description('The agent adapter that runs it (agent-builtin, agent-managed, agent-runner, agent-mcp …)'),
   mode: Joi.string().required().description('builtin, managed, runner or mcp'),
   status: Joi.string()
-    .valid(...JOB_STATUSES)
+    .valid(...FIX_JOB_STATUSES)
     .required(),
   attempts: count().required().description('Runs so far (a crashed or expired run is retried)'),
   max_attempts: Joi.number().integer().min(1).required(),

@@ -9,35 +9,13 @@ export const CLOSE_REASONS = ['resolved', 'answered', 'duplicate', 'spam', 'wont
 export const SUBSCRIBER_SOURCES = ['duplicate', 'proactive', 'status_page', 'issue'] as const;
 export const SORTS = ['newest', 'oldest', 'updated', 'sla'] as const;
 
-/** Statuses of the fixes plugin's records, as the ticket page shows them (plugins/fixes/models). */
-export const FIX_ATTEMPT_STATUSES = [
-  'running',
-  'verified',
-  'not_verified',
-  'failed',
-  'superseded',
-  'rejected',
-  'merged',
-] as const;
+/** Statuses of the fixes plugin's records, as the ticket page shows them (one vocabulary with plugins/fixes/models). */
+export {
+  DIFF_UNAVAILABLE,
+  FIX_ATTEMPT_STATUSES,
+  FIX_JOB_STATUSES,
+  RELEASE_STATUSES,
+} from '../../../core/contracts/fix-statuses.js';
 export const FIX_REASONS = ['verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other'] as const;
-export const RELEASE_STATUSES = [
-  'proposed',
-  'batched',
-  'waiting_version',
-  'merging',
-  'tagging',
-  'releasing',
-  'notifying',
-  'released',
-  'failed',
-] as const;
-export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'dead'] as const;
-export const DIFF_UNAVAILABLE = [
-  'no_pull_request',
-  'no_repository',
-  'github_unavailable',
-  'github_not_configured',
-  'not_loaded',
-] as const;
 
 export const DRAFT_LANGUAGES = ['en', 'it'] as const;
