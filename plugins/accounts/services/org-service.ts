@@ -1,6 +1,7 @@
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, notFound } from '../../../core/http/errors.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import { OrganizationModel } from '../models.js';
 import type { AccountsDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
@@ -42,18 +43,12 @@ export class OrgService {
       if (Object.keys(changes).length === 0) return before;
       await OrganizationModel.query(trx).findById(org.id).patch(input);
       const fresh = (await OrganizationModel.query(trx).findById(org.id))!;
-      await this.d.audit.record(trx, {
-        orgId: org.id,
-        actor,
-        action: 'organization.updated',
-        target: { type: 'organization', id: org.id },
-        changes,
-      });
-      await this.d.outbox.add(
+      await recordChanges(
+        this.d,
         trx,
+        { orgId: org.id, actor, action: 'organization.updated', target: { type: 'organization', id: org.id }, changes },
         'accounts.organization_updated',
-        { org_id: org.id, fields: Object.keys(changes) },
-        { orgId: org.id },
+        { org_id: org.id },
       );
       return organizationJson(fresh);
     });

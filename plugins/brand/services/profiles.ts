@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import { newId } from '../../../core/data/ids.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
@@ -185,18 +186,12 @@ export class BrandService {
         .forOrg(p.orgId)
         .findById(id)
         .patch({ ...patch, updated_at: new Date() });
-      await this.d.audit.record(trx, {
-        orgId: p.orgId,
-        actor,
-        action: 'brand.profile_updated',
-        target: { type: 'brand_profile', id },
-        changes,
-      });
-      await this.d.outbox.add(
+      await recordChanges(
+        this.d,
         trx,
+        { orgId: p.orgId, actor, action: 'brand.profile_updated', target: { type: 'brand_profile', id }, changes },
         'brand.profile_updated',
-        { brand_profile_id: id, fields: Object.keys(changes) },
-        { orgId: p.orgId },
+        { brand_profile_id: id },
       );
       return this.records.out(trx, await this.records.find(trx, p.orgId, id), org);
     });

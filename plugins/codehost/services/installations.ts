@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { diffFields, type AuditedActor } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { isAdapterError, type Installation } from '../../../core/contracts/index.js';
 import type { Principal } from '../../../core/http/auth.js';
@@ -315,21 +316,19 @@ export class InstallationService {
     const row = await InstallationModel.query(trx)
       .forOrg(inst.org_id)
       .patchAndFetchById(inst.id, { ...next, last_synced_at: new Date() });
-    if (Object.keys(changes).length) {
-      await this.d.audit.record(trx, {
+    await recordChanges(
+      this.d,
+      trx,
+      {
         orgId: inst.org_id,
         actor,
         action: 'codehost.installation_synced',
         target: { type: 'codehost_installation', id: inst.id },
         changes,
-      });
-      await this.d.outbox.add(
-        trx,
-        'codehost.installation_updated',
-        { installation_id: inst.id, fields: Object.keys(changes) },
-        { orgId: inst.org_id },
-      );
-    }
+      },
+      'codehost.installation_updated',
+      { installation_id: inst.id },
+    );
     return row;
   }
 

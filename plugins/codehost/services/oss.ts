@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict } from '../../../core/http/errors.js';
 import { RepositoryModel } from '../models/index.js';
@@ -138,19 +139,19 @@ export class OssService {
         .insert(values)
         .onConflict('workspace_id')
         .merge([...OWN_FIELDS, 'updated_at']);
-      await this.d.audit.record(trx, {
-        orgId: principal.orgId,
-        actor,
-        action: 'codehost.oss_settings_updated',
-        target: { type: 'workspace', id: workspaceId },
-        workspaceId,
-        changes,
-      });
-      await this.d.outbox.add(
+      await recordChanges(
+        this.d,
         trx,
+        {
+          orgId: principal.orgId,
+          actor,
+          action: 'codehost.oss_settings_updated',
+          target: { type: 'workspace', id: workspaceId },
+          workspaceId,
+          changes,
+        },
         'codehost.oss_settings_updated',
-        { workspace_id: workspaceId, fields: Object.keys(changes) },
-        { orgId: principal.orgId },
+        { workspace_id: workspaceId },
       );
       return values;
     });

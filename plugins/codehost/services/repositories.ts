@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { diffFields, type AuditedActor } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { isAdapterError, type RepoRef, type Repository as HostRepository } from '../../../core/contracts/index.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
@@ -333,22 +334,20 @@ export class RepositoryService {
     const after = await RepositoryModel.query(trx)
       .forOrg(row.org_id)
       .patchAndFetchById(row.id, { ...next, last_refreshed_at: new Date() });
-    if (Object.keys(changes).length) {
-      await this.d.audit.record(trx, {
+    await recordChanges(
+      this.d,
+      trx,
+      {
         orgId: row.org_id,
         actor,
         action: 'repository.refreshed',
         target: { type: 'repository', id: row.id },
         workspaceId: row.workspace_id,
         changes,
-      });
-      await this.d.outbox.add(
-        trx,
-        'codehost.repository_updated',
-        { repository_id: row.id, fields: Object.keys(changes) },
-        { orgId: row.org_id },
-      );
-    }
+      },
+      'codehost.repository_updated',
+      { repository_id: row.id },
+    );
     if (changes.default_branch || row.index_status === 'none' || row.index_status === 'failed')
       await this.requestIndex(trx, after);
     return after;

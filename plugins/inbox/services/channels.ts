@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import { mailDomainOf } from '../../../core/kernel/mail-domain.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
@@ -124,19 +125,19 @@ export class ChannelService {
       );
       if (Object.keys(changes).length === 0) return this.view(trx, ws, before);
       const after = await InboxChannel.query(trx).forOrg(ws.org_id).patchAndFetchById(before.id, input);
-      await this.d.audit.record(trx, {
-        orgId: ws.org_id,
-        actor,
-        action: 'channel.updated',
-        target: { type: 'channel', id: before.id },
-        workspaceId: ws.id,
-        changes,
-      });
-      await this.d.outbox.add(
+      await recordChanges(
+        this.d,
         trx,
+        {
+          orgId: ws.org_id,
+          actor,
+          action: 'channel.updated',
+          target: { type: 'channel', id: before.id },
+          workspaceId: ws.id,
+          changes,
+        },
         'inbox.channel_updated',
-        { workspace_id: ws.id, channel_id: before.id, fields: Object.keys(changes) },
-        { orgId: ws.org_id },
+        { workspace_id: ws.id, channel_id: before.id },
       );
       return this.view(trx, ws, after);
     });

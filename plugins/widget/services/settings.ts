@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { diffFields } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import { TEST_REPORT, localeOf } from '../texts.js';
@@ -73,22 +74,20 @@ export class WidgetSettingsService {
       const row = Object.keys(patch).length ? await this.store.patch(trx, before.org_id, before.id, patch) : current;
       const changes = diffFields(beforeView, this.auditView(ws, row));
       if (input.rotate_identity_secret) changes.identity_secret_rotated = { before: false, after: true };
-      if (Object.keys(changes).length) {
-        await this.d.audit.record(trx, {
+      await recordChanges(
+        this.d,
+        trx,
+        {
           orgId: ws.org_id,
           actor,
           action: 'widget.settings_updated',
           target: { type: 'workspace', id: ws.id },
           workspaceId: ws.id,
           changes,
-        });
-        await this.d.outbox.add(
-          trx,
-          'widget.settings_updated',
-          { workspace_id: ws.id, fields: Object.keys(changes) },
-          { orgId: ws.org_id },
-        );
-      }
+        },
+        'widget.settings_updated',
+        { workspace_id: ws.id },
+      );
       return { ws, row };
     });
     this.intake.forget(ws.id); // passive collection turned off stops this process's events at once

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
 import { actorOfPrincipal, type RequestDetails, type SignedInActor } from '../../../core/contracts/index.js';
 import { diffFields } from '../../../core/audit/audit-writer.js';
+import { recordChanges } from '../../../core/audit/changes.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Db } from '../../../core/data/db.js';
 import { canOpenWorkspace, type Principal } from '../../../core/http/auth.js';
@@ -218,19 +219,19 @@ export class WorkspaceService {
       const changes = diffFields(snapshot(before), { ...snapshot(before), ...patch }, Object.keys(patch));
       if (Object.keys(changes).length === 0) return before;
       const after = await Workspace.query(trx).forOrg(principal.orgId).patchAndFetchById(id, patch);
-      await this.deps.audit.record(trx, {
-        orgId: after.org_id,
-        actor: actorOfPrincipal(principal, { ip: from.ip, userAgent: from.userAgent, requestId: from.requestId }),
-        action: 'workspace.updated',
-        target: { type: 'workspace', id },
-        workspaceId: id,
-        changes,
-      });
-      await this.deps.outbox.add(
+      await recordChanges(
+        this.deps,
         trx,
+        {
+          orgId: after.org_id,
+          actor: actorOfPrincipal(principal, { ip: from.ip, userAgent: from.userAgent, requestId: from.requestId }),
+          action: 'workspace.updated',
+          target: { type: 'workspace', id },
+          workspaceId: id,
+          changes,
+        },
         'workspaces.updated',
-        { workspace_id: id, fields: Object.keys(changes) },
-        { orgId: after.org_id },
+        { workspace_id: id },
       );
       return after;
     });
