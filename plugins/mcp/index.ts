@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { cradleView, optional } from '../../core/kernel/cradle.js';
+import { cradleView } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { mcpMethodGuard, mcpRoutes } from './routes/mcp.js';
 import { McpService, type McpDeps } from './services/mcp-service.js';
@@ -25,8 +25,6 @@ export default definePlugin({
       payloads: 'fixPayloads',
       tickets: 'ticketService',
       drafts: 'draftService',
-      codeHost: 'codeHost',
-      repositories: () => optional(container, 'codehostRepositories') ?? null,
     });
     const service = new McpService(deps);
     ctx.provide({ mcpService: asValue(service) });

@@ -1,5 +1,5 @@
 import { asValue } from 'awilix';
-import { cradleView, optional } from '../../core/kernel/cradle.js';
+import { cradleView } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { runnerOptionsSchema, type RunnerOptions } from './options.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -36,8 +36,6 @@ export default definePlugin<RunnerOptions>({
       payloads: 'fixPayloads',
       pullRequests: 'fixPullRequests',
       workspaces: 'workspaceService',
-      codeHost: 'codeHost',
-      repositories: () => optional(container, 'codehostRepositories') ?? null,
     });
     const credentials = new AgentCredentials(deps);
     const runners = new Runners(deps, credentials);

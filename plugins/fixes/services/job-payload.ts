@@ -1,4 +1,5 @@
-import type { AgentJob, CodeHit, JobTools } from '../../../core/contracts/index.js';
+import type { AgentJob, CodeHit, CodeHost, JobTools, RepoRef } from '../../../core/contracts/index.js';
+import { httpError } from '../../../core/http/errors.js';
 import type { FixJob } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
 import { mask } from './mask.js';
@@ -32,6 +33,21 @@ export class JobPayloads {
       .select('id', 'full_name', 'default_branch', 'html_url', 'is_public')
       .first()) as RepoRow | undefined;
     return row ?? null;
+  }
+
+  /**
+   * The code host and repository a remote job (runner, MCP) works on: the one its payload names, else
+   * the workspace's; 422 no_repository without a code host or a repository.
+   */
+  async repositoryRefOf(
+    job: Pick<FixJob, 'org_id' | 'workspace_id' | 'payload'>,
+  ): Promise<{ host: CodeHost; ref: RepoRef }> {
+    const host = this.d.codeHost;
+    const repos = this.d.repositories;
+    if (!host || !repos) throw httpError(422, 'no_repository', 'No code host is configured');
+    const repositoryId = job.payload?.repository_id ?? (await this.repositoryOf(job.org_id, job.workspace_id))?.id;
+    if (!repositoryId) throw httpError(422, 'no_repository', 'The workspace has no repository');
+    return { host, ref: await repos.ref(job.org_id, repositoryId) };
   }
 
   async build(job: FixJob): Promise<{ agentJob: AgentJob; tools: JobTools | undefined; secrets: string[] }> {

@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import {
   actorOfPrincipal,
   isAdapterError,
-  type CodeHost,
   type DraftResult,
   type FixReason,
   type JobResult,
@@ -21,16 +20,14 @@ const WORKERS = ['owner', 'admin', 'reviewer'] as const;
 /** A job as the fixes plugin answers it (container entry `fixJobs`). */
 type JobRow = NonNullable<Awaited<ReturnType<Cradle['fixJobs']['claim']>>>;
 
-/** What the mcp plugin uses of the fixes, tickets and codehost plugins (container entries). */
+/** What the mcp plugin uses of the fixes and tickets plugins (container entries). */
 export interface McpDeps {
   readonly db: Knex;
   readonly log: Logger;
   readonly jobs: Pick<Cradle['fixJobs'], 'claim' | 'finish' | 'event'>;
-  readonly payloads: Pick<Cradle['fixPayloads'], 'build' | 'repositoryOf'>;
+  readonly payloads: Pick<Cradle['fixPayloads'], 'build' | 'repositoryRefOf'>;
   readonly tickets: Pick<Cradle['ticketService'], 'load' | 'list' | 'detail'>;
   readonly drafts: Pick<Cradle['draftService'], 'create'>;
-  readonly codeHost: CodeHost | null;
-  readonly repositories: Pick<Cradle['codehostRepositories'], 'ref'> | null;
 }
 
 export interface ListInput {
@@ -312,15 +309,10 @@ export class McpService {
     const branch = job.payload?.branch;
     if (branch && input.branch !== branch)
       throw httpError(422, 'branch_mismatch', `Push the fix to ${branch}`, { branch });
-    const host = this.d.codeHost;
-    const repos = this.d.repositories;
-    if (!host || !repos) throw httpError(422, 'no_repository', 'No code host is configured');
-    const repositoryId =
-      job.payload?.repository_id ?? (await this.d.payloads.repositoryOf(job.org_id, job.workspace_id))?.id;
-    if (!repositoryId) throw httpError(422, 'no_repository', 'The workspace has no repository');
+    const { host, ref } = await this.d.payloads.repositoryRefOf(job);
     let head: string;
     try {
-      const found = await host.getBranch(await repos.ref(job.org_id, repositoryId), input.branch);
+      const found = await host.getBranch(ref, input.branch);
       if (!found)
         throw conflict('branch_not_found', `Push ${input.branch} to the repository first`, { branch: input.branch });
       head = found.sha;

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AuditWriter } from '../../../core/audit/audit-writer.js';
-import type { CodeHost } from '../../../core/contracts/index.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { SecretBox } from '../../../core/security/secret-box.js';
@@ -12,14 +11,11 @@ export type JobQueuePort = Pick<Cradle['fixJobs'], 'claim' | 'heartbeat' | 'fini
 /** A `fix_jobs` row as the fixes plugin stores it (the row is the lease). */
 export type JobRow = NonNullable<Awaited<ReturnType<JobQueuePort['claim']>>>;
 
-/** `fixPayloads` (fixes plugin): the AgentJob of a job. */
-export type PayloadPort = Pick<Cradle['fixPayloads'], 'build' | 'repositoryOf'>;
+/** `fixPayloads` (fixes plugin): the AgentJob of a job, and the code host and repository it works on. */
+export type PayloadPort = Pick<Cradle['fixPayloads'], 'build' | 'repositoryRefOf'>;
 
 /** `fixPullRequests` (fixes plugin): opens or finds the pull request of a fix attempt. */
 export type PullRequestPort = Pick<Cradle['fixPullRequests'], 'openFor'>;
-
-/** `codehostRepositories` (codehost plugin). */
-export type RepositoriesPort = Pick<Cradle['codehostRepositories'], 'ref'>;
 
 /** The workspaces plugin's `workspaceService`, as far as the runner section reads it. */
 export type WorkspacePort = Pick<Cradle['workspaceService'], 'get'>;
@@ -35,8 +31,6 @@ export interface RunnerDeps {
   readonly payloads: PayloadPort;
   readonly pullRequests: PullRequestPort;
   readonly workspaces: WorkspacePort;
-  readonly codeHost: CodeHost | null;
-  readonly repositories: RepositoriesPort | null;
 }
 
 /** The executor whose jobs wait for a runner (adapters/agent-runner). */

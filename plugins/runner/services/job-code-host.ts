@@ -46,16 +46,6 @@ function pullRequestOut(
 export class JobCodeHost {
   constructor(private readonly d: RunnerDeps) {}
 
-  private async repoRef(job: JobRow) {
-    const host = this.d.codeHost;
-    const repos = this.d.repositories;
-    if (!host || !repos) throw httpError(422, 'no_repository', 'No code host is configured');
-    const repositoryId =
-      job.payload?.repository_id ?? (await this.d.payloads.repositoryOf(job.org_id, job.workspace_id))?.id;
-    if (!repositoryId) throw httpError(422, 'no_repository', 'The workspace has no repository');
-    return { host, ref: await repos.ref(job.org_id, repositoryId) };
-  }
-
   /** POST git-token: a short-lived installation token; push only for fix jobs. */
   async gitToken(
     c: JobCall,
@@ -66,7 +56,7 @@ export class JobCodeHost {
     const { job } = c;
     const write = input.write ?? job.kind === 'fix';
     if (write && job.kind !== 'fix') throw forbidden('A diagnosis job gets read-only access; push is for fix jobs');
-    const { host, ref } = await this.repoRef(job);
+    const { host, ref } = await this.d.payloads.repositoryRefOf(job);
     let access;
     try {
       access = await host.createGitAccess(ref, { write });
@@ -136,7 +126,7 @@ export class JobCodeHost {
         'In copilot mode a person opens the pull request (POST /v1/tickets/{id}/open-pr)',
         {},
       );
-    const { host, ref } = await this.repoRef(job);
+    const { host, ref } = await this.d.payloads.repositoryRefOf(job);
     try {
       const branch = await host.getBranch(ref, attempt.branch);
       if (!branch) throw conflict('branch_not_found', `Push ${attempt.branch} first`, { branch: attempt.branch });
