@@ -1,5 +1,5 @@
 import type { EventLevel, NormalizedEvent } from '../../core/contracts/index.js';
-import { framesOfStack } from '../connector-metrics/normalize.js';
+import { MAX_TEXT, framesOfStack, isObj, str, type Obj } from '../connector-common/normalize.js';
 
 /**
  * CloudWatch Logs events (`FilterLogEvents` → `events[] = {eventId, timestamp, message,
@@ -9,12 +9,6 @@ import { framesOfStack } from '../connector-metrics/normalize.js';
  * `XxxError: message` line, a stack or a Python traceback). Only errors become events; every other
  * line gives null.
  */
-
-type Obj = Record<string, unknown>;
-const MAX_TEXT = 8_000;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max = MAX_TEXT): string | undefined =>
-  typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined;
 
 const LEVELS: Record<string, EventLevel> = {
   error: 'error',

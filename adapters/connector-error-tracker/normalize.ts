@@ -1,4 +1,5 @@
 import { EVENT_LEVELS, type EventLevel, type NormalizedEvent, type StackFrame } from '../../core/contracts/index.js';
+import { isObj, str, type Obj } from '../connector-common/normalize.js';
 
 /**
  * Sentry-compatible payloads → NormalizedEvent. Three shapes arrive: a full event (webhook
@@ -8,8 +9,6 @@ import { EVENT_LEVELS, type EventLevel, type NormalizedEvent, type StackFrame } 
  * into one error group (see docs/proactive.md, "connector-error-tracker").
  */
 
-type Obj = Record<string, unknown>;
-const MAX_TEXT = 8_000;
 const LEVEL_ALIASES: Record<string, EventLevel> = {
   warn: 'warning',
   critical: 'fatal',
@@ -17,10 +16,6 @@ const LEVEL_ALIASES: Record<string, EventLevel> = {
   log: 'info',
   sample: 'info',
 };
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max = MAX_TEXT): string | undefined =>
-  typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined;
 
 function levelOf(v: unknown): EventLevel {
   const raw = typeof v === 'string' ? v.toLowerCase() : 'error';

@@ -1,4 +1,5 @@
-import type { EventLevel, NormalizedEvent, StackFrame } from '../../core/contracts/index.js';
+import type { EventLevel, NormalizedEvent } from '../../core/contracts/index.js';
+import { framesOfStack, isObj, str } from '../connector-common/normalize.js';
 
 /**
  * Datadog-style log search results (`POST /api/v2/logs/events/search`, `data[]`) → NormalizedEvent.
@@ -7,13 +8,6 @@ import type { EventLevel, NormalizedEvent, StackFrame } from '../../core/contrac
  * attributes `error.kind`, `error.message`, `error.stack`; frames are parsed from the stack
  * (V8 `at fn (file:line:col)` and Python `File "f", line n, in fn`).
  */
-
-type Obj = Record<string, unknown>;
-const MAX_TEXT = 8_000;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown, max = MAX_TEXT): string | undefined =>
-  typeof v === 'string' && v.trim() !== '' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined;
 
 /** Log statuses that are errors, and the event level each becomes. */
 const ERROR_STATUSES: Record<string, EventLevel> = {
@@ -33,35 +27,6 @@ export const ERROR_STATUS_QUERY = 'status:(error OR critical OR alert OR emergen
 /** The level of an error-level status; null for any other status. */
 export function errorLevelOf(status: unknown): EventLevel | null {
   return typeof status === 'string' ? (ERROR_STATUSES[status.toLowerCase()] ?? null) : null;
-}
-
-const V8_FRAME = /^\s*at (?:(?:async )?(.+?) \()?(.+?):(\d+)(?::(\d+))?\)?\s*$/;
-const PY_FRAME = /^\s*File "([^"]+)", line (\d+)(?:, in (.+))?\s*$/;
-
-/** Frames of a stack text, crashing frame first; undefined when none is readable. */
-export function framesOfStack(stack: string | undefined): StackFrame[] | undefined {
-  if (!stack) return undefined;
-  const frames: StackFrame[] = [];
-  let python = false;
-  for (const line of stack.split('\n').slice(0, 400)) {
-    const v8 = V8_FRAME.exec(line);
-    const py = v8 ? null : PY_FRAME.exec(line);
-    if (!v8 && !py) continue;
-    const file = (v8 ? v8[2]! : py![1]!).slice(0, 1000);
-    if (!file || file === 'native' || file.startsWith('node:')) continue;
-    const frame: StackFrame = { file };
-    const fn = v8 ? v8[1] : py![3];
-    if (fn) frame.function = fn.trim().slice(0, 300);
-    frame.line = Number(v8 ? v8[3] : py![2]);
-    if (v8?.[4]) frame.column = Number(v8[4]);
-    frame.in_app = !/(^|[/\\])(node_modules|site-packages|dist-packages)[/\\]/.test(file);
-    if (py) python = true;
-    frames.push(frame);
-    if (frames.length >= 200) break;
-  }
-  // Python prints the crashing frame last.
-  if (python) frames.reverse();
-  return frames.length ? frames : undefined;
 }
 
 /** `key:value` tags into a map (first value wins). */

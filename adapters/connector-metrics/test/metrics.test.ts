@@ -6,7 +6,8 @@ import {
   runConnectorAdapterContract,
 } from '../../../test/contracts/connector-adapter.js';
 import metricsModule, { MetricsConnectorAdapter } from '../index.js';
-import { framesOfStack, normalizeLog } from '../normalize.js';
+import { framesOfStack } from '../../connector-common/normalize.js';
+import { normalizeLog } from '../normalize.js';
 import { apiLog, startLogsPeer } from './peer.js';
 
 /** Both keys, for the settings cases about something else. */
