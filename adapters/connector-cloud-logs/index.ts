@@ -16,6 +16,10 @@ import {
 } from '../../core/contracts/index.js';
 import { DEFAULT_FILTER_PATTERN, normalizeCloudLogEvent } from './normalize.js';
 import { windowPollOptionKeys, type WindowPollOptions } from '../connector-common/http-poll.js';
+import { lazyImport } from '../../core/kernel/lazy.js';
+
+const loadCloudWatchLogs = lazyImport(() => import('@aws-sdk/client-cloudwatch-logs'));
+const loadSts = lazyImport(() => import('@aws-sdk/client-sts'));
 
 export interface CloudLogsOptions extends WindowPollOptions {
   /** STS endpoint (default: the SDK's regional endpoint). For tests and private endpoints. */
@@ -55,7 +59,7 @@ const EXTERNAL_ID = /^[\w+=,.@:/-]{2,1224}$/;
  * `AssumeRole` (RoleArn `role_arn`, ExternalId `external_id` — the one from
  * `GET /v1/connectors/setup/cloud_logs`, which the role's trust policy requires), then
  * `FilterLogEvents` on `log_group_name` with `filter_pattern` (default: error words), following
- * `nextToken`. The SDK clients are imported inside the methods, not at module load.
+ * `nextToken`. The SDK clients are imported with the first call (lazyImport), not at module load.
  *
  * Config: `region`, `role_arn`, `external_id`, `log_group_name` (required), `filter_pattern`.
  * Secrets: `access_key_id` + `secret_access_key` (optional, together): the identity that assumes
@@ -231,7 +235,7 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
     settings: ConnectorSettings,
     q: { startTime: number; endTime: number; limit: number; nextToken?: string },
   ) {
-    const { CloudWatchLogsClient, FilterLogEventsCommand } = await import('@aws-sdk/client-cloudwatch-logs');
+    const { CloudWatchLogsClient, FilterLogEventsCommand } = await loadCloudWatchLogs();
     const credentials = await this.assume(settings);
     const config = settings.config as { region: string; log_group_name: string; filter_pattern?: string };
     const client = new CloudWatchLogsClient({
@@ -269,7 +273,7 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
     const key = `${settings.connectorId}\n${config.role_arn}\n${config.external_id}\n${settings.secrets.access_key_id ?? ''}`;
     const cached = this.sessions.get(key);
     if (cached?.expiration && cached.expiration.getTime() - Date.now() > 5 * 60_000) return cached;
-    const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+    const { STSClient, AssumeRoleCommand } = await loadSts();
     const { access_key_id: accessKeyId, secret_access_key: secretAccessKey } = settings.secrets;
     const client = new STSClient({
       region: config.region,

@@ -2,6 +2,7 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { performance } from 'node:perf_hooks';
 import { SafeFetchError, type SafeFetch } from '../../../core/security/safe-fetch.js';
 import { hmacSha256Hex } from '../../../core/security/tokens.js';
+import { lazyImport } from '../../../core/kernel/lazy.js';
 import type { AuditEntryOut } from './entries.js';
 
 /** What a destination receives: one JSON document per batch. */
@@ -86,6 +87,10 @@ export interface CloudWatchSettings {
   timeoutMs: number;
 }
 
+type CloudWatchLogsSdk = typeof import('@aws-sdk/client-cloudwatch-logs');
+/** The AWS SDK is imported on the first delivery, not with the plugin (it costs a third of a second). */
+const loadCloudWatchLogs = lazyImport((): Promise<CloudWatchLogsSdk> => import('@aws-sdk/client-cloudwatch-logs'));
+
 /**
  * PutLogEvents to a log group the customer owns, one log event per entry (the message is the
  * entry's JSON, the batch id in each). The log stream is created when missing; the log group is
@@ -93,28 +98,20 @@ export interface CloudWatchSettings {
  */
 export class CloudWatchSink implements AuditSink {
   private client: CloudWatchLogsClient | null = null;
-  private sdk: typeof import('@aws-sdk/client-cloudwatch-logs') | null = null;
 
   constructor(private readonly s: CloudWatchSettings) {}
 
-  /** The AWS SDK is imported on the first delivery, not with the plugin (it costs a third of a second). */
-  private async connect(): Promise<{
-    client: CloudWatchLogsClient;
-    sdk: typeof import('@aws-sdk/client-cloudwatch-logs');
-  }> {
-    if (!this.sdk || !this.client) {
-      const sdk = await import('@aws-sdk/client-cloudwatch-logs');
-      const s = this.s;
-      this.client = new sdk.CloudWatchLogsClient({
-        region: s.region,
-        credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
-        maxAttempts: 1,
-        requestHandler: { requestTimeout: s.timeoutMs, connectionTimeout: s.timeoutMs },
-        ...(s.endpoint ? { endpoint: s.endpoint } : {}),
-      });
-      this.sdk = sdk;
-    }
-    return { client: this.client, sdk: this.sdk };
+  private async connect(): Promise<{ client: CloudWatchLogsClient; sdk: CloudWatchLogsSdk }> {
+    const sdk = await loadCloudWatchLogs();
+    const s = this.s;
+    this.client ??= new sdk.CloudWatchLogsClient({
+      region: s.region,
+      credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+      maxAttempts: 1,
+      requestHandler: { requestTimeout: s.timeoutMs, connectionTimeout: s.timeoutMs },
+      ...(s.endpoint ? { endpoint: s.endpoint } : {}),
+    });
+    return { client: this.client, sdk };
   }
 
   async deliver(batch: AuditBatch): Promise<SinkResult> {

@@ -1,4 +1,5 @@
 import type { Request, ServerRoute } from '@hapi/hapi';
+import { createReadStream } from 'node:fs';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import {
@@ -126,7 +127,6 @@ export function downloadRoutes(): ServerRoute[] {
           const { file, id } = await service(request, 'privacyExports').open(
             (request.params as { token: string }).token,
           );
-          const { createReadStream } = await import('node:fs');
           return h
             .response(createReadStream(file))
             .type('application/gzip')
