@@ -14,21 +14,15 @@ import {
 } from '../../core/contracts/index.js';
 import { commitVerifyPush, runGit, runSandboxed, type Ran } from './checkout.js';
 import { CostMeter } from './cost.js';
-import { checkoutOptionKeys, chownTree, sandboxAtStart, type Sandbox, type SandboxOptions } from './sandbox.js';
+import { checkoutOptionKeys, chownTree, sandboxAtStart, type CheckoutOptions, type Sandbox } from './sandbox.js';
 
 export type { SandboxMode, SandboxOptions } from './sandbox.js';
 
-export interface ManagedAgentOptions extends AgentExecutorOptions {
+export interface ManagedAgentOptions extends AgentExecutorOptions, CheckoutOptions {
   /** The agent command, run by /bin/sh in the checkout (any CLI agent). Reads the job from PATCHWELL_* variables. */
   command: string;
-  /** Where checkouts are made (default: the system temp directory). Each job gets a fresh one, removed afterwards. */
-  workRoot?: string;
   /** Wall-clock limit of the agent command and of the tests, each, when the job's limit is longer. */
   timeoutMs: number;
-  /** Lines of output kept as job events per command (the rest is counted). */
-  maxEventLines: number;
-  /** Where the commands run: a namespace, another account, or as the service (docs/fixes.md, agent-managed). */
-  sandbox: SandboxOptions;
 }
 
 const usd = (n: number): number => Math.round(n * 1e6) / 1e6;

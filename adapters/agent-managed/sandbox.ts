@@ -25,6 +25,16 @@ export const sandboxOptionsSchema = Joi.object<SandboxOptions>({
 }).default();
 
 /** Options of every executor that works in a checkout: where checkouts go, output kept as events, the sandbox. */
+export interface CheckoutOptions {
+  /** Where checkouts are made (default: the system temp directory). Each job gets a fresh one, removed afterwards. */
+  workRoot?: string;
+  /** Lines of output kept as job events per command run in the checkout (the rest is counted). */
+  maxEventLines: number;
+  /** Where the commands run: a namespace, another account, or as the service (docs/fixes.md, agent-managed). */
+  sandbox: SandboxOptions;
+}
+
+/** Joi keys of CheckoutOptions, for an executor's schema to spread. */
 export const checkoutOptionKeys = {
   workRoot: Joi.string(),
   maxEventLines: Joi.number().integer().min(10).max(100_000).default(2000),

@@ -9,14 +9,14 @@ import {
   type JobIO,
   type JobResult,
 } from '../../core/contracts/index.js';
-import { checkoutOptionKeys, sandboxAtStart, type Sandbox, type SandboxOptions } from '../agent-managed/sandbox.js';
+import { checkoutOptionKeys, sandboxAtStart, type CheckoutOptions, type Sandbox } from '../agent-managed/sandbox.js';
 import { diagnose } from './diagnose.js';
 import { fix } from './fix.js';
 import { languageModel, Spend, type ModelPrice, type ModelProvider } from './model.js';
 import { promptVersions } from './prompts.js';
 import { stopped, type RunContext, type StopReason } from './run-context.js';
 
-export interface ModelAgentOptions extends AgentExecutorOptions {
+export interface ModelAgentOptions extends AgentExecutorOptions, CheckoutOptions {
   /** `openai`: OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp, Ollama); `anthropic`: messages. */
   provider: ModelProvider;
   /** The API's base URL, with its version path (`https://api.openai.com/v1`, `http://localhost:11434/v1`). */
@@ -42,12 +42,6 @@ export interface ModelAgentOptions extends AgentExecutorOptions {
   timeoutMs: number;
   /** USD per million input and output tokens, by model name: cost_usd and the job's max_cost_usd use them. */
   prices: Record<string, ModelPrice>;
-  /** Where fix checkouts are made (default: the system temp directory). */
-  workRoot?: string;
-  /** Lines of the tests' output kept as job events per run. */
-  maxEventLines: number;
-  /** Where the tests of a fix run (as agent-managed's `sandbox`). */
-  sandbox: SandboxOptions;
 }
 
 /** The onboarding plugin's `agentModelKeys` (a workspace's model key credential in clear). */

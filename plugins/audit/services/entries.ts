@@ -1,19 +1,13 @@
 import type { Knex } from 'knex';
 import type { AuditEntry } from '../../../core/audit/audit-writer.js';
 
-/** An audit entry as the API, the export and the stream give it. */
-export interface AuditEntryOut {
-  id: string;
-  org_id: string;
-  action: string;
+/** An audit entry as the API, the export and the stream give it: the stored row with actor and target nested. */
+export interface AuditEntryOut extends Pick<
+  AuditEntry,
+  'id' | 'org_id' | 'action' | 'workspace_id' | 'changes' | 'metadata' | 'ip' | 'user_agent' | 'request_id'
+> {
   actor: { type: string; id: string | null; email: string | null };
   target: { type: string; id: string | null } | null;
-  workspace_id: string | null;
-  changes: Record<string, { before: unknown; after: unknown }> | null;
-  metadata: Record<string, unknown> | null;
-  ip: string | null;
-  user_agent: string | null;
-  request_id: string | null;
   created_at: string;
 }
 

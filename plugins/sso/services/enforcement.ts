@@ -154,14 +154,7 @@ export class EnforcementService {
         });
         await this.d.outbox.add(trx, 'sso.enforcement_changed', { org_id: org.id, enforced }, { orgId: org.id });
       }
-      if (enforced)
-        await this.d.audit.record(trx, {
-          orgId: org.id,
-          actor,
-          action: 'sso.recovery_codes_generated',
-          target: { type: 'organization', id: org.id },
-          metadata: { count: recovery.codes.length },
-        });
+      if (enforced) await this.auditCodesGenerated(trx, org.id, actor, recovery.codes.length);
       return { sso: await this.overview(trx, principal), recovery_codes: recovery };
     });
   }
@@ -169,14 +162,19 @@ export class EnforcementService {
   async regenerate(principal: Principal, actor: SignedInActor) {
     return this.d.db.transaction(async (trx) => {
       const result = await this.replaceCodes(trx, principal.orgId);
-      await this.d.audit.record(trx, {
-        orgId: principal.orgId,
-        actor,
-        action: 'sso.recovery_codes_generated',
-        target: { type: 'organization', id: principal.orgId },
-        metadata: { count: result.codes.length },
-      });
+      await this.auditCodesGenerated(trx, principal.orgId, actor, result.codes.length);
       return result;
+    });
+  }
+
+  /** A new set of recovery codes (enforcing, or regenerating): the entry counts them, never shows them. */
+  private async auditCodesGenerated(trx: Knex, orgId: string, actor: SignedInActor, count: number): Promise<void> {
+    await this.d.audit.record(trx, {
+      orgId,
+      actor,
+      action: 'sso.recovery_codes_generated',
+      target: { type: 'organization', id: orgId },
+      metadata: { count },
     });
   }
 
