@@ -52,3 +52,13 @@ export function deliverMime(
   if (secret) headers['x-webhook-signature'] = signMimeDelivery(raw, secret);
   return call(app, null, 'POST', '/v1/webhooks/email/mime', raw, headers);
 }
+
+/** A mail client's one-click unsubscribe (RFC 8058): the POST of a List-Unsubscribe link's `path`. */
+export function oneClickUnsubscribe(app: App, path: string) {
+  return app.server.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'List-Unsubscribe=One-Click',
+  });
+}

@@ -1,10 +1,10 @@
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Connection, type Channel, type Consumer } from 'rabbitmq-client';
 import { createTestDb } from '../helpers/db.js';
+import { waitFor as poll } from '../helpers/wait.js';
 import { RabbitBus, type BusConfig, type BusLog, type BusMessage } from '../../core/bus/index.js';
 import { newId } from '../../core/data/ids.js';
 
@@ -25,13 +25,9 @@ if (admin) {
   t.teardown(() => admin.close());
 }
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** test/helpers/wait.ts's poll, naming what is awaited first, polling every 25 ms. */
+const waitFor = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) =>
+  poll(check, what, timeoutMs, 25);
 
 interface Logged {
   level: string;

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Connection } from 'rabbitmq-client';
 import { createTestDb } from '../helpers/db.js';
+import { waitFor as poll } from '../helpers/wait.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import {
   RabbitBus,
@@ -32,13 +33,9 @@ if (admin) {
   t.teardown(() => admin.close());
 }
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+/** test/helpers/wait.ts's poll, naming what is awaited first, polling every 20 ms. */
+const waitFor = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000) =>
+  poll(check, what, timeoutMs, 20);
 
 function event(type: string, payload: unknown = {}, id = newId('evt')): OutgoingMessage {
   return { id, type, orgId: 'org_it', occurredAt: new Date().toISOString(), payload };

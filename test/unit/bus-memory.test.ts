@@ -1,6 +1,7 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDb } from '../helpers/db.js';
+import { waitFor as poll } from '../helpers/wait.js';
 import {
   MemoryBus,
   topicMatches,
@@ -16,13 +17,9 @@ import { newId } from '../../core/data/ids.js';
 const { db, config, close } = await createTestDb();
 t.teardown(close);
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+/** test/helpers/wait.ts's poll, naming what is awaited first, polling every 10 ms. */
+const waitFor = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000) =>
+  poll(check, what, timeoutMs, 10);
 
 function event(type: string, payload: unknown = {}, id = newId('evt')): OutgoingMessage {
   return { id, type, orgId: 'org_1', occurredAt: new Date().toISOString(), payload };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { serveHttpPeer } from '../../../test/helpers/http-peer.js';
 
 /**
  * A small local peer of the two services the adapter calls (no emulator is installed):
@@ -46,16 +46,12 @@ export async function startCloudPeer(): Promise<CloudPeer> {
     filterCalls: [],
     close: async () => undefined,
   };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const target = req.headers['x-amz-target'];
-      if (req.method === 'POST' && target === 'Logs_20140328.FilterLogEvents') return logs(raw, req, res);
-      if (req.method === 'POST' && !target) return sts(raw, req, res);
-      res.writeHead(404).end();
-    });
+  const server = await serveHttpPeer((req, body, res) => {
+    const raw = body.toString('utf8');
+    const target = req.headers['x-amz-target'];
+    if (req.method === 'POST' && target === 'Logs_20140328.FilterLogEvents') return logs(raw, req, res);
+    if (req.method === 'POST' && !target) return sts(raw, req, res);
+    res.writeHead(404).end();
   });
 
   const stsError = (res: http.ServerResponse, status: number, code: string, message: string) => {
@@ -147,13 +143,8 @@ export async function startCloudPeer(): Promise<CloudPeer> {
     });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  peer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  peer.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  peer.url = server.url;
+  peer.close = () => server.close();
   return peer;
 }
 

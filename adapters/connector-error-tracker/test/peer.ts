@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveHttpPeer } from '../../../test/helpers/http-peer.js';
 
 /**
  * A small local peer of a Sentry-compatible tracker's REST API (no emulator exists on npm):
@@ -32,7 +31,7 @@ export async function startTrackerPeer(
     requests: [],
     close: async () => undefined,
   };
-  const server = http.createServer((req, res) => {
+  const server = await serveHttpPeer((req, _body, res) => {
     const url = new URL(req.url ?? '/', 'http://peer');
     peer.requests.push(`${req.method} ${url.pathname}${url.search}`);
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -68,9 +67,8 @@ export async function startTrackerPeer(
     const nextCursor = `0:${offset + peer.pageSize}:0`;
     return send(200, page, { link: `${link(prevCursor, 'previous', offset > 0)}, ${link(nextCursor, 'next', more)}` });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  peer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  peer.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  peer.url = server.url;
+  peer.close = () => server.close();
   return peer;
 }
 

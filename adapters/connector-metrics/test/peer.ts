@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveHttpPeer } from '../../../test/helpers/http-peer.js';
 
 /**
  * A small local peer of a Datadog-style logs search API: `POST /api/v2/logs/events/search` with
@@ -30,70 +30,64 @@ export async function startLogsPeer(): Promise<LogsPeer> {
     headers: [],
     close: async () => undefined,
   };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json', ...headers });
-        res.end(JSON.stringify(body));
-      };
-      peer.headers.push(req.headers);
-      if (req.method !== 'POST' || req.url !== '/api/v2/logs/events/search')
-        return send(404, { errors: ['Not found'] });
-      if (req.headers['dd-api-key'] !== peer.apiKey) return send(401, { errors: ['Unauthorized'] });
-      if (req.headers['dd-application-key'] !== peer.appKey) return send(403, { errors: ['Forbidden'] });
-      const failing = peer.fail.shift();
-      if (failing === 429) return send(429, { errors: ['Too many requests'] }, { 'retry-after': '7' });
-      if (failing) return send(failing, { errors: ['Internal Server Error'] });
-      let body: {
-        filter?: { query?: string; from?: string; to?: string };
-        page?: { cursor?: string; limit?: number };
-        sort?: string;
-      };
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
-      } catch {
-        return send(400, { errors: ['Malformed JSON'] });
-      }
-      peer.bodies.push(body as Record<string, unknown>);
-      const from = new Date(body.filter?.from ?? 0).getTime();
-      const to = body.filter?.to ? new Date(body.filter.to).getTime() : Infinity;
-      const m = /status:\(([^)]*)\)/.exec(body.filter?.query ?? '');
-      const statuses = m ? m[1]!.split(/\s+OR\s+/) : null;
-      const matching = peer.logs
-        .filter((l) => {
-          const a = l.attributes as { timestamp: string; status: string };
-          const at = new Date(a.timestamp).getTime();
-          return at >= from && at < to && (!statuses || statuses.includes(a.status));
-        })
-        .sort(
-          (a, b) =>
-            String((a.attributes as { timestamp: string }).timestamp).localeCompare(
-              String((b.attributes as { timestamp: string }).timestamp),
-            ) * (body.sort === '-timestamp' ? -1 : 1),
-        );
-      const offset = body.page?.cursor
-        ? Number(Buffer.from(body.page.cursor, 'base64').toString('utf8').replace('offset:', ''))
-        : 0;
-      const limit = Math.min(body.page?.limit ?? 10, 1000);
-      const page = matching.slice(offset, offset + limit);
-      const more = offset + limit < matching.length;
-      return send(200, {
-        data: page,
-        meta: {
-          elapsed: 3,
-          request_id: 'req',
-          status: 'done',
-          ...(more ? { page: { after: Buffer.from(`offset:${offset + limit}`).toString('base64') } } : {}),
-        },
-        links: more ? { next: `${peer.url}/api/v2/logs/events?page[cursor]=x` } : {},
-      });
+  const server = await serveHttpPeer((req, raw, res) => {
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    peer.headers.push(req.headers);
+    if (req.method !== 'POST' || req.url !== '/api/v2/logs/events/search') return send(404, { errors: ['Not found'] });
+    if (req.headers['dd-api-key'] !== peer.apiKey) return send(401, { errors: ['Unauthorized'] });
+    if (req.headers['dd-application-key'] !== peer.appKey) return send(403, { errors: ['Forbidden'] });
+    const failing = peer.fail.shift();
+    if (failing === 429) return send(429, { errors: ['Too many requests'] }, { 'retry-after': '7' });
+    if (failing) return send(failing, { errors: ['Internal Server Error'] });
+    let body: {
+      filter?: { query?: string; from?: string; to?: string };
+      page?: { cursor?: string; limit?: number };
+      sort?: string;
+    };
+    try {
+      body = JSON.parse(raw.toString('utf8')) as typeof body;
+    } catch {
+      return send(400, { errors: ['Malformed JSON'] });
+    }
+    peer.bodies.push(body as Record<string, unknown>);
+    const from = new Date(body.filter?.from ?? 0).getTime();
+    const to = body.filter?.to ? new Date(body.filter.to).getTime() : Infinity;
+    const m = /status:\(([^)]*)\)/.exec(body.filter?.query ?? '');
+    const statuses = m ? m[1]!.split(/\s+OR\s+/) : null;
+    const matching = peer.logs
+      .filter((l) => {
+        const a = l.attributes as { timestamp: string; status: string };
+        const at = new Date(a.timestamp).getTime();
+        return at >= from && at < to && (!statuses || statuses.includes(a.status));
+      })
+      .sort(
+        (a, b) =>
+          String((a.attributes as { timestamp: string }).timestamp).localeCompare(
+            String((b.attributes as { timestamp: string }).timestamp),
+          ) * (body.sort === '-timestamp' ? -1 : 1),
+      );
+    const offset = body.page?.cursor
+      ? Number(Buffer.from(body.page.cursor, 'base64').toString('utf8').replace('offset:', ''))
+      : 0;
+    const limit = Math.min(body.page?.limit ?? 10, 1000);
+    const page = matching.slice(offset, offset + limit);
+    const more = offset + limit < matching.length;
+    return send(200, {
+      data: page,
+      meta: {
+        elapsed: 3,
+        request_id: 'req',
+        status: 'done',
+        ...(more ? { page: { after: Buffer.from(`offset:${offset + limit}`).toString('base64') } } : {}),
+      },
+      links: more ? { next: `${peer.url}/api/v2/logs/events?page[cursor]=x` } : {},
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  peer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  peer.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  peer.url = server.url;
+  peer.close = () => server.close();
   return peer;
 }
 

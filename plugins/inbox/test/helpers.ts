@@ -5,10 +5,11 @@ import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import type { SignedUp } from '../../../test/helpers/accounts.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
 import { deliverMime, inboundEmail } from '../../../test/helpers/mail.js';
-export { call, type Call, type Json };
+import { createWorkspace, worldOn, type World } from '../../../test/helpers/workspaces.js';
+export { call, type Call, type Json, type World };
 
 export const SECRET = 'inbox-test-webhook-secret-0123456789';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -27,28 +28,17 @@ export async function startInbox(
   });
 }
 
-export interface World {
-  app: App;
-  owner: SignedUp;
-  workspace: Json;
-}
-
+/** An inbox service (startInbox) with an organization, its owner and a workspace Shop. */
 export async function world(
   t: Test,
   inbox: Record<string, unknown> = {},
   extra: Record<string, unknown> = {},
 ): Promise<World> {
-  const app = await startInbox(t, inbox, extra);
-  const owner = await signUp(app, { orgName: 'Acme' });
-  const workspace = await newWorkspace(app, owner, 'Shop');
-  return { app, owner, workspace };
+  return worldOn(await startInbox(t, inbox, extra));
 }
 
-export async function newWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
-  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
-  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
-  return res.body;
-}
+export const newWorkspace = (app: App, owner: SignedUp, name: string): Promise<Json> =>
+  createWorkspace(app, owner, { name });
 
 export const uid = () => randomBytes(6).toString('hex');
 

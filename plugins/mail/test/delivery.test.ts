@@ -2,7 +2,7 @@ import t from 'tap';
 import { AdapterError, type OutgoingEmail, type SendResult } from '../../../core/contracts/index.js';
 import type { MailDelivery } from '../services/delivery.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { NOTICE, mailRow, services, sleep, until } from './helpers.js';
+import { NOTICE, mailIn, mailRow, services, sleep, until } from './helpers.js';
 
 const data = { name: 'Ada', ticket: 'T-7', link: 'https://localhost/t/7' };
 
@@ -16,6 +16,15 @@ t.test('mail delivery through the bus', async (t) => {
   t.afterEach(() => {
     outbox.send = send;
   });
+  const enqueue = (to: string, orgId: string | null, locale: 'en' | 'it' = 'en') =>
+    db.transaction((trx) => mailer.enqueue(trx, { orgId, template: NOTICE.name, locale, to, data }));
+  /** A mail stored without its event reaching the consumer: the outbox row is removed before the relay sees it. */
+  const unannounced = (to: string, orgId: string | null) =>
+    db.transaction(async (trx) => {
+      const id = await mailer.enqueue(trx, { orgId, template: NOTICE.name, locale: 'en', to, data });
+      await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
+      return id;
+    });
 
   await t.test('a provider outage: the mail is retried with back-off until it is sent', async (t) => {
     let calls = 0;
@@ -25,13 +34,8 @@ t.test('mail delivery through the bus', async (t) => {
       return send(m);
     };
 
-    const mailId = await db.transaction((trx) =>
-      mailer.enqueue(trx, { orgId: 'org_a', template: NOTICE.name, locale: 'en', to: 'ada@example.test', data }),
-    );
-    const row = await until(async () => {
-      const r = await mailRow(db, mailId);
-      return r?.status === 'sent' ? r : null;
-    }, 'the mail sent after a retry');
+    const mailId = await enqueue('ada@example.test', 'org_a');
+    const row = await mailIn(db, mailId, 'sent', 'the mail sent after a retry');
     t.equal(calls, 2, 'the adapter was called twice');
     t.equal(row.attempts, 2, 'two attempts recorded');
     t.equal(row.last_error, null, 'the error is cleared once sent');
@@ -47,13 +51,8 @@ t.test('mail delivery through the bus', async (t) => {
         throw new AdapterError('send_failed', `timeout #${calls}`, { retryable: true });
       };
 
-      const mailId = await db.transaction((trx) =>
-        mailer.enqueue(trx, { orgId: 'org_a', template: NOTICE.name, locale: 'en', to: 'ada@example.test', data }),
-      );
-      const row = await until(async () => {
-        const r = await mailRow(db, mailId);
-        return r?.status === 'failed' ? r : null;
-      }, 'the mail failed');
+      const mailId = await enqueue('ada@example.test', 'org_a');
+      const row = await mailIn(db, mailId, 'failed');
       t.equal(row.attempts, 2, 'two attempts');
       t.equal(row.last_error, 'send_failed: timeout #2', 'the last error is kept');
       const dead = await until(async () => {
@@ -73,13 +72,8 @@ t.test('mail delivery through the bus', async (t) => {
       calls++;
       throw new AdapterError('send_rejected', '550 5.1.1 mailbox unknown', { retryable: false });
     };
-    const mailId = await db.transaction((trx) =>
-      mailer.enqueue(trx, { orgId: null, template: NOTICE.name, locale: 'it', to: 'nobody@example.test', data }),
-    );
-    const row = await until(async () => {
-      const r = await mailRow(db, mailId);
-      return r?.status === 'failed' ? r : null;
-    }, 'the mail failed');
+    const mailId = await enqueue('nobody@example.test', null, 'it');
+    const row = await mailIn(db, mailId, 'failed');
     await sleep(200);
     t.equal(calls, 1, 'one try');
     t.equal(row.last_error, 'send_rejected: 550 5.1.1 mailbox unknown');
@@ -93,18 +87,7 @@ t.test('mail delivery through the bus', async (t) => {
   });
 
   await t.test('two deliveries at once send the mail once; lost deliveries are announced again', async (t) => {
-    // Stored without its event reaching the consumer: the outbox row is removed before the relay sees it.
-    const mailId = await db.transaction(async (trx) => {
-      const id = await mailer.enqueue(trx, {
-        orgId: null,
-        template: NOTICE.name,
-        locale: 'en',
-        to: 'eve@example.test',
-        data,
-      });
-      await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
-      return id;
-    });
+    const mailId = await unannounced('eve@example.test', null);
 
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
@@ -130,17 +113,7 @@ t.test('mail delivery through the bus', async (t) => {
     t.equal(outbox.sentTo('eve@example.test').length, 1, 'sent once');
 
     // A queued mail nobody touched for a while is announced again and then sent.
-    const lost = await db.transaction(async (trx) => {
-      const id = await mailer.enqueue(trx, {
-        orgId: 'org_b',
-        template: NOTICE.name,
-        locale: 'en',
-        to: 'finn@example.test',
-        data,
-      });
-      await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
-      return id;
-    });
+    const lost = await unannounced('finn@example.test', 'org_b');
     t.equal(await delivery.requeueStuck(60_000), 0, 'a fresh mail is left alone');
     await db('mail_messages')
       .where({ id: lost })
@@ -148,20 +121,10 @@ t.test('mail delivery through the bus', async (t) => {
     t.equal(await delivery.requeueStuck(60_000), 1, 'the idle mail is announced again');
 
     // A worker killed mid-send leaves its lease behind: once the lease lapses the mail is announced again at once.
-    const held = await db.transaction(async (trx) => {
-      const id = await mailer.enqueue(trx, {
-        orgId: 'org_b',
-        template: NOTICE.name,
-        locale: 'en',
-        to: 'gus@example.test',
-        data,
-      });
-      await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
-      await trx('mail_messages')
-        .where({ id })
-        .update({ attempts: 1, locked_until: trx.raw(`now() + interval '1 hour'`) });
-      return id;
-    });
+    const held = await unannounced('gus@example.test', 'org_b');
+    await db('mail_messages')
+      .where({ id: held })
+      .update({ attempts: 1, locked_until: db.raw(`now() + interval '1 hour'`) });
     t.equal(await delivery.requeueStuck(60 * 60_000), 0, 'a held mail is left to its holder');
     await db('mail_messages')
       .where({ id: held })
@@ -173,25 +136,11 @@ t.test('mail delivery through the bus', async (t) => {
     );
     await outbox.waitFor((e) => e.to.includes('gus@example.test'));
     await outbox.waitFor((e) => e.to.includes('finn@example.test'));
-    t.equal(
-      (await until(async () => ((await mailRow(db, lost))?.status === 'sent' ? mailRow(db, lost) : null), 'sent'))
-        ?.org_id,
-      'org_b',
-    );
+    t.equal((await mailIn(db, lost, 'sent', 'sent')).org_id, 'org_b');
   });
 
   await t.test('old sent and failed mail is purged; queued mail stays', async (t) => {
-    const queued = await db.transaction(async (trx) => {
-      const id = await mailer.enqueue(trx, {
-        orgId: null,
-        template: NOTICE.name,
-        locale: 'en',
-        to: 'gil@example.test',
-        data,
-      });
-      await trx('outbox').where({ type: 'mail.requested' }).whereRaw(`payload->>'mail_id' = ?`, [id]).del();
-      return id;
-    });
+    const queued = await unannounced('gil@example.test', null);
     await db('mail_messages').update({ created_at: db.raw(`now() - interval '40 days'`) });
     const before = Number((await db('mail_messages').whereIn('status', ['sent', 'failed']).count({ n: '*' }))[0]!.n);
     t.ok(before > 0, 'there is old mail');

@@ -3,6 +3,7 @@ import type { App } from '../../../core/kernel/app.js';
 import type { OutboxChannelAdapter } from '../../../adapters/mail-outbox/index.js';
 import type { Mailer } from '../services/mailer.js';
 import type { MailTemplate } from '../services/templates.js';
+import { waitFor } from '../../../test/helpers/wait.js';
 
 export const NOTICE: MailTemplate = {
   name: 'test.notice',
@@ -44,19 +45,15 @@ export async function mailRow(db: Knex, id: string): Promise<MailRow | undefined
   return (await db('mail_messages').where({ id }).first()) as MailRow | undefined;
 }
 
-/** Polls `check` until it returns a truthy value. */
-export async function until<T>(
-  check: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Polls `check` every 25 ms until it returns a truthy value (test/helpers/wait.ts). */
+export const until = <T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000) =>
+  waitFor(check, what, timeoutMs, 25);
+
+/** Waits until the mail's row has `status`, and answers the row. */
+export const mailIn = (db: Knex, id: string, status: 'sent' | 'failed', what = `the mail ${status}`) =>
+  until(async () => {
+    const row = await mailRow(db, id);
+    return row?.status === status ? row : null;
+  }, what);
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

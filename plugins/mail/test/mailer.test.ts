@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { NOTICE, mailRow, services, sleep, until } from './helpers.js';
+import { NOTICE, mailIn, mailRow, services, sleep } from './helpers.js';
 
 t.test('a support notice is enqueued with a ticket change and leaves once', async (t) => {
   // One app for every case (apps are slow to open). PGlite runs with dataDir :memory:, so the
@@ -54,10 +54,7 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
     );
     t.match(mailId, /^mail_[0-9a-z]{26}$/);
     const sent = await outbox.waitFor((e) => e.to.includes('ada@example.test'));
-    const row = await until(async () => {
-      const r = await mailRow(db, mailId);
-      return r?.status === 'sent' ? r : null;
-    }, 'row sent');
+    const row = await mailIn(db, mailId, 'sent', 'row sent');
 
     t.equal(row.org_id, 'org_a');
     t.equal(row.template, 'test.notice');

@@ -1,18 +1,13 @@
 import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import { onPlan, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { Ticket } from '../models/index.js';
 import type { CreateTicketInput } from '../services/ticket-inputs.js';
 import type { TicketService } from '../services/ticket-service.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
-export { call, type Call, type Json };
-
-export interface World {
-  app: App;
-  owner: SignedUp;
-  workspace: Json;
-}
+import { createWorkspace, worldOn, type World } from '../../../test/helpers/workspaces.js';
+export { call, type Call, type Json, type World };
 
 /** A service with an organization, its owner and one workspace made through the API. */
 export async function world(
@@ -20,19 +15,13 @@ export async function world(
   overrides: Record<string, unknown> = {},
   ws: Json = { name: 'Shop', client_name: 'Shop Inc' },
 ): Promise<World> {
-  const app = await startTestApp(t, overrides);
-  const owner = await signUp(app, { orgName: 'Acme' });
-  const res = await call(app, owner, 'POST', '/v1/workspaces', ws);
-  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
-  return { app, owner, workspace: res.body };
+  return worldOn(await startTestApp(t, overrides), ws);
 }
 
 /** Another workspace of the organization: it is put on the growth plan, which includes several. */
 export async function newWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
   await onPlan(app, owner.organization.id, 'growth');
-  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
-  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
-  return res.body;
+  return createWorkspace(app, owner, { name });
 }
 
 let seq = 0;

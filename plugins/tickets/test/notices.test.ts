@@ -2,6 +2,7 @@ import t from 'tap';
 import type { Knex } from 'knex';
 import type { SubscriberService } from '../services/subscriber-service.js';
 import { call, openTicket, world, type Json } from './helpers.js';
+import { oneClickUnsubscribe } from '../../../test/helpers/mail.js';
 
 /** What a status page shows: its public state (the badge, not the stylesheet) and its release line. */
 async function statusPage(app: Awaited<ReturnType<typeof world>>['app'], url: string) {
@@ -110,12 +111,7 @@ t.test('the unsubscribe link of a notice: GET asks, POST stops; forged or foreig
   );
 
   // A mail client's one-click (RFC 8058), then the page's button again: idempotent.
-  const click = await app.server.inject({
-    method: 'POST',
-    url: url.pathname,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'List-Unsubscribe=One-Click',
-  });
+  const click = await oneClickUnsubscribe(app, url.pathname);
   t.match(click, { statusCode: 200, payload: /non riceverai altre email/ });
   const first = ((await db('ticket_subscribers').where({ ticket_id: tk.id }).first()) as Json).unsubscribed_at;
   t.ok(first, 'unsubscribed_at is set');

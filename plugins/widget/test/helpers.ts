@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { App } from '../../../core/kernel/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
+import { createWorkspace } from '../../../test/helpers/workspaces.js';
 
 export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
 export const uid = () => randomBytes(4).toString('hex');
@@ -16,14 +17,7 @@ export interface TestWorkspace {
 }
 
 export async function workspace(app: App, owner: SignedUp, origins: string[] = [HOST]): Promise<TestWorkspace> {
-  const res = await app.server.inject({
-    method: 'POST',
-    url: '/v1/workspaces',
-    payload: { name: `Shop ${uid()}` },
-    ...owner.auth,
-  });
-  if (res.statusCode !== 201) throw new Error(res.payload);
-  const ws = json<TestWorkspace>(res);
+  const ws = await createWorkspace<TestWorkspace>(app, owner, { name: `Shop ${uid()}` });
   if (origins.length) {
     const patch = await app.server.inject({
       method: 'PATCH',
