@@ -106,6 +106,9 @@ t.test('the core loads only the plugins and adapters its caller hands it', async
 t.test('the error envelope', async (t) => {
   const app = await startTestApp(t, hello);
   const inject = (o: Parameters<typeof app.server.inject>[0]) => app.server.inject(o);
+  /** POST /v1/hello with a raw body of `type`. */
+  const post = (payload: string, type: string) =>
+    inject({ method: 'POST', url: '/v1/hello', payload, headers: { 'content-type': type } });
 
   const unknown = await inject('/v1/nope');
   t.equal(unknown.statusCode, 404);
@@ -116,12 +119,7 @@ t.test('the error envelope', async (t) => {
     message: /No route for GET \/v1\/nope/,
   });
 
-  const malformed = await inject({
-    method: 'POST',
-    url: '/v1/hello',
-    payload: '{"name":',
-    headers: { 'content-type': 'application/json' },
-  });
+  const malformed = await post('{"name":', 'application/json');
   t.equal(malformed.statusCode, 400);
   t.equal(JSON.parse(malformed.payload).code, 'invalid_request');
 
@@ -135,21 +133,11 @@ t.test('the error envelope', async (t) => {
     'every failing field is listed',
   );
 
-  const wrongType = await inject({
-    method: 'POST',
-    url: '/v1/hello',
-    payload: 'name=x',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  });
+  const wrongType = await post('name=x', 'application/x-www-form-urlencoded');
   t.equal(wrongType.statusCode, 415);
   t.equal(JSON.parse(wrongType.payload).code, 'unsupported_media_type');
 
-  const big = await inject({
-    method: 'POST',
-    url: '/v1/hello',
-    payload: JSON.stringify({ name: 'x'.repeat(2_000_000) }),
-    headers: { 'content-type': 'application/json' },
-  });
+  const big = await post(JSON.stringify({ name: 'x'.repeat(2_000_000) }), 'application/json');
   t.equal(big.statusCode, 413);
   t.equal(JSON.parse(big.payload).code, 'payload_too_large');
 

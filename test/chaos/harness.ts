@@ -108,10 +108,10 @@ import { onPlan, signUp, type SignedUp } from '../helpers/accounts.js';
 import { call, type Call, type Json } from '../helpers/call.js';
 import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
-  HOST_SECRET,
   MAIL_SECRET,
   connectRepository,
   createWorkspace,
+  fixLoopAdapters,
   grantFixCredits,
 } from '../../plugins/fixes/test/helpers.js';
 import { BUG_REPORT, REPO_FILES } from '../../plugins/fixes/test/fixtures/cart.js';
@@ -273,19 +273,11 @@ export async function startChaosCluster(t: Test, opts: ChaosClusterOptions = {})
   const config = testConfig(
     mergeConfig<Record<string, unknown>>(
       {
-        adapters: {
-          codeHost: 'codehost-local',
-          agent: ['agent-builtin', 'agent-managed'],
-          options: {
-            'mail-outbox': { webhookSecret: MAIL_SECRET },
-            'codehost-local': { webhookSecret: HOST_SECRET },
-            'agent-managed': {
-              command: holdingAgent(dir),
-              workRoot: join(dir, 'checkouts'),
-              sandbox: { mode: 'none' },
-            },
-          },
-        },
+        adapters: fixLoopAdapters({
+          command: holdingAgent(dir),
+          workRoot: join(dir, 'checkouts'),
+          sandbox: { mode: 'none' },
+        }),
         // A mail whose sender was killed stays leased for sendLeaseMs: the bus's retries must outlast that
         // lease (attempts at 0, 0.25, 1.25, 3.25, 5.25 s), or the message is dead-lettered (see the report of issue 31).
         plugins: { fixes: { enabled: true, options: fixes }, mail: { options: { sendLeaseMs: 2000 } } },

@@ -120,6 +120,13 @@ function processConfig(overrides: Record<string, unknown> = {}): Record<string, 
   };
 }
 
+/** A data directory for one process, removed when the test ends. */
+function dataDirFor(t: Test): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pw-sigterm-data-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  return dataDir;
+}
+
 const limit = SHUTDOWN_MS + MARGIN_MS + SLACK_MS;
 // The scenarios are separate processes: start them side by side (most of the time is boot).
 t.jobs = 3;
@@ -134,8 +141,7 @@ function hungSteps(log: string): string[] {
 }
 
 void t.test('the embedded database: SIGTERM after the data directory was deleted', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pw-sigterm-data-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = dataDirFor(t);
   const proc = await startProcess(t, 'all', { DATABASE_URL: '', AMQP_URL: '', DATA_DIR: dataDir }, processConfig());
   rmSync(dataDir, { recursive: true, force: true });
   const { ms, code } = await proc.terminate();
@@ -148,23 +154,26 @@ void t.test('the embedded database: SIGTERM after the data directory was deleted
 const DATABASE_URL = process.env.DATABASE_URL;
 const AMQP_URL = process.env.AMQP_URL;
 
+/**
+ * Starts processes of `role` on the real services, one of them (`frozen`) reached through a FreezingProxy,
+ * freezes it, sends SIGTERM: the process, how long it took to end and with which status.
+ */
+async function stopWithFrozen(t: Test, role: string, frozen: 'DATABASE_URL' | 'AMQP_URL') {
+  const config = processConfig();
+  t.teardown(() => dropTestSchema(testConfig({ database: config.database })));
+  const upstream = process.env[frozen]!;
+  const proxy = await proxyFor(t, upstream);
+  const env = { DATABASE_URL: DATABASE_URL!, AMQP_URL: AMQP_URL ?? '', DATA_DIR: dataDirFor(t) };
+  const proc = await startProcess(t, role, { ...env, [frozen]: proxy.url(upstream) }, config);
+  proxy.frozen = true;
+  return { proc, ...(await proc.terminate()) };
+}
+
 void t.test(
   'a worker whose Postgres stops answering ends within its limit and says which step hung',
   { skip: DATABASE_URL ? false : 'needs DATABASE_URL' },
   async (t) => {
-    const config = processConfig();
-    t.teardown(() => dropTestSchema(testConfig({ database: config.database })));
-    const proxy = await proxyFor(t, DATABASE_URL!);
-    const dataDir = mkdtempSync(join(tmpdir(), 'pw-sigterm-data-'));
-    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-    const proc = await startProcess(
-      t,
-      'worker,scheduler',
-      { DATABASE_URL: proxy.url(DATABASE_URL!), AMQP_URL: AMQP_URL ?? '', DATA_DIR: dataDir },
-      config,
-    );
-    proxy.frozen = true;
-    const { ms, code } = await proc.terminate();
+    const { proc, ms, code } = await stopWithFrozen(t, 'worker,scheduler', 'DATABASE_URL');
     t.ok(ms <= limit, `ended ${ms} ms after SIGTERM (limit ${limit} ms), status ${code}`);
     t.not(code, 0, 'a stop that could not close the database is not a clean exit');
     t.match(proc.log(), /"step":"[^"]+".*(failed; going on|hung in)/, 'the log names the step that hung');
@@ -177,19 +186,7 @@ void t.test(
   'an api and worker whose RabbitMQ stops answering ends within its limit',
   { skip: DATABASE_URL && AMQP_URL ? false : 'needs DATABASE_URL and AMQP_URL' },
   async (t) => {
-    const config = processConfig();
-    t.teardown(() => dropTestSchema(testConfig({ database: config.database })));
-    const proxy = await proxyFor(t, AMQP_URL!);
-    const dataDir = mkdtempSync(join(tmpdir(), 'pw-sigterm-data-'));
-    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-    const proc = await startProcess(
-      t,
-      'api,worker',
-      { DATABASE_URL: DATABASE_URL!, AMQP_URL: proxy.url(AMQP_URL!), DATA_DIR: dataDir },
-      config,
-    );
-    proxy.frozen = true;
-    const { ms, code } = await proc.terminate();
+    const { proc, ms, code } = await stopWithFrozen(t, 'api,worker', 'AMQP_URL');
     t.ok(ms <= limit, `ended ${ms} ms after SIGTERM (limit ${limit} ms), status ${code}`);
     t.comment(`steps that failed or hung: ${hungSteps(proc.log()).join(', ') || 'none'}`);
     if (ms > limit) t.comment(proc.log().slice(-3000));

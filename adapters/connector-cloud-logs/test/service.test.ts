@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startProactive, type ProactiveHarness } from '../../../plugins/proactive/test/helpers.js';
+import { settingsIssues, startProactive, type ProactiveHarness } from '../../../plugins/proactive/test/helpers.js';
 import { CloudLogsConnectorAdapter } from '../index.js';
 import { logEvent, startCloudPeer, type CloudPeer } from './peer.js';
 
@@ -45,24 +45,14 @@ t.test(
     });
     t.equal(mismatch.status, 422, mismatch.payload);
     t.equal(mismatch.body.code, 'invalid_settings');
-    t.same(
-      (mismatch.body.details as { errors: Array<{ code: string; field: string }> }).errors.map(
-        (e) => `${e.code}@${e.field}`,
-      ),
-      ['external_id_mismatch@config.external_id'],
-    );
+    t.same(settingsIssues(mismatch), ['external_id_mismatch@config.external_id']);
     const region = await h.createConnector(owner, ws.id, {
       kind: 'cloud_logs',
       name: 'Lambda',
       config: { ...config, region: 'moon-1' },
       secrets,
     });
-    t.same(
-      (region.body.details as { errors: Array<{ code: string; field: string }> }).errors.map(
-        (e) => `${e.code}@${e.field}`,
-      ),
-      ['invalid_region@config.region'],
-    );
+    t.same(settingsIssues(region), ['invalid_region@config.region']);
 
     const base = Date.now() - 10 * 60_000;
     peer.events.push(

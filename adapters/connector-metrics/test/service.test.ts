@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startProactive, type ProactiveHarness } from '../../../plugins/proactive/test/helpers.js';
+import { settingsIssues, startProactive, type ProactiveHarness } from '../../../plugins/proactive/test/helpers.js';
 import { apiLog, startLogsPeer, type LogsPeer } from './peer.js';
 
 // One service for the file; each scenario signs up its own organization.
@@ -31,12 +31,7 @@ t.test(
     });
     t.equal(missing.status, 422, missing.payload);
     t.equal(missing.body.code, 'invalid_settings');
-    t.same(
-      (missing.body.details as { errors: Array<{ code: string; field: string }> }).errors.map(
-        (e) => `${e.code}@${e.field}`,
-      ),
-      ['missing_field@secrets.application_key'],
-    );
+    t.same(settingsIssues(missing), ['missing_field@secrets.application_key']);
 
     const wrong = await h.createConnector(owner, ws.id, {
       kind: 'metrics_platform',

@@ -1,16 +1,14 @@
 import t from 'tap';
-import { hmacSha256Hex, type ConnectorSettings } from '../../../core/contracts/index.js';
-import { runConnectorAdapterContract } from '../../../test/contracts/connector-adapter.js';
+import { hmacSha256Hex } from '../../../core/contracts/index.js';
+import {
+  connectorSettings,
+  refusedSettings,
+  runConnectorAdapterContract,
+} from '../../../test/contracts/connector-adapter.js';
 import acme, { AcmeConnectorAdapter } from '../index.js';
 
 const SECRET = 'acme-client-secret-0123';
-const settings: ConnectorSettings = {
-  connectorId: 'con_1',
-  workspaceId: 'ws_1',
-  config: { project: 'shop' },
-  secrets: { client_secret: SECRET },
-  lastDeliveryAt: null,
-};
+const settings = connectorSettings({ project: 'shop' }, { client_secret: SECRET });
 const body = Buffer.from(
   JSON.stringify({
     lines: [
@@ -29,20 +27,8 @@ t.test('a partner connector passes the ConnectorAdapter contract kit', (t) =>
     settings: {
       valid: { config: { project: 'shop' }, secrets: { client_secret: SECRET } },
       invalid: [
-        {
-          name: 'no project',
-          config: {},
-          secrets: { client_secret: SECRET },
-          code: 'missing_field',
-          field: 'config.project',
-        },
-        {
-          name: 'no secret',
-          config: { project: 'shop' },
-          secrets: {},
-          code: 'missing_field',
-          field: 'secrets.client_secret',
-        },
+        refusedSettings('no project', 'missing_field@config.project', {}, { client_secret: SECRET }),
+        refusedSettings('no secret', 'missing_field@secrets.client_secret', { project: 'shop' }),
       ],
     },
     test: [{ name: 'nothing arrived yet', settings, ok: null, code: 'awaiting_delivery' }],

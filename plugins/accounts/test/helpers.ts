@@ -12,6 +12,10 @@ export interface Answer {
   body: Record<string, unknown> & { [k: string]: unknown };
 }
 
+/** Whoever acts (a signed-in member), and the member acted on. */
+type Signed = { auth: { headers: Record<string, string> } };
+type Member = { user: { id: string } };
+
 type InjectOptions = { method?: string; url: string; payload?: unknown; headers?: Record<string, string> };
 
 /**
@@ -24,6 +28,10 @@ export interface AccountsHarness {
   call(opts: InjectOptions & { auth?: { headers: Record<string, string> } }): Promise<Answer>;
   /** POST /v1/auth/login with an email and a password. */
   login(email: string, password: string): Promise<Answer>;
+  /** PATCH /v1/members/{id} of `member` as `by`: a role or workspace_ids change. */
+  patchMember(by: Signed, member: Member, payload: Record<string, unknown>): Promise<Answer>;
+  /** DELETE /v1/members/{id} of `member` as `by`. */
+  removeMember(by: Signed, member: Member): Promise<Answer>;
   /** Mail sent to an address (newest first), optionally of one template. */
   mails(to: string, template?: string): Promise<MailRow[]>;
   /** The token in the link of the newest mail of a template to an address. */
@@ -74,6 +82,9 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
       return answer;
     },
     login: (email, password) => h.call({ method: 'POST', url: '/v1/auth/login', payload: { email, password } }),
+    patchMember: (by, member, payload) =>
+      h.call({ method: 'PATCH', url: `/v1/members/${member.user.id}`, payload, auth: by.auth }),
+    removeMember: (by, member) => h.call({ method: 'DELETE', url: `/v1/members/${member.user.id}`, auth: by.auth }),
     async mails(to, template) {
       const q = app
         .db('mail_messages')

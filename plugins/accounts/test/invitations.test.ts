@@ -7,6 +7,9 @@ const h = await harness(t);
 const invite = (who: { auth: { headers: Record<string, string> } }, payload: Record<string, unknown>) =>
   h.call({ method: 'POST', url: '/v1/invitations', payload, auth: who.auth });
 const NEW_PASSWORD = 'invited person password';
+/** POST /v1/invitations/accept: the token, with a name and password when it makes a new account. */
+const accept = (payload: { token: string; name?: string; password?: string }) =>
+  h.call({ method: 'POST', url: '/v1/invitations/accept', payload });
 
 t.test('an owner invites a reviewer who joins with a new account', async (t) => {
   const owner = await signUp(h.app, { orgName: 'Globex', name: 'Hank Scorpio' });
@@ -50,18 +53,10 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
     existing_account: false,
   });
 
-  const noPassword = await h.call({
-    method: 'POST',
-    url: '/v1/invitations/accept',
-    payload: { token, name: 'New Person' },
-  });
+  const noPassword = await accept({ token, name: 'New Person' });
   expectStatus(t, noPassword, 400, 'a new account needs a password');
   t.match((noPassword.body as any).details.errors, [{ path: 'payload.password' }]);
-  const accepted = await h.call({
-    method: 'POST',
-    url: '/v1/invitations/accept',
-    payload: { token, name: 'New Person', password: NEW_PASSWORD },
-  });
+  const accepted = await accept({ token, name: 'New Person', password: NEW_PASSWORD });
   expectStatus(t, accepted, 200, 'accepted');
   t.match((accepted.body as any).user, {
     email: 'new.person@example.test',
@@ -79,11 +74,7 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
   t.ok(session, 'a session is opened');
   expectStatus(t, await h.call({ url: '/v1/auth/me', headers: { cookie: `pw_session=${session}` } }), 200, 'and works');
 
-  const reuse = await h.call({
-    method: 'POST',
-    url: '/v1/invitations/accept',
-    payload: { token, name: 'Again', password: NEW_PASSWORD },
-  });
+  const reuse = await accept({ token, name: 'Again', password: NEW_PASSWORD });
   expectStatus(t, reuse, 400, 'an invitation works once');
   t.match(reuse.body, { code: 'invalid_token', details: { reason: 'used' } });
   expectStatus(
@@ -116,7 +107,7 @@ t.test('an existing account accepts with the token alone and moves over', async 
   const token = await h.tokenFromMail('mover@example.test', 'accounts.invitation');
   const preview = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } });
   t.equal(preview.body.existing_account, true, 'the preview says the account exists');
-  const accepted = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token } });
+  const accepted = await accept({ token });
   expectStatus(t, accepted, 200, 'accepted without name or password');
   t.match((accepted.body as any).user, { id: mover.user.id, org_id: host.organization.id, role: 'admin' });
   t.equal((accepted.body as any).organization.name, 'Initech');
@@ -140,7 +131,7 @@ t.test('an existing account accepts with the token alone and moves over', async 
   const loner = await signUp(h.app, { email: 'loner@example.test' });
   await invite(host, { email: loner.email, role: 'reviewer' });
   const lonerToken = await h.tokenFromMail(loner.email, 'accounts.invitation');
-  const refused = await h.call({ method: 'POST', url: '/v1/invitations/accept', payload: { token: lonerToken } });
+  const refused = await accept({ token: lonerToken });
   expectStatus(t, refused, 409, 'the last owner is refused');
   t.equal(refused.body.code, 'last_owner');
   expectStatus(
@@ -189,11 +180,7 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
     204,
     'revoked',
   );
-  const gone = await h.call({
-    method: 'POST',
-    url: '/v1/invitations/accept',
-    payload: { token: secondToken, name: 'X', password: NEW_PASSWORD },
-  });
+  const gone = await accept({ token: secondToken, name: 'X', password: NEW_PASSWORD });
   t.match(
     [gone.statusCode, gone.body],
     [400, { code: 'invalid_token', details: { reason: 'revoked' } }],
@@ -209,11 +196,7 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
     .db('invitations')
     .where({ id: (late.body as any).id })
     .update({ expires_at: new Date(Date.now() - 1000) });
-  const expired = await h.call({
-    method: 'POST',
-    url: '/v1/invitations/accept',
-    payload: { token: lateToken, name: 'Late', password: NEW_PASSWORD },
-  });
+  const expired = await accept({ token: lateToken, name: 'Late', password: NEW_PASSWORD });
   t.match(
     [expired.statusCode, expired.body],
     [400, { code: 'invalid_token', details: { reason: 'expired' } }],

@@ -9,45 +9,23 @@ t.test('me: a user changes their name, language, password and address', async (t
   const me = await signUp(h.app, { email: 'me@example.test' });
   const other = await h.login('me@example.test', TEST_PASSWORD);
   const otherSession = cookieHeader(sessionFrom(other)!);
+  /** PATCH /v1/me, signed in as me. */
+  const changeMe = (payload: Record<string, unknown>) =>
+    h.call({ method: 'PATCH', url: '/v1/me', payload, auth: me.auth });
 
-  const renamed = await h.call({
-    method: 'PATCH',
-    url: '/v1/me',
-    payload: { name: 'Grace Hopper', locale: 'it' },
-    auth: me.auth,
-  });
+  const renamed = await changeMe({ name: 'Grace Hopper', locale: 'it' });
   expectStatus(t, renamed, 200, 'profile updated');
   t.match((renamed.body as any).user, { name: 'Grace Hopper', locale: 'it' });
   t.ok((renamed.body as any).organization && (renamed.body as any).plan, 'answers the AuthContext');
-  expectStatus(
-    t,
-    await h.call({ method: 'PATCH', url: '/v1/me', payload: {}, auth: me.auth }),
-    400,
-    'an empty change is invalid',
-  );
+  expectStatus(t, await changeMe({}), 400, 'an empty change is invalid');
 
-  const noCurrent = await h.call({
-    method: 'PATCH',
-    url: '/v1/me',
-    payload: { password: NEW_PASSWORD },
-    auth: me.auth,
-  });
+  const noCurrent = await changeMe({ password: NEW_PASSWORD });
   expectStatus(t, noCurrent, 400, 'a new password needs the current one');
   t.match((noCurrent.body as any).details.errors, [{ path: 'payload.current_password' }]);
-  const wrong = await h.call({
-    method: 'PATCH',
-    url: '/v1/me',
-    payload: { password: NEW_PASSWORD, current_password: 'not my password' },
-    auth: me.auth,
-  });
+  const wrong = await changeMe({ password: NEW_PASSWORD, current_password: 'not my password' });
   expectStatus(t, wrong, 400, 'a wrong current password is refused');
   t.equal(wrong.body.code, 'invalid_current_password');
-  const changed = await h.call({
-    method: 'PATCH',
-    url: '/v1/me',
-    payload: { password: NEW_PASSWORD, current_password: TEST_PASSWORD },
-    auth: me.auth,
-  });
+  const changed = await changeMe({ password: NEW_PASSWORD, current_password: TEST_PASSWORD });
   expectStatus(t, changed, 200, 'password changed');
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: me.auth }), 200, 'the current session goes on');
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: otherSession }), 401, 'the other sessions are closed');
@@ -56,20 +34,10 @@ t.test('me: a user changes their name, language, password and address', async (t
   expectStatus(t, await h.login('me@example.test', NEW_PASSWORD), 200, 'the new password signs in');
 
   const taken = await signUp(h.app, { email: 'taken@example.test' });
-  const clash = await h.call({
-    method: 'PATCH',
-    url: '/v1/me',
-    payload: { email: taken.email, current_password: NEW_PASSWORD },
-    auth: me.auth,
-  });
+  const clash = await changeMe({ email: taken.email, current_password: NEW_PASSWORD });
   expectStatus(t, clash, 409, 'an address in use is refused');
   t.equal(clash.body.code, 'email_taken');
-  const moved = await h.call({
-    method: 'PATCH',
-    url: '/v1/me',
-    payload: { email: 'me2@example.test', current_password: NEW_PASSWORD },
-    auth: me.auth,
-  });
+  const moved = await changeMe({ email: 'me2@example.test', current_password: NEW_PASSWORD });
   expectStatus(t, moved, 200, 'address changed');
   t.match((moved.body as any).user, { email: 'me2@example.test', email_verified_at: null });
   t.equal((await h.mails('me@example.test', 'accounts.email_changed')).length, 1, 'the old address is told');
@@ -210,31 +178,16 @@ t.test('members: roles, workspace access, owners protected', async (t) => {
     'a reviewer sees only granted workspaces',
   );
 
-  const grant = await h.call({
-    method: 'PATCH',
-    url: `/v1/members/${reviewer.user.id}`,
-    payload: { workspace_ids: [ws1.id, ws2.id] },
-    auth: admin.auth,
-  });
+  const grant = await h.patchMember(admin, reviewer, { workspace_ids: [ws1.id, ws2.id] });
   expectStatus(t, grant, 200, 'an admin grants a workspace');
   t.same((grant.body as any).workspace_ids.sort(), [ws1.id, ws2.id].sort());
   expectStatus(
     t,
-    await h.call({
-      method: 'PATCH',
-      url: `/v1/members/${reviewer.user.id}`,
-      payload: { workspace_ids: ['ws_unknown'] },
-      auth: admin.auth,
-    }),
+    await h.patchMember(admin, reviewer, { workspace_ids: ['ws_unknown'] }),
     400,
     'an unknown workspace is invalid',
   );
-  const promote = await h.call({
-    method: 'PATCH',
-    url: `/v1/members/${reviewer.user.id}`,
-    payload: { role: 'admin' },
-    auth: admin.auth,
-  });
+  const promote = await h.patchMember(admin, reviewer, { role: 'admin' });
   expectStatus(t, promote, 200, 'an admin makes a reviewer admin');
   t.same((promote.body as any).workspace_ids, [ws1.id, ws2.id], 'admins open every workspace');
   const changes = await h.app
@@ -248,74 +201,19 @@ t.test('members: roles, workspace access, owners protected', async (t) => {
     'role and access changes are audited',
   );
 
-  expectStatus(
-    t,
-    await h.call({
-      method: 'PATCH',
-      url: `/v1/members/${viewer.user.id}`,
-      payload: { role: 'owner' },
-      auth: admin.auth,
-    }),
-    403,
-    'an admin cannot make owners',
-  );
-  const demoteOwner = await h.call({
-    method: 'PATCH',
-    url: `/v1/members/${owner.user.id}`,
-    payload: { role: 'admin' },
-    auth: admin.auth,
-  });
+  expectStatus(t, await h.patchMember(admin, viewer, { role: 'owner' }), 403, 'an admin cannot make owners');
+  const demoteOwner = await h.patchMember(admin, owner, { role: 'admin' });
   expectStatus(t, demoteOwner, 403, 'an admin cannot demote an owner');
-  expectStatus(
-    t,
-    await h.call({ method: 'DELETE', url: `/v1/members/${owner.user.id}`, auth: admin.auth }),
-    403,
-    'nor remove one',
-  );
-  const lastOwner = await h.call({
-    method: 'PATCH',
-    url: `/v1/members/${owner.user.id}`,
-    payload: { role: 'admin' },
-    auth: owner.auth,
-  });
+  expectStatus(t, await h.removeMember(admin, owner), 403, 'nor remove one');
+  const lastOwner = await h.patchMember(owner, owner, { role: 'admin' });
   expectStatus(t, lastOwner, 409, 'the last owner cannot be demoted');
   t.equal(lastOwner.body.code, 'last_owner');
+  expectStatus(t, await h.removeMember(owner, owner), 409, 'nor removed');
+  expectStatus(t, await h.patchMember(owner, admin, { role: 'owner' }), 200, 'an owner makes another owner');
+  expectStatus(t, await h.patchMember(owner, owner, { role: 'admin' }), 200, 'then steps down');
   expectStatus(
     t,
-    await h.call({ method: 'DELETE', url: `/v1/members/${owner.user.id}`, auth: owner.auth }),
-    409,
-    'nor removed',
-  );
-  expectStatus(
-    t,
-    await h.call({
-      method: 'PATCH',
-      url: `/v1/members/${admin.user.id}`,
-      payload: { role: 'owner' },
-      auth: owner.auth,
-    }),
-    200,
-    'an owner makes another owner',
-  );
-  expectStatus(
-    t,
-    await h.call({
-      method: 'PATCH',
-      url: `/v1/members/${owner.user.id}`,
-      payload: { role: 'admin' },
-      auth: owner.auth,
-    }),
-    200,
-    'then steps down',
-  );
-  expectStatus(
-    t,
-    await h.call({
-      method: 'PATCH',
-      url: `/v1/members/${viewer.user.id}`,
-      payload: { role: 'reviewer' },
-      auth: reviewer.auth,
-    }),
+    await h.patchMember(reviewer, viewer, { role: 'reviewer' }),
     200,
     'the promoted admin can manage members',
   );
@@ -332,19 +230,9 @@ t.test('members: removal ends sessions and tokens and frees the address', async 
   });
   const bearer = { headers: { authorization: `Bearer ${(token.body as any).token}` } };
   expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer }), 200, 'the token works before');
-  expectStatus(
-    t,
-    await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: gone.auth }),
-    403,
-    'a reviewer cannot remove members',
-  );
+  expectStatus(t, await h.removeMember(gone, gone), 403, 'a reviewer cannot remove members');
 
-  expectStatus(
-    t,
-    await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: owner.auth }),
-    204,
-    'removed',
-  );
+  expectStatus(t, await h.removeMember(owner, gone), 204, 'removed');
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: gone.auth }), 401, 'their session is closed');
   expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer }), 401, 'their token is revoked');
   expectStatus(t, await h.login('leaving@example.test', TEST_PASSWORD), 401, 'they cannot sign in');
@@ -354,12 +242,7 @@ t.test('members: removal ends sessions and tokens and frees the address', async 
     [owner.user.id],
     'they leave the list',
   );
-  expectStatus(
-    t,
-    await h.call({ method: 'DELETE', url: `/v1/members/${gone.user.id}`, auth: owner.auth }),
-    404,
-    'removing twice: not found',
-  );
+  expectStatus(t, await h.removeMember(owner, gone), 404, 'removing twice: not found');
   t.equal(
     (await h.app.db('audit_entries').where({ org_id: owner.organization.id, action: 'member.removed' })).length,
     1,
@@ -373,20 +256,10 @@ t.test("another organization's member ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
   const bMember = await addMember(h.app, b, { role: 'reviewer' });
-  const patch = await h.call({
-    method: 'PATCH',
-    url: `/v1/members/${bMember.user.id}`,
-    payload: { role: 'admin' },
-    auth: a.auth,
-  });
+  const patch = await h.patchMember(a, bMember, { role: 'admin' });
   expectStatus(t, patch, 404, 'changing: not found');
   t.equal(patch.body.code, 'not_found');
-  expectStatus(
-    t,
-    await h.call({ method: 'DELETE', url: `/v1/members/${bMember.user.id}`, auth: a.auth }),
-    404,
-    'removing: not found',
-  );
+  expectStatus(t, await h.removeMember(a, bMember), 404, 'removing: not found');
   t.notOk(
     JSON.stringify((await h.call({ url: '/v1/members', auth: a.auth })).body).includes(bMember.user.id),
     "a's list does not show b's members",
@@ -395,12 +268,7 @@ t.test("another organization's member ids answer 404", async (t) => {
   const aReviewer = await addMember(h.app, a, { role: 'reviewer' });
   expectStatus(
     t,
-    await h.call({
-      method: 'PATCH',
-      url: `/v1/members/${aReviewer.user.id}`,
-      payload: { workspace_ids: [wsB.id] },
-      auth: a.auth,
-    }),
+    await h.patchMember(a, aReviewer, { workspace_ids: [wsB.id] }),
     400,
     "another organization's workspace cannot be granted",
   );

@@ -143,17 +143,7 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
     200,
     'the admin token lists invitations',
   );
-  expectStatus(
-    t,
-    await h.call({
-      method: 'PATCH',
-      url: `/v1/members/${admin.user.id}`,
-      payload: { role: 'reviewer' },
-      auth: owner.auth,
-    }),
-    200,
-    'the admin is demoted',
-  );
+  expectStatus(t, await h.patchMember(owner, admin, { role: 'reviewer' }), 200, 'the admin is demoted');
   expectStatus(
     t,
     await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }),

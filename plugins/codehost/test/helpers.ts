@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import type { SignedUp } from '../../../test/helpers/accounts.js';
+import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
 import { waitFor } from '../../../test/helpers/wait.js';
 import { call, type Call, type Json } from '../../../test/helpers/call.js';
@@ -23,6 +23,17 @@ export function startCodehostApp(t: Test, overrides: Record<string, unknown> = {
 }
 
 export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;
+
+/**
+ * A code-host service (startCodehostApp) with two organizations: Acme, whose owner makes repositories
+ * under `slug` on the local `host`, and Other, whose owner must get 404 for Acme's records.
+ */
+export async function codehostWorld(t: Test) {
+  const app = await startCodehostApp(t);
+  const owner = await signUp(app, { orgName: 'Acme' });
+  const other = await signUp(app, { orgName: 'Other' });
+  return { app, owner, other, host: localHost(app), slug: owner.organization.slug };
+}
 
 export async function createWorkspace(app: App, owner: SignedUp, name = 'Web'): Promise<Json> {
   const res = await call(app, owner, 'POST', '/v1/workspaces', { name });

@@ -1,13 +1,8 @@
 import t from 'tap';
-import { signUp } from '../../../test/helpers/accounts.js';
-import { call, installAndLink, localHost, startCodehostApp, type Json } from './helpers.js';
+import { call, codehostWorld, installAndLink, type Json } from './helpers.js';
 
 t.test('code host installations: install, link, read, sync, unlink; another organization gets 404', async (t) => {
-  const app = await startCodehostApp(t);
-  const owner = await signUp(app, { orgName: 'Acme' });
-  const other = await signUp(app, { orgName: 'Other' });
-  const host = localHost(app);
-  const slug = owner.organization.slug;
+  const { app, owner, other, host, slug } = await codehostWorld(t);
   await host.createRepository(`${slug}/web`, { isPublic: true, files: { 'README.md': '# Web\n' } });
   await host.createRepository(`${slug}/api`, { files: { 'README.md': '# API\n' } });
 

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { asValue } from 'awilix';
-import { addMember, insertWorkspace, signUp } from '../../../test/helpers/accounts.js';
-import { call, createWorkspace, installAndLink, localHost, startCodehostApp, waitFor, type Json } from './helpers.js';
+import { addMember, insertWorkspace } from '../../../test/helpers/accounts.js';
+import { call, codehostWorld, createWorkspace, installAndLink, waitFor, type Json } from './helpers.js';
 
 const LOGIN_TS = `export interface Session { user: string }
 
@@ -21,11 +21,7 @@ export class LoginForm {
 t.test(
   'repositories: connect with plan limits, read, agent key, guidelines, labels, onboarding pull request, refresh, code index, disconnect',
   async (t) => {
-    const app = await startCodehostApp(t);
-    const owner = await signUp(app, { orgName: 'Acme' });
-    const other = await signUp(app, { orgName: 'Other' });
-    const host = localHost(app);
-    const slug = owner.organization.slug;
+    const { app, owner, other, host, slug } = await codehostWorld(t);
     await host.createRepository(`${slug}/web`, {
       isPublic: true,
       files: {

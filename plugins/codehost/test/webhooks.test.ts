@@ -1,17 +1,7 @@
 import t from 'tap';
-import { signUp } from '../../../test/helpers/accounts.js';
 import { signPayload, signedDelivery, webhookExample } from '../../../test/helpers/codehost.js';
 import type { App } from '../../../core/kernel/app.js';
-import {
-  SECRET,
-  call,
-  createWorkspace,
-  installAndLink,
-  localHost,
-  startCodehostApp,
-  waitFor,
-  type Json,
-} from './helpers.js';
+import { SECRET, call, codehostWorld, createWorkspace, installAndLink, waitFor, type Json } from './helpers.js';
 
 async function deliver(app: App, d: { headers: Record<string, string>; rawBody: Buffer }) {
   const res = await app.server.inject({
@@ -33,11 +23,7 @@ async function processed(app: App, deliveryId: string): Promise<Json> {
 t.test(
   'code-host webhooks: signatures, redeliveries, issues as tickets, comments, auto-close, records kept true',
   async (t) => {
-    const app = await startCodehostApp(t);
-    const owner = await signUp(app, { orgName: 'Acme' });
-    const other = await signUp(app, { orgName: 'Other' });
-    const host = localHost(app);
-    const slug = owner.organization.slug;
+    const { app, owner, other, host, slug } = await codehostWorld(t);
     const fullName = `${slug}/web`;
     await host.createRepository(fullName, { isPublic: true, files: { 'README.md': '# Web\n' } });
     const inst = await installAndLink(app, owner);

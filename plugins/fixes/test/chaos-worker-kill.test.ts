@@ -16,8 +16,7 @@ import { projectRoot } from '../../../core/kernel/config.js';
 import { dropTestSchema, testConfig } from '../../../test/helpers/db.js';
 import { BUG_REPORT, REPO_FILES, chaosDir, blockingAgent, killAgents, release } from './fixtures/chaos.js';
 import {
-  HOST_SECRET,
-  MAIL_SECRET,
+  fixLoopAdapters,
   call,
   receiveEmail,
   waitFor,
@@ -97,15 +96,7 @@ t.test(
     const dir = chaosDir();
     const fixes = { pollMs: 200, leaseMs: 2500, backoffMs: [50, 100] };
     const config = testConfig({
-      adapters: {
-        codeHost: 'codehost-local',
-        agent: ['agent-builtin', 'agent-managed'],
-        options: {
-          'mail-outbox': { webhookSecret: MAIL_SECRET },
-          'codehost-local': { webhookSecret: HOST_SECRET },
-          'agent-managed': { command: blockingAgent(dir), workRoot: join(dir, 'checkouts') },
-        },
-      },
+      adapters: fixLoopAdapters({ command: blockingAgent(dir), workRoot: join(dir, 'checkouts') }),
       plugins: { fixes: { enabled: true, options: fixes } },
     });
     // The workers log at info (their log files are printed when something fails).

@@ -1,14 +1,11 @@
 import t from 'tap';
-import type { Knex } from 'knex';
-import { call, receiveEmail, waitFor, type Json, shopWithApprovedFixes } from './helpers.js';
+import type { App } from '../../../core/kernel/app.js';
+import { call, receiveEmail, waitFor, type Json } from './helpers.js';
 import { BUG_REPORT } from './fixtures/cart.js';
-import { SHOP_FILES, TAX_REPORT, startReleasesApp } from './fixtures/releases.js';
+import { TAX_REPORT, releaseShop, startReleases } from './fixtures/releases.js';
 
 /** What a public status page shows: its public state and its release line. */
-async function statusPage(
-  app: Awaited<ReturnType<typeof startReleasesApp>>,
-  url: string,
-): Promise<{ state: string | undefined; release: string | undefined }> {
+async function statusPage(app: App, url: string): Promise<{ state: string | undefined; release: string | undefined }> {
   const res = await app.server.inject({ method: 'GET', url: new URL(url).pathname });
   return {
     state: /data-state="([a-z_]+)" data-testid="public-state"/.exec(res.payload)?.[1],
@@ -19,13 +16,8 @@ async function statusPage(
 t.test(
   'duplicates: a second report is offered as a duplicate instead of a second fix; closing one stops its fix; every customer hears of their own report',
   async (t) => {
-    const app = await startReleasesApp(t);
-    const db = app.db as Knex;
-    const { owner, ws, host, ref, verified } = await shopWithApprovedFixes(
-      app,
-      { release_strategy: 'semver' },
-      SHOP_FILES,
-    );
+    const { app, db } = await startReleases(t);
+    const { owner, ws, host, ref, verified } = await releaseShop(app, { release_strategy: 'semver' });
 
     // Ada reports the cart defect, Dora the tax one: each gets a fix and its pull request.
     const cart = await receiveEmail(app, ws.inbound_address, BUG_REPORT);

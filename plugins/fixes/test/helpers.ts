@@ -37,6 +37,22 @@ export function startFixesApp(
   });
 }
 
+/**
+ * The adapters of the fix loop in separate processes (the chaos tests): the local code host, the builtin and
+ * managed executors (`managed`: agent-managed's options), and the webhook secrets of the mail and code host.
+ */
+export function fixLoopAdapters(managed: Record<string, unknown>) {
+  return {
+    codeHost: 'codehost-local',
+    agent: ['agent-builtin', 'agent-managed'],
+    options: {
+      'mail-outbox': { webhookSecret: MAIL_SECRET },
+      'codehost-local': { webhookSecret: HOST_SECRET },
+      'agent-managed': managed,
+    },
+  };
+}
+
 /** startFixesApp with the managed executor, running `command` as its agent, beside the builtin one. */
 export function startManagedFixesApp(
   t: Test,
@@ -48,6 +64,29 @@ export function startManagedFixesApp(
     list: ['agent-builtin', 'agent-managed'],
     options: { 'agent-managed': { command } },
   });
+}
+
+/** A first fix attempt that ran the tests and passed them and the verification: as stored, and as the API answers it. */
+export const VERIFIED_FIRST_ATTEMPT = {
+  number: 1,
+  status: 'verified',
+  tests_ran: true,
+  tests_passed: true,
+  verify_passed: true,
+  reason: null,
+};
+
+/** Waits for the ticket's first fix job (the diagnosis job its email queued), and answers its row. */
+export const diagnosisJob = (db: Knex, ticketId: string): Promise<Json> =>
+  waitFor(
+    async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>,
+    'the diagnosis job',
+  );
+
+/** The log of a job (its row) as the API answers it: GET …/jobs/{id}/events, one page of up to `limit`. */
+export async function jobEvents(app: App, who: SignedUp, ticketId: string, job: Json, limit = 200): Promise<Json[]> {
+  const res = await call(app, who, 'GET', `/v1/tickets/${ticketId}/jobs/${job.id as string}/events?limit=${limit}`);
+  return res.body.items as Json[];
 }
 
 export const localHost = (app: App): LocalCodeHost => app.container.resolve('codeHost') as LocalCodeHost;

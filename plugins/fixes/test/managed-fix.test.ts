@@ -1,7 +1,16 @@
 import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { call, receiveEmail, waitFor, type Json, startManagedFixesApp, shopWithApprovedFixes } from './helpers.js';
+import {
+  VERIFIED_FIRST_ATTEMPT,
+  call,
+  jobEvents,
+  receiveEmail,
+  waitFor,
+  type Json,
+  startManagedFixesApp,
+  shopWithApprovedFixes,
+} from './helpers.js';
 import { REPO_FILES } from './fixtures/cart.js';
 
 // The "agent": a scripted command that fixes the defect.
@@ -32,12 +41,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
 
   const attempt = await verified(id);
   t.match(attempt, {
-    number: 1,
-    status: 'verified',
-    tests_ran: true,
-    tests_passed: true,
-    verify_passed: true,
-    reason: null,
+    ...VERIFIED_FIRST_ATTEMPT,
     branch: `patchwell/${id}-1`,
     pr_state: 'open',
   });
@@ -59,8 +63,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
   });
   const job = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as Json;
   t.match(job, { status: 'succeeded', executor: 'agent-managed', fix_attempt_id: attempt.id });
-  const events = (await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events?limit=200`)).body
-    .items as Json[];
+  const events = await jobEvents(app, owner, id, job);
   t.ok(
     events.some((e) => e.type === 'agent_output' && e.message === `fixing cart for ${id}`),
     'agent output in the log',

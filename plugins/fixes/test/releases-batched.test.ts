@@ -1,28 +1,20 @@
 import t from 'tap';
-import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import type { Releases } from '../services/releases.js';
-import { call, receiveEmail, waitFor, type Json, shopWithApprovedFixes } from './helpers.js';
+import { call, receiveEmail, waitFor, type Json } from './helpers.js';
 import { BUG_REPORT } from './fixtures/cart.js';
-import { SHOP_FILES, TAX_REPORT, startReleasesApp } from './fixtures/releases.js';
+import { TAX_REPORT, releaseShop, startReleases } from './fixtures/releases.js';
 
-const app = await startReleasesApp(t);
-const db = app.db as Knex;
-const releases = app.container.resolve('fixReleases') as Releases;
+const { app, db, releases } = await startReleases(t);
 
 t.test(
   'batched: two merged fixes make one proposal, approved at the head SHA (a stale SHA is refused), one tag and release cover both tickets, each gets its notice',
   async (t) => {
-    const { owner, ws, repo, host, ref, verified } = await shopWithApprovedFixes(
-      app,
-      {
-        release_strategy: 'semver',
-        release_batching: 'batched',
-        changelog_enabled: true,
-        github_release_enabled: true,
-      },
-      SHOP_FILES,
-    );
+    const { owner, ws, repo, host, ref, verified } = await releaseShop(app, {
+      release_strategy: 'semver',
+      release_batching: 'batched',
+      changelog_enabled: true,
+      github_release_enabled: true,
+    });
     const other = await signUp(app, { orgName: 'Other' });
 
     const cart = await receiveEmail(app, ws.inbound_address, BUG_REPORT);

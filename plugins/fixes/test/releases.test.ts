@@ -1,32 +1,16 @@
 import t from 'tap';
-import type { Knex } from 'knex';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import type { Releases } from '../services/releases.js';
 import { signPayload } from '../../../test/helpers/codehost.js';
-import {
-  HOST_SECRET,
-  call,
-  receiveEmail,
-  waitFor,
-  type Json,
-  shopWithApprovedFixes,
-  ticketInState,
-} from './helpers.js';
+import { HOST_SECRET, call, receiveEmail, waitFor, type Json, ticketInState } from './helpers.js';
 import { BUG_REPORT } from './fixtures/cart.js';
-import { SHOP_FILES, TAX_REPORT, startReleasesApp } from './fixtures/releases.js';
+import { TAX_REPORT, releaseShop, startReleases } from './fixtures/releases.js';
 
-const app = await startReleasesApp(t);
-const db = app.db as Knex;
-const releases = app.container.resolve('fixReleases') as Releases;
+const { app, db, releases } = await startReleases(t);
 
 t.test(
   'per ticket: history with CI status, manual version (waiting_version, 409 version_exists), a stopped tag resumed by retry, auto close, another organization 404',
   async (t) => {
-    const { owner, ws, repo, host, ref, verified } = await shopWithApprovedFixes(
-      app,
-      { release_strategy: 'semver' },
-      SHOP_FILES,
-    );
+    const { owner, ws, repo, host, ref, verified } = await releaseShop(app, { release_strategy: 'semver' });
     const other = await signUp(app, { orgName: 'Other' });
 
     const ticketIn = (id: string, state: string) => ticketInState(app, owner, id, state);

@@ -9,6 +9,8 @@ import type { JobWorker } from '../services/job-worker.js';
 import {
   call,
   createWorkspace,
+  diagnosisJob,
+  jobEvents,
   receiveEmail,
   startFixesApp,
   waitFor,
@@ -41,10 +43,7 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
     subject: 'Export is broken',
     body: 'The export button throws an error since yesterday.',
   });
-  const job = await waitFor(
-    async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>,
-    'the diagnosis job',
-  );
+  const job = await diagnosisJob(db, ticketId);
   t.match(job, { kind: 'diagnose', executor: 'agent-runner', mode: 'runner', status: 'queued' });
 
   worker.kick();
@@ -71,8 +70,7 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
     finished_at: Date,
   });
   t.match(failed.result, { status: 'failed', cost_usd: 0, error: { code: 'not_claimed' } });
-  const events = (await call(app, owner, 'GET', `/v1/tickets/${ticketId}/jobs/${job.id}/events?limit=50`)).body
-    .items as Json[];
+  const events = await jobEvents(app, owner, ticketId, job, 50);
   t.ok(
     events.some((e) => e.type === 'not_claimed' && e.level === 'warn'),
     'the job log says why',
@@ -117,8 +115,7 @@ t.test(
     );
     t.match(job, { status: 'failed', executor: 'agent-managed', error_code: 'cost_limit_reached', attempts: 1 });
     t.equal(Number(job.cost_usd), 0.9, 'the job costs what the agent reported');
-    const events = (await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events?limit=200`)).body
-      .items as Json[];
+    const events = await jobEvents(app, owner, id, job);
     t.ok(
       events.some((e) => e.type === 'agent_output' && e.message === 'budget 0.5'),
       "the agent was told the workspace's limit (agent_config.max_cost_usd)",

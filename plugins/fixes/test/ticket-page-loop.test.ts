@@ -5,6 +5,7 @@ import { countQueries } from '../../../test/helpers/queries.js';
 import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { seedBusyTicket } from './fixtures/busy-ticket.js';
 import {
+  VERIFIED_FIRST_ATTEMPT,
   call,
   connectRepository,
   createWorkspace,
@@ -140,12 +141,7 @@ t.test(
     t.match(fixed, { state: 'awaiting_approval' });
     const attempt = fixed.fixes[0];
     t.match(attempt, {
-      number: 1,
-      status: 'verified',
-      tests_ran: true,
-      tests_passed: true,
-      verify_passed: true,
-      reason: null,
+      ...VERIFIED_FIRST_ATTEMPT,
       head_sha: /^[0-9a-f]{40}$/,
       pull_request: { number: Number, url: String, state: 'open' },
       approvals: [],

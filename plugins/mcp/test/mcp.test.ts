@@ -9,6 +9,7 @@ import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js
 import {
   call,
   connectRepository,
+  diagnosisJob,
   localHost,
   MAIL_SECRET,
   receiveEmail,
@@ -117,10 +118,7 @@ t.test(
       subject: 'Cart total is wrong',
       body: 'The cart total ignores the quantity. cartTotal is wrong at checkout.',
     });
-    const job = await waitFor(
-      async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>,
-      'the diagnosis job',
-    );
+    const job = await diagnosisJob(db, ticketId);
     t.match(job, { kind: 'diagnose', executor: 'agent-mcp', mode: 'mcp' });
     // agent-mcp runs remote: the in-process worker leaves the job queued for the IDE agent.
     await settledWorker();

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { emailIn, json, privacyApp, settle, traces, workspace } from './helpers.js';
+import { emailIn, json, privacyApp, requestErasure, settle, traces, workspace } from './helpers.js';
 
 const ADDRESS = 'mario.rossi@example.com';
 const OTHER = 'giulia.bianchi@example.com';
@@ -33,51 +33,17 @@ t.test('erasing an end user leaves no trace of the address in any table of the d
 
   // Another organization erasing the same address touches nothing here.
   const stranger = await signUp(app, { orgName: 'Strangers' });
-  const foreign = await app.server.inject({
-    method: 'POST',
-    url: '/v1/privacy/erasures',
-    payload: { email: ADDRESS },
-    ...stranger.auth,
-  });
+  const foreign = await requestErasure(app, stranger, { email: ADDRESS });
   t.equal(foreign.statusCode, 201);
   t.same(json(foreign).counts, {});
   t.same(await traces(app, ADDRESS), before, 'nothing of another organization changed');
 
   const reviewer = await addMember(app, owner, { role: 'reviewer' });
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'POST',
-        url: '/v1/privacy/erasures',
-        payload: { email: ADDRESS },
-        ...reviewer.auth,
-      })
-    ).statusCode,
-    403,
-  );
-  t.equal(
-    (await app.server.inject({ method: 'POST', url: '/v1/privacy/erasures', payload: {}, ...owner.auth })).statusCode,
-    400,
-    'email or user_id',
-  );
-  t.equal(
-    (
-      await app.server.inject({
-        method: 'POST',
-        url: '/v1/privacy/erasures',
-        payload: { email: 'not an address' },
-        ...owner.auth,
-      })
-    ).statusCode,
-    400,
-  );
+  t.equal((await requestErasure(app, reviewer, { email: ADDRESS })).statusCode, 403);
+  t.equal((await requestErasure(app, owner, {})).statusCode, 400, 'email or user_id');
+  t.equal((await requestErasure(app, owner, { email: 'not an address' })).statusCode, 400);
 
-  const res = await app.server.inject({
-    method: 'POST',
-    url: '/v1/privacy/erasures',
-    payload: { email: 'MARIO.ROSSI@example.com' },
-    ...owner.auth,
-  });
+  const res = await requestErasure(app, owner, { email: 'MARIO.ROSSI@example.com' });
   t.equal(res.statusCode, 201, res.payload);
   const erasure = json<{ id: string; status: string; counts: Record<string, number> }>(res);
   t.equal(erasure.status, 'completed');
@@ -145,12 +111,7 @@ t.test('erasing by widget user id reaches the columns that hold it', async (t) =
       context: JSON.stringify({ seen: 'user-7781-abc' }),
     },
   ]);
-  const res = await app.server.inject({
-    method: 'POST',
-    url: '/v1/privacy/erasures',
-    payload: { user_id: 'user-7781-abc' },
-    ...owner.auth,
-  });
+  const res = await requestErasure(app, owner, { user_id: 'user-7781-abc' });
   t.equal(res.statusCode, 201, res.payload);
   t.same(json(res).counts, { later_reports: 2 }, 'one row deleted, one swept');
   t.same(await traces(app, 'user-7781-abc'), {});

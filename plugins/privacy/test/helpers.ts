@@ -4,6 +4,7 @@ import type { App } from '../../../core/kernel/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { deliverMime, inboundEmail } from '../../../test/helpers/mail.js';
+import { createWorkspace } from '../../../test/helpers/workspaces.js';
 
 export const SECRET = 'privacy-test-webhook-secret-0123456789';
 export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
@@ -13,16 +14,12 @@ export async function privacyApp(t: Test): Promise<App> {
   return startTestApp(t, { adapters: { options: { 'mail-outbox': { webhookSecret: SECRET } } } });
 }
 
-export async function workspace(app: App, owner: SignedUp): Promise<{ id: string; inbound_address: string }> {
-  const res = await app.server.inject({
-    method: 'POST',
-    url: '/v1/workspaces',
-    payload: { name: `Shop ${uid()}` },
-    ...owner.auth,
-  });
-  if (res.statusCode !== 201) throw new Error(res.payload);
-  return json(res);
-}
+export const workspace = (app: App, owner: SignedUp) =>
+  createWorkspace<{ id: string; inbound_address: string }>(app, owner, { name: `Shop ${uid()}` });
+
+/** POST /v1/privacy/erasures as `who`: the person named by `email` or `user_id` is erased. */
+export const requestErasure = (app: App, who: SignedUp, person: { email?: string; user_id?: string }) =>
+  app.server.inject({ method: 'POST', url: '/v1/privacy/erasures', payload: person, ...who.auth });
 
 /** An email from an end user to the workspace's inbound address; answers the ticket it opened. */
 export async function emailIn(app: App, to: string, from: string, body: string): Promise<string> {

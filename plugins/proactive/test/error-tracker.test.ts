@@ -7,7 +7,7 @@ import {
   startTrackerPeer,
   type TrackerPeer,
 } from '../../../adapters/connector-error-tracker/test/peer.js';
-import { startProactive, type ProactiveHarness } from './helpers.js';
+import { settingsIssues, startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organization).
 let h: ProactiveHarness;
@@ -179,10 +179,7 @@ t.test(
       secrets: { auth_token: 'tok' },
     });
     t.equal(invalid.status, 422);
-    t.same(
-      invalid.body.details.errors.map((e: { code: string; field: string }) => `${e.code}@${e.field}`),
-      ['missing_field@config.project'],
-    );
+    t.same(settingsIssues(invalid), ['missing_field@config.project']);
   },
 );
 

@@ -30,6 +30,10 @@ export interface ProactiveHarness {
   settle(): Promise<void>;
 }
 
+/** The issues of an `invalid_settings` answer, each written `code@field` (as refusedSettings in the kit). */
+export const settingsIssues = (res: Reply): string[] =>
+  (res.body.details as { errors: Array<{ code: string; field: string }> }).errors.map((e) => `${e.code}@${e.field}`);
+
 /** A browser error's stack: `fn` in the shop's bundle `file` at `line`, called from React's (vendor) dispatch. */
 export const browserStack = (fn: string, file: string, line: number): string =>
   `TypeError: Cannot read properties of undefined\n    at ${fn} (https://shop.example.com/static/${file}:${line}:17)\n    at dispatch (https://shop.example.com/node_modules/react-dom/cjs/react-dom.production.min.js:1:200)`;

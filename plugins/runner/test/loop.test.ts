@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { Knex } from 'knex';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { grantFixCredits } from '../../fixes/test/helpers.js';
+import { diagnosisJob, grantFixCredits } from '../../fixes/test/helpers.js';
 import {
   bearer,
   call,
@@ -64,10 +64,7 @@ t.test(
       subject: 'Cart total is wrong',
       body: 'The cart total ignores the quantity since the last update. cartTotal is wrong at checkout.',
     });
-    const queued = await waitFor(
-      async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>,
-      'the diagnosis job',
-    );
+    const queued = await diagnosisJob(db, ticketId);
     t.match(queued, { kind: 'diagnose', executor: 'agent-runner', mode: 'runner', status: 'queued' });
     await sleep(400);
     t.equal(

@@ -26,17 +26,14 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
   /** The status code of a call as `who`. */
   const statusOf = async (who: typeof owner, method: string, url: string, payload?: object) =>
     (await app.server.inject({ method, url, ...who.auth, payload })).statusCode;
+  const claim = (who: typeof owner, domain: string) =>
+    app.server.inject({ method: 'POST', url: '/v1/security/sso/domains', ...who.auth, payload: { domain } });
   const verify = (who: typeof owner, domain: string) =>
     app.server.inject({ method: 'POST', url: `/v1/security/sso/domains/${domain}/verify`, ...who.auth });
 
-  const claim = await app.server.inject({
-    method: 'POST',
-    url: '/v1/security/sso/domains',
-    ...owner.auth,
-    payload: { domain: 'Initech.test' },
-  });
-  t.equal(claim.statusCode, 201, claim.payload);
-  const d = json<Domain>(claim);
+  const claimed = await claim(owner, 'Initech.test');
+  t.equal(claimed.statusCode, 201, claimed.payload);
+  const d = json<Domain>(claimed);
   t.same([d.domain, d.status, d.txt.name], ['initech.test', 'pending', '_patchwell-challenge.initech.test']);
   t.match(d.txt.value, /^patchwell-verification=[A-Za-z0-9_-]{20,}$/);
   t.equal(await statusOf(owner, 'POST', '/v1/security/sso/domains', { domain: 'initech.test' }), 409, 'claimed once');
@@ -53,14 +50,7 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
   t.ok(ok.verified_at);
 
   await t.test('another organization cannot verify a verified domain', async (t) => {
-    const c = json<Domain>(
-      await app.server.inject({
-        method: 'POST',
-        url: '/v1/security/sso/domains',
-        ...rival.auth,
-        payload: { domain: 'initech.test' },
-      }),
-    );
+    const c = json<Domain>(await claim(rival, 'initech.test'));
     dns.txt.set(c.txt.name, [c.txt.value]);
     const r = json<Domain>(await verify(rival, 'initech.test'));
     t.same([r.status, r.last_error], ['pending', 'domain_taken']);

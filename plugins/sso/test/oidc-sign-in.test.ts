@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp } from '../../../test/helpers/accounts.js';
 import { startOidcProvider } from './helpers/oidc-idp.js';
-import { cookieFrom, json, sessionCount, setPlan, verifiedDomain } from './helpers/fixtures.js';
+import { cookieFrom, json, sessionCount, setPlan, ssoConnection, verifiedDomain } from './helpers/fixtures.js';
 
 const CALLBACK = 'http://localhost:3000/v1/auth/sso/oidc/callback';
 
@@ -30,22 +30,15 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   });
   t.equal(created.statusCode, 201, created.payload);
   const conn = json<{ id: string; has_client_secret: boolean; service_provider: { redirect_uri: string } }>(created);
+  const connection = ssoConnection(app, owner, conn.id);
   t.equal(conn.has_client_secret, true, 'has_client_secret');
   t.notOk(created.payload.includes(idp.clientSecret), 'the secret never leaves');
   t.equal(conn.service_provider.redirect_uri, CALLBACK);
   const sealed = await app.db('sso_connections').where({ id: conn.id }).first();
   t.notOk(String(sealed.client_secret_sealed).includes(idp.clientSecret), 'the secret is sealed at rest');
 
-  const test = await app.server.inject({
-    method: 'POST',
-    url: `/v1/security/sso/connections/${conn.id}/test`,
-    ...owner.auth,
-  });
-  t.same(
-    json(test),
-    { ok: true, protocol: 'oidc', details: json<{ details: object }>(test).details, error: null },
-    'discovery works',
-  );
+  const test = await connection.test();
+  t.same(test, { ok: true, protocol: 'oidc', details: test.details, error: null }, 'discovery works');
 
   const notYet = await app.server.inject({
     method: 'POST',
@@ -162,12 +155,7 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   });
 
   await t.test('without JIT, an unknown person is refused', async (t) => {
-    await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { jit_enabled: false },
-    });
+    await connection.update({ jit_enabled: false });
     idp.account.sub = 'sub-bob';
     idp.account.email = 'bob@acme.test';
     const { back, browser } = await signInOnce();
@@ -178,12 +166,7 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   });
 
   await t.test('an unverified address at the IdP does not link an existing member', async (t) => {
-    await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { jit_enabled: true },
-    });
+    await connection.update({ jit_enabled: true });
     idp.account.sub = 'sub-owner';
     idp.account.email = 'owner@acme.test';
     idp.account.email_verified = false;
@@ -194,16 +177,9 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   });
 
   await t.test('an issuer that differs from the discovered one by a slash is refused', async (t) => {
-    const res = await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { issuer: `${idp.issuer}/` },
-    });
+    const res = await connection.update({ issuer: `${idp.issuer}/` });
     t.equal(res.statusCode, 200);
-    const test = json<{ ok: boolean; error: string }>(
-      await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }),
-    );
+    const test = await connection.test();
     t.same([test.ok, test.error], [false, 'issuer_mismatch']);
   });
 
@@ -213,15 +189,8 @@ t.test('an organization signs its people in with OIDC against a real identity pr
       ['http://10.0.0.1', 'blocked_address'],
       ['https://[fd00:ec2::254]', 'blocked_address'],
     ] as const) {
-      await app.server.inject({
-        method: 'PATCH',
-        url: `/v1/security/sso/connections/${conn.id}`,
-        ...owner.auth,
-        payload: { issuer },
-      });
-      const test = json<{ ok: boolean; error: string }>(
-        await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }),
-      );
+      await connection.update({ issuer });
+      const test = await connection.test();
       t.same([test.ok, test.error], [false, error], issuer);
     }
   });

@@ -12,7 +12,7 @@ import {
   signedResponse,
   type AssertionOptions,
 } from './helpers/saml-idp.js';
-import { cookieFrom, json, sessionCount, setPlan, verifiedDomain } from './helpers/fixtures.js';
+import { cookieFrom, json, sessionCount, setPlan, ssoConnection, verifiedDomain } from './helpers/fixtures.js';
 
 const BASE = 'http://localhost:3000';
 
@@ -45,6 +45,7 @@ t.test('SAML: signed assertions sign people in; every forged, stale or misdirect
     certificate_expires_at: string;
     service_provider: { entity_id: string; acs_url: string; metadata_url: string; login_url: string };
   }>(created);
+  const connection = ssoConnection(app, owner, conn.id);
   t.ok(Date.parse(conn.certificate_expires_at) > Date.now(), 'certificate_expires_at from the certificate');
   const sp = conn.service_provider;
   const acsPath = sp.acs_url.slice(BASE.length);
@@ -57,9 +58,7 @@ t.test('SAML: signed assertions sign people in; every forged, stale or misdirect
     'SP metadata names entity id and ACS',
   );
 
-  const test = json<{ ok: boolean; protocol: string }>(
-    await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }),
-  );
+  const test = await connection.test();
   t.same([test.ok, test.protocol], [true, 'saml']);
 
   const start = async (email = 'sam@globex.test') => {
@@ -247,12 +246,7 @@ t.test('SAML: signed assertions sign people in; every forged, stale or misdirect
   await t.test('metadata import and certificate checks', async (t) => {
     const der = idp.cert.replace(/-----[^-]+-----|\s/g, '');
     const xml = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp2.saml.test"><md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${der}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://idp2.saml.test/post"/><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp2.saml.test/redirect"/></md:IDPSSODescriptor></md:EntityDescriptor>`;
-    const res = await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { metadata_xml: xml },
-    });
+    const res = await connection.update({ metadata_xml: xml });
     t.equal(res.statusCode, 200, res.payload);
     const c = json<{ issuer: string; idp_sso_url: string; has_idp_metadata: boolean; idp_cert: string }>(res);
     t.same(
@@ -260,38 +254,16 @@ t.test('SAML: signed assertions sign people in; every forged, stale or misdirect
       ['https://idp2.saml.test', 'https://idp2.saml.test/redirect', true],
     );
     t.match(c.idp_cert, /BEGIN CERTIFICATE/);
-    const bad = await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { metadata_xml: '<x/>' },
-    });
+    const bad = await connection.update({ metadata_xml: '<x/>' });
     t.equal(bad.statusCode, 400);
-    const oidcField = await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { client_secret: 'nope' },
-    });
+    const oidcField = await connection.update({ client_secret: 'nope' });
     t.equal(oidcField.statusCode, 400, 'OIDC settings do not apply to SAML');
 
     const expired = makeKeyPair('old.test', { expired: true });
-    await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { certificate: expired.cert },
-    });
-    const test = json<{ ok: boolean; error: string }>(
-      await app.server.inject({ method: 'POST', url: `/v1/security/sso/connections/${conn.id}/test`, ...owner.auth }),
-    );
+    await connection.update({ certificate: expired.cert });
+    const test = await connection.test();
     t.same([test.ok, test.error], [false, 'certificate_expired']);
-    const garbage = await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${conn.id}`,
-      ...owner.auth,
-      payload: { certificate: 'not a certificate' },
-    });
+    const garbage = await connection.update({ certificate: 'not a certificate' });
     t.equal(garbage.statusCode, 400);
   });
 });

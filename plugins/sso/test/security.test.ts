@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
-import { json, setPlan, verifiedDomain } from './helpers/fixtures.js';
+import { json, setPlan, ssoConnection, verifiedDomain } from './helpers/fixtures.js';
 
 interface Overview {
   sso: {
@@ -28,6 +28,25 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
     client_id: 'client',
     client_secret: 'top-secret-value-1234',
   };
+  const overview = async () =>
+    json<Overview>(await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth }));
+  const setEnforced = (enforced: boolean) =>
+    app.server.inject({ method: 'PUT', url: '/v1/security/sso/enforcement', ...owner.auth, payload: { enforced } });
+  const setGovernance = (payload: { min_approvers: number; roles: string[] }) =>
+    app.server.inject({ method: 'PUT', url: '/v1/security/governance', ...owner.auth, payload });
+  /** The owner's password sign-in, and the break-glass one with a recovery code. */
+  const passwordSignIn = () =>
+    app.server.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD },
+    });
+  const recover = (code: string, password = TEST_PASSWORD) =>
+    app.server.inject({
+      method: 'POST',
+      url: '/v1/auth/sso/recovery',
+      payload: { email: 'owner@umbrella.test', password, code },
+    });
 
   await t.test('plans without single sign-on, roles and tenancy', async (t) => {
     const noPlan = await app.server.inject({
@@ -55,35 +74,15 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
     t.equal(created.statusCode, 201, created.payload);
     const id = json<{ id: string }>(created).id;
     t.notOk(created.payload.includes('top-secret'), 'secret never returned');
+    t.equal((await ssoConnection(app, admin, id).update({ name: 'Renamed' })).statusCode, 200, 'admins rename');
     t.equal(
-      (
-        await app.server.inject({
-          method: 'PATCH',
-          url: `/v1/security/sso/connections/${id}`,
-          ...admin.auth,
-          payload: { name: 'Renamed' },
-        })
-      ).statusCode,
-      200,
-      'admins rename',
-    );
-    t.equal(
-      (
-        await app.server.inject({
-          method: 'PATCH',
-          url: `/v1/security/sso/connections/${id}`,
-          ...admin.auth,
-          payload: { client_secret: 'x' },
-        })
-      ).statusCode,
+      (await ssoConnection(app, admin, id).update({ client_secret: 'x' })).statusCode,
       403,
       'provider settings: owners',
     );
-    const replaced = await app.server.inject({
-      method: 'PATCH',
-      url: `/v1/security/sso/connections/${id}`,
-      ...owner.auth,
-      payload: { client_secret: 'a-new-secret', domains: ['umbrella.test'] },
+    const replaced = await ssoConnection(app, owner, id).update({
+      client_secret: 'a-new-secret',
+      domains: ['umbrella.test'],
     });
     t.equal(replaced.statusCode, 200);
     const audit = await app
@@ -119,7 +118,7 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
 
   await t.test('enforcement lists what blocks it, then requires single sign-on', async (t) => {
     const stray = await addMember(app, owner, { role: 'reviewer', email: 'contractor@gmail.test' });
-    const first = json<Overview>(await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth }));
+    const first = await overview();
     t.same(
       first.sso.enforcement.blockers.map((b) => b.code),
       ['no_connection', 'members_outside_domains', 'not_signed_in_with_sso'],
@@ -128,12 +127,7 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
     const outside = first.sso.enforcement.blockers.find((b) => b.code === 'members_outside_domains')!;
     t.equal(outside.total, 4);
     t.ok(outside.members!.some((m) => m.email === 'contractor@gmail.test'));
-    const refused = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/security/sso/enforcement',
-      ...owner.auth,
-      payload: { enforced: true },
-    });
+    const refused = await setEnforced(true);
     t.equal(refused.statusCode, 409);
     t.equal(json<{ code: string }>(refused).code, 'enforcement_blocked');
 
@@ -147,16 +141,11 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
       .whereNot('id', owner.user.id)
       .whereNull('removed_at')
       .update({ removed_at: new Date() });
-    const ready = json<Overview>(await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth }));
+    const ready = await overview();
     t.same(ready.sso.enforcement, { can_enable: true, blockers: [] });
     t.equal(ready.sso.session_sso, true);
 
-    const on = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/security/sso/enforcement',
-      ...owner.auth,
-      payload: { enforced: true },
-    });
+    const on = await setEnforced(true);
     t.equal(on.statusCode, 200, on.payload);
     const body = json<{
       sso: { enforced: boolean; recovery_codes: { remaining: number } };
@@ -171,33 +160,17 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
       'stored hashed',
     );
 
-    const password = await app.server.inject({
-      method: 'POST',
-      url: '/v1/auth/login',
-      payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD },
-    });
+    const password = await passwordSignIn();
     t.equal(password.statusCode, 403, 'password sign-in refused');
     t.equal(json<{ code: string }>(password).code, 'sso_required');
 
     const code = body.recovery_codes.codes[0]!;
-    const wrong = await app.server.inject({
-      method: 'POST',
-      url: '/v1/auth/sso/recovery',
-      payload: { email: 'owner@umbrella.test', password: 'wrong password!', code },
-    });
+    const wrong = await recover(code, 'wrong password!');
     t.equal(wrong.statusCode, 401, 'wrong password');
-    const recovered = await app.server.inject({
-      method: 'POST',
-      url: '/v1/auth/sso/recovery',
-      payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD, code: code.toUpperCase() },
-    });
+    const recovered = await recover(code.toUpperCase());
     t.equal(recovered.statusCode, 200, recovered.payload);
     t.equal(json<{ session: { sso: boolean } }>(recovered).session.sso, false);
-    const again = await app.server.inject({
-      method: 'POST',
-      url: '/v1/auth/sso/recovery',
-      payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD, code },
-    });
+    const again = await recover(code);
     t.equal(again.statusCode, 401, 'a recovery code works once');
 
     const regenerated = await app.server.inject({
@@ -206,47 +179,15 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
       ...owner.auth,
     });
     t.equal(regenerated.statusCode, 200);
-    const old = await app.server.inject({
-      method: 'POST',
-      url: '/v1/auth/sso/recovery',
-      payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD, code: body.recovery_codes.codes[1]! },
-    });
+    const old = await recover(body.recovery_codes.codes[1]!);
     t.equal(old.statusCode, 401, 'replaced codes stop working');
     const fresh = json<{ codes: string[] }>(regenerated).codes[0]!;
-    t.equal(
-      (
-        await app.server.inject({
-          method: 'POST',
-          url: '/v1/auth/sso/recovery',
-          payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD, code: fresh },
-        })
-      ).statusCode,
-      200,
-    );
+    t.equal((await recover(fresh)).statusCode, 200);
 
-    const off = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/security/sso/enforcement',
-      ...owner.auth,
-      payload: { enforced: false },
-    });
+    const off = await setEnforced(false);
     t.same(json<{ recovery_codes: { codes: string[] } }>(off).recovery_codes.codes, []);
-    t.equal(
-      (
-        await app.server.inject({
-          method: 'POST',
-          url: '/v1/auth/login',
-          payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD },
-        })
-      ).statusCode,
-      200,
-      'password sign-in is back',
-    );
-    const notEnforced = await app.server.inject({
-      method: 'POST',
-      url: '/v1/auth/sso/recovery',
-      payload: { email: 'owner@umbrella.test', password: TEST_PASSWORD, code: fresh },
-    });
+    t.equal((await passwordSignIn()).statusCode, 200, 'password sign-in is back');
+    const notEnforced = await recover(fresh);
     t.equal(
       json<{ code: string }>(notEnforced).code,
       'sso_not_enforced',
@@ -256,7 +197,7 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
 
   await t.test('no owner with a password blocks enforcement', async (t) => {
     await app.db('users').where({ id: owner.user.id }).update({ password_hash: null });
-    const o = json<Overview>(await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth }));
+    const o = await overview();
     t.same(
       o.sso.enforcement.blockers.map((b) => b.code),
       ['no_owner_with_password'],
@@ -265,41 +206,18 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
 
   await t.test('governance: roles and minimum approvers, eligible approvers per workspace', async (t) => {
     const ws = await insertWorkspace(app, owner.organization.id, { name: 'Checkout' });
-    const g = json<Overview>(await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth })).governance;
+    const g = (await overview()).governance;
     t.same(
       [g.available, g.min_approvers, g.roles, g.defaults, g.max_min_approvers],
       [true, 1, ['owner', 'admin'], { min_approvers: 1, roles: ['owner', 'admin'] }, 5],
     );
+    t.equal((await setGovernance({ min_approvers: 6, roles: ['owner'] })).statusCode, 400, 'above the maximum');
     t.equal(
-      (
-        await app.server.inject({
-          method: 'PUT',
-          url: '/v1/security/governance',
-          ...owner.auth,
-          payload: { min_approvers: 6, roles: ['owner'] },
-        })
-      ).statusCode,
-      400,
-      'above the maximum',
-    );
-    t.equal(
-      (
-        await app.server.inject({
-          method: 'PUT',
-          url: '/v1/security/governance',
-          ...owner.auth,
-          payload: { min_approvers: 2, roles: ['client_viewer'] },
-        })
-      ).statusCode,
+      (await setGovernance({ min_approvers: 2, roles: ['client_viewer'] })).statusCode,
       400,
       'roles among owner, admin, reviewer',
     );
-    const set = await app.server.inject({
-      method: 'PUT',
-      url: '/v1/security/governance',
-      ...owner.auth,
-      payload: { min_approvers: 2, roles: ['reviewer', 'owner'] },
-    });
+    const set = await setGovernance({ min_approvers: 2, roles: ['reviewer', 'owner'] });
     t.equal(set.statusCode, 200, set.payload);
     const body = json<{
       min_approvers: number;
@@ -316,16 +234,6 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
     ).policy(owner.organization.id);
     t.same(policy, { minApprovers: 2, roles: ['owner', 'reviewer'] }, 'the fix loop reads it from the container');
     await setPlan(app, owner.organization.id, 'indie');
-    t.equal(
-      (
-        await app.server.inject({
-          method: 'PUT',
-          url: '/v1/security/governance',
-          ...owner.auth,
-          payload: { min_approvers: 1, roles: ['owner'] },
-        })
-      ).statusCode,
-      402,
-    );
+    t.equal((await setGovernance({ min_approvers: 1, roles: ['owner'] })).statusCode, 402);
   });
 });

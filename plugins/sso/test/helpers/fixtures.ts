@@ -41,3 +41,19 @@ export function cookieFrom(res: { headers: Record<string, unknown> }, name: stri
 }
 
 export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
+
+/** A connection's settings calls as `who` (an owner, unless the test says otherwise). */
+export function ssoConnection(app: App, who: SignedIn, id: string) {
+  const url = `/v1/security/sso/connections/${id}`;
+  return {
+    /** PATCH the connection. */
+    update: (payload: Record<string, unknown>) => app.server.inject({ method: 'PATCH', url, ...who.auth, payload }),
+    /** POST …/test: the answer (`ok`, the `error` if not, the `protocol`). */
+    test: async () =>
+      json<{ ok: boolean; error: string | null; protocol: string; details: object }>(
+        await app.server.inject({ method: 'POST', url: `${url}/test`, ...who.auth }),
+      ),
+  };
+}
+
+type SignedIn = { auth: { headers: Record<string, string> } };
