@@ -91,6 +91,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
@@ -256,12 +257,28 @@ function holdingAgent(dir: string): string {
 }
 
 let nextPort = 0;
-/** Ports for a cluster's api processes: a random base per test process, in steps so clusters of one file never collide. */
-function basePort(): number {
-  nextPort ||= 20_000 + (process.pid % 400) * 50;
-  const p = nextPort;
-  nextPort += 10;
-  return p;
+/**
+ * A base port for a cluster's `count` api processes, each port free now. Ports come from 20000-32499, below
+ * Linux's ephemeral range (32768+): a port there can be taken by any outgoing connection between this check and
+ * the process's listen (CI saw EADDRINUSE on 34460). A block of 50 per test process, in steps of 10.
+ */
+async function basePort(count: number): Promise<number> {
+  nextPort ||= 20_000 + (process.pid % 250) * 50;
+  for (let tries = 0; tries < 250; tries++) {
+    const p = nextPort;
+    nextPort = nextPort + 10 > 32_490 ? 20_000 : nextPort + 10;
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(p + i)));
+    if (free.every(Boolean)) return p;
+  }
+  throw new Error('no free block of ports in 20000-32499');
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+  });
 }
 
 export async function startChaosCluster(t: Test, opts: ChaosClusterOptions = {}): Promise<ChaosCluster> {
@@ -335,7 +352,7 @@ export async function startChaosCluster(t: Test, opts: ChaosClusterOptions = {})
       workers: opts.workers ?? 1,
       schedulers: opts.schedulers ?? 0,
       env,
-      basePort: basePort(),
+      basePort: await basePort(opts.api ?? 1),
       migrate: false, // done by the in-process app above
       onLine: (p, line) => appendFileSync(logFile, `${p.name} ${p.pid} | ${line}\n`),
     });
