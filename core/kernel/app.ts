@@ -21,6 +21,7 @@ import { RateLimiter } from '../http/rate-limit.js';
 import { AuditWriter } from '../audit/audit-writer.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { registerErrorEnvelope, validationFailAction } from '../http/errors.js';
+import { registerCors } from '../http/cors.js';
 import { registerAuth, type AuthResolver } from '../http/auth.js';
 import { registerHealthRoutes } from '../http/health.js';
 import { registerInputGuard } from '../http/input-guard.js';
@@ -142,6 +143,7 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
         `[response] ${request.method} ${maskPath(request.path, request.params)} ${request.raw.res.headersSent ? request.raw.res.statusCode : '-'} (${responseTime}ms)`,
     },
   });
+  registerCors(server);
   registerErrorEnvelope(server, (err, request) => {
     log.error({ err, reqId: request.info.id, route: request.route.path }, 'request failed');
     reporter.capture(err, { requestId: request.info.id, route: request.route.path, method: request.method });

@@ -1,5 +1,4 @@
 import { asValue } from 'awilix';
-import Boom from '@hapi/boom';
 import type { Logger } from 'pino';
 import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
@@ -96,21 +95,5 @@ export default definePlugin<WidgetOptions>({
     ctx.server.route(
       assetRoutes(() => intake, new URL('./client/widget.js', import.meta.url), options.scriptMaxAgeSeconds),
     );
-
-    // CORS answers of the public operations: only for an origin the handler found allowed, on
-    // successes and refusals alike (a 429 must be readable, with its Retry-After).
-    ctx.server.ext('onPreResponse', (request, h) => {
-      const origin = request.plugins.widget?.corsOrigin;
-      if (!origin || !request.path.startsWith('/v1/widget/')) return h.continue;
-      const res = request.response;
-      const headers: Record<string, string> = {
-        'access-control-allow-origin': origin,
-        'access-control-expose-headers': 'Retry-After',
-        vary: 'Origin',
-      };
-      if (Boom.isBoom(res)) Object.assign(res.output.headers, headers);
-      else for (const [k, v] of Object.entries(headers)) res.header(k, v);
-      return h.continue;
-    });
   },
 });

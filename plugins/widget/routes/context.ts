@@ -21,14 +21,3 @@ export function keyOf(request: Request): string | undefined {
     (request.headers['x-widget-key'] as string | undefined) || q.key || q.public_key || body?.public_key || undefined
   );
 }
-
-declare module '@hapi/hapi' {
-  interface PluginsStates {
-    widget?: { corsOrigin?: string };
-  }
-}
-
-/** Marks the request's Origin as allowed: onPreResponse adds the CORS headers (also to refusals such as 429). */
-export function allowCors(request: Request, origin: string | undefined): void {
-  if (origin) request.plugins.widget = { corsOrigin: origin };
-}

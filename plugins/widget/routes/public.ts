@@ -13,7 +13,8 @@ import {
 import type { IdentifyInput, WidgetIdentities } from '../services/identities.js';
 import type { EventsInput, ReportInput, WidgetIntake } from '../services/intake.js';
 import { withCompiledCheck } from '../../../core/http/compiled-validator.js';
-import { allowCors, callerOf, keyOf, TAG } from './context.js';
+import { allowCors } from '../../../core/http/cors.js';
+import { callerOf, keyOf, TAG } from './context.js';
 
 const keyQuery = Joi.object({ key: Joi.string().max(80), public_key: Joi.string().max(80) });
 

@@ -5,7 +5,7 @@ import { httpError } from '../../../core/http/errors.js';
 import { localeOf } from '../texts.js';
 import { browserOf, sanitizeContext, type ReportContextInput } from './context.js';
 import type { WidgetDeps, WidgetWorkspace } from './deps.js';
-import { originAllowed } from './origins.js';
+import { originAllowed } from '../../../core/http/cors.js';
 import { presentConfig } from './present.js';
 import type { WidgetIdentities } from './identities.js';
 import { refuse } from './refusals.js';

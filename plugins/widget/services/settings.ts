@@ -7,7 +7,7 @@ import { conflict, httpError } from '../../../core/http/errors.js';
 import { TEST_REPORT, localeOf } from '../texts.js';
 import type { WidgetDeps, WidgetWorkspace } from './deps.js';
 import type { WidgetIntake } from './intake.js';
-import { normalizeOrigin } from './origins.js';
+import { normalizeOrigin } from '../../../core/http/cors.js';
 import { captureOf, passiveOf, presentConfig } from './present.js';
 import { newSecret, type SettingsRow, type SettingsStore } from './store.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
