@@ -14,13 +14,17 @@ import {
   type EventLevel,
   type NormalizedEvent,
   type RawHeaders,
+  type SentryPush,
   type StackFrame,
 } from '../../core/contracts/index.js';
 import { hashToken } from '../../core/security/tokens.js';
+import { readEnvelope, readStore } from './sentry.js';
 
 export interface EndpointOptions extends ConnectorAdapterOptions {
-  /** Most events one request may carry. */
+  /** Most events one request may carry (generic body, or error events of one Sentry envelope). */
   maxEventsPerRequest: number;
+  /** Most items of any type one Sentry envelope may carry. */
+  maxEnvelopeItems: number;
 }
 
 const LEVEL_ALIASES: Record<string, EventLevel> = {
@@ -39,13 +43,15 @@ const MAX_STACK = 32_000;
  * the connector takes no secret from the user; verifyPush compares hashes in constant time.
  * The body is one event or an array of events in the generic shape
  * `{type, message, level, stack, url, release, environment, user, occurred_at, fingerprint}`
- * (plus optional external_id, frames, browser).
+ * (plus optional external_id, frames, browser). The same connector takes the Sentry SDKs' bodies
+ * (`normalizeSentry`, sentry.ts) once the service has checked their DSN key.
  */
 export class EndpointConnectorAdapter extends AbstractConnectorAdapter<EndpointOptions> {
   static override identifier = 'connector-endpoint';
   static override optionsSchema = Joi.object<EndpointOptions>({
     ...connectorAdapterOptionKeys,
     maxEventsPerRequest: Joi.number().integer().min(1).max(1000).default(100),
+    maxEnvelopeItems: Joi.number().integer().min(1).max(10_000).default(1000),
   });
 
   readonly kind = 'endpoint' as const;
@@ -69,6 +75,16 @@ export class EndpointConnectorAdapter extends AbstractConnectorAdapter<EndpointO
       throw new PayloadError(`at most ${this.options.maxEventsPerRequest} events per request`);
     const now = new Date().toISOString();
     return items.map((item, i) => normalizeGeneric(item, i, now));
+  }
+
+  normalizeSentry(format: 'envelope' | 'store', body: Buffer, _settings?: ConnectorSettings): SentryPush {
+    const now = new Date().toISOString();
+    if (format === 'store') return readStore(body, now);
+    return readEnvelope(
+      body,
+      { maxEvents: this.options.maxEventsPerRequest, maxItems: this.options.maxEnvelopeItems },
+      now,
+    );
   }
 }
 

@@ -145,6 +145,28 @@ export interface EventBrowser {
   os?: string;
 }
 
+/** One breadcrumb of a Sentry SDK event: what happened before the error. */
+export interface EventBreadcrumb {
+  timestamp?: string;
+  type?: string;
+  category?: string;
+  level?: string;
+  message?: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * What an event carries beyond its error, kept with the stored event (error_events.context) and
+ * shown in a group's events: the SDK's tags, breadcrumbs and name/version, and the source-map debug
+ * ids of its bundles (by bundle URL, from the event's `debug_meta.images`).
+ */
+export interface EventContext {
+  tags?: Record<string, string>;
+  breadcrumbs?: EventBreadcrumb[];
+  sdk?: { name: string; version?: string };
+  debug_ids?: Record<string, string>;
+}
+
 /**
  * An error event from any source, in the shape of the generic ingest body (snake_case, as it is
  * stored and as `POST /v1/ingest/{connectorId}` takes it).
@@ -167,6 +189,7 @@ export interface NormalizedEvent {
   /** The source's grouping key, when it has one. */
   fingerprint?: string;
   browser?: EventBrowser;
+  context?: EventContext;
 }
 
 /** What one poll brought. */
@@ -255,6 +278,25 @@ export interface ConnectorAdapter {
    * @example adapter.normalizePush!(JSON.parse(rawBody.toString()), settings) // [{ type: 'TypeError', level: 'error', … }]
    */
   normalizePush?(body: unknown, settings: ConnectorSettings): NormalizedEvent[];
+
+  /**
+   * A body of the Sentry protocol (`POST /api/{project_id}/envelope/` or `/store/`), decompressed
+   * and already authenticated by the service with the connector's DSN key. PayloadError for a body
+   * that is no envelope (store: no event). docs/proactive.md, "Sentry SDKs".
+   *
+   * @example adapter.normalizeSentry!('envelope', body, settings) // { events: [{ external_id: '9f…', … }], skipped: { session: 1 }, eventId: '9f…' }
+   */
+  normalizeSentry?(format: 'envelope' | 'store', body: Buffer, settings: ConnectorSettings): SentryPush;
+}
+
+/** What one Sentry-protocol body carried. */
+export interface SentryPush {
+  /** The error events to store, each with the SDK's `event_id` as `external_id` (so SDK retries are stored once). */
+  events: NormalizedEvent[];
+  /** Items accepted but not stored, by envelope item type (`transaction`, `session`, `client_report`, `attachment`, …). */
+  skipped: Record<string, number>;
+  /** The id the answer names: the envelope header's `event_id`, else the first event's; null when there is none. */
+  eventId: string | null;
 }
 
 /** Options every connector adapter accepts. */

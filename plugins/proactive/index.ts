@@ -60,7 +60,13 @@ export default definePlugin<ProactiveOptions>({
       symbolicator,
     );
     const sourceMaps = new SourceMapService({ db, audit, workspaces, symbolicator, limits: options.sourcemaps });
-    const ingest = new IngestService(db, queue, adapters, options.ingest.connectorCacheMs);
+    const ingest = new IngestService(
+      db,
+      queue,
+      adapters,
+      options.ingest.connectorCacheMs,
+      options.ingest.maxSentryBodyBytes,
+    );
     const connectors = new ConnectorService({
       db,
       secretBox,
@@ -110,7 +116,7 @@ export default definePlugin<ProactiveOptions>({
     });
     ctx.routes([
       ...connectorRoutes(() => connectors),
-      ...ingestRoutes(() => ingest, options.ingest.maxBodyBytes),
+      ...ingestRoutes(() => ingest, options.ingest),
       ...errorGroupRoutes(
         () => groups,
         () => tickets,

@@ -17,6 +17,9 @@ export class Connector extends tenantModel({ table: 'connectors', idPrefix: 'con
   declare token_hash: string | null;
   declare token_last4: string | null;
   declare key_id: string | null;
+  /** The DSN's project id and public key (endpoint connectors): docs/proactive.md, "Sentry SDKs". */
+  declare dsn_project_id: number | string;
+  declare dsn_public_key: string | null;
   declare cursor: string | null;
   declare last_activity_at: Date | null;
   declare last_delivery_at: Date | null;

@@ -14,6 +14,8 @@ export interface ProactiveOptions {
     connectorCacheMs: number;
     /** Largest ingest body. */
     maxBodyBytes: number;
+    /** Largest Sentry-protocol body (envelopes may carry attachments), as sent and once decompressed. */
+    maxSentryBodyBytes: number;
   };
   cloudLogs: {
     /** The AWS principal that assumes customers' roles (CloudLogsSetup.principal_arn). */
@@ -52,6 +54,11 @@ export const proactiveOptionsSchema = Joi.object<ProactiveOptions>({
       .min(1024)
       .max(10 * 1024 * 1024)
       .default(1024 * 1024),
+    maxSentryBodyBytes: Joi.number()
+      .integer()
+      .min(1024)
+      .max(100 * 1024 * 1024)
+      .default(5 * 1024 * 1024),
   }).default(),
   cloudLogs: Joi.object({
     principalArn: Joi.string()

@@ -34,6 +34,13 @@ export const ConnectorSchema = Joi.object({
     .required(),
   webhook_url: Joi.string().uri().allow(null).required(),
   ingest_url: Joi.string().uri().allow(null).required(),
+  dsn: Joi.string()
+    .allow(null)
+    .required()
+    .description(
+      'Endpoint connectors: the DSN for the Sentry SDKs (`https://<public key>@<host>/<project id>`); ' +
+        'a token rotation replaces it. Null for other kinds. An extension beyond the spec (docs/proactive.md, "Sentry SDKs").',
+    ),
   white_label: Joi.boolean().required(),
   white_label_pending: Joi.boolean().required(),
   key_id: Joi.string().allow(null).required(),
@@ -106,6 +113,19 @@ export const IngestReceiptSchema = Joi.object({
 })
   .required()
   .id('IngestReceipt');
+
+export const SentryReceiptSchema = IngestReceiptSchema.keys({
+  id: Joi.string()
+    .allow(null)
+    .required()
+    .description("Sentry's answer: the envelope's (or its first event's) event_id; null when it carried none"),
+  skipped: Joi.object()
+    .pattern(Joi.string(), int())
+    .required()
+    .description(
+      'Items accepted but not stored, by envelope item type (session, transaction, client_report, attachment, …)',
+    ),
+}).id('SentryReceipt');
 
 // ---- error groups
 
@@ -197,6 +217,18 @@ export const ErrorGroupDetailSchema = Joi.object({
         user: Joi.object().unknown(true).allow(null).required(),
         occurred_at: datetime().required(),
         symbolicated: Joi.boolean().required(),
+        context: Joi.object({
+          tags: Joi.object().pattern(Joi.string(), Joi.string()),
+          breadcrumbs: Joi.array().items(Joi.object().unknown(true)),
+          sdk: Joi.object({ name: Joi.string().required(), version: Joi.string() }),
+          debug_ids: Joi.object().pattern(Joi.string(), Joi.string()),
+        })
+          .allow(null)
+          .required()
+          .description(
+            'What a Sentry SDK sent beyond the error: tags, breadcrumbs (masked), the SDK; null for other ' +
+              'sources. An extension beyond the spec (docs/proactive.md, "Sentry SDKs").',
+          ),
       }),
     )
     .required(),

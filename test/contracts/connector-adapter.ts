@@ -116,6 +116,22 @@ const normalizedEventSchema = Joi.object({
   occurred_at: shapes.isoDateTime.required(),
   fingerprint: shapes.nonEmpty,
   browser: Joi.object({ user_agent: Joi.string(), name: Joi.string(), version: Joi.string(), os: Joi.string() }),
+  // EventContext: what a Sentry event carries beyond its error.
+  context: Joi.object({
+    tags: Joi.object().pattern(Joi.string(), Joi.string().allow('')),
+    breadcrumbs: Joi.array().items(
+      Joi.object({
+        timestamp: shapes.isoDateTime,
+        type: Joi.string(),
+        category: Joi.string(),
+        level: Joi.string(),
+        message: Joi.string(),
+        data: Joi.object(),
+      }),
+    ),
+    sdk: Joi.object({ name: shapes.nonEmpty.required(), version: Joi.string() }),
+    debug_ids: Joi.object().pattern(Joi.string(), shapes.nonEmpty),
+  }),
 });
 
 const issueSchema = Joi.object({

@@ -135,6 +135,7 @@ export class ConnectorService {
           token_hash: token?.hash ?? null,
           token_last4: token ? last4(token.token) : null,
           key_id: token ? keyId() : null,
+          dsn_public_key: token ? dsnPublicKey() : null,
           next_poll_at: adapter.polls ? now : null,
           error_count: 0,
           created_at: now,
@@ -225,7 +226,12 @@ export class ConnectorService {
       const token = newToken('pwi');
       const after = await Connector.query(trx)
         .forOrg(a.principal.orgId)
-        .patchAndFetchById(id, { token_hash: token.hash, token_last4: last4(token.token), key_id: keyId() });
+        .patchAndFetchById(id, {
+          token_hash: token.hash,
+          token_last4: last4(token.token),
+          key_id: keyId(),
+          dsn_public_key: dsnPublicKey(),
+        });
       await this.audit(trx, a, 'connector.token_rotated', id, before.workspace_id, {
         metadata: { key_id_before: before.key_id, key_id_after: after.key_id },
       });
@@ -351,6 +357,7 @@ export class ConnectorService {
       secrets,
       webhook_url: c.kind === 'error_tracker' ? `${base}/v1/webhooks/error-tracker/${c.id}` : null,
       ingest_url: c.kind === 'endpoint' ? `${base}/v1/ingest/${c.id}` : null,
+      dsn: c.kind === 'endpoint' && c.dsn_public_key ? dsnOf(base, c.dsn_public_key, c.dsn_project_id) : null,
       white_label: false,
       white_label_pending: false,
       key_id: c.key_id,
@@ -373,4 +380,15 @@ export class ConnectorService {
 /** A short public id of the current push token (changes on rotation), e.g. `key_9f2c41ab`. */
 function keyId(): string {
   return `key_${randomBytes(4).toString('hex')}`;
+}
+
+/** A DSN's public key: 32 hex characters, as Sentry's (the SDKs' DSN parser takes word characters only). */
+function dsnPublicKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** `https://<key>@<host>[/<base path>]/<project id>`: the form every official Sentry SDK parses. */
+export function dsnOf(publicBaseUrl: string, key: string, projectId: number | string): string {
+  const u = new URL(publicBaseUrl);
+  return `${u.protocol}//${key}@${u.host}${u.pathname.replace(/\/+$/, '')}/${projectId}`;
 }

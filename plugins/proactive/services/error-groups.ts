@@ -8,7 +8,7 @@ import { paginate } from '../../../core/http/pagination.js';
 import { ErrorGroup } from '../models.js';
 import type { WorkspaceOpener } from './connectors.js';
 import { maskEmail, maskText } from './grouping.js';
-import type { SignedInActor } from '../../../core/contracts/index.js';
+import type { EventBreadcrumb, EventContext, SignedInActor } from '../../../core/contracts/index.js';
 import { proactiveOverview } from './error-group-overview.js';
 
 export interface TicketRef {
@@ -295,6 +295,7 @@ export class ErrorGroupService {
         user: maskUser(parseJson(e.user)),
         occurred_at: iso(e.occurred_at as Date)!,
         symbolicated: e.symbolicated as boolean,
+        context: maskContext(parseJson(e.context) as EventContext | null),
       })),
       releases: releases.map((r) => ({
         group_id: g.id,
@@ -332,6 +333,23 @@ function parseJson(v: unknown): Record<string, unknown> | null {
     }
   }
   return v as Record<string, unknown>;
+}
+
+/** Tag values and breadcrumbs' messages and data may name people: their texts are masked as messages are. */
+function maskContext(c: EventContext | null): EventContext | null {
+  if (!c) return null;
+  const maskStrings = <T extends Record<string, unknown>>(o: T): T =>
+    Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === 'string' ? maskText(v) : v])) as T;
+  const crumb = (b: EventBreadcrumb): EventBreadcrumb => ({
+    ...b,
+    ...(b.message ? { message: maskText(b.message) } : {}),
+    ...(b.data ? { data: maskStrings(b.data) } : {}),
+  });
+  return {
+    ...c,
+    ...(c.tags ? { tags: maskStrings(c.tags) } : {}),
+    ...(c.breadcrumbs ? { breadcrumbs: c.breadcrumbs.map(crumb) } : {}),
+  };
 }
 
 function maskUser(u: Record<string, unknown> | null): Record<string, unknown> | null {

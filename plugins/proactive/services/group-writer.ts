@@ -230,5 +230,6 @@ function eventRow(p: Prepared): Record<string, unknown> {
     user: p.event.user ?? null,
     user_key: p.userKey,
     occurred_at: p.occurred.toISOString(),
+    context: p.event.context ?? null,
   };
 }
