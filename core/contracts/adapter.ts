@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import Joi from 'joi';
+import { hmacSha256Hex, safeEqual } from '../security/tokens.js';
 
 /** The extension points of the core; `config.adapters.<point>` chooses the adapters of each. */
 export type ExtensionPoint = 'channel' | 'connector' | 'agent' | 'payment' | 'codeHost' | 'identity' | 'errorReporter';
@@ -217,17 +217,8 @@ export function headerValue(headers: RawHeaders, name: string): string | undefin
   return undefined;
 }
 
-/** Hex HMAC-SHA256 of a body: the signature scheme of the `mime` email webhook and the local adapters. */
-export function hmacSha256Hex(secret: string | Buffer, body: Buffer | string): string {
-  return createHmac('sha256', secret).update(body).digest('hex');
-}
-
-/** Compares two strings in constant time (for signatures and tokens). */
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
+/** For adapters: HMAC signatures and constant-time comparison (core/security/tokens.ts). */
+export { hmacSha256Hex, safeEqual };
 
 /**
  * Checks a `sha256=<hex>` signature header (GitHub's X-Hub-Signature-256, the `mime` email

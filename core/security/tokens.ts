@@ -24,14 +24,3 @@ export function safeEqual(a: string, b: string): boolean {
 
 export const hmacSha256Hex = (key: string | Buffer, data: string | Buffer): string =>
   createHmac('sha256', key).update(data).digest('hex');
-
-/** Checks `sha256=<hex>` style signatures in constant time. */
-export function verifyHmacSignature(
-  header: string | undefined,
-  key: string,
-  body: Buffer | string,
-  prefix = 'sha256=',
-): boolean {
-  if (!header || !header.startsWith(prefix)) return false;
-  return safeEqual(header.slice(prefix.length).toLowerCase(), hmacSha256Hex(key, body));
-}

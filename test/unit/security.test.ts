@@ -2,7 +2,8 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { SecretBox, SecretBoxError, last4 } from '../../core/security/secret-box.js';
 import { PasswordHasher } from '../../core/security/passwords.js';
-import { newToken, hashToken, safeEqual, verifyHmacSignature, hmacSha256Hex } from '../../core/security/tokens.js';
+import { newToken, hashToken, safeEqual, hmacSha256Hex } from '../../core/security/tokens.js';
+import { verifySha256Header } from '../../core/contracts/index.js';
 
 const key = () => randomBytes(32).toString('base64');
 
@@ -49,8 +50,10 @@ t.test('tokens are 256-bit, stored as hashes, compared in constant time', async 
   t.notOk(safeEqual('abc', 'abd'));
   t.notOk(safeEqual('abc', 'abcd'));
   const sig = 'sha256=' + hmacSha256Hex('k', 'body');
-  t.ok(verifyHmacSignature(sig, 'k', 'body'));
-  t.notOk(verifyHmacSignature(sig, 'k', 'body!'));
-  t.notOk(verifyHmacSignature(undefined, 'k', 'body'));
-  t.notOk(verifyHmacSignature(sig.replace('sha256=', 'sha1='), 'k', 'body'));
+  const verify = (value: string | undefined, body: string) =>
+    verifySha256Header(value === undefined ? {} : { 'x-signature': value }, 'x-signature', 'k', Buffer.from(body));
+  t.ok(verify(sig, 'body'));
+  t.notOk(verify(sig, 'body!'));
+  t.notOk(verify(undefined, 'body'));
+  t.notOk(verify(sig.replace('sha256=', 'sha1='), 'body'));
 });
