@@ -101,7 +101,14 @@ export class SourceMapService {
     const ws = await this.d.workspaces().open(a.principal, input.workspace_id);
     const issues: MapIssue[] = [];
     const seen = new Set<string>();
-    const checked: Array<{ url_path: string; map: string; size: number; sha256: string; sources: number }> = [];
+    const checked: Array<{
+      url_path: string;
+      map: string;
+      size: number;
+      sha256: string;
+      sources: number;
+      debugId: string | null;
+    }> = [];
     for (const [index, f] of input.files.entries()) {
       const path = bundlePath(f.url_path);
       const size = Buffer.byteLength(f.map, 'utf8');
@@ -143,6 +150,7 @@ export class SourceMapService {
         size,
         sha256: createHash('sha256').update(f.map).digest('hex'),
         sources: check.sources ?? 0,
+        debugId: check.debugId ?? null,
       });
     }
     if (issues.length)
@@ -173,13 +181,14 @@ export class SourceMapService {
             size: c.size,
             sha256: c.sha256,
             sources_count: c.sources,
+            debug_id: c.debugId,
             uploaded_by: a.principal.userId ?? a.principal.tokenId ?? null,
             created_at: now,
             updated_at: now,
           })),
         )
         .onConflict(['workspace_id', 'release', 'url_path'])
-        .merge(['map', 'size', 'sha256', 'sources_count', 'uploaded_by', 'updated_at'])
+        .merge(['map', 'size', 'sha256', 'sources_count', 'debug_id', 'uploaded_by', 'updated_at'])
         .returning([...META])) as SourceMapRow[];
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
@@ -193,6 +202,7 @@ export class SourceMapService {
             url_path: c.url_path,
             size: c.size,
             sha256: c.sha256,
+            debug_id: c.debugId,
             replaced: before.has(c.url_path),
           })),
         },

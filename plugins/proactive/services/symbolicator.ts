@@ -7,7 +7,7 @@ import type { StoredFrame } from '../models.js';
 import { ConsumerCache } from './consumer-cache.js';
 import type { IncomingEvent } from './group-writer.js';
 import { parseStack } from './grouping.js';
-import { bundlePath } from './source-map-parse.js';
+import { bundlePath, canonicalDebugId } from './source-map-parse.js';
 import type { SourceMapLimits } from './sourcemaps.js';
 
 type Generated = NonNullable<StoredFrame['generated']>;
@@ -26,15 +26,51 @@ export function mapFrame(consumer: SourceMapConsumer, f: StackFrame): StoredFram
   if (typeof f.in_app === 'boolean') out.in_app = f.in_app;
   return out;
 }
+/** Cache key of a bundle's map found by release and URL path. */
+const releaseKey = (workspaceId: string, release: string, path: string) => `${workspaceId}\n${release}\n${path}`;
+/** Cache key of a map found by debug id (NUL never occurs in a release: Postgres text cannot hold it). */
+const debugKey = (workspaceId: string, debugId: string) => `${workspaceId}\u0000${debugId}`;
+
+/** The debug ids an SDK event names, by bundle URL and by its path (`debug_meta.images`, see EventContext). */
+function debugIdsOf(e: IncomingEvent): Map<string, string> | null {
+  const ids = e.event.context?.debug_ids;
+  if (!ids) return null;
+  const out = new Map<string, string>();
+  for (const [file, raw] of Object.entries(ids)) {
+    const id = canonicalDebugId(raw);
+    if (!id) continue;
+    out.set(file, id);
+    const path = bundlePath(file);
+    if (path && !out.has(path)) out.set(path, id);
+  }
+  return out.size ? out : null;
+}
+
+/** One frame to map: where its map may be found, by debug id first, else by release and URL path. */
+interface FramePlan {
+  frame: StackFrame;
+  debug?: string;
+  release?: string;
+}
+
+interface Lookup {
+  workspaceId: string;
+  /** A debug id, or a URL path of `release`. */
+  debugId?: string;
+  release?: string;
+  path?: string;
+}
+
 /**
- * Maps the frames of incoming events through their release's source maps before they are
- * grouped. Parsed maps are cached per (workspace, release, URL path); bundles without a map are
- * remembered for missCacheMs. A batch waits at most timeoutMs: beyond it, it is stored as it came
- * (the parse goes on and serves the next events).
+ * Maps the frames of incoming events through source maps before they are grouped: the map an
+ * SDK names by debug id (any release of the workspace), else the map of the event's release for
+ * the frame's URL path. Parsed maps are cached per (workspace, debug id) and (workspace, release,
+ * URL path); lookups without a map are remembered for missCacheMs. A batch waits at most
+ * timeoutMs: beyond it, it is stored as it came (the parse goes on and serves the next events).
  */
 export class Symbolicator {
   private readonly consumers: ConsumerCache;
-  /** (workspace, release, URL path) of bundles without a map. */
+  /** Cache keys (release or debug id) of lookups without a map. */
   private readonly misses: TtlMap<string, true>;
   /** Per workspace, the releases that have any map. */
   private readonly mapped: TtlMap<string, Set<string>>;
@@ -49,12 +85,17 @@ export class Symbolicator {
     this.mapped = new TtlMap(limits.missCacheMs);
   }
 
-  /** Forgets cached maps (and misses) of a release after an upload or delete in this process. */
+  /**
+   * Forgets cached maps (and misses) of a release after an upload or delete in this process, and
+   * the workspace's lookups by debug id (the release's maps may carry any of them).
+   */
   forget(workspaceId: string, release: string): void {
-    const prefix = `${workspaceId}\n${release}\n`;
+    const prefixes = [`${workspaceId}\n${release}\n`, `${workspaceId}\u0000`];
     this.mapped.delete(workspaceId);
-    this.consumers.dropPrefix(prefix);
-    this.misses.deleteWhere((_, key) => key.startsWith(prefix));
+    for (const prefix of prefixes) {
+      this.consumers.dropPrefix(prefix);
+      this.misses.deleteWhere((_, key) => key.startsWith(prefix));
+    }
   }
 
   stop(): void {
@@ -86,83 +127,129 @@ export class Symbolicator {
 
   private async run(events: IncomingEvent[]): Promise<IncomingEvent[]> {
     const mapped = await this.releasesWithMaps(events);
-    // Which (workspace, release, path) the batch needs.
-    const needed = new Map<string, { workspaceId: string; release: string; path: string }>();
-    const framesOf = new Map<IncomingEvent, StackFrame[]>();
+    // Which maps the batch needs: by debug id, and by (workspace, release, path).
+    const byDebugId = new Map<string, Lookup>();
+    const byRelease = new Map<string, Lookup>();
+    const plans = new Map<IncomingEvent, FramePlan[]>();
     for (const e of events) {
-      if (!e.event.release || !mapped.get(e.workspaceId)?.has(e.event.release)) continue;
+      const ids = debugIdsOf(e);
+      const release = e.event.release && mapped.get(e.workspaceId)?.has(e.event.release) ? e.event.release : null;
+      if (!ids && !release) continue;
       const frames = e.event.frames?.length ? e.event.frames : parseStack(e.event.stack);
       if (!frames.length) continue;
-      framesOf.set(e, frames);
-      for (const f of frames) {
-        const path = typeof f.line === 'number' ? bundlePath(f.file) : null;
-        if (path)
-          needed.set(`${e.workspaceId}\n${e.event.release}\n${path}`, {
-            workspaceId: e.workspaceId,
-            release: e.event.release,
-            path,
-          });
-      }
+      plans.set(
+        e,
+        frames.map((frame) => {
+          if (typeof frame.line !== 'number') return { frame };
+          const path = bundlePath(frame.file);
+          const plan: FramePlan = { frame };
+          const debugId = ids?.get(frame.file) ?? (path ? ids?.get(path) : undefined);
+          if (debugId) {
+            plan.debug = debugKey(e.workspaceId, debugId);
+            byDebugId.set(plan.debug, { workspaceId: e.workspaceId, debugId });
+          }
+          if (release && path) {
+            plan.release = releaseKey(e.workspaceId, release, path);
+            byRelease.set(plan.release, { workspaceId: e.workspaceId, release, path });
+          }
+          return plan;
+        }),
+      );
     }
-    if (!needed.size) return events;
-    const consumers = new Map<string, SourceMapConsumer | null>();
-    const load: Array<{ key: string; workspaceId: string; release: string; path: string }> = [];
-    for (const [key, n] of needed) {
-      if (!this.misses.get(key) && !this.consumers.get(key)) load.push({ key, ...n });
+    if (!byDebugId.size && !byRelease.size) return events;
+
+    const consumers = await this.load(byDebugId, (todo) => this.fetchByDebugId(todo));
+    // The release's map only for frames whose debug id found none.
+    const fallback = new Map<string, Lookup>();
+    for (const plan of [...plans.values()].flat()) {
+      if (plan.release && !(plan.debug && consumers.has(plan.debug)))
+        fallback.set(plan.release, byRelease.get(plan.release)!);
     }
-    if (load.length) {
-      const rows = (await this.db('source_maps')
-        .whereIn('workspace_id', [...new Set(load.map((l) => l.workspaceId))])
-        .whereIn('release', [...new Set(load.map((l) => l.release))])
-        .whereIn('url_path', [...new Set(load.map((l) => l.path))])
-        .select('workspace_id', 'release', 'url_path', 'map')) as Array<{
-        workspace_id: string;
-        release: string;
-        url_path: string;
-        map: string;
-      }>;
-      const found = new Map(rows.map((r) => [`${r.workspace_id}\n${r.release}\n${r.url_path}`, r.map]));
-      for (const l of load) {
-        const text = found.get(l.key);
-        if (text === undefined) {
-          this.misses.set(l.key, true);
-          continue;
-        }
-        this.consumers.set(
-          l.key,
-          (async () => {
-            try {
-              return await new SourceMapConsumer(
-                JSON.parse(text) as ConstructorParameters<typeof SourceMapConsumer>[0],
-              );
-            } catch (err) {
-              this.log.warn({ err, url_path: l.path }, 'proactive: a stored source map cannot be read');
-              return null;
-            }
-          })(),
-        );
-      }
-    }
-    for (const key of needed.keys()) {
-      const p = this.consumers.get(key);
-      if (p) consumers.set(key, await p);
-    }
-    if (![...consumers.values()].some(Boolean)) return events;
+    for (const [key, c] of await this.load(fallback, (todo) => this.fetchByRelease(todo))) consumers.set(key, c);
+    if (!consumers.size) return events;
 
     return events.map((e) => {
-      const frames = framesOf.get(e);
-      if (!frames) return e;
-      let mapped = 0;
-      const out = frames.map((f) => {
-        const path = typeof f.line === 'number' ? bundlePath(f.file) : null;
-        const c = path ? consumers.get(`${e.workspaceId}\n${e.event.release}\n${path}`) : null;
-        const m = c ? mapFrame(c, f) : null;
-        if (m) mapped++;
-        return m ?? f;
+      const plan = plans.get(e);
+      if (!plan) return e;
+      let count = 0;
+      const out = plan.map(({ frame, debug, release }) => {
+        const c = (debug && consumers.get(debug)) || (release && consumers.get(release));
+        const m = c ? mapFrame(c, frame) : null;
+        if (m) count++;
+        return m ?? frame;
       });
-      if (!mapped) return e;
+      if (!count) return e;
       return { ...e, symbolicated: true, event: { ...e.event, frames: out } };
     });
+  }
+
+  /**
+   * The parsed maps of `keys` (cached, or read with `fetch`, which answers the map texts by key);
+   * keys without a map are remembered as misses and left out.
+   */
+  private async load(
+    keys: Map<string, Lookup>,
+    fetch: (todo: Array<[string, Lookup]>) => Promise<Map<string, string>>,
+  ): Promise<Map<string, SourceMapConsumer>> {
+    const todo = [...keys].filter(([key]) => !this.misses.get(key) && !this.consumers.get(key));
+    if (todo.length) {
+      const found = await fetch(todo);
+      for (const [key, l] of todo) {
+        const text = found.get(key);
+        if (text === undefined) {
+          this.misses.set(key, true);
+          continue;
+        }
+        this.consumers.set(key, this.parse(text, l));
+      }
+    }
+    const out = new Map<string, SourceMapConsumer>();
+    for (const key of keys.keys()) {
+      const c = await this.consumers.get(key);
+      if (c) out.set(key, c);
+    }
+    return out;
+  }
+
+  private async parse(text: string, l: Lookup): Promise<SourceMapConsumer | null> {
+    try {
+      return await new SourceMapConsumer(JSON.parse(text) as ConstructorParameters<typeof SourceMapConsumer>[0]);
+    } catch (err) {
+      this.log.warn({ err, url_path: l.path, debug_id: l.debugId }, 'proactive: a stored source map cannot be read');
+      return null;
+    }
+  }
+
+  private async fetchByRelease(todo: Array<[string, Lookup]>): Promise<Map<string, string>> {
+    const ls = todo.map(([, l]) => l);
+    const rows = await this.db('source_maps')
+      .whereIn('workspace_id', [...new Set(ls.map((l) => l.workspaceId))])
+      .whereIn('release', [...new Set(ls.map((l) => l.release!))])
+      .whereIn('url_path', [...new Set(ls.map((l) => l.path!))])
+      .select<Array<{ workspace_id: string; release: string; url_path: string; map: string }>>(
+        'workspace_id',
+        'release',
+        'url_path',
+        'map',
+      );
+    return new Map(rows.map((r) => [releaseKey(r.workspace_id, r.release, r.url_path), r.map]));
+  }
+
+  /** A debug id uploaded with several releases (one build deployed twice) is served by the latest upload. */
+  private async fetchByDebugId(todo: Array<[string, Lookup]>): Promise<Map<string, string>> {
+    const ls = todo.map(([, l]) => l);
+    const rows = await this.db('source_maps')
+      .whereIn('workspace_id', [...new Set(ls.map((l) => l.workspaceId))])
+      .whereNotNull('debug_id')
+      .whereIn('debug_id', [...new Set(ls.map((l) => l.debugId!))])
+      .orderBy('updated_at', 'desc')
+      .select<Array<{ workspace_id: string; debug_id: string; map: string }>>('workspace_id', 'debug_id', 'map');
+    const out = new Map<string, string>();
+    for (const r of rows) {
+      const key = debugKey(r.workspace_id, r.debug_id);
+      if (!out.has(key)) out.set(key, r.map);
+    }
+    return out;
   }
 
   /**

@@ -435,3 +435,148 @@ t.test(
     sym.stop();
   },
 );
+
+/** A map with the debug id Sentry's tooling writes into it (`debugId` by the bundler plugins, `debug_id` by older sentry-cli). */
+const withDebugId = (map: string, field: 'debugId' | 'debug_id', id: string): string =>
+  JSON.stringify({ ...(JSON.parse(map) as object), [field]: id });
+
+/** An SDK event of workspace `workspaceId` thrown in addToCart, naming the debug id of its bundle (event.context.debug_ids). */
+const sdkEvent = (
+  workspaceId: string,
+  file: string,
+  release: string | undefined,
+  debugIds: Record<string, string> | undefined,
+): IncomingEvent => ({
+  orgId: 'o',
+  workspaceId,
+  connectorId: null,
+  source: 'endpoint',
+  event: {
+    type: 'TypeError',
+    message: 'x is undefined',
+    level: 'error',
+    occurred_at: new Date().toISOString(),
+    ...(release ? { release } : {}),
+    frames: [{ file, function: 'a', line: 1, column: 10 + 21 + 1 }],
+    ...(debugIds ? { context: { debug_ids: debugIds } } : {}),
+  },
+});
+
+void t.test('debug ids: a bundle is matched by the debug id its SDK names, else by release and URL path', async (t) => {
+  const h = await startProactive(t);
+  const owner = await h.owner();
+  const ws = await h.workspace(owner);
+  const layout = { cart: 10, checkout: 60 };
+  const D1 = '85314830-023f-4cf1-a267-535f4e37bb17';
+  const D2 = 'c1d2e3f4-0000-4a4a-8b8b-0123456789ab';
+
+  // Stored in one form: lower case, with hyphens, whichever field and spelling the tool wrote.
+  const up = await uploadMaps(h, owner, ws.id, 'shop@1.0.0', [
+    { url_path: CDN, map: withDebugId(bundleMap(layout), 'debugId', D1.toUpperCase().replace(/-/g, '')) },
+  ]);
+  t.equal(up.status, 201, up.payload);
+  const answered = (up.body as { files: Array<Record<string, unknown>> }).files[0];
+  t.notOk('debug_id' in answered, 'the answer is the same SourceMap as without a debug id');
+  const stored = await h.app
+    .db('source_maps')
+    .where({ workspace_id: ws.id })
+    .select<Array<{ debug_id: string | null }>>('debug_id');
+  t.same(
+    stored.map((r) => r.debug_id),
+    [D1],
+  );
+  const bad = await uploadMaps(h, owner, ws.id, 'shop@1.0.0', [
+    { url_path: '/x.js', map: withDebugId(bundleMap(layout), 'debug_id', 'not-a-uuid') },
+  ]);
+  t.equal(bad.status, 422, bad.payload);
+  const errors = (bad.body as { details: { errors: Array<{ code: string }> } }).details.errors;
+  t.same(
+    errors.map((e) => e.code),
+    ['invalid_debug_id'],
+  );
+
+  const sym = new Symbolicator(h.app.db, { cacheSize: 8, timeoutMs: 5000, missCacheMs: 60_000 }, {
+    warn: () => undefined,
+  } as never);
+  t.teardown(() => sym.stop());
+
+  // By debug id: another release (or none) and a bundle URL that is no http path still find the map.
+  const bundle = 'app:///static/js/main.min.js';
+  for (const release of ['shop@7.0.0', undefined]) {
+    const [byId] = await sym.symbolicate([sdkEvent(ws.id, bundle, release, { [bundle]: D1 })]);
+    t.equal(byId.symbolicated, true, `matched by debug id (release ${release ?? 'none'})`);
+    t.match(byId.event.frames![0], {
+      file: 'webpack:///src/cart.ts',
+      function: 'addToCart',
+      line: 44,
+      generated: { file: bundle },
+    });
+  }
+  // The event names its bundle by URL, the frame by the same URL with a query: matched by path.
+  const [query] = await sym.symbolicate([sdkEvent(ws.id, `${CDN}?v=2`, undefined, { [CDN]: D1 })]);
+  t.equal(query.symbolicated, true, 'the debug id of the same bundle path');
+
+  // A debug id without a map falls back to the release and URL path.
+  const [fallback] = await sym.symbolicate([sdkEvent(ws.id, CDN, 'shop@1.0.0', { [CDN]: D2 })]);
+  t.equal(fallback.symbolicated, true, 'matched by release and URL path');
+  const [neither] = await sym.symbolicate([sdkEvent(ws.id, bundle, 'shop@7.0.0', { [bundle]: D2 })]);
+  t.notOk(neither.symbolicated, 'no map by debug id, none for the release');
+
+  // A debug id without a map is remembered: a map uploaded through another process is seen after
+  // missCacheMs, or at once where the upload happened (forget).
+  t.equal(
+    (
+      await uploadMaps(h, owner, ws.id, 'shop@2.0.0', [
+        { url_path: '/static/js/main.min.js', map: withDebugId(bundleMap(layout), 'debug_id', D2) },
+      ])
+    ).status,
+    201,
+  );
+  const [remembered] = await sym.symbolicate([sdkEvent(ws.id, bundle, undefined, { [bundle]: D2 })]);
+  t.notOk(remembered.symbolicated, 'the miss is remembered');
+  sym.forget(ws.id, 'shop@2.0.0');
+  const [seen] = await sym.symbolicate([sdkEvent(ws.id, bundle, undefined, { [bundle]: D2 })]);
+  t.equal(seen.symbolicated, true, 'found once the upload is known');
+
+  // Another workspace's event naming the same debug id is not served this workspace's map.
+  const other = await h.owner();
+  const otherWs = await h.workspace(other);
+  const [foreign] = await sym.symbolicate([sdkEvent(otherWs.id, bundle, undefined, { [bundle]: D1 })]);
+  t.notOk(foreign.symbolicated, 'maps never cross workspaces');
+});
+
+void t.test(
+  'debug ids: one lookup per new debug id, misses remembered, no release query for events without one',
+  async (t) => {
+    const queries: string[] = [];
+    const builder: Record<string, unknown> = {};
+    builder.whereIn = () => builder;
+    builder.whereNotNull = () => builder;
+    builder.orderBy = () => builder;
+    builder.distinct = () => {
+      queries.push('releases');
+      return Promise.resolve([]);
+    };
+    builder.select = (...cols: string[]) => {
+      queries.push(cols.includes('debug_id') ? 'debug ids' : 'paths');
+      return Promise.resolve([]);
+    };
+    const db = (() => builder) as unknown as Knex;
+    const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 1000, missCacheMs: 60_000 }, {
+      warn: () => undefined,
+    } as never);
+    const id = '85314830-023f-4cf1-a267-535f4e37bb17';
+    const ev = sdkEvent('w', CDN, undefined, { [CDN]: id });
+
+    t.equal((await sym.symbolicate([ev, ev]))[0], ev, 'as it came');
+    t.same(queries, ['debug ids'], 'one query for the batch, none for releases');
+    await sym.symbolicate([ev]);
+    t.same(queries, ['debug ids'], 'the miss is remembered');
+    await sym.symbolicate([sdkEvent('w', CDN, undefined, { [CDN]: 'not a uuid' })]);
+    t.same(queries, ['debug ids'], 'a malformed debug id is ignored');
+    sym.forget('w', 'any');
+    await sym.symbolicate([ev]);
+    t.same(queries, ['debug ids', 'debug ids'], 'an upload in this process looks again');
+    sym.stop();
+  },
+);
