@@ -22,8 +22,11 @@ export function mapFrame(consumer: SourceMapConsumer, f: StackFrame): StoredFram
   const generated: Generated = { file: f.file, function: f.function ?? null, line: f.line, column: f.column ?? null };
   const out: StoredFrame = { ...f, file: pos.source, line: pos.line, column: (pos.column ?? 0) + 1, generated };
   if (pos.name) out.function = pos.name;
-  delete out.in_app; // decided again on the original file (a vendored source becomes not in-app)
-  if (typeof f.in_app === 'boolean') out.in_app = f.in_app;
+  // A source under node_modules is a library's, whatever the SDK guessed from the bundle URL (Sentry's own rule,
+  // `path:**/node_modules/** -app`); otherwise the SDK's explicit in_app stands, and without one grouping decides.
+  delete out.in_app;
+  if (/(^|\/)node_modules\//.test(pos.source)) out.in_app = false;
+  else if (typeof f.in_app === 'boolean') out.in_app = f.in_app;
   return out;
 }
 /** Cache key of a bundle's map found by release and URL path. */

@@ -340,6 +340,25 @@ t.test(
         ['webpack:///src/cart.ts', true],
       ],
     );
+    // The browser SDK marks every bundle frame in_app: a library's original source is still not in-app.
+    const guessed = await h.ingest(c.id, c.token, {
+      type: 'TypeError',
+      message: 'boom from the SDK',
+      release: 'shop@1.0.0',
+      frames: [
+        { file: CDN, line: 2, column: 1, in_app: true },
+        { file: CDN, line: 1, column: layout1.cart + 22, in_app: true },
+      ],
+    });
+    const gd = await h.call(owner, 'GET', `/v1/error-groups/${guessed.body.group_ids[0]}`);
+    t.same(
+      gd.body.frames.map((f: { file: string; in_app: boolean }) => [f.file, f.in_app]),
+      [
+        ['webpack:///node_modules/react-dom/index.js', false],
+        ['webpack:///src/cart.ts', true],
+      ],
+      "the SDK's in_app guess gives way for a source under node_modules",
+    );
 
     // Frames of another release, or of a bundle without a map, stay as they came.
     const none = await h.ingest(c.id, c.token, crash('shop@9.9.9', layout1, ['a', 'b']));
