@@ -91,6 +91,11 @@ void t.test(
         events.some((e) => e.type === 'lease_expired'),
         'the log says the lease expired',
       );
+      t.equal(
+        events.filter((e) => e.type === 'agent_output' && /^agent attempt started/.test(String(e.message))).length,
+        2,
+        "both attempts' agent output is in the log (the killed one's too)",
+      );
       t.equal(events.filter((e) => e.type === 'result').length, 1, 'one result');
       t.equal(await count(db('fix_jobs').where({ ticket_id: ticketId, kind: 'fix' })), 1, 'one fix job');
       t.equal(await count(db('fix_attempts').where({ ticket_id: ticketId })), 1, 'one fix attempt');
