@@ -350,9 +350,10 @@ t.test(
         { file: CDN, line: 1, column: layout1.cart + 22, in_app: true },
       ],
     });
-    const gd = await h.call(owner, 'GET', `/v1/error-groups/${guessed.body.group_ids[0]}`);
+    const gd = await h.call(owner, 'GET', `/v1/error-groups/${(guessed.body.group_ids as string[])[0]}`);
+    const guessedFrames = gd.body.frames as Array<{ file: string; in_app: boolean }>;
     t.same(
-      gd.body.frames.map((f: { file: string; in_app: boolean }) => [f.file, f.in_app]),
+      guessedFrames.map((f) => [f.file, f.in_app]),
       [
         ['webpack:///node_modules/react-dom/index.js', false],
         ['webpack:///src/cart.ts', true],
