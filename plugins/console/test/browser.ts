@@ -5,6 +5,7 @@
  * Find things by role and label; wait on what a person waits on.
  */
 import { existsSync } from 'node:fs';
+import { CHROMIUM, launchChromium } from '../../../test/helpers/browser.js';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { startTestApp } from '../../../test/helpers/app.js';
 import type { OutboxChannelAdapter } from '../../../adapters/mail-outbox/index.js';
 import { buildBundle } from '../build.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 export const ARTIFACTS = join(projectRoot, 'test-artifacts', 'console');
 
 /**
@@ -69,20 +70,7 @@ export async function startConsole(t: Test, overrides: Record<string, unknown> =
     server: { host: '127.0.0.1', port, publicBaseUrl: base, validateResponses: true },
   });
   await app.server.start();
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--headless',
-    ],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchChromium(t);
   const outbox = app.container.resolve('channelAdapter') as OutboxChannelAdapter;
   await mkdir(ARTIFACTS, { recursive: true });
   return {

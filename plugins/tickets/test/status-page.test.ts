@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
+import { CHROMIUM, launchChromium } from '../../../test/helpers/browser.js';
 import t from 'tap';
-import type { Browser } from 'playwright-core';
 import { call, openTicket, world } from './helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is not installed (apt-get install -y chromium); the status page is checked in a real browser only`;
@@ -18,21 +17,7 @@ t.test('the public status page in headless Chromium', { skip }, async (t) => {
   const base = `http://127.0.0.1:${app.server.info.port}`;
   const orgId = owner.organization.id;
 
-  const { chromium } = await import('playwright-core');
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchChromium(t);
   const page = await browser.newPage();
   const open = async (statusUrl: string) => page.goto(`${base}${new URL(statusUrl).pathname}`);
 

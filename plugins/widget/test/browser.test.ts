@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
+import { CHROMIUM, launchChromium } from '../../../test/helpers/browser.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { json } from './helpers.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /** The shop page that embeds the widget: it logs an error and calls a failing API before the person reports. */
 function hostPage(scriptUrl: string, key: string): string {
@@ -68,20 +67,7 @@ if (!existsSync(CHROMIUM)) {
     t.equal(patch.statusCode, 200, patch.payload);
     page = hostPage(`${apiBase}/widget.js`, ws.widget.public_key);
 
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-    t.teardown(() => browser.close());
+    const browser = await launchChromium(t);
     const tab = await browser.newPage();
     const pageErrors: string[] = [];
     tab.on('pageerror', (e) => pageErrors.push(e.message));
