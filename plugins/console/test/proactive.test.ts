@@ -93,6 +93,10 @@ if (browserAvailable(t)) {
       await page.getByRole('button', { name: 'Test', exact: true }).click();
       await page.getByText('Nothing has been delivered yet: push an event to its address.').waitFor();
       const ingestUrl = (await page.getByLabel('Ingest address', { exact: true }).textContent())!;
+      const dsn = await page
+        .getByLabel('DSN for the Sentry SDKs (Sentry.init({ dsn }))', { exact: true })
+        .textContent();
+      t.match(dsn, /^http:\/\/[0-9a-f]{32}@localhost:\d+\/\d+$/, 'the DSN for the Sentry SDKs is shown, to copy');
       await expectAccessible(t, page, 'connectors');
       await screenshot(page, 'proactive-connectors-en');
 

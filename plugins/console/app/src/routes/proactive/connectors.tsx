@@ -157,6 +157,14 @@ function ConnectorCard({
           texts={copyTexts(t)}
         />
       )}
+      {c.dsn && (
+        <CopyValue
+          value={c.dsn}
+          label={t('proactive.connectors.dsn')}
+          action={t('proactive.connectors.copyDsn')}
+          texts={copyTexts(t)}
+        />
+      )}
       {c.webhook_url && (
         <CopyValue
           value={c.webhook_url}
