@@ -233,3 +233,33 @@ void t.test('a paused connector and an overloaded service answer as the SDKs exp
   const res = await post(h, path, envelopeOf([errorEvent()]), auth(dsn.key));
   t.match([res.status, res.body.code], [409, 'connector_paused']);
 });
+
+void t.test("the SDK's context is kept with the event and masked like its message", async (t) => {
+  const { h, owner, dsn } = await setUp(t);
+  const event: Event = {
+    ...errorEvent(),
+    user: { id: 'u-42', email: 'jane.doe@example.com' },
+    tags: { plan: 'pro', customer: 'jane.doe@example.com' },
+    breadcrumbs: [
+      { timestamp: Date.now() / 1000, category: 'ui.click', message: 'clicked "Pay" as jane.doe@example.com' },
+      {
+        timestamp: Date.now() / 1000,
+        category: 'fetch',
+        data: { url: '/api/cart?email=jane.doe@example.com', status_code: 500 },
+      },
+    ],
+  };
+  const res = await post(h, `/api/${dsn.projectId}/envelope/`, envelopeOf([event]), auth(dsn.key));
+  t.equal(res.status, 200);
+  const detail = await h.call(owner, 'GET', `/v1/error-groups/${(res.body.group_ids as string[])[0]}`);
+  const [stored] = detail.body.events as Array<{ context: Record<string, unknown>; user: Record<string, unknown> }>;
+  t.match(stored.context, {
+    tags: { plan: 'pro', customer: 'j***@e***.com' },
+    breadcrumbs: [
+      { category: 'ui.click', message: 'clicked "Pay" as j***@e***.com' },
+      { category: 'fetch', data: { url: '/api/cart?email=j***@e***.com', status_code: 500 } },
+    ],
+    sdk: { name: 'sentry.javascript.node', version: '11.12.0' },
+  });
+  t.notMatch(JSON.stringify(stored), /jane\.doe@example\.com/, 'the address appears nowhere in the answer');
+});
