@@ -1,20 +1,32 @@
-// Error events into error groups from 50 connections, in three shapes: the generic endpoint
+// Error events into error groups from 50 connections, in four shapes: the generic endpoint
 // (POST /v1/ingest/{connectorId}) with one event per request and with ten (the batch an SDK or a
-// log shipper sends), and widget.js's passive events (POST /v1/widget/events, five per flush). Reports events/s committed and grouped, p50/p99, the 429s
-// (with Retry-After) the service answered under overload, and checks that every accepted event
-// was stored: the groups' event counts must add up to the 202 answers.
+// log shipper sends), widget.js's passive events (POST /v1/widget/events, five per flush), and the
+// Sentry SDKs' envelopes (POST /api/{project_id}/envelope/, one event each: real envelopes captured
+// from @sentry/node in test/fixtures/sentry/, a fresh event_id per request). Reports events/s
+// committed and grouped, p50/p99, the 429s (with Retry-After) the service answered under overload,
+// and checks that every accepted event was stored: the groups' event counts must add up to the
+// events the answers accepted (202 `accepted`; an envelope's 200 is its one event).
 //
 //   createdb -h 127.0.0.1 -U postgres patchwell_bench_ingest
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/patchwell_bench_ingest npm run bench -- ingest
 //
 // Target (issue 8): ≥ 3,000 events/s, p99 ≤ 50 ms on Postgres with 50 clients.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
 import pg from 'pg';
-import { api, measure, measurePaced, startPatchwell, type Measurement, type Running } from '../harness.js';
+import {
+  api,
+  measure,
+  measurePaced,
+  startPatchwell,
+  type Measurement,
+  type PacedRequest,
+  type Running,
+} from '../harness.js';
 
 const DISTINCT_ERRORS = 40;
 const BENCH_EMAIL = 'bench-ingest@example.com';
@@ -43,6 +55,60 @@ export interface Shape {
   /** Events per request: the endpoint takes up to 100, widget.js sends up to 20 per flush. */
   batch: number;
   request(next: () => number): Pick<autocannon.Request, 'method' | 'path' | 'setupRequest'>;
+  /**
+   * A request built while the paced run goes, instead of all of them before it: for bodies that are copies of a few
+   * large templates (the envelope's ~9 KB), 30,000 prebuilt ones would make the generator's own GC the bottleneck.
+   */
+  paced?: () => PacedRequest;
+  /** Events an answer accepted: the endpoint's and the widget's 202 count them; the envelope's 200 is its one event. */
+  accepted?(status: number, body: string): number;
+}
+
+/** Events accepted by a 202 answer `{ accepted }` (the endpoint and the widget). */
+const acceptedBy202 = (status: number, body: string): number =>
+  status === 202 ? (JSON.parse(body) as { accepted: number }).accepted : 0;
+
+/** The event envelopes @sentry/node sent when they were captured (test/fixtures/sentry/capture.mjs). */
+const SENTRY_FIXTURES = ['node-handled', 'node-error-cause'];
+const FIXTURE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/sentry');
+
+interface CapturedEnvelope {
+  /** The envelope as the SDK wrote it, with the bench connector's public key for the one it was captured with. */
+  body: Buffer;
+  /** Where its event id stands (in the envelope header and in the event): each request writes a fresh one there. */
+  idOffsets: number[];
+  /** The request's query (sentry_version, sentry_key, sentry_client) and headers as the SDK sent them. */
+  query: URLSearchParams;
+  headers: Record<string, string>;
+}
+
+function capturedEnvelope(name: string, publicKey: string): CapturedEnvelope {
+  const meta = JSON.parse(readFileSync(join(FIXTURE_DIR, `${name}.json`), 'utf8')) as {
+    url: string;
+    headers: Record<string, string>;
+  };
+  const query = new URL(meta.url, 'http://x').searchParams;
+  const captured = readFileSync(join(FIXTURE_DIR, `${name}.envelope`), 'utf8');
+  const eventId = (JSON.parse(captured.slice(0, captured.indexOf('\n'))) as { event_id: string }).event_id;
+  const body = Buffer.from(captured.replaceAll(query.get('sentry_key') ?? publicKey, publicKey));
+  const idOffsets: number[] = [];
+  for (let at = body.indexOf(eventId); at >= 0; at = body.indexOf(eventId, at + 1)) idOffsets.push(at);
+  query.set('sentry_key', publicKey);
+  // The connection's own headers are the load generator's; the SDK's (user agent, encoding) stay.
+  const headers = Object.fromEntries(
+    Object.entries(meta.headers).filter(
+      ([k]) => !['host', 'connection', 'transfer-encoding', 'content-length'].includes(k),
+    ),
+  );
+  return { body, idOffsets, query, headers };
+}
+
+/** The captured bytes with a fresh event id (a copy and two 32-byte writes: microseconds per request). */
+function withFreshEventId(c: CapturedEnvelope): Buffer {
+  const body = Buffer.from(c.body);
+  const id = randomUUID().replaceAll('-', '');
+  for (const at of c.idOffsets) body.write(id, at, 'latin1');
+  return body;
 }
 
 /** The plugin options the ingest measurement needs (merged into a CONFIG_FILE; bench/scenarios/scale-out.ts adds its own). */
@@ -83,10 +149,12 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
   writeFileSync(configFile, JSON.stringify({ plugins: ingestPluginOptions() }));
   const service = await startPatchwell({ CONFIG_FILE: configFile, SECRET_KEYS: benchSecretKeys() });
   try {
-    const { cookie, workspaceId, endpoint, widget: widgetShape } = await prepareIngest(service.url);
+    const { cookie, workspaceId, endpoint, widget: widgetShape, envelope } = await prepareIngest(service.url);
     const rows: Measurement[] = [];
     // BENCH_INGEST_OFFERED_ONLY=1 skips the closed-loop shapes; BENCH_INGEST_ROUNDS repeats the offered ones.
-    const closedLoop = process.env.BENCH_INGEST_OFFERED_ONLY ? [] : [endpoint(1), endpoint(10), widgetShape(5)];
+    const closedLoop = process.env.BENCH_INGEST_OFFERED_ONLY
+      ? []
+      : [endpoint(1), endpoint(10), widgetShape(5), envelope()];
     for (const shape of closedLoop) {
       await vacuumChurned();
       rows.push(await measureShape(service.url, cookie, workspaceId, shape));
@@ -96,9 +164,9 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
     // Without the closed-loop shapes the service would meet the paced load cold (code not yet
     // optimised, pools and caches empty): a short paced run of each shape, not reported, warms it.
     if (closedLoop.length === 0)
-      for (const shape of [endpoint(10), widgetShape(5)]) await measureOffered(service.url, shape, 3000, 3);
+      for (const shape of [endpoint(10), widgetShape(5), envelope()]) await measureOffered(service.url, shape, 3000, 3);
     for (let round = Number(process.env.BENCH_INGEST_ROUNDS ?? 1); round > 0; round--) {
-      for (const shape of [endpoint(10), widgetShape(5)]) {
+      for (const shape of [endpoint(10), widgetShape(5), envelope()]) {
         await vacuumChurned();
         rows.push(await measureOffered(service.url, shape, 3000));
       }
@@ -118,6 +186,7 @@ export async function prepareIngest(url: string): Promise<{
   workspaceId: string;
   endpoint: (batch: number) => Shape;
   widget: (batch: number) => Shape;
+  envelope: () => Shape;
 }> {
   // One bench organization per database, reused by later runs (signups from one address are rate-limited).
   let auth = await api(url, 'POST', '/v1/auth/login', null, { email: BENCH_EMAIL, password: BENCH_PASSWORD });
@@ -151,7 +220,7 @@ export async function prepareIngest(url: string): Promise<{
       });
   if (created.status !== (existing ? 200 : 201))
     throw new Error(`connector: ${created.status} ${JSON.stringify(created.json)}`);
-  const connector = created.json.connector as { id: string };
+  const connector = created.json.connector as { id: string; dsn: string };
   const token = created.json.token as string;
   const widget = await api(url, 'PATCH', `/v1/workspaces/${workspaceId}/widget`, cookie, {
     passive_collection: { enabled: true },
@@ -198,7 +267,37 @@ export async function prepareIngest(url: string): Promise<{
       },
     }),
   });
-  return { cookie, workspaceId, endpoint, widget: widgetShape };
+  // The Sentry SDK's shape: the captured envelopes in turn, sent as the SDK sent them to this connector's DSN
+  // (its key in the query and the envelope header), each with an event id of its own, as each capture has.
+  const dsn = new URL(connector.dsn);
+  const projectId = dsn.pathname.split('/').pop()!;
+  const captured = SENTRY_FIXTURES.map((name) => capturedEnvelope(name, dsn.username));
+  // The query of the first envelope: the captures differ only in what the SDK wrote in the body.
+  const envelopePath = `/api/${projectId}/envelope/?${captured[0].query.toString()}`;
+  const envelope = (): Shape => {
+    let i = 0;
+    const nextBody = () => captured[i++ % captured.length];
+    return {
+      name: 'ingest events/s (Sentry envelope, 1 per request)',
+      batch: 1,
+      accepted: (status) => (status === 200 ? 1 : 0),
+      request: (next) => ({
+        method: 'POST',
+        path: envelopePath,
+        setupRequest: (req) => {
+          next();
+          const c = nextBody();
+          // A copy: autocannon adds its content-length to the headers object it is given.
+          return { ...req, body: withFreshEventId(c), headers: { ...c.headers } };
+        },
+      }),
+      paced: () => {
+        const c = nextBody();
+        return { method: 'POST', path: envelopePath, headers: { ...c.headers }, body: withFreshEventId(c) };
+      },
+    };
+  };
+  return { cookie, workspaceId, endpoint, widget: widgetShape, envelope };
 }
 
 /**
@@ -260,8 +359,9 @@ async function measureOffered(
   // Every request of the run is built before the clock starts (each one distinct, as before): built
   // while measuring, their JSON cost the generator ~0.2–0.4 ms of CPU per request on the 2 cores the
   // service and Postgres are measured on.
+  // (A shape with `paced` builds its cheap copies as it goes.)
   const rate = events / shape.batch;
-  const prebuilt = Array.from({ length: Math.ceil(rate * durationS) + 1 }, () => {
+  const prebuilt = Array.from({ length: shape.paced ? 0 : Math.ceil(rate * durationS) + 1 }, () => {
     const r = setup({}, {}) as { body: string; headers: Record<string, string> };
     return { method: 'POST' as const, path: build.path!, headers: r.headers, body: Buffer.from(r.body) };
   });
@@ -274,10 +374,10 @@ async function measureOffered(
       rate,
       durationS,
       clients: 50,
-      request: () => prebuilt[sent++ % prebuilt.length]!,
+      request: shape.paced ?? (() => prebuilt[sent++ % prebuilt.length]!),
       onResponse: (status, body) => {
         answered++;
-        if (status === 202) accepted += (JSON.parse(body) as { accepted: number }).accepted;
+        accepted += (shape.accepted ?? acceptedBy202)(status, body);
       },
     },
   );
@@ -311,7 +411,8 @@ export async function measureShape(
   const request: autocannon.Request = {
     ...shape.request(() => next++),
     onResponse: (status, body, _context, headers) => {
-      if (status === 202) accepted += (JSON.parse(body) as { accepted: number }).accepted;
+      const counted = (shape.accepted ?? acceptedBy202)(status, body);
+      if (counted) accepted += counted;
       else if (status === 429) {
         limited++;
         const h = headers as unknown as Record<string, string> | string[] | undefined;
@@ -333,7 +434,7 @@ export async function measureShape(
   await new Promise((r) => setTimeout(r, 500));
   const after = await storedEvents(url, cookie, workspaceId);
   console.log(
-    `\n${shape.name}: ${accepted} events accepted (202) in the measured run, ${after - before} counted in error groups ` +
+    `\n${shape.name}: ${accepted} events accepted in the measured run, ${after - before} counted in error groups ` +
       `(${after - before >= accepted ? `none lost; ${after - before - accepted} more were committed for requests in flight when the clock stopped` : `LOST ${accepted - (after - before)}`}); ` +
       `${limited} answers 429 (${retryAfterSeen} with Retry-After); other answers ${JSON.stringify(other)}; ${row.requests_per_s} requests/s`,
   );
