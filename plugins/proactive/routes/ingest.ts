@@ -26,7 +26,12 @@ export function ingestRoutes(
   svc: () => IngestService,
   limits: Pick<ProactiveOptions['ingest'], 'maxBodyBytes' | 'maxSentryBodyBytes'>,
 ): ServerRoute[] {
-  const sentryRoute = (format: 'envelope' | 'store', id: string, description: string): ServerRoute[] => [
+  const sentryRoute = (
+    format: 'envelope' | 'store',
+    id: string,
+    preflightId: string,
+    description: string,
+  ): ServerRoute[] => [
     {
       method: 'POST',
       path: `/api/{project_id}/${format}`,
@@ -54,7 +59,7 @@ export function ingestRoutes(
       method: 'OPTIONS',
       path: `/api/{project_id}/${format}`,
       options: {
-        id: `${id}Preflight`,
+        id: preflightId,
         tags: ['ingest'],
         description: `CORS preflight of ${description.charAt(0).toLowerCase()}${description.slice(1)}`,
         notes:
@@ -106,8 +111,18 @@ export function ingestRoutes(
         },
       },
     },
-    ...sentryRoute('envelope', 'sentryEnvelope', 'Takes an envelope from a Sentry SDK: its error events are stored'),
-    ...sentryRoute('store', 'sentryStore', 'Takes one event from a Sentry SDK (the older store endpoint)'),
+    ...sentryRoute(
+      'envelope',
+      'sentryEnvelope',
+      'sentryEnvelopePreflight',
+      'Takes an envelope from a Sentry SDK: its error events are stored',
+    ),
+    ...sentryRoute(
+      'store',
+      'sentryStore',
+      'sentryStorePreflight',
+      'Takes one event from a Sentry SDK (the older store endpoint)',
+    ),
   ];
 }
 
