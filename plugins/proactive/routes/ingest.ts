@@ -128,14 +128,15 @@ export function ingestRoutes(
 
 /** One Sentry-protocol request: stored, and CORS headers for an allowed browser origin. */
 async function sentryAnswer(svc: IngestService, request: Request, format: 'envelope' | 'store') {
-  const { corsOrigin, ...answer } = await svc.pushSentry({
-    projectId: (request.params as { project_id: string }).project_id,
-    format,
-    headers: request.headers as RawHeaders,
-    query: request.query,
-    rawBody: rawPushBody(request),
-    origin: request.headers.origin as string | undefined,
-  });
-  allowCors(request, corsOrigin ?? undefined, EXPOSED);
-  return answer;
+  return svc.pushSentry(
+    {
+      projectId: (request.params as { project_id: string }).project_id,
+      format,
+      headers: request.headers as RawHeaders,
+      query: request.query,
+      rawBody: rawPushBody(request),
+      origin: request.headers.origin as string | undefined,
+    },
+    (origin) => allowCors(request, origin, EXPOSED),
+  );
 }

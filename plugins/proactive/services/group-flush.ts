@@ -40,11 +40,15 @@ with x as (
 ), v as (
   select v.*, k.group_id
   from json_to_recordset($3::json) as v(id text, org_id text, workspace_id text, fingerprint text, connector_id text, source text, external_id text, type text, level text,
-    message text, stack text, frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text, "user" jsonb, user_key text, occurred_at timestamptz, context jsonb)
+    message text, stack text, frames jsonb, symbolicated boolean, url text, browser jsonb, release text, environment text,
+    "user" jsonb, user_key text, occurred_at timestamptz, context jsonb)
   join k on k.workspace_id = v.workspace_id and k.fingerprint = v.fingerprint
 ), e as (
-  insert into error_events (id, org_id, workspace_id, group_id, connector_id, source, external_id, type, level, message, stack, frames, symbolicated, url, browser, release, environment, "user", user_key, occurred_at, context, received_at)
-  select v.id, v.org_id, v.workspace_id, v.group_id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message, v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at, v.context, $1::timestamptz
+  insert into error_events (id, org_id, workspace_id, group_id, connector_id, source, external_id, type, level, message, stack,
+    frames, symbolicated, url, browser, release, environment, "user", user_key, occurred_at, context, received_at)
+  select v.id, v.org_id, v.workspace_id, v.group_id, v.connector_id, v.source, v.external_id, v.type, v.level, v.message,
+    v.stack, v.frames, v.symbolicated, v.url, v.browser, v.release, v.environment, v."user", v.user_key, v.occurred_at,
+    v.context, $1::timestamptz
   from v order by v.id -- the first copy of a redelivered event is the one kept (ids increase in batch order)
   on conflict (connector_id, external_id) where external_id is not null do nothing
   returning id, group_id, org_id, connector_id, coalesce(release, '') as release, user_key, occurred_at, source, environment

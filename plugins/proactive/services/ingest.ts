@@ -49,8 +49,6 @@ export interface SentryRequest {
 export interface SentryReceipt extends IngestReceipt {
   id: string | null;
   skipped: Record<string, number>;
-  /** The Origin to answer CORS headers to (allowed by the workspace); null without one. */
-  corsOrigin: string | null;
 }
 
 const CONNECTOR_COLUMNS = [
@@ -146,7 +144,7 @@ export class IngestService {
    * browser's Origin must be one of the workspace's allowed origins (403 origin_not_allowed), then the
    * endpoint adapter reads the body and its error events are stored like every other source's.
    */
-  async pushSentry(req: SentryRequest): Promise<SentryReceipt> {
+  async pushSentry(req: SentryRequest, admitted: (origin: string) => void = () => undefined): Promise<SentryReceipt> {
     const c = await this.connectorOfDsn(req.projectId);
     const adapter = c ? this.adapters().find((a) => a.kind === c.kind) : undefined;
     const refused = () => unauthenticated('Unknown project or wrong DSN key');
@@ -157,12 +155,15 @@ export class IngestService {
     const body = decodedBody(req.headers, req.rawBody, this.maxSentryBytes);
     const key = named ?? (req.format === 'envelope' ? envelopeDsnKey(body) : null);
     if (key === null || !safeEqual(key, c.dsn_public_key)) throw refused();
-    if (req.origin !== undefined) admitOrigin(c, req.origin);
+    if (req.origin !== undefined) {
+      admitOrigin(c, req.origin);
+      admitted(req.origin); // from here on, refusals too carry the CORS headers (a 429 must be readable)
+    }
     const pushed = readBody(c, () => adapter.normalizeSentry!(req.format, body, this.settingsOf(c)));
     const receipt = await this.store(c, pushed.events).catch((err: unknown) => {
       throw withSentryRateLimits(err);
     });
-    return { id: pushed.eventId, ...receipt, skipped: pushed.skipped, corsOrigin: req.origin ?? null };
+    return { id: pushed.eventId, ...receipt, skipped: pushed.skipped };
   }
 
   /** A browser's CORS preflight: 401 for an unknown project, 403 origin_not_allowed for an origin the workspace does not allow. */
