@@ -152,9 +152,15 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
     const { cookie, workspaceId, endpoint, widget: widgetShape, envelope } = await prepareIngest(service.url);
     const rows: Measurement[] = [];
     // BENCH_INGEST_OFFERED_ONLY=1 skips the closed-loop shapes; BENCH_INGEST_ROUNDS repeats the offered ones.
+    // BENCH_INGEST_ONLY=envelope (or endpoint, widget) keeps the shapes whose name holds that word.
+    const only = (shapes: Shape[]) =>
+      shapes.filter((s) => s.name.toLowerCase().includes(process.env.BENCH_INGEST_ONLY ?? ''));
+    const offered = () => only([endpoint(10), widgetShape(5), envelope()]);
+    // BENCH_INGEST_RATE offers another rate than the target's 3,000 events/s (to find where p99 holds).
+    const rate = Number(process.env.BENCH_INGEST_RATE ?? 3000);
     const closedLoop = process.env.BENCH_INGEST_OFFERED_ONLY
       ? []
-      : [endpoint(1), endpoint(10), widgetShape(5), envelope()];
+      : only([endpoint(1), endpoint(10), widgetShape(5), envelope()]);
     for (const shape of closedLoop) {
       await vacuumChurned();
       rows.push(await measureShape(service.url, cookie, workspaceId, shape));
@@ -163,12 +169,11 @@ export default async function ingest(_shared: Running): Promise<Measurement[]> {
     // pace, and p99 is read at that load, not at saturation, where latency is queueing by construction.
     // Without the closed-loop shapes the service would meet the paced load cold (code not yet
     // optimised, pools and caches empty): a short paced run of each shape, not reported, warms it.
-    if (closedLoop.length === 0)
-      for (const shape of [endpoint(10), widgetShape(5), envelope()]) await measureOffered(service.url, shape, 3000, 3);
+    if (closedLoop.length === 0) for (const shape of offered()) await measureOffered(service.url, shape, rate, 3);
     for (let round = Number(process.env.BENCH_INGEST_ROUNDS ?? 1); round > 0; round--) {
-      for (const shape of [endpoint(10), widgetShape(5), envelope()]) {
+      for (const shape of offered()) {
         await vacuumChurned();
-        rows.push(await measureOffered(service.url, shape, 3000));
+        rows.push(await measureOffered(service.url, shape, rate));
       }
     }
     return rows;

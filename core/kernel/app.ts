@@ -137,6 +137,11 @@ export async function createApp(config: AppConfig, opts: CreateAppOptions): Prom
     options: {
       instance: log,
       logRequestComplete: true,
+      // The request is serialized into each request's child logger only when its completion line is
+      // written (info); below that a request id is bound, which costs no serializing and no redaction
+      // per request (bench/results/2026-11-29-sentry-envelope.md).
+      getChildBindings: (request: Request) =>
+        log.isLevelEnabled('info') ? { req: request } : { reqId: request.info.id },
       ignoreFunc: (_o: unknown, request: Request) =>
         request.path.startsWith('/v1/health') || request.path.startsWith('/docs/assets'),
       customRequestCompleteMessage: (request: Request, responseTime: number) =>
