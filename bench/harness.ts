@@ -227,7 +227,7 @@ export async function startBareHapi(): Promise<Running> {
  * The bus exchange of this bench run: every service one `npm run bench` starts shares it, and no other run's
  * leftover messages (durable queues of the default `patchwell` exchange) reach its consumers.
  */
-const BENCH_EXCHANGE = process.env.BUS_EXCHANGE ?? `pw_bench_${process.pid}_${Date.now().toString(36)}`;
+export const BENCH_EXCHANGE = process.env.BUS_EXCHANGE ?? `pw_bench_${process.pid}_${Date.now().toString(36)}`;
 
 /**
  * Starts Patchwell in its own process on a free port with a fresh data directory: all roles, or the

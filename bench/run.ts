@@ -4,7 +4,16 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
-import { measure, printTable, startBareHapi, startPatchwell, type Measurement, type Running } from './harness.js';
+import {
+  BENCH_EXCHANGE,
+  measure,
+  printTable,
+  startBareHapi,
+  startPatchwell,
+  type Measurement,
+  type Running,
+} from './harness.js';
+import { purgeQueues } from './purge-queues.js';
 
 type Scenario = (service: Running) => Promise<Measurement[]>;
 /** A scenario module: its default export, and `ownService = true` when it starts the Patchwell it measures. */
@@ -31,13 +40,24 @@ await bare.stop();
 // Each scenario gets a Patchwell of its own, so no other instance (and no worker role) shares
 // the machine or the database while it is measured.
 const rows: Measurement[] = [];
-for (const name of names) {
-  const mod = (await import(pathToFileURL(join(dir, `${name}.ts`)).href)) as ScenarioModule;
-  const service = mod.ownService ? { url: '', stop: async () => {} } : await startPatchwell();
-  try {
-    rows.push(...(await mod.default(service)));
-  } finally {
-    await service.stop();
+try {
+  for (const name of names) {
+    const mod = (await import(pathToFileURL(join(dir, `${name}.ts`)).href)) as ScenarioModule;
+    const service = mod.ownService ? { url: '', stop: async () => {} } : await startPatchwell();
+    try {
+      rows.push(...(await mod.default(service)));
+    } finally {
+      await service.stop();
+    }
+  }
+} finally {
+  // The run's queues (every service declares its consumers' queues on the run's exchange): left on the
+  // broker, a few hundred quorum queues of earlier runs stopped it accepting connections.
+  // Only the run's own exchange: a BUS_EXCHANGE given by hand may be a real deployment's.
+  if (process.env.AMQP_URL && BENCH_EXCHANGE.startsWith('pw_bench_')) {
+    const deleted = await purgeQueues([`${BENCH_EXCHANGE}.`]).catch((err: unknown) => String(err));
+    if (typeof deleted !== 'number')
+      console.error(`bench: the run's queues were not deleted (${deleted ?? 'rabbitmqctl did not answer'})`);
   }
 }
 console.log(
