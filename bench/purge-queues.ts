@@ -8,11 +8,12 @@
 // over AMQP (AMQP_URL, default amqp://guest:guest@127.0.0.1:5672): one rabbitmqctl call per queue
 // would start an Erlang VM each time, minutes for a few hundred queues.
 import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { Connection } from 'rabbitmq-client';
 
-/** Queues named with one of the prefixes that no consumer reads; null when rabbitmqctl cannot answer. */
-export function idleQueues(prefixes: readonly string[]): string[] | null {
+/** The queues named with one of the prefixes, and how many consumers read each; null when rabbitmqctl cannot answer. */
+function listQueues(prefixes: readonly string[]): Array<{ name: string; consumers: number }> | null {
   let out: string;
   try {
     out = execFileSync('rabbitmqctl', ['-q', '-t', '30', 'list_queues', 'name', 'consumers', '--no-table-headers'], {
@@ -25,14 +26,32 @@ export function idleQueues(prefixes: readonly string[]): string[] | null {
   return out
     .split('\n')
     .map((line) => line.split('\t'))
-    .filter(([name, consumers]) => name && prefixes.some((p) => name.startsWith(p)) && consumers?.trim() === '0')
-    .map(([name]) => name);
+    .filter(([name]) => name && prefixes.some((p) => name.startsWith(p)))
+    .map(([name, consumers]) => ({ name, consumers: Number(consumers?.trim() ?? 'NaN') }));
 }
 
-/** Deletes those queues and their exchanges (`<exchange>.<consumer>[.retry|.dead]`); answers how many queues went. */
-export async function purgeQueues(prefixes: readonly string[], url = process.env.AMQP_URL): Promise<number | null> {
-  const queues = idleQueues(prefixes);
-  if (queues === null) return null;
+/** Queues named with one of the prefixes that no consumer reads; null when rabbitmqctl cannot answer. */
+export function idleQueues(prefixes: readonly string[]): string[] | null {
+  return listQueues(prefixes)?.flatMap((q) => (q.consumers === 0 ? [q.name] : [])) ?? null;
+}
+
+/**
+ * Deletes those queues and their exchanges (`<exchange>.<consumer>[.retry|.dead]`); answers how many queues went.
+ * `settleMs`: how long to wait for consumers that are still going away (the broker drops a closed connection's
+ * consumers a moment after its process exits).
+ */
+export async function purgeQueues(
+  prefixes: readonly string[],
+  { url = process.env.AMQP_URL, settleMs = 0 }: { url?: string; settleMs?: number } = {},
+): Promise<number | null> {
+  const until = Date.now() + settleMs;
+  let listed = listQueues(prefixes);
+  while (listed?.some((q) => q.consumers !== 0) && Date.now() < until) {
+    await sleep(250);
+    listed = listQueues(prefixes);
+  }
+  if (listed === null) return null;
+  const queues = listed.flatMap((q) => (q.consumers === 0 ? [q.name] : []));
   if (queues.length === 0) return 0;
   const conn = new Connection({ url: url ?? 'amqp://guest:guest@127.0.0.1:5672', retryLow: 200, retryHigh: 1000 });
   try {

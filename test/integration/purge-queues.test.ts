@@ -38,10 +38,10 @@ void t.test('deletes the idle queues under a prefix, keeps a read queue and ever
   await new Promise<void>((resolve) => consumer.once('ready', () => resolve()));
 
   t.same(idleQueues([`${prefix}.`])?.sort(), names.slice(0, 3).sort(), 'the read queue is not idle');
-  t.equal(await purgeQueues([`${prefix}.`], AMQP_URL), 3);
+  t.equal(await purgeQueues([`${prefix}.`], { url: AMQP_URL }), 3);
   t.same(idleQueues([prefix]), [other], 'only the other name is left idle');
   // The read queue is still there: declaring it passively succeeds.
   await t.resolves(conn.queueDeclare({ queue: `${prefix}.read`, passive: true }));
   await t.rejects(conn.queueDeclare({ queue: `${prefix}.a`, passive: true }), 'a deleted queue is gone');
-  t.equal(await purgeQueues([`${prefix}.`], AMQP_URL), 0, 'nothing left to delete');
+  t.equal(await purgeQueues([`${prefix}.`], { url: AMQP_URL }), 0, 'nothing left to delete');
 });
