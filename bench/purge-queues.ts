@@ -31,9 +31,13 @@ function listQueues(prefixes: readonly string[]): Array<{ name: string; consumer
     .map(([name, consumers]) => ({ name, consumers: Number(consumers?.trim() ?? 'NaN') }));
 }
 
+const idleOf = (listed: Array<{ name: string; consumers: number }>) =>
+  listed.flatMap((q) => (q.consumers === 0 ? [q.name] : []));
+
 /** Queues named with one of the prefixes that no consumer reads; null when rabbitmqctl cannot answer. */
 export function idleQueues(prefixes: readonly string[]): string[] | null {
-  return listQueues(prefixes)?.flatMap((q) => (q.consumers === 0 ? [q.name] : [])) ?? null;
+  const listed = listQueues(prefixes);
+  return listed && idleOf(listed);
 }
 
 /**
@@ -52,7 +56,7 @@ export async function purgeQueues(
     listed = listQueues(prefixes);
   }
   if (listed === null) return null;
-  const queues = listed.flatMap((q) => (q.consumers === 0 ? [q.name] : []));
+  const queues = idleOf(listed);
   if (queues.length === 0) return 0;
   const conn = new Connection({ url: url ?? 'amqp://guest:guest@127.0.0.1:5672', retryLow: 200, retryHigh: 1000 });
   try {

@@ -55,11 +55,11 @@ try {
   // broker, a few hundred quorum queues of earlier runs stopped it accepting connections.
   // Only the run's own exchange: a BUS_EXCHANGE given by hand may be a real deployment's.
   if (process.env.AMQP_URL && BENCH_EXCHANGE.startsWith('pw_bench_')) {
-    const deleted = await purgeQueues([`${BENCH_EXCHANGE}.`], { settleMs: 10_000 }).catch((err: unknown) =>
-      String(err),
+    const why = await purgeQueues([`${BENCH_EXCHANGE}.`], { settleMs: 10_000 }).then(
+      (deleted) => (deleted === null ? 'rabbitmqctl did not answer' : null),
+      (err: unknown) => String(err),
     );
-    if (typeof deleted !== 'number')
-      console.error(`bench: the run's queues were not deleted (${deleted ?? 'rabbitmqctl did not answer'})`);
+    if (why) console.error(`bench: the run's queues were not deleted (${why})`);
   }
 }
 console.log(
