@@ -28,7 +28,7 @@ interface Boot {
 /** User and system time of a process so far (Linux /proc; NaN elsewhere). */
 function cpuMsOf(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
   } catch {
     return NaN;
@@ -45,7 +45,7 @@ async function boot(dataDir: string, entry: readonly string[], env: Record<strin
   return { readyMs, cpuMs, databaseMs };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const fmt = (b: Boot) => `ready ${s(b.readyMs)} (cpu ${s(b.cpuMs)}, database ${s(b.databaseMs)})`;
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];

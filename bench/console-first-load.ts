@@ -50,13 +50,13 @@ async function load(page: Page, path: string, heading: string): Promise<Sample> 
 }
 
 const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 function report(label: string, samples: Sample[]): void {
   const v = samples.map((s) => s.visibleMs);
   const d = samples.map((s) => s.domContentLoadedMs);
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
-  const last = samples[samples.length - 1]!;
+  const last = samples[samples.length - 1];
   console.log(
     `${label.padEnd(30)} visible p50 ${pct(v, 50).toFixed(0)} ms, p95 ${pct(v, 95).toFixed(0)} ms; DOMContentLoaded p50 ${pct(d, 50).toFixed(0)} ms; JS ${kb(last.jsTransferred)} transferred, ${kb(last.jsDecoded)} decoded`,
   );
@@ -79,7 +79,7 @@ async function signUpOwner(base: string): Promise<string> {
   if (res.status !== 201) throw new Error(`signup: ${res.status} ${await res.text()}`);
   const cookie = res.headers
     .getSetCookie()
-    .map((c) => c.split(';')[0]!)
+    .map((c) => c.split(';')[0])
     .find((c) => c.startsWith('pw_session='));
   if (!cookie) throw new Error('signup set no session cookie');
   const ws = await fetch(`${base}/v1/workspaces`, {

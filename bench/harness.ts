@@ -145,8 +145,9 @@ export async function measurePaced(
     rate: number;
     durationS?: number;
     clients?: number;
-    request(): PacedRequest;
-    onResponse?(status: number, body: string): void;
+    // Function properties: they are handed on to pacedLoad and called without `this`.
+    request: () => PacedRequest;
+    onResponse?: (status: number, body: string) => void;
   },
 ): Promise<Measurement> {
   const before = cpuSnapshot();
@@ -167,7 +168,7 @@ export async function measurePaced(
   );
   const latencies = [...r.latencies].sort((a, b) => a - b);
   const pct = (q: number) =>
-    latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!) : 0;
+    latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]) : 0;
   let non2xx = 0;
   for (const [status, n] of r.statuses) if (status < 200 || status >= 300) non2xx += n;
   return {
@@ -261,8 +262,8 @@ export async function startPatchwell(env: Record<string, string> = {}, roles = '
   );
   // Always read: a service blocked on a full stdout pipe would be measured as a slow one.
   const log = createWriteStream(join(dataDir, 'service.log'));
-  child.stdout!.pipe(log);
-  child.stderr!.pipe(log);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
   if (extra.length) process.stderr.write(`  service output: ${join(dataDir, 'service.log')}\n`);
   const pid = child.pid!;
   servicePids.add(pid);
@@ -271,7 +272,7 @@ export async function startPatchwell(env: Record<string, string> = {}, roles = '
     await new Promise<void>((resolve, reject) => {
       let seen = '';
       const timer = setTimeout(() => reject(new Error(`patchwell (${roles}) did not start in 120 s`)), 120_000);
-      child.stdout!.on('data', (c: Buffer) => {
+      child.stdout.on('data', (c: Buffer) => {
         seen = (seen + c.toString('utf8')).slice(-4000);
         if (seen.includes('patchwell started')) {
           clearTimeout(timer);
@@ -323,8 +324,8 @@ export function printTable(rows: Measurement[], ceiling?: Measurement): void {
     r.service_cpu_ms === undefined ? '' : String(r.service_cpu_ms),
     r.postgres_cpu_ms === undefined ? '' : String(r.postgres_cpu_ms),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cols: string[]) => cols.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const fmt = (cols: string[]) => cols.map((c, i) => c.padEnd(widths[i])).join('  ');
   console.log(fmt(header));
   for (const l of lines) console.log(fmt(l));
 }

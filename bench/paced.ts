@@ -106,7 +106,7 @@ class Connection {
     const p = this.pending!;
     this.pending = null;
     this.expected = -1;
-    const body = p.onResponse ? (this.body.length === 1 ? this.body[0]! : Buffer.concat(this.body)) : null;
+    const body = p.onResponse ? (this.body.length === 1 ? this.body[0] : Buffer.concat(this.body)) : null;
     this.body = [];
     this.done(this, p, this.status, body);
     return rest.length ? rest : null;
@@ -149,8 +149,9 @@ export async function pacedLoad(opts: {
   url: string;
   rate: number;
   durationS: number;
-  request(): PacedRequest;
-  onResponse?(status: number, body: string): void;
+  // Function properties: called without `this` (onResponse is handed to each dispatch).
+  request: () => PacedRequest;
+  onResponse?: (status: number, body: string) => void;
   maxConnections?: number;
   /**
    * Clients: a fixed set of this many connections, each request on the next one in turn; a
@@ -217,7 +218,7 @@ export async function pacedLoad(opts: {
   };
   const dispatch = (bytes: Buffer, p: Pending) => {
     if (opts.clients) {
-      const c = clients[turn++ % clients.length]!;
+      const c = clients[turn++ % clients.length];
       if (!all.has(c)) return void errors++;
       if (c.pending) return void clientQueues.get(c)!.push([bytes, p]);
       return c.send(bytes, p);

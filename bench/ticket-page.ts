@@ -31,6 +31,13 @@ const AUDIT_NOISE = 20_000;
 
 const counting = new AsyncLocalStorage<{ queries: number }>();
 
+/** The columns of `fix_attempts` the bench reads back. */
+interface AttemptRow {
+  id: string;
+  org_id: string;
+  ticket_id: string;
+}
+
 async function main(): Promise<void> {
   const config = testConfig({ server: { validateResponses: false }, plugins: { fixes: { enabled: true } } });
   const pglite = config.database.url ? undefined : await pgliteTemplate();
@@ -110,7 +117,7 @@ async function main(): Promise<void> {
       }
       const used = process.cpuUsage(cpu);
       times.sort((a, b) => a - b);
-      const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(1);
+      const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(1);
       const mean = (times.reduce((a, b) => a + b, 0) / times.length).toFixed(1);
       const cpuMs = ((used.user + used.system) / 1000 / ROUNDS).toFixed(1);
       rows.push(
@@ -217,14 +224,11 @@ async function seedOthers(db: Knex, orgId: string, workspaceId: string, userId: 
       ),
     );
   }
-  const targets = (await db('fix_attempts').where({ org_id: orgId }).select('id', 'ticket_id')) as Array<{
-    id: string;
-    ticket_id: string;
-  }>;
+  const targets = await db<AttemptRow>('fix_attempts').where({ org_id: orgId }).select('id', 'ticket_id');
   for (let from = 0; from < AUDIT_NOISE; from += 2000) {
     await db('audit_entries').insert(
       Array.from({ length: Math.min(2000, AUDIT_NOISE - from) }, (_, i) => {
-        const t = targets[(from + i) % targets.length]!;
+        const t = targets[(from + i) % targets.length];
         const onTicket = i % 2 === 1;
         return {
           id: newId('aud'),
@@ -270,7 +274,7 @@ async function seedPage(db: Knex, orgId: string, workspaceId: string, ticketId: 
       created_at: at(i),
     })),
   );
-  const attempts = (await db('fix_attempts').where(mine).select('id')) as Array<{ id: string }>;
+  const attempts = await db<AttemptRow>('fix_attempts').where(mine).select('id');
   await db('fix_releases').insert({
     ...mine,
     id: newId('rel'),
@@ -291,7 +295,7 @@ async function seedPage(db: Knex, orgId: string, workspaceId: string, ticketId: 
       actor_id: userId,
       action: i % 2 ? 'ticket.assigned' : 'fix.changes_requested',
       target_type: i % 2 ? 'ticket' : 'fix_attempt',
-      target_id: i % 2 ? ticketId : attempts[i % attempts.length]!.id,
+      target_id: i % 2 ? ticketId : attempts[i % attempts.length].id,
       created_at: at(i),
     })),
   );
@@ -299,9 +303,9 @@ async function seedPage(db: Knex, orgId: string, workspaceId: string, ticketId: 
 
 /** The plans of the page's reads that could scan. */
 async function explain(db: Knex, orgId: string, ticketId: string): Promise<void> {
-  const targets = (
-    (await db('fix_attempts').where({ org_id: orgId, ticket_id: ticketId }).select('id')) as Array<{ id: string }>
-  ).map((r) => r.id);
+  const targets = (await db<AttemptRow>('fix_attempts').where({ org_id: orgId, ticket_id: ticketId }).select('id')).map(
+    (r) => r.id,
+  );
   const plans: Array<[string, string, unknown[]]> = [
     [
       'audit',
@@ -321,9 +325,10 @@ async function explain(db: Knex, orgId: string, ticketId: string): Promise<void>
     ],
   ];
   for (const [name, sql, args] of plans) {
-    const res = (await db.raw(`explain (analyze, buffers, costs off) ${sql}`, args as Knex.RawBinding[])) as {
-      rows: Array<{ 'QUERY PLAN': string }>;
-    };
+    const res = await db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(
+      `explain (analyze, buffers, costs off) ${sql}`,
+      args as Knex.RawBinding[],
+    );
     console.log(`\n${name}:\n${res.rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n')}`);
   }
 }

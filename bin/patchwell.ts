@@ -19,7 +19,7 @@ import type { Role } from '../core/kernel/plugin.js';
 
 function parseRoles(argv: string[]): Role[] {
   const i = argv.findIndex((a) => a === '--role' || a.startsWith('--role='));
-  const raw = i < 0 ? 'all' : argv[i]!.includes('=') ? argv[i]!.split('=')[1]! : (argv[i + 1] ?? '');
+  const raw = i < 0 ? 'all' : argv[i].includes('=') ? argv[i].split('=')[1] : (argv[i + 1] ?? '');
   const roles = raw.split(',').map((s) => s.trim());
   if (roles.includes('all')) return [...ALL_ROLES];
   for (const r of roles) {

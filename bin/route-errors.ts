@@ -45,7 +45,7 @@ export function serialize(file: RouteErrorsFile): string {
   return JSON.stringify(file, null, 2) + '\n';
 }
 
-async function main(): Promise<void> {
+function main(): void {
   const check = process.argv.includes('--check');
   const started = Date.now();
   const derived = serialize(deriveRouteErrors());
@@ -75,8 +75,10 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((err: unknown) => {
+  try {
+    main();
+  } catch (err: unknown) {
     process.stderr.write(`route-errors: ${(err as Error).stack ?? String(err)}\n`);
     process.exit(1);
-  });
+  }
 }

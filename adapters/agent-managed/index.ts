@@ -100,7 +100,7 @@ export class ManagedAgentExecutor extends AbstractAgentExecutor<ManagedAgentOpti
       const base = (await git(['rev-parse', 'HEAD'])).trim();
       const limitMs = Math.min(this.options.timeoutMs, job.limits.max_minutes * 60_000);
       const env = this.jobEnv(job, branch, dir);
-      await mkdir(env.HOME!, { recursive: true });
+      await mkdir(env.HOME, { recursive: true });
       await writeFile(meter.file, '');
       await this.handOver(dir);
       const sb = this.sandbox;

@@ -78,8 +78,8 @@ let warnedNone = false;
 export function lookupUser(nameOrUid: string): SandboxUser | null {
   const parse = (line: string | undefined): SandboxUser | null => {
     const f = line?.trim().split(':');
-    if (!f || f.length < 4 || !/^\d+$/.test(f[2]!) || !/^\d+$/.test(f[3]!)) return null;
-    return { name: f[0]!, uid: Number(f[2]), gid: Number(f[3]) };
+    if (!f || f.length < 4 || !/^\d+$/.test(f[2]) || !/^\d+$/.test(f[3])) return null;
+    return { name: f[0], uid: Number(f[2]), gid: Number(f[3]) };
   };
   try {
     return parse(

@@ -90,7 +90,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
   }
 
   async findPullRequestByBranch(ref: RepoRef, branch: string): Promise<PullRequest | null> {
-    const owner = ref.fullName.split('/')[0]!;
+    const owner = ref.fullName.split('/')[0];
     const { data } = await this.inst<Json[]>(ref.installationId, {
       path: this.repoPath(ref, '/pulls'),
       query: { head: `${owner}:${branch}`, state: 'all', sort: 'created', direction: 'desc', per_page: 1 },
@@ -114,7 +114,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
       await this.graphql(
         ref.installationId,
         `mutation($id: ID!) { ${mutation}(input: { pullRequestId: $id }) { pullRequest { id } } }`,
-        { id: data.node_id },
+        { id: String(data.node_id) },
       );
       data = (await this.inst(ref.installationId, { path: this.repoPath(ref, `/pulls/${number}`) })).data;
     }
@@ -212,8 +212,10 @@ export class GithubCodeHost extends GithubRepositoryReads {
     if (!res) return null;
     const obj = res.data.object as Json;
     if (obj.type !== 'tag') return String(obj.sha);
-    const tag = await this.inst(ref.installationId, { path: this.repoPath(ref, `/git/tags/${enc(obj.sha)}`) });
-    return String(tag.data.object.sha);
+    const tag = await this.inst(ref.installationId, {
+      path: this.repoPath(ref, `/git/tags/${enc(String(obj.sha))}`),
+    });
+    return String((tag.data.object as Json).sha);
   }
 
   async createTag(ref: RepoRef, input: TagInput): Promise<{ name: string; sha: string }> {
@@ -273,7 +275,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
     await this.inst(ref.installationId, {
       method: 'PUT',
       path: this.repoPath(ref, `/actions/secrets/${enc(name)}`),
-      body: { encrypted_value: encrypted, key_id: key.key_id },
+      body: { encrypted_value: encrypted, key_id: String(key.key_id) },
     });
   }
 
@@ -281,7 +283,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
     if (!ref.installationId)
       throw new AdapterError('no_installation', 'git access needs the installation of the repository');
     const repo = await this.getRepository(ref);
-    const name = ref.fullName.split('/')[1]!;
+    const name = ref.fullName.split('/')[1];
     // A token of its own, limited to this repository and to reading (or pushing) contents.
     const token = await this.mintInstallationToken(ref.installationId, {
       repositories: [name],
@@ -304,8 +306,9 @@ export class GithubCodeHost extends GithubRepositoryReads {
     return this.options.oauth;
   }
 
-  async authorizeUrl(input: AuthorizeInput): Promise<string> {
-    return githubAuthorizeUrl(this.webUrl, this.oauth(), input);
+  authorizeUrl(input: AuthorizeInput): Promise<string> {
+    // Inside the executor, a missing OAuth app rejects the promise rather than throwing (callers probe with .then).
+    return new Promise((resolve) => resolve(githubAuthorizeUrl(this.webUrl, this.oauth(), input)));
   }
 
   async exchangeCode(input: ExchangeInput): Promise<CodeHostUser> {

@@ -117,8 +117,8 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
     const base = this.options.baseUrl.replace(/\/+$/, '');
     const url = /\/api\/v3$/.test(base) ? base.replace(/\/api\/v3$/, '/api/graphql') : `${base}/graphql`;
     const { data } = await this.inst(installationId, { method: 'POST', path: url, body: { query, variables } });
-    if (Array.isArray(data.errors) && data.errors.length)
-      throw new AdapterError('host_error', `GitHub GraphQL: ${data.errors[0]?.message ?? 'error'}`);
-    return data.data ?? {};
+    const errors = (Array.isArray(data.errors) ? data.errors : []) as Json[];
+    if (errors.length) throw new AdapterError('host_error', `GitHub GraphQL: ${errors[0]?.message ?? 'error'}`);
+    return (data.data ?? {}) as Json;
   }
 }

@@ -16,6 +16,8 @@ export function toRepository(r: Json): Repository {
 }
 
 export function toPullRequest(p: Json): PullRequest {
+  const head = p.head as Json | undefined;
+  const base = p.base as Json | undefined;
   return {
     number: Number(p.number),
     url: String(p.html_url),
@@ -23,8 +25,8 @@ export function toPullRequest(p: Json): PullRequest {
     body: String(p.body ?? ''),
     state: p.merged || p.merged_at ? 'merged' : p.state === 'open' ? 'open' : 'closed',
     draft: Boolean(p.draft),
-    head: { branch: String(p.head?.ref ?? ''), sha: String(p.head?.sha ?? '') },
-    base: { branch: String(p.base?.ref ?? '') },
+    head: { branch: String(head?.ref ?? ''), sha: String(head?.sha ?? '') },
+    base: { branch: String(base?.ref ?? '') },
     labels: ((p.labels ?? []) as Json[]).map((l) => String(l.name)),
     mergeSha: p.merged || p.merged_at ? String(p.merge_commit_sha) : null,
   };

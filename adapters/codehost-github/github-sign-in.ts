@@ -48,12 +48,13 @@ export async function exchangeGithubCode(
   // GitHub answers 200 with an `error` field for a bad code.
   if (!data || typeof data.access_token !== 'string')
     throw new AdapterError('invalid_grant', `GitHub refused the code: ${String(data?.error ?? 'no token')}`);
-  const token = data.access_token as string;
+  const token = data.access_token;
   const user = (await client.request<Json>({ path: '/user', authorization: `Bearer ${token}` })).data;
-  let email: string | null = null;
+  let email: string | null;
   try {
     const emails = (await client.request<Json[]>({ path: '/user/emails', authorization: `Bearer ${token}` })).data;
-    email = emails.find((e) => e.primary && e.verified)?.email ?? null;
+    const address: unknown = emails.find((e) => e.primary && e.verified)?.email;
+    email = typeof address === 'string' ? address : null;
   } catch {
     email = null; // the app may not have the email permission
   }

@@ -29,9 +29,12 @@ export class LocalAccess {
   /** A CI secret in clear, for the local runner (a real host gives it to CI jobs only). Null when unset. */
   async readSecret(fullName: string, name: string): Promise<string | null> {
     const repo = this.repos.canonical(fullName);
-    const row = await this.ctx.db('codehost_local_secrets').where({ repo, name }).first();
+    const row = await this.ctx
+      .db<{ repo: string; name: string; value_sealed: string }>('codehost_local_secrets')
+      .where({ repo, name })
+      .first();
     return row && this.ctx.sealer
-      ? this.ctx.sealer.decrypt(row.value_sealed as string, `codehost-local:secret:${repo}:${name}`)
+      ? this.ctx.sealer.decrypt(row.value_sealed, `codehost-local:secret:${repo}:${name}`)
       : null;
   }
 

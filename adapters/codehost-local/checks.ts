@@ -45,8 +45,11 @@ export class LocalChecks {
       await repo.createTag(input.tag, head);
     }
     const url = `${this.repos.repoUrl(repoName)}/releases/tag/${encodeURIComponent(input.tag)}`;
-    const found = await this.ctx.db('codehost_local_releases').where({ repo: repoName, tag: input.tag }).first();
-    if (found) return { id: found.id as string, url };
+    const found = await this.ctx
+      .db<{ id: string; repo: string; tag: string }>('codehost_local_releases')
+      .where({ repo: repoName, tag: input.tag })
+      .first();
+    if (found) return { id: found.id, url };
     const id = newId('lrl');
     await this.ctx.db('codehost_local_releases').insert({
       id,

@@ -6,6 +6,17 @@ import { newId } from '../../core/data/ids.js';
 import { NAME, hash, type LocalHostContext } from './options.js';
 import type { LocalRepositories } from './repositories.js';
 
+/** An installation's row (`codehost_local_installations`). */
+interface InstallationRow {
+  id: string;
+  account_login: string;
+  account_type: string;
+  suspended_at: Date | null;
+  pending_state_hash: string | null;
+  pending_setup_url: string | null;
+  created_at: Date;
+}
+
 /** Installations: one built-in installation per account (all its repositories), the install page's setup redirect. */
 export class LocalInstallations {
   constructor(
@@ -13,7 +24,7 @@ export class LocalInstallations {
     private readonly repos: LocalRepositories,
   ) {}
 
-  async installUrl(state: string): Promise<string> {
+  installUrl(state: string): string {
     return `${this.ctx.publicUrl}/codehost/local/install?state=${encodeURIComponent(state)}`;
   }
 
@@ -40,19 +51,23 @@ export class LocalInstallations {
         .update({ pending_state_hash: hash(pending.state), pending_setup_url: pending.setupUrl });
     }
     await mkdir(join(await this.repos.root(), accountLogin), { recursive: true });
-    const row = await this.ctx.db('codehost_local_installations').where({ account_login: accountLogin }).first();
-    return this.installationOf(row);
+    const row = await this.ctx
+      .db<InstallationRow>('codehost_local_installations')
+      .where({ account_login: accountLogin })
+      .first();
+    // Inserted above unless it was there already.
+    return this.installationOf(row!);
   }
 
   /** Where the install page sends a browser holding `state`, or null for an unknown state. */
   async setupRedirect(state: string): Promise<string | null> {
     const row = await this.ctx
-      .db('codehost_local_installations')
+      .db<InstallationRow>('codehost_local_installations')
       .where({ pending_state_hash: hash(state) })
       .first();
     if (!row?.pending_setup_url) return null;
-    const u = new URL(row.pending_setup_url as string);
-    u.searchParams.set('installation_id', row.id as string);
+    const u = new URL(row.pending_setup_url);
+    u.searchParams.set('installation_id', row.id);
     u.searchParams.set('setup_action', 'install');
     u.searchParams.set('state', state);
     return u.toString();
@@ -67,12 +82,7 @@ export class LocalInstallations {
       .update({ suspended_at: suspended ? new Date() : null });
   }
 
-  private installationOf(row: {
-    id: string;
-    account_login: string;
-    account_type: string;
-    suspended_at: Date | null;
-  }): Installation {
+  private installationOf(row: InstallationRow): Installation {
     return {
       id: row.id,
       account: { login: row.account_login, type: row.account_type === 'user' ? 'user' : 'organization' },
@@ -90,7 +100,10 @@ export class LocalInstallations {
   }
 
   async getInstallation(installationId: string): Promise<Installation> {
-    const row = await this.ctx.db('codehost_local_installations').where({ id: installationId }).first();
+    const row = await this.ctx
+      .db<InstallationRow>('codehost_local_installations')
+      .where({ id: installationId })
+      .first();
     if (!row) throw new AdapterNotFoundError(`installation ${installationId} does not exist`);
     return this.installationOf(row);
   }

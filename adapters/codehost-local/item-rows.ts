@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { AdapterNotFoundError, type RepoRef } from '../../core/contracts/index.js';
 import type { LocalHostContext } from './options.js';
-import type { LocalRepositories } from './repositories.js';
+import type { LocalRepositories, RepositoryRow } from './repositories.js';
 
 /** An issue or pull request as stored (`codehost_local_items`). */
 export interface ItemRow {
@@ -40,16 +40,16 @@ export class ItemRows {
   }
 
   async get(repo: string, number: number): Promise<ItemRow | undefined> {
-    return this.ctx.db('codehost_local_items').where({ repo, number }).first();
+    return this.ctx.db<ItemRow>('codehost_local_items').where({ repo, number }).first();
   }
 
   /** Next issue/pull request number; the repository row must exist (repoRow) before the transaction. */
   async nextNumber(trx: Knex, repo: string): Promise<number> {
-    const [row] = await trx('codehost_local_repositories')
+    const [row] = await trx<RepositoryRow>('codehost_local_repositories')
       .where({ full_name: repo })
       .increment('last_number', 1)
       .returning('last_number');
-    return Number((row as { last_number: number }).last_number);
+    return Number(row.last_number);
   }
 
   /** An issue or pull request of the ref's repository; not found otherwise. */

@@ -48,6 +48,24 @@ import { LocalSignIn } from './sign-in.js';
 
 export type { LocalCodeHostOptions, LocalUser } from './options.js';
 
+/** A context whose every property is read through `read` at the time of use. */
+function liveContext(read: { [K in keyof LocalHostContext]: () => LocalHostContext[K] }): LocalHostContext {
+  return {
+    get db() {
+      return read.db();
+    },
+    get options() {
+      return read.options();
+    },
+    get publicUrl() {
+      return read.publicUrl();
+    },
+    get sealer() {
+      return read.sealer();
+    },
+  };
+}
+
 /**
  * The CodeHost contract over the local host's parts: repositories.ts (bare repositories and their
  * rows), installations.ts, issues.ts and pull-requests.ts (over item-rows.ts), checks.ts (tags,
@@ -69,21 +87,12 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
   constructor(...args: ConstructorParameters<typeof AbstractCodeHost<LocalCodeHostOptions>>) {
     super(...args);
     // The parts read the dependencies when used (the database may be absent until then).
-    const host = this;
-    const ctx: LocalHostContext = {
-      get db() {
-        return host.db;
-      },
-      get options() {
-        return host.options;
-      },
-      get publicUrl() {
-        return host.publicUrl;
-      },
-      get sealer() {
-        return host.sealer;
-      },
-    };
+    const ctx = liveContext({
+      db: () => this.db,
+      options: () => this.options,
+      publicUrl: () => this.publicUrl,
+      sealer: () => this.sealer,
+    });
     this.repos = new LocalRepositories(ctx, () => this.deps.config as { dataDir?: string } | undefined);
     const items = new ItemRows(ctx, this.repos);
     this.installations = new LocalInstallations(ctx, this.repos);
@@ -157,7 +166,7 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
   // ---- installations (installations.ts)
 
   installUrl(state: string): Promise<string> {
-    return this.installations.installUrl(state);
+    return Promise.resolve(this.installations.installUrl(state));
   }
 
   /**
@@ -338,7 +347,7 @@ export class LocalCodeHost extends AbstractCodeHost<LocalCodeHostOptions> {
   }
 
   authorizeUrl(input: AuthorizeInput): Promise<string> {
-    return this.signIn.authorizeUrl(input);
+    return Promise.resolve(this.signIn.authorizeUrl(input));
   }
 
   /** Whether the local sign-in page has accounts. */

@@ -116,9 +116,9 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
       options: {
         auth: false,
         validate: { query: authorizeQuery },
-        handler: async (request, h) => {
+        handler: (request, h) => {
           const q = request.query as Record<string, string>;
-          if (!sameOrigin(q.redirect_uri!))
+          if (!sameOrigin(q.redirect_uri))
             return html(h, 'Sign in', '<h1>The redirect address is not allowed</h1>', 400);
           return html(h, 'Sign in', authorizeForm(q));
         },
@@ -138,18 +138,18 @@ ${host.signInAvailable ? '' : '<p class="muted">No local accounts are configured
         },
         handler: async (request, h) => {
           const p = request.payload as Record<string, string>;
-          if (!sameOrigin(p.redirect_uri!))
+          if (!sameOrigin(p.redirect_uri))
             return html(h, 'Sign in', '<h1>The redirect address is not allowed</h1>', 400);
           const code = await host.authorizeWithPassword({
-            login: p.login!,
-            password: p.password!,
-            codeChallenge: p.code_challenge!,
-            redirectUri: p.redirect_uri!,
+            login: p.login,
+            password: p.password,
+            codeChallenge: p.code_challenge,
+            redirectUri: p.redirect_uri,
           });
           if (!code) return html(h, 'Sign in', authorizeForm(p, 'Wrong login or password.'), 401);
-          const to = new URL(p.redirect_uri!);
+          const to = new URL(p.redirect_uri);
           to.searchParams.set('code', code);
-          to.searchParams.set('state', p.state!);
+          to.searchParams.set('state', p.state);
           return h.redirect(to.toString()).code(302);
         },
       },

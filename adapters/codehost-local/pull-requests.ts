@@ -58,7 +58,7 @@ export class LocalPullRequests {
     if (!(await repo.branchSha(input.base)))
       throw new AdapterError('invalid_base', `branch ${input.base} does not exist`);
     const existing = await this.ctx
-      .db('codehost_local_items')
+      .db<ItemRow>('codehost_local_items')
       .where({ repo: repoName, kind: 'pull_request', head_branch: input.head, base_branch: input.base, state: 'open' })
       .first();
     if (existing)
@@ -98,7 +98,7 @@ export class LocalPullRequests {
     const repoName = this.repos.canonical(ref.fullName);
     await this.repos.repo(repoName);
     const row = await this.ctx
-      .db('codehost_local_items')
+      .db<ItemRow>('codehost_local_items')
       .where({ repo: repoName, kind: 'pull_request', head_branch: branch })
       .orderBy('number', 'desc')
       .first();
@@ -188,7 +188,7 @@ export class LocalPullRequests {
     const pull = await this.toPullRequest(repo, row);
     const git = await this.repos.repo(repo);
     const base = row.state === 'merged' && row.merge_sha ? `${row.merge_sha}^1` : `refs/heads/${pull.base.branch}`;
-    let diff: CompareResult | null = null;
+    let diff: CompareResult | null;
     let commits: Array<{ sha: string; subject: string; author: string }> = [];
     try {
       diff = await git.compare(base, pull.head.sha, this.ctx.options.maxDiffBytes);

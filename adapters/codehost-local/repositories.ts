@@ -7,6 +7,16 @@ import { newId } from '../../core/data/ids.js';
 import { BareRepo, type CommitFilesInput } from './bare-repo.js';
 import { NAME, type LocalHostContext } from './options.js';
 
+/** A repository's row (`codehost_local_repositories`). */
+export interface RepositoryRow {
+  id: string;
+  full_name: string;
+  is_public: boolean;
+  archived: boolean;
+  last_number: number;
+  created_at: Date;
+}
+
 /** Repositories: bare git directories under the root, with a row each (visibility, archive state, issue numbers). */
 export class LocalRepositories {
   private rootPromise: Promise<string> | null = null;
@@ -112,16 +122,17 @@ export class LocalRepositories {
   }
 
   /** The repository's row (created on first use: repositories pushed to disk have none yet). */
-  async repoRow(fullName: string): Promise<{ id: string; full_name: string; is_public: boolean; archived: boolean }> {
+  async repoRow(fullName: string): Promise<RepositoryRow> {
     const name = this.canonical(fullName);
-    const found = await this.ctx.db('codehost_local_repositories').where({ full_name: name }).first();
+    const found = await this.ctx.db<RepositoryRow>('codehost_local_repositories').where({ full_name: name }).first();
     if (found) return found;
     await this.ctx
       .db('codehost_local_repositories')
       .insert({ id: newId('lrp'), full_name: name })
       .onConflict('full_name')
       .ignore();
-    return this.ctx.db('codehost_local_repositories').where({ full_name: name }).first();
+    // Inserted above, or by a concurrent call whose insert won.
+    return (await this.ctx.db<RepositoryRow>('codehost_local_repositories').where({ full_name: name }).first())!;
   }
 
   repoUrl(fullName: string): string {

@@ -15,7 +15,7 @@ const CODE_TTL_MS = 10 * 60_000;
 export class LocalSignIn {
   constructor(private readonly ctx: LocalHostContext) {}
 
-  async authorizeUrl(input: AuthorizeInput): Promise<string> {
+  authorizeUrl(input: AuthorizeInput): string {
     const q = new URLSearchParams({
       client_id: 'patchwell',
       redirect_uri: input.redirectUri,

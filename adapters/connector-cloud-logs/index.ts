@@ -173,7 +173,7 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
       {},
       { storedSecrets: Object.keys(settings.secrets) as ConnectorSecretName[] },
     );
-    if (bad.length) return { ok: false, code: 'invalid_settings', message: bad[0]!.message, details: { errors: bad } };
+    if (bad.length) return { ok: false, code: 'invalid_settings', message: bad[0].message, details: { errors: bad } };
     try {
       const now = Date.now();
       await this.filter(settings, { startTime: now - 15 * 60_000, endTime: now, limit: 1 });
@@ -196,7 +196,7 @@ export class CloudLogsConnectorAdapter extends AbstractConnectorAdapter<CloudLog
       {},
       { storedSecrets: Object.keys(settings.secrets) as ConnectorSecretName[] },
     );
-    if (bad.length) throw new AdapterError('invalid_settings', bad[0]!.message, { details: { errors: bad } });
+    if (bad.length) throw new AdapterError('invalid_settings', bad[0].message, { details: { errors: bad } });
     const now = Date.now();
     const state = parseState(cursor) ?? { since: now - this.options.initialLookbackMs };
     const until = state.until ?? now;

@@ -70,7 +70,7 @@ const LEVEL_WORD = /(?:^|[\s[\]|])(ERROR|FATAL|CRITICAL)(?:[\s[\]|:]|$)/;
 
 function fromText(text: string, base: Omit<NormalizedEvent, 'type' | 'message' | 'level'>): NormalizedEvent | null {
   const lines = text.split('\n');
-  const head = lines[0]!;
+  const head = lines[0];
   const word = LEVEL_WORD.exec(head);
   // A Lambda line carries a JSON error after the level: `time\trequest\tERROR\tInvoke Error \t{…}`.
   const brace = head.indexOf('{');
@@ -95,7 +95,7 @@ function fromText(text: string, base: Omit<NormalizedEvent, 'type' | 'message' |
   if (!message && !m) message = head.trim();
   const out: NormalizedEvent = {
     ...base,
-    type: (m ? m[1]! : 'Error').split('.').pop()!.slice(0, 200),
+    type: (m ? m[1] : 'Error').split('.').pop()!.slice(0, 200),
     message: message.slice(0, MAX_TEXT),
     level,
   };

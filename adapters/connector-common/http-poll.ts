@@ -107,7 +107,9 @@ export abstract class HttpPollConnectorAdapter<O extends HttpPollOptions> extend
 
   /** The connector's base URL, or the default, without a trailing slash. */
   protected baseUrl(settings: ConnectorSettings): string {
-    return String(settings.config.base_url ?? this.options.defaultBaseUrl).replace(/\/+$/, '');
+    // settingsIssues refused a base_url that is not a string (baseUrlIssues).
+    const base = settings.config.base_url;
+    return (typeof base === 'string' ? base : this.options.defaultBaseUrl).replace(/\/+$/, '');
   }
 
   /**

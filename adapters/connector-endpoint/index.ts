@@ -57,8 +57,8 @@ export class EndpointConnectorAdapter extends AbstractConnectorAdapter<EndpointO
   readonly kind = 'endpoint' as const;
   readonly secretNames: readonly ConnectorSecretName[] = [];
 
-  async test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
-    return this.pushOnlyTestResult(settings);
+  test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
+    return Promise.resolve(this.pushOnlyTestResult(settings));
   }
 
   verifyPush(headers: RawHeaders, _rawBody: Buffer, settings: ConnectorSettings): boolean {
@@ -66,7 +66,7 @@ export class EndpointConnectorAdapter extends AbstractConnectorAdapter<EndpointO
     const auth = (headerValue(headers, 'authorization') ?? '').trim();
     const m = /^Bearer\s+([A-Za-z0-9_.~+/=-]{16,200})$/i.exec(auth);
     if (!m) return false;
-    return safeEqual(hashToken(m[1]!), settings.tokenHash);
+    return safeEqual(hashToken(m[1]), settings.tokenHash);
   }
 
   normalizePush(body: unknown): NormalizedEvent[] {

@@ -71,11 +71,11 @@ export function nextCursorOf(link: string | null): string | null {
     if (!/rel="?next"?/.test(part)) continue;
     if (/results="?false"?/.test(part)) return null;
     const m = /cursor="([^"]+)"/.exec(part);
-    if (m) return m[1]!;
+    if (m) return m[1];
     const url = /<([^>]+)>/.exec(part);
     if (url) {
       try {
-        return new URL(url[1]!).searchParams.get('cursor');
+        return new URL(url[1]).searchParams.get('cursor');
       } catch {
         return null;
       }

@@ -33,7 +33,7 @@ export function parseIdpMetadata(xml: string): IdpMetadata {
     throw invalid(
       idps.length ? 'the metadata describes several identity providers' : 'the metadata has no IDPSSODescriptor',
     );
-  const idp = idps[0]!;
+  const idp = idps[0];
   const entity = idp.parentNode as Element | null;
   const entityId = entity?.getAttribute?.('entityID') ?? '';
   if (!entityId) throw invalid('the metadata has no entityID');

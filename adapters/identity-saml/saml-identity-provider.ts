@@ -58,7 +58,12 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
 
   readonly protocol = 'saml' as const;
 
-  async testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
+  testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
+    // In the executor, a throw (a date that cannot be written) rejects, as it did from an async method.
+    return new Promise((resolve) => resolve(this.checkConnection(conn)));
+  }
+
+  private checkConnection(conn: SsoConnectionSettings): ConnectionTestResult {
     const cert = readCertificate(conn.idpCert);
     if (!cert)
       return { ok: false, error: 'certificate_invalid', details: { message: 'the IdP certificate cannot be read' } };
@@ -93,13 +98,13 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     let requestId: string | null = null;
     let requestIssuedAt: string | null = null;
     const cache: CacheProvider = {
-      saveAsync: async (key, value) => {
+      saveAsync: (key, value) => {
         requestId = key;
         requestIssuedAt = value;
-        return { value, createdAt: Date.now() };
+        return Promise.resolve({ value, createdAt: Date.now() });
       },
-      getAsync: async () => null,
-      removeAsync: async () => null,
+      getAsync: () => Promise.resolve(null),
+      removeAsync: () => Promise.resolve(null),
     };
     const saml = await this.saml(conn, cache, conn.idpCert ?? 'unused-for-requests');
     const redirectUrl = await saml.getAuthorizeUrlAsync(input.state, undefined, {});
@@ -127,9 +132,9 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
 
     // InResponseTo must name the request this browser's sign-in sent, and nothing else.
     const cache: CacheProvider = {
-      saveAsync: async () => null,
-      getAsync: async (key) => (key === requestId ? issuedAt : null),
-      removeAsync: async () => null,
+      saveAsync: () => Promise.resolve(null),
+      getAsync: (key) => Promise.resolve(key === requestId ? issuedAt : null),
+      removeAsync: () => Promise.resolve(null),
     };
     let profile: Profile | null;
     try {
@@ -190,7 +195,7 @@ export class SamlIdentityProvider extends AbstractIdentityProvider<SamlProviderO
     const first = (names: string[]) => {
       for (const n of names) {
         const v = attrs[n];
-        const s = Array.isArray(v) ? v[0] : v;
+        const s: unknown = Array.isArray(v) ? v[0] : v;
         if (typeof s === 'string' && s.trim()) return s.trim();
       }
       return null;

@@ -121,12 +121,12 @@ export abstract class ConfiguredDomainsChannelAdapter<
     this.records = options.domainRecords ?? defaultDomainRecords();
   }
 
-  async registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
-    return configuredDomainState(this.records, this.host, domain, purpose);
+  registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
+    return Promise.resolve(configuredDomainState(this.records, this.host, domain, purpose));
   }
 
-  async checkDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
-    return configuredDomainState(this.records, this.host, domain, purpose);
+  checkDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
+    return Promise.resolve(configuredDomainState(this.records, this.host, domain, purpose));
   }
 
   async deleteDomain(): Promise<void> {

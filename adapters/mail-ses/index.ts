@@ -300,4 +300,7 @@ function normalizeDomain(domain: string): string {
   return domain.trim().toLowerCase().replace(/\.$/, '');
 }
 
-export default adapterModule('channel', SesChannelAdapter, async (adapter) => adapter.close());
+export default adapterModule('channel', SesChannelAdapter, (adapter) => {
+  adapter.close();
+  return Promise.resolve();
+});

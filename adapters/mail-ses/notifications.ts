@@ -72,7 +72,7 @@ function verdicts(r: SesReceipt): ProviderVerdicts {
 function bareAddress(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const m = /<([^>]+)>/.exec(value);
-  const address = (m ? m[1]! : value).trim();
+  const address = (m ? m[1] : value).trim();
   return address.includes('@') ? address : null;
 }
 

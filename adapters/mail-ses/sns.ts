@@ -117,7 +117,7 @@ export class SnsVerifier {
     }
     const verifier = createVerify(m.SignatureVersion === '1' ? 'RSA-SHA1' : 'RSA-SHA256');
     verifier.update(snsStringToSign(m), 'utf8');
-    let ok = false;
+    let ok: boolean;
     try {
       ok = verifier.verify(cert.publicKey, m.Signature, 'base64');
     } catch {

@@ -119,4 +119,7 @@ export class SmtpChannelAdapter extends ConfiguredDomainsChannelAdapter<SmtpOpti
   }
 }
 
-export default adapterModule('channel', SmtpChannelAdapter, async (adapter) => adapter.close());
+export default adapterModule('channel', SmtpChannelAdapter, (adapter) => {
+  adapter.close();
+  return Promise.resolve();
+});

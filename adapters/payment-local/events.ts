@@ -65,7 +65,7 @@ const resale = Joi.object({
   cancelAtPeriodEnd: Joi.boolean().required(),
 });
 
-const DATA: Record<string, Joi.ObjectSchema> = {
+const DATA: Record<string, Joi.ObjectSchema<Record<string, unknown>>> = {
   'checkout.completed': Joi.object({
     checkoutId: Joi.string().required(),
     mode: Joi.string().valid('subscription', 'topup', 'resale').required(),
@@ -94,7 +94,7 @@ const DATA: Record<string, Joi.ObjectSchema> = {
   }),
 };
 
-const envelope = Joi.object({
+const envelope = Joi.object<Omit<LocalEventBody, 'created'> & { created: Date }>({
   id: Joi.string().min(1).required(),
   type: Joi.string().min(1).required(),
   created: date.required(),
@@ -106,10 +106,10 @@ const envelope = Joi.object({
 export function decodeEvent(body: LocalEventBody): PaymentEvent {
   const env = envelope.validate(body, { convert: true });
   if (env.error) throw new PayloadError(`payment-local event: ${env.error.message}`);
-  const base = { id: body.id, occurredAt: env.value.created as Date, orgId: body.org_id };
+  const base = { id: body.id, occurredAt: env.value.created, orgId: body.org_id };
   const schema = DATA[body.type];
   if (!schema) return { ...base, type: 'unhandled', providerType: body.type };
-  const { error, value } = schema.validate(body.data, { convert: true, stripUnknown: true });
-  if (error) throw new PayloadError(`payment-local ${body.type}: ${error.message}`);
-  return { ...base, type: body.type, ...value } as PaymentEvent;
+  const data = schema.validate(body.data, { convert: true, stripUnknown: true });
+  if (data.error) throw new PayloadError(`payment-local ${body.type}: ${data.error.message}`);
+  return { ...base, type: body.type, ...data.value } as PaymentEvent;
 }

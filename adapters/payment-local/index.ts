@@ -120,9 +120,9 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     return `${this.host?.publicBaseUrl.replace(/\/+$/, '') ?? this.publicBaseUrl}${this.options.basePath}${path}`;
   }
 
-  async prices(): Promise<PriceList> {
+  prices(): Promise<PriceList> {
     const p = this.options.prices;
-    return {
+    return Promise.resolve({
       plans: PAID_PLAN_IDS.map((plan) => ({
         plan,
         priceId: `price_local_${plan}`,
@@ -146,7 +146,7 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
         priceId: `price_local_extra_workspace_${plan}`,
         amountUsd: p.extraWorkspace[plan],
       })),
-    };
+    });
   }
 
   createCheckout(input: CheckoutInput, idempotencyKey: string): Promise<CheckoutSession> {
@@ -266,16 +266,19 @@ export class LocalPaymentProvider extends AbstractPaymentProvider<LocalPaymentOp
     });
   }
 
-  async parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent> {
-    if (!verifySignature(headers, LOCAL_SIGNATURE_HEADER, this.webhookSecret, rawBody))
-      throw new PaymentSignatureError();
-    let body: LocalEventBody;
-    try {
-      body = JSON.parse(rawBody.toString('utf8')) as LocalEventBody;
-    } catch {
-      throw new PayloadError('the webhook body is not JSON');
-    }
-    return decodeEvent(body);
+  parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent> {
+    // In the executor, a bad signature or body rejects the promise, as the contract has it.
+    return new Promise((resolve) => {
+      if (!verifySignature(headers, LOCAL_SIGNATURE_HEADER, this.webhookSecret, rawBody))
+        throw new PaymentSignatureError();
+      let body: LocalEventBody;
+      try {
+        body = JSON.parse(rawBody.toString('utf8')) as LocalEventBody;
+      } catch {
+        throw new PayloadError('the webhook body is not JSON');
+      }
+      resolve(decodeEvent(body));
+    });
   }
 
   hostedPages(host: PaymentHost): HostedPaymentPage[] {

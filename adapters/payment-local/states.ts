@@ -18,7 +18,7 @@ export function reviveDates<T>(value: T): T {
   if (!value || typeof value !== 'object') return value;
   const out = { ...(value as Record<string, unknown>) };
   for (const k of ['currentPeriodStart', 'currentPeriodEnd', 'trialEndsAt'])
-    if (typeof out[k] === 'string') out[k] = new Date(out[k] as string);
+    if (typeof out[k] === 'string') out[k] = new Date(out[k]);
   return out as T;
 }
 

@@ -117,10 +117,13 @@ export function resaleState(sub: StripeSubscriptionLike): ResaleState {
   };
 }
 
+/** An invoice's `parent`: what it bills for. */
+interface InvoiceParent {
+  subscription_details?: { subscription?: unknown; metadata?: Record<string, string> | null } | null;
+}
+
 function invoiceInfo(o: Record<string, unknown>): { info: InvoiceInfo; orgId: string | null } {
-  const parent = (o.parent ?? null) as {
-    subscription_details?: { subscription?: unknown; metadata?: Record<string, string> | null } | null;
-  } | null;
+  const parent = o.parent as InvoiceParent | null | undefined;
   const subscriptionId = idOf(parent?.subscription_details?.subscription) ?? idOf(o.subscription);
   const m = meta(o);
   const subMeta = parent?.subscription_details?.metadata ?? {};
@@ -134,7 +137,7 @@ function invoiceInfo(o: Record<string, unknown>): { info: InvoiceInfo; orgId: st
         ? 'topup'
         : 'other';
   // A destination charge: the invoice names the connected account; the platform keeps application_fee_amount.
-  const transferData = (o.transfer_data ?? null) as { destination?: unknown } | null;
+  const transferData = o.transfer_data as { destination?: unknown } | null | undefined;
   const destination = idOf(transferData?.destination);
   const paid = Number(o.amount_paid ?? 0) / 100;
   const fee = Number(o.application_fee_amount ?? 0) / 100;

@@ -21,9 +21,9 @@ import {
   type UpdateAddonsInput,
   type UpdateResaleInput,
 } from '../../core/contracts/index.js';
-import { normalizeStripeEvent, resaleState, subscriptionState, type StripeSubscriptionLike } from './events.js';
+import { normalizeStripeEvent, resaleState, subscriptionState } from './events.js';
 import { createStripeClient, stripeOptionsSchema, type StripePaymentOptions } from './options.js';
-import { StripePrices } from './prices.js';
+import { StripePrices, type PriceKind } from './prices.js';
 import { stripeCall } from './stripe-call.js';
 import { verifyStripeEvent } from './webhook.js';
 
@@ -146,7 +146,7 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
   async setSubscriptionItemQuantity(input: SetItemQuantityInput, idempotencyKey: string): Promise<SubscriptionState> {
     const sub = await stripeCall(() => this.stripe.subscriptions.retrieve(input.subscriptionId));
     const index = await this.priceBook.index();
-    const { plan } = subscriptionState(sub as unknown as StripeSubscriptionLike, index.byId);
+    const { plan } = subscriptionState(sub, index.byId);
     const price = await this.priceBook.priceId({ kind: 'extra_workspace', plan });
     const existing = sub.items.data.find((i) => index.byId.get(i.price.id)?.kind === 'extra_workspace');
     let item: Stripe.SubscriptionUpdateParams.Item | null = null;
@@ -243,14 +243,14 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
         { idempotencyKey },
       ),
     );
-    return resaleState(updated as unknown as StripeSubscriptionLike);
+    return resaleState(updated);
   }
 
   async stopResaleCollection(subscriptionId: string, idempotencyKey: string): Promise<ResaleState> {
     const updated = await stripeCall(() =>
       this.stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }, { idempotencyKey }),
     );
-    return resaleState(updated as unknown as StripeSubscriptionLike);
+    return resaleState(updated);
   }
 
   async cancelAtPeriodEnd(subscriptionId: string, idempotencyKey: string): Promise<SubscriptionState> {
@@ -314,12 +314,12 @@ export class StripePaymentProvider extends AbstractPaymentProvider<StripePayment
       Boolean(s),
     );
     const event = verifyStripeEvent(this.stripe, secrets, headers, rawBody);
-    return normalizeStripeEvent(event, (await this.priceBook.indexOrNull())?.byId ?? new Map());
+    return normalizeStripeEvent(event, (await this.priceBook.indexOrNull())?.byId ?? new Map<string, PriceKind>());
   }
 
   private async state(sub: Stripe.Subscription): Promise<SubscriptionState> {
     const index = await this.priceBook.indexOrNull();
-    return subscriptionState(sub as unknown as StripeSubscriptionLike, index?.byId ?? new Map());
+    return subscriptionState(sub, index?.byId ?? new Map<string, PriceKind>());
   }
 }
 

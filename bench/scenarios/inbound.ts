@@ -119,7 +119,7 @@ export async function measureInbound(url: string, { cookie, workspaces }: Inboun
     setupRequest: (req, context) => {
       const k = next++;
       const i = Math.floor(k / 2); // each message twice, back to back
-      const to = workspaces[i % WORKSPACES]!.address;
+      const to = workspaces[i % WORKSPACES].address;
       const body = message(i, to, run);
       (context as { i: number }).i = i;
       return {
@@ -135,7 +135,7 @@ export async function measureInbound(url: string, { cookie, workspaces }: Inboun
     onResponse: (status, body, context) => {
       const i = (context as { i: number }).i;
       if (status !== 200) return void (other[`http_${status}`] = (other[`http_${status}`] ?? 0) + 1);
-      const result = (JSON.parse(body) as { results: { status: string; reason: string | null }[] }).results[0]!;
+      const result = (JSON.parse(body) as { results: { status: string; reason: string | null }[] }).results[0];
       if (result.status === 'processed') processed.set(i, (processed.get(i) ?? 0) + 1);
       else if (result.reason === 'duplicate') duplicates.set(i, (duplicates.get(i) ?? 0) + 1);
       else other[`${result.status}/${result.reason}`] = (other[`${result.status}/${result.reason}`] ?? 0) + 1;
@@ -192,7 +192,7 @@ export async function backlog(db: pg.Client): Promise<{ outbox: number; jobs: nu
             (select count(*) from fix_jobs where status in ('queued','running')) as jobs,
             (select count(*) from fix_jobs where kind = 'diagnose' and status <> 'queued' and status <> 'running') as done`,
   );
-  return { outbox: Number(rows[0]!.outbox), jobs: Number(rows[0]!.jobs), done: Number(rows[0]!.done) };
+  return { outbox: Number(rows[0].outbox), jobs: Number(rows[0].jobs), done: Number(rows[0].done) };
 }
 
 /** Starts a worker on the intake's database and times it until no outbox event or job is left waiting. */

@@ -329,7 +329,7 @@ async function walPosition(): Promise<number | undefined> {
   const r = await onBenchDatabase((db) =>
     db.query<{ at: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at"),
   );
-  return r && Number(r.rows[0]!.at);
+  return r && Number(r.rows[0].at);
 }
 
 async function onBenchDatabase<T>(work: (db: pg.Client) => Promise<T>): Promise<T | undefined> {
@@ -379,7 +379,7 @@ async function measureOffered(
       rate,
       durationS,
       clients: 50,
-      request: shape.paced ?? (() => prebuilt[sent++ % prebuilt.length]!),
+      request: shape.paced ?? (() => prebuilt[sent++ % prebuilt.length]),
       onResponse: (status, body) => {
         answered++;
         accepted += (shape.accepted ?? acceptedBy202)(status, body);

@@ -25,7 +25,7 @@ const PER_TX = Math.max(1, Number(process.env.BENCH_JOBS_PER_TX ?? 1));
 const WRITERS = 20;
 
 function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! : 0;
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
 }
 
 /** This scenario starts the services it measures. */

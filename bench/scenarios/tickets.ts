@@ -20,6 +20,24 @@ const TOTAL = Number(process.env.BENCH_TICKETS ?? 1_000_000);
 const BATCH = 100_000;
 const DETAIL_SAMPLE = 200;
 
+/** The columns of `tickets` and `users` the bench reads back. */
+interface TicketRow {
+  id: string;
+  workspace_id: string;
+  created_at: Date;
+}
+interface UserRow {
+  id: string;
+  org_id: string;
+  email: string;
+}
+
+/** knex's pool, typed `any` by knex: the raw connection runs the EXPLAIN statements. */
+interface PoolClient {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(conn: unknown): Promise<void>;
+}
+
 interface Session {
   cookie: string;
   orgId: string;
@@ -123,7 +141,7 @@ async function seed(db: Knex, s: Session, wsIds: string[]): Promise<number> {
   const { rows } = await db.raw<{ rows: { n: number }[] }>(`select count(*)::int as n from tickets where org_id = ?`, [
     s.orgId,
   ]);
-  let have = rows[0]!.n;
+  let have = rows[0].n;
   if (have >= TOTAL) return 0;
   const started = Date.now();
   for (let from = 1; from <= TOTAL; from += BATCH) {
@@ -136,7 +154,7 @@ async function seed(db: Knex, s: Session, wsIds: string[]): Promise<number> {
   await db.raw('analyze tickets');
   const after = (
     await db.raw<{ rows: { n: number }[] }>(`select count(*)::int as n from tickets where org_id = ?`, [s.orgId])
-  ).rows[0]!.n;
+  ).rows[0].n;
   const seeded = after - have;
   have = after;
   process.stderr.write(`  ${have.toLocaleString('en')} tickets in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
@@ -153,9 +171,10 @@ async function detailSample(base: string, db: Knex, s: Session): Promise<string[
       const res = await api(base, 'POST', `/v1/tickets/${id}/status-link`, s.cookie, { action: 'rotate' });
       if (res.status !== 200) throw new Error(`rotate ${id}: ${res.status} ${JSON.stringify(res.json)}`);
     }
-    const has = await db('ticket_messages').where({ ticket_id: id }).first('id');
+    const has = await db<{ id: string; ticket_id: string }>('ticket_messages').where({ ticket_id: id }).first('id');
     if (!has) {
-      const t = await db('tickets').where({ id }).first('workspace_id', 'created_at');
+      const t = await db<TicketRow>('tickets').where({ id }).first('workspace_id', 'created_at');
+      if (!t) throw new Error(`ticket ${id} is not seeded`);
       await db('ticket_messages').insert(
         [0, 1, 2].map((k) => ({
           id: `msg_seed${id.slice(8)}${k}`,
@@ -276,9 +295,12 @@ async function explain(): Promise<void> {
   const db = connect();
   const { listStatement } = await import('../../plugins/tickets/services/ticket-list.js');
   try {
-    const org = await db('users').where({ email: EMAIL }).first('org_id', 'id');
+    const org = await db<UserRow>('users').where({ email: EMAIL }).first('org_id', 'id');
     if (!org) throw new Error('run the tickets benchmark first: no bench organization in this database');
-    const ws = await db('workspaces').where({ org_id: org.org_id }).orderBy('name').select('id');
+    const ws = await db<{ id: string; org_id: string; name: string }>('workspaces')
+      .where({ org_id: org.org_id })
+      .orderBy('name')
+      .select('id');
     const principal = {
       kind: 'session',
       userId: org.id,
@@ -315,20 +337,21 @@ async function explain(): Promise<void> {
     ];
     // Each shape is explained as the service runs it: a prepared statement after five runs (the
     // plan Postgres settles on), the second page through the cursor; full text is planned per run.
-    const conn = (await db.client.acquireConnection()) as {
+    const pool = db.client as PoolClient;
+    const conn = (await pool.acquireConnection()) as {
       query(q: string, v?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
     };
     const out: string[] = [];
     try {
       let k = 0;
       const plan = async (title: string, query: Record<string, unknown>, who: typeof principal | typeof restricted) => {
-        const first = listStatement(who as never, { limit: 50, ...query } as never)!;
+        const first = listStatement(who, { limit: 50, ...query } as never)!;
         const rows = (await conn.query(first.stmt.text, first.values)).rows;
         const last = rows[49];
         const cursor =
           query.cursor ??
           (last ? Buffer.from(JSON.stringify([last.cursor_key, last.id])).toString('base64url') : undefined);
-        const page = listStatement(who as never, { limit: 50, ...query, cursor } as never)!;
+        const page = listStatement(who, { limit: 50, ...query, cursor } as never)!;
         const name = `explain_${k++}`;
         const custom = page.stmt.name === null;
         let res;
@@ -350,14 +373,14 @@ async function explain(): Promise<void> {
           `select created_at::text as k, id from tickets where org_id = $1 order by created_at desc, id desc offset 500000 limit 1`,
           [org.org_id],
         )
-      ).rows[0]!;
+      ).rows[0];
       await plan(
         'newest, a page 500,000 rows deep',
         { sort: 'newest', cursor: Buffer.from(JSON.stringify([mid.k, mid.id])).toString('base64url') },
         principal,
       );
     } finally {
-      await db.client.releaseConnection(conn);
+      await pool.releaseConnection(conn);
     }
     process.stdout.write(out.join('\n'));
   } finally {

@@ -16,7 +16,7 @@ export abstract class CallResolver extends ProgramIndex {
   /** The functions a callee expression can be, with the environment each runs in. */
   protected targetsOf(callee: ts.Expression, env: Env): { fn: FunctionNode; env: Env }[] {
     const e = skipOuter(callee);
-    if (ts.isFunctionLike(e)) return [{ fn: e as FunctionNode, env }];
+    if (ts.isFunctionLike(e)) return [{ fn: e, env }];
     if (ts.isIdentifier(e)) {
       const symbol = this.checker.getSymbolAtLocation(e);
       const bound = symbol ? env.map.get(symbol) : undefined;

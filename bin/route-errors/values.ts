@@ -102,9 +102,27 @@ function isWrapper(e: ts.Expression): e is Wrapper {
   );
 }
 
-/** The expression inside parentheses, casts, `!` and `await`. */
+/** `Promise.resolve(x)`: an answer that is a promise of `x` (a method that need not be `async`). */
+function resolvedValue(e: ts.Expression): ts.Expression | undefined {
+  if (!ts.isCallExpression(e) || e.arguments.length !== 1) return undefined;
+  const callee = e.expression;
+  const named =
+    ts.isPropertyAccessExpression(callee) &&
+    ts.isIdentifier(callee.expression) &&
+    callee.expression.text === 'Promise' &&
+    callee.name.text === 'resolve';
+  return named ? e.arguments[0] : undefined;
+}
+
+/** The expression inside parentheses, casts, `!`, `await` and `Promise.resolve(…)`. */
 export function skipOuter(node: ts.Expression): ts.Expression {
   let e = node;
-  while (isWrapper(e)) e = e.expression;
-  return e;
+  for (;;) {
+    if (isWrapper(e)) e = e.expression;
+    else {
+      const inner = resolvedValue(e);
+      if (!inner) return e;
+      e = inner;
+    }
+  }
 }

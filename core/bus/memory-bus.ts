@@ -199,11 +199,15 @@ export class MemoryBus implements Bus {
   /** Nothing to connect to; publishing works from construction on. A stopped bus stays stopped. */
   async start(): Promise<void> {}
 
-  async publish(message: OutgoingMessage): Promise<void> {
-    if (this.stopped) throw new Error('bus is stopped');
-    // Serialising here fails on the same payloads (BigInt, cycles) the broker would refuse.
-    const body = envelopeJson(message);
-    for (const queue of this.queues.values()) if (queue.accepts(message.type)) queue.enqueue({ body, attempt: 1 });
+  publish(message: OutgoingMessage): Promise<void> {
+    // In the executor, a throw rejects the promise, as it would from the broker's bus.
+    return new Promise((resolve) => {
+      if (this.stopped) throw new Error('bus is stopped');
+      // Serialising here fails on the same payloads (BigInt, cycles) the broker would refuse.
+      const body = envelopeJson(message);
+      for (const queue of this.queues.values()) if (queue.accepts(message.type)) queue.enqueue({ body, attempt: 1 });
+      resolve();
+    });
   }
 
   consume(name: string, patterns: string[], handler: MessageHandler, options: ConsumerOptions = {}): void {
@@ -218,9 +222,10 @@ export class MemoryBus implements Bus {
     if (this.consuming) queue.start();
   }
 
-  async startConsumers(): Promise<void> {
+  startConsumers(): Promise<void> {
     this.consuming = true;
     for (const queue of this.queues.values()) queue.start();
+    return Promise.resolve();
   }
 
   async stop(): Promise<void> {
@@ -229,8 +234,10 @@ export class MemoryBus implements Bus {
     await Promise.all([...this.queues.values()].map((queue) => queue.stop()));
   }
 
-  async health(): Promise<{ ok: boolean; detail?: string }> {
-    return this.stopped ? { ok: false, detail: 'in-process bus stopped' } : { ok: true, detail: 'in-process bus' };
+  health(): Promise<{ ok: boolean; detail?: string }> {
+    return Promise.resolve(
+      this.stopped ? { ok: false, detail: 'in-process bus stopped' } : { ok: true, detail: 'in-process bus' },
+    );
   }
 
   deadLetters(consumer: string, limit?: number): Promise<DeadLetter[]> {

@@ -176,7 +176,11 @@ export class RabbitBus implements Bus {
     if (reachable) await conn.close();
   }
 
-  async health(): Promise<{ ok: boolean; detail?: string }> {
+  health(): Promise<{ ok: boolean; detail?: string }> {
+    return Promise.resolve(this.healthNow());
+  }
+
+  private healthNow(): { ok: boolean; detail?: string } {
     if (!this.conn) return { ok: false, detail: 'not started' };
     const [problem] = this.problems.entries();
     if (problem) return { ok: false, detail: `consumer ${problem[0]}: ${problem[1]}` };

@@ -126,9 +126,12 @@ export function isAdapterError(err: unknown, code?: string): err is AdapterError
  * `config key adapters.options.mail-smtp.url: is required`.
  */
 export function validateAdapterOptions<O>(identifier: string, schema: Joi.ObjectSchema<O>, options: unknown): O {
-  const { error, value } = schema.validate(options ?? {}, { abortEarly: false, convert: true });
-  if (!error) return value;
-  const errors = error.details.map((d) => ({ path: d.path.join('.'), message: d.message.replace(/^"[^"]*" /, '') }));
+  const result = schema.validate(options ?? {}, { abortEarly: false, convert: true });
+  if (!result.error) return result.value;
+  const errors = result.error.details.map((d) => ({
+    path: d.path.join('.'),
+    message: d.message.replace(/^"[^"]*" /, ''),
+  }));
   const lines = errors.map(
     (e) => `  - config key adapters.options.${identifier}${e.path ? `.${e.path}` : ''}: ${e.message}`,
   );

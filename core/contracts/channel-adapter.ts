@@ -360,10 +360,13 @@ export abstract class AbstractChannelAdapter<O extends ChannelAdapterOptions = C
   abstract deleteDomain(domain: string, purpose: DomainPurpose): Promise<void>;
 
   /** Reads `mime` deliveries; a vendor class overrides it for its own providers and calls super for `mime`. */
-  async parseInbound(delivery: InboundDelivery): Promise<InboundParseResult> {
-    if (delivery.provider !== 'mime') {
-      throw new PayloadError(`adapter ${this.identifier} does not read provider ${delivery.provider}`);
-    }
-    return parseMimeDelivery(delivery, this.options.webhookSecret);
+  parseInbound(delivery: InboundDelivery): Promise<InboundParseResult> {
+    // In the executor, a delivery that cannot be read rejects the promise, as the contract has it.
+    return new Promise((resolve) => {
+      if (delivery.provider !== 'mime') {
+        throw new PayloadError(`adapter ${this.identifier} does not read provider ${delivery.provider}`);
+      }
+      resolve(parseMimeDelivery(delivery, this.options.webhookSecret));
+    });
   }
 }

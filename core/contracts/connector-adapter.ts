@@ -381,9 +381,11 @@ export abstract class AbstractConnectorAdapter<O extends ConnectorAdapterOptions
   /** An https URL (http allowed only when `allowHttp`); issues `invalid_url` or `insecure_url`. */
   protected checkUrl(field: string, value: unknown, allowHttp = false): SettingsIssue[] {
     if (value === undefined) return [];
+    // Settings are JSON: a URL is written as a string, and nothing else is one.
+    if (typeof value !== 'string') return [settingsIssue('invalid_url', field, `${field} is not a URL`)];
     let url: URL;
     try {
-      url = new URL(String(value));
+      url = new URL(value);
     } catch {
       return [settingsIssue('invalid_url', field, `${field} is not a URL`)];
     }

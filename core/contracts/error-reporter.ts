@@ -18,5 +18,5 @@ export interface ErrorReporter {
 export const noopErrorReporter: ErrorReporter = {
   identifier: 'none',
   capture: () => undefined,
-  flush: async () => undefined,
+  flush: () => Promise.resolve(),
 };

@@ -3,9 +3,10 @@ import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 
+// Function properties: a migration module's exports are plain functions, called without `this`.
 interface MigrationModule {
-  up(knex: Knex): Promise<void>;
-  down?(knex: Knex): Promise<void>;
+  up: (knex: Knex) => Promise<void>;
+  down?: (knex: Knex) => Promise<void>;
 }
 
 /** The migrations beside this module: the sources under tsx and tap, dist/migrations when compiled. */
@@ -19,10 +20,15 @@ const migrationsDir = fileURLToPath(new URL('../../migrations', import.meta.url)
 export class DirectoryMigrationSource implements Knex.MigrationSource<string> {
   constructor(private readonly dir = migrationsDir) {}
 
-  async getMigrations(): Promise<string[]> {
-    return readdirSync(this.dir)
-      .filter((f) => /^\d{4}_.+\.(ts|js|mjs)$/.test(f) && !f.endsWith('.d.ts'))
-      .sort();
+  getMigrations(): Promise<string[]> {
+    // In the executor, a directory that cannot be read rejects, as it did from an async method.
+    return new Promise((resolve) =>
+      resolve(
+        readdirSync(this.dir)
+          .filter((f) => /^\d{4}_.+\.(ts|js|mjs)$/.test(f) && !f.endsWith('.d.ts'))
+          .sort(),
+      ),
+    );
   }
 
   getMigrationName(file: string): string {
@@ -56,12 +62,12 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
 async function upToDate(db: Knex, source: DirectoryMigrationSource): Promise<boolean> {
   const names = (await source.getMigrations()).map((f) => source.getMigrationName(f));
   // In the current schema only, as knex looks (a test schema, not public's table); no error on a new database.
-  const found = (await db.raw(
+  const found = await db.raw<{ rows: { table: string | null }[] }>(
     `select to_regclass(quote_ident(current_schema()) || '.knex_migrations')::text as "table"`,
-  )) as { rows: { table: string | null }[] };
+  );
   const table = found.rows[0]?.table;
   if (!table) return false;
-  const rows = (await db.select('name').from(db.raw(table))) as { name: string }[];
+  const rows = await db.select<{ name: string }[]>('name').from(db.raw(table));
   const recorded = new Set(rows.map((r) => r.name.replace(/\.(ts|js|mjs)$/, '')));
   return recorded.size === names.length && names.every((n) => recorded.has(n));
 }

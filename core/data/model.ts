@@ -75,7 +75,7 @@ export class TenantModel extends BaseModel {
       if (builder.isInsert()) return;
       const ctx = builder.context() as { tenantOrgId?: string; tenantBypass?: string };
       if (!ctx.tenantOrgId && !ctx.tenantBypass) throw new TenancyError(`query on ${table} without forOrg() or acrossOrgs()`);
-    }) as unknown as QueryBuilderType<M>;
+    });
   }
 
   override $beforeInsert(): void {

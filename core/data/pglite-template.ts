@@ -75,7 +75,7 @@ export function pgliteTemplate(): Promise<Blob> {
 
 async function build(file: string): Promise<Blob> {
   const pglite = new PGlite();
-  const db: Knex = knexFactory({ client: ClientPgLite as unknown as typeof knexFactory.Client, dialect: 'postgres', connection: () => ({ pglite }) } as Knex.Config);
+  const db: Knex = knexFactory({ client: ClientPgLite, dialect: 'postgres', connection: () => ({ pglite }) } as Knex.Config);
   await migrateLatest(db);
   // A checkpoint first, so that opening the copy replays no WAL.
   await pglite.exec('CHECKPOINT');

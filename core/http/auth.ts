@@ -102,8 +102,9 @@ interface RouteRule {
 }
 
 function routeRule(request: Request): RouteRule | null {
-  const p = (request.route.settings.plugins as { patchwell?: RouteRule } | undefined)?.patchwell;
-  return p && (p.roles || p.staff) ? p : null;
+  const p = request.route.settings.plugins?.patchwell;
+  // plugins.patchwell is typed in openapi-route.ts (PatchwellRouteOptions), whose roles are strings naming Roles.
+  return p && (p.roles || p.staff) ? (p as RouteRule) : null;
 }
 
 /** The authenticated caller of a request, or null on public routes. */

@@ -155,8 +155,8 @@ function arrayAsIs(base: JoiDescription, d: JoiDescription, rules: Rule[]): JoiD
   const items = d.items as JoiDescription[] | undefined;
   if (!rules.every(sizeRule) || items?.length !== 1) return NEVER;
   // An item must be there and be valid (joi refuses sparse arrays by default).
-  if (items[0]!.flags?.presence === 'optional') return NEVER;
-  const item = asIs(items[0]!);
+  if (items[0].flags?.presence === 'optional') return NEVER;
+  const item = asIs(items[0]);
   // A required item schema: joi wants at least one item matching it.
   return item === NEVER
     ? NEVER
@@ -179,8 +179,10 @@ function tighten(schema: JsonSchema): JsonSchema {
     delete out[from];
   }
   if (out.format === 'date-time') out.format = ISO_FORMAT;
-  else if (out.format !== undefined)
-    throw new Error(`compiled validator: format ${String(out.format)} is not modelled`);
+  else if (out.format !== undefined) {
+    const format = typeof out.format === 'string' ? out.format : JSON.stringify(out.format);
+    throw new Error(`compiled validator: format ${format} is not modelled`);
+  }
   const types = Array.isArray(out.type) ? out.type : [out.type];
   if (types.includes('number') || types.includes('integer')) out.notNegativeZero = true;
   return out;
@@ -208,18 +210,19 @@ ajv.addKeyword({
   keyword: 'minUnits',
   type: 'string',
   schemaType: 'number',
-  code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length < ${cxt.schema}`),
+  // ajv checks the keyword's value against schemaType: a number.
+  code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length < ${cxt.schema as number}`),
 });
 ajv.addKeyword({
   keyword: 'maxUnits',
   type: 'string',
   schemaType: 'number',
-  code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length > ${cxt.schema}`),
+  code: (cxt: KeywordCxt) => cxt.fail(_`${cxt.data}.length > ${cxt.schema as number}`),
 });
 
 /** The JSON Schema the compiled check validates against (for tests and for reading). */
 export function asIsJsonSchema(schema: Joi.Schema): JsonSchema {
-  return tighten(joiToJsonSchema(asIs(schema.describe() as JoiDescription)));
+  return tighten(joiToJsonSchema(asIs(schema.describe())));
 }
 
 const compiled = new WeakMap<Joi.Schema, ValidateFunction>();
@@ -237,7 +240,7 @@ function checkOf(schema: Joi.Schema): ValidateFunction {
 export function withCompiledCheck(schema: Joi.Schema): CompiledValidator {
   asIsJsonSchema(schema);
   let check: ValidateFunction | null = null;
-  const validator = async (value: unknown, options: object) => {
+  const validator = async (value: unknown, options: object): Promise<unknown> => {
     check ??= checkOf(schema);
     if (Object.keys(options).every((k) => NEUTRAL_OPTIONS.has(k)) && check(value)) return value;
     return schema.validateAsync(value, options);

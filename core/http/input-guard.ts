@@ -27,7 +27,7 @@ export function isCleanText(s: string): boolean {
 
 /** `s` made storable: NULs dropped, unpaired surrogates replaced with U+FFFD (for content taken from raw bodies). */
 export function cleanText(s: string): string {
-  const noNul = s.includes('\u0000') ? s.replace(/\u0000/g, '') : s;
+  const noNul = s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
   return (noNul as WellFormed).isWellFormed()
     ? noNul
     : (noNul as WellFormed & { toWellFormed(): string }).toWellFormed();
@@ -103,13 +103,14 @@ const refuse = (path: string) =>
   httpError(400, 'invalid_request', `${path} ${MESSAGE}`, { errors: [{ path, message: MESSAGE }] });
 
 function isJsonType(request: Request): boolean {
-  const type = String(request.headers['content-type'] ?? '').toLowerCase();
+  // Node keeps one Content-Type header, a string (a repeated one is dropped).
+  const header = request.headers['content-type'];
+  const type = (typeof header === 'string' ? header : '').toLowerCase();
   return type.startsWith('application/json') || /^application\/[a-z0-9.+-]*\+json/.test(type);
 }
 
 function cleansText(request: Request): boolean {
-  const pw = (request.route.settings.plugins as { patchwell?: { cleansText?: boolean } } | undefined)?.patchwell;
-  return pw?.cleansText === true;
+  return request.route.settings.plugins?.patchwell?.cleansText === true;
 }
 
 /** Registers the rule: path, query and headers before authentication, the payload after it (when hapi has read it). */

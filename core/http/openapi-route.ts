@@ -20,6 +20,13 @@ export interface PatchwellRouteOptions {
   cleansText?: boolean;
 }
 
+// A route's `options.plugins.patchwell` is typed for hapi: auth.ts and input-guard.ts read it as it is.
+declare module '@hapi/hapi' {
+  interface PluginSpecificConfiguration {
+    patchwell?: PatchwellRouteOptions;
+  }
+}
+
 export const SECURITY_SCHEMES: Record<SecurityName, JsonSchema> = {
   session: {
     type: 'apiKey',
@@ -88,7 +95,7 @@ export function securityOf(route: RequestRoute, pw: PatchwellRouteOptions): Secu
   }
   const auth = authConfig(route);
   if (!auth) return [];
-  const names = new Set(auth.strategies.flatMap((s) => STRATEGY_SCHEMES[s] ?? STRATEGY_SCHEMES.session!));
+  const names = new Set(auth.strategies.flatMap((s) => STRATEGY_SCHEMES[s] ?? STRATEGY_SCHEMES.session));
   const requirements: SecurityRequirement[] = [...names].map((s) => ({ [s]: [] }));
   if (auth.mode !== 'required') requirements.push({});
   return requirements;

@@ -123,7 +123,7 @@ export class SchemaConverter extends OpenApi31Parser {
       const schemes = (Array.isArray(scheme) ? scheme : [scheme]).filter((x): x is string => typeof x === 'string');
       if (!schemes.length || schema.pattern !== undefined) continue;
       schema.pattern =
-        schemes.length === 1 ? `^${escapeRegex(schemes[0]!)}:` : `^(?:${schemes.map(escapeRegex).join('|')}):`;
+        schemes.length === 1 ? `^${escapeRegex(schemes[0])}:` : `^(?:${schemes.map(escapeRegex).join('|')}):`;
     }
   }
 
@@ -188,7 +188,7 @@ export class SchemaConverter extends OpenApi31Parser {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     const all: JsonSchema[] = [];
     for (const group of groups.values()) {
-      const { ref, when } = group[0]!;
+      const { ref, when } = group[0];
       const is = when.is ?? { type: 'any', flags: { presence: 'required' } };
       const condition: JsonSchema = {
         properties: { [ref]: this.parse({ ...is, flags: { ...is.flags, presence: undefined } }, defs, level + 1) },
@@ -254,7 +254,7 @@ function siblingConditions(spec: JoiDescription): SiblingCondition[] {
         path.length === 1 &&
         (when.ref?.ancestor ?? 1) === 1 &&
         (when.ref?.type ?? 'value') === 'value';
-      if (sibling) out.push({ key, ref: path[0]!, when, base });
+      if (sibling) out.push({ key, ref: path[0], when, base });
     }
   }
   return out;
@@ -268,7 +268,7 @@ function siblingConditions(spec: JoiDescription): SiblingCondition[] {
 function keysAllowingEveryBranch(spec: JoiDescription, conditions: SiblingCondition[]): JoiDescription {
   const keys: Record<string, JoiDescription> = { ...spec.keys };
   for (const c of conditions) {
-    const current = keys[c.key]!;
+    const current = keys[c.key];
     const { whens: _w, ...plain } = current;
     const allow = [...(plain.allow ?? [])];
     for (const b of [c.when.then, c.when.otherwise])
@@ -284,7 +284,7 @@ function concatBranch(base: JoiDescription, branch: JoiDescription): JoiDescript
   const allow = [...(base.allow ?? []), ...(branch.allow ?? [])];
   if (allow.length) out.allow = allow;
   if (branch.type === base.type && Array.isArray(branch.rules))
-    out.rules = [...((base.rules as unknown[] | undefined) ?? []), ...branch.rules];
+    out.rules = [...((base.rules as unknown[] | undefined) ?? []), ...(branch.rules as unknown[])];
   delete out.flags!.presence;
   return out;
 }

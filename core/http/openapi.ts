@@ -62,7 +62,6 @@ import type {
   OpenApiRequestBody,
   OpenApiPathItem,
   OpenApiResponse,
-  SecurityName,
   SecurityRequirement,
 } from './openapi-types.js';
 
@@ -129,9 +128,7 @@ export function buildOpenApiDocument(server: Server, opts: OpenApiOptions): Open
           errorResponse(e),
         ]),
       ),
-      securitySchemes: Object.fromEntries(
-        Object.entries(SECURITY_SCHEMES).filter(([name]) => schemes.has(name)),
-      ) as Partial<Record<SecurityName, JsonSchema>>,
+      securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => schemes.has(name))),
     },
   };
   return doc;
@@ -150,17 +147,17 @@ interface PathVariant {
  */
 function pathVariants(path: string, id: string): PathVariant[] {
   const param = /\{(\w+)(\?|\*\d*)?\}/g;
-  const params = [...path.matchAll(param)].map((m) => m[1]!);
+  const params = [...path.matchAll(param)].map((m) => m[1]);
   const full = path.replace(param, '{$1}');
   const optional = /\{(\w+)(?:\?|\*)\}/.exec(path);
   if (!optional) return [{ path: full, operationId: id, params }];
-  const name = optional[1]!;
+  const name = optional[1];
   const shortPath = path.replace(optional[0], '').replace(/\/+$/, '').replace(param, '{$1}') || '/';
   return [
     { path: full, operationId: id, params },
     {
       path: shortPath,
-      operationId: `${id}Without${name[0]!.toUpperCase()}${name.slice(1)}`,
+      operationId: `${id}Without${name[0].toUpperCase()}${name.slice(1)}`,
       params: params.filter((p) => p !== name),
     },
   ];
@@ -176,7 +173,7 @@ function buildOperation(
   const settings = route.settings;
   const pw = patchwellOptions(settings.plugins);
   const validate = asRecord(settings.validate) ?? {};
-  const convert = (joi: Joi.Schema): JsonSchema => converter.parse(joi.describe() as JoiDescription, defs, 1);
+  const convert = (joi: Joi.Schema): JsonSchema => converter.parse(joi.describe(), defs, 1);
   const security = securityOf(route, pw);
 
   const routeTags = (Array.isArray(settings.tags) ? settings.tags : []).filter(
@@ -200,7 +197,7 @@ function buildOperation(
   if (pw.rawBody || payload) {
     const contentType = pw.rawBody?.contentType ?? 'application/json';
     const schema = payload ? convert(payload) : { type: 'string', description: `The raw ${contentType} body` };
-    const described = payload?.describe() as JoiDescription | undefined;
+    const described: JoiDescription | undefined = payload?.describe();
     const optional = described?.flags?.presence === 'optional' || !!described?.allow?.includes(null);
     requestBody = { required: !optional, content: { [contentType]: { schema } } };
   }

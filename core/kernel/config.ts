@@ -208,7 +208,7 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
     const keys = path.split('.');
     let cur = o;
     for (const k of keys.slice(0, -1)) cur = (cur[k] ??= {}) as Json;
-    cur[keys[keys.length - 1]!] = value;
+    cur[keys[keys.length - 1]] = value;
   };
   if (env.PORT) {
     const port = intEnv('PORT', env.PORT);
@@ -248,7 +248,7 @@ export function envOverrides(env: NodeJS.ProcessEnv, base: Json = {}): Json {
     const channel = env.MAIL_PROVIDER ? `mail-${env.MAIL_PROVIDER}` : (base.adapters as Json | undefined)?.channel;
     if (typeof channel === 'string' && channel) {
       const options = (((o.adapters ??= {}) as Json).options ??= {}) as Json;
-      options[channel] = { ...((options[channel] as Json | undefined) ?? {}), webhookSecret: env.EMAIL_WEBHOOK_SECRET };
+      options[channel] = { ...(options[channel] ?? {}), webhookSecret: env.EMAIL_WEBHOOK_SECRET };
     }
   }
   return o;
@@ -278,12 +278,12 @@ export function loadConfig(opts: LoadConfigOptions = {}): AppConfig {
 }
 
 export function validateConfig(raw: unknown): AppConfig {
-  const { error, value } = configSchema.validate(raw, { abortEarly: false, convert: true });
-  if (error) {
-    const lines = error.details.map(
+  const result = configSchema.validate(raw, { abortEarly: false, convert: true });
+  if (result.error) {
+    const lines = result.error.details.map(
       (d) => `  - config key ${d.path.join('.') || '(root)'}: ${d.message.replace(/^"[^"]*" /, '')}`,
     );
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return value;
+  return result.value;
 }

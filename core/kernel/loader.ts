@@ -58,11 +58,13 @@ async function modulePath(spec: string): Promise<string> {
     .replace(/\.mts$/, '.mjs');
   if (!relative(projectRoot, path).startsWith('..') && existsSync(twin)) return twin;
   // What `--import tsx` does: its ESM and CommonJS hooks, from here on.
-  tsx ??= import('tsx' as string).then(() => undefined);
+  tsx ??= import(TSX).then(() => undefined);
   await tsx;
   return path;
 }
 let tsx: Promise<void> | null = null;
+// Typed as a plain string so that tsc does not look for declarations of the import (tsx ships none for it).
+const TSX: string = 'tsx';
 
 async function importDefault<T>(spec: string, what: string): Promise<T> {
   try {
@@ -76,14 +78,14 @@ async function importDefault<T>(spec: string, what: string): Promise<T> {
 
 export function validateOptions<O>(schema: Joi.ObjectSchema<O> | undefined, raw: unknown, keyPrefix: string): O {
   if (!schema) return (raw ?? {}) as O;
-  const { error, value } = schema.validate(raw ?? {}, { abortEarly: false });
-  if (error) {
-    const lines = error.details.map(
+  const result = schema.validate(raw ?? {}, { abortEarly: false });
+  if (result.error) {
+    const lines = result.error.details.map(
       (d) => `  - config key ${[keyPrefix, ...d.path].join('.')}: ${d.message.replace(/^"[^"]*" /, '')}`,
     );
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return value;
+  return result.value;
 }
 
 export function adapterNames(config: AppConfig, point: ExtensionPoint): string[] {

@@ -120,7 +120,7 @@ interface RequestLike {
 
 /** The request as logged: id, method, path and query with secrets masked, headers (redacted by path). */
 export function serializeRequest(req: RequestLike): Record<string, unknown> {
-  if (!req || typeof req !== 'object') return req as unknown as Record<string, unknown>;
+  if (!req || typeof req !== 'object') return req;
   const hapi = req.info !== undefined && typeof req.path === 'string';
   const rawUrl = hapi ? req.path! : typeof req.url === 'string' ? req.url : String(req.url ?? '');
   const [pathOnly, search] = rawUrl.split('?', 2) as [string, string | undefined];
@@ -143,7 +143,7 @@ export function serializeRequest(req: RequestLike): Record<string, unknown> {
 export function serializeResponse(
   res: ServerResponse | { statusCode?: number; headers?: Record<string, unknown> },
 ): Record<string, unknown> {
-  if (!res || typeof res !== 'object') return res as unknown as Record<string, unknown>;
+  if (!res || typeof res !== 'object') return res;
   const headers =
     typeof (res as ServerResponse).getHeaders === 'function'
       ? { ...(res as ServerResponse).getHeaders() }

@@ -46,7 +46,7 @@ export class AcmeAgentExecutor extends AbstractAgentExecutor<AcmeAgentOptions> {
     if (io.isCancelled()) return io.complete({ status: 'cancelled', cost_usd: 0 });
     const [bin, ...args] = this.options.command;
     // Only what the tool needs: no service secrets leak into a partner's process.
-    const child = spawn(bin!, args, {
+    const child = spawn(bin, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '', ACME_JOB_ID: job.id },
     });
@@ -60,8 +60,8 @@ export class AcmeAgentExecutor extends AbstractAgentExecutor<AcmeAgentOptions> {
         child.on('error', () => resolve(-1));
         child.on('close', (code) => resolve(code));
       });
-      child.stdin!.end(JSON.stringify(job));
-      for await (const line of createInterface({ input: child.stdout! })) {
+      child.stdin.end(JSON.stringify(job));
+      for await (const line of createInterface({ input: child.stdout })) {
         const parsed = parseLine(line);
         if (parsed.result) result = parsed.result;
         else pending.push(io.emit(parsed.event));
@@ -87,8 +87,9 @@ export class AcmeAgentExecutor extends AbstractAgentExecutor<AcmeAgentOptions> {
     }
   }
 
-  protected override async stop(jobId: string): Promise<void> {
+  protected override stop(jobId: string): Promise<void> {
     this.children.get(jobId)?.kill('SIGTERM');
+    return Promise.resolve();
   }
 }
 

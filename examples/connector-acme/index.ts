@@ -32,8 +32,8 @@ export class AcmeConnectorAdapter extends AbstractConnectorAdapter<ConnectorAdap
   protected override readonly requiredConfig = ['project'];
   protected override readonly requiredSecrets: readonly ConnectorSecretName[] = ['client_secret'];
 
-  async test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
-    return this.pushOnlyTestResult(settings);
+  test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
+    return Promise.resolve(this.pushOnlyTestResult(settings));
   }
 
   verifyPush(headers: RawHeaders, rawBody: Buffer, settings: ConnectorSettings): boolean {

@@ -41,7 +41,8 @@ export class BillingGate implements Gate {
 }
 
 export interface Guard { decide(): Promise<{ allowed: true } | { allowed: false; code: string }> }
-export const openGuard: Guard = { decide: async () => ({ allowed: true }) };
+// A guard that never refuses answers a resolved promise: the walk reads through Promise.resolve.
+export const openGuard: Guard = { decide: () => Promise.resolve({ allowed: true }) };
 export function strictGuard(inner: Guard): Guard {
   return { decide: async () => (Math.random() > 0.5 ? { allowed: false, code: 'white_label_not_ready' } : inner.decide()) };
 }
@@ -131,7 +132,7 @@ export const demoResolver = {
 };
 `;
 
-t.test('the walk follows a handler into the code it calls and collects each error with its code', async (t) => {
+t.test('the walk follows a handler into the code it calls and collects each error with its code', (t) => {
   const root = fixture({ 'plugins/demo/things.ts': SERVICE, 'plugins/demo/routes.ts': ROUTES });
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const derived = deriveRouteErrors(root);
@@ -174,6 +175,7 @@ t.test('the walk follows a handler into the code it calls and collects each erro
     { session: [{ status: 401, code: 'session_expired' }] },
     "what an auth strategy's resolver throws",
   );
+  t.end();
 });
 
 // Whether core/http/route-errors.generated.json is current is checked once per CI run, not per engine:
