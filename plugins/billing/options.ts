@@ -119,6 +119,6 @@ export const billingOptionsSchema = Joi.object<BillingOptions>({
 
 /** The numbers of a plan, with every plan id present (missing ones fall back to the defaults). */
 export function planNumbersOf(options: BillingOptions, planId: string): PlanNumbers {
-  const base = DEFAULT_PLAN_NUMBERS[planId] ?? DEFAULT_PLAN_NUMBERS.none!;
+  const base = DEFAULT_PLAN_NUMBERS[planId] ?? DEFAULT_PLAN_NUMBERS.none;
   return { ...base, ...(options.plans[planId] ?? {}) };
 }

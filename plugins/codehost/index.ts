@@ -72,18 +72,15 @@ export default definePlugin<CodehostOptions>({
     };
 
     const git = new GitRemote(deps.cacheDir);
-    let repositories!: RepositoryService;
-    let installations!: InstallationService;
-    let intake!: IntakeService;
     const oss = new OssService(deps);
-    repositories = new RepositoryService(deps, git);
+    const repositories = new RepositoryService(deps, git);
     const repositoryOpenSource = new RepositoryOpenSource(
       deps,
       () => repositories,
       () => oss,
     );
-    installations = new InstallationService(deps, () => repositories);
-    intake = new IntakeService(deps, () => oss);
+    const installations = new InstallationService(deps, () => repositories);
+    const intake = new IntakeService(deps, () => oss);
     const codeIndex = new CodeIndexService(deps, git, () => repositories);
     const comments = new CommentService(deps, () => repositories);
     const events = new EventHandler(
@@ -154,7 +151,7 @@ export default definePlugin<CodehostOptions>({
       ctx.server.route(deps.host.pageRoutes({ canView, canReadFiles }));
     }
 
-    registerConsumers(ctx as never, { deps, events, codeIndex, comments, repositories });
+    registerConsumers(ctx, { deps, events, codeIndex, comments, repositories });
 
     ctx.schedule('flush-comments', { everyMs: options.commentFlushSeconds * 1000 }, async () => {
       await comments.flush();

@@ -90,7 +90,8 @@ export default definePlugin({
             } catch {
               return unavailable(h, failure);
             }
-            const file = String(request.params.file ?? '');
+            const param: unknown = request.params.file;
+            const file = typeof param === 'string' ? param : '';
             if (!/^[A-Za-z0-9._-]+$/.test(file)) throw notFound('file');
             // Hashed names: a file never changes under its name.
             return h
@@ -128,7 +129,7 @@ function reservedPrefixes(server: Server): () => Set<string> {
 
 /** Only this origin (and the public base URL's, when the console is reached by another name). */
 export function contentSecurityPolicy(publicBaseUrl: string): string {
-  let publicOrigin = '';
+  let publicOrigin: string;
   try {
     publicOrigin = new URL(publicBaseUrl).origin;
   } catch {

@@ -82,7 +82,15 @@ export default definePlugin<FixesOptions>({
       await loop.onTicketReceived(scope.cradle.trx, message.orgId, p.ticket_id);
     });
     // The bus only signals; the job itself is claimed from Postgres.
-    ctx.consume('jobs', [JOB_REQUESTED], async () => worker.kick(), { idempotent: false });
+    ctx.consume(
+      'jobs',
+      [JOB_REQUESTED],
+      () => {
+        worker.kick();
+        return Promise.resolve();
+      },
+      { idempotent: false },
+    );
     // Autopilot: the automation clicks send; a draft a person sent, edited away or discarded meanwhile is left alone.
     ctx.consume(
       'autopilot',

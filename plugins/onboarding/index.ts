@@ -1,5 +1,4 @@
 import { asValue } from 'awilix';
-import type { Logger } from 'pino';
 import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { onboardingOptionsSchema, type OnboardingOptions } from './options.js';
@@ -37,7 +36,7 @@ export default definePlugin<OnboardingOptions>({
       plans: () => optional(container, 'planCatalog') ?? null,
       fixRecords: () => optional(container, 'fixRecords') ?? null,
       options: () => options,
-      log: () => ctx.log as Logger,
+      log: () => ctx.log,
       clock: () => () => new Date(),
     });
     const execution = new ExecutionService(deps);

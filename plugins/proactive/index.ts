@@ -85,7 +85,7 @@ export default definePlugin<ProactiveOptions>({
       workspaces,
       sampleEvents: options.sampleEvents,
       planAllows: async (trx, orgId) => {
-        const org = (await trx('organizations').where({ id: orgId }).first('plan')) as { plan: string } | undefined;
+        const org: { plan: string } | undefined = await trx('organizations').where({ id: orgId }).first('plan');
         return catalog()?.hasFeature(org?.plan, 'proactive') ?? true;
       },
     });

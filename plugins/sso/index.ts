@@ -1,6 +1,4 @@
 import { asClass, asValue } from 'awilix';
-import type Joi from 'joi';
-import type { Knex } from 'knex';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { ssoOptionsSchema, type SsoOptions } from './options.js';
 import { authSsoRoutes } from './routes/auth-sso.js';
@@ -12,12 +10,6 @@ import { DomainService } from './services/domains.js';
 import { EnforcementService } from './services/enforcement.js';
 import { ApprovalGovernance } from './services/governance.js';
 import { SignInService } from './services/sign-in.js';
-
-interface SsoCradle {
-  db: Knex;
-  accountSchemas: { AuthContext: Joi.ObjectSchema; Ok: Joi.ObjectSchema };
-  ssoOptions: SsoOptions;
-}
 
 /**
  * Single sign-on (OIDC, SAML) and approval governance: the `sso and security` section. See

@@ -1,5 +1,4 @@
 import { asValue } from 'awilix';
-import type { Logger } from 'pino';
 import { cradleView, optional } from '../../core/kernel/cradle.js';
 import { definePlugin } from '../../core/kernel/plugin.js';
 import { widgetOptionsSchema, type WidgetOptions } from './options.js';
@@ -11,17 +10,6 @@ import { WidgetIdentities } from './services/identities.js';
 import { WidgetIntake } from './services/intake.js';
 import { WidgetSettingsService } from './services/settings.js';
 import { SettingsStore } from './services/store.js';
-
-/** The privacy plugin's registry, as far as the widget declares into it. */
-interface PersonalDataPort {
-  declare(d: {
-    plugin: string;
-    table: string;
-    emailColumns?: string[];
-    userIdColumns?: string[];
-    onMatch?: 'delete';
-  }): void;
-}
 
 /**
  * The embeddable widget: the widget section (8 operations: the public config, events, identify
@@ -46,7 +34,7 @@ export default definePlugin<WidgetOptions>({
       rateLimiter: 'rateLimiter',
       config: () => config,
       options: () => options,
-      log: () => ctx.log as Logger,
+      log: () => ctx.log,
       workspaces: 'workspaceService',
       tickets: 'ticketService',
       // Optional plugins, looked up at each use (they may register after this one).

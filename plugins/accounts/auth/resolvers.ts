@@ -8,7 +8,7 @@ import type { TokenService } from '../services/token-service.js';
 /** The `pw_session` cookie value of a request, if any. */
 export function sessionCookie(request: Request): string | null {
   const v = (request.state as Record<string, unknown> | null | undefined)?.[SESSION_COOKIE];
-  const s = Array.isArray(v) ? v[0] : v;
+  const s: unknown = Array.isArray(v) ? v[0] : v;
   return typeof s === 'string' && s.length > 0 ? s : null;
 }
 
@@ -53,7 +53,7 @@ export function apiTokenResolver(deps: { tokenService: TokenService }): AuthReso
       if (typeof header !== 'string') return null;
       const m = /^Bearer\s+(pwt_[A-Za-z0-9_-]+)\s*$/i.exec(header);
       if (!m) return null;
-      return deps.tokenService.authenticate(m[1]!);
+      return deps.tokenService.authenticate(m[1]);
     },
   };
 }

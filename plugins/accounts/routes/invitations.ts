@@ -13,7 +13,6 @@ import {
   roleSchema,
 } from '../schemas.js';
 import type { AcceptInput, CreateInvitationInput } from '../services/invitation-service.js';
-import type { InvitationStatus } from '../services/format.js';
 import { callInfo, service, withSession } from './common.js';
 
 const tags = ['invitations'];
@@ -32,11 +31,7 @@ export function invitationRoutes(): ServerRoute[] {
         validate: { query: Joi.object({ ...paginationQuery, status: Joi.string().valid(...INVITATION_STATUSES) }) },
         response: { status: { 200: page(Invitation, 'InvitationPage') } },
         plugins: { patchwell: { roles: ['owner', 'admin'] } },
-        handler: (request) =>
-          invitations(request).list(
-            requirePrincipal(request),
-            request.query as { cursor?: string; limit?: number; status?: InvitationStatus },
-          ),
+        handler: (request) => invitations(request).list(requirePrincipal(request), request.query),
       },
     },
     {

@@ -21,11 +21,7 @@ export function memberRoutes(): ServerRoute[] {
         validate: { query: Joi.object(paginationQuery) },
         response: { status: { 200: page(User, 'MemberPage') } },
         plugins: { patchwell: { roles: ['owner', 'admin', 'reviewer'] } },
-        handler: (request) =>
-          service(request, 'memberService').list(
-            requirePrincipal(request),
-            request.query as { cursor?: string; limit?: number },
-          ),
+        handler: (request) => service(request, 'memberService').list(requirePrincipal(request), request.query),
       },
     },
     {

@@ -22,8 +22,7 @@ export function tokenRoutes(): ServerRoute[] {
           'Owners and admins see every token of the organization; others see their own. Revoked tokens are left out.',
         validate: { query: Joi.object(paginationQuery) },
         response: { status: { 200: page(ApiToken, 'ApiTokenPage') } },
-        handler: (request) =>
-          tokens(request).list(requirePrincipal(request), request.query as { cursor?: string; limit?: number }),
+        handler: (request) => tokens(request).list(requirePrincipal(request), request.query),
       },
     },
     {

@@ -64,7 +64,7 @@ export class InvitationService {
       ],
       opts,
     );
-    const rows = page.items.map((r) => InvitationModel.fromDatabaseJson(r) as InvitationModel);
+    const rows = page.items.map((r) => InvitationModel.fromDatabaseJson(r));
     const inviters = await this.inviters(this.d.db, principal.orgId, rows);
     const json = (i: InvitationModel) => invitationJson(i, inviters.get(i.invited_by_user_id ?? '') ?? null);
     return {

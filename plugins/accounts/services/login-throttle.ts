@@ -20,7 +20,9 @@ export function networkOf(ip: string): string {
     const [head = '', tail = ''] = ip.toLowerCase().split('::');
     const left = head ? head.split(':') : [];
     const right = tail ? tail.split(':') : [];
-    const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+    const groups = ip.includes('::')
+      ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+      : left;
     return groups
       .slice(0, 4)
       .map((g) => g.replace(/^0+(?=.)/, ''))

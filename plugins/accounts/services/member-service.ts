@@ -40,7 +40,7 @@ export class MemberService {
       ],
       opts,
     );
-    const users = page.items.map((r) => UserModel.fromDatabaseJson(r) as UserModel);
+    const users = page.items.map((r) => UserModel.fromDatabaseJson(r));
     const ws = await workspaceIdsByUser(this.d.db, principal.orgId, users);
     return {
       items: users.map((u) => userJson(u, visibleIds(tokenScope(principal), ws.get(u.id) ?? []))),

@@ -52,7 +52,7 @@ export class TokenService {
     );
     return {
       items: page.items.map((row) => {
-        const t = ApiTokenModel.fromDatabaseJson(row) as ApiTokenModel;
+        const t = ApiTokenModel.fromDatabaseJson(row);
         return apiTokenJson(t, { id: t.user_id, name: String(row.user_name), email: String(row.user_email) });
       }),
       next_cursor: page.next_cursor,

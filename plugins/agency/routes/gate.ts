@@ -59,7 +59,7 @@ export function gateAgencyRoutes(
     >;
     const pre = [{ method: check, assign: 'agencyPlan' }, ...((options.pre as unknown[] | undefined) ?? [])];
     // The error walk (bin/route-errors.ts) follows handlers, not a `pre` added here: the gate declares its answers.
-    const plugins = (options.plugins ?? {}) as { patchwell?: { errors?: { status: number; code: string }[] } };
+    const plugins = options.plugins ?? {};
     const patchwell = { ...plugins.patchwell, errors: [...(plugins.patchwell?.errors ?? []), ...GATE_ERRORS] };
     return { ...route, options: { ...options, pre, plugins: { ...plugins, patchwell } } } as ServerRoute;
   });

@@ -73,11 +73,7 @@ export function reportRoutes(reports: () => AgencyReports): ServerRoute[] {
         plugins: { patchwell: OWNERS_ADMINS },
         validate: { query: Joi.object({ ...paginationQuery, workspace_id: Joi.string().max(64), month }) },
         response: { status: { 200: ReportList } },
-        handler: async (request) =>
-          reports().list(
-            requirePrincipal(request),
-            request.query as { cursor?: string; limit?: number; workspace_id?: string; month?: string },
-          ),
+        handler: async (request) => reports().list(requirePrincipal(request), request.query),
       },
     },
     {

@@ -16,13 +16,13 @@ export async function clientWorkspaceIds(db: Knex, principal: Principal): Promis
     { type: string } | undefined;
   if (!org) throw notFound('organization');
   assertAgency(org);
-  const rows = (await db('workspaces')
+  const rows: { id: string }[] = await db('workspaces')
     .where({ org_id: principal.orgId })
     .whereNull('archived_at')
     .whereNotNull('client_name')
     .whereNot('client_name', '')
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id')) as { id: string }[];
+    .select('id');
   return rows.map((r) => r.id).filter((id) => canOpenWorkspace(principal, id));
 }
 

@@ -63,7 +63,7 @@ export class AgencyConsole {
     if (ids.length === 0) return new Map();
     const now = this.now();
     const month = monthStart(now);
-    const rows = (await db('tickets')
+    const rows: Record<string, unknown>[] = await db('tickets')
       .where({ org_id: orgId, is_demo: false })
       .whereIn('workspace_id', ids)
       .groupBy('workspace_id')
@@ -81,7 +81,7 @@ export class AgencyConsole {
           `count(*) filter (where state in ('closed', 'customer_notified') and coalesce(released_at, closed_at) >= ?) as resolved_this_month`,
           [month],
         ),
-      )) as Record<string, unknown>[];
+      );
     return new Map(
       rows.map((r) => [
         r.workspace_id as string,
@@ -269,16 +269,16 @@ export class AgencyConsole {
     const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
     const costs = new Map<string, number>();
     if (ids.length && (await db.schema.hasTable('fix_jobs'))) {
-      const c = (await db('fix_jobs')
+      const c: {
+        workspace_id: string;
+        cost: unknown;
+      }[] = await db('fix_jobs')
         .where({ org_id: principal.orgId })
         .whereIn('workspace_id', ids)
         .where('created_at', '>=', start)
         .where('created_at', '<', end)
         .groupBy('workspace_id')
-        .select('workspace_id', db.raw('coalesce(sum(cost_usd), 0) as cost'))) as {
-        workspace_id: string;
-        cost: unknown;
-      }[];
+        .select('workspace_id', db.raw('coalesce(sum(cost_usd), 0) as cost'));
       for (const r of c) costs.set(r.workspace_id, num(r.cost));
     }
     const items = rows.map((ws) => {

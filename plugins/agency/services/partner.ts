@@ -221,18 +221,13 @@ export class PartnerService {
     org: { id: string; name: string; referral_code: string | null },
     row: Row | undefined,
   ): Promise<Record<string, unknown>> {
-    const referred = org.referral_code
-      ? ((await db('organizations')
+    const referred: { id: string; name: string; plan: string; created_at: Date }[] = org.referral_code
+      ? await db('organizations')
           .where({ referred_by_code: org.referral_code })
           .whereNot({ id: org.id })
           .orderBy('created_at', 'desc')
           .limit(200)
-          .select('id', 'name', 'plan', 'created_at')) as {
-          id: string;
-          name: string;
-          plan: string;
-          created_at: Date;
-        }[])
+          .select('id', 'name', 'plan', 'created_at')
       : [];
     return {
       organization_id: org.id,

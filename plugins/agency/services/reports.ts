@@ -70,8 +70,9 @@ export class AgencyReports {
     if (principal.workspaceIds) b.whereIn('workspace_id', principal.workspaceIds);
     if (q.workspace_id) {
       // A workspace filter is checked as a path id (docs/security.md): 404, not an empty page.
-      const ws = (await db('workspaces').where({ org_id: principal.orgId, id: q.workspace_id }).first('id')) as
-        { id: string } | undefined;
+      const ws: { id: string } | undefined = await db('workspaces')
+        .where({ org_id: principal.orgId, id: q.workspace_id })
+        .first('id');
       if (!ws || !canOpenWorkspace(principal, ws.id)) throw notFound('workspace');
       b.where({ workspace_id: q.workspace_id });
     }
@@ -127,7 +128,7 @@ export class AgencyReports {
     const id = newId('rpt');
     const now = this.now();
     const created = await db.transaction(async (trx) => {
-      const inserted = (await trx('agency_reports')
+      const inserted: { id: string }[] = await trx('agency_reports')
         .insert({
           id,
           org_id: orgId,
@@ -143,7 +144,7 @@ export class AgencyReports {
         })
         .onConflict(['org_id', 'workspace_id', 'month'])
         .ignore()
-        .returning('id')) as { id: string }[];
+        .returning('id');
       if (inserted.length === 0) return false;
       await this.d.audit().record(trx, {
         orgId,
@@ -230,7 +231,15 @@ export class AgencyReports {
     if (now.getUTCDate() > (opts.days ?? 3)) return { generated: 0, sent: 0 };
     const month = previousMonth(now);
     const db = this.d.db();
-    const rows = (await db('workspaces as w')
+    const rows: Array<
+      WorkspaceRow & {
+        org_id: string;
+        created_at: Date;
+        org_name: string;
+        org_plan: string | null;
+        badge_removal_addon: boolean;
+      }
+    > = await db('workspaces as w')
       .join('organizations as o', 'o.id', 'w.org_id')
       .where('o.type', 'agency')
       .where('w.report_auto_send', true)
@@ -248,15 +257,7 @@ export class AgencyReports {
         'o.name as org_name',
         'o.plan as org_plan',
         'o.badge_removal_addon',
-      )) as Array<
-      WorkspaceRow & {
-        org_id: string;
-        created_at: Date;
-        org_name: string;
-        org_plan: string | null;
-        badge_removal_addon: boolean;
-      }
-    >;
+      );
     let generated = 0;
     let sent = 0;
     for (const ws of rows) {

@@ -146,7 +146,7 @@ export function analyticsRoutes(metrics: () => MetricsService, workspaces: () =>
         handler: async (request) => {
           const p = requirePrincipal(request);
           const ws = await workspaces().open(p, (request.params as { id: string }).id);
-          const r = range(request.query as { from?: Date; to?: Date; interval?: Interval });
+          const r = range(request.query);
           const body = await metrics().compute({ orgId: p.orgId, workspaceIds: [ws.id], ...r });
           return { scope: { kind: 'workspace', id: ws.id, workspace_ids: [ws.id] }, ...body };
         },

@@ -57,8 +57,7 @@ export function sponsorshipReviewRoutes(review: () => SponsorshipReview): Server
           },
         },
         plugins: STAFF,
-        handler: async (request) =>
-          review().list(request.query as { status?: string; cursor?: string; limit?: number }),
+        handler: async (request) => review().list(request.query),
       },
     },
     {

@@ -187,16 +187,17 @@ export class MetricsService {
   private async series(q: MetricsQuery, resolvedAt: string): Promise<Record<string, unknown>[]> {
     const db = this.db();
     const unit = q.interval;
-    const opened = (await this.tickets(q)
-      .select(
-        db.raw(`date_trunc('${unit}', tickets.created_at at time zone 'UTC') as bucket`),
-        db.raw('count(*) as tickets'),
-        db.raw(
-          `percentile_cont(0.5) within group (order by extract(epoch from (tickets.first_response_at - tickets.created_at)) / 60.0) filter (where tickets.first_response_at is not null) as frt`,
-        ),
-        db.raw('count(*) filter (where tickets.resolved_version is not null) as fixed'),
-      )
-      .groupByRaw('1')) as { bucket: Date | string; tickets: string | number; frt: unknown; fixed: string | number }[];
+    const opened: { bucket: Date | string; tickets: string | number; frt: unknown; fixed: string | number }[] =
+      await this.tickets(q)
+        .select(
+          db.raw(`date_trunc('${unit}', tickets.created_at at time zone 'UTC') as bucket`),
+          db.raw('count(*) as tickets'),
+          db.raw(
+            `percentile_cont(0.5) within group (order by extract(epoch from (tickets.first_response_at - tickets.created_at)) / 60.0) filter (where tickets.first_response_at is not null) as frt`,
+          ),
+          db.raw('count(*) filter (where tickets.resolved_version is not null) as fixed'),
+        )
+        .groupByRaw('1');
     const resolvedQ = db('tickets')
       .where('org_id', q.orgId)
       .where('is_demo', false)
@@ -206,7 +207,7 @@ export class MetricsService {
         q.to,
       ]);
     if (q.workspaceIds) resolvedQ.whereIn('workspace_id', q.workspaceIds);
-    const resolved = (await resolvedQ
+    const resolved: { bucket: Date | string; resolved: string | number; ttr: unknown }[] = await resolvedQ
       .select(
         db.raw(`date_trunc('${unit}', ${resolvedAt.replace(/tickets\./g, '')} at time zone 'UTC') as bucket`),
         db.raw('count(*) as resolved'),
@@ -214,7 +215,7 @@ export class MetricsService {
           `percentile_cont(0.5) within group (order by extract(epoch from (${resolvedAt.replace(/tickets\./g, '')} - created_at)) / 60.0) as ttr`,
         ),
       )
-      .groupByRaw('1')) as { bucket: Date | string; resolved: string | number; ttr: unknown }[];
+      .groupByRaw('1');
     // date_trunc of a timestamp without time zone comes back as a local Date; read its wall clock as UTC.
     const key = (b: Date | string) => {
       const d =

@@ -113,7 +113,9 @@ export class PublicService {
         'Too many sponsorship requests from this address; try again later',
       );
     const db = this.d.db();
-    const open = await db('oss_sponsorship_requests').where({ repository_key: key, status: 'received' }).first();
+    const open = await db('oss_sponsorship_requests')
+      .where({ repository_key: key, status: 'received' })
+      .first<{ id: string } | undefined>();
     if (open)
       throw conflict('request_pending', 'A sponsorship request for this repository is already waiting for review', {
         request_id: open.id,

@@ -15,7 +15,7 @@ const streams = (r: Request) => service(r, 'auditStreamSettings');
 function filtersOf(q: Record<string, unknown>): AuditFilters {
   const f: AuditFilters = {};
   for (const k of ['actor', 'action', 'target_type', 'target_id', 'workspace_id'] as const)
-    if (typeof q[k] === 'string') f[k] = q[k] as string;
+    if (typeof q[k] === 'string') f[k] = q[k];
   if (q.from instanceof Date) f.from = q.from;
   if (q.to instanceof Date) f.to = q.to;
   return f;

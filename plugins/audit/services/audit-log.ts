@@ -32,7 +32,10 @@ export class AuditLogService {
    */
   async scoped(principal: Principal, filters: AuditFilters): Promise<AuditFilters> {
     if (filters.workspace_id) {
-      const ws = await this.d.db('workspaces').where({ org_id: principal.orgId, id: filters.workspace_id }).first('id');
+      const ws: { id: string } | undefined = await this.d
+        .db('workspaces')
+        .where({ org_id: principal.orgId, id: filters.workspace_id })
+        .first('id');
       if (!ws) throw notFound('workspace');
       if (!canOpenWorkspace(principal, filters.workspace_id)) throw forbidden('You cannot open this workspace');
     }
@@ -70,14 +73,14 @@ export class AuditLogService {
         filters: { ...asked(filters), from: filters.from?.toISOString(), to: filters.to?.toISOString() },
       },
     });
-    const self = this;
+    const page = (cursor: string | undefined) => this.list(actor.orgId, filters, { cursor, limit: EXPORT_PAGE });
     async function* rows(): AsyncGenerator<string> {
       if (format === 'csv') yield csvHeader();
       let cursor: string | undefined;
       do {
-        const page = await self.list(actor.orgId, filters, { cursor, limit: EXPORT_PAGE });
-        for (const e of page.items) yield format === 'csv' ? csvLine(e) : `${JSON.stringify(e)}\n`;
-        cursor = page.next_cursor ?? undefined;
+        const { items, next_cursor } = await page(cursor);
+        for (const e of items) yield format === 'csv' ? csvLine(e) : `${JSON.stringify(e)}\n`;
+        cursor = next_cursor ?? undefined;
       } while (cursor);
     }
     return Readable.from(rows(), { objectMode: false });

@@ -21,12 +21,12 @@ export class StreamDelivery {
   /** One pass over every stream with entries due. Answers how many entries were delivered. */
   async deliverDue(): Promise<number> {
     const now = this.d.clock();
-    const due = (await this.d
+    const due: Array<{ id: string }> = await this.d
       .db('audit_streams as s')
       .where('s.enabled', true)
       .where((w) => void w.whereNull('s.next_attempt_at').orWhere('s.next_attempt_at', '<=', now))
       .whereExists((q) => void q.select(1).from('audit_stream_queue as q').whereRaw('q.stream_id = s.id'))
-      .select('s.id')) as Array<{ id: string }>;
+      .select('s.id');
     let delivered = 0;
     for (const { id } of due) delivered += await this.deliverStream(id);
     return delivered;
@@ -101,12 +101,12 @@ export class StreamDelivery {
       sink = this.sinkOf(row);
       const secrets = this.secretsOf(row);
       for (let i = 0; i < BATCHES_PER_PASS; i++) {
-        const rows = (await db('audit_stream_queue as q')
+        const rows: Array<AuditEntry & { seq: string | number; entry_id: string }> = await db('audit_stream_queue as q')
           .leftJoin('audit_entries as e', 'e.id', 'q.entry_id')
           .where('q.stream_id', row.id)
           .orderBy('q.seq', 'asc')
           .limit(o.batchSize)
-          .select('q.seq', 'q.entry_id', 'e.*')) as Array<AuditEntry & { seq: string | number; entry_id: string }>;
+          .select('q.seq', 'q.entry_id', 'e.*');
         if (rows.length === 0) break;
         // Entries erased since they were queued (privacy purge) leave the queue unsent.
         const gone = rows.filter((r) => r.id == null).map((r) => r.seq);

@@ -35,7 +35,7 @@ export async function requireFeature(
   orgId: string,
   feature: AuditFeature,
 ): Promise<void> {
-  const org = (await db('organizations').where({ id: orgId }).first('plan')) as { plan: string | null } | undefined;
+  const org: { plan: string | null } | undefined = await db('organizations').where({ id: orgId }).first('plan');
   if (!d.planCatalog.hasFeature(org?.plan ?? null, feature)) {
     throw httpError(402, 'feature_not_in_plan', `${FEATURE_NAMES[feature]} is not part of your plan`, {
       feature,
@@ -50,6 +50,6 @@ export async function orgHasFeature(
   orgId: string,
   feature: AuditFeature,
 ): Promise<boolean> {
-  const org = (await db('organizations').where({ id: orgId }).first('plan')) as { plan: string | null } | undefined;
+  const org: { plan: string | null } | undefined = await db('organizations').where({ id: orgId }).first('plan');
   return d.planCatalog.hasFeature(org?.plan ?? null, feature);
 }

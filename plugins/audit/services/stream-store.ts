@@ -70,9 +70,9 @@ export async function streamOf(db: Knex, orgId: string): Promise<StreamRow | nul
 }
 
 export async function pendingCount(db: Knex, streamId: string): Promise<number> {
-  const [row] = (await db('audit_stream_queue').where({ stream_id: streamId }).count('* as n')) as Array<{
-    n: string | number;
-  }>;
+  const [row]: Array<{ n: string | number }> = await db('audit_stream_queue')
+    .where({ stream_id: streamId })
+    .count('* as n');
   return Number(row?.n ?? 0);
 }
 

@@ -23,7 +23,7 @@ export const auditTicketPageSection = {
   after: true,
   async load({ db, ticket, related }: SectionInput): Promise<{ fields: { audit: Record<string, unknown>[] } }> {
     const targets = [...new Set([ticket.id, ...related.map((r) => r.id)])];
-    const rows = (await db('audit_entries')
+    const rows: Array<Record<string, unknown>> = await db('audit_entries')
       .where('org_id', ticket.org_id)
       .whereIn('target_id', targets)
       .orderBy([
@@ -43,7 +43,7 @@ export const auditTicketPageSection = {
         'metadata',
         'request_id',
         'created_at',
-      )) as Array<Record<string, unknown>>;
+      );
     return {
       fields: {
         audit: rows.map((r) => ({

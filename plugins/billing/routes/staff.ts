@@ -40,8 +40,7 @@ export function staffRoutes(s: BillingServices): ServerRoute[] {
         },
         response: { status: { 200: StaffOrganizationPage } },
         plugins: STAFF(WHY_ORGS),
-        handler: async (request) =>
-          s.staff.organizations(request.query as { q?: string; plan?: PlanId; cursor?: string; limit?: number }),
+        handler: async (request) => s.staff.organizations(request.query),
       },
     },
     {
@@ -97,10 +96,7 @@ export function staffRoutes(s: BillingServices): ServerRoute[] {
         },
         response: { status: { 200: StaffClaimPage } },
         plugins: STAFF(WHY_CLAIMS),
-        handler: async (request) =>
-          s.staff.claimQueue(
-            request.query as { status?: 'pending' | 'approved' | 'rejected'; cursor?: string; limit?: number },
-          ),
+        handler: async (request) => s.staff.claimQueue(request.query),
       },
     },
     {

@@ -195,15 +195,15 @@ export class BillingView {
   }
 
   private async usage(trx: Knex, orgId: string, periodStart: Date) {
-    const rows = (await trx('billing_job_costs')
-      .where({ org_id: orgId, period_start: periodStart, status: 'recorded' })
-      .select('kind', 'funding', 'consumed_fix', 'cost_usd', 'charged_usd')) as Array<{
+    const rows: Array<{
       kind: string;
       funding: string;
       consumed_fix: boolean;
       cost_usd: string | number;
       charged_usd: string | number;
-    }>;
+    }> = await trx('billing_job_costs')
+      .where({ org_id: orgId, period_start: periodStart, status: 'recorded' })
+      .select('kind', 'funding', 'consumed_fix', 'cost_usd', 'charged_usd');
     const answers = rows.filter((r) => r.kind === 'diagnosis');
     const fixes = rows.filter((r) => r.kind === 'fix' && r.consumed_fix);
     const fixJobs = rows.filter((r) => r.kind === 'fix');
@@ -223,7 +223,15 @@ export class BillingView {
   private async agency(trx: Knex, org: OrgRow, managedPrice: number | null) {
     if (!this.d.options.addons.agencyPlans.includes(org.plan) && org.type !== 'agency') return null;
     const account = await this.store.account(trx, org.id);
-    const workspaces = (await trx('workspaces')
+    const workspaces: Array<{
+      id: string;
+      name: string;
+      client_name: string | null;
+      managed_addon: boolean;
+      resale_price: string | number | null;
+      collect_via_connect: boolean;
+      resale_client_email: string | null;
+    }> = await trx('workspaces')
       .where({ org_id: org.id })
       .whereNull('archived_at')
       .orderBy([{ column: 'name' }, { column: 'id' }])
@@ -235,15 +243,7 @@ export class BillingView {
         'resale_price',
         'collect_via_connect',
         'resale_client_email',
-      )) as Array<{
-      id: string;
-      name: string;
-      client_name: string | null;
-      managed_addon: boolean;
-      resale_price: string | number | null;
-      collect_via_connect: boolean;
-      resale_client_email: string | null;
-    }>;
+      );
     const collections = await this.resales.summary(trx, org.id);
     return {
       platform_fee_percent: this.d.options.resale.platformFeePercent,

@@ -86,7 +86,10 @@ export class ExtraWorkspaces {
         this.d.log.warn({ err, orgId }, 'extra workspaces not billed: the provider does not know the subscription');
         return { quantity: account.extra_workspace_quantity, changed: false, reason: 'unknown_subscription' };
       }
-      await providerCall(this.d, () => Promise.reject(err));
+      // Rethrown through providerCall, which answers the provider's other failures as HTTP errors.
+      await providerCall<never>(this.d, () => {
+        throw err;
+      });
     }
     await this.d.db.transaction(async (trx) => {
       await this.store.account(trx, orgId, { lock: true });
@@ -113,14 +116,14 @@ export class ExtraWorkspaces {
 
   /** Organizations whose billed quantity may be off (a missed event): live subscriptions, oldest check first. */
   async sweep(limit = 200): Promise<number> {
-    const rows = (await this.d
+    const rows: { org_id: string }[] = await this.d
       .db('billing_accounts as a')
       .join('organizations as o', 'o.id', 'a.org_id')
       .whereNotNull('a.subscription_id')
       .whereIn('o.subscription_status', LIVE_STATUSES as string[])
       .orderBy('a.updated_at')
       .limit(limit)
-      .select('a.org_id')) as { org_id: string }[];
+      .select('a.org_id');
     let changed = 0;
     for (const { org_id } of rows) {
       try {

@@ -28,7 +28,7 @@ export class Referrals {
     for (let attempt = 0; attempt < 5; attempt++) {
       const bytes = randomBytes(8);
       const code = [...bytes].map((b) => CODE_ALPHABET[b % CODE_ALPHABET.length]).join('');
-      const taken = await db('organizations').where({ referral_code: code }).first();
+      const taken = await db('organizations').where({ referral_code: code }).first<{ id: string } | undefined>();
       if (taken) continue;
       const updated = await db('organizations')
         .where({ id: orgId })
@@ -129,7 +129,13 @@ export class Referrals {
   async view(db: Knex, orgId: string) {
     await this.sweep(db, orgId);
     const code = await this.code(db, orgId);
-    const rows = (await db('referrals as r')
+    const rows: Array<{
+      id: string;
+      name: string;
+      signed_up_at: Date;
+      fixes: number;
+      credited_at: Date | null;
+    }> = await db('referrals as r')
       .join('organizations as o', 'o.id', 'r.referred_org_id')
       .where('r.org_id', orgId)
       .orderBy([
@@ -137,13 +143,7 @@ export class Referrals {
         { column: 'r.id', order: 'desc' },
       ])
       .limit(500)
-      .select('r.id', 'o.name', 'o.created_at as signed_up_at', 'r.fixes', 'r.credited_at')) as Array<{
-      id: string;
-      name: string;
-      signed_up_at: Date;
-      fixes: number;
-      credited_at: Date | null;
-    }>;
+      .select('r.id', 'o.name', 'o.created_at as signed_up_at', 'r.fixes', 'r.credited_at');
     return {
       code,
       url: `${this.d.publicBaseUrl}/signup?ref=${encodeURIComponent(code)}`,

@@ -174,18 +174,18 @@ export class Resales {
   /** Per workspace: the collection and what it brought in (for the Billing answer). */
   async summary(trx: Knex, orgId: string): Promise<Map<string, Record<string, unknown>>> {
     const rows = (await trx('billing_resales').where({ org_id: orgId }).orderBy('created_at', 'desc')) as ResaleRow[];
-    const totals = (await trx('billing_resale_charges')
-      .where({ org_id: orgId, status: 'paid' })
-      .groupBy('workspace_id')
-      .select('workspace_id')
-      .sum({ collected: 'amount_usd', transferred: 'transferred_usd', fees: 'platform_fee_usd' })
-      .count({ periods: '*' })) as Array<{
+    const totals: Array<{
       workspace_id: string;
       collected: string | number;
       transferred: string | number;
       fees: string | number;
       periods: string | number;
-    }>;
+    }> = await trx('billing_resale_charges')
+      .where({ org_id: orgId, status: 'paid' })
+      .groupBy('workspace_id')
+      .select('workspace_id')
+      .sum({ collected: 'amount_usd', transferred: 'transferred_usd', fees: 'platform_fee_usd' })
+      .count({ periods: '*' });
     const out = new Map<string, Record<string, unknown>>();
     for (const r of rows) {
       if (out.has(r.workspace_id)) continue; // newest first: the live one, else the last ended one

@@ -32,6 +32,13 @@ type OrgListRow = {
   members: string | number;
 };
 
+/** The organization's row as the detail reads it (`select *`). */
+type OrgRow = Omit<OrgListRow, 'credits_remaining' | 'members'> & {
+  billing_email: string | null;
+  trial_ends_at: Date | string | null;
+  current_period_end: Date | string | null;
+};
+
 /**
  * The operator's desk of a self-hosted installation: every organization with its plan and
  * credits, a plan granted by hand (enterprise, the only plan with single sign-on, is sold by no
@@ -78,7 +85,7 @@ export class StaffDesk {
 
   async organization(orgId: string): Promise<Record<string, unknown>> {
     const db = this.d.db;
-    const org = await db('organizations').where({ id: orgId }).first();
+    const org = await db('organizations').where({ id: orgId }).first<OrgRow | undefined>();
     if (!org) throw notFound('organization');
     return db.transaction(async (trx) => {
       await this.store.ensurePlanCredits(trx, orgId);
@@ -161,8 +168,10 @@ export class StaffDesk {
     claimId: string,
     input: { decision: 'approve' | 'reject'; note?: string | null },
   ): Promise<Record<string, unknown>> {
-    const row = (await this.d.db('billing_claims').where({ id: claimId }).first('org_id')) as
-      { org_id: string } | undefined;
+    const row: { org_id: string } | undefined = await this.d
+      .db('billing_claims')
+      .where({ id: claimId })
+      .first('org_id');
     if (!row) throw notFound('claim');
     const claim = await this.claims.decide(
       row.org_id,

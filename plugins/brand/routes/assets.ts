@@ -39,7 +39,7 @@ export function assetRoutes(brand: () => BrandService): ServerRoute[] {
           }
           const logo = await brand().logoBytes(String(id));
           const m = /^logo-([0-9a-f]{16})\.(png|jpg|webp)$/.exec(String(file));
-          if (!logo || !m || !logo.sha256.startsWith(m[1]!))
+          if (!logo || !m || !logo.sha256.startsWith(m[1]))
             return h.response('Not found').code(404).type('text/plain').header('Cache-Control', 'no-store');
           const res = h
             .response(logo.data)

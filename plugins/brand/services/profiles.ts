@@ -221,9 +221,9 @@ export class BrandService {
         });
       }
       // The workspaces table belongs to the workspaces plugin; null means "the default profile".
-      const moved = (await trx('workspaces')
+      const moved: { id: string }[] = await trx('workspaces')
         .where({ org_id: p.orgId, brand_profile_id: id })
-        .update({ brand_profile_id: null, updated_at: new Date() }, ['id'])) as { id: string }[];
+        .update({ brand_profile_id: null, updated_at: new Date() }, ['id']);
       await BrandProfileRow.query(trx).forOrg(p.orgId).deleteById(id);
       await this.d.audit.record(trx, {
         orgId: p.orgId,
@@ -307,12 +307,12 @@ export class BrandService {
 
   /** Workspaces (not archived) the caller can open. */
   async visibleWorkspaces(principal: Principal): Promise<BrandWorkspace[]> {
-    const rows = (await this.d
+    const rows: { id: string }[] = await this.d
       .db('workspaces')
       .where({ org_id: principal.orgId })
       .whereNull('archived_at')
       .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .select('id')) as { id: string }[];
+      .select('id');
     const out: BrandWorkspace[] = [];
     for (const r of rows)
       if (canOpenWorkspace(principal, r.id)) out.push(await this.d.workspaces.get(principal.orgId, r.id));

@@ -10,7 +10,7 @@ const tags = ['auth'];
 
 function cookieOf(state: unknown, name: string): string | null {
   const v = (state as Record<string, unknown> | null | undefined)?.[name];
-  const s = Array.isArray(v) ? v[0] : v;
+  const s: unknown = Array.isArray(v) ? v[0] : v;
   return typeof s === 'string' && s.length > 0 ? s : null;
 }
 

@@ -33,7 +33,7 @@ export function setupRoutes(s: CodehostRouteServices, options: CodehostOptions, 
             state: Joi.string().max(200).required(),
             setup_action: Joi.string().valid('install', 'update', 'request'),
           }).unknown(true),
-          failAction: async (_request, h) =>
+          failAction: (_request, h) =>
             h
               .redirect(to(options.pages.installed, { error: 'invalid_request' }))
               .code(302)

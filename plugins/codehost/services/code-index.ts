@@ -159,7 +159,7 @@ export class CodeIndexService {
           notText.add(b.path);
           continue;
         }
-        const text = buf.toString('utf8').replace(/\u0000/g, '');
+        const text = buf.toString('utf8').replaceAll('\u0000', '');
         const found = findSymbols(languageOf(b.path), text);
         for (const s of found) symbols.push({ org_id: orgId, repository_id: repositoryId, path: b.path, ...s });
         chunks.push(...this.chunk(orgId, repositoryId, b.path, text, found));
@@ -266,11 +266,11 @@ export class CodeIndexService {
       if (seen.has(`${r.path}:${r.line_start}`)) continue;
       const hit = snippetOf(r, terms);
       // The symbol around the matched line: the last one defined at or before it in the file.
-      const around = (await db('code_index_symbols')
+      const around: { name: string } | undefined = await db('code_index_symbols')
         .where({ org_id: orgId, repository_id: repositoryId, path: r.path })
         .where('line', '<=', hit.match_line)
         .orderBy('line', 'desc')
-        .first('name')) as { name: string } | undefined;
+        .first('name');
       hits.push({
         path: hit.path,
         line_start: hit.line_start,

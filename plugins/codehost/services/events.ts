@@ -9,9 +9,8 @@ import { InstallationModel, RepositoryModel } from '../models/index.js';
 import type { CodehostDeps } from './deps.js';
 import type { InstallationService } from './installations.js';
 import type { IntakeService } from './intake.js';
+import type { HostInstallation, HostItem, WebhookPayload } from './payload.js';
 import type { RepositoryService } from './repositories.js';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- webhook payloads
 
 const ZERO = /^0+$/;
 
@@ -22,7 +21,7 @@ interface DeliveryRow {
   action: string | null;
   installation_external_id: string | null;
   repository_external_id: string | null;
-  payload: Json | string;
+  payload: WebhookPayload | string;
   processed_at: Date | null;
 }
 
@@ -41,7 +40,7 @@ export class EventHandler {
       .first()) as DeliveryRow | undefined;
     if (!row) return 'delivery_missing';
     if (row.processed_at) return 'already_processed';
-    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Json;
+    const payload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as WebhookPayload) : row.payload;
     const outcome = await this.dispatch(trx, row, payload);
     await trx('codehost_webhook_deliveries')
       .where({ host: ref.host, delivery_id: ref.delivery_id })
@@ -73,7 +72,7 @@ export class EventHandler {
     trx: Knex,
     repo: RepositoryModel,
     action: string,
-    pr: Json | undefined,
+    pr: HostItem | undefined,
   ): Promise<void> {
     if (!pr || typeof pr.number !== 'number') return;
     const merged = Boolean(pr.merged || pr.merged_at);
@@ -104,7 +103,7 @@ export class EventHandler {
     }
   }
 
-  private async dispatch(trx: Knex, row: DeliveryRow, payload: Json): Promise<string> {
+  private async dispatch(trx: Knex, row: DeliveryRow, payload: WebhookPayload): Promise<string> {
     const action = row.action ?? '';
     switch (row.kind) {
       case 'ping':
@@ -119,7 +118,7 @@ export class EventHandler {
         await this.installations().applyHostState(
           trx,
           inst,
-          installationFromPayload(payload.installation as Json),
+          installationFromPayload(payload.installation!), // an installation event carries one
           systemActor('codehost', inst.org_id),
         );
         return `installation_${action || 'updated'}`;
@@ -127,7 +126,7 @@ export class EventHandler {
       case 'installation_repositories': {
         if (action !== 'removed') return 'noted';
         let n = 0;
-        for (const r of (payload.repositories_removed ?? []) as Json[]) {
+        for (const r of payload.repositories_removed ?? []) {
           const repo = await this.repository(trx, String(r.id));
           if (!repo) continue;
           await this.repositories().disconnectRow(trx, repo, {
@@ -148,7 +147,7 @@ export class EventHandler {
           });
           return 'repository_disconnected';
         }
-        const r = payload.repository as Json;
+        const r = payload.repository!; // a repository event carries one
         await this.repositories().applyHostState(
           trx,
           repo,
@@ -184,8 +183,7 @@ export class EventHandler {
           action,
           payload,
         );
-        if (row.kind === 'pull_request')
-          await this.announcePullRequest(trx, repo, action, payload.pull_request as Json | undefined);
+        if (row.kind === 'pull_request') await this.announcePullRequest(trx, repo, action, payload.pull_request);
         return outcome;
       }
       case 'check': {
@@ -218,7 +216,7 @@ export class EventHandler {
   }
 }
 
-function installationFromPayload(i: Json): Installation {
+function installationFromPayload(i: HostInstallation): Installation {
   return {
     id: String(i.id),
     account: { login: String(i.account?.login ?? ''), type: i.account?.type === 'User' ? 'user' : 'organization' },

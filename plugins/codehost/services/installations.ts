@@ -74,14 +74,14 @@ export class InstallationService {
       .orderBy('id');
     let link = { linked: false, login: null as string | null, token_last4: null as string | null };
     if (principal.userId) {
-      const user = (await this.d
+      const user: { code_host_login: string | null } | undefined = await this.d
         .db('users')
         .where({ id: principal.userId, org_id: principal.orgId })
-        .first('code_host_login')) as { code_host_login: string | null } | undefined;
-      const token = (await this.d
+        .first('code_host_login');
+      const token: { last4: string } | undefined = await this.d
         .db('codehost_user_tokens')
         .where({ user_id: principal.userId, org_id: principal.orgId })
-        .first('last4')) as { last4: string } | undefined;
+        .first('last4');
       link = {
         linked: !!user?.code_host_login,
         login: user?.code_host_login ?? null,
@@ -123,7 +123,7 @@ export class InstallationService {
     const host = this.d.host;
     if (hasBuiltinInstallations(host)) {
       // The local host has one built-in installation per organization, on an account named after it.
-      const org = (await this.d.db('organizations').where({ id: principal.orgId }).first('slug')) as { slug: string };
+      const org: { slug: string } = await this.d.db('organizations').where({ id: principal.orgId }).first('slug');
       // The service's setup route links and sends the browser on with the API's id (routes/setup.ts).
       const setupUrl = `${this.d.config.server.publicBaseUrl.replace(/\/+$/, '')}${SETUP_PATH}`;
       await viaHost(() => host.builtinInstallation(org.slug, { state, setupUrl }));
@@ -283,7 +283,11 @@ export class InstallationService {
     try {
       external = await this.d.host.getInstallation(inst.external_id);
     } catch (err) {
-      if (!isAdapterError(err, 'not_found')) return viaHost(() => Promise.reject(err));
+      // Rethrown through viaHost, which answers the host's other failures as HTTP errors.
+      if (!isAdapterError(err, 'not_found'))
+        return viaHost<never>(() => {
+          throw err;
+        });
       external = null;
     }
     const after = await this.d.db.transaction(async (trx) => {

@@ -7,12 +7,11 @@ import type { Knex } from 'knex';
 import { CodehostItemModel, type RepositoryModel } from '../models/index.js';
 import type { CodehostDeps } from './deps.js';
 import type { OssService, OssSettingsRow } from './oss.js';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- webhook payloads
+import type { HostAccount, HostComment, HostItem, WebhookPayload } from './payload.js';
 
 const OPENING = new Set(['opened', 'reopened', 'labeled', 'ready_for_review']);
 
-export function isBot(user: Json | null | undefined): boolean {
+export function isBot(user: HostAccount | null | undefined): boolean {
   if (!user) return false;
   return user.type === 'Bot' || (typeof user.login === 'string' && user.login.endsWith('[bot]'));
 }
@@ -22,7 +21,7 @@ export function intakeRefusal(
   s: OssSettingsRow,
   kind: 'issue' | 'pull_request',
   action: string,
-  item: Json,
+  item: HostItem,
   extra: { addedLabel?: string | null; ownBranchPrefix: string },
 ): string | null {
   if (!s.enabled) return 'oss_disabled';
@@ -40,8 +39,8 @@ export function intakeRefusal(
   return null;
 }
 
-export const labelNames = (item: Json): string[] =>
-  ((item.labels ?? []) as Json[]).map((l) => (typeof l === 'string' ? l : String(l.name)));
+export const labelNames = (item: HostItem): string[] =>
+  (item.labels ?? []).map((l) => (typeof l === 'string' ? l : String(l.name)));
 
 export class IntakeService {
   constructor(
@@ -55,9 +54,9 @@ export class IntakeService {
     repo: RepositoryModel,
     kind: 'issue' | 'pull_request',
     action: string,
-    payload: Json,
+    payload: WebhookPayload,
   ): Promise<string> {
-    const item = (kind === 'issue' ? payload.issue : payload.pull_request) as Json | undefined;
+    const item = kind === 'issue' ? payload.issue : payload.pull_request;
     if (!item || typeof item.number !== 'number') return 'no_item';
     const existing = await CodehostItemModel.query(trx)
       .forOrg(repo.org_id)
@@ -125,10 +124,10 @@ export class IntakeService {
   }
 
   /** A comment on an issue or pull request: it joins the ticket that follows the item. */
-  async comment(trx: Knex, repo: RepositoryModel, action: string, payload: Json): Promise<string> {
+  async comment(trx: Knex, repo: RepositoryModel, action: string, payload: WebhookPayload): Promise<string> {
     if (action !== 'created') return 'ignored_action';
-    const issue = payload.issue as Json | undefined;
-    const comment = payload.comment as Json | undefined;
+    const issue = payload.issue;
+    const comment = payload.comment;
     if (!issue || !comment || typeof issue.number !== 'number') return 'no_item';
     const existing = await CodehostItemModel.query(trx)
       .forOrg(repo.org_id)
@@ -136,7 +135,7 @@ export class IntakeService {
       .limit(1)
       .first();
     if (!existing?.ticket_id) return 'not_followed';
-    const ours = await trx('codehost_comments')
+    const ours: { id: string } | undefined = await trx('codehost_comments')
       .where({ org_id: repo.org_id, repository_id: repo.id, external_id: String(comment.id) })
       .first('id');
     if (ours) return 'own_comment';
@@ -161,7 +160,7 @@ export class IntakeService {
     return 'comment_added';
   }
 
-  private isOwnApp(comment: Json): boolean {
+  private isOwnApp(comment: HostComment): boolean {
     return typeof comment.performed_via_github_app?.slug === 'string';
   }
 }

@@ -207,8 +207,10 @@ export class SignInService {
       linkedByEmail = !!user;
     }
     if (!user) return this.fail('codehost_account_not_linked', true);
-    const org = (await this.d.db('organizations').where({ id: user.org_id }).first('sso_enforced')) as
-      { sso_enforced: boolean } | undefined;
+    const org: { sso_enforced: boolean } | undefined = await this.d
+      .db('organizations')
+      .where({ id: user.org_id })
+      .first('sso_enforced');
     if (org?.sso_enforced) return this.fail('sso_required', true);
     const found = user;
     const token = await this.d.db.transaction(async (trx) => {

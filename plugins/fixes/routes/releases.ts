@@ -44,11 +44,7 @@ export function releaseRoutes(releases: () => Releases): ServerRoute[] {
             ],
           },
         },
-        handler: async (request) =>
-          releases().list(
-            requirePrincipal(request),
-            request.query as { workspace_id?: string; status?: string; cursor?: string; limit: number },
-          ),
+        handler: async (request) => releases().list(requirePrincipal(request), request.query),
       },
     },
     {

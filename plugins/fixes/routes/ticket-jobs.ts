@@ -28,7 +28,7 @@ export function ticketJobRoutes(s: FixesServices, jobPage: Joi.Schema | null): S
         plugins: { patchwell: { extension: 'The ticket page caps its jobs; this pages through the rest (issue 25).' } },
         handler: async (request) => {
           const ticket = await s.tickets().load(requirePrincipal(request), (request.params as { id: string }).id);
-          return listTicketJobs(s.db(), ticket.org_id, ticket.id, request.query as { cursor?: string; limit: number });
+          return listTicketJobs(s.db(), ticket.org_id, ticket.id, request.query);
         },
       },
     },

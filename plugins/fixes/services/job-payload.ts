@@ -53,11 +53,11 @@ export class JobPayloads {
   async build(job: FixJob): Promise<{ agentJob: AgentJob; tools: JobTools | undefined; secrets: string[] }> {
     const ticket = await this.d.tickets.mustGet(this.d.db, job.org_id, job.ticket_id);
     const ws = await this.d.workspaces.get(job.org_id, job.workspace_id);
-    const messages = (await this.d
+    const messages: Array<{ body_text: string | null }> = await this.d
       .db('ticket_messages')
       .where({ org_id: job.org_id, ticket_id: ticket.id, direction: 'in', is_internal_note: false })
       .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .select('body_text')) as Array<{ body_text: string | null }>;
+      .select('body_text');
     const body = mask(
       messages
         .map((m) => m.body_text ?? '')
@@ -146,8 +146,8 @@ export class JobPayloads {
       );
       if (!matches.length) return '';
       const lines = matches.map((m) => {
-        const fix = (m.pattern.fix ?? {}) as { summary?: string };
-        return `- ${String(m.pattern.title ?? '')} (score ${m.score.toFixed(2)}): ${fix.summary ?? ''}`.slice(0, 600);
+        const fix: { summary?: string } = m.pattern.fix ?? {};
+        return `- ${m.pattern.title ?? ''} (score ${m.score.toFixed(2)}): ${fix.summary ?? ''}`.slice(0, 600);
       });
       return `\n\nKnown fixes of similar problems (learned patterns; check they apply before reusing them):\n${lines.join('\n')}`;
     } catch {

@@ -157,7 +157,11 @@ export class JobQueue {
     jobId: string,
     owner: string,
   ): Promise<{ held: boolean; cancelled: boolean; leaseExpiresAt: Date | null }> {
-    const rows = (await this.d
+    const rows: Array<{
+      cancel_requested_at: Date | null;
+      deadline_at: Date | null;
+      lease_expires_at: Date;
+    }> = await this.d
       .db('fix_jobs')
       .where({ id: jobId, status: 'running', lease_owner: owner })
       .update({
@@ -165,11 +169,7 @@ export class JobQueue {
         heartbeat_at: new Date(),
         updated_at: new Date(),
       })
-      .returning(['cancel_requested_at', 'deadline_at', 'lease_expires_at'])) as Array<{
-      cancel_requested_at: Date | null;
-      deadline_at: Date | null;
-      lease_expires_at: Date;
-    }>;
+      .returning(['cancel_requested_at', 'deadline_at', 'lease_expires_at']);
     const row = rows[0];
     if (!row) return { held: false, cancelled: true, leaseExpiresAt: null };
     const late = row.deadline_at ? new Date(row.deadline_at).getTime() < Date.now() : false;

@@ -15,7 +15,11 @@ export class ReleaseAutoClose {
    * `tickets.closed` as the close operation emits it. Answers how many were closed.
    */
   async autoClose(now = new Date()): Promise<number> {
-    const due = (await this.d
+    const due: Array<{
+      id: string;
+      org_id: string;
+      auto_close_days: number;
+    }> = await this.d
       .db('tickets')
       .join('workspaces', 'workspaces.id', 'tickets.workspace_id')
       .where('tickets.state', 'customer_notified')
@@ -26,11 +30,7 @@ export class ReleaseAutoClose {
       ])
       .orderBy('tickets.released_at')
       .limit(500)
-      .select('tickets.id', 'tickets.org_id', 'workspaces.auto_close_days')) as Array<{
-      id: string;
-      org_id: string;
-      auto_close_days: number;
-    }>;
+      .select('tickets.id', 'tickets.org_id', 'workspaces.auto_close_days');
     let closed = 0;
     for (const row of due) {
       const done = await this.d.db.transaction(async (trx) => {

@@ -46,14 +46,14 @@ const approvedSummary = (t: NoticeTicket): string | null =>
 /** One line per ticket from its approved public summary (the text already public on its status page). */
 export async function changelogOf(db: Knex, orgId: string, ticketIds: string[]): Promise<string | null> {
   if (ticketIds.length === 0) return null;
-  const rows = (await db('tickets')
-    .where('org_id', orgId)
-    .whereIn('id', ticketIds)
-    .select('id', 'public_summary', 'public_summary_approved_at')) as Array<{
+  const rows: Array<{
     id: string;
     public_summary: string | null;
     public_summary_approved_at: Date | null;
-  }>;
+  }> = await db('tickets')
+    .where('org_id', orgId)
+    .whereIn('id', ticketIds)
+    .select('id', 'public_summary', 'public_summary_approved_at');
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ticketIds
     .map((id) => {
@@ -84,16 +84,16 @@ export class ReleaseNotices {
       .where({ org_id: rel.org_id, id: ticket.id })
       .select('notices_unsubscribed_at')
       .first()) as { notices_unsubscribed_at: Date | null } | undefined;
-    const subs = (await trx('ticket_subscribers')
-      .where({ org_id: rel.org_id, ticket_id: ticket.id })
-      .whereNull('unsubscribed_at')
-      .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .select('id', 'email', 'source', 'thread_ticket_id')) as Array<{
+    const subs: Array<{
       id: string;
       email: string;
       source: string;
       thread_ticket_id: string | null;
-    }>;
+    }> = await trx('ticket_subscribers')
+      .where({ org_id: rel.org_id, ticket_id: ticket.id })
+      .whereNull('unsubscribed_at')
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('id', 'email', 'source', 'thread_ticket_id');
     const summary = approvedSummary(ticket);
     let notified = 0;
     if (ticket.customer_email && !optedOut?.notices_unsubscribed_at) {

@@ -77,12 +77,10 @@ export class ReleaseReads {
     const ticketIds = [
       ...new Set([...rows.map((r) => r.ticket_id), ...merges.map((m) => m.ticket_id)].filter((x): x is string => !!x)),
     ];
-    const tickets = new Map(
-      (ticketIds.length
-        ? await this.d.db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject', 'state')
-        : []
-      ).map((t) => [t.id, t]),
-    );
+    const ticketRows: Array<{ id: string; subject: string; state: string }> = ticketIds.length
+      ? await this.d.db('tickets').where('org_id', orgId).whereIn('id', ticketIds).select('id', 'subject', 'state')
+      : [];
+    const tickets = new Map(ticketRows.map((t) => [t.id, t]));
     const policy = this.d.governance ? await this.d.governance.policy(orgId) : { minApprovers: 1, roles: [] };
     // A batched release's live approvals count at its proposal's head (open) or its approved commit: one grouped read for the page.
     const shaOf = (r: FixRelease) => (r.status === 'proposed' ? r.head_sha : r.approved_sha);

@@ -95,7 +95,7 @@ export async function listTicketJobs(
 ): Promise<Page<Record<string, unknown>>> {
   const query = FixJob.query(db).forOrg(orgId).where('fix_jobs.ticket_id', ticketId).select(JOB_COLUMNS);
   const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), JOB_KEYS, q);
-  return { items: page.items.map((r) => jobOut(FixJob.fromDatabaseJson(r) as FixJob)), next_cursor: page.next_cursor };
+  return { items: page.items.map((r) => jobOut(FixJob.fromDatabaseJson(r))), next_cursor: page.next_cursor };
 }
 
 type DiffUnavailable = 'no_pull_request' | 'no_repository' | 'github_not_configured' | 'not_loaded';
@@ -174,9 +174,9 @@ const STEPS: ReadonlySet<ReleaseStatus> = new Set(['merging', 'waiting_version',
  * customer's when the white-label guard holds it back as a draft for a person's click.
  */
 function releaseOut(json: ReleaseJson, notice: NoticeJson | null): Record<string, unknown> {
-  const row = FixRelease.fromDatabaseJson(json) as FixRelease;
+  const row = FixRelease.fromDatabaseJson(json);
   // What ships the fix: the batch once the merge joined one, else the ticket's own release.
-  const ships = json.batch ? (FixRelease.fromDatabaseJson(json.batch) as FixRelease) : row;
+  const ships = json.batch ? FixRelease.fromDatabaseJson(json.batch) : row;
   const status = ships.status;
   const step =
     status === 'failed'
@@ -345,7 +345,7 @@ export class FixesTicketPageSection {
       };
     });
 
-    const jobItems = jobs.items.map(({ _total, ...r }) => FixJob.fromDatabaseJson(r) as FixJob);
+    const jobItems = jobs.items.map(({ _total, ...r }) => FixJob.fromDatabaseJson(r));
     const related: Ref[] = [
       ...attempts.map((a) => ({ type: 'fix_attempt', id: a.id })),
       ...(rel ? [{ type: 'release', id: rel.id }] : []),

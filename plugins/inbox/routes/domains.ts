@@ -33,7 +33,7 @@ export function domainRoutes(service: () => DomainService, ok: Joi.ObjectSchema)
         validate: { query: Joi.object({ workspace_id: Joi.string().max(64) }) },
         response: { status: { 200: DomainListSchema } },
         handler: async (request) => ({
-          items: await service().list(requirePrincipal(request), request.query as { workspace_id?: string }),
+          items: await service().list(requirePrincipal(request), request.query),
         }),
       },
     },

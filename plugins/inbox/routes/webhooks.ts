@@ -51,10 +51,8 @@ export function webhookRoutes(
           const rawBody = Buffer.isBuffer(request.payload)
             ? request.payload
             : Buffer.from((request.payload as string | null) ?? '');
-          const contentType = String(request.headers['content-type'] ?? '')
-            .split(';')[0]!
-            .trim()
-            .toLowerCase();
+          // Node's own headers (request.headers is the same object, typed unknown by hapi).
+          const contentType = (request.raw.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           try {
             return await pipeline().receive({ provider, headers: request.headers as RawHeaders, rawBody, contentType });
           } catch (err) {

@@ -51,11 +51,13 @@ export type BrandDirectory = Pick<Cradle['brandDirectory'], 'keyFor' | 'whiteLab
 export type BrandKey = Awaited<ReturnType<BrandDirectory['keyFor']>>;
 
 export const defaultBrandDirectory: BrandDirectory = {
-  keyFor: async (_trx, ws) =>
-    ws.brand_profile_id
-      ? { brandProfileId: ws.brand_profile_id, scope: 'organization' }
-      : { brandProfileId: ws.id, scope: 'workspace' },
-  whiteLabel: async () => ({ whiteLabel: false, missing: [] }),
+  keyFor: (_trx, ws) =>
+    Promise.resolve(
+      ws.brand_profile_id
+        ? { brandProfileId: ws.brand_profile_id, scope: 'organization' }
+        : { brandProfileId: ws.id, scope: 'workspace' },
+    ),
+  whiteLabel: () => Promise.resolve({ whiteLabel: false, missing: [] }),
 };
 
 export interface InboxDeps {

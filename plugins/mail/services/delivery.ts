@@ -138,8 +138,7 @@ export class MailDelivery {
   }
 
   private async unclaimed(mailId: string, attempt: number): Promise<DeliveryOutcome> {
-    const row = (await this.o.db('mail_messages').where({ id: mailId }).first('status')) as
-      { status: string } | undefined;
+    const row: { status: string } | undefined = await this.o.db('mail_messages').where({ id: mailId }).first('status');
     if (!row) {
       this.o.log.warn({ mailId }, 'mail.requested for a mail that does not exist');
       return 'missing';

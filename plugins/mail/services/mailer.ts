@@ -214,11 +214,15 @@ export class Mailer implements MailerPort {
    * placeholder without a value; nothing is written then.
    */
   async enqueue(trx: Knex, input: EnqueueMail): Promise<string> {
-    const { error, value: mail } = enqueueSchema.validate(input, { abortEarly: false, convert: true });
-    if (error)
+    // Read as a whole: joi types the value of a failed validation `any`, of a passed one EnqueueMail.
+    const checked = enqueueSchema.validate(input, { abortEarly: false, convert: true });
+    if (checked.error) {
+      const { error } = checked;
       throw mailInputError(`mail: ${error.details.map((d) => d.message).join('; ')}`, {
         errors: error.details.map((d) => ({ path: d.path.join('.'), message: d.message })),
       });
+    }
+    const mail = checked.value;
     const template = this.template(mail.template);
     const headers = this.headers(mail.headers);
     const brand = await this.brandFor(trx, template.name, mail);

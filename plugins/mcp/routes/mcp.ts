@@ -46,9 +46,10 @@ export function mcpRoutes(service: () => McpService, log: () => Logger, version:
           await server.connect(transport);
           try {
             const headers = new Headers();
-            for (const [name, value] of Object.entries(request.headers)) {
+            // Node's own headers (request.headers is the same object, typed unknown by hapi).
+            for (const [name, value] of Object.entries(request.raw.req.headers)) {
               if (name === 'content-length' || name === 'transfer-encoding' || value === undefined) continue;
-              headers.set(name, Array.isArray(value) ? value.join(', ') : String(value));
+              headers.set(name, Array.isArray(value) ? value.join(', ') : value);
             }
             const url = new URL(request.path, 'http://localhost');
             const answer = await transport.handleRequest(new Request(url, { method: 'POST', headers }), {

@@ -130,7 +130,7 @@ export class McpService {
       if (input.state?.length) q.whereIn('tickets.state', input.state);
       if (input.category?.length) q.whereIn('tickets.category', input.category);
       if (input.q) q.whereRaw(`tickets.search_vector @@ websearch_to_tsquery('simple', ?)`, [input.q]);
-      const rows = (await q
+      const rows: Array<Record<string, unknown>> = await q
         .orderBy([{ column: 'fix_jobs.created_at' }, { column: 'fix_jobs.id' }])
         .limit(limit)
         .select(
@@ -143,7 +143,7 @@ export class McpService {
           'tickets.language',
           'tickets.latest_confidence',
           'tickets.updated_at',
-        )) as Array<Record<string, unknown>>;
+        );
       items = rows;
     } else {
       const page = await this.d.tickets.list(principal, {

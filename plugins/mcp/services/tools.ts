@@ -156,7 +156,7 @@ export function mcpServer(service: McpService, principal: Principal, log: Logger
         'Patchwell support tickets: list_tickets (waiting_only for your queue), get_ticket, then submit_diagnosis, submit_draft or submit_fix.',
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed() }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed() }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const name = request.params.name as ToolName;
     const tool = TOOLS[name];

@@ -300,13 +300,13 @@ export class ExecutionService {
     ids: string[],
   ): Promise<Array<{ workspace_id: string; credential_id: string }>> {
     if (ids.length === 0) return [];
-    const rows = (await db('workspaces')
-      .where({ org_id: orgId })
-      .whereRaw(`agent_config->>'credential_id' in (${ids.map(() => '?').join(', ')})`, ids)
-      .select('id', db.raw(`agent_config->>'credential_id' as credential_id`))) as Array<{
+    const rows: Array<{
       id: string;
       credential_id: string;
-    }>;
+    }> = await db('workspaces')
+      .where({ org_id: orgId })
+      .whereRaw(`agent_config->>'credential_id' in (${ids.map(() => '?').join(', ')})`, ids)
+      .select('id', db.raw(`agent_config->>'credential_id' as credential_id`));
     return rows.map((r) => ({ workspace_id: r.id, credential_id: r.credential_id }));
   }
 

@@ -27,8 +27,9 @@ export class ClosureService {
 
   async close(actor: SignedInActor, input: { confirm: string; reason?: string | null }): Promise<ClosureOut> {
     const { db } = this.d;
-    const org = (await db('organizations').where({ id: actor.orgId }).first('id', 'slug', 'subscription_status')) as
-      { id: string; slug: string; subscription_status: string } | undefined;
+    const org: { id: string; slug: string; subscription_status: string } | undefined = await db('organizations')
+      .where({ id: actor.orgId })
+      .first('id', 'slug', 'subscription_status');
     if (!org) throw httpError(404, 'not_found', 'organization not found');
     if (input.confirm !== org.slug)
       throw httpError(422, 'confirmation_mismatch', 'Type the organization’s slug to confirm', { expected: 'slug' });
@@ -96,16 +97,16 @@ export class ClosureService {
   /** Deletes the data of every closed organization whose purge date has come. Answers how many. */
   async purgeDue(): Promise<number> {
     const { db } = this.d;
-    const due = (await db('privacy_closures')
+    const due: Array<{ org_id: string }> = await db('privacy_closures')
       .whereNull('purged_at')
       .where('purge_after', '<=', this.d.clock())
-      .select('org_id')) as Array<{ org_id: string }>;
+      .select('org_id');
     for (const { org_id: orgId } of due) {
       // Archives of its exports live on disk: they go first.
-      const files = (await db('privacy_exports')
+      const files: Array<{ file_path: string }> = await db('privacy_exports')
         .where({ org_id: orgId })
         .whereNotNull('file_path')
-        .select('file_path')) as Array<{ file_path: string }>;
+        .select('file_path');
       for (const f of files) rmSync(f.file_path, { force: true });
       const cols = byTable(await columnsOf(db));
       const tables = [...cols]

@@ -60,10 +60,12 @@ export class ExportService {
         .where({ org_id: actor.orgId, status: 'pending' })
         .where('created_at', '<', new Date(this.d.clock().getTime() - 3_600_000))
         .update({ status: 'failed', error: 'not built within an hour' });
-      const busy = await trx('privacy_exports').where({ org_id: actor.orgId, status: 'pending' }).first('id');
+      const busy: { id: string } | undefined = await trx('privacy_exports')
+        .where({ org_id: actor.orgId, status: 'pending' })
+        .first('id');
       if (busy)
         throw conflict('export_in_progress', 'An export is being built; its link will be emailed', {
-          export_id: (busy as { id: string }).id,
+          export_id: busy.id,
         });
       const id = newId('exp');
       const now = this.d.clock();
@@ -143,7 +145,7 @@ export class ExportService {
     writeFileSync(file, archive, { mode: 0o600 });
     const { token, hash } = newToken('pwx');
     const expiresAt = new Date(now.getTime() + this.d.options.exportLinkDays * 86_400_000);
-    const org = (await db('organizations').where({ id: row.org_id }).first('name')) as { name: string } | undefined;
+    const org: { name: string } | undefined = await db('organizations').where({ id: row.org_id }).first('name');
     await db.transaction(async (trx) => {
       await trx('privacy_exports')
         .where({ id: row.id })
@@ -174,11 +176,10 @@ export class ExportService {
 
   /** The archive a download token opens, or 404 (unknown, expired, purged). */
   async open(token: string): Promise<{ file: string; id: string }> {
-    const row = (await this.d
+    const row: { id: string; file_path: string; expires_at: Date; org_id: string } | undefined = await this.d
       .db('privacy_exports')
       .where({ download_token_hash: hashToken(token), status: 'ready' })
-      .first('id', 'file_path', 'expires_at', 'org_id')) as
-      { id: string; file_path: string; expires_at: Date; org_id: string } | undefined;
+      .first('id', 'file_path', 'expires_at', 'org_id');
     if (!row || new Date(row.expires_at) <= this.d.clock())
       throw httpError(404, 'not_found', 'This link is unknown or has expired');
     try {
@@ -197,11 +198,11 @@ export class ExportService {
 
   /** Deletes archives whose link expired. */
   async expire(): Promise<number> {
-    const rows = (await this.d
+    const rows: Array<{ id: string; file_path: string }> = await this.d
       .db('privacy_exports')
       .where({ status: 'ready' })
       .where('expires_at', '<=', this.d.clock())
-      .select('id', 'file_path')) as Array<{ id: string; file_path: string }>;
+      .select('id', 'file_path');
     for (const r of rows) {
       rmSync(r.file_path, { force: true });
       await this.d

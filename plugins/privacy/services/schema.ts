@@ -9,12 +9,12 @@ export interface ColumnInfo {
 
 /** The columns of every table of the current schema (the tables other plugins add included). */
 export async function columnsOf(db: Knex): Promise<ColumnInfo[]> {
-  const { rows } = (await db.raw(
+  const { rows }: { rows: ColumnInfo[] } = await db.raw(
     `select table_name as "table", column_name as "column", data_type as "type", (is_nullable = 'YES') as "nullable"
        from information_schema.columns
       where table_schema = current_schema()
       order by table_name, ordinal_position`,
-  )) as { rows: ColumnInfo[] };
+  );
   return rows;
 }
 

@@ -17,10 +17,10 @@ export class TicketDeletionService {
   async delete(actor: SignedInActor, ticketId: string): Promise<Record<string, number>> {
     const cols = byTable(await columnsOf(this.d.db));
     return this.d.db.transaction(async (trx) => {
-      const ticket = (await trx('tickets')
+      const ticket: { id: string; workspace_id: string; state: string } | undefined = await trx('tickets')
         .where({ id: ticketId, org_id: actor.orgId })
         .forUpdate()
-        .first('id', 'workspace_id', 'state')) as { id: string; workspace_id: string; state: string } | undefined;
+        .first('id', 'workspace_id', 'state');
       if (!ticket) throw notFound('ticket');
       const counts: Record<string, number> = {};
       const tables = [...cols]

@@ -2,7 +2,6 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery, pageSchema } from '../../../core/http/pagination.js';
-import type { ListPatternsQuery } from '../services/pattern-model.js';
 import type { PatternService } from '../services/patterns.js';
 import {} from './context.js';
 
@@ -95,7 +94,7 @@ export function patternRoutes(svc: () => PatternService): ServerRoute[] {
         },
         response: { status: { 200: PatternListSchema } },
         plugins: { patchwell: WORKERS },
-        handler: async (request) => svc().list(requirePrincipal(request), request.query as ListPatternsQuery),
+        handler: async (request) => svc().list(requirePrincipal(request), request.query),
       },
     },
     {

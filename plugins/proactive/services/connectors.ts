@@ -330,14 +330,14 @@ export class ConnectorService {
    */
   async events24h(orgId: string, ids: string[]): Promise<Map<string, number>> {
     if (!ids.length) return new Map();
-    const rows = (await this.d
+    const rows: Array<{ connector_id: string; n: number | string }> = await this.d
       .db('connector_hours')
       .where({ org_id: orgId })
       .whereIn('connector_id', ids)
       .where('hour', '>=', firstHourOfDay(Date.now()))
       .groupBy('connector_id')
       .select('connector_id')
-      .sum({ n: 'count' })) as Array<{ connector_id: string; n: number | string }>;
+      .sum({ n: 'count' });
     return new Map(rows.map((r) => [r.connector_id, Number(r.n)]));
   }
 

@@ -183,12 +183,10 @@ export class ErrorGroupService {
 
   async tickets(db: Knex, orgId: string, ids: string[]): Promise<Map<string, TicketRef>> {
     if (!ids.length) return new Map();
-    const rows = (await db('tickets')
+    const rows: Array<TicketRef & { released_at: Date | null }> = await db('tickets')
       .where({ org_id: orgId })
       .whereIn('id', ids)
-      .select('id', 'subject', 'state', 'origin', 'resolved_version', 'released_at')) as Array<
-      TicketRef & { released_at: Date | null }
-    >;
+      .select('id', 'subject', 'state', 'origin', 'resolved_version', 'released_at');
     return new Map(rows.map((r) => [r.id, { ...r, released_at: iso(r.released_at) }]));
   }
 
@@ -198,18 +196,18 @@ export class ErrorGroupService {
     const now = Date.now();
     const since = firstHourOfDay(now);
     const currentHour = since.getTime() + 23 * HOUR;
-    const hours = (await db('error_group_hours')
+    const hours: Array<{ group_id: string; hour: Date; count: number }> = await db('error_group_hours')
       .where({ org_id: orgId })
       .whereIn('group_id', ids)
       .where('hour', '>=', since)
-      .select('group_id', 'hour', 'count')) as Array<{ group_id: string; hour: Date; count: number }>;
-    const users = (await db('error_group_users')
+      .select('group_id', 'hour', 'count');
+    const users: Array<{ group_id: string; n: number | string }> = await db('error_group_users')
       .where({ org_id: orgId })
       .whereIn('group_id', ids)
       .where('last_seen', '>', new Date(now - 24 * HOUR))
       .groupBy('group_id')
       .select('group_id')
-      .count({ n: '*' })) as Array<{ group_id: string; n: number | string }>;
+      .count({ n: '*' });
     const tickets = await this.tickets(
       db,
       orgId,

@@ -9,16 +9,9 @@
  * Rows are keyed by group key (`workspace id \n fingerprint`) instead of the group's id, which the
  * writer draws at random; times are epoch milliseconds.
  */
-import type { StackFrame } from '../../../core/contracts/index.js';
 import type { IncomingEvent, WorkspaceProactive } from './group-writer.js';
 import { isNoise } from './group-writer.js';
-import {
-  emptyState,
-  type GroupStatus,
-  type GroupState,
-  type GroupsState,
-  type BatchOutcome,
-} from './group-rules-state.js';
+import { type GroupStatus, type GroupState, type GroupsState, type BatchOutcome } from './group-rules-state.js';
 // The state's types are part of this module's API: callers name them from here.
 export * from './group-rules-state.js';
 import {

@@ -76,7 +76,7 @@ export function jsonParam(rows: unknown[]): string {
   if (!needsCleaning(json)) return json;
   return JSON.stringify(
     JSON.parse(json, (_k, v: unknown) =>
-      typeof v === 'string' ? v.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\ufffd') : v,
+      typeof v === 'string' ? v.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\ufffd') : v,
     ),
   );
 }

@@ -135,11 +135,9 @@ export class IngestQueue {
       else missing.push(id);
     }
     if (missing.length) {
-      const rows = (await this.db('workspaces')
+      const rows: Array<WorkspaceProactive & { critical_paths: string[] | string }> = await this.db('workspaces')
         .whereIn('id', missing)
-        .select('id', 'proactive_enabled', 'proactive_threshold_users', 'critical_paths')) as Array<
-        WorkspaceProactive & { critical_paths: string[] | string }
-      >;
+        .select('id', 'proactive_enabled', 'proactive_threshold_users', 'critical_paths');
       for (const r of rows) {
         const value: WorkspaceProactive = {
           id: r.id,

@@ -52,13 +52,34 @@ export interface ListPatternsQuery {
 export interface PatternMatch {
   score: number;
   reasons: string[];
-  pattern: Record<string, unknown>;
+  pattern: SerializedPattern;
 }
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
+/** A pattern as the API answers it (serializePattern). */
+export type SerializedPattern = {
+  id: string;
+  owned: boolean;
+  shared: boolean;
+  workspace_id: string | null;
+  source_ticket_id: string | null;
+  title: string;
+  category: string;
+  problem: {
+    error_type: string | null;
+    normalized_message: string;
+    frames: Array<{ file: string; function: string }>;
+    keywords: string[];
+    signature: string;
+  };
+  fix: { summary: string; files_changed: number | null; additions: number | null; deletions: number | null };
+  created_at: string;
+  updated_at: string;
+};
+
 /** A pattern as answered: another organization's shared pattern comes without its workspace and ticket. */
-export function serializePattern(p: Pattern, viewerOrgId: string): Record<string, unknown> {
+export function serializePattern(p: Pattern, viewerOrgId: string): SerializedPattern {
   const owned = p.org_id === viewerOrgId;
   return {
     id: p.id,

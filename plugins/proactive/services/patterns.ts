@@ -52,7 +52,10 @@ export class PatternService {
     this.requireRole(principal, WORKERS);
     // A workspace filter is checked as a path id: 404 unknown or another organization's, 403 outside the caller's.
     if (query.workspace_id) {
-      const ws = await this.d.db('workspaces').where({ id: query.workspace_id, org_id: principal.orgId }).first('id');
+      const ws: { id: string } | undefined = await this.d
+        .db('workspaces')
+        .where({ id: query.workspace_id, org_id: principal.orgId })
+        .first('id');
       if (!ws) throw notFound('workspace');
       if (!canOpenWorkspace(principal, query.workspace_id)) throw forbidden('You cannot open this workspace');
     }

@@ -67,7 +67,6 @@ export class ProactiveTickets {
   ): Promise<OpenOutcome> {
     if (who && !['owner', 'admin', 'reviewer'].includes(who.principal.role))
       throw forbidden('Client viewers cannot open tickets');
-    let refusal: Boom.Boom | null = null;
     const result = await this.d.db.transaction(async (trx) => {
       const g = await ErrorGroup.query(trx).forOrg(orgId).findById(groupId).forUpdate();
       if (!g) throw notFound('error group');
@@ -105,8 +104,8 @@ export class ProactiveTickets {
         await ErrorGroup.query(trx)
           .forOrg(orgId)
           .patchAndFetchById(g.id, { held_reason: held.reason, held_at: g.held_at ?? now });
-        refusal = httpError(402, 'plan_limit_reached', held.message, { ...held.details, reason: held.reason });
-        return null;
+        // Answered, not thrown, so the hold above commits; thrown below.
+        return httpError(402, 'plan_limit_reached', held.message, { ...held.details, reason: held.reason });
       }
 
       const ticket = await this.d.tickets().createTicket(trx, {
@@ -133,8 +132,8 @@ export class ProactiveTickets {
       await this.record(trx, g, who, 'error_group.ticket_opened', ticket.id, trigger);
       return { outcome: 'opened' as const, ticketId: ticket.id };
     });
-    if (refusal) throw refusal;
-    return result!;
+    if (result instanceof Error) throw result;
+    return result;
   }
 
   /** Why the workspace may not open a proactive ticket now, or null. */
@@ -145,7 +144,7 @@ export class ProactiveTickets {
     ws: { proactive_monthly_fix_cap: number; locale: string },
   ) {
     const lang = ws.locale === 'it' ? 'it' : 'en';
-    const org = (await trx('organizations').where({ id: orgId }).first('plan')) as { plan: string } | undefined;
+    const org: { plan: string } | undefined = await trx('organizations').where({ id: orgId }).first('plan');
     const catalog = this.d.planCatalog();
     if (catalog && !catalog.hasFeature(org?.plan, 'proactive')) {
       return {
@@ -172,11 +171,13 @@ export class ProactiveTickets {
       try {
         await limits.assert(trx, orgId, 'tickets_per_month', { workspaceId });
       } catch (err) {
-        const e = err as Boom.Boom & { data?: { details?: Record<string, unknown> } };
+        const e = err as Boom.Boom<{ details?: Record<string, unknown> } | undefined>;
         const details =
           (e.output?.payload as { details?: Record<string, unknown> } | undefined)?.details ?? e.data?.details;
         if (e.output?.statusCode !== 402) throw err;
-        return { reason: String(details?.reason ?? 'tickets_per_month'), message: e.message, details: details ?? {} };
+        // details.reason is the limit's name (billing's limits.ts).
+        const reason = typeof details?.reason === 'string' ? details.reason : 'tickets_per_month';
+        return { reason, message: e.message, details: details ?? {} };
       }
     }
     const gate = this.d.billingGate();
@@ -190,7 +191,7 @@ export class ProactiveTickets {
 
   /** An open ticket that already reports this problem: the group's own, one linked to it, or a widget report with the same error. */
   private async openTicketFor(trx: Knex, g: ErrorGroup): Promise<string | null> {
-    const linked = (await trx('tickets')
+    const linked: { id: string } | undefined = await trx('tickets')
       .where({ org_id: g.org_id, workspace_id: g.workspace_id })
       .whereNot('state', 'closed')
       .where((w) => {
@@ -198,9 +199,12 @@ export class ProactiveTickets {
         if (g.ticket_id) w.orWhere('id', g.ticket_id);
       })
       .orderBy('created_at')
-      .first('id')) as { id: string } | undefined;
+      .first('id');
     if (linked) return linked.id;
-    const reports = (await trx('ticket_messages as m')
+    const reports: Array<{
+      id: string;
+      widget_context: { console?: Array<{ message?: string }> } | string | null;
+    }> = await trx('ticket_messages as m')
       .join('tickets as t', 't.id', 'm.ticket_id')
       .where('t.org_id', g.org_id)
       .where('t.workspace_id', g.workspace_id)
@@ -209,10 +213,7 @@ export class ProactiveTickets {
       .where('t.created_at', '>', new Date(Date.now() - 30 * 86_400_000))
       .orderBy('t.created_at', 'desc')
       .limit(200)
-      .select('t.id', 'm.widget_context')) as Array<{
-      id: string;
-      widget_context: { console?: Array<{ message?: string }> } | string | null;
-    }>;
+      .select('t.id', 'm.widget_context');
     for (const r of reports) {
       const ctx =
         typeof r.widget_context === 'string'
@@ -231,12 +232,12 @@ export class ProactiveTickets {
   private async subscribeAffected(trx: Knex, g: ErrorGroup, ticket: { id: string }): Promise<void> {
     const subs = this.d.subscribers();
     if (!subs) return;
-    const rows = (await trx('error_events')
+    const rows: Array<{ user: { email?: string } | string; user_key: string | null }> = await trx('error_events')
       .where({ org_id: g.org_id, group_id: g.id })
       .whereNotNull('user')
       .orderBy('occurred_at', 'desc')
       .limit(500)
-      .select('user', 'user_key')) as Array<{ user: { email?: string } | string; user_key: string | null }>;
+      .select('user', 'user_key');
     const seen = new Set<string>();
     const full = (await trx('tickets').where({ org_id: g.org_id, id: ticket.id }).first()) as Parameters<
       SubscriberServicePort['subscribe']

@@ -8,13 +8,13 @@ import type { Knex } from 'knex';
 export async function purgeExpiredEvents(db: Knex, now: Date, slice = 5_000, maxSlices = 20): Promise<number> {
   let total = 0;
   for (let i = 0; i < maxSlices; i++) {
-    const res = (await db.raw(
+    const res: { rowCount?: number; affectedRows?: number } = await db.raw(
       `delete from error_events where id in (
          select e.id from error_events e join organizations o on o.id = e.org_id
          where e.received_at < ?::timestamptz - make_interval(days => greatest(o.retention_days, 1))
          limit ?)`,
       [now.toISOString(), slice],
-    )) as { rowCount?: number; affectedRows?: number };
+    );
     const n = Number(res.rowCount ?? res.affectedRows ?? 0);
     total += n;
     if (n < slice) break;

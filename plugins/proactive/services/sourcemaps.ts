@@ -169,7 +169,7 @@ export class SourceMapService {
           )
           .pluck('url_path')) as string[],
       );
-      const out = (await trx('source_maps')
+      const out: SourceMapRow[] = await trx('source_maps')
         .insert(
           checked.map((c) => ({
             id: newId('sm'),
@@ -189,7 +189,7 @@ export class SourceMapService {
         )
         .onConflict(['workspace_id', 'release', 'url_path'])
         .merge(['map', 'size', 'sha256', 'sources_count', 'debug_id', 'uploaded_by', 'updated_at'])
-        .returning([...META])) as SourceMapRow[];
+        .returning([...META]);
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,
         actor: a,
@@ -274,10 +274,10 @@ export class SourceMapService {
     this.requireAdmin(a);
     const ws = await this.d.workspaces().open(a.principal, q.workspace_id);
     const deleted = await this.d.db.transaction(async (trx) => {
-      const gone = (await trx('source_maps')
+      const gone: Array<{ url_path: string; size: number }> = await trx('source_maps')
         .where({ org_id: a.principal.orgId, workspace_id: ws.id, release: q.release })
         .delete()
-        .returning(['url_path', 'size'])) as Array<{ url_path: string; size: number }>;
+        .returning(['url_path', 'size']);
       if (!gone.length) throw notFound('This release has no source maps');
       await this.d.audit.record(trx, {
         orgId: a.principal.orgId,

@@ -269,9 +269,9 @@ export class Symbolicator {
       else load.push(id);
     }
     if (!load.length) return out;
-    const rows = (await this.db('source_maps')
+    const rows: Array<{ workspace_id: string; release: string }> = await this.db('source_maps')
       .whereIn('workspace_id', load)
-      .distinct('workspace_id', 'release')) as Array<{ workspace_id: string; release: string }>;
+      .distinct('workspace_id', 'release');
     for (const id of load) out.set(id, this.mapped.set(id, new Set()));
     for (const r of rows) out.get(r.workspace_id)!.add(r.release);
     return out;

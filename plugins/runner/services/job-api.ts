@@ -91,7 +91,7 @@ export class JobApi {
       .db('runner_agent_credentials')
       .where({ org_id: job.org_id, workspace_id: job.workspace_id })
       .select('id')
-      .first();
+      .first<{ id: string } | undefined>();
     return {
       ...agentJob,
       attempt: job.attempts,

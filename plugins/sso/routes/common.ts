@@ -14,7 +14,7 @@ export function service<K extends keyof Cradle>(request: Request, key: K): Cradl
 
 const cookieOf = (request: Request, name: string): string | null => {
   const v = (request.state as Record<string, unknown> | null | undefined)?.[name];
-  const s = Array.isArray(v) ? v[0] : v;
+  const s: unknown = Array.isArray(v) ? v[0] : v;
   return typeof s === 'string' && s.length > 0 ? s : null;
 };
 

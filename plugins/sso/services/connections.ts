@@ -125,7 +125,7 @@ export class ConnectionService {
   async json(db: Knex, org: OrgRow, conns: SsoConnectionModel[]) {
     const counts = new Map<string, number>();
     if (conns.length) {
-      const rows = (await db('sso_identities')
+      const rows: Array<{ connection_id: string; n: string | number }> = await db('sso_identities')
         .select('connection_id')
         .count('* as n')
         .where('org_id', org.id)
@@ -133,7 +133,7 @@ export class ConnectionService {
           'connection_id',
           conns.map((c) => c.id),
         )
-        .groupBy('connection_id')) as Array<{ connection_id: string; n: string | number }>;
+        .groupBy('connection_id');
       for (const r of rows) counts.set(r.connection_id, Number(r.n));
     }
     return conns.map((c) => this.serialize(c, org.sso_enforced, counts.get(c.id) ?? 0));

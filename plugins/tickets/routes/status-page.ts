@@ -67,7 +67,7 @@ export function statusPageRoutes(
           if (imgs.length)
             res.header(
               'Content-Security-Policy',
-              STATUS_PAGE_HEADERS['Content-Security-Policy']!.replace(
+              STATUS_PAGE_HEADERS['Content-Security-Policy'].replace(
                 "img-src 'self' data:",
                 `img-src 'self' data: ${imgs.join(' ')}`,
               ),

@@ -20,7 +20,7 @@ import {
   ticketIdParams,
 } from '../schemas/index.js';
 import { messageOut } from '../services/serialize.js';
-import type { CountQuery, ListQuery } from '../services/ticket-inputs.js';
+import type { ListQuery } from '../services/ticket-inputs.js';
 import { TAG, WORKERS, actThenTicket, type TicketRouteServices } from './context.js';
 
 type IdParams = { id: string };
@@ -64,8 +64,7 @@ export function ticketRoutes(s: TicketRouteServices): ServerRoute[] {
               'The inbox shows counts per state and a total; the list is keyset-paged and gives none (issue 26).',
           },
         },
-        handler: async (request) =>
-          s.tickets().counts(requirePrincipal(request), request.query as unknown as CountQuery),
+        handler: async (request) => s.tickets().counts(requirePrincipal(request), request.query),
       },
     },
     {

@@ -197,7 +197,7 @@ export function renderStatusPage(
     `<section aria-labelledby="summary-h"><h2 id="summary-h">${esc(t.summary)}</h2>`,
     `<p data-testid="summary">${esc(summary ?? t.noSummary).replace(/\n/g, '<br>')}</p></section>`,
     release ? `<section><p data-testid="release">${esc(release)}</p></section>` : '',
-    `<p class="meta">${esc(t.opened)} ${esc(formatDate(ticket.created_at, lang)!)} · ${esc(t.updated)} ${esc(formatDate(ticket.updated_at, lang)!)}</p>`,
+    `<p class="meta">${esc(t.opened)} ${esc(formatDate(ticket.created_at, lang))} · ${esc(t.updated)} ${esc(formatDate(ticket.updated_at, lang))}</p>`,
   ].join('\n');
   return page(lang, `${t.title} · ${product}`, body, brand);
 }

@@ -101,7 +101,7 @@ export async function listDrafts(
     .select('ticket_drafts.*');
   const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), DRAFT_KEYS, q);
   return {
-    items: page.items.map((r) => draftOut(TicketDraft.fromDatabaseJson(r) as TicketDraft)),
+    items: page.items.map((r) => draftOut(TicketDraft.fromDatabaseJson(r))),
     next_cursor: page.next_cursor,
   };
 }
@@ -116,7 +116,7 @@ export const draftsSection: TicketPageSection = {
       .select('ticket_drafts.*', db.raw('count(*) over () as _total'));
     const page = await paginate<Record<string, unknown>>(query.toKnexQuery(), DRAFT_KEYS, { limit: PAGE_LIST_LIMIT });
     const total = page.items.length ? Number(page.items[0]._total) : 0;
-    const items = page.items.map(({ _total, ...r }) => TicketDraft.fromDatabaseJson(r) as TicketDraft);
+    const items = page.items.map(({ _total, ...r }) => TicketDraft.fromDatabaseJson(r));
     return {
       fields: { drafts: { items: items.map(draftOut), next_cursor: page.next_cursor, total } },
       related: items.map((d) => ({ type: 'draft', id: d.id })),

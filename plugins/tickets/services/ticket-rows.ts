@@ -168,7 +168,8 @@ function fileRow(
 function sanitizeFilename(name: string): string {
   const base = name
     .replace(/[\\/]/g, '_')
-    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    // C0 controls and DEL (a Cc character outside C1, U+0080–U+009F) and double quotes.
+    .replace(/(?![\u0080-\u009f])[\p{Cc}"]/gu, '')
     .trim();
   return (base || 'file').slice(0, 200);
 }

@@ -54,7 +54,7 @@ export class TicketService {
     const row = ticketRow(id, input, ws, now, this.newStatusToken(id));
     const batch = opts.batch ?? new WriteBatch();
     batch.insert(Ticket, [row]);
-    const ticket = Ticket.fromDatabaseJson(row) as Ticket;
+    const ticket = Ticket.fromDatabaseJson(row);
     const created = {
       type: 'tickets.created',
       payload: { ticket_id: id, workspace_id: ws.id, origin: input.origin, state: 'received' },
@@ -135,7 +135,7 @@ export class TicketService {
         orgId: ticket.org_id,
       },
     ]);
-    return TicketMessage.fromDatabaseJson(row) as TicketMessage;
+    return TicketMessage.fromDatabaseJson(row);
   }
 
   /** The ticket a per-ticket reply address points at (`…+t_<token>@…`), any organization. */

@@ -56,7 +56,7 @@
   // ---- masking ------------------------------------------------------------------------------
   var MASKS = [
     [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\b/g, '[token]'],
-    [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+\/=-]{8,}/gi, '$1 [token]'],
+    [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [token]'],
     [
       /([?&;,\s"']?(?:access_token|refresh_token|id_token|token|api_key|apikey|key|secret|password|passwd|pwd|auth|session|sig|signature|code)["']?\s*[=:]\s*["']?)[^&\s"',;]+/gi,
       '$1[masked]',
@@ -85,7 +85,7 @@
       else if (typeof a === 'object') {
         try {
           out.push(JSON.stringify(a));
-        } catch (e) {
+        } catch (_e) {
           out.push(String(a));
         }
       } else out.push(String(a));
@@ -108,7 +108,7 @@
         var stack = stackOf(arguments);
         if (stack) entry.stack = mask(stack);
         keep(state.console, entry);
-      } catch (e) {
+      } catch (_e) {
         /* never break the host page */
       }
       return original.apply(this, arguments);
@@ -119,7 +119,7 @@
   function ours(url) {
     try {
       return new URL(url, location.href).origin === base;
-    } catch (e) {
+    } catch (_e) {
       return false;
     }
   }
@@ -145,7 +145,7 @@
         function (res) {
           try {
             record(method, url, res.status, started);
-          } catch (e) {
+          } catch (_e) {
             /* ignore */
           }
           return res;
@@ -153,7 +153,7 @@
         function (err) {
           try {
             record(method, url, 0, started, err && err.message ? err.message : 'network error');
-          } catch (e) {
+          } catch (_e) {
             /* ignore */
           }
           throw err;
@@ -169,13 +169,13 @@
       return open.apply(this, arguments);
     };
     XMLHttpRequest.prototype.send = function () {
-      var xhr = this;
-      if (xhr.__pw) {
+      if (this.__pw) {
         var started = performance.now();
-        xhr.addEventListener('loadend', function () {
+        this.addEventListener('loadend', function (event) {
+          var xhr = event.currentTarget; // the request this listener was added to
           try {
             record(xhr.__pw.method, xhr.__pw.url, xhr.status, started, xhr.status === 0 ? 'network error' : undefined);
-          } catch (e) {
+          } catch (_e) {
             /* ignore */
           }
         });
@@ -252,7 +252,7 @@
         var data = null;
         try {
           data = text ? JSON.parse(text) : null;
-        } catch (e) {
+        } catch (_e) {
           /* not JSON */
         }
         if (!res.ok) {

@@ -68,6 +68,17 @@ export function mask(text: string): string {
 
 const clip = (s: string | undefined, n: number): string | undefined => (s === undefined ? undefined : s.slice(0, n));
 
+/** Browser names by user agent pattern (version in the first group), most specific first. */
+const BROWSERS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/Edg(?:e|A|iOS)?\/([\d.]+)/, 'Edge'],
+  [/OPR\/([\d.]+)/, 'Opera'],
+  [/Firefox\/([\d.]+)/, 'Firefox'],
+  [/FxiOS\/([\d.]+)/, 'Firefox'],
+  [/HeadlessChrome\/([\d.]+)/, 'Chrome Headless'],
+  [/(?:Chrome|CriOS)\/([\d.]+)/, 'Chrome'],
+  [/Version\/([\d.]+).*Safari\//, 'Safari'],
+];
+
 /** Name, version and OS of the common browsers, from a user agent. */
 export function parseUserAgent(ua: string): { name?: string; version?: string; os?: string } {
   const out: { name?: string; version?: string; os?: string } = {};
@@ -78,14 +89,7 @@ export function parseUserAgent(ua: string): { name?: string; version?: string; o
     out.version = m[1];
     return true;
   };
-  // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- first match wins
-  pick(/Edg(?:e|A|iOS)?\/([\d.]+)/, 'Edge') ||
-    pick(/OPR\/([\d.]+)/, 'Opera') ||
-    pick(/Firefox\/([\d.]+)/, 'Firefox') ||
-    pick(/FxiOS\/([\d.]+)/, 'Firefox') ||
-    pick(/HeadlessChrome\/([\d.]+)/, 'Chrome Headless') ||
-    pick(/(?:Chrome|CriOS)\/([\d.]+)/, 'Chrome') ||
-    pick(/Version\/([\d.]+).*Safari\//, 'Safari');
+  BROWSERS.some(([re, name]) => pick(re, name)); // the first match wins
   if (/Windows NT/.test(ua)) out.os = 'Windows';
   else if (/Android/.test(ua)) out.os = 'Android';
   else if (/iPhone|iPad|iPod/.test(ua)) out.os = 'iOS';

@@ -36,8 +36,9 @@ export async function presentConfig(
   settings: SettingsRow,
   requested: string | null | undefined,
 ): Promise<Record<string, unknown>> {
-  const org = (await db('organizations').where({ id: ws.org_id }).first('badge_removal_addon')) as
-    { badge_removal_addon: boolean } | undefined;
+  const org: { badge_removal_addon: boolean } | undefined = await db('organizations')
+    .where({ id: ws.org_id })
+    .first('badge_removal_addon');
   const addon = !!org?.badge_removal_addon;
   const profile = brand ? await brand.effectiveProfile(db, ws.org_id, ws.brand_profile_id) : undefined;
   const look = profile && brand ? brand.lookOf(profile, { badge_removal_addon: addon }) : null;

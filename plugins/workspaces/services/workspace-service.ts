@@ -300,14 +300,16 @@ export class WorkspaceService {
       httpError(404, 'not_found', `${what} not found`, { errors: [{ path, message: `unknown ${what}` }] });
     const brandProfileId = input.brand_profile_id;
     if (typeof brandProfileId === 'string') {
-      const profile = await trx('brand_profiles').where({ org_id: principal.orgId, id: brandProfileId }).first('id');
+      const profile: { id: string } | undefined = await trx('brand_profiles')
+        .where({ org_id: principal.orgId, id: brandProfileId })
+        .first('id');
       if (!profile) throw missing('payload.brand_profile_id', 'brand profile');
     }
     const credentialId = input.agent_config?.credential_id;
     if (typeof credentialId === 'string') {
-      const credential = (await trx('onboarding_credentials')
+      const credential: { workspace_id: string | null } | undefined = await trx('onboarding_credentials')
         .where({ org_id: principal.orgId, id: credentialId })
-        .first('workspace_id')) as { workspace_id: string | null } | undefined;
+        .first('workspace_id');
       if (!credential || (credential.workspace_id && !canOpenWorkspace(principal, credential.workspace_id)))
         throw missing('payload.agent_config.credential_id', 'credential');
     }

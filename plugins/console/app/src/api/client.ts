@@ -21,7 +21,7 @@ export function onUnauthenticated(handler: UnauthenticatedHandler): void {
 const errors: Middleware = {
   async onResponse({ response }) {
     if (response.ok) return undefined;
-    let body: Partial<ErrorBody> | null = null;
+    let body: Partial<ErrorBody> | null;
     try {
       body = (await response.clone().json()) as Partial<ErrorBody>;
     } catch {

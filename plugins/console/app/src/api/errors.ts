@@ -24,7 +24,7 @@ export class ApiError extends Error {
     super(body?.message ?? `HTTP ${status}`);
     this.status = status;
     this.code = body?.code ?? (status === 0 ? 'network_error' : `http_${status}`);
-    this.details = (body?.details as Record<string, unknown> | undefined) ?? {};
+    this.details = body?.details ?? {};
     this.retryAfter = retryAfter;
   }
 
@@ -32,7 +32,7 @@ export class ApiError extends Error {
   get fieldErrors(): FieldError[] {
     const errors = this.details.errors;
     if (!Array.isArray(errors)) return [];
-    return errors.filter((e): e is FieldError => typeof e?.path === 'string' && typeof e?.message === 'string');
+    return errors.filter(isFieldError);
   }
 
   /** The message of one body field (`email` matches `payload.email`), or undefined. */
@@ -40,5 +40,13 @@ export class ApiError extends Error {
     return this.fieldErrors.find((e) => e.path === `payload.${name}` || e.path === name)?.message;
   }
 }
+
+const isFieldError = (e: unknown): e is FieldError =>
+  typeof e === 'object' &&
+  e !== null &&
+  'path' in e &&
+  typeof e.path === 'string' &&
+  'message' in e &&
+  typeof e.message === 'string';
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;

@@ -51,7 +51,7 @@ function Shell({ me }: { me: AuthContext }) {
 
   // The profile's language wins over the browser's.
   useEffect(() => {
-    void setLocale(me.user.locale as Locale);
+    void setLocale(me.user.locale);
   }, [me.user.locale]);
 
   // Owners and admins see the workspace's brand color (the brand API is theirs).

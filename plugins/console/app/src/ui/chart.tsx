@@ -121,7 +121,7 @@ export function Chart({ title, x, series, kind = 'line', height = 220, formatVal
               <tr key={i}>
                 <th scope="row">{label(i)}</th>
                 {series.map((s) => (
-                  <td key={s.label}>{s.values[i] == null ? '–' : show(s.values[i]!)}</td>
+                  <td key={s.label}>{s.values[i] == null ? '–' : show(s.values[i])}</td>
                 ))}
               </tr>
             ))}

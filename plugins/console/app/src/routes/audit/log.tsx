@@ -210,7 +210,7 @@ function Download({ filters }: { filters: AuditFilters }) {
       const blob = await data(
         api.GET('/v1/audit/export', { params: { query: { ...filters, format } }, parseAs: 'blob' }),
       );
-      const url = URL.createObjectURL(blob as Blob);
+      const url = URL.createObjectURL(blob);
       const a = document.createElement('a');
       a.href = url;
       a.download = `audit-log.${format}`;

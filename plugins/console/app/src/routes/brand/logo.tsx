@@ -16,7 +16,8 @@ const isLogoType = (type: string): type is LogoType => (TYPES as string[]).inclu
 const base64Of = (file: File) =>
   new Promise<string>((resolve, reject) => {
     const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    // readAsDataURL leaves a string (data:…;base64,…) in result.
+    reader.onload = () => resolve((reader.result as string).replace(/^data:[^,]*,/, ''));
     reader.onerror = () => reject(reader.error ?? new Error('read failed'));
     reader.readAsDataURL(file);
   });

@@ -55,11 +55,12 @@ function ExecutionForm({ settings: s }: { settings: ExecutionSettings }) {
   const { t } = useTranslation();
   const toast = useToast();
   const client = useQueryClient();
+  const storedTransport: Transport = s.transport ?? '';
   const [form, setForm] = useState({
     mode: s.mode,
     agent: s.agent,
     auth: s.auth ?? 'api-key',
-    transport: (s.transport ?? '') as Transport,
+    transport: storedTransport,
     runs_on: s.runs_on.join(', '),
     agent_key: '',
     login_file: '',

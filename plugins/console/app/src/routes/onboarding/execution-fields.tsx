@@ -100,7 +100,7 @@ export function ExecutionError({ error, fields }: { error: unknown; fields: stri
   const d = error.details;
   return (
     <div className="alert alert-error" role="alert">
-      <strong>{String(d.message ?? error.message)}</strong>
+      <strong>{typeof d.message === 'string' ? d.message : error.message}</strong>
       {typeof d.suggestion === 'string' && <p>{d.suggestion}</p>}
     </div>
   );

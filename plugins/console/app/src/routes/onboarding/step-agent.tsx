@@ -25,12 +25,13 @@ export function AgentStep({ onboarding, onDone }: { onboarding: Onboarding; onDo
   const { t } = useTranslation();
   const ws = onboarding.workspace!;
   const prior = onboarding.agent;
+  const priorTransport: Transport = prior?.transport ?? ws.runner_transport ?? '';
   const [form, setForm] = useState({
     answer: prior?.answer ?? 'no_agent',
     mode: prior?.mode ?? ws.execution_mode,
     agent: prior?.agent ?? ws.agent_id,
     auth: prior?.auth ?? ws.auth_method ?? 'api-key',
-    transport: (prior?.transport ?? ws.runner_transport ?? '') as Transport,
+    transport: priorTransport,
     agent_key: '',
     credential_later: true,
   });

@@ -23,11 +23,10 @@ export function Erasure() {
     },
     onError: () => setAsking(false),
   });
-  const body = (): Body =>
-    ({
-      ...(email.trim() ? { email: email.trim() } : {}),
-      ...(userId.trim() ? { user_id: userId.trim() } : {}),
-    }) as Body;
+  const body = (): Body => ({
+    ...(email.trim() ? { email: email.trim() } : {}),
+    ...(userId.trim() ? { user_id: userId.trim() } : {}),
+  });
   const who = [email.trim(), userId.trim()].filter(Boolean).join(' · ');
   const submit = () => {
     erase.reset();

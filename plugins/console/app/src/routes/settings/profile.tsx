@@ -43,7 +43,7 @@ function useUpdateMe(done: string) {
     mutationFn: (body: RequestBody<'/v1/me', 'patch'>) => data(api.PATCH('/v1/me', { body })),
     onSuccess: (ctx) => {
       setSession(ctx);
-      void setLocale(ctx.user.locale as Locale);
+      void setLocale(ctx.user.locale);
       toast.success(t(done));
     },
   });

@@ -5,7 +5,7 @@ export type WorkspacePatch = RequestBody<'/v1/workspaces/{id}', 'patch'>;
 type AgentConfig = NonNullable<WorkspacePatch['agent_config']>;
 
 /** A form field's name: a PATCH field, or one key of agent_config (`agent_config.model`). */
-export type FieldName = Exclude<keyof WorkspacePatch, 'agent_config'> | `agent_config.${keyof AgentConfig & string}`;
+export type FieldName = Exclude<keyof WorkspacePatch, 'agent_config'> | `agent_config.${keyof AgentConfig}`;
 
 export interface FieldSpec {
   name: FieldName;
@@ -147,7 +147,8 @@ export function initialValues(ws: Workspace, fields: FieldSpec[]): Record<string
     if (f.kind === 'check') out[f.name] = v === true;
     else if (f.kind === 'multi') out[f.name] = [...((v as string[] | null) ?? [])];
     else if (f.kind === 'lines') out[f.name] = ((v as string[] | null) ?? []).join('\n');
-    else out[f.name] = v === null || v === undefined ? '' : String(v);
+    // The other kinds hold a string or a number (null when unset).
+    else out[f.name] = typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
   }
   return out;
 }
@@ -163,7 +164,7 @@ function toApi(f: FieldSpec, v: FormValue): unknown {
   if (s === '' && f.nullable) return null;
   // A number the browser could not read is sent as typed: the API names the field in its 400.
   if (f.kind === 'number') return s === '' || Number.isNaN(Number(s)) ? s : Number(s);
-  return f.kind === 'textarea' ? (v as string) : s;
+  return f.kind === 'textarea' ? v : s;
 }
 
 /** The PATCH body of what changed in the form (agent_config as a partial object, merged by the API). */
@@ -181,5 +182,5 @@ export function changes(
     else body[f.name] = value;
   }
   if (Object.keys(agent).length > 0) body.agent_config = agent;
-  return body as WorkspacePatch;
+  return body;
 }

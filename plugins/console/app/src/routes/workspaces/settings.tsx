@@ -103,6 +103,7 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
     if (dirty) save.mutate(body);
   };
   const forbidden = isApiError(save.error) && save.error.code === 'forbidden_combination' ? save.error.details : null;
+  const forbiddenMessage = typeof forbidden?.message === 'string' ? forbidden.message : save.error?.message;
   const fieldMessage = (name: FieldName): string | undefined => {
     if (!isApiError(save.error)) return undefined;
     const own = save.error.fieldError(name);
@@ -114,7 +115,7 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
         ([k, f]) => f === name && combo[k] !== undefined && body[name as keyof WorkspacePatch] !== undefined,
       )
     ) {
-      return String(forbidden?.message ?? save.error.message);
+      return forbiddenMessage;
     }
     return undefined;
   };
@@ -129,7 +130,7 @@ function GroupForm({ ws, group }: { ws: Workspace; group: Group }) {
       </div>
       {forbidden ? (
         <div className="alert alert-error" role="alert">
-          <strong>{String(forbidden.message ?? save.error?.message)}</strong>
+          <strong>{forbiddenMessage}</strong>
           {typeof forbidden.suggestion === 'string' && <p>{forbidden.suggestion}</p>}
         </div>
       ) : (
