@@ -81,7 +81,7 @@ t.test('an unknown adapter name stops boot', async (t) => {
 t.test('the core loads only the plugins and adapters its caller hands it', async (t) => {
   // A registry of one partner plugin, by name: config needs no "module" path for it.
   const registry: Record<string, PluginLoader> = {
-    hello: () => import('../fixtures/plugins/hello.js') as ReturnType<PluginLoader>,
+    hello: () => import('../fixtures/plugins/hello.js'),
   };
   const only = await resolvePlugins(testConfig({ plugins: { console: { enabled: false } } }), registry);
   t.same(
@@ -89,13 +89,13 @@ t.test('the core loads only the plugins and adapters its caller hands it', async
     ['hello'],
     'no shipped plugin comes in from elsewhere',
   );
-  t.same(only[0]!.options, { greeting: 'hello' }, 'its options are validated with defaults');
+  t.same(only[0].options, { greeting: 'hello' }, 'its options are validated with defaults');
   await t.rejects(
     resolvePlugins(testConfig(), registry),
     { name: 'ConfigError', message: /config key plugins\.console: unknown plugin/ },
     'a plugin config turns on but the registry lacks stops boot',
   );
-  const mailOnly = { 'mail-outbox': builtinAdapters['mail-outbox']! };
+  const mailOnly = { 'mail-outbox': builtinAdapters['mail-outbox'] };
   await t.rejects(
     loadAdapters(testConfig({ adapters: { channel: 'mail-pigeon' } }), createContainer(), mailOnly),
     /unknown adapter "mail-pigeon" \(shipped: mail-outbox\)/,

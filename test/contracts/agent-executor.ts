@@ -144,13 +144,19 @@ export function recordingIO(
     events: [] as JobEventInput[],
     results: [] as JobResult[],
     heartbeats: 0,
-    emit: async (e: JobEventInput) => void io.events.push(e),
-    heartbeat: async () => {
+    emit: (e: JobEventInput) => {
+      io.events.push(e);
+      return Promise.resolve();
+    },
+    heartbeat: () => {
       io.heartbeats++;
-      return cancelled;
+      return Promise.resolve(cancelled);
     },
     isCancelled: () => cancelled,
-    complete: async (r: JobResult) => void io.results.push(r),
+    complete: (r: JobResult) => {
+      io.results.push(r);
+      return Promise.resolve();
+    },
   };
   return io;
 }
@@ -163,7 +169,7 @@ export async function runAgentExecutorContract(t: ContractTest, opts: AgentExecu
 
   const runsIn = opts.runsIn ?? (opts.completes ? 'worker' : 'remote');
   await t.test(`mode is ${opts.mode}, it runs in the ${runsIn} and capabilities are stated`, async (t) => {
-    await withAdapter(opts, async (a) => {
+    await withAdapter(opts, (a) => {
       t.equal(a.mode, opts.mode, 'mode');
       t.ok(EXECUTOR_MODES.includes(a.mode), 'mode is a known executor mode');
       t.ok(EXECUTOR_PLACEMENTS.includes(a.runsIn), 'runsIn is worker or remote');

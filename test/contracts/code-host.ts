@@ -157,7 +157,7 @@ export async function runCodeHostContract(t: ContractTest, opts: CodeHostKitOpti
   }
 
   await t.test('verifyWebhook() refuses unsigned and garbled deliveries without an exception', async (t) => {
-    await withAdapter(opts, async (h) => {
+    await withAdapter(opts, (h) => {
       const body = Buffer.from('{"zen":"kit"}');
       const cases: Array<[string, WebhookDelivery]> = [
         ['no headers', { headers: {}, rawBody: body }],

@@ -15,11 +15,13 @@ import {
 
 /** The part of tap's `Test` the kits use. tap's `t` fits it; so does CollectingTest. */
 export interface ContractTest {
-  test(name: string, fn: (t: ContractTest) => Promise<void>): Promise<unknown>;
+  test(name: string, fn: (t: ContractTest) => void | Promise<void>): Promise<unknown>;
   ok(value: unknown, message: string): unknown;
   equal(found: unknown, wanted: unknown, message: string): unknown;
   same(found: unknown, wanted: unknown, message: string): unknown;
   fail(message: string): unknown;
+  /** Ends a test whose function returns no promise (as tap's `t.end()`). */
+  end(): unknown;
 }
 
 /** Runs a kit without tap and records what failed, e.g. to show a kit refuses a broken adapter. */
@@ -39,7 +41,7 @@ export class CollectingTest implements ContractTest {
     return ok;
   }
 
-  async test(name: string, fn: (t: ContractTest) => Promise<void>): Promise<void> {
+  async test(name: string, fn: (t: ContractTest) => void | Promise<void>): Promise<void> {
     const child = new CollectingTest(`${this.path}${name} > `);
     try {
       await fn(child);
@@ -65,6 +67,8 @@ export class CollectingTest implements ContractTest {
   fail(message: string): boolean {
     return this.record(false, message);
   }
+
+  end(): void {}
 }
 
 /** Something a kit is handed either ready or from a function that may be async. */
@@ -91,7 +95,7 @@ export interface KitOptions<T> {
 }
 
 /** Builds an adapter, runs `fn`, tears it down. */
-export async function withAdapter<T, R>(opts: KitOptions<T>, fn: (adapter: T) => Promise<R>): Promise<R> {
+export async function withAdapter<T, R>(opts: KitOptions<T>, fn: (adapter: T) => R | Promise<R>): Promise<R> {
   const adapter = await opts.create();
   try {
     return await fn(adapter);
@@ -107,17 +111,18 @@ export async function runCommonCases<T extends { identifier: string }>(
   opts: KitOptions<T>,
 ): Promise<void> {
   await t.test(`identifier is ${opts.name}`, async (t) => {
-    await withAdapter(opts, async (adapter) => {
+    await withAdapter(opts, (adapter) => {
       t.equal(adapter.identifier, opts.name, 'adapter.identifier is the configured name');
     });
   });
 
   const mod = opts.module;
   if (mod) {
-    await t.test(`the module implements the ${kind} extension point as ${opts.name}`, async (t) => {
+    await t.test(`the module implements the ${kind} extension point as ${opts.name}`, (t) => {
       t.equal(mod.kind, kind, 'module.kind');
       t.equal(mod.name, opts.name, 'module.name');
       t.ok(Joi.isSchema(mod.optionsSchema), 'module.optionsSchema is a joi schema');
+      t.end();
     });
   }
 
@@ -127,21 +132,23 @@ export async function runCommonCases<T extends { identifier: string }>(
     opts.validateOptions ??
     (mod ? (o: unknown) => validateAdapterOptions(opts.name, mod.optionsSchema as Joi.ObjectSchema, o) : undefined);
   if (!validate) {
-    await t.test('options can be validated', async (t) => {
+    await t.test('options can be validated', (t) => {
       t.fail('give `validateOptions` or `module` with `options`');
+      t.end();
     });
     return;
   }
-  await t.test('valid options are accepted', async (t) => {
+  await t.test('valid options are accepted', (t) => {
     try {
       validate(options.valid);
       t.ok(true, 'accepted');
     } catch (err) {
       t.fail(`refused: ${describeError(err)}`);
     }
+    t.end();
   });
   for (const bad of options.invalid) {
-    await t.test(`wrong options are refused naming ${bad.key}`, async (t) => {
+    await t.test(`wrong options are refused naming ${bad.key}`, (t) => {
       try {
         validate(bad.options);
         t.fail(`options ${inspect(bad.options)} were accepted`);
@@ -149,6 +156,7 @@ export async function runCommonCases<T extends { identifier: string }>(
         const message = err instanceof Error ? err.message : String(err);
         t.ok(message.includes(bad.key), `the message names ${bad.key}: ${message}`);
       }
+      t.end();
     });
   }
 }

@@ -193,7 +193,7 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
   await runCommonCases(t, 'connector', opts);
 
   await t.test(`kind is ${opts.kind} and secrets are spec names`, async (t) => {
-    await withAdapter(opts, async (a) => {
+    await withAdapter(opts, (a) => {
       t.equal(a.kind, opts.kind, 'kind');
       t.ok(CONNECTOR_KINDS.includes(a.kind), 'kind is a spec connector kind');
       t.ok(
@@ -206,7 +206,7 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
   await t.test(
     'polls goes with poll(); verifyPush with normalizePush; events arrive one way or the other',
     async (t) => {
-      await withAdapter(opts, async (a) => {
+      await withAdapter(opts, (a) => {
         t.equal(typeof a.polls, 'boolean', 'polls is a boolean');
         t.equal(a.polls, typeof a.poll === 'function', 'poll() exists exactly when polls is true');
         t.equal(
@@ -220,7 +220,7 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
   );
 
   await t.test('valid settings give no issue', async (t) => {
-    await withAdapter(opts, async (a) => {
+    await withAdapter(opts, (a) => {
       const v = opts.settings.valid;
       t.same(a.validateSettings(v.config, v.secrets, v.context), [], 'no issues');
     });
@@ -228,7 +228,7 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
 
   for (const bad of opts.settings.invalid ?? []) {
     await t.test(`invalid settings are reported: ${bad.name}`, async (t) => {
-      await withAdapter(opts, async (a) => {
+      await withAdapter(opts, (a) => {
         const issues = a.validateSettings(bad.config, bad.secrets, bad.context);
         t.same(checkSettingsIssues(issues), [], 'issues are well formed');
         t.ok(
@@ -240,7 +240,7 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
   }
 
   await t.test('garbage settings give well-formed issues, never an exception', async (t) => {
-    await withAdapter(opts, async (a) => {
+    await withAdapter(opts, (a) => {
       const garbage = { url: { not: 'a url' }, region: 42, role_arn: ['x'], organization: null, project: true };
       try {
         t.same(checkSettingsIssues(a.validateSettings(garbage, { token: '' })), [], 'issues are well formed');
@@ -251,7 +251,7 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
   });
 
   await t.test('a secret the kind does not take is an issue', async (t) => {
-    await withAdapter(opts, async (a) => {
+    await withAdapter(opts, (a) => {
       const foreign = CONNECTOR_SECRET_NAMES.find((n) => !a.secretNames.includes(n));
       if (!foreign) return void t.ok(true, 'the adapter takes every secret name');
       const v = opts.settings.valid;

@@ -73,6 +73,14 @@ import {
   type UpdatePullRequestInput,
 } from '../../core/contracts/index.js';
 
+/**
+ * What `body` answers, as a promise, and what it throws, as a rejection: the fakes compute their
+ * answers at once, yet keep the promise a vendor-backed adapter's async method would give.
+ */
+function settle<T>(body: () => T): Promise<T> {
+  return new Promise<T>((resolve) => resolve(body()));
+}
+
 // --- channel ------------------------------------------------------------------------------
 
 export interface FakeChannelOptions extends ChannelAdapterOptions {
@@ -89,16 +97,16 @@ export class FakeChannelAdapter extends AbstractChannelAdapter<FakeChannelOption
   readonly sent: OutgoingEmail[] = [];
   private readonly domains = new Map<string, DomainState>();
 
-  async send(message: OutgoingEmail): Promise<SendResult> {
+  send(message: OutgoingEmail): Promise<SendResult> {
     this.sent.push(message);
     const accepted = [...message.to, ...(message.cc ?? [])].map((a) => a.address);
-    return { providerMessageId: `fake-${this.sent.length}@${this.options.sendingHost}`, accepted };
+    return Promise.resolve({ providerMessageId: `fake-${this.sent.length}@${this.options.sendingHost}`, accepted });
   }
 
-  async registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
+  registerDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
     const name = domain.toLowerCase();
     const known = this.domains.get(`${purpose}:${name}`);
-    if (known) return known;
+    if (known) return Promise.resolve(known);
     const state: DomainState = {
       domain: name,
       purpose,
@@ -136,17 +144,18 @@ export class FakeChannelAdapter extends AbstractChannelAdapter<FakeChannelOption
             ],
     };
     this.domains.set(`${purpose}:${name}`, state);
-    return state;
+    return Promise.resolve(state);
   }
 
-  async checkDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
+  checkDomain(domain: string, purpose: DomainPurpose): Promise<DomainState> {
     const state = this.domains.get(`${purpose}:${domain.toLowerCase()}`);
-    if (!state) throw new AdapterNotFoundError(`domain ${domain} is not registered`);
-    return state;
+    if (!state) return Promise.reject(new AdapterNotFoundError(`domain ${domain} is not registered`));
+    return Promise.resolve(state);
   }
 
-  async deleteDomain(domain: string, purpose: DomainPurpose): Promise<void> {
+  deleteDomain(domain: string, purpose: DomainPurpose): Promise<void> {
     this.domains.delete(`${purpose}:${domain.toLowerCase()}`);
+    return Promise.resolve();
   }
 }
 
@@ -160,8 +169,8 @@ export class FakeEndpointConnector extends AbstractConnectorAdapter {
   readonly secretNames: readonly ConnectorSecretName[] = ['token'];
   protected override readonly requiredSecrets: readonly ConnectorSecretName[] = ['token'];
 
-  async test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
-    return this.pushOnlyTestResult(settings);
+  test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
+    return settle(() => this.pushOnlyTestResult(settings));
   }
 
   verifyPush(headers: RawHeaders, _rawBody: Buffer, settings: ConnectorSettings): boolean {
@@ -204,13 +213,15 @@ export class FakeMetricsConnector extends AbstractConnectorAdapter {
     return this.checkUrl('config.site', config.site);
   }
 
-  async test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
-    return settings.secrets.api_key === 'good-key'
-      ? { ok: true, code: 'ok', message: 'logs are readable', details: {} }
-      : { ok: false, code: 'unauthorized', message: 'the api key was refused', details: { status: 403 } };
+  test(settings: ConnectorSettings): Promise<ConnectorTestResult> {
+    return Promise.resolve(
+      settings.secrets.api_key === 'good-key'
+        ? { ok: true, code: 'ok', message: 'logs are readable', details: {} }
+        : { ok: false, code: 'unauthorized', message: 'the api key was refused', details: { status: 403 } },
+    );
   }
 
-  async poll(_settings: ConnectorSettings, cursor: string | null): Promise<PollResult> {
+  poll(_settings: ConnectorSettings, cursor: string | null): Promise<PollResult> {
     const n = Number(cursor ?? 0) + 1;
     const event: NormalizedEvent = {
       external_id: `log-${n}`,
@@ -220,7 +231,7 @@ export class FakeMetricsConnector extends AbstractConnectorAdapter {
       frames: [{ file: 'app.js', function: 'submit', line: 10, column: 4, in_app: true }],
       occurred_at: new Date(1_700_000_000_000).toISOString(),
     };
-    return { events: [event], cursor: String(n), nextPollInMs: 60_000 };
+    return Promise.resolve({ events: [event], cursor: String(n), nextPollInMs: 60_000 });
   }
 }
 
@@ -267,8 +278,8 @@ export class FakePaymentProvider extends AbstractPaymentProvider {
     return `${prefix}_${++this.seq}`;
   }
 
-  async prices(): Promise<PriceList> {
-    return {
+  prices(): Promise<PriceList> {
+    return Promise.resolve({
       plans: [
         { plan: 'indie', priceId: 'price_indie', amountUsd: 29, interval: 'month' },
         { plan: 'startup', priceId: 'price_startup', amountUsd: 99, interval: 'month' },
@@ -279,22 +290,22 @@ export class FakePaymentProvider extends AbstractPaymentProvider {
         amountUsd: this.fixesOf(pack) * 2,
         fixes: this.fixesOf(pack),
       })),
-    };
-  }
-
-  createCheckout(input: CheckoutInput, key: string): Promise<CheckoutSession> {
-    return this.once('checkout', key, async () => {
-      const checkoutId = this.next('cs');
-      return {
-        checkoutId,
-        url: `http://localhost:3000/local-pay/${checkoutId}`,
-        customerId: input.customer.customerId ?? null,
-      };
     });
   }
 
-  async createPortal(input: { customerId: string }): Promise<{ url: string }> {
-    return { url: `http://localhost:3000/local-pay/portal/${input.customerId}` };
+  createCheckout(input: CheckoutInput, key: string): Promise<CheckoutSession> {
+    return this.once('checkout', key, () => {
+      const checkoutId = this.next('cs');
+      return Promise.resolve({
+        checkoutId,
+        url: `http://localhost:3000/local-pay/${checkoutId}`,
+        customerId: input.customer.customerId ?? null,
+      });
+    });
+  }
+
+  createPortal(input: { customerId: string }): Promise<{ url: string }> {
+    return Promise.resolve({ url: `http://localhost:3000/local-pay/portal/${input.customerId}` });
   }
 
   /** Test helper: what completing a checkout would create. */
@@ -321,28 +332,36 @@ export class FakePaymentProvider extends AbstractPaymentProvider {
   }
 
   changePlan(input: { subscriptionId: string; plan: PaidPlanId }, key: string): Promise<SubscriptionState> {
-    return this.once('plan', key, async () => {
-      const s = { ...this.sub(input.subscriptionId), plan: input.plan };
-      this.subs.set(s.subscriptionId, s);
-      return s;
-    });
+    return this.once('plan', key, () =>
+      settle(() => {
+        const s = { ...this.sub(input.subscriptionId), plan: input.plan };
+        this.subs.set(s.subscriptionId, s);
+        return s;
+      }),
+    );
   }
 
   cancelAtPeriodEnd(subscriptionId: string, key: string): Promise<SubscriptionState> {
-    return this.once('cancel', key, async () => {
-      const s = { ...this.sub(subscriptionId), cancelAtPeriodEnd: true };
-      this.subs.set(s.subscriptionId, s);
-      return s;
-    });
+    return this.once('cancel', key, () =>
+      settle(() => {
+        const s = { ...this.sub(subscriptionId), cancelAtPeriodEnd: true };
+        this.subs.set(s.subscriptionId, s);
+        return s;
+      }),
+    );
   }
 
-  async createConnectOnboarding(input: { accountId: string | null }): Promise<ConnectOnboarding> {
+  createConnectOnboarding(input: { accountId: string | null }): Promise<ConnectOnboarding> {
     const accountId = input.accountId ?? this.next('acct');
     this.accounts.add(accountId);
-    return { accountId, url: `http://localhost:3000/local-pay/connect/${accountId}` };
+    return Promise.resolve({ accountId, url: `http://localhost:3000/local-pay/connect/${accountId}` });
   }
 
-  async parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent> {
+  parseWebhook(headers: RawHeaders, rawBody: Buffer): Promise<PaymentEvent> {
+    return settle(() => this.paymentEvent(headers, rawBody));
+  }
+
+  private paymentEvent(headers: RawHeaders, rawBody: Buffer): PaymentEvent {
     if (!verifySha256Header(headers, 'x-fake-signature', this.options.webhookSecret ?? '', rawBody))
       throw new PaymentSignatureError();
     let body: { id?: unknown; type?: unknown; org_id?: unknown; pack?: unknown };
@@ -406,61 +425,69 @@ export class FakeCodeHost extends AbstractCodeHost {
     };
   }
 
-  async installUrl(state: string): Promise<string> {
-    return `https://code.example.test/apps/patchwell/installations/new?state=${encodeURIComponent(state)}`;
+  installUrl(state: string): Promise<string> {
+    return Promise.resolve(
+      `https://code.example.test/apps/patchwell/installations/new?state=${encodeURIComponent(state)}`,
+    );
   }
-  async getInstallation(id: string): Promise<Installation> {
-    return {
+  getInstallation(id: string): Promise<Installation> {
+    return Promise.resolve({
       id,
       account: { login: 'kit', type: 'organization' },
       repositorySelection: 'all',
       permissions: { contents: 'write' },
       suspendedAt: null,
-    };
+    });
   }
-  async listRepositories(): Promise<Repository[]> {
-    return [this.repoFor({ installationId: null, fullName: 'kit/app' })];
+  listRepositories(): Promise<Repository[]> {
+    return settle(() => [this.repoFor({ installationId: null, fullName: 'kit/app' })]);
   }
-  async getRepository(ref: RepoRef): Promise<Repository> {
-    return this.repoFor(ref);
+  getRepository(ref: RepoRef): Promise<Repository> {
+    return settle(() => this.repoFor(ref));
   }
-  async readFile(ref: RepoRef, path: string): Promise<RepoFile | null> {
-    this.repoFor(ref);
-    const text = this.files.get(path);
-    return text === undefined ? null : { path, content: Buffer.from(text), sha: 'c'.repeat(40) };
+  readFile(ref: RepoRef, path: string): Promise<RepoFile | null> {
+    return settle(() => {
+      this.repoFor(ref);
+      const text = this.files.get(path);
+      return text === undefined ? null : { path, content: Buffer.from(text), sha: 'c'.repeat(40) };
+    });
   }
-  async listTree(ref: RepoRef): Promise<TreeEntry[]> {
-    this.repoFor(ref);
-    return [
-      { path: 'src', type: 'dir', sha: 'd'.repeat(40) },
-      ...[...this.files].map(([path, text]) => ({
-        path,
-        type: 'file' as const,
-        sha: 'c'.repeat(40),
-        size: text.length,
-      })),
-    ];
+  listTree(ref: RepoRef): Promise<TreeEntry[]> {
+    return settle(() => {
+      this.repoFor(ref);
+      return [
+        { path: 'src', type: 'dir', sha: 'd'.repeat(40) },
+        ...[...this.files].map(([path, text]) => ({
+          path,
+          type: 'file' as const,
+          sha: 'c'.repeat(40),
+          size: text.length,
+        })),
+      ];
+    });
   }
-  async getBranch(ref: RepoRef, name: string): Promise<Branch | null> {
-    this.repoFor(ref);
-    const sha = this.branches.get(name);
-    return sha ? { name, sha, protected: name === 'main' } : null;
+  getBranch(ref: RepoRef, name: string): Promise<Branch | null> {
+    return settle(() => {
+      this.repoFor(ref);
+      const sha = this.branches.get(name);
+      return sha ? { name, sha, protected: name === 'main' } : null;
+    });
   }
-  async compare(_ref: RepoRef, base: string, head: string): Promise<CompareResult> {
+  compare(_ref: RepoRef, base: string, head: string): Promise<CompareResult> {
     const same = (this.branches.get(base) ?? base) === (this.branches.get(head) ?? head);
-    return {
+    return Promise.resolve({
       diff: same ? '' : '--- a/src/app.js\n+++ b/src/app.js\n',
       truncated: false,
       aheadBy: same ? 0 : 1,
       behindBy: 0,
-    };
+    });
   }
   private pr(number: number): PullRequest {
     const pr = this.prs.get(number);
     if (!pr) throw new AdapterNotFoundError(`pull request ${number} does not exist`);
     return pr;
   }
-  async openPullRequest(_ref: RepoRef, input: OpenPullRequestInput): Promise<PullRequest> {
+  openPullRequest(_ref: RepoRef, input: OpenPullRequestInput): Promise<PullRequest> {
     const number = this.prs.size + 1;
     const pr: PullRequest = {
       number,
@@ -475,55 +502,67 @@ export class FakeCodeHost extends AbstractCodeHost {
       mergeSha: null,
     };
     this.prs.set(number, pr);
-    return pr;
+    return Promise.resolve(pr);
   }
-  async getPullRequest(_ref: RepoRef, number: number): Promise<PullRequest | null> {
-    return this.prs.get(number) ?? null;
+  getPullRequest(_ref: RepoRef, number: number): Promise<PullRequest | null> {
+    return Promise.resolve(this.prs.get(number) ?? null);
   }
-  async findPullRequestByBranch(_ref: RepoRef, branch: string): Promise<PullRequest | null> {
-    return [...this.prs.values()].reverse().find((p) => p.head.branch === branch) ?? null;
+  findPullRequestByBranch(_ref: RepoRef, branch: string): Promise<PullRequest | null> {
+    return Promise.resolve([...this.prs.values()].reverse().find((p) => p.head.branch === branch) ?? null);
   }
-  async updatePullRequest(_ref: RepoRef, number: number, input: UpdatePullRequestInput): Promise<PullRequest> {
-    const pr = {
-      ...this.pr(number),
-      ...(input.title ? { title: input.title } : {}),
-      ...(input.body ? { body: input.body } : {}),
-    };
-    this.prs.set(number, pr);
-    return pr;
+  updatePullRequest(_ref: RepoRef, number: number, input: UpdatePullRequestInput): Promise<PullRequest> {
+    return settle(() => {
+      const pr = {
+        ...this.pr(number),
+        ...(input.title ? { title: input.title } : {}),
+        ...(input.body ? { body: input.body } : {}),
+      };
+      this.prs.set(number, pr);
+      return pr;
+    });
   }
-  async closePullRequest(_ref: RepoRef, number: number): Promise<PullRequest> {
-    const pr: PullRequest = { ...this.pr(number), state: 'closed' };
-    this.prs.set(number, pr);
-    return pr;
+  closePullRequest(_ref: RepoRef, number: number): Promise<PullRequest> {
+    return settle(() => {
+      const pr: PullRequest = { ...this.pr(number), state: 'closed' };
+      this.prs.set(number, pr);
+      return pr;
+    });
   }
-  async mergePullRequest(_ref: RepoRef, number: number, input: { sha: string }): Promise<{ sha: string }> {
-    const pr = this.pr(number);
-    if (pr.head.sha !== input.sha) throw new AdapterError('sha_mismatch', 'the head moved since the approval');
-    this.prs.set(number, { ...pr, state: 'merged', mergeSha: 'e'.repeat(40) });
-    return { sha: 'e'.repeat(40) };
+  mergePullRequest(_ref: RepoRef, number: number, input: { sha: string }): Promise<{ sha: string }> {
+    return settle(() => {
+      const pr = this.pr(number);
+      if (pr.head.sha !== input.sha) throw new AdapterError('sha_mismatch', 'the head moved since the approval');
+      this.prs.set(number, { ...pr, state: 'merged', mergeSha: 'e'.repeat(40) });
+      return { sha: 'e'.repeat(40) };
+    });
   }
-  async addLabels(_ref: RepoRef, number: number, labels: string[]): Promise<void> {
-    const pr = this.pr(number);
-    this.prs.set(number, { ...pr, labels: [...new Set([...pr.labels, ...labels])] });
+  addLabels(_ref: RepoRef, number: number, labels: string[]): Promise<void> {
+    return settle(() => {
+      const pr = this.pr(number);
+      this.prs.set(number, { ...pr, labels: [...new Set([...pr.labels, ...labels])] });
+    });
   }
   async ensureLabel(): Promise<void> {}
-  async comment(_ref: RepoRef, number: number): Promise<{ id: string; url: string }> {
-    return { id: `c${number}`, url: `https://code.example.test/kit/app/pull/${number}#c` };
+  comment(_ref: RepoRef, number: number): Promise<{ id: string; url: string }> {
+    return Promise.resolve({ id: `c${number}`, url: `https://code.example.test/kit/app/pull/${number}#c` });
   }
   async closeIssue(): Promise<void> {}
-  async createTag(_ref: RepoRef, input: { name: string; sha: string }): Promise<{ name: string; sha: string }> {
-    return { name: input.name, sha: input.sha };
+  createTag(_ref: RepoRef, input: { name: string; sha: string }): Promise<{ name: string; sha: string }> {
+    return Promise.resolve({ name: input.name, sha: input.sha });
   }
-  async createRelease(_ref: RepoRef, input: { tag: string }): Promise<{ id: string; url: string }> {
-    return { id: input.tag, url: `https://code.example.test/kit/app/releases/${input.tag}` };
+  createRelease(_ref: RepoRef, input: { tag: string }): Promise<{ id: string; url: string }> {
+    return Promise.resolve({ id: input.tag, url: `https://code.example.test/kit/app/releases/${input.tag}` });
   }
-  async getCommitStatus(): Promise<CiStatus> {
-    return { state: 'none', checks: [] };
+  getCommitStatus(): Promise<CiStatus> {
+    return Promise.resolve({ state: 'none', checks: [] });
   }
   async setSecret(): Promise<void> {}
-  async createGitAccess(ref: RepoRef): Promise<GitAccess> {
-    return { token: 'fake-token', expiresAt: new Date(Date.now() + 3_600_000), cloneUrl: this.repoFor(ref).cloneUrl };
+  createGitAccess(ref: RepoRef): Promise<GitAccess> {
+    return settle(() => ({
+      token: 'fake-token',
+      expiresAt: new Date(Date.now() + 3_600_000),
+      cloneUrl: this.repoFor(ref).cloneUrl,
+    }));
   }
   parseWebhook(headers: RawHeaders, rawBody: Buffer): CodeHostEvent {
     let payload: Record<string, unknown>;
@@ -544,7 +583,7 @@ export class FakeCodeHost extends AbstractCodeHost {
       payload,
     };
   }
-  async authorizeUrl(input: { state: string; codeChallenge: string; redirectUri: string }): Promise<string> {
+  authorizeUrl(input: { state: string; codeChallenge: string; redirectUri: string }): Promise<string> {
     const q = new URLSearchParams({
       client_id: 'fake',
       state: input.state,
@@ -552,10 +591,10 @@ export class FakeCodeHost extends AbstractCodeHost {
       code_challenge_method: 'S256',
       redirect_uri: input.redirectUri,
     });
-    return `https://code.example.test/login/oauth/authorize?${q}`;
+    return Promise.resolve(`https://code.example.test/login/oauth/authorize?${q}`);
   }
-  async exchangeCode(): Promise<CodeHostUser> {
-    throw new AdapterError('invalid_grant', 'the code is unknown or used');
+  exchangeCode(): Promise<CodeHostUser> {
+    return Promise.reject(new AdapterError('invalid_grant', 'the code is unknown or used'));
   }
 }
 
@@ -566,31 +605,39 @@ export class FakeOidcProvider extends AbstractIdentityProvider {
   static override optionsSchema = Joi.object({ ...identityProviderOptionKeys });
   readonly protocol = 'oidc' as const;
 
-  async testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
-    const issuer = new URL(conn.issuer ?? 'about:blank');
-    if (issuer.protocol !== 'https:') return { ok: false, error: 'insecure_issuer', details: { issuer: conn.issuer } };
-    if (/^(127\.|localhost$)/.test(issuer.hostname))
-      return { ok: false, error: 'blocked_address', details: { host: issuer.hostname } };
-    return { ok: true, details: { authorization_endpoint: `${conn.issuer}/authorize` } };
+  testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
+    return settle((): ConnectionTestResult => {
+      const issuer = new URL(conn.issuer ?? 'about:blank');
+      if (issuer.protocol !== 'https:')
+        return { ok: false, error: 'insecure_issuer', details: { issuer: conn.issuer } };
+      if (/^(127\.|localhost$)/.test(issuer.hostname))
+        return { ok: false, error: 'blocked_address', details: { host: issuer.hostname } };
+      return { ok: true, details: { authorization_endpoint: `${conn.issuer}/authorize` } };
+    });
   }
 
-  async startSignIn(conn: SsoConnectionSettings, input: StartSignInInput): Promise<StartSignInResult> {
+  startSignIn(conn: SsoConnectionSettings, input: StartSignInInput): Promise<StartSignInResult> {
     const q = new URLSearchParams({
       state: input.state,
       redirect_uri: input.redirectUri,
       client_id: conn.clientId ?? '',
     });
-    return { redirectUrl: `${conn.issuer}/authorize?${q}`, pending: { state: input.state, nonce: 'n-1' } };
+    return Promise.resolve({
+      redirectUrl: `${conn.issuer}/authorize?${q}`,
+      pending: { state: input.state, nonce: 'n-1' },
+    });
   }
 
-  async completeSignIn(
+  completeSignIn(
     _conn: SsoConnectionSettings,
     input: SignInCallback,
     pending: Record<string, unknown>,
   ): Promise<SsoIdentity> {
-    this.assertState(input.params.state, pending);
-    if (input.params.code !== 'good-code') throw new SignInError('invalid_response', 'the code was refused');
-    return this.identity('sub-1', 'Ada@Example.test', true, 'Ada');
+    return settle(() => {
+      this.assertState(input.params.state, pending);
+      if (input.params.code !== 'good-code') throw new SignInError('invalid_response', 'the code was refused');
+      return this.identity('sub-1', 'Ada@Example.test', true, 'Ada');
+    });
   }
 }
 
@@ -599,29 +646,34 @@ export class FakeSamlProvider extends AbstractIdentityProvider {
   static override optionsSchema = Joi.object({ ...identityProviderOptionKeys });
   readonly protocol = 'saml' as const;
 
-  async testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
+  testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
     try {
       const cert = new X509Certificate(conn.idpCert ?? '');
       if (new Date(cert.validTo) < new Date())
-        return { ok: false, error: 'certificate_expired', details: { valid_to: cert.validTo } };
-      return { ok: true, details: { subject: cert.subject } };
+        return Promise.resolve({ ok: false, error: 'certificate_expired', details: { valid_to: cert.validTo } });
+      return Promise.resolve({ ok: true, details: { subject: cert.subject } });
     } catch {
-      return { ok: false, error: 'certificate_invalid', details: {} };
+      return Promise.resolve({ ok: false, error: 'certificate_invalid', details: {} });
     }
   }
 
-  async startSignIn(conn: SsoConnectionSettings, input: StartSignInInput): Promise<StartSignInResult> {
+  startSignIn(conn: SsoConnectionSettings, input: StartSignInInput): Promise<StartSignInResult> {
     const q = new URLSearchParams({ SAMLRequest: 'kit', RelayState: input.state });
-    return { redirectUrl: `${conn.idpSsoUrl}?${q}`, pending: { state: input.state, requestId: '_r1' } };
+    return Promise.resolve({
+      redirectUrl: `${conn.idpSsoUrl}?${q}`,
+      pending: { state: input.state, requestId: '_r1' },
+    });
   }
 
-  async completeSignIn(
+  completeSignIn(
     _conn: SsoConnectionSettings,
     input: SignInCallback,
     pending: Record<string, unknown>,
   ): Promise<SsoIdentity> {
-    this.assertState(input.params.RelayState, pending);
-    throw new SignInError('signature_invalid', 'the fake never trusts an assertion');
+    return settle(() => {
+      this.assertState(input.params.RelayState, pending);
+      throw new SignInError('signature_invalid', 'the fake never trusts an assertion');
+    });
   }
 
   serviceProviderMetadata(conn: SsoConnectionSettings): string {

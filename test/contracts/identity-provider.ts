@@ -121,7 +121,7 @@ export async function runIdentityProviderContract(t: ContractTest, opts: Identit
   await runCommonCases(t, 'identity', opts);
 
   await t.test(`protocol is ${opts.protocol}`, async (t) => {
-    await withAdapter(opts, async (idp) => {
+    await withAdapter(opts, (idp) => {
       t.equal(idp.protocol, opts.protocol, 'protocol');
       if (opts.protocol === 'saml')
         t.equal(typeof idp.serviceProviderMetadata, 'function', 'SAML adapters serve SP metadata');

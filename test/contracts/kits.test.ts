@@ -162,7 +162,7 @@ t.test('payment kit: a simulated provider passes', (t) =>
       signed: { headers: { 'x-fake-signature': `sha256=${hmacSha256Hex(SECRET, paymentBody)}` }, rawBody: paymentBody },
       expectType: 'topup.paid',
     },
-    subscribe: async (p) => (p as FakePaymentProvider).activate('indie'),
+    subscribe: (p) => Promise.resolve((p as FakePaymentProvider).activate('indie')),
     connect: true,
   }),
 );
@@ -221,14 +221,14 @@ t.test('a kit refuses a broken adapter', async (t) => {
 
   await t.test('an email provider that trusts unsigned deliveries and invents a status fails', async (t) => {
     class Careless extends FakeChannelAdapter {
-      override async parseInbound(d: InboundDelivery): Promise<InboundParseResult> {
-        return {
+      override parseInbound(d: InboundDelivery): Promise<InboundParseResult> {
+        return Promise.resolve({
           emails: [{ recipient: 'x@y.test', raw: d.rawBody, providerVerdicts: {}, providerMessageId: 'm' }],
           events: [],
-        };
+        });
       }
-      override async checkDomain(domain: string) {
-        return { domain, purpose: 'sending' as const, status: 'ok' as never, records: [] };
+      override checkDomain(domain: string) {
+        return Promise.resolve({ domain, purpose: 'sending' as const, status: 'ok' as never, records: [] });
       }
     }
     const c = new CollectingTest();
@@ -277,7 +277,7 @@ t.test('a kit refuses a broken adapter', async (t) => {
   });
 });
 
-t.test('checkers name what is wrong', async (t) => {
+t.test('checkers name what is wrong', (t) => {
   const msg = {
     from: { address: 'a@b.test' },
     to: [{ address: 'c@d.test' }],
@@ -343,10 +343,11 @@ t.test('checkers name what is wrong', async (t) => {
     ['a failed test without error', checkConnectionTestResult({ ok: false, details: {} }), /error/],
   ];
   for (const [name, found, pattern] of cases) t.match(found.join('\n'), pattern, name);
+  t.end();
 });
 
 t.test('shared helpers of core/contracts', async (t) => {
-  await t.test('validateAdapterOptions names the config key and fills defaults', async (t) => {
+  await t.test('validateAdapterOptions names the config key and fills defaults', (t) => {
     const err = t.throws(() =>
       validateAdapterOptions('mail-fake', FakeChannelAdapter.optionsSchema, { webhookSecret: 1 }),
     ) as Error;
@@ -354,9 +355,10 @@ t.test('shared helpers of core/contracts', async (t) => {
     t.match(err.message, /config key adapters\.options\.mail-fake\.sendingHost: is required/);
     t.match(err.message, /config key adapters\.options\.mail-fake\.webhookSecret: must be a string/);
     t.same(FakeMetricsConnector.validateOptions({}), { requestTimeoutMs: 10_000, minPollIntervalMs: 60_000 });
+    t.end();
   });
 
-  await t.test('mime deliveries: signature over the raw body, one email per envelope recipient', async (t) => {
+  await t.test('mime deliveries: signature over the raw body, one email per envelope recipient', (t) => {
     const d = mimeDelivery('A@In.Test, b@in.test', SECRET);
     const r = parseMimeDelivery(d, SECRET);
     t.same(
@@ -373,6 +375,7 @@ t.test('shared helpers of core/contracts', async (t) => {
       ),
       'missing X-Envelope-To',
     );
+    t.end();
   });
 
   await t.test('adapterModule builds a validated instance', async (t) => {

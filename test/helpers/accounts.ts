@@ -50,11 +50,16 @@ export interface SignedUp {
 
 const unique = () => randomBytes(5).toString('hex');
 
+/** The Set-Cookie lines of a response (one header or several). */
+export function setCookies(res: { headers: Record<string, unknown> }): string[] {
+  const raw = res.headers['set-cookie'];
+  if (typeof raw === 'string') return [raw];
+  return Array.isArray(raw) ? raw.filter((c): c is string => typeof c === 'string') : [];
+}
+
 /** The pw_session value a response set, or null. */
 export function sessionFrom(res: { headers: Record<string, unknown> }): string | null {
-  const raw = res.headers['set-cookie'];
-  const all = Array.isArray(raw) ? raw : raw ? [String(raw)] : [];
-  for (const c of all as string[]) {
+  for (const c of setCookies(res)) {
     const m = /^pw_session=([^;]*)/.exec(c);
     if (m && m[1]) return m[1];
   }
@@ -75,7 +80,7 @@ function signedIn(
     user: body.user,
     organization: body.organization,
     auth: { headers: { cookie } },
-    context: body as unknown as Record<string, unknown>,
+    context: body,
     email,
     password,
   };

@@ -10,9 +10,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { App } from '../../core/kernel/app.js';
 import type { SignedUp } from './accounts.js';
-import { call } from './call.js';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- webhook payloads are free-form
+import { call, type Json } from './call.js';
 
 const require = createRequire(import.meta.url);
 const examples = require('@octokit/webhooks-examples') as Array<{ name: string; examples: Json[] }>;

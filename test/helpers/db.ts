@@ -56,14 +56,14 @@ export async function dropTestSchema(config: AppConfig): Promise<void> {
 /** A migrated database for tests that need only the data layer. */
 export async function createTestDb(
   overrides: Record<string, unknown> = {},
-): Promise<{ db: Db; config: AppConfig; close(): Promise<void> }> {
+): Promise<{ db: Db; config: AppConfig; close: () => Promise<void> }> {
   const config = testConfig(overrides);
   const { db } = createDatabase(config, { pgliteTemplate: config.database.url ? undefined : await pgliteTemplate() });
   await migrateLatest(db);
   return {
     db,
     config,
-    async close() {
+    close: async () => {
       await db.destroy();
       await dropTestSchema(config);
     },

@@ -36,7 +36,7 @@ export async function startDns(): Promise<LocalDns> {
       const q = request.questions[0];
       const name = q?.name.toLowerCase() ?? '';
       const answer = (extra: Record<string, unknown>) =>
-        response.answers.push({ name: q!.name, class: Packet.CLASS.IN, ttl: 60, ...extra } as never);
+        response.answers.push({ name: q.name, class: Packet.CLASS.IN, ttl: 60, ...extra } as never);
       const known = txt.has(name) || cname.has(name) || mx.has(name);
       if (failing.has(name)) (response.header as { rcode: number }).rcode = 2;
       else if (q?.type === Packet.TYPE.TXT && txt.has(name))
@@ -46,10 +46,11 @@ export async function startDns(): Promise<LocalDns> {
       else if (q?.type === Packet.TYPE.MX && mx.has(name))
         for (const m of mx.get(name)!) answer({ type: Packet.TYPE.MX, exchange: m.exchange, priority: m.priority });
       else if (!known) (response.header as { rcode: number }).rcode = 3; // NXDOMAIN; a known name without the type answers NODATA
-      send(response);
+      // A reply that cannot be sent is a lost datagram: the resolver times out, as with a real server.
+      send(response).catch(() => undefined);
     },
   });
-  await server.listen({ udp: { port: 0, address: '127.0.0.1' } } as never);
+  await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
   const address = (server.addresses() as { udp?: { port: number } }).udp;
   if (!address) throw new Error('dns2 did not listen on UDP');
   return {

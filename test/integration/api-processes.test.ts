@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { dropTestSchema, testConfig } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 
-t.test('more than one api process refuses the embedded database', async (t) => {
+t.test('more than one api process refuses the embedded database', (t) => {
   const res = spawnSync(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'api'], {
     env: { ...process.env, DATABASE_URL: '', AMQP_URL: '', API_PROCESSES: '2', PORT: '0', DATA_DIR: ':memory:' },
     encoding: 'utf8',
@@ -23,6 +23,7 @@ t.test('more than one api process refuses the embedded database', async (t) => {
   });
   t.equal(bad.status, 78);
   t.match(bad.stderr, /config key server\.apiProcesses \(from API_PROCESSES\) must be an integer/);
+  t.end();
 });
 
 const childrenOf = (pid: number): number[] => {
@@ -73,7 +74,7 @@ t.test(
     });
 
     await waitFor(
-      async () => (log.match(/"msg":"patchwell started on [^"]*\(api process \d+\)"/g) ?? []).length === 2,
+      () => (log.match(/"msg":"patchwell started on [^"]*\(api process \d+\)"/g) ?? []).length === 2,
       'two api processes listening',
       90_000,
     );
@@ -86,16 +87,12 @@ t.test(
       await res.arrayBuffer();
     }
 
-    process.kill(workers[0]!, 'SIGKILL');
-    await waitFor(
-      async () => (log.match(/\(api process \d+\)"/g) ?? []).length === 3,
-      'a replacement api process',
-      90_000,
-    );
+    process.kill(workers[0], 'SIGKILL');
+    await waitFor(() => (log.match(/\(api process \d+\)"/g) ?? []).length === 3, 'a replacement api process', 90_000);
     t.match(log, /an api process ended; starting another/);
     const after = childrenOf(child.pid!);
     t.equal(after.length, 2, 'two api processes again');
-    t.notOk(after.includes(workers[0]!), 'the dead one is gone');
+    t.notOk(after.includes(workers[0]), 'the dead one is gone');
     t.equal((await fetch(`http://127.0.0.1:${port}/v1/health`)).status, 200);
 
     child.kill('SIGTERM');

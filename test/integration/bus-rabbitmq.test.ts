@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { Connection } from 'rabbitmq-client';
 import { createTestDb } from '../helpers/db.js';
 import { waitFor as poll } from '../helpers/wait.js';
+import { keep } from '../helpers/bus.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 import {
   RabbitBus,
@@ -83,17 +84,26 @@ for (const queueType of ['quorum', 'classic'] as const) {
     // Both suites share the file's database: each starts from empty bus tables.
     for (const table of ['dead_letters', 'inbox', 'outbox']) await ctx!.db(table).del();
 
-    void t.test('createBus picks RabbitMQ when bus.url is set', { skip }, async (t) => {
+    void t.test('createBus picks RabbitMQ when bus.url is set', { skip }, (t) => {
       const bus = createBus(ctx!.config, { db: ctx!.db });
       t.equal(bus.kind, 'rabbitmq');
+      t.end();
     });
 
     void t.test('publish with confirms reaches the consumers whose patterns match', { skip }, async (t) => {
       const bus = await startBus(t, { queueType, exchange });
       const got: BusMessage[] = [];
       const other: string[] = [];
-      bus.consume('it.basic', ['it.basic.*'], async (m) => void got.push(m));
-      bus.consume('it.other', ['elsewhere.#'], async (m) => void other.push(m.type));
+      bus.consume(
+        'it.basic',
+        ['it.basic.*'],
+        keep(got, (m) => m),
+      );
+      bus.consume(
+        'it.other',
+        ['elsewhere.#'],
+        keep(other, (m) => m.type),
+      );
       await bus.startConsumers();
       for (const q of ['it.basic', 'it.basic.retry', 'it.basic.dead'])
         t.ok(await queueExists(`${exchange}.${q}`), `queue ${q} declared`);
@@ -106,13 +116,13 @@ for (const queueType of ['quorum', 'classic'] as const) {
       for (const m of sent) await bus.publish(m);
       await waitFor('two deliveries', () => got.length === 2);
       t.match(got[0], {
-        id: sent[0]!.id,
+        id: sent[0].id,
         type: 'it.basic.one',
         orgId: 'org_it',
         attempt: 1,
         payload: { n: 1, list: [1, 2] },
       });
-      t.equal(got[1]!.id, sent[1]!.id);
+      t.equal(got[1].id, sent[1].id);
       t.same(other, []);
       t.same(await bus.health(), { ok: true, detail: 'connected' });
     });
@@ -123,9 +133,9 @@ for (const queueType of ['quorum', 'classic'] as const) {
       bus.consume(
         'it.fails',
         ['it.fails'],
-        async (m) => {
+        (m) => {
           attempts.push({ attempt: m.attempt, at: Date.now() });
-          throw new Error(`nope ${m.attempt}`);
+          return Promise.reject(new Error(`nope ${m.attempt}`));
         },
         { maxAttempts: 3, backoffMs: [100, 200] },
       );
@@ -137,8 +147,8 @@ for (const queueType of ['quorum', 'classic'] as const) {
         attempts.map((a) => a.attempt),
         [1, 2, 3],
       );
-      t.ok(attempts[1]!.at - attempts[0]!.at >= 90, 'waited the first back-off in the retry queue');
-      t.ok(attempts[2]!.at - attempts[1]!.at >= 190, 'waited the second back-off');
+      t.ok(attempts[1].at - attempts[0].at >= 90, 'waited the first back-off in the retry queue');
+      t.ok(attempts[2].at - attempts[1].at >= 190, 'waited the second back-off');
       const [dead] = await bus.deadLetters('it.fails');
       t.match(dead, {
         consumer: 'it.fails',
@@ -167,7 +177,11 @@ for (const queueType of ['quorum', 'classic'] as const) {
       bus.consume(
         'it.idem',
         ['it.idem'],
-        idempotent(db, 'it.idem', async (m) => void handled.push(m.id)),
+        idempotent(
+          db,
+          'it.idem',
+          keep(handled, (m) => m.id),
+        ),
         { prefetch: 4 },
       );
       await bus.startConsumers();
@@ -199,8 +213,9 @@ for (const queueType of ['quorum', 'classic'] as const) {
         bus.consume(
           'it.outage',
           ['outage.#'],
-          idempotent(db, 'it.outage', async (m) => {
+          idempotent(db, 'it.outage', (m) => {
             deliveries.set(m.id, (deliveries.get(m.id) ?? 0) + 1);
+            return Promise.resolve();
           }),
         );
         await bus.startConsumers();

@@ -159,7 +159,7 @@ function operations(doc: Json): Operation[] {
     for (const [method, op] of Object.entries<Json>(item)) {
       if (!op?.operationId) continue;
       const content = op.requestBody?.content as Json | undefined;
-      const type = content ? Object.keys(content)[0]! : null;
+      const type = content ? Object.keys(content)[0] : null;
       ops.push({
         id: op.operationId,
         method: method.toUpperCase(),
@@ -201,7 +201,7 @@ interface Built {
 
 function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
   let unstorable = false;
-  const realId = ids[v.idChoice % ids.length]!;
+  const realId = ids[v.idChoice % ids.length];
   let url = op.path.replace(/\{([^}]+)\}/g, () => {
     // DELETE never gets a real id: it could end the caller's own organization for the rest of the run.
     if (v.kind === 'path') {
@@ -216,7 +216,7 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
   for (const p of queryParams) if (p.required) query.set(p.name, String(sample(doc, p.schema)));
   let search = query.toString();
   if (v.kind === 'query') {
-    const name = queryParams.length ? queryParams[v.pick % queryParams.length]!.name : 'unknown_param';
+    const name = queryParams.length ? queryParams[v.pick % queryParams.length].name : 'unknown_param';
     const value = typeof v.value === 'string' ? v.value : json(v.value);
     // Invalid UTF-8 in a query string is read as U+FFFD; a NUL stays a NUL.
     if (value.includes('\u0000')) unstorable = true;
@@ -258,7 +258,7 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
     }
     const props = Object.keys(resolve(doc, op.body.schema).properties ?? {});
     if (v.kind === 'field' && props.length) {
-      body[props[v.pick % props.length]!] = v.value;
+      body[props[v.pick % props.length]] = v.value;
       if (containsUnstorable(v.value)) unstorable = true;
     } else if (v.kind === 'unknown') {
       body[`unknown_${v.pick % 7}`] = v.value;

@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import t from 'tap';
 import { OFFLINE_ADAPTERS, startSecurityApp } from './helpers.js';
 
@@ -9,7 +10,7 @@ import { OFFLINE_ADAPTERS, startSecurityApp } from './helpers.js';
 
 const app = await startSecurityApp(t, OFFLINE_ADAPTERS);
 
-const csp = (res: { headers: Record<string, unknown> }) => String(res.headers['content-security-policy'] ?? '');
+const csp = (res: { headers: OutgoingHttpHeaders }) => String(res.headers['content-security-policy'] ?? '');
 
 t.test('the docs page runs its own scripts only', async (t) => {
   const res = await app.server.inject({ url: '/docs' });

@@ -108,10 +108,10 @@ export async function watchWrites(app: App): Promise<{ take(): Promise<string[]>
   await app.db.raw(`create or replace function security_test_write() returns trigger language plpgsql as $$
     begin insert into security_test_writes values (TG_TABLE_NAME, TG_OP); return null; end $$`);
   const tables = (
-    (await app.db.raw(
+    await app.db.raw<{ rows: { table_name: string }[] }>(
       `select table_name from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE'`,
       [schema],
-    )) as { rows: { table_name: string }[] }
+    )
   ).rows
     .map((r) => r.table_name)
     .filter((n) => !skip.has(n));
@@ -123,9 +123,9 @@ export async function watchWrites(app: App): Promise<{ take(): Promise<string[]>
   }
   return {
     async take() {
-      const { rows } = (await app.db.raw('delete from security_test_writes returning tbl, op')) as {
+      const { rows } = await app.db.raw<{
         rows: { tbl: string; op: string }[];
-      };
+      }>('delete from security_test_writes returning tbl, op');
       return [...new Set(rows.map((r) => `${r.op.toLowerCase()} ${r.tbl}`))].sort();
     },
   };

@@ -2,7 +2,7 @@ import t from 'tap';
 import { TEST_PASSWORD, sessionFrom, signUp } from '../helpers/accounts.js';
 import { startOidcProvider } from '../../plugins/sso/test/helpers/oidc-idp.js';
 import { cookieFrom, setPlan, verifiedDomain } from '../../plugins/sso/test/helpers/fixtures.js';
-import { call, startSecurityApp, uid, type Json } from './helpers.js';
+import { call, startSecurityApp, uid } from './helpers.js';
 
 /**
  * Nobody can lock someone else out by guessing their password (OWASP authentication cheat
@@ -71,7 +71,7 @@ t.test('guesses spread over many clients: past the account limit only known netw
     .db('mail_messages')
     .where({ to_address: owner.email, template: 'accounts.magic_link' })
     .first()) as { text: string };
-  const token = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.text)![1]!;
+  const token = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.text)![1];
   const link = await call(app, null, 'POST', '/v1/auth/magic-link/verify', { token }, from('100.64.99.7'));
   t.equal(link.status, 200, 'the emailed link signs the owner in from the new client');
 });
@@ -172,6 +172,6 @@ t.test('the break-glass sign-in counts with the password sign-in, per address an
   t.not(
     own.status,
     429,
-    `the owner's own client is not locked out (${own.status}: ${JSON.stringify(own.body as Json).slice(0, 120)})`,
+    `the owner's own client is not locked out (${own.status}: ${JSON.stringify(own.body).slice(0, 120)})`,
   );
 });

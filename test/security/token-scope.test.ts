@@ -42,9 +42,10 @@ const ticketB = delivered.body.results?.[0]?.ticket_id as string;
 
 const markers = [wsB.id as string, wsB.name as string, wsB.inbound_address as string, ticketB, subjectB];
 
-t.test('the setup made a ticket in the other workspace', async (t) => {
+t.test('the setup made a ticket in the other workspace', (t) => {
   t.equal(delivered.status, 200, delivered.payload);
   t.match(ticketB, /^tkt_/);
+  t.end();
 });
 
 t.test('a scoped token mints only tokens within itself', async (t) => {

@@ -13,12 +13,13 @@ const req = (xff?: string | string[]) => ({
   headers: xff === undefined ? {} : { 'x-forwarded-for': xff },
 });
 
-t.test('with no trusted proxy a client cannot choose its address', async (t) => {
+t.test('with no trusted proxy a client cannot choose its address', (t) => {
   t.equal(clientAddress(req('203.0.113.66'), false), SOCKET, 'trustProxy false: the socket');
   t.equal(clientAddress(req('203.0.113.66, 198.51.100.1'), 0), SOCKET, 'trustProxy 0: the socket');
+  t.end();
 });
 
-t.test('with n trusted hops the client is the n-th address from the right', async (t) => {
+t.test('with n trusted hops the client is the n-th address from the right', (t) => {
   // The client forged "1.2.3.4"; our load balancer appended what it saw (198.51.100.7).
   t.equal(clientAddress(req('1.2.3.4, 198.51.100.7'), 1), '198.51.100.7', 'one proxy: its own entry');
   // CDN saw the client (198.51.100.7) and appended it; the load balancer appended the CDN (192.0.2.50).
@@ -27,19 +28,22 @@ t.test('with n trusted hops the client is the n-th address from the right', asyn
   t.equal(clientAddress(req('198.51.100.7'), 3), '198.51.100.7', 'fewer hops than trusted: the farthest address');
   t.equal(clientAddress(req(), 1), SOCKET, 'no header: the socket');
   t.equal(clientAddress(req('1.2.3.4, 2001:db8::7'), 1), '2001:db8::7', 'IPv6 addresses');
+  t.end();
 });
 
-t.test('trusting every hop takes the leftmost address (only behind a proxy that overwrites the header)', async (t) => {
+t.test('trusting every hop takes the leftmost address (only behind a proxy that overwrites the header)', (t) => {
   t.equal(clientAddress(req('203.0.113.5, 10.0.0.1'), true), '203.0.113.5');
+  t.end();
 });
 
-t.test('an entry that is not an address never becomes the client', async (t) => {
+t.test('an entry that is not an address never becomes the client', (t) => {
   t.equal(clientAddress(req('<script>, 198.51.100.7'), true), SOCKET, 'garbage in the picked slot: the socket');
   t.equal(clientAddress(req('1.2.3.4, unknown'), 1), SOCKET, 'a proxy that wrote "unknown": the socket');
   t.equal(clientAddress(req(' , '), 1), SOCKET, 'an empty list: the socket');
+  t.end();
 });
 
-t.test('actors: a principal maps to the audit identity, a system actor has no request', async (t) => {
+t.test('actors: a principal maps to the audit identity, a system actor has no request', (t) => {
   const base: Principal = {
     kind: 'session',
     userId: 'usr_1',
@@ -80,4 +84,5 @@ t.test('actors: a principal maps to the audit identity, a system actor has no re
     'user agents are cut at 512',
   );
   t.equal(userAgentOf({ info: { remoteAddress: SOCKET }, headers: {} }), null);
+  t.end();
 });

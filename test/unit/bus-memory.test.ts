@@ -2,6 +2,7 @@ import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDb } from '../helpers/db.js';
 import { waitFor as poll } from '../helpers/wait.js';
+import { keep } from '../helpers/bus.js';
 import {
   MemoryBus,
   topicMatches,
@@ -9,7 +10,6 @@ import {
   OutboxRelay,
   idempotent,
   purgeInbox,
-  type BusMessage,
   type OutgoingMessage,
 } from '../../core/bus/index.js';
 import { newId } from '../../core/data/ids.js';
@@ -31,7 +31,7 @@ function newBus(): MemoryBus {
   return bus;
 }
 
-t.test('topic patterns: * is one word, # is zero or more words', async (t) => {
+t.test('topic patterns: * is one word, # is zero or more words', (t) => {
   const cases: [string, string, boolean][] = [
     ['tickets.created', 'tickets.created', true],
     ['tickets.created', 'tickets.updated', false],
@@ -52,12 +52,13 @@ t.test('topic patterns: * is one word, # is zero or more words', async (t) => {
     ['a.*.#', 'a.b', true],
   ];
   for (const [pattern, key, expected] of cases) t.equal(topicMatches(pattern, key), expected, `${pattern} ~ ${key}`);
+  t.end();
 });
 
 t.test('each consumer queue receives the routing keys its patterns match', async (t) => {
   const bus = newBus();
   const seen: Record<string, string[]> = { exact: [], star: [], hash: [], all: [] };
-  const collect = (name: string) => async (m: BusMessage) => void seen[name]!.push(m.type);
+  const collect = (name: string) => keep(seen[name], (m) => m.type);
   bus.consume('route.exact', ['tickets.created'], collect('exact'));
   bus.consume('route.star', ['*.created'], collect('star'));
   bus.consume('route.hash', ['tickets.#', 'inbox.email_received'], collect('hash'));
@@ -72,7 +73,7 @@ t.test('each consumer queue receives the routing keys its patterns match', async
     'billing.paid',
   ])
     await bus.publish(event(type));
-  await waitFor('all deliveries', () => seen.all!.length === 5);
+  await waitFor('all deliveries', () => seen.all.length === 5);
   await sleep(20);
   t.same(seen.exact, ['tickets.created']);
   t.same(seen.star, ['tickets.created', 'fixes.created']);
@@ -89,11 +90,16 @@ t.test('each consumer queue receives the routing keys its patterns match', async
 t.test('messages published before startConsumers wait in the queues of declared consumers', async (t) => {
   const bus = newBus();
   const got: string[] = [];
-  bus.consume('early.consumer', ['early.#'], async (m) => void got.push(m.id));
+  bus.consume(
+    'early.consumer',
+    ['early.#'],
+    keep(got, (m) => m.id),
+  );
   const first = event('early.one');
   await bus.publish(first);
-  bus.consume('late.consumer', ['early.#'], async () => {
+  bus.consume('late.consumer', ['early.#'], () => {
     t.fail('declared after the publish: must not receive it');
+    return Promise.resolve();
   });
   await sleep(30);
   t.same(got, [], 'nothing delivered before consumers start');
@@ -108,9 +114,9 @@ t.test('a failing handler is retried with back-off, then dead-lettered in the ta
   bus.consume(
     'retry.always_fails',
     ['retry.boom'],
-    async (m) => {
+    (m) => {
       attempts.push({ attempt: m.attempt, at: Date.now() });
-      throw new Error(`boom on attempt ${m.attempt}`);
+      return Promise.reject(new Error(`boom on attempt ${m.attempt}`));
     },
     { maxAttempts: 3, backoffMs: [30, 60] },
   );
@@ -123,13 +129,13 @@ t.test('a failing handler is retried with back-off, then dead-lettered in the ta
     [1, 2, 3],
     'attempt numbers 1..maxAttempts',
   );
-  t.ok(attempts[1]!.at - attempts[0]!.at >= 25, 'first back-off waited');
-  t.ok(attempts[2]!.at - attempts[1]!.at >= 55, 'second back-off waited');
+  t.ok(attempts[1].at - attempts[0].at >= 25, 'first back-off waited');
+  t.ok(attempts[2].at - attempts[1].at >= 55, 'second back-off waited');
   const [dead] = await bus.deadLetters('retry.always_fails');
-  t.equal(dead!.consumer, 'retry.always_fails');
-  t.match(dead!.message, { id: msg.id, type: 'retry.boom', orgId: 'org_1', attempt: 3, payload: { n: [1, 2, 3] } });
-  t.match(dead!.error, /boom on attempt 3/);
-  t.match(dead!.failedAt, /^\d{4}-\d\d-\d\dT/);
+  t.equal(dead.consumer, 'retry.always_fails');
+  t.match(dead.message, { id: msg.id, type: 'retry.boom', orgId: 'org_1', attempt: 3, payload: { n: [1, 2, 3] } });
+  t.match(dead.error, /boom on attempt 3/);
+  t.match(dead.failedAt, /^\d{4}-\d\d-\d\dT/);
   const row = await db('dead_letters').where({ consumer: 'retry.always_fails' }).first();
   t.equal(row.message_id, msg.id, 'operators find it in dead_letters');
   await sleep(100);
@@ -139,9 +145,9 @@ t.test('a failing handler is retried with back-off, then dead-lettered in the ta
 t.test('a handler that fails once succeeds on the retry', async (t) => {
   const bus = newBus();
   const attempts: number[] = [];
-  bus.consume('retry.flaky', ['retry.flaky'], async (m) => {
+  bus.consume('retry.flaky', ['retry.flaky'], (m) => {
     attempts.push(m.attempt);
-    if (m.attempt === 1) throw new Error('transient');
+    return m.attempt === 1 ? Promise.reject(new Error('transient')) : Promise.resolve();
   });
   await bus.startConsumers();
   await bus.publish(event('retry.flaky'));
@@ -239,9 +245,9 @@ t.test('stop waits for the in-flight handler and drops pending retries', async (
   bus.consume(
     'stop.retry',
     ['stop.retry'],
-    async (m) => {
+    (m) => {
       retried.push(m.attempt);
-      throw new Error('always');
+      return Promise.reject(new Error('always'));
     },
     { backoffMs: [100] },
   );
@@ -263,7 +269,11 @@ t.test('outbox: rolled-back rows are never published, committed ones are, in id 
   const relay = new OutboxRelay({ db, bus, batchSize: 3, pollMs: 1000, backoffMs: config.bus.backoffMs });
   const outbox = new Outbox({ onCommitted: () => relay.kick() });
   const received: string[] = [];
-  bus.consume('outbox.reader', ['orders.#'], async (m) => void received.push(m.id));
+  bus.consume(
+    'outbox.reader',
+    ['orders.#'],
+    keep(received, (m) => m.id),
+  );
   await bus.startConsumers();
   relay.start();
   t.teardown(() => relay.stop());
@@ -286,7 +296,7 @@ t.test('outbox: rolled-back rows are never published, committed ones are, in id 
   // pollMs is 1 s: arriving well before that shows the commit kicked the relay.
   await waitFor('committed rows delivered', () => received.length === committed.length, 900);
   t.same(received, committed, 'published in id (commit) order');
-  t.notOk(received.includes(rolledBack[0]!), 'rolled-back row never published');
+  t.notOk(received.includes(rolledBack[0]), 'rolled-back row never published');
   t.same(await db('outbox').where({ id: rolledBack[0] }), [], 'and it does not exist');
   // The in-process bus delivers before the relay's transaction commits: wait for the mark.
   await waitFor(
@@ -335,7 +345,7 @@ t.test('outbox: addMany writes several events in one statement, in order, or non
     { type: 'tickets.message_received', payload: { n: 2 }, orgId: 'org_1' },
   ]);
   t.equal(ids.length, 2);
-  t.ok(ids[0]! < ids[1]!, 'the first event sorts (and is published) first');
+  t.ok(ids[0] < ids[1], 'the first event sorts (and is published) first');
   const rows = await db('outbox').whereIn('id', ids).orderBy('id');
   t.same(
     rows.map((r: { type: string; org_id: string; payload: unknown }) => [r.type, r.org_id, r.payload]),
@@ -354,8 +364,8 @@ class FlakyBus extends MemoryBus {
     if (!this.up) throw new Error('connection refused');
     return super.publish(message);
   }
-  override async health(): Promise<{ ok: boolean; detail?: string }> {
-    return this.up ? { ok: true } : { ok: false, detail: 'connection refused' };
+  override health(): Promise<{ ok: boolean; detail?: string }> {
+    return Promise.resolve(this.up ? { ok: true } : { ok: false, detail: 'connection refused' });
   }
 }
 
@@ -366,7 +376,11 @@ t.test('outbox: rows stay unpublished while the bus is down and go out when it i
   const relay = new OutboxRelay({ db, bus, batchSize: 10, pollMs: 20, backoffMs: [10, 20] });
   const outbox = new Outbox({ onCommitted: () => relay.kick() });
   const received: string[] = [];
-  bus.consume('outage.reader', ['outage.#'], async (m) => void received.push(m.id));
+  bus.consume(
+    'outage.reader',
+    ['outage.#'],
+    keep(received, (m) => m.id),
+  );
   await bus.startConsumers();
   relay.start();
   t.teardown(() => relay.stop());
@@ -413,7 +427,11 @@ t.test('outbox: a row the bus refuses while healthy does not hold up the others'
   const relay = new OutboxRelay({ db, bus, batchSize: 10, backoffMs: [60_000] });
   const outbox = new Outbox();
   const received: string[] = [];
-  bus.consume('poison.reader', ['poison.#'], async (m) => void received.push(m.type));
+  bus.consume(
+    'poison.reader',
+    ['poison.#'],
+    keep(received, (m) => m.type),
+  );
   await bus.startConsumers();
   await db.transaction(async (trx) => {
     await outbox.add(trx, 'poison.good', { n: 1 });
@@ -433,7 +451,11 @@ t.test('outbox: two relays publish every row exactly once', async (t) => {
   await db('outbox').del();
   const bus = newBus();
   const received: string[] = [];
-  bus.consume('race.reader', ['race.#'], async (m) => void received.push(m.id));
+  bus.consume(
+    'race.reader',
+    ['race.#'],
+    keep(received, (m) => m.id),
+  );
   await bus.startConsumers();
   const outbox = new Outbox();
   const ids: string[] = [];

@@ -3,16 +3,17 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, ConfigError } from '../../core/kernel/config.js';
+import { loadConfig } from '../../core/kernel/config.js';
 
-t.test('defaults load and validate', async (t) => {
+t.test('defaults load and validate', (t) => {
   const c = loadConfig({ env: {} });
   t.equal(c.server.port, 3000);
   t.equal(c.database.url, null);
   t.equal(c.bus.url, null);
+  t.end();
 });
 
-t.test('the environment maps onto config keys', async (t) => {
+t.test('the environment maps onto config keys', (t) => {
   const c = loadConfig({
     env: {
       PORT: '4000',
@@ -31,6 +32,7 @@ t.test('the environment maps onto config keys', async (t) => {
   t.same(c.server.dashboardOrigins, ['https://a.example', 'https://b.example']);
   t.equal(c.adapters.channel, 'mail-smtp');
   t.equal(c.server.publicBaseUrl, 'https://pw.example');
+  t.end();
 });
 
 void t.test('PORT moves the local public address with it, never one that was set', (t) => {
@@ -52,7 +54,7 @@ void t.test('PORT moves the local public address with it, never one that was set
   t.end();
 });
 
-t.test('CONFIG_FILE merges over defaults', async (t) => {
+t.test('CONFIG_FILE merges over defaults', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pwcfg-'));
   const file = join(dir, 'c.json');
   writeFileSync(file, JSON.stringify({ bus: { prefetch: 3 }, plugins: { hello: { enabled: false } } }));
@@ -60,9 +62,10 @@ t.test('CONFIG_FILE merges over defaults', async (t) => {
   t.equal(c.bus.prefetch, 3);
   t.equal(c.bus.maxAttempts, 5, 'siblings keep their defaults');
   t.equal(c.plugins.hello?.enabled, false);
+  t.end();
 });
 
-t.test('a wrong value names the key', async (t) => {
+t.test('a wrong value names the key', (t) => {
   t.throws(() => loadConfig({ env: {}, overrides: { bus: { prefetch: 0 } } }), {
     name: 'ConfigError',
     message: /config key bus\.prefetch/,
@@ -70,9 +73,10 @@ t.test('a wrong value names the key', async (t) => {
   t.throws(() => loadConfig({ env: { DATABASE_URL: 'mysql://x' } }), /config key database\.url/);
   t.throws(() => loadConfig({ env: { PORT: 'eighty' } }), /PORT/);
   t.throws(() => loadConfig({ env: { BUS_EXCHANGE: 'two words' } }), /config key bus\.exchange/);
+  t.end();
 });
 
-t.test('booting with a bad config value exits non-zero with a clear message', async (t) => {
+t.test('booting with a bad config value exits non-zero with a clear message', (t) => {
   const res = spawnSync(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'api'], {
     env: { ...process.env, DATABASE_URL: '', AMQP_URL: '', PORT: '0', LOG_LEVEL: 'nope', DATA_DIR: ':memory:' },
     encoding: 'utf8',
@@ -80,9 +84,10 @@ t.test('booting with a bad config value exits non-zero with a clear message', as
   });
   t.not(res.status, 0);
   t.match(res.stderr, /config key log\.level/);
+  t.end();
 });
 
-t.test('an unknown role stops boot', async (t) => {
+t.test('an unknown role stops boot', (t) => {
   const res = spawnSync(process.execPath, ['--import', 'tsx', 'bin/patchwell.ts', '--role', 'cook'], {
     env: { ...process.env, DATA_DIR: ':memory:' },
     encoding: 'utf8',
@@ -90,4 +95,5 @@ t.test('an unknown role stops boot', async (t) => {
   });
   t.not(res.status, 0);
   t.match(res.stderr, /--role must be/);
+  t.end();
 });

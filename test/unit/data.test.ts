@@ -130,10 +130,12 @@ t.test('data layer', async (t) => {
           updated_at: db.raw('?::timestamptz', [at]),
         })),
       );
-      const exact = (await db('gadgets').where('org_id', 'org_m').select('id', db.raw('created_at::text as at'))) as {
-        id: string;
-        at: string;
-      }[];
+      const exact = await db('gadgets').where('org_id', 'org_m').select<
+        {
+          id: string;
+          at: string;
+        }[]
+      >('id', db.raw('created_at::text as at'));
       const atOf = new Map(exact.map((r) => [r.id, r.at]));
       const order = (dir: 'asc' | 'desc') =>
         [...exact]

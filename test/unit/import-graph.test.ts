@@ -51,9 +51,9 @@ function relativeImports(file: string): Edge[] {
 
 const edgesUnder = (dir: string) => sourceFiles(dir).flatMap(relativeImports);
 const show = (edges: Edge[]) => edges.map((e) => `${e.from} imports '${e.spec}' (${e.to})`);
-const topDir = (path: string) => path.split('/')[0]!;
+const topDir = (path: string) => path.split('/')[0];
 /** `plugins/tickets/services/x.ts` → `tickets`; `plugins/index.ts` (the registry) → null. */
-const ownerOf = (path: string) => (path.split('/').length > 2 ? path.split('/')[1]! : null);
+const ownerOf = (path: string) => (path.split('/').length > 2 ? path.split('/')[1] : null);
 /** A plugin's or adapter's tests and scripts are tooling around it, not code the service loads. */
 const isTooling = (path: string) => /^(plugins|adapters)\/[^/]+\/(test|scripts)\//.test(path);
 
@@ -77,23 +77,25 @@ const CROSS_PLUGIN_TEST_IMPORTS: { file: string; reaches: string; why: string }[
   },
 ];
 
-t.test('core imports nothing from plugins, adapters, examples, bin, test or bench', async (t) => {
+t.test('core imports nothing from plugins, adapters, examples, bin, test or bench', (t) => {
   const edges = edgesUnder('core');
   t.ok(edges.length > 50, `the scan sees core's imports (${edges.length})`);
   const outward = edges.filter((e) => ABOVE_CORE.includes(topDir(e.to)));
   t.same(show(outward), [], "core takes the plugin and adapter registries from createApp's caller (bin/patchwell.ts)");
+  t.end();
 });
 
-t.test("a plugin reaches no other plugin's files, no adapter and no tooling", async (t) => {
+t.test("a plugin reaches no other plugin's files, no adapter and no tooling", (t) => {
   const edges = edgesUnder('plugins').filter((e) => ownerOf(e.from) && !isTooling(e.from));
   t.ok(edges.length > 200, `the scan sees the plugins' imports (${edges.length})`);
   const crossing = edges.filter((e) => topDir(e.to) === 'plugins' && ownerOf(e.to) !== ownerOf(e.from));
   t.same(show(crossing), [], 'other plugins are reached through the container (Cradle) or the bus');
   const outward = edges.filter((e) => ['adapters', ...TOOLING].includes(topDir(e.to)));
   t.same(show(outward), [], 'adapters are reached through the extension points in core/contracts');
+  t.end();
 });
 
-t.test("a plugin's tests use another plugin's test kit, not its code, except where listed", async (t) => {
+t.test("a plugin's tests use another plugin's test kit, not its code, except where listed", (t) => {
   const edges = edgesUnder('plugins').filter((e) => isTooling(e.from) && topDir(e.to) === 'plugins');
   const crossing = edges.filter((e) => ownerOf(e.to) !== null && ownerOf(e.to) !== ownerOf(e.from));
   t.ok(
@@ -115,16 +117,18 @@ t.test("a plugin's tests use another plugin's test kit, not its code, except whe
     [],
     'every listed exception still exists (remove the entry otherwise)',
   );
+  t.end();
 });
 
-t.test('an adapter imports no plugin and no tooling', async (t) => {
+t.test('an adapter imports no plugin and no tooling', (t) => {
   const edges = edgesUnder('adapters').filter((e) => ownerOf(e.from) && !isTooling(e.from));
   t.ok(edges.length > 50, `the scan sees the adapters' imports (${edges.length})`);
   const outward = edges.filter((e) => ['plugins', ...TOOLING].includes(topDir(e.to)));
   t.same(show(outward), [], 'an adapter depends on core/contracts only');
+  t.end();
 });
 
-t.test('the scanner sees every kind of import it must judge', async (t) => {
+t.test('the scanner sees every kind of import it must judge', (t) => {
   const { importedFiles } = ts.preProcessFile(
     [
       "import { a } from '../../plugins/a/index.js';",
@@ -141,4 +145,5 @@ t.test('the scanner sees every kind of import it must judge', async (t) => {
     ['../../plugins/a/index.js', '../../adapters/b/index.js', './c.js', '../../plugins/d/index.js'],
     'static, type-only, re-export and dynamic imports; a commented-out import is not one',
   );
+  t.end();
 });

@@ -41,7 +41,7 @@ function errorCodes(doc: OpenApiDocument, operationId: string): Record<string, s
     if (Number(status) < 400) continue;
     const ref = (answer as { $ref?: string }).$ref;
     if (ref) {
-      const shared = doc.components.responses[ref.split('/').pop()!]!;
+      const shared = doc.components.responses[ref.split('/').pop()!];
       out[status] = [(shared.content?.['application/json']?.example as { code: string }).code];
       continue;
     }
@@ -68,7 +68,7 @@ t.test(
     const doc = JSON.parse(res.payload) as OpenApiDocument;
     const all = operations(doc);
 
-    t.test('operations beyond the spec say so, and why', async (t) => {
+    t.test('operations beyond the spec say so, and why', (t) => {
       const extensions = all.filter((o) => o.op['x-extension']);
       t.equal(all.length - extensions.length, 241, "the spec's operations number exactly 241");
       t.ok(
@@ -80,12 +80,13 @@ t.test(
         t.match(op.description, /Extension \(not in the spec\): \S/, `${op.operationId} says why it exists`);
       for (const { op } of all.filter((o) => !o.op['x-extension']))
         t.notMatch(op.description ?? '', /Extension \(not in the spec\)/);
+      t.end();
     });
 
     t.test(
       "the spec's own list",
       { skip: existsSync(SPEC_FILE) ? false : 'the spec (../shared/spec) is not beside this checkout' },
-      async (t) => {
+      (t) => {
         const spec = JSON.parse(readFileSync(SPEC_FILE, 'utf8')) as SpecOperations;
         const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
         const contract = all.filter((o) => !o.op['x-extension']);
@@ -94,17 +95,18 @@ t.test(
         t.same(missing, [], 'every operation the spec lists is in the document, not marked as an extension');
         const byTag = new Map<string, number>();
         for (const o of contract.filter((o) => !listed.has(`${o.method} ${norm(o.path)}`)))
-          byTag.set(o.op.tags![0]!, (byTag.get(o.op.tags![0]!) ?? 0) + 1);
+          byTag.set(o.op.tags![0], (byTag.get(o.op.tags![0]) ?? 0) + 1);
         t.same(
           Object.fromEntries([...byTag].sort()),
           Object.fromEntries(Object.entries(spec.count_only_sections).sort()),
           'the other operations fill the sections the spec only counts, exactly',
         );
         t.equal(contract.length, spec.total_operations);
+        t.end();
       },
     );
 
-    t.test('the errors the issue names are declared, with their codes', async (t) => {
+    t.test('the errors the issue names are declared, with their codes', (t) => {
       t.match(errorCodes(doc, 'ignoreErrorGroup'), { 409: ['group_has_open_ticket'] });
       t.match(errorCodes(doc, 'openErrorGroupTicket'), {
         402: ['plan_limit_reached'],
@@ -125,9 +127,10 @@ t.test(
         "a code the brand plugin's guard returns",
       );
       t.same(errorCodes(doc, 'getHealth'), { 400: ['invalid_request'], 500: ['internal_error'] });
+      t.end();
     });
 
-    t.test('every route was walked, and what the walk could not resolve the route declares', async (t) => {
+    t.test('every route was walked, and what the walk could not resolve the route declares', (t) => {
       const derived = generated as DerivedRouteErrors & { unresolved: Record<string, { status: number | null }[]> };
       const routes = app.server.table().filter((r) => typeof r.settings.id === 'string');
       const unwalked = routes.map((r) => r.settings.id as string).filter((id) => !derived.operations[id]);
@@ -141,6 +144,7 @@ t.test(
             `${id} declares its ${site.status ?? '?'} codes`,
           );
       }
+      t.end();
     });
 
     t.test('an answer the entry declares passes the check unchanged', async (t) => {
@@ -159,7 +163,7 @@ t.test('in tests, an error answer its operation does not declare becomes a 500 t
     routes: {
       validate: {
         failAction: (_r, _h, err) => {
-          throw err;
+          throw err ?? new Error('invalid request');
         },
       },
     },

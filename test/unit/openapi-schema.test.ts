@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import Joi from 'joi';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
-import { SchemaConverter, type JoiDescription } from '../../core/http/openapi-schema.js';
+import { SchemaConverter } from '../../core/http/openapi-schema.js';
 import type { JsonSchema } from '../../core/http/openapi-types.js';
 import { closePayload } from '../../plugins/tickets/schemas/index.js';
 import { createConnectionPayload } from '../../plugins/sso/schemas.js';
@@ -15,7 +15,7 @@ import { streamPayload } from '../../plugins/audit/schemas.js';
  */
 function documented(joi: Joi.Schema): { schema: JsonSchema; accepts: (body: unknown) => boolean } {
   const defs: Record<string, JsonSchema> = {};
-  const schema = new SchemaConverter().parse(joi.describe() as JoiDescription, defs, 1);
+  const schema = new SchemaConverter().parse(joi.describe(), defs, 1);
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   // A CommonJS module whose default export is the plugin itself (its types say `.default`).
   (formats as unknown as (a: Ajv2020) => void)(ajv);
@@ -31,7 +31,7 @@ function agree(t: Test, joi: Joi.Schema, bodies: { body: unknown; valid: boolean
   }
 }
 
-t.test('closing a ticket as a duplicate: the original is required, and only then', async (t) => {
+t.test('closing a ticket as a duplicate: the original is required, and only then', (t) => {
   agree(t, closePayload, [
     {
       body: { reason: 'duplicate', duplicate_of_ticket_id: 'tk_01' },
@@ -54,9 +54,10 @@ t.test('closing a ticket as a duplicate: the original is required, and only then
   ]);
   const { schema } = documented(closePayload);
   t.notOk(JSON.stringify(schema).includes('"oneOf"'), 'no oneOf of identical branches');
+  t.end();
 });
 
-t.test('an SSO connection: OIDC fields for oidc, SAML fields for saml', async (t) => {
+t.test('an SSO connection: OIDC fields for oidc, SAML fields for saml', (t) => {
   const oidc = {
     protocol: 'oidc',
     name: 'Okta',
@@ -86,9 +87,10 @@ t.test('an SSO connection: OIDC fields for oidc, SAML fields for saml', async (t
   const { schema } = documented(createConnectionPayload);
   const props = schema.properties as Record<string, JsonSchema>;
   t.same(props.metadata_xml, { type: 'string', maxLength: 200000 }, 'a SAML field is a string, not `not: {}`');
+  t.end();
 });
 
-t.test('the audit stream URL is https only', async (t) => {
+t.test('the audit stream URL is https only', (t) => {
   agree(t, streamPayload, [
     { body: { kind: 'https', url: 'https://logs.example.com/in' }, valid: true, why: 'an https URL' },
     { body: { kind: 'https', url: 'http://logs.example.com/in' }, valid: false, why: 'an http URL' },
@@ -104,9 +106,10 @@ t.test('the audit stream URL is https only', async (t) => {
       why: 'CloudWatch with its settings',
     },
   ]);
+  t.end();
 });
 
-t.test('xor, or and Joi.any() say what joi says', async (t) => {
+t.test('xor, or and Joi.any() say what joi says', (t) => {
   const domain = Joi.object({
     workspace_id: Joi.string(),
     brand_profile_id: Joi.string(),
@@ -130,11 +133,13 @@ t.test('xor, or and Joi.any() say what joi says', async (t) => {
     'any value: no type (not every type, arrays without items)',
   );
   agree(t, before, [{ body: { before: [1, 'a'], after: null }, valid: true, why: 'any value' }]);
+  t.end();
 });
 
-t.test('a when on a key that is not a sibling is left out, never turned into a refusal', async (t) => {
+t.test('a when on a key that is not a sibling is left out, never turned into a refusal', (t) => {
   const schema = Joi.object({ a: Joi.string().when('$mode', { is: 'strict', then: Joi.required() }) });
   const { schema: out } = documented(schema);
   t.same(out.properties, { a: { type: 'string' } });
   t.notOk(out.if);
+  t.end();
 });

@@ -270,7 +270,7 @@ t.test('a client reads the OpenAPI document and it is valid 3.1', async (t) => {
   t.same(doc.servers, [{ url: 'http://127.0.0.1:3000', description: 'This service (PUBLIC_BASE_URL)' }]);
 
   const ids = Object.values(doc.paths)
-    .flatMap((item) => Object.values(item).map((o) => o!.operationId))
+    .flatMap((item) => Object.values(item).map((o) => o.operationId))
     .sort();
   t.same(ids, [
     'createWidgetReport',
@@ -395,7 +395,7 @@ t.test('request bodies, parameters and responses', async (t) => {
   t.same(body.required, ['email', 'password', 'accept_terms', 'org']);
   t.same(body.properties.locale, { type: 'string', default: 'en', enum: ['en', 'it'] });
   t.same(body.properties.referral_code, { type: ['string', 'null'] });
-  const org = body.properties.org!;
+  const org = body.properties.org;
   t.same(org.required, ['name', 'plan']);
   t.same(org.properties.plan, { type: 'string', enum: ['free', 'team', 'business'] });
   t.same(org.properties.channels, {
@@ -536,7 +536,7 @@ const getRoute = (name: string, schema: Joi.Schema): ServerRoute => ({
   options: { id: name, tags: ['x'], auth: false, response: { schema }, handler: () => ({}) },
 });
 
-t.test('two different schemas under one id are refused', async (t) => {
+t.test('two different schemas under one id are refused', (t) => {
   const server = Hapi.server();
   server.route([
     getRoute('a', Joi.object({ a: Joi.string() }).id('Thing')),
@@ -546,6 +546,7 @@ t.test('two different schemas under one id are refused', async (t) => {
     () => buildOpenApiDocument(server, { title: 'x', version: '1.0.0' }),
     /two different schemas carry the id "Thing"/,
   );
+  t.end();
 });
 
 t.test('a developer opens /docs and the page loads from the service itself', async (t) => {
@@ -723,7 +724,7 @@ t.test('an operation lists every error its code can give, with the codes', async
   t.equal(result.valid, true);
 });
 
-t.test('an operation beyond the spec is marked as an extension, with its reason', async (t) => {
+t.test('an operation beyond the spec is marked as an extension, with its reason', (t) => {
   const server = Hapi.server();
   const handler = () => ({});
   server.route([
@@ -755,4 +756,5 @@ t.test('an operation beyond the spec is marked as an extension, with its reason'
     'Newest first.\n\nExtension (not in the spec): Staff review the requests the spec lets people send\n\n' +
       'Access: public, no credentials.',
   );
+  t.end();
 });

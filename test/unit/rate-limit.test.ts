@@ -12,7 +12,7 @@ t.test('hit counts every request in the shared window and refuses past the limit
     results.map((r) => r.allowed),
     [true, true, true, false],
   );
-  t.ok(results[3]!.retryAfterSeconds >= 59 && results[3]!.retryAfterSeconds <= 60, 'until the window ends');
+  t.ok(results[3].retryAfterSeconds >= 59 && results[3].retryAfterSeconds <= 60, 'until the window ends');
   t.equal((await db('rate_limits').where({ key: 'plain' }).first()).count, 4, 'one upsert per hit');
 });
 

@@ -7,7 +7,7 @@ import { verifySha256Header } from '../../core/contracts/index.js';
 
 const key = () => randomBytes(32).toString('base64');
 
-t.test('secret box seals and opens, bound to its context', async (t) => {
+t.test('secret box seals and opens, bound to its context', (t) => {
   const box = new SecretBox(`a:${key()}`);
   const sealed = box.encrypt('sk_live_1234', 'connector:c1:api_key');
   t.notMatch(sealed, /sk_live/);
@@ -17,9 +17,10 @@ t.test('secret box seals and opens, bound to its context', async (t) => {
   parts[4] = Buffer.from('tampered').toString('base64url');
   t.throws(() => box.decrypt(parts.join('.'), 'connector:c1:api_key'), SecretBoxError, 'tampering is detected');
   t.equal(last4('sk_live_1234'), '1234');
+  t.end();
 });
 
-t.test('key rotation: new key first, old ciphertexts still open', async (t) => {
+t.test('key rotation: new key first, old ciphertexts still open', (t) => {
   const oldKey = `old:${key()}`;
   const sealed = new SecretBox(oldKey).encrypt('s3cret');
   const ring = new SecretBox(`new:${key()},${oldKey}`);
@@ -28,6 +29,7 @@ t.test('key rotation: new key first, old ciphertexts still open', async (t) => {
   t.notOk(ring.needsRotation(ring.encrypt('x')));
   t.throws(() => new SecretBox(`new:${key()}`).decrypt(sealed), /not in SECRET_KEYS/);
   t.throws(() => new SecretBox('short:AAAA'), /32 bytes/);
+  t.end();
 });
 
 t.test('password hashes verify, refuse wrong passwords, carry their cost', async (t) => {
@@ -41,7 +43,7 @@ t.test('password hashes verify, refuse wrong passwords, carry their cost', async
   t.ok(await new PasswordHasher(13).verify('correct horse battery', stored), 'old cost still verifies');
 });
 
-t.test('tokens are 256-bit, stored as hashes, compared in constant time', async (t) => {
+t.test('tokens are 256-bit, stored as hashes, compared in constant time', (t) => {
   const { token, hash } = newToken('pws');
   t.match(token, /^pws_[A-Za-z0-9_-]{43}$/);
   t.equal(hash, hashToken(token));
@@ -56,4 +58,5 @@ t.test('tokens are 256-bit, stored as hashes, compared in constant time', async 
   t.notOk(verify(sig, 'body!'));
   t.notOk(verify(undefined, 'body'));
   t.notOk(verify(sig.replace('sha256=', 'sha1='), 'body'));
+  t.end();
 });

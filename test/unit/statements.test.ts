@@ -43,17 +43,17 @@ t.test('statements run on the pool and in a transaction, prepared once per conne
       ['p1'],
       'only the organization given',
     );
-    t.ok(rows[0]!.at instanceof Date, 'timestamps as Dates');
+    t.ok(rows[0].at instanceof Date, 'timestamps as Dates');
   }
   await db
     .transaction(async (trx) => {
       await trx('stmt_probe').where({ id: 'p1' }).update({ name: 'uno' });
       const rows = await run<{ name: string }>(trx, byOrg, ['org_a']);
-      t.equal(rows[0]!.name, 'uno', 'in a transaction: its own uncommitted write');
+      t.equal(rows[0].name, 'uno', 'in a transaction: its own uncommitted write');
       await trx.rollback();
     })
     .catch(() => undefined);
-  t.equal((await run<{ name: string }>(db, byOrg, ['org_a']))[0]!.name, 'one', 'rolled back');
+  t.equal((await run<{ name: string }>(db, byOrg, ['org_a']))[0].name, 'one', 'rolled back');
   const custom = forOrg('select p.id from stmt_probe p where p.org_id = $1 and p.name = $2', { customPlan: true });
   t.same(await run(db, custom, ['org_b', 'two']), [{ id: 'p2' }], 'an unnamed statement runs too');
 });
@@ -68,7 +68,7 @@ t.test(
       const stmt = forOrg('select n.id from stmt_named n where n.org_id = $1');
       const names = await db.transaction(async (trx) => {
         await run(trx, stmt, ['org_a']);
-        return ((await trx.raw('select name from pg_prepared_statements')) as { rows: { name: string }[] }).rows.map(
+        return (await trx.raw<{ rows: { name: string }[] }>('select name from pg_prepared_statements')).rows.map(
           (r) => r.name,
         );
       });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { TtlMap } from '../../core/data/ttl-map.js';
 
-t.test('entries expire after ttlMs, a full map starts over, null is a value', async (t) => {
+t.test('entries expire after ttlMs, a full map starts over, null is a value', (t) => {
   const m = new TtlMap<string, string | null>(1000, 2);
   m.set('a', 'x', 0);
   t.equal(m.get('a', 999), 'x');
@@ -17,4 +17,5 @@ t.test('entries expire after ttlMs, a full map starts over, null is a value', as
   t.equal(m.get('c', 10), 'z', 'the others stay');
   m.delete('c');
   t.equal(m.get('c', 10), undefined);
+  t.end();
 });

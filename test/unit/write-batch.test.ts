@@ -2,34 +2,32 @@ import t from 'tap';
 import { WriteBatch } from '../../core/data/write-batch.js';
 import { createTestDb } from '../helpers/db.js';
 
-t.test(
-  'a batch is one statement: CTEs for several inserts, defaults for absent columns, JSON stringified',
-  async (t) => {
-    const one = new WriteBatch().insert('a', [{ x: 1 }]).toSql();
-    t.same(one, { text: 'insert into "a" ("x") values ($1)', values: [1] }, 'one insert is a plain INSERT');
-    const b = new WriteBatch()
-      .insert({ tableName: 'parent', jsonAttributes: ['meta'] }, [{ id: 'p1', meta: { k: [1] } }])
-      .insert(
-        'child',
-        [
-          { id: 'c1', parent_id: 'p1', note: 'x' },
-          { id: 'c2', parent_id: 'p1' },
-        ],
-        ['tags'],
-      );
-    const { text, values } = b.toSql();
-    t.equal(
-      text,
-      'with w0 as (insert into "parent" ("id", "meta") values ($1, $2)), w1 as (insert into "child" ("id", "parent_id", "note") values ($3, $4, $5), ($6, $7, default)) select 1',
+t.test('a batch is one statement: CTEs for several inserts, defaults for absent columns, JSON stringified', (t) => {
+  const one = new WriteBatch().insert('a', [{ x: 1 }]).toSql();
+  t.same(one, { text: 'insert into "a" ("x") values ($1)', values: [1] }, 'one insert is a plain INSERT');
+  const b = new WriteBatch()
+    .insert({ tableName: 'parent', jsonAttributes: ['meta'] }, [{ id: 'p1', meta: { k: [1] } }])
+    .insert(
+      'child',
+      [
+        { id: 'c1', parent_id: 'p1', note: 'x' },
+        { id: 'c2', parent_id: 'p1' },
+      ],
+      ['tags'],
     );
-    t.same(values, ['p1', '{"k":[1]}', 'c1', 'p1', 'x', 'c2', 'p1']);
-    t.same(
-      b.rowsOf('child').map((r) => r.id),
-      ['c1', 'c2'],
-    );
-    t.ok(new WriteBatch().insert('a', []).isEmpty, 'no rows, nothing to write');
-  },
-);
+  const { text, values } = b.toSql();
+  t.equal(
+    text,
+    'with w0 as (insert into "parent" ("id", "meta") values ($1, $2)), w1 as (insert into "child" ("id", "parent_id", "note") values ($3, $4, $5), ($6, $7, default)) select 1',
+  );
+  t.same(values, ['p1', '{"k":[1]}', 'c1', 'p1', 'x', 'c2', 'p1']);
+  t.same(
+    b.rowsOf('child').map((r) => r.id),
+    ['c1', 'c2'],
+  );
+  t.ok(new WriteBatch().insert('a', []).isEmpty, 'no rows, nothing to write');
+  t.end();
+});
 
 t.test('a batch is atomic, keeps foreign keys between its inserts, and calls back after the commit only', async (t) => {
   const { db, close } = await createTestDb();

@@ -26,7 +26,7 @@ t.test('agent-builtin passes the AgentExecutor contract kit', (t) =>
   }),
 );
 
-t.test('the classifier is accurate and calibrated on held-out samples (5-fold cross-validation)', async (t) => {
+t.test('the classifier is accurate and calibrated on held-out samples (5-fold cross-validation)', (t) => {
   const samples = loadSamples();
   t.ok(samples.some((s) => s.language === 'it') && samples.some((s) => s.language === 'en'), 'en and it samples');
   const full = new NaiveBayes(samples);
@@ -37,7 +37,7 @@ t.test('the classifier is accurate and calibrated on held-out samples (5-fold cr
     const p = model.predict(sample.text, full.temperature);
     const ok = p.category === sample.category;
     if (ok) right++;
-    const b = bins[Math.min(4, Math.floor(p.confidence * 5))]!;
+    const b = bins[Math.min(4, Math.floor(p.confidence * 5))];
     b.n++;
     b.right += ok ? 1 : 0;
     b.conf += p.confidence;
@@ -51,6 +51,7 @@ t.test('the classifier is accurate and calibrated on held-out samples (5-fold cr
   t.ok(Math.abs(Object.values(p.probabilities).reduce((a, b) => a + b, 0) - 1) < 1e-9, 'probabilities sum to 1');
   t.same(full.predict('Quando clicco Salva compare TypeError: x is undefined'), p, 'deterministic');
   t.equal(full.predict('zzqx wvvy').category, 'unknown', 'nothing known: unknown');
+  t.end();
 });
 
 t.test('a request no category fits is a diagnosis without confidence, asking for more', async (t) => {
@@ -61,7 +62,7 @@ t.test('a request no category fits is a diagnosis without confidence, asking for
     'en',
   );
   await create().start(j, io);
-  const r = io.results[0]!;
+  const r = io.results[0];
   t.same(checkJobResult(r, j), [], 'well-formed');
   t.equal(r.diagnosis?.category, 'unknown');
   t.equal(r.diagnosis?.confidence, 0, 'not "99%": the classifier being sure nothing fits is not a diagnosis');
@@ -88,11 +89,11 @@ t.test('a usage question grounded in the docs gets a reply draft quoting them, i
     ['it', 'Come faccio a esportare le fatture in CSV?', /^Buongiorno/],
   ] as const) {
     const io = Object.assign(recordingIO(), {
-      tools: { searchCode: async (q: string) => (/export|espor|csv/i.test(q) ? [docHit] : []) },
+      tools: { searchCode: (q: string) => Promise.resolve(/export|espor|csv/i.test(q) ? [docHit] : []) },
     });
     const j = job(subject, '', lang);
     await create().start(j, io);
-    const r = io.results[0]!;
+    const r = io.results[0];
     t.same(checkJobResult(r, j), [], 'well-formed');
     t.equal(r.diagnosis?.category, 'usage', lang);
     t.match(r.diagnosis?.references[0], { path: 'docs/export.md', line_start: 3, url: 'http://h/docs/export.md#L3' });
@@ -111,10 +112,10 @@ t.test('a question the docs do not answer gets no draft (the loop escalates); a 
     symbol: 'submitLogin',
     snippet: 'form.submit()',
   };
-  const io = Object.assign(recordingIO(), { tools: { searchCode: async () => [codeHit] } });
+  const io = Object.assign(recordingIO(), { tools: { searchCode: () => Promise.resolve([codeHit]) } });
   await create().start(job('How do I add a second user to my account?', ''), io);
   t.same(io.results[0]?.drafts, [], 'no grounded answer, no draft');
-  const io2 = Object.assign(recordingIO(), { tools: { searchCode: async () => [codeHit] } });
+  const io2 = Object.assign(recordingIO(), { tools: { searchCode: () => Promise.resolve([codeHit]) } });
   await create().start(
     job('Login broken', 'When I click Login nothing happens. Console: TypeError: form is null'),
     io2,

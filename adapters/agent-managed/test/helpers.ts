@@ -47,8 +47,8 @@ export const fixJob = (extra: Partial<AgentJob> = {}): AgentJob => ({
 export const repoIO = (bare: string, cancelled = false) =>
   Object.assign(recordingIO(cancelled), {
     tools: {
-      searchCode: async () => [],
-      gitAccess: async () => ({ cloneUrl: bare, token: 'tok', expiresAt: new Date(Date.now() + 60_000) }),
+      searchCode: () => Promise.resolve([]),
+      gitAccess: () => Promise.resolve({ cloneUrl: bare, token: 'tok', expiresAt: new Date(Date.now() + 60_000) }),
     },
   });
 

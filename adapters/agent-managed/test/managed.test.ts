@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import type { JobEventInput, JobIO } from '../../../core/contracts/index.js';
 import { checkJobResult, runAgentExecutorContract } from '../../../test/contracts/agent-executor.js';
@@ -38,7 +41,7 @@ t.test('a fix: checkout, agent, verification, push of the service-prefixed branc
   await create({
     command: `test -z "$PW_SERVICE_SECRET" || exit 9; echo "agent for $PATCHWELL_TICKET_ID within $PATCHWELL_MAX_COST_USD USD"; ${FIX}`,
   }).start(job, io);
-  const r = io.results[0]!;
+  const r = io.results[0];
   t.same(checkJobResult(r, job), [], 'well-formed');
   t.match(r, {
     status: 'succeeded',
@@ -146,7 +149,7 @@ t.test(
       job,
       viaFile,
     );
-    const r = viaFile.results[0]!;
+    const r = viaFile.results[0];
     t.match(r, { status: 'failed', cost_usd: 1.5, error: { code: 'cost_limit_reached' } });
     t.same(checkJobResult(r, job), [], 'the kit accepts a spend above the limit only for cost_limit_reached');
     t.ok(
@@ -194,9 +197,10 @@ t.test("the reported spend is the job's cost in every outcome: failed, timed out
   const base = repoIO(bare);
   const io: JobIO & typeof base = Object.assign(base, {
     isCancelled: () => cancelled,
-    emit: async (e: JobEventInput) => {
+    emit: (e: JobEventInput) => {
       base.events.push(e);
       if (e.type === 'agent_output' && e.message === 'working') cancelled = true;
+      return Promise.resolve();
     },
   });
   await create({ command: `${fileCost(0.25)}; echo working; sleep 30`, timeoutMs: 20_000 }).start(fixJob(), io);
@@ -204,9 +208,6 @@ t.test("the reported spend is the job's cost in every outcome: failed, timed out
 });
 
 t.test('CostMeter reads appended JSON lines, a file started over, and the last line without its newline', async (t) => {
-  const { mkdtemp, writeFile, appendFile, rm } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
   const dir = await mkdtemp(join(tmpdir(), 'pw-cost-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const meter = new CostMeter(join(dir, 'cost.jsonl'));

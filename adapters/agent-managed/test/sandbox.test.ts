@@ -130,12 +130,13 @@ t.test(
   },
 );
 
-t.test('auto picks the namespace where unshare works', { skip: noNamespaces }, async (t) => {
+t.test('auto picks the namespace where unshare works', { skip: noNamespaces }, (t) => {
   t.equal(create().sandbox.kind, 'namespace');
   t.equal(create({ sandbox: { mode: 'auto', network: false } }).sandbox.network, false);
+  t.end();
 });
 
-t.test('start-up refuses a sandbox it cannot give', async (t) => {
+t.test('start-up refuses a sandbox it cannot give', (t) => {
   t.throws(() => create({ sandbox: { mode: 'user', user: `pw-missing-${randomBytes(3).toString('hex')}` } }), {
     code: 'invalid_adapter_options',
     message: /sandbox\.user: no local account/,
@@ -154,6 +155,7 @@ t.test('start-up refuses a sandbox it cannot give', async (t) => {
       'user',
       'as root a user sandbox starts',
     );
+  t.end();
 });
 
 // A throwaway account (root only): created here and removed at the end.

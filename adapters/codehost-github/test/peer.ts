@@ -182,7 +182,7 @@ export class GithubPeer {
     };
     try {
       const body = raw ? (JSON.parse(raw) as Json) : {};
-      const out = await this.route(method, url, body, req);
+      const out = this.route(method, url, body, req);
       if (!out) return send(404, { message: 'Not Found' });
       send(out[0], out[1], out[2]);
     } catch (err) {
@@ -201,8 +201,8 @@ export class GithubPeer {
     if (!m) this.fail(401, 'A JSON web token could not be decoded');
     const ok = createVerify('RSA-SHA256')
       .update(`${m[1]}.${m[2]}`)
-      .verify(this.publicKey, Buffer.from(m[3]!, 'base64url'));
-    const claims = JSON.parse(Buffer.from(m[2]!, 'base64url').toString()) as Json;
+      .verify(this.publicKey, Buffer.from(m[3], 'base64url'));
+    const claims = JSON.parse(Buffer.from(m[2], 'base64url').toString()) as Json;
     const now = Math.floor(Date.now() / 1000);
     if (!ok || claims.iss !== this.appId || claims.exp <= now || claims.exp - claims.iat > 600)
       this.fail(401, "'Issuer' claim or signature is invalid");
@@ -210,12 +210,12 @@ export class GithubPeer {
 
   private checkToken(req: IncomingMessage, fullName?: string): string {
     const m = /^token (.+)$/.exec(req.headers.authorization ?? '');
-    const t = m ? this.tokens.get(m[1]!) : undefined;
+    const t = m ? this.tokens.get(m[1]) : undefined;
     if (!t || t.expiresAt.getTime() < Date.now()) this.fail(401, 'Bad credentials');
     if (fullName) {
       const inst = this.installations.get(t.installationId);
       if (!inst?.repos.includes(fullName)) this.fail(404, 'Not Found');
-      if (t.repositories && !t.repositories.includes(fullName.split('/')[1]!)) this.fail(404, 'Not Found');
+      if (t.repositories && !t.repositories.includes(fullName.split('/')[1])) this.fail(404, 'Not Found');
     }
     return t.installationId;
   }
@@ -241,29 +241,24 @@ export class GithubPeer {
     return { ...p, head: { ...p.head, sha: live }, html_url: `${this.url}/${r.owner}/${r.name}/pull/${p.number}` };
   }
 
-  private async route(
-    method: string,
-    url: URL,
-    body: Json,
-    req: IncomingMessage,
-  ): Promise<[number, unknown, string?] | null> {
+  private route(method: string, url: URL, body: Json, req: IncomingMessage): [number, unknown, string?] | null {
     const path = decodeURIComponent(url.pathname);
     let m: RegExpExecArray | null;
 
     if (method === 'GET' && (m = /^\/app\/installations\/(\d+)$/.exec(path))) {
       this.checkJwt(req);
-      const inst = this.installations.get(m[1]!);
+      const inst = this.installations.get(m[1]);
       if (!inst) return null;
       const { repos: _repos, ...rest } = inst;
       return [200, rest];
     }
     if (method === 'POST' && (m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path))) {
       this.checkJwt(req);
-      if (!this.installations.has(m[1]!)) return null;
+      if (!this.installations.has(m[1])) return null;
       const token = `ghs_${randomBytes(16).toString('hex')}`;
       const expiresAt = new Date(Date.now() + 3600_000);
       this.tokens.set(token, {
-        installationId: m[1]!,
+        installationId: m[1],
         expiresAt,
         repositories: body.repositories,
         permissions: body.permissions,
@@ -304,7 +299,7 @@ export class GithubPeer {
         for (const p of r.pulls.values()) {
           if (p.node_id !== body.variables?.id) continue;
           p.draft = mutation === 'convertPullRequestToDraft';
-          return [200, { data: { [mutation!]: { pullRequest: { id: p.node_id } } } }];
+          return [200, { data: { [mutation]: { pullRequest: { id: p.node_id } } } }];
         }
       }
       return [200, { errors: [{ message: 'Could not resolve to a node' }] }];
@@ -337,7 +332,7 @@ export class GithubPeer {
     if (method === 'GET' && rest === '') return [200, this.repoJson(repo)];
     if (method === 'GET' && (m = /^\/contents\/(.+)$/.exec(rest))) {
       const sha = this.resolveRef(repo, q('ref') ?? repo.defaultBranch);
-      const content = sha ? repo.trees.get(sha)!.get(m[1]!) : undefined;
+      const content = sha ? repo.trees.get(sha)!.get(m[1]) : undefined;
       if (content === undefined) return null;
       return [
         200,
@@ -352,7 +347,7 @@ export class GithubPeer {
       ];
     }
     if (method === 'GET' && (m = /^\/git\/trees\/(.+)$/.exec(rest))) {
-      const sha = this.resolveRef(repo, m[1]!);
+      const sha = this.resolveRef(repo, m[1]);
       if (!sha) return null;
       const files = [...repo.trees.get(sha)!];
       const dirs = new Set(
@@ -376,12 +371,12 @@ export class GithubPeer {
       ];
     }
     if (method === 'GET' && (m = /^\/branches\/(.+)$/.exec(rest))) {
-      const sha = repo.branches.get(m[1]!);
+      const sha = repo.branches.get(m[1]);
       return sha ? [200, { name: m[1], commit: { sha }, protected: m[1] === repo.defaultBranch }] : null;
     }
     if (method === 'GET' && (m = /^\/compare\/(.+)\.\.\.(.+)$/.exec(rest))) {
-      const base = this.resolveRef(repo, m[1]!);
-      const head = this.resolveRef(repo, m[2]!);
+      const base = this.resolveRef(repo, m[1]);
+      const head = this.resolveRef(repo, m[2]);
       if (!base || !head) return null;
       let ahead = 0;
       for (let c: string | null = head; c && c !== base; c = repo.parents.get(c) ?? null) ahead++;
@@ -493,11 +488,11 @@ export class GithubPeer {
       }
     }
     if (method === 'GET' && (m = /^\/git\/ref\/tags\/(.+)$/.exec(rest))) {
-      const t = repo.tags.get(m[1]!);
+      const t = repo.tags.get(m[1]);
       return t ? [200, { ref: `refs/tags/${m[1]}`, object: t }] : null;
     }
     if (method === 'GET' && (m = /^\/git\/tags\/([0-9a-f]+)$/.exec(rest))) {
-      const t = repo.tagObjects.get(m[1]!);
+      const t = repo.tagObjects.get(m[1]);
       return t ? [200, t] : null;
     }
     if (method === 'POST' && rest === '/git/tags') {
@@ -527,10 +522,10 @@ export class GithubPeer {
     }
     if (method === 'GET' && (m = /^\/commits\/([0-9a-f]+)\/(status|check-runs)$/.exec(rest))) {
       if (m[2] === 'status') {
-        const statuses = repo.statuses.get(m[1]!) ?? [];
+        const statuses = repo.statuses.get(m[1]) ?? [];
         return [200, { state: statuses.length ? 'success' : 'pending', statuses, total_count: statuses.length }];
       }
-      const runs = repo.checkRuns.get(m[1]!) ?? [];
+      const runs = repo.checkRuns.get(m[1]) ?? [];
       return [200, { total_count: runs.length, check_runs: runs }];
     }
     if (method === 'GET' && rest === '/actions/secrets/public-key') {
@@ -541,7 +536,7 @@ export class GithubPeer {
     }
     if (method === 'PUT' && (m = /^\/actions\/secrets\/([A-Za-z0-9_]+)$/.exec(rest))) {
       if (body.key_id !== 'peer-key-1') this.fail(422, 'Bad key id');
-      repo.secrets.set(m[1]!, { encrypted_value: body.encrypted_value, key_id: body.key_id });
+      repo.secrets.set(m[1], { encrypted_value: body.encrypted_value, key_id: body.key_id });
       return [201, {}];
     }
     return null;

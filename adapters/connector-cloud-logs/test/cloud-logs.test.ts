@@ -194,7 +194,7 @@ t.test(
   },
 );
 
-t.test('log lines normalise: JSON, Lambda, plain stacks, tracebacks; other lines give nothing', async (t) => {
+t.test('log lines normalise: JSON, Lambda, plain stacks, tracebacks; other lines give nothing', (t) => {
   const now = new Date().toISOString();
   const js = normalizeCloudLogEvent({ eventId: 'e1', timestamp: 1_763_632_800_000, message: JS_ERROR }, now)!;
   t.match(js, {
@@ -258,4 +258,5 @@ t.test('log lines normalise: JSON, Lambda, plain stacks, tracebacks; other lines
     null,
   );
   t.equal(normalizeCloudLogEvent({ eventId: 'e8', timestamp: 1, message: '' }, now), null);
+  t.end();
 });

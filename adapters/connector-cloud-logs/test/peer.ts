@@ -44,7 +44,7 @@ export async function startCloudPeer(): Promise<CloudPeer> {
     fail: [],
     assumeCalls: [],
     filterCalls: [],
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const server = await serveHttpPeer((req, body, res) => {
     const raw = body.toString('utf8');

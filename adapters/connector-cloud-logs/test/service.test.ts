@@ -70,7 +70,7 @@ t.test(
     const tested = await h.call(owner, 'POST', `/v1/connectors/${c.id}/test`);
     t.match(tested.body, { ok: true, code: 'ok', connector: { status: 'active' } }, tested.payload);
     t.equal(
-      peer.assumeCalls[peer.assumeCalls.length - 1]!.ExternalId,
+      peer.assumeCalls[peer.assumeCalls.length - 1].ExternalId,
       externalId,
       'AssumeRole carried the workspace external id',
     );

@@ -53,7 +53,7 @@ t.test('connector-endpoint passes the ConnectorAdapter contract kit', (t) =>
   }),
 );
 
-t.test('normalizePush maps the generic shape', async (t) => {
+t.test('normalizePush maps the generic shape', (t) => {
   const a = new EndpointConnectorAdapter(EndpointConnectorAdapter.validateOptions({}));
   const [e] = a.normalizePush({
     message: 'boom',
@@ -63,11 +63,11 @@ t.test('normalizePush maps the generic shape', async (t) => {
     user: { id: 7 },
     release: 'v1',
   });
-  t.equal(e!.level, 'fatal');
-  t.equal(e!.type, 'Error');
-  t.equal(e!.occurred_at, new Date(1700000000000).toISOString());
-  t.equal(e!.fingerprint, 'a:b');
-  t.same(e!.user, { id: '7' });
+  t.equal(e.level, 'fatal');
+  t.equal(e.type, 'Error');
+  t.equal(e.occurred_at, new Date(1700000000000).toISOString());
+  t.equal(e.fingerprint, 'a:b');
+  t.same(e.user, { id: '7' });
   t.throws(() => a.normalizePush({ message: 'x', occurred_at: 'yesterday' }), { code: 'invalid_payload' });
   t.equal(adapterModule('connector', EndpointConnectorAdapter).name, 'connector-endpoint');
   t.equal(
@@ -75,4 +75,5 @@ t.test('normalizePush maps the generic shape', async (t) => {
     false,
     'no stored hash, no push',
   );
+  t.end();
 });

@@ -123,21 +123,21 @@ t.test('connector-error-tracker passes the ConnectorAdapter contract kit against
   });
 });
 
-t.test('webhook bodies: event_alert, error and issue normalise to one event; other resources to none', async (t) => {
+t.test('webhook bodies: event_alert, error and issue normalise to one event; other resources to none', (t) => {
   const now = new Date().toISOString();
   const [alert] = normalizeWebhookBody(
     eventAlertBody({ eventId: 'f'.repeat(32), issue: '202', message: 'boom 42', user: 'u-7' }),
     now,
   )!;
-  t.equal(alert!.external_id, 'f'.repeat(32));
-  t.equal(alert!.type, 'TypeError');
-  t.equal(alert!.message, 'boom 42');
-  t.equal(alert!.fingerprint, 'error-tracker-issue:202', 'the tracker issue groups its events');
-  t.equal(alert!.release, 'shop@1.2.0');
-  t.equal(alert!.url, 'https://shop.example.com/cart?id=1');
-  t.same(alert!.user, { id: 'u-7', email: 'u-7@example.com', ip_address: '203.0.113.9' });
-  t.same(alert!.browser, { user_agent: 'Mozilla/5.0', name: 'Chrome', version: '120.0', os: 'macOS' });
-  t.same(alert!.frames, [{ file: 'app/cart.js', function: 'addItem', line: 12, column: 3, in_app: true }]);
+  t.equal(alert.external_id, 'f'.repeat(32));
+  t.equal(alert.type, 'TypeError');
+  t.equal(alert.message, 'boom 42');
+  t.equal(alert.fingerprint, 'error-tracker-issue:202', 'the tracker issue groups its events');
+  t.equal(alert.release, 'shop@1.2.0');
+  t.equal(alert.url, 'https://shop.example.com/cart?id=1');
+  t.same(alert.user, { id: 'u-7', email: 'u-7@example.com', ip_address: '203.0.113.9' });
+  t.same(alert.browser, { user_agent: 'Mozilla/5.0', name: 'Chrome', version: '120.0', os: 'macOS' });
+  t.same(alert.frames, [{ file: 'app/cart.js', function: 'addItem', line: 12, column: 3, in_app: true }]);
 
   const errorBody = {
     action: 'created',
@@ -153,10 +153,10 @@ t.test('webhook bodies: event_alert, error and issue normalise to one event; oth
     },
   };
   const [err] = normalizeWebhookBody(errorBody, now)!;
-  t.equal(err!.level, 'warning');
-  t.equal(err!.fingerprint, 'checkout:timeout', 'a custom fingerprint wins');
-  t.equal(err!.occurred_at, new Date(1_700_000_000_000).toISOString());
-  t.equal(err!.message, 'Checkout timed out');
+  t.equal(err.level, 'warning');
+  t.equal(err.fingerprint, 'checkout:timeout', 'a custom fingerprint wins');
+  t.equal(err.occurred_at, new Date(1_700_000_000_000).toISOString());
+  t.equal(err.message, 'Checkout timed out');
 
   const issue = {
     id: '303',
@@ -178,9 +178,10 @@ t.test('webhook bodies: event_alert, error and issue normalise to one event; oth
   t.same(normalizeWebhookBody({ action: 'resolved', data: { issue } }, now), [], 'a resolved issue brings no event');
   t.same(normalizeWebhookBody({ action: 'created', data: { installation: { uuid: 'x' } } }, now), []);
   t.equal(normalizeWebhookBody('nope', now), null);
+  t.end();
 });
 
-t.test('Link header: next cursor while results="true", none at the end', async (t) => {
+t.test('Link header: next cursor while results="true", none at the end', (t) => {
   t.equal(
     nextCursorOf(
       '<https://x/api/0/?cursor=0:0:1>; rel="previous"; results="false"; cursor="0:0:1", <https://x/api/0/?cursor=0:100:0>; rel="next"; results="true"; cursor="0:100:0"',
@@ -194,6 +195,7 @@ t.test('Link header: next cursor while results="true", none at the end', async (
     null,
   );
   t.equal(nextCursorOf(null), null);
+  t.end();
 });
 
 t.test('poll walks every page of the window, and continues a walk cut short', async (t) => {

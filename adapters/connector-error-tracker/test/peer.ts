@@ -29,7 +29,7 @@ export async function startTrackerPeer(
     pageSize: opts.pageSize ?? 2,
     failNext: 0,
     requests: [],
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const server = await serveHttpPeer((req, _body, res) => {
     const url = new URL(req.url ?? '/', 'http://peer');

@@ -82,7 +82,7 @@ t.test('connector-metrics passes the ConnectorAdapter contract kit against a loc
   );
 });
 
-t.test('a log normalises to one event; non-error logs to none', async (t) => {
+t.test('a log normalises to one event; non-error logs to none', (t) => {
   const now = new Date().toISOString();
   const e = normalizeLog(apiLog({ at: new Date('2026-11-20T10:00:00Z') }), now)!;
   t.match(e.external_id, /^AQAAAYvL/);
@@ -128,6 +128,7 @@ t.test('a log normalises to one event; non-error logs to none', async (t) => {
     ],
     'python frames, crashing frame first',
   );
+  t.end();
 });
 
 t.test('poll asks for error logs with the keys, walks every page, and continues a walk cut short', async (t) => {
@@ -152,8 +153,8 @@ t.test('poll asks for error logs with the keys, walks every page, and continues 
     page: { limit: 2 },
     sort: 'timestamp',
   });
-  t.notOk((peer.bodies[0]!.page as Record<string, unknown>).cursor, 'the first page has no cursor');
-  t.ok((peer.bodies[1]!.page as Record<string, unknown>).cursor, 'the next pages follow meta.page.after');
+  t.notOk((peer.bodies[0].page as Record<string, unknown>).cursor, 'the first page has no cursor');
+  t.ok((peer.bodies[1].page as Record<string, unknown>).cursor, 'the next pages follow meta.page.after');
   t.equal(all.nextPollInMs, 60_000);
   const again = await create({ pageLimit: 2 }).poll(settings, all.cursor);
   t.equal(again.events.length, 0, 'the next window starts where the last ended');

@@ -28,7 +28,7 @@ export async function startLogsPeer(): Promise<LogsPeer> {
     fail: [],
     bodies: [],
     headers: [],
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const server = await serveHttpPeer((req, raw, res) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -52,11 +52,11 @@ export async function startLogsPeer(): Promise<LogsPeer> {
     } catch {
       return send(400, { errors: ['Malformed JSON'] });
     }
-    peer.bodies.push(body as Record<string, unknown>);
+    peer.bodies.push(body);
     const from = new Date(body.filter?.from ?? 0).getTime();
     const to = body.filter?.to ? new Date(body.filter.to).getTime() : Infinity;
     const m = /status:\(([^)]*)\)/.exec(body.filter?.query ?? '');
-    const statuses = m ? m[1]!.split(/\s+OR\s+/) : null;
+    const statuses = m ? m[1].split(/\s+OR\s+/) : null;
     const matching = peer.logs
       .filter((l) => {
         const a = l.attributes as { timestamp: string; status: string };

@@ -19,9 +19,8 @@ async function listen(handler: http.RequestListener): Promise<{ url: string; clo
 }
 
 t.test('identity-oidc passes the IdentityProvider contract against oidc-provider', async (t) => {
-  let issuer = '';
   const server = await listen((req, res) => provider.callback()(req, res));
-  issuer = server.url;
+  const issuer = server.url;
   const provider = new Provider(issuer, {
     clients: [
       {

@@ -41,9 +41,9 @@ const kit = (dataDir: string) => ({
     ],
   },
   mimeSecret: SECRET,
-  received: async (message: { messageId: string }) => {
+  received: (message: { messageId: string }) => {
     const entry = current!.messages.find((e) => e.messageId === message.messageId)!;
-    return entry.path ? readFileSync(entry.path) : entry.raw;
+    return Promise.resolve(entry.path ? readFileSync(entry.path) : entry.raw);
   },
 });
 

@@ -126,7 +126,7 @@ export async function startSesPeer(t: Test): Promise<SesPeer> {
       if (!id) return json(res, 404, `Email identity ${name} does not exist.`, 'NotFoundException');
       if (req.method === 'GET' && !m[2]) return json(res, 200, identityJson(id));
       if (req.method === 'DELETE' && !m[2]) {
-        identities.delete(name!);
+        identities.delete(name);
         return json(res, 200, {});
       }
       if (req.method === 'PUT' && m[2]) {
@@ -194,9 +194,9 @@ export function snsSigner(): SnsSigner {
   return {
     certPem: main.cert,
     fetches,
-    async fetchCertificate(url) {
+    fetchCertificate(url) {
       fetches.push(url);
-      return main.cert;
+      return Promise.resolve(main.cert);
     },
     envelope(fields, opts = {}) {
       const m: SnsMessage = {
@@ -207,7 +207,7 @@ export function snsSigner(): SnsSigner {
         SigningCertURL: CERT_URL,
         Signature: '',
         ...fields,
-      } as SnsMessage;
+      };
       const signer = createSign(m.SignatureVersion === '1' ? 'RSA-SHA1' : 'RSA-SHA256');
       signer.update(snsStringToSign(m), 'utf8');
       m.Signature = signer.sign(opts.otherKey ? other.key : main.key, 'base64');

@@ -56,10 +56,10 @@ t.test('mail-ses against aws-ses-v2-local (and a local fake of the identity oper
         ],
       },
       mimeSecret: SECRET,
-      received: async (m) => {
+      received: (m) => {
         const raw = peer.raws.find((r) => r.toString().includes(`Message-ID: ${m.messageId}`));
-        if (!raw) throw new Error(`SES was not handed ${m.messageId}`);
-        return raw;
+        if (!raw) return Promise.reject(new Error(`SES was not handed ${m.messageId}`));
+        return Promise.resolve(raw);
       },
       inbound: {
         signed: () =>

@@ -18,7 +18,10 @@ function make(over: Partial<SesOptions> = {}, hooks: SesHooks = {}): SesChannelA
     { config: {}, log: undefined },
     {
       fetchCertificate: (url) => sns.fetchCertificate(url),
-      confirmSubscription: async (url) => void confirmed.push(url),
+      confirmSubscription: (url) => {
+        confirmed.push(url);
+        return Promise.resolve();
+      },
       ...hooks,
     },
   );
@@ -57,18 +60,18 @@ t.test('a received message becomes one email per recipient with the provider ver
     ['acme@in.patchwell.test', 'beta@in.patchwell.test'],
     'recipients, lower case',
   );
-  t.ok(result.emails[0]!.raw.equals(raw), 'the raw message, decoded from base64');
-  t.same(result.emails[0]!.providerVerdicts, {
+  t.ok(result.emails[0].raw.equals(raw), 'the raw message, decoded from base64');
+  t.same(result.emails[0].providerVerdicts, {
     spam: 'pass',
     virus: 'pass',
     spf: 'gray',
     dkim: 'fail',
     dmarc: 'error',
   });
-  t.equal(result.emails[0]!.providerMessageId, 'o3vrnil0e2ic28trm7dfhrc2v0clambfcd7i0ig01');
+  t.equal(result.emails[0].providerMessageId, 'o3vrnil0e2ic28trm7dfhrc2v0clambfcd7i0ig01');
 
   const utf8 = await make().parseInbound(notify(receivedNotification(['acme@in.patchwell.test'], raw, {}, 'UTF8')));
-  t.ok(utf8.emails[0]!.raw.equals(raw), 'UTF8 encoding');
+  t.ok(utf8.emails[0].raw.equals(raw), 'UTF8 encoding');
 
   const withoutContent = JSON.parse(receivedNotification(['acme@in.patchwell.test'], raw)) as Record<string, unknown>;
   delete withoutContent.content;
@@ -202,7 +205,15 @@ t.test(
 
 t.test('SignatureVersion 1 (SHA1) and 2 (SHA256) both verify; the certificate is fetched once', async (t) => {
   const fetches: string[] = [];
-  const adapter = make({}, { fetchCertificate: async (url) => (fetches.push(url), sns.certPem) });
+  const adapter = make(
+    {},
+    {
+      fetchCertificate: (url) => {
+        fetches.push(url);
+        return Promise.resolve(sns.certPem);
+      },
+    },
+  );
   const v1 = await adapter.parseInbound(
     notify({ notificationType: 'Delivery', mail, delivery: { recipients: ['ada@example.test'] } }, '1'),
   );
@@ -242,9 +253,7 @@ t.test('a subscription is confirmed only when signed, for an allowed topic and a
   const failing = make(
     {},
     {
-      confirmSubscription: async () => {
-        throw new Error('connection reset');
-      },
+      confirmSubscription: () => Promise.reject(new Error('connection reset')),
     },
   );
   const err = await failing.parseInbound(confirmation()).catch((e: unknown) => e);
@@ -286,20 +295,18 @@ t.test('certificate checks', async (t) => {
   }
 
   const m = sns.envelope({ Type: 'Notification', Message: '{}' });
-  const verifier = new SnsVerifier(async () => sns.certPem);
+  const verifier = new SnsVerifier(() => Promise.resolve(sns.certPem));
   await verifier.verify(m);
   const future = await verifier.verify(m, new Date(Date.now() + 30 * 24 * 3600 * 1000)).catch((e: unknown) => e);
   t.ok(isAdapterError(future, 'invalid_signature'), 'an expired certificate is refused');
 
-  const unreachable = new SnsVerifier(async () => {
-    throw new Error('ENOTFOUND');
-  });
+  const unreachable = new SnsVerifier(() => Promise.reject(new Error('ENOTFOUND')));
   const down = await unreachable.verify(m).catch((e: unknown) => e);
   t.ok(
     isAdapterError(down, 'certificate_unavailable') && (down as { retryable: boolean }).retryable,
     'an unreachable certificate is retryable',
   );
 
-  const garbage = await new SnsVerifier(async () => 'not a certificate').verify(m).catch((e: unknown) => e);
+  const garbage = await new SnsVerifier(() => Promise.resolve('not a certificate')).verify(m).catch((e: unknown) => e);
   t.ok(isAdapterError(garbage, 'invalid_signature'), 'something that is not a certificate is refused');
 });

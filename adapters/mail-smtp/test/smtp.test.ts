@@ -106,10 +106,10 @@ t.test('mail-smtp against a local SMTP server', async (t) => {
         ],
       },
       mimeSecret: SECRET,
-      received: async (m) => {
+      received: (m) => {
         const got = received.find((r) => r.raw.toString().includes(`Message-ID: ${m.messageId}`));
-        if (!got) throw new Error(`the server did not receive ${m.messageId}`);
-        return got.raw;
+        if (!got) return Promise.reject(new Error(`the server did not receive ${m.messageId}`));
+        return Promise.resolve(got.raw);
       },
     }),
   );

@@ -100,7 +100,7 @@ t.test('payment-local meets the PaymentProvider contract', (t) =>
   }),
 );
 
-t.test('the signature scheme is Stripe’s: t=…,v1=HMAC-SHA256("t.body")', async (t) => {
+t.test('the signature scheme is Stripe’s: t=…,v1=HMAC-SHA256("t.body")', (t) => {
   const body = Buffer.from('{"a":1}');
   const header = signPayload(SECRET, body, 1_700_000_000);
   const verify = (signature: string, now: number) =>
@@ -109,6 +109,7 @@ t.test('the signature scheme is Stripe’s: t=…,v1=HMAC-SHA256("t.body")', asy
   t.equal(verify(header, 1_700_000_000 + 300), true, 'within 300 s');
   t.equal(verify(header, 1_700_000_000 + 301), false, 'past 300 s');
   t.equal(verify(`${header},v1=${'0'.repeat(64)}`, 1_700_000_000), true, 'any v1 may match');
+  t.end();
 });
 
 t.test('a paid checkout sends checkout, subscription and invoice events; a declined card sends none', async (t) => {
@@ -131,7 +132,7 @@ t.test('a paid checkout sends checkout, subscription and invoice events; a decli
     p.delivered.map((d) => d.event.type),
     ['checkout.completed', 'subscription.updated', 'invoice.paid'],
   );
-  t.match(p.delivered[1]!.event, { orgId: 'org_a', subscription: { plan: 'startup', status: 'trialing' } });
+  t.match(p.delivered[1].event, { orgId: 'org_a', subscription: { plan: 'startup', status: 'trialing' } });
   t.same(await p.completeCheckout(s.checkoutId, LOCAL_TEST_CARDS.ok), { error: 'gone' }, 'a checkout completes once');
 });
 
@@ -155,9 +156,10 @@ t.test('the clock ends the trial, renews, and ends a cancelled subscription at i
   });
 });
 
-t.test('proration is the share of the monthly difference left in the period', async (t) => {
+t.test('proration is the share of the monthly difference left in the period', (t) => {
   const period = { currentPeriodStart: '2026-01-01T00:00:00.000Z', currentPeriodEnd: '2026-01-31T00:00:00.000Z' };
   t.equal(prorate(220, period, new Date('2026-01-16T00:00:00.000Z')), 110);
   t.equal(prorate(-60, period, new Date('2026-01-25T00:00:00.000Z')), -12);
   t.equal(prorate(100, period, new Date('2026-02-10T00:00:00.000Z')), 0);
+  t.end();
 });

@@ -121,13 +121,13 @@ t.test('what payment-stripe sends to Stripe', async (t) => {
   });
   const updates = mine.filter((r) => r.path === `/v1/subscriptions/${sub.subscriptionId}` && r.method === 'POST');
   t.match(
-    updates[0]!.body,
+    updates[0].body,
     { items: [{ price: 'price_plan_growth' }], proration_behavior: 'always_invoice', metadata: { plan: 'growth' } },
     'a plan switch is prorated by Stripe',
   );
-  t.match(updates[1]!.body, { items: [{ price: 'price_addon_badge_removal', quantity: '1' }] });
-  t.match(updates[2]!.body, { items: [{ deleted: 'true' }] });
-  t.match(updates[3]!.body, { cancel_at_period_end: 'true' });
+  t.match(updates[1].body, { items: [{ price: 'price_addon_badge_removal', quantity: '1' }] });
+  t.match(updates[2].body, { items: [{ deleted: 'true' }] });
+  t.match(updates[3].body, { cancel_at_period_end: 'true' });
   const account = mine.find((r) => r.path === '/v1/accounts')!;
   t.match(account.body, { type: 'express', country: 'IT', metadata: { org_id: 'org_1' } });
   const state = peer.subscriptions.get(sub.subscriptionId)!;
@@ -227,7 +227,7 @@ t.test('the service on payment-stripe: checkout, webhooks, replay, plan switch',
   const session = [...peer.sessions.values()].find((s) => s.url === checkout.body.url)!;
   const { events } = peer.completeCheckout(session.id as string);
   for (const e of events) t.equal((await deliver(e)).status, 200);
-  const replay = await deliver(events[1]!);
+  const replay = await deliver(events[1]);
   t.equal(replay.body.duplicate, true, 'a repeated delivery is recognised');
   const trialing = await call('GET', '/v1/billing');
   t.equal(trialing.body.subscription_status, 'trialing');

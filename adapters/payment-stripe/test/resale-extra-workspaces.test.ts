@@ -2,9 +2,11 @@ import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { insertWorkspace, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { waitFor } from '../../../test/helpers/wait.js';
+import type { Json } from '../../../test/helpers/call.js';
 import { StripePeer } from './stripe-peer.js';
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- peer objects and answers, checked field by field
+/** What the tests read of a subscription at the peer: its items and their prices. */
+type PeerSubscription = { id: string; items: { data: { price: { id: string }; quantity: number }[] } };
 
 const peer = await new StripePeer().start();
 t.teardown(() => peer.stop());
@@ -27,9 +29,9 @@ const app = await startTestApp(t, {
 
 const call = async (who: SignedUp, method: string, url: string, payload?: unknown) => {
   const res = await app.server.inject({ method, url, payload: payload as object, ...who.auth });
-  return { status: res.statusCode, body: JSON.parse(res.payload) as Obj, payload: res.payload };
+  return { status: res.statusCode, body: JSON.parse(res.payload) as Json, payload: res.payload };
 };
-const deliver = async (event: Obj, endpoint = '') => {
+const deliver = async (event: Record<string, unknown>, endpoint = '') => {
   const d = peer.sign(event, endpoint ? { secret: peer.connectSecret } : {});
   const res = await app.server.inject({
     method: 'POST',
@@ -37,25 +39,24 @@ const deliver = async (event: Obj, endpoint = '') => {
     payload: d.rawBody,
     headers: { ...d.headers, 'content-type': 'application/json' },
   });
-  return { status: res.statusCode, body: JSON.parse(res.payload) as Obj };
+  return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
 };
 /** Checkout of a plan, paid at the peer, its events delivered. */
-async function subscribe(who: SignedUp, plan: string): Promise<Obj> {
+async function subscribe(who: SignedUp, plan: string): Promise<PeerSubscription> {
   const checkout = await call(who, 'POST', '/v1/billing/checkout', { plan });
   const session = [...peer.sessions.values()].find((s) => s.url === checkout.body.url)!;
   const { subscription, events } = peer.completeCheckout(session.id as string);
   for (const e of events) t.equal((await deliver(e)).status, 200);
-  return subscription!;
+  return subscription as PeerSubscription;
 }
 
 t.test('extra workspaces are a quantity on the Stripe subscription, priced per plan', async (t) => {
   const owner = await signUp(app);
   const sub = await subscribe(owner, 'indie');
-  const extraItem = () =>
-    (sub.items.data as Obj[]).find((i) => String(i.price.id).startsWith('price_extra_workspace_'));
+  const extraItem = () => sub.items.data.find((i) => String(i.price.id).startsWith('price_extra_workspace_'));
   t.equal((await call(owner, 'POST', '/v1/workspaces', { name: 'Shop' })).status, 201);
   t.equal((await call(owner, 'POST', '/v1/workspaces', { name: 'Blog' })).status, 201);
-  await waitFor(async () => extraItem()?.quantity === 1, 'the extra workspace item at the peer');
+  await waitFor(() => extraItem()?.quantity === 1, 'the extra workspace item at the peer');
   t.equal(extraItem()!.price.id, 'price_extra_workspace_indie');
   const updates = peer.requests.filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${sub.id}`);
   t.match(updates.at(-1)!.body, {
@@ -75,14 +76,14 @@ t.test('extra workspaces are a quantity on the Stripe subscription, priced per p
     (r) =>
       r.method === 'POST' &&
       r.path === `/v1/subscriptions/${sub.id}` &&
-      (r.body.metadata as Obj | undefined)?.plan === 'growth',
+      (r.body.metadata as { plan?: string } | undefined)?.plan === 'growth',
   )!;
   t.match(switched.body.items, [
     { price: 'price_plan_growth' },
     { price: 'price_extra_workspace_growth', quantity: '1' },
   ]);
   // Growth includes 10 workspaces: the quantity goes to 0 and the item is removed.
-  await waitFor(async () => !extraItem(), 'the item removed on a plan that includes the workspaces');
+  await waitFor(() => !extraItem(), 'the item removed on a plan that includes the workspaces');
   t.same(peer.withoutIdempotencyKey(), [], 'every mutating call carries an Idempotency-Key');
 });
 
@@ -94,7 +95,7 @@ t.test(
     await subscribe(agency, 'agency');
     const onboarding = await call(agency, 'POST', '/v1/billing/connect/onboarding', { country: 'IT' });
     t.equal(onboarding.status, 200, onboarding.payload);
-    const account = [...peer.accounts.values()].find((a) => (a.metadata as Obj).org_id === orgId)!;
+    const account = [...peer.accounts.values()].find((a) => (a.metadata as { org_id?: string }).org_id === orgId)!;
     const ws = await insertWorkspace(app, orgId, { name: 'Acme support', client_name: 'Acme' });
     const resale = { resale_price_usd: 300, collect_via_connect: true, client_email: 'billing@acme.example' };
 
@@ -124,7 +125,10 @@ t.test(
       },
       'a destination charge with the platform fee',
     );
-    t.notOk((session.subscription_data as Obj).on_behalf_of, 'settled on the platform unless resaleOnBehalfOf is set');
+    t.notOk(
+      (session.subscription_data as { on_behalf_of?: string }).on_behalf_of,
+      'settled on the platform unless resaleOnBehalfOf is set',
+    );
     const client = peer.customers.get(session.customer as string)!;
     t.match(
       client,
@@ -143,13 +147,13 @@ t.test(
       platform_fees_usd: 15,
     });
     t.match(
-      (await call(agency, 'GET', '/v1/billing/invoices')).body.items.filter((i: Obj) => i.purpose === 'resale'),
+      (await call(agency, 'GET', '/v1/billing/invoices')).body.items.filter((i: Json) => i.purpose === 'resale'),
       [{ status: 'paid', amount_paid_usd: 300 }],
     );
     t.match(await app.db('billing_resale_charges').where({ org_id: orgId }), [
       { status: 'paid', destination_account_id: account.id },
     ]);
-    t.equal((await deliver(events[2]!)).body.duplicate, true, 'a replayed invoice event changes nothing');
+    t.equal((await deliver(events[2])).body.duplicate, true, 'a replayed invoice event changes nothing');
     t.equal((await app.db('billing_resale_charges').where({ org_id: orgId })).length, 1);
     t.equal(
       (await call(agency, 'GET', '/v1/billing')).body.summary.plan,
@@ -181,7 +185,7 @@ t.test(
     });
     t.equal(repriced.status, 200, repriced.payload);
     const update = peer.requests
-      .filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription!.id}`)
+      .filter((r) => r.method === 'POST' && r.path === `/v1/subscriptions/${subscription!.id as string}`)
       .at(-1)!;
     t.match(update.body, {
       items: [{ price_data: { unit_amount: '35000', product: /^prod_/ } }],

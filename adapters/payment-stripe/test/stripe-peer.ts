@@ -179,10 +179,7 @@ export class StripePeer {
       if (!body.customer || !this.customers.has(body.customer as string)) throw missing('customer');
       const items = body.line_items as Array<{ price?: string; quantity: string; price_data?: Obj }>;
       const first = items?.[0];
-      if (
-        !first ||
-        (first.price_data ? !(first.price_data as Obj).unit_amount : !this.prices.some((p) => p.id === first.price))
-      )
+      if (!first || (first.price_data ? !first.price_data.unit_amount : !this.prices.some((p) => p.id === first.price)))
         throw new Error('line_items[0][price] is invalid');
       const td = ((body.subscription_data ?? {}) as Obj).transfer_data as Obj | undefined;
       if (td && !this.accounts.has(td.destination as string)) throw missing('account');
@@ -208,7 +205,7 @@ export class StripePeer {
       };
     }
     if ((m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
-      const sub = this.subscriptions.get(m[1]!);
+      const sub = this.subscriptions.get(m[1]);
       if (!sub) throw missing('subscription');
       if (method === 'GET') return sub;
       this.updateSubscription(sub, body);
@@ -250,7 +247,7 @@ export class StripePeer {
         if (change.price) existing.price = this.price(change.price as string);
         if (change.price_data) existing.price = this.inlinePrice(change.price_data as Obj);
         if (change.quantity) existing.quantity = Number(change.quantity);
-      } else items.push(this.item(change.price as string, Number(change.quantity ?? 1), items[0]!));
+      } else items.push(this.item(change.price as string, Number(change.quantity ?? 1), items[0]));
     }
     if (body.cancel_at_period_end !== undefined) sub.cancel_at_period_end = body.cancel_at_period_end === 'true';
     if (body.metadata) sub.metadata = { ...(sub.metadata as Obj), ...(body.metadata as Obj) };
@@ -264,7 +261,7 @@ export class StripePeer {
       id: `price_inline_${randomBytes(6).toString('hex')}`,
       object: 'price',
       lookup_key: null,
-      product: (data.product as string | undefined) ?? `prod_${randomBytes(6).toString('hex')}`,
+      product: data.product ?? `prod_${randomBytes(6).toString('hex')}`,
       unit_amount: Number(data.unit_amount),
       currency: data.currency ?? 'usd',
       recurring: data.recurring ?? null,
@@ -299,7 +296,7 @@ export class StripePeer {
     s.payment_status = 'paid';
     if (s.mode === 'payment') {
       s.payment_intent = `pi_${randomBytes(6).toString('hex')}`;
-      s.amount_total = this.prices.find((p) => p.id === (s.line_items as Obj[])[0]!.price)!.unit_amount;
+      s.amount_total = this.prices.find((p) => p.id === (s.line_items as Obj[])[0].price)!.unit_amount;
       return { subscription: null, events: [this.event('checkout.session.completed', s, now)] };
     }
     const sd = (s.subscription_data ?? {}) as {
@@ -311,9 +308,9 @@ export class StripePeer {
     };
     const trialDays = Number(sd.trial_period_days ?? 0);
     const end = trialDays > 0 ? now + trialDays * DAY : now + 30 * DAY;
-    const line = (s.line_items as Obj[])[0]!;
+    const line = (s.line_items as Obj[])[0];
     const item = line.price_data
-      ? { ...this.item(this.prices[0]!.id as string, 1), price: this.inlinePrice(line.price_data as Obj) }
+      ? { ...this.item(this.prices[0].id as string, 1), price: this.inlinePrice(line.price_data as Obj) }
       : this.item(line.price as string, 1);
     Object.assign(item, { current_period_start: now, current_period_end: end });
     const sub: Obj = {

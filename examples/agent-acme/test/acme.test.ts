@@ -65,9 +65,10 @@ t.test('fix jobs are refused: the tool only diagnoses', async (t) => {
   await t.rejects(create().start(kitJob('fix'), recordingIO()), { code: 'not_supported' });
 });
 
-t.test('lines are read defensively', async (t) => {
+t.test('lines are read defensively', (t) => {
   t.match(parseLine('not json'), { event: { type: 'output', message: 'not json' } });
   t.match(parseLine('{"event":{"level":"shout","message":"x"}}'), { event: { level: 'info', message: 'x' } });
   t.match(parseLine('{"result":{"status":"succeeded","cost_usd":0}}'), { result: { status: 'succeeded' } });
   t.match(parseLine('[1,2]'), { event: { type: 'output' } });
+  t.end();
 });

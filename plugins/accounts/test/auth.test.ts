@@ -7,6 +7,8 @@ import {
   sessionFrom,
   sessionSetCookie,
   type AccountsHarness,
+  type AuthJson,
+  type RefusalJson,
 } from './helpers.js';
 
 const PASSWORD = 'a long enough password';
@@ -37,7 +39,7 @@ t.test('a new customer signs up, confirms the address from the mailed link, sign
     referral_code: 'friend42',
   });
   expectStatus(t, res, 201, 'signed up');
-  const body = res.body as Record<string, any>;
+  const body = res.body as AuthJson;
   t.equal(body.email_verification_required, true);
   t.match(body.user, {
     email: 'ada@example.test',
@@ -84,18 +86,18 @@ t.test('a new customer signs up, confirms the address from the mailed link, sign
 
   const [mail] = await h.mails('ada@example.test', 'accounts.verify_email');
   t.ok(mail, 'a verification email is sent');
-  t.equal(mail!.locale, 'it', "in the user's language");
-  t.match(mail!.text, /http:\/\/localhost:3000\/verify-email\?token=pwv_/);
-  t.equal(mail!.org_id, body.organization.id);
+  t.equal(mail.locale, 'it', "in the user's language");
+  t.match(mail.text, /http:\/\/localhost:3000\/verify-email\?token=pwv_/);
+  t.equal(mail.org_id, body.organization.id);
 
   const me = await h.call({ url: '/v1/auth/me', auth: owner });
   t.equal(me.statusCode, 200);
-  t.equal((me.body as any).user.id, body.user.id);
+  t.equal((me.body as AuthJson).user.id, body.user.id);
 
   const token = await h.tokenFromMail('ada@example.test', 'accounts.verify_email');
   const verified = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token }, auth: owner });
   expectStatus(t, verified, 200, 'the address is confirmed');
-  t.ok((verified.body as any).user.email_verified_at, 'the address is verified');
+  t.ok((verified.body as AuthJson).user.email_verified_at, 'the address is verified');
   t.equal(sessionSetCookie(verified), null, 'the same user keeps the current session');
   const again = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token }, auth: owner });
   t.equal(again.statusCode, 400);
@@ -128,7 +130,7 @@ t.test('a new customer signs up, confirms the address from the mailed link, sign
 
   const login = await h.login('ADA@example.test', PASSWORD);
   expectStatus(t, login, 200, 'signed in');
-  t.ok((login.body as any).user.last_login_at);
+  t.ok((login.body as AuthJson).user.last_login_at);
   const first = sessionFrom(login)!;
   const rotated = await h.call({
     method: 'POST',
@@ -152,7 +154,7 @@ t.test('signup checks its input', async (t) => {
   t.equal(noTerms.body.code, 'invalid_request');
   const short = await signup(h, 'x@example.test', { password: 'short' });
   t.equal(short.statusCode, 400);
-  t.match((short.body as any).details.errors, [{ path: 'payload.password' }]);
+  t.match((short.body as RefusalJson).details.errors, [{ path: 'payload.password' }]);
   const long = await signup(h, 'x@example.test', { password: 'x'.repeat(201) });
   t.equal(long.statusCode, 400);
   const badType = await signup(h, 'x@example.test', { organization_type: 'reseller' });
@@ -160,8 +162,8 @@ t.test('signup checks its input', async (t) => {
   t.equal((await h.app.db('users').where({ email: 'x@example.test' })).length, 0, 'bad input stores nothing');
   const sameName = [await signup(h, 'one@example.test'), await signup(h, 'two@example.test')];
   t.not(
-    (sameName[0]!.body as any).organization.slug,
-    (sameName[1]!.body as any).organization.slug,
+    (sameName[0].body as AuthJson).organization.slug,
+    (sameName[1].body as AuthJson).organization.slug,
     'slugs stay unique',
   );
 });
@@ -182,8 +184,8 @@ t.test('email verification signs in only when nobody is signed in', async (t) =>
 
   const anonymous = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token: tokenA } });
   t.equal(anonymous.statusCode, 200, 'the link still works after the refusal');
-  t.equal((anonymous.body as any).user.id, (a.body as any).user.id);
-  t.ok((anonymous.body as any).user.email_verified_at);
+  t.equal((anonymous.body as AuthJson).user.id, (a.body as AuthJson).user.id);
+  t.ok((anonymous.body as AuthJson).user.email_verified_at);
   const opened = sessionFrom(anonymous);
   t.ok(opened, 'a session is opened');
   t.equal((await h.call({ url: '/v1/auth/me', auth: cookieHeader(opened!) })).statusCode, 200);
@@ -239,7 +241,7 @@ t.test('magic link: same answer for unknown addresses, single use, short lived',
   t.ok(t1 - t0 >= 240 && t2 - t1 >= 240, 'both take at least the uniform answer time');
   t.equal((await h.mails('ghost@example.test')).length, 0, 'nothing is sent to an unknown address');
   const [mail] = await h.mails('magic@example.test', 'accounts.magic_link');
-  t.match(mail!.text, /http:\/\/localhost:3000\/magic-link\?token=pwm_[A-Za-z0-9_-]+&redirect_to=%2Ftickets%3Fx%3D1/);
+  t.match(mail.text, /http:\/\/localhost:3000\/magic-link\?token=pwm_[A-Za-z0-9_-]+&redirect_to=%2Ftickets%3Fx%3D1/);
 
   const openRedirect = await h.call({
     method: 'POST',
@@ -257,8 +259,8 @@ t.test('magic link: same answer for unknown addresses, single use, short lived',
   const token = await h.tokenFromMail('magic@example.test', 'accounts.magic_link');
   const signedIn = await h.call({ method: 'POST', url: '/v1/auth/magic-link/verify', payload: { token } });
   expectStatus(t, signedIn, 200, 'signed in by the link');
-  t.equal((signedIn.body as any).user.email, 'magic@example.test');
-  t.ok((signedIn.body as any).user.email_verified_at, 'the link proves the address');
+  t.equal((signedIn.body as AuthJson).user.email, 'magic@example.test');
+  t.ok((signedIn.body as AuthJson).user.email_verified_at, 'the link proves the address');
   t.ok(sessionFrom(signedIn));
   const reuse = await h.call({ method: 'POST', url: '/v1/auth/magic-link/verify', payload: { token } });
   t.match([reuse.statusCode, reuse.body], [400, { code: 'invalid_token', details: { reason: 'used' } }]);
@@ -304,7 +306,7 @@ t.test('a password reset closes every other session and opens a new one', async 
   });
   t.same([asked.statusCode, asked.body], [200, { sent: true }]);
   const [mail] = await h.mails('reset@example.test', 'accounts.password_reset');
-  t.match(mail!.text, /http:\/\/localhost:3000\/reset-password\?token=pwr_/);
+  t.match(mail.text, /http:\/\/localhost:3000\/reset-password\?token=pwr_/);
   const token = await h.tokenFromMail('reset@example.test', 'accounts.password_reset');
 
   const tooShort = await h.call({
@@ -319,7 +321,7 @@ t.test('a password reset closes every other session and opens a new one', async 
     payload: { token, password: NEW_PASSWORD },
   });
   expectStatus(t, confirmed, 200, 'new password set');
-  t.equal((confirmed.body as any).user.email, 'reset@example.test');
+  t.equal((confirmed.body as AuthJson).user.email, 'reset@example.test');
   const fresh = cookieHeader(sessionFrom(confirmed)!);
   t.equal((await h.call({ url: '/v1/auth/me', auth: laptop })).statusCode, 401, 'the laptop session is closed');
   t.equal((await h.call({ url: '/v1/auth/me', auth: phone })).statusCode, 401, 'the phone session is closed');
@@ -353,7 +355,7 @@ t.test('a password reset closes every other session and opens a new one', async 
 t.test('sessions: idle and absolute lifetimes, sliding touch', async (t) => {
   const res = await signup(h, 'life@example.test');
   const cookie = cookieHeader(sessionFrom(res)!);
-  const sessions = () => h.app.db('sessions').where({ user_id: (res.body as any).user.id });
+  const sessions = () => h.app.db('sessions').where({ user_id: (res.body as AuthJson).user.id });
   const row = await sessions().first();
   t.ok(
     Date.parse(row.absolute_expires_at) - Date.parse(row.created_at) >= 30 * 86_400_000 - 1000,
@@ -386,7 +388,7 @@ t.test('sessions: idle and absolute lifetimes, sliding touch', async (t) => {
 
 t.test('staff comes from config', async (t) => {
   const staff = await signup(h, 'ops@example.test');
-  t.equal((staff.body as any).staff, true, 'a configured address is staff');
+  t.equal((staff.body as AuthJson).staff, true, 'a configured address is staff');
   t.equal((await signup(h, 'notops@example.test')).body.staff, false);
 });
 
@@ -452,7 +454,7 @@ t.test('the OpenAPI document lists the 24 operations under their sections', asyn
   ]) {
     t.ok(doc.components.schemas[name], `component ${name}`);
   }
-  t.same(doc.paths['/v1/auth/login']!.post!.security, [], 'login is public');
+  t.same(doc.paths['/v1/auth/login'].post.security, [], 'login is public');
 });
 
 t.test('no answer ever carries a password, a password hash or a token hash', async (t) => {

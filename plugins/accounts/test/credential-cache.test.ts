@@ -80,7 +80,7 @@ t.test('touching a session keeps the cache: using a credential is not a change o
   if (!app.config.database.url) t.ok(cached(app, owner), 'and the credential stays cached');
 });
 
-t.test('without a live LISTEN connection (Postgres) the cache keeps nothing', async (t) => {
+t.test('without a live LISTEN connection (Postgres) the cache keeps nothing', (t) => {
   const cache = new CredentialCache<{ credential: string; user: string }>({ ttlSeconds: 10, maxEntries: 10 }, true);
   cache.put('k', { credential: 'c', user: 'u' }, cache.begin());
   t.equal(cache.get('k'), undefined, 'not live before it listens');
@@ -95,6 +95,7 @@ t.test('without a live LISTEN connection (Postgres) the cache keeps nothing', as
   const off = new CredentialCache<{ credential: string; user: string }>({ ttlSeconds: 0, maxEntries: 2 }, false);
   off.put('k', { credential: 'c', user: 'u' }, off.begin());
   t.equal(off.get('k'), undefined, 'ttlSeconds 0 turns it off');
+  t.end();
 });
 
 t.test(

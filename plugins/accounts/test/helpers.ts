@@ -1,7 +1,7 @@
 import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { sessionFrom } from '../../../test/helpers/accounts.js';
+import { sessionFrom, setCookies } from '../../../test/helpers/accounts.js';
 
 export { sessionFrom };
 
@@ -11,6 +11,40 @@ export interface Answer {
   payload: string;
   body: Record<string, unknown> & { [k: string]: unknown };
 }
+
+/** What the tests read of the answers: parts of the API's documented shapes. */
+export type UserJson = {
+  id: string;
+  org_id: string;
+  email: string;
+  email_verified_at: string | null;
+  last_login_at: string | null;
+};
+/** An AuthContext: signed up, signed in or /v1/auth/me. */
+export type AuthJson = {
+  email_verification_required: boolean;
+  user: UserJson;
+  organization: { id: string; name: string; slug: string; referral_code: string };
+  workspaces: { id: string }[];
+  session: { expires_at: string; sso: boolean };
+  staff: boolean;
+  plan: { id: string };
+};
+/** An invitation, an API token or a member, as created, listed or changed. */
+export type ItemJson = {
+  id: string;
+  name: string;
+  email: string;
+  role: string;
+  status: string;
+  token: string;
+  last4: string;
+  expires_at: string;
+  workspace_ids: string[];
+};
+export type ListJson = { items: ItemJson[]; next_cursor: string | null };
+/** A refused request: its code and, for a payload that fails validation, the paths at fault. */
+export type RefusalJson = { code: string; details: { errors: { path: string }[] } };
 
 /** Whoever acts (a signed-in member), and the member acted on. */
 type Signed = { auth: { headers: Record<string, string> } };
@@ -66,7 +100,7 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
         payload: opts.payload as object | undefined,
         headers,
       });
-      let body: Record<string, unknown> = {};
+      let body: Record<string, unknown>;
       try {
         body = res.payload ? (JSON.parse(res.payload) as Record<string, unknown>) : {};
       } catch {
@@ -74,7 +108,7 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
       }
       const answer: Answer = {
         statusCode: res.statusCode,
-        headers: res.headers as Record<string, unknown>,
+        headers: res.headers,
         payload: res.payload,
         body,
       };
@@ -101,7 +135,7 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
       if (!mail) throw new Error(`no ${template} mail to ${to}`);
       const m = /[?&]token=([A-Za-z0-9_-]+)/.exec(mail.text);
       if (!m) throw new Error(`no token link in ${template} mail: ${mail.text}`);
-      return m[1]!;
+      return m[1];
     },
     async storedSecrets() {
       const out: string[] = [];
@@ -113,7 +147,7 @@ export async function harness(t: Test, overrides: Record<string, unknown> = {}):
         ['email_tokens', 'token_hash'],
       ] as const) {
         const rows = (await app.db(table).select(column).whereNotNull(column)) as Record<string, string>[];
-        out.push(...rows.map((r) => r[column]!));
+        out.push(...rows.map((r) => r[column]));
       }
       return out;
     },
@@ -142,9 +176,7 @@ export const cookieHeader = (token: string) => ({ headers: { cookie: `pw_session
 
 /** The Set-Cookie header of pw_session, for checking attributes. */
 export function sessionSetCookie(a: Answer): string | null {
-  const raw = a.headers['set-cookie'];
-  const all = Array.isArray(raw) ? (raw as string[]) : raw ? [String(raw)] : [];
-  return all.find((c) => c.startsWith('pw_session=')) ?? null;
+  return setCookies(a).find((c) => c.startsWith('pw_session=')) ?? null;
 }
 
 /** Checks an answer's status, showing its body only when it is not the expected one. */

@@ -1,6 +1,15 @@
 import t from 'tap';
 import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
-import { assertNoSecretsLeaked, expectStatus, harness, sessionFrom } from './helpers.js';
+import {
+  assertNoSecretsLeaked,
+  expectStatus,
+  harness,
+  sessionFrom,
+  type AuthJson,
+  type ItemJson,
+  type ListJson,
+  type RefusalJson,
+} from './helpers.js';
 
 const h = await harness(t);
 /** POST /v1/invitations as `who`. */
@@ -16,7 +25,7 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
   const ws = await insertWorkspace(h.app, owner.organization.id);
   const created = await invite(owner, { email: 'New.Person@Example.test', role: 'reviewer', workspace_ids: [ws.id] });
   expectStatus(t, created, 201, 'invited');
-  const inv = created.body as Record<string, any>;
+  const inv = created.body as ItemJson;
   t.match(inv, {
     email: 'new.person@example.test',
     role: 'reviewer',
@@ -31,13 +40,13 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
 
   const [mail] = await h.mails('new.person@example.test', 'accounts.invitation');
   t.ok(mail, 'the invitation is emailed');
-  t.match(mail!.subject, /Hank Scorpio invited you to Globex/);
-  t.match(mail!.text, /http:\/\/localhost:3000\/invitations\/accept\?token=pwi_/);
+  t.match(mail.subject, /Hank Scorpio invited you to Globex/);
+  t.match(mail.text, /http:\/\/localhost:3000\/invitations\/accept\?token=pwi_/);
   const token = await h.tokenFromMail('new.person@example.test', 'accounts.invitation');
 
   const list = await h.call({ url: '/v1/invitations?status=pending', auth: owner.auth });
   t.same(
-    (list.body as any).items.map((i: { id: string }) => i.id),
+    (list.body as ListJson).items.map((i: { id: string }) => i.id),
     [inv.id],
     'listed as pending',
   );
@@ -55,19 +64,19 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
 
   const noPassword = await accept({ token, name: 'New Person' });
   expectStatus(t, noPassword, 400, 'a new account needs a password');
-  t.match((noPassword.body as any).details.errors, [{ path: 'payload.password' }]);
+  t.match((noPassword.body as RefusalJson).details.errors, [{ path: 'payload.password' }]);
   const accepted = await accept({ token, name: 'New Person', password: NEW_PASSWORD });
   expectStatus(t, accepted, 200, 'accepted');
-  t.match((accepted.body as any).user, {
+  t.match((accepted.body as AuthJson).user, {
     email: 'new.person@example.test',
     name: 'New Person',
     role: 'reviewer',
     org_id: owner.organization.id,
     workspace_ids: [ws.id],
   });
-  t.ok((accepted.body as any).user.email_verified_at, 'the invitation proves the address');
+  t.ok((accepted.body as AuthJson).user.email_verified_at, 'the invitation proves the address');
   t.same(
-    (accepted.body as any).workspaces.map((w: { id: string }) => w.id),
+    (accepted.body as AuthJson).workspaces.map((w: { id: string }) => w.id),
     [ws.id],
   );
   const session = sessionFrom(accepted);
@@ -84,7 +93,7 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
     'nor can it be previewed again',
   );
   const after = await h.call({ url: '/v1/invitations', auth: owner.auth });
-  t.equal((after.body as any).items[0].status, 'accepted');
+  t.equal((after.body as ListJson).items[0].status, 'accepted');
   const audit = await h.app
     .db('audit_entries')
     .where({ org_id: owner.organization.id })
@@ -109,8 +118,8 @@ t.test('an existing account accepts with the token alone and moves over', async 
   t.equal(preview.body.existing_account, true, 'the preview says the account exists');
   const accepted = await accept({ token });
   expectStatus(t, accepted, 200, 'accepted without name or password');
-  t.match((accepted.body as any).user, { id: mover.user.id, org_id: host.organization.id, role: 'admin' });
-  t.equal((accepted.body as any).organization.name, 'Initech');
+  t.match((accepted.body as AuthJson).user, { id: mover.user.id, org_id: host.organization.id, role: 'admin' });
+  t.equal((accepted.body as AuthJson).organization.name, 'Initech');
   expectStatus(
     t,
     await h.call({ url: '/v1/auth/me', auth: mover.auth }),
@@ -119,7 +128,7 @@ t.test('an existing account accepts with the token alone and moves over', async 
   );
   expectStatus(
     t,
-    await h.call({ url: '/v1/auth/me', headers: { authorization: `Bearer ${(oldToken.body as any).token}` } }),
+    await h.call({ url: '/v1/auth/me', headers: { authorization: `Bearer ${(oldToken.body as ItemJson).token}` } }),
     401,
     'and its tokens revoked',
   );
@@ -169,14 +178,14 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   t.match(replaced.body, { code: 'invalid_token', details: { reason: 'revoked' } }, 'replaces the pending invitation');
   const revokedList = await h.call({ url: '/v1/invitations?status=revoked', auth: owner.auth });
   t.same(
-    (revokedList.body as any).items.map((i: { id: string }) => i.id),
-    [(first.body as any).id],
+    (revokedList.body as ListJson).items.map((i: { id: string }) => i.id),
+    [(first.body as ItemJson).id],
   );
 
   const secondToken = await h.tokenFromMail('twice@example.test', 'accounts.invitation');
   expectStatus(
     t,
-    await h.call({ method: 'DELETE', url: `/v1/invitations/${(second.body as any).id}`, auth: admin.auth }),
+    await h.call({ method: 'DELETE', url: `/v1/invitations/${(second.body as ItemJson).id}`, auth: admin.auth }),
     204,
     'revoked',
   );
@@ -186,7 +195,11 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
     [400, { code: 'invalid_token', details: { reason: 'revoked' } }],
     'a revoked invitation cannot be accepted',
   );
-  const twice = await h.call({ method: 'DELETE', url: `/v1/invitations/${(second.body as any).id}`, auth: admin.auth });
+  const twice = await h.call({
+    method: 'DELETE',
+    url: `/v1/invitations/${(second.body as ItemJson).id}`,
+    auth: admin.auth,
+  });
   expectStatus(t, twice, 409, 'only pending invitations are revoked');
   t.equal(twice.body.code, 'invitation_not_pending');
 
@@ -194,7 +207,7 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   const lateToken = await h.tokenFromMail('late@example.test', 'accounts.invitation');
   await h.app
     .db('invitations')
-    .where({ id: (late.body as any).id })
+    .where({ id: (late.body as ItemJson).id })
     .update({ expires_at: new Date(Date.now() - 1000) });
   const expired = await accept({ token: lateToken, name: 'Late', password: NEW_PASSWORD });
   t.match(
@@ -204,7 +217,7 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   );
   const expiredList = await h.call({ url: '/v1/invitations?status=expired', auth: owner.auth });
   t.same(
-    (expiredList.body as any).items.map((i: { status: string }) => i.status),
+    (expiredList.body as ListJson).items.map((i: { status: string }) => i.status),
     ['expired'],
   );
   t.equal((await h.app.db('users').where({ email: 'late@example.test' })).length, 0, 'no account was made');
@@ -214,7 +227,7 @@ t.test("another organization's invitation ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
   const inv = await invite(b, { email: 'only-b@example.test', role: 'reviewer' });
-  const del = await h.call({ method: 'DELETE', url: `/v1/invitations/${(inv.body as any).id}`, auth: a.auth });
+  const del = await h.call({ method: 'DELETE', url: `/v1/invitations/${(inv.body as ItemJson).id}`, auth: a.auth });
   expectStatus(t, del, 404, 'not found, not forbidden');
   t.equal(del.body.code, 'not_found');
   t.same(

@@ -1,6 +1,16 @@
 import t from 'tap';
 import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
-import { assertNoSecretsLeaked, cookieHeader, expectStatus, harness, sessionFrom } from './helpers.js';
+import {
+  assertNoSecretsLeaked,
+  cookieHeader,
+  expectStatus,
+  harness,
+  sessionFrom,
+  type AuthJson,
+  type ItemJson,
+  type ListJson,
+  type RefusalJson,
+} from './helpers.js';
 
 const h = await harness(t);
 const NEW_PASSWORD = 'another long password';
@@ -15,13 +25,13 @@ t.test('me: a user changes their name, language, password and address', async (t
 
   const renamed = await changeMe({ name: 'Grace Hopper', locale: 'it' });
   expectStatus(t, renamed, 200, 'profile updated');
-  t.match((renamed.body as any).user, { name: 'Grace Hopper', locale: 'it' });
-  t.ok((renamed.body as any).organization && (renamed.body as any).plan, 'answers the AuthContext');
+  t.match((renamed.body as AuthJson).user, { name: 'Grace Hopper', locale: 'it' });
+  t.ok((renamed.body as AuthJson).organization && (renamed.body as AuthJson).plan, 'answers the AuthContext');
   expectStatus(t, await changeMe({}), 400, 'an empty change is invalid');
 
   const noCurrent = await changeMe({ password: NEW_PASSWORD });
   expectStatus(t, noCurrent, 400, 'a new password needs the current one');
-  t.match((noCurrent.body as any).details.errors, [{ path: 'payload.current_password' }]);
+  t.match((noCurrent.body as RefusalJson).details.errors, [{ path: 'payload.current_password' }]);
   const wrong = await changeMe({ password: NEW_PASSWORD, current_password: 'not my password' });
   expectStatus(t, wrong, 400, 'a wrong current password is refused');
   t.equal(wrong.body.code, 'invalid_current_password');
@@ -30,7 +40,7 @@ t.test('me: a user changes their name, language, password and address', async (t
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: me.auth }), 200, 'the current session goes on');
   expectStatus(t, await h.call({ url: '/v1/auth/me', auth: otherSession }), 401, 'the other sessions are closed');
   t.equal((await h.mails('me@example.test', 'accounts.password_changed')).length, 1, 'the user is told by email');
-  t.equal((await h.mails('me@example.test', 'accounts.password_changed'))[0]!.locale, 'it', 'in their language');
+  t.equal((await h.mails('me@example.test', 'accounts.password_changed'))[0].locale, 'it', 'in their language');
   expectStatus(t, await h.login('me@example.test', NEW_PASSWORD), 200, 'the new password signs in');
 
   const taken = await signUp(h.app, { email: 'taken@example.test' });
@@ -39,7 +49,7 @@ t.test('me: a user changes their name, language, password and address', async (t
   t.equal(clash.body.code, 'email_taken');
   const moved = await changeMe({ email: 'me2@example.test', current_password: NEW_PASSWORD });
   expectStatus(t, moved, 200, 'address changed');
-  t.match((moved.body as any).user, { email: 'me2@example.test', email_verified_at: null });
+  t.match((moved.body as AuthJson).user, { email: 'me2@example.test', email_verified_at: null });
   t.equal((await h.mails('me@example.test', 'accounts.email_changed')).length, 1, 'the old address is told');
   const token = await h.tokenFromMail('me2@example.test', 'accounts.verify_email');
   const verified = await h.call({ method: 'POST', url: '/v1/auth/verify-email', payload: { token }, auth: me.auth });
@@ -62,7 +72,7 @@ t.test('me: a user changes their name, language, password and address', async (t
     method: 'PATCH',
     url: '/v1/me',
     payload: { password: 'a token cannot do this', current_password: NEW_PASSWORD },
-    headers: { authorization: `Bearer ${(created.body as any).token}` },
+    headers: { authorization: `Bearer ${(created.body as ItemJson).token}` },
   });
   expectStatus(t, viaToken, 403, 'an API token cannot change the password');
   const audit = await h.app
@@ -143,27 +153,30 @@ t.test('members: roles, workspace access, owners protected', async (t) => {
 
   const list = await h.call({ url: '/v1/members', auth: reviewer.auth });
   expectStatus(t, list, 200, 'a reviewer lists members');
-  const items = (list.body as any).items as { id: string; role: string; workspace_ids: string[] }[];
+  const items = (list.body as ListJson).items as { id: string; role: string; workspace_ids: string[] }[];
   t.same(
     items.map((m) => m.role),
     ['owner', 'admin', 'reviewer', 'client_viewer'],
     'oldest first',
   );
-  t.same(items[0]!.workspace_ids, [ws1.id, ws2.id], 'owners open every workspace');
-  t.same(items[2]!.workspace_ids, [ws1.id], 'reviewers open the ones granted');
+  t.same(items[0].workspace_ids, [ws1.id, ws2.id], 'owners open every workspace');
+  t.same(items[2].workspace_ids, [ws1.id], 'reviewers open the ones granted');
   expectStatus(t, await h.call({ url: '/v1/members', auth: viewer.auth }), 403, 'a client viewer cannot list members');
   const paged = await h.call({ url: '/v1/members?limit=3', auth: owner.auth });
-  t.equal((paged.body as any).items.length, 3);
-  const rest = await h.call({ url: `/v1/members?limit=3&cursor=${(paged.body as any).next_cursor}`, auth: owner.auth });
+  t.equal((paged.body as ListJson).items.length, 3);
+  const rest = await h.call({
+    url: `/v1/members?limit=3&cursor=${(paged.body as ListJson).next_cursor}`,
+    auth: owner.auth,
+  });
   t.same(
-    (rest.body as any).items.map((m: { id: string }) => m.id),
+    (rest.body as ListJson).items.map((m: { id: string }) => m.id),
     [viewer.user.id],
     'the cursor gives the rest',
   );
 
   const reviewerMe = await h.call({ url: '/v1/auth/me', auth: reviewer.auth });
   t.same(
-    (reviewerMe.body as any).workspaces,
+    (reviewerMe.body as AuthJson).workspaces,
     [
       {
         id: ws1.id,
@@ -180,7 +193,7 @@ t.test('members: roles, workspace access, owners protected', async (t) => {
 
   const grant = await h.patchMember(admin, reviewer, { workspace_ids: [ws1.id, ws2.id] });
   expectStatus(t, grant, 200, 'an admin grants a workspace');
-  t.same((grant.body as any).workspace_ids.sort(), [ws1.id, ws2.id].sort());
+  t.same((grant.body as ItemJson).workspace_ids.sort(), [ws1.id, ws2.id].sort());
   expectStatus(
     t,
     await h.patchMember(admin, reviewer, { workspace_ids: ['ws_unknown'] }),
@@ -189,7 +202,7 @@ t.test('members: roles, workspace access, owners protected', async (t) => {
   );
   const promote = await h.patchMember(admin, reviewer, { role: 'admin' });
   expectStatus(t, promote, 200, 'an admin makes a reviewer admin');
-  t.same((promote.body as any).workspace_ids, [ws1.id, ws2.id], 'admins open every workspace');
+  t.same((promote.body as ItemJson).workspace_ids, [ws1.id, ws2.id], 'admins open every workspace');
   const changes = await h.app
     .db('audit_entries')
     .where({ org_id: owner.organization.id })
@@ -228,7 +241,7 @@ t.test('members: removal ends sessions and tokens and frees the address', async 
     payload: { name: 'bot', role: 'reviewer' },
     auth: gone.auth,
   });
-  const bearer = { headers: { authorization: `Bearer ${(token.body as any).token}` } };
+  const bearer = { headers: { authorization: `Bearer ${(token.body as ItemJson).token}` } };
   expectStatus(t, await h.call({ url: '/v1/auth/me', ...bearer }), 200, 'the token works before');
   expectStatus(t, await h.removeMember(gone, gone), 403, 'a reviewer cannot remove members');
 
@@ -238,7 +251,7 @@ t.test('members: removal ends sessions and tokens and frees the address', async 
   expectStatus(t, await h.login('leaving@example.test', TEST_PASSWORD), 401, 'they cannot sign in');
   const list = await h.call({ url: '/v1/members', auth: owner.auth });
   t.same(
-    (list.body as any).items.map((m: { id: string }) => m.id),
+    (list.body as ListJson).items.map((m: { id: string }) => m.id),
     [owner.user.id],
     'they leave the list',
   );

@@ -1,7 +1,14 @@
 import t from 'tap';
 import type { Principal } from '../../../core/http/auth.js';
 import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
-import { assertNoSecretsLeaked, expectStatus, harness } from './helpers.js';
+import {
+  assertNoSecretsLeaked,
+  expectStatus,
+  harness,
+  type AuthJson,
+  type ItemJson,
+  type ListJson,
+} from './helpers.js';
 
 const h = await harness(t);
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
@@ -14,7 +21,7 @@ t.test('an owner creates an API token, uses it as Bearer, and revokes it', async
   const owner = await signUp(h.app);
   const created = await createToken(owner, { name: 'CI deploys', role: 'admin' });
   expectStatus(t, created, 201, 'created');
-  const body = created.body as Record<string, any>;
+  const body = created.body as ItemJson;
   t.match(body.token, /^pwt_[A-Za-z0-9_-]{43}$/, 'the token is shown once');
   t.equal(body.last4, body.token.slice(-4));
   t.match(body, {
@@ -29,17 +36,17 @@ t.test('an owner creates an API token, uses it as Bearer, and revokes it', async
 
   const me = await h.call({ url: '/v1/auth/me', ...bearer(body.token) });
   expectStatus(t, me, 200, 'the token works as Bearer');
-  t.equal((me.body as any).user.id, owner.user.id, 'it acts for its creator');
-  t.equal((me.body as any).session.expires_at, body.expires_at, "the context's expiry is the token's");
-  t.equal((me.body as any).session.sso, false);
+  t.equal((me.body as AuthJson).user.id, owner.user.id, 'it acts for its creator');
+  t.equal((me.body as AuthJson).session.expires_at, body.expires_at, "the context's expiry is the token's");
+  t.equal((me.body as AuthJson).session.sso, false);
   t.ok((await h.app.db('api_tokens').where({ id: body.id }).first()).last_used_at, 'last use is recorded');
 
   const list = await h.call({ url: '/v1/tokens', auth: owner.auth });
   expectStatus(t, list, 200, 'listed');
-  const items = (list.body as any).items as Record<string, unknown>[];
+  const items = (list.body as ListJson).items as Record<string, unknown>[];
   t.equal(items.length, 1);
-  t.notOk('token' in items[0]!, 'a listed token does not show the secret');
-  t.equal((list.body as any).next_cursor, null);
+  t.notOk('token' in items[0], 'a listed token does not show the secret');
+  t.equal((list.body as ListJson).next_cursor, null);
 
   const revoked = await h.call({ method: 'DELETE', url: `/v1/tokens/${body.id}`, auth: owner.auth });
   expectStatus(t, revoked, 204, 'revoked');
@@ -66,14 +73,14 @@ t.test('expired and malformed tokens are refused; expiry bounds are checked', as
   const soon = new Date(Date.now() + DAY).toISOString();
   const created = await createToken(owner, { name: 'short', role: 'reviewer', expires_at: soon });
   expectStatus(t, created, 201, 'created with an expiry');
-  t.equal(Date.parse((created.body as any).expires_at), Date.parse(soon));
+  t.equal(Date.parse((created.body as ItemJson).expires_at), Date.parse(soon));
   await h.app
     .db('api_tokens')
-    .where({ id: (created.body as any).id })
+    .where({ id: (created.body as ItemJson).id })
     .update({ expires_at: new Date(Date.now() - 1000) });
   expectStatus(
     t,
-    await h.call({ url: '/v1/auth/me', ...bearer((created.body as any).token) }),
+    await h.call({ url: '/v1/auth/me', ...bearer((created.body as ItemJson).token) }),
     401,
     'an expired token is refused',
   );
@@ -120,7 +127,7 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
 
   const tokenService = (h.app.container.cradle as { tokenService: { authenticate(t: string): Promise<Principal> } })
     .tokenService;
-  const p = await tokenService.authenticate((fine.body as any).token);
+  const p = await tokenService.authenticate((fine.body as ItemJson).token);
   t.match(p, {
     kind: 'token',
     role: 'client_viewer',
@@ -132,21 +139,21 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
 
   const scoped = await createToken(owner, { name: 'one workspace', role: 'owner', workspace_ids: [ws2.id] });
   expectStatus(t, scoped, 201, 'an owner token scoped to one workspace');
-  t.same((await tokenService.authenticate((scoped.body as any).token)).workspaceIds, [ws2.id]);
+  t.same((await tokenService.authenticate((scoped.body as ItemJson).token)).workspaceIds, [ws2.id]);
 
   // An admin's admin token follows the admin down when they are demoted.
   const admin = await addMember(h.app, owner, { role: 'admin' });
   const adminToken = await createToken(admin, { name: 'admin bot', role: 'admin' });
   expectStatus(
     t,
-    await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }),
+    await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as ItemJson).token) }),
     200,
     'the admin token lists invitations',
   );
   expectStatus(t, await h.patchMember(owner, admin, { role: 'reviewer' }), 200, 'the admin is demoted');
   expectStatus(
     t,
-    await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as any).token) }),
+    await h.call({ url: '/v1/invitations', ...bearer((adminToken.body as ItemJson).token) }),
     403,
     'their token is now a reviewer too',
   );
@@ -154,21 +161,21 @@ t.test('role ceiling: a token never exceeds its creator', async (t) => {
   // Who sees and revokes which tokens.
   const reviewerList = await h.call({ url: '/v1/tokens', auth: reviewer.auth });
   t.same(
-    (reviewerList.body as any).items.map((i: { name: string }) => i.name),
+    (reviewerList.body as ListJson).items.map((i: { name: string }) => i.name),
     ['reviewer bot'],
     'a reviewer sees their own tokens',
   );
   const ownerList = await h.call({ url: '/v1/tokens', auth: owner.auth });
-  t.equal((ownerList.body as any).items.length, 3, 'an owner sees every token of the organization');
+  t.equal((ownerList.body as ListJson).items.length, 3, 'an owner sees every token of the organization');
   expectStatus(
     t,
-    await h.call({ method: 'DELETE', url: `/v1/tokens/${(scoped.body as any).id}`, auth: reviewer.auth }),
+    await h.call({ method: 'DELETE', url: `/v1/tokens/${(scoped.body as ItemJson).id}`, auth: reviewer.auth }),
     404,
     "a reviewer cannot revoke someone else's token",
   );
   expectStatus(
     t,
-    await h.call({ method: 'DELETE', url: `/v1/tokens/${(fine.body as any).id}`, auth: owner.auth }),
+    await h.call({ method: 'DELETE', url: `/v1/tokens/${(fine.body as ItemJson).id}`, auth: owner.auth }),
     204,
     "an owner revokes a member's token",
   );
@@ -178,18 +185,18 @@ t.test("another organization's token ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
   const created = await createToken(a, { name: 'a bot', role: 'owner' });
-  const del = await h.call({ method: 'DELETE', url: `/v1/tokens/${(created.body as any).id}`, auth: b.auth });
+  const del = await h.call({ method: 'DELETE', url: `/v1/tokens/${(created.body as ItemJson).id}`, auth: b.auth });
   expectStatus(t, del, 404, 'not found, not forbidden');
   t.equal(del.body.code, 'not_found');
   t.same((await h.call({ url: '/v1/tokens', auth: b.auth })).body.items, [], "b's list does not show a's tokens");
   expectStatus(
     t,
-    await h.call({ url: '/v1/auth/me', ...bearer((created.body as any).token) }),
+    await h.call({ url: '/v1/auth/me', ...bearer((created.body as ItemJson).token) }),
     200,
     'the token still works',
   );
   const page1 = await h.call({ url: '/v1/tokens?limit=1', auth: a.auth });
-  t.equal((page1.body as any).items.length, 1);
+  t.equal((page1.body as ListJson).items.length, 1);
 });
 
 t.test('lists page with a cursor', async (t) => {
@@ -198,12 +205,13 @@ t.test('lists page with a cursor', async (t) => {
   const names: string[] = [];
   let cursor: string | null = null;
   do {
-    const res: { body: Record<string, any> } = await h.call({
+    const res = await h.call({
       url: `/v1/tokens?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
       auth: owner.auth,
     });
-    names.push(...res.body.items.map((i: { name: string }) => i.name));
-    cursor = res.body.next_cursor;
+    const page = res.body as ListJson;
+    names.push(...page.items.map((i) => i.name));
+    cursor = page.next_cursor;
   } while (cursor);
   t.same(names, ['bot 2', 'bot 1', 'bot 0'], 'newest first, each once');
 });

@@ -13,11 +13,9 @@ const app = await startTestApp(t);
 const call = caller(app);
 
 const agency = await signUpAgency(app);
-const shop = (await call(agency, 'POST', '/v1/workspaces', { name: 'Client shop', client_name: 'Client Co' }))
-  .body as Json;
-const negozio = (await call(agency, 'POST', '/v1/workspaces', { name: 'Negozio', client_name: 'Bottega Srl' }))
-  .body as Json;
-const own = (await call(agency, 'POST', '/v1/workspaces', { name: 'Our site' })).body as Json;
+const shop = (await call(agency, 'POST', '/v1/workspaces', { name: 'Client shop', client_name: 'Client Co' })).body;
+const negozio = (await call(agency, 'POST', '/v1/workspaces', { name: 'Negozio', client_name: 'Bottega Srl' })).body;
+const own = (await call(agency, 'POST', '/v1/workspaces', { name: 'Our site' })).body;
 await app
   .db('workspaces')
   .where({ id: negozio.id })
@@ -35,9 +33,7 @@ await ticket(shop.id, { day: 40 }); // 9 November: another month
 function pdfText(pdf: Buffer): string[] {
   const out: string[] = [];
   for (const m of pdf.toString('latin1').matchAll(/\[([^\]]*)\]\s*TJ/g)) {
-    out.push(
-      [...m[1]!.matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => Buffer.from(h[1]!, 'hex').toString('latin1')).join(''),
-    );
+    out.push([...m[1].matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => Buffer.from(h[1], 'hex').toString('latin1')).join(''));
   }
   return out;
 }
@@ -212,7 +208,7 @@ t.test("sending emails the report with the agency's brand and the PDF attached",
     [{ filename: 'report-client-co-2026-10.pdf', contentType: 'application/pdf' }],
     'the delivery hands the attachment to the channel adapter',
   );
-  t.ok(email.attachments![0]!.content.equals(pdf));
+  t.ok(email.attachments![0].content.equals(pdf));
 
   const resent = await call(agency, 'POST', `/v1/agency/reports/${report.id}/send`, {
     recipients: ['Owner@Client.test'],
@@ -310,8 +306,7 @@ t.test(
       hasAgencyPlan: (p: string | null) => plans.hasFeature(p, 'agency'),
       now: new Date(now),
     });
-    const auto = (await call(agency, 'POST', '/v1/workspaces', { name: 'Auto shop', client_name: 'Auto Co' }))
-      .body as Json;
+    const auto = (await call(agency, 'POST', '/v1/workspaces', { name: 'Auto shop', client_name: 'Auto Co' })).body;
     await app
       .db('workspaces')
       .where({ id: auto.id })

@@ -221,7 +221,7 @@ t.test('every administrative change of the landed plugins writes an audit entry'
     .table()
     .filter((r) => r.method !== 'get' && (r.settings.tags ?? []).some((tag) => SECTIONS.has(tag)))
     .filter((r) => {
-      const roles = (r.settings.plugins as { patchwell?: { roles?: string[] } } | undefined)?.patchwell?.roles;
+      const roles = r.settings.plugins?.patchwell?.roles;
       return !!roles && roles.every((x) => x === 'owner' || x === 'admin');
     })
     .map((r) => String(r.settings.id));
@@ -246,11 +246,11 @@ t.test('every administrative change of the landed plugins writes an audit entry'
       res.statusCode >= 200 && res.statusCode < 300,
       `${id} answers ${res.statusCode} ${res.statusCode >= 300 ? res.payload : ''}`,
     );
-    const rows = (await app
+    const rows = await app
       .db('audit_entries')
       .where({ org_id: owner.organization.id })
       .where('created_at', '>=', before)
-      .select('action', 'actor_id')) as Array<{ action: string; actor_id: string | null }>;
+      .select<Array<{ action: string; actor_id: string | null }>>('action', 'actor_id');
     const found = rows.find((r) => (typeof s.action === 'string' ? r.action === s.action : s.action.test(r.action)));
     t.ok(found, `${id} is audited as ${String(s.action)} (got ${rows.map((r) => r.action).join(', ') || 'nothing'})`);
     if (found) t.equal(found.actor_id, owner.user.id, `${id}: the entry names who did it`);

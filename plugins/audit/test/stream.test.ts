@@ -36,12 +36,12 @@ async function invite(app: App, owner: SignedUp): Promise<void> {
 
 /** Ids of the organization's entries written after `since`, oldest first. */
 async function entriesSince(app: App, orgId: string, since: string): Promise<string[]> {
-  const rows = (await app
+  const rows = await app
     .db('audit_entries')
     .where({ org_id: orgId })
     .where('created_at', '>=', new Date(since))
     .orderBy([{ column: 'created_at' }, { column: 'id' }])
-    .select('id')) as Array<{ id: string }>;
+    .select<Array<{ id: string }>>('id');
   return rows.map((r) => r.id);
 }
 
@@ -91,7 +91,7 @@ t.test(
     t.match(json(tested), { ok: true, status: 204, error: null });
     const testBatch = peer.batches.at(-1)!;
     t.equal(testBatch.body.test, true);
-    t.equal(testBatch.body.entries[0]!.action, 'audit_stream.test');
+    t.equal(testBatch.body.entries[0].action, 'audit_stream.test');
     t.ok(
       verifySignature(String(testBatch.headers['x-patchwell-signature']), testBatch.raw, secret),
       'the test batch is signed',
@@ -170,9 +170,11 @@ t.test(
     t.equal((await onStream(app, stranger, 'POST', undefined, '/test')).statusCode, 404);
     t.equal((await onStream(app, stranger, 'DELETE')).statusCode, 404);
     await delivery.deliverDue();
-    const foreign = (await app.db('audit_entries').where({ org_id: stranger.organization.id }).select('id')) as Array<{
-      id: string;
-    }>;
+    const foreign = await app.db('audit_entries').where({ org_id: stranger.organization.id }).select<
+      Array<{
+        id: string;
+      }>
+    >('id');
     t.notOk(
       peer.entryIds().some((id) => foreign.some((f) => f.id === id)),
       "another organization's entries never reach this stream",
@@ -187,14 +189,14 @@ t.test(
     const deleted = await onStream(app, owner, 'DELETE');
     t.same(json(deleted), { ok: true });
     t.equal((await onStream(app, owner, 'GET')).statusCode, 404);
-    const [queued] = (await app.db('audit_stream_queue').count('* as n')) as Array<{ n: string | number }>;
-    t.equal(Number(queued!.n), 0);
+    const [queued] = await app.db('audit_stream_queue').count<Array<{ n: string | number }>>('* as n');
+    t.equal(Number(queued.n), 0);
     const actions = (
-      (await app
+      await app
         .db('audit_entries')
         .where({ org_id: org })
         .where('action', 'like', 'audit_stream.%')
-        .select('action')) as Array<{ action: string }>
+        .select<Array<{ action: string }>>('action')
     )
       .map((r) => r.action)
       .sort();

@@ -2,7 +2,7 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { KEYS } from '../../../core/kernel/keys.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { call as callApp, type Call, type Caller } from '../../../test/helpers/call.js';
+import { call as callApp, type Call, type Caller, type Json } from '../../../test/helpers/call.js';
 import { signUp, type SignedUp, type TestRole } from '../../../test/helpers/accounts.js';
 import type { LocalPaymentProvider } from '../../../adapters/payment-local/index.js';
 
@@ -22,7 +22,7 @@ export interface BillingHarness {
   page(url: string, form?: Record<string, string>): Promise<Reply>;
   /** POST /v1/billing/checkout, then "Pay" on the hosted page. */
   subscribe(who: SignedUp, plan: string, card?: string): Promise<Reply>;
-  billing(who: SignedUp): Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  billing(who: SignedUp): Promise<Json>;
   audit(orgId: string, action: string): Promise<Array<Record<string, unknown>>>;
   mails(orgId: string, template: string): Promise<Array<Record<string, unknown>>>;
 }

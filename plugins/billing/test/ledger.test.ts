@@ -145,7 +145,7 @@ t.test('the credits ledger', async (t) => {
     },
   );
 
-  await t.test('the subscription status table', async (t) => {
+  await t.test('the subscription status table', (t) => {
     const at = (s: number) => new Date(1_700_000_000_000 + s * 1000);
     const cur = (status: string, eventAt: Date | null = at(10), rank = 0) => ({
       status: status as never,
@@ -180,5 +180,6 @@ t.test('the credits ledger', async (t) => {
     t.same(judgeTransition(cur('active'), next('active', 30, 'sub_2')), { apply: false, reason: 'other_subscription' });
     t.same(judgeTransition(cur('lifetime'), next('canceled')), { apply: false, reason: 'lifetime' });
     t.same(SUBSCRIPTION_TRANSITIONS.lifetime, []);
+    t.end();
   });
 });

@@ -1,15 +1,21 @@
 import t from 'tap';
 import { insertWorkspace } from '../../../test/helpers/accounts.js';
 import { waitFor } from '../../../test/helpers/wait.js';
+import type { Json } from '../../../test/helpers/call.js';
+import type { LocalInvoice, LocalSubscription } from '../../../adapters/payment-local/types.js';
 import { startBilling } from './helpers.js';
 
-type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- provider documents, checked field by field
+/** The payment-local documents the tests read, by kind. */
+type LocalDocs = { subscription: LocalSubscription; invoice: LocalInvoice };
 
 t.test('extra workspaces and agency resale on payment-local', async (t) => {
   const h = await startBilling(t);
   const db = h.app.db;
-  const localDoc = async (kind: string, pred: (d: Doc) => boolean): Promise<Doc | undefined> =>
-    ((await db('payment_local_objects').where({ kind }).orderBy('created_at')) as { data: Doc }[])
+  const localDoc = async <K extends keyof LocalDocs>(
+    kind: K,
+    pred: (d: LocalDocs[K]) => boolean,
+  ): Promise<LocalDocs[K] | undefined> =>
+    ((await db('payment_local_objects').where({ kind }).orderBy('created_at')) as { data: LocalDocs[K] }[])
       .map((r) => r.data)
       .find(pred);
 
@@ -19,7 +25,13 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
     await h.subscribe(owner, 'indie'); // a 14-day trial: 1 workspace included, 15 USD a month each extra
     const sub = () => localDoc('subscription', (d) => d.orgId === orgId);
     const quantity = async () =>
-      Number(((await db('billing_accounts').where({ org_id: orgId }).first()) as Doc).extra_workspace_quantity);
+      Number(
+        (
+          (await db('billing_accounts').where({ org_id: orgId }).first()) as {
+            extra_workspace_quantity: number | string;
+          }
+        ).extra_workspace_quantity,
+      );
 
     const created = [];
     for (const name of ['Shop', 'Blog', 'Docs']) {
@@ -48,7 +60,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
     const trialEnd = new Date((await sub())!.currentPeriodEnd);
     await h.local.runClock(new Date(trialEnd.getTime() + 60_000));
     const invoices = await h.call(owner, 'GET', '/v1/billing/invoices');
-    const renewal = invoices.body.items.find((i: Doc) => i.amount_paid_usd > 0);
+    const renewal = invoices.body.items.find((i: Json) => i.amount_paid_usd > 0);
     t.match(renewal, { purpose: 'subscription', status: 'paid', amount_paid_usd: 29 + 15 });
     const hosted = await h.page(renewal.hosted_invoice_url);
     t.match(hosted.payload, /indie plan \+ 1 extra workspace × 15\.00 USD/);
@@ -114,7 +126,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
       transferred_usd: 285,
       platform_fees_usd: 15,
     });
-    const invoices = (await h.call(agency, 'GET', '/v1/billing/invoices')).body.items as Doc[];
+    const invoices = (await h.call(agency, 'GET', '/v1/billing/invoices')).body.items as Json[];
     t.match(
       invoices.filter((i) => i.purpose === 'resale'),
       [{ status: 'paid', amount_paid_usd: 300 }],
@@ -143,7 +155,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
         payload: raw,
         headers: { ...h.local.sign(raw), 'content-type': 'application/json' },
       });
-      return { status: res.statusCode, body: JSON.parse(res.payload) as Doc };
+      return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
     };
     const invoiceData = {
       invoice: {
@@ -178,7 +190,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
 
     // A new price applies from the next period; the clock renews and charges it.
     t.equal((await put({ ...resale, resale_price_usd: 350 })).status, 200);
-    t.equal((await localDoc('subscription', (d) => d.id === sub.id))!.resale.amountUsd, 350);
+    t.equal((await localDoc('subscription', (d) => d.id === sub.id))!.resale?.amountUsd, 350);
     await h.local.runClock(new Date(new Date(sub.currentPeriodEnd).getTime() + 60_000));
     const renewed = await h.billing(agency);
     t.match(renewed.agency.workspaces[0].collection, {

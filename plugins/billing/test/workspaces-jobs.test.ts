@@ -72,8 +72,8 @@ t.test('workspaces the plan includes: the none plan refuses a second one, a paid
     .where({ org_id: buyer.organization.id, action: 'workspace.created' })
     .orderBy('created_at')) as Json[];
   t.equal(audit.length, 2);
-  t.match(audit[0]!.metadata, { plan: 'indie', extra_workspace: false, extra_price_usd: 0 });
-  t.match(audit[1]!.metadata, { plan: 'indie', extra_workspace: true, extra_price_usd: 15 });
+  t.match(audit[0].metadata, { plan: 'indie', extra_workspace: false, extra_price_usd: 0 });
+  t.match(audit[1].metadata, { plan: 'indie', extra_workspace: true, extra_price_usd: 15 });
 });
 
 t.test(
@@ -136,7 +136,7 @@ t.test(
     const costs = (await db('billing_job_costs').where({ org_id: orgId, job_id: job.id })) as Json[];
     t.equal(costs.length, 1, 'one cost row for the job');
     t.match(costs[0], { kind: 'fix', status: 'recorded', funding: 'credit', consumed_fix: true });
-    t.equal(Number(costs[0]!.cost_usd), Number(job.cost_usd), "the job's cost as the loop reported it");
+    t.equal(Number(costs[0].cost_usd), Number(job.cost_usd), "the job's cost as the loop reported it");
     t.equal(await credits(), 1, 'one credit for the verified fix');
 
     const usage = async () => (await call(app, owner, 'GET', '/v1/billing')).body.usage as Json;

@@ -83,17 +83,17 @@ t.test('plans without brand profiles keep one; the badge needs the add-on', asyn
   t.match(res.body, { code: 'plan_limit_reached', details: { reason: 'brand_profiles' } });
   await setOrg(app, owner, { plan: 'growth' });
   const [p] = (await call(app, owner, 'GET', '/v1/brand')).body.profiles as Json[];
-  const hide = await call(app, owner, 'PATCH', `/v1/brand/profiles/${p!.id}`, { show_badge: false });
+  const hide = await call(app, owner, 'PATCH', `/v1/brand/profiles/${p.id}`, { show_badge: false });
   t.equal(hide.status, 402);
   t.match(hide.body, { code: 'plan_limit_reached', details: { reason: 'badge_removal_addon' } });
   await setOrg(app, owner, { badge_removal_addon: true });
   t.equal(
-    (await call(app, owner, 'PATCH', `/v1/brand/profiles/${p!.id}`, { show_badge: false })).body.show_badge,
+    (await call(app, owner, 'PATCH', `/v1/brand/profiles/${p.id}`, { show_badge: false })).body.show_badge,
     false,
   );
   await setOrg(app, owner, { badge_removal_addon: false });
   t.equal(
-    (await call(app, owner, 'GET', `/v1/brand/profiles/${p!.id}`)).body.show_badge,
+    (await call(app, owner, 'GET', `/v1/brand/profiles/${p.id}`)).body.show_badge,
     true,
     'without the add-on the badge shows again',
   );

@@ -7,7 +7,7 @@ import { FONT_FAMILIES } from '../services/fonts.js';
 import { sniffImage } from '../services/image.js';
 import { image } from './helpers.js';
 
-t.test('contrast ratios of known pairs (WCAG 2.x)', async (t) => {
+t.test('contrast ratios of known pairs (WCAG 2.x)', (t) => {
   const ratio = (a: string, b: string) => Math.round(contrastRatio(a, b) * 100) / 100;
   t.equal(ratio('#000000', '#ffffff'), 21);
   t.equal(ratio('#ffffff', '#ffffff'), 1);
@@ -18,9 +18,10 @@ t.test('contrast ratios of known pairs (WCAG 2.x)', async (t) => {
   t.equal(ratio('#ffffff', '#0000ff'), 8.59, 'order does not matter');
   t.equal(normalizeHex('#ABC'), '#aabbcc');
   t.equal(normalizeHex('red'), null);
+  t.end();
 });
 
-t.test('a primary color is darkened only when white text on it fails AA', async (t) => {
+t.test('a primary color is darkened only when white text on it fails AA', (t) => {
   t.same(accessiblePrimary('#2563eb'), { color: '#2563eb', adjusted: false });
   t.same(accessiblePrimary('#767676'), { color: '#767676', adjusted: false });
   t.same(accessiblePrimary('#777777'), { color: '#767676', adjusted: true }, 'the lightest passing shade');
@@ -35,11 +36,13 @@ t.test('a primary color is darkened only when white text on it fails AA', async 
     parseInt(yellow.slice(1, 3), 16) > parseInt(yellow.slice(5, 7), 16),
     'the hue is kept (still a yellow, red > blue)',
   );
+  t.end();
 });
 
-t.test('the font list is a closed set of 48 distinct families', async (t) => {
+t.test('the font list is a closed set of 48 distinct families', (t) => {
   t.equal(FONT_FAMILIES.length, 48);
   t.equal(new Set(FONT_FAMILIES).size, 48);
+  t.end();
 });
 
 function png(width: number, height: number): Buffer {
@@ -61,7 +64,7 @@ function png(width: number, height: number): Buffer {
   ]);
 }
 
-t.test('logos are recognised from their bytes, with their size', async (t) => {
+t.test('logos are recognised from their bytes, with their size', (t) => {
   t.same(sniffImage(image('python.png')), { contentType: 'image/png', width: 16, height: 16 });
   t.same(sniffImage(image('python.jpg')), { contentType: 'image/jpeg', width: 16, height: 16 });
   t.same(
@@ -87,13 +90,15 @@ t.test('logos are recognised from their bytes, with their size', async (t) => {
   vp8.writeUInt16LE(640, 26);
   vp8.writeUInt16LE(480, 28);
   t.same(sniffImage(vp8), { contentType: 'image/webp', width: 640, height: 480 });
+  t.end();
 });
 
-t.test('other formats and damaged files are refused', async (t) => {
+t.test('other formats and damaged files are refused', (t) => {
   t.equal(sniffImage(image('python.gif')), null, 'GIF');
   t.equal(sniffImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')), null, 'SVG');
   t.equal(sniffImage(image('python.png').subarray(0, 20)), null, 'a cut PNG');
   t.equal(sniffImage(image('python.jpg').subarray(0, 10)), null, 'a cut JPEG');
   t.equal(sniffImage(Buffer.alloc(0)), null);
   t.equal(sniffImage(png(0, 10)), null, 'zero width');
+  t.end();
 });

@@ -78,10 +78,10 @@ t.test(
       };
       const defs = await codeIndex.search(owner.organization.id, repo.id, 'handleLoginError');
       t.match(defs[0], { path: 'src/login.ts', symbol: 'handleLoginError', line_start: 3 });
-      t.match(defs[0]!.snippet, /export function handleLoginError/);
+      t.match(defs[0].snippet, /export function handleLoginError/);
       const text = await codeIndex.search(owner.organization.id, repo.id, 'login failed');
       t.match(text[0], { path: 'src/login.ts', symbol: 'handleLoginError' });
-      t.match(text[0]!.snippet, /Login failed/);
+      t.match(text[0].snippet, /Login failed/);
       t.same(await codeIndex.search(other.organization.id, repo.id, 'login'), [], 'another organization finds nothing');
       t.same(await codeIndex.search(owner.organization.id, repo.id, 'vendored'), [], 'vendored files are not searched');
       t.ok(
@@ -253,7 +253,7 @@ t.test(
       t.ok(existsSync(join(cacheRoot, `${repo.id}.git`)), 'a cache exists');
       const res = await call(app, owner, 'DELETE', `/v1/repositories/${repo.id}`);
       t.same(res.body, { ok: true });
-      t.equal(Number((await app.db('code_index_chunks').where({ repository_id: repo.id }).count({ n: '*' }))[0]!.n), 0);
+      t.equal(Number((await app.db('code_index_chunks').where({ repository_id: repo.id }).count({ n: '*' }))[0].n), 0);
       t.notOk(existsSync(join(cacheRoot, `${repo.id}.git`)), 'the cache is gone');
       t.equal((await call(app, owner, 'GET', `/v1/repositories/${repo.id}`)).status, 404);
     });

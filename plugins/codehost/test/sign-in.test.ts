@@ -1,14 +1,13 @@
 import t from 'tap';
 import type { App } from '../../../core/kernel/app.js';
-import { sessionFrom, signUp } from '../../../test/helpers/accounts.js';
+import { sessionFrom, setCookies, signUp } from '../../../test/helpers/accounts.js';
 import { LOCAL_USER, SECRET, call, startCodehostApp } from './helpers.js';
 
 const BOB = { login: 'bob', email: 'bob@nowhere.test', password: 'bob-password-1' };
 const CAROL = { login: 'carol', email: 'carol@example.test', password: 'carol-password-1' };
 
 function cookieValue(res: { headers: Record<string, unknown> }, name: string): string | null {
-  const raw = res.headers['set-cookie'];
-  for (const c of (Array.isArray(raw) ? raw : raw ? [String(raw)] : []) as string[]) {
+  for (const c of setCookies(res)) {
     const m = new RegExp(`^${name}=([^;]*)`).exec(c);
     if (m) return m[1] || null;
   }
@@ -169,8 +168,10 @@ t.test('a host without sign-in accounts sends the browser back to sign-in with t
   t.equal(res.statusCode, 302);
   t.equal(res.headers.location, 'http://localhost:3000/login?error=codehost_sign_in_unavailable');
   t.notOk(cookieValue(res, 'pw_codehost_oauth'), 'no sign-in is started');
-  const [{ n }] = (await app.db('codehost_states').whereIn('purpose', ['signin', 'link']).count('* as n')) as Array<{
-    n: string | number;
-  }>;
+  const [{ n }] = await app.db('codehost_states').whereIn('purpose', ['signin', 'link']).count<
+    Array<{
+      n: string | number;
+    }>
+  >('* as n');
   t.equal(Number(n), 0, 'and no state is kept');
 });

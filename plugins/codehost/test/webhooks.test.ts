@@ -74,7 +74,7 @@ t.test(
       });
       t.equal(res.status, 400);
       t.equal(res.body.code, 'invalid_payload');
-      t.equal(Number((await app.db('codehost_webhook_deliveries').count({ n: '*' }))[0]!.n), 0, 'nothing was recorded');
+      t.equal(Number((await app.db('codehost_webhook_deliveries').count({ n: '*' }))[0].n), 0, 'nothing was recorded');
     });
 
     await t.test('open-source settings: defaults, an audited change', async (t) => {
@@ -165,12 +165,12 @@ t.test(
       t.equal(again.body.duplicate, true);
       t.equal(
         Number(
-          (await app.db('codehost_webhook_deliveries').where({ delivery_id: d.deliveryId }).count({ n: '*' }))[0]!.n,
+          (await app.db('codehost_webhook_deliveries').where({ delivery_id: d.deliveryId }).count({ n: '*' }))[0].n,
         ),
         1,
       );
       t.equal(
-        Number((await app.db('tickets').where({ org_id: owner.organization.id }).count({ n: '*' }))[0]!.n),
+        Number((await app.db('tickets').where({ org_id: owner.organization.id }).count({ n: '*' }))[0].n),
         1,
         'one ticket',
       );
@@ -238,16 +238,16 @@ t.test(
         body_md: 'Fixed on main, thanks!',
       });
       t.equal(draft.status, 201, JSON.stringify(draft.body));
-      const sent = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/drafts/${(draft.body as Json).id}/send`, {});
+      const sent = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/drafts/${draft.body.id}/send`, {});
       t.equal(sent.status, 200, 'no customer email is needed: the code host carries the reply');
-      const out = ((sent.body as Json).messages as Json[]).filter((m) => m.direction === 'out');
+      const out = (sent.body.messages as Json[]).filter((m) => m.direction === 'out');
       t.same(out.at(-1)?.to_addresses, [], 'no email recipient');
       const deadline = Date.now() + 15_000;
       let row: Json | undefined;
       while (!row && Date.now() < deadline) {
         row = await app
           .db('codehost_comments')
-          .where({ repository_id: repo.id, source: `draft:${(draft.body as Json).id}` })
+          .where({ repository_id: repo.id, source: `draft:${draft.body.id}` })
           .first();
         if (!row) await new Promise((r) => setTimeout(r, 100));
       }

@@ -7,15 +7,22 @@ import { signedInPage } from './tickets-walk.js';
 // whose tables hold exactly the numbers the API answers (tickets by day, by origin), narrows them to a
 // workspace; a reviewer reads only their workspace. A staff member also reviews open-source
 // sponsorship requests there and approves one (sponsored credits for the project's organization).
+/** What the test reads of GET /v1/analytics. */
+type AnalyticsJson = {
+  volume: { total: number; by_origin: { email: number; widget: number; codehost: number; proactive: number } };
+  series: { tickets: number; resolved: number; fixed: number }[];
+};
+
 if (browserAvailable(t)) {
   const h = await startConsole(t);
 
-  async function call(
+  /** The parsed answer, of the shape `T` the test reads of it. */
+  async function call<T = unknown>(
     who: SignedUp | null,
     method: 'GET' | 'POST',
     url: string,
     payload?: Record<string, unknown>,
-  ): Promise<Record<string, any>> {
+  ): Promise<T> {
     const res = await h.app.server.inject({
       method,
       url,
@@ -24,7 +31,7 @@ if (browserAvailable(t)) {
       ...(who ? who.auth : {}),
     });
     if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${res.payload}`);
-    return JSON.parse(res.payload) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return JSON.parse(res.payload) as T;
   }
 
   /** A ticket opened `daysAgo` days ago through the tickets service, answered after some minutes, maybe closed. */
@@ -61,8 +68,8 @@ if (browserAvailable(t)) {
   t.test("an owner reads the metrics as charts with the API's numbers; a reviewer reads their workspace", async (t) => {
     const owner = await signUp(h.app, { orgName: 'Metrics Co', name: 'Mia Owner' });
     await onPlan(h.app, owner.organization.id, 'growth');
-    const shop = await call(owner, 'POST', '/v1/workspaces', { name: 'Shop' });
-    const blog = await call(owner, 'POST', '/v1/workspaces', { name: 'Blog' });
+    const shop = await call<{ id: string }>(owner, 'POST', '/v1/workspaces', { name: 'Shop' });
+    const blog = await call<{ id: string }>(owner, 'POST', '/v1/workspaces', { name: 'Blog' });
     await ticket(owner.organization.id, shop.id, 'email', 2, 15, 120);
     await ticket(owner.organization.id, shop.id, 'widget', 2, 45);
     await ticket(owner.organization.id, shop.id, 'email', 5, 30, 300);
@@ -78,7 +85,11 @@ if (browserAvailable(t)) {
     const now = new Date();
     const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
     const from = new Date(to.getTime() - 30 * 86_400_000);
-    const api = await call(owner, 'GET', `/v1/analytics?from=${from.toISOString()}&to=${to.toISOString()}`);
+    const api = await call<AnalyticsJson>(
+      owner,
+      'GET',
+      `/v1/analytics?from=${from.toISOString()}&to=${to.toISOString()}`,
+    );
     t.equal(api.volume.total, 4);
     const figures = page.getByRole('region', { name: 'In this range' });
     await figures.getByText('Tickets opened').waitFor();
@@ -86,7 +97,7 @@ if (browserAvailable(t)) {
 
     const volume = await tableOf(page, 'Tickets opened, resolved and fixed');
     t.equal(volume.length, api.series.length, 'a row per bucket of the API');
-    const series = api.series.map((s: Record<string, number>) => [s.tickets, s.resolved, s.fixed]);
+    const series = api.series.map((s) => [s.tickets, s.resolved, s.fixed]);
     t.same(
       volume.map((r) => r.slice(1).map(Number)),
       series,

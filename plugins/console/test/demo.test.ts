@@ -20,14 +20,14 @@ if (browserAvailable(t)) {
     const ws = await call(h.app, owner, 'POST', '/v1/workspaces', { name: 'Shop' });
     await call(h.app, owner, 'POST', '/v1/onboarding/workspace', { workspace_id: ws.body.id });
     const repo = await connectRepository(h.app, owner, ws.body.id, 'shop', {
-      'README.md': SHOP_FILES['README.md']!,
-      'src/cart.js': SHOP_FILES['src/cart.js']!,
+      'README.md': SHOP_FILES['README.md'],
+      'src/cart.js': SHOP_FILES['src/cart.js'],
     });
     const step = await call(h.app, owner, 'POST', '/v1/onboarding/repository', { repository_id: repo.id });
     t.equal(step.status, 200, 'the repository step is done');
 
     const { context, page } = await h.open({ width: 1440, locale: 'en', colorScheme: 'dark' });
-    await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1]!, url: h.base }]);
+    await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1], url: h.base }]);
     await page.goto('/onboarding');
     await page.getByRole('heading', { name: 'Channels' }).waitFor();
     // The last step is always reachable from the steps list.
@@ -94,7 +94,7 @@ if (browserAvailable(t)) {
     );
     await expectAccessible(t, page, 'sign in: code host unavailable');
 
-    await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1]!, url: h.base }]);
+    await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1], url: h.base }]);
     await page.goto('/settings/profile');
     await page.getByText('Signing in with the code host is not set up on this service.').waitFor();
     t.equal(

@@ -29,7 +29,7 @@ function value(tree: Tree, key: string): string | Tree | undefined {
 const en = load('en');
 const it = load('it');
 
-t.test('every text of the console exists in English and Italian', async (t) => {
+t.test('every text of the console exists in English and Italian', (t) => {
   const enKeys = keys(en).sort();
   const itKeys = keys(it).sort();
   t.same(
@@ -46,9 +46,10 @@ t.test('every text of the console exists in English and Italian', async (t) => {
     const vars = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
     t.same(vars(value(it, k) as string), vars(value(en, k) as string), `${k}: the same placeholders`);
   }
+  t.end();
 });
 
-t.test('two catalogues of one locale never define the same top-level key (the merge would hide one)', async (t) => {
+t.test('two catalogues of one locale never define the same top-level key (the merge would hide one)', (t) => {
   for (const locale of ['en', 'it']) {
     const owners = new Map<string, string>();
     const clashes: string[] = [];
@@ -60,9 +61,10 @@ t.test('two catalogues of one locale never define the same top-level key (the me
     }
     t.same(clashes, [], locale);
   }
+  t.end();
 });
 
-t.test('every key the pages ask for by its literal name exists', async (t) => {
+t.test('every key the pages ask for by its literal name exists', (t) => {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -78,10 +80,11 @@ t.test('every key the pages ask for by its literal name exists', async (t) => {
     for (const m of src.matchAll(/\bt\('([a-zA-Z][\w.]*)'/g)) {
       seen++;
       // A plural key exists as its forms (`key_one`, `key_other`), as i18next looks them up.
-      if (typeof value(en, m[1]!) !== 'string' && typeof value(en, `${m[1]!}_other`) !== 'string')
+      if (typeof value(en, m[1]) !== 'string' && typeof value(en, `${m[1]}_other`) !== 'string')
         missing.push(`${m[1]} (${file.slice(appDir.length + 1)})`);
     }
   }
   t.ok(seen > 100, `${seen} literal keys checked`);
   t.same(missing, []);
+  t.end();
 });

@@ -47,8 +47,7 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Account: Giulia Rossi' }).click();
     await page.getByLabel('Lingua').first().selectOption('en');
     await page.getByRole('heading', { name: 'Set up Patchwell' }).waitFor();
-    const locale = async () =>
-      ((await h.app.db('users').where({ email }).first('locale')) as { locale: string }).locale;
+    const locale = async () => (await h.app.db('users').where({ email }).first<{ locale: string }>('locale')).locale;
     await waitFor(async () => (await locale()) === 'en', 'the profile to keep the language', 10_000);
     t.pass('the choice is saved to the profile');
   });

@@ -21,7 +21,7 @@ if (browserAvailable(t)) {
       },
     );
     const { context, page } = await h.open({ width: 1440, locale: 'en', colorScheme: 'light' });
-    await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1]!, url: h.base }]);
+    await context.addCookies([{ name: 'pw_session', value: owner.cookie.split('=')[1], url: h.base }]);
 
     await page.goto('/');
     await page.getByRole('heading', { name: 'Your first workspace' }).waitFor();

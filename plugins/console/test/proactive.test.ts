@@ -277,9 +277,9 @@ if (browserAvailable(t)) {
 
   /** Another ticket following the same error group (as a customer's email about it would be linked). */
   async function secondTicket(orgId: string, workspaceId: string, firstTicketId: string): Promise<string> {
-    const first = (await h.app.db('tickets').where({ id: firstTicketId }).first('error_group_id')) as {
+    const first = await h.app.db('tickets').where({ id: firstTicketId }).first<{
       error_group_id: string;
-    };
+    }>('error_group_id');
     const tickets = h.app.container.resolve<{
       createTicket(trx: unknown, input: Record<string, unknown>): Promise<{ id: string }>;
     }>('ticketService');

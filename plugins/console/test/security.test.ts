@@ -124,12 +124,12 @@ if (browserAvailable(t)) {
       page.waitForEvent('download'),
       shown.getByRole('button', { name: 'Download as a file' }).click(),
     ]);
-    t.equal((await readFile((await download.path())!, 'utf8')).trim(), codes.join('\n'), 'and kept as a file');
+    t.equal((await readFile(await download.path(), 'utf8')).trim(), codes.join('\n'), 'and kept as a file');
     await expectAccessible(t, page, 'recovery codes shown once');
     await shown.getByRole('button', { name: 'I have kept them' }).click();
     await enforcement.getByText('Required', { exact: true }).waitFor();
     await enforcement.getByText(/^10 codes left/).waitFor();
-    t.notMatch(await page.locator('body').innerText(), codes[0]!, 'the codes are gone from the page');
+    t.notMatch(await page.locator('body').innerText(), codes[0], 'the codes are gone from the page');
     t.equal(
       (await h.app.db('organizations').where({ id: owner.organization.id }).first()).sso_enforced,
       true,

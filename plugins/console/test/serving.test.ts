@@ -40,9 +40,9 @@ t.test("the console answers every page path with its index.html, never the API's
 
 t.test("the bundle's assets are served with a year of cache under hashed names", async (t) => {
   const html = (await app.server.inject('/')).payload;
-  const scripts = [...html.matchAll(/src="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+  const scripts = [...html.matchAll(/src="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);
   t.ok(scripts.length >= 1, 'index.html loads its entry script');
-  const res = await app.server.inject({ url: scripts[0]!, headers: { 'accept-encoding': 'gzip' } });
+  const res = await app.server.inject({ url: scripts[0], headers: { 'accept-encoding': 'gzip' } });
   t.equal(res.statusCode, 200);
   t.match(res.headers['content-type'], /javascript/);
   t.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable');

@@ -78,7 +78,7 @@ export async function signedInPage(
   opts: Parameters<ConsoleHarness['open']>[0],
 ): Promise<Page> {
   const { context, page } = await h.open(opts);
-  await context.addCookies([{ name: 'pw_session', value: who.cookie.split('=')[1]!, url: h.base }]);
+  await context.addCookies([{ name: 'pw_session', value: who.cookie.split('=')[1], url: h.base }]);
   // The fix loop takes seconds on two shared cores: wait as a person would, a little longer.
   page.setDefaultTimeout(60_000);
   return page;

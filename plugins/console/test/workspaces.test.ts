@@ -22,7 +22,7 @@ if (browserAvailable(t)) {
     await page.getByLabel('Where fixes run').selectOption('managed');
     await page.getByRole('button', { name: 'Create the workspace' }).click();
     await page.getByRole('heading', { name: 'Workspace settings: Help desk' }).waitFor();
-    const id = page.url().split('/workspaces/')[1]!;
+    const id = page.url().split('/workspaces/')[1];
     t.match(
       await page
         .getByText(/@inbound\./)

@@ -96,7 +96,7 @@ t.test(
       approved_sha: attempt.head_sha,
     });
     const pr = await host.getPullRequest(ref, attempt.pr_number);
-    t.match(pr, { state: 'merged', mergeSha: rel[0]!.merge_sha });
+    t.match(pr, { state: 'merged', mergeSha: rel[0].merge_sha });
     const merged = await host.readFile(ref, 'cart.js', 'main');
     t.match(merged?.content.toString(), /i\.price \* i\.qty/, 'main carries the fix (squash at the approved commit)');
     const releases = await host.listReleases(repo.full_name);
@@ -112,9 +112,9 @@ t.test(
       NOTICES_TO_REPORTER_AND_FOLLOWER,
       'one notice each',
     );
-    t.match(notices[0]!.subject, 'Fixed: Cart total is wrong');
-    t.notMatch(notices[1]!.text, /Cart total is wrong/, "the follower is not told another customer's subject");
-    t.match(notices[1]!.text, /\/unsubscribe\//, 'every notice carries its unsubscribe link');
+    t.match(notices[0].subject, 'Fixed: Cart total is wrong');
+    t.notMatch(notices[1].text, /Cart total is wrong/, "the follower is not told another customer's subject");
+    t.match(notices[1].text, /\/unsubscribe\//, 'every notice carries its unsubscribe link');
     t.match(
       await db('ticket_drafts').where({ ticket_id: id, kind: 'release_notice' }),
       [{ status: 'sent' }],

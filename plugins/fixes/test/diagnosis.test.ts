@@ -71,10 +71,10 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
       t.ok(tk.latest_confidence > 0.5);
       const [d] = await drafts(id);
       t.match(d, { kind: 'reply', status: 'draft', language: 'en', diagnosis_id: diagnosis.id });
-      t.match(d!.body_md, /^Hello/);
-      t.match(d!.body_md, /> .*Export.*CSV/);
+      t.match(d.body_md, /^Hello/);
+      t.match(d.body_md, /> .*Export.*CSV/);
       // The passage's link opens the file on the code host, for the customer too (a public repository; issue 25).
-      const link = new URL(/https?:\/\/\S+\/blob\/main\/docs\/export\.md#L\d+-L\d+/.exec(d!.body_md)![0]);
+      const link = new URL(/https?:\/\/\S+\/blob\/main\/docs\/export\.md#L\d+-L\d+/.exec(d.body_md)![0]);
       const blob = await app.server.inject({ method: 'GET', url: link.pathname });
       t.equal(blob.statusCode, 200, 'the documentation link resolves without a session');
       t.match(blob.payload, /Export/);
@@ -114,7 +114,7 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
     t.match(diagnosis, { category: 'usage', outcome: 'drafted', language: 'it' });
     const [d] = await waitFor(async () => ((await drafts(id)).length ? drafts(id) : null), 'the draft');
     t.match(d, { kind: 'reply', language: 'it' });
-    t.match(d!.body_md, /^Buongiorno/);
+    t.match(d.body_md, /^Buongiorno/);
   });
 
   await t.test('autopilot: a category of autopilot_categories above the threshold is sent by itself', async (t) => {
@@ -140,7 +140,7 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
     t.match(out[0].body_text, /^Buongiorno/);
     const [d] = await drafts(id);
     t.match(d, { status: 'sent', approved_by_user_id: null });
-    const audit = await db('audit_entries').where({ action: 'ticket.draft_sent', target_id: d!.id }).first();
+    const audit = await db('audit_entries').where({ action: 'ticket.draft_sent', target_id: d.id }).first();
     t.match(audit, { actor_type: 'job' }, 'sent by the job, audited as such');
 
     // A bug is not in autopilot_categories: no draft goes out; the team gets it.

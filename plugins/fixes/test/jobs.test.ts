@@ -54,8 +54,8 @@ t.test(
     await grantFixCredits(app, owner.organization.id); // fixes ask billing first (plan `none` has no credit)
     const other = await signUp(app, { orgName: 'Other' });
     const ws = await createWorkspace(app, owner, 'Shop');
-    const queue = app.container.resolve('fixJobs') as JobQueue;
-    const payloads = app.container.resolve('fixPayloads') as JobPayloads;
+    const queue = app.container.resolve<JobQueue>('fixJobs');
+    const payloads = app.container.resolve<JobPayloads>('fixPayloads');
     const db = app.db as Knex;
     const tickets = app.container.resolve('ticketService');
     const newTicket = async () =>
@@ -167,7 +167,7 @@ t.test(
             const row = await job(j.id);
             t.equal(row.status, 'queued', `queued again after attempt ${attempt}`);
             t.ok(
-              new Date(row.run_after).getTime() >= before + [50, 100][attempt - 1]! - 5,
+              new Date(row.run_after).getTime() >= before + [50, 100][attempt - 1] - 5,
               'after the back-off of its attempt',
             );
           }
@@ -224,7 +224,7 @@ t.test(
         const a = new JobWorker(deps, queue, payloads);
         const j = (await enqueue(tk.id))!;
         a.kick();
-        await waitFor(async () => exec.started.includes(j.id), 'worker A starts');
+        await waitFor(() => exec.started.includes(j.id), 'worker A starts');
         // "kill" A: it stops heartbeating (its process is gone); the lease runs out.
         await a.stop(0);
         await db('fix_jobs')
@@ -233,7 +233,7 @@ t.test(
         const b = new JobWorker(deps, queue, payloads);
         b.start();
         t.teardown(() => b.stop(0));
-        await waitFor(async () => exec.waiting.filter((id) => id === j.id).length === 2, 'worker B runs it again');
+        await waitFor(() => exec.waiting.filter((id) => id === j.id).length === 2, 'worker B runs it again');
         exec.release(j.id); // B's attempt ends (A's gate was replaced by B's)
         await waitFor(async () => (await job(j.id)).status === 'succeeded', 'the job ends');
         t.equal(exec.completions, 1, 'one completion');
@@ -275,12 +275,13 @@ t.test(
       },
     );
 
-    await t.test('masking', async (t) => {
+    await t.test('masking', (t) => {
       t.equal(mask('Authorization: Bearer abcdefghijklmnop'), 'Authorization: Bearer ***');
       t.equal(mask('https://x-access-token:tok123456@host/repo.git'), 'https://***:***@host/repo.git');
       t.equal(mask('API_KEY=sk-abcdefghijklmnopqrstuvwxyz'), 'API_KEY=***');
       t.equal(mask('mail john.smith@example.com'), 'mail j***@e***.com');
       t.equal(mask('the value s3cr3t-v4lue here', ['s3cr3t-v4lue']), 'the value *** here');
+      t.end();
     });
   },
 );

@@ -34,7 +34,7 @@ const app = await startFixesApp(
   },
 );
 const db = app.db as Knex;
-const queue = app.container.resolve('fixJobs') as JobQueue;
+const queue = app.container.resolve<JobQueue>('fixJobs');
 const count = async (q: Knex.QueryBuilder) => Number(((await q.count('* as n').first()) as Json).n);
 const principalOf = (who: SignedUp): Principal => ({
   kind: 'session',

@@ -33,8 +33,8 @@ const app = await startFixesApp(
   },
 );
 const db = app.db as Knex;
-const queue = app.container.resolve('fixJobs') as JobQueue;
-const worker = app.container.resolve('fixWorker') as JobWorker;
+const queue = app.container.resolve<JobQueue>('fixJobs');
+const worker = app.container.resolve<JobWorker>('fixWorker');
 
 t.test('a runner job nobody claims waits queued, then fails not_claimed and the ticket goes to the team', async (t) => {
   const owner = await signUp(app, { orgName: 'Remote Co' });

@@ -215,7 +215,7 @@ t.test('quarantine and release: a released email opens a ticket; a quarantined r
   const q = await deliverOne(app, fixture('spam-lottery', { to: ws.inbound_address }), ws.inbound_address);
   t.equal(q.status, 'quarantined');
   const [entry] = await inboundLog(app, owner, ws.id);
-  const rel = await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/mime/${entry!.email_id}/release`);
+  const rel = await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/mime/${entry.email_id}/release`);
   t.equal(rel.status, 200);
   t.match(rel.body, { ticket_id: /^tkt_/, created: true });
   t.match(await ticket(rel.body.ticket_id), { subject: 'CONGRATULATIONS YOU HAVE WON THE LOTTERY', origin: 'email' });
@@ -226,18 +226,18 @@ t.test('quarantine and release: a released email opens a ticket; a quarantined r
     releasable: false,
   });
   t.equal(
-    (await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/mime/${entry!.email_id}/release`)).body.code,
+    (await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/mime/${entry.email_id}/release`)).body.code,
     'not_quarantined',
     'once',
   );
   t.equal(
-    (await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/ses/${entry!.email_id}/release`)).status,
+    (await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/ses/${entry.email_id}/release`)).status,
     404,
     'the provider is part of the path',
   );
   t.equal((await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/mime/ie_nope/release`)).status, 404);
   t.ok(
-    await app.db('audit_entries').where({ action: 'inbound_email.released', target_id: entry!.email_id }).first(),
+    await app.db('audit_entries').where({ action: 'inbound_email.released', target_id: entry.email_id }).first(),
     'audited',
   );
 
@@ -255,7 +255,7 @@ t.test('quarantine and release: a released email opens a ticket; a quarantined r
   });
   t.match(await deliverOne(app, spammyReply, ws.inbound_address), { status: 'quarantined', reason: 'spam' });
   const [reply] = await inboundLog(app, owner, ws.id, '?status=quarantined');
-  const joined = await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/mime/${reply!.email_id}/release`);
+  const joined = await call(app, owner, 'POST', `/v1/channels/${ws.id}/inbound/mime/${reply.email_id}/release`);
   t.same(joined.body, { ticket_id: open.ticket_id, created: false });
   t.equal((await ticket(open.ticket_id)).message_count, 2);
 });
@@ -295,7 +295,7 @@ t.test(
     t.equal(tk.message_count, 4, 'the reply address alone is enough');
 
     const other = await fresh();
-    const foreign = `${other.inbound_address.split('@')[0]}+t_${replyTo.split('+t_')[1]!.split('@')[0]}@inbound.localhost`;
+    const foreign = `${other.inbound_address.split('@')[0]}+t_${replyTo.split('+t_')[1].split('@')[0]}@inbound.localhost`;
     const stray = await deliverOne(app, eml({ to: foreign, subject: 'Hello' }), foreign);
     t.not(stray.ticket_id, opened.ticket_id, "a token under another workspace's address does not reach this ticket");
   },

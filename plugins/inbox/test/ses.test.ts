@@ -37,7 +37,7 @@ const post = async (d: InboundDelivery) => {
   const res = await app.server.inject({
     method: 'POST',
     url: '/v1/webhooks/email/ses',
-    headers: d.headers as Record<string, string>,
+    headers: d.headers,
     payload: d.rawBody,
   });
   return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
@@ -63,9 +63,9 @@ t.test('SES spam and virus verdicts quarantine; the release path names the provi
   const virus = await post(notify(receivedNotification([to], inboundRaw(to), { virus: 'FAIL' })));
   t.match(virus.body.results[0], { status: 'quarantined', reason: 'spam' });
   const [v, s] = await inboundLog(app, owner, workspace.id, '?status=quarantined');
-  t.ok(v!.signals.includes('virus') && v!.spam_score >= 100);
-  t.ok(s!.signals.includes('provider_spam'));
-  const rel = await call(app, owner, 'POST', `/v1/channels/${workspace.id}/inbound/ses/${s!.email_id}/release`);
+  t.ok(v.signals.includes('virus') && v.spam_score >= 100);
+  t.ok(s.signals.includes('provider_spam'));
+  const rel = await call(app, owner, 'POST', `/v1/channels/${workspace.id}/inbound/ses/${s.email_id}/release`);
   t.match(rel.body, { ticket_id: /^tkt_/, created: true });
 });
 

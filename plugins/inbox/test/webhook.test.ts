@@ -184,7 +184,7 @@ t.test('loop: our own mail coming back, and the same exchange repeated', async (
     [null, null, 'loop'],
     'the third of the same subject and text within the window is a loop',
   );
-  t.ok((await inboundLog(app, owner, ws.id))[0]!.signals.includes('repeated_exchange'));
+  t.ok((await inboundLog(app, owner, ws.id))[0].signals.includes('repeated_exchange'));
   const person = `person-${uid()}@example.net`;
   const words = ['It still fails.', 'Now on Chrome too.', 'Any news?'];
   const human: Json[] = [];
@@ -271,7 +271,7 @@ t.test("not_in_plan: a plan without the inbox, and a month's tickets used up, qu
     app.container.register('planCatalog', asValue(catalog));
   }
   const limits = app.container.resolve('planLimits');
-  app.container.register('planLimits', asValue({ check: async () => ({ ok: false }) }));
+  app.container.register('planLimits', asValue({ check: () => Promise.resolve({ ok: false }) }));
   try {
     const r = await deliverOne(app, eml({ to: ws.inbound_address }), ws.inbound_address);
     t.match(r, { status: 'quarantined', reason: 'not_in_plan' });
@@ -290,9 +290,9 @@ t.test('spam: header verdicts and content score it, it is quarantined and releas
     ticket_id: null,
   });
   const [entry] = await inboundLog(app, owner, ws.id, '?status=quarantined');
-  t.ok(entry!.spam_score >= 6, `score ${entry!.spam_score}`);
-  t.ok(entry!.signals.includes('x_spam_flag') && entry!.signals.includes('spam_phrases'));
-  t.equal(entry!.releasable, true);
+  t.ok(entry.spam_score >= 6, `score ${entry.spam_score}`);
+  t.ok(entry.signals.includes('x_spam_flag') && entry.signals.includes('spam_phrases'));
+  t.equal(entry.releasable, true);
 });
 
 t.test('rate_limited: a sender beyond its hourly share is quarantined', async (t) => {

@@ -14,7 +14,7 @@ const brand: MailBrand = {
   fromName: null,
 };
 
-t.test("a template's slots take the header and badge; without a brand they disappear", async (t) => {
+t.test("a template's slots take the header and badge; without a brand they disappear", (t) => {
   const html = '<html><body><!--brand:header--><main>x</main><!--brand:footer--></body></html>';
   const out = brandHtml(html, brand, 'en');
   t.match(
@@ -24,9 +24,10 @@ t.test("a template's slots take the header and badge; without a brand they disap
   t.match(out, /<\/main><p data-testid="engine-badge"[^>]*>Support by Patchwell<\/p><\/body>/);
   t.equal(brandHtml(html, null, 'en'), '<html><body><main>x</main></body></html>');
   t.notMatch(brandHtml(html, { ...brand, showBadge: false }, 'it'), /engine-badge/);
+  t.end();
 });
 
-t.test('generated HTML gets the header after <body>, the brand font and the badge before </body>', async (t) => {
+t.test('generated HTML gets the header after <body>, the brand font and the badge before </body>', (t) => {
   const r = renderTemplate(
     { name: 'x.notice', subject: { en: 'Hi', it: 'Ciao' }, text: { en: 'Hello {{who}}', it: 'Ciao {{who}}' } },
     'it',
@@ -45,9 +46,10 @@ t.test('generated HTML gets the header after <body>, the brand font and the badg
     true,
     'a color that is not #rrggbb falls back to neutral',
   );
+  t.end();
 });
 
-t.test("a template's audience is customer or team", async (t) => {
+t.test("a template's audience is customer or team", (t) => {
   t.throws(
     () =>
       checkTemplate({
@@ -61,4 +63,5 @@ t.test("a template's audience is customer or team", async (t) => {
   t.doesNotThrow(() =>
     checkTemplate({ name: 'x.y', subject: { en: 'a', it: 'a' }, text: { en: 'a', it: 'a' }, audience: 'team' }),
   );
+  t.end();
 });

@@ -6,11 +6,12 @@ import { loadConfig } from '../../../core/kernel/config.js';
 
 const SECRET = 'whsec-0123456789abcdef';
 
-t.test('mail-outbox is the default channel adapter', async (t) => {
+t.test('mail-outbox is the default channel adapter', (t) => {
   t.equal(loadConfig({ env: {} }).adapters.channel, 'mail-outbox');
+  t.end();
 });
 
-t.test('EMAIL_WEBHOOK_SECRET reaches the selected channel adapter', async (t) => {
+t.test('EMAIL_WEBHOOK_SECRET reaches the selected channel adapter', (t) => {
   t.equal(
     loadConfig({ env: { EMAIL_WEBHOOK_SECRET: SECRET } }).adapters.options['mail-outbox']?.webhookSecret,
     SECRET,
@@ -34,4 +35,5 @@ t.test('EMAIL_WEBHOOK_SECRET reaches the selected channel adapter', async (t) =>
     { host: 'smtp.example.test', webhookSecret: SECRET },
     'the one CONFIG_FILE selects, next to its other options',
   );
+  t.end();
 });

@@ -154,7 +154,7 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
     t.same((await mailRow(db, mailId))?.headers, { 'auto-submitted': 'no' });
   });
 
-  t.test('templates: the same one again is fine, another under a taken name is not', async (t) => {
+  t.test('templates: the same one again is fine, another under a taken name is not', (t) => {
     mailer.registerTemplates([NOTICE]);
     t.throws(() => mailer.registerTemplates([{ ...NOTICE, subject: { en: 'x', it: 'y' } }]), {
       name: 'MailTemplateError',

@@ -17,7 +17,7 @@ const welcome: MailTemplate = {
   },
 };
 
-t.test('a template renders in English and Italian', async (t) => {
+t.test('a template renders in English and Italian', (t) => {
   const data = { user: { name: 'Ada' }, link: 'https://app.example.test/start?a=1&b=2' };
   const en = renderTemplate(welcome, 'en', data);
   const it = renderTemplate(welcome, 'it', data);
@@ -26,9 +26,10 @@ t.test('a template renders in English and Italian', async (t) => {
   t.match(en.text, /^Hello Ada,\n\nopen https:\/\/app\.example\.test\/start\?a=1&b=2 to start\./);
   t.match(it.text, /^Ciao Ada,\n\napri https:/);
   t.match(it.html, /<html lang="it">/);
+  t.end();
 });
 
-t.test('without an HTML template the HTML part is the text in escaped paragraphs with clickable links', async (t) => {
+t.test('without an HTML template the HTML part is the text in escaped paragraphs with clickable links', (t) => {
   const r = renderTemplate(welcome, 'en', {
     user: { name: '<b>Ada & "Bob"</b>' },
     link: 'https://app.example.test/start?a=1&b=2.',
@@ -42,14 +43,16 @@ t.test('without an HTML template the HTML part is the text in escaped paragraphs
   t.equal((r.html.match(/<p>/g) ?? []).length, 3, 'one paragraph per blank-line block');
   t.match(r.html, /<title>Welcome, &lt;b&gt;Ada/, 'the title is the escaped subject');
   t.equal(r.text.includes('<b>Ada & "Bob"</b>'), true, 'the text part keeps the value as it is');
+  t.end();
 });
 
-t.test('line breaks inside a paragraph become <br>', async (t) => {
+t.test('line breaks inside a paragraph become <br>', (t) => {
   const html = htmlFromText('line one\nline two\n\nnext', 'S', 'en');
   t.match(html, /<p>line one<br>\nline two<\/p>\n<p>next<\/p>/);
+  t.end();
 });
 
-t.test('values in an HTML template are escaped; the template markup is not', async (t) => {
+t.test('values in an HTML template are escaped; the template markup is not', (t) => {
   const tpl: MailTemplate = {
     ...welcome,
     html: {
@@ -62,14 +65,16 @@ t.test('values in an HTML template are escaped; the template markup is not', asy
     r.html,
     '<p>Hello <strong>&lt;script&gt;x&lt;/script&gt;</strong></p><a href="https://x.test/?a=1&amp;b=&quot;2&quot;">Start</a>',
   );
+  t.end();
 });
 
-t.test('a subject stays on one line', async (t) => {
+t.test('a subject stays on one line', (t) => {
   const r = renderTemplate(welcome, 'en', { user: { name: 'Ada\r\nBcc: evil@example.test' }, link: 'https://x.test' });
   t.equal(r.subject, 'Welcome, Ada Bcc: evil@example.test');
+  t.end();
 });
 
-t.test('a placeholder without a value refuses to render', async (t) => {
+t.test('a placeholder without a value refuses to render', (t) => {
   t.throws(() => renderTemplate(welcome, 'en', { user: {}, link: 'x' }), {
     name: 'MailTemplateError',
     message: /test\.welcome \(subject\.en\): no value for \{\{user\.name\}\}/,
@@ -86,17 +91,20 @@ t.test('a placeholder without a value refuses to render', async (t) => {
     link: 'x',
   });
   t.equal(zero.subject, '0 new', 'zero and empty strings are values');
+  t.end();
 });
 
-t.test('templates need every part in every locale', async (t) => {
+t.test('templates need every part in every locale', (t) => {
   t.throws(() => checkTemplate({ ...welcome, name: 'Bad Name' }), MailTemplateError);
   t.throws(() => checkTemplate({ ...welcome, subject: { en: 'x' } as MailTemplate['subject'] }), {
     message: /subject\.it is missing/,
   });
   t.throws(() => checkTemplate({ ...welcome, html: { en: '<p>x</p>', it: ' ' } }), { message: /html\.it is missing/ });
   t.doesNotThrow(() => checkTemplate(welcome));
+  t.end();
 });
 
-t.test('escapeHtml escapes the five characters', async (t) => {
+t.test('escapeHtml escapes the five characters', (t) => {
   t.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  t.end();
 });

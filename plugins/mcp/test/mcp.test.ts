@@ -83,7 +83,7 @@ async function settledWorker(): Promise<void> {
 /** A tool's answer: the structured content, or the refusal {status, code, …} with isError. */
 async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<Json> {
   const res = await client.callTool({ name, arguments: args });
-  const body = JSON.parse((res.content as Array<{ text: string }>)[0]!.text) as Json;
+  const body = JSON.parse((res.content as Array<{ text: string }>)[0].text) as Json;
   return res.isError ? { error: true, ...body } : body;
 }
 

@@ -28,7 +28,7 @@ const finished = (owner: SignedUp) =>
   waitFor(
     async () => {
       const r = await call(app, owner, 'GET', '/v1/onboarding/demo');
-      return r.body.done ? (r.body as Json) : null;
+      return r.body.done ? r.body : null;
     },
     'the demo to finish',
     30_000,

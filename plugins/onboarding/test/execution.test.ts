@@ -131,7 +131,7 @@ t.test('each execution rule refuses its combination in the user’s language', a
   };
   t.equal(Object.keys(cases).length, EXECUTION_RULES.length, 'one case per rule');
   for (const rule of EXECUTION_RULES) {
-    const body = cases[rule.id]!;
+    const body = cases[rule.id];
     const a = await call(app, en, 'PUT', `/v1/onboarding/execution/${wsEn.id}`, body);
     t.equal(a.status, 422, `rule ${rule.id} (en)`);
     t.equal(a.body.code, 'forbidden_combination');

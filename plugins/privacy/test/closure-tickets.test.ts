@@ -4,13 +4,13 @@ import type { ClosureService } from '../services/closure.js';
 import { emailIn, json, privacyApp, settle, workspace } from './helpers.js';
 
 async function orgRows(app: Awaited<ReturnType<typeof privacyApp>>, orgId: string): Promise<Record<string, number>> {
-  const { rows } = (await app.db.raw(
+  const { rows } = await app.db.raw<{ rows: Array<{ t: string }> }>(
     `select table_name as t from information_schema.columns where table_schema = current_schema() and column_name = 'org_id'`,
-  )) as { rows: Array<{ t: string }> };
+  );
   const out: Record<string, number> = {};
   for (const { t } of rows) {
-    const [row] = (await app.db(t).where('org_id', orgId).count('* as n')) as Array<{ n: string | number }>;
-    if (Number(row!.n) > 0) out[t] = Number(row!.n);
+    const [row] = await app.db(t).where('org_id', orgId).count<Array<{ n: string | number }>>('* as n');
+    if (Number(row.n) > 0) out[t] = Number(row.n);
   }
   return out;
 }
@@ -47,9 +47,9 @@ t.test(
       created_at: new Date(),
     });
     await settle(app);
-    const status = (await app.db('tickets').where({ id: ticketId }).first('public_token_hash')) as {
+    const status = await app.db('tickets').where({ id: ticketId }).first<{
       public_token_hash: string;
-    };
+    }>('public_token_hash');
     t.ok(status.public_token_hash);
 
     const stranger = await signUp(app, { orgName: 'Others' });
@@ -72,10 +72,12 @@ t.test(
     t.equal(body.deleted.tickets, 1);
     t.ok(body.deleted.ticket_messages >= 1 && body.deleted.ticket_subscribers >= 1, JSON.stringify(body.deleted));
     for (const table of ['ticket_messages', 'ticket_subscribers', 'ticket_files', 'ticket_drafts', 'inbox_emails']) {
-      const [row] = (await app.db(table).where({ ticket_id: ticketId }).count('* as n')) as Array<{
-        n: string | number;
-      }>;
-      t.equal(Number(row!.n), 0, `no ${table} left`);
+      const [row] = await app.db(table).where({ ticket_id: ticketId }).count<
+        Array<{
+          n: string | number;
+        }>
+      >('* as n');
+      t.equal(Number(row.n), 0, `no ${table} left`);
     }
     t.equal(
       (await app.server.inject({ method: 'GET', url: `/v1/tickets/${ticketId}`, ...owner.auth })).statusCode,

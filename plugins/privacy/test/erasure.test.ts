@@ -1,5 +1,6 @@
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
+import type { PersonalDataRegistry } from '../services/registry.js';
 import { emailIn, json, privacyApp, requestErasure, settle, traces, workspace } from './helpers.js';
 
 const ADDRESS = 'mario.rossi@example.com';
@@ -57,10 +58,10 @@ t.test('erasing an end user leaves no trace of the address in any table of the d
     subject: string;
   };
   t.equal(ticket.customer_email, null, 'the ticket stays, without its requester');
-  const messages = (await app
+  const messages = await app
     .db('ticket_messages')
     .where({ ticket_id: first })
-    .select('body_text', 'from_address')) as Array<{ body_text: string; from_address: string | null }>;
+    .select<Array<{ body_text: string; from_address: string | null }>>('body_text', 'from_address');
   t.ok(
     messages.every((m) => m.from_address === null && m.body_text === '[erased]'),
     'the person’s messages are emptied',
@@ -78,8 +79,7 @@ t.test('erasing an end user leaves no trace of the address in any table of the d
 t.test('erasing by widget user id reaches the columns that hold it', async (t) => {
   const app = await privacyApp(t);
   const owner = await signUp(app, { orgName: 'Widgets' });
-  const { PersonalDataRegistry } = await import('../services/registry.js');
-  const registry = app.container.resolve<InstanceType<typeof PersonalDataRegistry>>('personalData');
+  const registry = app.container.resolve<PersonalDataRegistry>('personalData');
   // A plugin added later declares its table; erasure finds it without any change here.
   await app.db.schema.createTable('later_reports', (tb) => {
     tb.text('id').primary();

@@ -51,10 +51,10 @@ t.test(
     let mail: { text: string } | undefined;
     for (let i = 0; i < 100 && !mail; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      mail = (await app
+      mail = await app
         .db('mail_messages')
         .where({ template: 'privacy.export_ready', to_address: owner.email })
-        .first('text')) as { text: string } | undefined;
+        .first<{ text: string } | undefined>('text');
     }
     t.ok(mail, 'the link is emailed to the owner');
     const url = /http:\/\/localhost:3000(\/downloads\/privacy-exports\/pwx_[\w-]{43})/.exec(mail!.text);
@@ -69,14 +69,14 @@ t.test(
     const days = (new Date(row.expires_at).getTime() - Date.now()) / 86_400_000;
     t.ok(days > 6.9 && days <= 7, 'valid 7 days');
 
-    const dl = await app.server.inject({ method: 'GET', url: url![1]! });
+    const dl = await app.server.inject({ method: 'GET', url: url![1] });
     t.equal(dl.statusCode, 200);
     t.equal(dl.headers['content-type'], 'application/gzip');
     const files = untar(gunzipSync(dl.rawPayload));
-    const manifest = JSON.parse(files['manifest.json']!) as { organization_id: string; tables: Record<string, number> };
+    const manifest = JSON.parse(files['manifest.json']) as { organization_id: string; tables: Record<string, number> };
     t.equal(manifest.organization_id, owner.organization.id);
     t.ok(manifest.tables.tickets >= 1 && manifest.tables.users >= 2, JSON.stringify(manifest.tables));
-    t.ok(files['tickets.jsonl']!.includes('eve@example.org'), 'the organization’s data is in it');
+    t.ok(files['tickets.jsonl'].includes('eve@example.org'), 'the organization’s data is in it');
     const all = Object.values(files).join('\n');
     t.notOk(all.includes(stranger.organization.id), 'no other organization’s rows');
     t.notOk(/password_hash|token_hash|secret_encrypted/.test(all), 'no credentials');
@@ -86,17 +86,17 @@ t.test(
       .db('privacy_exports')
       .where({ id: exp.id })
       .update({ expires_at: new Date(Date.now() - 1000) });
-    t.equal((await app.server.inject({ method: 'GET', url: url![1]! })).statusCode, 404, 'an expired link answers 404');
+    t.equal((await app.server.inject({ method: 'GET', url: url![1] })).statusCode, 404, 'an expired link answers 404');
     t.equal(
       (await app.server.inject({ method: 'GET', url: '/downloads/privacy-exports/pwx_' + 'a'.repeat(43) })).statusCode,
       404,
     );
     const actions = (
-      (await app
+      await app
         .db('audit_entries')
         .where({ org_id: owner.organization.id })
         .where('action', 'like', 'privacy.export%')
-        .select('action')) as Array<{ action: string }>
+        .select<Array<{ action: string }>>('action')
     )
       .map((r) => r.action)
       .sort();

@@ -27,17 +27,17 @@ export async function emailIn(app: App, to: string, from: string, body: string):
   const res = await deliverMime(app, raw, to, SECRET);
   if (res.status !== 200) throw new Error(`delivery ${res.status} ${res.payload}`);
   const result = json<{ results: Array<{ ticket_id: string | null; status: string; reason: string | null }> }>(res)
-    .results[0]!;
+    .results[0];
   if (!result.ticket_id) throw new Error(`no ticket: ${JSON.stringify(result)}`);
   return result.ticket_id;
 }
 
 /** Every row of every table (text, JSON and binary columns) that still holds `needle`: "table.column" → rows. */
 export async function traces(app: App, needle: string): Promise<Record<string, number>> {
-  const { rows } = (await app.db.raw(
+  const { rows } = await app.db.raw<{ rows: Array<{ t: string; c: string; type: string }> }>(
     `select table_name as t, column_name as c, data_type as type from information_schema.columns
       where table_schema = current_schema() and data_type in ('text', 'character varying', 'character', 'json', 'jsonb', 'bytea')`,
-  )) as { rows: Array<{ t: string; c: string; type: string }> };
+  );
   const out: Record<string, number> = {};
   for (const { t, c, type } of rows) {
     const q = app.db(t);
@@ -49,8 +49,8 @@ export async function traces(app: App, needle: string): Promise<Record<string, n
         c,
       ]);
     else q.whereRaw('??::text ilike ?', [c, `%${needle}%`]);
-    const [row] = (await q.count('* as n')) as Array<{ n: string | number }>;
-    if (Number(row!.n) > 0) out[`${t}.${c}`] = Number(row!.n);
+    const [row] = await q.count<Array<{ n: string | number }>>('* as n');
+    if (Number(row.n) > 0) out[`${t}.${c}`] = Number(row.n);
   }
   return out;
 }
@@ -60,8 +60,8 @@ export async function settle(app: App, ms = 600): Promise<void> {
   const end = Date.now() + 10_000;
   await new Promise((r) => setTimeout(r, ms));
   for (;;) {
-    const [row] = (await app.db('outbox').whereNull('published_at').count('* as n')) as Array<{ n: string | number }>;
-    if (Number(row!.n) === 0 || Date.now() > end) return;
+    const [row] = await app.db('outbox').whereNull('published_at').count<Array<{ n: string | number }>>('* as n');
+    if (Number(row.n) === 0 || Date.now() > end) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -292,19 +292,19 @@ t.test('two batches that see the same new error at once make one group and count
         },
       }));
     const outcomes = await Promise.all([
-      writers[0]!.write(h.app.db, batch(6), settings),
-      writers[1]!.write(h.app.db, batch(6), settings),
+      writers[0].write(h.app.db, batch(6), settings),
+      writers[1].write(h.app.db, batch(6), settings),
     ]);
     t.same(
-      new Set(outcomes[0]!.map((o) => o.groupId)),
-      new Set(outcomes[1]!.map((o) => o.groupId)),
+      new Set(outcomes[0].map((o) => o.groupId)),
+      new Set(outcomes[1].map((o) => o.groupId)),
       `round ${round}: both batches name the same groups`,
     );
   }
-  const groups = (await h.app
+  const groups = await h.app
     .db('error_groups')
     .where({ workspace_id: ws.id })
-    .select('event_count', 'affected_users')) as Array<{ event_count: string | number; affected_users: number }>;
+    .select<Array<{ event_count: string | number; affected_users: number }>>('event_count', 'affected_users');
   t.equal(groups.length, rounds.length * 3, 'one group per distinct error');
   t.same(
     groups.map((g) => Number(g.event_count)),

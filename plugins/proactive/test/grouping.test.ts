@@ -9,7 +9,7 @@ import {
   parseStack,
 } from '../services/grouping.js';
 
-t.test('stacks of V8 and Firefox parse into frames', async (t) => {
+t.test('stacks of V8 and Firefox parse into frames', (t) => {
   const v8 = parseStack(
     'Error: x\n    at Cart.render (https://a.test/static/app.1a2b3c4d5e.js:10:5)\n    at async load (/srv/app/node_modules/lib/index.js:3:1)\n    at node:internal/process:1:1',
   );
@@ -28,9 +28,10 @@ t.test('stacks of V8 and Firefox parse into frames', async (t) => {
     ['render', null],
   );
   t.equal(normalizeFile('https://cdn.test/static/js/main.3f9a1c2b.js?v=3'), '/static/js/main.js');
+  t.end();
 });
 
-t.test('messages lose their variable parts', async (t) => {
+t.test('messages lose their variable parts', (t) => {
   t.equal(
     normalizeMessage('Order 42 of user 0x1f failed: "abc" at 2024-01-02'),
     normalizeMessage('Order 97 of user 0xff failed: "zzz" at 2025-11-30'),
@@ -46,9 +47,10 @@ t.test('messages lose their variable parts', async (t) => {
     fingerprintOf({ type: 'A', message: '1', frames: [], fingerprint: 'k' }),
     fingerprintOf({ type: 'B', message: '2', frames: [], fingerprint: 'k' }),
   );
+  t.end();
 });
 
-t.test('masking and critical paths (release order: error-groups.test.ts, regression by release)', async (t) => {
+t.test('masking and critical paths (release order: error-groups.test.ts, regression by release)', (t) => {
   t.equal(maskText('mail bob@example.org now'), 'mail b***@e***.org now');
   t.equal(maskText('card 4111-1111-1111-1111'), 'card **** **** **** 1111');
   t.equal(maskText('order 1234567890123 shipped'), 'order 1234567890123 shipped', 'a number that fails Luhn stays');
@@ -56,4 +58,5 @@ t.test('masking and critical paths (release order: error-groups.test.ts, regress
   t.ok(criticalPathHit(['/checkout'], 'https://x.test/checkout/pay', []));
   t.notOk(criticalPathHit(['/checkout'], 'https://x.test/cart', []));
   t.ok(criticalPathHit(['payments/'], undefined, [{ file: '/src/payments/charge.ts' }]));
+  t.end();
 });

@@ -20,9 +20,9 @@ function queueWith(
       return events.map(() => ({ groupId: 'eg_1', duplicate: false }));
     },
   } as unknown as GroupWriter;
-  const builder = { whereIn: () => builder, select: async () => [] };
+  const builder = { whereIn: () => builder, select: () => Promise.resolve([]) };
   const db = Object.assign(() => builder, {
-    transaction: async (fn: (trx: unknown) => unknown) => fn({}),
+    transaction: (fn: (trx: unknown) => unknown) => Promise.resolve(fn({})),
   }) as unknown as Knex;
   const log = { error() {}, debug() {} } as unknown as Logger;
   return new IngestQueue(db, writer, { ...options, settingsCacheMs: 1000 }, log);

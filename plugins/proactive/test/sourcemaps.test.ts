@@ -88,12 +88,13 @@ const frameEvent = (release: string, file: string): IncomingEvent => ({
   },
 });
 
-t.test('bundle paths', async (t) => {
+t.test('bundle paths', (t) => {
   t.equal(bundlePath('https://cdn.example.com/static/app.js?v=3#x'), '/static/app.js');
   t.equal(bundlePath('~/static/app.js'), '/static/app.js');
   t.equal(bundlePath('/static/app.js'), '/static/app.js');
   t.equal(bundlePath('app.js'), null);
   t.equal(bundlePath('chrome-extension://abc/x.js'), null);
+  t.end();
 });
 
 t.test('upload, list, releases and delete: roles, validation, limits, audit and tenant isolation', async (t) => {
@@ -247,12 +248,12 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
     ['shop@1.1.0'],
   );
 
-  const audits = (await h.app
+  const audits = await h.app
     .db('audit_entries')
     .where({ org_id: owner.organization.id })
     .whereLike('action', 'sourcemap.%')
     .orderBy('created_at')
-    .select('action', 'metadata')) as Array<{ action: string; metadata: unknown }>;
+    .select<Array<{ action: string; metadata: unknown }>>('action', 'metadata');
   t.same(
     audits.map((a) => a.action),
     ['sourcemap.uploaded', 'sourcemap.uploaded', 'sourcemap.uploaded', 'sourcemap.deleted'],
@@ -428,13 +429,13 @@ t.test(
     const queries: string[] = [];
     const builder: Record<string, unknown> = {};
     builder.whereIn = () => builder;
-    builder.distinct = async () => {
+    builder.distinct = () => {
       queries.push('releases');
-      return [{ workspace_id: 'w', release: 'mapped' }];
+      return Promise.resolve([{ workspace_id: 'w', release: 'mapped' }]);
     };
-    builder.select = async () => {
+    builder.select = () => {
       queries.push('maps');
-      return [];
+      return Promise.resolve([]);
     };
     const db = (() => builder) as unknown as Knex;
     const sym = new Symbolicator(db, { cacheSize: 2, timeoutMs: 1000, missCacheMs: 60_000 }, {

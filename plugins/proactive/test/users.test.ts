@@ -26,7 +26,7 @@ t.test("a release's affected users are counted once each as events arrive, and o
   t.equal(first.status, 202, JSON.stringify(first.body));
   // A later batch: one user new to 1.1.0, one already counted there.
   await h.ingest(c.id, c.token, [event('bob', '1.1.0'), event('ann', '1.1.0')]);
-  const groupId = (first.body.group_ids as string[])[0]!;
+  const groupId = (first.body.group_ids as string[])[0];
 
   const releases = async () => {
     const detail = await h.call(owner, 'GET', `/v1/error-groups/${groupId}`);
@@ -65,7 +65,7 @@ t.test(
       { message: 'Checkout failed', release: '2.0.0', user: { id: 'u-78', email: 'max@example.com' } },
     ]);
     t.equal(sent.status, 202, JSON.stringify(sent.body));
-    const groupId = (sent.body.group_ids as string[])[0]!;
+    const groupId = (sent.body.group_ids as string[])[0];
     const keys = async (table: string) =>
       (await h.app.db(table).where({ group_id: groupId }).pluck('user_key')) as string[];
     t.equal(
@@ -75,11 +75,11 @@ t.test(
     );
     t.equal((await keys('error_group_release_users')).length, 3);
     const maxKey = (
-      (await h.app
+      await h.app
         .db('error_events')
         .where({ group_id: groupId })
         .whereRaw(`"user"->>'id' = 'u-78'`)
-        .first('user_key')) as { user_key: string }
+        .first<{ user_key: string }>('user_key')
     ).user_key;
 
     // The same group in another organization is not touched.

@@ -229,10 +229,10 @@ t.test('events are masked again before they are stored', async (t) => {
   });
   const rows = (await db('fix_job_events').where({ job_id: j.job_id, type: 'agent_output' }).orderBy('seq')) as Json[];
   t.equal(rows.length, 3);
-  t.equal(rows[0]!.message, 'mail j***@e***.com about it');
-  t.equal(rows[0]!.data.env, 'API_TOKEN=***');
-  t.equal(rows[1]!.message, 'my token is *** and ***');
-  t.notMatch(rows[2]!.message, /sk-live/);
+  t.equal(rows[0].message, 'mail j***@e***.com about it');
+  t.equal(rows[0].data.env, 'API_TOKEN=***');
+  t.equal(rows[1].message, 'my token is *** and ***');
+  t.notMatch(rows[2].message, /sk-live/);
   const ticket = (await db('fix_jobs').where({ id: j.job_id }).first()) as Json;
   const listed = await call(app, owner, 'GET', `/v1/tickets/${ticket.ticket_id}/jobs/${j.job_id}/events?limit=200`);
   t.ok(

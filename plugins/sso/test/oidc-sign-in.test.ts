@@ -86,10 +86,10 @@ t.test('an organization signs its people in with OIDC against a real identity pr
       [{ actor_type: 'system', org_id: owner.organization.id }],
       'member.provisioned audited',
     );
-    const events = (await app
+    const events = await app
       .db('outbox')
       .whereIn('type', ['accounts.member_joined', 'sso.member_provisioned'])
-      .select('type', 'payload')) as Array<{ type: string; payload: unknown }>;
+      .select<Array<{ type: string; payload: unknown }>>('type', 'payload');
     const about = events
       .map((e) => ({
         type: e.type,
@@ -113,8 +113,8 @@ t.test('an organization signs its people in with OIDC against a real identity pr
     const overview = json<{ sso: { connections: Array<{ linked_accounts: number; last_login_at: string | null }> } }>(
       await app.server.inject({ method: 'GET', url: '/v1/security', ...owner.auth }),
     );
-    t.equal(overview.sso.connections[0]!.linked_accounts, 1, 'linked_accounts');
-    t.ok(overview.sso.connections[0]!.last_login_at, 'last_login_at');
+    t.equal(overview.sso.connections[0].linked_accounts, 1, 'linked_accounts');
+    t.ok(overview.sso.connections[0].last_login_at, 'last_login_at');
   });
 
   await t.test('a callback in another browser is refused', async (t) => {

@@ -164,7 +164,7 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
     t.equal(password.statusCode, 403, 'password sign-in refused');
     t.equal(json<{ code: string }>(password).code, 'sso_required');
 
-    const code = body.recovery_codes.codes[0]!;
+    const code = body.recovery_codes.codes[0];
     const wrong = await recover(code, 'wrong password!');
     t.equal(wrong.statusCode, 401, 'wrong password');
     const recovered = await recover(code.toUpperCase());
@@ -179,9 +179,9 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
       ...owner.auth,
     });
     t.equal(regenerated.statusCode, 200);
-    const old = await recover(body.recovery_codes.codes[1]!);
+    const old = await recover(body.recovery_codes.codes[1]);
     t.equal(old.statusCode, 401, 'replaced codes stop working');
-    const fresh = json<{ codes: string[] }>(regenerated).codes[0]!;
+    const fresh = json<{ codes: string[] }>(regenerated).codes[0];
     t.equal((await recover(fresh)).statusCode, 200);
 
     const off = await setEnforced(false);

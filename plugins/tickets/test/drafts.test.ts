@@ -62,7 +62,7 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
       ['POST', `/v1/tickets/${tk.id}/drafts/${created.body.id}/discard`],
       ['POST', `/v1/tickets/${tk.id}/drafts/${created.body.id}/send`],
     ]) {
-      const res = await call(app, owner, method!, url!, method === 'PATCH' ? { body_md: 'x' } : undefined);
+      const res = await call(app, owner, method, url, method === 'PATCH' ? { body_md: 'x' } : undefined);
       t.equal(res.status, 409, `${method} on a discarded draft`);
       t.match(res.body, { code: 'invalid_transition', details: { resource: 'draft', status: 'discarded' } });
     }
@@ -207,12 +207,13 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     const tk = await openTicket(app, orgId, workspace.id);
     const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, { kind: 'reply', body_md: 'Hello' });
     const refuse: WhiteLabelGuard = {
-      check: async () => ({
-        allowed: false,
-        code: 'white_label_not_ready',
-        message: 'White-label sending is not ready',
-        details: { missing: ['sending_domain'] },
-      }),
+      check: () =>
+        Promise.resolve({
+          allowed: false,
+          code: 'white_label_not_ready',
+          message: 'White-label sending is not ready',
+          details: { missing: ['sending_domain'] },
+        }),
     };
     app.container.register('whiteLabelGuard', asValue(refuse));
     const res = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`);
@@ -222,7 +223,7 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     t.equal((await app.db('ticket_drafts').where({ id: draft.body.id }).first()).status, 'draft');
 
     const from: WhiteLabelGuard = {
-      check: async () => ({ allowed: true, from: { address: 'help@client.example', name: 'Client Help' } }),
+      check: () => Promise.resolve({ allowed: true, from: { address: 'help@client.example', name: 'Client Help' } }),
     };
     app.container.register('whiteLabelGuard', asValue(from));
     const ok = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`);

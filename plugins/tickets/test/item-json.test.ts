@@ -25,8 +25,8 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
   for (let i = 0; i < odd.length; i++) {
     made.push(
       await openTicket(app, orgId, i % 2 ? bare.id : workspace.id, {
-        subject: odd[i]!,
-        customerName: odd[(i + 1) % odd.length]!,
+        subject: odd[i],
+        customerName: odd[(i + 1) % odd.length],
         customerEmail: i === 2 ? null : `c${i}@example.com`,
         labels: i === 1 ? [] : ['ünïcode', 'quote"label', `n${i}`],
         latestConfidence: [0.1, 1 / 3, null, 1][i]!,
@@ -34,21 +34,21 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
         codehostNumber: i === 3 ? 2_147_483_647 : null,
         externalId: i === 0 ? 'ext-"1"' : null,
         isDemo: i === 1,
-        origin: (['email', 'widget', 'codehost', 'proactive'] as const)[i]!,
+        origin: (['email', 'widget', 'codehost', 'proactive'] as const)[i],
       }),
     );
   }
   // Every kind of write: team actions through the API, the service's own updates, and plain SQL.
-  await call(app, owner, 'POST', `/v1/tickets/${made[0]!.id}/escalate`, { reason: 'vip' });
-  await call(app, owner, 'POST', `/v1/tickets/${made[1]!.id}/close`, { reason: 'spam' });
-  await call(app, owner, 'POST', `/v1/tickets/${made[1]!.id}/reopen`, {});
-  await call(app, owner, 'POST', `/v1/tickets/${made[2]!.id}/assign`, { user_id: owner.user.id });
-  await call(app, owner, 'POST', `/v1/tickets/${made[3]!.id}/close`, {
+  await call(app, owner, 'POST', `/v1/tickets/${made[0].id}/escalate`, { reason: 'vip' });
+  await call(app, owner, 'POST', `/v1/tickets/${made[1].id}/close`, { reason: 'spam' });
+  await call(app, owner, 'POST', `/v1/tickets/${made[1].id}/reopen`, {});
+  await call(app, owner, 'POST', `/v1/tickets/${made[2].id}/assign`, { user_id: owner.user.id });
+  await call(app, owner, 'POST', `/v1/tickets/${made[3].id}/close`, {
     reason: 'duplicate',
-    duplicate_of_ticket_id: made[0]!.id,
+    duplicate_of_ticket_id: made[0].id,
   });
   // Microseconds (a Date keeps milliseconds, truncated), a year before 1970 and a leap day.
-  await db('tickets').where({ id: made[2]!.id }).update({
+  await db('tickets').where({ id: made[2].id }).update({
     created_at: '2026-01-02 03:04:05.678999+00',
     last_message_at: '1969-12-31 23:59:59.999999+00',
     released_at: '2028-02-29 12:00:00+05:30',
@@ -62,7 +62,7 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
     await trx.raw(`set local timezone = 'America/St_Johns'`);
     await trx.raw(`set local datestyle = 'SQL, DMY'`);
     await trx('tickets')
-      .where({ id: made[3]!.id })
+      .where({ id: made[3].id })
       .update({ first_response_at: '2026-07-04 09:08:07.006+00', sla_due_at: null });
   });
 
@@ -83,24 +83,20 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
     t.strictSame(Object.keys(items.get(row.id)!).sort(), Object.keys(expected).sort(), 'the same fields, no more');
   }
   t.equal(
-    items.get(made[2]!.id)!.created_at,
+    items.get(made[2].id)!.created_at,
     '2026-01-02T03:04:05.678Z',
     'microseconds truncated as a Date truncates them',
   );
-  t.equal(items.get(made[2]!.id)!.last_message_at, '1969-12-31T23:59:59.999Z');
-  t.equal(items.get(made[3]!.id)!.first_response_at, '2026-07-04T09:08:07.006Z', "UTC whatever the writer's time zone");
-  t.equal(
-    items.get(made[1]!.id)!.public_state,
-    'in_analysis',
-    'public_state from the state machine (reopened: triage)',
-  );
+  t.equal(items.get(made[2].id)!.last_message_at, '1969-12-31T23:59:59.999Z');
+  t.equal(items.get(made[3].id)!.first_response_at, '2026-07-04T09:08:07.006Z', "UTC whatever the writer's time zone");
+  t.equal(items.get(made[1].id)!.public_state, 'in_analysis', 'public_state from the state machine (reopened: triage)');
 
   await t.test('one item per ticket, written with it and gone with it', async (t) => {
     const count = async () => {
-      const { rows } = (await db.raw(
+      const { rows } = await db.raw<{ rows: { tickets: number; items: number }[] }>(
         'select (select count(*) from tickets)::int as tickets, (select count(*) from ticket_items)::int as items',
-      )) as { rows: { tickets: number; items: number }[] };
-      return rows[0]!;
+      );
+      return rows[0];
     };
     const before = await count();
     t.equal(before.items, before.tickets, 'as many items as tickets');
@@ -112,10 +108,10 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
     );
     await db('tickets').where({ id: extra.id }).delete();
     t.same(await count(), before, 'deleting the ticket deletes its item');
-    const untouched = await db('ticket_items').where({ ticket_id: made[0]!.id }).first('item_json');
-    await db('tickets').where({ id: made[0]!.id }).update({ search_text: 'only the search text changed' });
+    const untouched = await db('ticket_items').where({ ticket_id: made[0].id }).first('item_json');
+    await db('tickets').where({ id: made[0].id }).update({ search_text: 'only the search text changed' });
     t.equal(
-      (await db('ticket_items').where({ ticket_id: made[0]!.id }).first('item_json')).item_json,
+      (await db('ticket_items').where({ ticket_id: made[0].id }).first('item_json')).item_json,
       untouched.item_json,
       'a write that changes no item field leaves the item as it was',
     );

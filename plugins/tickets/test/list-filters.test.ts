@@ -14,14 +14,14 @@ t.test("the list's needs_team_action filter and GET /v1/tickets/counts", async (
   const made: Json[] = [];
   for (let i = 0; i < 8; i++) {
     made.push(
-      (await openTicket(app, orgId, i % 2 ? second.id : workspace.id, {
+      await openTicket(app, orgId, i % 2 ? second.id : workspace.id, {
         origin: i < 4 ? 'email' : 'widget',
         subject: i === 5 ? 'Invoice PDF is blank' : `Question ${i}`,
         message: { from: 'jane@example.com', bodyText: 'Hello', receivedAt: new Date(base + i * 60_000) },
-      })) as unknown as Json,
+      }),
     );
   }
-  const id = (i: number) => made[i]!.id as string;
+  const id = (i: number) => made[i].id as string;
   t.equal((await call(app, owner, 'POST', `/v1/tickets/${id(1)}/escalate`, { reason: 'vip' })).status, 200);
   t.equal(
     (await call(app, owner, 'POST', `/v1/tickets/${id(2)}/drafts`, { kind: 'reply', body_md: 'Try again' })).status,
@@ -205,7 +205,7 @@ t.test("a draft's language: changed by PATCH, audited, used by the email", async
     .orderBy('created_at');
   t.equal(entries.length, 2);
   const changes = (e: Json) => (typeof e.changes === 'string' ? JSON.parse(e.changes) : e.changes) as Json;
-  t.same(changes(entries[1]!), { body_md: { before: '[edited]', after: '[edited]' } });
+  t.same(changes(entries[1]), { body_md: { before: '[edited]', after: '[edited]' } });
 
   // The email's own texts follow the draft's language, not the ticket's.
   const sent = await call(app, owner, 'POST', `${url}/send`);

@@ -24,11 +24,11 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
         receivedAt: new Date(base + i * 60_000),
       },
     });
-    made.push(tk as unknown as Json);
+    made.push(tk);
   }
   const ids = (r: { body: Json }) => r.body.items.map((i: Json) => i.id);
-  await call(app, owner, 'POST', `/v1/tickets/${made[8]!.id}/escalate`, { reason: 'vip' });
-  await call(app, owner, 'POST', `/v1/tickets/${made[9]!.id}/close`, { reason: 'spam' });
+  await call(app, owner, 'POST', `/v1/tickets/${made[8].id}/escalate`, { reason: 'vip' });
+  await call(app, owner, 'POST', `/v1/tickets/${made[9].id}/close`, { reason: 'spam' });
 
   await t.test('sorts: newest, oldest, updated, sla', async (t) => {
     const newest = await call(app, owner, 'GET', '/v1/tickets');
@@ -39,9 +39,9 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
       made.map((m) => m.id),
     );
     const updated = ids(await call(app, owner, 'GET', '/v1/tickets?sort=updated'));
-    t.same(updated.slice(0, 2), [made[9]!.id, made[8]!.id], 'latest change first');
+    t.same(updated.slice(0, 2), [made[9].id, made[8].id], 'latest change first');
     const sla = (await call(app, owner, 'GET', '/v1/tickets?sort=sla')).body.items as Json[];
-    t.equal(sla[sla.length - 1].id, made[9]!.id, 'tickets without an SLA due time come last');
+    t.equal(sla[sla.length - 1].id, made[9].id, 'tickets without an SLA due time come last');
     const dues = sla.filter((i) => i.sla_due_at).map((i) => Date.parse(i.sla_due_at));
     t.same(
       dues,
@@ -52,23 +52,23 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
   });
 
   await t.test('filters: state[], origin[], category[], priority[], workspace_id, q', async (t) => {
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated')), [made[8]!.id]);
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated')), [made[8].id]);
     t.same(
       ids(await call(app, owner, 'GET', '/v1/tickets?state=escalated&state=closed')).sort(),
-      [made[8]!.id, made[9]!.id].sort(),
+      [made[8].id, made[9].id].sort(),
       'repeated parameter',
     );
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?origin=widget&category=bug')), [made[1]!.id]);
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?priority=urgent')), [made[7]!.id]);
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?origin=widget&category=bug')), [made[1].id]);
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?priority=urgent')), [made[7].id]);
     t.same(
       ids(await call(app, owner, 'GET', `/v1/tickets?workspace_id=${second.id}&sort=oldest`)),
-      [0, 3, 6, 9].map((i) => made[i]!.id),
+      [0, 3, 6, 9].map((i) => made[i].id),
     );
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=invoice')), [made[4]!.id], 'full text in the subject');
-    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=safari crashes')), [made[5]!.id], 'in the opening message');
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=invoice')), [made[4].id], 'full text in the subject');
+    t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=safari crashes')), [made[5].id], 'in the opening message');
     t.same(
       ids(await call(app, owner, 'GET', '/v1/tickets?q=customer3@example.com')),
-      [made[3]!.id],
+      [made[3].id],
       'by customer address',
     );
     t.same(ids(await call(app, owner, 'GET', '/v1/tickets?q=nothing-matches-this')), []);
@@ -122,7 +122,7 @@ t.test('the ticket list: filters, sorts, keyset cursor, refusals', async (t) => 
   await t.test('a member lists only the workspaces they can open', async (t) => {
     const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [second.id] });
     const res = await call(app, reviewer, 'GET', '/v1/tickets?limit=200');
-    t.same(ids(res).sort(), [0, 3, 6, 9].map((i) => made[i]!.id).sort());
+    t.same(ids(res).sort(), [0, 3, 6, 9].map((i) => made[i].id).sort());
     const none = await addMember(app, owner, { role: 'client_viewer', workspaceIds: [] });
     t.same(ids(await call(app, none, 'GET', '/v1/tickets')), []);
   });

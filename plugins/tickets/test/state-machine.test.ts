@@ -11,9 +11,10 @@ import {
 } from '../services/state-machine.js';
 import { slaDueAt } from '../services/sla.js';
 
-t.test('every state maps to a public_state, and every public_state is reachable', async (t) => {
+t.test('every state maps to a public_state, and every public_state is reachable', (t) => {
   t.same(Object.keys(PUBLIC_STATE).sort(), [...TICKET_STATES].sort());
   t.same([...new Set(Object.values(PUBLIC_STATE))].sort(), [...PUBLIC_STATES].sort());
+  t.end();
 });
 
 function refusal(fn: () => unknown): { status: number; code: string; details: unknown } | null {
@@ -26,7 +27,7 @@ function refusal(fn: () => unknown): { status: number; code: string; details: un
   }
 }
 
-t.test("the spec's transitions", async (t) => {
+t.test("the spec's transitions", (t) => {
   for (const s of TICKET_STATES.filter((x) => x !== 'closed'))
     t.equal(nextState(s, 'close'), 'closed', `${s} → closed`);
   t.equal(nextState('closed', 'reopen'), 'triage');
@@ -49,9 +50,10 @@ t.test("the spec's transitions", async (t) => {
   t.equal(nextState('closed', 'customer_replied'), 'triage');
   t.equal(nextState('fixing', 'customer_replied'), 'fixing');
   t.notOk(canApply('escalated', 'escalate'));
+  t.end();
 });
 
-t.test('docs/tickets.md documents the whole table', async (t) => {
+t.test('docs/tickets.md documents the whole table', (t) => {
   const doc = readFileSync(new URL('../../../docs/tickets.md', import.meta.url), 'utf8');
   for (const [event, rule] of Object.entries(TRANSITIONS) as [TicketEvent, (typeof TRANSITIONS)[TicketEvent]][]) {
     t.match(doc, new RegExp(`\\| \`${event}\` \\|`), `${event} has a row`);
@@ -59,9 +61,10 @@ t.test('docs/tickets.md documents the whole table', async (t) => {
   }
   for (const [state, pub] of Object.entries(PUBLIC_STATE))
     t.match(doc, new RegExp(`\\| \`${state}\` \\| \`${pub}\` \\|`), `${state} → ${pub}`);
+  t.end();
 });
 
-t.test('the SLA clock', async (t) => {
+t.test('the SLA clock', (t) => {
   const start = new Date('2026-01-01T00:00:00Z');
   const ws = { sla_first_response_minutes: 60, sla_resolution_minutes: 600 };
   t.equal(
@@ -74,4 +77,5 @@ t.test('the SLA clock', async (t) => {
   );
   for (const s of ['needs_info', 'answered', 'customer_notified', 'closed'] as const)
     t.equal(slaDueAt({ state: s, sla_started_at: start, first_response_at: null }, ws), null, `${s}: no SLA`);
+  t.end();
 });

@@ -90,7 +90,7 @@ if (!existsSync(CHROMIUM)) {
       await app.server.inject({ method: 'GET', url: `/v1/tickets?workspace_id=${ws.id}`, ...owner.auth }),
     );
     t.equal(list.items.length, 1);
-    t.equal(list.items[0]!.origin, 'widget');
+    t.equal(list.items[0].origin, 'widget');
     const ticket = json<{
       customer_email: string;
       messages: Array<{
@@ -102,9 +102,9 @@ if (!existsSync(CHROMIUM)) {
           release: string;
         };
       }>;
-    }>(await app.server.inject({ method: 'GET', url: `/v1/tickets/${list.items[0]!.id}`, ...owner.auth }));
+    }>(await app.server.inject({ method: 'GET', url: `/v1/tickets/${list.items[0].id}`, ...owner.auth }));
     t.equal(ticket.customer_email, 'mario.rossi@example.com');
-    const wc = ticket.messages[0]!.widget_context;
+    const wc = ticket.messages[0].widget_context;
     t.same(
       wc.console.map((c) => [c.level, c.message]),
       [
@@ -115,7 +115,7 @@ if (!existsSync(CHROMIUM)) {
     );
     t.equal(wc.network.length, 1, 'the host page’s request, not the widget’s own');
     t.match(wc.network[0], { method: 'POST', status: 500 });
-    t.match(wc.network[0]!.url, /\/api\/pay\?session=\[masked\]$/);
+    t.match(wc.network[0].url, /\/api\/pay\?session=\[masked\]$/);
     t.match(wc.browser.name, /Chrome/);
     t.equal(wc.url, `${shopOrigin}/checkout`);
     t.equal(wc.release, '3.1.4');

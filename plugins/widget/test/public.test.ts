@@ -192,8 +192,8 @@ t.test('passive events need the host consent and passive collection, then reach 
     await app.server.inject({ method: 'GET', url: `/v1/error-groups?workspace_id=${ws.id}`, ...owner.auth }),
   );
   t.equal(groups.items.length, 1, 'both events fall into one group');
-  t.equal(groups.items[0]!.event_count, 2);
-  t.same(groups.items[0]!.sources, ['widget']);
+  t.equal(groups.items[0].event_count, 2);
+  t.same(groups.items[0].sources, ['widget']);
 
   // The settings are cached for a moment per process; turning passive collection off is at once here.
   t.equal(await setPassiveCollection(app, owner, ws.id, false), 200);
@@ -272,7 +272,7 @@ t.test('the events path keeps a live install for a moment; changes made here app
  * reserved from the window before (a twentieth of the limit at most), which it spends first.
  */
 async function startLimit(key: string) {
-  const row = (await app.db('workspaces').where({ widget_public_key: key }).first('id')) as { id: string };
+  const row = await app.db('workspaces').where({ widget_public_key: key }).first<{ id: string }>('id');
   await app
     .db('rate_limits')
     .insert({ key: `widget-events:${row.id}`, window_start: new Date(), count: 100_000 })
@@ -321,11 +321,11 @@ t.test('identify links the end-user hash to an email, with consent', async (t) =
     payload: { public_key: key, consent: true, email, user_hash: hash, user_id: 'user-42' },
   });
   t.equal((await sendEvent('after identify')).statusCode, 202);
-  const users = (await app
+  const users = await app
     .db('error_events')
     .where({ workspace_id: ws.id })
     .orderBy('message')
-    .select('message', 'user')) as Array<{ message: string; user: { id: string; email?: string } }>;
+    .select<Array<{ message: string; user: { id: string; email?: string } }>>('message', 'user');
   t.same(
     users.map((u) => [u.message, u.user.email ?? null]),
     [
@@ -468,20 +468,20 @@ t.test('a report opens a ticket of origin widget with its context and screenshot
   t.equal(ticket.subject, 'The payment page fails');
   t.equal(ticket.customer_email, 'giulia@example.com');
   t.equal(ticket.language, 'it');
-  const wc = ticket.messages[0]!.widget_context;
+  const wc = ticket.messages[0].widget_context;
   t.equal(wc.console.length, 2);
-  t.equal(wc.console[0]!.message, 'Payment failed for [email] token=[masked]', 'emails and tokens masked');
-  t.notMatch(wc.network[0]!.url, /eyJ/);
-  t.equal(wc.network[0]!.method, 'POST');
+  t.equal(wc.console[0].message, 'Payment failed for [email] token=[masked]', 'emails and tokens masked');
+  t.notMatch(wc.network[0].url, /eyJ/);
+  t.equal(wc.network[0].method, 'POST');
   t.equal(wc.browser.name, 'Safari');
   t.equal(wc.browser.os, 'macOS');
   t.equal(wc.url, 'https://shop.example.com/checkout');
   t.equal(wc.release, '2.3.1');
   t.match(wc.screenshot_url, /^http/, 'the screenshot is a file of the ticket');
-  const files = (await app
+  const files = await app
     .db('ticket_files')
     .where({ ticket_id: receipt.ticket_id })
-    .select('kind', 'content_type')) as Array<{ kind: string; content_type: string }>;
+    .select<Array<{ kind: string; content_type: string }>>('kind', 'content_type');
   t.same(files, [{ kind: 'screenshot', content_type: 'image/png' }]);
 
   // Without technical consent only the page and release are kept.
@@ -499,7 +499,7 @@ t.test('a report opens a ticket of origin widget with its context and screenshot
       ...owner.auth,
     }),
   );
-  t.same(plainTicket.messages[0]!.widget_context, {
+  t.same(plainTicket.messages[0].widget_context, {
     console: [],
     network: [],
     url: 'https://shop.example.com/checkout',

@@ -162,7 +162,7 @@ t.test('a test report is a closed ticket of origin widget that no diagnosis touc
   t.equal(ticket.state, 'closed');
   t.same(ticket.labels, ['widget_test']);
   t.equal(ticket.subject, 'Segnalazione di prova del widget', 'in the caller’s language');
-  t.equal(ticket.messages[0]!.widget_context.console.length, 1);
+  t.equal(ticket.messages[0].widget_context.console.length, 1);
   // A real report of the same workspace, for comparison: the fix loop diagnoses it.
   const real = await app.server.inject({
     method: 'POST',
@@ -177,10 +177,12 @@ t.test('a test report is a closed ticket of origin widget that no diagnosis touc
   while (Date.now() < until && !(await app.db('fix_jobs').where({ ticket_id: realId }).first()))
     await new Promise((r) => setTimeout(r, 100));
   t.ok(await app.db('fix_jobs').where({ ticket_id: realId }).first(), 'a real report is diagnosed');
-  const jobs = (await app.db('fix_jobs').where({ ticket_id: ticket.id }).count('* as n')) as Array<{
-    n: string | number;
-  }>;
-  t.equal(Number(jobs[0]!.n), 0, 'no diagnosis job');
+  const jobs = await app.db('fix_jobs').where({ ticket_id: ticket.id }).count<
+    Array<{
+      n: string | number;
+    }>
+  >('* as n');
+  t.equal(Number(jobs[0].n), 0, 'no diagnosis job');
   const again = json<{ state: string }>(
     await app.server.inject({ method: 'GET', url: `/v1/tickets/${ticket.id}`, ...owner.auth }),
   );

@@ -257,7 +257,7 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
           ...(workspaceIds ? { workspace_ids: workspaceIds } : {}),
         });
         t.equal(res.status, 201, JSON.stringify(res.body));
-        return res.body as Json;
+        return res.body;
       };
       const only = await tokenOf([shop.id]);
       const both = await tokenOf([shop.id, keep.body.id]);

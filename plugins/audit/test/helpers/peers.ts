@@ -164,7 +164,7 @@ export class CloudWatchLogsPeer {
           if (!stream) return fail(400, 'ResourceNotFoundException', 'The specified log stream does not exist.');
           const events = body.logEvents ?? [];
           for (let i = 1; i < events.length; i++) {
-            if (events[i]!.timestamp < events[i - 1]!.timestamp)
+            if (events[i].timestamp < events[i - 1].timestamp)
               return fail(
                 400,
                 'InvalidParameterException',

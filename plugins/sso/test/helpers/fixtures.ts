@@ -1,5 +1,6 @@
 import type { App } from '../../../../core/kernel/app.js';
 import { newId } from '../../../../core/data/ids.js';
+import { setCookies } from '../../../../test/helpers/accounts.js';
 
 /** Puts an organization on a plan (billing owns the real change). */
 export async function setPlan(app: App, orgId: string, plan = 'enterprise'): Promise<void> {
@@ -25,15 +26,13 @@ export async function verifiedDomain(app: App, orgId: string, domain: string): P
 }
 
 export async function sessionCount(app: App): Promise<number> {
-  const [row] = (await app.db('sessions').count('* as n')) as Array<{ n: string | number }>;
-  return Number(row!.n);
+  const [row] = await app.db('sessions').count<Array<{ n: string | number }>>('* as n');
+  return Number(row.n);
 }
 
 /** The value a response set for a cookie, or null. */
 export function cookieFrom(res: { headers: Record<string, unknown> }, name: string): string | null {
-  const raw = res.headers['set-cookie'];
-  const all = Array.isArray(raw) ? raw : raw ? [String(raw)] : [];
-  for (const c of all as string[]) {
+  for (const c of setCookies(res)) {
     const m = new RegExp(`^${name}=([^;]*)`).exec(c);
     if (m && m[1]) return m[1];
   }

@@ -42,7 +42,7 @@ export async function startOidcProvider(redirectUri: string): Promise<LocalOidc>
       },
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ ...state, sub }) }),
+    findAccount: (_ctx, sub) => Promise.resolve({ accountId: sub, claims: () => Promise.resolve({ ...state, sub }) }),
     pkce: { required: () => true },
     cookies: { keys: ['test-cookie-key-0123456789'] },
     features: { devInteractions: { enabled: false } },
@@ -82,8 +82,8 @@ export async function startOidcProvider(redirectUri: string): Promise<LocalOidc>
       });
       for (const c of res.headers.getSetCookie()) {
         const [pair] = c.split(';');
-        const idx = pair!.indexOf('=');
-        jar.set(pair!.slice(0, idx), pair!.slice(idx + 1));
+        const idx = pair.indexOf('=');
+        jar.set(pair.slice(0, idx), pair.slice(idx + 1));
       }
       const location = res.headers.get('location');
       if (!location)
