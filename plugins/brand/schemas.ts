@@ -218,4 +218,6 @@ export const BrandOverviewSchema = Joi.object({
   }).required(),
 }).id('BrandOverview');
 
-export const VerifyAnswerSchema = Joi.object({ profile: BrandProfileSchema }).id('BrandStatusDomainVerification');
+export const VerifyAnswerSchema = Joi.object({ profile: BrandProfileSchema.required() }).id(
+  'BrandStatusDomainVerification',
+);

@@ -55,7 +55,7 @@ export const ConnectorSchema = Joi.object({
 }).id('Connector');
 
 export const ConnectorWithTokenSchema = Joi.object({
-  connector: ConnectorSchema,
+  connector: ConnectorSchema.required(),
   token: Joi.string()
     .allow(null)
     .required()
@@ -71,7 +71,7 @@ export const ConnectorTestSchema = Joi.object({
   code: Joi.string().required(),
   message: Joi.string().required(),
   details: Joi.object().unknown(true).required(),
-  connector: ConnectorSchema,
+  connector: ConnectorSchema.required(),
 }).required();
 
 export const CloudLogsSetupSchema = Joi.object({
@@ -183,7 +183,7 @@ const Generated = Joi.object({
   .required();
 
 export const ErrorGroupDetailSchema = Joi.object({
-  group: ErrorGroupSchema,
+  group: ErrorGroupSchema.required(),
   normalized_message: Joi.string().allow('').required(),
   sample_stack: Joi.string().allow(null, '').required(),
   frames: Joi.array()

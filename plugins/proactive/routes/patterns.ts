@@ -62,7 +62,7 @@ const PatternMatchListSchema = Joi.object({
             ),
           )
           .required(),
-        pattern: PatternSchema,
+        pattern: PatternSchema.required(),
       }),
     )
     .required(),

@@ -5551,7 +5551,7 @@ export interface components {
             email_dns_records: components["schemas"]["DnsRecord"][];
         };
         BrandStatusDomainVerification: {
-            profile?: components["schemas"]["BrandProfile"];
+            profile: components["schemas"]["BrandProfile"];
         };
         Channel: {
             workspace_id: string;
@@ -5740,7 +5740,7 @@ export interface components {
             updated_at: string;
         };
         ConnectorWithToken: {
-            connector?: components["schemas"]["Connector"];
+            connector: components["schemas"]["Connector"];
             /** @description The generic endpoint's push token; shown in this answer only (null for other kinds) */
             token: string | null;
         };
@@ -6071,7 +6071,7 @@ export interface components {
             } | null;
         };
         ErrorGroupDetail: {
-            group?: components["schemas"]["ErrorGroup"];
+            group: components["schemas"]["ErrorGroup"];
             normalized_message: string;
             sample_stack: string | null;
             frames: {
@@ -6946,7 +6946,7 @@ export interface components {
             items: {
                 score: number;
                 reasons: ("same_error_group" | "same_signature" | "error_type" | "message" | "frames" | "keywords" | "category")[];
-                pattern?: components["schemas"]["Pattern"];
+                pattern: components["schemas"]["Pattern"];
             }[];
         };
         PaymentWebhookReceipt: {
@@ -13972,7 +13972,7 @@ export interface operations {
                         details: {
                             [key: string]: unknown;
                         };
-                        connector?: components["schemas"]["Connector"];
+                        connector: components["schemas"]["Connector"];
                     };
                 };
             };

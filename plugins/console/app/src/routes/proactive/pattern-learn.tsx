@@ -122,14 +122,12 @@ export function TryTicket({ onOpen }: { onOpen: (id: string) => void }) {
             <p>{t('proactive.patterns.noMatch')}</p>
           ) : (
             <ol className="stack">
-              {match.data.items.map((m, i) => (
-                <li key={m.pattern?.id ?? i}>
+              {match.data.items.map((m) => (
+                <li key={m.pattern.id}>
                   <strong>{t('proactive.patterns.score', { score: fmt.number(m.score, { style: 'percent' }) })}</strong>{' '}
-                  {m.pattern && (
-                    <Button variant="link" onClick={() => onOpen(m.pattern!.id)}>
-                      {m.pattern.title}
-                    </Button>
-                  )}
+                  <Button variant="link" onClick={() => onOpen(m.pattern.id)}>
+                    {m.pattern.title}
+                  </Button>
                   <div className="muted">
                     {t('proactive.patterns.because', {
                       reasons: m.reasons.map((r) => t(`proactive.patterns.reasons.${r}`)).join(', '),
