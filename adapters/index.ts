@@ -1,7 +1,4 @@
-import type { AdapterModule } from '../core/contracts/adapter.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- modules differ in option types
-type Loader = () => Promise<{ default: AdapterModule<any, any> }>;
+import type { AdapterLoader as Loader } from '../core/kernel/loader.js';
 
 /**
  * The adapters shipped with Patchwell, by the name config uses. A partner's adapter is named in

@@ -1,7 +1,4 @@
-import type { PluginDefinition } from '../core/kernel/plugin.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- modules differ in option types
-type Loader = () => Promise<{ default: PluginDefinition<any> }>;
+import type { PluginLoader as Loader } from '../core/kernel/loader.js';
 
 /**
  * The plugins shipped with Patchwell. Each is on unless `config.plugins.<name>.enabled` is false;

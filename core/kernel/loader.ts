@@ -16,9 +16,9 @@ import {
 } from '../contracts/adapter.js';
 
 /** Imports one plugin module on demand: `() => import('./tickets/index.js')`. */
-export type PluginLoader = () => Promise<{ default: PluginDefinition<Record<string, unknown>> }>;
+export type PluginLoader = () => Promise<{ default: PluginDefinition<object> }>;
 /** Imports one adapter module on demand: `() => import('./mail-ses/index.js')`. */
-export type AdapterLoader = () => Promise<{ default: AdapterModule<unknown, Record<string, unknown>> }>;
+export type AdapterLoader = () => Promise<{ default: AdapterModule<unknown, object> }>;
 
 /**
  * The plugins and adapters config may name, by name. The core imports none of them: the program
@@ -97,7 +97,7 @@ export function adapterNames(config: AppConfig, point: ExtensionPoint): string[]
 export interface LoadedAdapter {
   point: ExtensionPoint;
   name: string;
-  module: AdapterModule<unknown, Record<string, unknown>>;
+  module: AdapterModule<unknown, object>;
   instance: unknown;
 }
 
@@ -122,7 +122,7 @@ export async function loadAdapters(
       }
       const mod = loader
         ? (await loader()).default
-        : await importDefault<AdapterModule<unknown, Record<string, unknown>>>(name, 'adapter');
+        : await importDefault<AdapterModule<unknown, object>>(name, 'adapter');
       if (mod.kind !== point)
         throw new ConfigError(`config key adapters.${point}: adapter "${name}" implements ${mod.kind}, not ${point}`);
       const options = validateOptions(
@@ -163,8 +163,8 @@ function adapterDeps(container: Container): AdapterDeps {
 }
 
 export interface ResolvedPlugin {
-  definition: PluginDefinition<Record<string, unknown>>;
-  options: Record<string, unknown>;
+  definition: PluginDefinition<object>;
+  options: object;
 }
 
 /**
@@ -174,7 +174,7 @@ export interface ResolvedPlugin {
  */
 export async function resolvePlugins(config: AppConfig, registry: Registries['plugins']): Promise<ResolvedPlugin[]> {
   const names = new Set([...Object.keys(registry), ...Object.keys(config.plugins)]);
-  const defs = new Map<string, PluginDefinition<Record<string, unknown>>>();
+  const defs = new Map<string, PluginDefinition<object>>();
   for (const name of names) {
     const entry = config.plugins[name] ?? {};
     if (entry.enabled === false) continue;
@@ -182,7 +182,7 @@ export async function resolvePlugins(config: AppConfig, registry: Registries['pl
     if (!loader && !entry.module)
       throw new ConfigError(`config key plugins.${name}: unknown plugin; give "module" for a partner plugin`);
     const def = entry.module
-      ? await importDefault<PluginDefinition<Record<string, unknown>>>(entry.module, `plugin ${name}`)
+      ? await importDefault<PluginDefinition<object>>(entry.module, `plugin ${name}`)
       : (await loader!()).default;
     if (def.name !== name) throw new ConfigError(`config key plugins.${name}: the module defines plugin "${def.name}"`);
     defs.set(name, def);
@@ -204,7 +204,7 @@ export async function resolvePlugins(config: AppConfig, registry: Registries['pl
     }
   }
 
-  const ordered: PluginDefinition<Record<string, unknown>>[] = [];
+  const ordered: PluginDefinition<object>[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (name: string, path: string[]) => {
     if (state.get(name) === 'done') return;

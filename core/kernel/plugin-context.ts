@@ -13,7 +13,7 @@ import type { PluginConsumerOptions, PluginContext, PluginMessageHandler, Role }
 /** What a plugin's `register(ctx)` is given, over the app being built. */
 export interface ContextDeps {
   name: string;
-  options: Record<string, unknown>;
+  options: object;
   config: AppConfig;
   container: Container;
   server: Server;
@@ -26,7 +26,7 @@ export interface ContextDeps {
   stopHooks: (() => Promise<void> | void)[];
 }
 
-export function pluginContext(d: ContextDeps): PluginContext<Record<string, unknown>> {
+export function pluginContext(d: ContextDeps): PluginContext<object> {
   const log = d.log.child({ plugin: d.name });
   return {
     name: d.name,
