@@ -11,13 +11,11 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/patchwell_bench_ingest npm run bench -- ingest
 //
 // Target (issue 8): ≥ 3,000 events/s, p99 ≤ 50 ms on Postgres with 50 clients.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import pg from 'pg';
 import {
   api,
   measure,
@@ -27,6 +25,10 @@ import {
   type PacedRequest,
   type Running,
 } from '../harness.js';
+import { SENTRY_FIXTURES, capturedEnvelope, withFreshEventId } from '../sentry-envelopes.js';
+import { vacuumChurned, walPosition } from '../ingest-database.js';
+
+export { vacuumChurned };
 
 const DISTINCT_ERRORS = 40;
 const BENCH_EMAIL = 'bench-ingest@example.com';
@@ -67,49 +69,6 @@ export interface Shape {
 /** Events accepted by a 202 answer `{ accepted }` (the endpoint and the widget). */
 const acceptedBy202 = (status: number, body: string): number =>
   status === 202 ? (JSON.parse(body) as { accepted: number }).accepted : 0;
-
-/** The event envelopes @sentry/node sent when they were captured (test/fixtures/sentry/capture.mjs). */
-const SENTRY_FIXTURES = ['node-handled', 'node-error-cause'];
-const FIXTURE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/sentry');
-
-interface CapturedEnvelope {
-  /** The envelope as the SDK wrote it, with the bench connector's public key for the one it was captured with. */
-  body: Buffer;
-  /** Where its event id stands (in the envelope header and in the event): each request writes a fresh one there. */
-  idOffsets: number[];
-  /** The request's query (sentry_version, sentry_key, sentry_client) and headers as the SDK sent them. */
-  query: URLSearchParams;
-  headers: Record<string, string>;
-}
-
-function capturedEnvelope(name: string, publicKey: string): CapturedEnvelope {
-  const meta = JSON.parse(readFileSync(join(FIXTURE_DIR, `${name}.json`), 'utf8')) as {
-    url: string;
-    headers: Record<string, string>;
-  };
-  const query = new URL(meta.url, 'http://x').searchParams;
-  const captured = readFileSync(join(FIXTURE_DIR, `${name}.envelope`), 'utf8');
-  const eventId = (JSON.parse(captured.slice(0, captured.indexOf('\n'))) as { event_id: string }).event_id;
-  const body = Buffer.from(captured.replaceAll(query.get('sentry_key') ?? publicKey, publicKey));
-  const idOffsets: number[] = [];
-  for (let at = body.indexOf(eventId); at >= 0; at = body.indexOf(eventId, at + 1)) idOffsets.push(at);
-  query.set('sentry_key', publicKey);
-  // The connection's own headers are the load generator's; the SDK's (user agent, encoding) stay.
-  const headers = Object.fromEntries(
-    Object.entries(meta.headers).filter(
-      ([k]) => !['host', 'connection', 'transfer-encoding', 'content-length'].includes(k),
-    ),
-  );
-  return { body, idOffsets, query, headers };
-}
-
-/** The captured bytes with a fresh event id (a copy and two 32-byte writes: microseconds per request). */
-function withFreshEventId(c: CapturedEnvelope): Buffer {
-  const body = Buffer.from(c.body);
-  const id = randomUUID().replaceAll('-', '');
-  for (const at of c.idOffsets) body.write(id, at, 'latin1');
-  return body;
-}
 
 /** The plugin options the ingest measurement needs (merged into a CONFIG_FILE; bench/scenarios/scale-out.ts adds its own). */
 export function ingestPluginOptions(): Record<string, unknown> {
@@ -303,44 +262,6 @@ export async function prepareIngest(url: string): Promise<{
     };
   };
   return { cookie, workspaceId, endpoint, widget: widgetShape, envelope };
-}
-
-/**
- * Ingest updates its few hot group rows on every batch (counts, last seen). Production Postgres
- * vacuums them as it goes; this machine's runs with `autovacuum = off` (a CI setting), where dead
- * versions pile up across runs (1.4 million for 520 live groups after a day of benchmarks) and
- * every upsert wades through them. So each measurement starts from a vacuumed state, as
- * autovacuum (naptime 1 min) would leave it.
- */
-export async function vacuumChurned(): Promise<void> {
-  await onBenchDatabase((db) =>
-    db.query(
-      'vacuum error_groups, error_group_users, error_group_releases, error_group_hours, connectors, rate_limits',
-    ),
-  );
-}
-
-/**
- * Where the server's write-ahead log stands, in bytes (server-wide). Every 16 MB of WAL opens a
- * segment; one that Postgres could not recycle at its last checkpoint is written full of zeros
- * and synced first, and every commit waits for that (docs/proactive.md, "Postgres under ingest").
- */
-async function walPosition(): Promise<number | undefined> {
-  const r = await onBenchDatabase((db) =>
-    db.query<{ at: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at"),
-  );
-  return r && Number(r.rows[0].at);
-}
-
-async function onBenchDatabase<T>(work: (db: pg.Client) => Promise<T>): Promise<T | undefined> {
-  if (!process.env.DATABASE_URL) return undefined;
-  const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-  try {
-    return await work(db);
-  } finally {
-    await db.end();
-  }
 }
 
 /** CPU per request of a row made per event (the row counts events; p50/p99 stay per request). */

@@ -14,6 +14,7 @@ import type { ErrorReporter } from './error-reporter.js';
 export * from './adapter.js';
 export * from './channel-adapter.js';
 export * from './connector-adapter.js';
+export * from './connector-event.js';
 export * from './agent-executor.js';
 export * from './payment-provider.js';
 export * from './code-host.js';
