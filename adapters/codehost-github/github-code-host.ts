@@ -30,12 +30,19 @@ import {
 import { parseHubWebhook } from '../codehost-common/hub-webhook.js';
 import { assertMergeableAt } from '../codehost-common/merge-check.js';
 import { enc, type GithubCodeHostOptions } from './github-connection.js';
-import { ciStatus, toPullRequest, type Json } from './github-json.js';
+import { ciStatus, toPullRequest, type GhSchemas } from './github-json.js';
 import { exchangeGithubCode, githubAuthorizeUrl } from './github-sign-in.js';
 import { GithubRepositoryReads } from './github-repositories.js';
 import { sealForRepository } from './seal.js';
 
 export type { GithubCodeHostOptions } from './github-connection.js';
+
+type GhPullRequest = GhSchemas['pull-request'];
+
+/** The data of the one GraphQL mutation used: a pull request turned draft or ready for review. */
+type DraftMutationData = Partial<
+  Record<'convertPullRequestToDraft' | 'markPullRequestReadyForReview', { pullRequest: { id: string } }>
+>;
 
 /**
  * The GitHub App as the CodeHost contract: repository reads (GithubRepositoryReads), pull requests,
@@ -71,7 +78,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
 
   async openPullRequest(ref: RepoRef, input: OpenPullRequestInput): Promise<PullRequest> {
     try {
-      const { data } = await this.inst(ref.installationId, {
+      const { data } = await this.inst<GhPullRequest>(ref.installationId, {
         method: 'POST',
         path: this.repoPath(ref, '/pulls'),
         body: { title: input.title, body: input.body, head: input.head, base: input.base, draft: input.draft ?? false },
@@ -85,13 +92,15 @@ export class GithubCodeHost extends GithubRepositoryReads {
   }
 
   async getPullRequest(ref: RepoRef, number: number): Promise<PullRequest | null> {
-    const res = await this.orNull(this.inst(ref.installationId, { path: this.repoPath(ref, `/pulls/${number}`) }));
+    const res = await this.orNull(
+      this.inst<GhPullRequest>(ref.installationId, { path: this.repoPath(ref, `/pulls/${number}`) }),
+    );
     return res ? toPullRequest(res.data) : null;
   }
 
   async findPullRequestByBranch(ref: RepoRef, branch: string): Promise<PullRequest | null> {
     const owner = ref.fullName.split('/')[0];
-    const { data } = await this.inst<Json[]>(ref.installationId, {
+    const { data } = await this.inst<Array<GhSchemas['pull-request-simple']>>(ref.installationId, {
       path: this.repoPath(ref, '/pulls'),
       query: { head: `${owner}:${branch}`, state: 'all', sort: 'created', direction: 'desc', per_page: 1 },
     });
@@ -99,11 +108,11 @@ export class GithubCodeHost extends GithubRepositoryReads {
   }
 
   async updatePullRequest(ref: RepoRef, number: number, input: UpdatePullRequestInput): Promise<PullRequest> {
-    const patch: Json = {};
+    const patch: { title?: string; body?: string; base?: string } = {};
     if (input.title !== undefined) patch.title = input.title;
     if (input.body !== undefined) patch.body = input.body;
     if (input.base !== undefined) patch.base = input.base;
-    let { data } = await this.inst(ref.installationId, {
+    let { data } = await this.inst<GhPullRequest>(ref.installationId, {
       method: 'PATCH',
       path: this.repoPath(ref, `/pulls/${number}`),
       body: patch,
@@ -111,12 +120,13 @@ export class GithubCodeHost extends GithubRepositoryReads {
     if (input.draft !== undefined && Boolean(data.draft) !== input.draft) {
       // Draft state changes only through GraphQL.
       const mutation = input.draft ? 'convertPullRequestToDraft' : 'markPullRequestReadyForReview';
-      await this.graphql(
+      await this.graphql<DraftMutationData>(
         ref.installationId,
         `mutation($id: ID!) { ${mutation}(input: { pullRequestId: $id }) { pullRequest { id } } }`,
         { id: String(data.node_id) },
       );
-      data = (await this.inst(ref.installationId, { path: this.repoPath(ref, `/pulls/${number}`) })).data;
+      data = (await this.inst<GhPullRequest>(ref.installationId, { path: this.repoPath(ref, `/pulls/${number}`) }))
+        .data;
     }
     return toPullRequest(data);
   }
@@ -125,7 +135,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
     const current = await this.getPullRequest(ref, number);
     if (!current) throw new AdapterNotFoundError(`pull request #${number} does not exist`);
     if (current.state !== 'open') return current;
-    const { data } = await this.inst(ref.installationId, {
+    const { data } = await this.inst<GhPullRequest>(ref.installationId, {
       method: 'PATCH',
       path: this.repoPath(ref, `/pulls/${number}`),
       body: { state: 'closed' },
@@ -138,7 +148,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
     if (!pr) throw new AdapterNotFoundError(`pull request #${number} does not exist`);
     assertMergeableAt(pr, number, input.sha);
     try {
-      const { data } = await this.inst(ref.installationId, {
+      const { data } = await this.inst<GhSchemas['pull-request-merge-result']>(ref.installationId, {
         method: 'PUT',
         path: this.repoPath(ref, `/pulls/${number}/merge`),
         body: {
@@ -187,7 +197,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
   }
 
   async comment(ref: RepoRef, number: number, body: string): Promise<{ id: string; url: string }> {
-    const { data } = await this.inst(ref.installationId, {
+    const { data } = await this.inst<GhSchemas['issue-comment']>(ref.installationId, {
       method: 'POST',
       path: this.repoPath(ref, `/issues/${number}/comments`),
       body: { body },
@@ -207,15 +217,15 @@ export class GithubCodeHost extends GithubRepositoryReads {
 
   private async tagCommit(ref: RepoRef, name: string): Promise<string | null> {
     const res = await this.orNull(
-      this.inst(ref.installationId, { path: this.repoPath(ref, `/git/ref/tags/${enc(name)}`) }),
+      this.inst<GhSchemas['git-ref']>(ref.installationId, { path: this.repoPath(ref, `/git/ref/tags/${enc(name)}`) }),
     );
     if (!res) return null;
-    const obj = res.data.object as Json;
+    const obj = res.data.object;
     if (obj.type !== 'tag') return String(obj.sha);
-    const tag = await this.inst(ref.installationId, {
+    const tag = await this.inst<GhSchemas['git-tag']>(ref.installationId, {
       path: this.repoPath(ref, `/git/tags/${enc(String(obj.sha))}`),
     });
-    return String((tag.data.object as Json).sha);
+    return String(tag.data.object.sha);
   }
 
   async createTag(ref: RepoRef, input: TagInput): Promise<{ name: string; sha: string }> {
@@ -226,7 +236,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
     }
     let target = input.sha;
     if (input.message) {
-      const { data } = await this.inst(ref.installationId, {
+      const { data } = await this.inst<GhSchemas['git-tag']>(ref.installationId, {
         method: 'POST',
         path: this.repoPath(ref, '/git/tags'),
         body: { tag: input.name, message: input.message, object: input.sha, type: 'commit' },
@@ -242,7 +252,7 @@ export class GithubCodeHost extends GithubRepositoryReads {
   }
 
   async createRelease(ref: RepoRef, input: ReleaseInput): Promise<{ id: string; url: string }> {
-    const { data } = await this.inst(ref.installationId, {
+    const { data } = await this.inst<GhSchemas['release']>(ref.installationId, {
       method: 'POST',
       path: this.repoPath(ref, '/releases'),
       body: {
@@ -258,17 +268,19 @@ export class GithubCodeHost extends GithubRepositoryReads {
 
   async getCommitStatus(ref: RepoRef, sha: string): Promise<CiStatus> {
     const [combined, runs] = await Promise.all([
-      this.inst(ref.installationId, { path: this.repoPath(ref, `/commits/${enc(sha)}/status`) }),
-      this.inst(ref.installationId, {
+      this.inst<GhSchemas['combined-commit-status']>(ref.installationId, {
+        path: this.repoPath(ref, `/commits/${enc(sha)}/status`),
+      }),
+      this.inst<{ total_count: number; check_runs: Array<GhSchemas['check-run']> }>(ref.installationId, {
         path: this.repoPath(ref, `/commits/${enc(sha)}/check-runs`),
         query: { per_page: 100 },
       }),
     ]);
-    return ciStatus((combined.data.statuses ?? []) as Json[], (runs.data.check_runs ?? []) as Json[]);
+    return ciStatus(combined.data.statuses ?? [], runs.data.check_runs ?? []);
   }
 
   async setSecret(ref: RepoRef, name: string, value: string): Promise<void> {
-    const { data: key } = await this.inst(ref.installationId, {
+    const { data: key } = await this.inst<GhSchemas['actions-public-key']>(ref.installationId, {
       path: this.repoPath(ref, '/actions/secrets/public-key'),
     });
     const encrypted = await sealForRepository(String(key.key), value);

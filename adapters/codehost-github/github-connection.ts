@@ -12,7 +12,7 @@ import {
   type RepoRef,
 } from '../../core/contracts/index.js';
 import { appJwt, InstallationTokenCache, readPrivateKey, type InstallationToken } from './app-auth.js';
-import type { Json } from './github-json.js';
+import type { GhSchemas } from './github-json.js';
 import { RestClient } from './rest-client.js';
 
 export interface GithubCodeHostOptions extends CodeHostOptions {
@@ -27,6 +27,12 @@ export interface GithubCodeHostOptions extends CodeHostOptions {
   webUrl: string;
   requestTimeoutMs: number;
   maxDiffBytes: number;
+}
+
+/** A GraphQL answer: the query's data (shape T) or its errors. */
+interface GraphqlAnswer<T> {
+  data?: T | null;
+  errors?: Array<{ message?: string }>;
 }
 
 export const enc = encodeURIComponent;
@@ -54,7 +60,7 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
     return appJwt(this.options.appId, this.keyObject);
   }
 
-  protected app<T = Json>(method: 'GET' | 'POST', path: string, body?: unknown) {
+  protected app<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown) {
     return this.client.request<T>({ method, path, body, authorization: `Bearer ${this.jwt()}` });
   }
 
@@ -62,7 +68,7 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
     installationId: string,
     scope?: { repositories: string[]; permissions: Record<string, string> },
   ): Promise<InstallationToken> {
-    const { data } = await this.app<{ token: string; expires_at: string }>(
+    const { data } = await this.app<GhSchemas['installation-token']>(
       'POST',
       `/app/installations/${enc(installationId)}/access_tokens`,
       scope,
@@ -71,7 +77,7 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
   }
 
   /** A call with the installation token of `installationId`; a refused token is minted once more. */
-  protected async inst<T = Json>(
+  protected async inst<T = unknown>(
     installationId: string | null,
     req: {
       method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -113,12 +119,21 @@ export abstract class GithubConnection extends AbstractCodeHost<GithubCodeHostOp
     }
   }
 
-  protected async graphql(installationId: string | null, query: string, variables: Json): Promise<Json> {
+  /** A GraphQL query or mutation whose data has the shape T; empty when GitHub answers without data. */
+  protected async graphql<T extends object>(
+    installationId: string | null,
+    query: string,
+    variables: Record<string, unknown>,
+  ): Promise<Partial<T>> {
     const base = this.options.baseUrl.replace(/\/+$/, '');
     const url = /\/api\/v3$/.test(base) ? base.replace(/\/api\/v3$/, '/api/graphql') : `${base}/graphql`;
-    const { data } = await this.inst(installationId, { method: 'POST', path: url, body: { query, variables } });
-    const errors = (Array.isArray(data.errors) ? data.errors : []) as Json[];
+    const { data } = await this.inst<GraphqlAnswer<T>>(installationId, {
+      method: 'POST',
+      path: url,
+      body: { query, variables },
+    });
+    const errors = Array.isArray(data.errors) ? data.errors : [];
     if (errors.length) throw new AdapterError('host_error', `GitHub GraphQL: ${errors[0]?.message ?? 'error'}`);
-    return (data.data ?? {}) as Json;
+    return data.data ?? {};
   }
 }

@@ -1,9 +1,39 @@
 /** GitHub's REST answers read into the contract's types, field by field. */
+import type { components } from '@octokit/openapi-types';
 import type { CiState, CiStatus, PullRequest, Repository } from '../../core/contracts/index.js';
 
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- GitHub answers are read field by field
+/** GitHub's REST schemas (the OpenAPI description's names). */
+export type GhSchemas = components['schemas'];
 
-export function toRepository(r: Json): Repository {
+/** The fields read of a repository: `repository` (in lists) and `full-repository` (alone) both have them. */
+export type GhRepositoryFields = Pick<
+  GhSchemas['repository'],
+  'id' | 'full_name' | 'html_url' | 'clone_url' | 'default_branch' | 'visibility' | 'private' | 'archived'
+>;
+
+type GhPullRequestSimple = GhSchemas['pull-request-simple'];
+
+/**
+ * The fields read of a pull request: `pull-request` (alone) and `pull-request-simple` (in lists) both
+ * have them, but for `merged`, which lists leave out (`merged_at` tells there).
+ */
+export type GhPullRequestFields = Pick<
+  GhPullRequestSimple,
+  'number' | 'html_url' | 'title' | 'body' | 'state' | 'draft' | 'merged_at' | 'merge_commit_sha'
+> & {
+  merged?: GhSchemas['pull-request']['merged'];
+  head: Pick<GhPullRequestSimple['head'], 'ref' | 'sha'>;
+  base: Pick<GhPullRequestSimple['base'], 'ref'>;
+  labels: Array<Pick<GhPullRequestSimple['labels'][number], 'name'>>;
+};
+
+/** The fields read of a commit status (`simple-commit-status`, in `combined-commit-status`). */
+export type GhCommitStatusFields = Pick<GhSchemas['simple-commit-status'], 'context' | 'state' | 'target_url'>;
+
+/** The fields read of a check run (`check-run`). */
+export type GhCheckRunFields = Pick<GhSchemas['check-run'], 'name' | 'status' | 'conclusion' | 'html_url'>;
+
+export function toRepository(r: GhRepositoryFields): Repository {
   return {
     id: String(r.id),
     fullName: String(r.full_name),
@@ -15,9 +45,7 @@ export function toRepository(r: Json): Repository {
   };
 }
 
-export function toPullRequest(p: Json): PullRequest {
-  const head = p.head as Json | undefined;
-  const base = p.base as Json | undefined;
+export function toPullRequest(p: GhPullRequestFields): PullRequest {
   return {
     number: Number(p.number),
     url: String(p.html_url),
@@ -25,15 +53,15 @@ export function toPullRequest(p: Json): PullRequest {
     body: String(p.body ?? ''),
     state: p.merged || p.merged_at ? 'merged' : p.state === 'open' ? 'open' : 'closed',
     draft: Boolean(p.draft),
-    head: { branch: String(head?.ref ?? ''), sha: String(head?.sha ?? '') },
-    base: { branch: String(base?.ref ?? '') },
-    labels: ((p.labels ?? []) as Json[]).map((l) => String(l.name)),
+    head: { branch: String(p.head?.ref ?? ''), sha: String(p.head?.sha ?? '') },
+    base: { branch: String(p.base?.ref ?? '') },
+    labels: (p.labels ?? []).map((l) => String(l.name)),
     mergeSha: p.merged || p.merged_at ? String(p.merge_commit_sha) : null,
   };
 }
 
 /** A commit's CI: its combined statuses and check runs, failing when one fails, pending while one runs. */
-export function ciStatus(statuses: Json[], runs: Json[]): CiStatus {
+export function ciStatus(statuses: GhCommitStatusFields[], runs: GhCheckRunFields[]): CiStatus {
   const checks: CiStatus['checks'] = [];
   for (const s of statuses) {
     checks.push({
@@ -61,13 +89,13 @@ export function ciStatus(statuses: Json[], runs: Json[]): CiStatus {
   return { state, checks };
 }
 
-function statusState(s: unknown): CiState {
+function statusState(s: GhCommitStatusFields['state']): CiState {
   if (s === 'success') return 'success';
   if (s === 'pending') return 'pending';
   return 'failure';
 }
 
-function runState(status: unknown, conclusion: unknown): CiState {
+function runState(status: GhCheckRunFields['status'], conclusion: GhCheckRunFields['conclusion']): CiState {
   if (status !== 'completed') return 'pending';
   if (conclusion === 'success' || conclusion === 'neutral' || conclusion === 'skipped') return 'success';
   return 'failure';

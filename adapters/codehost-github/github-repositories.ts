@@ -8,39 +8,19 @@ import type {
   TreeEntry,
 } from '../../core/contracts/index.js';
 import { GithubConnection, enc, encPath } from './github-connection.js';
-import { toRepository, type Json } from './github-json.js';
+import { toRepository, type GhSchemas } from './github-json.js';
 
-/** The fields read of GitHub's answers (the REST API's names). */
-interface GhInstallation {
-  id: number | string;
-  account?: { login?: string; type?: string } | null;
-  repository_selection?: string;
-  permissions?: Record<string, string>;
-  suspended_at?: string | null;
-}
-interface GhContent {
-  type: string;
-  content?: string;
-  encoding?: string;
-  size: number;
-  sha: string;
-}
-interface GhTreeEntry {
-  path: string;
-  type: string;
-  mode?: string;
-  sha: string;
-  size?: number;
-}
-interface GhBranch {
-  name: string;
-  commit: { sha: string };
-  protected?: boolean;
-}
-interface GhComparison {
-  ahead_by?: number;
-  behind_by?: number;
-  files?: unknown[];
+/** What GET /repos/{owner}/{repo}/contents/{path} answers: a directory's entries, or a file, symlink or submodule. */
+type GhContent =
+  | GhSchemas['content-directory']
+  | GhSchemas['content-file']
+  | GhSchemas['content-symlink']
+  | GhSchemas['content-submodule'];
+
+/** What GET /installation/repositories answers: a page of the repositories an installation reaches. */
+interface GhInstallationRepositories {
+  total_count: number;
+  repositories: Array<GhSchemas['repository']>;
 }
 
 /** The GitHub App's reads: installations, the repositories they grant, files, trees, branches and comparisons. */
@@ -50,12 +30,14 @@ export abstract class GithubRepositoryReads extends GithubConnection {
   }
 
   async getInstallation(installationId: string): Promise<Installation> {
-    const { data } = await this.app<GhInstallation>('GET', `/app/installations/${enc(installationId)}`);
+    const { data } = await this.app<GhSchemas['installation']>('GET', `/app/installations/${enc(installationId)}`);
+    // A user's or an organization's account (`simple-user`) has a login and a type; an enterprise's has neither.
+    const account = data.account && 'login' in data.account ? data.account : null;
     return {
       id: String(data.id),
       account: {
-        login: String(data.account?.login ?? ''),
-        type: data.account?.type === 'User' ? 'user' : 'organization',
+        login: String(account?.login ?? ''),
+        type: account?.type === 'User' ? 'user' : 'organization',
       },
       repositorySelection: data.repository_selection === 'selected' ? 'selected' : 'all',
       permissions: { ...(data.permissions ?? {}) },
@@ -66,7 +48,7 @@ export abstract class GithubRepositoryReads extends GithubConnection {
   async listRepositories(installationId: string): Promise<Repository[]> {
     const out: Repository[] = [];
     for (let page = 1; page <= 100; page++) {
-      const { data } = await this.inst<{ total_count: number; repositories: Json[] }>(installationId, {
+      const { data } = await this.inst<GhInstallationRepositories>(installationId, {
         path: '/installation/repositories',
         query: { per_page: 100, page },
       });
@@ -77,12 +59,14 @@ export abstract class GithubRepositoryReads extends GithubConnection {
   }
 
   async getRepository(ref: RepoRef): Promise<Repository> {
-    return toRepository((await this.inst(ref.installationId, { path: this.repoPath(ref) })).data);
+    return toRepository(
+      (await this.inst<GhSchemas['full-repository']>(ref.installationId, { path: this.repoPath(ref) })).data,
+    );
   }
 
   async readFile(ref: RepoRef, path: string, at?: string): Promise<RepoFile | null> {
     const res = await this.orNull(
-      this.inst<GhContent | GhContent[]>(ref.installationId, {
+      this.inst<GhContent>(ref.installationId, {
         path: this.repoPath(ref, `/contents/${encPath(path)}`),
         query: { ref: at },
       }),
@@ -92,7 +76,7 @@ export abstract class GithubRepositoryReads extends GithubConnection {
     let content = typeof f.content === 'string' && f.encoding === 'base64' ? Buffer.from(f.content, 'base64') : null;
     if (!content || (content.length === 0 && f.size > 0)) {
       // Files over 1 MB come without content: read the blob.
-      const blob = await this.inst<{ content?: string }>(ref.installationId, {
+      const blob = await this.inst<GhSchemas['blob']>(ref.installationId, {
         path: this.repoPath(ref, `/git/blobs/${enc(f.sha)}`),
       });
       content = Buffer.from(String(blob.data.content ?? ''), 'base64');
@@ -102,7 +86,7 @@ export abstract class GithubRepositoryReads extends GithubConnection {
 
   async listTree(ref: RepoRef, at?: string): Promise<TreeEntry[]> {
     const treeRef = at ?? (await this.getRepository(ref)).defaultBranch;
-    const { data } = await this.inst<{ tree: GhTreeEntry[] }>(ref.installationId, {
+    const { data } = await this.inst<GhSchemas['git-tree']>(ref.installationId, {
       path: this.repoPath(ref, `/git/trees/${enc(treeRef)}`),
       query: { recursive: 1 },
     });
@@ -120,14 +104,16 @@ export abstract class GithubRepositoryReads extends GithubConnection {
 
   async getBranch(ref: RepoRef, branch: string): Promise<Branch | null> {
     const res = await this.orNull(
-      this.inst<GhBranch>(ref.installationId, { path: this.repoPath(ref, `/branches/${enc(branch)}`) }),
+      this.inst<GhSchemas['branch-with-protection']>(ref.installationId, {
+        path: this.repoPath(ref, `/branches/${enc(branch)}`),
+      }),
     );
     return res ? { name: res.data.name, sha: res.data.commit.sha, protected: Boolean(res.data.protected) } : null;
   }
 
   async compare(ref: RepoRef, base: string, head: string): Promise<CompareResult> {
     const path = this.repoPath(ref, `/compare/${enc(base)}...${enc(head)}`);
-    const { data } = await this.inst<GhComparison>(ref.installationId, { path });
+    const { data } = await this.inst<GhSchemas['commit-comparison']>(ref.installationId, { path });
     if (data.ahead_by === 0 && data.behind_by === 0 && (data.files?.length ?? 0) === 0)
       return { diff: '', truncated: false, aheadBy: 0, behindBy: 0 };
     const text = String(

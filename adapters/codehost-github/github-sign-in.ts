@@ -5,8 +5,17 @@ import {
   type CodeHostUser,
   type ExchangeInput,
 } from '../../core/contracts/index.js';
-import type { Json } from './github-json.js';
+import type { GhSchemas } from './github-json.js';
 import type { RestClient } from './rest-client.js';
+
+/** The OAuth token endpoint's answer (not part of the REST API): a token, or an error for a bad code. */
+interface OAuthTokenAnswer {
+  access_token?: string;
+  token_type?: string;
+  scope?: string;
+  error?: string;
+  error_description?: string;
+}
 
 export interface OAuthClient {
   clientId: string;
@@ -33,7 +42,7 @@ export async function exchangeGithubCode(
   input: ExchangeInput,
 ): Promise<CodeHostUser> {
   const { clientId, clientSecret } = oauth;
-  const { data } = await client.request<Json>({
+  const { data } = await client.request<OAuthTokenAnswer>({
     method: 'POST',
     path: `${webUrl}/login/oauth/access_token`,
     accept: 'application/json',
@@ -49,10 +58,17 @@ export async function exchangeGithubCode(
   if (!data || typeof data.access_token !== 'string')
     throw new AdapterError('invalid_grant', `GitHub refused the code: ${String(data?.error ?? 'no token')}`);
   const token = data.access_token;
-  const user = (await client.request<Json>({ path: '/user', authorization: `Bearer ${token}` })).data;
+  const user = (
+    await client.request<GhSchemas['private-user'] | GhSchemas['public-user']>({
+      path: '/user',
+      authorization: `Bearer ${token}`,
+    })
+  ).data;
   let email: string | null;
   try {
-    const emails = (await client.request<Json[]>({ path: '/user/emails', authorization: `Bearer ${token}` })).data;
+    const emails = (
+      await client.request<Array<GhSchemas['email']>>({ path: '/user/emails', authorization: `Bearer ${token}` })
+    ).data;
     const address: unknown = emails.find((e) => e.primary && e.verified)?.email;
     email = typeof address === 'string' ? address : null;
   } catch {
