@@ -8,7 +8,12 @@ import { asFunction, createContainer } from 'awilix';
 import type { Request } from '@hapi/hapi';
 import { KEYS } from '../../core/kernel/keys.js';
 import type { Principal } from '../../core/http/auth.js';
+import type { OpenApiDocument } from '../../core/http/openapi-types.js';
 import { signUp } from '../helpers/accounts.js';
+import type { Answer, ApiError } from '../helpers/api-types.js';
+
+/** The error envelope an answer's text holds. */
+const envelope = (payload: string) => JSON.parse(payload) as ApiError;
 
 const hello = { plugins: { hello: { module: './test/fixtures/plugins/hello.ts', options: { greeting: 'ciao' } } } };
 
@@ -18,11 +23,11 @@ t.test('an enabled partner plugin serves its routes and documents them', async (
   t.equal(res.statusCode, 200);
   t.same(JSON.parse(res.payload), { greeting: 'ciao' });
   t.ok(res.headers['x-request-id'], 'every answer carries a request id');
-  const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload);
+  const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as OpenApiDocument;
   t.equal(doc.openapi, '3.1.0');
   t.equal(doc.info.version, '1.0.0');
   t.ok(doc.paths['/v1/hello']?.get, 'the route is in the document');
-  t.ok(doc.tags.some((tag: { name: string }) => tag.name === 'hello'));
+  t.ok(doc.tags.some((tag) => tag.name === 'hello'));
   t.ok(doc.paths['/v1/health']?.get && doc.paths['/v1/health/ready']?.get, 'health is documented');
 });
 
@@ -32,11 +37,11 @@ t.test('a disabled plugin registers nothing', async (t) => {
   });
   const res = await app.server.inject('/v1/hello');
   t.equal(res.statusCode, 404);
-  t.equal(JSON.parse(res.payload).code, 'not_found');
-  const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload);
+  t.equal(envelope(res.payload).code, 'not_found');
+  const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as OpenApiDocument;
   t.notOk(doc.paths['/v1/hello'], 'its paths leave the document');
   t.notOk(
-    (doc.tags ?? []).some((tag: { name: string }) => tag.name === 'hello'),
+    (doc.tags ?? []).some((tag) => tag.name === 'hello'),
     'its tag leaves the document',
   );
   t.notOk(app.plugins.includes('hello'));
@@ -121,43 +126,43 @@ t.test('the error envelope', async (t) => {
 
   const malformed = await post('{"name":', 'application/json');
   t.equal(malformed.statusCode, 400);
-  t.equal(JSON.parse(malformed.payload).code, 'invalid_request');
+  t.equal(envelope(malformed.payload).code, 'invalid_request');
 
   const invalid = await inject({ method: 'POST', url: '/v1/hello', payload: { name: '', times: 9, extra: true } });
   t.equal(invalid.statusCode, 400);
-  const body = JSON.parse(invalid.payload);
+  const body = envelope(invalid.payload);
   t.equal(body.code, 'invalid_request');
   t.same(
-    body.details.errors.map((e: { path: string }) => e.path).sort(),
+    (body.details?.errors as Array<{ path: string }>).map((e) => e.path).sort(),
     ['payload.extra', 'payload.name', 'payload.times'],
     'every failing field is listed',
   );
 
   const wrongType = await post('name=x', 'application/x-www-form-urlencoded');
   t.equal(wrongType.statusCode, 415);
-  t.equal(JSON.parse(wrongType.payload).code, 'unsupported_media_type');
+  t.equal(envelope(wrongType.payload).code, 'unsupported_media_type');
 
   const big = await post(JSON.stringify({ name: 'x'.repeat(2_000_000) }), 'application/json');
   t.equal(big.statusCode, 413);
-  t.equal(JSON.parse(big.payload).code, 'payload_too_large');
+  t.equal(envelope(big.payload).code, 'payload_too_large');
 
   const boom = await inject('/v1/hello/boom');
   t.equal(boom.statusCode, 500);
-  t.equal(JSON.parse(boom.payload).code, 'internal_error');
+  t.equal(envelope(boom.payload).code, 'internal_error');
   t.notMatch(boom.payload, /secret internal detail/, 'a 500 never leaks the error');
   t.notMatch(boom.payload, /at .*\.ts:\d+/, 'nor a stack');
-  t.equal(JSON.parse(boom.payload).details.request_id, boom.headers['x-request-id']);
+  t.equal(envelope(boom.payload).details?.request_id, boom.headers['x-request-id']);
 
   const anon = await inject('/v1/hello/private');
   t.equal(anon.statusCode, 401);
-  t.equal(JSON.parse(anon.payload).code, 'unauthenticated');
+  t.equal(envelope(anon.payload).code, 'unauthenticated');
 });
 
 t.test('health: liveness and readiness', async (t) => {
   const app = await startTestApp(t);
   const live = await app.server.inject('/v1/health');
   t.equal(live.statusCode, 200);
-  t.equal(JSON.parse(live.payload).status, 'ok');
+  t.equal((JSON.parse(live.payload) as Answer<'GET', '/v1/health'>).status, 'ok');
   const ready = await app.server.inject('/v1/health/ready');
   t.equal(ready.statusCode, 200);
   t.match(JSON.parse(ready.payload), { status: 'ok', checks: { database: { ok: true }, bus: { ok: true } } });
@@ -173,7 +178,7 @@ t.test('plugin consumers: one scope per message, idempotent, retried, fed by the
   }[];
   const res = await app.server.inject({ method: 'POST', url: '/v1/hello/greet', payload: { fail: true } });
   t.equal(res.statusCode, 202);
-  const { id } = JSON.parse(res.payload);
+  const { id } = JSON.parse(res.payload) as { id: string };
   const deadline = Date.now() + 10_000;
   while (!seen.some((s) => s.attempt === 2) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   t.same(
@@ -189,8 +194,8 @@ t.test('plugin consumers: one scope per message, idempotent, retried, fed by the
   await app.bus.publish({ id, type: 'hello.greeted', orgId: null, occurredAt: new Date().toISOString(), payload: {} });
   await new Promise((r) => setTimeout(r, 300));
   t.equal(seen.length, 2, 'a redelivered message is handled once');
-  const row = await app.db('outbox').where({ id }).first();
-  t.ok(row.published_at, 'the outbox row is marked published');
+  const row = await app.db<{ id: string; published_at: Date | null }>('outbox').where({ id }).first();
+  t.ok(row?.published_at, 'the outbox row is marked published');
 });
 
 t.test('the request scope: made on first use, holds the request and, after sign-in, the principal', async (t) => {
@@ -250,7 +255,7 @@ t.test('cookie requests from a foreign Origin are refused before anything runs',
     headers: { cookie: 'pw_session=abc', origin: 'https://evil.example' },
   });
   t.equal(foreign.statusCode, 403);
-  t.equal(JSON.parse(foreign.payload).code, 'forbidden');
+  t.equal(envelope(foreign.payload).code, 'forbidden');
   const own = await app.server.inject({
     method: 'POST',
     url: '/v1/hello',

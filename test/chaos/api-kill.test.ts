@@ -17,14 +17,26 @@ import {
   startLoad,
   withServices,
   type Call,
-  type Json,
 } from './harness.js';
 import { loadInvariants } from './load.js';
+import type { Answer } from '../helpers/api-types.js';
+import type { CountRow } from '../../plugins/fixes/test/helpers.js';
+
+/** The answer of an inbound email (POST /v1/webhooks/email/mime). */
+type MailCall = Call<Answer<'POST', '/v1/webhooks/email/mime'>>;
+
+/** A ticket message (ticket_messages), the columns read. */
+interface MessageRow {
+  email_message_id: string | null;
+  ticket_id: string;
+}
 
 const BURST = 24;
 
 /** One email sent as a client does: again with the same Message-ID until an answer below 500 comes. */
-async function deliver(send: () => Promise<Call>): Promise<{ answer: Call | null; cut: number; errors: string[] }> {
+async function deliver(
+  send: () => Promise<MailCall>,
+): Promise<{ answer: MailCall | null; cut: number; errors: string[] }> {
   const errors: string[] = [];
   for (let i = 0; i < 10; i++) {
     try {
@@ -81,7 +93,7 @@ void t.test(
         [],
         'every email was answered 200 in the end',
       );
-      const outcomes = results.map((r) => (r.answer?.body.results as Json[] | undefined)?.[0]?.status as string);
+      const outcomes = results.map((r) => r.answer?.body.results?.[0]?.status as string);
       t.ok(
         outcomes.every((o) => o === 'processed' || o === 'ignored'),
         `each email processed, or on a retry found already taken (${JSON.stringify(outcomes.filter((o) => o !== 'processed').length)} duplicates)`,
@@ -91,10 +103,10 @@ void t.test(
       await new Promise((r) => setTimeout(r, 3000));
       const report = await load.stop();
 
-      const rows = await db<Json>('ticket_messages')
+      const rows = await db<MessageRow>('ticket_messages')
         .whereIn('email_message_id', [...ids.map((id) => `<${id}>`), ...ids])
-        .select<Json[]>('email_message_id', 'ticket_id');
-      const perId = new Map<string, Json[]>();
+        .select<MessageRow[]>('email_message_id', 'ticket_id');
+      const perId = new Map<string, MessageRow[]>();
       for (const r of rows)
         perId.set(String(r.email_message_id), [...(perId.get(String(r.email_message_id)) ?? []), r]);
       t.same(
@@ -102,7 +114,7 @@ void t.test(
         [],
         'each burst email is exactly one ticket message',
       );
-      const tickets = new Set(rows.map((r) => r.ticket_id as string));
+      const tickets = new Set(rows.map((r) => r.ticket_id));
       t.equal(tickets.size, BURST, 'and exactly one ticket each');
       t.equal(
         Number(
@@ -110,7 +122,7 @@ void t.test(
             (await db('tickets')
               .whereIn('id', [...tickets])
               .count('* as n')
-              .first()) as Json
+              .first()) as CountRow
           ).n,
         ),
         BURST,

@@ -50,7 +50,8 @@
  *   setupShop(cluster): Promise<Shop>
  *     Over HTTP: an owner with fix credits, a workspace with the fix loop (autonomy approve, test
  *     command, semver releases), the cart repository connected (index ready), an endpoint connector.
- *     Shop: { owner: SignedUp, workspace: Json, repo: Json, connector: { id, token }, inbound: string }
+ *     Shop: { owner: SignedUp, workspace: Schema<'Workspace'>, repo: Schema<'Repository'>, connector: { id, token },
+ *             inbound: string }
  *
  *   startLoad(cluster, shop, opts?): Load
  *     Sends until stopped, every `everyMs` (default 150): a batch of `eventsPerTick` (2) error events
@@ -65,13 +66,15 @@
  *                   bugReports: string[] (ticket ids), retried: number, lost: string[] (requests that
  *                   never got an answer), statuses: Record<string, number>, ms }
  *
- *   sendEmail(cluster, to, { subject, body, from?, messageId? }): Promise<Call>   one signed inbound email over HTTP
+ *   sendEmail(cluster, to, { subject, body, from?, messageId? }): Promise<Call<Answer<'POST', '/v1/webhooks/email/mime'>>>
+ *                                                 one signed inbound email over HTTP
  *   countRows(db): Promise<Counts>
  *     Counts: { tickets, messages, events, jobs, pullRequests, releases, notices, outboxUnpublished, deadLetters }
  *   count(query): Promise<number>                 count(*) of a knex query
  *   waitFor(fn, what, timeoutMs?)                 test/helpers/wait.ts
- *   approveAndRelease(cluster, owner, ticketId, attempt): Promise<Json>  approves the fix's PR over HTTP and waits
- *                                                 until the ticket is customer_notified (answers the ticket)
+ *   approveAndRelease(cluster, owner, ticketId, attempt: AttemptRow): Promise<Schema<'Ticket'>>
+ *                                                 approves the fix's PR over HTTP and waits until the ticket is
+ *                                                 customer_notified (answers the ticket)
  *   sh(cmd, args, timeoutMs?): string              execFileSync (rabbitmqctl, pg_ctlcluster…) for scenarios under withServices(true)
  *
  * test/chaos/load.ts: loadInvariants(t, cluster, shop, report) asserts what every scenario's load must leave:
@@ -106,7 +109,8 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { dropTestSchema, testConfig } from '../helpers/db.js';
 import { waitFor } from '../helpers/wait.js';
 import { onPlan, signUp, type SignedUp } from '../helpers/accounts.js';
-import { call, type Call, type Json } from '../helpers/call.js';
+import { call, type Call } from '../helpers/call.js';
+import type { Answer, Schema } from '../helpers/api-types.js';
 import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
   MAIL_SECRET,
@@ -114,11 +118,13 @@ import {
   createWorkspace,
   fixLoopAdapters,
   grantFixCredits,
+  type AttemptRow,
+  type CountRow,
 } from '../../plugins/fixes/test/helpers.js';
 import { BUG_REPORT, REPO_FILES } from '../../plugins/fixes/test/fixtures/cart.js';
 import { killAgents } from '../../plugins/fixes/test/fixtures/chaos.js';
 
-export { waitFor, call, type Call, type Json };
+export { waitFor, call, type Call };
 
 export const servicesSkip: string | false =
   process.env.DATABASE_URL && process.env.AMQP_URL
@@ -183,7 +189,7 @@ export interface Counts {
 }
 
 export const count = async (q: Knex.QueryBuilder): Promise<number> =>
-  Number(((await q.clone().clearSelect().count('* as n').first()) as Json | undefined)?.n ?? 0);
+  Number(((await q.clone().clearSelect().count('* as n').first()) as CountRow | undefined)?.n ?? 0);
 
 export async function countRows(db: Knex): Promise<Counts> {
   const [tickets, messages, events, jobs, pullRequests, releases, notices, outboxUnpublished, deadLetters] =
@@ -480,8 +486,8 @@ function httpApp(cluster: ChaosCluster): App {
 
 export interface Shop {
   owner: SignedUp;
-  workspace: Json;
-  repo: Json;
+  workspace: Schema<'Workspace'>;
+  repo: Schema<'Repository'>;
   connector: { id: string; token: string };
   inbound: string;
 }
@@ -501,9 +507,9 @@ export async function setupShop(cluster: ChaosCluster): Promise<Shop> {
     github_release_enabled: true,
   });
   // connectRepository creates the repository on the in-process code host (same tables), then goes over HTTP.
-  const repo = await connectRepository(http, owner, workspace.id as string, 'shop', REPO_FILES);
+  const repo = await connectRepository(http, owner, workspace.id, 'shop', REPO_FILES);
   const conn = await call(http, owner, 'POST', '/v1/connectors', {
-    workspace_id: workspace.id as string,
+    workspace_id: workspace.id,
     kind: 'endpoint',
     name: 'Backend',
   });
@@ -512,8 +518,8 @@ export async function setupShop(cluster: ChaosCluster): Promise<Shop> {
     owner,
     workspace,
     repo,
-    connector: { id: (conn.body.connector as Json).id as string, token: conn.body.token as string },
-    inbound: workspace.inbound_address as string,
+    connector: { id: conn.body.connector.id, token: conn.body.token! },
+    inbound: workspace.inbound_address!,
   };
 }
 
@@ -522,7 +528,7 @@ export async function sendEmail(
   cluster: ChaosCluster,
   to: string,
   m: { subject: string; body: string; from?: string; messageId?: string },
-): Promise<Call> {
+): Promise<Call<Answer<'POST', '/v1/webhooks/email/mime'>>> {
   const raw = inboundEmail({ to, ...m, id: m.messageId === undefined ? undefined : `<${m.messageId}>` });
   return deliverMime(cluster.http, raw, to, MAIL_SECRET);
 }
@@ -574,7 +580,7 @@ export function startLoad(cluster: ChaosCluster, shop: Shop, opts: LoadOptions =
     void p.finally(() => inflight.delete(p));
   };
   /** Sends until an answer below 500 (and not 429) comes, as a client retrying the same request would. */
-  const withRetry = async (what: string, send: () => Promise<Call>): Promise<Call | null> => {
+  const withRetry = async <B>(what: string, send: () => Promise<Call<B>>): Promise<Call<B> | null> => {
     for (let i = 0; i <= retries; i++) {
       if (i) report.retried++;
       try {
@@ -626,14 +632,14 @@ export function startLoad(cluster: ChaosCluster, shop: Shop, opts: LoadOptions =
       track(
         withRetry(`email <${messageId}>`, () => sendEmail(cluster, shop.inbound, { ...mail, messageId })).then(
           (res) => {
-            const r0 = (res?.body.results as Json[] | undefined)?.[0];
+            const r0 = res?.body.results?.[0];
             const outcome = r0 ? [r0.status, r0.reason].filter(Boolean).join(' ') : 'none';
             report.emails.outcomes[outcome] = (report.emails.outcomes[outcome] ?? 0) + 1;
             // A retry of an email that was taken before its answer was lost is a duplicate: still one ticket message.
             if (res?.status === 200 && (outcome === 'processed' || outcome === 'ignored duplicate'))
               report.emails.messageIds.push(messageId);
             else report.emails.refused++;
-            const id = r0?.ticket_id as string | undefined;
+            const id = r0?.ticket_id;
             if (id) {
               report.emails.tickets.push(id);
               if (bug) report.bugReports.push(id);
@@ -667,12 +673,12 @@ export async function approveAndRelease(
   cluster: ChaosCluster,
   owner: SignedUp,
   ticketId: string,
-  attempt: Json,
+  attempt: AttemptRow,
   timeoutMs = 40_000,
-): Promise<Json> {
+): Promise<Schema<'Ticket'>> {
   const ok = await call(cluster.http, owner, 'POST', `/v1/tickets/${ticketId}/approve`, {
-    fix_attempt_id: attempt.id as string,
-    approved_sha: attempt.head_sha as string,
+    fix_attempt_id: attempt.id,
+    approved_sha: attempt.head_sha!,
     public_summary: 'The cart total now counts quantities.',
   });
   if (ok.status !== 200) throw new Error(`approve: ${ok.status} ${ok.payload}`);

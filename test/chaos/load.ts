@@ -5,7 +5,25 @@
  * first message and its tickets.created outbox row), the outbox drained, no dead letter.
  */
 import type { Test } from 'tap';
-import { count, waitFor, type ChaosCluster, type Json, type LoadReport, type Shop } from './harness.js';
+import { count, waitFor, type ChaosCluster, type LoadReport, type Shop } from './harness.js';
+
+/** A `count('* as n')` per value of a column (the column's value under its own name). */
+interface KeyCount {
+  n: number | string;
+  [column: string]: unknown;
+}
+
+/** A row of which only the id is read. */
+interface IdRow {
+  id: string;
+}
+
+/** A dead letter (dead_letters), the columns read. */
+interface DeadLetterRow {
+  consumer: string;
+  type: string;
+  error: string;
+}
 
 /** Row counts per key, for the ids of `ids` (in chunks, so the query stays small). */
 async function countsBy(
@@ -16,12 +34,12 @@ async function countsBy(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows: Json[] = await cluster
-      .db<Json>(table)
+    const rows: KeyCount[] = await cluster
+      .db<KeyCount>(table)
       .whereIn(column, ids.slice(i, i + 500))
       .groupBy(column)
       .select(column)
-      .count<Json[]>('* as n');
+      .count<KeyCount[]>('* as n');
     for (const r of rows) out.set(String(r[column]), Number(r.n));
   }
   return out;
@@ -48,16 +66,16 @@ export async function loadInvariants(t: Test, cluster: ChaosCluster, shop: Shop,
   );
   t.same(notOnce, [], `each of the ${report.emails.messageIds.length} emails answered 200 is one ticket message`);
 
-  const workspaceId = shop.workspace.id as string;
-  const halfWritten = await db<Json>('tickets as t')
+  const workspaceId = shop.workspace.id;
+  const halfWritten = await db<IdRow>('tickets as t')
     .where('t.workspace_id', workspaceId)
     .whereNotExists(db('ticket_messages as m').whereRaw('m.ticket_id = t.id'))
-    .select<Json[]>('t.id');
+    .select<IdRow[]>('t.id');
   t.same(halfWritten, [], 'no ticket without its first message');
-  const unannounced = await db<Json>('tickets as t')
+  const unannounced = await db<IdRow>('tickets as t')
     .where('t.workspace_id', workspaceId)
     .whereNotExists(db('outbox as o').where('o.type', 'tickets.created').whereRaw("o.payload->>'ticket_id' = t.id"))
-    .select<Json[]>('t.id');
+    .select<IdRow[]>('t.id');
   t.same(unannounced, [], 'no ticket without its tickets.created outbox row');
 
   const drained = await waitFor(
@@ -70,6 +88,6 @@ export async function loadInvariants(t: Test, cluster: ChaosCluster, shop: Shop,
     t.comment(
       JSON.stringify(await db('outbox').whereNull('published_at').select('type', 'attempts', 'last_error').limit(5)),
     );
-  const dead = (await db('dead_letters').select('consumer', 'type', 'error').limit(5)) as Json[];
+  const dead = (await db('dead_letters').select('consumer', 'type', 'error').limit(5)) as DeadLetterRow[];
   t.same(dead, [], 'no dead letters');
 }

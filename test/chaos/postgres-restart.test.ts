@@ -68,7 +68,7 @@ function probe(cluster: ChaosCluster, shop: Shop): { stop(): Promise<Answer[]> }
     n++;
     if (n % 2)
       send('GET /v1/tickets', () =>
-        call(cluster.http, shop.owner, 'GET', `/v1/tickets?workspace_id=${shop.workspace.id as string}&limit=5`),
+        call(cluster.http, shop.owner, 'GET', `/v1/tickets?workspace_id=${shop.workspace.id}&limit=5`),
       );
     else
       send('POST /v1/ingest', () =>

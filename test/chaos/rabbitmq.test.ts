@@ -20,6 +20,8 @@ import type { Test } from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BUG_REPORT } from '../../plugins/fixes/test/fixtures/cart.js';
 import { loadInvariants } from './load.js';
+import type { AttemptRow } from '../../plugins/fixes/test/helpers.js';
+import type { ItemRow } from '../../adapters/codehost-local/item-rows.js';
 import {
   count,
   countRows,
@@ -32,7 +34,6 @@ import {
   waitFor,
   withServices,
   type ChaosCluster,
-  type Json,
   type LoadReport,
   type Shop,
 } from './harness.js';
@@ -110,7 +111,7 @@ async function oneFix(t: Test, cluster: ChaosCluster, ticketId: string): Promise
   const { db } = cluster;
   const attempt = await waitFor(
     async () => {
-      const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
+      const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as AttemptRow | undefined;
       return a?.pr_number ? a : null;
     },
     'the fix and its pull request',
@@ -119,7 +120,7 @@ async function oneFix(t: Test, cluster: ChaosCluster, ticketId: string): Promise
   t.match(attempt, { number: 1, pr_state: 'open' }, `the fix opened pull request #${attempt.pr_number}`);
   t.equal(await count(db('fix_jobs').where({ ticket_id: ticketId, kind: 'fix' })), 1, 'one fix job');
   t.equal(await count(db('fix_attempts').where({ ticket_id: ticketId })), 1, 'one fix attempt');
-  const prs = (await db('codehost_local_items').where({ kind: 'pull_request' })) as Json[];
+  const prs = (await db('codehost_local_items').where({ kind: 'pull_request' })) as ItemRow[];
   t.equal(prs.filter((p) => String(p.head_branch).startsWith(`patchwell/${ticketId}-`)).length, 1, 'one pull request');
 }
 

@@ -14,9 +14,16 @@ import {
   waitFor,
   withServices,
   type ClusterProcess,
-  type Json,
 } from './harness.js';
 import { loadInvariants } from './load.js';
+import type { CountRow } from '../../plugins/fixes/test/helpers.js';
+
+/** A write of a task's row the test's trigger kept (chaos_task_writes), read where last_run_at is set. */
+interface TaskWriteRow {
+  name: string;
+  last_run_at: Date;
+  at: Date;
+}
 
 const ELECTION_MS = 1000;
 /** Tasks with short periods in this configuration (ms): their runs are counted per period. */
@@ -78,7 +85,7 @@ void t.test(
               (await db('chaos_task_writes')
                 .where({ name: 'fixes.unclaimed-remote-jobs' })
                 .countDistinct('last_run_at as n')
-                .first()) as Json
+                .first()) as CountRow
             ).n,
           ) >= 2,
         'the short task to run under the first leader',
@@ -108,7 +115,7 @@ void t.test(
                 .where({ name: 'fixes.unclaimed-remote-jobs' })
                 .where('at', '>', new Date(killedAt + took))
                 .countDistinct('last_run_at as n')
-                .first()) as Json
+                .first()) as CountRow
             ).n,
           ) >= 3,
         'the short task to run under the new leader',
@@ -116,13 +123,13 @@ void t.test(
       );
       const report = await load.stop();
 
-      const writes = (await db('chaos_task_writes').whereNotNull('last_run_at').orderBy('at')) as Json[];
+      const writes = (await db('chaos_task_writes').whereNotNull('last_run_at').orderBy('at')) as TaskWriteRow[];
       const runs = new Map<string, number[]>();
       for (const w of writes) {
-        const at = new Date(w.last_run_at as string).getTime();
-        const list = runs.get(w.name as string) ?? [];
+        const at = new Date(w.last_run_at).getTime();
+        const list = runs.get(w.name) ?? [];
         if (!list.includes(at)) list.push(at);
-        runs.set(w.name as string, list);
+        runs.set(w.name, list);
       }
       cluster.say(`runs per task: ${JSON.stringify(Object.fromEntries([...runs].map(([k, v]) => [k, v.length])))}`);
       for (const [name, every] of Object.entries(PERIODS)) {

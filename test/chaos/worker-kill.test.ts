@@ -17,9 +17,10 @@ import {
   startLoad,
   waitFor,
   withServices,
-  type Json,
 } from './harness.js';
 import { loadInvariants } from './load.js';
+import type { AttemptRow, JobEventRow, JobRow, MailRow } from '../../plugins/fixes/test/helpers.js';
+import type { ItemRow } from '../../adapters/codehost-local/item-rows.js';
 
 const LEASE_MS = 3000;
 
@@ -40,7 +41,7 @@ void t.test(
       // The bug report first: its diagnosis is not queued behind the load's.
       const sent = await sendEmail(cluster, shop.inbound, BUG_REPORT);
       const load = startLoad(cluster, shop);
-      const ticketId = (sent.body.results as Json[])[0]?.ticket_id as string;
+      const ticketId = sent.body.results[0]?.ticket_id as string;
       t.ok(ticketId, `the bug report made ticket ${ticketId}`);
       const follow = await call(cluster.http, shop.owner, 'POST', `/v1/tickets/${ticketId}/subscribers`, {
         email: 'grace.hopper@example.com',
@@ -50,7 +51,7 @@ void t.test(
       const held = await cluster.heldJob(60_000).catch(fail);
       cluster.say('the fix job is mid-run (its agent is held)');
       t.equal(held.ticketId, ticketId, "the held agent runs the bug report's fix job");
-      const running = (await db('fix_jobs').where({ id: held.jobId }).first()) as Json;
+      const running = (await db('fix_jobs').where({ id: held.jobId }).first()) as JobRow;
       t.match(running, { kind: 'fix', status: 'running', attempts: 1, executor: 'agent-managed' });
       const victim = cluster.procs('worker').find((p) => String(running.lease_owner).includes(`:${p.pid}:`));
       if (!victim) return fail(new Error(`no live worker holds lease ${running.lease_owner}`));
@@ -64,7 +65,7 @@ void t.test(
 
       const attempt = await waitFor(
         async () => {
-          const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
+          const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as AttemptRow | undefined;
           return a?.pr_number ? a : null;
         },
         'the fix and its pull request from the other worker',
@@ -75,13 +76,13 @@ void t.test(
       );
       t.match(attempt, { number: 1, status: 'verified', tests_passed: true, pr_state: 'open' });
 
-      const job = (await db('fix_jobs').where({ id: held.jobId }).first()) as Json;
+      const job = (await db('fix_jobs').where({ id: held.jobId }).first()) as JobRow;
       t.match(
         job,
         { status: 'succeeded', attempts: 2, lease_owner: null },
         'the job ran once more (attempt 2) and finished',
       );
-      const events = (await db('fix_job_events').where({ job_id: held.jobId }).orderBy('seq')) as Json[];
+      const events = (await db('fix_job_events').where({ job_id: held.jobId }).orderBy('seq')) as JobEventRow[];
       t.equal(
         events.filter((e) => e.type === 'claimed').length,
         2,
@@ -104,7 +105,7 @@ void t.test(
       const done = await approveAndRelease(cluster, shop.owner, ticketId, attempt).catch(fail);
       t.match(done, { public_state: 'resolved' }, 'the ticket is resolved and its people notified');
 
-      const prs = (await db('codehost_local_items').where({ kind: 'pull_request' })) as Json[];
+      const prs = (await db('codehost_local_items').where({ kind: 'pull_request' })) as ItemRow[];
       t.equal(
         prs.filter((p) => String(p.head_branch).startsWith(`patchwell/${ticketId}-`)).length,
         1,
@@ -113,9 +114,9 @@ void t.test(
       t.equal(await count(db('fix_releases').where({ ticket_id: ticketId })), 1, 'one release');
       const notices = (await db('mail_messages')
         .where('template', 'like', 'fixes.release_notice%')
-        .orderBy('template')) as Json[];
+        .orderBy('template')) as MailRow[];
       t.same(
-        notices.map((m) => [m.template as string, m.to_address as string]),
+        notices.map((m) => [m.template, m.to_address]),
         [
           ['fixes.release_notice', 'ada.lovelace@example.com'],
           ['fixes.release_notice_subscriber', 'grace.hopper@example.com'],

@@ -130,7 +130,9 @@ export async function runCommonCases<T extends { identifier: string }>(
   if (!options) return;
   const validate =
     opts.validateOptions ??
-    (mod ? (o: unknown) => validateAdapterOptions(opts.name, mod.optionsSchema as Joi.ObjectSchema, o) : undefined);
+    (mod
+      ? (o: unknown) => validateAdapterOptions(opts.name, mod.optionsSchema as Joi.ObjectSchema<unknown>, o)
+      : undefined);
   if (!validate) {
     await t.test('options can be validated', (t) => {
       t.fail('give `validateOptions` or `module` with `options`');

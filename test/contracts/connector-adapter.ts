@@ -13,6 +13,7 @@ import {
   isAdapterError,
   type ConnectorAdapter,
   type ConnectorKind,
+  type ConnectorSecretName,
   type ConnectorSettings,
   type SettingsContext,
   type SettingsIssueCode,
@@ -197,7 +198,8 @@ export async function runConnectorAdapterContract(t: ContractTest, opts: Connect
       t.equal(a.kind, opts.kind, 'kind');
       t.ok(CONNECTOR_KINDS.includes(a.kind), 'kind is a spec connector kind');
       t.ok(
-        Array.isArray(a.secretNames) && a.secretNames.every((n) => CONNECTOR_SECRET_NAMES.includes(n)),
+        Array.isArray(a.secretNames) &&
+          a.secretNames.every((n: ConnectorSecretName) => CONNECTOR_SECRET_NAMES.includes(n)),
         `secretNames: ${String(a.secretNames)}`,
       );
     });

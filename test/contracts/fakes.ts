@@ -27,6 +27,7 @@ import {
   paymentProviderOptionKeys,
   safeEqual,
   verifySha256Header,
+  type AgentExecutorOptions,
   type AgentJob,
   type Branch,
   type ChannelAdapterOptions,
@@ -39,12 +40,14 @@ import {
   type CompareResult,
   type ConnectionTestResult,
   type ConnectOnboarding,
+  type ConnectorAdapterOptions,
   type ConnectorSecretName,
   type ConnectorSettings,
   type ConnectorTestResult,
   type DomainPurpose,
   type DomainState,
   type GitAccess,
+  type IdentityProviderOptions,
   type Installation,
   type JobIO,
   type NormalizedEvent,
@@ -164,7 +167,7 @@ export class FakeChannelAdapter extends AbstractChannelAdapter<FakeChannelOption
 /** The generic endpoint: pushes with `Authorization: Bearer <token>`, nothing to poll. */
 export class FakeEndpointConnector extends AbstractConnectorAdapter {
   static override identifier = 'connector-fake-endpoint';
-  static override optionsSchema = Joi.object({ ...connectorAdapterOptionKeys });
+  static override optionsSchema = Joi.object<ConnectorAdapterOptions>({ ...connectorAdapterOptionKeys });
   readonly kind = 'endpoint' as const;
   readonly secretNames: readonly ConnectorSecretName[] = ['token'];
   protected override readonly requiredSecrets: readonly ConnectorSecretName[] = ['token'];
@@ -199,7 +202,7 @@ export class FakeEndpointConnector extends AbstractConnectorAdapter {
 /** A polling source with an https API base URL and an api key. */
 export class FakeMetricsConnector extends AbstractConnectorAdapter {
   static override identifier = 'connector-fake-metrics';
-  static override optionsSchema = Joi.object({ ...connectorAdapterOptionKeys });
+  static override optionsSchema = Joi.object<ConnectorAdapterOptions>({ ...connectorAdapterOptionKeys });
   readonly kind = 'metrics_platform' as const;
   readonly secretNames: readonly ConnectorSecretName[] = ['api_key', 'application_key'];
   protected override readonly requiredConfig = ['site'];
@@ -239,7 +242,7 @@ export class FakeMetricsConnector extends AbstractConnectorAdapter {
 
 export class FakeBuiltinExecutor extends AbstractAgentExecutor {
   static override identifier = 'agent-fake';
-  static override optionsSchema = Joi.object({ ...agentExecutorOptionKeys });
+  static override optionsSchema = Joi.object<AgentExecutorOptions>({ ...agentExecutorOptionKeys });
   readonly mode = 'builtin' as const;
   readonly capabilities = { diagnose: true, fix: false };
 
@@ -602,7 +605,7 @@ export class FakeCodeHost extends AbstractCodeHost {
 
 export class FakeOidcProvider extends AbstractIdentityProvider {
   static override identifier = 'identity-fake-oidc';
-  static override optionsSchema = Joi.object({ ...identityProviderOptionKeys });
+  static override optionsSchema = Joi.object<IdentityProviderOptions>({ ...identityProviderOptionKeys });
   readonly protocol = 'oidc' as const;
 
   testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {
@@ -643,7 +646,7 @@ export class FakeOidcProvider extends AbstractIdentityProvider {
 
 export class FakeSamlProvider extends AbstractIdentityProvider {
   static override identifier = 'identity-fake-saml';
-  static override optionsSchema = Joi.object({ ...identityProviderOptionKeys });
+  static override optionsSchema = Joi.object<IdentityProviderOptions>({ ...identityProviderOptionKeys });
   readonly protocol = 'saml' as const;
 
   testConnection(conn: SsoConnectionSettings): Promise<ConnectionTestResult> {

@@ -8,18 +8,29 @@
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import type { WebhookEventMap, WebhookEventName } from '@octokit/webhooks-types';
 import type { App } from '../../core/kernel/app.js';
 import type { SignedUp } from './accounts.js';
-import { call, type Json } from './call.js';
+import type { Answer } from './api-types.js';
+import { call } from './call.js';
 
 const require = createRequire(import.meta.url);
-const examples = require('@octokit/webhooks-examples') as Array<{ name: string; examples: Json[] }>;
+const examples = require('@octokit/webhooks-examples') as Array<{
+  name: WebhookEventName;
+  examples: Array<WebhookEventMap[WebhookEventName]>;
+}>;
 
 /** A deep copy of the first example of an event (and action), e.g. `webhookExample('issues', 'opened')`. */
-export function webhookExample(event: string, action?: string, pick: (e: Json) => boolean = () => true): Json {
+export function webhookExample<E extends WebhookEventName>(
+  event: E,
+  action?: string,
+  pick: (e: WebhookEventMap[E]) => boolean = () => true,
+): WebhookEventMap[E] {
   const group = examples.find((e) => e.name === event);
   if (!group) throw new Error(`no webhook examples for ${event}`);
-  const found = group.examples.find((e) => (action === undefined || e.action === action) && pick(e));
+  const found = (group.examples as Array<WebhookEventMap[E]>).find(
+    (e) => (action === undefined || ('action' in e && e.action === action)) && pick(e),
+  );
   if (!found) throw new Error(`no ${event}.${action} example`);
   return structuredClone(found);
 }
@@ -33,7 +44,7 @@ export interface SignedDelivery {
 /** Signs a payload as the code host does. */
 export function signPayload(
   event: string,
-  payload: Json,
+  payload: object,
   secret: string,
   deliveryId: string = randomUUID(),
 ): SignedDelivery {
@@ -51,11 +62,11 @@ export function signPayload(
 }
 
 /** A real example of `event`.`action`, changed by `edit`, signed. */
-export function signedDelivery(
-  event: string,
+export function signedDelivery<E extends WebhookEventName>(
+  event: E,
   action: string | undefined,
   secret: string,
-  edit?: (payload: Json) => void,
+  edit?: (payload: WebhookEventMap[E]) => void,
   deliveryId?: string,
 ): SignedDelivery {
   const payload = webhookExample(event, action);
@@ -64,7 +75,7 @@ export function signedDelivery(
 }
 
 /** The whole install flow of the local host: install URL, its page's redirect, link. */
-export async function installAndLink(app: App, owner: SignedUp): Promise<Json> {
+export async function installAndLink(app: App, owner: SignedUp): Promise<Answer<'POST', '/v1/codehost/installations'>> {
   const start = await call(app, owner, 'POST', '/v1/codehost/install');
   if (start.status !== 200) throw new Error(`install: ${start.status} ${JSON.stringify(start.body)}`);
   const url = new URL(String(start.body.url));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { signMimeDelivery } from '../../core/contracts/index.js';
 import type { App } from '../../core/kernel/app.js';
+import type { Answer } from './api-types.js';
 import { call, type Call } from './call.js';
 
 /** What an inbound email says; what a test leaves out gets a plain default (Ada writes, a fresh Message-ID). */
@@ -44,7 +45,7 @@ export function deliverMime(
   raw: Buffer,
   recipients: string | string[],
   secret: string | null,
-): Promise<Call> {
+): Promise<Call<Answer<'POST', '/v1/webhooks/email/mime'>>> {
   const headers: Record<string, string> = {
     'content-type': 'message/rfc822',
     'x-envelope-to': Array.isArray(recipients) ? recipients.join(', ') : recipients,

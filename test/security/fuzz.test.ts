@@ -1,7 +1,8 @@
 import t from 'tap';
 import fc from 'fast-check';
+import type { JsonSchema, OpenApiDocument } from '../../core/http/openapi-types.js';
 import { signUp, type SignedUp } from '../helpers/accounts.js';
-import { ALL_PLUGINS, createWorkspace, startSecurityApp, uid, watchWrites, type Json } from './helpers.js';
+import { ALL_PLUGINS, createWorkspace, startSecurityApp, uid, watchWrites } from './helpers.js';
 
 /**
  * Every operation of the service's own OpenAPI document gets malformed requests (wrong types,
@@ -21,16 +22,34 @@ interface Param {
   name: string;
   in: string;
   required?: boolean;
-  schema?: Json;
+  schema?: JsonSchema;
 }
 interface Operation {
   id: string;
   method: string;
   path: string;
   params: Param[];
-  body: { type: string; schema: Json } | null;
+  body: { type: string; schema: JsonSchema } | null;
   anonymous: boolean;
 }
+
+/** The keywords of a JSON Schema the sampler reads. */
+type SchemaNode = {
+  $ref?: string;
+  const?: unknown;
+  enum?: unknown[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  type?: string | string[];
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  minItems?: number;
+  items?: SchemaNode;
+  required?: string[];
+  properties?: Record<string, SchemaNode>;
+};
 
 /** Strings Postgres cannot store as they are: the guard must refuse them wherever they appear. */
 const UNSTORABLE = ['a\u0000b', '\u0000', 'x\ud800', '\udfffy', 'ok\ud83d'];
@@ -111,22 +130,22 @@ function enc(s: string): string {
 /** JSON text of a value (an unpaired surrogate is written as its \u escape, so it arrives as one). */
 const json = (v: unknown): string => JSON.stringify(v);
 
-function resolve(doc: Json, schema: Json | undefined): Json {
-  let s = schema ?? {};
+function resolve(doc: OpenApiDocument, schema: JsonSchema | undefined): SchemaNode {
+  let s = (schema ?? {}) as SchemaNode;
   for (let i = 0; i < 10 && s.$ref; i++) s = doc.components.schemas[String(s.$ref).split('/').pop()!] ?? {};
   return s;
 }
 
 /** A plausible value for a schema: what a well-meaning client would send, to get past validation to the deeper code. */
-function sample(doc: Json, raw: Json | undefined, depth = 0): unknown {
+function sample(doc: OpenApiDocument, raw: JsonSchema | undefined, depth = 0): unknown {
   const s = resolve(doc, raw);
   if (depth > 4) return null;
   if (s.const !== undefined) return s.const;
-  if (Array.isArray(s.enum) && s.enum.length) return s.enum.find((e: unknown) => e !== null) ?? s.enum[0];
+  if (Array.isArray(s.enum) && s.enum.length) return s.enum.find((e) => e !== null) ?? s.enum[0];
   const alt = s.anyOf ?? s.oneOf;
   if (Array.isArray(alt) && alt.length)
-    return sample(doc, alt.find((a: Json) => resolve(doc, a).type !== 'null') ?? alt[0], depth + 1);
-  const type = Array.isArray(s.type) ? s.type.find((x: string) => x !== 'null') : s.type;
+    return sample(doc, alt.find((a) => resolve(doc, a).type !== 'null') ?? alt[0], depth + 1);
+  const type = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type;
   switch (type) {
     case 'string': {
       if (s.format === 'email') return `fuzz-${uid()}@example.test`;
@@ -144,8 +163,8 @@ function sample(doc: Json, raw: Json | undefined, depth = 0): unknown {
     case 'array':
       return Number(s.minItems ?? 0) > 0 ? [sample(doc, s.items, depth + 1)] : [];
     case 'object': {
-      const out: Json = {};
-      for (const k of (s.required as string[] | undefined) ?? []) out[k] = sample(doc, s.properties?.[k], depth + 1);
+      const out: Record<string, unknown> = {};
+      for (const k of s.required ?? []) out[k] = sample(doc, s.properties?.[k], depth + 1);
       return out;
     }
     default:
@@ -153,25 +172,22 @@ function sample(doc: Json, raw: Json | undefined, depth = 0): unknown {
   }
 }
 
-function operations(doc: Json): Operation[] {
+function operations(doc: OpenApiDocument): Operation[] {
   const ops: Operation[] = [];
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    for (const [method, op] of Object.entries<Json>(item)) {
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
       if (!op?.operationId) continue;
-      const content = op.requestBody?.content as Json | undefined;
+      const content = op.requestBody?.content;
       const type = content ? Object.keys(content)[0] : null;
       ops.push({
         id: op.operationId,
         method: method.toUpperCase(),
         path,
-        params: [
-          ...((item.parameters as Param[] | undefined) ?? []),
-          ...((op.parameters as Param[] | undefined) ?? []),
-        ],
+        params: [...((item as { parameters?: Param[] }).parameters ?? []), ...(op.parameters ?? [])],
         body: type ? { type, schema: content![type].schema ?? {} } : null,
         anonymous:
           Array.isArray(op.security) &&
-          (op.security.length === 0 || op.security.some((s: Json) => Object.keys(s).length === 0)),
+          (op.security.length === 0 || op.security.some((s) => Object.keys(s).length === 0)),
       });
     }
   }
@@ -199,7 +215,7 @@ interface Built {
   unstorable: boolean;
 }
 
-function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
+function build(doc: OpenApiDocument, op: Operation, v: Variant, ids: string[]): Built {
   let unstorable = false;
   const realId = ids[v.idChoice % ids.length];
   let url = op.path.replace(/\{([^}]+)\}/g, () => {
@@ -241,7 +257,7 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
     payload = v.kind === 'root' ? json(v.value) : json(base);
     if (v.kind === 'root' && containsUnstorable(v.value)) unstorable = true;
   } else {
-    const body = base as Json;
+    const body = base as Record<string, unknown>;
     if (v.kind === 'every-string' && typeof v.value === 'string') {
       // Every string of a plausible body gets the text appended: the request is valid but for it.
       const spoil = (x: unknown): unknown =>
@@ -280,7 +296,7 @@ function build(doc: Json, op: Operation, v: Variant, ids: string[]): Built {
 t.test('malformed requests to every operation: no 5xx, unstorable text refused, refusals store nothing', async (t) => {
   const app = await startSecurityApp(t, ALL_PLUGINS, undefined, ['api']);
 
-  const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as Json;
+  const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as OpenApiDocument;
   const ops = operations(doc);
   t.ok(ops.length >= 240, `the document lists every operation (${ops.length})`);
 

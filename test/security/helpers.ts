@@ -8,8 +8,9 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { createLogger } from '../../core/kernel/logger.js';
 import { testConfig, dropTestSchema } from '../helpers/db.js';
 import { pgliteTemplate } from '../../core/data/pglite-template.js';
-import { call, type Call, type Json, type Caller } from '../helpers/call.js';
-export { call, type Call, type Json, type Caller };
+import { call, type Call, type Caller } from '../helpers/call.js';
+import type { Workspace } from '../helpers/workspaces.js';
+export { call, type Call, type Caller };
 
 /** Every operation on: the fix loop, the runner and MCP plugins are off in other tests' config. */
 export const ALL_PLUGINS = { plugins: { fixes: { enabled: true }, runner: { enabled: true }, mcp: { enabled: true } } };
@@ -69,22 +70,32 @@ export const uid = (): string => randomBytes(5).toString('hex');
 export async function apiToken(
   app: App,
   who: Caller,
-  input: Json,
+  input: Record<string, unknown>,
 ): Promise<{ id: string; token: string; auth: { headers: Record<string, string> } }> {
   const res = await call(app, who, 'POST', '/v1/tokens', { name: `t-${uid()}`, ...input });
   if (res.status !== 201) throw new Error(`token: ${res.status} ${res.payload}`);
   return {
     id: res.body.id,
     token: res.body.token,
-    auth: { headers: { authorization: `Bearer ${res.body.token as string}` } },
+    auth: { headers: { authorization: `Bearer ${res.body.token}` } },
   };
 }
 
-export async function createWorkspace(app: App, who: Caller, name = `ws ${uid()}`): Promise<Json> {
+export async function createWorkspace(app: App, who: Caller, name = `ws ${uid()}`): Promise<Workspace> {
   const res = await call(app, who, 'POST', '/v1/workspaces', { name });
   if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
   return res.body;
 }
+
+/** A field error of a refusal (400 invalid_request, 404 naming the field): `details.errors`. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** The field errors of a refusal's body (undefined when it has none). */
+export const fieldErrors = (body: { details?: unknown }): FieldError[] | undefined =>
+  (body.details as { errors?: FieldError[] } | undefined)?.errors;
 
 /**
  * Records every statement that writes to a table (statement-level triggers into one log table),

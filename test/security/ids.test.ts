@@ -1,5 +1,6 @@
 import t from 'tap';
 import { newId } from '../../core/data/ids.js';
+import type { OpenApiDocument } from '../../core/http/openapi-types.js';
 import { onPlan, signUp, type SignedUp } from '../helpers/accounts.js';
 import {
   ALL_PLUGINS,
@@ -7,8 +8,8 @@ import {
   apiToken,
   call,
   createWorkspace,
+  fieldErrors,
   startSecurityApp,
-  type Json,
 } from './helpers.js';
 
 /**
@@ -49,7 +50,7 @@ const credential = async (who: SignedUp, workspaceId: string) => {
 t.test(
   'PATCH /v1/workspaces/{id} resolves brand_profile_id and agent_config.credential_id in the organization',
   async (t) => {
-    const patch = (body: Json) => call(app, mine, 'PATCH', `/v1/workspaces/${wsMine.id as string}`, body);
+    const patch = (body: Record<string, unknown>) => call(app, mine, 'PATCH', `/v1/workspaces/${wsMine.id}`, body);
     const foreignProfile = await profile(theirs);
     for (const [what, id] of [
       ["another organization's", foreignProfile],
@@ -57,7 +58,7 @@ t.test(
     ] as const) {
       const res = await patch({ brand_profile_id: id });
       t.equal(res.status, 404, `${what} brand profile`);
-      t.same(res.body.details.errors, [{ path: 'payload.brand_profile_id', message: 'unknown brand profile' }]);
+      t.same(fieldErrors(res.body), [{ path: 'payload.brand_profile_id', message: 'unknown brand profile' }]);
     }
     const foreignCredential = await credential(theirs, wsTheirs.id);
     for (const [what, id] of [
@@ -66,9 +67,13 @@ t.test(
     ] as const) {
       const res = await patch({ agent_config: { credential_id: id } });
       t.equal(res.status, 404, `${what} credential`);
-      t.equal(res.body.details.errors[0].path, 'payload.agent_config.credential_id');
+      t.equal(fieldErrors(res.body)?.[0]?.path, 'payload.agent_config.credential_id');
     }
-    const stored = await app.db('workspaces').where({ id: wsMine.id }).first();
+    const stored = await app
+      .db<{ id: string; brand_profile_id: string | null; agent_config: unknown }>('workspaces')
+      .where({ id: wsMine.id })
+      .first();
+    if (!stored) throw new Error('the workspace is stored');
     t.equal(stored.brand_profile_id, null, 'nothing was stored');
     t.notOk(JSON.stringify(stored.agent_config ?? {}).includes('cred_'), 'nor a credential');
 
@@ -81,7 +86,7 @@ t.test(
 
     const scoped = await apiToken(app, mine, { role: 'admin', workspace_ids: [wsMine.id] });
     const otherWsCredential = await credential(mine, wsMine2.id);
-    const res = await call(app, scoped, 'PATCH', `/v1/workspaces/${wsMine.id as string}`, {
+    const res = await call(app, scoped, 'PATCH', `/v1/workspaces/${wsMine.id}`, {
       agent_config: { credential_id: otherWsCredential },
     });
     t.equal(res.status, 404, 'a credential of a workspace the caller cannot open is unknown to it');
@@ -89,10 +94,10 @@ t.test(
 );
 
 t.test('lists filtered by a workspace the caller cannot open answer 404, not an empty page', async (t) => {
-  const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as Json;
+  const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as OpenApiDocument;
   const lists: string[] = [];
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    const params = (item.get?.parameters as Json[] | undefined) ?? [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const params = item.get?.parameters ?? [];
     if (path.includes('{') || !params.some((p) => p.in === 'query' && p.name === 'workspace_id')) continue;
     lists.push(path);
   }
@@ -103,16 +108,16 @@ t.test('lists filtered by a workspace the caller cannot open answer 404, not an 
   const skipped: string[] = [];
   for (const path of lists) {
     // A list the caller cannot use at all here (another plan or organization type, other required filters) is not this test's.
-    const own = await call(app, mine, 'GET', `${path}?workspace_id=${wsMine.id as string}`);
+    const own = await call(app, mine, 'GET', `${path}?workspace_id=${wsMine.id}`);
     if (own.status >= 300) {
       skipped.push(`${path} (${own.status} ${String(own.body.code)})`);
       continue;
     }
-    const theirsAnswer = await call(app, mine, 'GET', `${path}?workspace_id=${wsTheirs.id as string}`);
+    const theirsAnswer = await call(app, mine, 'GET', `${path}?workspace_id=${wsTheirs.id}`);
     if (theirsAnswer.status !== 404) wrong.push(`${path} another organization's workspace → ${theirsAnswer.status}`);
     const unknown = await call(app, mine, 'GET', `${path}?workspace_id=ws_00000000000000000000000000`);
     if (unknown.status !== 404) wrong.push(`${path} unknown workspace → ${unknown.status}`);
-    const outside = await call(app, scoped, 'GET', `${path}?workspace_id=${wsMine2.id as string}`);
+    const outside = await call(app, scoped, 'GET', `${path}?workspace_id=${wsMine2.id}`);
     if (![403, 404].includes(outside.status)) wrong.push(`${path} outside a scoped token → ${outside.status}`);
   }
   if (skipped.length) t.comment(`not usable by this caller: ${skipped.join(', ')}`);
@@ -128,7 +133,7 @@ t.test('lists filtered by a workspace the caller cannot open answer 404, not an 
   const agency = await signUp(app, { organizationType: 'agency' });
   await onPlan(app, agency.organization.id, 'agency');
   t.equal(
-    (await call(app, agency, 'GET', `/v1/agency/reports?workspace_id=${wsTheirs.id as string}`)).status,
+    (await call(app, agency, 'GET', `/v1/agency/reports?workspace_id=${wsTheirs.id}`)).status,
     404,
     "an agency's reports filtered by another organization's workspace",
   );

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import t from 'tap';
 import { signUp } from '../helpers/accounts.js';
+import type { ApiError } from '../helpers/api-types.js';
 import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
   HOST_SECRET,
@@ -8,9 +9,9 @@ import {
   OFFLINE_ADAPTERS,
   call,
   createWorkspace,
+  fieldErrors,
   startSecurityApp,
   uid,
-  type Json,
 } from './helpers.js';
 
 /**
@@ -42,7 +43,7 @@ t.test('a NUL in a path id answers 400 on the operations that need no sign-in', 
     const res = await call(app, null, method, url, method === 'POST' ? {} : undefined);
     t.equal(res.status, 400, `${method} ${url}`);
     t.equal(res.body.code, 'invalid_request');
-    t.match(res.body.details.errors[0].path, /^params\./, 'the path parameter is named');
+    t.match(fieldErrors(res.body)?.[0].path, /^params\./, 'the path parameter is named');
   }
   const signedIn = await call(app, owner, 'GET', '/v1/workspaces/ws%00x');
   t.equal(signedIn.status, 400, 'and on the signed-in ones');
@@ -63,7 +64,7 @@ t.test('a NUL or an unpaired surrogate in a JSON string answers 400 and stores n
   for (const body_md of ['see the log\u0000', 'broken \ud800 text', '\udc00']) {
     const res = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/notes`, { body_md });
     t.equal(res.status, 400, JSON.stringify(body_md));
-    t.same(res.body.details.errors, [
+    t.same(fieldErrors(res.body), [
       { path: 'payload.body_md', message: 'must not contain NUL characters or unpaired surrogates' },
     ]);
   }
@@ -73,20 +74,14 @@ t.test('a NUL or an unpaired surrogate in a JSON string answers 400 and stores n
   });
   t.ok(good.status < 300, `clean text passes (${good.status})`);
 
-  const nested = await call(app, owner, 'PATCH', `/v1/workspaces/${ws.id as string}`, {
+  const nested = await call(app, owner, 'PATCH', `/v1/workspaces/${ws.id}`, {
     agent_config: { model: 'm\u0000' },
   });
   t.equal(nested.status, 400);
-  t.equal(nested.body.details.errors[0].path, 'payload.agent_config.model', 'a nested field is named');
-  const key = await call(
-    app,
-    owner,
-    'PATCH',
-    `/v1/workspaces/${ws.id as string}`,
-    JSON.parse('{"name":"ok","x\\u0000":1}'),
-  );
+  t.equal(fieldErrors(nested.body)?.[0].path, 'payload.agent_config.model', 'a nested field is named');
+  const key = await call(app, owner, 'PATCH', `/v1/workspaces/${ws.id}`, JSON.parse('{"name":"ok","x\\u0000":1}'));
   t.equal(key.status, 400, 'a NUL in a key');
-  const brand = await call(app, owner, 'PUT', `/v1/brand/workspaces/${ws.id as string}`, {
+  const brand = await call(app, owner, 'PUT', `/v1/brand/workspaces/${ws.id}`, {
     brand_profile_id: 'bp\u0000',
   });
   t.equal(brand.status, 400, 'brand workspaces');
@@ -103,7 +98,7 @@ t.test('the query and stored headers follow the same rule', async (t) => {
     headers: { 'user-agent': 'curl\u0000/8' },
   });
   t.equal(ua.statusCode, 400, 'a User-Agent (stored with the session) with a NUL');
-  t.equal((JSON.parse(ua.payload) as Json).details.errors[0].path, 'headers.user-agent');
+  t.equal(fieldErrors(JSON.parse(ua.payload) as ApiError)?.[0].path, 'headers.user-agent');
 });
 
 t.test(
@@ -115,14 +110,14 @@ t.test(
       const res = await post('/v1/webhooks/payment/local', text);
       t.equal(res.statusCode, 400, text);
       t.equal(
-        (JSON.parse(res.payload) as Json).code,
+        (JSON.parse(res.payload) as ApiError).code,
         'invalid_request',
         'refused by the guard, before the signature check',
       );
     }
     const literal = await post('/v1/webhooks/payment/local', '{"id":"C:\\\\u0000 is a path, \\uD83D\\uDE00 a pair"}');
     t.not(
-      (JSON.parse(literal.payload) as Json).code,
+      (JSON.parse(literal.payload) as ApiError).code,
       'invalid_request',
       `an escaped backslash before u0000 and a surrogate pair pass to the route (${literal.statusCode})`,
     );
@@ -136,7 +131,7 @@ t.test(
 t.test('inside a MIME message NULs are dropped, the message is taken', async (t) => {
   const res = await deliver('Hel\u0000lo there', 'Bo\u0000dy with a NUL');
   t.equal(res.status, 200, res.payload);
-  const result = res.body.results[0] as Json;
+  const result = res.body.results[0];
   t.equal(result.status, 'processed');
   const ticket = await call(app, owner, 'GET', `/v1/tickets/${result.ticket_id as string}`);
   t.equal(ticket.body.subject, 'Hello there', 'stored without the NUL');
@@ -162,7 +157,7 @@ t.test('a deeply nested body is not a 500', async (t) => {
   const deep = '['.repeat(200_000) + ']'.repeat(200_000);
   const res = await app.server.inject({
     method: 'PATCH',
-    url: `/v1/workspaces/${ws.id as string}`,
+    url: `/v1/workspaces/${ws.id}`,
     payload: deep,
     headers: { ...owner.auth.headers, 'content-type': 'application/json' },
   });

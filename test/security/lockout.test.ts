@@ -104,7 +104,7 @@ t.test('single sign-on keeps working while the password is throttled', async (t)
 
   const start = await call(app, null, 'POST', '/v1/auth/sso/start', { email: owner.email }, from('100.65.200.1'));
   t.equal(start.status, 200, start.payload);
-  const back = await idp.authorize(start.body.redirect_url as string);
+  const back = await idp.authorize(start.body.redirect_url);
   const done = await app.server.inject({
     method: 'GET',
     url: back.slice('http://localhost:3000'.length),

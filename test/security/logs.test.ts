@@ -3,17 +3,9 @@ import t from 'tap';
 import { signMimeDelivery } from '../../core/contracts/index.js';
 import { createLogger, scrubSecrets } from '../../core/kernel/logger.js';
 import { TEST_PASSWORD, sessionFrom } from '../helpers/accounts.js';
+import type { Answer } from '../helpers/api-types.js';
 import { deliverMime, inboundEmail } from '../helpers/mail.js';
-import {
-  HOST_SECRET,
-  MAIL_SECRET,
-  OFFLINE_ADAPTERS,
-  call,
-  createWorkspace,
-  startSecurityApp,
-  uid,
-  type Json,
-} from './helpers.js';
+import { HOST_SECRET, MAIL_SECRET, OFFLINE_ADAPTERS, call, createWorkspace, startSecurityApp, uid } from './helpers.js';
 
 /**
  * The service's whole log at `trace`, captured through its own logger, while people sign up,
@@ -52,7 +44,7 @@ t.test('a day of traffic leaves no credential in the log', async (t) => {
   });
   t.equal(signup.statusCode, 201);
   const signupSession = sessionFrom(signup)!;
-  const email = (JSON.parse(signup.payload) as Json).user.email as string;
+  const email = (JSON.parse(signup.payload) as Answer<'POST', '/v1/auth/signup'>).user.email;
   secrets.push(signupSession);
 
   const login = await app.server.inject({
@@ -76,7 +68,7 @@ t.test('a day of traffic leaves no credential in the log', async (t) => {
   const token = await call(app, owner, 'POST', '/v1/tokens', { name: 'ci', role: 'admin' });
   t.equal(token.status, 201);
   secrets.push(token.body.token);
-  const bearer = { auth: { headers: { authorization: `Bearer ${token.body.token as string}` } } };
+  const bearer = { auth: { headers: { authorization: `Bearer ${token.body.token}` } } };
   t.equal((await call(app, bearer, 'GET', '/v1/workspaces')).status, 200, 'a call with the token');
   t.equal(
     (
@@ -134,7 +126,7 @@ t.test('a day of traffic leaves no credential in the log', async (t) => {
   const failed = await app.server.inject({
     method: 'GET',
     url: `/test/fails/${pathToken}?token=${queryToken}&page=2`,
-    headers: { cookie: `pw_session=${session}`, authorization: `Bearer ${token.body.token as string}` },
+    headers: { cookie: `pw_session=${session}`, authorization: `Bearer ${token.body.token}` },
   });
   t.equal(failed.statusCode, 500);
 

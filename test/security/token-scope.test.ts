@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { OpenApiDocument } from '../../core/http/openapi-types.js';
 import { addMember, onPlan, signUp } from '../helpers/accounts.js';
 import { deliverMime, inboundEmail } from '../helpers/mail.js';
 import {
@@ -8,9 +9,9 @@ import {
   apiToken,
   call,
   createWorkspace,
+  fieldErrors,
   startSecurityApp,
   uid,
-  type Json,
 } from './helpers.js';
 
 /**
@@ -40,7 +41,7 @@ const delivered = await deliverMime(
 );
 const ticketB = delivered.body.results?.[0]?.ticket_id as string;
 
-const markers = [wsB.id as string, wsB.name as string, wsB.inbound_address as string, ticketB, subjectB];
+const markers = [wsB.id, wsB.name, wsB.inbound_address as string, ticketB, subjectB];
 
 t.test('the setup made a ticket in the other workspace', (t) => {
   t.equal(delivered.status, 200, delivered.payload);
@@ -58,9 +59,9 @@ t.test('a scoped token mints only tokens within itself', async (t) => {
     });
     t.equal(child.status, 201, `workspace_ids ${String(workspace_ids)}: created`);
     t.same(child.body.workspace_ids, [wsA.id], 'with the scope of the token that made it');
-    const childAuth = { auth: { headers: { authorization: `Bearer ${child.body.token as string}` } } };
+    const childAuth = { auth: { headers: { authorization: `Bearer ${child.body.token}` } } };
     t.equal(
-      (await call(app, childAuth, 'GET', `/v1/workspaces/${wsB.id as string}`)).status,
+      (await call(app, childAuth, 'GET', `/v1/workspaces/${wsB.id}`)).status,
       403,
       'the new token cannot open the other workspace',
     );
@@ -80,7 +81,7 @@ t.test('a scoped token mints only tokens within itself', async (t) => {
     expires_at: new Date(Date.now() + 200 * 86_400_000).toISOString(),
   });
   t.equal(later.status, 400, 'an expiry after its own is refused');
-  t.equal(later.body.details.errors[0].path, 'payload.expires_at');
+  t.equal(fieldErrors(later.body)?.[0].path, 'payload.expires_at');
   const session = await call(app, owner, 'POST', '/v1/tokens', { name: 'from a session', role: 'admin' });
   t.equal(session.status, 201, 'a session keeps its rules');
   t.equal(session.body.workspace_ids, null, 'and makes an unscoped token');
@@ -116,14 +117,14 @@ t.test("a scoped token cannot widen anyone else's access either", async (t) => {
 
 t.test('no read answers a scoped token anything of another workspace', async (t) => {
   const scoped = await apiToken(app, owner, { role: 'owner', workspace_ids: [wsA.id] });
-  const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as Json;
+  const doc = JSON.parse((await app.server.inject({ url: '/v1/openapi.json' })).payload) as OpenApiDocument;
   const leaks: string[] = [];
   let reads = 0;
-  for (const [path, item] of Object.entries<Json>(doc.paths)) {
-    const op = item.get as Json | undefined;
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const op = item.get;
     if (!op?.operationId || path.startsWith('/v1/openapi')) continue;
-    const params = (op.parameters as Json[] | undefined) ?? [];
-    const pathParams = params.filter((p) => p.in === 'path').map((p) => p.name as string);
+    const params = op.parameters ?? [];
+    const pathParams = params.filter((p) => p.in === 'path').map((p) => p.name);
     const idFor = (name: string): string[] => {
       if (/workspace/i.test(name)) return [wsB.id];
       if (/ticket/i.test(name)) return [ticketB];
@@ -138,16 +139,15 @@ t.test('no read answers a scoped token anything of another workspace', async (t)
     let urls = [path];
     for (const name of pathParams) urls = urls.flatMap((u) => idFor(name).map((id) => u.replace(`{${name}}`, id)));
     const query = params
-      .filter((p) => p.in === 'query' && /^workspace_ids?$/.test(p.name as string))
-      .map((p) => `${p.name as string}=${wsB.id as string}`);
+      .filter((p) => p.in === 'query' && /^workspace_ids?$/.test(p.name))
+      .map((p) => `${p.name}=${wsB.id}`);
     for (const base of urls) {
       for (const url of query.length ? [base, `${base}?${query.join('&')}`] : [base]) {
         const res = await app.server.inject({ method: 'GET', url, headers: scoped.auth.headers });
         reads++;
         if (res.statusCode >= 300) continue;
         const found = markers.filter((m) => m && res.payload.includes(m));
-        if (found.length)
-          leaks.push(`${op.operationId as string} GET ${url} → ${res.statusCode} shows ${found.join(', ')}`);
+        if (found.length) leaks.push(`${op.operationId} GET ${url} → ${res.statusCode} shows ${found.join(', ')}`);
       }
     }
   }

@@ -136,8 +136,10 @@ t.test('a failing handler is retried with back-off, then dead-lettered in the ta
   t.match(dead.message, { id: msg.id, type: 'retry.boom', orgId: 'org_1', attempt: 3, payload: { n: [1, 2, 3] } });
   t.match(dead.error, /boom on attempt 3/);
   t.match(dead.failedAt, /^\d{4}-\d\d-\d\dT/);
-  const row = await db('dead_letters').where({ consumer: 'retry.always_fails' }).first();
-  t.equal(row.message_id, msg.id, 'operators find it in dead_letters');
+  const row = await db<{ consumer: string; message_id: string }>('dead_letters')
+    .where({ consumer: 'retry.always_fails' })
+    .first();
+  t.equal(row?.message_id, msg.id, 'operators find it in dead_letters');
   await sleep(100);
   t.equal(attempts.length, 3, 'no attempt after the last one');
 });
@@ -313,8 +315,8 @@ t.test('outbox: add validates the routing key and payload and honours a caller i
   await t.rejects(outbox.add(db, 'tickets.created', undefined), TypeError);
   const id = await outbox.add(db, 'tickets.created', ['a', 'b'], { id: 'evt_fixed_1' });
   t.equal(id, 'evt_fixed_1');
-  const row = await db('outbox').where({ id }).first();
-  t.same(row.payload, ['a', 'b'], 'arrays stay JSON arrays');
+  const row = await db<{ id: string; payload: unknown }>('outbox').where({ id }).first();
+  t.same(row?.payload, ['a', 'b'], 'arrays stay JSON arrays');
   await db('outbox').where({ id }).del();
   const ids = await db.transaction(async (trx) => {
     const out: string[] = [];
@@ -441,9 +443,11 @@ t.test('outbox: a row the bus refuses while healthy does not hold up the others'
   const pass = await relay.runOnce();
   t.same(pass, { selected: 3, published: 2, deferred: 1 });
   await waitFor('good ones delivered', () => received.length === 2);
-  const bad = await db('outbox').where({ type: 'poison.bad' }).first();
-  t.equal(bad.attempts, 1);
-  t.equal(bad.last_error, 'refused');
+  const bad = await db<{ type: string; attempts: number; last_error: string | null }>('outbox')
+    .where({ type: 'poison.bad' })
+    .first();
+  t.equal(bad?.attempts, 1);
+  t.equal(bad?.last_error, 'refused');
   t.same(await relay.runOnce(), { selected: 0, published: 0, deferred: 0 }, 'deferred row waits for its back-off');
 });
 

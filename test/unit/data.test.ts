@@ -4,7 +4,7 @@ import { createTestDb } from '../helpers/db.js';
 import { TenantModel, TenancyError } from '../../core/data/model.js';
 import { paginate, encodeCursor, isTimestampText } from '../../core/http/pagination.js';
 import { RateLimiter } from '../../core/http/rate-limit.js';
-import { AuditWriter, diffFields } from '../../core/audit/audit-writer.js';
+import { AuditWriter, diffFields, type AuditEntry } from '../../core/audit/audit-writer.js';
 import { userActor } from '../../core/http/actor.js';
 
 class Gadget extends TenantModel {
@@ -326,14 +326,15 @@ t.test('data layer', async (t) => {
       target: { type: 'gadget', id: 'gdg_1' },
       changes,
     });
-    const row = await db('audit_entries').where({ id }).first();
+    const row = await db<AuditEntry>('audit_entries').where({ id }).first();
+    if (!row) throw new Error('the entry is stored');
     t.equal(row.action, 'gadget.updated');
     t.same(
       [row.actor_type, row.actor_id, row.ip, row.user_agent, row.request_id],
       ['user', 'usr_1', '203.0.113.9', 'curl/8', 'req_1'],
       'the actor and where it acted from',
     );
-    t.same(row.changes.name, { before: 'a', after: 'b' });
-    t.same(row.changes.api_key, { before: '[redacted]', after: '[redacted]' });
+    t.same(row.changes?.name, { before: 'a', after: 'b' });
+    t.same(row.changes?.api_key, { before: '[redacted]', after: '[redacted]' });
   });
 });

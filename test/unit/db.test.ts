@@ -7,6 +7,6 @@ t.test('migrations apply and the core tables exist', async (t) => {
   for (const table of ['outbox', 'inbox', 'dead_letters', 'rate_limits', 'audit_entries']) {
     t.ok(await db.schema.hasTable(table), table);
   }
-  const r = await db.raw('select 1 as one');
+  const r = await db.raw<{ rows: { one: number }[] }>('select 1 as one');
   t.equal(r.rows[0].one, 1);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Hapi from '@hapi/hapi';
 import Joi from 'joi';
 import { startTestApp } from '../helpers/app.js';
+import type { ApiError } from '../helpers/api-types.js';
 import { conflict, httpError, registerErrorEnvelope } from '../../core/http/errors.js';
 import {
   DERIVED_ROUTE_ERRORS,
@@ -150,7 +151,7 @@ t.test(
     t.test('an answer the entry declares passes the check unchanged', async (t) => {
       const missing = await app.server.inject({ method: 'GET', url: '/v1/tickets/tk_nope' });
       t.equal(missing.statusCode, 401, 'no credentials: 401 unauthenticated, declared');
-      t.equal(JSON.parse(missing.payload).code, 'unauthenticated');
+      t.equal((JSON.parse(missing.payload) as ApiError).code, 'unauthenticated');
       const contract = routeErrorContract(app.server.table().find((r) => r.settings.id === 'getTicket')!);
       t.same(contract.get(401), ['unauthenticated']);
       t.same(contract.get(404), ['not_found']);
@@ -214,14 +215,14 @@ t.test('in tests, an error answer its operation does not declare becomes a 500 t
 
   const declared = await server.inject({ method: 'POST', url: '/v1/things/tk_1/close' });
   t.equal(declared.statusCode, 409);
-  t.equal(JSON.parse(declared.payload).code, 'invalid_transition', 'declared: unchanged');
+  t.equal((JSON.parse(declared.payload) as ApiError).code, 'invalid_transition', 'declared: unchanged');
 
   answer = () => {
     throw httpError(409, 'surprise', 'Not in the contract');
   };
   const undeclared = await server.inject({ method: 'POST', url: '/v1/things/tk_1/close' });
   t.equal(undeclared.statusCode, 500);
-  const body = JSON.parse(undeclared.payload);
+  const body = JSON.parse(undeclared.payload) as ApiError;
   t.equal(body.code, 'undeclared_error');
   t.match(
     body.message,

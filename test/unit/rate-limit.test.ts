@@ -2,6 +2,12 @@ import t from 'tap';
 import { RateLimiter } from '../../core/http/rate-limit.js';
 import { createTestDb } from '../helpers/db.js';
 
+/** A row of rate_limits: the shared count of a key's window. */
+interface WindowRow {
+  key: string;
+  count: number;
+}
+
 t.test('hit counts every request in the shared window and refuses past the limit with Retry-After', async (t) => {
   const { db, close } = await createTestDb();
   t.teardown(close);
@@ -13,7 +19,7 @@ t.test('hit counts every request in the shared window and refuses past the limit
     [true, true, true, false],
   );
   t.ok(results[3].retryAfterSeconds >= 59 && results[3].retryAfterSeconds <= 60, 'until the window ends');
-  t.equal((await db('rate_limits').where({ key: 'plain' }).first()).count, 4, 'one upsert per hit');
+  t.equal((await db<WindowRow>('rate_limits').where({ key: 'plain' }).first())?.count, 4, 'one upsert per hit');
 });
 
 t.test('reserved hits: one upsert per chunk, never more admitted than the limit across processes', async (t) => {
@@ -28,7 +34,8 @@ t.test('reserved hits: one upsert per chunk, never more admitted than the limit 
   const allowed = all.filter((r) => r.allowed).length;
   t.ok(allowed <= 25, `at most the limit admitted (${allowed})`);
   t.ok(allowed >= 25 - 2 * 3, `at most a chunk per process short of it (${allowed})`);
-  const row = await db('rate_limits').where({ key: 'hot' }).first();
+  const row = await db<WindowRow>('rate_limits').where({ key: 'hot' }).first();
+  if (!row) throw new Error('the window is stored');
   t.ok(row.count <= 25 + 2 * 4 + 2 * 4, `the shared count grew by reservations, not by requests (${row.count})`);
 
   // A refusal is kept by the process until the window ends: no query, even once the row is gone.

@@ -51,7 +51,7 @@ t.test('a batch is atomic, keeps foreign keys between its inserts, and calls bac
     [{ id: 'p1', meta: { a: 1 }, n: 7 }],
     'the parent, with the column default',
   );
-  t.same((await db('wb_child').first('tags')).tags, ['x', 'y'], 'a JSON array stays JSON');
+  t.same((await db<{ tags: string[] }>('wb_child').first('tags'))?.tags, ['x', 'y'], 'a JSON array stays JSON');
 
   // The second row breaks the primary key: nothing of the statement is kept.
   const failing = new WriteBatch()

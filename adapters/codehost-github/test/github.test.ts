@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { WebhookEventName } from '@octokit/webhooks-types';
 import t from 'tap';
 import { createPkcePair } from '../../../core/contracts/index.js';
 import { runCodeHostContract } from '../../../test/contracts/code-host.js';
@@ -184,17 +185,17 @@ t.test('codehost-github against a local GitHub peer', async (t) => {
 
   await t.test('real webhook payloads of every event the service reads are verified and read', (t) => {
     const host = create();
-    const kinds: Record<string, string> = {
-      issues: 'issue',
-      issue_comment: 'issue_comment',
-      pull_request: 'pull_request',
-      installation: 'installation',
-      installation_repositories: 'installation_repositories',
-      repository: 'repository',
-      push: 'push',
-      ping: 'ping',
-    };
-    for (const [event, kind] of Object.entries(kinds)) {
+    const kinds: Array<[WebhookEventName, string]> = [
+      ['issues', 'issue'],
+      ['issue_comment', 'issue_comment'],
+      ['pull_request', 'pull_request'],
+      ['installation', 'installation'],
+      ['installation_repositories', 'installation_repositories'],
+      ['repository', 'repository'],
+      ['push', 'push'],
+      ['ping', 'ping'],
+    ];
+    for (const [event, kind] of kinds) {
       const d = signPayload(event, webhookExample(event), SECRET);
       t.ok(host.verifyWebhook(d.headers, d.rawBody), `${event} verified`);
       const e = host.parseWebhook(d.headers, d.rawBody);

@@ -16,7 +16,117 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import sodium from 'libsodium-wrappers';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire shapes
+// ---- The peer's records, as its REST routes answer them
+
+interface PeerInstallation {
+  id: number;
+  account: { login: string; type: string };
+  repository_selection: 'all' | 'selected';
+  permissions: Record<string, string>;
+  suspended_at: string | null;
+  /** The full names of the repositories it reaches (not part of the answer). */
+  repos: string[];
+}
+
+interface PeerLabel {
+  name: string;
+  color?: string;
+  description?: string;
+}
+
+interface PeerIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  state_reason?: string | null;
+  labels: Array<{ name: string }>;
+}
+
+interface PeerPull extends PeerIssue {
+  node_id: string;
+  draft: boolean;
+  merged: boolean;
+  merged_at: string | null;
+  merge_commit_sha: string | null;
+  head: { ref: string; sha: string };
+  base: { ref: string };
+}
+
+interface PeerComment {
+  id: number;
+  number: number;
+  body: string;
+  html_url: string;
+}
+
+interface PeerTagObject {
+  sha: string;
+  tag: string;
+  message: string;
+  object: { type: 'commit'; sha: string };
+}
+
+interface PeerCommitStatus {
+  context: string;
+  state: 'success' | 'pending' | 'failure' | 'error';
+  target_url?: string | null;
+}
+
+interface PeerCheckRun {
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: string | null;
+  html_url?: string;
+}
+
+// ---- What codehost-github sends: the parameters of GitHub's REST routes (and GraphQL) that the peer reads
+
+interface AccessTokenRequest {
+  repositories?: string[];
+  permissions?: Record<string, string>;
+}
+
+interface OAuthTokenRequest {
+  code: string;
+  client_id: string;
+  client_secret: string;
+  code_verifier?: string;
+  redirect_uri: string;
+}
+
+interface GraphqlRequest {
+  query: string;
+  variables?: { id?: string };
+}
+
+interface PullCreate {
+  head: string;
+  base: string;
+  title: string;
+  body?: string;
+  draft?: boolean;
+}
+
+interface PullUpdate {
+  title?: string;
+  body?: string;
+  state?: 'open' | 'closed';
+  base?: string;
+}
+
+interface IssueUpdate {
+  state?: string;
+  state_reason?: string | null;
+}
+
+interface ReleaseCreate {
+  tag_name: string;
+  name?: string;
+  body?: string;
+  draft?: boolean;
+  prerelease?: boolean;
+}
 
 interface PeerRepo {
   id: number;
@@ -30,15 +140,15 @@ interface PeerRepo {
   trees: Map<string, Map<string, string>>;
   /** Commit sha → parent sha. */
   parents: Map<string, string | null>;
-  pulls: Map<number, Json>;
-  issues: Map<number, Json>;
-  comments: Json[];
-  labels: Map<string, Json>;
+  pulls: Map<number, PeerPull>;
+  issues: Map<number, PeerIssue>;
+  comments: PeerComment[];
+  labels: Map<string, PeerLabel>;
   tags: Map<string, { type: 'commit' | 'tag'; sha: string }>;
-  tagObjects: Map<string, Json>;
-  releases: Json[];
-  statuses: Map<string, Json[]>;
-  checkRuns: Map<string, Json[]>;
+  tagObjects: Map<string, PeerTagObject>;
+  releases: Array<ReleaseCreate & { id: number; html_url: string }>;
+  statuses: Map<string, PeerCommitStatus[]>;
+  checkRuns: Map<string, PeerCheckRun[]>;
   secrets: Map<string, { encrypted_value: string; key_id: string }>;
   lastNumber: number;
 }
@@ -50,12 +160,12 @@ export class GithubPeer {
   readonly appSlug = 'patchwell-test';
   readonly privateKeyPem: string;
   private readonly publicKey: KeyObject;
-  readonly installations = new Map<string, Json>();
+  readonly installations = new Map<string, PeerInstallation>();
   readonly repos = new Map<string, PeerRepo>();
   /** Installation tokens issued: token → installation id, expiry and scope. */
   readonly tokens = new Map<
     string,
-    { installationId: string; expiresAt: Date; repositories?: string[]; permissions?: Json }
+    { installationId: string; expiresAt: Date; repositories?: string[]; permissions?: Record<string, string> }
   >();
   readonly userTokens = new Map<string, { login: string; email: string | null }>();
   private readonly codes = new Map<
@@ -90,7 +200,7 @@ export class GithubPeer {
 
   // ---- state set-up
 
-  addInstallation(id: string, account: string, repos: string[] = [], extra: Json = {}): void {
+  addInstallation(id: string, account: string, repos: string[] = [], extra: Partial<PeerInstallation> = {}): void {
     this.installations.set(id, {
       id: Number(id),
       account: { login: account, type: 'Organization' },
@@ -181,7 +291,8 @@ export class GithubPeer {
       res.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
     try {
-      const body = raw ? (JSON.parse(raw) as Json) : {};
+      // Each route reads its own parameters (the interfaces above).
+      const body: unknown = raw ? JSON.parse(raw) : {};
       const out = this.route(method, url, body, req);
       if (!out) return send(404, { message: 'Not Found' });
       send(out[0], out[1], out[2]);
@@ -202,7 +313,7 @@ export class GithubPeer {
     const ok = createVerify('RSA-SHA256')
       .update(`${m[1]}.${m[2]}`)
       .verify(this.publicKey, Buffer.from(m[3], 'base64url'));
-    const claims = JSON.parse(Buffer.from(m[2], 'base64url').toString()) as Json;
+    const claims = JSON.parse(Buffer.from(m[2], 'base64url').toString()) as { iss?: string; iat: number; exp: number };
     const now = Math.floor(Date.now() / 1000);
     if (!ok || claims.iss !== this.appId || claims.exp <= now || claims.exp - claims.iat > 600)
       this.fail(401, "'Issuer' claim or signature is invalid");
@@ -220,7 +331,7 @@ export class GithubPeer {
     return t.installationId;
   }
 
-  private repoJson(r: PeerRepo): Json {
+  private repoJson(r: PeerRepo) {
     const full = `${r.owner}/${r.name}`;
     return {
       id: r.id,
@@ -236,12 +347,12 @@ export class GithubPeer {
     };
   }
 
-  private pullJson(r: PeerRepo, p: Json): Json {
+  private pullJson(r: PeerRepo, p: PeerPull) {
     const live = p.state === 'open' ? (r.branches.get(p.head.ref) ?? p.head.sha) : p.head.sha;
     return { ...p, head: { ...p.head, sha: live }, html_url: `${this.url}/${r.owner}/${r.name}/pull/${p.number}` };
   }
 
-  private route(method: string, url: URL, body: Json, req: IncomingMessage): [number, unknown, string?] | null {
+  private route(method: string, url: URL, body: unknown, req: IncomingMessage): [number, unknown, string?] | null {
     const path = decodeURIComponent(url.pathname);
     let m: RegExpExecArray | null;
 
@@ -255,33 +366,35 @@ export class GithubPeer {
     if (method === 'POST' && (m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(path))) {
       this.checkJwt(req);
       if (!this.installations.has(m[1])) return null;
+      const b = body as AccessTokenRequest;
       const token = `ghs_${randomBytes(16).toString('hex')}`;
       const expiresAt = new Date(Date.now() + 3600_000);
       this.tokens.set(token, {
         installationId: m[1],
         expiresAt,
-        repositories: body.repositories,
-        permissions: body.permissions,
+        repositories: b.repositories,
+        permissions: b.permissions,
       });
-      return [201, { token, expires_at: expiresAt.toISOString(), permissions: body.permissions ?? {} }];
+      return [201, { token, expires_at: expiresAt.toISOString(), permissions: b.permissions ?? {} }];
     }
     if (method === 'GET' && path === '/installation/repositories') {
       const id = this.checkToken(req);
-      const repos = (this.installations.get(id)!.repos as string[]).map((n) => this.repoJson(this.repos.get(n)!));
+      const repos = this.installations.get(id)!.repos.map((n) => this.repoJson(this.repos.get(n)!));
       const per = Number(url.searchParams.get('per_page') ?? 30);
       const page = Number(url.searchParams.get('page') ?? 1);
       return [200, { total_count: repos.length, repositories: repos.slice((page - 1) * per, page * per) }];
     }
     if (method === 'POST' && path === '/login/oauth/access_token') {
-      const c = this.codes.get(body.code);
-      if (!c || body.client_id !== this.oauthClient.clientId || body.client_secret !== this.oauthClient.clientSecret)
+      const b = body as OAuthTokenRequest;
+      const c = this.codes.get(b.code);
+      if (!c || b.client_id !== this.oauthClient.clientId || b.client_secret !== this.oauthClient.clientSecret)
         return [200, { error: 'bad_verification_code' }];
       const challenge = createHash('sha256')
-        .update(String(body.code_verifier ?? ''))
+        .update(String(b.code_verifier ?? ''))
         .digest('base64url');
-      if (challenge !== c.challenge || body.redirect_uri !== c.redirectUri)
+      if (challenge !== c.challenge || b.redirect_uri !== c.redirectUri)
         return [200, { error: 'bad_verification_code' }];
-      this.codes.delete(body.code);
+      this.codes.delete(b.code);
       const token = `ghu_${randomBytes(16).toString('hex')}`;
       this.userTokens.set(token, { login: c.login, email: c.email });
       return [200, { access_token: token, token_type: 'bearer', scope: '' }];
@@ -294,10 +407,11 @@ export class GithubPeer {
     }
     if (method === 'POST' && path === '/graphql') {
       this.checkToken(req);
-      const [, mutation] = /(convertPullRequestToDraft|markPullRequestReadyForReview)/.exec(String(body.query)) ?? [];
+      const b = body as GraphqlRequest;
+      const [, mutation] = /(convertPullRequestToDraft|markPullRequestReadyForReview)/.exec(String(b.query)) ?? [];
       for (const r of this.repos.values()) {
         for (const p of r.pulls.values()) {
-          if (p.node_id !== body.variables?.id) continue;
+          if (p.node_id !== b.variables?.id) continue;
           p.draft = mutation === 'convertPullRequestToDraft';
           return [200, { data: { [mutation]: { pullRequest: { id: p.node_id } } } }];
         }
@@ -324,7 +438,7 @@ export class GithubPeer {
     repo: PeerRepo,
     rest: string,
     url: URL,
-    body: Json,
+    body: unknown,
     accept: string,
   ): [number, unknown, string?] | null {
     let m: RegExpExecArray | null;
@@ -389,23 +503,25 @@ export class GithubPeer {
       ];
     }
     if (method === 'POST' && rest === '/pulls') {
-      if (!repo.branches.has(body.head) || !repo.branches.has(body.base)) this.fail(422, 'Validation Failed');
+      const b = body as PullCreate;
+      const headSha = repo.branches.get(b.head);
+      if (!headSha || !repo.branches.has(b.base)) this.fail(422, 'Validation Failed');
       for (const p of repo.pulls.values())
-        if (p.state === 'open' && p.head.ref === body.head && p.base.ref === body.base)
-          this.fail(422, `A pull request already exists for ${repo.owner}:${body.head}.`);
+        if (p.state === 'open' && p.head.ref === b.head && p.base.ref === b.base)
+          this.fail(422, `A pull request already exists for ${repo.owner}:${b.head}.`);
       const number = ++repo.lastNumber;
-      const pr = {
+      const pr: PeerPull = {
         number,
         node_id: `PR_${repo.id}_${number}`,
-        title: body.title,
-        body: body.body ?? '',
+        title: b.title,
+        body: b.body ?? '',
         state: 'open',
-        draft: Boolean(body.draft),
+        draft: Boolean(b.draft),
         merged: false,
         merged_at: null,
         merge_commit_sha: null,
-        head: { ref: body.head, sha: repo.branches.get(body.head) },
-        base: { ref: body.base },
+        head: { ref: b.head, sha: headSha },
+        base: { ref: b.base },
         labels: [],
       };
       repo.pulls.set(number, pr);
@@ -423,15 +539,19 @@ export class GithubPeer {
       if (!pr) return null;
       if (method === 'GET' && !m[2]) return [200, this.pullJson(repo, pr)];
       if (method === 'PATCH' && !m[2]) {
-        for (const k of ['title', 'body', 'state']) if (body[k] !== undefined) pr[k] = body[k];
-        if (body.base !== undefined) pr.base = { ref: body.base };
-        if (body.state === 'closed') pr.head.sha = repo.branches.get(pr.head.ref) ?? pr.head.sha;
+        const b = body as PullUpdate;
+        if (b.title !== undefined) pr.title = b.title;
+        if (b.body !== undefined) pr.body = b.body;
+        if (b.state !== undefined) pr.state = b.state;
+        if (b.base !== undefined) pr.base = { ref: b.base };
+        if (b.state === 'closed') pr.head.sha = repo.branches.get(pr.head.ref) ?? pr.head.sha;
         return [200, this.pullJson(repo, pr)];
       }
       if (method === 'PUT' && m[2]) {
         const live = repo.branches.get(pr.head.ref);
         if (pr.state !== 'open') this.fail(405, 'Pull Request is not mergeable');
-        if (body.sha !== live) this.fail(409, 'Head branch was modified. Review and try the merge again.');
+        if ((body as { sha?: string; merge_method?: string }).sha !== live)
+          this.fail(409, 'Head branch was modified. Review and try the merge again.');
         const merged = this.commit(
           `${repo.owner}/${repo.name}`,
           pr.base.ref,
@@ -452,39 +572,41 @@ export class GithubPeer {
       const item = repo.pulls.get(n) ?? repo.issues.get(n);
       if (!item) return null;
       if (method === 'POST' && m[2] === '/labels') {
-        for (const name of body.labels as string[]) {
+        for (const name of (body as { labels: string[] }).labels) {
           if (!repo.labels.has(name)) repo.labels.set(name, { name, color: 'ededed', description: '' });
-          if (!item.labels.some((l: Json) => l.name === name)) item.labels.push({ name });
+          if (!item.labels.some((l) => l.name === name)) item.labels.push({ name });
         }
         return [200, item.labels];
       }
       if (method === 'POST' && m[2] === '/comments') {
-        const c = {
+        const c: PeerComment = {
           id: 9000 + repo.comments.length,
           number: n,
-          body: body.body,
+          body: (body as { body: string }).body,
           html_url: `${this.url}/${repo.owner}/${repo.name}/issues/${n}#issuecomment-${9000 + repo.comments.length}`,
         };
         repo.comments.push(c);
         return [201, c];
       }
       if (method === 'PATCH' && !m[2]) {
-        item.state = body.state ?? item.state;
-        item.state_reason = body.state_reason ?? null;
+        const b = body as IssueUpdate;
+        item.state = b.state ?? item.state;
+        item.state_reason = b.state_reason ?? null;
         return [200, item];
       }
     }
     if ((m = /^\/labels(?:\/(.+))?$/.exec(rest))) {
+      const b = body as PeerLabel;
       if (method === 'PATCH' && m[1]) {
         const l = repo.labels.get(m[1]);
         if (!l) return null;
-        Object.assign(l, { color: body.color, description: body.description });
+        Object.assign(l, { color: b.color, description: b.description });
         return [200, l];
       }
       if (method === 'POST' && !m[1]) {
-        if (repo.labels.has(body.name)) this.fail(422, 'Validation Failed');
-        repo.labels.set(body.name, { name: body.name, color: body.color, description: body.description });
-        return [201, repo.labels.get(body.name)];
+        if (repo.labels.has(b.name)) this.fail(422, 'Validation Failed');
+        repo.labels.set(b.name, { name: b.name, color: b.color, description: b.description });
+        return [201, repo.labels.get(b.name)];
       }
     }
     if (method === 'GET' && (m = /^\/git\/ref\/tags\/(.+)$/.exec(rest))) {
@@ -496,26 +618,29 @@ export class GithubPeer {
       return t ? [200, t] : null;
     }
     if (method === 'POST' && rest === '/git/tags') {
-      const sha = sha1(`tag:${body.tag}:${body.object}`);
+      const b = body as { tag: string; message: string; object: string; type?: string };
+      const sha = sha1(`tag:${b.tag}:${b.object}`);
       repo.tagObjects.set(sha, {
         sha,
-        tag: body.tag,
-        message: body.message,
-        object: { type: 'commit', sha: body.object },
+        tag: b.tag,
+        message: b.message,
+        object: { type: 'commit', sha: b.object },
       });
       return [201, { sha }];
     }
     if (method === 'POST' && rest === '/git/refs') {
-      const name = String(body.ref).replace(/^refs\/tags\//, '');
+      const b = body as { ref: string; sha: string };
+      const name = String(b.ref).replace(/^refs\/tags\//, '');
       if (repo.tags.has(name)) this.fail(422, 'Reference already exists');
-      repo.tags.set(name, { type: repo.tagObjects.has(body.sha) ? 'tag' : 'commit', sha: body.sha });
-      return [201, { ref: body.ref, object: repo.tags.get(name) }];
+      repo.tags.set(name, { type: repo.tagObjects.has(b.sha) ? 'tag' : 'commit', sha: b.sha });
+      return [201, { ref: b.ref, object: repo.tags.get(name) }];
     }
     if (method === 'POST' && rest === '/releases') {
+      const b = body as ReleaseCreate;
       const r = {
         id: 7000 + repo.releases.length,
-        html_url: `${this.url}/${repo.owner}/${repo.name}/releases/tag/${body.tag_name}`,
-        ...body,
+        html_url: `${this.url}/${repo.owner}/${repo.name}/releases/tag/${b.tag_name}`,
+        ...b,
       };
       repo.releases.push(r);
       return [201, r];
@@ -535,8 +660,9 @@ export class GithubPeer {
       ];
     }
     if (method === 'PUT' && (m = /^\/actions\/secrets\/([A-Za-z0-9_]+)$/.exec(rest))) {
-      if (body.key_id !== 'peer-key-1') this.fail(422, 'Bad key id');
-      repo.secrets.set(m[1], { encrypted_value: body.encrypted_value, key_id: body.key_id });
+      const b = body as { encrypted_value: string; key_id: string };
+      if (b.key_id !== 'peer-key-1') this.fail(422, 'Bad key id');
+      repo.secrets.set(m[1], { encrypted_value: b.encrypted_value, key_id: b.key_id });
       return [201, {}];
     }
     return null;

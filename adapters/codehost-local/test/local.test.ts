@@ -216,7 +216,9 @@ t.test('codehost-local', async (t) => {
   await t.test('secrets are sealed and read back for the local runner', async (t) => {
     const ref = { installationId: null, fullName: 'acme/web' };
     await host.setSecret(ref, 'PATCHWELL_AGENT_KEY', 'pwk_secret_value_1234');
-    const row = await db('codehost_local_secrets').where({ repo: 'acme/web', name: 'PATCHWELL_AGENT_KEY' }).first();
+    const row = await db('codehost_local_secrets')
+      .where({ repo: 'acme/web', name: 'PATCHWELL_AGENT_KEY' })
+      .first<{ value_sealed: string }>();
     t.notMatch(row.value_sealed, /secret_value/);
     t.equal(await host.readSecret('acme/web', 'PATCHWELL_AGENT_KEY'), 'pwk_secret_value_1234');
     await t.rejects(host.setSecret(ref, 'bad name', 'x'), { code: 'invalid_secret_name' });

@@ -3,6 +3,14 @@ import { settingsIssues, startProactive, type ProactiveHarness } from '../../../
 import { CloudLogsConnectorAdapter } from '../index.js';
 import { logEvent, startCloudPeer, type CloudPeer } from './peer.js';
 
+/** The columns of a connectors row this test reads. */
+interface ConnectorRow {
+  status: string;
+  last_error_code: string | null;
+  error_count: number;
+  next_poll_at: Date;
+}
+
 // One service for the file; each scenario signs up its own organization.
 let h: ProactiveHarness;
 let peer: CloudPeer;
@@ -27,7 +35,7 @@ t.test(
     const ws = await h.workspace(owner);
     const setup = await h.call(owner, 'GET', `/v1/connectors/setup/cloud_logs?workspace_id=${ws.id}`);
     t.equal(setup.status, 200, setup.payload);
-    const externalId = setup.body.external_id as string;
+    const externalId = setup.body.external_id;
     peer.externalId = externalId; // the customer's role trusts this service with the workspace's external id
     const config = {
       region: 'eu-west-1',
@@ -97,7 +105,7 @@ t.test(
       .where({ id: c.id })
       .update({ next_poll_at: new Date(Date.now() - 1000) });
     await h.app.scheduler.runNow('proactive.poll-connectors');
-    const row = await h.app.db('connectors').where({ id: c.id }).first();
+    const row = await h.app.db('connectors').where({ id: c.id }).first<ConnectorRow>();
     t.match(row, { status: 'error', last_error_code: 'provider_error', error_count: 1 });
     t.ok(new Date(row.next_poll_at).getTime() > Date.now() + 10_000, 'backed off');
     peer.events.length = 0;

@@ -2,6 +2,8 @@ import t from 'tap';
 import { runPaymentProviderContract } from '../../../test/contracts/payment-provider.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp } from '../../../test/helpers/accounts.js';
+import type { Answer, ApiError, Method } from '../../../test/helpers/api-types.js';
+import { call as callApp } from '../../../test/helpers/call.js';
 import mod, { StripePaymentProvider } from '../index.js';
 import { StripePeer } from './stripe-peer.js';
 
@@ -200,10 +202,8 @@ t.test('the service on payment-stripe: checkout, webhooks, replay, plan switch',
     adapters: { payment: 'payment-stripe', options: { 'payment-stripe': options() } },
   });
   const owner = await signUp(app);
-  const call = async (method: string, url: string, payload?: unknown) => {
-    const res = await app.server.inject({ method, url, payload: payload as object, ...owner.auth });
-    return { status: res.statusCode, body: JSON.parse(res.payload) };
-  };
+  const call = <M extends Method, U extends string>(method: M, url: U, payload?: unknown) =>
+    callApp(app, owner, method, url, payload);
   const deliver = async (event: Record<string, unknown>) => {
     const d = peer.sign(event);
     const res = await app.server.inject({
@@ -212,12 +212,12 @@ t.test('the service on payment-stripe: checkout, webhooks, replay, plan switch',
       payload: d.rawBody,
       headers: { ...d.headers, 'content-type': 'application/json; charset=utf-8' },
     });
-    return { status: res.statusCode, body: JSON.parse(res.payload) };
+    return { status: res.statusCode, body: JSON.parse(res.payload) as Answer<'POST', '/v1/webhooks/payment/stripe'> };
   };
 
   const billing = await call('GET', '/v1/billing');
   t.equal(
-    billing.body.plans.find((p: { id: string }) => p.id === 'growth').price_monthly_usd,
+    billing.body.plans.find((p) => p.id === 'growth')?.price_monthly_usd,
     249,
     'prices come from Stripe by lookup key',
   );
@@ -248,7 +248,7 @@ t.test('the service on payment-stripe: checkout, webhooks, replay, plan switch',
     headers: { ...stale.headers, 'content-type': 'application/json' },
   });
   t.equal(refused.statusCode, 400);
-  t.equal(JSON.parse(refused.payload).code, 'invalid_signature');
+  t.equal((JSON.parse(refused.payload) as ApiError).code, 'invalid_signature');
 
   const portal = await call('POST', '/v1/billing/portal');
   t.match(portal.body.url, new RegExp(`^${peer.baseUrl}/portal/`));

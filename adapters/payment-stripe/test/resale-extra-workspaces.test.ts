@@ -2,11 +2,15 @@ import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { insertWorkspace, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { waitFor } from '../../../test/helpers/wait.js';
-import type { Json } from '../../../test/helpers/call.js';
+import type { Answer, Method, Schema } from '../../../test/helpers/api-types.js';
+import { call as callApp } from '../../../test/helpers/call.js';
 import { StripePeer } from './stripe-peer.js';
 
 /** What the tests read of a subscription at the peer: its items and their prices. */
 type PeerSubscription = { id: string; items: { data: { price: { id: string }; quantity: number }[] } };
+
+/** The resale collection of an agency's (only) client workspace, in a billing answer. */
+const collectionOf = (billing: Schema<'Billing'>) => billing.agency?.workspaces[0].collection;
 
 const peer = await new StripePeer().start();
 t.teardown(() => peer.stop());
@@ -27,10 +31,8 @@ const app = await startTestApp(t, {
   },
 });
 
-const call = async (who: SignedUp, method: string, url: string, payload?: unknown) => {
-  const res = await app.server.inject({ method, url, payload: payload as object, ...who.auth });
-  return { status: res.statusCode, body: JSON.parse(res.payload) as Json, payload: res.payload };
-};
+const call = <M extends Method, U extends string>(who: SignedUp, method: M, url: U, payload?: unknown) =>
+  callApp(app, who, method, url, payload);
 const deliver = async (event: Record<string, unknown>, endpoint = '') => {
   const d = peer.sign(event, endpoint ? { secret: peer.connectSecret } : {});
   const res = await app.server.inject({
@@ -39,7 +41,7 @@ const deliver = async (event: Record<string, unknown>, endpoint = '') => {
     payload: d.rawBody,
     headers: { ...d.headers, 'content-type': 'application/json' },
   });
-  return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
+  return { status: res.statusCode, body: JSON.parse(res.payload) as Answer<'POST', '/v1/webhooks/payment/stripe'> };
 };
 /** Checkout of a plan, paid at the peer, its events delivered. */
 async function subscribe(who: SignedUp, plan: string): Promise<PeerSubscription> {
@@ -108,9 +110,9 @@ t.test(
 
     const started = await call(agency, 'PUT', `/v1/billing/workspaces/${ws.id}/resale`, resale);
     t.equal(started.status, 200, started.payload);
-    const collection = started.body.agency.workspaces[0].collection;
+    const collection = collectionOf(started.body);
     t.match(collection, { status: 'pending', amount_usd: 300 });
-    const session = [...peer.sessions.values()].find((s) => s.url === collection.checkout_url)!;
+    const session = [...peer.sessions.values()].find((s) => s.url === collection?.checkout_url)!;
     t.match(
       session,
       {
@@ -139,7 +141,7 @@ t.test(
     const { subscription, events } = peer.completeCheckout(session.id as string);
     for (const e of events) t.equal((await deliver(e)).status, 200);
     const paid = (await call(agency, 'GET', '/v1/billing')).body;
-    t.match(paid.agency.workspaces[0].collection, {
+    t.match(collectionOf(paid), {
       status: 'active',
       periods_paid: 1,
       collected_usd: 300,
@@ -147,7 +149,7 @@ t.test(
       platform_fees_usd: 15,
     });
     t.match(
-      (await call(agency, 'GET', '/v1/billing/invoices')).body.items.filter((i: Json) => i.purpose === 'resale'),
+      (await call(agency, 'GET', '/v1/billing/invoices')).body.items.filter((i) => i.purpose === 'resale'),
       [{ status: 'paid', amount_paid_usd: 300 }],
     );
     t.match(await app.db('billing_resale_charges').where({ org_id: orgId }), [
@@ -171,12 +173,12 @@ t.test(
       ).status,
       200,
     );
-    t.equal((await call(agency, 'GET', '/v1/billing')).body.agency.workspaces[0].collection.status, 'past_due');
+    t.equal(collectionOf((await call(agency, 'GET', '/v1/billing')).body)?.status, 'past_due');
     const stale = await deliver(
       peer.event('customer.subscription.updated', { ...subscription, status: 'active' }, created + 30),
     );
     t.equal(stale.status, 200);
-    t.equal((await call(agency, 'GET', '/v1/billing')).body.agency.workspaces[0].collection.status, 'past_due');
+    t.equal(collectionOf((await call(agency, 'GET', '/v1/billing')).body)?.status, 'past_due');
 
     // A new price: the same product, an inline price, from the next period.
     const repriced = await call(agency, 'PUT', `/v1/billing/workspaces/${ws.id}/resale`, {
@@ -198,7 +200,7 @@ t.test(
       ...resale,
       collect_via_connect: false,
     });
-    t.equal(stopped.body.agency.workspaces[0].collection.cancel_at_period_end, true);
+    t.equal(collectionOf(stopped.body)?.cancel_at_period_end, true);
     t.equal(peer.subscriptions.get(subscription!.id as string)!.cancel_at_period_end, true);
     t.equal(
       (
@@ -212,7 +214,7 @@ t.test(
       ).status,
       200,
     );
-    t.equal((await call(agency, 'GET', '/v1/billing')).body.agency.workspaces[0].collection.status, 'canceled');
+    t.equal(collectionOf((await call(agency, 'GET', '/v1/billing')).body)?.status, 'canceled');
     t.same(peer.withoutIdempotencyKey(), [], 'every mutating call carries an Idempotency-Key');
   },
 );

@@ -367,7 +367,7 @@ export class StripePeer {
       type,
       created,
       api_version: '2026-10-28.endive',
-      data: { object: JSON.parse(JSON.stringify(object)) },
+      data: { object: JSON.parse(JSON.stringify(object)) as Obj },
     };
   }
 

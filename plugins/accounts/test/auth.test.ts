@@ -8,7 +8,9 @@ import {
   sessionSetCookie,
   type AccountsHarness,
   type AuthJson,
+  type EmailTokenRow,
   type RefusalJson,
+  type SessionRow,
 } from './helpers.js';
 
 const PASSWORD = 'a long enough password';
@@ -268,13 +270,14 @@ t.test('magic link: same answer for unknown addresses, single use, short lived',
   await h.call({ method: 'POST', url: '/v1/auth/magic-link', payload: { email: 'magic@example.test' } });
   const late = await h.tokenFromMail('magic@example.test', 'accounts.magic_link');
   const row = await h.app
-    .db('email_tokens')
+    .db<EmailTokenRow>('email_tokens')
     .where({ purpose: 'magic_link', email: 'magic@example.test' })
     .whereNull('used_at')
     .first();
-  t.ok(Date.parse(row.expires_at) - Date.parse(row.created_at) <= 15 * 60_000 + 1000, 'valid 15 minutes');
+  if (!row) throw new Error('the link is stored');
+  t.ok(row.expires_at.getTime() - row.created_at.getTime() <= 15 * 60_000 + 1000, 'valid 15 minutes');
   await h.app
-    .db('email_tokens')
+    .db<EmailTokenRow>('email_tokens')
     .where({ id: row.id })
     .update({ expires_at: new Date(Date.now() - 1) });
   const expired = await h.call({ method: 'POST', url: '/v1/auth/magic-link/verify', payload: { token: late } });
@@ -355,21 +358,22 @@ t.test('a password reset closes every other session and opens a new one', async 
 t.test('sessions: idle and absolute lifetimes, sliding touch', async (t) => {
   const res = await signup(h, 'life@example.test');
   const cookie = cookieHeader(sessionFrom(res)!);
-  const sessions = () => h.app.db('sessions').where({ user_id: (res.body as AuthJson).user.id });
+  const sessions = () => h.app.db<SessionRow>('sessions').where({ user_id: (res.body as AuthJson).user.id });
   const row = await sessions().first();
+  if (!row) throw new Error('the session is stored');
   t.ok(
-    Date.parse(row.absolute_expires_at) - Date.parse(row.created_at) >= 30 * 86_400_000 - 1000,
+    row.absolute_expires_at.getTime() - row.created_at.getTime() >= 30 * 86_400_000 - 1000,
     'absolute lifetime 30 days',
   );
 
   // Touched at most once a minute: a request within the minute writes nothing.
   await h.call({ url: '/v1/auth/me', auth: cookie });
-  t.equal(Date.parse((await sessions().first()).last_seen_at), Date.parse(row.last_seen_at));
+  t.equal((await sessions().first())?.last_seen_at.getTime(), row.last_seen_at.getTime());
   const twoMinutesAgo = new Date(Date.now() - 120_000);
   await sessions().update({ last_seen_at: twoMinutesAgo, idle_expires_at: new Date(Date.now() + 60_000) });
   await h.call({ url: '/v1/auth/me', auth: cookie });
   const touched = await sessions().first();
-  t.ok(Date.parse(touched.idle_expires_at) > Date.now() + 6.9 * 86_400_000, 'the idle expiry slides');
+  t.ok(touched && touched.idle_expires_at.getTime() > Date.now() + 6.9 * 86_400_000, 'the idle expiry slides');
 
   await sessions().update({ idle_expires_at: new Date(Date.now() - 1000) });
   t.equal((await h.call({ url: '/v1/auth/me', auth: cookie })).statusCode, 401, 'an idle session ends');

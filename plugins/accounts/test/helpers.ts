@@ -74,6 +74,28 @@ export interface AccountsHarness {
   storedSecrets(): Promise<string[]>;
 }
 
+/** A row of sessions (the driver answers timestamps as Dates). */
+export interface SessionRow {
+  id: string;
+  user_id: string;
+  last_seen_at: Date;
+  idle_expires_at: Date;
+  absolute_expires_at: Date;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+/** A row of email_tokens: an emailed link's token. */
+export interface EmailTokenRow {
+  id: string;
+  user_id: string;
+  purpose: string;
+  email: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+}
+
 export interface MailRow {
   id: string;
   org_id: string | null;

@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { AuditEntry } from '../../../core/audit/audit-writer.js';
 import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
 import {
   assertNoSecretsLeaked,
@@ -106,7 +107,7 @@ t.test('orgs: owners and admins change the organization, every change audited', 
   expectStatus(t, updated, 200, 'an admin changes it');
   t.match(updated.body, { name: 'Acme Help', billing_email: 'billing@acme.test', retention_days: 30, locale: 'it' });
   const [entry] = await h.app
-    .db('audit_entries')
+    .db<AuditEntry>('audit_entries')
     .where({ org_id: owner.organization.id, action: 'organization.updated' });
   t.same(
     entry.changes,
@@ -204,7 +205,7 @@ t.test('members: roles, workspace access, owners protected', async (t) => {
   expectStatus(t, promote, 200, 'an admin makes a reviewer admin');
   t.same((promote.body as ItemJson).workspace_ids, [ws1.id, ws2.id], 'admins open every workspace');
   const changes = await h.app
-    .db('audit_entries')
+    .db<AuditEntry>('audit_entries')
     .where({ org_id: owner.organization.id })
     .whereIn('action', ['member.role_changed', 'member.workspaces_changed'])
     .orderBy('id');

@@ -39,7 +39,8 @@ t.test('an owner creates an API token, uses it as Bearer, and revokes it', async
   t.equal((me.body as AuthJson).user.id, owner.user.id, 'it acts for its creator');
   t.equal((me.body as AuthJson).session.expires_at, body.expires_at, "the context's expiry is the token's");
   t.equal((me.body as AuthJson).session.sso, false);
-  t.ok((await h.app.db('api_tokens').where({ id: body.id }).first()).last_used_at, 'last use is recorded');
+  const stored = await h.app.db<{ id: string; last_used_at: Date | null }>('api_tokens').where({ id: body.id }).first();
+  t.ok(stored?.last_used_at, 'last use is recorded');
 
   const list = await h.call({ url: '/v1/tokens', auth: owner.auth });
   expectStatus(t, list, 200, 'listed');

@@ -3,11 +3,22 @@
 // the workspace's language with the PDF of charts attached; other organizations, members who
 // cannot open the workspace and non-agencies are kept out.
 import t from 'tap';
+import type { MailMessage, StoredAttachment } from '../../mail/models/mail-message.js';
 import { outgoing } from '../../mail/services/delivery.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import { datedTicket, type TicketHistory } from '../../../test/helpers/tickets.js';
-import { caller, signUpAgency, type Json } from './helpers.js';
+import { caller, signUpAgency } from './helpers.js';
+
+/** A report mail as stored (mail_messages), its PDF attached. */
+type ReportMail = MailMessage & { attachments: StoredAttachment[] };
+/** The columns the test reads of a stored report (agency_reports). */
+interface ReportRow {
+  client_name: string;
+  status: string;
+  send_count: number;
+  last_mail_id: string | null;
+}
 
 const app = await startTestApp(t);
 const call = caller(app);
@@ -65,7 +76,7 @@ t.test("an agency generates a client's monthly report once: a second request ans
   t.match(f.resolution, { count: 2, median_minutes: 330 });
   t.equal(f.weekly[0].period_start, '2026-09-28T00:00:00.000Z', 'weeks start on Monday');
   t.same(
-    f.weekly.map((w: Json) => w.tickets),
+    f.weekly.map((w) => w.tickets),
     [0, 2, 0, 1, 0],
   );
 
@@ -121,19 +132,19 @@ t.test('the list is newest month first, with a cursor', async (t) => {
   const page1 = await call(agency, 'GET', '/v1/agency/reports?limit=2');
   t.equal(page1.status, 200);
   t.same(
-    page1.body.items.map((r: Json) => r.month),
+    page1.body.items.map((r) => r.month),
     ['2026-10', '2026-10'],
   );
   t.ok(page1.body.next_cursor);
   const page2 = await call(agency, 'GET', `/v1/agency/reports?limit=2&cursor=${page1.body.next_cursor}`);
   t.same(
-    page2.body.items.map((r: Json) => [r.month, r.client_name]),
+    page2.body.items.map((r) => [r.month, r.client_name]),
     [['2026-09', 'Client Co']],
   );
   t.equal(page2.body.next_cursor, null);
   const filtered = await call(agency, 'GET', `/v1/agency/reports?workspace_id=${negozio.id}`);
   t.same(
-    filtered.body.items.map((r: Json) => r.client_name),
+    filtered.body.items.map((r) => r.client_name),
     ['Bottega Srl'],
   );
   t.equal((await call(agency, 'GET', '/v1/agency/reports?cursor=garbage')).status, 400);
@@ -145,8 +156,7 @@ t.test("sending emails the report with the agency's brand and the PDF attached",
   // The engine badge shows in every customer-facing mail unless the badge removal add-on hides it.
   await app.db('organizations').where({ id: agency.organization.id }).update({ badge_removal_addon: true });
   t.equal((await call(agency, 'PATCH', `/v1/brand/profiles/${brand.body.id}`, { show_badge: false })).status, 200);
-  const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${shop.id}&month=2026-10`)).body
-    .items[0] as Json;
+  const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${shop.id}&month=2026-10`)).body.items[0];
 
   t.match(
     await call(agency, 'POST', `/v1/agency/reports/${report.id}/send`),
@@ -172,10 +182,10 @@ t.test("sending emails the report with the agency's brand and the PDF attached",
     send_count: 1,
   });
 
-  const mail = await app
+  const mail = (await app
     .db('mail_messages')
     .where({ org_id: agency.organization.id, template: 'agency.monthly_report' })
-    .first();
+    .first()) as ReportMail;
   t.equal(mail.to_address, 'cto@client.test, ceo@client.test');
   t.equal(mail.from_name, 'Pixel Studio', "sent as the agency's brand");
   t.equal(mail.subject, 'Monthly support report · Client Co · October 2026');
@@ -214,7 +224,10 @@ t.test("sending emails the report with the agency's brand and the PDF attached",
     recipients: ['Owner@Client.test'],
   });
   t.match(resent.body, { recipients: ['owner@client.test'], send_count: 2 });
-  const mails = await app.db('mail_messages').where({ template: 'agency.monthly_report' }).orderBy('created_at');
+  const mails = (await app
+    .db('mail_messages')
+    .where({ template: 'agency.monthly_report' })
+    .orderBy('created_at')) as ReportMail[];
   t.equal(mails.length, 2);
   t.equal(
     mails[1].attachments[0].content_base64,
@@ -229,16 +242,16 @@ t.test("sending emails the report with the agency's brand and the PDF attached",
 });
 
 t.test('an Italian client gets the report in Italian', async (t) => {
-  const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${negozio.id}`)).body.items[0] as Json;
+  const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${negozio.id}`)).body.items[0];
   t.equal(report.locale, 'it');
   const sent = await call(agency, 'POST', `/v1/agency/reports/${report.id}/send`, {
     recipients: ['titolare@bottega.test'],
   });
   t.equal(sent.status, 200);
-  const mail = await app
+  const mail = (await app
     .db('mail_messages')
     .where({ template: 'agency.monthly_report', to_address: 'titolare@bottega.test' })
-    .first();
+    .first()) as ReportMail;
   t.equal(mail.locale, 'it');
   t.equal(mail.subject, "Report mensile dell'assistenza · Bottega Srl · ottobre 2026");
   t.match(mail.html, /Ticket aperti/);
@@ -250,8 +263,7 @@ t.test('an Italian client gets the report in Italian', async (t) => {
 });
 
 t.test("another organization's reports answer 404; non-agencies 403; members see their workspaces only", async (t) => {
-  const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${shop.id}&month=2026-10`)).body
-    .items[0] as Json;
+  const report = (await call(agency, 'GET', `/v1/agency/reports?workspace_id=${shop.id}&month=2026-10`)).body.items[0];
   const other = await signUp(app, { orgName: 'Other agency', organizationType: 'agency' });
   t.match(
     await call(other, 'GET', '/v1/agency/reports'),
@@ -323,28 +335,28 @@ t.test(
       'not after the first days of the month',
     );
     t.same(await reports.autoSend(opts('2026-12-01T06:00:00Z')), { generated: 2, sent: 2 });
-    const rows = await app
+    const rows = (await app
       .db('agency_reports')
       .where({ org_id: agency.organization.id, month: '2026-11' })
-      .orderBy('client_name');
+      .orderBy('client_name')) as ReportRow[];
     t.same(
-      rows.map((r: Json) => [r.client_name, r.status, r.send_count]),
+      rows.map((r) => [r.client_name, r.status, r.send_count]),
       [
         ['Auto Co', 'sent', 1],
         ['Client Co', 'sent', 1],
       ],
       'auto-send on, recipients set: the others are left alone',
     );
-    const mails = await app
+    const mails = (await app
       .db('mail_messages')
       .where({ org_id: agency.organization.id, template: 'agency.monthly_report' })
       .whereIn(
         'id',
-        rows.map((r: Json) => r.last_mail_id),
-      );
-    t.same(mails.map((m: Json) => m.to_address).sort(), ['cto@client.test, ceo@client.test', 'owner@auto.test']);
+        rows.map((r) => r.last_mail_id),
+      )) as ReportMail[];
+    t.same(mails.map((m) => m.to_address).sort(), ['cto@client.test, ceo@client.test', 'owner@auto.test']);
     t.ok(
-      mails.every((m: Json) => /data-testid="brand-header"/.test(m.html) && m.from_name === 'Pixel Studio'),
+      mails.every((m) => /data-testid="brand-header"/.test(m.html) && m.from_name === 'Pixel Studio'),
       "with the workspace's brand",
     );
     const audit = await app

@@ -6,20 +6,21 @@ import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import { createTicket, datedTicket, type TicketHistory } from '../../../test/helpers/tickets.js';
 import { buckets } from '../services/metrics.js';
-import type { Json } from '../../../test/helpers/call.js';
+import type { Answer, Method } from '../../../test/helpers/api-types.js';
 
 const app = await startTestApp(t);
 const owner = await signUp(app, { orgName: 'Acme' });
 // Two workspaces: a plan that includes them (the none plan includes one).
 await onPlan(app, owner.organization.id, 'growth');
-const call = async (who: SignedUp, url: string) => {
+/** GET `url` as `who`: the status and the body of the operation the URL names. */
+const call = async <U extends string>(who: SignedUp, url: U) => {
   const res = await app.server.inject({ method: 'GET', url, ...who.auth });
-  return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
+  return { status: res.statusCode, body: JSON.parse(res.payload) as Answer<'GET', U> };
 };
 const newWs = async (who: SignedUp, name: string) =>
   JSON.parse(
     (await app.server.inject({ method: 'POST', url: '/v1/workspaces', payload: { name }, ...who.auth })).payload,
-  ) as Json;
+  ) as Answer<'POST', '/v1/workspaces'>;
 const shop = await newWs(owner, 'Shop');
 const blog = await newWs(owner, 'Blog');
 
@@ -85,7 +86,7 @@ t.test('organization metrics: volume, times, deflection and a daily series', asy
     fix_rate: 0.2,
   });
   t.equal(m.series.length, 7, 'one bucket per UTC day of [from, to)');
-  const byDay = Object.fromEntries((m.series as Json[]).map((s) => [s.period_start.slice(0, 10), s]));
+  const byDay = Object.fromEntries(m.series.map((s) => [s.period_start.slice(0, 10), s]));
   t.match(byDay['2026-10-05'], {
     tickets: 2,
     resolved: 2,
@@ -116,10 +117,10 @@ t.test('with the fix loop on, its jobs of the range (read through fixRecords)', 
         ...someone.auth,
       })
     ).payload,
-  ) as Json;
-  const tk = await createTicket(withFixes, { orgId: someone.organization.id, workspaceId: ws.id as string });
-  const get = async (url: string) =>
-    JSON.parse((await withFixes.server.inject({ method: 'GET', url, ...someone.auth })).payload) as Json;
+  ) as Answer<'POST', '/v1/workspaces'>;
+  const tk = await createTicket(withFixes, { orgId: someone.organization.id, workspaceId: ws.id });
+  const get = async <U extends string>(url: U) =>
+    JSON.parse((await withFixes.server.inject({ method: 'GET', url, ...someone.auth })).payload) as Answer<'GET', U>;
   t.same(
     (await get(`/v1/analytics?${range}`)).fixes,
     { attempted: 0, succeeded: 0, cost_usd: 0, cost_per_fix_usd: null },
@@ -154,7 +155,7 @@ t.test('with the fix loop on, its jobs of the range (read through fixRecords)', 
   const other = await signUp(withFixes, { orgName: 'Others' });
   const theirs = JSON.parse(
     (await withFixes.server.inject({ method: 'GET', url: `/v1/analytics?${range}`, ...other.auth })).payload,
-  ) as Json;
+  ) as Answer<'GET', '/v1/analytics'>;
   t.same(
     theirs.fixes,
     { attempted: 0, succeeded: 0, cost_usd: 0, cost_per_fix_usd: null },
@@ -174,13 +175,13 @@ t.test('workspace metrics and narrowing', async (t) => {
   t.equal(narrowed.body.volume.total, 4);
   const weekly = await call(owner, `/v1/analytics?${range}&interval=week`);
   t.same(
-    weekly.body.series.map((s: Json) => [s.period_start.slice(0, 10), s.tickets]),
+    weekly.body.series.map((s) => [s.period_start.slice(0, 10), s.tickets]),
     [['2026-10-05', 5]],
     'ISO weeks start on Monday; to is exclusive',
   );
   const twoWeeks = await call(owner, `/v1/analytics?from=2026-10-07T00:00:00Z&to=2026-10-13T00:00:00Z&interval=week`);
   t.same(
-    twoWeeks.body.series.map((s: Json) => [s.period_start.slice(0, 10), s.tickets]),
+    twoWeeks.body.series.map((s) => [s.period_start.slice(0, 10), s.tickets]),
     [
       ['2026-10-05', 1],
       ['2026-10-12', 0],
@@ -282,7 +283,7 @@ t.test('open-source sponsorship requests', async (t) => {
   );
   const again = await post({ ...body, repository_url: 'https://github.com/ACME/widget/' });
   t.equal(again.statusCode, 409);
-  t.equal(JSON.parse(again.payload).code, 'request_pending');
+  t.equal((JSON.parse(again.payload) as Answer<'POST', '/v1/public/oss-sponsorship-requests'>).code, 'request_pending');
   for (const bad of [
     'http://github.com/acme/x',
     'https://github.com/acme',
@@ -301,10 +302,21 @@ t.test('open-source sponsorship requests', async (t) => {
   t.equal(limited, 1, 'five requests per hour per address');
 });
 
+/** The columns of a mail_messages row the tests read. */
+interface MailRow {
+  subject: string;
+  text: string;
+}
+
 t.test(
   'staff review sponsorship requests: approval grants sponsored credits and the requester is told in their language',
   async (t) => {
-    const inject = async (who: SignedUp | null, method: string, url: string, payload?: unknown) => {
+    const inject = async <M extends Method, U extends string>(
+      who: SignedUp | null,
+      method: M,
+      url: U,
+      payload?: unknown,
+    ) => {
       const res = await app.server.inject({
         method,
         url,
@@ -312,7 +324,7 @@ t.test(
         remoteAddress: '192.0.2.44',
         ...(who ? who.auth : {}),
       });
-      return { status: res.statusCode, body: JSON.parse(res.payload || '{}') as Json };
+      return { status: res.statusCode, body: JSON.parse(res.payload || '{}') as Answer<M, U> };
     };
     const staff = await signUp(app, { orgName: 'Patchwell staff' });
     await app.db('users').where({ id: staff.user.id }).update({ staff: true });
@@ -345,9 +357,7 @@ t.test(
     const list = await inject(staff, 'GET', '/v1/analytics/oss-sponsorship-requests?status=received&limit=200');
     t.equal(list.status, 200);
     t.ok(
-      (list.body.items as Json[]).some(
-        (r) => r.id === req.id && r.repository === 'github.com/gadget/core' && r.locale === 'it',
-      ),
+      list.body.items.some((r) => r.id === req.id && r.repository === 'github.com/gadget/core' && r.locale === 'it'),
     );
 
     t.match(
@@ -388,10 +398,10 @@ t.test(
       await inject(staff, 'POST', `/v1/analytics/oss-sponsorship-requests/${req.id}/decision`, { decision: 'decline' }),
       { status: 409, body: { code: 'already_decided' } },
     );
-    const mail = await app
+    const mail = (await app
       .db('mail_messages')
       .where({ template: 'analytics.oss_sponsorship_approved', to_address: 'grace@gadget.test' })
-      .first();
+      .first()) as MailRow;
     t.match(mail.subject, /è approvata/);
     t.match(mail.text, /15 interventi sponsorizzati/);
     t.equal(
@@ -406,16 +416,16 @@ t.test(
     t.match(declined.body, { status: 'declined', organization_id: null, fixes_granted: null });
     t.match(
       (
-        await app
+        (await app
           .db('mail_messages')
           .where({ template: 'analytics.oss_sponsorship_declined', to_address: 'nils@nope.test' })
-          .first()
+          .first()) as MailRow
       ).text,
       /cannot sponsor github\.com\/nope\/thing/,
     );
     t.ok(
       (await inject(staff, 'GET', '/v1/analytics/oss-sponsorship-requests?status=declined')).body.items.some(
-        (r: Json) => r.id === other.id,
+        (r) => r.id === other.id,
       ),
     );
   },

@@ -41,8 +41,8 @@ t.test('add-ons and agency billing', async (t) => {
       const managed = await h.call(agency, 'PUT', `/v1/billing/workspaces/${ws.id}/managed`, { enabled: true });
       t.equal(managed.status, 200, managed.payload);
       t.equal(managed.body.summary.addons.managed_workspaces, 1);
-      t.match(managed.body.agency.workspaces, [{ id: ws.id, client_name: 'Acme', managed_addon: true }]);
-      t.equal(managed.body.agency.managed_addon_price_usd, 149);
+      t.match(managed.body.agency?.workspaces, [{ id: ws.id, client_name: 'Acme', managed_addon: true }]);
+      t.equal(managed.body.agency?.managed_addon_price_usd, 149);
       t.match((await h.audit(agency.organization.id, 'billing.workspace_managed_changed'))[0], {
         workspace_id: ws.id,
         target_id: ws.id,
@@ -65,7 +65,7 @@ t.test('add-ons and agency billing', async (t) => {
       const onboarding = await h.call(agency, 'POST', '/v1/billing/connect/onboarding', { country: 'it' });
       t.equal(onboarding.status, 200, onboarding.payload);
       t.match(onboarding.body.url, /\/pay\/local\/connect\/al_local_/);
-      const accountId = (await h.billing(agency)).agency.connect.account_id;
+      const accountId = (await h.billing(agency)).agency?.connect.account_id;
       t.match(accountId, /^acct_local_/);
       t.equal((await h.audit(agency.organization.id, 'billing.connect_account_created')).length, 1);
       t.match((await h.page(onboarding.body.url)).payload, /Payout account onboarding/);
@@ -79,10 +79,10 @@ t.test('add-ons and agency billing', async (t) => {
       );
       const again = await h.call(agency, 'POST', '/v1/billing/connect/onboarding', { country: 'IT' });
       t.match(again.body.url, /\/pay\/local\/connect\//);
-      t.equal((await h.billing(agency)).agency.connect.account_id, accountId, 'the same account, a new link');
+      t.equal((await h.billing(agency)).agency?.connect.account_id, accountId, 'the same account, a new link');
 
       const ready = await h.billing(agency);
-      t.match(ready.agency.connect, { charges_enabled: true, payouts_enabled: true, details_submitted: true });
+      t.match(ready.agency?.connect, { charges_enabled: true, payouts_enabled: true, details_submitted: true });
       const noEmail = await h.call(agency, 'PUT', `/v1/billing/workspaces/${ws.id}/resale`, {
         resale_price_usd: 300,
         collect_via_connect: true,
@@ -94,7 +94,7 @@ t.test('add-ons and agency billing', async (t) => {
         client_email: 'Billing@Acme.example',
       });
       t.equal(resale.status, 200, resale.payload);
-      t.match(resale.body.agency.workspaces[0], {
+      t.match(resale.body.agency?.workspaces[0], {
         resale_price_usd: 300,
         collect_via_connect: true,
         client_email: 'billing@acme.example',

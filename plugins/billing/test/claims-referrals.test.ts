@@ -86,10 +86,7 @@ t.test('claims and referrals', async (t) => {
     t.equal(approved.status, 'approved');
     const billing = await h.billing(owner);
     t.same(
-      billing.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [
-        c.source,
-        c.fixes_remaining,
-      ]),
+      billing.summary.credits_by_source.map((c) => [c.source, c.fixes_remaining]),
       [['review', 10]],
     );
     t.equal((await h.audit(owner.organization.id, 'billing.claim_approved')).length, 1);
@@ -129,7 +126,7 @@ t.test('claims and referrals', async (t) => {
       'reading again credits nothing more',
     );
     const credits = (await h.call(referrer, 'GET', '/v1/billing/credits')).body.balances.filter(
-      (b: { source: string }) => b.source === 'referral',
+      (b) => b.source === 'referral',
     );
     t.equal(credits.length, 1);
     t.equal(credits[0].granted_fixes, 10);

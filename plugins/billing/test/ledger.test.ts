@@ -89,7 +89,7 @@ t.test('the credits ledger', async (t) => {
         ['expire', -2],
       ],
     );
-    const row = await db('credit_balances').where({ id: balance.id }).first();
+    const row = (await db('credit_balances').where({ id: balance.id }).first()) as { fixes_remaining: number };
     t.equal(row.fixes_remaining, 0);
     t.equal(
       entries.reduce((s: number, e: { fixes: number }) => s + e.fixes, 0),

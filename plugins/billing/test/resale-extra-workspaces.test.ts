@@ -1,12 +1,15 @@
 import t from 'tap';
 import { insertWorkspace } from '../../../test/helpers/accounts.js';
 import { waitFor } from '../../../test/helpers/wait.js';
-import type { Json } from '../../../test/helpers/call.js';
+import type { Answer, Schema } from '../../../test/helpers/api-types.js';
 import type { LocalInvoice, LocalSubscription } from '../../../adapters/payment-local/types.js';
 import { startBilling } from './helpers.js';
 
 /** The payment-local documents the tests read, by kind. */
 type LocalDocs = { subscription: LocalSubscription; invoice: LocalInvoice };
+
+/** The resale collection of an agency's (only) client workspace, in a billing answer. */
+const collectionOf = (billing: Schema<'Billing'>) => billing.agency?.workspaces[0].collection;
 
 t.test('extra workspaces and agency resale on payment-local', async (t) => {
   const h = await startBilling(t);
@@ -37,7 +40,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
     for (const name of ['Shop', 'Blog', 'Docs']) {
       const res = await h.call(owner, 'POST', '/v1/workspaces', { name });
       t.equal(res.status, 201, res.payload);
-      created.push(res.body.id as string);
+      created.push(res.body.id);
     }
     await waitFor(async () => (await sub())?.extraWorkspaces === 2, 'the provider bills 2 extra workspaces');
     await waitFor(async () => (await quantity()) === 2, 'billing records 2');
@@ -60,8 +63,9 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
     const trialEnd = new Date((await sub())!.currentPeriodEnd);
     await h.local.runClock(new Date(trialEnd.getTime() + 60_000));
     const invoices = await h.call(owner, 'GET', '/v1/billing/invoices');
-    const renewal = invoices.body.items.find((i: Json) => i.amount_paid_usd > 0);
+    const renewal = invoices.body.items.find((i) => i.amount_paid_usd > 0);
     t.match(renewal, { purpose: 'subscription', status: 'paid', amount_paid_usd: 29 + 15 });
+    if (!renewal?.hosted_invoice_url) throw new Error(`no hosted renewal invoice: ${invoices.payload}`);
     const hosted = await h.page(renewal.hosted_invoice_url);
     t.match(hosted.payload, /indie plan \+ 1 extra workspace × 15\.00 USD/);
   });
@@ -78,7 +82,8 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
     t.match(await put(resale), { status: 409, body: { code: 'connect_not_ready' } }, 'no payout account yet');
     const onboarding = await h.call(agency, 'POST', '/v1/billing/connect/onboarding', { country: 'IT' });
     await h.page(onboarding.body.url, { business: 'Agency Srl' });
-    const accountId = (await h.billing(agency)).agency.connect.account_id as string;
+    const accountId = (await h.billing(agency)).agency?.connect.account_id;
+    if (!accountId) throw new Error('the onboarding made no payout account');
 
     // Charges enabled but payouts not (yet): still refused.
     await db('billing_accounts').where({ org_id: orgId }).update({ connect_payouts_enabled: false });
@@ -90,7 +95,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
 
     const started = await put(resale);
     t.equal(started.status, 200, started.payload);
-    const collection = started.body.agency.workspaces[0].collection;
+    const collection = collectionOf(started.body);
     t.match(collection, {
       status: 'pending',
       amount_usd: 300,
@@ -98,14 +103,12 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
       periods_paid: 0,
       collected_usd: 0,
     });
-    t.match(collection.checkout_url, /\/pay\/local\/checkout\/cs_local_/);
-    t.equal(started.body.agency.platform_fee_percent, 5);
+    const checkoutUrl = collection?.checkout_url;
+    t.match(checkoutUrl, /\/pay\/local\/checkout\/cs_local_/);
+    if (!checkoutUrl) throw new Error('a pending collection has a checkout page');
+    t.equal(started.body.agency?.platform_fee_percent, 5);
     const again = await put(resale);
-    t.equal(
-      again.body.agency.workspaces[0].collection.checkout_url,
-      collection.checkout_url,
-      'the same settings keep the same page',
-    );
+    t.equal(collectionOf(again.body)?.checkout_url, checkoutUrl, 'the same settings keep the same page');
     t.equal((await db('billing_resales').where({ org_id: orgId })).length, 1);
     t.match(
       await h.mails(orgId, 'billing.resale_payment_link'),
@@ -114,11 +117,11 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
     );
 
     // The client pays on the page (Italian page text is there too).
-    t.match((await h.page(`${collection.checkout_url}?lang=it`)).payload, /Addebito mensile/);
-    const paid = await h.page(collection.checkout_url, { card: '4242 4242 4242 4242' });
+    t.match((await h.page(`${checkoutUrl}?lang=it`)).payload, /Addebito mensile/);
+    const paid = await h.page(checkoutUrl, { card: '4242 4242 4242 4242' });
     t.equal(paid.status, 303, paid.payload);
     const after = await h.billing(agency);
-    t.match(after.agency.workspaces[0].collection, {
+    t.match(collectionOf(after), {
       status: 'active',
       checkout_url: null,
       periods_paid: 1,
@@ -126,7 +129,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
       transferred_usd: 285,
       platform_fees_usd: 15,
     });
-    const invoices = (await h.call(agency, 'GET', '/v1/billing/invoices')).body.items as Json[];
+    const invoices = (await h.call(agency, 'GET', '/v1/billing/invoices')).body.items;
     t.match(
       invoices.filter((i) => i.purpose === 'resale'),
       [{ status: 'paid', amount_paid_usd: 300 }],
@@ -155,7 +158,10 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
         payload: raw,
         headers: { ...h.local.sign(raw), 'content-type': 'application/json' },
       });
-      return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
+      return {
+        status: res.statusCode,
+        body: JSON.parse(res.payload) as Answer<'POST', '/v1/webhooks/payment/local'>,
+      };
     };
     const invoiceData = {
       invoice: {
@@ -186,14 +192,14 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
       { outcome: /skipped:period_already_charged/ },
     ]);
     t.equal((await db('billing_resale_charges').where({ org_id: orgId, status: 'paid' })).length, 1);
-    t.equal((await h.billing(agency)).agency.workspaces[0].collection.collected_usd, 300);
+    t.equal(collectionOf(await h.billing(agency))?.collected_usd, 300);
 
     // A new price applies from the next period; the clock renews and charges it.
     t.equal((await put({ ...resale, resale_price_usd: 350 })).status, 200);
     t.equal((await localDoc('subscription', (d) => d.id === sub.id))!.resale?.amountUsd, 350);
     await h.local.runClock(new Date(new Date(sub.currentPeriodEnd).getTime() + 60_000));
     const renewed = await h.billing(agency);
-    t.match(renewed.agency.workspaces[0].collection, {
+    t.match(collectionOf(renewed), {
       status: 'active',
       amount_usd: 350,
       periods_paid: 2,
@@ -218,7 +224,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
       (await deliver('evt_past_due', { resale: { ...state, status: 'past_due' } }, 'resale.updated', later)).status,
       200,
     );
-    t.equal((await h.billing(agency)).agency.workspaces[0].collection.status, 'past_due');
+    t.equal(collectionOf(await h.billing(agency))?.status, 'past_due');
     t.equal(
       (
         await deliver(
@@ -231,7 +237,7 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
       200,
     );
     t.match(await db('billing_events').where({ event_id: 'evt_stale' }), [{ outcome: 'skipped:stale' }]);
-    t.equal((await h.billing(agency)).agency.workspaces[0].collection.status, 'past_due');
+    t.equal(collectionOf(await h.billing(agency))?.status, 'past_due');
     t.match(await h.audit(orgId, 'billing.resale_status_changed'), [
       { changes: { status: { before: 'pending', after: 'active' } } },
       { changes: { status: { before: 'active', after: 'past_due' } } },
@@ -240,12 +246,9 @@ t.test('extra workspaces and agency resale on payment-local', async (t) => {
     // Turning collection off stops the subscription at the end of the paid period.
     const off = await put({ ...resale, collect_via_connect: false });
     t.equal(off.status, 200, off.payload);
-    t.equal(off.body.agency.workspaces[0].collection.cancel_at_period_end, true);
+    t.equal(collectionOf(off.body)?.cancel_at_period_end, true);
     await h.local.runClock(new Date(new Date(current.currentPeriodEnd).getTime() + 60_000));
-    await waitFor(
-      async () => (await h.billing(agency)).agency.workspaces[0].collection.status === 'canceled',
-      'the collection ends',
-    );
+    await waitFor(async () => collectionOf(await h.billing(agency))?.status === 'canceled', 'the collection ends');
     t.equal(
       (await db('billing_resale_charges').where({ org_id: orgId, status: 'paid' })).length,
       2,

@@ -34,10 +34,7 @@ t.test('billing settings, add-ons and agency billing', async (t) => {
     t.equal(res.body.summary.plan, 'open_source');
     t.equal(res.body.subscription_status, 'none');
     t.same(
-      res.body.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [
-        c.source,
-        c.fixes_remaining,
-      ]),
+      res.body.summary.credits_by_source.map((c) => [c.source, c.fixes_remaining]),
       [['plan', 20]],
       'the monthly fixes of the plan',
     );

@@ -42,7 +42,7 @@ t.test('staff grant enterprise to an organization, which can then claim an SSO d
   const found = await h.call(staff, 'GET', `/v1/staff/organizations?q=${encodeURIComponent('100% real_')}`);
   t.equal(found.status, 200);
   t.same(
-    found.body.items.map((o: { id: string }) => o.id),
+    found.body.items.map((o) => o.id),
     [initech.organization.id],
     '% and _ match themselves',
   );
@@ -52,9 +52,7 @@ t.test('staff grant enterprise to an organization, which can then claim an SSO d
     'a % in the term is not a wildcard',
   );
   t.same(
-    (await h.call(staff, 'GET', `/v1/staff/organizations?q=${initech.organization.id}`)).body.items.map(
-      (o: { id: string }) => o.id,
-    ),
+    (await h.call(staff, 'GET', `/v1/staff/organizations?q=${initech.organization.id}`)).body.items.map((o) => o.id),
     [initech.organization.id],
   );
   const first = await h.call(staff, 'GET', '/v1/staff/organizations?limit=1');
@@ -152,7 +150,7 @@ t.test('a paying organization is not put on a plan by hand; staff review credit 
     status: 409,
     body: { code: 'claim_decided' },
   });
-  const sources = (await h.billing(paying)).summary.credits_by_source.map((c: { source: string }) => c.source);
+  const sources = (await h.billing(paying)).summary.credits_by_source.map((c) => c.source);
   t.ok(sources.includes('review'), 'the review credits are granted');
   t.match(await h.audit(paying.organization.id, 'billing.claim_approved'), [
     { actor_type: 'staff', actor_id: staff.user.id },

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { LOCAL_TEST_CARDS } from '../../../adapters/payment-local/index.js';
-import { startBilling } from './helpers.js';
+import { dateOf, startBilling } from './helpers.js';
 
 const DAY = 86_400_000;
 
@@ -16,7 +16,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
       t.equal(before.has_subscription, false);
       t.equal(before.trial_available, true, 'a first subscription gets a trial');
       t.match(
-        before.plans.find((p: { id: string }) => p.id === 'startup'),
+        before.plans.find((p) => p.id === 'startup'),
         { price_monthly_usd: 99, trial_days: 14, available: true, current: false },
       );
 
@@ -45,10 +45,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
       t.equal(trialing.trial.fixes, 10);
       t.equal(trialing.trial_available, false);
       t.same(
-        trialing.summary.credits_by_source.map((c: { source: string; fixes_remaining: number }) => [
-          c.source,
-          c.fixes_remaining,
-        ]),
+        trialing.summary.credits_by_source.map((c) => [c.source, c.fixes_remaining]),
         [['plan', 10]],
         'trial fixes granted',
       );
@@ -63,7 +60,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
       t.equal(again.status, 409);
       t.equal(again.body.code, 'subscription_exists');
 
-      const trialEnd = new Date(trialing.trial.ends_at);
+      const trialEnd = dateOf(trialing.trial.ends_at);
       await h.local.runClock(new Date(trialEnd.getTime() + 60_000));
       const active = await h.billing(owner);
       t.equal(active.subscription_status, 'active', 'the trial converted');
@@ -71,7 +68,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
       t.equal(active.summary.fixes.included_per_month, 60);
       const invoices = await h.call(owner, 'GET', '/v1/billing/invoices');
       t.same(
-        invoices.body.items.map((i: { amount_paid_usd: number; status: string }) => [i.amount_paid_usd, i.status]),
+        invoices.body.items.map((i) => [i.amount_paid_usd, i.status]),
         [
           [99, 'paid'],
           [0, 'paid'],
@@ -85,7 +82,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
     const owner = await h.owner();
     await h.subscribe(owner, 'indie');
     const trialing = await h.billing(owner);
-    await h.local.runClock(new Date(new Date(trialing.trial.ends_at).getTime() + 1000));
+    await h.local.runClock(new Date(dateOf(trialing.trial.ends_at).getTime() + 1000));
 
     const canceled = await h.call(owner, 'POST', '/v1/billing/cancel');
     t.equal(canceled.status, 200, canceled.payload);
@@ -94,7 +91,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
     t.equal((await h.call(owner, 'POST', '/v1/billing/cancel')).status, 200, 'cancelling twice is harmless');
     t.equal((await h.audit(owner.organization.id, 'billing.subscription_cancel_requested')).length, 1);
 
-    await h.local.runClock(new Date(new Date(canceled.body.summary.current_period_end).getTime() + 1000));
+    await h.local.runClock(new Date(dateOf(canceled.body.summary.current_period_end).getTime() + 1000));
     const ended = await h.billing(owner);
     t.equal(ended.subscription_status, 'canceled');
     t.equal(ended.summary.plan, 'none');
@@ -114,11 +111,11 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
     const owner = await h.owner();
     await h.subscribe(owner, 'indie');
     const trialing = await h.billing(owner);
-    const start = new Date(trialing.trial.ends_at);
+    const start = dateOf(trialing.trial.ends_at);
     const at = new Date(start.getTime() + 3 * DAY);
     await h.local.runClock(at);
     const active = await h.billing(owner);
-    const end = new Date(active.summary.current_period_end);
+    const end = dateOf(active.summary.current_period_end);
 
     const switched = await h.call(owner, 'POST', '/v1/billing/plan', { plan: 'growth' });
     t.equal(switched.status, 200, switched.payload);
@@ -133,10 +130,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
     );
     t.equal(invoices[0].purpose, 'subscription');
     t.equal(switched.body.summary.fixes.included_per_month, 200);
-    const balances = (await h.call(owner, 'GET', '/v1/billing/credits')).body.balances as Array<{
-      reference: string;
-      granted_fixes: number;
-    }>;
+    const balances = (await h.call(owner, 'GET', '/v1/billing/credits')).body.balances;
     const period = balances.filter((b) => b.reference.startsWith('period:'));
     t.same(
       period.map((b) => b.granted_fixes).sort((a, b) => a - b),
@@ -164,7 +158,7 @@ t.test('subscriptions on payment-local, end to end', async (t) => {
     t.equal(switched.body.subscription_status, 'trialing');
     const invoices = (await h.call(owner, 'GET', '/v1/billing/invoices')).body.items;
     t.same(
-      invoices.map((i: { amount_paid_usd: number }) => i.amount_paid_usd),
+      invoices.map((i) => i.amount_paid_usd),
       [0],
     );
   });

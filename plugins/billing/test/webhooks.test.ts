@@ -12,21 +12,23 @@ function delivery(
   data: Record<string, unknown>,
   opts: { id?: string; created?: Date; signedAt?: number; secret?: string } = {},
 ) {
+  const id = opts.id ?? `evt_local_${randomBytes(8).toString('hex')}`;
   const body = JSON.stringify({
-    id: opts.id ?? `evt_local_${randomBytes(8).toString('hex')}`,
+    id,
     type,
     created: (opts.created ?? new Date()).toISOString(),
     org_id: orgId,
     data,
   });
   const headers = h.local.sign(body, opts.signedAt);
-  return { body, headers };
+  return { id, body, headers };
 }
 
+/** Posts a delivery to a payment webhook endpoint (`{provider}` or `{provider}/connect`: both answer a receipt). */
 async function post(
   h: BillingHarness,
   d: { body: string; headers: Record<string, string> },
-  path = '/v1/webhooks/payment/local',
+  path: `/v1/webhooks/payment/${string}` = '/v1/webhooks/payment/local',
 ) {
   return h.call(null, 'POST', path, d.body, { ...d.headers, 'content-type': 'application/json' });
 }
@@ -46,6 +48,11 @@ function subscription(status: string, over: Record<string, unknown> = {}) {
       ...over,
     },
   };
+}
+
+/** The outcome billing recorded for a delivered event. */
+async function outcomeOf(h: BillingHarness, eventId: string) {
+  return ((await h.app.db('billing_events').where({ event_id: eventId }).first()) as { outcome: string }).outcome;
 }
 
 /** The data of a paid 10-fix top-up. */
@@ -97,7 +104,7 @@ t.test('payment webhooks', async (t) => {
     const d = delivery(h, 'topup.paid', owner.organization.id, topup10('pi_replay', 'cus_replay'));
     const first = await post(h, d);
     t.equal(first.status, 200, first.payload);
-    t.same(first.body, { received: true, duplicate: false, event_id: JSON.parse(d.body).id, type: 'topup.paid' });
+    t.same(first.body, { received: true, duplicate: false, event_id: d.id, type: 'topup.paid' });
     const again = await post(h, d);
     t.equal(again.body.duplicate, true);
     const resigned = await post(h, { body: d.body, headers: h.local.sign(d.body) });
@@ -106,8 +113,7 @@ t.test('payment webhooks', async (t) => {
     t.equal(other.body.duplicate, false, 'another event id…');
     const billing = await h.billing(owner);
     t.equal(billing.summary.fixes.credits_remaining, 10, '…for the same payment grants nothing more');
-    const outcome = await h.app.db('billing_events').where({ event_id: other.body.event_id }).first();
-    t.equal(outcome.outcome, 'already_granted');
+    t.equal(await outcomeOf(h, other.body.event_id), 'already_granted');
   });
 
   await t.test('subscription events apply in any order: provider time, then status precedence', async (t) => {
@@ -127,15 +133,7 @@ t.test('payment webhooks', async (t) => {
     t.equal((await post(h, trialing)).status, 200);
     let b = await h.billing(owner);
     t.equal(b.subscription_status, 'active', 'the older trialing event came late and was skipped');
-    t.equal(
-      (
-        await h.app
-          .db('billing_events')
-          .where({ event_id: JSON.parse(trialing.body).id })
-          .first()
-      ).outcome,
-      'skipped:stale',
-    );
+    t.equal(await outcomeOf(h, trialing.id), 'skipped:stale');
 
     const t3 = new Date(Date.now() - 10_000);
     const pastDue = delivery(h, 'subscription.updated', orgId, subscription('past_due'), { created: t3 });
@@ -181,10 +179,7 @@ t.test('payment webhooks', async (t) => {
         ),
       );
       t.equal(unknown.status, 200);
-      t.equal(
-        (await h.app.db('billing_events').where({ event_id: unknown.body.event_id }).first()).outcome,
-        'unknown_organization',
-      );
+      t.equal(await outcomeOf(h, unknown.body.event_id), 'unknown_organization');
       const unused = await post(h, delivery(h, 'customer.updated', owner.organization.id, {}));
       t.match(unused.body, { type: 'unhandled', duplicate: false });
     },
@@ -207,7 +202,9 @@ t.test('payment webhooks', async (t) => {
     const newer = delivery(h, 'account.updated', owner.organization.id, account);
     t.equal((await post(h, newer, '/v1/webhooks/payment/local/connect')).status, 200);
     t.equal((await post(h, older, '/v1/webhooks/payment/local/connect')).status, 200);
-    const org = await h.app.db('organizations').where({ id: owner.organization.id }).first();
+    const org = (await h.app.db('organizations').where({ id: owner.organization.id }).first()) as {
+      connect_charges_enabled: boolean;
+    };
     t.equal(org.connect_charges_enabled, true, 'an older account event does not undo a newer one');
     const wrong = await post(
       h,
@@ -215,19 +212,18 @@ t.test('payment webhooks', async (t) => {
       '/v1/webhooks/payment/local/connect',
     );
     t.equal(wrong.status, 200);
-    t.equal(
-      (await h.app.db('billing_events').where({ event_id: wrong.body.event_id }).first()).outcome,
-      'ignored_on_connect_endpoint',
-    );
+    t.equal(await outcomeOf(h, wrong.body.event_id), 'ignored_on_connect_endpoint');
   });
 
   await t.test('the webhook operations are documented', async (t) => {
-    const doc = JSON.parse((await h.app.server.inject('/v1/openapi.json')).payload);
+    const doc = JSON.parse((await h.app.server.inject('/v1/openapi.json')).payload) as {
+      paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+    };
     t.ok(doc.paths['/v1/webhooks/payment/{provider}']?.post, 'account endpoint');
     t.ok(doc.paths['/v1/webhooks/payment/{provider}/connect']?.post, 'connect endpoint');
     t.equal(doc.paths['/v1/webhooks/payment/{provider}'].post.tags[0], 'payment webhooks');
     t.notOk(doc.paths['/pay/local/checkout/{session}'], 'hosted pages stay out of the API document');
-    const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string; tags: string[] }>>)
+    const ops = Object.values(doc.paths)
       .flatMap((p) => Object.values(p))
       .filter((o) => ['billing', 'payment webhooks', 'claims', 'referrals'].includes(o.tags?.[0] ?? ''));
     t.equal(ops.length, 20, 'the 20 operations of issue 9');

@@ -9,8 +9,22 @@ import {
   receiveEmail,
   startFixesApp,
   waitFor,
-  type Json,
 } from '../../fixes/test/helpers.js';
+
+/** The columns the test reads of a fix job, a fix attempt, a job's billed cost. */
+interface JobRow {
+  id: string;
+  status: string;
+  cost_usd: string | number;
+  result: unknown;
+}
+interface AttemptRow {
+  id: string;
+  status: string;
+}
+interface CostRow {
+  cost_usd: string | number;
+}
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
 const TEST =
@@ -36,7 +50,13 @@ t.test('workspaces the plan includes: the none plan refuses a second one, a paid
     body: { code: 'plan_limit_reached', details: { reason: 'workspaces_included', plan: 'none', limit: 1, used: 1 } },
   });
   t.equal(
-    Number(((await db('workspaces').where({ org_id: owner.organization.id }).count({ n: '*' }).first()) as Json).n),
+    Number(
+      (
+        (await db('workspaces').where({ org_id: owner.organization.id }).count({ n: '*' }).first()) as {
+          n: number | string;
+        }
+      ).n,
+    ),
     1,
     'nothing stored',
   );
@@ -53,7 +73,7 @@ t.test('workspaces the plan includes: the none plan refuses a second one, a paid
   const buyer = await signUp(app);
   const checkout = await call(app, buyer, 'POST', '/v1/billing/checkout', { plan: 'indie' });
   t.equal(checkout.status, 200, JSON.stringify(checkout.body));
-  const url = new URL(checkout.body.url as string);
+  const url = new URL(checkout.body.url);
   const paid = await app.server.inject({
     method: 'POST',
     url: url.pathname + url.search,
@@ -70,7 +90,7 @@ t.test('workspaces the plan includes: the none plan refuses a second one, a paid
   t.same(billing.body.summary.workspaces, { used: 2, included: 1, extra: 1, extra_price_usd: 15 });
   const audit = (await db('audit_entries')
     .where({ org_id: buyer.organization.id, action: 'workspace.created' })
-    .orderBy('created_at')) as Json[];
+    .orderBy('created_at')) as Array<{ metadata: Record<string, unknown> }>;
   t.equal(audit.length, 2);
   t.match(audit[0].metadata, { plan: 'indie', extra_workspace: false, extra_price_usd: 0 });
   t.match(audit[1].metadata, { plan: 'indie', extra_workspace: true, extra_price_usd: 15 });
@@ -99,7 +119,7 @@ t.test(
     // The diagnosis job is recorded as an answer.
     const dxJob = (await db('fix_jobs')
       .where({ org_id: orgId, ticket_id: ticketId, kind: 'diagnose' })
-      .first()) as Json;
+      .first()) as JobRow;
     t.match(await db('billing_job_costs').where({ org_id: orgId, job_id: dxJob.id }), [
       { kind: 'diagnosis', status: 'recorded', consumed_fix: false },
     ]);
@@ -110,7 +130,11 @@ t.test(
     });
     const credits = async () =>
       Number(
-        ((await db('credit_balances').where({ org_id: orgId }).sum('fixes_remaining as n').first()) as Json).n ?? 0,
+        (
+          (await db('credit_balances').where({ org_id: orgId }).sum('fixes_remaining as n').first()) as {
+            n: number | string | null;
+          }
+        ).n ?? 0,
       );
     t.equal(await credits(), 2);
     t.equal(
@@ -120,26 +144,26 @@ t.test(
     );
 
     const res = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/fix-in-managed`);
-    t.equal(res.status, 200, res.body.message);
+    t.equal(res.status, 200, res.payload);
     const attempt = await waitFor(
       async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
+        const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as AttemptRow | undefined;
         return a && a.status !== 'running' ? a : null;
       },
       'the managed fix',
       40_000,
     );
     t.equal(attempt.status, 'verified');
-    const job = (await db('fix_jobs').where({ fix_attempt_id: attempt.id }).first()) as Json;
+    const job = (await db('fix_jobs').where({ fix_attempt_id: attempt.id }).first()) as JobRow;
     t.equal(job.status, 'succeeded');
 
-    const costs = (await db('billing_job_costs').where({ org_id: orgId, job_id: job.id })) as Json[];
+    const costs = (await db('billing_job_costs').where({ org_id: orgId, job_id: job.id })) as CostRow[];
     t.equal(costs.length, 1, 'one cost row for the job');
     t.match(costs[0], { kind: 'fix', status: 'recorded', funding: 'credit', consumed_fix: true });
     t.equal(Number(costs[0].cost_usd), Number(job.cost_usd), "the job's cost as the loop reported it");
     t.equal(await credits(), 1, 'one credit for the verified fix');
 
-    const usage = async () => (await call(app, owner, 'GET', '/v1/billing')).body.usage as Json;
+    const usage = async () => (await call(app, owner, 'GET', '/v1/billing')).body.usage;
     const before = await usage();
     t.equal(before.fixes, 1);
     t.ok(before.answers >= 1, 'the diagnosis counts as an answer');

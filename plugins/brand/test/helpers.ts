@@ -7,9 +7,14 @@ import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
 import type { LocalDns } from '../../../test/helpers/dns-server.js';
-import { call, type Call, type Json } from '../../../test/helpers/call.js';
+import type { Answer } from '../../../test/helpers/api-types.js';
+import { call, type Call } from '../../../test/helpers/call.js';
 import { createTicket } from '../../../test/helpers/tickets.js';
-export { call, type Call, type Json };
+import { createWorkspace, type Workspace } from '../../../test/helpers/workspaces.js';
+export { call, type Call };
+
+/** A brand profile as the API answers it (POST /v1/brand/profiles, GET and PATCH /v1/brand/profiles/{id}). */
+export type Profile = Answer<'POST', '/v1/brand/profiles'>;
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -32,18 +37,14 @@ export async function setOrg(app: App, who: SignedUp, patch: Record<string, unkn
   await app.db('organizations').where({ id: who.organization.id }).update(patch);
 }
 
-export async function newWorkspace(
+export const newWorkspace = (
   app: App,
   owner: SignedUp,
   name: string,
   extra: Record<string, unknown> = {},
-): Promise<Json> {
-  const res = await call(app, owner, 'POST', '/v1/workspaces', { name, ...extra });
-  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${res.payload}`);
-  return res.body;
-}
+): Promise<Workspace> => createWorkspace(app, owner, { name, ...extra });
 
-export async function newProfile(app: App, owner: SignedUp, body: Record<string, unknown>): Promise<Json> {
+export async function newProfile(app: App, owner: SignedUp, body: Record<string, unknown>): Promise<Profile> {
   const res = await call(app, owner, 'POST', '/v1/brand/profiles', body);
   if (res.status !== 201) throw new Error(`profile: ${res.status} ${res.payload}`);
   return res.body;
@@ -77,9 +78,10 @@ export async function verifyStatusDomain(
   dns: LocalDns,
   profileId: string,
   domain: string,
-): Promise<Call> {
-  const state = (await call(app, who, 'PUT', `/v1/brand/profiles/${profileId}/status-domain`, { domain })).body
-    .status_domain_state as { txt: { name: string; value: string } };
+): Promise<Call<Answer<'POST', `/v1/brand/profiles/${string}/status-domain/verify`>>> {
+  const put = await call(app, who, 'PUT', `/v1/brand/profiles/${profileId}/status-domain`, { domain });
+  const state = put.body.status_domain_state;
+  if (!state) throw new Error(`status domain: ${put.status} ${put.payload}`);
   dns.cname.set(domain, 'status.patchwell.test');
   dns.txt.set(state.txt.name, [state.txt.value]);
   return call(app, who, 'POST', `/v1/brand/profiles/${profileId}/status-domain/verify`);

@@ -6,18 +6,9 @@
 import type { Knex } from 'knex';
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { startDns, type DnsRecord } from '../../../test/helpers/dns-server.js';
+import { startDns } from '../../../test/helpers/dns-server.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import {
-  call,
-  checkoutTicket,
-  newProfile,
-  newWorkspace,
-  setOrg,
-  uid,
-  verifyStatusDomain,
-  type Json,
-} from './helpers.js';
+import { call, checkoutTicket, newProfile, newWorkspace, setOrg, uid, verifyStatusDomain } from './helpers.js';
 
 interface MailerLike {
   enqueue(trx: Knex, input: Record<string, unknown>): Promise<string>;
@@ -29,6 +20,14 @@ interface MailerLike {
     data: Record<string, unknown>,
   ): Promise<{ subject: string; text: string; html: string; from: { address: string; name?: string } }>;
   brandFor(trx: Knex, name: string, ref: Record<string, unknown>): Promise<unknown>;
+}
+
+/** A stored mail (mail_messages): its sender and rendered bodies. */
+interface MailRow {
+  from_address: string;
+  from_name: string | null;
+  html: string;
+  text: string;
 }
 
 const dns = await startDns();
@@ -45,7 +44,7 @@ const mailer = app.container.resolve<MailerLike>('mailer');
 const ticketIn = (orgId: string, workspaceId: string, language = 'en') =>
   checkoutTicket(app, orgId, workspaceId, language);
 
-async function reply(who: Parameters<typeof call>[1], ticketId: string): Promise<Json> {
+async function reply(who: Parameters<typeof call>[1], ticketId: string): Promise<MailRow> {
   const draft = await call(app, who, 'POST', `/v1/tickets/${ticketId}/drafts`, {
     kind: 'reply',
     body_md: 'We are on it.',
@@ -53,7 +52,7 @@ async function reply(who: Parameters<typeof call>[1], ticketId: string): Promise
   if (draft.status !== 201) throw new Error(`draft: ${draft.status} ${draft.payload}`);
   const sent = await call(app, who, 'POST', `/v1/tickets/${ticketId}/drafts/${draft.body.id}/send`, {});
   if (sent.status !== 200) throw new Error(`send: ${sent.status} ${sent.payload}`);
-  return app.db('mail_messages').where({ ticket_ref: ticketId, template: 'tickets.reply' }).first();
+  return (await app.db('mail_messages').where({ ticket_ref: ticketId, template: 'tickets.reply' }).first()) as MailRow;
 }
 
 const releaseData = {
@@ -88,7 +87,7 @@ const base = `client-${uid()}.test`;
     purpose: 'sending',
     domain: `mail.${base}`,
   });
-  dns.publish(reg.body.records as DnsRecord[]);
+  dns.publish(reg.body.records);
   await call(app, agency, 'POST', `/v1/domains/${profile.id}/sending/verify`);
   await call(app, agency, 'PATCH', `/v1/domains/${profile.id}/sending/sender`, {
     sender_email: `help@mail.${base}`,
@@ -126,7 +125,7 @@ t.test("a release notice of a client ticket is branded centrally, in the custome
       ticketRef: ticketId,
     }),
   );
-  const mail = await app.db('mail_messages').where({ id: mailId }).first();
+  const mail = (await app.db('mail_messages').where({ id: mailId }).first()) as MailRow;
   t.equal(mail.from_address, `help@mail.${base}`, "from the brand's verified sender");
   t.match(mail.html, /<html lang="it">/);
   t.match(mail.html, /data-testid="brand-header"[^>]*><img src="https:\/\/cdn\.client\.test\/logo\.png"/);

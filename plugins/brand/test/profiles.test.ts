@@ -4,7 +4,8 @@
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { call, image, newProfile, newWorkspace, setOrg, startBrand, type Json } from './helpers.js';
+import type { Method } from '../../../test/helpers/api-types.js';
+import { call, image, newProfile, newWorkspace, setOrg, startBrand } from './helpers.js';
 
 const app = await startBrand(t);
 const owner = await signUp(app, { orgName: 'Acme' });
@@ -82,7 +83,7 @@ t.test('plans without brand profiles keep one; the badge needs the add-on', asyn
   t.equal(res.status, 402);
   t.match(res.body, { code: 'plan_limit_reached', details: { reason: 'brand_profiles' } });
   await setOrg(app, owner, { plan: 'growth' });
-  const [p] = (await call(app, owner, 'GET', '/v1/brand')).body.profiles as Json[];
+  const [p] = (await call(app, owner, 'GET', '/v1/brand')).body.profiles;
   const hide = await call(app, owner, 'PATCH', `/v1/brand/profiles/${p.id}`, { show_badge: false });
   t.equal(hide.status, 402);
   t.match(hide.body, { code: 'plan_limit_reached', details: { reason: 'badge_removal_addon' } });
@@ -100,7 +101,7 @@ t.test('plans without brand profiles keep one; the badge needs the add-on', asyn
 });
 
 t.test('PATCH changes fields, keeps one default, and darkens only what needs it', async (t) => {
-  const first = (await call(app, owner, 'GET', '/v1/brand')).body.profiles[0] as Json;
+  const first = (await call(app, owner, 'GET', '/v1/brand')).body.profiles[0];
   const second = await newProfile(app, owner, { name: 'Client brand', primary_color: '#0000ff' });
   t.match(second, {
     is_default: false,
@@ -124,7 +125,10 @@ t.test('PATCH changes fields, keeps one default, and darkens only what needs it'
   const unset = await call(app, owner, 'PATCH', `/v1/brand/profiles/${second.id}`, { is_default: false });
   t.equal(unset.status, 422);
   t.equal(unset.body.code, 'default_required');
-  const audit = await app.db('audit_entries').where({ action: 'brand.profile_updated', target_id: second.id }).first();
+  const audit = (await app
+    .db('audit_entries')
+    .where({ action: 'brand.profile_updated', target_id: second.id })
+    .first()) as { changes: unknown };
   t.match(JSON.parse(typeof audit.changes === 'string' ? audit.changes : JSON.stringify(audit.changes)), {
     primary_color: { before: '#0000ff', after: '#87ceeb' },
   });
@@ -133,14 +137,14 @@ t.test('PATCH changes fields, keeps one default, and darkens only what needs it'
 
 t.test('workspaces choose a profile; deleting it falls back to the default', async (t) => {
   const overview = (await call(app, owner, 'GET', '/v1/brand')).body;
-  const def = (overview.profiles as Json[]).find((p) => p.is_default)!;
-  const other = (overview.profiles as Json[]).find((p) => !p.is_default)!;
+  const def = overview.profiles.find((p) => p.is_default)!;
+  const other = overview.profiles.find((p) => !p.is_default)!;
   t.match(overview, {
     organization: { name: 'Acme', type: 'direct', plan: 'growth' },
     allowances: { brand_profiles: null, custom_domains: true, white_label: false },
   });
   t.match(
-    (overview.workspaces as Json[]).find((w) => w.id === ws.id),
+    overview.workspaces.find((w) => w.id === ws.id),
     {
       brand_profile_id: null,
       effective_profile_id: def.id,
@@ -186,7 +190,7 @@ t.test('workspaces choose a profile; deleting it falls back to the default', asy
   const del = await call(app, owner, 'DELETE', `/v1/brand/profiles/${other.id}`);
   t.same(del.body, { ok: true });
   t.equal((await call(app, owner, 'GET', `/v1/brand/profiles/${other.id}`)).status, 404);
-  const after = (await call(app, owner, 'GET', '/v1/brand')).body.workspaces.find((w: Json) => w.id === ws.id);
+  const after = (await call(app, owner, 'GET', '/v1/brand')).body.workspaces.find((w) => w.id === ws.id);
   t.match(after, { brand_profile_id: null, effective_profile_id: def.id }, 'the workspace falls back to the default');
   t.ok(await app.db('audit_entries').where({ action: 'brand.profile_deleted', target_id: other.id }).first());
 
@@ -201,7 +205,7 @@ function bigPng(bytes: number): Buffer {
 }
 
 t.test('logo upload: sniffed, measured, limited; served and deleted', async (t) => {
-  const p = (await call(app, owner, 'GET', '/v1/brand')).body.profiles[0] as Json;
+  const p = (await call(app, owner, 'GET', '/v1/brand')).body.profiles[0];
   const put = (content_type: string, data: string) =>
     call(app, owner, 'PUT', `/v1/brand/profiles/${p.id}/logo`, { content_type, data_base64: data });
 
@@ -217,21 +221,23 @@ t.test('logo upload: sniffed, measured, limited; served and deleted', async (t) 
     url: /^http:\/\/localhost:3000\/brand-assets\/bp_\w+\/logo-[0-9a-f]{16}\.webp$/,
     preview_url: `http://localhost:3000/brand-assets/${p.id}/preview`,
   });
-  t.equal(up.body.logo_url, up.body.logo.url);
-  const asset = await app.server.inject({ method: 'GET', url: new URL(up.body.logo_url).pathname });
+  const { logo, logo_url: logoUrl } = up.body;
+  if (!logo || !logoUrl) throw new Error(`no uploaded logo: ${up.payload}`);
+  t.equal(logoUrl, logo.url);
+  const asset = await app.server.inject({ method: 'GET', url: new URL(logoUrl).pathname });
   t.equal(asset.statusCode, 200);
   t.equal(asset.headers['content-type'], 'image/webp');
   t.same(asset.rawPayload, image('python.webp'), 'the same bytes come back');
   t.equal(asset.headers['x-content-type-options'], 'nosniff');
-  const preview = await app.server.inject({ method: 'GET', url: new URL(up.body.logo.preview_url).pathname });
+  const preview = await app.server.inject({ method: 'GET', url: new URL(logo.preview_url).pathname });
   t.equal(preview.statusCode, 200);
-  t.match(preview.payload, up.body.logo_url);
+  t.match(preview.payload, logoUrl);
   t.match(preview.payload, up.body.primary_color_effective);
 
   const jpeg = await put('image/jpeg', b64(image('python.jpg')));
   t.match(jpeg.body.logo, { content_type: 'image/jpeg', width: 16, height: 16 });
   t.equal(
-    (await app.server.inject({ method: 'GET', url: new URL(up.body.logo_url).pathname })).statusCode,
+    (await app.server.inject({ method: 'GET', url: new URL(logoUrl).pathname })).statusCode,
     404,
     'the old URL is gone with the old bytes',
   );
@@ -249,7 +255,7 @@ t.test('logo upload: sniffed, measured, limited; served and deleted', async (t) 
   t.equal(big.body.code, 'payload_too_large');
   const edge = await put('image/png', b64(bigPng(512 * 1024)));
   t.equal(edge.status, 200, 'exactly 512 KiB is accepted');
-  t.equal(edge.body.logo.size_bytes, 512 * 1024);
+  t.equal(edge.body.logo?.size_bytes, 512 * 1024);
   const huge = Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
     Buffer.from('IHDR'),
@@ -260,7 +266,7 @@ t.test('logo upload: sniffed, measured, limited; served and deleted', async (t) 
   t.equal(tooWide.status, 422);
   t.equal(tooWide.body.code, 'image_too_large');
   t.equal(
-    (await call(app, owner, 'GET', `/v1/brand/profiles/${p.id}`)).body.logo.size_bytes,
+    (await call(app, owner, 'GET', `/v1/brand/profiles/${p.id}`)).body.logo?.size_bytes,
     512 * 1024,
     'refused uploads change nothing',
   );
@@ -281,7 +287,7 @@ t.test('logo upload: sniffed, measured, limited; served and deleted', async (t) 
 });
 
 t.test('roles and tenancy', async (t) => {
-  const p = (await call(app, owner, 'GET', '/v1/brand')).body.profiles[0] as Json;
+  const p = (await call(app, owner, 'GET', '/v1/brand')).body.profiles[0];
   const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [ws.id] });
   t.equal((await call(app, reviewer, 'GET', '/v1/brand')).status, 403);
   t.equal((await call(app, reviewer, 'PATCH', `/v1/brand/profiles/${p.id}`, { name: 'Hacked' })).status, 403);
@@ -299,7 +305,7 @@ t.test('roles and tenancy', async (t) => {
     ['PUT', `/v1/brand/profiles/${p.id}/status-domain`, { domain: 'status.stolen.test' }],
     ['DELETE', `/v1/brand/profiles/${p.id}/status-domain`],
     ['POST', `/v1/brand/profiles/${p.id}/status-domain/verify`],
-  ] as [string, string, unknown?][]) {
+  ] as [Method, string, unknown?][]) {
     const res = await call(app, other, method, url, payload);
     t.equal(res.status, 404, `${method} ${url}`);
     t.equal(res.body.code, 'not_found');
@@ -320,7 +326,7 @@ t.test('roles and tenancy', async (t) => {
     "another organization's profile",
   );
   t.same(
-    (await call(app, other, 'GET', '/v1/brand')).body.profiles.map((x: Json) => x.id),
+    (await call(app, other, 'GET', '/v1/brand')).body.profiles.map((x) => x.id),
     [theirs.id],
   );
   t.equal((await call(app, owner, 'GET', `/v1/brand/profiles/${p.id}`)).body.name, 'Acme', 'nothing changed');

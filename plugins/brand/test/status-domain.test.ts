@@ -6,7 +6,8 @@ import { signUp } from '../../../test/helpers/accounts.js';
 import type { BrandService } from '../services/profiles.js';
 import { startDns } from '../../../test/helpers/dns-server.js';
 import { createTicket } from '../../../test/helpers/tickets.js';
-import { call, image, newProfile, setOrg, startBrand, uid, type Json } from './helpers.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
+import { call, image, newProfile, setOrg, startBrand, uid } from './helpers.js';
 
 const dns = await startDns();
 t.teardown(() => dns.close());
@@ -14,9 +15,12 @@ const app = await startBrand(t, dns.server, { statusGraceHours: 1 });
 const owner = await signUp(app, { orgName: 'Acme' });
 const profile = await newProfile(app, owner, { name: 'Acme' });
 const domain = `status.acme-${uid()}.test`;
-const verify = async (who = owner, id = profile.id as string) =>
-  (await call(app, who, 'POST', `/v1/brand/profiles/${id}/status-domain/verify`)).body.profile as Json;
-const put = (d: string, who = owner, id = profile.id as string) =>
+const verify = async (who = owner, id = profile.id) => {
+  const res = await call(app, who, 'POST', `/v1/brand/profiles/${id}/status-domain/verify`);
+  if (!res.body.profile) throw new Error(`verify: ${res.status} ${res.payload}`);
+  return res.body.profile;
+};
+const put = (d: string, who = owner, id = profile.id) =>
   call(app, who, 'PUT', `/v1/brand/profiles/${id}/status-domain`, { domain: d });
 
 t.test('plans without custom domains answer 402; bad names 422', async (t) => {
@@ -35,11 +39,11 @@ t.test('plans without custom domains answer 402; bad names 422', async (t) => {
   );
 });
 
-let state: Json;
+let state: NonNullable<Schema<'BrandProfile'>['status_domain_state']>;
 t.test('PUT answers the CNAME and TXT records to publish', async (t) => {
   const res = await put(domain.toUpperCase());
   t.equal(res.status, 200);
-  state = res.body.status_domain_state;
+  state = res.body.status_domain_state!;
   t.match(res.body, { status_domain: domain, status_domain_verified_at: null });
   t.match(state, {
     domain,
@@ -54,7 +58,7 @@ t.test('PUT answers the CNAME and TXT records to publish', async (t) => {
     txt: { type: 'TXT', name: `_patchwell-status.${domain}`, value: /^patchwell-status-verification=[0-9a-f]{32}$/ },
   });
   t.same(
-    res.body.domain_dns_records.map((r: Json) => [r.purpose, r.type, r.name, r.status]),
+    res.body.domain_dns_records.map((r) => [r.purpose, r.type, r.name, r.status]),
     [
       ['status_page', 'CNAME', domain, 'pending'],
       ['status_page', 'TXT', `_patchwell-status.${domain}`, 'pending'],
@@ -76,7 +80,7 @@ t.test('verify reports what is wrong, then verifies', async (t) => {
     last_checked_at: /Z$/,
     failing_since: /Z$/,
   });
-  const since = p.status_domain_state.failing_since;
+  const since = p.status_domain_state?.failing_since;
   dns.cname.set(domain, 'elsewhere.example.net');
   p = await verify();
   t.match(
@@ -105,9 +109,9 @@ t.test('verify reports what is wrong, then verifies', async (t) => {
     last_error: null,
     failing_since: null,
   });
-  t.equal(p.status_domain_verified_at, p.status_domain_state.verified_at);
+  t.equal(p.status_domain_verified_at, p.status_domain_state?.verified_at);
   t.same(
-    p.domain_dns_records.map((r: Json) => r.status),
+    p.domain_dns_records.map((r) => r.status),
     ['verified', 'verified'],
   );
   t.ok(
@@ -116,8 +120,8 @@ t.test('verify reports what is wrong, then verifies', async (t) => {
   );
   t.ok(await app.db('outbox').where({ type: 'brand.status_domain_verified' }).first(), 'event');
   const ws = (await call(app, owner, 'POST', '/v1/workspaces', { name: 'Shop' })).body;
-  const brand = (await call(app, owner, 'GET', '/v1/brand')).body.workspaces.find((w: Json) => w.id === ws.id);
-  t.equal(brand.status_base_url, `https://${domain}/status`, 'status pages move to the verified domain');
+  const brand = (await call(app, owner, 'GET', '/v1/brand')).body.workspaces.find((w) => w.id === ws.id);
+  t.equal(brand?.status_base_url, `https://${domain}/status`, 'status pages move to the verified domain');
 });
 
 t.test('a verified domain that starts failing keeps serving through the grace period', async (t) => {
@@ -174,6 +178,7 @@ t.test('a domain verified by one brand is taken for everyone else', async (t) =>
   t.equal((await put(second, other, theirs.id)).status, 200, 'nobody has verified it yet');
   const mineState = (await call(app, owner, 'GET', `/v1/brand/profiles/${mine.id}`)).body.status_domain_state;
   const theirState = (await call(app, other, 'GET', `/v1/brand/profiles/${theirs.id}`)).body.status_domain_state;
+  if (!mineState || !theirState) throw new Error('both profiles have the status domain');
   dns.cname.set(second, 'status.patchwell.test');
   dns.txt.set(mineState.txt.name, [mineState.txt.value, theirState.txt.value]);
   t.match((await verify(owner, mine.id)).status_domain_state, { verified: true });
@@ -181,23 +186,26 @@ t.test('a domain verified by one brand is taken for everyone else', async (t) =>
 });
 
 t.test('the status page served under the verified domain shows the brand', async (t) => {
-  const ws = (await call(app, owner, 'GET', '/v1/workspaces')).body.items.find((w: Json) => w.name === 'Shop');
+  const ws = (await call(app, owner, 'GET', '/v1/workspaces')).body.items.find((w) => w.name === 'Shop');
+  if (!ws) throw new Error('the workspace Shop');
   await call(app, owner, 'PATCH', `/v1/brand/profiles/${profile.id}`, { name: 'Acme Care', primary_color: '#ffcc00' });
   await call(app, owner, 'PUT', `/v1/brand/profiles/${profile.id}/logo`, {
     content_type: 'image/png',
     data_base64: image('python.png').toString('base64'),
   });
-  const tk = await createTicket(app, { orgId: owner.organization.id, workspaceId: ws.id as string, subject: 'Broken' });
-  const url = new URL((await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url as string);
+  const tk = await createTicket(app, { orgId: owner.organization.id, workspaceId: ws.id, subject: 'Broken' });
+  const url = new URL((await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url);
   const p = (await call(app, owner, 'GET', `/v1/brand/profiles/${profile.id}`)).body;
+  if (!p.logo_url) throw new Error(`no logo: ${JSON.stringify(p)}`);
+  const logoPath = new URL(p.logo_url).pathname;
 
   const page = await app.server.inject({ method: 'GET', url: url.pathname, headers: { host: domain } });
   t.equal(page.statusCode, 200);
   t.match(page.payload, 'data-testid="brand-header"');
   t.match(page.payload, `background:${p.primary_color_effective}`, 'the accessible brand color');
-  t.match(page.payload, `src="${new URL(p.logo_url).pathname}"`, 'the logo, served by this host too');
+  t.match(page.payload, `src="${logoPath}"`, 'the logo, served by this host too');
   t.match(page.payload, 'data-testid="engine-badge"', 'the badge shows without the add-on');
-  const logo = await app.server.inject({ method: 'GET', url: new URL(p.logo_url).pathname, headers: { host: domain } });
+  const logo = await app.server.inject({ method: 'GET', url: logoPath, headers: { host: domain } });
   t.equal(logo.statusCode, 200);
 
   await setOrg(app, owner, { badge_removal_addon: true });
@@ -214,7 +222,7 @@ t.test('the status page served under the verified domain shows the brand', async
       host: domain,
       brand: {
         name: 'Acme Care',
-        logo_url: `https://${domain}${new URL(p.logo_url).pathname}`,
+        logo_url: `https://${domain}${logoPath}`,
         primary_color: p.primary_color_effective,
         font_family: 'Inter',
         theme: 'light',
@@ -231,7 +239,8 @@ t.test('the status page served under the verified domain shows the brand', async
     { host: 'elsewhere.example.org', brand: null },
     'null for other hosts',
   );
-  const second = (await call(app, owner, 'GET', '/v1/brand')).body.profiles.find((x: Json) => x.name === 'Second');
+  const second = (await call(app, owner, 'GET', '/v1/brand')).body.profiles.find((x) => x.name === 'Second');
+  if (!second?.status_domain) throw new Error('the profile Second has a status domain');
   const elsewhere = await app.server.inject({
     method: 'GET',
     url: url.pathname,
@@ -256,5 +265,5 @@ t.test('DELETE returns status pages to the default host', async (t) => {
   t.ok(await app.db('audit_entries').where({ action: 'brand.status_domain_removed', target_id: profile.id }).first());
   const again = await put(domain);
   t.equal(again.status, 200, 'the freed domain can be set again');
-  t.not(again.body.status_domain_state.txt.value, state.txt.value, 'with a new challenge');
+  t.not(again.body.status_domain_state!.txt.value, state.txt.value, 'with a new challenge');
 });

@@ -5,7 +5,8 @@
 // inbox's sending choice decide the From address.
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
-import { startDns, type DnsRecord } from '../../../test/helpers/dns-server.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
+import { startDns } from '../../../test/helpers/dns-server.js';
 import {
   call,
   checkoutTicket,
@@ -15,7 +16,6 @@ import {
   startBrand,
   uid,
   verifyStatusDomain,
-  type Json,
 } from './helpers.js';
 
 const dns = await startDns();
@@ -38,11 +38,16 @@ async function draftFor(workspaceId: string): Promise<{ ticketId: string; draftI
 }
 const send = (d: { ticketId: string; draftId: string }) =>
   call(app, owner, 'POST', `/v1/tickets/${d.ticketId}/drafts/${d.draftId}/send`, {});
-async function brandOf(id: string): Promise<Json> {
+async function brandOf(id: string): Promise<Schema<'WorkspaceBrand'>> {
   const res = await call(app, owner, 'GET', '/v1/brand');
   if (res.status !== 200) throw new Error(`brand: ${res.status} ${res.payload}`);
-  return (res.body.workspaces as Json[]).find((w) => w.id === id)!;
+  return res.body.workspaces.find((w) => w.id === id)!;
 }
+/** The stored reply to the ticket (mail_messages). */
+const sentReply = async (ticketId: string) =>
+  (await app.db('mail_messages').where({ ticket_ref: ticketId, template: 'tickets.reply' }).first()) as {
+    from_address: string;
+  };
 
 t.test('a client workspace that is not white-label ready cannot send; the answer lists what is missing', async (t) => {
   t.same((await brandOf(client.id)).white_label_missing, [
@@ -68,18 +73,15 @@ t.test('a client workspace that is not white-label ready cannot send; the answer
     0,
     'nothing was sent',
   );
-  t.equal((await app.db('ticket_drafts').where({ id: d.draftId }).first()).status, 'draft');
+  const draft = (await app.db('ticket_drafts').where({ id: d.draftId }).first()) as { status: string };
+  t.equal(draft.status, 'draft');
 });
 
 t.test("other workspaces go through the inbox's sending choice", async (t) => {
   const d = await draftFor(internal.id);
   const res = await send(d);
   t.equal(res.status, 200);
-  t.equal(
-    (await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' }).first()).from_address,
-    'no-reply@localhost',
-    'the default sender',
-  );
+  t.equal((await sentReply(d.ticketId)).from_address, 'no-reply@localhost', 'the default sender');
 });
 
 t.test(
@@ -91,7 +93,7 @@ t.test(
     await setOrg(app, owner, { badge_removal_addon: true });
     await call(app, owner, 'PATCH', `/v1/brand/profiles/${profile.id}`, { show_badge: false });
     t.match(
-      (await verifyStatusDomain(app, owner, dns, profile.id, `status.${base}`)).body.profile.status_domain_state,
+      (await verifyStatusDomain(app, owner, dns, profile.id, `status.${base}`)).body.profile?.status_domain_state,
       { verified: true },
     );
     t.same((await brandOf(client.id)).white_label_missing, ['sending_domain']);
@@ -110,7 +112,7 @@ t.test(
       'the brand directory keys the domain on the effective profile',
     );
     t.same((await brandOf(client.id)).white_label_missing, ['domain_verification', 'sender_email']);
-    dns.publish(reg.body.records as DnsRecord[]);
+    dns.publish(reg.body.records);
     t.match((await call(app, owner, 'POST', `/v1/domains/${profile.id}/sending/verify`)).body, { status: 'verified' });
     t.equal(
       (
@@ -125,9 +127,9 @@ t.test(
     t.same((await brandOf(client.id)).white_label_missing, []);
     const p = (await call(app, owner, 'GET', `/v1/brand/profiles/${profile.id}`)).body;
     t.match(p, { custom_domain: sending, domain_verified_at: /Z$/, show_badge: false });
-    t.ok((p.email_dns_records as Json[]).length >= 3, 'the email records are listed');
+    t.ok(p.email_dns_records.length >= 3, 'the email records are listed');
     t.ok(
-      (p.domain_dns_records as Json[]).some((r) => r.purpose === 'status_page'),
+      p.domain_dns_records.some((r) => r.purpose === 'status_page'),
       'with the status records',
     );
     t.match((await call(app, owner, 'GET', `/v1/channels/${client.id}`)).body.sending, {
@@ -138,11 +140,7 @@ t.test(
     const d = await draftFor(client.id);
     const res = await send(d);
     t.equal(res.status, 200);
-    t.equal(
-      (await app.db('mail_messages').where({ ticket_ref: d.ticketId, template: 'tickets.reply' }).first()).from_address,
-      `help@${sending}`,
-      "sent from the brand's verified sender",
-    );
+    t.equal((await sentReply(d.ticketId)).from_address, `help@${sending}`, "sent from the brand's verified sender");
   },
 );
 
@@ -151,5 +149,5 @@ t.test('losing a requirement blocks sending again', async (t) => {
   t.same((await brandOf(client.id)).white_label_missing, ['badge_removal']);
   const res = await send(await draftFor(client.id));
   t.equal(res.status, 409);
-  t.same(res.body.details.missing, ['badge_removal']);
+  t.same(res.body.details?.missing, ['badge_removal']);
 });

@@ -4,8 +4,9 @@ import { startTestApp } from '../../../test/helpers/app.js';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { LocalCodeHost } from '../../../adapters/codehost-local/index.js';
 import { waitFor } from '../../../test/helpers/wait.js';
-import { call, type Call, type Json } from '../../../test/helpers/call.js';
-export { call, type Call, type Json };
+import { call, type Call } from '../../../test/helpers/call.js';
+import { createWorkspace as createNamedWorkspace, type Workspace } from '../../../test/helpers/workspaces.js';
+export { call, type Call };
 export { installAndLink } from '../../../test/helpers/codehost.js';
 
 export const SECRET = 'codehost-test-webhook-secret-42';
@@ -35,10 +36,8 @@ export async function codehostWorld(t: Test) {
   return { app, owner, other, host: localHost(app), slug: owner.organization.slug };
 }
 
-export async function createWorkspace(app: App, owner: SignedUp, name = 'Web'): Promise<Json> {
-  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
-  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+/** A workspace named `name` made by `owner` (POST /v1/workspaces). */
+export const createWorkspace = (app: App, owner: SignedUp, name = 'Web'): Promise<Workspace> =>
+  createNamedWorkspace(app, owner, { name });
 
 export { waitFor };

@@ -1,12 +1,13 @@
 import t from 'tap';
-import { call, codehostWorld, installAndLink, type Json } from './helpers.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
+import { call, codehostWorld, installAndLink } from './helpers.js';
 
 t.test('code host installations: install, link, read, sync, unlink; another organization gets 404', async (t) => {
   const { app, owner, other, host, slug } = await codehostWorld(t);
   await host.createRepository(`${slug}/web`, { isPublic: true, files: { 'README.md': '# Web\n' } });
   await host.createRepository(`${slug}/api`, { files: { 'README.md': '# API\n' } });
 
-  let inst: Json = {};
+  let inst!: Schema<'CodeHostInstallation'>; // linked by the first subtest
   await t.test(
     'the install URL carries a single-use state; the local host sends the browser back with the installation',
     async (t) => {
@@ -143,7 +144,7 @@ t.test('code host installations: install, link, read, sync, unlink; another orga
     const page1 = await call(app, owner, 'GET', `/v1/codehost/installations/${inst.id}/repositories?limit=1`);
     t.equal(page1.status, 200);
     t.same(
-      page1.body.items.map((r: Json) => r.full_name),
+      page1.body.items.map((r) => r.full_name),
       [`${slug}/api`],
     );
     t.ok(page1.body.next_cursor);

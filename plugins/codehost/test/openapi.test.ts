@@ -2,6 +2,14 @@ import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startCodehostApp } from './helpers.js';
 
+/** The parts of the OpenAPI document this test reads. */
+type OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<string, { operationId?: string; tags?: string[]; requestBody?: { content: Record<string, unknown> } }>
+  >;
+};
+
 const OPERATIONS: Record<string, [string, string, string]> = {
   getCodeHost: ['get', '/v1/codehost', 'codehost'],
   startCodeHostInstall: ['post', '/v1/codehost/install', 'codehost'],
@@ -31,7 +39,7 @@ t.test(
     const app = await startCodehostApp(t);
     const res = await app.server.inject({ method: 'GET', url: '/v1/openapi.json' });
     t.equal(res.statusCode, 200);
-    const doc = JSON.parse(res.payload);
+    const doc = JSON.parse(res.payload) as OpenApiDocument;
     for (const [id, [method, path, tag]] of Object.entries(OPERATIONS)) {
       const op = doc.paths[path]?.[method];
       t.equal(op?.operationId, id, `${method.toUpperCase()} ${path}`);
@@ -43,7 +51,7 @@ t.test(
       'no local host page is an operation',
     );
     t.ok(
-      doc.paths['/v1/webhooks/codehost'].post.requestBody.content['application/json'],
+      doc.paths['/v1/webhooks/codehost'].post.requestBody?.content['application/json'],
       'the webhook documents its raw JSON body',
     );
     const result = await new Validator().validate(doc);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { asValue } from 'awilix';
 import { addMember, insertWorkspace } from '../../../test/helpers/accounts.js';
-import { call, codehostWorld, createWorkspace, installAndLink, waitFor, type Json } from './helpers.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
+import { call, codehostWorld, createWorkspace, installAndLink, waitFor } from './helpers.js';
 
 const LOGIN_TS = `export interface Session { user: string }
 
@@ -39,13 +40,13 @@ t.test(
     const ws2 = await insertWorkspace(app, owner.organization.id, { name: 'Api' });
 
     /** POST /v1/repositories as `who`: the installation's repository `name` into workspace `into`. */
-    const connect = (who: typeof owner, workspace: Json, name: string) =>
+    const connect = (who: typeof owner, workspace: { id: string }, name: string) =>
       call(app, who, 'POST', '/v1/repositories', {
         installation_id: inst.id,
         workspace_id: workspace.id,
         full_name: `${slug}/${name}`,
       });
-    let repo: Json = {};
+    let repo!: Schema<'Repository'>; // connected by the first subtest, again after the disconnection
     await t.test('an owner connects a repository; the code index is built in the background', async (t) => {
       const res = await connect(owner, ws, 'web');
       t.equal(res.status, 201, JSON.stringify(res.body));
@@ -72,10 +73,7 @@ t.test(
       }, 'the code index');
       t.match(ready.index, { status: 'ready', files: 4, error: null });
       t.ok(ready.index.symbols >= 3, 'symbols found');
-      const codeIndex = app.container.resolve('codeIndex') as {
-        search: (o: string, r: string, q: string) => Promise<Json[]>;
-        tree: (o: string, r: string) => Promise<Json[]>;
-      };
+      const codeIndex = app.container.resolve('codeIndex');
       const defs = await codeIndex.search(owner.organization.id, repo.id, 'handleLoginError');
       t.match(defs[0], { path: 'src/login.ts', symbol: 'handleLoginError', line_start: 3 });
       t.match(defs[0].snippet, /export function handleLoginError/);
@@ -141,7 +139,7 @@ t.test(
       const audit = await app
         .db('audit_entries')
         .where({ action: 'repository.agent_key_set', target_id: repo.id })
-        .first();
+        .first<Record<string, unknown>>();
       t.notMatch(JSON.stringify(audit), /0123456789/, 'nor in the audit log');
     });
 
@@ -219,7 +217,7 @@ t.test(
     await t.test('lists, roles and another organization', async (t) => {
       const list = await call(app, owner, 'GET', `/v1/repositories?workspace_id=${ws.id}`);
       t.same(
-        list.body.items.map((r: Json) => r.id),
+        list.body.items.map((r) => r.id),
         [repo.id],
       );
       t.same((await call(app, other, 'GET', '/v1/repositories')).body.items, []);

@@ -1,7 +1,13 @@
 import t from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { sessionFrom, setCookies, signUp } from '../../../test/helpers/accounts.js';
+import type { Answer } from '../../../test/helpers/api-types.js';
 import { LOCAL_USER, SECRET, call, startCodehostApp } from './helpers.js';
+
+/** The columns of a users row this test reads. */
+interface UserRow {
+  code_host_login: string | null;
+}
 
 const BOB = { login: 'bob', email: 'bob@nowhere.test', password: 'bob-password-1' };
 const CAROL = { login: 'carol', email: 'carol@example.test', password: 'carol-password-1' };
@@ -77,13 +83,16 @@ t.test('code-host sign-in and linking (OAuth with state and PKCE)', async (t) =>
     t.equal(callback!.headers.location, 'http://localhost:3000/?codehost=linked');
     const status = await call(app, owner, 'GET', '/v1/codehost');
     t.match(status.body.link, { linked: true, login: 'ada', token_last4: /^.{4}$/ });
-    t.equal((await app.db('users').where({ id: owner.user.id }).first()).code_host_login, 'ada');
+    t.equal((await app.db('users').where({ id: owner.user.id }).first<UserRow>()).code_host_login, 'ada');
     t.equal(
       (await app.db('audit_entries').where({ action: 'user.code_host_linked', target_id: owner.user.id })).length,
       1,
       'audited',
     );
-    const stored = await app.db('codehost_user_tokens').where({ user_id: owner.user.id }).first();
+    const stored = await app
+      .db('codehost_user_tokens')
+      .where({ user_id: owner.user.id })
+      .first<{ token_sealed: string }>();
     t.notMatch(stored.token_sealed, /^lut_/, 'the user token is sealed');
   });
 
@@ -99,7 +108,7 @@ t.test('code-host sign-in and linking (OAuth with state and PKCE)', async (t) =>
       headers: { cookie: `pw_session=${session}` },
     });
     t.equal(me.statusCode, 200);
-    t.equal(JSON.parse(me.payload).user.id, owner.user.id);
+    t.equal((JSON.parse(me.payload) as Answer<'GET', '/v1/auth/me'>).user.id, owner.user.id);
   });
 
   await t.test('the state is single use and bound to the browser that started', async (t) => {
@@ -138,7 +147,7 @@ t.test('code-host sign-in and linking (OAuth with state and PKCE)', async (t) =>
     const verified = await flow(app, { intent: 'signin', user: CAROL });
     t.equal(verified.callback!.headers.location, 'http://localhost:3000/');
     t.ok(sessionFrom(verified.callback!));
-    t.equal((await app.db('users').where({ id: carol.user.id }).first()).code_host_login, 'carol');
+    t.equal((await app.db('users').where({ id: carol.user.id }).first<UserRow>()).code_host_login, 'carol');
   });
 
   await t.test('linking needs a signed-in user; foreign redirects are refused', async (t) => {

@@ -1,7 +1,21 @@
 import t from 'tap';
 import { signPayload, signedDelivery, webhookExample } from '../../../test/helpers/codehost.js';
 import type { App } from '../../../core/kernel/app.js';
-import { SECRET, call, codehostWorld, createWorkspace, installAndLink, waitFor, type Json } from './helpers.js';
+import type { Answer } from '../../../test/helpers/api-types.js';
+import type { HostInstallation, HostRepository, WebhookPayload } from '../services/payload.js';
+import { SECRET, call, codehostWorld, createWorkspace, installAndLink, waitFor } from './helpers.js';
+
+/** What `ours` rewrites in a delivery: the installation and repository, named as the local host names them. */
+interface Addressed {
+  installation?: HostInstallation;
+  repository?: HostRepository & { name?: string };
+}
+
+/** A row of codehost_webhook_deliveries. */
+interface DeliveryRow {
+  outcome: string | null;
+  processed_at: Date | null;
+}
 
 async function deliver(app: App, d: { headers: Record<string, string>; rawBody: Buffer }) {
   const res = await app.server.inject({
@@ -10,12 +24,15 @@ async function deliver(app: App, d: { headers: Record<string, string>; rawBody: 
     headers: d.headers,
     payload: d.rawBody,
   });
-  return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
+  return { status: res.statusCode, body: JSON.parse(res.payload) as Answer<'POST', '/v1/webhooks/codehost'> };
 }
 
-async function processed(app: App, deliveryId: string): Promise<Json> {
+async function processed(app: App, deliveryId: string): Promise<DeliveryRow> {
   return waitFor(async () => {
-    const row = await app.db('codehost_webhook_deliveries').where({ delivery_id: deliveryId }).first();
+    const row = await app
+      .db('codehost_webhook_deliveries')
+      .where({ delivery_id: deliveryId })
+      .first<DeliveryRow | undefined>();
     return row?.processed_at ? row : null;
   }, `delivery ${deliveryId}`);
 }
@@ -36,8 +53,8 @@ t.test(
       })
     ).body;
 
-    /** A real example payload pointed at our installation and repository. */
-    const ours = (p: Json) => {
+    /** A real example payload pointed at our installation and repository (the local host's ids are strings). */
+    const ours = (p: Addressed) => {
       p.installation = { id: inst.external_id };
       p.repository = {
         ...p.repository,
@@ -102,7 +119,7 @@ t.test(
       const audit = await app
         .db('audit_entries')
         .where({ org_id: owner.organization.id, action: 'codehost.oss_settings_updated' })
-        .first();
+        .first<{ changes: unknown }>();
       t.match(audit.changes, { enabled: { before: false, after: true } });
       t.equal(
         (await call(app, owner, 'PATCH', `/v1/codehost/oss/${ws.id}`, { opt_out_label: 'patchwell' })).body.code,
@@ -154,7 +171,10 @@ t.test(
       t.equal(first.status, 202);
       t.same(first.body, { ok: true, delivery_id: d.deliveryId, event: 'issues', duplicate: false });
       t.equal((await processed(app, d.deliveryId)).outcome, 'ticket_opened');
-      const item = await app.db('codehost_items').where({ repository_id: repo.id, number: issue.number }).first();
+      const item = await app
+        .db('codehost_items')
+        .where({ repository_id: repo.id, number: issue.number })
+        .first<{ ticket_id: string }>();
       ticketId = item.ticket_id;
       const ticket = await call(app, owner, 'GET', `/v1/tickets/${ticketId}`);
       t.equal(ticket.status, 200, JSON.stringify(ticket.body));
@@ -184,22 +204,29 @@ t.test(
           ...p.comment,
           id: 555001,
           body: 'Still broken on 1.2.3',
-          user: { login: 'octocat', type: 'User' },
+          user: { ...p.comment.user, login: 'octocat', type: 'User' },
           performed_via_github_app: null,
           created_at: new Date(Date.now() + 1000).toISOString(),
         };
       });
       t.equal((await deliver(app, d)).status, 202);
       t.equal((await processed(app, d.deliveryId)).outcome, 'comment_added');
-      const messages = await app.db('ticket_messages').where({ ticket_id: ticketId }).orderBy('created_at');
+      const messages = (await app.db('ticket_messages').where({ ticket_id: ticketId }).orderBy('created_at')) as Array<{
+        body_text: string | null;
+      }>;
       t.same(
-        messages.map((m: Json) => m.body_text),
+        messages.map((m) => m.body_text),
         ['Clicking it does nothing on Firefox.', 'Still broken on 1.2.3'],
       );
       const bot = signedDelivery('issue_comment', 'created', SECRET, (p) => {
         ours(p);
         p.issue.number = issueNumber;
-        p.comment = { ...p.comment, id: 555002, body: 'beep', user: { login: 'dependabot[bot]', type: 'Bot' } };
+        p.comment = {
+          ...p.comment,
+          id: 555002,
+          body: 'beep',
+          user: { ...p.comment.user, login: 'dependabot[bot]', type: 'Bot' },
+        };
       });
       await deliver(app, bot);
       t.equal((await processed(app, bot.deliveryId)).outcome, 'bot');
@@ -225,9 +252,11 @@ t.test(
         ['Reply 1'],
         'one an hour',
       );
-      const rows = await app.db('codehost_comments').where({ repository_id: repo.id }).orderBy('source');
+      const rows = (await app.db('codehost_comments').where({ repository_id: repo.id }).orderBy('source')) as Array<{
+        status: string;
+      }>;
       t.same(
-        rows.map((r: Json) => r.status),
+        rows.map((r) => r.status),
         ['posted', 'pending'],
       );
     });
@@ -240,15 +269,15 @@ t.test(
       t.equal(draft.status, 201, JSON.stringify(draft.body));
       const sent = await call(app, owner, 'POST', `/v1/tickets/${ticketId}/drafts/${draft.body.id}/send`, {});
       t.equal(sent.status, 200, 'no customer email is needed: the code host carries the reply');
-      const out = (sent.body.messages as Json[]).filter((m) => m.direction === 'out');
+      const out = sent.body.messages.filter((m) => m.direction === 'out');
       t.same(out.at(-1)?.to_addresses, [], 'no email recipient');
       const deadline = Date.now() + 15_000;
-      let row: Json | undefined;
+      let row: { body: string; status: string } | undefined;
       while (!row && Date.now() < deadline) {
         row = await app
           .db('codehost_comments')
           .where({ repository_id: repo.id, source: `draft:${draft.body.id}` })
-          .first();
+          .first<{ body: string; status: string } | undefined>();
         if (!row) await new Promise((r) => setTimeout(r, 100));
       }
       t.ok(row, 'the reply is queued as a comment');
@@ -270,7 +299,10 @@ t.test(
       }, 'the issue to close');
       t.equal(issue.stateReason, 'completed');
       const item = await waitFor(async () => {
-        const row = await app.db('codehost_items').where({ ticket_id: ticketId }).first();
+        const row = await app
+          .db('codehost_items')
+          .where({ ticket_id: ticketId })
+          .first<{ state: string; closed_by_service_at: Date | null } | undefined>();
         return row?.state === 'closed' ? row : null;
       }, 'the item to be recorded closed');
       t.ok(item.closed_by_service_at, 'closed by the service');
@@ -346,10 +378,10 @@ t.test(
       const announced = await app
         .db('outbox')
         .where({ type: 'codehost.pull_request_updated', org_id: owner.organization.id })
-        .first();
+        .first<{ payload: unknown }>();
       t.match(announced.payload, { repository_id: repo.id, number, state: 'merged', merge_sha: merge.sha });
 
-      const removed = signedDelivery('installation_repositories', 'removed', SECRET, (p) => {
+      const removed = signedDelivery('installation_repositories', 'removed', SECRET, (p: WebhookPayload) => {
         p.installation = { id: inst.external_id };
         p.repositories_removed = [{ id: repo.external_id, full_name: fullName }];
       });

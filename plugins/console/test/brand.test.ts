@@ -54,7 +54,11 @@ if (browserAvailable(t)) {
     await preview.getByText('Manda', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Profile saved').waitFor();
-    const row = await h.app.db('brand_profiles').where({ org_id: owner.organization.id }).first();
+    const row = await h.app
+      .db<{ id: string; org_id: string }>('brand_profiles')
+      .where({ org_id: owner.organization.id })
+      .first();
+    if (!row) throw new Error('the profile is stored');
     const got = await h.app.server.inject({ url: `/v1/brand/profiles/${row.id}`, ...owner.auth });
     const answer = JSON.parse(got.payload) as { primary_color_effective: string; color_adjusted: boolean };
     t.ok(answer.color_adjusted, 'the API darkened the color');
@@ -105,8 +109,11 @@ if (browserAvailable(t)) {
     await page.getByRole('heading', { name: 'Brand profiles' }).waitFor();
     await page.getByLabel('Acme support').selectOption({ label: 'Acme' });
     await page.getByText('Acme support now shows this profile').waitFor();
-    const assigned = await h.app.db('workspaces').where({ org_id: owner.organization.id }).first();
-    t.equal(assigned.brand_profile_id, row.id, 'the workspace uses the profile');
+    const assigned = await h.app
+      .db<{ org_id: string; brand_profile_id: string | null }>('workspaces')
+      .where({ org_id: owner.organization.id })
+      .first();
+    t.equal(assigned?.brand_profile_id, row.id, 'the workspace uses the profile');
     await expectAccessible(t, page, 'brand overview');
     await screenshot(page, 'brand-overview-en');
 

@@ -4,6 +4,15 @@ import { SHOP_FILES, call, connectRepository, createWorkspace } from '../../onbo
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 import { signedInPage } from './tickets-walk.js';
 
+/** A runner as stored (runners), the columns this test reads. */
+interface RunnerRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  token_last4: string;
+  revoked_at: Date | null;
+}
+
 // Issue 27, the code settings, continued: an owner registers a runner (its token shown once),
 // rotates its token with the same name and revokes it after confirming; then sends a test ticket
 // through the workspace's own agent: refused with the reason until an agent is chosen, then
@@ -24,7 +33,7 @@ if (browserAvailable(t)) {
   t.test('an owner registers, rotates and revokes a runner, then sends a test ticket', async (t) => {
     const owner = await signUp(h.app, { orgName: 'Runnerco', name: 'Rhea Runner' });
     const ws = await createWorkspace(h.app, owner, 'Shop');
-    const repo = await connectRepository(h.app, owner, ws.id as string, 'shop', SHOP_FILES);
+    const repo = await connectRepository(h.app, owner, ws.id, 'shop', SHOP_FILES);
     t.equal((await call(h.app, owner, 'POST', '/v1/onboarding/workspace', { workspace_id: ws.id })).status, 200);
     t.equal((await call(h.app, owner, 'POST', '/v1/onboarding/repository', { repository_id: repo.id })).status, 200);
 
@@ -39,7 +48,8 @@ if (browserAvailable(t)) {
     t.match(first, /^pw_runner_/, 'the token, once');
     await created.getByRole('button', { name: 'I have copied it' }).click();
     t.equal(await page.getByText(first).count(), 0, 'not on the page after the dialog');
-    const row = await h.app.db('runners').where({ workspace_id: ws.id, name: 'ci-1' }).first();
+    const row = await h.app.db<RunnerRow>('runners').where({ workspace_id: ws.id, name: 'ci-1' }).first();
+    if (!row) throw new Error('the runner is stored');
     t.equal(row.token_last4, first.slice(-4));
     await runners.getByText(`…${first.slice(-4)}`).waitFor();
     await expectAccessible(t, page, 'code settings with runners');
@@ -62,7 +72,7 @@ if (browserAvailable(t)) {
     const ask = page.getByRole('dialog', { name: 'Revoke runner ci-1?' });
     await ask.getByRole('button', { name: 'Revoke' }).click();
     await page.getByText('Runner ci-1 revoked.').waitFor();
-    t.ok((await h.app.db('runners').where({ id: row.id }).first()).revoked_at, 'revoked');
+    t.ok((await h.app.db<RunnerRow>('runners').where({ id: row.id }).first())?.revoked_at, 'revoked');
 
     // The test ticket: the API's reason until an agent is chosen, then followed to its diagnosis.
     const test = page.getByRole('region', { name: 'Try it with a test ticket' });

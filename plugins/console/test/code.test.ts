@@ -1,6 +1,6 @@
 import t from 'tap';
 import { onPlan, signUp } from '../../../test/helpers/accounts.js';
-import { HOST_SECRET, call, connectRepository, createWorkspace, type Json } from '../../fixes/test/helpers.js';
+import { HOST_SECRET, call, connectRepository, createWorkspace } from '../../fixes/test/helpers.js';
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 import { signedInPage } from './tickets-walk.js';
 
@@ -27,8 +27,7 @@ if (browserAvailable(t)) {
     const ws = await createWorkspace(h.app, owner, 'Web');
     const repo = await connectRepository(h.app, owner, ws.id, 'web', FILES);
     const full = `${owner.organization.slug}/web`;
-    const execution = async (): Promise<Json> =>
-      (await call(h.app, owner, 'GET', `/v1/onboarding/execution/${ws.id}`)).body;
+    const execution = async () => (await call(h.app, owner, 'GET', `/v1/onboarding/execution/${ws.id}`)).body;
 
     const page = await signedInPage(h, owner, { width: 1440, locale: 'en', colorScheme: 'light' });
     page.setDefaultTimeout(20_000);
@@ -94,7 +93,7 @@ if (browserAvailable(t)) {
     await credentials.getByRole('row', { name: /…abcd/ }).waitFor({ state: 'detached' });
     const after = await execution();
     t.same(
-      after.credentials.map((c: Json) => [c.last4, c.in_use]),
+      after.credentials.map((c) => [c.last4, c.in_use]),
       [['5432', true]],
       'only the key in use is left',
     );

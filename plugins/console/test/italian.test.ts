@@ -1,5 +1,6 @@
 import t from 'tap';
 import { signUp } from '../../../test/helpers/accounts.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
 import { waitFor } from '../../../test/helpers/wait.js';
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 
@@ -63,7 +64,11 @@ if (browserAvailable(t)) {
     const invite = await h.app.server.inject({
       method: 'POST',
       url: '/v1/invitations',
-      payload: { email: 'rev@officina.example', role: 'reviewer', workspace_ids: [JSON.parse(ws.payload).id] },
+      payload: {
+        email: 'rev@officina.example',
+        role: 'reviewer',
+        workspace_ids: [(JSON.parse(ws.payload) as Schema<'Workspace'>).id],
+      },
       ...owner.auth,
     });
     t.equal(invite.statusCode, 201, invite.payload);

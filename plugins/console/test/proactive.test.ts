@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SourceMapGenerator } from 'source-map';
 import { onPlan, signUp } from '../../../test/helpers/accounts.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
 import { createWorkspace } from '../../codehost/test/helpers.js';
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 import { signedInPage } from './tickets-walk.js';
@@ -167,7 +168,7 @@ if (browserAvailable(t)) {
       // A ticket: refused without a repository (in words), then opened.
       await page.getByRole('button', { name: 'Open a ticket' }).click();
       await page.getByText('Connect a repository to this workspace first').waitFor();
-      await repository(owner.organization.id, ws.id as string);
+      await repository(owner.organization.id, ws.id);
       // Without a plan: 402, the reason in words, and the group is held.
       await page.getByRole('button', { name: 'Open a ticket' }).click();
       await page.getByText('Your plan does not include proactive tickets.', { exact: true }).first().waitFor();
@@ -206,7 +207,7 @@ if (browserAvailable(t)) {
       await page.getByLabel('Ticket', { exact: true }).fill(`${h.base}/tickets/${ticketId}`);
       await page.getByRole('button', { name: 'Learn the pattern' }).click();
       await page.getByText(/^Pattern learned:/).waitFor();
-      const again = await secondTicket(owner.organization.id, ws.id as string, ticketId);
+      const again = await secondTicket(owner.organization.id, ws.id, ticketId);
       await page.getByLabel('Ticket to match').fill(again);
       await page.getByRole('button', { name: 'Match', exact: true }).click();
       await page.getByText(/^Because of: .*the same error group/).waitFor();
@@ -216,9 +217,11 @@ if (browserAvailable(t)) {
       // The widget: origins and capture saved, the preview from its configuration, a test report.
       await page.getByRole('link', { name: 'Widget', exact: true }).click();
       await page.getByRole('heading', { name: 'Preview' }).waitFor();
-      const settings = JSON.parse(
-        (await h.app.server.inject({ method: 'GET', url: `/v1/workspaces/${ws.id}/widget`, ...owner.auth })).payload,
-      );
+      const widget = async () =>
+        JSON.parse(
+          (await h.app.server.inject({ method: 'GET', url: `/v1/workspaces/${ws.id}/widget`, ...owner.auth })).payload,
+        ) as Schema<'WidgetSettings'>;
+      const settings = await widget();
       const preview = page.getByRole('group', { name: 'Widget preview' });
       await preview.getByRole('button', { name: settings.preview.texts.button }).waitFor();
       await preview.getByText(settings.preview.texts.title).waitFor();
@@ -226,9 +229,7 @@ if (browserAvailable(t)) {
       await page.getByLabel('A screenshot (the user chooses)').setChecked(!settings.capture.screenshot);
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.getByText('Widget settings saved').waitFor();
-      const saved = JSON.parse(
-        (await h.app.server.inject({ method: 'GET', url: `/v1/workspaces/${ws.id}/widget`, ...owner.auth })).payload,
-      );
+      const saved = await widget();
       t.same(saved.allowed_origins, ['https://shop.example.com'], 'the origin is stored');
       t.equal(saved.capture.screenshot, !settings.capture.screenshot, 'the screenshot capture changed');
       t.equal(

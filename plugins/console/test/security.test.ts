@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
+import type { App } from '../../../core/kernel/app.js';
 import { addMember, onPlan, signUp } from '../../../test/helpers/accounts.js';
 import { startDns } from '../../../test/helpers/dns-server.js';
 import { makeKeyPair } from '../../sso/test/helpers/certs.js';
@@ -7,6 +8,24 @@ import { setPlan } from '../../sso/test/helpers/fixtures.js';
 import { startOidcProvider } from '../../sso/test/helpers/oidc-idp.js';
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 import { signedInPage } from './tickets-walk.js';
+
+/** An organization as stored (organizations), the columns this test reads. */
+interface OrganizationRow {
+  id: string;
+  name: string;
+  slug: string;
+  retention_days: number;
+  sso_enforced: boolean;
+  approval_min_approvers: number;
+  approval_roles: string[];
+}
+
+/** The stored row of an organization. */
+async function storedOrganization(app: App, id: string): Promise<OrganizationRow> {
+  const row = await app.db<OrganizationRow>('organizations').where({ id }).first();
+  if (!row) throw new Error(`organization ${id} is not stored`);
+  return row;
+}
 
 // Issue 27, the security section: an owner on Enterprise connects the company's identity provider
 // (a real oidc-provider), copies the redirect URI it needs and tests it; a SAML connection with an
@@ -130,11 +149,7 @@ if (browserAvailable(t)) {
     await enforcement.getByText('Required', { exact: true }).waitFor();
     await enforcement.getByText(/^10 codes left/).waitFor();
     t.notMatch(await page.locator('body').innerText(), codes[0], 'the codes are gone from the page');
-    t.equal(
-      (await h.app.db('organizations').where({ id: owner.organization.id }).first()).sso_enforced,
-      true,
-      'single sign-on is required',
-    );
+    t.equal((await storedOrganization(h.app, owner.organization.id)).sso_enforced, true, 'single sign-on is required');
 
     // Approvals: two people, reviewers too.
     const approvals = page.getByRole('form', { name: 'Approvals' });
@@ -142,7 +157,7 @@ if (browserAvailable(t)) {
     await approvals.getByLabel('Reviewer').check();
     await approvals.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Approval settings saved').waitFor();
-    const org = await h.app.db('organizations').where({ id: owner.organization.id }).first();
+    const org = await storedOrganization(h.app, owner.organization.id);
     t.same(
       [org.approval_min_approvers, [...org.approval_roles].sort()],
       [2, ['admin', 'owner', 'reviewer']],
@@ -163,7 +178,7 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Organization saved').waitFor();
     await page.getByText('Single sign-on required').waitFor();
-    const saved = await h.app.db('organizations').where({ id: owner.organization.id }).first();
+    const saved = await storedOrganization(h.app, owner.organization.id);
     t.same([saved.name, saved.slug, saved.retention_days], ['Umbrella Corporation', 'umbrella-corp', 30]);
     await expectAccessible(t, page, 'organization settings');
     await screenshot(page, 'organization-en');

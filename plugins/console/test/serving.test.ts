@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { ApiError } from '../../../test/helpers/api-types.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 
 // One service with the console on (the default) and one with it off.
@@ -26,7 +27,7 @@ t.test("the console answers every page path with its index.html, never the API's
 
   const api = await app.server.inject('/v1/no-such-operation');
   t.equal(api.statusCode, 404, "an unknown API path stays the API's 404");
-  t.equal(JSON.parse(api.payload).code, 'not_found');
+  t.equal((JSON.parse(api.payload) as ApiError).code, 'not_found');
   t.equal((await app.server.inject('/docs/no-such-page')).statusCode, 404, 'so does one under /docs');
   t.match((await app.server.inject('/docs')).payload, /swagger/i, 'the API docs keep their page');
   t.equal(
@@ -56,6 +57,6 @@ t.test('an operator who turns the console off gets the 404 of before', async (t)
   t.notOk(off.plugins.includes('console'));
   const res = await off.server.inject('/');
   t.equal(res.statusCode, 404);
-  t.equal(JSON.parse(res.payload).code, 'not_found');
+  t.equal((JSON.parse(res.payload) as ApiError).code, 'not_found');
   t.equal((await off.server.inject('/login')).statusCode, 404);
 });

@@ -73,7 +73,7 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Account: Linus Torvalds' }).waitFor();
     await expectAccessible(t, page, 'profile after code host sign-in');
     await screenshot(page, 'profile-codehost-linked-en-light');
-    const user = await h.app.db('users').where({ id: owner.user.id }).first();
+    const user = await h.app.db('users').where({ id: owner.user.id }).first<{ code_host_login: string | null }>();
     t.equal(user.code_host_login, LINUS.login, 'the login is linked to the existing account');
   });
 

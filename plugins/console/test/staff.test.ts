@@ -1,5 +1,7 @@
 import t from 'tap';
+import type { AuditEntry } from '../../../core/audit/audit-writer.js';
 import { signUp } from '../../../test/helpers/accounts.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 import { signedInPage } from './tickets-walk.js';
 
@@ -56,10 +58,13 @@ if (browserAvailable(t)) {
     await page.getByRole('region', { name: 'Summary' }).getByText('Enterprise', { exact: true }).waitFor();
     await expectAccessible(t, page, 'staff organization');
     await screenshot(page, 'staff-organization-en');
-    const org = await h.app.db('organizations').where({ id: initech.organization.id }).first('plan');
-    t.equal(org.plan, 'enterprise', 'the organization is on Enterprise');
+    const org = await h.app
+      .db<{ id: string; plan: string | null }>('organizations')
+      .where({ id: initech.organization.id })
+      .first('plan');
+    t.equal(org?.plan, 'enterprise', 'the organization is on Enterprise');
     const audit = await h.app
-      .db('audit_entries')
+      .db<AuditEntry>('audit_entries')
       .where({ org_id: initech.organization.id, action: 'billing.plan_granted' });
     t.equal(audit.length, 1, 'audited once in the organization');
     t.equal(audit[0].actor_type, 'staff');
@@ -76,8 +81,8 @@ if (browserAvailable(t)) {
     await page.getByText('The claim of Initech is approved.').waitFor();
     await page.getByText('No claims here').waitFor();
     const decided = await h.app
-      .db('billing_claims')
-      .where({ id: JSON.parse(claim.payload).id })
+      .db<{ id: string; status: string; decision_note: string | null }>('billing_claims')
+      .where({ id: (JSON.parse(claim.payload) as Schema<'Claim'>).id })
       .first('status', 'decision_note');
     t.same(decided, { status: 'approved', decision_note: 'Read it, thanks' });
     await screenshot(page, 'staff-claims-en');

@@ -37,7 +37,7 @@ if (browserAvailable(t)) {
     );
     await edit.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Rick Reviewer is now Admin').waitFor();
-    t.equal((await h.app.db('users').where({ id: reviewer.user.id }).first()).role, 'admin');
+    t.equal((await h.app.db('users').where({ id: reviewer.user.id }).first<{ role: string }>('role')).role, 'admin');
 
     // An invitation to one workspace; an address the API refuses is shown at the field.
     await page.getByLabel('Email').fill('not-an-address');

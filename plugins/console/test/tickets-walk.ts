@@ -12,8 +12,8 @@ import {
   connectRepository,
   createWorkspace,
   receiveEmail,
-  type Json,
 } from '../../fixes/test/helpers.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
 import { startConsole, type ConsoleHarness } from './browser.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
@@ -40,7 +40,7 @@ export function startTicketsConsole(t: Test): Promise<ConsoleHarness> {
 
 export interface Shop {
   owner: SignedUp;
-  workspace: Json;
+  workspace: Schema<'Workspace'>;
 }
 
 /** An owner with a workspace and its repository, as onboarding leaves them. */

@@ -129,7 +129,7 @@ if (browserAvailable(t)) {
       .db('fix_approvals')
       .join('fix_attempts', 'fix_attempts.id', 'fix_approvals.fix_attempt_id')
       .where('fix_attempts.ticket_id', id)
-      .first('fix_approvals.sha');
+      .first<{ sha: string }>('fix_approvals.sha');
     t.equal(approval.sha.slice(0, 7), head, 'the approval names the commit the page showed');
     await screenshot(page, 'ticket-released-en-light');
 

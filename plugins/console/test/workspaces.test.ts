@@ -3,6 +3,18 @@ import { onPlan, signUp } from '../../../test/helpers/accounts.js';
 import { browserAvailable, expectAccessible, screenshot, startConsole } from './browser.js';
 import { signedInPage } from './tickets-walk.js';
 
+/** A workspace as stored (workspaces), the columns this test reads. */
+interface WorkspaceRow {
+  id: string;
+  autonomy: string;
+  /** numeric: a number or its text, as the driver answers it. */
+  confidence_threshold: number | string;
+  sla_first_response_minutes: number | null;
+  /** JSON: parsed, or its text. */
+  report_recipients: string[] | string | null;
+  archived_at: Date | null;
+}
+
 // Issue 27, workspaces: an owner creates a workspace from the console (the plan's limit and a
 // taken slug said where they belong), changes settings group by group (a field the API refuses
 // shown at the field, a forbidden agent choice explained), and archives it after confirming.
@@ -23,6 +35,11 @@ if (browserAvailable(t)) {
     await page.getByRole('button', { name: 'Create the workspace' }).click();
     await page.getByRole('heading', { name: 'Workspace settings: Help desk' }).waitFor();
     const id = page.url().split('/workspaces/')[1];
+    const storedWorkspace = async () => {
+      const row = await h.app.db<WorkspaceRow>('workspaces').where({ id }).first();
+      if (!row) throw new Error(`workspace ${id} is not stored`);
+      return row;
+    };
     t.match(
       await page
         .getByText(/@inbound\./)
@@ -59,7 +76,7 @@ if (browserAvailable(t)) {
     await autonomy.getByLabel('Confidence threshold (0 to 1)').fill('0.8');
     await autonomy.getByRole('button', { name: 'Save: Autonomy and categories' }).click();
     await page.getByText('Autonomy and categories: saved').waitFor();
-    const stored = await h.app.db('workspaces').where({ id }).first();
+    const stored = await storedWorkspace();
     t.equal(stored.autonomy, 'autopilot');
     t.equal(Number(stored.confidence_threshold), 0.8);
 
@@ -76,7 +93,7 @@ if (browserAvailable(t)) {
     await slas.getByLabel('First response within (minutes)').fill('30');
     await slas.getByRole('button', { name: 'Save: Service levels' }).click();
     await page.getByText('Service levels: saved').waitFor();
-    t.equal((await h.app.db('workspaces').where({ id }).first()).sla_first_response_minutes, 30);
+    t.equal((await storedWorkspace()).sla_first_response_minutes, 30);
 
     // A managed workspace cannot use "another agent": the API's 422 explains why, at the agent.
     const agent = page.locator('#ws-agent');
@@ -96,7 +113,7 @@ if (browserAvailable(t)) {
     await reports.getByLabel('Send the report automatically each month').check();
     await reports.getByRole('button', { name: 'Save: Reports' }).click();
     await page.getByText('Reports: saved').waitFor();
-    const after = await h.app.db('workspaces').where({ id }).first();
+    const after = await storedWorkspace();
     t.same(
       typeof after.report_recipients === 'string' ? JSON.parse(after.report_recipients) : after.report_recipients,
       ['cto@northwind.example', 'support@northwind.example'],
@@ -112,7 +129,7 @@ if (browserAvailable(t)) {
     await dialog.getByRole('button', { name: 'Archive it' }).click();
     await page.getByText(/^Archived on /).waitFor();
     t.ok(await page.getByLabel('Workspace name').isDisabled(), "an archived workspace's settings are read-only");
-    t.ok((await h.app.db('workspaces').where({ id }).first()).archived_at, 'archived on the service');
+    t.ok((await storedWorkspace()).archived_at, 'archived on the service');
     await page.getByRole('link', { name: '← All workspaces' }).click();
     await page.getByLabel('Show archived workspaces').check();
     await page.getByRole('cell', { name: 'Archived' }).waitFor();

@@ -5,7 +5,8 @@ import {
   call,
   receiveEmail,
   startManagedFixesApp,
-  type Json,
+  type ReleaseRow,
+  type SubscriberRow,
   shopWithApprovedFixes,
   ticketInState,
   releaseNotices,
@@ -58,7 +59,7 @@ t.test(
     );
 
     const queue = await call(app, owner, 'GET', '/v1/approvals');
-    t.equal(queue.status, 200, queue.body.message);
+    t.equal(queue.status, 200, queue.payload);
     t.match(
       queue.body.items,
       [
@@ -80,13 +81,13 @@ t.test(
       comment: 'LGTM',
       public_summary: 'The cart total now counts quantities.',
     });
-    t.equal(ok.status, 200, ok.body.message);
+    t.equal(ok.status, 200, ok.payload);
     t.equal(ok.body.state, 'releasing');
     const done = await ticketInState(app, owner, id, 'customer_notified', 'the release and the notice');
     t.match(done, { public_state: 'resolved', resolved_version: '0.1.0' });
     t.ok(done.released_at);
 
-    const rel = (await db('fix_releases').where({ ticket_id: id })) as Json[];
+    const rel = (await db('fix_releases').where({ ticket_id: id })) as ReleaseRow[];
     t.equal(rel.length, 1, 'one release');
     t.match(rel[0], {
       status: 'released',
@@ -121,7 +122,7 @@ t.test(
       "the customer's notice is a release_notice draft, sent",
     );
     t.ok(
-      ((await db('ticket_subscribers').where({ ticket_id: id }).first()) as Json).notified_at,
+      ((await db('ticket_subscribers').where({ ticket_id: id }).first()) as SubscriberRow).notified_at,
       'the subscriber is marked notified',
     );
 

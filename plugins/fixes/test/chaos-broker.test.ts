@@ -17,7 +17,10 @@ import {
   receiveEmail,
   startFixesApp,
   waitFor,
-  type Json,
+  type AttemptRow,
+  type CountRow,
+  type DiagnosisRow,
+  type JobRow,
   shopWithApprovedFixes,
   releaseNotices,
   NOTICES_TO_REPORTER_AND_FOLLOWER,
@@ -30,7 +33,13 @@ const skip = AMQP_URL
 
 const DOCS =
   '# Exporting data\n\n## Export invoices to CSV\n\nOpen Billing, choose Invoices, then click Export and pick CSV.\n';
-const count = async (q: Knex.QueryBuilder): Promise<number> => Number(((await q.count('* as n').first()) as Json).n);
+const count = async (q: Knex.QueryBuilder): Promise<number> =>
+  Number(((await q.count('* as n').first()) as CountRow).n);
+/** An event waiting in the outbox, the columns this test reads. */
+interface OutboxRow {
+  type: string;
+  last_error: string | null;
+}
 
 t.test(
   'chaos: the broker is unreachable mid-loop; every event is published after the reconnect and handled once',
@@ -72,7 +81,7 @@ t.test(
     );
     const job = await waitFor(
       async () => {
-        const row = (await db('fix_jobs').where({ ticket_id: bug, kind: 'fix' }).first()) as Json | undefined;
+        const row = (await db('fix_jobs').where({ ticket_id: bug, kind: 'fix' }).first()) as JobRow | undefined;
         return row && (await db('fix_job_events').where({ job_id: row.id, type: 'agent_output' }).first()) ? row : null;
       },
       'the fix job to be mid-run',
@@ -93,7 +102,7 @@ t.test(
     });
     await waitFor(
       async () =>
-        ((await db('fix_attempts').where({ ticket_id: bug }).first()) as Json | undefined)?.status === 'verified',
+        ((await db('fix_attempts').where({ ticket_id: bug }).first()) as AttemptRow | undefined)?.status === 'verified',
       'the fix verified during the outage',
       20_000,
     );
@@ -102,7 +111,7 @@ t.test(
         const rows = (await db('outbox')
           .whereIn('type', ['fixes.open_pr', 'tickets.created'])
           .whereNull('published_at')
-          .where('attempts', '>', 0)) as Json[];
+          .where('attempts', '>', 0)) as OutboxRow[];
         return rows.length >= 2 ? rows : null;
       },
       'the relay to keep the events it could not publish',
@@ -118,7 +127,7 @@ t.test(
       'last_error says why',
     );
     t.notOk(
-      ((await db('fix_attempts').where({ ticket_id: bug }).first()) as Json).pr_number,
+      ((await db('fix_attempts').where({ ticket_id: bug }).first()) as AttemptRow).pr_number,
       'no pull request while the broker is away',
     );
     t.equal(
@@ -133,7 +142,7 @@ t.test(
     const attempt = await verified(bug, 'the pull request after the reconnect', 30_000);
     t.ok(proxy.accepted > acceptedBefore, 'the service reconnected through the proxy');
     const dx = await waitFor(
-      async () => db('fix_diagnoses').where({ ticket_id: question }).first() as Promise<Json | undefined>,
+      async () => db('fix_diagnoses').where({ ticket_id: question }).first() as Promise<DiagnosisRow | undefined>,
       'the question diagnosed after the reconnect',
       20_000,
     );

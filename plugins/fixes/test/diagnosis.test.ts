@@ -8,7 +8,10 @@ import {
   receiveEmail,
   startFixesApp,
   waitFor,
-  type Json,
+  type CountRow,
+  type DiagnosisRow,
+  type DraftRow,
+  type JobRow,
 } from './helpers.js';
 
 const DOCS = `# Exporting data
@@ -41,14 +44,14 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
 
   const settled = (ticketId: string) =>
     waitFor(async () => {
-      const row = (await db('fix_jobs').where({ ticket_id: ticketId, kind: 'diagnose' }).first()) as Json | undefined;
+      const row = (await db('fix_jobs').where({ ticket_id: ticketId, kind: 'diagnose' }).first()) as JobRow | undefined;
       if (!row || !['succeeded', 'failed', 'dead', 'cancelled'].includes(row.status)) return null;
-      const d = (await db('fix_diagnoses').where({ ticket_id: ticketId }).first()) as Json | undefined;
+      const d = (await db('fix_diagnoses').where({ ticket_id: ticketId }).first()) as DiagnosisRow | undefined;
       return d ? { job: row, diagnosis: d } : null;
     }, 'the diagnosis');
   const ticket = async (id: string) => (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
   const drafts = async (id: string) =>
-    (await db('ticket_drafts').where({ ticket_id: id }).orderBy('created_at')) as Json[];
+    (await db('ticket_drafts').where({ ticket_id: id }).orderBy('created_at')) as DraftRow[];
 
   await t.test(
     'copilot/approve: an English usage question gets a reply draft quoting the docs, with references',
@@ -68,7 +71,7 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
         'draft_ready',
       );
       t.match(tk, { category: 'usage', public_state: 'in_analysis', needs_team_action: true });
-      t.ok(tk.latest_confidence > 0.5);
+      t.ok((tk.latest_confidence ?? 0) > 0.5);
       const [d] = await drafts(id);
       t.match(d, { kind: 'reply', status: 'draft', language: 'en', diagnosis_id: diagnosis.id });
       t.match(d.body_md, /^Hello/);
@@ -84,7 +87,7 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
           .whereRaw('? = any(to_addresses)', ['ada.lovelace@example.com'])
           .count('* as n')
           .first()
-          .then((r) => Number((r as Json).n))
+          .then((r) => Number((r as CountRow).n))
           .catch(() => 0),
         0,
         'nothing sent without a click',
@@ -93,7 +96,7 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
       const events = await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${job.id}/events`);
       t.equal(events.status, 200);
       t.ok(
-        events.body.items.some((e: Json) => e.type === 'classification'),
+        events.body.items.some((e) => e.type === 'classification'),
         'the job log',
       );
       t.equal(
@@ -135,12 +138,13 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
       'answered by autopilot',
     );
     t.equal(tk.public_state, 'answered');
-    const out = tk.messages.filter((m: Json) => m.direction === 'out');
+    const out = tk.messages.filter((m) => m.direction === 'out');
     t.equal(out.length, 1, 'one reply');
     t.match(out[0].body_text, /^Buongiorno/);
     const [d] = await drafts(id);
     t.match(d, { status: 'sent', approved_by_user_id: null });
-    const audit = await db('audit_entries').where({ action: 'ticket.draft_sent', target_id: d.id }).first();
+    const audit = (await db('audit_entries').where({ action: 'ticket.draft_sent', target_id: d.id }).first()) as
+      { actor_type: string } | undefined;
     t.match(audit, { actor_type: 'job' }, 'sent by the job, audited as such');
 
     // A bug is not in autopilot_categories: no draft goes out; the team gets it.
@@ -158,7 +162,7 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
 
   await t.test('a question the documentation does not answer is escalated to the team, who are emailed', async (t) => {
     const before = Number(
-      ((await db('mail_messages').where({ template: 'tickets.escalated' }).count('* as n').first()) as Json).n,
+      ((await db('mail_messages').where({ template: 'tickets.escalated' }).count('* as n').first()) as CountRow).n,
     );
     const id = await receiveEmail(app, ws.inbound_address, {
       subject: 'Utenti',
@@ -170,7 +174,7 @@ t.test('the loop diagnoses every new ticket: drafts grounded in the docs (en/it)
     const tk = await waitFor(async () => ((await ticket(id)).state === 'escalated' ? ticket(id) : null), 'escalated');
     t.equal(tk.needs_team_action, true);
     const after = Number(
-      ((await db('mail_messages').where({ template: 'tickets.escalated' }).count('* as n').first()) as Json).n,
+      ((await db('mail_messages').where({ template: 'tickets.escalated' }).count('* as n').first()) as CountRow).n,
     );
     t.ok(after > before, 'the team is emailed');
     t.ok(

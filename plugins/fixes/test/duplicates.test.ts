@@ -1,6 +1,16 @@
 import t from 'tap';
 import type { App } from '../../../core/kernel/app.js';
-import { call, receiveEmail, waitFor, type Json } from './helpers.js';
+import {
+  call,
+  receiveEmail,
+  waitFor,
+  type AttemptRow,
+  type DiagnosisRow,
+  type DraftRow,
+  type MailRow,
+  type SubscriberRow,
+  type TicketRow,
+} from './helpers.js';
 import { BUG_REPORT } from './fixtures/cart.js';
 import { TAX_REPORT, releaseShop, startReleases } from './fixtures/releases.js';
 
@@ -31,7 +41,7 @@ t.test(
       from: 'Bob Byte <bob.byte@example.com>',
     });
     const dx = await waitFor(
-      async () => (await db('fix_diagnoses').where({ ticket_id: bob }).first()) as Json | undefined,
+      async () => (await db('fix_diagnoses').where({ ticket_id: bob }).first()) as DiagnosisRow | undefined,
       "Bob's diagnosis",
     );
     t.match(
@@ -40,7 +50,7 @@ t.test(
       'the diagnosis names the likely original',
     );
     const bobTicket = await waitFor(async () => {
-      const tk = (await db('tickets').where({ id: bob }).first()) as Json;
+      const tk = (await db('tickets').where({ id: bob }).first()) as TicketRow;
       return tk.state === 'escalated' ? tk : null;
     }, "Bob's ticket with the team");
     t.match(
@@ -57,12 +67,12 @@ t.test(
     t.equal((await db('fix_jobs').where({ ticket_id: bob, kind: 'fix' })).length, 0, 'no fix job either');
 
     // The team closes Bob's as a duplicate: his status page follows Ada's ticket, not resolved.
-    const bobStatus = (await call(app, owner, 'GET', `/v1/tickets/${bob}`)).body.public_status_url as string;
+    const bobStatus = (await call(app, owner, 'GET', `/v1/tickets/${bob}`)).body.public_status_url;
     const closed = await call(app, owner, 'POST', `/v1/tickets/${bob}/close`, {
       reason: 'duplicate',
       duplicate_of_ticket_id: cart,
     });
-    t.equal(closed.status, 200, closed.body.message);
+    t.equal(closed.status, 200, closed.payload);
     t.same(
       await statusPage(app, bobStatus),
       { state: 'fix_in_progress', release: undefined },
@@ -80,7 +90,7 @@ t.test(
       200,
     );
     const superseded = await waitFor(async () => {
-      const a = (await db('fix_attempts').where({ id: taxFix.id }).first()) as Json;
+      const a = (await db('fix_attempts').where({ id: taxFix.id }).first()) as AttemptRow;
       return a.status === 'superseded' && a.pr_state === 'closed' ? a : null;
     }, "Dora's fix attempt closed");
     t.ok(superseded, 'her attempt is superseded');
@@ -93,7 +103,7 @@ t.test(
       { actor_type: 'system' },
     ]);
     t.same(
-      (await call(app, owner, 'GET', '/v1/approvals')).body.items.map((i: Json) => i.fix_attempt_id),
+      (await call(app, owner, 'GET', '/v1/approvals')).body.items.map((i) => i.fix_attempt_id),
       [cartFix.id],
       "only Ada's fix waits for approval",
     );
@@ -103,7 +113,7 @@ t.test(
       (await call(app, owner, 'POST', `/v1/tickets/${cart}/subscribers`, { email: 'grace.hopper@example.com' })).status,
       201,
     );
-    const subs = (await db('ticket_subscribers').where({ ticket_id: cart }).orderBy('created_at')) as Json[];
+    const subs = (await db('ticket_subscribers').where({ ticket_id: cart }).orderBy('created_at')) as SubscriberRow[];
     t.same(
       subs.map((s) => [s.email, s.source, s.thread_ticket_id]),
       [
@@ -118,9 +128,9 @@ t.test(
       approved_sha: cartFix.head_sha,
       public_summary: 'The cart total now counts quantities.',
     });
-    t.equal(ok.status, 200, ok.body.message);
+    t.equal(ok.status, 200, ok.payload);
     await waitFor(
-      async () => ((await db('tickets').where({ id: cart }).first()) as Json).state === 'customer_notified',
+      async () => ((await db('tickets').where({ id: cart }).first()) as TicketRow).state === 'customer_notified',
       'the release and its notices',
       30_000,
     );
@@ -128,7 +138,7 @@ t.test(
     // Each customer hears of their own report: their subject, their status page; a follower of nobody's.
     const mails = (await db('mail_messages')
       .whereIn('template', ['fixes.release_notice', 'fixes.release_notice_subscriber'])
-      .orderBy('to_address')) as Json[];
+      .orderBy('to_address')) as MailRow[];
     t.same(
       mails.map((m) => [m.to_address, m.template, m.ticket_ref, m.subject]),
       [
@@ -154,7 +164,7 @@ t.test(
     t.match(bobMail.text, /The cart total now counts quantities\./, "with the original's approved summary");
 
     // The notices are release_notice drafts of each customer's own ticket; the duplicates are resolved with the version.
-    const drafts = (await db('ticket_drafts').where({ kind: 'release_notice' }).orderBy('ticket_id')) as Json[];
+    const drafts = (await db('ticket_drafts').where({ kind: 'release_notice' }).orderBy('ticket_id')) as DraftRow[];
     t.same(
       drafts.map((d) => [d.ticket_id, d.status]).sort(),
       [
@@ -170,7 +180,7 @@ t.test(
       'now resolved, with the release',
     );
     t.ok(
-      (await db('ticket_subscribers').where({ ticket_id: cart })).every((s: Json) => s.notified_at),
+      ((await db('ticket_subscribers').where({ ticket_id: cart })) as SubscriberRow[]).every((s) => s.notified_at),
       'every subscriber is marked notified',
     );
 
@@ -178,8 +188,11 @@ t.test(
     const link = new URL(/https?:\/\/\S+\/unsubscribe\/\S+/.exec(bobMail.text)![0]);
     t.equal((await app.server.inject({ method: 'POST', url: link.pathname })).statusCode, 200);
     t.ok(
-      ((await db('ticket_subscribers').where({ ticket_id: cart, email: 'bob.byte@example.com' }).first()) as Json)
-        .unsubscribed_at,
+      (
+        (await db('ticket_subscribers')
+          .where({ ticket_id: cart, email: 'bob.byte@example.com' })
+          .first()) as SubscriberRow
+      ).unsubscribed_at,
       'unsubscribed_at is set',
     );
     t.equal(

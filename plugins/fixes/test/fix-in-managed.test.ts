@@ -4,7 +4,8 @@ import {
   call,
   receiveEmail,
   waitFor,
-  type Json,
+  type CountRow,
+  type JobRow,
   shopWithRepository,
   startManagedFixesApp,
   fixWithPullRequest,
@@ -34,7 +35,7 @@ t.test(
           (await db('credit_balances')
             .where({ org_id: owner.organization.id })
             .sum('fixes_remaining as n')
-            .first()) as Json
+            .first()) as CountRow
         ).n ?? 0,
       );
     const before = await credits();
@@ -73,10 +74,10 @@ t.test(
       .update({ status: 'queued', lease_expires_at: null, run_after: new Date(Date.now() + 3_600_000) });
 
     const res = await call(app, owner, 'POST', `/v1/tickets/${id}/fix-in-managed`);
-    t.equal(res.status, 200, res.body.message);
+    t.equal(res.status, 200, res.payload);
     t.equal(res.body.state, 'fixing');
     t.equal(
-      ((await db('fix_jobs').where({ id: 'job_fake_running' }).first()) as Json).status,
+      ((await db('fix_jobs').where({ id: 'job_fake_running' }).first()) as JobRow).status,
       'cancelled',
       'the queued fix is replaced',
     );

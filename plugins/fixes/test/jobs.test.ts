@@ -8,7 +8,7 @@ import type { JobQueue } from '../services/job-queue.js';
 import { JobWorker } from '../services/job-worker.js';
 import { mask } from '../services/mask.js';
 import { allPages } from '../../../test/helpers/call.js';
-import { call, createWorkspace, grantFixCredits, startFixesApp, waitFor, type Json } from './helpers.js';
+import { call, createWorkspace, grantFixCredits, startFixesApp, waitFor } from './helpers.js';
 
 /** An executor the tests drive: each job waits for `release(jobId)` before it completes. */
 class ScriptedExecutor extends AbstractAgentExecutor {
@@ -244,7 +244,7 @@ t.test(
         t.equal(res.status, 200);
         t.equal(res.body.items.length, 2);
         t.ok(res.body.next_cursor);
-        const all = pages.flatMap((page) => page.body.items as Json[]);
+        const all = pages.flatMap((page) => page.body.items);
         t.same(all.map((e) => e.type).slice(0, 2), ['claimed', 'output']);
         const output = all.find((e) => e.type === 'output')!;
         t.notMatch(output.message, /ghp_0123/, 'token masked');
@@ -256,7 +256,7 @@ t.test(
           `/v1/tickets/${tk.id}/jobs/${j.id}/events?after=${all[all.length - 2].id}`,
         );
         t.same(
-          tail.body.items.map((e: { id: string }) => e.id),
+          tail.body.items.map((e) => e.id),
           [all[all.length - 1].id],
           'after tails the log',
         );

@@ -7,7 +7,10 @@ import {
   jobEvents,
   receiveEmail,
   waitFor,
-  type Json,
+  type AttemptRow,
+  type CountRow,
+  type DiagnosisRow,
+  type JobRow,
   startManagedFixesApp,
   shopWithApprovedFixes,
 } from './helpers.js';
@@ -30,12 +33,12 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     body: 'The cart total is wrong since the last update: cartTotal ignores the quantity. Error 500 at checkout.',
   });
   const dx = await waitFor(
-    async () => db('fix_diagnoses').where({ ticket_id: id }).first() as Promise<Json | undefined>,
+    async () => db('fix_diagnoses').where({ ticket_id: id }).first() as Promise<DiagnosisRow | undefined>,
     'the diagnosis',
   );
   t.match(dx, { category: 'bug', outcome: 'fix_queued' });
   t.ok(
-    dx.references.some((r: Json) => r.path === 'cart.js'),
+    dx.references.some((r) => r.path === 'cart.js'),
     'references point at the code',
   );
 
@@ -61,7 +64,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     needs_team_action: true,
     category: 'bug',
   });
-  const job = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as Json;
+  const job = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as JobRow;
   t.match(job, { status: 'succeeded', executor: 'agent-managed', fix_attempt_id: attempt.id });
   const events = await jobEvents(app, owner, id, job);
   t.ok(
@@ -77,7 +80,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
       .where({ ticket_id: id, kind: 'fix' })
       .count('* as n')
       .first()
-      .then((r) => Number((r as Json).n)),
+      .then((r) => Number((r as CountRow).n)),
     1,
     'one fix job',
   );
@@ -110,12 +113,12 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     fix_attempt_id: attempt.id,
     comment: 'Please also handle a missing qty.',
   });
-  t.equal(rc.status, 200, rc.body.message);
+  t.equal(rc.status, 200, rc.payload);
   t.equal(rc.body.state, 'fixing');
   t.equal((await host.getPullRequest(ref, attempt.pr_number))?.state, 'closed', 'the old pull request is closed');
   const second = await waitFor(
     async () => {
-      const a = (await db('fix_attempts').where({ ticket_id: id, number: 2 }).first()) as Json | undefined;
+      const a = (await db('fix_attempts').where({ ticket_id: id, number: 2 }).first()) as AttemptRow | undefined;
       return a?.status === 'verified' ? a : null;
     },
     'the second attempt',
@@ -127,10 +130,10 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     branch: `patchwell/${id}-2`,
   });
   t.match(
-    ((await db('fix_jobs').where({ id: second.job_id }).first()) as Json).payload.instructions,
+    ((await db('fix_jobs').where({ id: second.job_id }).first()) as JobRow).payload.instructions,
     /Please also handle a missing qty/,
   );
-  t.equal(((await db('fix_attempts').where({ id: attempt.id }).first()) as Json).status, 'superseded');
+  t.equal(((await db('fix_attempts').where({ id: attempt.id }).first()) as AttemptRow).status, 'superseded');
   t.equal(
     (
       await call(app, owner, 'POST', `/v1/tickets/${id}/request-changes`, {
@@ -146,10 +149,10 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     fix_attempt_id: second.id,
     draft: true,
   });
-  t.equal(opened.status, 200, opened.body.message);
-  const second2 = (await db('fix_attempts').where({ id: second.id }).first()) as Json;
+  t.equal(opened.status, 200, opened.payload);
+  const second2 = (await db('fix_attempts').where({ id: second.id }).first()) as AttemptRow;
   t.ok(second2.pr_number, 'copilot: the pull request opened on request');
-  t.match(await host.getPullRequest(ref, second2.pr_number), {
+  t.match(await host.getPullRequest(ref, second2.pr_number!), {
     draft: true,
     head: { sha: second2.head_sha },
   });
@@ -163,7 +166,7 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
       .where({ action: 'fix.pull_request_opened' })
       .count('* as n')
       .first()
-      .then((r) => Number((r as Json).n)),
+      .then((r) => Number((r as CountRow).n)),
     1,
   );
 
@@ -174,10 +177,10 @@ t.test('a bug report becomes a verified fix with a pull request (managed executo
     fix_attempt_id: second.id,
     comment: 'Wrong approach',
   });
-  t.equal(rej.status, 200, rej.body.message);
+  t.equal(rej.status, 200, rej.payload);
   t.match(rej.body, { state: 'escalated', public_state: 'team_review' });
-  t.equal((await host.getPullRequest(ref, second2.pr_number))?.state, 'closed', 'the pull request is closed');
-  t.equal(((await db('fix_attempts').where({ id: second.id }).first()) as Json).status, 'rejected');
+  t.equal((await host.getPullRequest(ref, second2.pr_number!))?.state, 'closed', 'the pull request is closed');
+  t.equal(((await db('fix_attempts').where({ id: second.id }).first()) as AttemptRow).status, 'rejected');
   t.ok(await db('audit_entries').where({ action: 'fix.rejected', target_id: second.id }).first(), 'audited');
   t.equal(
     (await call(app, owner, 'POST', `/v1/tickets/${id}/reject`, { fix_attempt_id: second.id })).status,

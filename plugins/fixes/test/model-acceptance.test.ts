@@ -12,7 +12,9 @@ import {
   grantFixCredits,
   receiveEmail,
   startFixesApp,
-  type Json,
+  type JobEventRow,
+  type JobRow,
+  type TicketRow,
   fixWithPullRequest,
   ticketInState,
 } from './helpers.js';
@@ -50,20 +52,20 @@ void t.test(
       test_command: 'node test.js',
       confidence_threshold: 0.5,
     });
-    const settings = await call(app, owner, 'PUT', `/v1/onboarding/execution/${String(ws.id)}`, {
+    const settings = await call(app, owner, 'PUT', `/v1/onboarding/execution/${ws.id}`, {
       mode: 'managed',
       agent: 'agent_1',
       auth: 'api-key',
       agent_key: KEY,
     });
     t.equal(settings.status, 200, JSON.stringify(settings.body));
-    await connectRepository(app, owner, String(ws.id), 'shop', REPO_FILES);
+    await connectRepository(app, owner, ws.id, 'shop', REPO_FILES);
 
-    const id = await receiveEmail(app, String(ws.inbound_address), BUG_REPORT);
+    const id = await receiveEmail(app, ws.inbound_address, BUG_REPORT);
     const attempt = await fixWithPullRequest(db, id, 'the verified fix with its pull request');
     t.match(attempt, { status: 'verified', tests_passed: true, verify_passed: true });
     t.match((await call(app, owner, 'GET', `/v1/tickets/${id}`)).body, { state: 'awaiting_approval', category: 'bug' });
-    const jobs = (await db('fix_jobs').where({ ticket_id: id }).orderBy('created_at')) as Json[];
+    const jobs = (await db('fix_jobs').where({ ticket_id: id }).orderBy('created_at')) as JobRow[];
     t.same(
       jobs.map((j): unknown[] => [j.kind, j.executor]),
       [
@@ -72,10 +74,10 @@ void t.test(
       ],
       'both jobs ran on the model-backed executor',
     );
-    const jobIds: string[] = jobs.map((j) => String(j.id));
-    const events = (await db('fix_job_events').whereIn('job_id', jobIds)) as Json[];
+    const jobIds = jobs.map((j) => j.id);
+    const events = (await db('fix_job_events').whereIn('job_id', jobIds)) as JobEventRow[];
     t.same(
-      events.filter((e) => e.type === 'tool_call').map((e): unknown => (e.data as Json).tool),
+      events.filter((e) => e.type === 'tool_call').map((e) => e.data.tool),
       ['read_file', 'apply_patch', 'run_tests'],
       'the tool calls are in the job log',
     );
@@ -85,13 +87,13 @@ void t.test(
       "every model call carried the workspace's model key credential",
     );
 
-    const bad = await receiveEmail(app, String(ws.inbound_address), {
+    const bad = await receiveEmail(app, ws.inbound_address, {
       subject: 'Invoices are missing',
       body: 'Since Monday the invoices of March are missing from the list.',
     });
     const escalated = await ticketInState(app, owner, bad, 'escalated', 'the escalation after two invalid answers');
     t.equal(escalated.id, bad);
-    const row = (await db('tickets').where({ id: bad }).first()) as Json;
+    const row = (await db('tickets').where({ id: bad }).first()) as TicketRow;
     t.match(
       row.escalation_reason,
       /invalid_model_output\): the model's answer was not a valid diagnosis twice: /,

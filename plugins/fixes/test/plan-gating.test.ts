@@ -13,7 +13,9 @@ import {
   shopWithRepository,
   startFixesApp,
   waitFor,
-  type Json,
+  type AttemptRow,
+  type CountRow,
+  type JobRow,
 } from './helpers.js';
 import { BUG_REPORT, CART_FIX, REPO_FILES } from './fixtures/cart.js';
 
@@ -35,7 +37,7 @@ const app = await startFixesApp(
 );
 const db = app.db as Knex;
 const queue = app.container.resolve<JobQueue>('fixJobs');
-const count = async (q: Knex.QueryBuilder) => Number(((await q.count('* as n').first()) as Json).n);
+const count = async (q: Knex.QueryBuilder) => Number(((await q.count('* as n').first()) as CountRow).n);
 const principalOf = (who: SignedUp): Principal => ({
   kind: 'session',
   userId: who.user.id,
@@ -76,7 +78,7 @@ t.test(
     const held = await waitFor(
       async () =>
         (await db('fix_jobs').where({ ticket_id: id, kind: 'fix', error_code: 'plan_limit_reached' }).first()) as
-          Json | undefined,
+          JobRow | undefined,
       'the held fix job',
     );
     t.match(held, {
@@ -88,7 +90,7 @@ t.test(
     });
     const ticket = (await call(app, owner, 'GET', `/v1/tickets/${id}`)).body;
     t.match(ticket, { state: 'fixing', needs_team_action: true }, "the ticket waits on the team's list");
-    const events = (await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${held.id}/events`)).body.items as Json[];
+    const events = (await call(app, owner, 'GET', `/v1/tickets/${id}/jobs/${held.id}/events`)).body.items;
     t.match(
       events,
       [
@@ -106,7 +108,8 @@ t.test(
     // Billing is asked again every holdRecheckMs; the hold is logged and announced once.
     await new Promise((r) => setTimeout(r, 1200));
     t.ok(
-      new Date(((await db('fix_jobs').where({ id: held.id }).first()) as Json).run_after).getTime() > Date.now() - 1000,
+      new Date(((await db('fix_jobs').where({ id: held.id }).first()) as JobRow).run_after).getTime() >
+        Date.now() - 1000,
       'asked again since',
     );
     t.equal(await count(db('fix_job_events').where({ job_id: held.id, type: 'held' })), 1, 'one held event');
@@ -117,7 +120,7 @@ t.test(
     await grantFixCredits(app, owner.organization.id, 1);
     const attempt = await waitFor(
       async () => {
-        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as Json;
+        const a = (await db('fix_attempts').where({ ticket_id: id }).first()) as AttemptRow;
         return a.status === 'verified' ? a : null;
       },
       'the fix, once paid for',
@@ -138,7 +141,7 @@ t.test(
           (await db('credit_balances')
             .where({ org_id: owner.organization.id })
             .sum('fixes_remaining as n')
-            .first()) as Json
+            .first()) as CountRow
         ).n,
       ),
       0,
@@ -153,8 +156,8 @@ t.test(
     const owner = await signUp(app, { orgName: 'Runner Co' });
     const ws = await createWorkspace(app, owner, 'Desk', { execution_mode: 'runner', runner_transport: 'container' });
     const reg = await call(app, owner, 'POST', '/v1/runner/register', { workspace_id: ws.id, name: 'ci' });
-    t.equal(reg.status, 201, reg.body.message);
-    const runner = { authorization: `Bearer ${reg.body.token as string}` };
+    t.equal(reg.status, 201, reg.payload);
+    const runner = { authorization: `Bearer ${reg.body.token!}` };
     const ticketId = await ticketIn(owner.organization.id, ws.id, 'Export is broken');
     const job = await db.transaction((trx) =>
       queue.enqueue(trx, {
@@ -206,7 +209,7 @@ t.test("an IDE agent's submission asks billing too: past the spend cap, 402 and 
   const ws = await createWorkspace(app, owner, 'Ide', { execution_mode: 'mcp' });
   const ticketId = await ticketIn(owner.organization.id, ws.id, 'How do I export?');
   const job = await waitFor(
-    async () => (await db('fix_jobs').where({ ticket_id: ticketId, kind: 'diagnose' }).first()) as Json | undefined,
+    async () => (await db('fix_jobs').where({ ticket_id: ticketId, kind: 'diagnose' }).first()) as JobRow | undefined,
     'the diagnosis job for the IDE agent',
   );
   t.equal(job.executor, 'agent-mcp');
@@ -222,7 +225,7 @@ t.test("an IDE agent's submission asks billing too: past the spend cap, 402 and 
   };
   const refused = await mcp.submitDiagnosis(principalOf(owner), input).then(
     () => null,
-    (err: Json) => err,
+    (err: unknown) => err,
   );
   t.match(
     refused,

@@ -5,7 +5,7 @@ import {
   call,
   localHost,
   receiveEmail,
-  type Json,
+  type ReleaseRow,
   startManagedFixesApp,
   fixWithPullRequest,
   shopWithRepository,
@@ -53,7 +53,7 @@ t.test(
       fix_attempt_id: attempt.id,
       comment: 'CI was red',
     });
-    t.equal(back.status, 200, back.body.message);
+    t.equal(back.status, 200, back.payload);
     t.equal(back.body.state, 'awaiting_approval');
     t.match(
       await db('fix_approvals').where({ fix_attempt_id: attempt.id }),
@@ -82,11 +82,11 @@ t.test(
 
     await host.setCommitStatus(repo.full_name, attempt.head_sha, { context: 'ci', state: 'success' });
     const retry = await call(app, owner, 'POST', `/v1/tickets/${id}/release/retry`, {});
-    t.equal(retry.status, 200, retry.body.message);
+    t.equal(retry.status, 200, retry.payload);
     t.equal(retry.body.state, 'releasing');
     const done = await state('customer_notified');
     t.match(done.resolved_version, /^\d{4}\.\d{2}\.\d{2}$/, 'calver');
-    const rels = (await db('fix_releases').where({ ticket_id: id }).orderBy('created_at')) as Json[];
+    const rels = (await db('fix_releases').where({ ticket_id: id }).orderBy('created_at')) as ReleaseRow[];
     t.equal(rels.filter((r) => r.status === 'released').length, 1, 'released once');
     t.equal(rels.at(-1)!.approved_sha, attempt.head_sha, 'at the approved commit');
     t.equal((await db('mail_messages').where({ template: 'fixes.release_notice' })).length, 1, 'one notice');

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { call, receiveEmail, waitFor, type Json } from './helpers.js';
+import { call, receiveEmail, waitFor } from './helpers.js';
 import { BUG_REPORT } from './fixtures/cart.js';
 import { TAX_REPORT, releaseShop, startReleases } from './fixtures/releases.js';
 
@@ -32,7 +32,7 @@ t.test(
       ).status,
       200,
     );
-    const p1 = await waitFor(async () => (await proposal()).body.items[0] as Json | undefined, 'the proposal');
+    const p1 = await waitFor(async () => (await proposal()).body.items.at(0), 'the proposal');
     t.match(p1, {
       kind: 'batched',
       status: 'proposed',
@@ -58,7 +58,7 @@ t.test(
       200,
     );
     const p2 = await waitFor(async () => {
-      const item = (await proposal()).body.items[0] as Json | undefined;
+      const item = (await proposal()).body.items.at(0);
       return item?.tickets.length === 2 ? item : null;
     }, 'the second fix in the proposal');
     t.equal(p2.id, p1.id, 'one open proposal');
@@ -73,7 +73,7 @@ t.test(
 
     // The approval queue lists the proposal at its head (issue 25): one approval releases both tickets.
     const queue = await call(app, owner, 'GET', '/v1/approvals');
-    t.equal(queue.status, 200, queue.body.message);
+    t.equal(queue.status, 200, queue.payload);
     t.match(queue.body.items, [
       {
         kind: 'release',
@@ -125,7 +125,7 @@ t.test(
       sha: p2.head_sha,
       comment: 'ship it',
     });
-    t.equal(ok.status, 200, ok.body.message);
+    t.equal(ok.status, 200, ok.payload);
     t.match(ok.body, { id: p1.id, approved_sha: p2.head_sha });
     const done = await waitFor(
       async () => {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import { signPayload } from '../../../test/helpers/codehost.js';
-import { HOST_SECRET, call, receiveEmail, waitFor, type Json, ticketInState } from './helpers.js';
+import { HOST_SECRET, call, receiveEmail, waitFor, ticketInState, type ReleaseRow } from './helpers.js';
 import { BUG_REPORT } from './fixtures/cart.js';
 import { TAX_REPORT, releaseShop, startReleases } from './fixtures/releases.js';
 
@@ -38,7 +38,7 @@ t.test(
     );
     await ticketIn(first, 'customer_notified');
     const list = await call(app, owner, 'GET', `/v1/releases?workspace_id=${ws.id}`);
-    t.equal(list.status, 200, list.body.message);
+    t.equal(list.status, 200, list.payload);
     t.equal(list.body.items.length, 1);
     const r1 = list.body.items[0];
     t.match(r1, {
@@ -59,7 +59,7 @@ t.test(
       hostCalls.push(sha);
       return getCommitStatus(r, sha);
     };
-    await host.setCommitStatus(repo.full_name, r1.merge_sha, { context: 'ci', state: 'success' });
+    await host.setCommitStatus(repo.full_name, r1.merge_sha!, { context: 'ci', state: 'success' });
     t.match(
       (await call(app, owner, 'GET', `/v1/releases/${r1.id}`)).body,
       { id: r1.id, ci_state: 'none' },
@@ -88,7 +88,8 @@ t.test(
       202,
     );
     await waitFor(
-      async () => ((await db('fix_releases').where({ id: r1.id }).first()) as Json).ci_state === 'success' || null,
+      async () =>
+        ((await db('fix_releases').where({ id: r1.id }).first()) as ReleaseRow).ci_state === 'success' || null,
       'the CI state recorded by the consumer',
     );
     t.same(hostCalls, [r1.merge_sha], 'the consumer read the new state from the host once');
@@ -143,8 +144,8 @@ t.test(
       fix_attempt_id: a2.id,
       approved_sha: a2.head_sha,
     });
-    t.equal(ok.status, 200, ok.body.message);
-    const rel2Id = ((await db('fix_releases').where({ ticket_id: second }).first()) as Json).id as string;
+    t.equal(ok.status, 200, ok.payload);
+    const rel2Id = ((await db('fix_releases').where({ ticket_id: second }).first()) as ReleaseRow).id;
     const waiting = await releaseIn(rel2Id, 'waiting_version');
     t.match(waiting, { strategy: 'manual', version: null, tag: null, merge_sha: /^[0-9a-f]{40}$/ });
     t.equal(
@@ -165,7 +166,7 @@ t.test(
 
     // 3. the tag v1.0.0 exists on another commit: the release stops after the merge, retry resumes it with another version
     const set = await call(app, owner, 'POST', `/v1/releases/${rel2Id}/version`, { version: '1.0.0' });
-    t.equal(set.status, 200, set.body.message);
+    t.equal(set.status, 200, set.payload);
     const stopped = await releaseIn(rel2Id, 'failed');
     t.match(stopped, { failed_step: 'tagging', error_code: 'tag_exists', version: '1.0.0', tag: null });
     await ticketIn(second, 'escalated');
@@ -175,7 +176,7 @@ t.test(
       'not waiting for a version any more',
     );
     const retry = await call(app, owner, 'POST', `/v1/releases/${rel2Id}/retry`, { version: '1.0.1' });
-    t.equal(retry.status, 200, retry.body.message);
+    t.equal(retry.status, 200, retry.payload);
     const done = await releaseIn(rel2Id, 'released');
     t.match(done, {
       version: '1.0.1',

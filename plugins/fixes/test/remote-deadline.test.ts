@@ -14,7 +14,8 @@ import {
   receiveEmail,
   startFixesApp,
   waitFor,
-  type Json,
+  type JobRow,
+  type TicketRow,
   APPROVED_FIXES,
   shopWithRepository,
 } from './helpers.js';
@@ -54,12 +55,12 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
     'the in-process worker does not claim a remote job',
   );
   t.equal(await queue.expireUnclaimed(['agent-runner'], 3_600_000), 0, 'within its time it keeps waiting');
-  t.equal((await db('fix_jobs').where({ id: job.id }).first()).status, 'queued');
+  t.equal(((await db('fix_jobs').where({ id: job.id }).first()) as JobRow).status, 'queued');
 
   // The scheduled sweep (fixes.unclaimed-remote-jobs) once the 300 ms of remoteClaimTimeoutMs have passed.
   const failed = await waitFor(async () => {
     await app.scheduler.runNow('fixes.unclaimed-remote-jobs');
-    const j = (await db('fix_jobs').where({ id: job.id }).first()) as Json;
+    const j = (await db('fix_jobs').where({ id: job.id }).first()) as JobRow;
     return j.status === 'failed' ? j : null;
   }, 'the unclaimed job to fail');
   t.match(failed, {
@@ -84,7 +85,7 @@ t.test('a runner job nobody claims waits queued, then fails not_claimed and the 
     return r.body.state === 'escalated' ? r.body : null;
   }, 'the escalated ticket');
   t.match(ticket, { state: 'escalated', needs_team_action: true }, 'visible on the ticket like any failed job');
-  t.match((await db('tickets').where({ id: ticketId }).first()).escalation_reason, /not_claimed/);
+  t.match(((await db('tickets').where({ id: ticketId }).first()) as TicketRow).escalation_reason, /not_claimed/);
   t.ok(
     await db('outbox').where({ type: 'fixes.job_finished' }).whereRaw(`payload->>'job_id' = ?`, [job.id]).first(),
     'fixes.job_finished as for any end',
@@ -107,7 +108,7 @@ t.test(
     });
     const job = await waitFor(
       async () => {
-        const j = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as Json | undefined;
+        const j = (await db('fix_jobs').where({ ticket_id: id, kind: 'fix' }).first()) as JobRow | undefined;
         return j && ['succeeded', 'failed', 'cancelled', 'dead'].includes(j.status) ? j : null;
       },
       'the fix job to end',
@@ -134,6 +135,6 @@ t.test(
       return r.body.needs_team_action ? r.body : null;
     }, 'the ticket back with the team');
     t.ok(ticket.needs_team_action);
-    t.match((await db('tickets').where({ id }).first()).escalation_reason, /cost_limit_reached/);
+    t.match(((await db('tickets').where({ id }).first()) as TicketRow).escalation_reason, /cost_limit_reached/);
   },
 );

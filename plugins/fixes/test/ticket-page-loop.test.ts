@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { newId } from '../../../core/data/ids.js';
 import { countQueries } from '../../../test/helpers/queries.js';
 import { addMember, onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
 import { seedBusyTicket } from './fixtures/busy-ticket.js';
 import {
   VERIFIED_FIRST_ATTEMPT,
@@ -11,13 +12,30 @@ import {
   createWorkspace,
   receiveEmail,
   waitFor,
-  type Json,
+  type DiagnosisRow,
+  type MailRow,
   startManagedFixesApp,
 } from './helpers.js';
 import { BUG_REPORT, REPO_FILES } from './fixtures/cart.js';
 
 const app = await startManagedFixesApp(t);
 const db = app.db as Knex;
+
+/** The ticket page of a service with the fix loop on (as here): its fixes and jobs are there. */
+type LoopPage = Schema<'Ticket'> & { fixes: Array<Schema<'TicketFixAttempt'>>; jobs: Schema<'TicketJobList'> };
+
+/** A ticket answer as such a page; throws when its fixes or jobs are null (the fix loop off). */
+function loopPage(tk: Schema<'Ticket'>): LoopPage {
+  const { fixes, jobs } = tk;
+  if (!fixes || !jobs) throw new Error(`the page has no fixes or jobs: ${JSON.stringify({ fixes, jobs })}`);
+  return { ...tk, fixes, jobs };
+}
+
+/** The parts of the OpenAPI document this file reads. */
+interface OpenApiDocument {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, { properties: Record<string, { description?: string }> }> };
+}
 
 t.test(
   'the ticket page along the whole loop: email → diagnosis → draft → managed fix → PR → approval at the SHA → release → notice',
@@ -36,9 +54,9 @@ t.test(
     const page = async (who: SignedUp = owner) => {
       const res = await call(app, who, 'GET', `/v1/tickets/${id}`);
       if (res.status !== 200) throw new Error(`GET ticket: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
+      return loopPage(res.body);
     };
-    const pageWhen = (what: string, ok: (p: Json) => boolean, timeoutMs = 40_000) =>
+    const pageWhen = (what: string, ok: (p: LoopPage) => boolean, timeoutMs = 40_000) =>
       waitFor(
         async () => {
           const p = await page();
@@ -51,7 +69,7 @@ t.test(
     // 1. The email opens the ticket; its diagnosis job shows on the page.
     const report = BUG_REPORT;
     const id = await receiveEmail(app, ws.inbound_address, report);
-    const opened = await pageWhen('the diagnosis job', (p) => p.jobs.items.some((j: Json) => j.kind === 'diagnose'));
+    const opened = await pageWhen('the diagnosis job', (p) => p.jobs.items.some((j) => j.kind === 'diagnose'));
     t.match(opened, {
       id,
       messages: [{ direction: 'in' }],
@@ -60,7 +78,7 @@ t.test(
       release: null,
       audit: Array,
     });
-    const diagnosing = opened.jobs.items.find((j: Json) => j.kind === 'diagnose');
+    const diagnosing = opened.jobs.items.find((j) => j.kind === 'diagnose')!; // the page waited for it
     t.match(
       diagnosing,
       {
@@ -74,7 +92,8 @@ t.test(
 
     // 2. The diagnosis: category, confidence, references into the code, the fix it queued.
     const diagnosed = await pageWhen('the diagnosis', (p) => !!p.diagnosis && p.fixes.length > 0);
-    t.match(diagnosed.diagnosis, {
+    const diagnosis = diagnosed.diagnosis!; // the page waited for it
+    t.match(diagnosis, {
       category: 'bug',
       outcome: 'fix_queued',
       history_count: 1,
@@ -82,16 +101,14 @@ t.test(
       root_cause_md: String,
       public_summary: String,
     });
-    t.ok(diagnosed.diagnosis.confidence >= 0.5 && diagnosed.diagnosis.confidence <= 1);
+    t.ok(diagnosis.confidence >= 0.5 && diagnosis.confidence <= 1);
     t.ok(
-      diagnosed.diagnosis.references.some(
-        (r: Json) => r.path === 'cart.js' && 'symbol' in r && 'url' in r && 'line_start' in r,
-      ),
+      diagnosis.references.some((r) => r.path === 'cart.js' && 'symbol' in r && 'url' in r && 'line_start' in r),
       'references point at the code, every field present',
     );
-    const diagnoseJob = diagnosed.jobs.items.find((j: Json) => j.kind === 'diagnose');
+    const diagnoseJob = diagnosed.jobs.items.find((j) => j.kind === 'diagnose')!; // there since the first page
     t.match(diagnoseJob, {
-      id: diagnosed.diagnosis.job_id,
+      id: diagnosis.job_id,
       status: 'succeeded',
       attempts: 1,
       error_code: null,
@@ -111,7 +128,7 @@ t.test(
     t.equal(diagnosed.fixes[0].diff.url, `/v1/tickets/${id}/fix-attempts/${diagnosed.fixes[0].id}/diff`);
 
     // 3. A draft to the customer while the fix is at work (the automation's interim draft when it wrote one, else the team's).
-    let draft = diagnosed.drafts.items.find((d: Json) => d.status === 'draft');
+    let draft = diagnosed.drafts.items.find((d) => d.status === 'draft');
     if (!draft) {
       const written = await call(app, owner, 'POST', `/v1/tickets/${id}/drafts`, {
         kind: 'reply',
@@ -127,10 +144,10 @@ t.test(
     t.match(sent.body.drafts.items[0], { id: draft.id, status: 'sent', sent_message_id: String, sent_at: String });
     const sentId = sent.body.drafts.items[0].sent_message_id;
     t.ok(
-      sent.body.messages.some((m: Json) => m.id === sentId && m.direction === 'out'),
+      sent.body.messages.some((m) => m.id === sentId && m.direction === 'out'),
       'the sent draft is in the conversation',
     );
-    t.match(sent.body.audit[0], {
+    t.match(sent.body.audit?.[0], {
       action: 'ticket.draft_sent',
       target: { type: 'draft', id: draft.id },
       actor: { id: owner.user.id },
@@ -148,7 +165,7 @@ t.test(
       approval_count: 0,
       diff: { available: true, unavailable: null, source: 'pull_request', operation_id: 'getTicketFixDiff' },
     });
-    const fixJob = fixed.jobs.items.find((j: Json) => j.kind === 'fix');
+    const fixJob = fixed.jobs.items.find((j) => j.kind === 'fix')!; // it made the pull request the page waited for
     t.match(fixJob, {
       id: attempt.job_id,
       executor: 'agent-managed',
@@ -162,10 +179,11 @@ t.test(
       { status: 200, body: { unavailable: null, source: 'pull_request', text: /i\.price \* i\.qty/ } },
       'the diff link answers the diff',
     );
-    const events = await call(app, owner, 'GET', fixJob.events_url);
+    // events_url is the job's log: GET /v1/tickets/{id}/jobs/{jobId}/events.
+    const events = await call(app, owner, 'GET', fixJob.events_url as `/v1/tickets/${string}/jobs/${string}/events`);
     t.equal(events.status, 200);
     t.ok(
-      events.body.items.some((e: Json) => e.type === 'test_output'),
+      events.body.items.some((e) => e.type === 'test_output'),
       'the job link answers its log',
     );
     t.same((await page(viewer)).fixes, fixed.fixes, 'a client viewer reads the same page');
@@ -179,7 +197,7 @@ t.test(
     };
     const approved = await call(app, owner, 'POST', `/v1/tickets/${id}/approve`, approval);
     t.equal(approved.status, 200, JSON.stringify(approved.body));
-    t.match(approved.body.fixes[0], {
+    t.match(approved.body.fixes?.[0], {
       approvals: [
         {
           user_id: owner.user.id,
@@ -198,8 +216,8 @@ t.test(
       strategy: 'semver',
       notice_sent: false,
     });
-    t.equal(approved.body.release.release_id, approved.body.release.id, 'a per-ticket release ships itself');
-    t.match(approved.body.audit[0], {
+    t.equal(approved.body.release!.release_id, approved.body.release!.id, 'a per-ticket release ships itself');
+    t.match(approved.body.audit?.[0], {
       action: 'fix.approved',
       target: { type: 'fix_attempt', id: attempt.id },
       metadata: { sha: attempt.head_sha },
@@ -222,12 +240,15 @@ t.test(
       error_code: null,
     });
     // The customer's notice is a release_notice Draft of the ticket, sent (the subscribers' are mails).
-    const notice = done.drafts.items.find((d: Json) => d.kind === 'release_notice');
+    const notice = done.drafts.items.find((d) => d.kind === 'release_notice');
     if (notice)
       t.match(done.release, { notice_draft_id: notice.id, notice_sent_at: notice.sent_at }, 'the notice draft, sent');
-    else t.equal(done.release.notice_sent_at, done.release.released_at);
+    else t.equal(done.release!.notice_sent_at, done.release!.released_at);
     t.match(done.fixes[0], { status: 'merged', pull_request: { state: 'merged' } });
-    const notices = (await db('mail_messages').where({ template: 'fixes.release_notice', ticket_ref: id })) as Json[];
+    const notices = (await db('mail_messages').where({
+      template: 'fixes.release_notice',
+      ticket_ref: id,
+    })) as MailRow[];
     t.equal(notices.length, 1, 'the notice went to the customer');
 
     // The page's jobs are the first page of GET /v1/tickets/{id}/jobs.
@@ -257,7 +278,7 @@ t.test(
     });
     for (const tk of [small, big])
       await waitFor(
-        async () => (await db('fix_diagnoses').where({ ticket_id: tk }).first()) as Json | undefined,
+        async () => (await db('fix_diagnoses').where({ ticket_id: tk }).first()) as DiagnosisRow | undefined,
         'the diagnosis',
       );
     await seedBusyTicket(db, owner.organization.id, ws.id, big, { attempts: 20, messages: 200, jobs: 60 });
@@ -267,15 +288,16 @@ t.test(
     const a = await countQueries(app, () => call(app, owner, 'GET', `/v1/tickets/${small}`));
     const b = await countQueries(app, () => call(app, owner, 'GET', `/v1/tickets/${big}`));
     t.equal(b.result.status, 200, JSON.stringify(b.result.body).slice(0, 500));
-    t.equal(b.result.body.messages.length, 201);
-    t.equal(b.result.body.fixes.length, 20);
-    t.equal(b.result.body.fixes[0].number, 20, 'newest attempt first');
-    t.equal(b.result.body.fixes[0].approvals.length, 2);
-    t.match(b.result.body.fixes[0].approvals, [{ voided_at: String, void_reason: 'new_push' }, { voided_at: null }]);
-    t.equal(b.result.body.fixes[0].approval_count, 1);
-    t.equal(b.result.body.jobs.items.length, 50, 'the page carries 50 jobs');
-    t.equal(b.result.body.jobs.total, 61);
-    t.equal(b.result.body.diagnosis.history_count, 1);
+    const busy = loopPage(b.result.body);
+    t.equal(busy.messages.length, 201);
+    t.equal(busy.fixes.length, 20);
+    t.equal(busy.fixes[0].number, 20, 'newest attempt first');
+    t.equal(busy.fixes[0].approvals.length, 2);
+    t.match(busy.fixes[0].approvals, [{ voided_at: String, void_reason: 'new_push' }, { voided_at: null }]);
+    t.equal(busy.fixes[0].approval_count, 1);
+    t.equal(busy.jobs.items.length, 50, 'the page carries 50 jobs');
+    t.equal(busy.jobs.total, 61);
+    t.equal(busy.diagnosis?.history_count, 1);
     t.equal(
       b.queries,
       a.queries,
@@ -285,7 +307,7 @@ t.test(
       `page of 20 attempts and 200 messages: ${b.queries} queries, ${b.ms.toFixed(0)} ms (1 attempt: ${a.ms.toFixed(0)} ms)`,
     );
 
-    t.equal(b.result.body.release, null, 'no release before an approval');
+    t.equal(busy.release, null, 'no release before an approval');
 
     // The fix merged into a batched release: the page follows the batch (status, version, notice), the row keeps the merge.
     const batchId = newId('rel');
@@ -378,17 +400,13 @@ t.test(
     const c = await countQueries(app, () => call(app, owner, 'GET', `/v1/tickets/${big}`));
     t.equal(c.queries, a.queries, 'a release costs no query more');
 
-    const rest = await call(app, owner, 'GET', `/v1/tickets/${big}/jobs?cursor=${b.result.body.jobs.next_cursor}`);
+    const rest = await call(app, owner, 'GET', `/v1/tickets/${big}/jobs?cursor=${busy.jobs.next_cursor}`);
     t.equal(rest.status, 200);
     t.equal(rest.body.items.length, 11, 'the list continues where the page stopped');
-    t.equal(
-      new Set([...b.result.body.jobs.items, ...rest.body.items].map((j: Json) => j.id)).size,
-      61,
-      'no job repeated',
-    );
+    t.equal(new Set([...busy.jobs.items, ...rest.body.items].map((j) => j.id)).size, 61, 'no job repeated');
 
-    const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as Json;
-    const jobsOp = doc.paths['/v1/tickets/{id}/jobs'].get as Json;
+    const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as OpenApiDocument;
+    const jobsOp = doc.paths['/v1/tickets/{id}/jobs'].get;
     t.match(jobsOp, {
       operationId: 'listTicketJobs',
       'x-extension': true,

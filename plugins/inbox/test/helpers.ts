@@ -6,10 +6,30 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import { call, type Call, type Json } from '../../../test/helpers/call.js';
+import type { Answer, Schema } from '../../../test/helpers/api-types.js';
+import { call, type Call } from '../../../test/helpers/call.js';
 import { deliverMime, inboundEmail } from '../../../test/helpers/mail.js';
-import { createWorkspace, worldOn, type World } from '../../../test/helpers/workspaces.js';
-export { call, type Call, type Json, type World };
+import { createWorkspace, worldOn, type Workspace, type World } from '../../../test/helpers/workspaces.js';
+export { call, type Answer, type Call, type Schema };
+
+/** A workspace of a service with the inbox: it always has its inbound address. */
+export type InboxWorkspace = Workspace & { inbound_address: string };
+
+/** A world (test/helpers/workspaces.ts) whose workspace has its inbound address. */
+export interface InboxWorld extends World {
+  workspace: InboxWorkspace;
+}
+
+/** The workspace with its inbound address checked. */
+function withInbound(ws: Workspace): InboxWorkspace {
+  if (!ws.inbound_address) throw new Error(`workspace ${ws.id} has no inbound address`);
+  return { ...ws, inbound_address: ws.inbound_address };
+}
+
+/** What POST /v1/webhooks/email/mime answers. */
+export type Delivery = Answer<'POST', '/v1/webhooks/email/mime'>;
+/** One recipient's result of a delivery. */
+export type DeliveryResult = Delivery['results'][number];
 
 export const SECRET = 'inbox-test-webhook-secret-0123456789';
 const here = dirname(fileURLToPath(import.meta.url));
@@ -33,12 +53,13 @@ export async function world(
   t: Test,
   inbox: Record<string, unknown> = {},
   extra: Record<string, unknown> = {},
-): Promise<World> {
-  return worldOn(await startInbox(t, inbox, extra));
+): Promise<InboxWorld> {
+  const w = await worldOn(await startInbox(t, inbox, extra));
+  return { ...w, workspace: withInbound(w.workspace) };
 }
 
-export const newWorkspace = (app: App, owner: SignedUp, name: string): Promise<Json> =>
-  createWorkspace(app, owner, { name });
+export const newWorkspace = async (app: App, owner: SignedUp, name: string): Promise<InboxWorkspace> =>
+  withInbound(await createWorkspace(app, owner, { name }));
 
 export const uid = () => randomBytes(6).toString('hex');
 
@@ -59,27 +80,32 @@ export const sisimai = (file: string): Buffer => readFileSync(join(SISIMAI, file
 export const eml = inboundEmail;
 
 /** POST /v1/webhooks/email/mime with the raw message, signed with SECRET (or `secret`; null: unsigned). */
-export function deliver(
+export async function deliver(
   app: App,
   raw: Buffer,
   recipients: string | string[],
   opts: { secret?: string | null } = {},
-): Promise<Call> {
+): Promise<Call<Delivery>> {
   return deliverMime(app, raw, recipients, opts.secret === undefined ? SECRET : opts.secret);
 }
 
 /** The one result of a single-recipient delivery. */
-export async function deliverOne(app: App, raw: Buffer, recipient: string): Promise<Json> {
+export async function deliverOne(app: App, raw: Buffer, recipient: string): Promise<DeliveryResult> {
   const res = await deliver(app, raw, recipient);
   if (res.status !== 200) throw new Error(`delivery: ${res.status} ${res.payload}`);
-  return res.body.results[0] as Json;
+  return res.body.results[0];
 }
 
 /** The inbound log of a workspace (newest first). */
-export async function inboundLog(app: App, who: SignedUp, workspaceId: string, query = ''): Promise<Json[]> {
+export async function inboundLog(
+  app: App,
+  who: SignedUp,
+  workspaceId: string,
+  query: '' | `?${string}` = '',
+): Promise<Array<Schema<'InboundEmail'>>> {
   const res = await call(app, who, 'GET', `/v1/channels/${workspaceId}/inbound${query}`);
   if (res.status !== 200) throw new Error(`log: ${res.status} ${res.payload}`);
-  return res.body.items as Json[];
+  return res.body.items;
 }
 
 export async function countRows(app: App, table: string, where: Record<string, unknown> = {}): Promise<number> {

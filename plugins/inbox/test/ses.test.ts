@@ -7,7 +7,7 @@ import type { OutboxChannelAdapter } from '../../../adapters/mail-outbox/index.j
 import { SesChannelAdapter } from '../../../adapters/mail-ses/index.js';
 import { TOPIC, inboundRaw, receivedNotification, snsSigner } from '../../../adapters/mail-ses/test/helpers.js';
 import type { ChannelAdapter, InboundDelivery } from '../../../core/contracts/index.js';
-import { call, countRows, inboundLog, world, type Json } from './helpers.js';
+import { call, countRows, inboundLog, world, type Answer } from './helpers.js';
 
 const sns = snsSigner();
 const { app, owner, workspace } = await world(t);
@@ -40,11 +40,11 @@ const post = async (d: InboundDelivery) => {
     headers: d.headers,
     payload: d.rawBody,
   });
-  return { status: res.statusCode, body: JSON.parse(res.payload) as Json };
+  return { status: res.statusCode, body: JSON.parse(res.payload) as Answer<'POST', '/v1/webhooks/email/ses'> };
 };
 const notify = (message: string, opts: { otherKey?: boolean } = {}) =>
   sns.delivery(sns.envelope({ Type: 'Notification', Message: message }, opts));
-const to = workspace.inbound_address as string;
+const to = workspace.inbound_address;
 
 t.test('a receipt notification opens a ticket; the provider id and verdicts are kept', async (t) => {
   const res = await post(notify(receivedNotification([to], inboundRaw(to))));
@@ -70,20 +70,20 @@ t.test('SES spam and virus verdicts quarantine; the release path names the provi
 });
 
 t.test('a Bounce notification marks the reply it names bounced', async (t) => {
-  const opened = (await post(notify(receivedNotification([to], inboundRaw(to))))).body.results[0] as Json;
+  const opened = (await post(notify(receivedNotification([to], inboundRaw(to))))).body.results[0];
   const draft = await call(app, owner, 'POST', `/v1/tickets/${opened.ticket_id}/drafts`, {
     kind: 'reply',
     body_md: 'Fixed, please try again.',
   });
   await call(app, owner, 'POST', `/v1/tickets/${opened.ticket_id}/drafts/${draft.body.id}/send`, {});
   const out = (await call(app, owner, 'GET', `/v1/tickets/${opened.ticket_id}`)).body.messages.find(
-    (m: Json) => m.direction === 'out',
+    (m) => m.direction === 'out',
   );
-  const sent = await outbox.waitFor((m) => m.messageId === out.email_message_id, 10_000);
+  const sent = await outbox.waitFor((m) => m.messageId === out?.email_message_id, 10_000);
   let providerId: string | null = null;
   for (let i = 0; i < 50 && !providerId; i++) {
     providerId = (
-      (await app.db('mail_messages').where({ message_id: out.email_message_id }).first()) as {
+      (await app.db('mail_messages').where({ message_id: out?.email_message_id }).first()) as {
         provider_message_id: string | null;
       }
     ).provider_message_id;
@@ -106,9 +106,9 @@ t.test('a Bounce notification marks the reply it names bounced', async (t) => {
     events: [{ type: 'bounced', provider_message_id: providerId, recipient: 'ada@example.test', messages_updated: 1 }],
   });
   const after = (await call(app, owner, 'GET', `/v1/tickets/${opened.ticket_id}`)).body.messages.find(
-    (m: Json) => m.direction === 'out',
+    (m) => m.direction === 'out',
   );
-  t.equal(after.delivery_status, 'bounced');
+  t.equal(after?.delivery_status, 'bounced');
 });
 
 t.test('a notification signed with another key is refused and stores nothing', async (t) => {

@@ -97,7 +97,10 @@ t.test('a support notice is enqueued with a ticket change and leaves once', asyn
     t.match(row.html, /<a href="https:\/\/support\.example\.test\/t\/42\?x=1&amp;y=2">/, 'the link is clickable');
 
     // The same event again (a broker redelivery): the mail is not sent twice.
-    const [event] = await db('outbox').where({ type: 'mail.requested' }).orderBy('id', 'desc').limit(1);
+    const [event] = await db<{ id: string; type: string }>('outbox')
+      .where({ type: 'mail.requested' })
+      .orderBy('id', 'desc')
+      .limit(1);
     await app.bus.publish({
       id: `${event.id}-again`,
       type: 'mail.requested',

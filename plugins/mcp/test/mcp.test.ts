@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Knex } from 'knex';
 import t, { type Test } from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { onPlan, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import type { ApiError, Schema } from '../../../test/helpers/api-types.js';
 import {
   call,
   connectRepository,
@@ -14,7 +15,7 @@ import {
   MAIL_SECRET,
   receiveEmail,
   waitFor,
-  type Json,
+  type AttemptRow,
 } from '../../fixes/test/helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
@@ -43,7 +44,7 @@ await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
 t.teardown(() => new Promise<void>((resolve) => listener.close(() => resolve())));
 const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
 
-async function mcpWorkspace(owner: SignedUp, name: string): Promise<Json> {
+async function mcpWorkspace(owner: SignedUp, name: string): Promise<Schema<'Workspace'>> {
   const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
   if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
   const upd = await call(app, owner, 'PATCH', `/v1/workspaces/${res.body.id}`, {
@@ -59,7 +60,7 @@ async function mcpWorkspace(owner: SignedUp, name: string): Promise<Json> {
 async function apiToken(who: SignedUp, workspaceIds: string[] | null = null): Promise<string> {
   const res = await call(app, who, 'POST', '/v1/tokens', { name: 'ide', role: 'admin', workspace_ids: workspaceIds });
   if (res.status !== 201) throw new Error(`token: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.token as string;
+  return res.body.token;
 }
 
 async function connect(t: Test, token: string): Promise<Client> {
@@ -80,10 +81,38 @@ async function settledWorker(): Promise<void> {
   await worker.idle();
 }
 
+/** A waiting job as the tools name it. */
+interface WaitingJob {
+  id: string;
+  kind: 'diagnose' | 'fix';
+}
+
+/** What each tool answers (plugins/mcp/services/mcp-service.ts). */
+interface ToolAnswers {
+  list_tickets: {
+    items: Array<{ id: string; workspace_id: string; subject: string; waiting_job: WaitingJob | null }>;
+    next_cursor: string | null;
+  };
+  /** The ticket page of GET /v1/tickets/{id}, and the job waiting for the agent. */
+  get_ticket: { ticket: Schema<'Ticket'>; waiting_job: (WaitingJob & Record<string, unknown>) | null };
+  submit_diagnosis: { job_id: string; status: string; ticket_state: string; next_job: WaitingJob | null };
+  submit_draft: { draft_id: string; kind: string; status: string; created_at: string };
+  submit_fix: Record<string, unknown>;
+}
+
+/** A refusal of the service as a tool result (isError): its status, code, message and details. */
+type Refusal = { error: true; status: number } & Pick<ApiError, 'code' | 'message' | 'details'>;
+
 /** A tool's answer: the structured content, or the refusal {status, code, …} with isError. */
-async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<Json> {
-  const res = await client.callTool({ name, arguments: args });
-  const body = JSON.parse((res.content as Array<{ text: string }>)[0].text) as Json;
+async function tool<N extends keyof ToolAnswers>(
+  client: Client,
+  name: N,
+  args: Record<string, unknown>,
+): Promise<ToolAnswers[N] & Partial<Refusal>> {
+  const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const [content] = res.content;
+  if (content?.type !== 'text') throw new Error(`${name}: no text content`);
+  const body = JSON.parse(content.text) as ToolAnswers[N] & Partial<Refusal>;
   return res.isError ? { error: true, ...body } : body;
 }
 
@@ -195,7 +224,7 @@ t.test(
 
     await settledWorker();
     t.match(
-      await db('fix_jobs').where({ id: dx.next_job.id }).first(),
+      await db('fix_jobs').where({ id: dx.next_job!.id }).first(),
       { kind: 'fix', status: 'queued', lease_owner: null },
       'the fix job waits queued',
     );
@@ -259,7 +288,7 @@ t.test(
     t.match(fix, { status: 'succeeded', branch, head_sha: head, verified: true, ticket_state: 'awaiting_approval' });
 
     const attempt = await waitFor(async () => {
-      const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
+      const a = await db('fix_attempts').where({ ticket_id: ticketId }).first<AttemptRow | undefined>();
       return a?.status === 'verified' && a.pr_number ? a : null;
     }, 'the pull request of the verified attempt');
     t.match(attempt, { number: 1, branch, head_sha: head, tests_ran: true, tests_passed: true, verify_passed: true });
@@ -413,7 +442,7 @@ t.test(
       payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     });
     t.match(
-      { status: withCookie.statusCode, body: JSON.parse(withCookie.payload) },
+      { status: withCookie.statusCode, body: JSON.parse(withCookie.payload) as Partial<ApiError> },
       { status: 403, body: { code: 'forbidden' } },
       'a session is not an API token',
     );
@@ -425,7 +454,9 @@ t.test(
       t.equal(res.status, 405, `${method}: no stream, no session`);
       t.equal(res.headers.get('allow'), 'POST');
     }
-    const doc = JSON.parse((await app.server.inject({ method: 'GET', url: '/v1/openapi.json' })).payload) as Json;
+    const doc = JSON.parse((await app.server.inject({ method: 'GET', url: '/v1/openapi.json' })).payload) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     t.same(Object.keys(doc.paths['/v1/mcp']), ['post'], 'one operation');
     t.match(doc.paths['/v1/mcp'].post, { operationId: 'mcp', tags: ['mcp'] });
     const direct = await raw(

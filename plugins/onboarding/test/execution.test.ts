@@ -7,25 +7,27 @@ import { SHOP_FILES, call, connectRepository, createWorkspace, startOnboardingAp
 
 const app = await startOnboardingApp(t);
 
+/** The parts of the served OpenAPI document this test reads. */
+type OpenApiDocument = {
+  paths: Record<string, Partial<Record<string, { tags?: string[] }>>>;
+  components: { schemas: Record<string, unknown> };
+};
+
 t.test('an owner walks the wizard from workspace to the end', async (t) => {
   const owner = await signUp(app);
   const first = await call(app, owner, 'GET', '/v1/onboarding');
   t.equal(first.status, 200);
   t.same(
-    first.body.steps.map((s: { id: string }) => s.id),
+    first.body.steps.map((s) => s.id),
     ['repository', 'channels', 'agent', 'logs'],
   );
 
   const ws = await createWorkspace(app, owner, 'Shop');
   const chosen = await call(app, owner, 'POST', '/v1/onboarding/workspace', { workspace_id: ws.id });
   t.equal(chosen.status, 200);
-  t.equal(chosen.body.workspace.id, ws.id);
+  t.equal(chosen.body.workspace?.id, ws.id);
   t.equal(chosen.body.current, 'repository');
-  t.equal(
-    chosen.body.steps.find((s: { id: string }) => s.id === 'agent').available,
-    false,
-    'the agent step waits for the repository',
-  );
+  t.equal(chosen.body.steps.find((s) => s.id === 'agent')?.available, false, 'the agent step waits for the repository');
 
   const early = await call(app, owner, 'POST', '/v1/onboarding/steps/agent', { action: 'complete' });
   t.equal(early.status, 409);
@@ -34,12 +36,12 @@ t.test('an owner walks the wizard from workspace to the end', async (t) => {
   const repo = await connectRepository(app, owner, ws.id, 'shop', SHOP_FILES);
   const step1 = await call(app, owner, 'POST', '/v1/onboarding/repository', { repository_id: repo.id });
   t.equal(step1.status, 200, JSON.stringify(step1.body));
-  t.equal(step1.body.repository.id, repo.id);
-  t.equal(step1.body.repository.onboarding_pr.status, 'open', 'the onboarding pull request is open');
+  t.equal(step1.body.repository?.id, repo.id);
+  t.equal(step1.body.repository?.onboarding_pr.status, 'open', 'the onboarding pull request is open');
   const codehostView = await call(app, owner, 'GET', `/v1/repositories/${repo.id}`);
   t.equal(
     codehostView.body.onboarding_pr.number,
-    step1.body.repository.onboarding_pr.number,
+    step1.body.repository?.onboarding_pr.number,
     'the codehost plugin recorded the same pull request',
   );
   t.equal(step1.body.steps[0].status, 'done');
@@ -55,7 +57,7 @@ t.test('an owner walks the wizard from workspace to the end', async (t) => {
 
   const incomplete = await call(app, owner, 'POST', '/v1/onboarding/complete');
   t.equal(incomplete.status, 409);
-  t.same(incomplete.body.details.steps, ['agent']);
+  t.same(incomplete.body.details?.steps, ['agent']);
 
   const agent = await call(app, owner, 'POST', '/v1/onboarding/agent', {
     answer: 'agent_1_api',
@@ -67,11 +69,11 @@ t.test('an owner walks the wizard from workspace to the end', async (t) => {
     runs_on: ['self-hosted'],
   });
   t.equal(agent.status, 200, JSON.stringify(agent.body));
-  t.equal(agent.body.agent.mode, 'runner');
-  t.equal(agent.body.agent.credential_pending, false);
-  t.equal(agent.body.workspace.execution_mode, 'runner');
-  t.equal(agent.body.workspace.runner_transport, 'github_actions');
-  t.equal(agent.body.repository.agent_key.last4, 'abcd', 'the key went to the repository CI secret');
+  t.equal(agent.body.agent?.mode, 'runner');
+  t.equal(agent.body.agent?.credential_pending, false);
+  t.equal(agent.body.workspace?.execution_mode, 'runner');
+  t.equal(agent.body.workspace?.runner_transport, 'github_actions');
+  t.equal(agent.body.repository?.agent_key.last4, 'abcd', 'the key went to the repository CI secret');
   t.equal(agent.body.credentials.length, 1);
   t.equal(agent.body.credentials[0].last4, 'abcd');
   t.notOk(JSON.stringify(agent.body).includes('sk-test-0123456789abcd'), 'the key never comes back');
@@ -80,9 +82,7 @@ t.test('an owner walks the wizard from workspace to the end', async (t) => {
   t.equal(settings.status, 200);
   t.equal(settings.body.preview.includes_workflow, true);
   t.ok(
-    settings.body.preview.files.some(
-      (f: { path: string; content: string }) => f.path.endsWith('.yml') && f.content.includes('self-hosted'),
-    ),
+    settings.body.preview.files.some((f) => f.path.endsWith('.yml') && f.content.includes('self-hosted')),
     'the workflow runs on the chosen labels',
   );
   t.same(settings.body.preview.missing_variables, []);
@@ -135,19 +135,19 @@ t.test('each execution rule refuses its combination in the user’s language', a
     const a = await call(app, en, 'PUT', `/v1/onboarding/execution/${wsEn.id}`, body);
     t.equal(a.status, 422, `rule ${rule.id} (en)`);
     t.equal(a.body.code, 'forbidden_combination');
-    t.equal(a.body.details.rule, rule.id);
-    t.equal(a.body.details.message, rule.message.en);
-    t.equal(a.body.details.suggestion, rule.suggestion.en);
+    t.equal(a.body.details?.rule, rule.id);
+    t.equal(a.body.details?.message, rule.message.en);
+    t.equal(a.body.details?.suggestion, rule.suggestion.en);
     const b = await call(app, it, 'POST', '/v1/onboarding/agent', { ...body, answer: 'agent_1_api' });
     t.equal(b.status, 422, `rule ${rule.id} (it)`);
-    t.equal(b.body.details.message, rule.message.it);
-    t.equal(b.body.details.suggestion, rule.suggestion.it);
+    t.equal(b.body.details?.message, rule.message.it);
+    t.equal(b.body.details?.suggestion, rule.suggestion.it);
   }
   // The workspace's own settings follow the same rule 6.
   const patched = await call(app, it, 'PATCH', `/v1/workspaces/${wsIt.id}`, { auth_method: 'subscription' });
   t.equal(patched.status, 422);
   t.equal(patched.body.code, 'forbidden_combination');
-  t.equal(patched.body.details.message, EXECUTION_RULES.find((r) => r.id === 6)!.message.it);
+  t.equal(patched.body.details?.message, EXECUTION_RULES.find((r) => r.id === 6)!.message.it);
   const ws = await call(app, en, 'GET', `/v1/workspaces/${wsEn.id}`);
   t.equal(ws.body.execution_mode, 'managed', 'a refusal changes nothing');
   // Rule 6 passes in mcp mode.
@@ -181,7 +181,7 @@ t.test('credentials are write-only, show last4, and are deleted only when unused
   t.equal(cred.in_use, true);
   t.match(cred.last4, /^[0-9a-f]{4}$/);
   t.notOk(JSON.stringify(put.body).includes('secret-access-token-value'));
-  const stored = await app.db('onboarding_credentials').where({ id: cred.id }).first();
+  const stored = (await app.db('onboarding_credentials').where({ id: cred.id }).first()) as { sealed: unknown };
   t.notOk(String(stored.sealed).includes('secret-access-token-value'), 'stored encrypted');
 
   const inUse = await call(app, owner, 'DELETE', `/v1/onboarding/execution/${ws.id}/credentials/${cred.id}`);
@@ -196,13 +196,13 @@ t.test('credentials are write-only, show last4, and are deleted only when unused
     agent_key: 'key-zyxw-98765432',
   });
   t.equal(next.status, 200, JSON.stringify(next.body));
-  const key = next.body.credentials.find((c: { kind: string }) => c.kind === 'model_key_b');
-  t.equal(key.last4, '5432');
-  t.equal(key.in_use, true);
-  t.equal(next.body.credentials.find((c: { id: string }) => c.id === cred.id).in_use, false);
+  const key = next.body.credentials.find((c) => c.kind === 'model_key_b');
+  t.equal(key?.last4, '5432');
+  t.equal(key?.in_use, true);
+  t.equal(next.body.credentials.find((c) => c.id === cred.id)?.in_use, false);
   const del = await call(app, owner, 'DELETE', `/v1/onboarding/execution/${ws.id}/credentials/${cred.id}`);
   t.equal(del.status, 200);
-  t.notOk(del.body.credentials.some((c: { id: string }) => c.id === cred.id));
+  t.notOk(del.body.credentials.some((c) => c.id === cred.id));
   const audit = await app
     .db('audit_entries')
     .where({ org_id: owner.organization.id })
@@ -228,7 +228,7 @@ t.test('credentials are write-only, show last4, and are deleted only when unused
     { region: 'eu-west-1', role_arn: 'arn:role/patchwell', secret_access_key: '…9Qz7' },
     'only the public part of cloud auth comes back',
   );
-  t.equal(cloud.body.credentials.find((c: { kind: string }) => c.kind === 'cloud_a').in_use, true);
+  t.equal(cloud.body.credentials.find((c) => c.kind === 'cloud_a')?.in_use, true);
   t.notOk(JSON.stringify(cloud.body).includes('wJalrXUtnFEMI'));
 
   const bad = await call(app, owner, 'PUT', `/v1/onboarding/execution/${ws.id}`, {
@@ -265,7 +265,7 @@ t.test('another organization’s workspace answers 404', async (t) => {
 t.test('the OpenAPI document lists the 15 onboarding operations and stays valid', async (t) => {
   const { Validator } = await import('@seriousme/openapi-schema-validator');
   const res = await app.server.inject({ method: 'GET', url: '/v1/openapi.json' });
-  const doc = JSON.parse(res.payload);
+  const doc = JSON.parse(res.payload) as OpenApiDocument;
   const ops: Array<[string, string]> = [
     ['get', '/v1/onboarding'],
     ['post', '/v1/onboarding/agent'],

@@ -2,10 +2,10 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import { call, type Json } from '../../fixes/test/helpers.js';
+import { createWorkspace as createNamed, type Workspace } from '../../../test/helpers/workspaces.js';
 
 // The fix loop's test harness: calls, connecting a repository, polling.
-export { call, connectRepository, localHost, waitFor, type Json } from '../../fixes/test/helpers.js';
+export { call, connectRepository, localHost, waitFor } from '../../fixes/test/helpers.js';
 
 /** A whole service on the offline defaults (local code host, builtin agent), the fix loop on or off. */
 export function startOnboardingApp(
@@ -26,11 +26,9 @@ export function startOnboardingApp(
   });
 }
 
-export async function createWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
-  const res = await call(app, owner, 'POST', '/v1/workspaces', { name });
-  if (res.status !== 201) throw new Error(`workspace: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
+/** A workspace named `name`, as POST /v1/workspaces answers it. */
+export const createWorkspace = (app: App, owner: SignedUp, name: string): Promise<Workspace> =>
+  createNamed(app, owner, { name });
 
 export const SHOP_FILES: Record<string, string> = {
   'README.md': '# Shop\n\nA small shop.\n\n## Install\n\nRun `npm install` and then `npm start`.\n',

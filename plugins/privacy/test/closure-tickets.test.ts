@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { AuditEntry } from '../../../core/audit/audit-writer.js';
 import { addMember, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
 import type { ClosureService } from '../services/closure.js';
 import { emailIn, json, privacyApp, settle, workspace } from './helpers.js';
@@ -115,7 +116,7 @@ t.test(
     });
     t.equal(byToken.statusCode, 200, byToken.payload);
     const tokenEntry = await app
-      .db('audit_entries')
+      .db<AuditEntry>('audit_entries')
       .where({ org_id: owner.organization.id, action: 'ticket.deleted', target_id: keep })
       .first();
     t.match(tokenEntry, { actor_type: 'token', actor_id: token.id, actor_email: owner.email }, 'audited as the token');

@@ -4,7 +4,7 @@ import type { App } from '../../../core/kernel/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { deliverMime, inboundEmail } from '../../../test/helpers/mail.js';
-import { createWorkspace } from '../../../test/helpers/workspaces.js';
+import { createWorkspace, type Workspace } from '../../../test/helpers/workspaces.js';
 
 export const SECRET = 'privacy-test-webhook-secret-0123456789';
 export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
@@ -14,8 +14,14 @@ export async function privacyApp(t: Test): Promise<App> {
   return startTestApp(t, { adapters: { options: { 'mail-outbox': { webhookSecret: SECRET } } } });
 }
 
-export const workspace = (app: App, owner: SignedUp) =>
-  createWorkspace<{ id: string; inbound_address: string }>(app, owner, { name: `Shop ${uid()}` });
+/** A workspace with its inbound address (a service with the inbox gives every new workspace one). */
+export type MailedWorkspace = Workspace & { inbound_address: string };
+
+export async function workspace(app: App, owner: SignedUp): Promise<MailedWorkspace> {
+  const ws = await createWorkspace(app, owner, { name: `Shop ${uid()}` });
+  if (!ws.inbound_address) throw new Error(`workspace ${ws.id} has no inbound address`);
+  return { ...ws, inbound_address: ws.inbound_address };
+}
 
 /** POST /v1/privacy/erasures as `who`: the person named by `email` or `user_id` is erased. */
 export const requestErasure = (app: App, who: SignedUp, person: { email?: string; user_id?: string }) =>

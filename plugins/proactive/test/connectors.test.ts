@@ -32,7 +32,7 @@ t.test('connectors-admin: an owner sets up a generic endpoint, rotates its token
     created.payload.includes(token.slice(0, 20)) && JSON.stringify(c).includes(token),
     'the connector never carries the token',
   );
-  const stored = await h.app.db('connectors').where({ id: c.id }).first();
+  const stored = (await h.app.db('connectors').where({ id: c.id }).first()) as { token_hash: string };
   t.not(stored.token_hash, token, 'stored hashed');
   t.notOk(JSON.stringify(stored).includes(token), 'the token is nowhere in the row');
 
@@ -116,9 +116,9 @@ t.test(
     const owner = await h.owner();
     const ws = await h.workspace(owner);
     const made = await h.createConnector(owner, ws.id, { kind: 'endpoint', name: 'Counted' });
-    const c = made.body.connector as { id: string };
+    const c = made.body.connector;
     const token = made.body.token as string;
-    const events24h = async () => (await h.call(owner, 'GET', `/v1/connectors/${c.id}`)).body.events_24h as number;
+    const events24h = async () => (await h.call(owner, 'GET', `/v1/connectors/${c.id}`)).body.events_24h;
     t.equal(await events24h(), 0);
     const batch = await h.ingest(c.id, token, [
       { message: 'one', external_id: 'e-1' },
@@ -128,10 +128,7 @@ t.test(
     t.equal(batch.body.accepted, 3);
     t.equal((await h.ingest(c.id, token, { message: 'one', external_id: 'e-1' })).body.duplicates, 1);
     t.equal(await events24h(), 3, 'a duplicate is not counted');
-    const listed = (await h.call(owner, 'GET', `/v1/connectors?workspace_id=${ws.id}`)).body.items as Array<{
-      id: string;
-      events_24h: number;
-    }>;
+    const listed = (await h.call(owner, 'GET', `/v1/connectors?workspace_id=${ws.id}`)).body.items;
     t.equal(listed.find((x) => x.id === c.id)?.events_24h, 3, 'the list reads the same counters');
 
     // The window is 24 hourly buckets: the one that started 23 hours before this hour counts, the one before it does not.

@@ -7,6 +7,7 @@ import {
   startTrackerPeer,
   type TrackerPeer,
 } from '../../../adapters/connector-error-tracker/test/peer.js';
+import type { Answer } from '../../../test/helpers/api-types.js';
 import { settingsIssues, startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organization).
@@ -33,6 +34,19 @@ const deliver = (connectorId: string, d: { headers: Record<string, string>; rawB
     payload: d.rawBody,
     headers: d.headers,
   });
+/** The JSON answer of a webhook delivery. */
+const receiptOf = (res: { payload: string }) =>
+  JSON.parse(res.payload) as Answer<'POST', '/v1/webhooks/error-tracker/{connectorId}'>;
+
+/** The columns of a connectors row the polling test reads (a polling connector: next_poll_at is set). */
+interface ConnectorRow {
+  status: string;
+  cursor: string | null;
+  next_poll_at: string | Date;
+  last_error_code: string | null;
+  last_error: string | null;
+  error_count: number;
+}
 
 t.test(
   'error-tracker webhook: signed deliveries become error groups; unsigned, forged and changed ones are refused',
@@ -63,14 +77,14 @@ t.test(
     const good = signedDelivery(SECRET, 'event_alert', body);
     const res = await deliver(c.id, good);
     t.equal(res.statusCode, 202, res.payload);
-    const receipt = JSON.parse(res.payload);
+    const receipt = receiptOf(res);
     t.equal(receipt.accepted, 1);
     const groupId = receipt.group_ids[0];
 
     const detail = await h.call(owner, 'GET', `/v1/error-groups/${groupId}`);
     t.equal(detail.status, 200, detail.payload);
-    t.equal(detail.body.group.type, 'TypeError');
-    t.same(detail.body.group.sources, ['error_tracker']);
+    t.equal(detail.body.group?.type, 'TypeError');
+    t.same(detail.body.group?.sources, ['error_tracker']);
     t.equal(detail.body.events[0].source, 'error_tracker');
     t.equal(detail.body.events[0].external_id, 'a1'.repeat(16));
     t.notOk(detail.payload.includes('u-1@example.com'), 'sample events are masked');
@@ -89,15 +103,18 @@ t.test(
         }),
       ),
     );
-    t.same(JSON.parse(second.payload).group_ids, [groupId], 'same tracker issue, same group');
+    t.same(receiptOf(second).group_ids, [groupId], 'same tracker issue, same group');
     const replay = await deliver(c.id, good);
     t.equal(replay.statusCode, 202);
     t.same(
-      JSON.parse(replay.payload),
+      receiptOf(replay),
       { accepted: 0, duplicates: 1, group_ids: [groupId] },
       'a replayed delivery is stored once',
     );
-    const group = await h.app.db('error_groups').where({ id: groupId }).first();
+    const group = (await h.app.db('error_groups').where({ id: groupId }).first()) as {
+      event_count: number | string;
+      affected_users: number;
+    };
     t.equal(Number(group.event_count), 2);
     t.equal(group.affected_users, 2);
 
@@ -108,7 +125,7 @@ t.test(
       rawBody: good.rawBody,
     });
     t.equal(missing.statusCode, 401, 'no signature');
-    t.equal(JSON.parse(missing.payload).code, 'unauthenticated');
+    t.equal(receiptOf(missing).code, 'unauthenticated');
     const bad = await deliver(c.id, {
       headers: { ...good.headers, 'sentry-hook-signature': 'f'.repeat(64) },
       rawBody: good.rawBody,
@@ -134,7 +151,7 @@ t.test(
     };
     const unreadable = await deliver(c.id, garbageSigned);
     t.equal(unreadable.statusCode, 400);
-    t.equal(JSON.parse(unreadable.payload).code, 'invalid_payload');
+    t.equal(receiptOf(unreadable).code, 'invalid_payload');
     const after = Number((await h.app.db('error_events').where({ connector_id: c.id }).count({ n: '*' }).first())!.n);
     t.equal(after, before, 'refused deliveries store nothing');
 
@@ -144,7 +161,7 @@ t.test(
       signedDelivery(SECRET, 'installation', { action: 'created', data: { installation: { uuid: 'x' } } }),
     );
     t.equal(install.statusCode, 202);
-    t.same(JSON.parse(install.payload), { accepted: 0, duplicates: 0, group_ids: [] });
+    t.same(receiptOf(install), { accepted: 0, duplicates: 0, group_ids: [] });
     const receiving = await h.call(owner, 'POST', `/v1/connectors/${c.id}/test`);
     t.equal(receiving.body.code, 'receiving');
 
@@ -155,7 +172,7 @@ t.test(
       signedDelivery(SECRET, 'event_alert', eventAlertBody({ eventId: 'c3'.repeat(16), issue: '9001', message: 'x' })),
     );
     t.equal(paused.statusCode, 409);
-    t.equal(JSON.parse(paused.payload).code, 'connector_paused');
+    t.equal(receiptOf(paused).code, 'connector_paused');
     await h.call(owner, 'POST', `/v1/connectors/${c.id}/resume`);
     t.equal(
       (
@@ -201,7 +218,7 @@ t.test(
     const refused = await h.call(owner, 'POST', `/v1/connectors/${bad.body.connector.id}/test`);
     t.equal(refused.body.ok, false);
     t.equal(refused.body.code, 'unauthorized');
-    t.equal(refused.body.connector.status, 'error');
+    t.equal(refused.body.connector?.status, 'error');
     await h.call(owner, 'DELETE', `/v1/connectors/${bad.body.connector.id}`);
 
     const created = await h.createConnector(owner, ws.id, {
@@ -210,12 +227,13 @@ t.test(
       config: { organization: 'acme', project: 'shop', base_url: peer.url },
       secrets: { auth_token: peer.token },
     });
-    const id = created.body.connector.id as string;
-    t.equal(created.body.connector.polls, true);
-    t.ok(created.body.connector.next_poll_at, 'due at once');
+    const connector = created.body.connector;
+    const id = connector.id;
+    t.equal(connector.polls, true);
+    t.ok(connector.next_poll_at, 'due at once');
     const tested = await h.call(owner, 'POST', `/v1/connectors/${id}/test`);
     t.equal(tested.body.ok, true, tested.payload);
-    t.equal(tested.body.connector.status, 'active');
+    t.equal(tested.body.connector?.status, 'active');
 
     const poll = () => h.app.scheduler.runNow('proactive.poll-connectors');
     const stored = async () =>
@@ -231,10 +249,14 @@ t.test(
     await poll();
     t.equal(await stored(), 5, 'five events over three pages');
     t.equal(eventRequests() - requests, 3, 'followed the Link cursor twice');
-    let row = await h.app.db('connectors').where({ id }).first();
+    const connectorRow = async () => (await h.app.db('connectors').where({ id }).first()) as ConnectorRow;
+    let row = await connectorRow();
     t.ok(row.cursor, 'the position is kept');
     t.ok(new Date(row.next_poll_at).getTime() > Date.now() + 30_000, 'next poll after the interval');
-    const groups = await h.app.db('error_groups').where({ workspace_id: ws.id }).select('id', 'affected_users');
+    const groups = await h.app
+      .db('error_groups')
+      .where({ workspace_id: ws.id })
+      .select<Array<{ id: string; affected_users: number }>>('id', 'affected_users');
     t.equal(groups.length, 1, 'one tracker issue, one group');
     t.equal(groups[0].affected_users, 5);
 
@@ -247,7 +269,7 @@ t.test(
     peer.failNext = 1;
     await due();
     await poll();
-    row = await h.app.db('connectors').where({ id }).first();
+    row = await connectorRow();
     t.equal(row.status, 'error');
     t.equal(row.last_error_code, 'provider_error');
     t.match(row.last_error, /500/);
@@ -261,13 +283,13 @@ t.test(
     peer.failNext = 2;
     await due();
     await poll();
-    row = await h.app.db('connectors').where({ id }).first();
+    row = await connectorRow();
     const wait2 = new Date(row.next_poll_at).getTime() - Date.now();
     t.ok(wait2 > 50_000 && wait2 <= 60_000, `second failure doubles the back-off (${wait2} ms)`);
     peer.failNext = 0;
     await due();
     await poll();
-    row = await h.app.db('connectors').where({ id }).first();
+    row = await connectorRow();
     t.equal(row.status, 'active', 'a good poll clears the error');
     t.equal(row.last_error_code, null);
     t.equal(row.error_count, 0);
@@ -284,7 +306,7 @@ t.test(
     t.equal(await stored(), 6);
     const resumed = await h.call(owner, 'POST', `/v1/connectors/${id}/resume`);
     t.equal(resumed.body.status, 'active');
-    t.ok(new Date(resumed.body.next_poll_at).getTime() <= Date.now(), 'due at once');
+    t.ok(new Date(resumed.body.next_poll_at!).getTime() <= Date.now(), 'due at once');
     await poll();
     t.equal(await stored(), 7, 'resumed: polled at the next sweep');
   },

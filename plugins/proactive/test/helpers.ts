@@ -3,26 +3,31 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { builtinPlugins } from '../../index.js';
 import { startTestApp } from '../../../test/helpers/app.js';
-import { call as callApp, type Call, type Caller } from '../../../test/helpers/call.js';
+import type { Answer, ApiError, Method } from '../../../test/helpers/api-types.js';
+import { callOn, type AppCall, type Call, type Caller } from '../../../test/helpers/call.js';
 import { signUp, type SignedUp, type TestRole } from '../../../test/helpers/accounts.js';
 
-/** An answer: status, parsed body, headers, payload (test/helpers/call.ts). */
-export type Reply = Call;
+/** An answer: status, parsed body, headers, payload (test/helpers/call.ts); its body is the operation's (api-types.ts). */
+export type Reply<M extends Method, U extends string> = Call<Answer<M, U>>;
 
 type Who = Caller | null;
 
 export interface ProactiveHarness {
   app: App;
-  call(who: Who, method: string, url: string, payload?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  call: AppCall;
   owner(): Promise<SignedUp>;
   member(owner: SignedUp, role: TestRole, workspaceIds?: string[]): Promise<SignedUp>;
   workspace(who: SignedUp, patch?: Record<string, unknown>): Promise<{ id: string }>;
   /** POST /v1/connectors as `who` in the workspace (`body`: kind, name, config, secrets); the answer as it is. */
-  createConnector(who: Who, workspaceId: string, body: Record<string, unknown>): Promise<Reply>;
+  createConnector(
+    who: Who,
+    workspaceId: string,
+    body: Record<string, unknown>,
+  ): Promise<Reply<'POST', '/v1/connectors'>>;
   endpoint(who: SignedUp, workspaceId: string): Promise<{ id: string; token: string; ingestUrl: string }>;
-  ingest(connectorId: string, token: string, body: unknown): Promise<Reply>;
+  ingest(connectorId: string, token: string, body: unknown): Promise<Reply<'POST', '/v1/ingest/{connectorId}'>>;
   /** The answer of GET /v1/error-groups for the workspace, as `who` (throws unless 200). */
-  errorGroups(who: Who, workspaceId: string): Promise<Reply['body']>;
+  errorGroups(who: Who, workspaceId: string): Promise<Answer<'GET', '/v1/error-groups'>>;
   /** A repository row for the workspace (the codehost plugin owns the API; tests need only the row). */
   repository(orgId: string, workspaceId: string): Promise<void>;
   setPlan(orgId: string, plan: string): Promise<void>;
@@ -31,7 +36,7 @@ export interface ProactiveHarness {
 }
 
 /** The issues of an `invalid_settings` answer, each written `code@field` (as refusedSettings in the kit). */
-export const settingsIssues = (res: Reply): string[] =>
+export const settingsIssues = (res: Call<Partial<ApiError>>): string[] =>
   (res.body.details as { errors: Array<{ code: string; field: string }> }).errors.map((e) => `${e.code}@${e.field}`);
 
 /** A browser error's stack: `fn` in the shop's bundle `file` at `line`, called from React's (vendor) dispatch. */
@@ -49,8 +54,7 @@ export async function startProactive(t: Test, overrides: Record<string, unknown>
   );
   const plugins = { ...off, ...((overrides.plugins as Record<string, unknown> | undefined) ?? {}) };
   const app = await startTestApp(t, { ...overrides, plugins });
-  const call: ProactiveHarness['call'] = (who, method, url, payload, headers) =>
-    callApp(app, who, method, url, payload, headers);
+  const call = callOn(app);
   const h: ProactiveHarness = {
     app,
     call,
@@ -66,18 +70,15 @@ export async function startProactive(t: Test, overrides: Record<string, unknown>
         const up = await call(who, 'PATCH', `/v1/workspaces/${res.body.id}`, patch);
         if (up.status !== 200) throw new Error(`workspace patch: ${up.status} ${up.payload}`);
       }
-      return { id: res.body.id as string };
+      return { id: res.body.id };
     },
     createConnector: (who, workspaceId, body) =>
       call(who, 'POST', '/v1/connectors', { workspace_id: workspaceId, ...body }),
     async endpoint(who, workspaceId) {
       const res = await h.createConnector(who, workspaceId, { kind: 'endpoint', name: 'Backend' });
       if (res.status !== 201) throw new Error(`connector: ${res.status} ${res.payload}`);
-      return {
-        id: res.body.connector.id as string,
-        token: res.body.token as string,
-        ingestUrl: res.body.connector.ingest_url as string,
-      };
+      const connector = res.body.connector;
+      return { id: connector.id, token: res.body.token!, ingestUrl: connector.ingest_url! };
     },
     ingest: (connectorId, token, body) =>
       call(null, 'POST', `/v1/ingest/${connectorId}`, body, {

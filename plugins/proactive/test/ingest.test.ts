@@ -207,23 +207,26 @@ t.test(
       'triggered_at',
     ];
     const indexed = (
-      await h.app.db.raw(`
+      await h.app.db.raw<{ rows: Array<{ attname: string }> }>(`
     select distinct a.attname from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
     where i.indrelid = 'error_groups'::regclass`)
-    ).rows.map((r: { attname: string }) => r.attname) as string[];
+    ).rows.map((r) => r.attname);
     t.same(
       indexed.filter((c) => updated.includes(c)),
       [],
       `indexed: ${indexed.join(', ')}`,
     );
     const expressions = (
-      await h.app.db.raw(
+      await h.app.db.raw<{ rows: Array<{ n: number }> }>(
         `select count(*)::int as n from pg_index where indrelid = 'error_groups'::regclass and (indexprs is not null or indpred is not null)`,
       )
-    ).rows[0].n as number;
+    ).rows[0].n;
     t.equal(expressions, 0, 'no expression or partial index, whose columns pg_index.indkey would not show');
-    const options = (await h.app.db.raw(`select reloptions from pg_class where oid = 'error_groups'::regclass`)).rows[0]
-      .reloptions as string[] | null;
+    const options = (
+      await h.app.db.raw<{ rows: Array<{ reloptions: string[] | null }> }>(
+        `select reloptions from pg_class where oid = 'error_groups'::regclass`,
+      )
+    ).rows[0].reloptions;
     t.ok(options?.includes('fillfactor=50'), 'pages keep room for the updated versions');
 
     // The list still pages by last seen, newest first.
@@ -238,18 +241,15 @@ t.test(
       'GET',
       `/v1/error-groups?workspace_id=${ws.id}&limit=2&cursor=${first.body.next_cursor as string}`,
     );
-    const titles = [
-      ...(first.body.items as Array<{ type: string }>),
-      ...(next.body.items as Array<{ type: string }>),
-    ].map((g) => g.type);
+    const titles = [...first.body.items, ...next.body.items].map((g) => g.type);
     t.same(titles, ['third', 'second', 'first']);
 
     // Events hang off their group alone: a workspace that goes (an organization's closure) takes its groups and their events.
     const fks = (
-      await h.app.db.raw(
+      await h.app.db.raw<{ rows: Array<{ target: string }> }>(
         `select confrelid::regclass::text as target from pg_constraint where conrelid = 'error_events'::regclass and contype = 'f'`,
       )
-    ).rows.map((r: { target: string }) => r.target) as string[];
+    ).rows.map((r) => r.target);
     t.same(fks, ['error_groups'], 'one foreign key per stored event');
     await h.app.db('workspaces').where({ id: ws.id }).delete();
     t.equal(

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import type { FixesOptions } from '../../fixes/options.js';
 import { startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organizations).
@@ -44,7 +45,7 @@ async function ticketWithError(
 ): Promise<string> {
   const c = await h.endpoint(who, wsId);
   const ingested = await h.ingest(c.id, c.token, CHECKOUT_ERROR(opts.order));
-  const groupId = ingested.body.group_ids[0] as string;
+  const groupId = ingested.body.group_ids[0];
   const tickets = h.app.container.resolve<TicketServiceLike>('ticketService');
   const ticket = await h.app.db.transaction((trx) =>
     tickets.createTicket(trx, {
@@ -120,7 +121,7 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   const dup = await h.call(a.owner, 'POST', '/v1/patterns', { ticket_id: resolved });
   t.equal(dup.status, 409);
   t.equal(dup.body.code, 'pattern_exists');
-  t.equal(dup.body.details.pattern_id, p.id);
+  t.equal(dup.body.details?.pattern_id, p.id);
 
   const privTicket = await ticketWithError(a.owner, a.ws.id, {
     close: true,
@@ -138,11 +139,11 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   // B (opted in) sees A's shared pattern anonymously, never the private one.
   const bList = await h.call(b.owner, 'GET', '/v1/patterns');
   t.equal(bList.status, 200, bList.payload);
-  const seen = bList.body.items.find((x: { id: string }) => x.id === p.id);
+  const seen = bList.body.items.find((x) => x.id === p.id);
   t.ok(seen, 'the shared pattern is listed');
-  t.equal(seen.owned, false);
-  t.equal(seen.workspace_id, null);
-  t.equal(seen.source_ticket_id, null);
+  t.equal(seen!.owned, false);
+  t.equal(seen!.workspace_id, null);
+  t.equal(seen!.source_ticket_id, null);
   t.notOk(
     bList.payload.includes(a.owner.organization.id) ||
       bList.payload.includes(a.ws.id) ||
@@ -150,7 +151,7 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
     'no ids of the source organization',
   );
   t.notOk(
-    bList.body.items.some((x: { id: string }) => x.id === priv.body.id),
+    bList.body.items.some((x) => x.id === priv.body.id),
     'the private pattern is not listed',
   );
   t.equal((await h.call(b.owner, 'GET', `/v1/patterns/${p.id}`)).status, 200);
@@ -177,11 +178,11 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   const match = await h.call(b.owner, 'POST', '/v1/patterns/match', { ticket_id: bTicket });
   t.equal(match.status, 200, match.payload);
   t.equal(match.body.ticket_id, bTicket);
-  t.equal(match.body.items[0]?.pattern.id, p.id, "A's shared pattern ranks first");
+  t.equal(match.body.items[0]?.pattern?.id, p.id, "A's shared pattern ranks first");
   t.equal(match.body.items[0]?.score, 0.95);
   t.same(match.body.items[0]?.reasons, ['same_signature']);
   t.notOk(
-    match.body.items.some((x: { pattern: { id: string } }) => x.pattern.id === priv.body.id),
+    match.body.items.some((x) => x.pattern?.id === priv.body.id),
     'private patterns of others never match',
   );
 
@@ -195,7 +196,7 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
     codeIndex: null,
     codeHost: null,
     repositories: null,
-    options: fixesOptionsSchema.validate({}).value!,
+    options: fixesOptionsSchema.validate({}).value as FixesOptions,
     patternMatcher: h.app.container.resolve('patternMatcher'),
   });
   const job = {
@@ -221,7 +222,7 @@ t.test('patterns: learned from a resolved ticket, masked, shared only between op
   t.same(aMatch.body.items[0].reasons, ['same_error_group']);
   const selfMatch = await h.call(a.owner, 'POST', '/v1/patterns/match', { ticket_id: resolved });
   t.notOk(
-    selfMatch.body.items.some((x: { pattern: { id: string } }) => x.pattern.id === p.id),
+    selfMatch.body.items.some((x) => x.pattern?.id === p.id),
     'a ticket does not match its own pattern',
   );
   const hook = h.app.container.resolve<{
@@ -268,7 +269,7 @@ t.test('patterns: update masks again, roles, delete and audit', async (t) => {
   });
   const created = await h.call(a.owner, 'POST', '/v1/patterns', { ticket_id: ticket });
   t.equal(created.status, 201, created.payload);
-  const id = created.body.id as string;
+  const id = created.body.id;
 
   const patched = await h.call(a.owner, 'PATCH', `/v1/patterns/${id}`, {
     title: 'Totale per Mario Rossi',
@@ -297,11 +298,11 @@ t.test('patterns: update masks again, roles, delete and audit', async (t) => {
   const del = await h.call(a.owner, 'DELETE', `/v1/patterns/${id}`);
   t.same(del.body, { ok: true });
   t.equal((await h.call(a.owner, 'GET', `/v1/patterns/${id}`)).status, 404);
-  const audits = await h.app
+  const audits = (await h.app
     .db('audit_entries')
     .where({ org_id: a.owner.organization.id })
     .whereLike('action', 'pattern.%')
-    .pluck('action');
+    .pluck('action')) as string[];
   t.same([...audits].sort(), ['pattern.created', 'pattern.deleted', 'pattern.updated']);
   t.notOk(
     JSON.stringify(
@@ -313,7 +314,9 @@ t.test('patterns: update masks again, roles, delete and audit', async (t) => {
 
 t.test('the OpenAPI document lists the patterns and error-tracker webhook operations and stays valid', async (t) => {
   const res = await h.app.server.inject({ method: 'GET', url: '/v1/openapi.json' });
-  const doc = JSON.parse(res.payload);
+  const doc = JSON.parse(res.payload) as {
+    paths: Record<string, Record<string, { operationId: string; tags: string[] }> | undefined>;
+  };
   const ops: Record<string, [string, string, string]> = {
     listPatterns: ['get', '/v1/patterns', 'patterns'],
     getPattern: ['get', '/v1/patterns/{id}', 'patterns'],

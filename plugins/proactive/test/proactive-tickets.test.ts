@@ -18,9 +18,8 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
       stack: browserStack(msg.replace(/\W/g, ''), 'app.js', 1),
       ...extra,
     });
-  const g1 = (await send('first failure', { user: { id: 'u1', email: 'ann@example.com' } })).body
-    .group_ids[0] as string;
-  const g2 = (await send('second failure')).body.group_ids[0] as string;
+  const g1 = (await send('first failure', { user: { id: 'u1', email: 'ann@example.com' } })).body.group_ids[0];
+  const g2 = (await send('second failure')).body.group_ids[0];
 
   const noRepo = await h.call(owner, 'POST', `/v1/error-groups/${g1}/ticket`);
   t.equal(noRepo.status, 422, noRepo.payload);
@@ -30,20 +29,27 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
   const noPlan = await h.call(owner, 'POST', `/v1/error-groups/${g1}/ticket`);
   t.equal(noPlan.status, 402, noPlan.payload);
   t.equal(noPlan.body.code, 'plan_limit_reached');
-  t.equal(noPlan.body.details.reason, 'plan_feature');
+  t.equal(noPlan.body.details?.reason, 'plan_feature');
   await h.setPlan(owner.organization.id, 'startup');
 
   const opened = await h.call(owner, 'POST', `/v1/error-groups/${g1}/ticket`);
   t.equal(opened.status, 201, opened.payload);
   t.equal(opened.body.outcome, 'opened');
-  t.equal(opened.body.detail.group.status, 'ticketed');
-  t.equal(opened.body.detail.group.ticket.origin, 'proactive');
-  const ticket = await h.app.db('tickets').where({ id: opened.body.ticket_id }).first();
+  t.equal(opened.body.detail.group?.status, 'ticketed');
+  t.equal(opened.body.detail.group?.ticket?.origin, 'proactive');
+  const ticket = (await h.app.db('tickets').where({ id: opened.body.ticket_id }).first()) as {
+    id: string;
+    error_group_id: string;
+    origin: string;
+  };
   t.equal(ticket.error_group_id, g1);
   t.equal(ticket.origin, 'proactive');
-  const subs = await h.app.db('ticket_subscribers').where({ ticket_id: ticket.id });
+  const subs = (await h.app.db('ticket_subscribers').where({ ticket_id: ticket.id })) as Array<{
+    email: string;
+    source: string;
+  }>;
   t.same(
-    subs.map((s: { email: string; source: string }) => [s.email, s.source]),
+    subs.map((s) => [s.email, s.source]),
     [['ann@example.com', 'proactive']],
     'affected users are subscribed',
   );
@@ -57,11 +63,11 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
 
   const capped = await h.call(owner, 'POST', `/v1/error-groups/${g2}/ticket`);
   t.equal(capped.status, 402, capped.payload);
-  t.equal(capped.body.details.reason, 'proactive_cap_reached');
+  t.equal(capped.body.details?.reason, 'proactive_cap_reached');
   const held = await h.call(owner, 'GET', `/v1/error-groups/${g2}`);
-  t.equal(held.body.group.status, 'watching', 'the group stays watching');
-  t.equal(held.body.group.held_reason, 'proactive_cap_reached');
-  t.ok(held.body.group.held_at);
+  t.equal(held.body.group?.status, 'watching', 'the group stays watching');
+  t.equal(held.body.group?.held_reason, 'proactive_cap_reached');
+  t.ok(held.body.group?.held_at);
   const overview = (await h.errorGroups(owner, ws.id)).overview;
   t.equal(overview.fixes_this_month, 1);
   t.equal(overview.cap_reached, true);
@@ -74,7 +80,7 @@ t.test('proactive tickets: refusals, the monthly cap holds the group, opening an
   t.equal(linked.status, 201, linked.payload);
   t.equal(linked.body.outcome, 'linked');
   t.equal(linked.body.ticket_id, ticket.id);
-  t.equal(linked.body.detail.group.held_reason, null, 'no longer held');
+  t.equal(linked.body.detail.group?.held_reason, null, 'no longer held');
 
   // A client viewer reads but does not act.
   const viewer = await h.member(owner, 'client_viewer', [ws.id]);
@@ -99,10 +105,10 @@ t.test('triggers: enough affected users or a critical path open a proactive tick
     stack: browserStack('search', 'search.js', 3),
     user: { id: 'a' },
   });
-  const gid = one.body.group_ids[0] as string;
+  const gid = one.body.group_ids[0];
   await h.settle();
   t.equal(
-    (await h.call(owner, 'GET', `/v1/error-groups/${gid}`)).body.group.status,
+    (await h.call(owner, 'GET', `/v1/error-groups/${gid}`)).body.group?.status,
     'watching',
     'one user is below the threshold',
   );
@@ -113,8 +119,8 @@ t.test('triggers: enough affected users or a critical path open a proactive tick
   });
   await h.settle();
   const after = await h.call(owner, 'GET', `/v1/error-groups/${gid}`);
-  t.equal(after.body.group.trigger, 'user_threshold');
-  t.equal(after.body.group.status, 'ticketed', 'the threshold opened a ticket');
+  t.equal(after.body.group?.trigger, 'user_threshold');
+  t.equal(after.body.group?.status, 'ticketed', 'the threshold opened a ticket');
 
   const crit = await h.ingest(c.id, c.token, {
     message: 'pay button dead',
@@ -123,9 +129,9 @@ t.test('triggers: enough affected users or a critical path open a proactive tick
   });
   await h.settle();
   const cg = await h.call(owner, 'GET', `/v1/error-groups/${crit.body.group_ids[0]}`);
-  t.equal(cg.body.group.critical_path_hit, true);
-  t.equal(cg.body.group.trigger, 'critical_path');
-  t.equal(cg.body.group.status, 'ticketed');
+  t.equal(cg.body.group?.critical_path_hit, true);
+  t.equal(cg.body.group?.trigger, 'critical_path');
+  t.equal(cg.body.group?.status, 'ticketed');
 
   const noise = await h.ingest(c.id, c.token, {
     message: 'ResizeObserver loop limit exceeded',
@@ -134,6 +140,6 @@ t.test('triggers: enough affected users or a critical path open a proactive tick
   });
   await h.settle();
   const ng = await h.call(owner, 'GET', `/v1/error-groups/${noise.body.group_ids[0]}`);
-  t.equal(ng.body.group.noise, true);
-  t.equal(ng.body.group.status, 'watching', 'noise never opens a ticket');
+  t.equal(ng.body.group?.noise, true);
+  t.equal(ng.body.group?.status, 'watching', 'noise never opens a ticket');
 });

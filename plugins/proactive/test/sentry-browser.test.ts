@@ -54,27 +54,6 @@ const PAGE = `<!doctype html>
   <script src="/static/js/app.min.js"></script>
 </body></html>`;
 
-/** The parts of an error group's detail (GET /v1/error-groups/{id}) this test reads. */
-interface GroupDetail {
-  symbolicated: boolean;
-  frames: Array<{
-    file: string;
-    line: number;
-    function: string;
-    in_app: boolean;
-    generated: { file: string; line: number } | null;
-  }>;
-  group: { type: string; title: string; event_count: number };
-  events: Array<{
-    source: string;
-    type: string;
-    release: string;
-    symbolicated: boolean;
-    external_id: string;
-    context?: { debug_ids?: Record<string, string> };
-  }>;
-}
-
 /**
  * Builds the app as a CI would: esbuild bundles and minifies it with a source map, and Sentry's
  * esbuild plugin (no auth token, telemetry off, upload disabled) injects the debug id into the
@@ -149,7 +128,7 @@ if (!existsSync(CHROMIUM)) {
     const owner = await signUp(app, { orgName: 'Browser Shop' });
     const created = await call(app, owner, 'POST', '/v1/workspaces', { name: 'Browser Shop' });
     t.equal(created.status, 201, created.payload);
-    const workspaceId = (created.body as { id: string }).id;
+    const workspaceId = created.body.id;
     const origins = await call(app, owner, 'PATCH', `/v1/workspaces/${workspaceId}/widget`, {
       allowed_origins: [shopOrigin],
     });
@@ -160,7 +139,7 @@ if (!existsSync(CHROMIUM)) {
       name: 'Shop front end',
     });
     t.equal(connector.status, 201, connector.payload);
-    const { dsn } = (connector.body as { connector: { dsn: string } }).connector;
+    const dsn = connector.body.connector.dsn!;
     t.match(dsn, new RegExp(`^http://[0-9a-f]{32}@127\\.0\\.0\\.1:${port}/\\d+$`), 'a DSN the SDK parses');
 
     const built = await buildApp(dsn);
@@ -235,13 +214,13 @@ if (!existsSync(CHROMIUM)) {
     let groupId: string | undefined;
     for (let i = 0; i < 50 && !groupId; i++) {
       const groups = await call(app, owner, 'GET', `/v1/error-groups?workspace_id=${workspaceId}`);
-      groupId = (groups.body.items as Array<{ id: string }> | undefined)?.[0]?.id;
+      groupId = groups.body.items?.[0]?.id;
       if (!groupId) await new Promise((r) => setTimeout(r, 200));
     }
     t.ok(groupId, 'the error formed a group');
     const res = await call(app, owner, 'GET', `/v1/error-groups/${groupId}`);
     t.equal(res.status, 200, res.payload);
-    const detail = res.body as GroupDetail;
+    const detail = res.body;
     t.equal(detail.symbolicated, true, 'symbolicated by the debug id');
     t.ok(detail.frames.length, 'the group has frames');
     const top = detail.frames[0];
@@ -270,7 +249,7 @@ if (!existsSync(CHROMIUM)) {
     await new Promise((r) => setTimeout(r, 1500));
     const after = await call(app, owner, 'GET', `/v1/error-groups?workspace_id=${workspaceId}`);
     t.same(
-      (after.body as { items: Array<{ event_count: number }> }).items.map((g) => g.event_count),
+      after.body.items.map((g) => g.event_count),
       [1],
       'the other origin’s event was not stored',
     );

@@ -9,41 +9,18 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { parseEnvelope } from '@sentry/core';
 import t from 'tap';
-import type { EventContext } from '../../../core/contracts/connector-adapter.js';
-import type { Json } from '../../../test/helpers/call.js';
 import { startProactive } from './helpers.js';
 
 const APP = fileURLToPath(new URL('./fixtures/sentry-node-app.mjs', import.meta.url));
 const RETRY_AFTER_S = 2;
 
-/** The parts of the API's answers these scenarios read. */
-interface ConnectorWithToken {
-  connector: { id: string; dsn: string };
-  token: string;
-}
-interface Group {
-  id: string;
-  type: string;
-  title: string;
-  event_count: number;
-  affected_users: number;
-  release: string | null;
-  sources: string[];
-}
-interface SampleEvent {
-  external_id: string | null;
-  type: string;
-  message: string;
-  release: string | null;
-  environment: string | null;
-  user: { id?: string; email?: string } | null;
-  context?: EventContext | null;
-}
-interface GroupDetail {
-  frames: Array<{ file: string; function: string; in_app: boolean }>;
-  environments: string[];
-  releases: Array<{ release: string }>;
-  events: SampleEvent[];
+/** A command to the shop (fixtures/sentry-node-app.mjs), one JSON line on its stdin. */
+type ShopCommand = { op: 'fail'; order: string } | { op: 'flush' };
+/** The shop's answer, one JSON line on its stdout: the captured event's id, whether the flush completed, or what threw. */
+interface ShopAnswer {
+  event_id?: string | null;
+  flushed?: boolean;
+  error?: string;
 }
 
 /** One request the SDK sent, as the proxy saw it, and what the service answered. */
@@ -140,21 +117,21 @@ function startShop(dsn: string) {
   });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const answers: Json[] = [];
-  const waiting: Array<(a: Json) => void> = [];
+  const answers: ShopAnswer[] = [];
+  const waiting: Array<(a: ShopAnswer) => void> = [];
   let out = '';
   child.stdout.on('data', (c: Buffer) => {
     out += c.toString();
     let nl: number;
     while ((nl = out.indexOf('\n')) >= 0) {
-      const a = JSON.parse(out.slice(0, nl)) as Json;
+      const a = JSON.parse(out.slice(0, nl)) as ShopAnswer;
       out = out.slice(nl + 1);
       const w = waiting.shift();
       if (w) w(a);
       else answers.push(a);
     }
   });
-  const send = (command: Json): Promise<Json> =>
+  const send = (command: ShopCommand): Promise<ShopAnswer> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`the shop did not answer ${JSON.stringify(command)}: ${stderr}`)),
@@ -203,9 +180,10 @@ const owner = await h.owner();
 const ws = await h.workspace(owner);
 const created = await h.createConnector(owner, ws.id, { kind: 'endpoint', name: 'Shop backend' });
 if (created.status !== 201) throw new Error(`connector: ${created.status} ${created.payload}`);
-const answer = created.body as ConnectorWithToken;
-const connectorId = answer.connector.id;
-const dsn = answer.connector.dsn;
+// An endpoint connector (201): its DSN and push token are set.
+const connectorId = created.body.connector.id;
+const dsn = created.body.connector.dsn!;
+const pushToken = created.body.token!;
 const shop = startShop(dsn);
 t.teardown(() => shop.stop());
 
@@ -224,11 +202,11 @@ const storedForConnector = async (): Promise<number> => {
   };
   return Number(row.n);
 };
-const groups = async (): Promise<Group[]> => ((await h.errorGroups(owner, ws.id)) as { items: Group[] }).items;
-const detail = async (id: string): Promise<GroupDetail> => {
+const groups = async () => (await h.errorGroups(owner, ws.id)).items;
+const detail = async (id: string) => {
   const res = await h.call(owner, 'GET', `/v1/error-groups/${id}`);
   if (res.status !== 200) throw new Error(res.payload);
-  return res.body as GroupDetail;
+  return res.body;
 };
 const sentFor = (eventId: string) => proxy.seen.filter((s) => s.events.includes(eventId));
 /** What the service answered to each request that carried the event. */
@@ -239,9 +217,9 @@ void t.test('the DSN is a Sentry DSN on the service public URL, with a numeric p
   t.equal(`${url.protocol}//${url.host}`, proxy.url);
   t.match(url.username, /^[0-9a-f]{32}$/, 'a 32 hex public key');
   t.match(url.pathname, /^\/\d+$/, 'a numeric project id');
-  t.notOk(answer.token.includes(url.username), 'the key is not the push token');
+  t.notOk(pushToken.includes(url.username), 'the key is not the push token');
   const again = await h.call(owner, 'GET', `/v1/connectors/${connectorId}`);
-  t.equal((again.body as ConnectorWithToken['connector']).dsn, dsn, 'every connector answer shows it');
+  t.equal(again.body.dsn, dsn, 'every connector answer shows it');
 });
 
 void t.test(
@@ -360,7 +338,7 @@ void t.test('a DSN with a wrong key or another project id is refused with 401; t
 void t.test('a 429 with Retry-After stops the SDK sending until the limit ends', async (t) => {
   // Hold the group writer on a lock: the one event the queue holds waits, so the next one is refused.
   // (Its connector is looked up first: on PGlite the lock holds the only connection.)
-  const token = answer.token;
+  const token = pushToken;
   t.equal((await h.ingest(connectorId, token, { message: 'waiting for its commit' })).status, 202);
   const lock = await h.app.db.transaction();
   await lock.raw('lock table error_groups in exclusive mode');
@@ -402,7 +380,7 @@ void t.test('a 429 with Retry-After stops the SDK sending until the limit ends',
 void t.test('a rotated token changes the DSN: the old one is refused afterwards', async (t) => {
   const rotated = await h.call(owner, 'POST', `/v1/connectors/${connectorId}/rotate-token`);
   t.equal(rotated.status, 200);
-  const fresh = (rotated.body as ConnectorWithToken).connector.dsn;
+  const fresh = rotated.body.connector.dsn!;
   t.not(fresh, dsn, 'a new DSN');
   t.equal(new URL(fresh).pathname, new URL(dsn).pathname, 'for the same project');
 

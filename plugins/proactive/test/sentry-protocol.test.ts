@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
 import { createEnvelope, makeDsn, serializeEnvelope, type Event } from '@sentry/core';
+import type { Answer } from '../../../test/helpers/api-types.js';
 import { startProactive, type ProactiveHarness, type Reply } from './helpers.js';
 
 /**
@@ -61,8 +62,19 @@ async function setUp(t: Test, config: Record<string, unknown> = {}) {
   return { h, owner, ws, connectorId: connector.id, dsn };
 }
 
-const post = (h: ProactiveHarness, path: string, body: Buffer, headers: Record<string, string> = {}): Promise<Reply> =>
-  h.call(null, 'POST', path, body, { 'content-type': 'application/x-sentry-envelope', ...headers });
+/**
+ * An envelope POSTed to `path`: `/api/<project>/envelope/` as the SDKs write it, with its trailing slash (which the
+ * router strips) and any query, so the answer is typed as the envelope operation's.
+ */
+const post = async (
+  h: ProactiveHarness,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): Promise<Reply<'POST', '/api/{project_id}/envelope'>> => {
+  const res = await h.call(null, 'POST', path, body, { 'content-type': 'application/x-sentry-envelope', ...headers });
+  return { ...res, body: res.body as Answer<'POST', '/api/{project_id}/envelope'> };
+};
 const auth = (key: string) => ({
   'x-sentry-auth': `Sentry sentry_version=7, sentry_client=sentry.javascript.node/11.12.0, sentry_key=${key}`,
 });
@@ -251,8 +263,8 @@ void t.test("the SDK's context is kept with the event and masked like its messag
   };
   const res = await post(h, `/api/${dsn.projectId}/envelope/`, envelopeOf([event]), auth(dsn.key));
   t.equal(res.status, 200);
-  const detail = await h.call(owner, 'GET', `/v1/error-groups/${(res.body.group_ids as string[])[0]}`);
-  const [stored] = detail.body.events as Array<{ context: Record<string, unknown>; user: Record<string, unknown> }>;
+  const detail = await h.call(owner, 'GET', `/v1/error-groups/${res.body.group_ids[0]}`);
+  const [stored] = detail.body.events;
   t.match(stored.context, {
     tags: { plan: 'pro', customer: 'j***@e***.com' },
     breadcrumbs: [

@@ -68,7 +68,7 @@ function uploadMaps(
   workspaceId: string,
   release: string,
   files: Array<{ url_path: string; map: string }>,
-): Promise<Reply> {
+): Promise<Reply<'POST', '/v1/sourcemaps'>> {
   return h.call(who, 'POST', '/v1/sourcemaps', { workspace_id: workspaceId, release, files });
 }
 
@@ -117,7 +117,7 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   });
   t.equal(up.status, 201, up.payload);
   t.same(
-    up.body.files.map((f: { url_path: string }) => f.url_path),
+    up.body.files.map((f) => f.url_path),
     ['/static/js/app.3f9a1c2b.js', '/static/js/vendor.js'],
     'stored by URL path, host and query dropped',
   );
@@ -141,7 +141,7 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
     `/v1/sourcemaps?workspace_id=${ws.id}&release=shop@1.0.0&limit=1&cursor=${list.body.next_cursor}`,
   );
   t.same(
-    page2.body.items.map((f: { url_path: string }) => f.url_path),
+    page2.body.items.map((f) => f.url_path),
     ['/static/js/vendor.js'],
   );
   t.equal(page2.body.items[0].sha256.length, 64);
@@ -149,7 +149,7 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   const releases = await h.call(reviewer, 'GET', `/v1/sourcemaps/releases?workspace_id=${ws.id}`);
   t.equal(releases.status, 200, releases.payload);
   t.same(
-    releases.body.items.map((r: { release: string; files: number }) => [r.release, r.files]),
+    releases.body.items.map((r) => [r.release, r.files]),
     [
       ['shop@1.1.0', 1],
       ['shop@1.0.0', 2],
@@ -179,7 +179,7 @@ t.test('upload, list, releases and delete: roles, validation, limits, audit and 
   t.equal(bad.status, 422, bad.payload);
   t.equal(bad.body.code, 'invalid_source_map');
   t.same(
-    bad.body.details.errors.map((e: { index: number; code: string }) => [e.index, e.code]),
+    (bad.body.details?.errors as Array<{ index: number; code: string }>).map((e) => [e.index, e.code]),
     [
       [1, 'invalid_json'],
       [2, 'unsupported_version'],
@@ -324,10 +324,10 @@ t.test(
     t.equal(d.body.frames[1].line, 7);
     t.same(d.body.frames[1].generated, { file: `${CDN}?v=2`, function: 'b', line: 1, column: layout1.checkout + 4 });
     t.ok(
-      d.body.events.every((e: { symbolicated: boolean }) => e.symbolicated),
+      d.body.events.every((e) => e.symbolicated),
       'events symbolicated',
     );
-    t.equal(d.body.group.event_count, 2);
+    t.equal(d.body.group?.event_count, 2);
 
     // A V8 stack string (no frames) is parsed and symbolicated too; a vendored original source is not in-app.
     const stack = `TypeError: boom\n    at render (${CDN}:2:1)\n    at a (${CDN}:1:${layout1.cart + 22})`;
@@ -335,7 +335,7 @@ t.test(
     const sd = await h.call(owner, 'GET', `/v1/error-groups/${s.body.group_ids[0]}`);
     t.equal(sd.body.symbolicated, true);
     t.same(
-      sd.body.frames.map((f: { file: string; in_app: boolean }) => [f.file, f.in_app]),
+      sd.body.frames.map((f) => [f.file, f.in_app]),
       [
         ['webpack:///node_modules/react-dom/index.js', false],
         ['webpack:///src/cart.ts', true],
@@ -351,8 +351,8 @@ t.test(
         { file: CDN, line: 1, column: layout1.cart + 22, in_app: true },
       ],
     });
-    const gd = await h.call(owner, 'GET', `/v1/error-groups/${(guessed.body.group_ids as string[])[0]}`);
-    const guessedFrames = gd.body.frames as Array<{ file: string; in_app: boolean }>;
+    const gd = await h.call(owner, 'GET', `/v1/error-groups/${guessed.body.group_ids[0]}`);
+    const guessedFrames = gd.body.frames;
     t.same(
       guessedFrames.map((f) => [f.file, f.in_app]),
       [
@@ -379,7 +379,7 @@ t.test(
     t.equal(fd.body.symbolicated, true, 'the group is symbolicated now');
     t.equal(fd.body.frames[0].function, 'addToCart');
     t.same(
-      fd.body.events.map((e: { symbolicated: boolean }) => e.symbolicated),
+      fd.body.events.map((e) => e.symbolicated),
       [true, false],
       'each event keeps its own flag',
     );
@@ -496,7 +496,7 @@ void t.test('debug ids: a bundle is matched by the debug id its SDK names, else 
     { url_path: CDN, map: withDebugId(bundleMap(layout), 'debugId', D1.toUpperCase().replace(/-/g, '')) },
   ]);
   t.equal(up.status, 201, up.payload);
-  const answered = (up.body as { files: Array<Record<string, unknown>> }).files[0];
+  const answered = up.body.files[0];
   t.notOk('debug_id' in answered, 'the answer is the same SourceMap as without a debug id');
   const stored = await h.app
     .db('source_maps')
@@ -510,7 +510,7 @@ void t.test('debug ids: a bundle is matched by the debug id its SDK names, else 
     { url_path: '/x.js', map: withDebugId(bundleMap(layout), 'debug_id', 'not-a-uuid') },
   ]);
   t.equal(bad.status, 422, bad.payload);
-  const errors = (bad.body as { details: { errors: Array<{ code: string }> } }).details.errors;
+  const errors = bad.body.details?.errors as Array<{ code: string }>;
   t.same(
     errors.map((e) => e.code),
     ['invalid_debug_id'],

@@ -4,16 +4,24 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import {
-  createWorkspace as createFixesWorkspace,
-  HOST_SECRET,
-  inject,
-  MAIL_SECRET,
-  type Json,
-} from '../../fixes/test/helpers.js';
+import type { Answer, Method, Schema } from '../../../test/helpers/api-types.js';
+import type { Call } from '../../../test/helpers/call.js';
+import { createWorkspace as createFixesWorkspace, HOST_SECRET, inject, MAIL_SECRET } from '../../fixes/test/helpers.js';
 
-// The fix loop's test harness (repository, inbound email, polling); the runner adds bearer calls.
-export { call, connectRepository, localHost, receiveEmail, uid, waitFor, type Json } from '../../fixes/test/helpers.js';
+// The fix loop's test harness (repository, inbound email, polling, its rows); the runner adds bearer calls.
+export {
+  call,
+  connectRepository,
+  localHost,
+  receiveEmail,
+  uid,
+  waitFor,
+  type AttemptRow,
+  type DiagnosisRow,
+  type JobEventRow,
+  type JobRow,
+  type ReleaseRow,
+} from '../../fixes/test/helpers.js';
 
 export const LEASE_MS = 1500;
 
@@ -32,12 +40,22 @@ export function startRunnerApp(t: Test): Promise<App> {
   });
 }
 
-/** A runner's or job's call with `Authorization: Bearer <token>`. */
-export const bearer = (app: App, token: string | null, method: string, url: string, payload?: unknown) =>
-  inject(app, method, url, token ? { authorization: `Bearer ${token}` } : {}, payload);
+/** A runner's or job's call with `Authorization: Bearer <token>` (none without a token). */
+export const bearer = <M extends Method, U extends string>(
+  app: App,
+  token: string | null,
+  method: M,
+  url: U,
+  payload?: unknown,
+): Promise<Call<Answer<M, U>>> => inject(app, method, url, token ? { authorization: `Bearer ${token}` } : {}, payload);
 
 /** A workspace whose jobs run on its runner (execution_mode runner, github_actions transport). */
-export const createWorkspace = (app: App, owner: SignedUp, name: string, settings: Json = {}): Promise<Json> =>
+export const createWorkspace = (
+  app: App,
+  owner: SignedUp,
+  name: string,
+  settings: Record<string, unknown> = {},
+): Promise<Schema<'Workspace'>> =>
   createFixesWorkspace(app, owner, name, { execution_mode: 'runner', runner_transport: 'github_actions', ...settings });
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

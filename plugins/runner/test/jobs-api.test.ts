@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { Knex } from 'knex';
 import { addMember, signUp, type SignedUp } from '../../../test/helpers/accounts.js';
+import type { Schema } from '../../../test/helpers/api-types.js';
 import type { App } from '../../../core/kernel/app.js';
 import {
   bearer,
@@ -12,7 +13,8 @@ import {
   startRunnerApp,
   uid,
   waitFor,
-  type Json,
+  type JobEventRow,
+  type JobRow,
 } from './helpers.js';
 
 const app: App = await startRunnerApp(t);
@@ -21,8 +23,8 @@ const db = app.db as Knex;
 /** An organization with a runner workspace (no repository), a registered runner and `n` queued diagnosis jobs. */
 async function setup(
   n: number,
-  register: Json = {},
-): Promise<{ owner: SignedUp; ws: Json; runner: Json; jobs: string[] }> {
+  register: Record<string, unknown> = {},
+): Promise<{ owner: SignedUp; ws: Schema<'Workspace'>; runner: Schema<'Runner'>; jobs: string[] }> {
   const owner = await signUp(app, { orgName: `Org ${uid()}` });
   const ws = await createWorkspace(app, owner, 'Desk', { runner_transport: 'container' });
   const reg = await call(app, owner, 'POST', '/v1/runner/register', { workspace_id: ws.id, ...register });
@@ -34,7 +36,7 @@ async function setup(
       body: `How do I export my data? (${i})`,
     });
     const job = await waitFor(
-      async () => db('fix_jobs').where({ ticket_id: ticketId }).first() as Promise<Json | undefined>,
+      async () => db('fix_jobs').where({ ticket_id: ticketId }).first<JobRow | undefined>(),
       'the diagnosis job',
     );
     jobs.push(job.id);
@@ -42,7 +44,8 @@ async function setup(
   return { owner, ws, runner: reg.body, jobs };
 }
 
-const claim = async (runnerToken: string, jobId?: string) => {
+/** A claim with the runner's token (a revoked runner has none): the job and its tokens; throws unless 200. */
+const claim = async (runnerToken: string | null, jobId?: string) => {
   const res = await bearer(app, runnerToken, 'POST', '/v1/runner/claim', jobId ? { job_id: jobId } : undefined);
   if (res.status !== 200) throw new Error(`claim: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
@@ -105,7 +108,7 @@ t.test('a job token works on its own job only: other job, other organization, ex
     'expired: 401',
   );
   t.equal((await bearer(app, renewed.body.job_token, 'POST', `/v1/jobs/${a1.job_id}/heartbeat`)).status, 401);
-  const stored = (await db('runner_job_tokens').where({ job_id: a2.job_id })) as Json[];
+  const stored = (await db('runner_job_tokens').where({ job_id: a2.job_id })) as Array<{ token_hash: string }>;
   t.ok(
     stored.length === 2 && stored.every((r) => r.token_hash !== a2.job_token && r.token_hash !== a2.agent_token),
     'job tokens are kept hashed',
@@ -155,7 +158,9 @@ t.test('a job token works on its own job only: other job, other organization, ex
 
 t.test('the agent login is locked to one job until it stores the refreshed one', async (t) => {
   const { runner, jobs } = await setup(3, { agent_login: '{"refresh_token":"login-v1-abcdef"}' });
-  const box = (await db('runner_agent_credentials').where({ workspace_id: runner.workspace_id }).first()) as Json;
+  const box = await db('runner_agent_credentials')
+    .where({ workspace_id: runner.workspace_id })
+    .first<{ secret_box: string }>();
   t.notMatch(box.secret_box, /login-v1/, 'stored encrypted');
   const j1 = await claim(runner.token, jobs[0]);
   const j2 = await claim(runner.token, jobs[1]);
@@ -227,16 +232,18 @@ t.test('events are masked again before they are stored', async (t) => {
     status: 400,
     body: { code: 'invalid_request' },
   });
-  const rows = (await db('fix_job_events').where({ job_id: j.job_id, type: 'agent_output' }).orderBy('seq')) as Json[];
+  const rows = (await db('fix_job_events')
+    .where({ job_id: j.job_id, type: 'agent_output' })
+    .orderBy('seq')) as JobEventRow[];
   t.equal(rows.length, 3);
   t.equal(rows[0].message, 'mail j***@e***.com about it');
   t.equal(rows[0].data.env, 'API_TOKEN=***');
   t.equal(rows[1].message, 'my token is *** and ***');
   t.notMatch(rows[2].message, /sk-live/);
-  const ticket = (await db('fix_jobs').where({ id: j.job_id }).first()) as Json;
+  const ticket = await db('fix_jobs').where({ id: j.job_id }).first<JobRow>();
   const listed = await call(app, owner, 'GET', `/v1/tickets/${ticket.ticket_id}/jobs/${j.job_id}/events?limit=200`);
   t.ok(
-    listed.body.items.some((e: Json) => e.message === 'my token is *** and ***'),
+    listed.body.items.some((e) => e.message === 'my token is *** and ***'),
     'the team reads the masked log',
   );
   t.equal(jobs.length, 1);
@@ -249,9 +256,9 @@ t.test('a cancelled job is reported by the heartbeat and ends cancelled', async 
     status: 200,
     body: { cancelled: false },
   });
-  const row = (await db('fix_jobs').where({ id: j.job_id }).first()) as Json;
+  const row = await db('fix_jobs').where({ id: j.job_id }).first<JobRow>();
   await db.transaction((trx) =>
-    (app.container.resolve('fixJobs') as { cancel(trx: Knex, job: Json, reason: string): Promise<void> }).cancel(
+    (app.container.resolve('fixJobs') as { cancel(trx: Knex, job: JobRow, reason: string): Promise<void> }).cancel(
       trx,
       row,
       'the ticket was closed',
@@ -265,7 +272,7 @@ t.test('a cancelled job is reported by the heartbeat and ends cancelled', async 
     await bearer(app, j.job_token, 'POST', `/v1/jobs/${j.job_id}/result`, { status: 'cancelled', cost_usd: 0.01 }),
     { status: 200, body: { status: 'cancelled', next_job_id: null } },
   );
-  t.equal(((await db('fix_jobs').where({ id: j.job_id }).first()) as Json).status, 'cancelled');
+  t.equal((await db('fix_jobs').where({ id: j.job_id }).first<JobRow>()).status, 'cancelled');
   t.match(await bearer(app, j.job_token, 'POST', `/v1/jobs/${j.job_id}/heartbeat`), {
     status: 200,
     body: { cancelled: true, status: 'cancelled' },
@@ -312,7 +319,7 @@ t.test('a lease that runs out returns the job to the queue for the next claim', 
     status: 200,
     body: { status: 'succeeded' },
   });
-  const tk = (await db('fix_jobs').where({ id: again.job_id }).first()) as Json;
+  const tk = await db('fix_jobs').where({ id: again.job_id }).first<JobRow>();
   t.match(
     (await call(app, owner, 'GET', `/v1/tickets/${tk.ticket_id}`)).body,
     { state: 'escalated' },

@@ -16,7 +16,11 @@ import {
   sleep,
   startRunnerApp,
   waitFor,
-  type Json,
+  type AttemptRow,
+  type DiagnosisRow,
+  type JobEventRow,
+  type JobRow,
+  type ReleaseRow,
 } from './helpers.js';
 
 const CART = 'exports.cartTotal = (items) => items.reduce((sum, i) => sum + i.price, 0);\n';
@@ -53,7 +57,7 @@ t.test(
       revoked_at: null,
     });
     const runnerToken = reg.body.token as string;
-    const stored = (await db('runners').where({ id: reg.body.id }).first()) as Json;
+    const stored = await db('runners').where({ id: reg.body.id }).first<{ token_hash: string }>();
     t.not(stored.token_hash, runnerToken, 'hashed at rest');
     t.ok(await db('audit_entries').where({ action: 'runner.registered', target_id: reg.body.id }).first(), 'audited');
     t.equal((await bearer(app, runnerToken, 'POST', '/v1/runner/claim')).status, 204, 'nothing queued yet');
@@ -68,7 +72,7 @@ t.test(
     t.match(queued, { kind: 'diagnose', executor: 'agent-runner', mode: 'runner', status: 'queued' });
     await sleep(400);
     t.equal(
-      ((await db('fix_jobs').where({ id: queued.id }).first()) as Json).status,
+      (await db('fix_jobs').where({ id: queued.id }).first<JobRow>()).status,
       'queued',
       'not claimed by the in-process worker',
     );
@@ -83,7 +87,7 @@ t.test(
       job_token: /^pw_job_/,
       agent_token: /^pw_agent_/,
     });
-    const dxToken = claim.body.job_token as string;
+    const dxToken = claim.body.job_token;
 
     const payload = await bearer(app, claim.body.agent_token, 'GET', `/v1/jobs/${queued.id}`);
     t.equal(payload.status, 200, JSON.stringify(payload.body));
@@ -173,20 +177,21 @@ t.test(
       body: { code: 'job_not_running' },
     });
 
-    const dx = (await db('fix_diagnoses').where({ ticket_id: ticketId }).first()) as Json;
+    const dx = await db('fix_diagnoses').where({ ticket_id: ticketId }).first<DiagnosisRow>();
     t.match(dx, { job_id: queued.id, category: 'bug', outcome: 'fix_queued' });
-    t.equal(((await db('fix_jobs').where({ id: queued.id }).first()) as Json).status, 'succeeded');
-    const fixJob = (await db('fix_jobs').where({ id: res.body.next_job_id }).first()) as Json;
+    t.equal((await db('fix_jobs').where({ id: queued.id }).first<JobRow>()).status, 'succeeded');
+    const fixJob = await db('fix_jobs').where({ id: res.body.next_job_id }).first<JobRow>();
     t.match(fixJob, { kind: 'fix', executor: 'agent-runner', status: 'queued', ticket_id: ticketId });
     t.match((await call(app, owner, 'GET', `/v1/tickets/${ticketId}`)).body, { state: 'fixing', category: 'bug' });
 
     // The chained fix job, claimed by id.
     const fc = await bearer(app, runnerToken, 'POST', '/v1/runner/claim', { job_id: fixJob.id });
     t.equal(fc.status, 200, JSON.stringify(fc.body));
-    const fixToken = fc.body.job_token as string;
+    const fixToken = fc.body.job_token;
     const fp = (await bearer(app, fixToken, 'GET', `/v1/jobs/${fixJob.id}`)).body;
     const branch = `patchwell/${ticketId}-1`;
     t.match(fp, { kind: 'fix', branch, test_command: 'node test.js', instructions: /cartTotal ignores/ });
+    if (!fp.repository) throw new Error(`the fix job names no repository: ${JSON.stringify(fp)}`);
     const access = await bearer(app, fixToken, 'POST', `/v1/jobs/${fixJob.id}/git-token`);
     t.match(access, { status: 200, body: { write: true } });
 
@@ -207,7 +212,7 @@ t.test(
       ],
     });
     t.match(ev, { status: 200, body: { accepted: 2 } });
-    const logged = (await db('fix_job_events').where({ job_id: fixJob.id, type: 'command' }).first()) as Json;
+    const logged = await db('fix_job_events').where({ job_id: fixJob.id, type: 'command' }).first<JobEventRow>();
     t.equal(logged.message, 'git push with ***', 'the git token is masked by value');
 
     const prInput = { branch, head_sha: head, tests_ran: true, tests_passed: true, verify_passed: true };
@@ -240,7 +245,7 @@ t.test(
     t.match(fr, { status: 200, body: { job_id: fixJob.id, status: 'succeeded', next_job_id: null } });
 
     const attempt = await waitFor(async () => {
-      const a = (await db('fix_attempts').where({ ticket_id: ticketId }).first()) as Json | undefined;
+      const a = await db('fix_attempts').where({ ticket_id: ticketId }).first<AttemptRow | undefined>();
       return a?.status === 'verified' ? a : null;
     }, 'the verified attempt');
     t.match(attempt, {
@@ -259,11 +264,11 @@ t.test(
         db('outbox')
           .where({ type: 'fixes.open_pr', org_id: owner.organization.id })
           .whereNotNull('published_at')
-          .first(),
+          .first<{ published_at: Date } | undefined>(),
       'the open-pr signal',
     );
     await sleep(500);
-    const prs = (await db('codehost_local_items').where({ kind: 'pull_request', head_branch: branch })) as Json[];
+    const prs = (await db('codehost_local_items').where({ kind: 'pull_request', head_branch: branch })) as unknown[];
     t.equal(prs.length, 1, 'one pull request');
     t.match(await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, pr.body.number), {
       state: 'open',
@@ -271,7 +276,7 @@ t.test(
     });
     t.match((await call(app, owner, 'GET', `/v1/tickets/${ticketId}`)).body, { state: 'awaiting_approval' });
     t.equal(
-      Number(((await db('fix_jobs').where({ id: fixJob.id }).first()) as Json).cost_usd),
+      Number((await db('fix_jobs').where({ id: fixJob.id }).first<JobRow>()).cost_usd),
       0.4,
       'cost recorded on the job',
     );
@@ -298,7 +303,7 @@ t.test(
       30_000,
     );
     t.match(done, { public_state: 'resolved', resolved_version: String });
-    const releases = (await db('fix_releases').where({ ticket_id: ticketId })) as Json[];
+    const releases = (await db('fix_releases').where({ ticket_id: ticketId })) as ReleaseRow[];
     t.equal(releases.length, 1, 'one release');
     t.match(releases[0], { status: 'released', approved_sha: head });
     t.match(await localHost(app).getPullRequest({ installationId: null, fullName: repo.full_name }, pr.body.number), {

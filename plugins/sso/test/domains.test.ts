@@ -105,8 +105,11 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
     });
     t.equal(byToken.statusCode, 401, 'its API token ends');
     t.equal((await openLinks()).length, 0, 'its emailed links end');
-    const closed = await app.db('users').where({ id: stray.user.id }).first();
-    t.ok(closed.removed_at && closed.disabled_at, 'the account is removed and disabled; its row stays');
+    const closed = await app
+      .db<{ id: string; removed_at: Date | null; disabled_at: Date | null }>('users')
+      .where({ id: stray.user.id })
+      .first();
+    t.ok(closed?.removed_at && closed.disabled_at, 'the account is removed and disabled; its row stays');
     const audit = await app
       .db('audit_entries')
       .where({ org_id: stray.organization.id, action: 'user.closed_by_domain_owner' });

@@ -34,8 +34,11 @@ t.test('an organization signs its people in with OIDC against a real identity pr
   t.equal(conn.has_client_secret, true, 'has_client_secret');
   t.notOk(created.payload.includes(idp.clientSecret), 'the secret never leaves');
   t.equal(conn.service_provider.redirect_uri, CALLBACK);
-  const sealed = await app.db('sso_connections').where({ id: conn.id }).first();
-  t.notOk(String(sealed.client_secret_sealed).includes(idp.clientSecret), 'the secret is sealed at rest');
+  const sealed = await app
+    .db<{ id: string; client_secret_sealed: string | null }>('sso_connections')
+    .where({ id: conn.id })
+    .first();
+  t.notOk(String(sealed?.client_secret_sealed).includes(idp.clientSecret), 'the secret is sealed at rest');
 
   const test = await connection.test();
   t.same(test, { ok: true, protocol: 'oidc', details: test.details, error: null }, 'discovery works');

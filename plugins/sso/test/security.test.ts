@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { AuditEntry } from '../../../core/audit/audit-writer.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
 import { json, setPlan, ssoConnection, verifiedDomain } from './helpers/fixtures.js';
@@ -86,15 +87,11 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
     });
     t.equal(replaced.statusCode, 200);
     const audit = await app
-      .db('audit_entries')
+      .db<AuditEntry>('audit_entries')
       .where({ org_id: owner.organization.id, action: 'sso.connection_updated' })
       .orderBy('created_at', 'desc')
       .first();
-    t.same(
-      audit.changes.client_secret ?? JSON.parse(audit.changes).client_secret,
-      { before: '[redacted]', after: '[redacted]' },
-      'audited, redacted',
-    );
+    t.same(audit?.changes?.client_secret, { before: '[redacted]', after: '[redacted]' }, 'audited, redacted');
     for (const [method, url] of [
       ['PATCH', `/v1/security/sso/connections/${id}`],
       ['DELETE', `/v1/security/sso/connections/${id}`],
@@ -227,8 +224,11 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
     }>(set);
     t.same([body.min_approvers, body.roles, body.eligible_approvers], [2, ['owner', 'reviewer'], 1]);
     t.same(body.workspaces_below_minimum, [{ id: ws.id, name: 'Checkout', eligible: 1 }]);
-    const org = await app.db('organizations').where({ id: owner.organization.id }).first();
-    t.equal(org.approval_min_approvers, 2, 'stored on the organization');
+    const org = await app
+      .db<{ id: string; approval_min_approvers: number }>('organizations')
+      .where({ id: owner.organization.id })
+      .first();
+    t.equal(org?.approval_min_approvers, 2, 'stored on the organization');
     const policy = await (
       app.container.resolve('approvalGovernance') as { policy(o: string): Promise<unknown> }
     ).policy(owner.organization.id);

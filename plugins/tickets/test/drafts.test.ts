@@ -4,7 +4,22 @@ import t from 'tap';
 import type { OutboxChannelAdapter } from '../../../adapters/mail-outbox/index.js';
 import type { TicketService } from '../services/ticket-service.js';
 import type { WhiteLabelGuard } from '../services/deps.js';
-import { call, openTicket, world, type Json } from './helpers.js';
+import { call, openTicket, world } from './helpers.js';
+
+/** Rows the tests read back, with the columns they check. */
+interface DraftRow {
+  status: string;
+  sent_message_id: string | null;
+  approved_by_user_id: string | null;
+}
+interface MailRow {
+  id: string;
+  message_id: string;
+  reply_to: string | null;
+  from_address: string;
+  /** jsonb: an object, or its JSON text. */
+  headers: string | Record<string, string>;
+}
 
 t.test('drafts: create, edit, discard, send threaded to the customer', async (t) => {
   const { app, owner, workspace } = await world(t);
@@ -61,7 +76,7 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
       ['PATCH', `/v1/tickets/${tk.id}/drafts/${created.body.id}`],
       ['POST', `/v1/tickets/${tk.id}/drafts/${created.body.id}/discard`],
       ['POST', `/v1/tickets/${tk.id}/drafts/${created.body.id}/send`],
-    ]) {
+    ] as const) {
       const res = await call(app, owner, method, url, method === 'PATCH' ? { body_md: 'x' } : undefined);
       t.equal(res.status, 409, `${method} on a discarded draft`);
       t.match(res.body, { code: 'invalid_transition', details: { resource: 'draft', status: 'discarded' } });
@@ -77,8 +92,10 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
 
   await t.test("send emails the customer after the click, threaded, with the ticket's reply address", async (t) => {
     const tk = await openTicket(app, orgId, workspace.id, { subject: 'Checkout fails' });
-    const opening = tk as unknown as Json;
-    const openingId = (await app.db('ticket_messages').where({ ticket_id: tk.id }).first()).email_message_id as string;
+    const opening = (await app.db('ticket_messages').where({ ticket_id: tk.id }).first()) as {
+      email_message_id: string;
+    };
+    const openingId = opening.email_message_id;
     const draft = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts`, {
       kind: 'needs_info',
       body_md: 'Which browser do you use?',
@@ -98,7 +115,7 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     });
     t.ok(sent.body.first_response_at, 'the first outgoing reply sets first_response_at');
     t.ok(sent.body.public_summary_approved_at);
-    const out = sent.body.messages.find((m: Json) => m.direction === 'out');
+    const out = sent.body.messages.find((m) => m.direction === 'out');
     t.match(out, {
       to_addresses: ['jane.doe@example.com'],
       subject: 'Re: Checkout fails',
@@ -109,22 +126,27 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
       references: openingId,
       is_internal_note: false,
     });
-    t.match(out.email_message_id, /^<msg_[a-z0-9]+@inbound\.localhost>$/);
+    if (!out?.email_message_id) throw new Error(`no outgoing message with a Message-ID: ${sent.payload}`);
+    const outId = out.email_message_id;
+    t.match(outId, /^<msg_[a-z0-9]+@inbound\.localhost>$/);
 
-    const stored = await app.db('ticket_drafts').where({ id: draft.body.id }).first();
+    const stored = (await app.db('ticket_drafts').where({ id: draft.body.id }).first()) as DraftRow;
     t.match(stored, { status: 'sent', sent_message_id: out.id, approved_by_user_id: owner.user.id });
 
-    const mail = await app.db('mail_messages').where({ ticket_ref: tk.id, template: 'tickets.reply' }).first();
-    t.equal(mail.message_id, out.email_message_id);
-    const replyTo = workspace.inbound_address.replace('@', `+t_${opening.reply_token}@`);
+    const mail = (await app
+      .db('mail_messages')
+      .where({ ticket_ref: tk.id, template: 'tickets.reply' })
+      .first()) as MailRow;
+    t.equal(mail.message_id, outId);
+    const replyTo = workspace.inbound_address?.replace('@', `+t_${tk.reply_token}@`);
     t.equal(mail.reply_to, replyTo, 'Reply-To is <workspace local part>+t_<token>@<inbound domain>');
-    const headers = typeof mail.headers === 'string' ? JSON.parse(mail.headers) : mail.headers;
+    const headers: unknown = typeof mail.headers === 'string' ? JSON.parse(mail.headers) : mail.headers;
     t.match(headers, { 'In-Reply-To': openingId, References: openingId, 'Auto-Submitted': 'no' });
 
     // The mail plugin delivers it: read the .eml the outbox adapter produced.
-    const delivered = await outbox.waitFor((e) => e.messageId === out.email_message_id, 10_000);
+    const delivered = await outbox.waitFor((e) => e.messageId === outId, 10_000);
     const parsed = await simpleParser(delivered.raw);
-    t.equal(parsed.messageId, out.email_message_id);
+    t.equal(parsed.messageId, outId);
     t.equal(parsed.inReplyTo, openingId);
     t.same([parsed.references].flat(), [openingId]);
     t.equal(parsed.replyTo?.value[0]?.address, replyTo);
@@ -138,9 +160,7 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
       [out.id],
     );
     t.same(
-      await app.db.transaction((trx) =>
-        tickets.setDeliveryStatus(trx, { orgId, emailMessageIds: [out.email_message_id] }, 'bounced'),
-      ),
+      await app.db.transaction((trx) => tickets.setDeliveryStatus(trx, { orgId, emailMessageIds: [outId] }, 'bounced')),
       [out.id],
     );
     t.same(
@@ -150,13 +170,13 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     );
     t.same(
       await app.db.transaction((trx) =>
-        tickets.setDeliveryStatus(trx, { orgId: 'org_other', emailMessageIds: [out.email_message_id] }, 'failed'),
+        tickets.setDeliveryStatus(trx, { orgId: 'org_other', emailMessageIds: [outId] }, 'failed'),
       ),
       [],
       'scoped to the organization',
     );
     const bounced = await call(app, owner, 'GET', `/v1/tickets/${tk.id}`);
-    t.equal(bounced.body.messages.find((m: Json) => m.id === out.id).delivery_status, 'bounced');
+    t.equal(bounced.body.messages.find((m) => m.id === out.id)?.delivery_status, 'bounced');
     t.equal(bounced.body.needs_team_action, true, 'a reply that did not arrive needs the team');
 
     // The customer answers; the next reply carries the whole thread.
@@ -167,8 +187,8 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
         from: 'jane.doe@example.com',
         bodyText: 'Firefox 128',
         emailMessageId: '<answer-1@mail.example.com>',
-        inReplyTo: out.email_message_id,
-        references: `${openingId} ${out.email_message_id}`,
+        inReplyTo: outId,
+        references: `${openingId} ${outId}`,
       }),
     );
     t.match(
@@ -184,12 +204,12 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
       body_md: 'Fixed in Firefox too, thanks!',
     });
     t.match(done.body, { state: 'answered', public_state: 'answered', first_response_at: sent.body.first_response_at });
-    const last = done.body.messages.filter((m: Json) => m.direction === 'out').pop();
-    t.equal(last.body_text, 'Fixed in Firefox too, thanks!', 'the body given with the click wins');
-    t.equal(last.in_reply_to, '<answer-1@mail.example.com>', "In-Reply-To is the customer's latest message");
+    const last = done.body.messages.filter((m) => m.direction === 'out').pop();
+    t.equal(last?.body_text, 'Fixed in Firefox too, thanks!', 'the body given with the click wins');
+    t.equal(last?.in_reply_to, '<answer-1@mail.example.com>', "In-Reply-To is the customer's latest message");
     t.equal(
-      last.references,
-      `${openingId} ${out.email_message_id} <answer-1@mail.example.com>`,
+      last?.references,
+      `${openingId} ${outId} <answer-1@mail.example.com>`,
       'References carry the thread in order',
     );
     const events = (
@@ -220,7 +240,7 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     t.equal(res.status, 409);
     t.match(res.body, { code: 'white_label_not_ready', details: { missing: ['sending_domain'] } });
     t.equal((await app.db('mail_messages').where({ ticket_ref: tk.id })).length, 0);
-    t.equal((await app.db('ticket_drafts').where({ id: draft.body.id }).first()).status, 'draft');
+    t.equal(((await app.db('ticket_drafts').where({ id: draft.body.id }).first()) as DraftRow).status, 'draft');
 
     const from: WhiteLabelGuard = {
       check: () => Promise.resolve({ allowed: true, from: { address: 'help@client.example', name: 'Client Help' } }),
@@ -229,11 +249,14 @@ t.test('drafts: create, edit, discard, send threaded to the customer', async (t)
     const ok = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/drafts/${draft.body.id}/send`);
     t.equal(ok.status, 200);
     t.equal(
-      ok.body.messages.find((m: Json) => m.direction === 'out').from,
+      ok.body.messages.find((m) => m.direction === 'out')?.from,
       'help@client.example',
       'the guard may choose the sender',
     );
-    t.equal((await app.db('mail_messages').where({ ticket_ref: tk.id }).first()).from_address, 'help@client.example');
+    t.equal(
+      ((await app.db('mail_messages').where({ ticket_ref: tk.id }).first()) as MailRow).from_address,
+      'help@client.example',
+    );
   });
 
   await t.test('a ticket without a customer address cannot be answered by email', async (t) => {

@@ -1,7 +1,15 @@
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { FileLinks } from '../services/file-links.js';
-import { call, newWorkspace, openTicket, world, type Json } from './helpers.js';
+import { call, newWorkspace, openTicket, world, type ApiError } from './helpers.js';
+
+/** The error code of a refusal read from a raw answer. */
+const codeOf = (payload: string) => (JSON.parse(payload) as ApiError).code;
+
+/** The parts of the OpenAPI document the test reads. */
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+}
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
@@ -42,19 +50,22 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
 
   const detail = await call(app, owner, 'GET', `/v1/tickets/${tk.id}`);
   t.equal(detail.status, 200, detail.payload);
-  const message = detail.body.messages[0] as Json;
+  const message = detail.body.messages[0];
   t.equal(message.attachments.length, 1);
   const att = message.attachments[0];
   t.match(att, { filename: 'réçu final.pdf', content_type: 'application/pdf', size: 13 });
   t.match(att.url, /^http:\/\/localhost:3000\/v1\/files\/file_[a-z0-9]+\?exp=\d+&sig=[A-Za-z0-9_-]+$/);
-  t.match(message.widget_context, {
+  const context = message.widget_context;
+  t.match(context, {
     console: [{ level: 'error' }],
     network: [{ status: 500 }],
     url: 'https://shop.example/cart',
     release: '1.4.2',
   });
-  t.match(message.widget_context.screenshot_url, /\/v1\/files\/file_[a-z0-9]+\?exp=/);
-  t.notOk('screenshot_file_id' in message.widget_context);
+  if (!context?.screenshot_url) throw new Error(`no screenshot_url in the widget context: ${detail.payload}`);
+  const screenshotUrl = context.screenshot_url;
+  t.match(screenshotUrl, /\/v1\/files\/file_[a-z0-9]+\?exp=/);
+  t.notOk('screenshot_file_id' in context);
 
   await t.test('a signed link works without a session', async (t) => {
     const url = new URL(att.url);
@@ -67,7 +78,7 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
       /^attachment; filename="r__u final.pdf"; filename\*=UTF-8''r%C3%A9%C3%A7u%20final.pdf$/,
     );
     t.equal(res.headers['x-content-type-options'], 'nosniff');
-    const shot = new URL(message.widget_context.screenshot_url);
+    const shot = new URL(screenshotUrl);
     const img = await app.server.inject(shot.pathname + shot.search);
     t.equal(img.statusCode, 200);
     t.ok(img.rawPayload.equals(PNG));
@@ -81,11 +92,11 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
       `${url.pathname}?exp=${Number(url.searchParams.get('exp')) + 300}&sig=${url.searchParams.get('sig')}`,
     );
     t.equal(tampered.statusCode, 403);
-    t.equal(JSON.parse(tampered.payload).code, 'invalid_link');
+    t.equal(codeOf(tampered.payload), 'invalid_link');
     const old = new URL(links.url(id, Date.now() - 3 * 3600_000));
     const expired = await app.server.inject(old.pathname + old.search);
     t.equal(expired.statusCode, 403);
-    t.equal(JSON.parse(expired.payload).code, 'link_expired');
+    t.equal(codeOf(expired.payload), 'link_expired');
     const bare = await app.server.inject(url.pathname);
     t.equal(bare.statusCode, 401);
     t.equal((await app.server.inject(`${url.pathname}?exp=1`)).statusCode, 400, 'exp without sig');
@@ -108,7 +119,7 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
     const stranger = await signUp(app, { orgName: 'Rival' });
     const res = await app.server.inject({ url: path, ...stranger.auth });
     t.equal(res.statusCode, 404);
-    t.equal(JSON.parse(res.payload).code, 'not_found');
+    t.equal(codeOf(res.payload), 'not_found');
     const other = await newWorkspace(app, owner, 'Elsewhere');
     const limited = await addMember(app, owner, { role: 'reviewer', workspaceIds: [other.id] });
     t.equal((await app.server.inject({ url: path, ...limited.auth })).statusCode, 403);
@@ -116,14 +127,14 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
   });
 
   await t.test('the operation is documented under the files tag; the status page is not an operation', async (t) => {
-    const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload);
+    const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as OpenApiDocument;
     t.equal(doc.paths['/v1/files/{id}']?.get?.operationId, 'getFile');
     t.same(doc.paths['/v1/files/{id}'].get.tags, ['files']);
     t.notOk(
       Object.keys(doc.paths).some((p) => p.startsWith('/status')),
       'no /status path in the document',
     );
-    const ops = Object.values(doc.paths as Record<string, Record<string, Json>>)
+    const ops = Object.values(doc.paths)
       .flatMap((p) => Object.values(p))
       .filter((o) => o.tags?.[0] === 'tickets' || o.tags?.[0] === 'files' || o.tags?.[0] === 'workspaces');
     const documented = new Set(ops.map((o) => o.operationId));

@@ -5,21 +5,22 @@ import { onPlan, type SignedUp } from '../../../test/helpers/accounts.js';
 import type { Ticket } from '../models/index.js';
 import type { CreateTicketInput } from '../services/ticket-inputs.js';
 import type { TicketService } from '../services/ticket-service.js';
-import { call, type Call, type Json } from '../../../test/helpers/call.js';
-import { createWorkspace, worldOn, type World } from '../../../test/helpers/workspaces.js';
-export { call, type Call, type Json, type World };
+import type { ApiError, Method, Schema } from '../../../test/helpers/api-types.js';
+import { call, type Call } from '../../../test/helpers/call.js';
+import { createWorkspace, worldOn, type Workspace, type World } from '../../../test/helpers/workspaces.js';
+export { call, type ApiError, type Call, type Method, type Schema, type Workspace, type World };
 
 /** A service with an organization, its owner and one workspace made through the API. */
 export async function world(
   t: Test,
   overrides: Record<string, unknown> = {},
-  ws: Json = { name: 'Shop', client_name: 'Shop Inc' },
+  ws: Record<string, unknown> = { name: 'Shop', client_name: 'Shop Inc' },
 ): Promise<World> {
   return worldOn(await startTestApp(t, overrides), ws);
 }
 
 /** Another workspace of the organization: it is put on the growth plan, which includes several. */
-export async function newWorkspace(app: App, owner: SignedUp, name: string): Promise<Json> {
+export async function newWorkspace(app: App, owner: SignedUp, name: string): Promise<Workspace> {
   await onPlan(app, owner.organization.id, 'growth');
   return createWorkspace(app, owner, { name });
 }

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { TICKET_COLUMNS, Ticket } from '../models/index.js';
 import { ticketItem } from '../services/serialize.js';
-import { call, newWorkspace, openTicket, world, type Json } from './helpers.js';
+import { call, newWorkspace, openTicket, world, type Schema } from './helpers.js';
 
 /**
  * The list sends each ticket's `ticket_items.item_json`, kept by a trigger (migrations/1050_tickets_item_json.ts),
@@ -70,7 +70,7 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
   // (messages stay plain: a raw U+2028 of the payload would break tap's own output)
   t.equal(list.status, 200, 'the list answers');
   t.match(list.headers['content-type'], /^application\/json; charset=utf-8$/);
-  const items = new Map((list.body.items as Json[]).map((i) => [i.id, i]));
+  const items = new Map(list.body.items.map((i) => [i.id, i] as const));
   t.equal(items.size, made.length);
   const names = new Map([
     [workspace.id, { name: workspace.name, client_name: workspace.client_name ?? null }],
@@ -108,13 +108,12 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
     );
     await db('tickets').where({ id: extra.id }).delete();
     t.same(await count(), before, 'deleting the ticket deletes its item');
-    const untouched = await db('ticket_items').where({ ticket_id: made[0].id }).first('item_json');
+    /** The first ticket's item as stored. */
+    const itemJson = async () =>
+      (await db('ticket_items').where({ ticket_id: made[0].id }).first<{ item_json: string }>('item_json')).item_json;
+    const untouched = await itemJson();
     await db('tickets').where({ id: made[0].id }).update({ search_text: 'only the search text changed' });
-    t.equal(
-      (await db('ticket_items').where({ ticket_id: made[0].id }).first('item_json')).item_json,
-      untouched.item_json,
-      'a write that changes no item field leaves the item as it was',
-    );
+    t.equal(await itemJson(), untouched, 'a write that changes no item field leaves the item as it was');
   });
 
   await t.test('a renamed workspace shows its new name at once', async (t) => {
@@ -124,13 +123,13 @@ t.test('the list item kept as JSON equals ticketItem of the row', async (t) => {
     });
     t.equal(res.status, 200, 'renamed');
     const page = await call(app, owner, 'GET', `/v1/tickets?workspace_id=${bare.id}`);
-    for (const i of page.body.items as Json[]) t.match(i, { workspace_name: 'Renamed', client_name: 'Client "B"' });
+    for (const i of page.body.items) t.match(i, { workspace_name: 'Renamed', client_name: 'Client "B"' });
   });
 
   await t.test('the MCP-side list (objects) is the same answer', async (t) => {
-    const service = app.container.resolve<{ list: (p: unknown, q: unknown) => Promise<{ items: Json[] }> }>(
-      'ticketService',
-    );
+    const service = app.container.resolve<{
+      list: (p: unknown, q: unknown) => Promise<{ items: Schema<'TicketItem'>[] }>;
+    }>('ticketService');
     const principal = {
       kind: 'session',
       userId: owner.user.id,

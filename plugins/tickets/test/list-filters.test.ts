@@ -1,6 +1,7 @@
 import t from 'tap';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
-import { call, newWorkspace, openTicket, world, type Json } from './helpers.js';
+import type { Ticket } from '../models/index.js';
+import { call, newWorkspace, openTicket, world, type Schema } from './helpers.js';
 
 // Issue 26: the inbox's "needs the team" filter, its counts, and a draft's language.
 t.test("the list's needs_team_action filter and GET /v1/tickets/counts", async (t) => {
@@ -11,7 +12,7 @@ t.test("the list's needs_team_action filter and GET /v1/tickets/counts", async (
   // Eight tickets a minute apart over two workspaces; the team has the next move on three
   // (escalated, a draft waiting, a discarded draft), not on the others (received, closed).
   const base = Date.now() - 60 * 60_000;
-  const made: Json[] = [];
+  const made: Ticket[] = [];
   for (let i = 0; i < 8; i++) {
     made.push(
       await openTicket(app, orgId, i % 2 ? second.id : workspace.id, {
@@ -21,7 +22,7 @@ t.test("the list's needs_team_action filter and GET /v1/tickets/counts", async (
       }),
     );
   }
-  const id = (i: number) => made[i].id as string;
+  const id = (i: number) => made[i].id;
   t.equal((await call(app, owner, 'POST', `/v1/tickets/${id(1)}/escalate`, { reason: 'vip' })).status, 200);
   t.equal(
     (await call(app, owner, 'POST', `/v1/tickets/${id(2)}/drafts`, { kind: 'reply', body_md: 'Try again' })).status,
@@ -37,7 +38,7 @@ t.test("the list's needs_team_action filter and GET /v1/tickets/counts", async (
   const theirs = await openTicket(app, stranger.organization.id, theirWs.body.id);
   t.equal((await call(app, stranger, 'POST', `/v1/tickets/${theirs.id}/escalate`, { reason: 'x' })).status, 200);
 
-  const ids = (r: { body: Json }) => (r.body.items as Json[]).map((i) => i.id as string);
+  const ids = (r: { body: Schema<'TicketPage'> }) => r.body.items.map((i) => i.id);
   const list = async (who: typeof owner, q: string) => {
     const res = await call(app, who, 'GET', `/v1/tickets?limit=200&${q}`);
     t.equal(res.status, 200, res.payload);
@@ -54,7 +55,7 @@ t.test("the list's needs_team_action filter and GET /v1/tickets/counts", async (
     );
     t.same(await list(owner, 'needs_team_action=true&origin=widget'), [id(5)]);
     t.same(await list(owner, 'needs_team_action=true&sort=oldest'), [id(1), id(2), id(5)]);
-    const items = (await call(app, owner, 'GET', '/v1/tickets?needs_team_action=true')).body.items as Json[];
+    const items = (await call(app, owner, 'GET', '/v1/tickets?needs_team_action=true')).body.items;
     t.ok(
       items.every((i) => i.needs_team_action === true),
       'every item says so itself',
@@ -104,14 +105,14 @@ t.test("the list's needs_team_action filter and GET /v1/tickets/counts", async (
       'needs_team_action=false&origin=email',
     ]) {
       const counts = (await call(app, owner, 'GET', `/v1/tickets/counts?${q}`)).body;
-      const items = (await call(app, owner, 'GET', `/v1/tickets?limit=200&${q}`)).body.items as Json[];
+      const items = (await call(app, owner, 'GET', `/v1/tickets?limit=200&${q}`)).body.items;
       t.equal(counts.total, items.length, `total, ${q || 'no filter'}`);
       t.equal(
         counts.needs_team_action,
         items.filter((i) => i.needs_team_action).length,
         `needs_team_action, ${q || 'no filter'}`,
       );
-      for (const [state, n] of Object.entries(counts.by_state as Record<string, number>)) {
+      for (const [state, n] of Object.entries(counts.by_state)) {
         t.equal(n, items.filter((i) => i.state === state).length, `${state}, ${q || 'no filter'}`);
       }
     }
@@ -170,7 +171,7 @@ t.test("a draft's language: changed by PATCH, audited, used by the email", async
     body_md: 'Grazie, ci guardiamo',
   });
   t.match(created.body, { language: 'en' }, "a draft starts in the ticket's language");
-  const url = `/v1/tickets/${tk.id}/drafts/${created.body.id}`;
+  const url = `/v1/tickets/${tk.id}/drafts/${created.body.id}` as const;
 
   const edited = await call(app, owner, 'PATCH', url, { language: 'it' });
   t.equal(edited.status, 200, edited.payload);
@@ -199,18 +200,21 @@ t.test("a draft's language: changed by PATCH, audited, used by the email", async
   // A body edit is audited without its words; an edit that changes nothing is not audited.
   t.equal((await call(app, owner, 'PATCH', url, { body_md: 'Grazie, ci stiamo lavorando' })).status, 200);
   t.equal((await call(app, owner, 'PATCH', url, { language: 'it' })).status, 200);
-  const entries = await app
+  const entries = (await app
     .db('audit_entries')
     .where({ action: 'ticket.draft_edited', target_id: created.body.id })
-    .orderBy('created_at');
+    .orderBy('created_at')) as Array<{ changes: string | Record<string, unknown> }>;
   t.equal(entries.length, 2);
-  const changes = (e: Json) => (typeof e.changes === 'string' ? JSON.parse(e.changes) : e.changes) as Json;
+  const changes = (e: (typeof entries)[number]): unknown =>
+    typeof e.changes === 'string' ? JSON.parse(e.changes) : e.changes;
   t.same(changes(entries[1]), { body_md: { before: '[edited]', after: '[edited]' } });
 
   // The email's own texts follow the draft's language, not the ticket's.
   const sent = await call(app, owner, 'POST', `${url}/send`);
   t.equal(sent.status, 200, sent.payload);
-  const mail = await app.db('mail_messages').where({ ticket_ref: tk.id, template: 'tickets.reply' }).first();
+  const mail = (await app.db('mail_messages').where({ ticket_ref: tk.id, template: 'tickets.reply' }).first()) as {
+    locale: string;
+  };
   t.equal(mail.locale, 'it');
   t.equal((await call(app, owner, 'PATCH', url, { language: 'en' })).status, 409, 'a sent draft keeps its language');
 });

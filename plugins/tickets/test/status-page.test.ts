@@ -81,7 +81,7 @@ t.test('the public status page in headless Chromium', { skip }, async (t) => {
           released_at: new Date('2026-03-05T10:00:00Z'),
           public_summary: 'Draft summary nobody approved',
         });
-      const url = (await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url as string;
+      const url = (await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url;
       const res = await open(url);
       t.equal(res?.status(), 200);
       t.equal(await page.evaluate(() => document.documentElement.lang), 'en');
@@ -97,7 +97,7 @@ t.test('the public status page in headless Chromium', { skip }, async (t) => {
 
   await t.test('revoked and rotated links answer 404', async (t) => {
     const tk = await openTicket(app, orgId, workspace.id, { language: 'it' });
-    const first = (await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url as string;
+    const first = (await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url;
     t.equal((await open(first))?.status(), 200);
 
     await call(app, owner, 'POST', `/v1/tickets/${tk.id}/status-link`, { action: 'revoke' });

@@ -4,7 +4,21 @@ import { newId } from '../../../core/data/ids.js';
 import { countQueries } from '../../../test/helpers/queries.js';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { TicketService } from '../services/ticket-service.js';
-import { call, openTicket, world, type Json } from './helpers.js';
+import { call, openTicket, world } from './helpers.js';
+
+/** The parts of the OpenAPI document the test reads. */
+interface SchemaObject {
+  description?: string;
+  $ref?: string;
+  anyOf?: SchemaObject[];
+  required?: string[];
+  properties?: Record<string, SchemaObject>;
+}
+// (a type, not an interface: the validator takes a plain record)
+type OpenApiDocument = {
+  components: { schemas: Record<string, SchemaObject> };
+  paths: Record<string, Record<string, { operationId?: string; 'x-extension'?: boolean }>>;
+};
 
 t.test('the ticket page (fix loop off in this service)', async (t) => {
   const { app, owner, workspace } = await world(t);
@@ -86,12 +100,13 @@ t.test('the ticket page (fix loop off in this service)', async (t) => {
       ],
       "the ticket's entries and its drafts', newest first",
     );
-    t.notOk('ip' in page.audit[0] || 'user_agent' in page.audit[0], 'no IP address or user agent on the page');
+    const [newest] = page.audit!; // matched above
+    t.notOk('ip' in newest || 'user_agent' in newest, 'no IP address or user agent on the page');
 
     // Another ticket's entries stay on that ticket.
     const other = await openTicket(app, orgId, workspace.id);
     await call(app, owner, 'POST', `/v1/tickets/${other.id}/assign`, { assignee_user_id: owner.user.id });
-    t.equal((await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.audit.length, 2);
+    t.equal((await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.audit?.length, 2);
 
     // The list keeps its item shape: the page belongs to the detail.
     const list = await call(app, owner, 'GET', `/v1/tickets?workspace_id=${workspace.id}`);
@@ -125,7 +140,7 @@ t.test('the ticket page (fix loop off in this service)', async (t) => {
     const rest = await call(app, owner, 'GET', `/v1/tickets/${tk.id}/drafts?cursor=${page.drafts.next_cursor}`);
     t.equal(rest.status, 200, rest.payload);
     t.same(
-      rest.body.items.map((d: Json) => d.body_md),
+      rest.body.items.map((d) => d.body_md),
       ['Draft 2', 'Draft 1', 'Draft 0'],
       'the list goes on where the page stopped',
     );
@@ -180,8 +195,8 @@ t.test('the ticket page (fix loop off in this service)', async (t) => {
   });
 
   await t.test('the OpenAPI document describes every field of the page', async (t) => {
-    const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as Json;
-    const schemas = doc.components.schemas as Record<string, Json>;
+    const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as OpenApiDocument;
+    const schemas = doc.components.schemas;
     const components = [
       'TicketDiagnosis',
       'CodeReference',
@@ -199,11 +214,11 @@ t.test('the ticket page (fix loop off in this service)', async (t) => {
     for (const name of components) {
       t.ok(schemas[name], `component ${name}`);
     }
-    const ticket = schemas.Ticket;
+    const { required = [], properties = {} } = schemas.Ticket;
     for (const key of ['diagnosis', 'drafts', 'fixes', 'release', 'audit', 'jobs']) {
-      t.ok(ticket.required.includes(key), `${key} is always present`);
-      const prop = ticket.properties[key] as Json;
-      const ref = (prop.$ref ?? prop.anyOf?.[0]?.$ref) as string | undefined;
+      t.ok(required.includes(key), `${key} is always present`);
+      const prop = properties[key];
+      const ref = prop.$ref ?? prop.anyOf?.[0]?.$ref;
       t.ok(prop.description ?? (ref && schemas[ref.split('/').pop()!].description), `${key} is described`);
     }
     t.ok(doc.paths['/v1/tickets/{id}/drafts'].get, 'GET /v1/tickets/{id}/drafts');

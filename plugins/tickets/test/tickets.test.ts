@@ -1,7 +1,7 @@
 import t from 'tap';
 import { addMember } from '../../../test/helpers/accounts.js';
 import type { TicketService } from '../services/ticket-service.js';
-import { call, newWorkspace, openTicket, world, type Json } from './helpers.js';
+import { call, newWorkspace, openTicket, world, type Method } from './helpers.js';
 
 t.test('tickets: read, team actions, refusals', async (t) => {
   const { app, owner, workspace } = await world(t);
@@ -38,7 +38,7 @@ t.test('tickets: read, team actions, refusals', async (t) => {
       public_token_revoked_at: null,
     });
     t.match(b.public_status_url, /^http:\/\/localhost:3000\/status\/st_[A-Za-z0-9_-]{43}$/);
-    const due = Date.parse(b.sla_due_at) - Date.parse(b.created_at);
+    const due = Date.parse(b.sla_due_at ?? '') - Date.parse(b.created_at);
     t.equal(due, 240 * 60_000, "sla_due_at = created + the workspace's first-response minutes");
     t.ok(Date.parse(b.created_at) >= before - 1000);
     t.equal(b.messages.length, 1);
@@ -66,13 +66,13 @@ t.test('tickets: read, team actions, refusals', async (t) => {
     t.equal(ok.body.assignee_user_id, reviewer.user.id);
     const mine = await call(app, reviewer, 'GET', '/v1/tickets?assignee=me');
     t.same(
-      mine.body.items.map((i: Json) => i.id),
+      mine.body.items.map((i) => i.id),
       [tk.id],
       'assignee=me',
     );
     const byId = await call(app, owner, 'GET', `/v1/tickets?assignee=${reviewer.user.id}`);
     t.same(
-      byId.body.items.map((i: Json) => i.id),
+      byId.body.items.map((i) => i.id),
       [tk.id],
       'assignee=<user id>',
     );
@@ -94,7 +94,7 @@ t.test('tickets: read, team actions, refusals', async (t) => {
     t.equal(un.body.assignee_user_id, null);
     t.ok(
       (await call(app, owner, 'GET', '/v1/tickets?assignee=unassigned&limit=200')).body.items.some(
-        (i: Json) => i.id === tk.id,
+        (i) => i.id === tk.id,
       ),
       'assignee=unassigned',
     );
@@ -110,7 +110,7 @@ t.test('tickets: read, team actions, refusals', async (t) => {
     t.equal(closed.status, 200, closed.payload);
     t.match(closed.body, { state: 'closed', public_state: 'resolved', sla_due_at: null, needs_team_action: false });
     t.ok(closed.body.closed_at);
-    const note = closed.body.messages.find((m: Json) => m.is_internal_note);
+    const note = closed.body.messages.find((m) => m.is_internal_note);
     t.equal(note?.body_text, 'Fixed by the config change', 'the comment is kept as an internal note');
 
     const again = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/close`, { reason: 'resolved' });
@@ -137,9 +137,10 @@ t.test('tickets: read, team actions, refusals', async (t) => {
     t.equal(twice.status, 409, 'only a closed ticket reopens');
     t.equal(twice.body.code, 'invalid_transition');
 
-    const types = (await app.db('outbox').whereRaw(`payload->>'ticket_id' = ?`, [tk.id]).orderBy('id')).map(
-      (r: Json) => r.type,
-    );
+    const events = (await app.db('outbox').whereRaw(`payload->>'ticket_id' = ?`, [tk.id]).orderBy('id')) as Array<{
+      type: string;
+    }>;
+    const types = events.map((r) => r.type);
     for (const type of ['tickets.created', 'tickets.state_changed', 'tickets.closed', 'tickets.reopened'])
       t.ok(types.includes(type), `${type} through the outbox`);
 
@@ -164,20 +165,16 @@ t.test('tickets: read, team actions, refusals', async (t) => {
     const res = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/escalate`, { reason: 'Needs a refund decision' });
     t.equal(res.status, 200, res.payload);
     t.match(res.body, { state: 'escalated', public_state: 'team_review', needs_team_action: true });
-    const mails = await app
+    const mails = (await app
       .db('mail_messages')
       .where({ template: 'tickets.escalated', ticket_ref: tk.id })
-      .orderBy('to_address');
-    t.same(
-      mails.map((m: Json) => m.to_address).sort(),
-      [admin.email, owner.email].sort(),
-      'one email per owner and admin',
-    );
-    const it = mails.find((m: Json) => m.to_address === admin.email);
-    t.equal(it.locale, 'it');
-    t.match(it.subject, /^Ticket inoltrato al team: Refund not received$/);
-    t.match(it.text, /Motivo: Needs a refund decision/);
-    t.match(mails.find((m: Json) => m.to_address === owner.email).subject, /^Ticket escalated to the team/);
+      .orderBy('to_address')) as Array<{ to_address: string; locale: string; subject: string; text: string }>;
+    t.same(mails.map((m) => m.to_address).sort(), [admin.email, owner.email].sort(), 'one email per owner and admin');
+    const it = mails.find((m) => m.to_address === admin.email);
+    t.equal(it?.locale, 'it');
+    t.match(it?.subject, /^Ticket inoltrato al team: Refund not received$/);
+    t.match(it?.text, /Motivo: Needs a refund decision/);
+    t.match(mails.find((m) => m.to_address === owner.email)?.subject, /^Ticket escalated to the team/);
     t.equal(
       (await app.db('outbox').where({ type: 'tickets.escalated' }).whereRaw(`payload->>'ticket_id' = ?`, [tk.id]))
         .length,
@@ -213,7 +210,7 @@ t.test('tickets: read, team actions, refusals', async (t) => {
 
   await t.test('status-link: revoke and rotate', async (t) => {
     const tk = await openTicket(app, orgId, workspace.id);
-    const url = (await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url as string;
+    const url = (await call(app, owner, 'GET', `/v1/tickets/${tk.id}`)).body.public_status_url;
     const path = new URL(url).pathname;
     t.equal((await app.server.inject(path)).statusCode, 200);
     const revoked = await call(app, owner, 'POST', `/v1/tickets/${tk.id}/status-link`, { action: 'revoke' });
@@ -263,7 +260,7 @@ t.test('tickets: read, team actions, refusals', async (t) => {
       const tk = await openTicket(app, orgId, workspace.id);
       const { signUp } = await import('../../../test/helpers/accounts.js');
       const stranger = await signUp(app, { orgName: 'Rival' });
-      const ops: [string, string, unknown?][] = [
+      const ops: [Method, string, unknown?][] = [
         ['GET', `/v1/tickets/${tk.id}`],
         ['POST', `/v1/tickets/${tk.id}/assign`, { assignee_user_id: null }],
         ['POST', `/v1/tickets/${tk.id}/close`, { reason: 'spam' }],

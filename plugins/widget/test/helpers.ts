@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { App } from '../../../core/kernel/app.js';
 import type { SignedUp } from '../../../test/helpers/accounts.js';
-import { createWorkspace } from '../../../test/helpers/workspaces.js';
+import { createWorkspace, type Workspace } from '../../../test/helpers/workspaces.js';
 
 export const json = <T = Record<string, unknown>>(res: { payload: string }): T => JSON.parse(res.payload) as T;
 export const uid = () => randomBytes(4).toString('hex');
@@ -11,13 +11,14 @@ export const HOST = 'https://shop.example.com';
 export const PNG_BASE64 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
-export interface TestWorkspace {
-  id: string;
-  widget: { public_key: string; allowed_origins: string[] };
-}
+/** A new workspace: it has its widget key (null only once revoked). */
+export type TestWorkspace = Workspace & { widget: { public_key: string } };
 
 export async function workspace(app: App, owner: SignedUp, origins: string[] = [HOST]): Promise<TestWorkspace> {
-  const ws = await createWorkspace<TestWorkspace>(app, owner, { name: `Shop ${uid()}` });
+  const made = await createWorkspace(app, owner, { name: `Shop ${uid()}` });
+  const key = made.widget.public_key;
+  if (!key) throw new Error(`workspace ${made.id} has no widget key`);
+  const ws: TestWorkspace = { ...made, widget: { ...made.widget, public_key: key } };
   if (origins.length) {
     const patch = await app.server.inject({
       method: 'PATCH',

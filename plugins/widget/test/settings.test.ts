@@ -61,7 +61,8 @@ t.test('an admin changes the widget settings; every change is audited', async (t
     target_id: string;
     changes: Record<string, { before: unknown; after: unknown }> | string;
   };
-  const changes = typeof entry.changes === 'string' ? JSON.parse(entry.changes) : entry.changes;
+  const changes =
+    typeof entry.changes === 'string' ? (JSON.parse(entry.changes) as Record<string, unknown>) : entry.changes;
   t.equal(entry.actor_id, admin.user.id);
   t.equal(entry.target_id, ws.id);
   t.same(Object.keys(changes).sort(), [

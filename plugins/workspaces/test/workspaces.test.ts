@@ -2,9 +2,13 @@ import t from 'tap';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { addMember, onPlan, signUp } from '../../../test/helpers/accounts.js';
 import { newId } from '../../../core/data/ids.js';
-import { allPages, call, type Json } from '../../../test/helpers/call.js';
+import type { ApiError, Method } from '../../../test/helpers/api-types.js';
+import { allPages, call } from '../../../test/helpers/call.js';
 
 const LIST_ONLY_ABSENT = ['inbound_address', 'widget', 'release_strategy', 'available_fix_credits'];
+
+/** The request paths a validation refusal lists (details.errors[].path). */
+const errorPaths = (body: Partial<ApiError>) => (body.details?.errors as Array<{ path: string }>).map((e) => e.path);
 
 t.test('workspaces: create, read, list, update with audit, archive, across organizations', async (t) => {
   const app = await startTestApp(t);
@@ -53,7 +57,7 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
 
     const bad = await call(app, owner, 'POST', '/v1/workspaces', { name: '', slug: 'Not A Slug!', locale: 'de' });
     t.equal(bad.status, 400);
-    t.same(bad.body.details.errors.map((e: Json) => e.path).sort(), ['payload.locale', 'payload.name', 'payload.slug']);
+    t.same(errorPaths(bad.body).sort(), ['payload.locale', 'payload.name', 'payload.slug']);
 
     const audit = await app
       .db('audit_entries')
@@ -64,7 +68,8 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
   });
 
   const list = await call(app, owner, 'GET', '/v1/workspaces');
-  const shop = list.body.items.find((w: Json) => w.slug === 'shop-front');
+  const shop = list.body.items.find((w) => w.slug === 'shop-front');
+  if (!shop) throw new Error(`no workspace shop-front: ${list.payload}`);
 
   await t.test('get answers the single form; the list form omits the four single-form fields', async (t) => {
     const res = await call(app, owner, 'GET', `/v1/workspaces/${shop.id}`);
@@ -95,7 +100,7 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
     });
     const unknown = await call(app, owner, 'PATCH', `/v1/workspaces/${shop.id}`, { brand_profile_id: 'bp_1' });
     t.equal(unknown.status, 404, 'an unknown brand profile');
-    t.equal(unknown.body.details.errors[0].path, 'payload.brand_profile_id');
+    t.equal(errorPaths(unknown.body)[0], 'payload.brand_profile_id');
     const patch = {
       name: 'Shop',
       client_name: 'Shop S.p.A.',
@@ -147,11 +152,14 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
     t.same(res.body.report_recipients, ['boss@example.com']);
     t.equal(res.body.slug, 'shop-front', 'the slug does not change');
 
-    const entries = await app
+    const entries = (await app
       .db('audit_entries')
-      .where({ org_id: owner.organization.id, action: 'workspace.updated', target_id: shop.id });
+      .where({ org_id: owner.organization.id, action: 'workspace.updated', target_id: shop.id })) as Array<{
+      changes: string | Record<string, unknown>;
+    }>;
     t.equal(entries.length, 1);
-    const changes = typeof entries[0].changes === 'string' ? JSON.parse(entries[0].changes) : entries[0].changes;
+    const stored = entries[0].changes;
+    const changes = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Record<string, unknown>;
     t.same(changes.name, { before: 'Shop Front', after: 'Shop' });
     t.same(changes.sla_first_response_minutes, { before: 240, after: 60 });
     t.same(changes.autopilot_categories, { before: [], after: ['docs', 'usage'] });
@@ -185,7 +193,7 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
       slug: 'x',
     });
     t.equal(invalid.status, 400);
-    const paths = invalid.body.details.errors.map((e: Json) => e.path);
+    const paths = errorPaths(invalid.body);
     for (const p of [
       'execution_mode',
       'autonomy',
@@ -220,7 +228,7 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
     const reviewer = await addMember(app, owner, { role: 'reviewer', workspaceIds: [shop.id] });
     const seen = await call(app, reviewer, 'GET', '/v1/workspaces');
     t.same(
-      seen.body.items.map((w: Json) => w.id),
+      seen.body.items.map((w) => w.id),
       [shop.id],
     );
     t.equal((await call(app, reviewer, 'GET', `/v1/workspaces/${shop.id}`)).status, 200);
@@ -237,12 +245,12 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
       ['GET', `/v1/workspaces/${shop.id}`],
       ['PATCH', `/v1/workspaces/${shop.id}`, { name: 'Mine' }],
       ['POST', `/v1/workspaces/${shop.id}/archive`],
-    ] as [string, string, unknown?][]) {
+    ] as [Method, string, unknown?][]) {
       const res = await call(app, stranger, method, url, payload);
       t.equal(res.status, 404, `${method} ${url}`);
       t.equal(res.body.code, 'not_found');
     }
-    t.notOk((await call(app, stranger, 'GET', '/v1/workspaces')).body.items.some((w: Json) => w.id === shop.id));
+    t.notOk((await call(app, stranger, 'GET', '/v1/workspaces')).body.items.some((w) => w.id === shop.id));
     t.equal((await call(app, owner, 'GET', `/v1/workspaces/${shop.id}`)).body.name, 'Shop', 'nothing changed');
   });
 
@@ -261,8 +269,8 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
       };
       const only = await tokenOf([shop.id]);
       const both = await tokenOf([shop.id, keep.body.id]);
-      const bearer = (tok: Json) => ({ headers: { authorization: `Bearer ${tok.token}` } });
-      const onlyId = only.id as string;
+      const bearer = (tok: { token: string }) => ({ headers: { authorization: `Bearer ${tok.token}` } });
+      const onlyId = only.id;
       t.equal(
         (await app.server.inject({ method: 'GET', url: `/v1/workspaces/${shop.id}`, ...bearer(only) })).statusCode,
         200,
@@ -272,11 +280,16 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
       const res = await call(app, owner, 'POST', `/v1/workspaces/${shop.id}/archive`);
       t.equal(res.status, 200, JSON.stringify(res.body));
       t.ok(res.body.archived_at);
-      const row = await app.db('workspaces').where({ id: shop.id }).first();
+      const row = (await app.db('workspaces').where({ id: shop.id }).first()) as {
+        mailbox_enabled: boolean;
+        widget_key_revoked_at: Date | null;
+      };
       t.equal(row.mailbox_enabled, false, 'the mailbox stops receiving');
       t.ok(row.widget_key_revoked_at, 'the widget key is revoked');
       const ws = app.container.resolve('workspaceService') as { findByWidgetKey(k: string): Promise<unknown> };
-      t.notOk(await ws.findByWidgetKey(res.body.widget.public_key), 'the widget key no longer resolves');
+      const key = res.body.widget.public_key;
+      if (!key) throw new Error(`the archived workspace answers no widget key: ${res.payload}`);
+      t.notOk(await ws.findByWidgetKey(key), 'the widget key no longer resolves');
 
       t.equal(
         (await app.server.inject({ method: 'GET', url: '/v1/workspaces', ...bearer(only) })).statusCode,
@@ -287,7 +300,9 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
         .db('api_tokens')
         .where({ org_id: owner.organization.id })
         .whereNull('revoked_at')
-        .whereRaw('workspace_ids @> ?::jsonb', [JSON.stringify([keep.body.id])]);
+        .whereRaw<Array<{ workspace_ids: string | string[] }>>('workspace_ids @> ?::jsonb', [
+          JSON.stringify([keep.body.id]),
+        ]);
       t.equal(narrowed.length, 1);
       t.same(
         typeof narrowed[0].workspace_ids === 'string'
@@ -300,9 +315,13 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
         (await app.server.inject({ method: 'GET', url: `/v1/workspaces/${keep.body.id}`, ...bearer(both) })).statusCode,
         200,
       );
-      t.ok((await app.db('api_tokens').where({ id: onlyId }).first()).revoked_at);
+      const revoked = (await app.db('api_tokens').where({ id: onlyId }).first()) as { revoked_at: Date | null };
+      t.ok(revoked.revoked_at);
 
-      const audit = await app.db('audit_entries').where({ action: 'workspace.archived', target_id: shop.id }).first();
+      const audit = (await app
+        .db('audit_entries')
+        .where({ action: 'workspace.archived', target_id: shop.id })
+        .first()) as { id: string } | undefined;
       t.ok(audit, 'archive is audited');
       t.equal((await app.db('outbox').where({ type: 'workspaces.archived' })).length, 1);
 
@@ -312,7 +331,7 @@ t.test('workspaces: create, read, list, update with audit, archive, across organ
   );
 
   await t.test('the list: by name, archived on request, include_archived as boolean or 0/1, cursor', async (t) => {
-    const names = (r: { body: Json }) => r.body.items.map((w: Json) => w.name);
+    const names = (r: { body: { items: Array<{ name: string }> } }) => r.body.items.map((w) => w.name);
     const active = await call(app, owner, 'GET', '/v1/workspaces');
     t.notOk(names(active).includes('Shop'), 'archived workspaces are hidden by default');
     const sorted = [...names(active)].sort();
