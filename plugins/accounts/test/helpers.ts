@@ -2,55 +2,22 @@ import type { Test } from 'tap';
 import type { App } from '../../../core/kernel/app.js';
 import { startTestApp } from '../../../test/helpers/app.js';
 import { sessionFrom, setCookies } from '../../../test/helpers/accounts.js';
+import type { Answer, ApiError } from '../../../test/helpers/api-types.js';
+import { call, type AppCall, type Call, type Caller } from '../../../test/helpers/call.js';
 
 export { sessionFrom };
 
-export interface Answer {
-  statusCode: number;
-  headers: Record<string, unknown>;
-  payload: string;
-  body: Record<string, unknown> & { [k: string]: unknown };
+/** Any answer of the harness, as the secret scan and the status checks read it. */
+export type AnyCall = Call<unknown>;
+
+/** The paths at fault in a refusal of a payload that fails validation (`details.errors` of the error envelope). */
+export function refusalErrors(body: Partial<ApiError>): { path: string }[] {
+  const errors = body.details?.errors;
+  return Array.isArray(errors) ? (errors as { path: string }[]) : [];
 }
 
-/** What the tests read of the answers: parts of the API's documented shapes. */
-export type UserJson = {
-  id: string;
-  org_id: string;
-  email: string;
-  email_verified_at: string | null;
-  last_login_at: string | null;
-};
-/** An AuthContext: signed up, signed in or /v1/auth/me. */
-export type AuthJson = {
-  email_verification_required: boolean;
-  user: UserJson;
-  organization: { id: string; name: string; slug: string; referral_code: string };
-  workspaces: { id: string }[];
-  session: { expires_at: string; sso: boolean };
-  staff: boolean;
-  plan: { id: string };
-};
-/** An invitation, an API token or a member, as created, listed or changed. */
-export type ItemJson = {
-  id: string;
-  name: string;
-  email: string;
-  role: string;
-  status: string;
-  token: string;
-  last4: string;
-  expires_at: string;
-  workspace_ids: string[];
-};
-export type ListJson = { items: ItemJson[]; next_cursor: string | null };
-/** A refused request: its code and, for a payload that fails validation, the paths at fault. */
-export type RefusalJson = { code: string; details: { errors: { path: string }[] } };
-
-/** Whoever acts (a signed-in member), and the member acted on. */
-type Signed = { auth: { headers: Record<string, string> } };
+/** The member acted on. */
 type Member = { user: { id: string } };
-
-type InjectOptions = { method?: string; url: string; payload?: unknown; headers?: Record<string, string> };
 
 /**
  * A test service that remembers every answer, so a test can check at its end that no answer
@@ -58,14 +25,19 @@ type InjectOptions = { method?: string; url: string; payload?: unknown; headers?
  */
 export interface AccountsHarness {
   app: App;
-  answers: Answer[];
-  call(opts: InjectOptions & { auth?: { headers: Record<string, string> } }): Promise<Answer>;
+  answers: AnyCall[];
+  /** A request as `who` (null: anonymous), typed from the OpenAPI document; its answer is kept in `answers`. */
+  call: AppCall;
   /** POST /v1/auth/login with an email and a password. */
-  login(email: string, password: string): Promise<Answer>;
+  login(email: string, password: string): Promise<Call<Answer<'POST', '/v1/auth/login'>>>;
   /** PATCH /v1/members/{id} of `member` as `by`: a role or workspace_ids change. */
-  patchMember(by: Signed, member: Member, payload: Record<string, unknown>): Promise<Answer>;
+  patchMember(
+    by: Caller,
+    member: Member,
+    payload: Record<string, unknown>,
+  ): Promise<Call<Answer<'PATCH', `/v1/members/${string}`>>>;
   /** DELETE /v1/members/{id} of `member` as `by`. */
-  removeMember(by: Signed, member: Member): Promise<Answer>;
+  removeMember(by: Caller, member: Member): Promise<Call<Answer<'DELETE', `/v1/members/${string}`>>>;
   /** Mail sent to an address (newest first), optionally of one template. */
   mails(to: string, template?: string): Promise<MailRow[]>;
   /** The token in the link of the newest mail of a template to an address. */
@@ -110,37 +82,18 @@ export interface MailRow {
 
 export async function harness(t: Test, overrides: Record<string, unknown> = {}): Promise<AccountsHarness> {
   const app = await startTestApp(t, overrides);
-  const answers: Answer[] = [];
+  const answers: AnyCall[] = [];
   const h: AccountsHarness = {
     app,
     answers,
-    async call(opts) {
-      const headers = { ...(opts.auth?.headers ?? {}), ...(opts.headers ?? {}) };
-      const res = await app.server.inject({
-        method: opts.method ?? 'GET',
-        url: opts.url,
-        payload: opts.payload as object | undefined,
-        headers,
-      });
-      let body: Record<string, unknown>;
-      try {
-        body = res.payload ? (JSON.parse(res.payload) as Record<string, unknown>) : {};
-      } catch {
-        body = {};
-      }
-      const answer: Answer = {
-        statusCode: res.statusCode,
-        headers: res.headers,
-        payload: res.payload,
-        body,
-      };
+    async call(who, method, url, payload, headers) {
+      const answer = await call(app, who, method, url, payload, headers);
       answers.push(answer);
       return answer;
     },
-    login: (email, password) => h.call({ method: 'POST', url: '/v1/auth/login', payload: { email, password } }),
-    patchMember: (by, member, payload) =>
-      h.call({ method: 'PATCH', url: `/v1/members/${member.user.id}`, payload, auth: by.auth }),
-    removeMember: (by, member) => h.call({ method: 'DELETE', url: `/v1/members/${member.user.id}`, auth: by.auth }),
+    login: (email, password) => h.call(null, 'POST', '/v1/auth/login', { email, password }),
+    patchMember: (by, member, payload) => h.call(by, 'PATCH', `/v1/members/${member.user.id}`, payload),
+    removeMember: (by, member) => h.call(by, 'DELETE', `/v1/members/${member.user.id}`),
     async mails(to, template) {
       const q = app
         .db('mail_messages')
@@ -194,16 +147,20 @@ export async function assertNoSecretsLeaked(t: Test, h: AccountsHarness, plain: 
   t.same(leaks, [], `none of ${h.answers.length} answers leaks a password, hash or token hash`);
 }
 
-export const cookieHeader = (token: string) => ({ headers: { cookie: `pw_session=${token}` } });
+/** A caller signed in by a session token alone. */
+export const cookieHeader = (token: string): Caller => ({ auth: { headers: { cookie: `pw_session=${token}` } } });
+
+/** A caller holding an API token (no cookie). */
+export const bearer = (token: string): Caller => ({ auth: { headers: { authorization: `Bearer ${token}` } } });
 
 /** The Set-Cookie header of pw_session, for checking attributes. */
-export function sessionSetCookie(a: Answer): string | null {
+export function sessionSetCookie(a: AnyCall): string | null {
   return setCookies(a).find((c) => c.startsWith('pw_session=')) ?? null;
 }
 
 /** Checks an answer's status, showing its body only when it is not the expected one. */
-export function expectStatus(t: Test, a: Answer, status: number, what: string): boolean {
-  const ok = t.equal(a.statusCode, status, what);
+export function expectStatus(t: Test, a: AnyCall, status: number, what: string): boolean {
+  const ok = t.equal(a.status, status, what);
   if (!ok) t.comment(a.payload.slice(0, 2000));
   return ok;
 }

@@ -2,30 +2,29 @@ import t from 'tap';
 import { addMember, insertWorkspace, signUp, TEST_PASSWORD } from '../../../test/helpers/accounts.js';
 import {
   assertNoSecretsLeaked,
+  bearer,
+  cookieHeader,
   expectStatus,
   harness,
+  refusalErrors,
   sessionFrom,
-  type AuthJson,
-  type ItemJson,
-  type ListJson,
-  type RefusalJson,
 } from './helpers.js';
 
 const h = await harness(t);
 /** POST /v1/invitations as `who`. */
 const invite = (who: { auth: { headers: Record<string, string> } }, payload: Record<string, unknown>) =>
-  h.call({ method: 'POST', url: '/v1/invitations', payload, auth: who.auth });
+  h.call(who, 'POST', '/v1/invitations', payload);
 const NEW_PASSWORD = 'invited person password';
 /** POST /v1/invitations/accept: the token, with a name and password when it makes a new account. */
 const accept = (payload: { token: string; name?: string; password?: string }) =>
-  h.call({ method: 'POST', url: '/v1/invitations/accept', payload });
+  h.call(null, 'POST', '/v1/invitations/accept', payload);
 
 t.test('an owner invites a reviewer who joins with a new account', async (t) => {
   const owner = await signUp(h.app, { orgName: 'Globex', name: 'Hank Scorpio' });
   const ws = await insertWorkspace(h.app, owner.organization.id);
   const created = await invite(owner, { email: 'New.Person@Example.test', role: 'reviewer', workspace_ids: [ws.id] });
   expectStatus(t, created, 201, 'invited');
-  const inv = created.body as ItemJson;
+  const inv = created.body;
   t.match(inv, {
     email: 'new.person@example.test',
     role: 'reviewer',
@@ -44,14 +43,14 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
   t.match(mail.text, /http:\/\/localhost:3000\/invitations\/accept\?token=pwi_/);
   const token = await h.tokenFromMail('new.person@example.test', 'accounts.invitation');
 
-  const list = await h.call({ url: '/v1/invitations?status=pending', auth: owner.auth });
+  const list = await h.call(owner, 'GET', '/v1/invitations?status=pending');
   t.same(
-    (list.body as ListJson).items.map((i: { id: string }) => i.id),
+    list.body.items.map((i: { id: string }) => i.id),
     [inv.id],
     'listed as pending',
   );
 
-  const preview = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } });
+  const preview = await h.call(null, 'POST', '/v1/invitations/preview', { token });
   expectStatus(t, preview, 200, 'previewed with the token alone');
   t.same(preview.body, {
     email: 'new.person@example.test',
@@ -64,36 +63,36 @@ t.test('an owner invites a reviewer who joins with a new account', async (t) => 
 
   const noPassword = await accept({ token, name: 'New Person' });
   expectStatus(t, noPassword, 400, 'a new account needs a password');
-  t.match((noPassword.body as RefusalJson).details.errors, [{ path: 'payload.password' }]);
+  t.match(refusalErrors(noPassword.body), [{ path: 'payload.password' }]);
   const accepted = await accept({ token, name: 'New Person', password: NEW_PASSWORD });
   expectStatus(t, accepted, 200, 'accepted');
-  t.match((accepted.body as AuthJson).user, {
+  t.match(accepted.body.user, {
     email: 'new.person@example.test',
     name: 'New Person',
     role: 'reviewer',
     org_id: owner.organization.id,
     workspace_ids: [ws.id],
   });
-  t.ok((accepted.body as AuthJson).user.email_verified_at, 'the invitation proves the address');
+  t.ok(accepted.body.user.email_verified_at, 'the invitation proves the address');
   t.same(
-    (accepted.body as AuthJson).workspaces.map((w: { id: string }) => w.id),
+    accepted.body.workspaces.map((w: { id: string }) => w.id),
     [ws.id],
   );
   const session = sessionFrom(accepted);
   t.ok(session, 'a session is opened');
-  expectStatus(t, await h.call({ url: '/v1/auth/me', headers: { cookie: `pw_session=${session}` } }), 200, 'and works');
+  expectStatus(t, await h.call(cookieHeader(session!), 'GET', '/v1/auth/me'), 200, 'and works');
 
   const reuse = await accept({ token, name: 'Again', password: NEW_PASSWORD });
   expectStatus(t, reuse, 400, 'an invitation works once');
   t.match(reuse.body, { code: 'invalid_token', details: { reason: 'used' } });
   expectStatus(
     t,
-    await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } }),
+    await h.call(null, 'POST', '/v1/invitations/preview', { token }),
     400,
     'nor can it be previewed again',
   );
-  const after = await h.call({ url: '/v1/invitations', auth: owner.auth });
-  t.equal((after.body as ListJson).items[0].status, 'accepted');
+  const after = await h.call(owner, 'GET', '/v1/invitations');
+  t.equal(after.body.items[0].status, 'accepted');
   const audit = await h.app
     .db('audit_entries')
     .where({ org_id: owner.organization.id })
@@ -105,34 +104,19 @@ t.test('an existing account accepts with the token alone and moves over', async 
   const host = await signUp(h.app, { orgName: 'Initech' });
   const elsewhere = await signUp(h.app, { orgName: 'Old Place' });
   const mover = await addMember(h.app, elsewhere, { role: 'admin', email: 'mover@example.test' });
-  const oldToken = await h.call({
-    method: 'POST',
-    url: '/v1/tokens',
-    payload: { name: 'old bot', role: 'admin' },
-    auth: mover.auth,
-  });
+  const oldToken = await h.call(mover, 'POST', '/v1/tokens', { name: 'old bot', role: 'admin' });
 
   await invite(host, { email: 'mover@example.test', role: 'admin' });
   const token = await h.tokenFromMail('mover@example.test', 'accounts.invitation');
-  const preview = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token } });
+  const preview = await h.call(null, 'POST', '/v1/invitations/preview', { token });
   t.equal(preview.body.existing_account, true, 'the preview says the account exists');
   const accepted = await accept({ token });
   expectStatus(t, accepted, 200, 'accepted without name or password');
-  t.match((accepted.body as AuthJson).user, { id: mover.user.id, org_id: host.organization.id, role: 'admin' });
-  t.equal((accepted.body as AuthJson).organization.name, 'Initech');
-  expectStatus(
-    t,
-    await h.call({ url: '/v1/auth/me', auth: mover.auth }),
-    401,
-    'sessions of the old organization are closed',
-  );
-  expectStatus(
-    t,
-    await h.call({ url: '/v1/auth/me', headers: { authorization: `Bearer ${(oldToken.body as ItemJson).token}` } }),
-    401,
-    'and its tokens revoked',
-  );
-  const oldMembers = await h.call({ url: '/v1/members', auth: elsewhere.auth });
+  t.match(accepted.body.user, { id: mover.user.id, org_id: host.organization.id, role: 'admin' });
+  t.equal(accepted.body.organization.name, 'Initech');
+  expectStatus(t, await h.call(mover, 'GET', '/v1/auth/me'), 401, 'sessions of the old organization are closed');
+  expectStatus(t, await h.call(bearer(oldToken.body.token), 'GET', '/v1/auth/me'), 401, 'and its tokens revoked');
+  const oldMembers = await h.call(elsewhere, 'GET', '/v1/members');
   t.notOk(JSON.stringify(oldMembers.body).includes(mover.user.id), 'they left the old organization');
   expectStatus(t, await h.login('mover@example.test', TEST_PASSWORD), 200, 'their password still signs in');
 
@@ -143,12 +127,7 @@ t.test('an existing account accepts with the token alone and moves over', async 
   const refused = await accept({ token: lonerToken });
   expectStatus(t, refused, 409, 'the last owner is refused');
   t.equal(refused.body.code, 'last_owner');
-  expectStatus(
-    t,
-    await h.call({ url: '/v1/auth/me', auth: loner.auth }),
-    200,
-    'and keeps their organization and session',
-  );
+  expectStatus(t, await h.call(loner, 'GET', '/v1/auth/me'), 200, 'and keeps their organization and session');
 });
 
 t.test('revoke, replace, expire; who may invite', async (t) => {
@@ -158,7 +137,7 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
 
   const byReviewer = await invite(reviewer, { email: 'x@example.test', role: 'client_viewer' });
   expectStatus(t, byReviewer, 403, 'a reviewer cannot invite');
-  expectStatus(t, await h.call({ url: '/v1/invitations', auth: reviewer.auth }), 403, 'nor list invitations');
+  expectStatus(t, await h.call(reviewer, 'GET', '/v1/invitations'), 403, 'nor list invitations');
   expectStatus(
     t,
     await invite(admin, { email: 'x@example.test', role: 'owner' }),
@@ -174,32 +153,23 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   const firstToken = await h.tokenFromMail('twice@example.test', 'accounts.invitation');
   const second = await invite(admin, { email: 'twice@example.test', role: 'admin' });
   expectStatus(t, second, 201, 'inviting again');
-  const replaced = await h.call({ method: 'POST', url: '/v1/invitations/preview', payload: { token: firstToken } });
+  const replaced = await h.call(null, 'POST', '/v1/invitations/preview', { token: firstToken });
   t.match(replaced.body, { code: 'invalid_token', details: { reason: 'revoked' } }, 'replaces the pending invitation');
-  const revokedList = await h.call({ url: '/v1/invitations?status=revoked', auth: owner.auth });
+  const revokedList = await h.call(owner, 'GET', '/v1/invitations?status=revoked');
   t.same(
-    (revokedList.body as ListJson).items.map((i: { id: string }) => i.id),
-    [(first.body as ItemJson).id],
+    revokedList.body.items.map((i: { id: string }) => i.id),
+    [first.body.id],
   );
 
   const secondToken = await h.tokenFromMail('twice@example.test', 'accounts.invitation');
-  expectStatus(
-    t,
-    await h.call({ method: 'DELETE', url: `/v1/invitations/${(second.body as ItemJson).id}`, auth: admin.auth }),
-    204,
-    'revoked',
-  );
+  expectStatus(t, await h.call(admin, 'DELETE', `/v1/invitations/${second.body.id}`), 204, 'revoked');
   const gone = await accept({ token: secondToken, name: 'X', password: NEW_PASSWORD });
   t.match(
-    [gone.statusCode, gone.body],
+    [gone.status, gone.body],
     [400, { code: 'invalid_token', details: { reason: 'revoked' } }],
     'a revoked invitation cannot be accepted',
   );
-  const twice = await h.call({
-    method: 'DELETE',
-    url: `/v1/invitations/${(second.body as ItemJson).id}`,
-    auth: admin.auth,
-  });
+  const twice = await h.call(admin, 'DELETE', `/v1/invitations/${second.body.id}`);
   expectStatus(t, twice, 409, 'only pending invitations are revoked');
   t.equal(twice.body.code, 'invitation_not_pending');
 
@@ -207,17 +177,17 @@ t.test('revoke, replace, expire; who may invite', async (t) => {
   const lateToken = await h.tokenFromMail('late@example.test', 'accounts.invitation');
   await h.app
     .db('invitations')
-    .where({ id: (late.body as ItemJson).id })
+    .where({ id: late.body.id })
     .update({ expires_at: new Date(Date.now() - 1000) });
   const expired = await accept({ token: lateToken, name: 'Late', password: NEW_PASSWORD });
   t.match(
-    [expired.statusCode, expired.body],
+    [expired.status, expired.body],
     [400, { code: 'invalid_token', details: { reason: 'expired' } }],
     'an expired invitation cannot be accepted',
   );
-  const expiredList = await h.call({ url: '/v1/invitations?status=expired', auth: owner.auth });
+  const expiredList = await h.call(owner, 'GET', '/v1/invitations?status=expired');
   t.same(
-    (expiredList.body as ListJson).items.map((i: { status: string }) => i.status),
+    expiredList.body.items.map((i: { status: string }) => i.status),
     ['expired'],
   );
   t.equal((await h.app.db('users').where({ email: 'late@example.test' })).length, 0, 'no account was made');
@@ -227,14 +197,10 @@ t.test("another organization's invitation ids answer 404", async (t) => {
   const a = await signUp(h.app);
   const b = await signUp(h.app);
   const inv = await invite(b, { email: 'only-b@example.test', role: 'reviewer' });
-  const del = await h.call({ method: 'DELETE', url: `/v1/invitations/${(inv.body as ItemJson).id}`, auth: a.auth });
+  const del = await h.call(a, 'DELETE', `/v1/invitations/${inv.body.id}`);
   expectStatus(t, del, 404, 'not found, not forbidden');
   t.equal(del.body.code, 'not_found');
-  t.same(
-    (await h.call({ url: '/v1/invitations', auth: a.auth })).body.items,
-    [],
-    "a's list does not show b's invitations",
-  );
+  t.same((await h.call(a, 'GET', '/v1/invitations')).body.items, [], "a's list does not show b's invitations");
   const wsB = await insertWorkspace(h.app, b.organization.id);
   expectStatus(
     t,
