@@ -56,7 +56,7 @@ export function toPullRequest(p: GhPullRequestFields): PullRequest {
     head: { branch: String(p.head?.ref ?? ''), sha: String(p.head?.sha ?? '') },
     base: { branch: String(p.base?.ref ?? '') },
     labels: (p.labels ?? []).map((l) => String(l.name)),
-    mergeSha: p.merged || p.merged_at ? String(p.merge_commit_sha) : null,
+    mergeSha: (p.merged || p.merged_at) && p.merge_commit_sha ? p.merge_commit_sha : null,
   };
 }
 
