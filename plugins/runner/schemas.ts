@@ -82,7 +82,7 @@ export const JobPayloadSchema = Joi.object({
   limits: Joi.object({ max_minutes: Joi.number().required(), max_cost_usd: Joi.number().required() }).required(),
   branch: Joi.string(),
   test_command: Joi.string().allow(null, ''),
-  agent: Joi.object({ agent_id: Joi.string().required(), model: Joi.string(), effort: Joi.string() }),
+  agent: Joi.object({ agent_id: Joi.string().required(), model: Joi.string(), effort: Joi.string() }).required(),
   attempt: Joi.number().integer().required(),
   lease_expires_at: iso.allow(null).required(),
   deadline_at: iso.allow(null).required(),

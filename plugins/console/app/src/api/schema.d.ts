@@ -6441,7 +6441,7 @@ export interface components {
             };
             branch?: string;
             test_command?: string | null;
-            agent?: {
+            agent: {
                 agent_id: string;
                 model?: string;
                 effort?: string;
