@@ -1,15 +1,11 @@
 import t from 'tap';
+import type { OpenApiDocument } from '../../../core/http/openapi-types.js';
 import { addMember, signUp } from '../../../test/helpers/accounts.js';
 import type { FileLinks } from '../services/file-links.js';
 import { call, newWorkspace, openTicket, world, type ApiError } from './helpers.js';
 
 /** The error code of a refusal read from a raw answer. */
 const codeOf = (payload: string) => (JSON.parse(payload) as ApiError).code;
-
-/** The parts of the OpenAPI document the test reads. */
-interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
-}
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
@@ -129,7 +125,7 @@ t.test('files: attachments and screenshots by session or by a signed link', asyn
   await t.test('the operation is documented under the files tag; the status page is not an operation', async (t) => {
     const doc = JSON.parse((await app.server.inject('/v1/openapi.json')).payload) as OpenApiDocument;
     t.equal(doc.paths['/v1/files/{id}']?.get?.operationId, 'getFile');
-    t.same(doc.paths['/v1/files/{id}'].get.tags, ['files']);
+    t.same(doc.paths['/v1/files/{id}'].get?.tags, ['files']);
     t.notOk(
       Object.keys(doc.paths).some((p) => p.startsWith('/status')),
       'no /status path in the document',
