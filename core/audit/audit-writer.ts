@@ -5,10 +5,14 @@ import type { Actor } from '../http/actor.js';
 /** An actor the log can name (the API's actor types): an anonymous caller changes nothing administrative. */
 export type AuditedActor = Actor & { type: Exclude<Actor['type'], 'anonymous'> };
 
-export interface AuditEntryInput {
-  orgId: string;
-  /** `request.actor()` or `systemActor(name)`: its ip, user agent and request id go into the entry. */
-  actor: AuditedActor;
+/**
+ * The organization whose log holds the entry is the actor's unless `orgId` names it. It must be named where the
+ * actor's type does not promise one (a system actor, staff acting for another organization).
+ */
+export type AuditEntryInput = AuditEntryFields &
+  ({ actor: AuditedActor & { orgId: string }; orgId?: string } | { actor: AuditedActor; orgId: string });
+
+interface AuditEntryFields {
   /** `<resource>.<verb>`, e.g. `workspace.updated`, `member.role_changed`. */
   action: string;
   target?: { type: string; id: string | null };
@@ -36,6 +40,22 @@ export interface AuditEntry {
   created_at: Date;
 }
 
+/** Actors who act only inside their own organization: their entries never land in another one's log. */
+const OWN_ORG_ONLY: ReadonlySet<AuditedActor['type']> = new Set(['user', 'token', 'job']);
+
+/**
+ * The organization an entry belongs to. A user, token or job naming another organization than its own is a
+ * programming error (it would write into another tenant's log), so it throws rather than record it.
+ */
+export function auditOrgOf(entry: Pick<AuditEntryInput, 'orgId' | 'actor'>): string {
+  const { actor } = entry;
+  const orgId = entry.orgId ?? actor.orgId;
+  if (!orgId) throw new Error(`audit entry of ${actor.type} ${actor.id ?? ''} names no organization`);
+  if (OWN_ORG_ONLY.has(actor.type) && actor.orgId && actor.orgId !== orgId)
+    throw new Error(`audit entry of ${actor.type} ${actor.id ?? ''} names another organization`);
+  return orgId;
+}
+
 /** Fields that never enter the audit log in clear. */
 const REDACT = /(password|secret|token|key|hash|credential)/i;
 
@@ -51,7 +71,7 @@ export class AuditWriter {
     const { actor } = entry;
     await (trx ?? this.db)('audit_entries').insert({
       id,
-      org_id: entry.orgId,
+      org_id: auditOrgOf(entry),
       actor_type: actor.type,
       actor_id: actor.id,
       actor_email: actor.email,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Outbox } from '../bus/outbox.js';
-import type { AuditEntryInput, AuditWriter } from './audit-writer.js';
+import { auditOrgOf, type AuditEntryInput, type AuditWriter } from './audit-writer.js';
 
 type Changes = Record<string, { before: unknown; after: unknown }>;
 
@@ -19,5 +19,5 @@ export async function recordChanges(
   const fields = Object.keys(entry.changes);
   if (fields.length === 0) return;
   await d.audit.record(trx, entry);
-  await d.outbox.add(trx, eventType, { ...payload, fields }, { orgId: entry.orgId });
+  await d.outbox.add(trx, eventType, { ...payload, fields }, { orgId: auditOrgOf(entry) });
 }

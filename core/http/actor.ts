@@ -108,7 +108,7 @@ export function requestDetails(request: ClientRequest, trustProxy: TrustProxy): 
 export function userActor(
   user: { id: string; email: string | null; org_id: string },
   from: RequestDetails = NO_REQUEST,
-): Actor & { type: 'user' } {
+): Actor & { type: 'user'; orgId: string } {
   return {
     type: 'user',
     id: user.id,

@@ -5,7 +5,7 @@ import { TenantModel, TenancyError } from '../../core/data/model.js';
 import { paginate, encodeCursor, isTimestampText } from '../../core/http/pagination.js';
 import { RateLimiter } from '../../core/http/rate-limit.js';
 import { AuditWriter, diffFields, type AuditEntry } from '../../core/audit/audit-writer.js';
-import { userActor } from '../../core/http/actor.js';
+import { systemActor, userActor } from '../../core/http/actor.js';
 
 class Gadget extends TenantModel {
   static override tableName = 'gadgets';
@@ -336,5 +336,40 @@ t.test('data layer', async (t) => {
     );
     t.same(row.changes?.name, { before: 'a', after: 'b' });
     t.same(row.changes?.api_key, { before: '[redacted]', after: '[redacted]' });
+  });
+
+  await t.test("audit writer: an entry lands in the actor's organization, never another tenant's", async (t) => {
+    const audit = new AuditWriter(db);
+    const user = userActor({ id: 'usr_2', email: null, org_id: 'org_a' });
+    const orgOf = async (id: string) => (await db<AuditEntry>('audit_entries').where({ id }).first())?.org_id;
+
+    const own = await audit.record(null, { actor: user, action: 'gadget.renamed' });
+    t.equal(await orgOf(own), 'org_a', "without orgId: the actor's organization");
+
+    const count = async () => Number((await db('audit_entries').count({ n: '*' }).first())?.n);
+    const before = await count();
+    await t.rejects(
+      audit.record(null, { orgId: 'org_b', actor: user, action: 'gadget.renamed' }),
+      /names another organization/,
+      "a user cannot write into another organization's log",
+    );
+    const token = { ...user, type: 'token' as const, id: 'tok_1' };
+    await t.rejects(audit.record(null, { orgId: 'org_b', actor: token, action: 'gadget.renamed' }), /another/);
+    const orgless = systemActor('billing');
+    await t.rejects(
+      audit.record(null, { orgId: undefined as unknown as string, actor: orgless, action: 'gadget.renamed' }),
+      /names no organization/,
+      'an actor without an organization must name one',
+    );
+    t.equal(await count(), before, 'nothing was written by the refused entries');
+
+    const system = await audit.record(null, { orgId: 'org_b', actor: orgless, action: 'plan.granted' });
+    t.equal(await orgOf(system), 'org_b', 'a system actor writes where it is told');
+    const staff = await audit.record(null, {
+      orgId: 'org_b',
+      actor: { ...user, type: 'staff' },
+      action: 'plan.granted',
+    });
+    t.equal(await orgOf(staff), 'org_b', 'staff act for another organization, in its log');
   });
 });

@@ -221,7 +221,6 @@ export class AuthService {
         await this.d.emailLinkService.sendVerification(trx, user);
         const signedIn = await this.signIn(trx, user, call);
         await this.d.audit.record(trx, {
-          orgId: org.id,
           actor: userActor(user, this.from(call.request)),
           action: 'organization.created',
           target: { type: 'organization', id: org.id },

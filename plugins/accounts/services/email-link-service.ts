@@ -100,7 +100,6 @@ export class EmailLinkService {
       await this.markVerified(trx, user);
       await this.d.sessionService.closeAllForUser(trx, user, 'password_reset');
       await this.d.audit.record(trx, {
-        orgId: user.org_id,
         actor: userActor(user, requestDetails(call.request, this.d.config.server.trustProxy)),
         action: 'user.password_reset',
         target: { type: 'user', id: user.id },

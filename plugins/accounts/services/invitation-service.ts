@@ -132,7 +132,6 @@ export class InvitationService {
         link: this.d.accountMail.link('/invitations/accept', { token }),
       });
       await this.d.audit.record(trx, {
-        orgId: org.id,
         actor,
         action: 'invitation.created',
         target: { type: 'invitation', id: inv.id },
@@ -151,7 +150,6 @@ export class InvitationService {
       assertWithinScope(principal.workspaceIds, inv.role, inv.workspace_ids ?? []);
       await InvitationModel.query(trx).forOrg(principal.orgId).findById(id).patch({ revoked_at: new Date() });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'invitation.revoked',
         target: { type: 'invitation', id },
@@ -237,7 +235,6 @@ export class InvitationService {
         user.email_verified_at = now;
       }
       await this.d.audit.record(trx, {
-        orgId: org.id,
         actor: userActor(user, requestDetails(call.request, this.d.config.server.trustProxy)),
         action: 'invitation.accepted',
         target: { type: 'invitation', id: inv.id },

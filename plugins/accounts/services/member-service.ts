@@ -137,7 +137,6 @@ export class MemberService {
       if (await this.isLastOwner(trx, user)) throw lastOwner();
       await this.close(trx, user, 'member_removed');
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'member.removed',
         target: { type: 'user', id },

@@ -111,7 +111,6 @@ export class TokenService {
         expires_at: expiresAt,
       });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'token.created',
         target: { type: 'api_token', id: row.id },
@@ -137,7 +136,6 @@ export class TokenService {
       if (!seesAllWorkspaces(principal.role) && row.user_id !== principal.userId) throw notFound('token');
       await ApiTokenModel.query(trx).forOrg(principal.orgId).findById(id).patch({ revoked_at: new Date() });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'token.revoked',
         target: { type: 'api_token', id },

@@ -64,7 +64,6 @@ export class AuditLogService {
     await requireFeature(this.d, db, actor.orgId, 'audit_export');
     await this.d.rateLimiter.consume(`audit-export:${actor.orgId}`, this.d.options.exportsPerMinute, 60_000);
     await this.d.audit.record(db, {
-      orgId: actor.orgId,
       actor,
       action: 'audit.exported',
       target: { type: 'organization', id: actor.orgId },

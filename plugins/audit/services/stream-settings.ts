@@ -134,7 +134,6 @@ export class StreamSettingsService {
       if (!row) throw notFound('audit stream');
       await trx('audit_streams').where({ id: row.id }).delete();
       await this.d.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'audit_stream.deleted',
         target: { type: 'audit_stream', id: row.id },
@@ -163,7 +162,6 @@ export class StreamSettingsService {
           updated_at: now,
         });
       await this.d.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'audit_stream.secret_rotated',
         target: { type: 'audit_stream', id: row.id },

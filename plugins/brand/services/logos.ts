@@ -125,7 +125,7 @@ export class BrandLogos {
     logo: { before: unknown; after: unknown },
   ): Promise<void> {
     const orgId = actor.principal.orgId;
-    await this.d.audit.record(trx, { orgId, actor, action, target: { type: 'brand_profile', id }, changes: { logo } });
+    await this.d.audit.record(trx, { actor, action, target: { type: 'brand_profile', id }, changes: { logo } });
     await this.d.outbox.add(trx, 'brand.profile_updated', { brand_profile_id: id, fields: ['logo'] }, { orgId });
   }
 

@@ -72,7 +72,6 @@ export class StatusDomains {
           updated_at: now,
         });
       await this.d.audit.record(trx, {
-        orgId: p.orgId,
         actor,
         action: 'brand.status_domain_set',
         target: { type: 'brand_profile', id },
@@ -94,7 +93,6 @@ export class StatusDomains {
           .findById(id)
           .patch({ status_domain: null, status_txt_token: null, ...STATUS_RESET, updated_at: new Date() });
         await this.d.audit.record(trx, {
-          orgId: p.orgId,
           actor,
           action: 'brand.status_domain_removed',
           target: { type: 'brand_profile', id },

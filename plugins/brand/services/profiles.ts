@@ -139,7 +139,6 @@ export class BrandService {
         updated_at: now,
       });
       await this.d.audit.record(trx, {
-        orgId: p.orgId,
         actor,
         action: 'brand.profile_created',
         target: { type: 'brand_profile', id: row.id },
@@ -226,7 +225,6 @@ export class BrandService {
         .update({ brand_profile_id: null, updated_at: new Date() }, ['id']);
       await BrandProfileRow.query(trx).forOrg(p.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId,
         actor,
         action: 'brand.profile_deleted',
         target: { type: 'brand_profile', id },

@@ -174,7 +174,6 @@ export class InstallationService {
         throw err;
       }
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'codehost.installation_linked',
         target: { type: 'codehost_installation', id: row.id },
@@ -213,7 +212,6 @@ export class InstallationService {
         ids.push(await this.repositories().disconnectRow(trx, r, { actor, reason: 'installation_unlinked' }));
       await InstallationModel.query(trx).forOrg(principal.orgId).deleteById(inst.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'codehost.installation_unlinked',
         target: { type: 'codehost_installation', id: inst.id },

@@ -143,7 +143,6 @@ export class OssService {
         this.d,
         trx,
         {
-          orgId: principal.orgId,
           actor,
           action: 'codehost.oss_settings_updated',
           target: { type: 'workspace', id: workspaceId },

@@ -155,7 +155,6 @@ export class RepositoryService {
         })
         .returning('*');
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'repository.connected',
         target: { type: 'repository', id: created.id },
@@ -241,7 +240,6 @@ export class RepositoryService {
         .forOrg(principal.orgId)
         .patchAndFetchById(row.id, { agent_key_last4: last4(key), agent_key_set_at: new Date() });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'repository.agent_key_set',
         target: { type: 'repository', id: row.id },

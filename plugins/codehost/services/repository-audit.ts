@@ -17,7 +17,6 @@ export async function patchRepositoryAudited(
   return d.db.transaction(async (trx) => {
     const updated = await RepositoryModel.query(trx).forOrg(actor.orgId).patchAndFetchById(row.id, patch);
     await d.audit.record(trx, {
-      orgId: actor.orgId,
       actor,
       action,
       target: { type: 'repository', id: row.id },

@@ -105,9 +105,7 @@ export class FixActions {
     changes: Record<string, unknown>,
     metadata: Record<string, unknown> = {},
   ) {
-    const p = a.principal;
     return this.d.audit.record(trx, {
-      orgId: p.orgId,
       actor: a,
       action,
       target: { type: 'fix_attempt', id: attempt.id },

@@ -129,7 +129,6 @@ export class ReleaseApprovals {
       const fix = { ticket_id: ticket.id, fix_attempt_id: attempt.id };
       const count = await approveAt(trx, p, p.userId, fix, attempt.head_sha, input.comment);
       await this.d.audit.record(trx, {
-        orgId: p.orgId,
         actor: a,
         action: 'fix.approved',
         target: { type: 'fix_attempt', id: attempt.id },
@@ -200,7 +199,6 @@ export class ReleaseApprovals {
         await FixRelease.query(trx).forOrg(p.orgId).patch({ head_sha: head }).where('id', rel.id);
       const count = await approveAt(trx, p, p.userId, { release_id: rel.id }, head, input.comment);
       await this.d.audit.record(trx, {
-        orgId: p.orgId,
         actor: a,
         action: 'release.approved',
         target: { type: 'release', id: rel.id },

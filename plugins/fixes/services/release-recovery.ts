@@ -80,7 +80,6 @@ export class ReleaseRecovery {
       .patch({ status: rel.failed_step!, failed_step: null, error_code: null, error_detail: null, version })
       .where('id', rel.id);
     await this.d.audit.record(trx, {
-      orgId: p.orgId,
       actor: a,
       action: 'release.retried',
       target: { type: 'release', id: rel.id },
@@ -108,7 +107,6 @@ export class ReleaseRecovery {
       await versionFreeOr409(trx, rel, version);
       await FixRelease.query(trx).forOrg(p.orgId).patch({ version, status: 'tagging' }).where('id', rel.id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId,
         actor: a,
         action: 'release.version_set',
         target: { type: 'release', id: rel.id },
@@ -155,7 +153,6 @@ export class ReleaseRecovery {
         .whereNull('voided_at');
       await FixRelease.query(trx).forOrg(p.orgId).patch({ failed_step: null }).where('id', rel.id);
       await this.d.audit.record(trx, {
-        orgId: p.orgId,
         actor: a,
         action: 'fix.back_to_approval',
         target: { type: 'fix_attempt', id: attempt.id },

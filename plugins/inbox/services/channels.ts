@@ -129,7 +129,6 @@ export class ChannelService {
         this.d,
         trx,
         {
-          orgId: ws.org_id,
           actor,
           action: 'channel.updated',
           target: { type: 'channel', id: before.id },
@@ -192,7 +191,6 @@ export class ChannelService {
       if (Object.keys(changes).length === 0) return this.view(trx, ws, before);
       const after = await InboxChannel.query(trx).forOrg(ws.org_id).patchAndFetchById(before.id, patch);
       await this.d.audit.record(trx, {
-        orgId: ws.org_id,
         actor,
         action: 'channel.forwarding_set',
         target: { type: 'channel', id: before.id },
@@ -222,7 +220,6 @@ export class ChannelService {
         pending_gmail_confirmation: null,
       });
       await this.d.audit.record(trx, {
-        orgId: ws.org_id,
         actor,
         action: 'channel.forwarding_removed',
         target: { type: 'channel', id: before.id },
@@ -268,7 +265,6 @@ export class ChannelService {
         .forOrg(ws.org_id)
         .patchAndFetchById(before.id, { test_code: code, test_sent_at: new Date() });
       await this.d.audit.record(trx, {
-        orgId: ws.org_id,
         actor,
         action: 'channel.forwarding_test_sent',
         target: { type: 'channel', id: before.id },
@@ -354,7 +350,6 @@ export class ChannelService {
           })
           .where('id', row.id);
         await this.d.audit.record(trx, {
-          orgId: ws.org_id,
           actor,
           action: 'inbound_email.released',
           target: { type: 'inbound_email', id: row.id },

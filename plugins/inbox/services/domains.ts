@@ -121,7 +121,6 @@ export class DomainService {
           })
           .returning('*');
         await this.d.audit.record(trx, {
-          orgId: p.orgId,
           actor,
           action: 'domain.registered',
           target: { type: 'domain', id: row.id },
@@ -195,7 +194,6 @@ export class DomainService {
     return this.d.db.transaction(async (trx) => {
       const after = await EmailDomain.query(trx).forOrg(row.org_id).patchAndFetchById(row.id, patch);
       await this.d.audit.record(trx, {
-        orgId: row.org_id,
         actor,
         action: 'domain.sender_changed',
         target: { type: 'domain', id: row.id },
@@ -216,7 +214,6 @@ export class DomainService {
     await this.d.db.transaction(async (trx) => {
       await EmailDomain.query(trx).forOrg(row.org_id).delete().where('id', row.id);
       await this.d.audit.record(trx, {
-        orgId: row.org_id,
         actor,
         action: 'domain.deleted',
         target: { type: 'domain', id: row.id },

@@ -123,7 +123,6 @@ export class DemoService {
       }
       if (mode === 'managed') await trx('organizations').where({ id: principal.orgId }).update({ demo_used_at: now });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: mode === 'managed' ? 'onboarding.demo_started' : 'onboarding.workspace_demo_started',
         target: { type: 'demo_run', id },
@@ -197,7 +196,6 @@ export class DemoService {
       }
       const after = await DemoRunModel.query(trx).forOrg(principal.orgId).patchAndFetchById(run.id, patch);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'onboarding.demo_retried',
         target: { type: 'demo_run', id: run.id },

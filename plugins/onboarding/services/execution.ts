@@ -76,7 +76,6 @@ export class ExecutionService {
           })
           .returning('*');
         await this.d.audit.record(trx, {
-          orgId: principal.orgId,
           actor,
           action: 'credential.created',
           target: { type: 'credential', id },
@@ -119,7 +118,6 @@ export class ExecutionService {
       );
       if (Object.keys(changes).length) {
         await this.d.audit.record(trx, {
-          orgId: principal.orgId,
           actor,
           action: 'onboarding.execution_updated',
           target: { type: 'workspace', id: ws.id },
@@ -167,7 +165,6 @@ export class ExecutionService {
         });
       await OnboardingCredential.query(trx).forOrg(principal.orgId).delete().where('id', cred.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'credential.deleted',
         target: { type: 'credential', id: cred.id },

@@ -340,7 +340,6 @@ export class WizardService {
       const after = Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, plain(v)]));
       if (patch) await OnboardingState.query(trx).forOrg(principal.orgId).patch(patch).where('id', s.id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action,
         target: { type: 'onboarding', id: s.id },

@@ -67,7 +67,6 @@ export class ClosureService {
         purge_after: purgeAfter,
       });
       await this.d.audit.record(trx, {
-        orgId: org.id,
         actor,
         action: 'organization.closed',
         target: { type: 'organization', id: org.id },

@@ -57,7 +57,6 @@ export class ErasureService {
         created_at: now,
       });
       await this.d.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'privacy.end_user_erased',
         target: { type: 'erasure', id },

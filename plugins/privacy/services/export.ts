@@ -79,7 +79,6 @@ export class ExportService {
         created_at: now,
       });
       await this.d.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'privacy.export_requested',
         target: { type: 'export', id },

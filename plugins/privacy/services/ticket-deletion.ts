@@ -48,7 +48,6 @@ export class TicketDeletionService {
       ).length;
       for (const k of Object.keys(counts)) if (!counts[k]) delete counts[k];
       await this.d.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'ticket.deleted',
         target: { type: 'ticket', id: ticket.id },

@@ -74,7 +74,6 @@ export class ConnectorService {
     entry: Pick<AuditEntryInput, 'changes' | 'metadata'>,
   ): Promise<void> {
     await this.d.audit.record(trx, {
-      orgId: a.principal.orgId,
       actor: a,
       action,
       target: { type: 'connector', id },

@@ -158,7 +158,6 @@ export class ErrorGroupService {
         : before;
       if (Object.keys(patch).length) {
         await this.d.audit.record(trx, {
-          orgId: a.principal.orgId,
           actor: a,
           action,
           target: { type: 'error_group', id },

@@ -179,7 +179,6 @@ export class PatternService {
         })
         .returning('*');
       await this.d.audit.record(trx, {
-        orgId: t.org_id,
         actor: a,
         action: 'pattern.created',
         target: { type: 'pattern', id: row.id },
@@ -216,7 +215,6 @@ export class PatternService {
         ].slice(0, 20);
       const after = await Pattern.query(trx).forOrg(a.principal.orgId).patchAndFetchById(id, changes);
       await this.d.audit.record(trx, {
-        orgId: before.org_id,
         actor: a,
         action: 'pattern.updated',
         target: { type: 'pattern', id },
@@ -236,7 +234,6 @@ export class PatternService {
       const p = await this.loadOwn(trx, a.principal, id, true);
       await Pattern.query(trx).forOrg(a.principal.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: p.org_id,
         actor: a,
         action: 'pattern.deleted',
         target: { type: 'pattern', id },

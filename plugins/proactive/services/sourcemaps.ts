@@ -191,7 +191,6 @@ export class SourceMapService {
         .merge(['map', 'size', 'sha256', 'sources_count', 'debug_id', 'uploaded_by', 'updated_at'])
         .returning([...META]);
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
         actor: a,
         action: 'sourcemap.uploaded',
         target: { type: 'release', id: input.release },
@@ -280,7 +279,6 @@ export class SourceMapService {
         .returning(['url_path', 'size']);
       if (!gone.length) throw notFound('This release has no source maps');
       await this.d.audit.record(trx, {
-        orgId: a.principal.orgId,
         actor: a,
         action: 'sourcemap.deleted',
         target: { type: 'release', id: q.release },

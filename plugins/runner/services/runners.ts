@@ -92,7 +92,6 @@ export class Runners {
         metadata: Record<string, unknown> = {},
       ) =>
         this.d.audit.record(trx, {
-          orgId: p.orgId,
           actor,
           action,
           target: { type: 'runner', id: r.id },

@@ -238,7 +238,6 @@ export class ConnectionService {
       }
       await this.d.ssoDomains.ensureClaimed(trx, principal.orgId, input.domains, actor);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'sso.connection_created',
         target: { type: 'sso_connection', id: conn.id },
@@ -285,7 +284,6 @@ export class ConnectionService {
       delete changes.client_secret_sealed;
       if (Object.keys(changes).length) {
         await this.d.audit.record(trx, {
-          orgId: principal.orgId,
           actor,
           action: 'sso.connection_updated',
           target: { type: 'sso_connection', id },
@@ -310,7 +308,6 @@ export class ConnectionService {
       }
       await SsoConnectionModel.query(trx).forOrg(principal.orgId).deleteById(id);
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'sso.connection_deleted',
         target: { type: 'sso_connection', id },
@@ -355,7 +352,6 @@ export class ConnectionService {
           .delete();
       if (removed === 0) throw notFound('linked account');
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'sso.account_unlinked',
         target: { type: 'sso_connection', id },

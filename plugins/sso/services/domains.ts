@@ -60,7 +60,6 @@ export class DomainService {
         txt_value: randomBytes(18).toString('base64url'),
       });
       await this.d.audit.record(trx, {
-        orgId,
         actor,
         action: 'sso.domain_claimed',
         target: { type: 'sso_domain', id: row.id },
@@ -87,7 +86,6 @@ export class DomainService {
         txt_value: randomBytes(18).toString('base64url'),
       });
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'sso.domain_claimed',
         target: { type: 'sso_domain', id: row.id },
@@ -122,7 +120,6 @@ export class DomainService {
         await SsoDomainModel.query(trx).forOrg(principal.orgId).findById(row.id).patch(patch);
         if (patch.status === 'verified' && row.status !== 'verified') {
           await this.d.audit.record(trx, {
-            orgId: principal.orgId,
             actor,
             action: 'sso.domain_verified',
             target: { type: 'sso_domain', id: row.id },
@@ -167,7 +164,6 @@ export class DomainService {
         }
       }
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'sso.domain_removed',
         target: { type: 'sso_domain', id: row.id },
@@ -210,7 +206,6 @@ export class DomainService {
       await this.d.memberService.close(trx, user, 'address_released');
       const meta = { email, released_to_org_id: principal.orgId, was_verified: Boolean(user.email_verified_at) };
       await this.d.audit.record(trx, {
-        orgId: principal.orgId,
         actor,
         action: 'sso.address_released',
         target: { type: 'user', id: user.id },

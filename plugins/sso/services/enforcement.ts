@@ -146,7 +146,6 @@ export class EnforcementService {
       if (org.sso_enforced !== enforced) {
         await trx('organizations').where({ id: org.id }).update({ sso_enforced: enforced, updated_at: new Date() });
         await this.d.audit.record(trx, {
-          orgId: org.id,
           actor,
           action: 'sso.enforcement_changed',
           target: { type: 'organization', id: org.id },
@@ -170,7 +169,6 @@ export class EnforcementService {
   /** A new set of recovery codes (enforcing, or regenerating): the entry counts them, never shows them. */
   private async auditCodesGenerated(trx: Knex, orgId: string, actor: SignedInActor, count: number): Promise<void> {
     await this.d.audit.record(trx, {
-      orgId,
       actor,
       action: 'sso.recovery_codes_generated',
       target: { type: 'organization', id: orgId },
@@ -219,7 +217,6 @@ export class EnforcementService {
       if (spent.length !== 1) return null;
       const result = await this.d.authService.signIn(trx, user, call, false);
       await this.d.audit.record(trx, {
-        orgId: org.id,
         actor: userActor(user, from),
         action: 'sso.recovery_code_used',
         target: { type: 'user', id: user.id },

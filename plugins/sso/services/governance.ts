@@ -156,7 +156,6 @@ export class ApprovalGovernance {
         changes.approval_roles = { before: before.roles, after: roles };
       if (Object.keys(changes).length) {
         await this.d.audit.record(trx, {
-          orgId: org.id,
           actor,
           action: 'governance.updated',
           target: { type: 'organization', id: org.id },

@@ -52,7 +52,6 @@ export async function provisionUser(
       last_login_at: now,
     });
     await d.audit.record(trx, {
-      orgId: conn.org_id,
       actor: userActor(user, from),
       action: 'sso.account_linked',
       target: { type: 'user', id: user.id },

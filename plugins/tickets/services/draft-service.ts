@@ -130,7 +130,6 @@ export class DraftService {
       if (edited.body_md !== draft.body_md) changes.body_md = { before: '[edited]', after: '[edited]' };
       if (Object.keys(changes).length) {
         await this.deps.audit.record(trx, {
-          orgId: actor.orgId,
           actor,
           action: 'ticket.draft_edited',
           target: { type: 'draft', id: draft.id },
@@ -159,7 +158,6 @@ export class DraftService {
       if (ticket.state !== 'closed')
         await this.tickets.transition(trx, ticket, 'draft_discarded', { needs_team_action: true });
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'ticket.draft_discarded',
         target: { type: 'draft', id: draft.id },
@@ -248,7 +246,6 @@ export class DraftService {
         ws,
       );
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'ticket.draft_sent',
         target: { type: 'draft', id: draft.id },

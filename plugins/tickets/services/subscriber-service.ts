@@ -40,7 +40,6 @@ export class SubscriberService {
       });
       if (!sub) throw conflict('already_subscribed', `${maskEmail(email)} already receives this ticket's updates`);
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'ticket.subscriber_added',
         target: { type: 'ticket', id: ticket.id },
@@ -62,7 +61,6 @@ export class SubscriberService {
       const sub = deleted[0];
       if (!sub) throw notFound('subscriber');
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: 'ticket.subscriber_removed',
         target: { type: 'ticket', id: ticket.id },

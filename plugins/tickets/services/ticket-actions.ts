@@ -194,7 +194,6 @@ export class TicketActions {
           : { public_token_revoked_at: ticket.public_token_revoked_at ?? new Date() };
       const updated = await this.tickets.update(trx, ticket, patch);
       await this.deps.audit.record(trx, {
-        orgId: actor.orgId,
         actor,
         action: `ticket.status_link_${action === 'rotate' ? 'rotated' : 'revoked'}`,
         target: { type: 'ticket', id },

@@ -78,7 +78,6 @@ export class WidgetSettingsService {
         this.d,
         trx,
         {
-          orgId: ws.org_id,
           actor,
           action: 'widget.settings_updated',
           target: { type: 'workspace', id: ws.id },
@@ -106,7 +105,6 @@ export class WidgetSettingsService {
       await this.store.ensure(trx, before.org_id, before.id);
       const row = await this.store.patch(trx, before.org_id, before.id, { key_rotated_at: now });
       await this.d.audit.record(trx, {
-        orgId: before.org_id,
         actor,
         action: 'widget.key_rotated',
         target: { type: 'workspace', id: before.id },
@@ -171,7 +169,6 @@ export class WidgetSettingsService {
         created: now,
       });
       await this.d.audit.record(trx, {
-        orgId: ws.org_id,
         actor,
         action: 'widget.test_report_sent',
         target: { type: 'ticket', id: ticket.id },

@@ -135,7 +135,6 @@ export class WorkspaceService {
         this.inboundDomain,
       );
       await this.deps.audit.record(trx, {
-        orgId: ws.org_id,
         actor,
         action: 'workspace.created',
         target: { type: 'workspace', id: ws.id },
@@ -223,7 +222,6 @@ export class WorkspaceService {
         this.deps,
         trx,
         {
-          orgId: after.org_id,
           actor: actorOfPrincipal(principal, { ip: from.ip, userAgent: from.userAgent, requestId: from.requestId }),
           action: 'workspace.updated',
           target: { type: 'workspace', id },
@@ -253,7 +251,6 @@ export class WorkspaceService {
         .patchAndFetchById(id, { archived_at: now, mailbox_enabled: false, widget_key_revoked_at: now });
       const tokens = await revokeWorkspaceTokens(trx, principal.orgId, id, now);
       await this.deps.audit.record(trx, {
-        orgId: after.org_id,
         actor,
         action: 'workspace.archived',
         target: { type: 'workspace', id },
