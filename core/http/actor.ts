@@ -83,17 +83,31 @@ function auditIdentity(p: Principal): { type: 'user' | 'token' | 'job'; id: stri
   return { type: 'user', id: p.userId, email: p.email };
 }
 
+export type RequestDetails = Pick<Actor, 'ip' | 'userAgent' | 'requestId'>;
+
+/** Only the request fields: callers may pass a whole actor as the details, whose identity must not leak in. */
+const detailsOf = (from: RequestDetails): RequestDetails => ({
+  ip: from.ip,
+  userAgent: from.userAgent,
+  requestId: from.requestId,
+});
+
 /** The actor of a principal, with request details when there is a request. */
 export function actorOfPrincipal(p: Principal, from: RequestDetails = NO_REQUEST): SignedInActor {
-  return { ...auditIdentity(p), orgId: p.orgId, userId: p.userId, tokenId: p.tokenId ?? null, principal: p, ...from };
+  return {
+    ...auditIdentity(p),
+    orgId: p.orgId,
+    userId: p.userId,
+    tokenId: p.tokenId ?? null,
+    principal: p,
+    ...detailsOf(from),
+  };
 }
 
 /** A component acting on its own (a job, a consumer, a schedule): `name` is what the audit log shows. */
 export function systemActor(name: string, orgId: string | null = null): Actor & { type: 'system' } {
   return { type: 'system', id: name, email: null, orgId, userId: null, tokenId: null, principal: null, ...NO_REQUEST };
 }
-
-export type RequestDetails = Pick<Actor, 'ip' | 'userAgent' | 'requestId'>;
 
 /** Where a call came from, under the trust rule (services that get the raw request: sign-in, invitations). */
 export function requestDetails(request: ClientRequest, trustProxy: TrustProxy): RequestDetails {
@@ -117,7 +131,7 @@ export function userActor(
     userId: user.id,
     tokenId: null,
     principal: null,
-    ...from,
+    ...detailsOf(from),
   };
 }
 

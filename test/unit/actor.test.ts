@@ -1,5 +1,12 @@
 import t from 'tap';
-import { actorOfPrincipal, clientAddress, systemActor, userAgentOf } from '../../core/http/actor.js';
+import {
+  actorOfPrincipal,
+  clientAddress,
+  systemActor,
+  userActor,
+  userAgentOf,
+  type Actor,
+} from '../../core/http/actor.js';
 import type { Principal } from '../../core/http/auth.js';
 
 /**
@@ -84,5 +91,39 @@ t.test('actors: a principal maps to the audit identity, a system actor has no re
     'user agents are cut at 512',
   );
   t.equal(userAgentOf({ info: { remoteAddress: SOCKET }, headers: {} }), null);
+  t.end();
+});
+
+t.test('request details passed as a whole actor lend only where the call came from', (t) => {
+  // Sign-in routes hand the anonymous request actor on as the details of the person who just proved who they are.
+  const anonymous: Actor = {
+    type: 'anonymous',
+    id: null,
+    email: null,
+    orgId: null,
+    userId: null,
+    tokenId: null,
+    principal: null,
+    ip: '198.51.100.7',
+    userAgent: 'Firefox',
+    requestId: 'req-9',
+  };
+  const user = userActor({ id: 'usr_1', email: 'ada@example.com', org_id: 'org_1' }, anonymous);
+  t.same(
+    [user.type, user.id, user.orgId, user.ip, user.userAgent, user.requestId],
+    ['user', 'usr_1', 'org_1', '198.51.100.7', 'Firefox', 'req-9'],
+  );
+  const p: Principal = {
+    kind: 'session',
+    userId: 'usr_2',
+    orgId: 'org_2',
+    role: 'owner',
+    staff: false,
+    email: null,
+    locale: 'en',
+    workspaceIds: null,
+  };
+  const signedIn = actorOfPrincipal(p, anonymous);
+  t.same([signedIn.type, signedIn.id, signedIn.orgId, signedIn.ip], ['user', 'usr_2', 'org_2', '198.51.100.7']);
   t.end();
 });
