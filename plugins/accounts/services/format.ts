@@ -1,13 +1,6 @@
 import type { OrganizationModel, UserModel, InvitationModel, ApiTokenModel } from '../models.js';
 import type { Role } from '../../../core/http/auth.js';
-
-/** ISO 8601 of a timestamp column (Date from pg, Date or string from PGlite), or null. */
-export function iso(v: Date | string | null | undefined): string | null {
-  if (v === null || v === undefined) return null;
-  return (v instanceof Date ? v : new Date(v)).toISOString();
-}
-
-const isoRequired = (v: Date | string): string => iso(v)!;
+import { iso } from '../../../core/http/times.js';
 
 export interface UserJson {
   id: string;
@@ -38,8 +31,8 @@ export function userJson(u: UserModel, workspaceIds: string[]): UserJson {
     locale: u.locale,
     last_login_at: iso(u.last_login_at),
     disabled_at: iso(u.disabled_at),
-    created_at: isoRequired(u.created_at),
-    updated_at: isoRequired(u.updated_at),
+    created_at: iso(u.created_at),
+    updated_at: iso(u.updated_at),
   };
 }
 
@@ -72,8 +65,8 @@ export function organizationJson(o: OrganizationModel) {
     payment_connect_account_id: o.payment_connect_account_id ?? null,
     connect_charges_enabled: o.connect_charges_enabled,
     demo_used_at: iso(o.demo_used_at),
-    created_at: isoRequired(o.created_at),
-    updated_at: isoRequired(o.updated_at),
+    created_at: iso(o.created_at),
+    updated_at: iso(o.updated_at),
   };
 }
 
@@ -130,10 +123,10 @@ export function invitationJson(i: InvitationModel, inviter: PersonRefJson | null
     workspace_ids: i.workspace_ids ?? [],
     status: invitationStatus(i),
     invited_by: inviter,
-    expires_at: isoRequired(i.expires_at),
+    expires_at: iso(i.expires_at),
     accepted_at: iso(i.accepted_at),
     revoked_at: iso(i.revoked_at),
-    created_at: isoRequired(i.created_at),
+    created_at: iso(i.created_at),
   };
 }
 
@@ -146,8 +139,8 @@ export function apiTokenJson(t: ApiTokenModel, user: PersonRefJson) {
     workspace_ids: t.workspace_ids ?? null,
     user,
     last4: t.last4,
-    expires_at: isoRequired(t.expires_at),
+    expires_at: iso(t.expires_at),
     last_used_at: iso(t.last_used_at),
-    created_at: isoRequired(t.created_at),
+    created_at: iso(t.created_at),
   };
 }

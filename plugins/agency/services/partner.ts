@@ -5,6 +5,7 @@ import { diffFields } from '../../../core/audit/audit-writer.js';
 import type { Outbox } from '../../../core/bus/outbox.js';
 import type { Principal } from '../../../core/http/auth.js';
 import { forbidden, httpError, notFound } from '../../../core/http/errors.js';
+import { iso } from '../../../core/http/times.js';
 
 export const PARTNER_SERVICES = [
   'setup',
@@ -49,7 +50,6 @@ interface Row {
   updated_at: Date;
 }
 
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const arr = (v: unknown): string[] =>
   Array.isArray(v) ? (v as string[]) : typeof v === 'string' ? (JSON.parse(v) as string[]) : [];
 

@@ -5,6 +5,7 @@ import type { MailerPort } from '../../../core/contracts/mail.js';
 import { httpError } from '../../../core/http/errors.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
 import type { ReportFigures, ReportLocale } from './report-texts.js';
+import { iso } from '../../../core/http/times.js';
 
 /** The brand plugin's service, as far as reports use it (the agency's own default profile). */
 export type ReportBrandPort = Pick<Cradle['brandService'], 'effectiveProfile' | 'lookOf'>;
@@ -90,7 +91,7 @@ export function reportJson(r: ReportRow): Record<string, unknown> {
     recipients: json(r.recipients),
     pdf_filename: pdfName(r),
     generated_at: new Date(r.generated_at).toISOString(),
-    sent_at: r.sent_at ? new Date(r.sent_at).toISOString() : null,
+    sent_at: iso(r.sent_at),
     send_count: Number(r.send_count),
   };
 }

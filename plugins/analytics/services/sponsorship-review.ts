@@ -6,6 +6,7 @@ import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { paginate } from '../../../core/http/pagination.js';
 import type { MailerPort } from '../../../core/contracts/mail.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
+import { iso } from '../../../core/http/times.js';
 
 /** Billing's `creditLedger`, as far as approvals use it (absent when billing is off). */
 export type SponsoredCreditsPort = Pick<Cradle['creditLedger'], 'grant'>;
@@ -71,7 +72,6 @@ export interface DecisionInput {
   note?: string | null;
 }
 
-const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 const DAY = 86_400_000;
 
 /**

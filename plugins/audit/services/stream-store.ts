@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { iso } from '../../../core/http/times.js';
 
 /** A row of audit_streams. */
 export interface StreamRow {
@@ -60,8 +61,6 @@ export interface AuditStreamOut {
   secret?: string;
 }
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
-
 export const secretContext = (streamId: string) => `audit_stream:${streamId}`;
 export const cloudwatchSecretContext = (streamId: string) => `audit_stream_cw:${streamId}`;
 
@@ -105,7 +104,7 @@ export function streamOut(row: StreamRow, pending: number, signatureHeader: stri
       consecutive_failures: row.consecutive_failures,
       next_attempt_at: iso(row.next_attempt_at),
     },
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }

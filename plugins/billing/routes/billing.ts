@@ -5,6 +5,7 @@ import { requirePrincipal, type Role } from '../../../core/http/auth.js';
 import { Billing, Credits, HostedUrl, InvoiceList } from '../schemas.js';
 import type { BillingServices } from '../services/index.js';
 import { idempotencyKey } from './request.js';
+import { iso } from '../../../core/http/times.js';
 
 const TAG = 'billing';
 const MANAGERS: Role[] = ['owner', 'admin'];
@@ -323,8 +324,16 @@ export function billingRoutes(s: BillingServices): ServerRoute[] {
   ];
 }
 
-type Row = Record<string, unknown>;
-const iso = (v: unknown): string | null => (v ? new Date(v as string).toISOString() : null);
+type Time = Date | string | null;
+/** A balance, ledger or invoice row as knex answers it: the times this file writes, the rest passed through. */
+interface Row extends Record<string, unknown> {
+  created_at: Time;
+  expires_at?: Time;
+  granted_at?: Time;
+  paid_at?: Time;
+  period_start?: Time;
+  period_end?: Time;
+}
 
 function balanceJson(r: Row, now: Date) {
   return {
@@ -333,8 +342,7 @@ function balanceJson(r: Row, now: Date) {
     workspace_id: r.workspace_id ?? null,
     source: r.source,
     granted_fixes: Number(r.granted_fixes),
-    fixes_remaining:
-      r.expires_at && new Date(r.expires_at as string).getTime() <= now.getTime() ? 0 : Number(r.fixes_remaining),
+    fixes_remaining: r.expires_at && new Date(r.expires_at).getTime() <= now.getTime() ? 0 : Number(r.fixes_remaining),
     granted_at: iso(r.granted_at),
     expires_at: iso(r.expires_at),
     reference: r.reference,

@@ -9,8 +9,7 @@ import { daysLeft } from './periods.js';
 import type { PriceCache } from './prices.js';
 import type { Resales } from './resale.js';
 import { LIVE_STATUSES } from './subscription-status.js';
-
-const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+import { iso } from '../../../core/http/times.js';
 
 /** Plans offered in the Billing answer: the paid ones and open source (enterprise only when current). */
 const OFFERED = ['open_source', ...PAID_PLAN_IDS];

@@ -6,6 +6,7 @@ import { Claim } from '../models.js';
 import { addDays } from './periods.js';
 import type { AuditedActor } from '../../../core/audit/audit-writer.js';
 import { BILLING, type BillingDeps } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 export type ClaimKind = 'review' | 'case_study';
 
@@ -15,6 +16,12 @@ export type ClaimKind = 'review' | 'case_study';
  * `claims.autoApprove`, the claim is approved on request. Approval grants `review` or
  * `case_study` credits once (reference = the claim).
  */
+/** The columns of a claim its answer shows, as the model or a plain knex read answers them. */
+export type ClaimRow = Pick<
+  Claim,
+  'id' | 'org_id' | 'kind' | 'status' | 'url' | 'note' | 'fixes' | 'decided_at' | 'created_at' | 'updated_at'
+>;
+
 export class Claims {
   constructor(private readonly d: BillingDeps) {}
 
@@ -83,7 +90,7 @@ export class Claims {
     opts: { cursor?: string; limit?: number },
   ): Promise<Page<Record<string, unknown>>> {
     const q = db('billing_claims').where({ org_id: orgId });
-    const page = await paginate<Record<string, unknown>>(
+    const page = await paginate<ClaimRow>(
       q,
       [
         { column: 'created_at', direction: 'desc', type: 'date' },
@@ -143,9 +150,7 @@ export class Claims {
     return (await Claim.query(trx).forOrg(orgId).findById(claim.id))!;
   }
 
-  json(r: Record<string, unknown> | Claim): Record<string, unknown> {
-    const row = r as Record<string, unknown>;
-    const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+  json(row: ClaimRow): Record<string, unknown> {
     return {
       id: row.id,
       org_id: row.org_id,

@@ -5,6 +5,7 @@ import { Referral } from '../models.js';
 import type { AccountStore } from './account-store.js';
 import { addDays } from './periods.js';
 import { BILLING, type BillingDeps } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 const CODE_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
@@ -156,7 +157,7 @@ export class Referrals {
         organization_name: r.name,
         signed_up_at: new Date(r.signed_up_at).toISOString(),
         fixes: Number(r.fixes),
-        credited_at: r.credited_at ? new Date(r.credited_at).toISOString() : null,
+        credited_at: iso(r.credited_at),
       })),
     };
   }

@@ -6,6 +6,7 @@ import type { MailTemplate } from '../../../core/contracts/mail.js';
 import { locale, type BillingDeps } from './deps.js';
 import { OneAtATime } from './one-at-a-time.js';
 import { providerCall } from './provider-call.js';
+import { iso } from '../../../core/http/times.js';
 
 interface WorkspaceResale {
   id: string;
@@ -195,7 +196,7 @@ export class Resales {
         checkout_url: r.status === 'pending' ? r.checkout_url : null,
         amount_usd: num(r.amount_usd),
         platform_fee_percent: num(r.platform_fee_percent),
-        current_period_end: r.current_period_end ? new Date(r.current_period_end).toISOString() : null,
+        current_period_end: iso(r.current_period_end),
         cancel_at_period_end: r.cancel_at_period_end,
         periods_paid: Number(t?.periods ?? 0),
         collected_usd: money(num(t?.collected)),

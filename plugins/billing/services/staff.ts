@@ -6,17 +6,16 @@ import { conflict, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page, type SortKey } from '../../../core/http/pagination.js';
 import type { AccountStore } from './account-store.js';
 import { creditsBySource } from './billing-view.js';
-import type { Claims } from './claims.js';
+import type { ClaimRow, Claims } from './claims.js';
 import type { BillingDeps } from './deps.js';
 import { LIVE_STATUSES } from './subscription-status.js';
+import { iso } from '../../../core/http/times.js';
 
 /** Keyset order of a staff list: newest first, the id breaking ties. */
 const newestFirst = (table: string): SortKey[] => [
   { column: `${table}.created_at`, direction: 'desc', type: 'date' },
   { column: `${table}.id`, direction: 'desc', type: 'string' },
 ];
-
-const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
 /** A staff member acting on another organization: the audit log there names them as staff. */
 export const asStaff = (actor: SignedInActor): AuditedActor => ({ ...actor, type: 'staff' });
@@ -156,7 +155,7 @@ export class StaffDesk {
       .join('organizations as o', 'o.id', 'c.org_id')
       .select('c.*', 'o.name as organization_name');
     if (opts.status) q.where('c.status', opts.status);
-    const page = await paginate<Record<string, unknown>>(q, newestFirst('c'), opts);
+    const page = await paginate<ClaimRow & { organization_name: string }>(q, newestFirst('c'), opts);
     return {
       items: page.items.map((r) => ({ ...this.claims.json(r), organization_name: r.organization_name })),
       next_cursor: page.next_cursor,

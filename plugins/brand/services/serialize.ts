@@ -3,8 +3,7 @@ import type { BrandProfileRow } from '../models.js';
 import { accessiblePrimary } from './color.js';
 import type { EmailDomainView } from './deps.js';
 import { statusRecords } from './status-domain.js';
-
-const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+import { iso } from '../../../core/http/times.js';
 
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
@@ -106,8 +105,8 @@ export function profileOut(row: BrandProfileRow, ctx: ProfileContext): Record<st
     domain_verified_at: iso(sending?.verified_at),
     inbound_verified_at: iso(receiving?.verified_at),
     status_domain_verified_at: row.status_verified ? iso(row.status_verified_at) : null,
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
     theme: row.theme,
     logo: row.logo_source
       ? {

@@ -71,5 +71,3 @@ export interface CodehostDeps {
   /** Where the code-index git caches live. */
   cacheDir: () => Promise<string>;
 }
-
-export const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);

@@ -5,7 +5,8 @@ import type { Principal } from '../../../core/http/auth.js';
 import { conflict } from '../../../core/http/errors.js';
 import { RepositoryModel } from '../models/index.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
-import { iso, type CodehostDeps, type WorkspaceLike } from './deps.js';
+import { type CodehostDeps, type WorkspaceLike } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 export interface OssSettingsRow {
   workspace_id: string;

@@ -1,5 +1,5 @@
 import type { InstallationModel, RepositoryModel } from '../models/index.js';
-import { iso } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 export function installationJson(i: InstallationModel, connected: number) {
   return {
@@ -14,8 +14,8 @@ export function installationJson(i: InstallationModel, connected: number) {
     removed_at: iso(i.removed_at),
     last_synced_at: iso(i.last_synced_at),
     repositories_connected: connected,
-    created_at: iso(i.created_at)!,
-    updated_at: iso(i.updated_at)!,
+    created_at: iso(i.created_at),
+    updated_at: iso(i.updated_at),
   };
 }
 
@@ -54,7 +54,7 @@ export function repositoryJson(r: RepositoryModel) {
       error: r.index_error,
     },
     last_refreshed_at: iso(r.last_refreshed_at),
-    created_at: iso(r.created_at)!,
-    updated_at: iso(r.updated_at)!,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
   };
 }

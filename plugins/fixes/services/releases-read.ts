@@ -4,8 +4,7 @@ import { forbidden, notFound } from '../../../core/http/errors.js';
 import { paginate, type Page } from '../../../core/http/pagination.js';
 import { FixApproval, FixRelease } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
-
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+import { iso } from '../../../core/http/times.js';
 
 /** A release of the caller's organization in a workspace they open: 404 (unknown, another organization), 403. */
 export async function loadRelease(db: Knex, p: Principal, id: string, forUpdate = false): Promise<FixRelease> {
@@ -130,8 +129,8 @@ export class ReleaseReads {
         error_detail: r.error_detail,
         failed_step: r.failed_step,
         released_at: iso(r.released_at),
-        created_at: iso(r.created_at)!,
-        updated_at: iso(r.updated_at)!,
+        created_at: iso(r.created_at),
+        updated_at: iso(r.updated_at),
       });
     }
     return out;

@@ -9,6 +9,7 @@ import {
   type ReleaseStatus,
 } from '../models/index.js';
 import type { FixesDeps } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 /*
  * The fix loop's part of the ticket page (docs/tickets.md, "The ticket page"): diagnosis, fixes,
@@ -26,8 +27,6 @@ type Ref = { type: string; id: string };
 
 /** How many attempts and jobs the page carries (the jobs' list operation pages through the rest). */
 const PAGE_LIMIT = 50;
-
-const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
 
 /** Jobs newest first: the page's first page and GET /v1/tickets/{id}/jobs share the keys, so the page's next_cursor continues the list. */
 const JOB_KEYS: SortKey[] = [
@@ -74,15 +73,15 @@ export function jobOut(j: FixJob): Record<string, unknown> {
     fix_attempt_id: j.fix_attempt_id ?? null,
     error_code: j.error_code ?? null,
     error_detail: j.error_detail ?? null,
-    run_after: iso(j.run_after)!,
+    run_after: iso(j.run_after),
     started_at: iso(j.started_at),
     heartbeat_at: iso(j.heartbeat_at),
     deadline_at: iso(j.deadline_at),
     finished_at: iso(j.finished_at),
     cancel_requested_at: iso(j.cancel_requested_at),
     events_url: `/v1/tickets/${j.ticket_id}/jobs/${j.id}/events`,
-    created_at: iso(j.created_at)!,
-    updated_at: iso(j.updated_at)!,
+    created_at: iso(j.created_at),
+    updated_at: iso(j.updated_at),
   };
 }
 
@@ -162,7 +161,7 @@ function approvalOut(a: ApprovalJson): Record<string, unknown> {
     comment: a.comment ?? null,
     voided_at: iso(a.voided_at),
     void_reason: a.void_reason ?? null,
-    created_at: iso(a.created_at)!,
+    created_at: iso(a.created_at),
   };
 }
 
@@ -208,8 +207,8 @@ function releaseOut(json: ReleaseJson, notice: NoticeJson | null): Record<string
     error_code: ships.error_code ?? null,
     error_detail: ships.error_detail ?? null,
     released_at: iso(ships.released_at),
-    created_at: iso(row.created_at)!,
-    updated_at: iso(ships.updated_at ?? row.updated_at)!,
+    created_at: iso(row.created_at),
+    updated_at: iso(ships.updated_at ?? row.updated_at),
   };
 }
 
@@ -305,7 +304,7 @@ export class FixesTicketPageSection {
           language: dx.language ?? null,
           outcome: dx.outcome,
           duplicate_of_ticket_id: dx.duplicate_of_ticket_id ?? null,
-          created_at: iso(dx.created_at)!,
+          created_at: iso(dx.created_at),
           history_count: Number(dx.history_count),
         }
       : null;
@@ -340,8 +339,8 @@ export class FixesTicketPageSection {
           : 0,
         min_approvers: policy.minApprovers,
         diff: diffLink(ticket.id, a, a.repository_exists, hostConfigured),
-        created_at: iso(a.created_at)!,
-        updated_at: iso(a.updated_at)!,
+        created_at: iso(a.created_at),
+        updated_at: iso(a.updated_at),
       };
     });
 

@@ -2,8 +2,7 @@ import { dnsRecordOut, type DnsRecord } from '../../../core/contracts/index.js';
 import type { EmailDomain, GmailConfirmation, InboundEmail, InboxChannel } from '../models/index.js';
 import type { InboxWorkspace } from './deps.js';
 import type { SendingSection } from './sending.js';
-
-const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+import { iso } from '../../../core/http/times.js';
 
 /** Public suffixes of two labels common enough to guess a zone (no public suffix list here). */
 const TWO_LABEL_SUFFIX = /^(co|com|net|org|gov|edu|ac|or|ne|go|gob|mil|nom|ltd|plc|sch)$/;
@@ -45,7 +44,7 @@ export function domainOut(row: EmailDomain): Record<string, unknown> {
     sender_name: row.sender_name ?? null,
     verified_at: iso(row.verified_at),
     last_checked_at: iso(row.last_checked_at),
-    created_at: iso(row.created_at)!,
+    created_at: iso(row.created_at),
   };
 }
 
@@ -140,7 +139,7 @@ export function inboundEmailOut(e: InboundEmail & Record<string, unknown>): Reco
     from_name: e.from_name ?? null,
     subject: e.subject ?? null,
     recipient: e.recipient,
-    received_at: iso(e.received_at)!,
+    received_at: iso(e.received_at),
     status: e.status,
     reason: e.reason ?? null,
     ticket_id: e.ticket_id ?? null,

@@ -11,6 +11,7 @@ import {
 import { authorize, type Principal } from '../../../core/http/auth.js';
 import { codeHostFailure, conflict, httpError } from '../../../core/http/errors.js';
 import type { Cradle } from '../../../core/kernel/cradle.js';
+import { iso } from '../../../core/http/times.js';
 
 /** The lease owner of a job an IDE agent holds (claimed by its submission, for the moment of recording the result). */
 export const MCP_OWNER = 'mcp';
@@ -64,8 +65,6 @@ export interface FixInput {
   verify_passed?: boolean;
   cost_usd?: number;
 }
-
-const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
 
 /**
  * The tools of the MCP endpoint (docs/mcp.md), for one principal (the user's API token): reads

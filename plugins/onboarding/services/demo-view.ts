@@ -1,6 +1,6 @@
 import type { DemoRunModel } from '../models.js';
 import type { Progress } from './demo-progress.js';
-import { iso } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 const FIX_REASONS = new Set(['verification_failed', 'tests_failed', 'tests_not_run_without_reason', 'other']);
 
@@ -42,7 +42,7 @@ export function demoRunView(
           readme_path: synced.source.readme_path ?? null,
         }
       : null,
-    started_at: iso(synced.started_at)!,
+    started_at: iso(synced.started_at),
     first_diagnosis_at: iso(synced.first_diagnosis_at),
     completed_at: iso(synced.completed_at),
     cost_usd: Number(synced.cost_usd),
@@ -71,10 +71,10 @@ export function demoRunView(
                 : null,
           })),
           public_summary: current.public_summary,
-          created_at: iso(current.created_at)!,
+          created_at: iso(current.created_at),
         }
       : null,
-    draft: p.draft ? { kind: p.draft.kind, body_md: p.draft.body_md, created_at: iso(p.draft.created_at)! } : null,
+    draft: p.draft ? { kind: p.draft.kind, body_md: p.draft.body_md, created_at: iso(p.draft.created_at) } : null,
     fix: a
       ? {
           status:

@@ -53,6 +53,3 @@ export interface OnboardingDeps {
   readonly log: Logger;
   clock(): Date;
 }
-
-export const iso = (d: Date | string | null | undefined): string | null =>
-  d == null ? null : d instanceof Date ? d.toISOString() : new Date(d).toISOString();

@@ -1,5 +1,6 @@
 import { DemoRunModel } from '../models.js';
-import { iso, type OnboardingDeps } from './deps.js';
+import { type OnboardingDeps } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 /** Nearest-rank percentile of sorted values (p in 0..100). */
 export function percentile(sorted: number[], p: number): number | null {
@@ -75,7 +76,7 @@ export class MetricsService {
         status: r.status,
         case_kind: r.case_kind,
         cost_usd: Number(r.cost_usd),
-        signup_at: iso(r.signup_at)!,
+        signup_at: iso(r.signup_at),
         first_diagnosis_at: iso(r.first_diagnosis_at),
         seconds_to_first_diagnosis: seconds(r),
       })),

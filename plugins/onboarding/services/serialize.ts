@@ -1,5 +1,6 @@
 import type { OnboardingCredential } from '../models.js';
-import { iso, type OnboardingRepositoryJson } from './deps.js';
+import { type OnboardingRepositoryJson } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 export function credentialJson(c: OnboardingCredential, inUse: Set<string>) {
   return {
@@ -7,7 +8,7 @@ export function credentialJson(c: OnboardingCredential, inUse: Set<string>) {
     kind: c.kind,
     last4: c.last4,
     workspace_id: c.workspace_id,
-    created_at: iso(c.created_at)!,
+    created_at: iso(c.created_at),
     rotated_at: iso(c.rotated_at),
     in_use: inUse.has(c.id),
   };

@@ -8,6 +8,7 @@ import type { DemoService } from './demo.js';
 import type { ExecutionInput, ExecutionService } from './execution.js';
 import { onboardingRepository } from './serialize.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
+import { iso } from '../../../core/http/times.js';
 
 export const STEPS: readonly StepId[] = ['repository', 'channels', 'agent', 'logs'];
 /** Steps that may be skipped; the repository and the agent are needed to finish. */
@@ -296,7 +297,7 @@ export class WizardService {
       credentials: creds,
       demo: {
         consent: s.demo_consent,
-        consent_at: s.demo_consent_at ? new Date(s.demo_consent_at).toISOString() : null,
+        consent_at: iso(s.demo_consent_at),
         consent_required: consentRequired,
         consent_reason: consentReason,
         used,

@@ -20,6 +20,7 @@ import { Connector, type SealedSecret } from '../models.js';
 import { cloudLogsPolicies, cloudLogsSetupOf } from './connector-cloud-logs.js';
 import type { ProactiveOptions } from '../options.js';
 import { firstHourOfDay } from './error-groups.js';
+import { iso } from '../../../core/http/times.js';
 
 export interface WorkspaceOpener {
   open(principal: Principal, id: string, trx?: Knex): Promise<{ id: string; org_id: string }>;
@@ -345,7 +346,6 @@ export class ConnectorService {
     const adapter = this.adapterFor(c.kind);
     const secrets = Object.entries(c.secrets ?? {}).map(([name, s]) => ({ name, last4: s.last4 }));
     if (c.kind === 'endpoint' && c.token_last4) secrets.push({ name: 'token', last4: c.token_last4 });
-    const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
     return {
       id: c.id,
       workspace_id: c.workspace_id,
@@ -370,8 +370,8 @@ export class ConnectorService {
       last_error_code: c.last_error_code,
       last_error: c.last_error,
       events_24h: events24h,
-      created_at: iso(c.created_at)!,
-      updated_at: iso(c.updated_at)!,
+      created_at: iso(c.created_at),
+      updated_at: iso(c.updated_at),
     };
   }
 }

@@ -10,6 +10,7 @@ import type { WorkspaceOpener } from './connectors.js';
 import { maskEmail, maskText } from './grouping.js';
 import type { EventBreadcrumb, EventContext, SignedInActor } from '../../../core/contracts/index.js';
 import { proactiveOverview } from './error-group-overview.js';
+import { iso } from '../../../core/http/times.js';
 
 export interface TicketRef {
   id: string;
@@ -44,7 +45,6 @@ const HOUR = 3_600_000;
 export function firstHourOfDay(now: number): Date {
   return new Date(Math.floor(now / HOUR) * HOUR - 23 * HOUR);
 }
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 const WORKERS = new Set(['owner', 'admin', 'reviewer']);
 
 /**
@@ -234,8 +234,8 @@ export class ErrorGroupService {
         event_count: Number(g.event_count),
         events_24h: t.reduce((s, n) => s + n, 0),
         trend: t,
-        first_seen: iso(g.first_seen)!,
-        last_seen: iso(g.last_seen)!,
+        first_seen: iso(g.first_seen),
+        last_seen: iso(g.last_seen),
         release: g.release,
         sources: g.sources ?? [],
         trigger: g.trigger,
@@ -290,7 +290,7 @@ export class ErrorGroupService {
         release: (e.release as string | null) ?? null,
         environment: (e.environment as string | null) ?? null,
         user: maskUser(parseJson(e.user)),
-        occurred_at: iso(e.occurred_at as Date)!,
+        occurred_at: iso(e.occurred_at as Date),
         symbolicated: e.symbolicated as boolean,
         context: maskContext(parseJson(e.context) as EventContext | null),
       })),
@@ -300,8 +300,8 @@ export class ErrorGroupService {
         status: r.status as string,
         event_count: Number(r.event_count),
         affected_users: Number(r.affected_users),
-        first_seen: iso(r.first_seen as Date)!,
-        last_seen: iso(r.last_seen as Date)!,
+        first_seen: iso(r.first_seen as Date),
+        last_seen: iso(r.last_seen as Date),
         resolved_in_release: (r.resolved_in_release as string | null) ?? null,
       })),
       environments: g.environments ?? [],

@@ -1,4 +1,5 @@
 import { TenantModel } from '../../../core/data/model.js';
+import { iso } from '../../../core/http/times.js';
 
 /** A learned problem → fix pattern (table `patterns`). */
 export class Pattern extends TenantModel {
@@ -54,8 +55,6 @@ export interface PatternMatch {
   reasons: string[];
   pattern: SerializedPattern;
 }
-
-const iso = (d: Date | string) => new Date(d).toISOString();
 
 /** A pattern as the API answers it (serializePattern). */
 export type SerializedPattern = {

@@ -8,6 +8,7 @@ import type { WorkspaceOpener } from './connectors.js';
 import { bundlePath, checkMap } from './source-map-parse.js';
 import type { Symbolicator } from './symbolicator.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
+import { iso } from '../../../core/http/times.js';
 
 /**
  * Source maps of a workspace's releases (section sourcemaps): upload, list, delete. The frames of
@@ -53,7 +54,6 @@ const META = [
   'updated_at',
 ] as const;
 const ADMIN = new Set(['owner', 'admin']);
-const iso = (d: Date | string) => new Date(d).toISOString();
 
 /** A stored map as the API answers it (without the map text). */
 export function serializeSourceMap(r: SourceMapRow) {

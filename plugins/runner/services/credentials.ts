@@ -4,6 +4,7 @@ import { conflict, notFound } from '../../../core/http/errors.js';
 import { last4 } from '../../../core/security/secret-box.js';
 import { RunnerAgentCredential } from '../models/index.js';
 import type { JobRow, RunnerDeps } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 const context = (orgId: string, workspaceId: string) => `runner-agent-credential:${orgId}:${workspaceId}`;
 const LIVE = new Set(['queued', 'running']);
@@ -104,7 +105,7 @@ export class AgentCredentials {
       credential: plain,
       last4: row.last4,
       locked_by_job_id: row.locked_job_id,
-      rotated_at: row.rotated_at ? new Date(row.rotated_at).toISOString() : null,
+      rotated_at: iso(row.rotated_at),
     };
   }
 }

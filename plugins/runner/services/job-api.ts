@@ -8,8 +8,7 @@ import { leaseOwner, type JobRow, type RunnerDeps } from './deps.js';
 import type { Runners } from './runners.js';
 import { assertCurrent, runnerOnly, type JobCall } from './job-call.js';
 import { gitTokensOf } from './job-code-host.js';
-
-const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+import { iso } from '../../../core/http/times.js';
 
 /** JSON with sorted keys: two results that mean the same hash the same. */
 export function canonical(value: unknown): string {

@@ -8,6 +8,7 @@ import { hashToken, newToken } from '../../../core/security/tokens.js';
 import { Runner, RunnerJob, RunnerJobToken } from '../models/index.js';
 import type { AgentCredentials } from './credentials.js';
 import { leaseOwner, RUNNER_EXECUTOR, type JobRow, type RunnerDeps } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 
 export interface RunnerOut {
   id: string;
@@ -35,8 +36,6 @@ export interface ClaimOut {
   lease_expires_at: string | null;
 }
 
-const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
-
 /** Runner tokens: `pw_runner_…`, job tokens `pw_job_…`, agent tokens `pw_agent_…` (the job-event mask knows the `pw_*_` shape). */
 export const TOKEN_PREFIX = { runner: 'pw_runner', job: 'pw_job', agent: 'pw_agent' } as const;
 
@@ -59,7 +58,7 @@ export class Runners {
       token,
       token_last4: r.token_last4,
       runner_transport: transport,
-      created_at: iso(r.created_at)!,
+      created_at: iso(r.created_at),
       rotated_at: iso(r.rotated_at),
       revoked_at: iso(r.revoked_at),
       last_seen_at: iso(r.last_seen_at),

@@ -11,7 +11,8 @@ import { conflict, forbidden, httpError, notFound } from '../../../core/http/err
 import type { Principal } from '../../../core/http/auth.js';
 import { readCertificate, toPem } from '../../../core/security/x509.js';
 import { SsoConnectionModel, SsoIdentityModel } from '../models.js';
-import { base, hasPlanFeature, iso, loadOrg, type OrgRow, type SsoDeps } from './deps.js';
+import { base, hasPlanFeature, loadOrg, type OrgRow, type SsoDeps } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 import type { DomainService } from './domains.js';
 
 export interface CreateConnectionInput {
@@ -159,8 +160,8 @@ export class ConnectionService {
       domains: c.domains ?? [],
       enforced,
       default_role: c.default_role,
-      created_at: iso(c.created_at)!,
-      updated_at: iso(c.updated_at)!,
+      created_at: iso(c.created_at),
+      updated_at: iso(c.updated_at),
       name: c.name,
       jit_enabled: c.jit_enabled,
       last_login_at: iso(c.last_login_at),

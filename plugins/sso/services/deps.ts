@@ -58,12 +58,6 @@ export interface SsoDeps {
   loginThrottle: LoginThrottlePort;
 }
 
-/** ISO 8601 of a timestamp column, or null. */
-export function iso(v: Date | string | null | undefined): string | null {
-  if (v === null || v === undefined) return null;
-  return (v instanceof Date ? v : new Date(v)).toISOString();
-}
-
 export const base = (config: AppConfig): string => config.server.publicBaseUrl.replace(/\/+$/, '');
 
 export function rolesOf(org: OrgRow): Role[] {

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { SsoConnectionModel, SsoDomainModel } from '../models.js';
-import { emailDomain, hasPlanFeature, iso, loadOrg, type SsoDeps, type UserRow } from './deps.js';
+import { emailDomain, hasPlanFeature, loadOrg, type SsoDeps, type UserRow } from './deps.js';
+import { iso } from '../../../core/http/times.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 
 export const TXT_PREFIX = '_patchwell-challenge';
@@ -26,7 +27,7 @@ export class DomainService {
       last_error: d.last_error ?? null,
       txt: { name: txtName(d.domain), value: txtValue(d) },
       connection_ids: conns.filter((c) => (c.domains ?? []).includes(d.domain)).map((c) => c.id),
-      created_at: iso(d.created_at)!,
+      created_at: iso(d.created_at),
     };
   }
 

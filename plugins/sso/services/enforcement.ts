@@ -5,12 +5,12 @@ import type { Principal } from '../../../core/http/auth.js';
 import { conflict, httpError, rateLimited } from '../../../core/http/errors.js';
 import { hashToken } from '../../../core/security/tokens.js';
 import { newId } from '../../../core/data/ids.js';
+import { iso } from '../../../core/http/times.js';
 import { SsoRecoveryCodeModel } from '../models.js';
 import type { ConnectionService } from './connections.js';
 import {
   emailDomain,
   hasPlanFeature,
-  iso,
   loadOrg,
   type OrgRow,
   type RequestLike,

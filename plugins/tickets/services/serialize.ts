@@ -2,8 +2,7 @@ import type { Ticket, TicketDraft, TicketFile, TicketMessage, TicketSubscriber }
 import type { FileLinks } from './file-links.js';
 import { maskEmail } from './mask.js';
 import { publicStateOf } from './state-machine.js';
-
-const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
+import { iso } from '../../../core/http/times.js';
 
 /** The workspace fields a ticket answer carries. */
 export interface WorkspaceNames {
@@ -48,8 +47,8 @@ export function ticketItem(t: Ticket, ws: WorkspaceNames | undefined): Record<st
     last_customer_message_at: iso(t.last_customer_message_at),
     sla_due_at: iso(t.sla_due_at),
     reopened_count: t.reopened_count,
-    created_at: iso(t.created_at)!,
-    updated_at: iso(t.updated_at)!,
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
   };
 }
 
@@ -88,7 +87,7 @@ export function messageOut(m: TicketMessage, files: TicketFile[], links: FileLin
     delivery_status: m.delivery_status ?? null,
     sent_by_user_id: m.sent_by_user_id ?? null,
     is_internal_note: m.is_internal_note,
-    created_at: iso(m.created_at)!,
+    created_at: iso(m.created_at),
   };
 }
 
@@ -146,8 +145,8 @@ export function draftOut(d: TicketDraft): Record<string, unknown> {
     sent_at: iso(d.sent_at),
     discarded_at: iso(d.discarded_at),
     discard_reason: d.discard_reason ?? null,
-    created_at: iso(d.created_at)!,
-    updated_at: iso(d.updated_at)!,
+    created_at: iso(d.created_at),
+    updated_at: iso(d.updated_at),
   };
 }
 
@@ -162,6 +161,6 @@ export function subscriberOut(s: TicketSubscriber): Record<string, unknown> {
     source: s.source,
     notified_at: iso(s.notified_at),
     unsubscribed_at: iso(s.unsubscribed_at),
-    created_at: iso(s.created_at)!,
+    created_at: iso(s.created_at),
   };
 }

@@ -8,8 +8,8 @@ import { canApply, nextState } from './state-machine.js';
 import type { SubscriberService } from './subscriber-service.js';
 import type { TicketService } from './ticket-service.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
+import { iso } from '../../../core/http/times.js';
 
-const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 const mailLocale = (l: string | null | undefined): 'en' | 'it' => (l === 'it' ? 'it' : 'en');
 
 /**

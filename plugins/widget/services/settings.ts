@@ -11,6 +11,7 @@ import { normalizeOrigin } from '../../../core/http/cors.js';
 import { captureOf, passiveOf, presentConfig } from './present.js';
 import { newSecret, type SettingsRow, type SettingsStore } from './store.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
+import { iso } from '../../../core/http/times.js';
 
 export interface SettingsPatch {
   allowed_origins?: string[];
@@ -219,8 +220,8 @@ export class WidgetSettingsService {
       script_url: scriptUrl,
       embed_snippet: `<script src="${scriptUrl}" data-key="${ws.widget_public_key ?? ''}" async></script>`,
       preview: await presentConfig(this.d.db, this.d.brand, ws, row, null),
-      key_rotated_at: row.key_rotated_at ? new Date(row.key_rotated_at).toISOString() : null,
-      updated_at: row.updated_at ? new Date(row.updated_at).toISOString() : null,
+      key_rotated_at: iso(row.key_rotated_at),
+      updated_at: iso(row.updated_at),
     };
   }
 }

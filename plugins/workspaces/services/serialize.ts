@@ -1,6 +1,6 @@
 import type { Workspace } from '../models/workspace.js';
+import { iso } from '../../../core/http/times.js';
 
-const iso = (d: Date | string | null | undefined): string | null => (d == null ? null : new Date(d).toISOString());
 const num = (v: number | string | null | undefined): number | null => (v == null ? null : Number(v));
 
 /** The list form of the spec's Workspace: every field except the four single-form ones. */
@@ -54,8 +54,8 @@ export function workspaceListItem(ws: Workspace): Record<string, unknown> {
     oss_auto_close_issues: ws.oss_auto_close_issues,
     oss_comments_per_hour: ws.oss_comments_per_hour,
     archived_at: iso(ws.archived_at),
-    created_at: iso(ws.created_at)!,
-    updated_at: iso(ws.updated_at)!,
+    created_at: iso(ws.created_at),
+    updated_at: iso(ws.updated_at),
   };
 }
 
