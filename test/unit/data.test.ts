@@ -6,6 +6,7 @@ import { paginate, encodeCursor, isTimestampText } from '../../core/http/paginat
 import { RateLimiter } from '../../core/http/rate-limit.js';
 import { AuditWriter, diffFields, type AuditEntry } from '../../core/audit/audit-writer.js';
 import { systemActor, userActor } from '../../core/http/actor.js';
+import { isUniqueViolation } from '../../core/data/db-errors.js';
 
 class Gadget extends TenantModel {
   static override tableName = 'gadgets';
@@ -310,6 +311,45 @@ t.test('data layer', async (t) => {
     t.ok(short.allowed);
     await new Promise((r) => setTimeout(r, 80));
     t.ok((await rl.hit('short', 1, 50)).allowed, 'a new window starts after the old one ends');
+  });
+
+  await t.test('unique violations are told apart from other failures, raw or wrapped, by index', async (t) => {
+    await db.schema.createTable('gizmos', (tb) => {
+      tb.text('id').primary();
+      tb.text('org_id').notNullable();
+      tb.text('serial').notNullable();
+      tb.timestamp('created_at', { useTz: true }).notNullable();
+      tb.timestamp('updated_at', { useTz: true }).notNullable();
+      tb.unique(['org_id', 'serial'], { indexName: 'gizmos_serial_uq' });
+    });
+    const failure = async (run: () => PromiseLike<unknown>) => {
+      try {
+        await run();
+      } catch (err) {
+        return err;
+      }
+      throw new Error('the statement was expected to fail');
+    };
+    const now = new Date();
+    await db('gizmos').insert({ id: 'gzm_1', org_id: 'org_a', serial: 'S1', created_at: now, updated_at: now });
+    const raw = await failure(() =>
+      db('gizmos').insert({ id: 'gzm_2', org_id: 'org_a', serial: 'S1', created_at: now, updated_at: now }),
+    );
+    t.ok(isUniqueViolation(raw), "the driver's error");
+    t.ok(isUniqueViolation(raw, /gizmos_serial_uq/), 'on the index it names');
+    t.notOk(isUniqueViolation(raw, /users_email/), 'not on another index');
+    class Gizmo extends TenantModel {
+      static override tableName = 'gizmos';
+      static override idPrefix = 'gzm';
+    }
+    const wrapped = await failure(() => Gizmo.query().insert({ org_id: 'org_a', serial: 'S1' } as never));
+    t.ok(isUniqueViolation(wrapped, /gizmos_serial_uq/), "objection's wrapped error");
+    const other = await failure(() =>
+      db('gizmos').insert({ id: 'gzm_3', org_id: 'org_a', created_at: now, updated_at: now }),
+    );
+    t.notOk(isUniqueViolation(other), 'a not-null violation is something else');
+    t.notOk(isUniqueViolation(new Error('duplicate key value violates unique constraint')), 'a message alone is not');
+    t.notOk(isUniqueViolation(null));
   });
 
   await t.test('audit writer: entries with changes, secrets redacted', async (t) => {

@@ -16,6 +16,7 @@ import type { OpenedSession } from './session-service.js';
 import type { EmailLinkService } from './email-link-service.js';
 import type { AppConfig } from '../../../core/kernel/config.js';
 import { slugify } from '../../../core/data/slug.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 export interface SignedIn {
   context: AuthContextJson;
@@ -141,8 +142,7 @@ export class AuthService {
         }),
       )
       .catch((err: unknown) => {
-        if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message)))
-          throw taken();
+        if (isUniqueViolation(err, /users_email/)) throw taken();
         throw err;
       });
     await this.d.audit.record(trx, {
@@ -247,7 +247,7 @@ export class AuthService {
         return signedIn;
       })
       .catch((err: unknown) => {
-        if ((err as { code?: string }).code === '23505' && /users_email/.test(String((err as Error).message)))
+        if (isUniqueViolation(err, /users_email/))
           throw conflict('email_taken', 'An account with this email address exists; sign in instead');
         throw err;
       });

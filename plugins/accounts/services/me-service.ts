@@ -7,6 +7,7 @@ import type { EmailLinkService } from './email-link-service.js';
 import type { AccountsDeps } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
 import { invalidField } from './access.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 export interface UpdateMeInput {
   name?: string;
@@ -80,8 +81,7 @@ export class MeService {
         return this.d.authContextBuilder.forPrincipal(principal, trx);
       })
       .catch((err: unknown) => {
-        if ((err as { code?: string }).code === '23505')
-          throw conflict('email_taken', 'Another account uses this email address');
+        if (isUniqueViolation(err)) throw conflict('email_taken', 'Another account uses this email address');
         throw err;
       });
   }

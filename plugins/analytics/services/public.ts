@@ -5,6 +5,7 @@ import type { RequestDetails } from '../../../core/contracts/index.js';
 import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError } from '../../../core/http/errors.js';
 import type { RateLimiter } from '../../../core/http/rate-limit.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 export interface PublicDeps {
   db: () => Knex;
@@ -141,8 +142,7 @@ export class PublicService {
         await this.d.outbox().add(trx, 'public.oss_sponsorship_requested', { request_id: row.id, repository: key });
       });
     } catch (err) {
-      const e = err as { code?: string; nativeError?: { code?: string } };
-      if (e.code === '23505' || e.nativeError?.code === '23505')
+      if (isUniqueViolation(err))
         throw conflict('request_pending', 'A sponsorship request for this repository is already waiting for review');
       throw err;
     }

@@ -5,6 +5,7 @@ import { orgFacts, statusCnameTarget, type BrandDeps } from './deps.js';
 import type { ProfileRecords } from './profile-records.js';
 import { checkStatusRecords, statusDomainProblem, statusRecords } from './status-domain.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 /** Column values of a status domain not (yet) verified. */
 const STATUS_RESET = {
@@ -18,11 +19,6 @@ const STATUS_RESET = {
 };
 
 /** A unique index refused the write (two profiles verified the same domain at once). */
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; nativeError?: { code?: string } } | null;
-  return !!e && (e.code === '23505' || e.nativeError?.code === '23505');
-}
-
 /**
  * The status-page domain of a profile: set, cleared, verified by its DNS records (status-domain.ts)
  * now or on a schedule, with a grace period before a verified domain that starts failing stops serving.

@@ -14,8 +14,7 @@ import { SETUP_PATH } from '../options.js';
 import type { RepositoryService } from './repositories.js';
 import { installationJson } from './serialize.js';
 import { StateStore } from './states.js';
-
-const UNIQUE_VIOLATION = '23505';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 /**
  * Installations of the app: the install URL with a single-use state bound to the organization,
@@ -170,7 +169,7 @@ export class InstallationService {
           })
           .returning('*');
       } catch (err) {
-        if ((err as { code?: string }).code === UNIQUE_VIOLATION || /unique/i.test((err as Error).message))
+        if (isUniqueViolation(err))
           throw conflict('installation_linked_elsewhere', 'This installation is linked to another organization');
         throw err;
       }

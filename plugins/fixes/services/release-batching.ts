@@ -4,6 +4,7 @@ import { FixApproval, FixRelease } from '../models/index.js';
 import type { FixesDeps, ReleaseWorkspace } from './deps.js';
 import { changelogOf } from './release-notices.js';
 import { ticketIdsOf } from './releases-read.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 /**
  * release_batching batched: the merged fix joins the open proposal of its workspace and
@@ -40,7 +41,7 @@ export async function joinProposal(
         });
       });
     } catch (err) {
-      if ((err as { code?: string }).code !== '23505') throw err; // another merge opened it meanwhile
+      if (!isUniqueViolation(err)) throw err; // another merge opened it meanwhile
     }
     batch = await open();
   }

@@ -13,6 +13,7 @@ import { EmailDomain } from '../models/index.js';
 import { orgPlan, type BrandKey, type InboxDeps, type InboxWorkspace } from './deps.js';
 import { checkDomainRecords } from './dns-check.js';
 import { domainOut } from './serialize.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 export interface RegisterDomainInput {
   workspace_id?: string;
@@ -22,11 +23,6 @@ export interface RegisterDomainInput {
 }
 
 const HOSTNAME = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; nativeError?: { code?: string } } | null;
-  return !!e && (e.code === '23505' || e.nativeError?.code === '23505');
-}
 
 /** A provider failure as an API answer: 503 when it may pass, 502 otherwise. */
 function providerError(err: unknown): Error {

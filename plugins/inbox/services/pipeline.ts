@@ -12,6 +12,7 @@ import { deliverToTicket, findThread, openTicket, QuotaCache, TicketQuotaReached
 import { contentKey, readMessage, type MessageFacts } from './mime.js';
 import { InboundRouter } from './routing.js';
 import { scoreSpam } from './spam.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 /** One line of the webhook's answer. */
 export interface InboundResult {
@@ -32,11 +33,7 @@ export interface EventResult {
 }
 
 /** A unique violation of the dedupe index: another delivery of the same message won the race. */
-function isDedupeViolation(err: unknown): boolean {
-  const e = err as { code?: string; nativeError?: { code?: string }; constraint?: string; message?: string } | null;
-  const code = e?.code ?? e?.nativeError?.code;
-  return code === '23505' && /inbox_emails_dedupe_uq/.test(String(e?.constraint ?? e?.message ?? ''));
-}
+const isDedupeViolation = (err: unknown): boolean => isUniqueViolation(err, /inbox_emails_dedupe_uq/);
 
 /**
  * The inbound pipeline behind POST /v1/webhooks/email/{provider}: the adapter checks the

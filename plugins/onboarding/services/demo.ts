@@ -7,6 +7,7 @@ import { deriveRun, readProgress } from './demo-progress.js';
 import { demoRunView, type DemoTicket } from './demo-view.js';
 import type { OnboardingDeps, RepositoryRow, WorkspaceLike } from './deps.js';
 import type { SignedInActor } from '../../../core/contracts/index.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 /**
  * The demo: a demo ticket made through the tickets service and diagnosed by the fix loop; the run
@@ -51,8 +52,7 @@ export class DemoService {
       return await this.insertRun(actor, ws, repo, mode, chosen, locale, now);
     } catch (err) {
       // Two starts at once: the unique index keeps one; the other is the same refusal.
-      const e = err as { code?: string; nativeError?: { code?: string } };
-      if (mode === 'managed' && (e.code === '23505' || e.nativeError?.code === '23505'))
+      if (mode === 'managed' && isUniqueViolation(err))
         throw conflict('demo_already_used', 'The demo runs once per organization');
       throw err;
     }

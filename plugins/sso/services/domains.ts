@@ -6,13 +6,13 @@ import { SsoConnectionModel, SsoDomainModel } from '../models.js';
 import { emailDomain, hasPlanFeature, loadOrg, type SsoDeps, type UserRow } from './deps.js';
 import { iso } from '../../../core/http/times.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 export const TXT_PREFIX = '_patchwell-challenge';
 export const TXT_VALUE_PREFIX = 'patchwell-verification=';
 
 const txtName = (domain: string) => `${TXT_PREFIX}.${domain}`;
 const txtValue = (d: SsoDomainModel) => `${TXT_VALUE_PREFIX}${d.txt_value}`;
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 /** Claimed email domains: TXT challenge, verification, released addresses. */
 export class DomainService {

@@ -4,7 +4,7 @@ import { newId } from '../../../core/data/ids.js';
 import { conflict, httpError, notFound } from '../../../core/http/errors.js';
 import { Ticket, TicketDraft } from '../models/index.js';
 import { announceDraftSent, mailToConversation } from './conversation-mail.js';
-import { isUniqueViolation } from './db-errors.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 import type { TicketsDeps } from './deps.js';
 import { OPEN_DRAFTS, sendNotice } from './draft-notices.js';
 import { canApply, nextState } from './state-machine.js';

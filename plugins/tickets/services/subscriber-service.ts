@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { conflict, notFound } from '../../../core/http/errors.js';
 import { Ticket, TicketSubscriber } from '../models/index.js';
-import { isUniqueViolation } from './db-errors.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 import type { TicketsDeps } from './deps.js';
 import { maskEmail } from './mask.js';
 import type { TicketService } from './ticket-service.js';

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { conflict } from '../../../core/http/errors.js';
 import { Workspace } from '../models/workspace.js';
 import { slugify } from '../../../core/data/slug.js';
+import { isUniqueViolation } from '../../../core/data/db-errors.js';
 
 const LOCAL_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 function randomLocal(n = 6): string {
@@ -13,11 +14,6 @@ function randomLocal(n = 6): string {
 }
 
 /** Whether a database error (raw pg, or wrapped by objection's db-errors) is a unique violation. */
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; name?: string; nativeError?: { code?: string } } | null;
-  return !!e && (e.code === '23505' || e.nativeError?.code === '23505' || e.name === 'UniqueViolationError');
-}
-
 /** The slug of a new workspace: the one asked for (409 slug_taken when used), or one derived from the name. */
 export async function pickSlug(trx: Knex, orgId: string, wanted: string | undefined, name: string): Promise<string> {
   const taken = async (slug: string) =>
