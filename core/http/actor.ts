@@ -139,7 +139,11 @@ export function userActor(
 export function requestActor(request: Request, trustProxy: TrustProxy): Actor {
   const from = requestDetails(request, trustProxy);
   const p = principalOf(request);
-  if (p) return actorOfPrincipal(p, from);
+  return p ? actorOfPrincipal(p, from) : anonymousActor(from);
+}
+
+/** A caller who has not signed in, with where the call came from (sign-in, public forms). */
+export function anonymousActor(from: RequestDetails): Actor & { type: 'anonymous' } {
   return {
     type: 'anonymous',
     id: null,
@@ -148,7 +152,7 @@ export function requestActor(request: Request, trustProxy: TrustProxy): Actor {
     userId: null,
     tokenId: null,
     principal: null,
-    ...from,
+    ...detailsOf(from),
   };
 }
 

@@ -1,11 +1,11 @@
 import t from 'tap';
 import {
   actorOfPrincipal,
+  anonymousActor,
   clientAddress,
   systemActor,
   userActor,
   userAgentOf,
-  type Actor,
 } from '../../core/http/actor.js';
 import type { Principal } from '../../core/http/auth.js';
 
@@ -96,18 +96,7 @@ t.test('actors: a principal maps to the audit identity, a system actor has no re
 
 t.test('request details passed as a whole actor lend only where the call came from', (t) => {
   // Sign-in routes hand the anonymous request actor on as the details of the person who just proved who they are.
-  const anonymous: Actor = {
-    type: 'anonymous',
-    id: null,
-    email: null,
-    orgId: null,
-    userId: null,
-    tokenId: null,
-    principal: null,
-    ip: '198.51.100.7',
-    userAgent: 'Firefox',
-    requestId: 'req-9',
-  };
+  const anonymous = anonymousActor({ ip: '198.51.100.7', userAgent: 'Firefox', requestId: 'req-9' });
   const user = userActor({ id: 'usr_1', email: 'ada@example.com', org_id: 'org_1' }, anonymous);
   t.same(
     [user.type, user.id, user.orgId, user.ip, user.userAgent, user.requestId],
