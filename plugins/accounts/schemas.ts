@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { ROLES } from '../../core/http/auth.js';
 import { SUBSCRIPTION_STATUSES } from '../../core/contracts/index.js';
 import { AUTONOMY_LEVELS, EXECUTION_MODES, PLAN_FEATURES, PLAN_IDS } from './plans.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 /**
  * Shared answer shapes of the accounts plugin. Each `.id()` schema is one OpenAPI component; use
@@ -12,8 +13,6 @@ export const LOCALES = ['en', 'it'] as const;
 export const ORG_TYPES = ['direct', 'agency'] as const;
 export const SIGNUP_SOURCES = ['direct', 'badge', 'referral', 'sibling_product', 'open_source', 'partner'] as const;
 
-const datetime = () => Joi.string().isoDate();
-const nullableDatetime = () => datetime().allow(null).required();
 const email = () => Joi.string().email({ tlds: false });
 
 export const roleSchema = Joi.string().valid(...ROLES);
@@ -29,13 +28,13 @@ export const User = Joi.object({
     .items(Joi.string())
     .required()
     .description('Workspaces the user can open (owners and admins: all of them)'),
-  email_verified_at: nullableDatetime(),
+  email_verified_at: nullableTime(),
   code_host_login: Joi.string().allow(null).required(),
   locale: localeSchema.required(),
-  last_login_at: nullableDatetime(),
-  disabled_at: nullableDatetime(),
-  created_at: datetime().required(),
-  updated_at: datetime().required(),
+  last_login_at: nullableTime(),
+  disabled_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 })
   .required()
   .id('User')
@@ -54,9 +53,9 @@ export const Organization = Joi.object({
   subscription_status: Joi.string()
     .valid(...SUBSCRIPTION_STATUSES)
     .required(),
-  trial_ends_at: nullableDatetime(),
-  current_period_end: nullableDatetime(),
-  plan_activated_at: nullableDatetime(),
+  trial_ends_at: nullableTime(),
+  current_period_end: nullableTime(),
+  plan_activated_at: nullableTime(),
   billing_email: email().allow(null).required(),
   spend_cap_usd: Joi.number().allow(null).required(),
   show_engine_brand: Joi.boolean().required(),
@@ -74,9 +73,9 @@ export const Organization = Joi.object({
   approval_roles: Joi.array().items(roleSchema).required(),
   payment_connect_account_id: Joi.string().allow(null).required(),
   connect_charges_enabled: Joi.boolean().required(),
-  demo_used_at: nullableDatetime(),
-  created_at: datetime().required(),
-  updated_at: datetime().required(),
+  demo_used_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 })
   .required()
   .id('Organization')
@@ -93,7 +92,7 @@ export const WorkspaceSummary = Joi.object({
   autonomy: Joi.string()
     .valid(...AUTONOMY_LEVELS)
     .required(),
-  archived_at: nullableDatetime(),
+  archived_at: nullableTime(),
 })
   .required()
   .id('WorkspaceSummary');
@@ -126,7 +125,7 @@ export const Plan = Joi.object({
   .id('Plan');
 
 const SessionInfo = Joi.object({
-  expires_at: datetime().required(),
+  expires_at: isoTime().required(),
   sso: Joi.boolean().required(),
 })
   .required()
@@ -182,10 +181,10 @@ export const Invitation = Joi.object({
     .valid(...INVITATION_STATUSES)
     .required(),
   invited_by: Joi.alternatives(PersonRef, null).required(),
-  expires_at: datetime().required(),
-  accepted_at: nullableDatetime(),
-  revoked_at: nullableDatetime(),
-  created_at: datetime().required(),
+  expires_at: isoTime().required(),
+  accepted_at: nullableTime(),
+  revoked_at: nullableTime(),
+  created_at: isoTime().required(),
 })
   .required()
   .id('Invitation');
@@ -197,7 +196,7 @@ export const InvitationPreview = Joi.object({
   invited_by: Joi.object({ name: Joi.string().allow('').required(), email: email().required() })
     .allow(null)
     .required(),
-  expires_at: datetime().required(),
+  expires_at: isoTime().required(),
   existing_account: Joi.boolean()
     .required()
     .description('Whether an account with this address exists (accepting needs no password then)'),
@@ -213,9 +212,9 @@ const apiTokenKeys = {
   workspace_ids: Joi.array().items(Joi.string()).allow(null).required().description("null: the creator's workspaces"),
   user: PersonRef,
   last4: Joi.string().required(),
-  expires_at: datetime().required(),
-  last_used_at: nullableDatetime(),
-  created_at: datetime().required(),
+  expires_at: isoTime().required(),
+  last_used_at: nullableTime(),
+  created_at: isoTime().required(),
 };
 
 export const ApiToken = Joi.object(apiTokenKeys).required().id('ApiToken');

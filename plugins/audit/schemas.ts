@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { pageSchema } from '../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 const nullableString = () => Joi.string().allow(null).required();
-const when = () => Joi.string().isoDate().allow(null).required();
 
 export const AuditEntry = Joi.object({
   id: Joi.string().required(),
@@ -24,7 +24,7 @@ export const AuditEntry = Joi.object({
   ip: nullableString(),
   user_agent: nullableString(),
   request_id: nullableString(),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 })
   // Not .required(): inside an array that would make an empty page invalid.
   .id('AuditEntry');
@@ -57,14 +57,14 @@ export const AuditStream = Joi.object({
     pending: Joi.number().integer().required(),
     delivered: Joi.number().integer().required(),
     last_delivered_entry_id: nullableString(),
-    last_delivered_at: when(),
-    last_attempt_at: when(),
+    last_delivered_at: nullableTime(),
+    last_attempt_at: nullableTime(),
     last_error: nullableString(),
     consecutive_failures: Joi.number().integer().required(),
-    next_attempt_at: when(),
+    next_attempt_at: nullableTime(),
   }).required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 })
   .required()
   .id('AuditStream');

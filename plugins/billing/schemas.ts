@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { PAID_PLAN_IDS, SUBSCRIPTION_STATUSES, TOPUP_PACK_IDS } from '../../core/contracts/index.js';
 import { CREDIT_SOURCES } from './options.js';
 import { pageSchema } from '../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 /**
  * Answer shapes of the billing sections. Each `.id()` schema is one OpenAPI component; these very
@@ -9,8 +10,6 @@ import { pageSchema } from '../../core/http/pagination.js';
  */
 
 const PLAN_IDS = ['none', 'open_source', 'indie', 'startup', 'growth', 'managed', 'agency', 'enterprise'] as const;
-const datetime = () => Joi.string().isoDate();
-const nullableDatetime = () => datetime().allow(null).required();
 const int = () => Joi.number().integer();
 const usd = () => Joi.number();
 
@@ -24,16 +23,16 @@ const creditsBySource = Joi.array().items(
   Joi.object({
     source: sourceSchema.required(),
     fixes_remaining: int().required(),
-    next_expiry_at: nullableDatetime(),
+    next_expiry_at: nullableTime(),
   }),
 );
 
 const Summary = Joi.object({
   plan: planIdSchema.required(),
   subscription_status: statusSchema.required(),
-  trial_ends_at: nullableDatetime(),
-  current_period_start: nullableDatetime(),
-  current_period_end: nullableDatetime(),
+  trial_ends_at: nullableTime(),
+  current_period_start: nullableTime(),
+  current_period_end: nullableTime(),
   cancel_at_period_end: Joi.boolean().required(),
   has_payment_method: Joi.boolean().required(),
   workspaces: Joi.object({
@@ -92,7 +91,7 @@ const ResaleCollection = Joi.object({
     .description('The page the client pays on, while pending (also emailed to the client)'),
   amount_usd: usd().required(),
   platform_fee_percent: usd().required(),
-  current_period_end: nullableDatetime(),
+  current_period_end: nullableTime(),
   cancel_at_period_end: Joi.boolean().required(),
   periods_paid: int().required(),
   collected_usd: usd().required().description('Paid by the client so far'),
@@ -136,7 +135,7 @@ export const Billing = Joi.object({
   payments_enabled: Joi.boolean().required(),
   has_subscription: Joi.boolean().required(),
   subscription_status: statusSchema.required(),
-  trial: Joi.object({ ends_at: nullableDatetime(), days_left: int().required(), fixes: int().required() }).required(),
+  trial: Joi.object({ ends_at: nullableTime(), days_left: int().required(), fixes: int().required() }).required(),
   past_due: Joi.boolean().required(),
   trial_available: Joi.boolean().required(),
   plans: Joi.array().items(PlanOffer).required(),
@@ -160,8 +159,8 @@ export const Billing = Joi.object({
     }).required(),
   }).required(),
   usage: Joi.object({
-    period_start: datetime().required(),
-    period_end: datetime().required(),
+    period_start: isoTime().required(),
+    period_end: isoTime().required(),
     tickets: int().required(),
     answers: int().required(),
     fixes: int().required(),
@@ -193,10 +192,10 @@ export const CreditBalanceSchema = Joi.object({
   source: sourceSchema.required(),
   granted_fixes: int().required(),
   fixes_remaining: int().required(),
-  granted_at: datetime().required(),
-  expires_at: nullableDatetime(),
+  granted_at: isoTime().required(),
+  expires_at: nullableTime(),
   reference: Joi.string().required(),
-  created_at: datetime().required(),
+  created_at: isoTime().required(),
 }).id('CreditBalance');
 
 export const CreditLedgerEntrySchema = Joi.object({
@@ -208,7 +207,7 @@ export const CreditLedgerEntrySchema = Joi.object({
   fixes: int().required().description('Signed: grant and refund add, consume and expire take away'),
   job_id: Joi.string().allow(null).required(),
   note: Joi.string().allow(null).required(),
-  created_at: datetime().required(),
+  created_at: isoTime().required(),
 }).id('CreditLedgerEntry');
 
 export const Credits = Joi.object({
@@ -226,11 +225,11 @@ export const InvoiceSchema = Joi.object({
   amount_paid_usd: usd().required(),
   amount_due_usd: usd().required(),
   currency: Joi.string().required(),
-  period_start: nullableDatetime(),
-  period_end: nullableDatetime(),
-  paid_at: nullableDatetime(),
+  period_start: nullableTime(),
+  period_end: nullableTime(),
+  paid_at: nullableTime(),
   hosted_invoice_url: Joi.string().allow(null).required(),
-  created_at: datetime().required(),
+  created_at: isoTime().required(),
 }).id('Invoice');
 
 export const InvoiceList = Joi.object({ items: Joi.array().items(InvoiceSchema).required() })
@@ -245,9 +244,9 @@ export const ClaimSchema = Joi.object({
   url: Joi.string().required(),
   note: Joi.string().allow(null).required(),
   fixes: int().required().description('Fixes granted on approval'),
-  decided_at: nullableDatetime(),
-  created_at: datetime().required(),
-  updated_at: datetime().required(),
+  decided_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 })
   .id('Claim')
   .description('A request for credits for a published review or case study');
@@ -266,9 +265,9 @@ export const ReferralsSchema = Joi.object({
       Joi.object({
         id: Joi.string().required(),
         organization_name: Joi.string().required(),
-        signed_up_at: datetime().required(),
+        signed_up_at: isoTime().required(),
         fixes: int().required(),
-        credited_at: nullableDatetime(),
+        credited_at: nullableTime(),
       }),
     )
     .required(),
@@ -293,7 +292,7 @@ const StaffOrganizationFields = {
   subscription_status: statusSchema.required(),
   credits_remaining: int().required().description('Live fixes of every source (expired credits excluded)'),
   members: int().required(),
-  created_at: datetime().required(),
+  created_at: isoTime().required(),
 };
 
 export const StaffOrganizationSchema = Joi.object(StaffOrganizationFields)
@@ -305,8 +304,8 @@ export const StaffOrganizationPage = pageSchema(StaffOrganizationSchema).require
 export const StaffOrganizationDetail = Joi.object({
   ...StaffOrganizationFields,
   billing_email: Joi.string().allow(null).required(),
-  trial_ends_at: nullableDatetime(),
-  current_period_end: nullableDatetime(),
+  trial_ends_at: nullableTime(),
+  current_period_end: nullableTime(),
   workspaces: int().required().description('Workspaces not archived'),
   credits_by_source: creditsBySource.required(),
 })

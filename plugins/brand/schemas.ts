@@ -4,8 +4,8 @@ import { WIDGET_TEXT_KEYS } from '../../core/kernel/widget-texts.js';
 import { WHITE_LABEL_MISSING } from './services/directory.js';
 import { FONT_FAMILIES } from './services/fonts.js';
 import { LOGO_CONTENT_TYPES } from './services/image.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
-const dt = Joi.string().isoDate().allow(null);
 const str = Joi.string().allow(null);
 const LOCALES = ['en', 'it'] as const;
 const THEMES = ['light', 'dark'] as const;
@@ -138,11 +138,11 @@ export const BrandProfileSchema = Joi.object({
     .items(DnsRecordSchema)
     .required()
     .description('Every record of the brand: email domains and status page'),
-  domain_verified_at: dt.required(),
-  inbound_verified_at: dt.required(),
-  status_domain_verified_at: dt.required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  domain_verified_at: nullableTime(),
+  inbound_verified_at: nullableTime(),
+  status_domain_verified_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
   theme: Joi.string()
     .valid(...THEMES)
     .required(),
@@ -156,7 +156,7 @@ export const BrandProfileSchema = Joi.object({
     width: Joi.number().integer().allow(null).required(),
     height: Joi.number().integer().allow(null).required(),
     size_bytes: Joi.number().integer().allow(null).required(),
-    uploaded_at: dt.required(),
+    uploaded_at: nullableTime(),
     preview_url: Joi.string().uri().required(),
   })
     .allow(null)
@@ -164,17 +164,17 @@ export const BrandProfileSchema = Joi.object({
   status_domain_state: Joi.object({
     domain: Joi.string().required(),
     verified: Joi.boolean().required(),
-    verified_at: dt.required(),
+    verified_at: nullableTime(),
     cname: statusRecord.required(),
     txt: statusRecord.required(),
     cname_ok: Joi.boolean().required(),
     txt_ok: Joi.boolean().required(),
-    last_checked_at: dt.required(),
+    last_checked_at: nullableTime(),
     last_error: Joi.string()
       .valid(...STATUS_ERRORS)
       .allow(null)
       .required(),
-    failing_since: dt.required(),
+    failing_since: nullableTime(),
   })
     .allow(null)
     .required(),

@@ -1,6 +1,6 @@
 import Joi from 'joi';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
-const datetime = Joi.string().isoDate().allow(null);
 const str = Joi.string().allow(null);
 
 export const CodeHostInstallation = Joi.object({
@@ -14,12 +14,12 @@ export const CodeHostInstallation = Joi.object({
   }).required(),
   repository_selection: Joi.string().valid('all', 'selected').required(),
   permissions: Joi.object().pattern(Joi.string(), Joi.string()).required(),
-  suspended_at: datetime.required(),
-  removed_at: datetime.required().description('Set when the code host reports the app uninstalled'),
-  last_synced_at: datetime.required(),
+  suspended_at: nullableTime(),
+  removed_at: nullableTime().description('Set when the code host reports the app uninstalled'),
+  last_synced_at: nullableTime(),
   repositories_connected: Joi.number().integer().min(0).required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('CodeHostInstallation');
 
 export const CodeHostStatus = Joi.object({
@@ -42,7 +42,7 @@ export const CodeHostStatus = Joi.object({
 export const CodeHostInstallUrl = Joi.object({
   url: Joi.string().uri().required(),
   state: Joi.string().required(),
-  expires_at: Joi.string().isoDate().required(),
+  expires_at: isoTime().required(),
 }).id('CodeHostInstallUrl');
 
 // What the code host says of a repository, in an installation's list and on a connected Repository.
@@ -74,36 +74,36 @@ export const Repository = Joi.object({
   workspace_id: Joi.string().required(),
   installation_id: Joi.string().required(),
   ...hostRepositoryKeys,
-  agent_key: Joi.object({ last4: str.required(), set_at: datetime.required() }).required(),
+  agent_key: Joi.object({ last4: str.required(), set_at: nullableTime() }).required(),
   onboarding_pr: Joi.object({
     number: Joi.number().integer().allow(null).required(),
     url: str.required(),
     status: Joi.string().valid('none', 'open', 'merged', 'closed').required(),
-    requested_at: datetime.required(),
+    requested_at: nullableTime(),
     error: str.required(),
     title: str.required(),
   }).required(),
   runs_on: Joi.array().items(Joi.string()).required(),
   cloud_auth: Joi.object().unknown(true).required(),
-  labels_created_at: datetime.required(),
+  labels_created_at: nullableTime(),
   guidelines: Joi.object({
     contributing: guideline.required(),
     code_of_conduct: guideline.required(),
-    read_at: Joi.string().isoDate().required(),
+    read_at: isoTime().required(),
   })
     .allow(null)
     .required(),
   index: Joi.object({
     status: Joi.string().valid('none', 'queued', 'building', 'ready', 'failed').required(),
     indexed_sha: str.required(),
-    indexed_at: datetime.required(),
+    indexed_at: nullableTime(),
     files: Joi.number().integer().min(0).required(),
     symbols: Joi.number().integer().min(0).required(),
     error: str.required(),
   }).required(),
-  last_refreshed_at: datetime.required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  last_refreshed_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('Repository');
 
 export const INTAKES = ['opt_in', 'opt_out'] as const;
@@ -135,14 +135,14 @@ export const OssSettings = Joi.object({
         id: Joi.string().required(),
         full_name: Joi.string().required(),
         is_public: Joi.boolean().required(),
-        labels_created_at: datetime.required(),
-        guidelines_read_at: datetime.required(),
+        labels_created_at: nullableTime(),
+        guidelines_read_at: nullableTime(),
         contributing_path: str.required(),
         code_of_conduct_path: str.required(),
       }),
     )
     .required(),
-  updated_at: datetime.required(),
+  updated_at: nullableTime(),
 }).id('OssSettings');
 
 export const WebhookAck = Joi.object({

@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { DIFF_UNAVAILABLE, RELEASE_STATUSES } from '../../core/contracts/fix-statuses.js';
 import { pageSchema } from '../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 const id = Joi.string().max(100);
 
@@ -12,7 +13,7 @@ export const JobEventSchema = Joi.object({
   type: Joi.string().required(),
   message: Joi.string().allow('').required(),
   data: Joi.object().unknown(true).required(),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 }).id('JobEvent');
 
 export const JobEventListSchema = pageSchema(JobEventSchema).id('JobEventList');
@@ -101,9 +102,9 @@ export const ReleaseSchema = Joi.object({
     .valid(...RELEASE_STATUSES)
     .allow(null)
     .required(),
-  released_at: Joi.string().isoDate().allow(null).required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  released_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('Release');
 
 export const ReleaseListSchema = pageSchema(ReleaseSchema).id('ReleaseList');

@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { DOMAIN_STATUSES, dnsRecordSchemaKeys } from '../../core/contracts/index.js';
 import { INBOUND_REASONS, INBOUND_STATUSES } from './models/index.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
-const dt = Joi.string().isoDate().allow(null);
 const str = Joi.string().allow(null);
 
 export const FORWARDING_PROVIDERS = ['mail_a', 'mail_b', 'other'] as const;
@@ -34,16 +34,16 @@ export const DomainSchema = Joi.object({
   records: Joi.array().items(DnsRecordSchema).required(),
   sender_email: str.required(),
   sender_name: str.required(),
-  verified_at: dt.required(),
-  last_checked_at: dt.required(),
-  created_at: Joi.string().isoDate().required(),
+  verified_at: nullableTime(),
+  last_checked_at: nullableTime(),
+  created_at: isoTime().required(),
 }).id('Domain');
 
 const Confirmation = Joi.object({
   code: str.required(),
   url: str.required(),
   requested_by: str.required(),
-  received_at: dt.required(),
+  received_at: nullableTime(),
   verified: Joi.boolean().required(),
 })
   .allow(null)
@@ -64,11 +64,11 @@ export const ChannelSchema = Joi.object({
     provider: Joi.string()
       .valid(...FORWARDING_PROVIDERS)
       .required(),
-    added_at: dt.required(),
-    verified_at: dt.required(),
-    tested_at: dt.required(),
-    last_forwarded_at: dt.required(),
-    test: Joi.object({ code: Joi.string().required(), sent_at: dt.required() }).allow(null).required(),
+    added_at: nullableTime(),
+    verified_at: nullableTime(),
+    tested_at: nullableTime(),
+    last_forwarded_at: nullableTime(),
+    test: Joi.object({ code: Joi.string().required(), sent_at: nullableTime() }).allow(null).required(),
     gmail_confirmation: Confirmation,
   })
     .allow(null)
@@ -94,7 +94,7 @@ export const InboundEmailSchema = Joi.object({
   from_name: str.required(),
   subject: str.required(),
   recipient: Joi.string().required(),
-  received_at: Joi.string().isoDate().required(),
+  received_at: isoTime().required(),
   status: Joi.string()
     .valid(...INBOUND_STATUSES)
     .required(),

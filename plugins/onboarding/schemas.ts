@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 export const EXECUTION_MODES = ['managed', 'runner', 'mcp'] as const;
 export const AGENT_IDS = ['builtin', 'other', ...Array.from({ length: 11 }, (_, i) => `agent_${i + 1}`)] as const;
@@ -45,7 +46,6 @@ const agentDetail = Joi.object({
   claude_auth: Joi.string().valid('api-key', 'cloud_a', 'cloud_b'),
   ide_agent: agentId,
 });
-const dt = Joi.string().isoDate().allow(null);
 const int = Joi.number().integer().allow(null);
 
 export const CredentialSchema = Joi.object({
@@ -55,8 +55,8 @@ export const CredentialSchema = Joi.object({
     .required(),
   last4: Joi.string().required(),
   workspace_id: Joi.string().required(),
-  created_at: Joi.string().isoDate().required(),
-  rotated_at: dt.required(),
+  created_at: isoTime().required(),
+  rotated_at: nullableTime(),
   in_use: Joi.boolean().required(),
 }).id('Credential');
 
@@ -70,11 +70,11 @@ export const OnboardingRepositorySchema = Joi.object({
     number: int.required(),
     url: str.required(),
     status: Joi.string().valid('none', 'open', 'merged', 'closed').required(),
-    requested_at: dt.required(),
+    requested_at: nullableTime(),
     error: str.required(),
     title: str.required(),
   }).required(),
-  agent_key: Joi.object({ last4: str.required(), set_at: dt.required() }).required(),
+  agent_key: Joi.object({ last4: str.required(), set_at: nullableTime() }).required(),
   runs_on: Joi.array().items(Joi.string()).required(),
   cloud_auth: Joi.object().unknown(true).required(),
 }).id('OnboardingRepository');
@@ -109,9 +109,9 @@ export const DemoRunSchema = Joi.object({
   })
     .allow(null)
     .required(),
-  started_at: Joi.string().isoDate().required(),
-  first_diagnosis_at: dt.required(),
-  completed_at: dt.required(),
+  started_at: isoTime().required(),
+  first_diagnosis_at: nullableTime(),
+  completed_at: nullableTime(),
   cost_usd: Joi.number().required(),
   cap_usd: Joi.number().required(),
   error: Joi.object({
@@ -132,7 +132,7 @@ export const DemoRunSchema = Joi.object({
     from_address: Joi.string().required(),
     subject: Joi.string().required(),
     body: Joi.string().required(),
-    received_at: Joi.string().isoDate().required(),
+    received_at: isoTime().required(),
   })
     .allow(null)
     .required(),
@@ -161,14 +161,14 @@ export const DemoRunSchema = Joi.object({
       )
       .required(),
     public_summary: str.required(),
-    created_at: Joi.string().isoDate().required(),
+    created_at: isoTime().required(),
   })
     .allow(null)
     .required(),
   draft: Joi.object({
     kind: Joi.string().required(),
     body_md: Joi.string().allow('').required(),
-    created_at: Joi.string().isoDate().required(),
+    created_at: isoTime().required(),
   })
     .allow(null)
     .required(),
@@ -221,7 +221,7 @@ export const OnboardingSchema = Joi.object({
           .valid(...STEP_IDS)
           .required(),
         status: Joi.string().valid('todo', 'done', 'skipped').required(),
-        completed_at: dt.required(),
+        completed_at: nullableTime(),
         available: Joi.boolean().required(),
         optional: Joi.boolean().required(),
       }),
@@ -235,7 +235,7 @@ export const OnboardingSchema = Joi.object({
     auth: authMethod.required(),
     transport: transport.allow(null).required(),
     credential_pending: Joi.boolean().required(),
-    confirmed_at: Joi.string().isoDate().required(),
+    confirmed_at: isoTime().required(),
   })
     .allow(null)
     .required(),
@@ -243,7 +243,7 @@ export const OnboardingSchema = Joi.object({
   credentials: Joi.array().items(CredentialSchema).required(),
   demo: Joi.object({
     consent: Joi.string().valid('granted', 'refused').allow(null).required(),
-    consent_at: dt.required(),
+    consent_at: nullableTime(),
     consent_required: Joi.boolean().required(),
     consent_reason: Joi.string().valid('runs_elsewhere', 'not_chosen').allow(null).required(),
     used: Joi.boolean().required(),
@@ -280,8 +280,8 @@ export const ExecutionSettingsSchema = Joi.object({
 }).id('ExecutionSettings');
 
 export const OnboardingMetricsSchema = Joi.object({
-  from: Joi.string().isoDate().required(),
-  to: Joi.string().isoDate().required(),
+  from: isoTime().required(),
+  to: isoTime().required(),
   signups: Joi.number().integer().required(),
   demos_started: Joi.number().integer().required(),
   demos_completed: Joi.number().integer().required(),
@@ -314,8 +314,8 @@ export const OnboardingMetricsSchema = Joi.object({
           .allow(null)
           .required(),
         cost_usd: Joi.number().required(),
-        signup_at: Joi.string().isoDate().required(),
-        first_diagnosis_at: dt.required(),
+        signup_at: isoTime().required(),
+        first_diagnosis_at: nullableTime(),
         seconds_to_first_diagnosis: Joi.number().integer().allow(null).required(),
       }),
     )

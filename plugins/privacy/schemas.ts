@@ -1,10 +1,11 @@
 import Joi from 'joi';
+import { isoTime } from '../../core/http/times.js';
 
 const counts = () => Joi.object().pattern(Joi.string(), Joi.number().integer()).required();
 
 export const PrivacyClosure = Joi.object({
   org_id: Joi.string().required(),
-  closed_at: Joi.string().isoDate().required(),
+  closed_at: isoTime().required(),
   purge_after: Joi.string()
     .isoDate()
     .required()
@@ -19,7 +20,7 @@ export const PrivacyErasure = Joi.object({
   status: Joi.string().valid('completed').required(),
   subject: Joi.string().valid('email', 'user_id').required(),
   counts: counts().description('Rows deleted or rewritten, by table'),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 })
   .required()
   .id('PrivacyErasure');
@@ -44,7 +45,7 @@ export const erasurePayload = Joi.object({
 export const PrivacyExport = Joi.object({
   id: Joi.string().required(),
   status: Joi.string().valid('pending', 'ready', 'failed', 'expired').required(),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 })
   .required()
   .id('PrivacyExport');

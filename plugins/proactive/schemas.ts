@@ -1,11 +1,10 @@
 import Joi from 'joi';
 import { CONNECTOR_KINDS, CONNECTOR_SECRET_NAMES } from '../../core/contracts/index.js';
 import { paginationQuery, pageSchema } from '../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 /** Answer and request shapes of the proactive sections; each `.id()` schema is one OpenAPI component. */
 
-const datetime = () => Joi.string().isoDate();
-const nullableDatetime = () => datetime().allow(null).required();
 const int = () => Joi.number().integer();
 const id = () => Joi.string().max(100);
 
@@ -45,13 +44,13 @@ export const ConnectorSchema = Joi.object({
   white_label_pending: Joi.boolean().required(),
   key_id: Joi.string().allow(null).required(),
   polls: Joi.boolean().required(),
-  last_activity_at: nullableDatetime(),
-  next_poll_at: nullableDatetime(),
+  last_activity_at: nullableTime(),
+  next_poll_at: nullableTime(),
   last_error_code: Joi.string().allow(null).required(),
   last_error: Joi.string().allow(null).required(),
   events_24h: int().required(),
-  created_at: datetime().required(),
-  updated_at: datetime().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('Connector');
 
 export const ConnectorWithTokenSchema = Joi.object({
@@ -135,7 +134,7 @@ const TicketRef = Joi.object({
   state: Joi.string().required(),
   origin: Joi.string().required(),
   resolved_version: Joi.string().allow(null).required(),
-  released_at: nullableDatetime(),
+  released_at: nullableTime(),
 })
   .allow(null)
   .required();
@@ -153,8 +152,8 @@ export const ErrorGroupSchema = Joi.object({
   event_count: int().required(),
   events_24h: int().required(),
   trend: Joi.array().items(int()).required().description('Events per hour over the last 24 hours, oldest first'),
-  first_seen: datetime().required(),
-  last_seen: datetime().required(),
+  first_seen: isoTime().required(),
+  last_seen: isoTime().required(),
   release: Joi.string().allow(null).required(),
   sources: Joi.array()
     .items(Joi.string().valid(...EVENT_SOURCES))
@@ -166,10 +165,10 @@ export const ErrorGroupSchema = Joi.object({
   critical_path_hit: Joi.boolean().required(),
   noise: Joi.boolean().required(),
   held_reason: Joi.string().allow(null).required(),
-  held_at: nullableDatetime(),
+  held_at: nullableTime(),
   resolved_in_release: Joi.string().allow(null).required(),
-  resolved_at: nullableDatetime(),
-  regressed_at: nullableDatetime(),
+  resolved_at: nullableTime(),
+  regressed_at: nullableTime(),
   ticket: TicketRef,
 }).id('ErrorGroup');
 
@@ -215,7 +214,7 @@ export const ErrorGroupDetailSchema = Joi.object({
         release: Joi.string().allow(null).required(),
         environment: Joi.string().allow(null).required(),
         user: Joi.object().unknown(true).allow(null).required(),
-        occurred_at: datetime().required(),
+        occurred_at: isoTime().required(),
         symbolicated: Joi.boolean().required(),
         context: Joi.object({
           tags: Joi.object().pattern(Joi.string(), Joi.string()),
@@ -240,8 +239,8 @@ export const ErrorGroupDetailSchema = Joi.object({
         status: Joi.string().required(),
         event_count: int().required(),
         affected_users: int().required(),
-        first_seen: datetime().required(),
-        last_seen: datetime().required(),
+        first_seen: isoTime().required(),
+        last_seen: isoTime().required(),
         resolved_in_release: Joi.string().allow(null).required(),
       }),
     )
@@ -317,8 +316,8 @@ export const SourceMapSchema = Joi.object({
   size: int().required().description('Bytes of the map'),
   sha256: Joi.string().required(),
   sources_count: int().required(),
-  created_at: datetime().required(),
-  updated_at: datetime().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('SourceMap');
 
 export const SourceMapListSchema = pageSchema(SourceMapSchema).id('SourceMapList');
@@ -343,8 +342,8 @@ export const SourceMapReleaseListSchema = Joi.object({
         release: Joi.string().required(),
         files: int().required(),
         size: int().required(),
-        first_uploaded_at: datetime().required(),
-        last_uploaded_at: datetime().required(),
+        first_uploaded_at: isoTime().required(),
+        last_uploaded_at: isoTime().required(),
       }),
     )
     .required(),

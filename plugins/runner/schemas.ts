@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { JOB_STATUSES, TICKET_CATEGORIES } from '../../core/contracts/index.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 const id = Joi.string().max(100);
-const iso = Joi.string().isoDate();
 const sha = Joi.string().pattern(/^[0-9a-f]{40,64}$/);
 
 export const RunnerSchema = Joi.object({
@@ -13,10 +13,10 @@ export const RunnerSchema = Joi.object({
   token: Joi.string().allow(null).required().description('The runner token, shown once (at registration and rotation)'),
   token_last4: Joi.string().required(),
   runner_transport: Joi.string().valid('github_actions', 'container').allow(null).required(),
-  created_at: iso.required(),
-  rotated_at: iso.allow(null).required(),
-  revoked_at: iso.allow(null).required(),
-  last_seen_at: iso.allow(null).required(),
+  created_at: isoTime().required(),
+  rotated_at: nullableTime(),
+  revoked_at: nullableTime(),
+  last_seen_at: nullableTime(),
 }).id('Runner');
 
 export const registerPayload = Joi.object({
@@ -41,8 +41,8 @@ export const RunnerClaimSchema = Joi.object({
   attempt: Joi.number().integer().required(),
   job_token: Joi.string().required(),
   agent_token: Joi.string().required(),
-  expires_at: iso.required(),
-  lease_expires_at: iso.allow(null).required(),
+  expires_at: isoTime().required(),
+  lease_expires_at: nullableTime(),
 }).id('RunnerClaim');
 
 export const jobParams = Joi.object({ id: id.required() });
@@ -84,8 +84,8 @@ export const JobPayloadSchema = Joi.object({
   test_command: Joi.string().allow(null, ''),
   agent: Joi.object({ agent_id: Joi.string().required(), model: Joi.string(), effort: Joi.string() }).required(),
   attempt: Joi.number().integer().required(),
-  lease_expires_at: iso.allow(null).required(),
-  deadline_at: iso.allow(null).required(),
+  lease_expires_at: nullableTime(),
+  deadline_at: nullableTime(),
   heartbeat_interval_seconds: Joi.number().integer().required(),
   token_kind: Joi.string().valid('job', 'agent').required(),
   agent_credential: Joi.boolean().required(),
@@ -96,7 +96,7 @@ export const AgentCredentialSchema = Joi.object({
   credential: Joi.string().allow(null).required().description('The agent login file in clear (GET only)'),
   last4: Joi.string().required(),
   locked_by_job_id: Joi.string().allow(null).required(),
-  rotated_at: iso.allow(null).required(),
+  rotated_at: nullableTime(),
 }).id('AgentCredential');
 
 export const credentialPayload = Joi.object({ credential: Joi.string().min(4).max(65_536).allow(null).default(null) });
@@ -125,14 +125,14 @@ export const gitTokenPayload = Joi.object({ write: Joi.boolean() }).allow(null);
 export const GitTokenSchema = Joi.object({
   token: Joi.string().required(),
   clone_url: Joi.string().required(),
-  expires_at: iso.required(),
+  expires_at: isoTime().required(),
   write: Joi.boolean().required(),
 }).id('JobGitToken');
 
 export const HeartbeatSchema = Joi.object({
   cancelled: Joi.boolean().required(),
   status: Joi.string().required(),
-  lease_expires_at: iso.allow(null).required(),
+  lease_expires_at: nullableTime(),
 }).id('JobHeartbeat');
 
 export const pullRequestPayload = Joi.object({
@@ -198,5 +198,5 @@ export const JobResultAnswerSchema = Joi.object({
 export const JobTokenSchema = Joi.object({
   job_token: Joi.string().required(),
   agent_token: Joi.string().required(),
-  expires_at: iso.required(),
+  expires_at: isoTime().required(),
 }).id('JobToken');

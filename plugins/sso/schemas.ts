@@ -1,11 +1,10 @@
 import Joi from 'joi';
 import { ROLES } from '../../core/http/auth.js';
 import { SSO_TEST_ERRORS } from '../../core/contracts/index.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 /** Answer shapes of the sso and security section; each `.id()` is one OpenAPI component. */
 
-const datetime = () => Joi.string().isoDate();
-const nullableDatetime = () => datetime().allow(null).required();
 const uri = () => Joi.string().uri({ scheme: ['http', 'https'] });
 const role = Joi.string().valid(...ROLES);
 
@@ -33,11 +32,11 @@ export const SsoConnection = Joi.object({
   domains: Joi.array().items(Joi.string()).required(),
   enforced: Joi.boolean().required().description('Whether the organization requires single sign-on'),
   default_role: role.required().description('Role of people created on their first sign-in (JIT)'),
-  created_at: datetime().required(),
-  updated_at: datetime().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
   name: Joi.string().required(),
   jit_enabled: Joi.boolean().required(),
-  last_login_at: nullableDatetime(),
+  last_login_at: nullableTime(),
   service_provider: Joi.object({
     redirect_uri: uri().required().description('OIDC redirect URI to register at the IdP'),
     entity_id: Joi.string().required().description('SAML service-provider entity id'),
@@ -45,7 +44,7 @@ export const SsoConnection = Joi.object({
     metadata_url: uri().required(),
     login_url: uri().required().description('IdP app tile URL (IdP-initiated sign-in lands on a confirmation page)'),
   }).required(),
-  certificate_expires_at: nullableDatetime(),
+  certificate_expires_at: nullableTime(),
   linked_accounts: Joi.number().integer().min(0).required(),
 })
   // Not .required(): as array items that would make an empty list invalid (array.includesRequiredUnknowns).
@@ -55,8 +54,8 @@ export const SsoConnection = Joi.object({
 export const SsoDomain = Joi.object({
   domain: Joi.string().required(),
   status: Joi.string().valid('pending', 'verified').required(),
-  verified_at: nullableDatetime(),
-  last_checked_at: nullableDatetime(),
+  verified_at: nullableTime(),
+  last_checked_at: nullableTime(),
   last_error: Joi.string()
     .valid(...SSO_DOMAIN_ERRORS)
     .allow(null)
@@ -66,7 +65,7 @@ export const SsoDomain = Joi.object({
     value: Joi.string().required(),
   }).required(),
   connection_ids: Joi.array().items(Joi.string()).required(),
-  created_at: datetime().required(),
+  created_at: isoTime().required(),
 })
   // Not .required(): as array items that would make an empty list invalid (array.includesRequiredUnknowns).
   .id('SsoDomain')
@@ -100,7 +99,7 @@ export const SsoOverview = Joi.object({
   }).required(),
   recovery_codes: Joi.object({
     remaining: Joi.number().integer().min(0).required(),
-    generated_at: nullableDatetime(),
+    generated_at: nullableTime(),
   }).required(),
   session_sso: Joi.boolean().required().description("Whether the caller's session came from single sign-on"),
 })
@@ -137,7 +136,7 @@ export const Governance = Joi.object({
 
 export const RecoveryCodes = Joi.object({
   codes: Joi.array().items(Joi.string()).required().description('Shown once; each works once'),
-  generated_at: nullableDatetime(),
+  generated_at: nullableTime(),
 })
   .required()
   .id('SsoRecoveryCodes');

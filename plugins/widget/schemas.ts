@@ -1,8 +1,8 @@
 import Joi from 'joi';
 import { WIDGET_TEXT_KEYS } from '../../core/kernel/widget-texts.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 const str = Joi.string().allow(null);
-const dt = Joi.string().isoDate().allow(null);
 const publicKey = Joi.string()
   .pattern(/^pk_[A-Za-z0-9_-]{8,64}$/)
   .message('public_key must be a widget public key (pk_…)');
@@ -43,15 +43,15 @@ export const WidgetSettings = Joi.object({
   identity_secret: str.required(),
   install: Joi.object({
     status: Joi.string().valid('never_seen', 'active', 'inactive').required(),
-    last_seen_at: dt.required(),
+    last_seen_at: nullableTime(),
     last_seen_origin: str.required(),
     seen_recently_hours: Joi.number().required(),
   }).required(),
   script_url: Joi.string().uri().required(),
   embed_snippet: Joi.string().required(),
   preview: WidgetConfig.required(),
-  key_rotated_at: dt.required(),
-  updated_at: dt.required(),
+  key_rotated_at: nullableTime(),
+  updated_at: nullableTime(),
 }).id('WidgetSettings');
 
 export const WidgetEventsReceipt = Joi.object({
@@ -68,7 +68,7 @@ export const WidgetReportReceipt = Joi.object({
   ticket_id: Joi.string().required(),
   status_url: Joi.string().uri().required(),
   identified: Joi.boolean().required(),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 }).id('WidgetReportReceipt');
 
 // ---- inputs
@@ -76,7 +76,6 @@ export const WidgetReportReceipt = Joi.object({
 export const keyHeaders = Joi.object({ 'x-widget-key': publicKey }).unknown(true);
 export const configQuery = Joi.object({ key: publicKey, public_key: publicKey, locale: Joi.string().max(35) });
 
-const iso = Joi.string().isoDate();
 const browserInput = Joi.object({
   user_agent: Joi.string().max(512).allow(''),
   name: Joi.string().max(60).allow(''),
@@ -110,7 +109,7 @@ export const eventsPayload = Joi.object({
         url: Joi.string().max(2000).allow(''),
         release: Joi.string().max(200).allow(''),
         environment: Joi.string().max(100).allow(''),
-        occurred_at: iso,
+        occurred_at: isoTime(),
         fingerprint: Joi.string().max(200),
       }),
     )
@@ -144,7 +143,7 @@ export const reportPayload = Joi.object({
           level: Joi.string().valid('error', 'warn', 'unhandled_exception', 'unhandled_rejection').required(),
           message: Joi.string().allow('').max(10_000).required(),
           stack: Joi.string().allow('').max(20_000),
-          timestamp: iso.required(),
+          timestamp: isoTime().required(),
         }),
       ),
     network: Joi.array()
@@ -155,7 +154,7 @@ export const reportPayload = Joi.object({
           url: Joi.string().allow('').max(4000).required(),
           status: Joi.number().integer().min(0).max(999).required(),
           duration_ms: Joi.number().min(0).max(86_400_000).required(),
-          timestamp: iso.required(),
+          timestamp: isoTime().required(),
           error: Joi.string().allow('').max(2000),
         }),
       ),

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { pageSchema } from '../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../core/http/times.js';
 
 export const LOCALES = ['en', 'it'] as const;
 export const EXECUTION_MODES = ['managed', 'runner', 'mcp'] as const;
@@ -16,7 +17,6 @@ export const RELEASE_STRATEGIES = ['semver', 'calver', 'manual'] as const;
 
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 
-const datetime = Joi.string().isoDate().allow(null);
 const str = Joi.string().allow(null);
 
 const agentConfigOut = Joi.object({
@@ -93,9 +93,9 @@ const listFields = {
   auto_close_days: Joi.number().integer().required(),
   oss_auto_close_issues: Joi.boolean().required(),
   oss_comments_per_hour: Joi.number().integer().required(),
-  archived_at: datetime.required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  archived_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 };
 
 export const WorkspaceListItemSchema = Joi.object(listFields).id('WorkspaceListItem');

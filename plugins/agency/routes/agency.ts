@@ -4,10 +4,10 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { forbidden } from '../../../core/http/errors.js';
 import type { WhiteLabelReadiness } from '../services/clients.js';
 import { PARTNER_SERVICES, type PartnerInput, type PartnerService } from '../services/partner.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 const tags = ['agency'];
 const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
-const dt = Joi.string().isoDate().allow(null);
 
 const WhiteLabelItem = Joi.object({
   workspace_id: Joi.string().required(),
@@ -44,8 +44,8 @@ export const PartnerSchema = Joi.object({
   public: Joi.boolean().required().description('Shown by GET /v1/public/partners: listed and certified'),
   certification: Joi.object({
     status: Joi.string().valid('none', 'requested', 'certified', 'revoked').required(),
-    requested_at: dt.required(),
-    certified_at: dt.required(),
+    requested_at: nullableTime(),
+    certified_at: nullableTime(),
   }).required(),
   referral_code: Joi.string().allow(null).required(),
   referred_customers: Joi.array()
@@ -54,12 +54,12 @@ export const PartnerSchema = Joi.object({
         organization_id: Joi.string().required(),
         name: Joi.string().required(),
         plan: Joi.string().required(),
-        signed_up_at: Joi.string().isoDate().required(),
+        signed_up_at: isoTime().required(),
       }),
     )
     .required(),
-  created_at: dt.required(),
-  updated_at: dt.required(),
+  created_at: nullableTime(),
+  updated_at: nullableTime(),
 }).id('PartnerProfile');
 
 export interface AgencyRouteServices {

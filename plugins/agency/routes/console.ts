@@ -2,10 +2,10 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import type { AgencyConsole } from '../services/console.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 const tags = ['agency'];
 const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
-const dt = Joi.string().isoDate().allow(null);
 const int = () => Joi.number().integer().required();
 
 const cardKeys = {
@@ -82,9 +82,9 @@ const QueueSchema = Joi.object({
         state: Joi.string().valid('awaiting_approval', 'escalated').required(),
         priority: Joi.string().required(),
         reason: Joi.string().allow(null).required(),
-        waiting_since: dt.required(),
+        waiting_since: nullableTime(),
         sla: Joi.object({
-          due_at: dt.required(),
+          due_at: nullableTime(),
           remaining_minutes: Joi.number().integer().allow(null).required(),
           overdue: Joi.boolean().required(),
         }).required(),
@@ -96,7 +96,7 @@ const QueueSchema = Joi.object({
 
 const ResaleSchema = Joi.object({
   currency: Joi.string().valid('usd').required(),
-  period: Joi.object({ start: Joi.string().isoDate().required(), end: Joi.string().isoDate().required() }).required(),
+  period: Joi.object({ start: isoTime().required(), end: isoTime().required() }).required(),
   items: Joi.array()
     .items(
       Joi.object({

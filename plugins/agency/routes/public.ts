@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { PartnerService } from '../services/partner.js';
+import { nullableTime } from '../../../core/http/times.js';
 
 const PartnerListing = Joi.object({
   name: Joi.string().required(),
@@ -9,7 +10,7 @@ const PartnerListing = Joi.object({
   countries: Joi.array().items(Joi.string()).required(),
   languages: Joi.array().items(Joi.string()).required(),
   services: Joi.array().items(Joi.string()).required(),
-  certified_at: Joi.string().isoDate().allow(null).required(),
+  certified_at: nullableTime(),
 });
 
 /** GET /v1/public/partners (section `public`). */

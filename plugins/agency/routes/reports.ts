@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import type { AgencyReports } from '../services/reports.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 const tags = ['agency'];
 const OWNERS_ADMINS = { roles: ['owner', 'admin'] };
@@ -22,7 +23,7 @@ const ReportSchema = Joi.object({
   workspace_id: Joi.string().required(),
   client_name: Joi.string().required(),
   month: Joi.string().required(),
-  period: Joi.object({ start: Joi.string().isoDate().required(), end: Joi.string().isoDate().required() }).required(),
+  period: Joi.object({ start: isoTime().required(), end: isoTime().required() }).required(),
   locale: Joi.string().valid('en', 'it').required(),
   status: Joi.string().valid('generated', 'sent').required(),
   figures: Joi.object({
@@ -41,7 +42,7 @@ const ReportSchema = Joi.object({
     weekly: Joi.array()
       .items(
         Joi.object({
-          period_start: Joi.string().isoDate().required(),
+          period_start: isoTime().required(),
           tickets: Joi.number().integer().required(),
           resolved: Joi.number().integer().required(),
           fixed: Joi.number().integer().required(),
@@ -53,8 +54,8 @@ const ReportSchema = Joi.object({
   }).required(),
   recipients: Joi.array().items(Joi.string()).required().description('Addresses of the last send'),
   pdf_filename: Joi.string().required(),
-  generated_at: Joi.string().isoDate().required(),
-  sent_at: Joi.string().isoDate().allow(null).required(),
+  generated_at: isoTime().required(),
+  sent_at: nullableTime(),
   send_count: Joi.number().integer().required(),
 }).id('AgencyReport');
 const ReportList = pageSchema(ReportSchema).id('AgencyReportList');

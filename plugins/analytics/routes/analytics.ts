@@ -3,6 +3,7 @@ import Joi from 'joi';
 import { requirePrincipal } from '../../../core/http/auth.js';
 import { httpError } from '../../../core/http/errors.js';
 import { CATEGORIES, defaultInterval, ORIGINS, type Interval, type MetricsService } from '../services/metrics.js';
+import { isoTime } from '../../../core/http/times.js';
 
 const tags = ['analytics'];
 const MAX_DAYS = 731;
@@ -25,8 +26,8 @@ export const MetricsSchema = Joi.object({
     workspace_ids: Joi.array().items(Joi.string()).allow(null).required(),
   }).required(),
   range: Joi.object({
-    from: Joi.string().isoDate().required(),
-    to: Joi.string().isoDate().required(),
+    from: isoTime().required(),
+    to: isoTime().required(),
     interval: Joi.string().valid('day', 'week', 'month').required(),
   }).required(),
   volume: Joi.object({
@@ -58,7 +59,7 @@ export const MetricsSchema = Joi.object({
   series: Joi.array()
     .items(
       Joi.object({
-        period_start: Joi.string().isoDate().required(),
+        period_start: isoTime().required(),
         tickets: Joi.number().integer().required(),
         resolved: Joi.number().integer().required(),
         fixed: Joi.number().integer().required(),

@@ -1,6 +1,7 @@
 import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import type { PublicService, SponsorshipInput } from '../services/public.js';
+import { isoTime } from '../../../core/http/times.js';
 
 const tags = ['public'];
 
@@ -8,14 +9,14 @@ const StatsSchema = Joi.object({
   resolved_tickets: Joi.number().integer().required(),
   releases: Joi.number().integer().required(),
   median_resolution_minutes: Joi.number().integer().allow(null).required(),
-  updated_at: Joi.string().isoDate().required(),
+  updated_at: isoTime().required(),
 }).id('PublicStats');
 
 const SponsorshipSchema = Joi.object({
   id: Joi.string().required(),
   repository_url: Joi.string().uri().required(),
   status: Joi.string().valid('received').required(),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 }).id('OssSponsorshipRequest');
 
 /** The public section's operations served by this plugin (stats, sponsorship requests). */

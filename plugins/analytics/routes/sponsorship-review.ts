@@ -2,6 +2,7 @@ import type { ServerRoute } from '@hapi/hapi';
 import Joi from 'joi';
 import { paginationQuery } from '../../../core/http/pagination.js';
 import type { DecisionInput, SponsorshipReview } from '../services/sponsorship-review.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 // Staff operations beyond the spec (its `analytics` section has two): the review of the requests
 // POST /v1/public/oss-sponsorship-requests stores. See docs/analytics.md.
@@ -14,7 +15,6 @@ const STAFF = {
       '("reviewed by hand"); the spec names no operation for it.',
   },
 };
-const dt = Joi.string().isoDate().allow(null).required();
 
 const RequestSchema = Joi.object({
   id: Joi.string().required(),
@@ -26,13 +26,13 @@ const RequestSchema = Joi.object({
   monthly_issues: Joi.number().integer().allow(null).required(),
   locale: Joi.string().valid('en', 'it').required(),
   status: Joi.string().valid('received', 'approved', 'declined').required(),
-  created_at: Joi.string().isoDate().required(),
-  decided_at: dt,
+  created_at: isoTime().required(),
+  decided_at: nullableTime(),
   decided_by: Joi.string().allow(null).required().description('Email of the staff member who decided'),
   note: Joi.string().allow(null).required(),
   organization_id: Joi.string().allow(null).required(),
   fixes_granted: Joi.number().integer().allow(null).required(),
-  credits_expire_at: dt,
+  credits_expire_at: nullableTime(),
 }).id('OssSponsorshipReview');
 
 export function sponsorshipReviewRoutes(review: () => SponsorshipReview): ServerRoute[] {

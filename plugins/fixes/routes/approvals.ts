@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { requirePrincipal, type Principal } from '../../../core/http/auth.js';
 import { paginate, paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import type { GovernancePort } from '../services/deps.js';
+import { isoTime } from '../../../core/http/times.js';
 
 export const ApprovalItemSchema = Joi.object({
   kind: Joi.string()
@@ -28,7 +29,7 @@ export const ApprovalItemSchema = Joi.object({
     .description('Tickets the approval releases: 1 for a fix, the merged fixes of a proposal'),
   approvals: Joi.number().integer().required(),
   min_approvers: Joi.number().integer().required(),
-  waiting_since: Joi.string().isoDate().required(),
+  waiting_since: isoTime().required(),
 }).id('ApprovalItem');
 
 const ListSchema = pageSchema(ApprovalItemSchema).id('ApprovalQueue');

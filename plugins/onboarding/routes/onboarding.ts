@@ -16,6 +16,7 @@ import type { DemoService } from '../services/demo.js';
 import type { ExecutionInput, ExecutionService } from '../services/execution.js';
 import type { MetricsService } from '../services/metrics.js';
 import type { AgentInput, WizardService } from '../services/wizard.js';
+import { isoTime } from '../../../core/http/times.js';
 
 const TAG = 'onboarding';
 const ADMINS = { roles: ['owner', 'admin'] };
@@ -290,7 +291,7 @@ export function onboardingRoutes(s: OnboardingRouteServices): ServerRoute[] {
           'from and to: datetime or date (a date-only to includes the day); default the last 30 days. Time to ' +
           'first diagnosis runs from signup to the first diagnosis of the organization’s demo; median and p90 ' +
           'are nearest-rank.',
-        validate: { query: Joi.object({ from: Joi.string().isoDate(), to: Joi.string().isoDate() }) },
+        validate: { query: Joi.object({ from: isoTime(), to: isoTime() }) },
         response: { status: { 200: OnboardingMetricsSchema } },
         plugins: { patchwell: { staff: true } },
         handler: async (request) => {

@@ -4,6 +4,7 @@ import { requirePrincipal } from '../../../core/http/auth.js';
 import { paginationQuery, pageSchema } from '../../../core/http/pagination.js';
 import type { PatternService } from '../services/patterns.js';
 import {} from './context.js';
+import { isoTime } from '../../../core/http/times.js';
 
 /** Section patterns (6): learned problem → fix patterns; docs/proactive.md "Patterns". */
 
@@ -37,8 +38,8 @@ export const PatternSchema = Joi.object({
     additions: Joi.number().integer().allow(null).required(),
     deletions: Joi.number().integer().allow(null).required(),
   }).required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('Pattern');
 
 const PatternListSchema = pageSchema(PatternSchema).id('PatternList');

@@ -1,7 +1,6 @@
 /** Small builders every tickets schema uses, and the answers with no resource of their own. */
 import Joi from 'joi';
 
-export const dt = Joi.string().isoDate().allow(null);
 export const str = Joi.string().allow(null);
 export const count = () => Joi.number().integer().min(0);
 export const cursor = () =>

@@ -1,8 +1,9 @@
 /** A ticket's conversation: messages (with files and the widget's context) and drafts. */
 import Joi from 'joi';
-import { dt, str } from './common.js';
+import { str } from './common.js';
 import { DELIVERY_STATUSES, DRAFT_KINDS, DRAFT_STATUSES } from './values.js';
 import { pageSchema } from '../../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 const AttachmentSchema = Joi.object({
   id: Joi.string().required(),
@@ -75,7 +76,7 @@ export const MessageSchema = Joi.object({
     .required(),
   sent_by_user_id: str.required(),
   is_internal_note: Joi.boolean().required(),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 }).id('Message');
 
 export const DraftSchema = Joi.object({
@@ -98,12 +99,12 @@ export const DraftSchema = Joi.object({
   created_by_user_id: str.required().description('Who wrote it; null when the automation did'),
   edited_by_user_id: str.required(),
   approved_by_user_id: str.required(),
-  approved_at: dt.required(),
-  sent_at: dt.required(),
-  discarded_at: dt.required(),
+  approved_at: nullableTime(),
+  sent_at: nullableTime(),
+  discarded_at: nullableTime(),
   discard_reason: str.required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('Draft');
 
 export const DraftPageSchema = pageSchema(DraftSchema).id('DraftPage');

@@ -1,7 +1,8 @@
 /** The people following a ticket's status (duplicates, proactive notices, the status page, issues). */
 import Joi from 'joi';
-import { dt, str } from './common.js';
+import { str } from './common.js';
 import { SUBSCRIBER_SOURCES } from './values.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 export const SubscriberSchema = Joi.object({
   id: Joi.string().required(),
@@ -13,9 +14,9 @@ export const SubscriberSchema = Joi.object({
   source: Joi.string()
     .valid(...SUBSCRIBER_SOURCES)
     .required(),
-  notified_at: dt.required(),
-  unsubscribed_at: dt.required(),
-  created_at: Joi.string().isoDate().required(),
+  notified_at: nullableTime(),
+  unsubscribed_at: nullableTime(),
+  created_at: isoTime().required(),
 }).id('Subscriber');
 
 export const SubscriberListSchema = Joi.object({ items: Joi.array().items(SubscriberSchema).required() }).id(

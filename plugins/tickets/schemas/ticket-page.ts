@@ -1,6 +1,6 @@
 /** The ticket page's sections (docs/tickets.md, "The ticket page"): diagnosis, drafts, fixes, release, jobs, audit. */
 import Joi from 'joi';
-import { count, cursor, dt, str } from './common.js';
+import { count, cursor, str } from './common.js';
 import { DraftSchema } from './message.js';
 import {
   CATEGORIES,
@@ -11,6 +11,7 @@ import {
   RELEASE_STATUSES,
 } from './values.js';
 import { pageSchema } from '../../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 export const CodeReferenceSchema = Joi.object({
   path: Joi.string().required().description('File path in the repository'),
@@ -52,7 +53,7 @@ export const TicketDiagnosisSchema = Joi.object({
       'A likely duplicate: the open ticket this report seems to repeat (same error group, or the same places in the code as a bug ' +
         'being fixed); close as duplicate to follow it',
     ),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
   history_count: count()
     .required()
     .description('Diagnoses of this ticket so far, this one included (a reopened ticket is diagnosed again)'),
@@ -76,13 +77,13 @@ export const FixApprovalSchema = Joi.object({
   role: Joi.string().required().description("The approver's role when approving"),
   sha: Joi.string().required().description("The exact commit approved; it counts only while it is the attempt's head"),
   comment: str.required(),
-  voided_at: dt.required().description('Set when the approval stopped counting'),
+  voided_at: nullableTime().description('Set when the approval stopped counting'),
   void_reason: Joi.string()
     .valid('new_push', 'back_to_approval')
     .allow(null)
     .required()
     .description('new_push: a later commit replaced the approved one; back_to_approval: the fix went back to approval'),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 }).id('FixApproval');
 
 export const FixPullRequestSchema = Joi.object({
@@ -142,8 +143,8 @@ export const TicketFixAttemptSchema = Joi.object({
     .required()
     .description('Distinct approvals the release needs (governance)'),
   diff: FixDiffLinkSchema.required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 }).id('TicketFixAttempt');
 
 export const TicketReleaseSchema = Joi.object({
@@ -187,7 +188,7 @@ export const TicketReleaseSchema = Joi.object({
     .description(
       "Whether the release notice went out (false while the customer's notice waits as a draft, e.g. white-label sending not ready)",
     ),
-  notice_sent_at: dt.required(),
+  notice_sent_at: nullableTime(),
   notice_draft_id: str
     .required()
     .description(
@@ -195,9 +196,9 @@ export const TicketReleaseSchema = Joi.object({
     ),
   error_code: str.required(),
   error_detail: str.required(),
-  released_at: dt.required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  released_at: nullableTime(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 })
   .id('TicketRelease')
   .description(
@@ -222,15 +223,15 @@ export const TicketJobSchema = Joi.object({
   fix_attempt_id: str.required(),
   error_code: str.required(),
   error_detail: str.required(),
-  run_after: Joi.string().isoDate().required().description('A queued job does not start before'),
-  started_at: dt.required(),
-  heartbeat_at: dt.required(),
-  deadline_at: dt.required(),
-  finished_at: dt.required(),
-  cancel_requested_at: dt.required(),
+  run_after: isoTime().required().description('A queued job does not start before'),
+  started_at: nullableTime(),
+  heartbeat_at: nullableTime(),
+  deadline_at: nullableTime(),
+  finished_at: nullableTime(),
+  cancel_requested_at: nullableTime(),
   events_url: Joi.string().required().description("Path of the job's log (GET /v1/tickets/{id}/jobs/{jobId}/events)"),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 })
   .id('TicketJob')
   .description('A diagnosis or fix job of the ticket');
@@ -263,7 +264,7 @@ export const TicketAuditEntrySchema = Joi.object({
     .required(),
   metadata: Joi.object().unknown(true).allow(null).required(),
   request_id: str.required(),
-  created_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
 })
   .id('TicketAuditEntry')
   .description('An audit entry about the ticket or its records (IP address and user agent: GET /v1/audit)');

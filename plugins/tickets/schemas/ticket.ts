@@ -1,7 +1,7 @@
 /** The ticket: its list item, the list's page and counts, the whole ticket with its page, and its status link. */
 import Joi from 'joi';
 import { PUBLIC_STATES, TICKET_STATES } from '../services/state-machine.js';
-import { count, dt, str } from './common.js';
+import { count, str } from './common.js';
 import { MessageSchema } from './message.js';
 import {
   TicketAuditEntrySchema,
@@ -13,6 +13,7 @@ import {
 } from './ticket-page.js';
 import { CATEGORIES, ORIGINS, PRIORITIES } from './values.js';
 import { pageSchema } from '../../../core/http/pagination.js';
+import { isoTime, nullableTime } from '../../../core/http/times.js';
 
 const ticketItemFields = {
   id: Joi.string().required(),
@@ -53,15 +54,15 @@ const ticketItemFields = {
   latest_confidence: Joi.number().allow(null).required(),
   needs_team_action: Joi.boolean().required(),
   message_count: Joi.number().integer().min(0).required(),
-  last_message_at: dt.required(),
-  first_response_at: dt.required(),
-  released_at: dt.required(),
-  closed_at: dt.required(),
-  last_customer_message_at: dt.required(),
-  sla_due_at: dt.required(),
+  last_message_at: nullableTime(),
+  first_response_at: nullableTime(),
+  released_at: nullableTime(),
+  closed_at: nullableTime(),
+  last_customer_message_at: nullableTime(),
+  sla_due_at: nullableTime(),
   reopened_count: Joi.number().integer().min(0).required(),
-  created_at: Joi.string().isoDate().required(),
-  updated_at: Joi.string().isoDate().required(),
+  created_at: isoTime().required(),
+  updated_at: isoTime().required(),
 };
 
 export const TicketItemSchema = Joi.object(ticketItemFields).id('TicketItem');
@@ -71,9 +72,9 @@ export const TicketPageSchema = pageSchema(TicketItemSchema).id('TicketPage');
 export const TicketSchema = Joi.object({
   ...ticketItemFields,
   public_summary: str.required(),
-  public_summary_approved_at: dt.required(),
+  public_summary_approved_at: nullableTime(),
   public_status_url: Joi.string().uri().required(),
-  public_token_revoked_at: dt.required(),
+  public_token_revoked_at: nullableTime(),
   messages: Joi.array().items(MessageSchema).required(),
   // Shared shapes carry their descriptions (a use site's would be lost beside the $ref).
   diagnosis: TicketDiagnosisSchema.allow(null).required(),
@@ -111,5 +112,5 @@ export const TicketCountsSchema = Joi.object({
 
 export const StatusLinkSchema = Joi.object({
   public_status_url: Joi.string().uri().required(),
-  public_token_revoked_at: dt.required(),
+  public_token_revoked_at: nullableTime(),
 }).id('StatusLink');
