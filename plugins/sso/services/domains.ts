@@ -53,20 +53,31 @@ export class DomainService {
     const have = new Set(
       (await SsoDomainModel.query(trx).forOrg(orgId).whereIn('domain', domains)).map((d) => d.domain),
     );
-    for (const domain of domains.filter((x) => !have.has(x))) {
-      const row = await SsoDomainModel.query(trx).insert({
-        org_id: orgId,
-        domain,
-        status: 'pending',
-        txt_value: randomBytes(18).toString('base64url'),
-      });
-      await this.d.audit.record(trx, {
-        actor,
-        action: 'sso.domain_claimed',
-        target: { type: 'sso_domain', id: row.id },
-        metadata: { domain, via: 'connection' },
-      });
-    }
+    for (const domain of domains.filter((x) => !have.has(x)))
+      await this.insertClaim(trx, orgId, domain, actor, { via: 'connection' });
+  }
+
+  /** A pending claim with a fresh TXT challenge, audited. */
+  private async insertClaim(
+    trx: Knex,
+    orgId: string,
+    domain: string,
+    actor: SignedInActor,
+    metadata: Record<string, unknown> = {},
+  ): Promise<SsoDomainModel> {
+    const row = await SsoDomainModel.query(trx).insert({
+      org_id: orgId,
+      domain,
+      status: 'pending',
+      txt_value: randomBytes(18).toString('base64url'),
+    });
+    await this.d.audit.record(trx, {
+      actor,
+      action: 'sso.domain_claimed',
+      target: { type: 'sso_domain', id: row.id },
+      metadata: { domain, ...metadata },
+    });
+    return row;
   }
 
   async claim(principal: Principal, domain: string, actor: SignedInActor) {
@@ -80,18 +91,7 @@ export class DomainService {
       const existing = await SsoDomainModel.query(trx).forOrg(principal.orgId).where('domain', domain).limit(1).first();
       if (existing)
         throw conflict('domain_already_claimed', 'Your organization has already claimed this domain', { domain });
-      const row = await SsoDomainModel.query(trx).insert({
-        org_id: principal.orgId,
-        domain,
-        status: 'pending',
-        txt_value: randomBytes(18).toString('base64url'),
-      });
-      await this.d.audit.record(trx, {
-        actor,
-        action: 'sso.domain_claimed',
-        target: { type: 'sso_domain', id: row.id },
-        metadata: { domain },
-      });
+      const row = await this.insertClaim(trx, principal.orgId, domain, actor);
       return this.jsonOne(trx, principal.orgId, row);
     });
   }

@@ -86,6 +86,19 @@ t.test('connections, enforcement, recovery codes and governance', async (t) => {
       domains: ['umbrella.test'],
     });
     t.equal(replaced.statusCode, 200);
+    const claims = await app
+      .db<AuditEntry>('audit_entries')
+      .where({ org_id: owner.organization.id, action: 'sso.domain_claimed' });
+    t.same(
+      claims.map((e) => e.metadata),
+      [{ domain: 'umbrella.test', via: 'connection' }],
+      "the connection's new domain is claimed for the organization, audited as claimed through it",
+    );
+    t.same(
+      await app.db('sso_domains').where({ org_id: owner.organization.id }).pluck('status'),
+      ['pending'],
+      'pending until its TXT record is checked',
+    );
     const audit = await app
       .db<AuditEntry>('audit_entries')
       .where({ org_id: owner.organization.id, action: 'sso.connection_updated' })
