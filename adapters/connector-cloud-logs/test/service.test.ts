@@ -1,15 +1,12 @@
 import t from 'tap';
-import { settingsIssues, startProactive, type ProactiveHarness } from '../../../plugins/proactive/test/helpers.js';
+import {
+  connectorPollState,
+  settingsIssues,
+  startProactive,
+  type ProactiveHarness,
+} from '../../../plugins/proactive/test/helpers.js';
 import { CloudLogsConnectorAdapter } from '../index.js';
 import { logEvent, startCloudPeer, type CloudPeer } from './peer.js';
-
-/** The columns of a connectors row this test reads. */
-interface ConnectorRow {
-  status: string;
-  last_error_code: string | null;
-  error_count: number;
-  next_poll_at: Date;
-}
 
 // One service for the file; each scenario signs up its own organization.
 let h: ProactiveHarness;
@@ -105,7 +102,7 @@ t.test(
       .where({ id: c.id })
       .update({ next_poll_at: new Date(Date.now() - 1000) });
     await h.app.scheduler.runNow('proactive.poll-connectors');
-    const row = await h.app.db('connectors').where({ id: c.id }).first<ConnectorRow>();
+    const row = await connectorPollState(h.app, c.id);
     t.match(row, { status: 'error', last_error_code: 'provider_error', error_count: 1 });
     t.ok(new Date(row.next_poll_at).getTime() > Date.now() + 10_000, 'backed off');
     peer.events.length = 0;

@@ -1,14 +1,11 @@
 import t from 'tap';
-import { settingsIssues, startProactive, type ProactiveHarness } from '../../../plugins/proactive/test/helpers.js';
+import {
+  connectorPollState,
+  settingsIssues,
+  startProactive,
+  type ProactiveHarness,
+} from '../../../plugins/proactive/test/helpers.js';
 import { apiLog, startLogsPeer, type LogsPeer } from './peer.js';
-
-/** The columns of a connectors row this test reads. */
-interface ConnectorRow {
-  status: string;
-  last_error_code: string | null;
-  error_count: number;
-  next_poll_at: Date;
-}
 
 // One service for the file; each scenario signs up its own organization.
 let h: ProactiveHarness;
@@ -100,20 +97,20 @@ t.test(
     peer.fail.push(429);
     await due();
     await poll();
-    let row = await h.app.db('connectors').where({ id: c.id }).first<ConnectorRow>();
+    let row = await connectorPollState(h.app, c.id);
     t.match(row, { status: 'error', last_error_code: 'rate_limited', error_count: 1 });
     t.ok(new Date(row.next_poll_at).getTime() > Date.now() + 10_000, 'backed off');
     peer.fail.push(500);
     await due();
     await poll();
-    row = await h.app.db('connectors').where({ id: c.id }).first<ConnectorRow>();
+    row = await connectorPollState(h.app, c.id);
     t.match(row, { status: 'error', last_error_code: 'provider_error', error_count: 2 });
     // A log written after the last good window ended (the first poll read up to its own now).
     peer.logs.push(apiLog({ at: new Date(), message: "Cannot read properties of undefined (reading 'total') #7" }));
     await new Promise((resolve) => setTimeout(resolve, 5));
     await due();
     await poll();
-    row = await h.app.db('connectors').where({ id: c.id }).first<ConnectorRow>();
+    row = await connectorPollState(h.app, c.id);
     t.match(row, { status: 'active', last_error_code: null, error_count: 0 });
     t.equal(
       (await h.app.db('error_events').where({ connector_id: c.id })).length,

@@ -8,7 +8,7 @@ import {
   type TrackerPeer,
 } from '../../../adapters/connector-error-tracker/test/peer.js';
 import type { Answer } from '../../../test/helpers/api-types.js';
-import { settingsIssues, startProactive, type ProactiveHarness } from './helpers.js';
+import { connectorPollState, settingsIssues, startProactive, type ProactiveHarness } from './helpers.js';
 
 // One service for the whole file (each scenario signs up its own organization).
 let h: ProactiveHarness;
@@ -37,16 +37,6 @@ const deliver = (connectorId: string, d: { headers: Record<string, string>; rawB
 /** The JSON answer of a webhook delivery. */
 const receiptOf = (res: { payload: string }) =>
   JSON.parse(res.payload) as Answer<'POST', '/v1/webhooks/error-tracker/{connectorId}'>;
-
-/** The columns of a connectors row the polling test reads (a polling connector: next_poll_at is set). */
-interface ConnectorRow {
-  status: string;
-  cursor: string | null;
-  next_poll_at: string | Date;
-  last_error_code: string | null;
-  last_error: string | null;
-  error_count: number;
-}
 
 t.test(
   'error-tracker webhook: signed deliveries become error groups; unsigned, forged and changed ones are refused',
@@ -249,7 +239,7 @@ t.test(
     await poll();
     t.equal(await stored(), 5, 'five events over three pages');
     t.equal(eventRequests() - requests, 3, 'followed the Link cursor twice');
-    const connectorRow = async () => (await h.app.db('connectors').where({ id }).first()) as ConnectorRow;
+    const connectorRow = () => connectorPollState(h.app, id);
     let row = await connectorRow();
     t.ok(row.cursor, 'the position is kept');
     t.ok(new Date(row.next_poll_at).getTime() > Date.now() + 30_000, 'next poll after the interval');

@@ -39,6 +39,33 @@ export interface ProactiveHarness {
 export const settingsIssues = (res: Call<Partial<ApiError>>): string[] =>
   (res.body.details as { errors: Array<{ code: string; field: string }> }).errors.map((e) => `${e.code}@${e.field}`);
 
+/** The polling columns of a polling connector's row (its next_poll_at is set). */
+export interface ConnectorPollState {
+  status: string;
+  cursor: string | null;
+  next_poll_at: Date | string;
+  last_error_code: string | null;
+  last_error: string | null;
+  error_count: number;
+}
+
+/** A connector's polling state as stored: where it is, when it polls next, its last error. */
+export async function connectorPollState(app: App, id: string): Promise<ConnectorPollState> {
+  const row = await app
+    .db('connectors')
+    .where({ id })
+    .first<ConnectorPollState | undefined>(
+      'status',
+      'cursor',
+      'next_poll_at',
+      'last_error_code',
+      'last_error',
+      'error_count',
+    );
+  if (!row) throw new Error(`no connector ${id}`);
+  return row;
+}
+
 /** A browser error's stack: `fn` in the shop's bundle `file` at `line`, called from React's (vendor) dispatch. */
 export const browserStack = (fn: string, file: string, line: number): string =>
   `TypeError: Cannot read properties of undefined\n    at ${fn} (https://shop.example.com/static/${file}:${line}:17)\n    at dispatch (https://shop.example.com/node_modules/react-dom/cjs/react-dom.production.min.js:1:200)`;
