@@ -7,6 +7,7 @@ import { emailDomain, hasPlanFeature, loadOrg, type SsoDeps, type UserRow } from
 import { iso } from '../../../core/http/times.js';
 import { systemActor, type SignedInActor } from '../../../core/contracts/index.js';
 import { isUniqueViolation } from '../../../core/data/db-errors.js';
+import { newId } from '../../../core/data/ids.js';
 
 export const TXT_PREFIX = '_patchwell-challenge';
 export const TXT_VALUE_PREFIX = 'patchwell-verification=';
@@ -49,28 +50,33 @@ export class DomainService {
 
   /** Pending claims for domains a connection names and the organization has not claimed yet. */
   async ensureClaimed(trx: Knex, orgId: string, domains: string[], actor: SignedInActor): Promise<void> {
-    if (!domains.length) return;
-    const have = new Set(
-      (await SsoDomainModel.query(trx).forOrg(orgId).whereIn('domain', domains)).map((d) => d.domain),
-    );
-    for (const domain of domains.filter((x) => !have.has(x)))
-      await this.insertClaim(trx, orgId, domain, actor, { via: 'connection' });
+    for (const domain of domains) await this.insertClaim(trx, orgId, domain, actor, { via: 'connection' });
   }
 
-  /** A pending claim with a fresh TXT challenge, audited. */
+  /**
+   * A pending claim with a fresh TXT challenge, audited; undefined when the organization has claimed the domain
+   * already. ON CONFLICT rather than a read first: two claims at once then meet at the unique index, not in a 500.
+   */
   private async insertClaim(
     trx: Knex,
     orgId: string,
     domain: string,
     actor: SignedInActor,
     metadata: Record<string, unknown> = {},
-  ): Promise<SsoDomainModel> {
-    const row = await SsoDomainModel.query(trx).insert({
-      org_id: orgId,
-      domain,
-      status: 'pending',
-      txt_value: randomBytes(18).toString('base64url'),
-    });
+  ): Promise<SsoDomainModel | undefined> {
+    const [inserted] = (await trx('sso_domains')
+      .insert({
+        id: newId(SsoDomainModel.idPrefix),
+        org_id: orgId,
+        domain,
+        status: 'pending',
+        txt_value: randomBytes(18).toString('base64url'),
+      })
+      .onConflict(['org_id', 'domain'])
+      .ignore()
+      .returning('*')) as Record<string, unknown>[];
+    if (!inserted) return undefined;
+    const row = SsoDomainModel.fromDatabaseJson(inserted);
     await this.d.audit.record(trx, {
       actor,
       action: 'sso.domain_claimed',
@@ -88,10 +94,9 @@ export class DomainService {
         plan: org.plan,
       });
     return this.d.db.transaction(async (trx) => {
-      const existing = await SsoDomainModel.query(trx).forOrg(principal.orgId).where('domain', domain).limit(1).first();
-      if (existing)
-        throw conflict('domain_already_claimed', 'Your organization has already claimed this domain', { domain });
       const row = await this.insertClaim(trx, principal.orgId, domain, actor);
+      if (!row)
+        throw conflict('domain_already_claimed', 'Your organization has already claimed this domain', { domain });
       return this.jsonOne(trx, principal.orgId, row);
     });
   }

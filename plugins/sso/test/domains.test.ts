@@ -37,6 +37,12 @@ t.test('claimed domains are verified through a TXT record on a local DNS server'
   t.same([d.domain, d.status, d.txt.name], ['initech.test', 'pending', '_patchwell-challenge.initech.test']);
   t.match(d.txt.value, /^patchwell-verification=[A-Za-z0-9_-]{20,}$/);
   t.equal(await statusOf(owner, 'POST', '/v1/security/sso/domains', { domain: 'initech.test' }), 409, 'claimed once');
+  const race = await Promise.all([claim(owner, 'race.initech.test'), claim(owner, 'race.initech.test')]);
+  t.same(
+    race.map((r) => r.statusCode).sort(),
+    [201, 409],
+    'two claims at once: one is made, the other answers that it exists (not a 500)',
+  );
 
   t.same(json<Domain>(await verify(owner, 'initech.test')).last_error, 'txt_missing', 'no record yet');
   dns.txt.set(d.txt.name, ['patchwell-verification=something-else']);
